@@ -1,0 +1,120 @@
+"""Experiment settings that describe themselves.
+
+Each experiment's settings are one dataclass. Every field is declared with :func:`param`,
+which carries its default, a one-line description, a valid range, and per-profile
+presets. The same declaration drives three things, so nothing has to be kept in sync:
+
+- the profile presets: ``MyConfig.for_profile("smoke")``;
+- the widget panel's controls: ``widgets.controls_for(MyConfig, ["lr", "wd"])``;
+- the provenance written next to precomputed results: ``config.to_dict()``.
+
+Example::
+
+    @dataclass
+    class GrokConfig(Config):
+        p: int = param(97, "the modulus", low=3, high=211, smoke=59, gpu=113)
+        lr: float = param(3e-3, "AdamW learning rate", low=1e-5, high=1.0, log=True)
+
+Validation (``__post_init__``) turns bad values into a ``ValueError`` that names the field,
+its value and the allowed range, before anything reaches torch.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from .runtime import get_profile
+
+
+def param(
+    default: Any,
+    help: str = "",
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    choices: tuple | list | None = None,
+    log: bool = False,
+    step: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    smoke: Any = dataclasses.MISSING,
+    cpu: Any = dataclasses.MISSING,
+    gpu: Any = dataclasses.MISSING,
+):
+    """A config field: default, description, range (``low``/``high``, inclusive unless
+    ``*_open``), ``choices``, ``log`` (a log-scale slider), and profile presets."""
+    presets = {
+        name: value
+        for name, value in (("smoke", smoke), ("cpu", cpu), ("gpu", gpu))
+        if value is not dataclasses.MISSING
+    }
+    meta = dict(help=help, low=low, high=high, choices=tuple(choices) if choices else None,
+                log=log, step=step, low_open=low_open, high_open=high_open, presets=presets)
+    if isinstance(default, (list, dict, set)):
+        return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass
+class Config:
+    """Base class of every experiment config: validation, presets, dict round-trip."""
+
+    def __post_init__(self):
+        for f in fields(self):
+            self._check(f, getattr(self, f.name))
+
+    def _check(self, f, value):
+        meta = f.metadata
+        if not meta:
+            return
+        name = f"{type(self).__name__}.{f.name}"
+        if meta.get("choices") is not None and value not in meta["choices"]:
+            raise ValueError(f"{name} must be one of {list(meta['choices'])}, got {value!r}")
+        if meta.get("low") is None and meta.get("high") is None:
+            return
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{name} must be a number, got {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{name} must be finite, got {value!r}")
+        lo, hi = meta.get("low"), meta.get("high")
+        bad_lo = lo is not None and (value <= lo if meta.get("low_open") else value < lo)
+        bad_hi = hi is not None and (value >= hi if meta.get("high_open") else value > hi)
+        if bad_lo or bad_hi:
+            lb = "(" if meta.get("low_open") else "["
+            rb = ")" if meta.get("high_open") else "]"
+            rng = f"{lb}{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}{rb}"
+            raise ValueError(f"{name} must lie in {rng}, got {value!r}")
+
+    @classmethod
+    def for_profile(cls, profile: str | None = None, **overrides):
+        """The config at a profile's scale, with ``overrides`` on top."""
+        profile = get_profile(profile)
+        order = {"smoke": ["smoke"], "cpu": ["cpu"], "gpu": ["gpu", "cpu"]}[profile]
+        values = {}
+        for f in fields(cls):
+            presets = f.metadata.get("presets", {}) if f.metadata else {}
+            for name in order:
+                if name in presets:
+                    values[f.name] = presets[name]
+                    break
+        unknown = set(overrides) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
+        values.update(overrides)
+        return cls(**values)
+
+    def replace(self, **changes):
+        """A copy with some fields changed (validated)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def describe(cls) -> str:
+        """A table of the fields: name, default, description (for docs and notebooks)."""
+        rows = [f"{f.name:>16} = {f.default!r:<10} {f.metadata.get('help', '')}"
+                for f in fields(cls) if f.metadata]
+        return "\n".join(rows)

@@ -1,0 +1,122 @@
+"""The run profile, the device, seeding, and the one-line report every chapter starts with.
+
+A *profile* picks the scale of every experiment in the book:
+
+- ``smoke``: CI. Each chapter runs in well under a minute on two CPU cores and still shows
+  its phenomenon (smaller, but real).
+- ``cpu``:   a reader without a GPU; each chapter in a few minutes on a laptop.
+- ``gpu``:   Colab or a workstation; paper-scale versions.
+
+It is read from ``DYNAMICS_PROFILE`` (default: ``gpu`` when CUDA is available, else ``cpu``);
+the seed from ``DYNAMICS_SEED`` (default 0).
+"""
+from __future__ import annotations
+
+import os
+import platform
+import random
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+PROFILES = ("smoke", "cpu", "gpu")
+
+
+def _check_profile(name: str) -> str:
+    name = str(name).strip().lower()
+    if name not in PROFILES:
+        raise ValueError(
+            f"unknown profile {name!r}: DYNAMICS_PROFILE must be one of {', '.join(PROFILES)}"
+        )
+    return name
+
+
+def get_profile(profile: str | None = None) -> str:
+    """The active profile: ``profile`` if given, else ``$DYNAMICS_PROFILE``, else by hardware."""
+    if profile is not None:
+        return _check_profile(profile)
+    env = os.environ.get("DYNAMICS_PROFILE", "").strip()
+    if env:
+        return _check_profile(env)
+    return "gpu" if torch.cuda.is_available() else "cpu"
+
+
+def get_seed(seed: int | None = None) -> int:
+    """The experiment seed: ``seed`` if given, else ``$DYNAMICS_SEED`` (default 0)."""
+    if seed is None:
+        raw = os.environ.get("DYNAMICS_SEED", "0").strip() or "0"
+        try:
+            seed = int(raw)
+        except ValueError:
+            raise ValueError(f"DYNAMICS_SEED must be an integer, got {raw!r}") from None
+    if int(seed) < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    return int(seed)
+
+
+def get_device(device: str | torch.device | None = None) -> torch.device:
+    """The device experiments run on: cuda > mps > cpu, unless ``device`` or
+    ``$DYNAMICS_DEVICE`` names one."""
+    device = device or os.environ.get("DYNAMICS_DEVICE") or None
+    if device is not None:
+        return torch.device(device)
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def seed_everything(seed: int) -> torch.Generator:
+    """Seed python, numpy and torch; return a CPU generator seeded the same way."""
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    return torch.Generator().manual_seed(seed)
+
+
+def pick(profile: str | None = None, **by_profile):
+    """Choose a value by profile: ``pick(smoke=200, cpu=2000, gpu=20000)``.
+
+    A missing ``gpu`` value falls back to ``cpu``, a missing ``cpu`` to ``smoke``.
+    """
+    profile = get_profile(profile)
+    order = {"smoke": ["smoke"], "cpu": ["cpu", "smoke"], "gpu": ["gpu", "cpu", "smoke"]}
+    for name in order[profile]:
+        if name in by_profile:
+            return by_profile[name]
+    raise ValueError(f"pick() needs a value for at least one of {order[profile]}")
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What a chapter runs with; returned by :func:`setup`."""
+
+    profile: str
+    device: torch.device
+    seed: int
+
+    def report(self) -> str:
+        from . import __version__
+
+        gpu = ""
+        if self.device.type == "cuda":
+            gpu = f" ({torch.cuda.get_device_name(self.device)})"
+        return (
+            f"profile {self.profile} · device {self.device.type}{gpu} · seed {self.seed} · "
+            f"torch {torch.__version__} · dynamics {__version__} · python {platform.python_version()}"
+        )
+
+
+def setup(profile: str | None = None, seed: int | None = None, quiet: bool = False) -> Runtime:
+    """Start a chapter: resolve profile, device and seed, seed everything, install the
+    book's plotly renderer, and print one line saying what this run uses."""
+    rt = Runtime(get_profile(profile), get_device(), get_seed(seed))
+    seed_everything(rt.seed)
+    from . import plots  # the renderer that makes figures visible in the static book
+
+    plots.use_book_renderer()
+    if not quiet:
+        print(rt.report())
+    return rt

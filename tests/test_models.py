@@ -1,0 +1,59 @@
+import math
+
+import pytest
+import torch
+
+from dynamics import models
+
+
+def test_mlp_shapes_and_features():
+    m = models.MLP(40, width=32, depth=3, out_dim=10, activation="tanh")
+    x = torch.randn(5, 40)
+    assert m(x).shape == (5, 10) and m.features(x).shape == (5, 32)
+    assert len(m.hidden) == 3
+    assert models.count_parameters(m) == 40 * 32 + 32 + 2 * (32 * 32 + 32) + 32 * 10 + 10
+
+
+@pytest.mark.parametrize("scheme,expected_std", [
+    ("he", lambda fi, fo: math.sqrt(2 / fi)),
+    ("xavier", lambda fi, fo: math.sqrt(2 / (fi + fo))),
+    ("normal", lambda fi, fo: 0.01),
+])
+def test_init_scales(scheme, expected_std):
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(400, 300)
+    models.init_linear_(layer, scheme)
+    assert float(layer.weight.detach().std()) == pytest.approx(expected_std(400, 300), rel=0.03)
+    assert float(layer.bias.abs().max()) == 0.0
+
+
+def test_orthogonal_and_zero_init():
+    layer = torch.nn.Linear(64, 64)
+    models.init_linear_(layer, "orthogonal")
+    assert torch.allclose(layer.weight @ layer.weight.T, torch.eye(64), atol=1e-5)
+    models.init_linear_(layer, "zero")
+    assert float(layer.weight.abs().sum()) == 0.0
+
+
+def test_mean_field_parametrization():
+    torch.manual_seed(0)
+    m = models.MLP(500, width=500, depth=1, sigma_w=1.5, sigma_b=0.3)
+    w = m.hidden[0].weight
+    assert float(w.std()) == pytest.approx(1.5 / math.sqrt(500), rel=0.02)
+    assert float(m.hidden[0].bias.std()) == pytest.approx(0.3, rel=0.15)
+
+
+def test_bad_model_arguments():
+    with pytest.raises(ValueError, match="activation"):
+        models.MLP(4, activation="swish2")
+    with pytest.raises(ValueError, match="init"):
+        models.MLP(4, init="magic")
+    with pytest.raises(ValueError, match="width"):
+        models.MLP(4, width=0)
+
+
+def test_cnn_and_transformer_shapes():
+    assert models.CNN1D(40, 8)(torch.randn(3, 40)).shape == (3, 10)
+    t = models.Transformer1L(p=11, d_model=32, n_heads=4, d_mlp=64)
+    x = torch.randint(0, 11, (6, 2))
+    assert t(x).shape == (6, 11) and t.features(x).shape == (6, 32)

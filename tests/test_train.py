@@ -1,0 +1,124 @@
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from dynamics import data, models, train
+from dynamics.train import History
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return data.digits()
+
+
+def _run(d, seed=0, **kw):
+    torch.manual_seed(seed)
+    m = models.MLP(d.input_dim, 32, 1, 10)
+    kw = dict(steps=60, lr=1e-2) | kw
+    return m, train.train(m, d, eval_every=20, progress=False, **kw)
+
+
+def test_full_batch_training_learns(digits):
+    _, h = _run(digits, steps=150)
+    assert h.steps == list(range(0, 151, 20)) + [150]
+    assert h.last("train_acc") > 0.95 and h.last("test_acc") > 0.85
+    assert h["train_loss"][-1] < h["train_loss"][0] / 10
+    assert not h.diverged and h.status == "ok"
+
+
+def test_same_seed_same_history(digits):
+    a = _run(digits, seed=1, batch_size=64)[1]
+    b = _run(digits, seed=1, batch_size=64)[1]
+    c = _run(digits, seed=2, batch_size=64)[1]
+    for key in ("train_loss", "train_acc", "test_loss", "test_acc"):
+        assert np.array_equal(a[key], b[key])
+    assert not np.array_equal(a["train_loss"], c["train_loss"])
+
+
+def test_minibatch_epochs_cover_the_data(digits):
+    seen = []
+    torch.manual_seed(0)
+    m = models.MLP(digits.input_dim, 8, 1, 10)
+    orig = m.forward
+    m.forward = lambda x: (seen.append(len(x)), orig(x))[1]
+    train.train(m, digits, steps=5, batch_size=100, eval_steps=[], progress=False)
+    assert seen == [100] * 5
+
+
+def test_divergence_is_reported_not_raised(digits):
+    _, h2 = _run(digits, optimizer="sgd", lr=1e6, steps=50)
+    assert h2.diverged and h2.status.startswith("diverged at step ")
+    assert 1 <= h2.diverged_at <= 50
+    assert all(math.isfinite(v) for v in h2["train_loss"])  # only finite points were recorded
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(lr=-0.1), "learning rate"), (dict(lr=0.0), "learning rate"),
+    (dict(weight_decay=-1.0), "weight decay"), (dict(steps=0), "steps"),
+    (dict(optimizer="lion"), "unknown optimizer"), (dict(loss="hinge"), "unknown loss"),
+    (dict(momentum=1.5, optimizer="momentum"), "momentum"),
+])
+def test_bad_hyperparameters(digits, kw, match):
+    m = models.MLP(digits.input_dim, 8, 1, 10)
+    args = dict(steps=5, progress=False) | kw
+    with pytest.raises(ValueError, match=match):
+        train.train(m, digits, **args)
+
+
+def test_hooks_and_callbacks_and_metrics(digits):
+    calls = {"before": 0, "after": 0, "cb": []}
+
+    def before(model, step):
+        calls["before"] += 1
+        assert model.head.weight.grad is not None
+
+    def after(model, step):
+        calls["after"] += 1
+
+    def cb(step, history, model):
+        calls["cb"].append(step)
+        return step >= 40  # stop early
+
+    m = models.MLP(digits.input_dim, 8, 1, 10)
+    h = train.train(m, digits, steps=100, eval_every=20, before_step=before, after_step=after,
+                    callbacks=[cb], metrics={"wnorm": lambda mod, d: mod.head.weight.norm()},
+                    progress=False)
+    assert calls["cb"] == [0, 20, 40]
+    assert calls["before"] == calls["after"] == 40
+    assert h.steps[-1] == 40 and len(h["wnorm"]) == len(h.steps)
+
+
+def test_mse_loss_and_lr_schedule(digits):
+    _, h = _run(digits, loss="mse", steps=100, lr_schedule=lambda s: 1.0 / (1 + s / 50))
+    assert h.last("train_acc") > 0.9
+
+
+def test_make_optimizer_kinds(digits):
+    m = models.MLP(digits.input_dim, 16, 2, 10)
+    assert isinstance(train.make_optimizer(m, "adamw", 1e-3, 0.1), torch.optim.AdamW)
+    assert isinstance(train.make_optimizer(m, "adam_l2", 1e-3, 0.1), torch.optim.Adam)
+    muon = train.make_optimizer(m, "muon", 0.02)
+    hidden, other = train.muon_split(m)
+    assert len(hidden) == 2 and all(p.ndim == 2 for p in hidden)  # hidden[0..1] weights
+    assert isinstance(muon.optimizers[0], torch.optim.Muon)
+    assert sum(p.numel() for p in hidden + other) == sum(p.numel() for p in m.parameters())
+
+
+def test_history_roundtrip_and_queries():
+    h = History()
+    for s, acc in [(0, 0.1), (10, 0.5), (20, 0.97)]:
+        h.append(s, test_acc=acc)
+    assert h.first_step("test_acc", above=0.95) == 20
+    assert h.first_step("test_acc", below=0.2) == 0
+    assert h.first_step("test_acc", above=0.99) is None
+    again = History.from_dict(h.to_dict())
+    assert again.steps == h.steps and np.array_equal(again["test_acc"], h["test_acc"])
+    with pytest.raises(KeyError, match="test_acc"):
+        h["nope"]
+
+
+def test_log_steps():
+    s = train.log_steps(10000, 50)
+    assert s[0] == 1 and s[-1] == 10000 and s == sorted(set(s))

@@ -103,6 +103,9 @@ def test_rendered_book(tmp_path):
     assert "plotly.min.js" in intro
     for chapter in toc_files():
         page = html / f"{chapter}.html"
+        remote = [src for src in re.findall(r'<script[^>]*src="(https?://[^"]+)"', page.read_text())
+                  if "mathjax" not in src]
+        assert not remote, f"{chapter}: scripts loaded from the network: {remote}"
         dom = _render(browser, page, tmp_path)
         figures = re.findall(r'<div id="(dyn-[0-9a-f]+)"', dom)
         assert figures, f"{chapter}: no figures on the page"

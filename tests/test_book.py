@@ -93,8 +93,8 @@ def test_rendered_book(tmp_path):
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
         "_build", ".git", ".venv", "*.egg-info", "__pycache__", ".pytest_cache"))
     env = dict(os.environ, DYNAMICS_PROFILE="smoke", DYNAMICS_PROGRESS="0")
-    build = subprocess.run([sys.executable, "-m", "jupyter_book", "build", str(src), "-W", "-n",
-                            "--keep-going"], capture_output=True, text=True, env=env)
+    build = subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(src),
+                            "-W", "-n", "--keep-going"], capture_output=True, text=True, env=env)
     assert build.returncode == 0, build.stdout[-6000:] + build.stderr[-6000:]
     html = src / "_build" / "html"
     assert (html / "_static" / "plotly.min.js").stat().st_size > 1_000_000

@@ -49,7 +49,7 @@ def book_time(profile: str = "smoke") -> float:
         shutil.copytree(ROOT, dst, ignore=shutil.ignore_patterns("_build", ".git", "*.egg-info"))
         env = dict(os.environ, DYNAMICS_PROFILE=profile)
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "jupyter_book", "build", str(dst), "-W", "-q"],
+        subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(dst), "-W", "-q"],
                        check=True, env=env, capture_output=True)
         return time.perf_counter() - start
 

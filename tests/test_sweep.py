@@ -1,0 +1,373 @@
+"""Tests of dynamics.sweep: batched training equals sequential training, divergence stays
+isolated, masks, the batched optimizer step against torch.optim, bad input, tables and grids."""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from dynamics import data as data_mod
+from dynamics import models
+from dynamics.sweep import (OPTIMIZERS, SweepResult, auto_chunk_size, batched_step, choose_strategy,
+                            grid, init_state, table_grid, train_many)
+
+RTOL, ATOL = 1e-4, 1e-5
+
+
+@functools.cache
+def tiny_data():
+    return data_mod.mnist1d(240, 120, seed=0, device="cpu")
+
+
+def mlp(cfg):
+    return models.MLP(40, cfg.get("width", 16), 2, 10)
+
+
+def assert_same_histories(a, b, rtol=RTOL, atol=ATOL):
+    assert len(a) == len(b)
+    for ha, hb in zip(a, b):
+        assert ha.steps == hb.steps
+        assert ha.diverged_at == hb.diverged_at
+        assert set(ha.metrics) == set(hb.metrics)
+        for m in ha.metrics:
+            if m != "time":
+                np.testing.assert_allclose(ha[m], hb[m], rtol=rtol, atol=atol, err_msg=m)
+
+
+@functools.cache
+def both(optimizer="adamw", batch_size=None, loss="cross_entropy", steps=30, masks=False,
+         schedule=False):
+    """The same sweep trained batched and sequentially (cached: shared by several tests)."""
+    d = tiny_data()
+    configs = grid(lr=[3e-3, 1e-2], weight_decay=[0.0, 0.1], seed=[0, 1])
+    for i, c in enumerate(configs):
+        c["init_scale"] = 1.0 if i % 3 else 0.5
+    kw = dict(steps=steps, optimizer=optimizer, batch_size=batch_size, loss=loss, eval_every=5,
+              progress=False)
+    if optimizer in ("sgd", "momentum"):
+        configs = [dict(c, lr=c["lr"] * 10) for c in configs]
+    if masks:
+        g = torch.Generator().manual_seed(0)
+        fracs = torch.linspace(0.3, 0.9, len(configs))
+        kw["train_mask"] = torch.rand(len(configs), len(d.x_train), generator=g) < fracs[:, None]
+        kw["test_mask"] = torch.rand(len(configs), len(d.x_test), generator=g) < 0.5
+    if schedule:
+        kw["lr_schedule"] = lambda s: min(1.0, (s + 1) / 10)
+    out = {s: train_many(mlp, d, configs, strategy=s, **kw) for s in ("batched", "sequential")}
+    assert out["batched"].info["strategy"] == "batched"
+    return out
+
+
+# ----------------------------------------------------------------------------- grid
+
+
+def test_grid_order_and_values():
+    g = grid(a=[1, 2], b=["x", "y", "z"])
+    assert len(g) == 6
+    assert g[0] == {"a": 1, "b": "x"} and g[1] == {"a": 1, "b": "y"} and g[3] == {"a": 2, "b": "x"}
+    assert grid(lr=0.1) == [{"lr": 0.1}]
+
+
+def test_grid_empty_axis_raises():
+    with pytest.raises(ValueError, match="empty"):
+        grid(lr=[], wd=[0.1])
+    with pytest.raises(ValueError):
+        grid()
+
+
+# ----------------------------------------------------------------------------- optimizer step
+
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_batched_step_matches_torch_optim(name):
+    """batched_step on K stacked models == torch.optim stepping each model on its own."""
+    K, steps = 3, 6
+    lrs, wds = [1e-3, 1e-2, 5e-2], [0.0, 0.1, 0.5]
+    g = torch.Generator().manual_seed(0)
+    shapes = [(5, 4), (5,)]
+    init = [torch.randn(K, *s, generator=g) for s in shapes]
+    grads = [[torch.randn(K, *s, generator=g) for s in shapes] for _ in range(steps)]
+    ctor = {"adamw": lambda p, lr, wd: torch.optim.AdamW(p, lr=lr, weight_decay=wd),
+            "adam": lambda p, lr, wd: torch.optim.Adam(p, lr=lr),
+            "adam_l2": lambda p, lr, wd: torch.optim.Adam(p, lr=lr, weight_decay=wd),
+            "sgd": lambda p, lr, wd: torch.optim.SGD(p, lr=lr, weight_decay=wd),
+            "momentum": lambda p, lr, wd: torch.optim.SGD(p, lr=lr, momentum=0.9, weight_decay=wd)}[name]
+    reference = []
+    for k in range(K):
+        ps = [torch.nn.Parameter(t[k].clone()) for t in init]
+        opt = ctor(ps, lrs[k], wds[k])
+        for s in range(steps):
+            for p, gr in zip(ps, grads[s]):
+                p.grad = gr[k].clone()
+            opt.step()
+        reference.append([p.detach() for p in ps])
+    params = [t.clone() for t in init]
+    state = init_state(name, params)
+    before = [t.clone() for t in params]
+    for s in range(steps):
+        new, state = batched_step(name, params, grads[s], state, s + 1, torch.tensor(lrs),
+                                  torch.tensor(wds))
+        if s == 0:  # pure: inputs untouched
+            for a, b in zip(params, before):
+                assert torch.equal(a, b)
+        params = new
+    for k in range(K):
+        for got, want in zip(params, reference[k]):
+            torch.testing.assert_close(got[k], want, rtol=1e-5, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------- equivalence
+
+
+@pytest.mark.parametrize("optimizer,batch_size,loss", [
+    ("adamw", None, "cross_entropy"),
+    ("adam_l2", 64, "cross_entropy"),
+    ("momentum", 100, "mse"),
+    ("sgd", None, "cross_entropy"),
+])
+def test_batched_equals_sequential(optimizer, batch_size, loss):
+    r = both(optimizer, batch_size, loss)
+    assert len(r["batched"].histories) == 8
+    assert_same_histories(r["batched"].histories, r["sequential"].histories)
+    # the runs differ from one another (the sweep did something)
+    finals = {round(h.last("train_loss"), 5) for h in r["batched"].histories}
+    assert len(finals) == 8
+    for k in range(8):
+        for name, t in r["batched"].state_dict(k).items():
+            torch.testing.assert_close(t, r["sequential"].state_dict(k)[name], rtol=1e-3, atol=1e-4)
+
+
+def test_sequential_strategy_is_train():
+    """The sequential strategy is dynamics.train.train itself (seeded model, same options)."""
+    from dynamics.train import train
+
+    d = tiny_data()
+    cfg = dict(lr=1e-2, weight_decay=0.1, seed=3)
+    res = train_many(mlp, d, [cfg], steps=20, eval_every=5, strategy="sequential", progress=False)
+    torch.manual_seed(3)
+    h = train(mlp(cfg), d, steps=20, lr=1e-2, weight_decay=0.1, eval_every=5, seed=3, progress=False)
+    assert_same_histories(res.histories, [h], rtol=0, atol=0)
+
+
+def test_lr_schedule_and_chunks_agree():
+    r = both(schedule=True)
+    assert_same_histories(r["batched"].histories, r["sequential"].histories)
+    d = tiny_data()
+    configs = grid(lr=[3e-3, 1e-2], weight_decay=[0.0, 0.1], seed=[0, 1])
+    whole = train_many(mlp, d, configs, steps=15, eval_every=5, strategy="batched", progress=False)
+    chunked = train_many(mlp, d, configs, steps=15, eval_every=5, strategy="batched", chunk_size=3,
+                         progress=False)
+    assert chunked.info["chunk_size"] == 3
+    assert_same_histories(whole.histories, chunked.histories)
+
+
+def test_mixed_architectures_are_grouped():
+    d = tiny_data()
+    configs = grid(width=[8, 16], lr=[1e-2], seed=[0, 1])
+    kw = dict(steps=10, eval_every=5, progress=False)
+    b = train_many(mlp, d, configs, strategy="batched", **kw)
+    s = train_many(mlp, d, configs, strategy="sequential", **kw)
+    assert_same_histories(b.histories, s.histories)
+    assert b.state_dict(0)["head.weight"].shape == (10, 8)
+    assert b.state_dict(3)["head.weight"].shape == (10, 16)
+
+
+# ----------------------------------------------------------------------------- divergence
+
+
+def test_divergence_isolated_and_frozen():
+    d = tiny_data()
+    configs = [dict(lr=0.05), dict(lr=1e6), dict(lr=0.1)]
+    kw = dict(steps=25, optimizer="sgd", eval_every=5, progress=False)
+    b = train_many(mlp, d, configs, strategy="batched", **kw)
+    s = train_many(mlp, d, configs, strategy="sequential", **kw)
+    hb = b.histories
+    assert hb[1].diverged and not hb[0].diverged and not hb[2].diverged
+    assert hb[1].diverged_at == s.histories[1].diverged_at
+    assert_same_histories(b.histories, s.histories)
+    assert hb[0].steps[-1] == 25 and hb[2].steps[-1] == 25 and len(hb[1]) < len(hb[0])
+    # frozen: the diverged model's parameters stopped before they became non-finite
+    assert all(torch.isfinite(t).all() for t in b.state_dict(1).values())
+    rows = b.table()
+    assert [r["diverged"] for r in rows] == [False, True, False]
+    assert math.isnan(rows[1]["final_test_acc"]) and rows[1]["diverged_at"] == hb[1].diverged_at
+    # the healthy models equal their own sequential runs trained without the diverging one
+    alone = train_many(mlp, d, [configs[0], configs[2]], strategy="batched", **kw)
+    assert_same_histories(alone.histories, [hb[0], hb[2]])
+
+
+# ----------------------------------------------------------------------------- masks
+
+
+def test_train_and_test_masks_batched_equals_sequential():
+    r = both(masks=True)
+    assert_same_histories(r["batched"].histories, r["sequential"].histories)
+    r = both(batch_size=64, masks=True)  # unequal subsets, mini-batches drawn per model
+    assert_same_histories(r["batched"].histories, r["sequential"].histories)
+
+
+def test_train_mask_is_the_subset():
+    """Training on a mask row == training on that subset of the data."""
+    d = tiny_data()
+    mask = torch.zeros(1, len(d.x_train), dtype=torch.bool)
+    mask[0, ::3] = True
+    kw = dict(steps=10, eval_every=5, progress=False, strategy="batched")
+    a = train_many(mlp, d, [dict(seed=0), dict(seed=1)], train_mask=mask.repeat(2, 1), **kw)
+    sub = data_mod.Dataset(d.x_train[::3], d.y_train[::3], d.x_test, d.y_test, d.n_classes)
+    b = train_many(mlp, sub, [dict(seed=0), dict(seed=1)], **kw)
+    assert_same_histories(a.histories, b.histories)
+
+
+def test_param_masks_batched_equals_sequential():
+    d = tiny_data()
+    configs = grid(seed=[0, 1, 2])
+    g = torch.Generator().manual_seed(1)
+    masks = [{"hidden.0.weight": (torch.rand(16, 40, generator=g) < f).float()}
+             for f in (0.2, 0.5)] + [{}]
+    kw = dict(steps=15, eval_every=5, progress=False, param_masks=masks)
+    b = train_many(mlp, d, configs, strategy="batched", **kw)
+    s = train_many(mlp, d, configs, strategy="sequential", **kw)
+    assert_same_histories(b.histories, s.histories)
+    for k in range(2):
+        w = b.state_dict(k)["hidden.0.weight"]
+        assert torch.all(w[masks[k]["hidden.0.weight"] == 0] == 0)
+        assert torch.all(w[masks[k]["hidden.0.weight"] == 1] != 0)
+    assert (b.state_dict(2)["hidden.0.weight"] != 0).all()
+
+
+def test_init_scale_scales_initial_weights():
+    d = tiny_data()
+    res = train_many(mlp, d, [dict(seed=0), dict(seed=0, init_scale=3.0)], steps=1,
+                     optimizer="sgd", lr=1e-12, eval_steps=[0], progress=False, strategy="batched")
+    w0, w1 = res.state_dict(0)["hidden.1.weight"], res.state_dict(1)["hidden.1.weight"]
+    torch.testing.assert_close(w1, 3.0 * w0, rtol=1e-5, atol=1e-7)
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(optimizer="rmsprop"), "unknown optimizer"),
+    (dict(loss="hinge"), "unknown loss"),
+    (dict(strategy="parallel"), "unknown strategy"),
+    (dict(steps=0), "steps"),
+    (dict(batch_size=0), "batch_size"),
+    (dict(train_mask=torch.ones(2, 5, dtype=torch.bool)), "train_mask"),
+    (dict(train_mask=torch.ones(2, 240)), "bool"),
+    (dict(test_mask=torch.ones(3, 120, dtype=torch.bool)), "test_mask"),
+    (dict(param_masks=[{"nope": torch.ones(1)}, {}]), "no parameter"),
+    (dict(param_masks=[{"head.weight": torch.ones(3)}, {}]), "shape"),
+    (dict(param_masks=[{}]), "one dict per config"),
+    (dict(momentum=1.5), "momentum"),
+])
+def test_bad_input_raises(kwargs, match):
+    kw = dict(steps=2, progress=False)
+    kw.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        train_many(mlp, tiny_data(), [dict(seed=0), dict(seed=1)], **kw)
+
+
+def test_bad_configs_and_models_raise():
+    d = tiny_data()
+    with pytest.raises(ValueError, match="no configurations"):
+        train_many(mlp, d, [], steps=2)
+    with pytest.raises(ValueError, match="learning rate"):
+        train_many(mlp, d, [dict(lr=-1.0)], steps=2)
+    with pytest.raises(ValueError, match="weight decay"):
+        train_many(mlp, d, [dict(weight_decay=-0.1)], steps=2)
+    with pytest.raises(ValueError, match="does not accept"):
+        train_many(lambda c: models.MLP(7, 8, 1, 10), d, [{}], steps=2)
+    with pytest.raises(ValueError, match="classes"):
+        train_many(lambda c: models.MLP(40, 8, 1, 3), d, [{}], steps=2)
+    with pytest.raises(ValueError, match="nn.Module"):
+        train_many(lambda c: None, d, [{}], steps=2)
+    with pytest.raises(ValueError, match="train_mask row"):
+        train_many(mlp, d, [{}], steps=2, train_mask=torch.zeros(1, 240, dtype=torch.bool))
+    with pytest.raises(ValueError, match="Dataset"):
+        train_many(mlp, (d.x_train, d.y_train), [{}], steps=2)
+
+
+def test_batched_refuses_dropout():
+    model_fn = lambda c: torch.nn.Sequential(torch.nn.Linear(40, 8), torch.nn.Dropout(0.5),  # noqa: E731
+                                             torch.nn.Linear(8, 10))
+    with pytest.raises(ValueError, match="dropout"):
+        train_many(model_fn, tiny_data(), [{}, {}], steps=2, strategy="batched")
+    res = train_many(model_fn, tiny_data(), [{}, {}], steps=2, progress=False)  # auto: sequential
+    assert res.info["strategy"] == "sequential"
+
+
+# ----------------------------------------------------------------------------- strategy, memory
+
+
+def test_auto_strategy_and_chunk_size():
+    d = tiny_data()
+    small = models.MLP(40, 16, 2, 10)
+    assert choose_strategy(small, d, None, 8) == "batched"
+    assert choose_strategy(small, d, None, 1) == "sequential"
+    big = models.MLP(40, 1024, 4, 10)
+    big_data = data_mod.Dataset(torch.zeros(20000, 40), torch.zeros(20000, dtype=torch.long),
+                                d.x_test, d.y_test, 10)
+    assert choose_strategy(big, big_data, None, 8) == "sequential"
+    c_small = auto_chunk_size(small, d, None)
+    c_big = auto_chunk_size(big, big_data, None)
+    assert c_small >= 64 and 1 <= c_big < c_small
+
+
+# ----------------------------------------------------------------------------- table, grids
+
+
+def test_table_and_grid_values():
+    res = both()["batched"]
+    rows = res.table(thresholds={"train_acc": 0.3, "train_loss": 2.0})
+    assert len(rows) == 8
+    row = rows[0]
+    for key in ("lr", "weight_decay", "seed", "final_train_loss", "final_test_acc",
+                "steps_to_train_acc", "steps_to_train_loss", "diverged"):
+        assert key in row
+    h = res.histories[0]
+    assert row["final_test_acc"] == h.last("test_acc")
+    assert row["steps_to_train_acc"] == h.first_step("train_acc", above=0.3)
+    assert row["steps_to_train_loss"] == h.first_step("train_loss", below=2.0)
+    Z, xs, ys = res.grid_values("final_test_acc", x="lr", y="weight_decay")
+    assert xs == [3e-3, 1e-2] and ys == [0.0, 0.1] and Z.shape == (2, 2)
+    want = np.mean([r["final_test_acc"] for r in rows if r["lr"] == 1e-2 and r["weight_decay"] == 0.1])
+    assert Z[1, 1] == pytest.approx(want)
+    Zc, _, _ = res.grid_values(lambda h: h.last("train_loss"), x="lr", y="weight_decay", reduce="max")
+    assert Zc[0, 0] == max(r["final_train_loss"] for r in rows if r["lr"] == 3e-3 and r["weight_decay"] == 0)
+    with pytest.raises(ValueError, match="no column"):
+        table_grid(rows, "final_nope", "lr", "weight_decay")
+
+
+def test_figures_and_json_roundtrip():
+    import json
+
+    res = both()["batched"]
+    fig = res.heatmap("final_test_acc", x="lr", y="weight_decay")
+    assert fig.data[0].type == "heatmap"
+    slider = res.slider_over_time("test_acc", x="lr", y="weight_decay", n=4)
+    assert len(slider.layout.sliders[0].steps) == 4 and len(slider.data) == 4
+    back = SweepResult.from_dict(json.loads(json.dumps(res.to_dict())))
+    assert back.table() == res.table()
+    assert back.at_step("test_acc", 10) == res.at_step("test_acc", 10)
+
+
+def test_no_host_sync_per_step(monkeypatch):
+    """The batched loop reads device values only at evaluations: count the conversions."""
+    calls = []
+    for name in ("item", "tolist", "__bool__", "__float__", "__int__"):
+        original = getattr(torch.Tensor, name)
+
+        def counting(self, *a, _original=original, **kw):
+            calls.append(1)
+            return _original(self, *a, **kw)
+
+        monkeypatch.setattr(torch.Tensor, name, counting)
+    d = tiny_data()
+    for bs in (None, 50):
+        calls.clear()
+        train_many(mlp, d, grid(seed=[0, 1, 2]), steps=60, eval_steps=[0, 60], batch_size=bs,
+                   strategy="batched", progress=False)
+        assert len(calls) < 30, f"{len(calls)} host syncs for 60 steps (batch_size={bs})"

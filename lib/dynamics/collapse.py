@@ -442,13 +442,13 @@ class ImbalanceConfig(Config):
                            choices=("adamw", "sgd", "momentum"))
     lr: float = param(0.1, "learning rate (network)", low=1e-5, high=1.0, log=True)
     weight_decay: float = param(5e-3, "weight decay (network)", low=0.0, high=10.0)
-    steps: int = param(4000, "full-batch steps (network)", low=10, high=10**6, smoke=1500)
+    steps: int = param(4000, "full-batch steps (network)", low=10, high=10**6, smoke=800)
     ufm_lr: float = param(0.5, "gradient-descent learning rate (unconstrained features)",
                           low=1e-4, high=10.0, log=True)
     ufm_weight_decay: float = param(5e-3, "weight decay λ (unconstrained features)",
                                     low=1e-5, high=1.0, log=True)
     ufm_steps: int = param(4000, "gradient-descent steps (unconstrained features)",
-                           low=10, high=10**6, smoke=2000)
+                           low=10, high=10**6, smoke=1200)
 
     def counts(self) -> list[int]:
         C = self.n_classes

@@ -613,8 +613,8 @@ def chaos_figure(res: dict):
     fig = make_subplots(rows=2, cols=2, vertical_spacing=0.16, horizontal_spacing=0.1,
                         subplot_titles=("length map q(l+1) vs q(l)",
                                         "correlation map c(l+1) vs c(l)",
-                                        "critical line chi_1 = 1",
-                                        "depth scale xi_c (sigma_b^2 = %g)" % res["sigma_b2"]))
+                                        "critical line χ₁ = 1",
+                                        "depth scale ξ_c (σ_b² = %g)" % res["sigma_b2"]))
     for i, (qm, cm) in enumerate(zip(res["q_map"], res["c_map"])):
         color = plots.PALETTE[i]
         label = f"σ_w² = {qm['sigma_w2']:g}"
@@ -654,9 +654,10 @@ def chaos_figure(res: dict):
     fig.update_xaxes(title_text="σ_w²", row=2, col=1)
     fig.update_yaxes(title_text="σ_b²", row=2, col=1)
     fig.update_xaxes(title_text="σ_w²", row=2, col=2)
-    fig.update_yaxes(title_text="ξ_c (layers)", type="log", row=2, col=2)
-    fig.update_layout(template="plotly_white+dynamics", height=760, hovermode="closest",
-                      title="Order to chaos in tanh networks: mean-field theory (lines) and "
+    fig.update_yaxes(title_text="ξ_c (layers)", type="log", dtick=1, row=2, col=2)
+    fig.update_layout(template="plotly_white+dynamics", height=780, hovermode="closest",
+                      margin=dict(t=90),
+                      title="Order to chaos in tanh networks: mean-field theory (lines), "
                             "random networks (markers)")
     return fig
 
@@ -719,7 +720,8 @@ def trainability_figure(res: dict, title: str = ""):
     fig.add_scatter(x=res["line_sigma_w2"], y=y, mode="lines", name="6 ξ_c (theory)",
                     line=dict(color="white", width=3, dash="dash"))
     fig.update_yaxes(range=[0, top])
-    fig.update_layout(showlegend=True, legend=dict(x=0.01, y=0.99, bgcolor="rgba(255,255,255,0.8)"))
+    fig.update_layout(showlegend=True, legend=dict(orientation="h", x=0, y=-0.2, bgcolor="#555",
+                                                   font=dict(color="white")))
     return fig
 
 
@@ -983,23 +985,32 @@ def learning_time_vs_depth(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"
     return out
 
 
+def _times(values) -> np.ndarray:
+    """Learning times as floats; "never" (inf, stored as null in JSON) becomes inf."""
+    return np.array([np.inf if v is None else float(v) for v in values])
+
+
 def depth_time_figure(res: dict):
     fig = plots.figure("Time to learn vs depth, each at its best learning rate",
                        "depth (weight matrices)", "steps to criterion", logx=True, logy=True)
     for i, init in enumerate(("orthogonal", "gaussian")):
         if init not in res:
             continue
-        T = [v if np.isfinite(v) else None for v in res[init]]
+        times = _times(res[init])
+        T = [v if np.isfinite(v) else None for v in times]
         label = {"orthogonal": "random orthogonal", "gaussian": "scaled Gaussian N(0, 1/n)"}[init]
         fig.add_scatter(x=res["depths"], y=T, mode="lines+markers", name=label,
                         line=dict(color=plots.PALETTE[i]),
                         customdata=res[f"{init}_lr"],
                         hovertemplate="depth %{x}: %{y} steps at lr %{customdata:.3g}<extra></extra>")
-        never = [d for d, v in zip(res["depths"], res[init]) if not np.isfinite(v)]
+        never = [d for d, v in zip(res["depths"], times) if not np.isfinite(v)]
         if never:
             fig.add_scatter(x=never, y=[res["steps"]] * len(never), mode="markers",
                             marker=dict(symbol="triangle-up", size=12, color=plots.PALETTE[i]),
                             name=f"{label}: not learned in {res['steps']} steps")
+    fig.update_xaxes(tickvals=res["depths"], ticktext=[str(d) for d in res["depths"]])
+    ticks = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000]
+    fig.update_yaxes(tickvals=ticks, ticktext=[str(t) for t in ticks])
     fig.update_layout(hovermode="closest")
     return fig
 
@@ -1009,7 +1020,8 @@ def depth_time_ratio(res: dict, init: str, shallow: int = 2, deep: int = 16) -> 
     d = res["depths"]
     if shallow not in d or deep not in d:
         raise ValueError(f"depths {d} must include {shallow} and {deep}")
-    return float(res[init][d.index(deep)] / res[init][d.index(shallow)])
+    times = _times(res[init])
+    return float(times[d.index(deep)] / times[d.index(shallow)])
 
 
 # =============================================================================================
@@ -1066,6 +1078,7 @@ def guessing_figure(res: dict):
     fig.add_hline(y=1 / res["n_classes"], line=dict(color="#777", dash="dot"),
                   annotation_text="no bias: 1/C")
     fig.update_yaxes(range=[0, 1.05])
+    fig.update_xaxes(tickvals=res["depths"], ticktext=[str(d) for d in res["depths"]])
     fig.update_layout(hovermode="closest")
     return fig
 

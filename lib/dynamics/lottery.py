@@ -940,9 +940,14 @@ def layer_rows(pai: dict) -> list[dict]:
 # ============================================================================ precomputed figures
 
 
+def imp_runs(payload: dict) -> dict:
+    """``{setting: ImpResult}`` from a loaded ``lottery_imp`` payload."""
+    return {label: ImpResult.from_dict(d) for label, d in payload["imp"].items()}
+
+
 def imp_slider(payload: dict):
     """The static counterpart of :func:`imp_panel`: IMP curves of several settings."""
-    runs = {label: ImpResult.from_dict(d) for label, d in payload["imp"].items()}
+    runs = imp_runs(payload)
     figs = [imp_figure(r, title=label) for label, r in runs.items()]
     return plots.slider(figs, [str(i + 1) for i in range(len(figs))], name="setting")
 

@@ -114,6 +114,10 @@ def setup(profile: str | None = None, seed: int | None = None, quiet: bool = Fal
     book's plotly renderer, and print one line saying what this run uses."""
     rt = Runtime(get_profile(profile), get_device(), get_seed(seed))
     seed_everything(rt.seed)
+    if rt.device.type == "cpu":
+        # The book's models are small: one thread avoids OpenMP overhead that made them
+        # several times slower on 2 shared cores. DYNAMICS_THREADS overrides.
+        torch.set_num_threads(max(1, int(os.environ.get("DYNAMICS_THREADS", "1"))))
     from . import plots  # the renderer that makes figures visible in the static book
 
     plots.use_book_renderer()

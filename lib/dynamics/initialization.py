@@ -300,7 +300,7 @@ def signal_figure(res: dict, activation: str | None = None):
 
 def signal_panel(profile: str | None = None):
     """Try it: depth, width, activation, init -> the two per-layer curves of that network."""
-    from .widgets import Panel, controls_for
+    from .widgets import Panel, Slider, controls_for
 
     base = SignalConfig.for_profile(profile)
 
@@ -311,7 +311,10 @@ def signal_panel(profile: str | None = None):
         update(status=f"last/first activation std = {ratio:.3g}")
         return signal_figure(res, activation)
 
-    controls = controls_for(base, ["depth", "width", "activation", "init"])
+    big = get_device().type != "cpu"  # keep the largest network within a laptop's memory
+    controls = [Slider("depth", 1, 200, min(base.depth, 200), 1, integer=True),
+                Slider("width", 2, 1024 if big else 512, min(base.width, 512), 2, integer=True),
+                *controls_for(base, ["activation", "init"])]
     return Panel(run, controls, title="Try it: signal propagation at initialization")
 
 

@@ -87,7 +87,9 @@ class LotteryConfig(Config):
     rewind_step: int = param(0, "reset survivors to their values at this step (0: init)",
                              low=0, high=100_000)
     seeds: int = param(1, "independent runs (seeds)", low=1, high=32, gpu=3)
-    evals: int = param(20, "evaluations per training run", low=2, high=1000, smoke=10)
+    control_every: int = param(1, "train the controls at every n-th round (and the last)",
+                               low=1, high=40, smoke=2)
+    evals: int = param(20, "evaluations per training run", low=2, high=1000, smoke=6)
 
     @property
     def head_fraction(self) -> float:
@@ -351,7 +353,8 @@ def _state(model: nn.Module) -> dict:
 @dataclass
 class ImpResult:
     """An IMP curve: per round r (0 = dense) and seed, the density and each variant's final
-    test accuracy and step of best test accuracy; the masks and rewound weights (in memory)."""
+    test accuracy, best test accuracy and its step, and early-stopping step; in memory only,
+    the masks, θ₀ and the rewound weights θ_k (for :func:`run_pai`)."""
 
     config: dict
     seeds: list
@@ -367,9 +370,6 @@ class ImpResult:
     masks: list = field(default_factory=list, repr=False)      # [R+1][S] mask dicts
     rewound: list = field(default_factory=list, repr=False)    # [S] rewound state dicts
     inits: list = field(default_factory=list, repr=False)      # [S] θ₀ state dicts
-
-    def mean(self, variant: str, what: str = "acc") -> np.ndarray:
-        return getattr(self, what)[variant].mean(0)
 
     def round_at(self, low: float = 0.05, high: float = 0.10) -> int:
         """The sparsest round whose density lies in [low, high] (else the sparsest round)."""
@@ -401,8 +401,9 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
     The controls train, at every round's mask: the same mask from a fresh random
     initialization (``reinit``), and a layer-wise shuffled mask from θ_k (``random``).
     All seeds of a round train at once; all controls train at once after the last round
-    (``controls``: True for every round, False for none, or a list of rounds).
-    ``callback(result_so_far)`` is called after each round (live plots).
+    (``controls``: True for every ``control_every``-th round and the last, False for none, or
+    a list of rounds).
+    ``callback(result_so_far, round)`` is called after each round (live plots).
     """
     seeds = list(range(get_seed(), get_seed() + cfg.seeds)) if seeds is None else list(seeds)
     data = data or load_data(cfg)
@@ -441,7 +442,9 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
                      for k in range(S)]
         if callback is not None:
             callback(res, r)
-    rounds = list(range(1, R + 1)) if controls is True else [r for r in (controls or []) if 0 < r <= R]
+    if controls is True:
+        controls = sorted(set(range(cfg.control_every, R + 1, cfg.control_every)) | {R})
+    rounds = [r for r in (controls or []) if 0 < r <= R]
     if rounds:
         run_controls(cfg, res, data, rounds, progress=progress)
         if callback is not None:
@@ -607,19 +610,26 @@ def _band(fig, x, values, name, color, dash=None, pct=True):
                     error_y=dict(type="data", array=std, visible=True, thickness=1) if std is not None else None)
 
 
+def _percent_axis(fig) -> None:
+    """A log x axis of percentages, sparser to the right, ticked at 1-2-5 steps."""
+    fig.update_xaxes(autorange="reversed", tickvals=[100, 50, 20, 10, 5, 2, 1, 0.5, 0.2, 0.1],
+                     ticktext=["100", "50", "20", "10", "5", "2", "1", "0.5", "0.2", "0.1"])
+
+
 def imp_figure(res: ImpResult, title: str | None = None):
     """Test accuracy against the percentage of weights remaining (log axis, sparser to the
     right) for the winning ticket and both controls; the dense network as a dotted line."""
     x = _pct(res.density)
     n = len(res.seeds)
-    fig = plots.figure(title or f"Iterative magnitude pruning ({n} seed{'s' * (n > 1)}, mean ± std)",
+    fig = plots.figure(title or ("Iterative magnitude pruning, " + ("1 seed" if n == 1 else
+                                 f"{n} seeds (mean ± std)")),
                        "weights remaining (%)", "test accuracy (%)", logx=True)
     for i, v in enumerate(VARIANTS):
         _band(fig, x, res.acc[v], VARIANT_NAMES[v], plots.PALETTE[i])
     dense = float(np.nanmean(res.acc["ticket"][:, 0])) * 100
     fig.add_scatter(x=[x.max(), x.min()], y=[dense, dense], mode="lines", name=f"dense: {dense:.1f}%",
                     line=dict(color="#555", dash="dot", width=1))
-    fig.update_xaxes(autorange="reversed")
+    _percent_axis(fig)
     fig.update_layout(hovermode="closest", legend=dict(x=0.01, y=0.02, yanchor="bottom"))
     return fig
 
@@ -633,7 +643,7 @@ def speed_figure(res: ImpResult, key: str = "stop_step", title: str | None = Non
     for i, v in enumerate(VARIANTS):
         _band(fig, _pct(res.density), getattr(res, key)[v], VARIANT_NAMES[v], plots.PALETTE[i],
               pct=False)
-    fig.update_xaxes(autorange="reversed")
+    _percent_axis(fig)
     fig.update_layout(hovermode="closest")
     return fig
 
@@ -655,7 +665,7 @@ def pai_figure(pai: dict, title: str | None = None):
     labels = [PAI_NAMES.get(m, m) for m in names]
     fig.add_scatter(x=labels, y=[dense] * len(labels), mode="lines", name=f"dense: {dense:.1f}%",
                     line=dict(color="#555", dash="dot", width=1))
-    fig.update_layout(barmode="group", hovermode="closest", legend=dict(orientation="h", y=-0.15))
+    fig.update_layout(barmode="group", hovermode="closest")
     return fig
 
 
@@ -690,14 +700,22 @@ def barrier_figure(lmcs: dict, title: str = "Instability against rewind step"):
 # ============================================================================ cost
 
 
+DATASET_NAMES = {"mnist1d": "MNIST-1D", "digits": "digits", "mnist": "MNIST"}
+
+
 def imp_cost(res: ImpResult, round: int | None = None) -> dict:
-    """Measured wall seconds of IMP up to ``round`` (all rounds before it plus its own: the
-    ticket is found only after training that many networks), per seed, and one training."""
+    """Measured wall seconds, per seed, of IMP up to ``round`` (the ticket exists only after
+    training that many networks: rounds 0..round) and of one training (the median round)."""
     r = res.round_at() if round is None else round
     per_seed = len(res.seeds)
-    one = float(np.mean(res.round_time)) / per_seed
     return dict(round=r, density=float(res.density[r]), trainings=r + 1,
-                imp_seconds=float(np.sum(res.round_time[:r + 1])) / per_seed, train_seconds=one)
+                imp_seconds=float(np.sum(res.round_time[:r + 1])) / per_seed,
+                train_seconds=float(np.median(res.round_time)) / per_seed)
+
+
+def _pai_seconds(c: dict, pai: dict, method: str) -> float:
+    """Pruning at init costs its score at θ₀ plus one training (timed as IMP's median round)."""
+    return pai["score_time"][method] + c["train_seconds"]
 
 
 def cost_rows(res: ImpResult, pai: dict | None = None) -> list[dict]:
@@ -709,40 +727,40 @@ def cost_rows(res: ImpResult, pai: dict | None = None) -> list[dict]:
             dict(method="Lottery ticket rewinding (ibid.)",
                  setting=f"ResNet-20, CIFAR-10, {100 * p['sparsity']:.1f}% sparse",
                  accuracy=f"{p['ltr_acc']:.1f}%", time=f"{p['ltr_min']} min "
-                 f"({p['ltr_min'] / p['cts_min']:.0f}x)", source="paper")]
+                 f"({p['ltr_min'] / p['cts_min']:.0f}x CTS)", source="paper")]
     c = imp_cost(res, None if pai is None else pai["round"])
-    setting = (f"MLP {res.config['width']}x{res.config['depth']}, {res.config['dataset']}, "
+    name = DATASET_NAMES.get(res.config["dataset"], res.config["dataset"])
+    setting = (f"MLP {res.config['width']}x{res.config['depth']}, {name}, "
                f"{100 * (1 - c['density']):.1f}% sparse")
     ticket = np.nanmean(res.acc["ticket"][:, c["round"]]) * 100
     rows.append(dict(method=f"IMP, {c['trainings']} trainings (this page)", setting=setting,
-                     accuracy=f"{ticket:.1f}%", time=f"{c['imp_seconds']:.1f} s "
-                     f"({c['imp_seconds'] / c['train_seconds']:.0f}x one training)",
-                     source="measured"))
+                     accuracy=f"{ticket:.1f}%", time=f"{c['imp_seconds']:.1f} s", source="measured"))
     if pai is not None:
         for m in ("snip", "synflow"):
             if m in pai["acc"]:
-                t = pai["score_time"][m] + pai["train_time"]
+                t = _pai_seconds(c, pai, m)
                 acc = np.nanmean(pai["acc"][m]["original"]) * 100
                 rows.append(dict(method=f"{PAI_NAMES[m]}: score at init + 1 training (this page)",
                                  setting=setting, accuracy=f"{acc:.1f}%",
-                                 time=f"{t:.1f} s ({t / c['train_seconds']:.1f}x)",
+                                 time=f"{t:.1f} s (IMP: {c['imp_seconds'] / t:.0f}x)",
                                  source="measured"))
     return rows
 
 
 def cost_figure(res: ImpResult, pai: dict | None = None):
-    """Bars of measured seconds: one dense training, pruning at init, IMP to the ticket."""
+    """Bars of measured seconds per seed: one training, pruning at init, IMP to the ticket."""
     c = imp_cost(res, None if pai is None else pai["round"])
-    labels, values = ["one training (dense)"], [c["train_seconds"]]
+    labels, values = ["one training"], [c["train_seconds"]]
     if pai is not None:
         for m in ("snip", "synflow"):
             if m in pai["acc"]:
                 labels.append(f"{PAI_NAMES[m]} + training")
-                values.append(pai["score_time"][m] + pai["train_time"])
+                values.append(_pai_seconds(c, pai, m))
     labels.append(f"IMP ({c['trainings']} trainings)")
     values.append(c["imp_seconds"])
-    return plots.bars(labels, values, title=f"Measured cost of a {100 * c['density']:.1f}% subnetwork",
-                      ytitle="wall seconds (per seed)", text_fmt="{:.1f} s")
+    return plots.bars(labels, values, title=f"Measured cost of a subnetwork with "
+                      f"{100 * c['density']:.1f}% of the weights", ytitle="wall seconds (per seed)",
+                      text_fmt="{:.1f} s")
 
 
 # ============================================================================ claims
@@ -949,7 +967,7 @@ def imp_slider(payload: dict):
     """The static counterpart of :func:`imp_panel`: IMP curves of several settings."""
     runs = imp_runs(payload)
     figs = [imp_figure(r, title=label) for label, r in runs.items()]
-    return plots.slider(figs, [str(i + 1) for i in range(len(figs))], name="setting")
+    return plots.slider(figs, [str(i + 1) for i in range(len(figs))], name="setting", active=0)
 
 
 def pai_slider(payload: dict):

@@ -20,6 +20,7 @@ import yaml
 
 from dynamics import CHAPTERS
 from dynamics.book import colab_cell, repository_url
+from dynamics.bench import BOOK_COPY_IGNORE
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
@@ -90,8 +91,7 @@ def _render(browser: str, page: Path, tmp: Path) -> str:
 @pytest.mark.book
 def test_rendered_book(tmp_path):
     src = tmp_path / "book"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
-        "_build", ".git", ".venv", "*.egg-info", "__pycache__", ".pytest_cache"))
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*BOOK_COPY_IGNORE))
     env = dict(os.environ, DYNAMICS_PROFILE="smoke", DYNAMICS_PROGRESS="0")
     build = subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(src),
                             "-W", "-n", "--keep-going"], capture_output=True, text=True, env=env)

@@ -3,6 +3,8 @@ extension (listed in ``_config.yml``) that
 
 - serves plotly.js as the book's own static file, copied from the installed ``plotly``
   package, so figures render with no network access.
+- serves MathJax (2.7, from the ``jupyter-server-mathjax`` package) the same way, so the
+  equations typeset offline too; without that package the book keeps Sphinx's CDN MathJax.
 - tells the notebook kernels the book executes not to draw progress bars (they would be
   stale widget output in a static page).
 """
@@ -42,21 +44,47 @@ def repository_url(config_path=None) -> str:
     return config["repository"]["url"]
 
 
-def _copy_plotly(app) -> None:
+# MathJax 2's combined TeX configuration, as shipped by jupyter-server-mathjax
+MATHJAX_PATH = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
+
+
+def _static_dir(app) -> Path:
+    """Where the served assets are staged: inside the build directory, not the book's own
+    ``_static`` (Jupyter Book adds every .js file found there as a <script> to every page)."""
+    static = Path(app.doctreedir).parent / "dynamics_static"
+    static.mkdir(parents=True, exist_ok=True)
+    return static
+
+
+def _serve_assets(app, config) -> None:
     import plotly
 
+    static = _static_dir(app)
     src = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    static = Path(app.srcdir) / "_static"
-    static.mkdir(exist_ok=True)
     dst = static / "plotly.min.js"
     if not dst.exists() or dst.stat().st_size != src.stat().st_size:
         shutil.copyfile(src, dst)
-    if str(static) not in [str(Path(app.srcdir) / p) for p in app.config.html_static_path]:
-        app.config.html_static_path.append(str(static))
+    config.html_static_path = [*config.html_static_path, str(static)]  # copied to _static
+    try:
+        import jupyter_server_mathjax
+    except ImportError:  # keep Sphinx's MathJax 3 from its CDN
+        return
+    if not (static / "mathjax" / "MathJax.js").exists():
+        shutil.copytree(Path(jupyter_server_mathjax.__file__).parent / "static", static / "mathjax",
+                        dirs_exist_ok=True)
+    config.mathjax_path = MATHJAX_PATH  # a relative path is served from _static
+    # MyST marks each page "tex2jax_ignore mathjax_ignore" and writes a MathJax 3 config that
+    # re-enables the math spans; say the same in MathJax 2's terms instead.
+    config.myst_update_mathjax = False
+    config.mathjax3_config = None
+    config.mathjax2_config = {"tex2jax": {
+        "inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]],
+        "processClass": "tex2jax_process|mathjax_process|math|output_area",
+        "ignoreClass": "tex2jax_ignore|mathjax_ignore"}}
 
 
 def setup(app):
     os.environ.setdefault("DYNAMICS_PROGRESS", "0")
-    app.connect("builder-inited", _copy_plotly)
+    app.connect("config-inited", _serve_assets)
     app.add_js_file("plotly.min.js", priority=200)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}

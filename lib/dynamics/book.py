@@ -80,7 +80,11 @@ def _serve_assets(app, config) -> None:
     config.mathjax2_config = {"tex2jax": {
         "inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]],
         "processClass": "tex2jax_process|mathjax_process|math|output_area",
-        "ignoreClass": "tex2jax_ignore|mathjax_ignore"}}
+        "ignoreClass": "tex2jax_ignore|mathjax_ignore"},
+        # always the web fonts shipped with it (STIX-Web, as in Jupyter): local fonts of another
+        # version than MathJax 2 expects misplace hats and radicals
+        "HTML-CSS": {"availableFonts": [], "preferredFont": None, "webFont": "STIX-Web",
+                     "imageFont": None}}
 
 
 def setup(app):

@@ -274,7 +274,7 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
             values["test_loss"], values["test_acc"] = evaluate(model, data.x_test, data.y_test, loss_fn)
         for name, fn in extra.items():
             values[name] = fn(model, data)
-        values = {k: float(v) for k, v in values.items()}
+        values = {k: float(v.detach() if torch.is_tensor(v) else v) for k, v in values.items()}
         if not math.isfinite(values["train_loss"]):
             history.diverged_at = step
             return True

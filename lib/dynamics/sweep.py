@@ -39,7 +39,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .data import Dataset
-from .train import History, _progress_enabled, check_hyper, train
+from .train import History, _progress_enabled, check_hyper, eval_schedule, train
 
 OPTIMIZERS = ("adamw", "adam", "adam_l2", "sgd", "momentum")
 LOSSES = ("cross_entropy", "mse")
@@ -259,19 +259,6 @@ class SweepResult:
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def _eval_schedule(steps: int, eval_every: int | None, eval_steps) -> list[int]:
-    """The evaluation steps :func:`dynamics.train.train` uses for the same arguments."""
-    if eval_steps is not None:
-        return sorted({int(s) for s in eval_steps if 0 <= int(s) <= steps})
-    every = eval_every or max(1, steps // 100)
-    if every < 1:
-        raise ValueError(f"eval_every must be a positive integer, got {eval_every}")
-    evals = list(range(0, steps + 1, every))
-    if evals[-1] != steps:
-        evals.append(steps)
-    return evals
 
 
 @dataclass
@@ -909,7 +896,7 @@ def _train_batched(model_fn, data, configs, resolved, *, chunk, steps, optimizer
                    batch_size, loss, eval_every, eval_steps, train_mask, test_mask, param_masks,
                    metrics, lr_schedule, progress):
     """Group configurations by architecture, then train each group in chunks of ``chunk``."""
-    evals = _eval_schedule(steps, eval_every, eval_steps)
+    evals = eval_schedule(steps, eval_every, eval_steps)
     K = len(configs)
     groups: dict = {}
     for k, cfg in enumerate(configs):

@@ -216,6 +216,20 @@ def log_steps(steps: int, n: int = 60) -> list[int]:
     return sorted({int(round(s)) for s in np.geomspace(1, steps, n)} | {steps})
 
 
+def eval_schedule(steps: int, eval_every: int | None = None, eval_steps=None) -> list[int]:
+    """The steps at which :func:`train` evaluates: ``eval_steps`` if given (clipped to
+    [0, steps]), else every ``eval_every`` steps (default ~100 evaluations), always the last."""
+    if eval_steps is not None:
+        return sorted({int(s) for s in eval_steps if 0 <= int(s) <= steps})
+    every = eval_every or max(1, steps // 100)
+    if every < 1:
+        raise ValueError(f"eval_every must be a positive integer, got {eval_every}")
+    evals = list(range(0, steps + 1, every))
+    if evals[-1] != steps:
+        evals.append(steps)
+    return evals
+
+
 def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr: float = 1e-3,
           weight_decay: float = 0.0, momentum: float = 0.9, betas=(0.9, 0.999),
           batch_size: int | None = None, loss: str | Callable = "cross_entropy",
@@ -244,15 +258,7 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
         opts = optimizer.optimizers if isinstance(optimizer, Optimizers) else [optimizer]
         scheduler = [torch.optim.lr_scheduler.LambdaLR(o, lr_schedule) for o in opts]
     loss_fn = loss_function(loss, data.n_classes)
-    if eval_steps is not None:
-        evals = sorted({int(s) for s in eval_steps if 0 <= int(s) <= steps})
-    else:
-        every = eval_every or max(1, steps // 100)
-        if every < 1:
-            raise ValueError(f"eval_every must be a positive integer, got {eval_every}")
-        evals = list(range(0, steps + 1, every))
-        if evals[-1] != steps:
-            evals.append(steps)
+    evals = eval_schedule(steps, eval_every, eval_steps)
     evals_set = set(evals)
 
     device = data.device

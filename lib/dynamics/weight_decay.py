@@ -874,18 +874,15 @@ def equilibrium_panel(profile: str | None = None):
         cfg = base.replace(optimizer=optimizer, lr=float(lr), weight_decay=float(weight_decay),
                            steps=int(steps))
 
-        last = [time.perf_counter()]
+        def build(history, model):  # the figure from the model's norm meter so far
+            step, meter = history.steps[-1], model.meter
+            if step == 0:  # nothing measured yet: keep the panel's figure
+                return None
+            return equilibrium_figure(equilibrium_summary(
+                cfg, meter.arrays(step), meter.names, meter.numel, history))
 
-        def redraw(step, history, model):
-            """Redraw from the meter at most once a second while training runs."""
-            update(progress=step / cfg.steps)
-            if time.perf_counter() - last[0] > 1.0 and step < cfg.steps:
-                last[0] = time.perf_counter()
-                update(fig=equilibrium_figure(equilibrium_summary(
-                    cfg, model.meter.arrays(step), model.meter.names, model.meter.numel, history)))
-            return False
-
-        result = run_equilibrium(cfg, callbacks=[redraw], progress=False)
+        live = update.every(build, interval=1.0, total_steps=cfg.steps, with_model=True)
+        result = run_equilibrium(cfg, callbacks=[live], progress=False)
         update(status=result["status"])
         return equilibrium_figure(result)
 

@@ -121,8 +121,11 @@ class Update:
         if status is not None:
             p.status.value = status
 
-    def every(self, build: Callable, interval: float = 0.7, total_steps: int | None = None):
-        """A ``train`` callback: redraw with ``build(history)`` at most every ``interval`` s."""
+    def every(self, build: Callable, interval: float = 0.7, total_steps: int | None = None,
+              with_model: bool = False):
+        """A ``train`` callback: redraw with ``build(history)`` (``build(history, model)`` with
+        ``with_model``, for figures of the weights) at most every ``interval`` s; a build that
+        returns None leaves the figure as it is."""
         last = [0.0]
 
         def callback(step, history, model):
@@ -131,7 +134,7 @@ class Update:
                 self.panel.progress.value = min(1.0, step / total_steps)
             if now - last[0] >= interval:
                 last[0] = now
-                self(fig=build(history))
+                self(fig=build(history, model) if with_model else build(history))
             return False
 
         return callback

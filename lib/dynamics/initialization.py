@@ -433,7 +433,10 @@ def depth_scale(sigma_w2: float, sigma_b2: float, activation: str = "tanh") -> f
 def critical_sigma_w2(sigma_b2: float, activation: str = "tanh") -> float:
     """The sigma_w^2 where chi_1 = 1 at this sigma_b^2: the edge of chaos."""
     _check_sigmas(1.0, sigma_b2)
-    return float(brentq(lambda s: chi_1(s, sigma_b2, activation) - 1.0, 0.2, 50.0, xtol=1e-10))
+    # maxiter: at sigma_b^2 = 0 chi_1 - 1 is flat to second order right of its root (q* ~ 0),
+    # where brentq needs about 110 iterations
+    return float(brentq(lambda s: chi_1(s, sigma_b2, activation) - 1.0, 0.2, 50.0, xtol=1e-10,
+                        maxiter=500))
 
 
 # ... and the same quantities measured on random networks (torch) ------------------------------

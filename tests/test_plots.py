@@ -64,6 +64,66 @@ def test_heatmap_and_bars():
     assert list(b.data[0].text) == ["1", "2.5"]
 
 
-def test_table_escapes_html():
-    html = plots.table([{"claim": "<b>x</b>", "measured": 1.5}]).data
-    assert "&lt;b&gt;" in html and "<td>1.5</td>" in html
+def test_table_escapes_html_pads_and_aligns_numbers():
+    html = plots.table([{"claim": "<b>x</b>", "time (s)": 1.15, "n": 1024, "grok step": None},
+                        {"claim": "y", "time (s)": 0.18623, "n": 96, "grok step": 1650}]).data
+    assert "&lt;b&gt;" in html
+    assert '<td class="num">1,024</td>' in html and '<td class="num">0.186</td>' in html
+    assert "not reached" in html and "None" not in html
+    assert "padding" in html and "overflow-x: auto" in html  # numbers never run together
+
+
+def test_numbers_print_with_significant_digits():
+    assert plots.number(1650) == "1,650" and plots.number(1650.0) == "1,650"
+    assert plots.number(0.18623) == "0.186" and plots.number(-0.5) == "−0.5"
+    assert plots.number(3e-7) == "3×10⁻⁷" and plots.number(None) == "—"
+    assert plots.number(float("nan"), missing="n/a") == "n/a"
+
+
+def _housed(fig):
+    return plots.house(go.Figure(fig))
+
+
+def test_house_puts_legend_above_and_slider_below():
+    figs = [plots.curves({f"run {i}": _history(scale=s) for i in range(6)}, ["train_acc", "test_acc"],
+                         title="a title " * 20) for s in (0.5, 1.0)]
+    fig = _housed(plots.slider(figs, ["SGD + momentum", "Muon + AdamW"], name="optimizer"))
+    lay = fig.layout
+    assert lay.legend.orientation == "h" and lay.legend.y > 1 and lay.legend.yanchor == "bottom"
+    assert lay.sliders[0].y == 0 and lay.sliders[0].yanchor == "top"  # below the plot, legend above
+    assert lay.sliders[0].pad.t > 40  # clear of the x-axis title
+    assert "<br>" in lay.title.text and lay.title.x == 0  # wrapped to the column, left
+    assert lay.margin.t >= 10 + 20 * lay.title.text.count("<br>") + 20  # room for title + legend
+    assert lay.margin.b >= lay.sliders[0].pad.t + 70  # room for the slider and its labels
+    # the end labels of the slider are centred on the rail's ends: they get padding
+    assert lay.sliders[0].pad.l > 0 and lay.sliders[0].pad.r > 0
+
+
+def test_house_hides_slider_labels_that_would_overlap():
+    figs = [plots.curves(_history(scale=s), ["train_acc"]) for s in range(40)]
+    fig = _housed(plots.slider(figs, [f"label {s}" for s in range(40)], name="s"))
+    assert fig.layout.sliders[0].font.color == "rgba(0,0,0,0)"
+    assert fig.layout.sliders[0].currentvalue.visible  # the active step is still named
+
+
+def test_house_labels_log_axes_readably():
+    fig = plots.figure(logx=True, logy=True)
+    fig.add_scatter(x=[1, 10, 100, 1000, 10000], y=[2.0, 1.0, 0.5, 0.2, 0.1])
+    lay = _housed(fig).layout
+    assert {"1", "10", "100", "1,000", "10,000"} <= set(lay.xaxis.ticktext)
+    assert lay.yaxis.ticktext == ("0.1", "0.2", "0.5", "1", "2")  # not plotly's bare "5"
+    narrow = plots.subplots(1, 3)
+    narrow.add_scatter(x=np.geomspace(1e-6, 1e2, 20), y=np.arange(20), row=1, col=1)
+    narrow.update_xaxes(type="log")
+    ticks = _housed(narrow).layout.xaxis.ticktext
+    assert len(ticks) <= 4 and ticks[0] == "10⁻⁶"  # only powers of ten fit a third of the width
+
+
+def test_house_keeps_plot_height_and_is_applied_when_rendering():
+    fig = plots.figure(height=500)
+    fig.add_scatter(x=[1, 2], y=[1, 2], name="a")
+    fig.add_scatter(x=[1, 2], y=[2, 1], name="b")
+    housed = _housed(fig)
+    assert housed.layout.height - housed.layout.margin.t - housed.layout.margin.b == 400
+    out = plots.to_html(fig)
+    assert f'height:{housed.layout.height}px' in out and '"orientation":"h"' in out

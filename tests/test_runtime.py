@@ -85,3 +85,30 @@ def test_config_presets_and_overrides():
 def test_config_rejects_bad_values(bad):
     with pytest.raises(ValueError, match="Demo"):
         Demo(**bad)
+
+
+def test_dry_run_caps_steps_and_grids(monkeypatch):
+    from dynamics.runtime import cap_grid, cap_steps, dry_run
+
+    monkeypatch.delenv("DYNAMICS_DRY_RUN", raising=False)
+    assert dry_run() is None and cap_steps(25000) == 25000 and cap_grid([1, 2, 3, 4]) == [1, 2, 3, 4]
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "1")
+    assert dry_run() == 3 and cap_steps(25000) == 3 and cap_steps(2) == 2
+    assert cap_grid([0.1, 0.3, 0.5, 0.9]) == [0.1, 0.9] and cap_grid([7]) == [7]
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "5")
+    assert cap_steps(100) == 5
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "many")
+    with pytest.raises(ValueError, match="DYNAMICS_DRY_RUN"):
+        dry_run()
+
+
+def test_progress_bars_switch_off_in_a_block(monkeypatch):
+    from dynamics.runtime import progress_bars, progress_enabled
+
+    monkeypatch.setenv("DYNAMICS_PROGRESS", "1")
+    assert progress_enabled() and not progress_enabled(False)
+    with progress_bars(False):
+        assert not progress_enabled() and progress_enabled(True)
+    assert progress_enabled()
+    monkeypatch.setenv("DYNAMICS_PROGRESS", "no")
+    assert not progress_enabled()

@@ -71,7 +71,81 @@ def test_panel_survives_divergence_and_bad_values():
         p2.set(depth=3)
 
 
-def test_panel_has_a_static_fallback():
+def test_panel_has_a_static_note_that_says_what_is_true():
     bundle = _panel()._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert "Live panel" in bundle["text/html"]
+    note = bundle["text/html"]
+    assert "live panel" in note and "lr (0.0001 to 1,000)".replace(",", "") in note.replace(",", "")
+    assert "computed while this page was built, in the smoke profile" in note
+    prov = dict(profile="cpu", device="cpu (x86_64)", torch="2.13", dynamics="0.1",
+                date="2026-11-01 10:00 UTC", command="python -m dynamics.precompute toy")
+    p = widgets.Panel(lambda update: None, [widgets.Slider("x", 0, 1, 0.5)], above=prov)
+    assert "computed in advance: Precomputed in the cpu profile" in p.static_note()
+    assert "computed" not in widgets.Panel(lambda update: None, [], above=None).static_note()
+    with pytest.raises(ValueError, match="above"):
+        widgets.Panel(lambda update: None, [], above="precomputed")
+
+
+def test_panel_refuses_out_of_range_values_instead_of_clamping():
+    panel = _panel()
+    with pytest.raises(ValueError, match=r"lr must lie in \[0.0001, 1000\], got -0.1"):
+        panel.set(lr=-0.1)
+    with pytest.raises(ValueError, match="optimizer must be one of"):
+        panel.set(optimizer="lbfgs")
+    with pytest.raises(ValueError, match="width must be an integer"):
+        panel.set(width=3.5)
+    assert panel.values["lr"] == pytest.approx(1e-2)  # nothing was changed
+
+
+def test_stop_button_stops_a_run_and_the_panel_recovers():
+    d = data.digits()
+    seen = []
+
+    def run(update, steps):
+        torch.manual_seed(0)
+        m = models.MLP(d.input_dim, 16, 1, 10)
+        live = update.every(lambda h: plots.curves(h, ["train_loss"]), interval=0.0, total_steps=steps)
+
+        def press_stop(step, history, model):
+            if step >= 20:
+                update.panel.stop()  # what the Stop button does
+            return False
+
+        h = train.train(m, d, steps=steps, eval_every=10, progress=False, callbacks=[press_stop, live])
+        seen.append(h.steps[-1])
+        update(status=f"trained to step {h.steps[-1]}")  # raises Stopped: the reader asked
+        return plots.curves(h, ["train_loss"])
+
+    panel = widgets.Panel(run, [widgets.Slider("steps", 10, 10000, 5000, integer=True)])
+    panel.click()
+    assert seen == [20] and panel.status.value == "stopped"
+    assert not panel.button.disabled and panel.stop_button.disabled
+    panel.set(steps=30)
+    panel.controls["steps"].value = 30
+    panel.click()  # a new run is not stopped by the old request
+    assert seen[-1] == 20 and panel.status.value == "stopped"
+
+
+def test_run_button_trains_in_a_thread_and_interrupts_reset_the_status():
+    panel = _panel()
+    panel.start()  # what the Run button does
+    panel._thread.join(60)
+    assert panel.status.value == "done" and panel.figure is not None and not panel.running
+
+    def interrupted(update, **values):
+        raise KeyboardInterrupt
+
+    p2 = widgets.Panel(interrupted, [])
+    with pytest.raises(KeyboardInterrupt):
+        p2.click()
+    assert p2.status.value == "interrupted" and not p2.button.disabled
+
+
+def test_no_progress_bars_inside_a_panel(monkeypatch):
+    from dynamics.runtime import progress_enabled
+
+    monkeypatch.setenv("DYNAMICS_PROGRESS", "1")
+    seen = []
+    p = widgets.Panel(lambda update: seen.append(progress_enabled()), [])
+    p.click()
+    assert seen == [False] and progress_enabled() is True

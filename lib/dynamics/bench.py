@@ -42,8 +42,7 @@ def notebook_time(path: Path, profile: str, timeout: int = 1800) -> float:
         os.environ.update(env_before)
 
 
-# what a throwaway copy of the book leaves out (also used by tests/test_book.py)
-BOOK_COPY_IGNORE = ("_build", ".git", ".venv", "*.egg-info", "__pycache__", ".pytest_cache")
+from .book import BOOK_COPY_IGNORE  # noqa: E402,F401 (tests/test_book.py imports it from here)
 
 
 def book_time(profile: str = "smoke") -> float:

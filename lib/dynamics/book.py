@@ -58,11 +58,124 @@ def _serve_plotly(app, config) -> None:
     dst = static / "plotly.min.js"
     if not dst.exists() or dst.stat().st_size != src.stat().st_size:
         shutil.copyfile(src, dst)
+    (static / "dynamics.css").write_text(BOOK_CSS)
     config.html_static_path = [*config.html_static_path, str(static)]  # copied to _static
+
+
+# The book's own styles: printed output wraps inside the column instead of being cut off, and
+# the notes of live panels and the provenance captions read as asides.
+BOOK_CSS = """
+div.cell_output pre, div.output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
+.dynamics-figure { max-width: 100%; }
+.dynamics-panel-note { margin: 0.4em 0 1em; font-size: 0.92em; }
+"""
+
+
+# ----------------------------------------------------------------------------- building and looking
+
+# what a throwaway copy of the book leaves out
+BOOK_COPY_IGNORE = ("_build", ".git", ".venv", "*.egg-info", "__pycache__", ".pytest_cache")
+
+
+def build(dest, chapters=None, profile: str = "smoke", strict: bool = True) -> Path:
+    """Build the book (or only ``chapters``, by notebook name) in a copy at ``dest`` with
+    ``jupyter-book build`` in ``profile``; return the HTML folder. ``strict``: warnings are
+    errors, as in the tests. Raises ``RuntimeError`` with the build log's tail on failure."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    from .results import ROOT
+
+    dest = Path(dest)
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(*BOOK_COPY_IGNORE))
+    if chapters:
+        toc = yaml.safe_load((dest / "_toc.yml").read_text())
+        wanted = [f"chapters/{c}" for c in chapters]
+        unknown = set(wanted) - {e["file"] for e in toc["chapters"]}
+        if unknown:
+            raise ValueError(f"not chapters of the book: {sorted(unknown)}")
+        toc["chapters"] = [e for e in toc["chapters"] if e["file"] in wanted]
+        (dest / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
+    env = dict(os.environ, DYNAMICS_PROFILE=profile, DYNAMICS_PROGRESS="0")
+    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(dest)]
+    if strict:
+        cmd += ["-W", "-n", "--keep-going"]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(f"book build failed (exit {out.returncode}):\n"
+                           + (out.stdout + out.stderr)[-6000:])
+    return dest / "_build" / "html"
+
+
+def chromium() -> str:
+    """The system Chromium (Debian's package), which the browser checks drive."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise RuntimeError("the browser checks need Chromium (Debian: apt-get install chromium)")
+
+
+def screenshots(html_dir, out_dir, pages=None, width: int = 1280) -> list[Path]:
+    """Full-page PNG screenshots of the built pages (default: every chapter page), taken in
+    the system Chromium through Playwright with every non-file request refused."""
+    from playwright.sync_api import sync_playwright
+
+    html_dir, out_dir = Path(html_dir), Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pages = pages or sorted(p.stem for p in (html_dir / "chapters").glob("*.html"))
+    shots = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(),
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-quic"])
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+                   else route.abort())
+        for name in pages:
+            page.goto((html_dir / "chapters" / f"{name}.html").as_uri(), wait_until="load")
+            page.wait_for_timeout(1500)
+            shot = out_dir / f"{name}.png"
+            page.screenshot(path=str(shot), full_page=True)
+            shots.append(shot)
+        browser.close()
+    return shots
+
+
+def main(argv=None) -> int:
+    """``python -m dynamics.book build [chapter ...] [--profile P] [--dest DIR] [--shots]``:
+    build the book (or some chapters) in a copy and, with ``--shots``, save a full-page
+    screenshot of each chapter page under ``DIR/shots``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m dynamics.book", description=main.__doc__)
+    parser.add_argument("command", choices=["build"])
+    parser.add_argument("chapters", nargs="*", help="chapter notebook names (default: all)")
+    parser.add_argument("--profile", default="smoke")
+    parser.add_argument("--dest", default="_build/preview")
+    parser.add_argument("--shots", action="store_true")
+    parser.add_argument("--loose", action="store_true", help="do not treat warnings as errors")
+    args = parser.parse_args(argv)
+    html = build(Path(args.dest).resolve() / "book", args.chapters or None, args.profile,
+                 strict=not args.loose)
+    print(f"built: {html}")
+    if args.shots:
+        for shot in screenshots(html, Path(args.dest).resolve() / "shots", args.chapters or None):
+            print(f"screenshot: {shot}")
+    return 0
 
 
 def setup(app):
     os.environ.setdefault("DYNAMICS_PROGRESS", "0")
     app.connect("config-inited", _serve_plotly)
     app.add_js_file("plotly.min.js", priority=200)
+    app.add_css_file("dynamics.css")
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -112,6 +112,16 @@ class Config:
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
+    def _repr_html_(self) -> str:
+        """In a notebook, a config shows as a table of its settings and what each means
+        (a one-line repr would run off the page)."""
+        from .plots import table
+
+        rows = [dict(setting=f.name, value=repr(getattr(self, f.name)) if isinstance(
+                     getattr(self, f.name), str) else getattr(self, f.name),
+                     meaning=f.metadata.get("help", "")) for f in fields(self)]
+        return f"<b>{type(self).__name__}</b>" + table(rows, digits=4).data
+
     @classmethod
     def describe(cls) -> str:
         """A table of the fields: name, default, description (for docs and notebooks)."""

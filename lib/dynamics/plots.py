@@ -1,21 +1,32 @@
-"""Plotly figures in one house style, and the renderer that makes them visible everywhere.
+"""Plotly figures and tables in one house style, sized for the book's text column.
 
-Jupyter Book 1.x drops plotly's own output type, so every figure is emitted as ``text/html``:
-a ``div`` and a script that draws it with ``Plotly.newPlot``. In the built book, plotly.js is
-one of the book's own static files (see :mod:`dynamics.sphinx`), so pages need no network;
+Every figure is drawn through :func:`to_html`, which applies :func:`house`, the one layout of
+the book, to a copy of the figure. Builders therefore only say *what* to draw; where the
+legend, the title, a slider and the tick labels go is decided here, for every figure alike:
+
+- the **title** sits top left and wraps to the column (keep it short: the prose carries the rest);
+- the **legend** runs horizontally above the plot, under the title, so it never covers data
+  and never meets a slider, which always sits below the x-axis;
+- a **slider** gets room for its rail and its current value; its step labels are shown only
+  when they fit side by side (the current value always names the active step);
+- **log axes** label only as many ticks as fit (powers of ten when space is short);
+- **multi-panel** figures keep the full width, since the legend is not beside them.
+
+Jupyter Book 1.x drops plotly's own output type, so figures are emitted as ``text/html``: a
+``div`` and a script that draws it with ``Plotly.newPlot``. In the built book, plotly.js is
+one of the book's own static files (see :mod:`dynamics.book`), so pages need no network;
 on Colab or in Jupyter, where no Plotly is loaded yet, the script fetches plotly.js from its CDN.
 
-Builders:
-- :func:`curves`: metrics of one or several histories against step;
-- :func:`heatmap`: a 2-D grid of values (phase diagrams);
-- :func:`slider`: one figure per value of a parameter, with a slider (static counterpart of a
-  widget: works in the book without a kernel);
-- :func:`bars`, :func:`mark_step`, :func:`caption`.
+Builders: :func:`figure`, :func:`subplots`, :func:`curves`, :func:`heatmap`, :func:`bars`,
+:func:`slider` (one figure per value of a parameter: the static counterpart of a widget),
+:func:`mark_step`; tables and text: :func:`table`, :func:`number`, :func:`caption`,
+:func:`rounded`.
 """
 from __future__ import annotations
 
 import html
-import json
+import math
+import textwrap
 import uuid
 from typing import Iterable, Sequence
 
@@ -26,11 +37,14 @@ import plotly.io as pio
 
 PALETTE = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6", "#dd4477",
            "#66aa00", "#b82e2e", "#316395"]
-HEIGHT = 420
+HEIGHT = 420        # default figure height (px), margins included, before the house layout
+COLUMN = 690        # width (px) of a cell output in the book's text column (sphinx-book-theme at 1280 px)
+FONT = 13
+CHAR = 0.55 * FONT  # average width of a character of the house font, in px
 
 pio.templates["dynamics"] = go.layout.Template(
     layout=dict(
-        font=dict(family="Inter, Helvetica, Arial, sans-serif", size=13, color="#222"),
+        font=dict(family="Inter, Helvetica, Arial, sans-serif", size=FONT, color="#222"),
         colorway=PALETTE,
         paper_bgcolor="white",
         plot_bgcolor="white",
@@ -45,24 +59,246 @@ pio.templates["dynamics"] = go.layout.Template(
     )
 )
 pio.templates.default = "plotly_white+dynamics"
+TEMPLATE = "plotly_white+dynamics"
 
 CDN = f"https://cdn.plot.ly/plotly-{plotly.offline.get_plotlyjs_version()}.min.js"
+# the plotly toolbar, trimmed to what a reader uses (it overlaps less of the figure)
+CONFIG = {"responsive": True, "displaylogo": False,
+          "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines",
+                                     "hoverClosestCartesian", "hoverCompareCartesian"]}
 
+
+# ----------------------------------------------------------------------------- house layout
+
+def _legend_entries(fig: go.Figure) -> list[str]:
+    """Names of the visible traces that appear in the legend (one per legend group or name;
+    in a slider figure, those of the active step)."""
+    names, seen = [], set()
+    for tr in fig.data:
+        show = tr.showlegend
+        if show is False or tr.visible is False or tr.visible == "legendonly":
+            continue
+        if show is None and tr.type in ("heatmap", "contour", "surface", "histogram2d"):
+            continue
+        if not tr.name:
+            continue
+        key = tr.legendgroup or tr.name
+        if key in seen:
+            continue
+        seen.add(key)
+        names.append(str(tr.name))
+    return names
+
+
+def _legend_rows(names: Sequence[str], width: float) -> int:
+    """Rows a horizontal legend of ``names`` takes in ``width`` px. Plotly puts the entries
+    in one row when they fit, else in columns as wide as the widest entry."""
+    widths = [40 + CHAR * 0.9 * len(html.unescape(name)) for name in names]
+    if sum(widths) <= width:
+        return 1
+    per_row = max(1, int(width // max(widths)))
+    return math.ceil(len(widths) / per_row)
+
+
+def _wrap(text: str, chars: int) -> tuple[str, int]:
+    """Wrap a title at ``chars`` characters with ``<br>``; returns (text, lines)."""
+    parts = []
+    for line in str(text).split("<br>"):
+        parts += textwrap.wrap(line, chars) or [""]
+    return "<br>".join(parts), len(parts)
+
+
+def _axis_data(fig: go.Figure, axis: str) -> np.ndarray:
+    """All finite positive values plotted against one axis (``xaxis``, ``yaxis2``, ...)."""
+    letter, ref = axis[0], axis[0] + axis[5:]
+    values = []
+    for tr in fig.data:
+        if (getattr(tr, f"{letter}axis", None) or letter) != ref:
+            continue
+        v = getattr(tr, letter, None)
+        if v is None:
+            continue
+        try:
+            arr = np.asarray(v, dtype=float).ravel()
+        except (TypeError, ValueError):
+            continue
+        values.append(arr[np.isfinite(arr) & (arr > 0)])
+    return np.concatenate(values) if values else np.zeros(0)
+
+
+def _log_ticks(fig: go.Figure, axis: str, length_px: float) -> dict:
+    """Tick values and labels for a log axis of ``length_px`` pixels: 1-2-5 per decade when
+    they fit, else powers of ten (every one, or every other...), written out as numbers
+    (plotly's own minor labels print 0.5 as "5")."""
+    ax = fig.layout[axis]
+    if ax.dtick is not None or ax.tickvals is not None:
+        return {}
+    if ax.range is not None:
+        lo, hi = ax.range
+    else:
+        v = _axis_data(fig, axis)
+        if not len(v):
+            return {}
+        lo, hi = math.log10(v.min()), math.log10(v.max())
+    room = max(2, int(length_px / (26 if axis.startswith("y") else 55)))  # labels that fit
+    k0, k1 = math.floor(lo + 1e-9), math.ceil(hi - 1e-9)
+
+    def inside(vals):
+        return [v for v in vals if lo - 0.02 <= math.log10(v) <= hi + 0.02]
+
+    for mantissas in ((1, 2, 5), (1, 3), (1,)):
+        vals = inside([m * 10.0 ** k for k in range(k0, k1 + 1) for m in mantissas])
+        if len(vals) <= room and len(vals) >= 2:
+            break
+    else:
+        every = math.ceil((k1 - k0 + 1) / room)
+        vals = [10.0 ** k for k in range(k0, k1 + 1) if (k - k0) % every == 0]
+    if len(vals) < 2:  # a range narrower than the 1-2-5 grid: let plotly choose
+        return {}
+    text = [_tick(v) for v in vals]
+    return dict(tickvals=vals, ticktext=text)
+
+
+def _tick(v: float) -> str:
+    """A log-axis label: plain for 0.001..99,999, else 10 to a power."""
+    k = math.floor(math.log10(v) + 1e-9)
+    m = round(v / 10.0 ** k)
+    if -3 <= k <= 4:
+        return number(v, 1)
+    return (f"{m}·" if m != 1 else "") + f"10{_superscript(k)}"
+
+
+def _rotated_ticks(fig: go.Figure, inner: float) -> float:
+    """Extra px below the plot when an x-axis's category labels will not fit side by side
+    (plotly then turns them)."""
+    extra = 0.0
+    for name in _axis_names(fig):
+        if not name.startswith("xaxis"):
+            continue
+        ref = "x" + name[5:]
+        labels = set()
+        for tr in fig.data:
+            if (getattr(tr, "xaxis", None) or "x") != ref or getattr(tr, "x", None) is None:
+                continue
+            labels |= {str(v) for v in tr.x if isinstance(v, str)}
+        if not labels:
+            continue
+        dom = fig.layout[name].domain or (0, 1)
+        if sum(12 + CHAR * 0.85 * len(lb) for lb in labels) > (dom[1] - dom[0]) * inner:
+            extra = max(extra, min(0.75 * CHAR * max(map(len, labels)), 90))
+    return extra
+
+
+def house(fig: go.Figure, width: int = COLUMN) -> go.Figure:
+    """Apply the book's layout to ``fig`` (in place) and return it. See the module docstring.
+
+    The builder's ``height`` is read as the height it wanted with the template's margins
+    (50 px top and bottom); the plot area keeps that size and the figure grows by what the
+    title, legend and slider need.
+    """
+    lay = fig.layout
+    if lay.template is None or not lay.template.layout.to_plotly_json():
+        lay.template = TEMPLATE
+    height = lay.height or HEIGHT
+    margin = lay.margin
+    plot_h = max(200, height - (margin.t if margin.t is not None else 50)
+                 - (margin.b if margin.b is not None else 50))
+    left = margin.l if margin.l is not None else 60
+    right = margin.r if margin.r is not None else 20
+    if any(getattr(tr, "showscale", None) is not False and tr.type in ("heatmap", "contour")
+           for tr in fig.data):
+        right = max(right, 20)  # plotly adds the colorbar's own room
+    inner = width - left - right
+    is_3d = any(tr.type in ("scatter3d", "surface", "mesh3d") for tr in fig.data)
+
+    # title: top left, wrapped to the column, clear of the toolbar at the top right
+    # (plotly misplaces a multi-line title anchored at its top: anchor its middle instead)
+    top, lines = 10, 0
+    title = lay.title.text if lay.title and lay.title.text else ""
+    if title:
+        wrapped, lines = _wrap(title, int((width - 170) / (CHAR * 1.1)))
+        lay.title = dict(text=wrapped, x=0, xanchor="left", xref="paper", yanchor="middle",
+                         yref="container", font=dict(size=FONT + 2))
+        top += 10 + 20 * lines
+    # subplot titles and other annotations above the plot area
+    above = [a for a in (lay.annotations or ()) if a.yref == "paper" and a.y is not None
+             and a.y >= 0.99 and a.yanchor in ("bottom", None) and not a.showarrow]
+    sub_h = 22 if above else 0
+    # legend: horizontal, above the plot (under the title and subplot titles)
+    entries = _legend_entries(fig)
+    show_legend = lay.showlegend is not False and (len(entries) > 1 or lay.showlegend is True)
+    legend_h = 0
+    if show_legend and entries:
+        rows = _legend_rows(entries, inner)
+        legend_h = 4 + 20 * rows
+        lay.legend = dict(orientation="h", x=0, xanchor="left", y=1 + (sub_h + 6) / plot_h,
+                          yanchor="bottom", bgcolor="rgba(255,255,255,0)",
+                          font=dict(size=FONT - 1), traceorder="normal")
+        lay.showlegend = True
+    elif not is_3d:
+        lay.showlegend = False
+    top += legend_h + sub_h
+    # bottom: x-axis ticks and title, then the slider
+    has_xtitle = any(ax.title.text for ax in _axes(fig, "x"))
+    bottom = 42 + (22 if has_xtitle else 0) + (0 if is_3d else _rotated_ticks(fig, inner))
+    if lay.sliders:
+        for s in lay.sliders:
+            labels = [str(st.label) for st in s.steps]
+            widths = [6 + CHAR * 0.85 * len(lb) for lb in labels]
+            fits = sum(widths) <= inner * 0.9
+            # the first and last labels are centred on the rail's ends: leave them room
+            pad_l = int(widths[0] / 2) if fits and widths else 0
+            pad_r = int(widths[-1] / 2) if fits and widths else 0
+            s.update(x=0, len=1, xanchor="left", y=0, yanchor="top",
+                     pad=dict(t=bottom + 4, b=4, l=pad_l, r=pad_r),
+                     currentvalue=dict(visible=True, xanchor="left",
+                                       font=dict(size=FONT, color="#222"),
+                                       prefix=s.currentvalue.prefix or ""),
+                     font=dict(size=FONT - 2, color="#444" if fits else "rgba(0,0,0,0)"),
+                     ticklen=4 if fits else 3, minorticklen=2)
+        bottom += 78 * len(lay.sliders)
+    lay.margin = dict(l=left, r=right, t=top, b=bottom, autoexpand=True)
+    lay.height = int(plot_h + top + bottom)
+    if title:
+        lay.title.y = 1 - (8 + 10 * lines) / lay.height
+    # log axes: readable ticks
+    if not is_3d:
+        for ax_name in _axis_names(fig):
+            ax = lay[ax_name]
+            if ax.type != "log":
+                continue
+            dom = ax.domain or (0, 1)
+            span = (dom[1] - dom[0]) * (inner if ax_name.startswith("x") else plot_h)
+            ax.update(_log_ticks(fig, ax_name, span))
+    return fig
+
+
+def _axis_names(fig: go.Figure) -> list[str]:
+    return [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))] or \
+        ["xaxis", "yaxis"]
+
+
+def _axes(fig: go.Figure, letter: str):
+    return [fig.layout[k] for k in _axis_names(fig) if k.startswith(letter + "axis")]
+
+
+# ----------------------------------------------------------------------------- rendering
 
 def to_html(fig: go.Figure) -> str:
-    """The figure as a self-drawing HTML fragment (uses a loaded Plotly, else the CDN)."""
+    """The figure, in the house layout, as a self-drawing HTML fragment (uses a loaded
+    Plotly, else plotly.js from its CDN)."""
+    fig = house(go.Figure(fig))
     div = f"dyn-{uuid.uuid4().hex[:12]}"
     spec = fig.to_json()
-    height = fig.layout.height or HEIGHT
     return (
         f'<div id="{div}" class="dynamics-figure plotly-graph-div" '
-        f'style="height:{height}px; width:100%;"></div>\n'
+        f'style="height:{fig.layout.height}px; width:100%;"></div>\n'
         '<script type="text/javascript">\n'
         "(function () {\n"
         f"  var fig = {spec};\n"
         "  function draw() {\n"
-        f"    Plotly.newPlot('{div}', fig.data, fig.layout, "
-        "{responsive: true, displaylogo: false}).then(function (gd) {\n"
+        f"    Plotly.newPlot('{div}', fig.data, fig.layout, {_json(CONFIG)})"
+        ".then(function (gd) {\n"
         "      if (fig.frames) { Plotly.addFrames(gd, fig.frames); } });\n"
         "  }\n"
         "  if (window.Plotly) { draw(); } else {\n"
@@ -72,6 +308,12 @@ def to_html(fig: go.Figure) -> str:
         "})();\n"
         "</script>"
     )
+
+
+def _json(obj) -> str:
+    import json
+
+    return json.dumps(obj)
 
 
 class _BookRenderer(pio.base_renderers.MimetypeRenderer):
@@ -96,20 +338,36 @@ def caption(text: str) -> None:
     """Display a small caption (used for the provenance of precomputed figures)."""
     from IPython.display import HTML, display
 
-    display(HTML(f'<p class="dynamics-caption" style="font-size:0.85em;color:#555;">'
-                 f"{html.escape(text)}</p>"))
+    display(HTML(f'<p class="dynamics-caption" style="font-size:0.85em;color:#555;'
+                 f'margin-top:0.2em;">{html.escape(text)}</p>'))
 
+
+# ----------------------------------------------------------------------------- builders
 
 def figure(title: str = "", xtitle: str = "", ytitle: str = "", logx: bool = False,
            logy: bool = False, height: int | None = None) -> go.Figure:
     """An empty figure in the house style."""
     fig = go.Figure()
     fig.update_layout(title=title, xaxis_title=xtitle, yaxis_title=ytitle,
-                      height=height or HEIGHT)
+                      height=height or HEIGHT, template=TEMPLATE)
     if logx:
         fig.update_xaxes(type="log")
     if logy:
         fig.update_yaxes(type="log")
+    return fig
+
+
+def subplots(rows: int = 1, cols: int = 2, titles: Sequence[str] = (), title: str = "",
+             height: int | None = None, **kwargs) -> go.Figure:
+    """A grid of panels in the house style (``make_subplots`` with spacing that suits the
+    column); ``kwargs`` go to ``make_subplots`` (``shared_xaxes``, ``column_widths``, ``specs``...)."""
+    from plotly.subplots import make_subplots
+
+    kwargs.setdefault("horizontal_spacing", 0.1 if cols > 1 else 0.0)
+    kwargs.setdefault("vertical_spacing", 0.14 if rows > 1 else 0.0)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=list(titles) or None, **kwargs)
+    fig.update_layout(template=TEMPLATE, title=title,
+                      height=height or (HEIGHT if rows == 1 else 100 + 280 * rows))
     return fig
 
 
@@ -138,11 +396,17 @@ def curves(histories, metrics: Sequence[str] = ("train_acc", "test_acc"), title:
     return fig
 
 
-def mark_step(fig: go.Figure, step: float | None, label: str, color: str = "#555") -> go.Figure:
-    """A labelled vertical line at ``step`` (no-op for None)."""
-    if step is not None:
-        fig.add_vline(x=step, line=dict(color=color, dash="dot", width=1),
-                      annotation_text=label, annotation_position="top")
+def mark_step(fig: go.Figure, step: float | None, label: str, color: str = "#555",
+              row: int | None = None, col: int | None = None, logx: bool = False) -> go.Figure:
+    """A dotted vertical line at ``step``, labelled inside the top of the plot (no-op for None).
+    Annotations on a log axis take log10 coordinates: say ``logx=True`` there."""
+    if step is None:
+        return fig
+    where = dict(row=row, col=col) if row is not None else {}
+    fig.add_vline(x=step, line=dict(color=color, dash="dot", width=1), **where)
+    fig.add_annotation(x=math.log10(step) if logx else step, y=1, yref="y domain", text=label,
+                       showarrow=False, xanchor="left", yanchor="top", xshift=3,
+                       font=dict(size=FONT - 2, color=color), **where)
     return fig
 
 
@@ -155,7 +419,7 @@ def heatmap(z, x, y, title: str = "", xtitle: str = "", ytitle: str = "", ztitle
     ys = [f"{v:.3g}" for v in y] if logy else list(y)
     fig = figure(title, xtitle, ytitle)
     fig.add_heatmap(z=z, x=xs, y=ys, zmin=zmin, zmax=zmax, colorscale=colorscale,
-                    colorbar=dict(title=ztitle),
+                    colorbar=dict(title=dict(text=ztitle, side="right"), thickness=14),
                     texttemplate="%{z:" + text_fmt + "}" if text_fmt else None,
                     hovertemplate=f"{xtitle}=%{{x}}<br>{ytitle}=%{{y}}<br>{ztitle}=%{{z:.4g}}<extra></extra>")
     fig.update_layout(hovermode="closest")
@@ -172,11 +436,14 @@ def slider(figures: Sequence[go.Figure], labels: Sequence, name: str = "",
 
     All traces are stacked into one figure and the slider toggles their visibility, so the
     result works in the static book with no kernel. Layout (axes, titles) comes from the
-    first figure; a figure's own ``layout.title`` becomes the slider step's title.
+    first figure; a figure's own ``layout.title`` becomes the slider step's title. Where the
+    slider goes is the house layout's business (:func:`house`).
     """
     if len(figures) == 0 or len(figures) != len(labels):
         raise ValueError("slider() needs as many labels as figures, and at least one figure")
     active = len(figures) - 1 if active is None else active
+    if not 0 <= active < len(figures):
+        raise ValueError(f"active must index the figures (0..{len(figures) - 1}), got {active}")
     fig = go.Figure(layout=figures[0].layout)
     counts = []
     for k, f in enumerate(figures):
@@ -192,12 +459,10 @@ def slider(figures: Sequence[go.Figure], labels: Sequence, name: str = "",
         vis[offsets[k]:offsets[k + 1]] = [True] * counts[k]
         sub = figures[k].layout.title.text if figures[k].layout.title.text else title
         steps.append(dict(method="update", label=str(label),
-                          args=[{"visible": vis}, {"title.text": sub}]))
+                          args=[{"visible": vis}, {"title.text": _wrap(sub, 60)[0] if sub else sub}]))
     fig.update_layout(
         title=figures[active].layout.title.text or title,
-        sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix=f"{name} = "),
-                      pad=dict(t=50))],
-        height=(figures[0].layout.height or HEIGHT) + 80,
+        sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix=f"{name} = " if name else ""))],
     )
     return fig
 
@@ -207,21 +472,117 @@ def bars(labels: Sequence[str], values: Sequence[float], title: str = "", ytitle
     """A bar chart with the values written on the bars."""
     fig = figure(title, "", ytitle, logy=logy)
     fig.add_bar(x=list(labels), y=list(values), text=[text_fmt.format(v) for v in values],
-                textposition="outside", marker_color=PALETTE[0],
+                textposition="outside", marker_color=PALETTE[0], cliponaxis=False,
                 error_y=dict(type="data", array=list(errors)) if errors is not None else None)
     fig.update_layout(hovermode="closest", showlegend=False)
     return fig
 
 
-def table(rows: Iterable[dict], columns: Sequence[str] | None = None):
-    """A list of dicts as an HTML table (for 'claims vs measured' tables)."""
+# ----------------------------------------------------------------------------- numbers and tables
+
+def number(value, digits: int = 3, missing: str = "—") -> str:
+    """A number as the book prints it: integers with thousands separators, other values to
+    ``digits`` significant digits (scientific notation only when very small or large);
+    None and NaN become ``missing``."""
+    if value is None:
+        return missing
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(v):
+        return missing
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    if v == 0:
+        return "0"
+    if v == round(v) and abs(v) < 1e6 and isinstance(value, float) and abs(v) >= 10 ** (digits - 1):
+        return f"{int(v):,}"
+    mag = math.floor(math.log10(abs(v)))
+    if mag < -3 or mag >= 6:
+        mant, exp = f"{v:.{max(digits - 1, 0)}e}".split("e")
+        if "." in mant:
+            mant = mant.rstrip("0").rstrip(".")
+        return f"{mant.replace('-', '−')}×10{_superscript(int(exp))}"
+    decimals = max(digits - 1 - mag, 0)
+    out = f"{v:,.{decimals}f}"
+    if "." in out:
+        out = out.rstrip("0").rstrip(".")
+    return out.replace("-", "−")
+
+
+def _superscript(n: int) -> str:
+    return str(n).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def _is_number(v) -> bool:
+    return v is None or (isinstance(v, (int, float, np.integer, np.floating))
+                         and not isinstance(v, (bool, np.bool_)))
+
+
+TABLE_CSS = """
+.dynamics-table-wrap { overflow-x: auto; max-width: 100%; margin: 0.6em 0 1.2em; }
+table.dynamics-table { border-collapse: collapse; font-size: 0.9em; line-height: 1.35;
+  width: auto; max-width: 100%; }
+table.dynamics-table th, table.dynamics-table td { padding: 0.3em 0.7em;
+  border-bottom: 1px solid #e3e3e3; vertical-align: top; text-align: left; }
+table.dynamics-table th { border-bottom: 2px solid #bbb; font-weight: 600; }
+table.dynamics-table td.num, table.dynamics-table th.num { text-align: right;
+  font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.dynamics-table td.text { min-width: 8em; }
+table.dynamics-table td.missing { color: #888; font-style: italic; }
+"""
+
+
+def table(rows: Iterable[dict], columns: Sequence[str] | None = None, *,
+          digits: int = 3, missing: str = "not reached", formats: dict | None = None):
+    """A list of dicts as an HTML table in the house style.
+
+    Numbers are right-aligned and printed with :func:`number` (``digits`` significant digits;
+    ``formats={"column": "{:.1%}"}`` or a function overrides a column); None/NaN print as
+    ``missing``. Put units in the column names ("time (s)"). Text wraps; a table wider than
+    the column scrolls inside it instead of leaving it.
+    """
     from IPython.display import HTML
 
     rows = list(rows)
     columns = list(columns or (rows[0].keys() if rows else []))
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in columns) + "</tr>"
-        for r in rows)
-    return HTML(f'<table class="dynamics-table"><thead><tr>{head}</tr></thead>'
-                f"<tbody>{body}</tbody></table>")
+    formats = formats or {}
+    numeric = {c: all(_is_number(r.get(c)) for r in rows) and
+               any(r.get(c) is not None for r in rows) for c in columns}
+
+    def cell(c, v) -> str:
+        miss = v is None or (isinstance(v, float) and math.isnan(v))
+        if miss:
+            text, cls = missing, "missing num" if numeric[c] else "missing"
+        elif c in formats:
+            f = formats[c]
+            text, cls = (f(v) if callable(f) else f.format(v)), "num" if numeric[c] else "text"
+        elif numeric[c]:
+            text, cls = number(v, digits), "num"
+        else:
+            text, cls = str(v), "text"
+        return f'<td class="{cls}">{html.escape(text)}</td>'
+
+    head = "".join(f'<th class="{"num" if numeric[c] else ""}">{html.escape(str(c))}</th>'
+                   for c in columns)
+    body = "".join("<tr>" + "".join(cell(c, r.get(c)) for c in columns) + "</tr>" for r in rows)
+    return HTML(f"<style>{TABLE_CSS}</style>"
+                f'<div class="dynamics-table-wrap"><table class="dynamics-table">'
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def rounded(obj, digits: int = 5):
+    """Floats rounded to ``digits`` significant digits, recursively (keeps the JSON in
+    ``data/`` small; used by every theme's precompute)."""
+    if isinstance(obj, dict):
+        return {k: rounded(v, digits) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [rounded(v, digits) for v in obj]
+    if isinstance(obj, float) and math.isfinite(obj) and obj != 0.0:
+        return round(obj, digits - 1 - int(math.floor(math.log10(abs(obj)))))
+    return obj

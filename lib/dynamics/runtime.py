@@ -12,10 +12,13 @@ the seed from ``DYNAMICS_SEED`` (default 0).
 """
 from __future__ import annotations
 
+import contextvars
 import os
 import platform
 import random
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 import torch
@@ -87,6 +90,69 @@ def pick(profile: str | None = None, **by_profile):
         if name in by_profile:
             return by_profile[name]
     raise ValueError(f"pick() needs a value for at least one of {order[profile]}")
+
+
+# ----------------------------------------------------------------------------- progress bars
+
+_PROGRESS: contextvars.ContextVar = contextvars.ContextVar("dynamics_progress", default=None)
+
+
+def progress_enabled(progress: bool | None = None) -> bool:
+    """Whether training loops draw tqdm bars: ``progress`` if given, else what
+    :func:`progress_bars` set in this context, else ``$DYNAMICS_PROGRESS`` (default on)."""
+    if progress is not None:
+        return bool(progress)
+    forced = _PROGRESS.get()
+    if forced is not None:
+        return forced
+    return os.environ.get("DYNAMICS_PROGRESS", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
+@contextmanager
+def progress_bars(on: bool):
+    """Switch tqdm bars on or off inside a block (a live panel has its own progress bar)."""
+    token = _PROGRESS.set(bool(on))
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+# ----------------------------------------------------------------------------- dry runs
+# ``DYNAMICS_DRY_RUN=<n>`` runs every experiment at its profile's *sizes* (models, data,
+# grids' extremes) but only ``n`` steps per training and two cells per grid: it proves a
+# profile (the gpu one, on a CPU) end to end in seconds. Training loops cap their steps with
+# ``cap_steps``; grids and lists of runs are cut with ``cap_grid``.
+
+def dry_run() -> int | None:
+    """Steps per training in a dry run (``$DYNAMICS_DRY_RUN``), or None in a real run."""
+    raw = os.environ.get("DYNAMICS_DRY_RUN", "").strip().lower()
+    if raw in ("", "0", "false", "off", "no"):
+        return None
+    if raw in ("1", "true", "on", "yes"):
+        return 3
+    try:
+        n = int(raw)
+    except ValueError:
+        raise ValueError(f"DYNAMICS_DRY_RUN must be a number of steps (or 0/1), got {raw!r}") from None
+    if n < 1:
+        raise ValueError(f"DYNAMICS_DRY_RUN must be a positive number of steps, got {n}")
+    return n
+
+
+def cap_steps(steps: int) -> int:
+    """``steps``, or the dry run's step cap when that is smaller."""
+    cap = dry_run()
+    return steps if cap is None else min(int(steps), cap)
+
+
+def cap_grid(values: Sequence, keep: int = 2) -> list:
+    """``values``, or in a dry run only its first and last (``keep`` values, ends first)."""
+    values = list(values)
+    if dry_run() is None or len(values) <= keep:
+        return values
+    idx = sorted({round(i * (len(values) - 1) / (keep - 1)) for i in range(keep)}) if keep > 1 else [0]
+    return [values[i] for i in idx]
 
 
 @dataclass(frozen=True)

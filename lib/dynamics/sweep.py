@@ -39,7 +39,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .data import Dataset
-from .train import History, _progress_enabled, check_hyper, eval_schedule, train
+from .runtime import progress_enabled
+from .train import History, check_hyper, eval_schedule, train
 
 OPTIMIZERS = ("adamw", "adam", "adam_l2", "sgd", "momentum")
 LOSSES = ("cross_entropy", "mse")
@@ -903,7 +904,7 @@ def _train_batched(model_fn, data, configs, resolved, *, chunk, steps, optimizer
         groups.setdefault(_signature(model_fn, cfg), []).append(k)
     chunks = [ks[i:i + chunk] for ks in groups.values() for i in range(0, len(ks), chunk)]
     bar = None
-    if _progress_enabled(progress):
+    if progress_enabled(progress):
         from tqdm.auto import tqdm
 
         bar = tqdm(total=steps * len(chunks), desc=f"{K} configs", leave=False)

@@ -18,7 +18,6 @@ Design choices a reader may want to know about:
 from __future__ import annotations
 
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -29,6 +28,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .data import Dataset
+from .runtime import progress_enabled
 
 OPTIMIZERS = ("sgd", "momentum", "adam", "adam_l2", "adamw", "muon")
 LOSSES = ("cross_entropy", "mse")
@@ -205,12 +205,6 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: Callab
     return total_loss / len(x), correct / len(x)
 
 
-def _progress_enabled(progress: bool | None) -> bool:
-    if progress is not None:
-        return bool(progress)
-    return os.environ.get("DYNAMICS_PROGRESS", "1") not in ("0", "false", "off")
-
-
 def log_steps(steps: int, n: int = 60) -> list[int]:
     """About ``n`` evaluation steps spaced evenly on a log axis from 1 to ``steps``."""
     return sorted({int(round(s)) for s in np.geomspace(1, steps, n)} | {steps})
@@ -291,7 +285,7 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
         return any([bool(cb(step, history, model)) for cb in callbacks])
 
     bar = None
-    if _progress_enabled(progress):
+    if progress_enabled(progress):
         from tqdm.auto import tqdm
 
         bar = tqdm(total=steps, desc=desc, leave=False)

@@ -1,37 +1,55 @@
 """Live experiment panels from a declarative list of controls (core ipywidgets only).
 
-A panel is controls + a Run button + a progress bar + a status line + a figure that
+A panel is controls + Run and Stop buttons + a progress bar + a status line + a figure that
 updates while training runs::
 
     def run(update, lr, wd):
-        h = train(..., callbacks=[update.every(lambda h: curves(h))])
+        h = train(..., callbacks=[update.every(lambda h: curves(h), total_steps=steps)])
         return curves(h)
 
     panel = Panel(run, [Slider("lr", 1e-4, 1e-1, log=True, value=1e-3),
-                        Choice("wd", [0.0, 0.1, 1.0])], title="Try it")
+                        Choice("wd", [0.0, 0.1, 1.0])], title="Try it", above="live")
     panel            # shows it; panel.set(lr=0.01); panel.click() drives it without a browser
 
-``run(update, **values)`` returns the final figure. ``update(fig=..., progress=..., status=...)``
-redraws while it runs; ``update.every(build)`` makes a ``train`` callback that redraws with
-``build(history)`` at most every ``interval`` seconds. A run that raises ``ValueError``
-shows "invalid: ..." and any other error "failed: ..."; the panel stays usable either way.
-A run may report divergence with ``update(status="diverged at step k")``.
+The contract a run function relies on:
 
-In the static book a panel cannot run; it shows a note instead (the figure above it, computed
-in advance, is its static counterpart).
+- ``run(update, **values)`` returns the final figure (or None to keep the last one drawn).
+- ``update(fig=..., progress=..., status=...)`` redraws while it runs. Once the reader has
+  pressed **Stop**, every call raises :class:`Stopped`, which the panel reports as "stopped".
+- ``update.every(build, total_steps=...)`` is a ``train`` callback: it sets the progress bar,
+  redraws with ``build(history)`` at most every ``interval`` seconds, and returns True (stop
+  training) once Stop was pressed, so the run can still draw what it has.
+- ``update.ticker(total)`` is the same for loops and sweeps: ``tick(done)`` sets the progress
+  to ``done / total`` and returns True once Stop was pressed.
+
+A run that raises ``ValueError`` shows "invalid: ..." and any other error "failed: ...";
+the panel stays usable either way, and its status never stays on "running". A run may report
+divergence with ``update(status="diverged at step k")``. In a live kernel the Run button
+trains in a background thread, so the Stop button (and the rest of the notebook) stays
+responsive; :meth:`Panel.click` runs in the calling thread (tests, scripts). Progress bars
+(tqdm) are switched off inside a panel: the panel has its own.
+
+In the static book a panel cannot run. It shows a note instead that says what the panel
+would let a reader change, and where the figure above it came from (``above=``).
 """
 from __future__ import annotations
 
+import html
 import math
+import threading
 import time
 import traceback
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Sequence
 
 import ipywidgets as W
-from IPython.display import HTML, clear_output, display
 
 from .plots import to_html
+from .runtime import get_profile, progress_bars
+
+
+class Stopped(Exception):
+    """Raised by ``update(...)`` inside a panel's run after the reader pressed Stop."""
 
 
 @dataclass
@@ -47,13 +65,28 @@ class Slider:
     integer: bool = False
     description: str = ""
 
+    def __post_init__(self):
+        if not self.low < self.high:
+            raise ValueError(f"slider {self.name!r} needs low < high, got [{self.low}, {self.high}]")
+        if self.log and self.low <= 0:
+            raise ValueError(f"log slider {self.name!r} needs low > 0")
+        if self.value is not None:
+            self.check(self.value)
+
+    def check(self, value) -> None:
+        """Refuse a value outside the slider's range (ipywidgets would clamp it silently)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{self.name} must be a number in [{self.low:g}, {self.high:g}], got {value!r}")
+        if not self.low <= value <= self.high:
+            raise ValueError(f"{self.name} must lie in [{self.low:g}, {self.high:g}], got {value:g}")
+        if self.integer and int(value) != value:
+            raise ValueError(f"{self.name} must be an integer, got {value!r}")
+
     def build(self):
         value = self.low if self.value is None else self.value
         label = self.description or self.name
         style = dict(description_width="initial")
         if self.log:
-            if self.low <= 0:
-                raise ValueError(f"log slider {self.name!r} needs low > 0")
             return W.FloatLogSlider(value=value, base=10, min=math.log10(self.low),
                                     max=math.log10(self.high), step=self.step or 0.1,
                                     description=label, style=style, readout_format=".2e")
@@ -63,6 +96,9 @@ class Slider:
         return W.FloatSlider(value=value, min=self.low, max=self.high,
                              step=self.step or (self.high - self.low) / 100,
                              description=label, style=style, readout_format=".3g")
+
+    def describe(self) -> str:
+        return f"{self.description or self.name} ({self.low:g} to {self.high:g})"
 
 
 @dataclass
@@ -74,11 +110,24 @@ class Choice:
     value: Any = None
     description: str = ""
 
+    def __post_init__(self):
+        if not len(self.options):
+            raise ValueError(f"choice {self.name!r} needs at least one option")
+        if self.value is not None:
+            self.check(self.value)
+
+    def check(self, value) -> None:
+        if value not in list(self.options):
+            raise ValueError(f"{self.name} must be one of {list(self.options)}, got {value!r}")
+
     def build(self):
         value = self.options[0] if self.value is None else self.value
         return W.Dropdown(options=list(self.options), value=value,
                           description=self.description or self.name,
                           style=dict(description_width="initial"))
+
+    def describe(self) -> str:
+        return self.description or self.name
 
 
 def controls_for(config, names: Sequence[str], **overrides) -> list:
@@ -92,7 +141,7 @@ def controls_for(config, names: Sequence[str], **overrides) -> list:
             raise ValueError(f"{type(instance).__name__} has no field {name!r}")
         f, meta = by_name[name], by_name[name].metadata
         value = overrides.get(name, getattr(instance, name))
-        desc = name
+        desc = name.replace("_", " ")
         if meta.get("choices"):
             out.append(Choice(name, meta["choices"], value, desc))
         elif meta.get("low") is not None and meta.get("high") is not None:
@@ -112,7 +161,13 @@ class Update:
     def __init__(self, panel: "Panel"):
         self.panel = panel
 
+    @property
+    def stop_requested(self) -> bool:
+        return self.panel._stop.is_set()
+
     def __call__(self, fig=None, progress: float | None = None, status: str | None = None):
+        if self.stop_requested:
+            raise Stopped()
         p = self.panel
         if fig is not None:
             p.show_figure(fig)
@@ -121,54 +176,81 @@ class Update:
         if status is not None:
             p.status.value = status
 
-    def every(self, build: Callable, interval: float = 0.7, total_steps: int | None = None,
-              with_model: bool = False):
-        """A ``train`` callback: redraw with ``build(history)`` (``build(history, model)`` with
-        ``with_model``, for figures of the weights) at most every ``interval`` s; a build that
-        returns None leaves the figure as it is."""
+    def every(self, build: Callable | None, interval: float = 0.7, total_steps: int | None = None,
+              with_model: bool = False, start: float = 0.0, span: float = 1.0):
+        """A ``train`` callback: progress ``start + span * step / total_steps``, a redraw with
+        ``build(history)`` (``build(history, model)`` with ``with_model``, for figures of the
+        weights) at most every ``interval`` s, and True (stop training) once Stop was
+        pressed. A build that returns None leaves the figure as it is."""
         last = [0.0]
 
         def callback(step, history, model):
-            now = time.perf_counter()
+            if self.stop_requested:
+                return True
             if total_steps:
-                self.panel.progress.value = min(1.0, step / total_steps)
-            if now - last[0] >= interval:
+                self.panel.progress.value = min(1.0, start + span * step / total_steps)
+            now = time.perf_counter()
+            if build is not None and now - last[0] >= interval:
                 last[0] = now
-                self(fig=build(history, model) if with_model else build(history))
+                fig = build(history, model) if with_model else build(history)
+                if fig is not None:
+                    self.panel.show_figure(fig)
             return False
 
         return callback
 
+    def ticker(self, total: float, start: float = 0.0, span: float = 1.0) -> Callable[[float], bool]:
+        """``tick(done)``: progress ``start + span * done / total``; True once Stop was pressed."""
+
+        def tick(done: float) -> bool:
+            if self.stop_requested:
+                return True
+            self.panel.progress.value = max(0.0, min(1.0, start + span * float(done) / max(total, 1e-12)))
+            return False
+
+        return tick
+
 
 class Panel:
-    """Controls + Run button + progress + status + live figure."""
+    """Controls + Run/Stop buttons + progress + status + live figure.
+
+    ``above`` says what the static book shows above the panel, for the note that replaces it
+    there: ``"live"`` (a figure computed by this run of the notebook), a provenance dict from
+    :func:`dynamics.results.load` (a figure computed in advance and read from ``data/``), or
+    None (nothing: the panel has no static counterpart).
+    """
 
     def __init__(self, run: Callable, controls: Sequence, title: str = "", note: str = "",
-                 static_note: str = ""):
+                 above: str | dict | None = "live", profile: str | None = None):
         self.run_fn = run
         self.specs = list(controls)
         names = [c.name for c in self.specs]
         if len(set(names)) != len(names):
             raise ValueError(f"duplicate control names in {names}")
+        if not (above is None or above == "live" or isinstance(above, dict)):
+            raise ValueError(f"above must be 'live', a provenance dict or None, got {above!r}")
+        self.above, self.profile = above, get_profile(profile)
         self.controls = {c.name: c.build() for c in self.specs}
         self.button = W.Button(description="Run", button_style="primary", icon="play")
+        self.stop_button = W.Button(description="Stop", icon="stop", disabled=True)
         self.progress = W.FloatProgress(value=0.0, min=0.0, max=1.0, layout=W.Layout(width="200px"))
         self.status = W.Label(value="press Run")
         self.output = W.Output()
         self.figure = None
         self.runs = 0
         self.title = title
-        self.static_note = static_note or (
-            "Live panel: run this notebook (Colab or Jupyter) to use it. "
-            "The figure above shows results computed in advance.")
-        header = [W.HTML(f"<b>{title}</b>")] if title else []
+        self.note = note
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
         if note:
-            header.append(W.HTML(f"<span style='color:#555'>{note}</span>"))
-        self.button.on_click(lambda _: self.click())
+            header.append(W.HTML(f"<span style='color:#555'>{html.escape(note)}</span>"))
+        self.button.on_click(lambda _: self.start())
+        self.stop_button.on_click(lambda _: self.stop())
         self.widget = W.VBox(header + [
             W.GridBox(list(self.controls.values()),
                       layout=W.Layout(grid_template_columns="repeat(2, 1fr)")),
-            W.HBox([self.button, self.progress, self.status]),
+            W.HBox([self.button, self.stop_button, self.progress, self.status]),
             self.output,
         ])
 
@@ -177,51 +259,111 @@ class Panel:
     def values(self) -> dict:
         return {name: w.value for name, w in self.controls.items()}
 
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     def set(self, **values) -> "Panel":
+        """Set controls; a value outside a control's range or options is refused with a
+        ``ValueError`` that names the control (the widget would clamp it silently)."""
+        by_name = {c.name: c for c in self.specs}
         for name, value in values.items():
             if name not in self.controls:
                 raise ValueError(f"panel has no control {name!r}; controls: {list(self.controls)}")
+            by_name[name].check(value)
+        for name, value in values.items():
             self.controls[name].value = value
         return self
 
     def show_figure(self, fig) -> None:
+        """Draw ``fig`` in the panel (safe from the training thread: it sets the output's
+        contents instead of printing into it)."""
         self.figure = fig
-        with self.output:
-            clear_output(wait=True)
-            display(HTML(to_html(fig)))
+        self.output.outputs = ({"output_type": "display_data", "metadata": {},
+                                "data": {"text/html": to_html(fig),
+                                         "text/plain": f"<figure: {fig.layout.title.text or ''}>"}},)
+
+    def start(self) -> None:
+        """What the Run button does: run :meth:`click` in a background thread."""
+        if self.running:
+            return
+        self._thread = threading.Thread(target=self.click, name="dynamics-panel", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """What the Stop button does: ask the run to stop at its next progress report."""
+        self._stop.set()
+        self.status.value = "stopping…"
 
     def click(self):
-        """Run the experiment with the current control values (what the Run button does)."""
-        self.button.disabled = True
+        """Run the experiment with the current control values, in this thread (what the Run
+        button does, without the thread). Returns the figure shown at the end."""
+        self.button.disabled, self.stop_button.disabled = True, False
+        self._stop.clear()
         self.progress.value = 0.0
         self.status.value = "running…"
         self.runs += 1
+        interrupted = None
         try:
-            fig = self.run_fn(Update(self), **self.values)
+            with progress_bars(False):
+                fig = self.run_fn(Update(self), **self.values)
             if fig is not None:
                 self.show_figure(fig)
-            if self.status.value == "running…":
+            if self._stop.is_set():
+                self.status.value = "stopped: " + self._done_status("showing what it had")
+            elif self.status.value in ("running…", "stopping…"):
                 self.status.value = "done"
             self.progress.value = 1.0
+        except Stopped:
+            self.status.value = "stopped"
         except ValueError as err:
             self.status.value = f"invalid: {err}"
         except Exception as err:  # keep the panel alive whatever the run did
             self.status.value = f"failed: {type(err).__name__}: {err}"
-            with self.output:
-                traceback.print_exc()
+            self.output.append_stderr(traceback.format_exc())
+        except BaseException as err:  # KeyboardInterrupt: reset, then let it through
+            self.status.value = "interrupted"
+            interrupted = err
         finally:
-            self.button.disabled = False
+            self.button.disabled, self.stop_button.disabled = False, True
+        if interrupted is not None:
+            raise interrupted
         return self.figure
 
+    def _done_status(self, default: str) -> str:
+        s = self.status.value
+        return default if s in ("running…", "stopping…", "done") else s
+
     # -- display ---------------------------------------------------------------------------
+    def static_note(self) -> str:
+        """The text the static book shows in place of the panel: what a reader could change
+        in Jupyter or Colab, and where the figure above came from."""
+        from .results import describe
+
+        what = ", ".join(c.describe() for c in self.specs)
+        text = (f"A live panel. In Jupyter or on Colab (the launch button at the top of the "
+                f"page) it lets you set {what} and re-run the experiment; a static page cannot run it.")
+        if self.above == "live":
+            text += (f" The figure above was computed while this page was built, in the "
+                     f"{self.profile} profile.")
+        elif isinstance(self.above, dict):
+            text += " The figure above was computed in advance: " + describe(self.above)
+        return text
+
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs) or {}
-        bundle = dict(bundle)
+        if hasattr(self.widget, "_repr_mimebundle_"):  # ipywidgets 8
+            bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        else:  # ipywidgets 7 (Colab) displays widgets through _ipython_display_
+            bundle = {"text/plain": repr(self.widget),
+                      "application/vnd.jupyter.widget-view+json": {
+                          "version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}}
         bundle["text/html"] = (
             f'<div class="dynamics-panel-note" style="border-left:3px solid #3366cc;'
             f'padding:0.4em 0.8em;color:#444;background:#f5f7fb;">'
-            f"<b>{self.title or 'Try it'}</b> — {self.static_note}</div>")
+            f"<b>{html.escape(self.title or 'Try it')}</b>: {html.escape(self.static_note())}</div>")
         return bundle
 
     def display(self):
+        from IPython.display import display
+
         display(self)

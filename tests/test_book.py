@@ -28,6 +28,18 @@ TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
 
 
+def test_show_source_renders_the_library_code_with_a_link():
+    from dynamics.book import show_source
+    from dynamics.train import eval_schedule
+
+    out = show_source(eval_schedule).data
+    assert out.startswith("<details") and "Show the code: eval_schedule" in out
+    assert "lib/dynamics/train.py#L" in out and CONFIG["repository"]["url"] in out
+    assert "eval_every" in out and "def" in out
+    with pytest.raises(ValueError, match="no source"):
+        show_source(len)
+
+
 def toc_files() -> list[str]:
     return [entry["file"] for entry in TOC.get("chapters") or []]
 

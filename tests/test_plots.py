@@ -127,3 +127,11 @@ def test_house_keeps_plot_height_and_is_applied_when_rendering():
     assert housed.layout.height - housed.layout.margin.t - housed.layout.margin.b == 400
     out = plots.to_html(fig)
     assert f'height:{housed.layout.height}px' in out and '"orientation":"h"' in out
+
+
+def test_claims_table_names_its_verdicts():
+    row = plots.claim("x groks", "Power et al. 2022", "grok at step 1,650", "not at this scale")
+    html = plots.claims_table([row]).data
+    assert "reproduced" in html and "not at this scale" in html
+    with pytest.raises(ValueError, match="reproduced must be one of"):
+        plots.claim("x", "y", "z", "maybe")

@@ -8,8 +8,10 @@ extension (listed in ``_config.yml``) that
 """
 from __future__ import annotations
 
+import html
 import os
 import shutil
+import textwrap
 from pathlib import Path
 
 
@@ -70,6 +72,57 @@ div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
 .dynamics-figure { max-width: 100%; }
 .dynamics-panel-note { margin: 0.4em 0 1em; font-size: 0.92em; }
 """
+
+
+# ----------------------------------------------------------------------------- the code on the page
+
+def show_source(*objs, title: str | None = None, open: bool = False):
+    """The library's own source of ``objs`` (functions, classes, methods), as a collapsible
+    block with a link to the lines in the repository. It is read from the installed library
+    when the cell runs, so the page always shows the code that ran (one home, never a copy).
+
+    In a chapter: ``show_source(G.fourier_spectrum)`` in a cell tagged ``remove-input``.
+    """
+    import inspect
+
+    from IPython.display import HTML
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    from .results import ROOT
+
+    if not objs:
+        raise ValueError("show_source() needs at least one function or class")
+    blocks, names = [], []
+    for obj in objs:
+        target = inspect.unwrap(obj)
+        try:
+            lines, start = inspect.getsourcelines(target)
+            path = Path(inspect.getsourcefile(target)).resolve()
+        except (TypeError, OSError) as err:
+            raise ValueError(f"no source for {obj!r}: {err}") from None
+        try:
+            rel = path.relative_to(ROOT).as_posix()
+        except ValueError:
+            rel = path.name
+        end = start + len(lines) - 1
+        module = target.__module__
+        qual = getattr(target, "__qualname__", getattr(target, "__name__", str(target)))
+        names.append(qual)
+        url = f"{repository_url()}/blob/main/{rel}#L{start}-L{end}"
+        code = highlight(textwrap.dedent("".join(lines)), PythonLexer(),
+                         HtmlFormatter(noclasses=True, style="friendly", nobackground=True))
+        blocks.append(
+            f'<div style="font-size:0.85em;color:#555;margin:0.3em 0;">'
+            f'<code>{html.escape(module)}.{html.escape(qual)}</code> · '
+            f'<a href="{html.escape(url)}">{html.escape(rel)}, lines {start}–{end}</a></div>'
+            f'<div style="overflow-x:auto;background:#f8f8f8;border-radius:4px;padding:0.2em 0.6em;">'
+            f"{code}</div>")
+    summary = title or "Show the code: " + ", ".join(names)
+    return HTML(f'<details class="dynamics-source"{" open" if open else ""}>'
+                f'<summary style="cursor:pointer;color:#3366cc;">{html.escape(summary)}</summary>'
+                + "".join(blocks) + "</details>")
 
 
 # ----------------------------------------------------------------------------- building and looking

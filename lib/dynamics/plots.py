@@ -576,6 +576,22 @@ def table(rows: Iterable[dict], columns: Sequence[str] | None = None, *,
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
+VERDICTS = ("yes", "partly", "not at this scale", "no")
+
+
+def claim(claim: str, paper: str, measured: str, reproduced: str) -> dict:
+    """One row of a chapter's claims table: what a paper claims, what this run measured,
+    and whether the measurement reproduces it (one of :data:`VERDICTS`)."""
+    if reproduced not in VERDICTS:
+        raise ValueError(f"reproduced must be one of {list(VERDICTS)}, got {reproduced!r}")
+    return {"claim": claim, "paper": paper, "measured here": measured, "reproduced": reproduced}
+
+
+def claims_table(rows: Sequence[dict]):
+    """A chapter's claims table: the rows of :func:`claim`, in the house table style."""
+    return table(rows, ["claim", "paper", "measured here", "reproduced"])
+
+
 def rounded(obj, digits: int = 5):
     """Floats rounded to ``digits`` significant digits, recursively (keeps the JSON in
     ``data/`` small; used by every theme's precompute)."""

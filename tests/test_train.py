@@ -122,3 +122,10 @@ def test_history_roundtrip_and_queries():
 def test_log_steps():
     s = train.log_steps(10000, 50)
     assert s[0] == 1 and s[-1] == 10000 and s == sorted(set(s))
+
+
+def test_dry_run_caps_training_steps(monkeypatch):
+    d = data.digits()
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "4")
+    h = train.train(models.MLP(d.input_dim, 8, 1, 10), d, steps=5000, eval_every=1000, progress=False)
+    assert h.steps == [0, 4]

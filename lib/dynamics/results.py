@@ -3,7 +3,8 @@
 ``save(name, payload, profile=..., config=...)`` writes ``data/<name>.json`` as
 ``{"provenance": {...}, "payload": ...}``; provenance holds the profile, device, library,
 torch and python versions, the date, the command that regenerates the file and the config.
-``load(name)`` returns ``(payload, provenance)``; ``describe(provenance)`` is the one-line
+``$DYNAMICS_RESULTS_DIR``, when set, is where ``save`` writes instead (a dry run must not
+overwrite ``data/``). ``load(name)`` returns ``(payload, provenance)``; ``describe(provenance)`` is the one-line
 note the book prints under a precomputed figure.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import os
 import platform
 from pathlib import Path
 
@@ -78,7 +80,9 @@ def save(name: str, payload, profile: str, config=None, command: str | None = No
     prov = provenance(profile, config, command, note=note)
     if wall_time is not None:
         prov["wall_time_s"] = round(float(wall_time), 1)
-    path = data_dir() / f"{name}.json"
+    out = os.environ.get("DYNAMICS_RESULTS_DIR")  # e.g. a dry run writes elsewhere than data/
+    path = (Path(out) if out else data_dir()) / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(dict(provenance=prov, payload=_plain(payload)), indent=1) + "\n")
     return path
 

@@ -39,7 +39,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .data import Dataset
-from .runtime import progress_enabled
+from .runtime import cap_steps, progress_enabled
 from .train import History, check_hyper, eval_schedule, train
 
 OPTIMIZERS = ("adamw", "adam", "adam_l2", "sgd", "momentum")
@@ -418,6 +418,7 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
         raise ValueError(f"data must be a dynamics.data.Dataset, got {type(data).__name__}")
     if not isinstance(steps, (int, np.integer)) or steps < 1:
         raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    steps = cap_steps(steps)  # a dry run (DYNAMICS_DRY_RUN) trains a few steps at full size
     if batch_size is not None and (not isinstance(batch_size, (int, np.integer)) or batch_size < 1):
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     if chunk_size is not None and chunk_size < 1:

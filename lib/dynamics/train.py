@@ -28,7 +28,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .data import Dataset
-from .runtime import progress_enabled
+from .runtime import cap_steps, progress_enabled
 
 OPTIMIZERS = ("sgd", "momentum", "adam", "adam_l2", "adamw", "muon")
 LOSSES = ("cross_entropy", "mse")
@@ -241,6 +241,7 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
     """
     if not isinstance(steps, (int, np.integer)) or steps < 1:
         raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    steps = cap_steps(steps)  # a dry run (DYNAMICS_DRY_RUN) trains a few steps at full size
     n = len(data.x_train)
     if batch_size is not None and not 1 <= batch_size:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size}")

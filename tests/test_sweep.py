@@ -371,3 +371,26 @@ def test_no_host_sync_per_step(monkeypatch):
         train_many(mlp, d, grid(seed=[0, 1, 2]), steps=60, eval_steps=[0, 60], batch_size=bs,
                    strategy="batched", progress=False)
         assert len(calls) < 30, f"{len(calls)} host syncs for 60 steps (batch_size={bs})"
+
+
+@pytest.mark.parametrize("strategy", ["batched", "sequential"])
+def test_callbacks_report_progress_and_can_stop_the_sweep(strategy):
+    d = data_mod.digits()
+    seen = []
+
+    def cb(done):
+        seen.append(done)
+        return done >= 0.5  # stop half way
+
+    res = train_many(lambda c: models.MLP(d.input_dim, 8, 1, 10), d,
+                           [dict(lr=1e-2, seed=s) for s in range(4)], steps=20, eval_every=5,
+                           strategy=strategy, chunk_size=2, progress=False, callbacks=[cb])
+    assert res.info["stopped"] and 0.5 <= seen[-1] < 1.0
+    assert seen == sorted(seen) and all(0.0 <= s <= 1.0 for s in seen)
+    assert len(res.histories[0]) > 0 and len(res.histories[-1]) == 0  # not reached: empty
+    last = res.table()[-1]
+    assert last["stopped"] and math.isnan(last["final_test_acc"])
+    full = train_many(lambda c: models.MLP(d.input_dim, 8, 1, 10), d, [dict(lr=1e-2)],
+                            steps=10, eval_every=5, strategy=strategy, progress=False,
+                            callbacks=[lambda done: False])
+    assert not full.info["stopped"] and len(full.histories[0]) == 3

@@ -181,15 +181,18 @@ class SweepResult:
         thresholds = {"test_acc": 0.9} if thresholds is None else dict(thresholds)
         specs = {m: _threshold(m, s) for m, s in thresholds.items()}
         rows = []
+        recorded = next((h.metrics for h in self.histories if h.metrics), {})
         for cfg, h in zip(self.configs, self.histories):
             row = dict(cfg)
-            names = metrics or [m for m in h.metrics if m != "time"]
+            names = metrics or [m for m in (h.metrics or recorded) if m != "time"]
             for m in names:
                 row[f"final_{m}"] = float("nan") if (h.diverged or m not in h) else h.last(m)
             for m, (side, value) in specs.items():
                 row[f"steps_to_{m}"] = h.first_step(m, **{side: value}) if m in h else None
             row["diverged"] = h.diverged
             row["diverged_at"] = h.diverged_at
+            if h.info.get("stopped"):
+                row["stopped"] = True  # the sweep was stopped before this configuration ran
             rows.append(row)
         return rows
 
@@ -362,9 +365,21 @@ def _sub_dataset(data: Dataset, train_rows, test_rows) -> Dataset:
 
 def _train_sequential(model_fn, data, configs, resolved, *, steps, optimizer, momentum, betas,
                       batch_size, loss, eval_every, eval_steps, train_mask, test_mask,
-                      param_masks, metrics, lr_schedule, progress):
+                      param_masks, metrics, lr_schedule, progress, callbacks=()):
     histories, states = [], []
+    stop = [False]
+
+    def report(k):
+        def callback(step, history, model):
+            stop[0] = stop[0] or any(bool(cb((k + step / steps) / len(configs))) for cb in callbacks)
+            return stop[0]
+        return callback
+
     for k, (cfg, r) in enumerate(zip(configs, resolved)):
+        if stop[0]:  # stopped: the rest keep empty histories
+            histories.append(History(info=dict(steps=steps, stopped=True)))
+            states.append({})
+            continue
         pm = param_masks[k] if param_masks else None
         model = build_model(model_fn, cfg, r, data.device, pm)
         sub = _sub_dataset(data, None if train_mask is None else train_mask[k],
@@ -377,7 +392,7 @@ def _train_sequential(model_fn, data, configs, resolved, *, steps, optimizer, mo
                   momentum=momentum, betas=betas, batch_size=batch_size, loss=loss,
                   eval_every=eval_every, eval_steps=eval_steps, metrics=metrics,
                   after_step=after, lr_schedule=lr_schedule, seed=r.seed, progress=progress,
-                  desc=f"config {k + 1}/{len(configs)}")
+                  desc=f"config {k + 1}/{len(configs)}", callbacks=[report(k)] if callbacks else ())
         histories.append(h)
         states.append({n: t.detach() for n, t in model.state_dict().items()})
     return histories, states
@@ -395,7 +410,8 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
                param_masks: Sequence[dict] | None = None, strategy: str = "auto",
                chunk_size: int | None = None, progress: bool | None = None, seed: int = 0,
                metrics: dict[str, Callable] | None = None,
-               lr_schedule: Callable[[int], float] | None = None) -> SweepResult:
+               lr_schedule: Callable[[int], float] | None = None,
+               callbacks: Sequence[Callable[[float], bool]] = ()) -> SweepResult:
     """Train one model per configuration and return a :class:`SweepResult`.
 
     Each config dict may hold ``lr``, ``weight_decay``, ``seed`` (torch is seeded with it
@@ -446,20 +462,31 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
         if reason:
             raise ValueError(f"strategy='batched' cannot train this model: {reason}")
     start = time.perf_counter()
+    stop = [False]  # set when a callback asked the sweep to stop
     kwargs = dict(steps=steps, optimizer=optimizer, momentum=momentum, betas=betas,
                   batch_size=batch_size, loss=loss, eval_every=eval_every, eval_steps=eval_steps,
                   train_mask=train_mask, test_mask=test_mask, param_masks=param_masks,
-                  metrics=metrics, lr_schedule=lr_schedule, progress=progress)
+                  metrics=metrics, lr_schedule=lr_schedule, progress=progress,
+                  callbacks=[_watch(cb, stop) for cb in callbacks])
     if strategy == "sequential":
         histories, states = _train_sequential(model_fn, data, configs, resolved, **kwargs)
         chunk = 1
     else:
         chunk = chunk_size or auto_chunk_size(template, data, batch_size, optimizer)
         histories, states = _train_batched(model_fn, data, configs, resolved, chunk=chunk, **kwargs)
-    info = dict(strategy=strategy, chunk_size=chunk, optimizer=optimizer, steps=steps,
+    info = dict(strategy=strategy, chunk_size=chunk, optimizer=optimizer, steps=steps, stopped=stop[0],
                 batch_size=batch_size, loss=loss, device=str(device),
                 wall_time=time.perf_counter() - start)
     return SweepResult(configs, histories, states, info)
+
+
+def _watch(callback: Callable[[float], bool], stop: list) -> Callable[[float], bool]:
+    """``callback``, remembering in ``stop[0]`` that it asked to stop."""
+    def watched(done: float) -> bool:
+        asked = bool(callback(done))
+        stop[0] = stop[0] or asked
+        return asked
+    return watched
 
 
 def _check_model_on_data(model: nn.Module, data: Dataset) -> None:
@@ -728,8 +755,9 @@ def _eval_batched(fmodel, params, x, y, rows: _Rows, loss: str, n_classes: int, 
 
 def _train_chunk(model_fn, data: Dataset, configs, resolved, *, steps, optimizer, momentum, betas,
                  batch_size, loss, evals, train_mask, test_mask, param_masks, metrics,
-                 lr_schedule, bar):
-    """Train one chunk of K models of one architecture as one batched computation."""
+                 lr_schedule, bar, report=None):
+    """Train one chunk of K models of one architecture as one batched computation.
+    ``report(step) -> bool`` is called at each evaluation; True stops the chunk."""
     from torch.func import functional_call, stack_module_state, vmap
 
     device = data.device
@@ -863,14 +891,16 @@ def _train_chunk(model_fn, data: Dataset, configs, resolved, *, steps, optimizer
             state = {key: [torch.where(a, q, t) for a, q, t in zip(keep, new, state[key])]
                      for key, new in new_state.items()}
             plist = [t if m is None else t * m for t, m in zip(plist, mask_list)]
+        if bar is not None:
+            bar.update(1)
         if step in evals_set:
             defer = batches.full and step < steps
             pending = evaluate(step, with_train=not defer)
             if not defer:
                 finish(pending)
                 pending = None
-        if bar is not None:
-            bar.update(1)
+            if report is not None and report(step):
+                break
     if pending is not None:  # the loop stopped early: evaluate the train set directly
         with torch.no_grad():
             base.eval()
@@ -896,7 +926,7 @@ def _materialize(template: nn.Module, names, plist, k: int) -> nn.Module:
 
 def _train_batched(model_fn, data, configs, resolved, *, chunk, steps, optimizer, momentum, betas,
                    batch_size, loss, eval_every, eval_steps, train_mask, test_mask, param_masks,
-                   metrics, lr_schedule, progress):
+                   metrics, lr_schedule, progress, callbacks=()):
     """Group configurations by architecture, then train each group in chunks of ``chunk``."""
     evals = eval_schedule(steps, eval_every, eval_steps)
     K = len(configs)
@@ -911,14 +941,26 @@ def _train_batched(model_fn, data, configs, resolved, *, chunk, steps, optimizer
         bar = tqdm(total=steps * len(chunks), desc=f"{K} configs", leave=False)
     histories, states = [None] * K, [None] * K
     try:
-        for ks in chunks:
+        stopped = False
+        for c, ks in enumerate(chunks):
+            if stopped:
+                for k in ks:
+                    histories[k], states[k] = History(info=dict(steps=steps, stopped=True)), {}
+                continue
+
+            def report(step, c=c):
+                nonlocal stopped
+                stopped = any(bool(cb((c + step / steps) / len(chunks))) for cb in callbacks)
+                return stopped
+
             pick = lambda t: None if t is None else t[ks]  # noqa: E731
             hs, params = _train_chunk(
                 model_fn, data, [configs[k] for k in ks], [resolved[k] for k in ks], steps=steps,
                 optimizer=optimizer, momentum=momentum, betas=betas, batch_size=batch_size,
                 loss=loss, evals=evals, train_mask=pick(train_mask), test_mask=pick(test_mask),
                 param_masks=[param_masks[k] for k in ks] if param_masks else None,
-                metrics=metrics, lr_schedule=lr_schedule, bar=bar)
+                metrics=metrics, lr_schedule=lr_schedule, bar=bar,
+                report=report if callbacks else None)
             for j, k in enumerate(ks):
                 histories[k] = hs[j]
                 states[k] = {n: t[j] for n, t in params.items()}

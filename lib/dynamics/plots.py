@@ -71,29 +71,24 @@ CONFIG = {"responsive": True, "displaylogo": False,
 # ----------------------------------------------------------------------------- house layout
 
 def _legend_entries(fig: go.Figure) -> list[str]:
-    """Names of the visible traces that appear in the legend (one per legend group or name;
-    in a slider figure, those of the active step)."""
-    names, seen = [], set()
+    """Names of the visible traces that appear in the legend (plotly gives every trace its own
+    entry, legend groups included; in a slider figure only the active step's traces show)."""
+    names = []
     for tr in fig.data:
         show = tr.showlegend
-        if show is False or tr.visible is False or tr.visible == "legendonly":
+        if show is False or tr.visible is False:
             continue
         if show is None and tr.type in ("heatmap", "contour", "surface", "histogram2d"):
             continue
-        if not tr.name:
-            continue
-        key = tr.legendgroup or tr.name
-        if key in seen:
-            continue
-        seen.add(key)
-        names.append(str(tr.name))
+        if tr.name:
+            names.append(str(tr.name))
     return names
 
 
 def _legend_rows(names: Sequence[str], width: float) -> int:
     """Rows a horizontal legend of ``names`` takes in ``width`` px. Plotly puts the entries
     in one row when they fit, else in columns as wide as the widest entry."""
-    widths = [40 + CHAR * 0.9 * len(html.unescape(name)) for name in names]
+    widths = [50 + CHAR * len(html.unescape(name)) for name in names]
     if sum(widths) <= width:
         return 1
     per_row = max(1, int(width // max(widths)))
@@ -115,15 +110,26 @@ def _axis_data(fig: go.Figure, axis: str) -> np.ndarray:
     for tr in fig.data:
         if (getattr(tr, f"{letter}axis", None) or letter) != ref:
             continue
-        v = getattr(tr, letter, None)
-        if v is None:
-            continue
-        try:
-            arr = np.asarray(v, dtype=float).ravel()
-        except (TypeError, ValueError):
-            continue
-        values.append(arr[np.isfinite(arr) & (arr > 0)])
+        arr = _array(getattr(tr, letter, None))
+        if arr is not None:
+            values.append(arr[np.isfinite(arr) & (arr > 0)])
     return np.concatenate(values) if values else np.zeros(0)
+
+
+def _array(v) -> np.ndarray | None:
+    """A trace's coordinates as floats (plotly >= 6 stores numpy arrays as base64 typed arrays,
+    ``{"dtype": "f8", "bdata": ...}``, once a figure has been through ``to_dict``)."""
+    if v is None:
+        return None
+    if isinstance(v, dict) and "bdata" in v:
+        import base64
+
+        arr = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        return arr.astype(float).ravel()
+    try:
+        return np.asarray(v, dtype=float).ravel()
+    except (TypeError, ValueError):
+        return None
 
 
 def _log_ticks(fig: go.Figure, axis: str, length_px: float) -> dict:

@@ -1,0 +1,439 @@
+"""Grokking, the experiments: runners that train and measure, and the precomputed results.
+
+- :func:`run`: one run, full batch, with the progress measures recorded while it trains;
+  :func:`progress_measures` replays its checkpoints through the Fourier measures.
+- :func:`run_remedies` and :func:`speedups`: steps to grok with each remedy.
+- :func:`run_corrupted`: corrupted labels, one run per weight decay.
+- :func:`run_phase_grid` / :func:`run_phase`: the phase diagram, many models at once with
+  :func:`dynamics.sweep.train_many`; :func:`phase_rows` labels each cell.
+- :func:`precompute`: the phase diagram at a profile's scale, written to ``data/``.
+
+The science these runners call lives in :mod:`dynamics.grokking.science`; nothing here draws.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from .. import data as D
+from .. import results
+from ..runtime import cap_grid, cap_steps, cpu_threads, get_device, get_profile
+from ..sweep import SweepResult, grid, train_many
+from ..train import History, log_steps, train
+from .science import (
+    ADAM_BETAS, FIT_ACC, FOURIER_OPS, GROK_ACC, CorruptConfig, GrokConfig, PhaseConfig,
+    end_accuracy, fit_and_grok, fourier_losses, fourier_spectrum, input_weights, key_frequencies,
+    loss_and_hook, make_data, make_model, model_concentration, optimizer_for, pair_index,
+    pair_logits, phase_of, spectral_concentration, weight_norm,
+)
+
+__all__ = [
+    "evaluation_steps",
+    "GrokRun",
+    "run",
+    "unit_spectra",
+    "progress_measures",
+    "remedy_configs",
+    "run_remedies",
+    "speedups",
+    "run_corrupted",
+    "pair_pool",
+    "split_mask",
+    "phase_rows",
+    "run_phase_grid",
+    "run_phase",
+    "live_phase_config",
+    "precompute",
+    "DEFAULT_REMEDIES",
+]
+
+
+def evaluation_steps(steps: int, n: int = 120) -> list[int]:
+    """The steps at which a grokking run is evaluated: half log-spaced (memorization happens
+    in the first few dozen steps), half evenly spaced (the plateau and the jump)."""
+    lin = range(0, steps + 1, max(1, steps // max(1, n // 2)))
+    return sorted(set(log_steps(steps, n // 2)) | set(lin) | {0, steps})
+
+
+# ============================================================================ one run
+
+
+@dataclass
+class GrokRun:
+    """One trained run: its config, history, final model and data; ``checkpoints`` holds
+    ``(step, state_dict)`` pairs when the run kept them."""
+
+    config: GrokConfig
+    history: History
+    model: nn.Module
+    data: D.Dataset
+    seed: int = 0
+    checkpoints: list = field(default_factory=list, repr=False)
+
+    @property
+    def fit_step(self) -> int | None:
+        return fit_and_grok(self.history)[0]
+
+    @property
+    def grok_step(self) -> int | None:
+        return fit_and_grok(self.history)[1]
+
+    @property
+    def phase(self) -> str:
+        return phase_of(self.history)
+
+    def status(self) -> str:
+        """A short line: fit and grok steps and the phase, or the divergence."""
+        if self.history.diverged:
+            return self.history.status
+        fit, grok = self.fit_step, self.grok_step
+        fitted = f"fit at step {fit}" if fit is not None else "never fit"
+        general = f"generalized at step {grok}" if grok is not None else "never generalized"
+        return f"{fitted}, {general} ({self.phase})"
+
+    def describe(self) -> str:
+        """:meth:`status` and the final test accuracy."""
+        if self.history.diverged:
+            return self.status()
+        return f"{self.status()}; test accuracy {self.history.last('test_acc'):.1%}"
+
+    def summary(self) -> dict:
+        h = self.history
+        fit, grok = fit_and_grok(h)
+        return dict(fit_step=fit, grok_step=grok, phase=phase_of(h),
+                    final_train_acc=h.last("train_acc"), final_test_acc=h.last("test_acc"),
+                    status=h.status, wall_time=round(h.wall_time, 2))
+
+
+def _corruption_metrics(data: D.Dataset) -> dict:
+    """On the corrupted training examples, the accuracy w.r.t. their wrong label
+    (``memorized``) and their true label (``corrected``)."""
+    bad, clean = data.info["corrupted"], data.info["y_clean"]
+
+    def on(labels):
+        def metric(m, d):
+            with torch.no_grad():
+                return (m(d.x_train[bad]).argmax(1) == labels[bad]).float().mean()
+        return metric
+
+    return dict(memorized=on(data.y_train), corrected=on(clean))
+
+
+def _state(model: nn.Module) -> dict:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def run(cfg: GrokConfig, seed: int = 0, *, data: D.Dataset | None = None,
+        stop_at_grok: bool = False, checkpoints: bool = False, callbacks=(),
+        progress: bool | None = None) -> GrokRun:
+    """Train one model on ``cfg``'s task, full batch, and record train/test loss and accuracy,
+    ``weight_norm`` and ``fourier_top10`` (:func:`~.science.spectral_concentration` of the
+    input weights) at :func:`evaluation_steps`; with corrupted labels also ``memorized`` and
+    ``corrected``. ``stop_at_grok`` ends the run at the first evaluation past GROK_ACC test
+    accuracy; ``checkpoints`` keeps the parameters at every evaluation (for
+    :func:`progress_measures`); ``callbacks`` are ``train`` callbacks (a panel's redraw and Stop)."""
+    data = data if data is not None else make_data(cfg, seed)
+    model = make_model(cfg, seed).to(data.device)
+    loss, hook = loss_and_hook(cfg)
+    metrics = dict(weight_norm=lambda m, d: weight_norm(m),
+                   fourier_top10=lambda m, d: model_concentration(m, cfg.p))
+    if "corrupted" in data.info:
+        metrics.update(_corruption_metrics(data))
+    kept = []
+    cbs = list(callbacks)
+    if checkpoints:  # train() calls its callbacks at every evaluation, step 0 included
+        cbs.insert(0, lambda step, h, m: kept.append((step, _state(m))) and False)
+    if stop_at_grok:
+        cbs.append(lambda step, h, m: h.last("test_acc") > GROK_ACC)
+    h = train(model, data, steps=cfg.steps, optimizer=optimizer_for(cfg, model), loss=loss,
+              eval_steps=evaluation_steps(cfg.steps, cfg.n_evals), metrics=metrics,
+              callbacks=cbs, before_step=hook, seed=seed, progress=progress,
+              desc=f"{cfg.op} mod {cfg.p}")
+    return GrokRun(cfg, h, model, data, seed, kept)
+
+
+# ============================================================================ progress measures
+
+
+def unit_spectra(units: torch.Tensor, n_units: int = 48) -> dict:
+    """Spectra for the figures: the layer's (share of energy per frequency), up to ``n_units``
+    of the strongest units' normalized spectra (sorted by their dominant frequency), and the
+    per-unit and whole-layer concentrations."""
+    layer = units.sum(1)
+    strongest = torch.argsort(units.sum(0), descending=True)[:n_units]
+    shown = units[:, strongest]
+    shown = shown / shown.sum(0, keepdim=True).clamp_min(1e-30)
+    order = torch.argsort(shown.argmax(0), stable=True)
+    return dict(layer=(layer / layer.sum()).tolist(), units=shown[:, order].T.tolist(),
+                concentration=float(spectral_concentration(units)),
+                layer_concentration=float(spectral_concentration(layer)))
+
+
+def progress_measures(result: GrokRun, keys=None) -> dict:
+    """Restricted and excluded loss (:func:`~.science.fourier_losses`, on the training pairs,
+    against the true labels), weight norm and Fourier concentration at every kept checkpoint,
+    with the key frequencies (:func:`~.science.key_frequencies`) read off the final model;
+    plus the input-weight spectrum at the fit step and at the end. Needs a run made with
+    ``checkpoints=True`` on ``add`` or ``sub``."""
+    cfg = result.config
+    if not result.checkpoints:
+        raise ValueError("progress_measures needs a run made with checkpoints=True")
+    if cfg.op not in FOURIER_OPS:
+        raise ValueError(f"restricted/excluded loss are defined for {FOURIER_OPS}, not {cfg.op!r}")
+    p, d = cfg.p, result.data
+    model = make_model(cfg).to(d.device)
+    a, b = torch.meshgrid(torch.arange(p), torch.arange(p), indexing="ij")
+    labels = D.OPERATIONS[cfg.op](a, b, p).reshape(-1).to(d.device)
+    index = pair_index(d.x_train, p)
+    final = pair_logits(result.model, p)
+    if keys is None:
+        keys = key_frequencies(final, p, cfg.op)
+    out = dict(step=[], restricted_loss=[], excluded_loss=[], weight_norm=[], fourier_top10=[])
+    spectra = {}
+    fit = result.fit_step
+    for step, state in result.checkpoints:
+        model.load_state_dict(state)
+        r, e = fourier_losses(pair_logits(model, p), labels, index, keys, p, cfg.op)
+        units = fourier_spectrum(input_weights(model, p), per_unit=True)
+        out["step"].append(step)
+        out["restricted_loss"].append(float(r))
+        out["excluded_loss"].append(float(e))
+        out["weight_norm"].append(float(weight_norm(model)))
+        out["fourier_top10"].append(float(spectral_concentration(units)))
+        if step == fit:
+            spectra["fit"] = unit_spectra(units)
+    spectra["end"] = unit_spectra(fourier_spectrum(input_weights(result.model, p), per_unit=True))
+    h = result.history
+    out.update(keys=list(keys), n_frequencies=(p - 1) // 2, spectra=spectra, fit_step=fit,
+               grok_step=result.grok_step, train_loss=list(h["train_loss"]),
+               test_loss=list(h["test_loss"]), history_steps=list(h.steps))
+    return out
+
+
+# ============================================================================ remedies
+
+DEFAULT_REMEDIES = ("baseline", "strong_wd", "grokfast", "perp_grad", "stablemax", "no_wd")
+
+
+def remedy_configs(cfg: GrokConfig) -> dict[str, GrokConfig]:
+    """The variants compared in the chapter, all on ``cfg``'s task, learning rate and budget:
+    the baseline; 3x its weight decay; Grokfast-EMA (α 0.98, λ 2) on top of it; ⊥Grad and
+    StableMax *without* weight decay (Prieto et al.'s claim is that each makes weight decay
+    unnecessary); Muon; and the control without weight decay or any remedy. Three times a
+    weight decay above the config's range is refused (ValueError), never clamped."""
+    return dict(
+        baseline=cfg,
+        strong_wd=cfg.replace(weight_decay=3 * cfg.weight_decay),
+        grokfast=cfg.replace(remedy="grokfast"),
+        perp_grad=cfg.replace(remedy="perp_grad", weight_decay=0.0),
+        stablemax=cfg.replace(remedy="stablemax", weight_decay=0.0),
+        muon=cfg.replace(optimizer="muon"),
+        no_wd=cfg.replace(weight_decay=0.0),
+    )
+
+
+def run_remedies(cfg: GrokConfig, seeds=(0,), names=DEFAULT_REMEDIES, reuse=(),
+                 progress=None) -> list[dict]:
+    """Steps to grok (test accuracy > GROK_ACC) for each of :func:`remedy_configs` on each
+    seed; runs stop once they grok. ``reuse`` takes runs already made (same config and seed,
+    e.g. the baseline and the control of the first experiment) instead of training them again.
+    Rows: name, seed, fit_step, grok_step, phase, final accuracies, status, wall_time.
+    (Each variant is its own code path, so a dry run keeps them all; only the seeds are cut.)"""
+    variants = remedy_configs(cfg)
+    names = list(names)
+    unknown = set(names) - set(variants)
+    if unknown:
+        raise ValueError(f"unknown remedies {sorted(unknown)}; choose from {list(variants)}")
+    rows = []
+    for seed in cap_grid(seeds):
+        data = make_data(cfg, seed)
+        for name in names:
+            done = [r for r in reuse if r.seed == seed and r.config == variants[name]]
+            r = done[0] if done else run(variants[name], seed, data=data, stop_at_grok=True,
+                                         progress=progress)
+            rows.append(dict(name=name, seed=seed, weight_decay=variants[name].weight_decay,
+                             **r.summary()))
+    return rows
+
+
+def speedups(rows: list[dict], budget: int) -> dict[str, dict]:
+    """Per remedy: median steps to grok over seeds (runs that never grok count as the
+    ``budget``), how many runs grokked, and the speed-up over the baseline (baseline steps /
+    remedy steps)."""
+    by: dict[str, list] = {}
+    for r in rows:
+        by.setdefault(r["name"], []).append(r["grok_step"])
+    out = {}
+    for name, steps in by.items():
+        filled = [budget if s is None else s for s in steps]
+        out[name] = dict(steps=float(np.median(filled)), grokked=sum(s is not None for s in steps),
+                         runs=len(steps))
+    base = out.get("baseline", {}).get("steps")
+    for v in out.values():
+        v["speedup"] = (base / v["steps"]) if base else float("nan")
+    return out
+
+
+# ============================================================================ corrupted labels
+
+
+def run_corrupted(cfg: GrokConfig, cc: CorruptConfig | None = None, seed: int = 0,
+                  progress=None) -> dict:
+    """Doshi et al.'s setting: ``cc.noise`` of the training labels corrupted (the same ones in
+    every run), one run of ``cc.steps`` per weight decay in ``cc.weight_decays``. Returns per
+    weight decay the curves of test accuracy and, on the corrupted training examples, of the
+    accuracy w.r.t. their wrong label (``memorized``) and their true label (``corrected``),
+    and the final values."""
+    cc = cc or CorruptConfig()
+    noisy = cfg.replace(label_noise=cc.noise, steps=cc.steps)
+    data = make_data(noisy, seed)
+    wds = cap_grid(cc.weight_decays)
+    out = dict(noise=cc.noise, weight_decays=list(wds), steps=cc.steps, runs=[])
+    for wd in wds:
+        h = run(noisy.replace(weight_decay=float(wd)), seed, data=data, progress=progress).history
+        out["runs"].append(dict(weight_decay=wd, steps=list(h.steps), test_acc=list(h["test_acc"]),
+                                train_acc=list(h["train_acc"]), memorized=list(h["memorized"]),
+                                corrected=list(h["corrected"]), final_test_acc=h.last("test_acc"),
+                                final_memorized=h.last("memorized"),
+                                final_corrected=h.last("corrected"), status=h.status))
+    return out
+
+
+# ============================================================================ phase diagram
+
+
+def pair_pool(cfg: GrokConfig, device=None) -> tuple[D.Dataset, torch.Tensor]:
+    """All pairs of ``cfg``'s task as one pool (train = test = every pair, in ``a·p + b``
+    order, div without b = 0) and their pair indices; configurations then pick their own
+    training rows with a mask."""
+    d = D.modular_arithmetic(cfg.p, cfg.op, 0.5, seed=0, onehot=cfg.model == "mlp", device=device)
+    x = torch.cat([d.x_train, d.x_test])
+    y = torch.cat([d.y_train, d.y_test])
+    idx = pair_index(x, cfg.p)
+    order = torch.argsort(idx)
+    x, y, idx = x[order], y[order], idx[order]
+    return D.Dataset(x, y, x, y, cfg.p, d.name, dict(d.info, pool=True)), idx
+
+
+def split_mask(cfg: GrokConfig, pool_index: torch.Tensor, train_frac: float, seed: int) -> torch.Tensor:
+    """The pool rows of the training split that :func:`~.science.make_data` would draw for
+    ``train_frac`` and ``seed`` (the very same pairs), as a bool mask."""
+    d = D.modular_arithmetic(cfg.p, cfg.op, train_frac, seed=seed, onehot=cfg.model == "mlp",
+                             device=pool_index.device)
+    chosen = torch.zeros(cfg.p * cfg.p, dtype=torch.bool, device=pool_index.device)
+    chosen[pair_index(d.x_train, cfg.p)] = True
+    return chosen[pool_index]
+
+
+def phase_rows(sweep: SweepResult) -> list[dict]:
+    """One row per configuration of a phase-diagram sweep: its settings, final (last
+    evaluation), end (:func:`~.science.end_accuracy`) and best train/test accuracy, final
+    losses, ``fit_step``, ``grok_step`` and ``phase`` (:func:`~.science.phase_of`, which reads
+    the whole history; "stopped" for a run that a stopped sweep cut short)."""
+    budget = sweep.info.get("steps") or max((h.steps[-1] for h in sweep.histories if len(h)), default=0)
+    rows = sweep.table(thresholds={"train_acc": ("above", FIT_ACC), "test_acc": ("above", GROK_ACC)},
+                       metrics=["train_loss", "train_acc", "test_loss", "test_acc"])
+    for row, h in zip(rows, sweep.histories):
+        row["fit_step"], row["grok_step"] = row.pop("steps_to_train_acc"), row.pop("steps_to_test_acc")
+        for split in ("train", "test"):
+            acc = h[f"{split}_acc"] if len(h) else np.array([])
+            row[f"end_{split}_acc"] = end_accuracy(h, split) if len(h) else float("nan")
+            row[f"best_{split}_acc"] = float(acc.max()) if len(acc) else float("nan")
+        row["phase"] = phase_of(h)
+        if len(h) and not h.diverged and h.steps[-1] < budget:
+            row["phase"] = "stopped"  # a stopped sweep: this run ended before its budget
+    return rows
+
+
+def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
+                   steps: int | None = None, progress=None, callbacks=()) -> dict:
+    """Steps to fit and to generalize over training fraction x weight decay: one model per
+    (fraction, weight decay, seed), trained by :func:`dynamics.sweep.train_many` on the pool of
+    all pairs (``train_mask`` = the configuration's split, ``test_mask`` = the rest); one
+    batched call per fraction, so that every model in a call has as many rows (no padding).
+    ``callbacks`` get the fraction of the whole grid done (0..1) and stop it by returning
+    True; the cells not reached are kept with empty histories (phase "not run").
+    Transformers train one after another (attention does not batch under ``vmap`` yet).
+    Returns the table rows (:func:`phase_rows`), the merged :class:`~dynamics.sweep.SweepResult`
+    (for a slider over training time) and ``steps``."""
+    if cfg.optimizer != "adamw" or cfg.remedy != "none" or cfg.label_noise:
+        raise ValueError("the phase diagram sweeps plain AdamW runs (no remedy, clean labels)")
+    train_fracs, weight_decays = list(train_fracs), list(weight_decays)
+    seeds = [int(s) for s in seeds]
+    if not train_fracs or not weight_decays or not seeds:
+        raise ValueError("the phase diagram needs at least one training fraction, weight decay and seed")
+    steps = cap_steps(steps or cfg.steps)  # a dry run: a few steps, and the rows know it
+    pool, index = pair_pool(cfg)
+    strategy = "sequential" if cfg.model == "transformer" else "auto"
+    configs, histories, states, start = [], [], [], time.perf_counter()
+    stopped = False
+    for i, frac in enumerate(train_fracs):
+        cells = grid(train_frac=[float(frac)], weight_decay=[float(w) for w in weight_decays],
+                     seed=seeds)
+        if stopped:  # the sweep was stopped: the rest keep empty histories
+            configs += cells
+            histories += [History(info=dict(steps=steps, stopped=True)) for _ in cells]
+            states += [{} for _ in cells]
+            continue
+        masks = torch.stack([split_mask(cfg, index, c["train_frac"], c["seed"]) for c in cells])
+        report = [lambda done, i=i, cb=cb: cb((i + done) / len(train_fracs)) for cb in callbacks]
+        part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, steps=steps,
+                          optimizer="adamw", lr=cfg.lr, betas=ADAM_BETAS[cfg.model],
+                          eval_steps=evaluation_steps(steps, cfg.n_evals), train_mask=masks,
+                          test_mask=~masks, progress=progress, strategy=strategy,
+                          callbacks=report)
+        configs += part.configs
+        histories += part.histories
+        states += part.states
+        stopped = bool(part.info.get("stopped"))
+    sweep = SweepResult(configs, histories, states, info=dict(
+        steps=steps, stopped=stopped, betas=list(ADAM_BETAS[cfg.model]),
+        wall_time=time.perf_counter() - start))
+    return dict(rows=phase_rows(sweep), sweep=sweep, steps=steps)
+
+
+def run_phase(pcfg: PhaseConfig, seed: int = 0, progress=None, callbacks=()) -> dict:
+    """:func:`run_phase_grid` for a :class:`~.science.PhaseConfig`, on seeds ``seed`` to
+    ``seed + pcfg.seeds - 1`` (in a dry run, only the two ends of each axis)."""
+    return run_phase_grid(pcfg.base(), cap_grid(pcfg.train_fracs), cap_grid(pcfg.weight_decays),
+                          seeds=range(seed, seed + pcfg.seeds), steps=pcfg.steps,
+                          progress=progress, callbacks=callbacks)
+
+
+def live_phase_config(profile: str | None = None) -> PhaseConfig:
+    """The phase diagram a notebook trains live: the smoke grid, or the cpu one on a GPU
+    (the precomputed, larger one is ``PhaseConfig.for_profile(profile)``)."""
+    return PhaseConfig.for_profile("cpu" if get_profile(profile) == "gpu" else "smoke")
+
+
+# ============================================================================ precompute
+
+
+def precompute(profile: str) -> list:
+    """``python -m dynamics.precompute grokking --profile P``: the phase diagram (table rows and
+    every run's history, for the heatmap, the slider over time and the curves slider)."""
+    from ..plots import rounded  # the book's one rounding helper (for JSON in data/)
+
+    profile = get_profile(profile)
+    pcfg = PhaseConfig.for_profile(profile)
+    start, cpu = time.perf_counter(), time.process_time()
+    with cpu_threads(1, get_device()):  # small models: one thread is faster on a shared CPU
+        out = run_phase(pcfg, progress=False)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    scale = {"gpu": "paper-scale settings", "cpu": "the largest grid a 2-core CPU runs in a few minutes",
+             "smoke": "a tiny grid for tests"}[profile]
+    payload = rounded(dict(rows=out["rows"], sweep=out["sweep"].to_dict(), steps=out["steps"]))
+    path = results.save(
+        "grokking_phase", payload, profile=profile,
+        config=dict(phase=pcfg.to_dict(), base=pcfg.base().to_dict(),
+                    betas=list(ADAM_BETAS[pcfg.model])),
+        command=f"python -m dynamics.precompute grokking --profile {profile}",
+        note=f"p = {pcfg.p}, {len(out['rows'])} runs of {pcfg.steps} steps ({cpu:.0f} s of CPU "
+             f"time): {scale}.",
+        wall_time=wall)
+    return [path]
+

@@ -1,0 +1,352 @@
+"""dynamics.grokking.experiments: runners (determinism, the batched phase grid against single
+runs, stopping), the phase labels of the precomputed and the live grids against their final
+accuracies, the sentences of the chapter that rest on the precomputed grid, and the
+chapter's claims in the smoke profile on seeds 0-4."""
+import functools
+
+import numpy as np
+import pytest
+import torch
+
+from dynamics import results
+from dynamics.grokking import experiments as E
+from dynamics.grokking import science as S
+from dynamics.grokking.views import critical_fraction, restricted_leads
+
+SEEDS = [0, 1, 2, 3, 4]
+
+
+# ----------------------------------------------------------------------------- runners
+
+
+def test_evaluation_steps_are_log_and_linear():
+    steps = E.evaluation_steps(1000, 40)
+    assert steps[0] == 0 and steps[-1] == 1000 and steps == sorted(set(steps))
+    assert {1, 2, 3} <= set(steps)  # dense early (memorization)
+    assert {500, 550} <= set(steps)  # and evenly through the plateau
+
+
+def test_run_is_deterministic_and_records_measures():
+    cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=30, n_evals=10)
+    h1 = E.run(cfg, seed=1).history
+    h2 = E.run(cfg, seed=1).history
+    assert h1.steps == h2.steps
+    np.testing.assert_array_equal(h1["test_loss"], h2["test_loss"])
+    assert {"weight_norm", "fourier_top10"} <= set(h1.metrics)
+    kept = E.run(cfg, seed=1, checkpoints=True)
+    assert [s for s, _ in kept.checkpoints] == kept.history.steps
+    noisy = E.run(cfg.replace(label_noise=0.2, remedy="grokfast"), seed=0).history
+    assert {"memorized", "corrected"} <= set(noisy.metrics)
+    assert E.run(cfg, seed=1).describe().startswith(("fit at step", "never fit"))
+
+
+def test_progress_measures_of_a_short_run():
+    cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=40, n_evals=10)
+    r = E.run(cfg, seed=0, checkpoints=True)
+    pm = E.progress_measures(r)
+    assert pm["step"] == r.history.steps and pm["n_frequencies"] == 5
+    assert 1 <= len(pm["keys"]) <= 5 and "end" in pm["spectra"]
+    assert all(np.isfinite(pm["restricted_loss"])) and all(np.isfinite(pm["excluded_loss"]))
+    with pytest.raises(ValueError):
+        E.progress_measures(E.run(cfg, seed=0))  # no checkpoints
+    with pytest.raises(ValueError):
+        E.progress_measures(E.run(cfg.replace(op="mul"), seed=0, checkpoints=True))
+
+
+def test_remedies_and_speedups():
+    cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=30, n_evals=10)
+    variants = E.remedy_configs(cfg)
+    assert variants["strong_wd"].weight_decay == 3 * cfg.weight_decay
+    assert variants["perp_grad"].weight_decay == 0 and variants["stablemax"].weight_decay == 0
+    with pytest.raises(ValueError):  # 3 x 5 is past the config's range: refused, not clamped
+        E.remedy_configs(cfg.replace(weight_decay=5.0))
+    rows = E.run_remedies(cfg, [0], ["baseline", "perp_grad"])
+    assert [r["name"] for r in rows] == ["baseline", "perp_grad"]
+    with pytest.raises(ValueError):
+        E.run_remedies(cfg, [0], ["magic"])
+    rows = [dict(name="baseline", grok_step=400), dict(name="perp_grad", grok_step=100),
+            dict(name="no_wd", grok_step=None)]
+    speed = E.speedups(rows, budget=1000)
+    assert speed["perp_grad"]["speedup"] == 4.0 and speed["no_wd"]["grokked"] == 0
+    assert speed["no_wd"]["steps"] == 1000
+
+
+def test_pairs_and_split_masks():
+    cfg = S.GrokConfig(p=11, train_frac=0.4)
+    data = S.make_data(cfg, seed=2)
+    idx = S.pair_index(data.x_train, 11)
+    pool, index = E.pair_pool(cfg)
+    mask = E.split_mask(cfg, index, 0.4, seed=2)
+    assert int(mask.sum()) == len(data.x_train)
+    assert set(index[mask].tolist()) == set(idx.tolist())
+
+
+def test_phase_grid_matches_single_runs():
+    cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=40, n_evals=10)
+    out = E.run_phase_grid(cfg, [0.5, 0.8], [0.0, 1.0], seeds=[0])
+    assert len(out["rows"]) == 4 and all(r["phase"] in S.PHASES for r in out["rows"])
+    for (c, h) in out["sweep"]:
+        single = E.run(cfg.replace(train_frac=c["train_frac"], weight_decay=c["weight_decay"]),
+                       seed=c["seed"]).history
+        assert h.steps == single.steps
+        np.testing.assert_allclose(h["train_loss"], single["train_loss"], rtol=2e-3, atol=1e-5)
+        np.testing.assert_allclose(h["test_acc"], single["test_acc"], atol=2e-3)
+    assert out["sweep"].info["betas"] == [0.9, 0.999]
+    with pytest.raises(ValueError):
+        E.run_phase_grid(cfg.replace(remedy="grokfast"), [0.5], [1.0])
+
+
+def test_phase_grid_reports_progress_and_stops():
+    cfg = S.GrokConfig.for_profile("smoke", p=7, width=8, steps=40, n_evals=10)
+    seen = []
+
+    def tick(done):
+        seen.append(done)
+        return done >= 0.5  # stop half-way through the grid
+
+    out = E.run_phase_grid(cfg, [0.5, 0.8], [0.0, 1.0], seeds=[0], callbacks=[tick])
+    assert seen and 0 <= min(seen) and max(seen) <= 1 and seen == sorted(seen)
+    assert out["sweep"].info["stopped"]
+    phases = [r["phase"] for r in out["rows"]]
+    assert len(phases) == 4 and phases.count("not run") >= 2  # the second fraction never ran
+
+
+def test_live_grid_is_the_smoke_one_and_the_mlp_recipe_on_a_gpu_profile():
+    assert E.live_phase_config("gpu") == S.PhaseConfig.for_profile("cpu")
+    assert E.live_phase_config("cpu") == S.PhaseConfig.for_profile("smoke")
+    assert E.live_phase_config("gpu").base().model == "mlp"
+
+
+def test_dry_run_caps_grids_and_steps(monkeypatch, tmp_path):
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
+    pcfg = S.PhaseConfig.for_profile("smoke", p=7, width=8)
+    out = E.run_phase(pcfg)
+    assert len(out["rows"]) == 4  # two ends of each axis
+    assert all(h.steps[-1] <= 2 for h in out["sweep"].histories)
+    cc = S.CorruptConfig.for_profile("cpu")
+    cor = E.run_corrupted(S.GrokConfig.for_profile("smoke", p=7, width=8), cc)
+    assert [r["weight_decay"] for r in cor["runs"]] == [cc.weight_decays[0], cc.weight_decays[-1]]
+
+
+# ----------------------------------------------------------------------------- phase labels
+
+
+def contradictions(row: dict) -> list[str]:
+    """What in a phase-diagram row contradicts its label, re-derived from the label's
+    definition and the row's own accuracies (empty when the label is right)."""
+    ph, fit, grok = row["phase"], row["fit_step"], row["grok_step"]
+    tr, te = row["end_train_acc"], row["end_test_acc"]
+    lost_train = row["best_train_acc"] - tr > S.UNLEARN_DROP
+    lost_test = grok is not None and row["best_test_acc"] - te > S.UNLEARN_DROP
+    bad = []
+    if ph == "un-learning":
+        if not (lost_train or lost_test):
+            bad.append("un-learning, but its accuracies end within reach of their best")
+        return bad
+    if lost_train or lost_test:
+        bad.append(f"{ph}, but an accuracy ends far below its best ({tr:.2f}/{te:.2f})")
+    if ph in ("grokking", "comprehension"):
+        if fit is None or grok is None:
+            bad.append(f"{ph} without fit or grok step")
+        elif (grok >= S.DELAY * max(fit, 1)) != (ph == "grokking"):
+            bad.append(f"{ph} with fit {fit} and grok {grok}")
+        if tr < S.FIT_ACC - S.UNLEARN_DROP or te < S.GROK_ACC - S.UNLEARN_DROP:
+            bad.append(f"{ph} but ends at train {tr:.2f}, test {te:.2f}")
+    elif ph == "memorization":
+        if fit is None or grok is not None or te >= S.GROK_ACC:
+            bad.append(f"memorization with fit {fit}, grok {grok}, test {te:.2f}")
+        if tr < S.FIT_ACC - S.UNLEARN_DROP:
+            bad.append(f"memorization but ends at train {tr:.2f}")
+    elif ph == "confusion":
+        if fit is not None or tr > S.FIT_ACC:
+            bad.append(f"confusion but fits (fit {fit}, train {tr:.2f})")
+    else:
+        bad.append(f"unexpected phase {ph!r}")
+    return bad
+
+
+def _check_labels(rows):
+    wrong = {(r["train_frac"], r["weight_decay"], r.get("seed", 0)): contradictions(r)
+             for r in rows}
+    wrong = {k: v for k, v in wrong.items() if v}
+    assert not wrong, wrong
+
+
+def test_contradictions_catches_the_old_labels():
+    """The check itself can fail: the cell of the old data file (weight decay 10, fraction 0.9,
+    ending at 0.80 / 0.79) was labelled comprehension from its first crossings alone."""
+    old = dict(train_frac=0.9, weight_decay=10.0, phase="comprehension", fit_step=73, grok_step=94,
+               end_train_acc=0.80, end_test_acc=0.79, best_train_acc=1.0, best_test_acc=0.985)
+    assert contradictions(old)
+    assert not contradictions(dict(old, phase="un-learning"))
+    confused = dict(old, phase="confusion", fit_step=None, grok_step=None, end_train_acc=0.6,
+                    best_train_acc=0.62, end_test_acc=0.5, best_test_acc=0.5)
+    assert not contradictions(confused)
+    assert contradictions(dict(confused, phase="memorization"))
+
+
+@pytest.fixture(scope="module")
+def grid():
+    payload, prov = results.load("grokking_phase")
+    return payload, prov
+
+
+def test_precomputed_grid_labels_agree_with_its_accuracies(grid):
+    payload, prov = grid
+    assert prov["profile"] in ("cpu", "gpu")
+    assert prov["command"].startswith("python -m dynamics.precompute grokking")
+    _check_labels(payload["rows"])
+    # the rows are what the stored histories say (the file and the rule cannot drift apart)
+    from dynamics.sweep import SweepResult
+    again = E.phase_rows(SweepResult.from_dict(payload["sweep"]))
+    assert [r["phase"] for r in again] == [r["phase"] for r in payload["rows"]]
+
+
+def test_precomputed_grid_says_what_the_chapter_says(grid):
+    """Section 2's "What to notice", sentence by sentence, on the data behind the figure
+    (regenerating data/grokking_phase.json means re-reading that paragraph)."""
+    payload, prov = grid
+    rows = payload["rows"]
+    by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
+    fracs = sorted({r["train_frac"] for r in rows})
+    wds = sorted({r["weight_decay"] for r in rows})
+    good = lambda r: r["phase"] in ("grokking", "comprehension")  # noqa: E731
+    # "without weight decay (left column) every network memorizes"
+    assert all(by[f, 0.0]["phase"] == "memorization" for f in fracs)
+    # "with weight decay up to 3, more data and more decay shorten the wait: along each row
+    # and each column the grok step falls"
+    for w in [w for w in wds if 0 < w <= 3]:
+        steps = [by[f, w]["grok_step"] for f in fracs if good(by[f, w])]
+        assert steps == sorted(steps, reverse=True), (w, steps)
+    for f in fracs:
+        steps = [by[f, w]["grok_step"] for w in wds if 0 < w <= 3 and good(by[f, w])]
+        assert steps == sorted(steps, reverse=True), (f, steps)
+    # "at large fractions and decays fitting and generalizing coincide (comprehension)"
+    assert {(f, w) for (f, w), r in by.items() if r["phase"] == "comprehension"} <= \
+        {(f, w) for f in fracs for w in wds if f >= 0.7 and w >= 1}
+    assert any(r["phase"] == "comprehension" for r in rows)
+    # "the critical fraction falls as the decay grows: 60% at weight decay 1, 50% at 3;
+    # below 50% no decay makes the network generalize within the budget"
+    assert critical_fraction(rows, 1.0) == 0.6 and critical_fraction(rows, 3.0) == 0.5
+    assert not any(good(r) for r in rows if r["train_frac"] < 0.5)
+    # "the column at weight decay 10: every network learns and then loses part of it
+    # (un-learning); at fraction 0.9 it passes both thresholds within a hundred steps; its
+    # training loss stays above 1.5, against below 0.03 with weight decay up to 3"
+    col = [by[f, 10.0] for f in fracs]
+    assert all(r["phase"] == "un-learning" for r in col)
+    assert by[0.9, 10.0]["fit_step"] <= 100 and by[0.9, 10.0]["grok_step"] <= 100
+    assert all(r["final_train_loss"] > 1.5 for r in col)
+    assert all(r["final_train_loss"] < 0.03 for r in rows if r["weight_decay"] <= 3)
+    # "Liu et al.'s confusion does not appear": the claims table says "partly"
+    assert not any(r["phase"] == "confusion" for r in rows)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_live_smoke_grid_labels_agree_with_its_accuracies(seed):
+    pcfg = E.live_phase_config("smoke")
+    out = E.run_phase(pcfg, seed)
+    assert {r["seed"] for r in out["rows"]} == {seed}
+    _check_labels(out["rows"])
+    by = {(r["train_frac"], r["weight_decay"]): r for r in out["rows"]}
+    assert all(by[f, 0.0]["phase"] == "memorization" for f in pcfg.train_fracs)
+    assert critical_fraction(out["rows"]) == max(pcfg.train_fracs)
+
+
+# ----------------------------------------------------------------------------- claims (smoke, seeds 0-4)
+
+
+@functools.cache
+def _claim_runs(seed: int):
+    torch.set_num_threads(1)
+    cfg = S.GrokConfig.for_profile("smoke")
+    base = E.run(cfg, seed, checkpoints=True)
+    control = E.run(cfg.replace(weight_decay=0.0), seed, data=base.data)
+    perp = E.run(E.remedy_configs(cfg)["perp_grad"], seed, data=base.data, stop_at_grok=True)
+    return base, control, perp
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_claim_grokking_delay(seed):
+    h = _claim_runs(seed)[0].history
+    fit, grok = S.fit_and_grok(h)
+    assert fit is not None and h.last("train_acc") > 0.99
+    assert grok is not None and h.last("test_acc") > 0.95
+    assert grok >= S.DELAY * fit
+    assert fit <= 60 and 200 <= grok <= 700  # "a few dozen steps", "a few hundred steps"
+    half = h.first_step("test_acc", above=0.5)  # below 50% test accuracy for a while after fitting
+    assert half >= 3 * fit
+    # the test loss rises while the network memorizes, before it falls
+    i_fit = h.steps.index(fit)
+    assert h["test_loss"][i_fit] > h["test_loss"][0]
+    assert _claim_runs(seed)[0].phase == "grokking"
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_claim_no_weight_decay_no_grokking(seed):
+    base, control, _ = _claim_runs(seed)
+    assert control.fit_step is not None  # it memorizes...
+    assert control.grok_step is None     # ...but does not generalize in the same budget
+    assert control.history.last("test_acc") < base.history.last("test_acc") - 0.5
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_claim_norm_falls_and_fourier_sparse_after_grokking_not_at_fit(seed):
+    base = _claim_runs(seed)[0]
+    h = base.history
+    i = h.steps.index(base.fit_step)
+    conc, norm = h["fourier_top10"], h["weight_norm"]
+    assert conc[i] < 0.5 < conc[-1]
+    assert norm[-1] < norm[i]
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_claim_restricted_loss_leads_and_excluded_loss_rises(seed):
+    base = _claim_runs(seed)[0]
+    pm = E.progress_measures(base)
+    assert restricted_leads(pm)
+    i = pm["step"].index(base.fit_step)
+    assert max(pm["excluded_loss"][i:]) > pm["excluded_loss"][i] + 0.5
+    # the key frequencies hold the stated share of the final logits' periodic energy
+    energy = S.logit_frequencies(S.pair_logits(base.model, base.config.p), base.config.p)
+    held = float(energy[[k - 1 for k in pm["keys"]]].sum() / energy.sum())
+    assert S.KEY_SHARE - 1e-6 <= held and len(pm["keys"]) < pm["n_frequencies"]
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_claim_perp_grad_at_least_halves_steps_to_grok(seed):
+    base, _, perp = _claim_runs(seed)
+    assert perp.grok_step is not None and base.grok_step is not None
+    assert perp.grok_step * 2 <= base.grok_step
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_claim_remedies_as_section_4_says(seed):
+    """Section 4's "What to notice": tripling the decay about halves the wait, Grokfast slows
+    this MLP, StableMax without weight decay does not grok within the budget."""
+    cfg = S.GrokConfig.for_profile("smoke")
+    base = _claim_runs(seed)[0]
+    rows = E.run_remedies(cfg, [seed], ["baseline", "strong_wd", "grokfast", "stablemax"],
+                          reuse=[base])
+    speed = E.speedups(rows, cfg.steps)
+    assert speed["strong_wd"]["grokked"] and 1.5 <= speed["strong_wd"]["speedup"] <= 3.0
+    assert speed["grokfast"]["speedup"] < 1.0
+    assert not speed["stablemax"]["grokked"]
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_claim_corrupted_labels_as_section_4_says(seed):
+    cfg = S.GrokConfig.for_profile("smoke")
+    out = E.run_corrupted(cfg, S.CorruptConfig.for_profile("smoke"), seed)
+    low, high = out["runs"][0], out["runs"][-1]
+    assert low["final_memorized"] > 0.99 and low["final_test_acc"] > 0.5  # coexist
+    assert high["final_memorized"] < low["final_memorized"] - 0.1       # stops memorizing
+    assert high["final_corrected"] > low["final_corrected"]              # corrects some
+    assert high["final_test_acc"] >= low["final_test_acc"] - 0.01        # at least as well

@@ -1,0 +1,324 @@
+"""dynamics.grokking.science: the measures against known values and numpy, the remedies against
+their reference formulas, the phase labels against their definition, bad inputs, and the
+module's independence from plotting."""
+import ast
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from dynamics import models as M
+from dynamics.grokking import science as S
+from dynamics.train import History
+
+
+# ----------------------------------------------------------------------------- the module
+
+
+def test_science_imports_no_plotting():
+    tree = ast.parse(Path(S.__file__).read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add((node.module or "") + ":" + ",".join(a.name for a in node.names))
+    text = " ".join(sorted(imported))
+    for banned in ("plotly", "ipywidgets", "plots", "widgets"):
+        assert banned not in text, f"science imports {banned}: {text}"
+
+
+# ----------------------------------------------------------------------------- Fourier measures
+
+
+def test_fourier_spectrum_parseval_and_numpy():
+    torch.manual_seed(0)
+    w = torch.randn(2, 13, 5)
+    energy = S.fourier_spectrum(w)
+    assert energy.shape == (7,)
+    # Parseval: the folded energies add up to p * ||W||^2
+    assert torch.isclose(energy.sum(), 13 * w.pow(2).sum(), rtol=1e-5)
+    full = (np.abs(np.fft.fft(w.numpy(), axis=1)) ** 2).sum(axis=(0, 2))  # [p]
+    folded = np.array([full[0]] + [full[k] + full[13 - k] for k in range(1, 7)])
+    np.testing.assert_allclose(energy.numpy(), folded, rtol=1e-5)
+    units = S.fourier_spectrum(w, per_unit=True)
+    assert units.shape == (7, 5)
+    assert torch.allclose(units.sum(1), energy, rtol=1e-5)
+    even = torch.randn(1, 12, 3)  # even p: k = p/2 stands alone, Parseval still holds
+    assert torch.isclose(S.fourier_spectrum(even).sum(), 12 * even.pow(2).sum(), rtol=1e-5)
+
+
+def test_fourier_spectrum_of_a_pure_frequency():
+    p, k = 17, 3
+    a = torch.arange(p, dtype=torch.float32)
+    w = torch.stack([torch.cos(2 * math.pi * k * a / p), torch.sin(2 * math.pi * k * a / p)], 1)
+    energy = S.fourier_spectrum(w[None])
+    assert int(energy.argmax()) == k
+    assert float(energy[k] / energy.sum()) > 0.999
+    assert float(S.spectral_concentration(energy)) > 0.999
+
+
+def test_spectral_concentration_flat_and_bad_inputs():
+    flat = torch.ones(20)
+    assert math.isclose(float(S.spectral_concentration(flat, 0.1)), 0.1, rel_tol=1e-6)
+    assert math.isclose(float(S.spectral_concentration(torch.ones(16), 0.1)), 2 / 16, rel_tol=1e-6)
+    units = torch.eye(10)  # unit j reads only frequency j: perfectly concentrated per unit
+    assert math.isclose(float(S.spectral_concentration(units, 0.1)), 1.0, rel_tol=1e-6)
+    assert math.isclose(float(S.spectral_concentration(units.sum(1), 0.1)), 0.1, rel_tol=1e-6)
+    with pytest.raises(ValueError):
+        S.spectral_concentration(flat, 0.0)
+    with pytest.raises(ValueError):
+        S.spectral_concentration(torch.ones(2, 2, 2))
+    with pytest.raises(ValueError):
+        S.fourier_spectrum(torch.ones(5, 3))
+
+
+def test_input_weights_of_both_models():
+    mlp = M.MLP(2 * 7, 16, 2, 7)
+    w = S.input_weights(mlp, 7)
+    assert w.shape == (2, 7, 16)
+    assert torch.equal(w[1, 3], mlp.hidden[0].weight[:, 7 + 3])  # the b half, residue 3
+    tr = M.Transformer1L(7, d_model=16, n_heads=4, d_mlp=32)
+    assert S.input_weights(tr, 7).shape == (1, 7, 16)
+    with pytest.raises(ValueError):
+        S.input_weights(mlp, 5)
+    with pytest.raises(ValueError):
+        S.input_weights(torch.nn.Linear(3, 3), 3)
+
+
+def test_sum_basis_is_orthonormal_and_checks_inputs():
+    q = S.sum_basis(11, [1, 2, 5])
+    assert q.shape == (121, 6)
+    assert torch.allclose(q.T @ q, torch.eye(6), atol=1e-5)
+    assert torch.allclose(q.sum(0), torch.zeros(6), atol=1e-4)  # orthogonal to constants
+    with pytest.raises(ValueError):
+        S.sum_basis(11, [6])
+    with pytest.raises(ValueError):
+        S.sum_basis(11, [1], op="mul")
+
+
+def _fourier_logits(p, keys, weights=None, scale=8.0):
+    """Logits of the Fourier algorithm: Σ_k w_k cos(2πk(a + b - c)/p)."""
+    weights = weights or [1.0] * len(keys)
+    a, b = torch.meshgrid(torch.arange(p), torch.arange(p), indexing="ij")
+    s = (a + b).reshape(-1, 1).float()
+    c = torch.arange(p).float()[None]
+    return scale * sum(w * torch.cos(2 * math.pi * k * (s - c) / p) for k, w in zip(keys, weights))
+
+
+def test_key_frequencies_hold_the_stated_share_with_no_cap():
+    p = 37
+    # energies proportional to the squared weights: 0.6, 0.3, 0.1 of the total
+    logits = _fourier_logits(p, [2, 5, 7], weights=[math.sqrt(0.6), math.sqrt(0.3), math.sqrt(0.1)])
+    assert S.key_frequencies(logits, p, share=0.5) == [2]
+    assert S.key_frequencies(logits, p, share=0.9) == [2, 5]
+    assert S.key_frequencies(logits, p, share=0.95) == [2, 5, 7]
+    # energy spread evenly over all 18 frequencies: 90% needs ceil(0.9 * 18) = 17 of them,
+    # more than the old cap of 8
+    spread = _fourier_logits(p, list(range(1, 19)))
+    keys = S.key_frequencies(spread, p)
+    assert len(keys) == math.ceil(S.KEY_SHARE * 18) == 17
+    energy = S.logit_frequencies(spread, p)
+    held = float(energy[[k - 1 for k in keys]].sum() / energy.sum())
+    assert held >= S.KEY_SHARE - 1e-6
+    with pytest.raises(ValueError):
+        S.key_frequencies(logits, p, share=0.0)
+
+
+def test_key_frequencies_and_fourier_losses_on_the_ideal_algorithm():
+    p = 13
+    logits = _fourier_logits(p, [2, 5])
+    assert S.key_frequencies(logits, p) == [2, 5]
+    labels = ((torch.arange(p)[:, None] + torch.arange(p)[None]) % p).reshape(-1)
+    index = torch.arange(p * p)
+    full = torch.nn.functional.cross_entropy(logits, labels)
+    restricted, excluded = S.fourier_losses(logits, labels, index, [2, 5], p)
+    assert torch.isclose(restricted, full, atol=1e-4)  # the algorithm is all key frequencies
+    assert torch.isclose(excluded, torch.tensor(math.log(p)), atol=1e-4)  # nothing left: chance
+    torch.manual_seed(0)  # memorization noise lives outside the key frequencies
+    noisy = logits + 3 * torch.randn_like(logits)
+    r2, e2 = S.fourier_losses(noisy, labels, index, [2, 5], p)
+    assert float(r2) < float(e2)
+
+
+def test_projecting_mlp_logits_equals_projecting_its_last_activations():
+    """The docstring's claim for the MLP: the logits are a linear map of the last hidden layer,
+    so the projection commutes with it (up to the constant bias, which it removes)."""
+    p = 11
+    torch.manual_seed(0)
+    mlp = M.MLP(2 * p, 16, 2, p)
+    x = S.all_pairs(p, onehot=True)
+    with torch.no_grad():
+        h = mlp.features(x)
+        logits = mlp(x)
+    q = S.sum_basis(p, [1, 3])
+    via_logits = q @ (q.T @ logits)
+    via_acts = (q @ (q.T @ h)) @ mlp.head.weight.T
+    assert torch.allclose(via_logits, via_acts, atol=1e-4)
+
+
+# ----------------------------------------------------------------------------- remedies
+
+
+def test_grokfast_matches_the_reference_formula():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 2)
+    hook = S.GrokfastEMA(alpha=0.9, lamb=2.0)
+    ema = None
+    for step in range(1, 4):
+        g = {n: torch.randn_like(p) for n, p in model.named_parameters()}
+        for n, p in model.named_parameters():
+            p.grad = g[n].clone()
+        hook(model, step)
+        ema = {n: g[n].clone() for n in g} if ema is None else {n: 0.9 * ema[n] + 0.1 * g[n] for n in g}
+        for n, p in model.named_parameters():
+            assert torch.allclose(p.grad, g[n] + 2.0 * ema[n], atol=1e-6)
+    with pytest.raises(ValueError):
+        S.GrokfastEMA(alpha=1.0)
+
+
+def test_orthogonal_grad_removes_the_radial_component_and_keeps_the_norm():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 3)
+    grads = {}
+    for n, p in model.named_parameters():
+        p.grad = torch.randn_like(p) + 0.5 * p.detach()  # a sizeable component along w
+        grads[n] = p.grad.clone()
+    S.orthogonal_grad_(model, 1)
+    for n, p in model.named_parameters():
+        assert abs(float((p.grad * p.detach()).sum())) < 1e-5
+        assert math.isclose(float(p.grad.norm()), float(grads[n].norm()), rel_tol=1e-5)
+
+
+def test_stablemax_values_and_loss():
+    x = torch.tensor([[2.0, 0.0, -1.0]])
+    s = torch.tensor([3.0, 1.0, 0.5])
+    assert torch.allclose(S.stablemax(x), s / s.sum())
+    y = torch.tensor([0])
+    assert torch.isclose(S.stablemax_cross_entropy(x, y), -torch.log(s[0] / s.sum()))
+    big = torch.tensor([[80.0, -80.0, 0.0]], requires_grad=True)
+    loss = S.stablemax_cross_entropy(big, torch.tensor([0]))
+    loss.backward()
+    assert torch.isfinite(big.grad).all() and loss.item() > 0  # no collapse to exactly 0
+    assert float(torch.nn.functional.cross_entropy(big.detach(), torch.tensor([0]))) == 0.0
+
+
+def test_loss_and_hook_per_remedy():
+    cfg = S.GrokConfig.for_profile("smoke")
+    assert S.loss_and_hook(cfg) == ("cross_entropy", None)
+    assert isinstance(S.loss_and_hook(cfg.replace(remedy="grokfast"))[1], S.GrokfastEMA)
+    assert S.loss_and_hook(cfg.replace(remedy="perp_grad"))[1] is S.orthogonal_grad_
+    assert S.loss_and_hook(cfg.replace(remedy="stablemax"))[0] is S.stablemax_cross_entropy
+
+
+def test_corrupt_labels_fraction_and_always_wrong():
+    y = torch.arange(200) % 11
+    noisy, bad = S.corrupt_labels(y, 0.25, 11, seed=3)
+    assert int(bad.sum()) == 50
+    assert bool((noisy[bad] != y[bad]).all()) and bool((noisy[~bad] == y[~bad]).all())
+    again, _ = S.corrupt_labels(y, 0.25, 11, seed=3)
+    assert torch.equal(noisy, again)
+    with pytest.raises(ValueError):
+        S.corrupt_labels(y, 1.0, 11)
+
+
+# ----------------------------------------------------------------------------- configs, recipe
+
+
+def test_config_validation_and_presets():
+    with pytest.raises(ValueError):
+        S.GrokConfig(p=2)
+    with pytest.raises(ValueError):
+        S.GrokConfig(train_frac=1.5)
+    with pytest.raises(ValueError):
+        S.GrokConfig(remedy="magic")
+    with pytest.raises(ValueError):
+        S.make_data(S.GrokConfig(p=12, op="div"))
+    gpu = S.GrokConfig.for_profile("gpu")
+    assert (gpu.model, gpu.p, gpu.train_frac, gpu.lr, gpu.weight_decay, gpu.steps) == \
+        ("transformer", 113, 0.3, 1e-3, 1.0, 25_000)
+    model = S.make_model(gpu)
+    assert isinstance(model, M.Transformer1L)
+    assert S.input_weights(model, 113).shape == (1, 113, 128)
+    assert S.pair_logits(model, 113).shape == (113 * 113, 113)
+    with pytest.raises(ValueError):
+        S.make_model(S.GrokConfig(model="transformer", width=30))
+
+
+def _betas(opt):
+    opts = getattr(opt, "optimizers", [opt])
+    return {tuple(g["betas"]) for o in opts for g in o.param_groups if "betas" in g}
+
+
+def test_one_optimizer_recipe_per_model_whatever_the_profile():
+    """β₂ belongs to the model: the transformer's 0.98, the MLP's 0.999, in every profile
+    (the live phase grid on a GPU trains the MLP: it must not get the transformer's β₂)."""
+    for profile in ("smoke", "cpu", "gpu"):
+        for model in ("mlp", "transformer"):
+            cfg = S.GrokConfig.for_profile(profile, model=model, width=16, p=7)
+            opt = S.optimizer_for(cfg, S.make_model(cfg))
+            assert _betas(opt) == {S.ADAM_BETAS[model]}
+        base = S.PhaseConfig.for_profile(profile).base()
+        assert base.model == S.PhaseConfig.for_profile(profile).model
+    assert S.ADAM_BETAS == {"mlp": (0.9, 0.999), "transformer": (0.9, 0.98)}
+    mlp_on_gpu = S.PhaseConfig.for_profile("cpu").base()  # what the gpu notebook trains live
+    assert _betas(S.optimizer_for(mlp_on_gpu, S.make_model(mlp_on_gpu))) == {(0.9, 0.999)}
+    muon = S.GrokConfig.for_profile("smoke", optimizer="muon", p=7, width=16)
+    assert _betas(S.optimizer_for(muon, S.make_model(muon))) == {(0.9, 0.999)}
+
+
+def test_pairs_and_indices():
+    cfg = S.GrokConfig(p=11, train_frac=0.4)
+    data = S.make_data(cfg, seed=2)
+    idx = S.pair_index(data.x_train, 11)
+    a, b = idx // 11, idx % 11
+    assert torch.equal(data.y_train, (a + b) % 11)
+    assert torch.equal(S.pair_index(S.all_pairs(11, onehot=True), 11), torch.arange(121))
+    assert torch.equal(S.pair_index(S.all_pairs(11, onehot=False), 11), torch.arange(121))
+    with pytest.raises(ValueError):
+        S.pair_index(torch.zeros(3, 5), 11)
+
+
+# ----------------------------------------------------------------------------- phases
+
+
+def _history(train, test, steps=None):
+    h = History()
+    for i, (a, b) in enumerate(zip(train, test)):
+        h.append(steps[i] if steps else 10 * i, train_acc=a, test_acc=b, train_loss=1.0, test_loss=1.0)
+    return h
+
+
+def test_phase_of_the_four_phases_of_liu_et_al():
+    steps = [0, 10, 20, 40, 80, 160, 320, 640]
+    grok = _history([0, .5, 1, 1, 1, 1, 1, 1], [0, 0, 0, 0, .2, .6, 1, 1], steps)
+    assert S.fit_and_grok(grok) == (20, 320) and S.phase_of(grok) == "grokking"
+    comp = _history([0, .5, 1, 1, 1, 1, 1, 1], [0, .3, .9, .97, 1, 1, 1, 1], steps)
+    assert S.phase_of(comp) == "comprehension"  # grok at 40 < 5 x 20
+    mem = _history([0, .5, 1, 1, 1, 1, 1, 1], [0, 0, 0, .1, .2, .3, .5, .6], steps)
+    assert S.phase_of(mem) == "memorization"
+    conf = _history([0, .2, .4, .5, .6, .6, .62, .63], [0, 0, .1, .1, .1, .2, .2, .2], steps)
+    assert S.phase_of(conf) == "confusion"
+
+
+def test_phase_of_looks_at_the_end_too():
+    steps = [0, 10, 20, 40, 80, 160, 320, 640]
+    # fits and generalizes early (first crossings say comprehension), then loses both
+    unlearn = _history([0, .5, 1, 1, .9, .8, .8, .8], [0, .3, .97, .98, .9, .8, .79, .79], steps)
+    assert S.fit_and_grok(unlearn) == (20, 20)
+    assert S.phase_of(unlearn) == "un-learning"
+    # never fits, but falls well below its best: un-learning too, not confusion
+    assert S.phase_of(_history([0, .5, .9, .98, .9, .8, .8, .8], [0] * 8, steps)) == "un-learning"
+    # generalized, then lost the test accuracy while still fitting
+    lost = _history([0, 1, 1, 1, 1, 1, 1, 1], [0, 0, 0, .2, .97, .99, .7, .6], steps)
+    assert S.phase_of(lost) == "un-learning"
+    # a small dip at the end (within UNLEARN_DROP) keeps the label
+    dip = _history([0, 1, 1, 1, 1, 1, 1, 1], [0, 0, 0, .2, .6, .97, .98, .94], steps)
+    assert S.phase_of(dip) == "grokking"
+    assert S.phase_of(History()) == "not run"
+    div = _history([0, .5], [0, 0], [0, 10])
+    div.diverged_at = 15
+    assert S.phase_of(div) == "diverged"
+    assert set(S.PHASES) == {"comprehension", "grokking", "memorization", "confusion", "un-learning"}

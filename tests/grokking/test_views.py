@@ -1,0 +1,179 @@
+"""dynamics.grokking.views: figures build in the house layout, panels run headlessly
+(construct, set, click, stop, refuse bad values, survive a diverging run, honour the seed),
+the claims table has a verdict per row, and the chapter's code blocks render."""
+import numpy as np
+import pytest
+
+from dynamics import book, plots, results
+from dynamics import grokking as G
+from dynamics.grokking import views as V
+from dynamics.sweep import SweepResult
+
+
+@pytest.fixture(scope="module")
+def short():
+    cfg = G.GrokConfig.for_profile("smoke", p=11, width=16, steps=60, n_evals=12)
+    first = G.run(cfg, 0, checkpoints=True)
+    control = G.run(cfg.replace(weight_decay=0.0), 0, data=first.data)
+    return cfg, first, control
+
+
+def _house(fig):
+    """The figure as the book renders it; builders must not place legends or margins."""
+    return plots.house(fig.__class__(fig))
+
+
+def test_figures_build_and_leave_layout_to_the_house(short):
+    cfg, first, control = short
+    pm = G.progress_measures(first)
+    figs = [V.training_figure({"a": first, "b": control}), V.progress_figure(pm),
+            V.spectrum_figure(pm["spectra"], cfg.p)]
+    for fig in figs:
+        assert fig.layout.legend.orientation is None and fig.layout.legend.y is None
+        assert len(_house(fig).data) == len(fig.data)
+    mark_labels = [a.text for a in figs[0].layout.annotations if a.text.startswith(("fit", "grok"))]
+    assert all(a.yref.endswith("domain") for a in figs[0].layout.annotations
+               if a.text in mark_labels)  # marks are labelled inside the plot
+
+
+def test_phase_figure_text_and_colour_follow_the_labels():
+    payload, _ = results.load("grokking_phase")
+    rows = payload["rows"]
+    fig = V.phase_figure(rows)
+    text = np.asarray(fig.data[0].text)
+    z = np.asarray(fig.data[0].z, dtype=float)
+    for r in rows:
+        i = [float(v) for v in fig.data[0].y].index(r["train_frac"])
+        j = [float(v) for v in fig.data[0].x].index(r["weight_decay"])
+        assert text[i][j].startswith(r["phase"])
+        assert f"{r['end_test_acc']:.0%}" in text[i][j]
+        generalizes = r["phase"] in ("grokking", "comprehension")
+        assert np.isfinite(z[i, j]) == generalizes  # colour only where it generalizes and keeps it
+    assert len(V.phase_slider(payload["sweep"]).layout.sliders[0].steps) > 3
+    slider = V.curves_slider(SweepResult.from_dict(payload["sweep"]), train_frac=0.5)
+    assert slider.layout.sliders[0].currentvalue.prefix.startswith("weight decay")
+    with pytest.raises(ValueError):
+        V.curves_slider(payload["sweep"], train_frac=0.55)
+
+
+def test_remedies_figure_and_tables(short):
+    cfg, first, control = short
+    speed = G.speedups([dict(name="baseline", grok_step=400), dict(name="perp_grad", grok_step=100),
+                        dict(name="no_wd", grok_step=None)], budget=1000)
+    fig = V.remedies_figure(speed)
+    assert list(fig.data[0].text) == ["4.00x", "no grok"]
+    rows = G.run_remedies(cfg, [0], ["baseline", "no_wd"], reuse=[first, control])
+    html = V.remedy_table(rows).data
+    assert "not reached" in html and "None" not in html and "grok step" in html
+    cc = G.CorruptConfig.for_profile("smoke", steps=20)
+    cor = G.run_corrupted(cfg, cc, 0)
+    assert "corrected (%)" in V.corrupted_table(cor).data
+    assert len(V.corrupted_figure(cor).data) == 3 * len(cc.weight_decays)
+
+
+def _stop_at_start(panel):
+    """Make the panel's run press Stop as it starts (what a reader's click would do)."""
+    run = panel.run_fn
+
+    def pressed(update, **values):
+        panel.stop()
+        return run(update, **values)
+
+    panel.run_fn = pressed
+    return panel
+
+
+def test_training_panel_runs_refuses_and_survives():
+    panel = V.training_panel("smoke", seed=3)
+    assert panel.above == "live" and "seed 3" in panel.note
+    panel.set(p=11, width=16, train_frac=0.5)
+    fig = panel.click()
+    assert fig is not None and panel.runs == 1
+    assert panel.status.value.startswith("fit at step") and panel.progress.value == 1.0
+    with pytest.raises(ValueError):
+        panel.set(train_frac=1.5)  # refused, not clamped
+    with pytest.raises(ValueError):
+        panel.set(lr=-0.1)
+    panel.set(op="div", p=12)
+    panel.click()
+    assert panel.status.value.startswith("invalid")  # a clear message, the panel survives
+    panel.set(op="add", p=11, lr=1.0, weight_decay=10.0)
+    panel.click()  # lr x wd = 10: the weights flip sign and grow every step
+    assert panel.status.value.startswith("diverged at step") and not panel.button.disabled
+    assert any("(diverged)" in (tr.name or "") for tr in panel.figure.data)
+    panel.set(lr=1e-2, weight_decay=1.0)
+    _stop_at_start(panel).click()
+    assert panel.status.value.startswith("stopped") and not panel.button.disabled
+    assert len(panel.figure.data[0].x) <= 2  # what it had when stopped: the first evaluations
+
+
+def test_panels_honour_the_seed():
+    a = V.training_panel("smoke", seed=1).set(p=11, width=16)
+    b = V.training_panel("smoke", seed=1).set(p=11, width=16)
+    c = V.training_panel("smoke", seed=2).set(p=11, width=16)
+    ya, yb, yc = (np.asarray(p.click().data[1].y) for p in (a, b, c))
+    np.testing.assert_array_equal(ya, yb)
+    assert not np.array_equal(ya, yc)
+
+
+def test_progress_and_remedy_panels():
+    progress = V.progress_panel("smoke").set(p=11, train_frac=0.5)
+    assert progress.click() is not None and progress.status.value.startswith("fit at step")
+    assert len(progress.figure.data) == 6  # the progress figure, not the training curves
+    progress.set(op="mul")
+    progress.click()  # no Fourier measures for mul: a clear message, the panel survives
+    assert progress.status.value.startswith("invalid")
+    remedy = V.remedy_panel("smoke")
+    assert set(remedy.controls) == {"remedy", "weight_decay", "grokfast_alpha",
+                                    "grokfast_lambda", "label_noise", "optimizer"}
+    assert remedy.above == "live"
+    _stop_at_start(remedy.set(remedy="grokfast")).click()
+    assert remedy.status.value.startswith("stopped")
+
+
+def test_phase_panel_progress_stop_and_divergence():
+    phase = V.phase_panel("smoke").set(p=7, width=8, steps=100)
+    assert phase.above == "live"
+    ticks = []
+    phase.progress.observe(lambda change: ticks.append(change["new"]), names="value")
+    assert phase.click() is not None and phase.status.value.startswith("6 of 6 models trained")
+    assert len(set(ticks)) > 3  # progress moved during the sweep, not only at the end
+    phase.set(lr=1.0)  # lr x wd = 4 at the largest decay: those models diverge, the rest go on
+    phase.click()
+    assert "diverged" in phase.status.value
+    assert any("diverged" in str(t) for row in phase.figure.data[0].text for t in row)
+    phase.set(lr=1e-2)
+    # the reader presses Stop once the sweep has started: what ran is shown, the rest is marked
+    pressed = []
+
+    def press(change):
+        if 0 < change["new"] < 1 and not pressed:
+            pressed.append(change["new"])
+            phase.stop()
+
+    phase.progress.observe(press, names="value")
+    phase.click()
+    assert phase.status.value.startswith("stopped")
+    cells = [str(t) for row in phase.figure.data[0].text for t in row]
+    assert any(c.startswith(("not run", "stopped")) for c in cells)
+
+
+def test_claims_rows_have_verdicts(short):
+    cfg, first, control = short
+    pm = G.progress_measures(first)
+    rows = G.run_remedies(cfg, [0], reuse=[first, control])
+    speed = G.speedups(rows, cfg.steps)
+    cor = G.run_corrupted(cfg, G.CorruptConfig.for_profile("smoke", steps=20), 0)
+    payload, _ = results.load("grokking_phase")
+    table = V.claims(first, control, pm, speed, cor, payload["rows"], payload["rows"])
+    assert len(table) == 11
+    assert all(r["reproduced"] in plots.VERDICTS for r in table)
+    assert {r["claim"].split()[0] for r in table} >= {"Grokfast-EMA", "StableMax", "Four"}
+    assert "not reached" not in plots.claims_table(table).data
+
+
+def test_show_source_of_the_mechanisms():
+    for obj in (G.fourier_spectrum, G.spectral_concentration, G.key_frequencies,
+                G.fourier_losses, G.GrokfastEMA, G.orthogonal_grad_, G.stablemax, G.phase_of):
+        html = book.show_source(obj).data
+        assert "lib/dynamics/grokking/science.py" in html and "<details" in html

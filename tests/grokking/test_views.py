@@ -50,7 +50,7 @@ def test_phase_figure_text_and_colour_follow_the_labels():
         generalizes = r["phase"] in ("grokking", "comprehension")
         assert np.isfinite(z[i, j]) == generalizes  # colour only where it generalizes and keeps it
     assert len(V.phase_slider(payload["sweep"]).layout.sliders[0].steps) > 3
-    slider = V.curves_slider(SweepResult.from_dict(payload["sweep"]), train_frac=0.5)
+    slider = V.curves_slider(SweepResult.from_dict(payload["sweep"]), train_frac=0.7)
     assert slider.layout.sliders[0].currentvalue.prefix.startswith("weight decay")
     with pytest.raises(ValueError):
         V.curves_slider(payload["sweep"], train_frac=0.55)
@@ -86,7 +86,7 @@ def _stop_at_start(panel):
 def test_training_panel_runs_refuses_and_survives():
     panel = V.training_panel("smoke", seed=3)
     assert panel.above == "live" and "seed 3" in panel.note
-    panel.set(p=11, width=16, train_frac=0.5)
+    panel.set(p=11, width=16, train_frac=0.7)
     fig = panel.click()
     assert fig is not None and panel.runs == 1
     assert panel.status.value.startswith("fit at step") and panel.progress.value == 1.0
@@ -117,7 +117,7 @@ def test_panels_honour_the_seed():
 
 
 def test_progress_and_remedy_panels():
-    progress = V.progress_panel("smoke").set(p=11, train_frac=0.5)
+    progress = V.progress_panel("smoke").set(p=11, train_frac=0.7)
     assert progress.click() is not None and progress.status.value.startswith("fit at step")
     assert len(progress.figure.data) == 6  # the progress figure, not the training curves
     progress.set(op="mul")

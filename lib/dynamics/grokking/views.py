@@ -198,9 +198,11 @@ def phase_slider(sweep, title: str = "test accuracy"):
     time: the static counterpart of re-running the sweep (:meth:`SweepResult.slider_over_time`)."""
     if isinstance(sweep, dict):
         sweep = SweepResult.from_dict(sweep)
-    return sweep.slider_over_time("test_acc", x="weight_decay", y="train_frac", n=12,
-                                  title=title, zmin=0.0, zmax=1.0, text_fmt=".2f",
-                                  xtitle="weight decay", ytitle="training fraction")
+    fig = sweep.slider_over_time("test_acc", x="weight_decay", y="train_frac", n=12,
+                                 title=title, zmin=0.0, zmax=1.0, text_fmt=".2f",
+                                 xtitle="weight decay", ytitle="training fraction")
+    fig.update_traces(colorbar_title_text="test accuracy")
+    return fig
 
 
 def curves_slider(sweep, train_frac: float):
@@ -212,7 +214,8 @@ def curves_slider(sweep, train_frac: float):
               and c.get("seed", 0) == 0]
     if not picked:
         raise ValueError(f"no runs at training fraction {train_frac}")
-    figs = [training_figure(h, title=f"weight decay {c['weight_decay']:g}") for c, h in picked]
+    figs = [training_figure(h, title=f"weight decay {c['weight_decay']:g}", marks=False)
+            for c, h in picked]
     labels = [f"{c['weight_decay']:g}" for c, _ in picked]
     active = next((i for i, (c, _) in enumerate(picked) if c["weight_decay"] == 1.0), len(picked) - 1)
     return plots.slider(figs, labels, name="weight decay", active=active)
@@ -222,15 +225,15 @@ def curves_slider(sweep, train_frac: float):
 
 
 def runs_table(runs: dict):
-    """One row per named run: fit and grok steps, phase, final train and test accuracy."""
+    """One row per named run: fit and grok steps, phase (or the divergence), final train and
+    test accuracy."""
     rows = []
     for name, r in runs.items():
         h = r.history
         rows.append({"run": name, "fit step": r.fit_step, "grok step": r.grok_step,
                      "phase": h.status if h.diverged else r.phase,
-                     "train accuracy (%)": 100 * h.last("train_acc"),
-                     "test accuracy (%)": 100 * h.last("test_acc")})
-    return plots.table(rows, formats={"train accuracy (%)": "{:.1f}", "test accuracy (%)": "{:.1f}"})
+                     "train (%)": 100 * h.last("train_acc"), "test (%)": 100 * h.last("test_acc")})
+    return plots.table(rows, formats={"train (%)": "{:.1f}", "test (%)": "{:.1f}"})
 
 
 def remedies_figure(speed: dict, title: str = "speed-up over the baseline"):
@@ -276,8 +279,8 @@ def corrupted_table(out: dict):
     """Final values of :func:`~.experiments.run_corrupted`, one row per weight decay."""
     return plots.table(
         [{"weight decay": r["weight_decay"], "test (%)": 100 * r["final_test_acc"],
-          "memorized (%)": 100 * r["final_memorized"], "corrected (%)": 100 * r["final_corrected"],
-          "status": r["status"]} for r in out["runs"]],
+          "memorized (%)": 100 * r["final_memorized"], "corrected (%)": 100 * r["final_corrected"]}
+         for r in out["runs"]],
         formats={k: "{:.1f}" for k in ("test (%)", "memorized (%)", "corrected (%)")})
 
 

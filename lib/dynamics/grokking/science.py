@@ -482,8 +482,8 @@ def phase_of(history: History, delay: float = DELAY) -> str:
     fit the training set). A run can also learn and then lose it: with too strong a weight
     decay the accuracies climb and fall back. Such a run is *un-learning*: its training
     accuracy at the end (:func:`end_accuracy`), or once it generalized its test accuracy at
-    the end, is more than UNLEARN_DROP below the best it reached; the first-crossing steps
-    alone would call it comprehension. A run that diverged is "diverged"; an empty history
+    the end, is more than UNLEARN_DROP below the best it reached; by its first-crossing steps
+    alone it can pass for comprehension. A run that diverged is "diverged"; an empty history
     (a stopped sweep) is "not run"."""
     if not len(history):
         return "not run"

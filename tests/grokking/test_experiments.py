@@ -11,7 +11,6 @@ import torch
 from dynamics import results
 from dynamics.grokking import experiments as E
 from dynamics.grokking import science as S
-from dynamics.grokking.views import critical_fraction, restricted_leads
 
 SEEDS = [0, 1, 2, 3, 4]
 
@@ -228,7 +227,7 @@ def test_precomputed_grid_says_what_the_chapter_says(grid):
     assert any(r["phase"] == "comprehension" for r in rows)
     # "the critical fraction falls as the decay grows: 60% at weight decay 1, 50% at 3;
     # below 50% no decay makes the network generalize within the budget"
-    assert critical_fraction(rows, 1.0) == 0.6 and critical_fraction(rows, 3.0) == 0.5
+    assert E.critical_fraction(rows, 1.0) == 0.6 and E.critical_fraction(rows, 3.0) == 0.5
     assert not any(good(r) for r in rows if r["train_frac"] < 0.5)
     # "the column at weight decay 10: every network learns and then loses part of it
     # (un-learning); at fraction 0.9 it passes both thresholds within a hundred steps; its
@@ -250,7 +249,7 @@ def test_live_smoke_grid_labels_agree_with_its_accuracies(seed):
     _check_labels(out["rows"])
     by = {(r["train_frac"], r["weight_decay"]): r for r in out["rows"]}
     assert all(by[f, 0.0]["phase"] == "memorization" for f in pcfg.train_fracs)
-    assert critical_fraction(out["rows"]) == max(pcfg.train_fracs)
+    assert E.critical_fraction(out["rows"]) == max(pcfg.train_fracs)
 
 
 # ----------------------------------------------------------------------------- claims (smoke, seeds 0-4)
@@ -308,7 +307,7 @@ def test_claim_norm_falls_and_fourier_sparse_after_grokking_not_at_fit(seed):
 def test_claim_restricted_loss_leads_and_excluded_loss_rises(seed):
     base = _claim_runs(seed)[0]
     pm = E.progress_measures(base)
-    assert restricted_leads(pm)
+    assert E.restricted_leads(pm)
     i = pm["step"].index(base.fit_step)
     assert max(pm["excluded_loss"][i:]) > pm["excluded_loss"][i] + 0.5
     # the key frequencies hold the stated share of the final logits' periodic energy

@@ -177,3 +177,17 @@ def test_show_source_of_the_mechanisms():
                 G.fourier_losses, G.GrokfastEMA, G.orthogonal_grad_, G.stablemax, G.phase_of):
         html = book.show_source(obj).data
         assert "lib/dynamics/grokking/science.py" in html and "<details" in html
+
+
+def test_package_reexports_every_public_name():
+    import inspect
+
+    from dynamics.grokking import experiments, science, views
+
+    for mod in (science, experiments, views):
+        own = {n for n, v in vars(mod).items() if not n.startswith("_")
+               and (inspect.isfunction(v) or inspect.isclass(v)) and v.__module__ == mod.__name__}
+        assert own <= set(mod.__all__), own - set(mod.__all__)
+        assert all(getattr(G, n) is getattr(mod, n) for n in mod.__all__)
+    for old in ("panel", "eval_schedule", "phase_diagram", "bench", "remedy_names"):
+        assert not hasattr(G, old)  # renamed or moved (see the package docstring)

@@ -31,24 +31,11 @@ from .science import (
     pair_logits, phase_of, spectral_concentration, weight_norm,
 )
 
-__all__ = [
-    "evaluation_steps",
-    "GrokRun",
-    "run",
-    "unit_spectra",
-    "progress_measures",
-    "remedy_configs",
-    "run_remedies",
-    "speedups",
-    "run_corrupted",
-    "pair_pool",
-    "split_mask",
-    "phase_rows",
-    "run_phase_grid",
-    "run_phase",
-    "live_phase_config",
-    "precompute",
-    "DEFAULT_REMEDIES",
+__all__ = [  # the public names, re-exported by dynamics.grokking
+    "evaluation_steps", "GrokRun", "run", "unit_spectra", "progress_measures", "restricted_leads",
+    "remedy_configs", "run_remedies", "speedups", "run_corrupted", "pair_pool", "split_mask",
+    "phase_rows", "critical_fraction", "run_phase_grid", "run_phase", "live_phase_config",
+    "precompute", "DEFAULT_REMEDIES"
 ]
 
 
@@ -214,6 +201,19 @@ def progress_measures(result: GrokRun, keys=None) -> dict:
     return out
 
 
+def restricted_leads(pm: dict, level: float = 0.5) -> bool:
+    """Whether the restricted loss falls below ``level`` x its value at the fit step before the
+    test loss falls below ``level`` x its own: the hidden progress, in one test."""
+    fit = pm.get("fit_step")
+    if fit is None or fit not in pm["step"]:
+        return False
+    r = dict(zip(pm["step"], pm["restricted_loss"]))
+    t = dict(zip(pm["history_steps"], pm["test_loss"]))
+    first = lambda d: next((s for s in sorted(d) if s > fit and d[s] < level * d[fit]), None)  # noqa: E731
+    rs, ts = first(r), first(t)
+    return rs is not None and (ts is None or rs < ts)
+
+
 # ============================================================================ remedies
 
 DEFAULT_REMEDIES = ("baseline", "strong_wd", "grokfast", "perp_grad", "stablemax", "no_wd")
@@ -347,6 +347,18 @@ def phase_rows(sweep: SweepResult) -> list[dict]:
         if len(h) and not h.diverged and h.steps[-1] < budget:
             row["phase"] = "stopped"  # a stopped sweep: this run ended before its budget
     return rows
+
+
+def critical_fraction(rows: list[dict], weight_decay: float = 1.0) -> float | None:
+    """The smallest training fraction whose cell at ``weight_decay`` (the nearest one in the
+    grid) generalizes and keeps it (grokking or comprehension), or None."""
+    if not rows:
+        return None
+    wds = sorted({r["weight_decay"] for r in rows})
+    wd = min(wds, key=lambda w: abs(w - weight_decay))
+    good = [r["train_frac"] for r in rows if r["weight_decay"] == wd
+            and r["phase"] in ("grokking", "comprehension")]
+    return min(good) if good else None
 
 
 def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),

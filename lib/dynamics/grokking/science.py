@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch import Tensor
 
 from .. import data as D
 from .. import models as M
@@ -34,44 +35,15 @@ from ..config import Config, param
 from ..runtime import get_device
 from ..train import History, make_optimizer
 
-__all__ = [
-    "GrokConfig",
-    "PhaseConfig",
-    "CorruptConfig",
-    "corrupt_labels",
-    "make_data",
-    "make_model",
-    "optimizer_for",
-    "pair_index",
-    "all_pairs",
-    "pair_logits",
-    "weight_norm",
-    "input_weights",
-    "fourier_spectrum",
-    "spectral_concentration",
-    "model_concentration",
-    "sum_basis",
-    "logit_frequencies",
-    "key_frequencies",
-    "fourier_losses",
-    "GrokfastEMA",
-    "orthogonal_grad_",
-    "stablemax",
-    "stablemax_cross_entropy",
-    "loss_and_hook",
-    "fit_and_grok",
-    "end_accuracy",
-    "phase_of",
-    "FIT_ACC",
-    "GROK_ACC",
-    "DELAY",
-    "UNLEARN_DROP",
-    "END_EVALS",
-    "KEY_SHARE",
-    "REMEDIES",
-    "PHASES",
-    "FOURIER_OPS",
-    "ADAM_BETAS",
+__all__ = [  # the public names, re-exported by dynamics.grokking
+    "GrokConfig", "PhaseConfig", "CorruptConfig", "corrupt_labels", "make_data", "make_model",
+    "optimizer_for", "pair_index", "all_pairs", "pair_logits", "weight_norm", "input_weights",
+    "fourier_spectrum", "spectral_concentration", "model_concentration", "sum_basis",
+    "logit_frequencies", "key_frequencies", "fourier_losses", "GrokfastEMA",
+    "orthogonal_grad_", "stablemax", "stablemax_cross_entropy", "loss_and_hook",
+    "fit_and_grok", "end_accuracy", "phase_of", "FIT_ACC", "GROK_ACC", "DELAY",
+    "UNLEARN_DROP", "END_EVALS", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
+    "ADAM_BETAS"
 ]
 
 FIT_ACC = 0.99       # "fitted": training accuracy above this
@@ -271,41 +243,49 @@ def input_weights(model: nn.Module, p: int) -> torch.Tensor:
     raise ValueError(f"no residue-reading weights known for {type(model).__name__}")
 
 
-def fourier_spectrum(weights: torch.Tensor, per_unit: bool = False) -> torch.Tensor:
-    """Energy per frequency k = 0..⌊p/2⌋ of weights ``[operands, p, d]`` over the residue axis.
+def fourier_spectrum(weights: Tensor, per_unit: bool = False) -> Tensor:
+    """Energy per frequency k = 0..⌊p/2⌋ of ``weights`` [operands, p, d]
+    along the residue axis.
 
-    A network that adds with cos/sin(2πk(a+b)/p), the algorithm Nanda et al. reverse-engineered,
-    reads each residue through a few circles: each unit's weights over the residues are a
-    sinusoid of one frequency k. The discrete Fourier transform along the residue axis shows
-    it. |F_k|² is summed over the operands (a and b) and doubled for the k whose partner p - k
-    is folded away, so the energies add up to p·‖W‖² (Parseval). ``per_unit=True`` keeps one
-    spectrum per unit (MLP neuron, embedding dimension), ``[K, d]``; else ``[K]``."""
+    A network that adds with cos/sin(2πk(a+b)/p), the algorithm Nanda
+    et al. reverse-engineered, reads each residue through a few
+    circles: each unit's weights over the residues are a sinusoid of
+    one frequency k. The discrete Fourier transform along the residues
+    shows it. |F_k|² is summed over the operands (a and b) and doubled
+    for the k whose partner p - k is folded away, so the energies add
+    up to p·‖W‖² (Parseval). ``per_unit=True`` keeps one spectrum per
+    unit (MLP neuron, embedding dimension), [K, d]; else [K]."""
     if weights.ndim != 3:
-        raise ValueError(f"weights must be [operands, p, d], got shape {tuple(weights.shape)}")
+        raise ValueError(f"weights must be [operands, p, d], "
+                         f"got shape {tuple(weights.shape)}")
     p = weights.shape[1]
-    energy = torch.fft.rfft(weights.float(), dim=1).abs().pow(2).sum(0)  # [K, d]
+    F_k = torch.fft.rfft(weights.float(), dim=1)  # [operands, K, d]
+    energy = F_k.abs().pow(2).sum(0)              # [K, d]
     paired = torch.ones(energy.shape[0], 1, device=energy.device)
-    paired[1:(p + 1) // 2] = 2.0  # k and p - k; k = 0 (and p/2 for even p) stand alone
-    energy = energy * paired
+    paired[1:(p + 1) // 2] = 2.0  # k stands for k and p - k
+    energy = energy * paired      # (k = 0, and p/2 for even p, alone)
     return energy if per_unit else energy.sum(1)
 
 
-def spectral_concentration(energy: torch.Tensor, top: float = 0.1) -> torch.Tensor:
-    """Share of the energy held by the top ``top`` fraction of frequencies (at least one).
+def spectral_concentration(energy: Tensor, top: float = 0.1) -> Tensor:
+    """Share of the energy held by the top ``top`` fraction of
+    frequencies (at least one).
 
-    ``energy`` is one spectrum ``[K]`` or one per unit ``[K, d]``; for the latter each unit's
-    own top frequencies count, pooled over units with their energies as weights: the share of
-    the layer's energy that sits on its units' dominant frequencies (in the spirit of the
-    per-neuron inverse participation ratio of Doshi et al.). A flat spectrum gives about
-    ``top``; units that each read one frequency give nearly 1, even if different units read
-    different frequencies."""
+    ``energy`` is one spectrum [K] or one per unit [K, d]; for the
+    latter each unit's own top frequencies count, pooled over units with
+    their energies as weights: the share of the layer's energy that sits
+    on its units' dominant frequencies (in the spirit of the per-neuron
+    inverse participation ratio of Doshi et al.). A flat spectrum gives
+    about ``top``; units that each read one frequency give nearly 1,
+    even if different units read different frequencies."""
     if not 0.0 < top <= 1.0:
         raise ValueError(f"top must lie in (0, 1], got {top}")
     if energy.ndim not in (1, 2) or energy.shape[0] == 0:
-        raise ValueError(f"energy must be [K] or [K, d], got shape {tuple(energy.shape)}")
+        raise ValueError(f"energy must be [K] or [K, d], "
+                         f"got shape {tuple(energy.shape)}")
     k = max(1, math.ceil(top * energy.shape[0]))
-    top_energy = energy.sort(dim=0, descending=True).values[:k].sum()
-    return top_energy / energy.sum().clamp_min(1e-30)
+    top_k = energy.sort(dim=0, descending=True).values[:k]
+    return top_k.sum() / energy.sum().clamp_min(1e-30)
 
 
 def model_concentration(model: nn.Module, p: int, top: float = 0.1) -> torch.Tensor:
@@ -344,39 +324,45 @@ def logit_frequencies(logits: torch.Tensor, p: int, op: str = "add") -> torch.Te
     return coef.pow(2).sum(1).view(-1, 2).sum(1)
 
 
-def key_frequencies(logits: torch.Tensor, p: int, op: str = "add",
+def key_frequencies(logits: Tensor, p: int, op: str = "add",
                     share: float = KEY_SHARE) -> list[int]:
-    """The *key frequencies* of a trained network: the fewest k whose cos/sin(2πk(a ± b)/p)
-    components hold ``share`` of the logits' energy along all such directions.
+    """The *key frequencies* of a trained network: the fewest k whose
+    cos/sin(2πk(a ± b)/p) components hold ``share`` of the logits'
+    energy along all such directions.
 
-    Nanda et al.'s transformer at p = 113 uses five; an MLP spreads its logits over more
-    (different neurons read different frequencies), and the criterion keeps as many as it
-    takes, with no cap. Read them off the final model, then track them over training."""
+    Nanda et al.'s transformer at p = 113 uses five; an MLP spreads its
+    logits over more (different neurons read different frequencies),
+    and the criterion keeps as many as it takes, with no cap. Read them
+    off the final model, then track them over training."""
     if not 0.0 < share <= 1.0:
         raise ValueError(f"share must lie in (0, 1], got {share}")
-    energy = logit_frequencies(logits, p, op)
+    energy = logit_frequencies(logits, p, op)  # frequency k at k - 1
     order = torch.argsort(energy, descending=True)
-    cum = torch.cumsum(energy[order], 0) / energy.sum().clamp_min(1e-30)
-    n = min(int((cum < share - 1e-6).sum()) + 1, len(order))
+    total = energy.sum().clamp_min(1e-30)
+    held = torch.cumsum(energy[order], 0) / total  # share of the top n
+    n = min(int((held < share - 1e-6).sum()) + 1, len(order))
     return sorted(int(k) + 1 for k in order[:n])
 
 
-def fourier_losses(logits: torch.Tensor, labels: torch.Tensor, index: torch.Tensor, keys,
-                   p: int, op: str = "add") -> tuple[torch.Tensor, torch.Tensor]:
-    """Nanda et al.'s restricted and excluded loss, on the pairs ``index``.
+def fourier_losses(logits: Tensor, labels: Tensor, index: Tensor, keys,
+                   p: int, op: str = "add") -> tuple[Tensor, Tensor]:
+    """Nanda et al.'s restricted and excluded loss on the pairs ``index``.
 
-    Project the logits, as functions of the pair (a, b), on the directions cos/sin(2πk(a+b)/p)
-    of the key frequencies (``Q Qᵀ L``). *Restricted* logits keep only that part (plus each
-    class's mean over the pairs): the Fourier algorithm alone. *Excluded* logits remove it:
-    whatever else the network uses, i.e. memorization. During the plateau the restricted
-    loss falls (the algorithm forms) and the excluded loss on the *training* pairs rises
-    (memorization is being replaced) while the training loss itself stays low.
+    Project the logits [p², p], as functions of the pair (a, b), on the
+    directions cos/sin(2πk(a+b)/p) of the key frequencies (Q Qᵀ L).
+    *Restricted* logits keep only that part (plus each class's mean over
+    the pairs): the Fourier algorithm alone. *Excluded* logits remove
+    it: whatever else the network uses, i.e. memorization. During the
+    plateau the restricted loss falls (the algorithm forms) and the
+    excluded loss on the *training* pairs rises (memorization is being
+    replaced) while the training loss itself stays low.
 
-    The projection acts on the logits. In the MLP they are a linear map of the last hidden
-    layer, so this equals projecting those activations; in the transformer the logits also
-    receive the attention output and the embeddings through the residual stream, so the
-    projection covers all of them, not the MLP neurons alone."""
-    q = sum_basis(p, keys, op, logits.device)
+    The projection acts on the logits. In the MLP they are a linear map
+    of the last hidden layer, so this equals projecting those
+    activations; in the transformer the logits also receive the
+    attention output and the embeddings through the residual stream,
+    so the projection covers all of them, not the MLP neurons alone."""
+    q = sum_basis(p, keys, op, logits.device)  # [p², 2 x len(keys)]
     logits = logits.float()
     fourier = q @ (q.T @ logits)
     restricted = logits.mean(0, keepdim=True) + fourier
@@ -389,17 +375,21 @@ def fourier_losses(logits: torch.Tensor, labels: torch.Tensor, index: torch.Tens
 
 
 class GrokfastEMA:
-    """Grokfast-EMA (Lee et al. 2024), a ``before_step`` hook: keep an exponential moving
-    average of each gradient, ``h ← α h + (1-α) g``, and add it back amplified,
-    ``g ← g + λ h``. Read as a signal over steps, the gradient has a fast part (fitting each
-    training pair) and a slow part; the slow part drives generalization, and amplifying it
-    (a low-pass filter) shortens the plateau. The paper's defaults: α = 0.98, λ = 2."""
+    """Grokfast-EMA (Lee et al. 2024), a ``before_step`` hook: keep an
+    exponential moving average of each gradient, h ← α h + (1 - α) g,
+    and add it back amplified, g ← g + λ h.
+
+    Read as a signal over steps, the gradient has a fast part (fitting
+    each training pair) and a slow part; the slow part drives
+    generalization, and amplifying it (a low-pass filter) shortens the
+    plateau. The paper's defaults: α = 0.98, λ = 2."""
 
     def __init__(self, alpha: float = 0.98, lamb: float = 2.0):
         if not 0.0 <= alpha < 1.0 or lamb < 0:
-            raise ValueError(f"Grokfast needs 0 <= alpha < 1 and lambda >= 0, got {alpha}, {lamb}")
+            raise ValueError(f"Grokfast needs 0 <= alpha < 1 and "
+                             f"lambda >= 0, got {alpha}, {lamb}")
         self.alpha, self.lamb = alpha, lamb
-        self.ema: dict[str, torch.Tensor] = {}
+        self.ema: dict[str, Tensor] = {}
 
     @torch.no_grad()
     def __call__(self, model: nn.Module, step: int) -> None:
@@ -415,13 +405,16 @@ class GrokfastEMA:
 
 
 @torch.no_grad()
-def orthogonal_grad_(model: nn.Module, step: int | None = None, eps: float = 1e-30) -> None:
-    """⊥Grad (Prieto et al. 2025), a ``before_step`` hook: remove from each parameter's
-    gradient its component along the parameter, ``g⊥ = g - (g·w / w·w) w``, and rescale
-    ``g⊥`` to the norm of ``g``. After memorization the cheapest way to lower the loss is to
-    scale the weights, and with them the logits, up (naïve loss minimization, which ends in
-    softmax collapse); without that direction the optimizer must change *what* the network
-    computes."""
+def orthogonal_grad_(model: nn.Module, step: int | None = None,
+                     eps: float = 1e-30) -> None:
+    """⊥Grad (Prieto et al. 2025), a ``before_step`` hook: remove from
+    each parameter's gradient its component along the parameter,
+    g⊥ = g - (g·w / w·w) w, and rescale g⊥ to the norm of g.
+
+    After memorization the cheapest way to lower the loss is to scale
+    the weights, and with them the logits, up (naïve loss minimization,
+    which ends in softmax collapse); without that direction the
+    optimizer must change *what* the network computes."""
     for p in model.parameters():
         if p.grad is None:
             continue
@@ -430,17 +423,18 @@ def orthogonal_grad_(model: nn.Module, step: int | None = None, eps: float = 1e-
         g.copy_(g_perp * (g.norm() / (g_perp.norm() + eps)))
 
 
-def stablemax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """StableMax (Prieto et al. 2025): ``s(x) / Σ s(x)`` with ``s(x) = x + 1`` for x ≥ 0 and
-    ``1 / (1 - x)`` below: it grows linearly instead of exponentially, so the probabilities
-    of a confident network do not round to exactly 0 and 1 in floating point (softmax
-    collapse), where the gradient of the loss vanishes."""
+def stablemax(x: Tensor, dim: int = -1) -> Tensor:
+    """StableMax (Prieto et al. 2025): s(x) / Σ s(x) with s(x) = x + 1
+    for x ≥ 0 and 1 / (1 - x) below. It grows linearly instead of
+    exponentially, so the probabilities of a confident network do not
+    round to exactly 0 and 1 in floating point (softmax collapse),
+    where the gradient of the loss vanishes."""
     s = torch.where(x >= 0, x + 1.0, 1.0 / (1.0 - x.clamp(max=0.0)))
     return s / s.sum(dim, keepdim=True)
 
 
-def stablemax_cross_entropy(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Cross-entropy with StableMax in place of softmax (mean over the batch)."""
+def stablemax_cross_entropy(logits: Tensor, y: Tensor) -> Tensor:
+    """Cross-entropy with StableMax in place of softmax (batch mean)."""
     return F.nll_loss(torch.log(stablemax(logits, -1)), y)
 
 
@@ -466,36 +460,46 @@ def fit_and_grok(history: History) -> tuple[int | None, int | None]:
 
 
 def end_accuracy(history: History, split: str) -> float:
-    """The ``split`` ("train" or "test") accuracy at the end of a run: the median of its last
-    END_EVALS evaluations, so that one spike at the last evaluation (Adam is prone to them
-    once the loss is tiny) does not decide the label of a run."""
+    """The ``split`` ("train" or "test") accuracy at the end of a run:
+    the median of its last END_EVALS evaluations, so that one spike at
+    the last evaluation (Adam is prone to them once the loss is tiny)
+    does not decide the label of a run."""
     acc = history[f"{split}_acc"]
-    return float(torch.tensor(acc[-END_EVALS:]).median()) if len(acc) else float("nan")
+    if not len(acc):
+        return float("nan")
+    return float(torch.tensor(acc[-END_EVALS:]).median())
 
 
 def phase_of(history: History, delay: float = DELAY) -> str:
-    """The phase of one run, from its first-crossing steps *and* its accuracies at the end.
+    """The phase of one run, from its first-crossing steps *and* its
+    accuracies at the end.
 
-    Liu et al. (2022) name four phases: *comprehension* (fits and generalizes at about the
-    same time), *grokking* (generalizes at least ``delay`` x later than it fits),
-    *memorization* (fits, does not generalize within the budget) and *confusion* (does not
-    fit the training set). A run can also learn and then lose it: with too strong a weight
-    decay the accuracies climb and fall back. Such a run is *un-learning*: its training
-    accuracy at the end (:func:`end_accuracy`), or once it generalized its test accuracy at
-    the end, is more than UNLEARN_DROP below the best it reached; by its first-crossing steps
-    alone it can pass for comprehension. A run that diverged is "diverged"; an empty history
-    (a stopped sweep) is "not run"."""
+    Liu et al. (2022) name four phases: *comprehension* (fits and
+    generalizes at about the same time), *grokking* (generalizes at
+    least ``delay`` x later than it fits), *memorization* (fits, does
+    not generalize within the budget) and *confusion* (does not fit
+    the training set). A run can also learn and then lose it: with too
+    strong a weight decay the accuracies climb and fall back. Such a
+    run is *un-learning*: its training accuracy at the end
+    (:func:`end_accuracy`), or once it generalized its test accuracy at
+    the end, is more than UNLEARN_DROP below the best it reached; by its
+    first-crossing steps alone it can pass for comprehension. A run
+    that diverged is "diverged"; an empty history (a stopped sweep) is
+    "not run"."""
     if not len(history):
         return "not run"
     if history.diverged:
         return "diverged"
     fit, grok = fit_and_grok(history)
-    lost_train = history["train_acc"].max() - end_accuracy(history, "train") > UNLEARN_DROP
-    lost_test = history["test_acc"].max() - end_accuracy(history, "test") > UNLEARN_DROP
-    if lost_train or (grok is not None and lost_test):
+    drop = {s: history[f"{s}_acc"].max() - end_accuracy(history, s)
+            for s in ("train", "test")}  # below the best, at the end
+    if drop["train"] > UNLEARN_DROP or (
+            grok is not None and drop["test"] > UNLEARN_DROP):
         return "un-learning"
     if fit is None:
         return "confusion"
     if grok is None:
         return "memorization"
-    return "grokking" if grok >= delay * max(fit, 1) else "comprehension"
+    if grok >= delay * max(fit, 1):
+        return "grokking"
+    return "comprehension"

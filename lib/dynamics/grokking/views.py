@@ -13,31 +13,19 @@ from .. import widgets as W
 from ..runtime import get_seed
 from ..sweep import SweepResult, table_grid
 from ..train import History
-from .experiments import GrokRun, live_phase_config, progress_measures, run, run_phase
+from .experiments import (
+    GrokRun, critical_fraction, live_phase_config, progress_measures, restricted_leads, run,
+    run_phase,
+)
 from .science import (
     DELAY, FIT_ACC, FOURIER_OPS, GROK_ACC, GrokConfig, fit_and_grok,
 )
 
-__all__ = [
-    "training_figure",
-    "progress_figure",
-    "spectrum_figure",
-    "phase_figure",
-    "phase_slider",
-    "curves_slider",
-    "runs_table",
-    "remedies_figure",
-    "remedy_table",
-    "corrupted_figure",
-    "corrupted_table",
-    "training_panel",
-    "progress_panel",
-    "remedy_panel",
-    "phase_panel",
-    "claims",
-    "restricted_leads",
-    "critical_fraction",
-    "REMEDY_LABELS",
+__all__ = [  # the public names, re-exported by dynamics.grokking
+    "training_figure", "progress_figure", "spectrum_figure", "phase_figure", "phase_slider",
+    "curves_slider", "runs_table", "remedies_figure", "remedy_table", "corrupted_figure",
+    "corrupted_table", "training_panel", "progress_panel", "remedy_panel", "phase_panel",
+    "claims", "REMEDY_LABELS"
 ]
 
 REMEDY_LABELS = {
@@ -486,28 +474,3 @@ def claims(first: GrokRun, control: GrokRun, pm: dict, speed: dict, corrupted: d
                   "yes" if crit is not None and crit > min(r["train_frac"] for r in grid_rows)
                   else "no"))
     return rows
-
-
-def restricted_leads(pm: dict, level: float = 0.5) -> bool:
-    """Whether the restricted loss falls below ``level`` x its value at the fit step before the
-    test loss falls below ``level`` x its own: the hidden progress, in one test."""
-    fit = pm.get("fit_step")
-    if fit is None or fit not in pm["step"]:
-        return False
-    r = dict(zip(pm["step"], pm["restricted_loss"]))
-    t = dict(zip(pm["history_steps"], pm["test_loss"]))
-    first = lambda d: next((s for s in sorted(d) if s > fit and d[s] < level * d[fit]), None)  # noqa: E731
-    rs, ts = first(r), first(t)
-    return rs is not None and (ts is None or rs < ts)
-
-
-def critical_fraction(rows: list[dict], weight_decay: float = 1.0) -> float | None:
-    """The smallest training fraction whose cell at ``weight_decay`` (the nearest one in the
-    grid) generalizes and keeps it (grokking or comprehension), or None."""
-    if not rows:
-        return None
-    wds = sorted({r["weight_decay"] for r in rows})
-    wd = min(wds, key=lambda w: abs(w - weight_decay))
-    good = [r["train_frac"] for r in rows if r["weight_decay"] == wd
-            and r["phase"] in ("grokking", "comprehension")]
-    return min(good) if good else None

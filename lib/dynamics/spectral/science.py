@@ -57,28 +57,36 @@ def _check_matrix(G, what: str = "G") -> None:
 
 
 def rms_to_rms_norm(W: torch.Tensor) -> float:
-    """The RMS→RMS operator norm of a layer y = W x, W of shape (fan_out, fan_in):
-    the most the output's RMS can grow per unit of the input's RMS,
+    """The RMS→RMS operator norm of a layer y = W x, with W of shape
+    (fan_out, fan_in): the most the output's RMS can grow per unit of the
+    input's RMS,
 
-        max_x ‖W x‖_RMS / ‖x‖_RMS = √(fan_in / fan_out) · ‖W‖₂,   ‖v‖_RMS = ‖v‖₂ / √dim.
+        max_x ‖W x‖_RMS / ‖x‖_RMS = √(fan_in / fan_out) · ‖W‖₂,
 
-    Activations have entries of order one whatever the width, so RMS is the size that means
-    the same at every width. A step ΔW with ‖ΔW‖_RMS→RMS ≤ η changes every layer's output by
-    at most η per unit input, whatever its shape: the norm in which one learning rate can
-    serve every layer and every width (the spectral condition behind μP).
+    where ‖v‖_RMS = ‖v‖₂ / √dim. Activations have entries of order one at
+    any width, so RMS is the size that means the same at every width. A
+    step ΔW with ‖ΔW‖_RMS→RMS ≤ η changes a layer's output by at most η per
+    unit of input, whatever the layer's shape: the norm in which one
+    learning rate serves every layer and every width (the spectral
+    condition behind μP).
     """
     _check_matrix(W, "W")
     fan_out, fan_in = W.shape
-    return float(torch.linalg.matrix_norm(W.double(), 2)) * math.sqrt(fan_in / fan_out)
+    spectral = float(torch.linalg.matrix_norm(W.double(), 2))
+    return spectral * math.sqrt(fan_in / fan_out)
 
 
 def polar(G: torch.Tensor) -> torch.Tensor:
-    """U Vᵀ for G = U Σ Vᵀ (thin SVD): steepest descent under the spectral norm.
+    """U Vᵀ for G = U Σ Vᵀ: steepest descent under the spectral norm.
 
-    Among all steps D with ‖D‖₂ ≤ 1, U Vᵀ gains the most first-order decrease ⟨G, D⟩:
-    ⟨G, D⟩ = Σᵢ σᵢ uᵢᵀ D vᵢ ≤ Σᵢ σᵢ = ‖G‖_*, since |uᵢᵀ D vᵢ| ≤ ‖D‖₂ ≤ 1, with equality for
-    D = U Vᵀ. Every direction the gradient points in gets a step of the same size, whatever
-    its singular value: the spectrum is thrown away, the singular vectors are kept.
+    Among all steps D with ‖D‖₂ ≤ 1, U Vᵀ gains the most first-order
+    decrease ⟨G, D⟩. Since |uᵢᵀ D vᵢ| ≤ ‖D‖₂ ≤ 1,
+
+        ⟨G, D⟩ = Σᵢ σᵢ uᵢᵀ D vᵢ ≤ Σᵢ σᵢ = ‖G‖_*,
+
+    with equality at D = U Vᵀ. Every direction the gradient points in gets
+    a step of the same size, whatever its singular value: the spectrum is
+    thrown away, the singular vectors are kept.
     """
     _check_matrix(G)
     U, _, Vh = torch.linalg.svd(G, full_matrices=False)
@@ -101,29 +109,34 @@ def output_change(update: torch.Tensor, x: torch.Tensor) -> float:
 # ================================================================ 2. Newton–Schulz
 
 
-def newton_schulz(G: torch.Tensor, steps: int = 5, coeffs=MUON_COEFFS, eps: float = EPS,
-                  dtype: torch.dtype | None = torch.bfloat16) -> torch.Tensor:
-    """Approximately orthogonalize ``G``: map G = U Σ Vᵀ to U f(Σ) Vᵀ with f(σ) ≈ 1.
+def newton_schulz(G: torch.Tensor, steps: int = 5, coeffs=MUON_COEFFS,
+                  eps: float = EPS, dtype=torch.bfloat16) -> torch.Tensor:
+    """Approximately orthogonalize G: map G = U Σ Vᵀ to U f(Σ) Vᵀ, f ≈ 1.
 
-    Each step applies the odd polynomial f(x) = a x + b x³ + c x⁵ to every singular value at
-    once, through matrix products only: with A = X Xᵀ, X ← a X + (b A + c A²) X.
+    Each step applies the odd polynomial f(x) = a x + b x³ + c x⁵ to every
+    singular value at once, with matrix products only: with A = X Xᵀ,
+    X ← a X + (b A + c A²) X.
 
-    - Dividing by the Frobenius norm puts every singular value in [0, 1] (‖G‖₂ ≤ ‖G‖_F).
-    - A wide matrix (a tall one is transposed) makes A = X Xᵀ the smaller Gram matrix.
-    - (3.4445, −4.7750, 2.0315) is not a convergent iteration. It makes the slope at zero,
-      f'(0) = a, as large as possible while the iterates stay bounded (five steps multiply a
-      small singular value by a⁵ ≈ 484), at the price of settling in a band of about
-      [0.7, 1.2] instead of at 1. For training, a fast rough U Vᵀ beats a slow exact one.
+    - Dividing by the Frobenius norm puts every singular value in [0, 1]
+      (‖G‖₂ ≤ ‖G‖_F).
+    - A tall matrix is transposed, so that A = X Xᵀ is the smaller Gram
+      matrix.
+    - (3.4445, −4.7750, 2.0315) is not a convergent iteration. It makes
+      the slope at zero, f'(0) = a, as large as possible while the iterates
+      stay bounded (five steps multiply a small singular value by
+      a⁵ ≈ 484), at the price of settling in a band of about [0.7, 1.2]
+      instead of at 1. For training, a fast rough U Vᵀ beats a slow exact
+      one.
 
-    ``dtype`` is the working precision: bfloat16 as in ``torch.optim.Muon`` (the iteration
-    shrugs off rounding), None keeps G's. The two ``addmm`` calls are the update above,
-    written to round exactly as torch's implementation does.
+    ``dtype`` is the working precision: bfloat16 as in torch.optim.Muon
+    (the iteration shrugs off rounding); None keeps G's. The two ``addmm``
+    calls are the update above, written to round as torch's does.
     """
     _check_matrix(G)
     if not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise ValueError(f"steps must be a non-negative integer, got {steps!r}")
+        raise ValueError(f"steps must be an integer >= 0, got {steps!r}")
     if len(coeffs) != 3:
-        raise ValueError(f"coeffs must be three numbers (a, b, c), got {coeffs!r}")
+        raise ValueError(f"coeffs must be (a, b, c), got {coeffs!r}")
     a, b, c = (float(v) for v in coeffs)
     X = G.to(dtype) if dtype is not None else G.clone()
     tall = G.size(0) > G.size(1)
@@ -132,8 +145,8 @@ def newton_schulz(G: torch.Tensor, steps: int = 5, coeffs=MUON_COEFFS, eps: floa
     X = X / X.norm().clamp(min=eps)
     for _ in range(steps):
         A = X @ X.T
-        B = torch.addmm(A, A, A, beta=b, alpha=c)   # b A + c A²
-        X = torch.addmm(X, B, X, beta=a)            # a X + B X
+        B = torch.addmm(A, A, A, beta=b, alpha=c)  # b A + c A²
+        X = torch.addmm(X, B, X, beta=a)           # a X + B X
     return X.T if tall else X
 
 
@@ -150,25 +163,29 @@ def ns_map(sigma, steps: int = 5, coeffs=MUON_COEFFS) -> np.ndarray:
 # ================================================================ 3. Muon
 
 
-def momentum_direction(grad: torch.Tensor, buf: torch.Tensor, beta: float = 0.95,
+def momentum_direction(grad: torch.Tensor, buf: torch.Tensor,
+                       beta: float = 0.95,
                        nesterov: bool = True) -> torch.Tensor:
-    """Update the momentum buffer in place, B ← β B + (1 − β) g, and return the direction to
-    orthogonalize: (1 − β) g + β B with Nesterov, else B (torch.optim.Muon's convention)."""
+    """Update the momentum buffer in place, B ← β B + (1 − β) g, and return
+    the direction to orthogonalize: (1 − β) g + β B with Nesterov, else B
+    (torch.optim.Muon's convention)."""
     buf.lerp_(grad, 1 - beta)
     return grad.lerp(buf, beta) if nesterov else buf
 
 
-def muon_update(grad: torch.Tensor, momentum_buffer: torch.Tensor, beta: float = 0.95,
-                nesterov: bool = True, ns_steps: int = 5, coeffs=MUON_COEFFS,
-                dtype: torch.dtype | None = torch.bfloat16) -> torch.Tensor:
-    """Muon's direction for one weight matrix: momentum first, *then* orthogonalize.
-    (Orthogonalizing first and averaging after would average directions that no longer
-    carry their magnitudes: a direction seen once would count as much as a steady one.)"""
+def muon_update(grad: torch.Tensor, momentum_buffer: torch.Tensor,
+                beta: float = 0.95, nesterov: bool = True,
+                ns_steps: int = 5, coeffs=MUON_COEFFS,
+                dtype=torch.bfloat16) -> torch.Tensor:
+    """Muon's direction for one weight matrix: momentum first, *then*
+    orthogonalize. (Orthogonalizing first and averaging after would average
+    directions that no longer carry their sizes: a direction seen once
+    would count as much as a steady one.)"""
     _check_matrix(grad, "grad")
     if not 0.0 <= beta < 1.0:
         raise ValueError(f"beta must lie in [0, 1), got {beta!r}")
-    return newton_schulz(momentum_direction(grad, momentum_buffer, beta, nesterov),
-                         ns_steps, coeffs, dtype=dtype)
+    M = momentum_direction(grad, momentum_buffer, beta, nesterov)
+    return newton_schulz(M, ns_steps, coeffs, dtype=dtype)
 
 
 def muon_lr_scale(shape, adjust: str | None = "original") -> float:
@@ -189,16 +206,19 @@ def muon_lr_scale(shape, adjust: str | None = "original") -> float:
 
 
 def unit_updates(grad: torch.Tensor) -> dict:
-    """Each optimizer's first step on one weight matrix, per unit learning rate:
+    """Each optimizer's first step on one weight matrix, per unit learning
+    rate:
 
-    - ``sgd``: the gradient itself; its size is whatever the gradient's is;
-    - ``adam``: m̂/√v̂ = g/|g| on the first step, a sign matrix (entries ±1, whatever their
-      rank: its spectral norm grows with the matrix's size);
-    - ``muon``: :func:`muon_lr_scale` × NS₅(g), spectral norm ≈ 1 times the shape scale.
+    - ``sgd``: the gradient itself, as large as the gradient is;
+    - ``adam``: m̂/(√v̂ + ε) = g/(|g| + ε) on the first step, a sign matrix
+      (entries ±1 whatever the rank: its spectral norm grows with size);
+    - ``muon``: :func:`muon_lr_scale` × NS₅(g), spectral norm ≈ 1 times the
+      shape's scale.
     """
     _check_matrix(grad, "grad")
-    return dict(sgd=grad, adam=grad / (grad.abs() + 1e-8),
-                muon=newton_schulz(grad, dtype=torch.float32) * muon_lr_scale(grad.shape))
+    muon = newton_schulz(grad, dtype=torch.float32)
+    muon = muon * muon_lr_scale(grad.shape)
+    return dict(sgd=grad, adam=grad / (grad.abs() + 1e-8), muon=muon)
 
 
 class TeachingMuon(torch.optim.Optimizer):
@@ -244,23 +264,29 @@ class TeachingMuon(torch.optim.Optimizer):
                 state = self.state[p]
                 if "momentum_buffer" not in state:
                     state["momentum_buffer"] = torch.zeros_like(p.grad)
-                O = self.direction(p.grad, state["momentum_buffer"], group)  # momentum, orthogonalize
-                p.mul_(1 - lr * wd)                                      # decoupled weight decay
-                p.add_(O, alpha=-lr * muon_lr_scale(p.shape, group["adjust_lr"]))  # scaled step
+                # momentum, then orthogonalize
+                O = self.direction(p.grad, state["momentum_buffer"], group)
+                # decoupled weight decay, then the step, scaled per shape
+                scale = muon_lr_scale(p.shape, group["adjust_lr"])
+                p.mul_(1 - lr * wd)
+                p.add_(O, alpha=-lr * scale)
         return loss
 
 
 # ================================================================ 4. spectral shaping
 
 
-def spectral_shape(G: torch.Tensor, p: float, rel_eps: float = 1e-3) -> torch.Tensor:
-    """U Σᵖ Vᵀ, rescaled to the Frobenius norm √r of U Vᵀ (r = directions kept).
+def spectral_shape(G: torch.Tensor, p: float,
+                   rel_eps: float = 1e-3) -> torch.Tensor:
+    """U Σᵖ Vᵀ, rescaled to the Frobenius norm √r of U Vᵀ (r = directions
+    kept).
 
-    p = 1 keeps the gradient's own proportions (a normalized SGD step), p = 0 gives Muon's
-    U Vᵀ, p < 0 puts more of the step into the directions where the gradient is *weak*.
-    Only the allocation across directions changes with p, never the step's total length, so
-    one learning rate is comparable across p. Singular values below ``rel_eps`` × σ_max
-    count as zero (a negative power would otherwise blow up numerical noise).
+    p = 1 keeps the gradient's own proportions (a normalized SGD step),
+    p = 0 gives Muon's U Vᵀ, p < 0 puts more of the step into the
+    directions where the gradient is *weak*. Only the allocation across
+    directions changes with p, never the step's length, so one learning
+    rate is comparable across p. Singular values below ``rel_eps`` × σ_max
+    count as zero (a negative power would blow up numerical noise).
     """
     _check_matrix(G)
     if not math.isfinite(p):
@@ -272,7 +298,7 @@ def spectral_shape(G: torch.Tensor, p: float, rel_eps: float = 1e-3) -> torch.Te
         return torch.zeros_like(G, dtype=torch.float32)
     rel = S / S[0]
     keep = rel > rel_eps
-    s = torch.where(keep, rel.clamp_min(rel_eps) ** p, torch.zeros_like(rel))
+    s = torch.where(keep, rel.clamp_min(rel_eps) ** p, 0.0)
     s = s * keep.sum().sqrt() / s.norm()
     return (U * s) @ Vh
 
@@ -346,30 +372,35 @@ def memory_loss(W, keys, values, freq):
 
 
 def memory_gradient(keys, values, weights):
-    """∇L at W = 0, where the softmax is uniform: −Σ_i w_i (v_i − v̄) k_iᵀ. With the pair
-    frequencies as ``weights`` it is the full gradient; with a batch's counts, a batch's."""
+    """∇L at W = 0, where the softmax is uniform: −Σ_i w_i (v_i − v̄) k_iᵀ.
+    With the pair frequencies as ``weights`` it is the full gradient; with
+    a batch's counts, the batch's."""
     return -(values - values.mean(0)).T @ (weights[:, None] * keys)
 
 
 def batch_gradient(keys, values, freq, batch_size: int, generator=None):
-    """The gradient at W = 0 from ``batch_size`` pairs drawn with their frequencies (with
-    replacement): pairs never drawn are absent from it, whatever the optimizer."""
+    """The gradient at W = 0 from ``batch_size`` pairs drawn with their
+    frequencies (with replacement): a pair never drawn is absent from it,
+    whatever the optimizer."""
     if batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
-    draws = torch.multinomial(freq.cpu(), batch_size, replacement=True, generator=generator)
-    counts = torch.bincount(draws, minlength=len(freq)).to(keys) / batch_size
-    return memory_gradient(keys, values, counts)
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    draws = torch.multinomial(freq.cpu(), batch_size, replacement=True,
+                              generator=generator)
+    counts = torch.bincount(draws, minlength=len(freq)).to(keys)
+    return memory_gradient(keys, values, counts / batch_size)
 
 
 def one_step(method: str, keys, values, freq, G=None) -> torch.Tensor:
-    """The weights after one step from W = 0 along ``method``'s direction (up to a positive
-    scale, which cannot change an argmax: no learning rate needed). ``G`` is the gradient,
-    by default the full one (:func:`memory_gradient` with the frequencies).
+    """The weights after one step from W = 0 along ``method``'s direction
+    (up to a positive scale, which cannot change an argmax: no learning
+    rate needed). ``G`` is the gradient, by default the full one.
 
-    - ``sgd``: −G. Frequent pairs dominate G; rare ones hide in its small singular values.
+    - ``sgd``: −G. Frequent pairs dominate G; rare ones hide in its small
+      singular values.
     - ``muon``: −NS₅(G) ≈ −U Vᵀ. Every direction of G gets the same weight.
-    - ``newton``: −H⁻¹G. At W = 0 the Hessian is a Kronecker product, H[Δ] = C_v Δ C_k with
-      C_k = Σ p_i k_i k_iᵀ and C_v the covariance of the values, so H⁻¹G = C_v⁺ G C_k⁺.
+    - ``newton``: −H⁻¹G. At W = 0 the Hessian is a Kronecker product,
+      H[Δ] = C_v Δ C_k with C_k = Σ p_i k_i k_iᵀ and C_v the covariance
+      of the values, so H⁻¹G = C_v⁺ G C_k⁺.
     """
     G = memory_gradient(keys, values, freq) if G is None else G
     if method == "sgd":
@@ -380,8 +411,10 @@ def one_step(method: str, keys, values, freq, G=None) -> torch.Tensor:
         Ck = keys.T @ (freq[:, None] * keys)
         centered = values - values.mean(0)
         Cv = centered.T @ centered / len(values)
-        return -torch.linalg.pinv(Cv, hermitian=True) @ G @ torch.linalg.pinv(Ck, hermitian=True)
-    raise ValueError(f"unknown method {method!r}; choose one of {list(MEMORY_METHODS)}")
+        pinv = lambda C: torch.linalg.pinv(C, hermitian=True)  # noqa: E731
+        return -pinv(Cv) @ G @ pinv(Ck)
+    raise ValueError(f"unknown method {method!r}; "
+                     f"choose one of {list(MEMORY_METHODS)}")
 
 
 def recovered(W, keys, values) -> torch.Tensor:

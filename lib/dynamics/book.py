@@ -282,6 +282,7 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             page.wait_for_function("() => !window.MathJax || !MathJax.startup || "
                                    "MathJax.startup.promise !== undefined", timeout=30000)
             page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("() => document.fonts.ready.then(() => true)")  # MathJax's web fonts
             page.wait_for_timeout(1000)
             report = page.evaluate(PAGE_REPORT_JS)
             move = page.evaluate(MOVE_SLIDER_JS)

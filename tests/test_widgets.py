@@ -233,3 +233,25 @@ def test_errors_and_stops_in_the_thread_reset_the_status():
 def test_panels_made_in_this_kernel_can_be_found():
     panel = _panel()
     assert widgets.panels()[-1] is panel
+
+
+def test_a_run_that_reports_nothing_still_shows_it_is_alive():
+    seen = []
+
+    def quiet(update):
+        time.sleep(2.3)  # no progress, no status: the panel counts the seconds itself
+        return None
+
+    panel = widgets.Panel(quiet, [])
+    panel.status.observe(lambda change: seen.append(change["new"]), names="value")
+    panel.click()
+    ticks = [s for s in seen if s.startswith("running… ") and s.endswith(" s")]
+    assert ticks and ticks[0] in ("running… 1 s", "running… 2 s") and panel.status.value == "done"
+
+    def says(update):
+        update(status="measured 0.5")
+        time.sleep(1.5)  # the run's own word is not overwritten by the count
+
+    p2 = widgets.Panel(says, [])
+    p2.click()
+    assert p2.status.value == "measured 0.5"

@@ -193,7 +193,8 @@ class Update:
         if progress is not None:
             p.report_progress(progress)
         if status is not None:
-            p.status.value = status
+            with p._status_lock:
+                p.status.value = status
 
     def every(self, build: Callable | None, interval: float = 0.7, total_steps: int | None = None,
               with_model: bool = False, start: float = 0.0, span: float = 1.0):
@@ -264,6 +265,7 @@ class Panel:
         self._thread: threading.Thread | None = None
         self._forecast: Forecast | None = None
         self._announced: str | None = None  # the long-run notice now in the status line
+        self._status_lock = threading.Lock()
         _PANELS.append(weakref.ref(self))
         header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
         if note:
@@ -308,8 +310,17 @@ class Panel:
 
     def _notice(self, message: str) -> None:
         """Where announcements of a run go: the status line."""
-        self._announced = message
-        self.status.value = message
+        with self._status_lock:
+            self._announced = message
+            self.status.value = message
+
+    def _heartbeat(self, finished: threading.Event, start: float) -> None:
+        """While a run goes on and says nothing else, the status counts its seconds: a run
+        that reports no progress still shows that it is alive."""
+        while not finished.wait(1.0):
+            with self._status_lock:
+                if self.status.value.startswith("running…"):
+                    self.status.value = f"running… {time.perf_counter() - start:.0f} s"
 
     def show_figure(self, fig) -> None:
         """Draw ``fig`` in the panel (safe from the training thread: it sets the output's
@@ -341,15 +352,23 @@ class Panel:
         self.runs += 1
         self._announced = None
         interrupted = None
+        finished = threading.Event()
+        heartbeat = threading.Thread(target=self._heartbeat, args=(finished, time.perf_counter()),
+                                     name="dynamics-panel-heartbeat", daemon=True)
+        heartbeat.start()
         try:
             self._forecast = Forecast("this run", 1.0)
-            with progress_bars(False), announcements_to(self._notice), self._forecast:
-                fig = self.run_fn(Update(self), **self.values)
+            try:
+                with progress_bars(False), announcements_to(self._notice), self._forecast:
+                    fig = self.run_fn(Update(self), **self.values)
+            finally:
+                finished.set()
+                heartbeat.join()
             if fig is not None:
                 self.show_figure(fig)
             if self._stop.is_set():
                 self.status.value = "stopped: " + self._done_status("showing what it had")
-            elif self.status.value in ("running…", "stopping…", self._announced):
+            elif self._running_status():
                 self.status.value = "done"
             self.progress.value = 1.0
         except Stopped:
@@ -369,9 +388,13 @@ class Panel:
             raise interrupted
         return self.figure
 
-    def _done_status(self, default: str) -> str:
+    def _running_status(self) -> bool:
+        """Whether the status still says what the panel said (not a word of the run's own)."""
         s = self.status.value
-        return default if s in ("running…", "stopping…", "done", self._announced) else s
+        return s.startswith("running…") or s in ("stopping…", self._announced)
+
+    def _done_status(self, default: str) -> str:
+        return default if self._running_status() or self.status.value == "done" else self.status.value
 
     # -- display ---------------------------------------------------------------------------
     def static_note(self) -> str:

@@ -65,7 +65,7 @@ def param(
 _KINDS = {"int": int, "float": float, "bool": bool, "str": str}
 
 
-def _kind(f) -> type | None:
+def declared_type(f) -> type | None:
     """The plain type a field is declared with (int, float, bool or str), else None.
     Annotations are strings under ``from __future__ import annotations``."""
     t = f.type
@@ -104,7 +104,7 @@ class Config:
     def __post_init__(self):
         for f in fields(self):
             name = f"{type(self).__name__}.{f.name}"
-            value = _typed(name, _kind(f), getattr(self, f.name))
+            value = _typed(name, declared_type(f), getattr(self, f.name))
             object.__setattr__(self, f.name, value)  # numpy scalars become plain numbers
             self._check(f, value)
 

@@ -51,6 +51,7 @@ from typing import Any, Callable, Sequence
 
 import ipywidgets as W
 
+from .config import declared_type
 from .plots import to_html
 from .runtime import Forecast, announcements_to, get_profile, progress_bars
 
@@ -163,10 +164,9 @@ def controls_for(config, names: Sequence[str], **overrides) -> list:
             lo, hi = meta["low"], meta["high"]
             if meta.get("log") and lo <= 0:
                 lo = hi * 1e-6
-            from .config import _kind
-
-            integer = _kind(f) is int or (_kind(f) is None and isinstance(value, int)
-                                          and not isinstance(value, bool))
+            kind = declared_type(f)
+            integer = kind is int or (kind is None and isinstance(value, int)
+                                      and not isinstance(value, bool))
             out.append(Slider(name, lo, hi, value, meta.get("step"), bool(meta.get("log")),
                               integer, desc))
         else:

@@ -338,9 +338,14 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             report["slider_moved"] = move
             report["remote"] = list(remote)
             if shots_dir is not None:
+                # A full-page capture resizes the window while it shoots, and plotly's responsive
+                # figures redraw half-way through it: grow the window first, let them settle.
                 Path(shots_dir).mkdir(parents=True, exist_ok=True)
-                page.evaluate("() => window.scrollTo(0, 0)")
-                page.screenshot(path=str(Path(shots_dir) / f"{name}.png"), full_page=True)
+                height = page.evaluate("() => document.documentElement.scrollHeight")
+                page.set_viewport_size({"width": width, "height": min(int(height), 32000)})
+                page.wait_for_timeout(1500)
+                page.screenshot(path=str(Path(shots_dir) / f"{name}.png"))
+                page.set_viewport_size({"width": width, "height": 900})
             reports[name] = report
         browser.close()
     return reports

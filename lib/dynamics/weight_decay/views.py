@@ -198,9 +198,9 @@ def equilibrium_figure(results_list, title: str | None = None):
 
 def equilibrium_rows(result: dict) -> list[dict]:
     """Measured and predicted equilibrium values (mean over the last quarter), per layer."""
-    return [{"optimizer": LABELS[result["optimizer"]], "weight": name,
+    return [{"matrix": f"{LABELS[result['optimizer']]} {name}",
              "RMS": v["rms"], "RMS theory": v["rms_pred"],
-             "angle (rad/step)": v["angle"], "angle theory": v["angle_pred"],
+             "angle (rad)": v["angle"], "angle theory": v["angle_pred"],
              "eff. lr": v["effective_lr"], "eff. lr theory": v["effective_lr_pred"]}
             for name, v in result["layers"].items()]
 
@@ -240,7 +240,7 @@ def spectrum_figure(result: dict, layer: str = "hidden.1", title: str | None = N
     """Left: each weight matrix's Frobenius norm during training (hidden.0 dotted, hidden.1
     solid, head dashed), with and without decay. Right: the singular values of ``layer``
     by rank, at initialization and after training."""
-    fig = plots.subplots(1, 2, ["‖W‖_F during training", f"singular values of {layer}"],
+    fig = plots.subplots(1, 2, ["Frobenius norm during training", f"singular values of {layer}"],
                          title=title or "What weight decay does to the weights", height=440,
                          horizontal_spacing=0.2)
     for k, (wd, run) in enumerate(result["runs"].items()):
@@ -264,9 +264,9 @@ def spectrum_figure(result: dict, layer: str = "hidden.1", title: str | None = N
     fig.add_scatter(x=np.arange(1, len(sv0) + 1), y=sv0, mode="lines", name="initialization",
                     line=dict(color="#888", dash="dot"), row=1, col=2)
     fig.update_xaxes(type="log", title_text="step", row=1, col=1)
-    fig.update_yaxes(type="log", title_text="‖W‖_F", row=1, col=1)
+    fig.update_yaxes(type="log", title_text="‖W‖ (Frobenius)", row=1, col=1)
     fig.update_xaxes(type="log", title_text="rank i", row=1, col=2)
-    fig.update_yaxes(type="log", title_text="σ_i", row=1, col=2)
+    fig.update_yaxes(type="log", title_text="σᵢ", row=1, col=2)
     fig.update_layout(hovermode="closest")
     return fig
 
@@ -276,8 +276,8 @@ def spectrum_rows(result: dict) -> list[dict]:
     rows = []
     for wd, run in result["runs"].items():
         for name, s in run["stats"].items():
-            rows.append({"λ": float(wd), "weight": name, "‖W‖_F": s["frobenius"],
-                         "‖W‖_2": s["spectral"], "stable rank": s["stable_rank"],
+            rows.append({"λ": float(wd), "weight": name, "Frobenius norm": s["frobenius"],
+                         "spectral norm": s["spectral"], "stable rank": s["stable_rank"],
                          "effective rank": s["effective_rank"], "tail α": s["tail_alpha"],
                          "test acc": run["test_acc"]})
     return rows
@@ -502,7 +502,7 @@ def claims(grid: dict | None = None, live: dict | None = None, equilibria=(),
             rows.append(plots.claim(
                 "weight decay shapes the trained weights' spectrum, whose power-law tail tracks "
                 "generalization", "Workshop abstract: scaling laws of shallow networks",
-                f"{name}, λ {_n(float(w0), 2)} → {_n(float(w1), 2)}: ‖W‖_F {_n(a['frobenius'])} → "
+                f"{name}, λ {_n(float(w0), 2)} → {_n(float(w1), 2)}: Frobenius norm {_n(a['frobenius'])} → "
                 f"{_n(b['frobenius'])}, stable rank {_n(a['stable_rank'])} → {_n(b['stable_rank'])}, "
                 f"tail α {_n(a['tail_alpha'])} → {_n(b['tail_alpha'])}; test accuracy "
                 f"{_n(r0['test_acc'])} → {_n(r1['test_acc'])}", "partly" if ok else "no"))

@@ -64,6 +64,8 @@ def test_figures_of_the_other_sections():
     clock = E.run_clock(S.ClockConfig.for_profile("smoke", steps=40), 0, progress=False)
     fig = _rendered(V.clock_figure(clock))
     assert len(fig.data) == 4
+    rows = V.clock_rows(clock)
+    assert [r["ηλ"] for r in rows] == pytest.approx([clock["product"]] * 3 + [4 * clock["product"]])
     spec = E.run_spectrum(S.SpectrumConfig.for_profile("smoke", steps=40, width=16), 0, progress=False)
     fig = _rendered(V.spectrum_figure(spec))
     assert [t.name for t in fig.data if t.showlegend is not False] == ["λ = 0", "λ = 2", "initialization"]

@@ -231,6 +231,12 @@ def clock_figure(result: dict, metric: str = "train_loss", title: str | None = N
     return fig
 
 
+def clock_rows(result: dict) -> list[dict]:
+    """Each run of :func:`~.experiments.run_clock`: its eta, lambda, product and settled loss."""
+    return [{"η": r["lr"], "λ": r["weight_decay"], "ηλ": r["lr"] * r["weight_decay"],
+             "settled train loss": loss} for r, loss in zip(result["runs"], result["final_loss"])]
+
+
 # ============================================================================ 4. the weights
 
 _LAYER_DASH = {"hidden.0": "dot", "hidden.1": "solid", "head": "dash"}
@@ -510,5 +516,5 @@ def claims(grid: dict | None = None, live: dict | None = None, equilibria=(),
 
 
 __all__ = ["grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure", "equilibrium_rows",
-           "clock_figure", "spectrum_figure", "spectrum_rows",
+           "clock_figure", "clock_rows", "spectrum_figure", "spectrum_rows",
            "decoupling_panel", "equilibrium_panel", "clock_panel", "spectrum_panel", "claims"]

@@ -160,12 +160,12 @@ def _log_ticks(fig: go.Figure, axis: str, length_px: float) -> dict:
 
     for mantissas in ((1, 2, 5), (1, 3), (1,)):
         vals = inside([m * 10.0 ** k for k in range(k0, k1 + 1) for m in mantissas])
-        if len(vals) <= room and len(vals) >= 2:
+        if 2 <= len(vals) <= room:
             break
     else:
-        every = math.ceil((k1 - k0 + 1) / room)
-        vals = [10.0 ** k for k in range(k0, k1 + 1) if (k - k0) % every == 0]
-    if len(vals) < 2:  # a range narrower than the 1-2-5 grid: let plotly choose
+        vals = inside([10.0 ** k for k in range(k0, k1 + 1)])
+        vals = vals[::math.ceil(len(vals) / room)] if len(vals) > room else vals
+    if len(vals) < 2:  # a range too narrow for two 1-2-5 values: plotly's own ticks do better
         return {}
     text = [_tick(v) for v in vals]
     return dict(tickvals=vals, ticktext=text)

@@ -55,12 +55,24 @@ def test_figures_leave_layout_to_the_house_and_keep_titles_short(small):
         assert fig.layout.sliders[0].y is None
 
 
+def test_log_axes_get_readable_ticks_through_the_renderer(small):
+    """The notebook renders a figure from its dict (where plotly turns numpy arrays into
+    base64 blocks): the house layout must still find the data and tick the log axes."""
+    import plotly.graph_objects as go
+
+    _, _, res, _, lmc = small
+    for fig in (L.imp_figure(res), L.speed_figure(res), L.barrier_figure({"a": lmc})):
+        ticks = plots.house(go.Figure(fig.to_dict())).layout.xaxis.tickvals
+        assert ticks is not None and len(ticks) >= 2, fig.layout.title.text
+
+
 def test_tables_have_units_and_no_none(small):
     _, _, res, pai, _ = small
     rows = L.cost_rows(res, pai)
     assert {"test accuracy (%)", "wall time (s)"} <= set(rows[0])
-    html = plots.table(rows).data
-    assert "None" not in html and "nan" not in html.lower()
+    html = L.cost_table(res, pai).data
+    assert "None" not in html and "nan" not in html.lower() and ">74.0<" in html
+    assert "None" not in L.layer_table(pai).data
     layers = L.layer_rows(pai)
     assert all(k == "mask" or k.endswith("kept (%)") for k in layers[0])
 

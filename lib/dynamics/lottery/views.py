@@ -43,10 +43,12 @@ def _band(fig, x, values, name, color, pct=True):
     scale = 100.0 if pct else 1.0
     mean = np.nanmean(values[:, keep], axis=0) * scale
     std = np.nanstd(values[:, keep], axis=0) * scale if len(values) > 1 else None
-    fig.add_scatter(x=np.asarray(x)[keep], y=mean, name=name, mode="lines+markers",
-                    line=dict(color=color),
-                    error_y=None if std is None else dict(type="data", array=std, visible=True,
-                                                          thickness=1))
+    # plain lists: the house layout reads the data to place log ticks (plotly would pass
+    # numpy arrays on as base64 blocks)
+    fig.add_scatter(x=np.asarray(x, dtype=float)[keep].tolist(), y=mean.tolist(), name=name,
+                    mode="lines+markers", line=dict(color=color),
+                    error_y=None if std is None else dict(type="data", array=std.tolist(),
+                                                          visible=True, thickness=1))
 
 
 def _sparser_to_the_right(fig) -> None:
@@ -101,11 +103,15 @@ def pai_figure(pai: dict, title: str | None = None):
                              ("shuffled", plots.PALETTE[2], "shuffled within each layer")):
         vals = [np.asarray(pai["acc"][m][how], dtype=float) for m in names]
         mean = [100 * _mean(v) for v in vals]
+        several = any(np.isfinite(v).sum() > 1 for v in vals)  # error bars only over seeds
         std = [100 * float(np.nanstd(v)) if np.isfinite(v).sum() > 1 else 0.0 for v in vals]
         top = max([top] + [m + s for m, s in zip(mean, std) if np.isfinite(m)])
-        fig.add_bar(x=labels, y=mean, name=name, marker_color=color, cliponaxis=False,
-                    error_y=dict(type="data", array=std), textposition="outside",
-                    text=["" if not np.isfinite(v) else f"{v:.1f}" for v in mean])
+        # the value inside the top of its bar, clear of the error bar above it
+        fig.add_bar(x=labels, y=mean, name=name, marker_color=color,
+                    error_y=dict(type="data", array=std) if several else None,
+                    text=["" if not np.isfinite(v) else f"{v:.1f}" for v in mean],
+                    textposition="inside", insidetextanchor="end",
+                    textfont=dict(color="white"))
     dense = 100 * _mean(pai["dense"])
     if np.isfinite(dense):
         fig.add_scatter(x=labels, y=[dense] * len(labels), mode="lines",
@@ -124,7 +130,7 @@ def _by_step(d: dict, k):
 def lmc_figure(lmc: dict, title: str | None = None):
     """Test error along the straight line between two runs from the same rewound weights,
     one curve per rewind step k; the legend gives each curve's error barrier."""
-    fig = plots.figure(title or "Error between two runs from θ_k",
+    fig = plots.figure(title or "Error between two runs from θₖ",
                        "interpolation α (0: run A, 1: run B)", "test error (%)")
     diverged = lmc.get("diverged") or {}
     for i, k in enumerate(lmc["rewind_steps"]):
@@ -194,6 +200,17 @@ def cost_rows(res: ImpResult, pai: dict | None = None) -> list[dict]:
     return rows
 
 
+def cost_table(res: ImpResult, pai: dict | None = None):
+    """:func:`cost_rows` as a table: accuracies to a tenth of a point, times to 3 digits."""
+    return plots.table(cost_rows(res, pai), formats={"test accuracy (%)": "{:.1f}"})
+
+
+def layer_table(pai: dict):
+    """:func:`layer_rows` as a table, percentages to a tenth."""
+    rows = layer_rows(pai)
+    return plots.table(rows, formats={k: "{:.1f}" for k in rows[0] if k != "mask"})
+
+
 def cost_figure(res: ImpResult, pai: dict | None = None):
     """Bars of measured seconds per seed: one training, pruning at init, IMP to the ticket."""
     c = imp_cost(res, None if pai is None else pai["round"])
@@ -235,8 +252,9 @@ def speed_claim(res: ImpResult, where: str = "this run") -> dict:
     last = res.eval_steps[-1] if res.eval_steps else 0
     if dense >= last - step:
         return plots.claim("Tickets learn faster (earlier early-stopping step)",
-                           "Frankle & Carbin (2019)", text + f"; the {last}-step runs end before "
-                           "the dense test loss turns up", "not at this scale")
+                           "Frankle & Carbin (2019)", text + f"; too short to tell: the dense "
+                           f"minimum is within one evaluation ({step} steps) of the end of the "
+                           f"{last}-step runs", "not at this scale")
     return plots.claim("Tickets learn faster (earlier early-stopping step)",
                        "Frankle & Carbin (2019)", text,
                        "yes" if fast <= dense - 2 * step else "partly" if fast < dense else "no")
@@ -254,12 +272,16 @@ def claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = None,
     m = lambda v: 100 * _mean(res.acc[v][:, r])  # noqa: E731
     dense = 100 * _mean(res.acc["ticket"][:, 0])
     ticket, reinit, random = m("ticket"), m("reinit"), m("random")
+    curve = [100 * _mean(res.acc["ticket"][:, q]) for q in range(len(res.density))]
+    level = [q for q, a in enumerate(curve) if a >= dense - 1]  # within a point of dense
+    q = level[-1] if level else 0
     rows = [
         plots.claim("Winning tickets match the dense network at 10-20% of the weights or fewer",
                     "Frankle & Carbin (2019): LeNet-300-100 on MNIST",
-                    f"{d:.1f}% of the weights: ticket {ticket:.1f}% vs dense {dense:.1f}% "
-                    f"({ticket - dense:+.1f} pts)",
-                    "yes" if ticket >= dense - 1 else "partly" if ticket >= dense - 3 else "no"),
+                    f"sparsest ticket within 1 pt of dense: {100 * res.density[q]:.1f}% of the "
+                    f"weights ({curve[q]:.1f}% vs {dense:.1f}%)"
+                    + ("" if q == r else f"; at {d:.1f}%: {ticket:.1f}%"),
+                    "yes" if res.density[q] <= 0.2 else "partly" if res.density[q] <= 0.4 else "no"),
         plots.claim("Re-initializing the ticket's weights destroys it",
                     "Frankle & Carbin (2019)",
                     f"same mask, re-initialized: {reinit:.1f}% ({reinit - ticket:+.1f} pts)",
@@ -345,7 +367,8 @@ def _lr_claims(runs: dict) -> list[dict]:
         rows.append(plots.claim(
             "Rewinding to an early step finds better tickets than resetting to θ₀ where "
             "training is unstable at init", "Frankle et al. (2020)",
-            f"precomputed, Adam lr {rewound.config['lr']:g}, {len(rewound.seeds)} seed(s): "
+            f"precomputed, Adam lr {rewound.config['lr']:g}, {len(rewound.seeds)} "
+            f"seed{'s' if len(rewound.seeds) > 1 else ''}: "
             f"rewound to step {k} {diff:+.1f} pts vs reset, mean over the rounds at ≤10% "
             "of the weights", "yes" if diff >= 3 else "partly" if diff > 0 else "no"))
     return rows
@@ -371,7 +394,7 @@ def pai_slider(payload: dict):
 def lmc_slider(payload: dict):
     """The static counterpart of :func:`lmc_panel`: error paths for several learning rates."""
     items = list(payload["lmc"].items())
-    figs = [lmc_figure(lmc, title=f"Two runs from θ_k, Adam lr {label}") for label, lmc in items]
+    figs = [lmc_figure(lmc, title=f"Two runs from θₖ, Adam lr {label}") for label, lmc in items]
     return plots.slider(figs, [label for label, _ in items], name="learning rate")
 
 
@@ -463,7 +486,7 @@ def lmc_panel(profile: str | None = None, seed: int | None = None, above="precom
         elif not lmc["stopped"]:
             update(status="done: barrier " + ", ".join(
                 f"{100 * lmc['barrier'][k]:.1f} pts at k = {k}" for k in lmc["rewind_steps"]))
-        return lmc_figure(lmc, f"Two runs from θ_k, {optimizer} lr {float(lr):.2g}")
+        return lmc_figure(lmc, f"Two runs from θₖ, {optimizer} lr {float(lr):.2g}")
 
     return Panel(run, [Slider("lr", 1e-4, 10.0, value=1e-2, log=True, description="learning rate"),
                        Slider("rewind_step", 0, base.steps, value=min(50, base.steps), integer=True,

@@ -142,6 +142,7 @@ def test_dry_run_caps_seeds_rounds_steps_and_rewind_points(small, monkeypatch, t
     cfg, d = small
     res = L.run_imp(cfg.replace(rounds=6, rewind_step=20), seeds=[0, 1, 2], data=d, progress=False)
     assert res.seeds == [0, 2] and len(res.density) == 3 and res.eval_steps[-1] == 3
+    assert res.round_near(0.2) == 2 and res.round_near(0.9) == 1
     lmc = L.run_lmc(cfg, (0, 10, 50, 200), seed=0, data=d, n_points=3, progress=False)
     assert lmc["rewind_steps"] == [0, 200] and np.isfinite(lmc["barrier"][200])
 

@@ -124,6 +124,13 @@ class ImpResult:
         inside = [r for r, d in enumerate(self.density) if low <= d <= high]
         return inside[-1] if inside else len(self.density) - 1
 
+    def round_near(self, target: float) -> int:
+        """The pruned round whose density is closest to ``target`` (log scale)."""
+        if len(self.density) < 2:
+            raise ValueError("this IMP run has no pruned round")
+        return min(range(1, len(self.density)),
+                   key=lambda r: abs(math.log(self.density[r] / target)))
+
     @property
     def eval_interval(self) -> int:
         """Steps between two evaluations (the resolution of the step measures)."""
@@ -457,7 +464,7 @@ def precompute(profile: str) -> list:
     start = time.perf_counter()
     pais = []
     for target in cap_grid([0.35, 0.2, 0.1, 0.05]):
-        r = min(range(1, len(main.density)), key=lambda i: abs(math.log(main.density[i] / target)))
+        r = main.round_near(target)
         if not pais or pais[-1]["round"] != r:
             pais.append(run_pai(cfg, main, round=r, data=data, progress=False))
     paths.append(results.save("lottery_pai", dict(pai=pais), profile, config=cfg, command=command,

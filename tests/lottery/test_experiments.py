@@ -206,7 +206,7 @@ def test_claim_pai_methods_are_close_at_a_fifth_of_the_weights(smoke_runs):
     _, _, pai = smoke_runs
     a = pai["acc"]
     means = {m: float(np.mean(a[m]["original"])) for m in L.PAI_METHODS}
-    assert max(means.values()) - min(means.values()) < 0.04, means  # smoke: 1.7 points
+    assert max(means.values()) - min(means.values()) < 0.025, means  # smoke: 1.7 points
     assert all(float(np.mean(a["imp"]["original"])) > v + 0.05 for v in means.values())
     random = float(np.mean(a["imp"]["shuffled"]))  # "at or a few points above the random mask"
     assert all(random - 0.01 < v < random + 0.06 for v in means.values()), (means, random)

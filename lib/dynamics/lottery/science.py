@@ -157,9 +157,9 @@ def _check_fraction(fraction, what: str = "pruning fraction") -> float:
 
 def prune_smallest(scores: list[torch.Tensor], masks: list[torch.Tensor],
                    fraction: float) -> list[torch.Tensor]:
-    """New masks for a group of tensors ranked together: among the entries
-    still kept, the ``round(fraction * kept)`` with the smallest ``|score|``
-    are removed.
+    """New masks for a group of tensors ranked together: among the
+    entries still kept, the ``round(fraction * kept)`` with the smallest
+    ``|score|`` are removed.
 
     Only survivors compete, so each round removes a fraction of what is
     *left*, and after r rounds ``(1 - fraction)^r`` remains. The count is
@@ -194,24 +194,25 @@ def prune_masks(scores: dict, masks: Masks, fraction: float,
     weights are small (a large fan-in, under PyTorch's default init) loses
     more; ``"layer"`` prunes each layer by the same fraction (Frankle &
     Carbin's recipe for LeNet; they ranked globally only for the deeper
-    VGG-19 and ResNet-18). The output layer ``head`` is ranked on its own and
-    pruned by ``head_fraction`` (default: half the rate), because each of its
-    few weights matters more.
+    VGG-19 and ResNet-18). The output layer ``head`` is ranked on its own
+    and pruned by ``head_fraction`` (default: half the rate), because each
+    of its few weights matters more.
     """
     fraction = _check_fraction(fraction)
     if head_fraction is None:
         head_fraction = fraction / 2
-    head_fraction = _check_fraction(head_fraction, "head pruning fraction")
+    head_fraction = _check_fraction(head_fraction, "head fraction")
     if scope not in ("global", "layer"):
-        raise ValueError(f"scope must be 'global' or 'layer', got {scope!r}")
+        raise ValueError(f"scope must be 'global' or 'layer': {scope!r}")
     if set(scores) != set(masks):
         raise ValueError(f"scores and masks name different tensors: "
                          f"{sorted(scores)} vs {sorted(masks)}")
     new = {}
     for names in _groups(list(masks), scope, head):
         frac = head_fraction if names == [head] else fraction
-        new.update(zip(names, prune_smallest([scores[n] for n in names],
-                                             [masks[n] for n in names], frac)))
+        kept = prune_smallest([scores[n] for n in names],
+                              [masks[n] for n in names], frac)
+        new.update(zip(names, kept))
     return {n: new[n] for n in masks}
 
 
@@ -219,11 +220,12 @@ def torch_prune_masks(scores: dict, masks: Masks, fraction: float,
                       scope: str = "global",
                       head_fraction: float | None = None,
                       head: str = HEAD) -> Masks:
-    """The same pruning step done by ``torch.nn.utils.prune``: the reference
-    :func:`prune_masks` is checked against. Each tensor becomes the weight
-    of a module that already carries its mask; L1 (magnitude) pruning then
-    removes ``fraction`` of the remaining entries, over all hidden layers at
-    once or per layer, and ``head_fraction`` of the head's."""
+    """The same pruning step done by ``torch.nn.utils.prune``: the
+    reference ``prune_masks`` is checked against. Each tensor becomes the
+    weight of a module that already carries its mask; L1 (magnitude)
+    pruning then removes ``fraction`` of the remaining entries, over all
+    hidden layers at once or per layer, and ``head_fraction`` of the
+    head's."""
     if head_fraction is None:
         head_fraction = fraction / 2
     shells = {}
@@ -236,7 +238,8 @@ def torch_prune_masks(scores: dict, masks: Masks, fraction: float,
     body = [(shells[n], "weight") for n in masks if n != head]
     if body and scope == "global":
         torch_prune.global_unstructured(
-            body, pruning_method=torch_prune.L1Unstructured, amount=fraction)
+            body, pruning_method=torch_prune.L1Unstructured,
+            amount=fraction)
     elif scope == "layer":
         for shell, name in body:
             torch_prune.l1_unstructured(shell, name, amount=fraction)
@@ -297,29 +300,29 @@ def masks_at_density(scores: dict, like: Masks, scope: str = "global",
 
 def rewind(theta_k: dict, masks: Masks) -> dict:
     """A subnetwork's starting point: the weights ``θ_k`` (θ₀ when k = 0)
-    with the pruned weights set to exactly zero. Survivors get back exactly
-    the values they had at step k, not the values training gave them: that
-    is what makes a ticket a statement about initialization."""
+    with the pruned weights set to exactly zero. Survivors get back
+    exactly the values they had at step k, not the values training gave
+    them: that is what makes a ticket a statement about initialization."""
     return {n: torch.where(masks[n] > 0, t, torch.zeros_like(t))
             if n in masks else t.clone() for n, t in theta_k.items()}
 
 
 def imp_round(train: Callable, theta_k: list[dict], masks: list[Masks],
               cfg: LotteryConfig) -> tuple[list[dict], list[Masks]]:
-    """One round of iterative magnitude pruning with rewinding, for a batch
-    of networks (one per seed, trained together).
+    """One round of iterative magnitude pruning with rewinding, for a
+    batch of networks (one per seed, trained together).
 
-    1. **rewind**: each subnetwork starts from ``m ⊙ θ_k`` (:func:`rewind`);
+    1. **rewind**: each subnetwork starts from ``m ⊙ θ_k`` (``rewind``);
     2. **train** it: ``train(starts, masks)`` returns the trained state
-       dicts (the masks are applied after every step, so pruned weights stay
-       exactly zero);
+       dicts (the masks are applied after every step, so pruned weights
+       stay exactly zero);
     3. **prune** the ``cfg.prune_fraction`` of the surviving weights with
-       the smallest trained magnitude ``|θ_T|`` (:func:`prune_masks`).
+       the smallest trained magnitude ``|θ_T|`` (``prune_masks``).
 
-    Returns the trained weights and the new masks, with which the next round
-    starts again at step 1. Pruning by *trained* magnitude and restarting
-    from *early* values is the whole recipe: the mask remembers where
-    training went, the values where it started.
+    Returns the trained weights and the new masks, with which the next
+    round starts again at step 1. Pruning by *trained* magnitude and
+    restarting from *early* values is the whole recipe: the mask remembers
+    where training went, the values where it started.
     """
     starts = [rewind(t, m) for t, m in zip(theta_k, masks)]
     trained = train(starts, masks)
@@ -345,10 +348,10 @@ def best_step(history, key: str = "test_acc") -> int:
 
 def snip_scores(model: nn.Module, data: D.Dataset,
                 n: int | None = 1000) -> dict[str, torch.Tensor]:
-    """SNIP's connection sensitivity |θ ⊙ ∂L/∂θ| at initialization (Lee et
-    al. 2019): to first order, how much the loss on ``n`` training examples
-    changes when a weight is removed. Keep the weights whose removal would
-    hurt most."""
+    """SNIP's connection sensitivity |θ ⊙ ∂L/∂θ| at initialization (Lee
+    et al. 2019): to first order, how much the loss on ``n`` training
+    examples changes when a weight is removed. Keep the weights whose
+    removal would hurt most."""
     params = prunable(model)
     x, y = data.x_train[:n], data.y_train[:n]
     loss = F.cross_entropy(model(x), y)
@@ -357,12 +360,13 @@ def snip_scores(model: nn.Module, data: D.Dataset,
             for (name, p), g in zip(params.items(), grads)}
 
 
-def synflow_scores(model: nn.Module, masks: Masks) -> dict[str, torch.Tensor]:
+def synflow_scores(model: nn.Module,
+                   masks: Masks) -> dict[str, torch.Tensor]:
     """SynFlow's data-free saliency (Tanaka et al. 2020). Replace every
     parameter by its absolute value (masked) and feed an all-ones input:
-    ``R = 1ᵀ f(1)`` is then the total "synaptic flow" through the network, a
-    sum over all input-output paths of the product of their |weights|, and
-    a weight's score ``|θ ⊙ ∂R/∂θ|`` is the flow through it."""
+    ``R = 1ᵀ f(1)`` is then the total "synaptic flow" through the network,
+    a sum over all input-output paths of the product of their |weights|,
+    and a weight's score ``|θ ⊙ ∂R/∂θ|`` is the flow through it."""
     params = {n: p.detach().abs().double()
               for n, p in model.named_parameters()}
     for n, m in masks.items():
@@ -380,12 +384,13 @@ def synflow_scores(model: nn.Module, masks: Masks) -> dict[str, torch.Tensor]:
 
 def synflow_masks(model: nn.Module, like: Masks, iterations: int = 100,
                   scope: str = "global", head: str = HEAD) -> Masks:
-    """SynFlow pruning to the per-group sparsity of ``like`` (hidden layers,
-    output layer): ``iterations`` rounds on an exponential schedule (round i
-    keeps ``d ** (i / iterations)`` of each group, d its final density),
-    rescoring after each. Rescoring is the point: a weight's flow falls as
-    its neighbours are removed, so no layer is cut off entirely (layer
-    collapse), which one-shot saliencies suffer at high sparsity."""
+    """SynFlow pruning to the per-group sparsity of ``like`` (hidden
+    layers, output layer): ``iterations`` rounds on an exponential
+    schedule (round i keeps ``d ** (i / iterations)`` of each group, d its
+    final density), rescoring after each. Rescoring is the point: a
+    weight's flow falls as its neighbours are removed, so no layer is cut
+    off entirely (layer collapse), which one-shot saliencies suffer at
+    high sparsity."""
     iterations = max(1, cap_steps(iterations))  # a dry run: a few rounds
     groups = _groups(list(like), scope, head)
     final = [sum(float(like[n].sum()) for n in g)

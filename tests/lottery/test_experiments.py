@@ -116,6 +116,7 @@ def test_stop_ends_imp_early_with_what_it_has(small):
 
     res = L.run_imp(cfg.replace(rounds=4), seeds=[0], data=d, tick=tick, progress=False)
     assert res.stopped and len(res.masks) < 5
+    assert res.acc["ticket"].shape[1] == len(res.density) == len(res.masks)  # rounds reached
     assert np.isfinite(res.acc["ticket"][0, 0])
     assert max(seen) <= 1.0 and seen == sorted(seen)
 
@@ -131,7 +132,9 @@ def test_divergence_is_a_result_not_a_crash():
     cfg = _diverging()
     d = L.load_data(cfg)
     res = L.run_imp(cfg, seeds=[0], data=d, progress=False)
-    assert res.diverged and "diverged at step" in res.diverged[0]
+    assert len(res.diverged) == 1, res.diverged
+    assert res.diverged[0].startswith("ticket, round 0, seed 0: diverged at step")
+    assert len(res.density) == 1 and np.isnan(res.acc["reinit"][0, 0])
     lmc = L.run_lmc(cfg, (0, 15), seed=0, data=d, n_points=3, progress=False)
     assert all(lmc["diverged"][k] for k in (0, 15))
     assert all(math.isnan(lmc["barrier"][k]) for k in (0, 15))

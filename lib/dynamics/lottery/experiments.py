@@ -211,9 +211,10 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
         res.eval_steps = list(out.histories[0].steps)
         for k, h in enumerate(out.histories):
             _record(res, "ticket", k, r, h)
-            if r == 0:
+        if r == 0:  # the dense network is where all three curves start
+            for table in (res.acc, res.best_acc, res.best_step, res.stop_step):
                 for v in ("reinit", "random"):
-                    _record(res, v, k, 0, h)
+                    table[v][:, 0] = table["ticket"][:, 0]
         res.curves["ticket"][r] = list(out.histories[0]["test_acc"])
         if out.info.get("stopped"):
             res.stopped = True
@@ -227,7 +228,12 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
             masks = pruned
         if callback is not None:
             callback(res, r)
-    done = [r for r in control_rounds if r < len(res.masks)]
+    reached = len(res.masks)  # fewer than R + 1 rounds when stopped or diverged
+    res.density = res.density[:reached]
+    for table in (res.acc, res.best_acc, res.best_step, res.stop_step):
+        for v in VARIANTS:
+            table[v] = table[v][:, :reached]
+    done = [r for r in control_rounds if r < reached]
     if done and not res.stopped:
         run_controls(cfg, res, data, done, progress=progress,
                      callbacks=_part(tick, (R + 1) / units, 1 - (R + 1) / units),

@@ -294,7 +294,7 @@ def claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = None,
     ]
     main = next(iter(precomputed.values())) if precomputed else None
     if main is not None:
-        rows.append(speed_claim(main, f"precomputed ({len(main.seeds)} seeds, figure above)"))
+        rows.append(speed_claim(main, f"precomputed ({len(main.seeds)} seeds, section 1 figure)"))
     if pai is not None:
         rows.append(_pai_claim(pai))
     lmcs = lmcs or {}

@@ -113,6 +113,7 @@ def _serve_plotly(app, config) -> None:
 # the notes of live panels and the provenance captions read as asides.
 BOOK_CSS = """
 div.cell_output pre, div.output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+div.cell_output .dynamics-source pre { white-space: pre; overflow-wrap: normal; }
 div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
 .dynamics-figure { max-width: 100%; }
 .dynamics-panel-note { margin: 0.4em 0 1em; font-size: 0.92em; }

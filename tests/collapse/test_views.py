@@ -114,7 +114,8 @@ def test_precomputed_imbalance_keeps_the_free_model_on_its_exact_solution():
         off = ~np.eye(C, dtype=bool)
         assert np.all(np.abs(np.asarray(r["ufm"]["angles"])[off] - 90) < 1)
         assert np.allclose(r["ufm"]["feature_norm"], r["theory"]["feature_norm"], rtol=0.02)
-        assert np.all(np.abs(np.asarray(r["network"]["angles"])[off] - 90) < 15), ratio
+        angles = np.asarray(r["network"]["angles"])[off]
+        assert np.all((70 < angles) & (angles < 91)), ratio  # the text: from about 70° to 90°
 
 
 # ----------------------------------------------------------------------------- panels

@@ -18,7 +18,7 @@ import torch.nn as nn
 
 from .. import data as D
 from .. import results
-from ..runtime import cap_grid, cpu_threads, get_device, get_profile
+from ..runtime import cap_grid, cap_steps, cpu_threads, dry_run, get_device, get_profile
 from ..sweep import train_many
 from ..train import History, log_steps, train
 from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, ImbalanceConfig,
@@ -86,6 +86,14 @@ def live_eval_steps(steps: int, n_evals: int, every: int = 30) -> list[int]:
     return sorted(set(log_steps(steps, n_evals)) | {int(s) for s in np.linspace(0, steps, every + 1)})
 
 
+def _evaluations(cfg, eval_steps=None) -> list[int]:
+    """``eval_steps``, else ``cfg.n_evals`` log-spaced steps; in a dry run (which proves shapes,
+    not results) only its last step: the collapse metrics of a full-size model are not cheap."""
+    if dry_run() is not None:
+        return [cap_steps(cfg.steps)]
+    return eval_steps or log_steps(cfg.steps, cfg.n_evals)
+
+
 class _Ticker:
     """Progress of ``n`` training runs for ``tick(done)`` (done: 0 to 1 over all of them);
     ``stopped`` remembers that ``tick`` asked to stop."""
@@ -122,7 +130,7 @@ def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = No
     with cpu_threads(1, data.device):
         h = train(model, data, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
                   weight_decay=cfg.weight_decay, momentum=0.9, loss=cfg.loss,
-                  eval_steps=eval_steps or log_steps(cfg.steps, cfg.n_evals), metrics=rec.metrics(),
+                  eval_steps=_evaluations(cfg, eval_steps), metrics=rec.metrics(),
                   lr_schedule=cosine_schedule(cfg.steps), seed=seed, callbacks=callbacks,
                   progress=progress, desc="terminal phase")
     h.info.update(config=cfg.to_dict(), seed=seed, dataset=data.name,
@@ -143,7 +151,7 @@ def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int = 0,
         result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
                                                   cfg.linear_depth, data.n_classes, cfg.activation),
                             data, configs, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                            loss=cfg.loss, eval_steps=log_steps(cfg.steps, cfg.n_evals),
+                            loss=cfg.loss, eval_steps=_evaluations(cfg),
                             metrics=rec.metrics(), lr_schedule=cosine_schedule(cfg.steps),
                             progress=progress, seed=seed, callbacks=[tick] if tick else ())
     for c, h in zip(configs, result.histories):

@@ -17,7 +17,8 @@ Read top to bottom, this file is the whole of what the chapter computes:
 
 Everything here is torch/numpy/scipy; runners live in ``experiments.py``, figures and panels
 in ``views.py``. Every measure works in the dtype of the features it is given (float32 for
-the book's models): the matrices it factorizes are C x C (C classes), never N x d.
+the book's models, held to a float64 reference by the tests), and factorizes only small
+matrices: C x C for the collapses (C classes), the smaller Gram matrix for the conditioning.
 """
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ from ..runtime import dry_run, get_device
 from ..train import History
 
 __all__ = ["METRICS", "CONDITIONS", "class_means", "nc1", "nc2", "nc3", "nc4", "nc_metrics",
-           "orthogonality", "cosine_gram", "terminal_phase_start", "at_zero_error", "balancedness", "conditioning",
-           "ACTIVATIONS", "CollapseNet", "UnconstrainedFeatures", "linear_weights", "measure",
+           "orthogonality", "cosine_gram", "terminal_phase_start", "at_zero_error",
+           "balancedness", "conditioning", "ACTIVATIONS", "CollapseNet", "UnconstrainedFeatures", "linear_weights", "measure",
            "mean_geometry", "simplex_etf", "etf_gram", "bias_free_nc3",
            "imbalanced_ufm_solution", "minority_collapse_threshold", "CollapseConfig", "UFMConfig",
            "ImbalanceConfig", "cosine_schedule", "balanced_subset", "load_data", "ufm_data",
@@ -49,7 +50,8 @@ CONDITIONS = ("balancedness", "imbalance", "conditioning")
 # ============================================================================ 1. the four collapses
 # Notation. h_i in R^d: the features of training example i (the input of the last linear layer
 # W in R^{C x d}); mu_c the mean of class c, mu_G the global mean; M the C x d matrix of centred
-# class means mu_c - mu_G. Every measure below is 0 at exact collapse onto a simplex ETF.
+# class means mu_c - mu_G. At exact collapse onto a simplex ETF, NC1, NC2, NC4 and the centred
+# variant of NC3 are 0, and NC3 itself too when the classifier is proportional to M.
 
 
 def _dtype(t: torch.Tensor) -> torch.dtype:
@@ -131,7 +133,7 @@ def nc2(M: torch.Tensor) -> dict:
     cos = cosine_gram(M, centre=False)
     off = ~torch.eye(C, dtype=torch.bool, device=M.device)
     gram = M @ M.T
-    etf = etf_gram(C, M.dtype, M.device) * (C - 1) / C     # I − 11ᵀ/C, Frobenius norm √(C − 1)
+    etf = torch.eye(C, dtype=M.dtype, device=M.device) - 1.0 / C   # I − 11ᵀ/C, norm √(C − 1)
     return dict(equinorm=norms.std(unbiased=False) / norms.mean(),
                 equiangularity=(cos[off] + 1.0 / (C - 1)).abs().mean(),
                 etf_distance=(gram / gram.norm() - etf / math.sqrt(C - 1)).norm())
@@ -286,11 +288,14 @@ class CollapseNet(nn.Module):
             h = self.act(layer(h))
         return h
 
-    def features(self, x: torch.Tensor) -> torch.Tensor:
-        h = self.body_features(x)
+    def linear_part(self, h: torch.Tensor) -> torch.Tensor:
+        """The linear layers before the head, applied to body features."""
         for layer in self.linear:
             h = layer(h)
         return h
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear_part(self.body_features(x))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
@@ -321,11 +326,13 @@ class UnconstrainedFeatures(nn.Module):
     def body_features(self, idx: torch.Tensor) -> torch.Tensor:
         return self.z[idx] * self.scale
 
-    def features(self, idx: torch.Tensor) -> torch.Tensor:
-        h = self.body_features(idx)
+    def linear_part(self, h: torch.Tensor) -> torch.Tensor:
         for layer in self.linear:
             h = layer(h)
         return h
+
+    def features(self, idx: torch.Tensor) -> torch.Tensor:
+        return self.linear_part(self.body_features(idx))
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(idx))
@@ -352,7 +359,8 @@ def measure(model: nn.Module, x: torch.Tensor, y: torch.Tensor, n_classes: int |
     was_training = model.training
     model.eval()
     try:
-        h = _features(model, x)
+        body = _features(model, x, model.body_features)  # one pass through the network
+        h = model.linear_part(body)
         C = int(n_classes or model.head.weight.shape[0])
         if not bool(torch.isfinite(h).all()):
             return {k: float("nan") for k in METRICS + (CONDITIONS if conditions else ())}
@@ -360,7 +368,7 @@ def measure(model: nn.Module, x: torch.Tensor, y: torch.Tensor, n_classes: int |
         if conditions:
             out["balancedness"] = balancedness(linear_weights(model))
             out["imbalance"] = balancedness(linear_weights(model), relative=False)
-            out["conditioning"] = conditioning(_features(model, x, model.body_features), C)
+            out["conditioning"] = conditioning(body, C)
         keys = list(out)
         values = torch.stack([out[k].to(out["nc1"].dtype) for k in keys]).tolist()
         return dict(zip(keys, values))

@@ -390,3 +390,14 @@ def test_the_science_module_draws_nothing():
     imported |= {f"{node.module}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
     for banned in ("plotly", "ipywidgets", "plots", "widgets"):
         assert not any(banned in name for name in imported), (banned, imported)
+
+
+def test_a_class_with_too_few_examples_is_said_not_silently_cut():
+    from dynamics import data as D
+
+    ds = D.gaussian_mixture(n_train=40, n_test=8, dim=3, n_classes=4, counts=[10, 10, 10, 4])
+    full = NC.balanced_subset(ds, 4, 16)
+    assert len(full.x_train) == 16 and "short" not in full.info
+    short = NC.balanced_subset(ds, 4, 40)
+    assert len(short.x_train) == 34 and short.info["short"] == "40 asked for; the dataset has no more"
+    assert NC.dataset_line(short).startswith("gaussian mixture: 34 training examples, 4 classes (40 asked")

@@ -574,7 +574,7 @@ def cosine_schedule(steps: int, final: float = 0.01):
 
 def balanced_subset(ds: D.Dataset, n_classes: int, n_train: int | None = None) -> D.Dataset:
     """Keep the first ``n_classes`` labels and, per class, the first ``n_train // C`` training
-    examples (fewer if a class has fewer)."""
+    examples. A class with fewer keeps what it has, and ``info["short"]`` says so."""
     if not 2 <= n_classes <= ds.n_classes:
         raise ValueError(f"n_classes must lie in [2, {ds.n_classes}], got {n_classes}")
 
@@ -585,8 +585,11 @@ def balanced_subset(ds: D.Dataset, n_classes: int, n_train: int | None = None) -
     per = None if n_train is None else max(1, n_train // n_classes)
     tr = pick_rows(ds.y_train, per)
     te = pick_rows(ds.y_test, None)
+    info = dict(ds.info, n_classes=n_classes)
+    if per is not None and len(tr) < per * n_classes:
+        info["short"] = f"{per * n_classes:,} asked for; the dataset has no more"
     return D.Dataset(ds.x_train[tr], ds.y_train[tr], ds.x_test[te], ds.y_test[te], n_classes,
-                     ds.name, dict(ds.info, n_classes=n_classes))
+                     ds.name, info)
 
 
 def load_data(cfg: CollapseConfig, seed: int = 0) -> D.Dataset:
@@ -608,7 +611,7 @@ def load_data(cfg: CollapseConfig, seed: int = 0) -> D.Dataset:
                 fallback = f"MNIST-1D instead of {name}, which could not be loaded here"
         name = "mnist1d"
     if name == "mnist1d":
-        ds = D.mnist1d(n_train=max(2 * n, 1000), n_test=1000, seed=seed)
+        ds = D.mnist1d(n_train=max(12 * n // C, 1000), n_test=1000, seed=seed)  # 10 balanced classes
     elif name == "gaussian":
         ds = D.gaussian_mixture(n_train=n, n_test=max(C, 500), dim=20, n_classes=C,
                                 separation=4.0, seed=seed)

@@ -15,8 +15,8 @@ from .experiments import (live_eval_steps, run_collapse, run_imbalance, simplex_
 from .science import (CollapseConfig, ImbalanceConfig, at_zero_error, bias_free_nc3,
                       cosine_gram, etf_gram, terminal_phase_start)
 
-__all__ = ["LABELS", "dataset_line", "terminal_phase_table", "nc_figure", "simplex_figure", "gram_figure", "conditions_figure",
-           "ufm_figure", "imbalance_figure", "imbalance_table", "weight_decay_slider",
+__all__ = ["LABELS", "dataset_line", "terminal_phase_table", "nc_figure", "simplex_figure",
+           "gram_figure", "conditions_figure", "ufm_figure", "imbalance_figure", "imbalance_table", "weight_decay_slider",
            "gd_slider", "simplex_slider", "imbalance_slider", "collapse_panel", "simplex_panel",
            "conditions_panel", "imbalance_panel", "claims", "GD_SLIDER_OPENS_AT",
            "WEIGHT_DECAY_SLIDER_OPENS_AT"]
@@ -31,11 +31,10 @@ LABELS = {
     "nc4": "NC4",
     "orthogonality": "mean |cos| of raw means",
     "balancedness": "balancedness",
-    "imbalance": "‖D‖ / ‖D at step 0‖",
+    "imbalance": "‖D‖ ÷ its value at step 1",
     "conditioning": "conditioning s₁/s_C",
     "train_loss": "training loss",
 }
-RATIO_TICKS = [0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10]  # a log axis spanning less than a decade
 
 
 def _shared_log_ranges(figs):
@@ -71,7 +70,8 @@ def _positive(steps, values):
 def dataset_line(data) -> str:
     """One short line saying what a run trained on (and what it fell back to, if anything)."""
     line = f"{data.name}: {len(data.x_train):,} training examples, {data.n_classes} classes"
-    return line + (f"; {data.info['fallback']}" if data.info.get("fallback") else "")
+    line += f" ({data.info['short']})" if data.info.get("short") else ""
+    return line + (f"\n{data.info['fallback']}" if data.info.get("fallback") else "")
 
 
 def terminal_phase_table(history: History):
@@ -83,8 +83,8 @@ def terminal_phase_table(history: History):
         if k not in history:
             continue
         start, end = at_zero_error(history, k), history.last(k)
-        rows.append({"measure": LABELS[k] + (" (fraction)" if k == "nc4" else ""), f"at zero error (step {z})": start,
-                     f"at the end (step {T})": end,
+        rows.append({"measure": LABELS[k] + (" (fraction)" if k == "nc4" else ""),
+                     f"at zero error (step {z})": start, f"at the end (step {T})": end,
                      "end ÷ start": end / start if start and np.isfinite(start) else None})
     return plots.table(rows, digits=3, missing="—")
 
@@ -101,12 +101,11 @@ def nc_figure(history: History, title: str = "") -> "go.Figure":
         for k in keys:
             if k not in history:
                 continue
-            scale = 100.0 if k == "nc4" else 1.0
-            x, y = _positive(history.steps, history[k] * scale)
-            if k == "nc4":  # a linear axis: zero disagreement is a point to show
-                x = np.asarray(history.steps, float)
-                y = np.asarray(history[k], float) * scale
+            if k == "nc4":  # in per cent, on a linear axis: no disagreement is a point to show
+                x, y = np.asarray(history.steps, float), 100 * np.asarray(history[k], float)
                 x, y = x[(x > 0) & np.isfinite(y)], y[(x > 0) & np.isfinite(y)]
+            else:
+                x, y = _positive(history.steps, history[k])
             fig.add_scatter(x=x, y=y, mode="lines+markers", marker=dict(size=4), row=r, col=c,
                             name=LABELS[k], line=dict(color=plots.PALETTE[colors[k]]))
     if "nc3" in history and len(history) > 1:
@@ -117,7 +116,7 @@ def nc_figure(history: History, title: str = "") -> "go.Figure":
                             name="NC3 at bias-free collapse", line=dict(color=plots.PALETTE[4], dash="dot"),
                             row=2, col=1, hoverinfo="skip")
     z = terminal_phase_start(history)
-    for (r, c) in panels:
+    for (r, c) in panels if z else ():  # (a log axis has no step 0)
         plots.mark_step(fig, z, "zero error" if (r, c) == (1, 1) else "", row=r, col=c, logx=True)
     fig.update_xaxes(type="log")
     fig.update_xaxes(title_text="step", row=2)
@@ -192,10 +191,11 @@ def gram_figure(snapshot: dict) -> "go.Figure":
 
 def conditions_figure(runs: dict, title: str = "") -> "go.Figure":
     """Jacot et al.'s conditions against step, one colour per run: the training loss (dot:
-    zero error), NC1; the imbalance ‖D‖ relative to its start (conserved by gradient flow)
+    zero error), NC1; the imbalance ‖D‖ relative to its value after the first step (conserved
+    by gradient flow)
     and the relative balancedness; the conditioning of the features and NC3."""
     keys = [["train_loss", "nc1"], ["imbalance", "balancedness"], ["conditioning", "nc3"]]
-    titles = ["training loss", "NC1", "‖D‖ ÷ its value at step 0", "balancedness (relative)",
+    titles = ["training loss", "NC1", "‖D‖ ÷ its value at step 1", "balancedness (relative)",
               "conditioning s₁/s_C", "NC3"]
     fig = plots.subplots(3, 2, titles, title=title or "Jacot et al.'s conditions", height=800,
                          vertical_spacing=0.1)
@@ -272,7 +272,7 @@ def imbalance_figure(result: dict, title: str = "") -> "go.Figure":
                         marker=dict(size=10 if open_marker else 8, color=plots.PALETTE[color],
                                     symbol="circle-open" if open_marker else "circle"))
     fig.update_xaxes(type="log", title_text="examples in the class", row=1, col=1)
-    fig.update_yaxes(type="log", tickvals=RATIO_TICKS, row=1, col=1)
+    # the norms differ by tens of per cent: a linear axis reads better than a log one
     if "network" in result:
         labels = [f"n={int(n)}" for n in counts]
         angles = np.asarray(result["network"]["angles"], float) + np.diag([np.nan] * C)
@@ -528,7 +528,7 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
                     "Jacot et al. (2025)",
                     f"final balancedness under GD {n(gw.last('balancedness'), 2)} with decay, "
                     f"{n(gn.last('balancedness'), 2)} without; ‖D‖ kept "
-                    f"{n(gn.last('imbalance') / gn['imbalance'][0], 2)} of its start without decay, "
+                    f"{n(gn.last('imbalance') / gn['imbalance'][0], 2)} of its value at step 1 without decay, "
                     f"{n(gw.last('imbalance') / gw['imbalance'][0], 2)} with",
                     _verdict(gw.last("balancedness") < 0.3 * gn.last("balancedness"))),
         plots.claim("small training loss + balance give NC1 (and weight decay gets GD there)",
@@ -543,7 +543,7 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
                     f"s₁/s_C {n(aw.last('conditioning'), 2)} (AdamW), {n(gw.last('conditioning'), 2)} (GD); "
                     f"mean |cos| between raw class means {n(aw.last('orthogonality'), 2)} (AdamW), "
                     f"{n(gw.last('orthogonality'), 2)} (GD), from "
-                    f"{n(aw['orthogonality'][0], 2)} at step 0",
+                    f"{n(aw['orthogonality'][0], 2)} at step 1",
                     _verdict(max(aw.last("orthogonality"), gw.last("orthogonality")) < 0.05,
                              max(aw.last("orthogonality"), gw.last("orthogonality")) < 0.2)),
     ]

@@ -1,0 +1,26 @@
+"""Neural collapse: the geometry of the last-layer features at the end of training.
+
+Once a classifier fits its training set and keeps training (the terminal phase), its last-layer
+features collapse to their class means (NC1), the centred means spread into a simplex
+equiangular tight frame (NC2), the classifier's rows align with them (NC3) and the network
+decides like the nearest class centre (NC4) (Papyan, Han & Donoho 2020). The chapter measures
+the four, tests the conditions under which training with weight decay provably collapses
+(Jacot et al. 2025), and breaks the symmetry with imbalanced classes (Dang et al. 2023).
+
+Modules:
+- :mod:`.science`: the measures (``nc1``...``nc4``, ``nc_metrics``), the conditions
+  (``balancedness``, ``conditioning``), the models (``CollapseNet``, ``UnconstrainedFeatures``),
+  the theory (``simplex_etf``, ``imbalanced_ufm_solution``) and the configs. No plotting.
+- :mod:`.experiments`: runners (``run_collapse``, ``run_weight_decays``, ``run_conditions``,
+  ``run_ufm``, ``run_ufm_pair``, ``run_imbalance``) and ``precompute``.
+- :mod:`.views`: figures (``*_figure``), static sliders (``*_slider``), live panels
+  (``*_panel``), the claims table (``claims``).
+"""
+from .experiments import *  # noqa: F401,F403
+from .experiments import __all__ as _experiments
+from .science import *  # noqa: F401,F403
+from .science import __all__ as _science
+from .views import *  # noqa: F401,F403
+from .views import __all__ as _views
+
+__all__ = _science + _experiments + _views

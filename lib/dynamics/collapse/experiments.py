@@ -1,0 +1,360 @@
+"""Neural collapse, the experiments: runners that train the models of ``science.py`` with the
+book's one training loop and record the collapse metrics, and ``precompute`` for the static
+figures of the chapter.
+
+Every runner takes a ``seed`` and either ``callbacks`` (one training run: ``train``'s
+callbacks, e.g. a live panel's ``update.every``) or ``tick`` (several runs: ``tick(done)``
+gets the fraction of the whole experiment done, 0 to 1, and stops it by returning True).
+Lists of runs go through :func:`dynamics.runtime.cap_grid`, so a dry run
+(``DYNAMICS_DRY_RUN``) trains the two ends of each list for a few steps at full size.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from .. import data as D
+from .. import results
+from ..runtime import cap_grid, cap_steps, cpu_threads, dry_run, get_device, get_profile
+from ..sweep import train_many
+from ..train import History, log_steps, train
+from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, ImbalanceConfig,
+                      UFMConfig, UnconstrainedFeatures, _features, class_means, cosine_schedule,
+                      imbalanced_ufm_solution, load_data, make_model, mean_geometry, measure,
+                      simplex_etf, terminal_phase_start, ufm_data)
+
+__all__ = ["Recorder", "snapshot", "live_eval_steps", "run_collapse", "run_weight_decays",
+           "run_conditions", "run_ufm", "run_ufm_pair", "run_imbalance", "project_3d",
+           "simplex_frames", "PRECOMPUTED_WEIGHT_DECAYS", "PRECOMPUTED_GD_WEIGHT_DECAYS",
+           "PRECOMPUTED_RATIOS", "COMMAND", "precompute"]
+
+
+# ============================================================================ recording
+
+
+class Recorder:
+    """Collapse metrics for :func:`dynamics.train.train`'s ``metrics`` hook, all computed in
+    one pass per evaluation (the first metric computes, the others read the cache).
+
+    With ``snapshots=True`` it also keeps, at each evaluation, the centred class means, the
+    classifier and a few examples' features (for the 3-D pictures of section 2).
+    """
+
+    def __init__(self, conditions: bool = False, snapshots: bool = False, n_points: int = 12):
+        self.keys = METRICS + (CONDITIONS if conditions else ())
+        self.conditions = conditions
+        self.snapshots = [] if snapshots else None
+        self.n_points = n_points
+        self.model = None  # the trained model, set by the runners
+        self._cache = {}
+
+    def _compute(self, model, data):
+        self._cache = measure(model, data.x_train, data.y_train, data.n_classes, self.conditions)
+        if self.snapshots is not None:
+            self.snapshots.append(snapshot(model, data, self.n_points))
+        return self._cache[self.keys[0]]
+
+    def metrics(self) -> dict:
+        fns = {self.keys[0]: self._compute}
+        for k in self.keys[1:]:
+            fns[k] = lambda model, data, k=k: self._cache[k]
+        return fns
+
+
+@torch.no_grad()
+def snapshot(model: nn.Module, data: D.Dataset, n_points: int = 12) -> dict:
+    """Centred class means, classifier rows and the features of the first ``n_points``
+    examples of each class, as CPU float64 arrays (small: C and C·n_points rows)."""
+    was_training = model.training
+    model.eval()
+    h = _features(model, data.x_train)
+    model.train(was_training)
+    means, _ = class_means(h, data.y_train, data.n_classes)
+    mu_g = h.mean(0)
+    idx = torch.cat([torch.nonzero(data.y_train == c).flatten()[:n_points]
+                     for c in range(data.n_classes)])
+    return dict(means=(means - mu_g).double().cpu(), weight=model.head.weight.detach().double().cpu(),
+                points=(h[idx] - mu_g).double().cpu(), point_labels=data.y_train[idx].cpu())
+
+
+def live_eval_steps(steps: int, n_evals: int, every: int = 30) -> list[int]:
+    """Log-spaced evaluation steps plus ``every`` evenly spaced ones: a live panel gets its
+    progress (and can be stopped) at least every 1/``every`` of the run."""
+    return sorted(set(log_steps(steps, n_evals)) | {int(s) for s in np.linspace(0, steps, every + 1)})
+
+
+def _evaluations(cfg, eval_steps=None) -> list[int]:
+    """``eval_steps``, else ``cfg.n_evals`` log-spaced steps; in a dry run (which proves shapes,
+    not results) only its last step: the collapse metrics of a full-size model are not cheap."""
+    if dry_run() is not None:
+        return [cap_steps(cfg.steps)]
+    return eval_steps or log_steps(cfg.steps, cfg.n_evals)
+
+
+class _Ticker:
+    """Progress of ``n`` training runs for ``tick(done)`` (done: 0 to 1 over all of them);
+    ``stopped`` remembers that ``tick`` asked to stop."""
+
+    def __init__(self, tick, n: int):
+        self.tick, self.n, self.stopped = tick, n, False
+
+    def callbacks(self, k: int, steps: int) -> list:
+        """``train`` callbacks for run ``k`` of ``steps`` steps (none without a tick)."""
+        if self.tick is None:
+            return []
+
+        def callback(step, history, model):
+            self.stopped = self.stopped or bool(self.tick((k + min(step / steps, 1.0)) / self.n))
+            return self.stopped
+
+        return [callback]
+
+
+# ============================================================================ runners
+
+
+def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = None,
+                 snapshots: bool = False, callbacks=(), progress=None,
+                 eval_steps=None) -> tuple[History, Recorder]:
+    """Train one :class:`CollapseNet` far past zero training error, recording every collapse
+    metric and the conditions of Jacot et al. (balancedness when ``linear_depth`` >= 2) at
+    log-spaced steps (or ``eval_steps``). Returns ``(history, recorder)``; ``recorder.model``
+    is the trained model and ``recorder.snapshots`` holds the geometry when ``snapshots`` is set."""
+    data = load_data(cfg, seed) if data is None else data
+    model = make_model(cfg, data, seed)
+    rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots)
+    rec.model = model
+    with cpu_threads(1, data.device):
+        h = train(model, data, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
+                  weight_decay=cfg.weight_decay, momentum=0.9, loss=cfg.loss,
+                  eval_steps=_evaluations(cfg, eval_steps), metrics=rec.metrics(),
+                  lr_schedule=cosine_schedule(cfg.steps), seed=seed, callbacks=callbacks,
+                  progress=progress, desc="terminal phase")
+    h.info.update(config=cfg.to_dict(), seed=seed, dataset=data.name,
+                  fallback=data.info.get("fallback"), zero_error_step=terminal_phase_start(h))
+    return h, rec
+
+
+def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int = 0,
+                      data: D.Dataset | None = None, progress=None, tick=None) -> list[History]:
+    """The same network trained with each weight decay (one :func:`train_many` sweep: batched
+    on a GPU, one after another on a CPU because the collapse metrics need each model).
+    In a dry run only the two ends of ``weight_decays`` are trained."""
+    data = load_data(cfg, seed) if data is None else data
+    weight_decays = cap_grid(weight_decays)
+    rec = Recorder(conditions=cfg.linear_depth >= 2)
+    configs = [dict(weight_decay=float(wd), seed=seed) for wd in weight_decays]
+    with cpu_threads(1, data.device):
+        result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
+                                                  cfg.linear_depth, data.n_classes, cfg.activation),
+                            data, configs, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
+                            loss=cfg.loss, eval_steps=_evaluations(cfg),
+                            metrics=rec.metrics(), lr_schedule=cosine_schedule(cfg.steps),
+                            progress=progress, seed=seed, callbacks=[tick] if tick else ())
+    for c, h in zip(configs, result.histories):
+        h.info.update(config=cfg.replace(weight_decay=c["weight_decay"]).to_dict(), seed=seed,
+                      dataset=data.name, zero_error_step=terminal_phase_start(h))
+    return result.histories
+
+
+def run_conditions(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = None,
+                   done: dict | None = None, progress=None, tick=None) -> dict:
+    """Section 3: the network of section 1 with and without weight decay, under AdamW and
+    under plain full-batch gradient descent (a discretization of the gradient flow of the
+    theory, at learning rate ``cfg.gd_lr`` and weight decay ``cfg.gd_weight_decay``).
+    ``done`` passes runs already trained (``{name: history}``) so they are not trained twice."""
+    data = load_data(cfg, seed) if data is None else data
+    variants = {
+        "AdamW, weight decay": dict(weight_decay=cfg.weight_decay),
+        "AdamW, none": dict(weight_decay=0.0),
+        "GD, weight decay": dict(optimizer="sgd", lr=cfg.gd_lr, weight_decay=cfg.gd_weight_decay),
+        "GD, none": dict(optimizer="sgd", lr=cfg.gd_lr, weight_decay=0.0),
+    }
+    runs = dict(done or {})
+    todo = [name for name in variants if name not in runs]
+    ticker = _Ticker(tick, len(todo))
+    for k, name in enumerate(todo):
+        if ticker.stopped:  # the runs not reached keep empty histories
+            runs[name] = History(info=dict(stopped=True))
+            continue
+        runs[name], _ = run_collapse(cfg.replace(**variants[name]), seed, data, progress=progress,
+                                     callbacks=ticker.callbacks(k, cfg.steps))
+    return {name: runs[name] for name in variants}
+
+
+def run_ufm(cfg: UFMConfig, seed: int = 0, counts=None, snapshots: bool = False,
+            progress=None, callbacks=()) -> tuple[History, Recorder]:
+    """Gradient descent with weight decay on the unconstrained features model (MSE)."""
+    counts = counts or [cfg.per_class] * cfg.n_classes
+    data = ufm_data(counts)
+    torch.manual_seed(seed)
+    model = UnconstrainedFeatures(len(data.y_train), cfg.dim, cfg.n_classes,
+                                  cfg.linear_depth).to(data.device)
+    rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots)
+    rec.model = model
+    with cpu_threads(1, data.device):
+        h = train(model, data, steps=cfg.steps, optimizer="sgd", lr=cfg.lr,
+                  weight_decay=cfg.weight_decay, loss="mse",
+                  eval_steps=log_steps(cfg.steps, cfg.n_evals), metrics=rec.metrics(),
+                  seed=seed, progress=progress, eval_test=False, callbacks=callbacks,
+                  desc="unconstrained features")
+    h.info.update(config=cfg.to_dict(), seed=seed, counts=list(counts),
+                  zero_error_step=terminal_phase_start(h))
+    return h, rec
+
+
+def run_ufm_pair(cfg: UFMConfig, seed: int = 0, progress=None, tick=None) -> dict:
+    """The unconstrained features model with weight decay ``cfg.weight_decay`` and without."""
+    ticker = _Ticker(tick, 2)
+    return {f"λ = {wd:g}": run_ufm(cfg.replace(weight_decay=wd), seed, progress=progress,
+                                   callbacks=ticker.callbacks(k, cfg.steps))[0]
+            for k, wd in enumerate((cfg.weight_decay, 0.0))}
+
+
+def run_imbalance(cfg: ImbalanceConfig, seed: int = 0, progress=None, tick=None) -> dict:
+    """Imbalanced classes, MSE loss, a deep linear head: the unconstrained features model
+    (plain gradient descent with weight decay, next to its exact solution) and a ReLU network
+    on an imbalanced Gaussian mixture (``cfg.optimizer``, by default gradient descent with
+    momentum). Returns the geometry of both; ``result["stopped"]`` is True when ``tick``
+    stopped it (then the parts not reached are missing)."""
+    counts = cfg.counts()
+    C = cfg.n_classes
+    out = dict(counts=counts, stopped=False)
+    ticker = _Ticker(tick, 2)
+    with cpu_threads(1, get_device()):
+        # the unconstrained features model and its solution
+        torch.manual_seed(seed)
+        data = ufm_data(counts)
+        model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C, cfg.linear_depth).to(data.device)
+        evals = np.linspace(0, cfg.ufm_steps, 101).astype(int)  # progress and Stop every 1%
+        h = train(model, data, steps=cfg.ufm_steps, optimizer="sgd", lr=cfg.ufm_lr,
+                  weight_decay=cfg.ufm_weight_decay, loss="mse", eval_steps=evals, seed=seed,
+                  progress=progress, eval_test=False, desc="unconstrained features",
+                  callbacks=ticker.callbacks(0, cfg.ufm_steps))
+        out["ufm"] = dict(mean_geometry(model, data), status=h.status, train_loss=h.last("train_loss"))
+        out["theory"] = imbalanced_ufm_solution(counts, cfg.ufm_weight_decay, cfg.linear_depth)
+        if ticker.stopped:
+            out["stopped"] = True
+            return out
+        # a network
+        data = D.gaussian_mixture(dim=cfg.dim, n_classes=C, separation=cfg.separation, seed=seed,
+                                  counts=counts, n_test=100 * C)
+        torch.manual_seed(seed)
+        net = CollapseNet(data.input_dim, cfg.width, 1, cfg.linear_depth, C).to(data.device)
+        evals = np.linspace(0, cfg.steps, 101).astype(int)
+        h = train(net, data, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
+                  weight_decay=cfg.weight_decay, momentum=0.9, loss="mse", eval_steps=evals,
+                  lr_schedule=cosine_schedule(cfg.steps), seed=seed, progress=progress,
+                  desc="imbalanced network", callbacks=ticker.callbacks(1, cfg.steps))
+        out["network"] = dict(mean_geometry(net, data), status=h.status,
+                              train_acc=h.last("train_acc"), train_loss=h.last("train_loss"))
+        out["stopped"] = ticker.stopped
+    return out
+
+
+# ============================================================================ the 3-D pictures
+
+
+def _procrustes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The orthogonal R minimizing ‖a R − b‖_F."""
+    u, _, vt = np.linalg.svd(a.T @ b)
+    return u @ vt
+
+
+def project_3d(snapshots: list[dict]) -> list[dict]:
+    """Each snapshot's centred class means, (centred) classifier rows and example features in
+    3-D: the top three right singular vectors of that snapshot's class means, rotated to match
+    the last snapshot (orthogonal Procrustes) and scaled so the mean class-mean norm is 1.
+    Classifier rows are scaled the same way on their own. Every frame also gets the simplex
+    ETF closest to the last frame's means (``etf``)."""
+    if not snapshots:
+        raise ValueError("no snapshots to project")
+    frames = []
+    for snap in snapshots:
+        M = np.asarray(snap["means"], float)
+        _, _, vt = np.linalg.svd(M, full_matrices=True)
+        basis = vt[:3].T if vt.shape[0] >= 3 else np.pad(vt.T, ((0, 0), (0, 3 - vt.shape[0])))
+        W = np.asarray(snap["weight"], float)
+        W = W - W.mean(0)
+        frames.append(dict(means=M @ basis, weight=W @ basis,
+                           points=np.asarray(snap["points"], float) @ basis,
+                           labels=np.asarray(snap["point_labels"])))
+    target = frames[-1]["means"]
+    for f in frames:
+        R = _procrustes(f["means"], target)
+        scale = np.linalg.norm(f["means"], axis=1).mean() or 1.0
+        wscale = np.linalg.norm(f["weight"], axis=1).mean() or 1.0
+        f["means"], f["points"] = f["means"] @ R / scale, f["points"] @ R / scale
+        f["weight"] = f["weight"] @ R / wscale
+    etf = simplex_etf(len(target), 3).numpy()
+    etf = etf @ _procrustes(etf, frames[-1]["means"])
+    for f in frames:
+        f["etf"] = etf
+    return frames
+
+
+def simplex_frames(history: History, recorder: Recorder, n_frames: int = 10):
+    """``(frames, steps)`` for :func:`views.simplex_figure`: about ``n_frames`` snapshots,
+    log-spaced in the order they were taken."""
+    frames = project_3d(recorder.snapshots)
+    idx = np.unique(np.round(np.geomspace(1, len(frames), n_frames)).astype(int) - 1)
+    return [frames[i] for i in idx], [history.steps[i] for i in idx]
+
+
+# ============================================================================ precomputed figures
+
+PRECOMPUTED_WEIGHT_DECAYS = (0.0, 0.03, 0.1, 0.3, 1.0, 3.0)
+PRECOMPUTED_GD_WEIGHT_DECAYS = (0.0, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3)
+PRECOMPUTED_RATIOS = (1.0, 3.0, 10.0, 30.0)
+COMMAND = "python -m dynamics.precompute neural_collapse --profile {profile}"
+
+
+def precompute(profile: str | None = None) -> list:
+    """Write the static counterparts of the chapter's panels into ``data/collapse_*.json``
+    (or ``$DYNAMICS_RESULTS_DIR``)."""
+    profile = get_profile(profile)
+    cmd = COMMAND.format(profile=profile)
+    scale = {"smoke": "smoke scale", "cpu": "the largest scale a CPU affords in a few minutes",
+             "gpu": "paper-like scale on a GPU"}[profile]
+    paths = []
+    cfg = CollapseConfig.for_profile(profile)
+    data = load_data(cfg, 0)
+    source = data.name + (f" ({data.info['fallback']})" if data.info.get("fallback") else "")
+    # section 1: the terminal phase for several weight decays (AdamW)
+    start = time.perf_counter()
+    decays = cap_grid(PRECOMPUTED_WEIGHT_DECAYS)
+    hs = run_weight_decays(cfg, decays, 0, data)
+    paths.append(results.save("collapse_weight_decay", dict(weight_decays=list(decays), histories=hs),
+                              profile, config=cfg, command=cmd, wall_time=time.perf_counter() - start,
+                              note=f"{source}, AdamW; {scale}."))
+    # section 3: plain gradient descent with several weight decays
+    start = time.perf_counter()
+    gd = cfg.replace(optimizer="sgd", lr=cfg.gd_lr)
+    decays = cap_grid(PRECOMPUTED_GD_WEIGHT_DECAYS)
+    hs = run_weight_decays(gd, decays, 0, data)
+    paths.append(results.save("collapse_gd_weight_decay", dict(weight_decays=list(decays), histories=hs),
+                              profile, config=gd, command=cmd, wall_time=time.perf_counter() - start,
+                              note=f"{source}, plain full-batch gradient descent; {scale}."))
+    # section 2: the simplex in 3-D
+    start = time.perf_counter()
+    c4 = CollapseConfig.for_profile(profile, n_classes=4)
+    h, rec = run_collapse(c4, 0, snapshots=True)
+    frames, steps = simplex_frames(h, rec, n_frames=14)
+    frames = [{k: v for k, v in f.items() if k != "etf"} for f in frames[:-1]] + [frames[-1]]
+    paths.append(results.save("collapse_simplex",
+                              dict(frames=frames, steps=steps, history=h,
+                                   final_means=rec.snapshots[-1]["means"]),
+                              profile, config=c4, command=cmd, wall_time=time.perf_counter() - start,
+                              note=f"{h.info['dataset']}, 4 classes; {scale}."))
+    # section 4: imbalance ratios
+    start = time.perf_counter()
+    icfg = ImbalanceConfig.for_profile(profile)
+    ratios = cap_grid(PRECOMPUTED_RATIOS)
+    runs = [run_imbalance(icfg.replace(ratio=r), 0) for r in ratios]
+    paths.append(results.save("collapse_imbalance", dict(ratios=list(ratios), runs=runs),
+                              profile, config=icfg, command=cmd, wall_time=time.perf_counter() - start,
+                              note=f"Gaussian mixture and unconstrained features; {scale}."))
+    return paths

@@ -1,0 +1,212 @@
+"""dynamics.collapse.views: figures (built from runs and from the precomputed data/ files, in
+the house layout), the statements the chapter makes about the precomputed figures, and the
+live panels driven headlessly (constructed, set, clicked, stopped, a diverging setting)."""
+import time
+
+import numpy as np
+import pytest
+
+from dynamics import collapse as NC
+from dynamics import plots, results
+from dynamics.train import History
+
+PRECOMPUTED = {"collapse_weight_decay": NC.weight_decay_slider, "collapse_gd_weight_decay": NC.gd_slider,
+               "collapse_simplex": NC.simplex_slider, "collapse_imbalance": NC.imbalance_slider}
+
+
+@pytest.fixture(scope="module")
+def short_run():
+    cfg = NC.CollapseConfig.for_profile("smoke", n_classes=3, steps=60, n_evals=6)
+    return NC.run_collapse(cfg, 0, snapshots=True, progress=False)
+
+
+def _no_hand_placed_layout(fig):
+    """The house layout places legends, sliders and margins: builders must not."""
+    lay = fig.layout
+    assert lay.legend.x is None and lay.legend.y is None and lay.legend.orientation is None
+    assert lay.margin.t is None and lay.margin.b is None
+    for s in lay.sliders or ():
+        assert s.y is None and s.pad.t is None
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def test_figures_build_from_a_short_run_and_leave_layout_to_the_house(short_run):
+    h, rec = short_run
+    figs = [NC.nc_figure(h), NC.simplex_figure(*NC.simplex_frames(h, rec)), NC.gram_figure(rec.snapshots[-1]),
+            NC.conditions_figure({"a": h}), NC.ufm_figure({"a": h, "b": h})]
+    for fig in figs:
+        assert fig.data
+        _no_hand_placed_layout(fig)
+        housed = plots.house(fig)
+        assert len(housed.layout.title.text or "") < 120
+    assert figs[1].layout.sliders
+    # the zero-error step is marked inside the plot, labelled once
+    z = NC.terminal_phase_start(h)
+    if z:
+        assert any(a.text == "zero error" for a in figs[0].layout.annotations)
+
+
+def test_nc_figure_draws_a_history_that_diverged_before_its_first_evaluation():
+    fig = NC.nc_figure(History(diverged_at=1, info=dict(steps=10)))
+    assert fig.layout.annotations  # subplot titles, no error
+    assert NC.conditions_figure({"diverged": History(diverged_at=1)}) is not None
+
+
+def test_imbalance_figure_and_table_without_the_network_part():
+    r = NC.run_imbalance(NC.ImbalanceConfig.for_profile("smoke", steps=20, ufm_steps=20), 0,
+                         tick=lambda done: done > 0.1, progress=False)
+    assert r["stopped"] and "network" not in r
+    assert NC.imbalance_figure(r).data
+    html = NC.imbalance_table(r).data
+    assert "not reached" in html and "None" not in html
+
+
+# ----------------------------------------------------------------------------- the precomputed figures
+
+
+@pytest.mark.parametrize("name", list(PRECOMPUTED))
+def test_precomputed_results_load_and_draw(name):
+    payload, prov = results.load(name)
+    assert prov["command"].startswith("python -m dynamics.precompute neural_collapse")
+    assert (results.data_dir() / f"{name}.json").stat().st_size < 1_000_000
+    fig = PRECOMPUTED[name](payload)
+    assert fig.layout.sliders
+    _no_hand_placed_layout(fig)
+
+
+def _final(payload, key):
+    return {wd: History.from_dict(h).last(key) for wd, h in zip(payload["weight_decays"], payload["histories"])}
+
+
+def test_weight_decay_slider_opens_where_the_text_looks_and_decay_lowers_final_nc1():
+    """The text: the slider opens at the decay of section 1 (1); every decay from 0.03 on ends
+    with a final NC1 at least 3x lower than without, 0.3 and 1 over 100x lower, and 3 a little
+    higher again than 1."""
+    payload, _ = results.load("collapse_weight_decay")
+    fig = NC.weight_decay_slider(payload)
+    steps = fig.layout.sliders[0].steps
+    assert steps[fig.layout.sliders[0].active].label == "1"
+    nc1 = _final(payload, "nc1")
+    assert all(nc1[wd] <= nc1[0.0] / 3 for wd in nc1 if wd >= 0.03)
+    assert nc1[0.3] <= nc1[0.0] / 100 and nc1[1.0] <= nc1[0.0] / 100
+    assert nc1[3.0] > nc1[1.0]
+
+
+def test_gd_slider_opens_at_the_decay_that_lowers_nc1_while_larger_decays_balance_but_raise_it():
+    """The text: at 5e-4 gradient descent ends with a lower NC1 than without decay and a
+    partly balanced linear part; from 2e-3 on it balances completely but ends with a higher
+    NC1 and a higher training loss."""
+    payload, _ = results.load("collapse_gd_weight_decay")
+    fig = NC.gd_slider(payload)
+    assert fig.layout.sliders[0].steps[fig.layout.sliders[0].active].label == "0.0005"
+    nc1, bal, loss = _final(payload, "nc1"), _final(payload, "balancedness"), _final(payload, "train_loss")
+    assert nc1[5e-4] < nc1[0.0] / 1.5 and bal[5e-4] < bal[0.0] / 3
+    for wd in (2e-3, 5e-3):
+        assert bal[wd] < 0.01 and nc1[wd] > nc1[0.0] and loss[wd] > 5 * loss[0.0]
+
+
+def test_precomputed_imbalance_keeps_the_free_model_on_its_exact_solution():
+    payload, _ = results.load("collapse_imbalance")
+    for ratio, r in zip(payload["ratios"], payload["runs"]):
+        C = len(r["counts"])
+        off = ~np.eye(C, dtype=bool)
+        assert np.all(np.abs(np.asarray(r["ufm"]["angles"])[off] - 90) < 1)
+        assert np.allclose(r["ufm"]["feature_norm"], r["theory"]["feature_norm"], rtol=0.02)
+        angles = np.asarray(r["network"]["angles"])[off]
+        assert np.all((70 < angles) & (angles < 91)), ratio  # the text: from about 70° to 90°
+
+
+# ----------------------------------------------------------------------------- panels
+
+
+PANELS = [NC.collapse_panel, NC.simplex_panel, NC.conditions_panel, NC.imbalance_panel]
+
+
+@pytest.mark.parametrize("make", PANELS)
+def test_panels_build_say_where_the_figure_above_came_from_and_refuse_bad_values(make):
+    panel = make("smoke")
+    assert panel.controls
+    assert isinstance(panel.above, dict) and "computed in advance" in panel.static_note()
+    name = next(iter(panel.controls))
+    with pytest.raises(ValueError):
+        panel.set(**{name: 10 ** 9})
+
+
+def test_panels_honour_the_seed_argument_and_dynamics_seed(monkeypatch):
+    from dynamics.collapse import views
+
+    seen = []
+
+    def fake_run(cfg, seed=0, *args, **kwargs):
+        seen.append(seed)
+        return History(info=dict(steps=1, config=cfg.to_dict())), None
+
+    monkeypatch.setattr(views, "run_collapse", fake_run)
+    monkeypatch.setenv("DYNAMICS_SEED", "7")
+    NC.collapse_panel("smoke").click()
+    NC.conditions_panel("smoke").click()
+    NC.collapse_panel("smoke", seed=3).click()
+    assert seen == [7, 7, 3]
+
+
+def test_collapse_panel_runs_without_progress_bars_and_reports_what_happened(monkeypatch):
+    import tqdm.auto
+
+    def no_bars(*args, **kwargs):
+        raise AssertionError("a panel must not create tqdm bars")
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", no_bars)
+    panel = NC.collapse_panel("smoke")
+    panel.set(steps=100)
+    panel.click()
+    assert panel.figure is not None and panel.status.value in ("done", "done: training error never "
+                                                               "reached 0 (no terminal phase)")
+    assert panel.progress.value == 1.0
+
+
+def test_a_diverging_setting_is_reported_and_the_panel_keeps_working():
+    panel = NC.conditions_panel("smoke")
+    panel.set(optimizer="momentum", lr=1.0, weight_decay=0.0, linear_depth=6, width=512)
+    panel.click()
+    assert panel.status.value.startswith("diverged at step"), panel.status.value
+    assert panel.figure is not None
+    panel.set(optimizer="adamw", lr=3e-3, linear_depth=2, width=64)
+    panel.click()
+    assert not panel.status.value.startswith(("diverged", "failed")), panel.status.value
+
+
+@pytest.mark.parametrize("make,values", [
+    (NC.conditions_panel, dict(optimizer="adamw", width=64)),
+    (NC.imbalance_panel, dict(ratio=10.0)),
+])
+def test_a_long_run_shows_progress_and_stops_when_asked(make, values, monkeypatch):
+    from dynamics.collapse import views
+
+    # make the run long enough to stop in the middle
+    if make is NC.conditions_panel:
+        long = dict(n_train=500, width=64, steps=20000, n_evals=24)
+        monkeypatch.setattr(views.CollapseConfig, "for_profile", classmethod(lambda cls, p=None: cls(**long)))
+    else:
+        long = dict(steps=200000, ufm_steps=200000)
+        monkeypatch.setattr(views.ImbalanceConfig, "for_profile", classmethod(lambda cls, p=None: cls(**long)))
+    panel = make("smoke").set(**values)
+    panel.start()
+    deadline = time.time() + 60
+    while panel.progress.value == 0 and time.time() < deadline:
+        time.sleep(0.2)
+    assert 0 < panel.progress.value < 1
+    t = time.time()
+    panel.stop()
+    panel._thread.join(30)
+    assert not panel.running and time.time() - t < 20
+    assert panel.status.value.startswith("stopped"), panel.status.value
+    assert not panel.button.disabled
+
+
+def test_imbalance_panel_click_draws_the_geometry():
+    panel = NC.imbalance_panel("smoke")
+    panel.set(ratio=3.0)
+    panel.click()
+    assert panel.figure is not None and panel.status.value == "done", panel.status.value

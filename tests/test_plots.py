@@ -108,10 +108,13 @@ def test_house_hides_slider_labels_that_would_overlap():
 
 def test_house_labels_log_axes_readably():
     fig = plots.figure(logx=True, logy=True)
-    fig.add_scatter(x=[1, 10, 100, 1000, 10000], y=[2.0, 1.0, 0.5, 0.2, 0.1])
+    fig.add_scatter(x=np.array([1, 10, 100, 1000, 10000.0]), y=np.array([2.0, 1.0, 0.5, 0.2, 0.1]))
     lay = _housed(fig).layout
     assert {"1", "10", "100", "1,000", "10,000"} <= set(lay.xaxis.ticktext)
     assert lay.yaxis.ticktext == ("0.1", "0.2", "0.5", "1", "2")  # not plotly's bare "5"
+    # the same once the figure went through to_dict (plotly >= 6 encodes arrays as base64)
+    again = _housed(go.Figure(fig.to_dict())).layout
+    assert again.xaxis.ticktext == lay.xaxis.ticktext and again.yaxis.ticktext == lay.yaxis.ticktext
     narrow = plots.subplots(1, 3)
     narrow.add_scatter(x=np.geomspace(1e-6, 1e2, 20), y=np.arange(20), row=1, col=1)
     narrow.update_xaxes(type="log")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -17,21 +18,42 @@ from pathlib import Path
 
 REPO_DIR = "training-dynamics"
 
+# The first code cell of every chapter (``python -m dynamics.book colab-cells`` writes it).
+# Plain Python, no magics, so that Colab and the tests run the same code. Safe to run twice:
+# the clone is updated, not made again; the library is installed once; sys.path gets one entry.
 COLAB_CELL = """\
 # Colab setup: on Colab, fetch the book's repository (library + precomputed data) and install
-# the library from it. Anywhere else this cell does nothing. It never reinstalls torch.
-import os, subprocess, sys
-REPO = "{url}"
+# the library from it; anywhere else this cell does nothing. Safe to run again: it updates the
+# copy, installs once, and never reinstalls torch or Colab's other packages.
+import os, shutil, subprocess, sys
+from importlib.metadata import PackageNotFoundError, version
+REPO, DIR, AGAIN = "{url}", "{dir}", "then run this cell again"
+def git(*args):
+    out = subprocess.run(["git", *args], capture_output=True, text=True)
+    return out.stdout.strip() if out.returncode == 0 else None
 if "google.colab" in sys.modules:
-    if not os.path.isdir("{dir}"):
-        subprocess.run(["git", "clone", "--depth", "1", REPO, "{dir}"], check=True)
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "{dir}"], check=True)
-    sys.path.insert(0, os.path.abspath("{dir}/lib"))"""
+    if not shutil.which("git"):
+        raise RuntimeError(f"git is missing: install it (apt-get install -y git), {{AGAIN}}")
+    if not os.path.isdir(DIR):
+        if git("clone", "--depth", "1", "--branch", "{branch}", REPO, DIR) is None:
+            raise RuntimeError(f"could not clone {{REPO}}: check the connection, {{AGAIN}}")
+    elif git("-C", DIR, "config", "remote.origin.url") != REPO:
+        raise RuntimeError(f"{{DIR}}/ is not a clone of {{REPO}}: delete or rename it, {{AGAIN}}")
+    elif (git("-C", DIR, "fetch", "--depth", "1", "origin", "{branch}") is None
+          or git("-C", DIR, "reset", "--hard", "FETCH_HEAD") is None):
+        print(f"could not update {{DIR}}/ (offline?): using it as it is; delete it to start afresh")
+    try:
+        version("dynamics")  # installed by an earlier run
+    except PackageNotFoundError:  # once: the library, and what Colab lacks (mnist1d)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", DIR], check=True)
+    LIB = os.path.abspath(f"{{DIR}}/lib")
+    if LIB not in sys.path:
+        sys.path.insert(0, LIB)"""
 
 
-def colab_cell(url: str) -> str:
+def colab_cell(url: str, branch: str = "main") -> str:
     """The source of a chapter's first code cell for the repository at ``url``."""
-    return COLAB_CELL.format(url=url, dir=REPO_DIR)
+    return COLAB_CELL.format(url=url, dir=REPO_DIR, branch=branch)
 
 
 def repository_url(config_path=None) -> str:
@@ -42,6 +64,29 @@ def repository_url(config_path=None) -> str:
 
     config = yaml.safe_load(open(config_path or ROOT / "_config.yml"))
     return config["repository"]["url"]
+
+
+def write_colab_cells(chapters_dir=None) -> list[Path]:
+    """Make the first code cell of every chapter notebook the Colab cell for the repository
+    in ``_config.yml`` (the cell is generated here, one home, and tested against this);
+    returns the notebooks changed. Notebooks are read and written with nbformat, so nothing
+    else in them changes."""
+    import nbformat
+
+    from .results import ROOT
+
+    changed = []
+    cell = colab_cell(repository_url())
+    for path in sorted(Path(chapters_dir or ROOT / "chapters").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+        first = next((c for c in nb.cells if c.cell_type == "code"), None)
+        if first is None:
+            raise ValueError(f"{path} has no code cell to hold the Colab setup")
+        if first.source != cell:
+            first.source = cell
+            path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+            changed.append(path)
+    return changed
 
 
 def _static_dir(app) -> Path:
@@ -156,12 +201,19 @@ def build(dest, chapters=None, profile: str = "smoke", strict: bool = True) -> P
         (dest / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
     env = dict(os.environ, DYNAMICS_PROFILE=profile, DYNAMICS_PROGRESS="0")
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(dest)]
-    if strict:
+    if strict and not chapters:
         cmd += ["-W", "-n", "--keep-going"]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    log = out.stdout + out.stderr
+    if chapters and strict:  # links to the chapters left out are expected; any other warning is not
+        left_out = re.compile(r"Unknown source document '/?chapters/|undefined label|"
+                              r"document isn't included in any toctree")
+        warnings = [line for line in log.splitlines() if "WARNING" in line and not left_out.search(line)
+                    and "Kernel is running over TCP" not in line]
+        if warnings:
+            raise RuntimeError("book build warned (warnings are errors):\n" + "\n".join(warnings[-40:]))
     if out.returncode:
-        raise RuntimeError(f"book build failed (exit {out.returncode}):\n"
-                           + (out.stdout + out.stderr)[-6000:])
+        raise RuntimeError(f"book build failed (exit {out.returncode}):\n" + log[-6000:])
     return dest / "_build" / "html"
 
 
@@ -174,45 +226,177 @@ def chromium() -> str:
     raise RuntimeError("the browser checks need Chromium (Debian: apt-get install chromium)")
 
 
-def screenshots(html_dir, out_dir, pages=None, width: int = 1280) -> list[Path]:
-    """Full-page PNG screenshots of the built pages (default: every chapter page), taken in
-    the system Chromium through Playwright with every non-file request refused."""
+# What a reader sees, measured in the page: run in the browser after the page has drawn.
+PAGE_REPORT_JS = r"""
+() => {
+  const art = document.querySelector('article.bd-article') || document.querySelector('main');
+  const A = art.getBoundingClientRect();
+  const wide = [];
+  const sels = ['.cell_output', '.dynamics-table-wrap', '.dynamics-figure', 'div.cell_input',
+                'table', 'img', 'mjx-container[display="true"]', 'details.dynamics-source'];
+  for (const sel of sels) {
+    for (const el of art.querySelectorAll(sel)) {
+      // a table inside a scrolling wrapper scrolls within the column: the wrapper is what counts
+      if (sel === 'table' && el.closest('.dynamics-table-wrap, .pst-scrollable-table-container, .table-wrapper')) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width === 0) continue;
+      if (r.right > A.right + 2 || r.left < A.left - 2)
+        wide.push(`${sel} is ${Math.round(r.width)} px, the column ${Math.round(A.width)} px: ` +
+                  (el.textContent || '').trim().slice(0, 60));
+    }
+  }
+  for (const pre of art.querySelectorAll('.cell_output pre'))
+    if (pre.scrollWidth > pre.clientWidth + 2) wide.push('output cut off: ' + pre.textContent.trim().slice(0, 60));
+  // equations: MathJax output present, no raw TeX delimiters in the visible text
+  const clone = art.cloneNode(true);
+  for (const el of clone.querySelectorAll('pre, code, script, style, .cell_input, mjx-container')) el.remove();
+  const text = clone.innerText || clone.textContent;
+  const rawTex = (text.match(/\\\(|\\\[|\$\$/g) || []).length;
+  const math = document.querySelectorAll('mjx-container').length;
+  // figures: drawn; no slider over a legend; titles and legends inside the figure
+  const figures = [];
+  for (const div of art.querySelectorAll('.dynamics-figure')) {
+    const box = div.getBoundingClientRect();
+    const f = {id: div.id, drawn: !!div.querySelector('.main-svg'), problems: []};
+    const rect = (sel) => { const e = div.querySelector(sel); return e ? e.getBoundingClientRect() : null; };
+    const meet = (a, b) => a && b && a.width > 0 && b.width > 0 && a.left < b.right && b.left < a.right
+                           && a.top < b.bottom && b.top < a.bottom;
+    const inside = (a) => !a || a.width === 0 || (a.left >= box.left - 1 && a.right <= box.right + 1 &&
+                                                  a.top >= box.top - 1 && a.bottom <= box.bottom + 1);
+    const legend = rect('g.legend'), slider = rect('g.slider-container'), title = rect('g.g-gtitle');
+    if (meet(legend, slider)) f.problems.push('a slider overlaps the legend');
+    if (meet(legend, title)) f.problems.push('the legend overlaps the title');
+    if (!inside(title)) f.problems.push('the title is cut off');
+    if (!inside(legend)) f.problems.push('the legend is cut off');
+    if (!inside(slider)) f.problems.push('the slider is cut off');
+    f.slider = !!slider;
+    figures.push(f);
+  }
+  const colab = [...document.querySelectorAll('a')].some(a => (a.href || '').startsWith('https://colab.research.google.com/github/'));
+  return {wide, rawTex, math, figures, colab, traceback: text.includes('Traceback (most recent call last)')};
+}
+"""
+
+MOVE_SLIDER_JS = r"""
+async () => {
+  const div = [...document.querySelectorAll('.dynamics-figure')].find(d => d.layout && d.layout.sliders && d.layout.sliders.length);
+  if (!div) return null;
+  div.scrollIntoView();
+  const before = div.data.map(t => t.visible);
+  const rail = div.querySelector('.slider-rail-rect').getBoundingClientRect();
+  const active = div._fullLayout.sliders[0].active, n = div._fullLayout.sliders[0].steps.length;
+  return {id: div.id, before, active, n, x: rail.left + (active > 0 ? 3 : rail.width - 3), y: rail.top + rail.height / 2};
+}
+"""
+
+
+def _browser(pw):
+    return pw.chromium.launch(executable_path=chromium(),
+                              args=["--no-sandbox", "--disable-gpu", "--disable-quic",
+                                    "--disable-background-networking"])
+
+
+def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> dict:
+    """Open each chapter page (default: all) in the system Chromium through Playwright with
+    every non-file request refused, and report what a reader would see: elements wider than
+    the article column, raw TeX, figures not drawn or with a slider over the legend, the Colab
+    link, remote requests, and whether moving one slider redrew its figure. With ``shots_dir``,
+    save a full-page screenshot of each page there."""
     from playwright.sync_api import sync_playwright
 
-    html_dir, out_dir = Path(html_dir), Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    html_dir = Path(html_dir)
     pages = pages or sorted(p.stem for p in (html_dir / "chapters").glob("*.html"))
-    shots = []
+    reports = {}
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium(),
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-quic"])
+        browser = _browser(pw)
         page = browser.new_page(viewport={"width": width, "height": 900})
-        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
-                   else route.abort())
+        remote = []
+
+        def route(r):
+            if r.request.url.startswith(("file:", "data:", "blob:")):
+                r.continue_()
+            else:
+                remote.append(r.request.url)
+                r.abort()
+
+        page.route("**/*", route)
         for name in pages:
+            remote.clear()
             page.goto((html_dir / "chapters" / f"{name}.html").as_uri(), wait_until="load")
-            page.wait_for_timeout(1500)
-            shot = out_dir / f"{name}.png"
-            page.screenshot(path=str(shot), full_page=True)
-            shots.append(shot)
+            page.wait_for_function("() => !window.MathJax || !MathJax.startup || "
+                                   "MathJax.startup.promise !== undefined", timeout=30000)
+            page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("() => document.fonts.ready.then(() => true)")  # MathJax's web fonts
+            page.wait_for_timeout(1000)
+            report = page.evaluate(PAGE_REPORT_JS)
+            move = page.evaluate(MOVE_SLIDER_JS)
+            if move:
+                page.mouse.click(move["x"], move["y"])
+                page.wait_for_timeout(400)
+                after = page.evaluate(f"() => document.getElementById('{move['id']}').data.map(t => t.visible)")
+                move["redrawn"] = after != move.pop("before")
+            report["slider_moved"] = move
+            report["remote"] = list(remote)
+            if shots_dir is not None:
+                Path(shots_dir).mkdir(parents=True, exist_ok=True)
+                page.evaluate("() => window.scrollTo(0, 0)")
+                page.screenshot(path=str(Path(shots_dir) / f"{name}.png"), full_page=True)
+            reports[name] = report
         browser.close()
-    return shots
+    return reports
+
+
+def problems(report: dict) -> list[str]:
+    """What is wrong on a page, from :func:`inspect_pages`'s report (empty: nothing)."""
+    out = list(report["wide"])
+    if report["rawTex"]:
+        out.append(f"{report['rawTex']} raw TeX delimiters in the text (MathJax did not typeset)")
+    for f in report["figures"]:
+        if not f["drawn"]:
+            out.append(f"figure {f['id']} was not drawn")
+        out += [f"figure {f['id']}: {p}" for p in f["problems"]]
+    if not report["colab"]:
+        out.append("no Colab launch link")
+    if report["remote"]:
+        out.append(f"requests to the network: {report['remote'][:3]}")
+    if report["traceback"]:
+        out.append("a cell raised (Traceback on the page)")
+    if report["slider_moved"] and not report["slider_moved"].get("redrawn"):
+        out.append("moving a slider did not redraw its figure")
+    return out
+
+
+def screenshots(html_dir, out_dir, pages=None, width: int = 1280) -> list[Path]:
+    """Full-page PNG screenshots of the built chapter pages (and their problems printed)."""
+    reports = inspect_pages(html_dir, pages, shots_dir=out_dir, width=width)
+    for name, report in reports.items():
+        for p in problems(report):
+            print(f"{name}: {p}")
+    return [Path(out_dir) / f"{name}.png" for name in reports]
 
 
 def main(argv=None) -> int:
     """``python -m dynamics.book build [chapter ...] [--profile P] [--dest DIR] [--shots]``:
     build the book (or some chapters) in a copy and, with ``--shots``, save a full-page
-    screenshot of each chapter page under ``DIR/shots``."""
+    screenshot of each chapter page under ``DIR/shots``.
+    ``python -m dynamics.book colab-cells``: rewrite the first cell of every chapter from
+    :func:`colab_cell`."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m dynamics.book", description=main.__doc__)
-    parser.add_argument("command", choices=["build"])
+    parser.add_argument("command", choices=["build", "colab-cells"])
     parser.add_argument("chapters", nargs="*", help="chapter notebook names (default: all)")
     parser.add_argument("--profile", default="smoke")
     parser.add_argument("--dest", default="_build/preview")
     parser.add_argument("--shots", action="store_true")
     parser.add_argument("--loose", action="store_true", help="do not treat warnings as errors")
     args = parser.parse_args(argv)
+    if args.command == "colab-cells":
+        changed = write_colab_cells()
+        for path in changed:
+            print(f"rewrote the Colab cell of {path}")
+        print(f"{len(changed)} notebook(s) changed")
+        return 0
     html = build(Path(args.dest).resolve() / "book", args.chapters or None, args.profile,
                  strict=not args.loose)
     print(f"built: {html}")
@@ -224,6 +408,8 @@ def main(argv=None) -> int:
 
 def setup(app):
     os.environ.setdefault("DYNAMICS_PROGRESS", "0")
+    # kernels of the book build: serve their own plotly.js, announce nothing to no one
+    os.environ.setdefault("DYNAMICS_BOOK_BUILD", "1")
     app.connect("config-inited", _serve_plotly)
     app.add_js_file("plotly.min.js", priority=200)
     app.add_css_file("dynamics.css")

@@ -13,9 +13,15 @@ legend, the title, a slider and the tick labels go is decided here, for every fi
 - **multi-panel** figures keep the full width, since the legend is not beside them.
 
 Jupyter Book 1.x drops plotly's own output type, so figures are emitted as ``text/html``: a
-``div`` and a script that draws it with ``Plotly.newPlot``. In the built book, plotly.js is
-one of the book's own static files (see :mod:`dynamics.book`), so pages need no network;
-on Colab or in Jupyter, where no Plotly is loaded yet, the script fetches plotly.js from its CDN.
+``div`` and a script that draws it with ``Plotly.newPlot``, using the Plotly already loaded in
+the page. Where that comes from:
+
+- in the built book, plotly.js is one of the book's own static files (see :mod:`dynamics.book`);
+- in a local Jupyter, ``dynamics.setup()`` loads plotly.js from the installed package into the
+  notebook once (:func:`load_plotlyjs`), so figures draw with no network;
+- on Colab every output is sandboxed in its own frame, so nothing loaded once is visible to the
+  next figure: there each figure fetches plotly.js from its CDN (Colab is online; embedding the
+  4 MB library in every figure would make the notebook heavy for nothing).
 
 Builders: :func:`figure`, :func:`subplots`, :func:`curves`, :func:`heatmap`, :func:`bars`,
 :func:`slider` (one figure per value of a parameter: the static counterpart of a widget),
@@ -71,29 +77,24 @@ CONFIG = {"responsive": True, "displaylogo": False,
 # ----------------------------------------------------------------------------- house layout
 
 def _legend_entries(fig: go.Figure) -> list[str]:
-    """Names of the visible traces that appear in the legend (one per legend group or name;
-    in a slider figure, those of the active step)."""
-    names, seen = [], set()
+    """Names of the visible traces that appear in the legend (plotly gives every trace its own
+    entry, legend groups included; in a slider figure only the active step's traces show)."""
+    names = []
     for tr in fig.data:
         show = tr.showlegend
-        if show is False or tr.visible is False or tr.visible == "legendonly":
+        if show is False or tr.visible is False:
             continue
         if show is None and tr.type in ("heatmap", "contour", "surface", "histogram2d"):
             continue
-        if not tr.name:
-            continue
-        key = tr.legendgroup or tr.name
-        if key in seen:
-            continue
-        seen.add(key)
-        names.append(str(tr.name))
+        if tr.name:
+            names.append(str(tr.name))
     return names
 
 
 def _legend_rows(names: Sequence[str], width: float) -> int:
     """Rows a horizontal legend of ``names`` takes in ``width`` px. Plotly puts the entries
     in one row when they fit, else in columns as wide as the widest entry."""
-    widths = [40 + CHAR * 0.9 * len(html.unescape(name)) for name in names]
+    widths = [50 + CHAR * len(html.unescape(name)) for name in names]
     if sum(widths) <= width:
         return 1
     per_row = max(1, int(width // max(widths)))
@@ -115,15 +116,26 @@ def _axis_data(fig: go.Figure, axis: str) -> np.ndarray:
     for tr in fig.data:
         if (getattr(tr, f"{letter}axis", None) or letter) != ref:
             continue
-        v = getattr(tr, letter, None)
-        if v is None:
-            continue
-        try:
-            arr = np.asarray(v, dtype=float).ravel()
-        except (TypeError, ValueError):
-            continue
-        values.append(arr[np.isfinite(arr) & (arr > 0)])
+        arr = _array(getattr(tr, letter, None))
+        if arr is not None:
+            values.append(arr[np.isfinite(arr) & (arr > 0)])
     return np.concatenate(values) if values else np.zeros(0)
+
+
+def _array(v) -> np.ndarray | None:
+    """A trace's coordinates as floats (plotly >= 6 stores numpy arrays as base64 typed arrays,
+    ``{"dtype": "f8", "bdata": ...}``, once a figure has been through ``to_dict``)."""
+    if v is None:
+        return None
+    if isinstance(v, dict) and "bdata" in v:
+        import base64
+
+        arr = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        return arr.astype(float).ravel()
+    try:
+        return np.asarray(v, dtype=float).ravel()
+    except (TypeError, ValueError):
+        return None
 
 
 def _log_ticks(fig: go.Figure, axis: str, length_px: float) -> dict:
@@ -285,8 +297,8 @@ def _axes(fig: go.Figure, letter: str):
 # ----------------------------------------------------------------------------- rendering
 
 def to_html(fig: go.Figure) -> str:
-    """The figure, in the house layout, as a self-drawing HTML fragment (uses a loaded
-    Plotly, else plotly.js from its CDN)."""
+    """The figure, in the house layout, as a self-drawing HTML fragment (uses the Plotly
+    loaded in the page, else plotly.js from its CDN: see the module's docstring)."""
     fig = house(go.Figure(fig))
     div = f"dyn-{uuid.uuid4().hex[:12]}"
     spec = fig.to_json()
@@ -308,6 +320,31 @@ def to_html(fig: go.Figure) -> str:
         "})();\n"
         "</script>"
     )
+
+
+def plotlyjs_html() -> str:
+    """plotly.js from the installed plotly package as one ``<script>`` that defines
+    ``window.Plotly`` (AMD/CommonJS loaders are hidden from it: the classic notebook's
+    require.js would otherwise capture it as a module and leave ``window.Plotly`` undefined)."""
+    return ('<script type="text/javascript">(function () {\n'
+            "if (window.Plotly) { return; }\n"
+            "var define, module, exports;\n"
+            + plotly.offline.get_plotlyjs() + "\n})();</script>")
+
+
+def load_plotlyjs() -> bool:
+    """In a Jupyter kernel, put plotly.js into the notebook (once per call: ``dynamics.setup()``
+    calls it once per chapter), so that every figure after it draws without network. Returns
+    whether it did (not outside a kernel, e.g. in a script or a test)."""
+    from IPython import get_ipython
+    from IPython.display import display
+
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return False
+    display({"text/html": plotlyjs_html(),
+             "text/plain": f"(plotly.js {plotly.offline.get_plotlyjs_version()} loaded)"}, raw=True)
+    return True
 
 
 def _json(obj) -> str:

@@ -39,8 +39,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .data import Dataset
-from .runtime import cap_steps, progress_enabled
-from .train import History, check_hyper, eval_schedule, train
+from .runtime import Forecast, cap_steps, progress_enabled
+from .train import History, check_hyper, checked_schedule, eval_schedule, train
 
 OPTIMIZERS = ("adamw", "adam", "adam_l2", "sgd", "momentum")
 LOSSES = ("cross_entropy", "mse")
@@ -443,6 +443,7 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     if not configs:
         raise ValueError("train_many() got no configurations (an empty grid?)")
     check_hyper(momentum=momentum)
+    lr_schedule = checked_schedule(lr_schedule)
     resolved = _resolve(configs, 1e-3 if lr is None else lr,
                         0.0 if weight_decay is None else weight_decay, seed)
     K = len(configs)
@@ -463,17 +464,21 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
             raise ValueError(f"strategy='batched' cannot train this model: {reason}")
     start = time.perf_counter()
     stop = [False]  # set when a callback asked the sweep to stop
+    # the sweep speaks for its runs: a sweep longer than a minute says so (the runs keep quiet)
+    forecast = Forecast(f"{K} configurations x {steps:,} steps", 1.0, device=device, inner=False,
+                        sync=(lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else None)
     kwargs = dict(steps=steps, optimizer=optimizer, momentum=momentum, betas=betas,
                   batch_size=batch_size, loss=loss, eval_every=eval_every, eval_steps=eval_steps,
                   train_mask=train_mask, test_mask=test_mask, param_masks=param_masks,
                   metrics=metrics, lr_schedule=lr_schedule, progress=progress,
-                  callbacks=[_watch(cb, stop) for cb in callbacks])
-    if strategy == "sequential":
-        histories, states = _train_sequential(model_fn, data, configs, resolved, **kwargs)
-        chunk = 1
-    else:
-        chunk = chunk_size or auto_chunk_size(template, data, batch_size, optimizer)
-        histories, states = _train_batched(model_fn, data, configs, resolved, chunk=chunk, **kwargs)
+                  callbacks=[forecast.update] + [_watch(cb, stop) for cb in callbacks])
+    with forecast:
+        if strategy == "sequential":
+            histories, states = _train_sequential(model_fn, data, configs, resolved, **kwargs)
+            chunk = 1
+        else:
+            chunk = chunk_size or auto_chunk_size(template, data, batch_size, optimizer)
+            histories, states = _train_batched(model_fn, data, configs, resolved, chunk=chunk, **kwargs)
     info = dict(strategy=strategy, chunk_size=chunk, optimizer=optimizer, steps=steps, stopped=stop[0],
                 batch_size=batch_size, loss=loss, device=str(device),
                 wall_time=time.perf_counter() - start)

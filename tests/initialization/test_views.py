@@ -177,3 +177,21 @@ def test_claims_table_rows_and_verdicts():
         assert row["reproduced"] in plots.VERDICTS
     html = plots.claims_table(rows).data
     assert "not reached" not in html and "None" not in html
+
+
+def test_table_rows():
+    heat = dict(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05,
+                acc=[[1.0, 1.0, 1.0], [0.1, 0.9, 0.12]])
+    rows = V.trainability_rows(heat)
+    assert rows[0]["σ_w² with train acc ≥ 0.5"] == "all"
+    assert rows[1]["σ_w² with train acc ≥ 0.5"] == "1.76" and rows[1]["best σ_w²"] == 1.76
+    assert rows[0]["σ_w² with depth ≤ 6 ξ_c (theory)"] == "1.00 and up"
+    assert rows[1]["σ_w² with depth ≤ 6 ξ_c (theory)"].endswith("and up")
+    res = E.run_signal(S.SignalConfig.for_profile("smoke", depth=3, width=8, n_inputs=16),
+                       inits=("zero", "he"))
+    rows = V.signal_rows(res)
+    assert len(rows) == 4 and {r["activation"] for r in rows} == {"tanh", "relu"}
+    zero = next(r for r in rows if r["init"] == "zero")
+    assert zero["activation std, last/first layer"] is None
+    html = plots.table(rows, missing="no signal").data
+    assert "no signal" in html and "None" not in html

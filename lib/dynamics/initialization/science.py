@@ -50,7 +50,7 @@ class SignalConfig(Config):
     """Section 1: per-layer statistics of a deep MLP at initialization."""
 
     depth: int = param(50, "hidden layers", low=1, high=300, cpu=100, gpu=200)
-    width: int = param(256, "units per hidden layer", low=2, high=4096, cpu=512, gpu=1024)
+    width: int = param(256, "units per hidden layer", low=2, high=4096, cpu=512)
     activation: str = param("relu", "nonlinearity", choices=ACTIVATIONS)
     init: str = param("he", "initialization scheme", choices=INIT_SCHEMES)
     n_inputs: int = param(256, "MNIST-1D inputs in the batch", low=8, high=4000)
@@ -62,8 +62,7 @@ class ChaosConfig(Config):
     """Section 2: mean-field theory of tanh networks and its check on random networks."""
 
     sigma_b2: float = param(0.05, "bias variance sigma_b^2", low=0.0, high=2.0)
-    width: int = param(512, "width of the random networks", low=16, high=8192, smoke=256,
-                       gpu=1024)
+    width: int = param(512, "width of the random networks", low=16, high=8192, smoke=256)
     depth: int = param(60, "depth of the random networks", low=12, high=1000, smoke=40, gpu=100)
     batch: int = param(64, "inputs (or input pairs) per measurement", low=2, high=4096, gpu=128)
     n_sigma: int = param(12, "sigma_w^2 values with a measured depth scale", low=3, high=100,
@@ -220,7 +219,8 @@ def init_mlp(in_dim: int, width: int, depth: int, activation: str, init: str,
         raise ValueError(f"unknown activation {activation!r}; choose one of {list(ACTIVATIONS)}")
     if init == "lsuv" and x is None:
         raise ValueError("LSUV initializes from data: pass a batch x")
-    scheme = {"small": "normal", "lsuv": "orthogonal"}.get(init, init)
+    # LSUV draws its own orthonormal start: build the layers empty (no QR done twice)
+    scheme = {"small": "normal", "lsuv": "zero"}.get(init, init)
     model = MLP(in_dim, width, depth, out_dim, activation, init=scheme,
                 init_std=0.01 if init == "small" else None)
     if init == "orthogonal":

@@ -171,19 +171,23 @@ def mnist1d_data(n_train: int, n_test: int = 500, seed: int = 0) -> datasets.Dat
 # =============================================================================================
 
 
-def lsuv_(model: MLP, x: torch.Tensor, tol: float = 0.1, max_iter: int = 10) -> MLP:
-    """Layer-sequential unit-variance init (Mishkin & Matas, "All you need is a good init").
+def lsuv_(model: MLP, x: torch.Tensor, tol: float = 0.1,
+          max_iter: int = 10) -> MLP:
+    """Layer-sequential unit-variance init (Mishkin & Matas, "All you need
+    is a good init").
 
-    Why: Gaussian scales derived for one activation (Xavier, He) are only right on average;
-    LSUV measures instead. Start from orthonormal weights, then walk from the input to the
-    output and divide each layer's weight by the standard deviation of that layer's output on
-    a batch of real data, until the output variance is within ``tol`` of 1 (a few iterations
-    at most; for a bias-free linear map one division is exact). Biases are set to zero.
+    Why: Gaussian scales derived for one activation (Xavier, He) are only
+    right on average; LSUV measures instead. Start from orthonormal weights,
+    then walk from the input to the output and divide each layer's weight by
+    the standard deviation of its output on a batch of real data, until the
+    output variance is within ``tol`` of 1 (a few iterations at most; for a
+    bias-free linear map one division is exact). Biases are set to zero.
     """
     if x.ndim < 2 or len(x) < 2:
         raise ValueError("lsuv_ needs a batch of at least 2 inputs")
     if not 0 < tol < 1 or max_iter < 1:
-        raise ValueError(f"lsuv_ needs 0 < tol < 1 and max_iter >= 1, got {tol}, {max_iter}")
+        raise ValueError(f"lsuv_ needs 0 < tol < 1 and max_iter >= 1, "
+                         f"got {tol}, {max_iter}")
     layers = [*model.hidden, model.head]
     h = x.flatten(1)
     with torch.no_grad():
@@ -194,8 +198,8 @@ def lsuv_(model: MLP, x: torch.Tensor, tol: float = 0.1, max_iter: int = 10) -> 
             for _ in range(max_iter):
                 var = layer(h).var()
                 if not torch.isfinite(var) or var <= 0:
-                    raise ValueError(f"LSUV: layer {i} output has variance {float(var)}; "
-                                     "its input is constant (dead units?)")
+                    raise ValueError(f"LSUV: layer {i} output has variance "
+                                     f"{float(var)}; its input is constant")
                 if abs(float(var) - 1.0) < tol:
                     break
                 layer.weight.div_(var.sqrt())
@@ -297,32 +301,37 @@ def _check_sigmas(sigma_w2, sigma_b2):
         raise ValueError(f"sigma_b2 must be >= 0, got {sigma_b2}")
 
 
-def q_map(q: float, sigma_w2: float, sigma_b2: float, activation: str = "tanh") -> float:
-    """The length map (Poole et al.): q_{l+1} = sigma_w^2 E[phi(sqrt(q_l) z)^2] + sigma_b^2,
-    the mean squared preactivation of one input, one layer deeper."""
+def q_map(q: float, sigma_w2: float, sigma_b2: float,
+          activation: str = "tanh") -> float:
+    """The length map (Poole et al.): the mean squared preactivation of one
+    input, one layer deeper:
+    q_{l+1} = sigma_w^2 E[phi(sqrt(q_l) z)^2] + sigma_b^2."""
     phi, _ = _phi(activation)
     z, w = gauss_hermite()
-    return float(sigma_w2 * np.dot(w, phi(np.sqrt(max(q, 0.0)) * z) ** 2) + sigma_b2)
+    return float(sigma_w2 * np.dot(w, phi(np.sqrt(max(q, 0.0)) * z) ** 2)
+                 + sigma_b2)
 
 
 def q_star(sigma_w2: float, sigma_b2: float, activation: str = "tanh") -> float:
-    """The fixed point q* = q_map(q*), where the length settles within a few layers.
+    """The fixed point q* = q_map(q*), where the length settles within a few
+    layers.
 
     The map is increasing and bounded (tanh^2 < 1), so q* is the one root of
-    q_map(q) - q in (0, sigma_w^2 + sigma_b^2]; with sigma_b = 0 and sigma_w^2 <= 1 the only
-    fixed point is q* = 0 (the signal dies)."""
+    q_map(q) - q in (0, sigma_w^2 + sigma_b^2]; with sigma_b = 0 and
+    sigma_w^2 <= 1 the only fixed point is q* = 0 (the signal dies)."""
     _check_sigmas(sigma_w2, sigma_b2)
     g = lambda q: q_map(q, sigma_w2, sigma_b2, activation) - q  # noqa: E731
     lo, hi = 1e-12, sigma_w2 + sigma_b2 + 1.0
     if g(lo) <= 0:
         return 0.0
-    # maxiter: Brent's method can need far more than its default 100 iterations where
-    # g is flat (sigma_b = 0, sigma_w^2 just above 1, where q* is tiny)
+    # maxiter: where g is flat (sigma_b = 0, sigma_w^2 just above 1, q* tiny)
+    # Brent's method needs up to ~70 iterations, close to scipy's default 100
     return float(brentq(g, lo, hi, xtol=1e-14, rtol=1e-12, maxiter=1000))
 
 
 def _pair_expectation(f1, f2, q: float, c: float) -> float:
-    """E[f1(u1) f2(u2)] for (u1, u2) Gaussian, both of variance q, with correlation c."""
+    """E[f1(u1) f2(u2)] for (u1, u2) Gaussian, both of variance q, with
+    correlation c."""
     z, w = gauss_hermite()
     z1, z2 = np.meshgrid(z, z, indexing="ij")
     c = float(np.clip(c, -1.0, 1.0))
@@ -333,8 +342,9 @@ def _pair_expectation(f1, f2, q: float, c: float) -> float:
 
 def c_map(c: float, sigma_w2: float, sigma_b2: float, activation: str = "tanh",
           q: float | None = None) -> float:
-    """The correlation map: the correlation of two inputs' preactivations one layer deeper,
-    c_{l+1} = (sigma_w^2 E[phi(u1) phi(u2)] + sigma_b^2) / q*, at the length fixed point."""
+    """The correlation map: the correlation of two inputs' preactivations one
+    layer deeper, at the length fixed point,
+    c_{l+1} = (sigma_w^2 E[phi(u1) phi(u2)] + sigma_b^2) / q*."""
     phi, _ = _phi(activation)
     q = q_star(sigma_w2, sigma_b2, activation) if q is None else q
     if q <= 0:
@@ -343,12 +353,13 @@ def c_map(c: float, sigma_w2: float, sigma_b2: float, activation: str = "tanh",
 
 
 def chi_1(sigma_w2: float, sigma_b2: float, activation: str = "tanh") -> float:
-    """chi_1 = sigma_w^2 E[phi'(sqrt(q*) z)^2], the slope of the correlation map at c = 1.
+    """chi_1 = sigma_w^2 E[phi'(sqrt(q*) z)^2], the slope of the correlation
+    map at c = 1.
 
-    Why it decides everything: chi_1 is also the mean squared singular value of one layer's
-    Jacobian. chi_1 < 1 (ordered): nearby inputs converge and gradients vanish geometrically
-    with depth; chi_1 > 1 (chaotic): nearby inputs fly apart and gradients explode. chi_1 = 1
-    is the edge of chaos."""
+    Why it decides everything: chi_1 is also the mean squared singular value
+    of one layer's Jacobian. chi_1 < 1 (ordered): nearby inputs converge and
+    gradients vanish geometrically with depth; chi_1 > 1 (chaotic): nearby
+    inputs fly apart and gradients explode. chi_1 = 1 is the edge of chaos."""
     _, dphi = _phi(activation)
     z, w = gauss_hermite()
     q = q_star(sigma_w2, sigma_b2, activation)
@@ -574,38 +585,41 @@ def haar_orthogonal(n_mats: int, n: int, gen: torch.Generator) -> torch.Tensor:
 
 def random_weights(init: str, n_nets: int, width: int, sigma_w2: float,
                    gen: torch.Generator) -> torch.Tensor:
-    """One square layer for each of ``n_nets`` networks, [n_nets, width, width].
+    """One square layer for each of ``n_nets`` networks: [n_nets, n, n].
 
-    Both kinds have E|Wx|^2 = sigma_w^2 |x|^2. Gaussian weights (N(0, sigma_w^2 / n) entries)
-    get it right only on average: |Wx|^2 fluctuates by O(1/n) around it, and these
-    fluctuations compound with depth. Orthogonal weights (scaled by sigma_w) preserve every
-    norm exactly: |Wx|^2 = sigma_w^2 |x|^2 for every x."""
+    Both kinds have E|Wx|^2 = sigma_w^2 |x|^2. Gaussian weights (entries
+    N(0, sigma_w^2 / n)) get it right only on average: |Wx|^2 fluctuates by
+    O(1/sqrt n) around it, and the fluctuations compound with depth.
+    Orthogonal weights (times sigma_w) preserve every norm exactly."""
     if init == "orthogonal":
         return math.sqrt(sigma_w2) * haar_orthogonal(n_nets, width, gen)
     if init == "gaussian":
-        return _randn(n_nets, width, width, gen=gen) * math.sqrt(sigma_w2 / width)
+        scale = math.sqrt(sigma_w2 / width)
+        return _randn(n_nets, width, width, gen=gen) * scale
     raise ValueError(f"init must be 'orthogonal' or 'gaussian', got {init!r}")
 
 
 def preactivation_fluctuations(init: str, depth: int, width: int, n_nets: int,
-                               sigma_w2: float = 1.0, seed: int = 0) -> np.ndarray:
-    """n Var[G_l] / E[G_l]^2 across an ensemble of tanh networks, per layer l, where
-    G_l = |z_l|^2 / n is the mean squared preactivation of one fixed input.
+                               sigma_w2: float = 1.0,
+                               seed: int = 0) -> np.ndarray:
+    """n Var[G_l] / E[G_l]^2 across an ensemble of tanh networks, per layer l,
+    where G_l = |z_l|^2 / n is the mean squared preactivation of one input.
 
-    Why this number: to leading order in 1/n it is 2 + V_l / K_l^2, with V the connected
-    four-point correlator of preactivations that controls finite-width effects. With
-    Gaussian weights at criticality it grows linearly with depth; with orthogonal weights
-    it stays flat (Day, Kahn & Roberts)."""
+    Why this number: to leading order in 1/n it is 2 + V_l / K_l^2, with V
+    the four-point correlator of preactivations that controls finite-width
+    effects. With Gaussian weights at criticality it grows linearly with
+    depth; with orthogonal weights it stays flat (Day, Kahn & Roberts)."""
     if init not in ("orthogonal", "gaussian"):
-        raise ValueError(f"init must be 'orthogonal' or 'gaussian', got {init!r}")
+        raise ValueError(f"init must be orthogonal or gaussian, got {init!r}")
     if depth < 1 or width < 2 or n_nets < 2:
         raise ValueError("need depth >= 1, width >= 2 and at least 2 networks")
     gen = _generator(seed)
     x = _randn(width, gen=gen)
-    h = (x / x.norm() * math.sqrt(width)).expand(n_nets, width)  # one input, |x|^2 = n
+    h = (x / x.norm() * math.sqrt(width)).expand(n_nets, width)  # |x|^2 = n
     out = []
     for _ in range(depth):
-        z = torch.einsum("kij,kj->ki", random_weights(init, n_nets, width, sigma_w2, gen), h)
+        W = random_weights(init, n_nets, width, sigma_w2, gen)
+        z = torch.einsum("kij,kj->ki", W, h)
         G = z.pow(2).mean(1)
         out.append(float(width * G.var() / G.mean() ** 2))
         h = torch.tanh(z)
@@ -615,25 +629,27 @@ def preactivation_fluctuations(init: str, depth: int, width: int, n_nets: int,
 # -- Saxe et al.: a deep linear network learning patterns of different strengths ---------------
 
 
-def saxe_task(n_patterns: int = 10, strength_max: float = 1.0, strength_min: float = 0.1,
-              seed: int = 0) -> datasets.Dataset:
-    """C patterns, one per class: input x_c = sqrt(C) s_c v_c with orthonormal v_c, label c.
+def saxe_task(n_patterns: int = 10, strength_max: float = 1.0,
+              strength_min: float = 0.1, seed: int = 0) -> datasets.Dataset:
+    """C patterns, one per class: x_c = sqrt(C) s_c v_c with orthonormal v_c.
 
-    With one-hot targets and the mean squared error, the input-output correlation
-    Sigma_31 = sum_c (s_c / sqrt C) e_c v_c^T and the input correlation
-    Sigma_11 = sum_c s_c^2 v_c v_c^T share their singular vectors, so gradient descent
-    decouples into one mode per pattern (Saxe et al.): pattern c is learned on its own time
-    scale ~ 1/s_c."""
+    With one-hot targets and the mean squared error, the input-output
+    correlation Sigma_31 = sum_c (s_c / sqrt C) e_c v_c^T and the input
+    correlation Sigma_11 = sum_c s_c^2 v_c v_c^T share their singular vectors,
+    so gradient descent decouples into one mode per pattern (Saxe et al.):
+    pattern c is learned on its own time scale ~ 1/s_c."""
     if n_patterns < 2 or not 0 < strength_min <= strength_max:
-        raise ValueError("need n_patterns >= 2 and 0 < strength_min <= strength_max")
-    gen = torch.Generator().manual_seed(seed)  # the task is the same on every device
+        raise ValueError("need n_patterns >= 2 and "
+                         "0 < strength_min <= strength_max")
+    gen = torch.Generator().manual_seed(seed)  # the same task on every device
     V = haar_orthogonal(1, n_patterns, gen)[0]
-    s = torch.tensor(np.geomspace(strength_max, strength_min, n_patterns), dtype=torch.float32)
+    s = torch.tensor(np.geomspace(strength_max, strength_min, n_patterns),
+                     dtype=torch.float32)
     x = math.sqrt(n_patterns) * s[:, None] * V.T
     y = torch.arange(n_patterns)
-    device = get_device()
-    return datasets.Dataset(x.to(device), y.to(device), x.to(device), y.to(device), n_patterns,
-                            name="saxe-patterns", info=dict(strengths=s.tolist()))
+    x, y = x.to(get_device()), y.to(get_device())
+    return datasets.Dataset(x, y, x, y, n_patterns, name="saxe-patterns",
+                            info=dict(strengths=s.tolist()))
 
 
 def deep_linear(dim: int, width: int, depth: int, init: str, init_std: float = 1e-3) -> MLP:
@@ -659,12 +675,13 @@ def pattern_progress(model: nn.Module, data: datasets.Dataset) -> torch.Tensor:
 
 
 def saxe_theory(t, strength: float, n_patterns: int, y0: float) -> np.ndarray:
-    """The exact solution for one mode of a network with one hidden layer (Saxe et al.).
+    """The exact solution for one mode of a one-hidden-layer network.
 
-    Gradient flow on the mode's strength y obeys dy/dt = 2 s y (1 - y): it grows
-    exponentially from y0 while y is small (the plateau: nothing seems to happen), then
-    saturates at 1 (the sharp drop). Solved, with t = lr x steps and s = strength / sqrt(C)
-    the mode's singular value: y(t) = 1 / (1 + (1/y0 - 1) exp(-2 s t))."""
+    Gradient flow on the mode's strength y obeys dy/dt = 2 s y (1 - y): y
+    grows exponentially from y0 while it is small (the plateau: nothing
+    seems to happen), then saturates at 1 (the sharp drop). Solved, with
+    t = lr x steps and s = strength / sqrt(C) the mode's singular value:
+    y(t) = 1 / (1 + (1/y0 - 1) exp(-2 s t))  (Saxe et al.)."""
     s = strength / math.sqrt(n_patterns)
     t = np.asarray(t, dtype=float)
     return 1.0 / (1.0 + (1.0 / y0 - 1.0) * np.exp(-2.0 * s * t))
@@ -694,11 +711,12 @@ def effective_start(model: MLP, data: datasets.Dataset) -> np.ndarray:
 
 
 def guessing_bias(logits: torch.Tensor) -> float:
-    """The fraction of inputs assigned to the most frequent predicted class: 1/C for an
-    unbiased classifier on balanced data, 1 when every input gets the same class
-    (Francazi et al.'s initial guessing bias)."""
+    """The fraction of inputs assigned to the most frequent predicted class:
+    1/C for an unbiased classifier on balanced data, 1 when every input gets
+    the same class (Francazi et al.'s initial guessing bias)."""
     if logits.ndim != 2 or logits.shape[1] < 2:
-        raise ValueError(f"logits must be [inputs, classes >= 2], got {list(logits.shape)}")
+        raise ValueError(f"logits must be [inputs, classes >= 2], "
+                         f"got {list(logits.shape)}")
     counts = torch.bincount(logits.argmax(1), minlength=logits.shape[1])
     return float(counts.max() / len(logits))
 

@@ -1,0 +1,369 @@
+"""The chapter's experiments: runners that sweep the science of :mod:`.science`, the numbers
+the prose and the claims rest on, and ``precompute`` for the figures computed in advance.
+
+Runners return plain dicts (lists and numbers), ready for a figure or for ``data/``.
+Lists of runs go through ``runtime.cap_grid`` and custom loops through ``runtime.cap_steps``,
+so that ``DYNAMICS_DRY_RUN`` proves every profile end to end in seconds.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+
+from .. import results
+from ..runtime import cap_grid, cap_steps, get_profile
+from ..sweep import grid, train_many
+from ..train import log_steps, train
+from .science import (ACTIVATIONS, INIT_SCHEMES, ChaosConfig, DepthTimeConfig,
+                      FluctuationConfig, GuessingConfig, SaxeConfig, SignalConfig,
+                      TrainabilityConfig, c_map, c_star, critical_mlp, critical_sigma_w2, deep_linear,
+                      depth_scale, effective_start, favourite_class, guessing_bias, init_mlp, layer_statistics,
+                      measure_depth_scale, measure_map_iterates, measured_critical_sigma_w2,
+                      mnist1d_data, pattern_progress, preactivation_fluctuations, q_map, q_star,
+                      saxe_task, saxe_theory, tanh_mlp, trainable_depth)
+
+
+COMMAND = "python -m dynamics.precompute initialization --profile {profile}"
+CHANCE = 0.1  # MNIST-1D has 10 balanced classes
+
+
+def _ticks(callbacks: Sequence[Callable[[float], bool]], start: float, span: float):
+    """A ``train_many`` callback list that reports the fraction done of a larger job
+    (``start + span * f``) to each of ``callbacks``; True (stop) if any of them says so."""
+    if not callbacks:
+        return []
+    return [lambda f: any(bool(cb(start + span * f)) for cb in callbacks)]
+
+
+def _report(callbacks, done: float) -> bool:
+    return any(bool(cb(done)) for cb in callbacks)
+
+
+# =============================================================================================
+# 1. Signal propagation
+# =============================================================================================
+
+
+def run_signal(cfg: SignalConfig, inits=INIT_SCHEMES, activations=ACTIVATIONS) -> dict:
+    """``{activation: {init: layer_statistics}}`` on a batch of MNIST-1D inputs (cfg.depth,
+    cfg.width, cfg.seed; ``cfg.init``/``cfg.activation`` are ignored: all given are run)."""
+    d = mnist1d_data(max(cfg.n_inputs, 100))
+    x, y = d.x_train[:cfg.n_inputs], d.y_train[:cfg.n_inputs]
+    out = {}
+    for act in cap_grid(activations):
+        out[act] = {}
+        for init in cap_grid(inits):
+            torch.manual_seed(cfg.seed)
+            model = init_mlp(d.input_dim, cfg.width, cfg.depth, act, init, x=x).to(x.device)
+            out[act][init] = layer_statistics(model, x, y)
+    return out
+
+
+# =============================================================================================
+# 2. Order and chaos
+# =============================================================================================
+
+
+def run_chaos(cfg: ChaosConfig, sigma_b2_line=(0.02, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0),
+              map_sigma_w2=(1.0, 1.76, 3.0)) -> dict:
+    """Theory and measurement for the four panels of the order-to-chaos figure: the length
+    and correlation maps with iterates measured on random networks, the critical line
+    chi_1 = 1 (theory, and measured at ``sigma_b2_line``), and the depth scale xi_c."""
+    t0 = time.perf_counter()
+    sb2 = cfg.sigma_b2
+    out = dict(sigma_b2=sb2, width=cfg.width, depth=cfg.depth)
+    q_in = np.linspace(0, 3, 61)
+    c_in = np.linspace(-0.2, 1, 61)
+    out["q_map"], out["c_map"] = [], []
+    for s in map_sigma_w2:
+        qs = q_star(s, sb2)
+        out["q_map"].append(dict(
+            sigma_w2=s, q_in=q_in.tolist(), q_out=[q_map(q, s, sb2) for q in q_in], q_star=qs,
+            measured=measure_map_iterates(s, sb2, [0.05, 2.8], "q", cfg.width, 6, cfg.batch,
+                                          cfg.seed)))
+        out["c_map"].append(dict(
+            sigma_w2=s, c_in=c_in.tolist(), c_out=[c_map(c, s, sb2, q=qs) for c in c_in],
+            c_star=c_star(s, sb2),
+            measured=measure_map_iterates(s, sb2, [0.0, 0.6], "c", cfg.width, 6, cfg.batch,
+                                          cfg.seed)))
+    line_b2 = np.linspace(0.0, max(sigma_b2_line) * 1.05, 40)
+    out["line_theory"] = dict(sigma_b2=line_b2.tolist(),
+                              sigma_w2=[critical_sigma_w2(b) for b in line_b2])
+    measured_line = cap_grid(sigma_b2_line)
+    out["line_measured"] = dict(
+        sigma_b2=list(measured_line),
+        sigma_w2=[measured_critical_sigma_w2(b, cfg.width, cfg.depth, cfg.batch, cfg.seed)
+                  for b in measured_line])
+    out["critical_theory"] = critical_sigma_w2(sb2)
+    if sb2 in measured_line:
+        out["critical_measured"] = out["line_measured"]["sigma_w2"][measured_line.index(sb2)]
+    else:
+        out["critical_measured"] = measured_critical_sigma_w2(sb2, cfg.width, cfg.depth,
+                                                              cfg.batch, cfg.seed)
+    fine = np.linspace(0.3, 4.5, 85)
+    out["xi_theory"] = dict(sigma_w2=fine.tolist(), xi=[depth_scale(s, sb2) for s in fine])
+    meas_s = cap_grid(np.linspace(0.4, 4.5, cfg.n_sigma).tolist())
+    xi_m = [measure_depth_scale(s, sb2, cfg.width, cfg.depth, cfg.batch, cfg.seed) for s in meas_s]
+    out["xi_measured"] = dict(sigma_w2=meas_s, xi=[x for x, _ in xi_m],
+                              layers_used=[n for _, n in xi_m],
+                              xi_theory=[depth_scale(s, sb2) for s in meas_s])
+    out["wall_time"] = time.perf_counter() - t0
+    return out
+
+
+def xi_deviation(chaos: dict) -> tuple[float, int, float]:
+    """Median relative deviation of the measured xi_c from the theory, over the sigma_w^2
+    where both are finite; returns (median deviation, count, largest measured xi_c)."""
+    xm = chaos["xi_measured"]
+    ok = [(a, b) for a, b in zip(xm["xi"], xm["xi_theory"])
+          if a is not None and b is not None and np.isfinite(a) and np.isfinite(b)]
+    if not ok:
+        return float("nan"), 0, float("nan")
+    return (float(np.median([abs(a / b - 1) for a, b in ok])), len(ok),
+            float(max(a for a, _ in ok)))
+
+
+def run_trainability(cfg: TrainabilityConfig, data=None, progress: bool | None = None,
+                     callbacks: Sequence[Callable[[float], bool]] = ()) -> dict:
+    """Training accuracy of tanh MLPs after ``cfg.steps`` SGD steps for every depth x
+    sigma_w^2 of the grid (one ``train_many`` sweep per depth), beside 6 xi_c of the theory.
+
+    A diverged run counts as chance (0.1) and is listed in ``diverged``. ``callbacks`` get
+    the fraction of the whole grid done and stop it by returning True: depths not reached
+    are NaN rows and ``stopped`` is set."""
+    if not cfg.depths or not cfg.sigma_w2 or not cfg.seeds:
+        raise ValueError("TrainabilityConfig needs non-empty depths, sigma_w2 and seeds")
+    if any(int(d) < 1 for d in cfg.depths) or any(s <= 0 for s in cfg.sigma_w2):
+        raise ValueError("depths must be >= 1 and sigma_w2 values > 0")
+    data = data or mnist1d_data(cfg.n_train)
+    depths, sig, seeds = cap_grid(cfg.depths), cap_grid(cfg.sigma_w2), cap_grid(cfg.seeds)
+    steps = cap_steps(cfg.steps)
+    t0 = time.perf_counter()
+    acc = np.full((len(depths), len(sig)), np.nan)
+    diverged, stopped = [], False
+    for i, depth in enumerate(depths):
+        res = train_many(
+            lambda c, depth=int(depth): tanh_mlp(data.input_dim, cfg.width, depth,
+                                                 c["sigma_w2"], cfg.sigma_b2, data.n_classes),
+            data, grid(sigma_w2=list(sig), seed=list(seeds)), steps=cfg.steps,
+            optimizer="momentum", lr=cfg.lr_depth / int(depth), batch_size=cfg.batch_size,
+            eval_steps=[steps],
+            progress=progress, callbacks=_ticks(callbacks, i / len(depths), 1 / len(depths)),
+            # all sigma_w^2 of a depth stacked into one model: at width 96 and batch 32 on a
+            # CPU, 1.3x faster than one model at a time (measured at depth 20)
+            strategy="batched")
+        hs = res.histories
+        if any(len(h) == 0 and not h.diverged for h in hs):  # stopped inside this sweep
+            stopped = True
+            break
+        final = np.array([CHANCE if h.diverged else h.last("train_acc") for h in hs])
+        diverged += [[int(depth), float(c["sigma_w2"])] for c, h in
+                     zip(grid(sigma_w2=list(sig), seed=list(seeds)), hs) if h.diverged]
+        acc[i] = final.reshape(len(sig), len(seeds)).mean(1)
+        if callbacks and _report(callbacks, (i + 1) / len(depths)):
+            stopped = i + 1 < len(depths)
+            break
+    fine = np.linspace(min(sig), max(sig), 80)
+    return dict(depths=[int(d) for d in depths], sigma_w2=[float(s) for s in sig],
+                acc=acc.tolist(), line_sigma_w2=fine.tolist(),
+                six_xi=[trainable_depth(s, cfg.sigma_b2) for s in fine],
+                critical=critical_sigma_w2(cfg.sigma_b2), sigma_b2=cfg.sigma_b2, steps=steps,
+                width=cfg.width, lr_depth=cfg.lr_depth, n_train=len(data.x_train), diverged=diverged,
+                stopped=stopped, wall_time=time.perf_counter() - t0)
+
+
+def best_sigma_w2(heat: dict) -> list[float | None]:
+    """Per depth of the trainability grid, the sigma_w^2 with the highest accuracy (None for
+    a row not computed or where nothing beat chance by 0.05)."""
+    out = []
+    for row in heat["acc"]:
+        row = np.asarray([np.nan if v is None else v for v in row], dtype=float)
+        if not np.isfinite(row).any() or np.nanmax(row) < CHANCE + 0.05:
+            out.append(None)
+        else:
+            out.append(float(heat["sigma_w2"][int(np.nanargmax(row))]))
+    return out
+
+
+def trainability_agreement(heat: dict, level: float = 0.5) -> tuple[float, int]:
+    """The fraction of grid cells where "trained" (training accuracy at least ``level``)
+    coincides with "depth <= 6 xi_c" of mean-field theory; returns (fraction, cells)."""
+    acc = np.asarray([[np.nan if v is None else v for v in row] for row in heat["acc"]], float)
+    ok = np.isfinite(acc)
+    trained = acc >= level
+    limit = np.array([trainable_depth(s, heat["sigma_b2"]) for s in heat["sigma_w2"]])
+    shallow = np.asarray(heat["depths"])[:, None] <= limit[None, :]
+    return float(np.mean((trained == shallow)[ok])), int(ok.sum())
+
+
+# =============================================================================================
+# 3. Orthogonal versus Gaussian weights
+# =============================================================================================
+
+
+def run_fluctuations(cfg: FluctuationConfig) -> dict:
+    """Per layer, n Var[G_l] / E[G_l]^2 across the ensemble for Gaussian and orthogonal
+    weights, and the slope of each against depth (a least-squares line)."""
+    n_nets = len(cap_grid(range(cfg.n_nets)))  # an ensemble is a list of runs
+    layers = np.arange(1, cfg.depth + 1)
+    res = dict(layers=layers.tolist(), width=cfg.width, n_nets=n_nets, depth=cfg.depth)
+    for init in ("gaussian", "orthogonal"):
+        res[init] = preactivation_fluctuations(init, cfg.depth, cfg.width, n_nets,
+                                               seed=cfg.seed).tolist()
+        res[f"{init}_slope"] = float(np.polyfit(layers, res[init], 1)[0])
+    return res
+
+
+def run_saxe(cfg: SaxeConfig, callbacks=()) -> dict:
+    """Train one deep linear network on :func:`saxe_task` by full-batch gradient descent,
+    recording the loss and every pattern's progress y_c; add the exact two-layer solution
+    (from small weights, depth 2). ``callbacks`` are ``train`` callbacks."""
+    data = saxe_task(cfg.n_patterns, cfg.strength_max, cfg.strength_min, cfg.seed)
+    torch.manual_seed(cfg.seed)
+    model = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, cfg.init, cfg.init_std).to(data.device)
+    y0 = effective_start(model, data) if cfg.depth == 2 and cfg.init == "small" else None
+    metrics = {f"y{c}": (lambda m, d, c=c: pattern_progress(m, d)[c]) for c in range(cfg.n_patterns)}
+    h = train(model, data, steps=cfg.steps, optimizer="sgd", lr=cfg.lr, loss="mse",
+              eval_steps=range(0, cfg.steps + 1, max(1, cfg.steps // 150)), metrics=metrics,
+              eval_test=False, callbacks=list(callbacks), seed=cfg.seed)
+    out = dict(steps=h.steps, loss=h["train_loss"].tolist() if len(h) else [],
+               progress=[h[f"y{c}"].tolist() if len(h) else [] for c in range(cfg.n_patterns)],
+               strengths=data.info["strengths"], lr=cfg.lr, depth=cfg.depth, init=cfg.init,
+               status=h.status, diverged=bool(h.diverged))
+    if y0 is not None:
+        t = np.asarray(h.steps, dtype=float) * cfg.lr
+        out["theory"] = [saxe_theory(t, s, cfg.n_patterns, y).tolist()
+                         for s, y in zip(data.info["strengths"], y0)]
+    return out
+
+
+def half_times(saxe: dict) -> tuple[np.ndarray, np.ndarray | None]:
+    """The step at which each pattern is half learned (y_c >= 1/2): measured, and exact
+    (None without the exact solution); inf where it never happened."""
+    steps = np.asarray(saxe["steps"])
+
+    def first(ys):
+        idx = np.flatnonzero(np.asarray(ys, dtype=float) >= 0.5)
+        return float(steps[idx[0]]) if len(idx) else float("inf")
+
+    measured = np.array([first(y) for y in saxe["progress"]])
+    theory = np.array([first(y) for y in saxe["theory"]]) if "theory" in saxe else None
+    return measured, theory
+
+
+def run_depth_time(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"),
+                   progress: bool | None = None,
+                   callbacks: Sequence[Callable[[float], bool]] = ()) -> dict:
+    """Steps to learn the patterns (loss below ``criterion`` x the zero predictor's) for each
+    depth and init, at the best learning rate of a log grid: for each (init, depth) one
+    ``train_many`` sweep over lr x seed; the learning time is the smallest, over learning
+    rates, median over seeds (inf if never reached)."""
+    if not cfg.depths or not cfg.seeds or cfg.lr_min > cfg.lr_max:
+        raise ValueError("DepthTimeConfig needs depths, seeds and lr_min <= lr_max")
+    data = saxe_task(cfg.n_patterns, seed=0)
+    lrs = cap_grid(np.geomspace(cfg.lr_min, cfg.lr_max, cfg.n_lr).tolist())
+    depths, seeds = cap_grid(cfg.depths), cap_grid(cfg.seeds)
+    threshold = cfg.criterion * 0.5  # the zero predictor's loss is 1/2 per example
+    t0 = time.perf_counter()
+    out = dict(depths=[int(d) for d in depths], lrs=lrs, criterion=cfg.criterion,
+               steps=cap_steps(cfg.steps), width=cfg.width, seeds=list(seeds))
+    jobs = [(init, int(d)) for init in inits for d in depths]
+    for j, (init, depth) in enumerate(jobs):
+        res = train_many(lambda c, depth=depth, init=init: deep_linear(cfg.n_patterns, cfg.width,
+                                                                       depth, init),
+                         data, grid(lr=lrs, seed=list(seeds)), steps=cfg.steps,
+                         optimizer="sgd", loss="mse", eval_steps=log_steps(cfg.steps, 120),
+                         progress=progress, callbacks=_ticks(callbacks, j / len(jobs), 1 / len(jobs)))
+        T = np.array([np.inf if (h.diverged or h.first_step("train_loss", below=threshold) is None)
+                      else h.first_step("train_loss", below=threshold) for h in res.histories],
+                     dtype=float).reshape(len(lrs), len(seeds))
+        med = np.median(T, axis=1)
+        best = int(np.argmin(med))
+        out.setdefault(init, []).append(float(med[best]))
+        out.setdefault(f"{init}_lr", []).append(lrs[best])
+        out.setdefault(f"{init}_per_seed", []).append(T.min(0).tolist())
+    out["wall_time"] = time.perf_counter() - t0
+    return out
+
+
+def learning_times(values) -> np.ndarray:
+    """Learning times as floats; "never" (inf, stored as null in JSON) becomes inf."""
+    return np.array([np.inf if v is None else float(v) for v in values])
+
+
+def depth_time_ratio(res: dict, init: str, shallow: int = 2, deep: int = 16) -> float:
+    """Learning time at depth ``deep`` over depth ``shallow`` (inf if never learned)."""
+    d = res["depths"]
+    if shallow not in d or deep not in d:
+        raise ValueError(f"depths {d} must include {shallow} and {deep}")
+    times = learning_times(res[init])
+    return float(times[d.index(deep)] / times[d.index(shallow)])
+
+
+# =============================================================================================
+# 4. Initial guessing bias
+# =============================================================================================
+
+
+def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS,
+                      callbacks: Sequence[Callable[[float], bool]] = ()) -> dict:
+    """For each activation and depth, the guessing bias of ``cfg.n_nets`` untrained MLPs
+    (zero biases; W ~ N(0, sigma_w^2 / fan_in) at the activation's critical sigma_w, or
+    Xavier) on MNIST-1D inputs. ``callbacks`` get the fraction done (True stops: the
+    networks not drawn are left out)."""
+    d = mnist1d_data(max(cfg.n_inputs, 100))
+    x = d.x_train[:cfg.n_inputs]
+    depths, nets = cap_grid(cfg.depths), cap_grid(range(cfg.n_nets))
+    out = dict(depths=[int(v) for v in depths], n_classes=d.n_classes, n_nets=len(nets),
+               scale=cfg.scale, width=cfg.width)
+    total, done = len(activations) * len(depths) * len(nets), 0
+    for act in activations:
+        out[act], out[f"{act}_class"] = [], []
+        for depth in depths:
+            vals, favourite = [], []
+            for k in nets:
+                torch.manual_seed(cfg.seed * 100003 + 1000 * int(depth) + k)
+                if cfg.scale == "critical":
+                    model = critical_mlp(d.input_dim, cfg.width, int(depth), act, d.n_classes)
+                else:
+                    model = init_mlp(d.input_dim, cfg.width, int(depth), act, "xavier")
+                with torch.no_grad():
+                    logits = model.to(x.device)(x)
+                vals.append(guessing_bias(logits))
+                favourite.append(favourite_class(logits))
+                done += 1
+                if callbacks and _report(callbacks, done / total):
+                    out[act].append(vals)
+                    out[f"{act}_class"].append(favourite)
+                    out["stopped"] = True
+                    return out
+            out[act].append(vals)
+            out[f"{act}_class"].append(favourite)
+    return out
+
+
+# =============================================================================================
+# Precomputed results
+# =============================================================================================
+
+
+def precompute(profile: str) -> list:
+    """Write the chapter's precomputed results at ``profile`` scale: the trainability grid
+    and the learning time vs depth of deep linear networks."""
+    profile = get_profile(profile)
+    note = {"cpu": "CPU scale (2 cores); the gpu profile runs a larger grid.",
+            "smoke": "Smoke scale (tiny).", "gpu": "GPU scale."}[profile]
+    paths = []
+    for name, cfg, runner in (
+            ("initialization_trainability", TrainabilityConfig.for_profile(profile), run_trainability),
+            ("initialization_depth_time", DepthTimeConfig.for_profile(profile), run_depth_time)):
+        t0 = time.perf_counter()
+        res = runner(cfg)
+        paths.append(results.save(name, res, profile, config=cfg,
+                                  command=COMMAND.format(profile=profile), note=note,
+                                  wall_time=time.perf_counter() - t0))
+    return paths

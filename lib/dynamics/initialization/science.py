@@ -1,0 +1,728 @@
+"""The science of initialization, as one file to read top to bottom.
+
+1. Signal propagation: initialization schemes (Xavier, He, orthogonal, LSUV...) and the
+   per-layer statistics that show whether the forward and backward signals survive depth.
+2. Order and chaos: the mean-field maps of a wide random tanh network (the length map and its
+   fixed point q*, the correlation map, chi_1, the depth scale xi_c, the critical line), and the
+   same quantities measured on finite random networks.
+3. Orthogonal versus Gaussian weights: finite-width fluctuations of preactivations, and the
+   exact learning dynamics of deep linear networks (Saxe et al.).
+4. Initial guessing bias: the favourite class of an untrained network.
+
+Every function here is a pure computation on numbers or tensors. The runners that sweep them
+are in :mod:`.experiments`, the figures and panels in :mod:`.views`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from scipy.optimize import brentq
+
+from .. import data as datasets
+from ..config import Config, param
+from ..models import MLP
+from ..runtime import cap_steps, dry_run, get_device
+
+
+INIT_SCHEMES = ("zero", "small", "xavier", "he", "orthogonal", "lsuv")
+ACTIVATIONS = ("tanh", "relu")
+# The critical weight scale sigma_w of each activation at sigma_b = 0 (mean-field theory):
+# orthogonal weights are drawn with this gain, so that "orthogonal" means dynamical isometry.
+GAIN = {"tanh": 1.0, "relu": math.sqrt(2.0)}
+# Schoenholz et al.: a network trains when its depth is below about 6 xi_c.
+TRAINABLE_DEPTHS = 6.0
+
+
+# =============================================================================================
+# Configs: one dataclass per experiment; the fields drive the profile presets, the panels'
+# controls and the provenance written beside precomputed results.
+# =============================================================================================
+
+
+@dataclass
+class SignalConfig(Config):
+    """Section 1: per-layer statistics of a deep MLP at initialization."""
+
+    depth: int = param(50, "hidden layers", low=1, high=300, cpu=100, gpu=200)
+    width: int = param(256, "units per hidden layer", low=2, high=4096, cpu=512)
+    activation: str = param("relu", "nonlinearity", choices=ACTIVATIONS)
+    init: str = param("he", "initialization scheme", choices=INIT_SCHEMES)
+    n_inputs: int = param(256, "MNIST-1D inputs in the batch", low=8, high=4000)
+    seed: int = param(0, "seed of the weights", low=0, high=2**31 - 1)
+
+
+@dataclass
+class ChaosConfig(Config):
+    """Section 2: mean-field theory of tanh networks and its check on random networks."""
+
+    sigma_b2: float = param(0.05, "bias variance sigma_b^2", low=0.0, high=2.0)
+    width: int = param(512, "width of the random networks", low=16, high=8192, smoke=256)
+    depth: int = param(60, "depth of the random networks", low=12, high=1000, smoke=40, gpu=100)
+    batch: int = param(64, "inputs (or input pairs) per measurement", low=2, high=4096, gpu=128)
+    n_sigma: int = param(12, "sigma_w^2 values with a measured depth scale", low=3, high=100,
+                         smoke=8, gpu=24)
+    seed: int = param(0, "seed of the random networks", low=0, high=2**31 - 1)
+
+
+@dataclass
+class TrainabilityConfig(Config):
+    """Section 2: training accuracy after a fixed budget of SGD steps, over depth x sigma_w^2
+    (tanh MLPs at sigma_b^2 = 0.05 on MNIST-1D), beside the 6 xi_c line of the theory.
+
+    The learning rate falls as 1/depth: near criticality every layer adds about the same to
+    the curvature of the loss (the neural tangent kernel grows linearly with depth), so a rate
+    that suits depth 10 diverges or stalls at depth 80 (measured: at width 128, depth 80 and
+    sigma_w^2 = 1.76, lr 0.003 stayed at chance for 2,000 steps, lr 0.001 reached 96%)."""
+
+    depths: list = param([10, 20, 30, 40, 50, 60, 80], "depths of the grid",
+                         smoke=[4, 16, 32], gpu=[10, 20, 40, 60, 80, 100, 150, 200])
+    sigma_w2: list = param([0.8, 1.0, 1.2, 1.4, 1.6, 1.76, 2.0, 2.4, 3.0, 3.8, 4.5],
+                           "sigma_w^2 values of the grid", smoke=[0.5, 1.76, 4.0],
+                           gpu=[0.6, 0.8, 1.0, 1.2, 1.4, 1.55, 1.76, 1.9, 2.1, 2.4, 2.8, 3.2,
+                                3.8, 4.5])
+    sigma_b2: float = param(0.05, "bias variance sigma_b^2", low=0.0, high=2.0)
+    width: int = param(96, "units per hidden layer", low=4, high=4096, smoke=32, gpu=256)
+    steps: int = param(2000, "SGD steps", low=1, high=100000, smoke=150, gpu=5000)
+    lr_depth: float = param(0.08, "learning rate x depth: depth L trains at lr_depth / L (SGD, "
+                            "momentum 0.9)", low=1e-4, high=10.0, log=True)
+    batch_size: int = param(32, "mini-batch size", low=1, high=10000, smoke=128, gpu=128)
+    n_train: int = param(1000, "MNIST-1D training examples", low=100, high=100000)
+    seeds: list = param([0], "seeds (accuracies are averaged)", gpu=[0, 1])
+
+
+@dataclass
+class FluctuationConfig(Config):
+    """Section 3: fluctuations of preactivations across an ensemble of tanh networks at
+    criticality (sigma_w^2 = 1, sigma_b = 0)."""
+
+    depth: int = param(64, "layers", low=2, high=1000, smoke=32, gpu=128)
+    width: int = param(128, "units per layer", low=4, high=4096, smoke=64, gpu=256)
+    n_nets: int = param(256, "networks in the ensemble (seeds)", low=2, high=100000, smoke=128,
+                        gpu=2000)
+    seed: int = param(0, "seed of the ensemble", low=0, high=2**31 - 1)
+
+
+@dataclass
+class SaxeConfig(Config):
+    """Section 3: a deep linear network learning C patterns of different strengths."""
+
+    n_patterns: int = param(5, "patterns = classes = input dimension", low=2, high=256)
+    strength_max: float = param(1.0, "strongest pattern's singular value (x sqrt(C))", low=0.01,
+                                high=10.0)
+    strength_min: float = param(0.1, "weakest pattern's singular value (x sqrt(C))", low=0.001,
+                                high=10.0)
+    width: int = param(32, "hidden units per layer", low=1, high=4096)
+    depth: int = param(2, "weight matrices (2 = one hidden layer)", low=1, high=64)
+    init: str = param("small", "initialization", choices=("small", "orthogonal", "gaussian"))
+    init_std: float = param(1e-3, "weight std of the small init", low=1e-6, high=1.0, log=True)
+    lr: float = param(0.3, "learning rate (full-batch gradient descent)", low=1e-3, high=10.0,
+                      log=True)
+    steps: int = param(800, "gradient steps", low=10, high=20000)
+    seed: int = param(0, "seed of the task and the weights", low=0, high=2**31 - 1)
+
+
+@dataclass
+class DepthTimeConfig(Config):
+    """Section 3: time to learn the patterns vs depth, orthogonal vs scaled Gaussian init,
+    each at its best learning rate from a grid."""
+
+    depths: list = param([2, 4, 8, 16, 32], "depths (weight matrices)", smoke=[2, 16],
+                         gpu=[2, 4, 8, 16, 32, 64, 128])
+    width: int = param(32, "hidden units per layer", low=1, high=4096)
+    n_patterns: int = param(10, "patterns = classes = input dimension", low=2, high=256)
+    lr_min: float = param(0.01, "smallest learning rate of the grid", low=1e-6, high=10.0, log=True)
+    lr_max: float = param(3.0, "largest learning rate of the grid", low=1e-6, high=100.0, log=True)
+    n_lr: int = param(17, "learning rates in the grid (log-spaced)", low=1, high=200, gpu=25)
+    criterion: float = param(0.05, "learned = loss below this fraction of the zero predictor's",
+                             low=1e-6, high=1.0, log=True)
+    steps: int = param(1500, "maximal gradient steps", low=1, high=1000000, smoke=400, gpu=4000)
+    seeds: list = param([0, 1, 2, 3, 4], "seeds (the median learning time is reported)",
+                        smoke=[0, 1, 2], gpu=list(range(10)))
+
+
+@dataclass
+class GuessingConfig(Config):
+    """Section 4: the fraction of inputs an untrained network assigns to its favourite class."""
+
+    depths: list = param([1, 2, 4, 8, 16, 32, 64], "depths", smoke=[1, 2, 4, 8, 16, 32],
+                         gpu=[1, 2, 4, 8, 16, 32, 64, 128])
+    width: int = param(256, "units per hidden layer", low=2, high=4096, smoke=128, gpu=512)
+    n_nets: int = param(32, "random networks per depth", low=1, high=10000, smoke=16, gpu=128)
+    n_inputs: int = param(1000, "MNIST-1D inputs classified", low=10, high=100000, smoke=500)
+    scale: str = param("critical", "weights: 'critical' sigma_w^2 (2 for ReLU = He, 1 for tanh) "
+                       "or 'xavier'", choices=("critical", "xavier"))
+    seed: int = param(0, "seed", low=0, high=2**31 - 1)
+
+
+@lru_cache(maxsize=4)
+def mnist1d_data(n_train: int, n_test: int = 500, seed: int = 0) -> datasets.Dataset:
+    """MNIST-1D (10 classes of 40-sample signals), cached: the real data of this chapter."""
+    return datasets.mnist1d(n_train, n_test, seed=seed)
+
+
+# =============================================================================================
+# 1. Signal propagation at initialization
+# =============================================================================================
+
+
+def lsuv_(model: MLP, x: torch.Tensor, tol: float = 0.1,
+          max_iter: int = 10) -> MLP:
+    """Layer-sequential unit-variance init (Mishkin & Matas, "All you need
+    is a good init").
+
+    Why: Gaussian scales derived for one activation (Xavier, He) are only
+    right on average; LSUV measures instead. Start from orthonormal weights,
+    then walk from the input to the output and divide each layer's weight by
+    the standard deviation of its output on a batch of real data, until the
+    output variance is within ``tol`` of 1 (a few iterations at most; for a
+    bias-free linear map one division is exact). Biases are set to zero.
+    """
+    if x.ndim < 2 or len(x) < 2:
+        raise ValueError("lsuv_ needs a batch of at least 2 inputs")
+    if not 0 < tol < 1 or max_iter < 1:
+        raise ValueError(f"lsuv_ needs 0 < tol < 1 and max_iter >= 1, "
+                         f"got {tol}, {max_iter}")
+    layers = [*model.hidden, model.head]
+    h = x.flatten(1)
+    with torch.no_grad():
+        for i, layer in enumerate(layers):
+            nn.init.orthogonal_(layer.weight)
+            if layer.bias is not None:
+                layer.bias.zero_()
+            for _ in range(max_iter):
+                var = layer(h).var()
+                if not torch.isfinite(var) or var <= 0:
+                    raise ValueError(f"LSUV: layer {i} output has variance "
+                                     f"{float(var)}; its input is constant")
+                if abs(float(var) - 1.0) < tol:
+                    break
+                layer.weight.div_(var.sqrt())
+            if i < len(model.hidden):
+                h = model.act(layer(h))
+    return model
+
+
+def init_mlp(in_dim: int, width: int, depth: int, activation: str, init: str,
+             x: torch.Tensor | None = None, out_dim: int = 10) -> MLP:
+    """An MLP of ``depth`` hidden layers initialized by one of :data:`INIT_SCHEMES`.
+
+    ``zero``: all weights 0 (every unit computes the same thing, forever); ``small``:
+    N(0, 0.01^2); ``xavier``: Var W = 2/(fan_in + fan_out); ``he``: Var W = 2/fan_in;
+    ``orthogonal``: orthogonal matrices times the activation's critical gain (:data:`GAIN`);
+    ``lsuv``: orthonormal, then rescaled on the data batch ``x`` (:func:`lsuv_`).
+    """
+    if init not in INIT_SCHEMES:
+        raise ValueError(f"unknown init {init!r}; choose one of {list(INIT_SCHEMES)}")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}; choose one of {list(ACTIVATIONS)}")
+    if init == "lsuv" and x is None:
+        raise ValueError("LSUV initializes from data: pass a batch x")
+    # LSUV draws its own orthonormal start: build the layers empty (no QR done twice)
+    scheme = {"small": "normal", "lsuv": "zero"}.get(init, init)
+    model = MLP(in_dim, width, depth, out_dim, activation, init=scheme,
+                init_std=0.01 if init == "small" else None)
+    if init == "orthogonal":
+        with torch.no_grad():
+            for layer in [*model.hidden, model.head]:
+                layer.weight.mul_(GAIN[activation])
+    if init == "lsuv":
+        lsuv_(model, x)
+    return model
+
+
+def critical_mlp(in_dim: int, width: int, depth: int, activation: str, out_dim: int = 10) -> MLP:
+    """An MLP at its activation's critical weight scale at sigma_b = 0 (W ~ N(0, g^2/fan_in)
+    with g = :data:`GAIN`: sigma_w^2 = 2 for ReLU, the He scale; 1 for tanh), zero biases."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}; choose one of {list(ACTIVATIONS)}")
+    return MLP(in_dim, width, depth, out_dim, activation, sigma_w=GAIN[activation])
+
+
+def layer_statistics(model: MLP, x: torch.Tensor, y: torch.Tensor) -> dict:
+    """Per hidden layer l: the std of its activations phi(z_l) over the batch and units (the
+    forward signal), and the Frobenius norm of dL/dW_l for the cross-entropy loss of the batch
+    (the backward signal). A good init keeps both flat in depth; a bad one makes them shrink
+    or grow geometrically."""
+    model.zero_grad(set_to_none=True)
+    h = x.flatten(1)
+    stds = []
+    for layer in model.hidden:
+        h = model.act(layer(h))
+        stds.append(h.detach().std())
+    F.cross_entropy(model.head(h), y).backward()
+    grads = [layer.weight.grad.norm() for layer in model.hidden]
+    model.zero_grad(set_to_none=True)
+    return dict(act_std=torch.stack(stds).tolist(), grad_norm=torch.stack(grads).tolist())
+
+
+def std_ratio(stats: dict) -> float:
+    """Last-layer activation std over first-layer activation std (NaN if the first is 0)."""
+    first, last = stats["act_std"][0], stats["act_std"][-1]
+    return float(last / first) if first > 0 else float("nan")
+
+
+# =============================================================================================
+# 2. Order and chaos: the mean-field theory of a wide random tanh network
+#
+# With W_ij ~ N(0, sigma_w^2 / n) and b_i ~ N(0, sigma_b^2), each preactivation of a wide layer
+# is Gaussian, so one layer acts on a few numbers only: the length q (mean squared
+# preactivation of one input) and the correlation c of two inputs. Gaussian expectations are
+# computed by Gauss-Hermite quadrature with 201 nodes (relative error below 1e-5 for the lengths
+# q <= 5 of this chapter; tanh'(sqrt(q) z)^2 narrows as q grows, and 81 nodes were off by 3e-3
+# at q = 5).
+# =============================================================================================
+
+PHI = {"tanh": (np.tanh, lambda u: 1.0 / np.cosh(u) ** 2)}
+
+
+@lru_cache(maxsize=8)
+def gauss_hermite(n: int = 201) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights with sum_i w_i f(z_i) ~ E[f(z)], z ~ N(0, 1) (probabilists' Hermite)."""
+    z, w = np.polynomial.hermite_e.hermegauss(n)
+    return z, w / w.sum()
+
+
+def _phi(activation: str):
+    if activation not in PHI:
+        raise ValueError(f"mean-field functions support {list(PHI)}, got {activation!r}")
+    return PHI[activation]
+
+
+def _check_sigmas(sigma_w2, sigma_b2):
+    if not (np.isfinite(sigma_w2) and sigma_w2 > 0):
+        raise ValueError(f"sigma_w2 must be a positive number, got {sigma_w2}")
+    if not (np.isfinite(sigma_b2) and sigma_b2 >= 0):
+        raise ValueError(f"sigma_b2 must be >= 0, got {sigma_b2}")
+
+
+def q_map(q: float, sigma_w2: float, sigma_b2: float,
+          activation: str = "tanh") -> float:
+    """The length map (Poole et al.): the mean squared preactivation of one
+    input, one layer deeper:
+    q_{l+1} = sigma_w^2 E[phi(sqrt(q_l) z)^2] + sigma_b^2."""
+    phi, _ = _phi(activation)
+    z, w = gauss_hermite()
+    return float(sigma_w2 * np.dot(w, phi(np.sqrt(max(q, 0.0)) * z) ** 2)
+                 + sigma_b2)
+
+
+def q_star(sigma_w2: float, sigma_b2: float, activation: str = "tanh") -> float:
+    """The fixed point q* = q_map(q*), where the length settles within a few
+    layers.
+
+    The map is increasing and bounded (tanh^2 < 1), so q* is the one root of
+    q_map(q) - q in (0, sigma_w^2 + sigma_b^2]; with sigma_b = 0 and
+    sigma_w^2 <= 1 the only fixed point is q* = 0 (the signal dies)."""
+    _check_sigmas(sigma_w2, sigma_b2)
+    g = lambda q: q_map(q, sigma_w2, sigma_b2, activation) - q  # noqa: E731
+    lo, hi = 1e-12, sigma_w2 + sigma_b2 + 1.0
+    if g(lo) <= 0:
+        return 0.0
+    # maxiter: where g is flat (sigma_b = 0, sigma_w^2 just above 1, q* tiny)
+    # Brent's method needs up to ~70 iterations, close to scipy's default 100
+    return float(brentq(g, lo, hi, xtol=1e-14, rtol=1e-12, maxiter=1000))
+
+
+def _pair_expectation(f1, f2, q: float, c: float) -> float:
+    """E[f1(u1) f2(u2)] for (u1, u2) Gaussian, both of variance q, with
+    correlation c."""
+    z, w = gauss_hermite()
+    z1, z2 = np.meshgrid(z, z, indexing="ij")
+    c = float(np.clip(c, -1.0, 1.0))
+    u1 = np.sqrt(q) * z1
+    u2 = np.sqrt(q) * (c * z1 + np.sqrt(1.0 - c * c) * z2)
+    return float(np.sum(np.outer(w, w) * f1(u1) * f2(u2)))
+
+
+def c_map(c: float, sigma_w2: float, sigma_b2: float, activation: str = "tanh",
+          q: float | None = None) -> float:
+    """The correlation map: the correlation of two inputs' preactivations one
+    layer deeper, at the length fixed point,
+    c_{l+1} = (sigma_w^2 E[phi(u1) phi(u2)] + sigma_b^2) / q*."""
+    phi, _ = _phi(activation)
+    q = q_star(sigma_w2, sigma_b2, activation) if q is None else q
+    if q <= 0:
+        return 1.0
+    return (sigma_w2 * _pair_expectation(phi, phi, q, c) + sigma_b2) / q
+
+
+def chi_1(sigma_w2: float, sigma_b2: float, activation: str = "tanh") -> float:
+    """chi_1 = sigma_w^2 E[phi'(sqrt(q*) z)^2], the slope of the correlation
+    map at c = 1.
+
+    Why it decides everything: chi_1 is also the mean squared singular value
+    of one layer's Jacobian. chi_1 < 1 (ordered): nearby inputs converge and
+    gradients vanish geometrically with depth; chi_1 > 1 (chaotic): nearby
+    inputs fly apart and gradients explode. chi_1 = 1 is the edge of chaos."""
+    _, dphi = _phi(activation)
+    z, w = gauss_hermite()
+    q = q_star(sigma_w2, sigma_b2, activation)
+    return float(sigma_w2 * np.dot(w, dphi(np.sqrt(q) * z) ** 2))
+
+
+def c_star(sigma_w2: float, sigma_b2: float, activation: str = "tanh") -> float:
+    """The stable fixed point of the correlation map: 1 in the ordered phase (chi_1 <= 1),
+    below 1 in the chaotic phase (where c = 1 is unstable and correlations decay to c*)."""
+    if chi_1(sigma_w2, sigma_b2, activation) <= 1.0:
+        return 1.0
+    q = q_star(sigma_w2, sigma_b2, activation)
+    g = lambda c: c_map(c, sigma_w2, sigma_b2, activation, q) - c  # noqa: E731
+    hi = 1.0 - 1e-7
+    if g(hi) >= 0:  # chi_1 barely above 1: c* indistinguishable from 1
+        return 1.0
+    if g(0.0) <= 0:  # sigma_b = 0: the fixed point is c* = 0 (odd phi)
+        return 0.0
+    return float(brentq(g, 0.0, hi, xtol=1e-12, maxiter=1000))
+
+
+def chi_c(sigma_w2: float, sigma_b2: float, activation: str = "tanh") -> float:
+    """The slope of the correlation map at its stable fixed point c*,
+    chi_c = sigma_w^2 E[phi'(u1) phi'(u2)] (equal to chi_1 in the ordered phase)."""
+    _, dphi = _phi(activation)
+    c = c_star(sigma_w2, sigma_b2, activation)
+    if c >= 1.0:
+        return chi_1(sigma_w2, sigma_b2, activation)
+    q = q_star(sigma_w2, sigma_b2, activation)
+    return sigma_w2 * _pair_expectation(dphi, dphi, q, c)
+
+
+def depth_scale(sigma_w2: float, sigma_b2: float, activation: str = "tanh") -> float:
+    """xi_c = -1 / ln chi_c (Schoenholz et al.): the number of layers over which the
+    correlation of two inputs relaxes to c*, i.e. how deep information about the input
+    travels. It diverges on the critical line chi_1 = 1."""
+    x = chi_c(sigma_w2, sigma_b2, activation)
+    return float("inf") if x >= 1.0 else float(-1.0 / math.log(x))
+
+
+def trainable_depth(sigma_w2: float, sigma_b2: float, activation: str = "tanh") -> float:
+    """6 xi_c: Schoenholz et al. found that networks train when their depth is below about
+    this many layers (and fail beyond it, however long they train)."""
+    return TRAINABLE_DEPTHS * depth_scale(sigma_w2, sigma_b2, activation)
+
+
+def critical_sigma_w2(sigma_b2: float, activation: str = "tanh") -> float:
+    """The sigma_w^2 where chi_1 = 1 at this sigma_b^2: the edge of chaos (sigma_w^2 = 1 at
+    sigma_b = 0; 1.76 at sigma_b^2 = 0.05)."""
+    _check_sigmas(1.0, sigma_b2)
+    f = lambda s: chi_1(s, sigma_b2, activation) - 1.0  # noqa: E731
+    lo, hi = 0.2, 50.0
+    if f(hi) <= 0:
+        raise ValueError(f"no edge of chaos below sigma_w^2 = {hi} at sigma_b^2 = {sigma_b2}")
+    # maxiter: at sigma_b^2 = 0, chi_1 - 1 is flat to second order right of its root (q* ~ 0),
+    # where brentq needs about 110 iterations (scipy's default stops at 100)
+    return float(brentq(f, lo, hi, xtol=1e-10, maxiter=1000))
+
+
+# ... and the same quantities measured on finite random networks (torch) ----------------------
+
+
+def _generator(seed: int) -> torch.Generator:
+    """A generator on the book's device: random networks are drawn where they run."""
+    return torch.Generator(device=get_device()).manual_seed(int(seed))
+
+
+def _randn(*shape, gen: torch.Generator) -> torch.Tensor:
+    return torch.randn(*shape, generator=gen, device=gen.device)
+
+
+def _random_layer(width: int, gen: torch.Generator):
+    """W with N(0, 1/width) entries and b with N(0, 1) entries (scaled by sigma_w, sigma_b)."""
+    return _randn(width, width, gen=gen) / math.sqrt(width), _randn(width, gen=gen)
+
+
+def measure_chi_1(sigma_w2, sigma_b2: float, width: int = 256, depth: int = 40, burn: int = 10,
+                  batch: int = 32, seed: int = 0) -> np.ndarray:
+    """chi_1 measured on random tanh networks: the growth per layer of a small perturbation
+    v (a Jacobian-vector product), after ``burn`` layers that let the length reach q*.
+
+    For each sigma_w^2 the same random matrices are used (common random numbers), so the
+    measured chi_1 is a smooth function of sigma_w^2 (a root finder needs that). Returns
+    exp(mean_l ln r_l) with r_l = sum_batch |J_l v|^2 / sum_batch |v|^2."""
+    s = np.atleast_1d(np.asarray(sigma_w2, dtype=float))
+    if np.any(s <= 0) or sigma_b2 < 0 or depth <= burn or width < 2 or batch < 1:
+        raise ValueError("measure_chi_1 needs sigma_w2 > 0, sigma_b2 >= 0, depth > burn, "
+                         "width >= 2, batch >= 1")
+    gen = _generator(seed)
+    sw = torch.tensor(np.sqrt(s), dtype=torch.float32, device=gen.device).view(-1, 1, 1)
+    sb = math.sqrt(sigma_b2)
+    z = _randn(batch, width, gen=gen).expand(len(s), -1, -1)
+    v = _randn(batch, width, gen=gen).expand(len(s), -1, -1)
+    logs = []
+    for layer in range(depth):
+        W, b = _random_layer(width, gen)
+        t = torch.tanh(z)
+        z = sw * (t @ W.T) + sb * b
+        v_new = sw * (((1 - t * t) * v) @ W.T)
+        ratio = v_new.pow(2).sum((1, 2)) / v.pow(2).sum((1, 2))
+        if layer >= burn:
+            logs.append(ratio.log())
+        v = v_new / ratio.sqrt().view(-1, 1, 1)  # renormalize: keeps numbers O(1)
+    return torch.stack(logs).mean(0).exp().cpu().numpy()
+
+
+def measured_critical_sigma_w2(sigma_b2: float, width: int = 256, depth: int = 40,
+                               batch: int = 32, seed: int = 0, lo: float = 0.3,
+                               hi: float = 8.0) -> float:
+    """The sigma_w^2 where the measured chi_1 crosses 1 (root of ln chi_1, Brent's method).
+
+    In a dry run (``DYNAMICS_DRY_RUN``) the root finder stops after that many iterations and
+    returns its best bracket point: the sizes are proven, not the value."""
+    f = lambda s: float(np.log(measure_chi_1(s, sigma_b2, width, depth, 10, batch, seed)[0]))  # noqa: E731
+    if f(lo) * f(hi) > 0:
+        raise ValueError(f"measured chi_1 does not cross 1 between sigma_w^2 = {lo} and {hi}")
+    root, info = brentq(f, lo, hi, xtol=1e-4, maxiter=cap_steps(200), full_output=True,
+                        disp=False)
+    if not info.converged and dry_run() is None:
+        raise RuntimeError(f"measured critical sigma_w^2 did not converge: {info.flag}")
+    return float(root)
+
+
+def measure_map_iterates(sigma_w2: float, sigma_b2: float, starts, kind: str = "q",
+                         width: int = 512, depth: int = 8, batch: int = 32, seed: int = 0) -> list:
+    """Iterate the length (``kind="q"``) or correlation (``kind="c"``) map on a random tanh
+    network: for each starting value, the measured sequence q^0, q^1, ... (or c^0, c^1, ...).
+    Correlations start at q* (theory) so that they probe the map at its fixed length."""
+    if kind not in ("q", "c"):
+        raise ValueError(f"kind must be 'q' or 'c', got {kind!r}")
+    gen = _generator(seed)
+    starts = torch.tensor(list(starts), dtype=torch.float32, device=gen.device)
+    S = len(starts)
+    x = _randn(batch, width, gen=gen)
+    x = x / x.pow(2).mean(1, keepdim=True).sqrt()  # each input exactly q = 1
+    if kind == "q":
+        z = starts.sqrt().view(S, 1, 1) * x  # [S, batch, width]
+    else:
+        e = _randn(batch, width, gen=gen)
+        e = e - (e * x).mean(1, keepdim=True) * x  # exactly orthogonal to x
+        e = e / e.pow(2).mean(1, keepdim=True).sqrt()
+        c = starts.view(S, 1, 1)
+        q0 = math.sqrt(q_star(sigma_w2, sigma_b2) or 1.0)
+        z = q0 * torch.stack([x.expand(S, -1, -1), c * x + (1 - c * c).sqrt() * e], 0)
+    sw, sb = math.sqrt(sigma_w2), math.sqrt(sigma_b2)
+
+    def measure(z):
+        if kind == "q":
+            return z.pow(2).mean((1, 2))
+        a, b = z[0], z[1]
+        return ((a * b).mean(-1) / (a.pow(2).mean(-1) * b.pow(2).mean(-1)).sqrt()).mean(-1)
+
+    seqs = [measure(z)]
+    for _ in range(depth):
+        W, b = _random_layer(width, gen)
+        z = sw * (torch.tanh(z) @ W.T) + sb * b
+        seqs.append(measure(z))
+    return torch.stack(seqs, 1).tolist()
+
+
+def measure_depth_scale(sigma_w2: float, sigma_b2: float, width: int = 512, depth: int = 60,
+                        pairs: int = 64, seed: int = 0) -> tuple[float, int]:
+    """xi_c measured on a random tanh network.
+
+    Two pairs of inputs (x, x') and (x, x''), built from the same two random vectors, start
+    at correlations 0.1 apart just below c* (at the fixed length q*); their correlations
+    converge geometrically, |c_l - c'_l| ~ exp(-l / xi_c). A line is fitted to ln|c_l - c'_l|
+    over the layers where the gap is below 0.3 (the linear regime) and above 4 standard
+    errors (the finite-width noise floor). Returns (xi, number of layers used); NaN when
+    fewer than 4 layers qualify."""
+    cs = c_star(sigma_w2, sigma_b2)
+    c0 = (min(cs, 0.97) - 0.1, min(cs, 0.97))
+    gen = _generator(seed)
+    x = _randn(pairs, width, gen=gen)
+    e = _randn(pairs, width, gen=gen)  # shared by both pairs: their noise cancels
+    c = torch.tensor(c0, dtype=torch.float32, device=gen.device).view(2, 1, 1)
+    z = math.sqrt(q_star(sigma_w2, sigma_b2) or 1.0) * torch.cat(
+        [x.unsqueeze(0), c * x + (1 - c * c).sqrt() * e], 0)  # [3, pairs, width], length q*
+    sw, sb = math.sqrt(sigma_w2), math.sqrt(sigma_b2)
+    gaps, errors = [], []
+    for _ in range(depth):
+        W, b = _random_layer(width, gen)
+        z = sw * (torch.tanh(z) @ W.T) + sb * b
+        n = z.norm(dim=-1)
+        corr = (z[1:] * z[0]).sum(-1) / (n[1:] * n[0])  # [2, pairs]
+        diff = corr[1] - corr[0]
+        gaps.append(diff.mean().abs())
+        errors.append(diff.std() / math.sqrt(pairs))
+    gaps, errors = torch.stack(gaps).cpu().numpy(), torch.stack(errors).cpu().numpy()
+    layers = np.arange(1, depth + 1)
+    ok = (gaps < 0.3) & (gaps > 4 * errors) & (gaps > 1e-6)
+    idx = np.flatnonzero(ok)  # keep the first run of good layers
+    if len(idx) < 4:
+        return float("nan"), int(len(idx))
+    run = idx[: np.argmax(np.diff(np.r_[idx, idx[-1] + 2]) > 1) + 1]
+    if len(run) < 4:
+        return float("nan"), int(len(run))
+    slope = np.polyfit(layers[run], np.log(gaps[run]), 1)[0]
+    return (float(-1.0 / slope) if slope < 0 else float("inf")), int(len(run))
+
+
+def tanh_mlp(in_dim: int, width: int, depth: int, sigma_w2: float, sigma_b2: float,
+             out_dim: int = 10) -> MLP:
+    """The network of the theory: ``depth`` tanh layers with W ~ N(0, sigma_w^2 / fan_in)
+    and b ~ N(0, sigma_b^2) (the head too)."""
+    _check_sigmas(sigma_w2, sigma_b2)
+    return MLP(in_dim, width, depth, out_dim, "tanh", sigma_w=math.sqrt(sigma_w2),
+               sigma_b=math.sqrt(sigma_b2))
+
+
+# =============================================================================================
+# 3. Orthogonal versus Gaussian weights
+# =============================================================================================
+
+
+def haar_orthogonal(n_mats: int, n: int, gen: torch.Generator) -> torch.Tensor:
+    """``n_mats`` independent n x n orthogonal matrices from the Haar measure: the QR
+    decomposition of a Gaussian matrix, with the signs of R's diagonal moved into Q (without
+    that correction Q is not uniformly distributed)."""
+    q, r = torch.linalg.qr(_randn(n_mats, n, n, gen=gen))
+    return q * torch.sign(torch.diagonal(r, dim1=-2, dim2=-1)).unsqueeze(-2)
+
+
+def random_weights(init: str, n_nets: int, width: int, sigma_w2: float,
+                   gen: torch.Generator) -> torch.Tensor:
+    """One square layer for each of ``n_nets`` networks: [n_nets, n, n].
+
+    Both kinds have E|Wx|^2 = sigma_w^2 |x|^2. Gaussian weights (entries
+    N(0, sigma_w^2 / n)) get it right only on average: |Wx|^2 fluctuates by
+    O(1/sqrt n) around it, and the fluctuations compound with depth.
+    Orthogonal weights (times sigma_w) preserve every norm exactly."""
+    if init == "orthogonal":
+        return math.sqrt(sigma_w2) * haar_orthogonal(n_nets, width, gen)
+    if init == "gaussian":
+        scale = math.sqrt(sigma_w2 / width)
+        return _randn(n_nets, width, width, gen=gen) * scale
+    raise ValueError(f"init must be 'orthogonal' or 'gaussian', got {init!r}")
+
+
+def preactivation_fluctuations(init: str, depth: int, width: int, n_nets: int,
+                               sigma_w2: float = 1.0,
+                               seed: int = 0) -> np.ndarray:
+    """n Var[G_l] / E[G_l]^2 across an ensemble of tanh networks, per layer l,
+    where G_l = |z_l|^2 / n is the mean squared preactivation of one input.
+
+    Why this number: to leading order in 1/n it is 2 + V_l / K_l^2, with V
+    the four-point correlator of preactivations that controls finite-width
+    effects. With Gaussian weights at criticality it grows linearly with
+    depth; with orthogonal weights it stays flat (Day, Kahn & Roberts)."""
+    if init not in ("orthogonal", "gaussian"):
+        raise ValueError(f"init must be orthogonal or gaussian, got {init!r}")
+    if depth < 1 or width < 2 or n_nets < 2:
+        raise ValueError("need depth >= 1, width >= 2 and at least 2 networks")
+    gen = _generator(seed)
+    x = _randn(width, gen=gen)
+    h = (x / x.norm() * math.sqrt(width)).expand(n_nets, width)  # |x|^2 = n
+    out = []
+    for _ in range(depth):
+        W = random_weights(init, n_nets, width, sigma_w2, gen)
+        z = torch.einsum("kij,kj->ki", W, h)
+        G = z.pow(2).mean(1)
+        out.append(float(width * G.var() / G.mean() ** 2))
+        h = torch.tanh(z)
+    return np.asarray(out)
+
+
+# -- Saxe et al.: a deep linear network learning patterns of different strengths ---------------
+
+
+def saxe_task(n_patterns: int = 10, strength_max: float = 1.0,
+              strength_min: float = 0.1, seed: int = 0) -> datasets.Dataset:
+    """C patterns, one per class: x_c = sqrt(C) s_c v_c with orthonormal v_c.
+
+    With one-hot targets and the mean squared error, the input-output
+    correlation Sigma_31 = sum_c (s_c / sqrt C) e_c v_c^T and the input
+    correlation Sigma_11 = sum_c s_c^2 v_c v_c^T share their singular vectors,
+    so gradient descent decouples into one mode per pattern (Saxe et al.):
+    pattern c is learned on its own time scale ~ 1/s_c."""
+    if n_patterns < 2 or not 0 < strength_min <= strength_max:
+        raise ValueError("need n_patterns >= 2 and "
+                         "0 < strength_min <= strength_max")
+    gen = torch.Generator().manual_seed(seed)  # the same task on every device
+    V = haar_orthogonal(1, n_patterns, gen)[0]
+    s = torch.tensor(np.geomspace(strength_max, strength_min, n_patterns),
+                     dtype=torch.float32)
+    x = math.sqrt(n_patterns) * s[:, None] * V.T
+    y = torch.arange(n_patterns)
+    x, y = x.to(get_device()), y.to(get_device())
+    return datasets.Dataset(x, y, x, y, n_patterns, name="saxe-patterns",
+                            info=dict(strengths=s.tolist()))
+
+
+def deep_linear(dim: int, width: int, depth: int, init: str, init_std: float = 1e-3) -> MLP:
+    """A bias-free linear network of ``depth`` weight matrices, dim -> width -> ... -> dim.
+
+    ``orthogonal``: (semi-)orthogonal matrices (Saxe et al.'s random orthogonal init: their
+    product is orthogonal too, at any depth); ``gaussian``: N(0, 1/fan_in) entries (the
+    "scaled Gaussian", whose product has singular values spread over orders of magnitude);
+    ``small``: N(0, init_std^2) entries (the start of the plateaus)."""
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1, got {depth}")
+    kinds = {"orthogonal": dict(init="orthogonal"), "gaussian": dict(sigma_w=1.0),
+             "small": dict(init="normal", init_std=init_std)}
+    if init not in kinds:
+        raise ValueError(f"init must be one of {list(kinds)}, got {init!r}")
+    return MLP(dim, width, depth - 1, dim, "linear", bias=False, **kinds[init])
+
+
+def pattern_progress(model: nn.Module, data: datasets.Dataset) -> torch.Tensor:
+    """y_c = f(x_c)_c for every pattern c: the fraction of pattern c learned (0 -> 1)."""
+    with torch.no_grad():
+        return model(data.x_train).diagonal()
+
+
+def saxe_theory(t, strength: float, n_patterns: int, y0: float) -> np.ndarray:
+    """The exact solution for one mode of a one-hidden-layer network.
+
+    Gradient flow on the mode's strength y obeys dy/dt = 2 s y (1 - y): y
+    grows exponentially from y0 while it is small (the plateau: nothing
+    seems to happen), then saturates at 1 (the sharp drop). Solved, with
+    t = lr x steps and s = strength / sqrt(C) the mode's singular value:
+    y(t) = 1 / (1 + (1/y0 - 1) exp(-2 s t))  (Saxe et al.)."""
+    s = strength / math.sqrt(n_patterns)
+    t = np.asarray(t, dtype=float)
+    return 1.0 / (1.0 + (1.0 / y0 - 1.0) * np.exp(-2.0 * s * t))
+
+
+def effective_start(model: MLP, data: datasets.Dataset) -> np.ndarray:
+    """The starting point y0 of each mode that :func:`saxe_theory` should use for a two-layer
+    net from small random weights: in the early linear phase a_c = W1 v_c and b_c = W2^T e_c
+    grow along (a_c + b_c)/2 at rate s_c, so y ~ (lambda_c / s_c) |(a_c + b_c)/2|^2 e^{2 s_c t}."""
+    if len(model.hidden) != 1:
+        raise ValueError("the exact solution is for one hidden layer (depth = 2)")
+    x = data.x_train
+    C = len(x)
+    strengths = x.norm(dim=1) / math.sqrt(C)  # |x_c| = sqrt(C) s_c
+    v = x / x.norm(dim=1, keepdim=True)
+    with torch.no_grad():
+        a = model.hidden[0].weight @ v.T          # [width, C]
+        b = model.head.weight.T                   # [width, C]
+        u0 = ((a + b) / 2).pow(2).sum(0)
+    lam, s = strengths.pow(2), strengths / math.sqrt(C)
+    return (lam / s * u0).cpu().numpy()
+
+
+# =============================================================================================
+# 4. Initial guessing bias
+# =============================================================================================
+
+
+def guessing_bias(logits: torch.Tensor) -> float:
+    """The fraction of inputs assigned to the most frequent predicted class:
+    1/C for an unbiased classifier on balanced data, 1 when every input gets
+    the same class (Francazi et al.'s initial guessing bias)."""
+    if logits.ndim != 2 or logits.shape[1] < 2:
+        raise ValueError(f"logits must be [inputs, classes >= 2], "
+                         f"got {list(logits.shape)}")
+    counts = torch.bincount(logits.argmax(1), minlength=logits.shape[1])
+    return float(counts.max() / len(logits))
+
+
+def favourite_class(logits: torch.Tensor) -> int:
+    """The class an untrained network assigns most inputs to."""
+    if logits.ndim != 2 or logits.shape[1] < 2:
+        raise ValueError(f"logits must be [inputs, classes >= 2], got {list(logits.shape)}")
+    return int(torch.bincount(logits.argmax(1), minlength=logits.shape[1]).argmax())

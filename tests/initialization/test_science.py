@@ -1,0 +1,294 @@
+"""The science of dynamics.initialization: measures against known values and independent
+references, bad inputs (clear ValueErrors), determinism."""
+import math
+
+import numpy as np
+import pytest
+import torch
+from scipy import integrate, optimize
+
+from dynamics.initialization import science as S
+
+
+# ----------------------------------------------------------------------------- mean field
+# An independent reference: Gaussian expectations by adaptive quadrature (scipy.integrate.quad)
+# instead of Gauss-Hermite, fixed points by plain iteration instead of Brent's method.
+
+
+def _gauss(f):
+    """E[f(z)], z ~ N(0, 1), by adaptive quadrature."""
+    return integrate.quad(lambda z: f(z) * math.exp(-z * z / 2) / math.sqrt(2 * math.pi),
+                          -12, 12, limit=200, epsabs=1e-13, epsrel=1e-12)[0]
+
+
+def _ref_q_star(sw2, sb2):
+    q = 1.0
+    for _ in range(5000):  # the q-map is a contraction near its fixed point (sigma_b > 0)
+        new = sw2 * _gauss(lambda z: math.tanh(math.sqrt(q) * z) ** 2) + sb2
+        if abs(new - q) < 1e-13:
+            break
+        q = new
+    return new
+
+
+def _ref_chi_1(sw2, sb2):
+    q = _ref_q_star(sw2, sb2)
+    return sw2 * _gauss(lambda z: 1 / math.cosh(math.sqrt(q) * z) ** 4)
+
+
+def test_gauss_hermite_moments():
+    z, w = S.gauss_hermite()
+    assert np.isclose(w.sum(), 1.0)
+    assert np.isclose(np.dot(w, z ** 2), 1.0) and np.isclose(np.dot(w, z ** 4), 3.0)
+
+
+def test_q_map_against_scipy_quadrature():
+    for q, sw2, sb2 in [(0.3, 1.5, 0.05), (2.0, 3.0, 0.2)]:
+        ref = sw2 * _gauss(lambda z: math.tanh(math.sqrt(q) * z) ** 2) + sb2
+        assert S.q_map(q, sw2, sb2) == pytest.approx(ref, rel=1e-6)
+
+
+def test_fixed_points_and_known_critical_values():
+    sw2, sb2 = 2.0, 0.05
+    q = S.q_star(sw2, sb2)
+    assert S.q_map(q, sw2, sb2) == pytest.approx(q, rel=1e-9)
+    assert q == pytest.approx(_ref_q_star(sw2, sb2), rel=1e-5)
+    c = S.c_star(sw2, sb2)
+    assert 0 < c < 1 and S.c_map(c, sw2, sb2) == pytest.approx(c, abs=1e-8)
+    assert S.c_map(1.0, sw2, sb2) == pytest.approx(1.0, abs=1e-9)  # c = 1 is always fixed
+    # Published: tanh at sigma_b^2 = 0.05 has its edge of chaos at sigma_w^2 ~ 1.76
+    # (Poole et al. 2016; Schoenholz et al. 2017, the value of their trainability figures).
+    assert S.critical_sigma_w2(0.05) == pytest.approx(1.76, abs=0.005)
+    # sigma_b = 0: exactly sigma_w^2 = 1 (q* = 0 and tanh'(0) = 1)
+    assert S.critical_sigma_w2(0.0) == pytest.approx(1.0, abs=1e-3)
+    assert S.q_star(0.8, 0.0) == 0.0 and S.chi_1(0.8, 0.0) == pytest.approx(0.8)
+    # other sigma_b^2: against the independent reference (quad + fixed-point iteration + a
+    # root of the reference chi_1 - 1), not against our own quadrature
+    for sb2 in (0.01, 0.2, 1.0):
+        ref = optimize.brentq(lambda s: _ref_chi_1(s, sb2) - 1.0, 0.5, 10.0, xtol=1e-7)
+        assert S.critical_sigma_w2(sb2) == pytest.approx(ref, rel=1e-5)
+    # more bias variance pushes the edge of chaos to larger weights
+    crit = [S.critical_sigma_w2(b) for b in (0.01, 0.05, 0.2)]
+    assert crit[0] < crit[1] < crit[2]
+    assert S.chi_1(crit[1], 0.05) == pytest.approx(1.0, abs=1e-8)
+
+
+@pytest.mark.parametrize("sb2", [0.0, 1e-10, 1e-6, 1e-3, 0.05, 0.5, 2.0])
+def test_root_finders_converge_where_the_functions_are_flat(sb2):
+    """Brent's method can need more than scipy's default 100 iterations where a function
+    is flat near its root (sigma_b = 0: q* ~ 0). Every root finder of the module, on a grid
+    including the flat places, converges and returns a true root."""
+    crit = S.critical_sigma_w2(sb2)
+    assert S.chi_1(crit, sb2) == pytest.approx(1.0, abs=1e-6)
+    for sw2 in (crit * (1 - 1e-6), crit * (1 + 1e-6), crit * 1.001, 1.0 + 1e-9, 1.0 + 1e-4, 4.5):
+        q = S.q_star(sw2, sb2)
+        assert q >= 0 and S.q_map(q, sw2, sb2) == pytest.approx(q, rel=1e-6, abs=1e-12)
+        c = S.c_star(sw2, sb2)
+        assert 0 <= c <= 1
+        if c < 1:
+            assert S.c_map(c, sw2, sb2) == pytest.approx(c, abs=1e-7)
+        assert S.depth_scale(sw2, sb2) > 0
+
+
+def test_chi1_is_the_slope_of_the_correlation_map_at_one():
+    sw2, sb2 = 1.3, 0.05
+    h = 1e-4
+    slope = (1.0 - S.c_map(1.0 - h, sw2, sb2)) / h
+    assert slope == pytest.approx(S.chi_1(sw2, sb2), rel=2e-3)
+    assert S.chi_1(sw2, sb2) == pytest.approx(_ref_chi_1(sw2, sb2), rel=1e-5)
+
+
+def test_depth_scale_and_trainable_depth():
+    # ordered phase: xi = -1/ln chi_1; it diverges at the edge of chaos
+    assert S.depth_scale(1.0, 0.05) == pytest.approx(-1 / math.log(S.chi_1(1.0, 0.05)))
+    crit = S.critical_sigma_w2(0.05)
+    assert S.depth_scale(crit - 0.05, 0.05) > 50 and S.depth_scale(crit + 0.1, 0.05) > 30
+    assert S.depth_scale(4.0, 0.05) < 10 and S.depth_scale(0.5, 0.05) < 2
+    assert S.trainable_depth(2.0, 0.05) == pytest.approx(6 * S.depth_scale(2.0, 0.05))
+
+
+def test_mean_field_bad_inputs():
+    with pytest.raises(ValueError, match="sigma_w2"):
+        S.q_star(-1.0, 0.05)
+    with pytest.raises(ValueError, match="sigma_b2"):
+        S.chi_1(1.0, -0.1)
+    with pytest.raises(ValueError, match="sigma_b2"):
+        S.critical_sigma_w2(float("nan"))
+    with pytest.raises(ValueError, match="support"):
+        S.q_map(1.0, 1.0, 0.0, activation="relu")
+    with pytest.raises(ValueError):
+        S.measure_chi_1(1.0, 0.05, depth=5, burn=10)
+    with pytest.raises(ValueError):
+        S.tanh_mlp(10, 8, 2, 0.0, 0.05)
+
+
+# ----------------------------------------------------------------------------- measurements
+
+
+def test_measured_chi1_matches_theory_and_is_deterministic():
+    s = [1.0, 2.5]
+    a = S.measure_chi_1(s, 0.05, width=256, depth=30, batch=32, seed=3)
+    b = S.measure_chi_1(s, 0.05, width=256, depth=30, batch=32, seed=3)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(a, [S.chi_1(v, 0.05) for v in s], rtol=0.05)
+
+
+def test_measured_maps_sit_on_theory():
+    sw2, sb2 = 1.76, 0.05
+    for seq in S.measure_map_iterates(sw2, sb2, [0.1, 2.5], "q", width=512, depth=4):
+        for q_in, q_out in zip(seq[:-1], seq[1:]):
+            assert q_out == pytest.approx(S.q_map(q_in, sw2, sb2), rel=0.05)
+    sw2 = 3.0
+    for seq in S.measure_map_iterates(sw2, sb2, [0.0, 0.6], "c", width=512, depth=4):
+        for c_in, c_out in zip(seq[:-1], seq[1:]):
+            assert c_out == pytest.approx(S.c_map(c_in, sw2, sb2), abs=0.03)
+    with pytest.raises(ValueError, match="kind"):
+        S.measure_map_iterates(1.0, 0.05, [0.1], "x")
+
+
+def test_measured_depth_scale_in_the_ordered_phase():
+    xi, used = S.measure_depth_scale(1.0, 0.05, width=256, depth=40, pairs=32)
+    assert used >= 4
+    assert xi == pytest.approx(S.depth_scale(1.0, 0.05), rel=0.15)
+
+
+# ----------------------------------------------------------------------------- inits
+
+
+def test_lsuv_gives_unit_variance_and_orthonormal_start():
+    torch.manual_seed(0)
+    x = torch.randn(256, 20)
+    model = S.init_mlp(20, 64, 6, "relu", "lsuv", x=x)
+    h = x
+    for layer in model.hidden:
+        z = layer(h).detach()
+        assert float(z.var()) == pytest.approx(1.0, abs=0.1)
+        h = model.act(z)
+        w = layer.weight.detach()  # a rescaled orthonormal matrix: W W^T proportional to I
+        gram = w @ w.T if w.shape[0] <= w.shape[1] else w.T @ w
+        np.testing.assert_allclose(gram / gram.diagonal().mean(), torch.eye(len(gram)), atol=1e-4)
+
+
+def test_init_mlp_schemes_and_bad_inputs():
+    torch.manual_seed(0)
+    small = S.init_mlp(10, 32, 2, "tanh", "small")
+    assert float(small.hidden[1].weight.detach().std()) == pytest.approx(0.01, rel=0.1)
+    he = S.init_mlp(512, 512, 2, "relu", "he")
+    assert float(he.hidden[1].weight.detach().var()) * 512 == pytest.approx(2.0, rel=0.05)
+    xavier = S.init_mlp(512, 512, 2, "relu", "xavier")
+    assert float(xavier.hidden[1].weight.detach().var()) * 512 == pytest.approx(1.0, rel=0.05)
+    orth = S.init_mlp(32, 32, 2, "relu", "orthogonal")
+    w = orth.hidden[1].weight.detach()
+    np.testing.assert_allclose(w @ w.T, 2.0 * torch.eye(32), atol=1e-4)  # gain sqrt 2 for ReLU
+    zero = S.init_mlp(10, 8, 2, "relu", "zero")
+    assert all(float(p.detach().abs().sum()) == 0 for p in zero.parameters())
+    crit = S.critical_mlp(512, 512, 2, "relu")
+    assert float(crit.hidden[1].weight.detach().var()) * 512 == pytest.approx(2.0, rel=0.05)
+    with pytest.raises(ValueError, match="unknown init"):
+        S.init_mlp(10, 8, 2, "relu", "kaiming")
+    with pytest.raises(ValueError, match="batch"):
+        S.init_mlp(10, 8, 2, "relu", "lsuv")
+    with pytest.raises(ValueError, match="activation"):
+        S.critical_mlp(10, 8, 2, "gelu")
+    with pytest.raises(ValueError):
+        S.SignalConfig(depth=0)
+    with pytest.raises(ValueError):
+        S.SignalConfig(init="glorot")
+
+
+def test_layer_statistics_shapes_and_zero_init():
+    x, y = torch.randn(32, 10), torch.randint(0, 10, (32,))
+    st = S.layer_statistics(S.init_mlp(10, 16, 5, "relu", "zero"), x, y)
+    assert len(st["act_std"]) == len(st["grad_norm"]) == 5
+    assert max(st["act_std"]) == 0 and max(st["grad_norm"]) == 0  # symmetry never breaks
+    assert np.isnan(S.std_ratio(st))
+    st = S.layer_statistics(S.init_mlp(10, 16, 5, "tanh", "xavier"), x, y)
+    assert min(st["grad_norm"]) > 0 and S.std_ratio(st) > 0
+
+
+def test_haar_orthogonal_and_random_weights():
+    gen = torch.Generator().manual_seed(0)
+    q = S.haar_orthogonal(4, 16, gen)
+    np.testing.assert_allclose(q @ q.transpose(1, 2), torch.eye(16).expand(4, -1, -1), atol=1e-5)
+    # orthogonal weights preserve every norm exactly; Gaussian ones only on average
+    x = torch.randn(64, generator=gen)
+    for init in ("orthogonal", "gaussian"):
+        W = S.random_weights(init, 500, 64, 1.5, torch.Generator().manual_seed(1))
+        ratio = (W @ x).pow(2).sum(-1) / x.pow(2).sum()
+        assert float(ratio.mean()) == pytest.approx(1.5, rel=0.05)
+        if init == "orthogonal":
+            np.testing.assert_allclose(ratio, 1.5, rtol=1e-4)
+        else:
+            assert float(ratio.std()) > 0.1
+    with pytest.raises(ValueError, match="init"):
+        S.random_weights("he", 2, 4, 1.0, gen)
+
+
+def test_fluctuations_are_deterministic_and_checked():
+    a = S.preactivation_fluctuations("gaussian", 5, 16, 32, seed=4)
+    b = S.preactivation_fluctuations("gaussian", 5, 16, 32, seed=4)
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError):
+        S.preactivation_fluctuations("gaussian", 5, 16, 1)
+    with pytest.raises(ValueError):
+        S.preactivation_fluctuations("xavier", 5, 16, 32)
+
+
+def test_saxe_theory_and_task():
+    t = np.array([0.0, 1.0, 100.0])
+    y = S.saxe_theory(t, 1.0, 4, 0.01)
+    assert y[0] == pytest.approx(0.01) and y[-1] == pytest.approx(1.0, abs=1e-6)
+    # the logistic solves y' = 2 s y (1 - y) with s = strength / sqrt(C)
+    s, tt, h = 0.5, 3.0, 1e-5
+    dy = (S.saxe_theory(tt + h, 1.0, 4, 0.01) - S.saxe_theory(tt - h, 1.0, 4, 0.01)) / (2 * h)
+    yy = S.saxe_theory(tt, 1.0, 4, 0.01)
+    assert dy == pytest.approx(2 * s * yy * (1 - yy), rel=1e-5)
+    d = S.saxe_task(5, 1.0, 0.1)
+    x = d.x_train.cpu()
+    gram = x @ x.T  # one pattern per class, orthogonal, with norms sqrt(C) s_c
+    np.testing.assert_allclose(gram - torch.diag(gram.diagonal()), 0, atol=1e-5)
+    np.testing.assert_allclose(gram.diagonal().sqrt() / math.sqrt(5), np.geomspace(1, 0.1, 5),
+                               rtol=1e-5)
+    with pytest.raises(ValueError):
+        S.saxe_task(1)
+    with pytest.raises(ValueError):
+        S.deep_linear(5, 8, 0, "orthogonal")
+    with pytest.raises(ValueError):
+        S.deep_linear(5, 8, 2, "xavier")
+
+
+def test_deep_linear_orthogonal_product_is_orthogonal():
+    torch.manual_seed(0)
+    net = S.deep_linear(8, 8, 6, "orthogonal")
+    with torch.no_grad():
+        P = net(torch.eye(8))
+    np.testing.assert_allclose(P @ P.T, torch.eye(8), atol=1e-4)
+    with pytest.raises(ValueError, match="one hidden layer"):
+        S.effective_start(S.deep_linear(5, 8, 3, "small"), S.saxe_task(5))
+
+
+def test_guessing_bias_metric():
+    logits = torch.zeros(10, 3)
+    logits[:, 1] = 1.0
+    assert S.guessing_bias(logits) == 1.0
+    assert S.guessing_bias(torch.eye(4)) == pytest.approx(0.25)
+    assert S.favourite_class(logits) == 1
+    with pytest.raises(ValueError):
+        S.guessing_bias(torch.zeros(5))
+
+
+def test_configs_construct_in_every_profile():
+    for profile in ("smoke", "cpu", "gpu"):
+        for cls in (S.SignalConfig, S.ChaosConfig, S.TrainabilityConfig, S.FluctuationConfig,
+                    S.SaxeConfig, S.DepthTimeConfig, S.GuessingConfig):
+            cls.for_profile(profile)
+
+
+def test_science_imports_no_views():
+    """The science module is a reference implementation: no plotting or widget imports."""
+    import inspect
+
+    src = inspect.getsource(S)
+    for banned in ("plotly", "ipywidgets", "plots", "widgets"):
+        assert f"import {banned}" not in src and f"from .. import {banned}" not in src
+        assert f"from ..{banned}" not in src

@@ -1,0 +1,197 @@
+"""Figures, panels (constructed, set, clicked, stopped, refusing bad values, surviving a
+diverging run) and the claims table of dynamics.initialization."""
+import threading
+
+import numpy as np
+import pytest
+
+from dynamics import plots, results, widgets
+from dynamics.initialization import experiments as E
+from dynamics.initialization import science as S
+from dynamics.initialization import views as V
+
+
+def _rendered(fig):
+    """The figure as the book renders it (house layout applied)."""
+    html = plots.to_html(fig)
+    assert "Plotly.newPlot" in html
+    return plots.house(fig)
+
+
+def _no_hand_placed_layout(fig):
+    lay = fig.layout
+    assert lay.legend.x is None and lay.legend.y is None, "legend placed by hand"
+    assert lay.margin.t is None and lay.margin.b is None, "margins set by hand"
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def test_signal_figure_slider_and_dead_init():
+    res = E.run_signal(S.SignalConfig.for_profile("smoke", depth=4, width=16, n_inputs=32),
+                       inits=("zero", "he"))
+    fig = V.signal_figure(res)
+    _no_hand_placed_layout(fig)
+    assert fig.layout.sliders and len(fig.layout.sliders[0].steps) == 2
+    assert any("(all 0)" in (tr.name or "") for tr in fig.data)
+    _rendered(fig)
+    one = V.signal_figure(res, "tanh")
+    assert not one.layout.sliders
+
+
+def test_trainability_figure_uses_equal_cells_and_the_theory_line():
+    heat = results.load("initialization_trainability")[0]
+    fig = V.trainability_figure(heat)
+    _no_hand_placed_layout(fig)
+    hm = fig.data[0]
+    assert list(hm.x) == list(range(len(heat["sigma_w2"])))
+    assert list(hm.y) == list(range(len(heat["depths"])))
+    line = next(tr for tr in fig.data if tr.name and "6 ξ_c" in tr.name)
+    # the line leaves the grid at the top near the critical point (it is not cut at a depth)
+    assert np.nanmax(np.asarray(line.y, float)) > len(heat["depths"]) - 0.5
+    assert len(fig.layout.title.text) <= 60
+    _rendered(fig)
+
+
+def test_trainability_figure_marks_diverged_cells_and_nan_rows():
+    heat = dict(depths=[4, 8], sigma_w2=[1.0, 2.0], acc=[[0.5, 0.1], [None, None]],
+                line_sigma_w2=[1.0, 1.5, 2.0], six_xi=[20.0, None, 30.0], critical=1.76,
+                diverged=[[4, 2.0]], steps=10, sigma_b2=0.05, width=8)
+    fig = V.trainability_figure(heat)
+    assert any(tr.name == "diverged" for tr in fig.data)
+    _rendered(fig)
+
+
+def test_chaos_fluctuation_saxe_depth_time_guessing_figures():
+    chaos = E.run_chaos(S.ChaosConfig.for_profile("smoke", n_sigma=3, depth=20, width=64, batch=8),
+                        sigma_b2_line=(0.05, 0.2))
+    figs = [V.chaos_figure(chaos)]
+    figs.append(V.fluctuations_figure(E.run_fluctuations(
+        S.FluctuationConfig.for_profile("smoke", depth=4, width=8, n_nets=8))))
+    figs.append(V.saxe_figure(E.run_saxe(S.SaxeConfig.for_profile("smoke", steps=30))))
+    figs.append(V.depth_time_figure(results.load("initialization_depth_time")[0]))
+    figs.append(V.guessing_figure(E.run_guessing_bias(
+        S.GuessingConfig.for_profile("smoke", depths=[1, 2], n_nets=2, width=8, n_inputs=20))))
+    for fig in figs:
+        _no_hand_placed_layout(fig)
+        assert len(fig.layout.title.text or "") <= 60
+        _rendered(fig)
+
+
+# ----------------------------------------------------------------------------- panels
+
+
+def _check_panel(panel, above):
+    assert panel.above == above or (isinstance(above, type) and isinstance(panel.above, above))
+    note = panel.static_note()
+    assert "live panel" in note.lower() or "panel" in note
+
+
+def test_panels_pass_the_right_above():
+    _check_panel(V.signal_panel("smoke"), "live")
+    _check_panel(V.saxe_panel("smoke"), "live")
+    _check_panel(V.guessing_panel("smoke"), "live")
+    panel = V.trainability_panel("smoke")
+    assert isinstance(panel.above, dict) and panel.above["profile"] == "cpu"
+    assert "computed in advance" in panel.static_note()
+
+
+def test_signal_panel_runs_and_refuses_bad_values():
+    panel = V.signal_panel("smoke", seed=1).set(depth=4, width=16, activation="tanh", init="lsuv")
+    panel.click()
+    assert panel.figure is not None and "last/first" in panel.status.value
+    with pytest.raises(ValueError, match="depth"):
+        panel.set(depth=1000)
+    with pytest.raises(ValueError, match="init"):
+        panel.set(init="glorot")
+
+
+def test_panels_honour_the_seed(monkeypatch):
+    a = V.saxe_panel("smoke", seed=0).set(steps=50)
+    b = V.saxe_panel("smoke", seed=5).set(steps=50)
+    fa, fb = a.click(), b.click()
+    assert list(fa.data[0].y) != list(fb.data[0].y)
+    monkeypatch.setenv("DYNAMICS_SEED", "5")
+    c = V.saxe_panel("smoke").set(steps=50)
+    assert list(c.click().data[0].y) == list(fb.data[0].y)
+
+
+def test_saxe_panel_reports_a_diverging_run_and_keeps_working():
+    panel = V.saxe_panel("smoke").set(lr=10.0, init="gaussian", depth=6, steps=200)
+    panel.click()
+    assert "diverged" in panel.status.value
+    panel.set(lr=0.3, init="small", depth=2, steps=100)
+    panel.click()
+    assert panel.status.value == "done" and panel.figure is not None
+
+
+def test_trainability_panel_runs_and_stops():
+    panel = V.trainability_panel("smoke", seed=2).set(max_depth=8, n_sigma=3, width=8, steps=50)
+    panel.click()
+    assert panel.figure is not None and panel.progress.value == 1.0
+    assert not panel.status.value.startswith(("failed", "invalid"))
+    # Stop pressed while the grid trains: the panel says so and keeps what it had
+    panel.set(max_depth=32, steps=1000)
+    original = widgets.Update.ticker
+
+    def ticker(self, total, start=0.0, span=1.0):
+        tick = original(self, total, start, span)
+
+        def stop_after_first(done):
+            if done > 0:
+                self.panel.stop()
+            return tick(done)
+
+        return stop_after_first
+
+    widgets.Update.ticker = ticker
+    try:
+        panel.click()
+    finally:
+        widgets.Update.ticker = original
+    assert panel.status.value.startswith("stopped")
+
+
+def test_guessing_panel_runs_and_stops_from_another_thread():
+    panel = V.guessing_panel("smoke").set(depth=3, width=16)
+    panel.click()
+    assert panel.figure is not None and "favourite" in panel.status.value
+    panel.set(depth=64, width=1024)
+    timer = threading.Timer(0.3, panel.stop)
+    timer.start()
+    panel.click()
+    timer.join()
+    assert panel.status.value.startswith("stopped")
+
+
+# ----------------------------------------------------------------------------- claims table
+
+
+def test_claims_table_rows_and_verdicts():
+    heat = results.load("initialization_trainability")[0]
+    depth_time = results.load("initialization_depth_time")[0]
+    rows = V.claims(heat=heat, depth_time=depth_time)
+    assert len(rows) == 2
+    for row in rows:
+        assert set(row) == {"claim", "paper", "measured here", "reproduced"}
+        assert row["reproduced"] in plots.VERDICTS
+    html = plots.claims_table(rows).data
+    assert "not reached" not in html and "None" not in html
+
+
+def test_table_rows():
+    heat = dict(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05,
+                acc=[[1.0, 1.0, 1.0], [0.1, 0.9, 0.12]])
+    rows = V.trainability_rows(heat)
+    assert rows[0]["σ_w² with train acc ≥ 0.5"] == "all"
+    assert rows[1]["σ_w² with train acc ≥ 0.5"] == "1.76" and rows[1]["best σ_w²"] == 1.76
+    assert rows[0]["σ_w² with depth ≤ 6 ξ_c (theory)"] == "1.00 and up"
+    assert rows[1]["σ_w² with depth ≤ 6 ξ_c (theory)"].endswith("and up")
+    res = E.run_signal(S.SignalConfig.for_profile("smoke", depth=3, width=8, n_inputs=16),
+                       inits=("zero", "he"))
+    rows = V.signal_rows(res)
+    assert len(rows) == 4 and {r["activation"] for r in rows} == {"tanh", "relu"}
+    zero = next(r for r in rows if r["init"] == "zero")
+    assert zero["activation std, last/first layer"] is None
+    html = plots.table(rows, missing="no signal").data
+    assert "no signal" in html and "None" not in html

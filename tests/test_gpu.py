@@ -66,3 +66,78 @@ def test_tf32_matmuls_on_ampere_and_newer(monkeypatch):
         assert runtime.tf32_matmuls("cuda") is True and matmul.fp32_precision == "tf32"
     finally:
         matmul.fp32_precision = before
+
+
+# ----------------------------------------------------------------------------- the ledger
+
+
+def _mlp_flops(rows: int, dims=(40, 64, 64, 10)) -> int:
+    """Forward FLOPs of an MLP on ``rows`` examples: 2 x multiply-adds of its matmuls."""
+    return 2 * rows * sum(a * b for a, b in zip(dims[:-1], dims[1:]))
+
+
+@pytest.fixture
+def ledger_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
+    path = tmp_path / "ledger.jsonl"
+    monkeypatch.setenv("DYNAMICS_LEDGER", str(path))
+    return path
+
+
+def test_ledger_records_what_a_full_training_would_cost(ledger_file):
+    """A dry run of train() trains 3 steps but records the 1,000 asked for, with FLOPs per
+    step and per evaluation that match the MLP's matmuls exactly, and its bytes."""
+    from dynamics import data as D, ledger
+    from dynamics.train import train
+
+    d = D.mnist1d(200, 100, seed=0, device="cpu")
+    model = models.MLP(40, 64, 2, 10)
+    h = train(model, d, steps=1000, eval_every=100, progress=False)
+    assert h.steps == [0, 3]
+    (e,) = ledger.read(ledger_file)
+    assert (e["kind"], e["planned_steps"], e["planned_evals"], e["steps_run"], e["evals_run"]) == \
+        ("train", 1000, 11, 3, 2)
+    fwd = _mlp_flops(200)
+    # backward: twice the forward, less the gradient of the input (nobody asks for it)
+    assert e["step_flops"] == 3 * fwd - 2 * 200 * 40 * 64
+    assert e["eval_flops"] == _mlp_flops(200) + _mlp_flops(100)  # train and test sets
+    n = models.count_parameters(model)
+    assert e["param_bytes"] == e["grad_bytes"] == 4 * n
+    assert 8 * n <= e["state_bytes"] <= 8 * n + 64  # AdamW: two moments (+ step counters)
+    assert e["data_bytes"] == 4 * 300 * 40 + 8 * 300
+    assert 200 * 64 * 4 <= e["saved_bytes"] < 200 * (40 + 3 * 64 + 3 * 10) * 8
+    assert e["peak_bytes"] == ledger.Meter.peak(e) > e["data_bytes"] + 4 * 4 * n
+    assert e["step_ops"] > 10 and e["eval_ops"] > 5
+
+
+def test_ledger_of_a_batched_sweep(ledger_file):
+    from dynamics import data as D, ledger
+    from dynamics.sweep import grid, train_many
+
+    d = D.mnist1d(200, 100, seed=0, device="cpu")
+    res = train_many(lambda c: models.MLP(40, 64, 2, 10), d, grid(seed=[0, 1, 2, 3]), steps=500,
+                     eval_steps=[0, 250, 500], strategy="batched", progress=False)
+    assert res.info["steps"] == 3 and res.histories[0].steps == [0]  # 250, 500: not reached
+    (e,) = ledger.read(ledger_file)
+    assert (e["kind"], e["models"], e["planned_steps"], e["planned_evals"], e["steps_run"]) == \
+        ("batched", 4, 500, 3, 3)
+    assert e["step_flops"] == 4 * (3 * _mlp_flops(200) - 2 * 200 * 40 * 64)
+    # full batch: the train-set half of an evaluation is the next step's forward pass
+    assert e["evals_run"] == 1 and e["eval_flops"] == 4 * _mlp_flops(100)
+    n = models.count_parameters(models.MLP(40, 64, 2, 10))
+    assert e["param_bytes"] == e["grad_bytes"] == 4 * 4 * n and e["state_bytes"] == 2 * 4 * 4 * n
+    # sequential sweeps: one train() line per configuration, each with the planned steps
+    train_many(lambda c: models.MLP(40, 64, 2, 10), d, grid(seed=[0, 1]), steps=500,
+               strategy="sequential", progress=False)
+    lines = ledger.read(ledger_file)[1:]
+    assert [(x["kind"], x["planned_steps"], x["steps_run"]) for x in lines] == [("train", 500, 3)] * 2
+
+
+def test_no_ledger_outside_a_measured_dry_run(tmp_path, monkeypatch):
+    from dynamics import data as D, ledger
+    from dynamics.train import train
+
+    path = tmp_path / "ledger.jsonl"
+    monkeypatch.setenv("DYNAMICS_LEDGER", str(path))  # but no DYNAMICS_DRY_RUN
+    train(models.MLP(40, 8, 1, 10), D.mnist1d(50, 20, seed=0, device="cpu"), steps=4, progress=False)
+    assert not ledger.active() and not path.exists()

@@ -342,7 +342,8 @@ def test_chunk_size_from_free_device_memory(monkeypatch):
 def test_spec_is_checked_and_frozen():
     import dataclasses
 
-    spec = Spec(10, "sgd", evals=(0, 5, 10))
+    spec = Spec(10, "sgd", eval_steps=[0, 5, 10, 20])
+    assert spec.evals == (0, 5, 10) and spec.planned == 10
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.steps = 20
     for kwargs, match in [(dict(steps=0), "steps"), (dict(steps=5, optimizer="lion"), "optimizer"),

@@ -43,6 +43,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from . import ledger
 from .data import Dataset
 from .runtime import cap_steps, progress_enabled
 from .train import History, check_hyper, eval_schedule, train
@@ -278,15 +279,18 @@ class Spec:
     seed, initial scale, their own rows and parameter masks: see :class:`Run`); the spec says
     how all of them train. Frozen, so no strategy can change it half way through a sweep."""
 
-    steps: int
+    steps: int  # the steps each model trains (a dry run's cap applied)
     optimizer: str = "adamw"
     momentum: float = 0.9
     betas: tuple = (0.9, 0.999)
     batch_size: int | None = None
     loss: str = "cross_entropy"
-    evals: tuple = ()  # the evaluation steps (dynamics.train.eval_schedule)
+    eval_every: int | None = None
+    eval_steps: tuple | None = None
     metrics: dict | None = field(default=None, compare=False)
     lr_schedule: Callable[[int], float] | None = field(default=None, compare=False)
+    planned_steps: int | None = None  # the steps asked for, where a dry run trains fewer
+    evals: tuple = field(init=False)  # the evaluation steps, as dynamics.train.train's
 
     def __post_init__(self):
         if self.optimizer not in OPTIMIZERS:
@@ -299,6 +303,14 @@ class Spec:
         if bs is not None and (not isinstance(bs, (int, np.integer)) or bs < 1):
             raise ValueError(f"batch_size must be a positive integer, got {bs!r}")
         check_hyper(momentum=self.momentum)
+        if self.eval_steps is not None:
+            object.__setattr__(self, "eval_steps", tuple(int(s) for s in self.eval_steps))
+        object.__setattr__(self, "evals", tuple(eval_schedule(self.steps, self.eval_every, self.eval_steps)))
+
+    @property
+    def planned(self) -> int:
+        """The steps asked for (more than ``steps`` in a dry run)."""
+        return self.planned_steps or self.steps
 
     def history(self, **info) -> History:
         """An empty history, as :func:`dynamics.train.train` starts one."""
@@ -461,10 +473,10 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
         raise ValueError(f"data must be a dynamics.data.Dataset, got {type(data).__name__}")
     if chunk_size is not None and chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
-    spec = Spec(steps, optimizer, momentum, tuple(betas), batch_size, loss, (), metrics, lr_schedule)
-    planned = int(spec.steps)
-    steps = cap_steps(planned)  # a dry run (DYNAMICS_DRY_RUN) trains a few steps at full size
-    spec = dataclasses.replace(spec, steps=steps, evals=tuple(eval_schedule(steps, eval_every, eval_steps)))
+    spec = Spec(steps, optimizer, momentum, tuple(betas), batch_size, loss, eval_every, eval_steps,
+                metrics, lr_schedule)
+    if cap_steps(spec.steps) < spec.steps:  # a dry run (DYNAMICS_DRY_RUN): a few steps at full size
+        spec = dataclasses.replace(spec, steps=cap_steps(spec.steps), planned_steps=spec.steps)
     configs = list(configs)
     if not configs:
         raise ValueError("train_many() got no configurations (an empty grid?)")
@@ -490,14 +502,13 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
             raise ValueError(f"strategy='batched' cannot train this model: {reason}")
     start = time.perf_counter()
     report = _Progress(callbacks)
-    plan = dict(planned_steps=planned, planned_evals=len(eval_schedule(planned, eval_every, eval_steps)))
     if strategy == "sequential":
         chunk = 1
         histories, states = _train_sequential(model_fn, data, spec, runs, progress, report)
     else:
         chunk = chunk_size or auto_chunk_size(template, data, batch_size, optimizer)
-        histories, states = _train_batched(model_fn, data, spec, runs, chunk, progress, report, plan)
-    info = dict(strategy=strategy, chunk_size=chunk, optimizer=optimizer, steps=steps,
+        histories, states = _train_batched(model_fn, data, spec, runs, chunk, progress, report)
+    info = dict(strategy=strategy, chunk_size=chunk, optimizer=optimizer, steps=spec.steps,
                 stopped=report.stopped, batch_size=batch_size, loss=loss, device=str(device),
                 wall_time=time.perf_counter() - start)
     return SweepResult(configs, histories, states, info)
@@ -616,9 +627,11 @@ def _train_sequential(model_fn, data: Dataset, spec: Spec, runs: list[Run], prog
         callbacks = ()
         if report:
             callbacks = [lambda step, history, model, k=k: report((k + step / spec.steps) / len(runs))]
-        h = train(model, run.data(data), steps=spec.steps, optimizer=spec.optimizer, lr=run.lr,
+        # train() caps the planned steps as the sweep did (and meters them in a dry run)
+        h = train(model, run.data(data), steps=spec.planned, optimizer=spec.optimizer, lr=run.lr,
                   weight_decay=run.weight_decay, momentum=spec.momentum, betas=spec.betas,
-                  batch_size=spec.batch_size, loss=spec.loss, eval_steps=spec.evals,
+                  batch_size=spec.batch_size, loss=spec.loss, eval_every=spec.eval_every,
+                  eval_steps=spec.eval_steps,
                   metrics=spec.metrics, after_step=after, lr_schedule=spec.lr_schedule,
                   seed=run.seed, progress=progress, desc=f"config {k + 1}/{len(runs)}",
                   callbacks=callbacks)
@@ -931,8 +944,7 @@ class Evaluations:
         return self.histories
 
 
-def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar=None, report=None,
-                 plan: dict | None = None):
+def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar=None, report=None):
     """Train one chunk of K models of one architecture as one batched computation.
     ``report(step) -> stop?`` is called at each evaluation. Returns (histories, parameters)."""
     device, K = data.device, len(runs)
@@ -948,6 +960,8 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar=None,
     row_chunk = max(64, 65536 // K)
     evals = set(spec.evals)
     rec = Evaluations(K, spec, device)
+    meter = ledger.meter("batched", spec.planned, lambda: len(eval_schedule(
+        spec.planned, spec.eval_every, spec.eval_steps)), data, params, K)  # the gpu plan (dry run)
 
     def evaluate(step: int) -> tuple:
         """Evaluate every model now: (step, [K] device values, user metrics, seconds). In full
@@ -963,65 +977,71 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar=None,
         extra = {k: {m: float(fn(stack.model(params, k), runs[k].data(data)))
                      for m, fn in spec.metrics.items()}
                  for k in rec.open()} if spec.metrics else {}
+        meter.evaluated()
         return step, values, extra, time.perf_counter() - rec.start
 
     def deferred(step: int) -> bool:
         return batches.full and step < spec.steps
 
-    pending = None  # an evaluation waiting for its train-set metrics (full batch)
-    if 0 in evals:
-        pending = evaluate(0)
-        if not deferred(0):
-            rec.record(*pending)
-            pending = None
-    for step in range(1, spec.steps + 1):
-        if not rec.open():
-            break
-        idx, weight = batches.next()
-        leaves = [t.requires_grad_(True) for t in params]
-        out = stack(leaves, data.x_train, idx)
-        y = data.y_train if idx is None else data.y_train[idx]
-        losses = _per_example_loss(spec.loss, out, y, data.n_classes)
-        per_model = losses.mean(1) if weight is None else (losses * weight).sum(1) / weight.sum(1)
-        if pending is not None:  # this forward pass is the previous evaluation's train pass
-            with torch.no_grad():
-                hits = (out.argmax(-1) == y).float()
-                acc = hits.mean(1) if weight is None else (hits * weight).sum(1) / weight.sum(1)
-            step_, values, extra, elapsed = pending
-            rec.record(step_, dict(values, train_loss=per_model.detach().float(), train_acc=acc),
-                       extra, elapsed)
-            pending = None
-        grads = torch.autograd.grad(per_model.sum(), leaves)
-        params = [t.detach() for t in leaves]
-        with torch.no_grad():
-            alive = rec.observe(step, per_model.detach())
-            factor = 1.0 if spec.lr_schedule is None else float(spec.lr_schedule(step - 1))
-            new_p, new_state = batched_step(spec.optimizer, params, grads, state, step, lr * factor,
-                                            wd, momentum=spec.momentum, betas=spec.betas)
-            keep = [_per_model(alive, t) for t in params]  # frozen models keep their values
-            params = [torch.where(a, q, t) for a, q, t in zip(keep, new_p, params)]
-            state = {key: [torch.where(a, q, t) for a, q, t in zip(keep, new, state[key])]
-                     for key, new in new_state.items()}
-            params = stack.mask(params)
-        if bar is not None:
-            bar.update(1)
-        if step in evals:
-            pending = evaluate(step)
-            if not deferred(step):
+    try:
+        pending = None  # an evaluation waiting for its train-set metrics (full batch)
+        if 0 in evals:
+            pending = evaluate(0)
+            if not deferred(0):
                 rec.record(*pending)
                 pending = None
-            if report is not None and report(step):
+        for step in range(1, spec.steps + 1):
+            if not rec.open():
                 break
-    if pending is not None:  # stopped before the next forward pass: evaluate the train set
-        step_, values, extra, elapsed = pending
-        tl, ta = _eval_batched(stack, params, data.x_train, data.y_train, train_rows, spec.loss,
-                               data.n_classes, row_chunk)
-        rec.record(step_, dict(values, train_loss=tl, train_acc=ta), extra, elapsed)
+            meter.begin(step)
+            idx, weight = batches.next()
+            leaves = [t.requires_grad_(True) for t in params]
+            out = stack(leaves, data.x_train, idx)
+            y = data.y_train if idx is None else data.y_train[idx]
+            losses = _per_example_loss(spec.loss, out, y, data.n_classes)
+            per_model = losses.mean(1) if weight is None else (losses * weight).sum(1) / weight.sum(1)
+            if pending is not None:  # this forward pass is the previous evaluation's train pass
+                with torch.no_grad():
+                    hits = (out.argmax(-1) == y).float()
+                    acc = hits.mean(1) if weight is None else (hits * weight).sum(1) / weight.sum(1)
+                step_, values, extra, elapsed = pending
+                rec.record(step_, dict(values, train_loss=per_model.detach().float(), train_acc=acc),
+                           extra, elapsed)
+                pending = None
+            grads = torch.autograd.grad(per_model.sum(), leaves)
+            params = [t.detach() for t in leaves]
+            with torch.no_grad():
+                alive = rec.observe(step, per_model.detach())
+                factor = 1.0 if spec.lr_schedule is None else float(spec.lr_schedule(step - 1))
+                new_p, new_state = batched_step(spec.optimizer, params, grads, state, step, lr * factor,
+                                                wd, momentum=spec.momentum, betas=spec.betas)
+                keep = [_per_model(alive, t) for t in params]  # frozen models keep their values
+                params = [torch.where(a, q, t) for a, q, t in zip(keep, new_p, params)]
+                state = {key: [torch.where(a, q, t) for a, q, t in zip(keep, new, state[key])]
+                         for key, new in new_state.items()}
+                params = stack.mask(params)
+            meter.end(step, state=[t for ts in state.values() for t in ts], grads=grads)
+            if bar is not None:
+                bar.update(1)
+            if step in evals:
+                pending = evaluate(step)
+                if not deferred(step):
+                    rec.record(*pending)
+                    pending = None
+                if report is not None and report(step):
+                    break
+        if pending is not None:  # stopped before the next forward pass: evaluate the train set
+            step_, values, extra, elapsed = pending
+            tl, ta = _eval_batched(stack, params, data.x_train, data.y_train, train_rows, spec.loss,
+                                   data.n_classes, row_chunk)
+            rec.record(step_, dict(values, train_loss=tl, train_acc=ta), extra, elapsed)
+    finally:
+        meter.close()
     return rec.close(), dict(zip(stack.names, params))
 
 
 def _train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: int, progress,
-                   report, plan: dict | None = None):
+                   report):
     """Group the runs by architecture, then train each group in chunks of ``chunk`` models."""
     groups: dict = {}
     for k, run in enumerate(runs):
@@ -1042,7 +1062,7 @@ def _train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: 
             done = None
             if report:
                 done = lambda step, c=c: report((c + step / spec.steps) / len(chunks))  # noqa: E731
-            hs, params = _train_chunk(model_fn, data, spec, [runs[k] for k in ks], bar, done, plan)
+            hs, params = _train_chunk(model_fn, data, spec, [runs[k] for k in ks], bar, done)
             for j, k in enumerate(ks):
                 histories[k] = hs[j]
                 states[k] = {n: t[j] for n, t in params.items()}

@@ -27,6 +27,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from . import ledger
 from .data import Dataset
 from .runtime import cap_steps, progress_enabled
 
@@ -258,6 +259,7 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
     """
     if not isinstance(steps, (int, np.integer)) or steps < 1:
         raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    planned = steps
     steps = cap_steps(steps)  # a dry run (DYNAMICS_DRY_RUN) trains a few steps at full size
     n = len(data.x_train)
     if batch_size is not None and not 1 <= batch_size:
@@ -310,11 +312,14 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
     start = time.perf_counter()
     perm, pos = None, n
     model.train()
+    meter = ledger.meter("train", planned, lambda: len(eval_schedule(planned, eval_every, eval_steps)),
+                         data, model.parameters(), desc=desc)  # the gpu plan's measurements (dry run)
     try:
         stop = record(0) if 0 in evals_set else False
         for step in range(1, steps + 1):
             if stop:
                 break
+            meter.begin(step)
             if full_batch:
                 xb, yb = data.x_train, data.y_train
             else:
@@ -336,6 +341,7 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
             if scheduler is not None:
                 for s in scheduler:
                     s.step()
+            meter.end(step, optimizer)
             # remember the first non-finite loss without a host sync
             nonfinite = ~torch.isfinite(loss_value.detach())
             first_bad.masked_fill_(nonfinite & (first_bad < 0), step)
@@ -344,6 +350,7 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
         if not stop and history.diverged_at is None and int(first_bad) >= 0:
             history.diverged_at = int(first_bad)
     finally:
+        meter.close(len(history))
         if bar is not None:
             bar.close()
     history.wall_time = time.perf_counter() - start

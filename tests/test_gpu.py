@@ -141,3 +141,72 @@ def test_no_ledger_outside_a_measured_dry_run(tmp_path, monkeypatch):
     monkeypatch.setenv("DYNAMICS_LEDGER", str(path))  # but no DYNAMICS_DRY_RUN
     train(models.MLP(40, 8, 1, 10), D.mnist1d(50, 20, seed=0, device="cpu"), steps=4, progress=False)
     assert not ledger.active() and not path.exists()
+
+
+# ----------------------------------------------------------------------------- the gpu dry run
+# Every chapter notebook and every chapter's precompute("gpu") run at the gpu preset's sizes on
+# this CPU, two steps per training (DYNAMICS_DRY_RUN=2), MNIST / CIFAR-10 as offline stand-ins,
+# results to a temporary folder: a shape, dtype, device or configuration bug in a gpu-only path
+# fails here, in CI, not on a reader's Colab. The ledger it keeps is the gpu plan's input.
+
+DRY_RUN_STEPS = 2
+
+
+@pytest.fixture(scope="module")
+def gpu_dry_run(tmp_path_factory):
+    """Run every chapter's notebook and precompute as a gpu dry run, two at a time (CI has two
+    cores; each kernel trains on one thread). Returns (folder, {(chapter, what): result})."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dynamics import CHAPTERS, bench
+
+    out = tmp_path_factory.mktemp("gpu-dry-run")
+    jobs = {(c, w): fn for c in CHAPTERS
+            for w, fn in (("notebook", bench.dry_run_notebook), ("precompute", bench.dry_run_precompute))}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {key: pool.submit(fn, key[0], out, DRY_RUN_STEPS) for key, fn in jobs.items()}
+        return out, {key: f.result() for key, f in futures.items()}
+
+
+def _chapters():
+    from dynamics import CHAPTERS
+
+    return list(CHAPTERS)
+
+
+@pytest.mark.parametrize("what", ["notebook", "precompute"])
+@pytest.mark.parametrize("chapter", _chapters())
+def test_gpu_preset_runs_end_to_end(gpu_dry_run, chapter, what):
+    _, results = gpu_dry_run
+    r = results[(chapter, what)]
+    assert r["ok"], f"the gpu preset of {chapter} ({what}) failed in a dry run:\n{r['error']}"
+
+
+@pytest.mark.parametrize("chapter", _chapters())
+def test_gpu_plan_fits_a_t4(gpu_dry_run, chapter):
+    """The gpu plan (python -m dynamics.bench gpu) from the dry run's ledger: the chapter's
+    largest training fits a Colab T4's 15 GB, notebook and precompute alike."""
+    from dynamics import bench, ledger
+
+    out, results = gpu_dry_run
+    measured = False
+    for what in ("notebook", "precompute"):
+        entries = ledger.read(out / f"{chapter}.{what}.jsonl")
+        if entries:
+            measured = True
+            p = bench.plan(entries)
+            assert p["peak_bytes"] < bench.T4_MEMORY, bench.plan_line(chapter, p, what)
+            assert p["T4"] > 0 and p["H100"] > 0
+    assert measured or not results[(chapter, "notebook")]["ok"], f"{chapter}: no training measured"
+
+
+def test_ledger_work_scales_a_themes_own_loop(ledger_file):
+    """Work that is not a training enters the plan through ledger.work(desc, scale)."""
+    from dynamics import ledger
+
+    a, b = torch.randn(64, 32), torch.randn(32, 16)
+    with ledger.work("random networks", scale=10):
+        a @ b
+    (e,) = ledger.read(ledger_file)
+    assert e["kind"] == "work" and e["step_flops"] == 10 * 2 * 64 * 32 * 16 and e["step_ops"] == 10
+    assert e["planned_steps"] == 1 and e["peak_bytes"] == 2 * 64 * 16 * 4

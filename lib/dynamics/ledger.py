@@ -18,12 +18,15 @@ appends one JSON line to that file, enough to plan the full run on a GPU without
 
 Step 1 is measured on its own; one evaluation's cost is what the whole dry-run training
 counted beyond its steps, divided by the evaluations it made (callbacks and user metrics
-included). Outside a measured dry run a meter does nothing.
+included). Work that is not a training (a theme's own loop over random networks, a
+measurement after training) enters the ledger through ``with ledger.work(desc, scale):``.
+Outside a measured dry run all of this does nothing.
 """
 from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -135,7 +138,8 @@ class Meter:
             grads = [p.grad for p in params if p.grad is not None]
         if optimizer is not None:
             opts = getattr(optimizer, "optimizers", [optimizer])
-            state = [t for opt in opts for s in opt.state.values() for t in s.values()]
+            state = [t for opt in opts for s in getattr(opt, "state", {}).values()
+                     if isinstance(s, dict) for t in s.values()]  # a theme's own optimizer too
         self.entry.update(step_flops=int(flops.get_total_flops()), step_ops=ops.ops,
                           param_bytes=_bytes(params),
                           grad_bytes=_bytes(grads),
@@ -163,10 +167,7 @@ class Meter:
             e.update(eval_flops=max(0, int(extra / n)), eval_ops=max(0, int(extra_ops / n)),
                      largest_bytes=self._total_ops.largest)
             e["peak_bytes"] = self.peak(e)
-            path = Path(os.environ["DYNAMICS_LEDGER"])
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("a") as f:
-                f.write(json.dumps(e) + "\n")
+            _append(e)
         self._total = None
 
     @staticmethod
@@ -192,3 +193,29 @@ def meter(kind: str, planned_steps: int, planned_evals: int, data, params, model
     if callable(planned_evals):
         planned_evals = planned_evals()
     return Meter(kind, planned_steps, planned_evals, data, params, models, desc)
+
+
+@contextmanager
+def work(desc: str, scale: float = 1.0):
+    """Meter a block that is not a training (in a measured dry run; otherwise nothing): its
+    FLOPs and ops, times ``scale``, the number of times the full run repeats what the dry run
+    did (e.g. ``len(grid) / len(cap_grid(grid))``), and its largest tensor."""
+    if not active():
+        yield
+        return
+    flops, ops = FlopCounterMode(display=False), _Ops()
+    with flops, ops:
+        yield
+    e = dict(kind="work", desc=desc, models=1, planned_steps=1, planned_evals=0, steps_run=1,
+             evals_run=0, data_bytes=0, device="", step_flops=int(flops.get_total_flops() * scale),
+             step_ops=int(ops.ops * scale), param_bytes=0, grad_bytes=0, state_bytes=0,
+             saved_bytes=0, eval_flops=0, eval_ops=0, largest_bytes=ops.largest)
+    e["peak_bytes"] = Meter.peak(e)
+    _append(e)
+
+
+def _append(entry: dict) -> None:
+    path = Path(os.environ["DYNAMICS_LEDGER"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        f.write(json.dumps(entry) + "\n")

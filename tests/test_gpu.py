@@ -117,13 +117,15 @@ def test_ledger_of_a_batched_sweep(ledger_file):
     d = D.mnist1d(200, 100, seed=0, device="cpu")
     res = train_many(lambda c: models.MLP(40, 64, 2, 10), d, grid(seed=[0, 1, 2, 3]), steps=500,
                      eval_steps=[0, 250, 500], strategy="batched", progress=False)
-    assert res.info["steps"] == 3 and res.histories[0].steps == [0]  # 250, 500: not reached
+    # a dry run evaluates where it stops (the planned 250 and 500 lie beyond it)
+    assert res.info["steps"] == 3 and res.histories[0].steps == [0, 3]
     (e,) = ledger.read(ledger_file)
     assert (e["kind"], e["models"], e["planned_steps"], e["planned_evals"], e["steps_run"]) == \
         ("batched", 4, 500, 3, 3)
     assert e["step_flops"] == 4 * (3 * _mlp_flops(200) - 2 * 200 * 40 * 64)
-    # full batch: the train-set half of an evaluation is the next step's forward pass
-    assert e["evals_run"] == 1 and e["eval_flops"] == 4 * _mlp_flops(100)
+    # full batch: the train-set half of an evaluation is the next step's forward pass, but
+    # not at the last step: (test at 0 + both at 3) / 2 evaluations
+    assert e["evals_run"] == 2 and e["eval_flops"] == 4 * (2 * _mlp_flops(100) + _mlp_flops(200)) // 2
     n = models.count_parameters(models.MLP(40, 64, 2, 10))
     assert e["param_bytes"] == e["grad_bytes"] == 4 * 4 * n and e["state_bytes"] == 2 * 4 * 4 * n
     # sequential sweeps: one train() line per configuration, each with the planned steps
@@ -210,3 +212,21 @@ def test_ledger_work_scales_a_themes_own_loop(ledger_file):
     (e,) = ledger.read(ledger_file)
     assert e["kind"] == "work" and e["step_flops"] == 10 * 2 * 64 * 32 * 16 and e["step_ops"] == 10
     assert e["planned_steps"] == 1 and e["peak_bytes"] == 2 * 64 * 16 * 4
+
+
+def test_dry_run_evaluates_where_it_stops(monkeypatch):
+    """A dry run whose planned evaluations all lie beyond its few steps still evaluates at its
+    last step, so evaluation code at full size runs (and the plan knows its cost)."""
+    from dynamics import data as D
+    from dynamics.sweep import train_many
+    from dynamics.train import train
+
+    d = D.mnist1d(100, 50, seed=0, device="cpu")
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    h = train(models.MLP(40, 8, 1, 10), d, steps=5000, eval_steps=[1000, 5000], progress=False)
+    assert h.steps == [2]
+    res = train_many(lambda c: models.MLP(40, 8, 1, 10), d, [{}, {}], steps=5000,
+                     eval_steps=[1000, 5000], strategy="batched", progress=False)
+    assert [h.steps for h in res.histories] == [[2], [2]]
+    monkeypatch.delenv("DYNAMICS_DRY_RUN")
+    assert train(models.MLP(40, 8, 1, 10), d, steps=4, eval_steps=[10], progress=False).steps == []

@@ -305,7 +305,10 @@ class Spec:
         check_hyper(momentum=self.momentum)
         if self.eval_steps is not None:
             object.__setattr__(self, "eval_steps", tuple(int(s) for s in self.eval_steps))
-        object.__setattr__(self, "evals", tuple(eval_schedule(self.steps, self.eval_every, self.eval_steps)))
+        evals = eval_schedule(self.steps, self.eval_every, self.eval_steps)
+        if self.planned > self.steps and self.steps not in evals:  # a dry run evaluates where it stops
+            evals.append(self.steps)
+        object.__setattr__(self, "evals", tuple(evals))
 
     @property
     def planned(self) -> int:

@@ -273,6 +273,8 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
         scheduler = [torch.optim.lr_scheduler.LambdaLR(o, lr_schedule) for o in opts]
     loss_fn = loss_function(loss, data.n_classes)
     evals = eval_schedule(steps, eval_every, eval_steps)
+    if steps < planned and steps not in evals:  # a dry run evaluates where it stops, as the run would
+        evals.append(steps)
     evals_set = set(evals)
 
     device = data.device

@@ -156,18 +156,13 @@ DRY_RUN_STEPS = 2
 
 @pytest.fixture(scope="module")
 def gpu_dry_run(tmp_path_factory):
-    """Run every chapter's notebook and precompute as a gpu dry run, two at a time (CI has two
-    cores; each kernel trains on one thread). Returns (folder, {(chapter, what): result})."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    """Every chapter's notebook and precompute as a gpu dry run, two at a time (CI has two
+    cores; each kernel trains on one thread), at most 5 minutes a cell or a precompute.
+    Returns (folder, {(chapter, what): result})."""
     from dynamics import CHAPTERS, bench
 
     out = tmp_path_factory.mktemp("gpu-dry-run")
-    jobs = {(c, w): fn for c in CHAPTERS
-            for w, fn in (("notebook", bench.dry_run_notebook), ("precompute", bench.dry_run_precompute))}
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {key: pool.submit(fn, key[0], out, DRY_RUN_STEPS) for key, fn in jobs.items()}
-        return out, {key: f.result() for key, f in futures.items()}
+    return out, bench.dry_run_all(CHAPTERS, out, DRY_RUN_STEPS, workers=2, timeout=300)
 
 
 def _chapters():

@@ -389,32 +389,45 @@ def plan_line(chapter: str, p: dict, what: str = "plan") -> str:
             f"on T4, about {minutes(p['H100'])} min on H100")
 
 
+def dry_run_all(chapters, out: Path, steps: int = 2, workers: int = 2, timeout: int = 900) -> dict:
+    """Every chapter's notebook and precompute as gpu dry runs, ``workers`` at a time (each
+    trains on one thread): ``{(chapter, "notebook" | "precompute"): {ok, seconds, error}}``,
+    ledgers in ``out``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [(c, w, fn) for c in chapters
+            for w, fn in (("notebook", dry_run_notebook), ("precompute", dry_run_precompute))]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {(c, w): pool.submit(fn, c, out, steps, timeout) for c, w, fn in jobs}
+        return {key: f.result() for key, f in futures.items()}
+
+
 def bench_gpu(tiny: bool = False, ledgers: str | None = None, chapters=None, steps: int = 2) -> dict:
     """The gpu plan: each chapter's notebook and ``precompute("gpu")`` as a measured dry run
     (or the ledgers already in ``ledgers``), then one line per chapter:
-    ``gpu plan <chapter>: peak X.X GB, about N min on T4, about M min on H100``."""
+    ``gpu plan <chapter>: peak X.X GB, about N min on T4, about M min on H100`` (and the same
+    for its precompute)."""
     out = Path(ledgers) if ledgers else Path(tempfile.mkdtemp(prefix="dynamics-gpu-plan-"))
     chapters = list(chapters or (list(CHAPTERS)[:1] if tiny else CHAPTERS))
+    runs = dry_run_all(chapters, out, steps) if ledgers is None else {}
     report = {}
     for chapter in chapters:
-        runs = {}
-        for what, fn in (("notebook", dry_run_notebook), ("precompute", dry_run_precompute)):
-            path = out / f"{chapter}.{what}.jsonl"
-            if ledgers is None:
-                runs[what] = fn(chapter, out, steps)
-                status = "ok" if runs[what]["ok"] else "FAILED: " + runs[what]["error"].splitlines()[-1][:200]
-                print(f"# dry run {chapter} {what}: {runs[what]['seconds']:.0f} s, {status}", flush=True)
-            entries = ledger.read(path)
-            runs[f"{what}_plan"] = plan(entries) if entries else None
-        report[chapter] = runs
-        if runs["notebook_plan"]:
-            print(plan_line(chapter, runs["notebook_plan"]), flush=True)
-        else:
-            print(f"gpu plan {chapter}: no training measured (the dry run failed or trains nothing)")
-        if runs["precompute_plan"]:
-            print(plan_line(chapter, runs["precompute_plan"], "precompute"), flush=True)
-    print(f"# ledgers in {out}; assumptions: {', '.join(f'{g} {p / 1e12:g} TFLOP/s x {a:.0%} + {o * 1e6:g} us/op' for g, (p, a, o) in GPUS.items())}; "
-          f"peak = largest training + {CUDA_CONTEXT / 1e9:g} GB CUDA context", flush=True)
+        report[chapter] = {}
+        for what in ("notebook", "precompute"):
+            r = runs.get((chapter, what))
+            if r is not None:
+                status = "ok" if r["ok"] else "FAILED: " + (r["error"].strip().splitlines() or ["?"])[-1][:300]
+                print(f"# dry run {chapter} {what}: {r['seconds']:.0f} s, {status}", flush=True)
+            entries = ledger.read(out / f"{chapter}.{what}.jsonl")
+            p = report[chapter][what] = plan(entries) if entries else None
+            if p:
+                print(plan_line(chapter, p, "plan" if what == "notebook" else "precompute"), flush=True)
+            elif what == "notebook":
+                print(f"gpu plan {chapter}: no training measured (the dry run failed or trains nothing)")
+    gpus = ", ".join(f"{g} {p / 1e12:g} TFLOP/s x {a:.0%} + {o * 1e6:g} us per op"
+                     for g, (p, a, o) in GPUS.items())
+    print(f"# ledgers in {out}; assumptions: {gpus}; peak = the largest training + "
+          f"{CUDA_CONTEXT / 1e9:g} GB of CUDA context", flush=True)
     return report
 
 

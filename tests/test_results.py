@@ -46,3 +46,60 @@ def test_precompute_and_bench_cli_reject_unknown_names(capsys):
         precompute.main(["grokking", "--profile", "turbo"])
     with pytest.raises(SystemExit):
         bench.main(["no_such_bench"])
+
+
+# ----------------------------------------------------------------------------- atomic, and clear when broken
+
+def test_save_is_atomic_an_interrupted_write_keeps_the_old_file(tmp_data, monkeypatch):
+    path = results.save("grokking_phase", {"v": 1}, profile="smoke")
+    assert json.loads(path.read_text())["payload"] == {"v": 1}
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt  # the kernel interrupted between writing and renaming
+
+    monkeypatch.setattr(results.os, "replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        results.save("grokking_phase", {"v": 2}, profile="smoke")
+    assert json.loads(path.read_text())["payload"] == {"v": 1}  # the old file, whole
+    assert [p.name for p in tmp_data.iterdir()] == ["grokking_phase.json"]  # no temp file left
+
+
+@pytest.mark.parametrize("name,chapter", [
+    ("grokking_phase", "grokking"), ("spectral_timing", "spectral_optimizers"),
+    ("collapse_imbalance", "neural_collapse"), ("weight_decay_grid", "weight_decay"),
+    ("initialization_depth_time", "initialization"), ("lottery_lmc", "lottery_tickets"),
+    ("mystery", "all"),
+])
+def test_each_result_file_maps_to_the_chapter_that_regenerates_it(name, chapter):
+    assert results.chapter_of(name) == chapter
+    assert results.regenerate_command(name) == f"python -m dynamics.precompute {chapter} --profile cpu"
+
+
+def test_every_committed_result_file_has_a_chapter():
+    from dynamics import CHAPTERS
+
+    for path in results.DATA.glob("*.json"):
+        assert results.chapter_of(path.stem) in CHAPTERS, path.name
+
+
+@pytest.mark.parametrize("text,what", [
+    ('{"provenance": {"profile": "cpu"}, "payload": [1, 2', "corrupt or incomplete"),  # truncated
+    ("", "corrupt or incomplete"),
+    ('{"provenance": {"profile": "cpu", "device": "cpu", "dynamics": "0.1", "torch": "2", "date": "x"}}',
+     "has no 'payload'"),
+    ('{"payload": [1]}', "has no 'provenance'"),
+    ("[1, 2]", "has no 'payload' and no 'provenance'"),
+    ('{"payload": [1], "provenance": {"profile": "cpu"}}', "provenance lacks device, dynamics, torch, date"),
+])
+def test_a_broken_result_file_names_itself_and_the_command(tmp_data, text, what):
+    (tmp_data / "spectral_memory.json").write_text(text)
+    with pytest.raises(ValueError) as err:
+        results.load("spectral_memory")
+    message = str(err.value)
+    assert what in message and str(tmp_data / "spectral_memory.json") in message
+    assert "python -m dynamics.precompute spectral_optimizers --profile cpu" in message
+
+
+def test_a_missing_result_file_names_the_chapter(tmp_data):
+    with pytest.raises(FileNotFoundError, match="python -m dynamics.precompute lottery_tickets --profile cpu"):
+        results.load("lottery_imp")

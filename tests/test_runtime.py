@@ -112,3 +112,171 @@ def test_progress_bars_switch_off_in_a_block(monkeypatch):
     assert progress_enabled()
     monkeypatch.setenv("DYNAMICS_PROGRESS", "no")
     assert not progress_enabled()
+
+
+# ----------------------------------------------------------------------------- bad settings name themselves
+
+def test_unavailable_devices_are_clear_errors(monkeypatch):
+    if not torch.cuda.is_available():
+        monkeypatch.setenv("DYNAMICS_DEVICE", "cuda")
+        with pytest.raises(ValueError, match=r"DYNAMICS_DEVICE='cuda', but CUDA is not available.*has: cpu"):
+            runtime.get_device()
+    if not torch.backends.mps.is_available():
+        monkeypatch.setenv("DYNAMICS_DEVICE", "mps")
+        with pytest.raises(ValueError, match=r"DYNAMICS_DEVICE='mps', but Apple's mps backend is not available"):
+            runtime.get_device()
+    for bad in ("gpu", "tpu", "cuda:x"):
+        monkeypatch.setenv("DYNAMICS_DEVICE", bad)
+        with pytest.raises(ValueError, match=r"use cpu, cuda, cuda:N or mps|the book runs on cpu, cuda or mps"):
+            runtime.get_device()
+    monkeypatch.setenv("DYNAMICS_DEVICE", " CPU ")
+    assert runtime.get_device() == torch.device("cpu")
+    monkeypatch.delenv("DYNAMICS_DEVICE")
+    with pytest.raises(ValueError, match="device='cuda:7'"):
+        runtime.get_device("cuda:7")
+    assert "cpu" in runtime.available_devices()
+
+
+def test_setup_fails_on_a_missing_gpu_in_the_first_cell(monkeypatch):
+    """Not later, in Runtime.report or at the first dataset."""
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    monkeypatch.setenv("DYNAMICS_DEVICE", "cuda")
+    with pytest.raises(ValueError, match="DYNAMICS_DEVICE"):
+        dynamics.setup(quiet=True)
+
+
+def test_threads_setting(monkeypatch):
+    monkeypatch.delenv("DYNAMICS_THREADS", raising=False)
+    assert runtime.get_threads() == 1 and runtime.get_threads(3) == 3
+    monkeypatch.setenv("DYNAMICS_THREADS", "2")
+    assert runtime.get_threads() == 2
+    for bad in ("x", "0", "-1", "1.5"):
+        monkeypatch.setenv("DYNAMICS_THREADS", bad)
+        with pytest.raises(ValueError, match=f"DYNAMICS_THREADS must be a positive integer.*got {bad!r}|"
+                                             f"DYNAMICS_THREADS must be a positive integer, got"):
+            runtime.get_threads()
+    with pytest.raises(ValueError, match="threads must be a positive integer"):
+        runtime.get_threads(True)
+
+
+@pytest.mark.parametrize("value,on", [("1", True), ("yes", True), ("On", True), ("true", True),
+                                      ("0", False), ("no", False), ("OFF", False), ("false", False),
+                                      ("", True)])
+def test_progress_setting_values(monkeypatch, value, on):
+    monkeypatch.setenv("DYNAMICS_PROGRESS", value)
+    assert runtime.progress_enabled() is on
+
+
+def test_progress_setting_rejects_unknown_values(monkeypatch):
+    monkeypatch.setenv("DYNAMICS_PROGRESS", "maybe")
+    with pytest.raises(ValueError, match=r"DYNAMICS_PROGRESS='maybe' is not an on/off value: use one of 1, true, on, yes"):
+        runtime.progress_enabled()
+    with pytest.raises(ValueError, match="DYNAMICS_PROGRESS"):
+        dynamics.setup(quiet=True)  # in the first cell
+
+
+def test_seeds_past_int64_are_refused_with_the_range(monkeypatch):
+    assert runtime.get_seed(2**63 - 1) == 2**63 - 1
+    with pytest.raises(ValueError, match=r"seed must be an integer in \[0, 2\*\*63 - 1\], got 9223372036854775808"):
+        runtime.get_seed(2**63)
+    monkeypatch.setenv("DYNAMICS_SEED", str(2**64))
+    with pytest.raises(ValueError, match=r"DYNAMICS_SEED must be an integer in \[0, 2\*\*63 - 1\]"):
+        runtime.get_seed()
+    for bad in (1.5, "3", True):
+        with pytest.raises(ValueError, match="seed must be an integer"):
+            runtime.get_seed(bad)
+    import numpy as np
+
+    assert runtime.get_seed(np.int64(5)) == 5
+
+
+# ----------------------------------------------------------------------------- scale that announces itself
+
+def test_gpu_profile_on_a_cpu_warns_loudly_in_setup(capsys, monkeypatch):
+    monkeypatch.setenv("DYNAMICS_PROFILE", "gpu")
+    monkeypatch.setenv("DYNAMICS_DEVICE", "cpu")
+    monkeypatch.delenv("DYNAMICS_DRY_RUN", raising=False)
+    dynamics.setup(quiet=True)
+    err = capsys.readouterr().err
+    assert "WARNING: the gpu profile" in err and "hours on a CPU" in err
+    assert "DYNAMICS_PROFILE=cpu" in err and "Change runtime type" in err
+    monkeypatch.setenv("DYNAMICS_PROFILE", "cpu")
+    dynamics.setup(quiet=True)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("DYNAMICS_PROFILE", "gpu")
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")  # a dry run of the gpu profile on a CPU is meant
+    dynamics.setup(quiet=True)
+    assert capsys.readouterr().err == ""
+
+
+def _clock(monkeypatch):
+    """A fake perf_counter the test advances by hand."""
+    now = [100.0]
+    monkeypatch.setattr(runtime.time, "perf_counter", lambda: now[0])
+    return now
+
+
+def test_forecast_announces_a_long_run_once(monkeypatch, capsys):
+    now = _clock(monkeypatch)
+    monkeypatch.setenv("DYNAMICS_PROFILE", "gpu")
+    fc = runtime.Forecast("grokking", 25000, "step", device="cpu")
+    now[0] += 0.5
+    fc.update(1)  # too early to tell
+    assert fc.pending and capsys.readouterr().out == ""
+    now[0] += 0.61
+    fc.update(3)  # 0.37 s a step, 25,000 steps
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("grokking: 25,000 steps, about 2.6 h on this cpu (0.37 s a step).")
+    assert "DYNAMICS_PROFILE=cpu" in out and fc.estimate == pytest.approx(9250)
+    now[0] += 100
+    fc.update(3)
+    assert capsys.readouterr().out == ""  # once
+
+
+def test_forecast_is_quiet_for_short_runs_and_in_book_builds(monkeypatch, capsys):
+    now = _clock(monkeypatch)
+    fc = runtime.Forecast("quick", 100, "step")
+    now[0] += 1.0
+    fc.update(50)
+    assert not fc.pending and fc.estimate == pytest.approx(2.0) and fc.message is None
+    monkeypatch.setenv("DYNAMICS_BOOK_BUILD", "1")
+    fc = runtime.Forecast("long", 1000, "step")
+    now[0] += 1.0
+    fc.update(1)
+    assert fc.message and capsys.readouterr().out == ""
+
+
+def test_forecasts_nest_and_a_sweep_speaks_for_its_runs(monkeypatch, capsys):
+    now = _clock(monkeypatch)
+    with runtime.Forecast("sweep", 1.0, inner=False) as outer:
+        inner = runtime.Forecast("one run", 1000, "step")
+        now[0] += 2.0
+        inner.update(10)  # 200 s, but the sweep speaks
+        assert inner.message is None
+        outer.update(0.01)
+    assert capsys.readouterr().out.startswith("sweep: about 3 min on this")
+    with runtime.Forecast("panel run", 1.0) as outer:
+        inner = runtime.Forecast("training", 1000, "step")
+        now[0] += 2.0
+        inner.update(10)
+        outer.update(0.01)
+    out = capsys.readouterr().out
+    assert out.startswith("training: 1,000 steps") and "panel run" not in out
+
+
+def test_announcements_go_where_a_panel_sends_them(capsys):
+    seen = []
+    with runtime.announcements_to(seen.append):
+        runtime.announce("about 3 min")
+        assert runtime.smaller_run_hint() == "Stop ends it early."
+    runtime.announce("printed")
+    assert seen == ["about 3 min"] and capsys.readouterr().out == "printed\n"
+
+
+def test_smaller_run_hints_by_profile():
+    assert "DYNAMICS_PROFILE=cpu" in runtime.smaller_run_hint("gpu")
+    assert "DYNAMICS_PROFILE=smoke" in runtime.smaller_run_hint("cpu")
+    assert "fewer steps" in runtime.smaller_run_hint("smoke")
+    assert runtime.duration(45) == "about 45 s" and runtime.duration(300) == "about 5 min"
+    assert runtime.duration(9250) == "about 2.6 h"

@@ -129,3 +129,89 @@ def test_dry_run_caps_training_steps(monkeypatch):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "4")
     h = train.train(models.MLP(d.input_dim, 8, 1, 10), d, steps=5000, eval_every=1000, progress=False)
     assert h.steps == [0, 4]
+
+
+# ----------------------------------------------------------------------------- edge cases (issue 13)
+
+def test_empty_history_gives_nan_not_keyerror(digits):
+    """A run that diverged before its first evaluation has recorded nothing."""
+    h = History(diverged_at=1)
+    assert math.isnan(h.last("test_acc")) and len(h["train_loss"]) == 0
+    assert h.first_step("test_acc", above=0.5) is None
+    _, h2 = _run(digits, optimizer="sgd", lr=1e6, steps=30, eval_steps=[30])
+    assert h2.diverged and len(h2) == 0 and math.isnan(h2.last("test_acc"))
+    h3 = History()
+    h3.append(0, train_loss=1.0)
+    with pytest.raises(KeyError, match="recorded"):  # a typo on a real history stays an error
+        h3.last("tset_acc")
+
+
+@pytest.mark.parametrize("schedule,match", [
+    (lambda s: 1.0 - s / 10, r"lr_schedule\(11\) returned -0.1"),
+    (lambda s: float("nan") if s == 3 else 1.0, r"lr_schedule\(3\) returned nan"),
+    (lambda s: "fast", r"lr_schedule\(0\) must be a number"),
+])
+def test_lr_schedule_must_return_a_factor_of_zero_or_more(digits, schedule, match):
+    m = models.MLP(digits.input_dim, 8, 1, 10)
+    with pytest.raises(ValueError, match=match):
+        train.train(m, digits, steps=20, lr=1e-2, lr_schedule=schedule, progress=False)
+    with pytest.raises(ValueError, match="a function"):
+        train.train(m, digits, steps=20, lr_schedule=0.5, progress=False)
+
+
+def test_lr_schedule_checked_in_sweeps_too(digits):
+    from dynamics import sweep
+
+    with pytest.raises(ValueError, match=r"lr_schedule\(\d+\) returned -1"):
+        sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}],
+                         steps=5, lr_schedule=lambda s: -1.0, progress=False)
+
+
+@pytest.mark.parametrize("lr", [np.float32(1e-2), np.float64(1e-2), torch.tensor(1e-2),
+                                np.array(1e-2), np.int64(1)])
+def test_learning_rates_as_numpy_or_tensor_numbers(digits, lr):
+    assert train.check_hyper(lr)[0] == pytest.approx(float(lr))
+    _, h = _run(digits, lr=lr, steps=5, optimizer="sgd")
+    assert not h.diverged
+
+
+@pytest.mark.parametrize("lr,match", [
+    ("0.01", r"learning rate must be a number, got '0.01' \(str\)"),
+    (True, "learning rate must be a number"), (torch.ones(2), "learning rate must be a number"),
+    (float("inf"), "positive finite"), (np.float64(-1), "positive finite"),
+])
+def test_bad_learning_rate_types_say_what_they_got(lr, match):
+    with pytest.raises(ValueError, match=match):
+        train.check_hyper(lr)
+    with pytest.raises(ValueError, match="weight decay must be a number"):
+        train.check_hyper(weight_decay="none")
+
+
+def test_a_long_run_announces_itself_once(digits, monkeypatch, capsys):
+    """Measured on the real loop: a run estimated past the threshold prints one line (what,
+    steps, time on this device, how to get a smaller run) and trains on."""
+    from dynamics import runtime
+
+    monkeypatch.setattr(runtime, "LONG_RUN_S", 0.0)
+    monkeypatch.setattr(runtime, "MEASURE_S", 0.0)
+    monkeypatch.setenv("DYNAMICS_PROFILE", "cpu")
+    _, h = _run(digits, steps=40, desc="a test run")
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("a test run: 40 steps, about ")
+    assert "on this cpu" in lines[0] and "DYNAMICS_PROFILE=smoke" in lines[0]
+    assert h.steps[-1] == 40  # announcing does not stop it
+    monkeypatch.setattr(runtime, "LONG_RUN_S", 1e9)
+    _run(digits, steps=40)
+    assert capsys.readouterr().out == ""
+
+
+def test_a_long_sweep_announces_itself_not_each_run(digits, monkeypatch, capsys):
+    from dynamics import runtime, sweep
+
+    monkeypatch.setattr(runtime, "LONG_RUN_S", 0.0)
+    monkeypatch.setattr(runtime, "MEASURE_S", 0.0)
+    for strategy in ("sequential", "batched"):
+        sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}, {}],
+                         steps=20, eval_every=5, strategy=strategy, progress=False)
+        lines = capsys.readouterr().out.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("3 configurations x 20 steps: about "), strategy

@@ -1,3 +1,5 @@
+import threading
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -149,3 +151,107 @@ def test_no_progress_bars_inside_a_panel(monkeypatch):
     p = widgets.Panel(lambda update: seen.append(progress_enabled()), [])
     p.click()
     assert seen == [False] and progress_enabled() is True
+
+
+# ----------------------------------------------------------------------------- never trapped (issue 13)
+
+def test_a_long_run_says_so_in_the_status_line_then_done(monkeypatch):
+    from dynamics import runtime
+
+    monkeypatch.setattr(runtime, "LONG_RUN_S", 0.0)
+    monkeypatch.setattr(runtime, "MEASURE_S", 0.0)
+    notices = []
+    panel = _panel()
+    panel.status.observe(lambda change: notices.append(change["new"]), names="value")
+    panel.click()
+    said = [n for n in notices if "on this" in n]
+    assert len(said) == 1 and said[0].startswith("training: 30 steps, about ")
+    assert said[0].endswith("Stop ends it early.") and panel.status.value == "done"
+
+
+def test_a_panel_forecasts_from_its_progress_when_its_run_does_not_train(monkeypatch):
+    """A loop of short pieces (no single long training) is announced from update.ticker."""
+    from dynamics import runtime
+
+    monkeypatch.setattr(runtime, "LONG_RUN_S", 0.0)
+    monkeypatch.setattr(runtime, "MEASURE_S", 0.0)
+    notices = []
+
+    def run(update, n):
+        tick = update.ticker(n)
+        for i in range(int(n)):
+            time.sleep(0.01)
+            tick(i + 1)
+        return plots.curves(train.History(steps=[0, 1], metrics={"x": [1.0, 0.5]}), ["x"])
+
+    panel = widgets.Panel(run, [widgets.Slider("n", 1, 10, 3, integer=True)])
+    panel.status.observe(lambda change: notices.append(change["new"]), names="value")
+    panel.click()
+    assert any(n.startswith("this run: about ") for n in notices) and panel.status.value == "done"
+
+
+def test_the_run_button_draws_from_the_training_thread_into_the_output():
+    """What a browser does: the Run button's handler starts a thread; the figures the run
+    draws land in the Output widget's outputs (assigned, not printed: safe from a thread)."""
+    panel = _panel()
+    panel.button.click()  # the button's own on_click handlers, as a browser click fires them
+    assert panel._thread is not None
+    panel._thread.join(120)
+    assert not panel.running and panel.status.value == "done"
+    (out,) = panel.output.outputs
+    assert out["output_type"] == "display_data" and "Plotly.newPlot" in out["data"]["text/html"]
+    assert not panel.button.disabled and panel.stop_button.disabled
+
+
+def test_errors_and_stops_in_the_thread_reset_the_status():
+    def broken(update, **values):
+        update(progress=0.5)
+        raise RuntimeError("out of memory")
+
+    panel = widgets.Panel(broken, [])
+    panel.start()
+    panel._thread.join(10)
+    assert panel.status.value == "failed: RuntimeError: out of memory" and not panel.button.disabled
+    assert any("out of memory" in o.get("text", "") for o in panel.output.outputs)
+
+    started = threading.Event()
+
+    def endless(update):
+        while True:
+            started.set()
+            update(progress=0.1)  # raises Stopped once Stop was pressed
+            time.sleep(0.01)
+
+    p2 = widgets.Panel(endless, [])
+    p2.start()
+    assert started.wait(10)
+    p2.stop_button.click()
+    p2._thread.join(10)
+    assert not p2.running and p2.status.value == "stopped" and not p2.button.disabled
+
+
+def test_panels_made_in_this_kernel_can_be_found():
+    panel = _panel()
+    assert widgets.panels()[-1] is panel
+
+
+def test_a_run_that_reports_nothing_still_shows_it_is_alive():
+    seen = []
+
+    def quiet(update):
+        time.sleep(2.3)  # no progress, no status: the panel counts the seconds itself
+        return None
+
+    panel = widgets.Panel(quiet, [])
+    panel.status.observe(lambda change: seen.append(change["new"]), names="value")
+    panel.click()
+    ticks = [s for s in seen if s.startswith("running… ") and s.endswith(" s")]
+    assert ticks and ticks[0] in ("running… 1 s", "running… 2 s") and panel.status.value == "done"
+
+    def says(update):
+        update(status="measured 0.5")
+        time.sleep(1.5)  # the run's own word is not overwritten by the count
+
+    p2 = widgets.Panel(says, [])
+    p2.click()
+    assert p2.status.value == "measured 0.5"

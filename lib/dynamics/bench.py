@@ -261,34 +261,38 @@ def bench_lottery(tiny: bool = False) -> dict:
 
 
 def bench_weight_decay(tiny: bool = False) -> dict:
-    """The decoupling grid (Adam + L2 and AdamW over learning rates x decays, smoke scale,
-    ``weight_decay.run_decoupling``) against as many bare trainings of the same MLP."""
+    """The decoupling grids (Adam + L2 and AdamW over learning rates x decays, smoke scale,
+    ``weight_decay.run_decoupling``, trained by ``train_many``) against as many bare trainings
+    of the same MLP, steps and mini-batches, one after another."""
     from . import weight_decay as W
     from .data import mnist1d
     from .models import MLP
 
     rt = _setup()
-    toy = dict(n_lr=2, n_wd=2, steps=10, width=8, n_train=200)
+    toy = dict(n_lr=2, n_wd=3, steps=10, width=8, n_train=200)
     for over in (toy,) if tiny else (toy, {}):  # the toy run first warms up both code paths
         cfg = W.DecouplingConfig.for_profile("smoke", **over)
         lib, out = _timed(lambda: W.run_decoupling(cfg, 0, False))
         data = mnist1d(cfg.n_train, 1000, seed=0, device=rt.device)  # the chapter's data (seed 0)
-        runs = [(opt, lr, wd) for opt in out["decays"] for wd in out["decays"][opt] for lr in out["lrs"]]
+        runs = [(kind, lr, wd) for kind, g in out["grids"].items()
+                for _ in g["seeds"] for wd in g["decays"] for lr in g["lrs"]]
 
         def bare():
-            for opt, lr, wd in runs:
+            for kind, lr, wd in runs:
                 torch.manual_seed(0)
                 model = MLP(data.input_dim, cfg.width, 2, data.n_classes).to(rt.device)
-                o = (torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=wd) if opt == "adamw"
+                o = (torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=wd) if kind == "adamw"
                      else torch.optim.Adam(model.parameters(), lr=lr, weight_decay=wd))
                 bare_train(model, data.x_train, data.y_train, o, cfg.steps, cfg.batch_size)
 
         plain, _ = _timed(bare)
+    strategies = {kind: g.get("strategy") for kind, g in out["grids"].items()}
     r = dict(library=lib, bare=plain, ratio=lib / plain, trainings=len(runs), steps=cfg.steps,
-             strategy=out.get("strategy"))
+             strategy=strategies)
     print(f"weight_decay bench: {lib:.1f} s library, {plain:.1f} s for {len(runs)} bare trainings, "
-          f"library/bare {r['ratio']:.2f}x (decoupling grid, {cfg.steps} steps, batch "
-          f"{cfg.batch_size}, MLP {cfg.width}x2; train_many strategy {r['strategy']})", flush=True)
+          f"library/bare {r['ratio']:.2f}x (decoupling grids {', '.join(out['grids'])}: {cfg.steps} "
+          f"steps, batch {cfg.batch_size}, MLP {cfg.width}x2; train_many strategy "
+          f"{', '.join(sorted(set(map(str, strategies.values()))))})", flush=True)
     return r
 
 

@@ -18,21 +18,42 @@ from pathlib import Path
 
 REPO_DIR = "training-dynamics"
 
+# The first code cell of every chapter (``python -m dynamics.book colab-cells`` writes it).
+# Plain Python, no magics, so that Colab and the tests run the same code. Safe to run twice:
+# the clone is updated, not made again; the library is installed once; sys.path gets one entry.
 COLAB_CELL = """\
 # Colab setup: on Colab, fetch the book's repository (library + precomputed data) and install
-# the library from it. Anywhere else this cell does nothing. It never reinstalls torch.
-import os, subprocess, sys
-REPO = "{url}"
+# the library from it; anywhere else this cell does nothing. Safe to run again: it updates the
+# copy, installs once, and never reinstalls torch or Colab's other packages.
+import os, shutil, subprocess, sys
+from importlib.metadata import PackageNotFoundError, version
+REPO, DIR, AGAIN = "{url}", "{dir}", "then run this cell again"
+def git(*args):
+    out = subprocess.run(["git", *args], capture_output=True, text=True)
+    return out.stdout.strip() if out.returncode == 0 else None
 if "google.colab" in sys.modules:
-    if not os.path.isdir("{dir}"):
-        subprocess.run(["git", "clone", "--depth", "1", REPO, "{dir}"], check=True)
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "{dir}"], check=True)
-    sys.path.insert(0, os.path.abspath("{dir}/lib"))"""
+    if not shutil.which("git"):
+        raise RuntimeError(f"git is missing: install it (apt-get install -y git), {{AGAIN}}")
+    if not os.path.isdir(DIR):
+        if git("clone", "--depth", "1", "--branch", "{branch}", REPO, DIR) is None:
+            raise RuntimeError(f"could not clone {{REPO}}: check the connection, {{AGAIN}}")
+    elif git("-C", DIR, "config", "remote.origin.url") != REPO:
+        raise RuntimeError(f"{{DIR}}/ is not a clone of {{REPO}}: delete or rename it, {{AGAIN}}")
+    elif (git("-C", DIR, "fetch", "--depth", "1", "origin", "{branch}") is None
+          or git("-C", DIR, "reset", "--hard", "FETCH_HEAD") is None):
+        print(f"could not update {{DIR}}/ (offline?): using it as it is; delete it to start afresh")
+    try:
+        version("dynamics")  # installed by an earlier run
+    except PackageNotFoundError:  # once: the library, and what Colab lacks (mnist1d)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", DIR], check=True)
+    LIB = os.path.abspath(f"{{DIR}}/lib")
+    if LIB not in sys.path:
+        sys.path.insert(0, LIB)"""
 
 
-def colab_cell(url: str) -> str:
+def colab_cell(url: str, branch: str = "main") -> str:
     """The source of a chapter's first code cell for the repository at ``url``."""
-    return COLAB_CELL.format(url=url, dir=REPO_DIR)
+    return COLAB_CELL.format(url=url, dir=REPO_DIR, branch=branch)
 
 
 def repository_url(config_path=None) -> str:
@@ -43,6 +64,29 @@ def repository_url(config_path=None) -> str:
 
     config = yaml.safe_load(open(config_path or ROOT / "_config.yml"))
     return config["repository"]["url"]
+
+
+def write_colab_cells(chapters_dir=None) -> list[Path]:
+    """Make the first code cell of every chapter notebook the Colab cell for the repository
+    in ``_config.yml`` (the cell is generated here, one home, and tested against this);
+    returns the notebooks changed. Notebooks are read and written with nbformat, so nothing
+    else in them changes."""
+    import nbformat
+
+    from .results import ROOT
+
+    changed = []
+    cell = colab_cell(repository_url())
+    for path in sorted(Path(chapters_dir or ROOT / "chapters").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+        first = next((c for c in nb.cells if c.cell_type == "code"), None)
+        if first is None:
+            raise ValueError(f"{path} has no code cell to hold the Colab setup")
+        if first.source != cell:
+            first.source = cell
+            path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+            changed.append(path)
+    return changed
 
 
 def _static_dir(app) -> Path:
@@ -69,6 +113,7 @@ def _serve_plotly(app, config) -> None:
 # the notes of live panels and the provenance captions read as asides.
 BOOK_CSS = """
 div.cell_output pre, div.output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+div.cell_output .dynamics-source pre { white-space: pre; overflow-wrap: normal; }
 div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
 .dynamics-figure { max-width: 100%; }
 .dynamics-panel-note { margin: 0.4em 0 1em; font-size: 0.92em; }
@@ -282,6 +327,7 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             page.wait_for_function("() => !window.MathJax || !MathJax.startup || "
                                    "MathJax.startup.promise !== undefined", timeout=30000)
             page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("() => document.fonts.ready.then(() => true)")  # MathJax's web fonts
             page.wait_for_timeout(1000)
             report = page.evaluate(PAGE_REPORT_JS)
             move = page.evaluate(MOVE_SLIDER_JS)
@@ -293,9 +339,14 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             report["slider_moved"] = move
             report["remote"] = list(remote)
             if shots_dir is not None:
+                # A full-page capture resizes the window while it shoots, and plotly's responsive
+                # figures redraw half-way through it: grow the window first, let them settle.
                 Path(shots_dir).mkdir(parents=True, exist_ok=True)
-                page.evaluate("() => window.scrollTo(0, 0)")
-                page.screenshot(path=str(Path(shots_dir) / f"{name}.png"), full_page=True)
+                height = page.evaluate("() => document.documentElement.scrollHeight")
+                page.set_viewport_size({"width": width, "height": min(int(height), 32000)})
+                page.wait_for_timeout(1500)
+                page.screenshot(path=str(Path(shots_dir) / f"{name}.png"))
+                page.set_viewport_size({"width": width, "height": 900})
             reports[name] = report
         browser.close()
     return reports
@@ -333,17 +384,25 @@ def screenshots(html_dir, out_dir, pages=None, width: int = 1280) -> list[Path]:
 def main(argv=None) -> int:
     """``python -m dynamics.book build [chapter ...] [--profile P] [--dest DIR] [--shots]``:
     build the book (or some chapters) in a copy and, with ``--shots``, save a full-page
-    screenshot of each chapter page under ``DIR/shots``."""
+    screenshot of each chapter page under ``DIR/shots``.
+    ``python -m dynamics.book colab-cells``: rewrite the first cell of every chapter from
+    :func:`colab_cell`."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m dynamics.book", description=main.__doc__)
-    parser.add_argument("command", choices=["build"])
+    parser.add_argument("command", choices=["build", "colab-cells"])
     parser.add_argument("chapters", nargs="*", help="chapter notebook names (default: all)")
     parser.add_argument("--profile", default="smoke")
     parser.add_argument("--dest", default="_build/preview")
     parser.add_argument("--shots", action="store_true")
     parser.add_argument("--loose", action="store_true", help="do not treat warnings as errors")
     args = parser.parse_args(argv)
+    if args.command == "colab-cells":
+        changed = write_colab_cells()
+        for path in changed:
+            print(f"rewrote the Colab cell of {path}")
+        print(f"{len(changed)} notebook(s) changed")
+        return 0
     html = build(Path(args.dest).resolve() / "book", args.chapters or None, args.profile,
                  strict=not args.loose)
     print(f"built: {html}")
@@ -355,6 +414,8 @@ def main(argv=None) -> int:
 
 def setup(app):
     os.environ.setdefault("DYNAMICS_PROGRESS", "0")
+    # kernels of the book build: serve their own plotly.js, announce nothing to no one
+    os.environ.setdefault("DYNAMICS_BOOK_BUILD", "1")
     app.connect("config-inited", _serve_plotly)
     app.add_js_file("plotly.min.js", priority=200)
     app.add_css_file("dynamics.css")

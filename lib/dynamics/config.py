@@ -16,14 +16,19 @@ Example::
         lr: float = param(3e-3, "AdamW learning rate", low=1e-5, high=1.0, log=True)
 
 Validation (``__post_init__``) turns bad values into a ``ValueError`` that names the field,
-its value and the allowed range, before anything reaches torch.
+its value and the allowed range, before anything reaches torch. A field declared ``int`` takes
+integers only (``p=97.0`` or ``steps=1.5`` is refused, not truncated), ``float`` any real
+number, ``bool`` True/False, ``str`` text; numpy scalars count as the Python type they stand for.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from dataclasses import dataclass, field, fields
 from typing import Any
+
+import numpy as np
 
 from .runtime import get_profile
 
@@ -57,13 +62,51 @@ def param(
     return field(default=default, metadata=meta)
 
 
+_KINDS = {"int": int, "float": float, "bool": bool, "str": str}
+
+
+def declared_type(f) -> type | None:
+    """The plain type a field is declared with (int, float, bool or str), else None.
+    Annotations are strings under ``from __future__ import annotations``."""
+    t = f.type
+    if isinstance(t, str):
+        return _KINDS.get(t.strip())
+    return t if t in (int, float, bool, str) else None
+
+
+def _typed(name: str, kind: type | None, value):
+    """``value`` checked against the field's declared type, numpy scalars made plain."""
+    if kind is None:
+        return value
+    if kind is bool:
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    if kind is int:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            hint = " (an integer field: write it without a decimal point)" \
+                if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) else ""
+            raise ValueError(f"{name} must be an integer, got {value!r}{hint}")
+        return int(value)
+    if kind is float:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise ValueError(f"{name} must be a number, got {value!r}")
+        return float(value) if isinstance(value, np.generic) else value
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be text (a str), got {value!r}")
+    return value
+
+
 @dataclass
 class Config:
     """Base class of every experiment config: validation, presets, dict round-trip."""
 
     def __post_init__(self):
         for f in fields(self):
-            self._check(f, getattr(self, f.name))
+            name = f"{type(self).__name__}.{f.name}"
+            value = _typed(name, declared_type(f), getattr(self, f.name))
+            object.__setattr__(self, f.name, value)  # numpy scalars become plain numbers
+            self._check(f, value)
 
     def _check(self, f, value):
         meta = f.metadata

@@ -13,9 +13,15 @@ legend, the title, a slider and the tick labels go is decided here, for every fi
 - **multi-panel** figures keep the full width, since the legend is not beside them.
 
 Jupyter Book 1.x drops plotly's own output type, so figures are emitted as ``text/html``: a
-``div`` and a script that draws it with ``Plotly.newPlot``. In the built book, plotly.js is
-one of the book's own static files (see :mod:`dynamics.book`), so pages need no network;
-on Colab or in Jupyter, where no Plotly is loaded yet, the script fetches plotly.js from its CDN.
+``div`` and a script that draws it with ``Plotly.newPlot``, using the Plotly already loaded in
+the page. Where that comes from:
+
+- in the built book, plotly.js is one of the book's own static files (see :mod:`dynamics.book`);
+- in a local Jupyter, ``dynamics.setup()`` loads plotly.js from the installed package into the
+  notebook once (:func:`load_plotlyjs`), so figures draw with no network;
+- on Colab every output is sandboxed in its own frame, so nothing loaded once is visible to the
+  next figure: there each figure fetches plotly.js from its CDN (Colab is online; embedding the
+  4 MB library in every figure would make the notebook heavy for nothing).
 
 Builders: :func:`figure`, :func:`subplots`, :func:`curves`, :func:`heatmap`, :func:`bars`,
 :func:`slider` (one figure per value of a parameter: the static counterpart of a widget),
@@ -154,12 +160,12 @@ def _log_ticks(fig: go.Figure, axis: str, length_px: float) -> dict:
 
     for mantissas in ((1, 2, 5), (1, 3), (1,)):
         vals = inside([m * 10.0 ** k for k in range(k0, k1 + 1) for m in mantissas])
-        if len(vals) <= room and len(vals) >= 2:
+        if 2 <= len(vals) <= room:
             break
     else:
-        every = math.ceil((k1 - k0 + 1) / room)
-        vals = [10.0 ** k for k in range(k0, k1 + 1) if (k - k0) % every == 0]
-    if len(vals) < 2:  # a range narrower than the 1-2-5 grid: let plotly choose
+        vals = inside([10.0 ** k for k in range(k0, k1 + 1)])
+        vals = vals[::math.ceil(len(vals) / room)] if len(vals) > room else vals
+    if len(vals) < 2:  # a range too narrow for two 1-2-5 values: plotly's own ticks do better
         return {}
     text = [_tick(v) for v in vals]
     return dict(tickvals=vals, ticktext=text)
@@ -291,8 +297,8 @@ def _axes(fig: go.Figure, letter: str):
 # ----------------------------------------------------------------------------- rendering
 
 def to_html(fig: go.Figure) -> str:
-    """The figure, in the house layout, as a self-drawing HTML fragment (uses a loaded
-    Plotly, else plotly.js from its CDN)."""
+    """The figure, in the house layout, as a self-drawing HTML fragment (uses the Plotly
+    loaded in the page, else plotly.js from its CDN: see the module's docstring)."""
     fig = house(go.Figure(fig))
     div = f"dyn-{uuid.uuid4().hex[:12]}"
     spec = fig.to_json()
@@ -314,6 +320,31 @@ def to_html(fig: go.Figure) -> str:
         "})();\n"
         "</script>"
     )
+
+
+def plotlyjs_html() -> str:
+    """plotly.js from the installed plotly package as one ``<script>`` that defines
+    ``window.Plotly`` (AMD/CommonJS loaders are hidden from it: the classic notebook's
+    require.js would otherwise capture it as a module and leave ``window.Plotly`` undefined)."""
+    return ('<script type="text/javascript">(function () {\n'
+            "if (window.Plotly) { return; }\n"
+            "var define, module, exports;\n"
+            + plotly.offline.get_plotlyjs() + "\n})();</script>")
+
+
+def load_plotlyjs() -> bool:
+    """In a Jupyter kernel, put plotly.js into the notebook (once per call: ``dynamics.setup()``
+    calls it once per chapter), so that every figure after it draws without network. Returns
+    whether it did (not outside a kernel, e.g. in a script or a test)."""
+    from IPython import get_ipython
+    from IPython.display import display
+
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return False
+    display({"text/html": plotlyjs_html(),
+             "text/plain": f"(plotly.js {plotly.offline.get_plotlyjs_version()} loaded)"}, raw=True)
+    return True
 
 
 def _json(obj) -> str:

@@ -6,6 +6,10 @@ torch and python versions, the date, the command that regenerates the file and t
 ``$DYNAMICS_RESULTS_DIR``, when set, is where ``save`` writes instead (a dry run must not
 overwrite ``data/``). ``load(name)`` returns ``(payload, provenance)``; ``describe(provenance)`` is the one-line
 note the book prints under a precomputed figure.
+
+Files are written atomically (a temporary file beside the target, then ``os.replace``), so
+an interrupted precompute leaves the old file, never half a new one. A file that is missing,
+truncated or lacks its parts is an error that names it and the command that regenerates it.
 """
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import json
 import math
 import os
 import platform
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +26,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
+PROVENANCE_KEYS = ("profile", "device", "dynamics", "torch", "date")  # what describe() prints
 
 
 def data_dir() -> Path:
@@ -83,18 +89,62 @@ def save(name: str, payload, profile: str, config=None, command: str | None = No
     out = os.environ.get("DYNAMICS_RESULTS_DIR")  # e.g. a dry run writes elsewhere than data/
     path = (Path(out) if out else data_dir()) / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(dict(provenance=prov, payload=_plain(payload)), indent=1) + "\n")
+    text = json.dumps(dict(provenance=prov, payload=_plain(payload)), indent=1) + "\n"
+    write_atomic(path, text)
     return path
 
 
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one: a
+    temporary file in the same folder, flushed to disk, then renamed over the target."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def chapter_of(name: str) -> str:
+    """The chapter (notebook name) whose precompute writes result ``name``: results are named
+    ``<theme>_<what>``, after the theme module (``spectral_timing`` -> spectral_optimizers)."""
+    from . import CHAPTERS
+
+    by_theme = {theme: chapter for chapter, theme in CHAPTERS.items()}
+    theme = max((t for t in by_theme if name == t or name.startswith(t + "_")), key=len, default=None)
+    return by_theme.get(theme, "all")
+
+
+def regenerate_command(name: str, profile: str = "cpu") -> str:
+    """The command that rewrites ``data/<name>.json`` (the book is published in the cpu profile)."""
+    return f"python -m dynamics.precompute {chapter_of(name)} --profile {profile}"
+
+
 def load(name: str):
-    """``(payload, provenance)`` of ``data/<name>.json``."""
+    """``(payload, provenance)`` of ``data/<name>.json``. A missing, truncated or incomplete
+    file is an error that names it and the command that regenerates it."""
     path = data_dir() / f"{name}.json"
+    again = f"regenerate it with `{regenerate_command(name)}`"
     if not path.exists():
-        raise FileNotFoundError(
-            f"no precomputed result {path.name}; regenerate it with "
-            f"`python -m dynamics.precompute <chapter>`")
-    blob = json.loads(path.read_text())
+        raise FileNotFoundError(f"no precomputed result {path}; {again}")
+    try:
+        blob = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is corrupt or incomplete (not valid JSON: {err}); {again}") from None
+    missing = [key for key in ("payload", "provenance") if not isinstance(blob, dict) or key not in blob]
+    if missing:
+        raise ValueError(f"{path} is incomplete: it has no {' and no '.join(map(repr, missing))} "
+                         f"(a result file holds {{'provenance': ..., 'payload': ...}}); {again}")
+    prov = blob["provenance"]
+    lacking = [k for k in PROVENANCE_KEYS if k not in prov] if isinstance(prov, dict) else ["all"]
+    if lacking:
+        raise ValueError(f"{path} is incomplete: its provenance lacks {', '.join(lacking)}; {again}")
     return blob["payload"], blob["provenance"]
 
 

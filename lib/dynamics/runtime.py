@@ -7,8 +7,17 @@ A *profile* picks the scale of every experiment in the book:
 - ``cpu``:   a reader without a GPU; each chapter in a few minutes on a laptop.
 - ``gpu``:   Colab or a workstation; paper-scale versions.
 
-It is read from ``DYNAMICS_PROFILE`` (default: ``gpu`` when CUDA is available, else ``cpu``);
-the seed from ``DYNAMICS_SEED`` (default 0).
+Settings, read from the environment; a bad value is an error that names the setting and
+its valid values (never a failure deep inside torch):
+
+- ``DYNAMICS_PROFILE``  smoke | cpu | gpu (default: gpu when CUDA is available, else cpu)
+- ``DYNAMICS_SEED``     an integer in [0, 2**63 - 1] (default 0)
+- ``DYNAMICS_DEVICE``   cpu | cuda | cuda:N | mps, one this machine has (default: the best one)
+- ``DYNAMICS_THREADS``  a positive integer: torch's CPU threads (default 1)
+- ``DYNAMICS_PROGRESS`` 1/0, true/false, on/off, yes/no: progress bars (default on)
+- ``DYNAMICS_DRY_RUN``  a number of steps: train every experiment only that long (default off)
+
+A run that would take more than about a minute says so before it gets far (:class:`Forecast`).
 """
 from __future__ import annotations
 
@@ -16,14 +25,32 @@ import contextvars
 import os
 import platform
 import random
+import sys
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
 
 PROFILES = ("smoke", "cpu", "gpu")
+MAX_SEED = 2**63 - 1  # seeds travel through int64 tensors; larger ones overflow inside torch
+ON, OFF = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
+
+
+def switch(name: str, default: bool) -> bool:
+    """An on/off setting from the environment (``name``); unset or empty gives ``default``,
+    anything but 1/0, true/false, on/off, yes/no is an error that lists those."""
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ON:
+        return True
+    if raw in OFF:
+        return False
+    raise ValueError(f"{name}={raw!r} is not an on/off value: use one of "
+                     f"{', '.join(ON)} (on) or {', '.join(OFF)} (off)")
 
 
 def _check_profile(name: str) -> str:
@@ -46,29 +73,91 @@ def get_profile(profile: str | None = None) -> str:
 
 
 def get_seed(seed: int | None = None) -> int:
-    """The experiment seed: ``seed`` if given, else ``$DYNAMICS_SEED`` (default 0)."""
+    """The experiment seed: ``seed`` if given, else ``$DYNAMICS_SEED`` (default 0), an
+    integer in [0, 2**63 - 1] (torch keeps seeds in int64 tensors)."""
+    setting = "seed"
     if seed is None:
+        setting = "DYNAMICS_SEED"
         raw = os.environ.get("DYNAMICS_SEED", "0").strip() or "0"
         try:
             seed = int(raw)
         except ValueError:
-            raise ValueError(f"DYNAMICS_SEED must be an integer, got {raw!r}") from None
-    if int(seed) < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+            raise ValueError(f"DYNAMICS_SEED must be an integer in [0, 2**63 - 1], got {raw!r}") from None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{setting} must be an integer in [0, 2**63 - 1], got {seed!r}")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise ValueError(f"{setting} must be an integer in [0, 2**63 - 1], got {seed}")
     return int(seed)
+
+
+def _mps_available() -> bool:
+    return getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
+
+
+def available_devices() -> list[str]:
+    """The devices this machine offers the book: cpu, each CUDA GPU, Apple's mps."""
+    found = ["cpu"]
+    if torch.cuda.is_available():
+        found += ["cuda"] + [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    if _mps_available():
+        found.append("mps")
+    return found
 
 
 def get_device(device: str | torch.device | None = None) -> torch.device:
     """The device experiments run on: cuda > mps > cpu, unless ``device`` or
-    ``$DYNAMICS_DEVICE`` names one."""
-    device = device or os.environ.get("DYNAMICS_DEVICE") or None
-    if device is not None:
-        return torch.device(device)
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
+    ``$DYNAMICS_DEVICE`` names one, which must be one this machine has (checked here, so
+    that a missing GPU is one clear sentence, not a torch error at the first tensor)."""
+    setting = "device"
+    if device is None:
+        device = os.environ.get("DYNAMICS_DEVICE", "").strip() or None
+        setting = "DYNAMICS_DEVICE"
+    if device is None:
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        return torch.device("mps") if _mps_available() else torch.device("cpu")
+    if isinstance(device, torch.device) and device.type == "cpu":
+        return device
+    here = ", ".join(available_devices())
+    try:
+        dev = torch.device(device.strip().lower() if isinstance(device, str) else device)
+    except (RuntimeError, TypeError, ValueError):
+        raise ValueError(f"{setting}={device!r} is not a device: use cpu, cuda, cuda:N or mps "
+                         f"(this machine has: {here})") from None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"{setting}={device!r}, but CUDA is not available here (no GPU, or "
+                             f"torch {torch.__version__} was built without CUDA); this machine "
+                             f"has: {here}")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ValueError(f"{setting}={device!r}, but this machine has "
+                             f"{torch.cuda.device_count()} CUDA device(s): {here}")
+    elif dev.type == "mps":
+        if not _mps_available():
+            raise ValueError(f"{setting}={device!r}, but Apple's mps backend is not available "
+                             f"here (it needs a Mac with Apple silicon); this machine has: {here}")
+    elif dev.type != "cpu":
+        raise ValueError(f"{setting}={device!r}: the book runs on cpu, cuda or mps "
+                         f"(this machine has: {here})")
+    return dev
+
+
+def get_threads(threads: int | None = None) -> int:
+    """Torch's CPU threads: ``threads`` if given, else ``$DYNAMICS_THREADS`` (default 1:
+    the book's models are small, and one thread avoids OpenMP overhead that made them
+    several times slower on two shared cores)."""
+    setting = "threads"
+    if threads is None:
+        setting = "DYNAMICS_THREADS"
+        raw = os.environ.get("DYNAMICS_THREADS", "").strip() or "1"
+        try:
+            threads = int(raw)
+        except ValueError:
+            raise ValueError(f"DYNAMICS_THREADS must be a positive integer (CPU threads for "
+                             f"torch, e.g. 1 or {os.cpu_count()}), got {raw!r}") from None
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"{setting} must be a positive integer, got {threads!r}")
+    return int(threads)
 
 
 def seed_everything(seed: int) -> torch.Generator:
@@ -105,7 +194,7 @@ def progress_enabled(progress: bool | None = None) -> bool:
     forced = _PROGRESS.get()
     if forced is not None:
         return forced
-    return os.environ.get("DYNAMICS_PROGRESS", "1").strip().lower() not in ("0", "false", "off", "no")
+    return switch("DYNAMICS_PROGRESS", True)
 
 
 @contextmanager
@@ -171,6 +260,157 @@ def cpu_threads(n: int = 1, device=None):
         torch.set_num_threads(before)
 
 
+# ----------------------------------------------------------------------------- where we run
+
+def on_colab() -> bool:
+    """Whether this kernel is a Colab runtime (Colab imports ``google.colab`` at start)."""
+    return "google.colab" in sys.modules
+
+
+def in_book_build() -> bool:
+    """Whether this kernel executes a chapter for the static book (``$DYNAMICS_BOOK_BUILD``,
+    set by the book's Sphinx extension): then nothing is said to a reader who is not there."""
+    return switch("DYNAMICS_BOOK_BUILD", False)
+
+
+# ----------------------------------------------------------------------------- announcements
+# A run says what it is about to do when that takes long, and a live panel shows it in its
+# status line instead of printing (``announcements_to``).
+
+_SINK: contextvars.ContextVar = contextvars.ContextVar("dynamics_announce", default=None)
+_FORECAST: contextvars.ContextVar = contextvars.ContextVar("dynamics_forecast", default=None)
+LONG_RUN_S = 60.0  # a run longer than this announces itself
+MEASURE_S = 1.0    # how long a run is timed before its length is estimated
+
+
+def announce(message: str) -> None:
+    """Tell the reader something about the run in progress: in a live panel its status line,
+    elsewhere one printed line (nothing while the static book is built)."""
+    sink = _SINK.get()
+    if sink is not None:
+        sink(message)
+    elif not in_book_build():
+        print(message, flush=True)
+
+
+@contextmanager
+def announcements_to(sink: Callable[[str], None]):
+    """Send :func:`announce` messages of a block to ``sink`` (a panel's status line)."""
+    token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
+
+
+def duration(seconds: float) -> str:
+    """``about 40 s``, ``about 3 min``, ``about 2.6 h``: an estimate, said as one."""
+    if seconds < 90:
+        return f"about {seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"about {seconds / 60:.0f} min"
+    return f"about {seconds / 3600:.1f} h"
+
+
+def smaller_run_hint(profile: str | None = None) -> str:
+    """How to get a smaller run than the one about to start, for the active profile."""
+    if _SINK.get() is not None:
+        return "Stop ends it early."
+    profile = get_profile(profile)
+    smaller = {"gpu": "cpu", "cpu": "smoke"}.get(profile)
+    if smaller:
+        return (f"For a smaller run use the {smaller} profile (DYNAMICS_PROFILE={smaller} before "
+                f"dynamics.setup()), or interrupt the kernel to stop this one.")
+    return "For a shorter run pass fewer steps, or interrupt the kernel to stop this one."
+
+
+class Forecast:
+    """Measures the first part of a run and, if the whole run would take longer than
+    ``threshold`` seconds (:data:`LONG_RUN_S`), says once what it is and how long it will take
+    on this device, with a way to get a smaller run.
+
+    ``update(done)`` reports progress (``done`` of ``total``, e.g. steps); the estimate is
+    made once, after ``measure`` seconds (:data:`MEASURE_S`; a device sync is done only then,
+    through ``sync``, so that queued GPU work is counted).
+    It returns False, so it can be a ``sweep.train_many`` callback. Forecasts nest (``with
+    forecast:``): the first to speak speaks for the whole block, and ``inner=False`` keeps the
+    runs inside silent (a sweep speaks for its runs, not each run for itself)::
+
+        with Forecast("3 seeds x 25,000 steps", total=3) as fc:
+            for i, seed in enumerate(seeds):
+                run(seed)
+                fc.update(i + 1)
+    """
+
+    def __init__(self, what: str, total: float, unit: str | None = None, *, device=None,
+                 threshold: float | None = None, measure: float | None = None,
+                 sync: Callable[[], None] | None = None, inner: bool = True):
+        self.what, self.total, self.unit = what, float(total), unit
+        self.device = device
+        self.threshold = LONG_RUN_S if threshold is None else float(threshold)
+        self.measure = MEASURE_S if measure is None else float(measure)
+        self.sync, self.inner = sync, inner
+        self.parent = _FORECAST.get()
+        self.start = time.perf_counter()
+        self.estimate: float | None = None  # seconds, once measured
+        self.message: str | None = None     # what was announced, if anything
+        self.pending = True                 # still measuring
+        self._token = None
+
+    def _said(self) -> bool:
+        node = self
+        while node is not None:
+            if node.message is not None:
+                return True
+            node = node.parent
+        return False
+
+    def _silenced(self) -> bool:
+        node = self.parent
+        while node is not None:
+            if not node.inner:
+                return True
+            node = node.parent
+        return False
+
+    def update(self, done: float) -> bool:
+        if not self.pending or done <= 0:
+            return False
+        if time.perf_counter() - self.start < self.measure and done < self.total:
+            return False
+        if self.sync is not None:
+            self.sync()
+        self.pending = False
+        elapsed = time.perf_counter() - self.start
+        self.estimate = elapsed * self.total / min(float(done), self.total)
+        if self.estimate > self.threshold and not self._said() and not self._silenced():
+            self.message = self.describe()
+            node = self.parent
+            while node is not None:  # the enclosing runs have now been announced too
+                node.message = node.message or self.message
+                node = node.parent
+            announce(self.message)
+        return False
+
+    def describe(self) -> str:
+        device = get_device(self.device).type
+        text = f"{self.what}: "
+        if self.unit:
+            per = self.estimate / self.total
+            rate = f"{per:.2g} s a {self.unit}" if per >= 0.01 else f"{1 / per:,.0f} {self.unit}s a second"
+            text += f"{self.total:,.0f} {self.unit}s, {duration(self.estimate)} on this {device} ({rate}). "
+        else:
+            text += f"{duration(self.estimate)} on this {device}. "
+        return text + smaller_run_hint()
+
+    def __enter__(self) -> "Forecast":
+        self._token = _FORECAST.set(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _FORECAST.reset(self._token)
+
+
 @dataclass(frozen=True)
 class Runtime:
     """What a chapter runs with; returned by :func:`setup`."""
@@ -190,6 +430,17 @@ class Runtime:
             f"torch {torch.__version__} · dynamics {__version__} · python {platform.python_version()}"
         )
 
+    def warnings(self) -> list[str]:
+        """What the reader must know before running anything (e.g. the gpu profile on a CPU)."""
+        out = []
+        if self.profile == "gpu" and self.device.type == "cpu" and dry_run() is None:
+            out.append(
+                "WARNING: the gpu profile runs paper-scale experiments, which take hours on a CPU, "
+                "and this machine has no GPU. Use the cpu profile: set DYNAMICS_PROFILE=cpu (or call "
+                "dynamics.setup(profile='cpu')); on Colab, pick a GPU under Runtime > Change "
+                "runtime type.")
+        return out
+
 
 def tf32_matmuls(device) -> bool:
     """Let float32 matmuls use TF32 tensor cores on NVIDIA Ampere and newer (compute
@@ -207,18 +458,25 @@ def tf32_matmuls(device) -> bool:
 
 
 def setup(profile: str | None = None, seed: int | None = None, quiet: bool = False) -> Runtime:
-    """Start a chapter: resolve profile, device and seed, seed everything, install the
-    book's plotly renderer, and print one line saying what this run uses."""
+    """Start a chapter: resolve profile, device and seed (a bad setting is a clear error here,
+    in the first cell, not later), seed everything, install the book's plotly renderer (and
+    in a local Jupyter, load plotly.js into the notebook once so figures draw offline), and
+    print one line saying what this run uses, plus a loud warning when it cannot go well."""
     rt = Runtime(get_profile(profile), get_device(), get_seed(seed))
+    threads = get_threads()
+    progress_enabled()  # a bad DYNAMICS_PROGRESS fails here, not in the first training run
+    dry_run()
     seed_everything(rt.seed)
     if rt.device.type == "cpu":
-        # The book's models are small: one thread avoids OpenMP overhead that made them
-        # several times slower on 2 shared cores. DYNAMICS_THREADS overrides.
-        torch.set_num_threads(max(1, int(os.environ.get("DYNAMICS_THREADS", "1"))))
+        torch.set_num_threads(threads)
     tf32_matmuls(rt.device)
     from . import plots  # the renderer that makes figures visible in the static book
 
     plots.use_book_renderer()
     if not quiet:
+        if not in_book_build() and not on_colab():
+            plots.load_plotlyjs()
         print(rt.report())
+    for warning in rt.warnings():  # even when quiet: hours of work must not start unsaid
+        print(warning, file=sys.stderr, flush=True)
     return rt

@@ -45,8 +45,8 @@ import torch.nn.functional as F
 
 from . import ledger
 from .data import Dataset
-from .runtime import cap_steps, progress_enabled
-from .train import History, check_hyper, eval_schedule, train
+from .runtime import Forecast, cap_steps, progress_enabled
+from .train import History, check_hyper, checked_schedule, eval_schedule, train
 
 OPTIMIZERS = ("adamw", "adam", "adam_l2", "sgd", "momentum")
 LOSSES = ("cross_entropy", "mse")
@@ -344,15 +344,14 @@ def _runs(configs, lr, weight_decay, seed, train_mask, test_mask, param_masks) -
     for i, cfg in enumerate(configs):
         if not isinstance(cfg, dict):
             raise ValueError(f"config {i} must be a dict, got {type(cfg).__name__}")
-        run = Run(cfg, float(cfg.get("lr", lr)), float(cfg.get("weight_decay", weight_decay)),
-                  int(cfg.get("seed", seed)), float(cfg.get("init_scale", 1.0)),
+        try:
+            r_lr, r_wd, _ = check_hyper(cfg.get("lr", lr), cfg.get("weight_decay", weight_decay))
+        except ValueError as e:
+            raise ValueError(f"config {i} ({cfg}): {e}") from None
+        run = Run(cfg, r_lr, r_wd, int(cfg.get("seed", seed)), float(cfg.get("init_scale", 1.0)),
                   param_masks[i] if param_masks else None,
                   None if train_mask is None else train_mask[i],
                   None if test_mask is None else test_mask[i])
-        try:
-            check_hyper(run.lr, run.weight_decay)
-        except ValueError as e:
-            raise ValueError(f"config {i} ({cfg}): {e}") from None
         if not math.isfinite(run.init_scale):
             raise ValueError(f"config {i}: init_scale must be finite, got {run.init_scale}")
         runs.append(run)
@@ -477,7 +476,7 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     if chunk_size is not None and chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     spec = Spec(steps, optimizer, momentum, tuple(betas), batch_size, loss, eval_every, eval_steps,
-                metrics, lr_schedule)
+                metrics, checked_schedule(lr_schedule))
     if cap_steps(spec.steps) < spec.steps:  # a dry run (DYNAMICS_DRY_RUN): a few steps at full size
         spec = dataclasses.replace(spec, steps=cap_steps(spec.steps), planned_steps=spec.steps)
     configs = list(configs)
@@ -504,13 +503,17 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
         if reason:
             raise ValueError(f"strategy='batched' cannot train this model: {reason}")
     start = time.perf_counter()
-    report = _Progress(callbacks)
-    if strategy == "sequential":
-        chunk = 1
-        histories, states = _train_sequential(model_fn, data, spec, runs, progress, report)
-    else:
-        chunk = chunk_size or auto_chunk_size(template, data, batch_size, optimizer)
-        histories, states = _train_batched(model_fn, data, spec, runs, chunk, progress, report)
+    # the sweep speaks for its runs: a sweep longer than a minute says so (the runs keep quiet)
+    forecast = Forecast(f"{K} configurations x {spec.steps:,} steps", 1.0, device=device, inner=False,
+                        sync=(lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else None)
+    report = _Progress([forecast.update, *callbacks])
+    with forecast:
+        if strategy == "sequential":
+            chunk = 1
+            histories, states = _train_sequential(model_fn, data, spec, runs, progress, report)
+        else:
+            chunk = chunk_size or auto_chunk_size(template, data, batch_size, optimizer)
+            histories, states = _train_batched(model_fn, data, spec, runs, chunk, progress, report)
     info = dict(strategy=strategy, chunk_size=chunk, optimizer=optimizer, steps=spec.steps,
                 stopped=report.stopped, batch_size=batch_size, loss=loss, device=str(device),
                 wall_time=time.perf_counter() - start)

@@ -14,10 +14,16 @@ Design choices a reader may want to know about:
 - **Hooks** for the chapters' methods: ``before_step(model, step)`` runs between backward and
   the optimizer step (gradient filters, projections), ``after_step(model, step)`` after it
   (pruning masks), ``callbacks`` at each evaluation (live plots; return True to stop early).
+- **A long run says so.** The first second of training is timed; a run that would take more
+  than about a minute on this device prints one line first (what, how many steps, how long,
+  how to get a smaller run; in a live panel, its status line): see :class:`runtime.Forecast`.
+- **Bad settings fail before training**, with the setting named: learning rates (numpy and
+  0-d tensor numbers are fine), schedules that return a negative or non-finite factor.
 """
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -29,7 +35,7 @@ import torch.nn.functional as F
 
 from . import ledger
 from .data import Dataset
-from .runtime import cap_steps, progress_enabled
+from .runtime import Forecast, cap_steps, progress_enabled
 
 OPTIMIZERS = ("sgd", "momentum", "adam", "adam_l2", "adamw", "muon")
 LOSSES = ("cross_entropy", "mse")
@@ -54,6 +60,8 @@ class History:
     def __getitem__(self, key: str) -> np.ndarray:
         if key == "step":
             return np.asarray(self.steps)
+        if not self.steps:  # nothing recorded (e.g. diverged before its first evaluation)
+            return np.asarray([], dtype=float)
         if key not in self.metrics:
             raise KeyError(f"no metric {key!r}; recorded: {sorted(self.metrics)}")
         return np.asarray(self.metrics[key])
@@ -73,6 +81,7 @@ class History:
         return f"diverged at step {self.diverged_at}" if self.diverged else "ok"
 
     def last(self, key: str) -> float:
+        """The last recorded value of ``key``; NaN when nothing was recorded."""
         values = self[key]
         return float(values[-1]) if len(values) else float("nan")
 
@@ -118,15 +127,56 @@ class Optimizers:
             opt.step()
 
 
+def as_number(value, name: str) -> float:
+    """``value`` as a float if it is one real number: a Python or numpy number, or a one-element
+    tensor (a learning rate read off a config or a schedule). Anything else is a ValueError
+    that names the setting; booleans are not numbers here."""
+    if torch.is_tensor(value) and value.numel() == 1 and not value.is_complex() \
+            and value.dtype != torch.bool:
+        return float(value.detach().cpu())
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
+        return float(value.reshape(()))
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
+    return float(value)
+
+
 def check_hyper(lr: float | None = None, weight_decay: float | None = None,
-                momentum: float | None = None) -> None:
-    """Clear errors for hyperparameters that would otherwise fail deep inside torch."""
-    if lr is not None and (not isinstance(lr, (int, float)) or not math.isfinite(lr) or lr <= 0):
-        raise ValueError(f"learning rate must be a positive number, got {lr!r}")
-    if weight_decay is not None and (not math.isfinite(weight_decay) or weight_decay < 0):
-        raise ValueError(f"weight decay must be >= 0, got {weight_decay!r}")
-    if momentum is not None and not 0.0 <= momentum < 1.0:
-        raise ValueError(f"momentum must lie in [0, 1), got {momentum!r}")
+                momentum: float | None = None) -> tuple:
+    """Clear errors for hyperparameters that would otherwise fail deep inside torch; returns
+    them as plain floats (None stays None)."""
+    if lr is not None:
+        lr = as_number(lr, "learning rate")
+        if not math.isfinite(lr) or lr <= 0:
+            raise ValueError(f"learning rate must be a positive finite number, got {lr!r}")
+    if weight_decay is not None:
+        weight_decay = as_number(weight_decay, "weight decay")
+        if not math.isfinite(weight_decay) or weight_decay < 0:
+            raise ValueError(f"weight decay must be a finite number >= 0, got {weight_decay!r}")
+    if momentum is not None:
+        momentum = as_number(momentum, "momentum")
+        if not 0.0 <= momentum < 1.0:
+            raise ValueError(f"momentum must lie in [0, 1), got {momentum!r}")
+    return lr, weight_decay, momentum
+
+
+def checked_schedule(schedule: Callable[[int], float] | None) -> Callable[[int], float] | None:
+    """``schedule`` (step -> factor on the learning rate), made to refuse a factor that is
+    negative or not finite at the step it happens (torch would train on with it silently:
+    a negative learning rate climbs the loss)."""
+    if schedule is None:
+        return None
+    if not callable(schedule):
+        raise ValueError(f"lr_schedule must be a function step -> factor, got {schedule!r}")
+
+    def checked(step: int) -> float:
+        factor = as_number(schedule(step), f"lr_schedule({step})")
+        if not math.isfinite(factor) or factor < 0:
+            raise ValueError(f"lr_schedule({step}) returned {factor!r}: a schedule must return "
+                             f"a finite factor >= 0 on the learning rate")
+        return factor
+
+    return checked
 
 
 def muon_split(model: nn.Module) -> tuple[list, list]:
@@ -266,8 +316,10 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
     full_batch = batch_size is None or batch_size >= n
     if isinstance(optimizer, str):
+        lr, weight_decay, momentum = check_hyper(lr, weight_decay, momentum)
         optimizer = make_optimizer(model, optimizer, lr, weight_decay, momentum, betas)
     scheduler = None
+    lr_schedule = checked_schedule(lr_schedule)
     if lr_schedule is not None:
         opts = optimizer.optimizers if isinstance(optimizer, Optimizers) else [optimizer]
         scheduler = [torch.optim.lr_scheduler.LambdaLR(o, lr_schedule) for o in opts]
@@ -311,6 +363,9 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=steps, desc=desc, leave=False)
+    # times the first second of training; a run longer than a minute says so first
+    forecast = Forecast(desc, steps, "step", device=device,
+                        sync=(lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else None)
     start = time.perf_counter()
     perm, pos = None, n
     model.train()
@@ -347,6 +402,8 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
             # remember the first non-finite loss without a host sync
             nonfinite = ~torch.isfinite(loss_value.detach())
             first_bad.masked_fill_(nonfinite & (first_bad < 0), step)
+            if forecast.pending:
+                forecast.update(step)
             if step in evals_set:
                 stop = record(step)
         if not stop and history.diverged_at is None and int(first_bad) >= 0:

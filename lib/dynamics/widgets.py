@@ -29,6 +29,12 @@ trains in a background thread, so the Stop button (and the rest of the notebook)
 responsive; :meth:`Panel.click` runs in the calling thread (tests, scripts). Progress bars
 (tqdm) are switched off inside a panel: the panel has its own.
 
+A run that will take more than about a minute says so in the status line (how long, on
+this device) once its first second is measured: ``train`` does this for each training, and
+the panel itself for the whole run from the progress it reports (:class:`runtime.Forecast`).
+Figures are drawn by assigning the output widget's ``outputs`` (not by printing into it), so
+they appear when drawn from the training thread too, on ipywidgets 7 (Colab) and 8 alike.
+
 In the static book a panel cannot run. It shows a note instead that says what the panel
 would let a reader change, and where the figure above it came from (``above=``).
 """
@@ -39,13 +45,23 @@ import math
 import threading
 import time
 import traceback
+import weakref
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Sequence
 
 import ipywidgets as W
 
+from .config import declared_type
 from .plots import to_html
-from .runtime import get_profile, progress_bars
+from .runtime import Forecast, announcements_to, get_profile, progress_bars
+
+_PANELS: list = []  # weak references to every panel made in this kernel, oldest first
+
+
+def panels() -> list:
+    """The panels made in this kernel that still exist, oldest first (for tests and the Colab
+    rehearsal, which click a chapter's panels without a browser)."""
+    return [p for p in (ref() for ref in _PANELS) if p is not None]
 
 
 class Stopped(Exception):
@@ -148,8 +164,11 @@ def controls_for(config, names: Sequence[str], **overrides) -> list:
             lo, hi = meta["low"], meta["high"]
             if meta.get("log") and lo <= 0:
                 lo = hi * 1e-6
+            kind = declared_type(f)
+            integer = kind is int or (kind is None and isinstance(value, int)
+                                      and not isinstance(value, bool))
             out.append(Slider(name, lo, hi, value, meta.get("step"), bool(meta.get("log")),
-                              isinstance(value, int) and not isinstance(value, bool), desc))
+                              integer, desc))
         else:
             raise ValueError(f"field {name!r} has neither choices nor a range to make a control")
     return out
@@ -172,9 +191,10 @@ class Update:
         if fig is not None:
             p.show_figure(fig)
         if progress is not None:
-            p.progress.value = max(0.0, min(1.0, float(progress)))
+            p.report_progress(progress)
         if status is not None:
-            p.status.value = status
+            with p._status_lock:
+                p.status.value = status
 
     def every(self, build: Callable | None, interval: float = 0.7, total_steps: int | None = None,
               with_model: bool = False, start: float = 0.0, span: float = 1.0):
@@ -188,7 +208,7 @@ class Update:
             if self.stop_requested:
                 return True
             if total_steps:
-                self.panel.progress.value = min(1.0, start + span * step / total_steps)
+                self.panel.report_progress(start + span * step / total_steps)
             now = time.perf_counter()
             if build is not None and now - last[0] >= interval:
                 last[0] = now
@@ -205,7 +225,7 @@ class Update:
         def tick(done: float) -> bool:
             if self.stop_requested:
                 return True
-            self.panel.progress.value = max(0.0, min(1.0, start + span * float(done) / max(total, 1e-12)))
+            self.panel.report_progress(start + span * float(done) / max(total, 1e-12))
             return False
 
         return tick
@@ -234,7 +254,8 @@ class Panel:
         self.button = W.Button(description="Run", button_style="primary", icon="play")
         self.stop_button = W.Button(description="Stop", icon="stop", disabled=True)
         self.progress = W.FloatProgress(value=0.0, min=0.0, max=1.0, layout=W.Layout(width="200px"))
-        self.status = W.Label(value="press Run")
+        # the status takes the rest of the row, and a row of its own when it is long
+        self.status = W.Label(value="press Run", layout=W.Layout(flex="1 1 auto", width="auto"))
         self.output = W.Output()
         self.figure = None
         self.runs = 0
@@ -242,6 +263,10 @@ class Panel:
         self.note = note
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._forecast: Forecast | None = None
+        self._announced: str | None = None  # the long-run notice now in the status line
+        self._status_lock = threading.Lock()
+        _PANELS.append(weakref.ref(self))
         header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
         if note:
             header.append(W.HTML(f"<span style='color:#555'>{html.escape(note)}</span>"))
@@ -250,7 +275,8 @@ class Panel:
         self.widget = W.VBox(header + [
             W.GridBox(list(self.controls.values()),
                       layout=W.Layout(grid_template_columns="repeat(2, 1fr)")),
-            W.HBox([self.button, self.stop_button, self.progress, self.status]),
+            W.HBox([self.button, self.stop_button, self.progress, self.status],
+                   layout=W.Layout(flex_flow="row wrap", align_items="center")),
             self.output,
         ])
 
@@ -274,6 +300,27 @@ class Panel:
         for name, value in values.items():
             self.controls[name].value = value
         return self
+
+    def report_progress(self, fraction: float) -> None:
+        """Set the progress bar (0..1); the run's forecast measures from it."""
+        fraction = max(0.0, min(1.0, float(fraction)))
+        self.progress.value = fraction
+        if self._forecast is not None and self._forecast.pending:
+            self._forecast.update(fraction)
+
+    def _notice(self, message: str) -> None:
+        """Where announcements of a run go: the status line."""
+        with self._status_lock:
+            self._announced = message
+            self.status.value = message
+
+    def _heartbeat(self, finished: threading.Event, start: float) -> None:
+        """While a run goes on and says nothing else, the status counts its seconds: a run
+        that reports no progress still shows that it is alive."""
+        while not finished.wait(1.0):
+            with self._status_lock:
+                if self.status.value.startswith("running…"):
+                    self.status.value = f"running… {time.perf_counter() - start:.0f} s"
 
     def show_figure(self, fig) -> None:
         """Draw ``fig`` in the panel (safe from the training thread: it sets the output's
@@ -303,15 +350,25 @@ class Panel:
         self.progress.value = 0.0
         self.status.value = "running…"
         self.runs += 1
+        self._announced = None
         interrupted = None
+        finished = threading.Event()
+        heartbeat = threading.Thread(target=self._heartbeat, args=(finished, time.perf_counter()),
+                                     name="dynamics-panel-heartbeat", daemon=True)
+        heartbeat.start()
         try:
-            with progress_bars(False):
-                fig = self.run_fn(Update(self), **self.values)
+            self._forecast = Forecast("this run", 1.0)
+            try:
+                with progress_bars(False), announcements_to(self._notice), self._forecast:
+                    fig = self.run_fn(Update(self), **self.values)
+            finally:
+                finished.set()
+                heartbeat.join()
             if fig is not None:
                 self.show_figure(fig)
             if self._stop.is_set():
                 self.status.value = "stopped: " + self._done_status("showing what it had")
-            elif self.status.value in ("running…", "stopping…"):
+            elif self._running_status():
                 self.status.value = "done"
             self.progress.value = 1.0
         except Stopped:
@@ -325,14 +382,19 @@ class Panel:
             self.status.value = "interrupted"
             interrupted = err
         finally:
+            self._forecast = None
             self.button.disabled, self.stop_button.disabled = False, True
         if interrupted is not None:
             raise interrupted
         return self.figure
 
-    def _done_status(self, default: str) -> str:
+    def _running_status(self) -> bool:
+        """Whether the status still says what the panel said (not a word of the run's own)."""
         s = self.status.value
-        return default if s in ("running…", "stopping…", "done") else s
+        return s.startswith("running…") or s in ("stopping…", self._announced)
+
+    def _done_status(self, default: str) -> str:
+        return default if self._running_status() or self.status.value == "done" else self.status.value
 
     # -- display ---------------------------------------------------------------------------
     def static_note(self) -> str:

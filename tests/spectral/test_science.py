@@ -1,6 +1,5 @@
-"""Tests of dynamics.spectral: the science functions against references (scipy's polar
-decomposition, torch.optim.Muon, autograd), bad inputs, panels, and the chapter's claims."""
-import functools
+"""dynamics.spectral.science: the update rules and measures against references (scipy's polar
+decomposition, torch.optim.Muon, autograd), the theory the chapter states, bad inputs."""
 import math
 
 import numpy as np
@@ -9,8 +8,7 @@ import scipy.linalg
 import torch
 import torch.nn as nn
 
-from dynamics import spectral as S
-from dynamics.train import History
+from dynamics.spectral import science as S
 
 SEEDS = [0, 1, 2]
 
@@ -19,7 +17,100 @@ def gaussian(rows, cols, seed=0, dtype=torch.float64):
     return torch.randn(rows, cols, generator=torch.Generator().manual_seed(seed), dtype=dtype)
 
 
-# ----------------------------------------------------------------- Newton–Schulz and polar
+def inner(A, B) -> float:
+    return float((A * B).sum())
+
+
+def spectral(A) -> float:
+    return float(torch.linalg.matrix_norm(A, 2))
+
+
+# ----------------------------------------------------------------- the size of a matrix step
+
+
+def steepest_descent_gap(G, candidate, n_random=300, seed=0) -> float:
+    """Check that ``candidate`` solves max ⟨G, D⟩ over ‖D‖₂ ≤ 1 and return by how much it beats
+    the best of many other feasible D (raises AssertionError if any beats it)."""
+    assert spectral(candidate) <= 1 + 1e-9, "candidate is not feasible"
+    best = inner(G, candidate)
+    g = torch.Generator().manual_seed(seed)
+    rows, cols = G.shape
+    others = []
+    for i in range(n_random):
+        kind = i % 4
+        R = torch.randn(rows, cols, generator=g, dtype=G.dtype)
+        if kind == 1:  # low rank
+            R = (torch.randn(rows, 2, generator=g, dtype=G.dtype)
+                 @ torch.randn(2, cols, generator=g, dtype=G.dtype))
+        elif kind == 2:  # a random semi-orthogonal matrix (the boundary of the ball)
+            R = S.polar(R)
+        elif kind == 3:  # a small feasible perturbation of the candidate
+            R = candidate + 10.0 ** -(1 + i % 5) * R
+        others.append(R / max(1.0, spectral(R)))
+    # the usual wrong answers, each feasible
+    others += [G / G.norm(), G / spectral(G), torch.sign(G) / spectral(torch.sign(G))]
+    values = [inner(G, D) for D in others]
+    assert max(values) <= best + 1e-9, (max(values), best)
+    return best - max(values)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("shape", [(20, 15), (15, 20), (12, 12)])
+def test_polar_is_steepest_descent_under_the_spectral_norm(seed, shape):
+    G = gaussian(*shape, seed=seed)
+    O = S.polar(G)
+    # the value of the problem is the nuclear norm, attained at U Vᵀ
+    assert inner(G, O) == pytest.approx(S.nuclear_norm(G), rel=1e-12)
+    assert S.nuclear_norm(G) == pytest.approx(float(torch.linalg.matrix_norm(G, "nuc")), rel=1e-12)
+    assert spectral(O) == pytest.approx(1.0, abs=1e-12)
+    assert steepest_descent_gap(G, O, seed=seed) > 0
+    # and perturbing the optimum inside the ball always loses (first order: the gap is >= 0)
+    E = gaussian(*shape, seed=100 + seed)
+    for eps in (1e-2, 1e-4):
+        D = O + eps * E
+        D = D / max(1.0, spectral(D))
+        assert inner(G, D) < inner(G, O)
+
+
+@pytest.mark.parametrize("wrong", ["frobenius", "sign", "spectral", "power"])
+def test_the_steepest_descent_check_catches_wrong_candidates(wrong):
+    G = gaussian(20, 15, seed=3)
+    U, s, Vh = torch.linalg.svd(G, full_matrices=False)
+    candidate = {"frobenius": G / G.norm(), "sign": torch.sign(G) / spectral(torch.sign(G)),
+                 "spectral": G / spectral(G), "power": (U * s.sqrt() / s.sqrt().max()) @ Vh}[wrong]
+    assert inner(G, candidate) < 0.95 * S.nuclear_norm(G)
+    with pytest.raises(AssertionError):
+        steepest_descent_gap(G, candidate)
+
+
+@pytest.mark.parametrize("shape", [(64, 16), (16, 64), (32, 32)])
+def test_rms_to_rms_norm_bounds_and_attains_the_output_change(shape):
+    W = gaussian(*shape, seed=1)
+    fan_out, fan_in = shape
+    norm = S.rms_to_rms_norm(W)
+    assert norm == pytest.approx(spectral(W) * math.sqrt(fan_in / fan_out), rel=1e-12)
+    x = gaussian(500, fan_in, seed=2)
+    for row in x[:50]:  # no input grows by more than the norm ...
+        assert S.output_change(W, row[None]) <= norm + 1e-9
+    _, _, Vh = torch.linalg.svd(W)
+    assert S.output_change(W, Vh[:1]) == pytest.approx(norm, rel=1e-9)  # ... the top one does
+    assert S.output_change(W, x) <= norm
+    if fan_out == fan_in:
+        assert norm == pytest.approx(spectral(W), rel=1e-12)
+
+
+def test_unit_updates_sizes():
+    g = gaussian(48, 16, seed=0).float()
+    u = S.unit_updates(g)
+    assert torch.equal(u["sgd"], g)
+    assert torch.allclose(u["adam"].abs(), torch.ones_like(g), atol=1e-6)  # a sign matrix
+    s = torch.linalg.svdvals(u["muon"] / S.muon_lr_scale(g.shape))
+    assert 0.6 <= float(s.min()) and float(s.max()) <= 1.25  # Newton–Schulz's band
+    # the scale makes a tall update's RMS→RMS norm that of its (near-)orthogonal factor
+    assert S.rms_to_rms_norm(u["muon"]) == pytest.approx(float(s.max()), rel=1e-4)
+
+
+# ----------------------------------------------------------------- Newton–Schulz
 
 
 @pytest.mark.parametrize("coeffs", [S.MUON_COEFFS, S.CUBIC_COEFFS])
@@ -39,8 +130,8 @@ def test_newton_schulz_keeps_singular_vectors_and_commutes_with_transpose():
     out = S.newton_schulz(G, 5, dtype=None)
     np.testing.assert_allclose(S.newton_schulz(G.T, 5, dtype=None).numpy(), out.T.numpy(), atol=1e-12)
     U, _, Vh = torch.linalg.svd(G, full_matrices=False)
-    inner = U.T @ out @ Vh.T  # diagonal when singular vectors are kept
-    assert (inner - torch.diag(torch.diagonal(inner))).abs().max() < 1e-10
+    inner_ = U.T @ out @ Vh.T  # diagonal when singular vectors are kept
+    assert (inner_ - torch.diag(torch.diagonal(inner_))).abs().max() < 1e-10
 
 
 def test_cubic_iteration_converges_to_scipy_polar_factor():
@@ -52,23 +143,45 @@ def test_cubic_iteration_converges_to_scipy_polar_factor():
     assert np.abs(S.newton_schulz(G, 40, dtype=None).numpy() - u).max() > 1e-2
 
 
-def test_polar_is_steepest_descent_under_the_spectral_norm():
-    G = gaussian(20, 15, seed=2)
-    O = S.polar(G)
-    nuclear = torch.linalg.svdvals(G).sum()
-    assert torch.allclose((G * O).sum(), nuclear)
-    assert torch.linalg.matrix_norm(O, 2) < 1 + 1e-12
-    for seed in range(20):  # no other direction of spectral norm 1 does better
-        X = S.polar(gaussian(20, 15, seed=100 + seed))
-        assert (G * X).sum() < nuclear
-
-
 def test_ns_map_reference_values():
     a, b, c = S.MUON_COEFFS
-    assert S.ns_map(1.0, 1) == pytest.approx(a + b + c)
+    assert S.ns_map(1.0, 1) == pytest.approx(a + b + c) == pytest.approx(0.701)
     assert S.ns_map(0.0, 5) == 0.0
     assert S.ns_map(1e-6, 5) == pytest.approx(1e-6 * a ** 5, rel=1e-6)
+    assert a ** 5 == pytest.approx(484, abs=1)
     assert S.ns_map(1e-3, 30, S.CUBIC_COEFFS) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_what_the_map_figure_shows():
+    """The chapter's reading of the map figure: five quintic steps put every input above
+    1.5e-3 between 0.68 and 1.2; five cubic steps multiply a small value by only 1.5⁵ ≈ 7.6,
+    so inputs below 0.01 stay below 0.1."""
+    sigma = np.geomspace(1.5e-3, 1.0, 2000)
+    out = S.ns_map(sigma, 5)
+    assert out.min() >= 0.675 and out.max() <= 1.21  # "about 0.68 to 1.2"
+    assert S.ns_map(1.2e-3, 5) < 0.65  # the edge is where the text puts it
+    assert 1.5 ** 5 == pytest.approx(7.6, abs=0.05)
+    assert S.ns_map(np.geomspace(1e-4, 0.01, 50), 5, S.CUBIC_COEFFS).max() < 0.1
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_newton_schulz_band_on_random_matrix(seed):
+    G = torch.randn(256, 128, generator=torch.Generator().manual_seed(seed))
+    for dtype in (torch.bfloat16, torch.float32):
+        s = torch.linalg.svdvals(S.newton_schulz(G, 5, dtype=dtype).float())
+        assert s.min() >= 0.6 and s.max() <= 1.25, (dtype, s.min(), s.max())
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_what_the_band_figure_shows(seed):
+    """The quintic's band closes after three steps and stays; the cubic needs about ten to
+    lift its smallest singular value, and converges to 1."""
+    G = S.random_matrix(256, 128, "gaussian", seed=seed)
+    quintic, cubic = S.singular_value_band(G, 10), S.singular_value_band(G, 10, S.CUBIC_COEFFS)
+    assert all(0.6 <= lo and hi <= 1.25 for lo, hi in zip(quintic["lo"][3:], quintic["hi"][3:]))
+    assert quintic["lo"][2] < 0.6  # not yet closed at two steps
+    assert cubic["lo"][5] < 0.3 and cubic["lo"][9] < 0.9 < cubic["lo"][10]
+    assert cubic["hi"][10] <= 1.0 + 1e-3
 
 
 def test_spectral_shape_interpolates_between_sgd_and_muon():
@@ -97,6 +210,14 @@ def test_muon_lr_scale_matches_torch():
         for adjust in (None, "original", "match_rms_adamw"):
             assert S.muon_lr_scale(shape, adjust) * 0.02 == pytest.approx(
                 _adjust_lr(0.02, adjust, torch.Size(shape)))
+
+
+def test_the_exercise_on_the_rms_to_rms_size_of_muons_step():
+    """Exercise 2's answer: with the 'original' scale a step's RMS→RMS norm is the learning
+    rate for tall and square matrices, √(fan_in / fan_out) times it for wide ones."""
+    for shape, expected in [((256, 64), 1.0), ((64, 64), 1.0), ((64, 256), 2.0)]:
+        O = S.polar(gaussian(*shape, seed=5))
+        assert S.rms_to_rms_norm(S.muon_lr_scale(shape) * O) == pytest.approx(expected, rel=1e-9)
 
 
 def _twin_models(seed):
@@ -164,6 +285,8 @@ def test_bad_inputs_raise_clear_errors():
     with pytest.raises(ValueError, match="coeffs"):
         S.newton_schulz(torch.randn(3, 3), coeffs=(1.0, 2.0))
     with pytest.raises(ValueError, match="2-D"):
+        S.rms_to_rms_norm(torch.randn(4))
+    with pytest.raises(ValueError, match="2-D"):
         S.TeachingMuon([nn.Parameter(torch.randn(4))])
     with pytest.raises(ValueError, match="learning rate"):
         S.TeachingMuon([nn.Parameter(torch.randn(4, 4))], lr=-1.0)
@@ -179,6 +302,8 @@ def test_bad_inputs_raise_clear_errors():
         S.memory_task(10, 8, alpha=-1.0)
     with pytest.raises(ValueError, match="unknown method"):
         S.one_step("adam", *S.memory_task(10, 4))
+    with pytest.raises(ValueError, match="batch_size"):
+        S.batch_gradient(*S.memory_task(10, 4), batch_size=0)
     with pytest.raises(ValueError, match="spectrum"):
         S.random_matrix(4, 4, "flat")
     with pytest.raises(ValueError, match="task"):
@@ -191,9 +316,15 @@ def test_bad_inputs_raise_clear_errors():
 
 def test_profile_presets_construct():
     for profile in ("smoke", "cpu", "gpu"):
-        for cls in (S.NSConfig, S.PracticeConfig, S.MemoryConfig, S.ShapingConfig):
+        for cls in (S.NSConfig, S.WidthConfig, S.PracticeConfig, S.MemoryConfig, S.ShapingConfig):
             cls.for_profile(profile)
     assert S.PracticeConfig.for_profile("gpu").task == "cifar10"
+
+
+def test_practice_data_falls_back_to_mnist1d_offline(capsys):
+    data = S.practice_data(S.PracticeConfig.for_profile("gpu"))  # no torchvision or no internet here
+    assert data.name == "MNIST-1D" and data.input_dim == 40
+    assert "MNIST-1D" in capsys.readouterr().out
 
 
 # ----------------------------------------------------------------- associative memory
@@ -228,145 +359,17 @@ def test_memory_recovery_basics():
     assert not S.recovered(torch.zeros(64, 64, dtype=torch.float64), keys, values)[1:].any()
 
 
-@pytest.mark.claim
-@pytest.mark.parametrize("seed", SEEDS)
-def test_one_muon_step_stores_more_associations_than_sgd_past_the_dimension(seed):
-    cfg = S.MemoryConfig.for_profile("smoke", seed=seed, seeds=1)
-    r = S.run_memory(cfg)
-    past = [i for i, ratio in enumerate(r["ratios"]) if ratio > 1]
-    assert past
-    for i in past:  # measured over seeds 0-4 at smoke scale: Muon/SGD >= 3.5 at every N > d
-        assert r["fraction"]["muon"][i] >= 3.0 * r["fraction"]["sgd"][i]
-    i2 = r["ratios"].index(2)  # and within reach of Newton's method
-    assert r["fraction"]["muon"][i2] >= 0.6 * r["fraction"]["newton"][i2]
-
-
-# ----------------------------------------------------------------- experiments and claims
-
-
-@pytest.mark.claim
-@pytest.mark.parametrize("seed", SEEDS)
-def test_newton_schulz_band_on_random_matrix(seed):
-    G = torch.randn(256, 128, generator=torch.Generator().manual_seed(seed))
-    for dtype in (torch.bfloat16, torch.float32):
-        s = torch.linalg.svdvals(S.newton_schulz(G, 5, dtype=dtype).float())
-        assert s.min() >= 0.6 and s.max() <= 1.25, (dtype, s.min(), s.max())
-
-
-@functools.cache
-def practice(seed, optimizers=("adamw", "muon"), teaching_fp32=False):
-    cfg = S.PracticeConfig.for_profile("smoke", seed=seed)
-    return S.run_practice(cfg, optimizers=optimizers, teaching_fp32=teaching_fp32, progress=False)
-
-
-@pytest.mark.claim
-@pytest.mark.parametrize("seed", SEEDS)
-def test_muon_reaches_target_loss_in_fewer_steps_than_adamw(seed):
-    r = practice(seed)
-    muon, adamw = S.steps_to(r["timed"]["muon"], r["target"]), S.steps_to(r["timed"]["adamw"], r["target"])
-    assert muon is not None and adamw is not None, (muon, adamw)
-    # measured over seeds 0-4 at smoke scale: AdamW needs 3.0-3.6x Muon's steps
-    assert 2 * muon <= adamw, (muon, adamw)
-
-
-def test_best_lr_and_steps_to():
-    def hist(losses, diverged=None):
-        h = History(diverged_at=diverged)
-        for i, v in enumerate(losses):
-            h.append(10 * i, train_loss=v)
-        return h
-    runs = {0.1: hist([2, 1.5, 0.9, 0.5]), 0.3: hist([2, 0.8, 0.6, 0.4]), 1.0: hist([2, 0.7], 15)}
-    assert S.steps_to(runs[0.1], 1.0) == 20
-    assert S.best_lr({k: v for k, v in runs.items() if k != 1.0}, 1.0) == 0.3
-    assert S.best_lr({0.1: hist([2, 1.9]), 0.3: hist([2, 1.5])}, 1.0) == 0.3  # none reach: lowest final
-    assert S.first_at_or_below(runs[0.1], 0.9) == 20
-
-
-def test_practice_runs_every_optimizer_and_the_float32_teaching_muon():
-    cfg = S.PracticeConfig.for_profile("smoke", steps=20, muon_lrs=[0.05], adamw_lrs=[0.01, 0.03],
-                                       momentum_lrs=[0.1])
-    r = S.run_practice(cfg, progress=False)
-    assert r["best"]["adamw"] in (0.01, 0.03) and set(r["sweeps"]) == {"adamw", "momentum", "muon"}
-    summary = S.practice_summary(r)
-    assert set(summary) == {"adamw", "momentum", "muon", "muon_fp32"}
-    assert summary["muon_fp32"]["lr"] == 0.05 and summary["muon_fp32"]["sec_per_step"] > 0
-    # the teaching Muon (float32 NS) follows torch's Muon (bfloat16 NS) closely
-    muon, fp32 = r["timed"]["muon"]["train_loss"], r["timed"]["muon_fp32"]["train_loss"]
-    assert np.abs(muon - fp32).max() < 0.05
-    by_step, by_time = S.practice_figures(r)
-    assert len(by_step.data) == 5 and len(by_time.data) == 5  # four runs and the target
-    assert len(S.sweep_slider(r["sweeps"], r["target"]).layout.sliders[0].steps) == 3
-
-
-def test_figures_summary_and_claims_table():
-    r = practice(0)
-    band = S.singular_value_band(gaussian(256, 128).float(), 6)
-    assert band["hi"][5] < 1.25 and len(S.band_figure({"Muon": band}).data) == 2
-    assert len(S.map_figure(3).data) == 6
-    memory = S.run_memory(S.MemoryConfig.for_profile("smoke", seeds=1))
-    assert len(S.memory_figure(memory).data) == 3 and len(S.memory_rank_figure(memory).data) == 3
-    cfg = S.ShapingConfig.for_profile("smoke", steps=30, ps=[0.0, -0.5])
-    shaping = S.run_shaping(cfg, progress=False)
-    rows = S.shaping_summary(shaping)
-    assert [row["update"] for row in rows] == ["p = 0", "p = -0.5", "p: 0.5 → -0.5"]
-    assert len(S.shaping_figure(shaping).data) == 4  # three runs and Muon's final loss
-    timing = [dict(n=1024, device="cpu", ns_float32_s=0.1, svd_s=1.0, rel_error=0.1, max_sigma_error=0.3)]
-    claims = S.claims_rows(band, timing, r, memory, shaping)
-    assert len(claims) == 5 and all(row["measured"] for row in claims)
-
-
-def test_time_orthogonalization_and_bench(capsys):
-    rows = S.time_orthogonalization([16, 32], repeats=1)
-    assert [r["n"] for r in rows] == [16, 32]
-    assert all(r["ns_float32_s"] > 0 and r["svd_s"] > 0 and r["max_sigma_error"] < 1 for r in rows)
-    assert S.timing_figure(rows).data
-    S.bench(sizes=(32,))
-    assert "SVD / NS5" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("name", ["spectral_timing", "spectral_practice", "spectral_memory", "spectral_shaping"])
-def test_precomputed_results_load(name):
-    from dynamics import results
-
-    payload, prov = results.load(name)
-    assert prov["command"].startswith("python -m dynamics.precompute spectral_optimizers")
-    assert payload
-
-
-def test_precomputed_figures_build():
-    sweeps, target, _, _ = S.load_practice()
-    assert S.sweep_slider(sweeps, target).data
-    shaping, _ = S.load_shaping()
-    assert all(S.shaping_figure(r).data for r in shaping.values())
-
-
-# ----------------------------------------------------------------- live panels
-
-
-def test_ns_panel_runs_and_survives_diverging_coefficients():
-    panel = S.ns_panel()
-    panel.set(rows=64, cols=32, spectrum="power law", steps=5)
-    assert panel.click() is not None and panel.status.value.startswith("singular values in")
-    panel.set(a=5.0, b=8.0, c=8.0, steps=30)
-    panel.click()
-    assert "diverged" in panel.status.value
-
-
-def test_memory_and_practice_and_shaping_panels():
-    mem = S.memory_panel(S.MemoryConfig.for_profile("smoke", seeds=1))
-    mem.set(dim=16, alpha=1.5)
-    assert mem.click() is not None and mem.status.value == "done"
-    cfg = S.PracticeConfig.for_profile("smoke")
-    from dynamics import data as D
-
-    data = D.mnist1d(4000, 1000, seed=0).subset(500, 100)
-    panel = S.practice_panel(cfg, data)
-    panel.set(optimizer="momentum", lr=3.0, steps=20, width=8)
-    panel.click()
-    assert panel.figure is not None and not panel.status.value.startswith("failed")
-    panel.set(optimizer="muon", lr=0.05, steps=20)
-    panel.click()
-    assert panel.status.value.startswith("final training loss")
-    shaping = S.shaping_panel(S.ShapingConfig.for_profile("smoke"), data)
-    shaping.set(steps=20, p=-1.0)
-    assert shaping.click() is not None and not shaping.status.value.startswith("failed")
+def test_batch_gradient_is_the_gradient_of_the_batch():
+    keys, values, freq = S.memory_task(50, 16, alpha=1.0, seed=0)
+    g = torch.Generator().manual_seed(0)
+    G = S.batch_gradient(keys, values, freq, 7, g)
+    # the gradient of the batch's own loss at W = 0 (pairs weighted by how often drawn)
+    draws = torch.multinomial(freq, 7, replacement=True, generator=torch.Generator().manual_seed(0))
+    counts = torch.bincount(draws, minlength=50).double() / 7
+    W0 = torch.zeros(16, 16, dtype=torch.float64, requires_grad=True)
+    (grad,) = torch.autograd.grad(S.memory_loss(W0, keys, values, counts), W0)
+    assert torch.allclose(G, grad, atol=1e-12)
+    assert torch.linalg.matrix_rank(G) <= 7  # at most one direction per distinct pair drawn
+    big = S.batch_gradient(keys, values, freq, 2_000_000, g)
+    full = S.memory_gradient(keys, values, freq)
+    assert float((big - full).norm() / full.norm()) < 0.01  # the full gradient in the limit

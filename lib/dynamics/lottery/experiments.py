@@ -1,0 +1,485 @@
+"""Runners of the lottery-ticket chapter: the IMP curve with both controls (:func:`run_imp`),
+pruning at initialization beside the ticket (:func:`run_pai`, :func:`run_pai_at`), the
+instability analysis (:func:`run_lmc`), their cost, and :func:`precompute`.
+
+All masked training goes through :func:`train_masked`, which trains many masked networks at
+once with the book's sweep engine (:func:`dynamics.sweep.train_many`): every seed of an IMP
+round together, every control of a curve together. Runners take ``tick(fraction) -> stop?``
+(a live panel's progress bar and Stop button) and honour dry runs (``DYNAMICS_DRY_RUN``):
+a few steps per training, two seeds, two rounds and the ends of every list of runs.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from .. import data as D
+from .. import results
+from ..runtime import cap_grid, cap_steps, get_seed
+from ..sweep import train_many
+from ..train import History, train
+from .science import (PAI_METHODS, LotteryConfig, density, full_masks, imp_round,
+                      layer_densities, like_masks, load_data, make_model, pai_masks,
+                      path_errors, barrier, best_step, rewind, shuffle_masks, torch_prune_masks)
+
+VARIANTS = ("ticket", "reinit", "random")
+Tick = Callable[[float], bool]
+
+
+def _part(tick: Tick | None, start: float, width: float) -> list:
+    """``train_many`` callbacks reporting a sweep's progress as the part
+    [start, start + width] of a runner's whole (none without a ``tick``)."""
+    return [] if tick is None else [lambda done: tick(start + width * done)]
+
+
+def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, seeds: list,
+                 steps: int | None = None, progress: bool | None = None, callbacks=()):
+    """Train one network per (initial state, mask, seed) at once; returns the
+    :class:`~dynamics.sweep.SweepResult`. ``inits[k]`` is a state dict (or None: a fresh
+    initialization seeded with ``seeds[k]``); ``masks[k]`` (or None: dense) is applied at the
+    start and after every optimizer step, so pruned weights stay exactly zero; ``seeds[k]``
+    also sets the mini-batch order. ``callbacks``: ``fn(fraction done) -> stop?``."""
+    if not (len(inits) == len(masks) == len(seeds)):
+        raise ValueError("inits, masks and seeds must have the same length")
+    steps = steps or cfg.steps
+    configs = [dict(seed=int(s), init=k) for k, s in enumerate(seeds)]
+
+    def model_fn(c):
+        model = make_model(cfg, data)
+        state = inits[c["init"]]
+        if state is not None and not next(model.parameters()).is_meta:
+            model.load_state_dict(state)
+        return model
+
+    return train_many(model_fn, data, configs, steps=steps, optimizer=cfg.optimizer, lr=cfg.lr,
+                      batch_size=cfg.batch_size, eval_every=max(1, steps // cfg.evals),
+                      param_masks=[m or None for m in masks], progress=progress,
+                      callbacks=list(callbacks))
+
+
+def _state(model: nn.Module) -> dict:
+    return {n: t.detach().clone() for n, t in model.state_dict().items()}
+
+
+def rewind_states(cfg: LotteryConfig, data: D.Dataset, seeds: list, steps) -> list[dict]:
+    """For each seed: θ₀ and the dense network's weights θ_k after each of ``steps``, taken
+    on the way through one training run per seed: ``out[i][k]``. A θ_k that a diverged run
+    never reached is missing. (In a dry run training stops after a few steps, and a later
+    θ_k is the last one reached.)"""
+    want = sorted({int(k) for k in steps if k > 0})
+    at = {k: cap_steps(k) for k in want}
+    grab_at = sorted(set(at.values()))
+    out = []
+    for s in seeds:
+        model = make_model(cfg, data, seed=s).to(data.device)
+        states, captured = {0: _state(model)}, {}
+        if want:
+            def grab(step, history, m):
+                if step in grab_at:
+                    captured[step] = _state(m)
+                return False
+            train(model, data, steps=grab_at[-1], optimizer=cfg.optimizer, lr=cfg.lr,
+                  batch_size=cfg.batch_size, eval_steps=grab_at, callbacks=[grab], seed=s,
+                  progress=False)
+            states.update({k: captured[at[k]] for k in want if at[k] in captured})
+        out.append(states)
+    return out
+
+
+# ============================================================================ IMP
+
+
+@dataclass
+class ImpResult:
+    """An IMP curve: per round r (0 = dense) and seed, the density and each variant's final
+    test accuracy, best test accuracy and its step, and early-stopping step; in memory only,
+    the masks, θ₀ and the rewound weights θ_k (for :func:`run_pai`)."""
+
+    config: dict
+    seeds: list
+    density: np.ndarray                    # [R+1] mean over seeds
+    acc: dict                              # variant -> [S, R+1] final test accuracy
+    best_acc: dict                         # variant -> [S, R+1] best test accuracy
+    best_step: dict                        # variant -> [S, R+1] step of best test accuracy
+    stop_step: dict                        # variant -> [S, R+1] step of lowest test loss
+    round_time: list                       # wall seconds of each IMP round (all seeds at once)
+    control_time: float = 0.0
+    curves: dict = field(default_factory=dict)   # variant -> round -> test_acc curve (seed 0)
+    eval_steps: list = field(default_factory=list)
+    diverged: list = field(default_factory=list)  # "ticket, round 3, seed 0: diverged at step 40"
+    stopped: bool = False                  # stopped from a panel before the last round
+    torch_agrees: list = field(default_factory=list)  # per pruning step (seed 0): mask == torch's
+    masks: list = field(default_factory=list, repr=False)      # [R+1][S] mask dicts
+    rewound: list = field(default_factory=list, repr=False)    # [S] rewound state dicts θ_k
+    inits: list = field(default_factory=list, repr=False)      # [S] θ₀ state dicts
+
+    def round_at(self, low: float = 0.05, high: float = 0.10) -> int:
+        """The sparsest round whose density lies in [low, high] (else the sparsest round)."""
+        inside = [r for r, d in enumerate(self.density) if low <= d <= high]
+        return inside[-1] if inside else len(self.density) - 1
+
+    def round_near(self, target: float) -> int:
+        """The pruned round whose density is closest to ``target`` (log scale)."""
+        if len(self.density) < 2:
+            raise ValueError("this IMP run has no pruned round")
+        return min(range(1, len(self.density)),
+                   key=lambda r: abs(math.log(self.density[r] / target)))
+
+    @property
+    def eval_interval(self) -> int:
+        """Steps between two evaluations (the resolution of the step measures)."""
+        return int(np.diff(self.eval_steps).min()) if len(self.eval_steps) > 1 else 0
+
+    def to_dict(self) -> dict:
+        return dict(config=self.config, seeds=self.seeds, density=self.density,
+                    acc=self.acc, best_acc=self.best_acc, best_step=self.best_step,
+                    stop_step=self.stop_step,
+                    round_time=self.round_time, control_time=self.control_time,
+                    curves=self.curves, eval_steps=self.eval_steps, diverged=self.diverged)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ImpResult":
+        arr = lambda m: {k: np.asarray(v, dtype=float) for k, v in m.items()}  # noqa: E731
+        return cls(d["config"], d["seeds"], np.asarray(d["density"]), arr(d["acc"]),
+                   arr(d["best_acc"]), arr(d["best_step"]), arr(d["stop_step"]), d["round_time"],
+                   d.get("control_time", 0.0), d.get("curves", {}), d.get("eval_steps", []),
+                   d.get("diverged", []))
+
+
+def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, controls=True,
+            progress: bool | None = None, callback=None, tick: Tick | None = None,
+            train_fn: Callable | None = None) -> ImpResult:
+    """Iterative magnitude pruning with rewinding, and its two controls.
+
+    Round 0 trains the dense network from the rewind point θ_k (θ₀ when ``rewind_step`` is
+    0); every round is :func:`~dynamics.lottery.science.imp_round`: start the survivors from
+    θ_k, train, prune ``prune_fraction`` of them by trained magnitude. The controls train, at
+    a round's mask: the same mask from a fresh random initialization (``reinit``), and a
+    layer-wise shuffled mask from θ_k (``random``), all at once after the last round
+    (``controls``: True for every ``control_every``-th round and the last, False for none,
+    or a list of rounds).
+
+    ``callback(result_so_far, round)`` runs after each round (live plots); ``tick`` gets the
+    fraction done and stops the run when it returns True; ``train_fn(starts, masks, seeds,
+    callbacks)`` replaces the training (tests). A round whose ticket diverges ends the curve
+    there (its weights cannot be pruned by magnitude); ``result.diverged`` says where.
+    """
+    seeds = list(range(get_seed(), get_seed() + cfg.seeds)) if seeds is None else list(seeds)
+    seeds = cap_grid(seeds)                  # a dry run: two seeds...
+    R = len(cap_grid(range(cfg.rounds)))     # ...and two rounds
+    data = data or load_data(cfg)
+    S = len(seeds)
+    if controls is True:
+        controls = sorted(set(range(cfg.control_every, R + 1, cfg.control_every)) | {R})
+    control_rounds = cap_grid([r for r in (controls or []) if 0 < r <= R])
+    units = (R + 1) + 2 * len(control_rounds)  # in trainings of S networks
+    train_fn = train_fn or (lambda starts, masks, seeds, callbacks: train_masked(
+        cfg, data, starts, masks, seeds, progress=progress, callbacks=callbacks))
+
+    states = rewind_states(cfg, data, seeds, [cfg.rewind_step])
+    inits = [st[0] for st in states]
+    theta_k = [st.get(cfg.rewind_step) for st in states]
+    shape = (S, R + 1)
+    nan = lambda: {v: np.full(shape, np.nan) for v in VARIANTS}  # noqa: E731
+    res = ImpResult(cfg.to_dict(), seeds, np.ones(R + 1), nan(), nan(), nan(), nan(), [],
+                    curves={v: {} for v in VARIANTS}, masks=[], rewound=theta_k, inits=inits)
+    res.diverged += [f"dense run, seed {s}: diverged before step {cfg.rewind_step} (no θ_k)"
+                     for s, t in zip(seeds, theta_k) if t is None]
+    if res.diverged:
+        return res
+    masks = [full_masks(t) for t in theta_k]
+    for r in range(R + 1):
+        res.masks.append(masks)
+        res.density[r] = np.mean([density(m) for m in masks])
+        runs = {}
+
+        def train_round(starts, ms, r=r):
+            runs["out"] = out = train_fn(starts, [None if r == 0 else m for m in ms], seeds,
+                                         _part(tick, r / units, 1 / units))
+            return [out.state_dict(k) for k in range(S)]
+
+        start = time.perf_counter()
+        trained, pruned = imp_round(train_round, theta_k, masks, cfg)
+        res.round_time.append(time.perf_counter() - start)
+        out = runs["out"]
+        res.eval_steps = list(out.histories[0].steps)
+        for k, h in enumerate(out.histories):
+            _record(res, "ticket", k, r, h)
+        if r == 0:  # the dense network is where all three curves start
+            for table in (res.acc, res.best_acc, res.best_step, res.stop_step):
+                for v in ("reinit", "random"):
+                    table[v][:, 0] = table["ticket"][:, 0]
+        res.curves["ticket"][r] = list(out.histories[0]["test_acc"])
+        if out.info.get("stopped"):
+            res.stopped = True
+            break
+        if any(h.diverged for h in out.histories):
+            break
+        if r < R:
+            ref = torch_prune_masks({n: trained[0][n] for n in masks[0]}, masks[0],
+                                    cfg.prune_fraction, cfg.scope, cfg.head_fraction)
+            res.torch_agrees.append(all(torch.equal(ref[n], pruned[0][n]) for n in ref))
+            masks = pruned
+        if callback is not None:
+            callback(res, r)
+    reached = len(res.masks)  # fewer than R + 1 rounds when stopped or diverged
+    res.density = res.density[:reached]
+    for table in (res.acc, res.best_acc, res.best_step, res.stop_step):
+        for v in VARIANTS:
+            table[v] = table[v][:, :reached]
+    done = [r for r in control_rounds if r < reached]
+    if done and not res.stopped:
+        run_controls(cfg, res, data, done, progress=progress,
+                     callbacks=_part(tick, (R + 1) / units, 1 - (R + 1) / units),
+                     train_fn=train_fn)
+        if callback is not None:
+            callback(res, len(res.masks) - 1)
+    return res
+
+
+def _record(res: ImpResult, variant: str, k: int, r: int, h: History) -> None:
+    if h.diverged:
+        res.diverged.append(f"{variant}, round {r}, seed {res.seeds[k]}: {h.status}")
+        return
+    if not len(h):
+        return  # not reached: the run was stopped
+    res.acc[variant][k, r] = h.last("test_acc")
+    res.best_acc[variant][k, r] = float(np.max(h["test_acc"]))
+    res.best_step[variant][k, r] = best_step(h)
+    res.stop_step[variant][k, r] = best_step(h, "test_loss")
+
+
+def run_controls(cfg: LotteryConfig, res: ImpResult, data: D.Dataset, rounds,
+                 progress=None, callbacks=(), train_fn: Callable | None = None) -> None:
+    """Both controls at the given pruned rounds, all in one batched sweep: the ticket's mask
+    from a fresh initialization (seeded apart from everything else), and the ticket's mask
+    shuffled within each layer, from θ_k."""
+    gen = torch.Generator().manual_seed(10_000 + res.seeds[0])
+    inits, masks, seeds, where = [], [], [], []
+    for r in rounds:
+        for k, s in enumerate(res.seeds):
+            inits.append(None)
+            masks.append(res.masks[r][k])
+            seeds.append(100_000 + 1000 * s + r)
+            where.append(("reinit", k, r))
+            shuffled = shuffle_masks(res.masks[r][k], gen)
+            inits.append(rewind(res.rewound[k], shuffled))
+            masks.append(shuffled)
+            seeds.append(s)
+            where.append(("random", k, r))
+    start = time.perf_counter()
+    if train_fn is None:
+        out = train_masked(cfg, data, inits, masks, seeds, progress=progress, callbacks=callbacks)
+    else:
+        out = train_fn(inits, masks, seeds, list(callbacks))
+    res.control_time = time.perf_counter() - start
+    res.stopped = res.stopped or bool(out.info.get("stopped"))
+    for (v, k, r), h in zip(where, out.histories):
+        _record(res, v, k, r, h)
+        if k == 0 and len(h):
+            res.curves[v][r] = list(h["test_acc"])
+
+
+# ============================================================================ pruning at init
+
+
+def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, methods=PAI_METHODS,
+            data: D.Dataset | None = None, progress: bool | None = None,
+            tick: Tick | None = None) -> dict:
+    """Pruning at initialization vs the IMP ticket at the same sparsity, each with its mask
+    as chosen and shuffled within every layer (Frankle et al. 2021's sanity check).
+
+    At round ``round`` of ``imp`` (default: the sparsest with 5-10% of the weights left), each
+    method scores θ₀ and keeps exactly as many hidden and output weights as the ticket does
+    (:func:`~dynamics.lottery.science.pai_masks`); PaI masks train from θ₀, the ticket and
+    its shuffle from θ_k. The IMP numbers are reused from ``imp`` where its controls covered
+    that round."""
+    data = data or load_data(cfg)
+    r = imp.round_at() if round is None else int(round)
+    if not 0 < r < len(imp.masks):
+        raise ValueError(f"round must be one of the pruned rounds 1..{len(imp.masks) - 1}, got {r}")
+    gen = torch.Generator().manual_seed(20_000 + imp.seeds[0])
+    inits, masks, seeds, where, cost, layers = [], [], [], [], {}, {}
+    for k, s in enumerate(imp.seeds):
+        like = imp.masks[r][k]
+        model = make_model(cfg, data).to(data.device)
+        model.load_state_dict(imp.inits[k])
+        for m in methods:
+            start = time.perf_counter()
+            mk = pai_masks(m, model, data, like, cfg.scope)
+            cost.setdefault(m, []).append(time.perf_counter() - start)
+            if k == 0:
+                layers[m] = layer_densities(mk)
+            for how, mask in (("original", mk), ("shuffled", shuffle_masks(mk, gen))):
+                inits.append(imp.inits[k]), masks.append(mask), seeds.append(s)
+                where.append((m, how, k))
+        if k == 0:
+            layers["imp"] = layer_densities(like)
+        if np.isnan(imp.acc["random"][k, r]):
+            inits.append(imp.rewound[k]), masks.append(shuffle_masks(like, gen)), seeds.append(s)
+            where.append(("imp", "shuffled", k))
+    S = len(imp.seeds)
+    acc = {m: {"original": np.full(S, np.nan), "shuffled": np.full(S, np.nan)}
+           for m in ("imp", *methods)}
+    acc["imp"]["original"] = imp.acc["ticket"][:, r].copy()
+    acc["imp"]["shuffled"] = imp.acc["random"][:, r].copy()
+    start = time.perf_counter()
+    out = train_masked(cfg, data, inits, masks, seeds, progress=progress, callbacks=_part(tick, 0, 1))
+    train_time = (time.perf_counter() - start) / max(1, len(inits))
+    diverged = []
+    for (m, how, k), h in zip(where, out.histories):
+        if h.diverged:
+            diverged.append(f"{m} ({how}), seed {imp.seeds[k]}: {h.status}")
+        acc[m][how][k] = np.nan if h.diverged else h.last("test_acc")
+    return dict(round=r, density=float(imp.density[r]), seeds=imp.seeds, acc=acc,
+                dense=imp.acc["ticket"][:, 0].copy(), layers=layers,
+                score_time={m: float(np.mean(v)) for m, v in cost.items()},
+                train_time=train_time, diverged=diverged)
+
+
+def run_pai_at(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: int | None = None,
+               data: D.Dataset | None = None, progress: bool | None = None,
+               tick: Tick | None = None) -> dict:
+    """Pruning at initialization alone, at ``sparsity`` (no IMP, so it is quick): each
+    method's mask and its layer-wise shuffle, trained from the same θ₀, beside the dense
+    network. Returns the same dict as :func:`run_pai` (without the IMP ticket)."""
+    data = data or load_data(cfg)
+    seed = get_seed(seed)
+    model = make_model(cfg, data, seed=seed).to(data.device)
+    like = like_masks(model, 1.0 - sparsity, cfg.head_rate)
+    init = _state(model)
+    gen = torch.Generator().manual_seed(seed)
+    masks, where, layers = [], [], {}
+    for m in methods:
+        mk = pai_masks(m, model, data, like, cfg.scope)
+        layers[m] = layer_densities(mk)
+        masks += [mk, shuffle_masks(mk, gen)]
+        where += [(m, "original"), (m, "shuffled")]
+    out = train_masked(cfg, data, [init] * (len(masks) + 1), [None] + masks,
+                       [seed] * (len(masks) + 1), progress=progress, callbacks=_part(tick, 0, 1))
+    acc = {m: {"original": [np.nan], "shuffled": [np.nan]} for m in methods}
+    diverged = [f"dense: {h.status}" for h in out.histories[:1] if h.diverged]
+    for (m, how), h in zip(where, out.histories[1:]):
+        if h.diverged:
+            diverged.append(f"{m} ({how}): {h.status}")
+        acc[m][how] = [np.nan if h.diverged else h.last("test_acc")]
+    dense = out.histories[0]
+    return dict(density=density(like), seeds=[seed], acc=acc, layers=layers,
+                dense=[np.nan if dense.diverged else dense.last("test_acc")], diverged=diverged,
+                stopped=bool(out.info.get("stopped")))
+
+
+# ============================================================================ linear mode connectivity
+
+
+def run_lmc(cfg: LotteryConfig, rewind_steps=(0, 50, 200), seed: int | None = None,
+            data: D.Dataset | None = None, masks: dict | None = None, n_points: int = 11,
+            pair_seeds=(1, 2), progress: bool | None = None, tick: Tick | None = None) -> dict:
+    """Instability analysis: from the dense run's weights θ_k at each rewind step k, train two
+    copies with different mini-batch orders (``pair_seeds``), optionally under one sparse
+    ``mask``, and measure the test error along the straight line between the two results.
+    A pair with a diverged run has no path: its barrier is NaN and ``diverged`` says so."""
+    data = data or load_data(cfg)
+    seed = get_seed(seed)
+    if len(pair_seeds) != 2 or pair_seeds[0] == pair_seeds[1]:
+        raise ValueError(f"pair_seeds must be two different seeds, got {pair_seeds}")
+    ks = cap_grid(sorted({int(k) for k in rewind_steps}))
+    states = rewind_states(cfg, data, [seed], ks)[0]
+    reached = [k for k in ks if k in states]  # a diverged dense run never reaches later θ_k
+    inits = [states[k] if masks is None else rewind(states[k], masks) for k in reached
+             for _ in pair_seeds]
+    seeds = [1000 * seed + p for _ in reached for p in pair_seeds]
+    out = train_masked(cfg, data, inits, [masks] * len(inits), seeds, progress=progress,
+                       callbacks=_part(tick, 0, 1)) if reached else None
+    model = make_model(cfg, data).to(data.device)
+    curves, barriers, ends, diverged = {}, {}, {}, {}
+    for k in ks:
+        i = reached.index(k) if k in reached else None
+        pair = [] if i is None else out.histories[2 * i:2 * i + 2]
+        diverged[k] = ("the dense run diverged before this step" if i is None
+                       else next((h.status for h in pair if h.diverged), None))
+        if diverged[k] or not all(len(h) for h in pair):
+            curves[k], barriers[k], ends[k] = [math.nan] * n_points, math.nan, math.nan
+            continue
+        a, b = out.state_dict(2 * i), out.state_dict(2 * i + 1)
+        errs = path_errors(model, a, b, data.x_test, data.y_test, n_points)
+        curves[k], barriers[k], ends[k] = errs.tolist(), barrier(errs), float(errs[[0, -1]].mean())
+    return dict(rewind_steps=ks, alphas=np.linspace(0, 1, n_points).tolist(), errors=curves,
+                barrier=barriers, end_error=ends, seed=seed, diverged=diverged,
+                density=1.0 if masks is None else density(masks),
+                stopped=bool(out is not None and out.info.get("stopped")))
+
+
+# ============================================================================ cost
+
+
+def imp_cost(res: ImpResult, round: int | None = None) -> dict:
+    """Measured wall seconds, per seed, of IMP up to ``round`` (the ticket exists only after
+    training that many networks: rounds 0..round) and of one training (the median round)."""
+    r = res.round_at() if round is None else round
+    per_seed = len(res.seeds)
+    return dict(round=r, density=float(res.density[r]), trainings=r + 1,
+                imp_seconds=float(np.sum(res.round_time[:r + 1])) / per_seed,
+                train_seconds=float(np.median(res.round_time)) / per_seed)
+
+
+# ============================================================================ precomputed results
+
+
+def imp_runs(payload: dict) -> dict:
+    """``{setting: ImpResult}`` from a loaded ``lottery_imp`` payload."""
+    return {label: ImpResult.from_dict(d) for label, d in payload["imp"].items()}
+
+
+def precompute(profile: str) -> list:
+    """``python -m dynamics.precompute lottery_tickets --profile P``: IMP curves for several
+    settings, pruning at init at several sparsities, and instability against rewind step for
+    several learning rates; written to ``data/lottery_{imp,pai,lmc}.json``."""
+    cfg = LotteryConfig.for_profile(profile)
+    command = f"python -m dynamics.precompute lottery_tickets --profile {profile}"
+    note = {"smoke": "Smoke scale.", "cpu": "CPU scale (MLP on MNIST-1D); the gpu profile "
+            "regenerates it with MNIST and more seeds.", "gpu": "GPU scale."}[profile]
+    data = load_data(cfg)
+    n_main = {"smoke": 2, "cpu": 3, "gpu": 5}[profile]
+    n_var = {"smoke": 1, "cpu": 1, "gpu": 3}[profile]
+    seed = get_seed()
+    hot = 1e-2
+    settings = {
+        f"global, reset to θ₀, {cfg.prune_fraction:.0%}/round ({n_main} seeds)": (cfg, n_main),
+        "layer-wise pruning": (cfg.replace(scope="layer"), n_var),
+        f"prune {2 * cfg.prune_fraction:.0%} per round": (
+            cfg.replace(prune_fraction=2 * cfg.prune_fraction, rounds=max(1, cfg.rounds // 2)), n_var),
+        f"Adam lr {hot:g}, reset to θ₀": (cfg.replace(lr=hot), n_var),
+        f"Adam lr {hot:g}, rewind to step 50": (cfg.replace(lr=hot, rewind_step=50), n_var),
+    }
+    paths, start = [], time.perf_counter()
+    imps = {}
+    for label in cap_grid(list(settings)):
+        c, n = settings[label]
+        imps[label] = run_imp(c, seeds=list(range(seed, seed + n)), data=data, progress=False)
+    main = next(iter(imps.values()))
+    paths.append(results.save("lottery_imp", dict(imp={k: v.to_dict() for k, v in imps.items()}),
+                              profile, config=cfg, command=command, note=note,
+                              wall_time=time.perf_counter() - start))
+    start = time.perf_counter()
+    pais = []
+    for target in cap_grid([0.35, 0.2, 0.1, 0.05]):
+        r = main.round_near(target)
+        if not pais or pais[-1]["round"] != r:
+            pais.append(run_pai(cfg, main, round=r, data=data, progress=False))
+    paths.append(results.save("lottery_pai", dict(pai=pais), profile, config=cfg, command=command,
+                              note=note, wall_time=time.perf_counter() - start))
+    start = time.perf_counter()
+    lmcs = {}
+    for lr in cap_grid([cfg.lr, 5e-3, hot]):
+        lmcs[f"{lr:g}"] = run_lmc(cfg.replace(lr=lr), (0, 10, 25, 50, 100, 200), seed=seed,
+                                  data=data, progress=False)
+    paths.append(results.save("lottery_lmc", dict(lmc=lmcs), profile, config=cfg, command=command,
+                              note=note, wall_time=time.perf_counter() - start))
+    return paths

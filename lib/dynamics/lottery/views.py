@@ -1,0 +1,497 @@
+"""Views of the lottery-ticket chapter: figures (``*_figure``), static sliders over the
+precomputed results (``*_slider``), live panels (``*_panel``), tables and the claims table
+(:func:`claims`). Layout (legends, sliders, margins, log ticks) is the house layout's
+business (:func:`dynamics.plots.house`): builders here only say what to draw.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import plots, results
+from ..runtime import get_profile, get_seed
+from ..widgets import Choice, Panel, Slider, controls_for
+from .experiments import VARIANTS, ImpResult, imp_cost, imp_runs, run_imp, run_lmc, run_pai_at
+from .science import PAI_METHODS, LotteryConfig
+
+VARIANT_NAMES = {"ticket": "winning ticket",
+                 "reinit": "same mask, re-initialized",
+                 "random": "random mask, same layer sparsity"}
+PAI_NAMES = {"imp": "IMP ticket", "snip": "SNIP", "synflow": "SynFlow",
+             "magnitude": "magnitude at init"}
+DATASET_NAMES = {"mnist1d": "MNIST-1D", "digits": "digits", "mnist": "MNIST"}
+# Arora & Teuscher (2025), ResNet-20 on CIFAR-10 at 99.3% sparsity (abstract of the seed paper).
+PAPER_COST = dict(sparsity=0.993, cts_acc=74.0, ltr_acc=68.3, cts_min=7.9, ltr_min=95.2)
+
+
+def _pct(x) -> np.ndarray:
+    return 100.0 * np.asarray(x, dtype=float)
+
+
+def _mean(values) -> float:
+    """Mean over seeds, ignoring runs that were not trained (NaN); NaN if none was."""
+    v = np.asarray(values, dtype=float)
+    return float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
+
+
+def _band(fig, x, values, name, color, pct=True):
+    """Mean over seeds (rows of ``values``) with ±1 std error bars; columns never trained
+    (NaN) are skipped."""
+    values = np.atleast_2d(np.asarray(values, dtype=float))
+    keep = np.isfinite(values).any(axis=0)
+    if not keep.any():
+        return
+    scale = 100.0 if pct else 1.0
+    mean = np.nanmean(values[:, keep], axis=0) * scale
+    std = np.nanstd(values[:, keep], axis=0) * scale if len(values) > 1 else None
+    # plain lists: the house layout reads the data to place log ticks (plotly would pass
+    # numpy arrays on as base64 blocks)
+    fig.add_scatter(x=np.asarray(x, dtype=float)[keep].tolist(), y=mean.tolist(), name=name,
+                    mode="lines+markers", line=dict(color=color),
+                    error_y=None if std is None else dict(type="data", array=std.tolist(),
+                                                          visible=True, thickness=1))
+
+
+def _sparser_to_the_right(fig) -> None:
+    fig.update_xaxes(autorange="reversed")
+
+
+# ============================================================================ figures
+
+
+def imp_figure(res: ImpResult, title: str | None = None):
+    """Test accuracy against the percentage of weights remaining (log axis, sparser to the
+    right) for the winning ticket and both controls; the dense network as a dotted line."""
+    x = _pct(res.density)
+    n = len(res.seeds)
+    fig = plots.figure(title or ("Iterative magnitude pruning" + ("" if n == 1 else
+                                 f", {n} seeds (mean ± std)")),
+                       "weights remaining (%)", "test accuracy (%)", logx=True)
+    for i, v in enumerate(VARIANTS):
+        _band(fig, x, res.acc[v], VARIANT_NAMES[v], plots.PALETTE[i])
+    dense = 100 * _mean(res.acc["ticket"][:, 0])
+    if np.isfinite(dense):
+        fig.add_scatter(x=[x.max(), x.min()], y=[dense, dense], mode="lines",
+                        name=f"dense: {dense:.1f}%", line=dict(color="#555", dash="dot", width=1))
+    _sparser_to_the_right(fig)
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+def speed_figure(res: ImpResult, key: str = "stop_step", title: str | None = None):
+    """When training is best, against the weights remaining: the early-stopping step (lowest
+    test loss, ``stop_step``) or the step of best test accuracy (``best_step``)."""
+    default = {"stop_step": "Early-stopping step (lowest test loss)",
+               "best_step": "Step of best test accuracy"}[key]
+    fig = plots.figure(title or default, "weights remaining (%)", "training step", logx=True)
+    for i, v in enumerate(VARIANTS):
+        _band(fig, _pct(res.density), getattr(res, key)[v], VARIANT_NAMES[v], plots.PALETTE[i],
+              pct=False)
+    _sparser_to_the_right(fig)
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+def pai_figure(pai: dict, title: str | None = None):
+    """Accuracy of each mask as chosen and shuffled within every layer, at one sparsity;
+    the dense network as a dotted line."""
+    names = list(pai["acc"])
+    labels = [PAI_NAMES.get(m, m) for m in names]
+    fig = plots.figure(title or f"Masks at {100 * pai['density']:.1f}% of the weights",
+                       "", "test accuracy (%)")
+    top = 0.0
+    for how, color, name in (("original", plots.PALETTE[0], "mask as chosen"),
+                             ("shuffled", plots.PALETTE[2], "shuffled within each layer")):
+        vals = [np.asarray(pai["acc"][m][how], dtype=float) for m in names]
+        mean = [100 * _mean(v) for v in vals]
+        several = any(np.isfinite(v).sum() > 1 for v in vals)  # error bars only over seeds
+        std = [100 * float(np.nanstd(v)) if np.isfinite(v).sum() > 1 else 0.0 for v in vals]
+        top = max([top] + [m + s for m, s in zip(mean, std) if np.isfinite(m)])
+        # the value inside the top of its bar, clear of the error bar above it
+        fig.add_bar(x=labels, y=mean, name=name, marker_color=color,
+                    error_y=dict(type="data", array=std) if several else None,
+                    text=["" if not np.isfinite(v) else f"{v:.1f}" for v in mean],
+                    textposition="inside", insidetextanchor="end",
+                    textfont=dict(color="white"))
+    dense = 100 * _mean(pai["dense"])
+    if np.isfinite(dense):
+        fig.add_scatter(x=labels, y=[dense] * len(labels), mode="lines",
+                        name=f"dense: {dense:.1f}%", line=dict(color="#555", dash="dot", width=1))
+        top = max(top, dense)
+    fig.update_layout(barmode="group", hovermode="closest")
+    fig.update_yaxes(range=[0, 1.15 * top if top > 0 else 100])
+    return fig
+
+
+def _by_step(d: dict, k):
+    """A value keyed by rewind step, from a fresh result (int keys) or JSON (str keys)."""
+    return d[k] if k in d else d[str(k)]
+
+
+def lmc_figure(lmc: dict, title: str | None = None):
+    """Test error along the straight line between two runs from the same rewound weights,
+    one curve per rewind step k; the legend gives each curve's error barrier."""
+    fig = plots.figure(title or "Error between two runs from θₖ",
+                       "interpolation α (0: run A, 1: run B)", "test error (%)")
+    diverged = lmc.get("diverged") or {}
+    for i, k in enumerate(lmc["rewind_steps"]):
+        errs, bar = _by_step(lmc["errors"], k), _by_step(lmc["barrier"], k)
+        why = _by_step(diverged, k) if diverged else None
+        name = f"k = {k}: " + (why if why else "no path" if bar is None or not np.isfinite(bar)
+                               else f"barrier {100 * bar:.1f} pts")
+        fig.add_scatter(x=lmc["alphas"], y=_pct([np.nan if e is None else e for e in errs]),
+                        mode="lines+markers", name=name,
+                        line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+def barrier_figure(lmcs: dict, title: str = "Error barrier against rewind step"):
+    """Error barrier against rewind step k, one line per setting (``{label: run_lmc result}``)."""
+    fig = plots.figure(title, "rewind step k (k = 0 drawn at 1)", "error barrier (points)",
+                       logx=True)
+    for i, (label, lmc) in enumerate(lmcs.items()):
+        ks = lmc["rewind_steps"]
+        bars = [_by_step(lmc["barrier"], k) for k in ks]
+        fig.add_scatter(x=[max(k, 1) for k in ks], y=_pct([np.nan if b is None else b for b in bars]),
+                        name=label, mode="lines+markers",
+                        line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+# ============================================================================ tables and cost
+
+
+def layer_rows(pai: dict) -> list[dict]:
+    """Each mask's density per layer: where a method puts the weights it keeps."""
+    rows = []
+    for m, layers in pai["layers"].items():
+        row = {"mask": PAI_NAMES.get(m, m)}
+        row.update({f"{n.replace('.weight', '')} kept (%)": 100 * v for n, v in layers.items()})
+        rows.append(row)
+    return rows
+
+
+def _pai_seconds(c: dict, pai: dict, method: str) -> float:
+    """Pruning at init costs its score at θ₀ plus one training (timed as IMP's median round)."""
+    return pai["score_time"][method] + c["train_seconds"]
+
+
+def cost_rows(res: ImpResult, pai: dict | None = None) -> list[dict]:
+    """The seed paper's cost comparison beside this notebook's own measured cost."""
+    p = PAPER_COST
+    paper_setting = f"ResNet-20, CIFAR-10, {100 * p['sparsity']:.1f}% sparse"
+    rows = [{"method": "Concrete Ticket Search (Arora & Teuscher 2025)", "setting": paper_setting,
+             "test accuracy (%)": p["cts_acc"], "wall time (s)": 60 * p["cts_min"], "source": "paper"},
+            {"method": "Lottery ticket rewinding (ibid.)", "setting": paper_setting,
+             "test accuracy (%)": p["ltr_acc"], "wall time (s)": 60 * p["ltr_min"], "source": "paper"}]
+    c = imp_cost(res, None if pai is None else pai["round"])
+    name = DATASET_NAMES.get(res.config["dataset"], res.config["dataset"])
+    setting = (f"MLP {res.config['width']}x{res.config['depth']}, {name}, "
+               f"{100 * (1 - c['density']):.1f}% sparse")
+    rows.append({"method": f"IMP, {c['trainings']} trainings", "setting": setting,
+                 "test accuracy (%)": 100 * _mean(res.acc["ticket"][:, c["round"]]),
+                 "wall time (s)": c["imp_seconds"], "source": "this page"})
+    for m in ("snip", "synflow"):
+        if pai is not None and m in pai["acc"]:
+            rows.append({"method": f"{PAI_NAMES[m]}: score + 1 training", "setting": setting,
+                         "test accuracy (%)": 100 * _mean(pai["acc"][m]["original"]),
+                         "wall time (s)": _pai_seconds(c, pai, m), "source": "this page"})
+    return rows
+
+
+def cost_table(res: ImpResult, pai: dict | None = None):
+    """:func:`cost_rows` as a table: accuracies to a tenth of a point, times to 3 digits."""
+    return plots.table(cost_rows(res, pai), formats={"test accuracy (%)": "{:.1f}"})
+
+
+def layer_table(pai: dict):
+    """:func:`layer_rows` as a table, percentages to a tenth."""
+    rows = layer_rows(pai)
+    return plots.table(rows, formats={k: "{:.1f}" for k in rows[0] if k != "mask"})
+
+
+def cost_figure(res: ImpResult, pai: dict | None = None):
+    """Bars of measured seconds per seed: one training, pruning at init, IMP to the ticket."""
+    c = imp_cost(res, None if pai is None else pai["round"])
+    labels, values = ["one training"], [c["train_seconds"]]
+    for m in ("snip", "synflow"):
+        if pai is not None and m in pai["acc"]:
+            labels.append(f"{PAI_NAMES[m]} + training")
+            values.append(_pai_seconds(c, pai, m))
+    labels.append(f"IMP ({c['trainings']} trainings)")
+    values.append(c["imp_seconds"])
+    return plots.bars(labels, values, title=f"Cost of a subnetwork at {100 * c['density']:.1f}% "
+                      "of the weights", ytitle="wall seconds per seed", text_fmt="{:.1f} s")
+
+
+# ============================================================================ claims
+
+
+def _verdict(checks: list[bool]) -> str:
+    return "yes" if all(checks) else "partly" if any(checks) else "no"
+
+
+def speed_claim(res: ImpResult, where: str = "this run") -> dict:
+    """Frankle & Carbin's "tickets learn faster", measured by the early-stopping step (the
+    step of lowest test loss) of the dense network and of the fastest ticket that keeps at
+    least 10% of the weights. When the dense network's test loss is still falling at the
+    end of training, the runs are too short to tell: "not at this scale"."""
+    stop, step = res.stop_step["ticket"], res.eval_interval
+    dense = _mean(stop[:, 0])
+    pruned = [r for r in range(1, len(res.density)) if res.density[r] >= 0.1
+              and np.isfinite(stop[:, r]).any()]
+    if not pruned or not np.isfinite(dense):
+        return plots.claim("Tickets learn faster (earlier early-stopping step)",
+                           "Frankle & Carbin (2019)", f"{where}: no pruned round measured",
+                           "not at this scale")
+    best = min(pruned, key=lambda r: _mean(stop[:, r]))
+    fast = _mean(stop[:, best])
+    text = (f"{where}: dense {dense:.0f} steps, fastest ticket {fast:.0f} steps "
+            f"(at {100 * res.density[best]:.0f}% of the weights)")
+    last = res.eval_steps[-1] if res.eval_steps else 0
+    if dense >= last - step:
+        return plots.claim("Tickets learn faster (earlier early-stopping step)",
+                           "Frankle & Carbin (2019)", text + f"; too short to tell: the dense "
+                           f"minimum is within one evaluation ({step} steps) of the end of the "
+                           f"{last}-step runs", "not at this scale")
+    return plots.claim("Tickets learn faster (earlier early-stopping step)",
+                       "Frankle & Carbin (2019)", text,
+                       "yes" if fast <= dense - 2 * step else "partly" if fast < dense else "no")
+
+
+def claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = None,
+           precomputed: dict | None = None) -> list[dict]:
+    """Claims of the papers beside what was measured, with a verdict computed from the
+    numbers: ``res`` (this run's IMP curve), ``pai`` (:func:`run_pai`), ``lmcs``
+    (``{label: run_lmc result}``, the first at the chapter's learning rate) and
+    ``precomputed`` (``{setting: ImpResult}`` read from ``data/``: the speed figure's runs
+    and the learning-rate settings of the slider)."""
+    r = res.round_at()
+    d = 100 * res.density[r]
+    m = lambda v: 100 * _mean(res.acc[v][:, r])  # noqa: E731
+    dense = 100 * _mean(res.acc["ticket"][:, 0])
+    ticket, reinit, random = m("ticket"), m("reinit"), m("random")
+    curve = [100 * _mean(res.acc["ticket"][:, q]) for q in range(len(res.density))]
+    level = [q for q, a in enumerate(curve) if a >= dense - 1]  # within a point of dense
+    q = level[-1] if level else 0
+    rows = [
+        plots.claim("Winning tickets match the dense network at 10-20% of the weights or fewer",
+                    "Frankle & Carbin (2019): LeNet-300-100 on MNIST",
+                    f"sparsest ticket within 1 pt of dense: {100 * res.density[q]:.1f}% of the "
+                    f"weights ({curve[q]:.1f}% vs {dense:.1f}%)"
+                    + ("" if q == r else f"; at {d:.1f}%: {ticket:.1f}%"),
+                    "yes" if res.density[q] <= 0.2 else "partly" if res.density[q] <= 0.4 else "no"),
+        plots.claim("Re-initializing the ticket's weights destroys it",
+                    "Frankle & Carbin (2019)",
+                    f"same mask, re-initialized: {reinit:.1f}% ({reinit - ticket:+.1f} pts)",
+                    "yes" if ticket - reinit >= 3 else "partly" if ticket > reinit else "no"),
+        plots.claim("A random mask with the same layer-wise sparsity is far below the ticket",
+                    "Frankle & Carbin (2019); Frankle et al. (2021)",
+                    f"random mask: {random:.1f}% ({random - ticket:+.1f} pts)",
+                    "yes" if ticket - random >= 3 else "partly" if ticket > random else "no"),
+        speed_claim(res),
+    ]
+    main = next(iter(precomputed.values())) if precomputed else None
+    if main is not None:
+        rows.append(speed_claim(main, f"precomputed ({len(main.seeds)} seeds, section 1 figure)"))
+    if pai is not None:
+        rows.append(_pai_claim(pai))
+    lmcs = lmcs or {}
+    for label, lmc in lmcs.items():
+        rows.append(_lmc_claim(label, lmc))
+    if precomputed:
+        rows += _lr_claims(precomputed)
+    return rows
+
+
+def _pai_claim(pai: dict) -> dict:
+    a = pai["acc"]
+    acc = {k: 100 * _mean(a[k]["original"]) for k in a}
+    drop = {k: acc[k] - 100 * _mean(a[k]["shuffled"]) for k in a}
+    methods = [k for k in a if k != "imp"]
+    random = 100 * _mean(a["imp"]["shuffled"])
+    text = (f"at {100 * pai['density']:.1f}%: IMP {acc['imp']:.1f}% "
+            f"(shuffled {-drop['imp']:+.1f} pts); "
+            + "; ".join(f"{PAI_NAMES[k]} {acc[k]:.1f}% ({-drop[k]:+.1f})" for k in methods))
+    checks = ([acc[k] > random for k in methods] + [acc[k] < acc["imp"] for k in methods]
+              + [drop[k] < drop["imp"] / 2 for k in methods])
+    return plots.claim("Pruning at init beats a random mask but not IMP; shuffling its mask "
+                       "within layers costs it little, the ticket a lot",
+                       "Frankle et al. (2021)", text, _verdict(checks))
+
+
+def _lmc_claim(label: str, lmc: dict) -> dict:
+    ks = lmc["rewind_steps"]
+    bars = {k: 100 * float(np.nan if _by_step(lmc["barrier"], k) is None
+                           else _by_step(lmc["barrier"], k)) for k in ks}
+    text = f"{label}: barrier " + ", ".join(f"{bars[k]:.1f} pts at k = {k}" for k in ks)
+    if len(ks) == 1:
+        return plots.claim("A small network is stable at initialization: two runs from θ₀ are "
+                           "linearly connected", "Frankle et al. (2020): LeNet on MNIST",
+                           text, "yes" if bars[ks[0]] < 2 else "no")
+    first, last = bars[ks[0]], bars[ks[-1]]
+    if not first > 4:
+        verdict = "not at this scale"  # stable already at k = 0: nothing to restore
+    else:
+        verdict = "yes" if last < first / 3 else "partly" if last < first else "no"
+    return plots.claim("Where training is unstable at init, it becomes stable after a few "
+                       "steps (the rewinding point)",
+                       "Frankle et al. (2020): ResNet-20, VGG-16 after a few % of training",
+                       text, verdict)
+
+
+def _lr_claims(runs: dict) -> list[dict]:
+    """From the precomputed learning-rate settings: does re-initialization catch up with the
+    ticket at a larger learning rate (Liu et al. 2019), and does rewinding help there?"""
+    reset = next((r for k, r in runs.items() if "reset" in k and "lr" in k), None)
+    rewound = next((r for k, r in runs.items() if "rewind" in k), None)
+    rows = []
+    if reset is not None:
+        mid = int(np.argmin(np.abs(np.log(reset.density / 0.2))))
+        sparse = len(reset.density) - 1
+        gap = lambda r: 100 * (_mean(reset.acc["ticket"][:, r]) - _mean(reset.acc["reinit"][:, r]))  # noqa: E731
+        lr = reset.config["lr"]
+        rows.append(plots.claim(
+            "At a larger learning rate, the pruned architecture re-initialized trains as well as "
+            "the ticket", "Liu et al. (2019), mostly structured pruning, SGD lr 0.1",
+            f"precomputed, Adam lr {lr:g}: ticket ahead of re-init by {gap(mid):+.1f} pts at "
+            f"{100 * reset.density[mid]:.0f}% of the weights, {gap(sparse):+.1f} at "
+            f"{100 * reset.density[sparse]:.1f}%",
+            "yes" if gap(sparse) < 1 else "partly" if gap(mid) < 1 else "no"))
+    if reset is not None and rewound is not None:
+        sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
+        diff = 100 * np.mean([_mean(rewound.acc["ticket"][:, r]) - _mean(reset.acc["ticket"][:, r])
+                              for r in sparse]) if sparse else float("nan")
+        k = rewound.config["rewind_step"]
+        rows.append(plots.claim(
+            "Rewinding to an early step finds better tickets than resetting to θ₀ where "
+            "training is unstable at init", "Frankle et al. (2020)",
+            f"precomputed, Adam lr {rewound.config['lr']:g}, {len(rewound.seeds)} "
+            f"seed{'s' if len(rewound.seeds) > 1 else ''}: "
+            f"rewound to step {k} {diff:+.1f} pts vs reset, mean over the rounds at ≤10% "
+            "of the weights", "yes" if diff >= 3 else "partly" if diff > 0 else "no"))
+    return rows
+
+
+# ============================================================================ precomputed sliders
+
+
+def imp_slider(payload: dict):
+    """The static counterpart of :func:`imp_panel`: IMP curves of several settings."""
+    runs = imp_runs(payload)
+    figs = [imp_figure(r, title=label) for label, r in runs.items()]
+    return plots.slider(figs, [str(i + 1) for i in range(len(figs))], name="setting", active=0)
+
+
+def pai_slider(payload: dict):
+    """The static counterpart of :func:`pai_panel`: the comparison at several sparsities."""
+    figs = [pai_figure(p) for p in payload["pai"]]
+    labels = [f"{100 * p['density']:.1f}%" for p in payload["pai"]]
+    return plots.slider(figs, labels, name="weights remaining")
+
+
+def lmc_slider(payload: dict):
+    """The static counterpart of :func:`lmc_panel`: error paths for several learning rates."""
+    items = list(payload["lmc"].items())
+    figs = [lmc_figure(lmc, title=f"Two runs from θₖ, Adam lr {label}") for label, lmc in items]
+    return plots.slider(figs, [label for label, _ in items], name="learning rate")
+
+
+# ============================================================================ live panels
+
+
+def _precomputed(name: str):
+    """The provenance of ``data/<name>.json`` (what the static book shows above a panel),
+    or None when there is no such file."""
+    try:
+        return results.load(name)[1]
+    except FileNotFoundError:
+        return None
+
+
+def imp_panel(profile: str | None = None, seed: int | None = None, above="precomputed",
+              **overrides):
+    """Try it: IMP with its controls; rounds, pruning rate, rewind step, global or per-layer
+    ranking, learning rate. ``above``: what the page shows above the panel (default: the
+    provenance of the precomputed IMP slider); ``overrides`` change the profile's config."""
+    base = LotteryConfig.for_profile(get_profile(profile), **overrides)
+    seed = get_seed(seed)
+
+    def run(update, rounds, prune_fraction, rewind_step, scope, lr):
+        cfg = base.replace(rounds=int(rounds), prune_fraction=float(prune_fraction),
+                           rewind_step=int(rewind_step), scope=scope, lr=float(lr), seeds=1)
+
+        def redraw(res, r):
+            update(fig=imp_figure(res), status=f"round {r}: {100 * res.density[r]:.1f}% of the weights")
+
+        res = run_imp(cfg, seeds=[seed], progress=False, callback=redraw, tick=update.ticker(1.0))
+        a, last = res.acc, len(res.masks) - 1
+        if res.diverged:
+            update(status=f"diverged: {res.diverged[0]}")
+        elif not res.stopped:
+            update(status=f"done: at {100 * res.density[last]:.1f}% of the weights, ticket "
+                   f"{100 * a['ticket'][0, last]:.1f}%, re-init {100 * a['reinit'][0, last]:.1f}%, "
+                   f"random mask {100 * a['random'][0, last]:.1f}% (dense {100 * a['ticket'][0, 0]:.1f}%)")
+        return imp_figure(res)
+
+    controls = controls_for(base, ["rounds", "prune_fraction", "rewind_step", "scope", "lr"])
+    limits = {"rewind_step": base.steps, "rounds": 20, "prune_fraction": 0.9}
+    for c in controls:
+        if c.name in limits:  # narrower than the config allows: what a panel run can afford
+            c.high = max(limits[c.name], c.value)
+    return Panel(run, controls, title="Try it: iterative magnitude pruning",
+                 above=_precomputed("lottery_imp") if above == "precomputed" else above,
+                 profile=get_profile(profile))
+
+
+def pai_panel(profile: str | None = None, seed: int | None = None, above="precomputed",
+              **overrides):
+    """Try it: pruning at init at a chosen sparsity, each mask as chosen and shuffled."""
+    base = LotteryConfig.for_profile(get_profile(profile), **overrides)
+    seed = get_seed(seed)
+
+    def run(update, sparsity, method):
+        methods = PAI_METHODS if method == "all" else (method,)
+        pai = run_pai_at(base.replace(seeds=1), float(sparsity), methods, seed=seed,
+                         progress=False, tick=update.ticker(1.0))
+        if pai["diverged"]:
+            update(status=f"diverged: {pai['diverged'][0]}")
+        elif not pai["stopped"]:
+            update(status="done: " + ", ".join(
+                f"{PAI_NAMES[m]} {100 * pai['acc'][m]['original'][0]:.1f}% "
+                f"(shuffled {100 * pai['acc'][m]['shuffled'][0]:.1f}%)" for m in methods))
+        return pai_figure(pai)
+
+    return Panel(run, [Slider("sparsity", 0.5, 0.995, value=0.9, step=0.005),
+                       Choice("method", ("all",) + PAI_METHODS)],
+                 title="Try it: pruning at initialization and the shuffling check",
+                 above=_precomputed("lottery_pai") if above == "precomputed" else above,
+                 profile=get_profile(profile))
+
+
+def lmc_panel(profile: str | None = None, seed: int | None = None, above="precomputed",
+              **overrides):
+    """Try it: instability of two runs from θ₀ and from θ_k, against the learning rate."""
+    base = LotteryConfig.for_profile(get_profile(profile), **overrides)
+    seed = get_seed(seed)
+
+    def run(update, lr, rewind_step, optimizer):
+        cfg = base.replace(lr=float(lr), optimizer=optimizer)
+        lmc = run_lmc(cfg, (0, int(rewind_step)), seed=seed, progress=False,
+                      tick=update.ticker(1.0))
+        why = [f"k = {k}: {v}" for k, v in lmc["diverged"].items() if v]
+        if why:
+            update(status="diverged: " + "; ".join(why))
+        elif not lmc["stopped"]:
+            update(status="done: barrier " + ", ".join(
+                f"{100 * lmc['barrier'][k]:.1f} pts at k = {k}" for k in lmc["rewind_steps"]))
+        return lmc_figure(lmc, f"Two runs from θₖ, {optimizer} lr {float(lr):.2g}")
+
+    return Panel(run, [Slider("lr", 1e-4, 10.0, value=1e-2, log=True, description="learning rate"),
+                       Slider("rewind_step", 0, base.steps, value=min(50, base.steps), integer=True,
+                              description="rewind step k"),
+                       Choice("optimizer", ("adam", "momentum", "sgd"))],
+                 title="Try it: linear mode connectivity",
+                 above=_precomputed("lottery_lmc") if above == "precomputed" else above,
+                 profile=get_profile(profile))

@@ -1,0 +1,17 @@
+"""Spectral optimizers: Muon, Newton–Schulz, and steepest descent in the spectral norm.
+
+The chapter ``chapters/spectral_optimizers.ipynb``: a weight matrix is a linear map, so the
+size of a step that matters is its operator norm (RMS→RMS, the spectral norm up to a shape
+factor); steepest descent in it steps along U Vᵀ; Muon approximates U Vᵀ with a quintic
+Newton–Schulz iteration; one Muon step on an associative memory stores as much as Newton's
+method; and U Σᵖ Vᵀ interpolates between SGD (p = 1) and Muon (p = 0).
+
+- ``science``: the update rules, measures and theory, and the experiments' configs;
+- ``experiments``: runners (``run_*``, ``time_orthogonalization``) and ``precompute``;
+- ``views``: figures (``*_figure``), sliders (``*_slider``), panels (``*_panel``), ``claims``.
+
+Everything public is re-exported here: ``from dynamics import spectral as sp; sp.run_memory(...)``.
+"""
+from .science import *  # noqa: F401,F403
+from .experiments import *  # noqa: F401,F403
+from .views import *  # noqa: F401,F403

@@ -1,0 +1,461 @@
+"""The chapter's experiments: one runner per figure, their summaries, and :func:`precompute`
+(the static figures in ``data/``). No plotting here (see ``views.py``).
+
+Runners: :func:`time_orthogonalization` (Newton–Schulz vs SVD), :func:`run_width` (one step
+at several widths), :func:`run_practice` (Muon vs AdamW vs SGD, each at its best rate),
+:func:`run_memory` and :func:`run_memory_batch` (one step on an associative memory),
+:func:`run_shaping` (U Σᵖ Vᵀ with fixed and scheduled p). The loops a live panel drives take a
+``tick(done_fraction) -> stop?`` callback (its progress bar and Stop button). Every grid and
+list of runs goes through ``runtime.cap_grid`` and every training through ``train`` (which
+caps its steps), so a dry run (``DYNAMICS_DRY_RUN``) proves every profile in seconds.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .. import data as D
+from .. import results, runtime
+from .. import train as T
+from .science import (MEMORY_METHODS, MemoryConfig, PracticeConfig, ShapingConfig, SpectralShaping,
+                      TeachingMuon, WidthConfig, batch_gradient, linear_p_schedule, memory_task,
+                      mlp, default_data, muon_with_adamw, newton_schulz, one_step, output_change,
+                      polar, practice_data, recovered, rms_to_rms_norm, unit_updates)
+
+__all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'hidden_layer_step',
+           'run_width', 'growth', 'PRACTICE_OPTIMIZERS', 'steps_to', 'best_lr', 'run_practice',
+           'practice_summary', 'rates_reaching', 'load_practice', 'rank_bins', 'run_memory',
+           'run_memory_batch', 'critical_batch', 'run_shaped', 'schedule_name', 'run_shaping',
+           'first_at_or_below', 'reference_loss', 'shaping_summary', 'EARLY_STEP', 'loss_at_step',
+           'early_and_late', 'load_shaping', 'precompute', 'Tick']
+
+Tick = Callable[[float], bool]
+
+
+def _never(done: float) -> bool:
+    return False
+
+
+# ================================================================ Muon = torch.optim.Muon
+
+
+def muon_agreement(seed: int = 0, steps: int = 5, shapes=((96, 32), (32, 96), (64, 64)),
+                   **hyper) -> float:
+    """Largest parameter difference between :class:`TeachingMuon` and ``torch.optim.Muon``
+    after ``steps`` steps on the same random gradients (0.0 when the updates agree exactly)."""
+    g = torch.Generator().manual_seed(seed)
+    ours = [torch.nn.Parameter(torch.randn(*s, generator=g)) for s in shapes]
+    theirs = [torch.nn.Parameter(p.detach().clone()) for p in ours]
+    hyper = dict(dict(lr=0.02, weight_decay=0.1, momentum=0.95, nesterov=True), **hyper)
+    opts = [TeachingMuon(ours, **hyper), torch.optim.Muon(theirs, **hyper)]
+    for _ in range(steps):
+        for p, q in zip(ours, theirs):
+            p.grad = torch.randn(p.shape, generator=g)
+            q.grad = p.grad.clone()
+        for opt in opts:
+            opt.step()
+    return max(float((p - q).detach().abs().max()) for p, q in zip(ours, theirs))
+
+
+# ================================================================ 1. Newton–Schulz vs SVD
+
+
+def _timeit(fn, repeats: int, device):
+    """Median wall seconds, median CPU seconds (this process, all threads) and the last result
+    of ``fn()``; one warm-up call when repeats > 1. On a shared machine CPU seconds are the
+    steadier measure; on a GPU the wall clock (after synchronizing) is the one that counts."""
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    if repeats > 1:
+        fn()
+    walls, cpus, out = [], [], None
+    for _ in range(max(1, repeats)):
+        sync()
+        wall, cpu = time.perf_counter(), time.process_time()
+        out = fn()
+        sync()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return float(np.median(walls)), float(np.median(cpus)), out
+
+
+def time_orthogonalization(sizes, steps: int = 5, repeats: int = 3, device=None,
+                           dtypes=(torch.float32,), seed: int = 0) -> list[dict]:
+    """Wall (and CPU) seconds of Newton–Schulz (``steps`` iterations, each dtype) and of the
+    exact polar factor by SVD, for square Gaussian n×n matrices (median of ``repeats`` up to
+    n = 1024, one run above), with NS's distance from U Vᵀ: relative Frobenius error and
+    max|σ − 1|. (``dynamics.bench`` calls this too.)"""
+    device = runtime.get_device(device)
+    rows = []
+    for n in sizes:
+        G = torch.randn(n, n, generator=torch.Generator().manual_seed(seed)).to(device)
+        reps = repeats if n <= 1024 else 1
+        row = dict(n=int(n), device=device.type, threads=torch.get_num_threads())
+        outs = {}
+        for dt in dtypes:
+            name = str(dt).replace("torch.", "")
+            row[f"ns_{name}_s"], row[f"ns_{name}_cpu_s"], outs[dt] = _timeit(
+                lambda: newton_schulz(G, steps, dtype=dt), reps, device)
+        row["svd_s"], row["svd_cpu_s"], exact = _timeit(lambda: polar(G), reps, device)
+        O = outs.get(torch.float32)
+        if O is None:
+            O = newton_schulz(G, steps, dtype=torch.float32)
+        row["rel_error"] = float((O - exact).norm() / exact.norm())
+        row["max_sigma_error"] = float((torch.linalg.svdvals(O) - 1).abs().max())
+        rows.append(row)
+    return rows
+
+
+def timing_sizes(profile: str) -> list[int]:
+    """Matrix sizes timed in a profile. A dry run keeps the ends of the list but no size
+    above 1024: an 8192² SVD takes many minutes on a CPU, and proves nothing a 1024² does not."""
+    sizes = {"smoke": [64, 128, 256], "cpu": [64, 128, 256, 512, 1024, 2048],
+             "gpu": [64, 128, 256, 512, 1024, 2048, 4096, 8192]}[runtime.get_profile(profile)]
+    if runtime.dry_run() is not None:
+        sizes = [n for n in runtime.cap_grid(sizes) if n <= 1024] or sizes[:1]
+    return sizes
+
+
+# ================================================================ 2. one step at several widths
+
+
+def hidden_layer_step(cfg: WidthConfig, data: D.Dataset, width: int, seed: int) -> dict:
+    """For one MLP: the gradient of its second hidden matrix on one batch, each optimizer's
+    first step from it (:func:`unit_updates`), and how far each step moves that layer's output
+    (:func:`output_change`) beside its RMS→RMS norm (the most it could move it)."""
+    model = mlp(data, width, cfg.depth, seed)
+    layer = model.hidden[1]
+    seen = {}
+
+    def keep_input(module, inputs, output):  # returns None: the output is left alone
+        seen["x"] = inputs[0].detach()
+
+    hook = layer.register_forward_hook(keep_input)
+    xb, yb = data.x_train[:cfg.batch_size], data.y_train[:cfg.batch_size]
+    F.cross_entropy(model(xb), yb).backward()
+    hook.remove()
+    return {name: dict(change=output_change(U, seen["x"]), norm=rms_to_rms_norm(U))
+            for name, U in unit_updates(layer.weight.grad).items()}
+
+
+def run_width(cfg: WidthConfig, data: D.Dataset | None = None, tick: Tick = _never) -> dict:
+    """:func:`hidden_layer_step` at every width, averaged over ``cfg.seeds`` initializations:
+    ``change[opt][i]`` and ``norm[opt][i]`` at ``widths[i]``, per unit learning rate."""
+    data = data if data is not None else default_data()
+    widths = runtime.cap_grid(cfg.widths)
+    seeds = runtime.cap_grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
+    out = dict(widths=list(widths), change={}, norm={})
+    for i, w in enumerate(widths):
+        per_seed = [hidden_layer_step(cfg, data, w, s) for s in seeds]
+        for opt in per_seed[0]:
+            out["change"].setdefault(opt, []).append(float(np.mean([r[opt]["change"] for r in per_seed])))
+            out["norm"].setdefault(opt, []).append(float(np.mean([r[opt]["norm"] for r in per_seed])))
+        if tick((i + 1) / len(widths)):
+            break
+    return out
+
+
+def growth(result: dict, opt: str, what: str = "change") -> float:
+    """How much ``opt``'s step grows from the smallest to the largest width (a ratio)."""
+    ys = result[what][opt]
+    return ys[-1] / ys[0]
+
+
+# ================================================================ 3. Muon in practice
+
+
+PRACTICE_OPTIMIZERS = ("muon", "adamw", "momentum")
+
+
+def steps_to(history, target: float):
+    """First evaluation step with training loss below ``target`` (None if never)."""
+    return None if "train_loss" not in history else history.first_step("train_loss", below=target)
+
+
+def best_lr(histories: dict, target: float) -> float:
+    """The learning rate that reaches ``target`` first; ties and misses broken by the lowest
+    final training loss (a diverged run ranks last)."""
+    def key(lr):
+        h = histories[lr]
+        if h.diverged or not len(h):
+            return (math.inf, math.inf)
+        s, final = steps_to(h, target), h.last("train_loss")
+        return (s if s is not None else math.inf, final if math.isfinite(final) else math.inf)
+    return min(histories, key=key)
+
+
+def run_practice(cfg: PracticeConfig, data: D.Dataset | None = None, teaching_fp32: bool = True,
+                 optimizers=PRACTICE_OPTIMIZERS, progress=None) -> dict:
+    """Sweep each optimizer's learning rate and pick its best (:func:`best_lr`).
+
+    Every run is its own ``train`` call, so each history carries its own wall clock
+    (``sweep.train_many`` trains many models at once, which would blur per-run times, and has
+    no Muon). AdamW goes first: Muon's AdamW part (head, biases) then uses AdamW's best rate.
+    ``teaching_fp32`` adds :class:`TeachingMuon` with float32 Newton–Schulz at Muon's best
+    rate: the same algorithm, timed without bfloat16 arithmetic (slow on CPUs without bf16).
+    """
+    data = data if data is not None else practice_data(cfg)
+    kw = dict(steps=cfg.steps, batch_size=cfg.batch_size, eval_every=max(1, cfg.steps // 40),
+              seed=cfg.seed, progress=progress, eval_test=False)
+    lrs = {name: runtime.cap_grid(getattr(cfg, f"{name}_lrs")) for name in optimizers}
+    sweeps, best = {}, {}
+    for name in sorted(optimizers, key=lambda n: n != "adamw"):
+        sweeps[name] = {}
+        for lr in lrs[name]:
+            model = mlp(data, cfg.width, cfg.depth, cfg.seed)
+            opt = muon_with_adamw(model, lr, best.get("adamw", 3e-3)) if name == "muon" else name
+            sweeps[name][lr] = T.train(model, data, optimizer=opt, lr=lr, momentum=0.9,
+                                       desc=f"{name} lr={lr:g}", **kw)
+        best[name] = best_lr(sweeps[name], cfg.target_loss)
+    timed = {name: sweeps[name][best[name]] for name in sweeps}
+    if teaching_fp32 and "muon" in sweeps:
+        model = mlp(data, cfg.width, cfg.depth, cfg.seed)
+        opt = muon_with_adamw(model, best["muon"], best.get("adamw", 3e-3), torch.float32)
+        timed["muon_fp32"] = T.train(model, data, optimizer=opt, desc="muon fp32", **kw)
+    return dict(sweeps=sweeps, best=best, timed=timed, target=cfg.target_loss, data=data.name)
+
+
+def practice_summary(result: dict) -> dict:
+    """Steps and seconds to the target loss, per optimizer at its best rate."""
+    out = {}
+    for name, h in result["timed"].items():
+        s = steps_to(h, result["target"])
+        t = None if s is None else float(h["time"][h.steps.index(s)])
+        out[name] = dict(lr=result["best"].get(name.split("_")[0]), steps=s, seconds=t,
+                         final_loss=h.last("train_loss") if not h.diverged else float("nan"),
+                         sec_per_step=h.wall_time / max(1, h.steps[-1]))
+    return out
+
+
+def rates_reaching(sweeps: dict, target: float) -> dict:
+    """Per optimizer: how many of its swept learning rates reach ``target``, and of how many."""
+    return {name: (sum(steps_to(h, target) is not None for h in runs.values()), len(runs))
+            for name, runs in sweeps.items()}
+
+
+def load_practice(name: str = "spectral_practice"):
+    """The precomputed lr sweeps as ``({optimizer: {lr: History}}, target, dataset, provenance)``."""
+    payload, prov = results.load(name)
+    sweeps = {k: {float(lr): T.History.from_dict(h) for lr, h in v.items()}
+              for k, v in payload["sweeps"].items()}
+    return sweeps, payload["target"], payload["data"], prov
+
+
+# ================================================================ 4. the associative memory
+
+
+def rank_bins(n: int, n_bins: int = 16) -> np.ndarray:
+    """Edges of log-spaced bins over frequency ranks 1..n (for recall by rank)."""
+    return np.unique(np.geomspace(1, n + 1, n_bins + 1).astype(int))
+
+
+def run_memory(cfg: MemoryConfig, methods=MEMORY_METHODS, tick: Tick = _never) -> dict:
+    """Fraction of pairs (and of frequency mass) recovered after one full-gradient step, for
+    each N = ratio·d, and the recall in log-spaced bins of frequency rank (averaged over
+    ``cfg.seeds`` draws)."""
+    frac, mass, by_rank = ({m: [] for m in methods} for _ in range(3))
+    ratios = runtime.cap_grid(cfg.ratios)
+    seeds = runtime.cap_grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
+    ns = [max(2, int(round(r * cfg.dim))) for r in ratios]
+    centers = []
+    for i, n in enumerate(ns):
+        hits = {m: torch.zeros(n, dtype=torch.float64) for m in methods}
+        fr = {m: 0.0 for m in methods}
+        for s in seeds:
+            keys, values, freq = memory_task(n, cfg.dim, cfg.alpha, s)
+            for m in methods:
+                ok = recovered(one_step(m, keys, values, freq), keys, values).to(torch.float64).cpu()
+                hits[m] += ok / len(seeds)
+                fr[m] += float((ok * freq.cpu()).sum()) / len(seeds)
+        edges = rank_bins(n)
+        centers.append(np.sqrt(edges[:-1] * edges[1:]).tolist())
+        for m in methods:
+            frac[m].append(float(hits[m].mean()))
+            mass[m].append(fr[m])
+            h = hits[m].numpy()
+            by_rank[m].append([float(h[a - 1:b - 1].mean()) for a, b in zip(edges[:-1], edges[1:])])
+        if tick((i + 1) / len(ns)):
+            break
+    return dict(n=ns[:len(frac[methods[0]])], ratios=list(ratios[:len(frac[methods[0]])]),
+                dim=cfg.dim, alpha=cfg.alpha, fraction=frac, mass=mass, by_rank=by_rank,
+                rank_centers=centers)
+
+
+def run_memory_batch(cfg: MemoryConfig, methods=("sgd", "muon"), tick: Tick = _never) -> dict:
+    """Recall after one step from a *batch* gradient (:func:`batch_gradient`), for each batch
+    size, at N = ``batch_ratio``·d pairs, beside the full-gradient recall (the infinite batch)."""
+    n = max(2, int(round(cfg.batch_ratio * cfg.dim)))
+    sizes = runtime.cap_grid(cfg.batch_sizes)
+    seeds = runtime.cap_grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
+    recall = {m: np.zeros(len(sizes)) for m in methods}
+    full = {m: 0.0 for m in methods}
+    for j, s in enumerate(seeds):
+        keys, values, freq = memory_task(n, cfg.dim, cfg.alpha, s)
+        gen = torch.Generator().manual_seed(10_000 + s)
+        for m in methods:
+            full[m] += float(recovered(one_step(m, keys, values, freq), keys, values).double().mean())
+        for i, b in enumerate(sizes):
+            G = batch_gradient(keys, values, freq, b, gen)
+            for m in methods:
+                W = one_step(m, keys, values, freq, G)
+                recall[m][i] += float(recovered(W, keys, values).double().mean())
+        if tick((j + 1) / len(seeds)):
+            seeds = seeds[:j + 1]
+            break
+    k = len(seeds)
+    return dict(n=n, dim=cfg.dim, alpha=cfg.alpha, batch_sizes=list(sizes),
+                recall={m: (v / k).tolist() for m, v in recall.items()},
+                full={m: v / k for m, v in full.items()})
+
+
+def critical_batch(result: dict, method: str, share: float = 0.9):
+    """The smallest batch size whose one step recovers ``share`` of what the full gradient
+    does (None if none does): where adding examples to the batch stops paying."""
+    goal = share * result["full"][method]
+    for b, r in zip(result["batch_sizes"], result["recall"][method]):
+        if r >= goal:
+            return b
+    return None
+
+
+# ================================================================ 5. spectral shaping
+
+
+def run_shaped(cfg: ShapingConfig, data: D.Dataset, p, lr: float | None = None,
+               callbacks=(), progress=None):
+    """Train the MLP with :class:`SpectralShaping` (exponent or schedule ``p``) on its hidden
+    matrices and AdamW on the rest; returns the ``History``."""
+    model = mlp(data, cfg.width, cfg.depth, cfg.seed)
+    hidden, other = T.muon_split(model)
+    opt = T.Optimizers([SpectralShaping(hidden, lr=lr or cfg.lr, p=p),
+                        torch.optim.AdamW(other, lr=cfg.adam_lr)])
+    return T.train(model, data, steps=cfg.steps, optimizer=opt, batch_size=cfg.batch_size,
+                   eval_every=max(1, cfg.steps // 50), seed=cfg.seed, eval_test=False,
+                   callbacks=callbacks, progress=progress,
+                   desc=f"p={p if not callable(p) else 'schedule'}")
+
+
+def schedule_name(cfg: ShapingConfig) -> str:
+    return f"p: {cfg.p_start:g} → {cfg.p_end:g}"
+
+
+def run_shaping(cfg: ShapingConfig, data: D.Dataset | None = None, lr: float | None = None,
+                progress=None) -> dict:
+    """One run per fixed p (p = 0, Muon, always: it is the reference) and one with p
+    scheduled linearly from ``p_start`` to ``p_end``."""
+    data = data if data is not None else default_data()
+    ps = sorted(set(runtime.cap_grid(cfg.ps)) | {0.0}, reverse=True)
+    runs = {f"p = {p:g}": run_shaped(cfg, data, p, lr, progress=progress) for p in ps}
+    schedule = linear_p_schedule(cfg.p_start, cfg.p_end, cfg.steps)
+    runs[schedule_name(cfg)] = run_shaped(cfg, data, schedule, lr, progress=progress)
+    return dict(runs=runs, schedule=schedule_name(cfg), lr=lr or cfg.lr)
+
+
+def first_at_or_below(history, value: float):
+    """First evaluation step with training loss <= ``value`` (None if never)."""
+    idx = np.flatnonzero(history["train_loss"] <= value)
+    return int(history.steps[idx[0]]) if len(idx) else None
+
+
+def reference_loss(history, last: int = 5) -> float:
+    """A run's final training loss, averaged over its last ``last`` evaluations (one noisy
+    evaluation should not set the bar)."""
+    return float(np.mean(history["train_loss"][-last:]))
+
+
+def shaping_summary(result: dict, reference: str = "p = 0") -> list[dict]:
+    """Per run: final loss, and steps to reach the reference run's final loss (DynMuon's
+    measure: how much sooner a run gets where Muon ends up). ``saved`` is the fraction of the
+    reference's steps saved (negative: more steps), None when a run never gets there."""
+    ref = result["runs"].get(reference)
+    target = reference_loss(ref) if ref is not None and not ref.diverged else None
+    ref_steps = first_at_or_below(ref, target) if target is not None else None
+    rows = []
+    for name, h in result["runs"].items():
+        s = first_at_or_below(h, target) if target is not None and not h.diverged else None
+        rows.append(dict(update=name, final_loss=None if h.diverged else reference_loss(h),
+                         status=h.status, steps_to_reference=s,
+                         saved=None if s is None or not ref_steps else 1 - s / ref_steps))
+    return rows
+
+
+EARLY_STEP = 8  # "early" in the shaping experiment: the first evaluation at or after this step
+
+
+def loss_at_step(history, step: int = EARLY_STEP) -> float:
+    """Training loss at the first evaluation at or after ``step`` (the last one if none)."""
+    steps = np.asarray(history.steps)
+    i = int(np.searchsorted(steps, step))
+    return float(history["train_loss"][min(i, len(steps) - 1)])
+
+
+def early_and_late(result: dict) -> dict:
+    """The fixed-p runs' loss early (:func:`loss_at_step`) and at the end
+    (:func:`reference_loss`), keyed by p: what "positive p helps early, negative p late" is
+    about."""
+    runs = {float(k[4:]): h for k, h in result["runs"].items() if k.startswith("p = ")}
+    return dict(early={p: loss_at_step(h) for p, h in runs.items()},
+                late={p: reference_loss(h) for p, h in runs.items()})
+
+
+def load_shaping(name: str = "spectral_shaping"):
+    """The precomputed shaping runs, one result dict per learning rate, and the provenance."""
+    payload, prov = results.load(name)
+    out = {}
+    for lr, r in payload.items():
+        out[lr] = dict(r, runs={k: T.History.from_dict(h) for k, h in r["runs"].items()})
+    return out, prov
+
+
+# ================================================================ precompute
+
+
+def precompute(profile: str) -> list:
+    """The chapter's static figures: timing against size, the lr sweeps, the memory over α,
+    and spectral shaping over the learning rate. Results go to ``data/`` (or to
+    ``$DYNAMICS_RESULTS_DIR``)."""
+    from ..plots import rounded
+
+    profile = runtime.get_profile(profile)
+    note = {"gpu": "GPU scale.", "cpu": "CPU scale (no GPU at hand): matrices to 2048, MLP width 64."}.get(
+        profile, "Smoke scale.") + f" {torch.get_num_threads()} CPU thread(s)."
+    command = f"python -m dynamics.precompute spectral_optimizers --profile {profile}"
+    paths = []
+
+    def save(name, payload, config, start):
+        paths.append(results.save(name, rounded(payload), profile, config=config, command=command,
+                                  note=note, wall_time=time.perf_counter() - start))
+
+    start = time.perf_counter()
+    device = runtime.get_device()
+    sizes = timing_sizes(profile)
+    dtypes = (torch.float32, torch.bfloat16) if device.type == "cuda" else (torch.float32,)
+    save("spectral_timing", time_orthogonalization(sizes, dtypes=dtypes), dict(sizes=sizes), start)
+
+    start = time.perf_counter()
+    cfg = PracticeConfig.for_profile(profile)
+    res = run_practice(cfg, teaching_fp32=False, progress=False)
+    save("spectral_practice", dict(sweeps={k: {str(lr): h.to_dict() for lr, h in v.items()}
+                                           for k, v in res["sweeps"].items()},
+                                   best=res["best"], target=res["target"], data=res["data"]),
+         cfg, start)
+
+    start = time.perf_counter()
+    mcfg = MemoryConfig.for_profile(profile)
+    save("spectral_memory", {f"{a:g}": run_memory(mcfg.replace(alpha=a))
+                             for a in runtime.cap_grid([0.5, 1.0, 1.5, 2.0])}, mcfg, start)
+
+    start = time.perf_counter()
+    scfg = ShapingConfig.for_profile(profile)
+    data = default_data()
+    shp = {}
+    for lr in runtime.cap_grid(scfg.lrs):
+        r = run_shaping(scfg, data, lr=lr, progress=False)
+        shp[f"{lr:g}"] = dict(runs={k: h.to_dict() for k, h in r["runs"].items()},
+                              schedule=r["schedule"], lr=lr)
+    save("spectral_shaping", shp, scfg, start)
+    return paths

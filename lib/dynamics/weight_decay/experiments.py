@@ -1,0 +1,356 @@
+"""Weight decay, the experiments: one runner per section of the chapter, and ``precompute``.
+
+- :func:`run_grid` / :func:`run_decoupling`: learning-rate x decay grids (sections 1 and 3),
+  every cell averaged over seeds, all models of a grid trained at once by
+  :func:`dynamics.sweep.train_many`; :func:`grid_summary` reads them (best cells, the best
+  decay at each learning rate, the slope of that ridge).
+- :func:`run_equilibrium`: one scale-invariant network measured every step (section 2), with
+  :func:`equilibrium_summary` putting the theory beside the measurement.
+- :func:`run_clock`: runs that share eta * lambda (section 3).
+- :func:`run_spectrum`: the same MLP with and without decay (section 4).
+- :func:`precompute`: the grids of the static book (``data/weight_decay_grid.json``).
+
+Every runner takes ``seed=None`` (``DYNAMICS_SEED``), honours dry runs (``runtime.cap_steps``,
+``runtime.cap_grid``) and ``callbacks`` for a live panel's progress and Stop button.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import torch
+
+from .. import results
+from ..models import MLP
+from ..runtime import cap_grid, cap_steps, get_seed
+from ..sweep import grid, train_many
+from ..train import History, log_steps, train
+from .science import (BETA1, GRIDS, MOMENTUM, ClockConfig, DecouplingConfig, EquilibriumConfig,
+                      NormMLP, RotationMeter, SpectrumConfig, adamw_norm_trajectory, best_cell,
+                      best_decay_per_lr, check_equilibrium_args, effective_lr, equilibrium,
+                      final_loss, mnist1d_data, norm_step, relaxation_steps, ridge_slope,
+                      singular_values,
+                      spectrum_stats)
+
+DECOUPLING = ("adam_l2", "adamw")
+LABELS = {"adam_l2": "Adam + L2", "adamw": "AdamW", "adamw_invariant": "AdamW, scale-invariant",
+          "sgd": "SGD", "momentum": "SGD + momentum"}
+
+
+# ============================================================================ 1. grids
+
+
+def _grid_model(kind: str, data, width: int):
+    _, model = GRIDS[kind]
+    if model == "mlp":
+        return lambda config: MLP(data.input_dim, width, 2, data.n_classes)
+    return lambda config: NormMLP(data.input_dim, width, 2, data.n_classes)
+
+
+def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None, progress=None,
+             callbacks=()) -> dict:
+    """Train the learning-rate x decay grid ``kind`` (a key of :data:`~.science.GRIDS`:
+    ``adam_l2`` and ``adamw`` train a plain MLP, ``adamw_invariant`` the scale-invariant
+    :class:`~.science.NormMLP`) for ``cfg.n_seeds`` seeds from ``seed`` on, all at once.
+
+    Returns ``decays``, ``lrs``, ``eval_steps``, ``test_acc`` [decay][lr][evaluation] (the
+    mean over seeds; NaN where a run diverged), ``test_acc_seeds`` [seed][decay][lr] (final
+    accuracy of each seed), ``train_loss`` like ``test_acc``, ``seeds`` and ``stopped``.
+    ``callbacks`` get the fraction of the grid done and may stop it (a panel's Stop).
+    """
+    if kind not in GRIDS:
+        raise ValueError(f"unknown grid {kind!r}; choose one of {list(GRIDS)}")
+    seed = get_seed(seed)
+    data = mnist1d_data(cfg.n_train)
+    lrs, decays = cap_grid(cfg.lrs()), cap_grid(cfg.decays(kind))
+    seeds = cap_grid([seed + k for k in range(cfg.n_seeds)])
+    steps = cap_steps(cfg.steps)
+    evals = sorted({int(round(s)) for s in np.linspace(0, steps, cfg.n_evals + 1)[1:]})
+    configs = grid(seed=seeds, weight_decay=decays, lr=lrs)
+    res = train_many(_grid_model(kind, data, cfg.width), data, configs, steps=steps,
+                     optimizer=GRIDS[kind][0], batch_size=cfg.batch_size, eval_steps=evals,
+                     progress=progress, seed=seed, callbacks=list(callbacks))
+    shape = (len(evals), len(seeds), len(decays), len(lrs))
+    acc = np.array([res.at_step("test_acc", s) for s in evals]).reshape(shape)
+    loss = np.array([res.at_step("train_loss", s) for s in evals]).reshape(shape)
+    # accuracies on 1,000 test examples are exact to 3 decimals, their means over seeds to 5
+    return dict(kind=kind, lrs=lrs, decays=decays, eval_steps=evals, seeds=seeds,
+                test_acc=np.round(acc.mean(1).transpose(1, 2, 0), 5),
+                train_loss=np.round(loss.mean(1).transpose(1, 2, 0), 5),
+                test_acc_seeds=np.round(acc[-1], 5), stopped=bool(res.info.get("stopped")),
+                diverged=int(sum(h.diverged for h in res.histories)),
+                strategy=res.info.get("strategy"), wall_time=res.info.get("wall_time"))
+
+
+def run_decoupling(cfg: DecouplingConfig, seed: int | None = None, progress=None,
+                   kinds=DECOUPLING, callbacks=()) -> dict:
+    """The grids ``kinds`` (default: Adam + L2 and AdamW on the same MLP, section 1), one
+    after the other: ``{"grids": {kind: run_grid(...)}, "lrs", "eval_steps", "seeds"}``.
+    ``callbacks`` get the fraction of all grids done."""
+    seed = get_seed(seed)
+    kinds = list(kinds)
+    out = dict(grids={}, seed=seed, steps=cap_steps(cfg.steps))
+    for k, kind in enumerate(kinds):
+        scaled = [(lambda done, k=k, cb=cb: cb((k + done) / len(kinds))) for cb in callbacks]
+        out["grids"][kind] = run_grid(cfg, kind, seed, progress, scaled)
+        if out["grids"][kind]["stopped"]:
+            break
+    first = next(iter(out["grids"].values()))
+    out.update(lrs=first["lrs"], eval_steps=first["eval_steps"], seeds=first["seeds"])
+    return out
+
+
+def grid_array(payload: dict, kind: str, key: str = "test_acc") -> np.ndarray:
+    """A grid of a payload as a float array (None -> NaN), fresh or loaded from JSON."""
+    return np.array(payload["grids"][kind][key], dtype=float)
+
+
+def grid_summary(payload: dict, kind: str, frame: int = -1) -> dict:
+    """What a grid says at evaluation ``frame`` (default: the end): its ``best`` cell, the
+    best decay at each learning rate (``ridge``, None where decay has not acted yet) and the
+    ``slope`` of log(best decay) against log(eta): 0 when PyTorch's lambda is the variable
+    to hold fixed, -1 when eta * lambda is (see :func:`~.science.ridge_slope`)."""
+    g = payload["grids"][kind]
+    acc = grid_array(payload, kind)[:, :, frame]
+    ridge = best_decay_per_lr(acc, g["decays"])
+    return dict(best=best_cell(acc, g["decays"], g["lrs"]), ridge=ridge,
+                slope=ridge_slope(g["lrs"], ridge), lrs=list(g["lrs"]))
+
+
+def decoupling_summary(payload: dict) -> dict:
+    """Best final test accuracy of each grid, and AdamW's margin over Adam + L2 (on the
+    seed-averaged grid and ``per_seed``)."""
+    out = {kind: grid_summary(payload, kind) for kind in payload["grids"]}
+    best = {kind: s["best"] for kind, s in out.items()}
+    margin = per_seed = None
+    if all(k in payload["grids"] for k in DECOUPLING):
+        margin = best["adamw"]["acc"] - best["adam_l2"]["acc"]
+        tops = {k: np.nanmax(np.array(payload["grids"][k]["test_acc_seeds"], dtype=float), axis=(1, 2))
+                for k in DECOUPLING}
+        per_seed = [float(a - b) for a, b in zip(tops["adamw"], tops["adam_l2"])]
+    return dict(best=best, summaries=out, margin=margin, per_seed=per_seed)
+
+
+def live_grid_config(profile: str | None = None) -> DecouplingConfig:
+    """The small grid the notebook trains live: the smoke grid's learning rates and decays,
+    one seed, at the profile's length and width (the gpu profile trains the cpu one)."""
+    from ..runtime import get_profile
+
+    profile = get_profile(profile)
+    smoke = DecouplingConfig.for_profile("smoke")
+    base = DecouplingConfig.for_profile("cpu" if profile == "gpu" else profile)
+    return base.replace(**{k: getattr(smoke, k) for k in
+                           ("lr_low", "lr_high", "n_lr", "l2_low", "l2_high", "wd_low",
+                            "wd_high", "n_wd", "n_evals")}, n_seeds=1)
+
+
+# ============================================================================ 2. equilibrium
+
+# The two runs of section 2: the same eta * lambda = 6e-3 (tau = 167 steps) for both.
+SECTION2 = {"adamw": dict(lr=3e-3, weight_decay=2.0), "sgd": dict(lr=0.3, weight_decay=0.02)}
+
+
+def equilibrium_configs(profile: str | None = None) -> list[EquilibriumConfig]:
+    """The configs of section 2 at a profile's scale: AdamW and SGD."""
+    return [EquilibriumConfig.for_profile(profile, optimizer=o, **kw) for o, kw in SECTION2.items()]
+
+
+def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, callbacks=(),
+                    progress=None) -> dict:
+    """Train a fully scale-invariant :class:`~.science.NormMLP` with ``cfg.optimizer`` and
+    measure, every step, each weight matrix's norm, angular update and unit-norm gradient;
+    return them (downsampled for plotting) beside the predictions
+    (:func:`equilibrium_summary`). ``callbacks`` go to :func:`dynamics.train.train`; they
+    find the meter as ``model.meter``."""
+    seed = get_seed(seed)
+    check_equilibrium_args(cfg.optimizer, cfg.lr, cfg.weight_decay)
+    data = mnist1d_data(cfg.n_train)
+    steps = cap_steps(cfg.steps)
+    torch.manual_seed(seed)
+    model = NormMLP(data.input_dim, cfg.width, cfg.depth, data.n_classes).to(data.device)
+    meter = RotationMeter(model.scale_invariant(), steps)
+    model.meter = meter
+    history = train(model, data, steps=steps, optimizer=cfg.optimizer, lr=cfg.lr,
+                    weight_decay=cfg.weight_decay, momentum=MOMENTUM, batch_size=cfg.batch_size,
+                    eval_every=max(1, steps // 20), before_step=meter.before_step,
+                    after_step=meter.after_step, callbacks=callbacks, seed=seed, progress=progress)
+    last = history.steps[-1] if len(history) else 0
+    if history.diverged:
+        last = min(last, max(0, history.diverged_at - 1))
+    return equilibrium_summary(cfg, meter.arrays(last), meter.names, meter.numel, history)
+
+
+def _bins(n: int, points: int = 160) -> list[tuple[int, int]]:
+    """Consecutive [start, end) windows covering steps 1..n-1, about ``points`` of them."""
+    width = max(1, (n - 1) // points)
+    return [(s, min(n, s + width)) for s in range(1, n, width)]
+
+
+def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, history: History) -> dict:
+    """Measured and predicted norm (per-element RMS), angular update and effective learning
+    rate of each scale-invariant weight, downsampled, plus the comparison over the last
+    quarter of training (``layers[name]``: measured, predicted, ratio).
+
+    AdamW's prediction is the whole trajectory from the initial norm
+    (:func:`~.science.adamw_norm_trajectory`), with nothing measured in it. SGD's norm
+    depends on the unit-norm gradient, so its curves integrate :func:`~.science.norm_step`
+    from the initial norm with the gradient the layer measured at each step: a test of the
+    recursion, not an independent prediction. The equilibrium angle in ``layers`` uses
+    nothing measured.
+    """
+    opt, lr, wd = cfg.optimizer, cfg.lr, cfg.weight_decay
+    numel = np.asarray(numel, dtype=float)
+    norm, angle, ug = arrays["norm"], arrays["angle"], arrays["unit_grad"]
+    T = len(norm) - 1
+    w_rms = norm / np.sqrt(numel)
+    steps = np.arange(T + 1)
+    mu = MOMENTUM if opt == "momentum" else 0.0
+    eq_angle = equilibrium(opt, lr, wd, 1, unit_grad_sq=1.0, momentum=MOMENTUM)["angle"]
+    if opt == "adamw":
+        pred_rms = np.stack([adamw_norm_trajectory(w_rms[0, l], lr, wd, steps)
+                             for l in range(len(numel))], axis=1)
+        pred_angle = lr * math.sqrt((1 - BETA1) / (1 + BETA1)) / pred_rms
+        pred_eff = lr / pred_rms
+    else:
+        # the norm recursion integrated from the initial norm, driven by the unit-norm gradient
+        # each layer measured at each step (momentum in its long-run form: step and decay
+        # scaled by 1 / (1 - mu), the step's size by 1 / sqrt(1 - mu^2))
+        sq = np.empty_like(norm, dtype=float)
+        sq[0] = norm[0] ** 2
+        eta = lr / (1 - mu)
+        for t in range(1, T + 1):
+            sq[t] = norm_step(sq[t - 1], eta, wd, ug[t] ** 2 / sq[t - 1])
+        pred_rms = np.sqrt(sq / numel)
+        pred_angle = np.concatenate([np.full((1, len(numel)), eq_angle),
+                                     lr * ug[1:] / (sq[:-1] * math.sqrt(1 - mu ** 2))])
+        pred_eff = lr / sq
+    eff = effective_lr(opt, lr, np.maximum(w_rms, 1e-30), numel)
+
+    tail = slice(max(1, T - T // 4), T + 1)
+    layers = {}
+    for l, name in enumerate(names):
+        if T < 4:
+            break
+        if opt == "adamw":
+            eq = equilibrium(opt, lr, wd, int(numel[l]))
+        else:
+            eq = equilibrium(opt, lr, wd, int(numel[l]), unit_grad_sq=float(np.mean(ug[tail, l] ** 2)),
+                             momentum=MOMENTUM)
+        m_rms, m_angle, m_eff = (float(np.mean(a[tail, l])) for a in (w_rms, angle, eff))
+        layers[name] = dict(rms=m_rms, rms_pred=eq["rms"], rms_ratio=m_rms / eq["rms"],
+                            norm=m_rms * math.sqrt(numel[l]),
+                            angle=m_angle, angle_pred=eq["angle"], angle_ratio=m_angle / eq["angle"],
+                            effective_lr=m_eff, effective_lr_pred=eq["effective_lr"],
+                            effective_lr_ratio=m_eff / eq["effective_lr"],
+                            relax_steps=relaxation_steps(w_rms[:, l], eq["rms"]),
+                            rms0=float(w_rms[0, l]))
+    bins = _bins(T + 1)
+    at = np.array([b for b, _ in bins] + ([T] if T else []), dtype=int)
+
+    def mean(a):
+        return np.array([a[s:e].mean(0) for s, e in bins] + ([a[T]] if T else []))
+
+    return dict(
+        optimizer=opt, lr=lr, weight_decay=wd, tau=1.0 / (lr * wd), steps=T, names=list(names),
+        numel=numel.tolist(), status=history.status,
+        step=np.concatenate([[0], at]).tolist(),
+        rms=np.concatenate([w_rms[:1], w_rms[at]]), rms_pred=np.concatenate([pred_rms[:1], pred_rms[at]]),
+        angle=mean(angle) if T else np.zeros((0, len(names))),
+        angle_step=[int((s + e - 1) / 2) for s, e in bins] + ([T] if T else []),
+        angle_pred=mean(pred_angle) if T else np.zeros((0, len(names))),
+        effective_lr=np.concatenate([eff[:1], eff[at]]),
+        effective_lr_pred=np.concatenate([pred_eff[:1], pred_eff[at]]),
+        eq_angle=eq_angle, layers=layers,
+        test_acc=history.last("test_acc") if len(history) else float("nan"),
+        history=history,
+    )
+
+
+# ============================================================================ 3. the clock
+
+
+def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None, callbacks=()) -> dict:
+    """AdamW on a :class:`~.science.NormMLP`: three runs with equal eta * lambda (learning
+    rates a factor ``spread`` apart) and one with ``contrast`` times the product, from the
+    same initialization and batches. Returns the runs, their histories, each run's settled
+    loss (the mean train loss over the second half, once the norms have equilibrated: see
+    :func:`~.science.final_loss`), ``spread`` (max/min - 1 of the matched losses) and
+    ``ratio`` (odd loss / mean matched loss); NaN where a run diverged or was stopped."""
+    seed = get_seed(seed)
+    data = mnist1d_data(cfg.n_train)
+    runs = cfg.runs()
+    steps = cap_steps(cfg.steps)
+    configs = [dict(lr=r["lr"], weight_decay=r["weight_decay"], seed=seed) for r in runs]
+    evals = sorted({int(round(s)) for s in np.linspace(0, steps, 41)})
+    res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes), data,
+                     configs, steps=steps, optimizer="adamw", batch_size=cfg.batch_size,
+                     eval_steps=evals, progress=progress, seed=seed, callbacks=list(callbacks))
+    losses = [final_loss(h, tail=0.5) if len(h) else float("nan") for h in res.histories]
+    matched = [l for l, r in zip(losses, runs) if r["matched"]]
+    odd = [l for l, r in zip(losses, runs) if not r["matched"]]
+    ok = all(math.isfinite(l) for l in losses)
+    return dict(runs=runs, histories=res.histories, final_loss=losses, product=cfg.product,
+                contrast=cfg.contrast, stopped=bool(res.info.get("stopped")),
+                spread=float(max(matched) / min(matched) - 1) if ok else float("nan"),
+                ratio=float(odd[0] / np.mean(matched)) if ok else float("nan"),
+                strategy=res.info.get("strategy"))
+
+
+# ============================================================================ 4. the weights
+
+
+def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, progress=None,
+                 callbacks_for=None) -> dict:
+    """Train one MLP twice from the same initialization, without and with weight decay;
+    record each weight matrix's Frobenius norm during training, its singular values at
+    initialization and at the end, and their statistics (:func:`~.science.spectrum_stats`).
+    ``callbacks_for(k)`` returns the train callbacks of run k (0: no decay, 1: decay)."""
+    seed = get_seed(seed)
+    data = mnist1d_data(cfg.n_train)
+    steps = cap_steps(cfg.steps)
+    evals = sorted({0} | set(log_steps(steps, 30)))
+    out = dict(runs={}, weight_decay=cfg.weight_decay, optimizer=cfg.optimizer)
+    for k, wd in enumerate((0.0, cfg.weight_decay)):
+        torch.manual_seed(seed)
+        model = MLP(data.input_dim, cfg.width, 2, data.n_classes).to(data.device)
+        layers = {f"hidden.{i}": layer.weight for i, layer in enumerate(model.hidden)}
+        layers["head"] = model.head.weight
+        init = {n: singular_values(w) for n, w in layers.items()}
+        metrics = {f"norm {n}": (lambda m, d, w=w: w.detach().norm()) for n, w in layers.items()}
+        h = train(model, data, steps=steps, optimizer=cfg.optimizer, lr=cfg.lr,
+                  weight_decay=wd, batch_size=cfg.batch_size, eval_steps=evals, metrics=metrics,
+                  seed=seed, progress=progress,
+                  callbacks=callbacks_for(k) if callbacks_for is not None else ())
+        final = {n: singular_values(w) for n, w in layers.items()}
+        finite = all(np.isfinite(sv).all() for sv in final.values()) and not h.diverged
+        stats = {n: spectrum_stats(sv) for n, sv in final.items()} if finite else {}
+        out["runs"][wd] = dict(history=h, init=init, final=final if finite else {}, stats=stats,
+                               test_acc=h.last("test_acc"), train_acc=h.last("train_acc"))
+    return out
+
+
+# ============================================================================ precompute
+
+
+def precompute(profile: str) -> list:
+    """``python -m dynamics.precompute weight_decay --profile P``: the three learning-rate x
+    decay grids of sections 1 and 3 (Adam + L2 and AdamW on an MLP, AdamW on the
+    scale-invariant NormMLP), ``n_seeds`` seeds each, with a slider over training time
+    (``data/weight_decay_grid.json``)."""
+    cfg = DecouplingConfig.for_profile(profile)
+    start = time.perf_counter()
+    payload = run_decoupling(cfg, seed=0, kinds=tuple(GRIDS))
+    seeds = f"{cfg.n_seeds} seed{'s' if cfg.n_seeds > 1 else ''} per cell"
+    note = (f"CPU scale: MNIST-1D, {seeds}; the gpu profile trains longer, wider and on more "
+            "data." if profile != "gpu" else f"MNIST-1D, {seeds}.")
+    path = results.save("weight_decay_grid", payload, profile=profile, config=cfg,
+                        command=f"python -m dynamics.precompute weight_decay --profile {profile}",
+                        note=note, wall_time=time.perf_counter() - start)
+    return [path]
+
+
+__all__ = ["DECOUPLING", "LABELS", "SECTION2",
+           "run_grid", "run_decoupling", "grid_array", "grid_summary", "decoupling_summary",
+           "live_grid_config", "equilibrium_configs", "run_equilibrium", "equilibrium_summary",
+           "run_clock", "run_spectrum", "precompute"]

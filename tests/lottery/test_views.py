@@ -1,0 +1,176 @@
+"""Lottery-ticket views: figures, tables, precomputed sliders, the claims table, and the live
+panels (constructed, set, clicked, stopped, refused values, a diverging setting, the seed)."""
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from dynamics import lottery as L
+from dynamics import plots, results
+
+
+@pytest.fixture(scope="module")
+def small():
+    cfg = L.LotteryConfig.for_profile("smoke", dataset="digits", width=32, steps=40, rounds=2,
+                                      evals=4, batch_size=64)
+    d = L.load_data(cfg)
+    res = L.run_imp(cfg, seeds=[0], data=d, progress=False)
+    pai = L.run_pai(cfg, res, round=2, data=d, progress=False)
+    lmc = L.run_lmc(cfg, (0, 5), seed=0, data=d, n_points=3, progress=False)
+    return cfg, d, res, pai, lmc
+
+
+def _figures(small):
+    _, _, res, pai, lmc = small
+    return [L.imp_figure(res), L.speed_figure(res), L.pai_figure(pai), L.lmc_figure(lmc),
+            L.barrier_figure({"a": lmc}), L.cost_figure(res, pai)]
+
+
+def test_figures_tables_and_sliders_build(small):
+    _, _, res, pai, lmc = small
+    imp, speed, pai_fig, lmc_fig, bar, cost = _figures(small)
+    assert len(imp.data) == 4 and len(speed.data) == 3
+    assert len(pai_fig.data) == 3 and len(lmc_fig.data) == 2 and len(bar.data) == 1
+    assert len(cost.data) == 1
+    assert {"snip", "synflow", "magnitude", "imp"} == set(pai["acc"])
+    assert len(L.cost_rows(res, pai)) == 5 and len(L.layer_rows(pai)) == 4
+    payload = dict(imp={"a": res.to_dict(), "b": res.to_dict()}, pai=[pai, pai], lmc={"1e-3": lmc})
+    payload = json.loads(json.dumps(results._plain(payload)))  # as loaded from data/
+    assert len(L.imp_slider(payload).layout.sliders[0].steps) == 2
+    assert len(L.pai_slider(payload).layout.sliders[0].steps) == 2
+    assert len(L.lmc_slider(payload).layout.sliders[0].steps) == 1
+
+
+def test_figures_leave_layout_to_the_house_and_keep_titles_short(small):
+    """Builders place no legend, slider or margin themselves; titles fit on one line of the
+    column; the house layout then renders each figure."""
+    for fig in _figures(small):
+        lay = fig.layout
+        assert lay.legend.x is None and lay.legend.y is None and lay.margin.t is None
+        assert len(lay.title.text or "") <= 60, lay.title.text
+        assert "dyn-" in plots.to_html(fig)
+    for fig in (L.imp_slider({"imp": {"a": small[2].to_dict()}}),):
+        assert fig.layout.sliders[0].y is None
+
+
+def test_log_axes_get_readable_ticks_through_the_renderer(small):
+    """The notebook renders a figure from its dict (where plotly turns numpy arrays into
+    base64 blocks): the house layout must still find the data and tick the log axes."""
+    import plotly.graph_objects as go
+
+    _, _, res, _, lmc = small
+    for fig in (L.imp_figure(res), L.speed_figure(res), L.barrier_figure({"a": lmc})):
+        ticks = plots.house(go.Figure(fig.to_dict())).layout.xaxis.tickvals
+        assert ticks is not None and len(ticks) >= 2, fig.layout.title.text
+
+
+def test_tables_have_units_and_no_none(small):
+    _, _, res, pai, _ = small
+    rows = L.cost_rows(res, pai)
+    assert {"test accuracy (%)", "wall time (s)"} <= set(rows[0])
+    html = L.cost_table(res, pai).data
+    assert "None" not in html and "nan" not in html.lower() and ">74.0<" in html
+    assert "None" not in L.layer_table(pai).data
+    layers = L.layer_rows(pai)
+    assert all(k == "mask" or k.endswith("kept (%)") for k in layers[0])
+
+
+def test_claims_table_rows_and_verdicts(small):
+    _, _, res, pai, lmc = small
+    payload, _ = results.load("lottery_imp")
+    rows = L.claims(res, pai, {"Adam lr 0.002": {**lmc, "rewind_steps": [0]}, "hot": lmc},
+                    precomputed=L.imp_runs(payload))
+    assert all(set(r) == {"claim", "paper", "measured here", "reproduced"} for r in rows)
+    assert all(r["reproduced"] in plots.VERDICTS for r in rows)
+    texts = [r["claim"] for r in rows]
+    assert texts.count("Tickets learn faster (earlier early-stopping step)") == 2
+    assert any("Liu et al." in r["paper"] for r in rows)
+    assert "None" not in plots.claims_table(rows).data
+
+
+# ----------------------------------------------------------------------------- panels
+
+SMALL = dict(dataset="digits", width=16, steps=20, evals=2, batch_size=64)
+
+
+@pytest.mark.parametrize("make,values", [
+    (L.imp_panel, dict(rounds=1, prune_fraction=0.5, rewind_step=2, scope="layer", lr=0.01)),
+    (L.pai_panel, dict(sparsity=0.9, method="snip")),
+    (L.lmc_panel, dict(lr=0.05, rewind_step=3, optimizer="momentum")),
+])
+def test_panels_run_and_say_where_the_figure_above_came_from(make, values):
+    panel = make("smoke", **SMALL)
+    assert isinstance(panel.above, dict) and panel.above["profile"] == "cpu"
+    assert "computed in advance" in panel.static_note()
+    panel.set(**values).click()
+    assert panel.status.value.startswith("done"), panel.status.value
+    assert panel.figure is not None and len(panel.figure.data) >= 2
+    assert panel.progress.value == 1.0
+    assert make("smoke", above="live", **SMALL).above == "live"
+
+
+@pytest.mark.parametrize("make,bad", [
+    (L.imp_panel, dict(prune_fraction=0.95)), (L.imp_panel, dict(rounds=21)),
+    (L.imp_panel, dict(lr=-0.1)), (L.pai_panel, dict(sparsity=1.0)),
+    (L.lmc_panel, dict(rewind_step=10_000)), (L.lmc_panel, dict(optimizer="adamw")),
+])
+def test_panels_refuse_out_of_range_values(make, bad):
+    panel = make("smoke", **SMALL)
+    with pytest.raises(ValueError):
+        panel.set(**bad)
+
+
+@pytest.mark.parametrize("make,values", [
+    (L.imp_panel, dict(lr=10.0, rewind_step=0)),
+    (L.lmc_panel, dict(lr=10.0, rewind_step=15, optimizer="sgd")),
+])
+def test_a_diverging_setting_is_reported_and_the_panel_keeps_working(make, values):
+    """SGD at learning rate 10 diverges within 20 steps on this MLP: the panel says so,
+    and a sane setting then runs."""
+    panel = make("smoke", seed=0, width=200, n_train=500, n_test=200, steps=20, evals=2,
+                 rounds=2, optimizer="sgd")
+    panel.set(**values).click()
+    assert panel.status.value.startswith("diverged"), panel.status.value
+    assert not panel.button.disabled
+    panel.set(lr=0.01).click()
+    assert panel.status.value.startswith("done"), panel.status.value
+
+
+def test_stop_stops_a_running_panel():
+    panel = L.imp_panel("smoke", seed=0, **{**SMALL, "steps": 200, "evals": 20})
+    panel.set(rounds=8)
+    panel.start()
+    deadline = time.time() + 60
+    while panel.progress.value == 0 and time.time() < deadline:
+        time.sleep(0.01)
+    panel.stop()
+    panel._thread.join(60)
+    assert not panel.running
+    assert panel.status.value.startswith("stopped"), panel.status.value
+    assert not panel.button.disabled and panel.stop_button.disabled
+    panel.set(rounds=1).click()  # and it runs again
+    assert panel.status.value.startswith("done"), panel.status.value
+
+
+def test_panels_honour_the_seed(monkeypatch):
+    def accuracies(seed):
+        panel = L.pai_panel("smoke", seed=seed, **SMALL)
+        panel.set(sparsity=0.5, method="magnitude").click()
+        return [tr.y for tr in panel.figure.data if tr.type == "bar"]
+
+    assert np.allclose(accuracies(3), accuracies(3))
+    assert not np.allclose(accuracies(3), accuracies(4))
+    monkeypatch.setenv("DYNAMICS_SEED", "4")
+    panel = L.pai_panel("smoke", **SMALL)
+    panel.set(sparsity=0.5, method="magnitude").click()
+    assert np.allclose([tr.y for tr in panel.figure.data if tr.type == "bar"], accuracies(4))
+
+
+def test_panels_draw_no_progress_bars(capsys):
+    panel = L.lmc_panel("smoke", **SMALL)
+    panel.set(rewind_step=2).click()
+    err = capsys.readouterr().err
+    assert "it/s" not in err and "%|" not in err
+    assert threading.active_count() >= 1

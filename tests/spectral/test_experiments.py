@@ -1,0 +1,326 @@
+"""dynamics.spectral.experiments: the runners, and the chapter's claims asserted on the data
+its figures show (the smoke runs, several seeds; the precomputed cpu files in data/), so the
+prose cannot drift from the figures."""
+import functools
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from dynamics import results
+from dynamics.spectral import experiments as E
+from dynamics.spectral import science as S
+from dynamics.train import History
+
+SEEDS = [0, 1, 2]
+
+
+# ----------------------------------------------------------------- Muon = torch's Muon
+
+
+def test_muon_agreement_is_exact():
+    assert E.muon_agreement(0) <= 1e-6
+    assert E.muon_agreement(1, nesterov=False, weight_decay=0.0) <= 1e-6
+
+
+# ----------------------------------------------------------------- Newton–Schulz vs SVD
+
+
+def test_time_orthogonalization():
+    rows = E.time_orthogonalization([16, 32], repeats=1)
+    assert [r["n"] for r in rows] == [16, 32]
+    assert all(r["ns_float32_s"] > 0 and r["svd_s"] > 0 and r["max_sigma_error"] < 1 for r in rows)
+
+
+def test_timing_sizes_in_a_dry_run(monkeypatch):
+    assert E.timing_sizes("gpu")[-1] == 8192
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
+    assert E.timing_sizes("gpu") == [64] and E.timing_sizes("smoke") == [64, 256]
+
+
+def test_what_the_timing_figure_shows():
+    """On the CPU that made data/spectral_timing.json, five Newton–Schulz steps are only a
+    little cheaper than an SVD (neither ratio reaches 2×, both above 1 from n = 256 on),
+    their relative error from U Vᵀ is about 20% at every size, and max|σ − 1| lies between
+    0.7 and 1."""
+    rows, prov = results.load("spectral_timing")
+    assert rows[0]["device"] == "cpu"
+    for r in rows:
+        assert 0.15 <= r["rel_error"] <= 0.3 and 0.7 <= r["max_sigma_error"] <= 1.0
+        if r["n"] >= 256:
+            assert 1.0 <= r["svd_s"] / r["ns_float32_s"] < 2.0
+            assert 1.0 <= r["svd_cpu_s"] / r["ns_float32_cpu_s"] < 2.0
+
+
+# ----------------------------------------------------------------- one step at several widths
+
+
+@functools.cache
+def width(seed):
+    return E.run_width(S.WidthConfig.for_profile("smoke", seed=seed))
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_spectrally_sized_step_moves_a_layer_the_same_at_every_width(seed):
+    """Section 1: per unit learning rate, Muon's first step moves the hidden layer's output
+    by about the same amount at every width (within ±30%), SGD's grows about √width-fold and
+    Adam's about width-fold; no step moves it by more than its RMS→RMS norm."""
+    r = width(seed)
+    ratio = r["widths"][-1] / r["widths"][0]
+    assert 0.7 <= E.growth(r, "muon") <= 1.3
+    assert 0.5 * ratio ** 0.5 <= E.growth(r, "sgd") <= 2 * ratio ** 0.5
+    assert 0.5 * ratio <= E.growth(r, "adam") <= 1.5 * ratio
+    for opt in r["change"]:
+        assert all(c <= n + 1e-9 for c, n in zip(r["change"][opt], r["norm"][opt]))
+    assert all(0.7 <= c <= 1.3 for c in r["change"]["muon"])  # about the learning rate itself
+
+
+# ----------------------------------------------------------------- Muon in practice
+
+
+@functools.cache
+def practice(seed, optimizers=("adamw", "muon", "momentum"), teaching_fp32=True):
+    cfg = S.PracticeConfig.for_profile("smoke", seed=seed)
+    return E.run_practice(cfg, optimizers=optimizers, teaching_fp32=teaching_fp32, progress=False)
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_muon_reaches_target_loss_in_fewer_steps_than_adamw(seed):
+    """Section 3 at smoke scale: Muon reaches the target in a fraction of AdamW's steps
+    (measured 3.0-3.6× over seeds 0-4), SGD with momentum is the slowest (later than AdamW,
+    or never), and the float32 teaching Muon follows torch's Muon step for step."""
+    r = practice(seed)
+    summ = E.practice_summary(r)
+    muon, adamw, sgd = summ["muon"]["steps"], summ["adamw"]["steps"], summ["momentum"]["steps"]
+    assert muon is not None and adamw is not None, (muon, adamw)
+    assert 2 * muon <= adamw, (muon, adamw)
+    assert sgd is None or sgd > adamw
+    fp32 = r["timed"]["muon_fp32"]["train_loss"]
+    assert np.abs(r["timed"]["muon"]["train_loss"] - fp32).max() < 0.1
+
+
+def test_what_the_precomputed_sweeps_show():
+    """The cpu sweeps in data/spectral_practice.json (also the book's cpu run at seed 0):
+    Muon reaches the target at every rate swept, AdamW and SGD at two of four; at its best
+    rate Muon needs fewer than half of AdamW's steps, and SGD the most."""
+    sweeps, target, _, prov = E.load_practice()
+    assert prov["profile"] == "cpu"
+    assert E.rates_reaching(sweeps, target) == {"adamw": (2, 4), "muon": (4, 4), "momentum": (2, 4)}
+    best = {k: min(s for s in (E.steps_to(h, target) for h in runs.values()) if s is not None)
+            for k, runs in sweeps.items()}
+    assert 2 * best["muon"] <= best["adamw"] < best["momentum"]
+
+
+def test_best_lr_and_steps_to():
+    def hist(losses, diverged=None):
+        h = History(diverged_at=diverged)
+        for i, v in enumerate(losses):
+            h.append(10 * i, train_loss=v)
+        return h
+    runs = {0.1: hist([2, 1.5, 0.9, 0.5]), 0.3: hist([2, 0.8, 0.6, 0.4]), 1.0: hist([2, 0.7], 15)}
+    assert E.steps_to(runs[0.1], 1.0) == 20
+    assert E.best_lr({k: v for k, v in runs.items() if k != 1.0}, 1.0) == 0.3
+    assert E.best_lr({0.1: hist([2, 1.9]), 0.3: hist([2, 1.5])}, 1.0) == 0.3  # none reach: lowest final
+    assert E.best_lr(runs, 0.75) == 0.3  # the diverged run ranks last
+    assert E.first_at_or_below(runs[0.1], 0.9) == 20
+    assert E.rates_reaching({"x": runs}, 1.0) == {"x": (3, 3)}
+
+
+def test_practice_runs_every_optimizer_and_the_float32_teaching_muon():
+    cfg = S.PracticeConfig.for_profile("smoke", steps=20, muon_lrs=[0.05], adamw_lrs=[0.01, 0.03],
+                                       momentum_lrs=[0.1])
+    r = E.run_practice(cfg, progress=False)
+    assert r["best"]["adamw"] in (0.01, 0.03) and set(r["sweeps"]) == {"adamw", "momentum", "muon"}
+    summary = E.practice_summary(r)
+    assert set(summary) == {"adamw", "momentum", "muon", "muon_fp32"}
+    assert summary["muon_fp32"]["lr"] == 0.05 and summary["muon_fp32"]["sec_per_step"] > 0
+
+
+# ----------------------------------------------------------------- the associative memory
+
+
+@functools.cache
+def memory(seed, profile="smoke"):
+    return E.run_memory(S.MemoryConfig.for_profile(profile, seed=seed))
+
+
+def recall_half_rank(r, method, ratio=4):
+    """The first frequency-rank bin (centre) where the method stores fewer than half the pairs."""
+    j = r["ratios"].index(ratio)
+    return next((c for c, v in zip(r["rank_centers"][j], r["by_rank"][method][j]) if v < 0.5), np.inf)
+
+
+def check_memory_sentences(r):
+    """Section 4's reading of the memory figures (α = 1): up to N = d Muon and Newton store
+    almost every pair while SGD loses most; past N = d one Muon step stores several times as
+    many pairs as SGD, at least 3/4 of Newton's at 2d, as many as Newton from 8d on; at
+    N = 4d SGD stores only the head of the distribution, Muon reaches far further."""
+    f, ratios = r["fraction"], r["ratios"]
+    i1 = ratios.index(1)
+    assert f["muon"][i1] >= 0.95 and f["newton"][i1] >= 0.95 and f["sgd"][i1] <= 0.3
+    for i, ratio in enumerate(ratios):
+        if ratio > 1:
+            assert f["muon"][i] >= 3 * f["sgd"][i]
+        if ratio >= 2:
+            assert f["muon"][i] >= 0.75 * f["newton"][i]
+        if ratio >= 8:
+            assert abs(f["muon"][i] - f["newton"][i]) <= 0.02
+    assert recall_half_rank(r, "muon") >= 4 * recall_half_rank(r, "sgd")
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_one_muon_step_stores_more_associations_than_sgd(seed):
+    check_memory_sentences(memory(seed))
+
+
+def test_memory_sentences_hold_at_cpu_scale():
+    """data/spectral_memory.json at α = 1 is the book's cpu run (same config and seed)."""
+    by_alpha, prov = results.load("spectral_memory")
+    assert prov["profile"] == "cpu" and prov["config"]["seed"] == 0
+    check_memory_sentences(by_alpha["1"])
+
+
+def test_what_the_alpha_slider_shows():
+    """The steeper the power law, the fewer pairs SGD stores at N = d (from about 80% at
+    α = 0.5 to under 5% at α = 2) while Newton stores them all; Muon stays within 15% of
+    Newton up to α = 1.5 there, and at α = 2 falls well short of it (under half) while still
+    storing several times what SGD does."""
+    by_alpha, _ = results.load("spectral_memory")
+    i1 = by_alpha["1"]["ratios"].index(1)
+    sgd = [by_alpha[a]["fraction"]["sgd"][i1] for a in ("0.5", "1", "1.5", "2")]
+    assert sgd[0] >= 0.75 and sgd[-1] < 0.05 and all(x > y for x, y in zip(sgd, sgd[1:]))
+    for a in ("0.5", "1", "1.5", "2"):
+        assert by_alpha[a]["fraction"]["newton"][i1] == 1.0
+    for a in ("0.5", "1", "1.5"):
+        assert by_alpha[a]["fraction"]["muon"][i1] >= 0.85
+    muon2 = by_alpha["2"]["fraction"]["muon"][i1]
+    assert muon2 < 0.5 and muon2 >= 5 * by_alpha["2"]["fraction"]["sgd"][i1]
+
+
+@pytest.mark.parametrize("profile", ["smoke", "cpu"])
+def test_the_equal_frequency_exercise(profile):
+    """Exercise 3's answer: at α = 0 Muon's lead is gone (it is never more than 0.05 ahead of
+    SGD, and SGD stores more once N >= 4d), while Newton's method still stores the most."""
+    r = E.run_memory(S.MemoryConfig.for_profile(profile, alpha=0.0, seeds=2))
+    f = r["fraction"]
+    assert all(m <= s + 0.05 for s, m in zip(f["sgd"], f["muon"]))
+    assert all(s > m for s, m, ratio in zip(f["sgd"], f["muon"], r["ratios"]) if ratio >= 4)
+    assert all(n >= max(s, m) - 1e-9 for n, s, m in zip(f["newton"], f["sgd"], f["muon"]))
+
+
+@functools.cache
+def batch(seed, profile="smoke"):
+    return E.run_memory_batch(S.MemoryConfig.for_profile(profile, seed=seed))
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_muon_saturates_at_a_larger_critical_batch(seed):
+    """Section 4, batch figure: SGD's one step stops improving at a small batch (32-64),
+    Muon's keeps improving to a batch at least 4× larger (smoke: 256, 8×), and Muon stores
+    at least as many pairs as SGD at every batch size."""
+    r = batch(seed)
+    sgd, muon = E.critical_batch(r, "sgd"), E.critical_batch(r, "muon")
+    assert sgd is not None and muon is not None and sgd <= 64 and muon >= 4 * sgd
+    assert all(m >= s - 0.005 for m, s in zip(r["recall"]["muon"], r["recall"]["sgd"]))
+
+
+def test_critical_batch_at_cpu_scale():
+    """The cpu run of the batch figure (d = 128, seed 0): SGD saturates at 32, Muon at 1024."""
+    r = batch(0, "cpu")
+    assert E.critical_batch(r, "sgd") <= 64 and E.critical_batch(r, "muon") >= 8 * E.critical_batch(r, "sgd")
+
+
+# ----------------------------------------------------------------- spectral shaping
+
+
+@functools.cache
+def shaping(seed):
+    return E.run_shaping(S.ShapingConfig.for_profile("smoke", seed=seed), progress=False)
+
+
+def check_shaping_sentences(r):
+    """Section 5's reading: early (step 8) the order follows p, positive exponents lowest
+    and the most negative highest, Muon in between; at the end the order is reversed, the
+    more negative p the lower the loss; the schedule ends below Muon's final loss."""
+    el = E.early_and_late(r)
+    ps = sorted(el["early"])  # ascending p
+    pos = [p for p in ps if p > 0]
+    assert min(el["early"][p] for p in pos) < el["early"][0.0] < el["early"][ps[0]]
+    assert el["early"][ps[0]] == max(el["early"].values())
+    late = [el["late"][p] for p in ps]
+    assert all(a < b for a, b in zip(late, late[1:])), late
+    assert E.reference_loss(r["runs"][r["schedule"]]) < el["late"][0.0]
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_spectral_shaping_early_and_late(seed):
+    check_shaping_sentences(shaping(seed))
+
+
+def test_spectral_shaping_sentences_hold_at_cpu_scale():
+    """data/spectral_shaping.json at lr 0.05 is the book's cpu experiment (same config and
+    seed; a different thread count makes the curves close, not identical: the executed cpu
+    notebook was checked against the same sentences)."""
+    by_lr, prov = E.load_shaping()
+    assert prov["profile"] == "cpu" and prov["config"]["lr"] == 0.05 and prov["config"]["seed"] == 0
+    check_shaping_sentences(by_lr["0.05"])
+
+
+def test_what_the_shaping_slider_shows():
+    """At every rate of data/spectral_shaping.json the fixed negative exponents end below Muon;
+    at the two higher rates the schedule ends lowest of all, at the lowest a fixed p = -0.5
+    does as well (ends at or below it)."""
+    by_lr, _ = E.load_shaping()
+    assert list(by_lr) == ["0.02", "0.05", "0.1"]
+    for lr, r in by_lr.items():
+        final = {k: E.reference_loss(h) for k, h in r["runs"].items()}
+        assert final["p = -0.25"] < final["p = 0"] and final["p = -0.5"] < final["p = 0"]
+        if lr != "0.02":
+            assert final[r["schedule"]] == min(final.values())
+        else:
+            assert final["p = -0.5"] <= final[r["schedule"]]
+
+
+def test_shaping_summary_counts_steps_to_muons_final_loss():
+    r = shaping(0)
+    rows = {row["update"]: row for row in E.shaping_summary(r)}
+    assert rows["p = 0"]["saved"] == 0.0
+    ref = E.reference_loss(r["runs"]["p = 0"])
+    for name, row in rows.items():
+        if row["steps_to_reference"] is not None:
+            h = r["runs"][name]
+            assert h["train_loss"][h.steps.index(row["steps_to_reference"])] <= ref
+
+
+# ----------------------------------------------------------------- precomputed files and dry runs
+
+
+@pytest.mark.parametrize("name", ["spectral_timing", "spectral_practice", "spectral_memory",
+                                  "spectral_shaping"])
+def test_precomputed_results_load(name):
+    payload, prov = results.load(name)
+    assert prov["command"].startswith("python -m dynamics.precompute spectral_optimizers")
+    assert payload
+
+
+def test_gpu_precompute_runs_end_to_end_in_a_dry_run(tmp_path, monkeypatch):
+    """The gpu preset on a CPU, 3 steps per training and the ends of every grid: shapes,
+    devices and configs of the gpu-only paths (CIFAR-10 falls back to MNIST-1D offline)."""
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
+    monkeypatch.setenv("DYNAMICS_DEVICE", "cpu")
+    monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
+    paths = E.precompute("gpu")
+    assert sorted(p.name for p in paths) == sorted(f"spectral_{n}.json" for n in
+                                                   ("timing", "practice", "memory", "shaping"))
+    for p in paths:
+        blob = json.loads(p.read_text())
+        assert blob["provenance"]["profile"] == "gpu" and p.parent == tmp_path
+    memory_payload = json.loads((tmp_path / "spectral_memory.json").read_text())["payload"]
+    assert list(memory_payload) == ["0.5", "2"] and memory_payload["2"]["dim"] == 512
+    torch.set_num_threads(1)

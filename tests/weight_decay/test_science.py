@@ -1,0 +1,373 @@
+"""dynamics.weight_decay.science: the update rules against torch's optimizers, the
+equilibrium theory against simulated scale-invariant weights, the measures against known
+values, clear errors for bad inputs."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from dynamics.train import History, train
+from dynamics.weight_decay import science as S
+
+
+@pytest.fixture(scope="module")
+def tiny_data():
+    return S.mnist1d_data(200, n_test=100)
+
+
+# ----------------------------------------------------------------------------- 1. decay in Adam
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_adam_step_matches_torch(decoupled):
+    """The teaching update is torch.optim.Adam(weight_decay) (L2) or torch.optim.AdamW."""
+    g = torch.Generator().manual_seed(0)
+    w0 = torch.randn(50, generator=g)
+    grads = [torch.randn(50, generator=g) * 10 ** float(k % 3 - 1) for k in range(20)]
+    lr, wd = 1e-2, 0.3
+    p = torch.nn.Parameter(w0.clone())
+    opt = (torch.optim.AdamW if decoupled else torch.optim.Adam)([p], lr=lr, weight_decay=wd)
+    w, m, v = w0.clone(), torch.zeros(50), torch.zeros(50)
+    for t, grad in enumerate(grads, start=1):
+        p.grad = grad.clone()
+        opt.step()
+        w, m, v = S.adam_step(w, grad, m, v, t, lr=lr, weight_decay=wd, decoupled=decoupled)
+    torch.testing.assert_close(w, p.detach(), rtol=1e-5, atol=1e-6)
+
+
+def test_zero_gradient_coordinate():
+    """Exercise 5's answer: a coordinate with no loss gradient shrinks geometrically under
+    AdamW, by (1 - eta lambda)^t. Under Adam + L2 its only gradient is lambda w, which Adam
+    divides by its own size: the step is about eta at first, whatever lambda is, and the whole
+    path does not depend on lambda at all (v's long memory slows it as w shrinks)."""
+    lr, zero = 1e-3, torch.zeros(1)
+
+    def path(wd, decoupled, steps):
+        w, m, v = torch.ones(1), torch.zeros(1), torch.zeros(1)
+        out = []
+        for t in range(1, steps + 1):
+            w, m, v = S.adam_step(w, zero, m, v, t, lr=lr, weight_decay=wd, decoupled=decoupled)
+            out.append(float(w))
+        return np.array(out)
+
+    adamw = path(0.1, True, 1000)
+    assert adamw[-1] == pytest.approx((1 - lr * 0.1) ** 1000, rel=1e-4)      # 0.905
+    l2 = {wd: path(wd, False, 2000) for wd in (0.01, 0.1, 1.0)}
+    for wd in (0.01, 1.0):
+        np.testing.assert_allclose(l2[wd], l2[0.1], atol=1e-5)              # lambda drops out
+    assert 1 - l2[0.1][99] == pytest.approx(100 * lr, rel=0.1)               # ~eta per step
+    assert l2[0.1][999] < 0.3 and l2[0.1][1999] < 0.03                      # 0.26 and 0.02
+
+
+# ----------------------------------------------------------------------------- 2. scale invariance
+
+
+def test_angular_update_known_angles():
+    e1, e2 = torch.zeros(50), torch.zeros(50)
+    e1[3], e2[7] = 1.0, 1.0
+    for theta in (1e-5, 1e-3, 0.3, 1.0, math.pi / 2, 3.0):
+        rotated = math.cos(theta) * e1 + math.sin(theta) * e2
+        got = float(S.angular_update(2.5 * e1, 0.1 * rotated))  # scale does not matter
+        assert got == pytest.approx(theta, rel=1e-4, abs=1e-7)
+
+
+def test_rms_matches_numpy():
+    w = torch.randn(7, 13)
+    assert float(S.rms(w)) == pytest.approx(float(np.sqrt(np.mean(w.numpy() ** 2))), rel=1e-6)
+
+
+def test_equilibrium_formulas():
+    eq = S.equilibrium("adamw", 3e-3, 2.0, numel=400)
+    assert eq["rms"] == pytest.approx(math.sqrt(3e-3 / 4.0))
+    assert eq["norm"] == pytest.approx(math.sqrt(3e-3 * 400 / 4.0))
+    assert eq["angle"] == pytest.approx(math.sqrt(2 * 6e-3 * 0.1 / 1.9))
+    assert eq["effective_lr"] == pytest.approx(math.sqrt(2 * 6e-3))
+    assert eq["tau"] == pytest.approx(1 / 6e-3)
+    sgd = S.equilibrium("sgd", 0.3, 0.02, numel=100, unit_grad_sq=9.0)
+    assert sgd["norm"] == pytest.approx((0.3 * 9.0 / 0.04) ** 0.25)
+    assert sgd["angle"] == pytest.approx(math.sqrt(2 * 6e-3))
+    assert sgd["effective_lr"] == pytest.approx(math.sqrt(2 * 6e-3) / 3.0)
+    mom = S.equilibrium("momentum", 0.1, 0.01, numel=10, unit_grad_sq=1.0, momentum=0.9)
+    assert mom["angle"] == pytest.approx(math.sqrt(2e-3 / 1.9))
+    assert mom["norm"] == pytest.approx((0.1 / (2 * 0.01 * 0.1)) ** 0.25)
+
+
+def test_norm_step_balance_is_the_equilibrium():
+    """The fixed point of norm_step is the equilibrium's norm (to first order in eta lambda)."""
+    lr, wd, numel = 3e-3, 2.0, 1000
+    eq = S.adamw_equilibrium(lr, wd, numel)
+    sq = eq["norm"] ** 2
+    assert S.norm_step(sq, lr, wd, numel) == pytest.approx(sq, rel=2 * lr * wd)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(optimizer="lion", lr=1e-3, weight_decay=1.0, numel=10),
+    dict(optimizer="adamw", lr=-1e-3, weight_decay=1.0, numel=10),
+    dict(optimizer="adamw", lr=1e-3, weight_decay=0.0, numel=10),
+    dict(optimizer="adamw", lr=0.5, weight_decay=4.0, numel=10),  # eta * lambda >= 1
+    dict(optimizer="adamw", lr=1e-3, weight_decay=1.0, numel=0),
+    dict(optimizer="adamw", lr=1e-3, weight_decay=1.0, numel=10, beta1=1.0),
+    dict(optimizer="sgd", lr=0.1, weight_decay=0.01, numel=10),  # no unit_grad_sq
+    dict(optimizer="momentum", lr=0.1, weight_decay=0.01, numel=10, unit_grad_sq=1.0, momentum=1.0),
+])
+def test_equilibrium_bad_inputs(kwargs):
+    with pytest.raises(ValueError):
+        S.equilibrium(**kwargs)
+
+
+def test_norm_trajectory_is_the_recursion():
+    lr, wd, rms0, c = 3e-3, 2.0, 0.09, 1000
+    n2, traj = rms0 ** 2 * c, [rms0]
+    for _ in range(400):
+        n2 = S.norm_step(n2, lr, wd, c)
+        traj.append(math.sqrt(n2 / c))
+    np.testing.assert_allclose(S.adamw_norm_trajectory(rms0, lr, wd, np.arange(401)), traj, rtol=1e-9)
+    far = S.adamw_norm_trajectory(rms0, lr, wd, [10 ** 6])[0]
+    assert far == pytest.approx(math.sqrt(lr / (2 * wd)), rel=2 * lr * wd)
+
+
+def _random_walk(optimizer, lr, wd, steps=3000, dim=2000, seed=0, momentum=0.0):
+    """A scale-invariant weight driven by pure gradient noise: the gradient is a random
+    direction orthogonal to w with norm 1/||w|| (what a normalized layer produces).
+    Returns the norm and the angle turned at every step."""
+    g = torch.Generator().manual_seed(seed)
+    w = torch.nn.Parameter(torch.randn(dim, generator=g) * 0.05)
+    opt = (torch.optim.AdamW([w], lr=lr, weight_decay=wd) if optimizer == "adamw"
+           else torch.optim.SGD([w], lr=lr, weight_decay=wd, momentum=momentum))
+    norms, angles = [], []
+    for _ in range(steps):
+        z = torch.randn(dim, generator=g)
+        with torch.no_grad():
+            z -= (z @ w) / (w @ w) * w
+            w.grad = z / z.norm() / w.norm()
+        before = w.detach().clone()
+        opt.step()
+        norms.append(float(w.detach().norm()))
+        angles.append(float(S.angular_update(before, w.detach())))
+    return np.array(norms), np.array(angles)
+
+
+def test_equilibrium_against_torch_adamw():
+    lr, wd = 1e-2, 0.5  # tau = 200 steps
+    norms, angles = _random_walk("adamw", lr, wd)
+    eq = S.equilibrium("adamw", lr, wd, 2000)
+    assert norms[-1000:].mean() / math.sqrt(2000) == pytest.approx(eq["rms"], rel=0.05)
+    assert angles[-1000:].mean() == pytest.approx(eq["angle"], rel=0.05)
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.9])
+def test_equilibrium_against_torch_sgd(mu):
+    """||g~|| = 1 here by construction, so the norm and angle are both predicted exactly."""
+    lr, wd = 0.5 * (1 - mu), 0.02
+    norms, angles = _random_walk("sgd", lr, wd, momentum=mu, steps=4000)
+    eq = S.equilibrium("momentum" if mu else "sgd", lr, wd, 2000, unit_grad_sq=1.0, momentum=mu)
+    assert norms[-1500:].mean() == pytest.approx(eq["norm"], rel=0.05)
+    assert angles[-1500:].mean() == pytest.approx(eq["angle"], rel=0.05)
+
+
+def test_normmlp_is_scale_invariant():
+    torch.manual_seed(0)
+    model = S.NormMLP(12, 16, 2, 5)
+    x = torch.randn(32, 12)
+    out = model(x)
+    with torch.no_grad():
+        for w in model.scale_invariant().values():
+            w.mul_(3.7)
+    torch.testing.assert_close(model(x), out, rtol=1e-4, atol=1e-4)
+    torch.nn.functional.cross_entropy(model(x), torch.randint(0, 5, (32,))).backward()
+    for w in model.scale_invariant().values():  # the gradient is orthogonal to the weight
+        cos = float((w.grad * w.detach()).sum() / (w.grad.norm() * w.detach().norm()))
+        assert abs(cos) < 1e-4
+    assert set(model.scale_invariant()) == {"hidden.0", "hidden.1", "head"}
+    with pytest.raises(ValueError):
+        S.NormMLP(12, 0, 2, 5)
+    with pytest.raises(ValueError):
+        S.NormMLP(12, 8, 2, 5, temperature=0.0)
+
+
+def _outputs_after(tiny_data, optimizer, scale, lr, wd, steps=30):
+    torch.manual_seed(0)
+    model = S.NormMLP(tiny_data.input_dim, 16, 2, tiny_data.n_classes)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.mul_(scale)
+    train(model, tiny_data, steps=steps, optimizer=optimizer, lr=lr, weight_decay=wd,
+          batch_size=32, eval_every=steps, progress=False, seed=0)
+    assert len(list(model.parameters())) == len(model.scale_invariant())
+    return model(tiny_data.x_test).detach()
+
+
+def test_adamw_symmetry_of_scale_invariant_networks(tiny_data):
+    """For a fully scale-invariant network AdamW is exactly symmetric under
+    (W0, eta, lambda) -> (c W0, c eta, lambda / c): the gradient scales by 1/c, Adam's update
+    does not see the scale, and the decay factor 1 - eta lambda is unchanged. So only eta*lambda
+    (and eta / ||W0||) matter: the root of trajectory invariance."""
+    a = _outputs_after(tiny_data, "adamw", 1.0, 2e-3, 2.0)
+    b = _outputs_after(tiny_data, "adamw", 4.0, 8e-3, 0.5)
+    torch.testing.assert_close(a, b, rtol=1e-3, atol=1e-3)
+    c = _outputs_after(tiny_data, "adamw", 1.0, 8e-3, 0.5)  # same product, same W0: differs
+    assert (a - c).abs().max() > 1e-2
+
+
+def test_sgd_symmetry_of_scale_invariant_networks(tiny_data):
+    """SGD's symmetry is (W0, eta, lambda) -> (c W0, c^2 eta, lambda / c^2): the update eta g
+    scales by c^2 / c = c, like the weights (exercise 2: at equal eta*lambda, the norm moves as
+    sqrt(eta) and the angle does not)."""
+    a = _outputs_after(tiny_data, "sgd", 1.0, 0.2, 0.04)
+    b = _outputs_after(tiny_data, "sgd", 2.0, 0.8, 0.01)
+    torch.testing.assert_close(a, b, rtol=1e-3, atol=1e-3)
+
+
+def test_rotation_meter_records_every_step(tiny_data):
+    torch.manual_seed(0)
+    model = S.NormMLP(tiny_data.input_dim, 16, 1, tiny_data.n_classes)
+    w = model.hidden[0].weight
+    meter = S.RotationMeter(model.scale_invariant(), steps=5)
+    snapshots = [w.detach().clone()]
+    train(model, tiny_data, steps=5, optimizer="sgd", lr=0.5, weight_decay=0.01,
+          before_step=meter.before_step, after_step=lambda m, s: (meter.after_step(m, s),
+                                                                  snapshots.append(w.detach().clone())),
+          eval_every=5, progress=False)
+    a = meter.arrays()
+    assert a["norm"].shape == (6, 2) and a["angle"].shape == (6, 2)
+    for step in range(1, 6):
+        assert a["norm"][step, 0] == pytest.approx(float(snapshots[step].norm()), rel=1e-5)
+        assert a["angle"][step, 0] == pytest.approx(
+            float(S.angular_update(snapshots[step - 1], snapshots[step])), rel=1e-4)
+        assert a["unit_grad"][step, 0] > 0
+    with pytest.raises(ValueError):
+        S.RotationMeter({}, 5)
+    with pytest.raises(ValueError):
+        S.RotationMeter(model.scale_invariant(), 0)
+
+
+def test_relaxation_steps():
+    lr, wd = 3e-3, 2.0
+    traj = S.adamw_norm_trajectory(0.09, lr, wd, np.arange(2000))
+    eq = math.sqrt(lr / (2 * wd))
+    # the squared gap shrinks by (1 - eta lambda)^2 per step: e^-2 after about tau steps
+    assert S.relaxation_steps(traj, eq) == pytest.approx(1 / (lr * wd), rel=0.05)
+    assert S.relaxation_steps(np.full(10, eq), eq) is None
+
+
+# ----------------------------------------------------------------------------- 3. the clock
+
+
+def test_clock_time_and_matched_runs():
+    np.testing.assert_allclose(S.clock_time([0, 100, 250], 2e-3, 2.0), [0, 0.4, 1.0])
+    runs = S.matched_runs(4e-3, 2e-3, 2.0, 4.0)
+    assert [r["lr"] * r["weight_decay"] for r in runs] == pytest.approx([4e-3] * 3 + [1.6e-2])
+    assert [r["lr"] for r in runs] == pytest.approx([1e-3, 2e-3, 4e-3, 2e-3])
+    assert [r["matched"] for r in runs] == [True, True, True, False]
+    with pytest.raises(ValueError):
+        S.matched_runs(4e-3, -1.0, 2.0, 4.0)
+
+
+def test_final_loss_is_the_tail_mean():
+    h = History()
+    for s, v in enumerate([5, 4, 3, 2, 1, 1, 3, 1]):
+        h.append(s, train_loss=v)
+    assert S.final_loss(h) == pytest.approx(2.0)  # mean of the last 2 of 8
+    assert S.final_loss(h, tail=0.5) == pytest.approx(1.5)
+    h.diverged_at = 3
+    assert math.isnan(S.final_loss(h))
+
+
+# ----------------------------------------------------------------------------- 4. the weights
+
+
+def test_spectrum_statistics():
+    m = np.random.default_rng(0).normal(size=(30, 20))
+    sv = np.linalg.svd(m, compute_uv=False)
+    np.testing.assert_allclose(S.singular_values(torch.tensor(m, dtype=torch.float32)), sv, rtol=1e-4)
+    assert S.stable_rank(np.ones(8)) == pytest.approx(8)
+    assert S.effective_rank(np.ones(8)) == pytest.approx(8)
+    assert S.stable_rank([5.0, 0, 0]) == pytest.approx(1)
+    assert S.effective_rank([5.0, 0, 0]) == pytest.approx(1)
+    # Hill estimator: eigenvalues x = s^2 drawn from a Pareto density ~ x^-alpha
+    alpha = 3.0
+    x = np.random.default_rng(1).pareto(alpha - 1, size=20000) + 1.0
+    assert S.tail_exponent(np.sqrt(x), k=5000) == pytest.approx(alpha, rel=0.08)
+    st = S.spectrum_stats(sv)
+    assert st["frobenius"] == pytest.approx(np.linalg.norm(m))
+    assert st["spectral"] == pytest.approx(np.linalg.norm(m, 2))
+    for bad in ([], [1.0, 2.0], [[1.0, 2.0, 3.0]]):
+        with pytest.raises(ValueError):
+            S.tail_exponent(bad)
+    with pytest.raises(ValueError):
+        S.stable_rank(np.zeros(3))
+    with pytest.raises(ValueError):
+        S.singular_values(torch.ones(3))
+
+
+# ----------------------------------------------------------------------------- 5. reading a grid
+
+
+def _ridge_grid(lrs, decays, best_of_lr, width=0.6):
+    """Accuracy peaked in log(lambda) at best_of_lr(eta), in every column."""
+    ld = np.log10(decays)[:, None]
+    peak = np.log10([best_of_lr(e) for e in lrs])[None, :]
+    return 0.5 + 0.1 * np.exp(-((ld - peak) / width) ** 2)
+
+
+def test_ridge_slope_tells_the_parameterization():
+    lrs = list(np.geomspace(1e-4, 10 ** -1.5, 6))
+    decays = list(np.geomspace(1e-3, 10, 9))
+    flat = _ridge_grid(lrs, decays, lambda e: 0.5)            # best lambda ignores eta
+    product = _ridge_grid(lrs, decays, lambda e: 3e-4 / e)    # best eta * lambda is fixed
+    for acc, slope in ((flat, 0.0), (product, -1.0)):
+        ridge = S.best_decay_per_lr(acc, decays)
+        assert S.ridge_slope(lrs, ridge) == pytest.approx(slope, abs=0.15)
+    ridge = S.best_decay_per_lr(flat, decays)
+    assert ridge[0] == pytest.approx(0.5, rel=0.25)  # between grid values, not snapped
+
+
+def test_best_decay_per_lr_skips_columns_without_a_decay_effect():
+    decays = [1e-3, 1e-2, 1e-1, 1.0]
+    acc = np.array([[0.50, 0.40], [0.50, 0.45], [0.505, 0.60], [0.50, 0.50]])
+    ridge = S.best_decay_per_lr(acc, decays)
+    assert ridge[0] is None and ridge[1] == pytest.approx(0.1, rel=0.5)
+    assert math.isnan(S.ridge_slope([1e-3, 1e-2], ridge))
+    with pytest.raises(ValueError):
+        S.best_decay_per_lr(acc[:2], decays)
+    best = S.best_cell(acc, decays, [1e-3, 1e-2])
+    assert best == dict(acc=0.6, lr=1e-2, decay=0.1)
+    assert S.best_cell(np.full((2, 2), np.nan), [1, 2], [1, 2])["lr"] is None
+
+
+# ----------------------------------------------------------------------------- 6. settings
+
+
+def test_configs_validate_and_presets_construct():
+    for cls in (S.DecouplingConfig, S.EquilibriumConfig, S.ClockConfig, S.SpectrumConfig):
+        for profile in ("smoke", "cpu", "gpu"):
+            cls.for_profile(profile)
+    with pytest.raises(ValueError):
+        S.DecouplingConfig(n_lr=1)
+    with pytest.raises(ValueError):
+        S.EquilibriumConfig(optimizer="adam")
+    with pytest.raises(ValueError):
+        S.DecouplingConfig(lr_low=1e-2, lr_high=1e-3).lrs()
+    with pytest.raises(ValueError):
+        S.DecouplingConfig().decays("sgd")
+
+
+def test_grid_axes_share_one_spacing():
+    """Learning rates and decays are spaced alike, so constant eta*lambda is a grid diagonal."""
+    for profile in ("smoke", "cpu", "gpu"):
+        cfg = S.DecouplingConfig.for_profile(profile)
+        step = np.diff(np.log10(cfg.lrs()))
+        for kind in S.GRIDS:
+            np.testing.assert_allclose(np.diff(np.log10(cfg.decays(kind))), step[0], rtol=1e-9)
+        np.testing.assert_allclose(step, step[0], rtol=1e-9)
+
+
+def test_science_imports_no_views():
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(S))
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not any(x.split(".")[-1] in ("plotly", "ipywidgets", "plots", "widgets") for x in names), names

@@ -157,9 +157,9 @@ DRY_RUN_STEPS = 2
 @pytest.fixture(scope="module")
 def gpu_dry_run(tmp_path_factory):
     """Every chapter's notebook and precompute as a gpu dry run, two at a time (CI has two
-    cores; each kernel trains on one thread), at most 3 minutes a notebook or a precompute (CONVENTIONS: "well under a
-    minute or two" each).
-    Returns (folder, {(chapter, what): result})."""
+    cores; each kernel trains on one thread), at most 3 minutes a notebook or a precompute
+    (the conventions promise "well under a minute or two" each). Returns (folder,
+    {(chapter, what): result})."""
     from dynamics import CHAPTERS, bench
 
     out = tmp_path_factory.mktemp("gpu-dry-run")

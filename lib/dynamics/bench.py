@@ -22,8 +22,6 @@ and an H100 (see :data:`GPUS` for the assumptions).
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import shutil
 import subprocess

@@ -81,3 +81,24 @@ def test_torchvision_missing_is_a_clear_error(monkeypatch):
         data.torchvision_dataset("mnist")
     with pytest.raises(ValueError, match="unknown torchvision dataset"):
         data.torchvision_dataset("imagenet")
+
+
+def test_dry_run_gets_shape_faithful_standins(monkeypatch):
+    """In a dry run MNIST / CIFAR-10 are offline stand-ins of the same shapes and classes,
+    clearly labelled; outside one, a missing download stays a clear error."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torchvision", None)
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    d = data.torchvision_dataset("cifar10", n_train=300, n_test=50)
+    assert d.x_train.shape == (300, 3, 32, 32) and d.x_test.shape == (50, 3, 32, 32)
+    assert d.x_train.dtype == torch.float32 and d.y_train.dtype == torch.long and d.n_classes == 10
+    assert sorted(set(d.y_train.tolist())) == list(range(10))
+    assert "stand-in" in d.name and d.info["standin"] and d.info["stands_for"] == "cifar10"
+    assert abs(float(d.x_train.std()) - 1.0) < 0.1
+    m = data.torchvision_dataset("mnist", n_test=20)
+    assert m.x_train.shape == (60_000, 1, 28, 28) and m.x_test.shape == (20, 1, 28, 28)
+    assert torch.equal(data.standin("mnist", 30, 10).x_train, data.standin("mnist", 30, 10).x_train)
+    monkeypatch.delenv("DYNAMICS_DRY_RUN")
+    with pytest.raises(RuntimeError, match="needs torchvision"):
+        data.torchvision_dataset("cifar10", n_train=300)

@@ -1,3 +1,4 @@
+import copy
 import math
 
 import pytest
@@ -57,3 +58,36 @@ def test_cnn_and_transformer_shapes():
     t = models.Transformer1L(p=11, d_model=32, n_heads=4, d_mlp=64)
     x = torch.randint(0, 11, (6, 2))
     assert t(x).shape == (6, 11) and t.features(x).shape == (6, 32)
+
+
+def test_attention_equals_multihead_attention():
+    """The written-out attention is nn.MultiheadAttention (no biases): same parameters drawn
+    in the same order from a seed, same outputs."""
+    torch.manual_seed(0)
+    ref = torch.nn.MultiheadAttention(32, 4, bias=False, batch_first=True)
+    torch.manual_seed(0)
+    att = models.Attention(32, 4)
+    assert torch.equal(att.in_proj, ref.in_proj_weight) and torch.equal(att.out.weight, ref.out_proj.weight)
+    h = torch.randn(5, 3, 32)
+    torch.testing.assert_close(att(h), ref(h, h, h, need_weights=False)[0], rtol=1e-5, atol=1e-6)
+
+
+def test_transformer_batches_under_vmap_without_fallback():
+    """K transformers stacked and run under torch.func.vmap (what the sweep engine does) equal
+    the K models run one by one, and torch warns of no slow per-sample fallback."""
+    import warnings
+
+    from torch.func import functional_call, stack_module_state, vmap
+
+    ms = []
+    for seed in range(3):
+        torch.manual_seed(seed)
+        ms.append(models.Transformer1L(p=11, d_model=16, n_heads=4, d_mlp=32))
+    params, buffers = stack_module_state(ms)
+    base = copy.deepcopy(ms[0]).to("meta")
+    x = torch.randint(0, 11, (7, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "no batching rule ... falling back" would fail here
+        out = vmap(lambda p, x: functional_call(base, p, (x,)), in_dims=(0, None))(params, x)
+    for k, m in enumerate(ms):
+        torch.testing.assert_close(out[k], m(x), rtol=1e-5, atol=1e-6)

@@ -11,8 +11,9 @@ import torch
 
 from dynamics import data as data_mod
 from dynamics import models
-from dynamics.sweep import (OPTIMIZERS, SweepResult, auto_chunk_size, batched_step, choose_strategy,
-                            grid, init_state, table_grid, train_many)
+from dynamics import sweep
+from dynamics.sweep import (OPTIMIZERS, Evaluations, Spec, SweepResult, auto_chunk_size, batched_step,
+                            choose_strategy, grid, init_state, table_grid, train_many)
 
 RTOL, ATOL = 1e-4, 1e-5
 
@@ -314,6 +315,65 @@ def test_auto_strategy_and_chunk_size():
     c_small = auto_chunk_size(small, d, None)
     c_big = auto_chunk_size(big, big_data, None)
     assert c_small >= 64 and 1 <= c_big < c_small
+
+
+def test_chunk_size_from_free_device_memory(monkeypatch):
+    """On CUDA the chunk is sized from what torch.cuda.mem_get_info says is free now (faked
+    here): half of it, over one model's footprint."""
+    gib = 1 << 30
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device=None: (8 * gib, 16 * gib))
+    assert sweep.memory_budget("cuda") == 4 * gib
+    assert sweep.memory_budget("cpu") == sweep.CPU_MEMORY_BUDGET
+    assert sweep.chunk_size_for(gib, 4 * gib) == 4
+    assert sweep.chunk_size_for(5 * gib, 4 * gib) == 1  # never zero: one model at a time
+    with pytest.raises(ValueError, match="positive"):
+        sweep.chunk_size_for(0, gib)
+    d = tiny_data()
+    need = sweep.footprint(models.MLP(40, 16, 2, 10), d, None, "adamw")
+    n_params = models.count_parameters(models.MLP(40, 16, 2, 10))
+    assert need["params"] == 4 * n_params * 5 and need["activations"] > 0
+    monkeypatch.setattr(sweep, "memory_budget", lambda device: 10 * (need["params"] + need["activations"]))
+    assert auto_chunk_size(models.MLP(40, 16, 2, 10), d, None) == 10
+
+
+# ----------------------------------------------------------------------------- the engine's parts
+
+
+def test_spec_is_checked_and_frozen():
+    import dataclasses
+
+    spec = Spec(10, "sgd", eval_steps=[0, 5, 10, 20])
+    assert spec.evals == (0, 5, 10) and spec.planned == 10
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.steps = 20
+    for kwargs, match in [(dict(steps=0), "steps"), (dict(steps=5, optimizer="lion"), "optimizer"),
+                          (dict(steps=5, loss="hinge"), "loss"), (dict(steps=5, batch_size=0), "batch_size"),
+                          (dict(steps=5, momentum=1.0), "momentum")]:
+        with pytest.raises(ValueError, match=match):
+            Spec(**kwargs)
+    assert spec.history().info == dict(steps=10, batch_size=None, loss="cross_entropy")
+
+
+def test_evaluations_bookkeeping():
+    """Divergence seen by a step's loss, or by an evaluation's train loss, closes a history at
+    the right step and freezes the model; the others go on."""
+    ev = Evaluations(3, Spec(10), "cpu")
+    nan, inf = float("nan"), float("inf")
+    alive = ev.observe(1, torch.tensor([1.0, nan, 1.0]))
+    assert alive.tolist() == [True, False, True] and ev.first_bad.tolist() == [-1, 1, -1]
+    ev.record(1, dict(train_loss=torch.tensor([0.5, 0.5, inf]), train_acc=torch.tensor([0.1, 0.2, 0.3])),
+              {0: dict(extra=7.0)}, elapsed=0.25)
+    h0, h1, h2 = ev.histories
+    assert h0.steps == [1] and h0.last("train_acc") == pytest.approx(0.1) and h0.last("extra") == 7.0
+    assert h1.diverged_at == 1 and len(h1) == 0  # its loss went bad at step 1
+    assert h2.diverged_at == 1 and len(h2) == 0  # its train loss was not finite at step 1
+    assert ev.open() == [0] and ev.alive.tolist() == [True, False, False]
+    ev.observe(2, torch.tensor([inf, 1.0, 1.0]))
+    ev.observe(3, torch.tensor([1.0, 1.0, 1.0]))
+    assert ev.first_bad.tolist() == [2, 1, -1] and ev.alive.tolist() == [False, False, False]
+    histories = ev.close()  # no evaluation after step 2: the divergence is still reported
+    assert [h.diverged_at for h in histories] == [2, 1, 1]
+    assert all(h.wall_time >= 0 for h in histories)
 
 
 # ----------------------------------------------------------------------------- table, grids

@@ -1,17 +1,27 @@
-"""Benchmarks that print their figures.
+"""Benchmarks that mean something on a noisy machine, and the gpu plan.
 
-    python -m dynamics.bench                # each chapter notebook's wall time (smoke, cpu) + book build
-    python -m dynamics.bench --profiles smoke --no-book
-    python -m dynamics.bench sweep          # batched vs sequential training speed-up
-    python -m dynamics.bench grokking       # any theme module with a bench() function
+    python -m dynamics.bench sweep          # train_many batched vs one model after another
+    python -m dynamics.bench grokking       # the grokking recipe vs a bare PyTorch loop
+    python -m dynamics.bench lottery        # an IMP curve vs as many bare trainings
+    python -m dynamics.bench weight_decay   # the decoupling grid vs as many bare trainings
+    python -m dynamics.bench spectral       # Newton–Schulz vs SVD
+    python -m dynamics.bench gpu            # the gpu plan: peak memory and time per chapter
+    python -m dynamics.bench notebooks      # each chapter notebook's wall time (smoke, cpu) + book build
 
-A named benchmark calls ``bench()`` in ``dynamics.<name>`` (or in the chapter's theme module),
-which prints its own lines.
+Seconds on a shared machine swing 2-3x from one run to the next, so every benchmark prints,
+beside its seconds, a ratio against the plain limit of the same work measured in the same
+run (a bare PyTorch loop, or the other strategy): the ratio is what to compare across runs.
+Every benchmark runs under :func:`dynamics.setup` (the book's threads and device) and takes
+under 3 minutes on two CPU cores; ``--tiny`` runs each at a toy size (the tests do).
+
+The gpu plan runs every chapter's notebook and ``precompute("gpu")`` as a dry run on this
+machine (gpu sizes, ``DYNAMICS_DRY_RUN`` steps per training, offline stand-ins for MNIST /
+CIFAR-10) with a :mod:`dynamics.ledger`, then turns the ledger into memory and time on a T4
+and an H100 (see :data:`GPUS` for the assumptions).
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import shutil
 import subprocess
@@ -20,8 +30,412 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import CHAPTERS
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from . import CHAPTERS, ledger
 from .results import ROOT
+
+T4_MEMORY = 15e9  # bytes a Colab T4 offers (16 GB card, 15 GB usable)
+CUDA_CONTEXT = 0.5e9  # bytes CUDA, cuBLAS and PyTorch's kernels take before any tensor
+
+# name: (peak float32 matmul FLOP/s, fraction of it the book's small matmuls achieve, seconds
+# per dispatched op). Peaks from NVIDIA's data sheets: T4 8.1 TFLOP/s float32 (Turing has no
+# TF32); H100 SXM 495 TFLOP/s dense TF32 (setup turns TF32 on; an A100's is 156). The book's
+# matmuls are small (hundreds to a few thousand wide), far from peak: 50% on the T4, 20% on
+# the H100, whose tensor cores starve on them. Each op also costs a launch and PyTorch's
+# eager dispatch, 10 us on Colab's slow host CPU, 5 us on a workstation: for small models
+# this term, not FLOPs, sets the time.
+GPUS = {"T4": (8.1e12, 0.5, 10e-6), "A100": (156e12, 0.25, 6e-6), "H100": (495e12, 0.2, 5e-6)}
+
+
+def _setup():
+    """The book's runtime (threads, device), as a chapter has it."""
+    from . import setup
+
+    rt = setup(quiet=True)
+    print(f"# {rt.report()}; torch threads {torch.get_num_threads()}", flush=True)
+    return rt
+
+
+def _sync(device) -> None:
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _timed(fn):
+    """(seconds, result) of ``fn()``, synchronized on CUDA."""
+    from .runtime import get_device
+
+    _sync(get_device())
+    start = time.perf_counter()
+    out = fn()
+    _sync(get_device())
+    return time.perf_counter() - start, out
+
+
+def bare_train(model, x, y, optimizer, steps: int, batch_size: int | None = None, seed: int = 0,
+               loss=F.cross_entropy, after=None, eval_every: int | None = None, eval_on=()) -> None:
+    """The plain limit: forward, loss, backward, step (and ``after()``, e.g. a pruning mask);
+    no history, no divergence check; with ``eval_every``, a bare forward pass over each
+    tensor of ``eval_on`` at step 0 and every ``eval_every`` steps (an evaluation's work)."""
+    n = len(x)
+    gen = torch.Generator(device=x.device).manual_seed(seed)
+    perm, pos = None, n
+
+    def evaluate():
+        with torch.no_grad():
+            for xe in eval_on:
+                model(xe).argmax(1)
+
+    for step in range(steps):
+        if eval_every and step % eval_every == 0:
+            evaluate()
+        if batch_size is None or batch_size >= n:
+            xb, yb = x, y
+        else:
+            if pos + batch_size > n:
+                perm, pos = torch.randperm(n, device=x.device, generator=gen), 0
+            idx = perm[pos:pos + batch_size]
+            pos += batch_size
+            xb, yb = x[idx], y[idx]
+        value = loss(model(xb), yb)
+        optimizer.zero_grad(set_to_none=True)
+        value.backward()
+        optimizer.step()
+        if after is not None:
+            after()
+    if eval_every:
+        evaluate()
+
+
+# ----------------------------------------------------------------------------- sweep
+
+SWEEP_CASES = {  # name: (MLP width, training samples, steps); 2 hidden layers, MNIST-1D, full batch
+    "small": (64, 1000, 100),
+    "medium": (256, 4000, 12),
+}
+
+
+def sweep_case(size: str = "small", k: int = 16, steps: int | None = None, tiny: bool = False) -> dict:
+    """K MLPs of one size (a grid of learning rates, weight decays and seeds), 10 evaluations,
+    trained by ``train_many`` batched and one after another (``sequential``: ``train`` itself),
+    each timed once in this run, after a warm-up of both."""
+    from . import data as data_mod
+    from . import models
+    from .runtime import get_device
+    from .sweep import choose_strategy, grid, train_many
+
+    width, n_train, default_steps = SWEEP_CASES[size]
+    steps = steps or default_steps
+    if tiny:
+        width, n_train, steps, k = 8, 100, 4, 2
+    device = get_device()
+    d = data_mod.mnist1d(n_train, 500, seed=0, device=device)
+    base = grid(lr=np.geomspace(1e-4, 1e-2, 4).tolist(), weight_decay=[0.0, 0.01, 0.1, 1.0])
+    configs = [dict(base[i % len(base)], seed=i) for i in range(k)]
+
+    def model_fn(cfg):
+        return models.MLP(d.input_dim, width, 2, d.n_classes)
+
+    kw = dict(steps=steps, eval_every=max(1, steps // 10), progress=False)
+    for strategy in ("sequential", "batched"):  # warm up both code paths (lazy init in torch)
+        train_many(model_fn, d, configs[:2], strategy=strategy, **dict(kw, steps=2))
+    out = dict(size=size, k=k, steps=steps, device=device.type,
+               auto=choose_strategy(model_fn({}), d, None, k))
+    for strategy in ("batched", "sequential"):
+        out[strategy], _ = _timed(lambda: train_many(model_fn, d, configs, strategy=strategy, **kw))
+    out["batched_speedup"] = out["sequential"] / out["batched"]
+    # what train_many does by default: batched where auto picks it, else sequential (1x)
+    out["speedup"] = out["batched_speedup"] if out["auto"] == "batched" else 1.0
+    return out
+
+
+def bench_sweep(tiny: bool = False) -> list[dict]:
+    """``sweep speedup: X.Xx (K=16, small, cpu)``: sequential seconds over those of
+    ``train_many``'s default (``auto``: batched, or sequential where batching does not pay on
+    a CPU) for K = 16 MLPs small (width 64, 1,000 samples, 100 steps) and medium (width 256,
+    4,000, 12 steps), and K = 64 small ones on CUDA. Targets: at least 1.5x small and 0.9x
+    medium on CPU, 10x for K = 64 on a GPU. The forced batched time is printed beside."""
+    rt = _setup()
+    cases = [("small", 16), ("medium", 16)] + ([("small", 64)] if rt.device.type == "cuda" else [])
+    rows = []
+    for size, k in cases[:1] if tiny else cases:
+        r = sweep_case(size, k, tiny=tiny)
+        rows.append(r)
+        print(f"sweep speedup: {r['speedup']:.1f}x (K={r['k']}, {size}, {r['device']}): auto picks "
+              f"{r['auto']}; batched {r['batched']:.1f} s, sequential {r['sequential']:.1f} s "
+              f"(batched/sequential speedup {r['batched_speedup']:.2f}x) for {r['steps']} full-batch "
+              f"steps each", flush=True)
+    return rows
+
+
+# ----------------------------------------------------------------------------- grokking
+
+
+def bench_grokking(tiny: bool = False) -> dict:
+    """The MLP grokking recipe (p = 59, 50% train, AdamW lr 3e-3, wd 1, full batch) run by
+    ``grokking.run`` until it groks, against a bare PyTorch loop of the same model, data,
+    optimizer and step count with no evaluations (target: library/bare at most 1.3x).
+    Prints the steps to grok (1,650 with seed 0 when this was written)."""
+    from . import grokking as G
+
+    rt = _setup()
+    toy = G.GrokConfig(p=11, op="add", train_frac=0.5, model="mlp", width=16, depth=1, lr=3e-3,
+                       weight_decay=1.0, steps=20, n_evals=10)
+    real = G.GrokConfig(p=59, op="add", train_frac=0.5, model="mlp", width=128, depth=2, lr=3e-3,
+                        weight_decay=1.0, steps=5000, n_evals=200)
+    for cfg in (toy,) if tiny else (toy, real):  # the toy run first warms up both code paths
+        data = G.make_data(cfg, 0, rt.device)
+        lib, r = _timed(lambda: G.run(cfg, 0, data=data, stop_at_grok=True, progress=False))
+        steps = r.history.steps[-1]
+
+        def bare():
+            model = G.make_model(cfg, 0).to(rt.device)
+            opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay,
+                                    betas=(0.9, cfg.beta2))
+            bare_train(model, data.x_train, data.y_train, opt, steps)
+
+        plain, _ = _timed(bare)
+    out = dict(library=lib, bare=plain, ratio=lib / plain, steps=steps, fit_step=r.fit_step,
+               grok_step=r.grok_step, evals=len(r.history))
+    print(f"grokking bench: {lib:.1f} s library, {plain:.1f} s bare loop, library/bare "
+          f"{out['ratio']:.2f}x ({steps} full-batch steps of MLP {cfg.width}x{cfg.depth} on "
+          f"{cfg.op} mod {cfg.p}, {cfg.train_frac:.0%} train; the library made {out['evals']} "
+          f"evaluations with the Fourier measure)", flush=True)
+    print(f"  fit (train acc > {G.FIT_ACC:.0%}) at step {r.fit_step}; grok (test acc > "
+          f"{G.GROK_ACC:.0%}) at step {r.grok_step}", flush=True)
+    return out
+
+
+# ----------------------------------------------------------------------------- lottery
+
+
+def bench_lottery(tiny: bool = False) -> dict:
+    """An IMP curve with both controls at every round (``lottery.run_imp``, smoke scale, 4
+    rounds, one seed) against the same number of bare trainings of the same network, steps,
+    mini-batches and masks, each with the same evaluation passes over the train and test sets
+    (the curve needs them: at this scale they are about a third of the FLOPs) (target:
+    library/bare at most 1.3x)."""
+    from . import lottery as L
+
+    rt = _setup()
+    toy = dict(rounds=1, seeds=1, control_every=1, steps=10, width=16, n_train=200, n_test=100)
+    real = dict(rounds=4, seeds=1, control_every=1)
+    for over in (toy,) if tiny else (toy, real):  # the toy run first warms up both code paths
+        cfg = L.LotteryConfig.for_profile("smoke", **over)
+        rounds = cfg.rounds
+        data = L.load_data(cfg, device=rt.device)
+        lib, res = _timed(lambda: L.run_imp(cfg, seeds=[0], data=data, progress=False))
+        n = (rounds + 1) + 2 * rounds  # IMP rounds (dense first) + reinit and random-mask controls
+
+        def bare():  # the same trainings, pruned ones with their masks applied after each step
+            masks = [None] + [m for m in res.masks[1:] for _ in range(3)]
+            for k, mask in enumerate(masks):
+                torch.manual_seed(k)
+                model = L.make_model(cfg, data).to(rt.device)
+                opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+                after = None
+                if mask:
+                    named = dict(model.named_parameters())
+                    pairs = [(named[name], m.to(rt.device)) for name, m in mask[0].items()]
+                    after = lambda: [p.data.mul_(m) for p, m in pairs]  # noqa: E731
+                bare_train(model, data.x_train, data.y_train, opt, cfg.steps, cfg.batch_size,
+                           seed=k, after=after, eval_every=max(1, cfg.steps // cfg.evals),
+                           eval_on=(data.x_train, data.x_test))
+
+        plain, _ = _timed(bare)
+    out = dict(library=lib, bare=plain, ratio=lib / plain, trainings=n, steps=cfg.steps)
+    print(f"lottery bench: {lib:.1f} s library, {plain:.1f} s for {n} bare trainings, "
+          f"library/bare {out['ratio']:.2f}x ({rounds} IMP rounds + both controls = {n} trainings "
+          f"of {cfg.steps} steps, batch {cfg.batch_size}, {len(res.eval_steps)} evaluations each, "
+          f"MLP {cfg.width}x{cfg.depth} on {data.name}); final density "
+          f"{100 * res.density[-1]:.1f}%", flush=True)
+    return out
+
+
+# ----------------------------------------------------------------------------- weight decay
+
+
+def bench_weight_decay(tiny: bool = False) -> dict:
+    """The decoupling grids (Adam + L2 and AdamW over learning rates x decays, smoke scale,
+    ``weight_decay.run_decoupling``, trained by ``train_many``) against as many bare trainings
+    of the same MLP, steps and mini-batches, one after another."""
+    from . import weight_decay as W
+    from .data import mnist1d
+    from .models import MLP
+
+    rt = _setup()
+    toy = dict(n_lr=2, n_wd=3, steps=10, width=8, n_train=200)
+    for over in (toy,) if tiny else (toy, {}):  # the toy run first warms up both code paths
+        cfg = W.DecouplingConfig.for_profile("smoke", **over)
+        lib, out = _timed(lambda: W.run_decoupling(cfg, 0, False))
+        data = mnist1d(cfg.n_train, 1000, seed=0, device=rt.device)  # the chapter's data (seed 0)
+        runs = [(kind, lr, wd) for kind, g in out["grids"].items()
+                for _ in g["seeds"] for wd in g["decays"] for lr in g["lrs"]]
+
+        def bare():
+            for kind, lr, wd in runs:
+                torch.manual_seed(0)
+                model = MLP(data.input_dim, cfg.width, 2, data.n_classes).to(rt.device)
+                o = (torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=wd) if kind == "adamw"
+                     else torch.optim.Adam(model.parameters(), lr=lr, weight_decay=wd))
+                bare_train(model, data.x_train, data.y_train, o, cfg.steps, cfg.batch_size)
+
+        plain, _ = _timed(bare)
+    strategies = {kind: g.get("strategy") for kind, g in out["grids"].items()}
+    r = dict(library=lib, bare=plain, ratio=lib / plain, trainings=len(runs), steps=cfg.steps,
+             strategy=strategies)
+    print(f"weight_decay bench: {lib:.1f} s library, {plain:.1f} s for {len(runs)} bare trainings, "
+          f"library/bare {r['ratio']:.2f}x (decoupling grids {', '.join(out['grids'])}: {cfg.steps} "
+          f"steps, batch {cfg.batch_size}, MLP {cfg.width}x2; train_many strategy "
+          f"{', '.join(sorted(set(map(str, strategies.values()))))})", flush=True)
+    return r
+
+
+# ----------------------------------------------------------------------------- spectral
+
+
+def bench_spectral(tiny: bool = False) -> list[dict]:
+    """Newton–Schulz (5 steps) against the exact polar factor by SVD, same matrices, same run
+    (``spectral.time_orthogonalization``): how many times cheaper Muon's orthogonalization is."""
+    from . import spectral as S
+
+    rt = _setup()
+    sizes = (64,) if tiny else (1024, 2048)
+    dtypes = (torch.float32, torch.bfloat16) if rt.device.type == "cuda" else (torch.float32,)
+    rows = S.time_orthogonalization(sizes, dtypes=dtypes, device=rt.device)
+    for row in rows:
+        print(f"spectral bench: n = {row['n']}: NS5 {row['ns_float32_s']:.3g} s, SVD "
+              f"{row['svd_s']:.3g} s, SVD/NS5 {row['svd_s'] / row['ns_float32_s']:.1f}x; NS5 vs "
+              f"U Vᵀ: rel. error {row['rel_error']:.3f}, max|σ−1| {row['max_sigma_error']:.3f}",
+              flush=True)
+    return rows
+
+
+# ----------------------------------------------------------------------------- gpu plan
+
+
+def _chapter_env(chapter: str, out: Path, steps: int, what: str) -> dict:
+    return dict(os.environ, DYNAMICS_PROFILE="gpu", DYNAMICS_DRY_RUN=str(steps),
+                DYNAMICS_DEVICE="cpu", DYNAMICS_PROGRESS="0",
+                DYNAMICS_RESULTS_DIR=str(out / "results" / chapter),
+                DYNAMICS_LEDGER=str(out / f"{chapter}.{what}.jsonl"),
+                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "lib"), os.environ.get("PYTHONPATH")])))
+
+
+def _error(text: str, limit: int = 1500) -> str:
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def dry_run_notebook(chapter: str, out: Path, steps: int = 2, timeout: int = 900) -> dict:
+    """Execute ``chapters/<chapter>.ipynb`` at the gpu profile's sizes on the CPU with ``steps``
+    steps per training, results to ``out``, its ledger beside them, within ``timeout`` seconds
+    for the whole notebook. Returns ok, seconds, error."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    path = ROOT / "chapters" / f"{chapter}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    try:
+        left = lambda cell: max(1, int(start + timeout - time.perf_counter()))  # noqa: E731
+        NotebookClient(nb, timeout_func=left, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}
+                       ).execute(env=_chapter_env(chapter, out, steps, "notebook"))
+        return dict(ok=True, seconds=time.perf_counter() - start, error="")
+    except CellExecutionError as err:
+        return dict(ok=False, seconds=time.perf_counter() - start, error=_error(str(err)))
+    except Exception as err:  # noqa: BLE001 - a timeout or a dead kernel is a result to report
+        return dict(ok=False, seconds=time.perf_counter() - start, error=f"{type(err).__name__}: {err}")
+
+
+def dry_run_precompute(chapter: str, out: Path, steps: int = 2, timeout: int = 900) -> dict:
+    """``python -m dynamics.precompute <chapter> --profile gpu`` as a dry run (results to ``out``)."""
+    start = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, "-m", "dynamics.precompute", chapter, "--profile", "gpu"],
+                              env=_chapter_env(chapter, out, steps, "precompute"), cwd=ROOT,
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return dict(ok=False, seconds=time.perf_counter() - start, error=f"timed out after {timeout} s")
+    return dict(ok=done.returncode == 0, seconds=time.perf_counter() - start,
+                error="" if done.returncode == 0 else _error(done.stdout + done.stderr))
+
+
+def estimate(entries: list[dict], gpu: str) -> float:
+    """Seconds the ledger's trainings take at full length on ``gpu`` (see :data:`GPUS`): per
+    step and per evaluation, FLOPs at the achieved rate plus ops at the per-op cost."""
+    peak, achieved, per_op = GPUS[gpu]
+    rate = peak * achieved
+    total = 0.0
+    for e in entries:
+        total += e["planned_steps"] * (e["step_flops"] / rate + e["step_ops"] * per_op)
+        total += e["planned_evals"] * (e["eval_flops"] / rate + e["eval_ops"] * per_op)
+    return total
+
+
+def plan(entries: list[dict]) -> dict:
+    """Peak bytes (the largest training's, plus the CUDA context) and seconds per GPU."""
+    peak = max((e["peak_bytes"] for e in entries), default=0) + CUDA_CONTEXT
+    out = dict(peak_bytes=peak, trainings=len(entries),
+               flops=sum(e["planned_steps"] * e["step_flops"] + e["planned_evals"] * e["eval_flops"]
+                         for e in entries))
+    out.update({gpu: estimate(entries, gpu) for gpu in GPUS})
+    return out
+
+
+def plan_line(chapter: str, p: dict, what: str = "plan") -> str:
+    minutes = lambda s: f"{s / 60:.0f}" if s >= 60 else f"{s / 60:.1f}"  # noqa: E731
+    return (f"gpu {what} {chapter}: peak {p['peak_bytes'] / 1e9:.1f} GB, about {minutes(p['T4'])} min "
+            f"on T4, about {minutes(p['H100'])} min on H100")
+
+
+def dry_run_all(chapters, out: Path, steps: int = 2, workers: int = 2, timeout: int = 900) -> dict:
+    """Every chapter's notebook and precompute as gpu dry runs, ``workers`` at a time (each
+    trains on one thread): ``{(chapter, "notebook" | "precompute"): {ok, seconds, error}}``,
+    ledgers in ``out``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [(c, w, fn) for c in chapters
+            for w, fn in (("notebook", dry_run_notebook), ("precompute", dry_run_precompute))]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {(c, w): pool.submit(fn, c, out, steps, timeout) for c, w, fn in jobs}
+        return {key: f.result() for key, f in futures.items()}
+
+
+def bench_gpu(tiny: bool = False, ledgers: str | None = None, chapters=None, steps: int = 2) -> dict:
+    """The gpu plan: each chapter's notebook and ``precompute("gpu")`` as a measured dry run
+    (or the ledgers already in ``ledgers``), then one line per chapter:
+    ``gpu plan <chapter>: peak X.X GB, about N min on T4, about M min on H100`` (and the same
+    for its precompute)."""
+    out = Path(ledgers) if ledgers else Path(tempfile.mkdtemp(prefix="dynamics-gpu-plan-"))
+    chapters = list(chapters or (list(CHAPTERS)[:1] if tiny else CHAPTERS))
+    runs = dry_run_all(chapters, out, steps) if ledgers is None else {}
+    report = {}
+    for chapter in chapters:
+        report[chapter] = {}
+        for what in ("notebook", "precompute"):
+            r = runs.get((chapter, what))
+            if r is not None:
+                status = "ok" if r["ok"] else "FAILED: " + (r["error"].strip().splitlines() or ["?"])[-1][:300]
+                print(f"# dry run {chapter} {what}: {r['seconds']:.0f} s, {status}", flush=True)
+            entries = ledger.read(out / f"{chapter}.{what}.jsonl")
+            p = report[chapter][what] = plan(entries) if entries else None
+            if p:
+                print(plan_line(chapter, p, "plan" if what == "notebook" else "precompute"), flush=True)
+            elif what == "notebook":
+                print(f"gpu plan {chapter}: no training measured (the dry run failed or trains nothing)")
+    gpus = ", ".join(f"{g} {p / 1e12:g} TFLOP/s x {a:.0%} + {o * 1e6:g} us per op"
+                     for g, (p, a, o) in GPUS.items())
+    print(f"# ledgers in {out}; assumptions: {gpus}; peak = the largest training + "
+          f"{CUDA_CONTEXT / 1e9:g} GB of CUDA context", flush=True)
+    return report
+
+
+# ----------------------------------------------------------------------------- notebooks
 
 
 def notebook_time(path: Path, profile: str, timeout: int = 1800) -> float:
@@ -30,16 +444,11 @@ def notebook_time(path: Path, profile: str, timeout: int = 1800) -> float:
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
-    env_before = dict(os.environ)
-    os.environ.update(DYNAMICS_PROFILE=profile, DYNAMICS_PROGRESS="0")
-    try:
-        start = time.perf_counter()
-        NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
-        return time.perf_counter() - start
-    finally:
-        os.environ.clear()
-        os.environ.update(env_before)
+    start = time.perf_counter()
+    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}
+                   ).execute(env=dict(os.environ, DYNAMICS_PROFILE=profile, DYNAMICS_PROGRESS="0"))
+    return time.perf_counter() - start
 
 
 from .book import BOOK_COPY_IGNORE  # noqa: E402,F401 (tests/test_book.py imports it from here)
@@ -61,32 +470,44 @@ def book_time(profile: str = "smoke") -> float:
         return took
 
 
+def bench_notebooks(profiles=("smoke", "cpu"), book: bool = True) -> None:
+    for chapter in CHAPTERS:
+        path = ROOT / "chapters" / f"{chapter}.ipynb"
+        if path.exists():
+            for profile in profiles:
+                print(f"notebook {chapter}: {notebook_time(path, profile):.1f} s ({profile})", flush=True)
+    if book:
+        print(f"book build: {book_time('smoke'):.1f} s (smoke, all chapters executed)", flush=True)
+
+
+BENCHMARKS = {"sweep": bench_sweep, "grokking": bench_grokking, "lottery": bench_lottery,
+              "weight_decay": bench_weight_decay, "spectral": bench_spectral, "gpu": bench_gpu}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dynamics.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("name", nargs="?", help="sweep, or a chapter / theme module name")
-    parser.add_argument("--profiles", default="smoke,cpu", help="profiles for notebook timings")
-    parser.add_argument("--no-book", action="store_true", help="skip the whole-book build time")
+    parser.add_argument("name", nargs="?", default="notebooks",
+                        help=f"one of {', '.join(BENCHMARKS)}, notebooks (default), or all")
+    parser.add_argument("--tiny", action="store_true", help="toy sizes: proves a benchmark runs")
+    parser.add_argument("--profiles", default="smoke,cpu", help="notebooks: profiles to time")
+    parser.add_argument("--no-book", action="store_true", help="notebooks: skip the book build")
+    parser.add_argument("--ledgers", help="gpu: plan from the ledgers in this folder (no dry run)")
+    parser.add_argument("--chapters", help="gpu: comma-separated chapters (default: all)")
+    parser.add_argument("--steps", type=int, default=2, help="gpu: dry-run steps per training")
     args = parser.parse_args(argv)
-    if args.name:
-        module = CHAPTERS.get(args.name, args.name)
-        try:
-            mod = importlib.import_module(f"dynamics.{module}")
-        except ModuleNotFoundError:
-            parser.error(f"no benchmark {args.name!r}")
-        if not hasattr(mod, "bench"):
-            parser.error(f"dynamics.{module} has no bench()")
-        mod.bench()
+    name = CHAPTERS.get(args.name, args.name)  # a chapter's name or its theme's
+    if name == "notebooks":
+        bench_notebooks([p.strip() for p in args.profiles.split(",") if p.strip()], not args.no_book)
         return 0
-    profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
-    for chapter in CHAPTERS:
-        path = ROOT / "chapters" / f"{chapter}.ipynb"
-        if not path.exists():
-            continue
-        for profile in profiles:
-            print(f"notebook {chapter}: {notebook_time(path, profile):.1f} s ({profile})", flush=True)
-    if not args.no_book:
-        print(f"book build: {book_time('smoke'):.1f} s (smoke, all chapters executed)", flush=True)
+    if name not in BENCHMARKS and name != "all":
+        parser.error(f"no benchmark {args.name!r}; choose one of {', '.join(BENCHMARKS)}, notebooks, all")
+    for bench in BENCHMARKS if name == "all" else [name]:
+        if bench == "gpu":
+            chapters = args.chapters.split(",") if args.chapters else None
+            bench_gpu(args.tiny, args.ledgers, chapters, args.steps)
+        else:
+            BENCHMARKS[bench](tiny=args.tiny)
     return 0
 
 

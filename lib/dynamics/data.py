@@ -6,7 +6,8 @@
   cached: a real dataset made for small-scale science of deep learning.
 - :func:`digits`: scikit-learn's bundled 8x8 handwritten digits (1,797 images).
 - :func:`torchvision_dataset`: MNIST / CIFAR-10 for the gpu profile; needs torchvision and
-  internet on first use, and says so clearly when either is missing.
+  internet on first use, and says so clearly when either is missing. In a dry run
+  (``DYNAMICS_DRY_RUN``) it returns :func:`standin` instead: same shapes, no download.
 
 Every loader returns a :class:`Dataset`: train and test tensors on one device, so the
 training loop never copies data between host and device.
@@ -20,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .runtime import get_device
+from .runtime import dry_run, get_device
 
 OPERATIONS = {
     "add": lambda a, b, p: (a + b) % p,
@@ -240,11 +241,14 @@ def torchvision_dataset(name: str = "mnist", n_train: int | None = None,
     """MNIST or CIFAR-10 through torchvision, normalized, as device tensors (gpu profile).
 
     Raises a clear ``RuntimeError`` when torchvision is missing or the data cannot be
-    downloaded (no internet); the chapters then fall back to MNIST-1D.
+    downloaded (no internet); the chapters then fall back to MNIST-1D. In a dry run it
+    returns the offline :func:`standin` of the same shapes.
     """
     name = name.lower()
-    if name not in ("mnist", "cifar10"):
+    if name not in STANDIN_SHAPES:
         raise ValueError(f"unknown torchvision dataset {name!r}; choose 'mnist' or 'cifar10'")
+    if dry_run() is not None:  # CI proves the gpu profile offline: same shapes, no download
+        return standin(name, n_train, n_test, device=device)
     try:
         import torchvision
     except Exception as err:  # ImportError, or a torchvision built for another torch
@@ -275,3 +279,41 @@ def torchvision_dataset(name: str = "mnist", n_train: int | None = None,
     device = get_device(device)
     return Dataset(((xtr - mu) / sd).to(device), ytr.to(device), ((xte - mu) / sd).to(device),
                    yte.to(device), 10, name=name, info=dict(source="torchvision"))
+
+
+# name: (input shape, training images, test images), as torchvision serves them
+STANDIN_SHAPES = {"mnist": ((1, 28, 28), 60_000, 10_000), "cifar10": ((3, 32, 32), 50_000, 10_000)}
+
+
+def standin(name: str, n_train: int | None = None, n_test: int | None = None, seed: int = 0,
+            device=None) -> Dataset:
+    """A shape-faithful offline stand-in for MNIST or CIFAR-10, for dry runs only.
+
+    A dry run proves the gpu profile on a machine that cannot download (CI): the stand-in has
+    the real set's shapes and sizes (``[N, C, H, W]`` float32, normalized; 10 balanced
+    classes; 60,000 / 50,000 training and 10,000 test images, or the first ``n_train`` /
+    ``n_test``), so memory, FLOPs and every shape downstream are those of the real run. Each
+    class is a fixed random image plus noise, so a model can fit it. It is not the data: its
+    name says "stand-in" and ``info["standin"]`` is True.
+    """
+    if name not in STANDIN_SHAPES:
+        raise ValueError(f"no stand-in for {name!r}; choose one of {list(STANDIN_SHAPES)}")
+    shape, full_train, full_test = STANDIN_SHAPES[name]
+    n_train = full_train if n_train is None else min(int(n_train), full_train)
+    n_test = full_test if n_test is None else min(int(n_test), full_test)
+    if n_train <= 0 or n_test <= 0:
+        raise ValueError(f"n_train and n_test must be positive, got {n_train}, {n_test}")
+    g = torch.Generator().manual_seed(seed)
+    means = torch.randn(10, *shape, generator=g)
+
+    def draw(n):
+        y = torch.arange(n) % 10
+        y = y[torch.randperm(n, generator=g)]
+        x = torch.randn(n, *shape, generator=g).mul_(2.0).add_(means[y])
+        return x.div_(5 ** 0.5), y  # unit variance per pixel, as normalized images
+
+    device = get_device(device)
+    (xtr, ytr), (xte, yte) = draw(n_train), draw(n_test)
+    return Dataset(xtr.to(device), ytr.to(device), xte.to(device), yte.to(device), 10,
+                   name=f"{name} stand-in", info=dict(source="dynamics.data.standin (dry run)",
+                                                      standin=True, stands_for=name))

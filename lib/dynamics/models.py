@@ -122,10 +122,42 @@ class CNN1D(nn.Module):
         return self.head(self.features(x))
 
 
+class Attention(nn.Module):
+    """Multi-head self-attention written out: softmax(Q Kᵀ / √d_head) V, heads concatenated,
+    then an output projection (no biases).
+
+    Why not ``nn.MultiheadAttention`` or ``F.scaled_dot_product_attention``: the sweep engine
+    trains many transformers at once under ``torch.func.vmap``, and the fused attention
+    kernels have no batching rule there (torch warns and falls back to a slow loop). Three
+    matmuls and a softmax batch like any other op, and on three tokens a fused kernel saves
+    nothing. Parameters and their initialization are those of ``nn.MultiheadAttention``
+    (``in_proj`` [3d, d] Xavier-uniform, ``out`` PyTorch's Linear default, drawn in the same
+    order), so a seed gives the same model as before.
+    """
+
+    def __init__(self, d_model: int, n_heads: int):
+        super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
+        self.n_heads = n_heads
+        self.in_proj = nn.Parameter(torch.empty(3 * d_model, d_model))
+        self.out = nn.Linear(d_model, d_model, bias=False)
+        nn.init.xavier_uniform_(self.in_proj)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        n, t, d = h.shape
+        q, k, v = (h @ self.in_proj.T).split(d, dim=-1)
+        q, k, v = (z.view(n, t, self.n_heads, -1).transpose(1, 2) for z in (q, k, v))  # [n, heads, t, dh]
+        weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
+        return self.out((weights @ v).transpose(1, 2).reshape(n, t, d))
+
+
 class Transformer1L(nn.Module):
     """A one-layer transformer for ``a ∘ b mod p`` (the grokking recipe of Nanda et al.):
     tokens ``a, b, =``, learned positions, one block of multi-head attention and an MLP
-    (no layer norm), logits read at the ``=`` position."""
+    (no layer norm), logits read at the ``=`` position. With one layer, read at the last
+    position, a causal mask would change nothing (``=`` sees every token either way), so
+    there is none."""
 
     def __init__(self, p: int, d_model: int = 128, n_heads: int = 4, d_mlp: int = 512):
         super().__init__()
@@ -134,14 +166,14 @@ class Transformer1L(nn.Module):
         self.p = p
         self.embed = nn.Embedding(p + 1, d_model)  # token p is "="
         self.pos = nn.Parameter(torch.randn(3, d_model) / math.sqrt(d_model))
-        self.attn = nn.MultiheadAttention(d_model, n_heads, bias=False, batch_first=True)
+        self.attn = Attention(d_model, n_heads)
         self.mlp = nn.Sequential(nn.Linear(d_model, d_mlp), nn.ReLU(), nn.Linear(d_mlp, d_model))
         self.head = nn.Linear(d_model, p, bias=False)
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
         eq = torch.full((len(x), 1), self.p, dtype=x.dtype, device=x.device)
         h = self.embed(torch.cat([x, eq], dim=1)) + self.pos
-        h = h + self.attn(h, h, h, need_weights=False)[0]
+        h = h + self.attn(h)
         h = h + self.mlp(h)
         return h[:, -1]
 

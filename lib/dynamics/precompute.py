@@ -6,6 +6,9 @@
 Each theme module that has figures computed in advance defines
 ``precompute(profile: str) -> list[pathlib.Path]``, which runs its experiments at that
 profile's scale and writes ``data/<name>.json`` through :func:`dynamics.results.save`.
+It runs under :func:`dynamics.setup` (the book's threads, device and matmul precision). As a
+dry run (``DYNAMICS_DRY_RUN=2 DYNAMICS_RESULTS_DIR=/tmp/x``) it proves a profile end to end
+in minutes without touching ``data/`` (``python -m dynamics.bench gpu`` does this per chapter).
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import sys
 import time
 
 from . import CHAPTERS
-from .runtime import PROFILES, get_profile, seed_everything
+from .runtime import PROFILES, dry_run, get_profile, seed_everything, setup
 
 
 def theme_module(chapter: str):
@@ -35,6 +38,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     profile = get_profile(args.profile)
+    rt = setup(profile, args.seed, quiet=True)  # the book's threads, device and matmul precision
+    print(f"{rt.report()}" + (f"; dry run: {dry_run()} steps per training" if dry_run() else ""))
     chapters = list(CHAPTERS) if args.chapter == "all" else [args.chapter]
     for chapter in chapters:
         try:

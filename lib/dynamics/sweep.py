@@ -19,14 +19,19 @@ Two strategies give the same numbers (a test checks this to float tolerance):
 
 ``strategy="auto"`` picks batched on accelerators, and on CPU only for small models, where
 per-step overhead dominates and batching wins; for larger models CPU batched matmuls are no
-faster than one model at a time (see :data:`CPU_BATCHED_MAX_WORK` and ``bench()``).
+faster than one model at a time (see :data:`CPU_BATCHED_MAX_WORK` and ``python -m
+dynamics.bench sweep``).
 
-A configuration whose loss becomes non-finite is marked (``history.diverged_at``) and frozen;
-the others continue unaffected. K is split into chunks that fit in memory.
+What a sweep trains is a frozen :class:`Spec` (what every model shares) and one :class:`Run`
+per configuration (what differs); a batched chunk's evaluation bookkeeping (histories,
+divergence, which models still update) is one :class:`Evaluations` object. A configuration
+whose loss becomes non-finite is marked (``history.diverged_at``) and frozen; the others
+continue unaffected. K is split into chunks sized from the free device memory.
 """
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import math
 import time
@@ -38,6 +43,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from . import ledger
 from .data import Dataset
 from .runtime import Forecast, cap_steps, progress_enabled
 from .train import History, check_hyper, checked_schedule, eval_schedule, train
@@ -47,7 +53,7 @@ LOSSES = ("cross_entropy", "mse")
 STRATEGIES = ("auto", "batched", "sequential")
 # Batched beats sequential on a (2-core) CPU when one model's step is cheap enough that
 # per-call overhead dominates. "work" = parameters x rows per step (a proxy for FLOPs/step).
-# Measured with ``python -m dynamics.bench sweep``: see bench() and the report of issue 3.
+# Measured with ``python -m dynamics.bench sweep`` (batched against sequential, same run).
 CPU_BATCHED_MAX_WORK = 2e7
 CPU_MEMORY_BUDGET = 1 << 30  # bytes for the stacked models of one chunk on CPU
 
@@ -262,34 +268,94 @@ class SweepResult:
                    info=dict(d.get("info", {})))
 
 
-# ----------------------------------------------------------------------------- helpers
+# ----------------------------------------------------------------------------- what to train
 
 
-@dataclass
-class _Resolved:
-    """One configuration's hyperparameters with the keyword defaults filled in."""
+@dataclass(frozen=True)
+class Spec:
+    """What every model of a sweep shares: :func:`train_many`'s keywords, checked once.
 
+    The configurations say what differs between the models (learning rate, weight decay,
+    seed, initial scale, their own rows and parameter masks: see :class:`Run`); the spec says
+    how all of them train. Frozen, so no strategy can change it half way through a sweep."""
+
+    steps: int  # the steps each model trains (a dry run's cap applied)
+    optimizer: str = "adamw"
+    momentum: float = 0.9
+    betas: tuple = (0.9, 0.999)
+    batch_size: int | None = None
+    loss: str = "cross_entropy"
+    eval_every: int | None = None
+    eval_steps: tuple | None = None
+    metrics: dict | None = field(default=None, compare=False)
+    lr_schedule: Callable[[int], float] | None = field(default=None, compare=False)
+    planned_steps: int | None = None  # the steps asked for, where a dry run trains fewer
+    evals: tuple = field(init=False)  # the evaluation steps, as dynamics.train.train's
+
+    def __post_init__(self):
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"unknown optimizer {self.optimizer!r}; train_many supports {list(OPTIMIZERS)}")
+        if self.loss not in LOSSES:
+            raise ValueError(f"unknown loss {self.loss!r}; train_many supports {list(LOSSES)}")
+        if not isinstance(self.steps, (int, np.integer)) or self.steps < 1:
+            raise ValueError(f"steps must be a positive integer, got {self.steps!r}")
+        bs = self.batch_size
+        if bs is not None and (not isinstance(bs, (int, np.integer)) or bs < 1):
+            raise ValueError(f"batch_size must be a positive integer, got {bs!r}")
+        check_hyper(momentum=self.momentum)
+        if self.eval_steps is not None:
+            object.__setattr__(self, "eval_steps", tuple(int(s) for s in self.eval_steps))
+        evals = eval_schedule(self.steps, self.eval_every, self.eval_steps)
+        if self.planned > self.steps and self.steps not in evals:  # a dry run evaluates where it stops
+            evals.append(self.steps)
+        object.__setattr__(self, "evals", tuple(evals))
+
+    @property
+    def planned(self) -> int:
+        """The steps asked for (more than ``steps`` in a dry run)."""
+        return self.planned_steps or self.steps
+
+    def history(self, **info) -> History:
+        """An empty history, as :func:`dynamics.train.train` starts one."""
+        return History(info=dict(steps=self.steps, batch_size=self.batch_size, loss=str(self.loss), **info))
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One configuration of a sweep, resolved: the keyword defaults filled in, its rows of the
+    data (``[N]`` bool, None for all) and its parameter masks (``{name: 0/1 tensor}``)."""
+
+    config: dict
     lr: float
     weight_decay: float
     seed: int
-    init_scale: float
+    init_scale: float = 1.0
+    param_mask: dict | None = None
+    train_rows: torch.Tensor | None = None
+    test_rows: torch.Tensor | None = None
+
+    def data(self, data: Dataset) -> Dataset:
+        """This run's own rows of ``data``."""
+        return _sub_dataset(data, self.train_rows, self.test_rows)
 
 
-def _resolve(configs, lr, weight_decay, seed) -> list[_Resolved]:
-    out = []
+def _runs(configs, lr, weight_decay, seed, train_mask, test_mask, param_masks) -> list[Run]:
+    runs = []
     for i, cfg in enumerate(configs):
         if not isinstance(cfg, dict):
             raise ValueError(f"config {i} must be a dict, got {type(cfg).__name__}")
-        r = _Resolved(float(cfg.get("lr", lr)), float(cfg.get("weight_decay", weight_decay)),
-                      int(cfg.get("seed", seed)), float(cfg.get("init_scale", 1.0)))
         try:
-            check_hyper(r.lr, r.weight_decay)
+            r_lr, r_wd, _ = check_hyper(cfg.get("lr", lr), cfg.get("weight_decay", weight_decay))
         except ValueError as e:
             raise ValueError(f"config {i} ({cfg}): {e}") from None
-        if not math.isfinite(r.init_scale):
-            raise ValueError(f"config {i}: init_scale must be finite, got {r.init_scale}")
-        out.append(r)
-    return out
+        run = Run(cfg, r_lr, r_wd, int(cfg.get("seed", seed)), float(cfg.get("init_scale", 1.0)),
+                  param_masks[i] if param_masks else None,
+                  None if train_mask is None else train_mask[i],
+                  None if test_mask is None else test_mask[i])
+        if not math.isfinite(run.init_scale):
+            raise ValueError(f"config {i}: init_scale must be finite, got {run.init_scale}")
+        runs.append(run)
+    return runs
 
 
 def _check_mask(mask, k: int, n: int, what: str, device) -> torch.Tensor | None:
@@ -303,21 +369,20 @@ def _check_mask(mask, k: int, n: int, what: str, device) -> torch.Tensor | None:
     return mask
 
 
-def build_model(model_fn: Callable, config: dict, r: _Resolved, device,
-                param_mask: dict | None = None) -> nn.Module:
-    """Seed torch with the config's seed, build ``model_fn(config)`` on ``device``, scale its
+def build_model(model_fn: Callable, run: Run, device) -> nn.Module:
+    """Seed torch with the run's seed, build ``model_fn(config)`` on ``device``, scale its
     initial parameters by ``init_scale`` and apply its parameter mask."""
-    torch.manual_seed(r.seed)
-    model = model_fn(config)
+    torch.manual_seed(run.seed)
+    model = model_fn(run.config)
     if not isinstance(model, nn.Module):
         raise ValueError(f"model_fn must return an nn.Module, got {type(model).__name__}")
     model = model.to(device)
     with torch.no_grad():
-        if r.init_scale != 1.0:
+        if run.init_scale != 1.0:
             for p in model.parameters():
-                p.mul_(r.init_scale)
-        if param_mask:
-            _apply_masks(dict(model.named_parameters()), param_mask)
+                p.mul_(run.init_scale)
+        if run.param_mask:
+            _apply_masks(dict(model.named_parameters()), run.param_mask)
     return model
 
 
@@ -360,42 +425,20 @@ def _sub_dataset(data: Dataset, train_rows, test_rows) -> Dataset:
     return Dataset(x_tr, y_tr, x_te, y_te, data.n_classes, data.name, dict(data.info))
 
 
-# ----------------------------------------------------------------------------- sequential
+class _Progress:
+    """The sweep's callbacks, ``fn(done_fraction) -> stop?``; remembers that one asked to stop."""
 
+    def __init__(self, callbacks: Sequence[Callable[[float], bool]]):
+        self.callbacks = list(callbacks)
+        self.stopped = False
 
-def _train_sequential(model_fn, data, configs, resolved, *, steps, optimizer, momentum, betas,
-                      batch_size, loss, eval_every, eval_steps, train_mask, test_mask,
-                      param_masks, metrics, lr_schedule, progress, callbacks=()):
-    histories, states = [], []
-    stop = [False]
+    def __bool__(self) -> bool:
+        return bool(self.callbacks)
 
-    def report(k):
-        def callback(step, history, model):
-            stop[0] = stop[0] or any(bool(cb((k + step / steps) / len(configs))) for cb in callbacks)
-            return stop[0]
-        return callback
-
-    for k, (cfg, r) in enumerate(zip(configs, resolved)):
-        if stop[0]:  # stopped: the rest keep empty histories
-            histories.append(History(info=dict(steps=steps, stopped=True)))
-            states.append({})
-            continue
-        pm = param_masks[k] if param_masks else None
-        model = build_model(model_fn, cfg, r, data.device, pm)
-        sub = _sub_dataset(data, None if train_mask is None else train_mask[k],
-                           None if test_mask is None else test_mask[k])
-        after = None
-        if pm:
-            named = dict(model.named_parameters())
-            after = lambda model, step, named=named, pm=pm: _apply_masks(named, pm)  # noqa: E731
-        h = train(model, sub, steps=steps, optimizer=optimizer, lr=r.lr, weight_decay=r.weight_decay,
-                  momentum=momentum, betas=betas, batch_size=batch_size, loss=loss,
-                  eval_every=eval_every, eval_steps=eval_steps, metrics=metrics,
-                  after_step=after, lr_schedule=lr_schedule, seed=r.seed, progress=progress,
-                  desc=f"config {k + 1}/{len(configs)}", callbacks=[report(k)] if callbacks else ())
-        histories.append(h)
-        states.append({n: t.detach() for n, t in model.state_dict().items()})
-    return histories, states
+    def __call__(self, done: float) -> bool:
+        if any([bool(cb(min(1.0, max(0.0, done)))) for cb in self.callbacks]):
+            self.stopped = True
+        return self.stopped
 
 
 # ----------------------------------------------------------------------------- API
@@ -423,37 +466,34 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     at init and after every step. ``metrics`` (``{name: fn(model, data)}``) are extra
     evaluation metrics as in ``train`` (in the batched strategy each model is rebuilt to call
     them: keep them for small K). ``lr_schedule(step) -> factor`` works as in ``train``.
+    ``callbacks``: ``fn(done_fraction) -> stop?`` at every evaluation; True stops the sweep
+    and the configurations not reached keep empty histories (``stopped`` in the table).
     """
-    if optimizer not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {optimizer!r}; train_many supports {list(OPTIMIZERS)}")
-    if loss not in LOSSES:
-        raise ValueError(f"unknown loss {loss!r}; train_many supports {list(LOSSES)}")
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; choose one of {list(STRATEGIES)}")
     if not isinstance(data, Dataset):
         raise ValueError(f"data must be a dynamics.data.Dataset, got {type(data).__name__}")
-    if not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
-    steps = cap_steps(steps)  # a dry run (DYNAMICS_DRY_RUN) trains a few steps at full size
-    if batch_size is not None and (not isinstance(batch_size, (int, np.integer)) or batch_size < 1):
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     if chunk_size is not None and chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    spec = Spec(steps, optimizer, momentum, tuple(betas), batch_size, loss, eval_every, eval_steps,
+                metrics, checked_schedule(lr_schedule))
+    if cap_steps(spec.steps) < spec.steps:  # a dry run (DYNAMICS_DRY_RUN): a few steps at full size
+        spec = dataclasses.replace(spec, steps=cap_steps(spec.steps), planned_steps=spec.steps)
     configs = list(configs)
     if not configs:
         raise ValueError("train_many() got no configurations (an empty grid?)")
-    check_hyper(momentum=momentum)
-    lr_schedule = checked_schedule(lr_schedule)
-    resolved = _resolve(configs, 1e-3 if lr is None else lr,
-                        0.0 if weight_decay is None else weight_decay, seed)
-    K = len(configs)
-    device = data.device
+    K, device = len(configs), data.device
     train_mask = _check_mask(train_mask, K, len(data.x_train), "train_mask", device)
     test_mask = _check_mask(test_mask, K, len(data.x_test), "test_mask", device)
     if train_mask is not None and not bool(train_mask.any(1).all()):
         raise ValueError("every train_mask row must select at least one training example")
-    template = build_model(model_fn, configs[0], resolved[0], "cpu")
+    lr = 1e-3 if lr is None else lr
+    weight_decay = 0.0 if weight_decay is None else weight_decay
+    runs = _runs(configs, lr, weight_decay, seed, train_mask, test_mask, None)
+    template = build_model(model_fn, runs[0], "cpu")
     param_masks = _check_param_masks(param_masks, K, template, device)
+    if param_masks:
+        runs = _runs(configs, lr, weight_decay, seed, train_mask, test_mask, param_masks)
     _check_model_on_data(template, data)
 
     if strategy == "auto":
@@ -463,35 +503,21 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
         if reason:
             raise ValueError(f"strategy='batched' cannot train this model: {reason}")
     start = time.perf_counter()
-    stop = [False]  # set when a callback asked the sweep to stop
     # the sweep speaks for its runs: a sweep longer than a minute says so (the runs keep quiet)
-    forecast = Forecast(f"{K} configurations x {steps:,} steps", 1.0, device=device, inner=False,
+    forecast = Forecast(f"{K} configurations x {spec.steps:,} steps", 1.0, device=device, inner=False,
                         sync=(lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else None)
-    kwargs = dict(steps=steps, optimizer=optimizer, momentum=momentum, betas=betas,
-                  batch_size=batch_size, loss=loss, eval_every=eval_every, eval_steps=eval_steps,
-                  train_mask=train_mask, test_mask=test_mask, param_masks=param_masks,
-                  metrics=metrics, lr_schedule=lr_schedule, progress=progress,
-                  callbacks=[forecast.update] + [_watch(cb, stop) for cb in callbacks])
+    report = _Progress([forecast.update, *callbacks])
     with forecast:
         if strategy == "sequential":
-            histories, states = _train_sequential(model_fn, data, configs, resolved, **kwargs)
             chunk = 1
+            histories, states = _train_sequential(model_fn, data, spec, runs, progress, report)
         else:
             chunk = chunk_size or auto_chunk_size(template, data, batch_size, optimizer)
-            histories, states = _train_batched(model_fn, data, configs, resolved, chunk=chunk, **kwargs)
-    info = dict(strategy=strategy, chunk_size=chunk, optimizer=optimizer, steps=steps, stopped=stop[0],
-                batch_size=batch_size, loss=loss, device=str(device),
+            histories, states = _train_batched(model_fn, data, spec, runs, chunk, progress, report)
+    info = dict(strategy=strategy, chunk_size=chunk, optimizer=optimizer, steps=spec.steps,
+                stopped=report.stopped, batch_size=batch_size, loss=loss, device=str(device),
                 wall_time=time.perf_counter() - start)
     return SweepResult(configs, histories, states, info)
-
-
-def _watch(callback: Callable[[float], bool], stop: list) -> Callable[[float], bool]:
-    """``callback``, remembering in ``stop[0]`` that it asked to stop."""
-    def watched(done: float) -> bool:
-        asked = bool(callback(done))
-        stop[0] = stop[0] or asked
-        return asked
-    return watched
 
 
 def _check_model_on_data(model: nn.Module, data: Dataset) -> None:
@@ -506,6 +532,9 @@ def _check_model_on_data(model: nn.Module, data: Dataset) -> None:
     if out.ndim != 2 or out.shape[1] != data.n_classes:
         raise ValueError(f"model_fn's model outputs shape {list(out.shape)} but the data has "
                          f"{data.n_classes} classes: expected [batch, {data.n_classes}]")
+
+
+# ----------------------------------------------------------------------------- strategy, memory
 
 
 def _unbatchable(model: nn.Module) -> str | None:
@@ -534,15 +563,14 @@ def choose_strategy(model: nn.Module, data: Dataset, batch_size: int | None, k: 
     return "batched" if model_work(model, data, batch_size) <= CPU_BATCHED_MAX_WORK else "sequential"
 
 
-def auto_chunk_size(model: nn.Module, data: Dataset, batch_size: int | None,
-                    optimizer: str = "adamw") -> int:
-    """How many models to stack at once: a memory budget (half the free memory on CUDA,
-    :data:`CPU_MEMORY_BUDGET` elsewhere) over an estimate of one model's footprint
-    (parameters, gradients and optimizer state, plus the activations autograd saves for one
-    training step, measured with saved-tensor hooks on a small batch and scaled to the batch)."""
+def footprint(model: nn.Module, data: Dataset, batch_size: int | None,
+              optimizer: str = "adamw") -> dict:
+    """Bytes one model needs on the device for one training step: ``params`` (parameters,
+    gradients, the update's temporary and the optimizer state) and ``activations`` (what
+    autograd saves, measured with saved-tensor hooks on a small batch and scaled to the batch,
+    doubled for the backward pass's temporaries)."""
     n_params = sum(p.numel() for p in model.parameters())
     states = {"sgd": 0, "momentum": 1}.get(optimizer, 2)
-    param_bytes = 4 * n_params * (3 + states)  # param, grad, update temporary + optimizer state
     rows = len(data.x_train) if batch_size is None else min(batch_size, len(data.x_train))
     probe = min(rows, 64)
     saved = [0]
@@ -556,15 +584,66 @@ def auto_chunk_size(model: nn.Module, data: Dataset, batch_size: int | None,
         out = model(x)
         F.cross_entropy(out, data.y_train[:probe].to("cpu")).backward()
     model.zero_grad(set_to_none=True)
-    act_bytes = 2 * saved[0] / probe * rows  # x2: forward outputs and backward temporaries
-    per_model = param_bytes + act_bytes
-    if data.device.type == "cuda":
-        free, _ = torch.cuda.mem_get_info(data.device)
-        budget = 0.5 * free
-    else:
-        budget = CPU_MEMORY_BUDGET
+    return dict(params=4 * n_params * (3 + states), activations=2 * saved[0] / probe * rows)
+
+
+def memory_budget(device) -> float:
+    """Bytes the stacked models of one chunk may take: half the free memory on CUDA
+    (``torch.cuda.mem_get_info``: what is free *now*, after the data and anything else the
+    notebook holds; the other half is left for evaluation chunks and the allocator's slack),
+    :data:`CPU_MEMORY_BUDGET` elsewhere."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        free, _total = torch.cuda.mem_get_info(device)
+        return 0.5 * free
+    return float(CPU_MEMORY_BUDGET)
+
+
+def chunk_size_for(per_model: float, budget: float) -> int:
+    """How many models of ``per_model`` bytes fit in ``budget`` bytes (at least one)."""
+    if per_model <= 0:
+        raise ValueError(f"a model's footprint must be positive, got {per_model}")
     return max(1, int(budget // per_model))
 
+
+def auto_chunk_size(model: nn.Module, data: Dataset, batch_size: int | None,
+                    optimizer: str = "adamw") -> int:
+    """How many models to stack at once: :func:`memory_budget` over one model's
+    :func:`footprint`."""
+    need = footprint(model, data, batch_size, optimizer)
+    return chunk_size_for(need["params"] + need["activations"], memory_budget(data.device))
+
+
+# ----------------------------------------------------------------------------- sequential
+
+
+def _train_sequential(model_fn, data: Dataset, spec: Spec, runs: list[Run], progress, report):
+    """One model after another through :func:`dynamics.train.train` (the reference)."""
+    histories, states = [], []
+    for k, run in enumerate(runs):
+        if report.stopped:  # the sweep was stopped: the rest keep empty histories
+            histories.append(History(info=dict(steps=spec.steps, stopped=True)))
+            states.append({})
+            continue
+        model = build_model(model_fn, run, data.device)
+        after = None
+        if run.param_mask:
+            named = dict(model.named_parameters())
+            after = lambda model, step, named=named, pm=run.param_mask: _apply_masks(named, pm)  # noqa: E731
+        callbacks = ()
+        if report:
+            callbacks = [lambda step, history, model, k=k: report((k + step / spec.steps) / len(runs))]
+        # train() caps the planned steps as the sweep did (and meters them in a dry run)
+        h = train(model, run.data(data), steps=spec.planned, optimizer=spec.optimizer, lr=run.lr,
+                  weight_decay=run.weight_decay, momentum=spec.momentum, betas=spec.betas,
+                  batch_size=spec.batch_size, loss=spec.loss, eval_every=spec.eval_every,
+                  eval_steps=spec.eval_steps,
+                  metrics=spec.metrics, after_step=after, lr_schedule=spec.lr_schedule,
+                  seed=run.seed, progress=progress, desc=f"config {k + 1}/{len(runs)}",
+                  callbacks=callbacks)
+        histories.append(h)
+        states.append({n: t.detach() for n, t in model.state_dict().items()})
+    return histories, states
 
 
 # ----------------------------------------------------------------------------- batched engine
@@ -659,6 +738,11 @@ class _Rows:
     def equal(self) -> bool:
         return len(set(self.counts)) == 1
 
+    @classmethod
+    def of(cls, rows: list, n: int, device) -> "_Rows":
+        """From the runs' own rows (all None: every run uses all ``n`` rows)."""
+        return cls(None if rows[0] is None else torch.stack(rows), len(rows), n, device)
+
 
 def _pad(rows: list[torch.Tensor], device) -> tuple[torch.Tensor, torch.Tensor | None]:
     width = max(len(r) for r in rows)
@@ -732,240 +816,259 @@ def _signature(model_fn, config) -> tuple:
     return tuple((n, tuple(p.shape)) for n, p in model.named_parameters())
 
 
-def _eval_batched(fmodel, params, x, y, rows: _Rows, loss: str, n_classes: int, row_chunk: int):
+class _Stack:
+    """K models of one architecture as stacked parameters (a leading model axis) and one
+    parameter-less copy on the meta device that ``torch.func.functional_call`` runs with
+    each model's parameters under ``vmap``."""
+
+    def __init__(self, model_fn, runs: list[Run], device):
+        from torch.func import stack_module_state
+
+        models = [build_model(model_fn, run, device) for run in runs]
+        params, _ = stack_module_state(models)
+        self.names = list(params)
+        self.params = [params[n].detach().clone() for n in self.names]
+        self.base = copy.deepcopy(models[0]).to("meta")
+        self.template = models[0]  # a real module, to rebuild one model for user metrics
+        masks = {}
+        for n in {n for run in runs for n in (run.param_mask or {})}:
+            ones = torch.ones(params[n].shape[1:], device=device)
+            masks[n] = torch.stack([(run.param_mask or {}).get(n, ones) for run in runs])
+        self.masks = [masks.get(n) for n in self.names]  # None: that parameter is not masked
+
+    def __call__(self, params: list, x: torch.Tensor, idx: torch.Tensor | None = None) -> torch.Tensor:
+        """[K, R, C] outputs: every model on x (idx None), on x[idx] (idx [R], shared rows) or
+        each on its own rows x[idx[k]] (idx [K, R])."""
+        p = dict(zip(self.names, params))
+        if idx is None:
+            return torch.func.vmap(self._one, in_dims=(0, None))(p, x)
+        return torch.func.vmap(self._one, in_dims=(0, None if idx.ndim == 1 else 0))(p, x[idx])
+
+    def _one(self, p: dict, x: torch.Tensor) -> torch.Tensor:
+        return torch.func.functional_call(self.base, p, (x,))
+
+    def mask(self, params: list) -> list:
+        return [t if m is None else t * m for t, m in zip(params, self.masks)]
+
+    def model(self, params: list, k: int) -> nn.Module:
+        """Model ``k`` as an ordinary module (for user metrics)."""
+        model = copy.deepcopy(self.template)
+        with torch.no_grad():
+            for n, t in zip(self.names, params):
+                model.get_parameter(n).copy_(t[k])
+        return model
+
+
+def _eval_batched(stack: _Stack, params, x, y, rows: _Rows, loss: str, n_classes: int, row_chunk: int):
     """Mean loss and accuracy of each of K models on its rows of (x, y): two [K] tensors."""
     k = rows.k
     total = torch.zeros(k, device=x.device)
     correct = torch.zeros(k, device=x.device)
     width = rows.n if rows.idx is None else rows.idx.shape[1]
-    for start in range(0, width, row_chunk):
-        if rows.idx is None:
-            xb, yb = x[start:start + row_chunk], y[start:start + row_chunk]
-            out = torch.func.vmap(fmodel, in_dims=(0, None))(params, xb)
-            w = None
-        else:
-            ib = rows.idx[:, start:start + row_chunk]
-            xb, yb = x[ib], y[ib]
-            out = torch.func.vmap(fmodel, in_dims=(0, 0))(params, xb)
-            w = None if rows.weight is None else rows.weight[:, start:start + row_chunk]
-        losses = _per_example_loss(loss, out, yb, n_classes).float()
-        hits = (out.argmax(-1) == yb).float()
-        if w is not None:
-            losses, hits = losses * w, hits * w
-        total += losses.sum(1)
-        correct += hits.sum(1)
+    with torch.no_grad():
+        stack.base.eval()
+        for start in range(0, width, row_chunk):
+            if rows.idx is None:
+                xb, yb = x[start:start + row_chunk], y[start:start + row_chunk]
+                out = stack(params, xb)
+                w = None
+            else:
+                ib = rows.idx[:, start:start + row_chunk]
+                out, yb = stack(params, x, ib), y[ib]
+                w = None if rows.weight is None else rows.weight[:, start:start + row_chunk]
+            losses = _per_example_loss(loss, out, yb, n_classes).float()
+            hits = (out.argmax(-1) == yb).float()
+            if w is not None:
+                losses, hits = losses * w, hits * w
+            total += losses.sum(1)
+            correct += hits.sum(1)
+        stack.base.train()
     counts = torch.tensor(rows.counts, device=x.device, dtype=torch.float32)
     return total / counts, correct / counts
 
 
-def _train_chunk(model_fn, data: Dataset, configs, resolved, *, steps, optimizer, momentum, betas,
-                 batch_size, loss, evals, train_mask, test_mask, param_masks, metrics,
-                 lr_schedule, bar, report=None):
-    """Train one chunk of K models of one architecture as one batched computation.
-    ``report(step) -> bool`` is called at each evaluation; True stops the chunk."""
-    from torch.func import functional_call, stack_module_state, vmap
+class Evaluations:
+    """The K histories of a batched chunk, and which of its models still train.
 
-    device = data.device
-    K = len(configs)
-    models = [build_model(model_fn, c, r, device, param_masks[k] if param_masks else None)
-              for k, (c, r) in enumerate(zip(configs, resolved))]
-    params, _ = stack_module_state(models)
-    names = list(params)
-    plist = [params[n].detach().clone() for n in names]
-    base = copy.deepcopy(models[0]).to("meta")
-    template = models[0]
-    del models
+    Three facts, each kept once:
 
-    def fmodel(p, x):
-        return functional_call(base, p, (x,))
+    - ``histories[k]``: model k's evaluations. It is *closed* once it has ``diverged_at``
+      (nothing is appended after that), exactly where :func:`dynamics.train.train` stops.
+    - ``first_bad`` ([K] on the device): the first step whose training loss was non-finite
+      (-1: none yet); written at every step without a host sync, read at evaluations.
+    - ``alive`` ([K] on the device): the models whose parameters still update; a model
+      freezes at its first non-finite loss and when its history closes, so a diverged model
+      keeps the parameters it had before it diverged and the others continue unaffected.
+    """
 
-    lr = torch.tensor([r.lr for r in resolved], device=device)
-    wd = torch.tensor([r.weight_decay for r in resolved], device=device)
-    masks = None
-    if param_masks and any(param_masks):
-        masks = {}
-        for n in {n for pm in param_masks for n in pm}:
-            shape = params[n].shape[1:]
-            masks[n] = torch.stack([pm.get(n, torch.ones(shape, device=device)) for pm in param_masks])
-    mask_list = [masks.get(n) if masks else None for n in names]
-    state = init_state(optimizer, plist)
-    train_rows = _Rows(train_mask, K, len(data.x_train), device)
-    test_rows = _Rows(test_mask, K, len(data.x_test), device)
-    has_test = len(data.x_test) > 0 and all(c > 0 for c in test_rows.counts)
-    batches = _Batches(train_rows, batch_size, [r.seed for r in resolved], device)
-    row_chunk = max(64, 65536 // K)
-    evals_set = set(evals)
-    first_bad = torch.full((K,), -1, dtype=torch.long, device=device)
-    alive = torch.ones(K, dtype=torch.bool, device=device)
-    done = [False] * K
-    histories = [History(info=dict(steps=steps, batch_size=batch_size, loss=str(loss)))
-                 for _ in range(K)]
-    start = time.perf_counter()
+    def __init__(self, k: int, spec: Spec, device):
+        self.histories = [spec.history() for _ in range(k)]
+        self.first_bad = torch.full((k,), -1, dtype=torch.long, device=device)
+        self.alive = torch.ones(k, dtype=torch.bool, device=device)
+        self.start = time.perf_counter()
 
-    def evaluate(step: int, with_train: bool = True) -> dict:
-        """Evaluate every model now (device tensors, no sync). Without ``with_train`` the
-        train-set metrics come from the next step's full-batch forward pass, which sees the
-        same parameters and rows (see ``finish``)."""
-        p = dict(zip(names, plist))
-        values = {}
-        with torch.no_grad():
-            base.eval()
-            if with_train:
-                values["train_loss"], values["train_acc"] = _eval_batched(
-                    fmodel, p, data.x_train, data.y_train, train_rows, loss, data.n_classes, row_chunk)
-            if has_test:
-                values["test_loss"], values["test_acc"] = _eval_batched(
-                    fmodel, p, data.x_test, data.y_test, test_rows, loss, data.n_classes, row_chunk)
-            base.train()
-        extra = {}
-        if metrics:
-            for k in range(K):
-                if not done[k]:
-                    model = _materialize(template, names, plist, k)
-                    sub = _sub_dataset(data, None if train_mask is None else train_mask[k],
-                                       None if test_mask is None else test_mask[k])
-                    extra[k] = {m: float(fn(model, sub)) for m, fn in metrics.items()}
-        return dict(step=step, bad=first_bad.clone(), values=values, extra=extra,
-                    time=time.perf_counter() - start)
+    def open(self) -> list[int]:
+        """The models whose histories are not closed."""
+        return [k for k, h in enumerate(self.histories) if h.diverged_at is None]
 
-    def finish(rec: dict, train_values: dict | None = None) -> None:
-        """Append an evaluation to the histories, exactly as ``train`` decides: a model whose
-        loss was non-finite before it (or whose train loss is non-finite now) is marked
-        diverged and frozen."""
-        values = dict(rec["values"], **(train_values or {}))
-        bad = rec["bad"].tolist()  # one sync per evaluation
+    def observe(self, step: int, losses: torch.Tensor) -> torch.Tensor:
+        """Note this step's [K] training losses (no sync); returns ``alive``."""
+        finite = torch.isfinite(losses)
+        self.first_bad.masked_fill_(~finite & (self.first_bad < 0), step)
+        self.alive &= finite
+        return self.alive
+
+    def record(self, step: int, values: dict, extra: dict, elapsed: float) -> None:
+        """Append one evaluation (``values``: [K] device tensors; ``extra[k]``: model k's user
+        metrics) with one host sync. As ``train`` decides: a model whose loss was non-finite
+        before this evaluation, or whose train loss is non-finite now, closes instead."""
+        bad = self.first_bad.tolist()
         values = {key: v.tolist() for key, v in values.items()}
-        stop = []
-        for k in range(K):
-            if done[k]:
-                continue
-            h = histories[k]
+        closed = []
+        for k in self.open():
+            h = self.histories[k]
             if bad[k] >= 0:
-                h.diverged_at, done[k] = bad[k], True
+                h.diverged_at = bad[k]
             elif not math.isfinite(values["train_loss"][k]):
-                h.diverged_at, done[k] = rec["step"], True
+                h.diverged_at = step
             else:
-                h.append(rec["step"], time=rec["time"], **{key: v[k] for key, v in values.items()},
-                         **rec["extra"].get(k, {}))
-            if done[k]:
-                stop.append(k)
-        if stop:
-            alive[stop] = False
+                h.append(step, time=elapsed, **{key: v[k] for key, v in values.items()},
+                         **extra.get(k, {}))
+                continue
+            closed.append(k)
+        if closed:
+            self.alive[closed] = False
 
-    base.train()
-    pending = None  # an evaluation waiting for its train-set metrics
-    if 0 in evals_set:
-        pending = evaluate(0, with_train=not batches.full)
-        if not batches.full:
-            finish(pending)
-            pending = None
-    for step in range(1, steps + 1):
-        if all(done):
-            break
-        idx, weight = batches.next()
-        leaves = [t.requires_grad_(True) for t in plist]
-        p = dict(zip(names, leaves))
-        if idx is None:
-            out = vmap(fmodel, in_dims=(0, None))(p, data.x_train)
-            y = data.y_train
-        elif idx.ndim == 1:
-            out = vmap(fmodel, in_dims=(0, None))(p, data.x_train[idx])
-            y = data.y_train[idx]
-        else:
-            out = vmap(fmodel, in_dims=(0, 0))(p, data.x_train[idx])
-            y = data.y_train[idx]
-        losses = _per_example_loss(loss, out, y, data.n_classes)
-        per_model = losses.mean(1) if weight is None else (losses * weight).sum(1) / weight.sum(1)
-        if pending is not None:  # full batch: this forward is the previous evaluation's train pass
-            with torch.no_grad():
-                hits = (out.argmax(-1) == y).float()
-                acc = hits.mean(1) if weight is None else (hits * weight).sum(1) / weight.sum(1)
-            finish(pending, dict(train_loss=per_model.detach().float(), train_acc=acc))
-            pending = None
-        grads = torch.autograd.grad(per_model.sum(), leaves)
-        plist = [t.detach() for t in leaves]
-        with torch.no_grad():
-            finite = torch.isfinite(per_model.detach())
-            first_bad.masked_fill_(~finite & (first_bad < 0), step)
-            alive &= finite  # a model is frozen from its first non-finite loss on
-            factor = 1.0 if lr_schedule is None else float(lr_schedule(step - 1))
-            new_p, new_state = batched_step(optimizer, plist, grads, state, step, lr * factor, wd,
-                                            momentum=momentum, betas=betas)
-            keep = [_per_model(alive, t) for t in plist]
-            plist = [torch.where(a, q, t) for a, q, t in zip(keep, new_p, plist)]
-            state = {key: [torch.where(a, q, t) for a, q, t in zip(keep, new, state[key])]
-                     for key, new in new_state.items()}
-            plist = [t if m is None else t * m for t, m in zip(plist, mask_list)]
-        if bar is not None:
-            bar.update(1)
-        if step in evals_set:
-            defer = batches.full and step < steps
-            pending = evaluate(step, with_train=not defer)
-            if not defer:
-                finish(pending)
+    def close(self) -> list[History]:
+        """The final histories: a divergence after the last evaluation is still reported."""
+        bad = self.first_bad.tolist()
+        for k in self.open():
+            if bad[k] >= 0:
+                self.histories[k].diverged_at = bad[k]
+        for h in self.histories:
+            h.wall_time = time.perf_counter() - self.start
+        return self.histories
+
+
+def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar=None, report=None):
+    """Train one chunk of K models of one architecture as one batched computation.
+    ``report(step) -> stop?`` is called at each evaluation. Returns (histories, parameters)."""
+    device, K = data.device, len(runs)
+    stack = _Stack(model_fn, runs, device)
+    params = stack.params
+    lr = torch.tensor([r.lr for r in runs], device=device)
+    wd = torch.tensor([r.weight_decay for r in runs], device=device)
+    state = init_state(spec.optimizer, params)
+    train_rows = _Rows.of([r.train_rows for r in runs], len(data.x_train), device)
+    test_rows = _Rows.of([r.test_rows for r in runs], len(data.x_test), device)
+    has_test = len(data.x_test) > 0 and all(c > 0 for c in test_rows.counts)
+    batches = _Batches(train_rows, spec.batch_size, [r.seed for r in runs], device)
+    row_chunk = max(64, 65536 // K)
+    evals = set(spec.evals)
+    rec = Evaluations(K, spec, device)
+    meter = ledger.meter("batched", spec.planned, lambda: len(eval_schedule(
+        spec.planned, spec.eval_every, spec.eval_steps)), data, params, K)  # the gpu plan (dry run)
+
+    def evaluate(step: int) -> tuple:
+        """Evaluate every model now: (step, [K] device values, user metrics, seconds). In full
+        batch the train-set metrics are left to the next step's forward pass, which sees the
+        same parameters and rows (one forward pass saved per evaluation)."""
+        values = {}
+        if not deferred(step):
+            values["train_loss"], values["train_acc"] = _eval_batched(
+                stack, params, data.x_train, data.y_train, train_rows, spec.loss, data.n_classes, row_chunk)
+        if has_test:
+            values["test_loss"], values["test_acc"] = _eval_batched(
+                stack, params, data.x_test, data.y_test, test_rows, spec.loss, data.n_classes, row_chunk)
+        extra = {k: {m: float(fn(stack.model(params, k), runs[k].data(data)))
+                     for m, fn in spec.metrics.items()}
+                 for k in rec.open()} if spec.metrics else {}
+        meter.evaluated()
+        return step, values, extra, time.perf_counter() - rec.start
+
+    def deferred(step: int) -> bool:
+        return batches.full and step < spec.steps
+
+    try:
+        pending = None  # an evaluation waiting for its train-set metrics (full batch)
+        if 0 in evals:
+            pending = evaluate(0)
+            if not deferred(0):
+                rec.record(*pending)
                 pending = None
-            if report is not None and report(step):
+        for step in range(1, spec.steps + 1):
+            if not rec.open():
                 break
-    if pending is not None:  # the loop stopped early: evaluate the train set directly
-        with torch.no_grad():
-            base.eval()
-            tl, ta = _eval_batched(fmodel, dict(zip(names, plist)), data.x_train, data.y_train,
-                                   train_rows, loss, data.n_classes, row_chunk)
-        finish(pending, dict(train_loss=tl, train_acc=ta))
-    bad = first_bad.tolist()
-    for k in range(K):
-        if not done[k] and histories[k].diverged_at is None and bad[k] >= 0:
-            histories[k].diverged_at = bad[k]
-        histories[k].wall_time = time.perf_counter() - start
-    return histories, dict(zip(names, [t.detach() for t in plist]))
+            meter.begin(step)
+            idx, weight = batches.next()
+            leaves = [t.requires_grad_(True) for t in params]
+            out = stack(leaves, data.x_train, idx)
+            y = data.y_train if idx is None else data.y_train[idx]
+            losses = _per_example_loss(spec.loss, out, y, data.n_classes)
+            per_model = losses.mean(1) if weight is None else (losses * weight).sum(1) / weight.sum(1)
+            if pending is not None:  # this forward pass is the previous evaluation's train pass
+                with torch.no_grad():
+                    hits = (out.argmax(-1) == y).float()
+                    acc = hits.mean(1) if weight is None else (hits * weight).sum(1) / weight.sum(1)
+                step_, values, extra, elapsed = pending
+                rec.record(step_, dict(values, train_loss=per_model.detach().float(), train_acc=acc),
+                           extra, elapsed)
+                pending = None
+            grads = torch.autograd.grad(per_model.sum(), leaves)
+            params = [t.detach() for t in leaves]
+            with torch.no_grad():
+                alive = rec.observe(step, per_model.detach())
+                factor = 1.0 if spec.lr_schedule is None else float(spec.lr_schedule(step - 1))
+                new_p, new_state = batched_step(spec.optimizer, params, grads, state, step, lr * factor,
+                                                wd, momentum=spec.momentum, betas=spec.betas)
+                keep = [_per_model(alive, t) for t in params]  # frozen models keep their values
+                params = [torch.where(a, q, t) for a, q, t in zip(keep, new_p, params)]
+                state = {key: [torch.where(a, q, t) for a, q, t in zip(keep, new, state[key])]
+                         for key, new in new_state.items()}
+                params = stack.mask(params)
+            meter.end(step, state=[t for ts in state.values() for t in ts], grads=grads)
+            if bar is not None:
+                bar.update(1)
+            if step in evals:
+                pending = evaluate(step)
+                if not deferred(step):
+                    rec.record(*pending)
+                    pending = None
+                if report is not None and report(step):
+                    break
+        if pending is not None:  # stopped before the next forward pass: evaluate the train set
+            step_, values, extra, elapsed = pending
+            tl, ta = _eval_batched(stack, params, data.x_train, data.y_train, train_rows, spec.loss,
+                                   data.n_classes, row_chunk)
+            rec.record(step_, dict(values, train_loss=tl, train_acc=ta), extra, elapsed)
+    finally:
+        meter.close()
+    return rec.close(), dict(zip(stack.names, params))
 
 
-def _materialize(template: nn.Module, names, plist, k: int) -> nn.Module:
-    """Model ``k`` of a stack as an ordinary module (for user metrics)."""
-    model = copy.deepcopy(template)
-    with torch.no_grad():
-        for n, t in zip(names, plist):
-            model.get_parameter(n).copy_(t[k])
-    return model
-
-
-def _train_batched(model_fn, data, configs, resolved, *, chunk, steps, optimizer, momentum, betas,
-                   batch_size, loss, eval_every, eval_steps, train_mask, test_mask, param_masks,
-                   metrics, lr_schedule, progress, callbacks=()):
-    """Group configurations by architecture, then train each group in chunks of ``chunk``."""
-    evals = eval_schedule(steps, eval_every, eval_steps)
-    K = len(configs)
+def _train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: int, progress,
+                   report):
+    """Group the runs by architecture, then train each group in chunks of ``chunk`` models."""
     groups: dict = {}
-    for k, cfg in enumerate(configs):
-        groups.setdefault(_signature(model_fn, cfg), []).append(k)
+    for k, run in enumerate(runs):
+        groups.setdefault(_signature(model_fn, run.config), []).append(k)
     chunks = [ks[i:i + chunk] for ks in groups.values() for i in range(0, len(ks), chunk)]
     bar = None
     if progress_enabled(progress):
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=steps * len(chunks), desc=f"{K} configs", leave=False)
-    histories, states = [None] * K, [None] * K
+        bar = tqdm(total=spec.steps * len(chunks), desc=f"{len(runs)} configs", leave=False)
+    histories, states = [None] * len(runs), [None] * len(runs)
     try:
-        stopped = False
         for c, ks in enumerate(chunks):
-            if stopped:
+            if report.stopped:  # the sweep was stopped: the rest keep empty histories
                 for k in ks:
-                    histories[k], states[k] = History(info=dict(steps=steps, stopped=True)), {}
+                    histories[k], states[k] = History(info=dict(steps=spec.steps, stopped=True)), {}
                 continue
-
-            def report(step, c=c):
-                nonlocal stopped
-                stopped = any(bool(cb((c + step / steps) / len(chunks))) for cb in callbacks)
-                return stopped
-
-            pick = lambda t: None if t is None else t[ks]  # noqa: E731
-            hs, params = _train_chunk(
-                model_fn, data, [configs[k] for k in ks], [resolved[k] for k in ks], steps=steps,
-                optimizer=optimizer, momentum=momentum, betas=betas, batch_size=batch_size,
-                loss=loss, evals=evals, train_mask=pick(train_mask), test_mask=pick(test_mask),
-                param_masks=[param_masks[k] for k in ks] if param_masks else None,
-                metrics=metrics, lr_schedule=lr_schedule, bar=bar,
-                report=report if callbacks else None)
+            done = None
+            if report:
+                done = lambda step, c=c: report((c + step / spec.steps) / len(chunks))  # noqa: E731
+            hs, params = _train_chunk(model_fn, data, spec, [runs[k] for k in ks], bar, done)
             for j, k in enumerate(ks):
                 histories[k] = hs[j]
                 states[k] = {n: t[j] for n, t in params.items()}
@@ -973,79 +1076,3 @@ def _train_batched(model_fn, data, configs, resolved, *, chunk, steps, optimizer
         if bar is not None:
             bar.close()
     return histories, states
-
-
-# ----------------------------------------------------------------------------- benchmark
-
-BENCH_CASES = {  # name: (MLP width, training samples); 2 hidden layers, MNIST-1D, full batch
-    "small": (64, 1000),
-    "medium": (256, 4000),
-}
-
-
-def bench_case(size: str = "small", k: int = 16, steps: int = 300, device=None,
-               repeats: int = 1, forced: bool = True) -> dict:
-    """Train K MLPs of one size (a grid of learning rates, weight decays and seeds) with
-    ``strategy="auto"`` (what train_many does by default) and ``"sequential"`` (one model
-    after another through ``train``); with ``forced`` also ``"batched"`` when auto chose
-    otherwise. Returns the best wall and CPU seconds of each over ``repeats`` and the speed-ups."""
-    from . import data as data_mod
-    from . import models as models_mod
-    from .runtime import get_device
-
-    width, n_train = BENCH_CASES[size]
-    device = get_device(device)
-    d = data_mod.mnist1d(n_train, 1000, seed=0, device=device)
-    base = grid(lr=np.geomspace(1e-4, 1e-2, 4).tolist(), weight_decay=[0.0, 0.01, 0.1, 1.0])
-    configs = [dict(base[i % len(base)], seed=i) for i in range(k)]
-
-    def model_fn(cfg):
-        return models_mod.MLP(d.input_dim, width, 2, d.n_classes)
-
-    auto = choose_strategy(model_fn({}), d, None, k)
-    strategies = ["auto", "sequential"] + (["batched"] if forced and auto != "batched" else [])
-    for strategy in ("sequential", "batched"):  # warm up both code paths (lazy init in torch)
-        train_many(model_fn, d, configs[:2], steps=3, strategy=strategy, progress=False)
-    out = dict(size=size, k=k, device=device.type, auto=auto, threads=torch.get_num_threads())
-    for rep in range(repeats):
-        for strategy in strategies[:2] if rep else strategies:  # forced batched: once
-            if device.type == "cuda":
-                torch.cuda.synchronize(device)
-            wall, cpu = time.perf_counter(), time.process_time()
-            train_many(model_fn, d, configs, steps=steps, strategy=strategy, progress=False)
-            if device.type == "cuda":
-                torch.cuda.synchronize(device)
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-            out[f"{strategy}_wall"] = min(out.get(f"{strategy}_wall", math.inf), wall)
-            out[f"{strategy}_cpu"] = min(out.get(f"{strategy}_cpu", math.inf), cpu)
-    if auto == "batched":
-        out["batched_wall"], out["batched_cpu"] = out["auto_wall"], out["auto_cpu"]
-    out["speedup"] = out["sequential_wall"] / out["auto_wall"]
-    out["cpu_speedup"] = out["sequential_cpu"] / out["auto_cpu"]
-    return out
-
-
-def bench(repeats: int = 2) -> None:
-    """``python -m dynamics.bench sweep``: K = 16 MLPs with 2 hidden layers, full batch,
-    300 steps, width 64 on 1,000 MNIST-1D samples (small) and width 256 on 4,000 (medium),
-    plus K = 64 small ones on CUDA, trained by ``train_many`` (strategy auto) and one after
-    another (strategy sequential). One line per case: ``sweep speedup: X.Xx (K=.., size,
-    device)`` (best wall time of ``repeats``), then the details (CPU seconds, the forced
-    batched time where auto chose sequential)."""
-    from .runtime import get_device
-
-    device = get_device()
-    cases = [("small", 16), ("medium", 16)]
-    if device.type == "cuda":
-        cases.append(("small", 64))
-    for size, k in cases:
-        r = bench_case(size, k, device=device, repeats=repeats)
-        print(f"sweep speedup: {r['speedup']:.1f}x (K={k}, {size}, {r['device']})", flush=True)
-        forced = ""
-        if r["auto"] != "batched" and "batched_wall" in r:
-            forced = (f"; forced batched {r['batched_wall']:.1f} s wall "
-                      f"({r['sequential_wall'] / r['batched_wall']:.2f}x)")
-        print(f"  auto -> {r['auto']}: {r['auto_wall']:.1f} s wall, {r['auto_cpu']:.1f} s CPU; "
-              f"sequential {r['sequential_wall']:.1f} s wall, {r['sequential_cpu']:.1f} s CPU; "
-              f"CPU-time speed-up {r['cpu_speedup']:.2f}x{forced}; torch threads {r['threads']}",
-              flush=True)

@@ -1,0 +1,228 @@
+"""The GPU paths, proven on a CPU: the logic that picks them, and that they change results by
+no more than their stated tolerances (fused optimizer steps, TF32 matmuls)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from dynamics import models, runtime
+from dynamics.train import fused_step, make_optimizer
+
+
+class _FakeCuda(torch.nn.Parameter):
+    """A parameter that says it lives on CUDA (to test the choice without a GPU)."""
+
+    @property
+    def is_cuda(self):
+        return True
+
+
+def test_fused_step_is_chosen_on_cuda_only():
+    cpu = [torch.nn.Parameter(torch.zeros(2))]
+    assert fused_step(cpu) == {} and fused_step([]) == {}
+    assert fused_step([_FakeCuda(torch.zeros(2))]) == {"fused": True}
+    assert fused_step([_FakeCuda(torch.zeros(2)), *cpu]) == {}  # mixed devices: torch's default
+    model = models.MLP(8, 4, 1, 3)
+    for name in ("sgd", "momentum", "adam", "adam_l2", "adamw"):  # CPU: the default loop, as before
+        opt = make_optimizer(model, name, lr=1e-2)
+        assert not opt.defaults.get("fused"), name
+
+
+@pytest.mark.parametrize("name", ["sgd", "momentum", "adam_l2", "adamw"])
+def test_fused_step_agrees_with_the_loop(name):
+    """torch's fused kernels (CPU has them too) give the per-parameter loop's result to float32
+    rounding over 30 steps: rtol 1e-5."""
+    ctor = {"sgd": torch.optim.SGD, "momentum": torch.optim.SGD, "adam_l2": torch.optim.Adam,
+            "adamw": torch.optim.AdamW}[name]
+    kw = dict(lr=1e-2, weight_decay=0.1) | (dict(momentum=0.9) if name == "momentum" else {})
+    g = torch.Generator().manual_seed(0)
+    start = [torch.randn(16, 8, generator=g), torch.randn(16, generator=g)]
+    grads = [[torch.randn_like(t) for t in start] for _ in range(30)]
+    results = []
+    for fused in (False, True):
+        params = [torch.nn.Parameter(t.clone()) for t in start]
+        opt = ctor(params, fused=fused, **kw)
+        for gs in grads:
+            for p, gr in zip(params, gs):
+                p.grad = gr.clone()
+            opt.step()
+        results.append([p.detach() for p in params])
+    for a, b in zip(*results):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_tf32_matmuls_on_ampere_and_newer(monkeypatch):
+    matmul = torch.backends.cuda.matmul
+    before = matmul.fp32_precision
+    matmul.fp32_precision = "ieee"
+    try:
+        assert runtime.tf32_matmuls("cpu") is False
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (7, 5))  # T4
+        assert runtime.tf32_matmuls("cuda") is False and matmul.fp32_precision == "ieee"
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))  # H100
+        monkeypatch.setenv("DYNAMICS_TF32", "0")
+        assert runtime.tf32_matmuls("cuda") is False and matmul.fp32_precision == "ieee"
+        monkeypatch.delenv("DYNAMICS_TF32")
+        assert runtime.tf32_matmuls("cuda") is True and matmul.fp32_precision == "tf32"
+    finally:
+        matmul.fp32_precision = before
+
+
+# ----------------------------------------------------------------------------- the ledger
+
+
+def _mlp_flops(rows: int, dims=(40, 64, 64, 10)) -> int:
+    """Forward FLOPs of an MLP on ``rows`` examples: 2 x multiply-adds of its matmuls."""
+    return 2 * rows * sum(a * b for a, b in zip(dims[:-1], dims[1:]))
+
+
+@pytest.fixture
+def ledger_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
+    path = tmp_path / "ledger.jsonl"
+    monkeypatch.setenv("DYNAMICS_LEDGER", str(path))
+    return path
+
+
+def test_ledger_records_what_a_full_training_would_cost(ledger_file):
+    """A dry run of train() trains 3 steps but records the 1,000 asked for, with FLOPs per
+    step and per evaluation that match the MLP's matmuls exactly, and its bytes."""
+    from dynamics import data as D, ledger
+    from dynamics.train import train
+
+    d = D.mnist1d(200, 100, seed=0, device="cpu")
+    model = models.MLP(40, 64, 2, 10)
+    h = train(model, d, steps=1000, eval_every=100, progress=False)
+    assert h.steps == [0, 3]
+    (e,) = ledger.read(ledger_file)
+    assert (e["kind"], e["planned_steps"], e["planned_evals"], e["steps_run"], e["evals_run"]) == \
+        ("train", 1000, 11, 3, 2)
+    fwd = _mlp_flops(200)
+    # backward: twice the forward, less the gradient of the input (nobody asks for it)
+    assert e["step_flops"] == 3 * fwd - 2 * 200 * 40 * 64
+    assert e["eval_flops"] == _mlp_flops(200) + _mlp_flops(100)  # train and test sets
+    n = models.count_parameters(model)
+    assert e["param_bytes"] == e["grad_bytes"] == 4 * n
+    assert 8 * n <= e["state_bytes"] <= 8 * n + 64  # AdamW: two moments (+ step counters)
+    assert e["data_bytes"] == 4 * 300 * 40 + 8 * 300
+    assert 200 * 64 * 4 <= e["saved_bytes"] < 200 * (40 + 3 * 64 + 3 * 10) * 8
+    assert e["peak_bytes"] == ledger.Meter.peak(e) > e["data_bytes"] + 4 * 4 * n
+    assert e["step_ops"] > 10 and e["eval_ops"] > 5
+
+
+def test_ledger_of_a_batched_sweep(ledger_file):
+    from dynamics import data as D, ledger
+    from dynamics.sweep import grid, train_many
+
+    d = D.mnist1d(200, 100, seed=0, device="cpu")
+    res = train_many(lambda c: models.MLP(40, 64, 2, 10), d, grid(seed=[0, 1, 2, 3]), steps=500,
+                     eval_steps=[0, 250, 500], strategy="batched", progress=False)
+    # a dry run evaluates where it stops (the planned 250 and 500 lie beyond it)
+    assert res.info["steps"] == 3 and res.histories[0].steps == [0, 3]
+    (e,) = ledger.read(ledger_file)
+    assert (e["kind"], e["models"], e["planned_steps"], e["planned_evals"], e["steps_run"]) == \
+        ("batched", 4, 500, 3, 3)
+    assert e["step_flops"] == 4 * (3 * _mlp_flops(200) - 2 * 200 * 40 * 64)
+    # full batch: the train-set half of an evaluation is the next step's forward pass, but
+    # not at the last step: (test at 0 + both at 3) / 2 evaluations
+    assert e["evals_run"] == 2 and e["eval_flops"] == 4 * (2 * _mlp_flops(100) + _mlp_flops(200)) // 2
+    n = models.count_parameters(models.MLP(40, 64, 2, 10))
+    assert e["param_bytes"] == e["grad_bytes"] == 4 * 4 * n and e["state_bytes"] == 2 * 4 * 4 * n
+    # sequential sweeps: one train() line per configuration, each with the planned steps
+    train_many(lambda c: models.MLP(40, 64, 2, 10), d, grid(seed=[0, 1]), steps=500,
+               strategy="sequential", progress=False)
+    lines = ledger.read(ledger_file)[1:]
+    assert [(x["kind"], x["planned_steps"], x["steps_run"]) for x in lines] == [("train", 500, 3)] * 2
+
+
+def test_no_ledger_outside_a_measured_dry_run(tmp_path, monkeypatch):
+    from dynamics import data as D, ledger
+    from dynamics.train import train
+
+    path = tmp_path / "ledger.jsonl"
+    monkeypatch.setenv("DYNAMICS_LEDGER", str(path))  # but no DYNAMICS_DRY_RUN
+    train(models.MLP(40, 8, 1, 10), D.mnist1d(50, 20, seed=0, device="cpu"), steps=4, progress=False)
+    assert not ledger.active() and not path.exists()
+
+
+# ----------------------------------------------------------------------------- the gpu dry run
+# Every chapter notebook and every chapter's precompute("gpu") run at the gpu preset's sizes on
+# this CPU, two steps per training (DYNAMICS_DRY_RUN=2), MNIST / CIFAR-10 as offline stand-ins,
+# results to a temporary folder: a shape, dtype, device or configuration bug in a gpu-only path
+# fails here, in CI, not on a reader's Colab. The ledger it keeps is the gpu plan's input.
+
+DRY_RUN_STEPS = 2
+
+
+@pytest.fixture(scope="module")
+def gpu_dry_run(tmp_path_factory):
+    """Every chapter's notebook and precompute as a gpu dry run, two at a time (CI has two
+    cores; each kernel trains on one thread), at most 3 minutes a notebook or a precompute
+    (the conventions promise "well under a minute or two" each). Returns (folder,
+    {(chapter, what): result})."""
+    from dynamics import CHAPTERS, bench
+
+    out = tmp_path_factory.mktemp("gpu-dry-run")
+    return out, bench.dry_run_all(CHAPTERS, out, DRY_RUN_STEPS, workers=2, timeout=180)
+
+
+def _chapters():
+    from dynamics import CHAPTERS
+
+    return list(CHAPTERS)
+
+
+@pytest.mark.parametrize("what", ["notebook", "precompute"])
+@pytest.mark.parametrize("chapter", _chapters())
+def test_gpu_preset_runs_end_to_end(gpu_dry_run, chapter, what):
+    _, results = gpu_dry_run
+    r = results[(chapter, what)]
+    assert r["ok"], f"the gpu preset of {chapter} ({what}) failed in a dry run:\n{r['error']}"
+
+
+@pytest.mark.parametrize("chapter", _chapters())
+def test_gpu_plan_fits_a_t4(gpu_dry_run, chapter):
+    """The gpu plan (python -m dynamics.bench gpu) from the dry run's ledger: the chapter's
+    largest training fits a Colab T4's 15 GB, notebook and precompute alike."""
+    from dynamics import bench, ledger
+
+    out, results = gpu_dry_run
+    measured = False
+    for what in ("notebook", "precompute"):
+        entries = ledger.read(out / f"{chapter}.{what}.jsonl")
+        if entries:
+            measured = True
+            p = bench.plan(entries)
+            assert p["peak_bytes"] < bench.T4_MEMORY, bench.plan_line(chapter, p, what)
+            assert p["T4"] > 0 and p["H100"] > 0
+    assert measured or not results[(chapter, "notebook")]["ok"], f"{chapter}: no training measured"
+
+
+def test_ledger_work_scales_a_themes_own_loop(ledger_file):
+    """Work that is not a training enters the plan through ledger.work(desc, scale)."""
+    from dynamics import ledger
+
+    a, b = torch.randn(64, 32), torch.randn(32, 16)
+    with ledger.work("random networks", scale=10):
+        a @ b
+    (e,) = ledger.read(ledger_file)
+    assert e["kind"] == "work" and e["step_flops"] == 10 * 2 * 64 * 32 * 16 and e["step_ops"] == 10
+    assert e["planned_steps"] == 1 and e["peak_bytes"] == 2 * 64 * 16 * 4
+
+
+def test_dry_run_evaluates_where_it_stops(monkeypatch):
+    """A dry run whose planned evaluations all lie beyond its few steps still evaluates at its
+    last step, so evaluation code at full size runs (and the plan knows its cost)."""
+    from dynamics import data as D
+    from dynamics.sweep import train_many
+    from dynamics.train import train
+
+    d = D.mnist1d(100, 50, seed=0, device="cpu")
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    h = train(models.MLP(40, 8, 1, 10), d, steps=5000, eval_steps=[1000, 5000], progress=False)
+    assert h.steps == [2]
+    res = train_many(lambda c: models.MLP(40, 8, 1, 10), d, [{}, {}], steps=5000,
+                     eval_steps=[1000, 5000], strategy="batched", progress=False)
+    assert [h.steps for h in res.histories] == [[2], [2]]
+    monkeypatch.delenv("DYNAMICS_DRY_RUN")
+    assert train(models.MLP(40, 8, 1, 10), d, steps=4, eval_steps=[10], progress=False).steps == []

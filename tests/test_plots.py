@@ -115,9 +115,11 @@ def test_house_labels_log_axes_readably():
     # the same once the figure went through to_dict (plotly >= 6 encodes arrays as base64)
     again = _housed(go.Figure(fig.to_dict())).layout
     assert again.xaxis.ticktext == lay.xaxis.ticktext and again.yaxis.ticktext == lay.yaxis.ticktext
-    tight = plots.figure(logy=True)  # less than one 1-2-5 step: no ticks outside the data
+    tight = plots.figure(logy=True)  # less than one 1-2-5 step: round values inside the data
     tight.add_scatter(x=[1, 2, 3], y=[0.21, 0.22, 0.24])
-    assert _housed(tight).layout.yaxis.tickvals is None
+    yaxis = _housed(tight).layout.yaxis
+    assert list(yaxis.tickvals) == [0.21, 0.22, 0.23, 0.24]
+    assert list(yaxis.ticktext) == ["0.21", "0.22", "0.23", "0.24"]
     narrow = plots.subplots(1, 3)
     narrow.add_scatter(x=np.geomspace(1e-6, 1e2, 20), y=np.arange(20), row=1, col=1)
     narrow.update_xaxes(type="log")

@@ -165,10 +165,26 @@ def _log_ticks(fig: go.Figure, axis: str, length_px: float) -> dict:
     else:
         vals = inside([10.0 ** k for k in range(k0, k1 + 1)])
         vals = vals[::math.ceil(len(vals) / room)] if len(vals) > room else vals
-    if len(vals) < 2:  # a range too narrow for two 1-2-5 values: plotly's own ticks do better
-        return {}
+    if len(vals) < 2:  # narrower than one 1-2-5 step: evenly spaced round values instead
+        vals = _linear_ticks(10.0 ** lo, 10.0 ** hi, min(room, 4))
+        if len(vals) < 2:
+            return {}
+        return dict(tickvals=vals, ticktext=[number(v, 2) for v in vals])
     text = [_tick(v) for v in vals]
     return dict(tickvals=vals, ticktext=text)
+
+
+def _linear_ticks(a: float, b: float, most: int) -> list[float]:
+    """Round values (steps of 1, 2 or 5 times a power of ten) inside [a, b], at most ``most``."""
+    if not (b > a > 0):
+        return []
+    for k in range(math.floor(math.log10(b - a)) - 2, math.floor(math.log10(b - a)) + 1):
+        for m in (1, 2, 5):
+            step = m * 10.0 ** k
+            vals = [i * step for i in range(math.ceil(a / step - 1e-9), math.floor(b / step + 1e-9) + 1)]
+            if 2 <= len(vals) <= most:
+                return [float(f"{v:.12g}") for v in vals]
+    return []
 
 
 def _tick(v: float) -> str:

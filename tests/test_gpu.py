@@ -226,3 +226,42 @@ def test_dry_run_evaluates_where_it_stops(monkeypatch):
     assert [h.steps for h in res.histories] == [[2], [2]]
     monkeypatch.delenv("DYNAMICS_DRY_RUN")
     assert train(models.MLP(40, 8, 1, 10), d, steps=4, eval_steps=[10], progress=False).steps == []
+
+
+def test_planned_steps_of_a_training_its_caller_capped(ledger_file):
+    """A theme that caps its steps itself (runtime.cap_steps) before building its evaluation
+    schedule declares what it planned; the plan counts those steps, not the dry run's."""
+    from dynamics import data as D
+    from dynamics import ledger
+    from dynamics.runtime import cap_steps
+    from dynamics.train import train
+
+    data = D.gaussian_mixture(n_classes=3, dim=8, n_train=60, n_test=30, seed=0)
+    steps = cap_steps(500)
+    with ledger.planned(500):
+        train(models.MLP(8, 16, 1, 3), data, steps=steps, eval_every=steps, progress=False)
+    train(models.MLP(8, 16, 1, 3), data, steps=steps, eval_every=steps, progress=False)
+    first, second = ledger.read(ledger_file)
+    assert first["planned_steps"] == 500 and second["planned_steps"] == steps < 500
+
+
+def test_a_grid_the_dry_run_cut_counts_in_full(ledger_file):
+    """Trainings of a grid cut to its ends (runtime.cap_grid) carry the cut as repeats, and
+    the plan multiplies their time and FLOPs by it (nested blocks multiply)."""
+    from dynamics import bench, ledger
+    from dynamics import data as D
+    from dynamics.runtime import cap_grid
+    from dynamics.train import train
+
+    data = D.gaussian_mixture(n_classes=3, dim=8, n_train=60, n_test=30, seed=0)
+    lrs, seeds = [1e-3, 3e-3, 1e-2, 3e-2], [0, 1, 2]
+    kept_lrs, kept_seeds = cap_grid(lrs), cap_grid(seeds)
+    assert ledger.cut((lrs, kept_lrs), (seeds, kept_seeds)) == 4 / 2 * 3 / 2
+    with ledger.planned(repeats=2):
+        with ledger.planned(repeats=ledger.cut((lrs, kept_lrs))):
+            train(models.MLP(8, 16, 1, 3), data, steps=50, eval_every=50, progress=False)
+    train(models.MLP(8, 16, 1, 3), data, steps=50, eval_every=50, progress=False)
+    cut, plain = ledger.read(ledger_file)
+    assert cut["repeats"] == 4 and plain["repeats"] == 1
+    assert bench.plan([cut])["flops"] == 4 * bench.plan([plain])["flops"]
+    assert bench.estimate([cut], "T4") == pytest.approx(4 * bench.estimate([plain], "T4"))

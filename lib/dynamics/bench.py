@@ -372,8 +372,9 @@ def estimate(entries: list[dict], gpu: str) -> float:
     rate = peak * achieved
     total = 0.0
     for e in entries:
-        total += e["planned_steps"] * (e["step_flops"] / rate + e["step_ops"] * per_op)
-        total += e["planned_evals"] * (e["eval_flops"] / rate + e["eval_ops"] * per_op)
+        one = e["planned_steps"] * (e["step_flops"] / rate + e["step_ops"] * per_op)
+        one += e["planned_evals"] * (e["eval_flops"] / rate + e["eval_ops"] * per_op)
+        total += e.get("repeats", 1.0) * one  # a grid the dry run cut to its ends
     return total
 
 
@@ -381,7 +382,8 @@ def plan(entries: list[dict]) -> dict:
     """Peak bytes (the largest training's, plus the CUDA context) and seconds per GPU."""
     peak = max((e["peak_bytes"] for e in entries), default=0) + CUDA_CONTEXT
     out = dict(peak_bytes=peak, trainings=len(entries),
-               flops=sum(e["planned_steps"] * e["step_flops"] + e["planned_evals"] * e["eval_flops"]
+               flops=sum(e.get("repeats", 1.0) * (e["planned_steps"] * e["step_flops"]
+                                                  + e["planned_evals"] * e["eval_flops"])
                          for e in entries))
     out.update({gpu: estimate(entries, gpu) for gpu in GPUS})
     return out

@@ -246,6 +246,11 @@ PAGE_REPORT_JS = r"""
                   (el.textContent || '').trim().slice(0, 60));
     }
   }
+  // a display equation or a table that needs its box's scrollbar is cut off for a reader
+  for (const el of art.querySelectorAll('mjx-container[display="true"], .dynamics-table-wrap'))
+    if (el.scrollWidth > el.clientWidth + 2)
+      wide.push(`${el.tagName === 'MJX-CONTAINER' ? 'equation' : 'table'} cut off ` +
+                `(${el.scrollWidth} px in ${el.clientWidth} px): ` + (el.textContent || '').trim().slice(0, 60));
   for (const pre of art.querySelectorAll('.cell_output pre')) {
     // the library's code keeps its lines and scrolls inside its own box (show_source)
     const box = pre.closest('.dynamics-source div');

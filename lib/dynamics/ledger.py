@@ -19,11 +19,13 @@ appends one JSON line to that file, enough to plan the full run on a GPU without
 Step 1 is measured on its own; one evaluation's cost is what the whole dry-run training
 counted beyond its steps, divided by the evaluations it made (callbacks and user metrics
 included). Work that is not a training (a theme's own loop over random networks, a
-measurement after training) enters the ledger through ``with ledger.work(desc, scale):``.
-Outside a measured dry run all of this does nothing.
+measurement after training) enters the ledger through ``with ledger.work(desc, scale):``; a
+theme that caps its steps itself (to build its evaluation schedule on the capped run) says how
+many it planned with ``with ledger.planned(cfg.steps):``. Outside a measured dry run all of this does nothing.
 """
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 from contextlib import contextmanager
@@ -184,15 +186,46 @@ class Meter:
         return int(held + max(2 * e["saved_bytes"], 2 * e["largest_bytes"]))
 
 
+_PLANNED: contextvars.ContextVar[tuple] = contextvars.ContextVar("planned", default=(None, 1.0))
+
+
+@contextmanager
+def planned(steps: int | None = None, repeats: float = 1.0):
+    """What a dry run cut before the trainings inside this block saw it: their planned
+    ``steps`` (where the caller capped them with ``runtime.cap_steps`` to build its schedules),
+    and ``repeats``, how many times over the full run does their work (a grid cut to its ends
+    by ``runtime.cap_grid``: ``len(full) / len(kept)``, multiplied over its axes). Nested
+    blocks multiply their repeats."""
+    outer_steps, outer_repeats = _PLANNED.get()
+    token = _PLANNED.set((outer_steps if steps is None else int(steps), outer_repeats * float(repeats)))
+    try:
+        yield
+    finally:
+        _PLANNED.reset(token)
+
+
+def cut(*axes) -> float:
+    """``repeats`` for :func:`planned` from ``(full, kept)`` pairs of a grid's axes."""
+    out = 1.0
+    for full, kept in axes:
+        out *= len(list(full)) / max(1, len(list(kept)))
+    return out
+
+
 def meter(kind: str, planned_steps: int, planned_evals: int, data, params, models: int = 1,
           desc: str = ""):
     """A :class:`Meter` in a measured dry run, else one that does nothing. ``planned_evals``
-    may be a function (computed only when measuring)."""
+    may be a function (computed only when measuring). Inside :func:`planned`, the steps and
+    repeats declared there."""
     if not active():
         return _Null()
     if callable(planned_evals):
         planned_evals = planned_evals()
-    return Meter(kind, planned_steps, planned_evals, data, params, models, desc)
+    steps, repeats = _PLANNED.get()
+    planned_steps = max(int(planned_steps), steps or 0)
+    meter = Meter(kind, planned_steps, planned_evals, data, params, models, desc)
+    meter.entry["repeats"] = repeats
+    return meter
 
 
 @contextmanager

@@ -585,7 +585,8 @@ table.dynamics-table th, table.dynamics-table td { padding: 0.3em 0.7em;
   border-bottom: 1px solid #e3e3e3; vertical-align: top; text-align: left; }
 table.dynamics-table th { border-bottom: 2px solid #bbb; font-weight: 600; }
 table.dynamics-table td.num, table.dynamics-table th.num { text-align: right;
-  font-variant-numeric: tabular-nums; white-space: nowrap; }
+  font-variant-numeric: tabular-nums; }
+table.dynamics-table td.num { white-space: nowrap; }
 table.dynamics-table td.text { min-width: 8em; }
 table.dynamics-table td.missing { color: #888; font-style: italic; }
 """

@@ -17,7 +17,7 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
-from .. import results
+from .. import ledger, results
 from ..runtime import cap_grid, cap_steps, cpu_threads, dry_run, get_device, get_profile
 from ..sweep import train_many
 from ..train import History, log_steps, train
@@ -144,16 +144,18 @@ def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int = 0,
     on a GPU, one after another on a CPU because the collapse metrics need each model).
     In a dry run only the two ends of ``weight_decays`` are trained."""
     data = load_data(cfg, seed) if data is None else data
-    weight_decays = cap_grid(weight_decays)
+    full = list(weight_decays)
+    weight_decays = cap_grid(full)
     rec = Recorder(conditions=cfg.linear_depth >= 2)
     configs = [dict(weight_decay=float(wd), seed=seed) for wd in weight_decays]
     with cpu_threads(1, data.device):
-        result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
-                                                  cfg.linear_depth, data.n_classes, cfg.activation),
-                            data, configs, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                            loss=cfg.loss, eval_steps=_evaluations(cfg),
-                            metrics=rec.metrics(), lr_schedule=cosine_schedule(cfg.steps),
-                            progress=progress, seed=seed, callbacks=[tick] if tick else ())
+        with ledger.planned(repeats=ledger.cut((full, weight_decays))):  # the gpu plan
+            result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
+                                                      cfg.linear_depth, data.n_classes, cfg.activation),
+                                data, configs, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
+                                loss=cfg.loss, eval_steps=_evaluations(cfg),
+                                metrics=rec.metrics(), lr_schedule=cosine_schedule(cfg.steps),
+                                progress=progress, seed=seed, callbacks=[tick] if tick else ())
     for c, h in zip(configs, result.histories):
         h.info.update(config=cfg.replace(weight_decay=c["weight_decay"]).to_dict(), seed=seed,
                       dataset=data.name, zero_error_step=terminal_phase_start(h))
@@ -353,7 +355,8 @@ def precompute(profile: str | None = None) -> list:
     start = time.perf_counter()
     icfg = ImbalanceConfig.for_profile(profile)
     ratios = cap_grid(PRECOMPUTED_RATIOS)
-    runs = [run_imbalance(icfg.replace(ratio=r), 0) for r in ratios]
+    with ledger.planned(repeats=ledger.cut((PRECOMPUTED_RATIOS, ratios))):
+        runs = [run_imbalance(icfg.replace(ratio=r), 0) for r in ratios]
     paths.append(results.save("collapse_imbalance", dict(ratios=list(ratios), runs=runs),
                               profile, config=icfg, command=cmd, wall_time=time.perf_counter() - start,
                               note=f"Gaussian mixture and unconstrained features; {scale}."))

@@ -491,15 +491,17 @@ def minority_collapse_threshold(counts, linear_depth: int = 1, rare: int = -1) -
 
 @dataclass
 class CollapseConfig(Config):
-    """A network trained far past zero training error (sections 1 to 3)."""
+    """A network trained far past zero training error (sections 1 to 3). The gpu sizes keep
+    the chapter's five full-batch runs near ten minutes on a Colab T4 (``python -m
+    dynamics.bench gpu``); twice the width and steps would take about 80."""
 
     dataset: str = param("digits", "training data (mnist/cifar10 fall back to MNIST-1D offline)",
                          choices=("digits", "mnist1d", "gaussian", "mnist", "cifar10"), gpu="mnist")
     n_classes: int = param(10, "classes kept (the first C labels)", low=2, high=10)
     n_train: int = param(1200, "training examples (balanced over classes)", low=10, high=60000,
-                         smoke=500, gpu=10000)
+                         smoke=500, gpu=5000)
     width: int = param(128, "width of the hidden and linear layers", low=4, high=4096,
-                       smoke=64, gpu=1024)
+                       smoke=64, gpu=512)
     depth: int = param(2, "ReLU layers before the linear part", low=1, high=8, gpu=3)
     linear_depth: int = param(2, "linear layers at the end, head included", low=1, high=6)
     activation: str = param("relu", "nonlinearity of the body", choices=tuple(ACTIVATIONS))
@@ -507,7 +509,7 @@ class CollapseConfig(Config):
     optimizer: str = param("adamw", "optimizer (full batch)", choices=("adamw", "sgd", "momentum"))
     lr: float = param(3e-3, "peak learning rate (cosine decay to 1%)", low=1e-5, high=1.0, log=True)
     weight_decay: float = param(1.0, "weight decay (decoupled for AdamW)", low=0.0, high=10.0)
-    steps: int = param(4000, "full-batch steps", low=10, high=10**6, smoke=1200, gpu=20000)
+    steps: int = param(4000, "full-batch steps", low=10, high=10**6, smoke=1200, gpu=10000)
     n_evals: int = param(40, "evaluations, log-spaced in steps", low=5, high=400, smoke=24)
     gd_lr: float = param(1.0, "learning rate of the plain gradient-descent runs of section 3",
                          low=1e-4, high=2.0, log=True)

@@ -20,7 +20,7 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
-from .. import results
+from .. import ledger, results
 from ..runtime import cap_grid, cap_steps, cpu_threads, get_device, get_profile
 from ..sweep import SweepResult, grid, train_many
 from ..train import History, log_steps, train
@@ -248,13 +248,15 @@ def run_remedies(cfg: GrokConfig, seeds=(0,), names=DEFAULT_REMEDIES, reuse=(),
     unknown = set(names) - set(variants)
     if unknown:
         raise ValueError(f"unknown remedies {sorted(unknown)}; choose from {list(variants)}")
-    rows = []
-    for seed in cap_grid(seeds):
+    rows, seeds = [], list(seeds)
+    kept = cap_grid(seeds)
+    for seed in kept:
         data = make_data(cfg, seed)
         for name in names:
             done = [r for r in reuse if r.seed == seed and r.config == variants[name]]
-            r = done[0] if done else run(variants[name], seed, data=data, stop_at_grok=True,
-                                         progress=progress)
+            with ledger.planned(repeats=ledger.cut((seeds, kept))):  # the gpu plan
+                r = done[0] if done else run(variants[name], seed, data=data, stop_at_grok=True,
+                                             progress=progress)
             rows.append(dict(name=name, seed=seed, weight_decay=variants[name].weight_decay,
                              **r.summary()))
     return rows
@@ -294,7 +296,8 @@ def run_corrupted(cfg: GrokConfig, cc: CorruptConfig | None = None, seed: int = 
     wds = cap_grid(cc.weight_decays)
     out = dict(noise=cc.noise, weight_decays=list(wds), steps=cc.steps, runs=[])
     for wd in wds:
-        h = run(noisy.replace(weight_decay=float(wd)), seed, data=data, progress=progress).history
+        with ledger.planned(repeats=ledger.cut((cc.weight_decays, wds))):  # the gpu plan
+            h = run(noisy.replace(weight_decay=float(wd)), seed, data=data, progress=progress).history
         out["runs"].append(dict(weight_decay=wd, steps=list(h.steps), test_acc=list(h["test_acc"]),
                                 train_acc=list(h["train_acc"]), memorized=list(h["memorized"]),
                                 corrected=list(h["corrected"]), final_test_acc=h.last("test_acc"),
@@ -378,7 +381,8 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
     seeds = [int(s) for s in seeds]
     if not train_fracs or not weight_decays or not seeds:
         raise ValueError("the phase diagram needs at least one training fraction, weight decay and seed")
-    steps = cap_steps(steps or cfg.steps)  # a dry run: a few steps, and the rows know it
+    planned = steps or cfg.steps
+    steps = cap_steps(planned)  # a dry run: a few steps, and the rows know it
     pool, index = pair_pool(cfg)
     strategy = "sequential" if cfg.model == "transformer" else "auto"
     configs, histories, states, start = [], [], [], time.perf_counter()
@@ -393,11 +397,12 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
             continue
         masks = torch.stack([split_mask(cfg, index, c["train_frac"], c["seed"]) for c in cells])
         report = [lambda done, i=i, cb=cb: cb((i + done) / len(train_fracs)) for cb in callbacks]
-        part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, steps=steps,
-                          optimizer="adamw", lr=cfg.lr, betas=ADAM_BETAS[cfg.model],
-                          eval_steps=evaluation_steps(steps, cfg.n_evals), train_mask=masks,
-                          test_mask=~masks, progress=progress, strategy=strategy,
-                          callbacks=report)
+        with ledger.planned(planned):  # the gpu plan counts the steps asked for (dry run)
+            part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, steps=steps,
+                              optimizer="adamw", lr=cfg.lr, betas=ADAM_BETAS[cfg.model],
+                              eval_steps=evaluation_steps(steps, cfg.n_evals), train_mask=masks,
+                              test_mask=~masks, progress=progress, strategy=strategy,
+                              callbacks=report)
         configs += part.configs
         histories += part.histories
         states += part.states
@@ -411,9 +416,10 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
 def run_phase(pcfg: PhaseConfig, seed: int = 0, progress=None, callbacks=()) -> dict:
     """:func:`run_phase_grid` for a :class:`~.science.PhaseConfig`, on seeds ``seed`` to
     ``seed + pcfg.seeds - 1`` (in a dry run, only the two ends of each axis)."""
-    return run_phase_grid(pcfg.base(), cap_grid(pcfg.train_fracs), cap_grid(pcfg.weight_decays),
-                          seeds=range(seed, seed + pcfg.seeds), steps=pcfg.steps,
-                          progress=progress, callbacks=callbacks)
+    fracs, decays = cap_grid(pcfg.train_fracs), cap_grid(pcfg.weight_decays)
+    with ledger.planned(repeats=ledger.cut((pcfg.train_fracs, fracs), (pcfg.weight_decays, decays))):
+        return run_phase_grid(pcfg.base(), fracs, decays, seeds=range(seed, seed + pcfg.seeds),
+                              steps=pcfg.steps, progress=progress, callbacks=callbacks)
 
 
 def live_phase_config(profile: str | None = None) -> PhaseConfig:

@@ -21,7 +21,7 @@ import time
 import numpy as np
 import torch
 
-from .. import results
+from .. import ledger, results
 from ..models import MLP
 from ..runtime import cap_grid, cap_steps, get_seed
 from ..sweep import grid, train_many
@@ -68,9 +68,11 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
     steps = cap_steps(cfg.steps)
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, cfg.n_evals + 1)[1:]})
     configs = grid(seed=seeds, weight_decay=decays, lr=lrs)
-    res = train_many(_grid_model(kind, data, cfg.width), data, configs, steps=steps,
-                     optimizer=GRIDS[kind][0], batch_size=cfg.batch_size, eval_steps=evals,
-                     progress=progress, seed=seed, callbacks=list(callbacks))
+    full = ledger.cut((cfg.lrs(), lrs), (cfg.decays(kind), decays), (range(cfg.n_seeds), seeds))
+    with ledger.planned(cfg.steps, repeats=full):  # the gpu plan: what the dry run cut
+        res = train_many(_grid_model(kind, data, cfg.width), data, configs, steps=steps,
+                         optimizer=GRIDS[kind][0], batch_size=cfg.batch_size, eval_steps=evals,
+                         progress=progress, seed=seed, callbacks=list(callbacks))
     shape = (len(evals), len(seeds), len(decays), len(lrs))
     acc = np.array([res.at_step("test_acc", s) for s in evals]).reshape(shape)
     loss = np.array([res.at_step("train_loss", s) for s in evals]).reshape(shape)
@@ -171,10 +173,12 @@ def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, callbacks=(
     model = NormMLP(data.input_dim, cfg.width, cfg.depth, data.n_classes).to(data.device)
     meter = RotationMeter(model.scale_invariant(), steps)
     model.meter = meter
-    history = train(model, data, steps=steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                    weight_decay=cfg.weight_decay, momentum=MOMENTUM, batch_size=cfg.batch_size,
-                    eval_every=max(1, steps // 20), before_step=meter.before_step,
-                    after_step=meter.after_step, callbacks=callbacks, seed=seed, progress=progress)
+    with ledger.planned(cfg.steps):
+        history = train(model, data, steps=steps, optimizer=cfg.optimizer, lr=cfg.lr,
+                        weight_decay=cfg.weight_decay, momentum=MOMENTUM,
+                        batch_size=cfg.batch_size, eval_every=max(1, steps // 20),
+                        before_step=meter.before_step, after_step=meter.after_step,
+                        callbacks=callbacks, seed=seed, progress=progress)
     last = history.steps[-1] if len(history) else 0
     if history.diverged:
         last = min(last, max(0, history.diverged_at - 1))
@@ -283,9 +287,11 @@ def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None, callback
     steps = cap_steps(cfg.steps)
     configs = [dict(lr=r["lr"], weight_decay=r["weight_decay"], seed=seed) for r in runs]
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, 41)})
-    res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes), data,
-                     configs, steps=steps, optimizer="adamw", batch_size=cfg.batch_size,
-                     eval_steps=evals, progress=progress, seed=seed, callbacks=list(callbacks))
+    with ledger.planned(cfg.steps):
+        res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes),
+                         data, configs, steps=steps, optimizer="adamw",
+                         batch_size=cfg.batch_size, eval_steps=evals, progress=progress,
+                         seed=seed, callbacks=list(callbacks))
     losses = [final_loss(h, tail=0.5) if len(h) else float("nan") for h in res.histories]
     matched = [l for l, r in zip(losses, runs) if r["matched"]]
     odd = [l for l, r in zip(losses, runs) if not r["matched"]]
@@ -318,10 +324,11 @@ def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, progress=None,
         layers["head"] = model.head.weight
         init = {n: singular_values(w) for n, w in layers.items()}
         metrics = {f"norm {n}": (lambda m, d, w=w: w.detach().norm()) for n, w in layers.items()}
-        h = train(model, data, steps=steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                  weight_decay=wd, batch_size=cfg.batch_size, eval_steps=evals, metrics=metrics,
-                  seed=seed, progress=progress,
-                  callbacks=callbacks_for(k) if callbacks_for is not None else ())
+        with ledger.planned(cfg.steps):
+            h = train(model, data, steps=steps, optimizer=cfg.optimizer, lr=cfg.lr,
+                      weight_decay=wd, batch_size=cfg.batch_size, eval_steps=evals,
+                      metrics=metrics, seed=seed, progress=progress,
+                      callbacks=callbacks_for(k) if callbacks_for is not None else ())
         final = {n: singular_values(w) for n, w in layers.items()}
         finite = all(np.isfinite(sv).all() for sv in final.values()) and not h.diverged
         stats = {n: spectrum_stats(sv) for n, sv in final.items()} if finite else {}

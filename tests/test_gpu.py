@@ -265,3 +265,28 @@ def test_a_grid_the_dry_run_cut_counts_in_full(ledger_file):
     assert cut["repeats"] == 4 and plain["repeats"] == 1
     assert bench.plan([cut])["flops"] == 4 * bench.plan([plain])["flops"]
     assert bench.estimate([cut], "T4") == pytest.approx(4 * bench.estimate([plain], "T4"))
+
+
+def test_a_batched_call_the_dry_run_narrowed_widens(ledger_file):
+    """widen: the full run puts more models into the same batched call, so FLOPs and memory
+    grow and dispatched ops do not; trained one at a time, widening is repeating."""
+    from dynamics import bench, ledger
+    from dynamics import data as D
+    from dynamics.sweep import grid, train_many
+    from dynamics.train import train
+
+    data = D.gaussian_mixture(n_classes=3, dim=8, n_train=60, n_test=30, seed=0)
+    with ledger.planned(widen=3):
+        train(models.MLP(8, 16, 1, 3), data, steps=50, eval_every=50, progress=False)
+        train_many(lambda c: models.MLP(8, 16, 1, 3), data, grid(lr=[1e-3, 1e-2]), steps=50,
+                   eval_every=50, strategy="batched", progress=False)
+    one, batched = ledger.read(ledger_file)
+    assert (one["repeats"], one["widen"]) == (3, 1) and batched["kind"] == "batched"
+    assert (batched["repeats"], batched["widen"]) == (1, 3)
+    narrow = dict(batched, widen=1.0)
+    assert bench.plan([batched])["flops"] == 3 * bench.plan([narrow])["flops"]
+    assert bench.peak_bytes(batched) - batched["data_bytes"] == \
+        3 * (bench.peak_bytes(narrow) - narrow["data_bytes"])
+    peak, achieved, _ = bench.GPUS["T4"]  # two more models' FLOPs, no more ops
+    extra = bench.estimate([batched], "T4") - bench.estimate([narrow], "T4")
+    assert extra == pytest.approx(2 * bench.plan([narrow])["flops"] / (peak * achieved))

@@ -372,18 +372,25 @@ def estimate(entries: list[dict], gpu: str) -> float:
     rate = peak * achieved
     total = 0.0
     for e in entries:
-        one = e["planned_steps"] * (e["step_flops"] / rate + e["step_ops"] * per_op)
-        one += e["planned_evals"] * (e["eval_flops"] / rate + e["eval_ops"] * per_op)
-        total += e.get("repeats", 1.0) * one  # a grid the dry run cut to its ends
+        widen = e.get("widen", 1.0)  # more models in the same batched call: FLOPs, not ops
+        one = e["planned_steps"] * (widen * e["step_flops"] / rate + e["step_ops"] * per_op)
+        one += e["planned_evals"] * (widen * e["eval_flops"] / rate + e["eval_ops"] * per_op)
+        total += e.get("repeats", 1.0) * one  # grid axes the dry run cut and the run loops over
     return total
+
+
+def peak_bytes(e: dict) -> float:
+    """A ledger entry's peak device memory at full size: a batched call the dry run narrowed
+    holds ``widen`` times the models (their parameters, state, activations), the same data."""
+    return e["data_bytes"] + (e["peak_bytes"] - e["data_bytes"]) * e.get("widen", 1.0)
 
 
 def plan(entries: list[dict]) -> dict:
     """Peak bytes (the largest training's, plus the CUDA context) and seconds per GPU."""
-    peak = max((e["peak_bytes"] for e in entries), default=0) + CUDA_CONTEXT
+    peak = max((peak_bytes(e) for e in entries), default=0) + CUDA_CONTEXT
     out = dict(peak_bytes=peak, trainings=len(entries),
-               flops=sum(e.get("repeats", 1.0) * (e["planned_steps"] * e["step_flops"]
-                                                  + e["planned_evals"] * e["eval_flops"])
+               flops=sum(e.get("repeats", 1.0) * e.get("widen", 1.0)
+                         * (e["planned_steps"] * e["step_flops"] + e["planned_evals"] * e["eval_flops"])
                          for e in entries))
     out.update({gpu: estimate(entries, gpu) for gpu in GPUS})
     return out

@@ -186,18 +186,27 @@ class Meter:
         return int(held + max(2 * e["saved_bytes"], 2 * e["largest_bytes"]))
 
 
-_PLANNED: contextvars.ContextVar[tuple] = contextvars.ContextVar("planned", default=(None, 1.0))
+_PLANNED: contextvars.ContextVar[tuple] = contextvars.ContextVar("planned", default=(None, 1.0, 1.0))
 
 
 @contextmanager
-def planned(steps: int | None = None, repeats: float = 1.0):
-    """What a dry run cut before the trainings inside this block saw it: their planned
-    ``steps`` (where the caller capped them with ``runtime.cap_steps`` to build its schedules),
-    and ``repeats``, how many times over the full run does their work (a grid cut to its ends
-    by ``runtime.cap_grid``: ``len(full) / len(kept)``, multiplied over its axes). Nested
-    blocks multiply their repeats."""
-    outer_steps, outer_repeats = _PLANNED.get()
-    token = _PLANNED.set((outer_steps if steps is None else int(steps), outer_repeats * float(repeats)))
+def planned(steps: int | None = None, repeats: float = 1.0, widen: float = 1.0):
+    """What a dry run cut before the trainings inside this block saw it, so that the plan
+    counts the full run:
+
+    - ``steps``: their planned steps, where the caller capped them itself
+      (``runtime.cap_steps``) to build its schedules;
+    - ``repeats``: how many times over the full run does their work (grid axes cut by
+      ``runtime.cap_grid`` that the caller loops over: ``len(full) / len(kept)``);
+    - ``widen``: how many times more models the full run puts into the same ``train_many``
+      call (axes of its configurations). The batched engine trains them together: their FLOPs
+      and memory grow, its dispatched ops do not. Trained one after another (``kind="train"``),
+      widening is repeating.
+
+    Nested blocks multiply their factors; see :func:`cut`."""
+    outer_steps, outer_repeats, outer_widen = _PLANNED.get()
+    token = _PLANNED.set((outer_steps if steps is None else int(steps),
+                          outer_repeats * float(repeats), outer_widen * float(widen)))
     try:
         yield
     finally:
@@ -205,7 +214,7 @@ def planned(steps: int | None = None, repeats: float = 1.0):
 
 
 def cut(*axes) -> float:
-    """``repeats`` for :func:`planned` from ``(full, kept)`` pairs of a grid's axes."""
+    """``repeats`` or ``widen`` for :func:`planned` from ``(full, kept)`` pairs of a grid's axes."""
     out = 1.0
     for full, kept in axes:
         out *= len(list(full)) / max(1, len(list(kept)))
@@ -221,10 +230,12 @@ def meter(kind: str, planned_steps: int, planned_evals: int, data, params, model
         return _Null()
     if callable(planned_evals):
         planned_evals = planned_evals()
-    steps, repeats = _PLANNED.get()
+    steps, repeats, widen = _PLANNED.get()
     planned_steps = max(int(planned_steps), steps or 0)
     meter = Meter(kind, planned_steps, planned_evals, data, params, models, desc)
-    meter.entry["repeats"] = repeats
+    if kind != "batched":  # one model at a time: more models are more trainings
+        repeats, widen = repeats * widen, 1.0
+    meter.entry.update(repeats=repeats, widen=widen)
     return meter
 
 

@@ -149,7 +149,7 @@ def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int = 0,
     rec = Recorder(conditions=cfg.linear_depth >= 2)
     configs = [dict(weight_decay=float(wd), seed=seed) for wd in weight_decays]
     with cpu_threads(1, data.device):
-        with ledger.planned(repeats=ledger.cut((full, weight_decays))):  # the gpu plan
+        with ledger.planned(widen=ledger.cut((full, weight_decays))):  # the gpu plan
             result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
                                                       cfg.linear_depth, data.n_classes, cfg.activation),
                                 data, configs, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
@@ -328,7 +328,7 @@ def precompute(profile: str | None = None) -> list:
     # section 1: the terminal phase for several weight decays (AdamW)
     start = time.perf_counter()
     decays = cap_grid(PRECOMPUTED_WEIGHT_DECAYS)
-    hs = run_weight_decays(cfg, decays, 0, data)
+    hs = run_weight_decays(cfg, PRECOMPUTED_WEIGHT_DECAYS, 0, data)  # cuts it in a dry run too
     paths.append(results.save("collapse_weight_decay", dict(weight_decays=list(decays), histories=hs),
                               profile, config=cfg, command=cmd, wall_time=time.perf_counter() - start,
                               note=f"{source}, AdamW; {scale}."))
@@ -336,7 +336,7 @@ def precompute(profile: str | None = None) -> list:
     start = time.perf_counter()
     gd = cfg.replace(optimizer="sgd", lr=cfg.gd_lr)
     decays = cap_grid(PRECOMPUTED_GD_WEIGHT_DECAYS)
-    hs = run_weight_decays(gd, decays, 0, data)
+    hs = run_weight_decays(gd, PRECOMPUTED_GD_WEIGHT_DECAYS, 0, data)
     paths.append(results.save("collapse_gd_weight_decay", dict(weight_decays=list(decays), histories=hs),
                               profile, config=gd, command=cmd, wall_time=time.perf_counter() - start,
                               note=f"{source}, plain full-batch gradient descent; {scale}."))

@@ -417,7 +417,8 @@ def run_phase(pcfg: PhaseConfig, seed: int = 0, progress=None, callbacks=()) -> 
     """:func:`run_phase_grid` for a :class:`~.science.PhaseConfig`, on seeds ``seed`` to
     ``seed + pcfg.seeds - 1`` (in a dry run, only the two ends of each axis)."""
     fracs, decays = cap_grid(pcfg.train_fracs), cap_grid(pcfg.weight_decays)
-    with ledger.planned(repeats=ledger.cut((pcfg.train_fracs, fracs), (pcfg.weight_decays, decays))):
+    with ledger.planned(repeats=ledger.cut((pcfg.train_fracs, fracs)),  # the gpu plan
+                        widen=ledger.cut((pcfg.weight_decays, decays))):
         return run_phase_grid(pcfg.base(), fracs, decays, seeds=range(seed, seed + pcfg.seeds),
                               steps=pcfg.steps, progress=progress, callbacks=callbacks)
 

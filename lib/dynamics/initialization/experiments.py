@@ -145,9 +145,10 @@ def run_trainability(cfg: TrainabilityConfig, data=None, progress: bool | None =
     t0 = time.perf_counter()
     acc = np.full((len(depths), len(sig)), np.nan)
     diverged, stopped = [], False
-    cut = ledger.cut((cfg.depths, depths), (cfg.sigma_w2, sig), (cfg.seeds, seeds))  # gpu plan
+    cut = dict(repeats=ledger.cut((cfg.depths, depths)),  # the gpu plan: what a dry run cut
+               widen=ledger.cut((cfg.sigma_w2, sig), (cfg.seeds, seeds)))
     for i, depth in enumerate(depths):
-        with ledger.planned(repeats=cut):
+        with ledger.planned(**cut):
             res = train_many(
                 lambda c, depth=int(depth): tanh_mlp(data.input_dim, cfg.width, depth,
                                                      c["sigma_w2"], cfg.sigma_b2, data.n_classes),
@@ -274,9 +275,10 @@ def run_depth_time(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"),
     out = dict(depths=[int(d) for d in depths], lrs=lrs, criterion=cfg.criterion,
                steps=cap_steps(cfg.steps), width=cfg.width, seeds=list(seeds))
     jobs = [(init, int(d)) for init in inits for d in depths]
-    cut = ledger.cut((range(cfg.n_lr), lrs), (cfg.depths, depths), (cfg.seeds, seeds))  # gpu plan
+    cut = dict(repeats=ledger.cut((cfg.depths, depths)),  # the gpu plan: what a dry run cut
+               widen=ledger.cut((range(cfg.n_lr), lrs), (cfg.seeds, seeds)))
     for j, (init, depth) in enumerate(jobs):
-        with ledger.planned(repeats=cut):
+        with ledger.planned(**cut):
             res = train_many(lambda c, depth=depth, init=init: deep_linear(cfg.n_patterns, cfg.width,
                                                                            depth, init),
                              data, grid(lr=lrs, seed=list(seeds)), steps=cfg.steps,

@@ -69,7 +69,7 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, cfg.n_evals + 1)[1:]})
     configs = grid(seed=seeds, weight_decay=decays, lr=lrs)
     full = ledger.cut((cfg.lrs(), lrs), (cfg.decays(kind), decays), (range(cfg.n_seeds), seeds))
-    with ledger.planned(cfg.steps, repeats=full):  # the gpu plan: what the dry run cut
+    with ledger.planned(cfg.steps, widen=full):  # the gpu plan: what the dry run cut
         res = train_many(_grid_model(kind, data, cfg.width), data, configs, steps=steps,
                          optimizer=GRIDS[kind][0], batch_size=cfg.batch_size, eval_steps=evals,
                          progress=progress, seed=seed, callbacks=list(callbacks))

@@ -253,8 +253,10 @@ PAGE_REPORT_JS = r"""
                 `(${el.scrollWidth} px in ${el.clientWidth} px): ` + (el.textContent || '').trim().slice(0, 60));
   for (const pre of art.querySelectorAll('.cell_output pre')) {
     // the library's code keeps its lines and scrolls inside its own box (show_source)
-    const box = pre.closest('.dynamics-source div');
-    if (box && getComputedStyle(box).overflowX === 'auto') continue;
+    let box = false;
+    for (let el = pre.parentElement; el && el.closest('.dynamics-source'); el = el.parentElement)
+      if (getComputedStyle(el).overflowX === 'auto') { box = true; break; }
+    if (box) continue;
     if (pre.scrollWidth > pre.clientWidth + 2) wide.push('output cut off: ' + pre.textContent.trim().slice(0, 60));
   }
   // equations: MathJax output present, no raw TeX delimiters in the visible text

@@ -492,7 +492,7 @@ def minority_collapse_threshold(counts, linear_depth: int = 1, rare: int = -1) -
 @dataclass
 class CollapseConfig(Config):
     """A network trained far past zero training error (sections 1 to 3). The gpu sizes keep
-    the chapter's five full-batch runs near ten minutes on a Colab T4 (``python -m
+    the chapter's five full-batch runs near six minutes on a Colab T4 (``python -m
     dynamics.bench gpu``); twice the width and steps would take about 80."""
 
     dataset: str = param("digits", "training data (mnist/cifar10 fall back to MNIST-1D offline)",

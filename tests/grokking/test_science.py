@@ -1,9 +1,7 @@
 """dynamics.grokking.science: the measures against known values and numpy, the remedies against
-their reference formulas, the phase labels against their definition, bad inputs, and the
-module's independence from plotting."""
-import ast
+their reference formulas, the phase labels against their definition, and bad inputs (that it
+imports no plotting is tested for every theme in tests/test_book.py)."""
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,19 +13,6 @@ from dynamics.train import History
 
 
 # ----------------------------------------------------------------------------- the module
-
-
-def test_science_imports_no_plotting():
-    tree = ast.parse(Path(S.__file__).read_text())
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            imported.add((node.module or "") + ":" + ",".join(a.name for a in node.names))
-    text = " ".join(sorted(imported))
-    for banned in ("plotly", "ipywidgets", "plots", "widgets"):
-        assert banned not in text, f"science imports {banned}: {text}"
 
 
 # ----------------------------------------------------------------------------- Fourier measures

@@ -284,11 +284,3 @@ def test_configs_construct_in_every_profile():
             cls.for_profile(profile)
 
 
-def test_science_imports_no_views():
-    """The science module is a reference implementation: no plotting or widget imports."""
-    import inspect
-
-    src = inspect.getsource(S)
-    for banned in ("plotly", "ipywidgets", "plots", "widgets"):
-        assert f"import {banned}" not in src and f"from .. import {banned}" not in src
-        assert f"from ..{banned}" not in src

@@ -1,8 +1,6 @@
 """The science of lottery tickets: masks against torch.nn.utils.prune, rewinding, one IMP
 round, the pruning-at-init saliencies against closed forms, linear mode connectivity, bad
 inputs and determinism. Fast: no training beyond a fake one."""
-import ast
-from pathlib import Path
 
 import pytest
 import torch
@@ -11,27 +9,11 @@ import torch.nn.utils.prune as prune
 from dynamics import data as D
 from dynamics import lottery as L
 from dynamics import models as M
-from dynamics.lottery import science
 
 
 def _mlp(seed=0, width=16, depth=2, in_dim=10):
     torch.manual_seed(seed)
     return M.MLP(in_dim, width, depth, 4)
-
-
-def test_science_imports_no_views():
-    """The science module reads alone: no plotly, ipywidgets or the book's views."""
-    tree = ast.parse(Path(science.__file__).read_text())
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            names |= {("." * node.level) + (node.module or "")} | {a.name for a in node.names}
-    banned = {"plotly", "ipywidgets", "plots", "widgets", "..plots", "..widgets", "views",
-              ".views", ".experiments", "..sweep", "..train"}
-    assert not names & banned, names & banned
-    assert not any(n.startswith(("plotly", "ipywidgets")) for n in names)
 
 
 # ----------------------------------------------------------------------------- masks

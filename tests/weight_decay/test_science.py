@@ -363,11 +363,3 @@ def test_grid_axes_share_one_spacing():
         np.testing.assert_allclose(step, step[0], rtol=1e-9)
 
 
-def test_science_imports_no_views():
-    import ast
-    import inspect
-
-    tree = ast.parse(inspect.getsource(S))
-    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert not any(x.split(".")[-1] in ("plotly", "ipywidgets", "plots", "widgets") for x in names), names

@@ -5,7 +5,7 @@ A *profile* picks the scale of every experiment in the book:
 - ``smoke``: CI. Each chapter runs in well under a minute on two CPU cores and still shows
   its phenomenon (smaller, but real).
 - ``cpu``:   a reader without a GPU; each chapter in a few minutes on a laptop.
-- ``gpu``:   Colab or a workstation; paper-scale versions.
+- ``gpu``:   Colab or a workstation; larger versions, nearer the papers, sized for a T4.
 
 Settings, read from the environment; a bad value is an error that names the setting and
 its valid values (never a failure deep inside torch):
@@ -435,7 +435,7 @@ class Runtime:
         out = []
         if self.profile == "gpu" and self.device.type == "cpu" and dry_run() is None:
             out.append(
-                "WARNING: the gpu profile runs paper-scale experiments, which take hours on a CPU, "
+                "WARNING: the gpu profile runs experiments sized for a GPU, which take hours on a CPU, "
                 "and this machine has no GPU. Use the cpu profile: set DYNAMICS_PROFILE=cpu (or call "
                 "dynamics.setup(profile='cpu')); on Colab, pick a GPU under Runtime > Change "
                 "runtime type.")

@@ -443,7 +443,8 @@ def precompute(profile: str) -> list:
     with cpu_threads(1, get_device()):  # small models: one thread is faster on a shared CPU
         out = run_phase(pcfg, progress=False)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    scale = {"gpu": "paper-scale settings", "cpu": "the largest grid a 2-core CPU runs in a few minutes",
+    scale = {"gpu": "the gpu profile's larger grid",
+             "cpu": "the largest grid a 2-core CPU runs in a few minutes",
              "smoke": "a tiny grid for tests"}[profile]
     payload = rounded(dict(rows=out["rows"], sweep=out["sweep"].to_dict(), steps=out["steps"]))
     path = results.save(

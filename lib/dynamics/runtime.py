@@ -72,22 +72,26 @@ def get_profile(profile: str | None = None) -> str:
     return "gpu" if torch.cuda.is_available() else "cpu"
 
 
+def _int_setting(value, name: str, default: str, valid: str, low: int, high: int) -> int:
+    """``value`` if given, else ``$name`` (``default`` when unset), as an integer in
+    [low, high]; a bad one is an error that names the setting and says what is ``valid``."""
+    setting, shown = name.removeprefix("DYNAMICS_").lower(), value
+    if value is None:  # from the environment: the error shows the text that was set
+        setting, shown = name, os.environ.get(name, "").strip() or default
+        try:
+            value = int(shown)
+        except ValueError:
+            value = None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not low <= int(value) <= high:
+        raise ValueError(f"{setting} must be {valid}, got {shown!r}")
+    return int(value)
+
+
 def get_seed(seed: int | None = None) -> int:
     """The experiment seed: ``seed`` if given, else ``$DYNAMICS_SEED`` (default 0), an
     integer in [0, 2**63 - 1] (torch keeps seeds in int64 tensors)."""
-    setting = "seed"
-    if seed is None:
-        setting = "DYNAMICS_SEED"
-        raw = os.environ.get("DYNAMICS_SEED", "0").strip() or "0"
-        try:
-            seed = int(raw)
-        except ValueError:
-            raise ValueError(f"DYNAMICS_SEED must be an integer in [0, 2**63 - 1], got {raw!r}") from None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"{setting} must be an integer in [0, 2**63 - 1], got {seed!r}")
-    if not 0 <= int(seed) <= MAX_SEED:
-        raise ValueError(f"{setting} must be an integer in [0, 2**63 - 1], got {seed}")
-    return int(seed)
+    return _int_setting(seed, "DYNAMICS_SEED", "0", "an integer in [0, 2**63 - 1]", 0, MAX_SEED)
 
 
 def _mps_available() -> bool:
@@ -146,18 +150,8 @@ def get_threads(threads: int | None = None) -> int:
     """Torch's CPU threads: ``threads`` if given, else ``$DYNAMICS_THREADS`` (default 1:
     the book's models are small, and one thread avoids OpenMP overhead that made them
     several times slower on two shared cores)."""
-    setting = "threads"
-    if threads is None:
-        setting = "DYNAMICS_THREADS"
-        raw = os.environ.get("DYNAMICS_THREADS", "").strip() or "1"
-        try:
-            threads = int(raw)
-        except ValueError:
-            raise ValueError(f"DYNAMICS_THREADS must be a positive integer (CPU threads for "
-                             f"torch, e.g. 1 or {os.cpu_count()}), got {raw!r}") from None
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-        raise ValueError(f"{setting} must be a positive integer, got {threads!r}")
-    return int(threads)
+    return _int_setting(threads, "DYNAMICS_THREADS", "1", "a positive integer (CPU threads for "
+                        f"torch, e.g. 1 or {os.cpu_count()})", 1, 4096)
 
 
 def seed_everything(seed: int) -> torch.Generator:

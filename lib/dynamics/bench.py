@@ -366,18 +366,21 @@ def dry_run_precompute(chapter: str, out: Path, steps: int = 2, timeout: int = 9
                 error="" if done.returncode == 0 else _error(done.stdout + done.stderr))
 
 
+def _work(e: dict) -> tuple[float, float]:
+    """A ledger entry's FLOPs and dispatched ops over the full run: its planned steps and
+    evaluations, times the grid axes a dry run cut (``repeats``: more calls; ``widen``: more
+    models in the same batched call, so more FLOPs but not more ops)."""
+    repeats, widen = e.get("repeats", 1.0), e.get("widen", 1.0)
+    flops = e["planned_steps"] * e["step_flops"] + e["planned_evals"] * e["eval_flops"]
+    ops = e["planned_steps"] * e["step_ops"] + e["planned_evals"] * e["eval_ops"]
+    return repeats * widen * flops, repeats * ops
+
+
 def estimate(entries: list[dict], gpu: str) -> float:
-    """Seconds the ledger's trainings take at full length on ``gpu`` (see :data:`GPUS`): per
-    step and per evaluation, FLOPs at the achieved rate plus ops at the per-op cost."""
+    """Seconds the ledger's trainings take at full length on ``gpu`` (see :data:`GPUS`):
+    FLOPs at the achieved rate plus ops at the per-op cost."""
     peak, achieved, per_op = GPUS[gpu]
-    rate = peak * achieved
-    total = 0.0
-    for e in entries:
-        widen = e.get("widen", 1.0)  # more models in the same batched call: FLOPs, not ops
-        one = e["planned_steps"] * (widen * e["step_flops"] / rate + e["step_ops"] * per_op)
-        one += e["planned_evals"] * (widen * e["eval_flops"] / rate + e["eval_ops"] * per_op)
-        total += e.get("repeats", 1.0) * one  # grid axes the dry run cut and the run loops over
-    return total
+    return sum(flops / (peak * achieved) + ops * per_op for flops, ops in map(_work, entries))
 
 
 def peak_bytes(e: dict) -> float:
@@ -390,9 +393,7 @@ def plan(entries: list[dict]) -> dict:
     """Peak bytes (the largest training's, plus the CUDA context) and seconds per GPU."""
     peak = max((peak_bytes(e) for e in entries), default=0) + CUDA_CONTEXT
     out = dict(peak_bytes=peak, trainings=len(entries),
-               flops=sum(e.get("repeats", 1.0) * e.get("widen", 1.0)
-                         * (e["planned_steps"] * e["step_flops"] + e["planned_evals"] * e["eval_flops"])
-                         for e in entries))
+               flops=sum(flops for flops, _ in map(_work, entries)))
     out.update({gpu: estimate(entries, gpu) for gpu in GPUS})
     return out
 

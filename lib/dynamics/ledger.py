@@ -128,7 +128,9 @@ class Meter:
             self._saved += t.numel() * t.element_size()
         return t
 
-    def end(self, step: int, optimizer=None, state=(), grads=None) -> None:
+    def end(self, step: int, optimizer=None, state=None, grads=None) -> None:
+        """After each step (only step 1 is measured). ``state``: the batched engine's optimizer
+        state, ``{name: [tensor per parameter]}``; ``optimizer``: a torch optimizer's."""
         if step != 1 or self._step is None:
             return
         flops, ops, hooks = self._step
@@ -142,6 +144,8 @@ class Meter:
             opts = getattr(optimizer, "optimizers", [optimizer])
             state = [t for opt in opts for s in getattr(opt, "state", {}).values()
                      if isinstance(s, dict) for t in s.values()]  # a theme's own optimizer too
+        else:
+            state = [t for ts in (state or {}).values() for t in ts]
         self.entry.update(step_flops=int(flops.get_total_flops()), step_ops=ops.ops,
                           param_bytes=_bytes(params),
                           grad_bytes=_bytes(grads),

@@ -339,7 +339,7 @@ class Run:
         return _sub_dataset(data, self.train_rows, self.test_rows)
 
 
-def _runs(configs, lr, weight_decay, seed, train_mask, test_mask, param_masks) -> list[Run]:
+def _runs(configs, lr, weight_decay, seed, train_mask, test_mask) -> list[Run]:
     runs = []
     for i, cfg in enumerate(configs):
         if not isinstance(cfg, dict):
@@ -349,8 +349,7 @@ def _runs(configs, lr, weight_decay, seed, train_mask, test_mask, param_masks) -
         except ValueError as e:
             raise ValueError(f"config {i} ({cfg}): {e}") from None
         run = Run(cfg, r_lr, r_wd, int(cfg.get("seed", seed)), float(cfg.get("init_scale", 1.0)),
-                  param_masks[i] if param_masks else None,
-                  None if train_mask is None else train_mask[i],
+                  None, None if train_mask is None else train_mask[i],
                   None if test_mask is None else test_mask[i])
         if not math.isfinite(run.init_scale):
             raise ValueError(f"config {i}: init_scale must be finite, got {run.init_scale}")
@@ -432,9 +431,6 @@ class _Progress:
         self.callbacks = list(callbacks)
         self.stopped = False
 
-    def __bool__(self) -> bool:
-        return bool(self.callbacks)
-
     def __call__(self, done: float) -> bool:
         if any([bool(cb(min(1.0, max(0.0, done)))) for cb in self.callbacks]):
             self.stopped = True
@@ -489,11 +485,11 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
         raise ValueError("every train_mask row must select at least one training example")
     lr = 1e-3 if lr is None else lr
     weight_decay = 0.0 if weight_decay is None else weight_decay
-    runs = _runs(configs, lr, weight_decay, seed, train_mask, test_mask, None)
+    runs = _runs(configs, lr, weight_decay, seed, train_mask, test_mask)
     template = build_model(model_fn, runs[0], "cpu")
     param_masks = _check_param_masks(param_masks, K, template, device)
     if param_masks:
-        runs = _runs(configs, lr, weight_decay, seed, train_mask, test_mask, param_masks)
+        runs = [dataclasses.replace(r, param_mask=m) for r, m in zip(runs, param_masks)]
     _check_model_on_data(template, data)
 
     if strategy == "auto":
@@ -630,9 +626,7 @@ def _train_sequential(model_fn, data: Dataset, spec: Spec, runs: list[Run], prog
         if run.param_mask:
             named = dict(model.named_parameters())
             after = lambda model, step, named=named, pm=run.param_mask: _apply_masks(named, pm)  # noqa: E731
-        callbacks = ()
-        if report:
-            callbacks = [lambda step, history, model, k=k: report((k + step / spec.steps) / len(runs))]
+        callbacks = [lambda step, history, model, k=k: report((k + step / spec.steps) / len(runs))]
         # train() caps the planned steps as the sweep did (and meters them in a dry run)
         h = train(model, run.data(data), steps=spec.planned, optimizer=spec.optimizer, lr=run.lr,
                   weight_decay=run.weight_decay, momentum=spec.momentum, betas=spec.betas,
@@ -950,7 +944,7 @@ class Evaluations:
         return self.histories
 
 
-def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar=None, report=None):
+def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, report):
     """Train one chunk of K models of one architecture as one batched computation.
     ``report(step) -> stop?`` is called at each evaluation. Returns (histories, parameters)."""
     device, K = data.device, len(runs)
@@ -1026,7 +1020,7 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar=None,
                 state = {key: [torch.where(a, q, t) for a, q, t in zip(keep, new, state[key])]
                          for key, new in new_state.items()}
                 params = stack.mask(params)
-            meter.end(step, state=[t for ts in state.values() for t in ts], grads=grads)
+            meter.end(step, state=state, grads=grads)
             if bar is not None:
                 bar.update(1)
             if step in evals:
@@ -1034,7 +1028,7 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar=None,
                 if not deferred(step):
                     rec.record(*pending)
                     pending = None
-                if report is not None and report(step):
+                if report(step):
                     break
         if pending is not None:  # stopped before the next forward pass: evaluate the train set
             step_, values, extra, elapsed = pending
@@ -1065,9 +1059,7 @@ def _train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: 
                 for k in ks:
                     histories[k], states[k] = History(info=dict(steps=spec.steps, stopped=True)), {}
                 continue
-            done = None
-            if report:
-                done = lambda step, c=c: report((c + step / spec.steps) / len(chunks))  # noqa: E731
+            done = lambda step, c=c: report((c + step / spec.steps) / len(chunks))  # noqa: E731
             hs, params = _train_chunk(model_fn, data, spec, [runs[k] for k in ks], bar, done)
             for j, k in enumerate(ks):
                 histories[k] = hs[j]

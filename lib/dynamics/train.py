@@ -205,7 +205,7 @@ def make_optimizer(model: nn.Module, name: str = "adamw", lr: float = 1e-3,
     """
     if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}; choose one of {list(OPTIMIZERS)}")
-    check_hyper(lr, weight_decay, momentum)
+    lr, weight_decay, momentum = check_hyper(lr, weight_decay, momentum)  # plain floats for torch
     params = [p for p in model.parameters() if p.requires_grad]
     fast = fused_step(params)
     if name == "sgd":
@@ -316,7 +316,6 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
     full_batch = batch_size is None or batch_size >= n
     if isinstance(optimizer, str):
-        lr, weight_decay, momentum = check_hyper(lr, weight_decay, momentum)
         optimizer = make_optimizer(model, optimizer, lr, weight_decay, momentum, betas)
     scheduler = None
     lr_schedule = checked_schedule(lr_schedule)

@@ -103,3 +103,11 @@ def test_a_broken_result_file_names_itself_and_the_command(tmp_data, text, what)
 def test_a_missing_result_file_names_the_chapter(tmp_data):
     with pytest.raises(FileNotFoundError, match="python -m dynamics.precompute lottery_tickets --profile cpu"):
         results.load("lottery_imp")
+
+
+def test_provenance_of_a_result_or_none(tmp_data):
+    """What a panel under a precomputed figure says of it: the file's provenance, or None."""
+    assert results.provenance_of("nothing_here") is None
+    results.save("demo_result", {"x": 1}, profile="smoke", command="python -m dynamics.precompute demo")
+    prov = results.provenance_of("demo_result")
+    assert prov["profile"] == "smoke" and prov == results.load("demo_result")[1]

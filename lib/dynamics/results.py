@@ -148,6 +148,15 @@ def load(name: str):
     return blob["payload"], blob["provenance"]
 
 
+def provenance_of(name: str) -> dict | None:
+    """The provenance of ``data/<name>.json`` (what the static book shows above a panel that
+    sits under a precomputed figure), or None when there is no such file."""
+    try:
+        return load(name)[1]
+    except FileNotFoundError:
+        return None
+
+
 def exists(name: str) -> bool:
     return (DATA / f"{name}.json").exists()
 

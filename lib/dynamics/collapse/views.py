@@ -360,14 +360,6 @@ def imbalance_slider(payload: dict) -> "go.Figure":
 WEIGHT_DECAYS = (0.0, 0.01, 0.1, 0.3, 1.0, 3.0)
 
 
-def _provenance(name: str):
-    """The provenance of a precomputed file (the figure a panel sits under), or None."""
-    try:
-        return results.load(name)[1]
-    except FileNotFoundError:
-        return None
-
-
 def _report(update, history: History) -> None:
     """Say in the panel's status what the run did, unless the reader stopped it."""
     if update.stop_requested:
@@ -397,7 +389,7 @@ def collapse_panel(profile: str | None = None, seed: int | None = None):
                 *controls_for(base, ["lr", "loss"]),
                 Slider("steps", 100, max(20000, base.steps), base.steps, step=100, integer=True)]
     return Panel(run, controls, title="Try it: the terminal phase",
-                 above=_provenance("collapse_weight_decay"), profile=profile)
+                 above=results.provenance_of("collapse_weight_decay"), profile=profile)
 
 
 def simplex_panel(profile: str | None = None, seed: int | None = None):
@@ -421,7 +413,7 @@ def simplex_panel(profile: str | None = None, seed: int | None = None):
                 Choice("weight_decay", WEIGHT_DECAYS, base.weight_decay, "weight decay"),
                 Slider("steps", 100, max(20000, base.steps), base.steps, step=100, integer=True)]
     return Panel(run, controls, title="Try it: watch the simplex form",
-                 above=_provenance("collapse_simplex"), profile=profile)
+                 above=results.provenance_of("collapse_simplex"), profile=profile)
 
 
 def conditions_panel(profile: str | None = None, seed: int | None = None):
@@ -449,7 +441,7 @@ def conditions_panel(profile: str | None = None, seed: int | None = None):
                 Slider("width", 8, max(1024, base.width), base.width, step=8, integer=True),
                 *controls_for(base, ["linear_depth", "lr"])]
     return Panel(run, controls, title="Try it: what weight decay does to the linear part",
-                 above=_provenance("collapse_gd_weight_decay"), profile=profile)
+                 above=results.provenance_of("collapse_gd_weight_decay"), profile=profile)
 
 
 def imbalance_panel(profile: str | None = None, seed: int | None = None):
@@ -473,7 +465,7 @@ def imbalance_panel(profile: str | None = None, seed: int | None = None):
 
     controls = controls_for(base, ["ratio", "linear_depth", "weight_decay", "ufm_weight_decay"])
     return Panel(run, controls, title="Try it: imbalanced classes",
-                 above=_provenance("collapse_imbalance"), profile=profile)
+                 above=results.provenance_of("collapse_imbalance"), profile=profile)
 
 
 # ============================================================================ claims

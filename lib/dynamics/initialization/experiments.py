@@ -7,7 +7,6 @@ so that ``DYNAMICS_DRY_RUN`` proves every profile end to end in seconds.
 """
 from __future__ import annotations
 
-import math
 import time
 from typing import Callable, Sequence
 

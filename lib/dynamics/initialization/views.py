@@ -24,14 +24,6 @@ def _positive(values):
     return [v if (v is not None and np.isfinite(v) and v > 0) else None for v in values]
 
 
-def _precomputed(name: str):
-    """The provenance of a precomputed result (for a panel's ``above=``), or None."""
-    try:
-        return results.load(name)[1]
-    except FileNotFoundError:
-        return None
-
-
 # =============================================================================================
 # 1. Signal propagation
 # =============================================================================================
@@ -253,7 +245,7 @@ def trainability_panel(profile: str | None = None, seed: int | None = None):
                 Slider("steps", 50, 1000, base.steps, 50, integer=True, description="SGD steps"),
                 Slider("sigma_b2", 0.0, 0.5, base.sigma_b2, 0.01, description="σ_b²")]
     return Panel(run, controls, title="Try it: a small trainability grid, live",
-                 above=_precomputed("initialization_trainability"), profile=profile)
+                 above=results.provenance_of("initialization_trainability"), profile=profile)
 
 
 # =============================================================================================

@@ -43,11 +43,9 @@ def _band(fig, x, values, name, color, pct=True):
     scale = 100.0 if pct else 1.0
     mean = np.nanmean(values[:, keep], axis=0) * scale
     std = np.nanstd(values[:, keep], axis=0) * scale if len(values) > 1 else None
-    # plain lists: the house layout reads the data to place log ticks (plotly would pass
-    # numpy arrays on as base64 blocks)
-    fig.add_scatter(x=np.asarray(x, dtype=float)[keep].tolist(), y=mean.tolist(), name=name,
+    fig.add_scatter(x=np.asarray(x, dtype=float)[keep], y=mean, name=name,
                     mode="lines+markers", line=dict(color=color),
-                    error_y=None if std is None else dict(type="data", array=std.tolist(),
+                    error_y=None if std is None else dict(type="data", array=std,
                                                           visible=True, thickness=1))
 
 
@@ -401,15 +399,6 @@ def lmc_slider(payload: dict):
 # ============================================================================ live panels
 
 
-def _precomputed(name: str):
-    """The provenance of ``data/<name>.json`` (what the static book shows above a panel),
-    or None when there is no such file."""
-    try:
-        return results.load(name)[1]
-    except FileNotFoundError:
-        return None
-
-
 def imp_panel(profile: str | None = None, seed: int | None = None, above="precomputed",
               **overrides):
     """Try it: IMP with its controls; rounds, pruning rate, rewind step, global or per-layer
@@ -441,7 +430,7 @@ def imp_panel(profile: str | None = None, seed: int | None = None, above="precom
         if c.name in limits:  # narrower than the config allows: what a panel run can afford
             c.high = max(limits[c.name], c.value)
     return Panel(run, controls, title="Try it: iterative magnitude pruning",
-                 above=_precomputed("lottery_imp") if above == "precomputed" else above,
+                 above=results.provenance_of("lottery_imp") if above == "precomputed" else above,
                  profile=get_profile(profile))
 
 
@@ -466,7 +455,7 @@ def pai_panel(profile: str | None = None, seed: int | None = None, above="precom
     return Panel(run, [Slider("sparsity", 0.5, 0.995, value=0.9, step=0.005),
                        Choice("method", ("all",) + PAI_METHODS)],
                  title="Try it: pruning at initialization and the shuffling check",
-                 above=_precomputed("lottery_pai") if above == "precomputed" else above,
+                 above=results.provenance_of("lottery_pai") if above == "precomputed" else above,
                  profile=get_profile(profile))
 
 
@@ -493,5 +482,5 @@ def lmc_panel(profile: str | None = None, seed: int | None = None, above="precom
                               description="rewind step k"),
                        Choice("optimizer", ("adam", "momentum", "sgd"))],
                  title="Try it: linear mode connectivity",
-                 above=_precomputed("lottery_lmc") if above == "precomputed" else above,
+                 above=results.provenance_of("lottery_lmc") if above == "precomputed" else above,
                  profile=get_profile(profile))

@@ -33,14 +33,6 @@ UPDATE_LABELS = {"sgd": "SGD", "adam": "Adam (first step)", "muon": "Muon"}
 BAND = (0.7, 1.2)  # the band Muon's five steps leave singular values in
 
 
-def _provenance(name: str):
-    """The provenance of a precomputed result, for a panel's ``above=`` (None if missing)."""
-    try:
-        return results.load(name)[1]
-    except FileNotFoundError:
-        return None
-
-
 # ================================================================ 1. Newton–Schulz
 
 
@@ -347,7 +339,7 @@ def practice_panel(profile: str | None = None, seed: int | None = None) -> Panel
                        Slider("steps", 20, 3000, cfg.steps, step=10, integer=True)],
                  title="Try it: one optimizer, one learning rate",
                  note="Muon's AdamW part (head, biases) uses lr 3e-3.",
-                 above=_provenance("spectral_practice"), profile=profile)
+                 above=results.provenance_of("spectral_practice"), profile=profile)
 
 
 def memory_panel(profile: str | None = None, seed: int | None = None) -> Panel:
@@ -362,7 +354,7 @@ def memory_panel(profile: str | None = None, seed: int | None = None) -> Panel:
                  + controls_for(cfg, ["alpha"])
                  + [Slider("seeds", 1, 10, min(cfg.seeds, 10), integer=True)],
                  title="Try it: storage after one step",
-                 above=_provenance("spectral_memory"), profile=profile)
+                 above=results.provenance_of("spectral_memory"), profile=profile)
 
 
 def shaping_panel(profile: str | None = None, seed: int | None = None) -> Panel:
@@ -392,7 +384,7 @@ def shaping_panel(profile: str | None = None, seed: int | None = None) -> Panel:
                  + controls_for(cfg, ["p_start", "p_end", "lr"])
                  + [Slider("steps", 20, 2000, cfg.steps, step=10, integer=True)],
                  title="Try it: a fixed p against a schedule of p",
-                 above=_provenance("spectral_shaping"), profile=profile)
+                 above=results.provenance_of("spectral_shaping"), profile=profile)
 
 
 # ================================================================ claims

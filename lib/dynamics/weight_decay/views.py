@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .. import plots
-from ..runtime import get_profile, get_seed
+from ..runtime import get_seed
 from .experiments import (DECOUPLING, LABELS, equilibrium_summary, grid_array, grid_summary,
                           live_grid_config, run_clock, run_decoupling, run_equilibrium,
                           run_spectrum, decoupling_summary)

@@ -18,7 +18,7 @@ import torch.nn as nn
 
 from .. import data as D
 from .. import ledger, results
-from ..runtime import cap_grid, cap_steps, cpu_threads, dry_run, get_device, get_profile
+from ..runtime import cap_grid, cap_steps, dry_run, get_profile
 from ..sweep import train_many
 from ..train import History, log_steps, train
 from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, ImbalanceConfig,
@@ -127,12 +127,11 @@ def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = No
     model = make_model(cfg, data, seed)
     rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots)
     rec.model = model
-    with cpu_threads(1, data.device):
-        h = train(model, data, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                  weight_decay=cfg.weight_decay, momentum=0.9, loss=cfg.loss,
-                  eval_steps=_evaluations(cfg, eval_steps), metrics=rec.metrics(),
-                  lr_schedule=cosine_schedule(cfg.steps), seed=seed, callbacks=callbacks,
-                  progress=progress, desc="terminal phase")
+    h = train(model, data, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
+              weight_decay=cfg.weight_decay, momentum=0.9, loss=cfg.loss,
+              eval_steps=_evaluations(cfg, eval_steps), metrics=rec.metrics(),
+              lr_schedule=cosine_schedule(cfg.steps), seed=seed, callbacks=callbacks,
+              progress=progress, desc="terminal phase")
     h.info.update(config=cfg.to_dict(), seed=seed, dataset=data.name,
                   fallback=data.info.get("fallback"), zero_error_step=terminal_phase_start(h))
     return h, rec
@@ -140,22 +139,21 @@ def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = No
 
 def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int = 0,
                       data: D.Dataset | None = None, progress=None, tick=None) -> list[History]:
-    """The same network trained with each weight decay (one :func:`train_many` sweep: batched
-    on a GPU, one after another on a CPU because the collapse metrics need each model).
+    """The same network trained with each weight decay (one :func:`train_many` sweep, which
+    trains them one after another: the collapse metrics need each model).
     In a dry run only the two ends of ``weight_decays`` are trained."""
     data = load_data(cfg, seed) if data is None else data
     full = list(weight_decays)
     weight_decays = cap_grid(full)
     rec = Recorder(conditions=cfg.linear_depth >= 2)
     configs = [dict(weight_decay=float(wd), seed=seed) for wd in weight_decays]
-    with cpu_threads(1, data.device):
-        with ledger.planned(widen=ledger.cut((full, weight_decays))):  # the gpu plan
-            result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
-                                                      cfg.linear_depth, data.n_classes, cfg.activation),
-                                data, configs, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                                loss=cfg.loss, eval_steps=_evaluations(cfg),
-                                metrics=rec.metrics(), lr_schedule=cosine_schedule(cfg.steps),
-                                progress=progress, seed=seed, callbacks=[tick] if tick else ())
+    with ledger.planned(widen=ledger.cut((full, weight_decays))):  # the gpu plan
+        result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
+                                                  cfg.linear_depth, data.n_classes, cfg.activation),
+                            data, configs, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
+                            loss=cfg.loss, eval_steps=_evaluations(cfg),
+                            metrics=rec.metrics(), lr_schedule=cosine_schedule(cfg.steps),
+                            progress=progress, seed=seed, callbacks=[tick] if tick else ())
     for c, h in zip(configs, result.histories):
         h.info.update(config=cfg.replace(weight_decay=c["weight_decay"]).to_dict(), seed=seed,
                       dataset=data.name, zero_error_step=terminal_phase_start(h))
@@ -197,12 +195,11 @@ def run_ufm(cfg: UFMConfig, seed: int = 0, counts=None, snapshots: bool = False,
                                   cfg.linear_depth).to(data.device)
     rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots)
     rec.model = model
-    with cpu_threads(1, data.device):
-        h = train(model, data, steps=cfg.steps, optimizer="sgd", lr=cfg.lr,
-                  weight_decay=cfg.weight_decay, loss="mse",
-                  eval_steps=log_steps(cfg.steps, cfg.n_evals), metrics=rec.metrics(),
-                  seed=seed, progress=progress, eval_test=False, callbacks=callbacks,
-                  desc="unconstrained features")
+    h = train(model, data, steps=cfg.steps, optimizer="sgd", lr=cfg.lr,
+              weight_decay=cfg.weight_decay, loss="mse",
+              eval_steps=log_steps(cfg.steps, cfg.n_evals), metrics=rec.metrics(),
+              seed=seed, progress=progress, eval_test=False, callbacks=callbacks,
+              desc="unconstrained features")
     h.info.update(config=cfg.to_dict(), seed=seed, counts=list(counts),
                   zero_error_step=terminal_phase_start(h))
     return h, rec
@@ -226,34 +223,33 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int = 0, progress=None, tick=None)
     C = cfg.n_classes
     out = dict(counts=counts, stopped=False)
     ticker = _Ticker(tick, 2)
-    with cpu_threads(1, get_device()):
-        # the unconstrained features model and its solution
-        torch.manual_seed(seed)
-        data = ufm_data(counts)
-        model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C, cfg.linear_depth).to(data.device)
-        evals = np.linspace(0, cfg.ufm_steps, 101).astype(int)  # progress and Stop every 1%
-        h = train(model, data, steps=cfg.ufm_steps, optimizer="sgd", lr=cfg.ufm_lr,
-                  weight_decay=cfg.ufm_weight_decay, loss="mse", eval_steps=evals, seed=seed,
-                  progress=progress, eval_test=False, desc="unconstrained features",
-                  callbacks=ticker.callbacks(0, cfg.ufm_steps))
-        out["ufm"] = dict(mean_geometry(model, data), status=h.status, train_loss=h.last("train_loss"))
-        out["theory"] = imbalanced_ufm_solution(counts, cfg.ufm_weight_decay, cfg.linear_depth)
-        if ticker.stopped:
-            out["stopped"] = True
-            return out
-        # a network
-        data = D.gaussian_mixture(dim=cfg.dim, n_classes=C, separation=cfg.separation, seed=seed,
-                                  counts=counts, n_test=100 * C)
-        torch.manual_seed(seed)
-        net = CollapseNet(data.input_dim, cfg.width, 1, cfg.linear_depth, C).to(data.device)
-        evals = np.linspace(0, cfg.steps, 101).astype(int)
-        h = train(net, data, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                  weight_decay=cfg.weight_decay, momentum=0.9, loss="mse", eval_steps=evals,
-                  lr_schedule=cosine_schedule(cfg.steps), seed=seed, progress=progress,
-                  desc="imbalanced network", callbacks=ticker.callbacks(1, cfg.steps))
-        out["network"] = dict(mean_geometry(net, data), status=h.status,
-                              train_acc=h.last("train_acc"), train_loss=h.last("train_loss"))
-        out["stopped"] = ticker.stopped
+    # the unconstrained features model and its solution
+    torch.manual_seed(seed)
+    data = ufm_data(counts)
+    model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C, cfg.linear_depth).to(data.device)
+    evals = np.linspace(0, cfg.ufm_steps, 101).astype(int)  # progress and Stop every 1%
+    h = train(model, data, steps=cfg.ufm_steps, optimizer="sgd", lr=cfg.ufm_lr,
+              weight_decay=cfg.ufm_weight_decay, loss="mse", eval_steps=evals, seed=seed,
+              progress=progress, eval_test=False, desc="unconstrained features",
+              callbacks=ticker.callbacks(0, cfg.ufm_steps))
+    out["ufm"] = dict(mean_geometry(model, data), status=h.status, train_loss=h.last("train_loss"))
+    out["theory"] = imbalanced_ufm_solution(counts, cfg.ufm_weight_decay, cfg.linear_depth)
+    if ticker.stopped:
+        out["stopped"] = True
+        return out
+    # a network
+    data = D.gaussian_mixture(dim=cfg.dim, n_classes=C, separation=cfg.separation, seed=seed,
+                              counts=counts, n_test=100 * C)
+    torch.manual_seed(seed)
+    net = CollapseNet(data.input_dim, cfg.width, 1, cfg.linear_depth, C).to(data.device)
+    evals = np.linspace(0, cfg.steps, 101).astype(int)
+    h = train(net, data, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
+              weight_decay=cfg.weight_decay, momentum=0.9, loss="mse", eval_steps=evals,
+              lr_schedule=cosine_schedule(cfg.steps), seed=seed, progress=progress,
+              desc="imbalanced network", callbacks=ticker.callbacks(1, cfg.steps))
+    out["network"] = dict(mean_geometry(net, data), status=h.status,
+                          train_acc=h.last("train_acc"), train_loss=h.last("train_loss"))
+    out["stopped"] = ticker.stopped
     return out
 
 

@@ -21,7 +21,7 @@ import torch.nn as nn
 
 from .. import data as D
 from .. import ledger, results
-from ..runtime import cap_grid, cap_steps, cpu_threads, get_device, get_profile
+from ..runtime import cap_grid, cap_steps, get_profile
 from ..sweep import SweepResult, grid, train_many
 from ..train import History, log_steps, train
 from .science import (
@@ -395,7 +395,8 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
             histories += [History(info=dict(steps=steps, stopped=True)) for _ in cells]
             states += [{} for _ in cells]
             continue
-        masks = torch.stack([split_mask(cfg, index, c["train_frac"], c["seed"]) for c in cells])
+        split = {s: split_mask(cfg, index, float(frac), s) for s in seeds}  # one per seed, not per cell
+        masks = torch.stack([split[c["seed"]] for c in cells])
         report = [lambda done, i=i, cb=cb: cb((i + done) / len(train_fracs)) for cb in callbacks]
         with ledger.planned(planned):  # the gpu plan counts the steps asked for (dry run)
             part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, steps=steps,
@@ -440,8 +441,7 @@ def precompute(profile: str) -> list:
     profile = get_profile(profile)
     pcfg = PhaseConfig.for_profile(profile)
     start, cpu = time.perf_counter(), time.process_time()
-    with cpu_threads(1, get_device()):  # small models: one thread is faster on a shared CPU
-        out = run_phase(pcfg, progress=False)
+    out = run_phase(pcfg, progress=False)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     scale = {"gpu": "the gpu profile's larger grid",
              "cpu": "the largest grid a 2-core CPU runs in a few minutes",

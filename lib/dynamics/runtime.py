@@ -238,22 +238,6 @@ def cap_grid(values: Sequence, keep: int = 2) -> list:
     return [values[i] for i in idx]
 
 
-@contextmanager
-def cpu_threads(n: int = 1, device=None):
-    """Run a block with ``n`` torch threads on the CPU (the previous setting is restored);
-    a no-op on other devices. The book's models are small: intra-op parallelism does not pay,
-    and on a busy 2-core machine an extra thread spins."""
-    if device is not None and torch.device(device).type != "cpu":
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(int(n))
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 # ----------------------------------------------------------------------------- where we run
 
 def on_colab() -> bool:

@@ -341,15 +341,7 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             page.evaluate("() => document.fonts.ready.then(() => true)")  # MathJax's web fonts
             page.wait_for_timeout(1000)
             report = page.evaluate(PAGE_REPORT_JS)
-            move = page.evaluate(MOVE_SLIDER_JS)
-            if move:
-                page.mouse.click(move["x"], move["y"])
-                page.wait_for_timeout(400)
-                after = page.evaluate(f"() => document.getElementById('{move['id']}').data.map(t => t.visible)")
-                move["redrawn"] = after != move.pop("before")
-            report["slider_moved"] = move
-            report["remote"] = list(remote)
-            if shots_dir is not None:
+            if shots_dir is not None:  # the page as a reader first sees it: before a slider moves
                 # A full-page capture resizes the window while it shoots, and plotly's responsive
                 # figures redraw half-way through it: grow the window first, let them settle.
                 Path(shots_dir).mkdir(parents=True, exist_ok=True)
@@ -358,6 +350,15 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
                 page.wait_for_timeout(1500)
                 page.screenshot(path=str(Path(shots_dir) / f"{name}.png"))
                 page.set_viewport_size({"width": width, "height": 900})
+                page.wait_for_timeout(500)  # the figures redraw at the smaller window
+            move = page.evaluate(MOVE_SLIDER_JS)
+            if move:
+                page.mouse.click(move["x"], move["y"])
+                page.wait_for_timeout(400)
+                after = page.evaluate(f"() => document.getElementById('{move['id']}').data.map(t => t.visible)")
+                move["redrawn"] = after != move.pop("before")
+            report["slider_moved"] = move
+            report["remote"] = list(remote)
             reports[name] = report
         browser.close()
     return reports

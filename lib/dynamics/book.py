@@ -171,6 +171,41 @@ def show_source(*objs, title: str | None = None, open: bool = False):
                 + "".join(blocks) + "</details>")
 
 
+class _Glued(str):
+    """A value as the page prints it: MyST-NB shows ``repr`` in ``{glue:text}``, so the repr is
+    the text itself (a plain ``str`` would be shown with its quotes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def glue(digits: int = 3, **values) -> dict:
+    """Put numbers computed on this page into its prose: ``glue(t_grok=run.grok_step)`` in a
+    cell, ``{glue:text}`t_grok``` in the markdown after it. Numbers are written as the book
+    writes them (:func:`dynamics.plots.number`, ``digits`` significant digits); a string is
+    glued as it is (format it yourself for a percentage or a range).
+
+    In the book build the values are glued silently (MyST-NB); anywhere else (Colab, Jupyter),
+    where ``{glue:text}`` does not render, the cell prints them instead, one line, so that a
+    reader there loses nothing. Returns the texts by name.
+    """
+    from .plots import number
+    from .runtime import in_book_build
+
+    if not values:
+        raise ValueError("glue() needs at least one name=value")
+    texts = {name: _Glued(v if isinstance(v, str) else number(v, digits))
+             for name, v in values.items()}
+    if in_book_build():
+        from myst_nb import glue as nb_glue
+
+        for name, text in texts.items():
+            nb_glue(name, text, display=False)
+    else:
+        print("; ".join(f"{name} = {text}" for name, text in texts.items()))
+    return dict(texts)
+
+
 # ----------------------------------------------------------------------------- building and looking
 
 # what a throwaway copy of the book leaves out

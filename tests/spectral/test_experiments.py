@@ -226,18 +226,26 @@ def batch(seed, profile="smoke"):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_muon_saturates_at_a_larger_critical_batch(seed):
     """Section 4, batch figure: SGD's one step stops improving at a small batch (32-64),
-    Muon's keeps improving to a batch at least 4× larger (smoke: 256, 8×), and Muon stores
-    at least as many pairs as SGD at every batch size."""
+    Muon's keeps improving to a batch at least 4× larger (smoke: 256, 8×); at small batches
+    the two tie (within 1% of the pairs), past SGD's critical batch Muon stores more at every
+    size (the claims row of views.batch_facts)."""
+    from dynamics.spectral import views as V
+
     r = batch(seed)
     sgd, muon = E.critical_batch(r, "sgd"), E.critical_batch(r, "muon")
     assert sgd is not None and muon is not None and sgd <= 64 and muon >= 4 * sgd
-    assert all(m >= s - 0.005 for m, s in zip(r["recall"]["muon"], r["recall"]["sgd"]))
+    assert V.batch_facts(r)["muon_ahead_everywhere"]
 
 
 def test_critical_batch_at_cpu_scale():
-    """The cpu run of the batch figure (d = 128, seed 0): SGD saturates at 32, Muon at 1024."""
+    """The cpu run of the batch figure (d = 128, seed 0): SGD saturates at 32, Muon at 1024;
+    at batch 16 SGD stores a hair more than Muon (0.0242 against 0.0238 of the pairs, a tie),
+    which is why the page says "tie" at small batches, not "at least as many"."""
     r = batch(0, "cpu")
     assert E.critical_batch(r, "sgd") <= 64 and E.critical_batch(r, "muon") >= 8 * E.critical_batch(r, "sgd")
+    from dynamics.spectral import views as V
+
+    assert V.batch_facts(r)["muon_ahead_everywhere"]
 
 
 # ----------------------------------------------------------------- spectral shaping

@@ -205,7 +205,8 @@ PATIENCE_S = 600  # a reader's patience: a chapter notebook at the gpu profile o
 def test_gpu_notebook_within_a_readers_patience(gpu_dry_run, chapter):
     """By the gpu plan, the chapter's notebook runs in at most 10 minutes on a T4 (heavy grids
     are precomputed, not trained live), and the plan the page prints (data/live_cost.csv,
-    ``python -m dynamics.bench gpu --write``) is this plan, not a stale one: within 25%."""
+    ``python -m dynamics.bench gpu --write``) is this plan, not a stale one: within 25% (or
+    6 s: the table keeps tenths of a second)."""
     from dynamics import bench, ledger
 
     out, results = gpu_dry_run
@@ -216,7 +217,7 @@ def test_gpu_notebook_within_a_readers_patience(gpu_dry_run, chapter):
     assert p["T4"] <= PATIENCE_S, bench.plan_line(chapter, p)
     committed = bench.planned_minutes(chapter)
     assert "T4" in committed, f"data/live_cost.csv has no gpu plan for {chapter}"
-    assert committed["T4"] * 60 == pytest.approx(p["T4"], rel=0.25), (
+    assert committed["T4"] * 60 == pytest.approx(p["T4"], rel=0.25, abs=6), (
         f"{chapter}: the page says {committed['T4']:.1f} min on a T4, the plan now "
         f"{p['T4'] / 60:.1f} min; rewrite it with python -m dynamics.bench gpu --write")
 

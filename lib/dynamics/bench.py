@@ -470,8 +470,9 @@ def _cost_row(chapter: str, profile: str, seconds: float, how: str, on: str) -> 
 def planned_minutes(chapter: str, rows=None) -> dict:
     """``{gpu: minutes}`` of a chapter's notebook in the committed gpu plan (data/live_cost.csv)."""
     rows = book.read_live_cost() if rows is None else rows
-    return {r["on"]: r["seconds"] / 60 for r in rows
+    plan = {r["on"]: r["seconds"] / 60 for r in rows
             if (r["chapter"], r["profile"], r["how"]) == (chapter, "gpu", "planned")}
+    return dict(sorted(plan.items(), key=lambda kv: list(GPUS).index(kv[0]) if kv[0] in GPUS else 99))
 
 
 def measure_gpu(chapters=None, timeout: int = 1800, write: bool = False) -> int:
@@ -500,7 +501,8 @@ def measure_gpu(chapters=None, timeout: int = 1800, write: bool = False) -> int:
             took = f"{seconds / 60:.1f} min"
         except Exception as err:  # noqa: BLE001 - a timeout or a failing cell is a result
             failed += 1
-            took = f"FAILED ({type(err).__name__}: {str(err).strip().splitlines()[-1][:200] if str(err).strip() else ''})"
+            last = (str(err).strip().splitlines() or [""])[-1][:200]
+            took = f"FAILED ({type(err).__name__}: {last})"
         print(f"gpu measured {chapter}: {took} on {name} (plan: {planned})", flush=True)
     if write and rows:
         print(f"# wrote {len(rows)} measured rows to {book.write_live_cost(rows)}", flush=True)

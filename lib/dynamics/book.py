@@ -208,7 +208,7 @@ def glue(digits: int = 3, **values) -> dict:
 
 # ----------------------------------------------------------------------------- what a page costs
 
-LIVE_COST = "live_cost.csv"  # in data/: each chapter notebook's wall time per profile
+LIVE_COST = "live_cost.csv"  # in data/: how long each chapter notebook takes, per profile
 LIVE_COST_FIELDS = ("chapter", "profile", "seconds", "how", "on", "date", "command")
 LIVE_COST_COMMANDS = {  # what rewrites each kind of row (how, profile)
     ("measured", "smoke"): "python -m dynamics.bench notebooks --no-book --write",
@@ -226,8 +226,9 @@ def live_cost_path() -> Path:
 
 def read_live_cost(path=None) -> list[dict]:
     """The rows of ``data/live_cost.csv``: one per chapter, profile and machine, with the
-    notebook's wall ``seconds``, ``how`` they were had (``measured``: the whole notebook run
-    in a fresh kernel; ``planned``: the gpu plan's estimate from counted work), ``on`` what,
+    notebook's ``seconds``, ``how`` they were had (``measured``: the whole notebook run in a
+    fresh kernel, its wall time on a GPU, the kernel's CPU time on a CPU; ``planned``: the gpu
+    plan's estimate from counted work), ``on`` what,
     the date and the command that rewrites the row. A measured row's ``on`` completes
     "measured ..." ("on Tesla T4", "as the kernel's CPU time on one x86_64 core"); a planned
     row's names the GPU ("T4")."""

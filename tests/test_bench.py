@@ -114,14 +114,17 @@ def test_live_cost_line_says_what_is_measured_and_what_planned(tmp_path):
     path = book.write_live_cost(rows, tmp_path / "live_cost.csv")
     line = book.live_cost_line("grokking", book.read_live_cost(path))
     assert line == ("Running this page's code cells takes about 40 s in the smoke profile and "
-                    "about 5 min in the cpu profile (measured on 2 CPU cores, 2026-11-24); in the "
-                    "gpu profile about 9 min on a T4 and about 2 min on an H100 (planned from the "
-                    "work counted by `python -m dynamics.bench gpu`, not measured).")
+                    "about 5 min in the cpu profile (measured on 2 CPU cores, 2026-11-24); its "
+                    "trainings in the gpu profile take about 9 min on a T4 and about 2 min on an H100 "
+                    "(planned from the work counted by `python -m dynamics.bench gpu`, not "
+                    "measured).")
     # a measured gpu row replaces nothing and is said as measured
     book.write_live_cost([dict(rows[2], how="measured", on="on Tesla T4", seconds=420)], path)
     line = book.live_cost_line("grokking", book.read_live_cost(path))
     assert "about 7 min in the gpu profile (measured on Tesla T4, 2026-11-24)" in line
     assert "about 9 min on a T4" in line
+    book.write_live_cost([dict(rows[3], seconds=0.3)], path)  # a plan of trainings only
+    assert "under a second on an H100" in book.live_cost_line("grokking", book.read_live_cost(path))
     with pytest.raises(ValueError, match="no row for 'lottery_tickets'"):
         book.live_cost_line("lottery_tickets", book.read_live_cost(path))
     with pytest.raises(ValueError, match="unknown chapter"):

@@ -295,12 +295,13 @@ def live_cost_line(chapter: str, rows: list[dict]) -> str:
                 measured.setdefault((r["on"], r["date"]), []).append(
                     f"{duration(r['seconds'])} in the {profile} profile")
     parts = [f"{_and(texts)} (measured {on}, {date})" for (on, date), texts in measured.items()]
-    planned = [f"{duration(r['seconds'])} on {'an' if r['on'][:1] in 'AEH' else 'a'} {r['on']}"
+    about = lambda s: duration(s) if s >= 1 else "under a second"  # noqa: E731
+    planned = [f"{about(r['seconds'])} on {'an' if r['on'][:1] in 'AEH' else 'a'} {r['on']}"
                for r in sorted(mine, key=lambda r: -r["seconds"])  # Colab's T4 first
                if (r["profile"], r["how"]) == ("gpu", "planned")]
-    if planned:
-        parts.append(f"in the gpu profile {_and(planned)} (planned from the work counted by "
-                     "`python -m dynamics.bench gpu`, not measured)")
+    if planned:  # the plan prices the trainings (FLOPs and kernel launches), not the plotting
+        parts.append(f"its trainings in the gpu profile take {_and(planned)} (planned from the work "
+                     "counted by `python -m dynamics.bench gpu`, not measured)")
     if not parts:
         raise ValueError(f"{live_cost_path()} has no row for {chapter!r}: write them with "
                          f"`{LIVE_COST_COMMANDS[('measured', 'cpu')]}` and "

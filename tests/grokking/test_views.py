@@ -234,3 +234,11 @@ def test_phase_facts_on_a_made_up_grid():
     assert V.remedy_facts({"baseline": dict(speedup=1.0, grokked=1),
                            "grokfast": dict(speedup=0.5, grokked=1),
                            "stablemax": dict(speedup=0.2, grokked=0)})["stablemax"].startswith("does not")
+
+
+def test_corrupted_glue_formats_the_final_shares():
+    out = {"noise": 0.1, "runs": [
+        dict(weight_decay=1.0, final_memorized=1.0, final_test_acc=0.79, final_corrected=0.0),
+        dict(weight_decay=6.0, final_memorized=0.1, final_test_acc=0.93, final_corrected=0.76)]}
+    assert V.corrupted_glue(out) == dict(mem_low="100%", test_low="79%", mem_high="10%",
+                                         corr_high="76%", test_high="93%", wd_low="1", wd_high="6")

@@ -25,8 +25,9 @@ __all__ = [  # the public names, re-exported by dynamics.grokking
     "training_figure", "progress_figure", "spectrum_figure", "phase_figure", "phase_slider",
     "curves_slider", "runs_table", "remedies_figure", "remedy_table", "corrupted_figure",
     "corrupted_table", "training_panel", "progress_panel", "remedy_panel", "phase_panel",
-    "claims", "REMEDY_LABELS", "at_fit", "phase_facts", "clock_ratios", "clock_fit", "phase_claims", "phase_glue",
-    "live_phase_facts", "section1_facts", "remedy_facts", "corrupted_facts", "published_claims",
+    "claims", "REMEDY_LABELS", "at_fit", "phase_facts", "clock_ratios", "clock_fit",
+    "phase_claims", "phase_glue", "live_phase_facts", "section1_facts", "remedy_facts",
+    "corrupted_facts", "corrupted_glue", "progress_glue", "published_claims",
 ]
 
 REMEDY_LABELS = {
@@ -722,6 +723,22 @@ def corrupted_facts(out: dict) -> dict:
                 mem_low=low["final_memorized"], test_low=low["final_test_acc"],
                 mem_high=high["final_memorized"], corr_high=high["final_corrected"],
                 test_high=high["final_test_acc"], noise=out["noise"])
+
+
+def progress_glue(pm: dict) -> dict:
+    """Section 3's glued numbers: the Fourier concentration of the initial weights, at the fit
+    step and at the end, and at the end per unit against the whole layer."""
+    end = pm["spectra"]["end"]
+    return dict(conc_init=pm["fourier_top10"][0], conc_fit=at_fit(pm, "fourier_top10"),
+                conc_end=pm["fourier_top10"][-1], unit_conc=end["concentration"],
+                layer_conc=end["layer_concentration"])
+
+
+def corrupted_glue(out: dict) -> dict:
+    """Section 4's glued corrupted-label numbers (:func:`corrupted_facts`, as percentages)."""
+    cf = corrupted_facts(out)
+    pct = {k: f"{cf[k]:.0%}" for k in ("mem_low", "test_low", "mem_high", "corr_high", "test_high")}
+    return dict(pct, wd_low=f"{cf['wd_low']:g}", wd_high=f"{cf['wd_high']:g}")
 
 
 def published_claims() -> list[dict]:

@@ -23,7 +23,7 @@ def test_timeline_figure_has_six_panels_on_one_axis(tiny):
     assert {"train accuracy", "test accuracy", "weight RMS", "√(η/2λ)", "NC1",
             "rank of the update", "Fourier concentration"} <= names
     tl = V.timeline_of(tiny)
-    assert V.timeline_figure(tl).data[0].y.tolist() == tl["train_acc"]
+    assert list(V.timeline_figure(tl).data[0].y) == tl["train_acc"]
 
 
 def test_question_figures(tiny):

@@ -346,7 +346,9 @@ def run_grid(gc: GridConfig, base: OneConfig, seed: int = 0, progress=None) -> d
             curves.append(dict(steps=list(h.steps), train_acc=list(h["train_acc"]),
                                test_acc=list(h["test_acc"]),
                                weight_rms=list(h["weight_rms"]) if "weight_rms" in h else []))
-    clock = clock_grid(base, gc.clock_lrs, gc.weight_decays, seeds, progress)
+    clock = [r for r in rows if r["optimizer"] == "adamw" and r["init_scale"] == 1.0
+             and r["seed"] < seed + gc.clock_seeds]  # the grid's cells at the run's own lr
+    clock += clock_grid(base, gc.clock_lrs, decays, seeds[:gc.clock_seeds], progress)
     return dict(rows=rows, curves=curves, clock=clock)
 
 

@@ -284,8 +284,7 @@ def _grid_claims(payload: dict) -> list[dict]:
     out = [C("A lazier start (larger initial weights) delays generalization; a richer one "
              "shortens the wait", "Kumar et al. 2024",
              f"grid, AdamW, λ = 1, median grok step per initial scale: {said}",
-             plots.verdict(t[hi] is not None and t[lo] is not None and t[hi] > 1.2 * t[lo]),
-             asserted=False)]
+             plots.verdict(t[hi] is not None and t[lo] is not None and t[hi] > 1.2 * t[lo]))]
     muon = [r for r in rows if r["optimizer"] == "muon" and r["weight_decay"] == 1.0
             and r["init_scale"] == 1.0]
     ada = [r for r in adam if r["init_scale"] == 1.0]
@@ -293,22 +292,28 @@ def _grid_claims(payload: dict) -> list[dict]:
         tm = _median([r["grok_step"] if r["grok_step"] is not None else math.inf for r in muon])
         ta = _median([r["grok_step"] if r["grok_step"] is not None else math.inf for r in ada])
         fmt = lambda v: "none" if v is None or math.isinf(v) else f"{v:.0f}"  # noqa: E731
-        out.append(C("Muon changes how fast the generalizing features form", "Tian 2025",
+        out.append(C("Muon, which orthogonalizes the update, groks sooner than AdamW",
+                     "Tian 2025; Jordan et al. 2024",
                      f"grid, λ = 1, init x1, median grok step: AdamW {fmt(ta)}, Muon {fmt(tm)}",
-                     plots.verdict(ta is not None and tm is not None and not math.isinf(tm)
-                                   and tm < 0.8 * ta, partly=tm != ta), asserted=False))
+                     plots.verdict(not math.isinf(tm) and tm < 0.8 * ta,
+                                   partly=not math.isinf(tm) and tm < ta), asserted=False))
     return out
 
 
 def _clock_claim(clock: list[dict]) -> dict:
+    """The clock's row: the fit of log grok step on log τ (a slope near 1: the clock alone
+    sets the wait), and in how many cells the weight RMS settled at all before the end."""
     fit = clock_fit(clock)
     fails = len(fit["failed"]) + len(fit["off"])
+    settled = [r for r in clock if r.get("settle_step") is not None]
     said = (f"{fit['n']} of {len(clock)} cells grokked; log-log slope {fit['slope']:.2f}, "
-            f"r² {fit['r2']:.2f}; {fails} cells never grok or sit 2x off the line")
-    ok = math.isfinite(fit["slope"]) and 0.5 <= fit["slope"] <= 1.5 and fit["r2"] >= 0.6
-    return plots.claim("The 1/(ηλ) clock predicts when the plateau ends",
+            f"r² {fit['r2']:.2f}; {fails} cells never grok or sit 2x off the line; the weight "
+            f"RMS relaxes to its end value within the budget in {len(settled)} cells")
+    finite = math.isfinite(fit["slope"]) and math.isfinite(fit["r2"])
+    ok = finite and 0.75 <= fit["slope"] <= 1.33 and fit["r2"] >= 0.8
+    return plots.claim("The 1/(ηλ) clock predicts when the plateau ends (grok step ∝ τ)",
                        "Liu et al. 2023; Kosson et al. 2024", said,
-                       plots.verdict(ok, partly=math.isfinite(fit["slope"]) and fit["slope"] > 0),
+                       plots.verdict(ok, partly=finite and fit["slope"] > 0 and fit["r2"] >= 0.5),
                        asserted=False)
 
 
@@ -341,13 +346,14 @@ def claims(first: OneRun, inits: list[dict], clock: list[dict], opt: dict, lot: 
     a, m = opt["adamw"]["best"], opt["muon"]["best"]
     ua = dict(zip(a.timeline["step"], a.timeline["update_rank"]))
     flat = (a.fit_step in ua and a.grok_step in ua and ua[a.grok_step] > ua[a.fit_step])
-    rows.append(C("Muon against AdamW, each at its best learning rate: steps to grok",
+    rows.append(C("Muon, each optimizer at its best learning rate, groks sooner than AdamW",
                   "Jordan et al. 2024; Tian 2025",
                   f"AdamW (η {a.config.lr:g}) groks at {a.grok_step}, Muon (η "
                   f"{m.config.muon_lr:g}) at {m.grok_step}; final test accuracy "
                   f"{a.history.last('test_acc'):.0%} and {m.history.last('test_acc'):.0%}",
                   plots.verdict(m.grok_step is not None and a.grok_step is not None
-                                and m.grok_step < a.grok_step, partly=m.grok_step is not None),
+                                and m.grok_step < 0.8 * a.grok_step,
+                                partly=m.grok_step is not None),
                   asserted=False))
     rows.append(C("AdamW's update spectrum flattens before generalization",
                   "Tian 2025", "rank of the update / n: "

@@ -57,3 +57,13 @@ def test_timeline_panel_runs_and_refuses():
     assert fig is not None and panel.runs == 1 and panel.status.value.startswith("fit at step")
     with pytest.raises(ValueError):
         panel.set(init_scale=-1.0)
+
+
+def test_lottery_sentence_says_what_the_arms_did():
+    arm = lambda fit, grok: dict(fit_step=fit, grok_step=grok)  # noqa: E731
+    lot = dict(arms={"dense": arm(10, 100), "a": arm(20, None), "b": arm(30, None)})
+    assert "although each fits" in V.lottery_sentence(lot)
+    lot["arms"]["b"] = arm(None, None)
+    assert "not all of them even fit" in V.lottery_sentence(lot)
+    lot["arms"]["a"] = arm(20, 50)
+    assert "a at step 50" in V.lottery_sentence(lot) and "sooner than the dense run: a" in V.lottery_sentence(lot)

@@ -186,10 +186,12 @@ def lottery_sentence(lot: dict) -> str:
     dense = arms["dense"]["grok_step"]
     grokked = {n: a["grok_step"] for n, a in arms.items() if n != "dense" and a["grok_step"]}
     if not grokked:
-        return ("none of the sparse networks generalizes within the budget, although each "
-                "fits its training pairs: the memorization phase returns, and the mask cut "
-                "from the grokked network does not carry the generalizing solution back to "
-                "the start of training at this scale")
+        fits = all(a["fit_step"] is not None for n, a in arms.items() if n != "dense")
+        return ("none of the sparse networks generalizes within the budget, "
+                + ("although each fits its training pairs: the memorization phase returns, and "
+                   if fits else "and not all of them even fit their training pairs: ")
+                + "the mask cut from the grokked network does not carry the generalizing "
+                  "solution back to the start of training at this scale")
     said = ", ".join(f"{n} at step {t}" for n, t in grokked.items())
     faster = [n for n, t in grokked.items() if dense is not None and t < dense]
     return (f"the sparse networks that generalize within the budget do so {said}; "

@@ -133,6 +133,16 @@ def test_declaring_mistakes_are_clear_errors(out):
         p.output("x", lambda parts: parts, units=["nope"])
 
 
+def test_the_command_stops_on_time_and_says_how_many_units_are_left(out, capsys):
+    from dynamics import precompute
+
+    assert precompute.main(["grokking", "--profile", "smoke", "--minutes", "1e-9"]) == 75
+    said = capsys.readouterr().out
+    assert "grokking: out of time with 2 of 2 units left" in said
+    assert "2 units left after 1e-09 minutes: run the same command again" in said
+    assert not list(out.glob("*.json"))
+
+
 # ----------------------------------------------------------------------------- kill and resume
 
 

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import ledger, results
-from .runtime import cap_grid, dry_run, get_profile, progress_enabled, seed_everything
+from .runtime import cap_grid, dry_run, get_profile, progress_bars, progress_enabled, seed_everything
 
 UNITS_DIR = "units"  # under the results directory
 
@@ -199,13 +199,15 @@ class Plan:
         return out
 
     def compute(self, unit: Unit) -> dict:
-        """Run ``unit`` (seeded with its seed; in a measured dry run, its ledger entries count
-        ``unit.repeats``) and store it atomically; returns its record as stored."""
+        """Run ``unit`` (seeded with its seed, without progress bars of its own; in a measured
+        dry run, its ledger entries count what the dry run cut) and store it atomically;
+        returns its record as read back from its file."""
         seed_everything(self.key(unit)["seed"])
         start, cpu = time.perf_counter(), time.process_time()
         cut = unit.repeats != 1 or unit.widen != 1
-        with ledger.planned(repeats=unit.repeats, widen=unit.widen) if cut else nullcontext():
-            value = unit.run()
+        with ledger.unit(unit.name, unit.repeats), progress_bars(False), \
+                ledger.planned(repeats=unit.repeats, widen=unit.widen) if cut else nullcontext():
+            value = unit.run()  # one bar, over the units: none inside them
         record = dict(key=self.key(unit),
                       seconds=time.perf_counter() - start, cpu_seconds=time.process_time() - cpu,
                       device=results.provenance(self.profile)["device"],

@@ -436,17 +436,25 @@ def live_phase_config(profile: str | None = None) -> PhaseConfig:
 
 def precompute_plan(profile: str | None = None) -> units.Plan:
     """The phase diagram at ``profile``'s scale as units, one per training fraction (one
-    batched call over weight decay x seed), written to ``grokking_phase`` (table rows and
-    every run's history, for the heatmap, the slider over time and the curves slider)."""
+    batched call over weight decay x seed), or per cell for the transformer (which trains one
+    model after another), written to ``grokking_phase`` (table rows and every run's history,
+    for the heatmap, the slider over time and the curves slider)."""
     from ..plots import rounded  # the book's one rounding helper (for JSON in data/)
 
     p = units.Plan("grokking", profile)
     pcfg = PhaseConfig.for_profile(p.profile)
     base, seeds = pcfg.base(), list(range(pcfg.seeds))
-    decays = p.batch(pcfg.weight_decays)
-    for frac in p.grid(pcfg.train_fracs):
-        p.unit(f"train_frac={frac:g}", partial(_phase_unit, base, frac, decays, seeds, pcfg.steps),
-               config=dict(phase=pcfg.to_dict(), train_frac=frac, weight_decays=decays))
+    if base.model == "transformer":  # trained one after another anyway: a unit per cell
+        for frac in p.grid(pcfg.train_fracs):
+            for wd in p.grid(pcfg.weight_decays):
+                p.unit(f"train_frac={frac:g} weight_decay={wd:g}",
+                       partial(_phase_unit, base, frac, [wd], seeds, pcfg.steps),
+                       config=dict(phase=pcfg.to_dict(), train_frac=frac, weight_decays=[wd]))
+    else:  # a unit per training fraction: one batched call over weight decay x seed
+        decays = p.batch(pcfg.weight_decays)
+        for frac in p.grid(pcfg.train_fracs):
+            p.unit(f"train_frac={frac:g}", partial(_phase_unit, base, frac, decays, seeds, pcfg.steps),
+                   config=dict(phase=pcfg.to_dict(), train_frac=frac, weight_decays=decays))
 
     def assemble(parts: dict) -> dict:
         parts = list(parts.values())

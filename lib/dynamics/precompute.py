@@ -27,7 +27,7 @@ import sys
 import time
 
 from . import CHAPTERS
-from .runtime import PROFILES, dry_run, get_profile, setup
+from .runtime import PROFILES, dry_run, get_profile, seed_everything, setup
 
 
 def theme_module(chapter: str):
@@ -65,17 +65,21 @@ def main(argv=None) -> int:
             continue
         except ValueError as err:
             parser.error(str(err))
-        if not hasattr(module, "precompute_plan"):
+        start = time.perf_counter()
+        if hasattr(module, "precompute_plan"):
+            plan = module.precompute_plan(profile)
+            plan.seed = args.seed
+            paths = plan.run(deadline=deadline)
+            left += plan.left
+        elif hasattr(module, "precompute"):  # not declared as units: one step, not resumable
+            seed_everything(args.seed)
+            paths = module.precompute(profile)
+        else:
             print(f"{chapter}: nothing to precompute")
             continue
-        plan = module.precompute_plan(profile)
-        plan.seed = args.seed
-        start = time.perf_counter()
-        paths = plan.run(deadline=deadline)
         for path in paths:
             print(f"{chapter}: wrote {path}")
         print(f"{chapter}: {time.perf_counter() - start:.1f} s in the {profile} profile")
-        left += plan.left
     if left:
         print(f"{left} units left after {args.minutes:g} minutes: run the same command again "
               "to continue")

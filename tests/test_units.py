@@ -50,6 +50,7 @@ def out(tmp_path, monkeypatch):
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
     monkeypatch.setenv("DYNAMICS_PROGRESS", "0")
     monkeypatch.delenv("DYNAMICS_DRY_RUN", raising=False)
+    monkeypatch.delenv("DYNAMICS_UNITS_DIR", raising=False)
     return tmp_path
 
 
@@ -66,6 +67,14 @@ def test_a_plan_stores_each_unit_and_reuses_it(out):
     toy_plan(changed, scale=2.0).run()  # another config: every key changed
     assert changed == [1, 2, 3, 4]
     assert json.loads(paths[0].read_text())["payload"] == {"squares": [2.0, 8.0, 18.0, 32.0]}
+
+
+def test_units_may_live_elsewhere_than_the_results(out, monkeypatch, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("drive")
+    monkeypatch.setenv("DYNAMICS_UNITS_DIR", str(elsewhere))
+    toy_plan([]).run()
+    assert len(list((elsewhere / "toy").glob("*.json"))) == 4 and not (out / "units").exists()
+    assert (out / "toy_squares.json").exists()
 
 
 def test_minutes_stop_after_the_unit_in_progress_and_say_what_is_left(out):
@@ -147,9 +156,12 @@ def test_the_command_stops_on_time_and_says_how_many_units_are_left(out, capsys)
 
 
 def _env(out: Path) -> dict:
-    return dict(os.environ, DYNAMICS_RESULTS_DIR=str(out), DYNAMICS_DRY_RUN="2",
-                DYNAMICS_PROFILE="smoke", DYNAMICS_PROGRESS="0", DYNAMICS_SEED="0",
-                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "lib"), os.environ.get("PYTHONPATH")])))
+    env = dict(os.environ, DYNAMICS_RESULTS_DIR=str(out), DYNAMICS_DRY_RUN="2",
+               DYNAMICS_PROFILE="smoke", DYNAMICS_PROGRESS="0", DYNAMICS_SEED="0",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "lib"), os.environ.get("PYTHONPATH")])))
+    env.pop("DYNAMICS_UNITS_DIR", None)
+    env.pop("DYNAMICS_LEDGER", None)
+    return env
 
 
 def _precompute(out: Path, kill_at: int | None = None) -> subprocess.CompletedProcess | int:

@@ -18,7 +18,8 @@ its units::
 
 :meth:`Plan.run` computes each unit in turn (torch, numpy and python seeded with the
 plan's seed before each, so a unit never depends on the ones before it) and stores its
-result atomically as ``<results dir>/units/<chapter>/<hash>.json``; the hash is of the
+result atomically as ``<results dir>/units/<chapter>/<hash>.json`` (or under
+``$DYNAMICS_UNITS_DIR``); the hash is of the
 unit's **key**: chapter, name, config, seed, profile, ``dynamics.__version__`` and the dry
 run's steps. Running again reuses every stored unit whose key still matches and computes
 the rest; a unit file that is corrupt, truncated or holds another key is named and
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import time
 from contextlib import nullcontext
@@ -163,7 +165,10 @@ class Plan:
     # ------------------------------------------------------------------ storing
 
     def folder(self) -> Path:
-        return results.results_dir() / UNITS_DIR / self.chapter
+        """Where this chapter's units are stored: ``$DYNAMICS_UNITS_DIR/<chapter>`` (on Colab,
+        a folder on Google Drive outlives the runtime), else ``<results dir>/units/<chapter>``."""
+        root = os.environ.get("DYNAMICS_UNITS_DIR", "").strip()
+        return (Path(root) if root else results.results_dir() / UNITS_DIR) / self.chapter
 
     def key(self, unit: Unit) -> dict:
         return unit.key(self.chapter, self.profile, self.seed)
@@ -186,17 +191,6 @@ class Plan:
         if blob["key"] != json.loads(json.dumps(self.key(unit))):
             raise UnitFileError(f"unit {unit.name!r}: {path} holds another unit's key")
         return blob
-
-    def pending(self) -> list[Unit]:
-        """The units not stored yet (or stored in a file that cannot be used)."""
-        out = []
-        for u in self.units:
-            try:
-                if self.load(u) is None:
-                    out.append(u)
-            except UnitFileError:
-                out.append(u)
-        return out
 
     def compute(self, unit: Unit) -> dict:
         """Run ``unit`` (seeded with its seed, without progress bars of its own; in a measured

@@ -27,7 +27,7 @@ from dynamics.results import ROOT
 
 # payload fields that are clock readings (seconds measured while running), and provenance
 # fields that describe the run rather than its results: everything else must be identical
-CLOCK = {"wall_time", "time", "round_time", "control_time", "cost", "train_time", "svd_s",
+CLOCK = {"wall_time", "time", "round_time", "control_time", "score_time", "train_time", "svd_s",
          "svd_cpu_s", "ns_float32_s", "ns_float32_cpu_s", "ns_bfloat16_s", "ns_bfloat16_cpu_s"}
 RUN_FIELDS = {"date", "wall_time_s", "note"}
 

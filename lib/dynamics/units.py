@@ -117,7 +117,8 @@ class Plan:
     def grid(self, values, keep: int = 2):
         """Iterate over an axis of units: all of ``values``, or in a dry run only its ends
         (``keep`` of them); units declared inside the loop then stand for
-        ``len(values) / len(kept)`` units each in the gpu plan (nested grids multiply)."""
+        ``len(values) / len(kept)`` units each in the gpu plan (nested grids multiply).
+        Declare them inside the loop: ``list(p.grid(...))`` first would lose the count."""
         full = list(values)
         kept = cap_grid(full, keep)
         self._repeats.append(self._repeats[-1] * len(full) / max(1, len(kept)))

@@ -325,8 +325,9 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     for name, c, decays, how in (("collapse_weight_decay", cfg, PRECOMPUTED_WEIGHT_DECAYS, "AdamW"),
                                  ("collapse_gd_weight_decay", gd, PRECOMPUTED_GD_WEIGHT_DECAYS,
                                   "plain full-batch gradient descent")):
-        kept = list(p.grid(decays))
-        for wd in kept:
+        kept = []
+        for wd in p.grid(decays):  # units declared inside the loop: a dry run counts its cut
+            kept.append(wd)
             p.unit(f"{name} {wd:g}", partial(_decay_unit, c, wd), config=dict(c.to_dict(), wd=wd))
         p.output(name, lambda runs, kept=kept: dict(weight_decays=kept,
                                                    histories=[r["history"] for r in runs.values()]),
@@ -340,8 +341,9 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
                             f"4 classes; {scale}.")
     # section 4: imbalance ratios
     icfg = ImbalanceConfig.for_profile(p.profile)
-    ratios = list(p.grid(PRECOMPUTED_RATIOS))
-    for r in ratios:
+    ratios = []
+    for r in p.grid(PRECOMPUTED_RATIOS):
+        ratios.append(r)
         p.unit(f"collapse_imbalance {r:g}", partial(run_imbalance, icfg.replace(ratio=r), 0),
                config=icfg.replace(ratio=r))
     p.output("collapse_imbalance", lambda runs: dict(ratios=ratios, runs=list(runs.values())),

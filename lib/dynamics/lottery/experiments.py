@@ -471,8 +471,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
              units=labels, config=cfg, command=command, note=note)
     p.output("lottery_pai", lambda r: dict(pai=r[main]["pai"]), units=[main], config=cfg,
              command=command, note=note)
-    lrs = list(p.grid([cfg.lr, 5e-3, hot]))
-    for lr in lrs:
+    for lr in p.grid([cfg.lr, 5e-3, hot]):  # units declared inside: a dry run counts its cut
         p.unit(f"lmc {lr:g}", partial(_lmc_unit, cfg.replace(lr=lr), seed),
                config=dict(cfg.replace(lr=lr).to_dict(), seed=seed))
     p.output("lottery_lmc", lambda r: dict(lmc={k.split()[-1]: v for k, v in r.items()}),

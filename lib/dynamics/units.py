@@ -5,16 +5,23 @@ grid cell, a seed), each computed by a function of nothing but its declared conf
 seed, and **outputs** (the ``data/<name>.json`` files), each assembled from the results of
 its units::
 
-    def plan(profile):
-        p = units.Plan("grokking", profile)
-        for frac in p.grid(cfg.train_fracs):         # a dry run keeps the ends, and the plan
-            p.unit(f"phase {frac:g}", partial(run_cell, cfg, frac),   # counts the rest
+    def precompute_plan(profile=None) -> units.Plan:   # what `python -m dynamics.precompute` runs
+        p = units.Plan("grokking", profile)            # the chapter (notebook) name
+        cfg = PhaseConfig.for_profile(p.profile)
+        decays = p.batch(cfg.weight_decays)            # trained together, in one call
+        for frac in p.grid(cfg.train_fracs):           # one unit each; declare inside the loop
+            p.unit(f"train_frac={frac:g}", partial(run_cell, cfg, frac, decays),
                    config=dict(phase=cfg.to_dict(), train_frac=frac))
         p.output("grokking_phase", assemble, config=cfg, command=..., note=...)
-        return p
+        return p                                       # assemble({unit name: result}) -> payload
 
     def precompute(profile, minutes=None):
-        return plan(profile).run(minutes)
+        return precompute_plan(profile).run(minutes)
+
+A unit's result is anything :func:`dynamics.results.save` writes (dicts, lists, numbers,
+arrays, tensors, objects with ``to_dict``); ``assemble`` receives it as JSON gives it back.
+``note`` may be a function of the stats (seconds, CPU seconds, the units' results). A unit
+that needs another's in-memory state (masks, weights) is one unit with it.
 
 :meth:`Plan.run` computes each unit in turn (torch, numpy and python seeded with the
 plan's seed before each, so a unit never depends on the ones before it) and stores its

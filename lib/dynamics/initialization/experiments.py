@@ -8,12 +8,13 @@ so that ``DYNAMICS_DRY_RUN`` proves every profile end to end in seconds.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
 import torch
 
-from .. import ledger, results
+from .. import ledger, units
 from ..runtime import cap_grid, cap_steps, get_profile
 from ..sweep import grid, train_many
 from ..train import log_steps, train
@@ -356,19 +357,59 @@ def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS,
 # =============================================================================================
 
 
-def precompute(profile: str) -> list:
-    """Write the chapter's precomputed results at ``profile`` scale: the trainability grid
-    and the learning time vs depth of deep linear networks."""
-    profile = get_profile(profile)
+def precompute_plan(profile: str | None = None) -> units.Plan:
+    """The chapter's precomputed results at ``profile`` scale as units: the trainability
+    grid (one unit per depth: a sweep over sigma_w^2 x seed) and the learning time vs depth
+    of deep linear networks (one unit per init and depth: a sweep over lr x seed)."""
+    p = units.Plan("initialization", profile)
     note = {"cpu": "CPU scale (2 cores); the gpu profile runs a larger grid.",
-            "smoke": "Smoke scale (tiny).", "gpu": "GPU scale."}[profile]
-    paths = []
-    for name, cfg, runner in (
-            ("initialization_trainability", TrainabilityConfig.for_profile(profile), run_trainability),
-            ("initialization_depth_time", DepthTimeConfig.for_profile(profile), run_depth_time)):
-        t0 = time.perf_counter()
-        res = runner(cfg)
-        paths.append(results.save(name, res, profile, config=cfg,
-                                  command=COMMAND.format(profile=profile), note=note,
-                                  wall_time=time.perf_counter() - t0))
-    return paths
+            "smoke": "Smoke scale (tiny).", "gpu": "GPU scale."}[p.profile]
+    command = COMMAND.format(profile=p.profile)
+    cfg = TrainabilityConfig.for_profile(p.profile)
+    for depth in p.grid(cfg.depths):
+        one = cfg.replace(depths=[depth])
+        p.unit(f"trainability depth={depth}", partial(run_trainability, one), config=one)
+    p.output("initialization_trainability", _merge_trainability, config=cfg, command=command,
+             note=note)
+    dcfg = DepthTimeConfig.for_profile(p.profile)
+    for init in INIT_PAIR:
+        for depth in p.grid(dcfg.depths):
+            one = dcfg.replace(depths=[depth])
+            p.unit(f"depth_time {init} depth={depth}", partial(run_depth_time, one, (init,)),
+                   config=dict(one.to_dict(), init=init))
+    p.output("initialization_depth_time", _merge_depth_time, config=dcfg, command=command,
+             note=note)
+    return p
+
+
+INIT_PAIR = ("orthogonal", "gaussian")  # the inits of the learning-time figure
+
+
+def _merge_trainability(parts: dict) -> dict:
+    """:func:`run_trainability`'s result from its units (one depth each)."""
+    parts = list(parts.values())
+    out = dict(parts[0])
+    out.update(depths=[d for q in parts for d in q["depths"]], acc=[r for q in parts for r in q["acc"]],
+               diverged=[d for q in parts for d in q["diverged"]],
+               stopped=any(q["stopped"] for q in parts), wall_time=sum(q["wall_time"] for q in parts))
+    return out
+
+
+def _merge_depth_time(parts: dict) -> dict:
+    """:func:`run_depth_time`'s result from its units (one init and depth each)."""
+    parts = list(parts.values())
+    first = parts[0]
+    out = {k: first[k] for k in ("depths", "lrs", "criterion", "steps", "width", "seeds")}
+    inits = list(dict.fromkeys(k for q in parts for k in INIT_PAIR if k in q))
+    out["depths"] = list(dict.fromkeys(d for q in parts for d in q["depths"]))
+    for init in inits:
+        for key in (init, f"{init}_lr", f"{init}_per_seed"):
+            out[key] = [v for q in parts if init in q for v in q[key]]
+    out["wall_time"] = sum(q["wall_time"] for q in parts)
+    return out
+
+
+def precompute(profile: str, minutes: float | None = None) -> list:
+    """``python -m dynamics.precompute initialization --profile P``: :func:`precompute_plan`,
+    run (resumable: see :mod:`dynamics.units`)."""
+    return precompute_plan(profile).run(minutes)

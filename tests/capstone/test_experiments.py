@@ -75,6 +75,8 @@ def test_collapse_timing_and_optimizer_runs(tiny):
 def test_precompute_dry_run(tmp_path, monkeypatch):
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    plan = E.precompute_plan("smoke")
+    assert [u.name for u in plan.units] == ["grid adamw seed=0", "grid muon seed=0", "clock seed=0"]
     (path,) = E.precompute("smoke")
     assert path.exists()
     import json

@@ -13,15 +13,15 @@ the four questions asked of it.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import torch
 import torch.nn as nn
 
 from .. import data as D
-from .. import ledger, results
+from .. import ledger, units
 from ..grokking.experiments import evaluation_steps
 from ..grokking.science import (
     ADAM_BETAS, fit_and_grok, make_data, make_model, phase_of,
@@ -37,9 +37,12 @@ from .science import (
 
 __all__ = [
     "OneRun", "run", "summarize", "init_sweep", "clock_grid", "clock_fit", "optimizer_runs",
-    "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "run_grid", "precompute",
+    "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "grid_unit", "precompute_plan",
+    "precompute", "GRID_FILE",
 ]
 
+
+GRID_FILE = "capstone_grid"  # data/capstone_grid.json
 
 # ============================================================================ one run
 
@@ -315,58 +318,74 @@ def live_grid(profile: str | None = None) -> GridConfig:
     return GridConfig.for_profile("smoke")
 
 
-def run_grid(gc: GridConfig, base: OneConfig, seed: int = 0, progress=None) -> dict:
-    """The grid's runs: AdamW cells batched by ``train_many`` (with the weight RMS at every
-    evaluation), Muon cells one after another by :func:`run`; and the clock grid."""
-    seeds = list(range(seed, seed + gc.seeds))
-    scales, decays = cap_grid(gc.init_scales), cap_grid(gc.weight_decays)
-    rows, curves = [], []
-    for opt in gc.optimizers:
-        if opt == "adamw":
-            cells = [dict(init_scale=float(s), weight_decay=float(w), seed=sd)
-                     for sd in seeds for s in scales for w in decays]
-            part, sweeps = _many(base, cells, progress, norms=True)
-            hs = [h for sw in sweeps for h in sw.histories]
-        else:
-            part, hs = [], []
-            for sd in seeds:
-                for s in scales:
-                    for w in decays:
-                        c = base.replace(optimizer=opt, init_scale=float(s),
-                                         weight_decay=float(w))
-                        r = run(c, sd, progress=progress)
-                        r.history.metrics["weight_rms"] = list(r.timeline["weight_rms"])
-                        part.append(dict(init_scale=float(s), weight_decay=float(w), seed=sd,
-                                         lr=base.lr, muon_lr=base.muon_lr, optimizer=opt,
-                                         **r.summary()))
-                        hs.append(r.history)
-        for row, h in zip(part, hs):
+def grid_unit(base: OneConfig, optimizer: str, seed: int, scales, decays,
+              progress=None) -> dict:
+    """One unit of the grid: every (initial scale, weight decay) cell of one optimizer on one
+    seed. AdamW cells go through ``train_many`` (the weight RMS recorded at every
+    evaluation), Muon cells one after another through :func:`run`. Returns the table rows and
+    each run's curves."""
+    if optimizer == "adamw":
+        cells = [dict(init_scale=float(s), weight_decay=float(w), seed=int(seed))
+                 for s in scales for w in decays]
+        rows, sweeps = _many(base, cells, progress, norms=True)
+        hs = [h for sw in sweeps for h in sw.histories]
+        for row in rows:
             row.setdefault("lr", base.lr)
-            rows.append(row)
-            curves.append(dict(steps=list(h.steps), train_acc=list(h["train_acc"]),
-                               test_acc=list(h["test_acc"]),
-                               weight_rms=list(h["weight_rms"]) if "weight_rms" in h else []))
-    clock = [r for r in rows if r["optimizer"] == "adamw" and r["init_scale"] == 1.0
-             and r["seed"] < seed + gc.clock_seeds]  # the grid's cells at the run's own lr
-    clock += clock_grid(base, gc.clock_lrs, decays, seeds[:gc.clock_seeds], progress)
-    return dict(rows=rows, curves=curves, clock=clock)
+    else:
+        rows, hs = [], []
+        for s in scales:
+            for w in decays:
+                c = base.replace(optimizer=optimizer, init_scale=float(s), weight_decay=float(w))
+                r = run(c, int(seed), progress=progress)
+                r.history.metrics["weight_rms"] = list(r.timeline["weight_rms"])
+                rows.append(dict(init_scale=float(s), weight_decay=float(w), seed=int(seed),
+                                 lr=base.lr, muon_lr=base.muon_lr, optimizer=optimizer,
+                                 **r.summary()))
+                hs.append(r.history)
+    curves = [dict(steps=list(h.steps), train_acc=list(h["train_acc"]),
+                   test_acc=list(h["test_acc"]), weight_rms=list(h["weight_rms"]))
+              for h in hs]
+    return dict(rows=rows, curves=curves)
 
 
-def precompute(profile: str) -> list:
-    """``python -m dynamics.precompute capstone --profile P``: the grid (init scale x weight
-    decay x optimizer x seeds) with every run's curves, and the clock grid."""
+def precompute_plan(profile: str | None = None) -> units.Plan:
+    """``python -m dynamics.precompute one_network --profile P``: the grid (initial scale x
+    weight decay x optimizer x seeds; one unit per optimizer and seed) with every run's
+    curves, and the clock grid (one unit per seed; its cells at the run's own learning rate
+    are the grid's AdamW cells at initial scale 1), written to ``capstone_grid``."""
     from ..plots import rounded
 
-    profile = get_profile(profile)
-    gc, base = GridConfig.for_profile(profile), OneConfig.for_profile(profile)
-    start, cpu = time.perf_counter(), time.process_time()
-    out = run_grid(gc, base, progress=False)
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    path = results.save(
-        "capstone_grid", rounded(out), profile=profile,
-        config=dict(grid=gc.to_dict(), base=base.to_dict()),
-        command=f"python -m dynamics.precompute capstone --profile {profile}",
-        note=f"p = {base.p}, {len(out['rows'])} grid runs and {len(out['clock'])} clock runs of "
-             f"{base.steps} steps ({cpu:.0f} s of CPU time).",
-        wall_time=wall)
-    return [path]
+    p = units.Plan("one_network", profile)
+    gc, base = GridConfig.for_profile(p.profile), OneConfig.for_profile(p.profile)
+    scales, decays = p.batch(gc.init_scales), p.batch(gc.weight_decays)
+    for opt in p.grid(gc.optimizers):
+        for seed in p.grid(range(gc.seeds)):
+            p.unit(f"grid {opt} seed={seed}",
+                   partial(grid_unit, base, opt, seed, scales, decays, False),
+                   config=dict(grid=gc.to_dict(), base=base.to_dict(), optimizer=opt,
+                               init_scales=scales, weight_decays=decays), seed=seed)
+    lrs = p.batch(gc.clock_lrs)
+    for seed in p.grid(range(gc.clock_seeds)):
+        p.unit(f"clock seed={seed}", partial(clock_grid, base, lrs, decays, [seed], False),
+               config=dict(base=base.to_dict(), lrs=lrs, weight_decays=decays), seed=seed)
+
+    def assemble(parts: dict) -> dict:
+        grid = [v for k, v in parts.items() if k.startswith("grid ")]
+        rows = [r for g in grid for r in g["rows"]]
+        clock = [r for r in rows if r["optimizer"] == "adamw" and r["init_scale"] == 1.0
+                 and r["seed"] < gc.clock_seeds]  # the grid's cells at the run's own lr
+        clock += [r for k, v in parts.items() if k.startswith("clock ") for r in v]
+        return rounded(dict(rows=rows, curves=[c for g in grid for c in g["curves"]],
+                            clock=clock))
+
+    n = len(gc.init_scales) * len(gc.weight_decays) * len(gc.optimizers) * gc.seeds
+    p.output(GRID_FILE, assemble, config=dict(grid=gc.to_dict(), base=base.to_dict()),
+             command=f"python -m dynamics.precompute one_network --profile {p.profile}",
+             note=lambda t: (f"p = {base.p}, {n} grid runs and the clock grid, "
+                             f"{base.steps} steps each ({t['cpu_seconds']:.0f} s of CPU time)."))
+    return p
+
+
+def precompute(profile: str, minutes: float | None = None) -> list:
+    """The grid of :func:`precompute_plan`, unit by unit (resumable)."""
+    return precompute_plan(profile).run(minutes)

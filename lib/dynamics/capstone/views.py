@@ -10,7 +10,7 @@ from .. import plots, results
 from .. import widgets as W
 from ..grokking.science import DELAY, FIT_ACC, GROK_ACC
 from ..runtime import get_seed
-from .experiments import OneRun, clock_fit, run
+from .experiments import GRID_FILE, OneRun, clock_fit, run
 from .science import MEASURES, NC1_DROP, OneConfig, equilibrium_rms
 
 __all__ = [
@@ -19,7 +19,7 @@ __all__ = [
     "published_claims", "GRID",
 ]
 
-GRID = "capstone_grid"  # data/capstone_grid.json
+GRID = GRID_FILE  # data/capstone_grid.json
 ROWS = (("accuracy", None), ("weight RMS ‖θ‖/√n", None), ("NC1 (train)", "log"),
         ("ETF distance of the class means", None), ("effective rank / n", None),
         ("Fourier concentration (top 10%)", None))

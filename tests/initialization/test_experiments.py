@@ -10,7 +10,7 @@ from dynamics import results
 from dynamics.initialization import experiments as E
 from dynamics.initialization import science as S
 
-SEEDS = [0, 1, 2]
+from seeds import SEEDS
 
 
 # ----------------------------------------------------------------------------- runners

@@ -12,7 +12,7 @@ from dynamics import results
 from dynamics.weight_decay import experiments as E
 from dynamics.weight_decay import science as S
 
-SEEDS = [0, 1, 2]
+from seeds import SEEDS
 TINY = S.DecouplingConfig(lr_low=1e-3, lr_high=1e-2, n_lr=2, wd_low=0.1, wd_high=10.0,
                           l2_low=1e-3, l2_high=1e-1, n_wd=3, n_seeds=2, steps=20, width=8,
                           n_train=200, n_evals=2)

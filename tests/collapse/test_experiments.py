@@ -208,4 +208,4 @@ def test_claims_table_rows_have_verdicts_and_are_flagged_where_not_reproduced():
     verdicts = {r["claim"].split(":")[0]: r["reproduced"] for r in rows}
     assert verdicts["NC1"] == "yes" and verdicts["NC4"] == "yes"
     assert verdicts["NC2"] != "yes"  # the norms stay unequal at this scale: said, not hidden
-    assert len(rows) == 9
+    assert len(rows) == 11

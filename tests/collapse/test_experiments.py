@@ -8,7 +8,7 @@ import pytest
 from dynamics import collapse as NC
 from dynamics.train import log_steps
 
-SEEDS = [0, 1, 2]
+from seeds import SEEDS
 
 
 @functools.cache

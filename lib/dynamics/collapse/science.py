@@ -125,8 +125,10 @@ def nc2(M: torch.Tensor) -> dict:
     - ``equinorm``: coefficient of variation (std / mean) of the norms ‖μ_c − μ_G‖;
     - ``equiangularity``: mean over pairs c ≠ c' of |cos(μ_c − μ_G, μ_c' − μ_G) + 1/(C − 1)|;
     - ``etf_distance``: ‖MMᵀ/‖MMᵀ‖_F − (I − 11ᵀ/C)/√(C − 1)‖_F, the Frobenius distance of the
-      normalized Gram matrix of the centred means to that of a simplex ETF (Papyan et al.'s
-      Figure 6). Unlike equiangularity it also sees unequal norms.
+      normalized Gram matrix of the centred means to that of a simplex ETF (the NC2 measure of
+      Zhu et al. 2021, "A Geometric Analysis of Neural Collapse with Unconstrained Features";
+      Papyan et al. plot equinorm and equiangularity separately). Unlike equiangularity it
+      also sees unequal norms.
     """
     C = len(M)
     norms = M.norm(dim=1)

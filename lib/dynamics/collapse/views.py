@@ -496,7 +496,7 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
                     f"{nc1_z / nc1_T:.0f}× lower",
                     _verdict(nc1_z >= 10 * nc1_T, nc1_z > 1.5 * nc1_T)),
         plots.claim("NC2: the centred class means approach a simplex ETF",
-                    "Papyan, Han & Donoho (2020)",
+                    "Papyan, Han & Donoho (2020); the distance: Zhu et al. (2021)",
                     f"distance to the ETF {n(etf_z)} at zero error, {n(etf_T)} at the end; "
                     f"equinorm {n(h.last('equinorm'), 2)}, equiangularity {n(h.last('equiangularity'), 2)}",
                     _verdict(etf_T < 0.05, etf_T < etf_z / 1.5, scale=True), asserted=False),

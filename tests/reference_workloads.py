@@ -60,19 +60,19 @@ def _data():
 def core_train():
     """``train`` with every optimizer, full batch and mini-batch, a schedule and a metric."""
     from dynamics import models
-    from dynamics.train import train
+    from dynamics.train import Recipe, train
 
     d, out = _data(), {}
     for opt in ("sgd", "momentum", "adam", "adam_l2", "adamw", "muon"):
         torch.manual_seed(0)
         model = models.MLP(d.input_dim, 16, 2, d.n_classes)
-        out[opt] = train(model, d, steps=12, optimizer=opt, lr=1e-2, weight_decay=0.1,
-                         eval_every=3, desc=opt)
+        out[opt] = train(model, d, Recipe(steps=12, optimizer=opt, lr=1e-2, weight_decay=0.1,
+                                          eval=3), desc=opt)
     torch.manual_seed(1)
     model = models.MLP(d.input_dim, 16, 2, d.n_classes)
-    out["minibatch"] = train(model, d, 
-        steps=15, lr=3e-3, batch_size=32, loss="mse", eval_steps=[0, 4, 9, 15],
-        lr_schedule=lambda s: 1.0 - s / 20, seed=3,
+    out["minibatch"] = train(model, d, Recipe(
+        steps=15, lr=3e-3, batch_size=32, loss="mse", eval=[0, 4, 9, 15],
+        schedule=lambda s: 1.0 - s / 20), seed=3,
         metrics={"norm": lambda m, d: sum(p.pow(2).sum() for p in m.parameters())})
     return numbers(out)
 
@@ -81,6 +81,7 @@ def core_sweep():
     """``train_many`` batched and sequential, with train masks and parameter masks."""
     from dynamics import models
     from dynamics.sweep import grid, train_many
+    from dynamics.train import Recipe
 
     d, out = _data(), {}
     configs = grid(lr=[1e-3, 1e-2], weight_decay=[0.0, 0.5], seed=[0, 1])
@@ -96,11 +97,11 @@ def core_sweep():
     for strategy in ("batched", "sequential"):
         for opt, bs in (("adamw", None), ("momentum", 50), ("adam_l2", 64), ("sgd", None)):
             out[f"{strategy}_{opt}"] = train_many(
-                model_fn, d, configs, steps=10, optimizer=opt, batch_size=bs, eval_every=2,
+                model_fn, d, configs, Recipe(steps=10, optimizer=opt, batch_size=bs, eval=2),
                 strategy=strategy)
         out[f"{strategy}_masks"] = train_many(
-            model_fn, d, configs, steps=8, batch_size=40, eval_steps=[0, 3, 8],
-            train_mask=masks, param_masks=pm, strategy=strategy)
+            model_fn, d, configs, Recipe(steps=8, batch_size=40, eval=[0, 3, 8]),
+            masks=dict(train=masks, params=pm), strategy=strategy)
     return numbers(out)
 
 

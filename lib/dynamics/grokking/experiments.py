@@ -21,9 +21,10 @@ import torch.nn as nn
 
 from .. import data as D
 from .. import ledger, results
+from .. import progress as P
 from ..runtime import cap_grid, cap_steps, get_profile
 from ..sweep import SweepResult, grid, train_many
-from ..train import History, log_steps, train
+from ..train import History, Hooks, Recipe, log_steps, train
 from .science import (
     ADAM_BETAS, FIT_ACC, FOURIER_OPS, GROK_ACC, CorruptConfig, GrokConfig, PhaseConfig,
     end_accuracy, fit_and_grok, fourier_losses, fourier_spectrum, input_weights, key_frequencies,
@@ -136,10 +137,10 @@ def run(cfg: GrokConfig, seed: int = 0, *, data: D.Dataset | None = None,
         cbs.insert(0, lambda step, h, m: kept.append((step, _state(m))) and False)
     if stop_at_grok:
         cbs.append(lambda step, h, m: h.last("test_acc") > GROK_ACC)
-    h = train(model, data, steps=cfg.steps, optimizer=optimizer_for(cfg, model), loss=loss,
-              eval_steps=evaluation_steps(cfg.steps, cfg.n_evals), metrics=metrics,
-              callbacks=cbs, before_step=hook, seed=seed, progress=progress,
-              desc=f"{cfg.op} mod {cfg.p}")
+    recipe = Recipe(cfg.steps, optimizer=lambda m: optimizer_for(cfg, m), loss=loss,
+                    eval=evaluation_steps(cfg.steps, cfg.n_evals))
+    h = train(model, data, recipe, metrics=metrics, hooks=Hooks(hook, on_eval=cbs), seed=seed,
+              progress=progress, desc=f"{cfg.op} mod {cfg.p}")
     return GrokRun(cfg, h, model, data, seed, kept)
 
 
@@ -387,6 +388,7 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
     strategy = "sequential" if cfg.model == "transformer" else "auto"
     configs, histories, states, start = [], [], [], time.perf_counter()
     stopped = False
+    job = P.reporting(*callbacks)
     for i, frac in enumerate(train_fracs):
         cells = grid(train_frac=[float(frac)], weight_decay=[float(w) for w in weight_decays],
                      seed=seeds)
@@ -397,13 +399,13 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
             continue
         split = {s: split_mask(cfg, index, float(frac), s) for s in seeds}  # one per seed, not per cell
         masks = torch.stack([split[c["seed"]] for c in cells])
-        report = [lambda done, i=i, cb=cb: cb((i + done) / len(train_fracs)) for cb in callbacks]
+        recipe = Recipe(steps, lr=cfg.lr, betas=ADAM_BETAS[cfg.model],
+                        eval=evaluation_steps(steps, cfg.n_evals))
         with ledger.planned(planned):  # the gpu plan counts the steps asked for (dry run)
-            part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, steps=steps,
-                              optimizer="adamw", lr=cfg.lr, betas=ADAM_BETAS[cfg.model],
-                              eval_steps=evaluation_steps(steps, cfg.n_evals), train_mask=masks,
-                              test_mask=~masks, progress=progress, strategy=strategy,
-                              callbacks=report)
+            with job.part(i, len(train_fracs)):
+                part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, recipe,
+                                  masks=dict(train=masks, test=~masks), strategy=strategy,
+                                  progress=progress)
         configs += part.configs
         histories += part.histories
         states += part.states

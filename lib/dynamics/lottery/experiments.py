@@ -20,10 +20,11 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
+from .. import progress as P
 from .. import results
 from ..runtime import cap_grid, cap_steps, get_seed
 from ..sweep import train_many
-from ..train import History, train
+from ..train import History, Hooks, Recipe, train
 from .science import (PAI_METHODS, LotteryConfig, density, full_masks, imp_round,
                       layer_densities, like_masks, load_data, make_model, pai_masks,
                       path_errors, barrier, best_step, rewind, shuffle_masks, torch_prune_masks)
@@ -57,10 +58,17 @@ def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, 
             model.load_state_dict(state)
         return model
 
-    return train_many(model_fn, data, configs, steps=steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                      batch_size=cfg.batch_size, eval_every=max(1, steps // cfg.evals),
-                      param_masks=[m or None for m in masks], progress=progress,
-                      callbacks=list(callbacks))
+    with P.reporting(*callbacks):
+        return train_many(model_fn, data, configs, recipe(cfg, steps),
+                          masks=dict(params=[m or None for m in masks]), progress=progress)
+
+
+def recipe(cfg: LotteryConfig, steps: int | None = None) -> Recipe:
+    """How every network of the chapter trains: ``cfg``'s optimizer, learning rate and
+    mini-batches for ``steps`` (default ``cfg.steps``), ``cfg.evals`` evaluations."""
+    steps = steps or cfg.steps
+    return Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, batch_size=cfg.batch_size,
+                  eval=max(1, steps // cfg.evals))
 
 
 def _state(model: nn.Module) -> dict:
@@ -84,9 +92,8 @@ def rewind_states(cfg: LotteryConfig, data: D.Dataset, seeds: list, steps) -> li
                 if step in grab_at:
                     captured[step] = _state(m)
                 return False
-            train(model, data, steps=grab_at[-1], optimizer=cfg.optimizer, lr=cfg.lr,
-                  batch_size=cfg.batch_size, eval_steps=grab_at, callbacks=[grab], seed=s,
-                  progress=False)
+            train(model, data, recipe(cfg, grab_at[-1]).replace(eval=grab_at),
+                  hooks=Hooks(on_eval=grab), seed=s, progress=False)
             states.update({k: captured[at[k]] for k in want if at[k] in captured})
         out.append(states)
     return out

@@ -323,12 +323,13 @@ def practice_panel(profile: str | None = None, seed: int | None = None) -> Panel
     def run(update, optimizer, lr, width, depth, steps):
         c = cfg.replace(width=int(width), depth=int(depth), steps=int(steps))
         model = mlp(data, c.width, c.depth, c.seed)
-        opt = muon_with_adamw(model, lr, 3e-3) if optimizer == "muon" else optimizer
+        opt = (lambda m: muon_with_adamw(m, lr, 3e-3)) if optimizer == "muon" else optimizer
         build = lambda h: loss_figure({LABELS[optimizer]: h},  # noqa: E731
                                       f"{LABELS[optimizer]}, lr {lr:.3g}")
-        h = T.train(model, data, steps=c.steps, optimizer=opt, lr=lr, batch_size=c.batch_size,
-                    eval_every=max(1, c.steps // 50), seed=c.seed, eval_test=False,
-                    callbacks=[update.every(build, total_steps=c.steps)])
+        recipe = T.Recipe(c.steps, optimizer=opt, lr=lr, batch_size=c.batch_size,
+                          eval=T.Every(max(1, c.steps // 50), test=False))
+        h = T.train(model, data, recipe, seed=c.seed,
+                    hooks=T.Hooks(on_eval=update.every(build, total_steps=c.steps)))
         update(status=h.status if h.diverged else f"final training loss {h.last('train_loss'):.3g}")
         return build(h) if len(h) else None
 

@@ -211,3 +211,45 @@ def test_a_long_sweep_announces_itself_not_each_run(digits, monkeypatch, capsys)
         sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}, {}], Recipe(steps=20, eval=5), strategy=strategy, progress=False)
         lines = capsys.readouterr().out.splitlines()
         assert len(lines) == 1 and lines[0].startswith("3 configurations x 20 steps: about "), strategy
+
+
+def test_recipe_replace_and_evaluation_rules():
+    r = Recipe(100, lr=1e-2, eval=25)
+    assert r.eval == Every(25) and r.evals() == [0, 25, 50, 75, 100]
+    assert r.replace(eval=[0, 7, 300]).evals() == [0, 7]
+    assert Recipe(100, eval=LogSpaced(5)).evals()[-1] == 100
+    assert Recipe(100).evals() == list(range(0, 101))  # about 100 evaluations by default
+    assert r.replace(lr=0.5).lr == 0.5 and r.lr == 1e-2  # frozen: replace makes a new one
+    with pytest.raises(ValueError, match="no field"):
+        r.replace(learning_rate=1.0)
+    with pytest.raises(ValueError, match="eval must be"):
+        Recipe(10, eval="often")
+    with pytest.raises(ValueError, match="positive integer"):
+        Recipe(10, eval=Every(0)).evals()
+
+
+def test_dict_metrics_come_from_one_pass(digits):
+    calls = []
+
+    def both(model, data):
+        calls.append(1)
+        return {"w": model.head.weight.norm(), "b": 2.0}
+
+    m = models.MLP(digits.input_dim, 8, 1, 10)
+    h = train.train(m, digits, Recipe(10, eval=At([0, 10], test=False)), metrics=both,
+                    progress=False)
+    assert len(calls) == 2 and list(h["b"]) == [2.0, 2.0] and "test_acc" not in h
+    assert h["w"][0] > 0
+
+
+def test_a_sweep_config_overrides_any_recipe_field(digits):
+    from dynamics.sweep import train_many
+
+    fn = lambda c: models.MLP(digits.input_dim, 8, 1, 10)  # noqa: E731
+    res = train_many(fn, digits, [dict(seed=0), dict(seed=0, steps=4), dict(seed=0, optimizer="sgd")],
+                     Recipe(8, lr=1e-2, eval=4), progress=False)
+    assert [h.steps[-1] for h in res.histories] == [8, 4, 8] and res.info["groups"] == 3
+    torch.manual_seed(0)
+    alone = train.train(fn({}), digits, Recipe(8, lr=1e-2, eval=4, optimizer="sgd"),
+                        progress=False)
+    assert list(alone["train_loss"]) == list(res.histories[2]["train_loss"])

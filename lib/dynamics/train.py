@@ -36,6 +36,7 @@ import torch.nn.functional as F
 
 from . import ledger
 from .data import Dataset
+from .models import evaluating
 from .runtime import Forecast, cap_steps, progress_enabled
 
 OPTIMIZERS = ("sgd", "momentum", "adam", "adam_l2", "adamw", "muon")
@@ -262,16 +263,14 @@ def loss_function(name: str | Callable, n_classes: int) -> Callable:
 def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: Callable,
              chunk: int = 16384) -> tuple[torch.Tensor, torch.Tensor]:
     """Mean loss and accuracy of ``model`` on (x, y), as device scalars (no sync)."""
-    was_training = model.training
-    model.eval()
     total_loss = torch.zeros((), device=x.device)
     correct = torch.zeros((), device=x.device)
-    for i in range(0, len(x), chunk):
-        out = model(x[i:i + chunk])
-        yb = y[i:i + chunk]
-        total_loss += loss_fn(out, yb).float() * len(yb)
-        correct += (out.argmax(1) == yb).sum()
-    model.train(was_training)
+    with evaluating(model):
+        for i in range(0, len(x), chunk):
+            out = model(x[i:i + chunk])
+            yb = y[i:i + chunk]
+            total_loss += loss_fn(out, yb).float() * len(yb)
+            correct += (out.argmax(1) == yb).sum()
     return total_loss / len(x), correct / len(x)
 
 
@@ -289,7 +288,7 @@ class Every:
     test: bool = True
 
     def at(self, steps: int) -> list[int]:
-        every = self.k or max(1, steps // 100)
+        every = max(1, steps // 100) if self.k is None else self.k
         if not isinstance(every, (int, np.integer)) or every < 1:
             raise ValueError(f"evaluate every k steps needs a positive integer k, got {self.k!r}")
         evals = list(range(0, steps + 1, every))

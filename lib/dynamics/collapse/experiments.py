@@ -20,6 +20,7 @@ from .. import data as D
 from .. import ledger, results
 from .. import progress as P
 from ..runtime import cap_grid, cap_steps, dry_run, get_profile
+from ..models import evaluating
 from ..sweep import train_many
 from ..train import At, History, Hooks, LogSpaced, Recipe, log_steps, train
 from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, ImbalanceConfig,
@@ -63,10 +64,8 @@ class Recorder:
 def snapshot(model: nn.Module, data: D.Dataset, n_points: int = 12) -> dict:
     """Centred class means, classifier rows and the features of the first ``n_points``
     examples of each class, as CPU float64 arrays (small: C and C·n_points rows)."""
-    was_training = model.training
-    model.eval()
-    h = _features(model, data.x_train)
-    model.train(was_training)
+    with evaluating(model):
+        h = _features(model, data.x_train)
     means, _ = class_means(h, data.y_train, data.n_classes)
     mu_g = h.mean(0)
     idx = torch.cat([torch.nonzero(data.y_train == c).flatten()[:n_points]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .. import plots, results, runtime
+from .. import plots, progress, results, runtime
 from .. import train as T
 from ..widgets import Choice, Panel, Slider, controls_for
 from .experiments import (EARLY_STEP, critical_batch, early_and_late, growth, practice_summary,
@@ -371,11 +371,14 @@ def shaping_panel(profile: str | None = None, seed: int | None = None) -> Panel:
         def build(h, name):
             return shaping_figure(dict(runs={**runs, name: h}, lr=lr), reference=fixed)
 
-        for i, (name, pp) in enumerate([(fixed, p), (sched, linear_p_schedule(p_start, p_end, c.steps))]):
-            if update.stop_requested:
-                break
-            cb = update.every(lambda h, n=name: build(h, n), total_steps=c.steps, start=i / 2, span=0.5)
-            runs[name] = run_shaped(c, data, pp, callbacks=[cb])
+        both = [(fixed, p), (sched, linear_p_schedule(p_start, p_end, c.steps))]
+        with progress.reporting(update.ticker(1.0)) as job:
+            for i, (name, pp) in enumerate(both):
+                if job.stopped:
+                    break
+                redraw = update.every(lambda h, n=name: build(h, n))
+                with job.part(i, 2):
+                    runs[name] = run_shaped(c, data, pp, callbacks=[redraw])
         bad = [k for k, h in runs.items() if h.diverged]
         if bad:
             update(status="; ".join(f"{k}: {runs[k].status}" for k in bad))
@@ -393,10 +396,6 @@ def shaping_panel(profile: str | None = None, seed: int | None = None) -> Panel:
 
 def _n(value, missing: str) -> str:
     return plots.number(value, missing=missing)
-
-
-def _verdict(ok: bool, partly: bool = False) -> str:
-    return "yes" if ok else "partly" if partly else "no"
 
 
 def claims(band: dict, timing: list[dict], width: dict, practice: dict, memory: dict,
@@ -433,19 +432,19 @@ def claims(band: dict, timing: list[dict], width: dict, practice: dict, memory: 
         plots.claim("Five quintic Newton–Schulz steps leave singular values in a band of about "
                     "[0.7, 1.2], not at 1", "Jordan et al. 2024 (Muon)",
                     f"[{lo:.2f}, {hi:.2f}] for a 256×128 Gaussian matrix",
-                    _verdict(0.6 <= lo and hi <= 1.25)),
+                    plots.verdict(0.6 <= lo and hi <= 1.25)),
         plots.claim("Newton–Schulz (matrix products, bfloat16) is much cheaper than an SVD on "
                     "accelerators", "Jordan et al. 2024 (Muon)",
                     f"n = {t['n']}, {t['device']}, float32, precomputed: SVD / NS₅ = {ratio:.1f}×"
                     + ("" if on_gpu else "; no GPU measured"),
-                    _verdict(ratio >= 3) if on_gpu else "not at this scale"),
+                    plots.verdict(ratio >= 3) if on_gpu else "not at this scale"),
         plots.claim("A step of fixed spectral (RMS→RMS) size changes a layer's output by the same "
                     "amount at every width, which is what μP asks of a learning rate",
                     "Bernstein & Newhouse 2024; Yang, Simon & Bernstein 2023",
                     f"output change per unit lr, width {width['widths'][0]} → {width['widths'][-1]}: "
                     f"Muon ×{growth(width, 'muon'):.2f}, SGD ×{growth(width, 'sgd'):.1f}, "
                     f"Adam ×{growth(width, 'adam'):.0f}",
-                    _verdict(0.67 <= growth(width, "muon") <= 1.5 and growth(width, "adam") >= 4)),
+                    plots.verdict(0.67 <= growth(width, "muon") <= 1.5 and growth(width, "adam") >= 4)),
         plots.claim("Muon trains faster than AdamW (GPT-2 speedrun 31.4 → 24.9 min; CIFAR-10 "
                     "to 94% in 2.6 s on an A100)", "Jordan et al. 2024 (Muon)",
                     f"{practice['data']} MLP, loss {practice['target']:g}: {steps_text}{secs_text}; "
@@ -455,17 +454,17 @@ def claims(band: dict, timing: list[dict], width: dict, practice: dict, memory: 
                     "many as Newton's method", "Kim et al. 2026",
                     f"N = {memory['n'][j]} = {memory['ratios'][j]:g}d pairs: SGD {f['sgd']:.2f}, "
                     f"Muon {f['muon']:.2f}, Newton {f['newton']:.2f} of them",
-                    _verdict(f["muon"] >= 3 * f["sgd"] and f["muon"] >= 0.8 * f["newton"],
+                    plots.verdict(f["muon"] >= 3 * f["sgd"] and f["muon"] >= 0.8 * f["newton"],
                              f["muon"] >= 2 * f["sgd"])),
         plots.claim("Muon saturates at a larger critical batch size than SGD", "Kim et al. 2026",
                     f"batch for 90% of the full-gradient recall (N = {batch['n']}): "
                     f"SGD {_n(cb['sgd'], 'none')}, Muon {_n(cb['muon'], 'none')}",
-                    _verdict(cb["sgd"] is not None and cb["muon"] is not None and cb["muon"] >= 4 * cb["sgd"],
+                    plots.verdict(cb["sgd"] is not None and cb["muon"] is not None and cb["muon"] >= 4 * cb["sgd"],
                              cb["sgd"] is not None and cb["muon"] is not None and cb["muon"] > cb["sgd"])),
         plots.claim("Positive p helps early, mildly negative p late", "Wu et al. 2026 (DynMuon)",
                     f"loss at step {EARLY_STEP}: p = {pos:g} {el['early'][pos]:.2f} vs Muon (p = 0) "
                     f"{el['early'][0.0]:.2f}; final: p = {neg:g} {el['late'][neg]:.2f} vs Muon "
-                    f"{el['late'][0.0]:.2f}", _verdict(early_ok and late_ok, early_ok or late_ok)),
+                    f"{el['late'][0.0]:.2f}", plots.verdict(early_ok and late_ok, early_ok or late_ok)),
         plots.claim("Scheduling p from positive to mildly negative (DynMuon) needs 10.6–26.5% "
                     "fewer steps than Muon to the same loss", "Wu et al. 2026 (DynMuon)",
                     f"to p = 0's final loss: schedule {_n(sched['steps_to_reference'], 'never')} "
@@ -473,5 +472,5 @@ def claims(band: dict, timing: list[dict], width: dict, practice: dict, memory: 
                     + (f" ({saved:.0%} fewer)" if saved is not None and saved >= 0 else
                        f" ({-saved:.0%} more)" if saved is not None else "")
                     + f"; lr {shaping['lr']:g}, one seed",
-                    _verdict(saved is not None and saved >= 0.106, saved is not None and saved > 0)),
+                    plots.verdict(saved is not None and saved >= 0.106, saved is not None and saved > 0)),
     ]

@@ -309,11 +309,16 @@ def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None, callback
 
 
 def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, progress=None,
-                 callbacks_for=None) -> dict:
+                 callbacks=()) -> dict:
     """Train one MLP twice from the same initialization, without and with weight decay;
     record each weight matrix's Frobenius norm during training, its singular values at
     initialization and at the end, and their statistics (:func:`~.science.spectrum_stats`).
-    ``callbacks_for(k)`` returns the train callbacks of run k (0: no decay, 1: decay)."""
+    ``callbacks`` get the fraction of both runs done and may stop them (a panel's Stop)."""
+    with P.reporting(*callbacks) as job:
+        return _spectrum(cfg, seed, progress, job)
+
+
+def _spectrum(cfg: SpectrumConfig, seed, progress, job) -> dict:
     seed = get_seed(seed)
     data = mnist1d_data(cfg.n_train)
     steps = cap_steps(cfg.steps)
@@ -329,8 +334,8 @@ def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, progress=None,
         with ledger.planned(cfg.steps):
             recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=wd,
                             batch_size=cfg.batch_size, eval=evals)
-            h = train(model, data, recipe, metrics=metrics, seed=seed, progress=progress,
-                      hooks=Hooks(on_eval=callbacks_for(k) if callbacks_for is not None else ()))
+            with job.part(k, 2):
+                h = train(model, data, recipe, metrics=metrics, seed=seed, progress=progress)
         final = {n: singular_values(w) for n, w in layers.items()}
         finite = all(np.isfinite(sv).all() for sv in final.values()) and not h.diverged
         stats = {n: spectrum_stats(sv) for n, sv in final.items()} if finite else {}

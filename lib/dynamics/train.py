@@ -1,8 +1,9 @@
 """One training loop for the whole book.
 
-``train(model, data, steps=..., optimizer="adamw", lr=..., weight_decay=...)`` trains
-full-batch (the default) or mini-batch, evaluates every ``eval_every`` steps (or at the
-steps listed in ``eval_steps``) and returns a :class:`History`.
+``train(model, data, Recipe(steps=..., optimizer="adamw", lr=..., weight_decay=...))``
+trains full-batch (the default) or mini-batch, evaluates by the recipe's evaluation rule
+(:class:`Every`, :class:`LogSpaced`, :class:`At`) and returns a :class:`History`. The same
+:class:`Recipe` drives :func:`dynamics.sweep.train_many`.
 
 Design choices a reader may want to know about:
 
@@ -11,9 +12,12 @@ Design choices a reader may want to know about:
   at evaluation time. Data lives on the device, mini-batches are index gathers there.
 - **Divergence is a result, not a crash.** A NaN/inf loss stops the run; the history says
   ``diverged at step k`` and keeps everything recorded before it.
-- **Hooks** for the chapters' methods: ``before_step(model, step)`` runs between backward and
-  the optimizer step (gradient filters, projections), ``after_step(model, step)`` after it
-  (pruning masks), ``callbacks`` at each evaluation (live plots; return True to stop early).
+- **Hooks** for the chapters' methods (:class:`Hooks`): ``before_step(model, step)`` runs
+  between backward and the optimizer step (gradient filters, projections), ``after_step(model,
+  step)`` after it (pruning masks), ``on_eval`` at each evaluation (live plots; True stops).
+  Metrics may return a dict of named values measured in one pass.
+- **One progress protocol**: each evaluation reports into :func:`dynamics.progress.current`,
+  whose Stop ends the run (a panel's bar and Stop work alike for a run, a sweep, a chapter).
 - **A long run says so.** The first second of training is timed; a run that would take more
   than about a minute on this device prints one line first (what, how many steps, how long,
   how to get a smaller run; in a live panel, its status line): see :class:`runtime.Forecast`.

@@ -259,7 +259,24 @@ def conditioning(features: torch.Tensor, k: int) -> torch.Tensor:
 ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh}
 
 
-class CollapseNet(nn.Module):
+class LinearTail(nn.Module):
+    """A model that ends in a linear part (``self.linear``, bias-free) and a ``head``: its
+    ``features`` are ``body_features`` (each subclass's own) through the linear part."""
+
+    def linear_part(self, h: torch.Tensor) -> torch.Tensor:
+        """The linear layers before the head, applied to body features."""
+        for layer in self.linear:
+            h = layer(h)
+        return h
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear_part(self.body_features(x))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+class CollapseNet(LinearTail):
     """``depth`` ReLU layers of ``width`` units (the *body*), then a *linear part* of
     ``linear_depth`` bias-free linear layers, the last of which is ``head``.
 
@@ -286,20 +303,9 @@ class CollapseNet(nn.Module):
     def body_features(self, x: torch.Tensor) -> torch.Tensor:
         return layered(self.body, self.act, x)
 
-    def linear_part(self, h: torch.Tensor) -> torch.Tensor:
-        """The linear layers before the head, applied to body features."""
-        for layer in self.linear:
-            h = layer(h)
-        return h
-
-    def features(self, x: torch.Tensor) -> torch.Tensor:
-        return self.linear_part(self.body_features(x))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(x))
 
 
-class UnconstrainedFeatures(nn.Module):
+class UnconstrainedFeatures(LinearTail):
     """The unconstrained features model: one free feature vector per training example, then
     ``linear_depth`` bias-free linear layers (the last is ``head``). Inputs are example indices.
 
@@ -324,16 +330,6 @@ class UnconstrainedFeatures(nn.Module):
     def body_features(self, idx: torch.Tensor) -> torch.Tensor:
         return self.z[idx] * self.scale
 
-    def linear_part(self, h: torch.Tensor) -> torch.Tensor:
-        for layer in self.linear:
-            h = layer(h)
-        return h
-
-    def features(self, idx: torch.Tensor) -> torch.Tensor:
-        return self.linear_part(self.body_features(idx))
-
-    def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(idx))
 
 
 def linear_weights(model: nn.Module) -> list[torch.Tensor]:

@@ -59,7 +59,8 @@ def both(optimizer="adamw", batch_size=None, loss="cross_entropy", steps=30, mas
             test=torch.rand(len(configs), len(d.x_test), generator=g) < 0.5)
     if schedule:
         recipe = recipe.replace(schedule=lambda s: min(1.0, (s + 1) / 10))
-    out = {s: train_many(mlp, d, configs, recipe, strategy=s, **kw) for s in ("batched", "sequential")}
+    out = {s: train_many(mlp, d, configs, recipe, strategy=s, **kw) for s in ("batched",
+                         "sequential")}
     assert out["batched"].info["strategy"] == "batched"
     return out
 
@@ -151,7 +152,8 @@ def test_sequential_strategy_is_train():
     cfg = dict(lr=1e-2, weight_decay=0.1, seed=3)
     res = train_many(mlp, d, [cfg], Recipe(steps=20, eval=5), strategy='sequential', progress=False)
     torch.manual_seed(3)
-    h = train(mlp(cfg), d, Recipe(steps=20, lr=0.01, weight_decay=0.1, eval=5), seed=3, progress=False)
+    h = train(mlp(cfg), d, Recipe(steps=20, lr=0.01, weight_decay=0.1, eval=5), seed=3,
+              progress=False)
     assert_same_histories(res.histories, [h], rtol=0, atol=0)
 
 
@@ -160,7 +162,8 @@ def test_lr_schedule_and_chunks_agree():
     assert_same_histories(r["batched"].histories, r["sequential"].histories)
     d = tiny_data()
     configs = grid(lr=[3e-3, 1e-2], weight_decay=[0.0, 0.1], seed=[0, 1])
-    whole = train_many(mlp, d, configs, Recipe(steps=15, eval=5), strategy='batched', progress=False)
+    whole = train_many(mlp, d, configs, Recipe(steps=15, eval=5), strategy='batched',
+                       progress=False)
     chunked = train_many(mlp, d, configs, Recipe(steps=15, eval=5), strategy=3, progress=False)
     assert chunked.info["chunk_size"] == 3
     assert_same_histories(whole.histories, chunked.histories)
@@ -242,7 +245,9 @@ def test_param_masks_batched_equals_sequential():
 
 def test_init_scale_scales_initial_weights():
     d = tiny_data()
-    res = train_many(mlp, d, [dict(seed=0), dict(seed=0, init_scale=3.0)], Recipe(steps=1, optimizer='sgd', lr=1e-12, eval=[0]), progress=False, strategy='batched')
+    res = train_many(mlp, d, [dict(seed=0), dict(seed=0, init_scale=3.0)],
+                     Recipe(steps=1, optimizer='sgd', lr=1e-12, eval=[0]), progress=False,
+                     strategy='batched')
     w0, w1 = res.state_dict(0)["hidden.1.weight"], res.state_dict(1)["hidden.1.weight"]
     torch.testing.assert_close(w1, 3.0 * w0, rtol=1e-5, atol=1e-7)
 
@@ -287,7 +292,8 @@ def test_bad_configs_and_models_raise():
     with pytest.raises(ValueError, match="nn.Module"):
         train_many(lambda c: None, d, [{}], Recipe(steps=2))
     with pytest.raises(ValueError, match="train'\] row"):
-        train_many(mlp, d, [{}], Recipe(steps=2), masks=dict(train=torch.zeros(1, 240, dtype=torch.bool)))
+        train_many(mlp, d, [{}], Recipe(steps=2),
+                   masks=dict(train=torch.zeros(1, 240, dtype=torch.bool)))
     with pytest.raises(ValueError, match="Dataset"):
         train_many(mlp, (d.x_train, d.y_train), [{}], Recipe(steps=2))
 
@@ -297,7 +303,8 @@ def test_batched_refuses_dropout():
                                              torch.nn.Linear(8, 10))
     with pytest.raises(ValueError, match="dropout"):
         train_many(model_fn, tiny_data(), [{}, {}], Recipe(steps=2), strategy='batched')
-    res = train_many(model_fn, tiny_data(), [{}, {}], Recipe(steps=2), progress=False)  # auto: sequential
+    res = train_many(model_fn, tiny_data(), [{}, {}], Recipe(steps=2),
+                     progress=False)  # auto: sequential
     assert res.info["strategy"] == "sequential"
 
 
@@ -351,7 +358,8 @@ def test_spec_is_checked_and_frozen():
                           (dict(steps=5, loss="hinge"), "loss"), (dict(steps=5, batch_size=0), "batch_size")]:
         with pytest.raises(ValueError, match=match):
             Recipe(**kwargs)
-    for recipe, match in [(Recipe(5, momentum=1.0), "momentum"), (Recipe(5, optimizer="muon"), "optimizer")]:
+    for recipe, match in [(Recipe(5, momentum=1.0), "momentum"), (Recipe(5, optimizer="muon"),
+                           "optimizer")]:
         with pytest.raises(ValueError, match=match):
             Spec(recipe, 5)
     assert spec.history().info == dict(steps=10, batch_size=None, loss="cross_entropy")
@@ -431,7 +439,8 @@ def test_no_host_sync_per_step(monkeypatch):
     d = tiny_data()
     for bs in (None, 50):
         calls.clear()
-        train_many(mlp, d, grid(seed=[0, 1, 2]), Recipe(steps=60, batch_size=bs, eval=[0, 60]), strategy='batched', progress=False)
+        train_many(mlp, d, grid(seed=[0, 1, 2]), Recipe(steps=60, batch_size=bs, eval=[0, 60]),
+                   strategy='batched', progress=False)
         assert len(calls) < 30, f"{len(calls)} host syncs for 60 steps (batch_size={bs})"
 
 

@@ -82,7 +82,9 @@ def test_hooks_and_callbacks_and_metrics(digits):
         return step >= 40  # stop early
 
     m = models.MLP(digits.input_dim, 8, 1, 10)
-    h = train.train(m, digits, Recipe(steps=100, eval=20), hooks=Hooks(before_step=before, after_step=after, on_eval=[cb]), metrics={'wnorm': lambda mod, d: mod.head.weight.norm()}, progress=False)
+    h = train.train(m, digits, Recipe(steps=100, eval=20),
+                    hooks=Hooks(before_step=before, after_step=after, on_eval=[cb]),
+                    metrics={'wnorm': lambda mod, d: mod.head.weight.norm()}, progress=False)
     assert calls["cb"] == [0, 20, 40]
     assert calls["before"] == calls["after"] == 40
     assert h.steps[-1] == 40 and len(h["wnorm"]) == len(h.steps)
@@ -125,7 +127,8 @@ def test_log_steps():
 def test_dry_run_caps_training_steps(monkeypatch):
     d = data.digits()
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "4")
-    h = train.train(models.MLP(d.input_dim, 8, 1, 10), d, Recipe(steps=5000, eval=1000), progress=False)
+    h = train.train(models.MLP(d.input_dim, 8, 1, 10), d, Recipe(steps=5000, eval=1000),
+                    progress=False)
     assert h.steps == [0, 4]
 
 
@@ -161,7 +164,8 @@ def test_lr_schedule_checked_in_sweeps_too(digits):
     from dynamics import sweep
 
     with pytest.raises(ValueError, match=r"lr_schedule\(\d+\) returned -1"):
-        sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}], Recipe(steps=5, schedule=lambda s: -1.0), progress=False)
+        sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}],
+                         Recipe(steps=5, schedule=lambda s: -1.0), progress=False)
 
 
 @pytest.mark.parametrize("lr", [np.float32(1e-2), np.float64(1e-2), torch.tensor(1e-2),
@@ -208,7 +212,8 @@ def test_a_long_sweep_announces_itself_not_each_run(digits, monkeypatch, capsys)
     monkeypatch.setattr(runtime, "LONG_RUN_S", 0.0)
     monkeypatch.setattr(runtime, "MEASURE_S", 0.0)
     for strategy in ("sequential", "batched"):
-        sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}, {}], Recipe(steps=20, eval=5), strategy=strategy, progress=False)
+        sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}, {}],
+                         Recipe(steps=20, eval=5), strategy=strategy, progress=False)
         lines = capsys.readouterr().out.splitlines()
         assert len(lines) == 1 and lines[0].startswith("3 configurations x 20 steps: about "), strategy
 

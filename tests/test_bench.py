@@ -57,6 +57,19 @@ def test_gpu_plan_arithmetic():
     assert re.fullmatch(r"gpu plan grokking: peak \d+\.\d GB, about [\d.]+ min on T4, about [\d.]+ min on H100", line)
 
 
+def test_gpu_plan_prices_a_precompute_s_longest_unit():
+    """Entries tagged with their unit (dynamics.units): the longest unit at full size, i.e.
+    its entries' time over the units it stands for in the dry run."""
+    a = _entry(unit="a", unit_repeats=1.0)
+    b1, b2 = (_entry(unit="b", unit_repeats=2.0, repeats=2.0) for _ in range(2))
+    p = bench.plan([a, b1, b2])
+    assert p["units"] == 2
+    assert p["unit"]["T4"] == pytest.approx(bench.estimate([b1, b2], "T4") / 2)
+    assert p["unit"]["T4"] == pytest.approx(2 * bench.estimate([a], "T4"))
+    assert re.search(r"; its longest unit about [\d.]+ min on T4, [\d.]+ min on H100$",
+                     bench.plan_line("grokking", p, "precompute"))
+
+
 def test_gpu_plan_from_ledgers(tmp_path, capsys):
     (tmp_path / "grokking.notebook.jsonl").write_text(json.dumps(_entry()) + "\n")
     bench.main(["gpu", "--ledgers", str(tmp_path), "--chapters", "grokking"])

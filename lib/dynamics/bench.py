@@ -404,13 +404,25 @@ def plan(entries: list[dict]) -> dict:
     out = dict(peak_bytes=peak, trainings=len(entries),
                flops=sum(flops for flops, _ in map(_work, entries)))
     out.update({gpu: estimate(entries, gpu) for gpu in GPUS})
+    units = {}
+    for e in entries:
+        if e.get("unit"):
+            units.setdefault(e["unit"], []).append(e)
+    if units:  # a precompute's units (dynamics.units): the longest one, per GPU
+        out["units"] = len(units)
+        out["unit"] = {gpu: max(estimate(es, gpu) / es[0]["unit_repeats"] for es in units.values())
+                       for gpu in GPUS}
     return out
 
 
 def plan_line(chapter: str, p: dict, what: str = "plan") -> str:
     minutes = lambda s: f"{s / 60:.0f}" if s >= 60 else f"{s / 60:.1f}"  # noqa: E731
-    return (f"gpu {what} {chapter}: peak {p['peak_bytes'] / 1e9:.1f} GB, about {minutes(p['T4'])} min "
+    line = (f"gpu {what} {chapter}: peak {p['peak_bytes'] / 1e9:.1f} GB, about {minutes(p['T4'])} min "
             f"on T4, about {minutes(p['H100'])} min on H100")
+    if "unit" in p:
+        line += (f"; its longest unit about {minutes(p['unit']['T4'])} min on T4, "
+                 f"{minutes(p['unit']['H100'])} min on H100")
+    return line
 
 
 def dry_run_all(chapters, out: Path, steps: int = 2, workers: int = 2, timeout: int = 900) -> dict:

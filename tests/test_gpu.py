@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from dynamics import models, runtime
-from dynamics.train import fused_step, make_optimizer
+from dynamics.train import Recipe, fused_step, make_optimizer
 
 
 class _FakeCuda(torch.nn.Parameter):
@@ -92,7 +92,7 @@ def test_ledger_records_what_a_full_training_would_cost(ledger_file):
 
     d = D.mnist1d(200, 100, seed=0, device="cpu")
     model = models.MLP(40, 64, 2, 10)
-    h = train(model, d, steps=1000, eval_every=100, progress=False)
+    h = train(model, d, Recipe(steps=1000, eval=100), progress=False)
     assert h.steps == [0, 3]
     (e,) = ledger.read(ledger_file)
     assert (e["kind"], e["planned_steps"], e["planned_evals"], e["steps_run"], e["evals_run"]) == \
@@ -115,8 +115,8 @@ def test_ledger_of_a_batched_sweep(ledger_file):
     from dynamics.sweep import grid, train_many
 
     d = D.mnist1d(200, 100, seed=0, device="cpu")
-    res = train_many(lambda c: models.MLP(40, 64, 2, 10), d, grid(seed=[0, 1, 2, 3]), steps=500,
-                     eval_steps=[0, 250, 500], strategy="batched", progress=False)
+    res = train_many(lambda c: models.MLP(40, 64, 2, 10), d, grid(seed=[0, 1, 2, 3]),
+                     Recipe(steps=500, eval=[0, 250, 500]), strategy='batched', progress=False)
     # a dry run evaluates where it stops (the planned 250 and 500 lie beyond it)
     assert res.info["steps"] == 3 and res.histories[0].steps == [0, 3]
     (e,) = ledger.read(ledger_file)
@@ -129,8 +129,8 @@ def test_ledger_of_a_batched_sweep(ledger_file):
     n = models.count_parameters(models.MLP(40, 64, 2, 10))
     assert e["param_bytes"] == e["grad_bytes"] == 4 * 4 * n and e["state_bytes"] == 2 * 4 * 4 * n
     # sequential sweeps: one train() line per configuration, each with the planned steps
-    train_many(lambda c: models.MLP(40, 64, 2, 10), d, grid(seed=[0, 1]), steps=500,
-               strategy="sequential", progress=False)
+    train_many(lambda c: models.MLP(40, 64, 2, 10), d, grid(seed=[0, 1]), Recipe(steps=500),
+               strategy='sequential', progress=False)
     lines = ledger.read(ledger_file)[1:]
     assert [(x["kind"], x["planned_steps"], x["steps_run"]) for x in lines] == [("train", 500, 3)] * 2
 
@@ -141,7 +141,8 @@ def test_no_ledger_outside_a_measured_dry_run(tmp_path, monkeypatch):
 
     path = tmp_path / "ledger.jsonl"
     monkeypatch.setenv("DYNAMICS_LEDGER", str(path))  # but no DYNAMICS_DRY_RUN
-    train(models.MLP(40, 8, 1, 10), D.mnist1d(50, 20, seed=0, device="cpu"), steps=4, progress=False)
+    train(models.MLP(40, 8, 1, 10), D.mnist1d(50, 20, seed=0, device='cpu'), Recipe(steps=4),
+          progress=False)
     assert not ledger.active() and not path.exists()
 
 
@@ -243,13 +244,14 @@ def test_dry_run_evaluates_where_it_stops(monkeypatch):
 
     d = D.mnist1d(100, 50, seed=0, device="cpu")
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
-    h = train(models.MLP(40, 8, 1, 10), d, steps=5000, eval_steps=[1000, 5000], progress=False)
+    h = train(models.MLP(40, 8, 1, 10), d, Recipe(steps=5000, eval=[1000, 5000]), progress=False)
     assert h.steps == [2]
-    res = train_many(lambda c: models.MLP(40, 8, 1, 10), d, [{}, {}], steps=5000,
-                     eval_steps=[1000, 5000], strategy="batched", progress=False)
+    res = train_many(lambda c: models.MLP(40, 8, 1, 10), d, [{}, {}],
+                     Recipe(steps=5000, eval=[1000, 5000]), strategy='batched', progress=False)
     assert [h.steps for h in res.histories] == [[2], [2]]
     monkeypatch.delenv("DYNAMICS_DRY_RUN")
-    assert train(models.MLP(40, 8, 1, 10), d, steps=4, eval_steps=[10], progress=False).steps == []
+    assert train(models.MLP(40, 8, 1, 10), d, Recipe(steps=4, eval=[10]),
+                 progress=False).steps == []
 
 
 def test_planned_steps_of_a_training_its_caller_capped(ledger_file):
@@ -263,8 +265,8 @@ def test_planned_steps_of_a_training_its_caller_capped(ledger_file):
     data = D.gaussian_mixture(n_classes=3, dim=8, n_train=60, n_test=30, seed=0)
     steps = cap_steps(500)
     with ledger.planned(500):
-        train(models.MLP(8, 16, 1, 3), data, steps=steps, eval_every=steps, progress=False)
-    train(models.MLP(8, 16, 1, 3), data, steps=steps, eval_every=steps, progress=False)
+        train(models.MLP(8, 16, 1, 3), data, Recipe(steps=steps, eval=steps), progress=False)
+    train(models.MLP(8, 16, 1, 3), data, Recipe(steps=steps, eval=steps), progress=False)
     first, second = ledger.read(ledger_file)
     assert first["planned_steps"] == 500 and second["planned_steps"] == steps < 500
 
@@ -283,8 +285,8 @@ def test_a_grid_the_dry_run_cut_counts_in_full(ledger_file):
     assert ledger.cut((lrs, kept_lrs), (seeds, kept_seeds)) == 4 / 2 * 3 / 2
     with ledger.planned(repeats=2):
         with ledger.planned(repeats=ledger.cut((lrs, kept_lrs))):
-            train(models.MLP(8, 16, 1, 3), data, steps=50, eval_every=50, progress=False)
-    train(models.MLP(8, 16, 1, 3), data, steps=50, eval_every=50, progress=False)
+            train(models.MLP(8, 16, 1, 3), data, Recipe(steps=50, eval=50), progress=False)
+    train(models.MLP(8, 16, 1, 3), data, Recipe(steps=50, eval=50), progress=False)
     cut, plain = ledger.read(ledger_file)
     assert cut["repeats"] == 4 and plain["repeats"] == 1
     assert bench.plan([cut])["flops"] == 4 * bench.plan([plain])["flops"]
@@ -301,9 +303,9 @@ def test_a_batched_call_the_dry_run_narrowed_widens(ledger_file):
 
     data = D.gaussian_mixture(n_classes=3, dim=8, n_train=60, n_test=30, seed=0)
     with ledger.planned(widen=3):
-        train(models.MLP(8, 16, 1, 3), data, steps=50, eval_every=50, progress=False)
-        train_many(lambda c: models.MLP(8, 16, 1, 3), data, grid(lr=[1e-3, 1e-2]), steps=50,
-                   eval_every=50, strategy="batched", progress=False)
+        train(models.MLP(8, 16, 1, 3), data, Recipe(steps=50, eval=50), progress=False)
+        train_many(lambda c: models.MLP(8, 16, 1, 3), data, grid(lr=[0.001, 0.01]),
+                   Recipe(steps=50, eval=50), strategy='batched', progress=False)
     one, batched = ledger.read(ledger_file)
     assert (one["repeats"], one["widen"]) == (3, 1) and batched["kind"] == "batched"
     assert (batched["repeats"], batched["widen"]) == (1, 3)

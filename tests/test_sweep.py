@@ -12,6 +12,7 @@ import torch
 from dynamics import data as data_mod
 from dynamics import models
 from dynamics import sweep
+from dynamics.train import Hooks, Recipe, train
 from dynamics.sweep import (OPTIMIZERS, Evaluations, Spec, SweepResult, auto_chunk_size, batched_step,
                             choose_strategy, grid, init_state, table_grid, train_many)
 
@@ -46,18 +47,20 @@ def both(optimizer="adamw", batch_size=None, loss="cross_entropy", steps=30, mas
     configs = grid(lr=[3e-3, 1e-2], weight_decay=[0.0, 0.1], seed=[0, 1])
     for i, c in enumerate(configs):
         c["init_scale"] = 1.0 if i % 3 else 0.5
-    kw = dict(steps=steps, optimizer=optimizer, batch_size=batch_size, loss=loss, eval_every=5,
-              progress=False)
+    recipe = Recipe(steps, optimizer=optimizer, batch_size=batch_size, loss=loss, eval=5)
+    kw = dict(progress=False)
     if optimizer in ("sgd", "momentum"):
         configs = [dict(c, lr=c["lr"] * 10) for c in configs]
     if masks:
         g = torch.Generator().manual_seed(0)
         fracs = torch.linspace(0.3, 0.9, len(configs))
-        kw["train_mask"] = torch.rand(len(configs), len(d.x_train), generator=g) < fracs[:, None]
-        kw["test_mask"] = torch.rand(len(configs), len(d.x_test), generator=g) < 0.5
+        kw["masks"] = dict(
+            train=torch.rand(len(configs), len(d.x_train), generator=g) < fracs[:, None],
+            test=torch.rand(len(configs), len(d.x_test), generator=g) < 0.5)
     if schedule:
-        kw["lr_schedule"] = lambda s: min(1.0, (s + 1) / 10)
-    out = {s: train_many(mlp, d, configs, strategy=s, **kw) for s in ("batched", "sequential")}
+        recipe = recipe.replace(schedule=lambda s: min(1.0, (s + 1) / 10))
+    out = {s: train_many(mlp, d, configs, recipe, strategy=s, **kw) for s in ("batched",
+                         "sequential")}
     assert out["batched"].info["strategy"] == "batched"
     return out
 
@@ -147,9 +150,10 @@ def test_sequential_strategy_is_train():
 
     d = tiny_data()
     cfg = dict(lr=1e-2, weight_decay=0.1, seed=3)
-    res = train_many(mlp, d, [cfg], steps=20, eval_every=5, strategy="sequential", progress=False)
+    res = train_many(mlp, d, [cfg], Recipe(steps=20, eval=5), strategy='sequential', progress=False)
     torch.manual_seed(3)
-    h = train(mlp(cfg), d, steps=20, lr=1e-2, weight_decay=0.1, eval_every=5, seed=3, progress=False)
+    h = train(mlp(cfg), d, Recipe(steps=20, lr=0.01, weight_decay=0.1, eval=5), seed=3,
+              progress=False)
     assert_same_histories(res.histories, [h], rtol=0, atol=0)
 
 
@@ -158,9 +162,9 @@ def test_lr_schedule_and_chunks_agree():
     assert_same_histories(r["batched"].histories, r["sequential"].histories)
     d = tiny_data()
     configs = grid(lr=[3e-3, 1e-2], weight_decay=[0.0, 0.1], seed=[0, 1])
-    whole = train_many(mlp, d, configs, steps=15, eval_every=5, strategy="batched", progress=False)
-    chunked = train_many(mlp, d, configs, steps=15, eval_every=5, strategy="batched", chunk_size=3,
-                         progress=False)
+    whole = train_many(mlp, d, configs, Recipe(steps=15, eval=5), strategy='batched',
+                       progress=False)
+    chunked = train_many(mlp, d, configs, Recipe(steps=15, eval=5), strategy=3, progress=False)
     assert chunked.info["chunk_size"] == 3
     assert_same_histories(whole.histories, chunked.histories)
 
@@ -168,7 +172,7 @@ def test_lr_schedule_and_chunks_agree():
 def test_mixed_architectures_are_grouped():
     d = tiny_data()
     configs = grid(width=[8, 16], lr=[1e-2], seed=[0, 1])
-    kw = dict(steps=10, eval_every=5, progress=False)
+    kw = dict(recipe=Recipe(10, eval=5), progress=False)
     b = train_many(mlp, d, configs, strategy="batched", **kw)
     s = train_many(mlp, d, configs, strategy="sequential", **kw)
     assert_same_histories(b.histories, s.histories)
@@ -182,7 +186,7 @@ def test_mixed_architectures_are_grouped():
 def test_divergence_isolated_and_frozen():
     d = tiny_data()
     configs = [dict(lr=0.05), dict(lr=1e6), dict(lr=0.1)]
-    kw = dict(steps=25, optimizer="sgd", eval_every=5, progress=False)
+    kw = dict(recipe=Recipe(25, optimizer="sgd", eval=5), progress=False)
     b = train_many(mlp, d, configs, strategy="batched", **kw)
     s = train_many(mlp, d, configs, strategy="sequential", **kw)
     hb = b.histories
@@ -215,8 +219,8 @@ def test_train_mask_is_the_subset():
     d = tiny_data()
     mask = torch.zeros(1, len(d.x_train), dtype=torch.bool)
     mask[0, ::3] = True
-    kw = dict(steps=10, eval_every=5, progress=False, strategy="batched")
-    a = train_many(mlp, d, [dict(seed=0), dict(seed=1)], train_mask=mask.repeat(2, 1), **kw)
+    kw = dict(recipe=Recipe(10, eval=5), progress=False, strategy="batched")
+    a = train_many(mlp, d, [dict(seed=0), dict(seed=1)], masks=dict(train=mask.repeat(2, 1)), **kw)
     sub = data_mod.Dataset(d.x_train[::3], d.y_train[::3], d.x_test, d.y_test, d.n_classes)
     b = train_many(mlp, sub, [dict(seed=0), dict(seed=1)], **kw)
     assert_same_histories(a.histories, b.histories)
@@ -228,7 +232,7 @@ def test_param_masks_batched_equals_sequential():
     g = torch.Generator().manual_seed(1)
     masks = [{"hidden.0.weight": (torch.rand(16, 40, generator=g) < f).float()}
              for f in (0.2, 0.5)] + [{}]
-    kw = dict(steps=15, eval_every=5, progress=False, param_masks=masks)
+    kw = dict(recipe=Recipe(15, eval=5), progress=False, masks=dict(params=masks))
     b = train_many(mlp, d, configs, strategy="batched", **kw)
     s = train_many(mlp, d, configs, strategy="sequential", **kw)
     assert_same_histories(b.histories, s.histories)
@@ -241,8 +245,9 @@ def test_param_masks_batched_equals_sequential():
 
 def test_init_scale_scales_initial_weights():
     d = tiny_data()
-    res = train_many(mlp, d, [dict(seed=0), dict(seed=0, init_scale=3.0)], steps=1,
-                     optimizer="sgd", lr=1e-12, eval_steps=[0], progress=False, strategy="batched")
+    res = train_many(mlp, d, [dict(seed=0), dict(seed=0, init_scale=3.0)],
+                     Recipe(steps=1, optimizer='sgd', lr=1e-12, eval=[0]), progress=False,
+                     strategy='batched')
     w0, w1 = res.state_dict(0)["hidden.1.weight"], res.state_dict(1)["hidden.1.weight"]
     torch.testing.assert_close(w1, 3.0 * w0, rtol=1e-5, atol=1e-7)
 
@@ -251,21 +256,22 @@ def test_init_scale_scales_initial_weights():
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(optimizer="rmsprop"), "unknown optimizer"),
-    (dict(loss="hinge"), "unknown loss"),
+    (dict(recipe=Recipe(2, optimizer="muon")), "train_many supports"),
+    (dict(recipe=Recipe(2, loss=lambda out, y: out.sum())), "train_many supports"),
     (dict(strategy="parallel"), "unknown strategy"),
-    (dict(steps=0), "steps"),
-    (dict(batch_size=0), "batch_size"),
-    (dict(train_mask=torch.ones(2, 5, dtype=torch.bool)), "train_mask"),
-    (dict(train_mask=torch.ones(2, 240)), "bool"),
-    (dict(test_mask=torch.ones(3, 120, dtype=torch.bool)), "test_mask"),
-    (dict(param_masks=[{"nope": torch.ones(1)}, {}]), "no parameter"),
-    (dict(param_masks=[{"head.weight": torch.ones(3)}, {}]), "shape"),
-    (dict(param_masks=[{}]), "one dict per config"),
-    (dict(momentum=1.5), "momentum"),
+    (dict(strategy=0), "chunk size"),
+    (dict(recipe=dict(steps=2)), "needs a dynamics.train.Recipe"),
+    (dict(masks=dict(train=torch.ones(2, 5, dtype=torch.bool))), "train"),
+    (dict(masks=dict(train=torch.ones(2, 240))), "bool"),
+    (dict(masks=dict(test=torch.ones(3, 120, dtype=torch.bool))), "test"),
+    (dict(masks=dict(params=[{"nope": torch.ones(1)}, {}])), "no parameter"),
+    (dict(masks=dict(params=[{"head.weight": torch.ones(3)}, {}])), "shape"),
+    (dict(masks=dict(params=[{}])), "one dict per config"),
+    (dict(masks=dict(weights=[{}])), "masks takes"),
+    (dict(recipe=Recipe(2, momentum=1.5)), "momentum"),
 ])
 def test_bad_input_raises(kwargs, match):
-    kw = dict(steps=2, progress=False)
+    kw = dict(recipe=Recipe(2), progress=False)
     kw.update(kwargs)
     with pytest.raises(ValueError, match=match):
         train_many(mlp, tiny_data(), [dict(seed=0), dict(seed=1)], **kw)
@@ -274,29 +280,31 @@ def test_bad_input_raises(kwargs, match):
 def test_bad_configs_and_models_raise():
     d = tiny_data()
     with pytest.raises(ValueError, match="no configurations"):
-        train_many(mlp, d, [], steps=2)
+        train_many(mlp, d, [], Recipe(steps=2))
     with pytest.raises(ValueError, match="learning rate"):
-        train_many(mlp, d, [dict(lr=-1.0)], steps=2)
+        train_many(mlp, d, [dict(lr=-1.0)], Recipe(steps=2))
     with pytest.raises(ValueError, match="weight decay"):
-        train_many(mlp, d, [dict(weight_decay=-0.1)], steps=2)
+        train_many(mlp, d, [dict(weight_decay=-0.1)], Recipe(steps=2))
     with pytest.raises(ValueError, match="does not accept"):
-        train_many(lambda c: models.MLP(7, 8, 1, 10), d, [{}], steps=2)
+        train_many(lambda c: models.MLP(7, 8, 1, 10), d, [{}], Recipe(steps=2))
     with pytest.raises(ValueError, match="classes"):
-        train_many(lambda c: models.MLP(40, 8, 1, 3), d, [{}], steps=2)
+        train_many(lambda c: models.MLP(40, 8, 1, 3), d, [{}], Recipe(steps=2))
     with pytest.raises(ValueError, match="nn.Module"):
-        train_many(lambda c: None, d, [{}], steps=2)
-    with pytest.raises(ValueError, match="train_mask row"):
-        train_many(mlp, d, [{}], steps=2, train_mask=torch.zeros(1, 240, dtype=torch.bool))
+        train_many(lambda c: None, d, [{}], Recipe(steps=2))
+    with pytest.raises(ValueError, match="train'\] row"):
+        train_many(mlp, d, [{}], Recipe(steps=2),
+                   masks=dict(train=torch.zeros(1, 240, dtype=torch.bool)))
     with pytest.raises(ValueError, match="Dataset"):
-        train_many(mlp, (d.x_train, d.y_train), [{}], steps=2)
+        train_many(mlp, (d.x_train, d.y_train), [{}], Recipe(steps=2))
 
 
 def test_batched_refuses_dropout():
     model_fn = lambda c: torch.nn.Sequential(torch.nn.Linear(40, 8), torch.nn.Dropout(0.5),  # noqa: E731
                                              torch.nn.Linear(8, 10))
     with pytest.raises(ValueError, match="dropout"):
-        train_many(model_fn, tiny_data(), [{}, {}], steps=2, strategy="batched")
-    res = train_many(model_fn, tiny_data(), [{}, {}], steps=2, progress=False)  # auto: sequential
+        train_many(model_fn, tiny_data(), [{}, {}], Recipe(steps=2), strategy='batched')
+    res = train_many(model_fn, tiny_data(), [{}, {}], Recipe(steps=2),
+                     progress=False)  # auto: sequential
     assert res.info["strategy"] == "sequential"
 
 
@@ -332,7 +340,7 @@ def test_chunk_size_from_free_device_memory(monkeypatch):
     need = sweep.footprint(models.MLP(40, 16, 2, 10), d, None, "adamw")
     n_params = models.count_parameters(models.MLP(40, 16, 2, 10))
     assert need["params"] == 4 * n_params * 5 and need["activations"] > 0
-    monkeypatch.setattr(sweep, "memory_budget", lambda device: 10 * (need["params"] + need["activations"]))
+    monkeypatch.setattr(sweep.plan, "memory_budget", lambda device: 10 * (need["params"] + need["activations"]))
     assert auto_chunk_size(models.MLP(40, 16, 2, 10), d, None) == 10
 
 
@@ -342,22 +350,25 @@ def test_chunk_size_from_free_device_memory(monkeypatch):
 def test_spec_is_checked_and_frozen():
     import dataclasses
 
-    spec = Spec(10, "sgd", eval_steps=[0, 5, 10, 20])
+    spec = Spec(Recipe(10, "sgd", eval=[0, 5, 10, 20]), 10)
     assert spec.evals == (0, 5, 10) and spec.planned == 10
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.steps = 20
     for kwargs, match in [(dict(steps=0), "steps"), (dict(steps=5, optimizer="lion"), "optimizer"),
-                          (dict(steps=5, loss="hinge"), "loss"), (dict(steps=5, batch_size=0), "batch_size"),
-                          (dict(steps=5, momentum=1.0), "momentum")]:
+                          (dict(steps=5, loss="hinge"), "loss"), (dict(steps=5, batch_size=0), "batch_size")]:
         with pytest.raises(ValueError, match=match):
-            Spec(**kwargs)
+            Recipe(**kwargs)
+    for recipe, match in [(Recipe(5, momentum=1.0), "momentum"), (Recipe(5, optimizer="muon"),
+                           "optimizer")]:
+        with pytest.raises(ValueError, match=match):
+            Spec(recipe, 5)
     assert spec.history().info == dict(steps=10, batch_size=None, loss="cross_entropy")
 
 
 def test_evaluations_bookkeeping():
     """Divergence seen by a step's loss, or by an evaluation's train loss, closes a history at
     the right step and freezes the model; the others go on."""
-    ev = Evaluations(3, Spec(10), "cpu")
+    ev = Evaluations(3, Spec(Recipe(10), 10), "cpu")
     nan, inf = float("nan"), float("inf")
     alive = ev.observe(1, torch.tensor([1.0, nan, 1.0]))
     assert alive.tolist() == [True, False, True] and ev.first_bad.tolist() == [-1, 1, -1]
@@ -428,13 +439,16 @@ def test_no_host_sync_per_step(monkeypatch):
     d = tiny_data()
     for bs in (None, 50):
         calls.clear()
-        train_many(mlp, d, grid(seed=[0, 1, 2]), steps=60, eval_steps=[0, 60], batch_size=bs,
-                   strategy="batched", progress=False)
+        train_many(mlp, d, grid(seed=[0, 1, 2]), Recipe(steps=60, batch_size=bs, eval=[0, 60]),
+                   strategy='batched', progress=False)
         assert len(calls) < 30, f"{len(calls)} host syncs for 60 steps (batch_size={bs})"
 
 
-@pytest.mark.parametrize("strategy", ["batched", "sequential"])
-def test_callbacks_report_progress_and_can_stop_the_sweep(strategy):
+@pytest.mark.parametrize("strategy", [2, "sequential"])
+def test_progress_reports_and_stop_ends_the_sweep(strategy):
+    """A sweep reports into dynamics.progress; a callback's True stops it (a panel's Stop)."""
+    from dynamics import progress
+
     d = data_mod.digits()
     seen = []
 
@@ -442,15 +456,16 @@ def test_callbacks_report_progress_and_can_stop_the_sweep(strategy):
         seen.append(done)
         return done >= 0.5  # stop half way
 
-    res = train_many(lambda c: models.MLP(d.input_dim, 8, 1, 10), d,
-                           [dict(lr=1e-2, seed=s) for s in range(4)], steps=20, eval_every=5,
-                           strategy=strategy, chunk_size=2, progress=False, callbacks=[cb])
-    assert res.info["stopped"] and 0.5 <= seen[-1] < 1.0
+    model_fn = lambda c: models.MLP(d.input_dim, 8, 1, 10)  # noqa: E731
+    with progress.reporting(cb) as job:
+        res = train_many(model_fn, d, [dict(lr=0.01, seed=s) for s in range(4)],
+                         Recipe(20, eval=5), strategy=strategy, progress=False)
+    assert job.stopped and res.info["stopped"] and 0.5 <= seen[-1] < 1.0
     assert seen == sorted(seen) and all(0.0 <= s <= 1.0 for s in seen)
     assert len(res.histories[0]) > 0 and len(res.histories[-1]) == 0  # not reached: empty
     last = res.table()[-1]
     assert last["stopped"] and math.isnan(last["final_test_acc"])
-    full = train_many(lambda c: models.MLP(d.input_dim, 8, 1, 10), d, [dict(lr=1e-2)],
-                            steps=10, eval_every=5, strategy=strategy, progress=False,
-                            callbacks=[lambda done: False])
+    with progress.reporting(lambda done: False):
+        full = train_many(model_fn, d, [dict(lr=0.01)], Recipe(10, eval=5), strategy=strategy,
+                          progress=False)
     assert not full.info["stopped"] and len(full.histories[0]) == 3

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from dynamics import data, models, train
-from dynamics.train import History
+from dynamics.train import At, Every, History, Hooks, LogSpaced, Recipe
 
 
 @pytest.fixture(scope="module")
@@ -16,8 +16,9 @@ def digits():
 def _run(d, seed=0, **kw):
     torch.manual_seed(seed)
     m = models.MLP(d.input_dim, 32, 1, 10)
-    kw = dict(steps=60, lr=1e-2) | kw
-    return m, train.train(m, d, eval_every=20, progress=False, **kw)
+    desc = kw.pop("desc", "training")
+    return m, train.train(m, d, Recipe(**(dict(steps=60, lr=1e-2, eval=20) | kw)), progress=False,
+                          desc=desc)
 
 
 def test_full_batch_training_learns(digits):
@@ -43,7 +44,7 @@ def test_minibatch_epochs_cover_the_data(digits):
     m = models.MLP(digits.input_dim, 8, 1, 10)
     orig = m.forward
     m.forward = lambda x: (seen.append(len(x)), orig(x))[1]
-    train.train(m, digits, steps=5, batch_size=100, eval_steps=[], progress=False)
+    train.train(m, digits, Recipe(steps=5, batch_size=100, eval=[]), progress=False)
     assert seen == [100] * 5
 
 
@@ -62,9 +63,8 @@ def test_divergence_is_reported_not_raised(digits):
 ])
 def test_bad_hyperparameters(digits, kw, match):
     m = models.MLP(digits.input_dim, 8, 1, 10)
-    args = dict(steps=5, progress=False) | kw
     with pytest.raises(ValueError, match=match):
-        train.train(m, digits, **args)
+        train.train(m, digits, Recipe(**(dict(steps=5) | kw)), progress=False)
 
 
 def test_hooks_and_callbacks_and_metrics(digits):
@@ -82,16 +82,16 @@ def test_hooks_and_callbacks_and_metrics(digits):
         return step >= 40  # stop early
 
     m = models.MLP(digits.input_dim, 8, 1, 10)
-    h = train.train(m, digits, steps=100, eval_every=20, before_step=before, after_step=after,
-                    callbacks=[cb], metrics={"wnorm": lambda mod, d: mod.head.weight.norm()},
-                    progress=False)
+    h = train.train(m, digits, Recipe(steps=100, eval=20),
+                    hooks=Hooks(before_step=before, after_step=after, on_eval=[cb]),
+                    metrics={'wnorm': lambda mod, d: mod.head.weight.norm()}, progress=False)
     assert calls["cb"] == [0, 20, 40]
     assert calls["before"] == calls["after"] == 40
     assert h.steps[-1] == 40 and len(h["wnorm"]) == len(h.steps)
 
 
 def test_mse_loss_and_lr_schedule(digits):
-    _, h = _run(digits, loss="mse", steps=100, lr_schedule=lambda s: 1.0 / (1 + s / 50))
+    _, h = _run(digits, loss="mse", steps=100, schedule=lambda s: 1.0 / (1 + s / 50))
     assert h.last("train_acc") > 0.9
 
 
@@ -127,7 +127,8 @@ def test_log_steps():
 def test_dry_run_caps_training_steps(monkeypatch):
     d = data.digits()
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "4")
-    h = train.train(models.MLP(d.input_dim, 8, 1, 10), d, steps=5000, eval_every=1000, progress=False)
+    h = train.train(models.MLP(d.input_dim, 8, 1, 10), d, Recipe(steps=5000, eval=1000),
+                    progress=False)
     assert h.steps == [0, 4]
 
 
@@ -138,7 +139,7 @@ def test_empty_history_gives_nan_not_keyerror(digits):
     h = History(diverged_at=1)
     assert math.isnan(h.last("test_acc")) and len(h["train_loss"]) == 0
     assert h.first_step("test_acc", above=0.5) is None
-    _, h2 = _run(digits, optimizer="sgd", lr=1e6, steps=30, eval_steps=[30])
+    _, h2 = _run(digits, optimizer="sgd", lr=1e6, steps=30, eval=[30])
     assert h2.diverged and len(h2) == 0 and math.isnan(h2.last("test_acc"))
     h3 = History()
     h3.append(0, train_loss=1.0)
@@ -154,9 +155,9 @@ def test_empty_history_gives_nan_not_keyerror(digits):
 def test_lr_schedule_must_return_a_factor_of_zero_or_more(digits, schedule, match):
     m = models.MLP(digits.input_dim, 8, 1, 10)
     with pytest.raises(ValueError, match=match):
-        train.train(m, digits, steps=20, lr=1e-2, lr_schedule=schedule, progress=False)
+        train.train(m, digits, Recipe(steps=20, lr=0.01, schedule=schedule), progress=False)
     with pytest.raises(ValueError, match="a function"):
-        train.train(m, digits, steps=20, lr_schedule=0.5, progress=False)
+        train.train(m, digits, Recipe(steps=20, schedule=0.5), progress=False)
 
 
 def test_lr_schedule_checked_in_sweeps_too(digits):
@@ -164,7 +165,7 @@ def test_lr_schedule_checked_in_sweeps_too(digits):
 
     with pytest.raises(ValueError, match=r"lr_schedule\(\d+\) returned -1"):
         sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}],
-                         steps=5, lr_schedule=lambda s: -1.0, progress=False)
+                         Recipe(steps=5, schedule=lambda s: -1.0), progress=False)
 
 
 @pytest.mark.parametrize("lr", [np.float32(1e-2), np.float64(1e-2), torch.tensor(1e-2),
@@ -212,6 +213,48 @@ def test_a_long_sweep_announces_itself_not_each_run(digits, monkeypatch, capsys)
     monkeypatch.setattr(runtime, "MEASURE_S", 0.0)
     for strategy in ("sequential", "batched"):
         sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}, {}],
-                         steps=20, eval_every=5, strategy=strategy, progress=False)
+                         Recipe(steps=20, eval=5), strategy=strategy, progress=False)
         lines = capsys.readouterr().out.splitlines()
         assert len(lines) == 1 and lines[0].startswith("3 configurations x 20 steps: about "), strategy
+
+
+def test_recipe_replace_and_evaluation_rules():
+    r = Recipe(100, lr=1e-2, eval=25)
+    assert r.eval == Every(25) and r.evals() == [0, 25, 50, 75, 100]
+    assert r.replace(eval=[0, 7, 300]).evals() == [0, 7]
+    assert Recipe(100, eval=LogSpaced(5)).evals()[-1] == 100
+    assert Recipe(100).evals() == list(range(0, 101))  # about 100 evaluations by default
+    assert r.replace(lr=0.5).lr == 0.5 and r.lr == 1e-2  # frozen: replace makes a new one
+    with pytest.raises(ValueError, match="no field"):
+        r.replace(learning_rate=1.0)
+    with pytest.raises(ValueError, match="eval must be"):
+        Recipe(10, eval="often")
+    with pytest.raises(ValueError, match="positive integer"):
+        Recipe(10, eval=Every(0)).evals()
+
+
+def test_dict_metrics_come_from_one_pass(digits):
+    calls = []
+
+    def both(model, data):
+        calls.append(1)
+        return {"w": model.head.weight.norm(), "b": 2.0}
+
+    m = models.MLP(digits.input_dim, 8, 1, 10)
+    h = train.train(m, digits, Recipe(10, eval=At([0, 10], test=False)), metrics=both,
+                    progress=False)
+    assert len(calls) == 2 and list(h["b"]) == [2.0, 2.0] and "test_acc" not in h
+    assert h["w"][0] > 0
+
+
+def test_a_sweep_config_overrides_any_recipe_field(digits):
+    from dynamics.sweep import train_many
+
+    fn = lambda c: models.MLP(digits.input_dim, 8, 1, 10)  # noqa: E731
+    res = train_many(fn, digits, [dict(seed=0), dict(seed=0, steps=4), dict(seed=0, optimizer="sgd")],
+                     Recipe(8, lr=1e-2, eval=4), progress=False)
+    assert [h.steps[-1] for h in res.histories] == [8, 4, 8] and res.info["groups"] == 3
+    torch.manual_seed(0)
+    alone = train.train(fn({}), digits, Recipe(8, lr=1e-2, eval=4, optimizer="sgd"),
+                        progress=False)
+    assert list(alone["train_loss"]) == list(res.histories[2]["train_loss"])

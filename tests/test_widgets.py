@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from dynamics import data, models, plots, train, widgets
+from dynamics.train import Hooks, Recipe
 from dynamics.config import Config, param
 
 
@@ -23,10 +24,9 @@ def _panel():
         cfg = Toy(lr=lr, width=width, optimizer=optimizer)
         torch.manual_seed(0)
         m = models.MLP(d.input_dim, cfg.width, 1, 10)
-        h = train.train(m, d, steps=30, optimizer=cfg.optimizer, lr=cfg.lr, eval_every=10,
-                        progress=False,
-                        callbacks=[update.every(lambda h: plots.curves(h, ["train_loss"]),
-                                                interval=0.0, total_steps=30)])
+        h = train.train(m, d, Recipe(steps=30, optimizer=cfg.optimizer, lr=cfg.lr, eval=10),
+                        hooks=Hooks(on_eval=[update.every(lambda h: plots.curves(h, ['train_loss']), interval=0.0, total_steps=30)]),
+                        progress=False)
         if h.diverged:
             update(status=h.status)
         return plots.curves(h, ["train_loss", "train_acc"], title=f"lr={lr:.3g}")
@@ -113,7 +113,8 @@ def test_stop_button_stops_a_run_and_the_panel_recovers():
                 update.panel.stop()  # what the Stop button does
             return False
 
-        h = train.train(m, d, steps=steps, eval_every=10, progress=False, callbacks=[press_stop, live])
+        h = train.train(m, d, Recipe(steps=steps, eval=10), hooks=Hooks(on_eval=[press_stop, live]),
+                        progress=False)
         seen.append(h.steps[-1])
         update(status=f"trained to step {h.steps[-1]}")  # raises Stopped: the reader asked
         return plots.curves(h, ["train_loss"])

@@ -133,6 +133,7 @@ def sweep_case(size: str = "small", k: int = 16, steps: int | None = None, tiny:
     from . import models
     from .runtime import get_device
     from .sweep import choose_strategy, grid, train_many
+    from .train import Recipe
 
     width, n_train, default_steps, batch_size = SWEEP_CASES[size]
     steps = steps or default_steps
@@ -146,9 +147,10 @@ def sweep_case(size: str = "small", k: int = 16, steps: int | None = None, tiny:
     def model_fn(cfg):
         return models.MLP(d.input_dim, width, 2, d.n_classes)
 
-    kw = dict(steps=steps, eval_every=max(1, steps // 10), batch_size=batch_size, progress=False)
+    recipe = Recipe(steps, batch_size=batch_size, eval=max(1, steps // 10))
+    kw = dict(recipe=recipe, progress=False)
     for strategy in ("sequential", "batched"):  # warm up both code paths (lazy init in torch)
-        train_many(model_fn, d, configs[:2], strategy=strategy, **dict(kw, steps=2))
+        train_many(model_fn, d, configs[:2], strategy=strategy, **dict(kw, recipe=recipe.replace(steps=2)))
     out = dict(size=size, k=k, steps=steps, batch_size=batch_size, device=device.type,
                auto=choose_strategy(model_fn({}), d, batch_size, k))
     for strategy in ("batched", "sequential"):

@@ -7,6 +7,7 @@ the final linear layer ``head`` (what neural collapse looks at).
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 import torch
 import torch.nn as nn
@@ -54,6 +55,25 @@ def init_linear_(layer: nn.Linear | nn.Conv1d, scheme: str = "default", std: flo
             layer.bias.normal_(0.0, bias_std) if bias_std > 0 else layer.bias.zero_()
 
 
+@contextmanager
+def evaluating(model: nn.Module):
+    """``with evaluating(model):`` runs the block in eval mode and restores the mode after."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)
+
+
+def layered(layers, act, x: torch.Tensor) -> torch.Tensor:
+    """``x`` flattened, then through each of ``layers`` followed by ``act``: an MLP's body."""
+    h = x.flatten(1)
+    for layer in layers:
+        h = act(layer(h))
+    return h
+
+
 class MLP(nn.Module):
     """``depth`` hidden layers of ``width`` units with one activation, then a linear head.
 
@@ -88,10 +108,7 @@ class MLP(nn.Module):
                 init_linear_(layer, init, std=init_std)
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
-        h = x.flatten(1)
-        for layer in self.hidden:
-            h = self.act(layer(h))
-        return h
+        return layered(self.hidden, self.act, x)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))

@@ -1,8 +1,9 @@
 """One training loop for the whole book.
 
-``train(model, data, steps=..., optimizer="adamw", lr=..., weight_decay=...)`` trains
-full-batch (the default) or mini-batch, evaluates every ``eval_every`` steps (or at the
-steps listed in ``eval_steps``) and returns a :class:`History`.
+``train(model, data, Recipe(steps=..., optimizer="adamw", lr=..., weight_decay=...))``
+trains full-batch (the default) or mini-batch, evaluates by the recipe's evaluation rule
+(:class:`Every`, :class:`LogSpaced`, :class:`At`) and returns a :class:`History`. The same
+:class:`Recipe` drives :func:`dynamics.sweep.train_many`.
 
 Design choices a reader may want to know about:
 
@@ -11,9 +12,12 @@ Design choices a reader may want to know about:
   at evaluation time. Data lives on the device, mini-batches are index gathers there.
 - **Divergence is a result, not a crash.** A NaN/inf loss stops the run; the history says
   ``diverged at step k`` and keeps everything recorded before it.
-- **Hooks** for the chapters' methods: ``before_step(model, step)`` runs between backward and
-  the optimizer step (gradient filters, projections), ``after_step(model, step)`` after it
-  (pruning masks), ``callbacks`` at each evaluation (live plots; return True to stop early).
+- **Hooks** for the chapters' methods (:class:`Hooks`): ``before_step(model, step)`` runs
+  between backward and the optimizer step (gradient filters, projections), ``after_step(model,
+  step)`` after it (pruning masks), ``on_eval`` at each evaluation (live plots; True stops).
+  Metrics may return a dict of named values measured in one pass.
+- **One progress protocol**: each evaluation reports into :func:`dynamics.progress.current`,
+  whose Stop ends the run (a panel's bar and Stop work alike for a run, a sweep, a chapter).
 - **A long run says so.** The first second of training is timed; a run that would take more
   than about a minute on this device prints one line first (what, how many steps, how long,
   how to get a smaller run; in a live panel, its status line): see :class:`runtime.Forecast`.
@@ -25,6 +29,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -35,6 +40,7 @@ import torch.nn.functional as F
 
 from . import ledger
 from .data import Dataset
+from .models import evaluating
 from .runtime import Forecast, cap_steps, progress_enabled
 
 OPTIMIZERS = ("sgd", "momentum", "adam", "adam_l2", "adamw", "muon")
@@ -164,8 +170,8 @@ def checked_schedule(schedule: Callable[[int], float] | None) -> Callable[[int],
     """``schedule`` (step -> factor on the learning rate), made to refuse a factor that is
     negative or not finite at the step it happens (torch would train on with it silently:
     a negative learning rate climbs the loss)."""
-    if schedule is None:
-        return None
+    if schedule is None or getattr(schedule, "checked", False):
+        return schedule
     if not callable(schedule):
         raise ValueError(f"lr_schedule must be a function step -> factor, got {schedule!r}")
 
@@ -176,6 +182,7 @@ def checked_schedule(schedule: Callable[[int], float] | None) -> Callable[[int],
                              f"a finite factor >= 0 on the learning rate")
         return factor
 
+    checked.checked = True
     return checked
 
 
@@ -260,16 +267,14 @@ def loss_function(name: str | Callable, n_classes: int) -> Callable:
 def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: Callable,
              chunk: int = 16384) -> tuple[torch.Tensor, torch.Tensor]:
     """Mean loss and accuracy of ``model`` on (x, y), as device scalars (no sync)."""
-    was_training = model.training
-    model.eval()
     total_loss = torch.zeros((), device=x.device)
     correct = torch.zeros((), device=x.device)
-    for i in range(0, len(x), chunk):
-        out = model(x[i:i + chunk])
-        yb = y[i:i + chunk]
-        total_loss += loss_fn(out, yb).float() * len(yb)
-        correct += (out.argmax(1) == yb).sum()
-    model.train(was_training)
+    with evaluating(model):
+        for i in range(0, len(x), chunk):
+            out = model(x[i:i + chunk])
+            yb = y[i:i + chunk]
+            total_loss += loss_fn(out, yb).float() * len(yb)
+            correct += (out.argmax(1) == yb).sum()
     return total_loss / len(x), correct / len(x)
 
 
@@ -278,62 +283,193 @@ def log_steps(steps: int, n: int = 60) -> list[int]:
     return sorted({int(round(s)) for s in np.geomspace(1, steps, n)} | {steps})
 
 
-def eval_schedule(steps: int, eval_every: int | None = None, eval_steps=None) -> list[int]:
-    """The steps at which :func:`train` evaluates: ``eval_steps`` if given (clipped to
-    [0, steps]), else every ``eval_every`` steps (default ~100 evaluations), always the last."""
-    if eval_steps is not None:
-        return sorted({int(s) for s in eval_steps if 0 <= int(s) <= steps})
-    every = eval_every or max(1, steps // 100)
-    if every < 1:
-        raise ValueError(f"eval_every must be a positive integer, got {eval_every}")
-    evals = list(range(0, steps + 1, every))
-    if evals[-1] != steps:
-        evals.append(steps)
-    return evals
+@dataclass(frozen=True)
+class Every:
+    """Evaluate at step 0, every ``k`` steps and at the last (``k`` None: about 100 times).
+    ``test=False`` leaves the test set out (train-set metrics only)."""
+
+    k: int | None = None
+    test: bool = True
+
+    def at(self, steps: int) -> list[int]:
+        every = max(1, steps // 100) if self.k is None else self.k
+        if not isinstance(every, (int, np.integer)) or every < 1:
+            raise ValueError(f"evaluate every k steps needs a positive integer k, got {self.k!r}")
+        evals = list(range(0, steps + 1, every))
+        return evals if evals[-1] == steps else evals + [steps]
 
 
-def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr: float = 1e-3,
-          weight_decay: float = 0.0, momentum: float = 0.9, betas=(0.9, 0.999),
-          batch_size: int | None = None, loss: str | Callable = "cross_entropy",
-          eval_every: int | None = None, eval_steps: Iterable[int] | None = None,
-          metrics: dict[str, Callable] | None = None, callbacks: Iterable[Callable] = (),
-          before_step: Callable | None = None, after_step: Callable | None = None,
-          lr_schedule: Callable[[int], float] | None = None, seed: int = 0,
-          progress: bool | None = None, desc: str = "training", eval_test: bool = True) -> History:
-    """Train ``model`` on ``data`` in place and return its :class:`History`.
+@dataclass(frozen=True)
+class LogSpaced:
+    """About ``n`` evaluations spaced evenly on a log axis from step 1 to the last."""
 
-    ``optimizer`` is a name (see :func:`make_optimizer`) or a ready optimizer.
-    Recorded at each evaluation: ``train_loss``, ``train_acc``, ``test_loss``, ``test_acc``
-    (whole sets, no gradient), ``time`` (seconds since start), and each extra
-    ``metrics[name](model, data)`` (a float or a device scalar).
+    n: int = 60
+    test: bool = True
+
+    def at(self, steps: int) -> list[int]:
+        return log_steps(steps, self.n)
+
+
+@dataclass(frozen=True)
+class At:
+    """Evaluate at the listed steps (those outside [0, steps] are dropped)."""
+
+    steps: tuple
+    test: bool = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "steps", tuple(int(s) for s in self.steps))
+
+    def at(self, steps: int) -> list[int]:
+        return sorted({s for s in self.steps if 0 <= s <= steps})
+
+
+def evaluation(rule) -> "Every | LogSpaced | At":
+    """An evaluation rule from what a recipe may hold: a rule, None (about 100 evaluations),
+    an integer k (every k steps) or a list of steps."""
+    if rule is None:
+        return Every()
+    if isinstance(rule, (Every, LogSpaced, At)):
+        return rule
+    if isinstance(rule, (int, np.integer)) and not isinstance(rule, bool):
+        return Every(int(rule))
+    if isinstance(rule, Iterable) and not isinstance(rule, (str, bytes)):
+        return At(tuple(rule))
+    raise ValueError(f"eval must be Every(k), LogSpaced(n), At(steps), an integer k or a list "
+                     f"of steps, got {rule!r}")
+
+
+def eval_schedule(steps: int, rule=None) -> list[int]:
+    """The steps at which :func:`train` evaluates under ``rule`` (see :func:`evaluation`)."""
+    return evaluation(rule).at(steps)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a model trains, in one frozen value that :func:`train` and
+    :func:`dynamics.sweep.train_many` both take; ``recipe.replace(lr=1e-2)`` for a variant.
+
+    ``optimizer``: a name (:data:`OPTIMIZERS`) or ``fn(model) -> optimizer``; ``schedule``:
+    ``step -> factor`` on the learning rate; ``eval``: the evaluation rule (``Every(k)``,
+    ``LogSpaced(n)``, ``At(steps)``, or an integer k, a list of steps, None for ~100)."""
+
+    steps: int
+    optimizer: str | Callable = "adamw"
+    lr: float = 1e-3
+    weight_decay: float = 0.0
+    momentum: float = 0.9
+    betas: tuple = (0.9, 0.999)
+    batch_size: int | None = None
+    loss: str | Callable = "cross_entropy"
+    schedule: Callable[[int], float] | None = field(default=None, compare=False)
+    eval: Every | LogSpaced | At | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.steps, (int, np.integer)) or isinstance(self.steps, bool) \
+                or self.steps < 1:
+            raise ValueError(f"steps must be a positive integer, got {self.steps!r}")
+        bs = self.batch_size
+        if bs is not None and (not isinstance(bs, (int, np.integer)) or bs < 1):
+            raise ValueError(f"batch_size must be a positive integer, got {bs!r}")
+        if isinstance(self.optimizer, str) and self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"unknown optimizer {self.optimizer!r}; choose one of {list(OPTIMIZERS)}")
+        if isinstance(self.loss, str) and self.loss not in LOSSES:
+            raise ValueError(f"unknown loss {self.loss!r}; choose one of {list(LOSSES)} or pass a function")
+        object.__setattr__(self, "betas", tuple(self.betas))
+        object.__setattr__(self, "eval", evaluation(self.eval))
+        object.__setattr__(self, "schedule", checked_schedule(self.schedule))
+
+    def replace(self, **changes) -> "Recipe":
+        """This recipe with some fields changed (checked again)."""
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise ValueError(f"Recipe has no field {sorted(unknown)}; fields: "
+                             f"{[f.name for f in dataclasses.fields(self)]}")
+        return dataclasses.replace(self, **changes)
+
+    def evals(self, steps: int | None = None) -> list[int]:
+        """The evaluation steps of a run of ``steps`` (default: the recipe's)."""
+        return self.eval.at(self.steps if steps is None else steps)
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """Per-step hooks for the chapters' methods. ``before_step(model, step)`` runs between
+    backward and the optimizer step (gradient filters, projections), ``after_step(model,
+    step)`` after it (pruning masks, rewinding), ``on_eval(step, history, model) -> stop?``
+    (one function or a list) after each evaluation (live redraws, checkpoints)."""
+
+    before_step: Callable | None = None
+    after_step: Callable | None = None
+    on_eval: Callable | tuple = ()
+
+    def __post_init__(self):
+        cbs = self.on_eval
+        object.__setattr__(self, "on_eval", (cbs,) if callable(cbs) else tuple(cbs or ()))
+
+
+def measure(metrics, model: nn.Module, data: Dataset) -> dict:
+    """One evaluation's extra metrics: ``metrics`` is ``{name: fn(model, data)}`` (a number, a
+    device scalar, or a dict of named numbers from one pass) or one ``fn(model, data) -> dict``."""
+    if not metrics:
+        return {}
+    if callable(metrics):
+        metrics = {"": metrics}
+    values = {}
+    for name, fn in metrics.items():
+        value = fn(model, data)
+        if isinstance(value, dict):
+            values.update(value)
+        else:
+            values[name] = value
+    return values
+
+
+def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
+          hooks: Hooks | None = None, seed: int = 0, progress: bool | None = None,
+          desc: str = "training") -> History:
+    """Train ``model`` on ``data`` in place by ``recipe`` and return its :class:`History`.
+
+    Recorded at each evaluation (``recipe.eval``): ``train_loss``, ``train_acc``,
+    ``test_loss``, ``test_acc`` (whole sets, no gradient), ``time`` (seconds since start), and
+    the extra ``metrics`` (see :func:`measure`). ``hooks`` (:class:`Hooks`) run at each step or
+    evaluation; ``seed`` sets the mini-batch order; progress and Stop go through
+    :func:`dynamics.progress.current` (``progress`` only switches the tqdm bar).
     """
-    if not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
-    planned = steps
-    steps = cap_steps(steps)  # a dry run (DYNAMICS_DRY_RUN) trains a few steps at full size
+    if not isinstance(recipe, Recipe):
+        raise ValueError(f"train(model, data, recipe) needs a dynamics.train.Recipe, got "
+                         f"{type(recipe).__name__}")
+    from . import progress as P
+
+    hooks = hooks or Hooks()
+    planned = recipe.steps
+    steps = cap_steps(planned)  # a dry run (DYNAMICS_DRY_RUN) trains a few steps at full size
     n = len(data.x_train)
-    if batch_size is not None and not 1 <= batch_size:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
+    batch_size, loss = recipe.batch_size, recipe.loss
     full_batch = batch_size is None or batch_size >= n
+    optimizer = recipe.optimizer
     if isinstance(optimizer, str):
-        optimizer = make_optimizer(model, optimizer, lr, weight_decay, momentum, betas)
+        optimizer = make_optimizer(model, optimizer, recipe.lr, recipe.weight_decay,
+                                   recipe.momentum, recipe.betas)
+    else:
+        optimizer = optimizer(model)
     scheduler = None
-    lr_schedule = checked_schedule(lr_schedule)
-    if lr_schedule is not None:
+    if recipe.schedule is not None:
         opts = optimizer.optimizers if isinstance(optimizer, Optimizers) else [optimizer]
-        scheduler = [torch.optim.lr_scheduler.LambdaLR(o, lr_schedule) for o in opts]
+        scheduler = [torch.optim.lr_scheduler.LambdaLR(o, recipe.schedule) for o in opts]
     loss_fn = loss_function(loss, data.n_classes)
-    evals = eval_schedule(steps, eval_every, eval_steps)
+    evals = recipe.evals(steps)
     if steps < planned and steps not in evals:  # a dry run evaluates where it stops, as the run would
         evals.append(steps)
     evals_set = set(evals)
+    eval_test = recipe.eval.test
+    before_step, after_step, callbacks = hooks.before_step, hooks.after_step, hooks.on_eval
+    job = P.current()
 
     device = data.device
     gen = torch.Generator(device=device).manual_seed(seed)
     first_bad = torch.full((), -1, dtype=torch.long, device=device)
     history = History(info=dict(steps=steps, batch_size=batch_size, loss=str(loss)))
-    extra = metrics or {}
-    callbacks = list(callbacks)
 
     def record(step: int) -> bool:
         """Evaluate, append to history, run callbacks; True if the run must stop."""
@@ -345,8 +481,7 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
         values = dict(train_loss=tl, train_acc=ta)
         if eval_test and len(data.x_test):
             values["test_loss"], values["test_acc"] = evaluate(model, data.x_test, data.y_test, loss_fn)
-        for name, fn in extra.items():
-            values[name] = fn(model, data)
+        values.update(measure(metrics, model, data))
         values = {k: float(v.detach() if torch.is_tensor(v) else v) for k, v in values.items()}
         if not math.isfinite(values["train_loss"]):
             history.diverged_at = step
@@ -354,8 +489,9 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
         history.append(step, time=time.perf_counter() - start, **values)
         if bar is not None:
             bar.update(step - bar.n)
-        # a callback returning True stops the run (early stopping, a live panel's Stop)
-        return any([bool(cb(step, history, model)) for cb in callbacks])
+        # a hook returning True stops the run (early stopping), as does the job's Stop
+        stop = any([bool(cb(step, history, model)) for cb in callbacks])
+        return job.report(step / steps) or stop
 
     bar = None
     if progress_enabled(progress):
@@ -368,7 +504,7 @@ def train(model: nn.Module, data: Dataset, *, steps: int, optimizer="adamw", lr:
     start = time.perf_counter()
     perm, pos = None, n
     model.train()
-    meter = ledger.meter("train", planned, lambda: len(eval_schedule(planned, eval_every, eval_steps)),
+    meter = ledger.meter("train", planned, lambda: len(recipe.evals(planned)),
                          data, model.parameters(), desc=desc)  # the gpu plan's measurements (dry run)
     try:
         stop = record(0) if 0 in evals_set else False

@@ -4,7 +4,7 @@ A panel is controls + Run and Stop buttons + a progress bar + a status line + a 
 updates while training runs::
 
     def run(update, lr, wd):
-        h = train(..., callbacks=[update.every(lambda h: curves(h), total_steps=steps)])
+        h = train(model, data, recipe, hooks=Hooks(on_eval=update.every(curves, total_steps=steps)))
         return curves(h)
 
     panel = Panel(run, [Slider("lr", 1e-4, 1e-1, log=True, value=1e-3),
@@ -16,11 +16,13 @@ The contract a run function relies on:
 - ``run(update, **values)`` returns the final figure (or None to keep the last one drawn).
 - ``update(fig=..., progress=..., status=...)`` redraws while it runs. Once the reader has
   pressed **Stop**, every call raises :class:`Stopped`, which the panel reports as "stopped".
-- ``update.every(build, total_steps=...)`` is a ``train`` callback: it sets the progress bar,
+- ``update.every(build, total_steps=...)`` is a ``train`` ``on_eval`` hook: it sets the progress bar,
   redraws with ``build(history)`` at most every ``interval`` seconds, and returns True (stop
   training) once Stop was pressed, so the run can still draw what it has.
-- ``update.ticker(total)`` is the same for loops and sweeps: ``tick(done)`` sets the progress
-  to ``done / total`` and returns True once Stop was pressed.
+- ``update.ticker(total)`` is the same for loops, sweeps and chapters' runners: ``tick(done)``
+  sets the progress to ``done / total`` and returns True once Stop was pressed. It is a
+  :mod:`dynamics.progress` callback: ``with progress.reporting(update.ticker(1.0)):`` around any
+  run, however nested, drives the bar and carries Stop.
 
 A run that raises ``ValueError`` shows "invalid: ..." and any other error "failed: ...";
 the panel stays usable either way, and its status never stays on "running". A run may report

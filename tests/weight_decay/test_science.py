@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from dynamics.train import History, train
+from dynamics.train import History, Hooks, Recipe, train
 from dynamics.weight_decay import science as S
 
 
@@ -187,8 +187,9 @@ def _outputs_after(tiny_data, optimizer, scale, lr, wd, steps=30):
     with torch.no_grad():
         for p in model.parameters():
             p.mul_(scale)
-    train(model, tiny_data, steps=steps, optimizer=optimizer, lr=lr, weight_decay=wd,
-          batch_size=32, eval_every=steps, progress=False, seed=0)
+    train(model, tiny_data,
+          Recipe(steps=steps, optimizer=optimizer, lr=lr, weight_decay=wd, batch_size=32, eval=steps),
+          progress=False, seed=0)
     assert len(list(model.parameters())) == len(model.scale_invariant())
     return model(tiny_data.x_test).detach()
 
@@ -220,10 +221,9 @@ def test_rotation_meter_records_every_step(tiny_data):
     w = model.hidden[0].weight
     meter = S.RotationMeter(model.scale_invariant(), steps=5)
     snapshots = [w.detach().clone()]
-    train(model, tiny_data, steps=5, optimizer="sgd", lr=0.5, weight_decay=0.01,
-          before_step=meter.before_step, after_step=lambda m, s: (meter.after_step(m, s),
-                                                                  snapshots.append(w.detach().clone())),
-          eval_every=5, progress=False)
+    train(model, tiny_data, Recipe(steps=5, optimizer='sgd', lr=0.5, weight_decay=0.01, eval=5),
+          hooks=Hooks(before_step=meter.before_step, after_step=lambda m, s: (meter.after_step(m, s), snapshots.append(w.detach().clone()))),
+          progress=False)
     a = meter.arrays()
     assert a["norm"].shape == (6, 2) and a["angle"].shape == (6, 2)
     for step in range(1, 6):

@@ -29,7 +29,7 @@ from ..grokking.science import (
 from ..lottery.science import density, full_masks, prune_masks, rewind, shuffle_masks
 from ..runtime import cap_grid, get_profile
 from ..sweep import train_many
-from ..train import History, train
+from ..train import History, Hooks, Recipe, train
 from .science import (
     MEASURES, GridConfig, OneConfig, UpdateProbe, falls_step, measure, optimizer_for,
     scale_init_, settle_step,
@@ -121,9 +121,9 @@ def run(cfg: OneConfig, seed: int = 0, *, data: D.Dataset | None = None, keep=No
             timeline[k].append(values[k])
         return False
 
-    h = train(model, data, steps=cfg.steps, optimizer=optimizer_for(cfg, model), eval_steps=evals,
-              callbacks=[record, *callbacks], before_step=probe.before_step,
-              after_step=probe.after_step, seed=seed, progress=progress,
+    recipe = Recipe(cfg.steps, optimizer=lambda m: optimizer_for(cfg, m), eval=evals)
+    h = train(model, data, recipe, seed=seed, progress=progress,
+              hooks=Hooks(probe.before_step, probe.after_step, on_eval=[record, *callbacks]),
               desc=f"{cfg.optimizer}, init x{cfg.init_scale:g}")
     return OneRun(cfg, h, model, data, seed, timeline, states)
 
@@ -155,11 +155,11 @@ def _many(cfg: OneConfig, cells: list[dict], progress=None, norms: bool = False)
     for seed in sorted({c["seed"] for c in cells}):
         part = [c for c in cells if c["seed"] == seed]
         data = make_data(g, seed)
-        out = train_many(lambda c: make_model(g, c["seed"]), data, part, steps=cfg.steps,
-                         optimizer="adamw", lr=cfg.lr, weight_decay=cfg.weight_decay,
-                         betas=ADAM_BETAS[cfg.model], metrics=metrics,
+        recipe = Recipe(cfg.steps, lr=cfg.lr, weight_decay=cfg.weight_decay,
+                        betas=ADAM_BETAS[cfg.model], eval=evaluation_steps(cfg.steps, cfg.n_evals))
+        out = train_many(lambda c: make_model(g, c["seed"]), data, part, recipe, metrics=metrics,
                          strategy="sequential" if cfg.model == "transformer" else "auto",
-                         eval_steps=evaluation_steps(cfg.steps, cfg.n_evals), progress=progress)
+                         progress=progress)
         rows += _rows(cfg, part, out)
         sweeps.append(out)
     return rows, sweeps
@@ -278,12 +278,12 @@ def lottery(first: OneRun, keep_frac: float | None = None, rewind_step: int | No
         return model
 
     configs = [dict(arm=i, seed=first.seed) for i in range(len(names))]
-    sweep = train_many(model_fn, first.data, configs, steps=cfg.steps, optimizer="adamw",
-                       lr=cfg.lr, weight_decay=cfg.weight_decay, betas=ADAM_BETAS[cfg.model],
-                       param_masks=[{n: m.to(first.data.device) for n, m in starts[n_][1].items()}
-                                    for n_ in names],
+    recipe = Recipe(cfg.steps, lr=cfg.lr, weight_decay=cfg.weight_decay,
+                    betas=ADAM_BETAS[cfg.model], eval=evaluation_steps(cfg.steps, cfg.n_evals))
+    param_masks = [{n: m.to(first.data.device) for n, m in starts[n_][1].items()} for n_ in names]
+    sweep = train_many(model_fn, first.data, configs, recipe, masks=dict(params=param_masks),
                        strategy="sequential" if cfg.model == "transformer" else "batched",
-                       eval_steps=evaluation_steps(cfg.steps, cfg.n_evals), progress=progress)
+                       progress=progress)
     arms = {"dense": first.history, **dict(zip(names, sweep.histories))}
     out = dict(density=density(masks), rewind_step=k, arms={})
     for name, h in arms.items():

@@ -19,9 +19,11 @@ import torch.nn as nn
 
 from .. import data as D
 from .. import ledger, units
+from .. import progress as P
 from ..runtime import cap_grid, cap_steps, dry_run, get_profile
+from ..models import evaluating
 from ..sweep import train_many
-from ..train import History, log_steps, train
+from ..train import At, History, Hooks, LogSpaced, Recipe, log_steps, train
 from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, ImbalanceConfig,
                       UFMConfig, UnconstrainedFeatures, _features, class_means, cosine_schedule,
                       imbalanced_ufm_solution, load_data, make_model, mean_geometry, measure,
@@ -37,8 +39,9 @@ __all__ = ["Recorder", "snapshot", "live_eval_steps", "run_collapse", "run_weigh
 
 
 class Recorder:
-    """Collapse metrics for :func:`dynamics.train.train`'s ``metrics`` hook, all computed in
-    one pass per evaluation (the first metric computes, the others read the cache).
+    """The collapse metrics as one :func:`dynamics.train.train` metric: called at each
+    evaluation, it measures every NC metric (and the conditions) in one pass and returns them
+    as a dict of named values.
 
     With ``snapshots=True`` it also keeps, at each evaluation, the centred class means, the
     classifier and a few examples' features (for the 3-D pictures of section 2).
@@ -50,29 +53,20 @@ class Recorder:
         self.snapshots = [] if snapshots else None
         self.n_points = n_points
         self.model = None  # the trained model, set by the runners
-        self._cache = {}
 
-    def _compute(self, model, data):
-        self._cache = measure(model, data.x_train, data.y_train, data.n_classes, self.conditions)
+    def __call__(self, model, data) -> dict:
+        values = measure(model, data.x_train, data.y_train, data.n_classes, self.conditions)
         if self.snapshots is not None:
             self.snapshots.append(snapshot(model, data, self.n_points))
-        return self._cache[self.keys[0]]
-
-    def metrics(self) -> dict:
-        fns = {self.keys[0]: self._compute}
-        for k in self.keys[1:]:
-            fns[k] = lambda model, data, k=k: self._cache[k]
-        return fns
+        return {k: values[k] for k in self.keys}
 
 
 @torch.no_grad()
 def snapshot(model: nn.Module, data: D.Dataset, n_points: int = 12) -> dict:
     """Centred class means, classifier rows and the features of the first ``n_points``
     examples of each class, as CPU float64 arrays (small: C and C·n_points rows)."""
-    was_training = model.training
-    model.eval()
-    h = _features(model, data.x_train)
-    model.train(was_training)
+    with evaluating(model):
+        h = _features(model, data.x_train)
     means, _ = class_means(h, data.y_train, data.n_classes)
     mu_g = h.mean(0)
     idx = torch.cat([torch.nonzero(data.y_train == c).flatten()[:n_points]
@@ -95,26 +89,14 @@ def _evaluations(cfg, eval_steps=None) -> list[int]:
     return eval_steps or log_steps(cfg.steps, cfg.n_evals)
 
 
-class _Ticker:
-    """Progress of ``n`` training runs for ``tick(done)`` (done: 0 to 1 over all of them);
-    ``stopped`` remembers that ``tick`` asked to stop."""
-
-    def __init__(self, tick, n: int):
-        self.tick, self.n, self.stopped = tick, n, False
-
-    def callbacks(self, k: int, steps: int) -> list:
-        """``train`` callbacks for run ``k`` of ``steps`` steps (none without a tick)."""
-        if self.tick is None:
-            return []
-
-        def callback(step, history, model):
-            self.stopped = self.stopped or bool(self.tick((k + min(step / steps, 1.0)) / self.n))
-            return self.stopped
-
-        return [callback]
-
-
 # ============================================================================ runners
+
+
+def recipe(cfg: CollapseConfig) -> Recipe:
+    """How the chapter's network trains: ``cfg``'s optimizer (momentum 0.9), learning rate on
+    a cosine schedule, weight decay and loss, full batch, at log-spaced steps."""
+    return Recipe(cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
+                  loss=cfg.loss, schedule=cosine_schedule(cfg.steps), eval=_evaluations(cfg))
 
 
 def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = None,
@@ -128,11 +110,9 @@ def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = No
     model = make_model(cfg, data, seed)
     rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots)
     rec.model = model
-    h = train(model, data, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
-              weight_decay=cfg.weight_decay, momentum=0.9, loss=cfg.loss,
-              eval_steps=_evaluations(cfg, eval_steps), metrics=rec.metrics(),
-              lr_schedule=cosine_schedule(cfg.steps), seed=seed, callbacks=callbacks,
-              progress=progress, desc="terminal phase")
+    h = train(model, data, recipe(cfg).replace(eval=_evaluations(cfg, eval_steps)),
+              metrics=rec, hooks=Hooks(on_eval=callbacks), seed=seed, progress=progress,
+              desc="terminal phase")
     h.info.update(config=cfg.to_dict(), seed=seed, dataset=data.name,
                   fallback=data.info.get("fallback"), zero_error_step=terminal_phase_start(h))
     return h, rec
@@ -149,12 +129,11 @@ def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int = 0,
     rec = Recorder(conditions=cfg.linear_depth >= 2)
     configs = [dict(weight_decay=float(wd), seed=seed) for wd in weight_decays]
     with ledger.planned(widen=ledger.cut((full, weight_decays))):  # the gpu plan
-        result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
-                                                  cfg.linear_depth, data.n_classes, cfg.activation),
-                            data, configs, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                            loss=cfg.loss, eval_steps=_evaluations(cfg),
-                            metrics=rec.metrics(), lr_schedule=cosine_schedule(cfg.steps),
-                            progress=progress, seed=seed, callbacks=[tick] if tick else ())
+        with P.reporting(*[tick] if tick else ()):
+            result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
+                                                      cfg.linear_depth, data.n_classes,
+                                                      cfg.activation),
+                                data, configs, recipe(cfg), metrics=rec, progress=progress)
     for c, h in zip(configs, result.histories):
         h.info.update(config=cfg.replace(weight_decay=c["weight_decay"]).to_dict(), seed=seed,
                       dataset=data.name, zero_error_step=terminal_phase_start(h))
@@ -176,13 +155,14 @@ def run_conditions(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = 
     }
     runs = dict(done or {})
     todo = [name for name in variants if name not in runs]
-    ticker = _Ticker(tick, len(todo))
-    for k, name in enumerate(todo):
-        if ticker.stopped:  # the runs not reached keep empty histories
-            runs[name] = History(info=dict(stopped=True))
-            continue
-        runs[name], _ = run_collapse(cfg.replace(**variants[name]), seed, data, progress=progress,
-                                     callbacks=ticker.callbacks(k, cfg.steps))
+    with P.reporting(*[tick] if tick else ()) as job:
+        for k, name in enumerate(todo):
+            if job.stopped:  # the runs not reached keep empty histories
+                runs[name] = History(info=dict(stopped=True))
+                continue
+            with job.part(k, len(todo)):
+                runs[name], _ = run_collapse(cfg.replace(**variants[name]), seed, data,
+                                             progress=progress)
     return {name: runs[name] for name in variants}
 
 
@@ -196,11 +176,10 @@ def run_ufm(cfg: UFMConfig, seed: int = 0, counts=None, snapshots: bool = False,
                                   cfg.linear_depth).to(data.device)
     rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots)
     rec.model = model
-    h = train(model, data, steps=cfg.steps, optimizer="sgd", lr=cfg.lr,
-              weight_decay=cfg.weight_decay, loss="mse",
-              eval_steps=log_steps(cfg.steps, cfg.n_evals), metrics=rec.metrics(),
-              seed=seed, progress=progress, eval_test=False, callbacks=callbacks,
-              desc="unconstrained features")
+    gd = Recipe(cfg.steps, optimizer="sgd", lr=cfg.lr, weight_decay=cfg.weight_decay, loss="mse",
+                eval=LogSpaced(cfg.n_evals, test=False))
+    h = train(model, data, gd, metrics=rec, hooks=Hooks(on_eval=callbacks), seed=seed,
+              progress=progress, desc="unconstrained features")
     h.info.update(config=cfg.to_dict(), seed=seed, counts=list(counts),
                   zero_error_step=terminal_phase_start(h))
     return h, rec
@@ -208,10 +187,12 @@ def run_ufm(cfg: UFMConfig, seed: int = 0, counts=None, snapshots: bool = False,
 
 def run_ufm_pair(cfg: UFMConfig, seed: int = 0, progress=None, tick=None) -> dict:
     """The unconstrained features model with weight decay ``cfg.weight_decay`` and without."""
-    ticker = _Ticker(tick, 2)
-    return {f"λ = {wd:g}": run_ufm(cfg.replace(weight_decay=wd), seed, progress=progress,
-                                   callbacks=ticker.callbacks(k, cfg.steps))[0]
-            for k, wd in enumerate((cfg.weight_decay, 0.0))}
+    out = {}
+    with P.reporting(*[tick] if tick else ()) as job:
+        for k, wd in enumerate((cfg.weight_decay, 0.0)):
+            with job.part(k, 2):
+                out[f"λ = {wd:g}"] = run_ufm(cfg.replace(weight_decay=wd), seed, progress=progress)[0]
+    return out
 
 
 def run_imbalance(cfg: ImbalanceConfig, seed: int = 0, progress=None, tick=None) -> dict:
@@ -221,21 +202,25 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int = 0, progress=None, tick=None)
     momentum). Returns the geometry of both; ``result["stopped"]`` is True when ``tick``
     stopped it (then the parts not reached are missing)."""
     counts = cfg.counts()
-    C = cfg.n_classes
     out = dict(counts=counts, stopped=False)
-    ticker = _Ticker(tick, 2)
+    with P.reporting(*[tick] if tick else ()) as job:
+        return _imbalance(cfg, seed, counts, out, job, progress)
+
+
+def _imbalance(cfg: ImbalanceConfig, seed: int, counts, out: dict, job, progress) -> dict:
+    C = cfg.n_classes
     # the unconstrained features model and its solution
     torch.manual_seed(seed)
     data = ufm_data(counts)
     model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C, cfg.linear_depth).to(data.device)
     evals = np.linspace(0, cfg.ufm_steps, 101).astype(int)  # progress and Stop every 1%
-    h = train(model, data, steps=cfg.ufm_steps, optimizer="sgd", lr=cfg.ufm_lr,
-              weight_decay=cfg.ufm_weight_decay, loss="mse", eval_steps=evals, seed=seed,
-              progress=progress, eval_test=False, desc="unconstrained features",
-              callbacks=ticker.callbacks(0, cfg.ufm_steps))
+    gd = Recipe(cfg.ufm_steps, optimizer="sgd", lr=cfg.ufm_lr, weight_decay=cfg.ufm_weight_decay,
+                loss="mse", eval=At(evals, test=False))
+    with job.part(0, 2):
+        h = train(model, data, gd, seed=seed, progress=progress, desc="unconstrained features")
     out["ufm"] = dict(mean_geometry(model, data), status=h.status, train_loss=h.last("train_loss"))
     out["theory"] = imbalanced_ufm_solution(counts, cfg.ufm_weight_decay, cfg.linear_depth)
-    if ticker.stopped:
+    if job.stopped:
         out["stopped"] = True
         return out
     # a network
@@ -244,13 +229,13 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int = 0, progress=None, tick=None)
     torch.manual_seed(seed)
     net = CollapseNet(data.input_dim, cfg.width, 1, cfg.linear_depth, C).to(data.device)
     evals = np.linspace(0, cfg.steps, 101).astype(int)
-    h = train(net, data, steps=cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr,
-              weight_decay=cfg.weight_decay, momentum=0.9, loss="mse", eval_steps=evals,
-              lr_schedule=cosine_schedule(cfg.steps), seed=seed, progress=progress,
-              desc="imbalanced network", callbacks=ticker.callbacks(1, cfg.steps))
+    net_recipe = Recipe(cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
+                        loss="mse", schedule=cosine_schedule(cfg.steps), eval=evals)
+    with job.part(1, 2):
+        h = train(net, data, net_recipe, seed=seed, progress=progress, desc="imbalanced network")
     out["network"] = dict(mean_geometry(net, data), status=h.status,
                           train_acc=h.last("train_acc"), train_loss=h.last("train_loss"))
-    out["stopped"] = ticker.stopped
+    out["stopped"] = job.stopped
     return out
 
 

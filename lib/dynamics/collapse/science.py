@@ -31,6 +31,7 @@ import torch.nn as nn
 
 from .. import data as D
 from ..config import Config, param
+from ..models import evaluating, layered
 from ..runtime import dry_run, get_device
 from ..train import History
 
@@ -260,7 +261,24 @@ def conditioning(features: torch.Tensor, k: int) -> torch.Tensor:
 ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh}
 
 
-class CollapseNet(nn.Module):
+class LinearTail(nn.Module):
+    """A model that ends in a linear part (``self.linear``, bias-free) and a ``head``: its
+    ``features`` are ``body_features`` (each subclass's own) through the linear part."""
+
+    def linear_part(self, h: torch.Tensor) -> torch.Tensor:
+        """The linear layers before the head, applied to body features."""
+        for layer in self.linear:
+            h = layer(h)
+        return h
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear_part(self.body_features(x))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+class CollapseNet(LinearTail):
     """``depth`` ReLU layers of ``width`` units (the *body*), then a *linear part* of
     ``linear_depth`` bias-free linear layers, the last of which is ``head``.
 
@@ -285,25 +303,11 @@ class CollapseNet(nn.Module):
         self.head = nn.Linear(width, n_classes, bias=False)
 
     def body_features(self, x: torch.Tensor) -> torch.Tensor:
-        h = x.flatten(1)
-        for layer in self.body:
-            h = self.act(layer(h))
-        return h
-
-    def linear_part(self, h: torch.Tensor) -> torch.Tensor:
-        """The linear layers before the head, applied to body features."""
-        for layer in self.linear:
-            h = layer(h)
-        return h
-
-    def features(self, x: torch.Tensor) -> torch.Tensor:
-        return self.linear_part(self.body_features(x))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(x))
+        return layered(self.body, self.act, x)
 
 
-class UnconstrainedFeatures(nn.Module):
+
+class UnconstrainedFeatures(LinearTail):
     """The unconstrained features model: one free feature vector per training example, then
     ``linear_depth`` bias-free linear layers (the last is ``head``). Inputs are example indices.
 
@@ -328,16 +332,6 @@ class UnconstrainedFeatures(nn.Module):
     def body_features(self, idx: torch.Tensor) -> torch.Tensor:
         return self.z[idx] * self.scale
 
-    def linear_part(self, h: torch.Tensor) -> torch.Tensor:
-        for layer in self.linear:
-            h = layer(h)
-        return h
-
-    def features(self, idx: torch.Tensor) -> torch.Tensor:
-        return self.linear_part(self.body_features(idx))
-
-    def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(idx))
 
 
 def linear_weights(model: nn.Module) -> list[torch.Tensor]:
@@ -358,9 +352,7 @@ def measure(model: nn.Module, x: torch.Tensor, y: torch.Tensor, n_classes: int |
     :func:`balancedness` (relative, and absolute as ``imbalance``) and :func:`conditioning`
     (models with a linear part only). Values
     are NaN when the features are not finite (a diverged run)."""
-    was_training = model.training
-    model.eval()
-    try:
+    with evaluating(model):
         body = _features(model, x, model.body_features)  # one pass through the network
         h = model.linear_part(body)
         C = int(n_classes or model.head.weight.shape[0])
@@ -374,18 +366,14 @@ def measure(model: nn.Module, x: torch.Tensor, y: torch.Tensor, n_classes: int |
         keys = list(out)
         values = torch.stack([out[k].to(out["nc1"].dtype) for k in keys]).tolist()
         return dict(zip(keys, values))
-    finally:
-        model.train(was_training)
 
 
 @torch.no_grad()
 def mean_geometry(model: nn.Module, data: D.Dataset) -> dict:
     """Uncentred class means of the training features: their norms, the classifier's row
     norms and the angles (degrees) between the means (section 4: imbalanced classes)."""
-    was_training = model.training
-    model.eval()
-    h = _features(model, data.x_train)
-    model.train(was_training)
+    with evaluating(model):
+        h = _features(model, data.x_train)
     means, counts = class_means(h, data.y_train, data.n_classes)
     cos = cosine_gram(means, centre=False).clamp(-1, 1)
     return dict(counts=counts.cpu().numpy(), feature_norm=means.norm(dim=1).cpu().numpy(),

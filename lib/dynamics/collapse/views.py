@@ -473,9 +473,6 @@ def imbalance_panel(profile: str | None = None, seed: int | None = None):
 # ============================================================================ claims
 
 
-_verdict = plots.verdict
-
-
 def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> list[dict]:
     """The papers' claims beside what this run of the chapter measured, each with a verdict
     (rows for :func:`dynamics.plots.claims_table`)."""
@@ -494,22 +491,22 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
                     "Papyan, Han & Donoho (2020)",
                     f"NC1 {n(nc1_z, 2)} at zero error (step {z}), {n(nc1_T, 2)} at step {T}: "
                     f"{nc1_z / nc1_T:.0f}× lower",
-                    _verdict(nc1_z >= 10 * nc1_T, nc1_z > 1.5 * nc1_T)),
+                    plots.verdict(nc1_z >= 10 * nc1_T, nc1_z > 1.5 * nc1_T)),
         plots.claim("NC2: the centred class means approach a simplex ETF",
                     "Papyan, Han & Donoho (2020); the distance: Zhu et al. (2021)",
                     f"distance to the ETF {n(etf_z)} at zero error, {n(etf_T)} at the end; "
                     f"equinorm {n(h.last('equinorm'), 2)}, equiangularity {n(h.last('equiangularity'), 2)}",
-                    _verdict(etf_T < 0.05, etf_T < etf_z / 1.5, scale=True), asserted=False),
+                    plots.verdict(etf_T < 0.05, etf_T < etf_z / 1.5, scale=True), asserted=False),
         plots.claim("NC3: the classifier's rows align with the centred class means",
                     "Papyan, Han & Donoho (2020)",
                     f"NC3 {n(nc3_z)} → {n(nc3_T)} (at the collapse of a bias-free head: {n(target)}); "
                     f"variant with W centred {n(nc3c_z)} → {n(nc3c_T)}",
-                    _verdict(nc3c_T < 0.05 and abs(nc3_T - target) < 0.05, nc3c_T < nc3c_z / 1.5, scale=True),
+                    plots.verdict(nc3c_T < 0.05 and abs(nc3_T - target) < 0.05, nc3c_T < nc3c_z / 1.5, scale=True),
                     asserted=False),
         plots.claim("NC4: the network decides like the nearest class centre",
                     "Papyan, Han & Donoho (2020)",
                     f"{n(100 * h.last('nc4'), 2)}% of training examples disagree at the end",
-                    _verdict(h.last("nc4") < 0.01, h.last("nc4") < 0.05)),
+                    plots.verdict(h.last("nc4") < 0.01, h.last("nc4") < 0.05)),
     ]
     c = conditions
     aw, an = c["AdamW, weight decay"], c["AdamW, none"]
@@ -524,27 +521,27 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
                     f"{n(gn.last('balancedness'), 2)} without; ‖D‖ kept "
                     f"{n(gn.last('imbalance') / gn['imbalance'][0], 2)} of its value at step 1 without decay, "
                     f"{n(gw.last('imbalance') / gw['imbalance'][0], 2)} with",
-                    _verdict(gw.last("balancedness") < 0.3 * gn.last("balancedness"))),
+                    plots.verdict(gw.last("balancedness") < 0.3 * gn.last("balancedness"))),
         plots.claim("small training loss + balance give NC1 (and weight decay gets GD there)",
                     "Jacot et al. (2025)",
                     f"final NC1 with / without decay: GD {n(gw.last('nc1'), 2)} / {n(gn.last('nc1'), 2)}, "
                     f"AdamW {n(aw.last('nc1'), 2)} / {n(an.last('nc1'), 2)} "
                     f"({ratio_adam:.0f}× lower with decay); final MSE under GD "
                     f"{n(gw.last('train_loss'), 2)} with decay, {n(gn.last('train_loss'), 2)} without",
-                    _verdict(ratio_gd >= 2 and ratio_adam >= 2, ratio_gd >= 2 or ratio_adam >= 2),
+                    plots.verdict(ratio_gd >= 2 and ratio_adam >= 2, ratio_gd >= 2 or ratio_adam >= 2),
                     asserted=False),
         plots.claim("under AdamW, decay lowers the final NC1 tenfold or more although ‖D‖ grows "
                     "(Adam breaks the conservation law)", "this chapter",
                     f"NC1 {ratio_adam:.0f}× lower with decay; ‖D‖ ends at "
                     f"{n(aw.last('imbalance') / aw['imbalance'][0], 2)} (decay) and "
                     f"{n(an.last('imbalance') / an['imbalance'][0], 2)} (none) of its value at step 1",
-                    _verdict(ratio_adam >= 10 and aw.last("imbalance") > aw["imbalance"][0]
+                    plots.verdict(ratio_adam >= 10 and aw.last("imbalance") > aw["imbalance"][0]
                              and an.last("imbalance") > an["imbalance"][0])),
         plots.claim("under gradient descent this decay balances the layers but holds the loss "
                     "up, and NC1 ends higher than without decay", "this chapter",
                     f"final MSE {n(gw.last('train_loss') / gn.last('train_loss'), 2)}×, final NC1 "
                     f"{n(gw.last('nc1') / gn.last('nc1'), 2)}× the run without decay",
-                    _verdict(gw.last("train_loss") > 2 * gn.last("train_loss")
+                    plots.verdict(gw.last("train_loss") > 2 * gn.last("train_loss")
                              and gw.last("nc1") > gn.last("nc1"))),
         plots.claim("with bounded conditioning the (uncentred) class means become orthogonal",
                     "Jacot et al. (2025)",
@@ -552,7 +549,7 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
                     f"mean |cos| between raw class means {n(aw.last('orthogonality'), 2)} (AdamW), "
                     f"{n(gw.last('orthogonality'), 2)} (GD), from "
                     f"{n(aw['orthogonality'][0], 2)} at step 1",
-                    _verdict(max(aw.last("orthogonality"), gw.last("orthogonality")) < 0.05,
+                    plots.verdict(max(aw.last("orthogonality"), gw.last("orthogonality")) < 0.05,
                              max(aw.last("orthogonality"), gw.last("orthogonality")) < 0.2),
                     asserted=False),
     ]
@@ -564,7 +561,7 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
         f"after {uw.steps[-1]} GD steps with {wname}: NC1 {n(uw.last('nc1'), 2)}, distance to "
         f"ETF {n(uw.last('etf_distance'), 2)}; with {nname}: NC1 {n(un.last('nc1'), 2)}, "
         f"distance {n(un.last('etf_distance'), 2)}",
-        _verdict(uw.last("nc1") < 1e-6 and uw.last("etf_distance") < 1e-3)))
+        plots.verdict(uw.last("nc1") < 1e-6 and uw.last("etf_distance") < 1e-3)))
     counts = np.asarray(imbalance["counts"])
     off = ~np.eye(len(counts), dtype=bool)
     u, net, th = imbalance["ufm"], imbalance["network"], imbalance["theory"]
@@ -581,7 +578,7 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
         f"{ua.min():.1f}–{ua.max():.1f}°, norms within {n(100 * err, 2)}% of the exact solution; "
         f"network's angles {na.min():.0f}–{na.max():.0f}°, correlation of log count with log norm "
         f"{corr_w:+.2f} (classifier rows), {corr_h:+.2f} (features; exact: +1, −1)".replace("-", "−"),
-        _verdict(np.abs(ua - 90).max() < 1 and err < 0.02 and 70 < na.min() and na.max() < 91
+        plots.verdict(np.abs(ua - 90).max() < 1 and err < 0.02 and 70 < na.min() and na.max() < 91
                  and corr_w > 0.5 and corr_h < -0.4, np.abs(ua - 90).max() < 1 and err < 0.02)))
     return rows
 

@@ -22,9 +22,10 @@ import torch.nn as nn
 
 from .. import data as D
 from .. import ledger, units
+from .. import progress as P
 from ..runtime import cap_grid, cap_steps, get_profile
 from ..sweep import SweepResult, grid, train_many
-from ..train import History, log_steps, train
+from ..train import History, Hooks, Recipe, log_steps, train
 from .science import (
     ADAM_BETAS, FIT_ACC, FOURIER_OPS, GROK_ACC, CorruptConfig, GrokConfig, PhaseConfig,
     end_accuracy, fit_and_grok, fourier_losses, fourier_spectrum, input_weights, key_frequencies,
@@ -33,7 +34,7 @@ from .science import (
 )
 
 __all__ = [  # the public names, re-exported by dynamics.grokking
-    "evaluation_steps", "GrokRun", "run", "unit_spectra", "progress_measures", "restricted_leads",
+    "evaluation_steps", "recipe", "GrokRun", "run", "unit_spectra", "progress_measures", "restricted_leads",
     "remedy_configs", "run_remedies", "speedups", "run_corrupted", "pair_pool", "split_mask",
     "phase_rows", "critical_fraction", "run_phase_grid", "run_phase", "live_phase_config",
     "precompute", "precompute_plan", "DEFAULT_REMEDIES"
@@ -115,6 +116,14 @@ def _state(model: nn.Module) -> dict:
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
+def recipe(cfg: GrokConfig) -> Recipe:
+    """How ``cfg``'s model trains: full batch, :func:`~.science.optimizer_for` (AdamW with the
+    model's betas, or Muon), the remedy's loss, evaluated at :func:`evaluation_steps`.
+    ``train(model, data, recipe(cfg))`` trains any model this way."""
+    return Recipe(cfg.steps, optimizer=lambda m: optimizer_for(cfg, m), loss=loss_and_hook(cfg)[0],
+                  eval=evaluation_steps(cfg.steps, cfg.n_evals))
+
+
 def run(cfg: GrokConfig, seed: int = 0, *, data: D.Dataset | None = None,
         stop_at_grok: bool = False, checkpoints: bool = False, callbacks=(),
         progress: bool | None = None) -> GrokRun:
@@ -126,7 +135,7 @@ def run(cfg: GrokConfig, seed: int = 0, *, data: D.Dataset | None = None,
     :func:`progress_measures`); ``callbacks`` are ``train`` callbacks (a panel's redraw and Stop)."""
     data = data if data is not None else make_data(cfg, seed)
     model = make_model(cfg, seed).to(data.device)
-    loss, hook = loss_and_hook(cfg)
+    _, hook = loss_and_hook(cfg)  # the loss is recipe(cfg)'s
     metrics = dict(weight_norm=lambda m, d: weight_norm(m),
                    fourier_top10=lambda m, d: model_concentration(m, cfg.p))
     if "corrupted" in data.info:
@@ -137,10 +146,8 @@ def run(cfg: GrokConfig, seed: int = 0, *, data: D.Dataset | None = None,
         cbs.insert(0, lambda step, h, m: kept.append((step, _state(m))) and False)
     if stop_at_grok:
         cbs.append(lambda step, h, m: h.last("test_acc") > GROK_ACC)
-    h = train(model, data, steps=cfg.steps, optimizer=optimizer_for(cfg, model), loss=loss,
-              eval_steps=evaluation_steps(cfg.steps, cfg.n_evals), metrics=metrics,
-              callbacks=cbs, before_step=hook, seed=seed, progress=progress,
-              desc=f"{cfg.op} mod {cfg.p}")
+    h = train(model, data, recipe(cfg), metrics=metrics, hooks=Hooks(hook, on_eval=cbs),
+              seed=seed, progress=progress, desc=f"{cfg.op} mod {cfg.p}")
     return GrokRun(cfg, h, model, data, seed, kept)
 
 
@@ -388,6 +395,7 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
     strategy = "sequential" if cfg.model == "transformer" else "auto"
     configs, histories, states, start = [], [], [], time.perf_counter()
     stopped = False
+    job = P.reporting(*callbacks)
     for i, frac in enumerate(train_fracs):
         cells = grid(train_frac=[float(frac)], weight_decay=[float(w) for w in weight_decays],
                      seed=seeds)
@@ -398,13 +406,13 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
             continue
         split = {s: split_mask(cfg, index, float(frac), s) for s in seeds}  # one per seed, not per cell
         masks = torch.stack([split[c["seed"]] for c in cells])
-        report = [lambda done, i=i, cb=cb: cb((i + done) / len(train_fracs)) for cb in callbacks]
+        shared = Recipe(steps, lr=cfg.lr, betas=ADAM_BETAS[cfg.model],
+                        eval=evaluation_steps(steps, cfg.n_evals))
         with ledger.planned(planned):  # the gpu plan counts the steps asked for (dry run)
-            part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, steps=steps,
-                              optimizer="adamw", lr=cfg.lr, betas=ADAM_BETAS[cfg.model],
-                              eval_steps=evaluation_steps(steps, cfg.n_evals), train_mask=masks,
-                              test_mask=~masks, progress=progress, strategy=strategy,
-                              callbacks=report)
+            with job.part(i, len(train_fracs)):
+                part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, shared,
+                                  masks=dict(train=masks, test=~masks), strategy=strategy,
+                                  progress=progress)
         configs += part.configs
         histories += part.histories
         states += part.states

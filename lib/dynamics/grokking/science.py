@@ -218,11 +218,8 @@ def pair_logits(model: nn.Module, p: int) -> torch.Tensor:
     """The model's logits on all ``p²`` pairs, ``[p², p]`` in ``a·p + b`` order."""
     onehot = isinstance(model, M.MLP)
     device = next(model.parameters()).device
-    was = model.training
-    model.eval()
-    out = model(all_pairs(p, onehot, device))
-    model.train(was)
-    return out
+    with M.evaluating(model):
+        return model(all_pairs(p, onehot, device))
 
 
 # ============================================================================ 2. progress measures

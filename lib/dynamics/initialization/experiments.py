@@ -16,9 +16,10 @@ import numpy as np
 import torch
 
 from .. import ledger, units
+from .. import progress as P
 from ..runtime import cap_grid, cap_steps, get_profile
 from ..sweep import grid, train_many
-from ..train import log_steps, train
+from ..train import At, Hooks, LogSpaced, Recipe, log_steps, train
 from .science import (ACTIVATIONS, INIT_SCHEMES, ChaosConfig, DepthTimeConfig,
                       FluctuationConfig, GuessingConfig, SaxeConfig, SignalConfig,
                       TrainabilityConfig, c_map, c_star, critical_mlp, critical_sigma_w2, deep_linear,
@@ -30,18 +31,6 @@ from .science import (ACTIVATIONS, INIT_SCHEMES, ChaosConfig, DepthTimeConfig,
 
 COMMAND = "python -m dynamics.precompute initialization --profile {profile}"
 CHANCE = 0.1  # MNIST-1D has 10 balanced classes
-
-
-def _ticks(callbacks: Sequence[Callable[[float], bool]], start: float, span: float):
-    """A ``train_many`` callback list that reports the fraction done of a larger job
-    (``start + span * f``) to each of ``callbacks``; True (stop) if any of them says so."""
-    if not callbacks:
-        return []
-    return [lambda f: any(bool(cb(start + span * f)) for cb in callbacks)]
-
-
-def _report(callbacks, done: float) -> bool:
-    return any(bool(cb(done)) for cb in callbacks)
 
 
 # =============================================================================================
@@ -148,15 +137,16 @@ def run_trainability(cfg: TrainabilityConfig, data=None, progress: bool | None =
     diverged, stopped = [], False
     cut = dict(repeats=ledger.cut((cfg.depths, depths)),  # the gpu plan: what a dry run cut
                widen=ledger.cut((cfg.sigma_w2, sig), (cfg.seeds, seeds)))
+    job = P.reporting(*callbacks)
     for i, depth in enumerate(depths):
-        with ledger.planned(**cut):
+        with ledger.planned(**cut), job.part(i, len(depths)):
             res = train_many(
                 lambda c, depth=int(depth): tanh_mlp(data.input_dim, cfg.width, depth,
                                                      c["sigma_w2"], cfg.sigma_b2, data.n_classes),
-                data, grid(sigma_w2=list(sig), seed=list(seeds)), steps=cfg.steps,
-                optimizer="momentum", lr=cfg.lr_depth / int(depth), batch_size=cfg.batch_size,
-                eval_steps=[steps],
-                progress=progress, callbacks=_ticks(callbacks, i / len(depths), 1 / len(depths)),
+                data, grid(sigma_w2=list(sig), seed=list(seeds)),
+                Recipe(cfg.steps, optimizer="momentum", lr=cfg.lr_depth / int(depth),
+                       batch_size=cfg.batch_size, eval=[steps]),
+                progress=progress,
                 # all sigma_w^2 of a depth stacked into one model: at width 96 and batch 32 on a
                 # CPU, 1.3x faster than one model at a time (measured at depth 20)
                 strategy="batched")
@@ -168,7 +158,7 @@ def run_trainability(cfg: TrainabilityConfig, data=None, progress: bool | None =
         diverged += [[int(depth), float(c["sigma_w2"])] for c, h in
                      zip(grid(sigma_w2=list(sig), seed=list(seeds)), hs) if h.diverged]
         acc[i] = final.reshape(len(sig), len(seeds)).mean(1)
-        if callbacks and _report(callbacks, (i + 1) / len(depths)):
+        if job.report((i + 1) / len(depths)):
             stopped = i + 1 < len(depths)
             break
     fine = np.linspace(min(sig), max(sig), 80)
@@ -248,10 +238,12 @@ def run_saxe(cfg: SaxeConfig, callbacks=()) -> dict:
     torch.manual_seed(cfg.seed)
     model = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, cfg.init, cfg.init_std).to(data.device)
     y0 = effective_start(model, data) if cfg.depth == 2 and cfg.init == "small" else None
-    metrics = {f"y{c}": (lambda m, d, c=c: pattern_progress(m, d)[c]) for c in range(cfg.n_patterns)}
-    h = train(model, data, steps=cfg.steps, optimizer="sgd", lr=cfg.lr, loss="mse",
-              eval_steps=range(0, cfg.steps + 1, max(1, cfg.steps // 150)), metrics=metrics,
-              eval_test=False, callbacks=list(callbacks), seed=cfg.seed)
+    def progress(m, d) -> dict:  # every pattern's y_c from one forward pass
+        return {f"y{c}": y for c, y in enumerate(pattern_progress(m, d))}
+
+    recipe = Recipe(cfg.steps, optimizer="sgd", lr=cfg.lr, loss="mse",
+                    eval=At(range(0, cfg.steps + 1, max(1, cfg.steps // 150)), test=False))
+    h = train(model, data, recipe, metrics=progress, hooks=Hooks(on_eval=callbacks), seed=cfg.seed)
     out = dict(steps=h.steps, loss=h["train_loss"].tolist() if len(h) else [],
                progress=[h[f"y{c}"].tolist() if len(h) else [] for c in range(cfg.n_patterns)],
                strengths=data.info["strengths"], lr=cfg.lr, depth=cfg.depth, init=cfg.init,
@@ -353,13 +345,13 @@ def run_depth_time(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"),
     jobs = [(init, int(d)) for init in inits for d in depths]
     cut = dict(repeats=ledger.cut((cfg.depths, depths)),  # the gpu plan: what a dry run cut
                widen=ledger.cut((range(cfg.n_lr), lrs), (cfg.seeds, seeds)))
+    job = P.reporting(*callbacks)
+    recipe = Recipe(cfg.steps, optimizer="sgd", loss="mse", eval=LogSpaced(120))
     for j, (init, depth) in enumerate(jobs):
-        with ledger.planned(**cut):
+        with ledger.planned(**cut), job.part(j, len(jobs)):
             res = train_many(lambda c, depth=depth, init=init: deep_linear(cfg.n_patterns, cfg.width,
                                                                            depth, init),
-                             data, grid(lr=lrs, seed=list(seeds)), steps=cfg.steps,
-                             optimizer="sgd", loss="mse", eval_steps=log_steps(cfg.steps, 120),
-                             progress=progress, callbacks=_ticks(callbacks, j / len(jobs), 1 / len(jobs)))
+                             data, grid(lr=lrs, seed=list(seeds)), recipe, progress=progress)
         T = np.array([np.inf if (h.diverged or h.first_step("train_loss", below=threshold) is None)
                       else h.first_step("train_loss", below=threshold) for h in res.histories],
                      dtype=float).reshape(len(lrs), len(seeds))
@@ -403,6 +395,7 @@ def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS,
     out = dict(depths=[int(v) for v in depths], n_classes=d.n_classes, n_nets=len(nets),
                scale=cfg.scale, width=cfg.width)
     total, done = len(activations) * len(depths) * len(nets), 0
+    job = P.reporting(*callbacks)
     for act in activations:
         out[act], out[f"{act}_class"] = [], []
         for depth in depths:
@@ -418,7 +411,7 @@ def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS,
                 vals.append(guessing_bias(logits))
                 favourite.append(favourite_class(logits))
                 done += 1
-                if callbacks and _report(callbacks, done / total):
+                if job.report(done / total):
                     out[act].append(vals)
                     out[f"{act}_class"].append(favourite)
                     out["stopped"] = True

@@ -22,21 +22,16 @@ import torch.nn as nn
 
 from .. import data as D
 from .. import units
+from .. import progress as P
 from ..runtime import cap_grid, cap_steps, get_seed
 from ..sweep import train_many
-from ..train import History, train
+from ..train import History, Hooks, Recipe, train
 from .science import (PAI_METHODS, LotteryConfig, density, full_masks, imp_round,
                       layer_densities, like_masks, load_data, make_model, pai_masks,
                       path_errors, barrier, best_step, rewind, shuffle_masks, torch_prune_masks)
 
 VARIANTS = ("ticket", "reinit", "random")
 Tick = Callable[[float], bool]
-
-
-def _part(tick: Tick | None, start: float, width: float) -> list:
-    """``train_many`` callbacks reporting a sweep's progress as the part
-    [start, start + width] of a runner's whole (none without a ``tick``)."""
-    return [] if tick is None else [lambda done: tick(start + width * done)]
 
 
 def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, seeds: list,
@@ -58,10 +53,17 @@ def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, 
             model.load_state_dict(state)
         return model
 
-    return train_many(model_fn, data, configs, steps=steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                      batch_size=cfg.batch_size, eval_every=max(1, steps // cfg.evals),
-                      param_masks=[m or None for m in masks], progress=progress,
-                      callbacks=list(callbacks))
+    with P.reporting(*callbacks):
+        return train_many(model_fn, data, configs, recipe(cfg, steps),
+                          masks=dict(params=[m or None for m in masks]), progress=progress)
+
+
+def recipe(cfg: LotteryConfig, steps: int | None = None) -> Recipe:
+    """How every network of the chapter trains: ``cfg``'s optimizer, learning rate and
+    mini-batches for ``steps`` (default ``cfg.steps``), ``cfg.evals`` evaluations."""
+    steps = steps or cfg.steps
+    return Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, batch_size=cfg.batch_size,
+                  eval=max(1, steps // cfg.evals))
 
 
 def _state(model: nn.Module) -> dict:
@@ -85,9 +87,8 @@ def rewind_states(cfg: LotteryConfig, data: D.Dataset, seeds: list, steps) -> li
                 if step in grab_at:
                     captured[step] = _state(m)
                 return False
-            train(model, data, steps=grab_at[-1], optimizer=cfg.optimizer, lr=cfg.lr,
-                  batch_size=cfg.batch_size, eval_steps=grab_at, callbacks=[grab], seed=s,
-                  progress=False)
+            train(model, data, recipe(cfg, grab_at[-1]).replace(eval=grab_at),
+                  hooks=Hooks(on_eval=grab), seed=s, progress=False)
             states.update({k: captured[at[k]] for k in want if at[k] in captured})
         out.append(states)
     return out
@@ -171,6 +172,11 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
     callbacks)`` replaces the training (tests). A round whose ticket diverges ends the curve
     there (its weights cannot be pruned by magnitude); ``result.diverged`` says where.
     """
+    with P.reporting(*[tick] if tick else ()) as job:
+        return _imp(cfg, seeds, data, controls, progress, callback, job, train_fn)
+
+
+def _imp(cfg: LotteryConfig, seeds, data, controls, progress, callback, job, train_fn) -> ImpResult:
     seeds = list(range(get_seed(), get_seed() + cfg.seeds)) if seeds is None else list(seeds)
     seeds = cap_grid(seeds)                  # a dry run: two seeds...
     R = len(cap_grid(range(cfg.rounds)))     # ...and two rounds
@@ -201,8 +207,8 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
         runs = {}
 
         def train_round(starts, ms, r=r):
-            runs["out"] = out = train_fn(starts, [None if r == 0 else m for m in ms], seeds,
-                                         _part(tick, r / units, 1 / units))
+            with job.part(r, units):
+                runs["out"] = out = train_fn(starts, [None if r == 0 else m for m in ms], seeds, ())
             return [out.state_dict(k) for k in range(S)]
 
         start = time.perf_counter()
@@ -236,9 +242,8 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
             table[v] = table[v][:, :reached]
     done = [r for r in control_rounds if r < reached]
     if done and not res.stopped:
-        run_controls(cfg, res, data, done, progress=progress,
-                     callbacks=_part(tick, (R + 1) / units, 1 - (R + 1) / units),
-                     train_fn=train_fn)
+        with job.span_of((R + 1) / units, 1 - (R + 1) / units):
+            run_controls(cfg, res, data, done, progress=progress, train_fn=train_fn)
         if callback is not None:
             callback(res, len(res.masks) - 1)
     return res
@@ -331,7 +336,7 @@ def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, method
     acc["imp"]["original"] = imp.acc["ticket"][:, r].copy()
     acc["imp"]["shuffled"] = imp.acc["random"][:, r].copy()
     start = time.perf_counter()
-    out = train_masked(cfg, data, inits, masks, seeds, progress=progress, callbacks=_part(tick, 0, 1))
+    out = train_masked(cfg, data, inits, masks, seeds, progress=progress, callbacks=[tick] if tick else ())
     train_time = (time.perf_counter() - start) / max(1, len(inits))
     diverged = []
     for (m, how, k), h in zip(where, out.histories):
@@ -363,7 +368,7 @@ def run_pai_at(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: i
         masks += [mk, shuffle_masks(mk, gen)]
         where += [(m, "original"), (m, "shuffled")]
     out = train_masked(cfg, data, [init] * (len(masks) + 1), [None] + masks,
-                       [seed] * (len(masks) + 1), progress=progress, callbacks=_part(tick, 0, 1))
+                       [seed] * (len(masks) + 1), progress=progress, callbacks=[tick] if tick else ())
     acc = {m: {"original": [np.nan], "shuffled": [np.nan]} for m in methods}
     diverged = [f"dense: {h.status}" for h in out.histories[:1] if h.diverged]
     for (m, how), h in zip(where, out.histories[1:]):
@@ -397,7 +402,7 @@ def run_lmc(cfg: LotteryConfig, rewind_steps=(0, 50, 200), seed: int | None = No
              for _ in pair_seeds]
     seeds = [1000 * seed + p for _ in reached for p in pair_seeds]
     out = train_masked(cfg, data, inits, [masks] * len(inits), seeds, progress=progress,
-                       callbacks=_part(tick, 0, 1)) if reached else None
+                       callbacks=[tick] if tick else ()) if reached else None
     model = make_model(cfg, data).to(data.device)
     curves, barriers, ends, diverged = {}, {}, {}, {}
     for k in ks:

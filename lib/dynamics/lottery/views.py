@@ -226,10 +226,6 @@ def cost_figure(res: ImpResult, pai: dict | None = None):
 # ============================================================================ claims
 
 
-def _verdict(checks: list[bool]) -> str:
-    return "yes" if all(checks) else "partly" if any(checks) else "no"
-
-
 def speed_claim(res: ImpResult, where: str = "this run") -> dict:
     """Frankle & Carbin's "tickets learn faster", measured by the early-stopping step (the
     step of lowest test loss) of the dense network and of the fastest ticket that keeps at
@@ -317,7 +313,7 @@ def _pai_claim(pai: dict) -> dict:
               + [drop[k] < drop["imp"] / 2 for k in methods])
     return plots.claim("Pruning at init beats a random mask but not IMP; shuffling its mask "
                        "within layers costs it little, the ticket a lot",
-                       "Frankle et al. (2021)", text, _verdict(checks))
+                       "Frankle et al. (2021)", text, plots.verdict(all(checks), any(checks)))
 
 
 def _lmc_claim(label: str, lmc: dict) -> dict:

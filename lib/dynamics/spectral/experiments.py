@@ -189,6 +189,12 @@ def best_lr(histories: dict, target: float) -> float:
     return min(histories, key=key)
 
 
+def _given(optimizer):
+    """A recipe's optimizer: a name stays a name; an optimizer already built for the model
+    becomes the function that returns it."""
+    return optimizer if isinstance(optimizer, str) else (lambda model: optimizer)
+
+
 def run_practice(cfg: PracticeConfig, data: D.Dataset | None = None, teaching_fp32: bool = True,
                  optimizers=PRACTICE_OPTIMIZERS, progress=None) -> dict:
     """Sweep each optimizer's learning rate and pick its best (:func:`best_lr`).
@@ -200,8 +206,9 @@ def run_practice(cfg: PracticeConfig, data: D.Dataset | None = None, teaching_fp
     rate: the same algorithm, timed without bfloat16 arithmetic (slow on CPUs without bf16).
     """
     data = data if data is not None else practice_data(cfg)
-    kw = dict(steps=cfg.steps, batch_size=cfg.batch_size, eval_every=max(1, cfg.steps // 40),
-              seed=cfg.seed, progress=progress, eval_test=False)
+    recipe = T.Recipe(cfg.steps, momentum=0.9, batch_size=cfg.batch_size,
+                      eval=T.Every(max(1, cfg.steps // 40), test=False))
+    kw = dict(seed=cfg.seed, progress=progress)
     lrs = {name: runtime.cap_grid(getattr(cfg, f"{name}_lrs")) for name in optimizers}
     sweeps, best = {}, {}
     for name in sorted(optimizers, key=lambda n: n != "adamw"):
@@ -209,14 +216,15 @@ def run_practice(cfg: PracticeConfig, data: D.Dataset | None = None, teaching_fp
         for lr in lrs[name]:
             model = mlp(data, cfg.width, cfg.depth, cfg.seed)
             opt = muon_with_adamw(model, lr, best.get("adamw", 3e-3)) if name == "muon" else name
-            sweeps[name][lr] = T.train(model, data, optimizer=opt, lr=lr, momentum=0.9,
+            sweeps[name][lr] = T.train(model, data, recipe.replace(optimizer=_given(opt), lr=lr),
                                        desc=f"{name} lr={lr:g}", **kw)
         best[name] = best_lr(sweeps[name], cfg.target_loss)
     timed = {name: sweeps[name][best[name]] for name in sweeps}
     if teaching_fp32 and "muon" in sweeps:
         model = mlp(data, cfg.width, cfg.depth, cfg.seed)
         opt = muon_with_adamw(model, best["muon"], best.get("adamw", 3e-3), torch.float32)
-        timed["muon_fp32"] = T.train(model, data, optimizer=opt, desc="muon fp32", **kw)
+        timed["muon_fp32"] = T.train(model, data, recipe.replace(optimizer=_given(opt)),
+                                     desc="muon fp32", **kw)
     return dict(sweeps=sweeps, best=best, timed=timed, target=cfg.target_loss, data=data.name)
 
 
@@ -334,10 +342,10 @@ def run_shaped(cfg: ShapingConfig, data: D.Dataset, p, lr: float | None = None,
     hidden, other = T.muon_split(model)
     opt = T.Optimizers([SpectralShaping(hidden, lr=lr or cfg.lr, p=p),
                         torch.optim.AdamW(other, lr=cfg.adam_lr)])
-    return T.train(model, data, steps=cfg.steps, optimizer=opt, batch_size=cfg.batch_size,
-                   eval_every=max(1, cfg.steps // 50), seed=cfg.seed, eval_test=False,
-                   callbacks=callbacks, progress=progress,
-                   desc=f"p={p if not callable(p) else 'schedule'}")
+    recipe = T.Recipe(cfg.steps, optimizer=_given(opt), batch_size=cfg.batch_size,
+                      eval=T.Every(max(1, cfg.steps // 50), test=False))
+    return T.train(model, data, recipe, seed=cfg.seed, hooks=T.Hooks(on_eval=callbacks),
+                   progress=progress, desc=f"p={p if not callable(p) else 'schedule'}")
 
 
 def schedule_name(cfg: ShapingConfig) -> str:

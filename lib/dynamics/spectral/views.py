@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .. import plots, results, runtime
+from .. import plots, progress, results, runtime
 from .. import train as T
 from ..widgets import Choice, Panel, Slider, controls_for
 from .experiments import (EARLY_STEP, critical_batch, early_and_late, growth, load_practice,
@@ -326,12 +326,13 @@ def practice_panel(profile: str | None = None, seed: int | None = None) -> Panel
     def run(update, optimizer, lr, width, depth, steps):
         c = cfg.replace(width=int(width), depth=int(depth), steps=int(steps))
         model = mlp(data, c.width, c.depth, c.seed)
-        opt = muon_with_adamw(model, lr, 3e-3) if optimizer == "muon" else optimizer
+        opt = (lambda m: muon_with_adamw(m, lr, 3e-3)) if optimizer == "muon" else optimizer
         build = lambda h: loss_figure({LABELS[optimizer]: h},  # noqa: E731
                                       f"{LABELS[optimizer]}, lr {lr:.3g}")
-        h = T.train(model, data, steps=c.steps, optimizer=opt, lr=lr, batch_size=c.batch_size,
-                    eval_every=max(1, c.steps // 50), seed=c.seed, eval_test=False,
-                    callbacks=[update.every(build, total_steps=c.steps)])
+        recipe = T.Recipe(c.steps, optimizer=opt, lr=lr, batch_size=c.batch_size,
+                          eval=T.Every(max(1, c.steps // 50), test=False))
+        h = T.train(model, data, recipe, seed=c.seed,
+                    hooks=T.Hooks(on_eval=update.every(build, total_steps=c.steps)))
         update(status=h.status if h.diverged else f"final training loss {h.last('train_loss'):.3g}")
         return build(h) if len(h) else None
 
@@ -373,11 +374,14 @@ def shaping_panel(profile: str | None = None, seed: int | None = None) -> Panel:
         def build(h, name):
             return shaping_figure(dict(runs={**runs, name: h}, lr=lr), reference=fixed)
 
-        for i, (name, pp) in enumerate([(fixed, p), (sched, linear_p_schedule(p_start, p_end, c.steps))]):
-            if update.stop_requested:
-                break
-            cb = update.every(lambda h, n=name: build(h, n), total_steps=c.steps, start=i / 2, span=0.5)
-            runs[name] = run_shaped(c, data, pp, callbacks=[cb])
+        both = [(fixed, p), (sched, linear_p_schedule(p_start, p_end, c.steps))]
+        with progress.reporting(update.ticker(1.0)) as job:
+            for i, (name, pp) in enumerate(both):
+                if job.stopped:
+                    break
+                redraw = update.every(lambda h, n=name: build(h, n))
+                with job.part(i, 2):
+                    runs[name] = run_shaped(c, data, pp, callbacks=[redraw])
         bad = [k for k, h in runs.items() if h.diverged]
         if bad:
             update(status="; ".join(f"{k}: {runs[k].status}" for k in bad))

@@ -23,10 +23,11 @@ import numpy as np
 import torch
 
 from .. import ledger, units
+from .. import progress as P
 from ..models import MLP
 from ..runtime import cap_grid, cap_steps, get_seed
 from ..sweep import grid, train_many
-from ..train import History, log_steps, train
+from ..train import History, Hooks, Recipe, log_steps, train
 from .science import (BETA1, GRIDS, MOMENTUM, ClockConfig, DecouplingConfig, EquilibriumConfig,
                       NormMLP, RotationMeter, SpectrumConfig, adamw_norm_trajectory, best_cell,
                       best_decay_per_lr, check_equilibrium_args, effective_lr, equilibrium,
@@ -71,9 +72,10 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
     configs = grid(seed=seeds, weight_decay=decays, lr=lrs)
     full = ledger.cut((cfg.lrs(), lrs), (cfg.decays(kind), decays), (range(cfg.n_seeds), seeds))
     with ledger.planned(cfg.steps, widen=full):  # the gpu plan: what the dry run cut
-        res = train_many(_grid_model(kind, data, cfg.width), data, configs, steps=steps,
-                         optimizer=GRIDS[kind][0], batch_size=cfg.batch_size, eval_steps=evals,
-                         progress=progress, seed=seed, callbacks=list(callbacks))
+        recipe = Recipe(steps, optimizer=GRIDS[kind][0], batch_size=cfg.batch_size, eval=evals)
+        with P.reporting(*callbacks):
+            res = train_many(_grid_model(kind, data, cfg.width), data, configs, recipe,
+                             progress=progress)
     shape = (len(evals), len(seeds), len(decays), len(lrs))
     acc = np.array([res.at_step("test_acc", s) for s in evals]).reshape(shape)
     loss = np.array([res.at_step("train_loss", s) for s in evals]).reshape(shape)
@@ -94,11 +96,12 @@ def run_decoupling(cfg: DecouplingConfig, seed: int | None = None, progress=None
     seed = get_seed(seed)
     kinds = list(kinds)
     grids = {}
-    for k, kind in enumerate(kinds):
-        scaled = [(lambda done, k=k, cb=cb: cb((k + done) / len(kinds))) for cb in callbacks]
-        grids[kind] = run_grid(cfg, kind, seed, progress, scaled)
-        if grids[kind]["stopped"]:
-            break
+    with P.reporting(*callbacks) as job:
+        for k, kind in enumerate(kinds):
+            with job.part(k, len(kinds)):
+                grids[kind] = run_grid(cfg, kind, seed, progress)
+            if grids[kind]["stopped"]:
+                break
     return decoupling(grids, seed)
 
 
@@ -180,11 +183,10 @@ def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, callbacks=(
     meter = RotationMeter(model.scale_invariant(), steps)
     model.meter = meter
     with ledger.planned(cfg.steps):
-        history = train(model, data, steps=steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                        weight_decay=cfg.weight_decay, momentum=MOMENTUM,
-                        batch_size=cfg.batch_size, eval_every=max(1, steps // 20),
-                        before_step=meter.before_step, after_step=meter.after_step,
-                        callbacks=callbacks, seed=seed, progress=progress)
+        recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
+                        momentum=MOMENTUM, batch_size=cfg.batch_size, eval=max(1, steps // 20))
+        history = train(model, data, recipe, seed=seed, progress=progress,
+                        hooks=Hooks(meter.before_step, meter.after_step, on_eval=callbacks))
     last = history.steps[-1] if len(history) else 0
     if history.diverged:
         last = min(last, max(0, history.diverged_at - 1))
@@ -294,10 +296,10 @@ def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None, callback
     configs = [dict(lr=r["lr"], weight_decay=r["weight_decay"], seed=seed) for r in runs]
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, 41)})
     with ledger.planned(cfg.steps):
-        res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes),
-                         data, configs, steps=steps, optimizer="adamw",
-                         batch_size=cfg.batch_size, eval_steps=evals, progress=progress,
-                         seed=seed, callbacks=list(callbacks))
+        with P.reporting(*callbacks):
+            res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes),
+                             data, configs, Recipe(steps, batch_size=cfg.batch_size, eval=evals),
+                             progress=progress)
     losses = [final_loss(h, tail=0.5) if len(h) else float("nan") for h in res.histories]
     matched = [l for l, r in zip(losses, runs) if r["matched"]]
     odd = [l for l, r in zip(losses, runs) if not r["matched"]]
@@ -313,11 +315,16 @@ def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None, callback
 
 
 def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, progress=None,
-                 callbacks_for=None) -> dict:
+                 callbacks=()) -> dict:
     """Train one MLP twice from the same initialization, without and with weight decay;
     record each weight matrix's Frobenius norm during training, its singular values at
     initialization and at the end, and their statistics (:func:`~.science.spectrum_stats`).
-    ``callbacks_for(k)`` returns the train callbacks of run k (0: no decay, 1: decay)."""
+    ``callbacks`` get the fraction of both runs done and may stop them (a panel's Stop)."""
+    with P.reporting(*callbacks) as job:
+        return _spectrum(cfg, seed, progress, job)
+
+
+def _spectrum(cfg: SpectrumConfig, seed, progress, job) -> dict:
     seed = get_seed(seed)
     data = mnist1d_data(cfg.n_train)
     steps = cap_steps(cfg.steps)
@@ -331,10 +338,10 @@ def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, progress=None,
         init = {n: singular_values(w) for n, w in layers.items()}
         metrics = {f"norm {n}": (lambda m, d, w=w: w.detach().norm()) for n, w in layers.items()}
         with ledger.planned(cfg.steps):
-            h = train(model, data, steps=steps, optimizer=cfg.optimizer, lr=cfg.lr,
-                      weight_decay=wd, batch_size=cfg.batch_size, eval_steps=evals,
-                      metrics=metrics, seed=seed, progress=progress,
-                      callbacks=callbacks_for(k) if callbacks_for is not None else ())
+            recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=wd,
+                            batch_size=cfg.batch_size, eval=evals)
+            with job.part(k, 2):
+                h = train(model, data, recipe, metrics=metrics, seed=seed, progress=progress)
         final = {n: singular_values(w) for n, w in layers.items()}
         finite = all(np.isfinite(sv).all() for sv in final.values()) and not h.diverged
         stats = {n: spectrum_stats(sv) for n, sv in final.items()} if finite else {}

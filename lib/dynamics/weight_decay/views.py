@@ -395,8 +395,7 @@ def spectrum_panel(profile: str | None = None, seed: int | None = None):
     def run(update, optimizer, lr, weight_decay, steps):
         cfg = base.replace(optimizer=optimizer, lr=float(lr), weight_decay=float(weight_decay),
                            steps=int(steps))
-        result = run_spectrum(cfg, seed, progress=False, callbacks_for=lambda k: [
-            update.every(None, total_steps=cfg.steps, start=0.5 * k, span=0.5)])
+        result = run_spectrum(cfg, seed, progress=False, callbacks=[update.ticker(1.0)])
         bad = [wd for wd, r in result["runs"].items() if r["history"].diverged]
         if not update.stop_requested:
             update(status=f"diverged with λ = {', '.join(plots.number(w, 2) for w in bad)}"

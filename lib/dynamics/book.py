@@ -2,7 +2,9 @@
 extension (listed in ``_config.yml``) that
 
 - serves plotly.js as the book's own static file, copied from the installed ``plotly``
-  package, so figures render with no network access.
+  package, so figures render with no network access;
+- serves ``dynamics.js``, which draws each figure in the layout that suits its width (the
+  house style's narrow layout on a phone, :func:`dynamics.plots.narrow_patch`);
 - tells the notebook kernels the book executes not to draw progress bars (they would be
   stale widget output in a static page).
 """
@@ -106,6 +108,7 @@ def _serve_plotly(app, config) -> None:
     if not dst.exists() or dst.stat().st_size != src.stat().st_size:
         shutil.copyfile(src, dst)
     (static / "dynamics.css").write_text(BOOK_CSS)
+    (static / "dynamics.js").write_text(BOOK_JS)
     config.html_static_path = [*config.html_static_path, str(static)]  # copied to _static
 
 
@@ -117,6 +120,78 @@ div.cell_output .dynamics-source pre { white-space: pre; overflow-wrap: normal; 
 div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
 .dynamics-figure { max-width: 100%; }
 .dynamics-panel-note { margin: 0.4em 0 1em; font-size: 0.92em; }
+"""
+
+
+# Each figure in the layout that suits its width: the narrow layout that the house style
+# computed for a phone (dynamics.plots.narrow_patch, carried by every figure's HTML) where the
+# figure is narrow, the column layout elsewhere. Jupyter and Colab do not load this file: there
+# a figure has the notebook's width and keeps the column layout.
+BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its width (dynamics.plots.to_html).
+   A figure narrower than NARROW px, as on a phone, is drawn in the narrow layout that the house
+   style computed for it (panels stacked, legend below, titles wrapped, ...), and in the column
+   layout again when it grows (a rotation, a wider window). A tap on a plot shows its hover. */
+(function () {
+  'use strict';
+  var NARROW = 500;
+
+  function copy(x) { return JSON.parse(JSON.stringify(x)); }
+
+  // the figure in one of its layouts: the column's, or the column's patched for a phone
+  function variant(fig, patch) {
+    var layout = copy(fig.layout), data = copy(fig.data), k;
+    if (patch) {
+      for (k in patch.layout) {
+        if (patch.layout[k] === null) { delete layout[k]; } else { layout[k] = copy(patch.layout[k]); }
+      }
+      (patch.data || []).forEach(function (p, i) { if (data[i]) { Object.assign(data[i], copy(p)); } });
+    }
+    return {data: data, layout: layout};
+  }
+
+  // what the reader changed stays: slider positions (and the traces and title they show),
+  // traces hidden from the legend, a turned 3-D view
+  function keep(gd, v) {
+    (gd.data || []).forEach(function (t, i) { if (v.data[i] && t.visible !== undefined) { v.data[i].visible = t.visible; } });
+    (gd.layout.sliders || []).forEach(function (s, i) {
+      var mine = (v.layout.sliders || [])[i];
+      if (!mine || s.active === undefined) { return; }
+      mine.active = s.active;
+      var step = mine.steps[s.active], args = step && step.args && step.args[1];
+      if (args && args['title.text'] !== undefined && v.layout.title) { v.layout.title.text = args['title.text']; }
+    });
+    Object.keys(gd.layout).forEach(function (k) {
+      if (/^scene\d*$/.test(k) && gd.layout[k].camera && v.layout[k]) { v.layout[k].camera = copy(gd.layout[k].camera); }
+    });
+  }
+
+  window.dynamicsFigure = function (id, fig, narrow, config) {
+    var gd = document.getElementById(id), shown = null, queue = Promise.resolve();
+    var phone = narrow && narrow.layout && Object.keys(narrow.layout).length ? narrow : null;
+    function wanted() {
+      var w = gd.getBoundingClientRect().width;
+      return phone && w > 0 && w < NARROW ? 'narrow' : 'wide';
+    }
+    function apply() {
+      var kind = wanted();
+      if (kind === shown) { return null; }
+      var v = variant(fig, kind === 'narrow' ? phone : null), first = shown === null;
+      if (!first) { keep(gd, v); }
+      shown = kind;
+      gd.setAttribute('data-layout', kind);
+      gd.style.height = v.layout.height + 'px';
+      if (!first) { return Plotly.react(gd, v.data, v.layout, config); }
+      return Plotly.newPlot(gd, v.data, v.layout, config).then(function () {
+        if (fig.frames) { return Plotly.addFrames(gd, fig.frames); }
+      });
+    }
+    function update() { queue = queue.then(apply).catch(function (e) { console.error(e); }); }
+    update();
+    if (window.ResizeObserver) { new ResizeObserver(update).observe(gd); }
+    window.addEventListener('orientationchange', update);
+    window.addEventListener('resize', update);
+  };
+})();
 """
 
 
@@ -465,6 +540,7 @@ def setup(app):
     os.environ.setdefault("DYNAMICS_BOOK_BUILD", "1")
     app.connect("config-inited", _serve_plotly)
     app.add_js_file("plotly.min.js", priority=200)
+    app.add_js_file("dynamics.js", priority=210)
     app.add_css_file("dynamics.css")
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
 

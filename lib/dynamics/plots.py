@@ -264,6 +264,29 @@ def _subplot_title(a, panels) -> int | None:
     return None
 
 
+def _headings(fig: go.Figure, panels) -> None:
+    """A grid's headings, given once per column (subplot titles on the top row) or once per
+    row (y-axis titles on the left column), repeated on every panel of that column or row:
+    stacked one above the other, a panel no longer has its neighbours to say what it shows."""
+    lay = fig.layout
+    titles = {k: a for a in lay.annotations or () for k in [_subplot_title(a, panels)]
+              if k is not None}
+    if len({p[3] for p in panels}) > 1:  # several rows: column headings
+        for k, (_, _, xd, yd) in enumerate(panels):
+            if k in titles:
+                continue
+            above = [j for j in titles if panels[j][2] == xd and panels[j][3][0] > yd[0]]
+            if above:
+                head = titles[min(above, key=lambda j: panels[j][3][0])]
+                lay.annotations += (go.layout.Annotation(
+                    head.to_plotly_json(), x=(xd[0] + xd[1]) / 2, y=yd[1]),)
+    for xname, yname, xd, yd in panels:  # row headings
+        if not lay[yname].title.text:
+            left = [p for p in panels if p[3] == yd and lay[p[1]].title.text and p[2][0] < xd[0]]
+            if left:
+                lay[yname].title = lay[left[0][1]].title
+
+
 PANEL = 250  # plot height (px) of one panel of a stacked figure on a phone
 
 
@@ -275,6 +298,7 @@ def _stack(fig: go.Figure, width: int) -> None:
     if len({round(p[2][0], 3) for p in panels}) < 2:
         return
     lay = fig.layout
+    _headings(fig, panels)
     size = FONT + 1
     chars = int((width - 80) / (0.55 * size))
     titles = {}
@@ -326,6 +350,13 @@ def _stack(fig: go.Figure, width: int) -> None:
                      + (margin.b if margin.b is not None else 50))
 
 
+def _slim_colorbars(fig: go.Figure) -> None:
+    """Colour bars' titles along the bar, not above it (a phone needs the width)."""
+    for tr in fig.data:
+        if tr.type in ("heatmap", "contour") and tr.showscale is not False and tr.colorbar.title.text:
+            tr.colorbar.title.side = "right"
+
+
 def _stagger_marks(fig: go.Figure) -> None:
     """The labels of marked steps (:func:`mark_step`) in one panel, each a line below the one
     to its left, so that the labels of two close steps do not meet on a narrow plot."""
@@ -350,13 +381,14 @@ def _heatmap_shape(tr) -> tuple[int, int]:
 def _hide_cell_text(fig: go.Figure, inner: float, plot_h: float) -> None:
     """Heatmap cell labels off where they would not fit their cells (hover still gives
     each cell's value)."""
+    bars = any(t.type in ("heatmap", "contour") and t.showscale is not False for t in fig.data)
     for tr in fig.data:
         if tr.type != "heatmap" or not tr.texttemplate:
             continue
         rows, cols = _heatmap_shape(tr)
         xd = fig.layout["xaxis" + (tr.xaxis or "x")[1:]].domain or (0, 1)
         yd = fig.layout["yaxis" + (tr.yaxis or "y")[1:]].domain or (0, 1)
-        room = inner - (70 if tr.showscale is not False else 0)
+        room = inner - 30 - (70 if bars else 0)  # y tick labels and a colour bar take room
         cell_w, cell_h = room * (xd[1] - xd[0]) / max(cols, 1), plot_h * (yd[1] - yd[0]) / max(rows, 1)
         if "%{text}" in tr.texttemplate and tr.text is not None:
             lines = [ln for t in np.asarray(tr.text, dtype=object).ravel() for ln in str(t).split("<br>")]
@@ -365,7 +397,7 @@ def _hide_cell_text(fig: go.Figure, inner: float, plot_h: float) -> None:
         else:
             n_lines, chars = 1, 5
         size = tr.textfont.size or 12
-        if chars * 0.6 * size > cell_w - 4 or n_lines * 1.25 * size > cell_h - 2:
+        if chars * 0.62 * size > cell_w - 4 or n_lines * 1.25 * size > cell_h - 2:
             tr.texttemplate = ""
 
 
@@ -440,7 +472,10 @@ def house(fig: go.Figure, width: int = COLUMN, narrow: bool = False) -> go.Figur
     top += sub_h + (0 if narrow else legend_h)
     # bottom: x-axis ticks and title, (on a phone) the legend, then the slider
     has_xtitle = any(ax.title.text for ax in _axes(fig, "x"))
-    bottom = 42 + (22 if has_xtitle else 0) + (0 if is_3d else _rotated_ticks(fig, inner))
+    if is_3d:  # the scene has no axes below it
+        bottom = 10 if narrow else 42
+    else:
+        bottom = 42 + (22 if has_xtitle else 0) + _rotated_ticks(fig, inner)
     if narrow and legend_h:
         lay.legend.update(y=-(bottom + 2) / plot_h, yanchor="top")
         bottom += legend_h + 4
@@ -467,6 +502,7 @@ def house(fig: go.Figure, width: int = COLUMN, narrow: bool = False) -> go.Figur
     if narrow:
         _hide_cell_text(fig, inner, plot_h)
         _stagger_marks(fig)
+        _slim_colorbars(fig)
         if not is_3d:
             lay.dragmode = False
     # log axes: readable ticks

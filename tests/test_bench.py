@@ -57,6 +57,19 @@ def test_gpu_plan_arithmetic():
     assert re.fullmatch(r"gpu plan grokking: peak \d+\.\d GB, about [\d.]+ min on T4, about [\d.]+ min on H100", line)
 
 
+def test_gpu_plan_prices_a_precompute_s_longest_unit():
+    """Entries tagged with their unit (dynamics.units): the longest unit at full size, i.e.
+    its entries' time over the units it stands for in the dry run."""
+    a = _entry(unit="a", unit_repeats=1.0)
+    b1, b2 = (_entry(unit="b", unit_repeats=2.0, repeats=2.0) for _ in range(2))
+    p = bench.plan([a, b1, b2])
+    assert p["units"] == 2
+    assert p["unit"]["T4"] == pytest.approx(bench.estimate([b1, b2], "T4") / 2)
+    assert p["unit"]["T4"] == pytest.approx(2 * bench.estimate([a], "T4"))
+    assert re.search(r"; its longest unit about [\d.]+ min on T4, [\d.]+ min on H100$",
+                     bench.plan_line("grokking", p, "precompute"))
+
+
 def test_gpu_plan_from_ledgers(tmp_path, capsys):
     (tmp_path / "grokking.notebook.jsonl").write_text(json.dumps(_entry()) + "\n")
     bench.main(["gpu", "--ledgers", str(tmp_path), "--chapters", "grokking"])
@@ -68,3 +81,80 @@ def test_gpu_plan_from_ledgers(tmp_path, capsys):
 def test_unknown_benchmark_is_an_error():
     with pytest.raises(SystemExit):
         bench.main(["nonsense"])
+
+
+def test_gpu_measure_refuses_without_cuda(monkeypatch, capsys):
+    """``gpu --measure`` needs a GPU: without CUDA it says so in one sentence on stderr (no
+    traceback) and exits non-zero, before running anything."""
+    monkeypatch.setattr(bench.torch.cuda, "is_available", lambda: False)
+    ran = []
+    monkeypatch.setattr(bench, "notebook_time", lambda *a, **k: ran.append(a))
+    assert bench.main(["gpu", "--measure"]) == 2
+    out = capsys.readouterr()
+    assert "needs a CUDA GPU" in out.err and "Traceback" not in out.err + out.out
+    assert not ran and out.out == ""
+    with pytest.raises(SystemExit):  # --measure belongs to the gpu benchmark
+        bench.main(["notebooks", "--measure"])
+
+
+def test_gpu_measure_prints_measured_beside_planned(monkeypatch, capsys, tmp_path):
+    """With CUDA (faked: the notebook's run is stubbed), one line per chapter: the measured
+    minutes on the GPU beside the committed plan's, and --write records them as measured."""
+    from dynamics import book
+
+    table = tmp_path / "live_cost.csv"
+    book.write_live_cost([dict(chapter="grokking", profile="gpu", seconds=540, how="planned",
+                               on="T4", date="2026-11-24", command="c")], table)
+    monkeypatch.setattr(book, "live_cost_path", lambda: table)
+    monkeypatch.setattr(bench.torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(bench.torch.cuda, "get_device_name", lambda i=0: "Tesla T4")
+    monkeypatch.setattr(bench, "notebook_time", lambda path, profile, timeout: 420.0)
+    assert bench.main(["gpu", "--measure", "--chapters", "grokking", "--write"]) == 0
+    out = capsys.readouterr().out
+    assert "gpu measured grokking: 7.0 min on Tesla T4 (plan: about 9.0 min on T4)" in out
+    rows = {(r["how"], r["on"]): r["seconds"] for r in book.read_live_cost(table)}
+    assert rows == {("planned", "T4"): 540, ("measured", "on Tesla T4"): 420}
+
+
+def test_live_cost_line_says_what_is_measured_and_what_planned(tmp_path):
+    from dynamics import book
+
+    rows = [dict(chapter="grokking", profile=p, seconds=s, how=h, on=on, date="2026-11-24",
+                 command="c")
+            for p, s, h, on in [("smoke", 40, "measured", "on 2 CPU cores"),
+                                ("cpu", 300, "measured", "on 2 CPU cores"),
+                                ("gpu", 540, "planned", "T4"), ("gpu", 120, "planned", "H100")]]
+    path = book.write_live_cost(rows, tmp_path / "live_cost.csv")
+    line = book.live_cost_line("grokking", book.read_live_cost(path))
+    assert line == ("Running this page's code cells takes about 40 s in the smoke profile and "
+                    "about 5 min in the cpu profile (measured on 2 CPU cores, 2026-11-24); its "
+                    "trainings in the gpu profile take about 9 min on a T4 and about 2 min on an H100 "
+                    "(planned from the work counted by `python -m dynamics.bench gpu`, not "
+                    "measured).")
+    # a measured gpu row replaces nothing and is said as measured
+    book.write_live_cost([dict(rows[2], how="measured", on="on Tesla T4", seconds=420)], path)
+    line = book.live_cost_line("grokking", book.read_live_cost(path))
+    assert "about 7 min in the gpu profile (measured on Tesla T4, 2026-11-24)" in line
+    assert "about 9 min on a T4" in line
+    book.write_live_cost([dict(rows[3], seconds=0.3)], path)  # a plan of trainings only
+    assert "under a second on an H100" in book.live_cost_line("grokking", book.read_live_cost(path))
+    with pytest.raises(ValueError, match="no row for 'lottery_tickets'"):
+        book.live_cost_line("lottery_tickets", book.read_live_cost(path))
+    with pytest.raises(ValueError, match="unknown chapter"):
+        book.live_cost_line("nonsense", [])
+    with pytest.raises(ValueError, match="not a live-cost row"):
+        book.write_live_cost([dict(rows[0], chapter="nonsense")], path)
+
+
+def test_every_chapter_says_its_live_cost():
+    """The committed table (data/live_cost.csv) has, for every chapter, the measured smoke and
+    cpu times and the gpu plan for a T4, and the one-line cell prints from it."""
+    from dynamics import CHAPTERS, book
+
+    rows = book.read_live_cost()
+    for chapter in CHAPTERS:
+        have = {(r["profile"], r["how"], r["on"]) for r in rows if r["chapter"] == chapter}
+        assert {("smoke", "measured"), ("cpu", "measured")} <= {k[:2] for k in have}, chapter
+        assert ("gpu", "planned", "T4") in have, chapter
+        line = book.live_cost_line(chapter, rows)
+        assert "smoke profile" in line and "cpu profile" in line and "on a T4" in line

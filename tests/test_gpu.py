@@ -198,6 +198,30 @@ def test_gpu_plan_fits_a_t4(gpu_dry_run, chapter):
     assert measured or not results[(chapter, "notebook")]["ok"], f"{chapter}: no training measured"
 
 
+PATIENCE_S = 600  # a reader's patience: a chapter notebook at the gpu profile on a Colab T4
+
+
+@pytest.mark.parametrize("chapter", _chapters())
+def test_gpu_notebook_within_a_readers_patience(gpu_dry_run, chapter):
+    """By the gpu plan, the chapter's notebook runs in at most 10 minutes on a T4 (heavy grids
+    are precomputed, not trained live), and the plan the page prints (data/live_cost.csv,
+    ``python -m dynamics.bench gpu --write``) is this plan, not a stale one: within 25% (or
+    6 s: the table keeps tenths of a second)."""
+    from dynamics import bench, ledger
+
+    out, results = gpu_dry_run
+    entries = ledger.read(out / f"{chapter}.notebook.jsonl")
+    assert entries, (f"{chapter}: no plan, its dry run measured no training: "
+                     f"{results[(chapter, 'notebook')]['error'] or 'it trains nothing'}")
+    p = bench.plan(entries)
+    assert p["T4"] <= PATIENCE_S, bench.plan_line(chapter, p)
+    committed = bench.planned_minutes(chapter)
+    assert "T4" in committed, f"data/live_cost.csv has no gpu plan for {chapter}"
+    assert committed["T4"] * 60 == pytest.approx(p["T4"], rel=0.25, abs=6), (
+        f"{chapter}: the page says {committed['T4']:.1f} min on a T4, the plan now "
+        f"{p['T4'] / 60:.1f} min; rewrite it with python -m dynamics.bench gpu --write")
+
+
 def test_ledger_work_scales_a_themes_own_loop(ledger_file):
     """Work that is not a training enters the plan through ledger.work(desc, scale)."""
     from dynamics import ledger

@@ -45,6 +45,9 @@ def test_precompute_and_bench_cli_reject_unknown_names(capsys):
     with pytest.raises(SystemExit):
         precompute.main(["grokking", "--profile", "turbo"])
     with pytest.raises(SystemExit):
+        precompute.main(["grokking", "--profile", "smoke", "--minutes", "0"])
+    assert "--minutes must be a positive number" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
         bench.main(["no_such_bench"])
 
 

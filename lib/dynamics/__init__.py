@@ -14,6 +14,7 @@ CHAPTERS = {
     "grokking": "grokking",
     "neural_collapse": "collapse",
     "lottery_tickets": "lottery",
+    "one_network": "capstone",
 }
 
 from .runtime import setup  # noqa: E402,F401

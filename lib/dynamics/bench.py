@@ -6,7 +6,13 @@
     python -m dynamics.bench weight_decay   # the decoupling grid vs as many bare trainings
     python -m dynamics.bench spectral       # Newton–Schulz vs SVD
     python -m dynamics.bench gpu            # the gpu plan: peak memory and time per chapter
+    python -m dynamics.bench gpu --measure  # with CUDA: each notebook run at gpu, measured vs plan
     python -m dynamics.bench notebooks      # each chapter notebook's wall time (smoke, cpu) + book build
+
+``--write`` records the notebooks' times in ``data/live_cost.csv``, which each chapter reads
+to say how long its cells take (:func:`dynamics.book.live_cost`): ``notebooks --no-book
+--write`` the measured smoke and cpu times, ``gpu --write`` the plan for a T4 and an H100,
+``gpu --measure --write`` the measured gpu times.
 
 Seconds on a shared machine swing 2-3x from one run to the next, so every benchmark prints,
 beside its seconds, a ratio against the plain limit of the same work measured in the same
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -34,7 +41,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import CHAPTERS, ledger
+from . import CHAPTERS, book, ledger
 from .results import ROOT
 
 T4_MEMORY = 15e9  # bytes a Colab T4 offers (16 GB card, 15 GB usable)
@@ -395,13 +402,25 @@ def plan(entries: list[dict]) -> dict:
     out = dict(peak_bytes=peak, trainings=len(entries),
                flops=sum(flops for flops, _ in map(_work, entries)))
     out.update({gpu: estimate(entries, gpu) for gpu in GPUS})
+    units = {}
+    for e in entries:
+        if e.get("unit"):
+            units.setdefault(e["unit"], []).append(e)
+    if units:  # a precompute's units (dynamics.units): the longest one, per GPU
+        out["units"] = len(units)
+        out["unit"] = {gpu: max(estimate(es, gpu) / es[0]["unit_repeats"] for es in units.values())
+                       for gpu in GPUS}
     return out
 
 
 def plan_line(chapter: str, p: dict, what: str = "plan") -> str:
     minutes = lambda s: f"{s / 60:.0f}" if s >= 60 else f"{s / 60:.1f}"  # noqa: E731
-    return (f"gpu {what} {chapter}: peak {p['peak_bytes'] / 1e9:.1f} GB, about {minutes(p['T4'])} min "
+    line = (f"gpu {what} {chapter}: peak {p['peak_bytes'] / 1e9:.1f} GB, about {minutes(p['T4'])} min "
             f"on T4, about {minutes(p['H100'])} min on H100")
+    if "unit" in p:
+        line += (f"; its longest unit about {minutes(p['unit']['T4'])} min on T4, "
+                 f"{minutes(p['unit']['H100'])} min on H100")
+    return line
 
 
 def dry_run_all(chapters, out: Path, steps: int = 2, workers: int = 2, timeout: int = 900) -> dict:
@@ -417,11 +436,13 @@ def dry_run_all(chapters, out: Path, steps: int = 2, workers: int = 2, timeout: 
         return {key: f.result() for key, f in futures.items()}
 
 
-def bench_gpu(tiny: bool = False, ledgers: str | None = None, chapters=None, steps: int = 2) -> dict:
+def bench_gpu(tiny: bool = False, ledgers: str | None = None, chapters=None, steps: int = 2,
+              write: bool = False) -> dict:
     """The gpu plan: each chapter's notebook and ``precompute("gpu")`` as a measured dry run
     (or the ledgers already in ``ledgers``), then one line per chapter:
     ``gpu plan <chapter>: peak X.X GB, about N min on T4, about M min on H100`` (and the same
-    for its precompute)."""
+    for its precompute). ``write``: the notebooks' plan for a T4 and an H100 into
+    ``data/live_cost.csv`` (:func:`dynamics.book.live_cost`)."""
     out = Path(ledgers) if ledgers else Path(tempfile.mkdtemp(prefix="dynamics-gpu-plan-"))
     chapters = list(chapters or (list(CHAPTERS)[:1] if tiny else CHAPTERS))
     runs = dry_run_all(chapters, out, steps) if ledgers is None else {}
@@ -443,23 +464,92 @@ def bench_gpu(tiny: bool = False, ledgers: str | None = None, chapters=None, ste
                      for g, (p, a, o) in GPUS.items())
     print(f"# ledgers in {out}; assumptions: {gpus}; peak = the largest training + "
           f"{CUDA_CONTEXT / 1e9:g} GB of CUDA context", flush=True)
+    if write:
+        rows = [_cost_row(c, "gpu", p["notebook"][gpu], "planned", gpu) for c, p in report.items()
+                if p["notebook"] for gpu in ("T4", "H100")]
+        print(f"# wrote {len(rows)} planned rows to {book.write_live_cost(rows)}", flush=True)
     return report
+
+
+def _cost_row(chapter: str, profile: str, seconds: float, how: str, on: str) -> dict:
+    import datetime as dt
+
+    command = book.LIVE_COST_COMMANDS[(how, profile)]
+    return dict(chapter=chapter, profile=profile, seconds=seconds, how=how, on=on,
+                date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"), command=command)
+
+
+def planned_minutes(chapter: str, rows=None) -> dict:
+    """``{gpu: minutes}`` of a chapter's notebook in the committed gpu plan (data/live_cost.csv)."""
+    rows = book.read_live_cost() if rows is None else rows
+    plan = {r["on"]: r["seconds"] / 60 for r in rows
+            if (r["chapter"], r["profile"], r["how"]) == (chapter, "gpu", "planned")}
+    return dict(sorted(plan.items(), key=lambda kv: list(GPUS).index(kv[0]) if kv[0] in GPUS else 99))
+
+
+def measure_gpu(chapters=None, timeout: int = 1800, write: bool = False) -> int:
+    """On a machine with CUDA: run each chapter notebook at the gpu profile in a fresh kernel
+    (at most ``timeout`` seconds each) and print its measured minutes beside the committed
+    plan's (``data/live_cost.csv``), one line each:
+    ``gpu measured <chapter>: N min on <GPU> (plan: about M min on T4, about K min on H100)``.
+    Without CUDA it says so and returns 2 (nothing to measure: the plan is an estimate, and
+    only a GPU can check it). ``write``: the measured minutes into ``data/live_cost.csv``."""
+    if not torch.cuda.is_available():
+        print("gpu --measure needs a CUDA GPU: this machine has none (torch "
+              f"{torch.__version__}, torch.cuda.is_available() is False). Run it where a GPU is "
+              "(e.g. Colab with a T4); `python -m dynamics.bench gpu` plans without one.",
+              file=sys.stderr, flush=True)
+        return 2
+    name = torch.cuda.get_device_name(0)
+    chapters = list(chapters or CHAPTERS)
+    plan_rows = book.read_live_cost() if book.live_cost_path().exists() else []
+    rows, failed = [], 0
+    for chapter in chapters:
+        plan = planned_minutes(chapter, plan_rows)
+        planned = ", ".join(f"about {m:.1f} min on {gpu}" for gpu, m in plan.items()) or "none"
+        try:
+            seconds = notebook_time(ROOT / "chapters" / f"{chapter}.ipynb", "gpu", timeout=timeout)
+            rows.append(_cost_row(chapter, "gpu", seconds, "measured", f"on {name}"))
+            took = f"{seconds / 60:.1f} min"
+        except Exception as err:  # noqa: BLE001 - a timeout or a failing cell is a result
+            failed += 1
+            last = (str(err).strip().splitlines() or [""])[-1][:200]
+            took = f"FAILED ({type(err).__name__}: {last})"
+        print(f"gpu measured {chapter}: {took} on {name} (plan: {planned})", flush=True)
+    if write and rows:
+        print(f"# wrote {len(rows)} measured rows to {book.write_live_cost(rows)}", flush=True)
+    return 1 if failed else 0
 
 
 # ----------------------------------------------------------------------------- notebooks
 
 
-def notebook_time(path: Path, profile: str, timeout: int = 1800) -> float:
-    """Wall seconds to execute one notebook in a fresh kernel with ``profile``."""
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def notebook_times(path: Path, profile: str, timeout: int = 1800) -> tuple[float, float]:
+    """``(wall, cpu)`` seconds to execute one notebook in a fresh kernel with ``profile``:
+    ``cpu`` is the kernel's CPU time (user + system, read when the finished kernel is reaped),
+    which on a machine shared with other work is what the notebook costs one free core (the
+    book trains on one thread), where the wall time also counts the waits for a core."""
     import nbformat
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _children_cpu()
     NotebookClient(nb, timeout=timeout, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}
                    ).execute(env=dict(os.environ, DYNAMICS_PROFILE=profile, DYNAMICS_PROGRESS="0"))
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _children_cpu() - cpu
+
+
+def notebook_time(path: Path, profile: str, timeout: int = 1800) -> float:
+    """Wall seconds to execute one notebook in a fresh kernel with ``profile``."""
+    return notebook_times(path, profile, timeout)[0]
 
 
 from .book import BOOK_COPY_IGNORE  # noqa: E402,F401 (tests/test_book.py imports it from here)
@@ -481,14 +571,31 @@ def book_time(profile: str = "smoke") -> float:
         return took
 
 
-def bench_notebooks(profiles=("smoke", "cpu"), book: bool = True) -> None:
-    for chapter in CHAPTERS:
+def bench_notebooks(profiles=("smoke", "cpu"), build: bool = True, write: bool = False,
+                    chapters=None) -> list[dict]:
+    """Each chapter notebook's wall and CPU time per profile, one fresh kernel each (and the
+    smoke book build). ``write``: the kernel's CPU time into ``data/live_cost.csv``
+    (:func:`dynamics.book.live_cost`) as the time on one free core: on a machine shared with
+    other work the wall time also counts the waits for a core, and the book trains on one
+    thread, so on a machine of its own the notebook's wall time is about its CPU time."""
+    if write and (torch.cuda.is_available() or "gpu" in profiles):
+        raise ValueError("notebooks --write records the smoke and cpu profiles on a machine "
+                         "without CUDA (gpu times: python -m dynamics.bench gpu --measure --write)")
+    rows = []
+    on = f"as the kernel's CPU time on one {platform.machine()} core"  # "measured as ..."
+    for chapter in chapters or CHAPTERS:
         path = ROOT / "chapters" / f"{chapter}.ipynb"
         if path.exists():
             for profile in profiles:
-                print(f"notebook {chapter}: {notebook_time(path, profile):.1f} s ({profile})", flush=True)
-    if book:
+                wall, cpu = notebook_times(path, profile)
+                rows.append(_cost_row(chapter, profile, cpu, "measured", on))
+                print(f"notebook {chapter}: {wall:.1f} s ({profile}), {cpu:.1f} s of CPU time; "
+                      f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
+    if build:
         print(f"book build: {book_time('smoke'):.1f} s (smoke, all chapters executed)", flush=True)
+    if write and rows:
+        print(f"# wrote {len(rows)} measured rows to {book.write_live_cost(rows)}", flush=True)
+    return rows
 
 
 BENCHMARKS = {"sweep": bench_sweep, "grokking": bench_grokking, "lottery": bench_lottery,
@@ -506,17 +613,32 @@ def main(argv=None) -> int:
     parser.add_argument("--ledgers", help="gpu: plan from the ledgers in this folder (no dry run)")
     parser.add_argument("--chapters", help="gpu: comma-separated chapters (default: all)")
     parser.add_argument("--steps", type=int, default=2, help="gpu: dry-run steps per training")
+    parser.add_argument("--measure", action="store_true",
+                        help="gpu, with CUDA: run each notebook at the gpu profile and print its "
+                             "measured minutes beside the plan's")
+    parser.add_argument("--timeout", type=int, default=1800,
+                        help="gpu --measure: seconds allowed per notebook")
+    parser.add_argument("--write", action="store_true",
+                        help="notebooks, gpu: record the times in data/live_cost.csv")
     args = parser.parse_args(argv)
     name = CHAPTERS.get(args.name, args.name)  # a chapter's name or its theme's
+    chapters = args.chapters.split(",") if args.chapters else None
+    unknown = sorted(set(chapters or ()) - set(CHAPTERS))
+    if unknown:
+        parser.error(f"unknown chapters {', '.join(unknown)}; choose from {', '.join(CHAPTERS)}")
+    if args.measure and name != "gpu":
+        parser.error("--measure goes with the gpu benchmark: python -m dynamics.bench gpu --measure")
     if name == "notebooks":
-        bench_notebooks([p.strip() for p in args.profiles.split(",") if p.strip()], not args.no_book)
+        bench_notebooks([p.strip() for p in args.profiles.split(",") if p.strip()], not args.no_book,
+                        args.write, chapters)
         return 0
     if name not in BENCHMARKS and name != "all":
         parser.error(f"no benchmark {args.name!r}; choose one of {', '.join(BENCHMARKS)}, notebooks, all")
+    if args.measure:
+        return measure_gpu(chapters, args.timeout, args.write)
     for bench in BENCHMARKS if name == "all" else [name]:
         if bench == "gpu":
-            chapters = args.chapters.split(",") if args.chapters else None
-            bench_gpu(args.tiny, args.ledgers, chapters, args.steps)
+            bench_gpu(args.tiny, args.ledgers, chapters, args.steps, args.write)
         else:
             BENCHMARKS[bench](tiny=args.tiny)
     return 0

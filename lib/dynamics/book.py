@@ -281,6 +281,118 @@ def glue(digits: int = 3, **values) -> dict:
     return dict(texts)
 
 
+# ----------------------------------------------------------------------------- what a page costs
+
+LIVE_COST = "live_cost.csv"  # in data/: how long each chapter notebook takes, per profile
+LIVE_COST_FIELDS = ("chapter", "profile", "seconds", "how", "on", "date", "command")
+LIVE_COST_COMMANDS = {  # what rewrites each kind of row (how, profile)
+    ("measured", "smoke"): "python -m dynamics.bench notebooks --no-book --write",
+    ("measured", "cpu"): "python -m dynamics.bench notebooks --no-book --write",
+    ("planned", "gpu"): "python -m dynamics.bench gpu --write",
+    ("measured", "gpu"): "python -m dynamics.bench gpu --measure --write",
+}
+
+
+def live_cost_path() -> Path:
+    from .results import DATA
+
+    return DATA / LIVE_COST
+
+
+def read_live_cost(path=None) -> list[dict]:
+    """The rows of ``data/live_cost.csv``: one per chapter, profile and machine, with the
+    notebook's ``seconds``, ``how`` they were had (``measured``: the whole notebook run in a
+    fresh kernel, its wall time on a GPU, the kernel's CPU time on a CPU; ``planned``: the gpu
+    plan's estimate from counted work), ``on`` what,
+    the date and the command that rewrites the row. A measured row's ``on`` completes
+    "measured ..." ("on Tesla T4", "as the kernel's CPU time on one x86_64 core"); a planned
+    row's names the GPU ("T4")."""
+    import csv
+
+    path = Path(path) if path is not None else live_cost_path()
+    if not path.exists():
+        raise FileNotFoundError(f"no {path}: write it with "
+                                f"`{LIVE_COST_COMMANDS[('measured', 'cpu')]}` and "
+                                f"`{LIVE_COST_COMMANDS[('planned', 'gpu')]}`")
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        if set(LIVE_COST_FIELDS) - set(row) or row["how"] not in ("measured", "planned"):
+            raise ValueError(f"{path} is not a live-cost table (columns "
+                             f"{', '.join(LIVE_COST_FIELDS)}; how = measured | planned)")
+        row["seconds"] = float(row["seconds"])
+    return rows
+
+
+def write_live_cost(new: list[dict], path=None) -> Path:
+    """Merge ``new`` rows into ``data/live_cost.csv``: a row replaces the one with the same
+    chapter, profile, how and machine; the others stay. Rows are kept in chapter order."""
+    import csv
+    import io
+
+    from . import CHAPTERS
+    from .results import write_atomic
+
+    path = Path(path) if path is not None else live_cost_path()
+    key = lambda r: (r["chapter"], r["profile"], r["how"], r["on"])  # noqa: E731
+    rows = {key(r): r for r in (read_live_cost(path) if path.exists() else [])}
+    for r in new:
+        if r["chapter"] not in CHAPTERS or r["how"] not in ("measured", "planned"):
+            raise ValueError(f"not a live-cost row: {r}")
+        rows[key(r)] = dict(r, seconds=round(float(r["seconds"]), 1))
+    order = list(CHAPTERS)
+    text = io.StringIO()
+    out = csv.DictWriter(text, LIVE_COST_FIELDS, lineterminator="\n")
+    out.writeheader()
+    out.writerows(sorted(rows.values(), key=lambda r: (order.index(r["chapter"]), r["profile"],
+                                                        r["how"], r["on"])))
+    write_atomic(path, text.getvalue())
+    return path
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def live_cost_line(chapter: str, rows: list[dict]) -> str:
+    """One line: how long running ``chapter``'s code cells takes in each profile, saying
+    which numbers were measured (on what, when) and which are the gpu plan's estimate."""
+    from . import CHAPTERS
+    from .runtime import duration
+
+    if chapter not in CHAPTERS:
+        raise ValueError(f"unknown chapter {chapter!r}; choose one of {', '.join(CHAPTERS)}")
+    mine = [r for r in rows if r["chapter"] == chapter]
+    measured: dict[tuple, list[str]] = {}  # (machine, date) -> "about N s in the P profile"
+    for profile in ("smoke", "cpu", "gpu"):
+        for r in mine:
+            if (r["profile"], r["how"]) == (profile, "measured"):
+                measured.setdefault((r["on"], r["date"]), []).append(
+                    f"{duration(r['seconds'])} in the {profile} profile")
+    parts = [f"{_and(texts)} (measured {on}, {date})" for (on, date), texts in measured.items()]
+    about = lambda s: duration(s) if s >= 1 else "under a second"  # noqa: E731
+    planned = [f"{about(r['seconds'])} on {'an' if r['on'][:1] in 'AEH' else 'a'} {r['on']}"
+               for r in sorted(mine, key=lambda r: -r["seconds"])  # Colab's T4 first
+               if (r["profile"], r["how"]) == ("gpu", "planned")]
+    if planned:  # the plan prices the trainings (FLOPs and kernel launches), not the plotting
+        parts.append(f"its trainings in the gpu profile take {_and(planned)} (planned from the work "
+                     "counted by `python -m dynamics.bench gpu`, not measured)")
+    if not parts:
+        raise ValueError(f"{live_cost_path()} has no row for {chapter!r}: write them with "
+                         f"`{LIVE_COST_COMMANDS[('measured', 'cpu')]}` and "
+                         f"`{LIVE_COST_COMMANDS[('planned', 'gpu')]}`")
+    return f"Running this page's code cells takes {'; '.join(parts)}."
+
+
+def live_cost(chapter: str) -> None:
+    """Print one line: how long this chapter's code cells take to run in the smoke and cpu
+    profiles (measured: the whole notebook in a fresh kernel) and in the gpu profile (the
+    plan for a T4 and an H100, and a measurement once a GPU has made one), read from
+    ``data/live_cost.csv`` (:func:`live_cost_line`). A chapter's one cell:
+    ``dynamics.book.live_cost("grokking")``."""
+    print(live_cost_line(chapter, read_live_cost()))
+
+
 # ----------------------------------------------------------------------------- building and looking
 
 # what a throwaway copy of the book leaves out

@@ -262,7 +262,25 @@ def work(desc: str, scale: float = 1.0):
     _append(e)
 
 
+_UNIT: contextvars.ContextVar[tuple] = contextvars.ContextVar("unit", default=(None, 1.0))
+
+
+@contextmanager
+def unit(name: str, repeats: float = 1.0):
+    """The entries made inside this block belong to the precompute unit ``name``
+    (:mod:`dynamics.units`), which stands for ``repeats`` units of the full run: the plan then
+    prices each unit, the work one resumable step of a precompute must fit in."""
+    token = _UNIT.set((name, float(repeats)))
+    try:
+        yield
+    finally:
+        _UNIT.reset(token)
+
+
 def _append(entry: dict) -> None:
+    name, repeats = _UNIT.get()
+    if name is not None:
+        entry.update(unit=name, unit_repeats=repeats)
     path = Path(os.environ["DYNAMICS_LEDGER"])
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as f:

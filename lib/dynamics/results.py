@@ -38,6 +38,13 @@ def data_dir() -> Path:
     return DATA
 
 
+def results_dir() -> Path:
+    """Where precomputed results are written: ``$DYNAMICS_RESULTS_DIR`` when set (a dry run
+    must not overwrite ``data/``), else ``data/``."""
+    out = os.environ.get("DYNAMICS_RESULTS_DIR", "").strip()
+    return Path(out) if out else data_dir()
+
+
 def _plain(obj):
     """Make numpy/torch values JSON-friendly (NaN/inf become None)."""
     if isinstance(obj, dict):
@@ -86,8 +93,7 @@ def save(name: str, payload, profile: str, config=None, command: str | None = No
     prov = provenance(profile, config, command, note=note)
     if wall_time is not None:
         prov["wall_time_s"] = round(float(wall_time), 1)
-    out = os.environ.get("DYNAMICS_RESULTS_DIR")  # e.g. a dry run writes elsewhere than data/
-    path = (Path(out) if out else data_dir()) / f"{name}.json"
+    path = results_dir() / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(dict(provenance=prov, payload=_plain(payload)), indent=1) + "\n"
     write_atomic(path, text)

@@ -284,3 +284,26 @@ def test_configs_construct_in_every_profile():
             cls.for_profile(profile)
 
 
+
+
+def test_trainable_band_edges_are_where_six_xi_equals_the_depth():
+    lo, hi = S.trainable_band(32, 0.05)
+    assert lo < S.critical_sigma_w2(0.05) < hi
+    for edge in (lo, hi):
+        assert S.trainable_depth(edge, 0.05) == pytest.approx(32, rel=1e-3)
+    assert S.trainable_band(1, 0.05) == (0.3, 8.0)  # every sigma_w^2 of the range trains
+
+
+def test_small_init_shrinks_the_signal_by_its_predicted_factor():
+    """N(0, 0.01^2) weights multiply the activations' scale by 0.01 sqrt(n) per layer with
+    tanh (the identity near zero) and 0.01 sqrt(n/2) with ReLU (half the units off)."""
+    torch.manual_seed(0)
+    n, x = 1024, torch.randn(512, 1024)
+    for act, factor in (("tanh", 0.01 * math.sqrt(n)), ("relu", 0.01 * math.sqrt(n / 2))):
+        model = S.init_mlp(n, n, 4, act, "small")
+        h, stds = x, []
+        for layer in model.hidden:
+            h = model.act(layer(h))
+            stds.append(float(h.std()))
+        ratios = [b / a for a, b in zip(stds[1:], stds[2:])]  # past the first layer's input
+        assert all(r == pytest.approx(factor, rel=0.05) for r in ratios), (act, ratios)

@@ -8,11 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from dynamics import results
+from dynamics import plots, results
 from dynamics.weight_decay import experiments as E
 from dynamics.weight_decay import science as S
+from dynamics.weight_decay import views as V
 
-SEEDS = [0, 1, 2]
+from seeds import SEEDS
 TINY = S.DecouplingConfig(lr_low=1e-3, lr_high=1e-2, n_lr=2, wd_low=0.1, wd_high=10.0,
                           l2_low=1e-3, l2_high=1e-1, n_wd=3, n_seeds=2, steps=20, width=8,
                           n_train=200, n_evals=2)
@@ -190,12 +191,14 @@ def _equilibria(seed):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_claim_adamw_equilibrium_matches_theory(seed):
     """AdamW: per-element RMS within 10% of sqrt(eta / 2 lambda), a prediction with nothing
-    measured in it, on all three matrices (measured 0.98-1.06), reached within 0.8-1.4 tau."""
+    measured in it, on all three matrices (measured 0.98-1.08), reached in about tau steps:
+    within 0.5-2 tau, the claims row's margin (seed 0: 1.0-1.2 tau in smoke, 0.64-1.05 tau in
+    the cpu profile; the bound before, 1.4 tau, failed on seed 5 at 241 steps = 1.45 tau)."""
     r = _equilibria(seed)["adamw"]
     assert r["status"] == "ok" and len(r["layers"]) == 3
     for name, v in r["layers"].items():
         assert abs(v["rms_ratio"] - 1) <= 0.10, (name, v)
-        assert 0.8 * r["tau"] <= v["relax_steps"] <= 1.4 * r["tau"], (name, v)
+        assert 0.5 * r["tau"] <= v["relax_steps"] <= 2 * r["tau"], (name, v)
 
 
 @pytest.mark.claim
@@ -227,13 +230,23 @@ def test_claim_sgd_norm_scales_as_sqrt_eta(seed):
         assert v["angle"] / b["angle"] == pytest.approx(1.0, rel=0.10), name
 
 
+@functools.cache
+def _clock(seed):
+    return E.run_clock(S.ClockConfig.for_profile("smoke"), seed, progress=False)
+
+
+@functools.cache
+def _spectrum(seed):
+    return E.run_spectrum(S.SpectrumConfig.for_profile("smoke"), seed, progress=False)
+
+
 @pytest.mark.claim
 @pytest.mark.parametrize("seed", SEEDS)
 def test_claim_equal_product_runs_agree(seed):
     """Equal eta*lambda: settled train losses within 10%; 4x the product: more than 10% off
     (smoke: 1,000 steps = 8 tau, loss averaged over the second half; measured spread 2-6%,
     odd run at 1.9-2.1x)."""
-    r = E.run_clock(S.ClockConfig.for_profile("smoke"), seed, progress=False)
+    r = _clock(seed)
     assert r["spread"] <= 0.10, r["final_loss"]
     assert abs(r["ratio"] - 1) > 0.10, r["final_loss"]
 
@@ -243,10 +256,23 @@ def test_claim_equal_product_runs_agree(seed):
 def test_claim_decay_shrinks_weights_and_their_tails(seed):
     """Section 4: with decay every matrix ends smaller (Frobenius norm), with a lower stable
     rank and a heavier power-law tail (smaller Hill alpha)."""
-    r = E.run_spectrum(S.SpectrumConfig.for_profile("smoke"), seed, progress=False)
+    r = _spectrum(seed)
     (_, free), (_, decayed) = r["runs"].items()
     for name, a in free["stats"].items():
         b = decayed["stats"][name]
         assert b["frobenius"] < 0.8 * a["frobenius"], name
         assert b["stable_rank"] < a["stable_rank"], name
         assert b["tail_alpha"] < a["tail_alpha"], name
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_claim_every_row_the_page_asserts(seed):
+    """The page's claims table, from this seed's smoke runs (the precomputed grids are
+    checked by tests/test_published_claims.py): every row its prose states as a fact is
+    reproduced ("yes")."""
+    rows = V.claims(None, _live(seed), list(_equilibria(seed).values()), _clock(seed),
+                    _spectrum(seed))
+    assert len(rows) >= 7
+    bad = plots.failed_claims(rows)
+    assert not bad, [(r["claim"], r["measured here"]) for r in bad]

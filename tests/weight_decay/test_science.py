@@ -41,15 +41,10 @@ def test_zero_gradient_coordinate():
     AdamW, by (1 - eta lambda)^t. Under Adam + L2 its only gradient is lambda w, which Adam
     divides by its own size: the step is about eta at first, whatever lambda is, and the whole
     path does not depend on lambda at all (v's long memory slows it as w shrinks)."""
-    lr, zero = 1e-3, torch.zeros(1)
+    lr = 1e-3
 
     def path(wd, decoupled, steps):
-        w, m, v = torch.ones(1), torch.zeros(1), torch.zeros(1)
-        out = []
-        for t in range(1, steps + 1):
-            w, m, v = S.adam_step(w, zero, m, v, t, lr=lr, weight_decay=wd, decoupled=decoupled)
-            out.append(float(w))
-        return np.array(out)
+        return S.zero_gradient_path(lr, wd, decoupled, steps)
 
     adamw = path(0.1, True, 1000)
     assert adamw[-1] == pytest.approx((1 - lr * 0.1) ** 1000, rel=1e-4)      # 0.905

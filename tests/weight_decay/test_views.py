@@ -160,3 +160,35 @@ def test_panels_construct_in_every_profile(profile):
     for make in (V.decoupling_panel, V.equilibrium_panel, V.clock_panel, V.spectrum_panel):
         p = make(profile, seed=0)
         assert p.profile == profile and p.above == "live"
+
+
+# ----------------------------------------------------------------------------- numbers in the prose
+
+
+def test_prose_numbers_of_the_precomputed_grids():
+    """The numbers sections 1 and 3 glue into their prose come from the grids: the AdamW
+    ridge of the plain MLP over its band, seed by seed, and the invariant net's products."""
+    grid, _ = results.load("weight_decay_grid")
+    band = V.ridge_band(grid, "adamw", V.PLAIN_BAND)
+    assert len(band["per_seed"]) == len(grid["seeds"]) and band["lr_factor"] == pytest.approx(10, rel=0.01)
+    for ridge, moves in zip(band["per_seed"], band["moves"]):
+        assert moves == pytest.approx(max(ridge) / min(ridge))
+    num = V.decoupling_numbers(grid)
+    assert all(isinstance(v, str) and v and "n/a" not in v for v in num.values())
+    inv = V.invariant_numbers(grid)
+    assert 1 <= inv["prod_factor"] < 3  # the best product hardly moves below the largest eta
+    rows = V.published_claims()
+    assert [r["claim"] for r in rows] == [r["claim"] for r in V.grid_claims(grid)]
+    assert any(not r["asserted"] for r in rows) and any(r["asserted"] for r in rows)
+
+
+def test_prose_numbers_of_tiny_runs(payload):
+    inv = V.invariant_numbers(payload)  # a grid too small for the prose: no crash, "n/a"
+    assert set(inv) >= {"wd_inv_prod", "wd_inv_slope"}
+    eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", steps=40), 0, progress=False)
+    num = V.equilibrium_numbers([eq])
+    assert num["wd_adamw_rms_dev"].endswith("%") and num["wd_adamw_verdict"] in plots.MARKS.values()
+    clock = E.run_clock(S.ClockConfig.for_profile("smoke", steps=40), 0, progress=False)
+    assert V.clock_numbers(clock)["wd_clock_lr_factor"] == "4"
+    text = V.answer_zero_gradient()
+    assert "0.905 after 1,000 steps" in text and "0.26 after 1,000" in text

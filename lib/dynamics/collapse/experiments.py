@@ -11,13 +11,14 @@ Lists of runs go through :func:`dynamics.runtime.cap_grid`, so a dry run
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
 import torch
 import torch.nn as nn
 
 from .. import data as D
-from .. import ledger, results
+from .. import ledger, units
 from ..runtime import cap_grid, cap_steps, dry_run, get_profile
 from ..sweep import train_many
 from ..train import History, log_steps, train
@@ -29,7 +30,7 @@ from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, Imbalanc
 __all__ = ["Recorder", "snapshot", "live_eval_steps", "run_collapse", "run_weight_decays",
            "run_conditions", "run_ufm", "run_ufm_pair", "run_imbalance", "project_3d",
            "simplex_frames", "PRECOMPUTED_WEIGHT_DECAYS", "PRECOMPUTED_GD_WEIGHT_DECAYS",
-           "PRECOMPUTED_RATIOS", "COMMAND", "precompute"]
+           "PRECOMPUTED_RATIOS", "COMMAND", "precompute", "precompute_plan"]
 
 
 # ============================================================================ recording
@@ -310,50 +311,61 @@ PRECOMPUTED_RATIOS = (1.0, 3.0, 10.0, 30.0)
 COMMAND = "python -m dynamics.precompute neural_collapse --profile {profile}"
 
 
-def precompute(profile: str | None = None) -> list:
-    """Write the static counterparts of the chapter's panels into ``data/collapse_*.json``
-    (or ``$DYNAMICS_RESULTS_DIR``)."""
-    profile = get_profile(profile)
-    cmd = COMMAND.format(profile=profile)
+def precompute_plan(profile: str | None = None) -> units.Plan:
+    """The static counterparts of the chapter's panels (``data/collapse_*.json``) as units:
+    one per weight decay (AdamW, then plain gradient descent), the 4-class simplex, one per
+    imbalance ratio."""
+    p = units.Plan("neural_collapse", profile)
+    cmd = COMMAND.format(profile=p.profile)
     scale = {"smoke": "smoke scale", "cpu": "the largest scale a CPU affords in a few minutes",
-             "gpu": "paper-like scale on a GPU"}[profile]
-    paths = []
-    cfg = CollapseConfig.for_profile(profile)
+             "gpu": "paper-like scale on a GPU"}[p.profile]
+    cfg = CollapseConfig.for_profile(p.profile)
+    gd = cfg.replace(optimizer="sgd", lr=cfg.gd_lr)
+    # sections 1 and 3: the terminal phase for several weight decays, AdamW and plain GD
+    for name, c, decays, how in (("collapse_weight_decay", cfg, PRECOMPUTED_WEIGHT_DECAYS, "AdamW"),
+                                 ("collapse_gd_weight_decay", gd, PRECOMPUTED_GD_WEIGHT_DECAYS,
+                                  "plain full-batch gradient descent")):
+        kept = []
+        for wd in p.grid(decays):  # units declared inside the loop: a dry run counts its cut
+            kept.append(wd)
+            p.unit(f"{name} {wd:g}", partial(_decay_unit, c, wd), config=dict(c.to_dict(), wd=wd))
+        p.output(name, lambda runs, kept=kept: dict(weight_decays=kept,
+                                                   histories=[r["history"] for r in runs.values()]),
+                 config=c, command=cmd,
+                 note=lambda t, how=how: f"{next(iter(t['results'].values()))['source']}, {how}; {scale}.")
+    # section 2: the simplex in 3-D
+    c4 = CollapseConfig.for_profile(p.profile, n_classes=4)
+    p.unit("collapse_simplex", partial(_simplex_unit, c4), config=c4)
+    p.output("collapse_simplex", lambda r: r["collapse_simplex"], config=c4, command=cmd,
+             note=lambda t: f"{t['results']['collapse_simplex']['history']['info']['dataset']}, "
+                            f"4 classes; {scale}.")
+    # section 4: imbalance ratios
+    icfg = ImbalanceConfig.for_profile(p.profile)
+    ratios = []
+    for r in p.grid(PRECOMPUTED_RATIOS):
+        ratios.append(r)
+        p.unit(f"collapse_imbalance {r:g}", partial(run_imbalance, icfg.replace(ratio=r), 0),
+               config=icfg.replace(ratio=r))
+    p.output("collapse_imbalance", lambda runs: dict(ratios=ratios, runs=list(runs.values())),
+             config=icfg, command=cmd, note=f"Gaussian mixture and unconstrained features; {scale}.")
+    return p
+
+
+def _decay_unit(cfg: CollapseConfig, weight_decay: float) -> dict:
+    """One weight decay's run, and the data it trained on (with its stand-in, if any)."""
     data = load_data(cfg, 0)
     source = data.name + (f" ({data.info['fallback']})" if data.info.get("fallback") else "")
-    # section 1: the terminal phase for several weight decays (AdamW)
-    start = time.perf_counter()
-    decays = cap_grid(PRECOMPUTED_WEIGHT_DECAYS)
-    hs = run_weight_decays(cfg, PRECOMPUTED_WEIGHT_DECAYS, 0, data)  # cuts it in a dry run too
-    paths.append(results.save("collapse_weight_decay", dict(weight_decays=list(decays), histories=hs),
-                              profile, config=cfg, command=cmd, wall_time=time.perf_counter() - start,
-                              note=f"{source}, AdamW; {scale}."))
-    # section 3: plain gradient descent with several weight decays
-    start = time.perf_counter()
-    gd = cfg.replace(optimizer="sgd", lr=cfg.gd_lr)
-    decays = cap_grid(PRECOMPUTED_GD_WEIGHT_DECAYS)
-    hs = run_weight_decays(gd, PRECOMPUTED_GD_WEIGHT_DECAYS, 0, data)
-    paths.append(results.save("collapse_gd_weight_decay", dict(weight_decays=list(decays), histories=hs),
-                              profile, config=gd, command=cmd, wall_time=time.perf_counter() - start,
-                              note=f"{source}, plain full-batch gradient descent; {scale}."))
-    # section 2: the simplex in 3-D
-    start = time.perf_counter()
-    c4 = CollapseConfig.for_profile(profile, n_classes=4)
+    return dict(history=run_weight_decays(cfg, [weight_decay], 0, data)[0], source=source)
+
+
+def _simplex_unit(c4: CollapseConfig) -> dict:
     h, rec = run_collapse(c4, 0, snapshots=True)
     frames, steps = simplex_frames(h, rec, n_frames=14)
     frames = [{k: v for k, v in f.items() if k != "etf"} for f in frames[:-1]] + [frames[-1]]
-    paths.append(results.save("collapse_simplex",
-                              dict(frames=frames, steps=steps, history=h,
-                                   final_means=rec.snapshots[-1]["means"]),
-                              profile, config=c4, command=cmd, wall_time=time.perf_counter() - start,
-                              note=f"{h.info['dataset']}, 4 classes; {scale}."))
-    # section 4: imbalance ratios
-    start = time.perf_counter()
-    icfg = ImbalanceConfig.for_profile(profile)
-    ratios = cap_grid(PRECOMPUTED_RATIOS)
-    with ledger.planned(repeats=ledger.cut((PRECOMPUTED_RATIOS, ratios))):
-        runs = [run_imbalance(icfg.replace(ratio=r), 0) for r in ratios]
-    paths.append(results.save("collapse_imbalance", dict(ratios=list(ratios), runs=runs),
-                              profile, config=icfg, command=cmd, wall_time=time.perf_counter() - start,
-                              note=f"Gaussian mixture and unconstrained features; {scale}."))
-    return paths
+    return dict(frames=frames, steps=steps, history=h, final_means=rec.snapshots[-1]["means"])
+
+
+def precompute(profile: str | None = None, minutes: float | None = None) -> list:
+    """Write ``data/collapse_*.json`` (or ``$DYNAMICS_RESULTS_DIR``): :func:`precompute_plan`,
+    run (resumable: see :mod:`dynamics.units`)."""
+    return precompute_plan(profile).run(minutes)

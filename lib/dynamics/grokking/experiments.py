@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import torch
 import torch.nn as nn
 
 from .. import data as D
-from .. import ledger, results
+from .. import ledger, units
 from ..runtime import cap_grid, cap_steps, get_profile
 from ..sweep import SweepResult, grid, train_many
 from ..train import History, log_steps, train
@@ -35,7 +36,7 @@ __all__ = [  # the public names, re-exported by dynamics.grokking
     "evaluation_steps", "GrokRun", "run", "unit_spectra", "progress_measures", "restricted_leads",
     "remedy_configs", "run_remedies", "speedups", "run_corrupted", "pair_pool", "split_mask",
     "phase_rows", "critical_fraction", "run_phase_grid", "run_phase", "live_phase_config",
-    "precompute", "DEFAULT_REMEDIES"
+    "precompute", "precompute_plan", "DEFAULT_REMEDIES"
 ]
 
 
@@ -433,27 +434,57 @@ def live_phase_config(profile: str | None = None) -> PhaseConfig:
 # ============================================================================ precompute
 
 
-def precompute(profile: str) -> list:
-    """``python -m dynamics.precompute grokking --profile P``: the phase diagram (table rows and
-    every run's history, for the heatmap, the slider over time and the curves slider)."""
+def precompute_plan(profile: str | None = None) -> units.Plan:
+    """The phase diagram at ``profile``'s scale as units, one per training fraction (one
+    batched call over weight decay x seed), or per cell for the transformer (which trains one
+    model after another), written to ``grokking_phase`` (table rows and every run's history,
+    for the heatmap, the slider over time and the curves slider)."""
     from ..plots import rounded  # the book's one rounding helper (for JSON in data/)
 
-    profile = get_profile(profile)
-    pcfg = PhaseConfig.for_profile(profile)
-    start, cpu = time.perf_counter(), time.process_time()
-    out = run_phase(pcfg, progress=False)
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    p = units.Plan("grokking", profile)
+    pcfg = PhaseConfig.for_profile(p.profile)
+    base, seeds = pcfg.base(), list(range(pcfg.seeds))
+    if base.model == "transformer":  # trained one after another anyway: a unit per cell
+        for frac in p.grid(pcfg.train_fracs):
+            for wd in p.grid(pcfg.weight_decays):
+                p.unit(f"train_frac={frac:g} weight_decay={wd:g}",
+                       partial(_phase_unit, base, frac, [wd], seeds, pcfg.steps),
+                       config=dict(phase=pcfg.to_dict(), train_frac=frac, weight_decays=[wd]))
+    else:  # a unit per training fraction: one batched call over weight decay x seed
+        decays = p.batch(pcfg.weight_decays)
+        for frac in p.grid(pcfg.train_fracs):
+            p.unit(f"train_frac={frac:g}", partial(_phase_unit, base, frac, decays, seeds, pcfg.steps),
+                   config=dict(phase=pcfg.to_dict(), train_frac=frac, weight_decays=decays))
+
+    def assemble(parts: dict) -> dict:
+        parts = list(parts.values())
+        sweeps = [part["sweep"] for part in parts]
+        info = dict(sweeps[0]["info"], wall_time=sum(sw["info"]["wall_time"] for sw in sweeps))
+        sweep = dict(configs=[c for sw in sweeps for c in sw["configs"]],
+                     histories=[h for sw in sweeps for h in sw["histories"]], info=info)
+        rows = [row for part in parts for row in part["rows"]]
+        return rounded(dict(rows=rows, sweep=sweep, steps=parts[0]["steps"]))
+
     scale = {"gpu": "the gpu profile's larger grid",
              "cpu": "the largest grid a 2-core CPU runs in a few minutes",
-             "smoke": "a tiny grid for tests"}[profile]
-    payload = rounded(dict(rows=out["rows"], sweep=out["sweep"].to_dict(), steps=out["steps"]))
-    path = results.save(
-        "grokking_phase", payload, profile=profile,
-        config=dict(phase=pcfg.to_dict(), base=pcfg.base().to_dict(),
-                    betas=list(ADAM_BETAS[pcfg.model])),
-        command=f"python -m dynamics.precompute grokking --profile {profile}",
-        note=f"p = {pcfg.p}, {len(out['rows'])} runs of {pcfg.steps} steps ({cpu:.0f} s of CPU "
-             f"time): {scale}.",
-        wall_time=wall)
-    return [path]
+             "smoke": "a tiny grid for tests"}[p.profile]
+    runs = len(pcfg.train_fracs) * len(pcfg.weight_decays) * pcfg.seeds
+    p.output("grokking_phase", assemble,
+             config=dict(phase=pcfg.to_dict(), base=base.to_dict(), betas=list(ADAM_BETAS[pcfg.model])),
+             command=f"python -m dynamics.precompute grokking --profile {p.profile}",
+             note=lambda t: (f"p = {pcfg.p}, {runs} runs of {pcfg.steps} steps "
+                             f"({t['cpu_seconds']:.0f} s of CPU time): {scale}."))
+    return p
+
+
+def _phase_unit(cfg: GrokConfig, frac: float, decays, seeds, steps: int) -> dict:
+    """One unit of the precomputed phase diagram: the cells of one training fraction."""
+    out = run_phase_grid(cfg, [frac], decays, seeds=seeds, steps=steps, progress=False)
+    return dict(rows=out["rows"], sweep=out["sweep"].to_dict(), steps=out["steps"])
+
+
+def precompute(profile: str, minutes: float | None = None) -> list:
+    """``python -m dynamics.precompute grokking --profile P``: :func:`precompute_plan`, run
+    (resumable: see :mod:`dynamics.units`)."""
+    return precompute_plan(profile).run(minutes)
 

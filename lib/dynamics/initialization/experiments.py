@@ -7,13 +7,15 @@ so that ``DYNAMICS_DRY_RUN`` proves every profile end to end in seconds.
 """
 from __future__ import annotations
 
+import math
 import time
+from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
 import torch
 
-from .. import ledger, results
+from .. import ledger, units
 from ..runtime import cap_grid, cap_steps, get_profile
 from ..sweep import grid, train_many
 from ..train import log_steps, train
@@ -202,6 +204,24 @@ def trainability_agreement(heat: dict, level: float = 0.5) -> tuple[float, int]:
     return float(np.mean((trained == shallow)[ok])), int(ok.sum())
 
 
+def trainability_disagreements(heat: dict, level: float = 0.5) -> dict:
+    """The cells where "trained" (accuracy at least ``level``) and "depth <= 6 xi_c" disagree:
+    ``beyond``, trained although deeper than the line, and ``before``, not trained although
+    within it; each a list of (sigma_w^2, depth)."""
+    acc = np.asarray([[np.nan if v is None else v for v in row] for row in heat["acc"]], float)
+    out = dict(beyond=[], before=[])
+    for i, depth in enumerate(heat["depths"]):
+        for j, s in enumerate(heat["sigma_w2"]):
+            if not np.isfinite(acc[i, j]):
+                continue
+            trained, shallow = acc[i, j] >= level, depth <= trainable_depth(s, heat["sigma_b2"])
+            if trained and not shallow:
+                out["beyond"].append((float(s), int(depth)))
+            elif shallow and not trained:
+                out["before"].append((float(s), int(depth)))
+    return out
+
+
 # =============================================================================================
 # 3. Orthogonal versus Gaussian weights
 # =============================================================================================
@@ -255,6 +275,63 @@ def half_times(saxe: dict) -> tuple[np.ndarray, np.ndarray | None]:
     measured = np.array([first(y) for y in saxe["progress"]])
     theory = np.array([first(y) for y in saxe["theory"]]) if "theory" in saxe else None
     return measured, theory
+
+
+def run_rank_growth(cfg: SaxeConfig, large: float = 0.3) -> dict:
+    """Exercise 6: :func:`run_saxe`'s network, with the singular values of W1 - W1(0) recorded
+    during training; returns each pattern's half-learning step, the number of singular values
+    above ``large`` at the first evaluation after it, and the final singular values beside the
+    balanced solution's (sqrt(C) s_c)^(-1/2)."""
+    data = saxe_task(cfg.n_patterns, cfg.strength_max, cfg.strength_min, cfg.seed)
+    torch.manual_seed(cfg.seed)
+    model = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, cfg.init, cfg.init_std).to(data.device)
+    w0 = model.hidden[0].weight.detach().clone()
+    k = min(cfg.n_patterns, *w0.shape)
+    metrics = {f"y{c}": (lambda m, d, c=c: pattern_progress(m, d)[c]) for c in range(cfg.n_patterns)}
+    metrics.update({f"sv{j}": (lambda m, d, j=j: torch.linalg.svdvals(m.hidden[0].weight - w0)[j])
+                    for j in range(k)})
+    h = train(model, data, steps=cfg.steps, optimizer="sgd", lr=cfg.lr, loss="mse",
+              eval_steps=range(0, cfg.steps + 1, max(1, cfg.steps // 150)), metrics=metrics,
+              eval_test=False, seed=cfg.seed, progress=False)
+    steps = np.asarray(h.steps)
+    sv = np.stack([h[f"sv{j}"] for j in range(k)], 1)
+    half, count = [], []
+    for c in range(cfg.n_patterns):
+        idx = np.flatnonzero(np.asarray(h[f"y{c}"]) >= 0.5)
+        half.append(int(steps[idx[0]]) if len(idx) else None)
+        count.append(int((sv[idx[0]] > large).sum()) if len(idx) else None)
+    s = np.asarray(data.info["strengths"])
+    return dict(half_steps=half, large_after=count, final=sorted(sv[-1].tolist()),
+                balanced=sorted((1 / np.sqrt(math.sqrt(cfg.n_patterns) * s)).tolist()),
+                large=large, steps=cfg.steps)
+
+
+def coordinate_check(widths=(64, 128, 256, 512, 1024), depth: int = 4, lr: float = 1e-3,
+                     n_inputs: int = 256, seed: int = 0) -> dict:
+    """Exercise 7, a coordinate check: for ReLU MLPs with He init, the root mean square change
+    of each hidden layer's activations after one Adam step, at each width."""
+    d = mnist1d_data(max(n_inputs, 100))
+    x, y = d.x_train[:n_inputs], d.y_train[:n_inputs]
+    out = dict(widths=list(widths), change=[], size=[])
+    for n in widths:
+        torch.manual_seed(seed)
+        model = init_mlp(d.input_dim, int(n), depth, "relu", "he").to(x.device)
+        acts = []
+        hooks = [layer.register_forward_hook(lambda m, i, o: acts.append(torch.relu(o).detach()))
+                 for layer in model.hidden]
+        model(x)
+        before, acts[:] = list(acts), []
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+        acts.clear()
+        with torch.no_grad():
+            model(x)
+        for hk in hooks:
+            hk.remove()
+        out["change"].append([float((a - b).pow(2).mean().sqrt()) for a, b in zip(acts, before)])
+        out["size"].append([float(b.pow(2).mean().sqrt()) for b in before])
+    return out
 
 
 def run_depth_time(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"),
@@ -356,19 +433,59 @@ def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS,
 # =============================================================================================
 
 
-def precompute(profile: str) -> list:
-    """Write the chapter's precomputed results at ``profile`` scale: the trainability grid
-    and the learning time vs depth of deep linear networks."""
-    profile = get_profile(profile)
+def precompute_plan(profile: str | None = None) -> units.Plan:
+    """The chapter's precomputed results at ``profile`` scale as units: the trainability
+    grid (one unit per depth: a sweep over sigma_w^2 x seed) and the learning time vs depth
+    of deep linear networks (one unit per init and depth: a sweep over lr x seed)."""
+    p = units.Plan("initialization", profile)
     note = {"cpu": "CPU scale (2 cores); the gpu profile runs a larger grid.",
-            "smoke": "Smoke scale (tiny).", "gpu": "GPU scale."}[profile]
-    paths = []
-    for name, cfg, runner in (
-            ("initialization_trainability", TrainabilityConfig.for_profile(profile), run_trainability),
-            ("initialization_depth_time", DepthTimeConfig.for_profile(profile), run_depth_time)):
-        t0 = time.perf_counter()
-        res = runner(cfg)
-        paths.append(results.save(name, res, profile, config=cfg,
-                                  command=COMMAND.format(profile=profile), note=note,
-                                  wall_time=time.perf_counter() - t0))
-    return paths
+            "smoke": "Smoke scale (tiny).", "gpu": "GPU scale."}[p.profile]
+    command = COMMAND.format(profile=p.profile)
+    cfg = TrainabilityConfig.for_profile(p.profile)
+    for depth in p.grid(cfg.depths):
+        one = cfg.replace(depths=[depth])
+        p.unit(f"trainability depth={depth}", partial(run_trainability, one), config=one)
+    p.output("initialization_trainability", _merge_trainability, config=cfg, command=command,
+             note=note)
+    dcfg = DepthTimeConfig.for_profile(p.profile)
+    for init in INIT_PAIR:
+        for depth in p.grid(dcfg.depths):
+            one = dcfg.replace(depths=[depth])
+            p.unit(f"depth_time {init} depth={depth}", partial(run_depth_time, one, (init,)),
+                   config=dict(one.to_dict(), init=init))
+    p.output("initialization_depth_time", _merge_depth_time, config=dcfg, command=command,
+             note=note)
+    return p
+
+
+INIT_PAIR = ("orthogonal", "gaussian")  # the inits of the learning-time figure
+
+
+def _merge_trainability(parts: dict) -> dict:
+    """:func:`run_trainability`'s result from its units (one depth each)."""
+    parts = list(parts.values())
+    out = dict(parts[0])
+    out.update(depths=[d for q in parts for d in q["depths"]], acc=[r for q in parts for r in q["acc"]],
+               diverged=[d for q in parts for d in q["diverged"]],
+               stopped=any(q["stopped"] for q in parts), wall_time=sum(q["wall_time"] for q in parts))
+    return out
+
+
+def _merge_depth_time(parts: dict) -> dict:
+    """:func:`run_depth_time`'s result from its units (one init and depth each)."""
+    parts = list(parts.values())
+    first = parts[0]
+    out = {k: first[k] for k in ("depths", "lrs", "criterion", "steps", "width", "seeds")}
+    inits = list(dict.fromkeys(k for q in parts for k in INIT_PAIR if k in q))
+    out["depths"] = list(dict.fromkeys(d for q in parts for d in q["depths"]))
+    for init in inits:
+        for key in (init, f"{init}_lr", f"{init}_per_seed"):
+            out[key] = [v for q in parts if init in q for v in q[key]]
+    out["wall_time"] = sum(q["wall_time"] for q in parts)
+    return out
+
+
+def precompute(profile: str, minutes: float | None = None) -> list:
+    """``python -m dynamics.precompute initialization --profile P``: :func:`precompute_plan`,
+    run (resumable: see :mod:`dynamics.units`)."""
+    return precompute_plan(profile).run(minutes)

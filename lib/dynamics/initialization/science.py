@@ -419,6 +419,20 @@ def critical_sigma_w2(sigma_b2: float, activation: str = "tanh") -> float:
     return float(brentq(f, lo, hi, xtol=1e-10, maxiter=1000))
 
 
+def trainable_band(depth: float, sigma_b2: float, low: float = 0.3, high: float = 8.0,
+                   activation: str = "tanh") -> tuple[float, float]:
+    """The sigma_w^2 range in which ``depth <= 6 xi_c``: the band around the edge of chaos
+    where mean-field theory expects a network of this depth to train. Each edge is a root of
+    6 xi_c(sigma_w^2) = depth on its side of the critical point (xi_c diverges there and
+    falls away on both sides); an edge beyond [low, high] is returned as that bound."""
+    crit = critical_sigma_w2(sigma_b2, activation)
+    f = lambda s: trainable_depth(s, sigma_b2, activation) - depth  # noqa: E731
+    eps = 1e-6 * crit
+    left = low if f(low) >= 0 else float(brentq(f, low, crit - eps, xtol=1e-6))
+    right = high if f(high) >= 0 else float(brentq(f, crit + eps, high, xtol=1e-6))
+    return left, right
+
+
 # ... and the same quantities measured on finite random networks (torch) ----------------------
 
 

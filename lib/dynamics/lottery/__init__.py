@@ -20,7 +20,7 @@ from .science import (HEAD, INPUT_DIMS, PAI_DENSITY, PAI_METHODS, LotteryConfig,
                       pai_masks, path_errors, prunable, prune_masks, prune_smallest, rewind,
                       round_for, round_near, shuffle_masks, snip_scores, synflow_masks,
                       synflow_scores, torch_prune_masks)
-from .experiments import (VARIANTS, ImpResult, imp_cost, imp_runs, precompute,  # noqa: F401
+from .experiments import (VARIANTS, ImpResult, imp_cost, imp_runs, precompute, precompute_plan,  # noqa: F401,E501
                           rewind_states, run_controls, run_imp, run_lmc, run_pai, run_pai_at,
                           train_masked)
 from .views import (DATASET_NAMES, PAI_NAMES, PAPER_COST, VARIANT_NAMES, barrier_figure,  # noqa: F401

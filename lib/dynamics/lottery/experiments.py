@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -20,7 +21,7 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
-from .. import results
+from .. import units
 from ..runtime import cap_grid, cap_steps, get_seed
 from ..sweep import train_many
 from ..train import History, train
@@ -437,49 +438,73 @@ def imp_runs(payload: dict) -> dict:
     return {label: ImpResult.from_dict(d) for label, d in payload["imp"].items()}
 
 
-def precompute(profile: str) -> list:
-    """``python -m dynamics.precompute lottery_tickets --profile P``: IMP curves for several
-    settings, pruning at init at several sparsities, and instability against rewind step for
-    several learning rates; written to ``data/lottery_{imp,pai,lmc}.json``."""
-    cfg = LotteryConfig.for_profile(profile)
-    command = f"python -m dynamics.precompute lottery_tickets --profile {profile}"
+def precompute_plan(profile: str | None = None) -> units.Plan:
+    """IMP curves for several settings, pruning at init at several sparsities, and
+    instability against rewind step for several learning rates, as units (the main IMP curve
+    with its PaI comparisons, each other IMP setting, each learning rate's instability),
+    written to ``data/lottery_{imp,pai,lmc}.json``."""
+    p = units.Plan("lottery_tickets", profile)
+    cfg = LotteryConfig.for_profile(p.profile)
+    command = f"python -m dynamics.precompute lottery_tickets --profile {p.profile}"
     note = {"smoke": "Smoke scale.", "cpu": "CPU scale (MLP on MNIST-1D); the gpu profile "
-            "regenerates it with MNIST and more seeds.", "gpu": "GPU scale."}[profile]
-    data = load_data(cfg)
-    n_main = {"smoke": 2, "cpu": 3, "gpu": 5}[profile]
-    n_var = {"smoke": 1, "cpu": 1, "gpu": 3}[profile]
+            "regenerates it with MNIST and more seeds.", "gpu": "GPU scale."}[p.profile]
+    n_main = {"smoke": 2, "cpu": 3, "gpu": 5}[p.profile]
+    n_var = {"smoke": 1, "cpu": 1, "gpu": 3}[p.profile]
     seed = get_seed()
     hot = 1e-2
-    settings = {
-        f"global, reset to θ₀, {cfg.prune_fraction:.0%}/round ({n_main} seeds)": (cfg, n_main),
-        "layer-wise pruning": (cfg.replace(scope="layer"), n_var),
-        f"prune {2 * cfg.prune_fraction:.0%} per round": (
-            cfg.replace(prune_fraction=2 * cfg.prune_fraction, rounds=max(1, cfg.rounds // 2)), n_var),
-        f"Adam lr {hot:g}, reset to θ₀": (cfg.replace(lr=hot), n_var),
-        f"Adam lr {hot:g}, rewind to step 50": (cfg.replace(lr=hot, rewind_step=50), n_var),
+    main = f"global, reset to θ₀, {cfg.prune_fraction:.0%}/round ({n_main} seeds)"
+    variants = {
+        "layer-wise pruning": cfg.replace(scope="layer"),
+        f"prune {2 * cfg.prune_fraction:.0%} per round": cfg.replace(
+            prune_fraction=2 * cfg.prune_fraction, rounds=max(1, cfg.rounds // 2)),
+        f"Adam lr {hot:g}, reset to θ₀": cfg.replace(lr=hot),
+        f"Adam lr {hot:g}, rewind to step 50": cfg.replace(lr=hot, rewind_step=50),
     }
-    paths, start = [], time.perf_counter()
-    imps = {}
-    for label in cap_grid(list(settings)):
-        c, n = settings[label]
-        imps[label] = run_imp(c, seeds=list(range(seed, seed + n)), data=data, progress=False)
-    main = next(iter(imps.values()))
-    paths.append(results.save("lottery_imp", dict(imp={k: v.to_dict() for k, v in imps.items()}),
-                              profile, config=cfg, command=command, note=note,
-                              wall_time=time.perf_counter() - start))
-    start = time.perf_counter()
+    seeds = list(range(seed, seed + n_main))
+    p.unit(main, partial(_imp_and_pai, cfg, seeds), config=dict(cfg.to_dict(), seeds=seeds))
+    labels = [main]
+    for label in p.grid(variants):
+        vseeds = list(range(seed, seed + n_var))
+        labels.append(p.unit(label, partial(_imp_unit, variants[label], vseeds),
+                             config=dict(variants[label].to_dict(), seeds=vseeds)))
+    p.output("lottery_imp", lambda r: dict(imp={k: v["imp"] if k == main else v for k, v in r.items()}),
+             units=labels, config=cfg, command=command, note=note)
+    p.output("lottery_pai", lambda r: dict(pai=r[main]["pai"]), units=[main], config=cfg,
+             command=command, note=note)
+    for lr in p.grid([cfg.lr, 5e-3, hot]):  # units declared inside: a dry run counts its cut
+        p.unit(f"lmc {lr:g}", partial(_lmc_unit, cfg.replace(lr=lr), seed),
+               config=dict(cfg.replace(lr=lr).to_dict(), seed=seed))
+    p.output("lottery_lmc", lambda r: dict(lmc={k.split()[-1]: v for k, v in r.items()}),
+             config=cfg, command=command, note=note)
+    return p
+
+
+PAI_TARGETS = (0.35, 0.2, 0.1, 0.05)  # the densities of the precomputed PaI comparison
+LMC_REWINDS = (0, 10, 25, 50, 100, 200)  # the rewind steps of the precomputed instability
+
+
+def _imp_unit(cfg: LotteryConfig, seeds) -> dict:
+    return run_imp(cfg, seeds=seeds, data=load_data(cfg), progress=False).to_dict()
+
+
+def _imp_and_pai(cfg: LotteryConfig, seeds) -> dict:
+    """The main IMP curve and, from its masks and weights (which only live in memory), pruning
+    at init at the rounds nearest :data:`PAI_TARGETS`."""
+    data = load_data(cfg)
+    imp = run_imp(cfg, seeds=seeds, data=data, progress=False)
     pais = []
-    for target in cap_grid([0.35, 0.2, 0.1, 0.05]):
-        r = main.round_near(target)
+    for target in PAI_TARGETS:
+        r = imp.round_near(target)
         if not pais or pais[-1]["round"] != r:
-            pais.append(run_pai(cfg, main, round=r, data=data, progress=False))
-    paths.append(results.save("lottery_pai", dict(pai=pais), profile, config=cfg, command=command,
-                              note=note, wall_time=time.perf_counter() - start))
-    start = time.perf_counter()
-    lmcs = {}
-    for lr in cap_grid([cfg.lr, 5e-3, hot]):
-        lmcs[f"{lr:g}"] = run_lmc(cfg.replace(lr=lr), (0, 10, 25, 50, 100, 200), seed=seed,
-                                  data=data, progress=False)
-    paths.append(results.save("lottery_lmc", dict(lmc=lmcs), profile, config=cfg, command=command,
-                              note=note, wall_time=time.perf_counter() - start))
-    return paths
+            pais.append(run_pai(cfg, imp, round=r, data=data, progress=False))
+    return dict(imp=imp.to_dict(), pai=pais)
+
+
+def _lmc_unit(cfg: LotteryConfig, seed: int) -> dict:
+    return run_lmc(cfg, LMC_REWINDS, seed=seed, data=load_data(cfg), progress=False)
+
+
+def precompute(profile: str, minutes: float | None = None) -> list:
+    """``python -m dynamics.precompute lottery_tickets --profile P``: :func:`precompute_plan`,
+    run (resumable: see :mod:`dynamics.units`)."""
+    return precompute_plan(profile).run(minutes)

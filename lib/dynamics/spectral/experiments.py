@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -20,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import data as D
-from .. import results, runtime
+from .. import results, runtime, units
 from .. import train as T
 from .science import (MEMORY_METHODS, MemoryConfig, PracticeConfig, ShapingConfig, SpectralShaping,
                       TeachingMuon, WidthConfig, batch_gradient, linear_p_schedule, memory_task,
@@ -32,7 +33,7 @@ __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'hidden_l
            'practice_summary', 'rates_reaching', 'load_practice', 'rank_bins', 'run_memory',
            'run_memory_batch', 'critical_batch', 'run_shaped', 'schedule_name', 'run_shaping',
            'first_at_or_below', 'reference_loss', 'shaping_summary', 'EARLY_STEP', 'loss_at_step',
-           'early_and_late', 'load_shaping', 'precompute', 'Tick']
+           'early_and_late', 'load_shaping', 'precompute', 'precompute_plan', 'Tick']
 
 Tick = Callable[[float], bool]
 
@@ -414,48 +415,57 @@ def load_shaping(name: str = "spectral_shaping"):
 # ================================================================ precompute
 
 
-def precompute(profile: str) -> list:
-    """The chapter's static figures: timing against size, the lr sweeps, the memory over α,
-    and spectral shaping over the learning rate. Results go to ``data/`` (or to
+def precompute_plan(profile: str | None = None) -> units.Plan:
+    """The chapter's static figures as units: timing against size, the lr sweeps, the memory
+    at each α and spectral shaping at each learning rate. Results go to ``data/`` (or to
     ``$DYNAMICS_RESULTS_DIR``)."""
     from ..plots import rounded
 
-    profile = runtime.get_profile(profile)
+    p = units.Plan("spectral_optimizers", profile)
     note = {"gpu": "GPU scale.", "cpu": "CPU scale (no GPU at hand): matrices to 2048, MLP width 64."}.get(
-        profile, "Smoke scale.") + f" {torch.get_num_threads()} CPU thread(s)."
-    command = f"python -m dynamics.precompute spectral_optimizers --profile {profile}"
-    paths = []
+        p.profile, "Smoke scale.") + f" {torch.get_num_threads()} CPU thread(s)."
+    command = f"python -m dynamics.precompute spectral_optimizers --profile {p.profile}"
 
-    def save(name, payload, config, start):
-        paths.append(results.save(name, rounded(payload), profile, config=config, command=command,
-                                  note=note, wall_time=time.perf_counter() - start))
+    def output(name, assemble, config):
+        p.output(name, lambda parts: rounded(assemble(parts)), config=config, command=command,
+                 note=note)
 
-    start = time.perf_counter()
-    device = runtime.get_device()
-    sizes = timing_sizes(profile)
-    dtypes = (torch.float32, torch.bfloat16) if device.type == "cuda" else (torch.float32,)
-    save("spectral_timing", time_orthogonalization(sizes, dtypes=dtypes), dict(sizes=sizes), start)
+    sizes = timing_sizes(p.profile)
+    p.unit("timing", partial(_timing_unit, sizes), config=dict(sizes=sizes))
+    output("spectral_timing", lambda parts: parts["timing"], dict(sizes=sizes))
+    cfg = PracticeConfig.for_profile(p.profile)
+    p.unit("practice", partial(_practice_unit, cfg), config=cfg)
+    output("spectral_practice", lambda parts: parts["practice"], cfg)
+    mcfg = MemoryConfig.for_profile(p.profile)
+    for a in p.grid([0.5, 1.0, 1.5, 2.0]):
+        p.unit(f"memory {a:g}", partial(run_memory, mcfg.replace(alpha=a)), config=mcfg.replace(alpha=a))
+    output("spectral_memory", lambda parts: {k.split()[-1]: v for k, v in parts.items()}, mcfg)
+    scfg = ShapingConfig.for_profile(p.profile)
+    for lr in p.grid(scfg.lrs):
+        p.unit(f"shaping {lr:g}", partial(_shaping_unit, scfg, lr), config=dict(scfg.to_dict(), lr=lr))
+    output("spectral_shaping", lambda parts: {k.split()[-1]: v for k, v in parts.items()}, scfg)
+    return p
 
-    start = time.perf_counter()
-    cfg = PracticeConfig.for_profile(profile)
+
+def _timing_unit(sizes) -> list[dict]:
+    on_gpu = runtime.get_device().type == "cuda"
+    return time_orthogonalization(sizes, dtypes=(torch.float32, torch.bfloat16) if on_gpu
+                                  else (torch.float32,))
+
+
+def _practice_unit(cfg: PracticeConfig) -> dict:
     res = run_practice(cfg, teaching_fp32=False, progress=False)
-    save("spectral_practice", dict(sweeps={k: {str(lr): h.to_dict() for lr, h in v.items()}
-                                           for k, v in res["sweeps"].items()},
-                                   best=res["best"], target=res["target"], data=res["data"]),
-         cfg, start)
+    return dict(sweeps={k: {str(lr): h.to_dict() for lr, h in v.items()}
+                        for k, v in res["sweeps"].items()},
+                best=res["best"], target=res["target"], data=res["data"])
 
-    start = time.perf_counter()
-    mcfg = MemoryConfig.for_profile(profile)
-    save("spectral_memory", {f"{a:g}": run_memory(mcfg.replace(alpha=a))
-                             for a in runtime.cap_grid([0.5, 1.0, 1.5, 2.0])}, mcfg, start)
 
-    start = time.perf_counter()
-    scfg = ShapingConfig.for_profile(profile)
-    data = default_data()
-    shp = {}
-    for lr in runtime.cap_grid(scfg.lrs):
-        r = run_shaping(scfg, data, lr=lr, progress=False)
-        shp[f"{lr:g}"] = dict(runs={k: h.to_dict() for k, h in r["runs"].items()},
-                              schedule=r["schedule"], lr=lr)
-    save("spectral_shaping", shp, scfg, start)
-    return paths
+def _shaping_unit(scfg: ShapingConfig, lr: float) -> dict:
+    r = run_shaping(scfg, default_data(), lr=lr, progress=False)
+    return dict(runs={k: h.to_dict() for k, h in r["runs"].items()}, schedule=r["schedule"], lr=lr)
+
+
+def precompute(profile: str, minutes: float | None = None) -> list:
+    """``python -m dynamics.precompute spectral_optimizers --profile P``:
+    :func:`precompute_plan`, run (resumable: see :mod:`dynamics.units`)."""
+    return precompute_plan(profile).run(minutes)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 
 import numpy as np
 import torch
 
-from .. import ledger, results
+from .. import ledger, units
 from ..models import MLP
 from ..runtime import cap_grid, cap_steps, get_seed
 from ..sweep import grid, train_many
@@ -92,15 +93,20 @@ def run_decoupling(cfg: DecouplingConfig, seed: int | None = None, progress=None
     ``callbacks`` get the fraction of all grids done."""
     seed = get_seed(seed)
     kinds = list(kinds)
-    out = dict(grids={}, seed=seed, steps=cap_steps(cfg.steps))
+    grids = {}
     for k, kind in enumerate(kinds):
         scaled = [(lambda done, k=k, cb=cb: cb((k + done) / len(kinds))) for cb in callbacks]
-        out["grids"][kind] = run_grid(cfg, kind, seed, progress, scaled)
-        if out["grids"][kind]["stopped"]:
+        grids[kind] = run_grid(cfg, kind, seed, progress, scaled)
+        if grids[kind]["stopped"]:
             break
-    first = next(iter(out["grids"].values()))
-    out.update(lrs=first["lrs"], eval_steps=first["eval_steps"], seeds=first["seeds"])
-    return out
+    return decoupling(grids, seed)
+
+
+def decoupling(grids: dict, seed: int) -> dict:
+    """:func:`run_decoupling`'s result from its grids (fresh, or units read back from JSON)."""
+    first = next(iter(grids.values()))
+    return dict(grids=grids, seed=seed, steps=first["eval_steps"][-1], lrs=first["lrs"],
+                eval_steps=first["eval_steps"], seeds=first["seeds"])
 
 
 def grid_array(payload: dict, kind: str, key: str = "test_acc") -> np.ndarray:
@@ -340,24 +346,29 @@ def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, progress=None,
 # ============================================================================ precompute
 
 
-def precompute(profile: str) -> list:
-    """``python -m dynamics.precompute weight_decay --profile P``: the three learning-rate x
-    decay grids of sections 1 and 3 (Adam + L2 and AdamW on an MLP, AdamW on the
-    scale-invariant NormMLP), ``n_seeds`` seeds each, with a slider over training time
-    (``data/weight_decay_grid.json``)."""
-    cfg = DecouplingConfig.for_profile(profile)
-    start = time.perf_counter()
-    payload = run_decoupling(cfg, seed=0, kinds=tuple(GRIDS))
+def precompute_plan(profile: str | None = None) -> units.Plan:
+    """The three learning-rate x decay grids of sections 1 and 3 (Adam + L2 and AdamW on an
+    MLP, AdamW on the scale-invariant NormMLP), ``n_seeds`` seeds each, with a slider over
+    training time (``data/weight_decay_grid.json``): one unit per grid."""
+    p = units.Plan("weight_decay", profile)
+    cfg = DecouplingConfig.for_profile(p.profile)
+    for kind in GRIDS:
+        p.unit(kind, partial(run_grid, cfg, kind, 0), config=dict(cfg.to_dict(), kind=kind))
     seeds = f"{cfg.n_seeds} seed{'s' if cfg.n_seeds > 1 else ''} per cell"
     note = (f"CPU scale: MNIST-1D, {seeds}; the gpu profile trains longer, wider and on more "
-            "data." if profile != "gpu" else f"MNIST-1D, {seeds}.")
-    path = results.save("weight_decay_grid", payload, profile=profile, config=cfg,
-                        command=f"python -m dynamics.precompute weight_decay --profile {profile}",
-                        note=note, wall_time=time.perf_counter() - start)
-    return [path]
+            "data." if p.profile != "gpu" else f"MNIST-1D, {seeds}.")
+    p.output("weight_decay_grid", lambda grids: decoupling(grids, 0), config=cfg, note=note,
+             command=f"python -m dynamics.precompute weight_decay --profile {p.profile}")
+    return p
+
+
+def precompute(profile: str, minutes: float | None = None) -> list:
+    """``python -m dynamics.precompute weight_decay --profile P``: :func:`precompute_plan`, run
+    (resumable: see :mod:`dynamics.units`)."""
+    return precompute_plan(profile).run(minutes)
 
 
 __all__ = ["DECOUPLING", "LABELS", "SECTION2",
            "run_grid", "run_decoupling", "grid_array", "grid_summary", "decoupling_summary",
            "live_grid_config", "equilibrium_configs", "run_equilibrium", "equilibrium_summary",
-           "run_clock", "run_spectrum", "precompute"]
+           "run_clock", "run_spectrum", "decoupling", "precompute", "precompute_plan"]

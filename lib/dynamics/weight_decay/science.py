@@ -77,6 +77,20 @@ def adam_step(w: torch.Tensor, g: torch.Tensor, m: torch.Tensor, v: torch.Tensor
 # ============================================================================ 2. scale invariance
 
 
+def zero_gradient_path(lr: float, weight_decay: float, decoupled: bool, steps: int,
+                       w0: float = 1.0) -> np.ndarray:
+    """A weight coordinate that receives no gradient from the loss, under :func:`adam_step`
+    (exercise 5): its value after each of ``steps`` steps. Decoupled (AdamW) it shrinks as
+    (1 - eta lambda)^t; under Adam + L2 its only gradient is lambda w, which Adam divides by
+    its own size, so lambda drops out and it moves by about eta per step."""
+    w, m, v, zero = torch.full((1,), float(w0)), torch.zeros(1), torch.zeros(1), torch.zeros(1)
+    out = np.empty(steps)
+    for t in range(1, steps + 1):
+        w, m, v = adam_step(w, zero, m, v, t, lr=lr, weight_decay=weight_decay, decoupled=decoupled)
+        out[t - 1] = float(w)
+    return out
+
+
 class NormMLP(nn.Module):
     """An MLP whose every weight matrix is followed by a layer normalization.
 
@@ -570,7 +584,7 @@ def mnist1d_data(n_train: int, n_test: int = 1000) -> Dataset:
     return mnist1d(n_train, n_test, seed=0)
 
 
-__all__ = ["EQUILIBRIUM_OPTIMIZERS", "BETA1", "MOMENTUM", "GRIDS",
+__all__ = ["zero_gradient_path", "EQUILIBRIUM_OPTIMIZERS", "BETA1", "MOMENTUM", "GRIDS",
            "adam_step",
            "NormMLP", "rms", "angular_update", "norm_step", "adamw_equilibrium", "sgd_equilibrium",
            "check_equilibrium_args", "equilibrium", "adamw_norm_trajectory", "effective_lr",

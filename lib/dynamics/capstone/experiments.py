@@ -1,0 +1,391 @@
+"""One network, six phenomena, the experiments: one run read by every chapter's measure, and
+the four questions asked of it.
+
+- :func:`run`: one run with its timeline (every measure at every evaluation) and kept states;
+- :func:`init_sweep`: initial scales (lazy ↔ rich), many models at once (``train_many``);
+- :func:`clock_grid`: learning rate x weight decay: the 1/(ηλ) clock, the time the norm takes
+  to settle, and the grok step;
+- :func:`optimizer_runs`: AdamW against Muon, each at its best learning rate of a few;
+- :func:`lottery`: prune the grokked network by magnitude, rewind, retrain, with controls;
+- :func:`collapse_timing`: does NC1 fall when test accuracy rises, or before?
+- :func:`precompute`: the grid init scale x weight decay x optimizer x seeds, into ``data/``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import partial
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from .. import data as D
+from .. import ledger, units
+from ..grokking.experiments import evaluation_steps
+from ..grokking.science import (
+    ADAM_BETAS, fit_and_grok, make_data, make_model, phase_of,
+)
+from ..lottery.science import density, full_masks, prune_masks, rewind, shuffle_masks
+from ..runtime import cap_grid, get_profile
+from ..sweep import train_many
+from ..train import History, train
+from .science import (
+    MEASURES, GridConfig, OneConfig, UpdateProbe, falls_step, measure, optimizer_for,
+    scale_init_, settle_step,
+)
+
+__all__ = [
+    "OneRun", "run", "summarize", "init_sweep", "clock_grid", "clock_fit", "optimizer_runs",
+    "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "grid_unit", "precompute_plan",
+    "precompute", "GRID_FILE",
+]
+
+
+GRID_FILE = "capstone_grid"  # data/capstone_grid.json
+
+# ============================================================================ one run
+
+
+@dataclass
+class OneRun:
+    """One trained run: config, history, final model, data, the ``timeline`` (``step`` and
+    each of :data:`~.science.MEASURES`, aligned) and ``states`` kept at chosen steps."""
+
+    config: OneConfig
+    history: History
+    model: nn.Module
+    data: D.Dataset
+    seed: int = 0
+    timeline: dict = field(default_factory=dict)
+    states: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def fit_step(self) -> int | None:
+        return fit_and_grok(self.history)[0]
+
+    @property
+    def grok_step(self) -> int | None:
+        return fit_and_grok(self.history)[1]
+
+    def summary(self) -> dict:
+        return summarize(self.config, self.history, self.timeline)
+
+
+def summarize(cfg: OneConfig, h: History, timeline: dict | None = None) -> dict:
+    """One run in numbers: fit and grok steps, phase, final accuracies, the clock τ, the
+    step the weight RMS settles (when the timeline has it) and the status."""
+    fit, grok = fit_and_grok(h)
+    tau = 1.0 / (cfg.lr * cfg.weight_decay) if cfg.weight_decay > 0 else float("inf")
+    out = dict(fit_step=fit, grok_step=grok, phase=phase_of(h), tau=tau,
+               final_train_acc=h.last("train_acc") if len(h) else float("nan"),
+               final_test_acc=h.last("test_acc") if len(h) else float("nan"), status=h.status)
+    if timeline and timeline.get("weight_rms"):
+        out["settle_step"] = settle_step(timeline["step"], timeline["weight_rms"])
+    elif "weight_rms" in h:
+        out["settle_step"] = settle_step(h.steps, h["weight_rms"])
+    return out
+
+
+def _state(model: nn.Module) -> dict:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def run(cfg: OneConfig, seed: int = 0, *, data: D.Dataset | None = None, keep=None,
+        callbacks=(), progress: bool | None = None, timeline: dict | None = None) -> OneRun:
+    """Train the grokking chapter's model on its task once, full batch, with the initial
+    weights scaled by ``cfg.init_scale``, and read every measure at every evaluation
+    (:func:`~.science.measure` on the training set, and the rank of the update of the step
+    just taken). ``keep``: steps whose parameters are kept (θ₀ by default, for rewinding);
+    ``callbacks``: ``train`` callbacks (a live panel's redraw and Stop); ``timeline``: a
+    dict the caller reads while it trains (filled under the key ``"timeline"``)."""
+    g = cfg.grok()
+    data = data if data is not None else make_data(g, seed)
+    model = scale_init_(make_model(g, seed), cfg.init_scale).to(data.device)
+    evals = evaluation_steps(cfg.steps, cfg.n_evals)
+    probe = UpdateProbe(model, evals)
+    box, timeline = timeline, {k: [] for k in ("step", *MEASURES)}
+    if box is not None:
+        box["timeline"] = timeline
+    keep = (0, cfg.rewind_step) if keep is None else keep
+    keep = {min(evals, key=lambda e: abs(e - int(s))) for s in keep}  # the nearest evaluations
+    states = {}
+
+    def record(step, history, m) -> bool:
+        if step in keep:
+            states[step] = _state(m)
+        values = measure(m, data.x_train, data.y_train, cfg.p)
+        values["update_rank"] = probe.rank.pop(step, float("nan"))
+        timeline["step"].append(step)
+        for k in MEASURES:
+            timeline[k].append(values[k])
+        return False
+
+    h = train(model, data, steps=cfg.steps, optimizer=optimizer_for(cfg, model), eval_steps=evals,
+              callbacks=[record, *callbacks], before_step=probe.before_step,
+              after_step=probe.after_step, seed=seed, progress=progress,
+              desc=f"{cfg.optimizer}, init x{cfg.init_scale:g}")
+    return OneRun(cfg, h, model, data, seed, timeline, states)
+
+
+# ============================================================================ many at once
+
+
+def _rows(cfg: OneConfig, configs, sweep) -> list[dict]:
+    rows = []
+    for c, h in zip(configs, sweep.histories):
+        cell = cfg.replace(**{k: c[k] for k in ("lr", "weight_decay", "init_scale") if k in c})
+        rows.append(dict(c, optimizer=cfg.optimizer, **summarize(cell, h)))
+    return rows
+
+
+def _many(cfg: OneConfig, cells: list[dict], progress=None, norms: bool = False):
+    """``train_many`` over ``cells`` (each: lr, weight_decay, init_scale, seed) on one split
+    per seed (the cells of a seed share it, as in :func:`run`): AdamW only, the sweep
+    engine's optimizer. ``norms`` records the weight RMS at every evaluation."""
+    if cfg.optimizer != "adamw":
+        raise ValueError("the batched sweeps train AdamW (train_many has no Muon)")
+    g = cfg.grok()
+    metrics = None
+    if norms:
+        from ..grokking.science import weight_norm
+        from .science import numel
+        metrics = dict(weight_rms=lambda m, d: float(weight_norm(m)) / math.sqrt(numel(m)))
+    rows, sweeps = [], []
+    for seed in sorted({c["seed"] for c in cells}):
+        part = [c for c in cells if c["seed"] == seed]
+        data = make_data(g, seed)
+        out = train_many(lambda c: make_model(g, c["seed"]), data, part, steps=cfg.steps,
+                         optimizer="adamw", lr=cfg.lr, weight_decay=cfg.weight_decay,
+                         betas=ADAM_BETAS[cfg.model], metrics=metrics,
+                         strategy="sequential" if cfg.model == "transformer" else "auto",
+                         eval_steps=evaluation_steps(cfg.steps, cfg.n_evals), progress=progress)
+        rows += _rows(cfg, part, out)
+        sweeps.append(out)
+    return rows, sweeps
+
+
+def init_sweep(cfg: OneConfig, scales, seeds=(0,), progress=None) -> list[dict]:
+    """Fit and grok steps per initial scale (every parameter x ``scale``) and seed."""
+    cells = [dict(init_scale=float(s), seed=int(seed)) for seed in seeds for s in cap_grid(list(scales))]
+    with ledger.planned(repeats=1):
+        return _many(cfg, cells, progress)[0]
+
+
+def clock_grid(cfg: OneConfig, lrs, weight_decays, seeds=(0,), progress=None) -> list[dict]:
+    """Learning rate x weight decay (AdamW, initial scale ``cfg.init_scale``): per cell the
+    clock τ = 1/(ηλ), the step the weight RMS settles (:func:`~.science.settle_step`) and
+    the fit and grok steps."""
+    if min(weight_decays) <= 0:
+        raise ValueError("the clock 1/(ηλ) needs weight decays > 0")
+    cells = [dict(lr=float(lr), weight_decay=float(wd), init_scale=cfg.init_scale, seed=int(s))
+             for s in seeds for lr in cap_grid(list(lrs)) for wd in cap_grid(list(weight_decays))]
+    return _many(cfg, cells, progress, norms=True)[0]
+
+
+def clock_fit(rows: list[dict], x: str = "tau") -> dict:
+    """Least squares of log(grok step) on log(``x``) over the cells that grokked (``x``:
+    ``tau`` or ``settle_step``): slope, intercept, r² and the cells where it fails (never
+    grokked, or off the fit by more than 2x)."""
+    ok = [r for r in rows if r["grok_step"] is not None and r.get(x) and math.isfinite(r[x])]
+    failed = [r for r in rows if r not in ok]
+    if len(ok) < 3 or len({r[x] for r in ok}) < 2:
+        return dict(slope=float("nan"), intercept=float("nan"), r2=float("nan"), n=len(ok),
+                    failed=failed, off=[])
+    lx = np.log([r[x] for r in ok])
+    ly = np.log([r["grok_step"] for r in ok])
+    slope, intercept = np.polyfit(lx, ly, 1)
+    pred = slope * lx + intercept
+    ss = ((ly - ly.mean()) ** 2).sum()
+    r2 = 1 - ((ly - pred) ** 2).sum() / ss if ss > 0 else float("nan")
+    off = [r for r, e in zip(ok, np.abs(ly - pred)) if e > math.log(2)]
+    return dict(slope=float(slope), intercept=float(intercept), r2=float(r2), n=len(ok),
+                failed=failed, off=off)
+
+
+# ============================================================================ optimizers
+
+
+def optimizer_runs(cfg: OneConfig, seed: int = 0, lrs=None, reuse=()) -> dict:
+    """AdamW against Muon at matched tuning: each optimizer at each of its learning rates
+    (``lrs``: ``{"adamw": [η, ...], "muon": [Muon's η, ...]}``; Muon's weight decay keeps
+    AdamW's clock, :func:`~.science.optimizer_for`), the same task, init and budget; the best
+    of each (earliest grok, else highest final test accuracy) is returned with what it
+    tried. ``reuse``: runs already made (same config and seed) instead of training them."""
+    lrs = lrs or {"adamw": [cfg.lr], "muon": [cfg.muon_lr / 2, 2 * cfg.muon_lr]}
+    out = {}
+    for opt, values in lrs.items():
+        if opt not in ("adamw", "muon"):
+            raise ValueError(f"unknown optimizer {opt!r}; choose 'adamw' or 'muon'")
+        tried = []
+        for lr in values:
+            key = "lr" if opt == "adamw" else "muon_lr"
+            c = cfg.replace(optimizer=opt, **{key: float(lr)})
+            done = [r for r in reuse if r.seed == seed and r.config == c]
+            tried.append(done[0] if done else run(c, seed))
+        best = min(tried, key=lambda r: (r.grok_step is None, r.grok_step or 0,
+                                         -r.history.last("test_acc")))
+        out[opt] = dict(best=best, tried=[(r.config.lr if opt == "adamw" else r.config.muon_lr,
+                                           r.summary()) for r in tried])
+    return out
+
+
+# ============================================================================ lottery tickets
+
+LOTTERY_ARMS = ("dense", "ticket, rewound to θ₀", "ticket, rewound to θ_k", "random mask, θ₀",
+                "ticket, reinitialized")
+
+
+def lottery(first: OneRun, keep_frac: float | None = None, rewind_step: int | None = None,
+            progress=None) -> dict:
+    """Prune the grokked network ``first`` by magnitude (the ``1 - keep_frac`` smallest of its
+    final weight matrices, globally, the head at half the rate: the lottery chapter's
+    ``prune_masks``), rewind the survivors to θ₀ and to θ_k (``rewind_step``, one of the
+    steps ``first`` kept), and retrain with the same recipe, next to two controls: the same
+    layer-wise sparsity with a random mask from θ₀ (``shuffle_masks``) and the ticket's mask
+    on a fresh initialization. Trained together by ``train_many``; the dense run is
+    ``first`` itself. Returns per arm its summary and curves."""
+    cfg = first.config
+    keep_frac = cfg.keep_frac if keep_frac is None else keep_frac
+    rewind_step = cfg.rewind_step if rewind_step is None else rewind_step
+    if cfg.optimizer != "adamw":
+        raise ValueError("the lottery experiment retrains with AdamW (the sweep engine's)")
+    if 0 not in first.states:
+        raise ValueError("the lottery experiment needs a run that kept θ₀ (keep=(0, ...))")
+    k = min(first.states, key=lambda s: abs(s - rewind_step))  # the nearest kept state
+    if k == 0 and rewind_step:
+        raise ValueError(f"the run kept no state near step {rewind_step}; it kept "
+                         f"{sorted(first.states)} (run it with keep=(0, {rewind_step}))")
+    g = cfg.grok()
+    final = {n: t.detach() for n, t in first.model.state_dict().items()}
+    masks = prune_masks({n: final[n] for n in full_masks(final)}, full_masks(final),
+                        1.0 - keep_frac)
+    gen = torch.Generator().manual_seed(first.seed + 101)
+    random_masks = shuffle_masks({n: m.cpu() for n, m in masks.items()}, gen)
+    fresh = _state(scale_init_(make_model(g, first.seed + 1000), cfg.init_scale))
+    starts = {"ticket, rewound to θ₀": (first.states[0], masks),
+              "ticket, rewound to θ_k": (first.states[k], masks),
+              "random mask, θ₀": (first.states[0], random_masks),
+              "ticket, reinitialized": (fresh, masks)}
+    names = list(starts)
+    inits = [rewind(s, m) for s, m in starts.values()]
+
+    def model_fn(c):
+        model = make_model(g, 0)
+        if next(model.parameters()).is_meta:  # the sweep sizing its chunks: shapes only
+            return model
+        model.load_state_dict({n: t.cpu() for n, t in inits[c["arm"]].items()})
+        return model
+
+    configs = [dict(arm=i, seed=first.seed) for i in range(len(names))]
+    sweep = train_many(model_fn, first.data, configs, steps=cfg.steps, optimizer="adamw",
+                       lr=cfg.lr, weight_decay=cfg.weight_decay, betas=ADAM_BETAS[cfg.model],
+                       param_masks=[{n: m.to(first.data.device) for n, m in starts[n_][1].items()}
+                                    for n_ in names],
+                       strategy="sequential" if cfg.model == "transformer" else "batched",
+                       eval_steps=evaluation_steps(cfg.steps, cfg.n_evals), progress=progress)
+    arms = {"dense": first.history, **dict(zip(names, sweep.histories))}
+    out = dict(density=density(masks), rewind_step=k, arms={})
+    for name, h in arms.items():
+        out["arms"][name] = dict(summarize(cfg, h), steps=list(h.steps),
+                                 train_acc=list(h["train_acc"]), test_acc=list(h["test_acc"]))
+    return out
+
+
+# ============================================================================ collapse
+
+
+def collapse_timing(r: OneRun) -> dict:
+    """When NC1 falls (below half its value at the fit step, :func:`~.science.falls_step`)
+    against the grok step: ``lead`` > 0 when it falls before the test accuracy rises."""
+    tl = r.timeline
+    fit, grok = r.fit_step, r.grok_step
+    falls = falls_step(tl["step"], tl["nc1"], fit)
+    at = {s: v for s, v in zip(tl["step"], tl["nc1"])}
+    return dict(fit_step=fit, grok_step=grok, nc1_falls=falls,
+                nc1_fit=at.get(fit, float("nan")), nc1_grok=at.get(grok, float("nan")),
+                nc1_end=tl["nc1"][-1] if tl["nc1"] else float("nan"),
+                lead=(grok - falls) if falls is not None and grok is not None else None)
+
+
+# ============================================================================ the grid
+
+
+def live_grid(profile: str | None = None) -> GridConfig:
+    """The axes a notebook sweeps live: the smoke grid (the precomputed one is
+    ``GridConfig.for_profile(profile)``)."""
+    get_profile(profile)
+    return GridConfig.for_profile("smoke")
+
+
+def grid_unit(base: OneConfig, optimizer: str, seed: int, scales, decays,
+              progress=None) -> dict:
+    """One unit of the grid: every (initial scale, weight decay) cell of one optimizer on one
+    seed. AdamW cells go through ``train_many`` (the weight RMS recorded at every
+    evaluation), Muon cells one after another through :func:`run`. Returns the table rows and
+    each run's curves."""
+    if optimizer == "adamw":
+        cells = [dict(init_scale=float(s), weight_decay=float(w), seed=int(seed))
+                 for s in scales for w in decays]
+        rows, sweeps = _many(base, cells, progress, norms=True)
+        hs = [h for sw in sweeps for h in sw.histories]
+        for row in rows:
+            row.setdefault("lr", base.lr)
+    else:
+        rows, hs = [], []
+        for s in scales:
+            for w in decays:
+                c = base.replace(optimizer=optimizer, init_scale=float(s), weight_decay=float(w))
+                r = run(c, int(seed), progress=progress)
+                r.history.metrics["weight_rms"] = list(r.timeline["weight_rms"])
+                rows.append(dict(init_scale=float(s), weight_decay=float(w), seed=int(seed),
+                                 lr=base.lr, muon_lr=base.muon_lr, optimizer=optimizer,
+                                 **r.summary()))
+                hs.append(r.history)
+    curves = [dict(steps=list(h.steps), train_acc=list(h["train_acc"]),
+                   test_acc=list(h["test_acc"]), weight_rms=list(h["weight_rms"]))
+              for h in hs]
+    return dict(rows=rows, curves=curves)
+
+
+def precompute_plan(profile: str | None = None) -> units.Plan:
+    """``python -m dynamics.precompute one_network --profile P``: the grid (initial scale x
+    weight decay x optimizer x seeds; one unit per optimizer and seed) with every run's
+    curves, and the clock grid (one unit per seed; its cells at the run's own learning rate
+    are the grid's AdamW cells at initial scale 1), written to ``capstone_grid``."""
+    from ..plots import rounded
+
+    p = units.Plan("one_network", profile)
+    gc, base = GridConfig.for_profile(p.profile), OneConfig.for_profile(p.profile)
+    scales, decays = p.batch(gc.init_scales), p.batch(gc.weight_decays)
+    for opt in p.grid(gc.optimizers):
+        for seed in p.grid(range(gc.seeds)):
+            p.unit(f"grid {opt} seed={seed}",
+                   partial(grid_unit, base, opt, seed, scales, decays, False),
+                   config=dict(grid=gc.to_dict(), base=base.to_dict(), optimizer=opt,
+                               init_scales=scales, weight_decays=decays), seed=seed)
+    lrs = p.batch(gc.clock_lrs)
+    for seed in p.grid(range(gc.clock_seeds)):
+        p.unit(f"clock seed={seed}", partial(clock_grid, base, lrs, decays, [seed], False),
+               config=dict(base=base.to_dict(), lrs=lrs, weight_decays=decays), seed=seed)
+
+    def assemble(parts: dict) -> dict:
+        grid = [v for k, v in parts.items() if k.startswith("grid ")]
+        rows = [r for g in grid for r in g["rows"]]
+        clock = [r for r in rows if r["optimizer"] == "adamw" and r["init_scale"] == 1.0
+                 and r["seed"] < gc.clock_seeds]  # the grid's cells at the run's own lr
+        clock += [r for k, v in parts.items() if k.startswith("clock ") for r in v]
+        return rounded(dict(rows=rows, curves=[c for g in grid for c in g["curves"]],
+                            clock=clock))
+
+    n = len(gc.init_scales) * len(gc.weight_decays) * len(gc.optimizers) * gc.seeds
+    p.output(GRID_FILE, assemble, config=dict(grid=gc.to_dict(), base=base.to_dict()),
+             command=f"python -m dynamics.precompute one_network --profile {p.profile}",
+             note=lambda t: (f"p = {base.p}, {n} grid runs and the clock grid, "
+                             f"{base.steps} steps each ({t['cpu_seconds']:.0f} s of CPU time)."))
+    return p
+
+
+def precompute(profile: str, minutes: float | None = None) -> list:
+    """The grid of :func:`precompute_plan`, unit by unit (resumable)."""
+    return precompute_plan(profile).run(minutes)

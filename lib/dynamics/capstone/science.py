@@ -1,0 +1,242 @@
+"""One network, six phenomena, the science: the measures of every chapter on one run.
+
+The grokking chapter's task and model (``a + b mod p``; its MLP in the smoke and cpu profiles,
+Nanda et al.'s one-layer transformer at gpu) are trained once, and at every evaluation the
+network is read with each chapter's own measure, imported from its theme, never re-written:
+
+- accuracies and the fit and grok steps: :mod:`dynamics.grokking` (``fit_and_grok``);
+- the weight norm, AdamW's equilibrium RMS ``√(η/2λ)`` and its clock ``τ = 1/(ηλ)``:
+  :mod:`dynamics.weight_decay` (``adamw_equilibrium``, ``relaxation_steps``);
+- NC1 and the distance of the class means to a simplex ETF, on the training set:
+  :mod:`dynamics.collapse` (``nc_metrics``);
+- the effective rank of a hidden weight matrix and of its last update: the spectrum
+  measures of :mod:`dynamics.weight_decay` (``singular_values``, ``effective_rank``);
+- the Fourier concentration of the input weights: :mod:`dynamics.grokking`
+  (``model_concentration``).
+
+What this module adds is the glue only: a config (:class:`OneConfig`), the initial scale
+(lazy ↔ rich, Kumar et al.), one function that reads all measures at once (:func:`measure`),
+a probe for the update of one step (:class:`UpdateProbe`) and the few step-finding rules the
+four questions use (:func:`settle_step`, :func:`falls_step`). No plotting.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from .. import models as M
+from ..config import Config, param
+from ..collapse.science import nc_metrics
+from ..grokking.science import ADAM_BETAS, GrokConfig, model_concentration, weight_norm
+from ..train import Optimizers, make_optimizer, muon_split
+from ..weight_decay.science import (
+    adamw_equilibrium, effective_rank, relaxation_steps, singular_values,
+)
+
+__all__ = [
+    "OneConfig", "GridConfig", "MEASURES", "scale_init_", "hidden_matrix", "numel", "measure",
+    "normalized_rank", "UpdateProbe", "equilibrium_rms", "settle_step", "falls_step",
+    "NC1_DROP", "optimizer_for",
+]
+
+# the timeline's measures, in the order the figure draws them
+MEASURES = ("weight_rms", "nc1", "etf_distance", "weight_rank", "update_rank", "fourier")
+NC1_DROP = 0.5  # "NC1 falls": below this fraction of its value at the fit step
+
+
+@dataclass
+class OneConfig(Config):
+    """The capstone's run: the grokking chapter's task and model with an initial scale.
+    Presets: smoke (p = 37, 70% of the pairs, width 64, 700 steps: seconds), cpu (p = 37,
+    70% of the pairs, width 64, 1,000 steps), gpu (Nanda et al.'s transformer, p = 113,
+    30%, lr 1e-3, 10,000 steps: sized for a T4's ten minutes)."""
+
+    p: int = param(37, "the modulus p", low=5, high=257, smoke=37, cpu=37, gpu=113)
+    train_frac: float = param(0.6, "fraction of the pairs used for training", low=0.05,
+                              high=0.95, smoke=0.7, cpu=0.7, gpu=0.3)
+    model: str = param("mlp", "MLP on one-hot pairs, or the one-layer transformer",
+                       choices=("mlp", "transformer"), smoke="mlp", cpu="mlp",
+                       gpu="transformer")
+    width: int = param(64, "MLP hidden width / transformer d_model", low=8, high=1024,
+                       smoke=64, cpu=64, gpu=128)
+    optimizer: str = param("adamw", "optimizer (Muon: hidden matrices; AdamW: the rest)",
+                           choices=("adamw", "muon"))
+    muon_lr: float = param(0.1, "Muon's learning rate on the hidden matrices", low=1e-4,
+                           high=1.0, log=True)
+    lr: float = param(1e-2, "learning rate", low=1e-5, high=1.0, log=True, smoke=1e-2,
+                      cpu=1e-2, gpu=1e-3)
+    weight_decay: float = param(1.0, "decoupled weight decay λ", low=0.0, high=10.0)
+    init_scale: float = param(1.0, "initial weights x this (larger: lazier)", low=0.05,
+                              high=20.0, log=True)
+    steps: int = param(1000, "full-batch training steps", low=1, high=200_000, smoke=700,
+                       cpu=1000, gpu=10_000)
+    n_evals: int = param(60, "evaluations per run", low=10, high=2000, smoke=40, cpu=60,
+                         gpu=80)
+    keep_frac: float = param(0.5, "lottery: fraction of the weight matrices kept", low=0.05,
+                             high=0.95)
+    rewind_step: int = param(10, "lottery: the early step rewound to (θ_k)", low=0,
+                             high=100_000, smoke=10, cpu=10, gpu=100)
+
+    def grok(self) -> GrokConfig:
+        """The grokking chapter's config for the same run (task, model, optimizer recipe)."""
+        return GrokConfig(p=self.p, train_frac=self.train_frac, model=self.model,
+                          width=self.width, optimizer=self.optimizer, lr=self.lr,
+                          weight_decay=self.weight_decay, steps=self.steps,
+                          n_evals=self.n_evals)
+
+
+def optimizer_for(cfg: OneConfig, model: nn.Module):
+    """AdamW with the model's betas (the grokking chapter's recipe); or Muon on the hidden
+    matrices at its own learning rate ``muon_lr``, with the weight decay that keeps AdamW's
+    clock (``muon_lr`` x its decay = ηλ: the same shrinking per step), and AdamW at η on
+    the rest. Muon's orthogonalized step has entries of RMS about 1/√width where Adam's are
+    about 1, so the same learning rate would be a much smaller step: each is tuned apart."""
+    betas = ADAM_BETAS[cfg.model]
+    if cfg.optimizer == "adamw":
+        return make_optimizer(model, "adamw", cfg.lr, cfg.weight_decay, betas=betas)
+    hidden, other = muon_split(model)
+    decay = cfg.lr * cfg.weight_decay / cfg.muon_lr
+    opts = [torch.optim.Muon(hidden, lr=cfg.muon_lr, weight_decay=decay, momentum=0.95)]
+    if other:
+        opts.append(torch.optim.AdamW(other, lr=cfg.lr, betas=betas,
+                                      weight_decay=cfg.weight_decay))
+    return Optimizers(opts)
+
+
+@dataclass
+class GridConfig(Config):
+    """The precomputed grid: initial scale x weight decay x optimizer x seeds on the
+    profile's :class:`OneConfig`, plus the clock grid: more learning rates x the same weight
+    decays (AdamW, initial scale 1), whose cells at the run's own learning rate are the
+    grid's."""
+
+    init_scales: list = param([0.5, 1.0, 4.0], "initial scales", smoke=[0.5, 1.0, 4.0],
+                              cpu=[0.5, 1.0, 4.0], gpu=[0.5, 1.0, 2.0])
+    weight_decays: list = param([1.0, 3.0], "weight decays", smoke=[1.0, 3.0],
+                                cpu=[1.0, 3.0], gpu=[0.3, 1.0])
+    optimizers: list = param(["adamw", "muon"], "optimizers")
+    clock_lrs: list = param([5e-3, 2e-2], "the clock grid's other learning rates",
+                            smoke=[2e-2], cpu=[5e-3, 2e-2], gpu=[3e-3])
+    seeds: int = param(2, "seeds per cell", low=1, high=10, smoke=1, cpu=2, gpu=1)
+    clock_seeds: int = param(1, "seeds per cell of the clock grid", low=1, high=10)
+
+
+@torch.no_grad()
+def scale_init_(model: nn.Module, scale: float) -> nn.Module:
+    """Multiply every initial parameter by ``scale`` (what ``train_many``'s ``init_scale``
+    does). Kumar et al. set laziness by the scale of the network's output at initialization:
+    the larger it is, the less the features must move to fit, and the longer the network
+    stays near its linearization (lazy); a small scale forces the features to move (rich)."""
+    if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
+        raise ValueError(f"init_scale must be a positive number, got {scale!r}")
+    for p in model.parameters():
+        p.mul_(scale)
+    return model
+
+
+def hidden_matrix(model: nn.Module) -> torch.Tensor:
+    """The hidden weight matrix whose spectrum the timeline follows: the MLP's last hidden
+    layer (width x width when it has two) or the transformer's MLP input layer."""
+    if isinstance(model, M.MLP):
+        return model.hidden[-1].weight
+    if isinstance(model, M.Transformer1L):
+        return model.mlp[0].weight
+    raise ValueError(f"no hidden matrix known for {type(model).__name__}")
+
+
+def numel(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+def normalized_rank(w: torch.Tensor) -> float:
+    """:func:`~dynamics.weight_decay.science.effective_rank` of ``w`` divided by its largest
+    possible value, min(rows, cols): 1 for a flat spectrum (an orthogonal matrix, Muon's
+    update), near 1/n for rank one. NaN for a zero matrix."""
+    sv = singular_values(w)
+    if not sv.size or sv.sum() <= 0:
+        return float("nan")
+    return effective_rank(sv) / min(w.shape)
+
+
+def equilibrium_rms(lr: float, weight_decay: float) -> float:
+    """AdamW's equilibrium RMS per weight, √(η/2λ) (the weight decay chapter's
+    :func:`~dynamics.weight_decay.science.adamw_equilibrium`; derived for scale-invariant
+    weights, which this network's are not). NaN without weight decay."""
+    if weight_decay <= 0:
+        return float("nan")
+    return adamw_equilibrium(lr, weight_decay, 1)["rms"]
+
+
+@torch.no_grad()
+def measure(model: nn.Module, x: torch.Tensor, y: torch.Tensor, p: int) -> dict:
+    """Every chapter's measure of ``model`` at one moment, as floats: ``weight_rms``
+    (‖θ‖/√n), ``nc1`` and ``etf_distance`` of the penultimate features on ``(x, y)`` (the
+    training set), ``weight_rank`` (:func:`normalized_rank` of :func:`hidden_matrix`) and
+    ``fourier`` (the top-10% Fourier share of the input weights)."""
+    was = model.training
+    model.eval()
+    feats = model.features(x)
+    head = model.head
+    nc = nc_metrics(feats, y, head.weight, head.bias, p)
+    model.train(was)
+    return dict(weight_rms=float(weight_norm(model)) / math.sqrt(numel(model)),
+                nc1=float(nc["nc1"]), etf_distance=float(nc["etf_distance"]),
+                weight_rank=normalized_rank(hidden_matrix(model).detach()),
+                fourier=float(model_concentration(model, p)))
+
+
+class UpdateProbe:
+    """The update of the hidden matrix at chosen steps, as ``before_step`` / ``after_step``
+    hooks of :func:`dynamics.train.train`: before the optimizer step it copies the matrix,
+    after it keeps :func:`normalized_rank` of the difference. Only the chosen steps are
+    touched (one copy and one SVD each), so no step syncs with the host otherwise."""
+
+    def __init__(self, model: nn.Module, steps):
+        self.w = hidden_matrix(model)
+        self.steps = set(int(s) for s in steps)
+        self.before = None
+        self.rank: dict[int, float] = {}
+
+    @torch.no_grad()
+    def before_step(self, model, step: int) -> None:
+        if step in self.steps:
+            self.before = self.w.detach().clone()
+
+    @torch.no_grad()
+    def after_step(self, model, step: int) -> None:
+        if step in self.steps and self.before is not None:
+            self.rank[step] = normalized_rank(self.w.detach() - self.before)
+            self.before = None
+
+
+def settle_step(steps, rms, tail: int = 3) -> int | None:
+    """When the weight RMS reaches its equilibrium under decay: from the evaluation where
+    the RMS peaks (the network first grows its weights to fit), the first evaluated step
+    where the squared RMS has closed all but e⁻² of its gap to its value at the end (the
+    median of the last ``tail`` evaluations), by the weight decay chapter's
+    :func:`~dynamics.weight_decay.science.relaxation_steps` (two time constants of ‖θ‖²:
+    τ = 1/(ηλ) for a scale-invariant weight). None when the peak is within 30% of the end
+    (nothing to relax), or the RMS never settles."""
+    rms = np.asarray(rms, dtype=float)
+    if len(rms) < tail + 1 or not np.all(np.isfinite(rms)):
+        return None
+    peak = int(np.argmax(rms))
+    idx = relaxation_steps(rms[peak:], float(np.median(rms[-tail:])))
+    return None if idx is None else int(steps[peak + idx])
+
+
+def falls_step(steps, values, ref_step: int | None, drop: float = NC1_DROP) -> int | None:
+    """The first evaluated step after ``ref_step`` at which ``values`` fall below ``drop``
+    times their value at ``ref_step`` (for NC1: when the classes start to collapse)."""
+    steps = list(steps)
+    if ref_step is None or ref_step not in steps:
+        return None
+    i = steps.index(ref_step)
+    ref = values[i]
+    if not math.isfinite(ref):
+        return None
+    return next((s for s, v in zip(steps[i:], values[i:]) if v < drop * ref), None)

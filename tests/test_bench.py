@@ -158,3 +158,17 @@ def test_every_chapter_says_its_live_cost():
         assert ("gpu", "planned", "T4") in have, chapter
         line = book.live_cost_line(chapter, rows)
         assert "smoke profile" in line and "cpu profile" in line and "on a T4" in line
+
+
+def test_every_chapter_page_shows_its_live_cost():
+    """Each chapter's page says how long its cells take, right after its setup cell."""
+    import json
+
+    from dynamics import CHAPTERS
+    from dynamics.results import ROOT
+
+    for chapter in CHAPTERS:
+        cells = json.loads((ROOT / "chapters" / f"{chapter}.ipynb").read_text())["cells"]
+        code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+        setup = next(i for i, src in enumerate(code) if "dynamics.setup(" in src)
+        assert code[setup + 1].strip() == f'dynamics.book.live_cost("{chapter}")', chapter

@@ -280,6 +280,13 @@ def test_claim_grokking_delay(seed):
     i_fit = h.steps.index(fit)
     assert h["test_loss"][i_fit] > h["test_loss"][0]
     assert _claim_runs(seed)[0].phase == "grokking"
+    # section 1's claims rows: the loss peaks well before the grok step; division groks on a
+    # similar schedule (within a factor of two of addition)
+    from dynamics.grokking import views as V
+    other = E.run(S.GrokConfig.for_profile("smoke").replace(op="div"), seed)
+    s1 = V.section1_facts(_claim_runs(seed)[0], other)
+    assert s1["loss_peak"] > s1["loss_start"] and s1["peak_step"] < grok / 2
+    assert s1["div_ratio"] is not None and 0.5 <= s1["div_ratio"] <= 2
 
 
 @pytest.mark.claim
@@ -300,6 +307,9 @@ def test_claim_norm_falls_and_fourier_sparse_after_grokking_not_at_fit(seed):
     conc, norm = h["fourier_top10"], h["weight_norm"]
     assert conc[i] < 0.5 < conc[-1]
     assert norm[-1] < norm[i]
+    # each unit reads few frequencies, the layer as a whole several (the spectrum figure)
+    end = E.progress_measures(base)["spectra"]["end"]
+    assert end["concentration"] > end["layer_concentration"] + 0.2
 
 
 @pytest.mark.claim
@@ -325,7 +335,7 @@ def test_claim_perp_grad_at_least_halves_steps_to_grok(seed):
 
 
 @pytest.mark.claim
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", SEEDS)
 def test_claim_remedies_as_section_4_says(seed):
     """Section 4's "What to notice": tripling the decay about halves the wait, Grokfast slows
     this MLP, StableMax without weight decay does not grok within the budget."""
@@ -334,13 +344,14 @@ def test_claim_remedies_as_section_4_says(seed):
     rows = E.run_remedies(cfg, [seed], ["baseline", "strong_wd", "grokfast", "stablemax"],
                           reuse=[base])
     speed = E.speedups(rows, cfg.steps)
-    assert speed["strong_wd"]["grokked"] and 1.5 <= speed["strong_wd"]["speedup"] <= 3.0
+    # shorter by less than the clock's threefold: part of the wait does not scale with λ
+    assert speed["strong_wd"]["grokked"] and 1.5 <= speed["strong_wd"]["speedup"] < 3.0
     assert speed["grokfast"]["speedup"] < 1.0
     assert not speed["stablemax"]["grokked"]
 
 
 @pytest.mark.claim
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", SEEDS)
 def test_claim_corrupted_labels_as_section_4_says(seed):
     cfg = S.GrokConfig.for_profile("smoke")
     out = E.run_corrupted(cfg, S.CorruptConfig.for_profile("smoke"), seed)

@@ -165,8 +165,13 @@ def test_claims_rows_have_verdicts(short):
     speed = G.speedups(rows, cfg.steps)
     cor = G.run_corrupted(cfg, G.CorruptConfig.for_profile("smoke", steps=20), 0)
     payload, _ = results.load("grokking_phase")
-    table = V.claims(first, control, pm, speed, cor, payload["rows"], payload["rows"])
-    assert len(table) == 11
+    table = V.claims(first, control, pm, speed, cor, payload["rows"], payload["rows"],
+                     other=first, grid_lr=0.01)
+    assert len(table) == 23
+    assert all(isinstance(r["asserted"], bool) for r in table)
+    # rows whose verdict changes with the scale are shown, not asserted
+    assert not any(r["asserted"] for r in table if r["claim"].split()[0] in
+                   ("Grokfast-EMA", "StableMax", "Four", "Regularization"))
     assert all(r["reproduced"] in plots.VERDICTS for r in table)
     assert {r["claim"].split()[0] for r in table} >= {"Grokfast-EMA", "StableMax", "Four"}
     assert "not reached" not in plots.claims_table(table).data
@@ -191,3 +196,49 @@ def test_package_reexports_every_public_name():
         assert all(getattr(G, n) is getattr(mod, n) for n in mod.__all__)
     for old in ("panel", "eval_schedule", "phase_diagram", "bench", "remedy_names"):
         assert not hasattr(G, old)  # renamed or moved (see the package docstring)
+
+
+def test_page_numbers_from_the_precomputed_grid():
+    """Section 2's glued sentences, computed from data/grokking_phase.json (the published
+    figure): every published claims row holds there, the wait is a fixed part plus clock
+    periods, and a stronger decay shortens it by less than the ratio of decays."""
+    payload, prov = results.load("grokking_phase")
+    rows, lr = payload["rows"], prov["config"]["phase"]["lr"]
+    assert not plots.failed_claims(V.published_claims())
+    f = V.phase_facts(rows)
+    assert f["no_decay_memorizes"] and f["falls_rows"] and f["falls_cols"] and f["crit_falls"]
+    assert f["strong_phases"] == ["un-learning"] and f["strong_loss_min"] > 10 * f["weak_loss_max"]
+    ratios = V.clock_ratios(rows)
+    assert ratios and all(1 < r["measured"] < r["clock"] for r in ratios)
+    fits = V.clock_fit(rows, lr)
+    assert fits and all(r["offset"] > 0 and r["max_rel_error"] < 0.2 for r in fits)
+    glued = V.phase_glue(rows, lr, prov["config"]["phase"]["p"])
+    assert glued["ln_p"].startswith("ln 37") and glued["confusion"] == "No cell shows"
+
+
+def test_phase_facts_on_a_made_up_grid():
+    def cell(f, w, phase, grok=None, loss=0.01):
+        return dict(train_frac=f, weight_decay=w, phase=phase, grok_step=grok, fit_step=10,
+                    final_train_loss=loss)
+    rows = [cell(0.5, 0.0, "memorization"), cell(0.5, 1.0, "grokking", 400),
+            cell(0.5, 3.0, "grokking", 200), cell(0.5, 9.0, "un-learning", None, 2.0),
+            cell(0.9, 0.0, "memorization"), cell(0.9, 1.0, "grokking", 300),
+            cell(0.9, 3.0, "comprehension", 100), cell(0.9, 9.0, "un-learning", 50, 2.0)]
+    f = V.phase_facts(rows)
+    assert f["crit"] == {1.0: 0.5, 3.0: 0.5, 9.0: None} and f["inner"] == [1.0, 3.0]
+    assert f["falls_rows"] and f["falls_cols"] and f["strong_passed"] == [(0.9, 50)]
+    assert [round(r["measured"], 2) for r in V.clock_ratios(rows)] == [2.0, 3.0]
+    rows[6]["grok_step"] = 400  # rises along the row and the column
+    f = V.phase_facts(rows)
+    assert not f["falls_rows"] and not f["falls_cols"]
+    assert V.remedy_facts({"baseline": dict(speedup=1.0, grokked=1),
+                           "grokfast": dict(speedup=0.5, grokked=1),
+                           "stablemax": dict(speedup=0.2, grokked=0)})["stablemax"].startswith("does not")
+
+
+def test_corrupted_glue_formats_the_final_shares():
+    out = {"noise": 0.1, "runs": [
+        dict(weight_decay=1.0, final_memorized=1.0, final_test_acc=0.79, final_corrected=0.0),
+        dict(weight_decay=6.0, final_memorized=0.1, final_test_acc=0.93, final_corrected=0.76)]}
+    assert V.corrupted_glue(out) == dict(mem_low="100%", test_low="79%", mem_high="10%",
+                                         corr_high="76%", test_high="93%", wd_low="1", wd_high="6")

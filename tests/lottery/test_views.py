@@ -82,12 +82,38 @@ def test_claims_table_rows_and_verdicts(small):
     payload, _ = results.load("lottery_imp")
     rows = L.claims(res, pai, {"Adam lr 0.002": {**lmc, "rewind_steps": [0]}, "hot": lmc},
                     precomputed=L.imp_runs(payload))
-    assert all(set(r) == {"claim", "paper", "measured here", "reproduced"} for r in rows)
+    assert all(set(r) == {"claim", "paper", "measured here", "reproduced", "asserted"} for r in rows)
+    # shown, not asserted: this run's speed and the learning-rate rows ("partly" at this scale)
+    assert [r["asserted"] for r in rows if "Liu et al." in r["paper"]] == [False]
     assert all(r["reproduced"] in plots.VERDICTS for r in rows)
     texts = [r["claim"] for r in rows]
     assert texts.count("Tickets learn faster (earlier early-stopping step)") == 2
     assert any("Liu et al." in r["paper"] for r in rows)
     assert "None" not in plots.claims_table(rows).data
+
+
+def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
+    _, _, res, _, lmc = small
+    runs = L.imp_runs(results.load("lottery_imp")[0])
+    main = next(iter(runs.values()))
+    speed = L.speed_numbers(main)
+    stop = np.nanmean(main.stop_step["ticket"], axis=0)
+    assert speed["speed_dense"] == int(stop[0]) and speed["speed_steps"] == main.config["steps"]
+    assert speed["speed_range"] == "200 to 290"  # the cpu data's tickets between 2/3 and 1/7
+    pai = L.pai_numbers(results.load("lottery_pai")[0])
+    assert pai["pai_shuffle"] == "3.7 to 5.2"  # the slip: the prose had "4 to 5"
+    assert pai["pai_ticket"] > 10
+    rew = L.rewind_numbers(runs, results.load("lottery_lmc")[0])
+    assert rew["rewind_k"] == 50 and 1 < rew["rewind_gap"] < 4 and rew["lmc_first"] > 10
+    both = L.lmc_numbers({**lmc, "rewind_steps": [0]}, lmc)
+    assert both["calm_barrier"] == 100 * lmc["barrier"][0] and both["hot_k_last"] == 5
+
+
+def test_published_claims_are_rows_on_the_precomputed_data():
+    rows = L.published_claims()
+    assert all(r["reproduced"] in plots.VERDICTS for r in rows)
+    assert not plots.failed_claims(rows)
+    assert sum(r["asserted"] for r in rows) >= 5
 
 
 # ----------------------------------------------------------------------------- panels

@@ -90,16 +90,21 @@ def practice(seed, optimizers=("adamw", "muon", "momentum"), teaching_fp32=True)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_muon_reaches_target_loss_in_fewer_steps_than_adamw(seed):
     """Section 3 at smoke scale: Muon reaches the target in a fraction of AdamW's steps
-    (measured 3.0-3.6× over seeds 0-4), SGD with momentum is the slowest (later than AdamW,
-    or never), and the float32 teaching Muon follows torch's Muon step for step."""
+    (measured 3.0-3.6× over seeds 0-5), SGD with momentum is the slowest (later than AdamW,
+    or never), and the float32 teaching Muon reaches the target within a few steps of torch's
+    Muon (33-42 against 36-39 steps over seeds 0-5, with and without
+    ATEN_CPU_CAPABILITY=default). Their mini-batch loss curves are not compared point by
+    point: bfloat16 against float32 rounding, amplified by training, moved them apart by up
+    to 0.09 here and 0.16 on an AVX2 machine, about a seed's spread; the exact agreement of
+    the two implementations on the same gradients is test_muon_agreement_is_exact's."""
     r = practice(seed)
     summ = E.practice_summary(r)
     muon, adamw, sgd = summ["muon"]["steps"], summ["adamw"]["steps"], summ["momentum"]["steps"]
-    assert muon is not None and adamw is not None, (muon, adamw)
-    assert 2 * muon <= adamw, (muon, adamw)
+    fp32 = summ["muon_fp32"]["steps"]
+    assert muon is not None and adamw is not None and fp32 is not None, (muon, adamw, fp32)
+    assert 2 * muon <= adamw and 2 * fp32 <= adamw, (muon, fp32, adamw)
     assert sgd is None or sgd > adamw
-    fp32 = r["timed"]["muon_fp32"]["train_loss"]
-    assert np.abs(r["timed"]["muon"]["train_loss"] - fp32).max() < 0.1
+    assert 0.75 <= fp32 / muon <= 1.33, (fp32, muon)
 
 
 def test_what_the_precomputed_sweeps_show():
@@ -221,18 +226,26 @@ def batch(seed, profile="smoke"):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_muon_saturates_at_a_larger_critical_batch(seed):
     """Section 4, batch figure: SGD's one step stops improving at a small batch (32-64),
-    Muon's keeps improving to a batch at least 4× larger (smoke: 256, 8×), and Muon stores
-    at least as many pairs as SGD at every batch size."""
+    Muon's keeps improving to a batch at least 4× larger (smoke: 256, 8×); at small batches
+    the two tie (within 1% of the pairs), past SGD's critical batch Muon stores more at every
+    size (the claims row of views.batch_facts)."""
+    from dynamics.spectral import views as V
+
     r = batch(seed)
     sgd, muon = E.critical_batch(r, "sgd"), E.critical_batch(r, "muon")
     assert sgd is not None and muon is not None and sgd <= 64 and muon >= 4 * sgd
-    assert all(m >= s - 0.005 for m, s in zip(r["recall"]["muon"], r["recall"]["sgd"]))
+    assert V.batch_facts(r)["muon_ahead_everywhere"]
 
 
 def test_critical_batch_at_cpu_scale():
-    """The cpu run of the batch figure (d = 128, seed 0): SGD saturates at 32, Muon at 1024."""
+    """The cpu run of the batch figure (d = 128, seed 0): SGD saturates at 32, Muon at 1024;
+    at batch 16 SGD stores a hair more than Muon (0.0242 against 0.0238 of the pairs, a tie),
+    which is why the page says "tie" at small batches, not "at least as many"."""
     r = batch(0, "cpu")
     assert E.critical_batch(r, "sgd") <= 64 and E.critical_batch(r, "muon") >= 8 * E.critical_batch(r, "sgd")
+    from dynamics.spectral import views as V
+
+    assert V.batch_facts(r)["muon_ahead_everywhere"]
 
 
 # ----------------------------------------------------------------- spectral shaping

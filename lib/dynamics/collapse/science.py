@@ -125,8 +125,10 @@ def nc2(M: torch.Tensor) -> dict:
     - ``equinorm``: coefficient of variation (std / mean) of the norms ‖μ_c − μ_G‖;
     - ``equiangularity``: mean over pairs c ≠ c' of |cos(μ_c − μ_G, μ_c' − μ_G) + 1/(C − 1)|;
     - ``etf_distance``: ‖MMᵀ/‖MMᵀ‖_F − (I − 11ᵀ/C)/√(C − 1)‖_F, the Frobenius distance of the
-      normalized Gram matrix of the centred means to that of a simplex ETF (Papyan et al.'s
-      Figure 6). Unlike equiangularity it also sees unequal norms.
+      normalized Gram matrix of the centred means to that of a simplex ETF (the NC2 measure of
+      Zhu et al. 2021, "A Geometric Analysis of Neural Collapse with Unconstrained Features";
+      Papyan et al. plot equinorm and equiangularity separately). Unlike equiangularity it
+      also sees unequal norms.
     """
     C = len(M)
     norms = M.norm(dim=1)
@@ -440,8 +442,11 @@ def imbalanced_ufm_solution(counts, weight_decay: float, linear_depth: int = 1) 
     orthogonal, with lengths set by the class counts. Given that structure the problem splits
     into one scalar problem per class: with s the singular value each of the L balanced layers
     gives class c, x the norm of its features and p = s^L x its output, minimize
-    n_c/(2N)(p − 1)² + λ L s²/2 + λ n_c x²/(2N). Stationarity in x gives x = s √(N/n_c),
-    which leaves a one-dimensional problem in s, solved numerically here. For small λ,
+    n_c/(2N)(p − 1)² + λ L s²/2 + λ n_c x²/(2N). Stationarity in x gives
+    (n_c/N)(p − 1) s^L = −λ (n_c/N) x, stationarity in s gives (n_c/N)(p − 1) s^(L−1) x = −λ s;
+    multiplied by x and by s they share the left side, so λ (n_c/N) x² = λ s²: at every
+    stationary point with λ > 0, x = s √(N/n_c) (the two conditions together, neither alone).
+    That leaves a one-dimensional problem in s, solved numerically here. For small λ,
     s ∝ n_c^{1/(2(L+1))}: larger classes get longer classifier rows and *shorter* features.
     A class whose best s is 0 has collapsed to the origin (minority collapse, Fang et al. 2021).
     """

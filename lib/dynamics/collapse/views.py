@@ -19,7 +19,9 @@ __all__ = ["LABELS", "dataset_line", "terminal_phase_table", "nc_figure", "simpl
            "gram_figure", "conditions_figure", "ufm_figure", "imbalance_figure", "imbalance_table", "weight_decay_slider",
            "gd_slider", "simplex_slider", "imbalance_slider", "collapse_panel", "simplex_panel",
            "conditions_panel", "imbalance_panel", "claims", "GD_SLIDER_OPENS_AT",
-           "WEIGHT_DECAY_SLIDER_OPENS_AT"]
+           "WEIGHT_DECAY_SLIDER_OPENS_AT", "decay_sweep", "decay_clock", "clock_figure",
+           "gd_sweep", "imbalance_trends", "run_numbers", "conditions_numbers",
+           "imbalance_numbers", "route_numbers", "published_claims"]
 
 LABELS = {
     "nc1": "NC1",
@@ -471,8 +473,7 @@ def imbalance_panel(profile: str | None = None, seed: int | None = None):
 # ============================================================================ claims
 
 
-def _verdict(ok: bool, partly: bool = False, scale: bool = False) -> str:
-    return "yes" if ok else "partly" if partly else "not at this scale" if scale else "no"
+_verdict = plots.verdict
 
 
 def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> list[dict]:
@@ -495,15 +496,16 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
                     f"{nc1_z / nc1_T:.0f}× lower",
                     _verdict(nc1_z >= 10 * nc1_T, nc1_z > 1.5 * nc1_T)),
         plots.claim("NC2: the centred class means approach a simplex ETF",
-                    "Papyan, Han & Donoho (2020)",
+                    "Papyan, Han & Donoho (2020); the distance: Zhu et al. (2021)",
                     f"distance to the ETF {n(etf_z)} at zero error, {n(etf_T)} at the end; "
                     f"equinorm {n(h.last('equinorm'), 2)}, equiangularity {n(h.last('equiangularity'), 2)}",
-                    _verdict(etf_T < 0.05, etf_T < etf_z / 1.5, scale=True)),
+                    _verdict(etf_T < 0.05, etf_T < etf_z / 1.5, scale=True), asserted=False),
         plots.claim("NC3: the classifier's rows align with the centred class means",
                     "Papyan, Han & Donoho (2020)",
                     f"NC3 {n(nc3_z)} → {n(nc3_T)} (at the collapse of a bias-free head: {n(target)}); "
                     f"variant with W centred {n(nc3c_z)} → {n(nc3c_T)}",
-                    _verdict(nc3c_T < 0.05 and abs(nc3_T - target) < 0.05, nc3c_T < nc3c_z / 1.5, scale=True)),
+                    _verdict(nc3c_T < 0.05 and abs(nc3_T - target) < 0.05, nc3c_T < nc3c_z / 1.5, scale=True),
+                    asserted=False),
         plots.claim("NC4: the network decides like the nearest class centre",
                     "Papyan, Han & Donoho (2020)",
                     f"{n(100 * h.last('nc4'), 2)}% of training examples disagree at the end",
@@ -529,7 +531,21 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
                     f"AdamW {n(aw.last('nc1'), 2)} / {n(an.last('nc1'), 2)} "
                     f"({ratio_adam:.0f}× lower with decay); final MSE under GD "
                     f"{n(gw.last('train_loss'), 2)} with decay, {n(gn.last('train_loss'), 2)} without",
-                    _verdict(ratio_gd >= 2 and ratio_adam >= 2, ratio_gd >= 2 or ratio_adam >= 2)),
+                    _verdict(ratio_gd >= 2 and ratio_adam >= 2, ratio_gd >= 2 or ratio_adam >= 2),
+                    asserted=False),
+        plots.claim("under AdamW, decay lowers the final NC1 tenfold or more although ‖D‖ grows "
+                    "(Adam breaks the conservation law)", "this chapter",
+                    f"NC1 {ratio_adam:.0f}× lower with decay; ‖D‖ ends at "
+                    f"{n(aw.last('imbalance') / aw['imbalance'][0], 2)} (decay) and "
+                    f"{n(an.last('imbalance') / an['imbalance'][0], 2)} (none) of its value at step 1",
+                    _verdict(ratio_adam >= 10 and aw.last("imbalance") > aw["imbalance"][0]
+                             and an.last("imbalance") > an["imbalance"][0])),
+        plots.claim("under gradient descent this decay balances the layers but holds the loss "
+                    "up, and NC1 ends higher than without decay", "this chapter",
+                    f"final MSE {n(gw.last('train_loss') / gn.last('train_loss'), 2)}×, final NC1 "
+                    f"{n(gw.last('nc1') / gn.last('nc1'), 2)}× the run without decay",
+                    _verdict(gw.last("train_loss") > 2 * gn.last("train_loss")
+                             and gw.last("nc1") > gn.last("nc1"))),
         plots.claim("with bounded conditioning the (uncentred) class means become orthogonal",
                     "Jacot et al. (2025)",
                     f"s₁/s_C {n(aw.last('conditioning'), 2)} (AdamW), {n(gw.last('conditioning'), 2)} (GD); "
@@ -537,7 +553,8 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
                     f"{n(gw.last('orthogonality'), 2)} (GD), from "
                     f"{n(aw['orthogonality'][0], 2)} at step 1",
                     _verdict(max(aw.last("orthogonality"), gw.last("orthogonality")) < 0.05,
-                             max(aw.last("orthogonality"), gw.last("orthogonality")) < 0.2)),
+                             max(aw.last("orthogonality"), gw.last("orthogonality")) < 0.2),
+                    asserted=False),
     ]
     (wname, uw), (nname, un) = list(ufm.items())
     rows.append(plots.claim(
@@ -567,3 +584,213 @@ def claims(collapse: History, conditions: dict, ufm: dict, imbalance: dict) -> l
         _verdict(np.abs(ua - 90).max() < 1 and err < 0.02 and 70 < na.min() and na.max() < 91
                  and corr_w > 0.5 and corr_h < -0.4, np.abs(ua - 90).max() < 1 and err < 0.02)))
     return rows
+
+
+# ============================================================================ numbers for the prose
+# Every number the chapter's sentences quote about its runs comes from one of these functions
+# (glued into the prose with dynamics.book.glue), never typed by hand.
+
+
+def run_numbers(history: History) -> dict:
+    """Section 1's run in the numbers its "What to notice" quotes (for :func:`dynamics.book.glue`)."""
+    h = history
+    etf = h.last("etf_distance")
+    return dict(nc1_fall=at_zero_error(h, "nc1") / h.last("nc1"), etf_end=etf,
+                equinorm_end=h.last("equinorm"),
+                nc3c_fall=at_zero_error(h, "nc3_centred") / h.last("nc3_centred"),
+                nc4_end=f"{100 * h.last('nc4'):.2g}%",
+                nc2_verdict=plots.verdict(etf < 0.05, etf < at_zero_error(h, "etf_distance") / 1.5,
+                                          scale=True))
+
+
+def conditions_numbers(conditions: dict) -> dict:
+    """Section 3's four runs in the numbers its "What to notice" quotes."""
+    aw, an = conditions["AdamW, weight decay"], conditions["AdamW, none"]
+    gw, gn = conditions["GD, weight decay"], conditions["GD, none"]
+    return dict(gd_kept=gn.last("imbalance") / gn["imbalance"][0],
+                gd_decay_kept=gw.last("imbalance") / gw["imbalance"][0],
+                gd_loss_ratio=gw.last("train_loss") / gn.last("train_loss"),
+                gd_nc1_ratio=gw.last("nc1") / gn.last("nc1"),
+                adam_nc1_ratio=an.last("nc1") / aw.last("nc1"),
+                adam_kept=an.last("imbalance") / an["imbalance"][0],
+                orth_start=aw["orthogonality"][0],
+                orth_end=max(aw.last("orthogonality"), gw.last("orthogonality")),
+                cond_max=max(r.last("conditioning") for r in conditions.values()))
+
+
+def imbalance_numbers(result: dict) -> dict:
+    """Section 4's run in the numbers its "What to notice" quotes."""
+    t = imbalance_trends(result)
+    return dict(ufm_err=f"{100 * t['ufm_error']:.2g}%",
+                ufm_angles=f"{t['ufm_angles'][0]:.1f}° and {t['ufm_angles'][1]:.1f}°",
+                net_angles=f"{t['net_angles'][0]:.0f}° and {t['net_angles'][1]:.0f}°",
+                corr_w=f"{t['corr_w']:+.2f}".replace("-", "−"),
+                corr_h=f"{t['corr_h']:+.2f}".replace("-", "−"),
+                against=f"{t['against_w'] + t['against_h']} of {2 * (len(result['counts']) - 1)}")
+
+
+def route_numbers(payload: dict) -> dict:
+    """Section 3's route, measured on the AdamW decay sweep, in the numbers the prose quotes:
+    the e-folds of NC1 per unit of decay clock for the decays whose clock ends below 1, their
+    final losses relative to the run without decay, and the largest decay's loss."""
+    rows = decay_clock(payload)
+    small = [r for r in rows if r["clock_end"] < 1.0]
+    return dict(route_decays=" and ".join(f"{r['weight_decay']:g}" for r in small),
+                route_rates=" and ".join(f"{r['rate']:.1f}" for r in small),
+                route_loss=max(r["loss_ratio"] for r in small),
+                route_big_loss=rows[-1]["loss_ratio"], route_big=rows[-1]["weight_decay"])
+
+
+def decay_sweep(payload: dict) -> dict:
+    """The precomputed AdamW runs of section 1 (``data/collapse_weight_decay.json``): final
+    NC1 and training loss per weight decay, and the ratios the prose quotes."""
+    decays = [float(d) for d in payload["weight_decays"]]
+    hs = [History.from_dict(h) for h in payload["histories"]]
+    nc1 = np.array([h.last("nc1") for h in hs])
+    loss = np.array([h.last("train_loss") for h in hs])
+    best = int(np.argmin(nc1))
+    return dict(decays=decays, nc1=nc1, loss=loss, best=decays[best],
+                none_over_best=nc1[0] / nc1[best],
+                lowered=[d for d, v in zip(decays[1:], nc1[1:]) if v < nc1[0]],
+                rise=nc1[-1] / nc1[best], largest=decays[-1])
+
+
+def _clock(h: History) -> np.ndarray:
+    """λ Σ_{s<t} η_s at each evaluation step of an AdamW run of the sweep (cosine schedule)."""
+    from .science import cosine_schedule
+
+    cfg = h.info["config"]
+    f = cosine_schedule(int(cfg["steps"]))
+    eta = np.concatenate([[0.0], np.cumsum([cfg["lr"] * f(t) for t in range(int(cfg["steps"]))])])
+    return float(cfg["weight_decay"]) * eta[np.minimum(np.asarray(h.steps, int), len(eta) - 1)]
+
+
+def decay_clock(payload: dict) -> list[dict]:
+    """Section 3's route, measured on the AdamW decay sweep: for each decay λ > 0, NC1
+    divided by the run without decay (same steps), against the decay clock λΣη. Decoupled decay
+    multiplies every weight by exp(−λΣη) whatever the gradient; ``rate`` is the fitted
+    −d ln(NC1 ratio)/d(λΣη) in the terminal phase (ratio between 1 and 0.01): the e-folds of
+    NC1 per unit of clock. Where decay alone sets the pace, the rates of different λ agree."""
+    hs = [History.from_dict(h) for h in payload["histories"]]
+    none = np.asarray(hs[0]["nc1"], float)
+    rows = []
+    for d, h in zip(payload["weight_decays"][1:], hs[1:]):
+        c, r = _clock(h), np.asarray(h["nc1"], float) / none
+        z = terminal_phase_start(h) or 0
+        keep = (np.asarray(h.steps) >= z) & (r > 0.01) & (r < 1.0)
+        rate = -np.polyfit(c[keep], np.log(r[keep]), 1)[0] if keep.sum() >= 3 else float("nan")
+        rows.append(dict(weight_decay=float(d), clock=c, ratio=r, clock_end=float(c[-1]),
+                         ratio_end=float(r[-1]), rate=float(rate),
+                         loss_ratio=h.last("train_loss") / hs[0].last("train_loss")))
+    return rows
+
+
+def clock_figure(payload: dict) -> "go.Figure":
+    """NC1 with decay ÷ NC1 without, against the decay clock λΣη, one line per decay."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for i, row in enumerate(decay_clock(payload)):
+        x, y = _positive(row["clock"], row["ratio"])
+        fig.add_scatter(x=x, y=y, mode="lines+markers", marker=dict(size=4),
+                        name=f"λ = {row['weight_decay']:g}",
+                        line=dict(color=plots.PALETTE[(i + 1) % len(plots.PALETTE)]))
+    fig.update_xaxes(type="log", title_text="decay clock λ Σₛ ηₛ")
+    fig.update_yaxes(type="log", title_text="NC1 ÷ NC1 without decay")
+    fig.update_layout(title="AdamW: NC1 against the decay clock", height=420)
+    return fig
+
+
+def gd_sweep(payload: dict) -> dict:
+    """The precomputed gradient-descent runs of section 3: final NC1, loss and balancedness per
+    weight decay, and at which decays NC1 ends below or above the run without decay."""
+    decays = [float(d) for d in payload["weight_decays"]]
+    hs = [History.from_dict(h) for h in payload["histories"]]
+    nc1 = np.array([h.last("nc1") for h in hs])
+    bal = np.array([h.last("balancedness") for h in hs])
+    opens = decays.index(GD_SLIDER_OPENS_AT) if GD_SLIDER_OPENS_AT in decays else 1
+    return dict(decays=decays, nc1=nc1, balancedness=bal,
+                loss=np.array([h.last("train_loss") for h in hs]), opens=decays[opens],
+                opens_nc1_ratio=nc1[opens] / nc1[0], opens_balancedness=bal[opens],
+                lower=[d for d, v in zip(decays[1:], nc1[1:]) if v < nc1[0]],
+                higher=[d for d, v in zip(decays[1:], nc1[1:]) if v > nc1[0]])
+
+
+def _corr(a, b) -> float:
+    """Pearson correlation, NaN (without a warning) when either side does not vary."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(np.corrcoef(a, b)[0, 1]) if np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
+
+
+def imbalance_trends(result: dict) -> dict:
+    """One imbalance result in the numbers the prose quotes: angle ranges, the free model's
+    largest relative error against the exact solution, and the network's trends (correlation of
+    log norm with log count) with the number of neighbouring class pairs that go against them."""
+    counts = np.asarray(result["counts"], float)
+    off = ~np.eye(len(counts), dtype=bool)
+    u, th, net = result["ufm"], result["theory"], result["network"]
+    order = np.argsort(-counts)
+
+    def against(v, sign):  # neighbours (by count) whose norms step the other way
+        d = np.diff(np.asarray(v, float)[order])
+        return int(np.sum(sign * d > 0))
+
+    return dict(ufm_angles=(float(np.min(np.asarray(u["angles"])[off])),
+                            float(np.max(np.asarray(u["angles"])[off]))),
+                ufm_error=float(np.max(np.abs(np.asarray(u["feature_norm"])
+                                              / np.asarray(th["feature_norm"]) - 1))),
+                net_angles=(float(np.min(np.asarray(net["angles"])[off])),
+                            float(np.max(np.asarray(net["angles"])[off]))),
+                corr_w=_corr(np.log(counts), np.log(net["classifier_norm"])),
+                corr_h=_corr(np.log(counts), np.log(net["feature_norm"])),
+                against_w=against(net["classifier_norm"], +1),  # should fall as counts fall
+                against_h=against(net["feature_norm"], -1))     # should rise as counts fall
+
+
+def published_claims() -> list[dict]:
+    """The rows of the claims that rest on the precomputed (cpu) data the published page
+    shows: the AdamW and gradient-descent decay sweeps, the decay clock of section 3's route
+    and the imbalance ratios (``tests/test_published_claims.py`` checks every asserted row)."""
+    n = plots.number
+    sweep = decay_sweep(results.load("collapse_weight_decay")[0])
+    clock = decay_clock(results.load("collapse_weight_decay")[0])
+    gd = gd_sweep(results.load("collapse_gd_weight_decay")[0])
+    imb = results.load("collapse_imbalance")[0]
+    small = [r for r in clock if r["clock_end"] < 1.0]  # decays whose terminal phase is short on the clock
+    rates = [r["rate"] for r in small]
+    trends = [imbalance_trends(r) for r in imb["runs"]]
+    return [
+        plots.claim("AdamW: every decay lowers the final NC1, the best by two orders of magnitude "
+                    "or more; the largest holds the fit back and NC1 rises again", "this chapter",
+                    f"NC1 without decay ÷ at λ = {sweep['best']:g}: {sweep['none_over_best']:.0f}×; "
+                    f"at λ = {sweep['largest']:g} NC1 is {sweep['rise']:.1f}× its minimum",
+                    plots.verdict(len(sweep["lowered"]) == len(sweep["decays"]) - 1
+                                  and sweep["none_over_best"] >= 100 and sweep["rise"] > 2)),
+        plots.claim("AdamW: for the small decays NC1 falls at one rate per unit of the decay clock "
+                    "λΣη, while the training loss stays as low as without decay", "this chapter",
+                    "e-folds of NC1 per unit of clock: " + ", ".join(
+                        f"{r['rate']:.1f} (λ = {r['weight_decay']:g})" for r in small)
+                    + "; final loss ÷ without decay: " + ", ".join(
+                        f"{n(r['loss_ratio'], 2)}" for r in small),
+                    plots.verdict(len(small) >= 2 and max(rates) < 1.25 * min(rates)
+                                  and all(r["loss_ratio"] < 3 for r in small))),
+        plots.claim("gradient descent: a small decay partly balances and lowers NC1; from "
+                    f"{min(gd['higher']) if gd['higher'] else '—'} on the layers balance but NC1 "
+                    "ends higher than without decay", "this chapter",
+                    f"at {gd['opens']:g}: NC1 {n(gd['opens_nc1_ratio'], 2)}× the run without, "
+                    f"balancedness {n(gd['opens_balancedness'], 2)}; NC1 higher at "
+                    + ", ".join(f"{d:g}" for d in gd["higher"]),
+                    plots.verdict(gd["opens_nc1_ratio"] < 1 and 2e-3 in gd["higher"]
+                                  and gd["balancedness"][-1] < 1e-3)),
+        plots.claim("imbalanced classes: the free model's means orthogonal with the exact norms; the "
+                    "network's angles near 90°, classifier rows longer and feature means shorter "
+                    "for larger classes (as a trend)", "Dang et al. (2023)",
+                    "; ".join(f"ratio {ratio:g}: free {t['ufm_angles'][0]:.1f}–{t['ufm_angles'][1]:.1f}°, "
+                              f"network {t['net_angles'][0]:.0f}–{t['net_angles'][1]:.0f}°, "
+                              f"correlations {t['corr_w']:+.2f}/{t['corr_h']:+.2f}"
+                              for ratio, t in zip(imb["ratios"], trends) if ratio > 1).replace("-", "−"),
+                    plots.verdict(all(abs(t["ufm_angles"][0] - 90) < 1 and abs(t["ufm_angles"][1] - 90) < 1
+                                      and t["ufm_error"] < 0.02 and t["net_angles"][0] > 70
+                                      and t["net_angles"][1] < 91 and t["corr_w"] > 0.5 and t["corr_h"] < -0.4
+                                      for ratio, t in zip(imb["ratios"], trends) if ratio > 1))),
+    ]

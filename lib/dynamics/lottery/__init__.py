@@ -26,4 +26,5 @@ from .experiments import (VARIANTS, ImpResult, imp_cost, imp_runs, precompute, p
 from .views import (DATASET_NAMES, PAI_NAMES, PAPER_COST, VARIANT_NAMES, barrier_figure,  # noqa: F401
                     claims, cost_figure, cost_rows, cost_table, imp_figure, imp_panel, imp_slider, lmc_figure,
                     lmc_panel, lmc_slider, layer_rows, layer_table, pai_figure, pai_panel, pai_slider,
-                    speed_claim, speed_figure)
+                    speed_claim, speed_figure, speed_numbers, pai_numbers, lmc_numbers,
+                    rewind_numbers, published_claims)

@@ -113,13 +113,19 @@ def test_readme_says_where_the_book_is_published():
     assert f"https://{owner}.github.io/{repo}/" in (ROOT / "README.md").read_text()
 
 
+WIDTHS = (390, 700, 1280)  # a phone (390 x 844, touch), a narrow window, a laptop
+
+
 @pytest.mark.book
 def test_rendered_book(tmp_path):
     """Build the whole book in the smoke profile with warnings as errors, then read every chapter
     page as a reader would, in the system Chromium (Playwright), with every non-file request
-    refused: equations typeset, nothing wider than the article column, every figure drawn, no
-    slider over a legend, the Colab link there, one slider moved and its figure redrawn. A
-    full-page screenshot of each page is saved under _build/screenshots for a person to look at."""
+    refused, at each of WIDTHS: equations typeset, nothing wider than the article column or the
+    screen, a page that does not scroll sideways, every figure drawn in the layout for its width
+    with no two of its texts on top of each other and none cut off, no slider over a legend,
+    the Colab link there, one slider moved (on the phone: tapped) and its figure redrawn, a tap
+    on a line plot showing its hover. A full-page screenshot of each page at each width is saved
+    under _build/screenshots/<width> for a person to look at."""
     html = book.build(tmp_path / "book", profile="smoke")
     assert (html / "_static" / "plotly.min.js").stat().st_size > 1_000_000
     assert (html / "_static" / "mathjax" / "tex-chtml.js").exists()
@@ -130,10 +136,18 @@ def test_rendered_book(tmp_path):
         source = (html / "chapters" / f"{name}.html").read_text()
         remote = re.findall(r'<script[^>]*src="(https?://[^"]+)"', source)
         assert not remote, f"{name}: scripts loaded from the network: {remote}"
-    reports = book.inspect_pages(html, pages, shots_dir=ROOT / "_build" / "screenshots")
-    found = {name: book.problems(r) for name, r in reports.items()}
+    found = {}
+    for width in WIDTHS:  # one build, read at each width
+        shots = ROOT / "_build" / "screenshots" / str(width)
+        reports = book.inspect_pages(html, pages, shots_dir=shots, width=width)
+        found.update({f"{name} at {width} px": book.problems(r) for name, r in reports.items()})
+        for name, r in reports.items():
+            assert r["math"] > 0, f"{name}: no typeset equations"
+            assert r["figures"] and r["slider_moved"], f"{name}: no figure with a slider to move"
+            assert (shots / f"{name}.png").stat().st_size > 10_000
+            if width < 500:  # a phone: every figure in its narrow layout, a tap shows a hover
+                assert all(f["layout"] == "narrow" for f in r["figures"]), name
+                assert r["tapped"] and r["tapped"]["hover"], f"{name}: a tap showed no hover"
+            else:
+                assert all(f["layout"] == "wide" for f in r["figures"]), name
     assert not any(found.values()), "\n".join(f"{n}: {p}" for n, ps in found.items() for p in ps)
-    for name, r in reports.items():
-        assert r["math"] > 0, f"{name}: no typeset equations"
-        assert r["figures"] and r["slider_moved"], f"{name}: no figure with a slider to move"
-        assert (ROOT / "_build" / "screenshots" / f"{name}.png").stat().st_size > 10_000

@@ -143,3 +143,58 @@ def test_claims_table_names_its_verdicts():
     assert "reproduced" in html and "not at this scale" in html
     with pytest.raises(ValueError, match="reproduced must be one of"):
         plots.claim("x", "y", "z", "maybe")
+
+
+def _narrow(fig):
+    """The figure as a phone shows it: the column layout with its narrow patch applied."""
+    wide = _housed(fig).to_plotly_json()
+    patch = plots.narrow_patch(fig)
+    layout = {k: v for k, v in {**wide["layout"], **patch["layout"]}.items() if v is not None}
+    data = [dict(t, **(patch["data"][i] if patch["data"] else {})) for i, t in enumerate(wide["data"])]
+    return go.Figure(data=data, layout=layout)
+
+
+def test_narrow_layout_stacks_panels_and_puts_the_legend_below():
+    fig = plots.subplots(1, 2, ["Frobenius norm during training", "singular values of hidden.1"],
+                         title="mod 37, 70% of the pairs for training, and a long tail of words")
+    for i, name in enumerate(["a + b · train", "a + b · test", "no weight decay · train"]):
+        fig.add_scatter(x=[1, 2, 3], y=[i, i + 1, i], name=name, legendgroup=name, row=1, col=1)
+        fig.add_scatter(x=[1, 2, 3], y=[i, i, i + 1], name=name, legendgroup=name,
+                        showlegend=False, row=1, col=2)
+    fig.update_xaxes(title_text="step")
+    wide, small = _housed(fig).layout, _narrow(fig).layout
+    assert wide.xaxis2.domain[0] > wide.xaxis.domain[1]  # side by side in the column
+    assert small.xaxis.domain == small.xaxis2.domain == (0, 1)  # stacked on a phone
+    assert small.yaxis.domain[0] > small.yaxis2.domain[1]  # the first panel on top
+    assert wide.legend.y > 1 and small.legend.y < 0 and small.legend.yanchor == "top"
+    lines = small.title.text.split("<br>")
+    assert len(lines) > 1 and max(map(len, lines)) * plots.CHAR * 1.1 < plots.NARROW
+    # each subplot title sits above its own panel, wrapped to the screen
+    titles = sorted(small.annotations, key=lambda a: -a.y)
+    assert [round(a.y, 6) for a in titles] == [round(small.yaxis.domain[1], 6),
+                                               round(small.yaxis2.domain[1], 6)]
+    assert small.dragmode is False and wide.dragmode is None  # a finger scrolls the page
+    assert small.height > wide.height
+
+
+def test_narrow_layout_hides_heatmap_labels_that_do_not_fit_and_keeps_hover():
+    z = np.random.default_rng(0).random((8, 12))
+    fig = plots.heatmap(z, list(range(12)), list(range(8)), title="steps to generalize")
+    patch = plots.narrow_patch(fig)
+    assert patch["data"][0]["texttemplate"] == ""
+    assert "%{z" in _narrow(fig).data[0].hovertemplate
+    few = plots.heatmap(z[:3, :3], [0, 1, 2], [0, 1, 2])  # 3 x 3 cells: the labels fit
+    assert not plots.narrow_patch(few)["data"]
+
+
+def test_to_html_carries_the_narrow_layout_for_the_book_only():
+    fig = plots.subplots(1, 2, ["accuracy", "loss"], title="two panels")
+    fig.add_scatter(x=[1, 2], y=[1, 2], row=1, col=1)
+    fig.add_scatter(x=[1, 2], y=[2, 1], row=1, col=2)
+    out = plots.to_html(fig)
+    narrow = json.loads(re.search(r"var narrow = (\{.*\});\n", out).group(1))
+    assert narrow["layout"]["xaxis2"]["domain"] == [0, 1]
+    div = re.search(r'<div id="(dyn-[0-9a-f]+)"', out).group(1)
+    # the book's dynamics.js applies it; anywhere else (Jupyter, Colab) the column layout draws
+    assert f"if (window.dynamicsFigure) {{ dynamicsFigure('{div}', fig, narrow," in out
+    assert f"Plotly.newPlot('{div}', fig.data, fig.layout" in out

@@ -2,7 +2,9 @@
 extension (listed in ``_config.yml``) that
 
 - serves plotly.js as the book's own static file, copied from the installed ``plotly``
-  package, so figures render with no network access.
+  package, so figures render with no network access;
+- serves ``dynamics.js``, which draws each figure in the layout that suits its width (the
+  house style's narrow layout on a phone, :func:`dynamics.plots.narrow_patch`);
 - tells the notebook kernels the book executes not to draw progress bars (they would be
   stale widget output in a static page).
 """
@@ -106,6 +108,7 @@ def _serve_plotly(app, config) -> None:
     if not dst.exists() or dst.stat().st_size != src.stat().st_size:
         shutil.copyfile(src, dst)
     (static / "dynamics.css").write_text(BOOK_CSS)
+    (static / "dynamics.js").write_text(BOOK_JS)
     config.html_static_path = [*config.html_static_path, str(static)]  # copied to _static
 
 
@@ -117,6 +120,78 @@ div.cell_output .dynamics-source pre { white-space: pre; overflow-wrap: normal; 
 div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
 .dynamics-figure { max-width: 100%; }
 .dynamics-panel-note { margin: 0.4em 0 1em; font-size: 0.92em; }
+"""
+
+
+# Each figure in the layout that suits its width: the narrow layout that the house style
+# computed for a phone (dynamics.plots.narrow_patch, carried by every figure's HTML) where the
+# figure is narrow, the column layout elsewhere. Jupyter and Colab do not load this file: there
+# a figure has the notebook's width and keeps the column layout.
+BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its width (dynamics.plots.to_html).
+   A figure narrower than NARROW px, as on a phone, is drawn in the narrow layout that the house
+   style computed for it (panels stacked, legend below, titles wrapped, ...), and in the column
+   layout again when it grows (a rotation, a wider window). A tap on a plot shows its hover. */
+(function () {
+  'use strict';
+  var NARROW = 500;
+
+  function copy(x) { return JSON.parse(JSON.stringify(x)); }
+
+  // the figure in one of its layouts: the column's, or the column's patched for a phone
+  function variant(fig, patch) {
+    var layout = copy(fig.layout), data = copy(fig.data), k;
+    if (patch) {
+      for (k in patch.layout) {
+        if (patch.layout[k] === null) { delete layout[k]; } else { layout[k] = copy(patch.layout[k]); }
+      }
+      (patch.data || []).forEach(function (p, i) { if (data[i]) { Object.assign(data[i], copy(p)); } });
+    }
+    return {data: data, layout: layout};
+  }
+
+  // what the reader changed stays: slider positions (and the traces and title they show),
+  // traces hidden from the legend, a turned 3-D view
+  function keep(gd, v) {
+    (gd.data || []).forEach(function (t, i) { if (v.data[i] && t.visible !== undefined) { v.data[i].visible = t.visible; } });
+    (gd.layout.sliders || []).forEach(function (s, i) {
+      var mine = (v.layout.sliders || [])[i];
+      if (!mine || s.active === undefined) { return; }
+      mine.active = s.active;
+      var step = mine.steps[s.active], args = step && step.args && step.args[1];
+      if (args && args['title.text'] !== undefined && v.layout.title) { v.layout.title.text = args['title.text']; }
+    });
+    Object.keys(gd.layout).forEach(function (k) {
+      if (/^scene\d*$/.test(k) && gd.layout[k].camera && v.layout[k]) { v.layout[k].camera = copy(gd.layout[k].camera); }
+    });
+  }
+
+  window.dynamicsFigure = function (id, fig, narrow, config) {
+    var gd = document.getElementById(id), shown = null, queue = Promise.resolve();
+    var phone = narrow && narrow.layout && Object.keys(narrow.layout).length ? narrow : null;
+    function wanted() {
+      var w = gd.getBoundingClientRect().width;
+      return phone && w > 0 && w < NARROW ? 'narrow' : 'wide';
+    }
+    function apply() {
+      var kind = wanted();
+      if (kind === shown) { return null; }
+      var v = variant(fig, kind === 'narrow' ? phone : null), first = shown === null;
+      if (!first) { keep(gd, v); }
+      shown = kind;
+      gd.setAttribute('data-layout', kind);
+      gd.style.height = v.layout.height + 'px';
+      if (!first) { return Plotly.react(gd, v.data, v.layout, config); }
+      return Plotly.newPlot(gd, v.data, v.layout, config).then(function () {
+        if (fig.frames) { return Plotly.addFrames(gd, fig.frames); }
+      });
+    }
+    function update() { queue = queue.then(apply).catch(function (e) { console.error(e); }); }
+    update();
+    if (window.ResizeObserver) { new ResizeObserver(update).observe(gd); }
+    window.addEventListener('orientationchange', update);
+    window.addEventListener('resize', update);
+  };
+})();
 """
 
 
@@ -376,7 +451,7 @@ def chromium() -> str:
 
 # What a reader sees, measured in the page: run in the browser after the page has drawn.
 PAGE_REPORT_JS = r"""
-() => {
+(phone) => {
   const art = document.querySelector('article.bd-article') || document.querySelector('main');
   const A = art.getBoundingClientRect();
   const wide = [];
@@ -394,7 +469,8 @@ PAGE_REPORT_JS = r"""
     }
   }
   // a display equation or a table that needs its box's scrollbar is cut off for a reader
-  for (const el of art.querySelectorAll('mjx-container[display="true"], .dynamics-table-wrap'))
+  // (on a phone they scroll in their own boxes, as they must: the page does not)
+  if (!phone) for (const el of art.querySelectorAll('mjx-container[display="true"], .dynamics-table-wrap'))
     if (el.scrollWidth > el.clientWidth + 2)
       wide.push(`${el.tagName === 'MJX-CONTAINER' ? 'equation' : 'table'} cut off ` +
                 `(${el.scrollWidth} px in ${el.clientWidth} px): ` + (el.textContent || '').trim().slice(0, 60));
@@ -412,7 +488,62 @@ PAGE_REPORT_JS = r"""
   const text = clone.innerText || clone.textContent;
   const rawTex = (text.match(/\\\(|\\\[|\$\$/g) || []).length;
   const math = document.querySelectorAll('mjx-container').length;
-  // figures: drawn; no slider over a legend; titles and legends inside the figure
+  // figures: drawn; no two of a figure's texts on top of each other, none cut off by its edge
+  const overlaps = (div) => {
+  // every text of a plotly figure a reader reads, with what it belongs to: two texts of
+  // different owners must not meet (texts of one owner, e.g. one axis's ticks, are placed by plotly)
+  const items = [];
+  const visible = (el) => {
+    for (let e = el; e && e !== div; e = e.parentElement) {
+      const s = getComputedStyle(e);
+      if (s.display === 'none' || s.visibility === 'hidden' || s.opacity === '0') return false;
+    }
+    const fill = getComputedStyle(el).fill;
+    return !/rgba\(.*,\s*0\)$/.test(fill);
+  };
+  const add = (el, kind, owner) => {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || !visible(el)) return;
+    if (el.tagName === 'text' && !(el.textContent || '').trim()) return;
+    items.push({kind, owner, text: (el.textContent || '').trim().slice(0, 40), r});
+  };
+  const q = (sel) => [...div.querySelectorAll(sel)];
+  q('text.gtitle').forEach(el => add(el, 'title', 'title'));
+  q('g.infolayer text').forEach(el => {
+    const c = el.getAttribute('class') || '';
+    if (/^[xy]\d*title$/.test(c)) add(el, 'axis title', c);
+  });
+  q('g.colorbar').forEach((cb, i) => {
+    cb.querySelectorAll('g.cbtitle text').forEach(el => add(el, 'colorbar title', 'colorbar' + i));
+    cb.querySelectorAll('g.cbaxis text').forEach(el => add(el, 'colorbar ticks', 'colorbar' + i));
+  });
+  q('g.annotation').forEach((a, i) => a.querySelectorAll('text').forEach(el => add(el, 'annotation', 'annotation' + i)));
+  q('g.legend g.traces').forEach(el => add(el, 'legend', 'legend'));
+  q('g.slider-container').forEach((s, i) => {
+    s.querySelectorAll('g.slider-labels text').forEach(el => add(el, 'slider label', 'slider labels' + i));
+    s.querySelectorAll('g.slider-group > text').forEach(el => add(el, 'slider value', 'slider value' + i));
+    s.querySelectorAll('rect.slider-rail-rect').forEach(el => add(el, 'slider', 'slider rail' + i));
+  });
+  q('g.xaxislayer-above > g, g.yaxislayer-above > g').forEach(g => {
+    const c = (g.getAttribute('class') || '').split(' ')[0];
+    if (/^[xy]\d*tick$/.test(c)) g.querySelectorAll('text').forEach(el => add(el, 'tick label', c + '@' + (g.closest('g.subplot') || {getAttribute: () => ''}).getAttribute('class')));
+  });
+  q('g.heatmap-label text').forEach((el, i) => add(el, 'heatmap cell label', 'cell' + i));
+  q('text.bartext').forEach((el, i) => add(el, 'bar label', 'bar' + i));
+  const overlaps = [];
+  const box = div.getBoundingClientRect();
+  for (const a of items)
+    if (a.r.left < box.left - 2 || a.r.right > box.right + 2 || a.r.top < box.top - 2 || a.r.bottom > box.bottom + 2)
+      overlaps.push(`${a.kind} "${a.text}" is cut off by the figure's edge`);
+  for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++) {
+    const a = items[i], b = items[j];
+    if (a.owner === b.owner) continue;
+    const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+    const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+    if (w > 2 && h > 2) overlaps.push(`${a.kind} "${a.text}" × ${b.kind} "${b.text}"`);
+  }
+  return overlaps;
+};
   const figures = [];
   for (const div of art.querySelectorAll('.dynamics-figure')) {
     const box = div.getBoundingClientRect();
@@ -428,11 +559,18 @@ PAGE_REPORT_JS = r"""
     if (!inside(title)) f.problems.push('the title is cut off');
     if (!inside(legend)) f.problems.push('the legend is cut off');
     if (!inside(slider)) f.problems.push('the slider is cut off');
+    f.problems.push(...overlaps(div));
+    if (box.width > innerWidth + 1 || box.left < -1 || box.right > innerWidth + 1)
+      f.problems.push(`the figure is ${Math.round(box.width)} px wide, the screen ${innerWidth} px`);
+    f.layout = div.getAttribute('data-layout');
     f.slider = !!slider;
     figures.push(f);
   }
+  const sideways = document.scrollingElement.scrollWidth > innerWidth + 1 ?
+    [`the page scrolls sideways (${document.scrollingElement.scrollWidth} px in ${innerWidth} px)`] : [];
   const colab = [...document.querySelectorAll('a')].some(a => (a.href || '').startsWith('https://colab.research.google.com/github/'));
-  return {wide, rawTex, math, figures, colab, traceback: text.includes('Traceback (most recent call last)')};
+  return {wide: [...wide, ...sideways], rawTex, math, figures, colab,
+          traceback: text.includes('Traceback (most recent call last)')};
 }
 """
 
@@ -449,6 +587,25 @@ async () => {
 """
 
 
+# A finger on a phone: the point of a line plot to tap, to see that its hover appears
+TAP_POINT_JS = r"""
+() => {
+  for (const gd of document.querySelectorAll('.dynamics-figure')) {
+    const L = gd._fullLayout;
+    if (!L || !L.xaxis || L.sliders.length) continue;
+    const t = gd._fullData.find(t => t.visible === true && t.type === 'scatter' && t.xaxis === 'x'
+                                     && t.yaxis === 'y' && t.hoverinfo !== 'skip' && t.x && t.x.length > 2);
+    if (!t) continue;
+    gd.scrollIntoView({block: 'center'});
+    const i = Math.floor(t.x.length / 2), r = gd.getBoundingClientRect();
+    const x = r.left + L.xaxis._offset + L.xaxis.c2p(t.x[i]), y = r.top + L.yaxis._offset + L.yaxis.c2p(t.y[i]);
+    if (isFinite(x) && isFinite(y)) return {id: gd.id, x, y};
+  }
+  return null;
+}
+"""
+
+
 def _browser(pw):
     return pw.chromium.launch(executable_path=chromium(),
                               args=["--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -457,10 +614,14 @@ def _browser(pw):
 
 def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> dict:
     """Open each chapter page (default: all) in the system Chromium through Playwright with
-    every non-file request refused, and report what a reader would see: elements wider than
-    the article column, raw TeX, figures not drawn or with a slider over the legend, the Colab
-    link, remote requests, and whether moving one slider redrew its figure. With ``shots_dir``,
-    save a full-page screenshot of each page there."""
+    every non-file request refused, in a window ``width`` px wide (under 500: a phone, 844 px
+    high, with a touch screen), and report what a reader would see: elements wider than the
+    article column, a page that scrolls sideways, raw TeX, figures not drawn, wider than the
+    screen, or with two texts on top of each other (titles, subplot titles, legend, axis
+    titles and ticks, annotations, slider labels, heatmap cell and bar labels) or cut off by
+    the figure's edge, the Colab link, remote requests, and whether moving one slider redrew
+    its figure (on a phone: tapped, and a tap on a line plot showed its hover). With
+    ``shots_dir``, save a full-page screenshot of each page there."""
     from playwright.sync_api import sync_playwright
 
     html_dir = Path(html_dir)
@@ -468,7 +629,10 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
     reports = {}
     with sync_playwright() as pw:
         browser = _browser(pw)
-        page = browser.new_page(viewport={"width": width, "height": 900})
+        phone = width < 500  # a phone: its screen's height, a touch screen, the page's viewport tag
+        height = 844 if phone else 900
+        page = browser.new_context(viewport={"width": width, "height": height}, is_mobile=phone,
+                                   has_touch=phone).new_page()
         remote = []
 
         def route(r):
@@ -487,7 +651,7 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
             page.evaluate("() => document.fonts.ready.then(() => true)")  # MathJax's web fonts
             page.wait_for_timeout(1000)
-            report = page.evaluate(PAGE_REPORT_JS)
+            report = page.evaluate(PAGE_REPORT_JS, phone)
             if shots_dir is not None:  # the page as a reader first sees it: before a slider moves
                 # A full-page capture resizes the window while it shoots, and plotly's responsive
                 # figures redraw half-way through it: grow the window first, let them settle.
@@ -496,11 +660,24 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
                 page.set_viewport_size({"width": width, "height": min(int(height), 32000)})
                 page.wait_for_timeout(1500)
                 page.screenshot(path=str(Path(shots_dir) / f"{name}.png"))
-                page.set_viewport_size({"width": width, "height": 900})
+                page.set_viewport_size({"width": width, "height": height})
                 page.wait_for_timeout(500)  # the figures redraw at the smaller window
+            if phone:  # a tap on a line shows its hover, as a mouse over it does
+                tap = page.evaluate(TAP_POINT_JS)
+                if tap:
+                    page.wait_for_timeout(300)
+                    tap = page.evaluate(TAP_POINT_JS)
+                    page.touchscreen.tap(tap["x"], tap["y"])
+                    page.wait_for_timeout(400)
+                    tap["hover"] = page.evaluate(f"() => document.getElementById('{tap['id']}')"
+                                                 ".querySelector('.hoverlayer').textContent")
+                report["tapped"] = tap
             move = page.evaluate(MOVE_SLIDER_JS)
             if move:
-                page.mouse.click(move["x"], move["y"])
+                if phone:
+                    page.touchscreen.tap(move["x"], move["y"])
+                else:
+                    page.mouse.click(move["x"], move["y"])
                 page.wait_for_timeout(400)
                 after = page.evaluate(f"() => document.getElementById('{move['id']}').data.map(t => t.visible)")
                 move["redrawn"] = after != move.pop("before")
@@ -528,6 +705,9 @@ def problems(report: dict) -> list[str]:
         out.append("a cell raised (Traceback on the page)")
     if report["slider_moved"] and not report["slider_moved"].get("redrawn"):
         out.append("moving a slider did not redraw its figure")
+    if "tapped" in report and not (report["tapped"] or {}).get("hover"):
+        out.append("a tap on a figure showed no hover" if report["tapped"] else
+                   "no line plot to tap")
     return out
 
 
@@ -577,6 +757,7 @@ def setup(app):
     os.environ.setdefault("DYNAMICS_BOOK_BUILD", "1")
     app.connect("config-inited", _serve_plotly)
     app.add_js_file("plotly.min.js", priority=200)
+    app.add_js_file("dynamics.js", priority=210)
     app.add_css_file("dynamics.css")
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
 

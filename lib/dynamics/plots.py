@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 import textwrap
 import uuid
 from typing import Iterable, Sequence
@@ -45,6 +46,8 @@ PALETTE = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6", "#d
            "#66aa00", "#b82e2e", "#316395"]
 HEIGHT = 420        # default figure height (px), margins included, before the house layout
 COLUMN = 690        # width (px) of a cell output in the book's text column (sphinx-book-theme at 1280 px)
+NARROW = 360        # width (px) of a figure on a phone (the column of a 390 px screen)
+NARROW_BELOW = 500  # in the book, a figure narrower than this (px) is drawn in its narrow layout
 FONT = 13
 CHAR = 0.55 * FONT  # average width of a character of the house font, in px
 
@@ -196,37 +199,227 @@ def _tick(v: float) -> str:
     return (f"{m}·" if m != 1 else "") + f"10{_superscript(k)}"
 
 
-def _rotated_ticks(fig: go.Figure, inner: float) -> float:
+def _rotated_ticks(fig: go.Figure, inner: float, only: str | None = None) -> float:
     """Extra px below the plot when an x-axis's category labels will not fit side by side
-    (plotly then turns them)."""
+    (plotly then turns them); ``only``: that x-axis alone."""
     extra = 0.0
     for name in _axis_names(fig):
-        if not name.startswith("xaxis"):
+        if not name.startswith("xaxis") or (only and name != only):
             continue
         ref = "x" + name[5:]
+        category = fig.layout[name].type == "category"
         labels = set()
         for tr in fig.data:
             if (getattr(tr, "xaxis", None) or "x") != ref or getattr(tr, "x", None) is None:
                 continue
-            labels |= {str(v) for v in tr.x if isinstance(v, str)}
+            labels |= {str(v) for v in tr.x if category or isinstance(v, str)}
+        if fig.layout[name].ticktext:  # labels the builder chose
+            labels = {re.sub(r"<[^>]+>", "", str(t)) for t in fig.layout[name].ticktext}
         if not labels:
             continue
         dom = fig.layout[name].domain or (0, 1)
-        if sum(12 + CHAR * 0.85 * len(lb) for lb in labels) > (dom[1] - dom[0]) * inner:
-            extra = max(extra, min(0.75 * CHAR * max(map(len, labels)), 90))
+        if sum(16 + CHAR * 0.85 * len(lb) for lb in labels) > 0.9 * (dom[1] - dom[0]) * inner:
+            extra = max(extra, min(0.75 * CHAR * max(map(len, labels)) + 6, 96))
     return extra
 
 
-def house(fig: go.Figure, width: int = COLUMN) -> go.Figure:
+def _title_chars(width: int, narrow: bool) -> int:
+    """Characters per line of a figure title: the column's title stops short of the toolbar
+    (top right); a phone's runs the screen's width (the toolbar shows only on a tap)."""
+    return int((width - (24 if narrow else 170)) / (CHAR * 1.1))
+
+
+def _unwrap(text: str) -> str:
+    return " ".join(str(text).split("<br>"))
+
+
+def _panels(fig: go.Figure) -> list[tuple[str, str, tuple, tuple]]:
+    """The cartesian panels as (x-axis, y-axis, x domain, y domain), in reading order."""
+    lay = fig.layout
+    names = _axis_names(fig)
+    out = []
+    for name in names:
+        ax = lay[name]
+        if not name.startswith("xaxis") or ax.overlaying:
+            continue
+        anchor = ax.anchor if ax.anchor not in (None, "free") else "y" + name[5:]
+        yname = "yaxis" + anchor[1:]
+        ydom = lay[yname].domain if yname in names else None
+        out.append((name, yname, tuple(ax.domain or (0, 1)), tuple(ydom or (0, 1))))
+    return sorted(out, key=lambda p: (-round(p[3][1], 3), round(p[2][0], 3)))
+
+
+def _in_panel(x, y, xd, yd, slack: float = 0.03) -> bool:
+    return (x is not None and y is not None and xd[0] - 1e-6 <= x <= xd[1] + 1e-6
+            and yd[0] - slack <= y <= yd[1] + slack)
+
+
+def _subplot_title(a, panels) -> int | None:
+    """The panel whose title the annotation ``a`` is (above its middle), or None."""
+    if a.xref != "paper" or a.yref != "paper" or a.showarrow or a.yanchor not in ("bottom", None):
+        return None
+    for k, (_, _, xd, yd) in enumerate(panels):
+        if abs(a.x - (xd[0] + xd[1]) / 2) < 1e-3 and abs(a.y - yd[1]) < 1e-3:
+            return k
+    return None
+
+
+def _headings(fig: go.Figure, panels) -> None:
+    """A grid's headings, given once per column (subplot titles on the top row) or once per
+    row (y-axis titles on the left column), repeated on every panel of that column or row:
+    stacked one above the other, a panel no longer has its neighbours to say what it shows."""
+    lay = fig.layout
+    titles = {k: a for a in lay.annotations or () for k in [_subplot_title(a, panels)]
+              if k is not None}
+    if len({p[3] for p in panels}) > 1:  # several rows: column headings
+        for k, (_, _, xd, yd) in enumerate(panels):
+            if k in titles:
+                continue
+            above = [j for j in titles if panels[j][2] == xd and panels[j][3][0] > yd[0]]
+            if above:
+                head = titles[min(above, key=lambda j: panels[j][3][0])]
+                lay.annotations += (go.layout.Annotation(
+                    head.to_plotly_json(), x=(xd[0] + xd[1]) / 2, y=yd[1]),)
+    for xname, yname, xd, yd in panels:  # row headings
+        if not lay[yname].title.text:
+            left = [p for p in panels if p[3] == yd and lay[p[1]].title.text and p[2][0] < xd[0]]
+            if left:
+                lay[yname].title = lay[left[0][1]].title
+
+
+PANEL = 250  # plot height (px) of one panel of a stacked figure on a phone
+
+
+def _stack(fig: go.Figure, width: int) -> None:
+    """Side-by-side panels one above the other, in reading order, each the figure's full
+    width: the axis domains move, and with them the subplot titles (wrapped to the width),
+    other annotations and shapes placed on the paper, and the colour bars of heatmaps."""
+    panels = _panels(fig)
+    if len({round(p[2][0], 3) for p in panels}) < 2:
+        return
+    lay = fig.layout
+    _headings(fig, panels)
+    size = FONT + 1
+    chars = int((width - 80) / (0.55 * size))
+    titles = {}
+    for a in lay.annotations or ():
+        k = _subplot_title(a, panels)
+        if k is not None:
+            a.update(text=_wrap(_unwrap(a.text), chars)[0], font=dict(size=size))
+            titles[k] = a.text.count("<br>") + 1
+    # px below panel k before panel k+1: its tick labels and axis title, the next one's title
+    gaps = []
+    for k, (xname, _, _, _) in enumerate(panels[:-1]):
+        ax = lay[xname]
+        gap = (24 if ax.showticklabels is not False else 6) + (38 if ax.title.text else 0)
+        gap += _rotated_ticks(fig, width - 80, only=xname) + 20 * titles.get(k + 1, 0) + 8
+        gaps.append(gap)
+    total = PANEL * len(panels) + sum(gaps)
+    new, top = [], 0.0
+    for k in range(len(panels)):
+        new.append(((0.0, 1.0), (1 - (top + PANEL) / total, 1 - top / total)))
+        top += PANEL + (gaps[k] if k < len(gaps) else 0)
+
+    def move(x, y, k):
+        (xd, yd), (nxd, nyd) = panels[k][2:], new[k]
+        fx = (x - xd[0]) / ((xd[1] - xd[0]) or 1)
+        fy = (y - yd[0]) / ((yd[1] - yd[0]) or 1)
+        return nxd[0] + fx * (nxd[1] - nxd[0]), nyd[0] + fy * (nyd[1] - nyd[0])
+
+    def where(x, y):
+        return next((k for k, p in enumerate(panels) if _in_panel(x, y, p[2], p[3])), None)
+
+    for a in lay.annotations or ():
+        if a.xref == "paper" and a.yref == "paper":
+            k = where(a.x, a.y)
+            if k is not None:
+                a.x, a.y = move(a.x, a.y, k)
+    for s in lay.shapes or ():
+        if s.xref == "paper" and s.yref == "paper":
+            k = where(s.x0, s.y0)
+            if k is not None:
+                (s.x0, s.y0), (s.x1, s.y1) = move(s.x0, s.y0, k), move(s.x1, s.y1, k)
+    for k, (xname, yname, _, _) in enumerate(panels):
+        lay[xname].domain, lay[yname].domain = new[k]
+        for tr in fig.data:
+            if tr.type in ("heatmap", "contour") and "x" + xname[5:] == (tr.xaxis or "x"):
+                tr.colorbar.update(y=sum(new[k][1]) / 2, yanchor="middle", lenmode="fraction",
+                                   len=new[k][1][1] - new[k][1][0])
+    margin = lay.margin
+    lay.height = int(total + (margin.t if margin.t is not None else 50)
+                     + (margin.b if margin.b is not None else 50))
+
+
+def _slim_colorbars(fig: go.Figure) -> None:
+    """Colour bars' titles along the bar, not above it (a phone needs the width)."""
+    for tr in fig.data:
+        if tr.type in ("heatmap", "contour") and tr.showscale is not False and tr.colorbar.title.text:
+            tr.colorbar.title.side = "right"
+
+
+def _stagger_marks(fig: go.Figure) -> None:
+    """The labels of marked steps (:func:`mark_step`) in one panel, each a line below the one
+    to its left, so that the labels of two close steps do not meet on a narrow plot."""
+    panels = {}
+    for a in fig.layout.annotations or ():
+        if (a.yref or "").endswith(" domain") and a.y == 1 and a.yanchor == "top" and not a.showarrow:
+            panels.setdefault((a.xref, a.yref), []).append(a)
+    for marks in panels.values():
+        for k, a in enumerate(sorted(marks, key=lambda a: a.x)):
+            a.yshift = -(FONT + 1) * k
+
+
+def _heatmap_shape(tr) -> tuple[int, int]:
+    z = tr.z
+    if isinstance(z, dict) and "shape" in z:
+        r, c = (int(v) for v in str(z["shape"]).split(","))
+        return r, c
+    arr = np.asarray(z, dtype=object)
+    return (arr.shape[0], arr.shape[1]) if arr.ndim == 2 else (1, arr.size)
+
+
+def _hide_cell_text(fig: go.Figure, inner: float, plot_h: float) -> None:
+    """Heatmap cell labels off where they would not fit their cells (hover still gives
+    each cell's value)."""
+    bars = any(t.type in ("heatmap", "contour") and t.showscale is not False for t in fig.data)
+    for tr in fig.data:
+        if tr.type != "heatmap" or not tr.texttemplate:
+            continue
+        rows, cols = _heatmap_shape(tr)
+        xd = fig.layout["xaxis" + (tr.xaxis or "x")[1:]].domain or (0, 1)
+        yd = fig.layout["yaxis" + (tr.yaxis or "y")[1:]].domain or (0, 1)
+        room = inner - 30 - (70 if bars else 0)  # y tick labels and a colour bar take room
+        cell_w, cell_h = room * (xd[1] - xd[0]) / max(cols, 1), plot_h * (yd[1] - yd[0]) / max(rows, 1)
+        if "%{text}" in tr.texttemplate and tr.text is not None:
+            lines = [ln for t in np.asarray(tr.text, dtype=object).ravel() for ln in str(t).split("<br>")]
+            n_lines = max(str(t).count("<br>") + 1 for t in np.asarray(tr.text, dtype=object).ravel())
+            chars = max(map(len, lines)) if lines else 1
+        else:
+            n_lines, chars = 1, 5
+        size = tr.textfont.size or 12
+        if chars * 0.62 * size > cell_w - 4 or n_lines * 1.25 * size > cell_h - 2:
+            tr.texttemplate = ""
+
+
+def house(fig: go.Figure, width: int = COLUMN, narrow: bool = False) -> go.Figure:
     """Apply the book's layout to ``fig`` (in place) and return it. See the module docstring.
 
     The builder's ``height`` is read as the height it wanted with the template's margins
     (50 px top and bottom); the plot area keeps that size and the figure grows by what the
     title, legend and slider need.
+
+    ``narrow``: the layout for a phone (``width`` about :data:`NARROW`), which the book's
+    pages switch to where a figure is narrower than :data:`NARROW_BELOW` (see :func:`to_html`):
+    side-by-side panels stacked in one column, the legend below the plot, titles wrapped to
+    the screen, heatmap cell labels only where they fit (a tap gives each cell's value), and
+    no drag-to-zoom, so that a finger on a figure scrolls the page and a tap shows the hover.
     """
     lay = fig.layout
     if lay.template is None or not lay.template.layout.to_plotly_json():
         lay.template = TEMPLATE
+    is_3d = any(tr.type in ("scatter3d", "surface", "mesh3d") for tr in fig.data)
+    if narrow and not is_3d:
+        _stack(fig, width)
     height = lay.height or HEIGHT
     margin = lay.margin
     plot_h = max(200, height - (margin.t if margin.t is not None else 50)
@@ -237,22 +430,33 @@ def house(fig: go.Figure, width: int = COLUMN) -> go.Figure:
            for tr in fig.data):
         right = max(right, 20)  # plotly adds the colorbar's own room
     inner = width - left - right
-    is_3d = any(tr.type in ("scatter3d", "surface", "mesh3d") for tr in fig.data)
 
     # title: top left, wrapped to the column, clear of the toolbar at the top right
-    # (plotly misplaces a multi-line title anchored at its top: anchor its middle instead)
-    top, lines = 10, 0
+    # (plotly misplaces a multi-line title anchored at its top: anchor its middle instead);
+    # a slider's steps carry their own titles: they are wrapped alike, the tallest counts
+    start = 24 if narrow else 0  # a phone shows plotly's toolbar all the time: title below it
+    top, lines = 10 + start, 0
     title = lay.title.text if lay.title and lay.title.text else ""
+    chars = _title_chars(width, narrow)
+    for s in lay.sliders or ():
+        for st in s.steps:
+            if st.args and len(st.args) > 1 and (st.args[1] or {}).get("title.text"):
+                text, n = _wrap(_unwrap(st.args[1]["title.text"]), chars)
+                st.args = [st.args[0], dict(st.args[1], **{"title.text": text}), *st.args[2:]]
+                lines = max(lines, n)
     if title:
-        wrapped, lines = _wrap(title, int((width - 170) / (CHAR * 1.1)))
-        lay.title = dict(text=wrapped, x=0, xanchor="left", xref="paper", yanchor="middle",
-                         yref="container", font=dict(size=FONT + 2))
+        wrapped, n = _wrap(_unwrap(title), chars)
+        lines = max(lines, n)
+        where = dict(x=0, xref="container", pad=dict(l=8)) if narrow else dict(x=0, xref="paper")
+        lay.title = dict(text=wrapped, xanchor="left", yanchor="middle", yref="container",
+                         font=dict(size=FONT + (1 if narrow else 2)), **where)
         top += 10 + 20 * lines
     # subplot titles and other annotations above the plot area
     above = [a for a in (lay.annotations or ()) if a.yref == "paper" and a.y is not None
              and a.y >= 0.99 and a.yanchor in ("bottom", None) and not a.showarrow]
-    sub_h = 22 if above else 0
-    # legend: horizontal, above the plot (under the title and subplot titles)
+    sub_h = max((22 + 20 * a.text.count("<br>") for a in above), default=0)
+    # legend: horizontal, above the plot (under the title and subplot titles); on a phone,
+    # below the plot (under the x-axis title), where it has the screen's width
     entries = _legend_entries(fig)
     show_legend = lay.showlegend is not False and (len(entries) > 1 or lay.showlegend is True)
     legend_h = 0
@@ -265,10 +469,16 @@ def house(fig: go.Figure, width: int = COLUMN) -> go.Figure:
         lay.showlegend = True
     elif not is_3d:
         lay.showlegend = False
-    top += legend_h + sub_h
-    # bottom: x-axis ticks and title, then the slider
+    top += sub_h + (0 if narrow else legend_h)
+    # bottom: x-axis ticks and title, (on a phone) the legend, then the slider
     has_xtitle = any(ax.title.text for ax in _axes(fig, "x"))
-    bottom = 42 + (22 if has_xtitle else 0) + (0 if is_3d else _rotated_ticks(fig, inner))
+    if is_3d:  # the scene has no axes below it
+        bottom = 10 if narrow else 42
+    else:
+        bottom = 42 + (22 if has_xtitle else 0) + _rotated_ticks(fig, inner)
+    if narrow and legend_h:
+        lay.legend.update(y=-(bottom + 2) / plot_h, yanchor="top")
+        bottom += legend_h + 4
     if lay.sliders:
         for s in lay.sliders:
             labels = [str(st.label) for st in s.steps]
@@ -288,7 +498,13 @@ def house(fig: go.Figure, width: int = COLUMN) -> go.Figure:
     lay.margin = dict(l=left, r=right, t=top, b=bottom, autoexpand=True)
     lay.height = int(plot_h + top + bottom)
     if title:
-        lay.title.y = 1 - (8 + 10 * lines) / lay.height
+        lay.title.y = 1 - (start + 8 + 10 * lines) / lay.height
+    if narrow:
+        _hide_cell_text(fig, inner, plot_h)
+        _stagger_marks(fig)
+        _slim_colorbars(fig)
+        if not is_3d:
+            lay.dragmode = False
     # log axes: readable ticks
     if not is_3d:
         for ax_name in _axis_names(fig):
@@ -312,20 +528,61 @@ def _axes(fig: go.Figure, letter: str):
 
 # ----------------------------------------------------------------------------- rendering
 
+# what the narrow layout may change in a trace (the rest of a trace is the same on a phone)
+_NARROW_TRACE_KEYS = ("texttemplate", "colorbar")
+
+
+def _json_of(v) -> str:
+    import json
+
+    return json.dumps(v, cls=plotly.utils.PlotlyJSONEncoder, sort_keys=True)
+
+
+def narrow_patch(fig: go.Figure) -> dict:
+    """How the house layout of ``fig`` on a phone (:func:`house` with ``narrow``, at
+    :data:`NARROW` px) differs from its layout in the column: ``{"layout": {key: value},
+    "data": [{key: value}, ...]}``, top-level layout keys replaced whole (None: removed) and
+    one patch per trace (empty where the trace is unchanged). The book's pages apply it where
+    a figure is narrow (:mod:`dynamics.book`); ``fig`` is left as it is."""
+    wide, small = house(go.Figure(fig)), house(go.Figure(fig), NARROW, narrow=True)
+    return _patch(wide, small)
+
+
+def _patch(wide: go.Figure, small: go.Figure) -> dict:
+    w, s = wide.layout.to_plotly_json(), small.layout.to_plotly_json()
+    layout = {k: v for k, v in s.items() if k not in w or _json_of(w[k]) != _json_of(v)}
+    layout.update({k: None for k in w if k not in s})
+    data = []
+    for a, b in zip(wide.data, small.data):
+        keys = [k for k in _NARROW_TRACE_KEYS if k in a and _json_of(a[k]) != _json_of(b[k])]
+        data.append({k: b[k] for k in keys})
+    return {"layout": layout, "data": data if any(data) else []}
+
+
 def to_html(fig: go.Figure) -> str:
     """The figure, in the house layout, as a self-drawing HTML fragment (uses the Plotly
-    loaded in the page, else plotly.js from its CDN: see the module's docstring)."""
-    fig = house(go.Figure(fig))
+    loaded in the page, else plotly.js from its CDN: see the module's docstring).
+
+    The fragment carries the figure's narrow layout too (:func:`narrow_patch`): the book's
+    pages (``dynamics.js``, served by :mod:`dynamics.book`) draw a figure narrower than
+    :data:`NARROW_BELOW` px in it and switch back when the figure grows. Jupyter and Colab,
+    where a figure has the notebook's width, keep the column layout."""
     div = f"dyn-{uuid.uuid4().hex[:12]}"
-    spec = fig.to_json()
+    fig = go.Figure(fig)
+    wide = house(go.Figure(fig))
+    narrow = _patch(wide, house(fig, NARROW, narrow=True))
+    config = _json(CONFIG)
     return (
         f'<div id="{div}" class="dynamics-figure plotly-graph-div" '
-        f'style="height:{fig.layout.height}px; width:100%;"></div>\n'
+        f'style="height:{wide.layout.height}px; width:100%;"></div>\n'
         '<script type="text/javascript">\n'
         "(function () {\n"
-        f"  var fig = {spec};\n"
+        f"  var fig = {wide.to_json()};\n"
+        "  // the figure on a phone: the book's pages draw it so where it is narrow\n"
+        f"  var narrow = {_json_of(narrow)};\n"
         "  function draw() {\n"
-        f"    Plotly.newPlot('{div}', fig.data, fig.layout, {_json(CONFIG)})"
+        f"    if (window.dynamicsFigure) {{ dynamicsFigure('{div}', fig, narrow, {config}); return; }}\n"
+        f"    Plotly.newPlot('{div}', fig.data, fig.layout, {config})"
         ".then(function (gd) {\n"
         "      if (fig.frames) { Plotly.addFrames(gd, fig.frames); } });\n"
         "  }\n"
@@ -512,7 +769,7 @@ def slider(figures: Sequence[go.Figure], labels: Sequence, name: str = "",
         vis[offsets[k]:offsets[k + 1]] = [True] * counts[k]
         sub = figures[k].layout.title.text if figures[k].layout.title.text else title
         steps.append(dict(method="update", label=str(label),
-                          args=[{"visible": vis}, {"title.text": _wrap(sub, 60)[0] if sub else sub}]))
+                          args=[{"visible": vis}, {"title.text": sub}]))
     fig.update_layout(
         title=figures[active].layout.title.text or title,
         sliders=[dict(active=active, steps=steps, currentvalue=dict(prefix=f"{name} = " if name else ""))],

@@ -25,7 +25,7 @@ def test_show_source_renders_the_library_code_with_a_link():
     out = show_source(eval_schedule).data
     assert out.startswith("<details") and "Show the code: eval_schedule" in out
     assert "lib/dynamics/train.py#L" in out and CONFIG["repository"]["url"] in out
-    assert "eval_every" in out and "def" in out
+    assert "evaluation" in out and "def" in out
     with pytest.raises(ValueError, match="no source"):
         show_source(len)
 

@@ -282,9 +282,9 @@ def run_rank_growth(cfg: SaxeConfig, large: float = 0.3) -> dict:
     metrics = {f"y{c}": (lambda m, d, c=c: pattern_progress(m, d)[c]) for c in range(cfg.n_patterns)}
     metrics.update({f"sv{j}": (lambda m, d, j=j: torch.linalg.svdvals(m.hidden[0].weight - w0)[j])
                     for j in range(k)})
-    h = train(model, data, steps=cfg.steps, optimizer="sgd", lr=cfg.lr, loss="mse",
-              eval_steps=range(0, cfg.steps + 1, max(1, cfg.steps // 150)), metrics=metrics,
-              eval_test=False, seed=cfg.seed, progress=False)
+    recipe = Recipe(cfg.steps, optimizer="sgd", lr=cfg.lr, loss="mse",
+                    eval=At(range(0, cfg.steps + 1, max(1, cfg.steps // 150)), test=False))
+    h = train(model, data, recipe, metrics=metrics, seed=cfg.seed, progress=False)
     steps = np.asarray(h.steps)
     sv = np.stack([h[f"sv{j}"] for j in range(k)], 1)
     half, count = [], []

@@ -631,8 +631,6 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
         browser = _browser(pw)
         phone = width < 500  # a phone: its screen's height, a touch screen, the page's viewport tag
         height = 844 if phone else 900
-        page = browser.new_context(viewport={"width": width, "height": height}, is_mobile=phone,
-                                   has_touch=phone).new_page()
         remote = []
 
         def route(r):
@@ -642,8 +640,13 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
                 remote.append(r.request.url)
                 r.abort()
 
-        page.route("**/*", route)
         for name in pages:
+            # one fresh page per chapter: a page that follows one with 3-D (WebGL) figures in
+            # the same tab could hang in Chromium after the full-height screenshot's resize
+            context = browser.new_context(viewport={"width": width, "height": height},
+                                          is_mobile=phone, has_touch=phone)
+            page = context.new_page()
+            page.route("**/*", route)
             remote.clear()
             page.goto((html_dir / "chapters" / f"{name}.html").as_uri(), wait_until="load")
             page.wait_for_function("() => !window.MathJax || !MathJax.startup || "
@@ -653,15 +656,12 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             page.wait_for_timeout(1000)
             report = page.evaluate(PAGE_REPORT_JS, phone)
             if shots_dir is not None:  # the page as a reader first sees it: before a slider moves
-                # A full-page capture resizes the window while it shoots, and plotly's responsive
-                # figures redraw half-way through it: grow the window first, let them settle.
+                # The first screen only: growing the window to the page's height for a
+                # full-page shot made Chromium hang on pages with 3-D (WebGL) figures in the
+                # steps after it, and a full-page capture of a page this tall fails.
                 Path(shots_dir).mkdir(parents=True, exist_ok=True)
-                height = page.evaluate("() => document.documentElement.scrollHeight")
-                page.set_viewport_size({"width": width, "height": min(int(height), 32000)})
-                page.wait_for_timeout(1500)
-                page.screenshot(path=str(Path(shots_dir) / f"{name}.png"))
-                page.set_viewport_size({"width": width, "height": height})
-                page.wait_for_timeout(500)  # the figures redraw at the smaller window
+                page.screenshot(path=str(Path(shots_dir) / f"{name}.png"), timeout=60_000)
+                page.wait_for_timeout(500)
             if phone:  # a tap on a line shows its hover, as a mouse over it does
                 tap = page.evaluate(TAP_POINT_JS)
                 if tap:
@@ -684,6 +684,7 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             report["slider_moved"] = move
             report["remote"] = list(remote)
             reports[name] = report
+            context.close()
         browser.close()
     return reports
 

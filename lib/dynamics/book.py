@@ -579,6 +579,8 @@ async () => {
   const div = [...document.querySelectorAll('.dynamics-figure')].find(d => d.layout && d.layout.sliders && d.layout.sliders.length);
   if (!div) return null;
   div.scrollIntoView();
+  // a figure stacked for a phone can be taller than the screen: bring its slider into view
+  div.querySelector('.slider-rail-rect').scrollIntoView({block: 'center'});
   const before = div.data.map(t => t.visible);
   const rail = div.querySelector('.slider-rail-rect').getBoundingClientRect();
   const active = div._fullLayout.sliders[0].active, n = div._fullLayout.sliders[0].steps.length;
@@ -597,8 +599,11 @@ TAP_POINT_JS = r"""
                                      && t.yaxis === 'y' && t.hoverinfo !== 'skip' && t.x && t.x.length > 2);
     if (!t) continue;
     gd.scrollIntoView({block: 'center'});
-    const i = Math.floor(t.x.length / 2), r = gd.getBoundingClientRect();
-    const x = r.left + L.xaxis._offset + L.xaxis.c2p(t.x[i]), y = r.top + L.yaxis._offset + L.yaxis.c2p(t.y[i]);
+    const i = Math.floor(t.x.length / 2);
+    const at = () => { const r = gd.getBoundingClientRect();
+      return [r.left + L.xaxis._offset + L.xaxis.c2p(t.x[i]), r.top + L.yaxis._offset + L.yaxis.c2p(t.y[i])]; };
+    let [x, y] = at();
+    if (isFinite(y) && (y < 0 || y > innerHeight)) { window.scrollBy(0, y - innerHeight / 2); [x, y] = at(); }
     if (isFinite(x) && isFinite(y)) return {id: gd.id, x, y};
   }
   return null;

@@ -116,6 +116,71 @@ def test_readme_says_where_the_book_is_published():
 WIDTHS = (390, 700, 1280)  # a phone (390 x 844, touch), a narrow window, a laptop
 
 
+def _touch_page(folder: Path) -> Path:
+    """A page of the book's kind, without building the book: plotly.js and dynamics.js as the
+    book serves them, a line plot, and three figures with sliders: 40 steps (more than a phone's
+    width can space for a finger), 5 steps, and a 3-D scatter with 2 steps."""
+    import shutil
+
+    import plotly
+    import plotly.graph_objects as go
+
+    from dynamics import plots
+
+    static = folder / "_static"
+    static.mkdir(parents=True)
+    shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
+                    static / "plotly.min.js")
+    (static / "dynamics.js").write_text(book.book_js())
+
+    def lines(k):
+        fig = plots.figure(f"run {k}", "step", "loss")
+        fig.add_scatter(x=list(range(1, 21)), y=[1 / (s + k) for s in range(1, 21)], mode="lines")
+        return fig
+
+    dense = plots.slider([lines(k) for k in range(40)], list(range(40)), name="run")
+    sparse = plots.slider([lines(k) for k in range(5)], list(range(5)), name="run")
+    cubes = []
+    for k in range(2):
+        fig = go.Figure(go.Scatter3d(x=[0, 1, k], y=[0, 1, 0], z=[0, 1, 1], mode="markers",
+                                     marker=dict(size=12), name="points"))
+        fig.update_layout(title=f"points {k}", height=420)
+        cubes.append(fig)
+    cube = plots.slider(cubes, ["a", "b"], name="set")
+    body = "".join(plots.to_html(f) for f in (lines(0), dense, sparse, cube))
+    page = folder / "chapters" / "touch.html"
+    page.parent.mkdir()
+    page.write_text(
+        '<html><head><meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<script src="../_static/plotly.min.js"></script><script src="../_static/dynamics.js">'
+        '</script></head><body><article class="bd-article">'
+        '<a href="https://colab.research.google.com/github/x/y">Colab</a>'
+        f"{body}</article></body></html>")
+    return folder
+
+
+def test_page_check_with_a_finger_on_a_phone(tmp_path):
+    """On a phone the page check fails a slider whose steps are too close for a finger
+    (40 steps on a 390 px screen), passes one of 5 steps that the book's dynamics.js spreads
+    over the figure's width, drags every slider through all its steps, and turns a 3-D figure
+    with a finger, taps one of its points for the hover, and moves its slider without turning
+    the view back."""
+    report = book.inspect_pages(_touch_page(tmp_path), width=390)["touch"]
+    _, dense, sparse, cube = report["figures"]
+    assert all(f["drawn"] and f["layout"] == "narrow" for f in report["figures"])
+    assert dense["sliders"][0]["gap"] < book.MIN_STEP <= sparse["sliders"][0]["gap"]
+    found = book.problems(report)
+    too_close = [p for p in found if "px apart" in p]
+    assert len(too_close) == 1 and dense["id"] in too_close[0] and "40 steps" in too_close[0], found
+    dragged = {d["id"]: d for d in report["dragged"]}
+    assert dragged[sparse["id"]]["reached"] == dragged[sparse["id"]]["steps"] == 5
+    assert dragged[cube["id"]]["reached"] == 2
+    turn = report["turned_3d"]
+    assert turn["id"] == cube["id"] and turn["turned"] and turn["kept"], turn
+    assert "points" in turn["hover"], turn
+    assert found == too_close, found  # nothing else is wrong with the page
+
+
 @pytest.mark.book
 def test_rendered_book(tmp_path):
     """Build the whole book in the smoke profile with warnings as errors, then read every chapter
@@ -124,7 +189,8 @@ def test_rendered_book(tmp_path):
     screen, a page that does not scroll sideways, every figure drawn in the layout for its width
     with no two of its texts on top of each other and none cut off, no slider over a legend,
     the Colab link there, one slider moved (on the phone: tapped) and its figure redrawn, a tap
-    on a line plot showing its hover. A full-page screenshot of each page at each width is saved
+    on a line plot showing its hover; on the phone, with a finger, every slider's steps wide
+    enough apart and reached by a drag, a 3-D figure turned, its hover shown on a tap. A full-page screenshot of each page at each width is saved
     under _build/screenshots/<width> for a person to look at."""
     html = book.build(tmp_path / "book", profile="smoke")
     assert (html / "_static" / "plotly.min.js").stat().st_size > 1_000_000
@@ -136,7 +202,7 @@ def test_rendered_book(tmp_path):
         source = (html / "chapters" / f"{name}.html").read_text()
         remote = re.findall(r'<script[^>]*src="(https?://[^"]+)"', source)
         assert not remote, f"{name}: scripts loaded from the network: {remote}"
-    found = {}
+    found, turned = {}, 0
     for width in WIDTHS:  # one build, read at each width
         shots = ROOT / "_build" / "screenshots" / str(width)
         reports = book.inspect_pages(html, pages, shots_dir=shots, width=width)
@@ -148,6 +214,10 @@ def test_rendered_book(tmp_path):
             if width < 500:  # a phone: every figure in its narrow layout, a tap shows a hover
                 assert all(f["layout"] == "narrow" for f in r["figures"]), name
                 assert r["tapped"] and r["tapped"]["hover"], f"{name}: a tap showed no hover"
+                # a finger dragged every slider (each step reached: book.problems)
+                assert len(r["dragged"]) == sum(f["slider"] for f in r["figures"]), name
+                turned += bool(r["turned_3d"])
             else:
                 assert all(f["layout"] == "wide" for f in r["figures"]), name
+    assert turned, "no 3-D figure was turned with a finger on the phone"
     assert not any(found.values()), "\n".join(f"{n}: {p}" for n, ps in found.items() for p in ps)

@@ -108,7 +108,7 @@ def _serve_plotly(app, config) -> None:
     if not dst.exists() or dst.stat().st_size != src.stat().st_size:
         shutil.copyfile(src, dst)
     (static / "dynamics.css").write_text(BOOK_CSS)
-    (static / "dynamics.js").write_text(BOOK_JS)
+    (static / "dynamics.js").write_text(book_js())
     config.html_static_path = [*config.html_static_path, str(static)]  # copied to _static
 
 
@@ -130,10 +130,12 @@ div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
 BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its width (dynamics.plots.to_html).
    A figure narrower than NARROW px, as on a phone, is drawn in the narrow layout that the house
    style computed for it (panels stacked, legend below, titles wrapped, ...), and in the column
-   layout again when it grows (a rotation, a wider window). A tap on a plot shows its hover. */
+   layout again when it grows (a rotation, a wider window). A tap on a plot shows its hover.
+   On a phone a slider spans the figure's whole width (its steps far enough apart for a finger),
+   and a 3-D view turned by a finger stays turned when a slider redraws the figure. */
 (function () {
   'use strict';
-  var NARROW = 500;
+  var NARROW = __NARROW__, EDGE = 8;  // px: a figure narrower than NARROW is on a phone
 
   function copy(x) { return JSON.parse(JSON.stringify(x)); }
 
@@ -165,6 +167,40 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
     });
   }
 
+  // on a phone, each slider as wide as the figure (EDGE px from each side), not only the plot
+  // area: its steps are then as far apart as the screen allows (the page check wants them
+  // dynamics.book.MIN_STEP px apart, a fingertip's target). The slider keeps its place in the
+  // plot area (x 0, len 1: what plotly reserves margins for) and reaches out by negative pads;
+  // pads = the room its layout kept for its end labels.
+  function fitSliders(gd, pads) {
+    var L = gd._fullLayout, upd = {};
+    if (!L || !L._size || !(L.sliders || []).length) { return null; }
+    var out = {l: L._size.l - EDGE, r: L.width - L._size.l - L._size.w - EDGE};
+    L.sliders.forEach(function (s, i) {
+      var want = {l: (pads[i] || {}).l || 0, r: (pads[i] || {}).r || 0}, k;
+      for (k in want) {
+        want[k] -= out[k];
+        if (Math.abs(s.pad[k] - want[k]) > 0.5) { upd['sliders[' + i + '].pad.' + k] = want[k]; }
+      }
+    });
+    return Object.keys(upd).length ? Plotly.relayout(gd, upd) : null;
+  }
+
+  // plotly keeps a turned 3-D view in the layout on mouseup only: after a finger turned it, a
+  // slider's redraw turned it back. Keep it on touchend too, as plotly does on mouseup.
+  function keepTurnedView(gd) {
+    gd.addEventListener('touchend', function () {
+      var L = gd._fullLayout || {};
+      Object.keys(L).forEach(function (k) {
+        var sc = /^scene\d*$/.test(k) && L[k]._scene, ev = {};
+        if (!sc || !sc.isCameraChanged || !sc.isCameraChanged(gd.layout)) { return; }
+        ev[k + '.camera'] = sc.getCamera();
+        sc.saveLayout(gd.layout);
+        gd.emit('plotly_relayout', ev);
+      });
+    }, true);
+  }
+
   window.dynamicsFigure = function (id, fig, narrow, config) {
     var gd = document.getElementById(id), shown = null, queue = Promise.resolve();
     var phone = narrow && narrow.layout && Object.keys(narrow.layout).length ? narrow : null;
@@ -172,20 +208,25 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
       var w = gd.getBoundingClientRect().width;
       return phone && w > 0 && w < NARROW ? 'narrow' : 'wide';
     }
+    var pads = ((phone && phone.layout.sliders) || fig.layout.sliders || []).map(function (s) { return copy(s.pad || {}); });
+    function fit() { return shown === 'narrow' ? fitSliders(gd, pads) : null; }
     function apply() {
       var kind = wanted();
-      if (kind === shown) { return null; }
+      if (kind === shown) { return fit(); }
       var v = variant(fig, kind === 'narrow' ? phone : null), first = shown === null;
       if (!first) { keep(gd, v); }
       shown = kind;
       gd.setAttribute('data-layout', kind);
       gd.style.height = v.layout.height + 'px';
-      if (!first) { return Plotly.react(gd, v.data, v.layout, config); }
+      if (!first) { return Plotly.react(gd, v.data, v.layout, config).then(fit); }
       return Plotly.newPlot(gd, v.data, v.layout, config).then(function () {
+        // plotly redraws on its own when the window changes size: fit the sliders again then
+        gd.on('plotly_afterplot', function () { queue = queue.then(fit); });
         if (fig.frames) { return Plotly.addFrames(gd, fig.frames); }
-      });
+      }).then(fit);
     }
     function update() { queue = queue.then(apply).catch(function (e) { console.error(e); }); }
+    keepTurnedView(gd);
     update();
     if (window.ResizeObserver) { new ResizeObserver(update).observe(gd); }
     window.addEventListener('orientationchange', update);
@@ -193,6 +234,22 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
   };
 })();
 """
+
+
+# A finger's target: two steps of a slider on a phone must be at least this far apart (CSS px).
+# WCAG 2.2's minimum target size (SC 2.5.8): 24 x 24 px, or targets spaced so that 24 px circles
+# centred on them do not meet; a tap on a slider's rail picks the nearest step, so the steps'
+# spacing is the target's width. (Apple and Google ask 44-48 px for a button: a slider of a
+# dozen steps on a 390 px screen cannot give that, and dragging reaches every step anyway.)
+MIN_STEP = 24
+
+
+def book_js() -> str:
+    """The book's ``dynamics.js`` (:data:`BOOK_JS`), with the width under which a figure is
+    drawn in its narrow layout (:data:`dynamics.plots.NARROW_BELOW`)."""
+    from .plots import NARROW_BELOW
+
+    return BOOK_JS.replace("__NARROW__", str(NARROW_BELOW))
 
 
 # ----------------------------------------------------------------------------- the code on the page
@@ -451,7 +508,7 @@ def chromium() -> str:
 
 # What a reader sees, measured in the page: run in the browser after the page has drawn.
 PAGE_REPORT_JS = r"""
-(phone) => {
+({phone, minStep}) => {
   const art = document.querySelector('article.bd-article') || document.querySelector('main');
   const A = art.getBoundingClientRect();
   const wide = [];
@@ -562,6 +619,16 @@ PAGE_REPORT_JS = r"""
     f.problems.push(...overlaps(div));
     if (box.width > innerWidth + 1 || box.left < -1 || box.right > innerWidth + 1)
       f.problems.push(`the figure is ${Math.round(box.width)} px wide, the screen ${innerWidth} px`);
+    // a finger's target: on a phone, a slider's steps (one tick each) far enough apart to hit
+    f.sliders = [...div.querySelectorAll('g.slider-container')].map(s => {
+      const xs = [...s.querySelectorAll('rect.slider-tick-rect')].map(t => {
+        const r = t.getBoundingClientRect(); return r.left + r.width / 2; }).sort((a, b) => a - b);
+      const gaps = xs.slice(1).map((x, i) => x - xs[i]);
+      return {steps: xs.length, gap: gaps.length ? Math.min(...gaps) : null};
+    });
+    if (phone) for (const s of f.sliders) if (s.gap !== null && s.gap < minStep - 0.5)
+      f.problems.push(`a slider's ${s.steps} steps are ${s.gap.toFixed(1)} px apart, under the ` +
+                      `${minStep} px a finger needs`);
     f.layout = div.getAttribute('data-layout');
     f.slider = !!slider;
     figures.push(f);
@@ -611,6 +678,124 @@ TAP_POINT_JS = r"""
 """
 
 
+# A finger dragging a slider from its first step to its last: where the ticks are
+SLIDER_TICKS_JS = r"""
+(id) => {
+  const gd = document.getElementById(id);
+  gd.querySelector('.slider-rail-rect').scrollIntoView({block: 'center'});
+  const xs = [...gd.querySelectorAll('g.slider-container')[0].querySelectorAll('rect.slider-tick-rect')]
+    .map(t => { const r = t.getBoundingClientRect(); return r.left + r.width / 2; }).sort((a, b) => a - b);
+  const rail = gd.querySelector('.slider-rail-rect').getBoundingClientRect();
+  if (!gd._dynamicsSeen) { gd._dynamicsSeen = []; gd.on('plotly_sliderchange', e => gd._dynamicsSeen.push(e.slider.active)); }
+  // a slider already at its first step, where the finger lands, does not change there
+  gd._dynamicsSeen.length = 0;
+  if (gd._fullLayout.sliders[0].active === 0) gd._dynamicsSeen.push(0);
+  return {xs, y: rail.top + rail.height / 2};
+}
+"""
+
+# A finger on a 3-D figure: the middle of its first scene, and the camera it looks through
+TURN_JS = r"""
+() => {
+  const gd = [...document.querySelectorAll('.dynamics-figure')].find(d => d._fullLayout && d._fullLayout.scene && d._fullLayout.scene._scene);
+  if (!gd) return null;
+  gd.scrollIntoView({block: 'center'});
+  const box = gd._fullLayout.scene._scene.container.getBoundingClientRect();
+  return {id: gd.id, x: box.left + box.width / 2, y: box.top + box.height / 2, w: box.width};
+}
+"""
+CAMERA_JS = ("(id) => { const e = document.getElementById(id)._fullLayout.scene._scene.getCamera().eye; "
+             "return [e.x, e.y, e.z].map(v => v.toFixed(4)).join(' '); }")  # redraws round the last bits
+
+# ... and where one of its points is on the screen (the largest marker of a trace with hover),
+# projected as plotly projects a 3-D annotation
+POINT_3D_JS = r"""
+(id) => {
+  const gd = document.getElementById(id), L = gd._fullLayout;
+  const sc = L.scene._scene, ds = sc.dataScale, cp = sc.glplot.cameraParams;
+  const box = sc.container.getBoundingClientRect();
+  const mul = (m, v) => [0, 1, 2, 3].map(i => m[i] * v[0] + m[4 + i] * v[1] + m[8 + i] * v[2] + m[12 + i] * v[3]);
+  for (const t of gd._fullData) {
+    if (t.visible !== true || t.type !== 'scatter3d' || t.scene !== 'scene' || t.hoverinfo === 'skip'
+        || !/markers/.test(t.mode)) continue;
+    const size = Array.isArray(t.marker.size) ? t.marker.size : t.x.map(() => t.marker.size);
+    let best = -1;
+    size.forEach((s, i) => { if (t.x[i] !== null && (best < 0 || s > size[best])) best = i; });
+    if (best < 0 || !(size[best] > 0)) continue;
+    const v = [L.scene.xaxis.d2l(t.x[best]) * ds[0], L.scene.yaxis.d2l(t.y[best]) * ds[1],
+               L.scene.zaxis.d2l(t.z[best]) * ds[2], 1];
+    const p = mul(cp.projection, mul(cp.view, mul(cp.model, v)));
+    return {x: box.left + box.width * (1 + p[0] / p[3]) / 2, y: box.top + box.height * (1 - p[1] / p[3]) / 2};
+  }
+  return null;
+}
+"""
+# the hover a tap showed: 2-D figures draw it in their hover layer, 3-D ones in their scene
+HOVER_JS = ("(id) => [...document.getElementById(id).querySelectorAll('.hoverlayer, .hovertext')]"
+            ".map(e => e.textContent).join(' ').trim()")
+
+
+def _touch_drag(page, cdp, points, pause_ms: int = 15) -> None:
+    """One finger down at the first point, through the others, lifted at the last."""
+    (x, y), *rest = points
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for x, y in rest:
+        page.wait_for_timeout(pause_ms)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def _drag_sliders(page, cdp, figures) -> list[dict]:
+    """A finger drags each figure's slider from its first step to its last, 4 px at a time:
+    the steps it passed (every one of them, on a slider a finger can use)."""
+    out = []
+    for f in figures:
+        if not f["slider"]:
+            continue
+        at = page.evaluate(SLIDER_TICKS_JS, f["id"])
+        xs = at["xs"]
+        page.wait_for_timeout(200)
+        n = max(2, int((xs[-1] - xs[0]) / 4))
+        _touch_drag(page, cdp, [(xs[0] + (xs[-1] - xs[0]) * i / n, at["y"]) for i in range(n + 1)])
+        page.wait_for_timeout(300)
+        seen = page.evaluate(f"() => document.getElementById('{f['id']}')._dynamicsSeen.slice()")
+        out.append(dict(id=f["id"], steps=len(xs), reached=len(set(seen) & set(range(len(xs))))))
+    return out
+
+
+def _turn_3d(page, cdp) -> dict | None:
+    """A finger on the page's first 3-D figure: a drag across it turns the view (its camera
+    moves), a tap on a point shows its hover, and moving the figure's slider keeps the view
+    turned. None where the page has no 3-D figure."""
+    at = page.evaluate(TURN_JS)
+    if at is None:
+        return None
+    page.wait_for_timeout(300)
+    before = page.evaluate(CAMERA_JS, at["id"])
+    _touch_drag(page, cdp, [(at["x"] - at["w"] / 4 + at["w"] / 2 * i / 12, at["y"]) for i in range(13)])
+    page.wait_for_timeout(400)
+    turned = page.evaluate(CAMERA_JS, at["id"])
+    out = dict(id=at["id"], turned=turned != before, hover="", kept=None)
+    point = page.evaluate(POINT_3D_JS, at["id"])
+    if point:
+        page.touchscreen.tap(point["x"], point["y"])
+        for _ in range(20):  # the scene picks the point under the finger on a later frame
+            page.wait_for_timeout(150)
+            out["hover"] = page.evaluate(HOVER_JS, at["id"])
+            if out["hover"]:
+                break
+    rail = page.evaluate(f"() => {{ const e = document.getElementById('{at['id']}')"
+                         ".querySelector('.slider-rail-rect'); if (!e) return null; "
+                         "e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); "
+                         "return [r.left + 4, r.top + r.height / 2]; }")
+    if rail:
+        view = page.evaluate(CAMERA_JS, at["id"])
+        page.touchscreen.tap(*rail)
+        page.wait_for_timeout(600)
+        out["kept"] = page.evaluate(CAMERA_JS, at["id"]) == view
+    return out
+
+
 def _browser(pw):
     return pw.chromium.launch(executable_path=chromium(),
                               args=["--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -625,8 +810,11 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
     screen, or with two texts on top of each other (titles, subplot titles, legend, axis
     titles and ticks, annotations, slider labels, heatmap cell and bar labels) or cut off by
     the figure's edge, the Colab link, remote requests, and whether moving one slider redrew
-    its figure (on a phone: tapped, and a tap on a line plot showed its hover). With
-    ``shots_dir``, save a full-page screenshot of each page there."""
+    its figure. On a phone, with a finger: that slider tapped; a tap on a line plot shows its
+    hover; every slider's steps at least :data:`MIN_STEP` px apart, and a drag along it passes
+    every step (``dragged``); the first 3-D figure turns under a drag, shows a point's hover on
+    a tap and stays turned when its slider moves (``turned_3d``). With ``shots_dir``, save a
+    screenshot of each page's first screen there."""
     from playwright.sync_api import sync_playwright
 
     html_dir = Path(html_dir)
@@ -659,7 +847,7 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
             page.evaluate("() => document.fonts.ready.then(() => true)")  # MathJax's web fonts
             page.wait_for_timeout(1000)
-            report = page.evaluate(PAGE_REPORT_JS, phone)
+            report = page.evaluate(PAGE_REPORT_JS, {"phone": phone, "minStep": MIN_STEP})
             if shots_dir is not None:  # the page as a reader first sees it: before a slider moves
                 # The first screen only: growing the window to the page's height for a
                 # full-page shot made Chromium hang on pages with 3-D (WebGL) figures in the
@@ -687,6 +875,10 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
                 after = page.evaluate(f"() => document.getElementById('{move['id']}').data.map(t => t.visible)")
                 move["redrawn"] = after != move.pop("before")
             report["slider_moved"] = move
+            if phone:  # a finger drags every slider through all its steps, and turns a 3-D view
+                cdp = context.new_cdp_session(page)
+                report["dragged"] = _drag_sliders(page, cdp, report["figures"])
+                report["turned_3d"] = _turn_3d(page, cdp)
             report["remote"] = list(remote)
             reports[name] = report
             context.close()
@@ -711,6 +903,18 @@ def problems(report: dict) -> list[str]:
         out.append("a cell raised (Traceback on the page)")
     if report["slider_moved"] and not report["slider_moved"].get("redrawn"):
         out.append("moving a slider did not redraw its figure")
+    for d in report.get("dragged", ()):
+        if d["reached"] < d["steps"]:
+            out.append(f"figure {d['id']}: a finger dragging its slider reached {d['reached']} "
+                       f"of its {d['steps']} steps")
+    turn = report.get("turned_3d")
+    if turn:
+        if not turn["turned"]:
+            out.append(f"figure {turn['id']}: a finger's drag did not turn the 3-D view")
+        if not turn["hover"]:
+            out.append(f"figure {turn['id']}: a tap on a point of the 3-D view showed no hover")
+        if turn["kept"] is False:
+            out.append(f"figure {turn['id']}: moving the slider turned the 3-D view back")
     if "tapped" in report and not (report["tapped"] or {}).get("hover"):
         out.append("a tap on a figure showed no hover" if report["tapped"] else
                    "no line plot to tap")
@@ -727,9 +931,11 @@ def screenshots(html_dir, out_dir, pages=None, width: int = 1280) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    """``python -m dynamics.book build [chapter ...] [--profile P] [--dest DIR] [--shots]``:
-    build the book (or some chapters) in a copy and, with ``--shots``, save a full-page
-    screenshot of each chapter page under ``DIR/shots``.
+    """``python -m dynamics.book build [chapter ...] [--profile P] [--dest DIR] [--shots]
+    [--width W]``: build the book (or some chapters) in a copy and, with ``--shots``, check
+    each chapter page as a reader sees it in a window W px wide (:func:`inspect_pages`; under
+    500 px a phone, touched with a finger), print its problems and save a screenshot of its
+    first screen under ``DIR/shots``.
     ``python -m dynamics.book colab-cells``: rewrite the first cell of every chapter from
     :func:`colab_cell`."""
     import argparse
@@ -740,6 +946,9 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", default="smoke")
     parser.add_argument("--dest", default="_build/preview")
     parser.add_argument("--shots", action="store_true")
+    parser.add_argument("--width", type=int, default=1280,
+                        help="window width (px) of the screenshots and checks; under 500: a phone "
+                             "(844 px high, a touch screen), e.g. 390")
     parser.add_argument("--loose", action="store_true", help="do not treat warnings as errors")
     args = parser.parse_args(argv)
     if args.command == "colab-cells":
@@ -752,7 +961,8 @@ def main(argv=None) -> int:
                  strict=not args.loose)
     print(f"built: {html}")
     if args.shots:
-        for shot in screenshots(html, Path(args.dest).resolve() / "shots", args.chapters or None):
+        for shot in screenshots(html, Path(args.dest).resolve() / "shots", args.chapters or None,
+                                width=args.width):
             print(f"screenshot: {shot}")
     return 0
 

@@ -483,7 +483,8 @@ def house(fig: go.Figure, width: int = COLUMN, narrow: bool = False) -> go.Figur
         for s in lay.sliders:
             labels = [str(st.label) for st in s.steps]
             widths = [6 + CHAR * 0.85 * len(lb) for lb in labels]
-            fits = sum(widths) <= inner * 0.9
+            # on a phone the book draws a slider as wide as the figure (dynamics.js)
+            fits = sum(widths) <= (width - 16 if narrow else inner) * 0.9
             # the first and last labels are centred on the rail's ends: leave them room
             pad_l = int(widths[0] / 2) if fits and widths else 0
             pad_r = int(widths[-1] / 2) if fits and widths else 0

@@ -765,8 +765,9 @@ def _drag_sliders(page, cdp, figures) -> list[dict]:
 
 def _turn_3d(page, cdp) -> dict | None:
     """A finger on the page's first 3-D figure: a drag across it turns the view (its camera
-    moves), a tap on a point shows its hover, and moving the figure's slider keeps the view
-    turned. None where the page has no 3-D figure."""
+    moves), moving the figure's slider then keeps the view turned, and a tap on a point shows
+    its hover. None where the page has no 3-D figure. (The slider comes before the tap: a tap
+    sends the mouse events after which plotly keeps a turned view anyway.)"""
     at = page.evaluate(TURN_JS)
     if at is None:
         return None
@@ -776,6 +777,17 @@ def _turn_3d(page, cdp) -> dict | None:
     page.wait_for_timeout(400)
     turned = page.evaluate(CAMERA_JS, at["id"])
     out = dict(id=at["id"], turned=turned != before, hover="", kept=None)
+    rail = page.evaluate(f"() => {{ const e = document.getElementById('{at['id']}')"
+                         ".querySelector('.slider-rail-rect'); if (!e) return null; "
+                         "e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); "
+                         "const s = e.closest('.dynamics-figure')._fullLayout.sliders[0]; "
+                         "return [s.active ? r.left + 4 : r.right - 4, r.top + r.height / 2]; }")
+    if rail:
+        page.touchscreen.tap(*rail)
+        page.wait_for_timeout(600)
+        out["kept"] = page.evaluate(CAMERA_JS, at["id"]) == turned
+        page.evaluate(TURN_JS)  # the scene back in view
+        page.wait_for_timeout(300)
     point = page.evaluate(POINT_3D_JS, at["id"])
     if point:
         page.touchscreen.tap(point["x"], point["y"])
@@ -784,15 +796,6 @@ def _turn_3d(page, cdp) -> dict | None:
             out["hover"] = page.evaluate(HOVER_JS, at["id"])
             if out["hover"]:
                 break
-    rail = page.evaluate(f"() => {{ const e = document.getElementById('{at['id']}')"
-                         ".querySelector('.slider-rail-rect'); if (!e) return null; "
-                         "e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); "
-                         "return [r.left + 4, r.top + r.height / 2]; }")
-    if rail:
-        view = page.evaluate(CAMERA_JS, at["id"])
-        page.touchscreen.tap(*rail)
-        page.wait_for_timeout(600)
-        out["kept"] = page.evaluate(CAMERA_JS, at["id"]) == view
     return out
 
 

@@ -223,6 +223,28 @@ def test_gpu_notebook_within_a_readers_patience(gpu_dry_run, chapter):
         f"{p['T4'] / 60:.1f} min; rewrite it with python -m dynamics.bench gpu --write")
 
 
+@pytest.mark.parametrize("chapter", _chapters())
+def test_precompute_plan_unit_by_unit_is_this_plan(gpu_dry_run, chapter):
+    """The plan whose estimate a resumable gpu precompute's bar shows, unit by unit
+    (data/precompute_plan.json, ``python -m dynamics.bench gpu --write``), is this dry run's,
+    not a stale one: the same units, and the precompute's total within 25% on a T4."""
+    from dynamics import bench, ledger, units
+
+    out, results = gpu_dry_run
+    entries = ledger.read(out / f"{chapter}.precompute.jsonl")
+    committed = units.read_unit_plan().get(chapter)
+    if not entries:  # the chapter precomputes nothing (its dry run must still have run)
+        assert results[(chapter, "precompute")]["ok"] and committed is None, chapter
+        return
+    row = bench.unit_plan(entries)
+    assert committed, f"data/precompute_plan.json has no plan for {chapter}: python -m dynamics.bench gpu --write"
+    assert sorted(committed["units"]) == sorted(row["units"]), chapter
+    assert committed["total"]["T4"] == pytest.approx(row["total"]["T4"], rel=0.25, abs=6), (
+        f"{chapter}: the committed precompute plan says {committed['total']['T4'] / 60:.1f} min on "
+        f"a T4, the dry run now {row['total']['T4'] / 60:.1f} min; rewrite it with "
+        "python -m dynamics.bench gpu --write")
+
+
 def test_ledger_work_scales_a_themes_own_loop(ledger_file):
     """Work that is not a training enters the plan through ledger.work(desc, scale)."""
     from dynamics import ledger

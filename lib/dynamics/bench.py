@@ -12,7 +12,9 @@
 ``--write`` records the notebooks' times in ``data/live_cost.csv``, which each chapter reads
 to say how long its cells take (:func:`dynamics.book.live_cost`): ``notebooks --no-book
 --write`` the measured smoke and cpu times, ``gpu --write`` the plan for a T4 and an H100,
-``gpu --measure --write`` the measured gpu times.
+``gpu --measure --write`` the measured gpu times. ``gpu --write`` also records each gpu
+precompute's plan unit by unit in ``data/precompute_plan.json``, whose estimate of what is
+left a resumable precompute's progress bar shows (:func:`dynamics.units.planned_seconds`).
 
 Seconds on a shared machine swing 2-3x from one run to the next, so every benchmark prints,
 beside its seconds, a ratio against the plain limit of the same work measured in the same
@@ -41,7 +43,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import CHAPTERS, book, ledger
+from . import CHAPTERS, book, ledger, units
 from .results import ROOT
 
 T4_MEMORY = 15e9  # bytes a Colab T4 offers (16 GB card, 15 GB usable)
@@ -404,15 +406,22 @@ def plan(entries: list[dict]) -> dict:
     out = dict(peak_bytes=peak, trainings=len(entries),
                flops=sum(flops for flops, _ in map(_work, entries)))
     out.update({gpu: estimate(entries, gpu) for gpu in GPUS})
-    units = {}
+    per_unit = unit_seconds(entries)
+    if per_unit:  # a precompute's units (dynamics.units): the longest one, per GPU
+        out["units"] = len(per_unit)
+        out["unit"] = {gpu: max(u[gpu] for u in per_unit.values()) for gpu in GPUS}
+    return out
+
+
+def unit_seconds(entries: list[dict]) -> dict:
+    """Each precompute unit the dry run ran (:mod:`dynamics.units`): ``{name: {gpu:
+    seconds}}``, one unit's own (a unit at a grid's end stands for ``unit_repeats`` of them)."""
+    found: dict = {}
     for e in entries:
         if e.get("unit"):
-            units.setdefault(e["unit"], []).append(e)
-    if units:  # a precompute's units (dynamics.units): the longest one, per GPU
-        out["units"] = len(units)
-        out["unit"] = {gpu: max(estimate(es, gpu) / es[0]["unit_repeats"] for es in units.values())
-                       for gpu in GPUS}
-    return out
+            found.setdefault(e["unit"], []).append(e)
+    return {name: {gpu: estimate(es, gpu) / es[0]["unit_repeats"] for gpu in GPUS}
+            for name, es in found.items()}
 
 
 def plan_line(chapter: str, p: dict, what: str = "plan") -> str:
@@ -444,7 +453,8 @@ def bench_gpu(tiny: bool = False, ledgers: str | None = None, chapters=None, ste
     (or the ledgers already in ``ledgers``), then one line per chapter:
     ``gpu plan <chapter>: peak X.X GB, about N min on T4, about M min on H100`` (and the same
     for its precompute). ``write``: the notebooks' plan for a T4 and an H100 into
-    ``data/live_cost.csv`` (:func:`dynamics.book.live_cost`)."""
+    ``data/live_cost.csv`` (:func:`dynamics.book.live_cost`), and the precomputes' plans, unit
+    by unit, into ``data/precompute_plan.json`` (:func:`dynamics.units.read_unit_plan`)."""
     out = Path(ledgers) if ledgers else Path(tempfile.mkdtemp(prefix="dynamics-gpu-plan-"))
     chapters = list(chapters or (list(CHAPTERS)[:1] if tiny else CHAPTERS))
     runs = dry_run_all(chapters, out, steps) if ledgers is None else {}
@@ -469,8 +479,22 @@ def bench_gpu(tiny: bool = False, ledgers: str | None = None, chapters=None, ste
     if write:
         rows = [_cost_row(c, "gpu", p["notebook"][gpu], "planned", gpu) for c, p in report.items()
                 if p["notebook"] for gpu in ("T4", "H100")]
-        print(f"# wrote {len(rows)} planned rows to {book.write_live_cost(rows)}", flush=True)
+        if rows:
+            print(f"# wrote {len(rows)} planned rows to {book.write_live_cost(rows)}", flush=True)
+        plans = {c: unit_plan(ledger.read(out / f"{c}.precompute.jsonl")) for c in report
+                 if report[c]["precompute"]}
+        if plans:
+            path = units.write_unit_plan(plans, gpus)
+            print(f"# wrote the plan of {len(plans)} precompute(s), unit by unit, to {path}", flush=True)
     return report
+
+
+def unit_plan(entries: list[dict]) -> dict:
+    """A precompute's row of ``data/precompute_plan.json`` (:func:`dynamics.units.read_unit_plan`)
+    from its dry run's ledger: each unit's seconds per GPU, and the whole precompute's."""
+    rnd = lambda d: {gpu: round(v, 1) for gpu, v in d.items()}  # noqa: E731
+    return dict(units={n: rnd(v) for n, v in unit_seconds(entries).items()},
+                total=rnd({gpu: estimate(entries, gpu) for gpu in GPUS}))
 
 
 def _cost_row(chapter: str, profile: str, seconds: float, how: str, on: str) -> dict:

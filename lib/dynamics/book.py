@@ -11,6 +11,7 @@ extension (listed in ``_config.yml``) that
 from __future__ import annotations
 
 import html
+import math
 import os
 import re
 import shutil
@@ -746,8 +747,8 @@ def _touch_drag(page, cdp, points, pause_ms: int = 15) -> None:
 
 
 def _drag_sliders(page, cdp, figures) -> list[dict]:
-    """A finger drags each figure's slider from its first step to its last, 4 px at a time:
-    the steps it passed (every one of them, on a slider a finger can use)."""
+    """A finger drags each figure's slider from its first step to its last, a quarter of the
+    steps' spacing at a time: the steps it passed (every one, on a slider a finger can use)."""
     out = []
     for f in figures:
         if not f["slider"]:
@@ -755,7 +756,8 @@ def _drag_sliders(page, cdp, figures) -> list[dict]:
         at = page.evaluate(SLIDER_TICKS_JS, f["id"])
         xs = at["xs"]
         page.wait_for_timeout(200)
-        n = max(2, int((xs[-1] - xs[0]) / 4))
+        gap = min((b - a for a, b in zip(xs, xs[1:])), default=4)
+        n = max(2, math.ceil((xs[-1] - xs[0]) / max(3, gap / 4)))
         _touch_drag(page, cdp, [(xs[0] + (xs[-1] - xs[0]) * i / n, at["y"]) for i in range(n + 1)])
         page.wait_for_timeout(300)
         seen = page.evaluate(f"() => document.getElementById('{f['id']}')._dynamicsSeen.slice()")

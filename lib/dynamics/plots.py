@@ -493,7 +493,10 @@ def house(fig: go.Figure, width: int = COLUMN, narrow: bool = False) -> go.Figur
                      currentvalue=dict(visible=True, xanchor="left",
                                        font=dict(size=FONT, color="#222"),
                                        prefix=s.currentvalue.prefix or ""),
-                     font=dict(size=FONT - 2, color="#444" if fits else "rgba(0,0,0,0)"),
+                     # labels that do not fit are hidden; on a phone, where the slider reaches
+                     # the figure's edges, also shrunk, lest the end ones stick out
+                     font=dict(size=FONT - 2 if fits or not narrow else 1,
+                               color="#444" if fits else "rgba(0,0,0,0)"),
                      ticklen=4 if fits else 3, minorticklen=2)
         bottom += 78 * len(lay.sliders)
     lay.margin = dict(l=left, r=right, t=top, b=bottom, autoexpand=True)

@@ -90,3 +90,17 @@ def test_views_reexport_the_figures(theme):
 def test_a_departure_from_the_template_is_seen():
     text = '"""A chapter.\n\nModules:\n"""\nfrom .science import *\n'
     assert _split(text)[1] != TEMPLATE
+
+
+def test_the_version_has_one_home():
+    """``dynamics.__version__`` is the one place the version is written: pyproject.toml reads
+    it, and no other library file spells a version number of its own."""
+    import re
+
+    root = LIB.parents[1]
+    assert 'version = {attr = "dynamics.__version__"}' in (root / "pyproject.toml").read_text()
+    spelled = re.compile(r"""version["']?\s*[:=]\s*["']\d""")
+    others = [str(p.relative_to(LIB)) for p in sorted(LIB.rglob("*.py"))
+              if p != LIB / "__init__.py" and spelled.search(p.read_text())]
+    assert not others, f"a version written outside dynamics/__init__.py: {others}"
+    assert spelled.search('    return {"version": "0.1", "parallel_read_safe": True}')

@@ -437,7 +437,9 @@ def setup(app):
     app.add_js_file("plotly.min.js", priority=200)
     app.add_js_file("dynamics.js", priority=210)
     app.add_css_file("dynamics.css")
-    return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
+    from . import __version__  # the one home of the version (pyproject.toml reads it too)
+
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
 
 
 if __name__ == "__main__":

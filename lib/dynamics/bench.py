@@ -433,7 +433,6 @@ def notebook_time(path: Path, profile: str, timeout: int = 1800) -> float:
     return notebook_times(path, profile, timeout)[0]
 
 
-
 def book_time(profile: str = "smoke") -> float:
     """Wall seconds of a full ``jupyter-book build`` (executing every chapter) in a copy."""
     with tempfile.TemporaryDirectory() as tmp:

@@ -308,7 +308,6 @@ class CollapseNet(LinearTail):
         return layered(self.body, self.act, x)
 
 
-
 class UnconstrainedFeatures(LinearTail):
     """The unconstrained features model: one free feature vector per training example, then
     ``linear_depth`` bias-free linear layers (the last is ``head``). Inputs are example indices.
@@ -333,7 +332,6 @@ class UnconstrainedFeatures(LinearTail):
 
     def body_features(self, idx: torch.Tensor) -> torch.Tensor:
         return self.z[idx] * self.scale
-
 
 
 def linear_weights(model: nn.Module) -> list[torch.Tensor]:

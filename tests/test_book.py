@@ -34,6 +34,20 @@ def toc_files() -> list[str]:
     return [entry["file"] for entry in TOC.get("chapters") or []]
 
 
+def test_glue_prints_outside_the_book_and_writes_numbers_as_the_book_does(capsys, monkeypatch):
+    from dynamics.book import glue
+
+    monkeypatch.delenv("DYNAMICS_BOOK_BUILD", raising=False)
+    out = glue(t=1234.0, share="93%", etas=[0.001, 0.003, 0.01], one=[2.0])
+    assert capsys.readouterr().out.strip() == \
+        "t = 1,234; share = 93%; etas = 0.001, 0.003 and 0.01; one = 2"
+    assert out["etas"] == "0.001, 0.003 and 0.01"
+    with pytest.raises(ValueError, match="at least one"):
+        glue()
+    with pytest.raises(ValueError, match="empty list"):
+        glue(x=[])
+
+
 def test_config_points_launch_buttons_at_the_repository():
     url = CONFIG["repository"]["url"]
     assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", url)

@@ -262,8 +262,9 @@ class _Glued(str):
 def glue(digits: int = 3, **values) -> dict:
     """Put numbers computed on this page into its prose: ``glue(t_grok=run.grok_step)`` in a
     cell, ``{glue:text}`t_grok``` in the markdown after it. Numbers are written as the book
-    writes them (:func:`dynamics.plots.number`, ``digits`` significant digits); a string is
-    glued as it is (format it yourself for a percentage or a range).
+    writes them (:func:`dynamics.plots.number`, ``digits`` significant digits); a list of
+    numbers as "1, 3 and 10"; a string is glued as it is (format it yourself for a
+    percentage or a range).
 
     In the book build the values are glued silently (MyST-NB); anywhere else (Colab, Jupyter),
     where ``{glue:text}`` does not render, the cell prints them instead, one line, so that a
@@ -274,8 +275,16 @@ def glue(digits: int = 3, **values) -> dict:
 
     if not values:
         raise ValueError("glue() needs at least one name=value")
-    texts = {name: _Glued(v if isinstance(v, str) else number(v, digits))
-             for name, v in values.items()}
+    def text(v) -> str:
+        if isinstance(v, str):
+            return v
+        if isinstance(v, (list, tuple)):
+            if not v:
+                raise ValueError("glue() got an empty list")
+            return _and([text(x) for x in v])
+        return number(v, digits)
+
+    texts = {name: _Glued(text(v)) for name, v in values.items()}
     if in_book_build():
         from myst_nb import glue as nb_glue
 

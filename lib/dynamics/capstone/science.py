@@ -123,6 +123,13 @@ class GridConfig(Config):
                             smoke=[2e-2], cpu=[5e-3, 2e-2], gpu=[3e-3])
     seeds: int = param(2, "seeds per cell", low=1, high=10, smoke=1, cpu=2, gpu=1)
     clock_seeds: int = param(1, "seeds per cell of the clock grid", low=1, high=10)
+    muon_lr_factors: list = param([0.5, 2.0], "Muon's learning rates tried against AdamW, as "
+                                  "multiples of its muon_lr")
+
+    def learning_rates(self, cfg: OneConfig) -> dict:
+        """The learning rates each optimizer tries in the comparison at matched tuning: AdamW
+        its recipe's η, Muon ``muon_lr`` x each of ``muon_lr_factors``."""
+        return {"adamw": [cfg.lr], "muon": [cfg.muon_lr * f for f in self.muon_lr_factors]}
 
 
 @torch.no_grad()

@@ -34,6 +34,20 @@ def toc_files() -> list[str]:
     return [entry["file"] for entry in TOC.get("chapters") or []]
 
 
+def test_glue_prints_outside_the_book_and_writes_numbers_as_the_book_does(capsys, monkeypatch):
+    from dynamics.book import glue
+
+    monkeypatch.delenv("DYNAMICS_BOOK_BUILD", raising=False)
+    out = glue(t=1234.0, share="93%", etas=[0.001, 0.003, 0.01], one=[2.0])
+    assert capsys.readouterr().out.strip() == \
+        "t = 1,234; share = 93%; etas = 0.001, 0.003 and 0.01; one = 2"
+    assert out["etas"] == "0.001, 0.003 and 0.01"
+    with pytest.raises(ValueError, match="at least one"):
+        glue()
+    with pytest.raises(ValueError, match="empty list"):
+        glue(x=[])
+
+
 def test_config_points_launch_buttons_at_the_repository():
     url = CONFIG["repository"]["url"]
     assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", url)
@@ -66,7 +80,8 @@ def test_chapter_is_committed_without_outputs_and_mirrors_its_package(nb):
                for c in cells if c["cell_type"] == "code")
     theme = CHAPTERS[nb.stem]
     package = ROOT / "lib" / "dynamics" / theme
-    assert {"__init__.py", "science.py", "experiments.py", "views.py"} <= {p.name for p in package.glob("*.py")}
+    assert {"__init__.py", "science.py", "experiments.py", "figures.py", "views.py"} <= \
+        {p.name for p in package.glob("*.py")}
     assert {"test_science.py", "test_experiments.py", "test_views.py"} <= \
         {p.name for p in (ROOT / "tests" / theme).glob("test_*.py")}
     text = "".join("".join(c["source"]) for c in cells)
@@ -86,14 +101,20 @@ def test_code_on_the_page_fits_the_column(nb):
     assert not long, "\n".join(long)
 
 
-@pytest.mark.parametrize("theme", sorted(set(CHAPTERS.values())))
-def test_science_modules_stand_alone(theme):
-    """A theme's science module reads like a reference implementation: it imports no plotting,
-    no widgets, and nothing of its own package's runners or views (the one home of this rule;
-    the theme packages' tests do not repeat it)."""
+SCIENCE = [(theme, path.name) for theme in sorted(set(CHAPTERS.values()))
+           for path in sorted((ROOT / "lib" / "dynamics" / theme).glob("*.py"))
+           if path.stem not in ("__init__", "experiments", "figures", "views")]
+
+
+@pytest.mark.parametrize("theme, module", SCIENCE, ids=lambda v: v)
+def test_science_modules_stand_alone(theme, module):
+    """A theme's science module (and each module it split off, e.g. initialization's
+    ``meanfield.py``) reads like a reference implementation: it imports no plotting, no
+    widgets, and nothing of its own package's runners, figures or views (the one home of this
+    rule; the theme packages' tests do not repeat it)."""
     import ast
 
-    tree = ast.parse((ROOT / "lib" / "dynamics" / theme / "science.py").read_text())
+    tree = ast.parse((ROOT / "lib" / "dynamics" / theme / module).read_text())
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -104,8 +125,8 @@ def test_science_modules_stand_alone(theme):
             names |= {module} | {f"{module}{sep}{a.name}" for a in node.names}
     banned = sorted(n for n in names
                     if n.lstrip(".").split(".")[0] in ("plotly", "ipywidgets")
-                    or n.split(".")[-1] in ("plots", "widgets", "views", "experiments"))
-    assert not banned, f"{theme}/science.py imports {banned}"
+                    or n.split(".")[-1] in ("plots", "widgets", "views", "figures", "experiments"))
+    assert not banned, f"{theme}/{module} imports {banned}"
 
 
 def test_readme_says_where_the_book_is_published():
@@ -190,8 +211,9 @@ def test_rendered_book(tmp_path):
     with no two of its texts on top of each other and none cut off, no slider over a legend,
     the Colab link there, one slider moved (on the phone: tapped) and its figure redrawn, a tap
     on a line plot showing its hover; on the phone, with a finger, every slider's steps wide
-    enough apart and reached by a drag, a 3-D figure turned, its hover shown on a tap. A full-page screenshot of each page at each width is saved
-    under _build/screenshots/<width> for a person to look at."""
+    enough apart and reached by a drag, a 3-D figure turned, its hover shown on a tap. A
+    screenshot of each page at each width is saved under _build/screenshots/<width> for a
+    person to look at."""
     html = book.build(tmp_path / "book", profile="smoke")
     assert (html / "_static" / "plotly.min.js").stat().st_size > 1_000_000
     assert (html / "_static" / "mathjax" / "tex-chtml.js").exists()

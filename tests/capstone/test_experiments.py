@@ -45,6 +45,39 @@ def test_init_sweep_and_clock_grid_rows():
         E.init_sweep(TINY.replace(optimizer="muon"), [1.0])
 
 
+def test_a_cell_the_first_run_made_is_read_from_it_not_trained_again(tiny, monkeypatch):
+    """The page's sweeps reuse its first run for the cell that has its config: only the other
+    cells reach the sweep engine, and the rows keep the cells' order."""
+    trained = []
+    many = E._many
+    monkeypatch.setattr(E, "_many", lambda cfg, cells, *a, **k: (trained.extend(cells),
+                                                                  many(cfg, cells, *a, **k))[1])
+    rows = E.init_sweep(TINY, [0.5, 1.0, 2.0], [0], reuse=[tiny])
+    assert [r["init_scale"] for r in rows] == [0.5, 1.0, 2.0]
+    assert [c["init_scale"] for c in trained] == [0.5, 2.0]
+    assert rows[1]["grok_step"] == tiny.grok_step and rows[1]["fit_step"] == tiny.fit_step
+    trained.clear()
+    clock = E.clock_grid(TINY, [TINY.lr], [TINY.weight_decay, 3.0], [0], reuse=[tiny])
+    assert [c["weight_decay"] for c in trained] == [3.0]
+    assert clock[0]["settle_step"] == tiny.summary()["settle_step"]
+    trained.clear()
+    E.init_sweep(TINY, [1.0], [1], reuse=[tiny])  # another seed: not the same run
+    assert len(trained) == 1
+
+
+def test_the_live_axes_fit_a_t4s_ten_minutes_at_gpu():
+    """At gpu, where one run is about a minute on a T4, the page trains nine runs after its
+    first (the gpu plan checks the minutes: tests/test_gpu.py); at smoke and cpu the smoke
+    grid."""
+    cfg = OneConfig.for_profile("gpu")
+    axes = E.live_grid("gpu")
+    new = (len(axes.init_scales) - 1 + len(axes.weight_decays) * (1 + len(axes.clock_lrs)) - 1
+           + len(axes.learning_rates(cfg)["muon"]) + 4)
+    assert new == 9 and cfg.weight_decay in axes.weight_decays and 1.0 in axes.init_scales
+    assert E.live_grid("cpu") == E.live_grid("smoke")
+    assert E.live_grid("smoke").learning_rates(TINY)["muon"] == [TINY.muon_lr / 2, 2 * TINY.muon_lr]
+
+
 def test_clock_fit_recovers_a_power_law_and_lists_its_failures():
     rows = [dict(tau=t, grok_step=3 * t) for t in (10, 30, 100, 300)] + [dict(tau=5, grok_step=None)]
     fit = E.clock_fit(rows)

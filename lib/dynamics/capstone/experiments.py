@@ -24,7 +24,7 @@ from .. import data as D
 from .. import ledger, units
 from ..grokking.experiments import evaluation_steps
 from ..grokking.science import (
-    ADAM_BETAS, fit_and_grok, make_data, make_model, phase_of,
+    ADAM_BETAS, Milestones, fit_and_grok, make_data, make_model, phase_of,
 )
 from ..lottery.science import density, full_masks, prune_masks, rewind, shuffle_masks
 from ..runtime import cap_grid, dry_run, get_profile
@@ -48,7 +48,7 @@ GRID_FILE = "capstone_grid"  # data/capstone_grid.json
 
 
 @dataclass
-class OneRun:
+class OneRun(Milestones):
     """One trained run: config, history, final model, data, the ``timeline`` (``step`` and
     each of :data:`~.science.MEASURES`, aligned) and ``states`` kept at chosen steps."""
 
@@ -59,14 +59,6 @@ class OneRun:
     seed: int = 0
     timeline: dict = field(default_factory=dict)
     states: dict = field(default_factory=dict, repr=False)
-
-    @property
-    def fit_step(self) -> int | None:
-        return fit_and_grok(self.history)[0]
-
-    @property
-    def grok_step(self) -> int | None:
-        return fit_and_grok(self.history)[1]
 
     def summary(self) -> dict:
         return summarize(self.config, self.history, self.timeline)
@@ -165,22 +157,45 @@ def _many(cfg: OneConfig, cells: list[dict], progress=None, norms: bool = False)
     return rows, sweeps
 
 
-def init_sweep(cfg: OneConfig, scales, seeds=(0,), progress=None) -> list[dict]:
-    """Fit and grok steps per initial scale (every parameter x ``scale``) and seed."""
-    cells = [dict(init_scale=float(s), seed=int(seed)) for seed in seeds for s in cap_grid(list(scales))]
-    with ledger.planned(repeats=1):
-        return _many(cfg, cells, progress)[0]
+def init_sweep(cfg: OneConfig, scales, seeds=(0,), progress=None, reuse=()) -> list[dict]:
+    """Fit and grok steps per initial scale (every parameter x ``scale``) and seed.
+    ``reuse``: runs already made (:func:`run`, same config and seed) instead of training them."""
+    cells = [dict(init_scale=float(s), seed=int(seed)) for seed in seeds for s in scales]
+    return _cells(cfg, cells, reuse, progress)
 
 
-def clock_grid(cfg: OneConfig, lrs, weight_decays, seeds=(0,), progress=None) -> list[dict]:
+def clock_grid(cfg: OneConfig, lrs, weight_decays, seeds=(0,), progress=None,
+               reuse=()) -> list[dict]:
     """Learning rate x weight decay (AdamW, initial scale ``cfg.init_scale``): per cell the
     clock τ = 1/(ηλ), the step the weight RMS settles (:func:`~.science.settle_step`) and
-    the fit and grok steps."""
+    the fit and grok steps. ``reuse``: runs already made, as in :func:`init_sweep`."""
     if min(weight_decays) <= 0:
         raise ValueError("the clock 1/(ηλ) needs weight decays > 0")
     cells = [dict(lr=float(lr), weight_decay=float(wd), init_scale=cfg.init_scale, seed=int(s))
-             for s in seeds for lr in cap_grid(list(lrs)) for wd in cap_grid(list(weight_decays))]
-    return _many(cfg, cells, progress, norms=True)[0]
+             for s in seeds for lr in lrs for wd in weight_decays]
+    return _cells(cfg, cells, reuse, progress, norms=True)
+
+
+def _cells(cfg: OneConfig, cells: list[dict], reuse, progress, norms: bool = False):
+    """The rows of ``cells`` in their order: a cell that a run in ``reuse`` already made (same
+    config and seed) is read from it, the others are trained together (:func:`_many`). A dry
+    run trains the first and last of those and the plan counts them all."""
+    def made(c):
+        want = cfg.replace(**{k: c[k] for k in ("lr", "weight_decay", "init_scale") if k in c})
+        return next((r for r in reuse if r.seed == c["seed"] and r.config == want), None)
+
+    done = [made(c) for c in cells]
+    todo = [c for c, r in zip(cells, done) if r is None]
+    kept = cap_grid(todo)
+    with ledger.planned(widen=ledger.cut((todo, kept))):  # the gpu plan: what a dry run cut
+        trained = iter(_many(cfg, kept, progress, norms)[0] if kept else ())
+    rows = []
+    for c, r in zip(cells, done):
+        if r is not None:
+            rows.append(dict(c, optimizer=cfg.optimizer, **r.summary()))
+        elif c in kept:
+            rows.append(next(trained))
+    return rows
 
 
 def clock_fit(rows: list[dict], x: str = "tau") -> dict:
@@ -208,11 +223,12 @@ def clock_fit(rows: list[dict], x: str = "tau") -> dict:
 
 def optimizer_runs(cfg: OneConfig, seed: int = 0, lrs=None, reuse=()) -> dict:
     """AdamW against Muon at matched tuning: each optimizer at each of its learning rates
-    (``lrs``: ``{"adamw": [η, ...], "muon": [Muon's η, ...]}``; Muon's weight decay keeps
+    (``lrs``: ``{"adamw": [η, ...], "muon": [Muon's η, ...]}``, by default
+    :meth:`~.science.GridConfig.learning_rates` of the smoke grid; Muon's weight decay keeps
     AdamW's clock, :func:`~.science.optimizer_for`), the same task, init and budget; the best
     of each (earliest grok, else highest final test accuracy) is returned with what it
     tried. ``reuse``: runs already made (same config and seed) instead of training them."""
-    lrs = lrs or {"adamw": [cfg.lr], "muon": [cfg.muon_lr / 2, 2 * cfg.muon_lr]}
+    lrs = lrs or GridConfig.for_profile("smoke").learning_rates(cfg)
     out = {}
     for opt, values in lrs.items():
         if opt not in ("adamw", "muon"):
@@ -312,9 +328,16 @@ def collapse_timing(r: OneRun) -> dict:
 
 
 def live_grid(profile: str | None = None) -> GridConfig:
-    """The axes a notebook sweeps live: the smoke grid (the precomputed one is
-    ``GridConfig.for_profile(profile)``)."""
-    get_profile(profile)
+    """The axes a notebook sweeps live (the precomputed ones are
+    ``GridConfig.for_profile(profile)``): the smoke grid at smoke and cpu, where a run takes
+    seconds. At gpu one transformer run takes about a minute on a T4, so the page trains nine
+    more around its first run and no more (about nine minutes by the gpu plan): two initial
+    scales, the clock along λ at the run's η (τ = 1/(ηλ) at three values, one of them the
+    first run's), Muon at its own learning rate and the lottery's four arms; the precomputed
+    grid holds the rest."""
+    if get_profile(profile) == "gpu":
+        return GridConfig.for_profile("gpu").replace(weight_decays=[1.0, 3.0, 10.0],
+                                                     clock_lrs=[], muon_lr_factors=[1.0])
     return GridConfig.for_profile("smoke")
 
 

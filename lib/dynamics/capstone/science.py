@@ -123,6 +123,13 @@ class GridConfig(Config):
                             smoke=[2e-2], cpu=[5e-3, 2e-2], gpu=[3e-3])
     seeds: int = param(2, "seeds per cell", low=1, high=10, smoke=1, cpu=2, gpu=1)
     clock_seeds: int = param(1, "seeds per cell of the clock grid", low=1, high=10)
+    muon_lr_factors: list = param([0.5, 2.0], "Muon's learning rates tried against AdamW, as "
+                                  "multiples of its muon_lr")
+
+    def learning_rates(self, cfg: OneConfig) -> dict:
+        """The learning rates each optimizer tries in the comparison at matched tuning: AdamW
+        its recipe's η, Muon ``muon_lr`` x each of ``muon_lr_factors``."""
+        return {"adamw": [cfg.lr], "muon": [cfg.muon_lr * f for f in self.muon_lr_factors]}
 
 
 @torch.no_grad()
@@ -177,12 +184,10 @@ def measure(model: nn.Module, x: torch.Tensor, y: torch.Tensor, p: int) -> dict:
     (‖θ‖/√n), ``nc1`` and ``etf_distance`` of the penultimate features on ``(x, y)`` (the
     training set), ``weight_rank`` (:func:`normalized_rank` of :func:`hidden_matrix`) and
     ``fourier`` (the top-10% Fourier share of the input weights)."""
-    was = model.training
-    model.eval()
-    feats = model.features(x)
+    with M.evaluating(model):
+        feats = model.features(x)
     head = model.head
     nc = nc_metrics(feats, y, head.weight, head.bias, p)
-    model.train(was)
     return dict(weight_rms=float(weight_norm(model)) / math.sqrt(numel(model)),
                 nc1=float(nc["nc1"]), etf_distance=float(nc["etf_distance"]),
                 weight_rank=normalized_rank(hidden_matrix(model).detach()),

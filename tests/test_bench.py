@@ -66,8 +66,12 @@ def test_gpu_plan_prices_a_precompute_s_longest_unit():
     assert p["units"] == 2
     assert p["unit"]["T4"] == pytest.approx(bench.estimate([b1, b2], "T4") / 2)
     assert p["unit"]["T4"] == pytest.approx(2 * bench.estimate([a], "T4"))
-    assert re.search(r"; its longest unit about [\d.]+ min on T4, [\d.]+ min on H100$",
+    assert re.search(r"; its longest unit \(b\) about [\d.]+ min on T4, [\d.]+ min on H100$",
                      bench.plan_line("grokking", p, "precompute"))
+    assert bench.unit_seconds([a, b1, b2])["b"]["T4"] == pytest.approx(p["unit"]["T4"])
+    row = bench.unit_plan([a, b1, b2])  # data/precompute_plan.json's row: rounded to 0.1 s
+    assert sorted(row["units"]) == ["a", "b"] and set(row["total"]) == set(bench.GPUS)
+    assert row["total"]["T4"] == pytest.approx(bench.estimate([a, b1, b2], "T4"), abs=0.05)
 
 
 def test_gpu_plan_from_ledgers(tmp_path, capsys):

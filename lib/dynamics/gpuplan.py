@@ -115,6 +115,7 @@ def plan(entries: list[dict]) -> dict:
     if per_unit:  # a precompute's units (dynamics.units): the longest one, per GPU
         out["units"] = len(per_unit)
         out["unit"] = {gpu: max(u[gpu] for u in per_unit.values()) for gpu in GPUS}
+        out["unit_name"] = max(per_unit, key=lambda n: per_unit[n]["T4"])
     return out
 
 
@@ -142,8 +143,8 @@ def plan_line(chapter: str, p: dict, what: str = "plan") -> str:
     line = (f"gpu {what} {chapter}: peak {p['peak_bytes'] / 1e9:.1f} GB, about {minutes(p['T4'])} min "
             f"on T4, about {minutes(p['H100'])} min on H100")
     if "unit" in p:
-        line += (f"; its longest unit about {minutes(p['unit']['T4'])} min on T4, "
-                 f"{minutes(p['unit']['H100'])} min on H100")
+        line += (f"; its longest unit ({p.get('unit_name', '?')}) about {minutes(p['unit']['T4'])} "
+                 f"min on T4, {minutes(p['unit']['H100'])} min on H100")
     return line
 
 

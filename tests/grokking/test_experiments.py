@@ -96,6 +96,8 @@ def test_phase_grid_matches_single_runs():
 
 
 def test_phase_grid_reports_progress_and_stops():
+    from dynamics import progress as P
+
     cfg = S.GrokConfig.for_profile("smoke", p=7, width=8, steps=40, n_evals=10)
     seen = []
 
@@ -103,7 +105,8 @@ def test_phase_grid_reports_progress_and_stops():
         seen.append(done)
         return done >= 0.5  # stop half-way through the grid
 
-    out = E.run_phase_grid(cfg, [0.5, 0.8], [0.0, 1.0], seeds=[0], callbacks=[tick])
+    with P.reporting(tick):  # a panel's bar and Stop
+        out = E.run_phase_grid(cfg, [0.5, 0.8], [0.0, 1.0], seeds=[0])
     assert seen and 0 <= min(seen) and max(seen) <= 1 and seen == sorted(seen)
     assert out["sweep"].info["stopped"]
     phases = [r["phase"] for r in out["rows"]]

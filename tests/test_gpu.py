@@ -296,6 +296,8 @@ def test_a_grid_the_dry_run_cut_counts_in_full(ledger_file):
     lrs, seeds = [1e-3, 3e-3, 1e-2, 3e-2], [0, 1, 2]
     kept = runtime.grid(lrs)
     assert kept == [1e-3, 3e-2] and kept.cut == 2 and runtime.grid(seeds).cut == 1.5
+    ps = runtime.grid([1.0, 0.5, 0.0, -0.25, -0.5], always=[0.0])  # a reference kept too
+    assert ps == [1.0, 0.0, -0.5] and ps.cut == 5 / 3 and runtime.grid(kept).cut == 2
 
     def one():
         train(models.MLP(8, 16, 1, 3), data, Recipe(steps=50, eval=50), progress=False)
@@ -389,3 +391,21 @@ def test_a_batched_call_the_dry_run_narrowed_widens(ledger_file):
     peak, achieved, _ = bench.GPUS["T4"]  # two more models' FLOPs, no more ops
     extra = bench.estimate([batched], "T4") - bench.estimate([narrow], "T4")
     assert extra == pytest.approx(2 * bench.plan([narrow])["flops"] / (peak * achieved))
+
+
+def test_no_theme_cuts_a_dry_run_by_hand():
+    """The dry run records itself: the themes cut grids and steps with runtime.grid and
+    runtime.steps, never with the bare cuts or hand-written ledger blocks (which went wrong:
+    a block that forgot an axis made the gpu plan under-count)."""
+    import re
+    from pathlib import Path
+
+    import dynamics
+
+    lib = Path(dynamics.__file__).parent
+    themes = [p for p in lib.glob("*/*.py") if p.parent.name != "sweep"]
+    assert len(themes) > 20
+    bare = re.compile(r"\b(cap_grid|cap_steps|ledger\.planned|ledger\.cut)\b")
+    found = [f"{p.relative_to(lib)}:{i}" for p in themes
+             for i, line in enumerate(p.read_text().splitlines(), 1) if bare.search(line)]
+    assert not found, f"hand-made dry-run cuts in {found}"

@@ -276,7 +276,7 @@ def kept(values, cut: float = 1.0) -> Kept:
     return out
 
 
-def grid(values: Sequence, keep: int = 2) -> Kept:
+def grid(values: Sequence, keep: int = 2, always: Sequence = ()) -> Kept:
     """An axis of a theme's experiment: ``values``, or in a dry run only its ends (``keep``
     of them), as a :class:`Kept` list that tells the gpu plan what was cut::
 
@@ -284,10 +284,13 @@ def grid(values: Sequence, keep: int = 2) -> Kept:
             ...                                      # len(depths) / 2 times each
         lrs = runtime.grid(cfg.lrs)                  # trained together in one call:
         train_many(fn, data, sweep.grid(lr=lrs, seed=seeds), recipe)   # a wider call
-    """
+
+    ``always``: values a dry run keeps too (a reference the results need). A :class:`Kept`
+    given again keeps its cut (a runner may cut what its caller cut)."""
     full = list(values)
-    cut = cap_grid(full, keep)
-    return kept(cut, len(full) / max(1, len(cut)))
+    ends = cap_grid(full, keep)
+    cut = [v for v in full if v in ends or v in always] if always else ends
+    return kept(cut, getattr(values, "cut", 1.0) * len(full) / max(1, len(cut)))
 
 
 def loop_repeats() -> float:

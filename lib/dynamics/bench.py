@@ -23,7 +23,8 @@ under 3 minutes on two CPU cores; ``--tiny`` runs each at a toy size (the tests 
 The gpu plan runs every chapter's notebook and ``precompute("gpu")`` as a dry run on this
 machine (gpu sizes, ``DYNAMICS_DRY_RUN`` steps per training, offline stand-ins for MNIST /
 CIFAR-10) with a :mod:`dynamics.ledger`, then turns the ledger into memory and time on a T4
-and an H100 (see :data:`GPUS` for the assumptions).
+and an H100 (:mod:`dynamics.gpuplan`; see its :data:`~dynamics.gpuplan.GPUS` for the
+assumptions).
 """
 from __future__ import annotations
 
@@ -42,19 +43,11 @@ import torch
 import torch.nn.functional as F
 
 from . import CHAPTERS, book, ledger
+from .gpuplan import CUDA_CONTEXT, GPUS, dry_run_all, estimate, plan, plan_line  # noqa: F401
+from .pages import BOOK_COPY_IGNORE
 from .results import ROOT
 
 T4_MEMORY = 15e9  # bytes a Colab T4 offers (16 GB card, 15 GB usable)
-CUDA_CONTEXT = 0.5e9  # bytes CUDA, cuBLAS and PyTorch's kernels take before any tensor
-
-# name: (peak float32 matmul FLOP/s, fraction of it the book's small matmuls achieve, seconds
-# per dispatched op). Peaks from NVIDIA's data sheets: T4 8.1 TFLOP/s float32 (Turing has no
-# TF32); H100 SXM 495 TFLOP/s dense TF32 (setup turns TF32 on; an A100's is 156). The book's
-# matmuls are small (hundreds to a few thousand wide), far from peak: 50% on the T4, 20% on
-# the H100, whose tensor cores starve on them. Each op also costs a launch and PyTorch's
-# eager dispatch, 10 us on Colab's slow host CPU, 5 us on a workstation: for small models
-# this term, not FLOPs, sets the time.
-GPUS = {"T4": (8.1e12, 0.5, 10e-6), "A100": (156e12, 0.25, 6e-6), "H100": (495e12, 0.2, 5e-6)}
 
 
 def _setup():
@@ -324,120 +317,6 @@ def bench_spectral(tiny: bool = False) -> list[dict]:
     return rows
 
 
-# ----------------------------------------------------------------------------- gpu plan
-
-
-def _chapter_env(chapter: str, out: Path, steps: int, what: str) -> dict:
-    return dict(os.environ, DYNAMICS_PROFILE="gpu", DYNAMICS_DRY_RUN=str(steps),
-                DYNAMICS_DEVICE="cpu", DYNAMICS_PROGRESS="0",
-                DYNAMICS_RESULTS_DIR=str(out / "results" / chapter),
-                DYNAMICS_LEDGER=str(out / f"{chapter}.{what}.jsonl"),
-                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "lib"), os.environ.get("PYTHONPATH")])))
-
-
-def _error(text: str, limit: int = 1500) -> str:
-    return text if len(text) <= limit else "..." + text[-limit:]
-
-
-def dry_run_notebook(chapter: str, out: Path, steps: int = 2, timeout: int = 900) -> dict:
-    """Execute ``chapters/<chapter>.ipynb`` at the gpu profile's sizes on the CPU with ``steps``
-    steps per training, results to ``out``, its ledger beside them, within ``timeout`` seconds
-    for the whole notebook. Returns ok, seconds, error."""
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    path = ROOT / "chapters" / f"{chapter}.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    start = time.perf_counter()
-    try:
-        left = lambda cell: max(1, int(start + timeout - time.perf_counter()))  # noqa: E731
-        NotebookClient(nb, timeout_func=left, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}
-                       ).execute(env=_chapter_env(chapter, out, steps, "notebook"))
-        return dict(ok=True, seconds=time.perf_counter() - start, error="")
-    except CellExecutionError as err:
-        return dict(ok=False, seconds=time.perf_counter() - start, error=_error(str(err)))
-    except Exception as err:  # noqa: BLE001 - a timeout or a dead kernel is a result to report
-        return dict(ok=False, seconds=time.perf_counter() - start, error=f"{type(err).__name__}: {err}")
-
-
-def dry_run_precompute(chapter: str, out: Path, steps: int = 2, timeout: int = 900) -> dict:
-    """``python -m dynamics.precompute <chapter> --profile gpu`` as a dry run (results to ``out``)."""
-    start = time.perf_counter()
-    try:
-        done = subprocess.run([sys.executable, "-m", "dynamics.precompute", chapter, "--profile", "gpu"],
-                              env=_chapter_env(chapter, out, steps, "precompute"), cwd=ROOT,
-                              capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return dict(ok=False, seconds=time.perf_counter() - start, error=f"timed out after {timeout} s")
-    return dict(ok=done.returncode == 0, seconds=time.perf_counter() - start,
-                error="" if done.returncode == 0 else _error(done.stdout + done.stderr))
-
-
-def _work(e: dict) -> tuple[float, float]:
-    """A ledger entry's FLOPs and dispatched ops over the full run: its planned steps and
-    evaluations, times the grid axes a dry run cut (``repeats``: more calls; ``widen``: more
-    models in the same batched call, so more FLOPs but not more ops)."""
-    repeats, widen = e.get("repeats", 1.0), e.get("widen", 1.0)
-    flops = e["planned_steps"] * e["step_flops"] + e["planned_evals"] * e["eval_flops"]
-    ops = e["planned_steps"] * e["step_ops"] + e["planned_evals"] * e["eval_ops"]
-    return repeats * widen * flops, repeats * ops
-
-
-def estimate(entries: list[dict], gpu: str) -> float:
-    """Seconds the ledger's trainings take at full length on ``gpu`` (see :data:`GPUS`):
-    FLOPs at the achieved rate plus ops at the per-op cost."""
-    peak, achieved, per_op = GPUS[gpu]
-    return sum(flops / (peak * achieved) + ops * per_op for flops, ops in map(_work, entries))
-
-
-def peak_bytes(e: dict) -> float:
-    """A ledger entry's peak device memory at full size: a batched call the dry run narrowed
-    holds ``widen`` times the models (their parameters, state, activations), the same data."""
-    return e["data_bytes"] + (e["peak_bytes"] - e["data_bytes"]) * e.get("widen", 1.0)
-
-
-def plan(entries: list[dict]) -> dict:
-    """Peak bytes (the largest training's, plus the CUDA context) and seconds per GPU."""
-    peak = max((peak_bytes(e) for e in entries), default=0) + CUDA_CONTEXT
-    out = dict(peak_bytes=peak, trainings=len(entries),
-               flops=sum(flops for flops, _ in map(_work, entries)))
-    out.update({gpu: estimate(entries, gpu) for gpu in GPUS})
-    units = {}
-    for e in entries:
-        if e.get("unit"):
-            units.setdefault(e["unit"], []).append(e)
-    if units:  # a precompute's units (dynamics.units): the longest one, per GPU
-        out["units"] = len(units)
-        out["unit"] = {gpu: max(estimate(es, gpu) / es[0]["unit_repeats"] for es in units.values())
-                       for gpu in GPUS}
-    return out
-
-
-def plan_line(chapter: str, p: dict, what: str = "plan") -> str:
-    minutes = lambda s: f"{s / 60:.0f}" if s >= 60 else f"{s / 60:.1f}"  # noqa: E731
-    line = (f"gpu {what} {chapter}: peak {p['peak_bytes'] / 1e9:.1f} GB, about {minutes(p['T4'])} min "
-            f"on T4, about {minutes(p['H100'])} min on H100")
-    if "unit" in p:
-        line += (f"; its longest unit about {minutes(p['unit']['T4'])} min on T4, "
-                 f"{minutes(p['unit']['H100'])} min on H100")
-    return line
-
-
-def dry_run_all(chapters, out: Path, steps: int = 2, workers: int = 2, timeout: int = 900) -> dict:
-    """Every chapter's notebook and precompute as gpu dry runs, ``workers`` at a time (each
-    trains on one thread): ``{(chapter, "notebook" | "precompute"): {ok, seconds, error}}``,
-    ledgers in ``out``."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    jobs = [(c, w, fn) for c in chapters
-            for w, fn in (("notebook", dry_run_notebook), ("precompute", dry_run_precompute))]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {(c, w): pool.submit(fn, c, out, steps, timeout) for c, w, fn in jobs}
-        return {key: f.result() for key, f in futures.items()}
-
-
 def bench_gpu(tiny: bool = False, ledgers: str | None = None, chapters=None, steps: int = 2,
               write: bool = False) -> dict:
     """The gpu plan: each chapter's notebook and ``precompute("gpu")`` as a measured dry run
@@ -552,9 +431,6 @@ def notebook_times(path: Path, profile: str, timeout: int = 1800) -> tuple[float
 def notebook_time(path: Path, profile: str, timeout: int = 1800) -> float:
     """Wall seconds to execute one notebook in a fresh kernel with ``profile``."""
     return notebook_times(path, profile, timeout)[0]
-
-
-from .book import BOOK_COPY_IGNORE  # noqa: E402,F401 (tests/test_book.py imports it from here)
 
 
 def book_time(profile: str = "smoke") -> float:

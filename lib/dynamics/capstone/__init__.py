@@ -6,24 +6,21 @@ weights and updates, Fourier sparsity), then four questions asked of it: the ini
 (lazy ↔ rich, Kumar et al.), the weight decay clock, Muon against AdamW, and lottery tickets
 in the grokked network; neural collapse throughout.
 
+Modules:
+
 - :mod:`.science`: the config, :func:`measure` (each chapter's measure, imported), the update
-  probe and the step-finding rules (no plotting);
+  probe and the step-finding rules (no plotting).
 - :mod:`.experiments`: ``run``, ``init_sweep``, ``clock_grid``, ``optimizer_runs``,
-  ``lottery``, ``collapse_timing`` and ``precompute``;
-- :mod:`.views`: the timeline figure, the questions' figures, the grid slider, the live
-  panel, ``claims`` and ``published_claims``.
+  ``lottery``, ``collapse_timing`` and ``precompute``.
+- :mod:`.figures`: the timeline figure, the questions' figures and the grid slider.
+- :mod:`.views`: the live panel, ``claims`` and ``published_claims``.
 
-``from dynamics import capstone as O`` gives every public name of the three.
+``from dynamics import capstone as O`` gives every public name of the four.
 """
-from .experiments import *  # noqa: F401,F403
-from .experiments import __all__ as _experiments
+from . import experiments, figures, science, views
 from .science import *  # noqa: F401,F403
-from .science import __all__ as _science
+from .experiments import *  # noqa: F401,F403
+from .figures import *  # noqa: F401,F403
+from .views import *  # noqa: F401,F403
 
-try:
-    from .views import *  # noqa: F401,F403
-    from .views import __all__ as _views
-except ImportError:  # pragma: no cover - views not written yet
-    _views = []
-
-__all__ = [*_science, *_experiments, *_views]
+__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]

@@ -24,7 +24,7 @@ from .. import data as D
 from .. import runtime, units
 from ..grokking.experiments import evaluation_steps
 from ..grokking.science import (
-    ADAM_BETAS, fit_and_grok, make_data, make_model, phase_of,
+    ADAM_BETAS, Milestones, fit_and_grok, make_data, make_model, phase_of,
 )
 from ..lottery.science import density, full_masks, prune_masks, rewind, shuffle_masks
 from ..runtime import dry_run, get_profile
@@ -48,7 +48,7 @@ GRID_FILE = "capstone_grid"  # data/capstone_grid.json
 
 
 @dataclass
-class OneRun:
+class OneRun(Milestones):
     """One trained run: config, history, final model, data, the ``timeline`` (``step`` and
     each of :data:`~.science.MEASURES`, aligned) and ``states`` kept at chosen steps."""
 
@@ -59,14 +59,6 @@ class OneRun:
     seed: int = 0
     timeline: dict = field(default_factory=dict)
     states: dict = field(default_factory=dict, repr=False)
-
-    @property
-    def fit_step(self) -> int | None:
-        return fit_and_grok(self.history)[0]
-
-    @property
-    def grok_step(self) -> int | None:
-        return fit_and_grok(self.history)[1]
 
     def summary(self) -> dict:
         return summarize(self.config, self.history, self.timeline)

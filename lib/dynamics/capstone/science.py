@@ -184,12 +184,10 @@ def measure(model: nn.Module, x: torch.Tensor, y: torch.Tensor, p: int) -> dict:
     (‖θ‖/√n), ``nc1`` and ``etf_distance`` of the penultimate features on ``(x, y)`` (the
     training set), ``weight_rank`` (:func:`normalized_rank` of :func:`hidden_matrix`) and
     ``fourier`` (the top-10% Fourier share of the input weights)."""
-    was = model.training
-    model.eval()
-    feats = model.features(x)
+    with M.evaluating(model):
+        feats = model.features(x)
     head = model.head
     nc = nc_metrics(feats, y, head.weight, head.bias, p)
-    model.train(was)
     return dict(weight_rms=float(weight_norm(model)) / math.sqrt(numel(model)),
                 nc1=float(nc["nc1"]), etf_distance=float(nc["etf_distance"]),
                 weight_rank=normalized_rank(hidden_matrix(model).detach()),

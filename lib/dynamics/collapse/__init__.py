@@ -8,19 +8,22 @@ the four, tests the conditions under which training with weight decay provably c
 (Jacot et al. 2025), and breaks the symmetry with imbalanced classes (Dang et al. 2023).
 
 Modules:
+
 - :mod:`.science`: the measures (``nc1``...``nc4``, ``nc_metrics``), the conditions
-  (``balancedness``, ``conditioning``), the models (``CollapseNet``, ``UnconstrainedFeatures``),
-  the theory (``simplex_etf``, ``imbalanced_ufm_solution``) and the configs. No plotting.
+  (``balancedness``, ``conditioning``), the models (``CollapseNet``, ``UnconstrainedFeatures``)
+  and the configs; with :mod:`.theory` (``simplex_etf``, ``imbalanced_ufm_solution``), which it
+  re-exports. No plotting.
 - :mod:`.experiments`: runners (``run_collapse``, ``run_weight_decays``, ``run_conditions``,
   ``run_ufm``, ``run_ufm_pair``, ``run_imbalance``) and ``precompute``.
-- :mod:`.views`: figures (``*_figure``), static sliders (``*_slider``), live panels
-  (``*_panel``), the claims table (``claims``).
-"""
-from .experiments import *  # noqa: F401,F403
-from .experiments import __all__ as _experiments
-from .science import *  # noqa: F401,F403
-from .science import __all__ as _science
-from .views import *  # noqa: F401,F403
-from .views import __all__ as _views
+- :mod:`.figures`: figures (``*_figure``), static sliders (``*_slider``) and tables.
+- :mod:`.views`: live panels (``*_panel``), the page's numbers and the claims table (``claims``).
 
-__all__ = _science + _experiments + _views
+``from dynamics import collapse as NC`` gives every public name of the four.
+"""
+from . import experiments, figures, science, views
+from .science import *  # noqa: F401,F403
+from .experiments import *  # noqa: F401,F403
+from .figures import *  # noqa: F401,F403
+from .views import *  # noqa: F401,F403
+
+__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]

@@ -1,72 +1,29 @@
-"""Neural collapse, the views: figures of the runs (``*_figure``), static sliders over the
-precomputed results in ``data/`` (``*_slider``), live panels (``*_panel``) and the claims
-table (``claims``). Layout (legends, sliders, margins, log ticks) is the house layout's
-business (:func:`dynamics.plots.house`); these builders only say what to draw.
+"""Neural collapse, the views: live panels (``*_panel``), the claims table (``claims``) and the
+numbers the prose quotes. The figures, sliders and tables are in :mod:`.figures` (re-exported
+here).
 """
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from .. import plots, results
 from ..runtime import get_seed
 from ..train import History
 from .experiments import (live_eval_steps, run_collapse, run_imbalance, simplex_frames)
 from .science import (CollapseConfig, ImbalanceConfig, at_zero_error, bias_free_nc3,
-                      cosine_gram, etf_gram, terminal_phase_start)
+                      terminal_phase_start)
 
-__all__ = ["LABELS", "dataset_line", "terminal_phase_table", "nc_figure", "simplex_figure",
-           "gram_figure", "conditions_figure", "ufm_figure", "imbalance_figure", "imbalance_table", "weight_decay_slider",
-           "gd_slider", "simplex_slider", "imbalance_slider", "collapse_panel", "simplex_panel",
-           "conditions_panel", "imbalance_panel", "claims", "GD_SLIDER_OPENS_AT",
-           "WEIGHT_DECAY_SLIDER_OPENS_AT", "decay_sweep", "decay_clock", "clock_figure",
-           "gd_sweep", "imbalance_trends", "run_numbers", "conditions_numbers",
-           "imbalance_numbers", "route_numbers", "published_claims"]
+from .figures import *  # noqa: F401,F403  (re-exported: views.X still works)
+from .figures import (GD_SLIDER_OPENS_AT, conditions_figure, decay_clock, imbalance_figure,
+                      nc_figure, simplex_figure)
 
-LABELS = {
-    "nc1": "NC1",
-    "etf_distance": "NC2 distance to ETF",
-    "equiangularity": "NC2 equiangularity",
-    "equinorm": "NC2 equinorm",
-    "nc3": "NC3",
-    "nc3_centred": "NC3, W centred (variant)",
-    "nc4": "NC4",
-    "orthogonality": "mean |cos| of raw means",
-    "balancedness": "balancedness",
-    "imbalance": "‖D‖ ÷ its value at step 1",
-    "conditioning": "conditioning s₁/s_C",
-    "train_loss": "training loss",
-}
+__all__ = ["dataset_line", "collapse_panel", "simplex_panel", "conditions_panel",
+           "imbalance_panel", "claims", "decay_sweep", "gd_sweep", "imbalance_trends",
+           "run_numbers", "conditions_numbers", "imbalance_numbers", "route_numbers",
+           "published_claims"]
 
 
-def _shared_log_ranges(figs):
-    """Give the log axes of the first figure the range of the data of *all* figures, so a
-    slider over them keeps its axes (and their ticks) still while the traces change."""
-    lay = figs[0].layout
-    for name in [k for k in lay.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
-        if lay[name].type != "log":
-            continue
-        letter, ref = name[0], name[0] + name[5:]
-        values = [np.asarray(getattr(tr, letter), float) for f in figs for tr in f.data
-                  if (getattr(tr, f"{letter}axis", None) or letter) == ref and getattr(tr, letter) is not None
-                  and np.asarray(getattr(tr, letter)).dtype.kind in "fiu"]
-        v = np.concatenate(values) if values else np.zeros(0)
-        v = v[np.isfinite(v) & (v > 0)]
-        if len(v):
-            lo, hi = np.log10(v.min()), np.log10(v.max())
-            pad = 0.04 * max(hi - lo, 0.2)
-            lay[name].range = [lo - pad, hi + pad]
-    return figs
-
-
-def _positive(steps, values):
-    """Points that a log-log plot can show (step > 0, finite positive value)."""
-    steps, values = np.asarray(steps, float), np.asarray(values, float)
-    keep = np.isfinite(values) & (steps > 0) & (values > 0)
-    return steps[keep], values[keep]
-
-
-# ============================================================================ figures of one run
+# ============================================================================ one run
 
 
 def dataset_line(data) -> str:
@@ -74,287 +31,6 @@ def dataset_line(data) -> str:
     line = f"{data.name}: {len(data.x_train):,} training examples, {data.n_classes} classes"
     line += f" ({data.info['short']})" if data.info.get("short") else ""
     return line + (f"\n{data.info['fallback']}" if data.info.get("fallback") else "")
-
-
-def terminal_phase_table(history: History):
-    """Each measure at the first step with zero training error and at the end of the run."""
-    z, T = terminal_phase_start(history), history.steps[-1] if len(history) else None
-    rows = []
-    for k in ("nc1", "equinorm", "equiangularity", "etf_distance", "nc3", "nc3_centred", "nc4",
-              "orthogonality"):
-        if k not in history:
-            continue
-        start, end = at_zero_error(history, k), history.last(k)
-        rows.append({"measure": LABELS[k] + (" (fraction)" if k == "nc4" else ""),
-                     f"at zero error (step {z})": start, f"at the end (step {T})": end,
-                     "end ÷ start": end / start if start and np.isfinite(start) else None})
-    return plots.table(rows, digits=3, missing="—")
-
-
-def nc_figure(history: History, title: str = "") -> "go.Figure":
-    """NC1–NC4 against step (log axes), the first zero-training-error step dotted. The NC3
-    panel also shows the value of Papyan et al.'s NC3 at the collapse of a bias-free head (dotted)."""
-    fig = plots.subplots(2, 2, ["NC1", "NC2", "NC3", "NC4 (% of examples)"],
-                         title=title or "The four collapses", height=640)
-    panels = {(1, 1): ["nc1"], (1, 2): ["etf_distance", "equiangularity", "equinorm"],
-              (2, 1): ["nc3", "nc3_centred"], (2, 2): ["nc4"]}
-    colors = dict(nc1=0, etf_distance=1, equiangularity=2, equinorm=3, nc3=4, nc3_centred=5, nc4=6)
-    for (r, c), keys in panels.items():
-        for k in keys:
-            if k not in history:
-                continue
-            if k == "nc4":  # in per cent, on a linear axis: no disagreement is a point to show
-                x, y = np.asarray(history.steps, float), 100 * np.asarray(history[k], float)
-                x, y = x[(x > 0) & np.isfinite(y)], y[(x > 0) & np.isfinite(y)]
-            else:
-                x, y = _positive(history.steps, history[k])
-            fig.add_scatter(x=x, y=y, mode="lines+markers", marker=dict(size=4), row=r, col=c,
-                            name=LABELS[k], line=dict(color=plots.PALETTE[colors[k]]))
-    if "nc3" in history and len(history) > 1:
-        C = int(history.info.get("config", {}).get("n_classes") or 0)
-        if C >= 2:
-            steps = [s for s in history.steps if s > 0]
-            fig.add_scatter(x=[steps[0], steps[-1]], y=[bias_free_nc3(C)] * 2, mode="lines",
-                            name="NC3 at bias-free collapse", line=dict(color=plots.PALETTE[4], dash="dot"),
-                            row=2, col=1, hoverinfo="skip")
-    z = terminal_phase_start(history)
-    for (r, c) in panels if z else ():  # (a log axis has no step 0)
-        plots.mark_step(fig, z, "zero error" if (r, c) == (1, 1) else "", row=r, col=c, logx=True)
-    fig.update_xaxes(type="log")
-    fig.update_xaxes(title_text="step", row=2)
-    for r, c in ((1, 1), (1, 2), (2, 1)):
-        fig.update_yaxes(type="log", row=r, col=c)
-    return fig
-
-
-def simplex_figure(frames: list[dict], steps: list[int], title: str = "") -> "go.Figure":
-    """The class means (large dots, lines from the origin), classifier rows (diamonds, dashed)
-    and some examples (small dots) in 3-D, with a slider over training time; the grey
-    wireframe is the simplex ETF closest to the final means."""
-    import plotly.graph_objects as go
-
-    C = len(frames[-1]["means"])
-    colors = [plots.PALETTE[c % len(plots.PALETTE)] for c in range(C)]
-    edges = [(i, j) for i in range(C) for j in range(i + 1, C)]
-
-    def polyline(pairs):  # segments a-b, as one line broken by None
-        xyz = [[], [], []]
-        for a, b in pairs:
-            for p in (a, b, (None, None, None)):
-                for k in range(3):
-                    xyz[k].append(p[k])
-        return xyz
-
-    axis = dict(range=[-1.25, 1.25], showticklabels=False, title="")
-    figs = []
-    for f, step in zip(frames, steps):
-        fig = go.Figure()
-        ex = polyline([(f["etf"][i], f["etf"][j]) for i, j in edges])
-        fig.add_scatter3d(x=ex[0], y=ex[1], z=ex[2], mode="lines", name="simplex ETF",
-                          line=dict(color="#999", width=2, dash="dash"), hoverinfo="skip")
-        pts, lab = np.asarray(f["points"]), np.asarray(f["labels"], int)
-        fig.add_scatter3d(x=pts[:, 0], y=pts[:, 1], z=pts[:, 2], mode="markers", name="examples",
-                          marker=dict(size=2.5, color=[colors[c] for c in lab], opacity=0.5))
-        for c in range(C):
-            m = f["means"][c]
-            fig.add_scatter3d(x=[0, m[0]], y=[0, m[1]], z=[0, m[2]], mode="lines+markers",
-                              marker=dict(size=[0, 7], color=colors[c]),
-                              line=dict(color=colors[c], width=5), name=f"class {c} mean")
-        w = polyline([((0.0, 0.0, 0.0), row) for row in f["weight"]])
-        fig.add_scatter3d(x=w[0], y=w[1], z=w[2], mode="lines+markers", name="classifier rows",
-                          line=dict(color="#444", width=2, dash="dash"),
-                          marker=dict(size=[0, 5, 0] * C, symbol="diamond",
-                                      color=[col for col in colors for _ in range(3)]))
-        fig.update_layout(title=f"{title or 'Class means and classifier'}, step {step}")
-        figs.append(fig)
-    figs[0].update_layout(height=520, hovermode="closest",
-                          scene=dict(xaxis=axis, yaxis=axis, zaxis=axis, aspectmode="cube",
-                                     camera=dict(eye=dict(x=1.3, y=1.3, z=0.8))))
-    return plots.slider(figs, [str(s) for s in steps], name="step")
-
-
-def gram_figure(snapshot: dict) -> "go.Figure":
-    """Cosines between the centred class means at the end of training, beside a simplex ETF's."""
-    means = torch.as_tensor(np.asarray(snapshot["means"]), dtype=torch.float64)
-    C = len(means)
-    cos = cosine_gram(means, centre=False).numpy()  # snapshot means are already centred
-    fig = plots.subplots(1, 2, ["measured", "simplex ETF"], title="Cosines between centred class means",
-                         height=380)
-    labels = [f"class {c}" for c in range(C)]
-    for k, z in enumerate((cos, etf_gram(C).numpy())):
-        fig.add_heatmap(z=z, x=labels, y=labels, zmin=-1, zmax=1, colorscale="RdBu_r",
-                        texttemplate="%{z:.2f}", showscale=k == 1, row=1, col=k + 1,
-                        colorbar=dict(thickness=12, len=0.9, y=0.45))
-    fig.update_yaxes(autorange="reversed")
-    fig.update_yaxes(showticklabels=False, row=1, col=2)  # the same classes as on the left
-    fig.update_layout(hovermode="closest")
-    return fig
-
-
-def conditions_figure(runs: dict, title: str = "") -> "go.Figure":
-    """Jacot et al.'s conditions against step, one colour per run: the training loss (dot:
-    zero error), NC1; the imbalance ‖D‖ relative to its value after the first step (conserved
-    by gradient flow)
-    and the relative balancedness; the conditioning of the features and NC3."""
-    keys = [["train_loss", "nc1"], ["imbalance", "balancedness"], ["conditioning", "nc3"]]
-    titles = ["training loss", "NC1", "‖D‖ ÷ its value at step 1", "balancedness (relative)",
-              "conditioning s₁/s_C", "NC3"]
-    fig = plots.subplots(3, 2, titles, title=title or "Jacot et al.'s conditions", height=800,
-                         vertical_spacing=0.1)
-    for i, (name, h) in enumerate(runs.items()):
-        color = plots.PALETTE[i % len(plots.PALETTE)]
-        first = True
-        for r, row in enumerate(keys, start=1):
-            for c, key in enumerate(row, start=1):
-                if key not in h or not len(h):
-                    continue
-                values = np.asarray(h[key], float)
-                if key == "imbalance":
-                    values = values / values[0] if values[0] > 0 else values * np.nan
-                x, y = _positive(h.steps, values)
-                fig.add_scatter(x=x, y=y, mode="lines", row=r, col=c, legendgroup=name,
-                                name=name + (" (diverged)" if h.diverged else ""),
-                                showlegend=first, line=dict(color=color))
-                first = False
-        z = terminal_phase_start(h)
-        if z is not None and z > 0:
-            fig.add_scatter(x=[z], y=[h["train_loss"][h.steps.index(z)]], mode="markers", row=1,
-                            col=1, legendgroup=name, showlegend=False,
-                            marker=dict(color=color, size=8), hoverinfo="x")
-    fig.update_xaxes(type="log")
-    fig.update_xaxes(title_text="step", row=3)
-    fig.update_yaxes(type="log")
-    fig.update_yaxes(type="linear", row=3, col=1)  # a few units: a linear axis reads better
-    return fig
-
-
-def ufm_figure(runs: dict, title: str = "") -> "go.Figure":
-    """NC1, distance to the ETF and balancedness of the unconstrained features model."""
-    keys = [k for k in ("nc1", "etf_distance", "balancedness") if all(k in h for h in runs.values())]
-    short = dict(nc1="NC1", etf_distance="distance to ETF", balancedness="balancedness")
-    fig = plots.subplots(1, len(keys), [short[k] for k in keys], height=380,
-                         title=title or "Unconstrained features model")
-    for i, (name, h) in enumerate(runs.items()):
-        for j, k in enumerate(keys):
-            x, y = _positive(h.steps, h[k])
-            fig.add_scatter(x=x, y=y, mode="lines", row=1, col=j + 1, name=name,
-                            legendgroup=name, showlegend=j == 0,
-                            line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
-    fig.update_xaxes(type="log")
-    fig.update_xaxes(title_text="GD step", row=1)
-    fig.update_yaxes(type="log")
-    return fig
-
-
-def imbalance_figure(result: dict, title: str = "") -> "go.Figure":
-    """Left: norms of class means and classifier rows against class count (each series
-    divided by its geometric mean, so shapes compare): the unconstrained features model, its
-    exact solution and the network. Right: angles between the network's class means."""
-    counts = np.asarray(result["counts"], float)
-    C = len(counts)
-    fig = plots.subplots(1, 2, ["norm ÷ geometric mean", "network: angles (°)"], height=440,
-                         title=title or "Imbalanced classes", column_widths=[0.55, 0.45])
-
-    def rel(v):
-        v = np.asarray(v, float)
-        return v / np.exp(np.mean(np.log(np.maximum(v, 1e-12))))
-
-    series = [("theory", "feature_norm", "features: exact", "lines", 0),
-              ("ufm", "feature_norm", "features: free model", "markers", 0),
-              ("network", "feature_norm", "features: network", "markers", 0),
-              ("theory", "classifier_norm", "classifier: exact", "lines", 1),
-              ("ufm", "classifier_norm", "classifier: free model", "markers", 1),
-              ("network", "classifier_norm", "classifier: network", "markers", 1)]
-    for source, key, name, mode, color in series:
-        if source not in result:
-            continue
-        open_marker = source == "network"
-        fig.add_scatter(x=counts, y=rel(result[source][key]), mode=mode, name=name, row=1, col=1,
-                        line=dict(color=plots.PALETTE[color]),
-                        marker=dict(size=10 if open_marker else 8, color=plots.PALETTE[color],
-                                    symbol="circle-open" if open_marker else "circle"))
-    fig.update_xaxes(type="log", title_text="examples in the class", row=1, col=1)
-    # the norms differ by tens of per cent: a linear axis reads better than a log one
-    if "network" in result:
-        labels = [f"n={int(n)}" for n in counts]
-        angles = np.asarray(result["network"]["angles"], float) + np.diag([np.nan] * C)
-        fig.add_heatmap(z=angles, x=labels, y=labels, zmin=0, zmax=180, colorscale="RdBu_r",
-                        texttemplate="%{z:.0f}", row=1, col=2, showscale=False)
-        fig.update_yaxes(autorange="reversed", row=1, col=2)
-    fig.update_layout(hovermode="closest")
-    return fig
-
-
-def imbalance_table(result: dict):
-    """One row per class of a :func:`run_imbalance` result: its count n, the norms of its class
-    mean ‖h̄‖ and classifier row ‖w‖ in the unconstrained ("free") model beside the exact
-    solution, the network's (in its own units: compare trends), and the smallest angle between
-    its class mean and another's in the network."""
-    C = len(result["counts"])
-    u, t, net = result["ufm"], result["theory"], result.get("network")
-    angles = None if net is None else np.asarray(net["angles"], float) + np.diag([np.inf] * C)
-    rows = []
-    for c, n in enumerate(result["counts"]):
-        rows.append({
-            "n": int(n),
-            "‖h̄‖ free": float(u["feature_norm"][c]), "‖h̄‖ exact": float(t["feature_norm"][c]),
-            "‖w‖ free": float(u["classifier_norm"][c]), "‖w‖ exact": float(t["classifier_norm"][c]),
-            "‖h̄‖ net": None if net is None else float(net["feature_norm"][c]),
-            "‖w‖ net": None if net is None else float(net["classifier_norm"][c]),
-            "angle (°)": None if net is None else float(angles[c].min()),
-        })
-    return plots.table(rows, digits=4, formats={"angle (°)": "{:.1f}"})
-
-
-# ============================================================================ sliders over data/
-
-# where each slider opens: the position whose figure the chapter's text talks about
-WEIGHT_DECAY_SLIDER_OPENS_AT = 1.0
-GD_SLIDER_OPENS_AT = 5e-4
-
-
-def _active(values, wanted) -> int:
-    """Index of ``wanted`` in ``values`` (the last one when it is not there, e.g. a dry run)."""
-    values = [float(v) for v in values]
-    return values.index(float(wanted)) if float(wanted) in values else len(values) - 1
-
-
-def weight_decay_slider(payload: dict) -> "go.Figure":
-    """NC1–NC4 of the precomputed AdamW runs, one weight decay per slider position."""
-    decays = payload["weight_decays"]
-    figs = [nc_figure(History.from_dict(h), title=f"The four collapses, weight decay {wd:g}")
-            for wd, h in zip(decays, payload["histories"])]
-    _shared_log_ranges(figs)
-    return plots.slider(figs, [f"{wd:g}" for wd in decays], name="weight decay",
-                        active=_active(decays, WEIGHT_DECAY_SLIDER_OPENS_AT))
-
-
-def gd_slider(payload: dict) -> "go.Figure":
-    """Jacot et al.'s conditions under gradient descent, each weight decay beside none."""
-    decays = payload["weight_decays"]
-    hs = [History.from_dict(h) for h in payload["histories"]]
-    none = hs[[float(d) for d in decays].index(0.0)]
-    figs = [conditions_figure({f"weight decay {wd:g}": h, "none": none} if wd else {"none": none},
-                              title=f"Gradient descent, weight decay {wd:g} and none")
-            for wd, h in zip(decays, hs)]
-    _shared_log_ranges(figs)
-    return plots.slider(figs, [f"{wd:g}" for wd in decays], name="weight decay",
-                        active=_active(decays, GD_SLIDER_OPENS_AT))
-
-
-def simplex_slider(payload: dict) -> "go.Figure":
-    """The precomputed 3-D picture of section 2, with its slider over training steps."""
-    last_etf = np.asarray(payload["frames"][-1]["etf"])
-    frames = [dict({k: np.asarray(v) for k, v in f.items()}, etf=last_etf) for f in payload["frames"]]
-    return simplex_figure(frames, payload["steps"])
-
-
-def imbalance_slider(payload: dict) -> "go.Figure":
-    """The geometry of section 4, one imbalance ratio per slider position."""
-    figs = [imbalance_figure(r, title=f"Imbalanced classes, largest / smallest = {ratio:g}")
-            for ratio, r in zip(payload["ratios"], payload["runs"])]
-    _shared_log_ranges(figs)
-    return plots.slider(figs, [f"{r:g}" for r in payload["ratios"]], name="imbalance ratio")
 
 
 # ============================================================================ live panels
@@ -648,52 +324,6 @@ def decay_sweep(payload: dict) -> dict:
                 none_over_best=nc1[0] / nc1[best],
                 lowered=[d for d, v in zip(decays[1:], nc1[1:]) if v < nc1[0]],
                 rise=nc1[-1] / nc1[best], largest=decays[-1])
-
-
-def _clock(h: History) -> np.ndarray:
-    """λ Σ_{s<t} η_s at each evaluation step of an AdamW run of the sweep (cosine schedule)."""
-    from .science import cosine_schedule
-
-    cfg = h.info["config"]
-    f = cosine_schedule(int(cfg["steps"]))
-    eta = np.concatenate([[0.0], np.cumsum([cfg["lr"] * f(t) for t in range(int(cfg["steps"]))])])
-    return float(cfg["weight_decay"]) * eta[np.minimum(np.asarray(h.steps, int), len(eta) - 1)]
-
-
-def decay_clock(payload: dict) -> list[dict]:
-    """Section 3's route, measured on the AdamW decay sweep: for each decay λ > 0, NC1
-    divided by the run without decay (same steps), against the decay clock λΣη. Decoupled decay
-    multiplies every weight by exp(−λΣη) whatever the gradient; ``rate`` is the fitted
-    −d ln(NC1 ratio)/d(λΣη) in the terminal phase (ratio between 1 and 0.01): the e-folds of
-    NC1 per unit of clock. Where decay alone sets the pace, the rates of different λ agree."""
-    hs = [History.from_dict(h) for h in payload["histories"]]
-    none = np.asarray(hs[0]["nc1"], float)
-    rows = []
-    for d, h in zip(payload["weight_decays"][1:], hs[1:]):
-        c, r = _clock(h), np.asarray(h["nc1"], float) / none
-        z = terminal_phase_start(h) or 0
-        keep = (np.asarray(h.steps) >= z) & (r > 0.01) & (r < 1.0)
-        rate = -np.polyfit(c[keep], np.log(r[keep]), 1)[0] if keep.sum() >= 3 else float("nan")
-        rows.append(dict(weight_decay=float(d), clock=c, ratio=r, clock_end=float(c[-1]),
-                         ratio_end=float(r[-1]), rate=float(rate),
-                         loss_ratio=h.last("train_loss") / hs[0].last("train_loss")))
-    return rows
-
-
-def clock_figure(payload: dict) -> "go.Figure":
-    """NC1 with decay ÷ NC1 without, against the decay clock λΣη, one line per decay."""
-    import plotly.graph_objects as go
-
-    fig = go.Figure()
-    for i, row in enumerate(decay_clock(payload)):
-        x, y = _positive(row["clock"], row["ratio"])
-        fig.add_scatter(x=x, y=y, mode="lines+markers", marker=dict(size=4),
-                        name=f"λ = {row['weight_decay']:g}",
-                        line=dict(color=plots.PALETTE[(i + 1) % len(plots.PALETTE)]))
-    fig.update_xaxes(type="log", title_text="decay clock λ Σₛ ηₛ")
-    fig.update_yaxes(type="log", title_text="NC1 ÷ NC1 without decay")
-    fig.update_layout(title="AdamW: NC1 against the decay clock", height=420)
-    return fig
 
 
 def gd_sweep(payload: dict) -> dict:

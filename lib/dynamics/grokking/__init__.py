@@ -6,18 +6,20 @@ decay ends the plateau; during it the weights shrink and reorganize into a few F
 (Nanda et al. 2023); a phase diagram over data and decay says when it happens at all (Liu et
 al. 2022), and remedies (Grokfast, ⊥Grad, StableMax) shorten or remove the wait.
 
-- :mod:`.science`: configs, task and models, progress measures, remedies, phases (no plotting);
+Modules:
+
+- :mod:`.science`: configs, task and models, progress measures, remedies, phases (no plotting).
 - :mod:`.experiments`: runners (``run``, ``run_remedies``, ``run_corrupted``, ``run_phase``)
-  and ``precompute``;
-- :mod:`.views`: figures, sliders over precomputed data, live panels and ``claims``.
+  and ``precompute``.
+- :mod:`.figures`: figures, tables and sliders over precomputed data.
+- :mod:`.views`: live panels, the page's numbers and ``claims``.
 
-``from dynamics import grokking as G`` gives every public name of the three.
+``from dynamics import grokking as G`` gives every public name of the four.
 """
-from .experiments import *  # noqa: F401,F403
-from .experiments import __all__ as _experiments
+from . import experiments, figures, science, views
 from .science import *  # noqa: F401,F403
-from .science import __all__ as _science
+from .experiments import *  # noqa: F401,F403
+from .figures import *  # noqa: F401,F403
 from .views import *  # noqa: F401,F403
-from .views import __all__ as _views
 
-__all__ = [*_science, *_experiments, *_views]
+__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]

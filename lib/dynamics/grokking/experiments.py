@@ -29,8 +29,8 @@ from ..train import History, Hooks, Recipe, log_steps, train
 from .science import (
     ADAM_BETAS, FIT_ACC, FOURIER_OPS, GROK_ACC, CorruptConfig, GrokConfig, PhaseConfig,
     end_accuracy, fit_and_grok, fourier_losses, fourier_spectrum, input_weights, key_frequencies,
-    loss_and_hook, make_data, make_model, model_concentration, optimizer_for, pair_index,
-    pair_logits, phase_of, spectral_concentration, weight_norm,
+    Milestones, loss_and_hook, make_data, make_model, model_concentration, optimizer_for,
+    pair_index, pair_logits, phase_of, spectral_concentration, weight_norm,
 )
 
 __all__ = [  # the public names, re-exported by dynamics.grokking
@@ -52,7 +52,7 @@ def evaluation_steps(steps: int, n: int = 120) -> list[int]:
 
 
 @dataclass
-class GrokRun:
+class GrokRun(Milestones):
     """One trained run: its config, history, final model and data; ``checkpoints`` holds
     ``(step, state_dict)`` pairs when the run kept them."""
 
@@ -62,18 +62,6 @@ class GrokRun:
     data: D.Dataset
     seed: int = 0
     checkpoints: list = field(default_factory=list, repr=False)
-
-    @property
-    def fit_step(self) -> int | None:
-        return fit_and_grok(self.history)[0]
-
-    @property
-    def grok_step(self) -> int | None:
-        return fit_and_grok(self.history)[1]
-
-    @property
-    def phase(self) -> str:
-        return phase_of(self.history)
 
     def status(self) -> str:
         """A short line: fit and grok steps and the phase, or the divergence."""

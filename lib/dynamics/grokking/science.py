@@ -42,7 +42,7 @@ __all__ = [  # the public names, re-exported by dynamics.grokking
     "fourier_spectrum", "spectral_concentration", "model_concentration", "sum_basis",
     "logit_frequencies", "key_frequencies", "fourier_losses", "GrokfastEMA",
     "orthogonal_grad_", "stablemax", "stablemax_cross_entropy", "loss_and_hook",
-    "fit_and_grok", "end_accuracy", "phase_of", "FIT_ACC", "GROK_ACC", "DELAY",
+    "fit_and_grok", "end_accuracy", "phase_of", "Milestones", "FIT_ACC", "GROK_ACC", "DELAY",
     "UNLEARN_DROP", "END_EVALS", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
     "ADAM_BETAS"
 ]
@@ -505,3 +505,21 @@ def phase_of(history: History, delay: float = DELAY) -> str:
     if grok >= delay * max(fit, 1):
         return "grokking"
     return "comprehension"
+
+
+class Milestones:
+    """A run's ``fit_step``, ``grok_step`` (:func:`fit_and_grok`) and ``phase``
+    (:func:`phase_of`), read from its ``history``: the one home of these three for every run
+    record (the grokking runs, the capstone's)."""
+
+    @property
+    def fit_step(self) -> int | None:
+        return fit_and_grok(self.history)[0]
+
+    @property
+    def grok_step(self) -> int | None:
+        return fit_and_grok(self.history)[1]
+
+    @property
+    def phase(self) -> str:
+        return phase_of(self.history)

@@ -9,33 +9,22 @@ learn as fast as shallow ones; and an untrained network may put most inputs in o
 
 Modules:
 
-- :mod:`.science`: configs, initialization schemes, the mean-field maps (q*, chi_1, c*, xi_c,
-  the critical line) and their measurement on random networks, orthogonal vs Gaussian
-  weights, the deep linear network and its exact solution, the guessing bias.
+- :mod:`.science`: configs, initialization schemes, orthogonal vs Gaussian weights, the deep
+  linear network and its exact solution, the guessing bias; with :mod:`.meanfield` (the
+  mean-field maps q*, chi_1, c*, xi_c, the critical line, and their measurement on random
+  networks), which it re-exports.
 - :mod:`.experiments`: the runners ``run_signal``, ``run_chaos``, ``run_trainability``,
   ``run_fluctuations``, ``run_saxe``, ``run_depth_time``, ``run_guessing_bias``, the numbers
   the claims rest on, and ``precompute(profile)``.
-- :mod:`.views`: ``*_figure`` builders, ``*_panel(profile, seed)`` live panels, ``claims(...)``.
+- :mod:`.figures`: the ``*_figure`` builders and ``*_rows`` tables.
+- :mod:`.views`: ``*_panel(profile, seed)`` live panels, the page's numbers, ``claims(...)``.
+
+``from dynamics import initialization as I`` gives every public name of the four.
 """
-import types as _types
+from . import experiments, figures, science, views
+from .science import *  # noqa: F401,F403
+from .experiments import *  # noqa: F401,F403
+from .figures import *  # noqa: F401,F403
+from .views import *  # noqa: F401,F403
 
-from . import experiments, science, views
-
-
-def _public(module) -> list[str]:
-    """The names a module defines itself (functions, classes, constants), not its imports."""
-    names = []
-    for name, value in vars(module).items():
-        if name.startswith("_") or isinstance(value, _types.ModuleType):
-            continue
-        if callable(value):
-            if getattr(value, "__module__", None) == module.__name__:
-                names.append(name)
-        elif name.isupper():
-            names.append(name)
-    return names
-
-
-__all__ = list(dict.fromkeys([*_public(science), *_public(experiments), *_public(views)]))
-for _module in (science, experiments, views):
-    globals().update({name: getattr(_module, name) for name in _public(_module)})
+__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]

@@ -477,3 +477,10 @@ def precompute(profile: str, minutes: float | None = None) -> list:
     """``python -m dynamics.precompute initialization --profile P``: :func:`precompute_plan`,
     run (resumable: see :mod:`dynamics.units`)."""
     return precompute_plan(profile).run(minutes)
+
+
+__all__ = ["COMMAND", "CHANCE", "run_signal", "run_chaos", "xi_deviation", "run_trainability",
+           "best_sigma_w2", "trainability_agreement", "trainability_disagreements",
+           "run_fluctuations", "run_saxe", "half_times", "run_rank_growth", "coordinate_check",
+           "run_depth_time", "learning_times", "depth_time_ratio", "run_guessing_bias",
+           "precompute_plan", "INIT_PAIR", "precompute"]

@@ -511,3 +511,8 @@ def precompute(profile: str, minutes: float | None = None) -> list:
     """``python -m dynamics.precompute lottery_tickets --profile P``: :func:`precompute_plan`,
     run (resumable: see :mod:`dynamics.units`)."""
     return precompute_plan(profile).run(minutes)
+
+
+__all__ = ["VARIANTS", "ImpResult", "imp_cost", "imp_runs", "precompute", "precompute_plan",
+           "rewind_states", "run_controls", "run_imp", "run_lmc", "run_pai", "run_pai_at",
+           "train_masked"]

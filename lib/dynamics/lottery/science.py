@@ -40,6 +40,13 @@ from .. import models as M
 from ..config import Config, param
 from .. import runtime
 
+__all__ = ["HEAD", "INPUT_DIMS", "PAI_DENSITY", "PAI_METHODS", "LotteryConfig", "barrier",
+           "best_step", "density", "expected_density", "full_masks", "imp_round", "interpolate",
+           "layer_densities", "like_masks", "load_data", "make_model", "masks_at_density",
+           "pai_masks", "path_errors", "prunable", "prune_masks", "prune_smallest", "rewind",
+           "round_for", "round_near", "shuffle_masks", "snip_scores", "synflow_masks",
+           "synflow_scores", "torch_prune_masks"]
+
 HEAD = "head.weight"  # the output layer: pruned at a lower rate
 PAI_METHODS = ("snip", "synflow", "magnitude")
 Masks = dict  # {parameter name: 0/1 tensor of the parameter's shape}

@@ -1,7 +1,6 @@
-"""Views of the lottery-ticket chapter: figures (``*_figure``), static sliders over the
-precomputed results (``*_slider``), live panels (``*_panel``), tables and the claims table
-(:func:`claims`). Layout (legends, sliders, margins, log ticks) is the house layout's
-business (:func:`dynamics.plots.house`): builders here only say what to draw.
+"""Views of the lottery-ticket chapter: live panels (``*_panel``), the claims table
+(:func:`claims`) and the numbers for the prose. The figures, sliders and tables are in
+:mod:`.figures` (re-exported here).
 """
 from __future__ import annotations
 
@@ -10,217 +9,14 @@ import numpy as np
 from .. import plots, results
 from ..runtime import get_profile, get_seed
 from ..widgets import Choice, Panel, Slider, controls_for
-from .experiments import VARIANTS, ImpResult, imp_cost, imp_runs, run_imp, run_lmc, run_pai_at
+from .experiments import ImpResult, imp_runs, run_imp, run_lmc, run_pai_at
 from .science import PAI_METHODS, LotteryConfig
 
-VARIANT_NAMES = {"ticket": "winning ticket",
-                 "reinit": "same mask, re-initialized",
-                 "random": "random mask, same layer sparsity"}
-PAI_NAMES = {"imp": "IMP ticket", "snip": "SNIP", "synflow": "SynFlow",
-             "magnitude": "magnitude at init"}
-DATASET_NAMES = {"mnist1d": "MNIST-1D", "digits": "digits", "mnist": "MNIST"}
-# Arora & Teuscher (2025), ResNet-20 on CIFAR-10 at 99.3% sparsity (abstract of the seed paper).
-PAPER_COST = dict(sparsity=0.993, cts_acc=74.0, ltr_acc=68.3, cts_min=7.9, ltr_min=95.2)
+from .figures import *  # noqa: F401,F403  (re-exported: views.X still works)
+from .figures import (PAI_NAMES, _by_step, _mean, imp_figure, lmc_figure, pai_figure)
 
-
-def _pct(x) -> np.ndarray:
-    return 100.0 * np.asarray(x, dtype=float)
-
-
-def _mean(values) -> float:
-    """Mean over seeds, ignoring runs that were not trained (NaN); NaN if none was."""
-    v = np.asarray(values, dtype=float)
-    return float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
-
-
-def _band(fig, x, values, name, color, pct=True):
-    """Mean over seeds (rows of ``values``) with ±1 std error bars; columns never trained
-    (NaN) are skipped."""
-    values = np.atleast_2d(np.asarray(values, dtype=float))
-    keep = np.isfinite(values).any(axis=0)
-    if not keep.any():
-        return
-    scale = 100.0 if pct else 1.0
-    mean = np.nanmean(values[:, keep], axis=0) * scale
-    std = np.nanstd(values[:, keep], axis=0) * scale if len(values) > 1 else None
-    fig.add_scatter(x=np.asarray(x, dtype=float)[keep], y=mean, name=name,
-                    mode="lines+markers", line=dict(color=color),
-                    error_y=None if std is None else dict(type="data", array=std,
-                                                          visible=True, thickness=1))
-
-
-def _sparser_to_the_right(fig) -> None:
-    fig.update_xaxes(autorange="reversed")
-
-
-# ============================================================================ figures
-
-
-def imp_figure(res: ImpResult, title: str | None = None):
-    """Test accuracy against the percentage of weights remaining (log axis, sparser to the
-    right) for the winning ticket and both controls; the dense network as a dotted line."""
-    x = _pct(res.density)
-    n = len(res.seeds)
-    fig = plots.figure(title or ("Iterative magnitude pruning" + ("" if n == 1 else
-                                 f", {n} seeds (mean ± std)")),
-                       "weights remaining (%)", "test accuracy (%)", logx=True)
-    for i, v in enumerate(VARIANTS):
-        _band(fig, x, res.acc[v], VARIANT_NAMES[v], plots.PALETTE[i])
-    dense = 100 * _mean(res.acc["ticket"][:, 0])
-    if np.isfinite(dense):
-        fig.add_scatter(x=[x.max(), x.min()], y=[dense, dense], mode="lines",
-                        name=f"dense: {dense:.1f}%", line=dict(color="#555", dash="dot", width=1))
-    _sparser_to_the_right(fig)
-    fig.update_layout(hovermode="closest")
-    return fig
-
-
-def speed_figure(res: ImpResult, key: str = "stop_step", title: str | None = None):
-    """When training is best, against the weights remaining: the early-stopping step (lowest
-    test loss, ``stop_step``) or the step of best test accuracy (``best_step``)."""
-    default = {"stop_step": "Early-stopping step (lowest test loss)",
-               "best_step": "Step of best test accuracy"}[key]
-    fig = plots.figure(title or default, "weights remaining (%)", "training step", logx=True)
-    for i, v in enumerate(VARIANTS):
-        _band(fig, _pct(res.density), getattr(res, key)[v], VARIANT_NAMES[v], plots.PALETTE[i],
-              pct=False)
-    _sparser_to_the_right(fig)
-    fig.update_layout(hovermode="closest")
-    return fig
-
-
-def pai_figure(pai: dict, title: str | None = None):
-    """Accuracy of each mask as chosen and shuffled within every layer, at one sparsity;
-    the dense network as a dotted line."""
-    names = list(pai["acc"])
-    labels = [PAI_NAMES.get(m, m) for m in names]
-    fig = plots.figure(title or f"Masks at {100 * pai['density']:.1f}% of the weights",
-                       "", "test accuracy (%)")
-    top = 0.0
-    for how, color, name in (("original", plots.PALETTE[0], "mask as chosen"),
-                             ("shuffled", plots.PALETTE[2], "shuffled within each layer")):
-        vals = [np.asarray(pai["acc"][m][how], dtype=float) for m in names]
-        mean = [100 * _mean(v) for v in vals]
-        several = any(np.isfinite(v).sum() > 1 for v in vals)  # error bars only over seeds
-        std = [100 * float(np.nanstd(v)) if np.isfinite(v).sum() > 1 else 0.0 for v in vals]
-        top = max([top] + [m + s for m, s in zip(mean, std) if np.isfinite(m)])
-        # the value inside the top of its bar, clear of the error bar above it
-        fig.add_bar(x=labels, y=mean, name=name, marker_color=color,
-                    error_y=dict(type="data", array=std) if several else None,
-                    text=["" if not np.isfinite(v) else f"{v:.1f}" for v in mean],
-                    textposition="inside", insidetextanchor="end",
-                    textfont=dict(color="white"))
-    dense = 100 * _mean(pai["dense"])
-    if np.isfinite(dense):
-        fig.add_scatter(x=labels, y=[dense] * len(labels), mode="lines",
-                        name=f"dense: {dense:.1f}%", line=dict(color="#555", dash="dot", width=1))
-        top = max(top, dense)
-    fig.update_layout(barmode="group", hovermode="closest")
-    fig.update_yaxes(range=[0, 1.15 * top if top > 0 else 100])
-    return fig
-
-
-def _by_step(d: dict, k):
-    """A value keyed by rewind step, from a fresh result (int keys) or JSON (str keys)."""
-    return d[k] if k in d else d[str(k)]
-
-
-def lmc_figure(lmc: dict, title: str | None = None):
-    """Test error along the straight line between two runs from the same rewound weights,
-    one curve per rewind step k; the legend gives each curve's error barrier."""
-    fig = plots.figure(title or "Error between two runs from θₖ",
-                       "interpolation α (0: run A, 1: run B)", "test error (%)")
-    diverged = lmc.get("diverged") or {}
-    for i, k in enumerate(lmc["rewind_steps"]):
-        errs, bar = _by_step(lmc["errors"], k), _by_step(lmc["barrier"], k)
-        why = _by_step(diverged, k) if diverged else None
-        name = f"k = {k}: " + (why if why else "no path" if bar is None or not np.isfinite(bar)
-                               else f"barrier {100 * bar:.1f} pts")
-        fig.add_scatter(x=lmc["alphas"], y=_pct([np.nan if e is None else e for e in errs]),
-                        mode="lines+markers", name=name,
-                        line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
-    fig.update_layout(hovermode="closest")
-    return fig
-
-
-def barrier_figure(lmcs: dict, title: str = "Error barrier against rewind step"):
-    """Error barrier against rewind step k, one line per setting (``{label: run_lmc result}``)."""
-    fig = plots.figure(title, "rewind step k (k = 0 drawn at 1)", "error barrier (points)",
-                       logx=True)
-    for i, (label, lmc) in enumerate(lmcs.items()):
-        ks = lmc["rewind_steps"]
-        bars = [_by_step(lmc["barrier"], k) for k in ks]
-        fig.add_scatter(x=[max(k, 1) for k in ks], y=_pct([np.nan if b is None else b for b in bars]),
-                        name=label, mode="lines+markers",
-                        line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
-    fig.update_layout(hovermode="closest")
-    return fig
-
-
-# ============================================================================ tables and cost
-
-
-def layer_rows(pai: dict) -> list[dict]:
-    """Each mask's density per layer: where a method puts the weights it keeps."""
-    rows = []
-    for m, layers in pai["layers"].items():
-        row = {"mask": PAI_NAMES.get(m, m)}
-        row.update({f"{n.replace('.weight', '')} kept (%)": 100 * v for n, v in layers.items()})
-        rows.append(row)
-    return rows
-
-
-def _pai_seconds(c: dict, pai: dict, method: str) -> float:
-    """Pruning at init costs its score at θ₀ plus one training (timed as IMP's median round)."""
-    return pai["score_time"][method] + c["train_seconds"]
-
-
-def cost_rows(res: ImpResult, pai: dict | None = None) -> list[dict]:
-    """The seed paper's cost comparison beside this notebook's own measured cost."""
-    p = PAPER_COST
-    paper_setting = f"ResNet-20, CIFAR-10, {100 * p['sparsity']:.1f}% sparse"
-    rows = [{"method": "Concrete Ticket Search (Arora & Teuscher 2025)", "setting": paper_setting,
-             "test accuracy (%)": p["cts_acc"], "wall time (s)": 60 * p["cts_min"], "source": "paper"},
-            {"method": "Lottery ticket rewinding (ibid.)", "setting": paper_setting,
-             "test accuracy (%)": p["ltr_acc"], "wall time (s)": 60 * p["ltr_min"], "source": "paper"}]
-    c = imp_cost(res, None if pai is None else pai["round"])
-    name = DATASET_NAMES.get(res.config["dataset"], res.config["dataset"])
-    setting = (f"MLP {res.config['width']}x{res.config['depth']}, {name}, "
-               f"{100 * (1 - c['density']):.1f}% sparse")
-    rows.append({"method": f"IMP, {c['trainings']} trainings", "setting": setting,
-                 "test accuracy (%)": 100 * _mean(res.acc["ticket"][:, c["round"]]),
-                 "wall time (s)": c["imp_seconds"], "source": "this page"})
-    for m in ("snip", "synflow"):
-        if pai is not None and m in pai["acc"]:
-            rows.append({"method": f"{PAI_NAMES[m]}: score + 1 training", "setting": setting,
-                         "test accuracy (%)": 100 * _mean(pai["acc"][m]["original"]),
-                         "wall time (s)": _pai_seconds(c, pai, m), "source": "this page"})
-    return rows
-
-
-def cost_table(res: ImpResult, pai: dict | None = None):
-    """:func:`cost_rows` as a table: accuracies to a tenth of a point, times to 3 digits."""
-    return plots.table(cost_rows(res, pai), formats={"test accuracy (%)": "{:.1f}"})
-
-
-def layer_table(pai: dict):
-    """:func:`layer_rows` as a table, percentages to a tenth."""
-    rows = layer_rows(pai)
-    return plots.table(rows, formats={k: "{:.1f}" for k in rows[0] if k != "mask"})
-
-
-def cost_figure(res: ImpResult, pai: dict | None = None):
-    """Bars of measured seconds per seed: one training, pruning at init, IMP to the ticket."""
-    c = imp_cost(res, None if pai is None else pai["round"])
-    labels, values = ["one training"], [c["train_seconds"]]
-    for m in ("snip", "synflow"):
-        if pai is not None and m in pai["acc"]:
-            labels.append(f"{PAI_NAMES[m]} + training")
-            values.append(_pai_seconds(c, pai, m))
-    labels.append(f"IMP ({c['trainings']} trainings)")
-    values.append(c["imp_seconds"])
-    return plots.bars(labels, values, title=f"Cost of a subnetwork at {100 * c['density']:.1f}% "
-                      "of the weights", ytitle="wall seconds per seed", text_fmt="{:.1f} s")
+__all__ = ["speed_claim", "claims", "speed_numbers", "pai_numbers", "lmc_numbers",
+           "rewind_numbers", "published_claims", "imp_panel", "pai_panel", "lmc_panel"]
 
 
 # ============================================================================ claims
@@ -446,30 +242,6 @@ def published_claims() -> list[dict]:
              _lmc_claim(f"precomputed, Adam lr {max(lmc, key=float)}", hot)]
     rows += [dict(row, asserted=False) for row in _lr_claims(runs)]
     return rows
-
-
-# ============================================================================ precomputed sliders
-
-
-def imp_slider(payload: dict):
-    """The static counterpart of :func:`imp_panel`: IMP curves of several settings."""
-    runs = imp_runs(payload)
-    figs = [imp_figure(r, title=label) for label, r in runs.items()]
-    return plots.slider(figs, [str(i + 1) for i in range(len(figs))], name="setting", active=0)
-
-
-def pai_slider(payload: dict):
-    """The static counterpart of :func:`pai_panel`: the comparison at several sparsities."""
-    figs = [pai_figure(p) for p in payload["pai"]]
-    labels = [f"{100 * p['density']:.1f}%" for p in payload["pai"]]
-    return plots.slider(figs, labels, name="weights remaining")
-
-
-def lmc_slider(payload: dict):
-    """The static counterpart of :func:`lmc_panel`: error paths for several learning rates."""
-    items = list(payload["lmc"].items())
-    figs = [lmc_figure(lmc, title=f"Two runs from θₖ, Adam lr {label}") for label, lmc in items]
-    return plots.slider(figs, [label for label, _ in items], name="learning rate")
 
 
 # ============================================================================ live panels

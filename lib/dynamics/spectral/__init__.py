@@ -6,12 +6,19 @@ factor); steepest descent in it steps along U Vᵀ; Muon approximates U Vᵀ wit
 Newton–Schulz iteration; one Muon step on an associative memory stores as much as Newton's
 method; and U Σᵖ Vᵀ interpolates between SGD (p = 1) and Muon (p = 0).
 
-- ``science``: the update rules, measures and theory, and the experiments' configs;
-- ``experiments``: runners (``run_*``, ``time_orthogonalization``) and ``precompute``;
-- ``views``: figures (``*_figure``), sliders (``*_slider``), panels (``*_panel``), ``claims``.
+Modules:
 
-Everything public is re-exported here: ``from dynamics import spectral as sp; sp.run_memory(...)``.
+- :mod:`.science`: the update rules, measures and theory, and the experiments' configs.
+- :mod:`.experiments`: runners (``run_*``, ``time_orthogonalization``) and ``precompute``.
+- :mod:`.figures`: figures (``*_figure``), sliders (``*_slider``) and tables (``*_rows``).
+- :mod:`.views`: live panels (``*_panel``), the page's numbers and ``claims``.
+
+``from dynamics import spectral as sp`` gives every public name of the four.
 """
+from . import experiments, figures, science, views
 from .science import *  # noqa: F401,F403
 from .experiments import *  # noqa: F401,F403
+from .figures import *  # noqa: F401,F403
 from .views import *  # noqa: F401,F403
+
+__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]

@@ -16,7 +16,8 @@
 6. The settings of the chapter's experiments (one ``Config`` each) and the task and model
    they train.
 
-No plotting here: runners are in ``experiments.py``, figures and panels in ``views.py``.
+No plotting here: runners are in ``experiments.py``, figures in ``figures.py``, panels in
+``views.py``.
 """
 from __future__ import annotations
 

@@ -6,18 +6,20 @@ predictable norm, and the product eta * lambda then sets the angle the weights t
 a clock with period tau = 1 / (eta lambda). Whether eta * lambda or lambda alone is the
 variable to hold fixed depends on whether the loss sees the weights' scale.
 
+Modules:
+
 - :mod:`.science`: the update rules, the scale-invariant network, the equilibrium theory,
-  the measures (angles, spectra, the ridge of a hyperparameter grid) and the configs;
-- :mod:`.experiments`: the runners of the four sections and ``precompute``;
-- :mod:`.views`: figures, tables, live panels and the claims table.
+  the measures (angles, spectra, the ridge of a hyperparameter grid) and the configs.
+- :mod:`.experiments`: the runners of the four sections and ``precompute``.
+- :mod:`.figures`: figures, sliders and tables of the results.
+- :mod:`.views`: live panels, the page's numbers, worked answers and the claims table.
 
-Everything public is re-exported here: ``from dynamics import weight_decay as wdc``.
+``from dynamics import weight_decay as wdc`` gives every public name of the four.
 """
+from . import experiments, figures, science, views
 from .science import *  # noqa: F401,F403
-from .science import __all__ as _science
 from .experiments import *  # noqa: F401,F403
-from .experiments import __all__ as _experiments
+from .figures import *  # noqa: F401,F403
 from .views import *  # noqa: F401,F403
-from .views import __all__ as _views
 
-__all__ = [*_science, *_experiments, *_views]
+__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]

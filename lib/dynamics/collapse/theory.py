@@ -1,0 +1,112 @@
+"""Neural collapse, the theory the experiments are compared with (section 4 of the science):
+the simplex ETF, the value of NC3 at the collapse of a bias-free head, and the exact solution
+of the imbalanced deep linear unconstrained-features model (Dang et al. 2023). Pure numbers and
+tensors; :mod:`.science` re-exports every name.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+__all__ = ["simplex_etf", "etf_gram", "bias_free_nc3", "imbalanced_ufm_solution",
+           "minority_collapse_threshold"]
+
+
+# ============================================================================ 4. the theory
+
+
+def simplex_etf(n_classes: int, dim: int | None = None, seed: int = 0) -> torch.Tensor:
+    """The ``C`` vertices of a simplex equiangular tight frame in R^dim (rows of unit norm,
+    pairwise cosine −1/(C−1)), rotated at random: ``sqrt(C/(C−1)) · (I − 11ᵀ/C) · Uᵀ``.
+    The C vertices sum to zero, so C − 1 dimensions hold them."""
+    C = int(n_classes)
+    dim = C if dim is None else int(dim)
+    if C < 2 or dim < C - 1:
+        raise ValueError(f"a simplex ETF of {C} vertices needs C >= 2 and dim >= C-1, got dim={dim}")
+    centred = torch.eye(C, dtype=torch.float64) - 1.0 / C
+    if dim < C:  # drop the (all-ones) direction the simplex does not use
+        u, s, _ = torch.linalg.svd(centred)
+        return math.sqrt(C / (C - 1)) * (u[:, :dim] * s[:dim])
+    basis, _ = torch.linalg.qr(torch.randn(dim, C, dtype=torch.float64,
+                                           generator=torch.Generator().manual_seed(seed)))
+    return math.sqrt(C / (C - 1)) * centred @ basis.T
+
+
+def etf_gram(n_classes: int, dtype=torch.float64, device=None) -> torch.Tensor:
+    """The Gram matrix of a simplex ETF with unit vertices: 1 on the diagonal, −1/(C−1) off it."""
+    C = int(n_classes)
+    return (C / (C - 1)) * (torch.eye(C, dtype=dtype, device=device) - 1.0 / C)
+
+
+def bias_free_nc3(n_classes: int) -> float:
+    """Papyan et al.'s NC3 at the collapse of a bias-free head: 2 − 2√((C − 1)/C).
+
+    Without a bias, the classifier rows and the *uncentred* class means form an orthogonal
+    frame of equal lengths (Dang et al. 2023), W ∝ R with RRᵀ = r²I. The centred means
+    M = R − 11ᵀR/C then form a simplex, ⟨W, M⟩ ∝ (C − 1) r², ‖R‖ = √C r and ‖M‖ = √(C − 1) r,
+    so the normalized W and M meet at cosine √((C − 1)/C), never 1.
+    """
+    C = int(n_classes)
+    if C < 2:
+        raise ValueError(f"need at least 2 classes, got {C}")
+    return 2.0 - 2.0 * math.sqrt((C - 1) / C)
+
+
+def imbalanced_ufm_solution(counts, weight_decay: float, linear_depth: int = 1) -> dict:
+    """Norms of the class means and classifier rows at the global minimum of the deep linear
+    unconstrained features model (:class:`UnconstrainedFeatures`, MSE loss, no bias) on
+    classes of sizes ``counts``.
+
+    Dang et al. (2023) prove that there the class means (and the classifier rows) are
+    orthogonal, with lengths set by the class counts. Given that structure the problem splits
+    into one scalar problem per class: with s the singular value each of the L balanced layers
+    gives class c, x the norm of its features and p = s^L x its output, minimize
+    n_c/(2N)(p − 1)² + λ L s²/2 + λ n_c x²/(2N). Stationarity in x gives
+    (n_c/N)(p − 1) s^L = −λ (n_c/N) x, stationarity in s gives (n_c/N)(p − 1) s^(L−1) x = −λ s;
+    multiplied by x and by s they share the left side, so λ (n_c/N) x² = λ s²: at every
+    stationary point with λ > 0, x = s √(N/n_c) (the two conditions together, neither alone).
+    That leaves a one-dimensional problem in s, solved numerically here. For small λ,
+    s ∝ n_c^{1/(2(L+1))}: larger classes get longer classifier rows and *shorter* features.
+    A class whose best s is 0 has collapsed to the origin (minority collapse, Fang et al. 2021).
+    """
+    from scipy.optimize import minimize_scalar
+
+    n = np.asarray(counts, dtype=float)
+    if n.ndim != 1 or len(n) < 2 or (n <= 0).any():
+        raise ValueError(f"counts must be >= 2 positive class sizes, got {counts}")
+    if weight_decay <= 0:
+        raise ValueError("the regularized problem needs weight_decay > 0")
+    N, L, lam = n.sum(), int(linear_depth), float(weight_decay)
+    out = dict(classifier_norm=[], feature_norm=[], output=[])
+    for nc in n:
+        gain = math.sqrt(N / nc)
+
+        def f(s):
+            p = s ** (L + 1) * gain
+            return nc / (2 * N) * (p - 1) ** 2 + lam * (L + 1) * s * s / 2
+
+        grid = np.linspace(0.0, 1.5 * gain ** (-1 / (L + 1)), 400)
+        s0 = grid[np.argmin([f(s) for s in grid])]
+        step = grid[1]
+        best = minimize_scalar(f, bounds=(max(0.0, s0 - step), s0 + step), method="bounded",
+                               options=dict(xatol=1e-12))
+        s = best.x if best.fun < f(0.0) else 0.0
+        out["classifier_norm"].append(s)
+        out["feature_norm"].append(s ** L * gain)  # the input of the head: W_{L-1}..W_1 h
+        out["output"].append(s ** (L + 1) * gain)
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+def minority_collapse_threshold(counts, linear_depth: int = 1, rare: int = -1) -> float:
+    """The smallest weight decay at which class ``rare`` (default: the last) of
+    :func:`imbalanced_ufm_solution` collapses to zero (bisection on log λ)."""
+    lo, hi = 1e-8, 10.0
+    collapsed = lambda lam: imbalanced_ufm_solution(counts, lam, linear_depth)["classifier_norm"][rare] == 0  # noqa: E731
+    if not collapsed(hi):
+        raise ValueError(f"class {rare} survives even weight decay {hi}")
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if collapsed(mid) else (mid, hi)
+    return hi

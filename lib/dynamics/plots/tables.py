@@ -1,0 +1,120 @@
+"""Numbers and tables: :func:`number` (a value as the book prints it), :func:`table` (rows
+of dicts in the house table style) and :func:`rounded` (floats cut to a few significant digits,
+for the JSON in ``data/``)."""
+from __future__ import annotations
+
+import html
+import math
+from typing import Iterable, Sequence
+
+import numpy as np
+
+# ----------------------------------------------------------------------------- numbers and tables
+
+def number(value, digits: int = 3, missing: str = "—") -> str:
+    """A number as the book prints it: integers with thousands separators, other values to
+    ``digits`` significant digits (scientific notation only when very small or large);
+    None and NaN become ``missing``."""
+    if value is None:
+        return missing
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(v):
+        return missing
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    if v == 0:
+        return "0"
+    if v == round(v) and abs(v) < 1e6 and isinstance(value, float) and abs(v) >= 10 ** (digits - 1):
+        return f"{int(v):,}"
+    mag = math.floor(math.log10(abs(v)))
+    if mag < -3 or mag >= 6:
+        mant, exp = f"{v:.{max(digits - 1, 0)}e}".split("e")
+        if "." in mant:
+            mant = mant.rstrip("0").rstrip(".")
+        return f"{mant.replace('-', '−')}×10{_superscript(int(exp))}"
+    decimals = max(digits - 1 - mag, 0)
+    out = f"{v:,.{decimals}f}"
+    if "." in out:
+        out = out.rstrip("0").rstrip(".")
+    return out.replace("-", "−")
+
+
+def _superscript(n: int) -> str:
+    return str(n).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def _is_number(v) -> bool:
+    return v is None or (isinstance(v, (int, float, np.integer, np.floating))
+                         and not isinstance(v, (bool, np.bool_)))
+
+
+TABLE_CSS = """
+.dynamics-table-wrap { overflow-x: auto; max-width: 100%; margin: 0.6em 0 1.2em; }
+table.dynamics-table { border-collapse: collapse; font-size: 0.9em; line-height: 1.35;
+  width: auto; max-width: 100%; }
+table.dynamics-table th, table.dynamics-table td { padding: 0.3em 0.7em;
+  border-bottom: 1px solid #e3e3e3; vertical-align: top; text-align: left; }
+table.dynamics-table th { border-bottom: 2px solid #bbb; font-weight: 600; }
+table.dynamics-table td.num, table.dynamics-table th.num { text-align: right;
+  font-variant-numeric: tabular-nums; }
+table.dynamics-table td.num { white-space: nowrap; }
+table.dynamics-table td.text { min-width: 8em; }
+table.dynamics-table td.missing { color: #888; font-style: italic; }
+"""
+
+
+def table(rows: Iterable[dict], columns: Sequence[str] | None = None, *,
+          digits: int = 3, missing: str = "not reached", formats: dict | None = None):
+    """A list of dicts as an HTML table in the house style.
+
+    Numbers are right-aligned and printed with :func:`number` (``digits`` significant digits;
+    ``formats={"column": "{:.1%}"}`` or a function overrides a column); None/NaN print as
+    ``missing``. Put units in the column names ("time (s)"). Text wraps; a table wider than
+    the column scrolls inside it instead of leaving it.
+    """
+    from IPython.display import HTML
+
+    rows = list(rows)
+    columns = list(columns or (rows[0].keys() if rows else []))
+    formats = formats or {}
+    numeric = {c: all(_is_number(r.get(c)) for r in rows) and
+               any(r.get(c) is not None for r in rows) for c in columns}
+
+    def cell(c, v) -> str:
+        miss = v is None or (isinstance(v, float) and math.isnan(v))
+        if miss:
+            text, cls = missing, "missing num" if numeric[c] else "missing"
+        elif c in formats:
+            f = formats[c]
+            text, cls = (f(v) if callable(f) else f.format(v)), "num" if numeric[c] else "text"
+        elif numeric[c]:
+            text, cls = number(v, digits), "num"
+        else:
+            text, cls = str(v), "text"
+        return f'<td class="{cls}">{html.escape(text)}</td>'
+
+    head = "".join(f'<th class="{"num" if numeric[c] else ""}">{html.escape(str(c))}</th>'
+                   for c in columns)
+    body = "".join("<tr>" + "".join(cell(c, r.get(c)) for c in columns) + "</tr>" for r in rows)
+    return HTML(f"<style>{TABLE_CSS}</style>"
+                f'<div class="dynamics-table-wrap"><table class="dynamics-table">'
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def rounded(obj, digits: int = 5):
+    """Floats rounded to ``digits`` significant digits, recursively (keeps the JSON in
+    ``data/`` small; used by every theme's precompute)."""
+    if isinstance(obj, dict):
+        return {k: rounded(v, digits) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [rounded(v, digits) for v in obj]
+    if isinstance(obj, float) and math.isfinite(obj) and obj != 0.0:
+        return round(obj, digits - 1 - int(math.floor(math.log10(abs(obj)))))
+    return obj

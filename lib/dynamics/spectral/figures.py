@@ -1,0 +1,285 @@
+"""Spectral optimizers, the figures: figure builders (``*_figure``), sliders over precomputed
+results (``*_slider``) and tables. Where legends, sliders and titles go is the house layout's
+business (``plots.house``), not these builders'. The live panels and the claims are in
+:mod:`.views`, which re-exports these.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .. import plots
+from .experiments import critical_batch, practice_summary, reference_loss, shaping_summary
+from .science import CUBIC_COEFFS, MUON_COEFFS, ns_map
+
+__all__ = ["LABELS", "SHORT", "MEMORY_LABELS", "UPDATE_LABELS", "BAND", "map_figure",
+           "band_figure", "spectrum_figure", "timing_figure", "timing_rows", "width_figure",
+           "loss_figure", "practice_figure", "practice_rows", "sweep_slider", "memory_figure",
+           "memory_rank_figure", "memory_alpha_slider", "memory_batch_figure", "SHAPING_COLORS",
+           "shaping_figure", "shaping_rows", "SHAPING_FORMATS", "shaping_slider"]
+
+LABELS = {"muon": "Muon + AdamW", "adamw": "AdamW", "momentum": "SGD + momentum",
+          "muon_fp32": "Muon, float32 NS + AdamW"}
+SHORT = {"muon": "Muon", "adamw": "AdamW", "momentum": "SGD + mom.", "muon_fp32": "Muon, fp32 NS"}
+MEMORY_LABELS = {"sgd": "SGD", "muon": "Muon (NS₅)", "newton": "Newton"}
+UPDATE_LABELS = {"sgd": "SGD", "adam": "Adam (first step)", "muon": "Muon"}
+BAND = (0.7, 1.2)  # the band Muon's five steps leave singular values in
+
+
+# ================================================================ 1. Newton–Schulz
+
+
+def map_figure(steps: int = 5, coeff_sets: dict | None = None):
+    """σ ↦ f^k(σ) for k = 1..steps, for each set of coefficients (log σ axis); the last step
+    drawn thick and named in the legend, the earlier ones thin (hover names them)."""
+    coeff_sets = coeff_sets or {"Muon quintic": MUON_COEFFS, "cubic": CUBIC_COEFFS}
+    sigma = np.geomspace(1e-4, 1.0, 400)
+    fig = plots.figure("k Newton–Schulz steps on one singular value",
+                       "σ / ‖G‖_F (input singular value)", "output singular value", logx=True)
+    for i, (name, coeffs) in enumerate(coeff_sets.items()):
+        color = plots.PALETTE[i % len(plots.PALETTE)]
+        for k in range(1, steps + 1):
+            last = k == steps
+            fig.add_scatter(x=sigma, y=ns_map(sigma, k, coeffs), mode="lines",
+                            name=f"{name}, {k} steps" if last else f"{name}, k = {k}",
+                            legendgroup=name, showlegend=last, opacity=1.0 if last else 0.35,
+                            line=dict(color=color, dash="solid" if i == 0 else "dash",
+                                      width=2.5 if last else 1.2))
+    fig.add_hrect(y0=BAND[0], y1=BAND[1], fillcolor="#109618", opacity=0.08, line_width=0,
+                  annotation_text="Muon's band", annotation_position="top left")
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+def band_figure(bands: dict):
+    """Range of the singular values of NS_k(G) against k, one shaded band per coefficient set."""
+    fig = plots.figure("All singular values after k steps", "Newton–Schulz steps k",
+                       "singular values of NS_k(G)", logy=True)
+    for i, (name, band) in enumerate(bands.items()):
+        color = plots.PALETTE[i % len(plots.PALETTE)]
+        fig.add_scatter(x=band["k"], y=band["hi"], mode="lines", line=dict(color=color, width=1),
+                        name=f"{name}: largest", legendgroup=name, showlegend=False)
+        fig.add_scatter(x=band["k"], y=band["lo"], mode="lines", line=dict(color=color, width=1),
+                        fill="tonexty", name=f"{name}: smallest to largest", legendgroup=name)
+    fig.add_hline(y=1.0, line=dict(color="#555", dash="dot", width=1))
+    return fig
+
+
+def spectrum_figure(G: torch.Tensor, out: torch.Tensor, title: str = ""):
+    """Sorted singular values of G/‖G‖_F and of the Newton–Schulz output."""
+    s_in = torch.linalg.svdvals((G / G.norm()).float()).numpy()
+    s_out = torch.linalg.svdvals(out.float()).numpy()
+    i = np.arange(1, len(s_in) + 1)
+    fig = plots.figure(title or "Singular values before and after", "index i (sorted)",
+                       "σ_i", logy=True)
+    fig.add_scatter(x=i, y=s_in, mode="lines", name="input G/‖G‖_F")
+    fig.add_scatter(x=i, y=s_out, mode="lines", name="after Newton–Schulz")
+    fig.add_hrect(y0=BAND[0], y1=BAND[1], fillcolor="#109618", opacity=0.08, line_width=0)
+    return fig
+
+
+def timing_figure(rows: list[dict]):
+    """Seconds against matrix size: Newton–Schulz (each dtype measured) vs SVD."""
+    n = [r["n"] for r in rows]
+    fig = plots.figure("Newton–Schulz vs SVD on an n×n matrix", "n", "wall-clock seconds",
+                       logx=True, logy=True)
+    for key in [k for k in rows[0] if k.startswith("ns_") and not k.endswith("_cpu_s")]:
+        fig.add_scatter(x=n, y=[r.get(key) for r in rows], mode="lines+markers",
+                        name=f"Newton–Schulz, 5 steps, {key[3:-2]}")
+    fig.add_scatter(x=n, y=[r["svd_s"] for r in rows], mode="lines+markers", name="SVD (exact U Vᵀ)")
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+def timing_rows(rows: list[dict]) -> list[dict]:
+    """The timing measurements as table rows. The ratio is in CPU seconds where measured on a
+    CPU (the steadier measure on a shared machine), else in wall-clock seconds."""
+    out = []
+    for r in rows:
+        ns = [k for k in r if k.startswith("ns_") and not k.endswith("_cpu_s")]
+        row = {"n": r["n"]}
+        for k in ns:
+            row["NS₅ (s)" if len(ns) == 1 else f"NS₅ {k[3:-2]} (s)"] = r[k]
+        row["SVD (s)"] = r["svd_s"]
+        cpu = r.get("device") == "cpu" and "svd_cpu_s" in r
+        row["SVD / NS₅"] = (r["svd_cpu_s"] / r["ns_float32_cpu_s"] if cpu
+                            else r["svd_s"] / r["ns_float32_s"])
+        row["error vs UVᵀ"] = r["rel_error"]
+        row["max |σ − 1|"] = r["max_sigma_error"]
+        out.append(row)
+    return out
+
+
+# ================================================================ the size of a step
+
+
+def width_figure(result: dict):
+    """Per unit learning rate: how far one step moves a hidden layer's output (solid) and the
+    most it could (the step's RMS→RMS norm, dotted), against the width."""
+    fig = plots.figure("One step's change of a hidden layer's output", "width",
+                       "‖ΔW x‖_RMS / ‖x‖_RMS per unit lr", logx=True, logy=True)
+    for i, (opt, ys) in enumerate(result["change"].items()):
+        color = plots.PALETTE[i % len(plots.PALETTE)]
+        fig.add_scatter(x=result["widths"], y=ys, mode="lines+markers", name=UPDATE_LABELS[opt],
+                        legendgroup=opt, line=dict(color=color))
+        fig.add_scatter(x=result["widths"], y=result["norm"][opt], mode="lines",
+                        name=f"{UPDATE_LABELS[opt]}: RMS→RMS norm", legendgroup=opt,
+                        showlegend=False, line=dict(color=color, dash="dot", width=1))
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+# ================================================================ Muon in practice
+
+
+def loss_figure(runs: dict, title: str = "", x: str = "step", level: float | None = None,
+                level_name: str = "target", colors: dict | None = None):
+    """Training loss of several runs (``{name: History}``) against step or wall-clock seconds,
+    with an optional dotted horizontal ``level`` drawn as a trace (so sliders toggle it too)."""
+    fig = plots.figure(title, "step" if x == "step" else "seconds", "training loss", logy=True)
+    _loss_traces(fig, runs, x, level, level_name, colors)
+    return fig
+
+
+def _loss_traces(fig, runs, x="step", level=None, level_name="target", colors=None,
+                 showlegend=True, **where):
+    right = 0.0
+    for i, (name, h) in enumerate(runs.items()):
+        xs = np.asarray(h.steps if x == "step" else h["time"], dtype=float)
+        right = max(right, float(xs[-1]) if len(xs) else 0.0)
+        color = (colors or {}).get(name, plots.PALETTE[i % len(plots.PALETTE)])
+        fig.add_scatter(x=xs, y=h["train_loss"], mode="lines", line=dict(color=color),
+                        name=name + (f" ({h.status})" if h.diverged else ""), legendgroup=name,
+                        showlegend=showlegend, **where)
+    if level is not None:
+        fig.add_scatter(x=[0.0, right], y=[level, level], mode="lines", name=level_name,
+                        line=dict(color="#555", dash="dot", width=1), hoverinfo="skip",
+                        legendgroup="level", showlegend=showlegend, **where)
+
+
+def practice_figure(result: dict):
+    """Training loss of each optimizer at its best rate, against steps (left) and against
+    wall-clock seconds (right)."""
+    runs = {f"{LABELS[k]} (lr {result['best'].get(k.split('_')[0]):g})": h
+            for k, h in result["timed"].items()}
+    fig = plots.subplots(1, 2, ("per step", "per second"),
+                         title=f"{result['data']}: each optimizer at its best rate", shared_yaxes=True)
+    _loss_traces(fig, runs, "step", result["target"], row=1, col=1)
+    _loss_traces(fig, runs, "time", result["target"], showlegend=False, row=1, col=2)
+    fig.update_yaxes(type="log")
+    fig.update_yaxes(title_text="training loss", row=1, col=1)
+    fig.update_xaxes(title_text="step", row=1, col=1)
+    fig.update_xaxes(title_text="seconds", row=1, col=2)
+    return fig
+
+
+def practice_rows(result: dict) -> list[dict]:
+    """:func:`practice_summary` as table rows."""
+    return [{"optimizer": SHORT[k], "lr": v["lr"], "steps to target": v["steps"],
+             "to target (s)": v["seconds"], "per step (ms)": 1e3 * v["sec_per_step"],
+             "final loss": v["final_loss"]}
+            for k, v in practice_summary(result).items()]
+
+
+def sweep_slider(sweeps: dict, target: float, dataset: str = ""):
+    """Training loss for every swept learning rate, a slider over the optimizer."""
+    figs = [loss_figure({f"lr {lr:g}": h for lr, h in runs.items()},
+                        f"{dataset + ': ' if dataset else ''}{LABELS[name]}, every rate swept",
+                        level=target)
+            for name, runs in sweeps.items()]
+    return plots.slider(figs, [LABELS[name] for name in sweeps], name="optimizer", active=0)
+
+
+# ================================================================ the associative memory
+
+
+def memory_figure(result: dict, what: str = "fraction"):
+    """Fraction of pairs (or of frequency mass) recovered after one step, against N/d."""
+    ytitle = {"fraction": "fraction of pairs recovered",
+              "mass": "frequency-weighted recall"}[what]
+    fig = plots.figure(f"One step on an associative memory (d = {result['dim']}, "
+                       f"α = {result['alpha']:g})", "pairs stored N / dimension d", ytitle,
+                       logx=True)
+    for i, (m, ys) in enumerate(result[what].items()):
+        counts = [f"{y * n:.0f} of {n} pairs" for y, n in zip(result["fraction"][m], result["n"])]
+        fig.add_scatter(x=result["ratios"], y=ys, mode="lines+markers", name=MEMORY_LABELS[m],
+                        text=counts, hovertemplate="%{y:.3f} (%{text})",
+                        line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
+    plots.mark_step(fig, 1.0, "N = d", logx=True)
+    fig.update_yaxes(range=[0, 1.05])
+    return fig
+
+
+def memory_rank_figure(result: dict, ratio: float = 4):
+    """Which pairs are recovered at N ≈ ratio·d: recall against frequency rank (log bins)."""
+    j = int(np.argmin([abs(r - ratio) for r in result["ratios"]]))
+    fig = plots.figure(f"Which pairs one step stores (N = {result['n'][j]} = "
+                       f"{result['ratios'][j]:g}d)", "frequency rank i (1 = most frequent)",
+                       "fraction recovered in rank bin", logx=True)
+    for i, (m, rows) in enumerate(result["by_rank"].items()):
+        fig.add_scatter(x=result["rank_centers"][j], y=rows[j], mode="lines+markers",
+                        name=MEMORY_LABELS[m], line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
+    fig.update_yaxes(range=[0, 1.05])
+    return fig
+
+
+def memory_alpha_slider(by_alpha: dict):
+    """Precomputed recall curves (``{alpha: run_memory result}``) with a slider over α."""
+    labels = list(by_alpha)
+    return plots.slider([memory_figure(by_alpha[a]) for a in labels], labels, name="α",
+                        active=labels.index("1") if "1" in labels else 0)
+
+
+def memory_batch_figure(result: dict):
+    """Recall after one step from a batch gradient against the batch size; dotted: the full
+    gradient's recall; a dotted vertical line at each method's critical batch size."""
+    fig = plots.figure(f"One step from a batch (N = {result['n']}, d = {result['dim']})",
+                       "batch size", "fraction of pairs recovered", logx=True)
+    for i, (m, ys) in enumerate(result["recall"].items()):
+        color = plots.PALETTE[i % len(plots.PALETTE)]
+        fig.add_scatter(x=result["batch_sizes"], y=ys, mode="lines+markers",
+                        name=MEMORY_LABELS[m], line=dict(color=color), legendgroup=m)
+        fig.add_scatter(x=[result["batch_sizes"][0], result["batch_sizes"][-1]],
+                        y=[result["full"][m]] * 2, mode="lines", legendgroup=m, showlegend=False,
+                        name=f"{MEMORY_LABELS[m]}: full gradient", hoverinfo="name",
+                        line=dict(color=color, dash="dot", width=1))
+        plots.mark_step(fig, critical_batch(result, m), f"{MEMORY_LABELS[m]}: 90%", color=color,
+                        logx=True)
+    fig.update_yaxes(rangemode="tozero")
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+# ================================================================ spectral shaping
+
+
+SHAPING_COLORS = {"p = 1": "#3366cc", "p = 0.5": "#0099c6", "p = 0": "#ff9900",
+                  "p = -0.25": "#109618", "p = -0.5": "#990099"}
+
+
+def shaping_figure(result: dict, reference: str = "p = 0"):
+    """Training loss of each p (and the schedule, in red); dotted: the reference's final loss."""
+    ref = result["runs"].get(reference)
+    level = reference_loss(ref) if ref is not None and len(ref) and not ref.diverged else None
+    colors = {n: SHAPING_COLORS.get(n, "#dc3912" if n.startswith("p:") else "#555")
+              for n in result["runs"]}
+    return loss_figure(result["runs"], f"Updates U Σᵖ Vᵀ, lr {result['lr']:g}", level=level,
+                       level_name=f"final loss of {reference}", colors=colors)
+
+
+def shaping_rows(result: dict) -> list[dict]:
+    """:func:`shaping_summary` as table rows."""
+    return [{"update": r["update"], "final loss": r["final_loss"] if r["final_loss"] is not None
+             else r["status"], "steps to p = 0's final loss": r["steps_to_reference"],
+             "steps saved vs p = 0": r["saved"]} for r in shaping_summary(result)]
+
+
+SHAPING_FORMATS = {"steps saved vs p = 0": "{:.0%}",
+                   "final loss": lambda v: v if isinstance(v, str) else plots.number(v)}
+
+
+def shaping_slider(by_lr: dict):
+    """Precomputed shaping runs (``{lr: run_shaping result}``) with a slider over the rate."""
+    labels = list(by_lr)
+    return plots.slider([shaping_figure(by_lr[lr]) for lr in labels], labels, name="lr",
+                        active=len(labels) // 2)

@@ -1,0 +1,288 @@
+"""Weight decay, the figures: static figures, sliders and tables of the chapter's results.
+
+Figure builders say what to draw; :func:`dynamics.plots.house` places titles, legends,
+sliders and margins when a figure is rendered. The live panels and the claims are in
+:mod:`.views`, which re-exports these.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import plots
+from .experiments import DECOUPLING, LABELS, grid_array, grid_summary
+from .science import clock_time
+
+__all__ = ["grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
+           "equilibrium_rows", "clock_figure", "clock_rows", "spectrum_figure", "spectrum_rows"]
+
+_WHITE = "rgba(255,255,255,0.95)"
+_SHORT = {"adam_l2": "Adam + L2", "adamw": "AdamW", "adamw_invariant": "invariant"}
+
+
+# ============================================================================ 1. grids
+
+
+def _decade_ticks(values) -> dict:
+    """Ticks at every grid value on a log10 axis, labelled at whole powers of ten only."""
+    logs = np.log10(np.asarray(values, dtype=float))
+    text = [plots.number(10 ** round(v), 1) if abs(v - round(v)) < 1e-6 else "" for v in logs]
+    if sum(bool(t) for t in text) < 2:  # a grid narrower than two decades: label every cell
+        text = [plots.number(v, 2) for v in values]
+    return dict(tickmode="array", tickvals=list(logs), ticktext=text)
+
+
+def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | None = None,
+                zrange: tuple[float, float] | None = None):
+    """Heatmaps of test accuracy over (eta, lambda), one per grid in ``kinds``, at evaluation
+    ``frame``. Marked on each: the best cell (outlined), the best decay at each learning rate
+    (white dots) and the straight line fitted through them (its slope says which
+    parameterization the grid prefers); on AdamW grids, the line eta * lambda * t = 1 below
+    which the decay has not had time to act."""
+    step = payload["eval_steps"][frame]
+    fig = plots.subplots(1, len(kinds), [LABELS[k] for k in kinds],
+                         title=title or f"Test accuracy after {step:,} steps", height=470,
+                         horizontal_spacing=0.19)
+    if zrange is None:
+        zrange = _zrange(payload, kinds)
+    lrs = np.asarray(payload["lrs"], dtype=float)
+    x = np.log10(lrs)
+    dx = (x[1] - x[0]) if len(x) > 1 else 1.0
+    shown = set()
+    for c, kind in enumerate(kinds, start=1):
+        g = payload["grids"][kind]
+        decays = np.asarray(g["decays"], dtype=float)
+        y = np.log10(decays)
+        dy = (y[1] - y[0]) if len(y) > 1 else 1.0
+        acc = grid_array(payload, kind)[:, :, frame]
+        labels = [[[plots.number(e, 2), plots.number(d, 2)] for e in lrs] for d in decays]
+        fig.add_heatmap(z=acc, x=x, y=y, zmin=zrange[0], zmax=zrange[1], colorscale="Viridis",
+                        texttemplate="%{z:.2f}", textfont=dict(size=10), customdata=labels,
+                        showscale=c == len(kinds), colorbar=dict(title="test acc", thickness=12),
+                        hovertemplate="η=%{customdata[0]}<br>λ=%{customdata[1]}<br>"
+                                      "test acc=%{z:.3f}<extra></extra>", row=1, col=c)
+        s = grid_summary(payload, kind, frame)
+        if s["best"]["lr"] is not None:  # a trace, not a shape: a slider toggles traces
+            bx, by = math.log10(s["best"]["lr"]), math.log10(s["best"]["decay"])
+            fig.add_scatter(x=bx + dx / 2 * np.array([-1, 1, 1, -1, -1]),
+                            y=by + dy / 2 * np.array([-1, -1, 1, 1, -1]), mode="lines",
+                            line=dict(color="white", width=3), name="best cell", legendgroup="best",
+                            showlegend=False, hoverinfo="skip", row=1, col=c)
+        pts = [(math.log10(e), math.log10(d)) for e, d in zip(lrs, s["ridge"]) if d is not None]
+        if pts:
+            px, py = np.array(pts).T
+            fig.add_scatter(x=px, y=py, mode="markers", name="best λ at each η",
+                            marker=dict(color="white", size=7, line=dict(color="black", width=1)),
+                            legendgroup="ridge", showlegend="ridge" not in shown,
+                            hovertemplate="best λ=%{customdata}<extra></extra>",
+                            customdata=[plots.number(10 ** v, 2) for v in py], row=1, col=c)
+            shown.add("ridge")
+        if math.isfinite(s["slope"]):
+            fx = np.array([px.min(), px.max()])
+            fy = np.polyval(np.polyfit(px, py, 1), fx)
+            fig.add_scatter(x=fx, y=fy, mode="lines", line=dict(color="white", width=2, dash="dash"),
+                            name=f"fitted ridge, slope {_slope(s['slope'])} ({LABELS[kind]})",
+                            hoverinfo="skip", row=1, col=c)
+        if kind.startswith("adamw"):
+            lx = np.array([x[0] - dx / 2, x[-1] + dx / 2])
+            fig.add_scatter(x=lx, y=-math.log10(step) - lx, mode="lines", name="ηλ·t = 1",
+                            line=dict(color=_WHITE, width=1.5, dash="dot"), legendgroup="clock",
+                            showlegend="clock" not in shown, hoverinfo="skip", row=1, col=c)
+            shown.add("clock")
+        fig.update_xaxes(title_text="learning rate η", range=[x[0] - dx / 2, x[-1] + dx / 2],
+                         showgrid=False, **_decade_ticks(lrs), row=1, col=c)
+        fig.update_yaxes(title_text="L2 coefficient λ" if "l2" in kind else "weight decay λ",
+                         range=[y[0] - dy / 2, y[-1] + dy / 2], showgrid=False,
+                         **_decade_ticks(decays), row=1, col=c)
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+def _slope(x: float) -> str:
+    return f"{x:.2f}".replace("-", "−")
+
+
+def _zrange(payload: dict, kinds) -> tuple[float, float]:
+    """One colour scale for all frames of the grids ``kinds``, so frames compare."""
+    vals = np.concatenate([grid_array(payload, k).ravel() for k in kinds])
+    vals = vals[np.isfinite(vals)]
+    return (float(vals.min()), float(vals.max())) if vals.size else (0.0, 1.0)
+
+
+def grid_slider(payload: dict, kinds=DECOUPLING):
+    """:func:`grid_figure` with a slider over training time (the static book's version)."""
+    steps = payload["eval_steps"]
+    zrange = _zrange(payload, kinds)
+    figs = [grid_figure(payload, kinds, k, zrange=zrange) for k in range(len(steps))]
+    return plots.slider(figs, [f"{s:,}" for s in steps], name="step")
+
+
+def ridge_rows(payload: dict, kinds) -> list[dict]:
+    """The best decay at each learning rate of each grid, one row per learning rate (and,
+    for AdamW, the best product eta * lambda: Loshchilov & Hutter's decay)."""
+    sums = {k: grid_summary(payload, k) for k in kinds}
+    rows = []
+    for j, lr in enumerate(payload["lrs"]):
+        row = {"η": lr}
+        for k in kinds:
+            d = sums[k]["ridge"][j]
+            row[f"{_SHORT[k]}: best λ"] = d
+            if k.startswith("adamw"):
+                row[f"{_SHORT[k]}: best ηλ"] = None if d is None else lr * d
+        rows.append(row)
+    return rows
+
+
+def grid_rows(payload: dict) -> list[dict]:
+    """One row per grid: its best cell and the slope of its ridge of best decays."""
+    rows = []
+    for kind in payload["grids"]:
+        s = grid_summary(payload, kind)
+        rows.append({"grid": LABELS[kind], "best test acc": s["best"]["acc"],
+                     "at η": s["best"]["lr"], "at λ": s["best"]["decay"],
+                     "slope of best λ vs η": round(s["slope"], 2)})
+    return rows
+
+
+# ============================================================================ 2. equilibrium
+
+
+def equilibrium_figure(results_list, title: str | None = None):
+    """Norm, angular update and effective learning rate (rows) against step, measured (solid,
+    one colour per weight matrix) and predicted (dashed), one column per run; a dotted line
+    marks tau = 1 / (eta lambda)."""
+    if isinstance(results_list, dict):
+        results_list = [results_list]
+    cols = len(results_list)
+    heads = [f"{LABELS[r['optimizer']]}: η={plots.number(r['lr'], 2)}, λ={plots.number(r['weight_decay'], 2)}"
+             for r in results_list]
+    fig = plots.subplots(3, cols, title=title or "Measured (solid) and predicted (dashed)",
+                         height=720, column_titles=heads, shared_xaxes=True,
+                         vertical_spacing=0.05, horizontal_spacing=0.12)
+    series = [("rms", "rms_pred", "step", "RMS of W", False),
+              ("angle", "angle_pred", "angle_step", "angle per step (rad)", False),
+              ("effective_lr", "effective_lr_pred", "step", "effective lr", True)]
+    for col, r in enumerate(results_list, start=1):
+        for row, (key, pred_key, xkey, ytitle, logy) in enumerate(series, start=1):
+            y, yp = np.array(r[key], dtype=float), np.array(r[pred_key], dtype=float)
+            x = np.array(r[xkey], dtype=float)
+            if y.size == 0:
+                continue
+            for l, name in enumerate(r["names"]):
+                color = plots.PALETTE[l % len(plots.PALETTE)]
+                fig.add_scatter(x=x, y=y[:, l], mode="lines", name=name, legendgroup=name,
+                                showlegend=row == 1 and col == 1, line=dict(color=color, width=1.5),
+                                row=row, col=col)
+                fig.add_scatter(x=x, y=yp[:, l], mode="lines", name=f"{name} theory",
+                                legendgroup=name, showlegend=False,
+                                line=dict(color=color, dash="dash", width=2), row=row, col=col)
+            if logy:
+                fig.update_yaxes(type="log", row=row, col=col)
+            elif key == "angle":  # the first steps can turn far more than at equilibrium
+                top = max(1.15 * float(np.nanpercentile(y, 98)), 1.5 * float(r["eq_angle"]))
+                fig.update_yaxes(range=[0, top], row=row, col=col)
+            else:
+                fig.update_yaxes(rangemode="tozero", row=row, col=col)
+            if col == 1:
+                fig.update_yaxes(title_text=ytitle, row=row, col=col)
+            if r["tau"] <= r["steps"]:
+                plots.mark_step(fig, r["tau"], "τ" if row == 1 else "", row=row, col=col)
+        fig.update_xaxes(title_text="step", row=3, col=col)
+    fig.add_scatter(x=[None], y=[None], mode="lines", name="theory (dashed)",
+                    line=dict(color="#555", dash="dash", width=2), row=1, col=1)
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+def equilibrium_rows(result: dict) -> list[dict]:
+    """Measured and predicted equilibrium values (mean over the last quarter), per layer."""
+    return [{"matrix": f"{LABELS[result['optimizer']]} {name}",
+             "RMS": v["rms"], "RMS theory": v["rms_pred"],
+             "angle (rad)": v["angle"], "angle theory": v["angle_pred"],
+             "eff. lr": v["effective_lr"], "eff. lr theory": v["effective_lr_pred"]}
+            for name, v in result["layers"].items()]
+
+
+# ============================================================================ 3. the clock
+
+
+def clock_figure(result: dict, metric: str = "train_loss", title: str | None = None):
+    """``metric`` against eta * lambda * t (steps in units of tau) for every run of
+    :func:`~.experiments.run_clock`: three matched runs in blues, the odd one in red."""
+    fig = plots.figure(title or "Same η·λ, same trajectory", "η·λ·t  (training time in units of τ)",
+                       metric.replace("_", " "), logy=metric.endswith("loss"))
+    blues = ["#9ecae1", "#4292c6", "#08519c"]
+    k = 0
+    for r, h in zip(result["runs"], result["histories"]):
+        if not len(h):
+            continue
+        prod = r["lr"] * r["weight_decay"]
+        if r["matched"]:
+            color, k = blues[k % 3], k + 1
+        else:
+            color = plots.PALETTE[1]
+        fig.add_scatter(x=clock_time(h.steps, r["lr"], r["weight_decay"]), y=h[metric],
+                        mode="lines+markers", marker=dict(size=4), line=dict(color=color),
+                        name=f"η={plots.number(r['lr'], 2)}, λ={plots.number(r['weight_decay'], 2)}"
+                             f" (ηλ={plots.number(prod, 2)})" + (" (diverged)" if h.diverged else ""))
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+def clock_rows(result: dict) -> list[dict]:
+    """Each run of :func:`~.experiments.run_clock`: its eta, lambda, product and settled loss."""
+    return [{"η": r["lr"], "λ": r["weight_decay"], "ηλ": r["lr"] * r["weight_decay"],
+             "settled train loss": loss} for r, loss in zip(result["runs"], result["final_loss"])]
+
+
+# ============================================================================ 4. the weights
+
+_LAYER_DASH = {"hidden.0": "dot", "hidden.1": "solid", "head": "dash"}
+
+
+def spectrum_figure(result: dict, layer: str = "hidden.1", title: str | None = None):
+    """Left: each weight matrix's Frobenius norm during training (hidden.0 dotted, hidden.1
+    solid, head dashed), with and without decay. Right: the singular values of ``layer``
+    by rank, at initialization and after training."""
+    fig = plots.subplots(1, 2, ["Frobenius norm during training", f"singular values of {layer}"],
+                         title=title or "What weight decay does to the weights", height=440,
+                         horizontal_spacing=0.2)
+    for k, (wd, run) in enumerate(result["runs"].items()):
+        color = plots.PALETTE[k]
+        label = f"λ = {plots.number(float(wd), 2)}" + (" (diverged)" if run["history"].diverged else "")
+        h = run["history"]
+        for name in _LAYER_DASH:
+            key = f"norm {name}"
+            if key in h:
+                fig.add_scatter(x=np.maximum(np.asarray(h.steps, dtype=float), 1), y=h[key],
+                                mode="lines", name=label, legendgroup=label,
+                                showlegend=name == "hidden.1",
+                                line=dict(color=color, dash=_LAYER_DASH[name]),
+                                hovertemplate=f"{name}: %{{y:.3g}}<extra>{label}</extra>", row=1, col=1)
+        if layer in run["final"]:
+            sv = run["final"][layer]
+            fig.add_scatter(x=np.arange(1, len(sv) + 1), y=sv, mode="lines", name=label,
+                            legendgroup=label, showlegend=False, line=dict(color=color, width=2.5),
+                            row=1, col=2)
+    sv0 = next(iter(result["runs"].values()))["init"][layer]
+    fig.add_scatter(x=np.arange(1, len(sv0) + 1), y=sv0, mode="lines", name="initialization",
+                    line=dict(color="#888", dash="dot"), row=1, col=2)
+    fig.update_xaxes(type="log", title_text="step", row=1, col=1)
+    fig.update_yaxes(type="log", title_text="‖W‖ (Frobenius)", row=1, col=1)
+    fig.update_xaxes(type="log", title_text="rank i", row=1, col=2)
+    fig.update_yaxes(type="log", title_text="σᵢ", row=1, col=2)
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+def spectrum_rows(result: dict) -> list[dict]:
+    """Norms, ranks and tail exponent of each trained weight matrix, with and without decay."""
+    rows = []
+    for wd, run in result["runs"].items():
+        for name, s in run["stats"].items():
+            rows.append({"λ": float(wd), "weight": name, "Frobenius norm": s["frobenius"],
+                         "spectral norm": s["spectral"], "stable rank": s["stable_rank"],
+                         "effective rank": s["effective_rank"], "tail α": s["tail_alpha"],
+                         "test acc": run["test_acc"]})
+    return rows

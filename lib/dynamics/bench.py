@@ -43,7 +43,8 @@ import torch
 import torch.nn.functional as F
 
 from . import CHAPTERS, book, ledger
-from .gpuplan import CUDA_CONTEXT, GPUS, dry_run_all, estimate, plan, plan_line  # noqa: F401
+from .gpuplan import (CUDA_CONTEXT, GPUS, dry_run_all, estimate, peak_bytes, plan,  # noqa: F401
+                      plan_line)
 from .pages import BOOK_COPY_IGNORE
 from .results import ROOT
 

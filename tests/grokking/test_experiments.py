@@ -1,7 +1,7 @@
 """dynamics.grokking.experiments: runners (determinism, the batched phase grid against single
 runs, stopping), the phase labels of the precomputed and the live grids against their final
 accuracies, the sentences of the chapter that rest on the precomputed grid, and the
-chapter's claims in the smoke profile on seeds 0-4."""
+chapter's claims in the smoke profile on the claim seeds (tests/seeds.py)."""
 import functools
 
 import numpy as np
@@ -12,7 +12,7 @@ from dynamics import results
 from dynamics.grokking import experiments as E
 from dynamics.grokking import science as S
 
-SEEDS = [0, 1, 2, 3, 4]
+from seeds import SEEDS
 
 
 # ----------------------------------------------------------------------------- runners
@@ -255,7 +255,7 @@ def test_live_smoke_grid_labels_agree_with_its_accuracies(seed):
     assert E.critical_fraction(out["rows"]) == max(pcfg.train_fracs)
 
 
-# ----------------------------------------------------------------------------- claims (smoke, seeds 0-4)
+# ----------------------------------------------------------------------------- claims (smoke, the claim seeds)
 
 
 @functools.cache

@@ -277,42 +277,117 @@ def test_dry_run_evaluates_where_it_stops(monkeypatch):
 
 
 def test_planned_steps_of_a_training_its_caller_capped(ledger_file):
-    """A theme that caps its steps itself (runtime.cap_steps) before building its evaluation
-    schedule declares what it planned; the plan counts those steps, not the dry run's."""
+    """A runner that needs its step count before training (to build an evaluation schedule)
+    cuts it with runtime.steps, which remembers what was planned: the plan counts those steps,
+    not the dry run's, as a hand-written ledger.planned(500) block did."""
     from dynamics import data as D
-    from dynamics import ledger
-    from dynamics.runtime import cap_steps
+    from dynamics import ledger, runtime
     from dynamics.train import train
 
     data = D.gaussian_mixture(n_classes=3, dim=8, n_train=60, n_test=30, seed=0)
-    steps = cap_steps(500)
-    with ledger.planned(500):
-        train(models.MLP(8, 16, 1, 3), data, Recipe(steps=steps, eval=steps), progress=False)
+    steps = runtime.steps(500)
+    assert steps == 3 and runtime.planned_steps(steps) == 500
+    assert runtime.steps(2) == 2 and runtime.planned_steps(2) == 2  # nothing cut
     train(models.MLP(8, 16, 1, 3), data, Recipe(steps=steps, eval=steps), progress=False)
-    first, second = ledger.read(ledger_file)
-    assert first["planned_steps"] == 500 and second["planned_steps"] == steps < 500
+    with ledger.planned(500):  # what a theme wrote by hand before
+        train(models.MLP(8, 16, 1, 3), data, Recipe(steps=runtime.cap_steps(500),
+                                                    eval=runtime.cap_steps(500)), progress=False)
+    train(models.MLP(8, 16, 1, 3), data, Recipe(steps=int(steps), eval=steps), progress=False)
+    auto, by_hand, plain = ledger.read(ledger_file)
+    assert _same_entry(auto, by_hand) and auto["planned_steps"] == 500
+    assert plain["planned_steps"] == 3
+
+
+def _same_entry(a: dict, b: dict) -> bool:
+    """Two ledger lines that plan the same work (all but the measured bytes of activations,
+    which depend on allocation order, and the description)."""
+    keys = ("kind", "models", "planned_steps", "planned_evals", "steps_run", "repeats", "widen",
+            "step_flops", "param_bytes", "state_bytes")
+    return all(a.get(k) == b.get(k) for k in keys)
 
 
 def test_a_grid_the_dry_run_cut_counts_in_full(ledger_file):
-    """Trainings of a grid cut to its ends (runtime.cap_grid) carry the cut as repeats, and
-    the plan multiplies their time and FLOPs by it (nested blocks multiply)."""
-    from dynamics import bench, ledger
+    """The trainings of a loop over an axis cut to its ends (runtime.grid) count
+    len(full) / len(kept) times each (nested loops and precompute units multiply), as the
+    hand-written ledger.planned(repeats=...) blocks did; the plan multiplies time and FLOPs."""
+    from dynamics import bench, ledger, runtime
     from dynamics import data as D
-    from dynamics.runtime import cap_grid
     from dynamics.train import train
 
     data = D.gaussian_mixture(n_classes=3, dim=8, n_train=60, n_test=30, seed=0)
     lrs, seeds = [1e-3, 3e-3, 1e-2, 3e-2], [0, 1, 2]
-    kept_lrs, kept_seeds = cap_grid(lrs), cap_grid(seeds)
-    assert ledger.cut((lrs, kept_lrs), (seeds, kept_seeds)) == 4 / 2 * 3 / 2
-    with ledger.planned(repeats=2):
-        with ledger.planned(repeats=ledger.cut((lrs, kept_lrs))):
-            train(models.MLP(8, 16, 1, 3), data, Recipe(steps=50, eval=50), progress=False)
-    train(models.MLP(8, 16, 1, 3), data, Recipe(steps=50, eval=50), progress=False)
-    cut, plain = ledger.read(ledger_file)
-    assert cut["repeats"] == 4 and plain["repeats"] == 1
-    assert bench.plan([cut])["flops"] == 4 * bench.plan([plain])["flops"]
-    assert bench.estimate([cut], "T4") == pytest.approx(4 * bench.estimate([plain], "T4"))
+    kept = runtime.grid(lrs)
+    assert kept == [1e-3, 3e-2] and kept.cut == 2 and runtime.grid(seeds).cut == 1.5
+    ps = runtime.grid([1.0, 0.5, 0.0, -0.25, -0.5], always=[0.0])  # a reference kept too
+    assert ps == [1.0, 0.0, -0.5] and ps.cut == 5 / 3 and runtime.grid(kept).cut == 2
+
+    def one():
+        train(models.MLP(8, 16, 1, 3), data, Recipe(steps=50, eval=50), progress=False)
+
+    with ledger.planned(repeats=2):  # a precompute unit that stands for two
+        for lr in runtime.grid(lrs):
+            for seed in runtime.grid(seeds):
+                one()
+    one()  # outside the loops: nothing cut
+    for lr in runtime.cap_grid(lrs):  # what a theme wrote by hand before
+        with ledger.planned(repeats=ledger.cut((lrs, runtime.cap_grid(lrs)))):
+            one()
+    *cut, plain, by_hand, by_hand2 = ledger.read(ledger_file)
+    assert [e["repeats"] for e in cut] == [2 * 2 * 1.5] * 4 and plain["repeats"] == 1
+    assert _same_entry(dict(cut[0], repeats=2), by_hand) and by_hand2["repeats"] == 2
+    assert bench.plan([cut[0]])["flops"] == 6 * bench.plan([plain])["flops"]
+    assert bench.estimate([cut[0]], "T4") == pytest.approx(6 * bench.estimate([plain], "T4"))
+
+
+def test_a_loop_the_dry_run_cut_ends_in_any_order(ledger_file):
+    """Loops over cut axes that end early (break) or together (zip) leave no cut behind."""
+    from dynamics import ledger, runtime
+
+    a, b = runtime.grid(range(6)), runtime.grid(range(4))
+    for x in a:
+        break
+    assert runtime.loop_repeats() == 1.0
+    for x, y in zip(a, b):
+        assert runtime.loop_repeats() == 3 * 2
+    assert list(a) == [0, 5] and runtime.loop_repeats() == 1.0
+    assert not ledger.read(ledger_file)
+
+
+def test_a_real_run_cuts_nothing(monkeypatch):
+    """Outside a dry run the helpers give the values and steps unchanged (the same objects:
+    a precompute is bit for bit what it was)."""
+    from dynamics import runtime
+
+    monkeypatch.delenv("DYNAMICS_DRY_RUN", raising=False)
+    values = [0.1, 0.2, 0.3]
+    kept = runtime.grid(values)
+    assert kept == values and kept.cut == 1.0 and runtime.steps(25000) == 25000
+    assert type(runtime.steps(25000)) is int and runtime.loop_repeats() == 1.0
+
+
+def test_a_batched_grid_the_dry_run_cut_widens(ledger_file):
+    """Cut axes given to sweep.grid (or a cut list of configurations) widen the train_many
+    call that trains them, as a hand-written ledger.planned(widen=...) block did."""
+    from dynamics import ledger, runtime
+    from dynamics.sweep import grid, train_many
+
+    data = __import__("dynamics.data", fromlist=["x"]).gaussian_mixture(
+        n_classes=3, dim=8, n_train=60, n_test=30, seed=0)
+    lrs, seeds = [1e-3, 3e-3, 1e-2, 3e-2], [0, 1, 2]
+    configs = grid(lr=runtime.grid(lrs), seed=runtime.grid(seeds))
+    assert len(configs) == 4 and configs.cut == 3
+    fn, recipe = (lambda c: models.MLP(8, 16, 1, 3)), Recipe(steps=50, eval=50)
+    train_many(fn, data, configs, recipe, strategy="batched", progress=False)
+    train_many(fn, data, runtime.grid([dict(lr=x) for x in lrs]), recipe, strategy="batched",
+               progress=False)
+    with ledger.planned(widen=3):  # what a theme wrote by hand before
+        train_many(fn, data, grid(lr=runtime.cap_grid(lrs), seed=runtime.cap_grid(seeds)),
+                   recipe, strategy="batched", progress=False)
+    auto, listed, by_hand = ledger.read(ledger_file)
+    assert (auto["widen"], auto["repeats"], listed["widen"]) == (3, 1, 2)
+    assert _same_entry(auto, by_hand)
+    train_many(fn, data, configs, recipe, strategy="sequential", progress=False)
+    assert [e["repeats"] for e in ledger.read(ledger_file)[3:]] == [3] * 4
 
 
 def test_a_batched_call_the_dry_run_narrowed_widens(ledger_file):
@@ -338,3 +413,21 @@ def test_a_batched_call_the_dry_run_narrowed_widens(ledger_file):
     peak, achieved, _ = bench.GPUS["T4"]  # two more models' FLOPs, no more ops
     extra = bench.estimate([batched], "T4") - bench.estimate([narrow], "T4")
     assert extra == pytest.approx(2 * bench.plan([narrow])["flops"] / (peak * achieved))
+
+
+def test_no_theme_cuts_a_dry_run_by_hand():
+    """The dry run records itself: the themes cut grids and steps with runtime.grid and
+    runtime.steps, never with the bare cuts or hand-written ledger blocks (which went wrong:
+    a block that forgot an axis made the gpu plan under-count)."""
+    import re
+    from pathlib import Path
+
+    import dynamics
+
+    lib = Path(dynamics.__file__).parent
+    themes = [p for p in lib.glob("*/*.py") if p.parent.name != "sweep"]
+    assert len(themes) > 20
+    bare = re.compile(r"\b(cap_grid|cap_steps|ledger\.planned|ledger\.cut)\b")
+    found = [f"{p.relative_to(lib)}:{i}" for p in themes
+             for i, line in enumerate(p.read_text().splitlines(), 1) if bare.search(line)]
+    assert not found, f"hand-made dry-run cuts in {found}"

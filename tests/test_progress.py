@@ -34,3 +34,15 @@ def test_train_reports_and_stops():
     with progress.reporting(lambda f: seen.append(f) or f >= 0.5):
         h = train(models.MLP(d.input_dim, 8, 1, 10), d, Recipe(40, eval=10), progress=False)
     assert seen == [0.0, 0.25, 0.5] and h.steps == [0, 10, 20]
+
+
+def test_a_job_opened_inside_a_stopped_one_is_stopped():
+    """A stage that starts after Stop (a sweep opens its own job for its forecast) does not
+    train until its first report: it is stopped from the start."""
+    with progress.reporting(lambda f: f > 0.2) as outer:
+        outer.report(0.5)
+        with progress.reporting(lambda f: False) as inner:
+            assert inner.stopped and inner.report(0.0)
+    with progress.reporting(lambda f: False) as outer:
+        with progress.reporting(lambda f: False) as inner:
+            assert not inner.stopped and not outer.stopped

@@ -25,7 +25,7 @@ def _panel():
         torch.manual_seed(0)
         m = models.MLP(d.input_dim, cfg.width, 1, 10)
         h = train.train(m, d, Recipe(steps=30, optimizer=cfg.optimizer, lr=cfg.lr, eval=10),
-                        hooks=Hooks(on_eval=[update.every(lambda h: plots.curves(h, ['train_loss']), interval=0.0, total_steps=30)]),
+                        hooks=Hooks(on_eval=update.every(lambda h: plots.curves(h, ['train_loss']), interval=0.0)),
                         progress=False)
         if h.diverged:
             update(status=h.status)
@@ -127,6 +127,49 @@ def test_stop_button_stops_a_run_and_the_panel_recovers():
     panel.controls["steps"].value = 30
     panel.click()  # a new run is not stopped by the old request
     assert seen[-1] == 20 and panel.status.value == "stopped"
+
+
+def test_a_panels_bar_and_stop_follow_any_run_through_the_progress_protocol():
+    """A run function passes nothing for progress: the panel's bar and Stop are the
+    dynamics.progress job its runs report into, for one training, a sweep, or stages."""
+    from dynamics import progress
+    from dynamics.sweep import grid, train_many
+
+    d = data.digits()
+    bars, histories = [], []
+
+    def run(update, stop_at):
+        def press_stop(step, history, model):
+            if step >= stop_at:
+                update.panel.stop()  # what the Stop button does
+            return False
+
+        job = progress.current()
+        histories.clear()
+        for i in range(3):  # a multi-stage experiment: a training, a sweep, a training
+            with job.part(i, 3):
+                if i == 1:
+                    res = train_many(lambda c: models.MLP(d.input_dim, 8, 1, 10), d,
+                                     grid(seed=[0, 1]), Recipe(steps=20, eval=10),
+                                     strategy="batched", progress=False)
+                    histories.extend(res.histories)
+                else:
+                    histories.append(train.train(models.MLP(d.input_dim, 8, 1, 10), d,
+                                                 Recipe(steps=20, eval=10),
+                                                 hooks=Hooks(on_eval=press_stop),
+                                                 progress=False))
+            bars.append(update.panel.progress.value)
+        return None
+
+    panel = widgets.Panel(run, [widgets.Slider("stop_at", 0, 100, 100, integer=True)])
+    panel.click()
+    assert bars == pytest.approx([1 / 3, 2 / 3, 1.0]) and panel.status.value == "done"
+    assert [h.steps for h in histories] == [[0, 10, 20]] * 4
+    bars.clear()
+    panel.set(stop_at=10).click()  # Stop during the first training: the rest stop too
+    assert panel.status.value.startswith("stopped")
+    assert histories[0].steps == [0, 10] and all(len(h.steps) <= 1 for h in histories[1:])
+    assert bars[0] < 1 / 3  # the bar stays where the first stage was stopped
 
 
 def test_run_button_trains_in_a_thread_and_interrupts_reset_the_status():

@@ -45,8 +45,8 @@ import torch
 import torch.nn.functional as F
 
 from . import CHAPTERS, book, ledger, units
-from .gpuplan import (CUDA_CONTEXT, GPUS, dry_run_all, estimate, plan, plan_line,  # noqa: F401
-                      unit_plan, unit_seconds)
+from .gpuplan import (CUDA_CONTEXT, GPUS, dry_run_all, estimate, peak_bytes, plan,  # noqa: F401
+                      plan_line, unit_plan, unit_seconds)
 from .pages import BOOK_COPY_IGNORE
 from .results import ROOT
 

@@ -19,9 +19,14 @@ appends one JSON line to that file, enough to plan the full run on a GPU without
 Step 1 is measured on its own; one evaluation's cost is what the whole dry-run training
 counted beyond its steps, divided by the evaluations it made (callbacks and user metrics
 included). Work that is not a training (a theme's own loop over random networks, a
-measurement after training) enters the ledger through ``with ledger.work(desc, scale):``; a
-theme that caps its steps itself (to build its evaluation schedule on the capped run) says how
-many it planned with ``with ledger.planned(cfg.steps):``. Outside a measured dry run all of this does nothing.
+measurement after training) enters the ledger through ``with ledger.work(desc, scale):``.
+
+What the dry run cut is recorded where it is cut, never by hand in a theme: a Recipe's steps
+are capped by ``train`` itself, a step count a runner needs before training by
+:func:`dynamics.runtime.steps` (it remembers the planned steps), and an axis by
+:func:`dynamics.runtime.grid` (the trainings of a loop over it repeat, a ``train_many`` call
+given it widens). The core passes them on with :func:`planned`. Outside a measured dry run
+all of this does nothing.
 """
 from __future__ import annotations
 
@@ -35,7 +40,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
-from .runtime import dry_run
+from .runtime import dry_run, loop_repeats
 
 
 def active() -> bool:
@@ -198,10 +203,9 @@ def planned(steps: int | None = None, repeats: float = 1.0, widen: float = 1.0):
     """What a dry run cut before the trainings inside this block saw it, so that the plan
     counts the full run:
 
-    - ``steps``: their planned steps, where the caller capped them itself
-      (``runtime.cap_steps``) to build its schedules;
-    - ``repeats``: how many times over the full run does their work (grid axes cut by
-      ``runtime.cap_grid`` that the caller loops over: ``len(full) / len(kept)``);
+    - ``steps``: their planned steps, where they were capped before the training saw them;
+    - ``repeats``: how many times over the full run does their work (units of a precompute
+      cut by ``units.Plan.grid``; loops over ``runtime.grid`` add their own cut);
     - ``widen``: how many times more models the full run puts into the same ``train_many``
       call (axes of its configurations). The batched engine trains them together: their FLOPs
       and memory grow, its dispatched ops do not. Trained one after another (``kind="train"``),
@@ -235,6 +239,7 @@ def meter(kind: str, planned_steps: int, planned_evals: int, data, params, model
     if callable(planned_evals):
         planned_evals = planned_evals()
     steps, repeats, widen = _PLANNED.get()
+    repeats *= loop_repeats()  # the runtime.grid loops running now
     planned_steps = max(int(planned_steps), steps or 0)
     meter = Meter(kind, planned_steps, planned_evals, data, params, models, desc)
     if kind != "batched":  # one model at a time: more models are more trainings

@@ -32,12 +32,17 @@ class Progress:
         self.callbacks = list(callbacks)
         self.start, self.span = float(start), float(span)
         self._stopped = False
+        self._outer: "Progress | None" = None  # the job this one is a part of (reporting)
         self._tokens: list = []
 
     @property
     def stopped(self) -> bool:
-        """True once a callback asked to stop (or :meth:`stop` was called)."""
-        return self.root._stopped
+        """True once a callback asked to stop (or :meth:`stop` was called), here or in the job
+        this one runs inside."""
+        root = self.root
+        if not root._stopped and root._outer is not None and root._outer.stopped:
+            root._stopped = True
+        return root._stopped
 
     def stop(self) -> None:
         self.root._stopped = True
@@ -49,7 +54,7 @@ class Progress:
     def report(self, done: float) -> bool:
         """This part is ``done`` (0..1) finished; returns True if the job must stop."""
         root = self.root
-        if root.callbacks and not root._stopped:
+        if root.callbacks and not self.stopped:
             whole = self.fraction(done)
             if any([bool(cb(whole)) for cb in root.callbacks]):
                 root._stopped = True
@@ -95,4 +100,6 @@ def reporting(*callbacks: Callable[[float], bool]) -> Progress:
     def forward(fraction: float, outer=outer) -> bool:
         return outer.report(fraction)
 
-    return Progress([forward, *callbacks])
+    job = Progress([forward, *callbacks])
+    job._outer = outer
+    return job

@@ -41,7 +41,7 @@ import torch.nn.functional as F
 from . import ledger
 from .data import Dataset
 from .models import evaluating
-from .runtime import Forecast, cap_steps, progress_enabled
+from .runtime import Forecast, cap_steps, planned_steps, progress_enabled
 
 OPTIMIZERS = ("sgd", "momentum", "adam", "adam_l2", "adamw", "muon")
 LOSSES = ("cross_entropy", "mse")
@@ -442,7 +442,7 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
     from . import progress as P
 
     hooks = hooks or Hooks()
-    planned = recipe.steps
+    planned = planned_steps(recipe.steps)  # runtime.steps(n) remembers a cut n
     steps = cap_steps(planned)  # a dry run (DYNAMICS_DRY_RUN) trains a few steps at full size
     n = len(data.x_train)
     batch_size, loss = recipe.batch_size, recipe.loss
@@ -504,7 +504,7 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
     start = time.perf_counter()
     perm, pos = None, n
     model.train()
-    meter = ledger.meter("train", planned, lambda: len(recipe.evals(planned)),
+    meter = ledger.meter("train", planned, lambda: len(recipe.evals()),
                          data, model.parameters(), desc=desc)  # the gpu plan's measurements (dry run)
     try:
         stop = record(0) if 0 in evals_set else False

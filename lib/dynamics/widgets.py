@@ -3,8 +3,8 @@
 A panel is controls + Run and Stop buttons + a progress bar + a status line + a figure that
 updates while training runs::
 
-    def run(update, lr, wd):
-        h = train(model, data, recipe, hooks=Hooks(on_eval=update.every(curves, total_steps=steps)))
+    def run(update, lr, wd):   # the bar and Stop follow train (dynamics.progress)
+        h = train(model, data, recipe, hooks=Hooks(on_eval=update.every(curves)))
         return curves(h)
 
     panel = Panel(run, [Slider("lr", 1e-4, 1e-1, log=True, value=1e-3),
@@ -14,15 +14,19 @@ updates while training runs::
 The contract a run function relies on:
 
 - ``run(update, **values)`` returns the final figure (or None to keep the last one drawn).
+- The panel's bar and Stop are the :mod:`dynamics.progress` job the run runs in: whatever
+  reports into ``progress.current()`` (``train``, ``train_many``, every theme's runner, a
+  single run, a sweep or a multi-stage experiment alike) moves the bar, and Stop ends it at
+  its next report. A run function passes nothing for that.
 - ``update(fig=..., progress=..., status=...)`` redraws while it runs. Once the reader has
   pressed **Stop**, every call raises :class:`Stopped`, which the panel reports as "stopped".
-- ``update.every(build, total_steps=...)`` is a ``train`` ``on_eval`` hook: it sets the progress bar,
-  redraws with ``build(history)`` at most every ``interval`` seconds, and returns True (stop
-  training) once Stop was pressed, so the run can still draw what it has.
-- ``update.ticker(total)`` is the same for loops, sweeps and chapters' runners: ``tick(done)``
-  sets the progress to ``done / total`` and returns True once Stop was pressed. It is a
-  :mod:`dynamics.progress` callback: ``with progress.reporting(update.ticker(1.0)):`` around any
-  run, however nested, drives the bar and carries Stop.
+- ``update.every(build)`` is the one live-redraw hook, a ``train`` ``on_eval`` hook
+  (``Hooks(on_eval=...)``; runners take it as ``on_eval=``): it redraws with
+  ``build(history)`` at most every ``interval`` seconds, and returns True (stop training) once
+  Stop was pressed, so the run can still draw what it has.
+- ``update.ticker(total)``, for a run function's own loop of pieces that report nothing:
+  ``tick(done)`` sets the progress to ``done / total`` and returns True once Stop was pressed
+  (the panel's job is ``progress.reporting(update.ticker(1.0))``).
 
 A run that raises ``ValueError`` shows "invalid: ..." and any other error "failed: ...";
 the panel stays usable either way, and its status never stays on "running". A run may report
@@ -53,6 +57,7 @@ from typing import Any, Callable, Sequence
 
 import ipywidgets as W
 
+from . import progress as P
 from .config import declared_type
 from .plots import to_html
 from .runtime import Forecast, announcements_to, get_profile, progress_bars
@@ -200,10 +205,12 @@ class Update:
 
     def every(self, build: Callable | None, interval: float = 0.7, total_steps: int | None = None,
               with_model: bool = False, start: float = 0.0, span: float = 1.0):
-        """A ``train`` callback: progress ``start + span * step / total_steps``, a redraw with
-        ``build(history)`` (``build(history, model)`` with ``with_model``, for figures of the
-        weights) at most every ``interval`` s, and True (stop training) once Stop was
-        pressed. A build that returns None leaves the figure as it is."""
+        """A ``train`` ``on_eval`` hook: a redraw with ``build(history)`` (``build(history,
+        model)`` with ``with_model``, for figures of the weights) at most every ``interval`` s,
+        and True (stop training) once Stop was pressed. A build that returns None leaves the
+        figure as it is. The bar follows the training through :mod:`dynamics.progress`;
+        ``total_steps`` also sets it to ``start + span * step / total_steps`` (a loop of a
+        run function's own that does not report)."""
         last = [0.0]
 
         def callback(step, history, model):
@@ -361,8 +368,10 @@ class Panel:
         try:
             self._forecast = Forecast("this run", 1.0)
             try:
-                with progress_bars(False), announcements_to(self._notice), self._forecast:
-                    fig = self.run_fn(Update(self), **self.values)
+                update = Update(self)  # the bar and Stop: the progress job the run reports into
+                with progress_bars(False), announcements_to(self._notice), self._forecast, \
+                        P.reporting(update.ticker(1.0)):
+                    fig = self.run_fn(update, **self.values)
             finally:
                 finished.set()
                 heartbeat.join()

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from dynamics import collapse as NC
+from dynamics import progress as P
 from dynamics.train import log_steps
 
 from seeds import SEEDS
@@ -36,9 +37,10 @@ def test_runners_record_every_metric_and_stop_when_asked():
     assert set(NC.METRICS + NC.CONDITIONS) <= set(h.metrics)
     assert len(rec.snapshots) == len(h.steps) and rec.model is not None
     assert h.info["zero_error_step"] == NC.terminal_phase_start(h)
-    # a tick that stops after the first report: the other runs keep empty histories
+    # a job that stops after the first report: the other runs keep empty histories
     seen = []
-    runs = NC.run_conditions(cfg, 0, tick=lambda done: seen.append(done) or True, progress=False)
+    with P.reporting(lambda done: seen.append(done) or True):  # a panel's Stop
+        runs = NC.run_conditions(cfg, 0, progress=False)
     assert list(runs) == ["AdamW, weight decay", "AdamW, none", "GD, weight decay", "GD, none"]
     assert len(runs["AdamW, weight decay"]) >= 1 and len(runs["AdamW, none"]) == 0
     assert len(seen) == 1 and 0 <= seen[0] <= 1
@@ -47,11 +49,13 @@ def test_runners_record_every_metric_and_stop_when_asked():
 def test_progress_of_several_runs_rises_from_zero_to_one():
     seen = []
     cfg = NC.ImbalanceConfig.for_profile("smoke", steps=40, ufm_steps=40)
-    out = NC.run_imbalance(cfg, 0, tick=lambda done: seen.append(done) and False, progress=False)
+    with P.reporting(lambda done: seen.append(done) and False):
+        out = NC.run_imbalance(cfg, 0, progress=False)
     assert not out["stopped"] and "network" in out
     assert seen == sorted(seen) and seen[0] == 0 and seen[-1] == pytest.approx(1.0)
     seen.clear()
-    out = NC.run_imbalance(cfg, 0, tick=lambda done: seen.append(done) or done > 0.2, progress=False)
+    with P.reporting(lambda done: seen.append(done) or done > 0.2):
+        out = NC.run_imbalance(cfg, 0, progress=False)
     assert out["stopped"] and "network" not in out and max(seen) < 0.6
 
 

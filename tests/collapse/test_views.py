@@ -8,6 +8,7 @@ import pytest
 
 from dynamics import collapse as NC
 from dynamics import plots, results
+from dynamics import progress as P
 from dynamics.train import History
 
 PRECOMPUTED = {"collapse_weight_decay": NC.weight_decay_slider, "collapse_gd_weight_decay": NC.gd_slider,
@@ -55,8 +56,9 @@ def test_nc_figure_draws_a_history_that_diverged_before_its_first_evaluation():
 
 
 def test_imbalance_figure_and_table_without_the_network_part():
-    r = NC.run_imbalance(NC.ImbalanceConfig.for_profile("smoke", steps=20, ufm_steps=20), 0,
-                         tick=lambda done: done > 0.1, progress=False)
+    with P.reporting(lambda done: done > 0.1):
+        r = NC.run_imbalance(NC.ImbalanceConfig.for_profile("smoke", steps=20, ufm_steps=20), 0,
+                             progress=False)
     assert r["stopped"] and "network" not in r
     assert NC.imbalance_figure(r).data
     html = NC.imbalance_table(r).data

@@ -1,7 +1,7 @@
 """dynamics.grokking.experiments: runners (determinism, the batched phase grid against single
 runs, stopping), the phase labels of the precomputed and the live grids against their final
 accuracies, the sentences of the chapter that rest on the precomputed grid, and the
-chapter's claims in the smoke profile on seeds 0-4."""
+chapter's claims in the smoke profile on the claim seeds (tests/seeds.py)."""
 import functools
 
 import numpy as np
@@ -12,7 +12,7 @@ from dynamics import results
 from dynamics.grokking import experiments as E
 from dynamics.grokking import science as S
 
-SEEDS = [0, 1, 2, 3, 4]
+from seeds import SEEDS
 
 
 # ----------------------------------------------------------------------------- runners
@@ -96,6 +96,8 @@ def test_phase_grid_matches_single_runs():
 
 
 def test_phase_grid_reports_progress_and_stops():
+    from dynamics import progress as P
+
     cfg = S.GrokConfig.for_profile("smoke", p=7, width=8, steps=40, n_evals=10)
     seen = []
 
@@ -103,7 +105,8 @@ def test_phase_grid_reports_progress_and_stops():
         seen.append(done)
         return done >= 0.5  # stop half-way through the grid
 
-    out = E.run_phase_grid(cfg, [0.5, 0.8], [0.0, 1.0], seeds=[0], callbacks=[tick])
+    with P.reporting(tick):  # a panel's bar and Stop
+        out = E.run_phase_grid(cfg, [0.5, 0.8], [0.0, 1.0], seeds=[0])
     assert seen and 0 <= min(seen) and max(seen) <= 1 and seen == sorted(seen)
     assert out["sweep"].info["stopped"]
     phases = [r["phase"] for r in out["rows"]]
@@ -252,7 +255,7 @@ def test_live_smoke_grid_labels_agree_with_its_accuracies(seed):
     assert E.critical_fraction(out["rows"]) == max(pcfg.train_fracs)
 
 
-# ----------------------------------------------------------------------------- claims (smoke, seeds 0-4)
+# ----------------------------------------------------------------------------- claims (smoke, the claim seeds)
 
 
 @functools.cache

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from dynamics import plots, results
+from dynamics import progress as P
 from dynamics.initialization import experiments as E
 from dynamics.initialization import science as S
 from dynamics.initialization import views as V
@@ -25,7 +26,8 @@ def test_run_trainability_tiny_grid_stop_and_bad_inputs():
     assert acc.shape == (2, 2) and np.all((acc >= 0) & (acc <= 1)) and not res["stopped"]
     assert res["critical"] == pytest.approx(S.critical_sigma_w2(0.05))
     seen = []
-    res = E.run_trainability(cfg, progress=False, callbacks=[lambda f: seen.append(f) or f >= 0.5])
+    with P.reporting(lambda f: seen.append(f) or f >= 0.5):  # a panel's bar and Stop
+        res = E.run_trainability(cfg, progress=False)
     assert res["stopped"] and np.isnan(np.asarray(res["acc"], float)[1]).all()
     assert seen and max(seen) <= 1.0
     with pytest.raises(ValueError):
@@ -81,7 +83,8 @@ def test_run_saxe_is_deterministic():
 
 def test_run_guessing_bias_stops():
     cfg = S.GuessingConfig.for_profile("smoke", depths=[1, 2], n_nets=4, width=16, n_inputs=50)
-    res = E.run_guessing_bias(cfg, activations=["relu"], callbacks=[lambda f: f >= 0.5])
+    with P.reporting(lambda f: f >= 0.5):
+        res = E.run_guessing_bias(cfg, activations=["relu"])
     assert res.get("stopped") and len(res["relu"]) == 1
 
 

@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from dynamics import lottery as L
+from dynamics import progress as P
 from dynamics import results
 
 from seeds import SEEDS
@@ -66,9 +67,9 @@ def test_rewinding_restores_exactly_theta_k(small):
     cfg = cfg.replace(rewind_step=k, rounds=3)
     starts = []
 
-    def recording(inits, masks, seeds, callbacks):
+    def recording(inits, masks, seeds):
         starts.append((inits, masks))
-        return L.train_masked(cfg, d, inits, masks, seeds, progress=False, callbacks=callbacks)
+        return L.train_masked(cfg, d, inits, masks, seeds, progress=False)
 
     res = L.run_imp(cfg, seeds=[0], data=d, controls=False, train_fn=recording, progress=False)
     theta_k = res.rewound[0]
@@ -114,7 +115,8 @@ def test_stop_ends_imp_early_with_what_it_has(small):
         seen.append(done)
         return done > 0.3
 
-    res = L.run_imp(cfg.replace(rounds=4), seeds=[0], data=d, tick=tick, progress=False)
+    with P.reporting(tick):  # a panel's bar and Stop
+        res = L.run_imp(cfg.replace(rounds=4), seeds=[0], data=d, progress=False)
     assert res.stopped and len(res.masks) < 5
     assert res.acc["ticket"].shape[1] == len(res.density) == len(res.masks)  # rounds reached
     assert np.isfinite(res.acc["ticket"][0, 0])
@@ -124,7 +126,8 @@ def test_stop_ends_imp_early_with_what_it_has(small):
 def test_progress_covers_the_whole_run(small):
     cfg, d = small
     seen = []
-    L.run_imp(cfg, seeds=[0], data=d, tick=lambda f: seen.append(f) and False, progress=False)
+    with P.reporting(lambda f: seen.append(f) and False):
+        L.run_imp(cfg, seeds=[0], data=d, progress=False)
     assert seen[0] < 0.2 and seen[-1] == pytest.approx(1.0) and seen == sorted(seen)
 
 

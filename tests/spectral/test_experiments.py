@@ -322,18 +322,20 @@ def test_precomputed_results_load(name):
     assert payload
 
 
-def test_gpu_precompute_runs_end_to_end_in_a_dry_run(tmp_path, monkeypatch):
-    """The gpu preset on a CPU, 3 steps per training and the ends of every grid: shapes,
-    devices and configs of the gpu-only paths (CIFAR-10 falls back to MNIST-1D offline)."""
+def test_precompute_writes_its_four_files_in_a_dry_run(tmp_path, monkeypatch):
+    """Every file of the precompute, with its provenance, written to the results folder (a
+    dry run: 3 steps per training and the ends of every grid). The gpu preset's dry run is
+    tests/test_gpu.py's (its shapes, devices and the CIFAR-10 stand-in)."""
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     monkeypatch.setenv("DYNAMICS_DEVICE", "cpu")
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
-    paths = E.precompute("gpu")
+    paths = E.precompute("smoke")
     assert sorted(p.name for p in paths) == sorted(f"spectral_{n}.json" for n in
                                                    ("timing", "practice", "memory", "shaping"))
     for p in paths:
         blob = json.loads(p.read_text())
-        assert blob["provenance"]["profile"] == "gpu" and p.parent == tmp_path
+        assert blob["provenance"]["profile"] == "smoke" and p.parent == tmp_path
     memory_payload = json.loads((tmp_path / "spectral_memory.json").read_text())["payload"]
-    assert list(memory_payload) == ["0.5", "2"] and memory_payload["2"]["dim"] == 512
+    smoke = S.MemoryConfig.for_profile("smoke")
+    assert list(memory_payload) == ["0.5", "2"] and memory_payload["2"]["dim"] == smoke.dim
     torch.set_num_threads(1)

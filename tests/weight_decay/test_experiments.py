@@ -46,14 +46,17 @@ def test_run_decoupling_payload_round_trips_through_json():
     assert len(summary["per_seed"]) == 2
 
 
-def test_grid_callbacks_report_progress_and_stop():
+def test_grids_report_progress_and_stop():
+    from dynamics import progress as P
+
     seen = []
 
     def tick(done):
         seen.append(done)
         return done > 0.2  # stop during the first grid
 
-    payload = E.run_decoupling(TINY, 0, progress=False, callbacks=[tick])
+    with P.reporting(tick):  # a panel's bar and Stop
+        payload = E.run_decoupling(TINY, 0, progress=False)
     assert seen and max(seen) <= 0.5 + 1e-9
     assert list(payload["grids"]) == ["adam_l2"] and payload["grids"]["adam_l2"]["stopped"]
 

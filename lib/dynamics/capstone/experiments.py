@@ -21,13 +21,13 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
-from .. import ledger, units
+from .. import runtime, units
 from ..grokking.experiments import evaluation_steps
 from ..grokking.science import (
     ADAM_BETAS, Milestones, fit_and_grok, make_data, make_model, phase_of,
 )
 from ..lottery.science import density, full_masks, prune_masks, rewind, shuffle_masks
-from ..runtime import cap_grid, dry_run, get_profile
+from ..runtime import dry_run, get_profile
 from ..sweep import train_many
 from ..train import History, Hooks, Recipe, train
 from .science import (
@@ -84,12 +84,12 @@ def _state(model: nn.Module) -> dict:
 
 
 def run(cfg: OneConfig, seed: int = 0, *, data: D.Dataset | None = None, keep=None,
-        callbacks=(), progress: bool | None = None, timeline: dict | None = None) -> OneRun:
+        on_eval=(), progress: bool | None = None, timeline: dict | None = None) -> OneRun:
     """Train the grokking chapter's model on its task once, full batch, with the initial
     weights scaled by ``cfg.init_scale``, and read every measure at every evaluation
     (:func:`~.science.measure` on the training set, and the rank of the update of the step
     just taken). ``keep``: steps whose parameters are kept (θ₀ by default, for rewinding);
-    ``callbacks``: ``train`` callbacks (a live panel's redraw and Stop); ``timeline``: a
+    ``on_eval``: ``train`` hooks (a live panel's redraw); ``timeline``: a
     dict the caller reads while it trains (filled under the key ``"timeline"``)."""
     g = cfg.grok()
     data = data if data is not None else make_data(g, seed)
@@ -115,7 +115,7 @@ def run(cfg: OneConfig, seed: int = 0, *, data: D.Dataset | None = None, keep=No
 
     recipe = Recipe(cfg.steps, optimizer=lambda m: optimizer_for(cfg, m), eval=evals)
     h = train(model, data, recipe, seed=seed, progress=progress,
-              hooks=Hooks(probe.before_step, probe.after_step, on_eval=[record, *callbacks]),
+              hooks=Hooks(probe.before_step, probe.after_step, on_eval=[record, *Hooks(on_eval=on_eval).on_eval]),
               desc=f"{cfg.optimizer}, init x{cfg.init_scale:g}")
     return OneRun(cfg, h, model, data, seed, timeline, states)
 
@@ -145,7 +145,8 @@ def _many(cfg: OneConfig, cells: list[dict], progress=None, norms: bool = False)
         metrics = dict(weight_rms=lambda m, d: float(weight_norm(m)) / math.sqrt(numel(m)))
     rows, sweeps = [], []
     for seed in sorted({c["seed"] for c in cells}):
-        part = [c for c in cells if c["seed"] == seed]
+        part = runtime.kept([c for c in cells if c["seed"] == seed],  # as cut as cells
+                            getattr(cells, "cut", 1.0))
         data = make_data(g, seed)
         recipe = Recipe(cfg.steps, lr=cfg.lr, weight_decay=cfg.weight_decay,
                         betas=ADAM_BETAS[cfg.model], eval=evaluation_steps(cfg.steps, cfg.n_evals))
@@ -186,9 +187,8 @@ def _cells(cfg: OneConfig, cells: list[dict], reuse, progress, norms: bool = Fal
 
     done = [made(c) for c in cells]
     todo = [c for c, r in zip(cells, done) if r is None]
-    kept = cap_grid(todo)
-    with ledger.planned(widen=ledger.cut((todo, kept))):  # the gpu plan: what a dry run cut
-        trained = iter(_many(cfg, kept, progress, norms)[0] if kept else ())
+    kept = runtime.grid(todo)
+    trained = iter(_many(cfg, kept, progress, norms)[0] if kept else ())
     rows = []
     for c, r in zip(cells, done):
         if r is not None:

@@ -2,11 +2,12 @@
 book's one training loop and record the collapse metrics, and ``precompute`` for the static
 figures of the chapter.
 
-Every runner takes a ``seed`` and either ``callbacks`` (one training run: ``train``'s
-callbacks, e.g. a live panel's ``update.every``) or ``tick`` (several runs: ``tick(done)``
-gets the fraction of the whole experiment done, 0 to 1, and stops it by returning True).
-Lists of runs go through :func:`dynamics.runtime.cap_grid`, so a dry run
-(``DYNAMICS_DRY_RUN``) trains the two ends of each list for a few steps at full size.
+Every runner takes a ``seed`` and reports its progress into :mod:`dynamics.progress` (a live
+panel's bar and Stop, however many runs it makes); a single training run also takes
+``on_eval``, ``train`` hooks for a panel that redraws while it trains (``update.every``).
+Lists of runs go through :func:`dynamics.runtime.grid`, so a dry run
+(``DYNAMICS_DRY_RUN``) trains the two ends of each list for a few steps at full size (and the
+gpu plan counts the rest).
 """
 from __future__ import annotations
 
@@ -18,11 +19,11 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
-from .. import ledger, units
+from .. import runtime, units
 from .. import progress as P
-from ..runtime import cap_grid, cap_steps, dry_run, get_profile
+from ..runtime import dry_run, get_profile
 from ..models import evaluating
-from ..sweep import train_many
+from ..sweep import grid, train_many
 from ..train import At, History, Hooks, LogSpaced, Recipe, log_steps, train
 from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, ImbalanceConfig,
                       UFMConfig, UnconstrainedFeatures, _features, class_means, cosine_schedule,
@@ -85,7 +86,7 @@ def _evaluations(cfg, eval_steps=None) -> list[int]:
     """``eval_steps``, else ``cfg.n_evals`` log-spaced steps; in a dry run (which proves shapes,
     not results) only its last step: the collapse metrics of a full-size model are not cheap."""
     if dry_run() is not None:
-        return [cap_steps(cfg.steps)]
+        return [runtime.steps(cfg.steps)]
     return eval_steps or log_steps(cfg.steps, cfg.n_evals)
 
 
@@ -100,7 +101,7 @@ def recipe(cfg: CollapseConfig) -> Recipe:
 
 
 def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = None,
-                 snapshots: bool = False, callbacks=(), progress=None,
+                 snapshots: bool = False, on_eval=(), progress=None,
                  eval_steps=None) -> tuple[History, Recorder]:
     """Train one :class:`CollapseNet` far past zero training error, recording every collapse
     metric and the conditions of Jacot et al. (balancedness when ``linear_depth`` >= 2) at
@@ -111,7 +112,7 @@ def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = No
     rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots)
     rec.model = model
     h = train(model, data, recipe(cfg).replace(eval=_evaluations(cfg, eval_steps)),
-              metrics=rec, hooks=Hooks(on_eval=callbacks), seed=seed, progress=progress,
+              metrics=rec, hooks=Hooks(on_eval=on_eval), seed=seed, progress=progress,
               desc="terminal phase")
     h.info.update(config=cfg.to_dict(), seed=seed, dataset=data.name,
                   fallback=data.info.get("fallback"), zero_error_step=terminal_phase_start(h))
@@ -119,21 +120,16 @@ def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = No
 
 
 def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int = 0,
-                      data: D.Dataset | None = None, progress=None, tick=None) -> list[History]:
+                      data: D.Dataset | None = None, progress=None) -> list[History]:
     """The same network trained with each weight decay (one :func:`train_many` sweep, which
     trains them one after another: the collapse metrics need each model).
     In a dry run only the two ends of ``weight_decays`` are trained."""
     data = load_data(cfg, seed) if data is None else data
-    full = list(weight_decays)
-    weight_decays = cap_grid(full)
     rec = Recorder(conditions=cfg.linear_depth >= 2)
-    configs = [dict(weight_decay=float(wd), seed=seed) for wd in weight_decays]
-    with ledger.planned(widen=ledger.cut((full, weight_decays))):  # the gpu plan
-        with P.reporting(*[tick] if tick else ()):
-            result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
-                                                      cfg.linear_depth, data.n_classes,
-                                                      cfg.activation),
-                                data, configs, recipe(cfg), metrics=rec, progress=progress)
+    configs = grid(weight_decay=runtime.grid([float(wd) for wd in weight_decays]), seed=[seed])
+    result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
+                                              cfg.linear_depth, data.n_classes, cfg.activation),
+                        data, configs, recipe(cfg), metrics=rec, progress=progress)
     for c, h in zip(configs, result.histories):
         h.info.update(config=cfg.replace(weight_decay=c["weight_decay"]).to_dict(), seed=seed,
                       dataset=data.name, zero_error_step=terminal_phase_start(h))
@@ -141,7 +137,7 @@ def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int = 0,
 
 
 def run_conditions(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = None,
-                   done: dict | None = None, progress=None, tick=None) -> dict:
+                   done: dict | None = None, progress=None) -> dict:
     """Section 3: the network of section 1 with and without weight decay, under AdamW and
     under plain full-batch gradient descent (a discretization of the gradient flow of the
     theory, at learning rate ``cfg.gd_lr`` and weight decay ``cfg.gd_weight_decay``).
@@ -155,19 +151,19 @@ def run_conditions(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = 
     }
     runs = dict(done or {})
     todo = [name for name in variants if name not in runs]
-    with P.reporting(*[tick] if tick else ()) as job:
-        for k, name in enumerate(todo):
-            if job.stopped:  # the runs not reached keep empty histories
-                runs[name] = History(info=dict(stopped=True))
-                continue
-            with job.part(k, len(todo)):
-                runs[name], _ = run_collapse(cfg.replace(**variants[name]), seed, data,
-                                             progress=progress)
+    job = P.current()
+    for k, name in enumerate(todo):
+        if job.stopped:  # the runs not reached keep empty histories
+            runs[name] = History(info=dict(stopped=True))
+            continue
+        with job.part(k, len(todo)):
+            runs[name], _ = run_collapse(cfg.replace(**variants[name]), seed, data,
+                                         progress=progress)
     return {name: runs[name] for name in variants}
 
 
 def run_ufm(cfg: UFMConfig, seed: int = 0, counts=None, snapshots: bool = False,
-            progress=None, callbacks=()) -> tuple[History, Recorder]:
+            progress=None, on_eval=()) -> tuple[History, Recorder]:
     """Gradient descent with weight decay on the unconstrained features model (MSE)."""
     counts = counts or [cfg.per_class] * cfg.n_classes
     data = ufm_data(counts)
@@ -178,36 +174,30 @@ def run_ufm(cfg: UFMConfig, seed: int = 0, counts=None, snapshots: bool = False,
     rec.model = model
     gd = Recipe(cfg.steps, optimizer="sgd", lr=cfg.lr, weight_decay=cfg.weight_decay, loss="mse",
                 eval=LogSpaced(cfg.n_evals, test=False))
-    h = train(model, data, gd, metrics=rec, hooks=Hooks(on_eval=callbacks), seed=seed,
+    h = train(model, data, gd, metrics=rec, hooks=Hooks(on_eval=on_eval), seed=seed,
               progress=progress, desc="unconstrained features")
     h.info.update(config=cfg.to_dict(), seed=seed, counts=list(counts),
                   zero_error_step=terminal_phase_start(h))
     return h, rec
 
 
-def run_ufm_pair(cfg: UFMConfig, seed: int = 0, progress=None, tick=None) -> dict:
+def run_ufm_pair(cfg: UFMConfig, seed: int = 0, progress=None) -> dict:
     """The unconstrained features model with weight decay ``cfg.weight_decay`` and without."""
-    out = {}
-    with P.reporting(*[tick] if tick else ()) as job:
-        for k, wd in enumerate((cfg.weight_decay, 0.0)):
-            with job.part(k, 2):
-                out[f"λ = {wd:g}"] = run_ufm(cfg.replace(weight_decay=wd), seed, progress=progress)[0]
+    out, job = {}, P.current()
+    for k, wd in enumerate((cfg.weight_decay, 0.0)):
+        with job.part(k, 2):
+            out[f"λ = {wd:g}"] = run_ufm(cfg.replace(weight_decay=wd), seed, progress=progress)[0]
     return out
 
 
-def run_imbalance(cfg: ImbalanceConfig, seed: int = 0, progress=None, tick=None) -> dict:
+def run_imbalance(cfg: ImbalanceConfig, seed: int = 0, progress=None) -> dict:
     """Imbalanced classes, MSE loss, a deep linear head: the unconstrained features model
     (plain gradient descent with weight decay, next to its exact solution) and a ReLU network
     on an imbalanced Gaussian mixture (``cfg.optimizer``, by default gradient descent with
-    momentum). Returns the geometry of both; ``result["stopped"]`` is True when ``tick``
-    stopped it (then the parts not reached are missing)."""
+    momentum). Returns the geometry of both; ``result["stopped"]`` is True when its
+    :mod:`dynamics.progress` job was stopped (then the parts not reached are missing)."""
     counts = cfg.counts()
-    out = dict(counts=counts, stopped=False)
-    with P.reporting(*[tick] if tick else ()) as job:
-        return _imbalance(cfg, seed, counts, out, job, progress)
-
-
-def _imbalance(cfg: ImbalanceConfig, seed: int, counts, out: dict, job, progress) -> dict:
+    out, job = dict(counts=counts, stopped=False), P.current()
     C = cfg.n_classes
     # the unconstrained features model and its solution
     torch.manual_seed(seed)

@@ -58,7 +58,7 @@ def collapse_panel(profile: str | None = None, seed: int | None = None):
 
     def run(update, weight_decay, lr, loss, steps):
         cfg = base.replace(weight_decay=float(weight_decay), lr=float(lr), loss=loss, steps=int(steps))
-        h, _ = run_collapse(cfg, seed, callbacks=[update.every(nc_figure, total_steps=cfg.steps)],
+        h, _ = run_collapse(cfg, seed, on_eval=update.every(nc_figure),
                             eval_steps=live_eval_steps(cfg.steps, cfg.n_evals))
         _report(update, h)
         return nc_figure(h)
@@ -79,8 +79,7 @@ def simplex_panel(profile: str | None = None, seed: int | None = None):
 
     def run(update, n_classes, weight_decay, steps):
         cfg = base.replace(n_classes=int(n_classes), weight_decay=float(weight_decay), steps=int(steps))
-        h, rec = run_collapse(cfg, seed, snapshots=True,
-                              callbacks=[update.every(nc_figure, total_steps=cfg.steps)],
+        h, rec = run_collapse(cfg, seed, snapshots=True, on_eval=update.every(nc_figure),
                               eval_steps=live_eval_steps(cfg.steps, cfg.n_evals))
         _report(update, h)
         if h.diverged or len(h) < 2:
@@ -107,8 +106,7 @@ def conditions_panel(profile: str | None = None, seed: int | None = None):
                            linear_depth=int(linear_depth), lr=float(lr))
         name = f"{optimizer}, weight decay {weight_decay:g}"
         h, _ = run_collapse(cfg, seed, eval_steps=live_eval_steps(cfg.steps, cfg.n_evals),
-                            callbacks=[update.every(lambda h: conditions_figure({name: h}),
-                                                    total_steps=cfg.steps)])
+                            on_eval=update.every(lambda h: conditions_figure({name: h})))
         _report(update, h)
         return conditions_figure({name: h})
 
@@ -132,7 +130,7 @@ def imbalance_panel(profile: str | None = None, seed: int | None = None):
     def run(update, ratio, linear_depth, weight_decay, ufm_weight_decay):
         cfg = base.replace(ratio=float(ratio), linear_depth=int(linear_depth),
                            weight_decay=float(weight_decay), ufm_weight_decay=float(ufm_weight_decay))
-        result = run_imbalance(cfg, seed, tick=update.ticker(1.0))
+        result = run_imbalance(cfg, seed)
         if result["stopped"]:
             return imbalance_figure(result)
         bad = [f"{part} {result[part]['status']}" for part in ("ufm", "network")

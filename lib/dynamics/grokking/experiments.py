@@ -21,9 +21,9 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
-from .. import ledger, units
+from .. import runtime, units
 from .. import progress as P
-from ..runtime import cap_grid, cap_steps, get_profile
+from ..runtime import get_profile
 from ..sweep import SweepResult, grid, train_many
 from ..train import History, Hooks, Recipe, log_steps, train
 from .science import (
@@ -113,14 +113,14 @@ def recipe(cfg: GrokConfig) -> Recipe:
 
 
 def run(cfg: GrokConfig, seed: int = 0, *, data: D.Dataset | None = None,
-        stop_at_grok: bool = False, checkpoints: bool = False, callbacks=(),
+        stop_at_grok: bool = False, checkpoints: bool = False, on_eval=(),
         progress: bool | None = None) -> GrokRun:
     """Train one model on ``cfg``'s task, full batch, and record train/test loss and accuracy,
     ``weight_norm`` and ``fourier_top10`` (:func:`~.science.spectral_concentration` of the
     input weights) at :func:`evaluation_steps`; with corrupted labels also ``memorized`` and
     ``corrected``. ``stop_at_grok`` ends the run at the first evaluation past GROK_ACC test
     accuracy; ``checkpoints`` keeps the parameters at every evaluation (for
-    :func:`progress_measures`); ``callbacks`` are ``train`` callbacks (a panel's redraw and Stop)."""
+    :func:`progress_measures`); ``on_eval``: ``train`` hooks (a panel's redraw)."""
     data = data if data is not None else make_data(cfg, seed)
     model = make_model(cfg, seed).to(data.device)
     _, hook = loss_and_hook(cfg)  # the loss is recipe(cfg)'s
@@ -129,8 +129,8 @@ def run(cfg: GrokConfig, seed: int = 0, *, data: D.Dataset | None = None,
     if "corrupted" in data.info:
         metrics.update(_corruption_metrics(data))
     kept = []
-    cbs = list(callbacks)
-    if checkpoints:  # train() calls its callbacks at every evaluation, step 0 included
+    cbs = list(Hooks(on_eval=on_eval).on_eval)
+    if checkpoints:  # train() calls its on_eval hooks at every evaluation, step 0 included
         cbs.insert(0, lambda step, h, m: kept.append((step, _state(m))) and False)
     if stop_at_grok:
         cbs.append(lambda step, h, m: h.last("test_acc") > GROK_ACC)
@@ -244,15 +244,13 @@ def run_remedies(cfg: GrokConfig, seeds=(0,), names=DEFAULT_REMEDIES, reuse=(),
     unknown = set(names) - set(variants)
     if unknown:
         raise ValueError(f"unknown remedies {sorted(unknown)}; choose from {list(variants)}")
-    rows, seeds = [], list(seeds)
-    kept = cap_grid(seeds)
-    for seed in kept:
+    rows = []
+    for seed in runtime.grid(seeds):
         data = make_data(cfg, seed)
         for name in names:
             done = [r for r in reuse if r.seed == seed and r.config == variants[name]]
-            with ledger.planned(repeats=ledger.cut((seeds, kept))):  # the gpu plan
-                r = done[0] if done else run(variants[name], seed, data=data, stop_at_grok=True,
-                                             progress=progress)
+            r = done[0] if done else run(variants[name], seed, data=data, stop_at_grok=True,
+                                         progress=progress)
             rows.append(dict(name=name, seed=seed, weight_decay=variants[name].weight_decay,
                              **r.summary()))
     return rows
@@ -289,11 +287,10 @@ def run_corrupted(cfg: GrokConfig, cc: CorruptConfig | None = None, seed: int = 
     cc = cc or CorruptConfig()
     noisy = cfg.replace(label_noise=cc.noise, steps=cc.steps)
     data = make_data(noisy, seed)
-    wds = cap_grid(cc.weight_decays)
+    wds = runtime.grid(cc.weight_decays)
     out = dict(noise=cc.noise, weight_decays=list(wds), steps=cc.steps, runs=[])
     for wd in wds:
-        with ledger.planned(repeats=ledger.cut((cc.weight_decays, wds))):  # the gpu plan
-            h = run(noisy.replace(weight_decay=float(wd)), seed, data=data, progress=progress).history
+        h = run(noisy.replace(weight_decay=float(wd)), seed, data=data, progress=progress).history
         out["runs"].append(dict(weight_decay=wd, steps=list(h.steps), test_acc=list(h["test_acc"]),
                                 train_acc=list(h["train_acc"]), memorized=list(h["memorized"]),
                                 corrected=list(h["corrected"]), final_test_acc=h.last("test_acc"),
@@ -361,32 +358,32 @@ def critical_fraction(rows: list[dict], weight_decay: float = 1.0) -> float | No
 
 
 def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
-                   steps: int | None = None, progress=None, callbacks=()) -> dict:
+                   steps: int | None = None, progress=None) -> dict:
     """Steps to fit and to generalize over training fraction x weight decay: one model per
     (fraction, weight decay, seed), trained by :func:`dynamics.sweep.train_many` on the pool of
     all pairs (``train_mask`` = the configuration's split, ``test_mask`` = the rest); one
     batched call per fraction, so that every model in a call has as many rows (no padding).
-    ``callbacks`` get the fraction of the whole grid done (0..1) and stop it by returning
-    True; the cells not reached are kept with empty histories (phase "not run").
+    It reports into :func:`dynamics.progress.current` (a panel's bar); once stopped, the cells
+    not reached are kept with empty histories (phase "not run").
     Transformers train one after another (attention does not batch under ``vmap`` yet).
+    A dry run keeps the ends of each axis (``runtime.grid``: the gpu plan counts the rest).
     Returns the table rows (:func:`phase_rows`), the merged :class:`~dynamics.sweep.SweepResult`
     (for a slider over training time) and ``steps``."""
     if cfg.optimizer != "adamw" or cfg.remedy != "none" or cfg.label_noise:
         raise ValueError("the phase diagram sweeps plain AdamW runs (no remedy, clean labels)")
-    train_fracs, weight_decays = list(train_fracs), list(weight_decays)
+    train_fracs = runtime.grid([float(f) for f in train_fracs])  # a dry run: the ends
+    weight_decays = runtime.grid([float(w) for w in weight_decays])
     seeds = [int(s) for s in seeds]
     if not train_fracs or not weight_decays or not seeds:
         raise ValueError("the phase diagram needs at least one training fraction, weight decay and seed")
-    planned = steps or cfg.steps
-    steps = cap_steps(planned)  # a dry run: a few steps, and the rows know it
+    steps = runtime.steps(steps or cfg.steps)  # a dry run: a few steps, and the rows know it
     pool, index = pair_pool(cfg)
     strategy = "sequential" if cfg.model == "transformer" else "auto"
     configs, histories, states, start = [], [], [], time.perf_counter()
     stopped = False
-    job = P.reporting(*callbacks)
+    job = P.current()
     for i, frac in enumerate(train_fracs):
-        cells = grid(train_frac=[float(frac)], weight_decay=[float(w) for w in weight_decays],
-                     seed=seeds)
+        cells = grid(train_frac=[frac], weight_decay=weight_decays, seed=seeds)
         if stopped:  # the sweep was stopped: the rest keep empty histories
             configs += cells
             histories += [History(info=dict(steps=steps, stopped=True)) for _ in cells]
@@ -396,11 +393,10 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
         masks = torch.stack([split[c["seed"]] for c in cells])
         shared = Recipe(steps, lr=cfg.lr, betas=ADAM_BETAS[cfg.model],
                         eval=evaluation_steps(steps, cfg.n_evals))
-        with ledger.planned(planned):  # the gpu plan counts the steps asked for (dry run)
-            with job.part(i, len(train_fracs)):
-                part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, shared,
-                                  masks=dict(train=masks, test=~masks), strategy=strategy,
-                                  progress=progress)
+        with job.part(i, len(train_fracs)):
+            part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, shared,
+                              masks=dict(train=masks, test=~masks), strategy=strategy,
+                              progress=progress)
         configs += part.configs
         histories += part.histories
         states += part.states
@@ -411,14 +407,12 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
     return dict(rows=phase_rows(sweep), sweep=sweep, steps=steps)
 
 
-def run_phase(pcfg: PhaseConfig, seed: int = 0, progress=None, callbacks=()) -> dict:
+def run_phase(pcfg: PhaseConfig, seed: int = 0, progress=None) -> dict:
     """:func:`run_phase_grid` for a :class:`~.science.PhaseConfig`, on seeds ``seed`` to
     ``seed + pcfg.seeds - 1`` (in a dry run, only the two ends of each axis)."""
-    fracs, decays = cap_grid(pcfg.train_fracs), cap_grid(pcfg.weight_decays)
-    with ledger.planned(repeats=ledger.cut((pcfg.train_fracs, fracs)),  # the gpu plan
-                        widen=ledger.cut((pcfg.weight_decays, decays))):
-        return run_phase_grid(pcfg.base(), fracs, decays, seeds=range(seed, seed + pcfg.seeds),
-                              steps=pcfg.steps, progress=progress, callbacks=callbacks)
+    return run_phase_grid(pcfg.base(), pcfg.train_fracs, pcfg.weight_decays,
+                          seeds=range(seed, seed + pcfg.seeds), steps=pcfg.steps,
+                          progress=progress)
 
 
 def live_phase_config(profile: str | None = None) -> PhaseConfig:

@@ -2,22 +2,22 @@
 the prose and the claims rest on, and ``precompute`` for the figures computed in advance.
 
 Runners return plain dicts (lists and numbers), ready for a figure or for ``data/``.
-Lists of runs go through ``runtime.cap_grid`` and custom loops through ``runtime.cap_steps``,
-so that ``DYNAMICS_DRY_RUN`` proves every profile end to end in seconds.
+Lists of runs go through ``runtime.grid`` and step counts a runner needs through
+``runtime.steps``, so that ``DYNAMICS_DRY_RUN`` proves every profile end to end in seconds (and
+the gpu plan counts what it cut).
 """
 from __future__ import annotations
 
 import math
 import time
 from functools import partial
-from typing import Callable, Sequence
 
 import numpy as np
 import torch
 
-from .. import ledger, units
+from .. import runtime, units
 from .. import progress as P
-from ..runtime import cap_grid, cap_steps, get_profile
+from ..runtime import get_profile
 from ..sweep import grid, train_many
 from ..train import At, Hooks, LogSpaced, Recipe, log_steps, train
 from .science import (ACTIVATIONS, INIT_SCHEMES, ChaosConfig, DepthTimeConfig,
@@ -44,9 +44,9 @@ def run_signal(cfg: SignalConfig, inits=INIT_SCHEMES, activations=ACTIVATIONS) -
     d = mnist1d_data(max(cfg.n_inputs, 100))
     x, y = d.x_train[:cfg.n_inputs], d.y_train[:cfg.n_inputs]
     out = {}
-    for act in cap_grid(activations):
+    for act in runtime.grid(activations):
         out[act] = {}
-        for init in cap_grid(inits):
+        for init in runtime.grid(inits):
             torch.manual_seed(cfg.seed)
             model = init_mlp(d.input_dim, cfg.width, cfg.depth, act, init, x=x).to(x.device)
             out[act][init] = layer_statistics(model, x, y)
@@ -83,7 +83,7 @@ def run_chaos(cfg: ChaosConfig, sigma_b2_line=(0.02, 0.05, 0.1, 0.2, 0.4, 0.7, 1
     line_b2 = np.linspace(0.0, max(sigma_b2_line) * 1.05, 40)
     out["line_theory"] = dict(sigma_b2=line_b2.tolist(),
                               sigma_w2=[critical_sigma_w2(b) for b in line_b2])
-    measured_line = cap_grid(sigma_b2_line)
+    measured_line = runtime.grid(sigma_b2_line)
     out["line_measured"] = dict(
         sigma_b2=list(measured_line),
         sigma_w2=[measured_critical_sigma_w2(b, cfg.width, cfg.depth, cfg.batch, cfg.seed)
@@ -96,7 +96,7 @@ def run_chaos(cfg: ChaosConfig, sigma_b2_line=(0.02, 0.05, 0.1, 0.2, 0.4, 0.7, 1
                                                               cfg.batch, cfg.seed)
     fine = np.linspace(0.3, 4.5, 85)
     out["xi_theory"] = dict(sigma_w2=fine.tolist(), xi=[depth_scale(s, sb2) for s in fine])
-    meas_s = cap_grid(np.linspace(0.4, 4.5, cfg.n_sigma).tolist())
+    meas_s = runtime.grid(np.linspace(0.4, 4.5, cfg.n_sigma).tolist())
     xi_m = [measure_depth_scale(s, sb2, cfg.width, cfg.depth, cfg.batch, cfg.seed) for s in meas_s]
     out["xi_measured"] = dict(sigma_w2=meas_s, xi=[x for x, _ in xi_m],
                               layers_used=[n for _, n in xi_m],
@@ -117,33 +117,31 @@ def xi_deviation(chaos: dict) -> tuple[float, int, float]:
             float(max(a for a, _ in ok)))
 
 
-def run_trainability(cfg: TrainabilityConfig, data=None, progress: bool | None = None,
-                     callbacks: Sequence[Callable[[float], bool]] = ()) -> dict:
+def run_trainability(cfg: TrainabilityConfig, data=None, progress: bool | None = None) -> dict:
     """Training accuracy of tanh MLPs after ``cfg.steps`` SGD steps for every depth x
     sigma_w^2 of the grid (one ``train_many`` sweep per depth), beside 6 xi_c of the theory.
 
-    A diverged run counts as chance (0.1) and is listed in ``diverged``. ``callbacks`` get
-    the fraction of the whole grid done and stop it by returning True: depths not reached
-    are NaN rows and ``stopped`` is set."""
+    A diverged run counts as chance (0.1) and is listed in ``diverged``. Progress goes to
+    :func:`dynamics.progress.current`; once its job is stopped, depths not reached are NaN
+    rows and ``stopped`` is set."""
     if not cfg.depths or not cfg.sigma_w2 or not cfg.seeds:
         raise ValueError("TrainabilityConfig needs non-empty depths, sigma_w2 and seeds")
     if any(int(d) < 1 for d in cfg.depths) or any(s <= 0 for s in cfg.sigma_w2):
         raise ValueError("depths must be >= 1 and sigma_w2 values > 0")
     data = data or mnist1d_data(cfg.n_train)
-    depths, sig, seeds = cap_grid(cfg.depths), cap_grid(cfg.sigma_w2), cap_grid(cfg.seeds)
-    steps = cap_steps(cfg.steps)
+    depths = runtime.grid(cfg.depths)  # one sweep each, one after another
+    sig, seeds = runtime.grid(cfg.sigma_w2), runtime.grid(cfg.seeds)  # trained together
+    steps = runtime.steps(cfg.steps)
     t0 = time.perf_counter()
     acc = np.full((len(depths), len(sig)), np.nan)
     diverged, stopped = [], False
-    cut = dict(repeats=ledger.cut((cfg.depths, depths)),  # the gpu plan: what a dry run cut
-               widen=ledger.cut((cfg.sigma_w2, sig), (cfg.seeds, seeds)))
-    job = P.reporting(*callbacks)
+    job = P.current()
     for i, depth in enumerate(depths):
-        with ledger.planned(**cut), job.part(i, len(depths)):
+        with job.part(i, len(depths)):
             res = train_many(
                 lambda c, depth=int(depth): tanh_mlp(data.input_dim, cfg.width, depth,
                                                      c["sigma_w2"], cfg.sigma_b2, data.n_classes),
-                data, grid(sigma_w2=list(sig), seed=list(seeds)),
+                data, grid(sigma_w2=sig, seed=seeds),
                 Recipe(cfg.steps, optimizer="momentum", lr=cfg.lr_depth / int(depth),
                        batch_size=cfg.batch_size, eval=[steps]),
                 progress=progress,
@@ -220,7 +218,7 @@ def trainability_disagreements(heat: dict, level: float = 0.5) -> dict:
 def run_fluctuations(cfg: FluctuationConfig) -> dict:
     """Per layer, n Var[G_l] / E[G_l]^2 across the ensemble for Gaussian and orthogonal
     weights, and the slope of each against depth (a least-squares line)."""
-    n_nets = len(cap_grid(range(cfg.n_nets)))  # an ensemble is a list of runs
+    n_nets = len(runtime.grid(range(cfg.n_nets)))  # an ensemble is a list of runs
     layers = np.arange(1, cfg.depth + 1)
     res = dict(layers=layers.tolist(), width=cfg.width, n_nets=n_nets, depth=cfg.depth)
     for init in ("gaussian", "orthogonal"):
@@ -230,10 +228,10 @@ def run_fluctuations(cfg: FluctuationConfig) -> dict:
     return res
 
 
-def run_saxe(cfg: SaxeConfig, callbacks=()) -> dict:
+def run_saxe(cfg: SaxeConfig, on_eval=()) -> dict:
     """Train one deep linear network on :func:`saxe_task` by full-batch gradient descent,
     recording the loss and every pattern's progress y_c; add the exact two-layer solution
-    (from small weights, depth 2). ``callbacks`` are ``train`` callbacks."""
+    (from small weights, depth 2). ``on_eval``: ``train`` hooks (a panel's redraw)."""
     data = saxe_task(cfg.n_patterns, cfg.strength_max, cfg.strength_min, cfg.seed)
     torch.manual_seed(cfg.seed)
     model = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, cfg.init, cfg.init_std).to(data.device)
@@ -243,7 +241,7 @@ def run_saxe(cfg: SaxeConfig, callbacks=()) -> dict:
 
     recipe = Recipe(cfg.steps, optimizer="sgd", lr=cfg.lr, loss="mse",
                     eval=At(range(0, cfg.steps + 1, max(1, cfg.steps // 150)), test=False))
-    h = train(model, data, recipe, metrics=progress, hooks=Hooks(on_eval=callbacks), seed=cfg.seed)
+    h = train(model, data, recipe, metrics=progress, hooks=Hooks(on_eval=on_eval), seed=cfg.seed)
     out = dict(steps=h.steps, loss=h["train_loss"].tolist() if len(h) else [],
                progress=[h[f"y{c}"].tolist() if len(h) else [] for c in range(cfg.n_patterns)],
                strengths=data.info["strengths"], lr=cfg.lr, depth=cfg.depth, init=cfg.init,
@@ -327,8 +325,7 @@ def coordinate_check(widths=(64, 128, 256, 512, 1024), depth: int = 4, lr: float
 
 
 def run_depth_time(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"),
-                   progress: bool | None = None,
-                   callbacks: Sequence[Callable[[float], bool]] = ()) -> dict:
+                   progress: bool | None = None) -> dict:
     """Steps to learn the patterns (loss below ``criterion`` x the zero predictor's) for each
     depth and init, at the best learning rate of a log grid: for each (init, depth) one
     ``train_many`` sweep over lr x seed; the learning time is the smallest, over learning
@@ -336,22 +333,21 @@ def run_depth_time(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"),
     if not cfg.depths or not cfg.seeds or cfg.lr_min > cfg.lr_max:
         raise ValueError("DepthTimeConfig needs depths, seeds and lr_min <= lr_max")
     data = saxe_task(cfg.n_patterns, seed=0)
-    lrs = cap_grid(np.geomspace(cfg.lr_min, cfg.lr_max, cfg.n_lr).tolist())
-    depths, seeds = cap_grid(cfg.depths), cap_grid(cfg.seeds)
+    lrs = runtime.grid(np.geomspace(cfg.lr_min, cfg.lr_max, cfg.n_lr).tolist())
+    depths, seeds = runtime.grid(cfg.depths), runtime.grid(cfg.seeds)
     threshold = cfg.criterion * 0.5  # the zero predictor's loss is 1/2 per example
     t0 = time.perf_counter()
     out = dict(depths=[int(d) for d in depths], lrs=lrs, criterion=cfg.criterion,
-               steps=cap_steps(cfg.steps), width=cfg.width, seeds=list(seeds))
-    jobs = [(init, int(d)) for init in inits for d in depths]
-    cut = dict(repeats=ledger.cut((cfg.depths, depths)),  # the gpu plan: what a dry run cut
-               widen=ledger.cut((range(cfg.n_lr), lrs), (cfg.seeds, seeds)))
-    job = P.reporting(*callbacks)
+               steps=runtime.steps(cfg.steps), width=cfg.width, seeds=list(seeds))
+    jobs = grid(init=list(inits), depth=depths)  # a dry run: each sweep stands for depths.cut
+    job = P.current()
     recipe = Recipe(cfg.steps, optimizer="sgd", loss="mse", eval=LogSpaced(120))
-    for j, (init, depth) in enumerate(jobs):
-        with ledger.planned(**cut), job.part(j, len(jobs)):
+    for j, c in enumerate(jobs):
+        init, depth = c["init"], int(c["depth"])
+        with job.part(j, len(jobs)):
             res = train_many(lambda c, depth=depth, init=init: deep_linear(cfg.n_patterns, cfg.width,
                                                                            depth, init),
-                             data, grid(lr=lrs, seed=list(seeds)), recipe, progress=progress)
+                             data, grid(lr=lrs, seed=seeds), recipe, progress=progress)
         T = np.array([np.inf if (h.diverged or h.first_step("train_loss", below=threshold) is None)
                       else h.first_step("train_loss", below=threshold) for h in res.histories],
                      dtype=float).reshape(len(lrs), len(seeds))
@@ -383,19 +379,18 @@ def depth_time_ratio(res: dict, init: str, shallow: int = 2, deep: int = 16) -> 
 # =============================================================================================
 
 
-def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS,
-                      callbacks: Sequence[Callable[[float], bool]] = ()) -> dict:
+def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS) -> dict:
     """For each activation and depth, the guessing bias of ``cfg.n_nets`` untrained MLPs
     (zero biases; W ~ N(0, sigma_w^2 / fan_in) at the activation's critical sigma_w, or
-    Xavier) on MNIST-1D inputs. ``callbacks`` get the fraction done (True stops: the
-    networks not drawn are left out)."""
+    Xavier) on MNIST-1D inputs. Progress goes to :func:`dynamics.progress.current` (a stopped
+    job leaves the networks not drawn out)."""
     d = mnist1d_data(max(cfg.n_inputs, 100))
     x = d.x_train[:cfg.n_inputs]
-    depths, nets = cap_grid(cfg.depths), cap_grid(range(cfg.n_nets))
+    depths, nets = runtime.grid(cfg.depths), runtime.grid(range(cfg.n_nets))
     out = dict(depths=[int(v) for v in depths], n_classes=d.n_classes, n_nets=len(nets),
                scale=cfg.scale, width=cfg.width)
     total, done = len(activations) * len(depths) * len(nets), 0
-    job = P.reporting(*callbacks)
+    job = P.current()
     for act in activations:
         out[act], out[f"{act}_class"] = [], []
         for depth in depths:

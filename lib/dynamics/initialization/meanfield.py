@@ -15,7 +15,8 @@ import torch
 from scipy.optimize import brentq
 
 from ..models import MLP
-from ..runtime import cap_steps, dry_run, get_device
+from .. import runtime
+from ..runtime import dry_run, get_device
 
 __all__ = ["TRAINABLE_DEPTHS", "PHI", "gauss_hermite", "q_map", "q_star", "c_map", "chi_1",
            "c_star", "chi_c", "depth_scale", "trainable_depth", "critical_sigma_w2",
@@ -249,7 +250,7 @@ def measured_critical_sigma_w2(sigma_b2: float, width: int = 256, depth: int = 4
     f = lambda s: float(np.log(measure_chi_1(s, sigma_b2, width, depth, 10, batch, seed)[0]))  # noqa: E731
     if f(lo) * f(hi) > 0:
         raise ValueError(f"measured chi_1 does not cross 1 between sigma_w^2 = {lo} and {hi}")
-    root, info = brentq(f, lo, hi, xtol=1e-4, maxiter=cap_steps(200), full_output=True,
+    root, info = brentq(f, lo, hi, xtol=1e-4, maxiter=runtime.steps(200), full_output=True,
                         disp=False)
     if not info.converged and dry_run() is None:
         raise RuntimeError(f"measured critical sigma_w^2 did not converge: {info.flag}")

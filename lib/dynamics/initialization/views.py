@@ -63,7 +63,7 @@ def trainability_panel(profile: str | None = None, seed: int | None = None):
         sig = np.round(np.linspace(0.5, 4.5, int(n_sigma)), 2).tolist()
         cfg = base.replace(depths=depths, sigma_w2=sig, width=int(width), steps=int(steps),
                            sigma_b2=float(sigma_b2))
-        res = run_trainability(cfg, progress=False, callbacks=[update.ticker(1.0)])
+        res = run_trainability(cfg, progress=False)
         notes = [f"{len(res['diverged'])} runs diverged (counted as chance)"] if res["diverged"] else []
         if res["stopped"]:
             notes.append("stopped: deeper rows not trained")
@@ -86,7 +86,7 @@ def saxe_panel(profile: str | None = None, seed: int | None = None):
     def run(update, depth, init, lr, init_std, steps):
         cfg = base.replace(depth=int(depth), init=init, lr=float(lr), init_std=float(init_std),
                            steps=int(steps))
-        res = run_saxe(cfg, callbacks=[update.every(None, total_steps=cfg.steps)])
+        res = run_saxe(cfg)  # the panel's bar and Stop follow the training
         if res["diverged"]:
             update(status=f"{res['status']}: try a smaller learning rate")
         elif len(res["steps"]) and res["steps"][-1] < cfg.steps:
@@ -105,7 +105,7 @@ def guessing_panel(profile: str | None = None, seed: int | None = None):
 
     def run(update, depth, width, activation, scale):
         cfg = base.replace(depths=[int(depth)], width=int(width), scale=scale)
-        res = run_guessing_bias(cfg, activations=[activation], callbacks=[update.ticker(1.0)])
+        res = run_guessing_bias(cfg, activations=[activation])
         vals = np.asarray(res[activation][0]) if res[activation] else np.zeros(0)
         if not len(vals):
             return None

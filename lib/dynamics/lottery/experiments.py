@@ -4,9 +4,10 @@ instability analysis (:func:`run_lmc`), their cost, and :func:`precompute`.
 
 All masked training goes through :func:`train_masked`, which trains many masked networks at
 once with the book's sweep engine (:func:`dynamics.sweep.train_many`): every seed of an IMP
-round together, every control of a curve together. Runners take ``tick(fraction) -> stop?``
-(a live panel's progress bar and Stop button) and honour dry runs (``DYNAMICS_DRY_RUN``):
-a few steps per training, two seeds, two rounds and the ends of every list of runs.
+round together, every control of a curve together. Runners report into
+:mod:`dynamics.progress` (a live panel's progress bar and Stop button) and honour dry runs
+(``DYNAMICS_DRY_RUN``): a few steps per training, two seeds, two rounds and the ends of every
+list of runs, which the gpu plan counts in full (``runtime.grid``, ``runtime.kept``).
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ import torch.nn as nn
 from .. import data as D
 from .. import units
 from .. import progress as P
-from ..runtime import cap_grid, cap_steps, get_seed
+from .. import runtime
+from ..runtime import get_seed
 from ..sweep import train_many
 from ..train import History, Hooks, Recipe, train
 from .science import (PAI_METHODS, LotteryConfig, density, full_masks, imp_round,
@@ -31,20 +33,21 @@ from .science import (PAI_METHODS, LotteryConfig, density, full_masks, imp_round
                       path_errors, barrier, best_step, rewind, shuffle_masks, torch_prune_masks)
 
 VARIANTS = ("ticket", "reinit", "random")
-Tick = Callable[[float], bool]
 
 
 def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, seeds: list,
-                 steps: int | None = None, progress: bool | None = None, callbacks=()):
+                 steps: int | None = None, progress: bool | None = None):
     """Train one network per (initial state, mask, seed) at once; returns the
     :class:`~dynamics.sweep.SweepResult`. ``inits[k]`` is a state dict (or None: a fresh
     initialization seeded with ``seeds[k]``); ``masks[k]`` (or None: dense) is applied at the
     start and after every optimizer step, so pruned weights stay exactly zero; ``seeds[k]``
-    also sets the mini-batch order. ``callbacks``: ``fn(fraction done) -> stop?``."""
+    also sets the mini-batch order. Progress and Stop: :mod:`dynamics.progress`. In a dry
+    run, ``seeds`` cut by ``runtime.grid`` (or ``runtime.kept``) widen the call in the gpu plan."""
     if not (len(inits) == len(masks) == len(seeds)):
         raise ValueError("inits, masks and seeds must have the same length")
     steps = steps or cfg.steps
-    configs = [dict(seed=int(s), init=k) for k, s in enumerate(seeds)]
+    configs = runtime.kept([dict(seed=int(s), init=k) for k, s in enumerate(seeds)],
+                           getattr(seeds, "cut", 1.0))
 
     def model_fn(c):
         model = make_model(cfg, data)
@@ -53,9 +56,8 @@ def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, 
             model.load_state_dict(state)
         return model
 
-    with P.reporting(*callbacks):
-        return train_many(model_fn, data, configs, recipe(cfg, steps),
-                          masks=dict(params=[m or None for m in masks]), progress=progress)
+    return train_many(model_fn, data, configs, recipe(cfg, steps),
+                      masks=dict(params=[m or None for m in masks]), progress=progress)
 
 
 def recipe(cfg: LotteryConfig, steps: int | None = None) -> Recipe:
@@ -76,7 +78,7 @@ def rewind_states(cfg: LotteryConfig, data: D.Dataset, seeds: list, steps) -> li
     never reached is missing. (In a dry run training stops after a few steps, and a later
     θ_k is the last one reached.)"""
     want = sorted({int(k) for k in steps if k > 0})
-    at = {k: cap_steps(k) for k in want}
+    at = {k: int(runtime.steps(k)) for k in want}
     grab_at = sorted(set(at.values()))
     out = []
     for s in seeds:
@@ -87,7 +89,7 @@ def rewind_states(cfg: LotteryConfig, data: D.Dataset, seeds: list, steps) -> li
                 if step in grab_at:
                     captured[step] = _state(m)
                 return False
-            train(model, data, recipe(cfg, grab_at[-1]).replace(eval=grab_at),
+            train(model, data, recipe(cfg, runtime.steps(want[-1])).replace(eval=grab_at),
                   hooks=Hooks(on_eval=grab), seed=s, progress=False)
             states.update({k: captured[at[k]] for k in want if at[k] in captured})
         out.append(states)
@@ -155,7 +157,7 @@ class ImpResult:
 
 
 def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, controls=True,
-            progress: bool | None = None, callback=None, tick: Tick | None = None,
+            progress: bool | None = None, on_round=None,
             train_fn: Callable | None = None) -> ImpResult:
     """Iterative magnitude pruning with rewinding, and its two controls.
 
@@ -167,27 +169,24 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
     (``controls``: True for every ``control_every``-th round and the last, False for none,
     or a list of rounds).
 
-    ``callback(result_so_far, round)`` runs after each round (live plots); ``tick`` gets the
-    fraction done and stops the run when it returns True; ``train_fn(starts, masks, seeds,
-    callbacks)`` replaces the training (tests). A round whose ticket diverges ends the curve
-    there (its weights cannot be pruned by magnitude); ``result.diverged`` says where.
+    ``on_round(result_so_far, round)`` runs after each round (a panel's redraw); progress
+    and Stop go through :mod:`dynamics.progress` (a stopped run keeps the rounds it made);
+    ``train_fn(starts, masks, seeds)`` replaces the training (tests). A round whose ticket
+    diverges ends the curve there (its weights cannot be pruned by magnitude);
+    ``result.diverged`` says where.
     """
-    with P.reporting(*[tick] if tick else ()) as job:
-        return _imp(cfg, seeds, data, controls, progress, callback, job, train_fn)
-
-
-def _imp(cfg: LotteryConfig, seeds, data, controls, progress, callback, job, train_fn) -> ImpResult:
+    job = P.current()
     seeds = list(range(get_seed(), get_seed() + cfg.seeds)) if seeds is None else list(seeds)
-    seeds = cap_grid(seeds)                  # a dry run: two seeds...
-    R = len(cap_grid(range(cfg.rounds)))     # ...and two rounds
+    seeds = runtime.grid(seeds)                  # a dry run: two seeds...
+    R = len(runtime.grid(range(cfg.rounds)))     # ...and two rounds
     data = data or load_data(cfg)
     S = len(seeds)
     if controls is True:
         controls = sorted(set(range(cfg.control_every, R + 1, cfg.control_every)) | {R})
-    control_rounds = cap_grid([r for r in (controls or []) if 0 < r <= R])
+    control_rounds = runtime.grid([r for r in (controls or []) if 0 < r <= R])
     units = (R + 1) + 2 * len(control_rounds)  # in trainings of S networks
-    train_fn = train_fn or (lambda starts, masks, seeds, callbacks: train_masked(
-        cfg, data, starts, masks, seeds, progress=progress, callbacks=callbacks))
+    train_fn = train_fn or (lambda starts, masks, seeds: train_masked(
+        cfg, data, starts, masks, seeds, progress=progress))
 
     states = rewind_states(cfg, data, seeds, [cfg.rewind_step])
     inits = [st[0] for st in states]
@@ -201,14 +200,14 @@ def _imp(cfg: LotteryConfig, seeds, data, controls, progress, callback, job, tra
     if res.diverged:
         return res
     masks = [full_masks(t) for t in theta_k]
-    for r in range(R + 1):
+    for r in runtime.kept(range(R + 1), (cfg.rounds + 1) / (R + 1)):  # the gpu plan: all rounds
         res.masks.append(masks)
         res.density[r] = np.mean([density(m) for m in masks])
         runs = {}
 
         def train_round(starts, ms, r=r):
             with job.part(r, units):
-                runs["out"] = out = train_fn(starts, [None if r == 0 else m for m in ms], seeds, ())
+                runs["out"] = out = train_fn(starts, [None if r == 0 else m for m in ms], seeds)
             return [out.state_dict(k) for k in range(S)]
 
         start = time.perf_counter()
@@ -233,19 +232,19 @@ def _imp(cfg: LotteryConfig, seeds, data, controls, progress, callback, job, tra
                                     cfg.prune_fraction, cfg.scope, cfg.head_fraction)
             res.torch_agrees.append(all(torch.equal(ref[n], pruned[0][n]) for n in ref))
             masks = pruned
-        if callback is not None:
-            callback(res, r)
+        if on_round is not None:
+            on_round(res, r)
     reached = len(res.masks)  # fewer than R + 1 rounds when stopped or diverged
     res.density = res.density[:reached]
     for table in (res.acc, res.best_acc, res.best_step, res.stop_step):
         for v in VARIANTS:
             table[v] = table[v][:, :reached]
-    done = [r for r in control_rounds if r < reached]
+    done = runtime.kept([r for r in control_rounds if r < reached], control_rounds.cut)
     if done and not res.stopped:
         with job.span_of((R + 1) / units, 1 - (R + 1) / units):
             run_controls(cfg, res, data, done, progress=progress, train_fn=train_fn)
-        if callback is not None:
-            callback(res, len(res.masks) - 1)
+        if on_round is not None:
+            on_round(res, len(res.masks) - 1)
     return res
 
 
@@ -262,7 +261,7 @@ def _record(res: ImpResult, variant: str, k: int, r: int, h: History) -> None:
 
 
 def run_controls(cfg: LotteryConfig, res: ImpResult, data: D.Dataset, rounds,
-                 progress=None, callbacks=(), train_fn: Callable | None = None) -> None:
+                 progress=None, train_fn: Callable | None = None) -> None:
     """Both controls at the given pruned rounds, all in one batched sweep: the ticket's mask
     from a fresh initialization (seeded apart from everything else), and the ticket's mask
     shuffled within each layer, from θ_k."""
@@ -279,11 +278,12 @@ def run_controls(cfg: LotteryConfig, res: ImpResult, data: D.Dataset, rounds,
             masks.append(shuffled)
             seeds.append(s)
             where.append(("random", k, r))
+    seeds = runtime.kept(seeds, getattr(rounds, "cut", 1.0) * getattr(res.seeds, "cut", 1.0))
     start = time.perf_counter()
     if train_fn is None:
-        out = train_masked(cfg, data, inits, masks, seeds, progress=progress, callbacks=callbacks)
+        out = train_masked(cfg, data, inits, masks, seeds, progress=progress)
     else:
-        out = train_fn(inits, masks, seeds, list(callbacks))
+        out = train_fn(inits, masks, seeds)
     res.control_time = time.perf_counter() - start
     res.stopped = res.stopped or bool(out.info.get("stopped"))
     for (v, k, r), h in zip(where, out.histories):
@@ -296,8 +296,7 @@ def run_controls(cfg: LotteryConfig, res: ImpResult, data: D.Dataset, rounds,
 
 
 def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, methods=PAI_METHODS,
-            data: D.Dataset | None = None, progress: bool | None = None,
-            tick: Tick | None = None) -> dict:
+            data: D.Dataset | None = None, progress: bool | None = None) -> dict:
     """Pruning at initialization vs the IMP ticket at the same sparsity, each with its mask
     as chosen and shuffled within every layer (Frankle et al. 2021's sanity check).
 
@@ -336,7 +335,7 @@ def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, method
     acc["imp"]["original"] = imp.acc["ticket"][:, r].copy()
     acc["imp"]["shuffled"] = imp.acc["random"][:, r].copy()
     start = time.perf_counter()
-    out = train_masked(cfg, data, inits, masks, seeds, progress=progress, callbacks=[tick] if tick else ())
+    out = train_masked(cfg, data, inits, masks, seeds, progress=progress)
     train_time = (time.perf_counter() - start) / max(1, len(inits))
     diverged = []
     for (m, how, k), h in zip(where, out.histories):
@@ -350,8 +349,7 @@ def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, method
 
 
 def run_pai_at(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: int | None = None,
-               data: D.Dataset | None = None, progress: bool | None = None,
-               tick: Tick | None = None) -> dict:
+               data: D.Dataset | None = None, progress: bool | None = None) -> dict:
     """Pruning at initialization alone, at ``sparsity`` (no IMP, so it is quick): each
     method's mask and its layer-wise shuffle, trained from the same θ₀, beside the dense
     network. Returns the same dict as :func:`run_pai` (without the IMP ticket)."""
@@ -368,7 +366,7 @@ def run_pai_at(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: i
         masks += [mk, shuffle_masks(mk, gen)]
         where += [(m, "original"), (m, "shuffled")]
     out = train_masked(cfg, data, [init] * (len(masks) + 1), [None] + masks,
-                       [seed] * (len(masks) + 1), progress=progress, callbacks=[tick] if tick else ())
+                       [seed] * (len(masks) + 1), progress=progress)
     acc = {m: {"original": [np.nan], "shuffled": [np.nan]} for m in methods}
     diverged = [f"dense: {h.status}" for h in out.histories[:1] if h.diverged]
     for (m, how), h in zip(where, out.histories[1:]):
@@ -386,7 +384,7 @@ def run_pai_at(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: i
 
 def run_lmc(cfg: LotteryConfig, rewind_steps=(0, 50, 200), seed: int | None = None,
             data: D.Dataset | None = None, masks: dict | None = None, n_points: int = 11,
-            pair_seeds=(1, 2), progress: bool | None = None, tick: Tick | None = None) -> dict:
+            pair_seeds=(1, 2), progress: bool | None = None) -> dict:
     """Instability analysis: from the dense run's weights θ_k at each rewind step k, train two
     copies with different mini-batch orders (``pair_seeds``), optionally under one sparse
     ``mask``, and measure the test error along the straight line between the two results.
@@ -395,14 +393,14 @@ def run_lmc(cfg: LotteryConfig, rewind_steps=(0, 50, 200), seed: int | None = No
     seed = get_seed(seed)
     if len(pair_seeds) != 2 or pair_seeds[0] == pair_seeds[1]:
         raise ValueError(f"pair_seeds must be two different seeds, got {pair_seeds}")
-    ks = cap_grid(sorted({int(k) for k in rewind_steps}))
+    ks = runtime.grid(sorted({int(k) for k in rewind_steps}))
     states = rewind_states(cfg, data, [seed], ks)[0]
     reached = [k for k in ks if k in states]  # a diverged dense run never reaches later θ_k
     inits = [states[k] if masks is None else rewind(states[k], masks) for k in reached
              for _ in pair_seeds]
-    seeds = [1000 * seed + p for _ in reached for p in pair_seeds]
-    out = train_masked(cfg, data, inits, [masks] * len(inits), seeds, progress=progress,
-                       callbacks=[tick] if tick else ()) if reached else None
+    seeds = runtime.kept([1000 * seed + p for _ in reached for p in pair_seeds], ks.cut)
+    out = train_masked(cfg, data, inits, [masks] * len(inits), seeds,
+                       progress=progress) if reached else None
     model = make_model(cfg, data).to(data.device)
     curves, barriers, ends, diverged = {}, {}, {}, {}
     for k in ks:

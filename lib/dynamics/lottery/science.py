@@ -38,7 +38,7 @@ import torch.nn.utils.prune as torch_prune
 from .. import data as D
 from .. import models as M
 from ..config import Config, param
-from ..runtime import cap_steps
+from .. import runtime
 
 __all__ = ["HEAD", "INPUT_DIMS", "PAI_DENSITY", "PAI_METHODS", "LotteryConfig", "barrier",
            "best_step", "density", "expected_density", "full_masks", "imp_round", "interpolate",
@@ -398,7 +398,7 @@ def synflow_masks(model: nn.Module, like: Masks, iterations: int = 100,
     weight's flow falls as its neighbours are removed, so no layer is cut
     off entirely (layer collapse), which one-shot saliencies suffer at
     high sparsity."""
-    iterations = max(1, cap_steps(iterations))  # a dry run: a few rounds
+    iterations = max(1, runtime.steps(iterations))  # a dry run: a few rounds
     groups = _groups(list(like), scope, head)
     final = [sum(float(like[n].sum()) for n in g)
              / sum(like[n].numel() for n in g) for g in groups]

@@ -4,23 +4,24 @@
 Runners: :func:`time_orthogonalization` (Newton–Schulz vs SVD), :func:`run_width` (one step
 at several widths), :func:`run_practice` (Muon vs AdamW vs SGD, each at its best rate),
 :func:`run_memory` and :func:`run_memory_batch` (one step on an associative memory),
-:func:`run_shaping` (U Σᵖ Vᵀ with fixed and scheduled p). The loops a live panel drives take a
-``tick(done_fraction) -> stop?`` callback (its progress bar and Stop button). Every grid and
-list of runs goes through ``runtime.cap_grid`` and every training through ``train`` (which
-caps its steps), so a dry run (``DYNAMICS_DRY_RUN``) proves every profile in seconds.
+:func:`run_shaping` (U Σᵖ Vᵀ with fixed and scheduled p). The loops report into
+:mod:`dynamics.progress` (a live panel's progress bar and Stop button). Every grid and
+list of runs goes through ``runtime.grid`` and every training through ``train`` (which
+caps its steps), so a dry run (``DYNAMICS_DRY_RUN``) proves every profile in seconds and the
+gpu plan counts what it cut.
 """
 from __future__ import annotations
 
 import math
 import time
 from functools import partial
-from typing import Callable
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from .. import data as D
+from .. import progress as P
 from .. import results, runtime, units
 from .. import train as T
 from .science import (MEMORY_METHODS, MemoryConfig, PracticeConfig, ShapingConfig, SpectralShaping,
@@ -33,13 +34,7 @@ __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'hidden_l
            'practice_summary', 'rates_reaching', 'load_practice', 'rank_bins', 'run_memory',
            'run_memory_batch', 'critical_batch', 'run_shaped', 'schedule_name', 'run_shaping',
            'first_at_or_below', 'reference_loss', 'shaping_summary', 'EARLY_STEP', 'loss_at_step',
-           'early_and_late', 'load_shaping', 'precompute', 'precompute_plan', 'Tick']
-
-Tick = Callable[[float], bool]
-
-
-def _never(done: float) -> bool:
-    return False
+           'early_and_late', 'load_shaping', 'precompute', 'precompute_plan']
 
 
 # ================================================================ Muon = torch.optim.Muon
@@ -117,7 +112,7 @@ def timing_sizes(profile: str) -> list[int]:
     sizes = {"smoke": [64, 128, 256], "cpu": [64, 128, 256, 512, 1024, 2048],
              "gpu": [64, 128, 256, 512, 1024, 2048, 4096, 8192]}[runtime.get_profile(profile)]
     if runtime.dry_run() is not None:
-        sizes = [n for n in runtime.cap_grid(sizes) if n <= 1024] or sizes[:1]
+        sizes = [n for n in runtime.grid(sizes) if n <= 1024] or sizes[:1]
     return sizes
 
 
@@ -143,19 +138,19 @@ def hidden_layer_step(cfg: WidthConfig, data: D.Dataset, width: int, seed: int) 
             for name, U in unit_updates(layer.weight.grad).items()}
 
 
-def run_width(cfg: WidthConfig, data: D.Dataset | None = None, tick: Tick = _never) -> dict:
+def run_width(cfg: WidthConfig, data: D.Dataset | None = None) -> dict:
     """:func:`hidden_layer_step` at every width, averaged over ``cfg.seeds`` initializations:
     ``change[opt][i]`` and ``norm[opt][i]`` at ``widths[i]``, per unit learning rate."""
     data = data if data is not None else default_data()
-    widths = runtime.cap_grid(cfg.widths)
-    seeds = runtime.cap_grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
+    widths = runtime.grid(cfg.widths)
+    seeds = runtime.grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
     out = dict(widths=list(widths), change={}, norm={})
     for i, w in enumerate(widths):
         per_seed = [hidden_layer_step(cfg, data, w, s) for s in seeds]
         for opt in per_seed[0]:
             out["change"].setdefault(opt, []).append(float(np.mean([r[opt]["change"] for r in per_seed])))
             out["norm"].setdefault(opt, []).append(float(np.mean([r[opt]["norm"] for r in per_seed])))
-        if tick((i + 1) / len(widths)):
+        if P.current().report((i + 1) / len(widths)):
             break
     return out
 
@@ -209,7 +204,7 @@ def run_practice(cfg: PracticeConfig, data: D.Dataset | None = None, teaching_fp
     recipe = T.Recipe(cfg.steps, momentum=0.9, batch_size=cfg.batch_size,
                       eval=T.Every(max(1, cfg.steps // 40), test=False))
     kw = dict(seed=cfg.seed, progress=progress)
-    lrs = {name: runtime.cap_grid(getattr(cfg, f"{name}_lrs")) for name in optimizers}
+    lrs = {name: runtime.grid(getattr(cfg, f"{name}_lrs")) for name in optimizers}
     sweeps, best = {}, {}
     for name in sorted(optimizers, key=lambda n: n != "adamw"):
         sweeps[name] = {}
@@ -262,13 +257,13 @@ def rank_bins(n: int, n_bins: int = 16) -> np.ndarray:
     return np.unique(np.geomspace(1, n + 1, n_bins + 1).astype(int))
 
 
-def run_memory(cfg: MemoryConfig, methods=MEMORY_METHODS, tick: Tick = _never) -> dict:
+def run_memory(cfg: MemoryConfig, methods=MEMORY_METHODS) -> dict:
     """Fraction of pairs (and of frequency mass) recovered after one full-gradient step, for
     each N = ratio·d, and the recall in log-spaced bins of frequency rank (averaged over
     ``cfg.seeds`` draws)."""
     frac, mass, by_rank = ({m: [] for m in methods} for _ in range(3))
-    ratios = runtime.cap_grid(cfg.ratios)
-    seeds = runtime.cap_grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
+    ratios = runtime.grid(cfg.ratios)
+    seeds = runtime.grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
     ns = [max(2, int(round(r * cfg.dim))) for r in ratios]
     centers = []
     for i, n in enumerate(ns):
@@ -287,19 +282,19 @@ def run_memory(cfg: MemoryConfig, methods=MEMORY_METHODS, tick: Tick = _never) -
             mass[m].append(fr[m])
             h = hits[m].numpy()
             by_rank[m].append([float(h[a - 1:b - 1].mean()) for a, b in zip(edges[:-1], edges[1:])])
-        if tick((i + 1) / len(ns)):
+        if P.current().report((i + 1) / len(ns)):
             break
     return dict(n=ns[:len(frac[methods[0]])], ratios=list(ratios[:len(frac[methods[0]])]),
                 dim=cfg.dim, alpha=cfg.alpha, fraction=frac, mass=mass, by_rank=by_rank,
                 rank_centers=centers)
 
 
-def run_memory_batch(cfg: MemoryConfig, methods=("sgd", "muon"), tick: Tick = _never) -> dict:
+def run_memory_batch(cfg: MemoryConfig, methods=("sgd", "muon")) -> dict:
     """Recall after one step from a *batch* gradient (:func:`batch_gradient`), for each batch
     size, at N = ``batch_ratio``·d pairs, beside the full-gradient recall (the infinite batch)."""
     n = max(2, int(round(cfg.batch_ratio * cfg.dim)))
-    sizes = runtime.cap_grid(cfg.batch_sizes)
-    seeds = runtime.cap_grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
+    sizes = runtime.grid(cfg.batch_sizes)
+    seeds = runtime.grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
     recall = {m: np.zeros(len(sizes)) for m in methods}
     full = {m: 0.0 for m in methods}
     for j, s in enumerate(seeds):
@@ -312,7 +307,7 @@ def run_memory_batch(cfg: MemoryConfig, methods=("sgd", "muon"), tick: Tick = _n
             for m in methods:
                 W = one_step(m, keys, values, freq, G)
                 recall[m][i] += float(recovered(W, keys, values).double().mean())
-        if tick((j + 1) / len(seeds)):
+        if P.current().report((j + 1) / len(seeds)):
             seeds = seeds[:j + 1]
             break
     k = len(seeds)
@@ -335,16 +330,17 @@ def critical_batch(result: dict, method: str, share: float = 0.9):
 
 
 def run_shaped(cfg: ShapingConfig, data: D.Dataset, p, lr: float | None = None,
-               callbacks=(), progress=None):
+               on_eval=(), progress=None):
     """Train the MLP with :class:`SpectralShaping` (exponent or schedule ``p``) on its hidden
-    matrices and AdamW on the rest; returns the ``History``."""
+    matrices and AdamW on the rest; returns the ``History``. ``on_eval``: ``train`` hooks (a
+    panel's redraw)."""
     model = mlp(data, cfg.width, cfg.depth, cfg.seed)
     hidden, other = T.muon_split(model)
     opt = T.Optimizers([SpectralShaping(hidden, lr=lr or cfg.lr, p=p),
                         torch.optim.AdamW(other, lr=cfg.adam_lr)])
     recipe = T.Recipe(cfg.steps, optimizer=_given(opt), batch_size=cfg.batch_size,
                       eval=T.Every(max(1, cfg.steps // 50), test=False))
-    return T.train(model, data, recipe, seed=cfg.seed, hooks=T.Hooks(on_eval=callbacks),
+    return T.train(model, data, recipe, seed=cfg.seed, hooks=T.Hooks(on_eval=on_eval),
                    progress=progress, desc=f"p={p if not callable(p) else 'schedule'}")
 
 
@@ -357,7 +353,7 @@ def run_shaping(cfg: ShapingConfig, data: D.Dataset | None = None, lr: float | N
     """One run per fixed p (p = 0, Muon, always: it is the reference) and one with p
     scheduled linearly from ``p_start`` to ``p_end``."""
     data = data if data is not None else default_data()
-    ps = sorted(set(runtime.cap_grid(cfg.ps)) | {0.0}, reverse=True)
+    ps = runtime.grid(sorted(set(cfg.ps) | {0.0}, reverse=True), always=[0.0])
     runs = {f"p = {p:g}": run_shaped(cfg, data, p, lr, progress=progress) for p in ps}
     schedule = linear_p_schedule(cfg.p_start, cfg.p_end, cfg.steps)
     runs[schedule_name(cfg)] = run_shaped(cfg, data, schedule, lr, progress=progress)

@@ -64,7 +64,7 @@ def practice_panel(profile: str | None = None, seed: int | None = None) -> Panel
         recipe = T.Recipe(c.steps, optimizer=opt, lr=lr, batch_size=c.batch_size,
                           eval=T.Every(max(1, c.steps // 50), test=False))
         h = T.train(model, data, recipe, seed=c.seed,
-                    hooks=T.Hooks(on_eval=update.every(build, total_steps=c.steps)))
+                    hooks=T.Hooks(on_eval=update.every(build)))
         update(status=h.status if h.diverged else f"final training loss {h.last('train_loss'):.3g}")
         return build(h) if len(h) else None
 
@@ -84,7 +84,7 @@ def memory_panel(profile: str | None = None, seed: int | None = None) -> Panel:
 
     def run(update, dim, alpha, seeds):
         c = cfg.replace(dim=int(dim), alpha=float(alpha), seeds=int(seeds))
-        return memory_figure(run_memory(c, tick=update.ticker(1.0)))
+        return memory_figure(run_memory(c))
 
     return Panel(run, [Slider("dim", 8, 512, cfg.dim, step=8, integer=True)]
                  + controls_for(cfg, ["alpha"])
@@ -107,13 +107,12 @@ def shaping_panel(profile: str | None = None, seed: int | None = None) -> Panel:
             return shaping_figure(dict(runs={**runs, name: h}, lr=lr), reference=fixed)
 
         both = [(fixed, p), (sched, linear_p_schedule(p_start, p_end, c.steps))]
-        with progress.reporting(update.ticker(1.0)) as job:
-            for i, (name, pp) in enumerate(both):
-                if job.stopped:
-                    break
-                redraw = update.every(lambda h, n=name: build(h, n))
-                with job.part(i, 2):
-                    runs[name] = run_shaped(c, data, pp, callbacks=[redraw])
+        job = progress.current()  # the panel's bar and Stop
+        for i, (name, pp) in enumerate(both):
+            if job.stopped:
+                break
+            with job.part(i, 2):
+                runs[name] = run_shaped(c, data, pp, on_eval=update.every(lambda h, n=name: build(h, n)))
         bad = [k for k, h in runs.items() if h.diverged]
         if bad:
             update(status="; ".join(f"{k}: {runs[k].status}" for k in bad))

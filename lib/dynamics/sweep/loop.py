@@ -301,7 +301,7 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
     row_chunk = max(64, 65536 // K)
     evals = set(spec.evals)
     rec = Evaluations(K, spec, device)
-    meter = ledger.meter("batched", spec.planned, lambda: len(spec.recipe.evals(spec.planned)),
+    meter = ledger.meter("batched", spec.planned, lambda: len(spec.recipe.evals()),
                          data, params, K)  # the gpu plan (dry run)
 
     def evaluate(step: int) -> tuple:

@@ -11,6 +11,7 @@ import torch
 import torch.nn as nn
 
 from ..data import Dataset
+from ..runtime import planned_steps
 from ..train import History, Recipe, check_hyper
 from .optim import OPTIMIZERS
 
@@ -52,7 +53,7 @@ class Spec:
     @property
     def planned(self) -> int:
         """The steps asked for (more than ``steps`` in a dry run)."""
-        return self.recipe.steps
+        return planned_steps(self.recipe.steps)
 
     def history(self, **info) -> History:
         """An empty history, as :func:`dynamics.train.train` starts one."""

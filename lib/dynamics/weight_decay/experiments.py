@@ -10,8 +10,10 @@
 - :func:`run_spectrum`: the same MLP with and without decay (section 4).
 - :func:`precompute`: the grids of the static book (``data/weight_decay_grid.json``).
 
-Every runner takes ``seed=None`` (``DYNAMICS_SEED``), honours dry runs (``runtime.cap_steps``,
-``runtime.cap_grid``) and ``callbacks`` for a live panel's progress and Stop button.
+Every runner takes ``seed=None`` (``DYNAMICS_SEED``), honours dry runs (``runtime.steps``,
+``runtime.grid``: they tell the gpu plan what they cut) and reports its progress into
+:mod:`dynamics.progress` (a live panel's bar and Stop button); ``on_eval`` takes a
+``train`` hook for a panel that redraws while a run trains.
 """
 from __future__ import annotations
 
@@ -22,10 +24,10 @@ from functools import partial
 import numpy as np
 import torch
 
-from .. import ledger, units
+from .. import runtime, units
 from .. import progress as P
 from ..models import MLP
-from ..runtime import cap_grid, cap_steps, get_seed
+from ..runtime import get_seed
 from ..sweep import grid, train_many
 from ..train import History, Hooks, Recipe, log_steps, train
 from .science import (BETA1, GRIDS, MOMENTUM, ClockConfig, DecouplingConfig, EquilibriumConfig,
@@ -50,8 +52,8 @@ def _grid_model(kind: str, data, width: int):
     return lambda config: NormMLP(data.input_dim, width, 2, data.n_classes)
 
 
-def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None, progress=None,
-             callbacks=()) -> dict:
+def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None,
+             progress=None) -> dict:
     """Train the learning-rate x decay grid ``kind`` (a key of :data:`~.science.GRIDS`:
     ``adam_l2`` and ``adamw`` train a plain MLP, ``adamw_invariant`` the scale-invariant
     :class:`~.science.NormMLP`) for ``cfg.n_seeds`` seeds from ``seed`` on, all at once.
@@ -59,23 +61,18 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
     Returns ``decays``, ``lrs``, ``eval_steps``, ``test_acc`` [decay][lr][evaluation] (the
     mean over seeds; NaN where a run diverged), ``test_acc_seeds`` [seed][decay][lr] (final
     accuracy of each seed), ``train_loss`` like ``test_acc``, ``seeds`` and ``stopped``.
-    ``callbacks`` get the fraction of the grid done and may stop it (a panel's Stop).
     """
     if kind not in GRIDS:
         raise ValueError(f"unknown grid {kind!r}; choose one of {list(GRIDS)}")
     seed = get_seed(seed)
     data = mnist1d_data(cfg.n_train)
-    lrs, decays = cap_grid(cfg.lrs()), cap_grid(cfg.decays(kind))
-    seeds = cap_grid([seed + k for k in range(cfg.n_seeds)])
-    steps = cap_steps(cfg.steps)
+    lrs, decays = runtime.grid(cfg.lrs()), runtime.grid(cfg.decays(kind))
+    seeds = runtime.grid([seed + k for k in range(cfg.n_seeds)])
+    steps = runtime.steps(cfg.steps)
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, cfg.n_evals + 1)[1:]})
     configs = grid(seed=seeds, weight_decay=decays, lr=lrs)
-    full = ledger.cut((cfg.lrs(), lrs), (cfg.decays(kind), decays), (range(cfg.n_seeds), seeds))
-    with ledger.planned(cfg.steps, widen=full):  # the gpu plan: what the dry run cut
-        recipe = Recipe(steps, optimizer=GRIDS[kind][0], batch_size=cfg.batch_size, eval=evals)
-        with P.reporting(*callbacks):
-            res = train_many(_grid_model(kind, data, cfg.width), data, configs, recipe,
-                             progress=progress)
+    recipe = Recipe(steps, optimizer=GRIDS[kind][0], batch_size=cfg.batch_size, eval=evals)
+    res = train_many(_grid_model(kind, data, cfg.width), data, configs, recipe, progress=progress)
     shape = (len(evals), len(seeds), len(decays), len(lrs))
     acc = np.array([res.at_step("test_acc", s) for s in evals]).reshape(shape)
     loss = np.array([res.at_step("train_loss", s) for s in evals]).reshape(shape)
@@ -89,19 +86,17 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
 
 
 def run_decoupling(cfg: DecouplingConfig, seed: int | None = None, progress=None,
-                   kinds=DECOUPLING, callbacks=()) -> dict:
+                   kinds=DECOUPLING) -> dict:
     """The grids ``kinds`` (default: Adam + L2 and AdamW on the same MLP, section 1), one
-    after the other: ``{"grids": {kind: run_grid(...)}, "lrs", "eval_steps", "seeds"}``.
-    ``callbacks`` get the fraction of all grids done."""
+    after the other: ``{"grids": {kind: run_grid(...)}, "lrs", "eval_steps", "seeds"}``."""
     seed = get_seed(seed)
     kinds = list(kinds)
-    grids = {}
-    with P.reporting(*callbacks) as job:
-        for k, kind in enumerate(kinds):
-            with job.part(k, len(kinds)):
-                grids[kind] = run_grid(cfg, kind, seed, progress)
-            if grids[kind]["stopped"]:
-                break
+    grids, job = {}, P.current()
+    for k, kind in enumerate(kinds):
+        with job.part(k, len(kinds)):
+            grids[kind] = run_grid(cfg, kind, seed, progress)
+        if grids[kind]["stopped"]:
+            break
     return decoupling(grids, seed)
 
 
@@ -167,26 +162,25 @@ def equilibrium_configs(profile: str | None = None) -> list[EquilibriumConfig]:
     return [EquilibriumConfig.for_profile(profile, optimizer=o, **kw) for o, kw in SECTION2.items()]
 
 
-def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, callbacks=(),
+def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, on_eval=(),
                     progress=None) -> dict:
     """Train a fully scale-invariant :class:`~.science.NormMLP` with ``cfg.optimizer`` and
     measure, every step, each weight matrix's norm, angular update and unit-norm gradient;
     return them (downsampled for plotting) beside the predictions
-    (:func:`equilibrium_summary`). ``callbacks`` go to :func:`dynamics.train.train`; they
-    find the meter as ``model.meter``."""
+    (:func:`equilibrium_summary`). ``on_eval``: ``train`` hooks (a panel's redraw);
+    they find the meter as ``model.meter``."""
     seed = get_seed(seed)
     check_equilibrium_args(cfg.optimizer, cfg.lr, cfg.weight_decay)
     data = mnist1d_data(cfg.n_train)
-    steps = cap_steps(cfg.steps)
+    steps = runtime.steps(cfg.steps)
     torch.manual_seed(seed)
     model = NormMLP(data.input_dim, cfg.width, cfg.depth, data.n_classes).to(data.device)
     meter = RotationMeter(model.scale_invariant(), steps)
     model.meter = meter
-    with ledger.planned(cfg.steps):
-        recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
-                        momentum=MOMENTUM, batch_size=cfg.batch_size, eval=max(1, steps // 20))
-        history = train(model, data, recipe, seed=seed, progress=progress,
-                        hooks=Hooks(meter.before_step, meter.after_step, on_eval=callbacks))
+    recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
+                    momentum=MOMENTUM, batch_size=cfg.batch_size, eval=max(1, steps // 20))
+    history = train(model, data, recipe, seed=seed, progress=progress,
+                    hooks=Hooks(meter.before_step, meter.after_step, on_eval=on_eval))
     last = history.steps[-1] if len(history) else 0
     if history.diverged:
         last = min(last, max(0, history.diverged_at - 1))
@@ -282,7 +276,7 @@ def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, hist
 # ============================================================================ 3. the clock
 
 
-def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None, callbacks=()) -> dict:
+def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None) -> dict:
     """AdamW on a :class:`~.science.NormMLP`: three runs with equal eta * lambda (learning
     rates a factor ``spread`` apart) and one with ``contrast`` times the product, from the
     same initialization and batches. Returns the runs, their histories, each run's settled
@@ -292,14 +286,12 @@ def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None, callback
     seed = get_seed(seed)
     data = mnist1d_data(cfg.n_train)
     runs = cfg.runs()
-    steps = cap_steps(cfg.steps)
+    steps = runtime.steps(cfg.steps)
     configs = [dict(lr=r["lr"], weight_decay=r["weight_decay"], seed=seed) for r in runs]
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, 41)})
-    with ledger.planned(cfg.steps):
-        with P.reporting(*callbacks):
-            res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes),
-                             data, configs, Recipe(steps, batch_size=cfg.batch_size, eval=evals),
-                             progress=progress)
+    res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes),
+                     data, configs, Recipe(steps, batch_size=cfg.batch_size, eval=evals),
+                     progress=progress)
     losses = [final_loss(h, tail=0.5) if len(h) else float("nan") for h in res.histories]
     matched = [l for l, r in zip(losses, runs) if r["matched"]]
     odd = [l for l, r in zip(losses, runs) if not r["matched"]]
@@ -314,20 +306,14 @@ def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None, callback
 # ============================================================================ 4. the weights
 
 
-def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, progress=None,
-                 callbacks=()) -> dict:
+def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, progress=None) -> dict:
     """Train one MLP twice from the same initialization, without and with weight decay;
     record each weight matrix's Frobenius norm during training, its singular values at
     initialization and at the end, and their statistics (:func:`~.science.spectrum_stats`).
-    ``callbacks`` get the fraction of both runs done and may stop them (a panel's Stop)."""
-    with P.reporting(*callbacks) as job:
-        return _spectrum(cfg, seed, progress, job)
-
-
-def _spectrum(cfg: SpectrumConfig, seed, progress, job) -> dict:
-    seed = get_seed(seed)
+    Each run reports half of the progress (a panel's bar and Stop)."""
+    seed, job = get_seed(seed), P.current()
     data = mnist1d_data(cfg.n_train)
-    steps = cap_steps(cfg.steps)
+    steps = runtime.steps(cfg.steps)
     evals = sorted({0} | set(log_steps(steps, 30)))
     out = dict(runs={}, weight_decay=cfg.weight_decay, optimizer=cfg.optimizer)
     for k, wd in enumerate((0.0, cfg.weight_decay)):
@@ -337,11 +323,10 @@ def _spectrum(cfg: SpectrumConfig, seed, progress, job) -> dict:
         layers["head"] = model.head.weight
         init = {n: singular_values(w) for n, w in layers.items()}
         metrics = {f"norm {n}": (lambda m, d, w=w: w.detach().norm()) for n, w in layers.items()}
-        with ledger.planned(cfg.steps):
-            recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=wd,
-                            batch_size=cfg.batch_size, eval=evals)
-            with job.part(k, 2):
-                h = train(model, data, recipe, metrics=metrics, seed=seed, progress=progress)
+        recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=wd,
+                        batch_size=cfg.batch_size, eval=evals)
+        with job.part(k, 2):
+            h = train(model, data, recipe, metrics=metrics, seed=seed, progress=progress)
         final = {n: singular_values(w) for n, w in layers.items()}
         finite = all(np.isfinite(sv).all() for sv in final.values()) and not h.diverged
         stats = {n: spectrum_stats(sv) for n, sv in final.items()} if finite else {}

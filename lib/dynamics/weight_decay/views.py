@@ -36,7 +36,7 @@ def decoupling_panel(profile: str | None = None, seed: int | None = None):
         # evaluations every ~25 steps: progress and Stop act at evaluations
         cfg = base.replace(steps=int(steps), n_train=int(n_train), width=int(width),
                            n_evals=min(100, max(base.n_evals, int(steps) // 25)))
-        payload = run_decoupling(cfg, seed, progress=False, callbacks=[update.ticker(1.0)])
+        payload = run_decoupling(cfg, seed, progress=False)
         bad = sum(g["diverged"] for g in payload["grids"].values())
         stopped = any(g["stopped"] for g in payload["grids"].values())
         if not update.stop_requested:
@@ -73,8 +73,8 @@ def equilibrium_panel(profile: str | None = None, seed: int | None = None):
             return equilibrium_figure(equilibrium_summary(cfg, meter.arrays(step), meter.names,
                                                           meter.numel, history))
 
-        live = update.every(build, interval=1.0, total_steps=cfg.steps, with_model=True)
-        result = run_equilibrium(cfg, seed, callbacks=[live], progress=False)
+        live = update.every(build, interval=1.0, with_model=True)
+        result = run_equilibrium(cfg, seed, on_eval=live, progress=False)
         if not update.stop_requested:
             update(status="done" if result["status"] == "ok" else result["status"])
         return equilibrium_figure(result)
@@ -100,7 +100,7 @@ def clock_panel(profile: str | None = None, seed: int | None = None):
     def run(update, product, spread, contrast, steps):
         cfg = base.replace(product=float(product), spread=float(spread), contrast=float(contrast),
                            steps=int(steps))
-        result = run_clock(cfg, seed, progress=False, callbacks=[update.ticker(1.0)])
+        result = run_clock(cfg, seed, progress=False)
         bad = [h for h in result["histories"] if h.diverged]
         if not update.stop_requested:
             update(status=f"{len(bad)} run(s) diverged" if bad else
@@ -126,7 +126,7 @@ def spectrum_panel(profile: str | None = None, seed: int | None = None):
     def run(update, optimizer, lr, weight_decay, steps):
         cfg = base.replace(optimizer=optimizer, lr=float(lr), weight_decay=float(weight_decay),
                            steps=int(steps))
-        result = run_spectrum(cfg, seed, progress=False, callbacks=[update.ticker(1.0)])
+        result = run_spectrum(cfg, seed, progress=False)
         bad = [wd for wd, r in result["runs"].items() if r["history"].diverged]
         if not update.stop_requested:
             update(status=f"diverged with λ = {', '.join(plots.number(w, 2) for w in bad)}"

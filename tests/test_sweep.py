@@ -311,6 +311,19 @@ def test_batched_refuses_dropout():
 # ----------------------------------------------------------------------------- strategy, memory
 
 
+def test_the_gpu_plans_dry_run_chooses_as_a_gpu_would(monkeypatch, tmp_path):
+    """The plan prices the GPU's strategy (batched), not the CPU it runs its dry run on."""
+    d = tiny_data()
+    big = models.MLP(40, 1024, 4, 10)
+    big_data = data_mod.Dataset(torch.zeros(20000, 40), torch.zeros(20000, dtype=torch.long),
+                                d.x_test, d.y_test, 10)
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    assert choose_strategy(big, big_data, None, 8) == "sequential"  # no ledger: a plain dry run
+    monkeypatch.setenv("DYNAMICS_LEDGER", str(tmp_path / "plan.jsonl"))
+    assert choose_strategy(big, big_data, None, 8) == "batched"
+    assert choose_strategy(big, big_data, None, 1) == "sequential"
+
+
 def test_auto_strategy_and_chunk_size():
     d = tiny_data()
     small = models.MLP(40, 16, 2, 10)

@@ -182,8 +182,12 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
     data = data or load_data(cfg)
     S = len(seeds)
     if controls is True:
-        controls = sorted(set(range(cfg.control_every, R + 1, cfg.control_every)) | {R})
-    control_rounds = runtime.grid([r for r in (controls or []) if 0 < r <= R])
+        controls = sorted(set(range(cfg.control_every, cfg.rounds + 1, cfg.control_every))
+                          | {cfg.rounds})
+    wanted = [r for r in (controls or []) if 0 < r <= cfg.rounds]
+    # a dry run reaches rounds 0..R only: its controls there stand for all the wanted ones
+    at = sorted({min(r, R) for r in wanted})
+    control_rounds = runtime.kept(at, len(wanted) / max(1, len(at)))
     units = (R + 1) + 2 * len(control_rounds)  # in trainings of S networks
     train_fn = train_fn or (lambda starts, masks, seeds: train_masked(
         cfg, data, starts, masks, seeds, progress=progress))

@@ -33,10 +33,14 @@ def model_work(model: nn.Module, data: Dataset, batch_size: int | None) -> float
 def choose_strategy(model: nn.Module, data: Dataset, batch_size: int | None, k: int,
                     metrics=None) -> str:
     """``auto``: batched on accelerators; on CPU batched only when one model's step is small
-    (:data:`CPU_BATCHED_MAX_WORK`); sequential for K = 1, custom metrics, buffers or dropout."""
+    (:data:`CPU_BATCHED_MAX_WORK`); sequential for K = 1, custom metrics, buffers or dropout.
+    The gpu plan's dry run (:func:`dynamics.ledger.active`) runs on the CPU but prices the
+    GPU's work, so it chooses as on an accelerator."""
+    from .. import ledger
+
     if k == 1 or metrics or unbatchable(model):
         return "sequential"
-    if data.device.type != "cpu":
+    if data.device.type != "cpu" or ledger.active():
         return "batched"
     return "batched" if model_work(model, data, batch_size) <= CPU_BATCHED_MAX_WORK else "sequential"
 

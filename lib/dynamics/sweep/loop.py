@@ -15,6 +15,7 @@ import torch.nn.functional as F
 
 from .. import ledger
 from ..data import Dataset
+from ..models import evaluating
 from ..runtime import progress_enabled
 from ..train import History, Hooks, measure, train
 from .optim import _per_model, batched_step, init_state
@@ -200,8 +201,7 @@ def _eval_batched(stack: _Stack, params, x, y, rows: _Rows, loss: str, n_classes
     total = torch.zeros(k, device=x.device)
     correct = torch.zeros(k, device=x.device)
     width = rows.n if rows.idx is None else rows.idx.shape[1]
-    with torch.no_grad():
-        stack.base.eval()
+    with torch.no_grad(), evaluating(stack.base):
         for start in range(0, width, row_chunk):
             if rows.idx is None:
                 xb, yb = x[start:start + row_chunk], y[start:start + row_chunk]
@@ -217,7 +217,6 @@ def _eval_batched(stack: _Stack, params, x, y, rows: _Rows, loss: str, n_classes
                 losses, hits = losses * w, hits * w
             total += losses.sum(1)
             correct += hits.sum(1)
-        stack.base.train()
     counts = torch.tensor(rows.counts, device=x.device, dtype=torch.float32)
     return total / counts, correct / counts
 

@@ -308,7 +308,7 @@ class _Glued(str):
         return str(self)
 
 
-def glue(digits: int = 3, **values) -> dict:
+def glue(digits: int = 3, **values) -> None:
     """Put numbers computed on this page into its prose: ``glue(t_grok=run.grok_step)`` in a
     cell, ``{glue:text}`t_grok``` in the markdown after it. Numbers are written as the book
     writes them (:func:`dynamics.plots.number`, ``digits`` significant digits); a list of
@@ -317,7 +317,8 @@ def glue(digits: int = 3, **values) -> dict:
 
     In the book build the values are glued silently (MyST-NB); anywhere else (Colab, Jupyter),
     where ``{glue:text}`` does not render, the cell prints them instead, one line, so that a
-    reader there loses nothing. Returns the texts by name.
+    reader there loses nothing. Returns nothing, so that a cell ending in ``glue(...)`` shows
+    no output of its own.
     """
     from .plots import number
     from .runtime import in_book_build
@@ -341,7 +342,6 @@ def glue(digits: int = 3, **values) -> dict:
             nb_glue(name, text, display=False)
     else:
         print("; ".join(f"{name} = {text}" for name, text in texts.items()))
-    return dict(texts)
 
 
 # ----------------------------------------------------------------------------- what a page costs

@@ -233,6 +233,8 @@ def init_mlp(in_dim: int, width: int, depth: int, activation: str, init: str,
     scheme = {"small": "normal", "lsuv": "zero"}.get(init, init)
     model = MLP(in_dim, width, depth, out_dim, activation, init=scheme,
                 init_std=0.01 if init == "small" else None)
+    if x is not None:  # LSUV runs the layers on x: the model must be where x is
+        model = model.to(x.device)
     if init == "orthogonal":
         with torch.no_grad():
             for layer in [*model.hidden, model.head]:

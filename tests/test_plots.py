@@ -198,3 +198,30 @@ def test_to_html_carries_the_narrow_layout_for_the_book_only():
     # the book's dynamics.js applies it; anywhere else (Jupyter, Colab) the column layout draws
     assert f"if (window.dynamicsFigure) {{ dynamicsFigure('{div}', fig, narrow," in out
     assert f"Plotly.newPlot('{div}', fig.data, fig.layout" in out
+
+
+def test_a_claim_across_seeds_can_fail_and_shows_the_spread():
+    from dynamics import plots
+
+    text, v = plots.across_seeds({0: 0.91, 1: 0.95, 2: 0.93}, lambda x: x > 0.9)
+    assert v == "yes" and text == "median 0.93 (0.91–0.95), seeds 0, 1, 2"
+    text, v = plots.across_seeds({0: 0.91, 1: 0.85, 2: 0.93}, lambda x: x > 0.9)
+    assert v == "partly" and text.endswith("holds on 2 of 3 seeds")
+    assert plots.across_seeds({0: 0.5, 1: 0.4}, lambda x: x > 0.9)[1] == "no"
+    # a quantity not reached on a seed (None or NaN) does not hold there
+    text, v = plots.across_seeds({0: None, 1: float("nan"), 2: 3.0}, lambda x: x > 1)
+    assert v == "partly" and "2 not reached" in text
+    assert plots.across_seeds({0: None}, lambda x: True) == ("— (seed 0)", "no")
+    with pytest.raises(ValueError, match="at least one"):
+        plots.across_seeds({}, lambda x: True)
+
+
+def test_a_claims_row_prints_its_control_window_and_seeds():
+    from dynamics import plots
+
+    row = plots.claim("A beats B", "paper", "A 0.9, B 0.5", "no", control="B, same budget",
+                      window="steps 100–1,000", seeds=[0, 1, 2])
+    html = plots.claims_table([row], strict=False).data
+    assert "against: B, same budget" in html and "window: steps 100–1,000" in html
+    assert "seeds: 0, 1, 2" in html and "✗ no" in html
+    assert plots.failed_claims([row]) == [row]

@@ -1,11 +1,17 @@
 """Claims tables: each chapter's rows of what a paper claims beside what its run measured.
 
-:func:`claim` makes a row, :func:`verdict` its verdict from the checks, :func:`claims_table`
-renders the rows (strict in the published build: an asserted row that is not "yes" raises
-:class:`ClaimNotShown`), :func:`failed_claims` lists the rows that fail."""
+A claim is a statement that can fail. :func:`claim` makes a row; its verdict comes from a
+check the row states (:func:`verdict` for one run, :func:`across_seeds` for a measured
+quantity on several seeds, which also writes the seeds' spread into the row). A row names what
+it compares with (``control``: a control run, a null, or the theory's number) and where it
+looks (``window``: the steps, cells or range the prose names); both are printed under the
+measurement, so a reader sees what would have shown the phenomenon absent.
+:func:`claims_table` renders the rows (strict in the published build: an asserted row that is
+not "yes" raises :class:`ClaimNotShown`), :func:`failed_claims` lists the rows that fail."""
 from __future__ import annotations
 
-from typing import Sequence
+import math
+from typing import Callable, Mapping, Sequence
 
 from .tables import table
 
@@ -17,13 +23,20 @@ MARKS = {"yes": "✓ yes", "partly": "◐ partly", "not at this scale": "– not
 def verdict(ok: bool, partly: bool = False, scale: bool = False) -> str:
     """A claims row's verdict from its checks: "yes" when ``ok``, else "partly" when
     ``partly``, else "not at this scale" when ``scale`` (the claim is about a regime this
-    profile does not reach), else "no"."""
+    profile does not reach), else "no". Use ``partly`` only where the row says in words what
+    part holds (never as a softer "no"): a failed check is "no"."""
     return "yes" if ok else "partly" if partly else "not at this scale" if scale else "no"
 
 
-def claim(claim: str, paper: str, measured: str, reproduced: str, asserted: bool = True) -> dict:
+def claim(claim: str, paper: str, measured: str, reproduced: str, asserted: bool = True, *,
+          control: str | None = None, window: str | None = None,
+          seeds: Sequence[int] | None = None) -> dict:
     """One row of a chapter's claims table: what a paper claims, what this run measured,
     and whether the measurement reproduces it (one of :data:`VERDICTS`).
+
+    ``control``: what the measurement is compared with (a control run, a null, the theory's
+    number); ``window``: the steps, cells or range the claim is judged in; ``seeds``: the seeds
+    it was measured on. Each is printed under the measurement.
 
     ``asserted``: the chapter's prose states this row as true (a "What to notice" sentence).
     In strict mode (``DYNAMICS_STRICT_CLAIMS=1``, the published build) a table with an asserted
@@ -33,7 +46,57 @@ def claim(claim: str, paper: str, measured: str, reproduced: str, asserted: bool
     if reproduced not in VERDICTS:
         raise ValueError(f"reproduced must be one of {list(VERDICTS)}, got {reproduced!r}")
     return {"claim": claim, "paper": paper, "measured here": measured, "reproduced": reproduced,
-            "asserted": bool(asserted)}
+            "asserted": bool(asserted), "control": control, "window": window,
+            "seeds": None if seeds is None else [int(s) for s in seeds]}
+
+
+def spread(values: Mapping[int, float] | Sequence[float], fmt: Callable[[float], str] | None = None,
+           ) -> str:
+    """The seeds' spread of a measured quantity as the claims tables print it: one value as
+    it is, several as "median m (lo–hi), seeds 0, 1, 2"; a value that is None or NaN (not
+    reached) prints as "—"."""
+    from .tables import number
+
+    fmt = fmt or (lambda v: number(v, 3))
+    if not isinstance(values, Mapping):
+        values = dict(enumerate(values))
+    if not values:
+        raise ValueError("spread() needs at least one seed's value")
+
+    def show(v) -> str:
+        return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt(v)
+
+    seeds = ", ".join(str(s) for s in values)
+    vals = list(values.values())
+    if len(vals) == 1:
+        return f"{show(vals[0])} (seed {seeds})"
+    finite = sorted(float(v) for v in vals if v is not None and not math.isnan(float(v)))
+    if not finite:
+        return f"— on every seed ({seeds})"
+    mid = finite[len(finite) // 2] if len(finite) % 2 else 0.5 * (finite[len(finite) // 2 - 1]
+                                                               + finite[len(finite) // 2])
+    missing = len(vals) - len(finite)
+    tail = f", {missing} not reached" if missing else ""
+    return f"median {show(mid)} ({show(finite[0])}–{show(finite[-1])}{tail}), seeds {seeds}"
+
+
+def across_seeds(values: Mapping[int, float], holds: Callable[[float], bool],
+                 fmt: Callable[[float], str] | None = None) -> tuple[str, str]:
+    """A measured quantity on several seeds against the check the claim states: returns the
+    seeds' :func:`spread` and the verdict: "yes" when ``holds`` on every seed, "no" when on
+    none, and "partly" when on some (the text then says on how many). A value that is None
+    or NaN (the quantity was not reached) does not hold."""
+    if not values:
+        raise ValueError("across_seeds() needs at least one seed's value")
+
+    def ok(v) -> bool:
+        return v is not None and not (isinstance(v, float) and math.isnan(v)) and bool(holds(v))
+
+    good = sum(ok(v) for v in values.values())
+    text = spread(values, fmt)
+    if 0 < good < len(values):
+        text += f"; holds on {good} of {len(values)} seeds"
+    return text, "yes" if good == len(values) else "no" if good == 0 else "partly"
 
 
 class ClaimNotShown(AssertionError):
@@ -45,11 +108,25 @@ def failed_claims(rows: Sequence[dict]) -> list[dict]:
     return [r for r in rows if r.get("asserted", True) and r["reproduced"] != "yes"]
 
 
+def _measured(row: dict) -> str:
+    """The "measured here" cell: the measurement, then what it is compared with, where, and on
+    which seeds, each on a line of its own."""
+    parts = [row["measured here"]]
+    if row.get("control"):
+        parts.append(f"against: {row['control']}")
+    if row.get("window"):
+        parts.append(f"window: {row['window']}")
+    seeds = row.get("seeds")
+    if seeds:
+        parts.append(f"seed{'s' if len(seeds) > 1 else ''}: {', '.join(map(str, seeds))}")
+    return "\n".join(parts)
+
+
 def claims_table(rows: Sequence[dict], strict: bool | None = None):
     """A chapter's claims table: the rows of :func:`claim`, in the house table style, each
-    verdict marked (✓ yes, ◐ partly, – not at this scale, ✗ no). ``strict`` (default:
-    ``$DYNAMICS_STRICT_CLAIMS``) raises :class:`ClaimNotShown` when a row the prose asserts is
-    not reproduced."""
+    verdict marked (✓ yes, ◐ partly, – not at this scale, ✗ no), each measurement followed by
+    its control, window and seeds. ``strict`` (default: ``$DYNAMICS_STRICT_CLAIMS``) raises
+    :class:`ClaimNotShown` when a row the prose asserts is not reproduced."""
     from ..runtime import switch
 
     rows = list(rows)
@@ -59,5 +136,6 @@ def claims_table(rows: Sequence[dict], strict: bool | None = None):
     if strict and bad:
         raise ClaimNotShown("the prose asserts rows this run does not reproduce:\n" + "\n".join(
             f"- {r['claim']}: {r['measured here']} ({r['reproduced']})" for r in bad))
-    return table(rows, ["claim", "paper", "measured here", "reproduced"],
+    shown = [dict(r, **{"measured here": _measured(r)}) for r in rows]
+    return table(shown, ["claim", "paper", "measured here", "reproduced"],
                  formats={"reproduced": lambda v: MARKS[v]})

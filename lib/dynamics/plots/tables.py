@@ -65,7 +65,7 @@ table.dynamics-table th { border-bottom: 2px solid #bbb; font-weight: 600; }
 table.dynamics-table td.num, table.dynamics-table th.num { text-align: right;
   font-variant-numeric: tabular-nums; }
 table.dynamics-table td.num { white-space: nowrap; }
-table.dynamics-table td.text { min-width: 8em; }
+table.dynamics-table td.text { min-width: 8em; white-space: pre-line; }
 table.dynamics-table td.missing { color: #888; font-style: italic; }
 """
 

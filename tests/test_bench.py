@@ -92,7 +92,8 @@ def test_gpu_measure_refuses_without_cuda(monkeypatch, capsys):
     traceback) and exits non-zero, before running anything."""
     monkeypatch.setattr(bench.torch.cuda, "is_available", lambda: False)
     ran = []
-    monkeypatch.setattr(bench, "notebook_time", lambda *a, **k: ran.append(a))
+    from dynamics import gpumeasure
+    monkeypatch.setattr(gpumeasure, "run_notebook", lambda *a, **k: ran.append(a))
     assert bench.main(["gpu", "--measure"]) == 2
     out = capsys.readouterr()
     assert "needs a CUDA GPU" in out.err and "Traceback" not in out.err + out.out
@@ -102,22 +103,67 @@ def test_gpu_measure_refuses_without_cuda(monkeypatch, capsys):
 
 
 def test_gpu_measure_prints_measured_beside_planned(monkeypatch, capsys, tmp_path):
-    """With CUDA (faked: the notebook's run is stubbed), one line per chapter: the measured
-    minutes on the GPU beside the committed plan's, and --write records them as measured."""
-    from dynamics import book
+    """With CUDA (faked: the notebook's run is stubbed), one line per chapter: what ran, the
+    measured minutes and peak memory beside the committed plan's; --write records the session
+    with its provenance in gpu_measured.json and a finished notebook's minutes as measured."""
+    from dynamics import book, gpumeasure
 
     table = tmp_path / "live_cost.csv"
     book.write_live_cost([dict(chapter="grokking", profile="gpu", seconds=540, how="planned",
                                on="T4", date="2026-11-24", command="c")], table)
     monkeypatch.setattr(book, "live_cost_path", lambda: table)
+    monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
     monkeypatch.setattr(bench.torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(bench.torch.cuda, "get_device_name", lambda i=0: "Tesla T4")
-    monkeypatch.setattr(bench, "notebook_time", lambda path, profile, timeout: 420.0)
-    assert bench.main(["gpu", "--measure", "--chapters", "grokking", "--write"]) == 0
+    runs = dict(grokking=dict(notebook="grokking", cells=57, cells_run=57, finished=True,
+                              stopped_at_limit=False, error=None, wall_s=420.0,
+                              peak_allocated_bytes=1.2e8, peak_reserved_bytes=1.5e8),
+                lottery_tickets=dict(notebook="lottery_tickets", cells=50, cells_run=20,
+                                     finished=False, stopped_at_limit=True, error=None,
+                                     wall_s=600.0, peak_allocated_bytes=None,
+                                     peak_reserved_bytes=None))
+    monkeypatch.setattr(gpumeasure, "run_notebook", lambda path, profile, limit: runs[path.stem])
+    assert bench.main(["gpu", "--measure", "--chapters", "grokking,lottery_tickets", "--write"]) == 0
     out = capsys.readouterr().out
-    assert "gpu measured grokking: 7.0 min on Tesla T4 (plan: about 9.0 min on T4)" in out
-    rows = {(r["how"], r["on"]): r["seconds"] for r in book.read_live_cost(table)}
-    assert rows == {("planned", "T4"): 540, ("measured", "on Tesla T4"): 420}
+    assert ("gpu measured grokking: finished, 7.00 min, peak 0.12 GB on Tesla T4 "
+            "(plan: about 9.0 min on T4)") in out
+    assert "lottery_tickets: stopped by the limit after 20 of 50 cells, 10.00 min" in out
+    rows = {(r["chapter"], r["how"], r["on"]): r["seconds"] for r in book.read_live_cost(table)}
+    assert rows == {("grokking", "planned", "T4"): 540, ("grokking", "measured", "on Tesla T4"): 420}
+    sessions = json.loads((tmp_path / "gpu_measured.json").read_text())
+    assert [r["notebook"] for r in sessions[-1]["runs"]] == ["grokking", "lottery_tickets"]
+    assert sessions[-1]["provenance"]["gpu"] == "Tesla T4"
+    assert "--chapters grokking,lottery_tickets" in sessions[-1]["provenance"]["command"]
+
+
+def _notebook(path, *sources):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    nbformat.write(nb, path)
+    return path
+
+
+def test_a_measured_notebook_reports_where_it_failed_or_stopped(tmp_path):
+    """The measuring run of one notebook (real kernels, on the CPU): a failing cell is reported
+    with its traceback and the cells that ran before it; a cell still running at the limit is
+    interrupted and reported as stopped there, and the kernel still answers afterwards."""
+    from dynamics import gpumeasure
+
+    failing = gpumeasure.run_notebook(_notebook(tmp_path / "a.ipynb", "x = 1", "1 / 0", "y = 2"),
+                                      profile="smoke", limit=120)
+    assert failing["cells"] == 3 and failing["cells_run"] == 1 and not failing["finished"]
+    assert "ZeroDivisionError" in failing["error"] and not failing["stopped_at_limit"]
+    slow = gpumeasure.run_notebook(_notebook(tmp_path / "b.ipynb", "import time",
+                                             "time.sleep(60)", "z = 3"), profile="smoke", limit=4)
+    assert slow["stopped_at_limit"] and slow["cells_run"] == 1 and slow["error"] is None
+    assert "stopped by the limit after 1 of 3 cells" in gpumeasure.describe(slow)
+    done = gpumeasure.run_notebook(_notebook(tmp_path / "c.ipynb", "import os",
+                                             "assert os.environ['DYNAMICS_PROFILE'] == 'smoke'"),
+                                   profile="smoke", limit=120)
+    assert done["finished"] and done["error"] is None
+    with pytest.raises(ValueError, match="limit"):
+        gpumeasure.run_notebook(tmp_path / "c.ipynb", limit=0)
 
 
 def test_live_cost_line_says_what_is_measured_and_what_planned(tmp_path):
@@ -176,3 +222,21 @@ def test_every_chapter_page_shows_its_live_cost():
         code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
         setup = next(i for i, src in enumerate(code) if "dynamics.setup(" in src)
         assert code[setup + 1].strip() == f'dynamics.book.live_cost("{chapter}")', chapter
+
+
+def test_the_committed_gpu_measurements_say_where_they_came_from():
+    """data/gpu_measured.json: each session names its GPU, torch, commit, date and command,
+    and each run says whether it finished, stopped at its limit or failed (never a time
+    without its outcome)."""
+    from dynamics import gpumeasure, results
+
+    sessions = json.loads((results.DATA / gpumeasure.MEASURED).read_text())
+    assert sessions
+    for s in sessions:
+        prov = s["provenance"]
+        assert prov["gpu"] and prov["torch"] and prov["date"] and prov["command"] and prov["commit"]
+        for run in s["runs"]:
+            outcomes = [run["finished"], run["stopped_at_limit"], run["error"] is not None]
+            assert sum(outcomes) == 1, run["notebook"]
+            assert run["wall_s"] > 0
+            gpumeasure.describe(run)  # each run can be read as a line

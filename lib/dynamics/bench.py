@@ -7,6 +7,7 @@
     python -m dynamics.bench spectral       # Newton–Schulz vs SVD
     python -m dynamics.bench gpu            # the gpu plan: peak memory and time per chapter
     python -m dynamics.bench gpu --measure  # with CUDA: each notebook run at gpu, measured vs plan
+                                            # (data/gpu_measured.json with --write)
     python -m dynamics.bench notebooks      # each chapter notebook's wall time (smoke, cpu) + book build
 
 ``--write`` records the notebooks' times in ``data/live_cost.csv``, which each chapter reads
@@ -378,13 +379,15 @@ def planned_minutes(chapter: str, rows=None) -> dict:
     return dict(sorted(plan.items(), key=lambda kv: list(GPUS).index(kv[0]) if kv[0] in GPUS else 99))
 
 
-def measure_gpu(chapters=None, timeout: int = 1800, write: bool = False) -> int:
-    """On a machine with CUDA: run each chapter notebook at the gpu profile in a fresh kernel
-    (at most ``timeout`` seconds each) and print its measured minutes beside the committed
-    plan's (``data/live_cost.csv``), one line each:
-    ``gpu measured <chapter>: N min on <GPU> (plan: about M min on T4, about K min on H100)``.
-    Without CUDA it says so and returns 2 (nothing to measure: the plan is an estimate, and
-    only a GPU can check it). ``write``: the measured minutes into ``data/live_cost.csv``."""
+def measure_gpu(chapters=None, timeout: int = 600, write: bool = False) -> int:
+    """On a machine with CUDA: run each chapter notebook at the gpu profile in a fresh kernel,
+    at most ``timeout`` wall seconds each (:func:`dynamics.gpumeasure.run_notebook`), and print
+    one line per chapter: finished or where it stopped, minutes, peak CUDA memory, and the
+    committed plan's minutes beside it. Without CUDA it says so and returns 2. ``write``:
+    the session into ``data/gpu_measured.json`` (with its provenance) and the finished
+    notebooks' minutes into ``data/live_cost.csv`` as measured."""
+    from . import gpumeasure
+
     if not torch.cuda.is_available():
         print("gpu --measure needs a CUDA GPU: this machine has none (torch "
               f"{torch.__version__}, torch.cuda.is_available() is False). Run it where a GPU is "
@@ -394,21 +397,24 @@ def measure_gpu(chapters=None, timeout: int = 1800, write: bool = False) -> int:
     name = torch.cuda.get_device_name(0)
     chapters = list(chapters or CHAPTERS)
     plan_rows = book.read_live_cost() if book.live_cost_path().exists() else []
-    rows, failed = [], 0
+    rows, runs, failed = [], [], 0
     for chapter in chapters:
         plan = planned_minutes(chapter, plan_rows)
         planned = ", ".join(f"about {m:.1f} min on {gpu}" for gpu, m in plan.items()) or "none"
-        try:
-            seconds = notebook_time(ROOT / "chapters" / f"{chapter}.ipynb", "gpu", timeout=timeout)
-            rows.append(_cost_row(chapter, "gpu", seconds, "measured", f"on {name}"))
-            took = f"{seconds / 60:.1f} min"
-        except Exception as err:  # noqa: BLE001 - a timeout or a failing cell is a result
-            failed += 1
-            last = (str(err).strip().splitlines() or [""])[-1][:200]
-            took = f"FAILED ({type(err).__name__}: {last})"
-        print(f"gpu measured {chapter}: {took} on {name} (plan: {planned})", flush=True)
-    if write and rows:
-        print(f"# wrote {len(rows)} measured rows to {book.write_live_cost(rows)}", flush=True)
+        run = gpumeasure.run_notebook(ROOT / "chapters" / f"{chapter}.ipynb", "gpu", limit=timeout)
+        runs.append(run)
+        failed += bool(run["error"])
+        if run["finished"]:
+            rows.append(_cost_row(chapter, "gpu", run["wall_s"], "measured", f"on {name}"))
+        print(f"gpu measured {gpumeasure.describe(run)} on {name} (plan: {planned})", flush=True)
+    if write:
+        command = "python -m dynamics.bench gpu --measure --write" + (
+            f" --chapters {','.join(chapters)}" if chapters != list(CHAPTERS) else "") + (
+            f" --timeout {timeout}" if timeout != 600 else "")
+        print(f"# wrote the session to {gpumeasure.record(gpumeasure.session(runs, command))}",
+              flush=True)
+        if rows:
+            print(f"# wrote {len(rows)} measured rows to {book.write_live_cost(rows)}", flush=True)
     return 1 if failed else 0
 
 
@@ -504,8 +510,8 @@ def main(argv=None) -> int:
     parser.add_argument("--measure", action="store_true",
                         help="gpu, with CUDA: run each notebook at the gpu profile and print its "
                              "measured minutes beside the plan's")
-    parser.add_argument("--timeout", type=int, default=1800,
-                        help="gpu --measure: seconds allowed per notebook")
+    parser.add_argument("--timeout", type=int, default=600,
+                        help="gpu --measure: wall seconds allowed per notebook (then it stops)")
     parser.add_argument("--write", action="store_true",
                         help="notebooks, gpu: record the times in data/live_cost.csv")
     args = parser.parse_args(argv)

@@ -54,6 +54,44 @@ COLAB = {
 }
 EXTRA = ["pytest"]  # Colab has one too; its version does not matter here
 
+# DYNAMICS_COLAB_VERSIONS=newest rehearses Colab's next upgrade before readers meet it: these
+# at their newest releases (torch too), the rest as Colab has them. The weekly workflow
+# (.github/workflows/colab.yml) runs the rehearsal both ways.
+NEWEST = ("torch", "plotly", "ipywidgets", "widgetsnbextension")
+VERSION_MODES = ("colab", "newest")
+
+
+def version_mode() -> str:
+    mode = os.environ.get("DYNAMICS_COLAB_VERSIONS", "colab").strip() or "colab"
+    if mode not in VERSION_MODES:
+        raise ValueError(f"DYNAMICS_COLAB_VERSIONS={mode!r}: choose one of {', '.join(VERSION_MODES)}")
+    return mode
+
+
+def pinned() -> dict:
+    """The packages the rehearsal installs at a fixed version: all of :data:`COLAB`, or, with
+    ``DYNAMICS_COLAB_VERSIONS=newest``, all but :data:`NEWEST`."""
+    return {p: v for p, v in COLAB.items() if version_mode() == "colab" or p not in NEWEST}
+
+
+def torch_spec() -> str:
+    """torch as the rehearsal installs it: this interpreter's version (Colab's is preinstalled),
+    or the newest release."""
+    import torch
+
+    return "torch" if version_mode() == "newest" else f"torch=={torch.__version__}"
+
+def test_the_rehearsal_pins_colab_or_tries_the_newest_releases(monkeypatch):
+    monkeypatch.delenv("DYNAMICS_COLAB_VERSIONS", raising=False)
+    assert pinned() == COLAB and torch_spec().startswith("torch==")
+    monkeypatch.setenv("DYNAMICS_COLAB_VERSIONS", "newest")
+    assert torch_spec() == "torch" and not set(NEWEST) & set(pinned())
+    assert pinned()["numpy"] == COLAB["numpy"]  # the rest stay as Colab has them
+    monkeypatch.setenv("DYNAMICS_COLAB_VERSIONS", "latest")
+    with pytest.raises(ValueError, match="DYNAMICS_COLAB_VERSIONS='latest'.*colab, newest"):
+        pinned()
+
+
 # ----------------------------------------------------------------------------- helpers
 
 
@@ -276,7 +314,8 @@ class ColabEnv:
     def key(cls) -> str:
         import torch
 
-        spec = json.dumps([COLAB, EXTRA, STANDINS, torch.__version__, sys.version], sort_keys=True)
+        spec = json.dumps([pinned(), version_mode(), EXTRA, STANDINS, torch.__version__, sys.version],
+                          sort_keys=True)
         return hashlib.sha256(spec.encode()).hexdigest()[:16]
 
     @staticmethod
@@ -296,18 +335,19 @@ class ColabEnv:
         return ["--python", str(self.python), *_find_links()]
 
     def build(self, uv: str) -> None:
-        import torch
-
         if self.root.exists():
             shutil.rmtree(self.root)
         self.root.mkdir(parents=True)
         subprocess.run([sys.executable, "-m", "venv", str(self.venv)], check=True)
         run = dict(check=True, capture_output=True, text=True)
         # torch first and alone, as Colab has it before anything else
-        subprocess.run([uv, "pip", "install", *self.install_args(),
-                        f"torch=={torch.__version__}"], **run)
-        subprocess.run([uv, "pip", "install", *self.install_args(), f"torch=={torch.__version__}",
-                        *[f"{p}=={v}" for p, v in COLAB.items()], *EXTRA], **run)
+        subprocess.run([uv, "pip", "install", *self.install_args(), torch_spec()], **run)
+        torch_now = next((line for line in subprocess.run(  # kept as it came (Colab's upgrade)
+            [uv, "pip", "freeze", "--python", str(self.python)], **run).stdout.splitlines()
+            if line.lower().startswith("torch==")), torch_spec())
+        newest = [p for p in NEWEST if p not in pinned() and p != "torch"]
+        subprocess.run([uv, "pip", "install", *self.install_args(), torch_now,
+                        *[f"{p}=={v}" for p, v in pinned().items()], *newest, *EXTRA], **run)
         site = Path(subprocess.run([str(self.python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                    **run).stdout.strip())
         for rel, text in STANDINS.items():
@@ -380,7 +420,7 @@ def test_a_chapter_runs_on_colab_from_its_first_cell(colab_env, tmp_path, monkey
     content = tmp_path / "content"
     content.mkdir()
     before = colab_env.versions()
-    assert {p: before.get(p) for p in COLAB} == COLAB
+    assert {p: before.get(p) for p in pinned()} == pinned()
 
     nb = nbformat.read(ROOT / "chapters" / f"{CHAPTER}.ipynb", as_version=4)
     first = next(c for c in nb.cells if c.cell_type == "code")
@@ -410,7 +450,7 @@ def test_a_chapter_runs_on_colab_from_its_first_cell(colab_env, tmp_path, monkey
     clone = content / REPO_DIR
     assert report["dynamics"] == str(clone / "lib" / "dynamics" / "__init__.py")
     assert report["colab"] and report["lib_entries"] == 1
-    assert report["ipywidgets"] == COLAB["ipywidgets"] and report["torch"] == before["torch"]
+    assert report["ipywidgets"] == before["ipywidgets"] and report["torch"] == before["torch"]
     assert report["panels"] >= 1 and not report["running"]
     # a run's own last word ("done", "diverged at ...", a measured value), never stuck or failed
     assert not report["status"].startswith(("running", "stopping", "failed", "invalid", "interrupted",
@@ -425,8 +465,8 @@ def test_a_chapter_runs_on_colab_from_its_first_cell(colab_env, tmp_path, monkey
                             "-p", "no:cacheprovider", "tests/test_widgets.py"],
                            cwd=clone, env=env, capture_output=True, text=True, timeout=600)
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-2000:]
-    print(f"\nrehearsal: chapter {CHAPTER} from its first cell in {executed:.0f} s; widget tests on "
-          f"ipywidgets {COLAB['ipywidgets']} in {time.perf_counter() - start - executed:.0f} s: "
+    print(f"\nrehearsal ({version_mode()} versions): chapter {CHAPTER} from its first cell in "
+          f"{executed:.0f} s; widget tests on ipywidgets {before['ipywidgets']} in {time.perf_counter() - start - executed:.0f} s: "
           f"{tests.stdout.strip().splitlines()[-1]}")
 
 

@@ -67,8 +67,8 @@ def actionlint(paths: list[Path]) -> list[str]:
     return json.loads(out.stdout)
 
 
-def test_there_are_two_workflows():
-    assert {p.name for p in WORKFLOWS} == {"book.yml", "tests.yml"}
+def test_there_are_three_workflows():
+    assert {p.name for p in WORKFLOWS} == {"book.yml", "tests.yml", "colab.yml"}
 
 
 def test_workflows_pass_actionlint():
@@ -106,6 +106,23 @@ def test_book_workflow_builds_the_cpu_profile_and_deploys_to_pages():
     assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)
     assert any(u.startswith("actions/deploy-pages@") for u in uses)
     assert wf["permissions"]["pages"] == "write" and deploy["needs"] == "build"
+
+
+def test_colab_workflow_rehearses_weekly_with_colabs_and_the_newest_versions():
+    wf = _load("colab.yml")
+    assert len(wf["on"]["schedule"]) == 1 and "workflow_dispatch" in wf["on"]
+    minute, hour, day, month, weekday = wf["on"]["schedule"][0]["cron"].split()
+    assert day == month == "*" and weekday.isdigit()  # once a week
+    job = wf["jobs"]["rehearse"]
+    assert job["strategy"]["matrix"]["versions"] == ["colab", "newest"]
+    assert job["strategy"]["fail-fast"] is False  # one failing leg does not hide the other
+    assert job["env"]["DYNAMICS_COLAB_VERSIONS"] == "${{ matrix.versions }}"
+    runs = [step.get("run", "") for step in job["steps"]]
+    assert any("pytest -m colab tests/test_colab.py" in r for r in runs)
+    assert any("download.pytorch.org/whl/cpu" in r for r in runs)
+    opener = job["steps"][-1]
+    assert "failure()" in opener["if"] and "gh issue create" in opener["run"]
+    assert wf["permissions"]["issues"] == "write"
 
 
 def test_tests_workflow_runs_the_readme_test_command():

@@ -243,3 +243,26 @@ def test_rendered_book(tmp_path):
                 assert all(f["layout"] == "wide" for f in r["figures"]), name
     assert turned, "no 3-D figure was turned with a finger on the phone"
     assert not any(found.values()), "\n".join(f"{n}: {p}" for n, ps in found.items() for p in ps)
+
+
+def test_the_book_says_how_to_cite_it_and_which_version_it_is():
+    """CITATION.cff, the landing page's "How to cite" and every page's footer agree with the
+    library's version and the repository's address."""
+    from types import SimpleNamespace
+
+    import dynamics
+
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    url = CONFIG["repository"]["url"]
+    owner, repo = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+)", url).groups()
+    assert cff["cff-version"] == "1.2.0" and cff["version"] == dynamics.__version__
+    assert cff["repository-code"] == url and cff["url"] == f"https://{owner}.github.io/{repo}/"
+    intro = (ROOT / "intro.md").read_text()
+    cite = intro.split("## How to cite", 1)[1]
+    assert f"Version {dynamics.__version__}" in cite and cff["url"] in cite and cff["title"] in cite
+    assert book.stamp("abc1234", "2026-11-26") == \
+        f"Training Dynamics {dynamics.__version__} (abc1234), built 2026-11-26"
+    config = SimpleNamespace(html_theme_options={"extra_footer": "Reads offline."})
+    book._stamp_footer(None, config)
+    footer = config.html_theme_options["extra_footer"]
+    assert footer.startswith("Reads offline. Training Dynamics ") and ", built 20" in footer

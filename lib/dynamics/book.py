@@ -493,11 +493,41 @@ def main(argv=None) -> int:
     return 0
 
 
+def stamp(commit: str | None = None, date: str | None = None) -> str:
+    """What every page's footer says of the book: its version, the commit it was built from
+    (when git can say) and the day of the build, e.g. "Training Dynamics 0.1.0 (a1ebb32),
+    built 2026-11-26"."""
+    import datetime as _dt
+    import subprocess
+
+    from . import __version__
+    from .results import ROOT
+
+    if commit is None:
+        try:
+            commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                    capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            commit = ""
+    date = date or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d")
+    return f"Training Dynamics {__version__}" + (f" ({commit})" if commit else "") + f", built {date}"
+
+
+def _stamp_footer(app, config) -> None:
+    """Sphinx ``config-inited``: the book's version and build date at the end of the footer
+    that ``_config.yml`` writes (html.extra_footer)."""
+    options = dict(config.html_theme_options or {})
+    footer = options.get("extra_footer", "").strip()
+    options["extra_footer"] = f"{footer} {html.escape(stamp())}.".strip()
+    config.html_theme_options = options
+
+
 def setup(app):
     os.environ.setdefault("DYNAMICS_PROGRESS", "0")
     # kernels of the book build: serve their own plotly.js, announce nothing to no one
     os.environ.setdefault("DYNAMICS_BOOK_BUILD", "1")
     app.connect("config-inited", _serve_plotly)
+    app.connect("config-inited", _stamp_footer)
     app.add_js_file("plotly.min.js", priority=200)
     app.add_js_file("dynamics.js", priority=210)
     app.add_css_file("dynamics.css")

@@ -137,7 +137,8 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
    style computed for it (panels stacked, legend below, titles wrapped, ...), and in the column
    layout again when it grows (a rotation, a wider window). A tap on a plot shows its hover.
    On a phone a slider spans the figure's whole width (its steps far enough apart for a finger),
-   and a 3-D view turned by a finger stays turned when a slider redraws the figure. */
+   and a 3-D view turned by a finger stays turned when a slider redraws the figure. In the
+   theme's dark mode each figure is drawn in the page's dark colours (window.dynamicsDark). */
 (function () {
   'use strict';
   var NARROW = __NARROW__, EDGE = 8;  // px: a figure narrower than NARROW is on a phone
@@ -214,13 +215,15 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
       return phone && w > 0 && w < NARROW ? 'narrow' : 'wide';
     }
     var pads = ((phone && phone.layout.sliders) || fig.layout.sliders || []).map(function (s) { return copy(s.pad || {}); });
-    function fit() { return shown === 'narrow' ? fitSliders(gd, pads) : null; }
+    function dark() { return !!(window.dynamicsIsDark && window.dynamicsIsDark()); }
+    function fit() { return shown && shown.indexOf('narrow') === 0 ? fitSliders(gd, pads) : null; }
     function apply() {
-      var kind = wanted();
-      if (kind === shown) { return fit(); }
+      var kind = wanted(), look = kind + (dark() ? ' dark' : '');
+      if (look === shown) { return fit(); }
       var v = variant(fig, kind === 'narrow' ? phone : null), first = shown === null;
+      if (dark()) { window.dynamicsDark(v); }  // the dark theme's colours (dynamics.darkmode)
       if (!first) { keep(gd, v); }
-      shown = kind;
+      shown = look;
       gd.setAttribute('data-layout', kind);
       gd.style.height = v.layout.height + 'px';
       if (!first) { return Plotly.react(gd, v.data, v.layout, config).then(fit); }
@@ -235,6 +238,10 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
     update();
     if (window.ResizeObserver) { new ResizeObserver(update).observe(gd); }
     window.addEventListener('orientationchange', update);
+    // the theme's toggle (or the system's setting) marks <html data-theme>: redraw in its colours
+    if (window.MutationObserver) {
+      new MutationObserver(update).observe(document.documentElement, {attributes: true, attributeFilter: ['data-theme']});
+    }
     window.addEventListener('resize', update);
   };
 })();
@@ -244,9 +251,10 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
 def book_js() -> str:
     """The book's ``dynamics.js`` (:data:`BOOK_JS`), with the width under which a figure is
     drawn in its narrow layout (:data:`dynamics.plots.NARROW_BELOW`)."""
+    from .darkmode import dark_js
     from .plots import NARROW_BELOW
 
-    return BOOK_JS.replace("__NARROW__", str(NARROW_BELOW))
+    return dark_js() + BOOK_JS.replace("__NARROW__", str(NARROW_BELOW))
 
 
 # ----------------------------------------------------------------------------- the code on the page

@@ -138,7 +138,8 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
    layout again when it grows (a rotation, a wider window). A tap on a plot shows its hover.
    On a phone a slider spans the figure's whole width (its steps far enough apart for a finger),
    and a 3-D view turned by a finger stays turned when a slider redraws the figure. In the
-   theme's dark mode each figure is drawn in the page's dark colours (window.dynamicsDark). */
+   theme's dark mode each figure is drawn in the page's dark colours (window.dynamicsDark); a
+   slider's step and a turned 3-D view are written in the address (window.dynamicsView). */
 (function () {
   'use strict';
   var NARROW = __NARROW__, EDGE = 8;  // px: a figure narrower than NARROW is on a phone
@@ -207,8 +208,9 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
     }, true);
   }
 
+  var figures = 0;  // a figure's place on the page (1, 2, ...): its name in a link to a view
   window.dynamicsFigure = function (id, fig, narrow, config) {
-    var gd = document.getElementById(id), shown = null, queue = Promise.resolve();
+    var gd = document.getElementById(id), shown = null, queue = Promise.resolve(), n = ++figures;
     var phone = narrow && narrow.layout && Object.keys(narrow.layout).length ? narrow : null;
     function wanted() {
       var w = gd.getBoundingClientRect().width;
@@ -231,6 +233,8 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
         // plotly redraws on its own when the window changes size: fit the sliders again then
         gd.on('plotly_afterplot', function () { queue = queue.then(fit); });
         if (fig.frames) { return Plotly.addFrames(gd, fig.frames); }
+      }).then(function () {
+        if (window.dynamicsView) { window.dynamicsView(gd, n); }  // dynamics.viewlink
       }).then(fit);
     }
     function update() { queue = queue.then(apply).catch(function (e) { console.error(e); }); }
@@ -253,8 +257,9 @@ def book_js() -> str:
     drawn in its narrow layout (:data:`dynamics.plots.NARROW_BELOW`)."""
     from .darkmode import dark_js
     from .plots import NARROW_BELOW
+    from .viewlink import VIEW_JS
 
-    return dark_js() + BOOK_JS.replace("__NARROW__", str(NARROW_BELOW))
+    return dark_js() + VIEW_JS + BOOK_JS.replace("__NARROW__", str(NARROW_BELOW))
 
 
 # ----------------------------------------------------------------------------- the code on the page

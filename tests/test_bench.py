@@ -166,7 +166,11 @@ def test_a_measured_notebook_reports_where_it_failed_or_stopped(tmp_path):
         gpumeasure.run_notebook(tmp_path / "c.ipynb", limit=0)
 
 
-def test_live_cost_line_says_what_is_measured_and_what_planned(tmp_path):
+def test_live_cost_line_says_only_what_was_measured(tmp_path):
+    """The page's cost line: the smoke and cpu times as measured; the gpu time of the whole
+    notebook where a GPU measured it (a measured row; else what the measuring sessions say:
+    a lower bound from a run stopped at its limit, an upper bound from one that shared the
+    GPU); never the gpu plan, which prices the trainings only."""
     from dynamics import book
 
     rows = [dict(chapter="grokking", profile=p, seconds=s, how=h, on=on, date="2026-11-24",
@@ -175,19 +179,26 @@ def test_live_cost_line_says_what_is_measured_and_what_planned(tmp_path):
                                 ("cpu", 300, "measured", "on 2 CPU cores"),
                                 ("gpu", 540, "planned", "T4"), ("gpu", 120, "planned", "H100")]]
     path = book.write_live_cost(rows, tmp_path / "live_cost.csv")
-    line = book.live_cost_line("grokking", book.read_live_cost(path))
+    line = book.live_cost_line("grokking", book.read_live_cost(path), gpu_sessions=[])
     assert line == ("Running this page's code cells takes about 40 s in the smoke profile and "
-                    "about 5 min in the cpu profile (measured on 2 CPU cores, 2026-11-24); its "
-                    "trainings in the gpu profile take about 9 min on a T4 and about 2 min on an H100 "
-                    "(planned from the work counted by `python -m dynamics.bench gpu`, not "
-                    "measured).")
-    # a measured gpu row replaces nothing and is said as measured
+                    "about 5 min in the cpu profile (measured on 2 CPU cores, 2026-11-24); it has "
+                    "not yet been timed in the gpu profile on a GPU.")
+    run = dict(notebook="grokking", cells=9, cells_run=4, finished=False, stopped_at_limit=True,
+               error=None, wall_s=60.1, peak_allocated_bytes=None, peak_reserved_bytes=None, sharing=0)
+    shared = dict(run, finished=True, stopped_at_limit=False, cells_run=9, wall_s=119.0, sharing=6)
+    other = dict(run, notebook="lottery_tickets", wall_s=600.0)
+    sessions = [dict(provenance=dict(gpu="NVIDIA H100", date="2026-11-26 16:45 UTC"),
+                     runs=[run, other, shared])]
+    line = book.live_cost_line("grokking", book.read_live_cost(path), gpu_sessions=sessions)
+    assert line.endswith("; in the gpu profile, on an NVIDIA H100 (2026-11-26) it was still running "
+                         "when stopped after 1.0 min and ran to the end in 2.0 min while sharing "
+                         "the GPU with 6 other notebooks.")
+    assert "T4" not in line and "plan" not in line
+    # a measured gpu row (bench gpu --measure --write) is said as measured, in its place
     book.write_live_cost([dict(rows[2], how="measured", on="on Tesla T4", seconds=420)], path)
-    line = book.live_cost_line("grokking", book.read_live_cost(path))
+    line = book.live_cost_line("grokking", book.read_live_cost(path), gpu_sessions=sessions)
     assert "about 7 min in the gpu profile (measured on Tesla T4, 2026-11-24)" in line
-    assert "about 9 min on a T4" in line
-    book.write_live_cost([dict(rows[3], seconds=0.3)], path)  # a plan of trainings only
-    assert "under a second on an H100" in book.live_cost_line("grokking", book.read_live_cost(path))
+    assert "H100" not in line
     with pytest.raises(ValueError, match="no row for 'lottery_tickets'"):
         book.live_cost_line("lottery_tickets", book.read_live_cost(path))
     with pytest.raises(ValueError, match="unknown chapter"):
@@ -198,16 +209,16 @@ def test_live_cost_line_says_what_is_measured_and_what_planned(tmp_path):
 
 def test_every_chapter_says_its_live_cost():
     """The committed table (data/live_cost.csv) has, for every chapter, the measured smoke and
-    cpu times and the gpu plan for a T4, and the one-line cell prints from it."""
+    cpu times, and the one-line cell prints from it and from data/gpu_measured.json."""
     from dynamics import CHAPTERS, book
 
     rows = book.read_live_cost()
     for chapter in CHAPTERS:
         have = {(r["profile"], r["how"], r["on"]) for r in rows if r["chapter"] == chapter}
         assert {("smoke", "measured"), ("cpu", "measured")} <= {k[:2] for k in have}, chapter
-        assert ("gpu", "planned", "T4") in have, chapter
         line = book.live_cost_line(chapter, rows)
-        assert "smoke profile" in line and "cpu profile" in line and "on a T4" in line
+        assert "smoke profile" in line and "cpu profile" in line and "gpu profile" in line
+        assert "planned" not in line
 
 
 def test_every_chapter_page_shows_its_live_cost():

@@ -430,9 +430,12 @@ def _and(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def live_cost_line(chapter: str, rows: list[dict]) -> str:
-    """One line: how long running ``chapter``'s code cells takes in each profile, saying
-    which numbers were measured (on what, when) and which are the gpu plan's estimate."""
+def live_cost_line(chapter: str, rows: list[dict], gpu_sessions: list[dict] | None = None) -> str:
+    """One line: how long running ``chapter``'s code cells takes in each profile, measured
+    (on what, when): the smoke and cpu times from ``rows`` (``data/live_cost.csv``), and the
+    gpu time of the whole notebook where a GPU has measured it (a measured row, else what
+    ``gpu_sessions``, default ``data/gpu_measured.json``, says: :func:`dynamics.gpumeasure.gpu_line`).
+    The gpu plan's estimate is not said here: it prices the trainings only."""
     from . import CHAPTERS
     from .runtime import duration
 
@@ -446,17 +449,14 @@ def live_cost_line(chapter: str, rows: list[dict]) -> str:
                 measured.setdefault((r["on"], r["date"]), []).append(
                     f"{duration(r['seconds'])} in the {profile} profile")
     parts = [f"{_and(texts)} (measured {on}, {date})" for (on, date), texts in measured.items()]
-    about = lambda s: duration(s) if s >= 1 else "under a second"  # noqa: E731
-    planned = [f"{about(r['seconds'])} on {'an' if r['on'][:1] in 'AEH' else 'a'} {r['on']}"
-               for r in sorted(mine, key=lambda r: -r["seconds"])  # Colab's T4 first
-               if (r["profile"], r["how"]) == ("gpu", "planned")]
-    if planned:  # the plan prices the trainings (FLOPs and kernel launches), not the plotting
-        parts.append(f"its trainings in the gpu profile take {_and(planned)} (planned from the work "
-                     "counted by `python -m dynamics.bench gpu`, not measured)")
     if not parts:
         raise ValueError(f"{live_cost_path()} has no row for {chapter!r}: write them with "
-                         f"`{LIVE_COST_COMMANDS[('measured', 'cpu')]}` and "
-                         f"`{LIVE_COST_COMMANDS[('planned', 'gpu')]}`")
+                         f"`{LIVE_COST_COMMANDS[('measured', 'cpu')]}`")
+    if not any(r["profile"] == "gpu" and r["how"] == "measured" for r in mine):
+        # what a GPU measured of the whole notebook (the gpu plan prices its trainings only)
+        from .gpumeasure import gpu_line
+
+        parts.append(gpu_line(chapter, gpu_sessions))
     return f"Running this page's code cells takes {'; '.join(parts)}."
 
 

@@ -31,7 +31,8 @@ def run_notebook(path: Path, profile: str = "gpu", limit: float = 600.0,
     """Run one notebook in a fresh kernel at ``profile`` for at most ``limit`` wall seconds.
 
     Returns ``dict(notebook, wall_s, cells, cells_run, finished, stopped_at_limit, error,
-    peak_allocated_bytes, peak_reserved_bytes)``: ``finished`` when every cell ran,
+    peak_allocated_bytes, peak_reserved_bytes, sharing)`` (``sharing``: how many other
+    notebooks ran on the GPU at the same time; 0 here, one at a time): ``finished`` when every cell ran,
     ``stopped_at_limit`` when the limit interrupted a cell (the kernel is interrupted, not
     killed, so the peak memory is still read), ``error`` the failing cell's traceback (the
     last 3,000 characters) when one raised."""
@@ -49,7 +50,7 @@ def run_notebook(path: Path, profile: str = "gpu", limit: float = 600.0,
     run_env = dict(os.environ, **(env or {}), DYNAMICS_PROFILE=profile, DYNAMICS_PROGRESS="0")
     out = dict(notebook=path.stem, cells=len(code), cells_run=0, finished=False,
                stopped_at_limit=False, error=None, peak_allocated_bytes=None,
-               peak_reserved_bytes=None)
+               peak_reserved_bytes=None, sharing=0)
     start = time.perf_counter()
     with client.setup_kernel(env=run_env):
         for i in code:
@@ -128,6 +129,43 @@ def record(entry: dict, path: Path | None = None) -> Path:
     sessions.append(entry)
     write_atomic(path, json.dumps(sessions, indent=1) + "\n")
     return path
+
+
+def sessions(path: Path | None = None) -> list[dict]:
+    """The measuring sessions kept in ``data/gpu_measured.json`` (none when it is missing)."""
+    from .results import data_dir
+
+    path = Path(path) if path is not None else data_dir() / MEASURED
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.1f} min"
+
+
+def gpu_line(chapter: str, kept: list[dict] | None = None) -> str:
+    """What the measurements say of ``chapter`` at the gpu profile, as a clause of the page's
+    cost line: the whole notebook, never its trainings alone. A notebook still running at its
+    limit gives a lower bound, one that finished while sharing the GPU an upper bound."""
+    kept = sessions() if kept is None else kept
+    said: dict[str, list[str]] = {}  # "an <GPU> (<day>)" -> what it measured
+    for s in kept:
+        where = f"an {s['provenance']['gpu']} ({s['provenance']['date'][:10]})"
+        for run in s["runs"]:
+            if run["notebook"] != chapter:
+                continue
+            others = run.get("sharing", 0)
+            if run["finished"]:
+                said.setdefault(where, []).append(
+                    f"ran to the end in {_minutes(run['wall_s'])}"
+                    + (f" while sharing the GPU with {others} other notebooks" if others else ""))
+            elif run["stopped_at_limit"] and not others:
+                said.setdefault(where, []).append(
+                    f"was still running when stopped after {_minutes(run['wall_s'])}")
+    if not said:
+        return "it has not yet been timed in the gpu profile on a GPU"
+    return "in the gpu profile, " + "; ".join(
+        f"on {where} it {' and '.join(texts)}" for where, texts in said.items())
 
 
 def describe(run: dict) -> str:

@@ -112,7 +112,9 @@ def _serve_plotly(app, config) -> None:
     dst = static / "plotly.min.js"
     if not dst.exists() or dst.stat().st_size != src.stat().st_size:
         shutil.copyfile(src, dst)
-    (static / "dynamics.css").write_text(BOOK_CSS)
+    from .printed import PRINT_CSS
+
+    (static / "dynamics.css").write_text(BOOK_CSS + PRINT_CSS)  # the printed edition's style too
     (static / "dynamics.js").write_text(book_js())
     config.html_static_path = [*config.html_static_path, str(static)]  # copied to _static
 

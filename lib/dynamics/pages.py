@@ -383,7 +383,8 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
     article column, a page that scrolls sideways, raw TeX, figures not drawn, wider than the
     screen, or with two texts on top of each other (titles, subplot titles, legend, axis
     titles and ticks, annotations, slider labels, heatmap cell and bar labels) or cut off by
-    the figure's edge, the Colab link, remote requests, and whether moving one slider redrew
+    the figure's edge, the Colab link, remote requests, errors in the JavaScript console
+    (``console``: console.error and uncaught exceptions), and whether moving one slider redrew
     its figure. On a phone, with a finger: that slider tapped; a tap on a line plot shows its
     hover; every slider's steps at least :data:`MIN_STEP` px apart, and a drag along it passes
     every step (``dragged``); the first 3-D figure turns under a drag, shows a point's hover on
@@ -415,6 +416,9 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             page = context.new_page()
             page.route("**/*", route)
             remote.clear()
+            console = []  # errors a reader's browser logs: console.error and uncaught exceptions
+            page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: console.append(f"uncaught {e}"))
             page.goto((html_dir / "chapters" / f"{name}.html").as_uri(), wait_until="load")
             page.wait_for_function("() => !window.MathJax || !MathJax.startup || "
                                    "MathJax.startup.promise !== undefined", timeout=30000)
@@ -454,6 +458,7 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
                 report["dragged"] = _drag_sliders(page, cdp, report["figures"])
                 report["turned_3d"] = _turn_3d(page, cdp)
             report["remote"] = list(remote)
+            report["console"] = list(dict.fromkeys(console))
             reports[name] = report
             context.close()
         browser.close()
@@ -473,6 +478,7 @@ def problems(report: dict) -> list[str]:
         out.append("no Colab launch link")
     if report["remote"]:
         out.append(f"requests to the network: {report['remote'][:3]}")
+    out += [f"JavaScript console error: {e}" for e in report.get("console", ())]
     if report["traceback"]:
         out.append("a cell raised (Traceback on the page)")
     if report["slider_moved"] and not report["slider_moved"].get("redrawn"):

@@ -132,11 +132,13 @@ def test_a_built_page_passes_the_html_check_and_logs_no_console_error(tiny_book)
     assert page.count("const THEBE_JS_URL") == 1
     report = book.inspect_pages(tiny_book, ["glued"])["glued"]
     assert report["console"] == [] and book.problems(report) == [], book.problems(report)
+    assert htmlcheck.main([str(tiny_book), "--console"]) == 0  # every page, intro and index too
 
 
-def test_the_page_check_reports_console_errors(tmp_path):
+def test_the_page_check_reports_console_errors(tmp_path, capsys):
     """A script declared twice (the error sphinx-thebe's duplicate caused) and a console.error
-    are each a problem of the page."""
+    are each a problem of the page, in the rendered-book check and in ``python -m
+    dynamics.htmlcheck --console``, which the Pages workflow runs."""
     page = tmp_path / "chapters" / "broken.html"
     page.parent.mkdir()
     page.write_text('<html><body><article class="bd-article"><a href="https://colab.research.'
@@ -146,6 +148,11 @@ def test_the_page_check_reports_console_errors(tmp_path):
     found = book.problems(book.inspect_pages(tmp_path, ["broken"])["broken"])
     assert found == ["JavaScript console error: uncaught Identifier 'THEBE_JS_URL' has already "
                      "been declared", "JavaScript console error: a figure failed"], found
+    assert htmlcheck.main([str(tmp_path)]) == 0  # the text alone is fine
+    capsys.readouterr()
+    assert htmlcheck.main([str(tmp_path), "--console"]) == 1
+    out = capsys.readouterr().out
+    assert all(f"chapters/broken.html: {p}" in out for p in found), out
 
 
 def test_config_points_launch_buttons_at_the_repository():

@@ -18,7 +18,8 @@ Only what a reader reads as text is read: the page's article (not the theme's na
 never scripts (plotly's JSON), styles, code (blocks, inline code, a cell's source or printed
 lines), math or SVG. Hand-written prose may hold a tuple of its own ("(4, 5) a larger
 learning rate"); a tuple is a Python value only where values are written by code. The
-JavaScript console is read by the browser check (:func:`dynamics.pages.inspect_pages`).
+JavaScript console needs a browser: ``--console`` loads every page in Chromium as well, and the
+rendered-book test reads it on each chapter page (:func:`dynamics.pages.inspect_pages`).
 """
 from __future__ import annotations
 
@@ -248,17 +249,26 @@ def check_dir(html_dir) -> dict[str, list[str]]:
 
 
 def main(argv=None) -> int:
-    """``python -m dynamics.htmlcheck HTML_DIR``: check every built page; print each problem
-    as ``page: problem``; exit 1 if there is any, 0 if there is none."""
+    """``python -m dynamics.htmlcheck HTML_DIR [--console]``: check every built page; with
+    ``--console`` also load each in Chromium (:func:`dynamics.pages.console_errors`) and fail
+    on what its JavaScript console logs as an error. Prints each problem as ``page: problem``;
+    exits 1 if there is any, 0 if there is none."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m dynamics.htmlcheck", description=main.__doc__)
     parser.add_argument("html_dir", help="the built book's HTML folder, e.g. _build/html")
+    parser.add_argument("--console", action="store_true",
+                        help="also load every page in Chromium and fail on JavaScript console errors")
     args = parser.parse_args(argv)
     try:
         found = check_dir(args.html_dir)
     except FileNotFoundError as err:
         parser.error(str(err))
+    if args.console:
+        from .pages import console_errors
+
+        for page, errors in console_errors(args.html_dir, list(found)).items():
+            found[page] = found[page] + [f"JavaScript console error: {e}" for e in errors]
     bad = {page: ps for page, ps in found.items() if ps}
     for page, ps in bad.items():
         for p in ps:

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 __all__ = ["BOOK_COPY_IGNORE", "MIN_STEP", "build", "chromium", "PAGE_REPORT_JS", "MOVE_SLIDER_JS",
-           "TAP_POINT_JS", "inspect_pages", "problems", "screenshots"]
+           "TAP_POINT_JS", "console_errors", "inspect_pages", "problems", "screenshots"]
 
 # A finger's target: two steps of a slider on a phone must be at least this far apart (CSS px).
 # WCAG 2.2's minimum target size (SC 2.5.8): 24 x 24 px, or targets spaced so that 24 px circles
@@ -376,6 +376,41 @@ def _browser(pw):
                                     "--disable-background-networking"])
 
 
+def _listen(page, errors: list) -> None:
+    """Collect what a reader's browser logs as errors: console.error and uncaught exceptions."""
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"uncaught {e}"))
+
+
+def console_errors(html_dir, pages) -> dict[str, list[str]]:
+    """Each of ``pages`` (paths under ``html_dir``, any page of the book) loaded in Chromium
+    with every non-file request refused: the errors its JavaScript console logs, and the
+    requests to the network it tried (a page of the book makes none)."""
+    from playwright.sync_api import sync_playwright
+
+    out = {}
+    with sync_playwright() as pw:
+        browser = _browser(pw)
+        for name in pages:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page, errors = context.new_page(), []
+            _listen(page, errors)
+
+            def route(r, errors=errors):
+                if r.request.url.startswith(("file:", "data:", "blob:")):
+                    return r.continue_()
+                errors.append(f"a request to the network: {r.request.url}")
+                r.abort()
+
+            page.route("**/*", route)
+            page.goto((Path(html_dir) / name).resolve().as_uri(), wait_until="load")
+            page.wait_for_timeout(1500)  # MathJax and the figures draw after the load
+            out[name] = list(dict.fromkeys(errors))
+            context.close()
+        browser.close()
+    return out
+
+
 def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> dict:
     """Open each chapter page (default: all) in the system Chromium through Playwright with
     every non-file request refused, in a window ``width`` px wide (under 500: a phone, 844 px
@@ -416,9 +451,8 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             page = context.new_page()
             page.route("**/*", route)
             remote.clear()
-            console = []  # errors a reader's browser logs: console.error and uncaught exceptions
-            page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: console.append(f"uncaught {e}"))
+            console = []
+            _listen(page, console)
             page.goto((html_dir / "chapters" / f"{name}.html").as_uri(), wait_until="load")
             page.wait_for_function("() => !window.MathJax || !MathJax.startup || "
                                    "MathJax.startup.promise !== undefined", timeout=30000)

@@ -87,6 +87,13 @@ def test_each_planted_problem_is_found_and_only_it(name):
     assert found and all(message in f for f in found), found
 
 
+def test_a_question_may_be_its_bold_title():
+    page = CLEAN.replace("<!--PLANT-->", "<p><strong>4. Which layers are pruned first, and why?"
+                         "</strong></p>" + DETAILS)
+    assert htmlcheck.check_page(page) == []
+    assert "exercise 4 has no question" in htmlcheck.check_page(page.replace("first, and why?", ""))[0]
+
+
 def test_a_hint_before_any_exercise_is_an_exercise_without_its_question():
     page = CLEAN.replace("<p>Each exercise has a hint and a worked answer.</p>",
                          "<p>Each exercise has a hint.</p>" + DETAILS)

@@ -159,7 +159,10 @@ def _exercises(article) -> list[str]:
             return None
 
         def start(number, label) -> None:
-            exercises.append({"number": number, "question": [], "helps": 0, "skip": label})
+            # a title that asks ("**3. Which layers are pruned?**") is the question's first part
+            title = EXERCISE_LABEL.sub("", label.get_text(" ", strip=True)) if label else ""
+            exercises.append({"number": number, "question": [title] if title.endswith("?") else [],
+                              "helps": 0, "skip": label})
             state["open"] = True
 
         def walk(node) -> None:

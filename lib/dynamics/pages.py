@@ -3,7 +3,8 @@ throwaway copy of the repository (all chapters or some, in a profile); :func:`in
 opens the built chapter pages in the system Chromium (Playwright, no network) and reports what
 a reader would see, :func:`problems` says what is wrong in a report, :func:`screenshots`
 saves the first screen of each page, :func:`console_errors` lists what any page logs as an
-error in its JavaScript console (``python -m dynamics.htmlcheck --console``). ``python -m dynamics.book build`` drives them.
+error in its JavaScript console (``python -m dynamics.htmlcheck --console``).
+``python -m dynamics.book build`` drives them.
 """
 from __future__ import annotations
 

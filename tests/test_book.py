@@ -2,6 +2,7 @@
 and the rendered HTML read in a real browser (``test_rendered_book``)."""
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dynamics import CHAPTERS, book
+from dynamics import CHAPTERS, book, htmlcheck
 from dynamics.book import colab_cell, repository_url
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,6 +47,112 @@ def test_glue_prints_outside_the_book_and_writes_numbers_as_the_book_does(capsys
         glue()
     with pytest.raises(ValueError, match="empty list"):
         glue(x=[])
+
+
+def test_glued_text_reads_back_verbatim_in_myst_nb():
+    """``{glue:text}`` reads the stored text/plain back as a Python literal before printing it
+    (``myst_nb``'s ``format_plain_text``): what ``Glued`` stores reads back as the text itself,
+    where a bare "2,000" read back as the tuple (2, 0) and "0.100" as 0.1."""
+    from IPython.core.formatters import format_display_data
+    from myst_nb.core.variables import format_plain_text
+
+    from dynamics.book import Glued
+
+    texts = ["2,000", "6,218", "0.100", "1×10⁻⁵", "12,345,678", "1, 3 and 10", "93%",
+             'it\'s "quoted", 50%', "a\\b", "(2, 0)", "None", ""]
+    for text in texts:
+        data, _ = format_display_data(Glued(text))
+        assert format_plain_text(data["text/plain"], "s") == text
+        assert data["text/html"] == html.escape(text)
+    assert format_plain_text("2,000", "s") == "(2, 0)"  # what a bare text became
+
+
+def _tiny_book(folder: Path) -> Path:
+    """A one-page Jupyter Book with the book's own configuration (its Sphinx extension, theme
+    and MyST-NB settings): a notebook that glues ``GLUED`` and a paragraph with the roles."""
+    import shutil
+    import subprocess
+    import sys
+
+    import nbformat
+
+    shutil.copyfile(ROOT / "_config.yml", folder / "_config.yml")
+    (folder / "data").mkdir()
+    shutil.copyfile(ROOT / "data" / "references.bib", folder / "data" / "references.bib")
+    (folder / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: chapters/glued\n")
+    (folder / "intro.md").write_text("# A tiny book\n\nOne page of glued values.\n")
+    (folder / "chapters").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    args = ", ".join(f"{k}={v!r}" for k, v in GLUED.items())
+    nb.cells = [nbformat.v4.new_markdown_cell("# Glued values"),
+                nbformat.v4.new_code_cell(f"from dynamics.book import glue\nglue({args})"),
+                nbformat.v4.new_markdown_cell(" ".join(f"{k}: {{glue:text}}`{k}`." for k in GLUED))]
+    nbformat.write(nb, folder / "chapters" / "glued.ipynb")
+    out = subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(folder),
+                          "-W", "-n", "--keep-going"], capture_output=True, text=True)
+    assert out.returncode == 0, (out.stdout + out.stderr)[-4000:]
+    return folder / "_build" / "html"
+
+
+# what the tiny book glues: numbers of 1,000 and more (once read back as tuples), a decimal
+# string with a trailing zero (once read back as 0.1), a tiny number, texts with commas and %
+GLUED = dict(a=2000, b=6218.4, c="0.100", d=1e-5, e="1,000 runs, 93% of them",
+             f=[1000, 25000], g=1234567)
+
+
+@pytest.fixture(scope="module")
+def tiny_book(tmp_path_factory):
+    return _tiny_book(tmp_path_factory.mktemp("tiny"))
+
+
+def test_glued_values_print_as_glue_wrote_them(tiny_book):
+    """Built with Jupyter Book, each glued value is on the page exactly as ``glue()`` writes it
+    (its own formatting: what it prints outside the book)."""
+    from bs4 import BeautifulSoup
+
+    from dynamics.book import glue_texts
+
+    soup = BeautifulSoup((tiny_book / "chapters" / "glued.html").read_text(), "html.parser")
+    shown = [span.get_text() for span in soup.select("article span.pasted-text")]
+    expected = list(glue_texts(**GLUED).values())
+    assert expected[:4] == ["2,000", "6,218", "0.100", "1×10⁻⁵"]
+    assert shown == expected
+
+
+def test_a_built_page_passes_the_html_check_and_logs_no_console_error(tiny_book):
+    """The tiny book's pages pass :mod:`dynamics.htmlcheck`, list each script once (sphinx-thebe's
+    ``const THEBE_JS_URL`` twice was a SyntaxError on every page), and log nothing to the
+    JavaScript console in Chromium."""
+    scanned = htmlcheck.check_dir(tiny_book)
+    assert "chapters/glued.html" in scanned and not any(scanned.values()), scanned
+    page = (tiny_book / "chapters" / "glued.html").read_text()
+    inline = re.findall(r"<script>(.*?)</script>", page, re.S)
+    assert inline and len(inline) == len(set(inline)), inline
+    assert page.count("const THEBE_JS_URL") == 1
+    report = book.inspect_pages(tiny_book, ["glued"])["glued"]
+    assert report["console"] == [] and book.problems(report) == [], book.problems(report)
+    assert htmlcheck.main([str(tiny_book), "--console"]) == 0  # every page, intro and index too
+
+
+def test_the_page_check_reports_console_errors(tmp_path, capsys):
+    """A script declared twice (the error sphinx-thebe's duplicate caused) and a console.error
+    are each a problem of the page, in the rendered-book check and in ``python -m
+    dynamics.htmlcheck --console``, which the Pages workflow runs."""
+    page = tmp_path / "chapters" / "broken.html"
+    page.parent.mkdir()
+    page.write_text('<html><body><article class="bd-article"><a href="https://colab.research.'
+                    'google.com/github/x/y">Colab</a></article><script>const THEBE_JS_URL = 1;'
+                    '</script><script>const THEBE_JS_URL = 1;</script><script>console.error('
+                    '"a figure failed")</script></body></html>')
+    found = book.problems(book.inspect_pages(tmp_path, ["broken"])["broken"])
+    assert found == ["JavaScript console error: uncaught Identifier 'THEBE_JS_URL' has already "
+                     "been declared", "JavaScript console error: a figure failed"], found
+    assert htmlcheck.main([str(tmp_path)]) == 0  # the text alone is fine
+    capsys.readouterr()
+    assert htmlcheck.main([str(tmp_path), "--console"]) == 1
+    out = capsys.readouterr().out
+    assert all(f"chapters/broken.html: {p}" in out for p in found), out
 
 
 def test_config_points_launch_buttons_at_the_repository():
@@ -210,8 +317,9 @@ def test_rendered_book(tmp_path):
     screen, a page that does not scroll sideways, every figure drawn in the layout for its width
     with no two of its texts on top of each other and none cut off, no slider over a legend,
     the Colab link there, one slider moved (on the phone: tapped) and its figure redrawn, a tap
-    on a line plot showing its hover; on the phone, with a finger, every slider's steps wide
-    enough apart and reached by a drag, a 3-D figure turned, its hover shown on a tap. A
+    on a line plot showing its hover, nothing in the JavaScript console; on the phone, with a
+    finger, every slider's steps wide enough apart and reached by a drag, a 3-D figure turned,
+    its hover shown on a tap. Every page's text passes :mod:`dynamics.htmlcheck`. A
     screenshot of each page at each width is saved under _build/screenshots/<width> for a
     person to look at."""
     html = book.build(tmp_path / "book", profile="smoke")
@@ -224,7 +332,11 @@ def test_rendered_book(tmp_path):
         source = (html / "chapters" / f"{name}.html").read_text()
         remote = re.findall(r'<script[^>]*src="(https?://[^"]+)"', source)
         assert not remote, f"{name}: scripts loaded from the network: {remote}"
-    found, turned = {}, 0
+    # the pages' text, read without a browser (dynamics.htmlcheck): no Python value (a tuple,
+    # None, nan, inf) where prose or a table holds a value, no unrendered role, every exercise
+    # with its question; the browser below adds the JavaScript console (book.problems)
+    found = {f"{page} (its HTML)": ps for page, ps in htmlcheck.check_dir(html).items()}
+    turned = 0
     for width in WIDTHS:  # one build, read at each width
         shots = ROOT / "_build" / "screenshots" / str(width)
         reports = book.inspect_pages(html, pages, shots_dir=shots, width=width)

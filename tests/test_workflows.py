@@ -125,6 +125,20 @@ def test_colab_workflow_rehearses_weekly_with_colabs_and_the_newest_versions():
     assert wf["permissions"]["issues"] == "write"
 
 
+def test_book_workflow_checks_the_built_pages_before_they_deploy():
+    """The published build is checked as readers get it (dynamics.htmlcheck, with the browser's
+    console) after it is built and before it is uploaded, so a failing check deploys nothing."""
+    steps = _load("book.yml")["jobs"]["build"]["steps"]
+    at = {key: next(i for i, step in enumerate(steps) if test(step)) for key, test in {
+        "build": lambda s: s.get("run", "").startswith("jupyter-book build ."),
+        "check": lambda s: s.get("run", "").strip() == "python -m dynamics.htmlcheck _build/html --console",
+        "upload": lambda s: s.get("uses", "").startswith("actions/upload-pages-artifact@"),
+    }.items()}
+    assert at["build"] < at["check"] < at["upload"], at
+    assert "continue-on-error" not in steps[at["check"]] and "if" not in steps[at["check"]]
+    assert steps[at["upload"]]["with"]["path"] == "_build/html"
+
+
 def test_tests_workflow_runs_the_readme_test_command():
     command = re.search(r"Run the tests.*?```bash\n(.*?)\n```", README, re.S).group(1).strip()
     wf = _load("tests.yml")

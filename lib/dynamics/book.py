@@ -315,31 +315,37 @@ def show_source(*objs, title: str | None = None, open: bool = False):
                 + "".join(blocks) + "</details>")
 
 
-class _Glued(str):
-    """A value as the page prints it: MyST-NB shows ``repr`` in ``{glue:text}``, so the repr is
-    the text itself (a plain ``str`` would be shown with its quotes)."""
+class Glued:
+    """A glued text as MyST-NB stores it, so that the page prints it verbatim.
 
-    def __repr__(self) -> str:
-        return str(self)
+    ``{glue:text}`` reads the stored text/plain back with ``ast.literal_eval`` before printing
+    it (``myst_nb.core.variables.format_plain_text``): a bare "2,000" became the tuple
+    ``(2, 0)`` and "0.100" the float ``0.1``. The text/plain here is the ``repr`` of the text,
+    a string literal, which reads back as exactly the text; ``{glue}`` picks text/html in the
+    HTML build, the text escaped."""
+
+    def __init__(self, text: str):
+        self.text = str(text)
+
+    def __repr__(self) -> str:  # IPython's text/plain
+        return repr(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        return html.escape(self.text)
 
 
-def glue(digits: int = 3, **values) -> None:
-    """Put numbers computed on this page into its prose: ``glue(t_grok=run.grok_step)`` in a
-    cell, ``{glue:text}`t_grok``` in the markdown after it. Numbers are written as the book
-    writes them (:func:`dynamics.plots.number`, ``digits`` significant digits); a list of
-    numbers as "1, 3 and 10"; a string is glued as it is (format it yourself for a
-    percentage or a range).
-
-    In the book build the values are glued silently (MyST-NB); anywhere else (Colab, Jupyter),
-    where ``{glue:text}`` does not render, the cell prints them instead, one line, so that a
-    reader there loses nothing. Returns nothing, so that a cell ending in ``glue(...)`` shows
-    no output of its own.
-    """
+def glue_texts(digits: int = 3, **values) -> dict[str, str]:
+    """The text :func:`glue` puts on the page for each value: a number as the book writes it
+    (:func:`dynamics.plots.number`, ``digits`` significant digits), a list as "1, 3 and 10",
+    a string as it is."""
     from .plots import number
-    from .runtime import in_book_build
 
     if not values:
         raise ValueError("glue() needs at least one name=value")
+
     def text(v) -> str:
         if isinstance(v, str):
             return v
@@ -349,12 +355,29 @@ def glue(digits: int = 3, **values) -> None:
             return _and([text(x) for x in v])
         return number(v, digits)
 
-    texts = {name: _Glued(text(v)) for name, v in values.items()}
+    return {name: text(v) for name, v in values.items()}
+
+
+def glue(digits: int = 3, **values) -> None:
+    """Put numbers computed on this page into its prose: ``glue(t_grok=run.grok_step)`` in a
+    cell, ``{glue:text}`t_grok``` in the markdown after it. Numbers are written as the book
+    writes them (:func:`dynamics.plots.number`, ``digits`` significant digits); a list of
+    numbers as "1, 3 and 10"; a string is glued as it is (format it yourself for a
+    percentage or a range). The page prints each text exactly so (:class:`Glued`).
+
+    In the book build the values are glued silently (MyST-NB); anywhere else (Colab, Jupyter),
+    where ``{glue:text}`` does not render, the cell prints them instead, one line, so that a
+    reader there loses nothing. Returns nothing, so that a cell ending in ``glue(...)`` shows
+    no output of its own.
+    """
+    from .runtime import in_book_build
+
+    texts = glue_texts(digits, **values)
     if in_book_build():
         from myst_nb import glue as nb_glue
 
         for name, text in texts.items():
-            nb_glue(name, text, display=False)
+            nb_glue(name, Glued(text), display=False)
     else:
         print("; ".join(f"{name} = {text}" for name, text in texts.items()))
 
@@ -537,12 +560,32 @@ def _stamp_footer(app, config) -> None:
     config.html_theme_options = options
 
 
+def _one_script_each(app, pagename, templatename, context, doctree) -> None:
+    """Each script on a page once. Sphinx 7.4 lists an inline script that an extension adds
+    after the builder started twice: as added (file name None) and again, read back from its
+    registry before writing (file name ""). sphinx-thebe's ``const THEBE_JS_URL = ...`` (added
+    before the sources are read) then runs twice, and the second declaration is an error in
+    every page's console ("Identifier 'THEBE_JS_URL' has already been declared")."""
+    scripts = context.get("script_files")
+    if not isinstance(scripts, list):
+        return
+    seen, kept = set(), []
+    for js in scripts:
+        key = (getattr(js, "filename", js) or "", getattr(js, "priority", None),
+               tuple(sorted((getattr(js, "attributes", None) or {}).items())))
+        if key not in seen:
+            seen.add(key)
+            kept.append(js)
+    scripts[:] = kept
+
+
 def setup(app):
     os.environ.setdefault("DYNAMICS_PROGRESS", "0")
     # kernels of the book build: serve their own plotly.js, announce nothing to no one
     os.environ.setdefault("DYNAMICS_BOOK_BUILD", "1")
     app.connect("config-inited", _serve_plotly)
     app.connect("config-inited", _stamp_footer)
+    app.connect("html-page-context", _one_script_each, priority=900)  # after the others' scripts
     app.add_js_file("plotly.min.js", priority=200)
     app.add_js_file("dynamics.js", priority=210)
     app.add_css_file("dynamics.css")

@@ -2,7 +2,9 @@
 throwaway copy of the repository (all chapters or some, in a profile); :func:`inspect_pages`
 opens the built chapter pages in the system Chromium (Playwright, no network) and reports what
 a reader would see, :func:`problems` says what is wrong in a report, :func:`screenshots`
-saves the first screen of each page. ``python -m dynamics.book build`` drives them.
+saves the first screen of each page, :func:`console_errors` lists what any page logs as an
+error in its JavaScript console (``python -m dynamics.htmlcheck --console``).
+``python -m dynamics.book build`` drives them.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import shutil
 from pathlib import Path
 
 __all__ = ["BOOK_COPY_IGNORE", "MIN_STEP", "build", "chromium", "PAGE_REPORT_JS", "MOVE_SLIDER_JS",
-           "TAP_POINT_JS", "inspect_pages", "problems", "screenshots"]
+           "TAP_POINT_JS", "console_errors", "inspect_pages", "problems", "screenshots"]
 
 # A finger's target: two steps of a slider on a phone must be at least this far apart (CSS px).
 # WCAG 2.2's minimum target size (SC 2.5.8): 24 x 24 px, or targets spaced so that 24 px circles
@@ -376,6 +378,41 @@ def _browser(pw):
                                     "--disable-background-networking"])
 
 
+def _listen(page, errors: list) -> None:
+    """Collect what a reader's browser logs as errors: console.error and uncaught exceptions."""
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"uncaught {e}"))
+
+
+def console_errors(html_dir, pages) -> dict[str, list[str]]:
+    """Each of ``pages`` (paths under ``html_dir``, any page of the book) loaded in Chromium
+    with every non-file request refused: the errors its JavaScript console logs, and the
+    requests to the network it tried (a page of the book makes none)."""
+    from playwright.sync_api import sync_playwright
+
+    out = {}
+    with sync_playwright() as pw:
+        browser = _browser(pw)
+        for name in pages:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page, errors = context.new_page(), []
+            _listen(page, errors)
+
+            def route(r, errors=errors):
+                if r.request.url.startswith(("file:", "data:", "blob:")):
+                    return r.continue_()
+                errors.append(f"a request to the network: {r.request.url}")
+                r.abort()
+
+            page.route("**/*", route)
+            page.goto((Path(html_dir) / name).resolve().as_uri(), wait_until="load")
+            page.wait_for_timeout(1500)  # MathJax and the figures draw after the load
+            out[name] = list(dict.fromkeys(errors))
+            context.close()
+        browser.close()
+    return out
+
+
 def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> dict:
     """Open each chapter page (default: all) in the system Chromium through Playwright with
     every non-file request refused, in a window ``width`` px wide (under 500: a phone, 844 px
@@ -383,7 +420,8 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
     article column, a page that scrolls sideways, raw TeX, figures not drawn, wider than the
     screen, or with two texts on top of each other (titles, subplot titles, legend, axis
     titles and ticks, annotations, slider labels, heatmap cell and bar labels) or cut off by
-    the figure's edge, the Colab link, remote requests, and whether moving one slider redrew
+    the figure's edge, the Colab link, remote requests, errors in the JavaScript console
+    (``console``: console.error and uncaught exceptions), and whether moving one slider redrew
     its figure. On a phone, with a finger: that slider tapped; a tap on a line plot shows its
     hover; every slider's steps at least :data:`MIN_STEP` px apart, and a drag along it passes
     every step (``dragged``); the first 3-D figure turns under a drag, shows a point's hover on
@@ -415,6 +453,8 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             page = context.new_page()
             page.route("**/*", route)
             remote.clear()
+            console = []
+            _listen(page, console)
             page.goto((html_dir / "chapters" / f"{name}.html").as_uri(), wait_until="load")
             page.wait_for_function("() => !window.MathJax || !MathJax.startup || "
                                    "MathJax.startup.promise !== undefined", timeout=30000)
@@ -454,6 +494,7 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
                 report["dragged"] = _drag_sliders(page, cdp, report["figures"])
                 report["turned_3d"] = _turn_3d(page, cdp)
             report["remote"] = list(remote)
+            report["console"] = list(dict.fromkeys(console))
             reports[name] = report
             context.close()
         browser.close()
@@ -473,6 +514,7 @@ def problems(report: dict) -> list[str]:
         out.append("no Colab launch link")
     if report["remote"]:
         out.append(f"requests to the network: {report['remote'][:3]}")
+    out += [f"JavaScript console error: {e}" for e in report.get("console", ())]
     if report["traceback"]:
         out.append("a cell raised (Traceback on the page)")
     if report["slider_moved"] and not report["slider_moved"].get("redrawn"):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dynamics import CHAPTERS, book, htmlcheck
+from dynamics import CHAPTERS, book, darkmode, htmlcheck, printed
 from dynamics.book import colab_cell, repository_url
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -354,6 +354,21 @@ def test_rendered_book(tmp_path):
             else:
                 assert all(f["layout"] == "wide" for f in r["figures"]), name
     assert turned, "no 3-D figure was turned with a finger on the phone"
+    # dark mode: with the system set to dark, every figure follows the theme (dynamics.darkmode)
+    for name, modes in darkmode.inspect_themes(html, pages).items():
+        assert modes["dark"]["theme"] == "dark" and modes["light"]["theme"] == "light", name
+        for mode, report in modes.items():
+            found[f"{name} in the {mode} theme"] = darkmode.theme_problems(report)
+    # every page's footer says which version of the book it is and when it was built
+    assert book.stamp().split(" (")[0] in intro and ", built 20" in intro
+    # the printed edition: every figure of every chapter drawn in the PDF, each page numbered
+    pdf = printed.print_book(html)
+    assert pdf == html / printed.PDF_NAME and f'href="{printed.PDF_NAME}"' in intro  # linked
+    pictures = sum(len(p) for p in printed.figures_in(pdf))
+    drawn = sum((html / f"{f}.html").read_text().count("dynamicsFigure(")
+                for f in ["intro", *toc_files()])
+    assert pictures == drawn, f"{pictures} figures in the PDF, {drawn} on the pages"
+    assert all(p["colours"] > 8 for page in printed.figures_in(pdf) for p in page), "a blank figure"
     assert not any(found.values()), "\n".join(f"{n}: {p}" for n, ps in found.items() for p in ps)
 
 

@@ -139,6 +139,16 @@ def test_book_workflow_checks_the_built_pages_before_they_deploy():
     assert steps[at["upload"]]["with"]["path"] == "_build/html"
 
 
+def test_book_workflow_publishes_the_printed_edition_beside_the_site():
+    steps = _load("book.yml")["jobs"]["build"]["steps"]
+    runs = [step.get("run", "").strip() for step in steps]
+    printing = runs.index("python -m dynamics.printed _build/html")
+    upload = next(i for i, step in enumerate(steps)
+                  if step.get("uses", "").startswith("actions/upload-pages-artifact@"))
+    assert runs.index("python -m dynamics.htmlcheck _build/html --console") < printing < upload
+    assert 'href="training-dynamics.pdf"' in (ROOT / "intro.md").read_text()
+
+
 def test_tests_workflow_runs_the_readme_test_command():
     command = re.search(r"Run the tests.*?```bash\n(.*?)\n```", README, re.S).group(1).strip()
     wf = _load("tests.yml")

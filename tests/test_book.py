@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dynamics import CHAPTERS, book, darkmode, htmlcheck, printed
+from dynamics import CHAPTERS, access, book, darkmode, htmlcheck, printed
 from dynamics.book import colab_cell, repository_url
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -355,10 +355,13 @@ def test_rendered_book(tmp_path):
                 assert all(f["layout"] == "wide" for f in r["figures"]), name
     assert turned, "no 3-D figure was turned with a finger on the phone"
     # dark mode: with the system set to dark, every figure follows the theme (dynamics.darkmode)
-    for name, modes in darkmode.inspect_themes(html, pages).items():
+    # and an automated accessibility audit (axe-core) finds nothing serious or critical in
+    # either theme, on the landing page and every chapter (dynamics.access)
+    for name, modes in darkmode.inspect_themes(html, audit=True).items():
         assert modes["dark"]["theme"] == "dark" and modes["light"]["theme"] == "light", name
         for mode, report in modes.items():
-            found[f"{name} in the {mode} theme"] = darkmode.theme_problems(report)
+            found[f"{name} in the {mode} theme"] = (darkmode.theme_problems(report)
+                                                    + access.audit_problems(report["audit"]))
     # every page's footer says which version of the book it is and when it was built
     assert book.stamp().split(" (")[0] in intro and ", built 20" in intro
     # the printed edition: every figure of every chapter drawn in the PDF, each page numbered

@@ -70,7 +70,7 @@ def test_figures_follow_the_dark_theme_in_a_browser(tmp_path):
     """Chromium with the system set to dark: every figure is drawn on the page's dark
     background in its text colour, its lines in the lightened palette; set to light, the
     figures stay white. A page whose figures ignore the theme is caught."""
-    reports = darkmode.inspect_themes(_page(tmp_path / "ok"), ["dark"])["dark"]
+    reports = darkmode.inspect_themes(_page(tmp_path / "ok"), audit=True)["chapters/dark"]
     dark, light = reports["dark"], reports["light"]
     assert dark["theme"] == "dark" and light["theme"] == "light"
     assert len(dark["figures"]) == 2
@@ -78,9 +78,10 @@ def test_figures_follow_the_dark_theme_in_a_browser(tmp_path):
         assert darkmode.contrast(f["paper"], darkmode.DARK_BACKGROUND) < 1.05
     assert set(dark["figures"][0]["colors"]) == set(darkmode.DARK_PALETTE)
     assert darkmode.theme_problems(dark) == [] and darkmode.theme_problems(light) == []
+    assert isinstance(dark["audit"], list) and isinstance(light["audit"], list)  # axe ran in both
     # planted: figures that do not follow the theme
     ignore = "<script>window.dynamicsIsDark = function () { return false; };</script>"
-    bad = darkmode.inspect_themes(_page(tmp_path / "bad", ignore), ["dark"])["dark"]["dark"]
+    bad = darkmode.inspect_themes(_page(tmp_path / "bad", ignore), ["chapters/dark"])["chapters/dark"]["dark"]
     assert any("on a dark page" in p for p in darkmode.theme_problems(bad))
 
 

@@ -209,16 +209,21 @@ def theme_problems(report: dict) -> list[str]:
     return found
 
 
-def inspect_themes(html_dir, pages=None, width: int = 1280) -> dict:
-    """Open each chapter page (default: all) in Chromium twice, with the system set to light
-    and to dark (the theme follows it on a first visit), and return ``{page: {mode: report}}``
-    (:data:`THEME_REPORT_JS`); :func:`theme_problems` judges each report."""
+def inspect_themes(html_dir, pages=None, width: int = 1280, audit: bool = False) -> dict:
+    """Open each page (paths under ``html_dir`` without ``.html``; default: the landing page
+    and every chapter) in Chromium twice, with the system set to light and to dark (the theme
+    follows it on a first visit), and return ``{page: {mode: report}}``
+    (:data:`THEME_REPORT_JS`); :func:`theme_problems` judges each report. With ``audit``, each
+    report also holds axe-core's violations in that mode (``report["audit"]``,
+    :func:`dynamics.access.audit`)."""
     from playwright.sync_api import sync_playwright
 
     from .pages import _browser
 
     html_dir = Path(html_dir)
-    pages = pages or sorted(p.stem for p in (html_dir / "chapters").glob("*.html"))
+    if pages is None:
+        pages = ["intro"] * (html_dir / "intro.html").exists() + sorted(
+            f"chapters/{p.stem}" for p in (html_dir / "chapters").glob("*.html"))
     out: dict = {}
     with sync_playwright() as pw:
         browser = _browser(pw)
@@ -229,9 +234,14 @@ def inspect_themes(html_dir, pages=None, width: int = 1280) -> dict:
                 page = context.new_page()
                 page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(
                     ("file:", "data:", "blob:")) else r.abort())
-                page.goto((html_dir / "chapters" / f"{name}.html").as_uri(), wait_until="load")
+                page.goto((html_dir / f"{name}.html").as_uri(), wait_until="load")
                 page.wait_for_timeout(1500)
-                out.setdefault(name, {})[mode] = page.evaluate(THEME_REPORT_JS)
+                report = page.evaluate(THEME_REPORT_JS)
+                if audit:
+                    from .access import audit as axe
+
+                    report["audit"] = axe(page)
+                out.setdefault(name, {})[mode] = report
                 context.close()
         browser.close()
     return out

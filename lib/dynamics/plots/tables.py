@@ -66,7 +66,7 @@ table.dynamics-table td.num, table.dynamics-table th.num { text-align: right;
   font-variant-numeric: tabular-nums; }
 table.dynamics-table td.num { white-space: nowrap; }
 table.dynamics-table td.text { min-width: 8em; white-space: pre-line; }
-table.dynamics-table td.missing { color: #888; font-style: italic; }
+table.dynamics-table td.missing { color: #6e6e6e; font-style: italic; }  /* 5:1 on white (WCAG AA) */
 """
 
 

@@ -1,0 +1,65 @@
+"""TF32 emulated on the CPU: the rounding is TF32's (10 explicit mantissa bits, round to
+nearest, ties away from zero), it reaches every float32 matmul and convolution, forward and
+backward, and full_float32 turns it off as it turns TF32 off on a GPU."""
+import math
+
+import torch
+import torch.nn.functional as F
+
+from dynamics.precision import MANTISSA_BITS, emulating_tf32, full_float32, tf32_round
+
+
+def _reference(v: float) -> float:
+    """TF32 of a float32 value by arithmetic, not bits: v = m 2^e with 0.5 <= |m| < 1 keeps
+    MANTISSA_BITS + 1 significant bits, the half-way case rounding away from zero."""
+    if not math.isfinite(v) or v == 0:
+        return v
+    m, e = math.frexp(v)
+    scaled = abs(m) * 2 ** (MANTISSA_BITS + 1)
+    kept = math.floor(scaled + 0.5)
+    return math.copysign(math.ldexp(kept, e - MANTISSA_BITS - 1), v)
+
+
+def test_tf32_round_is_ten_bits_to_nearest():
+    ulp = 2.0 ** -10  # TF32's spacing at 1
+    cases = {1.0: 1.0, 1 + ulp: 1 + ulp, 1 + ulp / 2: 1 + ulp,  # a tie goes away from zero
+             -(1 + ulp / 2): -(1 + ulp), 1 + ulp / 2 - 2 ** -23: 1.0, 1 + 0.75 * ulp: 1 + ulp,
+             3 + 2 ** -10: 3 + 2 ** -9, 2.0 ** -130: 2.0 ** -130,  # subnormals keep their top bits
+             math.inf: math.inf, -math.inf: -math.inf, 0.0: 0.0}
+    x = torch.tensor(list(cases), dtype=torch.float32)
+    assert tf32_round(x).tolist() == list(cases.values())
+    assert math.isnan(float(tf32_round(torch.tensor([math.nan]))))
+    assert float(tf32_round(torch.tensor(torch.finfo(torch.float32).max))) == math.inf
+    gen = torch.Generator().manual_seed(0)
+    r = torch.randn(2000, generator=gen) * torch.exp(torch.randn(2000, generator=gen) * 20)
+    assert tf32_round(r).tolist() == [_reference(v) for v in r.tolist()]
+    assert ((tf32_round(r) - r).abs() <= r.abs() * 2.0 ** -11).all()
+    assert tf32_round(r.double()).equal(r.double())  # only float32 is rounded
+
+
+def test_emulation_reaches_every_matmul_forward_and_backward():
+    gen = torch.Generator().manual_seed(1)
+    a, b = torch.randn(5, 7, generator=gen), torch.randn(7, 3, generator=gen)
+    exact = tf32_round(a) @ tf32_round(b)
+    assert not exact.equal(a @ b)
+    w = torch.randn(3, 7, generator=gen, requires_grad=True)
+    x = torch.randn(4, 6, 7, generator=gen)
+    with emulating_tf32():
+        assert (a @ b).equal(exact) and torch.mm(a, b).equal(exact)
+        assert torch.einsum("ij,jk->ik", a, b).equal(exact)
+        assert torch.bmm(a[None], b[None])[0].equal(exact)
+        assert torch.addmm(torch.ones(3), a, b).equal(exact + 1)
+        y = F.linear(x, w)
+        y.pow(2).sum().backward()
+        with full_float32():
+            assert (a @ b).equal(a @ b) and torch.mm(a, b).equal(torch.matmul(a, b))
+            plain = torch.mm(a, b)
+        kernel = torch.randn(2, 6, 3, generator=gen)
+        conv = F.conv1d(x, kernel)
+    assert plain.allclose(a @ b, rtol=0, atol=0)
+    assert y.equal(tf32_round(x) @ tf32_round(w.detach()).T)
+    grad = 2 * tf32_round(y.detach()).reshape(-1, 3).T @ tf32_round(x.reshape(-1, 7))
+    assert w.grad.equal(grad)  # the backward's matmul is rounded too
+    assert conv.equal(F.conv1d(tf32_round(x), tf32_round(kernel)))
+    assert not conv.equal(F.conv1d(x, kernel))
+    assert torch.backends.cuda.matmul.fp32_precision != "tf32"  # the settings came back

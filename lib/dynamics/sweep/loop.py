@@ -183,8 +183,9 @@ class _Stack:
     def _one(self, p: dict, x: torch.Tensor) -> torch.Tensor:
         return torch.func.functional_call(self.base, p, (x,))
 
-    def mask(self, params: list) -> list:
-        return [t if m is None else t * m for t, m in zip(params, self.masks)]
+    def mask_(self, params: list) -> list:
+        """The parameter masks applied in place (to the step's own fresh tensors)."""
+        return [t if m is None else t.mul_(m) for t, m in zip(params, self.masks)]
 
     def model(self, params: list, k: int) -> nn.Module:
         """Model ``k`` as an ordinary module (for user metrics)."""
@@ -355,11 +356,14 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
                 factor = 1.0 if spec.schedule is None else float(spec.schedule(step - 1))
                 new_p, new_state = batched_step(spec.optimizer, params, grads, state, step, lr * factor,
                                                 wd, momentum=spec.momentum, betas=spec.betas)
-                keep = [_per_model(alive, t) for t in params]  # frozen models keep their values
-                params = [torch.where(a, q, t) for a, q, t in zip(keep, new_p, params)]
-                state = {key: [torch.where(a, q, t) for a, q, t in zip(keep, new, state[key])]
+                # frozen models keep their values; written into the step's fresh tensors, so
+                # that the step holds two copies of parameters and state at most (plan.footprint)
+                keep = [_per_model(alive, t) for t in params]
+                params = [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new_p, params)]
+                state = {key: [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new, state[key])]
                          for key, new in new_state.items()}
-                params = stack.mask(params)
+                del new_p, new_state
+                params = stack.mask_(params)
             meter.end(step, state=state, grads=grads)
             if bar is not None:
                 bar.update(1)

@@ -285,7 +285,8 @@ class Evaluations:
         return self.histories
 
 
-def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, report):
+def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, report,
+                 chunk: int | None = None):
     """Train one chunk of K models of one architecture as one batched computation.
     ``report(step) -> stop?`` is called at each evaluation. Returns (histories, parameters)."""
     device, K = data.device, len(runs)
@@ -302,7 +303,7 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
     evals = set(spec.evals)
     rec = Evaluations(K, spec, device)
     meter = ledger.meter("batched", spec.planned, lambda: len(spec.recipe.evals()),
-                         data, params, K)  # the gpu plan (dry run)
+                         data, params, K, chunk=chunk)  # the gpu plan (dry run)
 
     def evaluate(step: int) -> tuple:
         """Evaluate every model now: (step, [K] device values, user metrics, seconds). In full
@@ -405,7 +406,7 @@ def train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: i
                 continue
             part = job.part(c, len(chunks))
             done = lambda step, part=part: part.report(step / spec.steps)  # noqa: E731
-            hs, params = _train_chunk(model_fn, data, spec, [runs[k] for k in ks], bar, done)
+            hs, params = _train_chunk(model_fn, data, spec, [runs[k] for k in ks], bar, done, chunk)
             for j, k in enumerate(ks):
                 histories[k] = hs[j]
                 states[k] = {n: t[j] for n, t in params.items()}

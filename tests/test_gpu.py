@@ -431,3 +431,20 @@ def test_no_theme_cuts_a_dry_run_by_hand():
     found = [f"{p.relative_to(lib)}:{i}" for p in themes
              for i, line in enumerate(p.read_text().splitlines(), 1) if bare.search(line)]
     assert not found, f"hand-made dry-run cuts in {found}"
+
+
+def test_a_widened_sweep_larger_than_its_chunk_counts_its_chunks(ledger_file):
+    """A dry run's batched call stands for ``widen`` times its models; where the GPU's chunk
+    holds fewer, the plan counts the chunks one after another: as many more repeats (their
+    dispatched ops add up), each less wide (their FLOPs stay the same in total)."""
+    from dynamics import data as D, ledger
+    from dynamics.sweep import grid, train_many
+
+    d = D.mnist1d(200, 100, seed=0, device="cpu")
+    make = lambda c: models.MLP(40, 64, 2, 10)  # noqa: E731
+    with ledger.planned(widen=5.0):  # the full run: 10 models; chunks of 4 -> 3 chunks
+        train_many(make, d, grid(seed=[0, 1]), Recipe(steps=50), strategy=4, progress=False)
+        train_many(make, d, grid(seed=[0, 1]), Recipe(steps=50), strategy=10, progress=False)
+    chunked, whole = ledger.read(ledger_file)
+    assert (chunked["repeats"], chunked["widen"]) == (3, pytest.approx(5 / 3))
+    assert (whole["repeats"], whole["widen"]) == (1, 5.0)

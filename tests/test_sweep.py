@@ -352,7 +352,12 @@ def test_chunk_size_from_free_device_memory(monkeypatch):
     d = tiny_data()
     need = sweep.footprint(models.MLP(40, 16, 2, 10), d, None, "adamw")
     n_params = models.count_parameters(models.MLP(40, 16, 2, 10))
-    assert need["params"] == 4 * n_params * 5 and need["activations"] > 0
+    n_max = 40 * 16  # the largest tensor, the first layer's weight
+    assert need["params"] == 4 * (n_params * 7 + 2 * n_max) and need["activations"] > 0
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")  # the gpu plan's dry run sizes for a T4
+    monkeypatch.setenv("DYNAMICS_LEDGER", "/nonexistent/ledger.jsonl")
+    assert sweep.memory_budget("cpu") == 0.5 * (sweep.plan.DRY_RUN_GPU_MEMORY - 0.5e9)
+    monkeypatch.delenv("DYNAMICS_LEDGER")
     monkeypatch.setattr(sweep.plan, "memory_budget", lambda device: 10 * (need["params"] + need["activations"]))
     assert auto_chunk_size(models.MLP(40, 16, 2, 10), d, None) == 10
 
@@ -482,3 +487,24 @@ def test_progress_reports_and_stop_ends_the_sweep(strategy):
         full = train_many(model_fn, d, [dict(lr=0.01)], Recipe(10, eval=5), strategy=strategy,
                           progress=False)
     assert not full.info["stopped"] and len(full.histories[0]) == 3
+
+
+@pytest.mark.parametrize("optimizer", ["adamw", "momentum", "sgd"])
+def test_footprint_counts_what_a_batched_step_holds_at_its_peak(optimizer):
+    """The chunk sizing's count against the batched engine's measured allocation on the CPU:
+    every tensor storage the chunk's training creates, live from its creation until its last
+    tensor is freed (tests/livebytes.py), at its peak. The count covers the peak, and is not
+    loose by more than a quarter."""
+    from livebytes import LiveBytes
+    from dynamics.sweep.loop import _train_chunk
+    from dynamics.sweep.runs import Spec, _runs
+
+    d = tiny_data()
+    make = lambda c: models.MLP(40, 256, 2, 10)  # noqa: E731
+    recipe = Recipe(steps=3, batch_size=8, optimizer=optimizer, eval=[])
+    runs = _runs(grid(lr=[1e-3, 2e-3], seed=[0, 1, 2]), recipe, None, None)
+    with LiveBytes() as live:
+        _train_chunk(make, d, Spec(recipe, 3), runs, None, lambda step: False)
+    need = sweep.footprint(make({}), d, 8, optimizer)
+    counted = len(runs) * (need["params"] + need["activations"])
+    assert 0.75 * counted <= live.peak <= counted, (live.peak / counted)

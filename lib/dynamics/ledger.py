@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import math
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -230,10 +231,12 @@ def cut(*axes) -> float:
 
 
 def meter(kind: str, planned_steps: int, planned_evals: int, data, params, models: int = 1,
-          desc: str = ""):
+          desc: str = "", chunk: int | None = None):
     """A :class:`Meter` in a measured dry run, else one that does nothing. ``planned_evals``
     may be a function (computed only when measuring). Inside :func:`planned`, the steps and
-    repeats declared there."""
+    repeats declared there. ``chunk``: the most models a batched call holds on the GPU (the
+    sweep's chunk size); a widened call that holds more runs as that many chunks, one after
+    another (more repeats, each less wide)."""
     if not active():
         return _Null()
     if callable(planned_evals):
@@ -244,6 +247,9 @@ def meter(kind: str, planned_steps: int, planned_evals: int, data, params, model
     meter = Meter(kind, planned_steps, planned_evals, data, params, models, desc)
     if kind != "batched":  # one model at a time: more models are more trainings
         repeats, widen = repeats * widen, 1.0
+    elif chunk and models * widen > chunk:
+        n = math.ceil(models * widen / chunk)
+        repeats, widen = repeats * n, widen / n
     meter.entry.update(repeats=repeats, widen=widen)
     return meter
 

@@ -324,3 +324,13 @@ def test_claim_every_row_the_page_asserts(seed):
     assert len(rows) >= 9
     bad = plots.failed_claims(rows)
     assert not bad, [(r["claim"], r["measured here"]) for r in bad]
+
+
+def test_rank_growth_takes_one_svd_per_evaluation(monkeypatch):
+    import torch
+    calls = []
+    svdvals = torch.linalg.svdvals
+    monkeypatch.setattr(torch.linalg, "svdvals", lambda A: calls.append(1) or svdvals(A))
+    cfg = S.SaxeConfig.for_profile("smoke", steps=30)
+    res = E.run_rank_growth(cfg)
+    assert len(res["final"]) == cfg.n_patterns and len(calls) == 31  # evaluations 0, 1, ..., 30

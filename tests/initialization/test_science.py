@@ -224,6 +224,33 @@ def test_haar_orthogonal_and_random_weights():
         S.random_weights("he", 2, 4, 1.0, gen)
 
 
+def test_batched_qr_off_the_cpu_equals_linalg_qr():
+    """Off the CPU, Q is formed from geqrf's reflectors in batched calls (no per-matrix solver
+    call); it is the same factorization as torch.linalg.qr's, matrix by matrix."""
+    gen = torch.Generator().manual_seed(0)
+    for shape, dtype, tol in (((6, 32, 32), torch.float32, 2e-5), ((3, 20, 7), torch.float64, 1e-12),
+                              ((2, 1, 1), torch.float64, 1e-15)):
+        A = torch.randn(*shape, generator=gen, dtype=dtype)
+        q, r = S._qr_from_reflectors(A)
+        for a, qi, ri in zip(A, q, r):  # against one call per matrix
+            q0, r0 = torch.linalg.qr(a)
+            assert torch.allclose(qi, q0, atol=tol) and torch.allclose(ri, r0, atol=tol * 10)
+        assert torch.allclose(q @ r, A, atol=tol * 10)
+    assert S.batched_qr(A)[0].equal(torch.linalg.qr(A)[0])  # on the CPU: linalg.qr itself
+    with pytest.raises(ValueError, match="m >= n"):
+        S._qr_from_reflectors(torch.randn(2, 3, 5))
+
+
+def test_fluctuations_read_back_to_the_host_once():
+    from hostreads import HostReads
+    counts = []
+    for depth in (3, 9):
+        with HostReads() as reads:
+            S.preactivation_fluctuations("orthogonal", depth, 16, 8, seed=0)
+        counts.append(reads.count)
+    assert counts[0] == counts[1] <= 2
+
+
 def test_fluctuations_are_deterministic_and_checked():
     a = S.preactivation_fluctuations("gaussian", 5, 16, 32, seed=4)
     b = S.preactivation_fluctuations("gaussian", 5, 16, 32, seed=4)

@@ -373,3 +373,39 @@ def test_batch_gradient_is_the_gradient_of_the_batch():
     big = S.batch_gradient(keys, values, freq, 2_000_000, g)
     full = S.memory_gradient(keys, values, freq)
     assert float((big - full).norm() / full.norm()) < 0.01  # the full gradient in the limit
+
+
+def test_spectral_shape_batched_equals_one_matrix_at_a_time():
+    stack = torch.stack([gaussian(24, 16, seed=s).float() for s in range(3)]
+                        + [torch.zeros(24, 16)])
+    stack[2, 0, 0] = float("nan")  # a non-finite matrix gives a zero step, like a zero one
+    for p in (1.0, 0.0, -0.5):
+        batched = S.spectral_shape(stack, p)
+        for G, O in zip(stack, batched):
+            assert torch.equal(O, S.spectral_shape(G, p))
+        assert torch.count_nonzero(batched[2:]) == 0
+
+
+def test_spectral_shaping_step_reads_nothing_back_to_the_host():
+    """On a GPU a value read back per step stalls the step; the shaped matrices of one shape
+    are shaped in one batched call, and the step equals shaping each matrix alone."""
+    from hostreads import HostReads
+    params = [nn.Parameter(torch.randn(8, 8)) for _ in range(3)] + [nn.Parameter(torch.randn(8, 5))]
+    twins = [nn.Parameter(p.detach().clone()) for p in params]
+    schedule = S.linear_p_schedule(0.5, -0.5, 10)
+    opt, ref = S.SpectralShaping(params, p=schedule), S.SpectralShaping(twins, p=schedule)
+    for _ in range(3):
+        for p, q in zip(params, twins):
+            p.grad = torch.randn(p.shape)
+            q.grad = p.grad.clone()
+        with HostReads() as reads:
+            opt.step()
+        assert reads.count == 0, reads.names
+        for q in twins:  # the reference: one matrix at a time
+            state = ref.state[q].setdefault("momentum_buffer", torch.zeros_like(q))
+            O = S.spectral_shape(S.momentum_direction(q.grad, state), ref.current_p())
+            with torch.no_grad():
+                q.add_(O, alpha=-ref.param_groups[0]["lr"] * S.muon_lr_scale(q.shape))
+        ref.steps_taken += 1
+        for p, q in zip(params, twins):
+            assert torch.equal(p, q)

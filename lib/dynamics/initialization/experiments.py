@@ -277,9 +277,10 @@ def run_rank_growth(cfg: SaxeConfig, large: float = 0.3) -> dict:
     model = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, cfg.init, cfg.init_std).to(data.device)
     w0 = model.hidden[0].weight.detach().clone()
     k = min(cfg.n_patterns, *w0.shape)
-    metrics = {f"y{c}": (lambda m, d, c=c: pattern_progress(m, d)[c]) for c in range(cfg.n_patterns)}
-    metrics.update({f"sv{j}": (lambda m, d, j=j: torch.linalg.svdvals(m.hidden[0].weight - w0)[j])
-                    for j in range(k)})
+
+    def metrics(m, d):  # one forward pass and one SVD per evaluation
+        y, sv = pattern_progress(m, d), torch.linalg.svdvals(m.hidden[0].weight - w0)
+        return {**{f"y{c}": y[c] for c in range(cfg.n_patterns)}, **{f"sv{j}": sv[j] for j in range(k)}}
     recipe = Recipe(cfg.steps, optimizer="sgd", lr=cfg.lr, loss="mse",
                     eval=At(range(0, cfg.steps + 1, max(1, cfg.steps // 150)), test=False))
     h = train(model, data, recipe, metrics=metrics, seed=cfg.seed, progress=False)

@@ -34,7 +34,7 @@ from .meanfield import _generator, _randn
 __all__ = ["INIT_SCHEMES", "ACTIVATIONS", "GAIN", "SignalConfig", "ChaosConfig",
            "TrainabilityConfig", "FluctuationConfig", "SaxeConfig", "DepthTimeConfig",
            "GuessingConfig", "mnist1d_data", "lsuv_", "init_mlp", "critical_mlp",
-           "layer_statistics", "std_ratio", "haar_orthogonal", "random_weights",
+           "layer_statistics", "std_ratio", "haar_orthogonal", "batched_qr", "random_weights",
            "preactivation_fluctuations", "saxe_task", "deep_linear", "pattern_progress",
            "saxe_theory", "effective_start", "guessing_bias", "favourite_class", *_meanfield]
 
@@ -284,8 +284,31 @@ def haar_orthogonal(n_mats: int, n: int, gen: torch.Generator) -> torch.Tensor:
     """``n_mats`` independent n x n orthogonal matrices from the Haar measure: the QR
     decomposition of a Gaussian matrix, with the signs of R's diagonal moved into Q (without
     that correction Q is not uniformly distributed)."""
-    q, r = torch.linalg.qr(_randn(n_mats, n, n, gen=gen))
+    q, r = batched_qr(_randn(n_mats, n, n, gen=gen))
     return q * torch.sign(torch.diagonal(r, dim1=-2, dim2=-1)).unsqueeze(-2)
+
+
+def batched_qr(A: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The reduced QR of a stack of square or tall matrices [..., m, n], as
+    ``torch.linalg.qr``. On the CPU it is that call. Elsewhere ``linalg.qr`` forms Q with one
+    solver call per matrix (cuSOLVER's ``orgqr`` takes one matrix), so here Q is formed from
+    ``geqrf``'s Householder reflectors in batched matmuls and one batched triangular solve:
+    the compact WY form Q = I − V T Vᵀ, T⁻¹ = striu(VᵀV) + diag(1/τ) (Joffrain et al. 2006). A
+    reflector with τ = 0 (the last of a square matrix) is the identity and is left out."""
+    return torch.linalg.qr(A) if A.device.type == "cpu" else _qr_from_reflectors(A)
+
+
+def _qr_from_reflectors(A: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    m, n = A.shape[-2:]
+    if m < n:
+        raise ValueError(f"batched_qr needs m >= n, got a {m} x {n} matrix")
+    a, tau = torch.geqrf(A)
+    used = tau != 0
+    eye = torch.eye(m, n, dtype=A.dtype, device=A.device)
+    V = (a.tril(-1) + eye) * used.unsqueeze(-2)
+    t_inv = (V.mT @ V).triu(1) + torch.diag_embed(torch.where(used, 1 / tau, 1.0))
+    q = eye - V @ torch.linalg.solve_triangular(t_inv, V[..., :n, :].mT, upper=True)
+    return q, a[..., :n, :].triu()
 
 
 def random_weights(init: str, n_nets: int, width: int, sigma_w2: float,
@@ -326,9 +349,9 @@ def preactivation_fluctuations(init: str, depth: int, width: int, n_nets: int,
         W = random_weights(init, n_nets, width, sigma_w2, gen)
         z = torch.einsum("kij,kj->ki", W, h)
         G = z.pow(2).mean(1)
-        out.append(float(width * G.var() / G.mean() ** 2))
+        out.append(width * G.var() / G.mean() ** 2)
         h = torch.tanh(z)
-    return np.asarray(out)
+    return torch.stack(out).cpu().numpy().astype(np.float64)  # read back once, not per layer
 
 
 # -- Saxe et al.: a deep linear network learning patterns of different strengths ---------------

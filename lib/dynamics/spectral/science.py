@@ -251,6 +251,10 @@ class TeachingMuon(torch.optim.Optimizer):
         return muon_update(grad, buf, group["momentum"], group["nesterov"], group["ns_steps"],
                            group["coeffs"], group["dtype"])
 
+    def directions(self, grads: list, bufs: list, group: dict) -> list:
+        """Every matrix's direction in one group (a subclass may batch them)."""
+        return [self.direction(g, b, group) for g, b in zip(grads, bufs)]
+
     @torch.no_grad()
     def step(self, closure=None):
         loss = None
@@ -259,14 +263,14 @@ class TeachingMuon(torch.optim.Optimizer):
                 loss = closure()
         for group in self.param_groups:
             lr, wd = group["lr"], group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if "momentum_buffer" not in state:
-                    state["momentum_buffer"] = torch.zeros_like(p.grad)
-                # momentum, then orthogonalize
-                O = self.direction(p.grad, state["momentum_buffer"], group)
+            params = [p for p in group["params"] if p.grad is not None]
+            for p in params:
+                if "momentum_buffer" not in self.state[p]:
+                    self.state[p]["momentum_buffer"] = torch.zeros_like(p.grad)
+            # momentum, then orthogonalize
+            directions = self.directions([p.grad for p in params],
+                                         [self.state[p]["momentum_buffer"] for p in params], group)
+            for p, O in zip(params, directions):
                 # decoupled weight decay, then the step, scaled per shape
                 scale = muon_lr_scale(p.shape, group["adjust_lr"])
                 p.mul_(1 - lr * wd)
@@ -288,20 +292,28 @@ def spectral_shape(G: torch.Tensor, p: float,
     directions changes with p, never the step's length, so one learning
     rate is comparable across p. Singular values below ``rel_eps`` × σ_max
     count as zero (a negative power would blow up numerical noise).
+
+    ``G`` may be a stack [..., m, n] of matrices, shaped in one batched SVD. Nothing here
+    reads a value back to the host (on a GPU that would stall every step): a zero matrix, or
+    one with a non-finite entry, gives a zero step by masking, and the training's evaluations
+    see the non-finite loss.
     """
-    _check_matrix(G)
+    if not isinstance(G, torch.Tensor) or G.ndim < 2:
+        _check_matrix(G)
     if not math.isfinite(p):
         raise ValueError(f"p must be a finite number, got {p!r}")
     if not 0.0 < rel_eps < 1.0:
         raise ValueError(f"rel_eps must lie in (0, 1), got {rel_eps!r}")
-    U, S, Vh = torch.linalg.svd(G.float(), full_matrices=False)
-    if not S[0] > 0:
-        return torch.zeros_like(G, dtype=torch.float32)
-    rel = S / S[0]
+    G = G.float()
+    finite = torch.isfinite(G).all(-1, keepdim=True).all(-2, keepdim=True)
+    U, S, Vh = torch.linalg.svd(torch.where(finite, G, 0.0), full_matrices=False)
+    top = S[..., :1]
+    rel = S / torch.where(top > 0, top, 1.0)  # all zero when σ_max is: nothing is kept
     keep = rel > rel_eps
     s = torch.where(keep, rel.clamp_min(rel_eps) ** p, 0.0)
-    s = s * keep.sum().sqrt() / s.norm()
-    return (U * s) @ Vh
+    norm = s.norm(dim=-1, keepdim=True)
+    s = s * keep.sum(-1, keepdim=True).sqrt() / torch.where(norm > 0, norm, 1.0)
+    return (U * s.unsqueeze(-2)) @ Vh
 
 
 class SpectralShaping(TeachingMuon):
@@ -325,8 +337,20 @@ class SpectralShaping(TeachingMuon):
         return float(self.p(self.steps_taken)) if callable(self.p) else float(self.p)
 
     def direction(self, grad, buf, group):
-        M = momentum_direction(grad, buf, group["momentum"], group["nesterov"])
-        return spectral_shape(M, self.current_p(), self.rel_eps)
+        return self.directions([grad], [buf], group)[0]
+
+    def directions(self, grads, bufs, group):
+        """Matrices of one shape are shaped together: one batched SVD per shape and step."""
+        p = self.current_p()
+        M = [momentum_direction(g, b, group["momentum"], group["nesterov"])
+             for g, b in zip(grads, bufs)]
+        out = [None] * len(M)
+        for shape in dict.fromkeys(m.shape for m in M):
+            idx = [i for i, m in enumerate(M) if m.shape == shape]
+            shaped = spectral_shape(torch.stack([M[i] for i in idx]), p, self.rel_eps)
+            for i, O in zip(idx, shaped):
+                out[i] = O
+        return out
 
     def step(self, closure=None):
         loss = super().step(closure)

@@ -183,8 +183,9 @@ class _Stack:
     def _one(self, p: dict, x: torch.Tensor) -> torch.Tensor:
         return torch.func.functional_call(self.base, p, (x,))
 
-    def mask(self, params: list) -> list:
-        return [t if m is None else t * m for t, m in zip(params, self.masks)]
+    def mask_(self, params: list) -> list:
+        """The parameter masks applied in place (to the step's own fresh tensors)."""
+        return [t if m is None else t.mul_(m) for t, m in zip(params, self.masks)]
 
     def model(self, params: list, k: int) -> nn.Module:
         """Model ``k`` as an ordinary module (for user metrics)."""
@@ -284,7 +285,8 @@ class Evaluations:
         return self.histories
 
 
-def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, report):
+def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, report,
+                 chunk: int | None = None):
     """Train one chunk of K models of one architecture as one batched computation.
     ``report(step) -> stop?`` is called at each evaluation. Returns (histories, parameters)."""
     device, K = data.device, len(runs)
@@ -301,7 +303,7 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
     evals = set(spec.evals)
     rec = Evaluations(K, spec, device)
     meter = ledger.meter("batched", spec.planned, lambda: len(spec.recipe.evals()),
-                         data, params, K)  # the gpu plan (dry run)
+                         data, params, K, chunk=chunk)  # the gpu plan (dry run)
 
     def evaluate(step: int) -> tuple:
         """Evaluate every model now: (step, [K] device values, user metrics, seconds). In full
@@ -355,11 +357,14 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
                 factor = 1.0 if spec.schedule is None else float(spec.schedule(step - 1))
                 new_p, new_state = batched_step(spec.optimizer, params, grads, state, step, lr * factor,
                                                 wd, momentum=spec.momentum, betas=spec.betas)
-                keep = [_per_model(alive, t) for t in params]  # frozen models keep their values
-                params = [torch.where(a, q, t) for a, q, t in zip(keep, new_p, params)]
-                state = {key: [torch.where(a, q, t) for a, q, t in zip(keep, new, state[key])]
+                # frozen models keep their values; written into the step's fresh tensors, so
+                # that the step holds two copies of parameters and state at most (plan.footprint)
+                keep = [_per_model(alive, t) for t in params]
+                params = [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new_p, params)]
+                state = {key: [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new, state[key])]
                          for key, new in new_state.items()}
-                params = stack.mask(params)
+                del new_p, new_state
+                params = stack.mask_(params)
             meter.end(step, state=state, grads=grads)
             if bar is not None:
                 bar.update(1)
@@ -401,7 +406,7 @@ def train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: i
                 continue
             part = job.part(c, len(chunks))
             done = lambda step, part=part: part.report(step / spec.steps)  # noqa: E731
-            hs, params = _train_chunk(model_fn, data, spec, [runs[k] for k in ks], bar, done)
+            hs, params = _train_chunk(model_fn, data, spec, [runs[k] for k in ks], bar, done, chunk)
             for j, k in enumerate(ks):
                 histories[k] = hs[j]
                 states[k] = {n: t[j] for n, t in params.items()}

@@ -13,6 +13,7 @@ from ..data import Dataset
 # Measured with ``python -m dynamics.bench sweep`` (batched against sequential, same run).
 CPU_BATCHED_MAX_WORK = 2e7
 CPU_MEMORY_BUDGET = 1 << 30  # bytes for the stacked models of one chunk on CPU
+DRY_RUN_GPU_MEMORY = 15.0e9  # bytes a T4 shows (16 GB, part kept for ECC): the dry run's GPU
 
 
 def unbatchable(model: nn.Module) -> str | None:
@@ -47,11 +48,17 @@ def choose_strategy(model: nn.Module, data: Dataset, batch_size: int | None, k: 
 
 def footprint(model: nn.Module, data: Dataset, batch_size: int | None,
               optimizer: str = "adamw") -> dict:
-    """Bytes one model needs on the device for one training step: ``params`` (parameters,
-    gradients, the update's temporary and the optimizer state) and ``activations`` (what
-    autograd saves, measured with saved-tensor hooks on a small batch and scaled to the batch,
-    doubled for the backward pass's temporaries)."""
+    """Bytes one model needs on the device for one batched training step, at its peak:
+    ``params`` and ``activations`` (what autograd saves, measured with saved-tensor hooks on a
+    small batch and scaled to the batch, doubled for the backward pass's temporaries).
+
+    ``params`` counts what the batched step holds while it updates: the parameters and their
+    gradients, the optimizer's S state buffers (0 for SGD, 1 for momentum, 2 for Adam), and
+    the step's new parameters and new state, computed beside the old ones (frozen models keep
+    their old values): (3 + 2 S) copies of the parameters, plus the update's temporaries, two
+    of the largest parameter tensor. A test measures the step's live tensors against it."""
     n_params = sum(p.numel() for p in model.parameters())
+    n_max = max((p.numel() for p in model.parameters()), default=0)
     states = {"sgd": 0, "momentum": 1}.get(optimizer, 2)
     rows = len(data.x_train) if batch_size is None else min(batch_size, len(data.x_train))
     probe = min(rows, 64)
@@ -66,18 +73,26 @@ def footprint(model: nn.Module, data: Dataset, batch_size: int | None,
         out = model(x)
         F.cross_entropy(out, data.y_train[:probe].to("cpu")).backward()
     model.zero_grad(set_to_none=True)
-    return dict(params=4 * n_params * (3 + states), activations=2 * saved[0] / probe * rows)
+    return dict(params=4 * (n_params * (3 + 2 * states) + 2 * n_max),
+                activations=2 * saved[0] / probe * rows)
 
 
 def memory_budget(device) -> float:
     """Bytes the stacked models of one chunk may take: half the free memory on CUDA
     (``torch.cuda.mem_get_info``: what is free *now*, after the data and anything else the
     notebook holds; the other half is left for evaluation chunks and the allocator's slack),
-    :data:`CPU_MEMORY_BUDGET` elsewhere."""
+    :data:`CPU_MEMORY_BUDGET` elsewhere. The gpu plan's dry run (:func:`dynamics.ledger.active`)
+    runs on the CPU for a GPU: it takes the budget of a T4 (:data:`DRY_RUN_GPU_MEMORY`), the
+    smallest GPU the book plans for, so that it chunks as the GPU will."""
+    from .. import ledger
+
     device = torch.device(device)
     if device.type == "cuda":
         free, _total = torch.cuda.mem_get_info(device)
         return 0.5 * free
+    if ledger.active():
+        from ..gpuplan import CUDA_CONTEXT
+        return 0.5 * (DRY_RUN_GPU_MEMORY - CUDA_CONTEXT)
     return float(CPU_MEMORY_BUDGET)
 
 

@@ -195,13 +195,13 @@ def lmc_claims(calm: tuple, hot: tuple, asserted: bool | None = None) -> list[di
     stable, s_ok = plots.across_seeds({s: hb[s][kl] for s in seeds}, lambda v: v < limit, pts)
     mid = "; ".join(f"k = {k}: {plots.spread({s: hb[s][k] for s in seeds}, pts)}" for k in ks[1:-1])
     rows.append(plots.claim(
-        "Where training is unstable at init, it becomes stable after a few steps (the rewinding "
-        "point)", "Frankle et al. (2020): ResNet-20, VGG-16 after a few % of training",
+        "Where training is unstable at init, it becomes stable from a later rewind step",
+        "Frankle et al. (2020): ResNet-20, VGG-16 after a few % of training",
         f"{hl}: barrier from θ₀ {unstable}; from θ_{kl} {stable}" + (f" ({mid})" if mid else ""),
         "no" if "no" in (u_ok, s_ok) else "yes" if u_ok == s_ok == "yes" else "partly", asserted,
         control=f"the unrewound runs (k = {k0}); stable: a barrier below {limit:g} pts "
-                "(Frankle et al.'s criterion)", window=f"rewind steps k = {', '.join(map(str, ks))} "
-                f"of {hot[seeds[0]].get('steps', '?')}".replace(" of ?", ""), seeds=seeds))
+                "(Frankle et al.'s criterion)", window=f"rewind steps k = {', '.join(map(str, ks))}",
+        seeds=seeds))
     return rows
 
 
@@ -271,11 +271,13 @@ def pai_numbers(payload: dict, target: float = 0.1) -> dict:
 
 
 def lmc_numbers(calm: dict, hot: dict) -> dict:
-    """Section 3's two runs in the numbers its "What to notice" quotes (barriers in points)."""
+    """Section 3's two runs in the numbers its "What to notice" quotes (barriers in points),
+    and Frankle et al.'s threshold of stability (:data:`STABLE_BARRIER`, in points)."""
     b = lambda lmc, k: 100 * float(_by_step(lmc["barrier"], k))  # noqa: E731
     ks = hot["rewind_steps"]
     return dict(calm_barrier=b(calm, calm["rewind_steps"][0]), hot_first=b(hot, ks[0]),
-                hot_mid=b(hot, ks[1]), hot_last=b(hot, ks[-1]), hot_k_mid=ks[1], hot_k_last=ks[-1])
+                hot_mid=b(hot, ks[1]), hot_last=b(hot, ks[-1]), hot_k_mid=ks[1], hot_k_last=ks[-1],
+                stable_limit=f"{100 * STABLE_BARRIER:g}")
 
 
 def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
@@ -293,9 +295,13 @@ def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
                reset_vs_dense=_points(100 * (_mean(reset.acc["ticket"][:, -1])
                                              - _mean(reset.acc["ticket"][:, 0]))),
                reset_sparsest_density=f"{100 * reset.density[-1]:.1f}%")
+    out["rewind_verdict"] = _lr_claims(runs)[-1]["reproduced"]
     if lmc is not None:
+        stable = [int(j) for j in lmc["rewind_steps"]
+                  if 100 * float(_by_step(lmc["barrier"], j)) < 100 * STABLE_BARRIER]
         out.update(lmc_first=100 * float(_by_step(lmc["barrier"], 0)),
-                   lmc_rewind=100 * float(_by_step(lmc["barrier"], k)))
+                   lmc_rewind=100 * float(_by_step(lmc["barrier"], k)),
+                   lmc_stable_k=str(stable[0]) if stable else "none of the rewind steps")
     return out
 
 

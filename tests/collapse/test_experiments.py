@@ -218,5 +218,5 @@ def test_claim_seeds_and_the_precomputed_scale_say_what_they_compare():
     _, prov = results.load("collapse_weight_decay")
     cfg = NC.CollapseConfig.for_profile("cpu")
     assert cfg.to_dict() == prov["config"]  # the committed file: the live cpu settings
-    assert "the same experiment" in NC.precomputed_scale(prov, cfg)
+    assert NC.precomputed_scale(prov, cfg) == "with the same settings as the run above, on seed 0"
     assert "width 128 (above: 64)" in NC.precomputed_scale(prov, cfg.replace(width=64))

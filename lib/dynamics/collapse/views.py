@@ -535,6 +535,5 @@ def precomputed_scale(prov: dict, cfg) -> str:
     theirs, ours = prov["config"], cfg.to_dict()
     diff = [k for k in ("n_train", "width", "depth", "steps", "dataset") if theirs.get(k) != ours.get(k)]
     if not diff:
-        return ("with the settings of the run above (in this profile the two are the same "
-                "experiment, the file on seed 0)")
+        return "with the same settings as the run above, on seed 0"
     return "with " + ", ".join(f"{k.replace('_', ' ')} {theirs[k]} (above: {ours[k]})" for k in diff)

@@ -188,7 +188,9 @@ def checked_schedule(schedule: Callable[[int], float] | None) -> Callable[[int],
 
 def muon_split(model: nn.Module) -> tuple[list, list]:
     """Split parameters the way Muon is meant to be used: hidden 2-D weight matrices go to
-    Muon; embeddings, the output head, biases, gains and conv kernels go to AdamW."""
+    Muon; embeddings, the output head, biases, gains and conv kernels go to AdamW (the book's
+    Muon, like ``torch.optim.Muon``, takes 2-D parameters only; Jordan's own Muon flattens hidden
+    conv kernels to 2-D and trains them too)."""
     muon, other = [], []
     for name, p in model.named_parameters():
         if not p.requires_grad:

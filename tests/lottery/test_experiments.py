@@ -1,6 +1,7 @@
 """Lottery-ticket runners: masked training, IMP with rewinding (rewinding restores θ_k
 exactly), stopping and divergence, dry runs, and the chapter's claims: on the smoke run for
 seeds 0-2 (what CI builds) and on the precomputed data/ files (what the static figures show)."""
+import functools
 import math
 
 import numpy as np
@@ -192,15 +193,24 @@ def smoke_runs():
 
 
 @pytest.mark.claim
-@pytest.mark.parametrize("k", range(len(SEEDS)))
-def test_claim_ticket_matches_dense_and_beats_reinit(smoke_runs, k):
+def test_claim_rows_ticket_matches_dense_and_beats_both_controls_on_every_seed(smoke_runs):
     res, r, _ = smoke_runs
-    assert 0.05 <= res.density[r] <= 0.10
-    ticket, dense = res.acc["ticket"][k, r], res.acc["ticket"][k, 0]
-    reinit, random = res.acc["reinit"][k, r], res.acc["random"][k, r]
-    assert ticket >= dense - 0.02, (ticket, dense)
-    assert ticket >= reinit + 0.03, (ticket, reinit)
-    assert ticket >= random + 0.03, (ticket, random)
+    assert 0.05 <= res.density[r] <= 0.10 and r == res.round_at()
+    rows = L.ticket_claims(res)
+    assert all(row["asserted"] and row["seeds"] == SEEDS for row in rows)
+    assert [row["reproduced"] for row in rows] == ["yes", "yes", "yes"], rows
+
+
+def test_ticket_rows_say_no_when_the_control_does_as_well(smoke_runs):
+    import copy
+
+    res, _, _ = smoke_runs
+    same = copy.copy(res)
+    same.acc = dict(res.acc, reinit=res.acc["ticket"], random=res.acc["ticket"])
+    assert [row["reproduced"] for row in L.ticket_claims(same)][1:] == ["no", "no"]
+    worse = copy.copy(res)
+    worse.acc = dict(res.acc, ticket=res.acc["ticket"] - np.where(np.arange(len(res.density)) > 0, 0.05, 0))
+    assert L.ticket_claims(worse)[0]["reproduced"] == "no"  # five points below dense: no match
 
 
 @pytest.mark.claim
@@ -249,33 +259,50 @@ def test_claim_ticket_stays_at_dense_accuracy_down_to_a_tenth(smoke_runs, precom
 
 @pytest.mark.claim
 def test_claim_rows_of_the_smoke_run(smoke_runs):
-    """The claims table's verdicts on the smoke run: tickets, controls and PaI reproduced;
-    "learn faster" flagged as not at this scale (the runs end before the test loss turns up)."""
+    """The claims table's verdicts on the smoke run: tickets and controls reproduced on every
+    seed; "learn faster" shown, not asserted (the runs end before the test loss turns up)."""
     res, _, pai = smoke_runs
-    rows = {row["claim"]: row["reproduced"] for row in L.claims(res, pai)}
-    assert rows["Winning tickets match the dense network at 10-20% of the weights or fewer"] == "yes"
-    assert rows["Re-initializing the ticket's weights destroys it"] == "yes"
-    assert rows["Tickets learn faster (earlier early-stopping step)"] == "not at this scale"
+    rows = {row["claim"]: row for row in L.claims(res, pai)}
+    assert all(rows[c]["reproduced"] == "yes" for c in rows if rows[c]["asserted"])
+    speed = next(row for c, row in rows.items() if c.startswith("Tickets learn faster"))
+    assert not speed["asserted"] and speed["reproduced"] == "not at this scale"
 
 
-@pytest.mark.claim
-@pytest.mark.parametrize("seed", SEEDS)
-def test_claim_unstable_at_init_only_at_a_large_learning_rate(seed):
-    """Frankle et al. (2020), in miniature, as section 3 runs it: two runs from θ₀ with
-    different batch orders are linearly connected at the chapter's learning rate; at a 5x
-    larger one a barrier of several points separates them, lower from θ_20 and at most a third
-    as high from θ_100. Not asserted: the order of θ_20 and θ_100, which is inside the noise
-    (smoke, seeds 0-2: 0.4/0.2/0.8 points calm; hot 6.5->1.4->0.9, 9.8->2.0->0.2,
-    7.3->3.3->0.7 points; on an AMD EPYC (AVX2) machine seed 0 gave 7.5->0.2->0.6)."""
+@functools.cache
+def lmc_runs(seed):
     cfg = L.LotteryConfig.for_profile("smoke")
     d = L.load_data(cfg)
     calm = L.run_lmc(cfg, (0,), seed=seed, data=d, progress=False)
     hot = L.run_lmc(cfg.replace(lr=1e-2), (0, 20, 100), seed=seed, data=d, progress=False)
-    b = hot["barrier"]
-    assert calm["barrier"][0] < 0.02, calm["barrier"]
-    assert b[0] > 0.04 and b[20] < b[0] and b[100] < b[0] / 3, b
-    rows = L.claims(*_tiny_imp(), lmcs={"calm": calm, "hot": hot})
-    assert [r["reproduced"] for r in rows if "Frankle et al. (2020)" in r["paper"]] == ["yes", "yes"]
+    return calm, hot
+
+
+@pytest.mark.claim
+def test_claim_stable_at_init_and_stable_after_rewinding_at_a_large_learning_rate():
+    """Frankle et al. (2020), in miniature, as section 3 runs it, with their criterion for
+    stability: at the chapter's learning rate two runs from θ₀ are linearly connected; at a
+    5x larger one they are not, and they are from θ_100, on every seed."""
+    calm = {s: lmc_runs(s)[0] for s in SEEDS}
+    hot = {s: lmc_runs(s)[1] for s in SEEDS}
+    rows = L.lmc_claims(("calm", calm), ("hot", hot))
+    assert all(r["asserted"] and r["seeds"] == SEEDS for r in rows)
+    assert [r["reproduced"] for r in rows] == ["yes", "yes"], rows
+
+
+def test_lmc_rows_say_no_without_a_barrier_to_remove_or_when_it_stays():
+    import copy
+
+    calm = {s: lmc_runs(s)[0] for s in SEEDS}
+    hot = {s: lmc_runs(s)[1] for s in SEEDS}
+    stays = {}
+    for s, h in hot.items():  # the barrier at the last rewind step as high as from θ₀
+        stays[s] = copy.copy(h)
+        stays[s]["barrier"] = {**h["barrier"], h["rewind_steps"][-1]: h["barrier"][0]}
+    assert L.lmc_claims(("calm", calm), ("hot", stays))[1]["reproduced"] == "no"
+    # the calm runs as the "unstable" ones: nothing to remove, and no instability at init
+    assert L.lmc_claims(("calm", calm), ("calm", {s: dict(c, rewind_steps=[0, 0]) for s, c in calm.items()}))[1][
+        "reproduced"] == "no"
+    assert L.lmc_claims(("hot", hot), ("hot", hot))[0]["reproduced"] == "no"
 
 
 def _tiny_imp():
@@ -305,11 +332,24 @@ def test_precomputed_speed_figure_shows_tickets_learning_faster(precomputed):
     assert stop["ticket"][0] <= last - 5 * step
     moderate = [r for r, dd in enumerate(main.density) if 0.14 <= dd <= 0.65]
     assert all(stop["ticket"][r] < stop["ticket"][0] for r in moderate)
-    assert min(stop["ticket"][r] for r in moderate) <= stop["ticket"][0] - 3 * step
     assert stop["ticket"][-1] > stop["ticket"][0]
     sparse = [r for r, dd in enumerate(main.density) if dd <= 0.2]
     assert all(stop[v][r] >= last - 2 * step for v in ("reinit", "random") for r in sparse)
-    assert L.speed_claim(main)["reproduced"] == "yes"
+    assert L.speed_claim(main)["reproduced"] == "yes" and L.speed_claim(main)["seeds"] == [0, 1, 2]
+
+
+def test_speed_row_says_no_when_the_control_learns_as_fast(precomputed):
+    import copy
+
+    main = next(iter(precomputed[0].values()))
+    same = copy.copy(main)
+    same.stop_step = dict(main.stop_step, reinit=main.stop_step["ticket"])
+    assert L.speed_claim(same)["reproduced"] == "no"
+    dense_fast = copy.copy(main)
+    stop = main.stop_step["ticket"].copy()
+    stop[:, 0] = main.eval_interval  # the dense network stops at its first evaluation
+    dense_fast.stop_step = dict(main.stop_step, ticket=stop)
+    assert L.speed_claim(dense_fast)["reproduced"] == "no"
 
 
 def test_precomputed_pai_shows_what_the_text_says(precomputed):

@@ -31,7 +31,8 @@ from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, Imbalanc
                       simplex_etf, terminal_phase_start, ufm_data)
 
 __all__ = ["Recorder", "snapshot", "live_eval_steps", "run_collapse", "run_weight_decays",
-           "run_conditions", "run_ufm", "run_ufm_pair", "run_imbalance", "project_3d",
+           "run_conditions", "run_ufm", "run_ufm_pair", "run_imbalance", "run_claim_seeds",
+           "project_3d",
            "simplex_frames", "PRECOMPUTED_WEIGHT_DECAYS", "PRECOMPUTED_GD_WEIGHT_DECAYS",
            "PRECOMPUTED_RATIOS", "COMMAND", "precompute", "precompute_plan"]
 
@@ -226,6 +227,33 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int = 0, progress=None) -> dict:
     out["network"] = dict(mean_geometry(net, data), status=h.status,
                           train_acc=h.last("train_acc"), train_loss=h.last("train_loss"))
     out["stopped"] = job.stopped
+    return out
+
+
+def run_claim_seeds(cfg: CollapseConfig, ufm_cfg: UFMConfig, icfg: ImbalanceConfig, seeds,
+                    data: D.Dataset | None = None, done: dict | None = None,
+                    progress=None) -> dict:
+    """The live runs the claims table judges, on each of ``seeds``: section 3's four runs
+    (:func:`run_conditions`, on ``data``: the seeds vary the initialization, not the split),
+    the unconstrained features pair and the imbalance run. ``done``: ``{seed: dict(runs=,
+    ufm=, imbalance=)}`` already trained (the page's own seed). Returns ``dict(runs=, ufm=,
+    imbalance=)``, each ``{seed: result}`` in the order of ``seeds``."""
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("run_claim_seeds needs at least one seed")
+    data = load_data(cfg, seeds[0]) if data is None else data
+    done, job = dict(done or {}), P.current()
+    out = dict(runs={}, ufm={}, imbalance={})
+    todo = [s for s in seeds if s not in done]
+    for s in seeds:
+        if s in done:
+            for key in out:
+                out[key][s] = done[s][key]
+            continue
+        with job.part(todo.index(s), len(todo)):
+            out["runs"][s] = run_conditions(cfg, s, data, progress=progress)
+            out["ufm"][s] = run_ufm_pair(ufm_cfg, s, progress=progress)
+            out["imbalance"][s] = run_imbalance(icfg, s, progress=progress)
     return out
 
 

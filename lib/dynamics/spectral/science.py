@@ -244,7 +244,8 @@ class TeachingMuon(torch.optim.Optimizer):
             for p in group["params"]:
                 if p.ndim != 2:
                     raise ValueError(f"{type(self).__name__} takes only 2-D weights, got shape "
-                                     f"{list(p.shape)}: give biases, gains and kernels to AdamW")
+                                     f"{list(p.shape)}: give biases and gains to AdamW, "
+                                     "and flatten a conv kernel to 2-D first")
 
     def direction(self, grad: torch.Tensor, buf: torch.Tensor, group: dict) -> torch.Tensor:
         """One matrix's direction: :func:`muon_update` (subclasses shape the spectrum otherwise)."""
@@ -585,7 +586,8 @@ def practice_data(cfg: PracticeConfig) -> D.Dataset:
 
 def mlp(data: D.Dataset, width: int, depth: int, seed: int) -> torch.nn.Module:
     """The chapter's model: an MLP whose hidden matrices are what Muon trains (the 1-D CNN's
-    hidden weights are convolution kernels, which Muon does not take)."""
+    hidden weights are convolution kernels, which this 2-D-only Muon, like ``torch.optim.Muon``,
+    would have to flatten first, as Jordan's implementation does)."""
     torch.manual_seed(seed)
     return models.MLP(data.input_dim, width, depth, data.n_classes).to(data.device)
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import plots
 from ..runtime import get_seed
-from .science import best_decay_per_lr, zero_gradient_path
+from .science import best_decay_per_lr, ridge_slope, zero_gradient_path
 from .experiments import (DECOUPLING, LABELS, equilibrium_summary, grid_array, grid_summary,
                           live_grid_config, run_clock, run_decoupling, run_equilibrium,
                           run_spectrum, decoupling_summary)
@@ -192,6 +192,15 @@ def ridge_band(payload: dict, kind: str, band) -> dict:
                 moves=moves, lr_factor=float(lrs[cols[-1]] / lrs[cols[0]]) if cols else math.nan)
 
 
+def seed_slopes(payload: dict, kind: str) -> dict:
+    """``{seed: slope}``: on each seed's grid, the slope of log(best PyTorch decay) against
+    log(eta) (:func:`~.science.ridge_slope`; 0 when the best lambda ignores eta, -1 when the
+    best eta * lambda does)."""
+    g = payload["grids"][kind]
+    return {s: ridge_slope(g["lrs"], best_decay_per_lr(acc, g["decays"]))
+            for s, acc in enumerate(np.asarray(g["test_acc_seeds"], dtype=float))}
+
+
 def decoupling_numbers(grid: dict) -> dict:
     """The numbers section 1's prose quotes about the precomputed grids, as glue texts:
     Adam + L2's and AdamW's ridges, the slopes fitted through them, Loshchilov & Hutter's
@@ -215,7 +224,22 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_margins=_range(dec["per_seed"], 2) if dec["per_seed"] else "n/a",
         wd_best_verdict=plots.MARKS[grid_claims(grid)[0]["reproduced"]],
         wd_lambda_factor=_fmt(max(ridge) / min(ridge), 2), wd_lr_span=_fmt(max(defined) / min(defined), 2),
-        wd_lh_slope=_slope(1 + sums["adamw"]["slope"]))
+        wd_lh_slope=_slope(1 + sums["adamw"]["slope"]),
+        wd_slope_l2_seeds=plots.spread(seed_slopes(grid, "adam_l2"), _slope),
+        wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), _slope))
+
+
+def live_slope_numbers(live: dict, grid: dict) -> dict:
+    """The live grid's fitted slopes beside the precomputed grid's per-seed ones (glue texts):
+    whether each falls inside the seeds' range ("inside") or outside it."""
+    out = {}
+    for kind, key in (("adam_l2", "l2"), ("adamw", "adamw")):
+        live_slope = grid_summary(live, kind)["slope"]
+        seeds = [v for v in seed_slopes(grid, kind).values() if not math.isnan(v)]
+        inside = bool(seeds) and not math.isnan(live_slope) and min(seeds) <= live_slope <= max(seeds)
+        out[f"wd_live_slope_{key}"] = _slope(live_slope)
+        out[f"wd_live_{key}_inside"] = "inside" if inside else "outside"
+    return out
 
 
 def invariant_numbers(grid: dict) -> dict:
@@ -254,14 +278,19 @@ def equilibrium_numbers(equilibria) -> dict:
     return out
 
 
+RMS_TOL, ANGLE_TOL = 0.15, 0.20  # section 2: settled RMS and angle within these of theory
+RELAX_BAND = (0.5, 2.0)  # the norm settles within e^-2 after this many tau steps
+DECOUPLED = 0.5  # |slope| below this: a best decay that ignores eta (0), above: one that moves
+
+
 def _equilibrium_verdict(r: dict) -> str:
-    """Whether a run of section 2 settles at the predicted RMS (within 15%) and angle per
-    step (within 20%) in every matrix: "yes", else "partly"."""
+    """Whether a run of section 2 settles at the predicted RMS (within RMS_TOL) and angle per
+    step (within ANGLE_TOL) in every matrix: "yes", else "no"."""
     lay = list(r["layers"].values())
     if not lay:  # nothing settled to measure (a run far shorter than its clock, e.g. a dry run)
         return "not at this scale"
-    return plots.verdict(max(abs(v["rms_ratio"] - 1) for v in lay) <= 0.15
-                         and max(abs(v["angle_ratio"] - 1) for v in lay) <= 0.2, partly=True)
+    return plots.verdict(max(abs(v["rms_ratio"] - 1) for v in lay) <= RMS_TOL
+                         and max(abs(v["angle_ratio"] - 1) for v in lay) <= ANGLE_TOL)
 
 
 def clock_numbers(clock: dict) -> dict:
@@ -365,9 +394,9 @@ def grid_claims(grid: dict) -> list[dict]:
         f"{len(per)} seeds: best AdamW {_n(s['best']['adamw']['acc'])} vs Adam + L2 "
         f"{_n(s['best']['adam_l2']['acc'])}, {_signed(s['margin'])} (per seed "
         f"{', '.join(_signed(m) for m in per)})",
-        plots.verdict(all(m > 0 for m in per) and s["margin"] >= 0.03,
-                      partly=len(per) > 1 and all(m > 0 for m in per), scale=True),
-        asserted=False))
+        plots.verdict(all(m > 0 for m in per) and s["margin"] >= 0.03), asserted=False,
+        control="Adam + L2's best cell", window="a margin of 0.03 or more, every seed ahead",
+        seeds=list(range(len(per)))))
     l2_gap, w_lo, w_hi = _largest_fails(grid)
     rows.append(plots.claim(
         "Adam + L2's largest penalty fails at every learning rate (a horizontal band); AdamW's "
@@ -376,32 +405,35 @@ def grid_claims(grid: dict) -> list[dict]:
         f"{_n(w_lo, 2)} below at the smallest η, {_n(w_hi, 2)} at the largest",
         plots.verdict(l2_gap > 0.1 and w_hi > w_lo + 0.05)))
     sl = {k: grid_summary(grid, k)["slope"] for k in grid["grids"]}
-    text = (f"slope of log(best λ) against log η (0: PyTorch's λ is free of η; −1: Loshchilov & "
-            f"Hutter's ηλ is): plain MLP, Adam + L2 {_slope(sl['adam_l2'])}, AdamW "
-            f"{_slope(sl['adamw'])}")
-    free = abs(sl["adamw"]) < 0.5
-    if "adamw_invariant" in sl:
-        text += f"; scale-invariant net, AdamW {_slope(sl['adamw_invariant'])}"
-        free = free or abs(sl["adamw_invariant"] + 1) < 0.5
-    if free and abs(sl["adam_l2"]) < 0.5:
-        text += "; Adam + L2's best decay is free of η too"
+    seeds = list(range(len(grid["grids"]["adamw"]["test_acc_seeds"])))
+    lh = {s: v + 1 for s, v in seed_slopes(grid, "adamw").items()}  # log(eta lambda) vs log eta
+    l2 = seed_slopes(grid, "adam_l2")
+    ok = {s: abs(lh[s]) < DECOUPLED and abs(l2[s]) >= DECOUPLED for s in seeds}
+    good = sum(ok.values())
     rows.append(plots.claim(
-        "decoupling makes the best weight decay independent of the learning rate", _LH, text,
-        plots.verdict(free and abs(sl["adam_l2"]) >= 0.5, partly=free), asserted=False))
+        "with AdamW the best decay (Loshchilov & Hutter's, ηλ) does not move with the learning "
+        "rate, as Adam + L2's best L2 coefficient does", _LH,
+        f"slope of log(best ηλ) against log η, AdamW: {plots.spread(lh, lambda v: f'{v:+.2f}')}"
+        + (f"; holds on {good} of {len(seeds)} seeds" if 0 < good < len(seeds) else ""),
+        "yes" if good == len(seeds) else "no" if good == 0 else "partly", asserted=False,
+        control=f"Adam + L2's best L2 coefficient, slope {plots.spread(l2, lambda v: f'{v:+.2f}')}"
+                f" (must move: |slope| ≥ {DECOUPLED:g})",
+        window=f"|slope| below {DECOUPLED:g} (0: decoupled, −1 or +1: moving with η); all "
+               f"{len(grid['lrs'])} learning rates", seeds=seeds))
     plain = ridge_band(grid, "adamw", PLAIN_BAND)
     ridge = grid_summary(grid, "adamw")["ridge"]
     above = [d for lr, d in zip(grid["lrs"], ridge) if lr > PLAIN_BAND[1] and d is not None]
     rows.append(plots.claim(
         f"plain MLP, η from {_fmt(plain['lrs'][0], 1)} to {_fmt(plain['lrs'][-1], 1)}: AdamW's "
-        "best λ (PyTorch's) hardly moves with η, on every seed, and is lower at larger η; both "
-        "grids' fitted slopes are closer to 0 than to −1", _LH,
+        "best λ (PyTorch's) hardly moves with η, on every seed, and is lower at larger η", _LH,
         f"best λ per seed moves by {', '.join(_fmt(m, 2) + '×' for m in plain['moves'])} while η "
         f"moves {_fmt(plain['lr_factor'], 2)}× (best λ ∝ 1/η would move as much); above: "
-        f"{', '.join(_fmt(d, 2) for d in above)}; slopes Adam + L2 {_slope(sl['adam_l2'])}, "
-        f"AdamW {_slope(sl['adamw'])}",
+        f"{', '.join(_fmt(d, 2) for d in above)}",
         plots.verdict(all(m < 3 for m in plain["moves"]) and bool(above)
-                      and max(above) < min(plain["ridge"]) and abs(sl["adam_l2"]) < 0.5
-                      and abs(sl["adamw"]) < 0.5)))
+                      and max(above) < min(plain["ridge"])),
+        control=f"best λ ∝ 1/η: a {_fmt(plain['lr_factor'], 2)}× move", window=f"η from "
+        f"{_fmt(plain['lrs'][0], 1)} to {_fmt(plain['lrs'][-1], 1)}: moves under 3×",
+        seeds=list(range(len(plain["moves"])))))
     if "adamw_invariant" in grid["grids"]:
         inv = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
         num = invariant_numbers(grid)
@@ -469,12 +501,13 @@ def claims(grid: dict | None = None, live: dict | None = None, equilibria=(),
                                 asserted=r["optimizer"] != "adamw"))
         relax = [v["relax_steps"] for v in lay if v["relax_steps"] is not None]
         if r["optimizer"] == "adamw" and relax:
-            ok = all(0.5 * r["tau"] <= s <= 2 * r["tau"] for s in relax)
+            ok = all(RELAX_BAND[0] * r["tau"] <= s <= RELAX_BAND[1] * r["tau"] for s in relax)
             rows.append(plots.claim(
                 "the norm reaches equilibrium in about τ = 1/(ηλ) steps",
                 "Rotational Equilibrium; Power Lines",
                 f"RMS² within e⁻² of equilibrium after {min(relax):,}–{max(relax):,} steps; "
-                f"τ = {r['tau']:,.0f}", plots.verdict(ok, partly=True)))
+                f"τ = {r['tau']:,.0f}", plots.verdict(ok), control="τ = 1/(ηλ)",
+                window=f"{RELAX_BAND[0]:g}τ to {RELAX_BAND[1]:g}τ, every matrix"))
     if clock is not None:
         ok = clock["spread"] <= 0.10 and abs(clock["ratio"] - 1) > 0.10
         rows.append(plots.claim(
@@ -513,13 +546,14 @@ def claims(grid: dict | None = None, live: dict | None = None, equilibria=(),
                 "Scaling Laws and Spectra of Shallow Neural Networks in the Feature Learning Regime",
                 f"test accuracy {_n(r0['test_acc'])} → {_n(r1['test_acc'])} with decay (train "
                 f"{_n(r0['train_acc'])} → {_n(r1['train_acc'])})",
-                plots.verdict(better and b["tail_alpha"] < a["tail_alpha"], scale=True),
+                plots.verdict(better and b["tail_alpha"] < a["tail_alpha"]),
+                control=f"the run without decay (λ {_n(float(w0), 2)})",
                 asserted=False))
     return rows
 
 
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "ridge_band", "decoupling_numbers",
            "invariant_numbers", "equilibrium_numbers", "clock_numbers", "spectrum_numbers",
-           "grid_claims", "published_claims", "answer_equilibrium", "answer_sgd_symmetry",
+           "grid_claims", "published_claims", "seed_slopes", "live_slope_numbers", "answer_equilibrium", "answer_sgd_symmetry",
            "answer_spread", "answer_zero_gradient", "decoupling_panel", "equilibrium_panel",
            "clock_panel", "spectrum_panel", "claims"]

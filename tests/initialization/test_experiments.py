@@ -123,21 +123,6 @@ def _chaos(seed):
     return E.run_chaos(S.ChaosConfig.for_profile("smoke", seed=seed))
 
 
-@pytest.mark.claim
-@pytest.mark.parametrize("seed", SEEDS)
-def test_claim_measured_maps_and_critical_line(seed):
-    """The iterates sit on the maps (within 15%: finite width), and chi_1 = 1 measured on the
-    critical line at every sigma_b^2 of the figure within the claims' CRITICAL_REL of the
-    theory (the rows of section 2 are asserted on every seed by test_claim_every_row...)."""
-    res = _chaos(seed)
-    for qm in res["q_map"]:
-        for seq in qm["measured"]:
-            for a, b in zip(seq[:-1], seq[1:]):
-                assert b == pytest.approx(S.q_map(a, qm["sigma_w2"], 0.05), rel=0.15)
-    for b, m in zip(res["line_measured"]["sigma_b2"], res["line_measured"]["sigma_w2"]):
-        assert m == pytest.approx(S.critical_sigma_w2(b), rel=C.CRITICAL_REL)
-
-
 def _heat():
     return results.load("initialization_trainability")[0]
 
@@ -239,7 +224,7 @@ def test_claim_every_row_the_page_asserts():
     are checked by tests/test_published_claims.py): every row is asserted, judged on every
     seed, and reproduced."""
     rows = V.claims(**_runs())
-    assert len(rows) == 10 and all(r["asserted"] for r in rows)
+    assert len(rows) == 11 and all(r["asserted"] for r in rows)
     assert all(r["seeds"] == list(SEEDS) for r in rows)
     bad = plots.failed_claims(rows)
     assert not bad, [(r["claim"], r["measured here"]) for r in bad]
@@ -257,7 +242,10 @@ def test_live_rows_fail_on_contradicting_data():
     off = {s: dict(c, critical_measured=1.3 * c["critical_theory"], xi_measured=dict(
         c["xi_measured"], xi=[2 * x if x else x for x in c["xi_measured"]["xi"]][::-1]))
         for s, c in runs["chaos"].items()}
-    assert [r["reproduced"] for r in V.claims(chaos=off)] == ["no"] * 3
+    assert [r["reproduced"] for r in V.claims(chaos=off)][1:] == ["no"] * 3
+    bent = {s: dict(c, q_map=[dict(qm, measured=[[2 * q for q in seq] for seq in qm["measured"]])
+                              for qm in c["q_map"]]) for s, c in runs["chaos"].items()}
+    assert V.claims(chaos=bent)[0]["reproduced"] == "no"
     flat = {s: dict(f, gaussian_slope=f["orthogonal_slope"]) for s, f in runs["fluct"].items()}
     assert V.claims(fluct=flat)[0]["reproduced"] == "no"
     weak_first = {s: dict(r, progress=r["progress"][::-1]) for s, r in runs["saxe"].items()}

@@ -12,7 +12,7 @@ from .. import plots, results
 from ..runtime import get_seed
 from .experiments import (best_sigma_w2, half_times, learning_times, trainability_agreement,
                           trainability_disagreements, xi_deviation)
-from .science import critical_sigma_w2, std_ratio, trainable_depth
+from .science import critical_sigma_w2, q_map, std_ratio, trainable_depth
 
 __all__ = ["DEEP", "trainability_claims", "depth_time_claims", "published_claims",
            "claim_seeds", "claims"]
@@ -50,6 +50,7 @@ SMALL_COLLAPSE = 1e-6      # small Gaussian: last-layer std below this fraction 
 TANH_EDGE = ((0.02, 0.6), (0.5, 2.0))  # tanh at sigma_w^2 = 1: (act ratio band, grad ratio band)
 TANH_HOT = (0.6, 3.0)      # tanh above it: act ratio above, first/last grad ratio above
 CRITICAL_REL = 0.10        # chi_1 = 1 measured within 10% of the mean-field sigma_w^2
+MAP_REL = 0.15             # measured q-map iterates within 15% of the map (finite width)
 XI_DEV_MAX = 0.25          # measured xi_c: median deviation from the theory below 25%
 XI_PEAK = 0.7              # measured xi_c peaks within this distance of the critical sigma_w^2
 EDGE_RATIO = 1.4           # "near the edge": sigma_w^2 within this factor of the critical value
@@ -303,9 +304,30 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
         seeds = list(chaos)
         c0 = chaos[seeds[0]]
         t = c0["critical_theory"]
+        def line_dev(c):  # the critical line: largest relative deviation over its sigma_b^2
+            lm = c["line_measured"]
+            return max(abs(m / critical_sigma_w2(b) - 1) for b, m in zip(lm["sigma_b2"], lm["sigma_w2"]))
+
+        def map_dev(c):  # the q-map iterates: largest relative deviation from the map
+            return max(abs(b / q_map(a, qm["sigma_w2"], c["sigma_b2"]) - 1) for qm in c["q_map"]
+                       for seq in qm["measured"] for a, b in zip(seq[:-1], seq[1:]))
+
+        mdev = {s: map_dev(c) for s, c in chaos.items()}
+        text, v = _judge({s: 100 * x for s, x in mdev.items()},
+                         {s: x < MAP_REL for s, x in mdev.items()}, lambda x: f"{x:.1f}%")
+        rows.append(plots.claim(
+            "the length map: the measured iterates follow the mean-field q-map",
+            "Poole et al., Exponential expressivity in deep neural networks through transient "
+            "chaos", f"largest deviation of an iterate from the map: {text}", v,
+            control="the q-map of the theory (no fitted parameter)",
+            window=f"every iterate within {100 * MAP_REL:.0f}%, σ_w² = "
+                   f"{_list([qm['sigma_w2'] for qm in c0['q_map']])}", seeds=seeds))
         dev = {s: 100 * (c["critical_measured"] / t - 1) for s, c in chaos.items()}
-        text, v = _judge(dev, {s: abs(d) < 100 * CRITICAL_REL for s, d in dev.items()},
-                         lambda x: f"{x:+.1f}%")
+        line = {s: line_dev(c) for s, c in chaos.items()}
+        text, v = _judge(dev, {s: abs(d) < 100 * CRITICAL_REL and line[s] < CRITICAL_REL
+                               for s, d in dev.items()}, lambda x: f"{x:+.1f}%")
+        text += ("; on the critical line (every σ_b² of the figure), largest "
+                 + plots.spread({s: 100 * x for s, x in line.items()}, lambda x: f"{x:.1f}%"))
         rows.append(plots.claim(
             f"tanh, σ_b² = {c0['sigma_b2']:g}: the edge of chaos χ₁ = 1 lies at "
             f"σ_w² = {_num(t)} (mean-field theory)",

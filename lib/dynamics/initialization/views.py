@@ -248,4 +248,8 @@ def answer_coordinate_check(seed: int | None = None) -> str:
     r = coordinate_check(seed=get_seed(seed))
     rows = [f"width {n}: " + ", ".join(f"{v:.3f}" for v in ch) + f" (activations "
             f"{min(sz):.2f}–{max(sz):.2f})" for n, ch, sz in zip(r["widths"], r["change"], r["size"])]
-    return "RMS change of hidden layers 1, 2, … after one Adam step — " + "; ".join(rows)
+    grow = [b / a for a, b in zip(r["change"][0], r["change"][-1])]
+    return ("RMS change of hidden layers 1, 2, … after one Adam step — " + "; ".join(rows)
+            + f"; from width {r['widths'][0]} to {r['widths'][-1]} "
+            f"({r['widths'][-1] / r['widths'][0]:g}×) each layer's change grows "
+            + ", ".join(f"{g:.1f}×" for g in grow))

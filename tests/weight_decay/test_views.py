@@ -74,7 +74,7 @@ def test_figures_of_the_other_sections():
 
 def test_claims_table(payload):
     eq = [E.run_equilibrium(c.replace(steps=40), 0, progress=False) for c in E.equilibrium_configs("smoke")]
-    rows = V.claims(grid=payload, live=payload, equilibria=eq)
+    rows = V.claims(grid=payload, live={0: payload}, equilibria={0: eq})
     assert len(rows) >= 4
     assert all(r["reproduced"] in plots.VERDICTS for r in rows)
     plots.claims_table(rows)

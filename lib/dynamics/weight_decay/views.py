@@ -18,6 +18,9 @@ from .experiments import (DECOUPLING, LABELS, equilibrium_summary, grid_array, g
 from .science import EQUILIBRIUM_OPTIMIZERS, ClockConfig, EquilibriumConfig, SpectrumConfig
 
 from .figures import *  # noqa: F401,F403  (re-exported: views.X still works)
+from .claims import *  # noqa: F401,F403  (the live claims, re-exported: views.claims works)
+from .claims import __all__ as _claims
+from .claims import claims
 from .figures import (_slope, clock_figure, equilibrium_figure, grid_figure, spectrum_figure)
 
 
@@ -226,7 +229,9 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_lambda_factor=_fmt(max(ridge) / min(ridge), 2), wd_lr_span=_fmt(max(defined) / min(defined), 2),
         wd_lh_slope=_slope(1 + sums["adamw"]["slope"]),
         wd_slope_l2_seeds=plots.spread(seed_slopes(grid, "adam_l2"), _slope),
-        wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), _slope))
+        wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), _slope),
+        wd_lh_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
+                                       if r["claim"].startswith("with AdamW the best decay"))])
 
 
 def live_slope_numbers(live: dict, grid: dict) -> dict:
@@ -307,7 +312,7 @@ def spectrum_numbers(spectrum: dict) -> dict:
     (w0, r0), (w1, r1) = list(spectrum["runs"].items())[0], list(spectrum["runs"].items())[-1]
     return dict(wd_spec_test=f"{_fmt(r0['test_acc'], 3)} → {_fmt(r1['test_acc'], 3)}",
                 wd_spec_train=f"{_fmt(r0['train_acc'], 3)} → {_fmt(r1['train_acc'], 3)}",
-                wd_spec_verdict=plots.MARKS[claims(spectrum=spectrum)[-1]["reproduced"]],
+                wd_spec_verdict=plots.MARKS[claims(spectrum={0: spectrum})[-1]["reproduced"]],
                 wd_spec_phrase="better" if r1["test_acc"] > r0["test_acc"] else "worse")
 
 
@@ -458,102 +463,10 @@ def published_claims() -> list[dict]:
     return grid_claims(grid)
 
 
-def claims(grid: dict | None = None, live: dict | None = None, equilibria=(),
-           clock: dict | None = None, spectrum: dict | None = None) -> list[dict]:
-    """The chapter's claims table: each paper's claim, what this run measured, and whether
-    that reproduces it. ``grid`` is the precomputed payload (all three grids), ``live`` the
-    notebook's own small grid; any argument may be left out. Rows that the prose states as
-    facts are asserted (a strict build refuses them unless reproduced); the others are shown
-    with their verdict, which the prose glues."""
-    rows = grid_claims(grid) if grid is not None else []
-    if live is not None and all(k in live["grids"] for k in DECOUPLING):
-        l2_gap, _, _ = _largest_fails(live)
-        rows.append(plots.claim(
-            "Adam + L2's largest penalty fails at every learning rate (live grid, one seed)", _LH,
-            f"Adam + L2's largest λ ≥ {_n(l2_gap, 2)} below its column's best at every η",
-            plots.verdict(l2_gap > 0.1)))
-    for r in equilibria:
-        lay = list(r["layers"].values())
-        if not lay:
-            continue
-        rms = [v["rms_ratio"] for v in lay]
-        ang = [v["angle_ratio"] for v in lay]
-        if r["optimizer"] == "adamw":
-            claim = "AdamW: RMS → √(η/2λ) per element; angle → √(2ηλ(1−β₁)/(1+β₁)) per step"
-            given = ""
-            levels, start = [v["rms"] for v in lay], [v["rms0"] for v in lay]
-            spread, spread0 = max(levels) / min(levels), max(start) / min(start)
-            rows.append(plots.claim(
-                "AdamW: the scale-invariant matrices, started at different scales, settle at "
-                "nearly the same per-element RMS", _EQ,
-                f"RMS of the {len(lay)} matrices, last quarter: "
-                f"{', '.join(_n(v, 3) for v in levels)}: largest/smallest {_n(spread, 3)}, "
-                f"against {_n(spread0, 3)} at initialization",
-                plots.verdict(spread < 1.3 and spread < spread0)))
-        else:
-            claim = (f"{LABELS[r['optimizer']]}: ‖W‖⁴ → η‖g̃‖²/(2λ(1−μ)); "
-                     "angle → √(2ηλ/(1+μ)) per step")
-            given = " (norm predicted from the measured ‖g̃‖)"
-        rows.append(plots.claim(claim, _EQ, f"measured / predicted, last quarter: RMS "
-                                           f"{_n(min(rms), 3)}–{_n(max(rms), 3)}, angle "
-                                           f"{_n(min(ang), 3)}–{_n(max(ang), 3)} ({len(lay)} "
-                                           f"matrices){given}", _equilibrium_verdict(r),
-                                asserted=r["optimizer"] != "adamw"))
-        relax = [v["relax_steps"] for v in lay if v["relax_steps"] is not None]
-        if r["optimizer"] == "adamw" and relax:
-            ok = all(RELAX_BAND[0] * r["tau"] <= s <= RELAX_BAND[1] * r["tau"] for s in relax)
-            rows.append(plots.claim(
-                "the norm reaches equilibrium in about τ = 1/(ηλ) steps",
-                "Rotational Equilibrium; Power Lines",
-                f"RMS² within e⁻² of equilibrium after {min(relax):,}–{max(relax):,} steps; "
-                f"τ = {r['tau']:,.0f}", plots.verdict(ok), control="τ = 1/(ηλ)",
-                window=f"{RELAX_BAND[0]:g}τ to {RELAX_BAND[1]:g}τ, every matrix"))
-    if clock is not None:
-        ok = clock["spread"] <= 0.10 and abs(clock["ratio"] - 1) > 0.10
-        rows.append(plots.claim(
-            "loss curves overlap when η·λ is held fixed (trajectory invariance)",
-            "Efficient Hyperparameter Tuning via Trajectory Invariance Principle",
-            f"settled train loss of 3 runs at ηλ = {_n(clock['product'], 2)}: within "
-            f"{_n(100 * clock['spread'], 2)}% of each other; {clock['contrast']:g}× the product: "
-            f"{_n(clock['ratio'], 3)}× their loss", plots.verdict(ok)))
-    if spectrum is not None:
-        (w0, r0), (w1, r1) = list(spectrum["runs"].items())[0], list(spectrum["runs"].items())[-1]
-        name = "hidden.1" if "hidden.1" in r0["stats"] else next(iter(r0["stats"]), None)
-        if name is not None and name in r1["stats"]:
-            a, b = r0["stats"][name], r1["stats"][name]
-            shrink = all(r1["stats"][n]["frobenius"] < r0["stats"][n]["frobenius"]
-                         for n in r0["stats"] if n in r1["stats"])
-            h = r0["history"]
-            half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
-            grows = all(h[f"norm {n}"][-1] > h[f"norm {n}"][half] for n in r0["stats"])
-            ok = (grows and shrink and b["spectral"] / a["spectral"] > b["frobenius"] / a["frobenius"]
-                  and b["stable_rank"] < a["stable_rank"] and b["effective_rank"] < a["effective_rank"]
-                  and b["tail_alpha"] < a["tail_alpha"])
-            rows.append(plots.claim(
-                "without decay the norms still grow in the second half of training; decay "
-                "shrinks every matrix, the top singular value less than the Frobenius norm: the "
-                "ranks and the tail exponent α fall",
-                "Scaling Laws and Spectra of Shallow Neural Networks in the Feature Learning Regime",
-                f"{name}, λ {_n(float(w0), 2)} → {_n(float(w1), 2)}: Frobenius norm "
-                f"{_n(a['frobenius'])} → {_n(b['frobenius'])}, top singular value "
-                f"{_n(a['spectral'])} → {_n(b['spectral'])}, stable rank {_n(a['stable_rank'])} → "
-                f"{_n(b['stable_rank'])}, effective rank {_n(a['effective_rank'])} → "
-                f"{_n(b['effective_rank'])}, tail α {_n(a['tail_alpha'])} → "
-                f"{_n(b['tail_alpha'])}", plots.verdict(ok)))
-            better = r1["test_acc"] > r0["test_acc"]
-            rows.append(plots.claim(
-                "power-law tails in the weight spectrum come with better generalization",
-                "Scaling Laws and Spectra of Shallow Neural Networks in the Feature Learning Regime",
-                f"test accuracy {_n(r0['test_acc'])} → {_n(r1['test_acc'])} with decay (train "
-                f"{_n(r0['train_acc'])} → {_n(r1['train_acc'])})",
-                plots.verdict(better and b["tail_alpha"] < a["tail_alpha"]),
-                control=f"the run without decay (λ {_n(float(w0), 2)})",
-                asserted=False))
-    return rows
-
-
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "ridge_band", "decoupling_numbers",
            "invariant_numbers", "equilibrium_numbers", "clock_numbers", "spectrum_numbers",
-           "grid_claims", "published_claims", "seed_slopes", "live_slope_numbers", "answer_equilibrium", "answer_sgd_symmetry",
+           "grid_claims", "published_claims", "seed_slopes", "live_slope_numbers",
+           "answer_equilibrium", "answer_sgd_symmetry",
            "answer_spread", "answer_zero_gradient", "decoupling_panel", "equilibrium_panel",
-           "clock_panel", "spectrum_panel", "claims"]
+           "clock_panel", "spectrum_panel", "RMS_TOL", "ANGLE_TOL", "RELAX_BAND", "DECOUPLED",
+           *_claims]

@@ -175,7 +175,8 @@ def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
             "Efficient Hyperparameter Tuning via Trajectory Invariance Principle",
             f"settled train loss of the 3 runs at ηλ = {_n(c0['product'], 2)}, spread: {text}",
             v, control=f"{c0['contrast']:g}× the product: "
-                       f"{plots.spread({s: c['ratio'] for s, c in clock.items()})}× their loss "
+                       f"{plots.spread({s: c['ratio'] for s, c in clock.items()}, lambda x: f'{x:.2f}×')}"
+                       " their loss "
                        f"(must differ by more than {100 * CLOCK_CONTRAST:.0f}%)",
             window=f"within {100 * CLOCK_SPREAD:.0f}%, the second half of training",
             seeds=seeds))

@@ -408,7 +408,10 @@ def grid_claims(grid: dict) -> list[dict]:
         "largest decay fails more the larger η is", _LH,
         f"Adam + L2's largest λ ≥ {_n(l2_gap, 2)} below its column's best at every η; AdamW's "
         f"{_n(w_lo, 2)} below at the smallest η, {_n(w_hi, 2)} at the largest",
-        plots.verdict(l2_gap > 0.1 and w_hi > w_lo + 0.05)))
+        plots.verdict(l2_gap > 0.1 and w_hi > w_lo + 0.05),
+        control="the best decay of each column; AdamW's shortfall at the smallest η",
+        window="Adam + L2: more than 0.1 at every η; AdamW: 0.05 more at the largest η",
+        seeds=list(range(len(grid["grids"]["adamw"]["test_acc_seeds"])))))
     sl = {k: grid_summary(grid, k)["slope"] for k in grid["grids"]}
     seeds = list(range(len(grid["grids"]["adamw"]["test_acc_seeds"])))
     lh = {s: v + 1 for s, v in seed_slopes(grid, "adamw").items()}  # log(eta lambda) vs log eta
@@ -450,7 +453,10 @@ def grid_claims(grid: dict) -> list[dict]:
             f"grows {_fmt(inv['lr_factor'], 2)}×; fitted slope {_slope(sl['adamw_invariant'])}; "
             f"best ηλ {num['wd_inv_prod']} up to η = {num['wd_inv_prod_lrs'].split(' to ')[-1]}",
             plots.verdict(bool(inv["moves"]) and all(m > 5 for m in inv["moves"])
-                          and sl["adamw_invariant"] < -0.7 and num["prod_factor"] < 3)))
+                          and sl["adamw_invariant"] < -0.7 and num["prod_factor"] < 3),
+            control="a best λ free of η (slope 0, no fall); the plain MLP's moves under 3×",
+            window="each seed's fall over 5×, slope below −0.7, best ηλ within 3×",
+            seeds=list(range(len(inv["moves"])))))
     return rows
 
 

@@ -174,7 +174,9 @@ def test_claims_table_rows_and_verdicts():
     assert rows == V.published_claims()  # the page's rows on data/ are the published ones
     assert len(rows) == 5 and [r["asserted"] for r in rows] == [True, True, False, True, True]
     for row in rows:
-        assert set(row) == {"claim", "paper", "measured here", "reproduced", "asserted"}
+        assert set(row) == {"claim", "paper", "measured here", "reproduced", "asserted",
+                            "control", "window", "seeds"}
+        assert row["control"] and row["window"] and row["seeds"]
         assert row["reproduced"] in plots.VERDICTS
     html = plots.claims_table(rows).data
     assert "not reached" not in html and "None" not in html

@@ -74,7 +74,7 @@ def test_figures_of_the_other_sections():
 
 def test_claims_table(payload):
     eq = [E.run_equilibrium(c.replace(steps=40), 0, progress=False) for c in E.equilibrium_configs("smoke")]
-    rows = V.claims(grid=payload, live=payload, equilibria=eq)
+    rows = V.claims(grid=payload, live={0: payload}, equilibria={0: eq})
     assert len(rows) >= 4
     assert all(r["reproduced"] in plots.VERDICTS for r in rows)
     plots.claims_table(rows)
@@ -192,3 +192,29 @@ def test_prose_numbers_of_tiny_runs(payload):
     assert V.clock_numbers(clock)["wd_clock_lr_factor"] == "4"
     text = V.answer_zero_gradient()
     assert "0.905 after 1,000 steps" in text and "0.26 after 1,000" in text
+
+
+def test_decoupling_row_has_one_outcome():
+    """The decoupling row is Loshchilov & Hutter's claim alone (AdamW's best eta * lambda stays
+    put while Adam + L2's best coefficient moves): on the published grid, where Adam + L2's
+    best coefficient does not move, it is "no"; a grid where AdamW's best lambda falls as
+    1/eta and Adam + L2's moves gives "yes"."""
+    import numpy as np
+    from dynamics import results
+
+    grid, _ = results.load("weight_decay_grid")
+    row = next(r for r in V.grid_claims(grid) if r["claim"].startswith("with AdamW the best decay"))
+    assert row["reproduced"] == "no" and row["control"] and row["seeds"] == [0, 1, 2]
+    g = {k: dict(v) for k, v in grid["grids"].items()}
+    decays, lrs = np.asarray(g["adamw"]["decays"]), np.asarray(g["adamw"]["lrs"])
+
+    def peaked(best):  # one seed's accuracy grid peaking at decay best[j] in column j
+        return (1 - np.abs(np.log10(decays)[:, None] - np.log10(best)[None, :])).tolist()
+
+    fixed_product = peaked(1e-3 / lrs)
+    moving = peaked(lrs)  # Adam + L2's best coefficient grows with eta
+    g["adamw"]["test_acc_seeds"] = [fixed_product] * 3
+    g["adam_l2"]["test_acc_seeds"] = [moving] * 3
+    row = next(r for r in V.grid_claims(dict(grid, grids=g))
+               if r["claim"].startswith("with AdamW the best decay"))
+    assert row["reproduced"] == "yes"

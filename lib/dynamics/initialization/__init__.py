@@ -4,8 +4,9 @@ The chapter ``chapters/initialization.ipynb`` in five lines: signals and gradien
 grow geometrically through a badly initialized deep network; mean-field theory splits random
 tanh networks into an ordered and a chaotic phase, with the edge of chaos (chi_1 = 1) where
 information travels deepest (about 6 xi_c layers train); orthogonal weights remove the
-finite-width fluctuations that Gaussian ones accumulate with depth, and make deep linear networks
-learn as fast as shallow ones; and an untrained network may put most inputs in one class.
+finite-width fluctuations that Gaussian ones accumulate with depth, and give deep linear networks
+a learning time that stops growing with depth (Gaussian ones slow down); and an untrained
+network may put most inputs in one class.
 
 Modules:
 
@@ -17,7 +18,8 @@ Modules:
   ``run_fluctuations``, ``run_saxe``, ``run_depth_time``, ``run_guessing_bias``, the numbers
   the claims rest on, and ``precompute(profile)``.
 - :mod:`.figures`: the ``*_figure`` builders and ``*_rows`` tables.
-- :mod:`.views`: ``*_panel(profile, seed)`` live panels, the page's numbers, ``claims(...)``.
+- :mod:`.views`: ``*_panel(profile, seed)`` live panels, the page's numbers, and ``claims(...)``
+  with its thresholds (in :mod:`.claims`, re-exported there).
 
 ``from dynamics import initialization as I`` gives every public name of the four.
 """

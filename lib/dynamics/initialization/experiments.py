@@ -418,6 +418,34 @@ def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS) -> dict:
 
 
 # =============================================================================================
+# The claims' seeds
+# =============================================================================================
+
+_CLAIM_RUNS = dict(signal=(run_signal, SignalConfig), chaos=(run_chaos, ChaosConfig),
+                   fluct=(run_fluctuations, FluctuationConfig), saxe=(run_saxe, SaxeConfig),
+                   igb=(run_guessing_bias, GuessingConfig))
+
+
+def claim_runs(profile: str | None, seeds, **page) -> dict:
+    """The live experiments the claims table judges, on every seed of ``seeds`` at
+    ``profile`` scale: ``{"signal": {seed: result}, "chaos": ..., "fluct": ..., "saxe": ...,
+    "igb": ...}``. A result the page already ran (``signal=...`` etc., for the page's seed,
+    the first of ``seeds``) is reused, not run again."""
+    seeds = [int(s) for s in seeds]
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError(f"claim_runs needs distinct seeds, got {seeds}")
+    unknown = set(page) - set(_CLAIM_RUNS)
+    if unknown:
+        raise ValueError(f"claim_runs: unknown result {sorted(unknown)}; "
+                         f"give some of {list(_CLAIM_RUNS)}")
+    out = {}
+    for name, (run, config) in _CLAIM_RUNS.items():
+        out[name] = {s: page[name] if s == seeds[0] and name in page
+                     else run(config.for_profile(profile, seed=s)) for s in seeds}
+    return out
+
+
+# =============================================================================================
 # Precomputed results
 # =============================================================================================
 
@@ -484,4 +512,4 @@ __all__ = ["COMMAND", "CHANCE", "run_signal", "run_chaos", "xi_deviation", "run_
            "best_sigma_w2", "trainability_agreement", "trainability_disagreements",
            "run_fluctuations", "run_saxe", "half_times", "run_rank_growth", "coordinate_check",
            "run_depth_time", "learning_times", "depth_time_ratio", "run_guessing_bias",
-           "precompute_plan", "INIT_PAIR", "precompute"]
+           "claim_runs", "precompute_plan", "INIT_PAIR", "precompute"]

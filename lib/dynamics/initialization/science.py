@@ -41,7 +41,11 @@ __all__ = ["INIT_SCHEMES", "ACTIVATIONS", "GAIN", "SignalConfig", "ChaosConfig",
 INIT_SCHEMES = ("zero", "small", "xavier", "he", "orthogonal", "lsuv")
 ACTIVATIONS = ("tanh", "relu")
 # The critical weight scale sigma_w of each activation at sigma_b = 0 (mean-field theory):
-# orthogonal weights are drawn with this gain, so that "orthogonal" means dynamical isometry.
+# orthogonal weights are drawn with this gain, which puts the mean squared singular value of a
+# layer's Jacobian at 1 (chi_1 = 1). That is not dynamical isometry (all singular values near
+# 1): ReLU networks cannot reach it with any weights (each layer's Jacobian D W has singular
+# values spread by the 0/1 diagonal D), and tanh networks only with orthogonal weights on the
+# critical line as q* -> 0 (Pennington, Schoenholz & Ganguli 2017); linear ones reach it exactly.
 GAIN = {"tanh": 1.0, "relu": math.sqrt(2.0)}
 
 

@@ -11,13 +11,16 @@ import numpy as np
 
 from .. import plots
 from ..runtime import get_seed
-from .science import best_decay_per_lr, zero_gradient_path
+from .science import best_decay_per_lr, ridge_slope, zero_gradient_path
 from .experiments import (DECOUPLING, LABELS, equilibrium_summary, grid_array, grid_summary,
                           live_grid_config, run_clock, run_decoupling, run_equilibrium,
                           run_spectrum, decoupling_summary)
 from .science import EQUILIBRIUM_OPTIMIZERS, ClockConfig, EquilibriumConfig, SpectrumConfig
 
 from .figures import *  # noqa: F401,F403  (re-exported: views.X still works)
+from .claims import *  # noqa: F401,F403  (the live claims, re-exported: views.claims works)
+from .claims import __all__ as _claims
+from .claims import claims
 from .figures import (_slope, clock_figure, equilibrium_figure, grid_figure, spectrum_figure)
 
 
@@ -192,6 +195,15 @@ def ridge_band(payload: dict, kind: str, band) -> dict:
                 moves=moves, lr_factor=float(lrs[cols[-1]] / lrs[cols[0]]) if cols else math.nan)
 
 
+def seed_slopes(payload: dict, kind: str) -> dict:
+    """``{seed: slope}``: on each seed's grid, the slope of log(best PyTorch decay) against
+    log(eta) (:func:`~.science.ridge_slope`; 0 when the best lambda ignores eta, -1 when the
+    best eta * lambda does)."""
+    g = payload["grids"][kind]
+    return {s: ridge_slope(g["lrs"], best_decay_per_lr(acc, g["decays"]))
+            for s, acc in enumerate(np.asarray(g["test_acc_seeds"], dtype=float))}
+
+
 def decoupling_numbers(grid: dict) -> dict:
     """The numbers section 1's prose quotes about the precomputed grids, as glue texts:
     Adam + L2's and AdamW's ridges, the slopes fitted through them, Loshchilov & Hutter's
@@ -215,7 +227,24 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_margins=_range(dec["per_seed"], 2) if dec["per_seed"] else "n/a",
         wd_best_verdict=plots.MARKS[grid_claims(grid)[0]["reproduced"]],
         wd_lambda_factor=_fmt(max(ridge) / min(ridge), 2), wd_lr_span=_fmt(max(defined) / min(defined), 2),
-        wd_lh_slope=_slope(1 + sums["adamw"]["slope"]))
+        wd_lh_slope=_slope(1 + sums["adamw"]["slope"]),
+        wd_slope_l2_seeds=plots.spread(seed_slopes(grid, "adam_l2"), _slope),
+        wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), _slope),
+        wd_lh_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
+                                       if r["claim"].startswith("with AdamW the best decay"))])
+
+
+def live_slope_numbers(live: dict, grid: dict) -> dict:
+    """The live grid's fitted slopes beside the precomputed grid's per-seed ones (glue texts):
+    whether each falls inside the seeds' range ("inside") or outside it."""
+    out = {}
+    for kind, key in (("adam_l2", "l2"), ("adamw", "adamw")):
+        live_slope = grid_summary(live, kind)["slope"]
+        seeds = [v for v in seed_slopes(grid, kind).values() if not math.isnan(v)]
+        inside = bool(seeds) and not math.isnan(live_slope) and min(seeds) <= live_slope <= max(seeds)
+        out[f"wd_live_slope_{key}"] = _slope(live_slope)
+        out[f"wd_live_{key}_inside"] = "inside" if inside else "outside"
+    return out
 
 
 def invariant_numbers(grid: dict) -> dict:
@@ -254,14 +283,19 @@ def equilibrium_numbers(equilibria) -> dict:
     return out
 
 
+RMS_TOL, ANGLE_TOL = 0.15, 0.20  # section 2: settled RMS and angle within these of theory
+RELAX_BAND = (0.5, 2.0)  # the norm settles within e^-2 after this many tau steps
+DECOUPLED = 0.5  # |slope| below this: a best decay that ignores eta (0), above: one that moves
+
+
 def _equilibrium_verdict(r: dict) -> str:
-    """Whether a run of section 2 settles at the predicted RMS (within 15%) and angle per
-    step (within 20%) in every matrix: "yes", else "partly"."""
+    """Whether a run of section 2 settles at the predicted RMS (within RMS_TOL) and angle per
+    step (within ANGLE_TOL) in every matrix: "yes", else "no"."""
     lay = list(r["layers"].values())
     if not lay:  # nothing settled to measure (a run far shorter than its clock, e.g. a dry run)
         return "not at this scale"
-    return plots.verdict(max(abs(v["rms_ratio"] - 1) for v in lay) <= 0.15
-                         and max(abs(v["angle_ratio"] - 1) for v in lay) <= 0.2, partly=True)
+    return plots.verdict(max(abs(v["rms_ratio"] - 1) for v in lay) <= RMS_TOL
+                         and max(abs(v["angle_ratio"] - 1) for v in lay) <= ANGLE_TOL)
 
 
 def clock_numbers(clock: dict) -> dict:
@@ -278,7 +312,7 @@ def spectrum_numbers(spectrum: dict) -> dict:
     (w0, r0), (w1, r1) = list(spectrum["runs"].items())[0], list(spectrum["runs"].items())[-1]
     return dict(wd_spec_test=f"{_fmt(r0['test_acc'], 3)} → {_fmt(r1['test_acc'], 3)}",
                 wd_spec_train=f"{_fmt(r0['train_acc'], 3)} → {_fmt(r1['train_acc'], 3)}",
-                wd_spec_verdict=plots.MARKS[claims(spectrum=spectrum)[-1]["reproduced"]],
+                wd_spec_verdict=plots.MARKS[claims(spectrum={0: spectrum})[-1]["reproduced"]],
                 wd_spec_phrase="better" if r1["test_acc"] > r0["test_acc"] else "worse")
 
 
@@ -365,43 +399,49 @@ def grid_claims(grid: dict) -> list[dict]:
         f"{len(per)} seeds: best AdamW {_n(s['best']['adamw']['acc'])} vs Adam + L2 "
         f"{_n(s['best']['adam_l2']['acc'])}, {_signed(s['margin'])} (per seed "
         f"{', '.join(_signed(m) for m in per)})",
-        plots.verdict(all(m > 0 for m in per) and s["margin"] >= 0.03,
-                      partly=len(per) > 1 and all(m > 0 for m in per), scale=True),
-        asserted=False))
+        plots.verdict(all(m > 0 for m in per) and s["margin"] >= 0.03), asserted=False,
+        control="Adam + L2's best cell", window="a margin of 0.03 or more, every seed ahead",
+        seeds=list(range(len(per)))))
     l2_gap, w_lo, w_hi = _largest_fails(grid)
     rows.append(plots.claim(
         "Adam + L2's largest penalty fails at every learning rate (a horizontal band); AdamW's "
         "largest decay fails more the larger η is", _LH,
         f"Adam + L2's largest λ ≥ {_n(l2_gap, 2)} below its column's best at every η; AdamW's "
         f"{_n(w_lo, 2)} below at the smallest η, {_n(w_hi, 2)} at the largest",
-        plots.verdict(l2_gap > 0.1 and w_hi > w_lo + 0.05)))
+        plots.verdict(l2_gap > 0.1 and w_hi > w_lo + 0.05),
+        control="the best decay of each column; AdamW's shortfall at the smallest η",
+        window="Adam + L2: more than 0.1 at every η; AdamW: 0.05 more at the largest η",
+        seeds=list(range(len(grid["grids"]["adamw"]["test_acc_seeds"])))))
     sl = {k: grid_summary(grid, k)["slope"] for k in grid["grids"]}
-    text = (f"slope of log(best λ) against log η (0: PyTorch's λ is free of η; −1: Loshchilov & "
-            f"Hutter's ηλ is): plain MLP, Adam + L2 {_slope(sl['adam_l2'])}, AdamW "
-            f"{_slope(sl['adamw'])}")
-    free = abs(sl["adamw"]) < 0.5
-    if "adamw_invariant" in sl:
-        text += f"; scale-invariant net, AdamW {_slope(sl['adamw_invariant'])}"
-        free = free or abs(sl["adamw_invariant"] + 1) < 0.5
-    if free and abs(sl["adam_l2"]) < 0.5:
-        text += "; Adam + L2's best decay is free of η too"
+    seeds = list(range(len(grid["grids"]["adamw"]["test_acc_seeds"])))
+    lh = {s: v + 1 for s, v in seed_slopes(grid, "adamw").items()}  # log(eta lambda) vs log eta
+    l2 = seed_slopes(grid, "adam_l2")
+    ok = {s: abs(lh[s]) < DECOUPLED and abs(l2[s]) >= DECOUPLED for s in seeds}
+    good = sum(ok.values())
     rows.append(plots.claim(
-        "decoupling makes the best weight decay independent of the learning rate", _LH, text,
-        plots.verdict(free and abs(sl["adam_l2"]) >= 0.5, partly=free), asserted=False))
+        "with AdamW the best decay (Loshchilov & Hutter's, ηλ) does not move with the learning "
+        "rate, as Adam + L2's best L2 coefficient does", _LH,
+        f"slope of log(best ηλ) against log η, AdamW: {plots.spread(lh, lambda v: f'{v:+.2f}')}"
+        + (f"; holds on {good} of {len(seeds)} seeds" if 0 < good < len(seeds) else ""),
+        "yes" if good == len(seeds) else "no" if good == 0 else "partly", asserted=False,
+        control=f"Adam + L2's best L2 coefficient, slope {plots.spread(l2, lambda v: f'{v:+.2f}')}"
+                f" (must move: |slope| ≥ {DECOUPLED:g})",
+        window=f"|slope| below {DECOUPLED:g} (0: decoupled, −1 or +1: moving with η); all "
+               f"{len(grid['lrs'])} learning rates", seeds=seeds))
     plain = ridge_band(grid, "adamw", PLAIN_BAND)
     ridge = grid_summary(grid, "adamw")["ridge"]
     above = [d for lr, d in zip(grid["lrs"], ridge) if lr > PLAIN_BAND[1] and d is not None]
     rows.append(plots.claim(
         f"plain MLP, η from {_fmt(plain['lrs'][0], 1)} to {_fmt(plain['lrs'][-1], 1)}: AdamW's "
-        "best λ (PyTorch's) hardly moves with η, on every seed, and is lower at larger η; both "
-        "grids' fitted slopes are closer to 0 than to −1", _LH,
+        "best λ (PyTorch's) hardly moves with η, on every seed, and is lower at larger η", _LH,
         f"best λ per seed moves by {', '.join(_fmt(m, 2) + '×' for m in plain['moves'])} while η "
         f"moves {_fmt(plain['lr_factor'], 2)}× (best λ ∝ 1/η would move as much); above: "
-        f"{', '.join(_fmt(d, 2) for d in above)}; slopes Adam + L2 {_slope(sl['adam_l2'])}, "
-        f"AdamW {_slope(sl['adamw'])}",
+        f"{', '.join(_fmt(d, 2) for d in above)}",
         plots.verdict(all(m < 3 for m in plain["moves"]) and bool(above)
-                      and max(above) < min(plain["ridge"]) and abs(sl["adam_l2"]) < 0.5
-                      and abs(sl["adamw"]) < 0.5)))
+                      and max(above) < min(plain["ridge"])),
+        control=f"best λ ∝ 1/η: a {_fmt(plain['lr_factor'], 2)}× move", window=f"η from "
+        f"{_fmt(plain['lrs'][0], 1)} to {_fmt(plain['lrs'][-1], 1)}: moves under 3×",
+        seeds=list(range(len(plain["moves"])))))
     if "adamw_invariant" in grid["grids"]:
         inv = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
         num = invariant_numbers(grid)
@@ -413,7 +453,10 @@ def grid_claims(grid: dict) -> list[dict]:
             f"grows {_fmt(inv['lr_factor'], 2)}×; fitted slope {_slope(sl['adamw_invariant'])}; "
             f"best ηλ {num['wd_inv_prod']} up to η = {num['wd_inv_prod_lrs'].split(' to ')[-1]}",
             plots.verdict(bool(inv["moves"]) and all(m > 5 for m in inv["moves"])
-                          and sl["adamw_invariant"] < -0.7 and num["prod_factor"] < 3)))
+                          and sl["adamw_invariant"] < -0.7 and num["prod_factor"] < 3),
+            control="a best λ free of η (slope 0, no fall); the plain MLP's moves under 3×",
+            window="each seed's fall over 5×, slope below −0.7, best ηλ within 3×",
+            seeds=list(range(len(inv["moves"])))))
     return rows
 
 
@@ -426,100 +469,10 @@ def published_claims() -> list[dict]:
     return grid_claims(grid)
 
 
-def claims(grid: dict | None = None, live: dict | None = None, equilibria=(),
-           clock: dict | None = None, spectrum: dict | None = None) -> list[dict]:
-    """The chapter's claims table: each paper's claim, what this run measured, and whether
-    that reproduces it. ``grid`` is the precomputed payload (all three grids), ``live`` the
-    notebook's own small grid; any argument may be left out. Rows that the prose states as
-    facts are asserted (a strict build refuses them unless reproduced); the others are shown
-    with their verdict, which the prose glues."""
-    rows = grid_claims(grid) if grid is not None else []
-    if live is not None and all(k in live["grids"] for k in DECOUPLING):
-        l2_gap, _, _ = _largest_fails(live)
-        rows.append(plots.claim(
-            "Adam + L2's largest penalty fails at every learning rate (live grid, one seed)", _LH,
-            f"Adam + L2's largest λ ≥ {_n(l2_gap, 2)} below its column's best at every η",
-            plots.verdict(l2_gap > 0.1)))
-    for r in equilibria:
-        lay = list(r["layers"].values())
-        if not lay:
-            continue
-        rms = [v["rms_ratio"] for v in lay]
-        ang = [v["angle_ratio"] for v in lay]
-        if r["optimizer"] == "adamw":
-            claim = "AdamW: RMS → √(η/2λ) per element; angle → √(2ηλ(1−β₁)/(1+β₁)) per step"
-            given = ""
-            levels, start = [v["rms"] for v in lay], [v["rms0"] for v in lay]
-            spread, spread0 = max(levels) / min(levels), max(start) / min(start)
-            rows.append(plots.claim(
-                "AdamW: the scale-invariant matrices, started at different scales, settle at "
-                "nearly the same per-element RMS", _EQ,
-                f"RMS of the {len(lay)} matrices, last quarter: "
-                f"{', '.join(_n(v, 3) for v in levels)}: largest/smallest {_n(spread, 3)}, "
-                f"against {_n(spread0, 3)} at initialization",
-                plots.verdict(spread < 1.3 and spread < spread0)))
-        else:
-            claim = (f"{LABELS[r['optimizer']]}: ‖W‖⁴ → η‖g̃‖²/(2λ(1−μ)); "
-                     "angle → √(2ηλ/(1+μ)) per step")
-            given = " (norm predicted from the measured ‖g̃‖)"
-        rows.append(plots.claim(claim, _EQ, f"measured / predicted, last quarter: RMS "
-                                           f"{_n(min(rms), 3)}–{_n(max(rms), 3)}, angle "
-                                           f"{_n(min(ang), 3)}–{_n(max(ang), 3)} ({len(lay)} "
-                                           f"matrices){given}", _equilibrium_verdict(r),
-                                asserted=r["optimizer"] != "adamw"))
-        relax = [v["relax_steps"] for v in lay if v["relax_steps"] is not None]
-        if r["optimizer"] == "adamw" and relax:
-            ok = all(0.5 * r["tau"] <= s <= 2 * r["tau"] for s in relax)
-            rows.append(plots.claim(
-                "the norm reaches equilibrium in about τ = 1/(ηλ) steps",
-                "Rotational Equilibrium; Power Lines",
-                f"RMS² within e⁻² of equilibrium after {min(relax):,}–{max(relax):,} steps; "
-                f"τ = {r['tau']:,.0f}", plots.verdict(ok, partly=True)))
-    if clock is not None:
-        ok = clock["spread"] <= 0.10 and abs(clock["ratio"] - 1) > 0.10
-        rows.append(plots.claim(
-            "loss curves overlap when η·λ is held fixed (trajectory invariance)",
-            "Efficient Hyperparameter Tuning via Trajectory Invariance Principle",
-            f"settled train loss of 3 runs at ηλ = {_n(clock['product'], 2)}: within "
-            f"{_n(100 * clock['spread'], 2)}% of each other; {clock['contrast']:g}× the product: "
-            f"{_n(clock['ratio'], 3)}× their loss", plots.verdict(ok)))
-    if spectrum is not None:
-        (w0, r0), (w1, r1) = list(spectrum["runs"].items())[0], list(spectrum["runs"].items())[-1]
-        name = "hidden.1" if "hidden.1" in r0["stats"] else next(iter(r0["stats"]), None)
-        if name is not None and name in r1["stats"]:
-            a, b = r0["stats"][name], r1["stats"][name]
-            shrink = all(r1["stats"][n]["frobenius"] < r0["stats"][n]["frobenius"]
-                         for n in r0["stats"] if n in r1["stats"])
-            h = r0["history"]
-            half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
-            grows = all(h[f"norm {n}"][-1] > h[f"norm {n}"][half] for n in r0["stats"])
-            ok = (grows and shrink and b["spectral"] / a["spectral"] > b["frobenius"] / a["frobenius"]
-                  and b["stable_rank"] < a["stable_rank"] and b["effective_rank"] < a["effective_rank"]
-                  and b["tail_alpha"] < a["tail_alpha"])
-            rows.append(plots.claim(
-                "without decay the norms still grow in the second half of training; decay "
-                "shrinks every matrix, the top singular value less than the Frobenius norm: the "
-                "ranks and the tail exponent α fall",
-                "Scaling Laws and Spectra of Shallow Neural Networks in the Feature Learning Regime",
-                f"{name}, λ {_n(float(w0), 2)} → {_n(float(w1), 2)}: Frobenius norm "
-                f"{_n(a['frobenius'])} → {_n(b['frobenius'])}, top singular value "
-                f"{_n(a['spectral'])} → {_n(b['spectral'])}, stable rank {_n(a['stable_rank'])} → "
-                f"{_n(b['stable_rank'])}, effective rank {_n(a['effective_rank'])} → "
-                f"{_n(b['effective_rank'])}, tail α {_n(a['tail_alpha'])} → "
-                f"{_n(b['tail_alpha'])}", plots.verdict(ok)))
-            better = r1["test_acc"] > r0["test_acc"]
-            rows.append(plots.claim(
-                "power-law tails in the weight spectrum come with better generalization",
-                "Scaling Laws and Spectra of Shallow Neural Networks in the Feature Learning Regime",
-                f"test accuracy {_n(r0['test_acc'])} → {_n(r1['test_acc'])} with decay (train "
-                f"{_n(r0['train_acc'])} → {_n(r1['train_acc'])})",
-                plots.verdict(better and b["tail_alpha"] < a["tail_alpha"], scale=True),
-                asserted=False))
-    return rows
-
-
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "ridge_band", "decoupling_numbers",
            "invariant_numbers", "equilibrium_numbers", "clock_numbers", "spectrum_numbers",
-           "grid_claims", "published_claims", "answer_equilibrium", "answer_sgd_symmetry",
+           "grid_claims", "published_claims", "seed_slopes", "live_slope_numbers",
+           "answer_equilibrium", "answer_sgd_symmetry",
            "answer_spread", "answer_zero_gradient", "decoupling_panel", "equilibrium_panel",
-           "clock_panel", "spectrum_panel", "claims"]
+           "clock_panel", "spectrum_panel", "RMS_TOL", "ANGLE_TOL", "RELAX_BAND", "DECOUPLED",
+           *_claims]

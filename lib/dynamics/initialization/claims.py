@@ -1,0 +1,429 @@
+"""The claims table of the initialization chapter: each row a statement that can fail, judged on
+several seeds where the page runs it live (:func:`claim_runs` in :mod:`.experiments` gives the
+runs), with its control, window and seeds printed under the measurement. Every threshold lives
+here once, as a named constant; the claim tests assert the rows' verdicts."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import plots, results
+from ..runtime import get_seed
+from .experiments import (best_sigma_w2, half_times, learning_times, trainability_agreement,
+                          trainability_disagreements, xi_deviation)
+from .science import critical_sigma_w2, q_map, std_ratio, trainable_depth
+
+__all__ = ["DEEP", "trainability_claims", "depth_time_claims", "published_claims",
+           "claim_seeds", "claims"]
+
+_num = plots.number
+
+DEEP = 30  # from this depth on, the trained region of the grid is read against the edge of chaos
+
+
+def _pct(x) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def _list(values) -> str:
+    """1, 2 and 3."""
+    values = [f"{v:g}" if isinstance(v, float) else str(v) for v in values]
+    return "none" if not values else values[0] if len(values) == 1 else \
+        ", ".join(values[:-1]) + " and " + values[-1]
+
+
+def _cells(cells) -> str:
+    """(sigma_w^2, depth) cells grouped by sigma_w^2: "σ_w² = 1.2 at depths 40, 50 and 60"."""
+    by: dict = {}
+    for s, d in sorted(cells):
+        by.setdefault(s, []).append(d)
+    return "; ".join(f"σ_w² = {s:g} at depth{'s' if len(d) > 1 else ''} {_list(d)}"
+                     for s, d in by.items()) or "nowhere"
+
+
+# The claims' thresholds: each lives here once; the claim tests assert the rows' verdicts.
+HE_BAND = (0.2, 5.0)       # He/orthogonal/LSUV ReLU: last/first activation std inside this band
+XAVIER_RELU_MAX = 1e-2     # Xavier ReLU: last/first activation std below this (variance halved)
+LSUV_BAND = (0.5, 2.0)     # LSUV: last/first activation std inside this band, every activation
+SMALL_COLLAPSE = 1e-6      # small Gaussian: last-layer std below this fraction of the first's
+TANH_EDGE = ((0.02, 0.6), (0.5, 2.0))  # tanh at sigma_w^2 = 1: (act ratio band, grad ratio band)
+TANH_HOT = (0.6, 3.0)      # tanh above it: act ratio above, first/last grad ratio above
+CRITICAL_REL = 0.10        # chi_1 = 1 measured within 10% of the mean-field sigma_w^2
+MAP_REL = 0.15             # measured q-map iterates within 15% of the map (finite width)
+XI_DEV_MAX = 0.25          # measured xi_c: median deviation from the theory below 25%
+XI_PEAK = 0.7              # measured xi_c peaks within this distance of the critical sigma_w^2
+EDGE_RATIO = 1.4           # "near the edge": sigma_w^2 within this factor of the critical value
+FAR_RATIO = 2.0            # "far from the edge": sigma_w^2 at least this factor away from it
+EDGE_MARGIN = 0.2          # the row's best beats the best far from the edge by this accuracy
+TRAINED_MIN = 0.9          # the shallowest row trains "everywhere": accuracy at least this
+FLUCT_SLOPE = (0.4, 1.0)   # Gaussian fluctuations: slope per layer in this band (theory 2/3)
+ORTH_SLOPE_MAX = 0.02      # orthogonal fluctuations: |slope per layer| below this
+SAXE_DEV = 0.2             # half-learning steps within 20% of the exact solution
+ORTH_GROWTH_MAX = 2.0      # deep linear, orthogonal: deepest over shallowest learning time
+GAUSS_GROWTH_MIN = 10.0    # scaled Gaussian control: time at depth 16 over depth 2 at least this
+LR_FALL = 4.0              # the orthogonal best learning rate falls by at least this factor
+IGB_RELU_MIN = 0.6         # ReLU: the deepest networks' favourite-class share above this,
+IGB_TANH_GAP = 0.3         # above the deepest tanh networks' by this,
+IGB_DEPTH_GAP = 0.2        # and above the shallowest ReLU networks' by this
+
+
+def _judge(values: dict, ok: dict, fmt=None) -> tuple[str, str]:
+    """The seeds' spread of ``values`` and the verdict of the per-seed checks ``ok``: "yes"
+    on every seed, "no" on none, "partly" with "holds on k of n seeds" (as
+    :func:`dynamics.plots.across_seeds`, for a check on more than the quantity shown)."""
+    text, _ = plots.across_seeds(values, lambda v: True, fmt)
+    good = sum(bool(v) for v in ok.values())
+    if 0 < good < len(ok):
+        text += f"; holds on {good} of {len(ok)} seeds"
+    return text, "yes" if good == len(ok) else "no" if good == 0 else "partly"
+
+
+def _per_seed(runs, name: str) -> dict:
+    """``{seed: result}``: the claims are judged on several seeds (:func:`claim_runs`)."""
+    if not isinstance(runs, dict) or not runs or not all(isinstance(k, int) for k in runs):
+        raise ValueError(f"claims({name}=...) takes {{seed: result}} for several seeds "
+                         "(init.claim_runs gives them)")
+    return runs
+
+
+def _window(crit: float, sig) -> tuple[list, list]:
+    """The grid's sigma_w^2 near the edge of chaos (within a factor EDGE_RATIO of ``crit``)
+    and far from it (at least a factor FAR_RATIO away)."""
+    near = [s for s in sig if 1 / EDGE_RATIO <= s / crit <= EDGE_RATIO]
+    far = [s for s in sig if not 1 / FAR_RATIO < s / crit < FAR_RATIO]
+    return near, far
+
+
+def trainability_claims(heat: dict, level: float = 0.5) -> list[dict]:
+    """The claims rows of the trainability grid (all from the precomputed data, whose seeds
+    its provenance lists: one at the cpu profile)."""
+    acc = np.asarray([[np.nan if v is None else v for v in row] for row in heat["acc"]], float)
+    depths, b2, sig = heat["depths"], heat["sigma_b2"], heat["sigma_w2"]
+    seeds = heat.get("seeds", [0])
+    crit = critical_sigma_w2(b2)
+    counts = [int((row >= level).sum()) for row in acc]
+    paper = "Schoenholz et al., Deep Information Propagation"
+    rows = [plots.claim(
+        "shallow networks train at every weight scale; with depth the trained region narrows",
+        paper, f"depth {depths[0]}: train acc ≥ {_num(np.nanmin(acc[0]), 2)} everywhere; cells "
+        f"with train acc ≥ {level:g} per depth: {', '.join(map(str, counts))}",
+        plots.verdict(np.nanmin(acc[0]) >= TRAINED_MIN and counts[-1] < counts[0]
+                      and all(a >= b for a, b in zip(counts, counts[1:]))),
+        control=f"the shallowest row's {counts[0]} trained cells of {len(sig)}",
+        window=f"depths {depths[0]}–{depths[-1]}", seeds=seeds)]
+    near, far = _window(crit, sig)
+    j_far = [sig.index(s) for s in far]
+    deep = [(d, b, np.nanmax(row), np.nanmax(row[j_far]) if j_far else np.nan)
+            for d, b, row in zip(depths, best_sigma_w2(heat), acc) if d >= DEEP]
+    ok = bool(deep) and all(b is not None and b in near and trainable_depth(b, b2) >= d
+                            and top - cold >= EDGE_MARGIN for d, b, top, cold in deep)
+    rows.append(plots.claim(
+        f"deep networks (depth ≥ {DEEP}) train best near the edge of chaos (σ_w² = {crit:.2f}), "
+        "inside the band depth ≤ 6 ξ_c, and far better than far from it",
+        "Schoenholz et al.; Hayou et al., On the Impact of the Activation Function on Deep "
+        "Neural Networks Training",
+        "best σ_w² (train acc) at depths " + ", ".join(
+            f"{d}: {b:g} ({_num(top, 2)})" if b is not None else f"{d}: none"
+            for d, b, top, _ in deep),
+        plots.verdict(ok),
+        control=f"the best train acc far from the edge (σ_w² = {_list(far)}, a factor "
+                f"{FAR_RATIO:g} or more from it): " + ", ".join(
+                    f"{_num(c, 2)}" for *_, c in deep) + f"; the best must beat it by "
+                f"{EDGE_MARGIN:g}",
+        window=f"σ_w² within a factor {EDGE_RATIO:g} of {crit:.2f}: {_list(near)}, "
+               f"{len(near)} of the grid's {len(sig)} values", seeds=seeds))
+    agree, cells = trainability_agreement(heat, level)
+    rows.append(plots.claim(
+        "networks train when depth ≲ 6 ξ_c, and not beyond", paper,
+        f"trained (≥ {level:g}) and depth ≤ 6 ξ_c agree on {_num(100 * agree, 2)}% of {cells} cells "
+        f"({heat['steps']:,} SGD steps, width {heat['width']})",
+        plots.verdict(agree >= 0.9, partly=agree >= 0.7), asserted=False,
+        control="the line 6 ξ_c of the theory", window="every cell of the grid", seeds=seeds))
+    dis = trainability_disagreements(heat, level)
+    rows.append(plots.claim(
+        "where training and the 6 ξ_c line disagree, ordered-phase networks train beyond the "
+        "line and chaotic-phase ones fail before it", paper,
+        f"trained beyond the line: {_cells(dis['beyond'])}; failed before it: "
+        f"{_cells(dis['before'])}",
+        plots.verdict(bool(dis["beyond"] or dis["before"])
+                      and all(s < crit for s, _ in dis["beyond"])
+                      and all(s > crit for s, _ in dis["before"])),
+        control=f"the critical σ_w² = {crit:.2f} that splits the phases",
+        window="every cell where they disagree", seeds=seeds))
+    return rows
+
+
+def depth_time_claims(res: dict) -> list[dict]:
+    """The claims row of the deep linear networks' learning time against depth: per seed
+    (best learning rate of each seed), the deepest network's time over the shallowest's with
+    orthogonal init, against the scaled Gaussian control from the shallowest depth to 16."""
+    d = res["depths"]
+    seeds = res.get("seeds") or list(range(len(res["orthogonal_per_seed"][0])))
+    orth = np.array([learning_times(r) for r in res["orthogonal_per_seed"]])  # depth x seed
+    gauss = np.array([learning_times(r) for r in res["gaussian_per_seed"]])
+    k = d.index(16) if 16 in d else len(d) - 1
+    o_growth = {s: float(orth[-1, i] / orth[0, i]) for i, s in enumerate(seeds)}
+    g_growth = {s: float(gauss[k, i] / gauss[0, i]) for i, s in enumerate(seeds)}
+    lr = res["orthogonal_lr"]
+    ok = {s: np.isfinite(o_growth[s]) and o_growth[s] <= ORTH_GROWTH_MAX
+          and g_growth[s] >= GAUSS_GROWTH_MIN and lr[-1] <= lr[0] / LR_FALL for s in seeds}
+    text, verdict = _judge(o_growth, ok, lambda v: f"{v:.2f}×")
+    return [plots.claim(
+        "deep linear networks, random orthogonal init at the best learning rate (which falls "
+        "with depth): a finite, depth-independent delay in learning time; scaled Gaussian "
+        "init: the learning time grows with depth",
+        "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep linear "
+        "neural networks",
+        f"orthogonal, depth {d[-1]} over depth {d[0]}: {text}; best lr {_num(lr[0], 2)} → "
+        f"{_num(lr[-1], 2)}",
+        verdict,
+        control=f"scaled Gaussian, depth {d[k]} over depth {d[0]}: "
+                + plots.spread(g_growth, lambda v: "never learned" if not np.isfinite(v)
+                               else f"{v:.0f}×")
+                + f"; orthogonal must stay within {ORTH_GROWTH_MAX:g}×, Gaussian grow "
+                f"{GAUSS_GROWTH_MIN:g}× or more",
+        window=f"depths {d[0]}–{d[-1]} (a {d[-1] // d[0]}-fold depth), the best of "
+               f"{len(res['lrs'])} learning rates per seed", seeds=seeds)]
+
+
+def published_claims() -> list[dict]:
+    """The claims rows of the published page that rest on ``data/`` alone: the trainability
+    grid and the learning time of deep linear networks against depth."""
+    heat, prov = results.load("initialization_trainability")
+    depth_time, dt_prov = results.load("initialization_depth_time")
+    heat = dict(heat, seeds=heat.get("seeds") or prov.get("config", {}).get("seeds", [0]))
+    depth_time = dict(depth_time, seeds=depth_time.get("seeds")
+                      or dt_prov.get("config", {}).get("seeds"))
+    return trainability_claims(heat) + depth_time_claims(depth_time)
+
+
+def _chaos_shape_ok(chaos: dict) -> tuple[float, bool]:
+    """The order-to-chaos figure's shape on one seed: c* = 1 below the edge and < 1 above it,
+    the measured depth scale peaking near the critical sigma_w^2, short in the ordered phase
+    (< 2 layers at the smallest sigma_w^2) and longer, but finite, deep in the chaotic phase
+    (sigma_w^2 > 3). Returns (the peak's sigma_w^2, the check)."""
+    stars = {cm["sigma_w2"]: cm["c_star"] for cm in chaos["c_map"]}
+    xm = chaos["xi_measured"]
+    s = np.asarray(xm["sigma_w2"], float)
+    xi = np.array([np.nan if v is None else v for v in xm["xi"]], float)
+    peak = float(s[int(np.nanargmax(xi))])
+    hot = xi[s > 3]
+    ok = (stars.get(min(stars)) == 1.0 and stars.get(max(stars), 1) < 0.9
+          and abs(peak - chaos["critical_theory"]) < XI_PEAK and xi[0] < 2
+          and len(hot) > 0 and np.all((hot > xi[0]) & (hot < np.nanmax(xi))))
+    return peak, bool(ok)
+
+
+def claim_seeds(seed: int | None = None, n: int = 3) -> list[int]:
+    """The seeds the page's claims are judged on: the page's own seed and the next ``n - 1``."""
+    seed = get_seed(seed)
+    return list(range(seed, seed + n))
+
+
+def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time=None,
+           igb=None) -> list[dict]:
+    """One :func:`dynamics.plots.claim` row per claim, with the verdict the numbers support.
+    The live results come as ``{seed: result}`` (:func:`claim_runs`: each row is judged on
+    every seed and shows their spread); ``heat`` and ``depth_time`` are the precomputed
+    results shown on the page."""
+    rows = []
+    if signal is not None:
+        signal = _per_seed(signal, "signal")
+        seeds = list(signal)
+        one = signal[seeds[0]]
+        depth = len(next(iter(one["relu"].values()))["act_std"]) if "relu" in one else 0
+        relu = {s: r["relu"] for s, r in signal.items() if "relu" in r}
+        if relu and all("he" in r and "xavier" in r for r in relu.values()):
+            he = {s: std_ratio(r["he"]) for s, r in relu.items()}
+            xa = {s: std_ratio(r["xavier"]) for s, r in relu.items()}
+            keep = [i for i in ("he", "orthogonal", "lsuv") if all(i in r for r in relu.values())]
+            text, v = _judge(he, {s: xa[s] < XAVIER_RELU_MAX and all(
+                HE_BAND[0] < std_ratio(relu[s][i]) < HE_BAND[1] for i in keep) for s in relu})
+            rows.append(plots.claim(
+                "ReLU: Var W = 2/fan_in keeps the activation scale at any depth; Xavier "
+                "(≈ 1/fan_in) halves the variance every layer",
+                "He et al.; Kumar, On weight initialization in deep neural networks",
+                f"depth {depth}, last/first activation std, He: {text}", v,
+                control=f"Xavier: {plots.spread(xa)} (must fall below {XAVIER_RELU_MAX:g})",
+                window=f"{', '.join(keep)} within {HE_BAND[0]:g}–{HE_BAND[1]:g}", seeds=seeds))
+        if relu and all("small" in r and "zero" in r for r in relu.values()):
+            small = {s: r["small"]["act_std"][-1] for s, r in relu.items()}
+            ok = {s: small[s] < SMALL_COLLAPSE * r["small"]["act_std"][0]
+                  and max(r["zero"]["act_std"]) == 0 and max(r["zero"]["grad_norm"]) == 0
+                  for s, r in relu.items()}
+            text, v = _judge(small, ok)
+            rows.append(plots.claim(
+                "ReLU: a small Gaussian start shrinks the signal geometrically; all-zero weights "
+                "carry no signal and no gradient", "Kumar, On weight initialization in deep neural "
+                "networks", f"depth {depth}: last-layer activation std (small) {text}", v,
+                control="the first layer's std (the small start must lose a factor "
+                        f"{1 / SMALL_COLLAPSE:.0e}); zero init: largest std and gradient must be 0",
+                window=f"all {depth} layers", seeds=seeds))
+        if all("lsuv" in r[a] for r in signal.values() for a in r):
+            ratios = {s: {a: std_ratio(r[a]["lsuv"]) for a in r} for s, r in signal.items()}
+            worst = {s: max(abs(math.log(v)) for v in r.values()) for s, r in ratios.items()}
+            text, v = _judge({s: math.exp(w) for s, w in worst.items()},
+                             {s: all(LSUV_BAND[0] < x < LSUV_BAND[1] for x in r.values())
+                              for s, r in ratios.items()})
+            rows.append(plots.claim(
+                "LSUV: an orthonormal start and per-layer rescaling give unit variance in every layer",
+                "Mishkin & Matas, All you need is a good init",
+                f"depth {depth}, {' and '.join(ratios[seeds[0]])}: largest factor between the "
+                f"last and the first layer's activation std {text}", v,
+                control="unit variance (a factor 1)",
+                window=f"a factor under {LSUV_BAND[1]:g} either way", seeds=seeds))
+        tanh = {s: r["tanh"] for s, r in signal.items() if "tanh" in r}
+        if tanh and all(i in t for t in tanh.values() for i in ("xavier", "orthogonal", "he", "lsuv")):
+            def growth(st):
+                g = st["grad_norm"]
+                return g[0] / g[-1] if g[-1] > 0 else float("inf")
+
+            (ea, eg), (ha, hg) = TANH_EDGE, TANH_HOT
+            ok = {s: all(ea[0] < std_ratio(t[i]) < ea[1] and eg[0] < growth(t[i]) < eg[1]
+                         for i in ("xavier", "orthogonal"))
+                  and all(std_ratio(t[i]) > ha and growth(t[i]) > hg for i in ("he", "lsuv"))
+                  for s, t in tanh.items()}
+            text, v = _judge({s: growth(t["he"]) for s, t in tanh.items()}, ok)
+            rows.append(plots.claim(
+                "tanh: at σ_w² = 1 (Xavier, orthogonal) the activations decay slowly and the "
+                "gradients stay level; above it (He, LSUV) the activations stay up and the "
+                "gradients grow towards the input (chaos)",
+                "Poole et al.; Schoenholz et al., Deep Information Propagation",
+                f"first/last gradient norm, He: {text}; last/first activation std, gradient "
+                f"norm on seed {seeds[0]}: " + "; ".join(
+                    f"{i} {_num(std_ratio(tanh[seeds[0]][i]), 2)}, "
+                    f"{_num(growth(tanh[seeds[0]][i]), 2)}"
+                    for i in ("xavier", "orthogonal", "he", "lsuv")), v,
+                control=f"Xavier and orthogonal: gradient ratio within {eg[0]:g}–{eg[1]:g}, "
+                        f"activations {ea[0]:g}–{ea[1]:g}",
+                window=f"He and LSUV: gradient ratio above {hg:g}, activations above {ha:g}",
+                seeds=seeds))
+    if chaos is not None:
+        chaos = _per_seed(chaos, "chaos")
+        seeds = list(chaos)
+        c0 = chaos[seeds[0]]
+        t = c0["critical_theory"]
+        def line_dev(c):  # the critical line: largest relative deviation over its sigma_b^2
+            lm = c["line_measured"]
+            return max(abs(m / critical_sigma_w2(b) - 1) for b, m in zip(lm["sigma_b2"], lm["sigma_w2"]))
+
+        def map_dev(c):  # the q-map iterates: largest relative deviation from the map
+            return max(abs(b / q_map(a, qm["sigma_w2"], c["sigma_b2"]) - 1) for qm in c["q_map"]
+                       for seq in qm["measured"] for a, b in zip(seq[:-1], seq[1:]))
+
+        mdev = {s: map_dev(c) for s, c in chaos.items()}
+        text, v = _judge({s: 100 * x for s, x in mdev.items()},
+                         {s: x < MAP_REL for s, x in mdev.items()}, lambda x: f"{x:.1f}%")
+        rows.append(plots.claim(
+            "the length map: the measured iterates follow the mean-field q-map",
+            "Poole et al., Exponential expressivity in deep neural networks through transient "
+            "chaos", f"largest deviation of an iterate from the map: {text}", v,
+            control="the q-map of the theory (no fitted parameter)",
+            window=f"every iterate within {100 * MAP_REL:.0f}%, σ_w² = "
+                   f"{_list([qm['sigma_w2'] for qm in c0['q_map']])}", seeds=seeds))
+        dev = {s: 100 * (c["critical_measured"] / t - 1) for s, c in chaos.items()}
+        line = {s: line_dev(c) for s, c in chaos.items()}
+        text, v = _judge(dev, {s: abs(d) < 100 * CRITICAL_REL and line[s] < CRITICAL_REL
+                               for s, d in dev.items()}, lambda x: f"{x:+.1f}%")
+        text += ("; on the critical line (every σ_b² of the figure), largest "
+                 + plots.spread({s: 100 * x for s, x in line.items()}, lambda x: f"{x:.1f}%"))
+        rows.append(plots.claim(
+            f"tanh, σ_b² = {c0['sigma_b2']:g}: the edge of chaos χ₁ = 1 lies at "
+            f"σ_w² = {_num(t)} (mean-field theory)",
+            "Poole et al.; Schoenholz et al., Deep Information Propagation",
+            f"χ₁ = 1 on random networks (width {c0['width']}): deviation from the theory {text}",
+            v, control=f"the theory's σ_w² = {_num(t)}",
+            window=f"within {100 * CRITICAL_REL:.0f}%", seeds=seeds))
+        devs = {s: xi_deviation(c) for s, c in chaos.items()}
+        text, v = _judge({s: 100 * d[0] for s, d in devs.items()},
+                         {s: d[1] > 0 and d[0] < XI_DEV_MAX for s, d in devs.items()},
+                         lambda x: f"{x:.0f}%")
+        rows.append(plots.claim(
+            "correlations relax over ξ_c = −1/ln χ_c layers; ξ_c diverges at χ₁ = 1",
+            "Schoenholz et al., Deep Information Propagation",
+            f"ξ_c measured at {devs[seeds[0]][1]} values of σ_w²: median deviation from theory "
+            f"{text}; largest ξ_c {plots.spread({s: d[2] for s, d in devs.items()})} layers",
+            v, control="ξ_c of the theory at each σ_w²",
+            window=f"median deviation below {100 * XI_DEV_MAX:.0f}%", seeds=seeds))
+        shape = {s: _chaos_shape_ok(c) for s, c in chaos.items()}
+        xi0 = {s: c["xi_measured"]["xi"][0] for s, c in chaos.items()}
+        text, v = _judge({s: p for s, (p, _) in shape.items()},
+                         {s: ok for s, (_, ok) in shape.items()}, lambda x: f"{x:.2f}")
+        rows.append(plots.claim(
+            "c* = 1 below the edge of chaos, c* < 1 above it; ξ_c peaks at the edge, is a layer or "
+            "two deep in the ordered phase and longer in the chaotic phase",
+            "Poole et al.; Schoenholz et al., Deep Information Propagation",
+            f"measured ξ_c peaks at σ_w² = {text}; at the smallest σ_w² "
+            f"{plots.spread(xi0)} layers", v,
+            control=f"the critical σ_w² = {t:.2f} (peak within {XI_PEAK:g}); c* at σ_w² = 1 "
+                    "and 3; 2 layers in the ordered phase",
+            window="beyond σ_w² = 3: longer than the ordered phase's, shorter than the peak's",
+            seeds=seeds))
+    if heat is not None:
+        rows += trainability_claims(heat)
+    if fluct is not None:
+        fluct = _per_seed(fluct, "fluct")
+        seeds = list(fluct)
+        f0 = fluct[seeds[0]]
+        g = {s: f["gaussian_slope"] for s, f in fluct.items()}
+        o = {s: f["orthogonal_slope"] for s, f in fluct.items()}
+        text, v = _judge(g, {s: FLUCT_SLOPE[0] < g[s] < FLUCT_SLOPE[1]
+                             and abs(o[s]) < ORTH_SLOPE_MAX for s in fluct})
+        rows.append(plots.claim(
+            "Gaussian weights: preactivation fluctuations grow linearly with depth (slope 2/3 "
+            "per layer in n·Var G/E[G]²); orthogonal weights: independent of depth",
+            "Day, Kahn & Roberts, Feature Learning and Generalization in Deep Networks with "
+            "Orthogonal Weights",
+            f"slope per layer, Gaussian: {text}; width {f0['width']}, {f0['n_nets']} networks",
+            v, control=f"orthogonal slope {plots.spread(o, lambda x: f'{x:.4f}')} (must stay "
+                       f"below {ORTH_SLOPE_MAX:g}); the theory's 2/3",
+            window=f"Gaussian slope within {FLUCT_SLOPE[0]:g}–{FLUCT_SLOPE[1]:g}, layers "
+                   f"1–{f0['depth']}", seeds=seeds))
+    if saxe is not None:
+        saxe = _per_seed(saxe, "saxe")
+        seeds = list(saxe)
+        dev, ok = {}, {}
+        for s, r in saxe.items():
+            meas, theo = half_times(r)
+            fin = np.isfinite(meas) & np.isfinite(theo) if theo is not None else np.zeros(1, bool)
+            dev[s] = float(np.max(np.abs(meas[fin] / theo[fin] - 1))) if fin.any() else float("nan")
+            ok[s] = bool(fin.all() and dev[s] < SAXE_DEV and np.all(meas >= theo)
+                         and np.all(np.diff(meas) > 0))
+        text, v = _judge({s: 100 * d for s, d in dev.items()}, ok, lambda x: f"{x:.0f}%")
+        rows.append(plots.claim(
+            "from small weights each mode is learned in a sharp sigmoidal transition at a time "
+            "∝ 1/s, strongest first: plateaus, then drops; the trained network lags the exact "
+            "solution slightly",
+            "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep linear "
+            "neural networks",
+            f"half-learning steps, largest deviation from the exact solution: {text}", v,
+            control="the exact two-layer solution (no fitted parameter)",
+            window=f"every pattern within {100 * SAXE_DEV:.0f}%, later than the exact solution, "
+                   "strongest first", seeds=seeds))
+    if depth_time is not None:
+        rows += depth_time_claims(depth_time)
+    if igb is not None:
+        igb = _per_seed(igb, "igb")
+        seeds = list(igb)
+        g0 = igb[seeds[0]]
+        deep = g0["depths"][len(g0["relu"]) - 1]
+        relu = {s: float(np.mean(r["relu"][-1])) for s, r in igb.items()}
+        tanh = {s: float(np.mean(r["tanh"][-1])) for s, r in igb.items()}
+        shallow = {s: float(np.mean(r["relu"][0])) for s, r in igb.items()}
+        wins = {s: len(set(r["relu_class"][-1])) for s, r in igb.items()}
+        text, v = _judge(relu, {s: relu[s] > IGB_RELU_MIN and relu[s] > tanh[s] + IGB_TANH_GAP
+                                and relu[s] > shallow[s] + IGB_DEPTH_GAP and wins[s] > 1 for s in igb})
+        rows.append(plots.claim(
+            "untrained deep ReLU networks put most inputs in one class, which one changing from "
+            "network to network; tanh networks much less",
+            "Francazi et al., Initial Guessing Bias: How Untrained Networks Favor Some Classes",
+            f"depth {deep}, favourite-class fraction (ReLU): {text}; classes that win: "
+            f"{plots.spread(wins, lambda x: f'{x:.0f}')}", v,
+            control=f"depth {g0['depths'][0]} (ReLU): {plots.spread(shallow)} (must trail by "
+                    f"{IGB_DEPTH_GAP:g}); tanh: {plots.spread(tanh)} (must trail by "
+                    f"{IGB_TANH_GAP:g}); no bias: "
+                    f"{1 / g0['n_classes']:.2f}",
+            window=f"ReLU above {IGB_RELU_MIN:g}, {g0['n_nets']} networks per seed",
+            seeds=seeds))
+    return rows

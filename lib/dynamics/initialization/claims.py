@@ -68,25 +68,6 @@ IGB_TANH_GAP = 0.3         # above the deepest tanh networks' by this,
 IGB_DEPTH_GAP = 0.2        # and above the shallowest ReLU networks' by this
 
 
-def _judge(values: dict, ok: dict, fmt=None) -> tuple[str, str]:
-    """The seeds' spread of ``values`` and the verdict of the per-seed checks ``ok``: "yes"
-    on every seed, "no" on none, "partly" with "holds on k of n seeds" (as
-    :func:`dynamics.plots.across_seeds`, for a check on more than the quantity shown)."""
-    text, _ = plots.across_seeds(values, lambda v: True, fmt)
-    good = sum(bool(v) for v in ok.values())
-    if 0 < good < len(ok):
-        text += f"; holds on {good} of {len(ok)} seeds"
-    return text, "yes" if good == len(ok) else "no" if good == 0 else "partly"
-
-
-def _per_seed(runs, name: str) -> dict:
-    """``{seed: result}``: the claims are judged on several seeds (:func:`claim_runs`)."""
-    if not isinstance(runs, dict) or not runs or not all(isinstance(k, int) for k in runs):
-        raise ValueError(f"claims({name}=...) takes {{seed: result}} for several seeds "
-                         "(init.claim_runs gives them)")
-    return runs
-
-
 def _window(crit: float, sig) -> tuple[list, list]:
     """The grid's sigma_w^2 near the edge of chaos (within a factor EDGE_RATIO of ``crit``)
     and far from it (at least a factor FAR_RATIO away)."""
@@ -168,7 +149,7 @@ def depth_time_claims(res: dict) -> list[dict]:
     lr = res["orthogonal_lr"]
     ok = {s: np.isfinite(o_growth[s]) and o_growth[s] <= ORTH_GROWTH_MAX
           and g_growth[s] >= GAUSS_GROWTH_MIN and lr[-1] <= lr[0] / LR_FALL for s in seeds}
-    text, verdict = _judge(o_growth, ok, lambda v: f"{v:.2f}×")
+    text, verdict = plots.judged(o_growth, ok, lambda v: f"{v:.2f}×")
     return [plots.claim(
         "deep linear networks, random orthogonal init at the best learning rate (which falls "
         "with depth): a finite, depth-independent delay in learning time; scaled Gaussian "
@@ -229,7 +210,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
     results shown on the page."""
     rows = []
     if signal is not None:
-        signal = _per_seed(signal, "signal")
+        signal = plots.per_seed(signal, "signal", "init.claim_runs")
         seeds = list(signal)
         one = signal[seeds[0]]
         depth = len(next(iter(one["relu"].values()))["act_std"]) if "relu" in one else 0
@@ -238,7 +219,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             he = {s: std_ratio(r["he"]) for s, r in relu.items()}
             xa = {s: std_ratio(r["xavier"]) for s, r in relu.items()}
             keep = [i for i in ("he", "orthogonal", "lsuv") if all(i in r for r in relu.values())]
-            text, v = _judge(he, {s: xa[s] < XAVIER_RELU_MAX and all(
+            text, v = plots.judged(he, {s: xa[s] < XAVIER_RELU_MAX and all(
                 HE_BAND[0] < std_ratio(relu[s][i]) < HE_BAND[1] for i in keep) for s in relu})
             rows.append(plots.claim(
                 "ReLU: Var W = 2/fan_in keeps the activation scale at any depth; Xavier "
@@ -252,7 +233,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             ok = {s: small[s] < SMALL_COLLAPSE * r["small"]["act_std"][0]
                   and max(r["zero"]["act_std"]) == 0 and max(r["zero"]["grad_norm"]) == 0
                   for s, r in relu.items()}
-            text, v = _judge(small, ok)
+            text, v = plots.judged(small, ok)
             rows.append(plots.claim(
                 "ReLU: a small Gaussian start shrinks the signal geometrically; all-zero weights "
                 "carry no signal and no gradient", "Kumar, On weight initialization in deep neural "
@@ -263,7 +244,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
         if all("lsuv" in r[a] for r in signal.values() for a in r):
             ratios = {s: {a: std_ratio(r[a]["lsuv"]) for a in r} for s, r in signal.items()}
             worst = {s: max(abs(math.log(v)) for v in r.values()) for s, r in ratios.items()}
-            text, v = _judge({s: math.exp(w) for s, w in worst.items()},
+            text, v = plots.judged({s: math.exp(w) for s, w in worst.items()},
                              {s: all(LSUV_BAND[0] < x < LSUV_BAND[1] for x in r.values())
                               for s, r in ratios.items()})
             rows.append(plots.claim(
@@ -284,7 +265,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
                          for i in ("xavier", "orthogonal"))
                   and all(std_ratio(t[i]) > ha and growth(t[i]) > hg for i in ("he", "lsuv"))
                   for s, t in tanh.items()}
-            text, v = _judge({s: growth(t["he"]) for s, t in tanh.items()}, ok)
+            text, v = plots.judged({s: growth(t["he"]) for s, t in tanh.items()}, ok)
             rows.append(plots.claim(
                 "tanh: at σ_w² = 1 (Xavier, orthogonal) the activations decay slowly and the "
                 "gradients stay level; above it (He, LSUV) the activations stay up and the "
@@ -300,7 +281,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
                 window=f"He and LSUV: gradient ratio above {hg:g}, activations above {ha:g}",
                 seeds=seeds))
     if chaos is not None:
-        chaos = _per_seed(chaos, "chaos")
+        chaos = plots.per_seed(chaos, "chaos", "init.claim_runs")
         seeds = list(chaos)
         c0 = chaos[seeds[0]]
         t = c0["critical_theory"]
@@ -313,7 +294,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
                        for seq in qm["measured"] for a, b in zip(seq[:-1], seq[1:]))
 
         mdev = {s: map_dev(c) for s, c in chaos.items()}
-        text, v = _judge({s: 100 * x for s, x in mdev.items()},
+        text, v = plots.judged({s: 100 * x for s, x in mdev.items()},
                          {s: x < MAP_REL for s, x in mdev.items()}, lambda x: f"{x:.1f}%")
         rows.append(plots.claim(
             "the length map: the measured iterates follow the mean-field q-map",
@@ -324,7 +305,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
                    f"{_list([qm['sigma_w2'] for qm in c0['q_map']])}", seeds=seeds))
         dev = {s: 100 * (c["critical_measured"] / t - 1) for s, c in chaos.items()}
         line = {s: line_dev(c) for s, c in chaos.items()}
-        text, v = _judge(dev, {s: abs(d) < 100 * CRITICAL_REL and line[s] < CRITICAL_REL
+        text, v = plots.judged(dev, {s: abs(d) < 100 * CRITICAL_REL and line[s] < CRITICAL_REL
                                for s, d in dev.items()}, lambda x: f"{x:+.1f}%")
         text += ("; on the critical line (every σ_b² of the figure), largest "
                  + plots.spread({s: 100 * x for s, x in line.items()}, lambda x: f"{x:.1f}%"))
@@ -336,7 +317,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             v, control=f"the theory's σ_w² = {_num(t)}",
             window=f"within {100 * CRITICAL_REL:.0f}%", seeds=seeds))
         devs = {s: xi_deviation(c) for s, c in chaos.items()}
-        text, v = _judge({s: 100 * d[0] for s, d in devs.items()},
+        text, v = plots.judged({s: 100 * d[0] for s, d in devs.items()},
                          {s: d[1] > 0 and d[0] < XI_DEV_MAX for s, d in devs.items()},
                          lambda x: f"{x:.0f}%")
         rows.append(plots.claim(
@@ -348,7 +329,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             window=f"median deviation below {100 * XI_DEV_MAX:.0f}%", seeds=seeds))
         shape = {s: _chaos_shape_ok(c) for s, c in chaos.items()}
         xi0 = {s: c["xi_measured"]["xi"][0] for s, c in chaos.items()}
-        text, v = _judge({s: p for s, (p, _) in shape.items()},
+        text, v = plots.judged({s: p for s, (p, _) in shape.items()},
                          {s: ok for s, (_, ok) in shape.items()}, lambda x: f"{x:.2f}")
         rows.append(plots.claim(
             "c* = 1 below the edge of chaos, c* < 1 above it; ξ_c peaks at the edge, is a layer or "
@@ -363,12 +344,12 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
     if heat is not None:
         rows += trainability_claims(heat)
     if fluct is not None:
-        fluct = _per_seed(fluct, "fluct")
+        fluct = plots.per_seed(fluct, "fluct", "init.claim_runs")
         seeds = list(fluct)
         f0 = fluct[seeds[0]]
         g = {s: f["gaussian_slope"] for s, f in fluct.items()}
         o = {s: f["orthogonal_slope"] for s, f in fluct.items()}
-        text, v = _judge(g, {s: FLUCT_SLOPE[0] < g[s] < FLUCT_SLOPE[1]
+        text, v = plots.judged(g, {s: FLUCT_SLOPE[0] < g[s] < FLUCT_SLOPE[1]
                              and abs(o[s]) < ORTH_SLOPE_MAX for s in fluct})
         rows.append(plots.claim(
             "Gaussian weights: preactivation fluctuations grow linearly with depth (slope 2/3 "
@@ -381,7 +362,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             window=f"Gaussian slope within {FLUCT_SLOPE[0]:g}–{FLUCT_SLOPE[1]:g}, layers "
                    f"1–{f0['depth']}", seeds=seeds))
     if saxe is not None:
-        saxe = _per_seed(saxe, "saxe")
+        saxe = plots.per_seed(saxe, "saxe", "init.claim_runs")
         seeds = list(saxe)
         dev, ok = {}, {}
         for s, r in saxe.items():
@@ -390,7 +371,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             dev[s] = float(np.max(np.abs(meas[fin] / theo[fin] - 1))) if fin.any() else float("nan")
             ok[s] = bool(fin.all() and dev[s] < SAXE_DEV and np.all(meas >= theo)
                          and np.all(np.diff(meas) > 0))
-        text, v = _judge({s: 100 * d for s, d in dev.items()}, ok, lambda x: f"{x:.0f}%")
+        text, v = plots.judged({s: 100 * d for s, d in dev.items()}, ok, lambda x: f"{x:.0f}%")
         rows.append(plots.claim(
             "from small weights each mode is learned in a sharp sigmoidal transition at a time "
             "∝ 1/s, strongest first: plateaus, then drops; the trained network lags the exact "
@@ -404,7 +385,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
     if depth_time is not None:
         rows += depth_time_claims(depth_time)
     if igb is not None:
-        igb = _per_seed(igb, "igb")
+        igb = plots.per_seed(igb, "igb", "init.claim_runs")
         seeds = list(igb)
         g0 = igb[seeds[0]]
         deep = g0["depths"][len(g0["relu"]) - 1]
@@ -412,7 +393,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
         tanh = {s: float(np.mean(r["tanh"][-1])) for s, r in igb.items()}
         shallow = {s: float(np.mean(r["relu"][0])) for s, r in igb.items()}
         wins = {s: len(set(r["relu_class"][-1])) for s, r in igb.items()}
-        text, v = _judge(relu, {s: relu[s] > IGB_RELU_MIN and relu[s] > tanh[s] + IGB_TANH_GAP
+        text, v = plots.judged(relu, {s: relu[s] > IGB_RELU_MIN and relu[s] > tanh[s] + IGB_TANH_GAP
                                 and relu[s] > shallow[s] + IGB_DEPTH_GAP and wins[s] > 1 for s in igb})
         rows.append(plots.claim(
             "untrained deep ReLU networks put most inputs in one class, which one changing from "

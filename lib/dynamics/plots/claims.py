@@ -99,6 +99,29 @@ def across_seeds(values: Mapping[int, float], holds: Callable[[float], bool],
     return text, "yes" if good == len(values) else "no" if good == 0 else "partly"
 
 
+def judged(values: Mapping[int, float], ok: Mapping[int, bool],
+           fmt: Callable[[float], str] | None = None) -> tuple[str, str]:
+    """:func:`across_seeds` for a check on more than the quantity shown: the seeds' spread of
+    ``values`` and the verdict of the per-seed checks ``ok`` ("yes" on every seed, "no" on
+    none, "partly" with "holds on k of n seeds")."""
+    if not ok:
+        raise ValueError("judged() needs at least one seed's check")
+    text = spread(values, fmt)
+    good = sum(bool(v) for v in ok.values())
+    if 0 < good < len(ok):
+        text += f"; holds on {good} of {len(ok)} seeds"
+    return text, "yes" if good == len(ok) else "no" if good == 0 else "partly"
+
+
+def per_seed(runs, name: str, source: str) -> dict:
+    """``runs`` checked to be ``{seed: result}`` for a claims function's argument ``name``
+    (``source``: what gives them, named in the error)."""
+    if not isinstance(runs, dict) or not runs or not all(isinstance(k, int) for k in runs):
+        raise ValueError(f"claims({name}=...) takes {{seed: result}} for several seeds "
+                         f"({source} gives them)")
+    return runs
+
+
 class ClaimNotShown(AssertionError):
     """A row that the prose asserts came out other than "yes" in a strict build."""
 

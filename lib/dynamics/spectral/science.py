@@ -118,16 +118,13 @@ def newton_schulz(G: torch.Tensor, steps: int = 5, coeffs=MUON_COEFFS,
     singular value at once, with matrix products only: with A = X Xᵀ,
     X ← a X + (b A + c A²) X.
 
-    - Dividing by the Frobenius norm puts every singular value in [0, 1]
-      (‖G‖₂ ≤ ‖G‖_F).
-    - A tall matrix is transposed, so that A = X Xᵀ is the smaller Gram
-      matrix.
+    - Dividing by the Frobenius norm puts every singular value in [0, 1] (‖G‖₂ ≤ ‖G‖_F).
+    - A tall matrix is transposed, so that A = X Xᵀ is the smaller Gram matrix.
     - (3.4445, −4.7750, 2.0315) is not a convergent iteration. It makes
       the slope at zero, f'(0) = a, as large as possible while the iterates
       stay bounded (five steps multiply a small singular value by
       a⁵ ≈ 484), at the price of settling in a band of about [0.7, 1.2]
-      instead of at 1. For training, a fast rough U Vᵀ beats a slow exact
-      one.
+      instead of at 1. For training, a fast rough U Vᵀ beats a slow exact one.
 
     ``dtype`` is the working precision: bfloat16 as in torch.optim.Muon
     (the iteration shrugs off rounding); None keeps G's. The two ``addmm``

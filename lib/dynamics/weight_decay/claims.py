@@ -50,22 +50,6 @@ def claim_runs(profile: str | None, seeds, **page) -> dict:
             for k, run in runs.items()}
 
 
-def _judge(values: dict, ok: dict, fmt=None) -> tuple[str, str]:
-    """The seeds' spread of ``values`` and the verdict of the per-seed checks ``ok``."""
-    text = plots.spread(values, fmt)
-    good = sum(bool(v) for v in ok.values())
-    if 0 < good < len(ok):
-        text += f"; holds on {good} of {len(ok)} seeds"
-    return text, "yes" if good == len(ok) else "no" if good == 0 else "partly"
-
-
-def _per_seed(runs, name: str) -> dict:
-    if not isinstance(runs, dict) or not runs or not all(isinstance(k, int) for k in runs):
-        raise ValueError(f"claims({name}=...) takes {{seed: result}} for several seeds "
-                         "(wdc.claim_runs gives them)")
-    return runs
-
-
 def _spectrum_checks(sp: dict):
     """One seed's section-4 run: (layer, stats without and with decay, the shape check, the
     accuracy without and with decay)."""
@@ -96,18 +80,18 @@ def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
 
     rows = grid_claims(grid) if grid is not None else []
     if live is not None:
-        live = _per_seed(live, "live")
+        live = plots.per_seed(live, "live", "wdc.claim_runs")
         seeds = list(live)
         if all(k in g["grids"] for g in live.values() for k in DECOUPLING):
             gap = {s: _largest_fails(g)[0] for s, g in live.items()}
-            text, v = _judge(gap, {s: x > L2_FAIL for s, x in gap.items()})
+            text, v = plots.judged(gap, {s: x > L2_FAIL for s, x in gap.items()})
             rows.append(plots.claim(
                 "Adam + L2's largest penalty fails at every learning rate (live grid)", _LH,
                 f"Adam + L2's largest λ, least shortfall below its column's best over the "
                 f"learning rates: {text}", v, control="the best decay of each column",
                 window=f"a shortfall of more than {L2_FAIL:g} at every η", seeds=seeds))
     if equilibria is not None:
-        equilibria = _per_seed(equilibria, "equilibria")
+        equilibria = plots.per_seed(equilibria, "equilibria", "wdc.claim_runs")
         seeds = list(equilibria)
         first = equilibria[seeds[0]]
         for i, r0 in enumerate(first):
@@ -124,7 +108,7 @@ def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
                           for s, ls in lay.items()}
                 spread0 = {s: max(v["rms0"] for v in ls) / min(v["rms0"] for v in ls)
                            for s, ls in lay.items()}
-                text, v = _judge(spread, {s: spread[s] < SAME_RMS and spread[s] < spread0[s]
+                text, v = plots.judged(spread, {s: spread[s] < SAME_RMS and spread[s] < spread0[s]
                                           for s in lay})
                 rows.append(plots.claim(
                     "AdamW: the scale-invariant matrices, started at different scales, settle "
@@ -137,7 +121,7 @@ def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
                          "angle → √(2ηλ/(1+μ)) per step")
                 given = " (norm predicted from the measured ‖g̃‖)"
             verdicts = {s: _equilibrium_verdict(r) == "yes" for s, r in runs.items()}
-            text, v = _judge({s: 100 * w for s, w in worst.items()}, verdicts,
+            text, v = plots.judged({s: 100 * w for s, w in worst.items()}, verdicts,
                              lambda x: f"{x:.0f}%")
             from .views import ANGLE_TOL, RMS_TOL
             rows.append(plots.claim(
@@ -151,7 +135,7 @@ def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
                 relax = {s: [x["relax_steps"] for x in ls] for s, ls in lay.items()}
                 rel = {s: max((x or np.inf) / runs[s]["tau"] for x in xs)
                        for s, xs in relax.items()}
-                text, v = _judge(rel, {s: all(x is not None and RELAX_BAND[0] * runs[s]["tau"]
+                text, v = plots.judged(rel, {s: all(x is not None and RELAX_BAND[0] * runs[s]["tau"]
                                               <= x <= RELAX_BAND[1] * runs[s]["tau"]
                                               for x in xs) for s, xs in relax.items()},
                                  lambda x: f"{x:.2f}τ")
@@ -163,11 +147,11 @@ def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
                     window=f"{RELAX_BAND[0]:g}τ to {RELAX_BAND[1]:g}τ, every matrix",
                     seeds=seeds))
     if clock is not None:
-        clock = _per_seed(clock, "clock")
+        clock = plots.per_seed(clock, "clock", "wdc.claim_runs")
         seeds = list(clock)
         c0 = clock[seeds[0]]
         spread = {s: 100 * c["spread"] for s, c in clock.items()}
-        text, v = _judge(spread, {s: c["spread"] <= CLOCK_SPREAD
+        text, v = plots.judged(spread, {s: c["spread"] <= CLOCK_SPREAD
                                   and abs(c["ratio"] - 1) > CLOCK_CONTRAST
                                   for s, c in clock.items()}, lambda x: f"{x:.1f}%")
         rows.append(plots.claim(
@@ -181,13 +165,13 @@ def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
             window=f"within {100 * CLOCK_SPREAD:.0f}%, the second half of training",
             seeds=seeds))
     if spectrum is not None:
-        spectrum = _per_seed(spectrum, "spectrum")
+        spectrum = plots.per_seed(spectrum, "spectrum", "wdc.claim_runs")
         seeds = list(spectrum)
         checks = {s: _spectrum_checks(sp) for s, sp in spectrum.items()}
         if all(c is not None for c in checks.values()):
             name, w0, w1 = checks[seeds[0]][:3]
             ratio = {s: c[4]["tail_alpha"] / c[3]["tail_alpha"] for s, c in checks.items()}
-            text, v = _judge(ratio, {s: c[5] for s, c in checks.items()})
+            text, v = plots.judged(ratio, {s: c[5] for s, c in checks.items()})
             rows.append(plots.claim(
                 "without decay the norms still grow in the second half of training; decay "
                 "shrinks every matrix, the top singular value less than the Frobenius norm: the "
@@ -197,7 +181,7 @@ def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
                 window="every matrix smaller; top singular value, stable and effective rank, "
                        "α of this matrix", seeds=seeds))
             gain = {s: c[7]["test_acc"] - c[6]["test_acc"] for s, c in checks.items()}
-            text, v = _judge(gain, {s: gain[s] > 0 and c[4]["tail_alpha"] < c[3]["tail_alpha"]
+            text, v = plots.judged(gain, {s: gain[s] > 0 and c[4]["tail_alpha"] < c[3]["tail_alpha"]
                                     for s, c in checks.items()}, lambda x: f"{x:+.3f}")
             rows.append(plots.claim(
                 "power-law tails in the weight spectrum come with better generalization", _SPEC,

@@ -158,3 +158,23 @@ def test_the_setting_switches_it_on_and_the_switch_restores_torch(monkeypatch):
     monkeypatch.setenv("DYNAMICS_DEVICE", "stand-in")
     with pytest.raises(ValueError, match="DYNAMICS_DEVICE.*standin"):
         runtime.get_device()
+
+
+def test_a_thread_runs_on_the_device_too(cuda):
+    """A live panel trains in a background thread: the stand-in holds there as well."""
+    import threading
+
+    out = {}
+    x = torch.randn(3, device="cuda")
+
+    def work():
+        try:
+            out["y"] = (x + torch.ones(3, device="cuda")).is_cuda
+            x + torch.ones(3)
+        except PlacementError as e:
+            out["refused"] = str(e)
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert out["y"] and "same device" in out["refused"]

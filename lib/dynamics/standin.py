@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import weakref
 from contextlib import contextmanager
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._python_dispatch import _get_current_dispatch_mode_stack as _dispatch_modes
 
 DEVICE = torch.device("cuda", 0)
 _HERE = os.path.abspath(__file__)
@@ -263,6 +265,15 @@ _CUDA = dict(is_available=lambda: True, device_count=lambda: 1, current_device=l
              mem_get_info=_mem_get_info)
 
 
+def _thread_run(self):
+    """``Thread.run`` while the stand-in is on: a thread (a live panel's Run button) starts
+    with no dispatch mode of its own (torch keeps them per thread), so it enters one."""
+    if _mode and not any(isinstance(m, _Mode) for m in _dispatch_modes()):
+        with _Mode():
+            return _originals["Thread.run"](self)
+    return _originals["Thread.run"](self)
+
+
 def is_active() -> bool:
     return bool(_mode)
 
@@ -273,11 +284,11 @@ def activate() -> None:
         return
     _originals.update({"Tensor.to": torch.Tensor.to, "Tensor.cuda": torch.Tensor.cuda,
                        "tensor": torch.tensor, "as_tensor": torch.as_tensor,
-                       "Generator": torch.Generator},
+                       "Generator": torch.Generator, "Thread.run": threading.Thread.run},
                       **{f"cuda.{k}": getattr(torch.cuda, k) for k in _CUDA})
     torch.Tensor.to, torch.Tensor.cuda = _to, _cuda
     torch.tensor, torch.as_tensor = _factory(torch.tensor), _factory(torch.as_tensor)
-    torch.Generator = _Generator
+    torch.Generator, threading.Thread.run = _Generator, _thread_run
     for k, v in _CUDA.items():
         setattr(torch.cuda, k, v)
     mode = _Mode()
@@ -292,7 +303,7 @@ def deactivate() -> None:
     _mode.pop().__exit__(None, None, None)
     torch.Tensor.to, torch.Tensor.cuda = _originals["Tensor.to"], _originals["Tensor.cuda"]
     torch.tensor, torch.as_tensor = _originals["tensor"], _originals["as_tensor"]
-    torch.Generator = _originals["Generator"]
+    torch.Generator, threading.Thread.run = _originals["Generator"], _originals["Thread.run"]
     for k in _CUDA:
         setattr(torch.cuda, k, _originals[f"cuda.{k}"])
     _originals.clear()

@@ -68,6 +68,29 @@ def test_tf32_matmuls_on_ampere_and_newer(monkeypatch):
         matmul.fp32_precision = before
 
 
+@pytest.mark.parametrize("off", ["0", "false", "off", "no", " OFF "])
+def test_tf32_is_checked_like_every_other_setting(monkeypatch, off):
+    """DYNAMICS_TF32 takes the on/off spellings of every switch: any off spelling keeps full
+    float32 (even after an earlier call turned TF32 on), a bad value names the setting and its
+    valid values, on any device."""
+    matmul = torch.backends.cuda.matmul
+    before = matmul.fp32_precision
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    try:
+        for on in ("1", "true", "on", "yes", ""):
+            monkeypatch.setenv("DYNAMICS_TF32", on)
+            assert runtime.tf32_matmuls("cuda") is True and matmul.fp32_precision == "tf32"
+        monkeypatch.setenv("DYNAMICS_TF32", off)
+        assert runtime.tf32_matmuls("cuda") is False and matmul.fp32_precision == "ieee"
+        for bad in ("2", "tf32", "enabled"):
+            monkeypatch.setenv("DYNAMICS_TF32", bad)
+            for device in ("cuda", "cpu"):
+                with pytest.raises(ValueError, match=r"DYNAMICS_TF32.*1, true, on, yes.*0, false, off, no"):
+                    runtime.tf32_matmuls(device)
+    finally:
+        matmul.fp32_precision = before
+
+
 # ----------------------------------------------------------------------------- the ledger
 
 

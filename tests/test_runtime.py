@@ -127,7 +127,7 @@ def test_unavailable_devices_are_clear_errors(monkeypatch):
             runtime.get_device()
     for bad in ("gpu", "tpu", "cuda:x"):
         monkeypatch.setenv("DYNAMICS_DEVICE", bad)
-        with pytest.raises(ValueError, match=r"use cpu, cuda, cuda:N or mps|the book runs on cpu, cuda or mps"):
+        with pytest.raises(ValueError, match=r"use cpu, cuda, cuda:N, mps or standin|the book runs on cpu, cuda, mps or standin"):
             runtime.get_device()
     monkeypatch.setenv("DYNAMICS_DEVICE", " CPU ")
     assert runtime.get_device() == torch.device("cpu")

@@ -34,9 +34,9 @@ GPUS = {"T4": (8.1e12, 0.5, 10e-6), "A100": (156e12, 0.25, 6e-6), "H100": (495e1
 # ----------------------------------------------------------------------------- gpu plan
 
 
-def _chapter_env(chapter: str, out: Path, steps: int, what: str) -> dict:
+def _chapter_env(chapter: str, out: Path, steps: int, what: str, device: str = "cpu") -> dict:
     return dict(os.environ, DYNAMICS_PROFILE="gpu", DYNAMICS_DRY_RUN=str(steps),
-                DYNAMICS_DEVICE="cpu", DYNAMICS_PROGRESS="0",
+                DYNAMICS_DEVICE=device, DYNAMICS_PROGRESS="0",
                 DYNAMICS_RESULTS_DIR=str(out / "results" / chapter),
                 DYNAMICS_LEDGER=str(out / f"{chapter}.{what}.jsonl"),
                 PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "lib"), os.environ.get("PYTHONPATH")])))
@@ -46,7 +46,8 @@ def _error(text: str, limit: int = 1500) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
-def dry_run_notebook(chapter: str, out: Path, steps: int = 2, timeout: int = 900) -> dict:
+def dry_run_notebook(chapter: str, out: Path, steps: int = 2, timeout: int = 900,
+                     device: str = "cpu") -> dict:
     """Execute ``chapters/<chapter>.ipynb`` at the gpu profile's sizes on the CPU with ``steps``
     steps per training, results to ``out``, its ledger beside them, within ``timeout`` seconds
     for the whole notebook. Returns ok, seconds, error."""
@@ -61,7 +62,7 @@ def dry_run_notebook(chapter: str, out: Path, steps: int = 2, timeout: int = 900
         left = lambda cell: max(1, int(start + timeout - time.perf_counter()))  # noqa: E731
         NotebookClient(nb, timeout_func=left, kernel_name="python3",
                        resources={"metadata": {"path": str(path.parent)}}
-                       ).execute(env=_chapter_env(chapter, out, steps, "notebook"))
+                       ).execute(env=_chapter_env(chapter, out, steps, "notebook", device))
         return dict(ok=True, seconds=time.perf_counter() - start, error="")
     except CellExecutionError as err:
         return dict(ok=False, seconds=time.perf_counter() - start, error=_error(str(err)))
@@ -69,12 +70,13 @@ def dry_run_notebook(chapter: str, out: Path, steps: int = 2, timeout: int = 900
         return dict(ok=False, seconds=time.perf_counter() - start, error=f"{type(err).__name__}: {err}")
 
 
-def dry_run_precompute(chapter: str, out: Path, steps: int = 2, timeout: int = 900) -> dict:
+def dry_run_precompute(chapter: str, out: Path, steps: int = 2, timeout: int = 900,
+                       device: str = "cpu") -> dict:
     """``python -m dynamics.precompute <chapter> --profile gpu`` as a dry run (results to ``out``)."""
     start = time.perf_counter()
     try:
         done = subprocess.run([sys.executable, "-m", "dynamics.precompute", chapter, "--profile", "gpu"],
-                              env=_chapter_env(chapter, out, steps, "precompute"), cwd=ROOT,
+                              env=_chapter_env(chapter, out, steps, "precompute", device), cwd=ROOT,
                               capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return dict(ok=False, seconds=time.perf_counter() - start, error=f"timed out after {timeout} s")
@@ -148,14 +150,15 @@ def plan_line(chapter: str, p: dict, what: str = "plan") -> str:
     return line
 
 
-def dry_run_all(chapters, out: Path, steps: int = 2, workers: int = 2, timeout: int = 900) -> dict:
+def dry_run_all(chapters, out: Path, steps: int = 2, workers: int = 2, timeout: int = 900,
+                device: str = "cpu") -> dict:
     """Every chapter's notebook and precompute as gpu dry runs, ``workers`` at a time (each
-    trains on one thread): ``{(chapter, "notebook" | "precompute"): {ok, seconds, error}}``,
-    ledgers in ``out``."""
+    trains on one thread), on ``device`` (``"standin"``: CUDA's placement rules, on the CPU):
+    ``{(chapter, "notebook" | "precompute"): {ok, seconds, error}}``, ledgers in ``out``."""
     from concurrent.futures import ThreadPoolExecutor
 
     jobs = [(c, w, fn) for c in chapters
             for w, fn in (("notebook", dry_run_notebook), ("precompute", dry_run_precompute))]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {(c, w): pool.submit(fn, c, out, steps, timeout) for c, w, fn in jobs}
+        futures = {(c, w): pool.submit(fn, c, out, steps, timeout, device) for c, w, fn in jobs}
         return {key: f.result() for key, f in futures.items()}

@@ -12,10 +12,12 @@ its valid values (never a failure deep inside torch):
 
 - ``DYNAMICS_PROFILE``  smoke | cpu | gpu (default: gpu when CUDA is available, else cpu)
 - ``DYNAMICS_SEED``     an integer in [0, 2**63 - 1] (default 0)
-- ``DYNAMICS_DEVICE``   cpu | cuda | cuda:N | mps, one this machine has (default: the best one)
+- ``DYNAMICS_DEVICE``   cpu | cuda | cuda:N | mps, one this machine has (default: the best one),
+  or standin: a CUDA device on the CPU that refuses what CUDA refuses (:mod:`dynamics.standin`)
 - ``DYNAMICS_THREADS``  a positive integer: torch's CPU threads (default 1)
 - ``DYNAMICS_PROGRESS`` 1/0, true/false, on/off, yes/no: progress bars (default on)
 - ``DYNAMICS_DRY_RUN``  a number of steps: train every experiment only that long (default off)
+- ``DYNAMICS_TF32``     1/0, true/false, on/off, yes/no: TF32 matmuls on Ampere and newer (default on)
 
 A run that would take more than about a minute says so before it gets far (:class:`Forecast`).
 """
@@ -116,6 +118,11 @@ def get_device(device: str | torch.device | None = None) -> torch.device:
     if device is None:
         device = os.environ.get("DYNAMICS_DEVICE", "").strip() or None
         setting = "DYNAMICS_DEVICE"
+    if isinstance(device, str) and device.strip().lower() == "standin":
+        from . import standin  # CUDA's placement rules on the CPU: see dynamics.standin
+
+        standin.activate()
+        return torch.device("cuda")
     if device is None:
         if torch.cuda.is_available():
             return torch.device("cuda")
@@ -126,7 +133,8 @@ def get_device(device: str | torch.device | None = None) -> torch.device:
     try:
         dev = torch.device(device.strip().lower() if isinstance(device, str) else device)
     except (RuntimeError, TypeError, ValueError):
-        raise ValueError(f"{setting}={device!r} is not a device: use cpu, cuda, cuda:N or mps "
+        raise ValueError(f"{setting}={device!r} is not a device: use cpu, cuda, cuda:N, mps or "
+                         f"standin (CUDA's placement rules on the CPU) "
                          f"(this machine has: {here})") from None
     if dev.type == "cuda":
         if not torch.cuda.is_available():
@@ -141,7 +149,7 @@ def get_device(device: str | torch.device | None = None) -> torch.device:
             raise ValueError(f"{setting}={device!r}, but Apple's mps backend is not available "
                              f"here (it needs a Mac with Apple silicon); this machine has: {here}")
     elif dev.type != "cpu":
-        raise ValueError(f"{setting}={device!r}: the book runs on cpu, cuda or mps "
+        raise ValueError(f"{setting}={device!r}: the book runs on cpu, cuda, mps or standin "
                          f"(this machine has: {here})")
     return dev
 
@@ -514,13 +522,14 @@ def tf32_matmuls(device) -> bool:
     capability 8.0+: A100, H100, L4, RTX 30xx; not Colab's T4). A TF32 product keeps 10 bits
     of mantissa (relative error ~1e-3 per product, accumulated in float32): invisible in the
     book's curves, and several times the float32 matmul rate. PyTorch leaves it off for
-    matmuls (convolutions already use it). ``DYNAMICS_TF32=0`` keeps full float32. Returns
-    whether TF32 matmuls are on."""
+    matmuls (convolutions already use it). ``DYNAMICS_TF32`` off (0, false, off, no) keeps
+    full float32 (and turns TF32 off if an earlier call turned it on); a bad value is an error
+    on any device. Returns whether TF32 matmuls are on."""
     device = torch.device(device)
-    on = (device.type == "cuda" and os.environ.get("DYNAMICS_TF32", "1").strip() != "0"
-          and torch.cuda.get_device_capability(device) >= (8, 0))
-    if on:
-        torch.backends.cuda.matmul.fp32_precision = "tf32"
+    wanted = switch("DYNAMICS_TF32", True)
+    on = wanted and device.type == "cuda" and torch.cuda.get_device_capability(device) >= (8, 0)
+    if on or torch.backends.cuda.matmul.fp32_precision == "tf32":
+        torch.backends.cuda.matmul.fp32_precision = "tf32" if on else "ieee"
     return on
 
 
@@ -534,8 +543,9 @@ def setup(profile: str | None = None, seed: int | None = None, quiet: bool = Fal
     progress_enabled()  # a bad DYNAMICS_PROGRESS fails here, not in the first training run
     dry_run()
     seed_everything(rt.seed)
-    if rt.device.type == "cpu":
-        torch.set_num_threads(threads)
+    standin = sys.modules.get("dynamics.standin")
+    if rt.device.type == "cpu" or (standin is not None and standin.is_active()):
+        torch.set_num_threads(threads)  # the stand-in device computes on the CPU
     tf32_matmuls(rt.device)
     from . import plots  # the renderer that makes figures visible in the static book
 

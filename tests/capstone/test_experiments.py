@@ -185,3 +185,19 @@ def test_claims_table_rows_the_prose_asserts_hold(seed):
                     [dict(lr=1e-2, weight_decay=1.0, tau=100.0, grok_step=r.grok_step)],
                     dict(adamw=dict(best=r), muon=dict(best=r)), E.lottery(r), E.collapse_timing(r))
     assert not plots.failed_claims(rows), plots.failed_claims(rows)
+
+
+def test_lottery_keeps_masks_and_states_on_the_run_device():
+    """On a GPU, the random-mask control and the fresh initialization met θ₀ and the masks on
+    the device (they were built on the CPU): the stand-in device refuses that, and gives the
+    CPU's numbers once they meet."""
+    from dynamics import standin
+    from dynamics.grokking.science import make_data
+
+    plain = E.lottery(E.run(TINY, 0), keep_frac=0.5)
+    with standin.active():
+        run = E.run(TINY, 0, data=make_data(TINY.grok(), 0, device="cuda"))
+        assert run.data.device.type == "cuda"
+        lot = E.lottery(run, keep_frac=0.5)
+    assert lot["density"] == plain["density"] and list(lot["arms"]) == list(plain["arms"])
+    assert repr(lot["arms"]) == repr(plain["arms"])

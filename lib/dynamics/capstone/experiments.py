@@ -277,8 +277,9 @@ def lottery(first: OneRun, keep_frac: float | None = None, rewind_step: int | No
     masks = prune_masks({n: final[n] for n in full_masks(final)}, full_masks(final),
                         1.0 - keep_frac)
     gen = torch.Generator().manual_seed(first.seed + 101)
-    random_masks = shuffle_masks({n: m.cpu() for n, m in masks.items()}, gen)
-    fresh = _state(scale_init_(make_model(g, first.seed + 1000), cfg.init_scale))
+    random_masks = shuffle_masks(masks, gen)  # on the masks' device (its draws on gen's CPU)
+    fresh = _state(scale_init_(make_model(g, first.seed + 1000), cfg.init_scale)
+                   .to(first.data.device))  # where θ₀, θ_k and the masks are
     starts = {"ticket, rewound to θ₀": (first.states[0], masks),
               "ticket, rewound to θ_k": (first.states[k], masks),
               "random mask, θ₀": (first.states[0], random_masks),

@@ -178,3 +178,32 @@ def test_a_thread_runs_on_the_device_too(cuda):
     t.start()
     t.join()
     assert out["y"] and "same device" in out["refused"]
+
+
+def _panels():
+    import importlib
+    import inspect
+
+    from dynamics import CHAPTERS
+
+    found = []
+    for theme in sorted(set(CHAPTERS.values())):
+        views = importlib.import_module(f"dynamics.{theme}.views")
+        found += [(theme, name) for name, fn in inspect.getmembers(views, inspect.isfunction)
+                  if name.endswith("_panel") and not name.startswith("_")
+                  and fn.__module__ == views.__name__]
+    return found
+
+
+@pytest.mark.parametrize("theme, name", _panels(), ids=lambda v: v)
+def test_every_live_panels_run_function_runs_on_the_stand_in(theme, name):
+    """What a reader's Run button trains, at its default settings in the smoke profile, on the
+    stand-in device: any tensor left on the CPU while the run is on the device raises here."""
+    import importlib
+
+    views = importlib.import_module(f"dynamics.{theme}.views")
+    with standin.active():
+        panel = getattr(views, name)("smoke", seed=0)
+        panel.click()  # the Run button, in this thread
+    assert not panel.status.value.startswith(("failed", "invalid")), panel.status.value
+    assert panel.runs == 1 and not panel.running

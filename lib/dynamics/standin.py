@@ -24,6 +24,7 @@ import weakref
 from contextlib import contextmanager
 
 import torch
+from torch.utils._device import DeviceContext as _DeviceContext
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._python_dispatch import _get_current_dispatch_mode_stack as _dispatch_modes
 
@@ -108,6 +109,31 @@ def _ours(device) -> bool:
     return device is not None and torch.device(device).type in ("cuda", "meta")
 
 
+# The stand-in's tensors live on the meta device underneath, so an operation asking for
+# ``meta`` is taken as asking for the stand-in. A caller that asks for the meta device itself
+# (``with torch.device("meta")``, ``.to("meta")``: a model's shapes without its values, as
+# the batched sweep builds them) gets real meta tensors: this flag is on while it does.
+_META = threading.local()
+
+
+@contextmanager
+def _real_meta():
+    was = getattr(_META, "on", False)
+    _META.on = True
+    try:
+        yield
+    finally:
+        _META.on = was
+
+
+def _meta_context_function(self, func, types, args=(), kwargs=None):
+    """``torch.device("meta")`` as a context: its factories make real meta tensors."""
+    if self.device.type == "meta":
+        with _real_meta():
+            return _originals["DeviceContext"](self, func, types, args, kwargs)
+    return _originals["DeviceContext"](self, func, types, args, kwargs)
+
+
 def _wrap(out):
     if isinstance(out, torch.Tensor) and not isinstance(out, DeviceTensor):
         return DeviceTensor(out)
@@ -156,7 +182,10 @@ def _dispatch(func, args, kwargs):
             kw[k] = v
         kwargs = kw
     device = kwargs.get("device")
-    wrap = on_device if device is None else _ours(device)
+    if device is not None and getattr(_META, "on", False) and torch.device(device).type == "meta":
+        wrap = False  # the meta device itself (see _real_meta)
+    else:
+        wrap = on_device if device is None else _ours(device)
     if device is not None and wrap:
         kwargs["device"] = torch.device("cpu")
     if on_device and cpu is not None and func not in _MIXING_OK and not (
@@ -218,6 +247,9 @@ _mode: list = []
 
 def _to(self, *args, **kwargs):
     device, dtype, _, _ = torch._C._nn._parse_to(*args, **kwargs)
+    if device is not None and device.type == "meta":  # the meta device itself: shapes only
+        with _real_meta():
+            return _originals["Tensor.to"](self, *args, **kwargs)
     if not _ours(device):
         return _originals["Tensor.to"](self, *args, **kwargs)
     if isinstance(self, DeviceTensor):
@@ -284,11 +316,13 @@ def activate() -> None:
         return
     _originals.update({"Tensor.to": torch.Tensor.to, "Tensor.cuda": torch.Tensor.cuda,
                        "tensor": torch.tensor, "as_tensor": torch.as_tensor,
-                       "Generator": torch.Generator, "Thread.run": threading.Thread.run},
+                       "Generator": torch.Generator, "Thread.run": threading.Thread.run,
+                       "DeviceContext": _DeviceContext.__torch_function__},
                       **{f"cuda.{k}": getattr(torch.cuda, k) for k in _CUDA})
     torch.Tensor.to, torch.Tensor.cuda = _to, _cuda
     torch.tensor, torch.as_tensor = _factory(torch.tensor), _factory(torch.as_tensor)
     torch.Generator, threading.Thread.run = _Generator, _thread_run
+    _DeviceContext.__torch_function__ = _meta_context_function
     for k, v in _CUDA.items():
         setattr(torch.cuda, k, v)
     mode = _Mode()
@@ -304,6 +338,7 @@ def deactivate() -> None:
     torch.Tensor.to, torch.Tensor.cuda = _originals["Tensor.to"], _originals["Tensor.cuda"]
     torch.tensor, torch.as_tensor = _originals["tensor"], _originals["as_tensor"]
     torch.Generator, threading.Thread.run = _originals["Generator"], _originals["Thread.run"]
+    _DeviceContext.__torch_function__ = _originals["DeviceContext"]
     for k in _CUDA:
         setattr(torch.cuda, k, _originals[f"cuda.{k}"])
     _originals.clear()

@@ -75,6 +75,7 @@ def test_the_live_axes_fit_a_t4s_ten_minutes_at_gpu():
     new = (len(axes.init_scales) - 1 + len(axes.weight_decays) * (1 + len(axes.clock_lrs)) - 1
            + len(axes.learning_rates(cfg)["muon"]) + 4)
     assert new == 9 and cfg.weight_decay in axes.weight_decays and 1.0 in axes.init_scales
+    assert axes.claim_seeds == 1 and E.live_grid("cpu").claim_seeds == 3  # seeds of the claims
     assert E.live_grid("cpu") == E.live_grid("smoke")
     # a fair comparison: each optimizer as many learning rates, spaced the same way around its own
     lrs = E.live_grid("smoke").learning_rates(TINY)

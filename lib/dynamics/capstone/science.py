@@ -121,8 +121,11 @@ class GridConfig(Config):
     optimizers: list = param(["adamw", "muon"], "optimizers")
     clock_lrs: list = param([5e-3, 2e-2], "the clock grid's other learning rates",
                             smoke=[2e-2], cpu=[5e-3, 2e-2], gpu=[3e-3])
-    seeds: int = param(3, "seeds per cell", low=1, high=10, smoke=1, cpu=3, gpu=1)
+    seeds: int = param(2, "seeds per cell", low=1, high=10, smoke=1, cpu=2, gpu=1)
     clock_seeds: int = param(1, "seeds per cell of the clock grid", low=1, high=10)
+    claim_seeds: int = param(3, "seeds the page's first run and initial-scale sweep train (its "
+                             "claims are judged on them): one at gpu, where a run is a minute",
+                             low=1, high=10, smoke=3, cpu=3, gpu=1)
     lr_factors: list = param([0.5, 1.0, 2.0], "the learning rates each optimizer tries against "
                              "the other, as multiples of its own (AdamW: lr, Muon: muon_lr)",
                              smoke=[0.5, 1.0, 2.0], cpu=[0.5, 1.0, 2.0], gpu=[1.0])

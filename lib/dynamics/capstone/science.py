@@ -133,8 +133,9 @@ class GridConfig(Config):
     def learning_rates(self, cfg: OneConfig) -> dict:
         """The learning rates each optimizer tries in the comparison: the same budget for
         both, ``lr_factors`` times its own learning rate (AdamW: the recipe's ``lr``, Muon:
-        ``muon_lr``, the best of a scan on this task), so that each gets as many tries, spaced
-        the same way, around its own best."""
+        ``muon_lr``), so that each gets as many tries, spaced the same way, around its own.
+        (AdamW's ``lr`` is the grokking chapter's tuned recipe; ``muon_lr`` is not tuned on
+        this task.)"""
         return {"adamw": [cfg.lr * f for f in self.lr_factors],
                 "muon": [cfg.muon_lr * f for f in self.lr_factors]}
 

@@ -288,7 +288,7 @@ def _verdict(start: str) -> dict:
 @pytest.mark.parametrize("row", [
     "Test accuracy stays near chance", "The test loss rises", "Division groks",
     "Without weight decay the network memorizes and does not", "During the plateau",
-    "More weight decay", "⊥Grad groks", "Restricted loss falls", "Each unit reads",
+    "More weight decay", "Restricted loss falls", "Each unit reads",
     "A network can memorize corrupted", "A larger weight decay"])
 def test_claim_row_holds_on_the_claim_seeds(row):
     r = _verdict(row)

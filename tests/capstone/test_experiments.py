@@ -1,5 +1,6 @@
 """dynamics.capstone.experiments: one run with its timeline, the questions' runners, and the
 claims that the page asserts, on the claim seeds."""
+import functools
 import math
 
 import pytest
@@ -74,8 +75,12 @@ def test_the_live_axes_fit_a_t4s_ten_minutes_at_gpu():
     new = (len(axes.init_scales) - 1 + len(axes.weight_decays) * (1 + len(axes.clock_lrs)) - 1
            + len(axes.learning_rates(cfg)["muon"]) + 4)
     assert new == 9 and cfg.weight_decay in axes.weight_decays and 1.0 in axes.init_scales
+    assert axes.claim_seeds == 1 and E.live_grid("cpu").claim_seeds == 3  # seeds of the claims
     assert E.live_grid("cpu") == E.live_grid("smoke")
-    assert E.live_grid("smoke").learning_rates(TINY)["muon"] == [TINY.muon_lr / 2, 2 * TINY.muon_lr]
+    # a fair comparison: each optimizer as many learning rates, spaced the same way around its own
+    lrs = E.live_grid("smoke").learning_rates(TINY)
+    assert lrs["muon"] == [TINY.muon_lr / 2, TINY.muon_lr, 2 * TINY.muon_lr]
+    assert lrs["adamw"] == [TINY.lr / 2, TINY.lr, 2 * TINY.lr]
 
 
 def test_clock_fit_recovers_a_power_law_and_lists_its_failures():
@@ -120,6 +125,8 @@ def test_precompute_dry_run(tmp_path, monkeypatch):
 
 
 # ----------------------------------------------------------------------------- claims
+# The chapter's claims function on smoke runs for the claim seeds: the rows the prose asserts
+# come out "yes" (their thresholds live in dynamics.capstone.views, not here).
 
 _RUNS = {}
 
@@ -130,61 +137,50 @@ def _first(seed):
     return _RUNS[seed]
 
 
-@pytest.mark.claim
-@pytest.mark.parametrize("seed", SEEDS)
-def test_claim_one_network_groks(seed):
-    r = _first(seed)
-    assert r.fit_step is not None and r.grok_step is not None
-    assert r.grok_step >= 5 * r.fit_step
+@functools.cache
+def _claim_rows():
+    cfg = OneConfig.for_profile("smoke")
+    firsts = {s: _first(s) for s in SEEDS}
+    first = firsts[SEEDS[0]]
+    inits = E.init_sweep(cfg, [0.5, 1.0, 4.0], SEEDS, reuse=list(firsts.values()))
+    clock = [dict(lr=1e-2, weight_decay=1.0, tau=100.0, grok_step=first.grok_step, seed=SEEDS[0])]
+    opt = dict(adamw=dict(best=first, tried=[(cfg.lr, {})]),
+               muon=dict(best=first, tried=[(cfg.muon_lr, {})]))
+    rows = V.claims(firsts, inits, clock, opt, E.lottery(first), E.collapse_timing(first))
+    return {r["claim"].split(" (")[0]: r for r in rows}
 
 
 @pytest.mark.claim
-@pytest.mark.parametrize("seed", SEEDS)
-def test_claim_fourier_sparsity_and_low_rank_through_the_plateau(seed):
-    tl = _first(seed).timeline
-    assert tl["fourier"][-1] > tl["fourier"][0] + 0.4
-    assert tl["weight_rank"][-1] < tl["weight_rank"][0] - 0.2
-    # the rank falls while the accuracies are flat: between the fit and grok steps
-    r = _first(seed)
-    i, j = tl["step"].index(r.fit_step), tl["step"].index(r.grok_step)
-    assert tl["weight_rank"][j] < tl["weight_rank"][i] - 0.05
+@pytest.mark.parametrize("row", [
+    "Test accuracy stays near chance long after training accuracy fits, then climbs",
+    "Through the plateau the input weights become sparse in the Fourier basis and the hidden "
+    "weights lower in rank", "A lazier start"])
+def test_claim_row_holds_on_the_claim_seeds(row):
+    r = _claim_rows()[row]
+    assert r["asserted"] and r["seeds"] == SEEDS
+    assert r["reproduced"] == "yes", r
+
+
+@pytest.mark.claim
+def test_claims_table_rows_the_prose_asserts_hold():
+    rows = list(_claim_rows().values())
+    assert not plots.failed_claims(rows), plots.failed_claims(rows)
+    assert "None" not in plots.claims_table(rows).data
 
 
 @pytest.mark.claim
 @pytest.mark.parametrize("seed", SEEDS)
 def test_claim_the_weight_rms_grows_to_fit_then_shrinks(seed):
-    r = _first(seed)
-    rms = r.timeline["weight_rms"]
-    peak = max(rms)
-    assert peak > 3 * rms[0] and rms[-1] < 0.95 * peak
+    """Section 1 glues the peak and the end of the weight RMS and says it grows, then shrinks."""
+    rms = _first(seed).timeline["weight_rms"]
+    assert max(rms) > rms[0] and rms[-1] < max(rms)
 
 
 @pytest.mark.claim
-@pytest.mark.parametrize("seed", SEEDS)
-def test_claim_lazier_start_groks_later(seed):
-    cfg = OneConfig.for_profile("smoke")
-    rows = {r["init_scale"]: r for r in E.init_sweep(cfg, [0.5, 4.0], [seed])}
-    lo, hi = rows[0.5]["grok_step"], rows[4.0]["grok_step"]
-    assert lo is not None and (hi is None or hi > 1.2 * lo)
-
-
-@pytest.mark.claim
-@pytest.mark.parametrize("seed", SEEDS)
-def test_claim_nc1_does_not_fall_before_grokking(seed):
-    """Shown as ✗ on the page: the training-set NC1 does not halve between fit and grok."""
-    c = E.collapse_timing(_first(seed))
-    assert c["nc1_falls"] is None or c["nc1_falls"] > c["grok_step"]
-    assert c["nc1_grok"] > 0.5 * c["nc1_fit"]
-
-
-@pytest.mark.claim
-@pytest.mark.parametrize("seed", SEEDS)
-def test_claims_table_rows_the_prose_asserts_hold(seed):
-    r = _first(seed)
-    rows = V.claims(r, E.init_sweep(r.config, [0.5, 4.0], [seed]),
-                    [dict(lr=1e-2, weight_decay=1.0, tau=100.0, grok_step=r.grok_step)],
-                    dict(adamw=dict(best=r), muon=dict(best=r)), E.lottery(r), E.collapse_timing(r))
-    assert not plots.failed_claims(rows), plots.failed_claims(rows)
+def test_claim_nc1_does_not_fall_before_grokking():
+    """Section 6 says collapse and grokking are different events here: its row is ✗."""
+    row = _claim_rows()["With weight decay the features collapse"]
+    assert not row["asserted"] and row["reproduced"] == "no", row
 
 
 def test_lottery_keeps_masks_and_states_on_the_run_device():

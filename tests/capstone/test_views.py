@@ -67,3 +67,25 @@ def test_lottery_sentence_says_what_the_arms_did():
     assert "not all of them even fit" in V.lottery_sentence(lot)
     lot["arms"]["a"] = arm(20, 50)
     assert "a at step 50" in V.lottery_sentence(lot) and "sooner than the dense run: a" in V.lottery_sentence(lot)
+
+
+def test_the_lazy_row_fails_when_the_scales_do_not_separate_beyond_the_seeds():
+    def rows(t):  # t[scale] = grok steps on seeds 0, 1, 2
+        return [dict(init_scale=sc, seed=s, grok_step=g) for sc, gs in t.items()
+                for s, g in enumerate(gs)]
+
+    ok = V._lazy_row(rows({0.5: [300, 320, 310], 1.0: [400, 410, 390], 4.0: [800, 700, None]}),
+                     "test", 1000)
+    assert ok["reproduced"] == "yes" and ok["seeds"] == [0, 1, 2]
+    # larger on every seed, but by less than the seeds differ at scale 1: no
+    noisy = V._lazy_row(rows({0.5: [300, 320, 310], 1.0: [300, 600, 450], 4.0: [500, 520, 510]}),
+                        "test", 1000)
+    assert noisy["reproduced"] == "no"
+    # the opposite direction: no
+    assert V._lazy_row(rows({0.5: [600, 620, 610], 1.0: [400, 410, 390], 4.0: [300, 320, 310]}),
+                       "test", 1000)["reproduced"] == "no"
+    # one seed against: partly, and the row says on how many it holds
+    part = V._lazy_row(rows({0.5: [300, 320, 310], 1.0: [400, 410, 390], 4.0: [800, 700, 300]}),
+                       "test", 1000)
+    assert part["reproduced"] == "partly" and "holds on 2 of 3 seeds" in part["measured here"]
+    assert "None" not in part["measured here"]

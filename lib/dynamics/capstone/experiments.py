@@ -338,7 +338,7 @@ def live_grid(profile: str | None = None) -> GridConfig:
     grid holds the rest."""
     if get_profile(profile) == "gpu":
         return GridConfig.for_profile("gpu").replace(weight_decays=[1.0, 3.0, 10.0],
-                                                     clock_lrs=[], muon_lr_factors=[1.0])
+                                                     clock_lrs=[], lr_factors=[1.0])
     return GridConfig.for_profile("smoke")
 
 

@@ -123,13 +123,21 @@ class GridConfig(Config):
                             smoke=[2e-2], cpu=[5e-3, 2e-2], gpu=[3e-3])
     seeds: int = param(2, "seeds per cell", low=1, high=10, smoke=1, cpu=2, gpu=1)
     clock_seeds: int = param(1, "seeds per cell of the clock grid", low=1, high=10)
-    muon_lr_factors: list = param([0.5, 2.0], "Muon's learning rates tried against AdamW, as "
-                                  "multiples of its muon_lr")
+    claim_seeds: int = param(3, "seeds the page's first run and initial-scale sweep train (its "
+                             "claims are judged on them): one at gpu, where a run is a minute",
+                             low=1, high=10, smoke=3, cpu=3, gpu=1)
+    lr_factors: list = param([0.5, 1.0, 2.0], "the learning rates each optimizer tries against "
+                             "the other, as multiples of its own (AdamW: lr, Muon: muon_lr)",
+                             smoke=[0.5, 1.0, 2.0], cpu=[0.5, 1.0, 2.0], gpu=[1.0])
 
     def learning_rates(self, cfg: OneConfig) -> dict:
-        """The learning rates each optimizer tries in the comparison at matched tuning: AdamW
-        its recipe's η, Muon ``muon_lr`` x each of ``muon_lr_factors``."""
-        return {"adamw": [cfg.lr], "muon": [cfg.muon_lr * f for f in self.muon_lr_factors]}
+        """The learning rates each optimizer tries in the comparison: the same budget for
+        both, ``lr_factors`` times its own learning rate (AdamW: the recipe's ``lr``, Muon:
+        ``muon_lr``), so that each gets as many tries, spaced the same way, around its own.
+        (AdamW's ``lr`` is the grokking chapter's tuned recipe; ``muon_lr`` is not tuned on
+        this task.)"""
+        return {"adamw": [cfg.lr * f for f in self.lr_factors],
+                "muon": [cfg.muon_lr * f for f in self.lr_factors]}
 
 
 @torch.no_grad()

@@ -35,7 +35,7 @@ from .science import (
 
 __all__ = [  # the public names, re-exported by dynamics.grokking
     "evaluation_steps", "recipe", "GrokRun", "run", "unit_spectra", "progress_measures", "restricted_leads",
-    "remedy_configs", "run_remedies", "speedups", "run_corrupted", "pair_pool", "split_mask",
+    "remedy_configs", "run_remedies", "speedups", "claim_seeds", "seed_runs", "run_corrupted", "pair_pool", "split_mask",
     "phase_rows", "critical_fraction", "run_phase_grid", "run_phase", "live_phase_config",
     "precompute", "precompute_plan", "DEFAULT_REMEDIES"
 ]
@@ -208,6 +208,37 @@ def restricted_leads(pm: dict, level: float = 0.5) -> bool:
     first = lambda d: next((s for s in sorted(d) if s > fit and d[s] < level * d[fit]), None)  # noqa: E731
     rs, ts = first(r), first(t)
     return rs is not None and (ts is None or rs < ts)
+
+
+# ============================================================================ several seeds
+
+def claim_seeds(seed: int = 0, n: int = 3) -> list[int]:
+    """The seeds a page's claims are judged on: ``seed`` and the ``n - 1`` after it."""
+    return list(range(int(seed), int(seed) + n))
+
+
+def seed_runs(cfg: GrokConfig, seeds, reuse=(), progress=None) -> dict[str, dict[int, GrokRun]]:
+    """Section 1's runs on each of ``seeds`` (each seed's split shared by its runs): ``decay``
+    (``cfg``), ``none`` (the control without weight decay, the full budget), ``strong`` (3x the
+    decay), ``perp_grad`` (⊥Grad without decay) and ``div`` (a / b). The runs with and without
+    decay train the whole budget, the first keeping its checkpoints (for
+    :func:`progress_measures`); the others stop once they grok (their rows read only the grok
+    step). ``reuse``: runs
+    already made (same config and seed), e.g. the page's first runs, read instead of trained.
+    Returns ``{name: {seed: run}}``."""
+    variants = remedy_configs(cfg)
+    want = dict(decay=cfg, none=variants["no_wd"], strong=variants["strong_wd"],
+                perp_grad=variants["perp_grad"], div=cfg.replace(op="div"))
+    out: dict[str, dict[int, GrokRun]] = {name: {} for name in want}
+    for seed in [int(s) for s in seeds]:
+        data = make_data(cfg, seed)
+        for name, c in want.items():
+            done = [r for r in reuse if r.seed == seed and r.config == c]
+            full = name in ("decay", "none")
+            out[name][seed] = done[0] if done else run(
+                c, seed, data=data if c.op == cfg.op else None, stop_at_grok=not full,
+                checkpoints=name == "decay", progress=progress)
+    return out
 
 
 # ============================================================================ remedies

@@ -42,7 +42,8 @@ __all__ = [  # the public names, re-exported by dynamics.grokking
     "fourier_spectrum", "spectral_concentration", "model_concentration", "sum_basis",
     "logit_frequencies", "key_frequencies", "fourier_losses", "GrokfastEMA",
     "orthogonal_grad_", "stablemax", "stablemax_cross_entropy", "loss_and_hook",
-    "fit_and_grok", "end_accuracy", "phase_of", "Milestones", "FIT_ACC", "GROK_ACC", "DELAY",
+    "fit_and_grok", "end_accuracy", "phase_of", "Milestones", "plateau_steps", "FIT_ACC",
+    "GROK_ACC", "DELAY", "CHANCE_MARGIN", "PLATEAU",
     "UNLEARN_DROP", "END_EVALS", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
     "ADAM_BETAS"
 ]
@@ -50,6 +51,8 @@ __all__ = [  # the public names, re-exported by dynamics.grokking
 FIT_ACC = 0.99       # "fitted": training accuracy above this
 GROK_ACC = 0.95      # "generalized": test accuracy above this
 DELAY = 5.0          # grokking = generalizing at least DELAY x later than fitting
+CHANCE_MARGIN = 0.05  # "near chance": test accuracy at most 1/p + this
+PLATEAU = 2.0        # a plateau: test accuracy stays near chance until PLATEAU x the fit step or later
 UNLEARN_DROP = 0.05  # "un-learning": an accuracy ends this far below its best
 END_EVALS = 3        # a run's accuracy "at the end": the median of its last 3 evaluations
 KEY_SHARE = 0.9      # key frequencies: the fewest that hold this share of the logits' energy
@@ -459,6 +462,20 @@ def fit_and_grok(history: History) -> tuple[int | None, int | None]:
     accuracy > GROK_ACC (None when never reached)."""
     return (history.first_step("train_acc", above=FIT_ACC),
             history.first_step("test_acc", above=GROK_ACC))
+
+
+def plateau_steps(history: History, p: int) -> dict:
+    """Where a run's test accuracy is on its way from chance to generalizing: ``fit`` (train
+    accuracy > FIT_ACC), ``leave`` (the first evaluation with test accuracy above chance,
+    ``1/p + CHANCE_MARGIN``: the end of the plateau), ``half`` (above 50%) and ``grok`` (above
+    GROK_ACC); each None when never reached. ``plateau``: ``leave / fit`` (None without both).
+    A grokking run's plateau lasts from ``fit`` to ``leave``; ``grok`` is the end of the climb,
+    not of the plateau."""
+    fit, grok = fit_and_grok(history)
+    leave = history.first_step("test_acc", above=1.0 / p + CHANCE_MARGIN)
+    half = history.first_step("test_acc", above=0.5)
+    return dict(fit=fit, leave=leave, half=half, grok=grok,
+                plateau=leave / fit if leave is not None and fit else None)
 
 
 def end_accuracy(history: History, split: str) -> float:

@@ -207,3 +207,23 @@ def test_every_live_panels_run_function_runs_on_the_stand_in(theme, name):
         panel.click()  # the Run button, in this thread
     assert not panel.status.value.startswith(("failed", "invalid")), panel.status.value
     assert panel.runs == 1 and not panel.running
+
+
+def test_train_many_builds_each_model_on_its_device():
+    """A sweep's models are built where they train (no parameters made on the CPU and copied
+    over): inside model_fn the default device is the run's."""
+    from dynamics import data
+    from dynamics.sweep import grid, train_many
+    from dynamics.train import Recipe
+
+    seen = []
+
+    def model_fn(config):
+        seen.append(torch.empty(1).device.type)
+        return torch.nn.Linear(20, 4)
+
+    with standin.active():
+        d = data.gaussian_mixture(64, 32, dim=20, n_classes=4, device="cuda")
+        res = train_many(model_fn, d, grid(lr=[0.1, 0.2], seed=[0]), Recipe(steps=3, lr=0.1))
+    # the last two builds are the two trained models (before them: shapes-only probes)
+    assert seen[-2:] == ["cuda", "cuda"] and len(res.histories) == 2

@@ -124,10 +124,11 @@ def build_model(model_fn: Callable, run: Run, device) -> nn.Module:
     """Seed torch with the run's seed, build ``model_fn(config)`` on ``device``, scale its
     initial parameters by ``init_scale`` and apply its parameter mask."""
     torch.manual_seed(run.seed)
-    model = model_fn(run.config)
+    with torch.device(device):  # built where it trains: its parameters are not copied over
+        model = model_fn(run.config)
     if not isinstance(model, nn.Module):
         raise ValueError(f"model_fn must return an nn.Module, got {type(model).__name__}")
-    model = model.to(device)
+    model = model.to(device)  # a model_fn that placed its model itself
     with torch.no_grad():
         if run.init_scale != 1.0:
             for p in model.parameters():

@@ -95,3 +95,20 @@ def test_newton_schulz_band_and_muon_with_tf32_matmuls():
     assert 0.6 <= band["lo"][5] and band["hi"][5] <= 1.25
     assert abs(band["lo"][5] - exact["lo"][5]) < 1e-2 and abs(band["hi"][5] - exact["hi"][5]) < 1e-2
     assert torch.allclose(shaped, S.spectral_shape(G, 0.0), atol=1e-3)
+
+
+def test_the_spectrum_rows_ranks_hold_with_tf32_matmuls():
+    """Weight decay's spectrum row (decay lowers the stable and effective ranks and the tail
+    exponent of the hidden matrices) holds when every matmul of both trainings is TF32: the
+    ranks are read from an exact SVD of the trained weights, and TF32 only rounds the steps."""
+    import importlib
+
+    wdc = importlib.import_module("dynamics.weight_decay.claims")
+    from dynamics.weight_decay import experiments as E
+    from dynamics.weight_decay.science import SpectrumConfig
+
+    cfg = SpectrumConfig.for_profile("smoke")
+    with emulating_tf32():
+        sp = E.run_spectrum(cfg, seed=0, progress=False)
+    checks = wdc._spectrum_checks(sp)
+    assert checks is not None and checks[5], checks[3:5]

@@ -227,3 +227,15 @@ def test_train_many_builds_each_model_on_its_device():
         res = train_many(model_fn, d, grid(lr=[0.1, 0.2], seed=[0]), Recipe(steps=3, lr=0.1))
     # the last two builds are the two trained models (before them: shapes-only probes)
     assert seen[-2:] == ["cuda", "cuda"] and len(res.histories) == 2
+
+
+def test_to_another_device_tensor_lands_on_the_device_and_meta_stays_meta():
+    with standin.active():
+        keys = torch.ones(3, device="cuda")
+        counts = torch.bincount(torch.tensor([0, 1, 1])).to(keys)
+        assert counts.device.type == "cuda" and counts.dtype == keys.dtype
+        assert (counts * keys[:2]).tolist() == [1.0, 2.0]
+        shapes = torch.nn.Linear(3, 2).to("meta")
+        assert shapes.weight.is_meta
+        with torch.device("meta"):
+            assert torch.empty(2).is_meta

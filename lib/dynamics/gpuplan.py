@@ -150,8 +150,14 @@ def plan_line(chapter: str, p: dict, what: str = "plan") -> str:
     return line
 
 
+# The dry run's device: the stand-in (dynamics.standin), which takes a GPU's code paths (fused
+# optimizers, device generators) and refuses what CUDA refuses, so that the gpu-size run of
+# every notebook and precompute also proves where each tensor is.
+DRY_RUN_DEVICE = "standin"
+
+
 def dry_run_all(chapters, out: Path, steps: int = 2, workers: int = 2, timeout: int = 900,
-                device: str = "cpu") -> dict:
+                device: str = DRY_RUN_DEVICE) -> dict:
     """Every chapter's notebook and precompute as gpu dry runs, ``workers`` at a time (each
     trains on one thread), on ``device`` (``"standin"``: CUDA's placement rules, on the CPU):
     ``{(chapter, "notebook" | "precompute"): {ok, seconds, error}}``, ledgers in ``out``."""

@@ -247,6 +247,8 @@ _mode: list = []
 
 def _to(self, *args, **kwargs):
     device, dtype, _, _ = torch._C._nn._parse_to(*args, **kwargs)
+    if any(isinstance(a, DeviceTensor) for a in (*args, kwargs.get("other"))):
+        device = DEVICE  # .to(a device tensor): its device, which reads meta underneath
     if device is not None and device.type == "meta":  # the meta device itself: shapes only
         with _real_meta():
             return _originals["Tensor.to"](self, *args, **kwargs)
@@ -285,9 +287,12 @@ class _Generator(metaclass=_GeneratorType):
 
 
 def _mem_get_info(device=None):
-    from .sweep.plan import CPU_MEMORY_BUDGET  # the CPU's budget: chunks as on the plain CPU
+    """(free, total) bytes as a T4 answers with the CUDA context made (the stand-in is a T4:
+    see get_device_capability), so that a sweep chunks as it will on Colab's GPU."""
+    from .gpuplan import CUDA_CONTEXT
+    from .sweep.plan import DRY_RUN_GPU_MEMORY
 
-    return int(2 * CPU_MEMORY_BUDGET), int(4 * CPU_MEMORY_BUDGET)
+    return int(DRY_RUN_GPU_MEMORY - CUDA_CONTEXT), int(16e9)
 
 
 _CUDA = dict(is_available=lambda: True, device_count=lambda: 1, current_device=lambda: 0,

@@ -112,3 +112,14 @@ def test_axe_comes_from_npm_or_says_how(monkeypatch, tmp_path):
 def test_ci_installs_the_axe_this_module_fetches():
     root = Path(__file__).resolve().parents[1]
     assert f"axe-core@{access.AXE_VERSION}" in (root / ".ci" / "run").read_text()
+
+
+def test_the_palette_stays_distinguishable_with_colour_vision_deficiencies():
+    """Every pair of the house palette's colours is at least 12 CIELAB units apart, for normal
+    vision and as simulated for protanopia, deuteranopia and tritanopia (Machado et al. 2009);
+    the old palette's last colours fell to 1.9 (deuteranopia), which the check would catch."""
+    distances = access.colour_distances(plots.PALETTE)
+    assert set(distances) == {"normal", "protanopia", "deuteranopia", "tritanopia"}
+    assert all(d >= 12 for d, _, _ in distances.values()), distances
+    old = plots.PALETTE[:7] + ["#66aa00", "#b82e2e", "#316395"]
+    assert min(d for d, _, _ in access.colour_distances(old).values()) < 12

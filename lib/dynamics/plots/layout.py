@@ -27,8 +27,10 @@ import plotly.io as pio
 
 from .tables import _superscript, number
 
+# every pair of colours at least 12 CIELAB units apart for normal vision and as seen with
+# protanopia, deuteranopia and tritanopia (dynamics.access.colour_distances; tested)
 PALETTE = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6", "#dd4477",
-           "#66aa00", "#b82e2e", "#316395"]
+           "#66cc55", "#aa2222", "#335577"]
 HEIGHT = 420        # default figure height (px), margins included, before the house layout
 COLUMN = 690        # width (px) of a cell output in the book's text column (sphinx-book-theme at 1280 px)
 NARROW = 360        # width (px) of a figure on a phone (the column of a 390 px screen)

@@ -157,7 +157,9 @@ def _claim_rows():
     "weights lower in rank", "A lazier start"])
 def test_claim_row_holds_on_the_claim_seeds(row):
     r = _claim_rows()[row]
-    assert r["asserted"] and r["seeds"] == SEEDS
+    # the live lazier-start row is a question the page asks (not asserted: at the cpu profile
+    # it holds on one seed of three), and it holds at smoke
+    assert (r["asserted"] or row == "A lazier start") and r["seeds"] == SEEDS
     assert r["reproduced"] == "yes", r
 
 

@@ -98,7 +98,7 @@ def _both(*verdicts: str) -> str:
             "no" if any(v == "no" for v in verdicts) else "partly")
 
 
-def _lazy_row(rows: list[dict], where: str, budget: int) -> dict:
+def _lazy_row(rows: list[dict], where: str, budget: int, asserted: bool = True) -> dict:
     """Kumar et al.'s direction on ``rows`` (one per initial scale and seed, AdamW): per seed
     the grok step at the largest scale over the smallest (a run that never groks at the
     largest counts as later), against the control, the seeds' own spread of the grok step at
@@ -126,7 +126,7 @@ def _lazy_row(rows: list[dict], where: str, budget: int) -> dict:
                 f" the ratio must exceed it and {LAZY:g}x. Kumar et al.'s laziness is a fixed "
                 "output multiplier under gradient descent; here every parameter is scaled and "
                 "AdamW's decay shrinks it, so this tests the direction only",
-        window=f"the whole budget, {budget:,} steps", seeds=seeds)
+        window=f"the whole budget, {budget:,} steps", seeds=seeds, asserted=asserted)
 
 
 def _grid_claims(payload: dict) -> list[dict]:
@@ -210,7 +210,10 @@ def claims(firsts: dict, inits: list[dict], clock: list[dict], opt: dict, lot: d
                   f"rank / n: {t2}", _both(v1, v2),
                   control="the initial weights", window=f"more than +{RISE:g} and {RANK_FALL:g}",
                   seeds=seeds))
-    rows.append(_lazy_row(inits, "live sweep", budget))
+    # the prose asks this of the live sweep rather than asserting it: at the cpu profile the
+    # larger scale groks later on every seed (about 1.5x) but beyond the seeds' own spread at
+    # scale 1 on one seed of three
+    rows.append(_lazy_row(inits, "live sweep", budget, asserted=False))
     rows.append(_clock_claim(clock))
     a, m = opt["adamw"]["best"], opt["muon"]["best"]
     tried = lambda o: ", ".join(f"{lr:g}" for lr, _ in opt[o]["tried"])  # noqa: E731

@@ -21,6 +21,7 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
+from .. import plots
 from .. import runtime, units
 from .. import progress as P
 from ..runtime import get_profile
@@ -212,9 +213,7 @@ def restricted_leads(pm: dict, level: float = 0.5) -> bool:
 
 # ============================================================================ several seeds
 
-def claim_seeds(seed: int = 0, n: int = 3) -> list[int]:
-    """The seeds a page's claims are judged on: ``seed`` and the ``n - 1`` after it."""
-    return list(range(int(seed), int(seed) + n))
+claim_seeds = plots.claim_seeds  # one home: dynamics.plots.claims
 
 
 def seed_runs(cfg: GrokConfig, seeds, reuse=(), progress=None) -> dict[str, dict[int, GrokRun]]:

@@ -9,7 +9,6 @@ import math
 import numpy as np
 
 from .. import plots, results
-from ..runtime import get_seed
 from .experiments import (best_sigma_w2, half_times, learning_times, trainability_agreement,
                           trainability_disagreements, xi_deviation)
 from .science import critical_sigma_w2, q_map, std_ratio, trainable_depth
@@ -196,10 +195,7 @@ def _chaos_shape_ok(chaos: dict) -> tuple[float, bool]:
     return peak, bool(ok)
 
 
-def claim_seeds(seed: int | None = None, n: int = 3) -> list[int]:
-    """The seeds the page's claims are judged on: the page's own seed and the next ``n - 1``."""
-    seed = get_seed(seed)
-    return list(range(seed, seed + n))
+claim_seeds = plots.claim_seeds  # one home: dynamics.plots.claims
 
 
 def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time=None,

@@ -21,7 +21,7 @@ import plotly.graph_objects as go  # noqa: F401  (plots.go: the figures' plotly 
 
 from .builders import bars, curves, figure, heatmap, mark_step, slider, subplots
 from .claims import (MARKS, VERDICTS, ClaimNotShown, across_seeds, claim, claims_table, failed_claims,
-                     judged, per_seed, spread, verdict)
+                     claim_seeds, judged, per_seed, spread, verdict)
 from .layout import (CHAR, COLUMN, FONT, HEIGHT, NARROW, NARROW_BELOW, PALETTE, PANEL, TEMPLATE,
                      house)
 from .render import (CDN, CONFIG, caption, load_plotlyjs, narrow_patch, plotlyjs_html, show,
@@ -33,4 +33,4 @@ __all__ = ["PALETTE", "HEIGHT", "COLUMN", "NARROW", "NARROW_BELOW", "FONT", "CHA
            "load_plotlyjs", "use_book_renderer", "show", "caption", "figure", "subplots",
            "curves", "mark_step", "heatmap", "slider", "bars", "number", "TABLE_CSS", "table",
            "rounded", "VERDICTS", "MARKS", "verdict", "claim", "ClaimNotShown", "failed_claims",
-           "claims_table", "spread", "across_seeds", "judged", "per_seed"]
+           "claims_table", "spread", "across_seeds", "judged", "per_seed", "claim_seeds"]

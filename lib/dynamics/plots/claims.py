@@ -99,6 +99,20 @@ def across_seeds(values: Mapping[int, float], holds: Callable[[float], bool],
     return text, "yes" if good == len(values) else "no" if good == 0 else "partly"
 
 
+CLAIM_SEEDS = 3  # the seeds a page's asserted live rows are measured on: its own and the next
+
+
+def claim_seeds(seed: int | None = None, n: int = CLAIM_SEEDS) -> list[int]:
+    """The seeds a page's claims are judged on: the page's own seed (``DYNAMICS_SEED`` when
+    None) and the ``n - 1`` after it."""
+    from ..runtime import get_seed
+
+    if int(n) < 1:
+        raise ValueError(f"claim_seeds needs n >= 1 seeds, got {n}")
+    seed = get_seed(seed)
+    return list(range(seed, seed + int(n)))
+
+
 def judged(values: Mapping[int, float], ok: Mapping[int, bool],
            fmt: Callable[[float], str] | None = None) -> tuple[str, str]:
     """:func:`across_seeds` for a check on more than the quantity shown: the seeds' spread of

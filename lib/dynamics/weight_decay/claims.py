@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
-from ..runtime import get_seed
 from .experiments import (DECOUPLING, LABELS, equilibrium_configs, live_grid_config,
                           run_clock, run_decoupling, run_equilibrium, run_spectrum)
 from .science import ClockConfig, SpectrumConfig
@@ -24,10 +23,7 @@ _EQ = "L2 Regularization versus Batch and Weight Normalization; Rotational Equil
 _SPEC = "Scaling Laws and Spectra of Shallow Neural Networks in the Feature Learning Regime"
 
 
-def claim_seeds(seed: int | None = None, n: int = 3) -> list[int]:
-    """The seeds the page's claims are judged on: the page's own seed and the next ``n - 1``."""
-    seed = get_seed(seed)
-    return list(range(seed, seed + n))
+claim_seeds = plots.claim_seeds  # one home: dynamics.plots.claims
 
 
 def claim_runs(profile: str | None, seeds, **page) -> dict:

@@ -128,7 +128,12 @@ div.cell_output .dynamics-source pre { white-space: pre; overflow-wrap: normal; 
 div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
 .dynamics-figure { max-width: 100%; }
 .dynamics-panel-note { margin: 0.4em 0 1em; font-size: 0.92em; }
+html[data-theme=dark] .bd-content div.cell_output .text_html {
+  /* the theme puts HTML outputs on a light box in the dark theme, for libraries whose output
+     assumes white; the book's figures, tables and notes follow the theme (dynamics.darkmode) */
+  background-color: transparent !important; color: inherit !important; padding: 0 !important; }
 html[data-theme=dark] .dynamics-source > summary { color: #8fb0ea !important; }
+html[data-theme=dark] .dynamics-caption { color: #a3acb5 !important; }
 html[data-theme=dark] table.dynamics-table th, html[data-theme=dark] table.dynamics-table td {
   border-color: #3a424d; }
 html[data-theme=dark] table.dynamics-table td.missing { color: #a3acb5; }

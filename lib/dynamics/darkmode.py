@@ -92,10 +92,39 @@ DARK_JS = r"""/* Training Dynamics: figures in the dark theme's colours (dynamic
     if (!bg || /rgba\(0, 0, 0, 0\)|transparent/.test(bg)) { bg = '__DARK_BACKGROUND__'; }
     return {bg: bg, fg: fg || '#ced6dd', grid: 'rgba(255,255,255,0.14)', line: '#8a94a0'};
   }
+  function rgb(c) {
+    var m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(c), h;
+    if (m) {
+      h = m[1].length === 3 ? m[1].replace(/./g, function (x) { return x + x; }) : m[1];
+      return [0, 2, 4].map(function (i) { return parseInt(h.substr(i, 2), 16); }).concat([1]);
+    }
+    m = /^rgba?\(([^)]*)\)$/i.exec(c);
+    if (!m) { return null; }
+    var v = m[1].split(',').map(Number);
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+  }
+  function lum(v) {
+    var f = v.slice(0, 3).map(function (x) { x /= 255; return x <= 0.04045 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+    return 0.2126 * f[0] + 0.7152 * f[1] + 0.0722 * f[2];
+  }
+  // a colour the page's dark background would swallow (a grey reference line, a dark blue),
+  // mixed with white until it stands 3.5:1 from the background (WCAG's 3:1 for graphics)
+  function visible(c, bg) {
+    var v = rgb(c), b = rgb(bg);
+    if (!v || !b || v[3] < 0.99) { return c; }
+    for (var t = 0; t <= 1.0001; t += 0.05) {
+      var w = v.slice(0, 3).map(function (x) { return Math.round(x + (255 - x) * t); });
+      if ((lum(w.concat([1])) + 0.05) / (lum(b) + 0.05) >= 3.5) {
+        return t === 0 ? c : 'rgb(' + w.join(', ') + ')';
+      }
+    }
+    return '#ffffff';
+  }
+  var BG = null;
   function swap(c) {
     if (typeof c !== 'string') { return c; }
     var i = PALETTE.indexOf(c.toLowerCase());
-    return i >= 0 ? DARK[i] : c;
+    return i >= 0 ? DARK[i] : (BG ? visible(c, BG) : c);
   }
   function axis(a, p) {
     if (!a) { return; }
@@ -108,6 +137,7 @@ DARK_JS = r"""/* Training Dynamics: figures in the dark theme's colours (dynamic
   window.dynamicsIsDark = function () { return document.documentElement.dataset.theme === 'dark'; };
   window.dynamicsDark = function (v) {
     var p = page(), L = v.layout, k;
+    BG = p.bg;
     L.paper_bgcolor = p.bg; L.plot_bgcolor = p.bg;
     L.font = Object.assign({}, L.font || {}, {color: p.fg});
     if (L.title && L.title.font) { L.title.font.color = p.fg; }
@@ -125,7 +155,13 @@ DARK_JS = r"""/* Training Dynamics: figures in the dark theme's colours (dynamic
     }
     if (!L.xaxis) { L.xaxis = {}; axis(L.xaxis, p); }
     if (!L.yaxis) { L.yaxis = {}; axis(L.yaxis, p); }
-    (L.annotations || []).forEach(function (a) { a.font = a.font || {}; font(a.font, p); });
+    (L.annotations || []).forEach(function (a) {
+      a.font = a.font || {}; font(a.font, p);
+      if (a.arrowcolor) { a.arrowcolor = swap(a.arrowcolor); }
+    });
+    (L.shapes || []).forEach(function (sh) {  // reference lines: the fit step, a threshold
+      if (sh.line && sh.line.color) { sh.line.color = swap(sh.line.color); }
+    });
     (L.sliders || []).forEach(function (s) {
       s.font = Object.assign({}, s.font || {}, {color: p.fg});
       s.bgcolor = '#29313d'; s.activebgcolor = '#5b6573'; s.bordercolor = p.line; s.tickcolor = p.line;

@@ -370,7 +370,8 @@ def test_rendered_book(tmp_path):
     pictures = sum(len(p) for p in printed.figures_in(pdf))
     drawn = sum((html / f"{f}.html").read_text().count("dynamicsFigure(")
                 for f in ["intro", *toc_files()])
-    assert pictures == drawn, f"{pictures} figures in the PDF, {drawn} on the pages"
+    # every figure drawn in the PDF (a page's own pictures, if any, come in addition)
+    assert pictures >= drawn, f"{pictures} figures in the PDF, {drawn} on the pages"
     assert all(p["colours"] > 8 for page in printed.figures_in(pdf) for p in page), "a blank figure"
     assert not any(found.values()), "\n".join(f"{n}: {p}" for n, ps in found.items() for p in ps)
 

@@ -194,7 +194,7 @@ def test_each_asserted_row_says_no_when_its_control_does_as_well():
            for s, r in claim_runs()["imbalance"].items()}
     assert _verdict(rows(imbalance=imb), "imbalanced classes") == "no"
     # contradicted on all seeds but one: partly, and the row says on how many
-    one = dict(same_adam, **{SEEDS[0]: runs[SEEDS[0]]})
+    one = {**same_adam, SEEDS[0]: runs[SEEDS[0]]}
     r = next(r for r in rows(runs=one) if r["claim"].startswith("under AdamW"))
     assert r["reproduced"] == "partly" and f"holds on 1 of {len(SEEDS)} seeds" in r["measured here"]
 

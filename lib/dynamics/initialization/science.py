@@ -170,10 +170,15 @@ class GuessingConfig(Config):
     seed: int = param(0, "seed", low=0, high=2**31 - 1)
 
 
-@lru_cache(maxsize=4)
 def mnist1d_data(n_train: int, n_test: int = 500, seed: int = 0) -> datasets.Dataset:
-    """MNIST-1D (10 classes of 40-sample signals), cached: the real data of this chapter."""
-    return datasets.mnist1d(n_train, n_test, seed=seed)
+    """MNIST-1D (10 classes of 40-sample signals), cached per device: the real data of this
+    chapter (a copy cached on one device is never handed to a run on another)."""
+    return _mnist1d_on(n_train, n_test, seed, str(get_device()))
+
+
+@lru_cache(maxsize=4)
+def _mnist1d_on(n_train: int, n_test: int, seed: int, device: str) -> datasets.Dataset:
+    return datasets.mnist1d(n_train, n_test, seed=seed, device=device)
 
 
 # =============================================================================================

@@ -212,6 +212,8 @@ def test_a_claim_across_seeds_can_fail_and_shows_the_spread():
     text, v = plots.across_seeds({0: None, 1: float("nan"), 2: 3.0}, lambda x: x > 1)
     assert v == "partly" and "2 not reached" in text
     assert plots.across_seeds({0: None}, lambda x: True) == ("— (seed 0)", "no")
+    # a quantity reached on no seed: said in words, never as a tuple "(0, 1)" (the page check)
+    assert plots.spread({0: None, 1: None}) == "— on every seed, seeds 0, 1"
     with pytest.raises(ValueError, match="at least one"):
         plots.across_seeds({}, lambda x: True)
 

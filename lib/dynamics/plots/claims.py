@@ -72,7 +72,7 @@ def spread(values: Mapping[int, float] | Sequence[float], fmt: Callable[[float],
         return f"{show(vals[0])} (seed {seeds})"
     finite = sorted(float(v) for v in vals if v is not None and not math.isnan(float(v)))
     if not finite:
-        return f"— on every seed ({seeds})"
+        return f"— on every seed, seeds {seeds}"
     mid = finite[len(finite) // 2] if len(finite) % 2 else 0.5 * (finite[len(finite) // 2 - 1]
                                                                + finite[len(finite) // 2])
     missing = len(vals) - len(finite)

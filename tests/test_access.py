@@ -2,11 +2,11 @@
 the automated audit (axe-core) that the rendered-book test runs on every page."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
+from bookpage import book_assets
 from dynamics import access, book, plots
 
 # pieces of the theme's markup that the audit flags as they come (see dynamics.access)
@@ -17,13 +17,7 @@ THEME_BITS = """<button class="search-button__button" aria-label="Search">Search
 
 
 def _page(folder: Path, extra: str = "") -> Path:
-    import plotly
-
-    static = folder / "_static"
-    static.mkdir(parents=True)
-    shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
-                    static / "plotly.min.js")
-    (static / "dynamics.js").write_text(book.book_js())
+    book_assets(folder)
     line = plots.figure("loss against step", "step", "loss")
     line.add_scatter(x=[1, 2, 3], y=[3, 2, 1], mode="lines", name="AdamW")
     line.add_scatter(x=[1, 2, 3], y=[3, 1, 1], mode="lines", name="Muon")

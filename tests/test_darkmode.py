@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import colorsys
-import shutil
 from pathlib import Path
 
 import pytest
 
+from bookpage import book_assets
 from dynamics import book, darkmode, plots
 
 # What pydata-sphinx-theme does on a first visit: the system's setting decides the theme,
@@ -18,13 +18,7 @@ html[data-theme=light] body { background: #ffffff; color: #222832; }</style>"""
 
 
 def _page(folder: Path, extra: str = "") -> Path:
-    import plotly
-
-    static = folder / "_static"
-    static.mkdir(parents=True)
-    shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
-                    static / "plotly.min.js")
-    (static / "dynamics.js").write_text(book.book_js())
+    book_assets(folder)
     fig = plots.figure("two runs", "step", "loss")
     for k in range(len(plots.PALETTE)):
         fig.add_scatter(x=[1, 2, 3], y=[k, k + 1, k + 3], mode="lines", name=f"run {k}")

@@ -2,24 +2,18 @@
 back from it."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
 
+from bookpage import book_assets
 from dynamics import book, plots
 from dynamics.viewlink import view_fragment
 
 
 def _page(folder: Path) -> Path:
-    import plotly
-
-    static = folder / "_static"
-    static.mkdir(parents=True)
-    shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
-                    static / "plotly.min.js")
-    (static / "dynamics.js").write_text(book.book_js())
+    book_assets(folder)
 
     def lines(k):
         fig = plots.figure(f"weight decay {k}", "step", "loss")

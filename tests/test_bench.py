@@ -162,6 +162,8 @@ def test_a_measured_notebook_reports_where_it_failed_or_stopped(tmp_path):
                                              "assert os.environ['DYNAMICS_PROFILE'] == 'smoke'"),
                                    profile="smoke", limit=120)
     assert done["finished"] and done["error"] is None
+    # the peak probe ran and answered (None for both on a machine without CUDA)
+    assert done["peak_error"] is None and slow["peak_error"] is None
     with pytest.raises(ValueError, match="limit"):
         gpumeasure.run_notebook(tmp_path / "c.ipynb", limit=0)
 
@@ -187,12 +189,22 @@ def test_live_cost_line_says_only_what_was_measured(tmp_path):
                error=None, wall_s=60.1, peak_allocated_bytes=None, peak_reserved_bytes=None, sharing=0)
     shared = dict(run, finished=True, stopped_at_limit=False, cells_run=9, wall_s=119.0, sharing=6)
     other = dict(run, notebook="lottery_tickets", wall_s=600.0)
+    shorter = dict(run, wall_s=30.0)  # a weaker lower bound: not said
+    slower = dict(shared, wall_s=150.0)  # a weaker upper bound: not said
+    stopped_sharing = dict(run, wall_s=400.0, sharing=6)  # bounds nothing: not said
     sessions = [dict(provenance=dict(gpu="NVIDIA H100", date="2026-11-26 16:45 UTC"),
-                     runs=[run, other, shared])]
+                     runs=[run, other, shared, shorter]),
+                dict(provenance=dict(gpu="NVIDIA H100", date="2026-11-27 10:00 UTC"),
+                     runs=[slower, stopped_sharing])]
     line = book.live_cost_line("grokking", book.read_live_cost(path), gpu_sessions=sessions)
-    assert line.endswith("; in the gpu profile, on an NVIDIA H100 (2026-11-26) it was still running "
-                         "when stopped after 1.0 min and ran to the end in 2.0 min while sharing "
-                         "the GPU with 6 other notebooks.")
+    assert line.endswith("; in the gpu profile, on an NVIDIA H100 it ran to the end in 2.0 min "
+                         "while sharing the GPU with 6 other notebooks (2026-11-26: an upper "
+                         "bound) and alone was still running when stopped after 1.0 min "
+                         "(2026-11-26: a lower bound).")
+    alone = dict(shared, sharing=0, wall_s=100.0)  # a run alone that finished is the time
+    line = book.live_cost_line("grokking", book.read_live_cost(path), gpu_sessions=[
+        dict(provenance=dict(gpu="NVIDIA H100", date="2026-11-28 10:00 UTC"), runs=[alone])] + sessions)
+    assert line.endswith("on an NVIDIA H100 it ran to the end in 1.7 min (2026-11-28).")
     assert "T4" not in line and "plan" not in line
     # a measured gpu row (bench gpu --measure --write) is said as measured, in its place
     book.write_live_cost([dict(rows[2], how="measured", on="on Tesla T4", seconds=420)], path)

@@ -34,7 +34,7 @@ def run_notebook(path: Path, profile: str = "gpu", limit: float = 600.0,
     peak_allocated_bytes, peak_reserved_bytes, sharing)`` (``sharing``: how many other
     notebooks ran on the GPU at the same time; 0 here, one at a time): ``finished`` when every cell ran,
     ``stopped_at_limit`` when the limit interrupted a cell (the kernel is interrupted, not
-    killed, so the peak memory is still read), ``error`` the failing cell's traceback (the
+    killed, so the peak memory is still read; ``peak_error`` says why it could not be), ``error`` the failing cell's traceback (the
     last 3,000 characters) when one raised."""
     import nbformat
     from nbclient import NotebookClient
@@ -50,7 +50,7 @@ def run_notebook(path: Path, profile: str = "gpu", limit: float = 600.0,
     run_env = dict(os.environ, **(env or {}), DYNAMICS_PROFILE=profile, DYNAMICS_PROGRESS="0")
     out = dict(notebook=path.stem, cells=len(code), cells_run=0, finished=False,
                stopped_at_limit=False, error=None, peak_allocated_bytes=None,
-               peak_reserved_bytes=None, sharing=0)
+               peak_reserved_bytes=None, peak_error=None, sharing=0)
     start = time.perf_counter()
     with client.setup_kernel(env=run_env):
         for i in code:
@@ -75,14 +75,15 @@ def run_notebook(path: Path, profile: str = "gpu", limit: float = 600.0,
         out["wall_s"] = round(time.perf_counter() - start, 1)
         out["finished"] = out["cells_run"] == len(code)
         probe = nbformat.v4.new_code_cell(_PEAK)
+        nb.cells.append(probe)  # nbclient writes outputs into nb.cells[index]: it must be there
         client.timeout = 60
         try:
-            client.execute_cell(probe, len(nb.cells))
+            client.execute_cell(probe, len(nb.cells) - 1)
             text = "".join(o.get("text", "") for o in probe.outputs)
             peak = json.loads(text.split("DYNAMICS_PEAK", 1)[1])
             out["peak_allocated_bytes"], out["peak_reserved_bytes"] = peak["allocated"], peak["reserved"]
-        except Exception:  # noqa: BLE001 - a kernel that cannot answer has no peak to report
-            pass
+        except Exception as err:  # noqa: BLE001 - a kernel that cannot answer has no peak
+            out["peak_error"] = f"{type(err).__name__}: {err}"[:300]
     return out
 
 
@@ -145,27 +146,44 @@ def _minutes(seconds: float) -> str:
 
 def gpu_line(chapter: str, kept: list[dict] | None = None) -> str:
     """What the measurements say of ``chapter`` at the gpu profile, as a clause of the page's
-    cost line: the whole notebook, never its trainings alone. A notebook still running at its
-    limit gives a lower bound, one that finished while sharing the GPU an upper bound."""
+    cost line: the whole notebook, never its trainings alone. Per GPU, the tightest bounds the
+    sessions give: a run alone that finished is the time; one that finished while sharing the
+    GPU is an upper bound (the fastest such run is said); one alone still running at its limit
+    is a lower bound (the longest such run). A run stopped while sharing bounds nothing."""
     kept = sessions() if kept is None else kept
-    said: dict[str, list[str]] = {}  # "an <GPU> (<day>)" -> what it measured
+    bounds: dict[str, dict] = {}  # GPU -> {"exact"|"upper"|"lower": (seconds, day, others)}
     for s in kept:
-        where = f"an {s['provenance']['gpu']} ({s['provenance']['date'][:10]})"
+        gpu, day = s["provenance"]["gpu"], s["provenance"]["date"][:10]
         for run in s["runs"]:
             if run["notebook"] != chapter:
                 continue
-            others = run.get("sharing", 0)
-            if run["finished"]:
-                said.setdefault(where, []).append(
-                    f"ran to the end in {_minutes(run['wall_s'])}"
-                    + (f" while sharing the GPU with {others} other notebooks" if others else ""))
-            elif run["stopped_at_limit"] and not others:
-                said.setdefault(where, []).append(
-                    f"was still running when stopped after {_minutes(run['wall_s'])}")
+            others, b = run.get("sharing", 0), bounds.setdefault(gpu, {})
+            kind = ("exact" if run["finished"] and not others else "upper" if run["finished"]
+                    else "lower" if run["stopped_at_limit"] and not others else None)
+            if kind is None:
+                continue
+            best = max if kind == "lower" else min
+            old = b.get(kind)
+            if old is None or best(old[0], run["wall_s"]) != old[0]:
+                b[kind] = (run["wall_s"], day, others)
+    said = []
+    for gpu, b in bounds.items():
+        if "exact" in b:
+            texts = [f"ran to the end in {_minutes(b['exact'][0])} ({b['exact'][1]})"]
+        else:
+            texts = []
+            if "upper" in b:
+                sec, day, others = b["upper"]
+                texts.append(f"ran to the end in {_minutes(sec)} while sharing the GPU with "
+                             f"{others} other notebooks ({day}: an upper bound)")
+            if "lower" in b:
+                sec, day, _ = b["lower"]
+                texts.append(f"alone was still running when stopped after {_minutes(sec)} ({day}: a lower bound)")
+        if texts:
+            said.append(f"on an {gpu} it " + " and ".join(texts))
     if not said:
         return "it has not yet been timed in the gpu profile on a GPU"
-    return "in the gpu profile, " + "; ".join(
-        f"on {where} it {' and '.join(texts)}" for where, texts in said.items())
+    return "in the gpu profile, " + "; ".join(said)
 
 
 def describe(run: dict) -> str:

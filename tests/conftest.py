@@ -41,3 +41,14 @@ class _NotebooksOnTheStandin:
 
 def pytest_configure(config):
     config.pluginmanager.register(_NotebooksOnTheStandin(), "notebooks-on-the-standin")
+
+
+@pytest.fixture(autouse=True)
+def _no_active_runtime():
+    """Each test starts with no active runtime (dynamics.setup() in one test must not decide
+    another test's profile, seed or device) and leaves none behind."""
+    from dynamics import runtime
+
+    runtime.deactivate()
+    yield
+    runtime.deactivate()

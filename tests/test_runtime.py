@@ -280,3 +280,70 @@ def test_smaller_run_hints_by_profile():
     assert "fewer steps" in runtime.smaller_run_hint("smoke")
     assert runtime.duration(45) == "about 45 s" and runtime.duration(300) == "about 5 min"
     assert runtime.duration(9250) == "about 2.6 h"
+
+
+def test_setup_is_the_one_source_of_settings(monkeypatch):
+    """With DYNAMICS_PROFILE unset, setup(profile="smoke") is what every reader sees: the
+    profile, seed, device and threads that get_profile() and friends return, a panel's
+    profile, and a config's preset; the environment is read again only after deactivate()."""
+    from dynamics import runtime, widgets
+
+    monkeypatch.delenv("DYNAMICS_PROFILE", raising=False)
+    monkeypatch.setenv("DYNAMICS_SEED", "3")
+    assert runtime.get_profile() == "cpu" and runtime.get_seed() == 3
+    rt = runtime.setup(profile="smoke", seed=2**62, quiet=True, threads=1)
+    assert runtime.active() is rt
+    assert (runtime.get_profile(), runtime.get_seed(), runtime.get_device(),
+            runtime.get_threads()) == ("smoke", 2**62, rt.device, 1)
+    panel = widgets.Panel(lambda **kw: None, [], title="t")
+    assert panel.profile == "smoke"
+    assert runtime.get_profile("gpu") == "gpu"  # an argument still wins
+    monkeypatch.setenv("DYNAMICS_PROFILE", "gpu")  # the active runtime wins over the env
+    assert runtime.get_profile() == "smoke"
+    runtime.deactivate()
+    assert runtime.get_profile() == "gpu" and runtime.get_seed() == 3
+
+
+def test_one_seed_range_everywhere(monkeypatch):
+    """A seed setup() accepts (up to 2**63 - 1) is one every config accepts."""
+    from dynamics import initialization as init
+    from dynamics import runtime, spectral
+
+    big = runtime.MAX_SEED
+    rt = runtime.setup(seed=big, quiet=True)
+    assert rt.seed == big
+    assert init.SignalConfig.for_profile("smoke", seed=big).seed == big
+    assert spectral.NSConfig.for_profile("smoke", seed=big).seed == big
+    with pytest.raises(ValueError, match="seed"):
+        init.SignalConfig.for_profile("smoke", seed=big + 1)
+
+
+@pytest.mark.parametrize("build", ["lottery", "grokking", "collapse", "spectral", "sweep"])
+def test_model_builders_leave_the_callers_rng_alone(build):
+    """A model builder seeds its own weights and gives torch's global RNG back as it found
+    it: the caller's next draw is what it would have been had the model not been built; the
+    same seed still builds the same weights."""
+    from dynamics import collapse, data, grokking, lottery, spectral, sweep, train
+
+    def make(seed):
+        if build == "lottery":
+            cfg = lottery.LotteryConfig.for_profile("smoke")
+            return lottery.make_model(cfg, data.mnist1d(64, 32, seed=0), seed=seed)
+        if build == "grokking":
+            return grokking.make_model(grokking.GrokConfig.for_profile("smoke"), seed=seed)
+        if build == "collapse":
+            cfg = collapse.CollapseConfig.for_profile("smoke")
+            return collapse.make_model(cfg, data.mnist1d(64, 32, seed=0), seed=seed)
+        if build == "spectral":
+            return spectral.mlp(data.mnist1d(64, 32, seed=0), 16, 2, seed=seed)
+        run = sweep.runs.Run(config=dict(w=8), lr=0.1, weight_decay=0.0, seed=seed)
+        return sweep.runs.build_model(lambda c: torch.nn.Linear(4, c["w"]), run, "cpu")
+
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    first = make(5)
+    assert torch.equal(torch.rand(3), expected)
+    again = make(5)
+    for a, b in zip(first.parameters(), again.parameters()):
+        assert torch.equal(a, b)

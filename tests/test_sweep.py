@@ -291,7 +291,7 @@ def test_bad_configs_and_models_raise():
         train_many(lambda c: models.MLP(40, 8, 1, 3), d, [{}], Recipe(steps=2))
     with pytest.raises(ValueError, match="nn.Module"):
         train_many(lambda c: None, d, [{}], Recipe(steps=2))
-    with pytest.raises(ValueError, match="train'\] row"):
+    with pytest.raises(ValueError, match=r"train'\] row"):
         train_many(mlp, d, [{}], Recipe(steps=2),
                    masks=dict(train=torch.zeros(1, 240, dtype=torch.bool)))
     with pytest.raises(ValueError, match="Dataset"):
@@ -508,3 +508,41 @@ def test_footprint_counts_what_a_batched_step_holds_at_its_peak(optimizer):
     need = sweep.footprint(make({}), d, 8, optimizer)
     counted = len(runs) * (need["params"] + need["activations"])
     assert 0.75 * counted <= live.peak <= counted, (live.peak / counted)
+
+
+# A value other than the default for each Recipe field (tests/test_sweep.py's drift check).
+_FIELD_VALUES = dict(steps=12, optimizer="momentum", lr=3e-2, weight_decay=0.3, momentum=0.5,
+                     betas=(0.8, 0.99), batch_size=32, loss="mse",
+                     schedule=lambda step: 1.0 / (1 + step), eval=3)
+
+
+def test_both_engines_honour_every_recipe_field():
+    """One engine's tables: every Recipe field is listed in sweep.HONOURED (a field added to
+    Recipe and not to the batched engine fails here), and each, set away from its default,
+    trains the same in train_many's batched engine as in train."""
+    import dataclasses
+
+    from dynamics import train as T
+
+    assert set(sweep.HONOURED) == {f.name for f in dataclasses.fields(Recipe)}
+    assert set(sweep.OPTIMIZERS) <= set(T.OPTIMIZERS) and sweep.LOSSES is T.LOSSES
+    assert set(T.OPTIMIZERS) - set(sweep.OPTIMIZERS) == {"muon"}
+    assert set(_FIELD_VALUES) == set(sweep.HONOURED)
+    d = tiny_data()
+    base = Recipe(steps=8, lr=1e-2, eval=4)
+    for name, value in _FIELD_VALUES.items():
+        recipe = base.replace(**{name: value})
+        if name == "momentum":
+            recipe = recipe.replace(optimizer="momentum")
+        if name == "betas":
+            recipe = recipe.replace(optimizer="adam")
+        res = train_many(mlp, d, [dict(seed=1)], recipe, strategy="batched", progress=False)
+        torch.manual_seed(1)
+        alone = train(mlp({}), d, recipe, seed=1, progress=False)
+        assert_same_histories(res.histories, [alone])
+        if name != "eval":
+            torch.manual_seed(1)
+            default = train(mlp({}), d, base if name not in ("momentum", "betas")
+                            else base.replace(optimizer=recipe.optimizer), seed=1, progress=False)
+            assert not np.allclose(default["train_loss"][-1:], alone["train_loss"][-1:]) \
+                or default.steps != alone.steps, f"{name} changed nothing"

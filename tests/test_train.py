@@ -104,6 +104,16 @@ def test_make_optimizer_kinds(digits):
     assert len(hidden) == 2 and all(p.ndim == 2 for p in hidden)  # hidden[0..1] weights
     assert isinstance(muon.optimizers[0], torch.optim.Muon)
     assert sum(p.numel() for p in hidden + other) == sum(p.numel() for p in m.parameters())
+    # Muon's groups are what each model names, never guessed from parameter names
+    t = models.Transformer1L(7, d_model=8, n_heads=2, d_mlp=16)
+    hidden, other = train.muon_split(t)
+    assert {id(p) for p in other} == {id(t.embed.weight), id(t.pos), id(t.head.weight),
+                                      id(t.mlp[0].bias), id(t.mlp[2].bias)}
+    assert len(hidden) == 4
+    with pytest.raises(ValueError, match="no hidden 2-D"):
+        train.make_optimizer(models.CNN1D(), "muon", 0.02)
+    with pytest.raises(ValueError, match="hidden_matrices"):
+        train.make_optimizer(torch.nn.Sequential(torch.nn.Linear(4, 4)), "muon", 0.02)
 
 
 def test_history_roundtrip_and_queries():

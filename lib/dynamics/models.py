@@ -113,6 +113,11 @@ class MLP(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
 
+    def hidden_matrices(self) -> list[nn.Parameter]:
+        """What Muon trains (:func:`dynamics.train.muon_split`): every weight matrix but the
+        readout ``head``, whose update should be scaled by another norm."""
+        return [layer.weight for layer in self.hidden]
+
 
 class CNN1D(nn.Module):
     """A small 1-D CNN for MNIST-1D: three convolutions (the last two stride 2), then a
@@ -137,6 +142,11 @@ class CNN1D(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
+
+    def hidden_matrices(self) -> list[nn.Parameter]:
+        """None: its hidden weights are convolution kernels, which ``torch.optim.Muon`` (2-D
+        only) does not take; Jordan's Muon flattens them to 2-D and trains them."""
+        return []
 
 
 class Attention(nn.Module):
@@ -196,6 +206,11 @@ class Transformer1L(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
+
+    def hidden_matrices(self) -> list[nn.Parameter]:
+        """What Muon trains: the attention and MLP matrices; the embedding, the positions
+        and the unembedding ``head`` go to AdamW (Jordan et al.'s split)."""
+        return [self.attn.in_proj, self.attn.out.weight, self.mlp[0].weight, self.mlp[2].weight]
 
 
 def count_parameters(model: nn.Module) -> int:

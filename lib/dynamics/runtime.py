@@ -37,6 +37,7 @@ import numpy as np
 import torch
 
 PROFILES = ("smoke", "cpu", "gpu")
+_ACTIVE = None  # the Runtime setup() resolved: the one source of settings once it exists
 MAX_SEED = 2**63 - 1  # seeds travel through int64 tensors; larger ones overflow inside torch
 ON, OFF = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
 
@@ -65,9 +66,12 @@ def _check_profile(name: str) -> str:
 
 
 def get_profile(profile: str | None = None) -> str:
-    """The active profile: ``profile`` if given, else ``$DYNAMICS_PROFILE``, else by hardware."""
+    """The active profile: ``profile`` if given, else what :func:`setup` resolved, else
+    ``$DYNAMICS_PROFILE``, else by hardware."""
     if profile is not None:
         return _check_profile(profile)
+    if _ACTIVE is not None:
+        return _ACTIVE.profile
     env = os.environ.get("DYNAMICS_PROFILE", "").strip()
     if env:
         return _check_profile(env)
@@ -91,8 +95,12 @@ def _int_setting(value, name: str, default: str, valid: str, low: int, high: int
 
 
 def get_seed(seed: int | None = None) -> int:
-    """The experiment seed: ``seed`` if given, else ``$DYNAMICS_SEED`` (default 0), an
-    integer in [0, 2**63 - 1] (torch keeps seeds in int64 tensors)."""
+    """The experiment seed: ``seed`` if given, else what :func:`setup` resolved, else
+    ``$DYNAMICS_SEED`` (default 0), an integer in [0, 2**63 - 1] (:data:`MAX_SEED`: torch
+    keeps seeds in int64 tensors). The one seed convention: a runner's ``seed=None`` means
+    this seed; every seed anywhere is checked against this range."""
+    if seed is None and _ACTIVE is not None:
+        return _ACTIVE.seed
     return _int_setting(seed, "DYNAMICS_SEED", "0", "an integer in [0, 2**63 - 1]", 0, MAX_SEED)
 
 
@@ -115,6 +123,8 @@ def get_device(device: str | torch.device | None = None) -> torch.device:
     ``$DYNAMICS_DEVICE`` names one, which must be one this machine has (checked here, so
     that a missing GPU is one clear sentence, not a torch error at the first tensor)."""
     setting = "device"
+    if device is None and _ACTIVE is not None:
+        return _ACTIVE.device
     if device is None:
         device = os.environ.get("DYNAMICS_DEVICE", "").strip() or None
         setting = "DYNAMICS_DEVICE"
@@ -158,6 +168,8 @@ def get_threads(threads: int | None = None) -> int:
     """Torch's CPU threads: ``threads`` if given, else ``$DYNAMICS_THREADS`` (default 1:
     the book's models are small, and one thread avoids OpenMP overhead that made them
     several times slower on two shared cores)."""
+    if threads is None and _ACTIVE is not None:
+        return _ACTIVE.threads
     return _int_setting(threads, "DYNAMICS_THREADS", "1", "a positive integer (CPU threads for "
                         f"torch, e.g. 1 or {os.cpu_count()})", 1, 4096)
 
@@ -168,6 +180,20 @@ def seed_everything(seed: int) -> torch.Generator:
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
     return torch.Generator().manual_seed(seed)
+
+
+@contextmanager
+def seeded(seed: int):
+    """``with seeded(seed): model = build()``: torch's global RNG seeded with ``seed`` inside
+    the block (so a model built there is the same on every run) and given back as it was
+    after it, so that building a model never reseeds the caller's RNG behind its back."""
+    seed = get_seed(seed)
+    standin = sys.modules.get("dynamics.standin")  # computes on the CPU: its RNG is the CPU's
+    real_cuda = torch.cuda.is_available() and not (standin is not None and standin.is_active())
+    devices = list(range(torch.cuda.device_count())) if real_cuda else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield
 
 
 def pick(profile: str | None = None, **by_profile):
@@ -488,11 +514,15 @@ class Forecast:
 
 @dataclass(frozen=True)
 class Runtime:
-    """What a chapter runs with; returned by :func:`setup`."""
+    """What a chapter runs with; returned by :func:`setup`, which makes it the active one:
+    every runner, panel and precompute that is not given a profile, device, seed or thread
+    count reads it (:func:`get_profile` and friends), whether its values came from the
+    environment or from :func:`setup`'s arguments."""
 
     profile: str
     device: torch.device
     seed: int
+    threads: int = 1
 
     def report(self) -> str:
         from . import __version__
@@ -533,15 +563,32 @@ def tf32_matmuls(device) -> bool:
     return on
 
 
-def setup(profile: str | None = None, seed: int | None = None, quiet: bool = False) -> Runtime:
-    """Start a chapter: resolve profile, device and seed (a bad setting is a clear error here,
-    in the first cell, not later), seed everything, install the book's plotly renderer (and
-    in a local Jupyter, load plotly.js into the notebook once so figures draw offline), and
-    print one line saying what this run uses, plus a loud warning when it cannot go well."""
-    rt = Runtime(get_profile(profile), get_device(), get_seed(seed))
-    threads = get_threads()
+def active() -> Runtime | None:
+    """The runtime :func:`setup` last resolved (None before the first call)."""
+    return _ACTIVE
+
+
+def deactivate() -> None:
+    """Forget the active runtime: the settings are read from the environment again (tests)."""
+    global _ACTIVE
+    _ACTIVE = None
+
+
+def setup(profile: str | None = None, seed: int | None = None, quiet: bool = False,
+          device: str | torch.device | None = None, threads: int | None = None) -> Runtime:
+    """Start a chapter: resolve profile, device, seed and threads (each from its argument, else
+    its ``DYNAMICS_*`` variable, else the default; a bad setting is a clear error here, in the
+    first cell, not later), make them the active runtime (what every runner and panel reads
+    from now on), seed everything, install the book's plotly renderer (and in a local Jupyter,
+    load plotly.js into the notebook once so figures draw offline), and print one line saying
+    what this run uses, plus a loud warning when it cannot go well."""
+    global _ACTIVE
+    _ACTIVE = None  # resolve afresh: arguments, then the environment
+    rt = Runtime(get_profile(profile), get_device(device), get_seed(seed), get_threads(threads))
+    threads = rt.threads
     progress_enabled()  # a bad DYNAMICS_PROGRESS fails here, not in the first training run
     dry_run()
+    _ACTIVE = rt
     seed_everything(rt.seed)
     standin = sys.modules.get("dynamics.standin")
     if rt.device.type == "cpu" or (standin is not None and standin.is_active()):

@@ -43,7 +43,12 @@ from .data import Dataset
 from .models import evaluating
 from .runtime import Forecast, cap_steps, planned_steps, progress_enabled
 
-OPTIMIZERS = ("sgd", "momentum", "adam", "adam_l2", "adamw", "muon")
+# The one table of optimizers and the one of losses, for both engines: ``train`` runs every
+# optimizer here; ``train_many``'s batched engine (dynamics.sweep) the ones marked batched
+# (Muon's Newton-Schulz step per stacked model is not written there), and every loss.
+OPTIMIZERS = {"sgd": "batched", "momentum": "batched", "adam": "batched",
+              "adam_l2": "batched", "adamw": "batched", "muon": "train only"}
+BATCHED_OPTIMIZERS = tuple(k for k, v in OPTIMIZERS.items() if v == "batched")
 LOSSES = ("cross_entropy", "mse")
 
 
@@ -187,17 +192,25 @@ def checked_schedule(schedule: Callable[[int], float] | None) -> Callable[[int],
 
 
 def muon_split(model: nn.Module) -> tuple[list, list]:
-    """Split parameters the way Muon is meant to be used: hidden 2-D weight matrices go to
-    Muon; embeddings, the output head, biases, gains and conv kernels go to AdamW (the book's
-    Muon, like ``torch.optim.Muon``, takes 2-D parameters only; Jordan's own Muon flattens hidden
-    conv kernels to 2-D and trains them too)."""
+    """Muon's parameter groups, explicit: the matrices the model names in its
+    ``hidden_matrices()`` go to Muon; everything else (embeddings, the output head, biases,
+    gains, convolution kernels) to AdamW. The book's Muon, like ``torch.optim.Muon``, takes
+    2-D parameters only; Jordan's own Muon also flattens hidden conv kernels to 2-D and trains
+    them. A model without ``hidden_matrices()`` is an error that says so (no guessing by
+    parameter names)."""
+    if not callable(getattr(model, "hidden_matrices", None)):
+        raise ValueError(f"muon: {type(model).__name__} does not say which parameters are its "
+                         f"hidden matrices; give it a hidden_matrices() method (as "
+                         f"dynamics.models.MLP has) or build the optimizers yourself")
+    chosen = {id(p) for p in model.hidden_matrices()}
+    for p in model.hidden_matrices():
+        if p.ndim != 2:
+            raise ValueError(f"muon: hidden_matrices() of {type(model).__name__} holds a "
+                             f"{p.ndim}-D parameter; Muon here takes 2-D matrices only")
     muon, other = [], []
-    for name, p in model.named_parameters():
-        if not p.requires_grad:
-            continue
-        top = name.split(".")[0]
-        is_hidden_matrix = p.ndim == 2 and top not in ("head", "embed", "pos")
-        (muon if is_hidden_matrix else other).append(p)
+    for p in model.parameters():
+        if p.requires_grad:
+            (muon if id(p) in chosen else other).append(p)
     return muon, other
 
 
@@ -254,15 +267,31 @@ def fused_step(params) -> dict:
     return {}
 
 
+def loss_values(name: str, out: torch.Tensor, y: torch.Tensor, n_classes: int,
+                reduction: str = "mean") -> torch.Tensor:
+    """The one loss function of both engines: ``cross_entropy``, or ``mse`` (½‖f(x) −
+    onehot(y)‖²), of outputs ``[..., C]`` against labels ``[...]``; ``reduction="mean"`` over
+    every example (what :func:`train` minimizes), ``"none"`` per example (``[...]``, what the
+    batched engine weights per model)."""
+    if reduction not in ("mean", "none"):
+        raise ValueError(f"reduction must be 'mean' or 'none', got {reduction!r}")
+    if name == "cross_entropy":
+        if out.ndim == 2:
+            return F.cross_entropy(out, y, reduction=reduction)
+        per = F.cross_entropy(out.flatten(0, -2), y.flatten(), reduction="none")
+        return per.view(out.shape[:-1]) if reduction == "none" else per.mean()
+    if name == "mse":
+        per = 0.5 * (out - F.one_hot(y, n_classes).to(out.dtype)).pow(2).sum(-1)
+        return per if reduction == "none" else per.mean()
+    raise ValueError(f"unknown loss {name!r}; choose one of {list(LOSSES)} or pass a function")
+
+
 def loss_function(name: str | Callable, n_classes: int) -> Callable:
-    """``cross_entropy`` or ``mse`` (½‖f(x) − onehot(y)‖², mean over the batch), or a callable."""
+    """``fn(out, y)``: the mean of :func:`loss_values` for a loss name, or a callable as is."""
     if callable(name):
         return name
-    if name == "cross_entropy":
-        return F.cross_entropy
-    if name == "mse":
-        return lambda out, y: 0.5 * (out - F.one_hot(y, n_classes).to(out.dtype)).pow(2).sum(1).mean()
-    raise ValueError(f"unknown loss {name!r}; choose one of {list(LOSSES)} or pass a function")
+    loss_values(name, torch.zeros(1, n_classes), torch.zeros(1, dtype=torch.long), n_classes)
+    return lambda out, y: loss_values(name, out, y, n_classes)
 
 
 @torch.no_grad()

@@ -33,7 +33,7 @@ import torch.nn as nn
 from .. import data as D
 from ..config import Config, param
 from ..models import evaluating, layered
-from ..runtime import dry_run, get_device
+from ..runtime import dry_run, get_device, seeded
 from ..train import History
 from .theory import *  # noqa: F401,F403  (section 4, re-exported)
 from .theory import __all__ as _theory
@@ -535,6 +535,6 @@ def ufm_data(counts, device=None) -> D.Dataset:
 
 def make_model(cfg: CollapseConfig, data: D.Dataset, seed: int = 0) -> CollapseNet:
     """The :class:`CollapseNet` a config describes, for ``data``, initialized from ``seed``."""
-    torch.manual_seed(seed)
-    return CollapseNet(data.input_dim, cfg.width, cfg.depth, cfg.linear_depth,
-                       data.n_classes, cfg.activation).to(data.device)
+    with seeded(seed):
+        return CollapseNet(data.input_dim, cfg.width, cfg.depth, cfg.linear_depth,
+                           data.n_classes, cfg.activation).to(data.device)

@@ -33,7 +33,7 @@ from torch import Tensor
 from .. import data as D
 from .. import models as M
 from ..config import Config, param
-from ..runtime import get_device
+from ..runtime import get_device, seeded
 from ..train import History, make_optimizer
 
 __all__ = [  # the public names, re-exported by dynamics.grokking
@@ -176,12 +176,12 @@ def make_data(cfg: GrokConfig, seed: int = 0, device=None) -> D.Dataset:
 def make_model(cfg: GrokConfig, seed: int = 0) -> nn.Module:
     """The MLP (``width`` x ``depth`` ReLU on the 2p-dim one-hot pair) or the one-layer
     transformer (d_model = ``width``, 4 heads, d_mlp = 4 ``width``), seeded."""
-    torch.manual_seed(seed)
-    if cfg.model == "mlp":
-        return M.MLP(2 * cfg.p, cfg.width, cfg.depth, cfg.p)
-    if cfg.width % 4:
+    if cfg.model != "mlp" and cfg.width % 4:
         raise ValueError(f"the transformer needs width (d_model) divisible by 4, got {cfg.width}")
-    return M.Transformer1L(cfg.p, d_model=cfg.width, n_heads=4, d_mlp=4 * cfg.width)
+    with seeded(seed):
+        if cfg.model == "mlp":
+            return M.MLP(2 * cfg.p, cfg.width, cfg.depth, cfg.p)
+        return M.Transformer1L(cfg.p, d_model=cfg.width, n_heads=4, d_mlp=4 * cfg.width)
 
 
 def optimizer_for(cfg: GrokConfig, model: nn.Module):

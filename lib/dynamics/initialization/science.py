@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from .. import data as datasets
 from ..config import Config, param
 from ..models import MLP
-from ..runtime import get_device
+from ..runtime import MAX_SEED, get_device
 from .meanfield import *  # noqa: F401,F403  (section 2, re-exported)
 from .meanfield import __all__ as _meanfield
 from .meanfield import _generator, _randn
@@ -64,7 +64,7 @@ class SignalConfig(Config):
     activation: str = param("relu", "nonlinearity", choices=ACTIVATIONS)
     init: str = param("he", "initialization scheme", choices=INIT_SCHEMES)
     n_inputs: int = param(256, "MNIST-1D inputs in the batch", low=8, high=4000)
-    seed: int = param(0, "seed of the weights", low=0, high=2**31 - 1)
+    seed: int = param(0, "seed of the weights", low=0, high=MAX_SEED)
 
 
 @dataclass
@@ -77,7 +77,7 @@ class ChaosConfig(Config):
     batch: int = param(64, "inputs (or input pairs) per measurement", low=2, high=4096, gpu=128)
     n_sigma: int = param(12, "sigma_w^2 values with a measured depth scale", low=3, high=100,
                          smoke=8, gpu=24)
-    seed: int = param(0, "seed of the random networks", low=0, high=2**31 - 1)
+    seed: int = param(0, "seed of the random networks", low=0, high=MAX_SEED)
 
 
 @dataclass
@@ -115,7 +115,7 @@ class FluctuationConfig(Config):
     width: int = param(128, "units per layer", low=4, high=4096, smoke=64, gpu=256)
     n_nets: int = param(256, "networks in the ensemble (seeds)", low=2, high=100000, smoke=128,
                         gpu=2000)
-    seed: int = param(0, "seed of the ensemble", low=0, high=2**31 - 1)
+    seed: int = param(0, "seed of the ensemble", low=0, high=MAX_SEED)
 
 
 @dataclass
@@ -134,7 +134,7 @@ class SaxeConfig(Config):
     lr: float = param(0.3, "learning rate (full-batch gradient descent)", low=1e-3, high=10.0,
                       log=True)
     steps: int = param(800, "gradient steps", low=10, high=20000)
-    seed: int = param(0, "seed of the task and the weights", low=0, high=2**31 - 1)
+    seed: int = param(0, "seed of the task and the weights", low=0, high=MAX_SEED)
 
 
 @dataclass
@@ -167,7 +167,7 @@ class GuessingConfig(Config):
     n_inputs: int = param(1000, "MNIST-1D inputs classified", low=10, high=100000, smoke=500)
     scale: str = param("critical", "weights: 'critical' sigma_w^2 (2 for ReLU = He, 1 for tanh) "
                        "or 'xavier'", choices=("critical", "xavier"))
-    seed: int = param(0, "seed", low=0, high=2**31 - 1)
+    seed: int = param(0, "seed", low=0, high=MAX_SEED)
 
 
 def mnist1d_data(n_train: int, n_test: int = 500, seed: int = 0) -> datasets.Dataset:

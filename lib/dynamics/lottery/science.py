@@ -39,6 +39,7 @@ from .. import data as D
 from .. import models as M
 from ..config import Config, param
 from .. import runtime
+from ..runtime import seeded
 
 __all__ = ["HEAD", "INPUT_DIMS", "PAI_DENSITY", "PAI_METHODS", "LotteryConfig", "barrier",
            "best_step", "density", "expected_density", "full_masks", "imp_round", "interpolate",
@@ -123,9 +124,10 @@ def load_data(cfg: LotteryConfig, device=None) -> D.Dataset:
 def make_model(cfg: LotteryConfig, data: D.Dataset,
                seed: int | None = None) -> nn.Module:
     """The MLP with PyTorch's default initialization; ``seed`` seeds it."""
-    if seed is not None:
-        torch.manual_seed(seed)
-    return M.MLP(data.input_dim, cfg.width, cfg.depth, data.n_classes)
+    if seed is None:  # the caller's RNG as it stands
+        return M.MLP(data.input_dim, cfg.width, cfg.depth, data.n_classes)
+    with seeded(seed):
+        return M.MLP(data.input_dim, cfg.width, cfg.depth, data.n_classes)
 
 
 # ================================================================== 2. masks

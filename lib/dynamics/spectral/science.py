@@ -33,7 +33,7 @@ from .. import data as D
 from .. import models
 from .. import train as T
 from ..config import Config, param
-from ..runtime import get_device
+from ..runtime import MAX_SEED, get_device, seeded
 
 __all__ = ['MUON_COEFFS', 'CUBIC_COEFFS', 'EPS', 'rms_to_rms_norm', 'polar', 'nuclear_norm',
            'output_change', 'newton_schulz', 'ns_map', 'momentum_direction', 'muon_update',
@@ -493,7 +493,7 @@ class NSConfig(Config):
     a: float = param(MUON_COEFFS[0], "coefficient a (slope at zero)", low=-5.0, high=5.0)
     b: float = param(MUON_COEFFS[1], "coefficient b", low=-8.0, high=8.0)
     c: float = param(MUON_COEFFS[2], "coefficient c", low=-8.0, high=8.0)
-    seed: int = param(0, "random seed", low=0, high=2**31 - 1)
+    seed: int = param(0, "random seed", low=0, high=MAX_SEED)
 
 
 @dataclass
@@ -506,7 +506,7 @@ class WidthConfig(Config):
     depth: int = param(3, "hidden layers (the second one is measured)", low=2, high=8)
     batch_size: int = param(256, "examples in the batch", low=8, high=4000)
     seeds: int = param(3, "initializations averaged", low=1, high=20)
-    seed: int = param(0, "first seed", low=0, high=2**31 - 1)
+    seed: int = param(0, "first seed", low=0, high=MAX_SEED)
 
 
 @dataclass
@@ -528,7 +528,7 @@ class PracticeConfig(Config):
                                cpu=[0.03, 0.1, 0.3, 1.0], gpu=[0.01, 0.03, 0.1, 0.3])
     target_loss: float = param(1.0, "training loss that counts as 'reached'", low=1e-4, high=5.0,
                                cpu=0.6, gpu=1.0)
-    seed: int = param(0, "seed of the initialization and the batch order", low=0, high=2**31 - 1)
+    seed: int = param(0, "seed of the initialization and the batch order", low=0, high=MAX_SEED)
 
 
 @dataclass
@@ -543,7 +543,7 @@ class MemoryConfig(Config):
     batch_sizes: list = param([2 ** k for k in range(2, 15)], "batch sizes of the one step",
                               cpu=[2 ** k for k in range(2, 17)], gpu=[2 ** k for k in range(2, 19)])
     seeds: int = param(3, "independent draws averaged", low=1, high=50, cpu=5)
-    seed: int = param(0, "first seed", low=0, high=2**31 - 1)
+    seed: int = param(0, "first seed", low=0, high=MAX_SEED)
 
 
 @dataclass
@@ -562,7 +562,7 @@ class ShapingConfig(Config):
     width: int = param(64, "hidden width of the MLP", low=4, high=4096, gpu=256)
     depth: int = param(3, "hidden layers", low=1, high=8)
     batch_size: int = param(256, "mini-batch size", low=8, high=8192, gpu=512)
-    seed: int = param(0, "seed of the initialization and the batch order", low=0, high=2**31 - 1)
+    seed: int = param(0, "seed of the initialization and the batch order", low=0, high=MAX_SEED)
 
 
 def default_data() -> D.Dataset:
@@ -585,8 +585,8 @@ def mlp(data: D.Dataset, width: int, depth: int, seed: int) -> torch.nn.Module:
     """The chapter's model: an MLP whose hidden matrices are what Muon trains (the 1-D CNN's
     hidden weights are convolution kernels, which this 2-D-only Muon, like ``torch.optim.Muon``,
     would have to flatten first, as Jordan's implementation does)."""
-    torch.manual_seed(seed)
-    return models.MLP(data.input_dim, width, depth, data.n_classes).to(data.device)
+    with seeded(seed):
+        return models.MLP(data.input_dim, width, depth, data.n_classes).to(data.device)
 
 
 def muon_with_adamw(model, lr: float, adam_lr: float, teaching_dtype=None) -> T.Optimizers:

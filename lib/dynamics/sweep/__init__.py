@@ -49,7 +49,7 @@ from .optim import OPTIMIZERS, batched_step, init_state
 from .plan import (CPU_BATCHED_MAX_WORK, CPU_MEMORY_BUDGET, auto_chunk_size, choose_strategy,
                    chunk_size_for, footprint, memory_budget, model_work)
 from .results import SweepResult, sweep_heatmap, table_grid
-from .runs import (LOSSES, PER_MODEL, Run, Spec, _check_mask, _check_param_masks, _runs,
+from .runs import (HONOURED, LOSSES, PER_MODEL, Run, Spec, _check_mask, _check_param_masks, _runs,
                    recipe_for)
 
 STRATEGIES = ("auto", "batched", "sequential")
@@ -58,7 +58,7 @@ MASKS = ("train", "test", "params")
 __all__ = ["grid", "train_many", "SweepResult", "table_grid", "sweep_heatmap", "Spec", "Run",
            "Evaluations", "batched_step", "init_state", "build_model", "choose_strategy",
            "auto_chunk_size", "footprint", "memory_budget", "chunk_size_for", "model_work",
-           "OPTIMIZERS", "LOSSES", "STRATEGIES", "CPU_BATCHED_MAX_WORK", "CPU_MEMORY_BUDGET"]
+           "OPTIMIZERS", "LOSSES", "HONOURED", "STRATEGIES", "CPU_BATCHED_MAX_WORK", "CPU_MEMORY_BUDGET"]
 
 
 def grid(**axes) -> list[dict]:

@@ -11,13 +11,12 @@ import time
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 from .. import ledger
 from ..data import Dataset
 from ..models import evaluating
 from ..runtime import progress_enabled
-from ..train import History, Hooks, measure, train
+from ..train import History, Hooks, loss_values, measure, train
 from .optim import _per_model, batched_step, init_state
 from .runs import Run, Spec, _apply_masks, build_model
 
@@ -48,11 +47,9 @@ def train_sequential(model_fn, data: Dataset, spec: Spec, runs: list[Run], progr
 
 
 def _per_example_loss(name: str, out: torch.Tensor, y: torch.Tensor, n_classes: int) -> torch.Tensor:
-    """[K, R] losses of [K, R, C] outputs against [K, R] (or [R]) labels."""
-    y = y.expand(out.shape[:2])
-    if name == "cross_entropy":
-        return F.cross_entropy(out.flatten(0, 1), y.flatten(), reduction="none").view(out.shape[:2])
-    return 0.5 * (out - F.one_hot(y, n_classes).to(out.dtype)).pow(2).sum(-1)
+    """[K, R] losses of [K, R, C] outputs against [K, R] (or [R]) labels (the one loss
+    function, :func:`dynamics.train.loss_values`)."""
+    return loss_values(name, out, y.expand(out.shape[:2]), n_classes, reduction="none")
 
 
 class _Rows:

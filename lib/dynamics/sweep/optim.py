@@ -6,7 +6,7 @@ from typing import Sequence
 
 import torch
 
-OPTIMIZERS = ("adamw", "adam", "adam_l2", "sgd", "momentum")
+from ..train import BATCHED_OPTIMIZERS as OPTIMIZERS  # the one table (dynamics.train.OPTIMIZERS)
 
 
 def _per_model(v: torch.Tensor, like: torch.Tensor) -> torch.Tensor:

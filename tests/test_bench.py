@@ -1,5 +1,5 @@
-"""Each benchmark runs (in its tiny mode: nothing here is timed), prints its seconds beside a
-ratio, and the gpu plan turns a ledger into the promised lines."""
+"""Each benchmark runs (in its tiny mode: nothing here is timed) and prints its seconds beside
+a ratio; the GPU is measured (``gpu --measure``), never estimated."""
 from __future__ import annotations
 
 import json
@@ -32,56 +32,6 @@ def test_grokking_bench_prints_steps_to_grok(capsys):
                      capsys.readouterr().out)
 
 
-def _entry(**kw):
-    e = dict(kind="train", desc="", models=1, planned_steps=100, planned_evals=0, steps_run=2,
-             evals_run=0, data_bytes=0, device="cpu", step_flops=10**12, step_ops=0, param_bytes=0,
-             grad_bytes=0, state_bytes=0, saved_bytes=2 * 10**9, eval_flops=0, eval_ops=0,
-             largest_bytes=0)
-    e.update(kw)
-    e["peak_bytes"] = bench.ledger.Meter.peak(e)
-    return e
-
-
-def test_gpu_plan_arithmetic():
-    """Time = steps x (FLOPs / achieved rate + ops x per-op cost) + the same for evaluations;
-    peak = the largest training + the CUDA context."""
-    peak, achieved, per_op = bench.GPUS["T4"]
-    e = _entry()
-    assert bench.estimate([e], "T4") == pytest.approx(100 * 1e12 / (peak * achieved))
-    e2 = _entry(step_flops=0, step_ops=50, planned_evals=10, eval_ops=20, saved_bytes=10**9)
-    assert bench.estimate([e2], "T4") == pytest.approx((100 * 50 + 10 * 20) * per_op)
-    p = bench.plan([e, e2])
-    assert p["peak_bytes"] == 4 * 10**9 + bench.CUDA_CONTEXT
-    assert p["T4"] == pytest.approx(bench.estimate([e, e2], "T4")) and p["H100"] < p["T4"]
-    line = bench.plan_line("grokking", p)
-    assert re.fullmatch(r"gpu plan grokking: peak \d+\.\d GB, about [\d.]+ min on T4, about [\d.]+ min on H100", line)
-
-
-def test_gpu_plan_prices_a_precompute_s_longest_unit():
-    """Entries tagged with their unit (dynamics.units): the longest unit at full size, i.e.
-    its entries' time over the units it stands for in the dry run."""
-    a = _entry(unit="a", unit_repeats=1.0)
-    b1, b2 = (_entry(unit="b", unit_repeats=2.0, repeats=2.0) for _ in range(2))
-    p = bench.plan([a, b1, b2])
-    assert p["units"] == 2
-    assert p["unit"]["T4"] == pytest.approx(bench.estimate([b1, b2], "T4") / 2)
-    assert p["unit"]["T4"] == pytest.approx(2 * bench.estimate([a], "T4"))
-    assert re.search(r"; its longest unit \(b\) about [\d.]+ min on T4, [\d.]+ min on H100$",
-                     bench.plan_line("grokking", p, "precompute"))
-    assert bench.unit_seconds([a, b1, b2])["b"]["T4"] == pytest.approx(p["unit"]["T4"])
-    row = bench.unit_plan([a, b1, b2])  # data/precompute_plan.json's row: rounded to 0.1 s
-    assert sorted(row["units"]) == ["a", "b"] and set(row["total"]) == set(bench.GPUS)
-    assert row["total"]["T4"] == pytest.approx(bench.estimate([a, b1, b2], "T4"), abs=0.05)
-
-
-def test_gpu_plan_from_ledgers(tmp_path, capsys):
-    (tmp_path / "grokking.notebook.jsonl").write_text(json.dumps(_entry()) + "\n")
-    bench.main(["gpu", "--ledgers", str(tmp_path), "--chapters", "grokking"])
-    out = capsys.readouterr().out
-    assert "gpu plan grokking: peak 4.5 GB, about 0.4 min on T4, about 0.0 min on H100" in out
-    assert "gpu precompute grokking" not in out  # no precompute ledger, no line
-
-
 def test_unknown_benchmark_is_an_error():
     with pytest.raises(SystemExit):
         bench.main(["nonsense"])
@@ -100,17 +50,19 @@ def test_gpu_measure_refuses_without_cuda(monkeypatch, capsys):
     assert not ran and out.out == ""
     with pytest.raises(SystemExit):  # --measure belongs to the gpu benchmark
         bench.main(["notebooks", "--measure"])
+    with pytest.raises(SystemExit):  # and the gpu benchmark measures: it never estimates
+        bench.main(["gpu"])
 
 
-def test_gpu_measure_prints_measured_beside_planned(monkeypatch, capsys, tmp_path):
+def test_gpu_measure_prints_what_it_measured(monkeypatch, capsys, tmp_path):
     """With CUDA (faked: the notebook's run is stubbed), one line per chapter: what ran, the
-    measured minutes and peak memory beside the committed plan's; --write records the session
-    with its provenance in gpu_measured.json and a finished notebook's minutes as measured."""
+    measured minutes and peak memory; --write records the session with its provenance in
+    gpu_measured.json and a finished notebook's minutes as measured."""
     from dynamics import book, gpumeasure
 
     table = tmp_path / "live_cost.csv"
-    book.write_live_cost([dict(chapter="grokking", profile="gpu", seconds=540, how="planned",
-                               on="T4", date="2026-11-24", command="c")], table)
+    book.write_live_cost([dict(chapter="grokking", profile="cpu", seconds=100, how="measured",
+                               on="on 2 CPU cores", date="2026-11-24", command="c")], table)
     monkeypatch.setattr(book, "live_cost_path", lambda: table)
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
     monkeypatch.setattr(bench.torch.cuda, "is_available", lambda: True)
@@ -125,11 +77,11 @@ def test_gpu_measure_prints_measured_beside_planned(monkeypatch, capsys, tmp_pat
     monkeypatch.setattr(gpumeasure, "run_notebook", lambda path, profile, limit: runs[path.stem])
     assert bench.main(["gpu", "--measure", "--chapters", "grokking,lottery_tickets", "--write"]) == 0
     out = capsys.readouterr().out
-    assert ("gpu measured grokking: finished, 7.00 min, peak 0.12 GB on Tesla T4 "
-            "(plan: about 9.0 min on T4)") in out
+    assert "gpu measured grokking: finished, 7.00 min, peak 0.12 GB on Tesla T4\n" in out
     assert "lottery_tickets: stopped by the limit after 20 of 50 cells, 10.00 min" in out
     rows = {(r["chapter"], r["how"], r["on"]): r["seconds"] for r in book.read_live_cost(table)}
-    assert rows == {("grokking", "planned", "T4"): 540, ("grokking", "measured", "on Tesla T4"): 420}
+    assert rows == {("grokking", "measured", "on 2 CPU cores"): 100,
+                    ("grokking", "measured", "on Tesla T4"): 420}
     sessions = json.loads((tmp_path / "gpu_measured.json").read_text())
     assert [r["notebook"] for r in sessions[-1]["runs"]] == ["grokking", "lottery_tickets"]
     assert sessions[-1]["provenance"]["gpu"] == "Tesla T4"
@@ -172,15 +124,16 @@ def test_live_cost_line_says_only_what_was_measured(tmp_path):
     """The page's cost line: the smoke and cpu times as measured; the gpu time of the whole
     notebook where a GPU measured it (a measured row; else what the measuring sessions say:
     a lower bound from a run stopped at its limit, an upper bound from one that shared the
-    GPU); never the gpu plan, which prices the trainings only."""
+    GPU); nothing estimated (a row that is not measured is refused)."""
     from dynamics import book
 
     rows = [dict(chapter="grokking", profile=p, seconds=s, how=h, on=on, date="2026-11-24",
                  command="c")
             for p, s, h, on in [("smoke", 40, "measured", "on 2 CPU cores"),
-                                ("cpu", 300, "measured", "on 2 CPU cores"),
-                                ("gpu", 540, "planned", "T4"), ("gpu", 120, "planned", "H100")]]
+                                ("cpu", 300, "measured", "on 2 CPU cores")]]
     path = book.write_live_cost(rows, tmp_path / "live_cost.csv")
+    with pytest.raises(ValueError, match="not a live-cost row"):
+        book.write_live_cost([dict(rows[0], profile="gpu", how="planned", on="T4")], path)
     line = book.live_cost_line("grokking", book.read_live_cost(path), gpu_sessions=[])
     assert line == ("Running this page's code cells takes about 40 s in the smoke profile and "
                     "about 5 min in the cpu profile (measured on 2 CPU cores, 2026-11-24); it has "
@@ -199,7 +152,7 @@ def test_live_cost_line_says_only_what_was_measured(tmp_path):
     line = book.live_cost_line("grokking", book.read_live_cost(path), gpu_sessions=sessions)
     assert line.endswith("; in the gpu profile, on an NVIDIA H100 it ran to the end in 2.0 min "
                          "while sharing the GPU with 6 other notebooks (2026-11-26: an upper "
-                         "bound) and alone was still running when stopped after 1.0 min "
+                         "bound) and was still running alone when stopped after 1.0 min "
                          "(2026-11-26: a lower bound).")
     alone = dict(shared, sharing=0, wall_s=100.0)  # a run alone that finished is the time
     line = book.live_cost_line("grokking", book.read_live_cost(path), gpu_sessions=[
@@ -207,7 +160,7 @@ def test_live_cost_line_says_only_what_was_measured(tmp_path):
     assert line.endswith("on an NVIDIA H100 it ran to the end in 1.7 min (2026-11-28).")
     assert "T4" not in line and "plan" not in line
     # a measured gpu row (bench gpu --measure --write) is said as measured, in its place
-    book.write_live_cost([dict(rows[2], how="measured", on="on Tesla T4", seconds=420)], path)
+    book.write_live_cost([dict(rows[1], profile="gpu", on="on Tesla T4", seconds=420)], path)
     line = book.live_cost_line("grokking", book.read_live_cost(path), gpu_sessions=sessions)
     assert "about 7 min in the gpu profile (measured on Tesla T4, 2026-11-24)" in line
     assert "H100" not in line

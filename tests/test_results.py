@@ -79,10 +79,10 @@ def test_each_result_file_maps_to_the_chapter_that_regenerates_it(name, chapter)
 
 
 def test_every_committed_result_file_has_a_chapter():
-    from dynamics import CHAPTERS, gpumeasure, units
+    from dynamics import CHAPTERS, gpumeasure
 
     for path in results.DATA.glob("*.json"):
-        if path.name in (units.UNIT_PLAN, gpumeasure.MEASURED):  # the gpu plan, measured gpu runs
+        if path.name == gpumeasure.MEASURED:  # the measured gpu runs
             continue
         assert results.chapter_of(path.stem) in CHAPTERS, path.name
 

@@ -1,33 +1,24 @@
-"""Benchmarks that mean something on a noisy machine, and the gpu plan.
+"""Benchmarks that mean something on a noisy machine, and the GPU measurements.
 
     python -m dynamics.bench sweep          # train_many batched vs one model after another
     python -m dynamics.bench grokking       # the grokking recipe vs a bare PyTorch loop
     python -m dynamics.bench lottery        # an IMP curve vs as many bare trainings
     python -m dynamics.bench weight_decay   # the decoupling grid vs as many bare trainings
     python -m dynamics.bench spectral       # Newton–Schulz vs SVD
-    python -m dynamics.bench gpu            # the gpu plan: peak memory and time per chapter
-    python -m dynamics.bench gpu --measure  # with CUDA: each notebook run at gpu, measured vs plan
+    python -m dynamics.bench gpu --measure  # with CUDA: each notebook run at gpu, measured
                                             # (data/gpu_measured.json with --write)
     python -m dynamics.bench notebooks      # each chapter notebook's wall time (smoke, cpu) + book build
 
 ``--write`` records the notebooks' times in ``data/live_cost.csv``, which each chapter reads
 to say how long its cells take (:func:`dynamics.book.live_cost`): ``notebooks --no-book
---write`` the measured smoke and cpu times, ``gpu --write`` the plan for a T4 and an H100,
-``gpu --measure --write`` the measured gpu times. ``gpu --write`` also records each gpu
-precompute's plan unit by unit in ``data/precompute_plan.json``, whose estimate of what is
-left a resumable precompute's progress bar shows (:func:`dynamics.units.planned_seconds`).
+--write`` the measured smoke and cpu times, ``gpu --measure --write`` the measured gpu times.
+Nothing here estimates a GPU's time: a GPU figure is one a GPU measured.
 
 Seconds on a shared machine swing 2-3x from one run to the next, so every benchmark prints,
 beside its seconds, a ratio against the plain limit of the same work measured in the same
 run (a bare PyTorch loop, or the other strategy): the ratio is what to compare across runs.
 Every benchmark runs under :func:`dynamics.setup` (the book's threads and device) and takes
 under 3 minutes on two CPU cores; ``--tiny`` runs each at a toy size (the tests do).
-
-The gpu plan runs every chapter's notebook and ``precompute("gpu")`` as a dry run on this
-machine (gpu sizes, ``DYNAMICS_DRY_RUN`` steps per training, offline stand-ins for MNIST /
-CIFAR-10) with a :mod:`dynamics.ledger`, then turns the ledger into memory and time on a T4
-and an H100 (:mod:`dynamics.gpuplan`; see its :data:`~dynamics.gpuplan.GPUS` for the
-assumptions).
 """
 from __future__ import annotations
 
@@ -45,13 +36,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import CHAPTERS, book, ledger, units
-from .gpuplan import (CUDA_CONTEXT, GPUS, dry_run_all, estimate, peak_bytes, plan,  # noqa: F401
-                      plan_line, unit_plan, unit_seconds)
+from . import CHAPTERS, book
 from .pages import BOOK_COPY_IGNORE
 from .results import ROOT
-
-T4_MEMORY = 15e9  # bytes a Colab T4 offers (16 GB card, 15 GB usable)
 
 
 def _setup():
@@ -321,48 +308,6 @@ def bench_spectral(tiny: bool = False) -> list[dict]:
     return rows
 
 
-def bench_gpu(tiny: bool = False, ledgers: str | None = None, chapters=None, steps: int = 2,
-              write: bool = False) -> dict:
-    """The gpu plan: each chapter's notebook and ``precompute("gpu")`` as a measured dry run
-    (or the ledgers already in ``ledgers``), then one line per chapter:
-    ``gpu plan <chapter>: peak X.X GB, about N min on T4, about M min on H100`` (and the same
-    for its precompute). ``write``: the notebooks' plan for a T4 and an H100 into
-    ``data/live_cost.csv`` (:func:`dynamics.book.live_cost`), and the precomputes' plans, unit
-    by unit, into ``data/precompute_plan.json`` (:func:`dynamics.units.read_unit_plan`)."""
-    out = Path(ledgers) if ledgers else Path(tempfile.mkdtemp(prefix="dynamics-gpu-plan-"))
-    chapters = list(chapters or (list(CHAPTERS)[:1] if tiny else CHAPTERS))
-    runs = dry_run_all(chapters, out, steps) if ledgers is None else {}
-    report = {}
-    for chapter in chapters:
-        report[chapter] = {}
-        for what in ("notebook", "precompute"):
-            r = runs.get((chapter, what))
-            if r is not None:
-                status = "ok" if r["ok"] else "FAILED: " + (r["error"].strip().splitlines() or ["?"])[-1][:300]
-                print(f"# dry run {chapter} {what}: {r['seconds']:.0f} s, {status}", flush=True)
-            entries = ledger.read(out / f"{chapter}.{what}.jsonl")
-            p = report[chapter][what] = plan(entries) if entries else None
-            if p:
-                print(plan_line(chapter, p, "plan" if what == "notebook" else "precompute"), flush=True)
-            elif what == "notebook":
-                print(f"gpu plan {chapter}: no training measured (the dry run failed or trains nothing)")
-    gpus = ", ".join(f"{g} {p / 1e12:g} TFLOP/s x {a:.0%} + {o * 1e6:g} us per op"
-                     for g, (p, a, o) in GPUS.items())
-    print(f"# ledgers in {out}; assumptions: {gpus}; peak = the largest training + "
-          f"{CUDA_CONTEXT / 1e9:g} GB of CUDA context", flush=True)
-    if write:
-        rows = [_cost_row(c, "gpu", p["notebook"][gpu], "planned", gpu) for c, p in report.items()
-                if p["notebook"] for gpu in ("T4", "H100")]
-        if rows:
-            print(f"# wrote {len(rows)} planned rows to {book.write_live_cost(rows)}", flush=True)
-        plans = {c: unit_plan(ledger.read(out / f"{c}.precompute.jsonl")) for c in report
-                 if report[c]["precompute"]}
-        if plans:
-            path = units.write_unit_plan(plans, gpus)
-            print(f"# wrote the plan of {len(plans)} precompute(s), unit by unit, to {path}", flush=True)
-    return report
-
-
 def _cost_row(chapter: str, profile: str, seconds: float, how: str, on: str) -> dict:
     import datetime as dt
 
@@ -371,19 +316,11 @@ def _cost_row(chapter: str, profile: str, seconds: float, how: str, on: str) -> 
                 date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"), command=command)
 
 
-def planned_minutes(chapter: str, rows=None) -> dict:
-    """``{gpu: minutes}`` of a chapter's notebook in the committed gpu plan (data/live_cost.csv)."""
-    rows = book.read_live_cost() if rows is None else rows
-    plan = {r["on"]: r["seconds"] / 60 for r in rows
-            if (r["chapter"], r["profile"], r["how"]) == (chapter, "gpu", "planned")}
-    return dict(sorted(plan.items(), key=lambda kv: list(GPUS).index(kv[0]) if kv[0] in GPUS else 99))
-
-
 def measure_gpu(chapters=None, timeout: int = 600, write: bool = False) -> int:
     """On a machine with CUDA: run each chapter notebook at the gpu profile in a fresh kernel,
     at most ``timeout`` wall seconds each (:func:`dynamics.gpumeasure.run_notebook`), and print
-    one line per chapter: finished or where it stopped, minutes, peak CUDA memory, and the
-    committed plan's minutes beside it. Without CUDA it says so and returns 2. ``write``:
+    one line per chapter: finished or where it stopped, minutes, peak CUDA memory. Without
+    CUDA it says so and returns 2. ``write``:
     the session into ``data/gpu_measured.json`` (with its provenance) and the finished
     notebooks' minutes into ``data/live_cost.csv`` as measured."""
     from . import gpumeasure
@@ -391,22 +328,19 @@ def measure_gpu(chapters=None, timeout: int = 600, write: bool = False) -> int:
     if not torch.cuda.is_available():
         print("gpu --measure needs a CUDA GPU: this machine has none (torch "
               f"{torch.__version__}, torch.cuda.is_available() is False). Run it where a GPU is "
-              "(e.g. Colab with a T4); `python -m dynamics.bench gpu` plans without one.",
+              "(e.g. Colab with a T4).",
               file=sys.stderr, flush=True)
         return 2
     name = torch.cuda.get_device_name(0)
     chapters = list(chapters or CHAPTERS)
-    plan_rows = book.read_live_cost() if book.live_cost_path().exists() else []
     rows, runs, failed = [], [], 0
     for chapter in chapters:
-        plan = planned_minutes(chapter, plan_rows)
-        planned = ", ".join(f"about {m:.1f} min on {gpu}" for gpu, m in plan.items()) or "none"
         run = gpumeasure.run_notebook(ROOT / "chapters" / f"{chapter}.ipynb", "gpu", limit=timeout)
         runs.append(run)
         failed += bool(run["error"])
         if run["finished"]:
             rows.append(_cost_row(chapter, "gpu", run["wall_s"], "measured", f"on {name}"))
-        print(f"gpu measured {gpumeasure.describe(run)} on {name} (plan: {planned})", flush=True)
+        print(f"gpu measured {gpumeasure.describe(run)} on {name}", flush=True)
     if write:
         command = "python -m dynamics.bench gpu --measure --write" + (
             f" --chapters {','.join(chapters)}" if chapters != list(CHAPTERS) else "") + (
@@ -493,23 +427,22 @@ def bench_notebooks(profiles=("smoke", "cpu"), build: bool = True, write: bool =
 
 
 BENCHMARKS = {"sweep": bench_sweep, "grokking": bench_grokking, "lottery": bench_lottery,
-              "weight_decay": bench_weight_decay, "spectral": bench_spectral, "gpu": bench_gpu}
+              "weight_decay": bench_weight_decay, "spectral": bench_spectral}
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dynamics.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", default="notebooks",
-                        help=f"one of {', '.join(BENCHMARKS)}, notebooks (default), or all")
+                        help=f"one of {', '.join(BENCHMARKS)}, gpu (with --measure), "
+                             f"notebooks (default), or all (the CPU benchmarks)")
     parser.add_argument("--tiny", action="store_true", help="toy sizes: proves a benchmark runs")
     parser.add_argument("--profiles", default="smoke,cpu", help="notebooks: profiles to time")
     parser.add_argument("--no-book", action="store_true", help="notebooks: skip the book build")
-    parser.add_argument("--ledgers", help="gpu: plan from the ledgers in this folder (no dry run)")
-    parser.add_argument("--chapters", help="gpu: comma-separated chapters (default: all)")
-    parser.add_argument("--steps", type=int, default=2, help="gpu: dry-run steps per training")
+    parser.add_argument("--chapters", help="notebooks, gpu: comma-separated chapters (default: all)")
     parser.add_argument("--measure", action="store_true",
                         help="gpu, with CUDA: run each notebook at the gpu profile and print its "
-                             "measured minutes beside the plan's")
+                             "measured minutes and peak memory")
     parser.add_argument("--timeout", type=int, default=600,
                         help="gpu --measure: wall seconds allowed per notebook (then it stops)")
     parser.add_argument("--write", action="store_true",
@@ -520,21 +453,19 @@ def main(argv=None) -> int:
     unknown = sorted(set(chapters or ()) - set(CHAPTERS))
     if unknown:
         parser.error(f"unknown chapters {', '.join(unknown)}; choose from {', '.join(CHAPTERS)}")
-    if args.measure and name != "gpu":
-        parser.error("--measure goes with the gpu benchmark: python -m dynamics.bench gpu --measure")
+    if (name == "gpu") != args.measure:
+        parser.error("the GPU is measured, never estimated: python -m dynamics.bench gpu --measure")
     if name == "notebooks":
         bench_notebooks([p.strip() for p in args.profiles.split(",") if p.strip()], not args.no_book,
                         args.write, chapters)
         return 0
-    if name not in BENCHMARKS and name != "all":
-        parser.error(f"no benchmark {args.name!r}; choose one of {', '.join(BENCHMARKS)}, notebooks, all")
     if args.measure:
         return measure_gpu(chapters, args.timeout, args.write)
+    if name not in BENCHMARKS and name != "all":
+        parser.error(f"no benchmark {args.name!r}; choose one of {', '.join(BENCHMARKS)}, gpu "
+                     f"--measure, notebooks, all")
     for bench in BENCHMARKS if name == "all" else [name]:
-        if bench == "gpu":
-            bench_gpu(args.tiny, args.ledgers, chapters, args.steps, args.write)
-        else:
-            BENCHMARKS[bench](tiny=args.tiny)
+        BENCHMARKS[bench](tiny=args.tiny)
     return 0
 
 

@@ -265,7 +265,6 @@ LIVE_COST_FIELDS = ("chapter", "profile", "seconds", "how", "on", "date", "comma
 LIVE_COST_COMMANDS = {  # what rewrites each kind of row (how, profile)
     ("measured", "smoke"): "python -m dynamics.bench notebooks --no-book --write",
     ("measured", "cpu"): "python -m dynamics.bench notebooks --no-book --write",
-    ("planned", "gpu"): "python -m dynamics.bench gpu --write",
     ("measured", "gpu"): "python -m dynamics.bench gpu --measure --write",
 }
 
@@ -279,24 +278,21 @@ def live_cost_path() -> Path:
 def read_live_cost(path=None) -> list[dict]:
     """The rows of ``data/live_cost.csv``: one per chapter, profile and machine, with the
     notebook's ``seconds``, ``how`` they were had (``measured``: the whole notebook run in a
-    fresh kernel, its wall time on a GPU, the kernel's CPU time on a CPU; ``planned``: the gpu
-    plan's estimate from counted work), ``on`` what,
-    the date and the command that rewrites the row. A measured row's ``on`` completes
-    "measured ..." ("on Tesla T4", "as the kernel's CPU time on one x86_64 core"); a planned
-    row's names the GPU ("T4")."""
+    fresh kernel, its wall time on a GPU, the kernel's CPU time on a CPU; nothing estimated),
+    ``on`` what, the date and the command that rewrites the row. ``on`` completes "measured
+    ..." ("on Tesla T4", "as the kernel's CPU time on one x86_64 core")."""
     import csv
 
     path = Path(path) if path is not None else live_cost_path()
     if not path.exists():
         raise FileNotFoundError(f"no {path}: write it with "
-                                f"`{LIVE_COST_COMMANDS[('measured', 'cpu')]}` and "
-                                f"`{LIVE_COST_COMMANDS[('planned', 'gpu')]}`")
+                                f"`{LIVE_COST_COMMANDS[('measured', 'cpu')]}`")
     with path.open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     for row in rows:
-        if set(LIVE_COST_FIELDS) - set(row) or row["how"] not in ("measured", "planned"):
+        if set(LIVE_COST_FIELDS) - set(row) or row["how"] != "measured":
             raise ValueError(f"{path} is not a live-cost table (columns "
-                             f"{', '.join(LIVE_COST_FIELDS)}; how = measured | planned)")
+                             f"{', '.join(LIVE_COST_FIELDS)}; how = measured)")
         row["seconds"] = float(row["seconds"])
     return rows
 
@@ -314,7 +310,7 @@ def write_live_cost(new: list[dict], path=None) -> Path:
     key = lambda r: (r["chapter"], r["profile"], r["how"], r["on"])  # noqa: E731
     rows = {key(r): r for r in (read_live_cost(path) if path.exists() else [])}
     for r in new:
-        if r["chapter"] not in CHAPTERS or r["how"] not in ("measured", "planned"):
+        if r["chapter"] not in CHAPTERS or r["how"] != "measured":
             raise ValueError(f"not a live-cost row: {r}")
         rows[key(r)] = dict(r, seconds=round(float(r["seconds"]), 1))
     order = list(CHAPTERS)
@@ -336,7 +332,7 @@ def live_cost_line(chapter: str, rows: list[dict], gpu_sessions: list[dict] | No
     (on what, when): the smoke and cpu times from ``rows`` (``data/live_cost.csv``), and the
     gpu time of the whole notebook where a GPU has measured it (a measured row, else what
     ``gpu_sessions``, default ``data/gpu_measured.json``, says: :func:`dynamics.gpumeasure.gpu_line`).
-    The gpu plan's estimate is not said here: it prices the trainings only."""
+    Nothing estimated is said here."""
     from . import CHAPTERS
     from .runtime import duration
 
@@ -354,7 +350,7 @@ def live_cost_line(chapter: str, rows: list[dict], gpu_sessions: list[dict] | No
         raise ValueError(f"{live_cost_path()} has no row for {chapter!r}: write them with "
                          f"`{LIVE_COST_COMMANDS[('measured', 'cpu')]}`")
     if not any(r["profile"] == "gpu" and r["how"] == "measured" for r in mine):
-        # what a GPU measured of the whole notebook (the gpu plan prices its trainings only)
+        # what a GPU measured of the whole notebook in the measuring sessions
         from .gpumeasure import gpu_line
 
         parts.append(gpu_line(chapter, gpu_sessions))
@@ -363,8 +359,8 @@ def live_cost_line(chapter: str, rows: list[dict], gpu_sessions: list[dict] | No
 
 def live_cost(chapter: str) -> None:
     """Print one line: how long this chapter's code cells take to run in the smoke and cpu
-    profiles (measured: the whole notebook in a fresh kernel) and in the gpu profile (the
-    plan for a T4 and an H100, and a measurement once a GPU has made one), read from
+    profiles (measured: the whole notebook in a fresh kernel) and in the gpu profile (what a
+    GPU measured, once one has), read from
     ``data/live_cost.csv`` (:func:`live_cost_line`). A chapter's one cell:
     ``dynamics.book.live_cost("grokking")``."""
     print(live_cost_line(chapter, read_live_cost()))

@@ -178,7 +178,7 @@ def gpu_line(chapter: str, kept: list[dict] | None = None) -> str:
                              f"{others} other notebooks ({day}: an upper bound)")
             if "lower" in b:
                 sec, day, _ = b["lower"]
-                texts.append(f"alone was still running when stopped after {_minutes(sec)} ({day}: a lower bound)")
+                texts.append(f"was still running alone when stopped after {_minutes(sec)} ({day}: a lower bound)")
         if texts:
             said.append(f"on an {gpu} it " + " and ".join(texts))
     if not said:
@@ -201,3 +201,17 @@ def describe(run: dict) -> str:
         lines = [l for l in run["error"].strip().splitlines() if l.strip()]
         last = f": {lines[-1][:200]}" if lines else ""
     return f"{run['notebook']}: {how}, {run['wall_s'] / 60:.2f} min{mem}{last}"
+
+
+def main() -> int:
+    """``python -m dynamics.gpumeasure``: what the GPU measuring sessions say of each chapter
+    at the gpu profile (the clause each chapter's cost line ends with)."""
+    from . import CHAPTERS
+
+    for chapter in CHAPTERS:
+        print(f"{chapter}: {gpu_line(chapter)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

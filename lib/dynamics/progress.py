@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextvars
 from typing import Callable
 
-_CURRENT: contextvars.ContextVar = contextvars.ContextVar("dynamics_progress", default=None)
+_CURRENT: contextvars.ContextVar = contextvars.ContextVar("dynamics_job_progress", default=None)
 
 
 class Progress:

@@ -16,7 +16,8 @@ its valid values (never a failure deep inside torch):
   or standin: a CUDA device on the CPU that refuses what CUDA refuses (:mod:`dynamics.standin`)
 - ``DYNAMICS_THREADS``  a positive integer: torch's CPU threads (default 1)
 - ``DYNAMICS_PROGRESS`` 1/0, true/false, on/off, yes/no: progress bars (default on)
-- ``DYNAMICS_DRY_RUN``  a number of steps: train every experiment only that long (default off)
+- ``DYNAMICS_DRY_RUN``  a number of steps: train every experiment only that long, at full
+  size (default off; the gpu-size smoke run of the tests)
 - ``DYNAMICS_TF32``     1/0, true/false, on/off, yes/no: TF32 matmuls on Ampere and newer (default on)
 
 A run that would take more than about a minute says so before it gets far (:class:`Forecast`).
@@ -211,7 +212,7 @@ def pick(profile: str | None = None, **by_profile):
 
 # ----------------------------------------------------------------------------- progress bars
 
-_PROGRESS: contextvars.ContextVar = contextvars.ContextVar("dynamics_progress", default=None)
+_PROGRESS: contextvars.ContextVar = contextvars.ContextVar("dynamics_progress_bars", default=None)
 
 
 def progress_enabled(progress: bool | None = None) -> bool:
@@ -237,12 +238,16 @@ def progress_bars(on: bool):
 
 # ----------------------------------------------------------------------------- dry runs
 # ``DYNAMICS_DRY_RUN=<n>`` runs every experiment at its profile's *sizes* (models, data,
-# grids' extremes) but only ``n`` steps per training and two cells per grid: it proves a
-# profile (the gpu one, on a CPU) end to end in seconds. A dry run records itself: a theme
-# cuts a grid with ``grid(values)`` and a step count with ``steps(n)``, and the trainings
-# made with what they return tell the gpu plan (:mod:`dynamics.ledger`) what the full run
-# does (``train`` caps a Recipe's steps itself). ``cap_steps`` and ``cap_grid`` are the bare
-# cuts, for the core (train, sweep, units) only.
+# grids' ends) but only ``n`` steps per training: it proves a profile (the gpu one, on the
+# stand-in CUDA device of a CPU) end to end in seconds, its shapes, devices and memory. A
+# theme cuts a grid with ``grid(values)`` and a step count with ``steps(n)``; ``train`` and
+# ``train_many`` cap a Recipe's steps themselves.
+
+# The gpu-size smoke run (what the tests run for every notebook and precompute): the gpu
+# profile's sizes, two steps per training, on the stand-in CUDA device of a CPU.
+GPU_SMOKE_ENV = dict(DYNAMICS_PROFILE="gpu", DYNAMICS_DRY_RUN="2", DYNAMICS_DEVICE="standin",
+                     DYNAMICS_PROGRESS="0")
+
 
 def dry_run() -> int | None:
     """Steps per training in a dry run (``$DYNAMICS_DRY_RUN``), or None in a real run."""
@@ -275,93 +280,23 @@ def cap_grid(values: Sequence, keep: int = 2) -> list:
     return [values[i] for i in idx]
 
 
-_LOOPS: contextvars.ContextVar[tuple] = contextvars.ContextVar("dynamics_dry_loops", default=())
-
-
-class Kept(list):
-    """The values of an axis that a dry run kept (all of them in a real run); each stands
-    for ``cut`` values of the full axis (``len(full) / len(kept)``; 1.0 in a real run).
-
-    The gpu plan reads the cut where the values are used: the trainings made while a ``for``
-    loop runs over a :class:`Kept` count ``cut`` times each (nested loops multiply), and a
-    :class:`Kept` list of configurations given to ``train_many`` (or an axis of
-    ``sweep.grid``) stands for ``cut`` times as many models in the same call."""
-
-    cut: float = 1.0
-
-    def __iter__(self):
-        if self.cut == 1.0:
-            return list.__iter__(self)
-        return self._counted()
-
-    def _counted(self):
-        mine = object()  # removed by identity: loops may end in any order (zip, break)
-        _LOOPS.set(_LOOPS.get() + ((mine, self.cut),))
-        try:
-            yield from list.__iter__(self)
-        finally:
-            _LOOPS.set(tuple(e for e in _LOOPS.get() if e[0] is not mine))
-
-
-def kept(values, cut: float = 1.0) -> Kept:
-    """``values`` as a :class:`Kept` list that stands for ``cut`` times as many."""
-    out = Kept(values)
-    out.cut = float(cut)
-    return out
-
-
-def grid(values: Sequence, keep: int = 2, always: Sequence = ()) -> Kept:
+def grid(values: Sequence, keep: int = 2, always: Sequence = ()) -> list:
     """An axis of a theme's experiment: ``values``, or in a dry run only its ends (``keep``
-    of them), as a :class:`Kept` list that tells the gpu plan what was cut::
+    of them) and the ``always`` values (a reference the results need)::
 
-        for depth in runtime.grid(cfg.depths):       # trainings in the body count
-            ...                                      # len(depths) / 2 times each
-        lrs = runtime.grid(cfg.lrs)                  # trained together in one call:
-        train_many(fn, data, sweep.grid(lr=lrs, seed=seeds), recipe)   # a wider call
-
-    ``always``: values a dry run keeps too (a reference the results need). A :class:`Kept`
-    given again keeps its cut (a runner may cut what its caller cut)."""
+        for depth in runtime.grid(cfg.depths):
+            ...
+    """
     full = list(values)
     ends = cap_grid(full, keep)
-    cut = [v for v in full if v in ends or v in always] if always else ends
-    return kept(cut, getattr(values, "cut", 1.0) * len(full) / max(1, len(cut)))
-
-
-def loop_repeats() -> float:
-    """How many times the full run repeats what runs now: the product of the cuts of the
-    :class:`Kept` loops running (1.0 outside a dry run's cut loops)."""
-    out = 1.0
-    for _, cut in _LOOPS.get():
-        out *= cut
-    return out
-
-
-class Steps(int):
-    """A step count a dry run cut: its value is the steps to run, ``planned`` those asked for."""
-
-    planned: int
+    return [v for v in full if v in ends or v in always] if always else ends
 
 
 def steps(n: int) -> int:
-    """``n`` steps (or iterations), or the dry run's cap when that is smaller, as a
-    :class:`Steps` that remembers ``n``: a :class:`~dynamics.train.Recipe` built on it makes
-    ``train`` and ``train_many`` plan ``n`` steps while they run the cap. For a runner that
-    builds its evaluation schedule or its own loop from the step count."""
-    capped = cap_steps(n)
-    if capped == int(n):
-        return capped
-    out = Steps(capped)
-    out.planned = int(n)
-    return out
+    """``n`` steps (or iterations), or the dry run's cap when that is smaller: for a runner
+    that builds its own loop or evaluation schedule from the step count."""
+    return cap_steps(n)
 
-
-def planned_steps(n: int) -> int:
-    """The steps ``n`` stands for in the full run (:func:`steps`): ``n`` itself, or what a
-    dry run cut it from."""
-    return int(getattr(n, "planned", n))
-
-
-# ----------------------------------------------------------------------------- where we run
 
 def on_colab() -> bool:
     """Whether this kernel is a Colab runtime (Colab imports ``google.colab`` at start)."""

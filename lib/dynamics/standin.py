@@ -289,11 +289,11 @@ class _Generator(metaclass=_GeneratorType):
 def _mem_get_info(device=None):
     """(free, total) bytes as a T4 answers with the CUDA context made (the stand-in is a T4:
     see get_device_capability), so that a sweep chunks as it will on Colab's GPU."""
-    from .gpuplan import CUDA_CONTEXT
-    from .sweep.plan import DRY_RUN_GPU_MEMORY
+    return int(T4_VISIBLE - CUDA_CONTEXT), int(16e9)
 
-    return int(DRY_RUN_GPU_MEMORY - CUDA_CONTEXT), int(16e9)
 
+T4_VISIBLE = 15.0e9  # bytes a T4 shows (16 GB, part kept for ECC)
+CUDA_CONTEXT = 0.5e9  # bytes CUDA, cuBLAS and PyTorch's kernels take before any tensor
 
 _CUDA = dict(is_available=lambda: True, device_count=lambda: 1, current_device=lambda: 0,
              get_device_name=lambda device=None: "stand-in CUDA device (CPU)",

@@ -38,10 +38,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from . import ledger
 from .data import Dataset
 from .models import evaluating
-from .runtime import Forecast, cap_steps, planned_steps, progress_enabled
+from .runtime import Forecast, cap_steps, progress_enabled
 
 # The one table of optimizers and the one of losses, for both engines: ``train`` runs every
 # optimizer here; ``train_many``'s batched engine (dynamics.sweep) the ones marked batched
@@ -473,7 +472,7 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
     from . import progress as P
 
     hooks = hooks or Hooks()
-    planned = planned_steps(recipe.steps)  # runtime.steps(n) remembers a cut n
+    planned = recipe.steps
     steps = cap_steps(planned)  # a dry run (DYNAMICS_DRY_RUN) trains a few steps at full size
     n = len(data.x_train)
     batch_size, loss = recipe.batch_size, recipe.loss
@@ -535,14 +534,11 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
     start = time.perf_counter()
     perm, pos = None, n
     model.train()
-    meter = ledger.meter("train", planned, lambda: len(recipe.evals()),
-                         data, model.parameters(), desc=desc)  # the gpu plan's measurements (dry run)
     try:
         stop = record(0) if 0 in evals_set else False
         for step in range(1, steps + 1):
             if stop:
                 break
-            meter.begin(step)
             if full_batch:
                 xb, yb = data.x_train, data.y_train
             else:
@@ -564,7 +560,6 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
             if scheduler is not None:
                 for s in scheduler:
                     s.step()
-            meter.end(step, optimizer)
             # remember the first non-finite loss without a host sync
             nonfinite = ~torch.isfinite(loss_value.detach())
             first_bad.masked_fill_(nonfinite & (first_bad < 0), step)
@@ -575,7 +570,6 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
         if not stop and history.diverged_at is None and int(first_bad) >= 0:
             history.diverged_at = int(first_bad)
     finally:
-        meter.close(len(history))
         if bar is not None:
             bar.close()
     history.wall_time = time.perf_counter() - start

@@ -35,15 +35,11 @@ back from their JSON), so a run resumed after a kill writes the same file as one
 never stopped. ``minutes`` stops cleanly after the unit in progress once that much time has
 passed; the outputs whose units are all done are written, the rest wait for the next run.
 
-The progress bar counts units and, at the gpu profile, shows the gpu plan's estimate of what
-is left (:func:`planned_seconds`): each unit's seconds on the GPU at hand, priced by
-``python -m dynamics.bench gpu`` from the dry run's ledger and kept in
-``data/precompute_plan.json`` (``--write`` rewrites it), not an extrapolation from the units
-done (a precompute's units differ 20-fold in cost: a grid's shallow and deep ends).
+The progress bar counts units (no time left of its own: a precompute's units differ 20-fold
+in cost, a grid's shallow and deep ends, so an extrapolation from the units done misleads).
 
-A dry run (``DYNAMICS_DRY_RUN``): :meth:`Plan.grid` keeps the two ends of an axis and the
-units declared inside it tell the gpu plan (:mod:`dynamics.ledger`) how many units of the
-full run each one stands for, so no theme cuts a grid or writes ``ledger.planned`` by hand.
+A dry run (``DYNAMICS_DRY_RUN``): :meth:`Plan.grid` and :meth:`Plan.batch` keep the two ends
+of an axis.
 """
 from __future__ import annotations
 
@@ -52,18 +48,14 @@ import json
 import os
 import sys
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import ledger, results
+from . import results
 from .runtime import cap_grid, dry_run, get_profile, progress_bars, progress_enabled, seed_everything
 
 UNITS_DIR = "units"  # under the results directory
-UNIT_PLAN = "precompute_plan.json"  # in data/: each gpu precompute unit's planned seconds
-UNIT_PLAN_COMMAND = "python -m dynamics.bench gpu --write"
-REFERENCE_GPU = "T4"  # a GPU the plan does not price is estimated as Colab's T4
 
 
 @dataclass
@@ -75,8 +67,6 @@ class Unit:
     run: Callable[[], Any]
     config: Any = None
     seed: int | None = None  # None: the plan's seed (``--seed``)
-    repeats: float = 1.0  # in a dry run: how many units of the full run this one stands for
-    widen: float = 1.0    # ... and how many times more models its batched trainings hold
 
     def key(self, chapter: str, profile: str, seed: int) -> dict:
         from . import __version__
@@ -125,44 +115,24 @@ class Plan:
 
     def __post_init__(self):
         self.profile = get_profile(self.profile)
-        self._repeats, self._widen = [1.0], [1.0]
         self._since = 0  # units declared since the last output
 
     # ------------------------------------------------------------------ declaring
 
-    def grid(self, values, keep: int = 2):
-        """Iterate over an axis of units: all of ``values``, or in a dry run only its ends
-        (``keep`` of them); units declared inside the loop then stand for
-        ``len(values) / len(kept)`` units each in the gpu plan (nested grids multiply).
-        Declare them inside the loop: ``list(p.grid(...))`` first would lose the count."""
-        full = list(values)
-        kept = cap_grid(full, keep)
-        self._repeats.append(self._repeats[-1] * len(full) / max(1, len(kept)))
-        self._widen.append(self._widen[-1])
-        try:
-            for value in kept:
-                self._widen[-1] = self._widen[-2]  # batch() holds for one iteration
-                yield value
-        finally:
-            self._repeats.pop()
-            self._widen.pop()
+    def grid(self, values, keep: int = 2) -> list:
+        """An axis of units: all of ``values``, or in a dry run only its ends (``keep``)."""
+        return cap_grid(list(values), keep)
 
     def batch(self, values, keep: int = 2) -> list:
         """An axis that the units train together (the models of one batched call): all of
-        ``values``, or in a dry run only its ends; the units declared after it (in this
-        iteration of :meth:`grid`, or until the next output) then tell the gpu plan that the
-        full run's calls hold ``len(values) / len(kept)`` times more models."""
-        full = list(values)
-        kept = cap_grid(full, keep)
-        self._widen[-1] *= len(full) / max(1, len(kept))
-        return kept
+        ``values``, or in a dry run only its ends."""
+        return cap_grid(list(values), keep)
 
     def unit(self, name: str, run: Callable[[], Any], config=None, seed: int | None = None) -> str:
         """Declare a unit; returns its name (names are unique within a plan)."""
         if any(u.name == name for u in self.units):
             raise ValueError(f"{self.chapter}: two units named {name!r}")
-        self.units.append(Unit(name, run, config, None if seed is None else int(seed),
-                               self._repeats[-1], self._widen[-1]))
+        self.units.append(Unit(name, run, config, None if seed is None else int(seed)))
         self._since += 1
         return name
 
@@ -176,8 +146,6 @@ class Plan:
             raise ValueError(f"{self.chapter}: output {name!r} needs declared units, got {unknown or names}")
         self.outputs.append(Output(name, assemble, names, config, command, note))
         self._since = 0
-        if len(self._widen) == 1:
-            self._widen[0] = 1.0
 
     # ------------------------------------------------------------------ storing
 
@@ -210,14 +178,11 @@ class Plan:
         return blob
 
     def compute(self, unit: Unit) -> dict:
-        """Run ``unit`` (seeded with its seed, without progress bars of its own; in a measured
-        dry run, its ledger entries count what the dry run cut) and store it atomically;
-        returns its record as read back from its file."""
+        """Run ``unit`` (seeded with its seed, without progress bars of its own) and store it
+        atomically; returns its record as read back from its file."""
         seed_everything(self.key(unit)["seed"])
         start, cpu = time.perf_counter(), time.process_time()
-        cut = unit.repeats != 1 or unit.widen != 1
-        with ledger.unit(unit.name, unit.repeats), progress_bars(False), \
-                ledger.planned(repeats=unit.repeats, widen=unit.widen) if cut else nullcontext():
+        with progress_bars(False):
             value = unit.run()  # one bar, over the units: none inside them
         record = dict(key=self.key(unit),
                       seconds=time.perf_counter() - start, cpu_seconds=time.process_time() - cpu,
@@ -250,11 +215,10 @@ class Plan:
                 todo.append(u)
             else:
                 done[u.name] = record
-        self.planned = planned_seconds(self)
         if done:
             log(f"{self.chapter}: {len(done)} of {len(self.units)} units already computed "
-                f"(in {self.folder()}), {len(todo)} to go{_left(self, done, ' (', ')')}")
-        bar = _bar(self, len(done), done)
+                f"(in {self.folder()}), {len(todo)} to go")
+        bar = _bar(self, len(done))
         try:
             for u in todo:
                 if deadline is not None and time.monotonic() >= deadline:
@@ -262,7 +226,6 @@ class Plan:
                 bar.set_description(f"{self.chapter}: {u.name}")
                 done[u.name] = self.compute(u)
                 bar.update(1)
-                _estimate(bar, self, done)
         finally:
             bar.close()
         self.left = len(self.units) - len(done)
@@ -271,8 +234,8 @@ class Plan:
             if all(n in done for n in out.units):
                 paths.append(self.write(out, {n: done[n] for n in out.units}))
         if self.left:
-            log(f"{self.chapter}: out of time with {self.left} of {len(self.units)} units left"
-                f"{_left(self, done, ' (', ')')}; run the same command again to continue")
+            log(f"{self.chapter}: out of time with {self.left} of {len(self.units)} units left; "
+                f"run the same command again to continue")
         return paths
 
     def write(self, out: Output, records: dict) -> Path:
@@ -288,98 +251,13 @@ class Plan:
                             command=out.command, note=note, wall_time=stats["seconds"])
 
 
-def unit_plan_path() -> Path:
-    return results.DATA / UNIT_PLAN
-
-
-def read_unit_plan(path=None) -> dict:
-    """``data/precompute_plan.json``'s chapters: ``{chapter: {"units": {unit name: {gpu:
-    seconds}}, "total": {gpu: seconds}}}``, the gpu precompute's plan (empty without the file).
-    The dry run that prices it keeps only the ends of each grid: ``units`` are the units it
-    ran, ``total`` the whole precompute (every unit of the full run)."""
-    path = Path(path) if path is not None else unit_plan_path()
-    if not path.exists():
-        return {}
-    blob = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(blob, dict) or not isinstance(blob.get("chapters"), dict):
-        raise ValueError(f"{path} is not a precompute plan: rewrite it with `{UNIT_PLAN_COMMAND}`")
-    return blob["chapters"]
-
-
-def write_unit_plan(chapters: dict, assumptions: str, path=None) -> Path:
-    """Merge ``chapters`` (as :func:`read_unit_plan` returns them) into the plan file; the
-    chapters not given stay."""
-    import datetime as dt
-
-    path = Path(path) if path is not None else unit_plan_path()
-    merged = {**read_unit_plan(path), **chapters}
-    blob = dict(command=UNIT_PLAN_COMMAND, date=dt.date.today().isoformat(), assumptions=assumptions,
-                chapters={c: merged[c] for c in sorted(merged)})
-    results.write_atomic(path, json.dumps(blob, indent=1, sort_keys=True) + "\n")
-    return path
-
-
-def _gpu_priced(gpus) -> str:
-    """The GPU at hand, as the plan names it (``T4``, ``A100``, ``H100``), else the reference."""
-    import torch
-
-    if torch.cuda.is_available():
-        name = torch.cuda.get_device_name()
-        for gpu in gpus:
-            if gpu in name:
-                return gpu
-    return REFERENCE_GPU
-
-
-def planned_seconds(plan: Plan, table: dict | None = None) -> tuple[dict, str] | None:
-    """Each unit's seconds by the gpu plan, on the GPU at hand (a GPU the plan does not price:
-    a T4), as ``({unit name: seconds}, gpu)``; None below the gpu profile (no plan prices it)
-    or where the plan has no row for the chapter. A unit the dry run ran has its own price;
-    the others, which the dry run's grid ends stood for, share the rest of the plan's total
-    equally. ``table``: :func:`read_unit_plan`'s (default: the committed file)."""
-    if plan.profile != "gpu":
-        return None
-    row = (read_unit_plan() if table is None else table).get(plan.chapter)
-    if not row or not row.get("total"):
-        return None
-    gpu = _gpu_priced(row["total"])
-    if gpu not in row["total"]:
-        return None
-    names = [u.name for u in plan.units]
-    own = {n: float(v[gpu]) for n, v in row.get("units", {}).items() if n in names and gpu in v}
-    rest = [n for n in names if n not in own]
-    each = max(0.0, float(row["total"][gpu]) - sum(own.values())) / len(rest) if rest else 0.0
-    return {n: own.get(n, each) for n in names}, gpu
-
-
-def _left(plan: Plan, done: dict, before: str = "", after: str = "") -> str:
-    """The plan's estimate of the units not done, as a phrase ('' without a plan)."""
-    if not getattr(plan, "planned", None):
-        return ""
-    seconds, gpu = plan.planned
-    left = sum(s for n, s in seconds.items() if n not in done)
-    when = f"{left / 60:.1f} min" if left >= 60 else f"{left:.0f} s"
-    return f"{before}about {when} left on {'an' if gpu[:1] in 'AEH' else 'a'} {gpu} by the plan{after}"
-
-
-def _bar(plan: Plan, initial: int, done: dict):
+def _bar(plan: Plan, initial: int):
     from tqdm.auto import tqdm
 
     # no remaining time of tqdm's own: it extrapolates from the units done, which differ in cost
-    bar = tqdm(total=len(plan.units), initial=initial, unit="unit", file=sys.stderr,
-               disable=not progress_enabled(), desc=plan.chapter, leave=True,
-               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}{postfix}]")
-    _estimate(bar, plan, done)
-    return bar
+    return tqdm(total=len(plan.units), initial=initial, unit="unit", file=sys.stderr,
+                disable=not progress_enabled(), desc=plan.chapter, leave=True,
+                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}{postfix}]")
 
 
-def _estimate(bar, plan: Plan, done: dict) -> None:
-    """The bar's estimate of what is left: the gpu plan's seconds of the units not done
-    (:func:`planned_seconds`); none without a plan."""
-    text = _left(plan, done)
-    if text and len(done) < len(plan.units):
-        bar.set_postfix_str(text)
-
-
-__all__ = ["Plan", "Unit", "Output", "UnitFileError", "UNITS_DIR", "UNIT_PLAN", "planned_seconds",
-           "read_unit_plan", "write_unit_plan"]
+__all__ = ["Plan", "Unit", "Output", "UnitFileError", "UNITS_DIR"]

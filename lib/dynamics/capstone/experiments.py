@@ -145,8 +145,7 @@ def _many(cfg: OneConfig, cells: list[dict], progress=None, norms: bool = False)
         metrics = dict(weight_rms=lambda m, d: float(weight_norm(m)) / math.sqrt(numel(m)))
     rows, sweeps = [], []
     for seed in sorted({c["seed"] for c in cells}):
-        part = runtime.kept([c for c in cells if c["seed"] == seed],  # as cut as cells
-                            getattr(cells, "cut", 1.0))
+        part = [c for c in cells if c["seed"] == seed]
         data = make_data(g, seed)
         recipe = Recipe(cfg.steps, lr=cfg.lr, weight_decay=cfg.weight_decay,
                         betas=ADAM_BETAS[cfg.model], eval=evaluation_steps(cfg.steps, cfg.n_evals))
@@ -180,7 +179,7 @@ def clock_grid(cfg: OneConfig, lrs, weight_decays, seeds=(0,), progress=None,
 def _cells(cfg: OneConfig, cells: list[dict], reuse, progress, norms: bool = False):
     """The rows of ``cells`` in their order: a cell that a run in ``reuse`` already made (same
     config and seed) is read from it, the others are trained together (:func:`_many`). A dry
-    run trains the first and last of those and the plan counts them all."""
+    run trains the first and last of those."""
     def made(c):
         want = cfg.replace(**{k: c[k] for k in ("lr", "weight_decay", "init_scale") if k in c})
         return next((r for r in reuse if r.seed == c["seed"] and r.config == want), None)
@@ -332,7 +331,7 @@ def live_grid(profile: str | None = None) -> GridConfig:
     """The axes a notebook sweeps live (the precomputed ones are
     ``GridConfig.for_profile(profile)``): the smoke grid at smoke and cpu, where a run takes
     seconds. At gpu one transformer run takes about a minute on a T4, so the page trains nine
-    more around its first run and no more (about nine minutes by the gpu plan): two initial
+    more around its first run and no more: two initial
     scales, the clock along λ at the run's η (τ = 1/(ηλ) at three values, one of them the
     first run's), Muon at its own learning rate and the lottery's four arms; the precomputed
     grid holds the rest."""

@@ -6,8 +6,7 @@ Every runner takes a ``seed`` and reports its progress into :mod:`dynamics.progr
 panel's bar and Stop, however many runs it makes); a single training run also takes
 ``on_eval``, ``train`` hooks for a panel that redraws while it trains (``update.every``).
 Lists of runs go through :func:`dynamics.runtime.grid`, so a dry run
-(``DYNAMICS_DRY_RUN``) trains the two ends of each list for a few steps at full size (and the
-gpu plan counts the rest).
+(``DYNAMICS_DRY_RUN``) trains the two ends of each list for a few steps at full size.
 """
 from __future__ import annotations
 

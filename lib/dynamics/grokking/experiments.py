@@ -396,7 +396,7 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
     It reports into :func:`dynamics.progress.current` (a panel's bar); once stopped, the cells
     not reached are kept with empty histories (phase "not run").
     Transformers train one after another (attention does not batch under ``vmap`` yet).
-    A dry run keeps the ends of each axis (``runtime.grid``: the gpu plan counts the rest).
+    A dry run keeps the ends of each axis (``runtime.grid``).
     Returns the table rows (:func:`phase_rows`), the merged :class:`~dynamics.sweep.SweepResult`
     (for a slider over training time) and ``steps``."""
     if cfg.optimizer != "adamw" or cfg.remedy != "none" or cfg.label_noise:

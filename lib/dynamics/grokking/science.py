@@ -74,9 +74,9 @@ class GrokConfig(Config):
     pairs for training, seconds), cpu and gpu (p = 59, 50%: the MLP reference recipe at
     learning rate 1e-2, where it groks within a few hundred steps). Nanda et al.'s one-layer
     transformer (``model="transformer", p=113, train_frac=0.3, lr=1e-3, steps=25_000``; AdamW
-    weight decay 1, β₂ 0.98) groks near step 10,000: one run takes about 2 minutes on a T4 by
-    the gpu plan, and the chapter trains about a dozen runs live (26 minutes), so the gpu
-    profile trains the MLP live and the transformer in its precomputed phase diagram
+    weight decay 1, β₂ 0.98) groks near step 10,000: 25,000 steps per run, and the chapter
+    trains about a dozen runs live, so the gpu profile trains the MLP live and the
+    transformer in its precomputed phase diagram
     (:class:`PhaseConfig`)."""
 
     p: int = param(59, "the modulus p (prime for division)", low=5, high=257,

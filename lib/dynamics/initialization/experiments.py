@@ -3,8 +3,7 @@ the prose and the claims rest on, and ``precompute`` for the figures computed in
 
 Runners return plain dicts (lists and numbers), ready for a figure or for ``data/``.
 Lists of runs go through ``runtime.grid`` and step counts a runner needs through
-``runtime.steps``, so that ``DYNAMICS_DRY_RUN`` proves every profile end to end in seconds (and
-the gpu plan counts what it cut).
+``runtime.steps``, so that ``DYNAMICS_DRY_RUN`` proves every profile end to end in seconds.
 """
 from __future__ import annotations
 

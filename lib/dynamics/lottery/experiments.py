@@ -7,7 +7,7 @@ once with the book's sweep engine (:func:`dynamics.sweep.train_many`): every see
 round together, every control of a curve together. Runners report into
 :mod:`dynamics.progress` (a live panel's progress bar and Stop button) and honour dry runs
 (``DYNAMICS_DRY_RUN``): a few steps per training, two seeds, two rounds and the ends of every
-list of runs, which the gpu plan counts in full (``runtime.grid``, ``runtime.kept``).
+list of runs (``runtime.grid``).
 """
 from __future__ import annotations
 
@@ -41,13 +41,11 @@ def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, 
     :class:`~dynamics.sweep.SweepResult`. ``inits[k]`` is a state dict (or None: a fresh
     initialization seeded with ``seeds[k]``); ``masks[k]`` (or None: dense) is applied at the
     start and after every optimizer step, so pruned weights stay exactly zero; ``seeds[k]``
-    also sets the mini-batch order. Progress and Stop: :mod:`dynamics.progress`. In a dry
-    run, ``seeds`` cut by ``runtime.grid`` (or ``runtime.kept``) widen the call in the gpu plan."""
+    also sets the mini-batch order. Progress and Stop: :mod:`dynamics.progress`."""
     if not (len(inits) == len(masks) == len(seeds)):
         raise ValueError("inits, masks and seeds must have the same length")
     steps = steps or cfg.steps
-    configs = runtime.kept([dict(seed=int(s), init=k) for k, s in enumerate(seeds)],
-                           getattr(seeds, "cut", 1.0))
+    configs = [dict(seed=int(s), init=k) for k, s in enumerate(seeds)]
 
     def model_fn(c):
         model = make_model(cfg, data)
@@ -186,8 +184,7 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
                           | {cfg.rounds})
     wanted = [r for r in (controls or []) if 0 < r <= cfg.rounds]
     # a dry run reaches rounds 0..R only: its controls there stand for all the wanted ones
-    at = sorted({min(r, R) for r in wanted})
-    control_rounds = runtime.kept(at, len(wanted) / max(1, len(at)))
+    control_rounds = sorted({min(r, R) for r in wanted})
     units = (R + 1) + 2 * len(control_rounds)  # in trainings of S networks
     train_fn = train_fn or (lambda starts, masks, seeds: train_masked(
         cfg, data, starts, masks, seeds, progress=progress))
@@ -204,7 +201,7 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
     if res.diverged:
         return res
     masks = [full_masks(t) for t in theta_k]
-    for r in runtime.kept(range(R + 1), (cfg.rounds + 1) / (R + 1)):  # the gpu plan: all rounds
+    for r in range(R + 1):
         res.masks.append(masks)
         res.density[r] = np.mean([density(m) for m in masks])
         runs = {}
@@ -243,7 +240,7 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
     for table in (res.acc, res.best_acc, res.best_step, res.stop_step):
         for v in VARIANTS:
             table[v] = table[v][:, :reached]
-    done = runtime.kept([r for r in control_rounds if r < reached], control_rounds.cut)
+    done = [r for r in control_rounds if r < reached]
     if done and not res.stopped:
         with job.span_of((R + 1) / units, 1 - (R + 1) / units):
             run_controls(cfg, res, data, done, progress=progress, train_fn=train_fn)
@@ -282,7 +279,6 @@ def run_controls(cfg: LotteryConfig, res: ImpResult, data: D.Dataset, rounds,
             masks.append(shuffled)
             seeds.append(s)
             where.append(("random", k, r))
-    seeds = runtime.kept(seeds, getattr(rounds, "cut", 1.0) * getattr(res.seeds, "cut", 1.0))
     start = time.perf_counter()
     if train_fn is None:
         out = train_masked(cfg, data, inits, masks, seeds, progress=progress)
@@ -402,7 +398,7 @@ def run_lmc(cfg: LotteryConfig, rewind_steps=(0, 50, 200), seed: int | None = No
     reached = [k for k in ks if k in states]  # a diverged dense run never reaches later θ_k
     inits = [states[k] if masks is None else rewind(states[k], masks) for k in reached
              for _ in pair_seeds]
-    seeds = runtime.kept([1000 * seed + p for _ in reached for p in pair_seeds], ks.cut)
+    seeds = [1000 * seed + p for _ in reached for p in pair_seeds]
     out = train_masked(cfg, data, inits, [masks] * len(inits), seeds,
                        progress=progress) if reached else None
     model = make_model(cfg, data).to(data.device)

@@ -7,8 +7,7 @@ at several widths), :func:`run_practice` (Muon vs AdamW vs SGD, each at its best
 :func:`run_shaping` (U Σᵖ Vᵀ with fixed and scheduled p). The loops report into
 :mod:`dynamics.progress` (a live panel's progress bar and Stop button). Every grid and
 list of runs goes through ``runtime.grid`` and every training through ``train`` (which
-caps its steps), so a dry run (``DYNAMICS_DRY_RUN``) proves every profile in seconds and the
-gpu plan counts what it cut.
+caps its steps), so a dry run (``DYNAMICS_DRY_RUN``) proves every profile in seconds.
 """
 from __future__ import annotations
 

@@ -39,9 +39,9 @@ from typing import Callable, Iterable, Sequence
 import torch
 import torch.nn as nn
 
-from .. import ledger, progress as P
+from .. import progress as P
 from ..data import Dataset
-from ..runtime import Forecast, cap_steps, kept
+from ..runtime import Forecast, cap_steps
 from ..train import Recipe
 from . import plan
 from .loop import Evaluations, build_model, train_batched, train_sequential
@@ -63,14 +63,11 @@ __all__ = ["grid", "train_many", "SweepResult", "table_grid", "sweep_heatmap", "
 
 def grid(**axes) -> list[dict]:
     """The cartesian product of the given axes, as a list of dicts; the last axis varies
-    fastest: ``grid(a=[1, 2], b=[3, 4])`` -> ``[{a:1,b:3}, {a:1,b:4}, {a:2,b:3}, {a:2,b:4}]``.
-    Axes a dry run cut (:func:`dynamics.runtime.grid`) make a :class:`~dynamics.runtime.Kept`
-    grid that tells ``train_many`` how many more models the full run trains."""
+    fastest: ``grid(a=[1, 2], b=[3, 4])`` -> ``[{a:1,b:3}, {a:1,b:4}, {a:2,b:3}, {a:2,b:4}]``."""
     if not axes:
         raise ValueError("grid() needs at least one axis, e.g. grid(lr=[1e-3, 1e-2])")
-    values, cut = {}, 1.0
+    values = {}
     for name, vals in axes.items():
-        cut *= getattr(vals, "cut", 1.0)
         if isinstance(vals, (str, bytes)) or not isinstance(vals, Iterable):
             vals = [vals]
         vals = list(vals)
@@ -79,7 +76,7 @@ def grid(**axes) -> list[dict]:
         values[name] = vals
     names = list(values)
     cells = [dict(zip(names, combo)) for combo in itertools.product(*values.values())]
-    return kept(cells, cut) if cut != 1.0 else cells
+    return cells
 
 
 
@@ -101,14 +98,7 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     small K). ``strategy``: ``auto``, ``batched``, ``sequential``, or an integer (batched,
     that many models per chunk). Progress and Stop go through :mod:`dynamics.progress`: a
     stopped sweep leaves the configurations not reached with empty histories (``stopped``).
-    In a dry run, ``configs`` cut by :func:`dynamics.runtime.grid` (or a :func:`grid` of such
-    axes) stand for as many more models in the gpu plan.
     """
-    widen = getattr(configs, "cut", 1.0)
-    if widen != 1.0:  # the gpu plan: the full run's call holds more models
-        with ledger.planned(widen=widen):
-            return train_many(model_fn, data, list(configs), recipe, masks=masks,
-                              metrics=metrics, strategy=strategy, progress=progress)
     if not isinstance(recipe, Recipe):
         raise ValueError(f"train_many(model_fn, data, configs, recipe) needs a "
                          f"dynamics.train.Recipe, got {type(recipe).__name__}")

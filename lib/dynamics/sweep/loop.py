@@ -12,7 +12,6 @@ import time
 import torch
 import torch.nn as nn
 
-from .. import ledger
 from ..data import Dataset
 from ..models import evaluating
 from ..runtime import progress_enabled
@@ -35,7 +34,7 @@ def train_sequential(model_fn, data: Dataset, spec: Spec, runs: list[Run], progr
         if run.param_mask:
             named = dict(model.named_parameters())
             after = lambda model, step, named=named, pm=run.param_mask: _apply_masks(named, pm)  # noqa: E731
-        # train() caps the planned steps as the sweep did (and meters them in a dry run)
+        # train() caps the steps as the sweep did (in a dry run)
         with job.part(k, len(runs)):
             h = train(model, run.data(data), spec.recipe.replace(lr=run.lr, weight_decay=run.weight_decay),
                       metrics=spec.metrics, hooks=Hooks(after_step=after), seed=run.seed,
@@ -299,8 +298,6 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
     row_chunk = max(64, 65536 // K)
     evals = set(spec.evals)
     rec = Evaluations(K, spec, device)
-    meter = ledger.meter("batched", spec.planned, lambda: len(spec.recipe.evals()),
-                         data, params, K, chunk=chunk)  # the gpu plan (dry run)
 
     def evaluate(step: int) -> tuple:
         """Evaluate every model now: (step, [K] device values, user metrics, seconds). In full
@@ -316,69 +313,63 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
         extra = {k: {m: float(v.detach() if torch.is_tensor(v) else v) for m, v in
                      measure(spec.metrics, stack.model(params, k), runs[k].data(data)).items()}
                  for k in rec.open()} if spec.metrics else {}
-        meter.evaluated()
         return step, values, extra, time.perf_counter() - rec.start
 
     def deferred(step: int) -> bool:
         return batches.full and step < spec.steps
 
-    try:
-        pending = None  # an evaluation waiting for its train-set metrics (full batch)
-        if 0 in evals:
-            pending = evaluate(0)
-            if not deferred(0):
+    pending = None  # an evaluation waiting for its train-set metrics (full batch)
+    if 0 in evals:
+        pending = evaluate(0)
+        if not deferred(0):
+            rec.record(*pending)
+            pending = None
+    for step in range(1, spec.steps + 1):
+        if not rec.open():
+            break
+        idx, weight = batches.next()
+        leaves = [t.requires_grad_(True) for t in params]
+        out = stack(leaves, data.x_train, idx)
+        y = data.y_train if idx is None else data.y_train[idx]
+        losses = _per_example_loss(spec.loss, out, y, data.n_classes)
+        per_model = losses.mean(1) if weight is None else (losses * weight).sum(1) / weight.sum(1)
+        if pending is not None:  # this forward pass is the previous evaluation's train pass
+            with torch.no_grad():
+                hits = (out.argmax(-1) == y).float()
+                acc = hits.mean(1) if weight is None else (hits * weight).sum(1) / weight.sum(1)
+            step_, values, extra, elapsed = pending
+            rec.record(step_, dict(values, train_loss=per_model.detach().float(), train_acc=acc),
+                       extra, elapsed)
+            pending = None
+        grads = torch.autograd.grad(per_model.sum(), leaves)
+        params = [t.detach() for t in leaves]
+        with torch.no_grad():
+            alive = rec.observe(step, per_model.detach())
+            factor = 1.0 if spec.schedule is None else float(spec.schedule(step - 1))
+            new_p, new_state = batched_step(spec.optimizer, params, grads, state, step, lr * factor,
+                                            wd, momentum=spec.momentum, betas=spec.betas)
+            # frozen models keep their values; written into the step's fresh tensors, so
+            # that the step holds two copies of parameters and state at most (plan.footprint)
+            keep = [_per_model(alive, t) for t in params]
+            params = [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new_p, params)]
+            state = {key: [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new, state[key])]
+                     for key, new in new_state.items()}
+            del new_p, new_state
+            params = stack.mask_(params)
+        if bar is not None:
+            bar.update(1)
+        if step in evals:
+            pending = evaluate(step)
+            if not deferred(step):
                 rec.record(*pending)
                 pending = None
-        for step in range(1, spec.steps + 1):
-            if not rec.open():
+            if report(step):
                 break
-            meter.begin(step)
-            idx, weight = batches.next()
-            leaves = [t.requires_grad_(True) for t in params]
-            out = stack(leaves, data.x_train, idx)
-            y = data.y_train if idx is None else data.y_train[idx]
-            losses = _per_example_loss(spec.loss, out, y, data.n_classes)
-            per_model = losses.mean(1) if weight is None else (losses * weight).sum(1) / weight.sum(1)
-            if pending is not None:  # this forward pass is the previous evaluation's train pass
-                with torch.no_grad():
-                    hits = (out.argmax(-1) == y).float()
-                    acc = hits.mean(1) if weight is None else (hits * weight).sum(1) / weight.sum(1)
-                step_, values, extra, elapsed = pending
-                rec.record(step_, dict(values, train_loss=per_model.detach().float(), train_acc=acc),
-                           extra, elapsed)
-                pending = None
-            grads = torch.autograd.grad(per_model.sum(), leaves)
-            params = [t.detach() for t in leaves]
-            with torch.no_grad():
-                alive = rec.observe(step, per_model.detach())
-                factor = 1.0 if spec.schedule is None else float(spec.schedule(step - 1))
-                new_p, new_state = batched_step(spec.optimizer, params, grads, state, step, lr * factor,
-                                                wd, momentum=spec.momentum, betas=spec.betas)
-                # frozen models keep their values; written into the step's fresh tensors, so
-                # that the step holds two copies of parameters and state at most (plan.footprint)
-                keep = [_per_model(alive, t) for t in params]
-                params = [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new_p, params)]
-                state = {key: [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new, state[key])]
-                         for key, new in new_state.items()}
-                del new_p, new_state
-                params = stack.mask_(params)
-            meter.end(step, state=state, grads=grads)
-            if bar is not None:
-                bar.update(1)
-            if step in evals:
-                pending = evaluate(step)
-                if not deferred(step):
-                    rec.record(*pending)
-                    pending = None
-                if report(step):
-                    break
-        if pending is not None:  # stopped before the next forward pass: evaluate the train set
-            step_, values, extra, elapsed = pending
-            tl, ta = _eval_batched(stack, params, data.x_train, data.y_train, train_rows, spec.loss,
-                                   data.n_classes, row_chunk)
-            rec.record(step_, dict(values, train_loss=tl, train_acc=ta), extra, elapsed)
-    finally:
-        meter.close()
+    if pending is not None:  # stopped before the next forward pass: evaluate the train set
+        step_, values, extra, elapsed = pending
+        tl, ta = _eval_batched(stack, params, data.x_train, data.y_train, train_rows, spec.loss,
+                               data.n_classes, row_chunk)
+        rec.record(step_, dict(values, train_loss=tl, train_acc=ta), extra, elapsed)
     return rec.close(), dict(zip(stack.names, params))
 
 

@@ -13,7 +13,6 @@ from ..data import Dataset
 # Measured with ``python -m dynamics.bench sweep`` (batched against sequential, same run).
 CPU_BATCHED_MAX_WORK = 2e7
 CPU_MEMORY_BUDGET = 1 << 30  # bytes for the stacked models of one chunk on CPU
-DRY_RUN_GPU_MEMORY = 15.0e9  # bytes a T4 shows (16 GB, part kept for ECC): the dry run's GPU
 
 
 def unbatchable(model: nn.Module) -> str | None:
@@ -35,13 +34,10 @@ def choose_strategy(model: nn.Module, data: Dataset, batch_size: int | None, k: 
                     metrics=None) -> str:
     """``auto``: batched on accelerators; on CPU batched only when one model's step is small
     (:data:`CPU_BATCHED_MAX_WORK`); sequential for K = 1, custom metrics, buffers or dropout.
-    The gpu plan's dry run (:func:`dynamics.ledger.active`) runs on the CPU but prices the
-    GPU's work, so it chooses as on an accelerator."""
-    from .. import ledger
-
+    (The gpu-size smoke run is on the stand-in CUDA device, so it chooses as a GPU would.)"""
     if k == 1 or metrics or unbatchable(model):
         return "sequential"
-    if data.device.type != "cpu" or ledger.active():
+    if data.device.type != "cpu":
         return "batched"
     return "batched" if model_work(model, data, batch_size) <= CPU_BATCHED_MAX_WORK else "sequential"
 
@@ -81,18 +77,12 @@ def memory_budget(device) -> float:
     """Bytes the stacked models of one chunk may take: half the free memory on CUDA
     (``torch.cuda.mem_get_info``: what is free *now*, after the data and anything else the
     notebook holds; the other half is left for evaluation chunks and the allocator's slack),
-    :data:`CPU_MEMORY_BUDGET` elsewhere. The gpu plan's dry run (:func:`dynamics.ledger.active`)
-    runs on the CPU for a GPU: it takes the budget of a T4 (:data:`DRY_RUN_GPU_MEMORY`), the
-    smallest GPU the book plans for, so that it chunks as the GPU will."""
-    from .. import ledger
-
+    :data:`CPU_MEMORY_BUDGET` elsewhere. (The stand-in CUDA device answers as a T4 with its
+    CUDA context made, so the gpu-size smoke run chunks as Colab's GPU will.)"""
     device = torch.device(device)
     if device.type == "cuda":
         free, _total = torch.cuda.mem_get_info(device)
         return 0.5 * free
-    if ledger.active():
-        from ..gpuplan import CUDA_CONTEXT
-        return 0.5 * (DRY_RUN_GPU_MEMORY - CUDA_CONTEXT)
     return float(CPU_MEMORY_BUDGET)
 
 

@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 
 from ..data import Dataset
-from ..runtime import planned_steps, seeded
+from ..runtime import seeded
 from ..train import LOSSES, History, Recipe, check_hyper
 from .optim import OPTIMIZERS
 
@@ -58,7 +58,7 @@ class Spec:
     @property
     def planned(self) -> int:
         """The steps asked for (more than ``steps`` in a dry run)."""
-        return planned_steps(self.recipe.steps)
+        return self.recipe.steps
 
     def history(self, **info) -> History:
         """An empty history, as :func:`dynamics.train.train` starts one."""

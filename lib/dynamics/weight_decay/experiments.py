@@ -11,7 +11,7 @@
 - :func:`precompute`: the grids of the static book (``data/weight_decay_grid.json``).
 
 Every runner takes ``seed=None`` (``DYNAMICS_SEED``), honours dry runs (``runtime.steps``,
-``runtime.grid``: they tell the gpu plan what they cut) and reports its progress into
+``runtime.grid``) and reports its progress into
 :mod:`dynamics.progress` (a live panel's bar and Stop button); ``on_eval`` takes a
 ``train`` hook for a panel that redraws while a run trains.
 """

@@ -56,13 +56,6 @@ def test_setup_prints_one_line(capsys, monkeypatch):
     assert rt.seed == 3 and rt.profile == "smoke"
 
 
-def test_pick():
-    assert runtime.pick("smoke", smoke=1, cpu=2, gpu=3) == 1
-    assert runtime.pick("gpu", smoke=1, cpu=2) == 2
-    with pytest.raises(ValueError):
-        runtime.pick("cpu", gpu=3)
-
-
 @dataclass
 class Demo(Config):
     lr: float = param(1e-3, "learning rate", low=0.0, high=10.0, low_open=True, log=True, smoke=1e-2)

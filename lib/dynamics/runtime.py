@@ -197,19 +197,6 @@ def seeded(seed: int):
         yield
 
 
-def pick(profile: str | None = None, **by_profile):
-    """Choose a value by profile: ``pick(smoke=200, cpu=2000, gpu=20000)``.
-
-    A missing ``gpu`` value falls back to ``cpu``, a missing ``cpu`` to ``smoke``.
-    """
-    profile = get_profile(profile)
-    order = {"smoke": ["smoke"], "cpu": ["cpu", "smoke"], "gpu": ["gpu", "cpu", "smoke"]}
-    for name in order[profile]:
-        if name in by_profile:
-            return by_profile[name]
-    raise ValueError(f"pick() needs a value for at least one of {order[profile]}")
-
-
 # ----------------------------------------------------------------------------- progress bars
 
 _PROGRESS: contextvars.ContextVar = contextvars.ContextVar("dynamics_progress_bars", default=None)

@@ -30,7 +30,6 @@ configuration whose loss becomes non-finite is marked (``history.diverged_at``) 
 the others continue unaffected. K is split into chunks sized from the free device memory.
 """
 from __future__ import annotations
-from __future__ import annotations
 
 import itertools
 import time

@@ -240,7 +240,7 @@ def window_numbers(result: dict) -> dict:
                 wd_win_kick_size=f"{100 * result['kick']:.0f}%",
                 wd_win_twins=" and ".join(f"{s['measured']:.0f}" for s in twins),
                 wd_win_twin_tau=f"{twins[0]['tau']:.1f}" if twins else "none",
-                wd_win_n=f"{len(decayed)}",
+                wd_win_n=f"{len(decayed)}", wd_win_factor=f"{WINDOW_FACTOR:g}",
                 wd_win_tau_span=f"{max(s['tau'] for s in decayed) / min(s['tau'] for s in decayed):.0f}")
 
 

@@ -231,6 +231,7 @@ def window_numbers(result: dict) -> dict:
     c = _control(result)
     decayed = [s for s in result["settings"] if s["weight_decay"] > 0]
     ratios = [s["measured"] / s["tau"] for s in decayed]
+    taus = [s["tau"] for s in decayed]
     twins = [s for s in decayed if any(t is not s and math.isclose(t["tau"], s["tau"])
                                        for t in decayed)]
     return dict(wd_win_lo=f"{min(ratios):.2f}", wd_win_hi=f"{max(ratios):.2f}",
@@ -241,7 +242,7 @@ def window_numbers(result: dict) -> dict:
                 wd_win_twins=" and ".join(f"{s['measured']:.0f}" for s in twins),
                 wd_win_twin_tau=f"{twins[0]['tau']:.1f}" if twins else "none",
                 wd_win_n=f"{len(decayed)}", wd_win_factor=f"{WINDOW_FACTOR:g}",
-                wd_win_tau_span=f"{max(s['tau'] for s in decayed) / min(s['tau'] for s in decayed):.0f}")
+                wd_win_tau_span=f"{max(taus) / min(taus):.0f}")
 
 
 def window_claims(window: dict) -> list[dict]:

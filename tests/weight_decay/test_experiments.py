@@ -12,6 +12,7 @@ from dynamics import plots, results
 from dynamics.weight_decay import experiments as E
 from dynamics.weight_decay import science as S
 from dynamics.weight_decay import views as V
+from dynamics.weight_decay import window as W
 
 from seeds import SEEDS
 TINY = S.DecouplingConfig(lr_low=1e-3, lr_high=1e-2, n_lr=2, wd_low=0.1, wd_high=10.0,
@@ -272,3 +273,35 @@ def test_live_rows_fail_on_contradicting_data():
     assert V.claims(spectrum=swapped)[0]["reproduced"] == "no"
     with pytest.raises(ValueError, match="seed"):
         V.claims(clock=runs["clock"][SEEDS[0]])
+
+
+@pytest.mark.claim
+def test_claim_window_rows_on_every_seed():
+    """Section 3's window: on seeds 0-2 (smoke) every measured decay time is within the named
+    factor of 1/(eta lambda), and the control without decay keeps its kick."""
+    rows = V.window_claims(_runs()["window"])
+    assert [r["reproduced"] for r in rows] == ["yes", "yes"]
+    assert all(r["seeds"] == list(SEEDS) and r["control"] and r["window"] for r in rows)
+
+
+def test_window_rows_fail_on_contradicting_data():
+    """The control as the treatment: every kick followed like the one without decay gives
+    "no"; a control that forgets like a decayed run gives "no"."""
+    runs = _runs()["window"]
+
+    def as_control(r):  # the control (the last setting, no decay) as every treatment
+        k = np.asarray(r["kept"])[-1]
+        return dict(r, settings=[dict(s, measured=W.fit_decay_time(r["steps"], k, s["horizon"]))
+                                 if s["weight_decay"] else s for s in r["settings"]],
+                    kept=[k for _ in r["settings"]])
+
+    assert V.window_claims({s: as_control(r) for s, r in runs.items()})[0]["reproduced"] == "no"
+
+    def forgetful(r):
+        end = r["settings"][0]["end"]
+        return dict(r, settings=[dict(s, end=end) if s["weight_decay"] == 0 else s
+                                 for s in r["settings"]])
+
+    assert V.window_claims({s: forgetful(r) for s, r in runs.items()})[1]["reproduced"] == "no"
+    with pytest.raises(ValueError, match="seed"):
+        V.window_claims(runs[SEEDS[0]])

@@ -11,6 +11,7 @@ from .. import plots
 from .experiments import (DECOUPLING, LABELS, equilibrium_configs, live_grid_config,
                           run_clock, run_decoupling, run_equilibrium, run_spectrum)
 from .science import ClockConfig, SpectrumConfig
+from .window import WindowConfig, run_window, window_claims
 
 __all__ = ["claim_seeds", "claim_runs", "claims"]
 
@@ -28,12 +29,14 @@ claim_seeds = plots.claim_seeds  # one home: dynamics.plots.claims
 
 def claim_runs(profile: str | None, seeds, **page) -> dict:
     """The live experiments the claims judge, on every seed of ``seeds`` at ``profile`` scale:
-    ``{"live": {seed: grid}, "equilibria": {seed: [runs]}, "clock": ..., "spectrum": ...}``.
+    ``{"live": {seed: grid}, "equilibria": {seed: [runs]}, "clock": ..., "window": ...,
+    "spectrum": ...}``.
     A result the page already ran for its seed (the first of ``seeds``) is reused."""
     runs = dict(live=lambda s: run_decoupling(live_grid_config(profile), s, progress=False),
                 equilibria=lambda s: [run_equilibrium(c, s, progress=False)
                                       for c in equilibrium_configs(profile)],
                 clock=lambda s: run_clock(ClockConfig.for_profile(profile), s, progress=False),
+                window=lambda s: run_window(WindowConfig.for_profile(profile), s),
                 spectrum=lambda s: run_spectrum(SpectrumConfig.for_profile(profile), s,
                                                 progress=False))
     seeds = [int(s) for s in seeds]
@@ -66,10 +69,11 @@ def _spectrum_checks(sp: dict):
 
 
 def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
-           spectrum=None) -> list[dict]:
+           spectrum=None, window=None) -> list[dict]:
     """The chapter's claims table: ``grid`` is the precomputed payload (its rows are
     :func:`~.views.grid_claims`); ``live``, ``equilibria`` (a list of runs per seed),
-    ``clock`` and ``spectrum`` are the page's live runs as ``{seed: result}``
+    ``clock``, ``window`` (:func:`~.window.window_claims`) and ``spectrum`` are the page's
+    live runs as ``{seed: result}``
     (:func:`claim_runs`); any may be left out. Rows that the prose states as facts are
     asserted; the others show their verdict, which the prose glues."""
     from .views import _equilibrium_verdict, _largest_fails, _n, grid_claims
@@ -160,6 +164,8 @@ def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
                        f"(must differ by more than {100 * CLOCK_CONTRAST:.0f}%)",
             window=f"within {100 * CLOCK_SPREAD:.0f}%, the second half of training",
             seeds=seeds))
+    if window is not None:
+        rows += window_claims(window)
     if spectrum is not None:
         spectrum = plots.per_seed(spectrum, "spectrum", "wdc.claim_runs")
         seeds = list(spectrum)

@@ -21,6 +21,8 @@ from .figures import *  # noqa: F401,F403  (re-exported: views.X still works)
 from .claims import *  # noqa: F401,F403  (the live claims, re-exported: views.claims works)
 from .claims import __all__ as _claims
 from .claims import claims
+from .window import *  # noqa: F401,F403  (section 3's window, re-exported: views.run_window)
+from .window import __all__ as _window
 from .figures import (_slope, clock_figure, equilibrium_figure, grid_figure, spectrum_figure)
 
 
@@ -475,4 +477,4 @@ __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "ridge_band", "decoupling_numbers",
            "answer_equilibrium", "answer_sgd_symmetry",
            "answer_spread", "answer_zero_gradient", "decoupling_panel", "equilibrium_panel",
            "clock_panel", "spectrum_panel", "RMS_TOL", "ANGLE_TOL", "RELAX_BAND", "DECOUPLED",
-           *_claims]
+           *_claims, *_window]

@@ -14,8 +14,8 @@ from .experiments import (best_sigma_w2, half_times, learning_times, trainabilit
 from .isometry import chi_1_of
 from .science import critical_sigma_w2, q_map, std_ratio, trainable_depth
 
-__all__ = ["DEEP", "trainability_claims", "depth_time_claims", "isometry_claims", "published_claims",
-           "claim_seeds", "claims"]
+__all__ = ["DEEP", "trainability_claims", "depth_time_claims", "isometry_claims",
+           "published_claims", "claim_seeds", "claims"]
 
 _num = plots.number
 

@@ -29,6 +29,7 @@ import torch
 from torch.func import jacrev, vmap
 
 from ..config import Config, param
+from ..runtime import dry_run
 from .meanfield import _generator, _randn, chi_1, gauss_hermite
 from .meanfield import q_star as meanfield_q_star
 from .science import random_weights
@@ -49,7 +50,7 @@ class IsometryConfig(Config):
     depths: list = param([2, 4, 8, 16, 32, 64], "depths (layers) at which J is measured",
                          smoke=[2, 4, 8, 16, 32], gpu=[2, 4, 8, 16, 32, 64, 128])
     width: int = param(128, "units per layer (square layers)", low=4, high=2048, gpu=256)
-    n_nets: int = param(16, "random networks per case", low=1, high=1000, smoke=8, gpu=32)
+    n_nets: int = param(16, "random networks per case", low=1, high=1000, smoke=8)
     q_star: float = param(1 / 64, "tanh's fixed point q* (small: tanh nearly linear)",
                           low=1e-4, high=4.0, log=True)
     seed: int = param(0, "seed of the networks and inputs", low=0, high=2**31 - 1)
@@ -168,15 +169,17 @@ def chi_1_of(activation: str, sigma_w2: float, sigma_b2: float) -> float:
 
 def run_isometry(cfg: IsometryConfig) -> dict:
     """Per case (activation, init) and depth: the spectrum's mean, relative variance and
-    fraction of small squared singular values, over ``cfg.n_nets`` networks; with the theory's spread and
-    chi_1 of mean-field theory at each case's point."""
+    fraction of small squared singular values, over ``cfg.n_nets`` networks; with the
+    theory's spread and chi_1 of mean-field theory at each case's point. A dry run (``DYNAMICS_DRY_RUN``) measures
+    two networks per case: it checks the code at full size, not the numbers."""
     depths = [int(d) for d in cfg.depths]
     if sorted(set(depths)) != depths or depths[0] < 1:
         raise ValueError(f"depths must be increasing positive integers, got {cfg.depths}")
-    out = dict(depths=depths, width=cfg.width, n_nets=cfg.n_nets, q_star=cfg.q_star,
+    n_nets = cfg.n_nets if dry_run() is None else min(cfg.n_nets, 2)
+    out = dict(depths=depths, width=cfg.width, n_nets=n_nets, q_star=cfg.q_star,
                seed=cfg.seed, cases={})
     for k, (act, init) in enumerate(ISO_CASES):
-        W, b, x = random_network(act, init, depths[-1], cfg.width, cfg.n_nets, cfg.q_star,
+        W, b, x = random_network(act, init, depths[-1], cfg.width, n_nets, cfg.q_star,
                                  seed=cfg.seed * 7919 + k)
         with torch.no_grad():
             stats = [spectrum_stats(J) for J in network_jacobians(W, b, x, act, depths)]

@@ -224,7 +224,7 @@ def test_claim_every_row_the_page_asserts():
     are checked by tests/test_published_claims.py): every row is asserted, judged on every
     seed, and reproduced."""
     rows = V.claims(**_runs())
-    assert len(rows) == 11 and all(r["asserted"] for r in rows)
+    assert len(rows) == 15 and all(r["asserted"] for r in rows)
     assert all(r["seeds"] == list(SEEDS) for r in rows)
     bad = plots.failed_claims(rows)
     assert not bad, [(r["claim"], r["measured here"]) for r in bad]

@@ -1,12 +1,14 @@
 """Initialization: how the first weights decide whether a deep network can learn, and how fast.
 
-The chapter ``chapters/initialization.ipynb`` in five lines: signals and gradients shrink or
+The chapter ``chapters/initialization.ipynb`` in a paragraph: signals and gradients shrink or
 grow geometrically through a badly initialized deep network; mean-field theory splits random
 tanh networks into an ordered and a chaotic phase, with the edge of chaos (chi_1 = 1) where
-information travels deepest (about 6 xi_c layers train); orthogonal weights remove the
-finite-width fluctuations that Gaussian ones accumulate with depth, and give deep linear networks
-a learning time that stops growing with depth (Gaussian ones slow down); and an untrained
-network may put most inputs in one class.
+information travels deepest (about 6 xi_c layers train); chi_1 = 1 fixes only the mean
+squared singular value of the input-output Jacobian, and the whole spectrum concentrates
+(dynamical isometry) only for orthogonal tanh networks at small q*, never for ReLU; orthogonal
+weights remove the finite-width fluctuations that Gaussian ones accumulate with depth, and give
+deep linear networks a learning time that stops growing with depth (Gaussian ones slow down);
+and an untrained network may put most inputs in one class.
 
 Modules:
 
@@ -20,6 +22,9 @@ Modules:
 - :mod:`.figures`: the ``*_figure`` builders and ``*_rows`` tables.
 - :mod:`.views`: ``*_panel(profile, seed)`` live panels, the page's numbers, and ``claims(...)``
   with its thresholds (in :mod:`.claims`, re-exported there).
+- :mod:`.isometry`: the input-output Jacobian's singular values across depth (``torch.func``),
+  Gaussian and orthogonal weights, tanh on the critical line and ReLU, with the theory's spread
+  and ``run_isometry`` (re-exported by :mod:`.experiments`).
 
 ``from dynamics import initialization as I`` gives every public name of the four.
 """

@@ -11,10 +11,11 @@ import numpy as np
 from .. import plots, results
 from .experiments import (best_sigma_w2, half_times, learning_times, trainability_agreement,
                           trainability_disagreements, xi_deviation)
+from .isometry import chi_1_of
 from .science import critical_sigma_w2, q_map, std_ratio, trainable_depth
 
-__all__ = ["DEEP", "trainability_claims", "depth_time_claims", "published_claims",
-           "claim_seeds", "claims"]
+__all__ = ["DEEP", "trainability_claims", "depth_time_claims", "isometry_claims",
+           "published_claims", "claim_seeds", "claims"]
 
 _num = plots.number
 
@@ -195,11 +196,100 @@ def _chaos_shape_ok(chaos: dict) -> tuple[float, bool]:
     return peak, bool(ok)
 
 
+# The Jacobian's spectrum (dynamical isometry): its rows' thresholds, then the rows.
+MEAN_RATE = 0.03         # chi_1 = 1: |ln mean lambda| / L at the deepest depth below this
+OFF_CRITICAL = 0.9       # the control: sigma_w^2 this factor of the critical value (ordered)
+ORTH_TANH_MAX = 0.5      # orthogonal tanh: relative variance below this at every depth
+SPREAD_GAP = 10.0        # the controls' relative variance at least this factor above it
+GROWTH_MIN = 4.0         # Gaussian tanh: relative variance, deepest over shallowest, at least
+THEORY_BAND = (0.5, 2.0)  # Gaussian tanh and orthogonal ReLU, deepest: measured / theory
+RELU_PER_LAYER = 0.5     # orthogonal ReLU: relative variance at least this times the depth
+
+
+
+def isometry_claims(iso: dict) -> list[dict]:
+    """The claims rows of the Jacobian's spectrum, judged on every seed of ``{seed: result}``
+    (:func:`run_isometry`)."""
+    iso = plots.per_seed(iso, "iso", "init.claim_runs")
+    seeds = list(iso)
+    r0 = iso[seeds[0]]
+    d, deep = r0["depths"], r0["depths"][-1]
+    paper = ("Pennington, Schoenholz & Ganguli, Resurrecting the sigmoid in deep learning "
+             "through dynamical isometry")
+    cases = lambda s: iso[s]["cases"]  # noqa: E731
+    last = lambda s, name, key="rel_var": cases(s)[name][key][-1]  # noqa: E731
+    rows = []
+
+    rate = {s: max(abs(math.log(c["mean"][-1])) / deep for c in cases(s).values()) for s in seeds}
+    text, v = plots.judged(rate, {s: rate[s] < MEAN_RATE for s in seeds}, _g)
+    off = min(abs(math.log(chi_1_of(c["activation"], OFF_CRITICAL * c["sigma_w2"], c["sigma_b2"])))
+              for c in r0["cases"].values())
+    means = ", ".join(f"{n} {_g(c['mean'][-1])}" for n, c in r0["cases"].items())
+    rows.append(plots.claim(
+        "χ₁ = 1 fixes the mean squared singular value of the input–output Jacobian: it neither "
+        "grows nor decays geometrically with depth, for both activations and both kinds of "
+        "weights", paper, f"|ln mean λ| / L at depth {deep}, largest of the four cases: {text}; "
+                          f"mean λ on seed {seeds[0]}: {means}", v,
+        control=f"σ_w² at {OFF_CRITICAL:g}× the critical value (ordered phase): |ln χ₁| ≥ "
+                f"{_g(off)} per layer (mean-field); at the critical point χ₁ = 1, 0 per layer",
+        window=f"depth {deep}, below {MEAN_RATE:g} per layer", seeds=seeds))
+
+    ot = {s: max(cases(s)["tanh orthogonal"]["rel_var"]) for s in seeds}
+    gap = {s: min(last(s, "tanh gaussian"), last(s, "relu orthogonal")) / last(s, "tanh orthogonal")
+           for s in seeds}
+    text, v = plots.judged(ot, {s: ot[s] < ORTH_TANH_MAX and gap[s] > SPREAD_GAP for s in seeds})
+    rows.append(plots.claim(
+        f"orthogonal weights on tanh's critical line at small q* (here {_q(r0)}): the "
+        "spectrum stays concentrated as depth grows (dynamical isometry)",
+        paper, f"relative variance of λ, largest over depths {d[0]}–{deep}: {text}", v,
+        control=f"Gaussian tanh and orthogonal ReLU at depth {deep}: at least {SPREAD_GAP:g}× "
+                f"larger (smaller of the two over it: {plots.spread(gap, _g)}); theory "
+                f"{_g(r0['cases']['tanh orthogonal']['theory'][-1])} at depth {deep}",
+        window=f"below {ORTH_TANH_MAX:g} at every depth {d[0]}–{deep}", seeds=seeds))
+
+    growth = {s: last(s, "tanh gaussian") / cases(s)["tanh gaussian"]["rel_var"][0] for s in seeds}
+    ratio = {s: last(s, "tanh gaussian") / cases(s)["tanh gaussian"]["theory"][-1] for s in seeds}
+    text, v = plots.judged(growth, {s: growth[s] > GROWTH_MIN
+                                    and THEORY_BAND[0] < ratio[s] < THEORY_BAND[1]
+                                    for s in seeds}, _g)
+    rows.append(plots.claim(
+        "Gaussian weights at the same critical point: the spectrum spreads as depth grows "
+        "(variance ≈ L·μ₂/μ₁², about one unit per layer)",
+        paper, f"relative variance of λ, depth {deep} over depth {d[0]}: {text}; measured over "
+               f"theory at depth {deep}: {plots.spread(ratio, _g)}", v,
+        control=f"orthogonal tanh (the row above); the theory L·μ₂/μ₁² = "
+                f"{_g(r0['cases']['tanh gaussian']['theory'][-1])} at depth {deep}",
+        window=f"growth above {GROWTH_MIN:g}×; measured/theory within "
+               f"{THEORY_BAND[0]:g}–{THEORY_BAND[1]:g}", seeds=seeds))
+
+    per = {s: last(s, "relu orthogonal") / deep for s in seeds}
+    rt = {s: last(s, "relu orthogonal") / cases(s)["relu orthogonal"]["theory"][-1] for s in seeds}
+    text, v = plots.judged(per, {s: per[s] > RELU_PER_LAYER and rt[s] > THEORY_BAND[0]
+                                 and gap[s] > SPREAD_GAP for s in seeds}, _g)
+    rows.append(plots.claim(
+        "ReLU cannot reach dynamical isometry, even with orthogonal weights at σ_w² = 2: the "
+        "spread still grows by about one unit per layer",
+        paper, f"orthogonal ReLU, relative variance of λ per layer at depth {deep}: {text}; "
+               f"measured over theory (L): {plots.spread(rt, _g)}", v,
+        control=f"orthogonal tanh at depth {deep} (the concentrated case); the theory's 1 per "
+                "layer", window=f"above {RELU_PER_LAYER:g} per layer and above "
+                                f"{THEORY_BAND[0]:g}× the theory", seeds=seeds))
+    return rows
+
+
+def _g(x) -> str:
+    return plots.number(x, 3)
+
+
+def _q(res) -> str:
+    return f"q* = {plots.number(res['q_star'], 3)}"
+
+
 claim_seeds = plots.claim_seeds  # one home: dynamics.plots.claims
 
 
 def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time=None,
-           igb=None) -> list[dict]:
+           igb=None, iso=None) -> list[dict]:
     """One :func:`dynamics.plots.claim` row per claim, with the verdict the numbers support.
     The live results come as ``{seed: result}`` (:func:`claim_runs`: each row is judged on
     every seed and shows their spread); ``heat`` and ``depth_time`` are the precomputed
@@ -339,6 +429,8 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             seeds=seeds))
     if heat is not None:
         rows += trainability_claims(heat)
+    if iso is not None:
+        rows += isometry_claims(iso)
     if fluct is not None:
         fluct = plots.per_seed(fluct, "fluct", "init.claim_runs")
         seeds = list(fluct)

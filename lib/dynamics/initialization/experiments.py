@@ -19,6 +19,9 @@ from .. import progress as P
 from ..runtime import get_profile
 from ..sweep import grid, train_many
 from ..train import At, Hooks, LogSpaced, Recipe, log_steps, train
+from .isometry import *  # noqa: F401,F403  (the Jacobian's spectrum, re-exported)
+from .isometry import __all__ as _isometry
+from .isometry import IsometryConfig, run_isometry
 from .science import (ACTIVATIONS, INIT_SCHEMES, ChaosConfig, DepthTimeConfig,
                       FluctuationConfig, GuessingConfig, SaxeConfig, SignalConfig,
                       TrainabilityConfig, c_map, c_star, critical_mlp, critical_sigma_w2, deep_linear,
@@ -422,13 +425,13 @@ def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS) -> dict:
 
 _CLAIM_RUNS = dict(signal=(run_signal, SignalConfig), chaos=(run_chaos, ChaosConfig),
                    fluct=(run_fluctuations, FluctuationConfig), saxe=(run_saxe, SaxeConfig),
-                   igb=(run_guessing_bias, GuessingConfig))
+                   igb=(run_guessing_bias, GuessingConfig), iso=(run_isometry, IsometryConfig))
 
 
 def claim_runs(profile: str | None, seeds, **page) -> dict:
     """The live experiments the claims table judges, on every seed of ``seeds`` at
     ``profile`` scale: ``{"signal": {seed: result}, "chaos": ..., "fluct": ..., "saxe": ...,
-    "igb": ...}``. A result the page already ran (``signal=...`` etc., for the page's seed,
+    "igb": ..., "iso": ...}``. A result the page already ran (``signal=...`` etc., for the page's seed,
     the first of ``seeds``) is reused, not run again."""
     seeds = [int(s) for s in seeds]
     if not seeds or len(set(seeds)) != len(seeds):
@@ -511,4 +514,4 @@ __all__ = ["COMMAND", "CHANCE", "run_signal", "run_chaos", "xi_deviation", "run_
            "best_sigma_w2", "trainability_agreement", "trainability_disagreements",
            "run_fluctuations", "run_saxe", "half_times", "run_rank_growth", "coordinate_check",
            "run_depth_time", "learning_times", "depth_time_ratio", "run_guessing_bias",
-           "claim_runs", "precompute_plan", "INIT_PAIR", "precompute"]
+           "claim_runs", "precompute_plan", "INIT_PAIR", "precompute", *_isometry]

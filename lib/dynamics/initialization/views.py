@@ -29,7 +29,7 @@ from .claims import DEEP, _cells, _list, _num, _pct, trainability_claims
 __all__ = ["signal_panel", "trainability_panel", "saxe_panel", "guessing_panel",
            "trainability_numbers", "depth_time_numbers", "chaos_numbers", "fluctuation_numbers",
            "answer_lsuv_gain", "answer_band", "answer_fluctuations", "answer_rank_growth",
-           "answer_coordinate_check", *_claims]
+           "answer_coordinate_check", "isometry_numbers", *_claims]
 
 
 # =============================================================================================
@@ -179,6 +179,21 @@ def chaos_numbers(chaos: dict) -> dict:
     hot = xi[s > 3]
     return dict(init_xi_ordered=_num(xi[0], 2),
                 init_xi_chaotic=f"{_num(np.nanmin(hot), 2)} to {_num(np.nanmax(hot), 2)}")
+
+
+def isometry_numbers(res: dict) -> dict:
+    """The critical point and the deepest spreads the prose quotes (glue texts)."""
+    c = res["cases"]
+    t = c["tanh orthogonal"]
+    return dict(iso_q=_num(res["q_star"], 3), iso_sw2=_num(t["sigma_w2"], 4),
+                iso_sb2=f"{t['sigma_b2']:.1e}", iso_depth=str(res["depths"][-1]),
+                iso_width=str(res["width"]), iso_nets=str(res["n_nets"]),
+                iso_orth_tanh=_num(t["rel_var"][-1], 2),
+                iso_gauss_tanh=_num(c["tanh gaussian"]["rel_var"][-1], 2),
+                iso_orth_relu=_num(c["relu orthogonal"]["rel_var"][-1], 2),
+                iso_orth_tanh_small=_pct(t["small"][-1]),
+                iso_gauss_tanh_small=_pct(c["tanh gaussian"]["small"][-1]),
+                iso_orth_relu_small=_pct(c["relu orthogonal"]["small"][-1]))
 
 
 def fluctuation_numbers(fluct: dict) -> dict:

@@ -1,0 +1,192 @@
+"""Dynamical isometry: the whole singular-value spectrum of a random network's input-output
+Jacobian, not only its mean (Pennington, Schoenholz & Ganguli 2017).
+
+For an MLP x^l = phi(W^l x^{l-1} + b^l) the input-output Jacobian is J = D^L W^L ... D^1 W^1,
+with D^l = diag(phi'(h^l)). Mean-field theory fixes the mean of its squared singular values:
+tr(J J^T) / n = chi_1^L, so chi_1 = 1 keeps the *mean* at 1 at any depth. Dynamical isometry asks
+more: every singular value near 1. Free probability gives the spread of the spectrum of J J^T
+on the critical line (width to infinity): its variance is
+
+    L (mu_2 / mu_1^2 - 1 - s_1),   mu_k = E[phi'(h)^(2k)], h ~ N(0, q*),
+
+with s_1 = -1 for Gaussian weights and s_1 = 0 for orthogonal ones. Gaussian weights add a unit
+of variance per layer whatever phi is; orthogonal tanh weights add mu_2 / mu_1^2 - 1, which goes
+to 0 as q* -> 0 (tanh is nearly linear there); ReLU has phi'^2 in {0, 1}, mu_2 / mu_1^2 = 2,
+so even orthogonal weights add 1 per layer: ReLU networks cannot be dynamically isometric.
+
+This module: the critical point for a chosen q*, the theory's spread, the Jacobians of random
+networks (``torch.func``: ``jacrev`` of the forward pass, ``vmap`` over networks), the runner
+:func:`run_isometry` (re-exported by :mod:`.experiments`); its figure is in :mod:`.figures`, its
+claims rows in :mod:`.claims`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch.func import jacrev, vmap
+
+from ..config import Config, param
+from ..runtime import dry_run
+from .meanfield import _generator, _randn, chi_1, gauss_hermite
+from .meanfield import q_star as meanfield_q_star
+from .science import random_weights
+
+__all__ = ["IsometryConfig", "ISO_CASES", "isometry_point", "spread_theory", "random_network",
+           "network_jacobians", "spectrum_stats", "SMALL", "chi_1_of", "run_isometry"]
+
+SMALL = 0.01  # a squared singular value below this: a direction damped at least tenfold
+ISO_CASES = (("tanh", "orthogonal"), ("tanh", "gaussian"), ("relu", "orthogonal"),
+             ("relu", "gaussian"))
+_ACT = {"tanh": torch.tanh, "relu": torch.relu}
+
+@dataclass
+class IsometryConfig(Config):
+    """The Jacobian's spectrum at initialization across depth: tanh on the critical line at a
+    small q*, and ReLU at sigma_w^2 = 2, each with Gaussian and orthogonal weights."""
+
+    depths: list = param([2, 4, 8, 16, 32, 64], "depths (layers) at which J is measured",
+                         smoke=[2, 4, 8, 16, 32], gpu=[2, 4, 8, 16, 32, 64, 128])
+    width: int = param(128, "units per layer (square layers)", low=4, high=2048, gpu=256)
+    n_nets: int = param(16, "random networks per case", low=1, high=1000, smoke=8)
+    q_star: float = param(1 / 64, "tanh's fixed point q* (small: tanh nearly linear)",
+                          low=1e-4, high=4.0, log=True)
+    seed: int = param(0, "seed of the networks and inputs", low=0, high=2**31 - 1)
+
+
+def isometry_point(activation: str, q_star: float = 1 / 64) -> tuple[float, float]:
+    """(sigma_w^2, sigma_b^2) on the critical line (chi_1 = 1) with the length fixed point at
+    ``q_star``: sigma_w^2 = 1 / E[phi'(h)^2], sigma_b^2 = q* - sigma_w^2 E[phi(h)^2], h ~
+    N(0, q*). ReLU has no finite fixed point at sigma_b = 0 and is critical at (2, 0)."""
+    if activation == "relu":
+        return 2.0, 0.0
+    if activation != "tanh":
+        raise ValueError(f"activation must be 'tanh' or 'relu', got {activation!r}")
+    if not (np.isfinite(q_star) and q_star > 0):
+        raise ValueError(f"q_star must be a positive number, got {q_star}")
+    z, w = gauss_hermite()
+    u = math.sqrt(q_star) * z
+    s_w2 = 1.0 / float(np.dot(w, np.cosh(u) ** -4))
+    return s_w2, max(0.0, q_star - s_w2 * float(np.dot(w, np.tanh(u) ** 2)))
+
+
+def spread_theory(depth, activation: str, init: str, q_star: float = 1 / 64):
+    """The variance of the spectrum of J J^T on the critical line, width to infinity
+    (Pennington et al. 2017): depth * (mu_2 / mu_1^2 - 1 - s_1), s_1 = -1 (Gaussian) or 0
+    (orthogonal). With the mean at 1 this is also the relative variance."""
+    if init not in ("orthogonal", "gaussian"):
+        raise ValueError(f"init must be 'orthogonal' or 'gaussian', got {init!r}")
+    if activation == "relu":
+        ratio = 2.0  # phi'^2 is 0 or 1, each with probability 1/2
+    elif activation == "tanh":
+        z, w = gauss_hermite()
+        d2 = np.cosh(math.sqrt(q_star) * z) ** -4
+        ratio = float(np.dot(w, d2 ** 2) / np.dot(w, d2) ** 2)
+    else:
+        raise ValueError(f"activation must be 'tanh' or 'relu', got {activation!r}")
+    s1 = -1.0 if init == "gaussian" else 0.0
+    return np.asarray(depth, dtype=float) * (ratio - 1.0 - s1)
+
+
+def random_network(activation: str, init: str, depth: int, width: int, n_nets: int,
+                   q_star: float = 1 / 64, seed: int = 0, point: tuple | None = None):
+    """``n_nets`` random square networks, as tensors: weights [n_nets, depth, n, n], biases
+    [n_nets, depth, n], and one input each [n_nets, n] whose preactivations start at the length
+    fixed point (tanh: x = tanh(h), h ~ N(0, q*)). ``point``: (sigma_w^2, sigma_b^2), by
+    default the critical point with fixed point ``q_star`` (:func:`isometry_point`); tanh's
+    inputs then start at that point's q*."""
+    if depth < 1 or width < 2 or n_nets < 1:
+        raise ValueError(f"need depth >= 1, width >= 2 and n_nets >= 1, got {depth}, {width}, "
+                         f"{n_nets}")
+    if point is None:
+        s_w2, s_b2 = isometry_point(activation, q_star)
+    else:
+        s_w2, s_b2 = (float(v) for v in point)
+        if activation == "tanh":
+            q_star = meanfield_q_star(s_w2, s_b2)
+    gen = _generator(seed)
+    W = random_weights(init, n_nets * depth, width, s_w2, gen).reshape(n_nets, depth, width,
+                                                                      width)
+    b = math.sqrt(s_b2) * _randn(n_nets, depth, width, gen=gen)
+    z = _randn(n_nets, width, gen=gen)
+    x = torch.tanh(math.sqrt(q_star) * z) if activation == "tanh" else z
+    return W, b, x
+
+
+def network_jacobians(W: torch.Tensor, b: torch.Tensor, x: torch.Tensor, activation: str,
+                      depths) -> tuple[torch.Tensor, ...]:
+    """d x^l / d x^0 at each depth l of ``depths`` for every network of the batch: a tuple of
+    [n_nets, n, n]. Each layer's Jacobian d x^l / d x^{l-1} = D^l W^l comes from ``jacrev`` of
+    the layer, ``vmap``-ed over the layers and the networks at once (after one forward pass for
+    the layers' inputs); the chain rule multiplies them, so every depth costs one matmul more
+    (a ``jacrev`` of the whole pass per depth would redo the backward pass through every
+    layer; the tests compare the product with ``torch.autograd.functional.jacobian``)."""
+    if activation not in _ACT:
+        raise ValueError(f"activation must be 'tanh' or 'relu', got {activation!r}")
+    act = _ACT[activation]
+    keep = sorted({int(d) for d in depths})
+    if not keep or keep[0] < 1 or keep[-1] > W.shape[1]:
+        raise ValueError(f"depths must lie in 1..{W.shape[1]}, got {list(depths)}")
+    L = keep[-1]
+    W, b = W[:, :L], b[:, :L]
+    inputs, h = [], x
+    for l in range(L):  # the forward pass: each layer's input
+        inputs.append(h)
+        h = act(torch.einsum("kij,kj->ki", W[:, l], h) + b[:, l])
+    inputs = torch.stack(inputs, 1)  # [n_nets, L, n]
+
+    def layer(h_in, Wl, bl):
+        return act(Wl @ h_in + bl)
+
+    per_layer = vmap(vmap(jacrev(layer)))(inputs, W, b)  # [n_nets, L, n, n]
+    out, J = {}, per_layer[:, 0]
+    for l in range(1, L + 1):
+        if l > 1:
+            J = per_layer[:, l - 1] @ J
+        if l in keep:
+            out[l] = J
+    return tuple(out[int(d)] for d in depths)
+
+
+def spectrum_stats(J: torch.Tensor) -> dict:
+    """The squared singular values lambda of each Jacobian [n_nets, n, n], summarized: the mean
+    of lambda (chi_1^L in theory), its relative variance Var(lambda) / mean(lambda)^2 (each
+    averaged over the networks) and the fraction of lambda below SMALL (directions that J damps
+    tenfold or more)."""
+    s = torch.linalg.svdvals(J).cpu().numpy().astype(np.float64)
+    lam = s ** 2
+    m = lam.mean(1)
+    return dict(mean=float(m.mean()), rel_var=float((lam.var(1) / m ** 2).mean()),
+                small=float((lam < SMALL).mean()))
+
+
+def chi_1_of(activation: str, sigma_w2: float, sigma_b2: float) -> float:
+    """chi_1 of mean-field theory (ReLU: sigma_w^2 / 2, whatever q)."""
+    return chi_1(sigma_w2, sigma_b2) if activation == "tanh" else sigma_w2 / 2
+
+
+def run_isometry(cfg: IsometryConfig) -> dict:
+    """Per case (activation, init) and depth: the spectrum's mean, relative variance and
+    fraction of small squared singular values, over ``cfg.n_nets`` networks; with the
+    theory's spread and chi_1 of mean-field theory at each case's point. A dry run (``DYNAMICS_DRY_RUN``) measures
+    two networks per case: it checks the code at full size, not the numbers."""
+    depths = [int(d) for d in cfg.depths]
+    if sorted(set(depths)) != depths or depths[0] < 1:
+        raise ValueError(f"depths must be increasing positive integers, got {cfg.depths}")
+    n_nets = cfg.n_nets if dry_run() is None else min(cfg.n_nets, 2)
+    out = dict(depths=depths, width=cfg.width, n_nets=n_nets, q_star=cfg.q_star,
+               seed=cfg.seed, cases={})
+    for k, (act, init) in enumerate(ISO_CASES):
+        W, b, x = random_network(act, init, depths[-1], cfg.width, n_nets, cfg.q_star,
+                                 seed=cfg.seed * 7919 + k)
+        with torch.no_grad():
+            stats = [spectrum_stats(J) for J in network_jacobians(W, b, x, act, depths)]
+        s_w2, s_b2 = isometry_point(act, cfg.q_star)
+        chi = chi_1_of(act, s_w2, s_b2)
+        out["cases"][f"{act} {init}"] = dict(
+            activation=act, init=init, sigma_w2=s_w2, sigma_b2=s_b2, chi_1=chi,
+            **{key: [st[key] for st in stats] for key in stats[0]},
+            theory=spread_theory(depths, act, init, cfg.q_star).tolist())
+    return out

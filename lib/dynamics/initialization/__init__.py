@@ -6,7 +6,8 @@ tanh networks into an ordered and a chaotic phase, with the edge of chaos (chi_1
 information travels deepest (about 6 xi_c layers train); orthogonal weights remove the
 finite-width fluctuations that Gaussian ones accumulate with depth, and give deep linear networks
 a learning time that stops growing with depth (Gaussian ones slow down); and an untrained
-network may put most inputs in one class.
+network may put most inputs in one class. With Adam, the best learning rate of a standard MLP
+falls as it widens; in the maximal-update parametrization (muP) it stays put.
 
 Modules:
 
@@ -19,7 +20,8 @@ Modules:
   the claims rest on, and ``precompute(profile)``.
 - :mod:`.figures`: the ``*_figure`` builders and ``*_rows`` tables.
 - :mod:`.views`: ``*_panel(profile, seed)`` live panels, the page's numbers, and ``claims(...)``
-  with its thresholds (in :mod:`.claims`, re-exported there).
+  with its thresholds (in :mod:`.claims`, re-exported there); Section 5's SP beside muP (its
+  model, runner, figure and claims, in :mod:`.width`) is re-exported there too.
 
 ``from dynamics import initialization as I`` gives every public name of the four.
 """

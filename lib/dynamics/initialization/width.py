@@ -54,9 +54,10 @@ class WidthConfig(Config):
 
     widths: list = param([32, 64, 128, 256], "hidden widths (the narrowest is μP's base "
                          "width, where μP equals SP)", smoke=[32, 64, 256],
-                         gpu=[32, 128, 512, 2048])
+                         gpu=[32, 128, 512, 1024])
     log2_lrs: list = param(list(range(-11, -2)), "Adam learning rates as powers of two (a "
-                           "grid of factor-2 steps)", smoke=list(range(-10, -3)))
+                           "grid of factor-2 steps)", smoke=list(range(-10, -3)),
+                           gpu=list(range(-14, -2)))
     hidden_layers: int = param(3, "hidden layers (the first maps the 40 inputs to the width)",
                                low=2, high=8)
     steps: int = param(300, "Adam steps", low=1, high=100000, smoke=150, gpu=1000)
@@ -206,10 +207,10 @@ def run_width(cfg: WidthConfig, progress: bool | None = None) -> dict:
     lrs = [2.0 ** float(k) for k in cfg.log2_lrs]
     steps = runtime.steps(cfg.steps)
     t0 = time.perf_counter()
-    out = dict(widths=widths, log2_lrs=[float(k) for k in cfg.log2_lrs], steps=steps,
+    out = dict(widths=widths, log2_lrs=[float(k) for k in cfg.log2_lrs], steps=int(steps),
                hidden_layers=cfg.hidden_layers, batch_size=cfg.batch_size,
                n_train=len(data.x_train), seed=cfg.seed, base_width=widths[0])
-    recipe = Recipe(cfg.steps, optimizer="adam", batch_size=cfg.batch_size, eval=At([steps]))
+    recipe = Recipe(steps, optimizer="adam", batch_size=cfg.batch_size, eval=At([steps]))
     for p in PARAMETRIZATIONS:
         loss, best, inside = [], [], []
         for n in runtime.grid(widths):

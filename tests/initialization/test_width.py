@@ -63,3 +63,15 @@ def test_bad_settings_name_themselves():
         W.width_mlp(40, 64, 10, "ntk")
     with pytest.raises(ValueError, match="base_width"):
         W.width_mlp(40, 64, 10, "mup", base_width=128)
+
+
+def test_width_figure_draws_every_width_in_both_panels():
+    res = _runs()[SEEDS[0]]
+    fig = W.width_figure(res)
+    lines = [tr for tr in fig.data if tr.mode == "lines+markers"]
+    assert len(lines) == 2 * len(res["widths"])
+    assert sum(bool(tr.showlegend) for tr in lines) == len(res["widths"])  # one legend entry each
+    assert fig.layout.legend.x is None and fig.layout.margin.t is None  # layout left to house
+    assert "Plotly.newPlot" in plots.to_html(fig)
+    nums = W.width_numbers(res)
+    assert nums["init_width_n0"] == str(res["widths"][0]) and float(nums["init_width_sp_factor"]) > 1

@@ -8,7 +8,8 @@ squared singular value of the input-output Jacobian, and the whole spectrum conc
 (dynamical isometry) only for orthogonal tanh networks at small q*, never for ReLU; orthogonal
 weights remove the finite-width fluctuations that Gaussian ones accumulate with depth, and give
 deep linear networks a learning time that stops growing with depth (Gaussian ones slow down);
-and an untrained network may put most inputs in one class.
+and an untrained network may put most inputs in one class. With Adam, the best learning rate
+of a standard MLP falls as it widens; in the maximal-update parametrization (muP) it stays put.
 
 Modules:
 
@@ -21,7 +22,8 @@ Modules:
   the claims rest on, and ``precompute(profile)``.
 - :mod:`.figures`: the ``*_figure`` builders and ``*_rows`` tables.
 - :mod:`.views`: ``*_panel(profile, seed)`` live panels, the page's numbers, and ``claims(...)``
-  with its thresholds (in :mod:`.claims`, re-exported there).
+  with its thresholds (in :mod:`.claims`, re-exported there); Section 5's SP beside muP (its
+  model, runner, figure and claims, in :mod:`.width`) is re-exported there too.
 - :mod:`.isometry`: the input-output Jacobian's singular values across depth (``torch.func``),
   Gaussian and orthogonal weights, tanh on the critical line and ReLU, with the theory's spread
   and ``run_isometry`` (re-exported by :mod:`.experiments`).

@@ -25,11 +25,13 @@ from .figures import (saxe_figure, signal_figure, trainability_figure)
 from .claims import *  # noqa: F401,F403  (the claims table, re-exported: views.claims still works)
 from .claims import __all__ as _claims
 from .claims import DEEP, _cells, _list, _num, _pct, trainability_claims
+from .width import *  # noqa: F401,F403  (Section 5, SP beside μP: re-exported here)
+from .width import __all__ as _width
 
 __all__ = ["signal_panel", "trainability_panel", "saxe_panel", "guessing_panel",
            "trainability_numbers", "depth_time_numbers", "chaos_numbers", "fluctuation_numbers",
            "answer_lsuv_gain", "answer_band", "answer_fluctuations", "answer_rank_growth",
-           "answer_coordinate_check", "isometry_numbers", *_claims]
+           "answer_coordinate_check", "isometry_numbers", *_claims, *_width]
 
 
 # =============================================================================================

@@ -1,0 +1,77 @@
+"""Section 5 of the initialization chapter, learning rates across width: the claims on seeds 0-2
+(smoke), a row that says "no" on data where the phenomenon is absent, the best-rate estimate
+and the errors (the comparison with ``mup`` is in test_width_mup.py)."""
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from dynamics import plots
+from dynamics.initialization import width as W
+
+from seeds import SEEDS
+
+
+@lru_cache(maxsize=1)
+def _runs():
+    return W.width_claim_runs("smoke", SEEDS)
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+@pytest.mark.claim
+def test_claim_sp_best_lr_falls_and_mup_stays():
+    rows = W.width_claims(_runs())
+    assert len(rows) == 2 and all(r["asserted"] and r["seeds"] == list(SEEDS) for r in rows)
+    bad = plots.failed_claims(rows)
+    assert not bad, [(r["claim"], r["measured here"]) for r in bad]
+    for r in _runs().values():
+        assert all(r["sp"]["inside"]) and all(r["mup"]["inside"])
+        # at the base width the two parametrizations are the same network: same losses
+        assert r["sp"]["loss"][0] == r["mup"]["loss"][0]
+
+
+def test_rows_say_no_when_the_parametrizations_swap():
+    """Fed μP's curves as SP's and SP's as μP's, both rows fail: the control as treatment."""
+    swapped = {s: dict(r, sp=r["mup"], mup=r["sp"]) for s, r in _runs().items()}
+    assert [row["reproduced"] for row in W.width_claims(swapped)] == ["no", "no"]
+    # an optimum at the edge of the grid is only bounded: the SP row cannot pass on it
+    edge = {s: dict(r, sp=dict(r["sp"], inside=[False] * len(r["widths"])))
+            for s, r in _runs().items()}
+    assert W.width_claims(edge)[0]["reproduced"] == "no"
+
+
+def test_best_log2_lr_refines_inside_and_flags_the_edge():
+    x = [-4, -3, -2, -1, 0]
+    b, inside = W.best_log2_lr([(v + 2.3) ** 2 for v in x], x)
+    assert inside and b == pytest.approx(-2.3)
+    b, inside = W.best_log2_lr([5, 4, 3, 2, 1], x)
+    assert b == 0 and not inside
+    b, inside = W.best_log2_lr([1, float("nan"), 3, 4, 5], x)  # a diverged neighbour
+    assert b == -4 and not inside
+    with pytest.raises(ValueError, match="one loss per learning rate"):
+        W.best_log2_lr([1, 2], [0, 1])
+
+
+def test_bad_settings_name_themselves():
+    with pytest.raises(ValueError, match="widths"):
+        W.run_width(W.WidthConfig.for_profile("smoke", widths=[64]))
+    with pytest.raises(ValueError, match="log2_lrs"):
+        W.run_width(W.WidthConfig.for_profile("smoke", log2_lrs=[-3, -5, -4]))
+    with pytest.raises(ValueError, match="parametrization"):
+        W.width_mlp(40, 64, 10, "ntk")
+    with pytest.raises(ValueError, match="base_width"):
+        W.width_mlp(40, 64, 10, "mup", base_width=128)
+
+
+def test_width_figure_draws_every_width_in_both_panels():
+    res = _runs()[SEEDS[0]]
+    fig = W.width_figure(res)
+    lines = [tr for tr in fig.data if tr.mode == "lines+markers"]
+    assert len(lines) == 2 * len(res["widths"])
+    assert sum(bool(tr.showlegend) for tr in lines) == len(res["widths"])  # one legend entry each
+    assert fig.layout.legend.x is None and fig.layout.margin.t is None  # layout left to house
+    assert "Plotly.newPlot" in plots.to_html(fig)
+    nums = W.width_numbers(res)
+    assert nums["init_width_n0"] == str(res["widths"][0]) and float(nums["init_width_sp_factor"]) > 1

@@ -291,3 +291,27 @@ def test_loss_figure_and_numbers():
     plots.house(fig)
     n = NC.loss_numbers(mse[s], ce[s])
     assert n["loss_mse_gap"] == pytest.approx(mse[s].last("test_nc1") / mse[s].last("nc1"))
+
+
+def test_least_squares_split_is_han_papyan_donohos_and_matches_numpy():
+    """Against numpy's least squares: the two terms add up to the model's own squared error,
+    the least-squares term is numpy's residual, and a head set to W_LS has no deviation."""
+    import torch
+
+    cfg = NC.CollapseConfig.for_profile("smoke", steps=60, n_evals=5)
+    data = NC.load_data(cfg, 0)
+    _, rec = NC.run_collapse(cfg, 0, data, progress=False)
+    model = rec.model
+    split = NC.least_squares_split(model, data)
+    with torch.no_grad():
+        H = model.features(data.x_train).double().numpy()
+    Y = np.eye(data.n_classes)[data.y_train.numpy()]
+    W = model.head.weight.detach().double().numpy()
+    sol, *_ = np.linalg.lstsq(H, Y, rcond=None)
+    assert split["least_squares"] == pytest.approx(((H @ sol - Y) ** 2).sum(), rel=1e-6)
+    total = ((H @ W.T - Y) ** 2).sum()
+    assert split["least_squares"] + split["deviation"] == pytest.approx(total, rel=1e-6)
+    assert 0 < split["deviation_share"] < 1
+    with torch.no_grad():
+        model.head.weight.copy_(torch.tensor(sol.T, dtype=model.head.weight.dtype))
+    assert NC.least_squares_split(model, data)["deviation_share"] < 1e-5

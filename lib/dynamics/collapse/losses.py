@@ -6,7 +6,9 @@ Han, Papyan & Donoho (2022) show that collapse emerges under MSE as under cross-
 canonical networks, five image datasets); Hui, Belkin & Nakkiran (2022) that collapse on the
 training set need not carry over to the test set. :func:`run_loss_seeds` trains the
 cross-entropy counterparts, :func:`loss_figure` draws NC1 for both losses on both sets,
-:func:`loss_numbers` gives the numbers the prose glues, :func:`loss_claims` the claims rows.
+:func:`loss_numbers` gives the numbers the prose glues, :func:`loss_claims` the claims rows,
+and :func:`least_squares_split` Han et al.'s split of the MSE loss into the least-squares
+classifier's error and the classifier's deviation from it.
 Re-exported by :mod:`.views`.
 """
 from __future__ import annotations
@@ -14,18 +16,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import torch
 
 from .. import data as D
 from .. import plots
 from .. import progress as P
+from ..models import evaluating
 from ..train import History
 from .experiments import run_collapse
-from .science import CollapseConfig, at_zero_error, load_data, terminal_phase_start
+from .science import (CollapseConfig, _features, at_zero_error, load_data,
+                      terminal_phase_start)
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-__all__ = ["LOSS_NAMES", "run_loss_seeds", "loss_figure", "loss_numbers", "loss_claims",
+__all__ = ["LOSS_NAMES", "least_squares_split", "run_loss_seeds", "loss_figure", "loss_numbers", "loss_claims",
            "CE_OVER_MSE", "TEST_OVER_TRAIN"]
 
 LOSS_NAMES = {"mse": "MSE", "cross_entropy": "cross-entropy"}
@@ -33,6 +38,26 @@ LOSS_NAMES = {"mse": "MSE", "cross_entropy": "cross-entropy"}
 # Thresholds of the rows, once (the claim tests assert the verdicts, not these numbers).
 CE_OVER_MSE = 100      # final training NC1 under cross-entropy ÷ under MSE
 TEST_OVER_TRAIN = 100  # MSE: final test NC1 ÷ final training NC1
+
+
+@torch.no_grad()
+def least_squares_split(model, data: D.Dataset) -> dict:
+    """Han, Papyan & Donoho's split of the MSE loss, for a model with a bias-free head:
+    ‖HWᵀ − Y‖² = ‖H W_LSᵀ − Y‖² + ‖H(W − W_LS)ᵀ‖², where W_LS is the least-squares classifier
+    of the training features H (one-hot targets Y; no ridge term: the chapter's decay is
+    decoupled from the loss). The second term is the classifier's deviation from least
+    squares (their term B), the first what the best linear head on these features would
+    leave. Returns both, summed over examples and classes, and ``deviation_share``, the
+    second's share of the total."""
+    if getattr(model.head, "bias", None) is not None:
+        raise ValueError("least_squares_split needs a bias-free head (the chapter's models)")
+    with evaluating(model):
+        H = _features(model, data.x_train).double()
+    Y = torch.nn.functional.one_hot(data.y_train, data.n_classes).to(H.dtype)
+    fit = H @ model.head.weight.double().T
+    best = H @ torch.linalg.lstsq(H.cpu(), Y.cpu(), driver="gelsd").solution.to(H.device)
+    ls, dev = float((best - Y).pow(2).sum()), float((fit - best).pow(2).sum())
+    return dict(least_squares=ls, deviation=dev, deviation_share=dev / (ls + dev))
 
 
 def run_loss_seeds(cfg: CollapseConfig, seeds, data: D.Dataset | None = None,

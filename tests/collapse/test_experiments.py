@@ -15,7 +15,14 @@ from seeds import SEEDS
 @functools.cache
 def collapse_runs(seed):
     cfg = NC.CollapseConfig.for_profile("smoke")
-    return NC.run_conditions(cfg, seed, NC.load_data(cfg, seed), progress=False)
+    return NC.run_conditions(cfg, seed, NC.load_data(cfg, seed), progress=False, held_out=True)
+
+
+@functools.cache
+def cross_entropy_run(seed):
+    """Section 1's run with cross-entropy: same network, data, optimizer and budget."""
+    cfg = NC.CollapseConfig.for_profile("smoke")
+    return NC.run_loss_seeds(cfg, [seed], NC.load_data(cfg, seed), progress=False)[seed]
 
 
 @functools.cache
@@ -220,3 +227,91 @@ def test_claim_seeds_and_the_precomputed_scale_say_what_they_compare():
     assert cfg.to_dict() == prov["config"]  # the committed file: the live cpu settings
     assert NC.precomputed_scale(prov, cfg) == "with the same settings as the run above, on seed 0"
     assert "width 128 (above: 64)" in NC.precomputed_scale(prov, cfg.replace(width=64))
+
+
+# ----------------------------------------------------------------------------- the loss and the test set
+
+
+def loss_pairs():
+    """``(mse, ce)``: section 1's run under each loss, ``{seed: history}`` on the claim seeds."""
+    return ({s: collapse_runs(s)["AdamW, weight decay"] for s in SEEDS},
+            {s: cross_entropy_run(s) for s in SEEDS})
+
+
+def test_the_held_out_runs_record_nc1_and_nc4_on_the_test_set():
+    mse, ce = loss_pairs()
+    for h in (*mse.values(), *ce.values()):
+        assert len(h["test_nc1"]) == len(h["nc1"]) == len(h.steps)
+        assert all(0 <= v <= 1 for v in h["test_nc4"])
+    assert ce[SEEDS[0]].info["config"]["loss"] == "cross_entropy"
+    assert mse[SEEDS[0]].info["config"]["loss"] == "mse"
+    # the recorder's test NC1 is measure() on the test set: the same number at the end
+    cfg = NC.CollapseConfig.for_profile("smoke", steps=40, n_evals=5)
+    data = NC.load_data(cfg, 0)
+    h, rec = NC.run_collapse(cfg, 0, data, progress=False, held_out=True)
+    test = NC.measure(rec.model, data.x_test, data.y_test, data.n_classes)
+    assert h.last("test_nc1") == pytest.approx(test["nc1"], rel=1e-6)
+    assert "test_nc1" not in NC.run_collapse(cfg, 0, data, progress=False)[0]
+    with pytest.raises(ValueError, match="held_out=True"):
+        NC.loss_figure({"no test set": NC.run_collapse(cfg, 0, data, progress=False)[0]})
+    with pytest.raises(ValueError, match="loss must be one of"):
+        NC.run_loss_seeds(cfg, [0], data, loss="hinge")
+
+
+@pytest.mark.claim
+def test_the_loss_rows_hold_on_the_claim_seeds():
+    rs = NC.loss_claims(*loss_pairs())
+    assert len(rs) == 2 and all(r["asserted"] and r["seeds"] == SEEDS for r in rs)
+    assert [r["claim"] for r in rs if r["reproduced"] != "yes"] == []
+    assert all(r["control"] and r["window"] for r in rs)
+
+
+def test_the_loss_rows_say_no_when_the_phenomenon_is_absent():
+    mse, ce = loss_pairs()
+    # cross-entropy in the place of MSE (the control as the treatment): no difference
+    assert _verdict(NC.loss_claims(ce, ce), "at this budget") == "no"
+    # a cross-entropy run that collapses as far as MSE's: no difference either
+    collapsed = {s: _copy(h, nc1=lambda v, s=s: mse[s].last("nc1")) for s, h in ce.items()}
+    assert _verdict(NC.loss_claims(mse, collapsed), "at this budget") == "no"
+    # the test set as collapsed as the training set (the control as the treatment): no gap
+    same = {s: _copy(h, test_nc1=lambda v: 1.0) for s, h in mse.items()}
+    same = {s: _copy(same[s], nc1=lambda v: 1.0) for s in same}
+    assert _verdict(NC.loss_claims(same, ce), "collapse on the training set") == "no"
+    with pytest.raises(ValueError, match="same seeds"):
+        NC.loss_claims(mse, {SEEDS[0]: ce[SEEDS[0]]})
+
+
+def test_loss_figure_and_numbers():
+    from dynamics import plots
+
+    mse, ce = loss_pairs()
+    s = SEEDS[0]
+    fig = NC.loss_figure({"MSE": mse[s], "cross-entropy": ce[s]})
+    assert len([t for t in fig.data if t.name.endswith("test set")]) == 2
+    plots.house(fig)
+    n = NC.loss_numbers(mse[s], ce[s])
+    assert n["loss_mse_gap"] == pytest.approx(mse[s].last("test_nc1") / mse[s].last("nc1"))
+
+
+def test_least_squares_split_is_han_papyan_donohos_and_matches_numpy():
+    """Against numpy's least squares: the two terms add up to the model's own squared error,
+    the least-squares term is numpy's residual, and a head set to W_LS has no deviation."""
+    import torch
+
+    cfg = NC.CollapseConfig.for_profile("smoke", steps=60, n_evals=5)
+    data = NC.load_data(cfg, 0)
+    _, rec = NC.run_collapse(cfg, 0, data, progress=False)
+    model = rec.model
+    split = NC.least_squares_split(model, data)
+    with torch.no_grad():
+        H = model.features(data.x_train).double().numpy()
+    Y = np.eye(data.n_classes)[data.y_train.numpy()]
+    W = model.head.weight.detach().double().numpy()
+    sol, *_ = np.linalg.lstsq(H, Y, rcond=None)
+    assert split["least_squares"] == pytest.approx(((H @ sol - Y) ** 2).sum(), rel=1e-6)
+    total = ((H @ W.T - Y) ** 2).sum()
+    assert split["least_squares"] + split["deviation"] == pytest.approx(total, rel=1e-6)
+    assert 0 < split["deviation_share"] < 1
+    with torch.no_grad():
+        model.head.weight.copy_(torch.tensor(sol.T, dtype=model.head.weight.dtype))
+    assert NC.least_squares_split(model, data)["deviation_share"] < 1e-5

@@ -146,6 +146,23 @@ def test_float32_nc1_resolves_a_nearly_collapsed_geometry():
     assert ours == pytest.approx(ref, rel=0.01)
 
 
+def test_nc1_is_a_sum_of_squares_never_negative_when_the_means_nearly_lose_a_dimension():
+    """Class means that nearly span fewer than C − 1 directions (a tiny eigenvalue of MMᵀ that
+    Σ_B⁺ inverts): float32 NC1 is computed as a sum of squares, so round-off cannot make it
+    negative (a cross-entropy run once printed NC1 = −5.9), and it agrees with float64."""
+    for seed in range(5):
+        g = torch.Generator().manual_seed(seed)
+        C, d, N = 10, 64, 400
+        y = torch.arange(N) % C
+        base = torch.randn(C, d, generator=g, dtype=torch.float64)
+        Q = torch.linalg.qr(torch.randn(d, 4, generator=g, dtype=torch.float64)).Q
+        mu = base @ Q @ Q.T + 1e-3 * base           # six of nine directions 1000x shorter
+        h = mu[y] + 0.1 * torch.randn(N, d, generator=g, dtype=torch.float64)
+        ref = float(NC.nc1(h, y, NC.class_means(h, y, C)[0]))
+        ours = float(NC.nc1(h.float(), y, NC.class_means(h.float(), y, C)[0]))
+        assert ours >= 0 and ours == pytest.approx(ref, rel=1e-3)
+
+
 def test_measures_are_invariant_to_the_scale_of_features_and_classifier():
     h, y, W, b = clustered(C=4, d=6, N=40, spread=1.0, seed=5)
     base = floats(NC.nc_metrics(h, y, W, b))

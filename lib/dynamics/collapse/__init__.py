@@ -16,7 +16,9 @@ Modules:
 - :mod:`.experiments`: runners (``run_collapse``, ``run_weight_decays``, ``run_conditions``,
   ``run_ufm``, ``run_ufm_pair``, ``run_imbalance``) and ``precompute``.
 - :mod:`.figures`: figures (``*_figure``), static sliders (``*_slider``) and tables.
-- :mod:`.views`: live panels (``*_panel``), the page's numbers and the claims table (``claims``).
+- :mod:`.views`: live panels (``*_panel``), the page's numbers and the claims table (``claims``);
+  with :mod:`.losses` (MSE beside cross-entropy, on the training and the test set:
+  ``run_loss_seeds``, ``loss_figure``, ``loss_claims``), which it re-exports.
 
 ``from dynamics import collapse as NC`` gives every public name of the four.
 """

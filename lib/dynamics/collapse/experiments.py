@@ -45,11 +45,15 @@ class Recorder:
     as a dict of named values.
 
     With ``snapshots=True`` it also keeps, at each evaluation, the centred class means, the
-    classifier and a few examples' features (for the 3-D pictures of section 2).
+    classifier and a few examples' features (for the 3-D pictures of section 2); with
+    ``held_out=True`` it also measures NC1 and NC4 on the test set (``test_nc1``,
+    ``test_nc4``: the features of examples the network never fitted).
     """
 
-    def __init__(self, conditions: bool = False, snapshots: bool = False, n_points: int = 12):
+    def __init__(self, conditions: bool = False, snapshots: bool = False, n_points: int = 12,
+                 held_out: bool = False):
         self.keys = METRICS + (CONDITIONS if conditions else ())
+        self.held_out = held_out
         self.conditions = conditions
         self.snapshots = [] if snapshots else None
         self.n_points = n_points
@@ -59,7 +63,11 @@ class Recorder:
         values = measure(model, data.x_train, data.y_train, data.n_classes, self.conditions)
         if self.snapshots is not None:
             self.snapshots.append(snapshot(model, data, self.n_points))
-        return {k: values[k] for k in self.keys}
+        out = {k: values[k] for k in self.keys}
+        if self.held_out:
+            test = measure(model, data.x_test, data.y_test, data.n_classes)
+            out.update(test_nc1=test["nc1"], test_nc4=test["nc4"])
+        return out
 
 
 @torch.no_grad()
@@ -102,14 +110,15 @@ def recipe(cfg: CollapseConfig) -> Recipe:
 
 def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = None,
                  snapshots: bool = False, on_eval=(), progress=None,
-                 eval_steps=None) -> tuple[History, Recorder]:
+                 eval_steps=None, held_out: bool = False) -> tuple[History, Recorder]:
     """Train one :class:`CollapseNet` far past zero training error, recording every collapse
     metric and the conditions of Jacot et al. (balancedness when ``linear_depth`` >= 2) at
     log-spaced steps (or ``eval_steps``). Returns ``(history, recorder)``; ``recorder.model``
-    is the trained model and ``recorder.snapshots`` holds the geometry when ``snapshots`` is set."""
+    is the trained model and ``recorder.snapshots`` holds the geometry when ``snapshots`` is set;
+    ``held_out`` also records NC1 and NC4 on the test set (:class:`Recorder`)."""
     data = load_data(cfg, seed) if data is None else data
     model = make_model(cfg, data, seed)
-    rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots)
+    rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots, held_out=held_out)
     rec.model = model
     h = train(model, data, recipe(cfg).replace(eval=_evaluations(cfg, eval_steps)),
               metrics=rec, hooks=Hooks(on_eval=on_eval), seed=seed, progress=progress,
@@ -137,11 +146,12 @@ def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int = 0,
 
 
 def run_conditions(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = None,
-                   done: dict | None = None, progress=None) -> dict:
+                   done: dict | None = None, progress=None, held_out: bool = False) -> dict:
     """Section 3: the network of section 1 with and without weight decay, under AdamW and
     under plain full-batch gradient descent (a discretization of the gradient flow of the
     theory, at learning rate ``cfg.gd_lr`` and weight decay ``cfg.gd_weight_decay``).
-    ``done`` passes runs already trained (``{name: history}``) so they are not trained twice."""
+    ``done`` passes runs already trained (``{name: history}``) so they are not trained twice;
+    ``held_out`` records NC1 and NC4 on the test set in the first (section 1's run)."""
     data = load_data(cfg, seed) if data is None else data
     variants = {
         "AdamW, weight decay": dict(weight_decay=cfg.weight_decay),
@@ -158,7 +168,8 @@ def run_conditions(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = 
             continue
         with job.part(k, len(todo)):
             runs[name], _ = run_collapse(cfg.replace(**variants[name]), seed, data,
-                                         progress=progress)
+                                         progress=progress,
+                                         held_out=held_out and name == "AdamW, weight decay")
     return {name: runs[name] for name in variants}
 
 
@@ -236,7 +247,8 @@ def run_claim_seeds(cfg: CollapseConfig, ufm_cfg: UFMConfig, icfg: ImbalanceConf
     (:func:`run_conditions`, on ``data``: the seeds vary the initialization, not the split),
     the unconstrained features pair and the imbalance run. ``done``: ``{seed: dict(runs=,
     ufm=, imbalance=)}`` already trained (the page's own seed). Returns ``dict(runs=, ufm=,
-    imbalance=)``, each ``{seed: result}`` in the order of ``seeds``."""
+    imbalance=)``, each ``{seed: result}`` in the order of ``seeds``. Section 1's run of each
+    seed records NC1 and NC4 on the test set too (for :func:`.losses.loss_claims`)."""
     seeds = [int(s) for s in seeds]
     if not seeds:
         raise ValueError("run_claim_seeds needs at least one seed")
@@ -250,7 +262,7 @@ def run_claim_seeds(cfg: CollapseConfig, ufm_cfg: UFMConfig, icfg: ImbalanceConf
                 out[key][s] = done[s][key]
             continue
         with job.part(todo.index(s), len(todo)):
-            out["runs"][s] = run_conditions(cfg, s, data, progress=progress)
+            out["runs"][s] = run_conditions(cfg, s, data, progress=progress, held_out=True)
             out["ufm"][s] = run_ufm_pair(ufm_cfg, s, progress=progress)
             out["imbalance"][s] = run_imbalance(icfg, s, progress=progress)
     return out

@@ -107,15 +107,17 @@ def nc1(features: torch.Tensor, labels: torch.Tensor, means: torch.Tensor) -> to
     C, N = len(means), len(h)
     M = means - h.mean(0)                              # centred class means [C, d]
     within = (h - means[labels]) @ M.T                 # deviations seen along the means [N, C]
-    A = within.T @ within / N                          # M Σ_W Mᵀ
     lam, U = torch.linalg.eigh(M @ M.T)                # G = M Mᵀ, eigenvalues ascending
     eps = torch.finfo(lam.dtype).eps
     top = lam[-1].clamp_min(torch.finfo(lam.dtype).tiny)
-    lam, A = lam / top, A / top / top                  # the same trace, no overflow in 1/λ²
+    lam = lam / top                                    # the same trace, no overflow in 1/λ²
     rank = min(C - 1, h.shape[1])
     keep = (torch.arange(C, device=lam.device) >= C - rank) & (lam > C * eps)
     inv2 = torch.where(keep, 1.0 / lam.clamp_min(eps) ** 2, 0.0)
-    value = torch.einsum("ic,ij,jc,c->", U, A, U, inv2)  # tr(A U diag(1/λ²) Uᵀ)
+    # tr(A U diag(1/λ²) Uᵀ) with A = M Σ_W Mᵀ = withinᵀwithin/N, as a sum of squares (uᵀAu =
+    # ‖within u‖²/N): never negative, even where a tiny λ magnifies round-off
+    q = ((within @ U) / top).pow(2).mean(0)
+    value = (q * inv2).sum()
     # means that differ only by round-off: no between-class spread to measure against
     spread = h.pow(2).sum(1).mean() * (C * eps) ** 2
     return torch.where(top > spread, value, torch.full_like(value, float("nan")))

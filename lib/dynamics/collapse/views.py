@@ -1,6 +1,7 @@
 """Neural collapse, the views: live panels (``*_panel``), the claims table (``claims``) and the
-numbers the prose quotes. The figures, sliders and tables are in :mod:`.figures` (re-exported
-here).
+numbers the prose quotes. The figures, sliders and tables are in :mod:`.figures`, the
+comparison of the two losses on the training and test sets in :mod:`.losses` (both
+re-exported here).
 """
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ from .science import (CollapseConfig, ImbalanceConfig, at_zero_error, bias_free_
 from .figures import *  # noqa: F401,F403  (re-exported: views.X still works)
 from .figures import (GD_SLIDER_OPENS_AT, conditions_figure, decay_clock, imbalance_figure,
                       nc_figure, simplex_figure)
+from .losses import *  # noqa: F401,F403  (the loss and the test set, re-exported)
+from .losses import __all__ as _losses
 
 __all__ = ["dataset_line", "collapse_panel", "simplex_panel", "conditions_panel",
            "imbalance_panel", "claims", "decay_sweep", "gd_sweep", "imbalance_trends",
            "run_numbers", "conditions_numbers", "imbalance_numbers", "route_numbers",
-           "published_claims", "claim_seeds", "precomputed_scale"]
+           "published_claims", "claim_seeds", "precomputed_scale", *_losses]
 
 
 # ============================================================================ one run

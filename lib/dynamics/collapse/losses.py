@@ -1,0 +1,174 @@
+"""Neural collapse, the loss and the test set: section 1's network trained with mean-squared
+error (the chapter's loss) and with cross-entropy, same network, data, optimizer and budget,
+each measured on its training set and on held-out examples it never fitted.
+
+Han, Papyan & Donoho (2022) show that collapse emerges under MSE as under cross-entropy (three
+canonical networks, five image datasets); Hui, Belkin & Nakkiran (2022) that collapse on the
+training set need not carry over to the test set. :func:`run_loss_seeds` trains the
+cross-entropy counterparts, :func:`loss_figure` draws NC1 for both losses on both sets,
+:func:`loss_numbers` gives the numbers the prose glues, :func:`loss_claims` the claims rows,
+and :func:`least_squares_split` Han et al.'s split of the MSE loss into the least-squares
+classifier's error and the classifier's deviation from it.
+Re-exported by :mod:`.views`.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+from .. import data as D
+from .. import plots
+from .. import progress as P
+from ..models import evaluating
+from ..train import History
+from .experiments import run_collapse
+from .science import (CollapseConfig, _features, at_zero_error, load_data,
+                      terminal_phase_start)
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+__all__ = ["LOSS_NAMES", "least_squares_split", "run_loss_seeds", "loss_figure", "loss_numbers", "loss_claims",
+           "CE_OVER_MSE", "TEST_OVER_TRAIN"]
+
+LOSS_NAMES = {"mse": "MSE", "cross_entropy": "cross-entropy"}
+
+# Thresholds of the rows, once (the claim tests assert the verdicts, not these numbers).
+CE_OVER_MSE = 100      # final training NC1 under cross-entropy ÷ under MSE
+TEST_OVER_TRAIN = 100  # MSE: final test NC1 ÷ final training NC1
+
+
+@torch.no_grad()
+def least_squares_split(model, data: D.Dataset) -> dict:
+    """Han, Papyan & Donoho's split of the MSE loss, for a model with a bias-free head:
+    ‖HWᵀ − Y‖² = ‖H W_LSᵀ − Y‖² + ‖H(W − W_LS)ᵀ‖², where W_LS is the least-squares classifier
+    of the training features H (one-hot targets Y; no ridge term: the chapter's decay is
+    decoupled from the loss). The second term is the classifier's deviation from least
+    squares (their term B), the first what the best linear head on these features would
+    leave. Returns both, summed over examples and classes, and ``deviation_share``, the
+    second's share of the total."""
+    if getattr(model.head, "bias", None) is not None:
+        raise ValueError("least_squares_split needs a bias-free head (the chapter's models)")
+    with evaluating(model):
+        H = _features(model, data.x_train).double()
+    Y = torch.nn.functional.one_hot(data.y_train, data.n_classes).to(H.dtype)
+    fit = H @ model.head.weight.double().T
+    best = H @ torch.linalg.lstsq(H.cpu(), Y.cpu(), driver="gelsd").solution.to(H.device)
+    ls, dev = float((best - Y).pow(2).sum()), float((fit - best).pow(2).sum())
+    return dict(least_squares=ls, deviation=dev, deviation_share=dev / (ls + dev))
+
+
+def run_loss_seeds(cfg: CollapseConfig, seeds, data: D.Dataset | None = None,
+                   loss: str = "cross_entropy", done: dict | None = None,
+                   progress=None) -> dict:
+    """Section 1's run with ``loss`` instead of ``cfg.loss`` on each of ``seeds`` (the same
+    ``data``: the seeds vary the initialization), recording NC1 and NC4 on the test set too.
+    ``done``: ``{seed: history}`` already trained. Returns ``{seed: history}``."""
+    if loss not in LOSS_NAMES:
+        raise ValueError(f"loss must be one of {list(LOSS_NAMES)}, got {loss!r}")
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("run_loss_seeds needs at least one seed")
+    data = load_data(cfg, seeds[0]) if data is None else data
+    out, done, job = {}, dict(done or {}), P.current()
+    todo = [s for s in seeds if s not in done]
+    for s in seeds:
+        if s in done:
+            out[s] = done[s]
+            continue
+        with job.part(todo.index(s), len(todo)):
+            out[s], _ = run_collapse(cfg.replace(loss=loss), s, data, progress=progress,
+                                     held_out=True)
+    return out
+
+
+def _check(runs: dict, what: str) -> None:
+    for name, h in runs.items():
+        if "test_nc1" not in h:
+            raise ValueError(f"{what} {name!r} has no test-set NC1: train it with "
+                             "run_collapse(..., held_out=True)")
+
+
+def loss_figure(runs: dict, title: str = "") -> "go.Figure":
+    """NC1 against step (log axes) for each loss (``{name: history}``, one colour each): on
+    the training set (solid) and on the test set (dashed); each run's first step with zero
+    training error marked on the first panel, NC4 on the test set on the second."""
+    _check(runs, "run")
+    fig = plots.subplots(1, 2, ["NC1", "NC4 on the test set (%)"],
+                         title=title or "MSE and cross-entropy, training and test set")
+    for i, (name, h) in enumerate(runs.items()):
+        colour = plots.PALETTE[i]
+        steps = np.asarray(h.steps, float)
+        for key, where, dash in (("nc1", "training set", "solid"), ("test_nc1", "test set", "dash")):
+            y = np.asarray(h[key], float)
+            keep = (steps > 0) & np.isfinite(y) & (y > 0)
+            fig.add_scatter(x=steps[keep], y=y[keep], mode="lines", row=1, col=1,
+                            name=f"{name}, {where}", line=dict(color=colour, dash=dash))
+        y = 100 * np.asarray(h["test_nc4"], float)
+        keep = (steps > 0) & np.isfinite(y)
+        fig.add_scatter(x=steps[keep], y=y[keep], mode="lines", row=1, col=2, showlegend=False,
+                        name=f"{name}, test NC4", line=dict(color=colour, dash="dash"))
+        z = terminal_phase_start(h)
+        if z:
+            plots.mark_step(fig, z, "", color=colour, row=1, col=1, logx=True)
+    fig.update_xaxes(type="log", title_text="step")
+    fig.update_yaxes(type="log", row=1, col=1)
+    return fig
+
+
+def _fall(h: History, key: str) -> float:
+    """``key`` at the first step with zero training error ÷ at the end."""
+    return at_zero_error(h, key) / h.last(key)
+
+
+def loss_numbers(mse: History, ce: History) -> dict:
+    """The numbers the prose glues about one seed's pair of runs."""
+    _check({"MSE": mse, "cross-entropy": ce}, "run")
+    return dict(loss_mse_fall=_fall(mse, "nc1"),
+                loss_ce_start=at_zero_error(ce, "nc1"), loss_ce_end=ce.last("nc1"),
+                loss_ce_over=ce.last("nc1") / mse.last("nc1"),
+                loss_mse_test_start=at_zero_error(mse, "test_nc1"),
+                loss_mse_test_end=mse.last("test_nc1"),
+                loss_mse_gap=mse.last("test_nc1") / mse.last("nc1"),
+                loss_ce_gap=ce.last("test_nc1") / ce.last("nc1"),
+                loss_mse_acc=f"{100 * mse.last('test_acc'):.0f}%",
+                loss_ce_acc=f"{100 * ce.last('test_acc'):.0f}%")
+
+
+def loss_claims(mse: dict, ce: dict) -> list[dict]:
+    """The claims rows of the loss comparison, each judged on every seed: ``mse`` and ``ce``
+    map each seed to its run of section 1 under that loss, trained with ``held_out``
+    (:func:`run_loss_seeds`; for MSE, section 1's runs of :func:`run_claim_seeds`)."""
+    mse = plots.per_seed(mse, "mse", "run_claim_seeds' 'AdamW, weight decay' runs")
+    ce = plots.per_seed(ce, "ce", "run_loss_seeds")
+    if list(mse) != list(ce):
+        raise ValueError(f"mse and ce must hold the same seeds, got {list(mse)} and {list(ce)}")
+    _check({f"MSE seed {s}": h for s, h in mse.items()}, "run")
+    _check({f"cross-entropy seed {s}": h for s, h in ce.items()}, "run")
+    seeds = list(mse)
+    T = mse[seeds[0]].steps[-1]
+    text, ok = plots.across_seeds({s: ce[s].last("nc1") / mse[s].last("nc1") for s in seeds},
+                                  lambda v: v >= CE_OVER_MSE)
+    rows = [plots.claim(
+        "at this budget and decay the loss decides: NC1 collapses under MSE and ends far "
+        "higher under cross-entropy",
+        "this chapter; collapse under MSE: Han, Papyan & Donoho (2022); under cross-entropy "
+        "after hundreds of epochs: Papyan, Han & Donoho (2020)",
+        f"final training NC1, cross-entropy ÷ MSE: {text}; at the end NC1 under "
+        f"cross-entropy is {plots.spread({s: ce[s].last('nc1') for s in seeds})}", ok,
+        control=f"the MSE run of the same seed (cross-entropy at least {CE_OVER_MSE}× higher)",
+        window=f"the end of the run (step {T}), same network, data, optimizer and decay",
+        seeds=seeds)]
+    text, ok = plots.across_seeds({s: mse[s].last("test_nc1") / mse[s].last("nc1") for s in seeds},
+                                  lambda v: v >= TEST_OVER_TRAIN)
+    rows.append(plots.claim(
+        "collapse on the training set does not carry over to the test set: held-out features "
+        "of a class stay spread", "Hui, Belkin & Nakkiran (2022)",
+        f"MSE, test NC1 ÷ training NC1: {text}; test NC1 at the end "
+        f"{plots.spread({s: mse[s].last('test_nc1') for s in seeds})}", ok,
+        control=f"the training set's NC1 at the same step (test NC1 at least "
+                f"{TEST_OVER_TRAIN}× higher)", window=f"the end of the run (step {T})",
+        seeds=seeds))
+    return rows

@@ -199,3 +199,25 @@ def test_lottery_keeps_masks_and_states_on_the_run_device():
         lot = E.lottery(run, keep_frac=0.5)
     assert lot["density"] == plain["density"] and list(lot["arms"]) == list(plain["arms"])
     assert repr(lot["arms"]) == repr(plain["arms"])
+
+
+@pytest.mark.claim
+def test_the_muon_row_says_when_a_best_learning_rate_sits_at_the_edge_of_its_range():
+    """A best learning rate at the end of the range tried is said in the row (a wider range
+    could do better); one inside it is not."""
+    cfg = OneConfig.for_profile("smoke")
+    firsts = {s: _first(s) for s in SEEDS}
+    first = firsts[SEEDS[0]]
+    inits = E.init_sweep(cfg, [0.5, 1.0, 4.0], SEEDS, reuse=list(firsts.values()))
+    clock = [dict(lr=1e-2, weight_decay=1.0, tau=100.0, grok_step=first.grok_step, seed=SEEDS[0])]
+
+    def muon_row(muon_tried):
+        opt = dict(adamw=dict(best=first, tried=[(cfg.lr / 3, {}), (cfg.lr, {}), (cfg.lr * 3, {})]),
+                   muon=dict(best=first, tried=muon_tried))
+        rows = V.claims(firsts, inits, clock, opt, E.lottery(first), E.collapse_timing(first))
+        return next(r for r in rows if r["claim"].startswith("Muon, each optimizer"))
+
+    edge = muon_row([(cfg.muon_lr, {}), (cfg.muon_lr * 3, {})])["measured here"]
+    inside = muon_row([(cfg.muon_lr / 3, {}), (cfg.muon_lr, {}), (cfg.muon_lr * 3, {})])
+    assert "Muon's best is at the edge of its range" in edge
+    assert "edge" not in inside["measured here"]

@@ -150,8 +150,10 @@ def _grid_claims(payload: dict) -> list[dict]:
                      f"grid, λ = 1, init x1, AdamW's grok step over Muon's: {text} (AdamW "
                      f"{show(ta)}; Muon {show(tm)}; — not within {budget:,} steps)", ok,
                      asserted=False, control="AdamW on the same seed, one learning rate each "
-                     f"(AdamW η {ada[0]['lr']:g}, Muon η {muon[0].get('muon_lr', '?')}); Tveit "
-                     "et al. train a transformer with RMSNorm", seeds=seeds))
+                     f"(AdamW η {ada[0]['lr']:g}, tuned by the grokking chapter; Muon η "
+                     f"{muon[0].get('muon_lr', '?')}, not tuned here: not a matched comparison, "
+                     "which section 4's row is); Tveit et al. train a transformer with RMSNorm",
+                     seeds=seeds))
     return out
 
 
@@ -222,7 +224,13 @@ def claims(firsts: dict, inits: list[dict], clock: list[dict], opt: dict, lot: d
                   f"AdamW (best η {a.config.lr:g} of {tried('adamw')}) groks at "
                   f"{_steps(a.grok_step, budget)}, Muon (best η {m.config.muon_lr:g} of "
                   f"{tried('muon')}) at {_steps(m.grok_step, budget)}; final test accuracy "
-                  f"{a.history.last('test_acc'):.0%} and {m.history.last('test_acc'):.0%}",
+                  f"{a.history.last('test_acc'):.0%} and {m.history.last('test_acc'):.0%}"
+                  + "".join(f"; {name}'s best is at the edge of its range (a wider one could "
+                            "do better)" for name, o, lr in (("AdamW", "adamw", a.config.lr),
+                                                            ("Muon", "muon", m.config.muon_lr))
+                            if lr in (min(v for v, _ in opt[o]["tried"]),
+                                      max(v for v, _ in opt[o]["tried"]))
+                            and len(opt[o]["tried"]) > 1),
                   plots.verdict(m.grok_step is not None and a.grok_step is not None
                                 and m.grok_step < a.grok_step),
                   asserted=False, control="AdamW, the same number of learning rates spaced "
@@ -261,9 +269,10 @@ def claims(firsts: dict, inits: list[dict], clock: list[dict], opt: dict, lot: d
                else f"fell below half at step {coll['nc1_falls']}"))
     rows.append(C(f"With weight decay the features collapse (NC1 falls by {1 / NC1_DROP:g}x), "
                   "no later than the test accuracy rises",
-                  "this page's question; Jacot et al. 2025 prove collapse at the end of "
-                  "training for networks that end in at least two linear layers with a wide "
-                  "first layer (this MLP ends in one)", said,
+                  "this page's question; Jacot et al. 2025 prove collapse (orthogonal class "
+                  "means) at the end of training with MSE and weight decay, for networks that "
+                  "end in at least two linear layers with a wide first layer (this MLP uses "
+                  "cross-entropy and ends in one)", said,
                   plots.verdict(coll["lead"] is not None and coll["lead"] >= 0), asserted=False,
                   control="NC1 at the fit step", window="up to the grok step",
                   seeds=[first.seed]))

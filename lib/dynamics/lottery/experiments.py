@@ -120,6 +120,7 @@ class ImpResult:
     masks: list = field(default_factory=list, repr=False)      # [R+1][S] mask dicts
     rewound: list = field(default_factory=list, repr=False)    # [S] rewound state dicts θ_k
     inits: list = field(default_factory=list, repr=False)      # [S] θ₀ state dicts
+    dense: list = field(default_factory=list, repr=False)      # [S] trained dense state dicts
 
     def round_at(self, low: float = 0.05, high: float = 0.10) -> int:
         """The sparsest round whose density lies in [low, high] (else the sparsest round)."""
@@ -213,6 +214,8 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
 
         start = time.perf_counter()
         trained, pruned = imp_round(train_round, theta_k, masks, cfg)
+        if r == 0:
+            res.dense = trained
         res.round_time.append(time.perf_counter() - start)
         out = runs["out"]
         res.eval_steps = list(out.histories[0].steps)

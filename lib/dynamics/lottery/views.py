@@ -14,9 +14,12 @@ from .science import PAI_METHODS, LotteryConfig
 
 from .figures import *  # noqa: F401,F403  (re-exported: views.X still works)
 from .figures import (PAI_NAMES, _by_step, _mean, imp_figure, lmc_figure, pai_figure)
+from .finetune import *  # noqa: F401,F403  (the fine-tuning analog, listed in __all__ here)
+from . import finetune as _finetune
 
 __all__ = ["ticket_claims", "speed_claim", "lmc_claims", "claims", "speed_numbers", "pai_numbers", "lmc_numbers",
-           "rewind_numbers", "published_claims", "imp_panel", "pai_panel", "lmc_panel"]
+           "rewind_numbers", "published_claims", "imp_panel", "pai_panel", "lmc_panel",
+           *_finetune.__all__]
 
 
 # ============================================================================ claims

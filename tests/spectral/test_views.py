@@ -1,7 +1,6 @@
 """dynamics.spectral.views: figures in the house layout, tables, the claims table, and the
 live panels driven headlessly (constructed, set, clicked, stopped, refused, diverging)."""
 import threading
-import time
 
 import pytest
 import torch
@@ -193,10 +192,9 @@ def test_practice_panel_trains_diverges_and_stops():
         panel.set(lr=10.0)
     panel.set(optimizer="adamw", lr=0.01, steps=3000, width=64)
     timer = stop_soon(panel)
-    start = time.perf_counter()
     panel.click()
     timer.join()
-    assert panel.status.value.startswith("stopped") and time.perf_counter() - start < 20
+    assert panel.status.value.startswith("stopped")  # stopped, not finished (no clock: load varies)
     assert panel.figure is not None
     panel.set(steps=20)
     panel.click()
@@ -210,10 +208,9 @@ def test_memory_panel_runs_and_stops():
     assert panel.click() is not None and panel.status.value == "done"
     panel.set(dim=512, seeds=10)
     timer = stop_soon(panel, 0.5)
-    start = time.perf_counter()
     panel.click()
     timer.join()
-    assert panel.status.value.startswith("stopped") and time.perf_counter() - start < 30
+    assert panel.status.value.startswith("stopped")  # stopped, not finished (no clock: load varies)
     with pytest.raises(ValueError, match="alpha"):
         panel.set(alpha=-1.0)
 
@@ -226,10 +223,9 @@ def test_shaping_panel_runs_stops_and_reports_divergence():
     assert len(panel.figure.data) == 3  # fixed p, the schedule, the fixed run's final loss
     panel.set(steps=2000)
     timer = stop_soon(panel, 0.5)
-    start = time.perf_counter()
     panel.click()
     timer.join()
-    assert panel.status.value.startswith("stopped") and time.perf_counter() - start < 30
+    assert panel.status.value.startswith("stopped")  # stopped, not finished (no clock: load varies)
     panel.set(steps=20, lr=1.0, p=1.5, p_start=2.0, p_end=2.0)
     panel.click()
     assert not panel.status.value.startswith(("failed", "invalid")), panel.status.value

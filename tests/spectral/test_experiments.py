@@ -65,16 +65,14 @@ def width(seed):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_spectrally_sized_step_moves_a_layer_the_same_at_every_width(seed):
     """Section 1: per unit learning rate, Muon's first step moves the hidden layer's output
-    by about the same amount at every width (within ±30%), SGD's grows about √width-fold and
-    Adam's about width-fold; no step moves it by more than its RMS→RMS norm."""
+    by about the same amount at every width, SGD's grows about √width-fold and Adam's about
+    width-fold; no step moves it by more than its RMS→RMS norm (the claims rows' verdicts:
+    their thresholds live in views.claims)."""
     r = width(seed)
-    ratio = r["widths"][-1] / r["widths"][0]
-    assert 0.7 <= E.growth(r, "muon") <= 1.3
-    assert 0.5 * ratio ** 0.5 <= E.growth(r, "sgd") <= 2 * ratio ** 0.5
-    assert 0.5 * ratio <= E.growth(r, "adam") <= 1.5 * ratio
-    for opt in r["change"]:
-        assert all(c <= n + 1e-9 for c, n in zip(r["change"][opt], r["norm"][opt]))
-    assert all(0.7 <= c <= 1.3 for c in r["change"]["muon"])  # about the learning rate itself
+    assert len(r["widths"]) >= 3 and set(r["change"]) == {"muon", "sgd", "adam"}
+    rows = claim_rows(seed)
+    assert verdict_of(rows, "A step of fixed spectral") == "yes"
+    assert verdict_of(rows, "Adam's first step grows") == "yes"
 
 
 # ----------------------------------------------------------------- Muon in practice
@@ -90,21 +88,18 @@ def practice(seed, optimizers=("adamw", "muon", "momentum"), teaching_fp32=True)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_muon_reaches_target_loss_in_fewer_steps_than_adamw(seed):
     """Section 3 at smoke scale: Muon reaches the target in a fraction of AdamW's steps
-    (measured 3.0-3.6× over seeds 0-5), SGD with momentum is the slowest (later than AdamW,
-    or never), and the float32 teaching Muon reaches the target within a few steps of torch's
+    (measured 3.0-3.6× over seeds 0-5; SGD with momentum is no longer asserted slowest: at cpu
+    scale it trails AdamW by one evaluation, 260 against 250 steps), and the float32 teaching Muon reaches the target within a few steps of torch's
     Muon (33-42 against 36-39 steps over seeds 0-5, with and without
     ATEN_CPU_CAPABILITY=default). Their mini-batch loss curves are not compared point by
     point: bfloat16 against float32 rounding, amplified by training, moved them apart by up
     to 0.09 here and 0.16 on an AVX2 machine, about a seed's spread; the exact agreement of
     the two implementations on the same gradients is test_muon_agreement_is_exact's."""
-    r = practice(seed)
-    summ = E.practice_summary(r)
-    muon, adamw, sgd = summ["muon"]["steps"], summ["adamw"]["steps"], summ["momentum"]["steps"]
-    fp32 = summ["muon_fp32"]["steps"]
-    assert muon is not None and adamw is not None and fp32 is not None, (muon, adamw, fp32)
-    assert 2 * muon <= adamw and 2 * fp32 <= adamw, (muon, fp32, adamw)
-    assert sgd is None or sgd > adamw
-    assert 0.75 <= fp32 / muon <= 1.33, (fp32, muon)
+    summ = E.practice_summary(practice(seed))
+    assert summ["muon"]["steps"] is not None and summ["adamw"]["steps"] is not None
+    rows = claim_rows(seed)
+    assert verdict_of(rows, "Per step Muon reaches") == "yes"
+    assert verdict_of(rows, "The float32 teaching Muon") == "yes"
 
 
 def test_what_the_precomputed_sweeps_show():
@@ -232,8 +227,10 @@ def test_muon_saturates_at_a_larger_critical_batch(seed):
     from dynamics.spectral import views as V
 
     r = batch(seed)
-    sgd, muon = E.critical_batch(r, "sgd"), E.critical_batch(r, "muon")
-    assert sgd is not None and muon is not None and sgd <= 64 and muon >= 4 * sgd
+    assert E.critical_batch(r, "sgd") <= 64  # exercise 5: "a batch of a few dozen"
+    rows = claim_rows(seed)
+    assert verdict_of(rows, "Muon saturates at a critical batch") == "yes"
+    assert verdict_of(rows, "At small batches SGD and Muon tie") == "yes"
     assert V.batch_facts(r)["muon_ahead_everywhere"]
 
 
@@ -291,13 +288,9 @@ def test_what_the_shaping_slider_shows():
     does as well (ends at or below it)."""
     by_lr, _ = E.load_shaping()
     assert list(by_lr) == ["0.02", "0.05", "0.1"]
-    for lr, r in by_lr.items():
-        final = {k: E.reference_loss(h) for k, h in r["runs"].items()}
-        assert final["p = -0.25"] < final["p = 0"] and final["p = -0.5"] < final["p = 0"]
-        if lr != "0.02":
-            assert final[r["schedule"]] == min(final.values())
-        else:
-            assert final["p = -0.5"] <= final[r["schedule"]]
+    from dynamics.spectral import views as V
+
+    assert verdict_of(V.published_claims(), "At every learning rate the fixed negative") == "yes"
 
 
 def test_shaping_summary_counts_steps_to_muons_final_loss():
@@ -339,3 +332,81 @@ def test_precompute_writes_its_four_files_in_a_dry_run(tmp_path, monkeypatch):
     smoke = S.MemoryConfig.for_profile("smoke")
     assert list(memory_payload) == ["0.5", "2"] and memory_payload["2"]["dim"] == smoke.dim
     torch.set_num_threads(1)
+
+
+# ----------------------------------------------------------------- the claims table, per seed
+
+
+def verdict_of(rows, start):
+    """The verdict of the one row whose claim starts with ``start``."""
+    found = [r for r in rows if r["claim"].startswith(start)]
+    assert len(found) == 1, (start, [r["claim"] for r in rows])
+    return found[0]["reproduced"]
+
+
+@functools.cache
+def claim_rows(seed):
+    """The chapter's claims table on the smoke runs of one seed (no timing row: wall-clock
+    numbers are shown on the page, never asserted)."""
+    from dynamics.spectral import views as V
+
+    G = S.random_matrix(256, 128, "gaussian", seed=seed)
+    band, cubic = S.singular_value_band(G, 10), S.singular_value_band(G, 10, S.CUBIC_COEFFS)
+    roles = {s: E.steepest_table(S.random_matrix(64, 32, "power law", seed=s), draws=200,
+                                 seed=s) for s in (seed, seed + 1, seed + 2)}
+    timing, _ = results.load("spectral_timing")
+    return V.claims(band, timing, width(seed), practice(seed), memory(seed), batch(seed),
+                    shaping(seed), V.published_claims(), cubic=cubic, roles=roles, seed=seed)
+
+
+@pytest.mark.claim
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_asserted_claims_row_holds(seed):
+    """Every row the prose asserts is "yes" on seeds 0, 1 and 2 at the smoke profile, and
+    names what it is compared with and where it looks; the rows the page only shows (their
+    verdicts change with the profile, the seed or the machine) are not asserted."""
+    from dynamics import plots
+
+    rows = claim_rows(seed)
+    assert not plots.failed_claims(rows), plots.failed_claims(rows)
+    for r in rows:
+        if r["asserted"]:
+            assert r["control"] and r["window"], r["claim"]
+    shown = [r["claim"] for r in rows if not r["asserted"]]
+    assert any(c.startswith("Newton–Schulz (matrix products") for c in shown)
+    assert any(c.startswith("Scheduling p") for c in shown)
+    assert verdict_of(rows, "The quintic's band closes") == "yes"
+    assert verdict_of(rows, "Each role's duality map") == "yes"
+
+
+def test_the_claims_rows_can_say_no():
+    """Each asserted row turns to ✗ when its control stands in for the treatment (seed 0's
+    runs with the roles swapped): the cubic's band for Muon's, AdamW's run for Muon's, SGD's
+    recall for Muon's, Adam's first step for Muon's, a foreign map on the diagonal."""
+    from dynamics.spectral import views as V
+
+    seed = 0
+    G = S.random_matrix(256, 128, "gaussian", seed=seed)
+    cubic = S.singular_value_band(G, 10, S.CUBIC_COEFFS)
+    p = practice(seed)
+    swapped_p = dict(p, timed={**p["timed"], "muon": p["timed"]["adamw"],
+                               "adamw": p["timed"]["muon"]})
+    w = width(seed)
+    swapped_w = dict(w, change={**w["change"], "muon": w["change"]["adam"],
+                                "adam": w["change"]["muon"]},
+                     norm={**w["norm"], "muon": w["norm"]["adam"], "adam": w["norm"]["muon"]})
+    m, b = memory(seed), batch(seed)
+    swapped_m = dict(m, fraction={**m["fraction"], "muon": m["fraction"]["sgd"],
+                                  "sgd": m["fraction"]["muon"]})
+    swapped_b = dict(b, recall={"sgd": b["recall"]["muon"], "muon": b["recall"]["sgd"]},
+                     full={"sgd": b["full"]["muon"], "muon": b["full"]["sgd"]})
+    table = E.steepest_table(S.random_matrix(64, 32, "power law", seed=seed), draws=20)
+    wrong = dict(table, gain={n: {**g, n: min(g.values())} for n, g in table["gain"].items()})
+    timing, _ = results.load("spectral_timing")
+    rows = V.claims(cubic, timing, swapped_w, swapped_p, swapped_m, swapped_b, shaping(seed),
+                    cubic=S.singular_value_band(G, 10), roles={seed: wrong}, seed=seed)
+    for start in ("Five quintic Newton–Schulz steps", "The quintic's band closes",
+                  "A step of fixed spectral", "Per step Muon reaches",
+                  "Up to N = d Muon and Newton", "Muon saturates at a critical batch",
+                  "At small batches SGD and Muon tie", "Each role's duality map"):
+        assert verdict_of(rows, start) == "no", start

@@ -3,13 +3,16 @@
 The chapter ``chapters/spectral_optimizers.ipynb``: a weight matrix is a linear map, so the
 size of a step that matters is its operator norm (RMS→RMS, the spectral norm up to a shape
 factor); steepest descent in it steps along U Vᵀ; Muon approximates U Vᵀ with a quintic
-Newton–Schulz iteration; one Muon step on an associative memory stores as much as Newton's
-method; and U Σᵖ Vᵀ interpolates between SGD (p = 1) and Muon (p = 0).
+Newton–Schulz iteration (timed per step against AdamW, so per step and per second can be
+compared); embeddings and vectors want other norms than the spectral one (their duality maps);
+one Muon step on an associative memory stores as much as Newton's method; and U Σᵖ Vᵀ
+interpolates between SGD (p = 1) and Muon (p = 0).
 
 Modules:
 
 - :mod:`.science`: the update rules, measures and theory, and the experiments' configs.
-- :mod:`.experiments`: runners (``run_*``, ``time_orthogonalization``) and ``precompute``.
+- :mod:`.experiments`: runners (``run_*``, ``time_orthogonalization``) and ``precompute``;
+  with :mod:`.roles` (norms per role, seconds per step) re-exported.
 - :mod:`.figures`: figures (``*_figure``), sliders (``*_slider``) and tables (``*_rows``).
 - :mod:`.views`: live panels (``*_panel``), the page's numbers and ``claims``.
 

@@ -27,13 +27,15 @@ from .science import (MEMORY_METHODS, MemoryConfig, PracticeConfig, ShapingConfi
                       TeachingMuon, WidthConfig, batch_gradient, linear_p_schedule, memory_task,
                       mlp, default_data, muon_with_adamw, newton_schulz, one_step, output_change,
                       polar, practice_data, recovered, rms_to_rms_norm, unit_updates)
+from .roles import *  # noqa: F401,F403  (section 6: norms per role, seconds per step)
+from .roles import __all__ as _roles
 
 __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'hidden_layer_step',
            'run_width', 'growth', 'PRACTICE_OPTIMIZERS', 'steps_to', 'best_lr', 'run_practice',
            'practice_summary', 'rates_reaching', 'load_practice', 'rank_bins', 'run_memory',
            'run_memory_batch', 'critical_batch', 'run_shaped', 'schedule_name', 'run_shaping',
            'first_at_or_below', 'reference_loss', 'shaping_summary', 'EARLY_STEP', 'loss_at_step',
-           'early_and_late', 'load_shaping', 'precompute', 'precompute_plan']
+           'early_and_late', 'load_shaping', 'precompute', 'precompute_plan', *_roles]
 
 
 # ================================================================ Muon = torch.optim.Muon

@@ -9,14 +9,16 @@ import numpy as np
 import torch
 
 from .. import plots
-from .experiments import critical_batch, practice_summary, reference_loss, shaping_summary
+from .experiments import (critical_batch, per_second, practice_summary, reference_loss,
+                          shaping_summary)
 from .science import CUBIC_COEFFS, MUON_COEFFS, ns_map
 
 __all__ = ["LABELS", "SHORT", "MEMORY_LABELS", "UPDATE_LABELS", "BAND", "map_figure",
            "band_figure", "spectrum_figure", "timing_figure", "timing_rows", "width_figure",
            "loss_figure", "practice_figure", "practice_rows", "sweep_slider", "memory_figure",
            "memory_rank_figure", "memory_alpha_slider", "memory_batch_figure", "SHAPING_COLORS",
-           "shaping_figure", "shaping_rows", "SHAPING_FORMATS", "shaping_slider"]
+           "shaping_figure", "shaping_rows", "SHAPING_FORMATS", "shaping_slider", "ROLE_LABELS",
+           "roles_figure", "cost_rows"]
 
 LABELS = {"muon": "Muon + AdamW", "adamw": "AdamW", "momentum": "SGD + momentum",
           "muon_fp32": "Muon, float32 NS + AdamW"}
@@ -181,6 +183,22 @@ def practice_rows(result: dict) -> list[dict]:
             for k, v in practice_summary(result).items()]
 
 
+def cost_rows(result: dict, cost: dict) -> list[dict]:
+    """Per step and per second side by side: per optimizer, the steps to the target (from
+    the training runs), the median seconds of one step (:func:`~.roles.step_seconds`), their
+    product, and AdamW's time to the target over this optimizer's (above 1: ahead of AdamW)."""
+    steps = {k: v["steps"] for k, v in practice_summary(result).items()}
+    out = []
+    for name in ("adamw", "muon", "muon_fp32"):
+        sec = cost["median"][name]
+        ahead = 1.0 if name == "adamw" else per_second(steps, cost["median"], name)["per_second"]
+        out.append({"optimizer": SHORT[name], "steps to target": steps.get(name),
+                    "a step (ms)": 1e3 * sec,
+                    "to target (s)": None if steps.get(name) is None else steps[name] * sec,
+                    "AdamW's time / this": ahead})
+    return out
+
+
 def sweep_slider(sweeps: dict, target: float, dataset: str = ""):
     """Training loss for every swept learning rate, a slider over the optimizer."""
     figs = [loss_figure({f"lr {lr:g}": h for lr, h in runs.items()},
@@ -283,3 +301,24 @@ def shaping_slider(by_lr: dict):
     labels = list(by_lr)
     return plots.slider([shaping_figure(by_lr[lr]) for lr in labels], labels, name="lr",
                         active=len(labels) // 2)
+
+
+# ================================================================ 6. norms per role
+
+ROLE_LABELS = {"spectral": "spectral (hidden matrix)", "l1_to_rms": "ℓ1→RMS (embedding)",
+               "linf": "ℓ∞ (vector)"}
+MAP_LABELS = {"spectral": "U Vᵀ", "l1_to_rms": "unit-RMS columns", "linf": "sign(G)"}
+
+
+def roles_figure(table: dict):
+    """:func:`~.roles.steepest_table` as a heatmap: per norm (row), the gain ⟨G, D⟩ of each
+    duality map (column) and of the best random unit direction, as a fraction of the row's
+    own map's gain (the diagonal is 1 when each map is the steepest step of its norm)."""
+    norms = list(table["gain"])
+    z = [[table["gain"][r][c] / table["gain"][r][r] for c in norms]
+         + [table["random"][r] / table["gain"][r][r]] for r in norms]
+    return plots.heatmap(z, [MAP_LABELS[c] for c in norms] + [f"best of {table['draws']} random"],
+                         [ROLE_LABELS[r] for r in norms],
+                         title="Each norm's steepest step, ⟨G, D⟩ at unit norm",
+                         xtitle="direction D", ytitle="norm", ztitle="gain / own map's",
+                         zmin=0, zmax=1)

@@ -1,0 +1,86 @@
+"""dynamics.spectral.roles: each role's duality map is the steepest unit step of its norm
+(checked against the dual norm's closed form, random unit directions and torch's own
+normalize/sign/SVD), the per-second arithmetic, and the step timer's bookkeeping (its
+seconds are never asserted: wall-clock time depends on the machine)."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+from dynamics import plots
+from dynamics.spectral import experiments as E
+from dynamics.spectral import science as S
+from dynamics.spectral import views as V
+
+NORMS = list(E.ROLE_NORMS)
+
+
+def gradient(seed=0, shape=(48, 24)):
+    return S.random_matrix(*shape, "power law", seed=seed).double()
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_each_map_is_the_steepest_unit_step_of_its_norm(norm, seed):
+    """The map has unit norm, and ⟨G, D⟩ at the map equals the dual norm of G (nuclear for
+    spectral, √d·Σ‖columns‖₂ for ℓ1→RMS, Σ|G| for ℓ∞), which no random unit direction beats."""
+    G = gradient(seed)
+    D = E.duality_map(G, norm).double()
+    assert E.role_norm(D, norm) == pytest.approx(1.0, rel=1e-6)
+    gain = float((G * D).sum())
+    dual = {"spectral": float(torch.linalg.svdvals(G).sum()),
+            "l1_to_rms": G.shape[0] ** 0.5 * float(G.norm(dim=0).sum()),
+            "linf": float(G.abs().sum())}[norm]
+    assert gain == pytest.approx(dual, rel=1e-6)
+    for R in E.random_unit_directions(G.shape, norm, 300, seed=seed):
+        assert float((G * R).sum()) <= gain
+
+
+def test_the_maps_match_torchs_own_operations():
+    """U Vᵀ from torch's SVD, unit-RMS columns from F.normalize, sign from torch.sign."""
+    G = gradient(3, (40, 10))
+    U, _, Vh = torch.linalg.svd(G, full_matrices=False)
+    assert torch.allclose(E.duality_map(G, "spectral"), U @ Vh, atol=1e-10)
+    assert torch.allclose(E.duality_map(G, "l1_to_rms"), F.normalize(G, dim=0) * 40 ** 0.5,
+                          atol=1e-10)
+    assert torch.equal(E.duality_map(G, "linf"), torch.sign(G))
+    Z = G.clone()
+    Z[:, 2] = 0  # a token absent from the batch: its column stays zero, not NaN
+    assert torch.equal(E.duality_map(Z, "l1_to_rms")[:, 2], torch.zeros(40, dtype=Z.dtype))
+
+
+def test_the_table_puts_each_norms_map_on_its_diagonal():
+    t = E.steepest_table(gradient(0), draws=50)
+    assert V.steepest_holds(t) and V.steepest_margin(t) > 1
+    assert set(t["gain"]) == set(NORMS) and t["draws"] == 50
+    fig = V.roles_figure(t)
+    z = fig.data[0].z
+    assert [row[i] for i, row in enumerate(z)] == pytest.approx([1.0, 1.0, 1.0])
+    plots.house(plots.go.Figure(fig))
+
+
+def test_bad_input_names_the_setting():
+    with pytest.raises(ValueError, match="unknown norm"):
+        E.duality_map(gradient(), "frobenius")
+    with pytest.raises(ValueError, match="2-D"):
+        E.role_norm(torch.ones(5), "linf")
+    with pytest.raises(ValueError, match="reps"):
+        E.step_seconds(S.PracticeConfig.for_profile("smoke"), {"adamw": 1e-3, "muon": 0.02},
+                       1e-3, reps=0)
+    with pytest.raises(ValueError, match="muon_fp32"):
+        E.per_second({"muon": 10, "adamw": 30}, {"adamw": 1.0}, "muon_fp32")
+
+
+def test_per_second_is_per_step_over_the_cost_of_a_step():
+    r = E.per_second({"muon": 10, "adamw": 30}, {"muon": 0.004, "adamw": 0.001})
+    assert r["per_step"] == 3 and r["cost"] == pytest.approx(4.0)
+    assert r["per_second"] == pytest.approx(0.75)  # three times fewer steps, four times dearer
+    assert E.per_second({"muon": None, "adamw": 30}, {"muon": 2.0, "adamw": 1.0})["per_second"] is None
+
+
+def test_step_seconds_times_every_optimizer_in_turns():
+    """The bookkeeping only (how long a step takes depends on the machine)."""
+    cfg = S.PracticeConfig.for_profile("smoke")
+    r = E.step_seconds(cfg, {"adamw": 3e-3, "muon": 0.05}, 3e-3, reps=3, block=2, warmup=1)
+    assert set(r["median"]) == set(r["cpu"]) == {"adamw", "muon", "muon_fp32"}
+    assert all(len(v) == 3 for v in r["wall"].values()) and r["reps"] == 3 and r["block"] == 2
+    assert all(v > 0 for v in r["median"].values())

@@ -514,8 +514,11 @@ def test_both_engines_honour_every_recipe_field():
     assert set(sweep.HONOURED) == {f.name for f in dataclasses.fields(Recipe)}
     assert set(sweep.OPTIMIZERS) <= set(T.OPTIMIZERS) and sweep.LOSSES is T.LOSSES
     assert set(T.OPTIMIZERS) - set(sweep.OPTIMIZERS) == {"muon"}
-    assert set(_FIELD_VALUES) == set(sweep.HONOURED)
+    assert set(_FIELD_VALUES) | {"adam_lr"} == set(sweep.HONOURED)
     d = tiny_data()
+    with pytest.raises(ValueError, match="muon"):  # Muon's field: the batched engine refuses it
+        train_many(mlp, d, [dict(seed=1)], Recipe(8, optimizer="muon", adam_lr=1e-3),
+                   strategy="batched", progress=False)
     base = Recipe(steps=8, lr=1e-2, eval=4)
     for name, value in _FIELD_VALUES.items():
         recipe = base.replace(**{name: value})

@@ -379,7 +379,9 @@ class Recipe:
     """How a model trains, in one frozen value that :func:`train` and
     :func:`dynamics.sweep.train_many` both take; ``recipe.replace(lr=1e-2)`` for a variant.
 
-    ``optimizer``: a name (:data:`OPTIMIZERS`) or ``fn(model) -> optimizer``; ``schedule``:
+    ``optimizer``: a name (:data:`OPTIMIZERS`) or ``fn(model) -> optimizer`` (a name shows
+    what runs, and only a name goes through ``train_many``); ``adam_lr``: with ``muon``,
+    AdamW's learning rate on the parameters Muon does not take; ``schedule``:
     ``step -> factor`` on the learning rate; ``eval``: the evaluation rule (``Every(k)``,
     ``LogSpaced(n)``, ``At(steps)``, or an integer k, a list of steps, None for ~100)."""
 
@@ -393,6 +395,7 @@ class Recipe:
     loss: str | Callable = "cross_entropy"
     schedule: Callable[[int], float] | None = field(default=None, compare=False)
     eval: Every | LogSpaced | At | None = None
+    adam_lr: float | None = None  # muon only: AdamW's rate on the rest (None: 1e-3)
 
     def __post_init__(self):
         if not isinstance(self.steps, (int, np.integer)) or isinstance(self.steps, bool) \
@@ -405,6 +408,9 @@ class Recipe:
             raise ValueError(f"unknown optimizer {self.optimizer!r}; choose one of {list(OPTIMIZERS)}")
         if isinstance(self.loss, str) and self.loss not in LOSSES:
             raise ValueError(f"unknown loss {self.loss!r}; choose one of {list(LOSSES)} or pass a function")
+        if self.adam_lr is not None and self.optimizer != "muon":
+            raise ValueError(f"adam_lr is the learning rate of AdamW beside Muon: it goes with "
+                             f"optimizer='muon', not {self.optimizer!r}")
         object.__setattr__(self, "betas", tuple(self.betas))
         object.__setattr__(self, "eval", evaluation(self.eval))
         object.__setattr__(self, "schedule", checked_schedule(self.schedule))
@@ -480,7 +486,7 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
     optimizer = recipe.optimizer
     if isinstance(optimizer, str):
         optimizer = make_optimizer(model, optimizer, recipe.lr, recipe.weight_decay,
-                                   recipe.momentum, recipe.betas)
+                                   recipe.momentum, recipe.betas, adam_lr=recipe.adam_lr)
     else:
         optimizer = optimizer(model)
     scheduler = None

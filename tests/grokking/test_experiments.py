@@ -299,3 +299,24 @@ def test_claim_row_holds_on_the_claim_seeds(row):
 @pytest.mark.claim
 def test_claim_every_asserted_row_holds():
     assert not plots.failed_claims(list(_claim_rows().values()))
+
+
+def test_the_recipe_shown_is_the_one_that_runs():
+    """grokking.recipe(cfg) names the optimizer and its numbers (no lambda hiding them), the
+    single run and the phase grid train by it, and it goes through train_many."""
+    from dynamics import grokking as G
+    from dynamics.sweep import train_many
+
+    cfg = G.GrokConfig.for_profile("cpu")
+    r = G.recipe(cfg)
+    assert (r.optimizer, r.lr, r.weight_decay, r.betas) == ("adamw", cfg.lr, cfg.weight_decay,
+                                                            G.ADAM_BETAS[cfg.model])
+    muon = G.recipe(cfg.replace(optimizer="muon"))
+    assert (muon.optimizer, muon.adam_lr) == ("muon", cfg.lr)
+    small = G.GrokConfig.for_profile("smoke").replace(steps=20)
+    data = G.make_data(small, 0)
+    res = train_many(lambda c: G.make_model(small, c["seed"]), data, [dict(seed=0)],
+                     G.recipe(small), strategy="batched", progress=False)
+    alone = G.run(small, 0, data=data)
+    assert res.histories[0]["train_loss"][-1] == pytest.approx(alone.history["train_loss"][-1],
+                                                              rel=1e-4)

@@ -30,7 +30,7 @@ from ..train import History, Hooks, Recipe, log_steps, train
 from .science import (
     ADAM_BETAS, FIT_ACC, FOURIER_OPS, GROK_ACC, CorruptConfig, GrokConfig, PhaseConfig,
     end_accuracy, fit_and_grok, fourier_losses, fourier_spectrum, input_weights, key_frequencies,
-    Milestones, loss_and_hook, make_data, make_model, model_concentration, optimizer_for,
+    Milestones, loss_and_hook, make_data, make_model, model_concentration,
     pair_index, pair_logits, phase_of, spectral_concentration, weight_norm,
 )
 
@@ -106,10 +106,14 @@ def _state(model: nn.Module) -> dict:
 
 
 def recipe(cfg: GrokConfig) -> Recipe:
-    """How ``cfg``'s model trains: full batch, :func:`~.science.optimizer_for` (AdamW with the
-    model's betas, or Muon), the remedy's loss, evaluated at :func:`evaluation_steps`.
-    ``train(model, data, recipe(cfg))`` trains any model this way."""
-    return Recipe(cfg.steps, optimizer=lambda m: optimizer_for(cfg, m), loss=loss_and_hook(cfg)[0],
+    """How ``cfg``'s model trains, as it runs: full batch, AdamW (or Muon on the hidden
+    matrices with AdamW at the same rate on the rest, :func:`~.science.optimizer_for`) at
+    ``cfg.lr`` with decoupled decay ``cfg.weight_decay`` and the model's betas, the remedy's
+    loss, evaluated at :func:`evaluation_steps`. The single run, the seeds and the phase grid
+    all train by it: ``train(model, data, recipe(cfg))``."""
+    return Recipe(cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
+                  betas=ADAM_BETAS[cfg.model], loss=loss_and_hook(cfg)[0],
+                  adam_lr=cfg.lr if cfg.optimizer == "muon" else None,
                   eval=evaluation_steps(cfg.steps, cfg.n_evals))
 
 
@@ -421,8 +425,7 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
             continue
         split = {s: split_mask(cfg, index, float(frac), s) for s in seeds}  # one per seed, not per cell
         masks = torch.stack([split[c["seed"]] for c in cells])
-        shared = Recipe(steps, lr=cfg.lr, betas=ADAM_BETAS[cfg.model],
-                        eval=evaluation_steps(steps, cfg.n_evals))
+        shared = recipe(cfg).replace(steps=steps, eval=evaluation_steps(steps, cfg.n_evals))
         with job.part(i, len(train_fracs)):
             part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, shared,
                               masks=dict(train=masks, test=~masks), strategy=strategy,

@@ -21,7 +21,8 @@ PER_MODEL = ("lr", "weight_decay")  # recipe fields a batched chunk holds per mo
 HONOURED = {"steps": "as train", "optimizer": "the batched names of train.OPTIMIZERS",
             "lr": "per model", "weight_decay": "per model", "momentum": "as train",
             "betas": "as train", "batch_size": "as train", "loss": "the names in train.LOSSES",
-            "schedule": "as train", "eval": "as train"}
+            "schedule": "as train", "eval": "as train",
+            "adam_lr": "Muon's only: the batched engine, which has no Muon, refuses it"}
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .runtime import dry_run, get_device
+from .runtime import dry_run, get_device, get_seed
 
 OPERATIONS = {
     "add": lambda a, b, p: (a + b) % p,
@@ -100,7 +100,7 @@ def _is_prime(n: int) -> bool:
     return n >= 2 and all(n % k for k in range(2, int(n**0.5) + 1))
 
 
-def modular_arithmetic(p: int = 97, op: str = "add", train_frac: float = 0.3, seed: int = 0,
+def modular_arithmetic(p: int = 97, op: str = "add", train_frac: float = 0.3, seed: int | None = None,
                        onehot: bool = False, device=None) -> Dataset:
     """All p² pairs (a, b) labelled by ``op`` mod p, split at random into train and test.
 
@@ -108,6 +108,7 @@ def modular_arithmetic(p: int = 97, op: str = "add", train_frac: float = 0.3, se
     the concatenated one-hot vectors ``[N, 2p]`` (for an MLP). ``div`` uses pairs with b ≠ 0
     and needs a prime p.
     """
+    seed = get_seed(seed)
     if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 2:
         raise ValueError(f"modulus p must be a positive integer >= 2, got {p!r}")
     p = int(p)
@@ -140,12 +141,13 @@ def modular_arithmetic(p: int = 97, op: str = "add", train_frac: float = 0.3, se
 
 
 def gaussian_mixture(n_train: int = 1000, n_test: int = 1000, dim: int = 20, n_classes: int = 4,
-                     separation: float = 3.0, seed: int = 0, counts: list[int] | None = None,
+                     separation: float = 3.0, seed: int | None = None, counts: list[int] | None = None,
                      device=None) -> Dataset:
     """Isotropic Gaussian clusters with random means at distance ~``separation``.
 
     ``counts`` gives per-class training counts (for imbalanced data); test data is balanced.
     """
+    seed = get_seed(seed)
     if n_classes < 2:
         raise ValueError(f"n_classes must be at least 2, got {n_classes}")
     if dim < 1 or n_test < 1:
@@ -181,12 +183,13 @@ def cache_dir() -> Path:
     return path
 
 
-def mnist1d(n_train: int = 4000, n_test: int = 1000, seed: int = 0, device=None) -> Dataset:
+def mnist1d(n_train: int = 4000, n_test: int = 1000, seed: int | None = None, device=None) -> Dataset:
     """MNIST-1D: 10 classes of 40-sample 1-D signals, generated offline by ``mnist1d``.
 
     The first ``n_train`` examples of a generated pool are the training set and the next
     ``n_test`` the test set; the pool is cached, so generation happens once per size and seed.
     """
+    seed = get_seed(seed)
     if n_train <= 0 or n_test <= 0:
         raise ValueError(f"n_train and n_test must be positive, got {n_train}, {n_test}")
     total = n_train + n_test
@@ -216,9 +219,10 @@ def mnist1d(n_train: int = 4000, n_test: int = 1000, seed: int = 0, device=None)
                    name="MNIST-1D", info=dict(seed=seed, source="mnist1d.make_dataset"))
 
 
-def digits(test_frac: float = 0.3, seed: int = 0, device=None) -> Dataset:
+def digits(test_frac: float = 0.3, seed: int | None = None, device=None) -> Dataset:
     """scikit-learn's 8x8 handwritten digits (1,797 real images), pixels scaled to [0, 1]
     then standardized with the training statistics; flattened to 64 features."""
+    seed = get_seed(seed)
     if not 0.0 < test_frac < 1.0:
         raise ValueError(f"test_frac must lie in (0, 1), got {test_frac}")
     from sklearn.datasets import load_digits
@@ -285,7 +289,7 @@ def torchvision_dataset(name: str = "mnist", n_train: int | None = None,
 STANDIN_SHAPES = {"mnist": ((1, 28, 28), 60_000, 10_000), "cifar10": ((3, 32, 32), 50_000, 10_000)}
 
 
-def standin(name: str, n_train: int | None = None, n_test: int | None = None, seed: int = 0,
+def standin(name: str, n_train: int | None = None, n_test: int | None = None, seed: int | None = None,
             device=None) -> Dataset:
     """A shape-faithful offline stand-in for MNIST or CIFAR-10, for dry runs only.
 
@@ -296,6 +300,7 @@ def standin(name: str, n_train: int | None = None, n_test: int | None = None, se
     class is a fixed random image plus noise, so a model can fit it. It is not the data: its
     name says "stand-in" and ``info["standin"]`` is True.
     """
+    seed = get_seed(seed)
     if name not in STANDIN_SHAPES:
         raise ValueError(f"no stand-in for {name!r}; choose one of {list(STANDIN_SHAPES)}")
     shape, full_train, full_test = STANDIN_SHAPES[name]

@@ -40,7 +40,7 @@ import torch.nn.functional as F
 
 from .data import Dataset
 from .models import evaluating
-from .runtime import Forecast, cap_steps, progress_enabled
+from .runtime import Forecast, cap_steps, get_seed, progress_enabled
 
 # The one table of optimizers and the one of losses, for both engines: ``train`` runs every
 # optimizer here; ``train_many``'s batched engine (dynamics.sweep) the ones marked batched
@@ -462,7 +462,7 @@ def measure(metrics, model: nn.Module, data: Dataset) -> dict:
 
 
 def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
-          hooks: Hooks | None = None, seed: int = 0, progress: bool | None = None,
+          hooks: Hooks | None = None, seed: int | None = None, progress: bool | None = None,
           desc: str = "training") -> History:
     """Train ``model`` on ``data`` in place by ``recipe`` and return its :class:`History`.
 
@@ -472,6 +472,7 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
     evaluation; ``seed`` sets the mini-batch order; progress and Stop go through
     :func:`dynamics.progress.current` (``progress`` only switches the tqdm bar).
     """
+    seed = get_seed(seed)
     if not isinstance(recipe, Recipe):
         raise ValueError(f"train(model, data, recipe) needs a dynamics.train.Recipe, got "
                          f"{type(recipe).__name__}")

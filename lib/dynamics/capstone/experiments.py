@@ -27,7 +27,7 @@ from ..grokking.science import (
     ADAM_BETAS, Milestones, fit_and_grok, make_data, make_model, phase_of,
 )
 from ..lottery.science import density, full_masks, prune_masks, rewind, shuffle_masks
-from ..runtime import dry_run, get_profile
+from ..runtime import dry_run, get_profile, get_seed
 from ..sweep import train_many
 from ..train import History, Hooks, Recipe, train
 from .science import (
@@ -83,7 +83,7 @@ def _state(model: nn.Module) -> dict:
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
-def run(cfg: OneConfig, seed: int = 0, *, data: D.Dataset | None = None, keep=None,
+def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = None, keep=None,
         on_eval=(), progress: bool | None = None, timeline: dict | None = None) -> OneRun:
     """Train the grokking chapter's model on its task once, full batch, with the initial
     weights scaled by ``cfg.init_scale``, and read every measure at every evaluation
@@ -91,6 +91,7 @@ def run(cfg: OneConfig, seed: int = 0, *, data: D.Dataset | None = None, keep=No
     just taken). ``keep``: steps whose parameters are kept (θ₀ by default, for rewinding);
     ``on_eval``: ``train`` hooks (a live panel's redraw); ``timeline``: a
     dict the caller reads while it trains (filled under the key ``"timeline"``)."""
+    seed = get_seed(seed)
     g = cfg.grok()
     data = data if data is not None else make_data(g, seed)
     model = scale_init_(make_model(g, seed), cfg.init_scale).to(data.device)
@@ -220,13 +221,14 @@ def clock_fit(rows: list[dict], x: str = "tau") -> dict:
 # ============================================================================ optimizers
 
 
-def optimizer_runs(cfg: OneConfig, seed: int = 0, lrs=None, reuse=()) -> dict:
+def optimizer_runs(cfg: OneConfig, seed: int | None = None, lrs=None, reuse=()) -> dict:
     """AdamW against Muon at matched tuning: each optimizer at each of its learning rates
     (``lrs``: ``{"adamw": [η, ...], "muon": [Muon's η, ...]}``, by default
     :meth:`~.science.GridConfig.learning_rates` of the smoke grid; Muon's weight decay keeps
     AdamW's clock, :func:`~.science.optimizer_for`), the same task, init and budget; the best
     of each (earliest grok, else highest final test accuracy) is returned with what it
     tried. ``reuse``: runs already made (same config and seed) instead of training them."""
+    seed = get_seed(seed)
     lrs = lrs or GridConfig.for_profile("smoke").learning_rates(cfg)
     out = {}
     for opt, values in lrs.items():

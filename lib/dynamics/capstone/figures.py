@@ -10,6 +10,7 @@ import numpy as np
 from .. import plots
 from .experiments import OneRun, clock_fit
 from .science import MEASURES, equilibrium_rms
+from ..runtime import get_seed
 
 __all__ = ["timeline_of", "timeline_figure", "init_figure", "clock_figure",
            "optimizer_figure", "lottery_figure", "grid_rows", "grid_slider"]
@@ -179,9 +180,10 @@ def grid_rows(payload: dict, optimizer: str | None = None) -> list[dict]:
     return [r for r in payload["rows"] if optimizer is None or r["optimizer"] == optimizer]
 
 
-def grid_slider(payload: dict, seed: int = 0):
+def grid_slider(payload: dict, seed: int | None = None):
     """The precomputed grid as a slider over (optimizer, initial scale): each position shows
     the test (solid) and train (dotted) accuracy of every weight decay, for one seed."""
+    seed = get_seed(seed)
     rows, curves = payload["rows"], payload["curves"]
     figs, labels, active = [], [], 0
     keys = sorted({(r["optimizer"], r["init_scale"]) for r in rows},

@@ -20,7 +20,7 @@ import torch.nn as nn
 from .. import data as D
 from .. import runtime, units
 from .. import progress as P
-from ..runtime import dry_run, get_profile
+from ..runtime import dry_run, get_profile, get_seed
 from ..models import evaluating
 from ..sweep import grid, train_many
 from ..train import At, History, Hooks, LogSpaced, Recipe, log_steps, train
@@ -108,7 +108,7 @@ def recipe(cfg: CollapseConfig) -> Recipe:
                   loss=cfg.loss, schedule=cosine_schedule(cfg.steps), eval=_evaluations(cfg))
 
 
-def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = None,
+def run_collapse(cfg: CollapseConfig, seed: int | None = None, data: D.Dataset | None = None,
                  snapshots: bool = False, on_eval=(), progress=None,
                  eval_steps=None, held_out: bool = False) -> tuple[History, Recorder]:
     """Train one :class:`CollapseNet` far past zero training error, recording every collapse
@@ -116,6 +116,7 @@ def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = No
     log-spaced steps (or ``eval_steps``). Returns ``(history, recorder)``; ``recorder.model``
     is the trained model and ``recorder.snapshots`` holds the geometry when ``snapshots`` is set;
     ``held_out`` also records NC1 and NC4 on the test set (:class:`Recorder`)."""
+    seed = get_seed(seed)
     data = load_data(cfg, seed) if data is None else data
     model = make_model(cfg, data, seed)
     rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots, held_out=held_out)
@@ -128,11 +129,12 @@ def run_collapse(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = No
     return h, rec
 
 
-def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int = 0,
+def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int | None = None,
                       data: D.Dataset | None = None, progress=None) -> list[History]:
     """The same network trained with each weight decay (one :func:`train_many` sweep, which
     trains them one after another: the collapse metrics need each model).
     In a dry run only the two ends of ``weight_decays`` are trained."""
+    seed = get_seed(seed)
     data = load_data(cfg, seed) if data is None else data
     rec = Recorder(conditions=cfg.linear_depth >= 2)
     configs = grid(weight_decay=runtime.grid([float(wd) for wd in weight_decays]), seed=[seed])
@@ -145,13 +147,14 @@ def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int = 0,
     return result.histories
 
 
-def run_conditions(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = None,
+def run_conditions(cfg: CollapseConfig, seed: int | None = None, data: D.Dataset | None = None,
                    done: dict | None = None, progress=None, held_out: bool = False) -> dict:
     """Section 3: the network of section 1 with and without weight decay, under AdamW and
     under plain full-batch gradient descent (a discretization of the gradient flow of the
     theory, at learning rate ``cfg.gd_lr`` and weight decay ``cfg.gd_weight_decay``).
     ``done`` passes runs already trained (``{name: history}``) so they are not trained twice;
     ``held_out`` records NC1 and NC4 on the test set in the first (section 1's run)."""
+    seed = get_seed(seed)
     data = load_data(cfg, seed) if data is None else data
     variants = {
         "AdamW, weight decay": dict(weight_decay=cfg.weight_decay),
@@ -173,9 +176,10 @@ def run_conditions(cfg: CollapseConfig, seed: int = 0, data: D.Dataset | None = 
     return {name: runs[name] for name in variants}
 
 
-def run_ufm(cfg: UFMConfig, seed: int = 0, counts=None, snapshots: bool = False,
+def run_ufm(cfg: UFMConfig, seed: int | None = None, counts=None, snapshots: bool = False,
             progress=None, on_eval=()) -> tuple[History, Recorder]:
     """Gradient descent with weight decay on the unconstrained features model (MSE)."""
+    seed = get_seed(seed)
     counts = counts or [cfg.per_class] * cfg.n_classes
     data = ufm_data(counts)
     torch.manual_seed(seed)
@@ -192,8 +196,9 @@ def run_ufm(cfg: UFMConfig, seed: int = 0, counts=None, snapshots: bool = False,
     return h, rec
 
 
-def run_ufm_pair(cfg: UFMConfig, seed: int = 0, progress=None) -> dict:
+def run_ufm_pair(cfg: UFMConfig, seed: int | None = None, progress=None) -> dict:
     """The unconstrained features model with weight decay ``cfg.weight_decay`` and without."""
+    seed = get_seed(seed)
     out, job = {}, P.current()
     for k, wd in enumerate((cfg.weight_decay, 0.0)):
         with job.part(k, 2):
@@ -201,12 +206,13 @@ def run_ufm_pair(cfg: UFMConfig, seed: int = 0, progress=None) -> dict:
     return out
 
 
-def run_imbalance(cfg: ImbalanceConfig, seed: int = 0, progress=None) -> dict:
+def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, progress=None) -> dict:
     """Imbalanced classes, MSE loss, a deep linear head: the unconstrained features model
     (plain gradient descent with weight decay, next to its exact solution) and a ReLU network
     on an imbalanced Gaussian mixture (``cfg.optimizer``, by default gradient descent with
     momentum). Returns the geometry of both; ``result["stopped"]`` is True when its
     :mod:`dynamics.progress` job was stopped (then the parts not reached are missing)."""
+    seed = get_seed(seed)
     counts = cfg.counts()
     out, job = dict(counts=counts, stopped=False), P.current()
     C = cfg.n_classes

@@ -33,7 +33,7 @@ import torch.nn as nn
 from .. import data as D
 from ..config import Config, param
 from ..models import evaluating, layered
-from ..runtime import dry_run, get_device, seeded
+from ..runtime import dry_run, get_device, get_seed, seeded
 from ..train import History
 from .theory import *  # noqa: F401,F403  (section 4, re-exported)
 from .theory import __all__ as _theory
@@ -491,13 +491,14 @@ def balanced_subset(ds: D.Dataset, n_classes: int, n_train: int | None = None) -
                      ds.name, info)
 
 
-def load_data(cfg: CollapseConfig, seed: int = 0) -> D.Dataset:
+def load_data(cfg: CollapseConfig, seed: int | None = None) -> D.Dataset:
     """The dataset a config names, restricted to ``n_classes`` balanced classes.
 
     MNIST and CIFAR-10 need torchvision and a download on first use. Offline, and always in a
     dry run (``DYNAMICS_DRY_RUN``, which must not download), they fall back to MNIST-1D of
     the same number of examples; ``data.info['fallback']`` says so, for the page to print.
     """
+    seed = get_seed(seed)
     C, n = cfg.n_classes, cfg.n_train
     name, fallback = cfg.dataset, None
     if name in ("mnist", "cifar10"):
@@ -535,8 +536,9 @@ def ufm_data(counts, device=None) -> D.Dataset:
                      info=dict(counts=counts))
 
 
-def make_model(cfg: CollapseConfig, data: D.Dataset, seed: int = 0) -> CollapseNet:
+def make_model(cfg: CollapseConfig, data: D.Dataset, seed: int | None = None) -> CollapseNet:
     """The :class:`CollapseNet` a config describes, for ``data``, initialized from ``seed``."""
+    seed = get_seed(seed)
     with seeded(seed):
         return CollapseNet(data.input_dim, cfg.width, cfg.depth, cfg.linear_depth,
                            data.n_classes, cfg.activation).to(data.device)

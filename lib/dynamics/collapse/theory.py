@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import torch
+from ..runtime import get_seed
 
 __all__ = ["simplex_etf", "etf_gram", "bias_free_nc3", "imbalanced_ufm_solution",
            "minority_collapse_threshold"]
@@ -17,10 +18,11 @@ __all__ = ["simplex_etf", "etf_gram", "bias_free_nc3", "imbalanced_ufm_solution"
 # ============================================================================ 4. the theory
 
 
-def simplex_etf(n_classes: int, dim: int | None = None, seed: int = 0) -> torch.Tensor:
+def simplex_etf(n_classes: int, dim: int | None = None, seed: int | None = None) -> torch.Tensor:
     """The ``C`` vertices of a simplex equiangular tight frame in R^dim (rows of unit norm,
     pairwise cosine −1/(C−1)), rotated at random: ``sqrt(C/(C−1)) · (I − 11ᵀ/C) · Uᵀ``.
     The C vertices sum to zero, so C − 1 dimensions hold them."""
+    seed = get_seed(seed)
     C = int(n_classes)
     dim = C if dim is None else int(dim)
     if C < 2 or dim < C - 1:

@@ -24,7 +24,7 @@ from .. import data as D
 from .. import plots
 from .. import runtime, units
 from .. import progress as P
-from ..runtime import get_profile
+from ..runtime import get_profile, get_seed
 from ..sweep import SweepResult, grid, train_many
 from ..train import History, Hooks, Recipe, log_steps, train
 from .science import (
@@ -117,7 +117,7 @@ def recipe(cfg: GrokConfig) -> Recipe:
                   eval=evaluation_steps(cfg.steps, cfg.n_evals))
 
 
-def run(cfg: GrokConfig, seed: int = 0, *, data: D.Dataset | None = None,
+def run(cfg: GrokConfig, seed: int | None = None, *, data: D.Dataset | None = None,
         stop_at_grok: bool = False, checkpoints: bool = False, on_eval=(),
         progress: bool | None = None) -> GrokRun:
     """Train one model on ``cfg``'s task, full batch, and record train/test loss and accuracy,
@@ -126,6 +126,7 @@ def run(cfg: GrokConfig, seed: int = 0, *, data: D.Dataset | None = None,
     ``corrected``. ``stop_at_grok`` ends the run at the first evaluation past GROK_ACC test
     accuracy; ``checkpoints`` keeps the parameters at every evaluation (for
     :func:`progress_measures`); ``on_eval``: ``train`` hooks (a panel's redraw)."""
+    seed = get_seed(seed)
     data = data if data is not None else make_data(cfg, seed)
     model = make_model(cfg, seed).to(data.device)
     _, hook = loss_and_hook(cfg)  # the loss is recipe(cfg)'s
@@ -311,13 +312,14 @@ def speedups(rows: list[dict], budget: int) -> dict[str, dict]:
 # ============================================================================ corrupted labels
 
 
-def run_corrupted(cfg: GrokConfig, cc: CorruptConfig | None = None, seed: int = 0,
+def run_corrupted(cfg: GrokConfig, cc: CorruptConfig | None = None, seed: int | None = None,
                   progress=None) -> dict:
     """Doshi et al.'s setting: ``cc.noise`` of the training labels corrupted (the same ones in
     every run), one run of ``cc.steps`` per weight decay in ``cc.weight_decays``. Returns per
     weight decay the curves of test accuracy and, on the corrupted training examples, of the
     accuracy w.r.t. their wrong label (``memorized``) and their true label (``corrected``),
     and the final values."""
+    seed = get_seed(seed)
     cc = cc or CorruptConfig()
     noisy = cfg.replace(label_noise=cc.noise, steps=cc.steps)
     data = make_data(noisy, seed)
@@ -440,9 +442,10 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
     return dict(rows=phase_rows(sweep), sweep=sweep, steps=steps)
 
 
-def run_phase(pcfg: PhaseConfig, seed: int = 0, progress=None) -> dict:
+def run_phase(pcfg: PhaseConfig, seed: int | None = None, progress=None) -> dict:
     """:func:`run_phase_grid` for a :class:`~.science.PhaseConfig`, on seeds ``seed`` to
     ``seed + pcfg.seeds - 1`` (in a dry run, only the two ends of each axis)."""
+    seed = get_seed(seed)
     return run_phase_grid(pcfg.base(), pcfg.train_fracs, pcfg.weight_decays,
                           seeds=range(seed, seed + pcfg.seeds), steps=pcfg.steps,
                           progress=progress)

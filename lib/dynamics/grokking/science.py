@@ -33,7 +33,7 @@ from torch import Tensor
 from .. import data as D
 from .. import models as M
 from ..config import Config, param
-from ..runtime import get_device, seeded
+from ..runtime import get_device, get_seed, seeded
 from ..train import History, make_optimizer
 
 __all__ = [  # the public names, re-exported by dynamics.grokking
@@ -145,10 +145,11 @@ class CorruptConfig(Config):
                        cpu=2000)
 
 
-def corrupt_labels(y: torch.Tensor, frac: float, n_classes: int, seed: int = 0):
+def corrupt_labels(y: torch.Tensor, frac: float, n_classes: int, seed: int | None = None):
     """``(y_noisy, corrupted)``: a random ``frac`` of the labels replaced by a *different*
     class drawn uniformly (Doshi et al.'s corrupted algorithmic datasets); ``corrupted`` is
     the boolean mask of the replaced examples."""
+    seed = get_seed(seed)
     if not 0.0 <= frac < 1.0:
         raise ValueError(f"label noise fraction must lie in [0, 1), got {frac}")
     g = torch.Generator().manual_seed(seed + 7919)
@@ -160,10 +161,11 @@ def corrupt_labels(y: torch.Tensor, frac: float, n_classes: int, seed: int = 0):
     return noisy.to(y.device), corrupted.to(y.device)
 
 
-def make_data(cfg: GrokConfig, seed: int = 0, device=None) -> D.Dataset:
+def make_data(cfg: GrokConfig, seed: int | None = None, device=None) -> D.Dataset:
     """The split of ``cfg``'s task (one-hot pairs for the MLP, token pairs for the
     transformer), with ``cfg.label_noise`` of the training labels corrupted; the clean
     labels and the corruption mask go to ``info["y_clean"]`` and ``info["corrupted"]``."""
+    seed = get_seed(seed)
     data = D.modular_arithmetic(cfg.p, cfg.op, cfg.train_frac, seed=seed,
                                 onehot=cfg.model == "mlp", device=device)
     if cfg.label_noise > 0:
@@ -173,9 +175,10 @@ def make_data(cfg: GrokConfig, seed: int = 0, device=None) -> D.Dataset:
     return data
 
 
-def make_model(cfg: GrokConfig, seed: int = 0) -> nn.Module:
+def make_model(cfg: GrokConfig, seed: int | None = None) -> nn.Module:
     """The MLP (``width`` x ``depth`` ReLU on the 2p-dim one-hot pair) or the one-layer
     transformer (d_model = ``width``, 4 heads, d_mlp = 4 ``width``), seeded."""
+    seed = get_seed(seed)
     if cfg.model != "mlp" and cfg.width % 4:
         raise ValueError(f"the transformer needs width (d_model) divisible by 4, got {cfg.width}")
     with seeded(seed):

@@ -16,7 +16,7 @@ import torch
 
 from .. import runtime, units
 from .. import progress as P
-from ..runtime import get_profile
+from ..runtime import get_profile, get_seed
 from ..sweep import grid, train_many
 from ..train import At, Hooks, LogSpaced, Recipe, log_steps, train
 from .isometry import *  # noqa: F401,F403  (the Jacobian's spectrum, re-exported)
@@ -300,9 +300,10 @@ def run_rank_growth(cfg: SaxeConfig, large: float = 0.3) -> dict:
 
 
 def coordinate_check(widths=(64, 128, 256, 512, 1024), depth: int = 4, lr: float = 1e-3,
-                     n_inputs: int = 256, seed: int = 0) -> dict:
+                     n_inputs: int = 256, seed: int | None = None) -> dict:
     """Exercise 7, a coordinate check: for ReLU MLPs with He init, the root mean square change
     of each hidden layer's activations after one Adam step, at each width."""
+    seed = get_seed(seed)
     d = mnist1d_data(max(n_inputs, 100))
     x, y = d.x_train[:n_inputs], d.y_train[:n_inputs]
     out = dict(widths=list(widths), change=[], size=[])

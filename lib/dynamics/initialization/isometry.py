@@ -29,7 +29,7 @@ import torch
 from torch.func import jacrev, vmap
 
 from ..config import Config, param
-from ..runtime import dry_run
+from ..runtime import dry_run, get_seed
 from .meanfield import _generator, _randn, chi_1, gauss_hermite
 from .meanfield import q_star as meanfield_q_star
 from .science import random_weights
@@ -91,12 +91,13 @@ def spread_theory(depth, activation: str, init: str, q_star: float = 1 / 64):
 
 
 def random_network(activation: str, init: str, depth: int, width: int, n_nets: int,
-                   q_star: float = 1 / 64, seed: int = 0, point: tuple | None = None):
+                   q_star: float = 1 / 64, seed: int | None = None, point: tuple | None = None):
     """``n_nets`` random square networks, as tensors: weights [n_nets, depth, n, n], biases
     [n_nets, depth, n], and one input each [n_nets, n] whose preactivations start at the length
     fixed point (tanh: x = tanh(h), h ~ N(0, q*)). ``point``: (sigma_w^2, sigma_b^2), by
     default the critical point with fixed point ``q_star`` (:func:`isometry_point`); tanh's
     inputs then start at that point's q*."""
+    seed = get_seed(seed)
     if depth < 1 or width < 2 or n_nets < 1:
         raise ValueError(f"need depth >= 1, width >= 2 and n_nets >= 1, got {depth}, {width}, "
                          f"{n_nets}")

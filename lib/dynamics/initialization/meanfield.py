@@ -16,7 +16,7 @@ from scipy.optimize import brentq
 
 from ..models import MLP
 from .. import runtime
-from ..runtime import dry_run, get_device
+from ..runtime import dry_run, get_device, get_seed
 
 __all__ = ["TRAINABLE_DEPTHS", "PHI", "gauss_hermite", "q_map", "q_star", "c_map", "chi_1",
            "c_star", "chi_c", "depth_scale", "trainable_depth", "critical_sigma_w2",
@@ -211,13 +211,14 @@ def _random_layer(width: int, gen: torch.Generator):
 
 
 def measure_chi_1(sigma_w2, sigma_b2: float, width: int = 256, depth: int = 40, burn: int = 10,
-                  batch: int = 32, seed: int = 0) -> np.ndarray:
+                  batch: int = 32, seed: int | None = None) -> np.ndarray:
     """chi_1 measured on random tanh networks: the growth per layer of a small perturbation
     v (a Jacobian-vector product), after ``burn`` layers that let the length reach q*.
 
     For each sigma_w^2 the same random matrices are used (common random numbers), so the
     measured chi_1 is a smooth function of sigma_w^2 (a root finder needs that). Returns
     exp(mean_l ln r_l) with r_l = sum_batch |J_l v|^2 / sum_batch |v|^2."""
+    seed = get_seed(seed)
     s = np.atleast_1d(np.asarray(sigma_w2, dtype=float))
     if np.any(s <= 0) or sigma_b2 < 0 or depth <= burn or width < 2 or batch < 1:
         raise ValueError("measure_chi_1 needs sigma_w2 > 0, sigma_b2 >= 0, depth > burn, "
@@ -241,12 +242,13 @@ def measure_chi_1(sigma_w2, sigma_b2: float, width: int = 256, depth: int = 40, 
 
 
 def measured_critical_sigma_w2(sigma_b2: float, width: int = 256, depth: int = 40,
-                               batch: int = 32, seed: int = 0, lo: float = 0.3,
+                               batch: int = 32, seed: int | None = None, lo: float = 0.3,
                                hi: float = 8.0) -> float:
     """The sigma_w^2 where the measured chi_1 crosses 1 (root of ln chi_1, Brent's method).
 
     In a dry run (``DYNAMICS_DRY_RUN``) the root finder stops after that many iterations and
     returns its best bracket point: the sizes are proven, not the value."""
+    seed = get_seed(seed)
     f = lambda s: float(np.log(measure_chi_1(s, sigma_b2, width, depth, 10, batch, seed)[0]))  # noqa: E731
     if f(lo) * f(hi) > 0:
         raise ValueError(f"measured chi_1 does not cross 1 between sigma_w^2 = {lo} and {hi}")
@@ -258,10 +260,11 @@ def measured_critical_sigma_w2(sigma_b2: float, width: int = 256, depth: int = 4
 
 
 def measure_map_iterates(sigma_w2: float, sigma_b2: float, starts, kind: str = "q",
-                         width: int = 512, depth: int = 8, batch: int = 32, seed: int = 0) -> list:
+                         width: int = 512, depth: int = 8, batch: int = 32, seed: int | None = None) -> list:
     """Iterate the length (``kind="q"``) or correlation (``kind="c"``) map on a random tanh
     network: for each starting value, the measured sequence q^0, q^1, ... (or c^0, c^1, ...).
     Correlations start at q* (theory) so that they probe the map at its fixed length."""
+    seed = get_seed(seed)
     if kind not in ("q", "c"):
         raise ValueError(f"kind must be 'q' or 'c', got {kind!r}")
     gen = _generator(seed)
@@ -295,7 +298,7 @@ def measure_map_iterates(sigma_w2: float, sigma_b2: float, starts, kind: str = "
 
 
 def measure_depth_scale(sigma_w2: float, sigma_b2: float, width: int = 512, depth: int = 60,
-                        pairs: int = 64, seed: int = 0) -> tuple[float, int]:
+                        pairs: int = 64, seed: int | None = None) -> tuple[float, int]:
     """xi_c measured on a random tanh network.
 
     Two pairs of inputs (x, x') and (x, x''), built from the same two random vectors, start
@@ -304,6 +307,7 @@ def measure_depth_scale(sigma_w2: float, sigma_b2: float, width: int = 512, dept
     over the layers where the gap is below 0.3 (the linear regime) and above 4 standard
     errors (the finite-width noise floor). Returns (xi, number of layers used); NaN when
     fewer than 4 layers qualify."""
+    seed = get_seed(seed)
     cs = c_star(sigma_w2, sigma_b2)
     c0 = (min(cs, 0.97) - 0.1, min(cs, 0.97))
     gen = _generator(seed)

@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from .. import data as datasets
 from ..config import Config, param
 from ..models import MLP
-from ..runtime import MAX_SEED, get_device
+from ..runtime import MAX_SEED, get_device, get_seed
 from .meanfield import *  # noqa: F401,F403  (section 2, re-exported)
 from .meanfield import __all__ as _meanfield
 from .meanfield import _generator, _randn
@@ -170,9 +170,10 @@ class GuessingConfig(Config):
     seed: int = param(0, "seed", low=0, high=MAX_SEED)
 
 
-def mnist1d_data(n_train: int, n_test: int = 500, seed: int = 0) -> datasets.Dataset:
+def mnist1d_data(n_train: int, n_test: int = 500, seed: int | None = None) -> datasets.Dataset:
     """MNIST-1D (10 classes of 40-sample signals), cached per device: the real data of this
     chapter (a copy cached on one device is never handed to a run on another)."""
+    seed = get_seed(seed)
     return _mnist1d_on(n_train, n_test, seed, str(get_device()))
 
 
@@ -338,7 +339,7 @@ def random_weights(init: str, n_nets: int, width: int, sigma_w2: float,
 
 def preactivation_fluctuations(init: str, depth: int, width: int, n_nets: int,
                                sigma_w2: float = 1.0,
-                               seed: int = 0) -> np.ndarray:
+                               seed: int | None = None) -> np.ndarray:
     """n Var[G_l] / E[G_l]^2 across an ensemble of tanh networks, per layer l,
     where G_l = |z_l|^2 / n is the mean squared preactivation of one input.
 
@@ -346,6 +347,7 @@ def preactivation_fluctuations(init: str, depth: int, width: int, n_nets: int,
     the four-point correlator of preactivations that controls finite-width
     effects. With Gaussian weights at criticality it grows linearly with
     depth; with orthogonal weights it stays flat (Day, Kahn & Roberts)."""
+    seed = get_seed(seed)
     if init not in ("orthogonal", "gaussian"):
         raise ValueError(f"init must be orthogonal or gaussian, got {init!r}")
     if depth < 1 or width < 2 or n_nets < 2:
@@ -367,7 +369,7 @@ def preactivation_fluctuations(init: str, depth: int, width: int, n_nets: int,
 
 
 def saxe_task(n_patterns: int = 10, strength_max: float = 1.0,
-              strength_min: float = 0.1, seed: int = 0) -> datasets.Dataset:
+              strength_min: float = 0.1, seed: int | None = None) -> datasets.Dataset:
     """C patterns, one per class: x_c = sqrt(C) s_c v_c with orthonormal v_c.
 
     With one-hot targets and the mean squared error, the input-output
@@ -375,6 +377,7 @@ def saxe_task(n_patterns: int = 10, strength_max: float = 1.0,
     correlation Sigma_11 = sum_c s_c^2 v_c v_c^T share their singular vectors,
     so gradient descent decouples into one mode per pattern (Saxe et al.):
     pattern c is learned on its own time scale ~ 1/s_c."""
+    seed = get_seed(seed)
     if n_patterns < 2 or not 0 < strength_min <= strength_max:
         raise ValueError("need n_patterns >= 2 and "
                          "0 < strength_min <= strength_max")

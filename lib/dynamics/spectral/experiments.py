@@ -29,6 +29,7 @@ from .science import (MEMORY_METHODS, MemoryConfig, PracticeConfig, ShapingConfi
                       polar, practice_data, recovered, rms_to_rms_norm, unit_updates)
 from .roles import *  # noqa: F401,F403  (section 6: norms per role, seconds per step)
 from .roles import __all__ as _roles
+from ..runtime import get_seed
 
 __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'hidden_layer_step',
            'run_width', 'growth', 'PRACTICE_OPTIMIZERS', 'steps_to', 'best_lr', 'run_practice',
@@ -41,10 +42,11 @@ __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'hidden_l
 # ================================================================ Muon = torch.optim.Muon
 
 
-def muon_agreement(seed: int = 0, steps: int = 5, shapes=((96, 32), (32, 96), (64, 64)),
+def muon_agreement(seed: int | None = None, steps: int = 5, shapes=((96, 32), (32, 96), (64, 64)),
                    **hyper) -> float:
     """Largest parameter difference between :class:`TeachingMuon` and ``torch.optim.Muon``
     after ``steps`` steps on the same random gradients (0.0 when the updates agree exactly)."""
+    seed = get_seed(seed)
     g = torch.Generator().manual_seed(seed)
     ours = [torch.nn.Parameter(torch.randn(*s, generator=g)) for s in shapes]
     theirs = [torch.nn.Parameter(p.detach().clone()) for p in ours]
@@ -81,11 +83,12 @@ def _timeit(fn, repeats: int, device):
 
 
 def time_orthogonalization(sizes, steps: int = 5, repeats: int = 3, device=None,
-                           dtypes=(torch.float32,), seed: int = 0) -> list[dict]:
+                           dtypes=(torch.float32,), seed: int | None = None) -> list[dict]:
     """Wall (and CPU) seconds of Newton–Schulz (``steps`` iterations, each dtype) and of the
     exact polar factor by SVD, for square Gaussian n×n matrices (median of ``repeats`` up to
     n = 1024, one run above), with NS's distance from U Vᵀ: relative Frobenius error and
     max|σ − 1|. (``dynamics.bench`` calls this too.)"""
+    seed = get_seed(seed)
     device = runtime.get_device(device)
     rows = []
     for n in sizes:

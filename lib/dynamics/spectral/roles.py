@@ -30,6 +30,7 @@ import torch.nn.functional as F
 
 from .. import train as T
 from .science import PracticeConfig, mlp, muon_with_adamw, polar, practice_data
+from ..runtime import get_seed
 
 __all__ = ["ROLE_NORMS", "role_norm", "duality_map", "random_unit_directions",
            "steepest_table", "step_seconds", "per_second"]
@@ -70,18 +71,20 @@ def duality_map(G: torch.Tensor, norm: str) -> torch.Tensor:
     return torch.sign(G)
 
 
-def random_unit_directions(shape: tuple, norm: str, draws: int, seed: int = 0):
+def random_unit_directions(shape: tuple, norm: str, draws: int, seed: int | None = None):
     """``draws`` Gaussian directions of ``shape``, each rescaled to unit ``norm``."""
+    seed = get_seed(seed)
     g = torch.Generator().manual_seed(int(seed))
     for _ in range(int(draws)):
         D = torch.randn(*shape, generator=g, dtype=torch.float64)
         yield D / role_norm(D, norm)
 
 
-def steepest_table(G: torch.Tensor, draws: int = 500, seed: int = 0) -> dict:
+def steepest_table(G: torch.Tensor, draws: int = 500, seed: int | None = None) -> dict:
     """For each norm (row) and each duality map (column): ⟨G, D⟩ with D the map's output
     rescaled to unit norm in the row's norm, and the best of ``draws`` random unit directions.
     Steepest descent predicts the row's own map on the diagonal of each row's maximum."""
+    seed = get_seed(seed)
     G = G.double()
     maps = {n: duality_map(G, n).double() for n in ROLE_NORMS}
     gain = {row: {col: float((G * D).sum()) / role_norm(D, row) for col, D in maps.items()}

@@ -33,7 +33,7 @@ from .. import data as D
 from .. import models
 from .. import train as T
 from ..config import Config, param
-from ..runtime import MAX_SEED, get_device, seeded
+from ..runtime import MAX_SEED, get_device, get_seed, seeded
 
 __all__ = ['MUON_COEFFS', 'CUBIC_COEFFS', 'EPS', 'rms_to_rms_norm', 'polar', 'nuclear_norm',
            'output_change', 'newton_schulz', 'ns_map', 'momentum_direction', 'muon_update',
@@ -367,10 +367,11 @@ def linear_p_schedule(p_start: float, p_end: float, steps: int) -> Callable[[int
 MEMORY_METHODS = ("sgd", "muon", "newton")
 
 
-def memory_task(n_pairs: int, dim: int, alpha: float = 1.0, seed: int = 0,
+def memory_task(n_pairs: int, dim: int, alpha: float = 1.0, seed: int | None = None,
                 dtype=torch.float64, device=None):
     """``n_pairs`` associations k_i -> v_i with Gaussian embeddings N(0, I/dim) in R^dim, and
     power-law frequencies p_i ∝ i^(−alpha) (i = 1 is the most frequent pair)."""
+    seed = get_seed(seed)
     if n_pairs < 2 or dim < 1:
         raise ValueError(f"need n_pairs >= 2 and dim >= 1, got {n_pairs}, {dim}")
     if not alpha >= 0:
@@ -452,12 +453,12 @@ def recovered(W, keys, values) -> torch.Tensor:
 SPECTRA = ("gaussian", "power law", "low rank + noise")
 
 
-def random_matrix(rows: int, cols: int, spectrum: str = "gaussian", seed: int = 0) -> torch.Tensor:
+def random_matrix(rows: int, cols: int, spectrum: str = "gaussian", seed: int | None = None) -> torch.Tensor:
     """A random matrix whose singular values are Gaussian-like (Marchenko–Pastur), decay as a
     power law σ_i ∝ i^(−1), or are a rank-4 signal plus small noise (like a gradient)."""
     if spectrum not in SPECTRA:
         raise ValueError(f"unknown spectrum {spectrum!r}; choose one of {list(SPECTRA)}")
-    G = torch.randn(rows, cols, generator=torch.Generator().manual_seed(int(seed)))
+    G = torch.randn(rows, cols, generator=torch.Generator().manual_seed(get_seed(seed)))
     if spectrum == "gaussian":
         return G
     U, _, Vh = torch.linalg.svd(G, full_matrices=False)

@@ -100,7 +100,7 @@ def run_window(cfg: WindowConfig, seed: int | None = None) -> dict:
     Returns ``settings`` (each with ``tau``, ``measured`` (fitted over ``2 tau`` steps, the
     control over the longest window) and ``end``: the fraction kept at that window's end),
     ``steps`` (after the kick), ``kept`` [setting][step], ``seed`` and ``stopped``."""
-    from torch.func import functional_call, grad, stack_module_state, vmap
+    from torch.func import functional_call, stack_module_state, vmap
 
     seed = get_seed(seed)
     settings = cfg.settings()
@@ -117,10 +117,15 @@ def run_window(cfg: WindowConfig, seed: int | None = None) -> dict:
     lr = torch.tensor([s["lr"] for s in settings for _ in (0, 1)], device=data.device)
     wd = torch.tensor([s["weight_decay"] for s in settings for _ in (0, 1)], device=data.device)
 
-    def loss(p, x, y):
-        return torch.nn.functional.cross_entropy(functional_call(meta, p, (x,)), y)
-
-    grads = vmap(grad(loss), in_dims=(0, None, None))
+    def grads(p: dict, x, y) -> dict:
+        """Each model's gradient of its own mean loss, as the sweep engine takes them: one
+        backward pass through the sum of the K independent losses."""
+        leaves = {k: t.detach().requires_grad_(True) for k, t in p.items()}
+        out = vmap(lambda q, xb: functional_call(meta, q, (xb,)), in_dims=(0, None))(leaves, x)
+        losses = torch.nn.functional.cross_entropy(
+            out.flatten(0, 1), y.repeat(out.shape[0]), reduction="none").view(out.shape[:2])
+        got = torch.autograd.grad(losses.mean(1).sum(), list(leaves.values()))
+        return dict(zip(leaves, got))
     state = init_state("adamw", ps)
     gen = torch.Generator().manual_seed(seed)
     n, b = len(data.x_train), min(cfg.batch_size, len(data.x_train))

@@ -158,7 +158,7 @@ def test_algorithm_rows_say_no_where_the_phenomenon_is_absent():
     init = {s: dict(m, **{k[5:]: v for k, v in m.items() if k.startswith("init_")})
             for s, m in clock.items()}
     # the norm read at the fit step instead of the grok step; the x1 run as the large start
-    flat = {s: dict(n, done=n["fit_done"]) for s, n in norms.items()}
+    flat = {s: dict(n, done=n["fit_done"], grok_step=n["fit_step"]) for s, n in norms.items()}
     same = {s: {1.0: r[1.0], 4.0: r[1.0]} for s, r in scaled.items()}
     rows = _rows(init, flat, same)
     for name in ("The key frequencies carry", "Each neuron reads", "Projected on the cosine",

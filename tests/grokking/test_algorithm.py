@@ -101,7 +101,7 @@ def test_muon_groups_give_muon_the_hidden_matrix_only():
     assert set(adam) == {n for n, _ in m.named_parameters()} - {"hidden.1.weight"}
     with pytest.raises(ValueError, match="depth"):
         A.muon_groups(M.MLP(2 * 11, 16, 1, 11))
-    cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=5, n_evals=5)
+    cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=5, n_evals=10)
     opt = A.grok_muon(cfg, 0.1)(m)
     kinds = [type(o).__name__ for o in opt.optimizers]
     assert kinds == ["Muon", "AdamW"]
@@ -113,7 +113,7 @@ def test_muon_groups_give_muon_the_hidden_matrix_only():
 
 
 def test_optimizer_runs_give_each_the_same_budget():
-    cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=30, n_evals=6)
+    cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=30, n_evals=10)
     out = A.optimizer_runs(cfg, [0, 1])
     for name, base in (("adamw", cfg.lr), ("muon", A.MUON_LRS)):
         assert list(out[name]["tried"]) == pytest.approx([base * f for f in A.LR_FACTORS])

@@ -165,3 +165,30 @@ def test_algorithm_rows_say_no_where_the_phenomenon_is_absent():
                  "Generalization arrives", "The norm the network memorizes at"):
         hit = [r for k, r in rows.items() if k.startswith(name)]
         assert len(hit) == 1 and hit[0]["reproduced"] == "no", (name, hit)
+
+
+def test_muon_row_compares_each_at_its_best_and_can_say_no():
+    from types import SimpleNamespace as NS
+
+    clock = {s: dict(keys=[1, 2], K=10, null=0.2, key_share=0.9, init_key_share=0.2, single=0.9,
+                     init_single=0.1, on_keys=0.9, spread=0.05, init_spread=0.3) for s in (0, 1)}
+    norms = {s: dict(done=0.9, fit_done=0.0, fit_step=10, peak_step=20, grok_step=100)
+             for s in (0, 1)}
+    run = lambda start, peak, grok: NS(history={"weight_norm": [start, peak, 3.0]},  # noqa: E731
+                                       grok_step=grok)
+    scaled = {s: {1.0: run(1.0, 5.0, 100), 4.0: run(4.0, 6.0, 120)} for s in (0, 1)}
+
+    def row(muon_grok):
+        opt = dict(adamw=dict(tried={0.005: 300, 0.01: 100, 0.02: None}, best=0.01,
+                              grok={0: 100, 1: 110}),
+                   muon=dict(tried={0.05: None, 0.1: muon_grok[0], 0.2: None}, best=0.1,
+                             grok=dict(enumerate(muon_grok))))
+        rows = A.algorithm_claims(clock, norms, scaled, opt)
+        return [r for r in rows if r["claim"].startswith("Muon")][0]
+
+    fast, slow = row([50, 55]), row([200, None])
+    assert not fast["asserted"] and fast["seeds"] == [0, 1]
+    assert fast["reproduced"] == "yes" and "2.00x" in fast["measured here"]
+    assert slow["reproduced"] == "no"
+    assert all(r["reproduced"] == "yes" for r in A.algorithm_claims(clock, norms, scaled)
+               if r["asserted"])

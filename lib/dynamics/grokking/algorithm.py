@@ -47,7 +47,7 @@ __all__ = [
 
 SINGLE = 0.5      # "a neuron reads one frequency": its top frequency holds at least half its energy
 ROUND = 0.5       # "on a circle": the radius spread at most half the initial network's
-NULL_OVER = 2.0   # "most of the norm": over half, and at least twice the uniform null's share
+NULL_OVER = 1.5   # "most of the norm": over half, and off the keys at most 1/1.5 of what the null leaves
 INIT_SCALES = (4.0,)  # the init-scale control (Omnigrok: a large start): every parameter x these
 LR_FACTORS = (0.5, 1.0, 2.0)  # each optimizer's learning-rate budget, around its own value
 MUON_LRS = 0.1    # Muon's own learning rate on the hidden matrix (its update's entries have

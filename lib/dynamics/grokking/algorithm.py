@@ -254,9 +254,8 @@ def run_scaled(cfg: GrokConfig, seed: int, scale: float, data=None) -> GrokRun:
 
 def muon_groups(model: nn.Module) -> tuple[list[str], list[str]]:
     """Which parameters Muon trains and which AdamW does, by name. ``torch.optim.Muon`` takes
-    2-D matrices only, and Muon is meant for the hidden ones (Jordan et al.; Tveit et al.
-    train their transformer's embeddings and head with AdamW): here the MLP's hidden
-    matrices after the first. The first layer reads one-hot residues, so it *is* an
+    2-D matrices only, and Muon is meant for the hidden ones (Jordan et al. recommend AdamW
+    for embeddings and the head): here the MLP's hidden matrices after the first. The first layer reads one-hot residues, so it *is* an
     embedding (each column the vector of one residue): it goes to AdamW with the head and
     every bias."""
     if not isinstance(model, M.MLP):

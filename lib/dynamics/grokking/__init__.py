@@ -13,6 +13,9 @@ Modules:
   and ``precompute``.
 - :mod:`.figures`: figures, tables and sliders over precomputed data.
 - :mod:`.views`: live panels, the page's numbers and ``claims``.
+- :mod:`.algorithm`: the algorithm the network finds (the clock in its first layer, division
+  as relabelled subtraction), the weight norm's descent (Omnigrok) and Muon against AdamW,
+  with their figures and claims rows (re-exported by :mod:`.views`).
 
 ``from dynamics import grokking as G`` gives every public name of the four.
 """

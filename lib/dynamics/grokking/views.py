@@ -19,12 +19,14 @@ from .science import (
 )
 
 from .figures import *  # noqa: F401,F403  (re-exported: views.X still works)
+from .algorithm import *  # noqa: F401,F403  (the algorithm section, re-exported)
+from .algorithm import __all__ as _algorithm
 from .figures import (_falls, clock_fit, clock_ratios, corrupted_facts, phase_facts, phase_figure,
                       progress_figure, training_figure)
 
 __all__ = ["training_panel", "progress_panel", "remedy_panel", "phase_panel", "claims",
            "section1_claims", "phase_claims", "published_claims", "pct0", "DIV_RANGE",
-           "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN"]
+           "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN", *_algorithm]
 
 
 # ============================================================================ live panels

@@ -1,0 +1,194 @@
+"""dynamics.grokking.algorithm: division as subtraction after the discrete logarithm, the
+clock measures on a planted clock and on random weights, Muon's parameter split, and the
+section's claims rows on the claim seeds (smoke), with rows that say "no" when the
+phenomenon is absent."""
+import functools
+import math
+
+import pytest
+import torch
+
+from dynamics import data as D
+from dynamics import models as M
+from dynamics import plots
+from dynamics.grokking import algorithm as A
+from dynamics.grokking import experiments as E
+from dynamics.grokking import science as S
+
+from seeds import SEEDS
+
+
+# ----------------------------------------------------------------------------- division
+
+
+@pytest.mark.parametrize("p", [3, 5, 7, 11, 23, 37, 59, 97, 113])
+def test_division_table_is_the_subtraction_table_after_the_discrete_log(p):
+    g, log = A.discrete_log(p)
+    assert sorted(log) == list(range(1, p)) and sorted(log.values()) == list(range(p - 1))
+    assert all(pow(g, k, p) == a for a, k in log.items())
+    out = A.division_as_subtraction(p)
+    assert out["g"] == g
+    assert torch.equal(out["relabelled"], out["subtraction"])
+    # the relabelled table is the data module's own division table, read through the logs
+    exp = {k: a for a, k in log.items()}
+    i, j = 2 % (p - 1), (p - 2)
+    assert D.OPERATIONS["div"](torch.tensor(exp[i]), torch.tensor(exp[j]), p) == exp[(i - j) % (p - 1)]
+
+
+def test_primitive_root_is_a_generator_and_refuses_composites():
+    assert A.primitive_root(7) == 3 and A.primitive_root(59) == 2
+    for bad in (1, 2, 9, 15, 57):
+        with pytest.raises(ValueError, match="prime"):
+            A.primitive_root(bad)
+    # 2 is not a generator mod 7 (2^3 = 1): the search skips it
+    assert len({pow(2, k, 7) for k in range(6)}) < 6
+
+
+# ----------------------------------------------------------------------------- the clock
+
+
+def _planted(p=23, width=64, keys=(3, 7), seed=0):
+    """An MLP whose first layer is a clock: neuron j reads cos(2π k_j a / p + φ_j), the
+    phases of each frequency's neurons spread evenly (then the plane's points lie on a circle)."""
+    torch.manual_seed(seed)
+    m = M.MLP(2 * p, width, 2, p)
+    a = torch.arange(p, dtype=torch.float32)
+    with torch.no_grad():
+        w = torch.empty(width, 2 * p)
+        for j in range(width):
+            k = keys[j % len(keys)]
+            phi = 2 * math.pi * (j // len(keys)) / (width // len(keys))  # spread evenly
+            w[j, :p] = torch.cos(2 * math.pi * k * a / p + phi)
+            w[j, p:] = torch.cos(2 * math.pi * k * a / p + phi + 1.0)
+        m.hidden[0].weight.copy_(w)
+    return m
+
+
+def test_clock_measures_find_a_planted_clock_and_not_random_weights():
+    p, keys = 23, [3, 7]
+    clock, rand = _planted(p, keys=keys), M.MLP(2 * p, 64, 2, p)
+    m = A.clock_measures(clock, rand, p, keys=keys)
+    assert m["null"] == pytest.approx(2 / 11)
+    assert m["key_share"] == pytest.approx(1.0, abs=1e-5) and m["single"] == pytest.approx(1.0, abs=1e-5)
+    assert m["on_keys"] == 1.0 and m["spread"] < 1e-3
+    assert m["init_key_share"] < 0.5 and m["init_single"] < 0.5 and m["init_spread"] > 0.1
+    pts = A.clock_points(clock, p, 3)
+    r = pts.norm(dim=1)
+    assert float(r.std() / r.mean()) < 1e-3  # a circle
+    angle = torch.atan2(pts[:, 1], pts[:, 0])
+    step = torch.remainder(angle[1:] - angle[:-1], 2 * math.pi)  # a turns by 2π k / p
+    assert torch.allclose(torch.minimum(step, 2 * math.pi - step),
+                          torch.full_like(step, 2 * math.pi * 3 / p), atol=1e-3)
+    with pytest.raises(ValueError, match="op"):
+        A.clock_measures(clock, rand, p, op="div", keys=keys)
+
+
+def test_figures_build():
+    p = 23
+    clock, rand = _planted(p), M.MLP(2 * p, 64, 2, p)
+    m = A.clock_measures(clock, rand, p, keys=[3, 7])
+    assert len(A.clock_figure(clock, rand, p, [3, 7]).data) == 4
+    assert len(A.neuron_figure(m).data) == 2
+
+
+# ----------------------------------------------------------------------------- Muon
+
+
+def test_muon_groups_give_muon_the_hidden_matrix_only():
+    m = M.MLP(2 * 11, 16, 2, 11)
+    muon, adam = A.muon_groups(m)
+    assert muon == ["hidden.1.weight"]
+    assert set(adam) == {n for n, _ in m.named_parameters()} - {"hidden.1.weight"}
+    with pytest.raises(ValueError, match="depth"):
+        A.muon_groups(M.MLP(2 * 11, 16, 1, 11))
+    cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=5, n_evals=10)
+    opt = A.grok_muon(cfg, 0.1)(m)
+    kinds = [type(o).__name__ for o in opt.optimizers]
+    assert kinds == ["Muon", "AdamW"]
+    # Muon's decay keeps AdamW's shrinking per step: muon_lr x decay = lr x weight decay
+    g = opt.optimizers[0].param_groups[0]
+    assert g["lr"] * g["weight_decay"] == pytest.approx(cfg.lr * cfg.weight_decay)
+    with pytest.raises(ValueError, match="optimizer"):
+        A.run_optimizer(cfg, 0, "sgd", 0.1)
+
+
+def test_optimizer_runs_give_each_the_same_budget():
+    cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=30, n_evals=10)
+    out = A.optimizer_runs(cfg, [0, 1])
+    for name, base in (("adamw", cfg.lr), ("muon", A.MUON_LRS)):
+        assert list(out[name]["tried"]) == pytest.approx([base * f for f in A.LR_FACTORS])
+        assert out[name]["best"] in out[name]["tried"] and set(out[name]["grok"]) == {0, 1}
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+@functools.cache
+def _runs():
+    torch.set_num_threads(1)
+    cfg = S.GrokConfig.for_profile("smoke")
+    first = {s: E.run(cfg, s, checkpoints=True) for s in SEEDS}
+    clock = {s: A.clock_measures(r.model, A.initial_model(r), cfg.p) for s, r in first.items()}
+    norms = {s: A.norm_descent(r) for s, r in first.items()}
+    scaled = {s: {1.0: r, **{x: A.run_scaled(cfg, s, x, data=r.data) for x in A.INIT_SCALES}}
+              for s, r in first.items()}
+    return clock, norms, scaled
+
+
+def _rows(clock, norms, scaled):
+    return {r["claim"].split(":")[0].split(" (")[0]: r
+            for r in A.algorithm_claims(clock, norms, scaled)}
+
+
+@pytest.mark.claim
+def test_algorithm_rows_hold_on_the_claim_seeds():
+    rows = _rows(*_runs())
+    asserted = [r for r in rows.values() if r["asserted"]]
+    assert len(asserted) == 5
+    for r in asserted:
+        assert r["seeds"] == SEEDS and r["control"] and r["window"]
+        assert r["reproduced"] == "yes", r
+    assert not plots.failed_claims(list(rows.values()))
+
+
+@pytest.mark.claim
+def test_algorithm_rows_say_no_where_the_phenomenon_is_absent():
+    clock, norms, scaled = _runs()
+    # the control as the treatment: the initial network read as if it were the trained one
+    init = {s: dict(m, **{k[5:]: v for k, v in m.items() if k.startswith("init_")})
+            for s, m in clock.items()}
+    # the norm read at the fit step instead of the grok step; the x1 run as the large start
+    flat = {s: dict(n, done=n["fit_done"], grok_step=n["fit_step"]) for s, n in norms.items()}
+    same = {s: {1.0: r[1.0], 4.0: r[1.0]} for s, r in scaled.items()}
+    rows = _rows(init, flat, same)
+    for name in ("The key frequencies carry", "Each neuron reads", "Projected on the cosine",
+                 "Generalization arrives", "The norm the network memorizes at"):
+        hit = [r for k, r in rows.items() if k.startswith(name)]
+        assert len(hit) == 1 and hit[0]["reproduced"] == "no", (name, hit)
+
+
+def test_muon_row_compares_each_at_its_best_and_can_say_no():
+    from types import SimpleNamespace as NS
+
+    clock = {s: dict(keys=[1, 2], K=10, null=0.2, key_share=0.9, init_key_share=0.2, single=0.9,
+                     init_single=0.1, on_keys=0.9, spread=0.05, init_spread=0.3) for s in (0, 1)}
+    norms = {s: dict(done=0.9, fit_done=0.0, fit_step=10, peak_step=20, grok_step=100)
+             for s in (0, 1)}
+    run = lambda start, peak, grok: NS(history={"weight_norm": [start, peak, 3.0]},  # noqa: E731
+                                       grok_step=grok)
+    scaled = {s: {1.0: run(1.0, 5.0, 100), 4.0: run(4.0, 6.0, 120)} for s in (0, 1)}
+
+    def row(muon_grok):
+        opt = dict(adamw=dict(tried={0.005: 300, 0.01: 100, 0.02: None}, best=0.01,
+                              grok={0: 100, 1: 110}),
+                   muon=dict(tried={0.05: None, 0.1: muon_grok[0], 0.2: None}, best=0.1,
+                             grok=dict(enumerate(muon_grok))))
+        rows = A.algorithm_claims(clock, norms, scaled, opt)
+        return [r for r in rows if r["claim"].startswith("Muon")][0]
+
+    fast, slow = row([50, 55]), row([200, None])
+    assert not fast["asserted"] and fast["seeds"] == [0, 1]
+    assert fast["reproduced"] == "yes" and "2.00x" in fast["measured here"]
+    assert slow["reproduced"] == "no"
+    assert all(r["reproduced"] == "yes" for r in A.algorithm_claims(clock, norms, scaled)
+               if r["asserted"])

@@ -29,11 +29,11 @@ import torch.nn as nn
 from .. import data as D
 from .. import models as M
 from .. import plots
-from ..train import Hooks, Optimizers, Recipe, train
-from .experiments import GrokRun, evaluation_steps
+from ..train import Hooks, Optimizers, train
+from .experiments import GrokRun, recipe
 from .science import (
     ADAM_BETAS, GROK_ACC, GrokConfig, fourier_spectrum, input_weights, key_frequencies,
-    loss_and_hook, make_data, make_model, model_concentration, optimizer_for, pair_logits,
+    loss_and_hook, make_data, make_model, model_concentration, pair_logits,
     weight_norm,
 )
 
@@ -233,9 +233,8 @@ def _train(cfg: GrokConfig, seed: int, model: nn.Module, data, optimizer=None,
     metrics = dict(weight_norm=lambda m, d: weight_norm(m),
                    fourier_top10=lambda m, d: model_concentration(m, cfg.p))
     stop = [lambda step, h, m: h.last("test_acc") > GROK_ACC] if stop_at_grok else []
-    opt = optimizer or (lambda m: optimizer_for(cfg, m))
-    rec = Recipe(cfg.steps, optimizer=opt, loss=loss_and_hook(cfg)[0],
-                 eval=evaluation_steps(cfg.steps, cfg.n_evals))
+    rec = recipe(cfg) if optimizer is None else recipe(cfg).replace(
+        optimizer=optimizer, adam_lr=None)
     h = train(model.to(data.device), data, rec, metrics=metrics, hooks=Hooks(hook, on_eval=stop),
               seed=seed, progress=False, desc=label or f"{cfg.op} mod {cfg.p}")
     return GrokRun(cfg, h, model, data, seed)
@@ -260,10 +259,9 @@ def muon_groups(model: nn.Module) -> tuple[list[str], list[str]]:
     every bias."""
     if not isinstance(model, M.MLP):
         raise ValueError("muon_groups splits the grokking MLP's parameters")
-    muon, adam = [], []
-    for name, p in model.named_parameters():
-        hidden = name.startswith("hidden.") and p.ndim == 2 and not name.startswith("hidden.0.")
-        (muon if hidden else adam).append(name)
+    hidden = {id(p) for p in model.hidden_matrices()[1:]}  # the model's own list, less the first
+    muon = [n for n, p in model.named_parameters() if id(p) in hidden]
+    adam = [n for n, p in model.named_parameters() if id(p) not in hidden]
     if not muon:
         raise ValueError("Muon needs a hidden matrix after the first layer: use depth >= 2")
     return muon, adam

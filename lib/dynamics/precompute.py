@@ -27,7 +27,7 @@ import sys
 import time
 
 from . import CHAPTERS
-from .runtime import PROFILES, dry_run, get_profile, seed_everything, setup
+from .runtime import PROFILES, dry_run, get_profile, setup
 
 
 def theme_module(chapter: str):
@@ -71,9 +71,6 @@ def main(argv=None) -> int:
             plan.seed = args.seed
             paths = plan.run(deadline=deadline)
             left += plan.left
-        elif hasattr(module, "precompute"):  # not declared as units: one step, not resumable
-            seed_everything(args.seed)
-            paths = module.precompute(profile)
         else:
             print(f"{chapter}: nothing to precompute")
             continue

@@ -15,8 +15,7 @@ its units::
         p.output("grokking_phase", assemble, config=cfg, command=..., note=...)
         return p                                       # assemble({unit name: result}) -> payload
 
-    def precompute(profile, minutes=None):
-        return precompute_plan(profile).run(minutes)
+``python -m dynamics.precompute grokking`` runs ``precompute_plan(profile).run(...)``.
 
 A unit's result is anything :func:`dynamics.results.save` writes (dicts, lists, numbers,
 arrays, tensors, objects with ``to_dict``); ``assemble`` receives it as JSON gives it back.

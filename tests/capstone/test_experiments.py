@@ -115,7 +115,7 @@ def test_precompute_dry_run(tmp_path, monkeypatch):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
     plan = E.precompute_plan("smoke")
     assert [u.name for u in plan.units] == ["grid adamw seed=0", "grid muon seed=0", "clock seed=0"]
-    (path,) = E.precompute("smoke")
+    (path,) = E.precompute_plan("smoke").run()
     assert path.exists()
     import json
     blob = json.loads(path.read_text())

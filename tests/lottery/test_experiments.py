@@ -171,7 +171,7 @@ def test_the_gpu_plan_counts_every_round_and_control_a_dry_run_stands_for(small,
 def test_precompute_writes_three_files_in_a_dry_run(monkeypatch, tmp_path):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
-    paths = L.precompute("smoke")
+    paths = L.precompute_plan("smoke").run()
     assert sorted(p.name for p in paths) == ["lottery_imp.json", "lottery_lmc.json", "lottery_pai.json"]
     assert all(p.parent == tmp_path for p in paths)
 

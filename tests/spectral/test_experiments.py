@@ -322,7 +322,7 @@ def test_precompute_writes_its_four_files_in_a_dry_run(tmp_path, monkeypatch):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     monkeypatch.setenv("DYNAMICS_DEVICE", "cpu")
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
-    paths = E.precompute("smoke")
+    paths = E.precompute_plan("smoke").run()
     assert sorted(p.name for p in paths) == sorted(f"spectral_{n}.json" for n in
                                                    ("timing", "practice", "memory", "shaping"))
     for p in paths:

@@ -74,7 +74,7 @@ def test_dry_run_caps_every_runner(monkeypatch, tmp_path):
     assert all(h.steps[-1] == 3 for h in clock["histories"])
     spec = E.run_spectrum(S.SpectrumConfig.for_profile("gpu"), 0, progress=False)
     assert all(r["history"].steps[-1] == 3 for r in spec["runs"].values())
-    paths = E.precompute("gpu")
+    paths = E.precompute_plan("gpu").run()
     assert [p.parent for p in paths] == [tmp_path]
     payload = json.loads(paths[0].read_text())["payload"]
     assert set(payload["grids"]) == set(S.GRIDS)

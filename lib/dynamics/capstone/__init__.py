@@ -11,7 +11,7 @@ Modules:
 - :mod:`.science`: the config, :func:`measure` (each chapter's measure, imported), the update
   probe and the step-finding rules (no plotting).
 - :mod:`.experiments`: ``run``, ``init_sweep``, ``clock_grid``, ``optimizer_runs``,
-  ``lottery``, ``collapse_timing`` and ``precompute``.
+  ``lottery``, ``collapse_timing`` and ``precompute_plan``.
 - :mod:`.figures`: the timeline figure, the questions' figures and the grid slider.
 - :mod:`.views`: the live panel, ``claims`` and ``published_claims``.
 

@@ -8,7 +8,7 @@ the four questions asked of it.
 - :func:`optimizer_runs`: AdamW against Muon, each at its best learning rate of a few;
 - :func:`lottery`: prune the grokked network by magnitude, rewind, retrain, with controls;
 - :func:`collapse_timing`: does NC1 fall when test accuracy rises, or before?
-- :func:`precompute`: the grid init scale x weight decay x optimizer x seeds, into ``data/``.
+- :func:`precompute_plan`: the grid init scale x weight decay x optimizer x seeds, into ``data/``.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ from .science import (
 __all__ = [
     "OneRun", "run", "summarize", "init_sweep", "clock_grid", "clock_fit", "optimizer_runs",
     "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "grid_unit", "precompute_plan",
-    "precompute", "GRID_FILE",
+    "GRID_FILE",
 ]
 
 
@@ -410,7 +410,3 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
                              f"{base.steps} steps each ({t['cpu_seconds']:.0f} s of CPU time)."))
     return p
 
-
-def precompute(profile: str, minutes: float | None = None) -> list:
-    """The grid of :func:`precompute_plan`, unit by unit (resumable)."""
-    return precompute_plan(profile).run(minutes)

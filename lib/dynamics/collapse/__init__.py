@@ -14,7 +14,7 @@ Modules:
   and the configs; with :mod:`.theory` (``simplex_etf``, ``imbalanced_ufm_solution``), which it
   re-exports. No plotting.
 - :mod:`.experiments`: runners (``run_collapse``, ``run_weight_decays``, ``run_conditions``,
-  ``run_ufm``, ``run_ufm_pair``, ``run_imbalance``) and ``precompute``.
+  ``run_ufm``, ``run_ufm_pair``, ``run_imbalance``) and ``precompute_plan``.
 - :mod:`.figures`: figures (``*_figure``), static sliders (``*_slider``) and tables.
 - :mod:`.views`: live panels (``*_panel``), the page's numbers and the claims table (``claims``);
   with :mod:`.losses` (MSE beside cross-entropy, on the training and the test set:

@@ -1,5 +1,5 @@
 """Neural collapse, the experiments: runners that train the models of ``science.py`` with the
-book's one training loop and record the collapse metrics, and ``precompute`` for the static
+book's one training loop and record the collapse metrics, and ``precompute_plan`` for the static
 figures of the chapter.
 
 Every runner takes a ``seed`` and reports its progress into :mod:`dynamics.progress` (a live
@@ -33,7 +33,7 @@ __all__ = ["Recorder", "snapshot", "live_eval_steps", "run_collapse", "run_weigh
            "run_conditions", "run_ufm", "run_ufm_pair", "run_imbalance", "run_claim_seeds",
            "project_3d",
            "simplex_frames", "PRECOMPUTED_WEIGHT_DECAYS", "PRECOMPUTED_GD_WEIGHT_DECAYS",
-           "PRECOMPUTED_RATIOS", "COMMAND", "precompute", "precompute_plan"]
+           "PRECOMPUTED_RATIOS", "COMMAND", "precompute_plan"]
 
 
 # ============================================================================ recording
@@ -384,8 +384,3 @@ def _simplex_unit(c4: CollapseConfig) -> dict:
     frames = [{k: v for k, v in f.items() if k != "etf"} for f in frames[:-1]] + [frames[-1]]
     return dict(frames=frames, steps=steps, history=h, final_means=rec.snapshots[-1]["means"])
 
-
-def precompute(profile: str | None = None, minutes: float | None = None) -> list:
-    """Write ``data/collapse_*.json`` (or ``$DYNAMICS_RESULTS_DIR``): :func:`precompute_plan`,
-    run (resumable: see :mod:`dynamics.units`)."""
-    return precompute_plan(profile).run(minutes)

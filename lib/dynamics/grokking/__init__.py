@@ -10,7 +10,7 @@ Modules:
 
 - :mod:`.science`: configs, task and models, progress measures, remedies, phases (no plotting).
 - :mod:`.experiments`: runners (``run``, ``run_remedies``, ``run_corrupted``, ``run_phase``)
-  and ``precompute``.
+  and ``precompute_plan``.
 - :mod:`.figures`: figures, tables and sliders over precomputed data.
 - :mod:`.views`: live panels, the page's numbers and ``claims``.
 - :mod:`.algorithm`: the algorithm the network finds (the clock in its first layer, division

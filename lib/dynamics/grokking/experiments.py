@@ -6,7 +6,7 @@
 - :func:`run_corrupted`: corrupted labels, one run per weight decay.
 - :func:`run_phase_grid` / :func:`run_phase`: the phase diagram, many models at once with
   :func:`dynamics.sweep.train_many`; :func:`phase_rows` labels each cell.
-- :func:`precompute`: the phase diagram at a profile's scale, written to ``data/``.
+- :func:`precompute_plan`: the phase diagram at a profile's scale, written to ``data/``.
 
 The science these runners call lives in :mod:`dynamics.grokking.science`; nothing here draws.
 """
@@ -38,7 +38,7 @@ __all__ = [  # the public names, re-exported by dynamics.grokking
     "evaluation_steps", "recipe", "GrokRun", "run", "unit_spectra", "progress_measures", "restricted_leads",
     "remedy_configs", "run_remedies", "speedups", "claim_seeds", "seed_runs", "run_corrupted", "pair_pool", "split_mask",
     "phase_rows", "critical_fraction", "run_phase_grid", "run_phase", "live_phase_config",
-    "precompute", "precompute_plan", "DEFAULT_REMEDIES"
+    "precompute_plan", "DEFAULT_REMEDIES"
 ]
 
 
@@ -508,9 +508,4 @@ def _phase_unit(cfg: GrokConfig, frac: float, decays, seeds, steps: int) -> dict
     out = run_phase_grid(cfg, [frac], decays, seeds=seeds, steps=steps, progress=False)
     return dict(rows=out["rows"], sweep=out["sweep"].to_dict(), steps=out["steps"])
 
-
-def precompute(profile: str, minutes: float | None = None) -> list:
-    """``python -m dynamics.precompute grokking --profile P``: :func:`precompute_plan`, run
-    (resumable: see :mod:`dynamics.units`)."""
-    return precompute_plan(profile).run(minutes)
 

@@ -19,7 +19,7 @@ Modules:
   networks), which it re-exports.
 - :mod:`.experiments`: the runners ``run_signal``, ``run_chaos``, ``run_trainability``,
   ``run_fluctuations``, ``run_saxe``, ``run_depth_time``, ``run_guessing_bias``, the numbers
-  the claims rest on, and ``precompute(profile)``.
+  the claims rest on, and ``precompute_plan(profile)``.
 - :mod:`.figures`: the ``*_figure`` builders and ``*_rows`` tables.
 - :mod:`.views`: ``*_panel(profile, seed)`` live panels, the page's numbers, and ``claims(...)``
   with its thresholds (in :mod:`.claims`, re-exported there); Section 5's SP beside muP (its

@@ -1,5 +1,5 @@
 """The chapter's experiments: runners that sweep the science of :mod:`.science`, the numbers
-the prose and the claims rest on, and ``precompute`` for the figures computed in advance.
+the prose and the claims rest on, and ``precompute_plan`` for the figures computed in advance.
 
 Runners return plain dicts (lists and numbers), ready for a figure or for ``data/``.
 Lists of runs go through ``runtime.grid`` and step counts a runner needs through
@@ -505,14 +505,9 @@ def _merge_depth_time(parts: dict) -> dict:
     return out
 
 
-def precompute(profile: str, minutes: float | None = None) -> list:
-    """``python -m dynamics.precompute initialization --profile P``: :func:`precompute_plan`,
-    run (resumable: see :mod:`dynamics.units`)."""
-    return precompute_plan(profile).run(minutes)
-
 
 __all__ = ["COMMAND", "CHANCE", "run_signal", "run_chaos", "xi_deviation", "run_trainability",
            "best_sigma_w2", "trainability_agreement", "trainability_disagreements",
            "run_fluctuations", "run_saxe", "half_times", "run_rank_growth", "coordinate_check",
            "run_depth_time", "learning_times", "depth_time_ratio", "run_guessing_bias",
-           "claim_runs", "precompute_plan", "INIT_PAIR", "precompute", *_isometry]
+           "claim_runs", "precompute_plan", "INIT_PAIR", *_isometry]

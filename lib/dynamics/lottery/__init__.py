@@ -11,7 +11,7 @@ Modules:
 - :mod:`.science`: the configs and pure functions: masks, :func:`rewind`, :func:`imp_round`,
   SNIP and SynFlow, interpolation and the error barrier (no plotting).
 - :mod:`.experiments`: the runners :func:`run_imp`, :func:`run_pai`, :func:`run_pai_at`,
-  :func:`run_lmc` and :func:`precompute`.
+  :func:`run_lmc` and :func:`precompute_plan`.
 - :mod:`.figures`: figures, precomputed sliders and tables.
 - :mod:`.views`: live panels, the page's numbers and the claims table.
 

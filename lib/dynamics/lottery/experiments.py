@@ -1,6 +1,6 @@
 """Runners of the lottery-ticket chapter: the IMP curve with both controls (:func:`run_imp`),
 pruning at initialization beside the ticket (:func:`run_pai`, :func:`run_pai_at`), the
-instability analysis (:func:`run_lmc`), their cost, and :func:`precompute`.
+instability analysis (:func:`run_lmc`), their cost, and :func:`precompute_plan`.
 
 All masked training goes through :func:`train_masked`, which trains many masked networks at
 once with the book's sweep engine (:func:`dynamics.sweep.train_many`): every seed of an IMP
@@ -510,12 +510,7 @@ def _lmc_unit(cfg: LotteryConfig, seed: int) -> dict:
     return run_lmc(cfg, LMC_REWINDS, seed=seed, data=load_data(cfg), progress=False)
 
 
-def precompute(profile: str, minutes: float | None = None) -> list:
-    """``python -m dynamics.precompute lottery_tickets --profile P``: :func:`precompute_plan`,
-    run (resumable: see :mod:`dynamics.units`)."""
-    return precompute_plan(profile).run(minutes)
 
-
-__all__ = ["VARIANTS", "ImpResult", "imp_cost", "imp_runs", "precompute", "precompute_plan",
+__all__ = ["VARIANTS", "ImpResult", "imp_cost", "imp_runs", "precompute_plan",
            "rewind_states", "run_controls", "run_imp", "run_lmc", "run_pai", "run_pai_at",
            "train_masked"]

@@ -11,7 +11,7 @@ interpolates between SGD (p = 1) and Muon (p = 0).
 Modules:
 
 - :mod:`.science`: the update rules, measures and theory, and the experiments' configs.
-- :mod:`.experiments`: runners (``run_*``, ``time_orthogonalization``) and ``precompute``;
+- :mod:`.experiments`: runners (``run_*``, ``time_orthogonalization``) and ``precompute_plan``;
   with :mod:`.roles` (norms per role, seconds per step) re-exported.
 - :mod:`.figures`: figures (``*_figure``), sliders (``*_slider``) and tables (``*_rows``).
 - :mod:`.views`: live panels (``*_panel``), the page's numbers and ``claims``.

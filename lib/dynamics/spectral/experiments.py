@@ -1,4 +1,4 @@
-"""The chapter's experiments: one runner per figure, their summaries, and :func:`precompute`
+"""The chapter's experiments: one runner per figure, their summaries, and :func:`precompute_plan`
 (the static figures in ``data/``). No plotting here (see ``views.py``).
 
 Runners: :func:`time_orthogonalization` (Newton–Schulz vs SVD), :func:`run_width` (one step
@@ -36,7 +36,7 @@ __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'hidden_l
            'practice_summary', 'rates_reaching', 'load_practice', 'rank_bins', 'run_memory',
            'run_memory_batch', 'critical_batch', 'run_shaped', 'schedule_name', 'run_shaping',
            'first_at_or_below', 'reference_loss', 'shaping_summary', 'EARLY_STEP', 'loss_at_step',
-           'early_and_late', 'load_shaping', 'precompute', 'precompute_plan', *_roles]
+           'early_and_late', 'load_shaping', 'precompute_plan', *_roles]
 
 
 # ================================================================ Muon = torch.optim.Muon
@@ -472,8 +472,3 @@ def _shaping_unit(scfg: ShapingConfig, lr: float) -> dict:
     r = run_shaping(scfg, default_data(), lr=lr, progress=False)
     return dict(runs={k: h.to_dict() for k, h in r["runs"].items()}, schedule=r["schedule"], lr=lr)
 
-
-def precompute(profile: str, minutes: float | None = None) -> list:
-    """``python -m dynamics.precompute spectral_optimizers --profile P``:
-    :func:`precompute_plan`, run (resumable: see :mod:`dynamics.units`)."""
-    return precompute_plan(profile).run(minutes)

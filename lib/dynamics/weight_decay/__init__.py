@@ -10,7 +10,7 @@ Modules:
 
 - :mod:`.science`: the update rules, the scale-invariant network, the equilibrium theory,
   the measures (angles, spectra, the ridge of a hyperparameter grid) and the configs.
-- :mod:`.experiments`: the runners of the four sections and ``precompute``.
+- :mod:`.experiments`: the runners of the four sections and ``precompute_plan``.
 - :mod:`.figures`: figures, sliders and tables of the results.
 - :mod:`.views`: live panels, the page's numbers, worked answers and the claims table.
 

@@ -1,4 +1,4 @@
-"""Weight decay, the experiments: one runner per section of the chapter, and ``precompute``.
+"""Weight decay, the experiments: one runner per section of the chapter, and ``precompute_plan``.
 
 - :func:`run_grid` / :func:`run_decoupling`: learning-rate x decay grids (sections 1 and 3),
   every cell averaged over seeds, all models of a grid trained at once by
@@ -8,7 +8,7 @@
   :func:`equilibrium_summary` putting the theory beside the measurement.
 - :func:`run_clock`: runs that share eta * lambda (section 3).
 - :func:`run_spectrum`: the same MLP with and without decay (section 4).
-- :func:`precompute`: the grids of the static book (``data/weight_decay_grid.json``).
+- :func:`precompute_plan`: the grids of the static book (``data/weight_decay_grid.json``).
 
 Every runner takes ``seed=None`` (``DYNAMICS_SEED``), honours dry runs (``runtime.steps``,
 ``runtime.grid``) and reports its progress into
@@ -354,13 +354,8 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     return p
 
 
-def precompute(profile: str, minutes: float | None = None) -> list:
-    """``python -m dynamics.precompute weight_decay --profile P``: :func:`precompute_plan`, run
-    (resumable: see :mod:`dynamics.units`)."""
-    return precompute_plan(profile).run(minutes)
-
 
 __all__ = ["DECOUPLING", "LABELS", "SECTION2",
            "run_grid", "run_decoupling", "grid_array", "grid_summary", "decoupling_summary",
            "live_grid_config", "equilibrium_configs", "run_equilibrium", "equilibrium_summary",
-           "run_clock", "run_spectrum", "decoupling", "precompute", "precompute_plan"]
+           "run_clock", "run_spectrum", "decoupling", "precompute_plan"]

@@ -154,20 +154,6 @@ def test_dry_run_caps_seeds_rounds_steps_and_rewind_points(small, monkeypatch, t
     assert lmc["rewind_steps"] == [0, 200] and np.isfinite(lmc["barrier"][200])
 
 
-def test_the_gpu_plan_counts_every_round_and_control_a_dry_run_stands_for(small, monkeypatch,
-                                                                           tmp_path):
-    """A dry run trains 3 of 7 rounds and the controls at 2 of 6 rounds; its ledger counts
-    the full run: 7 ticket trainings and 2 controls x 6 rounds, per seed."""
-    from dynamics import ledger
-
-    monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
-    monkeypatch.setenv("DYNAMICS_LEDGER", str(tmp_path / "plan.jsonl"))
-    cfg, d = small
-    L.run_imp(cfg.replace(rounds=6, control_every=1), seeds=[0], data=d, progress=False)
-    entries = ledger.read(tmp_path / "plan.jsonl")
-    assert sum(e["repeats"] * e["widen"] * e["models"] for e in entries) == pytest.approx(7 + 2 * 6)
-
-
 def test_precompute_writes_three_files_in_a_dry_run(monkeypatch, tmp_path):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))

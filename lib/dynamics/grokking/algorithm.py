@@ -108,7 +108,7 @@ def _fourier_plane(w: torch.Tensor, k: int) -> torch.Tensor:
     """An orthonormal basis ``[d, 2]`` of the plane spanned by the real and imaginary parts
     of the Fourier coefficient at ``k`` of the rows ``w`` ``[p, d]`` (residue a's weights)."""
     p = w.shape[0]
-    a = torch.arange(p, dtype=torch.float64)
+    a = torch.arange(p, dtype=torch.float64, device=w.device)
     phase = 2 * math.pi * k * a / p
     basis = torch.stack([w.double().T @ torch.cos(phase), w.double().T @ torch.sin(phase)], 1)
     q, _ = torch.linalg.qr(basis)
@@ -167,7 +167,7 @@ def clock_measures(model: nn.Module, initial: nn.Module, p: int, op: str = "add"
         share = float(e[[k - 1 for k in keys]].sum() / e.sum())
         single, top, energy = _neuron_tops(m, p)
         strong = energy >= energy.median()
-        on_keys = float(torch.isin(top[strong], torch.tensor(keys)).float().mean())
+        on_keys = float(torch.isin(top[strong], torch.tensor(keys, device=top.device)).float().mean())
         spreads = [_spread(clock_points(m, p, k)) for k in keys]
         return dict(key_share=share, single=float(single.median()), on_keys=on_keys,
                     spreads=spreads, spread=float(np.median(spreads)),

@@ -129,14 +129,14 @@ def run_window(cfg: WindowConfig, seed: int | None = None) -> dict:
     state = init_state("adamw", ps)
     gen = torch.Generator().manual_seed(seed)
     n, b = len(data.x_train), min(cfg.batch_size, len(data.x_train))
-    perm, pos = torch.randperm(n, generator=gen), 0
+    perm, pos = torch.randperm(n, generator=gen).to(data.device), 0  # one copy per epoch
     every = max(1, int(round(0.25 / settings[0]["weight_decay"] / settings[0]["lr"])))
     rec_steps, kept, delta, norm2 = [], [], None, None
     job, stopped = P.current(), False
     for step in range(1, total + 1):  # progress: to the current job, every 50 steps
         if pos + b > n:
-            perm, pos = torch.randperm(n, generator=gen), 0
-        idx = perm[pos:pos + b].to(data.device)
+            perm, pos = torch.randperm(n, generator=gen).to(data.device), 0
+        idx = perm[pos:pos + b]
         pos += b
         g = grads(dict(zip(names, ps)), data.x_train[idx], data.y_train[idx])
         ps, state = batched_step("adamw", ps, [g[k] for k in names], state, step, lr, wd)

@@ -110,9 +110,9 @@ def grokking():
 
     cfg = G.GrokConfig(p=11, op="add", train_frac=0.5, model="mlp", width=16, depth=1, lr=3e-3,
                        weight_decay=1.0, steps=20, n_evals=10)  # the bench's toy
-    r = G.run(cfg, 0, progress=False)
-    phase = G.run_phase_grid(cfg, [0.3, 0.6], [0.0, 1.0], seeds=(0, 1), steps=12, progress=False)
-    rem = G.run_remedies(cfg, seeds=(0,), progress=False)
+    r = G.run(cfg, 0, bars=False)
+    phase = G.run_phase_grid(cfg, [0.3, 0.6], [0.0, 1.0], seeds=(0, 1), steps=12, bars=False)
+    rem = G.run_remedies(cfg, seeds=(0,), bars=False)
     return numbers(dict(run=r.history, fit=r.fit_step, grok=r.grok_step, phase=phase,
                         remedies=rem))
 
@@ -122,8 +122,8 @@ def lottery():
 
     cfg = L.LotteryConfig.for_profile("smoke", rounds=2, seeds=1, control_every=1, steps=12,
                                       width=16, n_train=200, n_test=100)
-    res = L.run_imp(cfg, seeds=[0], progress=False)
-    lmc = L.run_lmc(cfg, rewind_steps=(0, 4), seed=0, progress=False)
+    res = L.run_imp(cfg, seeds=[0], bars=False)
+    lmc = L.run_lmc(cfg, rewind_steps=(0, 4), seed=0, bars=False)
     return numbers(dict(imp=res.to_dict(), lmc=lmc))
 
 
@@ -142,11 +142,11 @@ def collapse():
     from dynamics import collapse as C
 
     cfg = C.CollapseConfig.for_profile("smoke", steps=40, n_evals=6, n_train=200, width=16)
-    h, rec = C.run_collapse(cfg, 0, progress=False)
+    h, rec = C.run_collapse(cfg, 0, bars=False)
     ufm = C.UFMConfig.for_profile("smoke", steps=40)
-    hu, _ = C.run_ufm(ufm, 0, progress=False)
+    hu, _ = C.run_ufm(ufm, 0, bars=False)
     imb = C.ImbalanceConfig.for_profile("smoke", steps=30, ufm_steps=30)
-    return numbers(dict(collapse=h, ufm=hu, imbalance=C.run_imbalance(imb, 0, progress=False)))
+    return numbers(dict(collapse=h, ufm=hu, imbalance=C.run_imbalance(imb, 0, bars=False)))
 
 
 def initialization():

@@ -133,14 +133,14 @@ def test_dry_run_evaluates_where_it_stops(monkeypatch):
 
     d = D.mnist1d(100, 50, seed=0, device="cpu")
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
-    h = train(models.MLP(40, 8, 1, 10), d, Recipe(steps=5000, eval=[1000, 5000]), progress=False)
+    h = train(models.MLP(40, 8, 1, 10), d, Recipe(steps=5000, eval=[1000, 5000]), bars=False)
     assert h.steps == [2]
     res = train_many(lambda c: models.MLP(40, 8, 1, 10), d, [{}, {}],
-                     Recipe(steps=5000, eval=[1000, 5000]), strategy='batched', progress=False)
+                     Recipe(steps=5000, eval=[1000, 5000]), strategy='batched', bars=False)
     assert [h.steps for h in res.histories] == [[2], [2]]
     monkeypatch.delenv("DYNAMICS_DRY_RUN")
     assert train(models.MLP(40, 8, 1, 10), d, Recipe(steps=4, eval=[10]),
-                 progress=False).steps == []
+                 bars=False).steps == []
 
 
 def test_a_real_run_cuts_nothing(monkeypatch):

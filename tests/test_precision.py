@@ -77,7 +77,7 @@ def test_unconstrained_features_collapse_exactly_with_tf32_matmuls():
 
     cfg = C.UFMConfig.for_profile("smoke")
     with emulating_tf32():
-        h, _ = C.run_ufm(cfg, 0, progress=False)
+        h, _ = C.run_ufm(cfg, 0, bars=False)
     assert h.last("nc1") < 1e-6 and h.last("etf_distance") < 1e-3
 
 
@@ -109,6 +109,6 @@ def test_the_spectrum_rows_ranks_hold_with_tf32_matmuls():
 
     cfg = SpectrumConfig.for_profile("smoke")
     with emulating_tf32():
-        sp = E.run_spectrum(cfg, seed=0, progress=False)
+        sp = E.run_spectrum(cfg, seed=0, bars=False)
     checks = wdc._spectrum_checks(sp)
     assert checks is not None and checks[5], checks[3:5]

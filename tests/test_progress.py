@@ -32,7 +32,7 @@ def test_train_reports_and_stops():
     d = data.mnist1d(200, 50, seed=0, device="cpu")
     seen = []
     with progress.reporting(lambda f: seen.append(f) or f >= 0.5):
-        h = train(models.MLP(d.input_dim, 8, 1, 10), d, Recipe(40, eval=10), progress=False)
+        h = train(models.MLP(d.input_dim, 8, 1, 10), d, Recipe(40, eval=10), bars=False)
     assert seen == [0.0, 0.25, 0.5] and h.steps == [0, 10, 20]
 
 

@@ -96,15 +96,15 @@ def test_dry_run_caps_steps_and_grids(monkeypatch):
 
 
 def test_progress_bars_switch_off_in_a_block(monkeypatch):
-    from dynamics.runtime import progress_bars, progress_enabled
+    from dynamics.runtime import progress_bars, bars_enabled
 
     monkeypatch.setenv("DYNAMICS_PROGRESS", "1")
-    assert progress_enabled() and not progress_enabled(False)
+    assert bars_enabled() and not bars_enabled(False)
     with progress_bars(False):
-        assert not progress_enabled() and progress_enabled(True)
-    assert progress_enabled()
+        assert not bars_enabled() and bars_enabled(True)
+    assert bars_enabled()
     monkeypatch.setenv("DYNAMICS_PROGRESS", "no")
-    assert not progress_enabled()
+    assert not bars_enabled()
 
 
 # ----------------------------------------------------------------------------- bad settings name themselves
@@ -158,13 +158,13 @@ def test_threads_setting(monkeypatch):
                                       ("", True)])
 def test_progress_setting_values(monkeypatch, value, on):
     monkeypatch.setenv("DYNAMICS_PROGRESS", value)
-    assert runtime.progress_enabled() is on
+    assert runtime.bars_enabled() is on
 
 
 def test_progress_setting_rejects_unknown_values(monkeypatch):
     monkeypatch.setenv("DYNAMICS_PROGRESS", "maybe")
     with pytest.raises(ValueError, match=r"DYNAMICS_PROGRESS='maybe' is not an on/off value: use one of 1, true, on, yes"):
-        runtime.progress_enabled()
+        runtime.bars_enabled()
     with pytest.raises(ValueError, match="DYNAMICS_PROGRESS"):
         dynamics.setup(quiet=True)  # in the first cell
 

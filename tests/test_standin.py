@@ -112,10 +112,10 @@ def _tiny_training(device: str):
     d = D.gaussian_mixture(64, 32, dim=6, n_classes=3, seed=0, device=device)
     torch.manual_seed(0)
     one = train(models.MLP(6, 16, 2, 3).to(device), d, Recipe(steps=20, eval=10, optimizer="muon"),
-                progress=False)
+                bars=False)
     many = train_many(lambda c: models.MLP(6, 16, 2, 3), d, grid(seed=[0, 1]),
                       Recipe(steps=20, eval=10), strategy="batched",
-                      progress=False)
+                      bars=False)
     return one, many
 
 

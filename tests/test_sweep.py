@@ -48,7 +48,7 @@ def both(optimizer="adamw", batch_size=None, loss="cross_entropy", steps=30, mas
     for i, c in enumerate(configs):
         c["init_scale"] = 1.0 if i % 3 else 0.5
     recipe = Recipe(steps, optimizer=optimizer, batch_size=batch_size, loss=loss, eval=5)
-    kw = dict(progress=False)
+    kw = dict(bars=False)
     if optimizer in ("sgd", "momentum"):
         configs = [dict(c, lr=c["lr"] * 10) for c in configs]
     if masks:
@@ -150,10 +150,10 @@ def test_sequential_strategy_is_train():
 
     d = tiny_data()
     cfg = dict(lr=1e-2, weight_decay=0.1, seed=3)
-    res = train_many(mlp, d, [cfg], Recipe(steps=20, eval=5), strategy='sequential', progress=False)
+    res = train_many(mlp, d, [cfg], Recipe(steps=20, eval=5), strategy='sequential', bars=False)
     torch.manual_seed(3)
     h = train(mlp(cfg), d, Recipe(steps=20, lr=0.01, weight_decay=0.1, eval=5), seed=3,
-              progress=False)
+              bars=False)
     assert_same_histories(res.histories, [h], rtol=0, atol=0)
 
 
@@ -163,8 +163,8 @@ def test_lr_schedule_and_chunks_agree():
     d = tiny_data()
     configs = grid(lr=[3e-3, 1e-2], weight_decay=[0.0, 0.1], seed=[0, 1])
     whole = train_many(mlp, d, configs, Recipe(steps=15, eval=5), strategy='batched',
-                       progress=False)
-    chunked = train_many(mlp, d, configs, Recipe(steps=15, eval=5), strategy=3, progress=False)
+                       bars=False)
+    chunked = train_many(mlp, d, configs, Recipe(steps=15, eval=5), strategy=3, bars=False)
     assert chunked.info["chunk_size"] == 3
     assert_same_histories(whole.histories, chunked.histories)
 
@@ -172,7 +172,7 @@ def test_lr_schedule_and_chunks_agree():
 def test_mixed_architectures_are_grouped():
     d = tiny_data()
     configs = grid(width=[8, 16], lr=[1e-2], seed=[0, 1])
-    kw = dict(recipe=Recipe(10, eval=5), progress=False)
+    kw = dict(recipe=Recipe(10, eval=5), bars=False)
     b = train_many(mlp, d, configs, strategy="batched", **kw)
     s = train_many(mlp, d, configs, strategy="sequential", **kw)
     assert_same_histories(b.histories, s.histories)
@@ -186,7 +186,7 @@ def test_mixed_architectures_are_grouped():
 def test_divergence_isolated_and_frozen():
     d = tiny_data()
     configs = [dict(lr=0.05), dict(lr=1e6), dict(lr=0.1)]
-    kw = dict(recipe=Recipe(25, optimizer="sgd", eval=5), progress=False)
+    kw = dict(recipe=Recipe(25, optimizer="sgd", eval=5), bars=False)
     b = train_many(mlp, d, configs, strategy="batched", **kw)
     s = train_many(mlp, d, configs, strategy="sequential", **kw)
     hb = b.histories
@@ -219,7 +219,7 @@ def test_train_mask_is_the_subset():
     d = tiny_data()
     mask = torch.zeros(1, len(d.x_train), dtype=torch.bool)
     mask[0, ::3] = True
-    kw = dict(recipe=Recipe(10, eval=5), progress=False, strategy="batched")
+    kw = dict(recipe=Recipe(10, eval=5), bars=False, strategy="batched")
     a = train_many(mlp, d, [dict(seed=0), dict(seed=1)], masks=dict(train=mask.repeat(2, 1)), **kw)
     sub = data_mod.Dataset(d.x_train[::3], d.y_train[::3], d.x_test, d.y_test, d.n_classes)
     b = train_many(mlp, sub, [dict(seed=0), dict(seed=1)], **kw)
@@ -232,7 +232,7 @@ def test_param_masks_batched_equals_sequential():
     g = torch.Generator().manual_seed(1)
     masks = [{"hidden.0.weight": (torch.rand(16, 40, generator=g) < f).float()}
              for f in (0.2, 0.5)] + [{}]
-    kw = dict(recipe=Recipe(15, eval=5), progress=False, masks=dict(params=masks))
+    kw = dict(recipe=Recipe(15, eval=5), bars=False, masks=dict(params=masks))
     b = train_many(mlp, d, configs, strategy="batched", **kw)
     s = train_many(mlp, d, configs, strategy="sequential", **kw)
     assert_same_histories(b.histories, s.histories)
@@ -246,7 +246,7 @@ def test_param_masks_batched_equals_sequential():
 def test_init_scale_scales_initial_weights():
     d = tiny_data()
     res = train_many(mlp, d, [dict(seed=0), dict(seed=0, init_scale=3.0)],
-                     Recipe(steps=1, optimizer='sgd', lr=1e-12, eval=[0]), progress=False,
+                     Recipe(steps=1, optimizer='sgd', lr=1e-12, eval=[0]), bars=False,
                      strategy='batched')
     w0, w1 = res.state_dict(0)["hidden.1.weight"], res.state_dict(1)["hidden.1.weight"]
     torch.testing.assert_close(w1, 3.0 * w0, rtol=1e-5, atol=1e-7)
@@ -271,7 +271,7 @@ def test_init_scale_scales_initial_weights():
     (dict(recipe=Recipe(2, momentum=1.5)), "momentum"),
 ])
 def test_bad_input_raises(kwargs, match):
-    kw = dict(recipe=Recipe(2), progress=False)
+    kw = dict(recipe=Recipe(2), bars=False)
     kw.update(kwargs)
     with pytest.raises(ValueError, match=match):
         train_many(mlp, tiny_data(), [dict(seed=0), dict(seed=1)], **kw)
@@ -304,7 +304,7 @@ def test_batched_refuses_dropout():
     with pytest.raises(ValueError, match="dropout"):
         train_many(model_fn, tiny_data(), [{}, {}], Recipe(steps=2), strategy='batched')
     res = train_many(model_fn, tiny_data(), [{}, {}], Recipe(steps=2),
-                     progress=False)  # auto: sequential
+                     bars=False)  # auto: sequential
     assert res.info["strategy"] == "sequential"
 
 
@@ -345,7 +345,7 @@ def test_chunk_size_from_free_device_memory(monkeypatch):
 
     monkeypatch.setattr(torch.cuda, "mem_get_info", standin._mem_get_info)
     assert sweep.memory_budget("cuda") == 0.5 * (standin.T4_VISIBLE - standin.CUDA_CONTEXT)
-    monkeypatch.setattr(sweep.plan, "memory_budget", lambda device: 10 * (need["params"] + need["activations"]))
+    monkeypatch.setattr(sweep.strategies, "memory_budget", lambda device: 10 * (need["params"] + need["activations"]))
     assert auto_chunk_size(models.MLP(40, 16, 2, 10), d, None) == 10
 
 
@@ -445,7 +445,7 @@ def test_no_host_sync_per_step(monkeypatch):
     for bs in (None, 50):
         calls.clear()
         train_many(mlp, d, grid(seed=[0, 1, 2]), Recipe(steps=60, batch_size=bs, eval=[0, 60]),
-                   strategy='batched', progress=False)
+                   strategy='batched', bars=False)
         assert len(calls) < 30, f"{len(calls)} host syncs for 60 steps (batch_size={bs})"
 
 
@@ -464,7 +464,7 @@ def test_progress_reports_and_stop_ends_the_sweep(strategy):
     model_fn = lambda c: models.MLP(d.input_dim, 8, 1, 10)  # noqa: E731
     with progress.reporting(cb) as job:
         res = train_many(model_fn, d, [dict(lr=0.01, seed=s) for s in range(4)],
-                         Recipe(20, eval=5), strategy=strategy, progress=False)
+                         Recipe(20, eval=5), strategy=strategy, bars=False)
     assert job.stopped and res.info["stopped"] and 0.5 <= seen[-1] < 1.0
     assert seen == sorted(seen) and all(0.0 <= s <= 1.0 for s in seen)
     assert len(res.histories[0]) > 0 and len(res.histories[-1]) == 0  # not reached: empty
@@ -472,7 +472,7 @@ def test_progress_reports_and_stop_ends_the_sweep(strategy):
     assert last["stopped"] and math.isnan(last["final_test_acc"])
     with progress.reporting(lambda done: False):
         full = train_many(model_fn, d, [dict(lr=0.01)], Recipe(10, eval=5), strategy=strategy,
-                          progress=False)
+                          bars=False)
     assert not full.info["stopped"] and len(full.histories[0]) == 3
 
 
@@ -518,7 +518,7 @@ def test_both_engines_honour_every_recipe_field():
     d = tiny_data()
     with pytest.raises(ValueError, match="muon"):  # Muon's field: the batched engine refuses it
         train_many(mlp, d, [dict(seed=1)], Recipe(8, optimizer="muon", adam_lr=1e-3),
-                   strategy="batched", progress=False)
+                   strategy="batched", bars=False)
     base = Recipe(steps=8, lr=1e-2, eval=4)
     for name, value in _FIELD_VALUES.items():
         recipe = base.replace(**{name: value})
@@ -526,13 +526,13 @@ def test_both_engines_honour_every_recipe_field():
             recipe = recipe.replace(optimizer="momentum")
         if name == "betas":
             recipe = recipe.replace(optimizer="adam")
-        res = train_many(mlp, d, [dict(seed=1)], recipe, strategy="batched", progress=False)
+        res = train_many(mlp, d, [dict(seed=1)], recipe, strategy="batched", bars=False)
         torch.manual_seed(1)
-        alone = train(mlp({}), d, recipe, seed=1, progress=False)
+        alone = train(mlp({}), d, recipe, seed=1, bars=False)
         assert_same_histories(res.histories, [alone])
         if name != "eval":
             torch.manual_seed(1)
             default = train(mlp({}), d, base if name not in ("momentum", "betas")
-                            else base.replace(optimizer=recipe.optimizer), seed=1, progress=False)
+                            else base.replace(optimizer=recipe.optimizer), seed=1, bars=False)
             assert not np.allclose(default["train_loss"][-1:], alone["train_loss"][-1:]) \
                 or default.steps != alone.steps, f"{name} changed nothing"

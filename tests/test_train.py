@@ -17,7 +17,7 @@ def _run(d, seed=0, **kw):
     torch.manual_seed(seed)
     m = models.MLP(d.input_dim, 32, 1, 10)
     desc = kw.pop("desc", "training")
-    return m, train.train(m, d, Recipe(**(dict(steps=60, lr=1e-2, eval=20) | kw)), progress=False,
+    return m, train.train(m, d, Recipe(**(dict(steps=60, lr=1e-2, eval=20) | kw)), bars=False,
                           desc=desc)
 
 
@@ -44,7 +44,7 @@ def test_minibatch_epochs_cover_the_data(digits):
     m = models.MLP(digits.input_dim, 8, 1, 10)
     orig = m.forward
     m.forward = lambda x: (seen.append(len(x)), orig(x))[1]
-    train.train(m, digits, Recipe(steps=5, batch_size=100, eval=[]), progress=False)
+    train.train(m, digits, Recipe(steps=5, batch_size=100, eval=[]), bars=False)
     assert seen == [100] * 5
 
 
@@ -64,7 +64,7 @@ def test_divergence_is_reported_not_raised(digits):
 def test_bad_hyperparameters(digits, kw, match):
     m = models.MLP(digits.input_dim, 8, 1, 10)
     with pytest.raises(ValueError, match=match):
-        train.train(m, digits, Recipe(**(dict(steps=5) | kw)), progress=False)
+        train.train(m, digits, Recipe(**(dict(steps=5) | kw)), bars=False)
 
 
 def test_hooks_and_callbacks_and_metrics(digits):
@@ -84,7 +84,7 @@ def test_hooks_and_callbacks_and_metrics(digits):
     m = models.MLP(digits.input_dim, 8, 1, 10)
     h = train.train(m, digits, Recipe(steps=100, eval=20),
                     hooks=Hooks(before_step=before, after_step=after, on_eval=[cb]),
-                    metrics={'wnorm': lambda mod, d: mod.head.weight.norm()}, progress=False)
+                    metrics={'wnorm': lambda mod, d: mod.head.weight.norm()}, bars=False)
     assert calls["cb"] == [0, 20, 40]
     assert calls["before"] == calls["after"] == 40
     assert h.steps[-1] == 40 and len(h["wnorm"]) == len(h.steps)
@@ -138,7 +138,7 @@ def test_dry_run_caps_training_steps(monkeypatch):
     d = data.digits()
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "4")
     h = train.train(models.MLP(d.input_dim, 8, 1, 10), d, Recipe(steps=5000, eval=1000),
-                    progress=False)
+                    bars=False)
     assert h.steps == [0, 4]
 
 
@@ -165,9 +165,9 @@ def test_empty_history_gives_nan_not_keyerror(digits):
 def test_lr_schedule_must_return_a_factor_of_zero_or_more(digits, schedule, match):
     m = models.MLP(digits.input_dim, 8, 1, 10)
     with pytest.raises(ValueError, match=match):
-        train.train(m, digits, Recipe(steps=20, lr=0.01, schedule=schedule), progress=False)
+        train.train(m, digits, Recipe(steps=20, lr=0.01, schedule=schedule), bars=False)
     with pytest.raises(ValueError, match="a function"):
-        train.train(m, digits, Recipe(steps=20, schedule=0.5), progress=False)
+        train.train(m, digits, Recipe(steps=20, schedule=0.5), bars=False)
 
 
 def test_lr_schedule_checked_in_sweeps_too(digits):
@@ -175,7 +175,7 @@ def test_lr_schedule_checked_in_sweeps_too(digits):
 
     with pytest.raises(ValueError, match=r"lr_schedule\(\d+\) returned -1"):
         sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}],
-                         Recipe(steps=5, schedule=lambda s: -1.0), progress=False)
+                         Recipe(steps=5, schedule=lambda s: -1.0), bars=False)
 
 
 @pytest.mark.parametrize("lr", [np.float32(1e-2), np.float64(1e-2), torch.tensor(1e-2),
@@ -223,7 +223,7 @@ def test_a_long_sweep_announces_itself_not_each_run(digits, monkeypatch, capsys)
     monkeypatch.setattr(runtime, "MEASURE_S", 0.0)
     for strategy in ("sequential", "batched"):
         sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}, {}],
-                         Recipe(steps=20, eval=5), strategy=strategy, progress=False)
+                         Recipe(steps=20, eval=5), strategy=strategy, bars=False)
         lines = capsys.readouterr().out.splitlines()
         assert len(lines) == 1 and lines[0].startswith("3 configurations x 20 steps: about "), strategy
 
@@ -252,7 +252,7 @@ def test_dict_metrics_come_from_one_pass(digits):
 
     m = models.MLP(digits.input_dim, 8, 1, 10)
     h = train.train(m, digits, Recipe(10, eval=At([0, 10], test=False)), metrics=both,
-                    progress=False)
+                    bars=False)
     assert len(calls) == 2 and list(h["b"]) == [2.0, 2.0] and "test_acc" not in h
     assert h["w"][0] > 0
 
@@ -262,9 +262,9 @@ def test_a_sweep_config_overrides_any_recipe_field(digits):
 
     fn = lambda c: models.MLP(digits.input_dim, 8, 1, 10)  # noqa: E731
     res = train_many(fn, digits, [dict(seed=0), dict(seed=0, steps=4), dict(seed=0, optimizer="sgd")],
-                     Recipe(8, lr=1e-2, eval=4), progress=False)
+                     Recipe(8, lr=1e-2, eval=4), bars=False)
     assert [h.steps[-1] for h in res.histories] == [8, 4, 8] and res.info["groups"] == 3
     torch.manual_seed(0)
     alone = train.train(fn({}), digits, Recipe(8, lr=1e-2, eval=4, optimizer="sgd"),
-                        progress=False)
+                        bars=False)
     assert list(alone["train_loss"]) == list(res.histories[2]["train_loss"])

@@ -132,7 +132,7 @@ def sweep_case(size: str = "small", k: int = 16, steps: int | None = None, tiny:
         return models.MLP(d.input_dim, width, 2, d.n_classes)
 
     recipe = Recipe(steps, batch_size=batch_size, eval=max(1, steps // 10))
-    kw = dict(recipe=recipe, progress=False)
+    kw = dict(recipe=recipe, bars=False)
     for strategy in ("sequential", "batched"):  # warm up both code paths (lazy init in torch)
         train_many(model_fn, d, configs[:2], strategy=strategy, **dict(kw, recipe=recipe.replace(steps=2)))
     out = dict(size=size, k=k, steps=steps, batch_size=batch_size, device=device.type,
@@ -182,7 +182,7 @@ def bench_grokking(tiny: bool = False) -> dict:
                         weight_decay=1.0, steps=5000, n_evals=200)
     for cfg in (toy,) if tiny else (toy, real):  # the toy run first warms up both code paths
         data = G.make_data(cfg, 0, rt.device)
-        lib, r = _timed(lambda: G.run(cfg, 0, data=data, stop_at_grok=True, progress=False))
+        lib, r = _timed(lambda: G.run(cfg, 0, data=data, stop_at_grok=True, bars=False))
         steps = r.history.steps[-1]
 
         def bare():
@@ -221,7 +221,7 @@ def bench_lottery(tiny: bool = False) -> dict:
         cfg = L.LotteryConfig.for_profile("smoke", **over)
         rounds = cfg.rounds
         data = L.load_data(cfg, device=rt.device)
-        lib, res = _timed(lambda: L.run_imp(cfg, seeds=[0], data=data, progress=False))
+        lib, res = _timed(lambda: L.run_imp(cfg, seeds=[0], data=data, bars=False))
         n = (rounds + 1) + 2 * rounds  # IMP rounds (dense first) + reinit and random-mask controls
 
         def bare():  # the same trainings, pruned ones with their masks applied after each step

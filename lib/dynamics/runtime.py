@@ -202,11 +202,11 @@ def seeded(seed: int):
 _PROGRESS: contextvars.ContextVar = contextvars.ContextVar("dynamics_progress_bars", default=None)
 
 
-def progress_enabled(progress: bool | None = None) -> bool:
-    """Whether training loops draw tqdm bars: ``progress`` if given, else what
+def bars_enabled(bars: bool | None = None) -> bool:
+    """Whether training loops draw tqdm bars: ``bars`` if given, else what
     :func:`progress_bars` set in this context, else ``$DYNAMICS_PROGRESS`` (default on)."""
-    if progress is not None:
-        return bool(progress)
+    if bars is not None:
+        return bool(bars)
     forced = _PROGRESS.get()
     if forced is not None:
         return forced
@@ -508,7 +508,7 @@ def setup(profile: str | None = None, seed: int | None = None, quiet: bool = Fal
     _ACTIVE = None  # resolve afresh: arguments, then the environment
     rt = Runtime(get_profile(profile), get_device(device), get_seed(seed), get_threads(threads))
     threads = rt.threads
-    progress_enabled()  # a bad DYNAMICS_PROGRESS fails here, not in the first training run
+    bars_enabled()  # a bad DYNAMICS_PROGRESS fails here, not in the first training run
     dry_run()
     _ACTIVE = rt
     seed_everything(rt.seed)

@@ -40,7 +40,7 @@ import torch.nn.functional as F
 
 from .data import Dataset
 from .models import evaluating
-from .runtime import Forecast, cap_steps, get_seed, progress_enabled
+from .runtime import Forecast, cap_steps, get_seed, bars_enabled
 
 # The one table of optimizers and the one of losses, for both engines: ``train`` runs every
 # optimizer here; ``train_many``'s batched engine (dynamics.sweep) the ones marked batched
@@ -462,7 +462,7 @@ def measure(metrics, model: nn.Module, data: Dataset) -> dict:
 
 
 def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
-          hooks: Hooks | None = None, seed: int | None = None, progress: bool | None = None,
+          hooks: Hooks | None = None, seed: int | None = None, bars: bool | None = None,
           desc: str = "training") -> History:
     """Train ``model`` on ``data`` in place by ``recipe`` and return its :class:`History`.
 
@@ -531,7 +531,7 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
         return job.report(step / steps) or stop
 
     bar = None
-    if progress_enabled(progress):
+    if bars_enabled(bars):
         from tqdm.auto import tqdm
 
         bar = tqdm(total=steps, desc=desc, leave=False)

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import results
-from .runtime import cap_grid, dry_run, get_profile, progress_bars, progress_enabled, seed_everything
+from .runtime import cap_grid, dry_run, get_profile, progress_bars, bars_enabled, seed_everything
 
 UNITS_DIR = "units"  # under the results directory
 
@@ -255,7 +255,7 @@ def _bar(plan: Plan, initial: int):
 
     # no remaining time of tqdm's own: it extrapolates from the units done, which differ in cost
     return tqdm(total=len(plan.units), initial=initial, unit="unit", file=sys.stderr,
-                disable=not progress_enabled(), desc=plan.chapter, leave=True,
+                disable=not bars_enabled(), desc=plan.chapter, leave=True,
                 bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}{postfix}]")
 
 

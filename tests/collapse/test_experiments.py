@@ -15,24 +15,24 @@ from seeds import SEEDS
 @functools.cache
 def collapse_runs(seed):
     cfg = NC.CollapseConfig.for_profile("smoke")
-    return NC.run_conditions(cfg, seed, NC.load_data(cfg, seed), progress=False, held_out=True)
+    return NC.run_conditions(cfg, seed, NC.load_data(cfg, seed), bars=False, held_out=True)
 
 
 @functools.cache
 def cross_entropy_run(seed):
     """Section 1's run with cross-entropy: same network, data, optimizer and budget."""
     cfg = NC.CollapseConfig.for_profile("smoke")
-    return NC.run_loss_seeds(cfg, [seed], NC.load_data(cfg, seed), progress=False)[seed]
+    return NC.run_loss_seeds(cfg, [seed], NC.load_data(cfg, seed), bars=False)[seed]
 
 
 @functools.cache
 def ufm_runs(seed):
-    return NC.run_ufm_pair(NC.UFMConfig.for_profile("smoke", linear_depth=2), seed, progress=False)
+    return NC.run_ufm_pair(NC.UFMConfig.for_profile("smoke", linear_depth=2), seed, bars=False)
 
 
 @functools.cache
 def imbalance_run(seed):
-    return NC.run_imbalance(NC.ImbalanceConfig.for_profile("smoke"), seed, progress=False)
+    return NC.run_imbalance(NC.ImbalanceConfig.for_profile("smoke"), seed, bars=False)
 
 
 # ----------------------------------------------------------------------------- runners
@@ -40,14 +40,14 @@ def imbalance_run(seed):
 
 def test_runners_record_every_metric_and_stop_when_asked():
     cfg = NC.CollapseConfig.for_profile("smoke", n_classes=3, steps=60, n_evals=6)
-    h, rec = NC.run_collapse(cfg, 0, snapshots=True, progress=False)
+    h, rec = NC.run_collapse(cfg, 0, snapshots=True, bars=False)
     assert set(NC.METRICS + NC.CONDITIONS) <= set(h.metrics)
     assert len(rec.snapshots) == len(h.steps) and rec.model is not None
     assert h.info["zero_error_step"] == NC.terminal_phase_start(h)
     # a job that stops after the first report: the other runs keep empty histories
     seen = []
     with P.reporting(lambda done: seen.append(done) or True):  # a panel's Stop
-        runs = NC.run_conditions(cfg, 0, progress=False)
+        runs = NC.run_conditions(cfg, 0, bars=False)
     assert list(runs) == ["AdamW, weight decay", "AdamW, none", "GD, weight decay", "GD, none"]
     assert len(runs["AdamW, weight decay"]) >= 1 and len(runs["AdamW, none"]) == 0
     assert len(seen) == 1 and 0 <= seen[0] <= 1
@@ -57,12 +57,12 @@ def test_progress_of_several_runs_rises_from_zero_to_one():
     seen = []
     cfg = NC.ImbalanceConfig.for_profile("smoke", steps=40, ufm_steps=40)
     with P.reporting(lambda done: seen.append(done) and False):
-        out = NC.run_imbalance(cfg, 0, progress=False)
+        out = NC.run_imbalance(cfg, 0, bars=False)
     assert not out["stopped"] and "network" in out
     assert seen == sorted(seen) and seen[0] == 0 and seen[-1] == pytest.approx(1.0)
     seen.clear()
     with P.reporting(lambda done: seen.append(done) or done > 0.2):
-        out = NC.run_imbalance(cfg, 0, progress=False)
+        out = NC.run_imbalance(cfg, 0, bars=False)
     assert out["stopped"] and "network" not in out and max(seen) < 0.6
 
 
@@ -75,7 +75,7 @@ def test_live_evaluations_come_at_least_every_thirtieth_of_the_run():
 def test_a_dry_run_trains_the_ends_of_each_list_for_a_few_steps(monkeypatch):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     cfg = NC.CollapseConfig.for_profile("smoke")
-    hs = NC.run_weight_decays(cfg, (0.0, 0.1, 1.0), 0, progress=False)
+    hs = NC.run_weight_decays(cfg, (0.0, 0.1, 1.0), 0, bars=False)
     assert [h.info["config"]["weight_decay"] for h in hs] == [0.0, 1.0]
     assert all(h.steps[-1] == 3 for h in hs)
 
@@ -248,12 +248,12 @@ def test_the_held_out_runs_record_nc1_and_nc4_on_the_test_set():
     # the recorder's test NC1 is measure() on the test set: the same number at the end
     cfg = NC.CollapseConfig.for_profile("smoke", steps=40, n_evals=5)
     data = NC.load_data(cfg, 0)
-    h, rec = NC.run_collapse(cfg, 0, data, progress=False, held_out=True)
+    h, rec = NC.run_collapse(cfg, 0, data, bars=False, held_out=True)
     test = NC.measure(rec.model, data.x_test, data.y_test, data.n_classes)
     assert h.last("test_nc1") == pytest.approx(test["nc1"], rel=1e-6)
-    assert "test_nc1" not in NC.run_collapse(cfg, 0, data, progress=False)[0]
+    assert "test_nc1" not in NC.run_collapse(cfg, 0, data, bars=False)[0]
     with pytest.raises(ValueError, match="held_out=True"):
-        NC.loss_figure({"no test set": NC.run_collapse(cfg, 0, data, progress=False)[0]})
+        NC.loss_figure({"no test set": NC.run_collapse(cfg, 0, data, bars=False)[0]})
     with pytest.raises(ValueError, match="loss must be one of"):
         NC.run_loss_seeds(cfg, [0], data, loss="hinge")
 
@@ -300,7 +300,7 @@ def test_least_squares_split_is_han_papyan_donohos_and_matches_numpy():
 
     cfg = NC.CollapseConfig.for_profile("smoke", steps=60, n_evals=5)
     data = NC.load_data(cfg, 0)
-    _, rec = NC.run_collapse(cfg, 0, data, progress=False)
+    _, rec = NC.run_collapse(cfg, 0, data, bars=False)
     model = rec.model
     split = NC.least_squares_split(model, data)
     with torch.no_grad():

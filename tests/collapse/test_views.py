@@ -18,7 +18,7 @@ PRECOMPUTED = {"collapse_weight_decay": NC.weight_decay_slider, "collapse_gd_wei
 @pytest.fixture(scope="module")
 def short_run():
     cfg = NC.CollapseConfig.for_profile("smoke", n_classes=3, steps=60, n_evals=6)
-    return NC.run_collapse(cfg, 0, snapshots=True, progress=False)
+    return NC.run_collapse(cfg, 0, snapshots=True, bars=False)
 
 
 def _no_hand_placed_layout(fig):
@@ -58,7 +58,7 @@ def test_nc_figure_draws_a_history_that_diverged_before_its_first_evaluation():
 def test_imbalance_figure_and_table_without_the_network_part():
     with P.reporting(lambda done: done > 0.1):
         r = NC.run_imbalance(NC.ImbalanceConfig.for_profile("smoke", steps=20, ufm_steps=20), 0,
-                             progress=False)
+                             bars=False)
     assert r["stopped"] and "network" not in r
     assert NC.imbalance_figure(r).data
     html = NC.imbalance_table(r).data

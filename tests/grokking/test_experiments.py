@@ -316,7 +316,7 @@ def test_the_recipe_shown_is_the_one_that_runs():
     small = G.GrokConfig.for_profile("smoke").replace(steps=20)
     data = G.make_data(small, 0)
     res = train_many(lambda c: G.make_model(small, c["seed"]), data, [dict(seed=0)],
-                     G.recipe(small), strategy="batched", progress=False)
+                     G.recipe(small), strategy="batched", bars=False)
     alone = G.run(small, 0, data=data)
     assert res.histories[0]["train_loss"][-1] == pytest.approx(alone.history["train_loss"][-1],
                                                               rel=1e-4)

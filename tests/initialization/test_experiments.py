@@ -24,13 +24,13 @@ C = importlib.import_module("dynamics.initialization.claims")  # the name claims
 def test_run_trainability_tiny_grid_stop_and_bad_inputs():
     cfg = S.TrainabilityConfig.for_profile("smoke", depths=[2, 3], sigma_w2=[1.0, 2.0], steps=5,
                                            n_train=200, width=8)
-    res = E.run_trainability(cfg, progress=False)
+    res = E.run_trainability(cfg, bars=False)
     acc = np.asarray(res["acc"])
     assert acc.shape == (2, 2) and np.all((acc >= 0) & (acc <= 1)) and not res["stopped"]
     assert res["critical"] == pytest.approx(S.critical_sigma_w2(0.05))
     seen = []
     with P.reporting(lambda f: seen.append(f) or f >= 0.5):  # a panel's bar and Stop
-        res = E.run_trainability(cfg, progress=False)
+        res = E.run_trainability(cfg, bars=False)
     assert res["stopped"] and np.isnan(np.asarray(res["acc"], float)[1]).all()
     assert seen and max(seen) <= 1.0
     with pytest.raises(ValueError):
@@ -54,7 +54,7 @@ def test_run_trainability_reports_diverged_runs(monkeypatch):
     monkeypatch.setattr(E, "train_many", first_diverges)
     cfg = S.TrainabilityConfig.for_profile("smoke", depths=[3, 4], sigma_w2=[1.0, 2.0], steps=5,
                                            n_train=200, width=8)
-    res = E.run_trainability(cfg, progress=False)
+    res = E.run_trainability(cfg, bars=False)
     assert not res["stopped"]
     assert res["diverged"] == [[3, 1.0], [4, 1.0]]
     assert res["acc"][0][0] == pytest.approx(E.CHANCE) and res["acc"][1][0] == pytest.approx(E.CHANCE)
@@ -66,7 +66,7 @@ def test_analysis_helpers():
     assert E.best_sigma_w2(heat) == [1.0, 1.76]
     agree, cells = E.trainability_agreement(heat)
     assert cells == 6 and 0 <= agree <= 1
-    saxe = dict(steps=[0, 10, 20], progress=[[0, 0.6, 1], [0, 0.1, 0.2]],
+    saxe = dict(steps=[0, 10, 20], bars=[[0, 0.6, 1], [0, 0.1, 0.2]],
                 theory=[[0, 0.5, 1], [0, 0.1, 0.6]])
     meas, theo = E.half_times(saxe)
     np.testing.assert_array_equal(meas, [10, np.inf])
@@ -181,7 +181,7 @@ def test_claim_fluctuations_start_at_two_and_follow_the_line(seed):
 @lru_cache(maxsize=1)
 def _depth_time():
     cfg = S.DepthTimeConfig.for_profile("smoke", depths=[2, 16], seeds=SEEDS)
-    return E.run_depth_time(cfg, progress=False)
+    return E.run_depth_time(cfg, bars=False)
 
 
 @pytest.mark.claim

@@ -37,7 +37,7 @@ def test_masked_training_keeps_pruned_weights_at_zero(small):
     model = L.make_model(cfg, d, seed=0)
     init = {n: t.clone() for n, t in model.state_dict().items()}
     masks = {n: m.to(d.device) for n, m in L.like_masks(model, 0.3).items()}
-    out = L.train_masked(cfg, d, [init, init], [masks, None], [0, 0], progress=False)
+    out = L.train_masked(cfg, d, [init, init], [masks, None], [0, 0], bars=False)
     trained = out.state_dict(0)
     for n, m in masks.items():
         assert torch.all(trained[n][m == 0] == 0)
@@ -48,7 +48,7 @@ def test_masked_training_keeps_pruned_weights_at_zero(small):
 
 def test_imp_result_shapes_densities_and_torch_agreement(small):
     cfg, d = small
-    res = L.run_imp(cfg.replace(rewind_step=5), seeds=[0, 1], data=d, controls=[2], progress=False)
+    res = L.run_imp(cfg.replace(rewind_step=5), seeds=[0, 1], data=d, controls=[2], bars=False)
     assert res.acc["ticket"].shape == (2, 3) and np.isfinite(res.acc["ticket"]).all()
     assert np.isnan(res.acc["reinit"][:, 1]).all() and np.isfinite(res.acc["reinit"][:, 2]).all()
     assert res.density[0] == 1.0 and res.density[1] == pytest.approx(0.8, abs=0.01)
@@ -70,9 +70,9 @@ def test_rewinding_restores_exactly_theta_k(small):
 
     def recording(inits, masks, seeds):
         starts.append((inits, masks))
-        return L.train_masked(cfg, d, inits, masks, seeds, progress=False)
+        return L.train_masked(cfg, d, inits, masks, seeds, bars=False)
 
-    res = L.run_imp(cfg, seeds=[0], data=d, controls=False, train_fn=recording, progress=False)
+    res = L.run_imp(cfg, seeds=[0], data=d, controls=False, train_fn=recording, bars=False)
     theta_k = res.rewound[0]
     # theta_k from an independent, bare training loop: Adam, the same mini-batch order
     model = L.make_model(cfg, d, seed=0)
@@ -117,7 +117,7 @@ def test_stop_ends_imp_early_with_what_it_has(small):
         return done > 0.3
 
     with P.reporting(tick):  # a panel's bar and Stop
-        res = L.run_imp(cfg.replace(rounds=4), seeds=[0], data=d, progress=False)
+        res = L.run_imp(cfg.replace(rounds=4), seeds=[0], data=d, bars=False)
     assert res.stopped and len(res.masks) < 5
     assert res.acc["ticket"].shape[1] == len(res.density) == len(res.masks)  # rounds reached
     assert np.isfinite(res.acc["ticket"][0, 0])
@@ -128,18 +128,18 @@ def test_progress_covers_the_whole_run(small):
     cfg, d = small
     seen = []
     with P.reporting(lambda f: seen.append(f) and False):
-        L.run_imp(cfg, seeds=[0], data=d, progress=False)
+        L.run_imp(cfg, seeds=[0], data=d, bars=False)
     assert seen[0] < 0.2 and seen[-1] == pytest.approx(1.0) and seen == sorted(seen)
 
 
 def test_divergence_is_a_result_not_a_crash():
     cfg = _diverging()
     d = L.load_data(cfg)
-    res = L.run_imp(cfg, seeds=[0], data=d, progress=False)
+    res = L.run_imp(cfg, seeds=[0], data=d, bars=False)
     assert len(res.diverged) == 1, res.diverged
     assert res.diverged[0].startswith("ticket, round 0, seed 0: diverged at step")
     assert len(res.density) == 1 and np.isnan(res.acc["reinit"][0, 0])
-    lmc = L.run_lmc(cfg, (0, 15), seed=0, data=d, n_points=3, progress=False)
+    lmc = L.run_lmc(cfg, (0, 15), seed=0, data=d, n_points=3, bars=False)
     assert all(lmc["diverged"][k] for k in (0, 15))
     assert all(math.isnan(lmc["barrier"][k]) for k in (0, 15))
 
@@ -147,10 +147,10 @@ def test_divergence_is_a_result_not_a_crash():
 def test_dry_run_caps_seeds_rounds_steps_and_rewind_points(small, monkeypatch, tmp_path):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     cfg, d = small
-    res = L.run_imp(cfg.replace(rounds=6, rewind_step=20), seeds=[0, 1, 2], data=d, progress=False)
+    res = L.run_imp(cfg.replace(rounds=6, rewind_step=20), seeds=[0, 1, 2], data=d, bars=False)
     assert res.seeds == [0, 2] and len(res.density) == 3 and res.eval_steps[-1] == 3
     assert res.round_near(0.2) == 2 and res.round_near(0.9) == 1
-    lmc = L.run_lmc(cfg, (0, 10, 50, 200), seed=0, data=d, n_points=3, progress=False)
+    lmc = L.run_lmc(cfg, (0, 10, 50, 200), seed=0, data=d, n_points=3, bars=False)
     assert lmc["rewind_steps"] == [0, 200] and np.isfinite(lmc["barrier"][200])
 
 
@@ -173,8 +173,8 @@ def smoke_runs():
     d = L.load_data(cfg)
     r_claim = L.round_for(cfg, 0.05, 0.10)
     r_pai = L.round_near(cfg, L.PAI_DENSITY)
-    res = L.run_imp(cfg, seeds=SEEDS, data=d, controls=[r_pai, r_claim], progress=False)
-    pai = L.run_pai(cfg, res, round=r_pai, data=d, progress=False)
+    res = L.run_imp(cfg, seeds=SEEDS, data=d, controls=[r_pai, r_claim], bars=False)
+    pai = L.run_pai(cfg, res, round=r_pai, data=d, bars=False)
     return res, r_claim, pai
 
 
@@ -258,8 +258,8 @@ def test_claim_rows_of_the_smoke_run(smoke_runs):
 def lmc_runs(seed):
     cfg = L.LotteryConfig.for_profile("smoke")
     d = L.load_data(cfg)
-    calm = L.run_lmc(cfg, (0,), seed=seed, data=d, progress=False)
-    hot = L.run_lmc(cfg.replace(lr=1e-2), (0, 20, 100), seed=seed, data=d, progress=False)
+    calm = L.run_lmc(cfg, (0,), seed=seed, data=d, bars=False)
+    hot = L.run_lmc(cfg.replace(lr=1e-2), (0, 20, 100), seed=seed, data=d, bars=False)
     return calm, hot
 
 
@@ -294,7 +294,7 @@ def test_lmc_rows_say_no_without_a_barrier_to_remove_or_when_it_stays():
 def _tiny_imp():
     cfg = L.LotteryConfig.for_profile("smoke", dataset="digits", width=16, steps=20, rounds=1,
                                       evals=2, batch_size=64)
-    return (L.run_imp(cfg, seeds=[0], progress=False),)
+    return (L.run_imp(cfg, seeds=[0], bars=False),)
 
 
 # ----------------------------------------------------------------------------- claims, precomputed data

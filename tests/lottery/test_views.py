@@ -16,9 +16,9 @@ def small():
     cfg = L.LotteryConfig.for_profile("smoke", dataset="digits", width=32, steps=40, rounds=2,
                                       evals=4, batch_size=64)
     d = L.load_data(cfg)
-    res = L.run_imp(cfg, seeds=[0], data=d, progress=False)
-    pai = L.run_pai(cfg, res, round=2, data=d, progress=False)
-    lmc = L.run_lmc(cfg, (0, 5), seed=0, data=d, n_points=3, progress=False)
+    res = L.run_imp(cfg, seeds=[0], data=d, bars=False)
+    pai = L.run_pai(cfg, res, round=2, data=d, bars=False)
+    lmc = L.run_lmc(cfg, (0, 5), seed=0, data=d, n_points=3, bars=False)
     return cfg, d, res, pai, lmc
 
 

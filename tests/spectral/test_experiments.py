@@ -81,7 +81,7 @@ def test_a_spectrally_sized_step_moves_a_layer_the_same_at_every_width(seed):
 @functools.cache
 def practice(seed, optimizers=("adamw", "muon", "momentum"), teaching_fp32=True):
     cfg = S.PracticeConfig.for_profile("smoke", seed=seed)
-    return E.run_practice(cfg, optimizers=optimizers, teaching_fp32=teaching_fp32, progress=False)
+    return E.run_practice(cfg, optimizers=optimizers, teaching_fp32=teaching_fp32, bars=False)
 
 
 @pytest.mark.claim
@@ -132,7 +132,7 @@ def test_best_lr_and_steps_to():
 def test_practice_runs_every_optimizer_and_the_float32_teaching_muon():
     cfg = S.PracticeConfig.for_profile("smoke", steps=20, muon_lrs=[0.05], adamw_lrs=[0.01, 0.03],
                                        momentum_lrs=[0.1])
-    r = E.run_practice(cfg, progress=False)
+    r = E.run_practice(cfg, bars=False)
     assert r["best"]["adamw"] in (0.01, 0.03) and set(r["sweeps"]) == {"adamw", "momentum", "muon"}
     summary = E.practice_summary(r)
     assert set(summary) == {"adamw", "momentum", "muon", "muon_fp32"}
@@ -250,7 +250,7 @@ def test_critical_batch_at_cpu_scale():
 
 @functools.cache
 def shaping(seed):
-    return E.run_shaping(S.ShapingConfig.for_profile("smoke", seed=seed), progress=False)
+    return E.run_shaping(S.ShapingConfig.for_profile("smoke", seed=seed), bars=False)
 
 
 def check_shaping_sentences(r):

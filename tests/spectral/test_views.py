@@ -59,7 +59,7 @@ def test_width_figure():
 def test_practice_figure_slider_and_table():
     cfg = S.PracticeConfig.for_profile("smoke", steps=20, muon_lrs=[0.05], adamw_lrs=[0.01],
                                        momentum_lrs=[0.1])
-    r = E.run_practice(cfg, progress=False)
+    r = E.run_practice(cfg, bars=False)
     fig = V.practice_figure(r)
     assert len(fig.data) == 10  # four runs and the target, in two panels
     assert len(legend_names(fig)) == 5  # named once, in the left panel
@@ -93,7 +93,7 @@ def test_memory_figures():
 
 def test_shaping_figures_and_table():
     cfg = S.ShapingConfig.for_profile("smoke", steps=20, ps=[0.0, -0.5])
-    r = E.run_shaping(cfg, progress=False)
+    r = E.run_shaping(cfg, bars=False)
     fig = V.shaping_figure(r)
     assert len(fig.data) == 4  # three runs and Muon's final loss
     housed(fig)
@@ -113,7 +113,7 @@ def test_claims_table():
     timing, _ = results.load("spectral_timing")
     width = E.run_width(S.WidthConfig.for_profile("smoke"))
     pcfg = S.PracticeConfig.for_profile("smoke")
-    practice = E.run_practice(pcfg, progress=False)
+    practice = E.run_practice(pcfg, bars=False)
     mcfg = S.MemoryConfig.for_profile("smoke", seeds=1)
     memory, batch = E.run_memory(mcfg), E.run_memory_batch(mcfg)
     by_lr, _ = E.load_shaping()

@@ -24,19 +24,19 @@ TINY = S.DecouplingConfig(lr_low=1e-3, lr_high=1e-2, n_lr=2, wd_low=0.1, wd_high
 
 
 def test_run_grid_shapes_and_seeds():
-    g = E.run_grid(TINY, "adamw", seed=3, progress=False)
+    g = E.run_grid(TINY, "adamw", seed=3, bars=False)
     assert g["seeds"] == [3, 4]
     assert np.shape(g["test_acc"]) == (3, 2, 2) and np.shape(g["test_acc_seeds"]) == (2, 3, 2)
     np.testing.assert_allclose(np.mean(g["test_acc_seeds"], 0), np.asarray(g["test_acc"])[:, :, -1],
                                atol=1e-5)
-    again = E.run_grid(TINY, "adamw", seed=3, progress=False)
+    again = E.run_grid(TINY, "adamw", seed=3, bars=False)
     np.testing.assert_array_equal(g["test_acc"], again["test_acc"])  # deterministic
     with pytest.raises(ValueError):
         E.run_grid(TINY, "sgd")
 
 
 def test_run_decoupling_payload_round_trips_through_json():
-    payload = E.run_decoupling(TINY, 0, progress=False, kinds=tuple(S.GRIDS))
+    payload = E.run_decoupling(TINY, 0, bars=False, kinds=tuple(S.GRIDS))
     assert list(payload["grids"]) == list(S.GRIDS)
     back = json.loads(json.dumps(results._plain(payload)))
     for kind in S.GRIDS:
@@ -57,7 +57,7 @@ def test_grids_report_progress_and_stop():
         return done > 0.2  # stop during the first grid
 
     with P.reporting(tick):  # a panel's bar and Stop
-        payload = E.run_decoupling(TINY, 0, progress=False)
+        payload = E.run_decoupling(TINY, 0, bars=False)
     assert seen and max(seen) <= 0.5 + 1e-9
     assert list(payload["grids"]) == ["adam_l2"] and payload["grids"]["adam_l2"]["stopped"]
 
@@ -65,14 +65,14 @@ def test_grids_report_progress_and_stop():
 def test_dry_run_caps_every_runner(monkeypatch, tmp_path):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
-    g = E.run_grid(S.DecouplingConfig.for_profile("gpu"), "adamw_invariant", 0, progress=False)
+    g = E.run_grid(S.DecouplingConfig.for_profile("gpu"), "adamw_invariant", 0, bars=False)
     assert len(g["lrs"]) == 2 and len(g["decays"]) == 2 and len(g["seeds"]) == 2
     assert max(g["eval_steps"]) == 3
-    eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("gpu"), 0, progress=False)
+    eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("gpu"), 0, bars=False)
     assert eq["steps"] == 3 and eq["status"] == "ok"
-    clock = E.run_clock(S.ClockConfig.for_profile("gpu"), 0, progress=False)
+    clock = E.run_clock(S.ClockConfig.for_profile("gpu"), 0, bars=False)
     assert all(h.steps[-1] == 3 for h in clock["histories"])
-    spec = E.run_spectrum(S.SpectrumConfig.for_profile("gpu"), 0, progress=False)
+    spec = E.run_spectrum(S.SpectrumConfig.for_profile("gpu"), 0, bars=False)
     assert all(r["history"].steps[-1] == 3 for r in spec["runs"].values())
     paths = E.precompute_plan("gpu").run()
     assert [p.parent for p in paths] == [tmp_path]
@@ -84,7 +84,7 @@ def test_equilibrium_run_reports_divergence_or_refuses():
     with pytest.raises(ValueError):
         E.run_equilibrium(S.EquilibriumConfig(lr=0.9, weight_decay=5.0, steps=10))
     r = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", optimizer="sgd", lr=10.0,
-                                                          weight_decay=0.05, steps=50), 0, progress=False)
+                                                          weight_decay=0.05, steps=50), 0, bars=False)
     assert r["status"] in ("ok",) or r["status"].startswith("diverged")
 
 
@@ -163,7 +163,7 @@ def test_precomputed_adam_l2_largest_penalty_fails_everywhere(grid):
 
 @functools.cache
 def _live(seed):
-    return E.run_decoupling(E.live_grid_config("smoke"), seed, progress=False)
+    return E.run_decoupling(E.live_grid_config("smoke"), seed, bars=False)
 
 
 @pytest.mark.claim
@@ -178,7 +178,7 @@ def test_claim_best_cells_close_in_the_live_grid(seed):
 
 @functools.cache
 def _equilibria(seed):
-    return {c.optimizer: E.run_equilibrium(c, seed, progress=False)
+    return {c.optimizer: E.run_equilibrium(c, seed, bars=False)
             for c in E.equilibrium_configs("smoke")}
 
 
@@ -218,7 +218,7 @@ def test_claim_sgd_norm_scales_as_sqrt_eta(seed):
     base = _equilibria(seed)["sgd"]
     cfg = S.EquilibriumConfig.for_profile("smoke", optimizer="sgd", lr=base["lr"] / 4,
                                           weight_decay=base["weight_decay"] * 4)
-    other = E.run_equilibrium(cfg, seed, progress=False)
+    other = E.run_equilibrium(cfg, seed, bars=False)
     for name, v in other["layers"].items():
         b = base["layers"][name]
         assert b["norm"] / v["norm"] == pytest.approx(2.0, rel=0.15), name
@@ -227,12 +227,12 @@ def test_claim_sgd_norm_scales_as_sqrt_eta(seed):
 
 @functools.cache
 def _clock(seed):
-    return E.run_clock(S.ClockConfig.for_profile("smoke"), seed, progress=False)
+    return E.run_clock(S.ClockConfig.for_profile("smoke"), seed, bars=False)
 
 
 @functools.cache
 def _spectrum(seed):
-    return E.run_spectrum(S.SpectrumConfig.for_profile("smoke"), seed, progress=False)
+    return E.run_spectrum(S.SpectrumConfig.for_profile("smoke"), seed, bars=False)
 
 
 @functools.cache

@@ -189,7 +189,7 @@ def _outputs_after(tiny_data, optimizer, scale, lr, wd, steps=30):
             p.mul_(scale)
     train(model, tiny_data,
           Recipe(steps=steps, optimizer=optimizer, lr=lr, weight_decay=wd, batch_size=32, eval=steps),
-          progress=False, seed=0)
+          bars=False, seed=0)
     assert len(list(model.parameters())) == len(model.scale_invariant())
     return model(tiny_data.x_test).detach()
 
@@ -223,7 +223,7 @@ def test_rotation_meter_records_every_step(tiny_data):
     snapshots = [w.detach().clone()]
     train(model, tiny_data, Recipe(steps=5, optimizer='sgd', lr=0.5, weight_decay=0.01, eval=5),
           hooks=Hooks(before_step=meter.before_step, after_step=lambda m, s: (meter.after_step(m, s), snapshots.append(w.detach().clone()))),
-          progress=False)
+          bars=False)
     a = meter.arrays()
     assert a["norm"].shape == (6, 2) and a["angle"].shape == (6, 2)
     for step in range(1, 6):

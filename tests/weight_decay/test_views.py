@@ -20,7 +20,7 @@ TINY = S.DecouplingConfig(lr_low=1e-3, lr_high=10 ** -1.5, n_lr=4, wd_low=1e-2, 
 
 @pytest.fixture(scope="module")
 def payload():
-    fresh = E.run_decoupling(TINY, 0, progress=False, kinds=tuple(S.GRIDS))
+    fresh = E.run_decoupling(TINY, 0, bars=False, kinds=tuple(S.GRIDS))
     return json.loads(json.dumps(results._plain(fresh)))  # as read back from data/
 
 
@@ -56,24 +56,24 @@ def test_ridge_rows(payload):
 
 
 def test_figures_of_the_other_sections():
-    eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", steps=40), 0, progress=False)
+    eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", steps=40), 0, bars=False)
     fig = _rendered(V.equilibrium_figure([eq, eq]))
     assert sum(t.showlegend is not False for t in fig.data if t.name) >= 4
     rows = V.equilibrium_rows(eq)
     assert len(rows) == 3 and all(isinstance(r["RMS"], float) for r in rows)
-    clock = E.run_clock(S.ClockConfig.for_profile("smoke", steps=40), 0, progress=False)
+    clock = E.run_clock(S.ClockConfig.for_profile("smoke", steps=40), 0, bars=False)
     fig = _rendered(V.clock_figure(clock))
     assert len(fig.data) == 4
     rows = V.clock_rows(clock)
     assert [r["ηλ"] for r in rows] == pytest.approx([clock["product"]] * 3 + [4 * clock["product"]])
-    spec = E.run_spectrum(S.SpectrumConfig.for_profile("smoke", steps=40, width=16), 0, progress=False)
+    spec = E.run_spectrum(S.SpectrumConfig.for_profile("smoke", steps=40, width=16), 0, bars=False)
     fig = _rendered(V.spectrum_figure(spec))
     assert [t.name for t in fig.data if t.showlegend is not False] == ["λ = 0", "λ = 2", "initialization"]
     assert len(V.spectrum_rows(spec)) == 6
 
 
 def test_claims_table(payload):
-    eq = [E.run_equilibrium(c.replace(steps=40), 0, progress=False) for c in E.equilibrium_configs("smoke")]
+    eq = [E.run_equilibrium(c.replace(steps=40), 0, bars=False) for c in E.equilibrium_configs("smoke")]
     rows = V.claims(grid=payload, live={0: payload}, equilibria={0: eq})
     assert len(rows) >= 4
     assert all(r["reproduced"] in plots.VERDICTS for r in rows)
@@ -185,10 +185,10 @@ def test_prose_numbers_of_the_precomputed_grids():
 def test_prose_numbers_of_tiny_runs(payload):
     inv = V.invariant_numbers(payload)  # a grid too small for the prose: no crash, "n/a"
     assert set(inv) >= {"wd_inv_prod", "wd_inv_slope"}
-    eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", steps=40), 0, progress=False)
+    eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", steps=40), 0, bars=False)
     num = V.equilibrium_numbers([eq])
     assert num["wd_adamw_rms_dev"].endswith("%") and num["wd_adamw_verdict"] in plots.MARKS.values()
-    clock = E.run_clock(S.ClockConfig.for_profile("smoke", steps=40), 0, progress=False)
+    clock = E.run_clock(S.ClockConfig.for_profile("smoke", steps=40), 0, bars=False)
     assert V.clock_numbers(clock)["wd_clock_lr_factor"] == "4"
     text = V.answer_zero_gradient()
     assert "0.905 after 1,000 steps" in text and "0.26 after 1,000" in text

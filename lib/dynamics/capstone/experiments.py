@@ -84,7 +84,7 @@ def _state(model: nn.Module) -> dict:
 
 
 def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = None, keep=None,
-        on_eval=(), progress: bool | None = None, timeline: dict | None = None) -> OneRun:
+        on_eval=(), bars: bool | None = None, timeline: dict | None = None) -> OneRun:
     """Train the grokking chapter's model on its task once, full batch, with the initial
     weights scaled by ``cfg.init_scale``, and read every measure at every evaluation
     (:func:`~.science.measure` on the training set, and the rank of the update of the step
@@ -115,7 +115,7 @@ def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = Non
         return False
 
     recipe = Recipe(cfg.steps, optimizer=lambda m: optimizer_for(cfg, m), eval=evals)
-    h = train(model, data, recipe, seed=seed, progress=progress,
+    h = train(model, data, recipe, seed=seed, bars=bars,
               hooks=Hooks(probe.before_step, probe.after_step, on_eval=[record, *Hooks(on_eval=on_eval).on_eval]),
               desc=f"{cfg.optimizer}, init x{cfg.init_scale:g}")
     return OneRun(cfg, h, model, data, seed, timeline, states)
@@ -132,7 +132,7 @@ def _rows(cfg: OneConfig, configs, sweep) -> list[dict]:
     return rows
 
 
-def _many(cfg: OneConfig, cells: list[dict], progress=None, norms: bool = False):
+def _many(cfg: OneConfig, cells: list[dict], bars=None, norms: bool = False):
     """``train_many`` over ``cells`` (each: lr, weight_decay, init_scale, seed) on one split
     per seed (the cells of a seed share it, as in :func:`run`): AdamW only, the sweep
     engine's optimizer. ``norms`` records the weight RMS at every evaluation."""
@@ -152,20 +152,20 @@ def _many(cfg: OneConfig, cells: list[dict], progress=None, norms: bool = False)
                         betas=ADAM_BETAS[cfg.model], eval=evaluation_steps(cfg.steps, cfg.n_evals))
         out = train_many(lambda c: make_model(g, c["seed"]), data, part, recipe, metrics=metrics,
                          strategy="sequential" if cfg.model == "transformer" else "auto",
-                         progress=progress)
+                         bars=bars)
         rows += _rows(cfg, part, out)
         sweeps.append(out)
     return rows, sweeps
 
 
-def init_sweep(cfg: OneConfig, scales, seeds=(0,), progress=None, reuse=()) -> list[dict]:
+def init_sweep(cfg: OneConfig, scales, seeds=(0,), bars=None, reuse=()) -> list[dict]:
     """Fit and grok steps per initial scale (every parameter x ``scale``) and seed.
     ``reuse``: runs already made (:func:`run`, same config and seed) instead of training them."""
     cells = [dict(init_scale=float(s), seed=int(seed)) for seed in seeds for s in scales]
-    return _cells(cfg, cells, reuse, progress)
+    return _cells(cfg, cells, reuse, bars)
 
 
-def clock_grid(cfg: OneConfig, lrs, weight_decays, seeds=(0,), progress=None,
+def clock_grid(cfg: OneConfig, lrs, weight_decays, seeds=(0,), bars=None,
                reuse=()) -> list[dict]:
     """Learning rate x weight decay (AdamW, initial scale ``cfg.init_scale``): per cell the
     clock τ = 1/(ηλ), the step the weight RMS settles (:func:`~.science.settle_step`) and
@@ -174,10 +174,10 @@ def clock_grid(cfg: OneConfig, lrs, weight_decays, seeds=(0,), progress=None,
         raise ValueError("the clock 1/(ηλ) needs weight decays > 0")
     cells = [dict(lr=float(lr), weight_decay=float(wd), init_scale=cfg.init_scale, seed=int(s))
              for s in seeds for lr in lrs for wd in weight_decays]
-    return _cells(cfg, cells, reuse, progress, norms=True)
+    return _cells(cfg, cells, reuse, bars, norms=True)
 
 
-def _cells(cfg: OneConfig, cells: list[dict], reuse, progress, norms: bool = False):
+def _cells(cfg: OneConfig, cells: list[dict], reuse, bars, norms: bool = False):
     """The rows of ``cells`` in their order: a cell that a run in ``reuse`` already made (same
     config and seed) is read from it, the others are trained together (:func:`_many`). A dry
     run trains the first and last of those."""
@@ -188,7 +188,7 @@ def _cells(cfg: OneConfig, cells: list[dict], reuse, progress, norms: bool = Fal
     done = [made(c) for c in cells]
     todo = [c for c, r in zip(cells, done) if r is None]
     kept = runtime.grid(todo)
-    trained = iter(_many(cfg, kept, progress, norms)[0] if kept else ())
+    trained = iter(_many(cfg, kept, bars, norms)[0] if kept else ())
     rows = []
     for c, r in zip(cells, done):
         if r is not None:
@@ -254,7 +254,7 @@ LOTTERY_ARMS = ("dense", "ticket, rewound to θ₀", "ticket, rewound to θ_k", 
 
 
 def lottery(first: OneRun, keep_frac: float | None = None, rewind_step: int | None = None,
-            progress=None) -> dict:
+            bars=None) -> dict:
     """Prune the grokked network ``first`` by magnitude (the ``1 - keep_frac`` smallest of its
     final weight matrices, globally, the head at half the rate: the lottery chapter's
     ``prune_masks``), rewind the survivors to θ₀ and to θ_k (``rewind_step``, one of the
@@ -301,7 +301,7 @@ def lottery(first: OneRun, keep_frac: float | None = None, rewind_step: int | No
     param_masks = [{n: m.to(first.data.device) for n, m in starts[n_][1].items()} for n_ in names]
     sweep = train_many(model_fn, first.data, configs, recipe, masks=dict(params=param_masks),
                        strategy="sequential" if cfg.model == "transformer" else "batched",
-                       progress=progress)
+                       bars=bars)
     arms = {"dense": first.history, **dict(zip(names, sweep.histories))}
     out = dict(density=density(masks), rewind_step=k, arms={})
     for name, h in arms.items():
@@ -344,7 +344,7 @@ def live_grid(profile: str | None = None) -> GridConfig:
 
 
 def grid_unit(base: OneConfig, optimizer: str, seed: int, scales, decays,
-              progress=None) -> dict:
+              bars=None) -> dict:
     """One unit of the grid: every (initial scale, weight decay) cell of one optimizer on one
     seed. AdamW cells go through ``train_many`` (the weight RMS recorded at every
     evaluation), Muon cells one after another through :func:`run`. Returns the table rows and
@@ -352,7 +352,7 @@ def grid_unit(base: OneConfig, optimizer: str, seed: int, scales, decays,
     if optimizer == "adamw":
         cells = [dict(init_scale=float(s), weight_decay=float(w), seed=int(seed))
                  for s in scales for w in decays]
-        rows, sweeps = _many(base, cells, progress, norms=True)
+        rows, sweeps = _many(base, cells, bars, norms=True)
         hs = [h for sw in sweeps for h in sw.histories]
         for row in rows:
             row.setdefault("lr", base.lr)
@@ -361,7 +361,7 @@ def grid_unit(base: OneConfig, optimizer: str, seed: int, scales, decays,
         for s in scales:
             for w in decays:
                 c = base.replace(optimizer=optimizer, init_scale=float(s), weight_decay=float(w))
-                r = run(c, int(seed), progress=progress)
+                r = run(c, int(seed), bars=bars)
                 r.history.metrics["weight_rms"] = list(r.timeline["weight_rms"])
                 rows.append(dict(init_scale=float(s), weight_decay=float(w), seed=int(seed),
                                  lr=base.lr, muon_lr=base.muon_lr, optimizer=optimizer,

@@ -63,7 +63,7 @@ def timeline_panel(profile: str | None = None, seed: int | None = None):
                 test_acc=list(history["test_acc"][:n]), **{k: tl[k][:n] for k in MEASURES},
                 lr=cfg.lr, weight_decay=cfg.weight_decay, fit_step=None, grok_step=None))
 
-        r = run(cfg, seed, on_eval=update.every(draw), progress=False, timeline=box)
+        r = run(cfg, seed, on_eval=update.every(draw), bars=False, timeline=box)
         s = r.summary()
         if not update.stop_requested:
             update(status=f"fit at step {s['fit_step']}, grok at step {s['grok_step']} "

@@ -109,7 +109,7 @@ def recipe(cfg: CollapseConfig) -> Recipe:
 
 
 def run_collapse(cfg: CollapseConfig, seed: int | None = None, data: D.Dataset | None = None,
-                 snapshots: bool = False, on_eval=(), progress=None,
+                 snapshots: bool = False, on_eval=(), bars=None,
                  eval_steps=None, held_out: bool = False) -> tuple[History, Recorder]:
     """Train one :class:`CollapseNet` far past zero training error, recording every collapse
     metric and the conditions of Jacot et al. (balancedness when ``linear_depth`` >= 2) at
@@ -122,7 +122,7 @@ def run_collapse(cfg: CollapseConfig, seed: int | None = None, data: D.Dataset |
     rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots, held_out=held_out)
     rec.model = model
     h = train(model, data, recipe(cfg).replace(eval=_evaluations(cfg, eval_steps)),
-              metrics=rec, hooks=Hooks(on_eval=on_eval), seed=seed, progress=progress,
+              metrics=rec, hooks=Hooks(on_eval=on_eval), seed=seed, bars=bars,
               desc="terminal phase")
     h.info.update(config=cfg.to_dict(), seed=seed, dataset=data.name,
                   fallback=data.info.get("fallback"), zero_error_step=terminal_phase_start(h))
@@ -130,7 +130,7 @@ def run_collapse(cfg: CollapseConfig, seed: int | None = None, data: D.Dataset |
 
 
 def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int | None = None,
-                      data: D.Dataset | None = None, progress=None) -> list[History]:
+                      data: D.Dataset | None = None, bars=None) -> list[History]:
     """The same network trained with each weight decay (one :func:`train_many` sweep, which
     trains them one after another: the collapse metrics need each model).
     In a dry run only the two ends of ``weight_decays`` are trained."""
@@ -140,7 +140,7 @@ def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int | None = Non
     configs = grid(weight_decay=runtime.grid([float(wd) for wd in weight_decays]), seed=[seed])
     result = train_many(lambda c: CollapseNet(data.input_dim, cfg.width, cfg.depth,
                                               cfg.linear_depth, data.n_classes, cfg.activation),
-                        data, configs, recipe(cfg), metrics=rec, progress=progress)
+                        data, configs, recipe(cfg), metrics=rec, bars=bars)
     for c, h in zip(configs, result.histories):
         h.info.update(config=cfg.replace(weight_decay=c["weight_decay"]).to_dict(), seed=seed,
                       dataset=data.name, zero_error_step=terminal_phase_start(h))
@@ -148,7 +148,7 @@ def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int | None = Non
 
 
 def run_conditions(cfg: CollapseConfig, seed: int | None = None, data: D.Dataset | None = None,
-                   done: dict | None = None, progress=None, held_out: bool = False) -> dict:
+                   done: dict | None = None, bars=None, held_out: bool = False) -> dict:
     """Section 3: the network of section 1 with and without weight decay, under AdamW and
     under plain full-batch gradient descent (a discretization of the gradient flow of the
     theory, at learning rate ``cfg.gd_lr`` and weight decay ``cfg.gd_weight_decay``).
@@ -171,13 +171,13 @@ def run_conditions(cfg: CollapseConfig, seed: int | None = None, data: D.Dataset
             continue
         with job.part(k, len(todo)):
             runs[name], _ = run_collapse(cfg.replace(**variants[name]), seed, data,
-                                         progress=progress,
+                                         bars=bars,
                                          held_out=held_out and name == "AdamW, weight decay")
     return {name: runs[name] for name in variants}
 
 
 def run_ufm(cfg: UFMConfig, seed: int | None = None, counts=None, snapshots: bool = False,
-            progress=None, on_eval=()) -> tuple[History, Recorder]:
+            bars=None, on_eval=()) -> tuple[History, Recorder]:
     """Gradient descent with weight decay on the unconstrained features model (MSE)."""
     seed = get_seed(seed)
     counts = counts or [cfg.per_class] * cfg.n_classes
@@ -190,23 +190,23 @@ def run_ufm(cfg: UFMConfig, seed: int | None = None, counts=None, snapshots: boo
     gd = Recipe(cfg.steps, optimizer="sgd", lr=cfg.lr, weight_decay=cfg.weight_decay, loss="mse",
                 eval=LogSpaced(cfg.n_evals, test=False))
     h = train(model, data, gd, metrics=rec, hooks=Hooks(on_eval=on_eval), seed=seed,
-              progress=progress, desc="unconstrained features")
+              bars=bars, desc="unconstrained features")
     h.info.update(config=cfg.to_dict(), seed=seed, counts=list(counts),
                   zero_error_step=terminal_phase_start(h))
     return h, rec
 
 
-def run_ufm_pair(cfg: UFMConfig, seed: int | None = None, progress=None) -> dict:
+def run_ufm_pair(cfg: UFMConfig, seed: int | None = None, bars=None) -> dict:
     """The unconstrained features model with weight decay ``cfg.weight_decay`` and without."""
     seed = get_seed(seed)
     out, job = {}, P.current()
     for k, wd in enumerate((cfg.weight_decay, 0.0)):
         with job.part(k, 2):
-            out[f"λ = {wd:g}"] = run_ufm(cfg.replace(weight_decay=wd), seed, progress=progress)[0]
+            out[f"λ = {wd:g}"] = run_ufm(cfg.replace(weight_decay=wd), seed, bars=bars)[0]
     return out
 
 
-def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, progress=None) -> dict:
+def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None) -> dict:
     """Imbalanced classes, MSE loss, a deep linear head: the unconstrained features model
     (plain gradient descent with weight decay, next to its exact solution) and a ReLU network
     on an imbalanced Gaussian mixture (``cfg.optimizer``, by default gradient descent with
@@ -224,7 +224,7 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, progress=None) 
     gd = Recipe(cfg.ufm_steps, optimizer="sgd", lr=cfg.ufm_lr, weight_decay=cfg.ufm_weight_decay,
                 loss="mse", eval=At(evals, test=False))
     with job.part(0, 2):
-        h = train(model, data, gd, seed=seed, progress=progress, desc="unconstrained features")
+        h = train(model, data, gd, seed=seed, bars=bars, desc="unconstrained features")
     out["ufm"] = dict(mean_geometry(model, data), status=h.status, train_loss=h.last("train_loss"))
     out["theory"] = imbalanced_ufm_solution(counts, cfg.ufm_weight_decay, cfg.linear_depth)
     if job.stopped:
@@ -239,7 +239,7 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, progress=None) 
     net_recipe = Recipe(cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
                         loss="mse", schedule=cosine_schedule(cfg.steps), eval=evals)
     with job.part(1, 2):
-        h = train(net, data, net_recipe, seed=seed, progress=progress, desc="imbalanced network")
+        h = train(net, data, net_recipe, seed=seed, bars=bars, desc="imbalanced network")
     out["network"] = dict(mean_geometry(net, data), status=h.status,
                           train_acc=h.last("train_acc"), train_loss=h.last("train_loss"))
     out["stopped"] = job.stopped
@@ -248,7 +248,7 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, progress=None) 
 
 def run_claim_seeds(cfg: CollapseConfig, ufm_cfg: UFMConfig, icfg: ImbalanceConfig, seeds,
                     data: D.Dataset | None = None, done: dict | None = None,
-                    progress=None) -> dict:
+                    bars=None) -> dict:
     """The live runs the claims table judges, on each of ``seeds``: section 3's four runs
     (:func:`run_conditions`, on ``data``: the seeds vary the initialization, not the split),
     the unconstrained features pair and the imbalance run. ``done``: ``{seed: dict(runs=,
@@ -268,9 +268,9 @@ def run_claim_seeds(cfg: CollapseConfig, ufm_cfg: UFMConfig, icfg: ImbalanceConf
                 out[key][s] = done[s][key]
             continue
         with job.part(todo.index(s), len(todo)):
-            out["runs"][s] = run_conditions(cfg, s, data, progress=progress, held_out=True)
-            out["ufm"][s] = run_ufm_pair(ufm_cfg, s, progress=progress)
-            out["imbalance"][s] = run_imbalance(icfg, s, progress=progress)
+            out["runs"][s] = run_conditions(cfg, s, data, bars=bars, held_out=True)
+            out["ufm"][s] = run_ufm_pair(ufm_cfg, s, bars=bars)
+            out["imbalance"][s] = run_imbalance(icfg, s, bars=bars)
     return out
 
 

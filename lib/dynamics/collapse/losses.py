@@ -62,7 +62,7 @@ def least_squares_split(model, data: D.Dataset) -> dict:
 
 def run_loss_seeds(cfg: CollapseConfig, seeds, data: D.Dataset | None = None,
                    loss: str = "cross_entropy", done: dict | None = None,
-                   progress=None) -> dict:
+                   bars=None) -> dict:
     """Section 1's run with ``loss`` instead of ``cfg.loss`` on each of ``seeds`` (the same
     ``data``: the seeds vary the initialization), recording NC1 and NC4 on the test set too.
     ``done``: ``{seed: history}`` already trained. Returns ``{seed: history}``."""
@@ -79,7 +79,7 @@ def run_loss_seeds(cfg: CollapseConfig, seeds, data: D.Dataset | None = None,
             out[s] = done[s]
             continue
         with job.part(todo.index(s), len(todo)):
-            out[s], _ = run_collapse(cfg.replace(loss=loss), s, data, progress=progress,
+            out[s], _ = run_collapse(cfg.replace(loss=loss), s, data, bars=bars,
                                      held_out=True)
     return out
 

@@ -236,7 +236,7 @@ def _train(cfg: GrokConfig, seed: int, model: nn.Module, data, optimizer=None,
     rec = recipe(cfg) if optimizer is None else recipe(cfg).replace(
         optimizer=optimizer, adam_lr=None)
     h = train(model.to(data.device), data, rec, metrics=metrics, hooks=Hooks(hook, on_eval=stop),
-              seed=seed, progress=False, desc=label or f"{cfg.op} mod {cfg.p}")
+              seed=seed, bars=False, desc=label or f"{cfg.op} mod {cfg.p}")
     return GrokRun(cfg, h, model, data, seed)
 
 

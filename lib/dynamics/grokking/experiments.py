@@ -119,7 +119,7 @@ def recipe(cfg: GrokConfig) -> Recipe:
 
 def run(cfg: GrokConfig, seed: int | None = None, *, data: D.Dataset | None = None,
         stop_at_grok: bool = False, checkpoints: bool = False, on_eval=(),
-        progress: bool | None = None) -> GrokRun:
+        bars: bool | None = None) -> GrokRun:
     """Train one model on ``cfg``'s task, full batch, and record train/test loss and accuracy,
     ``weight_norm`` and ``fourier_top10`` (:func:`~.science.spectral_concentration` of the
     input weights) at :func:`evaluation_steps`; with corrupted labels also ``memorized`` and
@@ -141,7 +141,7 @@ def run(cfg: GrokConfig, seed: int | None = None, *, data: D.Dataset | None = No
     if stop_at_grok:
         cbs.append(lambda step, h, m: h.last("test_acc") > GROK_ACC)
     h = train(model, data, recipe(cfg), metrics=metrics, hooks=Hooks(hook, on_eval=cbs),
-              seed=seed, progress=progress, desc=f"{cfg.op} mod {cfg.p}")
+              seed=seed, bars=bars, desc=f"{cfg.op} mod {cfg.p}")
     return GrokRun(cfg, h, model, data, seed, kept)
 
 
@@ -221,7 +221,7 @@ def restricted_leads(pm: dict, level: float = 0.5) -> bool:
 claim_seeds = plots.claim_seeds  # one home: dynamics.plots.claims
 
 
-def seed_runs(cfg: GrokConfig, seeds, reuse=(), progress=None) -> dict[str, dict[int, GrokRun]]:
+def seed_runs(cfg: GrokConfig, seeds, reuse=(), bars=None) -> dict[str, dict[int, GrokRun]]:
     """Section 1's runs on each of ``seeds`` (each seed's split shared by its runs): ``decay``
     (``cfg``), ``none`` (the control without weight decay, the full budget), ``strong`` (3x the
     decay), ``perp_grad`` (⊥Grad without decay) and ``div`` (a / b). The runs with and without
@@ -241,7 +241,7 @@ def seed_runs(cfg: GrokConfig, seeds, reuse=(), progress=None) -> dict[str, dict
             full = name in ("decay", "none")
             out[name][seed] = done[0] if done else run(
                 c, seed, data=data if c.op == cfg.op else None, stop_at_grok=not full,
-                checkpoints=name == "decay", progress=progress)
+                checkpoints=name == "decay", bars=bars)
     return out
 
 
@@ -268,7 +268,7 @@ def remedy_configs(cfg: GrokConfig) -> dict[str, GrokConfig]:
 
 
 def run_remedies(cfg: GrokConfig, seeds=(0,), names=DEFAULT_REMEDIES, reuse=(),
-                 progress=None) -> list[dict]:
+                 bars=None) -> list[dict]:
     """Steps to grok (test accuracy > GROK_ACC) for each of :func:`remedy_configs` on each
     seed; runs stop once they grok. ``reuse`` takes runs already made (same config and seed,
     e.g. the baseline and the control of the first experiment) instead of training them again.
@@ -285,7 +285,7 @@ def run_remedies(cfg: GrokConfig, seeds=(0,), names=DEFAULT_REMEDIES, reuse=(),
         for name in names:
             done = [r for r in reuse if r.seed == seed and r.config == variants[name]]
             r = done[0] if done else run(variants[name], seed, data=data, stop_at_grok=True,
-                                         progress=progress)
+                                         bars=bars)
             rows.append(dict(name=name, seed=seed, weight_decay=variants[name].weight_decay,
                              **r.summary()))
     return rows
@@ -313,7 +313,7 @@ def speedups(rows: list[dict], budget: int) -> dict[str, dict]:
 
 
 def run_corrupted(cfg: GrokConfig, cc: CorruptConfig | None = None, seed: int | None = None,
-                  progress=None) -> dict:
+                  bars=None) -> dict:
     """Doshi et al.'s setting: ``cc.noise`` of the training labels corrupted (the same ones in
     every run), one run of ``cc.steps`` per weight decay in ``cc.weight_decays``. Returns per
     weight decay the curves of test accuracy and, on the corrupted training examples, of the
@@ -326,7 +326,7 @@ def run_corrupted(cfg: GrokConfig, cc: CorruptConfig | None = None, seed: int | 
     wds = runtime.grid(cc.weight_decays)
     out = dict(noise=cc.noise, weight_decays=list(wds), steps=cc.steps, runs=[])
     for wd in wds:
-        h = run(noisy.replace(weight_decay=float(wd)), seed, data=data, progress=progress).history
+        h = run(noisy.replace(weight_decay=float(wd)), seed, data=data, bars=bars).history
         out["runs"].append(dict(weight_decay=wd, steps=list(h.steps), test_acc=list(h["test_acc"]),
                                 train_acc=list(h["train_acc"]), memorized=list(h["memorized"]),
                                 corrected=list(h["corrected"]), final_test_acc=h.last("test_acc"),
@@ -394,7 +394,7 @@ def critical_fraction(rows: list[dict], weight_decay: float = 1.0) -> float | No
 
 
 def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
-                   steps: int | None = None, progress=None) -> dict:
+                   steps: int | None = None, bars=None) -> dict:
     """Steps to fit and to generalize over training fraction x weight decay: one model per
     (fraction, weight decay, seed), trained by :func:`dynamics.sweep.train_many` on the pool of
     all pairs (``train_mask`` = the configuration's split, ``test_mask`` = the rest); one
@@ -431,7 +431,7 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
         with job.part(i, len(train_fracs)):
             part = train_many(lambda c: make_model(cfg, c["seed"]), pool, cells, shared,
                               masks=dict(train=masks, test=~masks), strategy=strategy,
-                              progress=progress)
+                              bars=bars)
         configs += part.configs
         histories += part.histories
         states += part.states
@@ -442,13 +442,13 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
     return dict(rows=phase_rows(sweep), sweep=sweep, steps=steps)
 
 
-def run_phase(pcfg: PhaseConfig, seed: int | None = None, progress=None) -> dict:
+def run_phase(pcfg: PhaseConfig, seed: int | None = None, bars=None) -> dict:
     """:func:`run_phase_grid` for a :class:`~.science.PhaseConfig`, on seeds ``seed`` to
     ``seed + pcfg.seeds - 1`` (in a dry run, only the two ends of each axis)."""
     seed = get_seed(seed)
     return run_phase_grid(pcfg.base(), pcfg.train_fracs, pcfg.weight_decays,
                           seeds=range(seed, seed + pcfg.seeds), steps=pcfg.steps,
-                          progress=progress)
+                          bars=bars)
 
 
 def live_phase_config(profile: str | None = None) -> PhaseConfig:
@@ -505,7 +505,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
 
 def _phase_unit(cfg: GrokConfig, frac: float, decays, seeds, steps: int) -> dict:
     """One unit of the precomputed phase diagram: the cells of one training fraction."""
-    out = run_phase_grid(cfg, [frac], decays, seeds=seeds, steps=steps, progress=False)
+    out = run_phase_grid(cfg, [frac], decays, seeds=seeds, steps=steps, bars=False)
     return dict(rows=out["rows"], sweep=out["sweep"].to_dict(), steps=out["steps"])
 
 

@@ -54,7 +54,7 @@ def _run_panel(base: GrokConfig, names, seed: int, progress_view: bool = False, 
         if progress_view and cfg.op not in FOURIER_OPS:
             raise ValueError(f"the Fourier progress measures need op in {FOURIER_OPS}, not {cfg.op!r}")
         live = update.every(lambda h: training_figure(h, title=_title(cfg), marks=False))
-        r = run(cfg, seed, on_eval=live, checkpoints=progress_view, progress=False)
+        r = run(cfg, seed, on_eval=live, checkpoints=progress_view, bars=False)
         if update.stop_requested:  # stopped: draw what it has (the panel says "stopped")
             return training_figure(r, title=_title(cfg))
         update(status=r.status())
@@ -108,7 +108,7 @@ def phase_panel(profile: str | None = None, seed: int | None = None):
         pcfg = base.replace(**values, seeds=1)
         n = len(pcfg.train_fracs) * len(pcfg.weight_decays)
         update(status=f"training {n} models…")
-        out = run_phase(pcfg, seed, progress=False)
+        out = run_phase(pcfg, seed, bars=False)
         rows = out["rows"]
         bad = [r["phase"] for r in rows if r["phase"] in ("diverged", "not run", "stopped")]
         done = f"{n - bad.count('not run') - bad.count('stopped')} of {n} models trained"

@@ -119,7 +119,7 @@ def xi_deviation(chaos: dict) -> tuple[float, int, float]:
             float(max(a for a, _ in ok)))
 
 
-def run_trainability(cfg: TrainabilityConfig, data=None, progress: bool | None = None) -> dict:
+def run_trainability(cfg: TrainabilityConfig, data=None, bars: bool | None = None) -> dict:
     """Training accuracy of tanh MLPs after ``cfg.steps`` SGD steps for every depth x
     sigma_w^2 of the grid (one ``train_many`` sweep per depth), beside 6 xi_c of the theory.
 
@@ -146,7 +146,7 @@ def run_trainability(cfg: TrainabilityConfig, data=None, progress: bool | None =
                 data, grid(sigma_w2=sig, seed=seeds),
                 Recipe(cfg.steps, optimizer="momentum", lr=cfg.lr_depth / int(depth),
                        batch_size=cfg.batch_size, eval=[steps]),
-                progress=progress,
+                bars=bars,
                 # all sigma_w^2 of a depth stacked into one model: at width 96 and batch 32 on a
                 # CPU, 1.3x faster than one model at a time (measured at depth 20)
                 strategy="batched")
@@ -245,7 +245,7 @@ def run_saxe(cfg: SaxeConfig, on_eval=()) -> dict:
                     eval=At(range(0, cfg.steps + 1, max(1, cfg.steps // 150)), test=False))
     h = train(model, data, recipe, metrics=progress, hooks=Hooks(on_eval=on_eval), seed=cfg.seed)
     out = dict(steps=h.steps, loss=h["train_loss"].tolist() if len(h) else [],
-               progress=[h[f"y{c}"].tolist() if len(h) else [] for c in range(cfg.n_patterns)],
+               bars=[h[f"y{c}"].tolist() if len(h) else [] for c in range(cfg.n_patterns)],
                strengths=data.info["strengths"], lr=cfg.lr, depth=cfg.depth, init=cfg.init,
                status=h.status, diverged=bool(h.diverged))
     if y0 is not None:
@@ -285,7 +285,7 @@ def run_rank_growth(cfg: SaxeConfig, large: float = 0.3) -> dict:
         return {**{f"y{c}": y[c] for c in range(cfg.n_patterns)}, **{f"sv{j}": sv[j] for j in range(k)}}
     recipe = Recipe(cfg.steps, optimizer="sgd", lr=cfg.lr, loss="mse",
                     eval=At(range(0, cfg.steps + 1, max(1, cfg.steps // 150)), test=False))
-    h = train(model, data, recipe, metrics=metrics, seed=cfg.seed, progress=False)
+    h = train(model, data, recipe, metrics=metrics, seed=cfg.seed, bars=False)
     steps = np.asarray(h.steps)
     sv = np.stack([h[f"sv{j}"] for j in range(k)], 1)
     half, count = [], []
@@ -329,7 +329,7 @@ def coordinate_check(widths=(64, 128, 256, 512, 1024), depth: int = 4, lr: float
 
 
 def run_depth_time(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"),
-                   progress: bool | None = None) -> dict:
+                   bars: bool | None = None) -> dict:
     """Steps to learn the patterns (loss below ``criterion`` x the zero predictor's) for each
     depth and init, at the best learning rate of a log grid: for each (init, depth) one
     ``train_many`` sweep over lr x seed; the learning time is the smallest, over learning
@@ -351,7 +351,7 @@ def run_depth_time(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"),
         with job.part(j, len(jobs)):
             res = train_many(lambda c, depth=depth, init=init: deep_linear(cfg.n_patterns, cfg.width,
                                                                            depth, init),
-                             data, grid(lr=lrs, seed=seeds), recipe, progress=progress)
+                             data, grid(lr=lrs, seed=seeds), recipe, bars=bars)
         T = np.array([np.inf if (h.diverged or h.first_step("train_loss", below=threshold) is None)
                       else h.first_step("train_loss", below=threshold) for h in res.histories],
                      dtype=float).reshape(len(lrs), len(seeds))

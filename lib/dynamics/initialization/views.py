@@ -67,7 +67,7 @@ def trainability_panel(profile: str | None = None, seed: int | None = None):
         sig = np.round(np.linspace(0.5, 4.5, int(n_sigma)), 2).tolist()
         cfg = base.replace(depths=depths, sigma_w2=sig, width=int(width), steps=int(steps),
                            sigma_b2=float(sigma_b2))
-        res = run_trainability(cfg, progress=False)
+        res = run_trainability(cfg, bars=False)
         notes = [f"{len(res['diverged'])} runs diverged (counted as chance)"] if res["diverged"] else []
         if res["stopped"]:
             notes.append("stopped: deeper rows not trained")

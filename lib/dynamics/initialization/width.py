@@ -192,7 +192,7 @@ def best_log2_lr(losses, log2_lrs) -> tuple[float, bool]:
     return float(x[i] + shift * (x[i + 1] - x[i - 1]) / 2), True
 
 
-def run_width(cfg: WidthConfig, progress: bool | None = None) -> dict:
+def run_width(cfg: WidthConfig, bars: bool | None = None) -> dict:
     """Training loss after ``cfg.steps`` Adam steps for every parametrization x width x
     learning rate (one batched ``train_many`` sweep over the learning rates per width and
     parametrization), and each curve's best learning rate. A diverged run's loss is NaN."""
@@ -216,7 +216,7 @@ def run_width(cfg: WidthConfig, progress: bool | None = None) -> dict:
         for n in runtime.grid(widths):
             res = train_many(lambda c, n=n, p=p: width_mlp(
                 data.input_dim, n, data.n_classes, p, widths[0], cfg.hidden_layers),
-                data, grid(lr=lrs, seed=[cfg.seed]), recipe, progress=progress,
+                data, grid(lr=lrs, seed=[cfg.seed]), recipe, bars=bars,
                 strategy="batched")  # the learning rates of a width stacked into one model
             row = [float("nan") if h.diverged or not len(h) else float(h.last("train_loss"))
                    for h in res.histories]
@@ -315,7 +315,7 @@ def width_claim_runs(profile: str | None, seeds, page: dict | None = None) -> di
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"width_claim_runs needs distinct seeds, got {seeds}")
     return {s: page if s == seeds[0] and page is not None
-            else run_width(WidthConfig.for_profile(profile, seed=s), progress=False)
+            else run_width(WidthConfig.for_profile(profile, seed=s), bars=False)
             for s in seeds}
 
 

@@ -36,7 +36,7 @@ VARIANTS = ("ticket", "reinit", "random")
 
 
 def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, seeds: list,
-                 steps: int | None = None, progress: bool | None = None):
+                 steps: int | None = None, bars: bool | None = None):
     """Train one network per (initial state, mask, seed) at once; returns the
     :class:`~dynamics.sweep.SweepResult`. ``inits[k]`` is a state dict (or None: a fresh
     initialization seeded with ``seeds[k]``); ``masks[k]`` (or None: dense) is applied at the
@@ -55,7 +55,7 @@ def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, 
         return model
 
     return train_many(model_fn, data, configs, recipe(cfg, steps),
-                      masks=dict(params=[m or None for m in masks]), progress=progress)
+                      masks=dict(params=[m or None for m in masks]), bars=bars)
 
 
 def recipe(cfg: LotteryConfig, steps: int | None = None) -> Recipe:
@@ -88,7 +88,7 @@ def rewind_states(cfg: LotteryConfig, data: D.Dataset, seeds: list, steps) -> li
                     captured[step] = _state(m)
                 return False
             train(model, data, recipe(cfg, runtime.steps(want[-1])).replace(eval=grab_at),
-                  hooks=Hooks(on_eval=grab), seed=s, progress=False)
+                  hooks=Hooks(on_eval=grab), seed=s, bars=False)
             states.update({k: captured[at[k]] for k in want if at[k] in captured})
         out.append(states)
     return out
@@ -156,7 +156,7 @@ class ImpResult:
 
 
 def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, controls=True,
-            progress: bool | None = None, on_round=None,
+            bars: bool | None = None, on_round=None,
             train_fn: Callable | None = None) -> ImpResult:
     """Iterative magnitude pruning with rewinding, and its two controls.
 
@@ -188,7 +188,7 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
     control_rounds = sorted({min(r, R) for r in wanted})
     units = (R + 1) + 2 * len(control_rounds)  # in trainings of S networks
     train_fn = train_fn or (lambda starts, masks, seeds: train_masked(
-        cfg, data, starts, masks, seeds, progress=progress))
+        cfg, data, starts, masks, seeds, bars=bars))
 
     states = rewind_states(cfg, data, seeds, [cfg.rewind_step])
     inits = [st[0] for st in states]
@@ -246,7 +246,7 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
     done = [r for r in control_rounds if r < reached]
     if done and not res.stopped:
         with job.span_of((R + 1) / units, 1 - (R + 1) / units):
-            run_controls(cfg, res, data, done, progress=progress, train_fn=train_fn)
+            run_controls(cfg, res, data, done, bars=bars, train_fn=train_fn)
         if on_round is not None:
             on_round(res, len(res.masks) - 1)
     return res
@@ -265,7 +265,7 @@ def _record(res: ImpResult, variant: str, k: int, r: int, h: History) -> None:
 
 
 def run_controls(cfg: LotteryConfig, res: ImpResult, data: D.Dataset, rounds,
-                 progress=None, train_fn: Callable | None = None) -> None:
+                 bars=None, train_fn: Callable | None = None) -> None:
     """Both controls at the given pruned rounds, all in one batched sweep: the ticket's mask
     from a fresh initialization (seeded apart from everything else), and the ticket's mask
     shuffled within each layer, from θ_k."""
@@ -284,7 +284,7 @@ def run_controls(cfg: LotteryConfig, res: ImpResult, data: D.Dataset, rounds,
             where.append(("random", k, r))
     start = time.perf_counter()
     if train_fn is None:
-        out = train_masked(cfg, data, inits, masks, seeds, progress=progress)
+        out = train_masked(cfg, data, inits, masks, seeds, bars=bars)
     else:
         out = train_fn(inits, masks, seeds)
     res.control_time = time.perf_counter() - start
@@ -299,7 +299,7 @@ def run_controls(cfg: LotteryConfig, res: ImpResult, data: D.Dataset, rounds,
 
 
 def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, methods=PAI_METHODS,
-            data: D.Dataset | None = None, progress: bool | None = None) -> dict:
+            data: D.Dataset | None = None, bars: bool | None = None) -> dict:
     """Pruning at initialization vs the IMP ticket at the same sparsity, each with its mask
     as chosen and shuffled within every layer (Frankle et al. 2021's sanity check).
 
@@ -338,7 +338,7 @@ def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, method
     acc["imp"]["original"] = imp.acc["ticket"][:, r].copy()
     acc["imp"]["shuffled"] = imp.acc["random"][:, r].copy()
     start = time.perf_counter()
-    out = train_masked(cfg, data, inits, masks, seeds, progress=progress)
+    out = train_masked(cfg, data, inits, masks, seeds, bars=bars)
     train_time = (time.perf_counter() - start) / max(1, len(inits))
     diverged = []
     for (m, how, k), h in zip(where, out.histories):
@@ -352,7 +352,7 @@ def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, method
 
 
 def run_pai_at(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: int | None = None,
-               data: D.Dataset | None = None, progress: bool | None = None) -> dict:
+               data: D.Dataset | None = None, bars: bool | None = None) -> dict:
     """Pruning at initialization alone, at ``sparsity`` (no IMP, so it is quick): each
     method's mask and its layer-wise shuffle, trained from the same θ₀, beside the dense
     network. Returns the same dict as :func:`run_pai` (without the IMP ticket)."""
@@ -369,7 +369,7 @@ def run_pai_at(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: i
         masks += [mk, shuffle_masks(mk, gen)]
         where += [(m, "original"), (m, "shuffled")]
     out = train_masked(cfg, data, [init] * (len(masks) + 1), [None] + masks,
-                       [seed] * (len(masks) + 1), progress=progress)
+                       [seed] * (len(masks) + 1), bars=bars)
     acc = {m: {"original": [np.nan], "shuffled": [np.nan]} for m in methods}
     diverged = [f"dense: {h.status}" for h in out.histories[:1] if h.diverged]
     for (m, how), h in zip(where, out.histories[1:]):
@@ -387,7 +387,7 @@ def run_pai_at(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: i
 
 def run_lmc(cfg: LotteryConfig, rewind_steps=(0, 50, 200), seed: int | None = None,
             data: D.Dataset | None = None, masks: dict | None = None, n_points: int = 11,
-            pair_seeds=(1, 2), progress: bool | None = None) -> dict:
+            pair_seeds=(1, 2), bars: bool | None = None) -> dict:
     """Instability analysis: from the dense run's weights θ_k at each rewind step k, train two
     copies with different mini-batch orders (``pair_seeds``), optionally under one sparse
     ``mask``, and measure the test error along the straight line between the two results.
@@ -403,7 +403,7 @@ def run_lmc(cfg: LotteryConfig, rewind_steps=(0, 50, 200), seed: int | None = No
              for _ in pair_seeds]
     seeds = [1000 * seed + p for _ in reached for p in pair_seeds]
     out = train_masked(cfg, data, inits, [masks] * len(inits), seeds,
-                       progress=progress) if reached else None
+                       bars=bars) if reached else None
     model = make_model(cfg, data).to(data.device)
     curves, barriers, ends, diverged = {}, {}, {}, {}
     for k in ks:
@@ -490,24 +490,24 @@ LMC_REWINDS = (0, 10, 25, 50, 100, 200)  # the rewind steps of the precomputed i
 
 
 def _imp_unit(cfg: LotteryConfig, seeds) -> dict:
-    return run_imp(cfg, seeds=seeds, data=load_data(cfg), progress=False).to_dict()
+    return run_imp(cfg, seeds=seeds, data=load_data(cfg), bars=False).to_dict()
 
 
 def _imp_and_pai(cfg: LotteryConfig, seeds) -> dict:
     """The main IMP curve and, from its masks and weights (which only live in memory), pruning
     at init at the rounds nearest :data:`PAI_TARGETS`."""
     data = load_data(cfg)
-    imp = run_imp(cfg, seeds=seeds, data=data, progress=False)
+    imp = run_imp(cfg, seeds=seeds, data=data, bars=False)
     pais = []
     for target in PAI_TARGETS:
         r = imp.round_near(target)
         if not pais or pais[-1]["round"] != r:
-            pais.append(run_pai(cfg, imp, round=r, data=data, progress=False))
+            pais.append(run_pai(cfg, imp, round=r, data=data, bars=False))
     return dict(imp=imp.to_dict(), pai=pais)
 
 
 def _lmc_unit(cfg: LotteryConfig, seed: int) -> dict:
-    return run_lmc(cfg, LMC_REWINDS, seed=seed, data=load_data(cfg), progress=False)
+    return run_lmc(cfg, LMC_REWINDS, seed=seed, data=load_data(cfg), bars=False)
 
 
 

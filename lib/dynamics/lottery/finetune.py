@@ -84,7 +84,7 @@ def update_rank(before: dict, after: dict) -> dict:
 
 
 def run_finetune(cfg: LotteryConfig, imp: ImpResult, data: D.Dataset, lr: float | None = None,
-                 steps: int | None = None, offsets=(1000, 2000), progress: bool | None = False):
+                 steps: int | None = None, offsets=(1000, 2000), bars: bool | None = False):
     """For each seed of ``imp``: fine-tune its trained dense network twice on
     :func:`shifted_task` (mini-batch orders seeded ``seed + offsets[j]``), all at once, at
     ``lr`` (default a tenth of the chapter's) for ``steps`` (default half a training), and
@@ -101,7 +101,7 @@ def run_finetune(cfg: LotteryConfig, imp: ImpResult, data: D.Dataset, lr: float 
     inits = [imp.dense[k] for k in range(len(seeds)) for _ in offsets]
     runs = [s + o for s in seeds for o in offsets]
     out = train_masked(cfg.replace(lr=lr), task, inits, [None] * len(inits), runs, steps=steps,
-                       progress=progress)
+                       bars=bars)
     res = dict(lr=lr, steps=steps, seeds=seeds, per_seed={})
     for k, s in enumerate(seeds):
         before = {n: t.detach().cpu() for n, t in imp.dense[k].items()}

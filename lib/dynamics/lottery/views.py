@@ -348,7 +348,7 @@ def imp_panel(profile: str | None = None, seed: int | None = None, above="precom
         def redraw(res, r):
             update(fig=imp_figure(res), status=f"round {r}: {100 * res.density[r]:.1f}% of the weights")
 
-        res = run_imp(cfg, seeds=[seed], progress=False, on_round=redraw)
+        res = run_imp(cfg, seeds=[seed], bars=False, on_round=redraw)
         a, last = res.acc, len(res.masks) - 1
         if res.diverged:
             update(status=f"diverged: {res.diverged[0]}")
@@ -377,7 +377,7 @@ def pai_panel(profile: str | None = None, seed: int | None = None, above="precom
     def run(update, sparsity, method):
         methods = PAI_METHODS if method == "all" else (method,)
         pai = run_pai_at(base.replace(seeds=1), float(sparsity), methods, seed=seed,
-                         progress=False)
+                         bars=False)
         if pai["diverged"]:
             update(status=f"diverged: {pai['diverged'][0]}")
         elif not pai["stopped"]:
@@ -401,7 +401,7 @@ def lmc_panel(profile: str | None = None, seed: int | None = None, above="precom
 
     def run(update, lr, rewind_step, optimizer):
         cfg = base.replace(lr=float(lr), optimizer=optimizer)
-        lmc = run_lmc(cfg, (0, int(rewind_step)), seed=seed, progress=False)
+        lmc = run_lmc(cfg, (0, int(rewind_step)), seed=seed, bars=False)
         why = [f"k = {k}: {v}" for k, v in lmc["diverged"].items() if v]
         if why:
             update(status="diverged: " + "; ".join(why))

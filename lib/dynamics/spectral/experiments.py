@@ -195,7 +195,7 @@ def _given(optimizer):
 
 
 def run_practice(cfg: PracticeConfig, data: D.Dataset | None = None, teaching_fp32: bool = True,
-                 optimizers=PRACTICE_OPTIMIZERS, progress=None) -> dict:
+                 optimizers=PRACTICE_OPTIMIZERS, bars=None) -> dict:
     """Sweep each optimizer's learning rate and pick its best (:func:`best_lr`).
 
     Every run is its own ``train`` call, so each history carries its own wall clock
@@ -207,7 +207,7 @@ def run_practice(cfg: PracticeConfig, data: D.Dataset | None = None, teaching_fp
     data = data if data is not None else practice_data(cfg)
     recipe = T.Recipe(cfg.steps, momentum=0.9, batch_size=cfg.batch_size,
                       eval=T.Every(max(1, cfg.steps // 40), test=False))
-    kw = dict(seed=cfg.seed, progress=progress)
+    kw = dict(seed=cfg.seed, bars=bars)
     lrs = {name: runtime.grid(getattr(cfg, f"{name}_lrs")) for name in optimizers}
     sweeps, best = {}, {}
     for name in sorted(optimizers, key=lambda n: n != "adamw"):
@@ -334,7 +334,7 @@ def critical_batch(result: dict, method: str, share: float = 0.9):
 
 
 def run_shaped(cfg: ShapingConfig, data: D.Dataset, p, lr: float | None = None,
-               on_eval=(), progress=None):
+               on_eval=(), bars=None):
     """Train the MLP with :class:`SpectralShaping` (exponent or schedule ``p``) on its hidden
     matrices and AdamW on the rest; returns the ``History``. ``on_eval``: ``train`` hooks (a
     panel's redraw)."""
@@ -345,7 +345,7 @@ def run_shaped(cfg: ShapingConfig, data: D.Dataset, p, lr: float | None = None,
     recipe = T.Recipe(cfg.steps, optimizer=_given(opt), batch_size=cfg.batch_size,
                       eval=T.Every(max(1, cfg.steps // 50), test=False))
     return T.train(model, data, recipe, seed=cfg.seed, hooks=T.Hooks(on_eval=on_eval),
-                   progress=progress, desc=f"p={p if not callable(p) else 'schedule'}")
+                   bars=bars, desc=f"p={p if not callable(p) else 'schedule'}")
 
 
 def schedule_name(cfg: ShapingConfig) -> str:
@@ -353,14 +353,14 @@ def schedule_name(cfg: ShapingConfig) -> str:
 
 
 def run_shaping(cfg: ShapingConfig, data: D.Dataset | None = None, lr: float | None = None,
-                progress=None) -> dict:
+                bars=None) -> dict:
     """One run per fixed p (p = 0, Muon, always: it is the reference) and one with p
     scheduled linearly from ``p_start`` to ``p_end``."""
     data = data if data is not None else default_data()
     ps = runtime.grid(sorted(set(cfg.ps) | {0.0}, reverse=True), always=[0.0])
-    runs = {f"p = {p:g}": run_shaped(cfg, data, p, lr, progress=progress) for p in ps}
+    runs = {f"p = {p:g}": run_shaped(cfg, data, p, lr, bars=bars) for p in ps}
     schedule = linear_p_schedule(cfg.p_start, cfg.p_end, cfg.steps)
-    runs[schedule_name(cfg)] = run_shaped(cfg, data, schedule, lr, progress=progress)
+    runs[schedule_name(cfg)] = run_shaped(cfg, data, schedule, lr, bars=bars)
     return dict(runs=runs, schedule=schedule_name(cfg), lr=lr or cfg.lr)
 
 
@@ -462,13 +462,13 @@ def _timing_unit(sizes) -> list[dict]:
 
 
 def _practice_unit(cfg: PracticeConfig) -> dict:
-    res = run_practice(cfg, teaching_fp32=False, progress=False)
+    res = run_practice(cfg, teaching_fp32=False, bars=False)
     return dict(sweeps={k: {str(lr): h.to_dict() for lr, h in v.items()}
                         for k, v in res["sweeps"].items()},
                 best=res["best"], target=res["target"], data=res["data"])
 
 
 def _shaping_unit(scfg: ShapingConfig, lr: float) -> dict:
-    r = run_shaping(scfg, default_data(), lr=lr, progress=False)
+    r = run_shaping(scfg, default_data(), lr=lr, bars=False)
     return dict(runs={k: h.to_dict() for k, h in r["runs"].items()}, schedule=r["schedule"], lr=lr)
 

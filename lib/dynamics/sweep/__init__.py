@@ -24,7 +24,7 @@ faster than one model at a time (see :data:`CPU_BATCHED_MAX_WORK` and ``python -
 dynamics.bench sweep``).
 
 The package: :mod:`.results` (``SweepResult``, tables, heatmaps), :mod:`.runs` (``Spec``:
-what every model shares, ``Run``: what differs), :mod:`.plan` (strategy, footprint, chunks),
+what every model shares, ``Run``: what differs), :mod:`.strategy` (strategy, footprint, chunks),
 :mod:`.optim` (the batched optimizer steps) and :mod:`.loop` (the two training loops). A
 configuration whose loss becomes non-finite is marked (``history.diverged_at``) and frozen;
 the others continue unaffected. K is split into chunks sized from the free device memory.
@@ -42,11 +42,11 @@ from .. import progress as P
 from ..data import Dataset
 from ..runtime import Forecast, cap_steps
 from ..train import Recipe
-from . import plan
+from . import strategy as strategies
 from .loop import Evaluations, build_model, train_batched, train_sequential
 from .optim import OPTIMIZERS, batched_step, init_state
-from .plan import (CPU_BATCHED_MAX_WORK, CPU_MEMORY_BUDGET, auto_chunk_size, choose_strategy,
-                   chunk_size_for, footprint, memory_budget, model_work)
+from .strategy import (CPU_BATCHED_MAX_WORK, CPU_MEMORY_BUDGET, auto_chunk_size, choose_strategy,
+                       chunk_size_for, footprint, memory_budget, model_work)
 from .results import SweepResult, sweep_heatmap, table_grid
 from .runs import (HONOURED, LOSSES, PER_MODEL, Run, Spec, _check_mask, _check_param_masks, _runs,
                    recipe_for)
@@ -82,7 +82,7 @@ def grid(**axes) -> list[dict]:
 
 def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Sequence[dict],
                recipe: Recipe, *, masks: dict | None = None, metrics=None,
-               strategy: str | int = "auto", progress: bool | None = None) -> SweepResult:
+               strategy: str | int = "auto", bars: bool | None = None) -> SweepResult:
     """Train one model per configuration by ``recipe`` and return a :class:`SweepResult`.
 
     A config's keys that name a :class:`~dynamics.train.Recipe` field override it for that
@@ -123,7 +123,7 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
         groups.setdefault(r.replace(**{f: getattr(recipe, f) for f in PER_MODEL}), []).append(k)
     if len(groups) > 1:  # configs that change a shared field: one sweep per group
         return _grouped(model_fn, data, configs, groups, masks, metrics, strategy, chunk_size,
-                        progress)
+                        bars)
     recipe = next(iter(groups))
     spec = Spec(recipe, cap_steps(recipe.steps), metrics)  # a dry run: a few steps at full size
     K, device = len(configs), data.device
@@ -144,7 +144,7 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     if strategy == "auto":
         strategy = choose_strategy(template, data, batch_size, K, metrics)
     elif strategy == "batched":
-        reason = plan.unbatchable(template)
+        reason = strategies.unbatchable(template)
         if reason:
             raise ValueError(f"strategy='batched' cannot train this model: {reason}")
     start = time.perf_counter()
@@ -154,17 +154,17 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     with forecast, P.reporting(forecast.update) as job:
         if strategy == "sequential":
             chunk = 1
-            histories, states = train_sequential(model_fn, data, spec, runs, progress, job)
+            histories, states = train_sequential(model_fn, data, spec, runs, bars, job)
         else:
             chunk = chunk_size or auto_chunk_size(template, data, batch_size, recipe.optimizer)
-            histories, states = train_batched(model_fn, data, spec, runs, chunk, progress, job)
+            histories, states = train_batched(model_fn, data, spec, runs, chunk, bars, job)
     info = dict(strategy=strategy, chunk_size=chunk, optimizer=recipe.optimizer, steps=spec.steps,
                 stopped=job.stopped, batch_size=batch_size, loss=recipe.loss, device=str(device),
                 wall_time=time.perf_counter() - start)
     return SweepResult(configs, histories, states, info)
 
 
-def _grouped(model_fn, data, configs, groups, masks, metrics, strategy, chunk_size, progress):
+def _grouped(model_fn, data, configs, groups, masks, metrics, strategy, chunk_size, bars):
     """Configurations that override a shared recipe field, swept group by group."""
     histories, states = [None] * len(configs), [None] * len(configs)
     infos, job = [], P.current()
@@ -173,7 +173,7 @@ def _grouped(model_fn, data, configs, groups, masks, metrics, strategy, chunk_si
                for name, m in masks.items() if m is not None}
         with job.part(g, len(groups)):
             out = train_many(model_fn, data, [configs[k] for k in ks], recipe, masks=sub,
-                             metrics=metrics, strategy=chunk_size or strategy, progress=progress)
+                             metrics=metrics, strategy=chunk_size or strategy, bars=bars)
         for j, k in enumerate(ks):
             histories[k], states[k] = out.histories[j], out.states[j]
         infos.append(out.info)

@@ -14,13 +14,13 @@ import torch.nn as nn
 
 from ..data import Dataset
 from ..models import evaluating
-from ..runtime import progress_enabled
+from ..runtime import bars_enabled
 from ..train import History, Hooks, loss_values, measure, train
 from .optim import _per_model, batched_step, init_state
 from .runs import Run, Spec, _apply_masks, build_model
 
 
-def train_sequential(model_fn, data: Dataset, spec: Spec, runs: list[Run], progress, job):
+def train_sequential(model_fn, data: Dataset, spec: Spec, runs: list[Run], bars, job):
     """One model after another through :func:`dynamics.train.train` (the reference); each
     reports into its part of ``job`` (a :class:`dynamics.progress.Progress`)."""
     histories, states = [], []
@@ -38,7 +38,7 @@ def train_sequential(model_fn, data: Dataset, spec: Spec, runs: list[Run], progr
         with job.part(k, len(runs)):
             h = train(model, run.data(data), spec.recipe.replace(lr=run.lr, weight_decay=run.weight_decay),
                       metrics=spec.metrics, hooks=Hooks(after_step=after), seed=run.seed,
-                      progress=progress, desc=f"config {k + 1}/{len(runs)}")
+                      bars=bars, desc=f"config {k + 1}/{len(runs)}")
         histories.append(h)
         states.append({n: t.detach() for n, t in model.state_dict().items()})
     return histories, states
@@ -349,7 +349,7 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
             new_p, new_state = batched_step(spec.optimizer, params, grads, state, step, lr * factor,
                                             wd, momentum=spec.momentum, betas=spec.betas)
             # frozen models keep their values; written into the step's fresh tensors, so
-            # that the step holds two copies of parameters and state at most (plan.footprint)
+            # that the step holds two copies of parameters and state at most (strategies.footprint)
             keep = [_per_model(alive, t) for t in params]
             params = [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new_p, params)]
             state = {key: [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new, state[key])]
@@ -373,7 +373,7 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
     return rec.close(), dict(zip(stack.names, params))
 
 
-def train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: int, progress, job):
+def train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: int, bars, job):
     """Group the runs by architecture, then train each group in chunks of ``chunk`` models;
     each chunk reports into its part of ``job`` (a :class:`dynamics.progress.Progress`)."""
     groups: dict = {}
@@ -381,7 +381,7 @@ def train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: i
         groups.setdefault(_signature(model_fn, run.config), []).append(k)
     chunks = [ks[i:i + chunk] for ks in groups.values() for i in range(0, len(ks), chunk)]
     bar = None
-    if progress_enabled(progress):
+    if bars_enabled(bars):
         from tqdm.auto import tqdm
 
         bar = tqdm(total=spec.steps * len(chunks), desc=f"{len(runs)} configs", leave=False)

@@ -32,13 +32,13 @@ def claim_runs(profile: str | None, seeds, **page) -> dict:
     ``{"live": {seed: grid}, "equilibria": {seed: [runs]}, "clock": ..., "window": ...,
     "spectrum": ...}``.
     A result the page already ran for its seed (the first of ``seeds``) is reused."""
-    runs = dict(live=lambda s: run_decoupling(live_grid_config(profile), s, progress=False),
-                equilibria=lambda s: [run_equilibrium(c, s, progress=False)
+    runs = dict(live=lambda s: run_decoupling(live_grid_config(profile), s, bars=False),
+                equilibria=lambda s: [run_equilibrium(c, s, bars=False)
                                       for c in equilibrium_configs(profile)],
-                clock=lambda s: run_clock(ClockConfig.for_profile(profile), s, progress=False),
+                clock=lambda s: run_clock(ClockConfig.for_profile(profile), s, bars=False),
                 window=lambda s: run_window(WindowConfig.for_profile(profile), s),
                 spectrum=lambda s: run_spectrum(SpectrumConfig.for_profile(profile), s,
-                                                progress=False))
+                                                bars=False))
     seeds = [int(s) for s in seeds]
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"claim_runs needs distinct seeds, got {seeds}")

@@ -53,7 +53,7 @@ def _grid_model(kind: str, data, width: int):
 
 
 def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None,
-             progress=None) -> dict:
+             bars=None) -> dict:
     """Train the learning-rate x decay grid ``kind`` (a key of :data:`~.science.GRIDS`:
     ``adam_l2`` and ``adamw`` train a plain MLP, ``adamw_invariant`` the scale-invariant
     :class:`~.science.NormMLP`) for ``cfg.n_seeds`` seeds from ``seed`` on, all at once.
@@ -72,7 +72,7 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, cfg.n_evals + 1)[1:]})
     configs = grid(seed=seeds, weight_decay=decays, lr=lrs)
     recipe = Recipe(steps, optimizer=GRIDS[kind][0], batch_size=cfg.batch_size, eval=evals)
-    res = train_many(_grid_model(kind, data, cfg.width), data, configs, recipe, progress=progress)
+    res = train_many(_grid_model(kind, data, cfg.width), data, configs, recipe, bars=bars)
     shape = (len(evals), len(seeds), len(decays), len(lrs))
     acc = np.array([res.at_step("test_acc", s) for s in evals]).reshape(shape)
     loss = np.array([res.at_step("train_loss", s) for s in evals]).reshape(shape)
@@ -85,7 +85,7 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
                 strategy=res.info.get("strategy"), wall_time=res.info.get("wall_time"))
 
 
-def run_decoupling(cfg: DecouplingConfig, seed: int | None = None, progress=None,
+def run_decoupling(cfg: DecouplingConfig, seed: int | None = None, bars=None,
                    kinds=DECOUPLING) -> dict:
     """The grids ``kinds`` (default: Adam + L2 and AdamW on the same MLP, section 1), one
     after the other: ``{"grids": {kind: run_grid(...)}, "lrs", "eval_steps", "seeds"}``."""
@@ -94,7 +94,7 @@ def run_decoupling(cfg: DecouplingConfig, seed: int | None = None, progress=None
     grids, job = {}, P.current()
     for k, kind in enumerate(kinds):
         with job.part(k, len(kinds)):
-            grids[kind] = run_grid(cfg, kind, seed, progress)
+            grids[kind] = run_grid(cfg, kind, seed, bars)
         if grids[kind]["stopped"]:
             break
     return decoupling(grids, seed)
@@ -163,7 +163,7 @@ def equilibrium_configs(profile: str | None = None) -> list[EquilibriumConfig]:
 
 
 def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, on_eval=(),
-                    progress=None) -> dict:
+                    bars=None) -> dict:
     """Train a fully scale-invariant :class:`~.science.NormMLP` with ``cfg.optimizer`` and
     measure, every step, each weight matrix's norm, angular update and unit-norm gradient;
     return them (downsampled for plotting) beside the predictions
@@ -179,7 +179,7 @@ def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, on_eval=(),
     model.meter = meter
     recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
                     momentum=MOMENTUM, batch_size=cfg.batch_size, eval=max(1, steps // 20))
-    history = train(model, data, recipe, seed=seed, progress=progress,
+    history = train(model, data, recipe, seed=seed, bars=bars,
                     hooks=Hooks(meter.before_step, meter.after_step, on_eval=on_eval))
     last = history.steps[-1] if len(history) else 0
     if history.diverged:
@@ -276,7 +276,7 @@ def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, hist
 # ============================================================================ 3. the clock
 
 
-def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None) -> dict:
+def run_clock(cfg: ClockConfig, seed: int | None = None, bars=None) -> dict:
     """AdamW on a :class:`~.science.NormMLP`: three runs with equal eta * lambda (learning
     rates a factor ``spread`` apart) and one with ``contrast`` times the product, from the
     same initialization and batches. Returns the runs, their histories, each run's settled
@@ -291,7 +291,7 @@ def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None) -> dict:
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, 41)})
     res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes),
                      data, configs, Recipe(steps, batch_size=cfg.batch_size, eval=evals),
-                     progress=progress)
+                     bars=bars)
     losses = [final_loss(h, tail=0.5) if len(h) else float("nan") for h in res.histories]
     matched = [l for l, r in zip(losses, runs) if r["matched"]]
     odd = [l for l, r in zip(losses, runs) if not r["matched"]]
@@ -306,7 +306,7 @@ def run_clock(cfg: ClockConfig, seed: int | None = None, progress=None) -> dict:
 # ============================================================================ 4. the weights
 
 
-def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, progress=None) -> dict:
+def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, bars=None) -> dict:
     """Train one MLP twice from the same initialization, without and with weight decay;
     record each weight matrix's Frobenius norm during training, its singular values at
     initialization and at the end, and their statistics (:func:`~.science.spectrum_stats`).
@@ -326,7 +326,7 @@ def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, progress=None) ->
         recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=wd,
                         batch_size=cfg.batch_size, eval=evals)
         with job.part(k, 2):
-            h = train(model, data, recipe, metrics=metrics, seed=seed, progress=progress)
+            h = train(model, data, recipe, metrics=metrics, seed=seed, bars=bars)
         final = {n: singular_values(w) for n, w in layers.items()}
         finite = all(np.isfinite(sv).all() for sv in final.values()) and not h.diverged
         stats = {n: spectrum_stats(sv) for n, sv in final.items()} if finite else {}

@@ -41,7 +41,7 @@ def decoupling_panel(profile: str | None = None, seed: int | None = None):
         # evaluations every ~25 steps: progress and Stop act at evaluations
         cfg = base.replace(steps=int(steps), n_train=int(n_train), width=int(width),
                            n_evals=min(100, max(base.n_evals, int(steps) // 25)))
-        payload = run_decoupling(cfg, seed, progress=False)
+        payload = run_decoupling(cfg, seed, bars=False)
         bad = sum(g["diverged"] for g in payload["grids"].values())
         stopped = any(g["stopped"] for g in payload["grids"].values())
         if not update.stop_requested:
@@ -79,7 +79,7 @@ def equilibrium_panel(profile: str | None = None, seed: int | None = None):
                                                           meter.numel, history))
 
         live = update.every(build, interval=1.0, with_model=True)
-        result = run_equilibrium(cfg, seed, on_eval=live, progress=False)
+        result = run_equilibrium(cfg, seed, on_eval=live, bars=False)
         if not update.stop_requested:
             update(status="done" if result["status"] == "ok" else result["status"])
         return equilibrium_figure(result)
@@ -105,7 +105,7 @@ def clock_panel(profile: str | None = None, seed: int | None = None):
     def run(update, product, spread, contrast, steps):
         cfg = base.replace(product=float(product), spread=float(spread), contrast=float(contrast),
                            steps=int(steps))
-        result = run_clock(cfg, seed, progress=False)
+        result = run_clock(cfg, seed, bars=False)
         bad = [h for h in result["histories"] if h.diverged]
         if not update.stop_requested:
             update(status=f"{len(bad)} run(s) diverged" if bad else
@@ -131,7 +131,7 @@ def spectrum_panel(profile: str | None = None, seed: int | None = None):
     def run(update, optimizer, lr, weight_decay, steps):
         cfg = base.replace(optimizer=optimizer, lr=float(lr), weight_decay=float(weight_decay),
                            steps=int(steps))
-        result = run_spectrum(cfg, seed, progress=False)
+        result = run_spectrum(cfg, seed, bars=False)
         bad = [wd for wd, r in result["runs"].items() if r["history"].diverged]
         if not update.stop_requested:
             update(status=f"diverged with λ = {', '.join(plots.number(w, 2) for w in bad)}"
@@ -330,7 +330,7 @@ def answer_equilibrium(profile: str | None = None, seed: int | None = None, lr: 
     tau = 1 / (lr * weight_decay)
     cfg = EquilibriumConfig.for_profile(profile, lr=lr, weight_decay=weight_decay,
                                         steps=int(round(3 * tau)))
-    r = run_equilibrium(cfg, seed, progress=False)
+    r = run_equilibrium(cfg, seed, bars=False)
     lay = r["layers"].values()
     relax = [v["relax_steps"] for v in lay]
     return (f"{cfg.steps:,} steps (τ = {tau:,.0f}): settled RMS "
@@ -347,7 +347,7 @@ def answer_sgd_symmetry(equilibria, profile: str | None = None, seed: int | None
     base = next(r for r in equilibria if r["optimizer"] == "sgd")
     cfg = EquilibriumConfig.for_profile(profile, optimizer="sgd", lr=base["lr"] / factor,
                                         weight_decay=base["weight_decay"] * factor)
-    new = run_equilibrium(cfg, seed, progress=False)
+    new = run_equilibrium(cfg, seed, bars=False)
     norm = [base["layers"][n]["norm"] / v["norm"] for n, v in new["layers"].items()]
     angle = [v["angle"] / base["layers"][n]["angle"] for n, v in new["layers"].items()]
     return (f"η/{factor:g}, λ·{factor:g}: norms {', '.join(_n(x, 3) for x in norm)} times "
@@ -360,7 +360,7 @@ def answer_spread(clock: dict, profile: str | None = None, seed: int | None = No
     """Exercise 3: the clock's runs with learning rates ``spread`` apart and one product:
     how far apart their settled losses are, beside the section's own runs."""
     cfg = ClockConfig.for_profile(profile, spread=spread, contrast=1.0)
-    wide = run_clock(cfg, seed, progress=False)
+    wide = run_clock(cfg, seed, bars=False)
     runs = sorted(zip((r["lr"] for r in wide["runs"] if r["matched"]),
                       (l for r, l in zip(wide["runs"], wide["final_loss"]) if r["matched"])))
     return (f"settled losses {_n(100 * clock['spread'], 2)}% apart with spread "

@@ -187,9 +187,9 @@ def test_chapter_is_committed_without_outputs_and_mirrors_its_package(nb):
                for c in cells if c["cell_type"] == "code")
     theme = CHAPTERS[nb.stem]
     package = ROOT / "lib" / "dynamics" / theme
-    assert {"__init__.py", "science.py", "experiments.py", "figures.py", "views.py"} <= \
-        {p.name for p in package.glob("*.py")}
-    assert {"test_science.py", "test_experiments.py", "test_views.py"} <= \
+    assert {"__init__.py", "science.py", "experiments.py", "figures.py", "panels.py",
+            "claims.py"} <= {p.name for p in package.glob("*.py")}
+    assert {"test_science.py", "test_experiments.py"} <= \
         {p.name for p in (ROOT / "tests" / theme).glob("test_*.py")}
     text = "".join("".join(c["source"]) for c in cells)
     assert "{cite}" in text and "{bibliography}" in text
@@ -220,7 +220,7 @@ def _section_module(path) -> bool:
 
 SCIENCE = [(theme, path.name) for theme in sorted(set(CHAPTERS.values()))
            for path in sorted((ROOT / "lib" / "dynamics" / theme).glob("*.py"))
-           if path.stem not in ("__init__", "experiments", "figures", "views", "claims")
+           if path.stem not in ("__init__", "experiments", "figures", "panels", "claims")
            and not _section_module(path)]
 
 
@@ -228,7 +228,7 @@ SCIENCE = [(theme, path.name) for theme in sorted(set(CHAPTERS.values()))
 def test_science_modules_stand_alone(theme, module):
     """A theme's science module (and each module it split off, e.g. initialization's
     ``meanfield.py``) reads like a reference implementation: it imports no plotting, no
-    widgets, and nothing of its own package's runners, figures or views (the one home of this
+    widgets, and nothing of its own package's runners, figures, panels or claims (the one home of this
     rule; the theme packages' tests do not repeat it)."""
     import ast
 
@@ -243,7 +243,8 @@ def test_science_modules_stand_alone(theme, module):
             names |= {module} | {f"{module}{sep}{a.name}" for a in node.names}
     banned = sorted(n for n in names
                     if n.lstrip(".").split(".")[0] in ("plotly", "ipywidgets")
-                    or n.split(".")[-1] in ("plots", "widgets", "views", "figures", "experiments"))
+                    or n.split(".")[-1] in ("plots", "widgets", "panels", "claims", "figures",
+                                           "experiments"))
     assert not banned, f"{theme}/{module} imports {banned}"
 
 

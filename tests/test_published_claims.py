@@ -1,7 +1,7 @@
 """The claims of the published book, checked on the data it shows.
 
 The book online is built in the cpu profile, and its precomputed figures come from ``data/``.
-Each theme's ``published_claims()`` computes the claims rows that rest on those files (the same
+Each theme's ``claims.published_claims()`` computes the claims rows that rest on those files (the same
 functions as the page's claims table), and every row that the chapter's prose asserts must come
 out "yes" there, not only in the smoke runs of the claim tests. The Pages workflow's cpu build
 enforces the rest (``DYNAMICS_STRICT_CLAIMS=1``: a claims table with an asserted row that is
@@ -16,9 +16,10 @@ from dynamics import CHAPTERS, plots
 
 @pytest.mark.parametrize("chapter", sorted(CHAPTERS))
 def test_published_claims_hold_on_the_precomputed_data(chapter):
-    theme = importlib.import_module(f"dynamics.{CHAPTERS[chapter]}")
-    assert hasattr(theme, "published_claims"), f"dynamics.{CHAPTERS[chapter]} has no published_claims()"
-    rows = theme.published_claims()
+    claims = importlib.import_module(f"dynamics.{CHAPTERS[chapter]}.claims")
+    assert hasattr(claims, "published_claims"), (
+        f"dynamics.{CHAPTERS[chapter]}.claims has no published_claims()")
+    rows = claims.published_claims()
     assert rows, f"{chapter}: published_claims() returned no rows"
     bad = plots.failed_claims(rows)
     assert not bad, f"{chapter}: asserted claims not reproduced on data/:\n" + "\n".join(

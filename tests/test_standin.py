@@ -188,10 +188,10 @@ def _panels():
 
     found = []
     for theme in sorted(set(CHAPTERS.values())):
-        views = importlib.import_module(f"dynamics.{theme}.views")
-        found += [(theme, name) for name, fn in inspect.getmembers(views, inspect.isfunction)
+        panels = importlib.import_module(f"dynamics.{theme}.panels")
+        found += [(theme, name) for name, fn in inspect.getmembers(panels, inspect.isfunction)
                   if name.endswith("_panel") and not name.startswith("_")
-                  and fn.__module__ == views.__name__]
+                  and fn.__module__ == panels.__name__]
     return found
 
 
@@ -201,9 +201,9 @@ def test_every_live_panels_run_function_runs_on_the_stand_in(theme, name):
     stand-in device: any tensor left on the CPU while the run is on the device raises here."""
     import importlib
 
-    views = importlib.import_module(f"dynamics.{theme}.views")
+    panels = importlib.import_module(f"dynamics.{theme}.panels")
     with standin.active():
-        panel = getattr(views, name)("smoke", seed=0)
+        panel = getattr(panels, name)("smoke", seed=0)
         panel.click()  # the Run button, in this thread
     assert not panel.status.value.startswith(("failed", "invalid")), panel.status.value
     assert panel.runs == 1 and not panel.running

@@ -7,8 +7,8 @@ writes what every chapter has, so that the rest is the chapter's own science and
 
 - ``chapters/<chapter>.ipynb``: the Colab cell, a title, ``dynamics.setup()`` and the cost line;
 - ``lib/dynamics/<theme>/``: the package from the template every theme follows
-  (``__init__`` and its four modules, each with its ``__all__``; ``views.published_claims``
-  to fill in);
+  (``__init__`` and its five modules, each with its ``__all__``; ``claims.published_claims``
+  to fill in; the package's own ``__all__`` starts empty and lists what the notebook calls);
 - ``tests/<theme>/``: a folder for the chapter's tests;
 - the chapter in ``_toc.yml``, ``dynamics.CHAPTERS`` and the landing page's table, before the
   capstone (which stays last).
@@ -30,18 +30,17 @@ _MODULES = {
     "science": "the method itself: configs, models, measures (no plotting, no training loops).",
     "experiments": "the chapter's runs (``run``) and, if it precomputes, ``precompute_plan``.",
     "figures": "static figures, sliders and tables.",
-    "views": "live panels, the page's numbers and the claims (``claims``, ``published_claims``).",
+    "panels": "live panels (``*_panel``): a figure the reader re-runs with widgets.",
+    "claims": "the page's numbers and the claims table (``claims``, ``published_claims``).",
 }
+# after the docstring: the modules, then the names the notebook calls (none yet; add each
+# with ``from .<module> import <name>`` and in ``__all__``: tests/test_surface.py)
 _INIT_TAIL = """\
-from . import experiments, figures, science, views
-from .science import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
-from .figures import *  # noqa: F401,F403
-from .views import *  # noqa: F401,F403
+from . import claims, experiments, figures, panels, science
 
-__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]
+__all__ = []
 """
-_VIEWS = '''"""{title}: {doc}"""
+_CLAIMS = '''"""{title}: {doc}"""
 from __future__ import annotations
 
 __all__ = ["published_claims"]
@@ -51,7 +50,7 @@ def published_claims() -> list[dict]:
     """The claims table evaluated on the published (cpu) data in ``data/``: rows made with
     :func:`dynamics.plots.claims.claim` (each names its control, window and seeds);
     tests/test_published_claims.py asserts every row the prose asserts."""
-    raise NotImplementedError("{theme}: write the chapter's claims (see another theme's views)")
+    raise NotImplementedError("{theme}: write the chapter's claims (see another theme's claims)")
 '''
 
 
@@ -109,7 +108,7 @@ def create(chapter: str, theme: str, title: str, question: str = "", root: Path 
     (package / "__init__.py").write_text(f'"""{doc}\n\nModules:\n\n{listing}\n"""\n{_INIT_TAIL}')
     for module, what in _MODULES.items():
         path = package / f"{module}.py"
-        path.write_text(_VIEWS.format(title=title, doc=what, theme=theme) if module == "views" else
+        path.write_text(_CLAIMS.format(title=title, doc=what, theme=theme) if module == "claims" else
                         f'"""{title}: {what}"""\nfrom __future__ import annotations\n\n__all__ = []\n')
         written.append(path)
     tests = root / "tests" / theme

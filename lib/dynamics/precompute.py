@@ -31,11 +31,12 @@ from .runtime import PROFILES, dry_run, get_profile, setup
 
 
 def theme_module(chapter: str):
-    """The theme module of a chapter, by notebook name or module name."""
+    """The experiments module of a chapter's theme (where ``precompute_plan`` lives), by
+    notebook name or theme name."""
     module = CHAPTERS.get(chapter, chapter if chapter in CHAPTERS.values() else None)
     if module is None:
         raise ValueError(f"unknown chapter {chapter!r}; choose one of {', '.join(CHAPTERS)}")
-    return importlib.import_module(f"dynamics.{module}")
+    return importlib.import_module(f"dynamics.{module}.experiments")
 
 
 def main(argv=None) -> int:

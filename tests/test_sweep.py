@@ -536,3 +536,42 @@ def test_both_engines_honour_every_recipe_field():
                             else base.replace(optimizer=recipe.optimizer), seed=1, bars=False)
             assert not np.allclose(default["train_loss"][-1:], alone["train_loss"][-1:]) \
                 or default.steps != alone.steps, f"{name} changed nothing"
+
+
+def test_on_step_acts_on_the_models_together_as_train_hooks_act_on_one():
+    """``on_step`` sees every model's parameters after each step: a scaling of model 1's
+    weights at step 5 gives that model the history ``train`` gives with an ``after_step``
+    hook doing the same, and leaves model 0 as it was without a hook."""
+    from dynamics.train import Hooks, train
+
+    d = tiny_data()
+    configs = [dict(lr=1e-2, weight_decay=0.1, seed=3)] * 2
+    recipe = Recipe(steps=12, eval=4, batch_size=32, optimizer="adamw")
+    seen = []
+
+    def kick(step, params):
+        seen.append((step, sorted(params), next(iter(params.values())).shape[0]))
+        if step == 5:
+            for t in params.values():
+                t[1] *= 0.5
+
+    res = train_many(mlp, d, configs, recipe, on_step=kick, bars=False)
+    assert res.info["strategy"] == "batched" and [s for s, *_ in seen] == list(range(1, 13))
+    assert seen[0][2] == 2 and seen[0][1] == sorted(n for n, _ in mlp({}).named_parameters())
+
+    def run(after_step=None):
+        torch.manual_seed(3)
+        return train(mlp({}), d, recipe.replace(lr=1e-2, weight_decay=0.1), seed=3,
+                     hooks=Hooks(after_step=after_step), bars=False)
+
+    def halve(model, step):
+        if step == 5:
+            with torch.no_grad():
+                for p in model.parameters():
+                    p.mul_(0.5)
+
+    assert_same_histories(res.histories, [run(), run(halve)])
+    with pytest.raises(ValueError, match="on_step sees every model at once"):
+        train_many(mlp, d, configs, recipe, on_step=kick, strategy="sequential")
+    with pytest.raises(ValueError, match="one chunk"):
+        train_many(mlp, d, configs, recipe, on_step=kick, strategy=1)

@@ -82,7 +82,8 @@ def grid(**axes) -> list[dict]:
 
 def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Sequence[dict],
                recipe: Recipe, *, masks: dict | None = None, metrics=None,
-               strategy: str | int = "auto", bars: bool | None = None) -> SweepResult:
+               strategy: str | int = "auto", bars: bool | None = None,
+               on_step: Callable[[int, dict], None] | None = None) -> SweepResult:
     """Train one model per configuration by ``recipe`` and return a :class:`SweepResult`.
 
     A config's keys that name a :class:`~dynamics.train.Recipe` field override it for that
@@ -97,6 +98,10 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     small K). ``strategy``: ``auto``, ``batched``, ``sequential``, or an integer (batched,
     that many models per chunk). Progress and Stop go through :mod:`dynamics.progress`: a
     stopped sweep leaves the configurations not reached with empty histories (``stopped``).
+    ``on_step(step, params)``, the twin of ``train``'s hooks for an experiment that acts on
+    its models together (weight decay's kicked twins): called after every step with all K
+    models' parameters, ``{name: [K, ...] tensor}`` in config order, to read or edit in place
+    (no autograd); it needs the batched strategy with every model in one chunk.
     """
     if not isinstance(recipe, Recipe):
         raise ValueError(f"train_many(model_fn, data, configs, recipe) needs a "
@@ -121,6 +126,9 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     groups: dict = {}
     for k, r in enumerate(recipes):
         groups.setdefault(r.replace(**{f: getattr(recipe, f) for f in PER_MODEL}), []).append(k)
+    if len(groups) > 1 and on_step is not None:
+        raise ValueError("on_step sees every model at once: the configs must share every "
+                         "recipe field but lr and weight_decay")
     if len(groups) > 1:  # configs that change a shared field: one sweep per group
         return _grouped(model_fn, data, configs, groups, masks, metrics, strategy, chunk_size,
                         bars)
@@ -141,6 +149,8 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     _check_model_on_data(template, data)
 
     batch_size = recipe.batch_size
+    if strategy == "auto" and on_step is not None:
+        strategy = "batched"  # the hook acts on the models together
     if strategy == "auto":
         strategy = choose_strategy(template, data, batch_size, K, metrics)
     elif strategy == "batched":
@@ -151,13 +161,18 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     # the sweep speaks for its runs: a sweep longer than a minute says so (the runs keep quiet)
     forecast = Forecast(f"{K} configurations x {spec.steps:,} steps", 1.0, device=device, inner=False,
                         sync=(lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else None)
+    chunk = chunk_size or (auto_chunk_size(template, data, batch_size, recipe.optimizer)
+                           if strategy != "sequential" else 1)
+    if on_step is not None and (strategy == "sequential" or chunk < K):
+        raise ValueError(f"on_step sees every model at once: it needs strategy='batched' with "
+                         f"all {K} models in one chunk (got strategy={strategy!r}, chunks of "
+                         f"{chunk})")
     with forecast, P.reporting(forecast.update) as job:
         if strategy == "sequential":
-            chunk = 1
             histories, states = train_sequential(model_fn, data, spec, runs, bars, job)
         else:
-            chunk = chunk_size or auto_chunk_size(template, data, batch_size, recipe.optimizer)
-            histories, states = train_batched(model_fn, data, spec, runs, chunk, bars, job)
+            histories, states = train_batched(model_fn, data, spec, runs, chunk, bars, job,
+                                              on_step)
     info = dict(strategy=strategy, chunk_size=chunk, optimizer=recipe.optimizer, steps=spec.steps,
                 stopped=job.stopped, batch_size=batch_size, loss=recipe.loss, device=str(device),
                 wall_time=time.perf_counter() - start)

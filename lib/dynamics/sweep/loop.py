@@ -282,9 +282,11 @@ class Evaluations:
 
 
 def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, report,
-                 chunk: int | None = None):
+                 chunk: int | None = None, on_step=None):
     """Train one chunk of K models of one architecture as one batched computation.
-    ``report(step) -> stop?`` is called at each evaluation. Returns (histories, parameters)."""
+    ``report(step) -> stop?`` is called at each evaluation; ``on_step(step, params)`` after
+    each step, with the chunk's parameters (``{name: [K, ...] tensor}``, to read or edit in
+    place). Returns (histories, parameters)."""
     device, K = data.device, len(runs)
     stack = _Stack(model_fn, runs, device)
     params = stack.params
@@ -356,6 +358,8 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
                      for key, new in new_state.items()}
             del new_p, new_state
             params = stack.mask_(params)
+            if on_step is not None:
+                on_step(step, dict(zip(stack.names, params)))
         if bar is not None:
             bar.update(1)
         if step in evals:
@@ -373,7 +377,8 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
     return rec.close(), dict(zip(stack.names, params))
 
 
-def train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: int, bars, job):
+def train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: int, bars, job,
+                  on_step=None):
     """Group the runs by architecture, then train each group in chunks of ``chunk`` models;
     each chunk reports into its part of ``job`` (a :class:`dynamics.progress.Progress`)."""
     groups: dict = {}
@@ -394,7 +399,8 @@ def train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: i
                 continue
             part = job.part(c, len(chunks))
             done = lambda step, part=part: part.report(step / spec.steps)  # noqa: E731
-            hs, params = _train_chunk(model_fn, data, spec, [runs[k] for k in ks], bar, done, chunk)
+            hs, params = _train_chunk(model_fn, data, spec, [runs[k] for k in ks], bar, done, chunk,
+                                      on_step)
             for j, k in enumerate(ks):
                 histories[k] = hs[j]
                 states[k] = {n: t[j] for n, t in params.items()}

@@ -28,7 +28,7 @@ from .. import runtime
 from ..runtime import get_seed
 from ..sweep import train_many
 from ..train import History, Hooks, Recipe, train
-from .science import (PAI_METHODS, LotteryConfig, density, full_masks, imp_round,
+from .science import (PAI_DENSITY, PAI_METHODS, LotteryConfig, density, full_masks, imp_round,
                       layer_densities, like_masks, load_data, make_model, pai_masks,
                       path_errors, barrier, best_step, rewind, shuffle_masks, torch_prune_masks)
 
@@ -303,13 +303,13 @@ def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, method
     """Pruning at initialization vs the IMP ticket at the same sparsity, each with its mask
     as chosen and shuffled within every layer (Frankle et al. 2021's sanity check).
 
-    At round ``round`` of ``imp`` (default: the sparsest with 5-10% of the weights left), each
-    method scores θ₀ and keeps exactly as many hidden and output weights as the ticket does
-    (:func:`~dynamics.lottery.science.pai_masks`); PaI masks train from θ₀, the ticket and
-    its shuffle from θ_k. The IMP numbers are reused from ``imp`` where its controls covered
+    At round ``round`` of ``imp`` (default: the round nearest :data:`PAI_DENSITY` of the
+    weights, the chapter's comparison), each method scores θ₀ and keeps exactly as many hidden
+    and output weights as the ticket does (:func:`~dynamics.lottery.science.pai_masks`); PaI
+    masks train from θ₀, the ticket and its shuffle from θ_k. The IMP numbers are reused from ``imp`` where its controls covered
     that round."""
     data = data or load_data(cfg)
-    r = imp.round_at() if round is None else int(round)
+    r = imp.round_near(PAI_DENSITY) if round is None else int(round)
     if not 0 < r < len(imp.masks):
         raise ValueError(f"round must be one of the pruned rounds 1..{len(imp.masks) - 1}, got {r}")
     gen = torch.Generator().manual_seed(20_000 + imp.seeds[0])

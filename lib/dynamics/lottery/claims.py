@@ -13,9 +13,9 @@ from .finetune import finetune_claims
 from .science import layer_densities
 
 __all__ = ["MATCH_WINDOW", "MATCH_POINTS", "CONTROL_POINTS", "SPEED_WINDOW", "SPEED_MARGIN",
-           "STABLE_BARRIER", "ticket_claims", "speed_claim", "lmc_claims", "page_claims",
-           "published_claims", "speed_numbers", "pai_numbers", "lmc_numbers", "rewind_numbers",
-           "breakdown_numbers", "layer_numbers"]
+           "STABLE_BARRIER", "LEVEL_POINTS", "REWIND_POINTS", "ticket_claims", "speed_claim",
+           "lmc_claims", "page_claims", "published_claims", "lmc_seeds", "speed_numbers",
+           "pai_numbers", "lmc_numbers", "rewind_numbers", "breakdown_numbers", "layer_numbers"]
 
 
 # ============================================================================ claims
@@ -27,6 +27,8 @@ CONTROL_POINTS = 3.0          # re-init and random mask at least this far below 
 SPEED_WINDOW = (1 / 7, 2 / 3) # densities at which "tickets learn faster" is judged (the prose's)
 SPEED_MARGIN = 1              # ... earlier by at least this many evaluation intervals
 STABLE_BARRIER = 0.02         # Frankle et al. (2020): stable when the error barrier is below 2%
+LEVEL_POINTS = 1.0            # re-init "as good as" the ticket: within this many points (Liu et al.)
+REWIND_POINTS = 3.0           # rewinding "better" than resetting: by this many points or more
 
 
 def _window(res: ImpResult, window) -> list[int]:
@@ -228,7 +230,11 @@ def _lr_claims(runs: dict) -> list[dict]:
             f"precomputed, Adam lr {lr:g}: ticket ahead of re-init by {gap(mid):+.1f} pts at "
             f"{100 * reset.density[mid]:.0f}% of the weights, {gap(sparse):+.1f} at "
             f"{100 * reset.density[sparse]:.1f}%",
-            "yes" if gap(sparse) < 1 else "partly" if gap(mid) < 1 else "no"))
+            "yes" if gap(sparse) < LEVEL_POINTS else "partly" if gap(mid) < LEVEL_POINTS else "no",
+            False, control=f"the ticket (same mask, its own initial values); level: within "
+                           f"{LEVEL_POINTS:g} pt",
+            window=f"{100 * reset.density[mid]:.0f}% and {100 * reset.density[sparse]:.1f}% of "
+                   "the weights", seeds=reset.seeds))
     if reset is not None and rewound is not None:
         sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
         diff = 100 * np.mean([_mean(rewound.acc["ticket"][:, r]) - _mean(reset.acc["ticket"][:, r])
@@ -240,7 +246,9 @@ def _lr_claims(runs: dict) -> list[dict]:
             f"precomputed, Adam lr {rewound.config['lr']:g}, {len(rewound.seeds)} "
             f"seed{'s' if len(rewound.seeds) > 1 else ''}: "
             f"rewound to step {k} {diff:+.1f} pts vs reset, mean over the rounds at ≤10% "
-            "of the weights", "yes" if diff >= 3 else "partly" if diff > 0 else "no"))
+            "of the weights", "yes" if diff >= REWIND_POINTS else "partly" if diff > 0 else "no",
+            False, control=f"the same setting reset to θ₀; better: by {REWIND_POINTS:g} pts or more",
+            window="the rounds at 10% of the weights or fewer", seeds=rewound.seeds))
     return rows
 
 
@@ -289,26 +297,53 @@ def lmc_numbers(calm: dict, hot: dict) -> dict:
 def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
     """The precomputed rewinding setting of the IMP slider beside the reset one (mean over the
     rounds at 10% of the weights or fewer), and the precomputed barriers at that learning rate
-    from θ₀ and from the rewind step."""
+    from θ₀ and from the rewind step (medians over the seeds, in points) with the first rewind
+    step whose barrier is below :data:`STABLE_BARRIER` on each seed."""
     reset = next(r for k, r in runs.items() if "reset" in k and "lr" in k)
     rewound = next(r for k, r in runs.items() if "rewind" in k)
     sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
     a = lambda res: 100 * float(np.mean([_mean(res.acc["ticket"][:, r]) for r in sparse]))  # noqa: E731
     k = int(rewound.config["rewind_step"])
-    lmc = lmc_payload["lmc"][f"{rewound.config['lr']:g}"] if f"{rewound.config['lr']:g}" in lmc_payload["lmc"] else None
     out = dict(rewind_gap=a(rewound) - a(reset), rewind_acc=f"{a(rewound):.1f}%",
                reset_acc=f"{a(reset):.1f}%", rewind_k=k,
                reset_vs_dense=_points(100 * (_mean(reset.acc["ticket"][:, -1])
                                              - _mean(reset.acc["ticket"][:, 0]))),
                reset_sparsest_density=f"{100 * reset.density[-1]:.1f}%")
     out["rewind_verdict"] = _lr_claims(runs)[-1]["reproduced"]
-    if lmc is not None:
-        stable = [int(j) for j in lmc["rewind_steps"]
-                  if 100 * float(_by_step(lmc["barrier"], j)) < 100 * STABLE_BARRIER]
-        out.update(lmc_first=100 * float(_by_step(lmc["barrier"], 0)),
-                   lmc_rewind=100 * float(_by_step(lmc["barrier"], k)),
-                   lmc_stable_k=str(stable[0]) if stable else "none of the rewind steps")
+    lr = f"{rewound.config['lr']:g}"
+    if lr in lmc_payload["lmc"]:
+        per = lmc_seeds(lmc_payload, lr)
+        at = lambda j: {s: 100 * float(_by_step(v["barrier"], j)) for s, v in per.items()}  # noqa: E731
+        limit = 100 * STABLE_BARRIER
+        settled = {s: _settled(v, limit) for s, v in per.items()}
+        out.update(lmc_first=float(np.median(list(at(0).values()))),
+                   lmc_rewind=float(np.median(list(at(k).values()))),
+                   lmc_rewind_stable=f"{sum(v < limit for v in at(k).values())} of {len(per)}",
+                   lmc_stable_k=_and([("none" if v is None else str(v)) for v in settled.values()])
+                   + f" (seed{'s' if len(per) > 1 else ''} {_and([str(s) for s in per])})",
+                   lmc_seeds=len(per))
     return out
+
+
+def _settled(lmc: dict, limit: float):
+    """The first rewind step of one :func:`run_lmc` result from which the barrier stays below
+    ``limit`` points at every later rewind step (None if it never does)."""
+    ks = [int(j) for j in lmc["rewind_steps"]]
+    below = [100 * float(_by_step(lmc["barrier"], j)) < limit for j in ks]
+    return next((ks[i] for i in range(len(ks)) if all(below[i:])), None)
+
+
+def _and(words: list[str]) -> str:
+    """``["a", "b", "c"]`` as "a, b and c"."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def lmc_seeds(payload: dict, lr: str) -> dict:
+    """``{seed: run_lmc}`` at learning rate ``lr`` of a loaded ``lottery_lmc`` payload: every
+    seed it holds there (the first seed's alone where it has no more)."""
+    first = payload["lmc"][lr]
+    runs = payload.get("seeds", {}).get(lr) or {str(first.get("seed", 0)): first}
+    return {int(s): v for s, v in runs.items()}
 
 
 def published_claims() -> list[dict]:
@@ -318,16 +353,16 @@ def published_claims() -> list[dict]:
     runs = imp_runs(results.load("lottery_imp")[0])
     main = next(iter(runs.values()))
     pai = results.load("lottery_pai")[0]["pai"]
-    lmc = results.load("lottery_lmc")[0]["lmc"]
+    lmc = results.load("lottery_lmc")[0]
     rows = ticket_claims(main, f"precomputed ({len(main.seeds)} seeds)")
     rows.append(speed_claim(main, f"precomputed ({len(main.seeds)} seeds, section 1 figure)"))
     for p in pai:  # the prose asserts the comparison at a fifth and a tenth of the weights
         rows.append(dict(_pai_claim(p), asserted=0.08 <= p["density"] <= 0.25))
-    lo, hi = min(lmc, key=float), max(lmc, key=float)
-    one = lambda v, ks=None: {int(v.get("seed", 0)): dict(v, rewind_steps=ks or v["rewind_steps"])}  # noqa: E731
-    # one seed each (regenerating three costs more than the page's budget): asserted as said
-    rows += lmc_claims((f"precomputed, Adam lr {lo}", one(lmc[lo], [0])),
-                       (f"precomputed, Adam lr {hi}", one(lmc[hi])), asserted=True)
+    lo, hi = min(lmc["lmc"], key=float), max(lmc["lmc"], key=float)
+    calm = {s: dict(v, rewind_steps=[0]) for s, v in lmc_seeds(lmc, lo).items()}
+    # asserted where measured on three seeds (lmc_claims' default)
+    rows += lmc_claims((f"precomputed, Adam lr {lo}", calm),
+                       (f"precomputed, Adam lr {hi}", lmc_seeds(lmc, hi)))
     rows += [dict(row, asserted=False) for row in _lr_claims(runs)]
     return rows
 

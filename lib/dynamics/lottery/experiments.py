@@ -447,8 +447,9 @@ def imp_runs(payload: dict) -> dict:
 def precompute_plan(profile: str | None = None) -> units.Plan:
     """IMP curves for several settings, pruning at init at several sparsities, and
     instability against rewind step for several learning rates, as units (the main IMP curve
-    with its PaI comparisons, each other IMP setting, each learning rate's instability),
-    written to ``data/lottery_{imp,pai,lmc}.json``."""
+    with its PaI comparisons, each other IMP setting, each learning rate's instability on the
+    first seed, and the claims' further seeds at the two learning rates they judge), written
+    to ``data/lottery_{imp,pai,lmc}.json``."""
     p = units.Plan("lottery_tickets", profile)
     cfg = LotteryConfig.for_profile(p.profile)
     command = f"python -m dynamics.precompute lottery_tickets --profile {p.profile}"
@@ -480,8 +481,14 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     for lr in p.grid([cfg.lr, 5e-3, hot]):  # units declared inside: a dry run counts its cut
         p.unit(f"lmc {lr:g}", partial(_lmc_unit, cfg.replace(lr=lr), seed),
                config=dict(cfg.replace(lr=lr).to_dict(), seed=seed))
-    p.output("lottery_lmc", lambda r: dict(lmc={k.split()[-1]: v for k, v in r.items()}),
-             config=cfg, command=command, note=note)
+    # the claims' seeds after the first, only where the claims read them: from θ₀ at the
+    # chapter's learning rate, every rewind step at the larger one
+    n_lmc = {"smoke": 1, "cpu": 3, "gpu": 3}[p.profile]
+    for lr, ks in ((cfg.lr, (0,)), (hot, LMC_REWINDS)):
+        for s in range(seed + 1, seed + n_lmc):
+            p.unit(f"lmc {lr:g} seed {s}", partial(_lmc_unit, cfg.replace(lr=lr), s, ks),
+                   config=dict(cfg.replace(lr=lr).to_dict(), seed=s, rewind_steps=list(ks)))
+    p.output("lottery_lmc", _lmc_payload, config=cfg, command=command, note=note)
     return p
 
 
@@ -506,8 +513,21 @@ def _imp_and_pai(cfg: LotteryConfig, seeds) -> dict:
     return dict(imp=imp.to_dict(), pai=pais)
 
 
-def _lmc_unit(cfg: LotteryConfig, seed: int) -> dict:
-    return run_lmc(cfg, LMC_REWINDS, seed=seed, data=load_data(cfg), bars=False)
+def _lmc_unit(cfg: LotteryConfig, seed: int, rewind_steps=LMC_REWINDS) -> dict:
+    return run_lmc(cfg, rewind_steps, seed=seed, data=load_data(cfg), bars=False)
+
+
+def _lmc_payload(results: dict) -> dict:
+    """``lmc``: ``{lr: run_lmc}`` on the first seed, every learning rate (the slider);
+    ``seeds``: ``{lr: {seed: run_lmc}}`` at the learning rates that have more seeds (the
+    claims), the first seed's run included."""
+    first = {k.split()[1]: v for k, v in results.items() if "seed" not in k}
+    seeds: dict = {}
+    for k, v in results.items():
+        if "seed" in k:
+            lr = k.split()[1]
+            seeds.setdefault(lr, {str(first[lr]["seed"]): first[lr]})[str(v["seed"])] = v
+    return dict(lmc=first, seeds=seeds)
 
 
 

@@ -321,7 +321,7 @@ def test_model_builders_leave_the_callers_rng_alone(build):
     def make(seed):
         if build == "lottery":
             cfg = lottery.LotteryConfig.for_profile("smoke")
-            return lottery.make_model(cfg, data.mnist1d(64, 32, seed=0), seed=seed)
+            return lottery.science.make_model(cfg, data.mnist1d(64, 32, seed=0), seed=seed)
         if build == "grokking":
             return grokking.make_model(grokking.GrokConfig.for_profile("smoke"), seed=seed)
         if build == "collapse":

@@ -228,7 +228,7 @@ def bench_lottery(tiny: bool = False) -> dict:
             masks = [None] + [m for m in res.masks[1:] for _ in range(3)]
             for k, mask in enumerate(masks):
                 torch.manual_seed(k)
-                model = L.make_model(cfg, data).to(rt.device)
+                model = L.science.make_model(cfg, data).to(rt.device)
                 opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
                 after = None
                 if mask:

@@ -25,30 +25,30 @@ def test_global_masks_equal_torch_prune_over_rounds():
     equal l1_unstructured at half the rate."""
     ours_model, ref = _mlp(0), _mlp(0)
     layers = [ref.hidden[0], ref.hidden[1]]
-    masks = L.full_masks(ours_model)
+    masks = L.science.full_masks(ours_model)
     for r in range(3):
         torch.manual_seed(100 + r)  # "training": new weights, same for both
-        new = {n: torch.randn_like(p) for n, p in L.prunable(ours_model).items()}
+        new = {n: torch.randn_like(p) for n, p in L.science.prunable(ours_model).items()}
         for module, name in [(ref.hidden[0], "hidden.0.weight"), (ref.hidden[1], "hidden.1.weight"),
                              (ref.head, "head.weight")]:
             target = module.weight_orig if hasattr(module, "weight_orig") else module.weight
             target.data.copy_(new[name])
         ref(torch.zeros(1, 10))  # the pruning hooks recompute weight = weight_orig * mask
-        masks = L.prune_masks(new, masks, 0.2, "global", head_fraction=0.1)
+        masks = L.science.prune_masks(new, masks, 0.2, "global", head_fraction=0.1)
         prune.global_unstructured([(m, "weight") for m in layers],
                                   pruning_method=prune.L1Unstructured, amount=0.2)
         prune.l1_unstructured(ref.head, "weight", amount=0.1)
         assert torch.equal(masks["hidden.0.weight"], ref.hidden[0].weight_mask)
         assert torch.equal(masks["hidden.1.weight"], ref.hidden[1].weight_mask)
         assert torch.equal(masks["head.weight"], ref.head.weight_mask)
-    kept = L.density(masks)
+    kept = L.science.density(masks)
     assert 0.45 < kept < 0.6  # 0.8^3 of the hidden weights, 0.9^3 of the head's
 
 
 def test_layerwise_masks_equal_torch_prune():
     model = _mlp(1)
-    scores = {n: p.detach() for n, p in L.prunable(model).items()}
-    masks = L.prune_masks(scores, L.full_masks(model), 0.5, "layer", head_fraction=0.25)
+    scores = {n: p.detach() for n, p in L.science.prunable(model).items()}
+    masks = L.science.prune_masks(scores, L.science.full_masks(model), 0.5, "layer", head_fraction=0.25)
     for module, name, amount in [(model.hidden[0], "hidden.0.weight", 0.5),
                                  (model.hidden[1], "hidden.1.weight", 0.5),
                                  (model.head, "head.weight", 0.25)]:
@@ -62,12 +62,12 @@ def test_torch_reference_agrees_with_prune_masks_from_any_mask(scope):
     """torch_prune_masks (the reference the chapter prints agreement with) starts from an
     existing mask and gives prune_masks' result, round after round."""
     model = _mlp(7, width=24)
-    masks = L.full_masks(model)
+    masks = L.science.full_masks(model)
     for r in range(4):
         torch.manual_seed(r)
-        scores = {n: torch.randn_like(p) for n, p in L.prunable(model).items()}
-        ours = L.prune_masks(scores, masks, 0.3, scope, head_fraction=0.15)
-        ref = L.torch_prune_masks(scores, masks, 0.3, scope, head_fraction=0.15)
+        scores = {n: torch.randn_like(p) for n, p in L.science.prunable(model).items()}
+        ours = L.science.prune_masks(scores, masks, 0.3, scope, head_fraction=0.15)
+        ref = L.science.torch_prune_masks(scores, masks, 0.3, scope, head_fraction=0.15)
         assert all(torch.equal(ours[n], ref[n]) for n in ours)
         masks = ours
 
@@ -75,36 +75,36 @@ def test_torch_reference_agrees_with_prune_masks_from_any_mask(scope):
 @pytest.mark.parametrize("fraction", [-0.1, 1.0, 1.5, float("nan"), True])
 def test_fraction_outside_unit_interval_is_rejected(fraction):
     model = _mlp()
-    scores = {n: p.detach() for n, p in L.prunable(model).items()}
+    scores = {n: p.detach() for n, p in L.science.prunable(model).items()}
     with pytest.raises(ValueError, match=r"\[0, 1\)"):
-        L.prune_masks(scores, L.full_masks(model), fraction)
+        L.science.prune_masks(scores, L.science.full_masks(model), fraction)
 
 
 @pytest.mark.parametrize("sparsity", [-0.5, 1.0, 2.0])
 def test_sparsity_outside_unit_interval_is_rejected(sparsity):
     with pytest.raises(ValueError, match="sparsity"):
-        L.like_masks(_mlp(), 1.0 - sparsity)
+        L.science.like_masks(_mlp(), 1.0 - sparsity)
     with pytest.raises(ValueError, match="prune_fraction"):
         L.LotteryConfig(prune_fraction=sparsity if sparsity >= 1 else -0.5)
 
 
 def test_bad_scope_and_mismatched_scores_are_rejected():
     model = _mlp()
-    scores = {n: p.detach() for n, p in L.prunable(model).items()}
+    scores = {n: p.detach() for n, p in L.science.prunable(model).items()}
     with pytest.raises(ValueError, match="scope"):
-        L.prune_masks(scores, L.full_masks(model), 0.2, scope="neuron")
+        L.science.prune_masks(scores, L.science.full_masks(model), 0.2, scope="neuron")
     with pytest.raises(ValueError, match="different tensors"):
-        L.prune_masks({"head.weight": scores["head.weight"]}, L.full_masks(model), 0.2)
+        L.science.prune_masks({"head.weight": scores["head.weight"]}, L.science.full_masks(model), 0.2)
     with pytest.raises(ValueError, match="unknown pruning-at-init"):
-        L.pai_masks("grasp", model, None, L.full_masks(model))
+        L.science.pai_masks("grasp", model, None, L.science.full_masks(model))
 
 
 def test_shuffle_keeps_layer_counts_and_moves_weights():
     model = _mlp(2)
-    scores = {n: p.detach() for n, p in L.prunable(model).items()}
-    masks = L.prune_masks(scores, L.full_masks(model), 0.7)
-    a = L.shuffle_masks(masks, torch.Generator().manual_seed(0))
-    b = L.shuffle_masks(masks, torch.Generator().manual_seed(0))
+    scores = {n: p.detach() for n, p in L.science.prunable(model).items()}
+    masks = L.science.prune_masks(scores, L.science.full_masks(model), 0.7)
+    a = L.science.shuffle_masks(masks, torch.Generator().manual_seed(0))
+    b = L.science.shuffle_masks(masks, torch.Generator().manual_seed(0))
     for n in masks:
         assert a[n].sum() == masks[n].sum() and torch.equal(a[n], b[n])
     assert not torch.equal(a["hidden.1.weight"], masks["hidden.1.weight"])
@@ -112,14 +112,14 @@ def test_shuffle_keeps_layer_counts_and_moves_weights():
 
 def test_one_shot_masks_keep_the_same_counts_per_group():
     model = _mlp(3)
-    like = L.like_masks(model, 0.1)
+    like = L.science.like_masks(model, 0.1)
     assert float(like["head.weight"].mean()) == pytest.approx(0.1 ** 0.5, abs=0.02)
-    scores = {n: torch.rand_like(p) for n, p in L.prunable(model).items()}
-    out = L.masks_at_density(scores, like)
+    scores = {n: torch.rand_like(p) for n, p in L.science.prunable(model).items()}
+    out = L.science.masks_at_density(scores, like)
     hidden = ["hidden.0.weight", "hidden.1.weight"]
     assert sum(out[n].sum() for n in hidden) == sum(like[n].sum() for n in hidden)
     assert out["head.weight"].sum() == like["head.weight"].sum()
-    layer = L.masks_at_density(scores, like, scope="layer")
+    layer = L.science.masks_at_density(scores, like, scope="layer")
     for n in like:
         assert layer[n].sum() == like[n].sum()
 
@@ -129,9 +129,9 @@ def test_one_shot_masks_keep_the_same_counts_per_group():
 
 def test_rewind_restores_theta_k_bitwise_and_zeros_pruned_weights():
     theta_k = {n: t.detach().clone() for n, t in _mlp(8).state_dict().items()}
-    scores = {n: torch.randn_like(t) for n, t in L.prunable(theta_k).items()}
-    masks = L.prune_masks(scores, L.full_masks(theta_k), 0.6)
-    start = L.rewind(theta_k, masks)
+    scores = {n: torch.randn_like(t) for n, t in L.science.prunable(theta_k).items()}
+    masks = L.science.prune_masks(scores, L.science.full_masks(theta_k), 0.6)
+    start = L.science.rewind(theta_k, masks)
     for n, t in theta_k.items():
         if n in masks:
             keep = masks[n] > 0
@@ -147,8 +147,8 @@ def test_imp_round_rewinds_trains_then_prunes_by_trained_magnitude():
     model = _mlp(9)
     theta_k = [{n: t.detach().clone() for n, t in model.state_dict().items()}]
     cfg = L.LotteryConfig(prune_fraction=0.25, head_rate=0.5)
-    masks = [L.prune_masks({n: torch.rand_like(p) for n, p in L.prunable(model).items()},
-                           L.full_masks(model), 0.5)]
+    masks = [L.science.prune_masks({n: torch.rand_like(p) for n, p in L.science.prunable(model).items()},
+                           L.science.full_masks(model), 0.5)]
     seen = {}
 
     def fake_train(starts, ms):
@@ -157,11 +157,11 @@ def test_imp_round_rewinds_trains_then_prunes_by_trained_magnitude():
         return [{n: (torch.randn_like(t) * ms[0][n] if n in ms[0] else t) for n, t in s.items()}
                 for s in starts]
 
-    trained, new = L.imp_round(fake_train, theta_k, masks, cfg)
-    assert all(torch.equal(seen["starts"][0][n], L.rewind(theta_k[0], masks[0])[n]) for n in theta_k[0])
-    expect = L.prune_masks({n: trained[0][n] for n in masks[0]}, masks[0], 0.25, "global", 0.125)
+    trained, new = L.science.imp_round(fake_train, theta_k, masks, cfg)
+    assert all(torch.equal(seen["starts"][0][n], L.science.rewind(theta_k[0], masks[0])[n]) for n in theta_k[0])
+    expect = L.science.prune_masks({n: trained[0][n] for n in masks[0]}, masks[0], 0.25, "global", 0.125)
     assert all(torch.equal(new[0][n], expect[n]) for n in expect)
-    assert L.density(new[0]) < L.density(masks[0])
+    assert L.science.density(new[0]) < L.science.density(masks[0])
     assert all(torch.all(new[0][n] <= masks[0][n]) for n in new[0])  # only survivors are pruned
 
 
@@ -171,7 +171,7 @@ def test_imp_round_rewinds_trains_then_prunes_by_trained_magnitude():
 def test_snip_scores_are_weight_times_gradient():
     d = D.gaussian_mixture(64, 32, dim=10, n_classes=4, seed=0, device="cpu")
     model = _mlp(4)
-    scores = L.snip_scores(model, d, n=None)
+    scores = L.science.snip_scores(model, d, n=None)
     model.zero_grad()
     torch.nn.functional.cross_entropy(model(d.x_train), d.y_train).backward()
     w = model.hidden[1].weight
@@ -186,15 +186,15 @@ def test_synflow_scores_match_the_closed_form():
         model.hidden[0].bias.zero_()
         model.head.bias.zero_()
     w1, w2 = model.hidden[0].weight.detach().abs(), model.head.weight.detach().abs()
-    s = L.synflow_scores(model, L.full_masks(model))
+    s = L.science.synflow_scores(model, L.science.full_masks(model))
     assert torch.allclose(s["hidden.0.weight"], w1 * w2.sum(0)[:, None], rtol=1e-5)
     assert torch.allclose(s["head.weight"], w2 * w1.sum(1)[None, :], rtol=1e-5)
 
 
 def test_synflow_reaches_the_target_without_layer_collapse():
     model = _mlp(6, width=64)
-    like = L.like_masks(model, 0.01)
-    masks = L.synflow_masks(model, like, iterations=20)
+    like = L.science.like_masks(model, 0.01)
+    masks = L.science.synflow_masks(model, like, iterations=20)
     hidden = ["hidden.0.weight", "hidden.1.weight"]
     assert sum(masks[n].sum() for n in hidden) == sum(like[n].sum() for n in hidden)
     assert all(masks[n].sum() > 0 for n in masks)  # no layer cut off
@@ -203,10 +203,10 @@ def test_synflow_reaches_the_target_without_layer_collapse():
 def test_masks_are_deterministic_for_a_seed():
     d = D.gaussian_mixture(64, 32, dim=10, n_classes=4, seed=0, device="cpu")
     cfg = L.LotteryConfig(width=16)
-    a, b = L.make_model(cfg, d, seed=3), L.make_model(cfg, d, seed=3)
-    like = L.like_masks(a, 0.2)
-    for method in L.PAI_METHODS:
-        ma, mb = L.pai_masks(method, a, d, like), L.pai_masks(method, b, d, like)
+    a, b = L.science.make_model(cfg, d, seed=3), L.science.make_model(cfg, d, seed=3)
+    like = L.science.like_masks(a, 0.2)
+    for method in L.science.PAI_METHODS:
+        ma, mb = L.science.pai_masks(method, a, d, like), L.science.pai_masks(method, b, d, like)
         assert all(torch.equal(ma[n], mb[n]) for n in ma), method
 
 
@@ -216,18 +216,18 @@ def test_masks_are_deterministic_for_a_seed():
 def test_interpolation_and_barrier():
     d = D.gaussian_mixture(64, 64, dim=10, n_classes=4, seed=0, device="cpu")
     cfg = L.LotteryConfig(width=16)
-    a = {n: t.clone() for n, t in L.make_model(cfg, d, seed=0).state_dict().items()}
-    b = {n: t.clone() for n, t in L.make_model(cfg, d, seed=1).state_dict().items()}
-    mid = L.interpolate(a, b, 0.5)
+    a = {n: t.clone() for n, t in L.science.make_model(cfg, d, seed=0).state_dict().items()}
+    b = {n: t.clone() for n, t in L.science.make_model(cfg, d, seed=1).state_dict().items()}
+    mid = L.science.interpolate(a, b, 0.5)
     assert torch.allclose(mid["head.bias"], (a["head.bias"] + b["head.bias"]) / 2)
-    assert all(torch.equal(L.interpolate(a, b, 0.0)[n], a[n]) for n in a)
-    model = L.make_model(cfg, d)
-    errs = L.path_errors(model, a, a, d.x_test, d.y_test, n_points=5)
-    assert len(errs) == 5 and float(errs.max() - errs.min()) == 0.0 and L.barrier(errs) == 0.0
-    assert L.barrier([0.1, 0.3, 0.2]) == pytest.approx(0.15)
-    assert L.barrier([0.2, 0.1, 0.2]) == pytest.approx(0.0)  # a valley is no barrier
+    assert all(torch.equal(L.science.interpolate(a, b, 0.0)[n], a[n]) for n in a)
+    model = L.science.make_model(cfg, d)
+    errs = L.science.path_errors(model, a, a, d.x_test, d.y_test, n_points=5)
+    assert len(errs) == 5 and float(errs.max() - errs.min()) == 0.0 and L.science.barrier(errs) == 0.0
+    assert L.science.barrier([0.1, 0.3, 0.2]) == pytest.approx(0.15)
+    assert L.science.barrier([0.2, 0.1, 0.2]) == pytest.approx(0.0)  # a valley is no barrier
     with pytest.raises(ValueError):
-        L.path_errors(model, a, b, d.x_test, d.y_test, n_points=1)
+        L.science.path_errors(model, a, b, d.x_test, d.y_test, n_points=1)
 
 
 # ----------------------------------------------------------------------------- schedule
@@ -236,10 +236,10 @@ def test_interpolation_and_barrier():
 def test_profile_presets_construct_and_reach_the_claim_sparsity():
     for profile in ("smoke", "cpu", "gpu"):
         cfg = L.LotteryConfig.for_profile(profile)
-        assert 0.05 <= L.expected_density(cfg, L.round_for(cfg, 0.05, 0.10)) <= 0.10
+        assert 0.05 <= L.science.expected_density(cfg, L.science.round_for(cfg, 0.05, 0.10)) <= 0.10
     assert L.LotteryConfig.for_profile("gpu").dataset == "mnist"
     cfg = L.LotteryConfig.for_profile("smoke")
-    assert L.expected_density(cfg, 0) == 1.0
-    assert L.expected_density(cfg, 1) == pytest.approx(0.8, abs=0.01)
+    assert L.science.expected_density(cfg, 0) == 1.0
+    assert L.science.expected_density(cfg, 1) == pytest.approx(0.8, abs=0.01)
     with pytest.raises(ValueError, match="add rounds"):
-        L.round_for(cfg.replace(rounds=2), 0.05, 0.10)
+        L.science.round_for(cfg.replace(rounds=2), 0.05, 0.10)

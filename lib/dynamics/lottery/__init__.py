@@ -13,14 +13,28 @@ Modules:
 - :mod:`.experiments`: the runners :func:`run_imp`, :func:`run_pai`, :func:`run_pai_at`,
   :func:`run_lmc` and :func:`precompute_plan`.
 - :mod:`.figures`: figures, precomputed sliders and tables.
-- :mod:`.views`: live panels, the page's numbers and the claims table.
+- :mod:`.panels`: the live panels (:func:`imp_panel`, :func:`pai_panel`, :func:`lmc_panel`).
+- :mod:`.claims`: the claims rows with their thresholds, :func:`page_claims` and
+  :func:`published_claims`, and the numbers the prose glues (``*_numbers``).
+- :mod:`.finetune`: section 5, which weights fine-tuning changes: its runner, figure, numbers
+  and claims together.
 
-``from dynamics import lottery as L`` gives every public name of the four.
+The package exports what the chapter's notebook calls; everything else is reached through its
+module (``L.science.make_model``).
 """
-from . import experiments, figures, science, views
-from .science import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
-from .figures import *  # noqa: F401,F403
-from .views import *  # noqa: F401,F403
+from . import claims, experiments, figures, finetune, panels, science
+from .science import LotteryConfig, load_data
+from .experiments import imp_runs, run_imp, run_lmc, run_pai
+from .figures import (barrier_figure, cost_figure, cost_table, imp_figure, imp_slider,
+                      layer_table, lmc_figure, lmc_slider, pai_figure, pai_slider, speed_figure)
+from .finetune import finetune_figure, finetune_numbers, run_finetune
+from .panels import imp_panel, lmc_panel, pai_panel
+from .claims import (breakdown_numbers, layer_numbers, lmc_numbers, page_claims, pai_numbers,
+                     rewind_numbers, speed_numbers)
 
-__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]
+__all__ = ["LotteryConfig", "load_data", "imp_runs", "run_imp", "run_lmc", "run_pai",
+           "barrier_figure", "cost_figure", "cost_table", "imp_figure", "imp_slider",
+           "layer_table", "lmc_figure", "lmc_slider", "pai_figure", "pai_slider", "speed_figure",
+           "finetune_figure", "finetune_numbers", "run_finetune", "imp_panel", "lmc_panel",
+           "pai_panel", "breakdown_numbers", "layer_numbers", "lmc_numbers", "page_claims",
+           "pai_numbers", "rewind_numbers", "speed_numbers"]

@@ -28,7 +28,7 @@ from .. import runtime
 from ..runtime import get_seed
 from ..sweep import train_many
 from ..train import History, Hooks, Recipe, train
-from .science import (PAI_METHODS, LotteryConfig, density, full_masks, imp_round,
+from .science import (PAI_DENSITY, PAI_METHODS, LotteryConfig, density, full_masks, imp_round,
                       layer_densities, like_masks, load_data, make_model, pai_masks,
                       path_errors, barrier, best_step, rewind, shuffle_masks, torch_prune_masks)
 
@@ -303,13 +303,13 @@ def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, method
     """Pruning at initialization vs the IMP ticket at the same sparsity, each with its mask
     as chosen and shuffled within every layer (Frankle et al. 2021's sanity check).
 
-    At round ``round`` of ``imp`` (default: the sparsest with 5-10% of the weights left), each
-    method scores θ₀ and keeps exactly as many hidden and output weights as the ticket does
-    (:func:`~dynamics.lottery.science.pai_masks`); PaI masks train from θ₀, the ticket and
-    its shuffle from θ_k. The IMP numbers are reused from ``imp`` where its controls covered
+    At round ``round`` of ``imp`` (default: the round nearest :data:`PAI_DENSITY` of the
+    weights, the chapter's comparison), each method scores θ₀ and keeps exactly as many hidden
+    and output weights as the ticket does (:func:`~dynamics.lottery.science.pai_masks`); PaI
+    masks train from θ₀, the ticket and its shuffle from θ_k. The IMP numbers are reused from ``imp`` where its controls covered
     that round."""
     data = data or load_data(cfg)
-    r = imp.round_at() if round is None else int(round)
+    r = imp.round_near(PAI_DENSITY) if round is None else int(round)
     if not 0 < r < len(imp.masks):
         raise ValueError(f"round must be one of the pruned rounds 1..{len(imp.masks) - 1}, got {r}")
     gen = torch.Generator().manual_seed(20_000 + imp.seeds[0])
@@ -447,8 +447,9 @@ def imp_runs(payload: dict) -> dict:
 def precompute_plan(profile: str | None = None) -> units.Plan:
     """IMP curves for several settings, pruning at init at several sparsities, and
     instability against rewind step for several learning rates, as units (the main IMP curve
-    with its PaI comparisons, each other IMP setting, each learning rate's instability),
-    written to ``data/lottery_{imp,pai,lmc}.json``."""
+    with its PaI comparisons, each other IMP setting, each learning rate's instability on the
+    first seed, and the claims' further seeds at the two learning rates they judge), written
+    to ``data/lottery_{imp,pai,lmc}.json``."""
     p = units.Plan("lottery_tickets", profile)
     cfg = LotteryConfig.for_profile(p.profile)
     command = f"python -m dynamics.precompute lottery_tickets --profile {p.profile}"
@@ -480,8 +481,14 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     for lr in p.grid([cfg.lr, 5e-3, hot]):  # units declared inside: a dry run counts its cut
         p.unit(f"lmc {lr:g}", partial(_lmc_unit, cfg.replace(lr=lr), seed),
                config=dict(cfg.replace(lr=lr).to_dict(), seed=seed))
-    p.output("lottery_lmc", lambda r: dict(lmc={k.split()[-1]: v for k, v in r.items()}),
-             config=cfg, command=command, note=note)
+    # the claims' seeds after the first, only where the claims read them: from θ₀ at the
+    # chapter's learning rate, every rewind step at the larger one
+    n_lmc = {"smoke": 1, "cpu": 3, "gpu": 3}[p.profile]
+    for lr, ks in ((cfg.lr, (0,)), (hot, LMC_REWINDS)):
+        for s in range(seed + 1, seed + n_lmc):
+            p.unit(f"lmc {lr:g} seed {s}", partial(_lmc_unit, cfg.replace(lr=lr), s, ks),
+                   config=dict(cfg.replace(lr=lr).to_dict(), seed=s, rewind_steps=list(ks)))
+    p.output("lottery_lmc", _lmc_payload, config=cfg, command=command, note=note)
     return p
 
 
@@ -506,8 +513,21 @@ def _imp_and_pai(cfg: LotteryConfig, seeds) -> dict:
     return dict(imp=imp.to_dict(), pai=pais)
 
 
-def _lmc_unit(cfg: LotteryConfig, seed: int) -> dict:
-    return run_lmc(cfg, LMC_REWINDS, seed=seed, data=load_data(cfg), bars=False)
+def _lmc_unit(cfg: LotteryConfig, seed: int, rewind_steps=LMC_REWINDS) -> dict:
+    return run_lmc(cfg, rewind_steps, seed=seed, data=load_data(cfg), bars=False)
+
+
+def _lmc_payload(results: dict) -> dict:
+    """``lmc``: ``{lr: run_lmc}`` on the first seed, every learning rate (the slider);
+    ``seeds``: ``{lr: {seed: run_lmc}}`` at the learning rates that have more seeds (the
+    claims), the first seed's run included."""
+    first = {k.split()[1]: v for k, v in results.items() if "seed" not in k}
+    seeds: dict = {}
+    for k, v in results.items():
+        if "seed" in k:
+            lr = k.split()[1]
+            seeds.setdefault(lr, {str(first[lr]["seed"]): first[lr]})[str(v["seed"])] = v
+    return dict(lmc=first, seeds=seeds)
 
 
 

@@ -1,7 +1,7 @@
 """Lottery tickets, the figures: figures (``*_figure``), static sliders over the precomputed
 results (``*_slider``) and tables. Layout (legends, sliders, margins, log ticks) is the house
 layout's business (:func:`dynamics.plots.house`): builders here only say what to draw. The
-live panels and the claims are in :mod:`.views`, which re-exports these.
+live panels are in :mod:`.panels`, the claims in :mod:`.claims`.
 """
 from __future__ import annotations
 

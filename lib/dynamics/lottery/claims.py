@@ -1,25 +1,21 @@
-"""Views of the lottery-ticket chapter: live panels (``*_panel``), the claims table
-(:func:`claims`) and the numbers for the prose. The figures, sliders and tables are in
-:mod:`.figures` (re-exported here).
+"""Lottery tickets, the claims: each "What to notice" sentence of the chapter as a claims row
+(:func:`claims`, :func:`published_claims`), with its threshold (once, here), and the numbers
+the prose glues (``*_numbers``, each threshold included as the page prints it).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import plots, results
-from ..runtime import get_profile, get_seed
-from ..widgets import Choice, Panel, Slider, controls_for
-from .experiments import ImpResult, imp_runs, run_imp, run_lmc, run_pai_at
-from .science import PAI_METHODS, LotteryConfig
+from .experiments import ImpResult, imp_runs
+from .figures import PAI_NAMES, _by_step, _mean
+from .finetune import finetune_claims
+from .science import layer_densities
 
-from .figures import *  # noqa: F401,F403  (re-exported: views.X still works)
-from .figures import (PAI_NAMES, _by_step, _mean, imp_figure, lmc_figure, pai_figure)
-from .finetune import *  # noqa: F401,F403  (the fine-tuning analog, listed in __all__ here)
-from . import finetune as _finetune
-
-__all__ = ["ticket_claims", "speed_claim", "lmc_claims", "claims", "speed_numbers", "pai_numbers", "lmc_numbers",
-           "rewind_numbers", "published_claims", "imp_panel", "pai_panel", "lmc_panel",
-           *_finetune.__all__]
+__all__ = ["MATCH_WINDOW", "MATCH_POINTS", "CONTROL_POINTS", "SPEED_WINDOW", "SPEED_MARGIN",
+           "STABLE_BARRIER", "LEVEL_POINTS", "REWIND_POINTS", "ticket_claims", "speed_claim",
+           "lmc_claims", "page_claims", "published_claims", "lmc_seeds", "speed_numbers",
+           "pai_numbers", "lmc_numbers", "rewind_numbers", "breakdown_numbers", "layer_numbers"]
 
 
 # ============================================================================ claims
@@ -31,6 +27,8 @@ CONTROL_POINTS = 3.0          # re-init and random mask at least this far below 
 SPEED_WINDOW = (1 / 7, 2 / 3) # densities at which "tickets learn faster" is judged (the prose's)
 SPEED_MARGIN = 1              # ... earlier by at least this many evaluation intervals
 STABLE_BARRIER = 0.02         # Frankle et al. (2020): stable when the error barrier is below 2%
+LEVEL_POINTS = 1.0            # re-init "as good as" the ticket: within this many points (Liu et al.)
+REWIND_POINTS = 3.0           # rewinding "better" than resetting: by this many points or more
 
 
 def _window(res: ImpResult, window) -> list[int]:
@@ -121,14 +119,17 @@ def speed_claim(res: ImpResult, where: str = "this run", asserted: bool | None =
                        window=window, seeds=seeds)
 
 
-def claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = None,
-           precomputed: dict | None = None) -> list[dict]:
+def page_claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = None,
+           ft: dict | None = None, precomputed: dict | None = None,
+           published: bool = False) -> list[dict]:
     """Claims of the papers beside what was measured, with a verdict computed from the
     numbers: ``res`` (this run's IMP curve), ``pai`` (:func:`run_pai`), ``lmcs``
-    (``{label: {seed: run_lmc result}}``, the first at the chapter's learning rate, the
-    second at a larger one) and ``precomputed`` (``{setting: ImpResult}`` read from
-    ``data/``: the speed figure's runs and the learning-rate settings of the slider). Rows on
-    fewer than three seeds are shown with their numbers, not asserted."""
+    (``{label: run_lmc result}`` or ``{label: {seed: run_lmc result}}``, the first at the
+    chapter's learning rate, the second at a larger one), ``ft`` (:func:`run_finetune`),
+    ``precomputed`` (``{setting: ImpResult}`` read from ``data/``: the speed figure's runs and
+    the learning-rate settings of the slider) and, with ``published``, the rows of the
+    published data (:func:`published_claims`) after them. Rows on fewer than three seeds are
+    shown with their numbers, not asserted."""
     rows = ticket_claims(res) + [speed_claim(res, asserted=False)]
     main = next(iter(precomputed.values())) if precomputed else None
     if main is not None:
@@ -136,10 +137,13 @@ def claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = None,
     if pai is not None:
         rows.append(_pai_claim(pai))
     if lmcs:
-        rows += lmc_claims(*list(lmcs.items())[:2])
+        seeded = {label: {int(v["seed"]): v} if "barrier" in v else v for label, v in lmcs.items()}
+        rows += lmc_claims(*list(seeded.items())[:2])
     if precomputed:  # shown with the verdict the prose glues: "partly" at this scale
         rows += [dict(row, asserted=False) for row in _lr_claims(precomputed)]
-    return rows
+    if ft is not None:
+        rows += finetune_claims(ft)
+    return rows + (published_claims() if published else [])
 
 
 def _pai_claim(pai: dict) -> dict:
@@ -226,7 +230,11 @@ def _lr_claims(runs: dict) -> list[dict]:
             f"precomputed, Adam lr {lr:g}: ticket ahead of re-init by {gap(mid):+.1f} pts at "
             f"{100 * reset.density[mid]:.0f}% of the weights, {gap(sparse):+.1f} at "
             f"{100 * reset.density[sparse]:.1f}%",
-            "yes" if gap(sparse) < 1 else "partly" if gap(mid) < 1 else "no"))
+            "yes" if gap(sparse) < LEVEL_POINTS else "partly" if gap(mid) < LEVEL_POINTS else "no",
+            False, control=f"the ticket (same mask, its own initial values); level: within "
+                           f"{LEVEL_POINTS:g} pt",
+            window=f"{100 * reset.density[mid]:.0f}% and {100 * reset.density[sparse]:.1f}% of "
+                   "the weights", seeds=reset.seeds))
     if reset is not None and rewound is not None:
         sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
         diff = 100 * np.mean([_mean(rewound.acc["ticket"][:, r]) - _mean(reset.acc["ticket"][:, r])
@@ -238,7 +246,9 @@ def _lr_claims(runs: dict) -> list[dict]:
             f"precomputed, Adam lr {rewound.config['lr']:g}, {len(rewound.seeds)} "
             f"seed{'s' if len(rewound.seeds) > 1 else ''}: "
             f"rewound to step {k} {diff:+.1f} pts vs reset, mean over the rounds at ≤10% "
-            "of the weights", "yes" if diff >= 3 else "partly" if diff > 0 else "no"))
+            "of the weights", "yes" if diff >= REWIND_POINTS else "partly" if diff > 0 else "no",
+            False, control=f"the same setting reset to θ₀; better: by {REWIND_POINTS:g} pts or more",
+            window="the rounds at 10% of the weights or fewer", seeds=rewound.seeds))
     return rows
 
 
@@ -287,26 +297,53 @@ def lmc_numbers(calm: dict, hot: dict) -> dict:
 def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
     """The precomputed rewinding setting of the IMP slider beside the reset one (mean over the
     rounds at 10% of the weights or fewer), and the precomputed barriers at that learning rate
-    from θ₀ and from the rewind step."""
+    from θ₀ and from the rewind step (medians over the seeds, in points) with the first rewind
+    step whose barrier is below :data:`STABLE_BARRIER` on each seed."""
     reset = next(r for k, r in runs.items() if "reset" in k and "lr" in k)
     rewound = next(r for k, r in runs.items() if "rewind" in k)
     sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
     a = lambda res: 100 * float(np.mean([_mean(res.acc["ticket"][:, r]) for r in sparse]))  # noqa: E731
     k = int(rewound.config["rewind_step"])
-    lmc = lmc_payload["lmc"][f"{rewound.config['lr']:g}"] if f"{rewound.config['lr']:g}" in lmc_payload["lmc"] else None
     out = dict(rewind_gap=a(rewound) - a(reset), rewind_acc=f"{a(rewound):.1f}%",
                reset_acc=f"{a(reset):.1f}%", rewind_k=k,
                reset_vs_dense=_points(100 * (_mean(reset.acc["ticket"][:, -1])
                                              - _mean(reset.acc["ticket"][:, 0]))),
                reset_sparsest_density=f"{100 * reset.density[-1]:.1f}%")
     out["rewind_verdict"] = _lr_claims(runs)[-1]["reproduced"]
-    if lmc is not None:
-        stable = [int(j) for j in lmc["rewind_steps"]
-                  if 100 * float(_by_step(lmc["barrier"], j)) < 100 * STABLE_BARRIER]
-        out.update(lmc_first=100 * float(_by_step(lmc["barrier"], 0)),
-                   lmc_rewind=100 * float(_by_step(lmc["barrier"], k)),
-                   lmc_stable_k=str(stable[0]) if stable else "none of the rewind steps")
+    lr = f"{rewound.config['lr']:g}"
+    if lr in lmc_payload["lmc"]:
+        per = lmc_seeds(lmc_payload, lr)
+        at = lambda j: {s: 100 * float(_by_step(v["barrier"], j)) for s, v in per.items()}  # noqa: E731
+        limit = 100 * STABLE_BARRIER
+        settled = {s: _settled(v, limit) for s, v in per.items()}
+        out.update(lmc_first=float(np.median(list(at(0).values()))),
+                   lmc_rewind=float(np.median(list(at(k).values()))),
+                   lmc_rewind_stable=f"{sum(v < limit for v in at(k).values())} of {len(per)}",
+                   lmc_stable_k=_and([("none" if v is None else str(v)) for v in settled.values()])
+                   + f" (seed{'s' if len(per) > 1 else ''} {_and([str(s) for s in per])})",
+                   lmc_seeds=len(per))
     return out
+
+
+def _settled(lmc: dict, limit: float):
+    """The first rewind step of one :func:`run_lmc` result from which the barrier stays below
+    ``limit`` points at every later rewind step (None if it never does)."""
+    ks = [int(j) for j in lmc["rewind_steps"]]
+    below = [100 * float(_by_step(lmc["barrier"], j)) < limit for j in ks]
+    return next((ks[i] for i in range(len(ks)) if all(below[i:])), None)
+
+
+def _and(words: list[str]) -> str:
+    """``["a", "b", "c"]`` as "a, b and c"."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def lmc_seeds(payload: dict, lr: str) -> dict:
+    """``{seed: run_lmc}`` at learning rate ``lr`` of a loaded ``lottery_lmc`` payload: every
+    seed it holds there (the first seed's alone where it has no more)."""
+    first = payload["lmc"][lr]
+    runs = payload.get("seeds", {}).get(lr) or {str(first.get("seed", 0)): first}
+    return {int(s): v for s, v in runs.items()}
 
 
 def published_claims() -> list[dict]:
@@ -316,104 +353,38 @@ def published_claims() -> list[dict]:
     runs = imp_runs(results.load("lottery_imp")[0])
     main = next(iter(runs.values()))
     pai = results.load("lottery_pai")[0]["pai"]
-    lmc = results.load("lottery_lmc")[0]["lmc"]
+    lmc = results.load("lottery_lmc")[0]
     rows = ticket_claims(main, f"precomputed ({len(main.seeds)} seeds)")
     rows.append(speed_claim(main, f"precomputed ({len(main.seeds)} seeds, section 1 figure)"))
     for p in pai:  # the prose asserts the comparison at a fifth and a tenth of the weights
         rows.append(dict(_pai_claim(p), asserted=0.08 <= p["density"] <= 0.25))
-    lo, hi = min(lmc, key=float), max(lmc, key=float)
-    one = lambda v, ks=None: {int(v.get("seed", 0)): dict(v, rewind_steps=ks or v["rewind_steps"])}  # noqa: E731
-    # one seed each (regenerating three costs more than the page's budget): asserted as said
-    rows += lmc_claims((f"precomputed, Adam lr {lo}", one(lmc[lo], [0])),
-                       (f"precomputed, Adam lr {hi}", one(lmc[hi])), asserted=True)
+    lo, hi = min(lmc["lmc"], key=float), max(lmc["lmc"], key=float)
+    calm = {s: dict(v, rewind_steps=[0]) for s, v in lmc_seeds(lmc, lo).items()}
+    # asserted where measured on three seeds (lmc_claims' default)
+    rows += lmc_claims((f"precomputed, Adam lr {lo}", calm),
+                       (f"precomputed, Adam lr {hi}", lmc_seeds(lmc, hi)))
     rows += [dict(row, asserted=False) for row in _lr_claims(runs)]
     return rows
 
 
-# ============================================================================ live panels
+def breakdown_numbers(runs: dict, points: float = 3.0) -> dict:
+    """Exercise 1's answer on the precomputed curve of section 1 (``runs``, :func:`imp_runs`):
+    its width and the sparsest fraction of the weights at which the ticket (seed mean) is
+    still within ``points`` of the dense network."""
+    main = next(iter(runs.values()))
+    acc = main.acc["ticket"].mean(axis=0)
+    ok = [d for d, a in zip(main.density, acc) if a >= acc[0] - points / 100]
+    return dict(ex1_width=main.config["width"], ex1_density=f"{100 * min(ok):.1f}%")
 
 
-def imp_panel(profile: str | None = None, seed: int | None = None, above="precomputed",
-              **overrides):
-    """Try it: IMP with its controls; rounds, pruning rate, rewind step, global or per-layer
-    ranking, learning rate. ``above``: what the page shows above the panel (default: the
-    provenance of the precomputed IMP slider); ``overrides`` change the profile's config."""
-    base = LotteryConfig.for_profile(get_profile(profile), **overrides)
-    seed = get_seed(seed)
-
-    def run(update, rounds, prune_fraction, rewind_step, scope, lr):
-        cfg = base.replace(rounds=int(rounds), prune_fraction=float(prune_fraction),
-                           rewind_step=int(rewind_step), scope=scope, lr=float(lr), seeds=1)
-
-        def redraw(res, r):
-            update(fig=imp_figure(res), status=f"round {r}: {100 * res.density[r]:.1f}% of the weights")
-
-        res = run_imp(cfg, seeds=[seed], bars=False, on_round=redraw)
-        a, last = res.acc, len(res.masks) - 1
-        if res.diverged:
-            update(status=f"diverged: {res.diverged[0]}")
-        elif not res.stopped:
-            update(status=f"done: at {100 * res.density[last]:.1f}% of the weights, ticket "
-                   f"{100 * a['ticket'][0, last]:.1f}%, re-init {100 * a['reinit'][0, last]:.1f}%, "
-                   f"random mask {100 * a['random'][0, last]:.1f}% (dense {100 * a['ticket'][0, 0]:.1f}%)")
-        return imp_figure(res)
-
-    controls = controls_for(base, ["rounds", "prune_fraction", "rewind_step", "scope", "lr"])
-    limits = {"rewind_step": base.steps, "rounds": 20, "prune_fraction": 0.9}
-    for c in controls:
-        if c.name in limits:  # narrower than the config allows: what a panel run can afford
-            c.high = max(limits[c.name], c.value)
-    return Panel(run, controls, title="Try it: iterative magnitude pruning",
-                 above=results.provenance_of("lottery_imp") if above == "precomputed" else above,
-                 profile=get_profile(profile))
-
-
-def pai_panel(profile: str | None = None, seed: int | None = None, above="precomputed",
-              **overrides):
-    """Try it: pruning at init at a chosen sparsity, each mask as chosen and shuffled."""
-    base = LotteryConfig.for_profile(get_profile(profile), **overrides)
-    seed = get_seed(seed)
-
-    def run(update, sparsity, method):
-        methods = PAI_METHODS if method == "all" else (method,)
-        pai = run_pai_at(base.replace(seeds=1), float(sparsity), methods, seed=seed,
-                         bars=False)
-        if pai["diverged"]:
-            update(status=f"diverged: {pai['diverged'][0]}")
-        elif not pai["stopped"]:
-            update(status="done: " + ", ".join(
-                f"{PAI_NAMES[m]} {100 * pai['acc'][m]['original'][0]:.1f}% "
-                f"(shuffled {100 * pai['acc'][m]['shuffled'][0]:.1f}%)" for m in methods))
-        return pai_figure(pai)
-
-    return Panel(run, [Slider("sparsity", 0.5, 0.995, value=0.9, step=0.005),
-                       Choice("method", ("all",) + PAI_METHODS)],
-                 title="Try it: pruning at initialization and the shuffling check",
-                 above=results.provenance_of("lottery_pai") if above == "precomputed" else above,
-                 profile=get_profile(profile))
-
-
-def lmc_panel(profile: str | None = None, seed: int | None = None, above="precomputed",
-              **overrides):
-    """Try it: instability of two runs from θ₀ and from θ_k, against the learning rate."""
-    base = LotteryConfig.for_profile(get_profile(profile), **overrides)
-    seed = get_seed(seed)
-
-    def run(update, lr, rewind_step, optimizer):
-        cfg = base.replace(lr=float(lr), optimizer=optimizer)
-        lmc = run_lmc(cfg, (0, int(rewind_step)), seed=seed, bars=False)
-        why = [f"k = {k}: {v}" for k, v in lmc["diverged"].items() if v]
-        if why:
-            update(status="diverged: " + "; ".join(why))
-        elif not lmc["stopped"]:
-            update(status="done: barrier " + ", ".join(
-                f"{100 * lmc['barrier'][k]:.1f} pts at k = {k}" for k in lmc["rewind_steps"]))
-        return lmc_figure(lmc, f"Two runs from θₖ, {optimizer} lr {float(lr):.2g}")
-
-    return Panel(run, [Slider("lr", 1e-4, 10.0, value=1e-2, log=True, description="learning rate"),
-                       Slider("rewind_step", 0, base.steps, value=min(50, base.steps), integer=True,
-                              description="rewind step k"),
-                       Choice("optimizer", ("adam", "momentum", "sgd"))],
-                 title="Try it: linear mode connectivity",
-                 above=results.provenance_of("lottery_lmc") if above == "precomputed" else above,
-                 profile=get_profile(profile))
+def layer_numbers(imp: ImpResult) -> dict:
+    """Exercise 3's answer on this page's run: the share of each layer kept at the last round
+    (first seed) and the fan-ins of the two hidden layers."""
+    last = layer_densities(imp.masks[-1][0])
+    sizes = {n: m.shape for n, m in imp.masks[-1][0].items()}
+    return dict(ex3_total=f"{100 * imp.density[-1]:.1f}%",
+                ex3_first=f"{100 * last['hidden.0.weight']:.1f}%",
+                ex3_second=f"{100 * last['hidden.1.weight']:.1f}%",
+                ex3_head=f"{100 * last['head.weight']:.1f}%",
+                ex3_fan1=sizes["hidden.0.weight"][1],
+                ex3_fan2=sizes["hidden.1.weight"][1])

@@ -158,11 +158,11 @@ def initialization():
 
 
 def spectral():
-    from dynamics import spectral as S
+    from dynamics.spectral import experiments as E, science as S
 
     shaping = S.ShapingConfig.for_profile("smoke")
     shaping = type(shaping).for_profile("smoke", steps=min(shaping.steps, 15))
-    return numbers(dict(shaping=S.run_shaping(shaping)))
+    return numbers(dict(shaping=E.run_shaping(shaping)))
 
 
 WORKLOADS = dict(core_train=core_train, core_sweep=core_sweep, grokking=grokking, lottery=lottery,

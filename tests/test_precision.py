@@ -85,7 +85,7 @@ def test_newton_schulz_band_and_muon_with_tf32_matmuls():
     """Spectral optimizers' Newton–Schulz rows hold with TF32 matmuls: five quintic steps in
     float32 leave a 256×128 Gaussian matrix's singular values in [0.6, 1.25] (moved by less
     than 0.01), and spectral shaping's exact polar factor moves by less than 1e-3."""
-    import dynamics.spectral as S
+    import dynamics.spectral.science as S
 
     G = torch.randn(256, 128, generator=torch.Generator().manual_seed(0))
     exact = S.singular_value_band(G, 5)

@@ -306,7 +306,7 @@ def test_one_seed_range_everywhere(monkeypatch):
     rt = runtime.setup(seed=big, quiet=True)
     assert rt.seed == big
     assert init.SignalConfig.for_profile("smoke", seed=big).seed == big
-    assert spectral.NSConfig.for_profile("smoke", seed=big).seed == big
+    assert spectral.science.NSConfig.for_profile("smoke", seed=big).seed == big
     with pytest.raises(ValueError, match="seed"):
         init.SignalConfig.for_profile("smoke", seed=big + 1)
 
@@ -328,7 +328,7 @@ def test_model_builders_leave_the_callers_rng_alone(build):
             cfg = collapse.CollapseConfig.for_profile("smoke")
             return collapse.make_model(cfg, data.mnist1d(64, 32, seed=0), seed=seed)
         if build == "spectral":
-            return spectral.mlp(data.mnist1d(64, 32, seed=0), 16, 2, seed=seed)
+            return spectral.science.mlp(data.mnist1d(64, 32, seed=0), 16, 2, seed=seed)
         run = sweep.runs.Run(config=dict(w=8), lr=0.1, weight_decay=0.0, seed=seed)
         return sweep.runs.build_model(lambda c: torch.nn.Linear(4, c["w"]), run, "cpu")
 

@@ -294,7 +294,7 @@ def bench_weight_decay(tiny: bool = False) -> dict:
 def bench_spectral(tiny: bool = False) -> list[dict]:
     """Newton–Schulz (5 steps) against the exact polar factor by SVD, same matrices, same run
     (``spectral.time_orthogonalization``): how many times cheaper Muon's orthogonalization is."""
-    from . import spectral as S
+    from .spectral import experiments as S
 
     rt = _setup()
     sizes = (64,) if tiny else (1024, 2048)

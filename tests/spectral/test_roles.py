@@ -7,9 +7,10 @@ import torch
 import torch.nn.functional as F
 
 from dynamics import plots
-from dynamics.spectral import experiments as E
+from dynamics.spectral import figures as Fig
+from dynamics.spectral.experiments import run_roles
+from dynamics.spectral import roles as E
 from dynamics.spectral import science as S
-from dynamics.spectral import views as V
 
 NORMS = list(E.ROLE_NORMS)
 
@@ -49,10 +50,11 @@ def test_the_maps_match_torchs_own_operations():
 
 
 def test_the_table_puts_each_norms_map_on_its_diagonal():
+    assert list(run_roles(4, draws=10)) == [4, 5, 6]  # the claims' seeds, from the page's
     t = E.steepest_table(gradient(0), draws=50)
-    assert V.steepest_holds(t) and V.steepest_margin(t) > 1
+    assert E.steepest_holds(t) and E.steepest_margin(t) > 1
     assert set(t["gain"]) == set(NORMS) and t["draws"] == 50
-    fig = V.roles_figure(t)
+    fig = Fig.roles_figure(t)
     z = fig.data[0].z
     assert [row[i] for i, row in enumerate(z)] == pytest.approx([1.0, 1.0, 1.0])
     plots.house(plots.go.Figure(fig))
@@ -64,8 +66,8 @@ def test_bad_input_names_the_setting():
     with pytest.raises(ValueError, match="2-D"):
         E.role_norm(torch.ones(5), "linf")
     with pytest.raises(ValueError, match="reps"):
-        E.step_seconds(S.PracticeConfig.for_profile("smoke"), {"adamw": 1e-3, "muon": 0.02},
-                       1e-3, reps=0)
+        E.step_seconds(dict(config=S.PracticeConfig.for_profile("smoke"),
+                            best={"adamw": 1e-3, "muon": 0.02}), reps=0)
     with pytest.raises(ValueError, match="muon_fp32"):
         E.per_second({"muon": 10, "adamw": 30}, {"adamw": 1.0}, "muon_fp32")
 
@@ -79,8 +81,9 @@ def test_per_second_is_per_step_over_the_cost_of_a_step():
 
 def test_step_seconds_times_every_optimizer_in_turns():
     """The bookkeeping only (how long a step takes depends on the machine)."""
-    cfg = S.PracticeConfig.for_profile("smoke")
-    r = E.step_seconds(cfg, {"adamw": 3e-3, "muon": 0.05}, 3e-3, reps=3, block=2, warmup=1)
+    practice = dict(config=S.PracticeConfig.for_profile("smoke"),
+                    best={"adamw": 3e-3, "muon": 0.05})  # what run_practice returns, in part
+    r = E.step_seconds(practice, reps=3, block=2, warmup=1)
     assert set(r["median"]) == set(r["cpu"]) == {"adamw", "muon", "muon_fp32"}
     assert all(len(v) == 3 for v in r["wall"].values()) and r["reps"] == 3 and r["block"] == 2
     assert all(v > 0 for v in r["median"].values())

@@ -12,16 +12,32 @@ Modules:
 
 - :mod:`.science`: the update rules, measures and theory, and the experiments' configs.
 - :mod:`.experiments`: runners (``run_*``, ``time_orthogonalization``) and ``precompute_plan``;
-  with :mod:`.roles` (norms per role, seconds per step) re-exported.
-- :mod:`.figures`: figures (``*_figure``), sliders (``*_slider``) and tables (``*_rows``).
-- :mod:`.views`: live panels (``*_panel``), the page's numbers and ``claims``.
+  with :mod:`.roles`, a module of the science (norms per role) and the step timer.
+- :mod:`.figures`: figures (``*_figure``), sliders (``*_slider``), tables (``*_rows``) and
+  ``show_*`` (a run's figure with its table).
+- :mod:`.panels`: the live panels (``*_panel``).
+- :mod:`.claims`: the claims rows, each threshold written once (``chapter_claims``,
+  ``published_claims``), and the page's numbers: what the prose glues (``*_facts``) and the
+  measures the rows judge.
 
-``from dynamics import spectral as sp`` gives every public name of the four.
+``from dynamics import spectral as sp`` gives the names the chapter calls; everything else is
+in its module (``sp.science.newton_schulz``).
 """
-from . import experiments, figures, science, views
-from .science import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
-from .figures import *  # noqa: F401,F403
-from .views import *  # noqa: F401,F403
+from . import claims, experiments, figures, panels, roles, science
+from .panels import ns_panel, practice_panel, memory_panel, shaping_panel
+from .experiments import (run_width, run_bands, run_practice, run_memory, run_memory_batch,
+                          run_shaping, run_roles)
+from .roles import step_seconds
+from .figures import (width_figure, map_figure, band_figure, show_timing, roles_figure,
+                      show_practice, sweep_slider, show_memory, memory_alpha_slider,
+                      memory_batch_figure, show_shaping, shaping_slider)
+from .claims import (width_facts, ns_facts, practice_facts, memory_facts, shaping_facts,
+                     chapter_claims)
 
-__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]
+__all__ = ["ns_panel", "practice_panel", "memory_panel", "shaping_panel", "run_width",
+           "run_bands", "run_practice", "run_memory", "run_memory_batch", "run_shaping",
+           "run_roles", "step_seconds", "width_figure", "map_figure", "band_figure",
+           "show_timing", "roles_figure", "show_practice", "sweep_slider", "show_memory",
+           "memory_alpha_slider", "memory_batch_figure", "show_shaping", "shaping_slider",
+           "width_facts", "ns_facts", "practice_facts", "memory_facts", "shaping_facts",
+           "chapter_claims"]

@@ -1,5 +1,5 @@
 """The chapter's experiments: one runner per figure, their summaries, and :func:`precompute_plan`
-(the static figures in ``data/``). No plotting here (see ``views.py``).
+(the static figures in ``data/``). No plotting here (see ``figures.py``).
 
 Runners: :func:`time_orthogonalization` (Newton–Schulz vs SVD), :func:`run_width` (one step
 at several widths), :func:`run_practice` (Muon vs AdamW vs SGD, each at its best rate),
@@ -27,16 +27,26 @@ from .science import (MEMORY_METHODS, MemoryConfig, PracticeConfig, ShapingConfi
                       TeachingMuon, WidthConfig, batch_gradient, linear_p_schedule, memory_task,
                       mlp, default_data, muon_with_adamw, newton_schulz, one_step, output_change,
                       polar, practice_data, recovered, rms_to_rms_norm, unit_updates)
-from .roles import *  # noqa: F401,F403  (section 6: norms per role, seconds per step)
-from .roles import __all__ as _roles
+from .science import CUBIC_COEFFS, random_matrix, singular_value_band
+from ..plots import claim_seeds
 from ..runtime import get_seed
+from .roles import steepest_table
 
-__all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'hidden_layer_step',
-           'run_width', 'growth', 'PRACTICE_OPTIMIZERS', 'steps_to', 'best_lr', 'run_practice',
-           'practice_summary', 'rates_reaching', 'load_practice', 'rank_bins', 'run_memory',
-           'run_memory_batch', 'critical_batch', 'run_shaped', 'schedule_name', 'run_shaping',
-           'first_at_or_below', 'reference_loss', 'shaping_summary', 'EARLY_STEP', 'loss_at_step',
-           'early_and_late', 'load_shaping', 'precompute_plan', *_roles]
+__all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'run_bands',
+           'hidden_layer_step', 'run_width', 'growth', 'PRACTICE_OPTIMIZERS', 'steps_to',
+           'best_lr', 'run_practice', 'practice_summary', 'rates_reaching', 'load_practice',
+           'practice_sweeps', 'rank_bins', 'run_memory', 'run_memory_batch', 'critical_batch',
+           'run_shaped', 'schedule_name', 'run_shaping', 'first_at_or_below', 'reference_loss',
+           'shaping_summary', 'EARLY_STEP', 'loss_at_step', 'early_and_late', 'load_shaping',
+           'shaping_runs', 'shaping_order', 'recall_half_rank', 'run_roles',
+           'precompute_plan']
+
+
+def _config(cls, cfg, changes: dict):
+    """A runner's config: ``cfg``, else the class's at the active runtime's profile and seed;
+    ``changes`` on top (``run_memory(alpha=0.0)``)."""
+    cfg = cfg if cfg is not None else cls.for_profile(None, seed=get_seed(None))
+    return cfg.replace(**changes) if changes else cfg
 
 
 # ================================================================ Muon = torch.optim.Muon
@@ -110,6 +120,14 @@ def time_orthogonalization(sizes, steps: int = 5, repeats: int = 3, device=None,
     return rows
 
 
+def run_bands(seed: int | None = None, rows: int = 256, cols: int = 128, steps: int = 10) -> dict:
+    """Section 2's matrix: every singular value's band after 0..``steps`` iterations of the
+    quintic and of the cubic, on one ``rows``×``cols`` Gaussian matrix."""
+    G = random_matrix(rows, cols, "gaussian", seed=get_seed(seed))
+    return {"Muon quintic": singular_value_band(G, steps),
+            "cubic": singular_value_band(G, steps, CUBIC_COEFFS)}
+
+
 def timing_sizes(profile: str) -> list[int]:
     """Matrix sizes timed in a profile. A dry run keeps the ends of the list but no size
     above 1024: an 8192² SVD takes many minutes on a CPU, and proves nothing a 1024² does not."""
@@ -142,9 +160,10 @@ def hidden_layer_step(cfg: WidthConfig, data: D.Dataset, width: int, seed: int) 
             for name, U in unit_updates(layer.weight.grad).items()}
 
 
-def run_width(cfg: WidthConfig, data: D.Dataset | None = None) -> dict:
+def run_width(cfg: WidthConfig | None = None, data: D.Dataset | None = None, **changes) -> dict:
     """:func:`hidden_layer_step` at every width, averaged over ``cfg.seeds`` initializations:
     ``change[opt][i]`` and ``norm[opt][i]`` at ``widths[i]``, per unit learning rate."""
+    cfg = _config(WidthConfig, cfg, changes)
     data = data if data is not None else default_data()
     widths = runtime.grid(cfg.widths)
     seeds = runtime.grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
@@ -194,8 +213,9 @@ def _given(optimizer):
     return optimizer if isinstance(optimizer, str) else (lambda model: optimizer)
 
 
-def run_practice(cfg: PracticeConfig, data: D.Dataset | None = None, teaching_fp32: bool = True,
-                 optimizers=PRACTICE_OPTIMIZERS, bars=None) -> dict:
+def run_practice(cfg: PracticeConfig | None = None, data: D.Dataset | None = None,
+                 teaching_fp32: bool = True, optimizers=PRACTICE_OPTIMIZERS, bars=None,
+                 **changes) -> dict:
     """Sweep each optimizer's learning rate and pick its best (:func:`best_lr`).
 
     Every run is its own ``train`` call, so each history carries its own wall clock
@@ -204,6 +224,7 @@ def run_practice(cfg: PracticeConfig, data: D.Dataset | None = None, teaching_fp
     ``teaching_fp32`` adds :class:`TeachingMuon` with float32 Newton–Schulz at Muon's best
     rate: the same algorithm, timed without bfloat16 arithmetic (slow on CPUs without bf16).
     """
+    cfg = _config(PracticeConfig, cfg, changes)
     data = data if data is not None else practice_data(cfg)
     recipe = T.Recipe(cfg.steps, momentum=0.9, batch_size=cfg.batch_size,
                       eval=T.Every(max(1, cfg.steps // 40), test=False))
@@ -224,7 +245,8 @@ def run_practice(cfg: PracticeConfig, data: D.Dataset | None = None, teaching_fp
         opt = muon_with_adamw(model, best["muon"], best.get("adamw", 3e-3), torch.float32)
         timed["muon_fp32"] = T.train(model, data, recipe.replace(optimizer=_given(opt)),
                                      desc="muon fp32", **kw)
-    return dict(sweeps=sweeps, best=best, timed=timed, target=cfg.target_loss, data=data.name)
+    return dict(sweeps=sweeps, best=best, timed=timed, target=cfg.target_loss, data=data.name,
+                config=cfg)
 
 
 def practice_summary(result: dict) -> dict:
@@ -245,12 +267,16 @@ def rates_reaching(sweeps: dict, target: float) -> dict:
             for name, runs in sweeps.items()}
 
 
+def practice_sweeps(payload: dict) -> dict:
+    """A precomputed sweep file's first-seed sweeps as ``{optimizer: {lr: History}}``."""
+    return {k: {float(lr): T.History.from_dict(h) for lr, h in v.items()}
+            for k, v in payload["sweeps"].items()}
+
+
 def load_practice(name: str = "spectral_practice"):
     """The precomputed lr sweeps as ``({optimizer: {lr: History}}, target, dataset, provenance)``."""
     payload, prov = results.load(name)
-    sweeps = {k: {float(lr): T.History.from_dict(h) for lr, h in v.items()}
-              for k, v in payload["sweeps"].items()}
-    return sweeps, payload["target"], payload["data"], prov
+    return practice_sweeps(payload), payload["target"], payload["data"], prov
 
 
 # ================================================================ 4. the associative memory
@@ -261,11 +287,12 @@ def rank_bins(n: int, n_bins: int = 16) -> np.ndarray:
     return np.unique(np.geomspace(1, n + 1, n_bins + 1).astype(int))
 
 
-def run_memory(cfg: MemoryConfig, methods=MEMORY_METHODS) -> dict:
+def run_memory(cfg: MemoryConfig | None = None, methods=MEMORY_METHODS, **changes) -> dict:
     """Fraction of pairs (and of frequency mass) recovered after one full-gradient step, for
     each N = ratio·d, and the recall in log-spaced bins of frequency rank (averaged over
-    ``cfg.seeds`` draws)."""
-    frac, mass, by_rank = ({m: [] for m in methods} for _ in range(3))
+    ``cfg.seeds`` draws, the seeds ``draws``); ``by_draw[m][i]``: each draw's fraction."""
+    cfg = _config(MemoryConfig, cfg, changes)
+    frac, mass, by_rank, by_draw = ({m: [] for m in methods} for _ in range(4))
     ratios = runtime.grid(cfg.ratios)
     seeds = runtime.grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
     ns = [max(2, int(round(r * cfg.dim))) for r in ratios]
@@ -273,10 +300,13 @@ def run_memory(cfg: MemoryConfig, methods=MEMORY_METHODS) -> dict:
     for i, n in enumerate(ns):
         hits = {m: torch.zeros(n, dtype=torch.float64) for m in methods}
         fr = {m: 0.0 for m in methods}
+        for m in methods:
+            by_draw[m].append([])
         for s in seeds:
             keys, values, freq = memory_task(n, cfg.dim, cfg.alpha, s)
             for m in methods:
                 ok = recovered(one_step(m, keys, values, freq), keys, values).to(torch.float64).cpu()
+                by_draw[m][-1].append(float(ok.mean()))
                 hits[m] += ok / len(seeds)
                 fr[m] += float((ok * freq.cpu()).sum()) / len(seeds)
         edges = rank_bins(n)
@@ -290,12 +320,21 @@ def run_memory(cfg: MemoryConfig, methods=MEMORY_METHODS) -> dict:
             break
     return dict(n=ns[:len(frac[methods[0]])], ratios=list(ratios[:len(frac[methods[0]])]),
                 dim=cfg.dim, alpha=cfg.alpha, fraction=frac, mass=mass, by_rank=by_rank,
-                rank_centers=centers)
+                rank_centers=centers, draws=list(seeds), by_draw=by_draw)
 
 
-def run_memory_batch(cfg: MemoryConfig, methods=("sgd", "muon")) -> dict:
+def recall_half_rank(memory: dict, method: str, ratio: float = 4) -> float:
+    """The first frequency-rank bin (its centre) where ``method`` stores fewer than half the
+    pairs, at N = ``ratio``·d (infinity if none): how deep into the tail it reaches."""
+    j = int(np.argmin([abs(x - ratio) for x in memory["ratios"]]))
+    return next((c for c, v in zip(memory["rank_centers"][j], memory["by_rank"][method][j])
+                 if v < 0.5), np.inf)
+
+
+def run_memory_batch(cfg: MemoryConfig | None = None, methods=("sgd", "muon"), **changes) -> dict:
     """Recall after one step from a *batch* gradient (:func:`batch_gradient`), for each batch
     size, at N = ``batch_ratio``·d pairs, beside the full-gradient recall (the infinite batch)."""
+    cfg = _config(MemoryConfig, cfg, changes)
     n = max(2, int(round(cfg.batch_ratio * cfg.dim)))
     sizes = runtime.grid(cfg.batch_sizes)
     seeds = runtime.grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
@@ -315,7 +354,7 @@ def run_memory_batch(cfg: MemoryConfig, methods=("sgd", "muon")) -> dict:
             seeds = seeds[:j + 1]
             break
     k = len(seeds)
-    return dict(n=n, dim=cfg.dim, alpha=cfg.alpha, batch_sizes=list(sizes),
+    return dict(n=n, dim=cfg.dim, alpha=cfg.alpha, seed=cfg.seed, batch_sizes=list(sizes),
                 recall={m: (v / k).tolist() for m, v in recall.items()},
                 full={m: v / k for m, v in full.items()})
 
@@ -352,10 +391,11 @@ def schedule_name(cfg: ShapingConfig) -> str:
     return f"p: {cfg.p_start:g} → {cfg.p_end:g}"
 
 
-def run_shaping(cfg: ShapingConfig, data: D.Dataset | None = None, lr: float | None = None,
-                bars=None) -> dict:
+def run_shaping(cfg: ShapingConfig | None = None, data: D.Dataset | None = None,
+                lr: float | None = None, bars=None, **changes) -> dict:
     """One run per fixed p (p = 0, Muon, always: it is the reference) and one with p
     scheduled linearly from ``p_start`` to ``p_end``."""
+    cfg = _config(ShapingConfig, cfg, changes)
     data = data if data is not None else default_data()
     ps = runtime.grid(sorted(set(cfg.ps) | {0.0}, reverse=True), always=[0.0])
     runs = {f"p = {p:g}": run_shaped(cfg, data, p, lr, bars=bars) for p in ps}
@@ -411,13 +451,49 @@ def early_and_late(result: dict) -> dict:
                 late={p: reference_loss(h) for p, h in runs.items()})
 
 
+def shaping_runs(payload: dict) -> dict:
+    """A precomputed shaping file with its first seed's runs as ``History`` objects, one
+    result dict per learning rate (each with its ``by_seed`` losses as stored)."""
+    return {lr: dict(r, runs={k: T.History.from_dict(h) for k, h in r["runs"].items()})
+            for lr, r in payload.items()}
+
+
+def shaping_order(early: dict, late: dict, schedule: float | None, muon: float | None) -> dict:
+    """Section 5's picture, checked on one run's losses keyed by p (``early``: at step
+    :data:`EARLY_STEP`; ``late``: final) and the schedule's and Muon's final
+    losses: ``early`` — a positive p lowest, the most negative p highest, Muon in between;
+    ``late`` — the order reversed at its ends: the most negative p ends lowest, the largest p
+    highest (between them the order need not be strict: on the cpu runs p = −0.25 and Muon
+    end within a hair of each other on one seed); ``schedule`` — the schedule ends below
+    Muon."""
+    ps = sorted(early)
+    pos = [p for p in ps if p > 0]
+    ok_early = (bool(pos) and min(early[p] for p in pos) < early[0.0] < early[ps[0]]
+                and early[ps[0]] == max(early.values()))
+    fin = [late[p] for p in ps]
+    ok_late = None not in fin and fin[0] == min(fin) and fin[-1] == max(fin) and fin[0] < fin[-1]
+    return dict(early=ok_early, late=ok_late,
+                schedule=schedule is not None and muon is not None and schedule < muon)
+
+
+# ================================================================ what each section glues
+
+
 def load_shaping(name: str = "spectral_shaping"):
     """The precomputed shaping runs, one result dict per learning rate, and the provenance."""
     payload, prov = results.load(name)
-    out = {}
-    for lr, r in payload.items():
-        out[lr] = dict(r, runs={k: T.History.from_dict(h) for k, h in r["runs"].items()})
-    return out, prov
+    return shaping_runs(payload), prov
+
+
+# ================================================================ norms per role
+
+
+def run_roles(seed: int | None = None, draws: int = 200, shape=(64, 32)) -> dict:
+    """:func:`~.roles.steepest_table` on a power-law gradient of ``shape`` for each of the claims'
+    seeds (the page's seed and the two after it): ``{seed: table}``."""
+    return {s: steepest_table(random_matrix(*shape, "power law", seed=s), draws=draws, seed=s)
+            for s in claim_seeds(seed)}
+
 
 
 # ================================================================ precompute
@@ -442,17 +518,62 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     p.unit("timing", partial(_timing_unit, sizes), config=dict(sizes=sizes))
     output("spectral_timing", lambda parts: parts["timing"], dict(sizes=sizes))
     cfg = PracticeConfig.for_profile(p.profile)
-    p.unit("practice", partial(_practice_unit, cfg), config=cfg)
-    output("spectral_practice", lambda parts: parts["practice"], cfg)
+    for s in p.grid(_seeds(cfg)):  # the first seed's sweep is the slider; each one a claim's
+        p.unit(_seeded("practice", s, cfg), partial(_practice_unit, cfg.replace(seed=s)),
+               config=cfg.replace(seed=s))
+    output("spectral_practice", partial(_practice_file, cfg.seed), cfg)
     mcfg = MemoryConfig.for_profile(p.profile)
     for a in p.grid([0.5, 1.0, 1.5, 2.0]):
         p.unit(f"memory {a:g}", partial(run_memory, mcfg.replace(alpha=a)), config=mcfg.replace(alpha=a))
     output("spectral_memory", lambda parts: {k.split()[-1]: v for k, v in parts.items()}, mcfg)
     scfg = ShapingConfig.for_profile(p.profile)
-    for lr in p.grid(scfg.lrs):
-        p.unit(f"shaping {lr:g}", partial(_shaping_unit, scfg, lr), config=dict(scfg.to_dict(), lr=lr))
-    output("spectral_shaping", lambda parts: {k.split()[-1]: v for k, v in parts.items()}, scfg)
+    for s in p.grid(_seeds(scfg)):
+        for lr in p.grid(scfg.lrs):
+            c = scfg.replace(seed=s)
+            p.unit(_seeded(f"shaping {lr:g}", s, scfg), partial(_shaping_unit, c, lr),
+                   config=dict(c.to_dict(), lr=lr))
+    output("spectral_shaping", partial(_shaping_file, scfg.seed), scfg)
     return p
+
+
+def _seeds(cfg) -> list[int]:
+    """The seeds a precomputed file holds: the config's seed and the ``claim_seeds - 1`` after."""
+    return list(range(cfg.seed, cfg.seed + cfg.claim_seeds))
+
+
+def _seeded(name: str, seed: int, cfg) -> str:
+    """A unit's name: the first seed's keeps its plain name (the figure's run)."""
+    return name if seed == cfg.seed else f"{name} seed {seed}"
+
+
+def _seed_of(name: str, first: int) -> int:
+    return int(name.split(" seed ")[1]) if " seed " in name else first
+
+
+def _practice_file(first: int, parts: dict) -> dict:
+    """The first seed's sweeps (the slider) and, per seed, the steps each swept rate took to
+    the target (None: never), which the claims read."""
+    out = dict(parts["practice"])
+    out["reached"] = {str(_seed_of(k, first)): {
+        name: {lr: steps_to(T.History.from_dict(h), r["target"]) for lr, h in runs.items()}
+        for name, runs in r["sweeps"].items()} for k, r in parts.items()}
+    return out
+
+
+def _shaping_file(first: int, parts: dict) -> dict:
+    """Per learning rate: the first seed's runs (the slider) and, per seed, each run's loss
+    at step :data:`EARLY_STEP` and its final loss (:func:`reference_loss`; None: diverged)."""
+    out = {}
+    for k, r in parts.items():
+        lr, seed = k.split(" seed ")[0].split()[-1], _seed_of(k, first)
+        runs = {n: T.History.from_dict(h) for n, h in r["runs"].items()}
+        row = out.setdefault(lr, {"by_seed": {}})
+        if seed == first:
+            row.update(r)
+        row["by_seed"][str(seed)] = {n: dict(
+            early=None if h.diverged else loss_at_step(h),
+            final=None if h.diverged else reference_loss(h)) for n, h in runs.items()}
+    return {lr: dict(row, by_seed=row.pop("by_seed")) for lr, row in out.items()}
 
 
 def _timing_unit(sizes) -> list[dict]:

@@ -1,23 +1,27 @@
 """Spectral optimizers, the figures: figure builders (``*_figure``), sliders over precomputed
-results (``*_slider``) and tables. Where legends, sliders and titles go is the house layout's
-business (``plots.house``), not these builders'. The live panels and the claims are in
-:mod:`.views`, which re-exports these.
+results (``*_slider``), tables (``*_rows``) and the ``show_*`` functions that draw a run's
+figure with its table. Where legends, sliders and titles go is the house layout's business
+(``plots.house``), not these builders'. The live panels are in :mod:`.panels`, the claims in
+:mod:`.claims`.
 """
 from __future__ import annotations
 
 import numpy as np
 import torch
+from IPython.display import display
 
-from .. import plots
-from .experiments import (critical_batch, per_second, practice_summary, reference_loss,
-                          shaping_summary)
+from .. import plots, results
+from .experiments import (critical_batch, practice_summary, practice_sweeps, reference_loss,
+                          shaping_runs, shaping_summary)
+from .roles import per_second
 from .science import CUBIC_COEFFS, MUON_COEFFS, ns_map
 
 __all__ = ["LABELS", "SHORT", "MEMORY_LABELS", "UPDATE_LABELS", "BAND", "map_figure",
-           "band_figure", "spectrum_figure", "timing_figure", "timing_rows", "width_figure",
-           "loss_figure", "practice_figure", "practice_rows", "sweep_slider", "memory_figure",
-           "memory_rank_figure", "memory_alpha_slider", "memory_batch_figure", "SHAPING_COLORS",
-           "shaping_figure", "shaping_rows", "SHAPING_FORMATS", "shaping_slider", "ROLE_LABELS",
+           "band_figure", "spectrum_figure", "timing_figure", "timing_rows", "show_timing",
+           "width_figure", "loss_figure", "practice_figure", "practice_rows", "show_practice",
+           "sweep_slider", "memory_figure", "memory_rank_figure", "show_memory",
+           "memory_alpha_slider", "memory_batch_figure", "SHAPING_COLORS", "shaping_figure",
+           "shaping_rows", "SHAPING_FORMATS", "show_shaping", "shaping_slider", "ROLE_LABELS",
            "roles_figure", "cost_rows"]
 
 LABELS = {"muon": "Muon + AdamW", "adamw": "AdamW", "momentum": "SGD + momentum",
@@ -115,6 +119,13 @@ def timing_rows(rows: list[dict]) -> list[dict]:
 # ================================================================ the size of a step
 
 
+def show_timing(timing: list[dict], provenance: dict) -> None:
+    """The precomputed timing: its figure, the file's provenance and its table."""
+    plots.show(timing_figure(timing))
+    plots.caption(results.describe(provenance))
+    display(plots.table(timing_rows(timing)))
+
+
 def width_figure(result: dict):
     """Per unit learning rate: how far one step moves a hidden layer's output (solid) and the
     most it could (the step's RMS→RMS norm, dotted), against the width."""
@@ -199,8 +210,18 @@ def cost_rows(result: dict, cost: dict) -> list[dict]:
     return out
 
 
-def sweep_slider(sweeps: dict, target: float, dataset: str = ""):
-    """Training loss for every swept learning rate, a slider over the optimizer."""
+def show_practice(practice: dict, cost: dict) -> None:
+    """Section 3's run: the loss curves, the steps to the target per optimizer, and per step
+    against per second (``cost``: :func:`~.roles.step_seconds`)."""
+    plots.show(practice_figure(practice))
+    display(plots.table(practice_rows(practice)))
+    display(plots.table(cost_rows(practice, cost)))
+
+
+def sweep_slider(swept: dict):
+    """Training loss for every swept learning rate, a slider over the optimizer (``swept``:
+    the precomputed sweep file's payload)."""
+    sweeps, target, dataset = practice_sweeps(swept), swept["target"], swept["data"]
     figs = [loss_figure({f"lr {lr:g}": h for lr, h in runs.items()},
                         f"{dataset + ': ' if dataset else ''}{LABELS[name]}, every rate swept",
                         level=target)
@@ -239,6 +260,12 @@ def memory_rank_figure(result: dict, ratio: float = 4):
                         name=MEMORY_LABELS[m], line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
     fig.update_yaxes(range=[0, 1.05])
     return fig
+
+
+def show_memory(memory: dict, ratio: float = 4) -> None:
+    """Section 4's run: the fraction stored against N/d, and which pairs at N = ``ratio``·d."""
+    plots.show(memory_figure(memory))
+    plots.show(memory_rank_figure(memory, ratio))
 
 
 def memory_alpha_slider(by_alpha: dict):
@@ -296,8 +323,16 @@ SHAPING_FORMATS = {"steps saved vs p = 0": "{:.0%}",
                    "final loss": lambda v: v if isinstance(v, str) else plots.number(v)}
 
 
+def show_shaping(shaping: dict) -> None:
+    """Section 5's run: the loss curves and the steps each run needs to Muon's final loss."""
+    plots.show(shaping_figure(shaping))
+    display(plots.table(shaping_rows(shaping), formats=SHAPING_FORMATS))
+
+
 def shaping_slider(by_lr: dict):
-    """Precomputed shaping runs (``{lr: run_shaping result}``) with a slider over the rate."""
+    """Precomputed shaping runs (the file's payload, ``{lr: run_shaping result}``) with a
+    slider over the rate."""
+    by_lr = shaping_runs(by_lr) if not _histories(by_lr) else by_lr
     labels = list(by_lr)
     return plots.slider([shaping_figure(by_lr[lr]) for lr in labels], labels, name="lr",
                         active=len(labels) // 2)
@@ -322,3 +357,8 @@ def roles_figure(table: dict):
                          title="Each norm's steepest step, ⟨G, D⟩ at unit norm",
                          xtitle="direction D", ytitle="norm", ztitle="gain / own map's",
                          zmin=0, zmax=1)
+
+
+def _histories(by_lr: dict) -> bool:
+    """Whether the shaping runs are already ``History`` objects (not the file's dicts)."""
+    return all(not isinstance(h, dict) for r in by_lr.values() for h in r["runs"].values())

@@ -29,11 +29,11 @@ import torch
 import torch.nn.functional as F
 
 from .. import train as T
-from .science import PracticeConfig, mlp, muon_with_adamw, polar, practice_data
+from .science import mlp, muon_with_adamw, polar, practice_data
 from ..runtime import get_seed
 
 __all__ = ["ROLE_NORMS", "role_norm", "duality_map", "random_unit_directions",
-           "steepest_table", "step_seconds", "per_second"]
+           "steepest_table", "steepest_margin", "steepest_holds", "step_seconds", "per_second"]
 
 ROLE_NORMS = {"spectral": "hidden matrix", "l1_to_rms": "embedding", "linf": "vector"}
 
@@ -95,18 +95,21 @@ def steepest_table(G: torch.Tensor, draws: int = 500, seed: int | None = None) -
     return dict(gain=gain, random=rand, draws=int(draws))
 
 
-def step_seconds(cfg: PracticeConfig, lrs: dict, adam_lr: float, reps: int = 5,
-                 block: int = 3, warmup: int = 1, data=None) -> dict:
-    """Seconds of one training step of the practice MLP (forward, backward and the
-    optimizer's step on one mini-batch), per optimizer: ``adamw``, ``muon``
-    (``torch.optim.Muon``, bfloat16 Newton–Schulz, with AdamW at ``adam_lr`` on the rest) and
-    ``muon_fp32`` (the teaching Muon, float32 Newton–Schulz). Each of ``reps`` rounds times a
+def step_seconds(practice: dict, reps: int = 5, block: int = 3, warmup: int = 1,
+                 data=None) -> dict:
+    """Seconds of one training step of the practice MLP of :func:`~.experiments.run_practice`
+    (its ``config``; forward, backward and the optimizer's step on one mini-batch), each
+    optimizer at its best rate: ``adamw``, ``muon`` (``torch.optim.Muon``, bfloat16
+    Newton–Schulz, with AdamW at AdamW's best rate on the rest) and ``muon_fp32`` (the
+    teaching Muon, float32 Newton–Schulz). Each of ``reps`` rounds times a
     block of ``block`` steps per optimizer, the optimizers taking turns, so a change in the
     machine's load falls on all of them alike; ``median`` is the median over the rounds of
     the wall seconds per step, ``cpu`` the same in this process's CPU seconds (steadier on a
     shared machine)."""
     if int(reps) < 1 or int(block) < 1:
         raise ValueError(f"step_seconds: reps and block must be at least 1, got {reps}, {block}")
+    cfg, lrs = practice["config"], practice["best"]
+    adam_lr = lrs["adamw"]
     data = data if data is not None else practice_data(cfg)
     x, y = data.x_train[:cfg.batch_size], data.y_train[:cfg.batch_size]
     runs = {}
@@ -155,3 +158,18 @@ def per_second(steps: dict, seconds: dict, muon: str = "muon") -> dict:
     per_step = ad / mu if mu and ad else None
     return dict(per_step=per_step, cost=cost,
                 per_second=None if per_step is None else per_step / cost)
+
+
+def steepest_margin(table: dict) -> float:
+    """The smallest, over the norms of :func:`~.roles.steepest_table`, of the norm's own map's
+    gain over the best other direction (the other maps and the random ones): above 1 when
+    each map is its norm's steepest step."""
+    return min(g[n] / max(max(v for k, v in g.items() if k != n), table["random"][n])
+               for n, g in table["gain"].items())
+
+
+def steepest_holds(table: dict) -> bool:
+    """Whether, in every norm of :func:`~.roles.steepest_table`, the norm's own duality map
+    gains more than the other maps and every random unit direction."""
+    return all(g[n] > max(max(v for k, v in g.items() if k != n), table["random"][n])
+               for n, g in table["gain"].items())

@@ -16,8 +16,7 @@
 6. The settings of the chapter's experiments (one ``Config`` each) and the task and model
    they train.
 
-No plotting here: runners are in ``experiments.py``, figures in ``figures.py``, panels in
-``views.py``.
+No plotting here: runners in ``experiments.py``, figures in ``figures.py``, panels in ``panels.py``.
 """
 from __future__ import annotations
 
@@ -29,9 +28,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .. import data as D
-from .. import models
-from .. import train as T
+from .. import data as D, models, train as T
 from ..config import Config, param
 from ..runtime import MAX_SEED, get_device, get_seed, seeded
 
@@ -530,6 +527,7 @@ class PracticeConfig(Config):
     target_loss: float = param(1.0, "training loss that counts as 'reached'", low=1e-4, high=5.0,
                                cpu=0.6, gpu=1.0)
     seed: int = param(0, "seed of the initialization and the batch order", low=0, high=MAX_SEED)
+    claim_seeds: int = param(3, "precomputed seeds, from seed on", low=1, high=10, smoke=1)
 
 
 @dataclass
@@ -564,6 +562,7 @@ class ShapingConfig(Config):
     depth: int = param(3, "hidden layers", low=1, high=8)
     batch_size: int = param(256, "mini-batch size", low=8, high=8192, gpu=512)
     seed: int = param(0, "seed of the initialization and the batch order", low=0, high=MAX_SEED)
+    claim_seeds: int = param(3, "precomputed seeds, from seed on", low=1, high=10, smoke=1)
 
 
 def default_data() -> D.Dataset:

@@ -1,0 +1,95 @@
+"""dynamics.spectral.panels: the live panels driven headlessly (constructed, set, clicked,
+stopped, refused, diverging)."""
+import threading
+
+import pytest
+
+from dynamics.spectral import panels as P
+
+
+# ----------------------------------------------------------------- panels
+
+
+def stop_soon(panel, after=0.3):
+    timer = threading.Timer(after, panel.stop)
+    timer.start()
+    return timer
+
+
+def test_ns_panel_runs_refuses_and_survives_diverging_coefficients():
+    panel = P.ns_panel("smoke", seed=1)
+    assert panel.above == "live" and "computed while this page was built" in panel.static_note()
+    panel.set(rows=64, cols=32, spectrum="power law", steps=5)
+    assert panel.click() is not None and panel.status.value.startswith("singular values in")
+    with pytest.raises(ValueError, match="rows"):
+        panel.set(rows=5000)
+    with pytest.raises(ValueError, match="spectrum"):
+        panel.set(spectrum="flat")
+    panel.set(a=5.0, b=8.0, c=8.0, steps=30)
+    panel.click()
+    assert "diverged" in panel.status.value
+    panel.set(a=3.4445, b=-4.775, c=2.0315, steps=5)
+    panel.click()
+    assert panel.status.value.startswith("singular values in")  # still working
+
+
+def test_ns_panel_honours_the_seed(monkeypatch):
+    a, b = P.ns_panel("smoke", seed=1), P.ns_panel("smoke", seed=2)
+    fa, fb = a.click(), b.click()
+    assert list(fa.data[0].y) != list(fb.data[0].y)
+    monkeypatch.setenv("DYNAMICS_SEED", "2")
+    assert list(P.ns_panel("smoke").click().data[0].y) == list(fb.data[0].y)
+
+
+def test_practice_panel_trains_diverges_and_stops():
+    panel = P.practice_panel("smoke", seed=0)
+    assert isinstance(panel.above, dict) and "computed in advance" in panel.static_note()
+    panel.set(optimizer="muon", lr=0.05, steps=20, width=16)
+    panel.click()
+    assert panel.status.value.startswith("final training loss")
+    panel.set(optimizer="momentum", lr=3.0, steps=40, width=256, depth=3)
+    panel.click()
+    assert panel.status.value.startswith("diverged at step")
+    with pytest.raises(ValueError, match="lr"):
+        panel.set(lr=10.0)
+    panel.set(optimizer="adamw", lr=0.01, steps=3000, width=64)
+    timer = stop_soon(panel)
+    panel.click()
+    timer.join()
+    assert panel.status.value.startswith("stopped")  # stopped, not finished (no clock: load varies)
+    assert panel.figure is not None
+    panel.set(steps=20)
+    panel.click()
+    assert panel.status.value.startswith("final training loss")  # usable after a stop
+
+
+def test_memory_panel_runs_and_stops():
+    panel = P.memory_panel("smoke", seed=0)
+    assert isinstance(panel.above, dict)
+    panel.set(dim=16, alpha=1.5, seeds=1)
+    assert panel.click() is not None and panel.status.value == "done"
+    panel.set(dim=512, seeds=10)
+    timer = stop_soon(panel, 0.5)
+    panel.click()
+    timer.join()
+    assert panel.status.value.startswith("stopped")  # stopped, not finished (no clock: load varies)
+    with pytest.raises(ValueError, match="alpha"):
+        panel.set(alpha=-1.0)
+
+
+def test_shaping_panel_runs_stops_and_reports_divergence():
+    panel = P.shaping_panel("smoke", seed=0)
+    assert isinstance(panel.above, dict)
+    panel.set(steps=20, p=-1.0)
+    assert panel.click() is not None and panel.status.value == "done"
+    assert len(panel.figure.data) == 3  # fixed p, the schedule, the fixed run's final loss
+    panel.set(steps=2000)
+    timer = stop_soon(panel, 0.5)
+    panel.click()
+    timer.join()
+    assert panel.status.value.startswith("stopped")  # stopped, not finished (no clock: load varies)
+    panel.set(steps=20, lr=1.0, p=1.5, p_start=2.0, p_end=2.0)
+    panel.click()
+    assert not panel.status.value.startswith(("failed", "invalid")), panel.status.value
+
+

@@ -93,3 +93,44 @@ def test_numbers_reads_each_section_by_name(payload):
     assert C.numbers("live_slope", payload, grid) == C.live_slope_numbers(payload, grid)
     with pytest.raises(ValueError, match="choose one of"):
         C.numbers("nope", grid)
+
+
+def test_published_rows_are_judged_on_every_seed():
+    """Each asserted row of the published grids is "yes" on each of the file's seeds, names
+    its control and window, and prints the seeds' spread (median and range) so the margin
+    shows; the decay-free region below eta * lambda * t = 1 is one of them."""
+    grid, _ = results.load("weight_decay_grid")
+    rows = C.published_claims()
+    asserted = [r for r in rows if r["asserted"]]
+    assert len(asserted) == 4 and all(r["reproduced"] == "yes" for r in asserted)
+    for r in rows:
+        assert r["seeds"] == [0, 1, 2] == grid["seeds"] and r["control"] and r["window"]
+        assert "median" in r["measured here"] and "seeds 0, 1, 2" in r["measured here"]
+    assert next(r for r in rows if r["claim"].startswith("below the line"))["asserted"]
+    ratio, inside, whole = C._below_line(grid)
+    assert all(ratio[s] < C.FLAT_BELOW and inside[s] < whole[s] for s in ratio)
+
+
+def test_grid_rows_say_no_when_a_seed_contradicts_them():
+    """The rows are judged seed by seed: one seed whose decay matters below the line, or whose
+    best lambda is not lower above the plain MLP's band, turns its row from "yes" to
+    "partly" (with the words "holds on 2 of 3 seeds"), and all three seeds to "no"."""
+    import numpy as np
+
+    grid, _ = results.load("weight_decay_grid")
+    g = {k: dict(v) for k, v in grid["grids"].items()}
+    accs = np.asarray(g["adamw"]["test_acc_seeds"], dtype=float)
+    ramp = np.linspace(0, 0.5, accs.shape[1])[:, None] * np.ones(accs.shape[2])  # [decay][lr]
+    noisy = accs.copy()
+    noisy[1] = accs[1] + ramp  # decay matters everywhere on seed 1, below the line too
+
+    def row(acc_seeds, start):
+        gg = dict(g, adamw=dict(g["adamw"], test_acc_seeds=acc_seeds.tolist()))
+        return next(r for r in C.grid_claims(dict(grid, grids=gg)) if r["claim"].startswith(start))
+
+    assert row(accs, "below the line")["reproduced"] == "yes"
+    one = row(noisy, "below the line")
+    assert one["reproduced"] == "partly" and "holds on 2 of 3 seeds" in one["measured here"]
+    assert row(accs + ramp[None], "below the line")["reproduced"] == "no"
+    flipped = accs[:, ::-1, :]  # the best decay now rises where it fell
+    assert row(flipped, "plain MLP")["reproduced"] == "no"

@@ -23,7 +23,8 @@ from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
 from .window import WindowConfig, run_window, window_claims, window_numbers
 
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_BAND", "DECOUPLED",
-           "L2_FAIL", "SAME_RMS", "CLOCK_SPREAD", "CLOCK_CONTRAST",
+           "L2_FAIL", "SAME_RMS", "CLOCK_SPREAD", "CLOCK_CONTRAST", "BEST_MARGIN",
+           "ADAMW_FAIL_GROWTH", "FLAT_BELOW", "PLAIN_MOVES", "INV_FALL", "INV_SLOPE",
            "ridge_band", "seed_slopes", "decoupling_numbers", "live_slope_numbers",
            "invariant_numbers", "equilibrium_numbers", "clock_numbers", "spectrum_numbers",
            "numbers", "claim_runs", "grid_claims", "page_claims", "published_claims"]
@@ -64,6 +65,12 @@ def _range(values, digits: int = 2) -> str:
         f"{_fmt(lo, digits)} to {_fmt(hi, digits)}"
 
 
+def _and(texts) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    texts = list(texts)
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
 def ridge_band(payload: dict, kind: str, band) -> dict:
     """The best decay of grid ``kind`` at the learning rates inside ``band`` (lo, hi): on the
     seed-averaged grid (``ridge``) and on each seed (``per_seed``), and per seed the factor
@@ -101,6 +108,9 @@ def decoupling_numbers(grid: dict) -> dict:
     defined = [lr for lr, d in zip(lrs, sums["adamw"]["ridge"]) if d is not None]
     lh = [lr * d for lr, d in zip(lrs, sums["adamw"]["ridge"]) if d is not None]
     dec = decoupling_summary(grid)
+    best = [best_decay_per_lr(a, grid["grids"]["adamw"]["decays"])
+            for a in _seed_accs(grid, "adamw").values()]
+    _, below, whole = _below_line(grid)
     return dict(
         wd_l2_ridge=_range(l2), wd_adamw_ridge=_range(plain["ridge"]),
         wd_adamw_ridge_seeds=_range([v for r in plain["per_seed"] for v in r]),
@@ -116,7 +126,11 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_slope_l2_seeds=plots.spread(seed_slopes(grid, "adam_l2"), _slope),
         wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), _slope),
         wd_lh_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
-                                       if r["claim"].startswith("with AdamW the best decay"))])
+                                       if r["claim"].startswith("with AdamW the best decay"))],
+        wd_adamw_above_seeds="; ".join(
+            f"{_and([_fmt(b[j], 2) for b in best])} at η = {_fmt(lr, 2)}"
+            for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
+        wd_flat_below=_range(below.values()), wd_flat_column=_range(whole.values()))
 
 
 def live_slope_numbers(live: dict, grid: dict) -> dict:
@@ -137,13 +151,16 @@ def invariant_numbers(grid: dict) -> dict:
     where the grid is too small to have them). ``prod_factor``: how far the best product
     eta * lambda moves, below the largest learning rate (where it drops)."""
     s = grid_summary(grid, "adamw_invariant")
-    top = max(grid["grids"]["adamw_invariant"]["decays"])
+    g_inv = grid["grids"]["adamw_invariant"]
+    top = max(g_inv["decays"])
     pts = [(lr, d) for lr, d in zip(grid["lrs"], s["ridge"]) if d is not None]
     inner = [(lr, d) for lr, d in pts if d < top] or [(math.nan, math.nan)]
     band = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
     lo = (band["lrs"][-1], band["ridge"][-1]) if band["lrs"] and band["ridge"][-1] else (math.nan,) * 2
     kept = pts[:-1] if len(pts) > 2 else [(math.nan, math.nan)] * 2
     prod = [lr * d for lr, d in kept]
+    ridges = [best_decay_per_lr(a, g_inv["decays"]) for a in _seed_accs(grid, "adamw_invariant").values()]
+    top_prods = [grid["lrs"][-1] * r[-1] for r in ridges if r[-1] is not None]
     return dict(wd_inv_slope=_slope(s["slope"]),
                 wd_inv_hi_lr=_fmt(inner[0][0], 1), wd_inv_hi=_fmt(inner[0][1], 2),
                 wd_inv_lo_lr=_fmt(lo[0], 1), wd_inv_lo=_fmt(lo[1], 2),
@@ -152,7 +169,10 @@ def invariant_numbers(grid: dict) -> dict:
                 prod_factor=max(prod) / min(prod),
                 wd_inv_prod_lrs=f"{_fmt(kept[0][0], 1)} to {_fmt(kept[-1][0], 1)}",
                 wd_inv_lr_factor=_fmt(kept[-1][0] / kept[0][0], 2),
-                wd_inv_lambda_factor=_fmt(kept[0][1] / kept[-1][1], 2))
+                wd_inv_lambda_factor=_fmt(kept[0][1] / kept[-1][1], 2),
+                wd_inv_slope_seeds=_range([ridge_slope(band["lrs"], r) for r in band["per_seed"]]),
+                wd_inv_prod_seeds=_range(_product_moves(grid, INVARIANT_BAND).values()),
+                wd_inv_prod_top=_range(top_prods))
 
 
 def equilibrium_numbers(equilibria) -> dict:
@@ -171,6 +191,14 @@ def equilibrium_numbers(equilibria) -> dict:
 RMS_TOL, ANGLE_TOL = 0.15, 0.20  # section 2: settled RMS and angle within these of theory
 RELAX_BAND = (0.5, 2.0)  # the norm settles within e^-2 after this many tau steps
 DECOUPLED = 0.5  # |slope| below this: a best decay that ignores eta (0), above: one that moves
+BEST_MARGIN = 0.03  # "substantially better": AdamW's best cell ahead by this much, every seed
+ADAMW_FAIL_GROWTH = 0.05  # AdamW's largest decay: this much further below its column's best at
+#                           the largest eta than at the smallest
+FLAT_BELOW = 0.5  # below eta * lambda * t = 1: the decays span under this share of the column's
+#                   range of accuracy
+PLAIN_MOVES = 3.0  # plain MLP: each seed's best lambda moves less than this over PLAIN_BAND
+INV_FALL, INV_SLOPE = 5.0, -0.7  # scale-invariant net: each seed's best lambda falls more than
+#                                  INV_FALL-fold over INVARIANT_BAND, at a slope below INV_SLOPE
 
 
 def _equilibrium_verdict(r: dict) -> str:
@@ -218,86 +246,156 @@ def numbers(section: str, *results) -> dict:
     return _NUMBERS[section](*results)
 
 
-def _largest_fails(payload: dict) -> tuple[float, float, float]:
-    """(how far Adam + L2's largest decay falls below its column's best, at least, over the
-    learning rates; AdamW's shortfall at the smallest and at the largest learning rate)."""
-    l2 = grid_array(payload, "adam_l2")[:, :, -1]
-    w = grid_array(payload, "adamw")[:, :, -1]
+def _seed_accs(payload: dict, kind: str) -> dict:
+    """``{seed: final test accuracy [decay][lr]}`` of grid ``kind``, one array per seed."""
+    g = payload["grids"][kind]
+    return dict(enumerate(np.asarray(g["test_acc_seeds"], dtype=float)))
+
+
+def _shortfalls(l2, w) -> tuple[float, float, float]:
+    """From final accuracies [decay][lr] of Adam + L2 and AdamW: (how far Adam + L2's largest
+    decay falls below its column's best, at least, over the learning rates; AdamW's shortfall
+    at the smallest and at the largest learning rate)."""
     gap = np.nanmax(w, 0) - w[-1]
     return float(np.min(np.nanmax(l2, 0) - l2[-1])), float(gap[0]), float(gap[-1])
 
 
+def _largest_fails(payload: dict) -> tuple[float, float, float]:
+    """:func:`_shortfalls` of a payload's seed-averaged grids (a live grid: its one seed)."""
+    return _shortfalls(grid_array(payload, "adam_l2")[:, :, -1],
+                       grid_array(payload, "adamw")[:, :, -1])
+
+
+def _below_line(payload: dict) -> tuple[dict, dict, dict]:
+    """On each seed's AdamW grid, the range of final test accuracy over the decays below the
+    line eta * lambda * t = 1 (where decay has not had time to act), per learning rate with
+    two or more such decays: ``({seed: largest such range / its whole column's range},
+    {seed: largest such range}, {seed: smallest range of a whole column})``."""
+    g = payload["grids"]["adamw"]
+    below = np.outer(g["decays"], g["lrs"]) * payload["eval_steps"][-1] < 1
+    cols = [j for j in range(below.shape[1]) if below[:, j].sum() > 1]
+    ratio, inside, whole = {}, {}, {}
+    for s, acc in _seed_accs(payload, "adamw").items():
+        ranges = [(float(np.ptp(acc[below[:, j], j])), float(np.ptp(acc[:, j]))) for j in cols]
+        ratio[s] = max((a / b for a, b in ranges if b > 0), default=math.nan)
+        inside[s] = max((a for a, _ in ranges), default=math.nan)
+        whole[s] = float(np.min(np.ptp(acc, 0)))
+    return ratio, inside, whole
+
+
+def _product_moves(payload: dict, band) -> dict:
+    """``{seed: factor}``: on each seed's scale-invariant grid, how far the best product
+    eta * lambda moves over the learning rates of ``band`` (inf where a seed has no best decay
+    at one of them)."""
+    g = payload["grids"]["adamw_invariant"]
+    lrs = np.asarray(g["lrs"], dtype=float)
+    cols = [j for j, lr in enumerate(lrs) if band[0] <= lr <= band[1]]
+    out = {}
+    for s, acc in _seed_accs(payload, "adamw_invariant").items():
+        ridge = best_decay_per_lr(acc, g["decays"])
+        prod = [lrs[j] * ridge[j] for j in cols if ridge[j] is not None]
+        out[s] = max(prod) / min(prod) if len(prod) == len(cols) and prod else math.inf
+    return out
+
+
 def grid_claims(grid: dict) -> list[dict]:
-    """The claims rows that rest on the precomputed grids of sections 1 and 3 alone."""
+    """The claims rows that rest on the precomputed grids of sections 1 and 3 alone, each
+    judged on every seed of the grid (its final accuracies, ``test_acc_seeds``)."""
     rows = []
     if not all(k in grid["grids"] for k in DECOUPLING):
         return rows
+    seeds = list(range(len(grid["grids"]["adamw"]["test_acc_seeds"])))
     s = decoupling_summary(grid)
-    per = s["per_seed"] or []
+    per = dict(zip(seeds, s["per_seed"] or []))
+    text, v = plots.judged(per, {k: m >= BEST_MARGIN for k, m in per.items()}, _signed)
     rows.append(plots.claim(
         "AdamW generalizes substantially better than Adam + L2 (best cell of each learning-rate "
         "× decay grid)", _LH,
-        f"{len(per)} seeds: best AdamW {_n(s['best']['adamw']['acc'])} vs Adam + L2 "
-        f"{_n(s['best']['adam_l2']['acc'])}, {_signed(s['margin'])} (per seed "
-        f"{', '.join(_signed(m) for m in per)})",
-        plots.verdict(all(m > 0 for m in per) and s["margin"] >= 0.03), asserted=False,
-        control="Adam + L2's best cell", window="a margin of 0.03 or more, every seed ahead",
-        seeds=list(range(len(per)))))
-    l2_gap, w_lo, w_hi = _largest_fails(grid)
+        f"best AdamW minus best Adam + L2, per seed: {text}; seed-averaged grids: "
+        f"{_n(s['best']['adamw']['acc'])} vs {_n(s['best']['adam_l2']['acc'])}",
+        v, asserted=False,
+        control="Adam + L2's best cell",
+        window=f"AdamW ahead by {BEST_MARGIN:g} or more, every seed",
+        seeds=seeds))
+    l2s, ws = _seed_accs(grid, "adam_l2"), _seed_accs(grid, "adamw")
+    falls = {k: _shortfalls(l2s[k], ws[k]) for k in seeds}
+    l2_gap = {k: f[0] for k, f in falls.items()}
+    growth = {k: f[2] - f[1] for k, f in falls.items()}
+    text, v = plots.judged(l2_gap, {k: l2_gap[k] > L2_FAIL and growth[k] > ADAMW_FAIL_GROWTH
+                                    for k in seeds}, lambda x: _n(x, 2))
     rows.append(plots.claim(
         "Adam + L2's largest penalty fails at every learning rate (a horizontal band); AdamW's "
         "largest decay fails more the larger η is", _LH,
-        f"Adam + L2's largest λ ≥ {_n(l2_gap, 2)} below its column's best at every η; AdamW's "
-        f"{_n(w_lo, 2)} below at the smallest η, {_n(w_hi, 2)} at the largest",
-        plots.verdict(l2_gap > 0.1 and w_hi > w_lo + 0.05),
-        control="the best decay of each column; AdamW's shortfall at the smallest η",
-        window="Adam + L2: more than 0.1 at every η; AdamW: 0.05 more at the largest η",
-        seeds=list(range(len(grid["grids"]["adamw"]["test_acc_seeds"])))))
-    sl = {k: grid_summary(grid, k)["slope"] for k in grid["grids"]}
-    seeds = list(range(len(grid["grids"]["adamw"]["test_acc_seeds"])))
-    lh = {s: v + 1 for s, v in seed_slopes(grid, "adamw").items()}  # log(eta lambda) vs log eta
+        f"Adam + L2's largest λ, least shortfall below its column's best over the η: {text}; "
+        f"AdamW's largest λ, shortfall at the largest η minus at the smallest: "
+        f"{plots.spread(growth, _signed)}",
+        v, control="the best decay of each column; AdamW's shortfall at the smallest η",
+        window=f"Adam + L2: more than {L2_FAIL:g} at every η; AdamW: {ADAMW_FAIL_GROWTH:g} more "
+               "at the largest η than at the smallest, every seed", seeds=seeds))
+    ratio, inside, whole = _below_line(grid)
+    text, v = plots.judged(ratio, {k: r < FLAT_BELOW for k, r in ratio.items()},
+                           lambda x: _n(x, 2))
+    rows.append(plots.claim(
+        "below the line ηλt = 1 (AdamW, plain MLP) a column's accuracy hardly depends on λ: "
+        "the decay has not had time to act",
+        "How to set AdamW's weight decay as you scale model and dataset size",
+        f"range of test accuracy over the decays below the line / over the whole column, "
+        f"largest over the η: {text}; the range below the line "
+        f"{plots.spread(inside, lambda x: _n(x, 2))}",
+        v, control=f"the whole column's range (smallest over the η: "
+                   f"{plots.spread(whole, lambda x: _n(x, 2))})",
+        window=f"every η with two or more decays below the line, after "
+               f"{grid['eval_steps'][-1]:,} steps; below {FLAT_BELOW:g} of the column's range",
+        seeds=seeds))
+    lh = {k: x + 1 for k, x in seed_slopes(grid, "adamw").items()}  # log(eta lambda) vs log eta
     l2 = seed_slopes(grid, "adam_l2")
-    ok = {s: abs(lh[s]) < DECOUPLED and abs(l2[s]) >= DECOUPLED for s in seeds}
-    good = sum(ok.values())
+    text, v = plots.judged(lh, {k: abs(lh[k]) < DECOUPLED and abs(l2[k]) >= DECOUPLED
+                                for k in seeds}, lambda x: f"{x:+.2f}")
     rows.append(plots.claim(
         "with AdamW the best decay (Loshchilov & Hutter's, ηλ) does not move with the learning "
         "rate, as Adam + L2's best L2 coefficient does", _LH,
-        f"slope of log(best ηλ) against log η, AdamW: {plots.spread(lh, lambda v: f'{v:+.2f}')}"
-        + (f"; holds on {good} of {len(seeds)} seeds" if 0 < good < len(seeds) else ""),
-        "yes" if good == len(seeds) else "no" if good == 0 else "partly", asserted=False,
-        control=f"Adam + L2's best L2 coefficient, slope {plots.spread(l2, lambda v: f'{v:+.2f}')}"
+        f"slope of log(best ηλ) against log η, AdamW: {text}", v, asserted=False,
+        control=f"Adam + L2's best L2 coefficient, slope {plots.spread(l2, lambda x: f'{x:+.2f}')}"
                 f" (must move: |slope| ≥ {DECOUPLED:g})",
         window=f"|slope| below {DECOUPLED:g} (0: decoupled, −1 or +1: moving with η); all "
                f"{len(grid['lrs'])} learning rates", seeds=seeds))
     plain = ridge_band(grid, "adamw", PLAIN_BAND)
-    ridge = grid_summary(grid, "adamw")["ridge"]
-    above = [d for lr, d in zip(grid["lrs"], ridge) if lr > PLAIN_BAND[1] and d is not None]
+    lrs = np.asarray(grid["lrs"], dtype=float)
+    above = {k: [d for lr, d in zip(lrs, best_decay_per_lr(a, grid["grids"]["adamw"]["decays"]))
+                 if lr > PLAIN_BAND[1]] for k, a in ws.items()}
+    lower = {k: (max(above[k]) / min(plain["per_seed"][k])
+                 if above[k] and None not in above[k] and None not in plain["per_seed"][k]
+                 else math.inf) for k in seeds}
+    moves = dict(zip(seeds, plain["moves"]))
+    text, v = plots.judged(moves, {k: moves[k] < PLAIN_MOVES and lower[k] < 1 for k in seeds},
+                           lambda x: _fmt(x, 2) + "×")
     rows.append(plots.claim(
         f"plain MLP, η from {_fmt(plain['lrs'][0], 1)} to {_fmt(plain['lrs'][-1], 1)}: AdamW's "
         "best λ (PyTorch's) hardly moves with η, on every seed, and is lower at larger η", _LH,
-        f"best λ per seed moves by {', '.join(_fmt(m, 2) + '×' for m in plain['moves'])} while η "
-        f"moves {_fmt(plain['lr_factor'], 2)}× (best λ ∝ 1/η would move as much); above: "
-        f"{', '.join(_fmt(d, 2) for d in above)}",
-        plots.verdict(all(m < 3 for m in plain["moves"]) and bool(above)
-                      and max(above) < min(plain["ridge"])),
-        control=f"best λ ∝ 1/η: a {_fmt(plain['lr_factor'], 2)}× move", window=f"η from "
-        f"{_fmt(plain['lrs'][0], 1)} to {_fmt(plain['lrs'][-1], 1)}: moves under 3×",
-        seeds=list(range(len(plain["moves"])))))
+        f"best λ moves by {text} while η moves {_fmt(plain['lr_factor'], 2)}×; largest best λ "
+        f"above that η over the smallest within it: {plots.spread(lower, lambda x: _fmt(x, 2))}",
+        v, control=f"best λ ∝ 1/η: a {_fmt(plain['lr_factor'], 2)}× move",
+        window=f"η from {_fmt(plain['lrs'][0], 1)} to {_fmt(plain['lrs'][-1], 1)}: moves under "
+               f"{PLAIN_MOVES:g}×; above it: below 1", seeds=seeds))
     if "adamw_invariant" in grid["grids"]:
         inv = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
-        num = invariant_numbers(grid)
+        cols = [j for j, lr in enumerate(lrs) if INVARIANT_BAND[0] <= lr <= INVARIANT_BAND[1]]
+        fall = dict(zip(seeds, inv["moves"]))
+        slope = {k: ridge_slope(lrs[cols], [r for r in inv["per_seed"][k]]) for k in seeds}
+        text, v = plots.judged(fall, {k: fall[k] > INV_FALL and slope[k] < INV_SLOPE
+                                      for k in seeds}, lambda x: _fmt(x, 2) + "×")
         rows.append(plots.claim(
             f"scale-invariant net, η from {_fmt(inv['lrs'][0], 1)} to {_fmt(inv['lrs'][-1], 1)}: "
-            "the best λ falls with η (a fixed product ηλ), on every seed",
-            "Efficient Hyperparameter Tuning via Trajectory Invariance Principle; " + _LH,
-            f"best λ per seed falls by {', '.join(_fmt(m, 2) + '×' for m in inv['moves'])} while η "
-            f"grows {_fmt(inv['lr_factor'], 2)}×; fitted slope {_slope(sl['adamw_invariant'])}; "
-            f"best ηλ {num['wd_inv_prod']} up to η = {num['wd_inv_prod_lrs'].split(' to ')[-1]}",
-            plots.verdict(bool(inv["moves"]) and all(m > 5 for m in inv["moves"])
-                          and sl["adamw_invariant"] < -0.7 and num["prod_factor"] < 3),
-            control="a best λ free of η (slope 0, no fall); the plain MLP's moves under 3×",
-            window="each seed's fall over 5×, slope below −0.7, best ηλ within 3×",
-            seeds=list(range(len(inv["moves"])))))
+            "the best λ falls with η, about as 1/η or faster (ηλ, not λ, is the variable), on "
+            "every seed", "Efficient Hyperparameter Tuning via Trajectory Invariance Principle; "
+            + _LH,
+            f"best λ falls by {text} while η grows {_fmt(inv['lr_factor'], 2)}×; slope of "
+            f"log(best λ) against log η {plots.spread(slope, _slope)}; the best ηλ moves "
+            f"{plots.spread(_product_moves(grid, INVARIANT_BAND), lambda x: _fmt(x, 2) + '×')}",
+            v, control="a best λ free of η (slope 0, no fall); the plain MLP's moves under "
+                       f"{PLAIN_MOVES:g}×",
+            window=f"each seed's fall over {INV_FALL:g}× and slope below {_slope(INV_SLOPE)} "
+                   "(1/η: −1)", seeds=seeds))
     return rows
 
 

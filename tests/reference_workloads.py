@@ -128,7 +128,7 @@ def lottery():
 
 
 def weight_decay():
-    from dynamics import weight_decay as W
+    from dynamics.weight_decay import experiments as W
 
     cfg = W.DecouplingConfig.for_profile("smoke", n_lr=2, n_wd=3, steps=10, width=8, n_train=200)
     out = dict(decoupling=W.run_decoupling(cfg, 0, False))

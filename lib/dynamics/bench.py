@@ -256,7 +256,7 @@ def bench_weight_decay(tiny: bool = False) -> dict:
     """The decoupling grids (Adam + L2 and AdamW over learning rates x decays, smoke scale,
     ``weight_decay.run_decoupling``, trained by ``train_many``) against as many bare trainings
     of the same MLP, steps and mini-batches, one after another."""
-    from . import weight_decay as W
+    from .weight_decay import experiments as W
     from .data import mnist1d
     from .models import MLP
 

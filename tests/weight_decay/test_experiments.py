@@ -11,7 +11,7 @@ import pytest
 from dynamics import plots, results
 from dynamics.weight_decay import experiments as E
 from dynamics.weight_decay import science as S
-from dynamics.weight_decay import views as V
+from dynamics.weight_decay import claims as C
 from dynamics.weight_decay import window as W
 
 from seeds import SEEDS
@@ -237,7 +237,7 @@ def _spectrum(seed):
 
 @functools.cache
 def _runs():
-    return V.claim_runs("smoke", SEEDS)
+    return C.claim_runs("smoke", SEEDS)
 
 
 @pytest.mark.claim
@@ -245,7 +245,7 @@ def test_claim_every_row_the_page_asserts():
     """The page's claims table from the smoke runs on the claim seeds (the precomputed grids
     are checked by tests/test_published_claims.py): every row its prose states as a fact is
     reproduced on every seed, and shows the seeds."""
-    rows = V.claims(None, **_runs())
+    rows = C.page_claims(None, **_runs())
     assert len(rows) >= 7 and all(r["seeds"] == list(SEEDS) for r in rows)
     bad = plots.failed_claims(rows)
     assert not bad, [(r["claim"], r["measured here"]) for r in bad]
@@ -260,26 +260,26 @@ def test_live_rows_fail_on_contradicting_data():
         return dict(g, grids=dict(g["grids"], adam_l2=dict(g["grids"]["adam_l2"],
                                                            test_acc=acc.tolist())))
 
-    live_row = V.claims(live={s: healed(g) for s, g in runs["live"].items()})[0]
+    live_row = C.page_claims(live={s: healed(g) for s, g in runs["live"].items()})[0]
     assert live_row["reproduced"] == "no"
     far = {s: [dict(r, layers={n: dict(v, rms_ratio=2.0) for n, v in r["layers"].items()})
                for r in e] for s, e in runs["equilibria"].items()}
-    assert all(r["reproduced"] == "no" for r in V.claims(equilibria=far)
+    assert all(r["reproduced"] == "no" for r in C.page_claims(equilibria=far)
                if r["claim"].startswith(("AdamW: RMS", "SGD")))
     same = {s: dict(c, ratio=1.0) for s, c in runs["clock"].items()}  # a control that agrees
-    assert V.claims(clock=same)[0]["reproduced"] == "no"
+    assert C.page_claims(clock=same)[0]["reproduced"] == "no"
     swapped = {s: dict(sp, runs=dict(reversed(list(sp["runs"].items()))))
                for s, sp in runs["spectrum"].items()}  # decay and no decay swapped
-    assert V.claims(spectrum=swapped)[0]["reproduced"] == "no"
+    assert C.page_claims(spectrum=swapped)[0]["reproduced"] == "no"
     with pytest.raises(ValueError, match="seed"):
-        V.claims(clock=runs["clock"][SEEDS[0]])
+        C.page_claims(clock=runs["clock"][SEEDS[0]])
 
 
 @pytest.mark.claim
 def test_claim_window_rows_on_every_seed():
     """Section 3's window: on seeds 0-2 (smoke) every measured decay time is within the named
     factor of 1/(eta lambda), and the control without decay keeps its kick."""
-    rows = V.window_claims(_runs()["window"])
+    rows = W.window_claims(_runs()["window"])
     assert [r["reproduced"] for r in rows] == ["yes", "yes"]
     assert all(r["seeds"] == list(SEEDS) and r["control"] and r["window"] for r in rows)
 
@@ -295,13 +295,25 @@ def test_window_rows_fail_on_contradicting_data():
                                  if s["weight_decay"] else s for s in r["settings"]],
                     kept=[k for _ in r["settings"]])
 
-    assert V.window_claims({s: as_control(r) for s, r in runs.items()})[0]["reproduced"] == "no"
+    assert W.window_claims({s: as_control(r) for s, r in runs.items()})[0]["reproduced"] == "no"
 
     def forgetful(r):
         end = r["settings"][0]["end"]
         return dict(r, settings=[dict(s, end=end) if s["weight_decay"] == 0 else s
                                  for s in r["settings"]])
 
-    assert V.window_claims({s: forgetful(r) for s, r in runs.items()})[1]["reproduced"] == "no"
+    assert W.window_claims({s: forgetful(r) for s, r in runs.items()})[1]["reproduced"] == "no"
     with pytest.raises(ValueError, match="seed"):
-        V.window_claims(runs[SEEDS[0]])
+        W.window_claims(runs[SEEDS[0]])
+
+
+def test_page_runners_default_to_the_profiles_preset(monkeypatch):
+    """``run_decoupling(profile=...)`` trains the page's live grid and ``run_equilibria`` the
+    section's two configs: the notebook's calls name no config."""
+    seen = []
+    monkeypatch.setattr(E, "run_grid", lambda cfg, kind, seed, bars: seen.append(cfg) or
+                        dict(eval_steps=[1], lrs=[1e-3], seeds=[seed], stopped=False))
+    E.run_decoupling(profile="smoke", seed=0)
+    assert seen == [E.live_grid_config("smoke")] * 2
+    monkeypatch.setattr(E, "run_equilibrium", lambda cfg, seed, bars=None: cfg)
+    assert E.run_equilibria("smoke", 0) == E.equilibrium_configs("smoke")

@@ -10,16 +10,35 @@ Modules:
 
 - :mod:`.science`: the update rules, the scale-invariant network, the equilibrium theory,
   the measures (angles, spectra, the ridge of a hyperparameter grid) and the configs.
-- :mod:`.experiments`: the runners of the four sections and ``precompute_plan``.
+- :mod:`.experiments`: the runners of the four sections (``run_*``), the worked answers of
+  the exercises (``answer_*``) and ``precompute_plan``.
 - :mod:`.figures`: figures, sliders and tables of the results.
-- :mod:`.views`: live panels, the page's numbers, worked answers and the claims table.
+- :mod:`.panels`: the live "Try it" panels, one per section (``*_panel(profile, seed)``).
+- :mod:`.claims`: the numbers the prose glues (:func:`~.claims.numbers`), the claims table
+  with its thresholds (``page_claims(...)``, ``claim_runs``) and ``published_claims()``.
+- :mod:`.window`: section 3's averaging window of AdamW, its runner, figure, numbers and claims
+  together.
 
-``from dynamics import weight_decay as wdc`` gives every public name of the four.
+The package exports what the chapter's notebook calls; everything else is reached through its
+module (``from dynamics.weight_decay import science``).
 """
-from . import experiments, figures, science, views
-from .science import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
-from .figures import *  # noqa: F401,F403
-from .views import *  # noqa: F401,F403
+from . import claims, experiments, figures, panels, science, window
+from .figures import (grid_slider, ridge_rows, grid_rows, grid_figure, equilibrium_figure,
+                      equilibrium_rows, clock_rows, clock_figure, spectrum_figure,
+                      spectrum_rows)
+from .experiments import (run_decoupling, run_equilibria, run_clock, run_spectrum,
+                          answer_equilibrium, answer_sgd_symmetry, answer_spread,
+                          answer_zero_gradient)
+from .window import run_window, window_figure, window_rows
+from .panels import decoupling_panel, equilibrium_panel, clock_panel, spectrum_panel
+from .claims import numbers, claim_runs, page_claims
 
-__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]
+__all__ = ["grid_slider", "ridge_rows", "grid_rows", "grid_figure", "equilibrium_figure",
+           "equilibrium_rows", "clock_rows", "clock_figure", "spectrum_figure",
+           "spectrum_rows",
+           "run_decoupling", "run_equilibria", "run_clock", "run_spectrum",
+           "answer_equilibrium", "answer_sgd_symmetry", "answer_spread",
+           "answer_zero_gradient",
+           "run_window", "window_figure", "window_rows",
+           "decoupling_panel", "equilibrium_panel", "clock_panel", "spectrum_panel",
+           "numbers", "claim_runs", "page_claims"]

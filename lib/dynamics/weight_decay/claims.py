@@ -1,19 +1,33 @@
-"""The weight-decay chapter's claims on the page's live runs, judged on several seeds: each row
-a statement that can fail, with its control, window and seeds printed under the measurement,
-and every threshold a named constant here (the rows on the precomputed grids are
-:func:`~.views.grid_claims`). :func:`claim_runs` runs the live experiments on the claims' seeds,
-reusing the page's own runs for its seed."""
+"""Weight decay, the claims: the numbers the page's prose glues, and its claims table.
+
+Every number the prose quotes about a run comes from :func:`numbers` (one section at a time,
+as glue texts); every "What to notice" statement that can fail is a row of :func:`claims`,
+with its control, window and seeds printed under the measurement, and every threshold a
+named constant here, written once. :func:`grid_claims` are the rows of the precomputed grids
+(sections 1 and 3), :func:`published_claims` those rows as the cpu build shows them, and
+:func:`claim_runs` runs the live experiments on the claims' seeds, reusing the page's own runs
+for its seed.
+"""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from .. import plots
-from .experiments import (DECOUPLING, LABELS, equilibrium_configs, live_grid_config,
-                          run_clock, run_decoupling, run_equilibrium, run_spectrum)
-from .science import ClockConfig, SpectrumConfig
-from .window import WindowConfig, run_window, window_claims
+from .experiments import (DECOUPLING, LABELS, decoupling_summary, equilibrium_configs,
+                          grid_array, grid_summary, live_grid_config, run_clock,
+                          run_decoupling, run_equilibrium, run_spectrum)
+from .figures import _slope
+from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
+from .window import WindowConfig, run_window, window_claims, window_numbers
 
-__all__ = ["claim_seeds", "claim_runs", "claims"]
+__all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_BAND", "DECOUPLED",
+           "L2_FAIL", "SAME_RMS", "CLOCK_SPREAD", "CLOCK_CONTRAST", "BEST_MARGIN",
+           "ADAMW_FAIL_GROWTH", "FLAT_BELOW", "PLAIN_MOVES", "INV_FALL", "INV_SLOPE",
+           "ridge_band", "seed_slopes", "decoupling_numbers", "live_slope_numbers",
+           "invariant_numbers", "equilibrium_numbers", "clock_numbers", "spectrum_numbers",
+           "numbers", "claim_runs", "grid_claims", "page_claims", "published_claims"]
 
 L2_FAIL = 0.1            # Adam + L2's largest lambda at least this far below its column's best
 SAME_RMS = 1.3           # AdamW: largest / smallest settled RMS across matrices below this
@@ -24,7 +38,374 @@ _EQ = "L2 Regularization versus Batch and Weight Normalization; Rotational Equil
 _SPEC = "Scaling Laws and Spectra of Shallow Neural Networks in the Feature Learning Regime"
 
 
-claim_seeds = plots.claim_seeds  # one home: dynamics.plots.claims
+def _n(x, digits: int = 3) -> str:
+    return plots.number(x, digits, missing="n/a")
+
+
+def _signed(x) -> str:
+    return "n/a" if x is None or not math.isfinite(x) else ("+" if x >= 0 else "−") + _n(abs(x), 2)
+
+
+# The learning rates over which section 1 reads the plain MLP's AdamW ridge (where eta * lambda
+# is small), and section 3 the scale-invariant network's ridge (where every seed has one).
+PLAIN_BAND = (3e-4, 3.2e-3)
+INVARIANT_BAND = (1e-3, 1.01e-2)
+
+
+def _fmt(x, digits: int = 2) -> str:
+    return plots.number(x, digits, missing="n/a")
+
+
+def _range(values, digits: int = 2) -> str:
+    values = [v for v in values if v is not None and math.isfinite(v)]
+    if not values:
+        return "n/a"
+    lo, hi = min(values), max(values)
+    return _fmt(lo, digits) if _fmt(lo, digits) == _fmt(hi, digits) else \
+        f"{_fmt(lo, digits)} to {_fmt(hi, digits)}"
+
+
+def _and(texts) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    texts = list(texts)
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
+def ridge_band(payload: dict, kind: str, band) -> dict:
+    """The best decay of grid ``kind`` at the learning rates inside ``band`` (lo, hi): on the
+    seed-averaged grid (``ridge``) and on each seed (``per_seed``), and per seed the factor
+    between the largest and the smallest best decay in the band (``moves``; inf where a seed
+    has no best decay at some learning rate of the band)."""
+    g = payload["grids"][kind]
+    lrs = np.asarray(g["lrs"], dtype=float)
+    cols = [j for j, lr in enumerate(lrs) if band[0] <= lr <= band[1]]
+    mean = grid_summary(payload, kind)["ridge"]
+    per_seed = [[best_decay_per_lr(acc, g["decays"])[j] for j in cols]
+                for acc in np.asarray(g["test_acc_seeds"], dtype=float)]
+    moves = [max(r) / min(r) if all(v is not None for v in r) else math.inf for r in per_seed]
+    return dict(lrs=lrs[cols].tolist(), ridge=[mean[j] for j in cols], per_seed=per_seed,
+                moves=moves, lr_factor=float(lrs[cols[-1]] / lrs[cols[0]]) if cols else math.nan)
+
+
+def seed_slopes(payload: dict, kind: str) -> dict:
+    """``{seed: slope}``: on each seed's grid, the slope of log(best PyTorch decay) against
+    log(eta) (:func:`~.science.ridge_slope`; 0 when the best lambda ignores eta, -1 when the
+    best eta * lambda does)."""
+    g = payload["grids"][kind]
+    return {s: ridge_slope(g["lrs"], best_decay_per_lr(acc, g["decays"]))
+            for s, acc in enumerate(np.asarray(g["test_acc_seeds"], dtype=float))}
+
+
+def decoupling_numbers(grid: dict) -> dict:
+    """The numbers section 1's prose quotes about the precomputed grids, as glue texts:
+    Adam + L2's and AdamW's ridges, the slopes fitted through them, Loshchilov & Hutter's
+    best decay eta * lambda at both ends, and the best cells with AdamW's margin per seed."""
+    sums = {k: grid_summary(grid, k) for k in DECOUPLING}
+    lrs = grid["lrs"]
+    l2 = [d for d in sums["adam_l2"]["ridge"] if d is not None]
+    plain = ridge_band(grid, "adamw", PLAIN_BAND)
+    ridge = [d for d in sums["adamw"]["ridge"] if d is not None]
+    defined = [lr for lr, d in zip(lrs, sums["adamw"]["ridge"]) if d is not None]
+    lh = [lr * d for lr, d in zip(lrs, sums["adamw"]["ridge"]) if d is not None]
+    dec = decoupling_summary(grid)
+    best = [best_decay_per_lr(a, grid["grids"]["adamw"]["decays"])
+            for a in _seed_accs(grid, "adamw").values()]
+    _, below, whole = _below_line(grid)
+    return dict(
+        wd_l2_ridge=_range(l2), wd_adamw_ridge=_range(plain["ridge"]),
+        wd_adamw_ridge_seeds=_range([v for r in plain["per_seed"] for v in r]),
+        wd_adamw_moves=_fmt(max(plain["moves"])),
+        wd_slope_l2=_slope(sums["adam_l2"]["slope"]), wd_slope_adamw=_slope(sums["adamw"]["slope"]),
+        wd_lh_lo=_fmt(lh[0], 2), wd_lh_hi=_fmt(lh[-1], 2), wd_lh_growth=_fmt(lh[-1] / lh[0], 2),
+        wd_best_adamw=_fmt(dec["best"]["adamw"]["acc"], 3),
+        wd_best_l2=_fmt(dec["best"]["adam_l2"]["acc"], 3),
+        wd_margins=_range(dec["per_seed"], 2) if dec["per_seed"] else "n/a",
+        wd_best_verdict=plots.MARKS[grid_claims(grid)[0]["reproduced"]],
+        wd_lambda_factor=_fmt(max(ridge) / min(ridge), 2), wd_lr_span=_fmt(max(defined) / min(defined), 2),
+        wd_lh_slope=_slope(1 + sums["adamw"]["slope"]),
+        wd_slope_l2_seeds=plots.spread(seed_slopes(grid, "adam_l2"), _slope),
+        wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), _slope),
+        wd_lh_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
+                                       if r["claim"].startswith("with AdamW the best decay"))],
+        wd_adamw_above_seeds="; ".join(
+            f"{_and([_fmt(b[j], 2) for b in best])} at η = {_fmt(lr, 2)}"
+            for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
+        wd_flat_below=_range(below.values()), wd_flat_column=_range(whole.values()))
+
+
+def live_slope_numbers(live: dict, grid: dict) -> dict:
+    """The live grid's fitted slopes beside the precomputed grid's per-seed ones (glue texts):
+    whether each falls inside the seeds' range ("inside") or outside it."""
+    out = {}
+    for kind, key in (("adam_l2", "l2"), ("adamw", "adamw")):
+        live_slope = grid_summary(live, kind)["slope"]
+        seeds = [v for v in seed_slopes(grid, kind).values() if not math.isnan(v)]
+        inside = bool(seeds) and not math.isnan(live_slope) and min(seeds) <= live_slope <= max(seeds)
+        out[f"wd_live_slope_{key}"] = _slope(live_slope)
+        out[f"wd_live_{key}_inside"] = "inside" if inside else "outside"
+    return out
+
+
+def invariant_numbers(grid: dict) -> dict:
+    """The numbers section 3's prose quotes about the scale-invariant grid (glue texts; "n/a"
+    where the grid is too small to have them). ``prod_factor``: how far the best product
+    eta * lambda moves, below the largest learning rate (where it drops)."""
+    s = grid_summary(grid, "adamw_invariant")
+    g_inv = grid["grids"]["adamw_invariant"]
+    top = max(g_inv["decays"])
+    pts = [(lr, d) for lr, d in zip(grid["lrs"], s["ridge"]) if d is not None]
+    inner = [(lr, d) for lr, d in pts if d < top] or [(math.nan, math.nan)]
+    band = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
+    lo = (band["lrs"][-1], band["ridge"][-1]) if band["lrs"] and band["ridge"][-1] else (math.nan,) * 2
+    kept = pts[:-1] if len(pts) > 2 else [(math.nan, math.nan)] * 2
+    prod = [lr * d for lr, d in kept]
+    ridges = [best_decay_per_lr(a, g_inv["decays"]) for a in _seed_accs(grid, "adamw_invariant").values()]
+    top_prods = [grid["lrs"][-1] * r[-1] for r in ridges if r[-1] is not None]
+    return dict(wd_inv_slope=_slope(s["slope"]),
+                wd_inv_hi_lr=_fmt(inner[0][0], 1), wd_inv_hi=_fmt(inner[0][1], 2),
+                wd_inv_lo_lr=_fmt(lo[0], 1), wd_inv_lo=_fmt(lo[1], 2),
+                wd_inv_moves_min=_fmt(min(band["moves"], default=math.nan), 2),
+                wd_inv_prod=_range(prod), wd_inv_prod_factor=_fmt(max(prod) / min(prod), 2),
+                prod_factor=max(prod) / min(prod),
+                wd_inv_prod_lrs=f"{_fmt(kept[0][0], 1)} to {_fmt(kept[-1][0], 1)}",
+                wd_inv_lr_factor=_fmt(kept[-1][0] / kept[0][0], 2),
+                wd_inv_lambda_factor=_fmt(kept[0][1] / kept[-1][1], 2),
+                wd_inv_slope_seeds=_range([ridge_slope(band["lrs"], r) for r in band["per_seed"]]),
+                wd_inv_prod_seeds=_range(_product_moves(grid, INVARIANT_BAND).values()),
+                wd_inv_prod_top=_range(top_prods))
+
+
+def equilibrium_numbers(equilibria) -> dict:
+    """Section 2's numbers: how far the measured RMS and angle per step settle from theory
+    (measured / predicted - 1 over the last quarter, in percent, per optimizer)."""
+    out = {}
+    for r in equilibria:
+        key = "adamw" if r["optimizer"] == "adamw" else "sgd"
+        for q in ("rms", "angle"):
+            devs = [100 * (v[f"{q}_ratio"] - 1) for v in r["layers"].values()]
+            out[f"wd_{key}_{q}_dev"] = _range(devs, 2) + "%"
+        out[f"wd_{key}_verdict"] = plots.MARKS[_equilibrium_verdict(r)]
+    return out
+
+
+RMS_TOL, ANGLE_TOL = 0.15, 0.20  # section 2: settled RMS and angle within these of theory
+RELAX_BAND = (0.5, 2.0)  # the norm settles within e^-2 after this many tau steps
+DECOUPLED = 0.5  # |slope| below this: a best decay that ignores eta (0), above: one that moves
+BEST_MARGIN = 0.03  # "substantially better": AdamW's best cell ahead by this much, every seed
+ADAMW_FAIL_GROWTH = 0.05  # AdamW's largest decay: this much further below its column's best at
+#                           the largest eta than at the smallest
+FLAT_BELOW = 0.5  # below eta * lambda * t = 1: the decays span under this share of the column's
+#                   range of accuracy
+PLAIN_MOVES = 3.0  # plain MLP: each seed's best lambda moves less than this over PLAIN_BAND
+INV_FALL, INV_SLOPE = 5.0, -0.7  # scale-invariant net: each seed's best lambda falls more than
+#                                  INV_FALL-fold over INVARIANT_BAND, at a slope below INV_SLOPE
+
+
+def _equilibrium_verdict(r: dict) -> str:
+    """Whether a run of section 2 settles at the predicted RMS (within RMS_TOL) and angle per
+    step (within ANGLE_TOL) in every matrix: "yes", else "no"."""
+    lay = list(r["layers"].values())
+    if not lay:  # nothing settled to measure (a run far shorter than its clock, e.g. a dry run)
+        return "not at this scale"
+    return plots.verdict(max(abs(v["rms_ratio"] - 1) for v in lay) <= RMS_TOL
+                         and max(abs(v["angle_ratio"] - 1) for v in lay) <= ANGLE_TOL)
+
+
+def clock_numbers(clock: dict) -> dict:
+    """Section 3's numbers about the matched runs: the factor between their learning rates
+    end to end, how far apart their settled losses are, and the odd run's loss ratio."""
+    lrs = [r["lr"] for r in clock["runs"] if r["matched"]]
+    return dict(wd_clock_lr_factor=_fmt(max(lrs) / min(lrs), 2),
+                wd_clock_spread=f"{_fmt(100 * clock['spread'], 2)}%",
+                wd_clock_ratio=_fmt(clock["ratio"], 3), wd_clock_contrast=_fmt(clock["contrast"], 2))
+
+
+def spectrum_numbers(spectrum: dict) -> dict:
+    """Section 4's numbers: test and training accuracy without and with decay."""
+    (w0, r0), (w1, r1) = list(spectrum["runs"].items())[0], list(spectrum["runs"].items())[-1]
+    return dict(wd_spec_test=f"{_fmt(r0['test_acc'], 3)} → {_fmt(r1['test_acc'], 3)}",
+                wd_spec_train=f"{_fmt(r0['train_acc'], 3)} → {_fmt(r1['train_acc'], 3)}",
+                wd_spec_verdict=plots.MARKS[page_claims(spectrum={0: spectrum})[-1]["reproduced"]],
+                wd_spec_phrase="better" if r1["test_acc"] > r0["test_acc"] else "worse")
+
+
+_NUMBERS = {"decoupling": decoupling_numbers, "live_slope": live_slope_numbers,
+            "equilibrium": equilibrium_numbers, "clock": clock_numbers,
+            "invariant": invariant_numbers, "window": window_numbers,
+            "spectrum": spectrum_numbers}
+
+
+def numbers(section: str, *results) -> dict:
+    """The numbers the prose of ``section`` quotes, as glue texts, from the page's results:
+    ``numbers("decoupling", grid)`` and ``numbers("invariant", grid)`` (the precomputed
+    grids of sections 1 and 3), ``numbers("live_slope", live, grid)`` (the live grid beside
+    them), ``numbers("equilibrium", equilibria)``, ``numbers("clock", clock)``,
+    ``numbers("window", window)``, ``numbers("spectrum", spectrum)``."""
+    if section not in _NUMBERS:
+        raise ValueError(f"no numbers for section {section!r}; choose one of {list(_NUMBERS)}")
+    return _NUMBERS[section](*results)
+
+
+def _seed_accs(payload: dict, kind: str) -> dict:
+    """``{seed: final test accuracy [decay][lr]}`` of grid ``kind``, one array per seed."""
+    g = payload["grids"][kind]
+    return dict(enumerate(np.asarray(g["test_acc_seeds"], dtype=float)))
+
+
+def _shortfalls(l2, w) -> tuple[float, float, float]:
+    """From final accuracies [decay][lr] of Adam + L2 and AdamW: (how far Adam + L2's largest
+    decay falls below its column's best, at least, over the learning rates; AdamW's shortfall
+    at the smallest and at the largest learning rate)."""
+    gap = np.nanmax(w, 0) - w[-1]
+    return float(np.min(np.nanmax(l2, 0) - l2[-1])), float(gap[0]), float(gap[-1])
+
+
+def _largest_fails(payload: dict) -> tuple[float, float, float]:
+    """:func:`_shortfalls` of a payload's seed-averaged grids (a live grid: its one seed)."""
+    return _shortfalls(grid_array(payload, "adam_l2")[:, :, -1],
+                       grid_array(payload, "adamw")[:, :, -1])
+
+
+def _below_line(payload: dict) -> tuple[dict, dict, dict]:
+    """On each seed's AdamW grid, the range of final test accuracy over the decays below the
+    line eta * lambda * t = 1 (where decay has not had time to act), per learning rate with
+    two or more such decays: ``({seed: largest such range / its whole column's range},
+    {seed: largest such range}, {seed: smallest range of a whole column})``."""
+    g = payload["grids"]["adamw"]
+    below = np.outer(g["decays"], g["lrs"]) * payload["eval_steps"][-1] < 1
+    cols = [j for j in range(below.shape[1]) if below[:, j].sum() > 1]
+    ratio, inside, whole = {}, {}, {}
+    for s, acc in _seed_accs(payload, "adamw").items():
+        ranges = [(float(np.ptp(acc[below[:, j], j])), float(np.ptp(acc[:, j]))) for j in cols]
+        ratio[s] = max((a / b for a, b in ranges if b > 0), default=math.nan)
+        inside[s] = max((a for a, _ in ranges), default=math.nan)
+        whole[s] = float(np.min(np.ptp(acc, 0)))
+    return ratio, inside, whole
+
+
+def _product_moves(payload: dict, band) -> dict:
+    """``{seed: factor}``: on each seed's scale-invariant grid, how far the best product
+    eta * lambda moves over the learning rates of ``band`` (inf where a seed has no best decay
+    at one of them)."""
+    g = payload["grids"]["adamw_invariant"]
+    lrs = np.asarray(g["lrs"], dtype=float)
+    cols = [j for j, lr in enumerate(lrs) if band[0] <= lr <= band[1]]
+    out = {}
+    for s, acc in _seed_accs(payload, "adamw_invariant").items():
+        ridge = best_decay_per_lr(acc, g["decays"])
+        prod = [lrs[j] * ridge[j] for j in cols if ridge[j] is not None]
+        out[s] = max(prod) / min(prod) if len(prod) == len(cols) and prod else math.inf
+    return out
+
+
+def grid_claims(grid: dict) -> list[dict]:
+    """The claims rows that rest on the precomputed grids of sections 1 and 3 alone, each
+    judged on every seed of the grid (its final accuracies, ``test_acc_seeds``)."""
+    rows = []
+    if not all(k in grid["grids"] for k in DECOUPLING):
+        return rows
+    seeds = list(range(len(grid["grids"]["adamw"]["test_acc_seeds"])))
+    s = decoupling_summary(grid)
+    per = dict(zip(seeds, s["per_seed"] or []))
+    text, v = plots.judged(per, {k: m >= BEST_MARGIN for k, m in per.items()}, _signed)
+    rows.append(plots.claim(
+        "AdamW generalizes substantially better than Adam + L2 (best cell of each learning-rate "
+        "× decay grid)", _LH,
+        f"best AdamW minus best Adam + L2, per seed: {text}; seed-averaged grids: "
+        f"{_n(s['best']['adamw']['acc'])} vs {_n(s['best']['adam_l2']['acc'])}",
+        v, asserted=False,
+        control="Adam + L2's best cell",
+        window=f"AdamW ahead by {BEST_MARGIN:g} or more, every seed",
+        seeds=seeds))
+    l2s, ws = _seed_accs(grid, "adam_l2"), _seed_accs(grid, "adamw")
+    falls = {k: _shortfalls(l2s[k], ws[k]) for k in seeds}
+    l2_gap = {k: f[0] for k, f in falls.items()}
+    growth = {k: f[2] - f[1] for k, f in falls.items()}
+    text, v = plots.judged(l2_gap, {k: l2_gap[k] > L2_FAIL and growth[k] > ADAMW_FAIL_GROWTH
+                                    for k in seeds}, lambda x: _n(x, 2))
+    rows.append(plots.claim(
+        "Adam + L2's largest penalty fails at every learning rate (a horizontal band); AdamW's "
+        "largest decay fails more the larger η is", _LH,
+        f"Adam + L2's largest λ, least shortfall below its column's best over the η: {text}; "
+        f"AdamW's largest λ, shortfall at the largest η minus at the smallest: "
+        f"{plots.spread(growth, _signed)}",
+        v, control="the best decay of each column; AdamW's shortfall at the smallest η",
+        window=f"Adam + L2: more than {L2_FAIL:g} at every η; AdamW: {ADAMW_FAIL_GROWTH:g} more "
+               "at the largest η than at the smallest, every seed", seeds=seeds))
+    ratio, inside, whole = _below_line(grid)
+    text, v = plots.judged(ratio, {k: r < FLAT_BELOW for k, r in ratio.items()},
+                           lambda x: _n(x, 2))
+    rows.append(plots.claim(
+        "below the line ηλt = 1 (AdamW, plain MLP) a column's accuracy hardly depends on λ: "
+        "the decay has not had time to act",
+        "How to set AdamW's weight decay as you scale model and dataset size",
+        f"range of test accuracy over the decays below the line / over the whole column, "
+        f"largest over the η: {text}; the range below the line "
+        f"{plots.spread(inside, lambda x: _n(x, 2))}",
+        v, control=f"the whole column's range (smallest over the η: "
+                   f"{plots.spread(whole, lambda x: _n(x, 2))})",
+        window=f"every η with two or more decays below the line, after "
+               f"{grid['eval_steps'][-1]:,} steps; below {FLAT_BELOW:g} of the column's range",
+        seeds=seeds))
+    lh = {k: x + 1 for k, x in seed_slopes(grid, "adamw").items()}  # log(eta lambda) vs log eta
+    l2 = seed_slopes(grid, "adam_l2")
+    text, v = plots.judged(lh, {k: abs(lh[k]) < DECOUPLED and abs(l2[k]) >= DECOUPLED
+                                for k in seeds}, lambda x: f"{x:+.2f}")
+    rows.append(plots.claim(
+        "with AdamW the best decay (Loshchilov & Hutter's, ηλ) does not move with the learning "
+        "rate, as Adam + L2's best L2 coefficient does", _LH,
+        f"slope of log(best ηλ) against log η, AdamW: {text}", v, asserted=False,
+        control=f"Adam + L2's best L2 coefficient, slope {plots.spread(l2, lambda x: f'{x:+.2f}')}"
+                f" (must move: |slope| ≥ {DECOUPLED:g})",
+        window=f"|slope| below {DECOUPLED:g} (0: decoupled, −1 or +1: moving with η); all "
+               f"{len(grid['lrs'])} learning rates", seeds=seeds))
+    plain = ridge_band(grid, "adamw", PLAIN_BAND)
+    lrs = np.asarray(grid["lrs"], dtype=float)
+    above = {k: [d for lr, d in zip(lrs, best_decay_per_lr(a, grid["grids"]["adamw"]["decays"]))
+                 if lr > PLAIN_BAND[1]] for k, a in ws.items()}
+    lower = {k: (max(above[k]) / min(plain["per_seed"][k])
+                 if above[k] and None not in above[k] and None not in plain["per_seed"][k]
+                 else math.inf) for k in seeds}
+    moves = dict(zip(seeds, plain["moves"]))
+    text, v = plots.judged(moves, {k: moves[k] < PLAIN_MOVES and lower[k] < 1 for k in seeds},
+                           lambda x: _fmt(x, 2) + "×")
+    rows.append(plots.claim(
+        f"plain MLP, η from {_fmt(plain['lrs'][0], 1)} to {_fmt(plain['lrs'][-1], 1)}: AdamW's "
+        "best λ (PyTorch's) hardly moves with η, on every seed, and is lower at larger η", _LH,
+        f"best λ moves by {text} while η moves {_fmt(plain['lr_factor'], 2)}×; largest best λ "
+        f"above that η over the smallest within it: {plots.spread(lower, lambda x: _fmt(x, 2))}",
+        v, control=f"best λ ∝ 1/η: a {_fmt(plain['lr_factor'], 2)}× move",
+        window=f"η from {_fmt(plain['lrs'][0], 1)} to {_fmt(plain['lrs'][-1], 1)}: moves under "
+               f"{PLAIN_MOVES:g}×; above it: below 1", seeds=seeds))
+    if "adamw_invariant" in grid["grids"]:
+        inv = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
+        cols = [j for j, lr in enumerate(lrs) if INVARIANT_BAND[0] <= lr <= INVARIANT_BAND[1]]
+        fall = dict(zip(seeds, inv["moves"]))
+        slope = {k: ridge_slope(lrs[cols], [r for r in inv["per_seed"][k]]) for k in seeds}
+        text, v = plots.judged(fall, {k: fall[k] > INV_FALL and slope[k] < INV_SLOPE
+                                      for k in seeds}, lambda x: _fmt(x, 2) + "×")
+        rows.append(plots.claim(
+            f"scale-invariant net, η from {_fmt(inv['lrs'][0], 1)} to {_fmt(inv['lrs'][-1], 1)}: "
+            "the best λ falls with η, about as 1/η or faster (ηλ, not λ, is the variable), on "
+            "every seed", "Efficient Hyperparameter Tuning via Trajectory Invariance Principle; "
+            + _LH,
+            f"best λ falls by {text} while η grows {_fmt(inv['lr_factor'], 2)}×; slope of "
+            f"log(best λ) against log η {plots.spread(slope, _slope)}; the best ηλ moves "
+            f"{plots.spread(_product_moves(grid, INVARIANT_BAND), lambda x: _fmt(x, 2) + '×')}",
+            v, control="a best λ free of η (slope 0, no fall); the plain MLP's moves under "
+                       f"{PLAIN_MOVES:g}×",
+            window=f"each seed's fall over {INV_FALL:g}× and slope below {_slope(INV_SLOPE)} "
+                   "(1/η: −1)", seeds=seeds))
+    return rows
+
+
+def published_claims() -> list[dict]:
+    """The claims rows of the published page that rest on ``data/`` alone: those of the
+    precomputed grids (:func:`grid_claims`), as the cpu build shows them."""
+    from .. import results
+
+    grid, _ = results.load("weight_decay_grid")
+    return grid_claims(grid)
 
 
 def claim_runs(profile: str | None, seeds, **page) -> dict:
@@ -68,16 +449,14 @@ def _spectrum_checks(sp: dict):
     return name, float(w0), float(w1), a, b, ok, r0, r1
 
 
-def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
+def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
            spectrum=None, window=None) -> list[dict]:
     """The chapter's claims table: ``grid`` is the precomputed payload (its rows are
-    :func:`~.views.grid_claims`); ``live``, ``equilibria`` (a list of runs per seed),
+    :func:`grid_claims`); ``live``, ``equilibria`` (a list of runs per seed),
     ``clock``, ``window`` (:func:`~.window.window_claims`) and ``spectrum`` are the page's
     live runs as ``{seed: result}``
     (:func:`claim_runs`); any may be left out. Rows that the prose states as facts are
     asserted; the others show their verdict, which the prose glues."""
-    from .views import _equilibrium_verdict, _largest_fails, _n, grid_claims
-
     rows = grid_claims(grid) if grid is not None else []
     if live is not None:
         live = plots.per_seed(live, "live", "wdc.claim_runs")
@@ -123,7 +502,6 @@ def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
             verdicts = {s: _equilibrium_verdict(r) == "yes" for s, r in runs.items()}
             text, v = plots.judged({s: 100 * w for s, w in worst.items()}, verdicts,
                              lambda x: f"{x:.0f}%")
-            from .views import ANGLE_TOL, RMS_TOL
             rows.append(plots.claim(
                 claim, _EQ, f"largest deviation of measured from predicted RMS or angle, last "
                 f"quarter, {len(lay[seeds[0]])} matrices{given}: {text}", v,
@@ -131,7 +509,6 @@ def claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
                 window=f"RMS within {100 * RMS_TOL:.0f}%, angle within {100 * ANGLE_TOL:.0f}%, "
                        "every matrix", seeds=seeds))
             if r0["optimizer"] == "adamw":
-                from .views import RELAX_BAND
                 relax = {s: [x["relax_steps"] for x in ls] for s, ls in lay.items()}
                 rel = {s: max((x or np.inf) / runs[s]["tau"] for x in xs)
                        for s, xs in relax.items()}

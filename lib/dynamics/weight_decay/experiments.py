@@ -5,9 +5,11 @@
   :func:`dynamics.sweep.train_many`; :func:`grid_summary` reads them (best cells, the best
   decay at each learning rate, the slope of that ridge).
 - :func:`run_equilibrium`: one scale-invariant network measured every step (section 2), with
-  :func:`equilibrium_summary` putting the theory beside the measurement.
+  :func:`equilibrium_summary` putting the theory beside the measurement; :func:`run_equilibria`
+  the section's two runs.
 - :func:`run_clock`: runs that share eta * lambda (section 3).
 - :func:`run_spectrum`: the same MLP with and without decay (section 4).
+- ``answer_*``: the worked answers of the exercises that quote a measurement.
 - :func:`precompute_plan`: the grids of the static book (``data/weight_decay_grid.json``).
 
 Every runner takes ``seed=None`` (``DYNAMICS_SEED``), honours dry runs (``runtime.steps``,
@@ -24,7 +26,7 @@ from functools import partial
 import numpy as np
 import torch
 
-from .. import runtime, units
+from .. import plots, runtime, units
 from .. import progress as P
 from ..models import MLP
 from ..runtime import get_seed
@@ -34,8 +36,7 @@ from .science import (BETA1, GRIDS, MOMENTUM, ClockConfig, DecouplingConfig, Equ
                       NormMLP, RotationMeter, SpectrumConfig, adamw_norm_trajectory, best_cell,
                       best_decay_per_lr, check_equilibrium_args, effective_lr, equilibrium,
                       final_loss, mnist1d_data, norm_step, relaxation_steps, ridge_slope,
-                      singular_values,
-                      spectrum_stats)
+                      singular_values, spectrum_stats, zero_gradient_path)
 
 DECOUPLING = ("adam_l2", "adamw")
 LABELS = {"adam_l2": "Adam + L2", "adamw": "AdamW", "adamw_invariant": "AdamW, scale-invariant",
@@ -85,11 +86,14 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
                 strategy=res.info.get("strategy"), wall_time=res.info.get("wall_time"))
 
 
-def run_decoupling(cfg: DecouplingConfig, seed: int | None = None, bars=None,
-                   kinds=DECOUPLING) -> dict:
+def run_decoupling(cfg: DecouplingConfig | None = None, seed: int | None = None, bars=None,
+                   kinds=DECOUPLING, profile: str | None = None) -> dict:
     """The grids ``kinds`` (default: Adam + L2 and AdamW on the same MLP, section 1), one
-    after the other: ``{"grids": {kind: run_grid(...)}, "lrs", "eval_steps", "seeds"}``."""
+    after the other: ``{"grids": {kind: run_grid(...)}, "lrs", "eval_steps", "seeds"}``.
+    ``cfg=None``: the small grid the page trains live at ``profile``
+    (:func:`live_grid_config`)."""
     seed = get_seed(seed)
+    cfg = live_grid_config(profile) if cfg is None else cfg
     kinds = list(kinds)
     grids, job = {}, P.current()
     for k, kind in enumerate(kinds):
@@ -160,6 +164,12 @@ SECTION2 = {"adamw": dict(lr=3e-3, weight_decay=2.0), "sgd": dict(lr=0.3, weight
 def equilibrium_configs(profile: str | None = None) -> list[EquilibriumConfig]:
     """The configs of section 2 at a profile's scale: AdamW and SGD."""
     return [EquilibriumConfig.for_profile(profile, optimizer=o, **kw) for o, kw in SECTION2.items()]
+
+
+def run_equilibria(profile: str | None = None, seed: int | None = None, bars=None) -> list:
+    """Section 2's two runs at ``profile`` scale (:func:`equilibrium_configs`: AdamW, then
+    SGD, at the same eta * lambda), each by :func:`run_equilibrium`."""
+    return [run_equilibrium(cfg, seed, bars=bars) for cfg in equilibrium_configs(profile)]
 
 
 def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, on_eval=(),
@@ -276,14 +286,17 @@ def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, hist
 # ============================================================================ 3. the clock
 
 
-def run_clock(cfg: ClockConfig, seed: int | None = None, bars=None) -> dict:
+def run_clock(cfg: ClockConfig | None = None, seed: int | None = None, bars=None,
+              profile: str | None = None) -> dict:
     """AdamW on a :class:`~.science.NormMLP`: three runs with equal eta * lambda (learning
     rates a factor ``spread`` apart) and one with ``contrast`` times the product, from the
     same initialization and batches. Returns the runs, their histories, each run's settled
     loss (the mean train loss over the second half, once the norms have equilibrated: see
     :func:`~.science.final_loss`), ``spread`` (max/min - 1 of the matched losses) and
-    ``ratio`` (odd loss / mean matched loss); NaN where a run diverged or was stopped."""
+    ``ratio`` (odd loss / mean matched loss); NaN where a run diverged or was stopped.
+    ``cfg=None``: the page's runs at ``profile`` (``ClockConfig.for_profile(profile)``)."""
     seed = get_seed(seed)
+    cfg = ClockConfig.for_profile(profile) if cfg is None else cfg
     data = mnist1d_data(cfg.n_train)
     runs = cfg.runs()
     steps = runtime.steps(cfg.steps)
@@ -306,12 +319,15 @@ def run_clock(cfg: ClockConfig, seed: int | None = None, bars=None) -> dict:
 # ============================================================================ 4. the weights
 
 
-def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, bars=None) -> dict:
+def run_spectrum(cfg: SpectrumConfig | None = None, seed: int | None = None, bars=None,
+                 profile: str | None = None) -> dict:
     """Train one MLP twice from the same initialization, without and with weight decay;
     record each weight matrix's Frobenius norm during training, its singular values at
     initialization and at the end, and their statistics (:func:`~.science.spectrum_stats`).
-    Each run reports half of the progress (a panel's bar and Stop)."""
+    Each run reports half of the progress (a panel's bar and Stop). ``cfg=None``: the page's
+    run at ``profile`` (``SpectrumConfig.for_profile(profile)``)."""
     seed, job = get_seed(seed), P.current()
+    cfg = SpectrumConfig.for_profile(profile) if cfg is None else cfg
     data = mnist1d_data(cfg.n_train)
     steps = runtime.steps(cfg.steps)
     evals = sorted({0} | set(log_steps(steps, 30)))
@@ -333,6 +349,71 @@ def run_spectrum(cfg: SpectrumConfig, seed: int | None = None, bars=None) -> dic
         out["runs"][wd] = dict(history=h, init=init, final=final if finite else {}, stats=stats,
                                test_acc=h.last("test_acc"), train_acc=h.last("train_acc"))
     return out
+
+
+# ============================================================================ worked answers
+# Each exercise answer that quotes a measurement computes it in a collapsed cell of the page,
+# with one of these: the page's own runs, at the page's profile and seed.
+
+
+def _n(x, digits: int = 3) -> str:
+    return plots.number(x, digits, missing="n/a")
+
+
+def answer_equilibrium(profile: str | None = None, seed: int | None = None, lr: float = 2e-3,
+                       weight_decay: float = 1.0) -> str:
+    """Exercise 1: AdamW at (lr, weight_decay) for 3 tau steps; the settled RMS of each
+    matrix against sqrt(eta / 2 lambda), and the steps it took to get within e^-2."""
+    tau = 1 / (lr * weight_decay)
+    cfg = EquilibriumConfig.for_profile(profile, lr=lr, weight_decay=weight_decay,
+                                        steps=int(round(3 * tau)))
+    r = run_equilibrium(cfg, seed, bars=False)
+    lay = r["layers"].values()
+    relax = [v["relax_steps"] for v in lay]
+    return (f"{cfg.steps:,} steps (τ = {tau:,.0f}): settled RMS "
+            f"{', '.join(_n(v['rms'], 3) for v in lay)} against √(η/2λ) = "
+            f"{_n(math.sqrt(lr / (2 * weight_decay)), 3)}; within e⁻² of equilibrium after "
+            f"{', '.join('never' if s is None else f'{s:,}' for s in relax)} steps")
+
+
+def answer_sgd_symmetry(equilibria, profile: str | None = None, seed: int | None = None,
+                        factor: float = 4.0) -> str:
+    """Exercise 2: section 2's SGD run against one with eta / factor and lambda * factor:
+    the ratio of their settled norms per matrix (predicted: sqrt(factor)) and of their
+    angles per step (predicted: 1)."""
+    base = next(r for r in equilibria if r["optimizer"] == "sgd")
+    cfg = EquilibriumConfig.for_profile(profile, optimizer="sgd", lr=base["lr"] / factor,
+                                        weight_decay=base["weight_decay"] * factor)
+    new = run_equilibrium(cfg, seed, bars=False)
+    norm = [base["layers"][n]["norm"] / v["norm"] for n, v in new["layers"].items()]
+    angle = [v["angle"] / base["layers"][n]["angle"] for n, v in new["layers"].items()]
+    return (f"η/{factor:g}, λ·{factor:g}: norms {', '.join(_n(x, 3) for x in norm)} times "
+            f"smaller (predicted {_n(math.sqrt(factor), 3)}); angle per step "
+            f"{', '.join(_n(x, 3) for x in angle)} times the original (predicted 1)")
+
+
+def answer_spread(clock: dict, profile: str | None = None, seed: int | None = None,
+                  spread: float = 4.0) -> str:
+    """Exercise 3: the clock's runs with learning rates ``spread`` apart and one product:
+    how far apart their settled losses are, beside the section's own runs."""
+    cfg = ClockConfig.for_profile(profile, spread=spread, contrast=1.0)
+    wide = run_clock(cfg, seed, bars=False)
+    runs = sorted(zip((r["lr"] for r in wide["runs"] if r["matched"]),
+                      (l for r, l in zip(wide["runs"], wide["final_loss"]) if r["matched"])))
+    return (f"settled losses {_n(100 * clock['spread'], 2)}% apart with spread "
+            f"{clock['runs'][1]['lr'] / clock['runs'][0]['lr']:g}, "
+            f"{_n(100 * wide['spread'], 2)}% with spread {spread:g}; per run, η → loss: "
+            + ", ".join(f"{_n(lr, 2)} → {_n(loss, 3)}" for lr, loss in runs))
+
+
+def answer_zero_gradient(lr: float = 1e-3, w0: float = 1.0) -> str:
+    """Exercise 5: a coordinate with no loss gradient, after 1,000 and 2,000 steps."""
+    adamw = zero_gradient_path(lr, 0.1, True, 1000, w0)
+    l2 = {wd: zero_gradient_path(lr, wd, False, 2000, w0) for wd in (0.01, 0.1, 1.0)}
+    same = max(float(np.max(np.abs(l2[wd] - l2[0.1]))) for wd in l2)
+    return (f"AdamW (λ = 0.1): {_n(adamw[-1], 3)} after 1,000 steps; Adam + L2: "
+            f"{_n(l2[0.1][999], 2)} after 1,000 and {_n(l2[0.1][-1], 2)} after 2,000 steps, for "
+            f"λ = 0.01, 0.1 and 1 alike (largest difference {_n(same, 1)})")
 
 
 # ============================================================================ precompute
@@ -358,4 +439,5 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
 __all__ = ["DECOUPLING", "LABELS", "SECTION2",
            "run_grid", "run_decoupling", "grid_array", "grid_summary", "decoupling_summary",
            "live_grid_config", "equilibrium_configs", "run_equilibrium", "equilibrium_summary",
-           "run_clock", "run_spectrum", "decoupling", "precompute_plan"]
+           "run_equilibria", "run_clock", "run_spectrum", "decoupling", "answer_equilibrium",
+           "answer_sgd_symmetry", "answer_spread", "answer_zero_gradient", "precompute_plan"]

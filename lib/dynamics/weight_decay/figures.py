@@ -1,8 +1,8 @@
 """Weight decay, the figures: static figures, sliders and tables of the chapter's results.
 
 Figure builders say what to draw; :func:`dynamics.plots.house` places titles, legends,
-sliders and margins when a figure is rendered. The live panels and the claims are in
-:mod:`.views`, which re-exports these.
+sliders and margins when a figure is rendered. The live panels are in :mod:`.panels`, the
+page's numbers and claims in :mod:`.claims`.
 """
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def grid_slider(payload: dict, kinds=DECOUPLING):
     return plots.slider(figs, [f"{s:,}" for s in steps], name="step")
 
 
-def ridge_rows(payload: dict, kinds) -> list[dict]:
+def ridge_rows(payload: dict, kinds=DECOUPLING) -> list[dict]:
     """The best decay at each learning rate of each grid, one row per learning rate (and,
     for AdamW, the best product eta * lambda: Loshchilov & Hutter's decay)."""
     sums = {k: grid_summary(payload, k) for k in kinds}

@@ -91,7 +91,8 @@ def fit_decay_time(steps, kept, horizon: float) -> float:
     return math.inf if slope >= 0 else float(-1 / slope)
 
 
-def run_window(cfg: WindowConfig, seed: int | None = None) -> dict:
+def run_window(cfg: WindowConfig | None = None, seed: int | None = None,
+               profile: str | None = None) -> dict:
     """Train every setting of ``cfg`` as a pair (reference, kicked) of plain MLPs from one
     initialization and one batch order, kick the second of each pair at ``cfg.kick_step`` by
     ``cfg.kick`` times each tensor's RMS along a random direction ``delta`` and follow
@@ -99,10 +100,12 @@ def run_window(cfg: WindowConfig, seed: int | None = None) -> dict:
 
     Returns ``settings`` (each with ``tau``, ``measured`` (fitted over ``2 tau`` steps, the
     control over the longest window) and ``end``: the fraction kept at that window's end),
-    ``steps`` (after the kick), ``kept`` [setting][step], ``seed`` and ``stopped``."""
+    ``steps`` (after the kick), ``kept`` [setting][step], ``seed`` and ``stopped``.
+    ``cfg=None``: the page's run at ``profile`` (``WindowConfig.for_profile(profile)``)."""
     from torch.func import functional_call, stack_module_state, vmap
 
     seed = get_seed(seed)
+    cfg = WindowConfig.for_profile(profile) if cfg is None else cfg
     settings = cfg.settings()
     data = mnist1d_data(cfg.n_train)
     after = runtime.steps(cfg.after())

@@ -1,0 +1,136 @@
+"""dynamics.weight_decay.claims: the numbers the prose glues (on the published grids and on tiny
+runs), the claims table, and rows that can say "no"."""
+import json
+
+import pytest
+
+from dynamics import plots, results
+from dynamics.weight_decay import claims as C
+from dynamics.weight_decay import experiments as E
+from dynamics.weight_decay import science as S
+
+TINY = S.DecouplingConfig(lr_low=1e-3, lr_high=10 ** -1.5, n_lr=4, wd_low=1e-2, wd_high=10.0,
+                          l2_low=1e-4, l2_high=1e-1, n_wd=7, n_seeds=1, steps=30, width=8,
+                          n_train=200, n_evals=2)
+
+
+@pytest.fixture(scope="module")
+def payload():
+    fresh = E.run_decoupling(TINY, 0, bars=False, kinds=tuple(S.GRIDS))
+    return json.loads(json.dumps(results._plain(fresh)))  # as read back from data/
+
+
+def test_claims_table(payload):
+    eq = [E.run_equilibrium(c.replace(steps=40), 0, bars=False) for c in E.equilibrium_configs("smoke")]
+    rows = C.page_claims(grid=payload, live={0: payload}, equilibria={0: eq})
+    assert len(rows) >= 4
+    assert all(r["reproduced"] in plots.VERDICTS for r in rows)
+    plots.claims_table(rows)
+    assert C.page_claims() == []
+
+
+
+def test_prose_numbers_of_the_precomputed_grids():
+    """The numbers sections 1 and 3 glue into their prose come from the grids: the AdamW
+    ridge of the plain MLP over its band, seed by seed, and the invariant net's products."""
+    grid, _ = results.load("weight_decay_grid")
+    band = C.ridge_band(grid, "adamw", C.PLAIN_BAND)
+    assert len(band["per_seed"]) == len(grid["seeds"]) and band["lr_factor"] == pytest.approx(10, rel=0.01)
+    for ridge, moves in zip(band["per_seed"], band["moves"]):
+        assert moves == pytest.approx(max(ridge) / min(ridge))
+    num = C.decoupling_numbers(grid)
+    assert all(isinstance(v, str) and v and "n/a" not in v for v in num.values())
+    inv = C.invariant_numbers(grid)
+    assert 1 <= inv["prod_factor"] < 3  # the best product hardly moves below the largest eta
+    rows = C.published_claims()
+    assert [r["claim"] for r in rows] == [r["claim"] for r in C.grid_claims(grid)]
+    assert any(not r["asserted"] for r in rows) and any(r["asserted"] for r in rows)
+
+
+def test_prose_numbers_of_tiny_runs(payload):
+    inv = C.invariant_numbers(payload)  # a grid too small for the prose: no crash, "n/a"
+    assert set(inv) >= {"wd_inv_prod", "wd_inv_slope"}
+    eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", steps=40), 0, bars=False)
+    num = C.equilibrium_numbers([eq])
+    assert num["wd_adamw_rms_dev"].endswith("%") and num["wd_adamw_verdict"] in plots.MARKS.values()
+    clock = E.run_clock(S.ClockConfig.for_profile("smoke", steps=40), 0, bars=False)
+    assert C.clock_numbers(clock)["wd_clock_lr_factor"] == "4"
+    text = E.answer_zero_gradient()
+    assert "0.905 after 1,000 steps" in text and "0.26 after 1,000" in text
+
+
+def test_decoupling_row_has_one_outcome():
+    """The decoupling row is Loshchilov & Hutter's claim alone (AdamW's best eta * lambda stays
+    put while Adam + L2's best coefficient moves): on the published grid, where Adam + L2's
+    best coefficient does not move, it is "no"; a grid where AdamW's best lambda falls as
+    1/eta and Adam + L2's moves gives "yes"."""
+    import numpy as np
+    from dynamics import results
+
+    grid, _ = results.load("weight_decay_grid")
+    row = next(r for r in C.grid_claims(grid) if r["claim"].startswith("with AdamW the best decay"))
+    assert row["reproduced"] == "no" and row["control"] and row["seeds"] == [0, 1, 2]
+    g = {k: dict(v) for k, v in grid["grids"].items()}
+    decays, lrs = np.asarray(g["adamw"]["decays"]), np.asarray(g["adamw"]["lrs"])
+
+    def peaked(best):  # one seed's accuracy grid peaking at decay best[j] in column j
+        return (1 - np.abs(np.log10(decays)[:, None] - np.log10(best)[None, :])).tolist()
+
+    fixed_product = peaked(1e-3 / lrs)
+    moving = peaked(lrs)  # Adam + L2's best coefficient grows with eta
+    g["adamw"]["test_acc_seeds"] = [fixed_product] * 3
+    g["adam_l2"]["test_acc_seeds"] = [moving] * 3
+    row = next(r for r in C.grid_claims(dict(grid, grids=g))
+               if r["claim"].startswith("with AdamW the best decay"))
+    assert row["reproduced"] == "yes"
+
+
+def test_numbers_reads_each_section_by_name(payload):
+    """``numbers(section, *results)`` is each section's numbers function, and refuses a
+    section it does not know."""
+    grid, _ = results.load("weight_decay_grid")
+    assert C.numbers("decoupling", grid) == C.decoupling_numbers(grid)
+    assert C.numbers("live_slope", payload, grid) == C.live_slope_numbers(payload, grid)
+    with pytest.raises(ValueError, match="choose one of"):
+        C.numbers("nope", grid)
+
+
+def test_published_rows_are_judged_on_every_seed():
+    """Each asserted row of the published grids is "yes" on each of the file's seeds, names
+    its control and window, and prints the seeds' spread (median and range) so the margin
+    shows; the decay-free region below eta * lambda * t = 1 is one of them."""
+    grid, _ = results.load("weight_decay_grid")
+    rows = C.published_claims()
+    asserted = [r for r in rows if r["asserted"]]
+    assert len(asserted) == 4 and all(r["reproduced"] == "yes" for r in asserted)
+    for r in rows:
+        assert r["seeds"] == [0, 1, 2] == grid["seeds"] and r["control"] and r["window"]
+        assert "median" in r["measured here"] and "seeds 0, 1, 2" in r["measured here"]
+    assert next(r for r in rows if r["claim"].startswith("below the line"))["asserted"]
+    ratio, inside, whole = C._below_line(grid)
+    assert all(ratio[s] < C.FLAT_BELOW and inside[s] < whole[s] for s in ratio)
+
+
+def test_grid_rows_say_no_when_a_seed_contradicts_them():
+    """The rows are judged seed by seed: one seed whose decay matters below the line, or whose
+    best lambda is not lower above the plain MLP's band, turns its row from "yes" to
+    "partly" (with the words "holds on 2 of 3 seeds"), and all three seeds to "no"."""
+    import numpy as np
+
+    grid, _ = results.load("weight_decay_grid")
+    g = {k: dict(v) for k, v in grid["grids"].items()}
+    accs = np.asarray(g["adamw"]["test_acc_seeds"], dtype=float)
+    ramp = np.linspace(0, 0.5, accs.shape[1])[:, None] * np.ones(accs.shape[2])  # [decay][lr]
+    noisy = accs.copy()
+    noisy[1] = accs[1] + ramp  # decay matters everywhere on seed 1, below the line too
+
+    def row(acc_seeds, start):
+        gg = dict(g, adamw=dict(g["adamw"], test_acc_seeds=acc_seeds.tolist()))
+        return next(r for r in C.grid_claims(dict(grid, grids=gg)) if r["claim"].startswith(start))
+
+    assert row(accs, "below the line")["reproduced"] == "yes"
+    one = row(noisy, "below the line")
+    assert one["reproduced"] == "partly" and "holds on 2 of 3 seeds" in one["measured here"]
+    assert row(accs + ramp[None], "below the line")["reproduced"] == "no"
+    flipped = accs[:, ::-1, :]  # the best decay now rises where it fell
+    assert row(flipped, "plain MLP")["reproduced"] == "no"

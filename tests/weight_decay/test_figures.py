@@ -1,0 +1,68 @@
+"""dynamics.weight_decay.figures: figures built from fresh and JSON data, rendered in the house
+layout, and the tables of the results."""
+import json
+
+import pytest
+
+from dynamics import plots, results
+from dynamics.weight_decay import experiments as E
+from dynamics.weight_decay import figures as F
+from dynamics.weight_decay import science as S
+
+TINY = S.DecouplingConfig(lr_low=1e-3, lr_high=10 ** -1.5, n_lr=4, wd_low=1e-2, wd_high=10.0,
+                          l2_low=1e-4, l2_high=1e-1, n_wd=7, n_seeds=1, steps=30, width=8,
+                          n_train=200, n_evals=2)
+
+
+@pytest.fixture(scope="module")
+def payload():
+    fresh = E.run_decoupling(TINY, 0, bars=False, kinds=tuple(S.GRIDS))
+    return json.loads(json.dumps(results._plain(fresh)))  # as read back from data/
+
+
+def _rendered(fig):
+    html = plots.to_html(fig)
+    assert "Plotly.newPlot" in html
+    return plots.house(fig)
+
+
+def test_grid_figure_marks_best_cells_and_ridges(payload):
+    fig = _rendered(F.grid_figure(payload))
+    kinds = [t for t in fig.data if t.type == "heatmap"]
+    assert len(kinds) == 2 and sum(t.showscale is not False for t in kinds) == 1
+    assert sum(t.name == "best cell" for t in fig.data) == 2  # one outlined best cell per grid
+    names = [t.name for t in fig.data if t.type == "scatter"]
+    assert "best λ at each η" in names and "ηλ·t = 1" in names
+    assert fig.layout.title.text.startswith("Test accuracy after")
+    fig3 = F.grid_figure(payload, ("adamw", "adamw_invariant"))
+    assert [a.text for a in fig3.layout.annotations][:2] == [E.LABELS["adamw"], E.LABELS["adamw_invariant"]]
+
+
+def test_grid_slider_has_one_step_per_evaluation(payload):
+    fig = _rendered(F.grid_slider(payload))
+    assert len(fig.layout.sliders[0].steps) == len(payload["eval_steps"])
+    assert fig.layout.sliders[0].y == 0  # placed by the house layout, below the plot
+
+
+def test_ridge_rows(payload):
+    rows = F.ridge_rows(payload, tuple(S.GRIDS))
+    assert len(rows) == len(payload["lrs"])
+    assert "AdamW: best ηλ" in rows[0] and "invariant: best ηλ" in rows[0]
+    plots.table(rows)
+
+
+def test_figures_of_the_other_sections():
+    eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", steps=40), 0, bars=False)
+    fig = _rendered(F.equilibrium_figure([eq, eq]))
+    assert sum(t.showlegend is not False for t in fig.data if t.name) >= 4
+    rows = F.equilibrium_rows(eq)
+    assert len(rows) == 3 and all(isinstance(r["RMS"], float) for r in rows)
+    clock = E.run_clock(S.ClockConfig.for_profile("smoke", steps=40), 0, bars=False)
+    fig = _rendered(F.clock_figure(clock))
+    assert len(fig.data) == 4
+    rows = F.clock_rows(clock)
+    assert [r["ηλ"] for r in rows] == pytest.approx([clock["product"]] * 3 + [4 * clock["product"]])
+    spec = E.run_spectrum(S.SpectrumConfig.for_profile("smoke", steps=40, width=16), 0, bars=False)
+    fig = _rendered(F.spectrum_figure(spec))
+    assert [t.name for t in fig.data if t.showlegend is not False] == ["λ = 0", "λ = 2", "initialization"]
+    assert len(F.spectrum_rows(spec)) == 6

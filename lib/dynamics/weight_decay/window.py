@@ -10,11 +10,11 @@ initialization and batch order; at step ``t0`` one of each pair is kicked by a r
 perturbation ``delta`` of every parameter, and the projection of the pair's difference on
 ``delta`` (1 at the kick) is followed for ``2 tau`` steps. Its fitted decay time sits beside
 ``1/(eta lambda)``; a pair trained without decay is the control, whose kick should stay.
-All pairs train at once, stacked, with the sweep engine's batched AdamW step.
+All pairs train at once in the sweep engine (``train_many``), whose per-step hook kicks and
+measures them.
 """
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 
@@ -22,11 +22,11 @@ import numpy as np
 import torch
 
 from .. import plots, runtime
-from .. import progress as P
 from ..config import Config, param
 from ..models import MLP
 from ..runtime import get_seed
-from ..sweep import batched_step, init_state
+from ..sweep import train_many
+from ..train import Every, Recipe
 from .science import mnist1d_data
 
 __all__ = ["WindowConfig", "window_settings", "fit_decay_time", "run_window", "window_figure",
@@ -102,8 +102,6 @@ def run_window(cfg: WindowConfig | None = None, seed: int | None = None,
     control over the longest window) and ``end``: the fraction kept at that window's end),
     ``steps`` (after the kick), ``kept`` [setting][step], ``seed`` and ``stopped``.
     ``cfg=None``: the page's run at ``profile`` (``WindowConfig.for_profile(profile)``)."""
-    from torch.func import functional_call, stack_module_state, vmap
-
     seed = get_seed(seed)
     cfg = WindowConfig.for_profile(profile) if cfg is None else cfg
     settings = cfg.settings()
@@ -111,54 +109,32 @@ def run_window(cfg: WindowConfig | None = None, seed: int | None = None,
     after = runtime.steps(cfg.after())
     total = runtime.steps(cfg.kick_step) + after
     kick_at = total - after
-    torch.manual_seed(seed)
-    base = MLP(data.input_dim, cfg.width, 2, data.n_classes).to(data.device)
-    params, _ = stack_module_state([copy.deepcopy(base) for _ in range(2 * len(settings))])
-    names = list(params)
-    ps = [params[n].detach().clone() for n in names]
-    meta = copy.deepcopy(base).to("meta")
-    lr = torch.tensor([s["lr"] for s in settings for _ in (0, 1)], device=data.device)
-    wd = torch.tensor([s["weight_decay"] for s in settings for _ in (0, 1)], device=data.device)
-
-    def grads(p: dict, x, y) -> dict:
-        """Each model's gradient of its own mean loss, as the sweep engine takes them: one
-        backward pass through the sum of the K independent losses."""
-        leaves = {k: t.detach().requires_grad_(True) for k, t in p.items()}
-        out = vmap(lambda q, xb: functional_call(meta, q, (xb,)), in_dims=(0, None))(leaves, x)
-        losses = torch.nn.functional.cross_entropy(
-            out.flatten(0, 1), y.repeat(out.shape[0]), reduction="none").view(out.shape[:2])
-        got = torch.autograd.grad(losses.mean(1).sum(), list(leaves.values()))
-        return dict(zip(leaves, got))
-    state = init_state("adamw", ps)
-    gen = torch.Generator().manual_seed(seed)
-    n, b = len(data.x_train), min(cfg.batch_size, len(data.x_train))
-    perm, pos = torch.randperm(n, generator=gen).to(data.device), 0  # one copy per epoch
     every = max(1, int(round(0.25 / settings[0]["weight_decay"] / settings[0]["lr"])))
-    rec_steps, kept, delta, norm2 = [], [], None, None
-    job, stopped = P.current(), False
-    for step in range(1, total + 1):  # progress: to the current job, every 50 steps
-        if pos + b > n:
-            perm, pos = torch.randperm(n, generator=gen).to(data.device), 0
-        idx = perm[pos:pos + b]
-        pos += b
-        g = grads(dict(zip(names, ps)), data.x_train[idx], data.y_train[idx])
-        ps, state = batched_step("adamw", ps, [g[k] for k in names], state, step, lr, wd)
+    rec_steps, kept, kick = [], [], {}
+
+    def on_step(step: int, params: dict) -> None:
+        """All models at once ([2 settings, ...] per parameter: reference, kicked, ...): kick
+        the second of each pair at ``kick_at``, then record how much of the kick is left."""
         if step == kick_at:
-            kg = torch.Generator().manual_seed(10_000 + seed)
-            delta = []
-            for p in ps:
-                r = p[0::2].pow(2).flatten(1).mean(1).sqrt().view(-1, *[1] * (p.ndim - 1))
-                d = cfg.kick * r * torch.randn(p.shape[1:], generator=kg).to(p.device)
-                p[1::2] += d
-                delta.append(d)
-            norm2 = sum(d.pow(2).flatten(1).sum(1) for d in delta)
+            gen = torch.Generator().manual_seed(10_000 + seed)
+            for name, p in params.items():
+                rms = p[0::2].pow(2).flatten(1).mean(1).sqrt().view(-1, *[1] * (p.ndim - 1))
+                kick[name] = cfg.kick * rms * torch.randn(p.shape[1:], generator=gen).to(p.device)
+                p[1::2] += kick[name]
+            kick[None] = sum(d.pow(2).flatten(1).sum(1) for d in kick.values())
         if step >= kick_at and (step - kick_at) % every == 0:
             rec_steps.append(step - kick_at)
-            kept.append(sum(((p[1::2] - p[0::2]) * d).flatten(1).sum(1)
-                            for p, d in zip(ps, delta)) / norm2)
-        if step % 50 == 0 and job.report(step / total):
-            stopped = True
-            break
+            kept.append(sum(((p[1::2] - p[0::2]) * kick[name]).flatten(1).sum(1)
+                            for name, p in params.items()) / kick[None])
+
+    configs = [dict(lr=s["lr"], weight_decay=s["weight_decay"], seed=seed)
+               for s in settings for _ in (0, 1)]  # each pair: one init, one batch order
+    # train-set evaluations every 50 steps: where the sweep reports progress and hears Stop
+    recipe = Recipe(steps=total, optimizer="adamw", batch_size=cfg.batch_size,
+                    eval=Every(50, test=False))
+    res = train_many(lambda c: MLP(data.input_dim, cfg.width, 2, data.n_classes), data,
+                     configs, recipe, on_step=on_step, bars=False)
+    stopped = res.info["stopped"] or any(h.diverged_at is not None for h in res.histories)
     kept = (torch.stack(kept).T.cpu().numpy() if kept else np.zeros((len(settings), 0)))
     longest = max(s["tau"] for s in settings if s["weight_decay"] > 0)
     out = []

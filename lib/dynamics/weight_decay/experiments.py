@@ -20,11 +20,9 @@ Every runner takes ``seed=None`` (``DYNAMICS_SEED``), honours dry runs (``runtim
 from __future__ import annotations
 
 import math
-import time
 from functools import partial
 
 import numpy as np
-import torch
 
 from .. import plots, runtime, units
 from .. import progress as P
@@ -183,8 +181,8 @@ def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, on_eval=(),
     check_equilibrium_args(cfg.optimizer, cfg.lr, cfg.weight_decay)
     data = mnist1d_data(cfg.n_train)
     steps = runtime.steps(cfg.steps)
-    torch.manual_seed(seed)
-    model = NormMLP(data.input_dim, cfg.width, cfg.depth, data.n_classes).to(data.device)
+    with runtime.seeded(seed):
+        model = NormMLP(data.input_dim, cfg.width, cfg.depth, data.n_classes).to(data.device)
     meter = RotationMeter(model.scale_invariant(), steps)
     model.meter = meter
     recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
@@ -333,8 +331,8 @@ def run_spectrum(cfg: SpectrumConfig | None = None, seed: int | None = None, bar
     evals = sorted({0} | set(log_steps(steps, 30)))
     out = dict(runs={}, weight_decay=cfg.weight_decay, optimizer=cfg.optimizer)
     for k, wd in enumerate((0.0, cfg.weight_decay)):
-        torch.manual_seed(seed)
-        model = MLP(data.input_dim, cfg.width, 2, data.n_classes).to(data.device)
+        with runtime.seeded(seed):
+            model = MLP(data.input_dim, cfg.width, 2, data.n_classes).to(data.device)
         layers = {f"hidden.{i}": layer.weight for i, layer in enumerate(model.hidden)}
         layers["head"] = model.head.weight
         init = {n: singular_values(w) for n, w in layers.items()}

@@ -29,22 +29,41 @@ from ..grokking.science import (
 from ..lottery.science import density, full_masks, prune_masks, rewind, shuffle_masks
 from ..runtime import dry_run, get_profile, get_seed
 from ..sweep import train_many
-from ..train import History, Hooks, Recipe, train
+from ..train import History, Hooks, Optimizers, Recipe, make_optimizer, muon_split, train
 from .science import (
-    MEASURES, GridConfig, OneConfig, UpdateProbe, falls_step, measure, optimizer_for,
+    MEASURES, GridConfig, OneConfig, UpdateProbe, falls_step, measure,
     scale_init_, settle_step,
 )
 
 __all__ = [
-    "OneRun", "run", "summarize", "init_sweep", "clock_grid", "clock_fit", "optimizer_runs",
-    "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "grid_unit", "precompute_plan",
-    "GRID_FILE",
+    "OneRun", "optimizer_for", "run", "summarize", "init_sweep", "clock_grid", "clock_fit",
+    "optimizer_runs", "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "grid_unit",
+    "precompute_plan", "GRID_FILE",
 ]
 
 
 GRID_FILE = "capstone_grid"  # data/capstone_grid.json
 
 # ============================================================================ one run
+
+
+def optimizer_for(cfg: OneConfig, model: nn.Module):
+    """AdamW with the model's betas (the grokking chapter's recipe); or Muon on the hidden
+    matrices at its own learning rate ``muon_lr``, with the weight decay that keeps AdamW's
+    clock (``muon_lr`` x its decay = ηλ: the same shrinking per step), and AdamW at η on
+    the rest. Muon's orthogonalized step has entries of RMS about 1/√width where Adam's are
+    about 1, so the same learning rate would be a much smaller step: each is tuned apart."""
+    betas = ADAM_BETAS[cfg.model]
+    if cfg.optimizer == "adamw":
+        return make_optimizer(model, "adamw", cfg.lr, cfg.weight_decay, betas=betas)
+    hidden, other = muon_split(model)
+    decay = cfg.lr * cfg.weight_decay / cfg.muon_lr
+    opts = [torch.optim.Muon(hidden, lr=cfg.muon_lr, weight_decay=decay, momentum=0.95)]
+    if other:
+        opts.append(torch.optim.AdamW(other, lr=cfg.lr, betas=betas,
+                                      weight_decay=cfg.weight_decay))
+    return Optimizers(opts)
+
 
 
 @dataclass

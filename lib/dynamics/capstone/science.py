@@ -31,8 +31,7 @@ import torch.nn as nn
 from .. import models as M
 from ..config import Config, param
 from ..collapse.science import nc_metrics
-from ..grokking.science import ADAM_BETAS, GrokConfig, model_concentration, weight_norm
-from ..train import Optimizers, make_optimizer, muon_split
+from ..grokking.science import GrokConfig, model_concentration, weight_norm
 from ..weight_decay.science import (
     adamw_equilibrium, effective_rank, relaxation_steps, singular_values,
 )
@@ -40,7 +39,7 @@ from ..weight_decay.science import (
 __all__ = [
     "OneConfig", "GridConfig", "MEASURES", "scale_init_", "hidden_matrix", "numel", "measure",
     "normalized_rank", "UpdateProbe", "equilibrium_rms", "settle_step", "falls_step",
-    "NC1_DROP", "optimizer_for",
+    "NC1_DROP",
 ]
 
 # the timeline's measures, in the order the figure draws them
@@ -87,24 +86,6 @@ class OneConfig(Config):
                           width=self.width, optimizer=self.optimizer, lr=self.lr,
                           weight_decay=self.weight_decay, steps=self.steps,
                           n_evals=self.n_evals)
-
-
-def optimizer_for(cfg: OneConfig, model: nn.Module):
-    """AdamW with the model's betas (the grokking chapter's recipe); or Muon on the hidden
-    matrices at its own learning rate ``muon_lr``, with the weight decay that keeps AdamW's
-    clock (``muon_lr`` x its decay = ηλ: the same shrinking per step), and AdamW at η on
-    the rest. Muon's orthogonalized step has entries of RMS about 1/√width where Adam's are
-    about 1, so the same learning rate would be a much smaller step: each is tuned apart."""
-    betas = ADAM_BETAS[cfg.model]
-    if cfg.optimizer == "adamw":
-        return make_optimizer(model, "adamw", cfg.lr, cfg.weight_decay, betas=betas)
-    hidden, other = muon_split(model)
-    decay = cfg.lr * cfg.weight_decay / cfg.muon_lr
-    opts = [torch.optim.Muon(hidden, lr=cfg.muon_lr, weight_decay=decay, momentum=0.95)]
-    if other:
-        opts.append(torch.optim.AdamW(other, lr=cfg.lr, betas=betas,
-                                      weight_decay=cfg.weight_decay))
-    return Optimizers(opts)
 
 
 @dataclass

@@ -46,6 +46,12 @@ def test_muon_keeps_adamws_clock():
     g = muon.param_groups[0]
     assert g["lr"] * g["weight_decay"] == pytest.approx(cfg.lr * cfg.weight_decay)
     assert adam.param_groups[0]["lr"] == cfg.lr
+    # the grokking chapter's split: Muon takes the hidden matrix after the first layer; the
+    # first layer (it reads one-hot residues: an embedding), the head and the biases go to AdamW
+    trained = lambda o: {id(p) for g in o.param_groups for p in g["params"]}  # noqa: E731
+    assert trained(muon) == {id(m.hidden[1].weight)}
+    assert {id(m.hidden[0].weight), id(m.head.weight)} <= trained(adam)
+    assert trained(muon) | trained(adam) == {id(p) for p in m.parameters()}
     assert isinstance(E.optimizer_for(cfg.replace(optimizer="adamw"), m), torch.optim.AdamW)
 
 
@@ -122,6 +128,7 @@ def test_collapse_timing_and_optimizer_runs(tiny):
     assert set(opt) == {"adamw", "muon"} and opt["muon"]["best"].config.muon_lr == 0.1
     with pytest.raises(ValueError, match="unknown optimizer"):
         E.optimizer_runs(TINY, 0, lrs={"sgd": [0.1]})
+
 
 
 def test_precompute_dry_run(tmp_path, monkeypatch):

@@ -21,7 +21,9 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
+from .. import models as M
 from .. import runtime, units
+from ..grokking.algorithm import grok_muon
 from ..grokking.experiments import evaluation_steps
 from ..grokking.science import (
     ADAM_BETAS, Milestones, fit_and_grok, make_data, make_model, phase_of,
@@ -43,6 +45,9 @@ __all__ = [
 
 
 GRID_FILE = "capstone_grid"  # data/capstone_grid.json
+# what Muon trains in the MLP (the rest, the first layer and the head, on AdamW): said in
+# the grid's provenance, so that a unit made with another split is computed again
+MUON_TRAINS = "the hidden matrices after the first (grokking's muon_groups)"
 
 # ============================================================================ one run
 
@@ -52,10 +57,16 @@ def optimizer_for(cfg: OneConfig, model: nn.Module):
     matrices at its own learning rate ``muon_lr``, with the weight decay that keeps AdamW's
     clock (``muon_lr`` x its decay = ηλ: the same shrinking per step), and AdamW at η on
     the rest. Muon's orthogonalized step has entries of RMS about 1/√width where Adam's are
-    about 1, so the same learning rate would be a much smaller step: each is tuned apart."""
+    about 1, so the same learning rate would be a much smaller step: each is tuned apart.
+    Which matrices are hidden is the grokking chapter's split for its MLP
+    (:func:`dynamics.grokking.algorithm.grok_muon`, by its ``muon_groups``): the first layer
+    reads one-hot residues, so it is an embedding and goes to AdamW with the head, as
+    Jordan et al. recommend; the transformer names its own in ``hidden_matrices()``."""
     betas = ADAM_BETAS[cfg.model]
     if cfg.optimizer == "adamw":
         return make_optimizer(model, "adamw", cfg.lr, cfg.weight_decay, betas=betas)
+    if isinstance(model, M.MLP):
+        return grok_muon(cfg.grok(), cfg.muon_lr)(model)
     hidden, other = muon_split(model)
     decay = cfg.lr * cfg.weight_decay / cfg.muon_lr
     opts = [torch.optim.Muon(hidden, lr=cfg.muon_lr, weight_decay=decay, momentum=0.95)]
@@ -407,7 +418,9 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
             p.unit(f"grid {opt} seed={seed}",
                    partial(grid_unit, base, opt, seed, scales, decays, False),
                    config=dict(grid=gc.to_dict(), base=base.to_dict(), optimizer=opt,
-                               init_scales=scales, weight_decays=decays), seed=seed)
+                               init_scales=scales, weight_decays=decays,
+                               **({"muon_trains": MUON_TRAINS} if opt == "muon" else {})),
+                   seed=seed)
     lrs = p.batch(gc.clock_lrs)
     for seed in p.grid(range(gc.clock_seeds)):
         p.unit(f"clock seed={seed}", partial(clock_grid, base, lrs, decays, [seed], False),

@@ -62,7 +62,8 @@ class OneConfig(Config):
                        gpu="transformer")
     width: int = param(64, "MLP hidden width / transformer d_model", low=8, high=1024,
                        smoke=64, cpu=64, gpu=128)
-    optimizer: str = param("adamw", "optimizer (Muon: hidden matrices; AdamW: the rest)",
+    optimizer: str = param("adamw", "optimizer (Muon: the hidden matrices after the first; "
+                           "AdamW: the rest)",
                            choices=("adamw", "muon"))
     muon_lr: float = param(0.1, "Muon's learning rate on the hidden matrices", low=1e-4,
                            high=1.0, log=True)
@@ -102,8 +103,9 @@ class GridConfig(Config):
     optimizers: list = param(["adamw", "muon"], "optimizers")
     clock_lrs: list = param([5e-3, 2e-2], "the clock grid's other learning rates",
                             smoke=[2e-2], cpu=[5e-3, 2e-2], gpu=[3e-3])
-    seeds: int = param(2, "seeds per cell", low=1, high=10, smoke=1, cpu=2, gpu=1)
-    clock_seeds: int = param(1, "seeds per cell of the clock grid", low=1, high=10)
+    seeds: int = param(3, "seeds per cell", low=1, high=10, smoke=1, cpu=3, gpu=1)
+    clock_seeds: int = param(3, "seeds per cell of the clock grid", low=1, high=10, smoke=1,
+                             cpu=3, gpu=1)
     claim_seeds: int = param(3, "seeds the page's first run and initial-scale sweep train (its "
                              "claims are judged on them): one at gpu, where a run is a minute",
                              low=1, high=10, smoke=3, cpu=3, gpu=1)

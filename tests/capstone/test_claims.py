@@ -82,7 +82,8 @@ def test_each_sections_facts_are_the_texts_the_page_prints(tiny):
              **C.init_facts([dict(init_scale=s, seed=0, fit_step=10, grok_step=g)
                              for s, g in ((0.5, 100), (4.0, None))], 0),
              **C.clock_facts(E.clock_grid(TINY, [1e-2], [1.0, 3.0], [0]), [1e-2], [1.0, 3.0]),
-             **C.optimizer_facts(dict(adamw=dict(best=tiny), muon=dict(best=tiny)),
+             **C.optimizer_facts(dict(adamw=dict(best=tiny, tried=[(1e-2, tiny.summary())]),
+                                      muon=dict(best=tiny, tried=[(0.1, tiny.summary())])),
                                  dict(adamw=[5e-3, 1e-2], muon=[0.05, 0.1]))}
     assert all(isinstance(v, str) and v and "None" not in v for v in facts.values()), facts
     assert facts["g_hi"] == "none within the budget" and facts["s_lo"] == "0.5"

@@ -130,6 +130,17 @@ def test_collapse_timing_and_optimizer_runs(tiny):
         E.optimizer_runs(TINY, 0, lrs={"sgd": [0.1]})
 
 
+def test_every_run_of_the_optimizer_comparison_keeps_the_same_clock(tiny):
+    """A learning rate tried changes the step, not the clock: AdamW's weight decay is scaled
+    against its learning rate so that ηλ (and τ = 1/(ηλ)) is the first run's on every run;
+    the run at the first run's own learning rate is the first run itself."""
+    lrs = {"adamw": [TINY.lr / 2, TINY.lr, TINY.lr * 2], "muon": [0.1]}
+    opt = E.optimizer_runs(TINY, 0, lrs=lrs, reuse=[tiny])
+    taus = [s["tau"] for _, s in opt["adamw"]["tried"]]
+    assert taus == pytest.approx([1 / (TINY.lr * TINY.weight_decay)] * 3)
+    assert [lr for lr, _ in opt["adamw"]["tried"]] == lrs["adamw"]
+    assert opt["adamw"]["tried"][1][1] == tiny.summary()
+
 
 def test_precompute_dry_run(tmp_path, monkeypatch):
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))

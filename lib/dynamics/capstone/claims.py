@@ -58,13 +58,16 @@ def clock_facts(clock: list[dict], lrs, weight_decays) -> dict:
 
 def optimizer_facts(opt: dict, lrs: dict) -> dict:
     """Section 4: each optimizer's best learning rate, its fit and grok steps and the final
-    rank of its update; Muon's final test accuracy; the learning rates each tried (``lrs``)."""
+    rank of its update; Muon's final test accuracy; the learning rates each tried (``lrs``),
+    AdamW's grok step and Muon's final test accuracy at each."""
     a, m = opt["adamw"]["best"], opt["muon"]["best"]
     rank = lambda r: f"{r.timeline['update_rank'][-1]:.2f}"  # noqa: E731
     return glue_texts(
         lr_a=a.config.lr, lr_m=m.config.muon_lr, g_a=_show(a.grok_step), g_m=_show(m.grok_step),
         acc_m=f"{m.history.last('test_acc'):.0%}", f_a=_show(a.fit_step), f_m=_show(m.fit_step),
-        ur_a=rank(a), ur_m=rank(m), muon_lrs=lrs["muon"], adam_lrs=lrs["adamw"])
+        ur_a=rank(a), ur_m=rank(m), muon_lrs=lrs["muon"], adam_lrs=lrs["adamw"],
+        g_a_all=[_show(s["grok_step"]) for _, s in opt["adamw"]["tried"]],
+        acc_m_all=[f"{s['final_test_acc']:.0%}" for _, s in opt["muon"]["tried"]])
 
 
 _ARMS = (("t0", "ticket, rewound to θ₀"), ("tk", "ticket, rewound to θ_k"),
@@ -270,7 +273,8 @@ def page_claims(firsts: dict, inits: list[dict], clock: list[dict], opt: dict, l
                   plots.verdict(m.grok_step is not None and a.grok_step is not None
                                 and m.grok_step < a.grok_step),
                   asserted=False, control="AdamW, the same number of learning rates spaced "
-                  "the same way around its own; Muon trains the hidden matrix after the first "
+                  "the same way around its own, every run at the same clock ηλ (each weight "
+                  "decay scaled against its learning rate); Muon trains the hidden matrix after the first "
                   "layer, AdamW the rest (the first layer is an embedding of one-hot residues)",
                   seeds=[first.seed]))
     ua = dict(zip(a.timeline["step"], a.timeline["update_rank"]))

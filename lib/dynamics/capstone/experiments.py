@@ -254,10 +254,13 @@ def clock_fit(rows: list[dict], x: str = "tau") -> dict:
 def optimizer_runs(cfg: OneConfig, seed: int | None = None, lrs=None, reuse=()) -> dict:
     """AdamW against Muon at matched tuning: each optimizer at each of its learning rates
     (``lrs``: ``{"adamw": [η, ...], "muon": [Muon's η, ...]}``, by default
-    :meth:`~.science.GridConfig.learning_rates` of the smoke grid; Muon's weight decay keeps
-    AdamW's clock, :func:`~.science.optimizer_for`), the same task, init and budget; the best
-    of each (earliest grok, else highest final test accuracy) is returned with what it
-    tried. ``reuse``: runs already made (same config and seed) instead of training them."""
+    :meth:`~.science.GridConfig.learning_rates` of the smoke grid), the same task, init and
+    budget, and the same clock: every run keeps ``cfg``'s ηλ (Muon's weight decay by
+    :func:`optimizer_for`, AdamW's as λ = ``cfg.lr`` x ``cfg.weight_decay`` / η), so that a
+    learning rate changes the step and not the time weight decay takes (at a fixed λ a larger
+    η would also shorten the clock 1/(ηλ)). The best of each (earliest grok, else highest
+    final test accuracy) is returned with what it tried. ``reuse``: runs already made (same
+    config and seed) instead of training them."""
     seed = get_seed(seed)
     lrs = lrs or GridConfig.for_profile("smoke").learning_rates(cfg)
     out = {}
@@ -266,8 +269,11 @@ def optimizer_runs(cfg: OneConfig, seed: int | None = None, lrs=None, reuse=()) 
             raise ValueError(f"unknown optimizer {opt!r}; choose 'adamw' or 'muon'")
         tried = []
         for lr in values:
-            key = "lr" if opt == "adamw" else "muon_lr"
-            c = cfg.replace(optimizer=opt, **{key: float(lr)})
+            if opt == "adamw":  # the same clock ηλ as cfg's
+                c = cfg.replace(optimizer=opt, lr=float(lr), weight_decay=(
+                    cfg.weight_decay if lr == cfg.lr else cfg.lr * cfg.weight_decay / float(lr)))
+            else:
+                c = cfg.replace(optimizer=opt, muon_lr=float(lr))
             done = [r for r in reuse if r.seed == seed and r.config == c]
             tried.append(done[0] if done else run(c, seed))
         best = min(tried, key=lambda r: (r.grok_step is None, r.grok_step or 0,

@@ -4,10 +4,12 @@ import functools
 import math
 
 import pytest
+import torch
 
+from dynamics import models as M
 from dynamics import plots
 from dynamics.capstone import experiments as E
-from dynamics.capstone import views as V
+from dynamics.capstone import claims as C
 from dynamics.capstone.science import MEASURES, OneConfig
 from seeds import SEEDS
 
@@ -33,6 +35,24 @@ def test_run_with_muon_and_a_large_init(tiny):
     r = E.run(TINY.replace(optimizer="muon", init_scale=3.0, steps=10), 0)
     assert len(r.timeline["step"]) == len(r.history.steps)
     assert r.timeline["weight_rms"][0] == pytest.approx(3 * tiny.timeline["weight_rms"][0], rel=1e-5)
+
+
+def test_muon_keeps_adamws_clock():
+    cfg = OneConfig(p=7, width=8, optimizer="muon", lr=1e-2, weight_decay=1.0, muon_lr=0.1)
+    m = M.MLP(14, 8, 2, 7)
+    opt = E.optimizer_for(cfg, m)
+    muon, adam = opt.optimizers
+    assert isinstance(muon, torch.optim.Muon) and isinstance(adam, torch.optim.AdamW)
+    g = muon.param_groups[0]
+    assert g["lr"] * g["weight_decay"] == pytest.approx(cfg.lr * cfg.weight_decay)
+    assert adam.param_groups[0]["lr"] == cfg.lr
+    # the grokking chapter's split: Muon takes the hidden matrix after the first layer; the
+    # first layer (it reads one-hot residues: an embedding), the head and the biases go to AdamW
+    trained = lambda o: {id(p) for g in o.param_groups for p in g["params"]}  # noqa: E731
+    assert trained(muon) == {id(m.hidden[1].weight)}
+    assert {id(m.hidden[0].weight), id(m.head.weight)} <= trained(adam)
+    assert trained(muon) | trained(adam) == {id(p) for p in m.parameters()}
+    assert isinstance(E.optimizer_for(cfg.replace(optimizer="adamw"), m), torch.optim.AdamW)
 
 
 def test_init_sweep_and_clock_grid_rows():
@@ -110,6 +130,18 @@ def test_collapse_timing_and_optimizer_runs(tiny):
         E.optimizer_runs(TINY, 0, lrs={"sgd": [0.1]})
 
 
+def test_every_run_of_the_optimizer_comparison_keeps_the_same_clock(tiny):
+    """A learning rate tried changes the step, not the clock: AdamW's weight decay is scaled
+    against its learning rate so that ηλ (and τ = 1/(ηλ)) is the first run's on every run;
+    the run at the first run's own learning rate is the first run itself."""
+    lrs = {"adamw": [TINY.lr / 2, TINY.lr, TINY.lr * 2], "muon": [0.1]}
+    opt = E.optimizer_runs(TINY, 0, lrs=lrs, reuse=[tiny])
+    taus = [s["tau"] for _, s in opt["adamw"]["tried"]]
+    assert taus == pytest.approx([1 / (TINY.lr * TINY.weight_decay)] * 3)
+    assert [lr for lr, _ in opt["adamw"]["tried"]] == lrs["adamw"]
+    assert opt["adamw"]["tried"][1][1] == tiny.summary()
+
+
 def test_precompute_dry_run(tmp_path, monkeypatch):
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
@@ -126,7 +158,7 @@ def test_precompute_dry_run(tmp_path, monkeypatch):
 
 # ----------------------------------------------------------------------------- claims
 # The chapter's claims function on smoke runs for the claim seeds: the rows the prose asserts
-# come out "yes" (their thresholds live in dynamics.capstone.views, not here).
+# come out "yes" (their thresholds live in dynamics.capstone.claims, not here).
 
 _RUNS = {}
 
@@ -146,7 +178,7 @@ def _claim_rows():
     clock = [dict(lr=1e-2, weight_decay=1.0, tau=100.0, grok_step=first.grok_step, seed=SEEDS[0])]
     opt = dict(adamw=dict(best=first, tried=[(cfg.lr, {})]),
                muon=dict(best=first, tried=[(cfg.muon_lr, {})]))
-    rows = V.claims(firsts, inits, clock, opt, E.lottery(first), E.collapse_timing(first))
+    rows = C.page_claims(firsts, inits, clock, opt, E.lottery(first), E.collapse_timing(first))
     return {r["claim"].split(" (")[0]: r for r in rows}
 
 
@@ -214,7 +246,7 @@ def test_the_muon_row_says_when_a_best_learning_rate_sits_at_the_edge_of_its_ran
     def muon_row(muon_tried):
         opt = dict(adamw=dict(best=first, tried=[(cfg.lr / 3, {}), (cfg.lr, {}), (cfg.lr * 3, {})]),
                    muon=dict(best=first, tried=muon_tried))
-        rows = V.claims(firsts, inits, clock, opt, E.lottery(first), E.collapse_timing(first))
+        rows = C.page_claims(firsts, inits, clock, opt, E.lottery(first), E.collapse_timing(first))
         return next(r for r in rows if r["claim"].startswith("Muon, each optimizer"))
 
     edge = muon_row([(cfg.muon_lr, {}), (cfg.muon_lr * 3, {})])["measured here"]

@@ -88,15 +88,3 @@ def test_falls_step():
     assert S.falls_step(steps, nc1, 10) == 30
     assert S.falls_step(steps, nc1, 40) is None
     assert S.falls_step(steps, nc1, None) is None and S.falls_step(steps, nc1, 15) is None
-
-
-def test_muon_keeps_adamws_clock():
-    cfg = S.OneConfig(p=7, width=8, optimizer="muon", lr=1e-2, weight_decay=1.0, muon_lr=0.1)
-    m = M.MLP(14, 8, 2, 7)
-    opt = S.optimizer_for(cfg, m)
-    muon, adam = opt.optimizers
-    assert isinstance(muon, torch.optim.Muon) and isinstance(adam, torch.optim.AdamW)
-    g = muon.param_groups[0]
-    assert g["lr"] * g["weight_decay"] == pytest.approx(cfg.lr * cfg.weight_decay)
-    assert adam.param_groups[0]["lr"] == cfg.lr
-    assert isinstance(S.optimizer_for(cfg.replace(optimizer="adamw"), m), torch.optim.AdamW)

@@ -8,19 +8,39 @@ in the grokked network; neural collapse throughout.
 
 Modules:
 
-- :mod:`.science`: the config, :func:`measure` (each chapter's measure, imported), the update
-  probe and the step-finding rules (no plotting).
+- :mod:`.science`: the config, :func:`~.science.measure` (each chapter's measure, imported),
+  the update probe and the step-finding rules (no plotting).
 - :mod:`.experiments`: ``run``, ``init_sweep``, ``clock_grid``, ``optimizer_runs``,
   ``lottery``, ``collapse_timing`` and ``precompute_plan``.
 - :mod:`.figures`: the timeline figure, the questions' figures and the grid slider.
-- :mod:`.views`: the live panel, ``claims`` and ``published_claims``.
+- :mod:`.panels`: the live panel, ``timeline_panel``.
+- :mod:`.claims`: the numbers each section glues (``*_facts``), the claims rows with their
+  thresholds, ``page_claims`` (the page's table) and ``published_claims``.
 
-``from dynamics import capstone as O`` gives every public name of the four.
+``from dynamics import capstone as O`` gives the names the page calls, below.
 """
-from . import experiments, figures, science, views
-from .science import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
-from .figures import *  # noqa: F401,F403
-from .views import *  # noqa: F401,F403
+from . import claims, experiments, figures, panels, science
+from .science import OneConfig
+from .experiments import (
+    GRID_FILE, clock_grid, collapse_timing, init_sweep, live_grid, lottery, optimizer_runs,
+    run,
+)
+from .figures import (
+    clock_figure, grid_slider, init_figure, lottery_figure, optimizer_figure, timeline_figure,
+)
+from .panels import timeline_panel
+from .claims import (
+    clock_facts, collapse_facts, init_facts, lottery_facts, optimizer_facts,
+    page_claims, timeline_facts,
+)
 
-__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]
+__all__ = [
+    "OneConfig",
+    "GRID_FILE", "clock_grid", "collapse_timing", "init_sweep", "live_grid", "lottery",
+    "optimizer_runs", "run",
+    "clock_figure", "grid_slider", "init_figure", "lottery_figure", "optimizer_figure",
+    "timeline_figure",
+    "timeline_panel",
+    "clock_facts", "collapse_facts", "init_facts", "lottery_facts", "optimizer_facts",
+    "page_claims", "timeline_facts",
+]

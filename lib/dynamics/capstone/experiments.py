@@ -21,7 +21,9 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
+from .. import models as M
 from .. import runtime, units
+from ..grokking.algorithm import grok_muon
 from ..grokking.experiments import evaluation_steps
 from ..grokking.science import (
     ADAM_BETAS, Milestones, fit_and_grok, make_data, make_model, phase_of,
@@ -29,22 +31,50 @@ from ..grokking.science import (
 from ..lottery.science import density, full_masks, prune_masks, rewind, shuffle_masks
 from ..runtime import dry_run, get_profile, get_seed
 from ..sweep import train_many
-from ..train import History, Hooks, Recipe, train
+from ..train import History, Hooks, Optimizers, Recipe, make_optimizer, muon_split, train
 from .science import (
-    MEASURES, GridConfig, OneConfig, UpdateProbe, falls_step, measure, optimizer_for,
+    MEASURES, GridConfig, OneConfig, UpdateProbe, falls_step, measure,
     scale_init_, settle_step,
 )
 
 __all__ = [
-    "OneRun", "run", "summarize", "init_sweep", "clock_grid", "clock_fit", "optimizer_runs",
-    "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "grid_unit", "precompute_plan",
-    "GRID_FILE",
+    "OneRun", "optimizer_for", "run", "summarize", "init_sweep", "clock_grid", "clock_fit",
+    "optimizer_runs", "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "grid_unit",
+    "precompute_plan", "GRID_FILE",
 ]
 
 
 GRID_FILE = "capstone_grid"  # data/capstone_grid.json
+# what Muon trains in the MLP (the rest, the first layer and the head, on AdamW): said in
+# the grid's provenance, so that a unit made with another split is computed again
+MUON_TRAINS = "the hidden matrices after the first (grokking's muon_groups)"
 
 # ============================================================================ one run
+
+
+def optimizer_for(cfg: OneConfig, model: nn.Module):
+    """AdamW with the model's betas (the grokking chapter's recipe); or Muon on the hidden
+    matrices at its own learning rate ``muon_lr``, with the weight decay that keeps AdamW's
+    clock (``muon_lr`` x its decay = ηλ: the same shrinking per step), and AdamW at η on
+    the rest. Muon's orthogonalized step has entries of RMS about 1/√width where Adam's are
+    about 1, so the same learning rate would be a much smaller step: each is tuned apart.
+    Which matrices are hidden is the grokking chapter's split for its MLP
+    (:func:`dynamics.grokking.algorithm.grok_muon`, by its ``muon_groups``): the first layer
+    reads one-hot residues, so it is an embedding and goes to AdamW with the head, as
+    Jordan et al. recommend; the transformer names its own in ``hidden_matrices()``."""
+    betas = ADAM_BETAS[cfg.model]
+    if cfg.optimizer == "adamw":
+        return make_optimizer(model, "adamw", cfg.lr, cfg.weight_decay, betas=betas)
+    if isinstance(model, M.MLP):
+        return grok_muon(cfg.grok(), cfg.muon_lr)(model)
+    hidden, other = muon_split(model)
+    decay = cfg.lr * cfg.weight_decay / cfg.muon_lr
+    opts = [torch.optim.Muon(hidden, lr=cfg.muon_lr, weight_decay=decay, momentum=0.95)]
+    if other:
+        opts.append(torch.optim.AdamW(other, lr=cfg.lr, betas=betas,
+                                      weight_decay=cfg.weight_decay))
+    return Optimizers(opts)
+
 
 
 @dataclass
@@ -224,10 +254,13 @@ def clock_fit(rows: list[dict], x: str = "tau") -> dict:
 def optimizer_runs(cfg: OneConfig, seed: int | None = None, lrs=None, reuse=()) -> dict:
     """AdamW against Muon at matched tuning: each optimizer at each of its learning rates
     (``lrs``: ``{"adamw": [η, ...], "muon": [Muon's η, ...]}``, by default
-    :meth:`~.science.GridConfig.learning_rates` of the smoke grid; Muon's weight decay keeps
-    AdamW's clock, :func:`~.science.optimizer_for`), the same task, init and budget; the best
-    of each (earliest grok, else highest final test accuracy) is returned with what it
-    tried. ``reuse``: runs already made (same config and seed) instead of training them."""
+    :meth:`~.science.GridConfig.learning_rates` of the smoke grid), the same task, init and
+    budget, and the same clock: every run keeps ``cfg``'s ηλ (Muon's weight decay by
+    :func:`optimizer_for`, AdamW's as λ = ``cfg.lr`` x ``cfg.weight_decay`` / η), so that a
+    learning rate changes the step and not the time weight decay takes (at a fixed λ a larger
+    η would also shorten the clock 1/(ηλ)). The best of each (earliest grok, else highest
+    final test accuracy) is returned with what it tried. ``reuse``: runs already made (same
+    config and seed) instead of training them."""
     seed = get_seed(seed)
     lrs = lrs or GridConfig.for_profile("smoke").learning_rates(cfg)
     out = {}
@@ -236,8 +269,11 @@ def optimizer_runs(cfg: OneConfig, seed: int | None = None, lrs=None, reuse=()) 
             raise ValueError(f"unknown optimizer {opt!r}; choose 'adamw' or 'muon'")
         tried = []
         for lr in values:
-            key = "lr" if opt == "adamw" else "muon_lr"
-            c = cfg.replace(optimizer=opt, **{key: float(lr)})
+            if opt == "adamw":  # the same clock ηλ as cfg's
+                c = cfg.replace(optimizer=opt, lr=float(lr), weight_decay=(
+                    cfg.weight_decay if lr == cfg.lr else cfg.lr * cfg.weight_decay / float(lr)))
+            else:
+                c = cfg.replace(optimizer=opt, muon_lr=float(lr))
             done = [r for r in reuse if r.seed == seed and r.config == c]
             tried.append(done[0] if done else run(c, seed))
         best = min(tried, key=lambda r: (r.grok_step is None, r.grok_step or 0,
@@ -388,7 +424,9 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
             p.unit(f"grid {opt} seed={seed}",
                    partial(grid_unit, base, opt, seed, scales, decays, False),
                    config=dict(grid=gc.to_dict(), base=base.to_dict(), optimizer=opt,
-                               init_scales=scales, weight_decays=decays), seed=seed)
+                               init_scales=scales, weight_decays=decays,
+                               **({"muon_trains": MUON_TRAINS} if opt == "muon" else {})),
+                   seed=seed)
     lrs = p.batch(gc.clock_lrs)
     for seed in p.grid(range(gc.clock_seeds)):
         p.unit(f"clock seed={seed}", partial(clock_grid, base, lrs, decays, [seed], False),

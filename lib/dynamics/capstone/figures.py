@@ -1,6 +1,6 @@
 """One network, six phenomena, the figures: the timeline figure, one figure per question and the
-slider over the precomputed grid. The live panel and the claims are in :mod:`.views`, which
-re-exports these."""
+slider over the precomputed grid. The live panel is in :mod:`.panels`, the claims in
+:mod:`.claims`."""
 from __future__ import annotations
 
 import math

@@ -31,8 +31,7 @@ import torch.nn as nn
 from .. import models as M
 from ..config import Config, param
 from ..collapse.science import nc_metrics
-from ..grokking.science import ADAM_BETAS, GrokConfig, model_concentration, weight_norm
-from ..train import Optimizers, make_optimizer, muon_split
+from ..grokking.science import GrokConfig, model_concentration, weight_norm
 from ..weight_decay.science import (
     adamw_equilibrium, effective_rank, relaxation_steps, singular_values,
 )
@@ -40,7 +39,7 @@ from ..weight_decay.science import (
 __all__ = [
     "OneConfig", "GridConfig", "MEASURES", "scale_init_", "hidden_matrix", "numel", "measure",
     "normalized_rank", "UpdateProbe", "equilibrium_rms", "settle_step", "falls_step",
-    "NC1_DROP", "optimizer_for",
+    "NC1_DROP",
 ]
 
 # the timeline's measures, in the order the figure draws them
@@ -63,7 +62,8 @@ class OneConfig(Config):
                        gpu="transformer")
     width: int = param(64, "MLP hidden width / transformer d_model", low=8, high=1024,
                        smoke=64, cpu=64, gpu=128)
-    optimizer: str = param("adamw", "optimizer (Muon: hidden matrices; AdamW: the rest)",
+    optimizer: str = param("adamw", "optimizer (Muon: the hidden matrices after the first; "
+                           "AdamW: the rest)",
                            choices=("adamw", "muon"))
     muon_lr: float = param(0.1, "Muon's learning rate on the hidden matrices", low=1e-4,
                            high=1.0, log=True)
@@ -89,24 +89,6 @@ class OneConfig(Config):
                           n_evals=self.n_evals)
 
 
-def optimizer_for(cfg: OneConfig, model: nn.Module):
-    """AdamW with the model's betas (the grokking chapter's recipe); or Muon on the hidden
-    matrices at its own learning rate ``muon_lr``, with the weight decay that keeps AdamW's
-    clock (``muon_lr`` x its decay = ηλ: the same shrinking per step), and AdamW at η on
-    the rest. Muon's orthogonalized step has entries of RMS about 1/√width where Adam's are
-    about 1, so the same learning rate would be a much smaller step: each is tuned apart."""
-    betas = ADAM_BETAS[cfg.model]
-    if cfg.optimizer == "adamw":
-        return make_optimizer(model, "adamw", cfg.lr, cfg.weight_decay, betas=betas)
-    hidden, other = muon_split(model)
-    decay = cfg.lr * cfg.weight_decay / cfg.muon_lr
-    opts = [torch.optim.Muon(hidden, lr=cfg.muon_lr, weight_decay=decay, momentum=0.95)]
-    if other:
-        opts.append(torch.optim.AdamW(other, lr=cfg.lr, betas=betas,
-                                      weight_decay=cfg.weight_decay))
-    return Optimizers(opts)
-
-
 @dataclass
 class GridConfig(Config):
     """The precomputed grid: initial scale x weight decay x optimizer x seeds on the
@@ -121,8 +103,9 @@ class GridConfig(Config):
     optimizers: list = param(["adamw", "muon"], "optimizers")
     clock_lrs: list = param([5e-3, 2e-2], "the clock grid's other learning rates",
                             smoke=[2e-2], cpu=[5e-3, 2e-2], gpu=[3e-3])
-    seeds: int = param(2, "seeds per cell", low=1, high=10, smoke=1, cpu=2, gpu=1)
-    clock_seeds: int = param(1, "seeds per cell of the clock grid", low=1, high=10)
+    seeds: int = param(3, "seeds per cell", low=1, high=10, smoke=1, cpu=3, gpu=1)
+    clock_seeds: int = param(3, "seeds per cell of the clock grid", low=1, high=10, smoke=1,
+                             cpu=3, gpu=1)
     claim_seeds: int = param(3, "seeds the page's first run and initial-scale sweep train (its "
                              "claims are judged on them): one at gpu, where a run is a minute",
                              low=1, high=10, smoke=3, cpu=3, gpu=1)

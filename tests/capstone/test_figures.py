@@ -1,0 +1,36 @@
+"""dynamics.capstone.figures: the figures build from runs and from the precomputed payload."""
+import pytest
+
+from dynamics.capstone import figures as F
+from dynamics.capstone import experiments as E
+from dynamics.capstone.science import OneConfig
+
+TINY = OneConfig(p=11, train_frac=0.8, width=16, steps=30, n_evals=10, rewind_step=3)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return E.run(TINY, 0)
+
+
+def test_timeline_figure_has_six_panels_on_one_axis(tiny):
+    fig = F.timeline_figure(tiny, title="t")
+    axes = {tr.yaxis for tr in fig.data}
+    assert len(axes) == 6
+    names = {tr.name for tr in fig.data}
+    assert {"train accuracy", "test accuracy", "weight RMS", "√(η/2λ)", "NC1",
+            "rank of the update", "Fourier concentration"} <= names
+    tl = F.timeline_of(tiny)
+    assert list(F.timeline_figure(tl).data[0].y) == tl["train_acc"]
+
+
+def test_question_figures(tiny):
+    rows = [dict(init_scale=s, fit_step=10, grok_step=g, seed=0) for s, g in ((0.5, 100), (2, None))]
+    assert len(F.init_figure(rows).data) == 4
+    clock = [dict(lr=lr, tau=1 / lr, grok_step=g) for lr, g in ((1e-2, 200), (2e-2, 90), (3e-2, 70), (5e-2, None))]
+    fig = F.clock_figure(clock)
+    assert any("slope" in (tr.name or "") for tr in fig.data)
+    opt = dict(adamw=dict(best=tiny), muon=dict(best=tiny))
+    assert len(F.optimizer_figure(opt).data) == 4
+    lot = E.lottery(tiny)
+    assert len(F.lottery_figure(lot).data) == 2 * len(lot["arms"])

@@ -66,7 +66,7 @@ def test_analysis_helpers():
     assert E.best_sigma_w2(heat) == [1.0, 1.76]
     agree, cells = E.trainability_agreement(heat)
     assert cells == 6 and 0 <= agree <= 1
-    saxe = dict(steps=[0, 10, 20], bars=[[0, 0.6, 1], [0, 0.1, 0.2]],
+    saxe = dict(steps=[0, 10, 20], progress=[[0, 0.6, 1], [0, 0.1, 0.2]],
                 theory=[[0, 0.5, 1], [0, 0.1, 0.6]])
     meas, theo = E.half_times(saxe)
     np.testing.assert_array_equal(meas, [10, np.inf])

@@ -245,7 +245,7 @@ def run_saxe(cfg: SaxeConfig, on_eval=()) -> dict:
                     eval=At(range(0, cfg.steps + 1, max(1, cfg.steps // 150)), test=False))
     h = train(model, data, recipe, metrics=progress, hooks=Hooks(on_eval=on_eval), seed=cfg.seed)
     out = dict(steps=h.steps, loss=h["train_loss"].tolist() if len(h) else [],
-               bars=[h[f"y{c}"].tolist() if len(h) else [] for c in range(cfg.n_patterns)],
+               progress=[h[f"y{c}"].tolist() if len(h) else [] for c in range(cfg.n_patterns)],
                strengths=data.info["strengths"], lr=cfg.lr, depth=cfg.depth, init=cfg.init,
                status=h.status, diverged=bool(h.diverged))
     if y0 is not None:

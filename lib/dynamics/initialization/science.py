@@ -10,7 +10,7 @@
 4. Initial guessing bias: the favourite class of an untrained network.
 
 Every function here is a pure computation on numbers or tensors. The runners that sweep them
-are in :mod:`.experiments`, the figures in :mod:`.figures`, the panels in :mod:`.views`.
+are in :mod:`.experiments`, the figures in :mod:`.figures`, the panels in :mod:`.panels`.
 """
 from __future__ import annotations
 
@@ -27,13 +27,16 @@ from .. import data as datasets
 from ..config import Config, param
 from ..models import MLP
 from ..runtime import MAX_SEED, get_device, get_seed
-from .meanfield import *  # noqa: F401,F403  (section 2, re-exported)
-from .meanfield import __all__ as _meanfield
-from .meanfield import _generator, _randn
+from .meanfield import (TRAINABLE_DEPTHS, PHI, gauss_hermite, q_map, q_star, c_map, chi_1,
+                        c_star, chi_c, depth_scale, trainable_depth, critical_sigma_w2,
+                        trainable_band, measure_chi_1, measured_critical_sigma_w2,
+                        measure_map_iterates, measure_depth_scale, tanh_mlp, _generator,
+                        _randn)
+from .meanfield import __all__ as _meanfield  # section 2, re-exported
 
 __all__ = ["INIT_SCHEMES", "ACTIVATIONS", "GAIN", "SignalConfig", "ChaosConfig",
-           "TrainabilityConfig", "FluctuationConfig", "SaxeConfig", "DepthTimeConfig",
-           "GuessingConfig", "mnist1d_data", "lsuv_", "init_mlp", "critical_mlp",
+           "TrainabilityConfig", "FluctuationConfig", "SaxeConfig",
+           "DepthTimeConfig", "GuessingConfig", "mnist1d_data", "lsuv_", "init_mlp", "critical_mlp",
            "layer_statistics", "std_ratio", "haar_orthogonal", "batched_qr", "random_weights",
            "preactivation_fluctuations", "saxe_task", "deep_linear", "pattern_progress",
            "saxe_theory", "effective_start", "guessing_bias", "favourite_class", *_meanfield]

@@ -15,9 +15,11 @@ from dynamics.initialization import science as S
 def test_claims_table_rows_and_verdicts():
     heat = results.load("initialization_trainability")[0]
     depth_time = results.load("initialization_depth_time")[0]
-    rows = C.claims(heat=heat, depth_time=depth_time)
+    more = results.load("initialization_trainability_seeds")[0]
+    rows = C.claims(heat=dict(heat, seeds=[0]), more=more, depth_time=depth_time)
     assert rows == C.published_claims()  # the page's rows on data/ are the published ones
-    assert len(rows) == 5 and [r["asserted"] for r in rows] == [True, True, False, True, True]
+    assert len(rows) == 5 and [r["asserted"] for r in rows] == [False, True, False, False, True]
+    assert [len(r["seeds"]) for r in rows if r["asserted"]] == [3, 5]  # three seeds at least
     for row in rows:
         assert set(row) == {"claim", "paper", "measured here", "reproduced", "asserted",
                             "control", "window", "seeds"}
@@ -36,13 +38,15 @@ def test_prose_numbers_of_the_trainability_grid():
     limit = {s: S.trainable_depth(s, 0.05) for s in heat["sigma_w2"]}
     assert dis["beyond"] == [(1.0, 40)] and 40 > limit[1.0]
     assert dis["before"] == [(3.0, 10), (3.0, 40)] and 40 <= limit[3.0]
-    num = C.trainability_numbers(heat)
+    more = dict(depths=[40], sigma_w2=[1.76], seeds=[1, 2], acc_per_seed=[[[0.9], [0.8]]])
+    num = C.trainability_numbers(heat, more)
+    assert num["init_more_seeds"] == "1 and 2" and num["init_more_depths"] == "40"
     assert num["init_beyond"] == "σ_w² = 1 at depth 40" and num["init_before"] == "σ_w² = 3 at depths 10 and 40"
     assert num["init_d0_min"] == "30%" and num["init_deepest_trained"] == "1 and 1.76"
     rows = C.trainability_claims(heat)
     assert rows[-1]["reproduced"] == "yes"  # beyond on the ordered side, before on the chaotic
     real = results.load("initialization_trainability")[0]
-    num = C.trainability_numbers(real)
+    num = C.trainability_numbers(real, results.load("initialization_trainability_seeds")[0])
     assert num["init_agree"].endswith("%") and "nowhere" not in num["init_beyond"]
     dt = C.depth_time_numbers(results.load("initialization_depth_time")[0])
     assert float(dt["init_dt_orth"]) < 2.5

@@ -52,11 +52,12 @@ def _cells(cells) -> str:
 # The numbers in the prose
 # =============================================================================================
 
-def trainability_numbers(heat: dict, level: float = 0.5) -> dict:
+def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
     """The numbers the trainability grid's prose quotes (glue texts): its size, how the
     shallowest rows train, the best weight scales from depth :data:`DEEP` on, what trains at
-    the deepest depth, and the cells where the 6 xi_c line and training disagree."""
-    acc = np.asarray([[np.nan if v is None else v for v in row] for row in heat["acc"]], float)
+    the deepest depth, the cells where the 6 xi_c line and training disagree, and the seeds
+    and depths of ``more`` (the edge-of-chaos claim's other seeds)."""
+    acc = _acc(heat["acc"])
     depths, sig = heat["depths"], heat["sigma_w2"]
     deep = [b for d, b in zip(depths, best_sigma_w2(heat)) if d >= DEEP and b is not None]
     agree, cells = trainability_agreement(heat, level)
@@ -68,7 +69,9 @@ def trainability_numbers(heat: dict, level: float = 0.5) -> dict:
                 init_deepest_trained=_list([float(s) for s, a in zip(sig, acc[-1]) if a >= level]),
                 init_level=_pct(level), init_agree=_pct(agree),
                 init_beyond=_cells(dis["beyond"]), init_before=_cells(dis["before"]),
-                init_grid_verdict=plots.MARKS[trainability_claims(heat)[2]["reproduced"]])
+                init_grid_verdict=plots.MARKS[trainability_claims(heat)[2]["reproduced"]],
+                init_seed=_list(heat.get("seeds", [0])), init_more_seeds=_list(more["seeds"]),
+                init_more_depths=_list(more["depths"]))
 
 
 def depth_time_numbers(res: dict) -> dict:
@@ -144,10 +147,30 @@ def _window(crit: float, sig) -> tuple[list, list]:
     return near, far
 
 
-def trainability_claims(heat: dict, level: float = 0.5) -> list[dict]:
-    """The claims rows of the trainability grid (all from the precomputed data, whose seeds
-    its provenance lists: one at the cpu profile)."""
-    acc = np.asarray([[np.nan if v is None else v for v in row] for row in heat["acc"]], float)
+def _acc(rows) -> np.ndarray:
+    return np.asarray([[np.nan if v is None else v for v in row] for row in rows], float)
+
+
+def _edge(depths, sig, acc, b2: float) -> tuple[list, bool]:
+    """One seed's rows of the edge-of-chaos claim: per depth from DEEP on, (depth, best
+    sigma_w^2, its accuracy, the best accuracy far from the edge), and whether every depth
+    passes (the best near the edge, inside depth <= 6 xi_c, EDGE_MARGIN above the far best)."""
+    near, far = _window(critical_sigma_w2(b2), sig)
+    j_far = [sig.index(s) for s in far]
+    best = best_sigma_w2(dict(acc=acc.tolist(), sigma_w2=sig))
+    deep = [(d, b, np.nanmax(row), np.nanmax(row[j_far]) if j_far else np.nan)
+            for d, b, row in zip(depths, best, acc) if d >= DEEP]
+    return deep, bool(deep) and all(b is not None and b in near and trainable_depth(b, b2) >= d
+                                    and top - cold >= EDGE_MARGIN for d, b, top, cold in deep)
+
+
+def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5) -> list[dict]:
+    """The claims rows of the trainability grid, from the precomputed data: ``heat`` (its
+    seeds' mean accuracy; one seed, 0, at the cpu profile) and ``more``, the same networks on
+    other seeds, each seed's own accuracies, on the cells the edge-of-chaos row reads
+    (``initialization_trainability_seeds``). That row is judged on every seed; the rows that
+    read the whole grid rest on ``heat``'s seeds alone and are not asserted."""
+    acc = _acc(heat["acc"])
     depths, b2, sig = heat["depths"], heat["sigma_b2"], heat["sigma_w2"]
     seeds = heat.get("seeds", [0])
     crit = critical_sigma_w2(b2)
@@ -158,30 +181,40 @@ def trainability_claims(heat: dict, level: float = 0.5) -> list[dict]:
         paper, f"depth {depths[0]}: train acc ≥ {_num(np.nanmin(acc[0]), 2)} everywhere; cells "
         f"with train acc ≥ {level:g} per depth: {', '.join(map(str, counts))}",
         plots.verdict(np.nanmin(acc[0]) >= TRAINED_MIN and counts[-1] < counts[0]
-                      and all(a >= b for a, b in zip(counts, counts[1:]))),
+                      and all(a >= b for a, b in zip(counts, counts[1:]))), asserted=False,
         control=f"the shallowest row's {counts[0]} trained cells of {len(sig)}",
         window=f"depths {depths[0]}–{depths[-1]}", seeds=seeds)]
+    runs = {s: (depths, sig, acc) for s in seeds[:1]}  # the grid: one seed, or a mean of several
+    if more is not None:
+        m = np.asarray(more["acc_per_seed"], float)  # depth x seed x sigma_w^2
+        runs.update({s: (more["depths"], more["sigma_w2"], m[:, i]) for i, s in
+                     enumerate(more["seeds"])})
+    edge = {s: _edge(*r, b2) for s, r in runs.items()}
+    margin = {s: min(top - cold for _, _, top, cold in deep) if deep else float("nan")
+              for s, (deep, _) in edge.items()}
+    text, v = plots.judged(margin, {s: ok for s, (_, ok) in edge.items()},
+                           lambda x: _num(x, 2))
     near, far = _window(crit, sig)
-    j_far = [sig.index(s) for s in far]
-    deep = [(d, b, np.nanmax(row), np.nanmax(row[j_far]) if j_far else np.nan)
-            for d, b, row in zip(depths, best_sigma_w2(heat), acc) if d >= DEEP]
-    ok = bool(deep) and all(b is not None and b in near and trainable_depth(b, b2) >= d
-                            and top - cold >= EDGE_MARGIN for d, b, top, cold in deep)
     rows.append(plots.claim(
         f"deep networks (depth ≥ {DEEP}) train best near the edge of chaos (σ_w² = {crit:.2f}), "
         "inside the band depth ≤ 6 ξ_c, and far better than far from it",
         "Schoenholz et al.; Hayou et al., On the Impact of the Activation Function on Deep "
         "Neural Networks Training",
-        "best σ_w² (train acc) at depths " + ", ".join(
-            f"{d}: {b:g} ({_num(top, 2)})" if b is not None else f"{d}: none"
-            for d, b, top, _ in deep),
-        plots.verdict(ok),
+        f"best train acc minus the best far from the edge, smallest over the depths: {text}; "
+        "best σ_w² (train acc) per depth: " + "; ".join(
+            f"seed {s}: " + ", ".join(f"{d}: {b:g} ({_num(top, 2)})" if b is not None
+                                      else f"{d}: none" for d, b, top, _ in deep)
+            for s, (deep, _) in edge.items()),
+        v,
         control=f"the best train acc far from the edge (σ_w² = {_list(far)}, a factor "
-                f"{FAR_RATIO:g} or more from it): " + ", ".join(
-                    f"{_num(c, 2)}" for *_, c in deep) + f"; the best must beat it by "
-                f"{EDGE_MARGIN:g}",
+                f"{FAR_RATIO:g} or more from it); the best must beat it by {EDGE_MARGIN:g}, "
+                "at every depth",
         window=f"σ_w² within a factor {EDGE_RATIO:g} of {crit:.2f}: {_list(near)}, "
-               f"{len(near)} of the grid's {len(sig)} values", seeds=seeds))
+               f"{len(near)} of the grid's {len(sig)} values; seed "
+               f"{_list(seeds[:1])}: depths {_list([d for d in depths if d >= DEEP])}"
+               + (f"; seeds {_list(more['seeds'])} (precomputed for this row only): depths "
+                  f"{_list(more['depths'])}, σ_w² = {_list(more['sigma_w2'])}"
+                  if more is not None else ""), seeds=list(runs)))
     agree, cells = trainability_agreement(heat, level)
     rows.append(plots.claim(
         "networks train when depth ≲ 6 ξ_c, and not beyond", paper,
@@ -198,7 +231,7 @@ def trainability_claims(heat: dict, level: float = 0.5) -> list[dict]:
         plots.verdict(bool(dis["beyond"] or dis["before"])
                       and all(s < crit for s, _ in dis["beyond"])
                       and all(s > crit for s, _ in dis["before"])),
-        control=f"the critical σ_w² = {crit:.2f} that splits the phases",
+        asserted=False, control=f"the critical σ_w² = {crit:.2f} that splits the phases",
         window="every cell where they disagree", seeds=seeds))
     return rows
 
@@ -241,10 +274,11 @@ def published_claims() -> list[dict]:
     grid and the learning time of deep linear networks against depth."""
     heat, prov = results.load("initialization_trainability")
     depth_time, dt_prov = results.load("initialization_depth_time")
+    more = results.load("initialization_trainability_seeds")[0]
     heat = dict(heat, seeds=heat.get("seeds") or prov.get("config", {}).get("seeds", [0]))
     depth_time = dict(depth_time, seeds=depth_time.get("seeds")
                       or dt_prov.get("config", {}).get("seeds"))
-    return trainability_claims(heat) + depth_time_claims(depth_time)
+    return trainability_claims(heat, more) + depth_time_claims(depth_time)
 
 
 def _chaos_shape_ok(chaos: dict) -> tuple[float, bool]:
@@ -265,11 +299,11 @@ def _chaos_shape_ok(chaos: dict) -> tuple[float, bool]:
 
 
 def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time=None,
-           igb=None, iso=None) -> list[dict]:
+           igb=None, iso=None, more=None) -> list[dict]:
     """One :func:`dynamics.plots.claim` row per claim, with the verdict the numbers support.
     The live results come as ``{seed: result}`` (:func:`claim_runs`: each row is judged on
     every seed and shows their spread); ``heat`` and ``depth_time`` are the precomputed
-    results shown on the page."""
+    results shown on the page, ``more`` the grid's other seeds (:func:`trainability_claims`)."""
     rows = []
     if signal is not None:
         signal = plots.per_seed(signal, "signal", "init.claim_runs")
@@ -404,7 +438,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             window="beyond σ_w² = 3: longer than the ordered phase's, shorter than the peak's",
             seeds=seeds))
     if heat is not None:
-        rows += trainability_claims(heat)
+        rows += trainability_claims(heat, more)
     if iso is not None:
         rows += isometry_claims(iso)
     if fluct is not None:
@@ -474,12 +508,14 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
     return rows
 
 
-def page_claims(profile: str | None, seed: int | None, heat: dict, depth_time: dict,
-                width: dict, **page) -> list[dict]:
+def page_claims(profile: str | None, seed: int | None, heat: dict, more: dict,
+                depth_time: dict, width: dict, **page) -> list[dict]:
     """The page's claims table: the page's own runs (``signal=``, ``chaos=``, ``fluct=``,
     ``saxe=``, ``igb=``, ``iso=`` and ``width``, on ``seed``) joined by the same runs on the
-    seeds after it (:func:`dynamics.plots.claim_seeds`), and the precomputed ``heat`` and
-    ``depth_time`` shown above; every row of :func:`claims` and Section 5's."""
+    seeds after it (:func:`dynamics.plots.claim_seeds`), and the precomputed ``heat`` (with
+    ``more``, its other seeds) and ``depth_time`` shown above; every row of :func:`claims`
+    and Section 5's."""
     seeds = plots.claim_seeds(seed)
-    rows = claims(**claim_runs(profile, seeds, **page), heat=heat, depth_time=depth_time)
+    rows = claims(**claim_runs(profile, seeds, **page), heat=heat, more=more,
+                  depth_time=depth_time)
     return rows + width_claims(width_claim_runs(profile, seeds, page=width))

@@ -24,7 +24,7 @@ from ..train import At, Hooks, LogSpaced, Recipe, log_steps, train
 from .isometry import IsometryConfig, run_isometry
 from .science import (ACTIVATIONS, INIT_SCHEMES, ChaosConfig, DepthTimeConfig,
                       FluctuationConfig, GuessingConfig, SaxeConfig, SignalConfig,
-                      TrainabilityConfig, c_map, c_star, chi_1, critical_mlp, critical_sigma_w2,
+                      MORE_SEEDS, TrainabilityConfig, c_map, c_star, chi_1, critical_mlp, critical_sigma_w2,
                       deep_linear,
                       depth_scale, effective_start, favourite_class, guessing_bias, init_mlp, layer_statistics,
                       measure_depth_scale, measure_map_iterates, measured_critical_sigma_w2,
@@ -139,6 +139,7 @@ def run_trainability(cfg: TrainabilityConfig, data=None, bars: bool | None = Non
     steps = runtime.steps(cfg.steps)
     t0 = time.perf_counter()
     acc = np.full((len(depths), len(sig)), np.nan)
+    per_seed = np.full((len(depths), len(seeds), len(sig)), np.nan)
     diverged, stopped = [], False
     job = P.current()
     for i, depth in enumerate(depths):
@@ -160,13 +161,15 @@ def run_trainability(cfg: TrainabilityConfig, data=None, bars: bool | None = Non
         final = np.array([CHANCE if h.diverged else h.last("train_acc") for h in hs])
         diverged += [[int(depth), float(c["sigma_w2"])] for c, h in
                      zip(grid(sigma_w2=list(sig), seed=list(seeds)), hs) if h.diverged]
-        acc[i] = final.reshape(len(sig), len(seeds)).mean(1)
+        per_seed[i] = final.reshape(len(sig), len(seeds)).T
+        acc[i] = per_seed[i].mean(0)
         if job.report((i + 1) / len(depths)):
             stopped = i + 1 < len(depths)
             break
     fine = np.linspace(min(sig), max(sig), 80)
     return dict(depths=[int(d) for d in depths], sigma_w2=[float(s) for s in sig],
-                acc=acc.tolist(), line_sigma_w2=fine.tolist(),
+                acc=acc.tolist(), seeds=[int(s) for s in seeds],
+                acc_per_seed=per_seed.tolist(), line_sigma_w2=fine.tolist(),
                 six_xi=[trainable_depth(s, cfg.sigma_b2) for s in fine],
                 critical=critical_sigma_w2(cfg.sigma_b2), sigma_b2=cfg.sigma_b2, steps=steps,
                 width=cfg.width, lr_depth=cfg.lr_depth, n_train=len(data.x_train), diverged=diverged,
@@ -519,6 +522,14 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
             "smoke": "Smoke scale (tiny).", "gpu": "GPU scale."}[p.profile]
     command = COMMAND.format(profile=p.profile)
     cfg = TrainabilityConfig.for_profile(p.profile)
+    more = cfg.replace(**MORE_SEEDS[p.profile])  # first: the one output a short run writes
+    for depth in p.grid(more.depths):
+        one = more.replace(depths=[depth])
+        p.unit(f"trainability seeds={more.seeds} depth={depth}", partial(run_trainability, one),
+               config=one)
+    p.output("initialization_trainability_seeds", _merge_trainability, config=more,
+             command=command, note=note + " Two more seeds, on the cells the edge-of-chaos "
+             "claim reads.")
     for depth in p.grid(cfg.depths):
         one = cfg.replace(depths=[depth])
         p.unit(f"trainability depth={depth}", partial(run_trainability, one), config=one)
@@ -539,10 +550,11 @@ INIT_PAIR = ("orthogonal", "gaussian")  # the inits of the learning-time figure
 
 
 def _merge_trainability(parts: dict) -> dict:
-    """:func:`run_trainability`'s result from its units (one depth each)."""
-    parts = list(parts.values())
+    """:func:`run_trainability`'s result from its units (one depth each), deepest last."""
+    parts = sorted(parts.values(), key=lambda q: q["depths"][0])
     out = dict(parts[0])
     out.update(depths=[d for q in parts for d in q["depths"]], acc=[r for q in parts for r in q["acc"]],
+               acc_per_seed=[r for q in parts for r in q.get("acc_per_seed", [])],
                diverged=[d for q in parts for d in q["diverged"]],
                stopped=any(q["stopped"] for q in parts), wall_time=sum(q["wall_time"] for q in parts))
     return out

@@ -35,7 +35,7 @@ from .meanfield import (TRAINABLE_DEPTHS, PHI, gauss_hermite, q_map, q_star, c_m
 from .meanfield import __all__ as _meanfield  # section 2, re-exported
 
 __all__ = ["INIT_SCHEMES", "ACTIVATIONS", "GAIN", "SignalConfig", "ChaosConfig",
-           "TrainabilityConfig", "FluctuationConfig", "SaxeConfig",
+           "TrainabilityConfig", "MORE_SEEDS", "FluctuationConfig", "SaxeConfig",
            "DepthTimeConfig", "GuessingConfig", "mnist1d_data", "lsuv_", "init_mlp", "critical_mlp",
            "layer_statistics", "std_ratio", "haar_orthogonal", "batched_qr", "random_weights",
            "preactivation_fluctuations", "saxe_task", "deep_linear", "pattern_progress",
@@ -107,6 +107,17 @@ class TrainabilityConfig(Config):
     batch_size: int = param(32, "mini-batch size", low=1, high=10000, smoke=128, gpu=128)
     n_train: int = param(1000, "MNIST-1D training examples", low=100, high=100000)
     seeds: list = param([0], "seeds (accuracies are averaged)", gpu=[0, 1])
+
+
+# More seeds of the trainability grid, each seed's own accuracies, on the cells its
+# edge-of-chaos claim reads: three of the depths from claims.DEEP (30) on, and the sigma_w^2
+# near the edge and far from it (the whole grid on two more seeds would cost three times this).
+MORE_SEEDS = dict(
+    smoke=dict(depths=[32], sigma_w2=[0.5, 1.76, 4.0], seeds=[1, 2]),
+    cpu=dict(depths=[30, 80, 50], sigma_w2=[0.8, 1.4, 1.6, 1.76, 2.0, 2.4, 3.8, 4.5],
+             seeds=[1, 2]),
+    gpu=dict(depths=[40, 100, 200], sigma_w2=[0.6, 1.4, 1.55, 1.76, 1.9, 2.1, 2.4, 3.8, 4.5],
+             seeds=[2, 3]))
 
 
 @dataclass

@@ -10,7 +10,7 @@ import torch
 
 from dynamics import plots
 from dynamics.initialization import experiments as E
-from dynamics.initialization import views as V
+from dynamics.initialization import science as S
 from dynamics.initialization import isometry as I
 
 from seeds import SEEDS
@@ -71,8 +71,8 @@ def test_one_relu_layer_has_squared_singular_values_zero_and_the_gain():
 
 def test_the_critical_point_and_the_theory():
     s_w2, s_b2 = I.isometry_point("tanh", 1 / 64)
-    assert V.q_star(s_w2, s_b2) == pytest.approx(1 / 64, rel=1e-3)
-    assert V.chi_1(s_w2, s_b2) == pytest.approx(1.0, abs=1e-6)
+    assert S.q_star(s_w2, s_b2) == pytest.approx(1 / 64, rel=1e-3)
+    assert S.chi_1(s_w2, s_b2) == pytest.approx(1.0, abs=1e-6)
     assert 1 < s_w2 < 1.05 and 0 <= s_b2 < 1e-4
     assert I.isometry_point("relu") == (2.0, 0.0)
     assert list(I.spread_theory([1, 8], "relu", "orthogonal")) == [1.0, 8.0]
@@ -105,12 +105,12 @@ def _iso(seed):
 
 def test_figure_draws_every_case_with_its_theory():
     res = _iso(SEEDS[0])
-    fig = V.isometry_figure(res)
+    fig = I.isometry_figure(res)
     names = {tr.name for tr in fig.data}
     assert all(n in names and f"{n}, theory" in names for n in res["cases"])
     assert "Plotly.newPlot" in plots.to_html(fig)
     plots.house(fig)
-    nums = V.isometry_numbers(res)
+    nums = I.isometry_numbers(res)
     assert nums["iso_depth"] == str(res["depths"][-1])
 
 
@@ -119,7 +119,7 @@ def test_claim_isometry_rows_on_three_seeds():
     """Smoke profile, seeds 0-2: chi_1 = 1 fixes the mean; orthogonal tanh (q* = 1/64)
     stays concentrated; Gaussian tanh spreads about one unit per layer; orthogonal ReLU does
     not reach isometry."""
-    rows = V.isometry_claims({s: _iso(s) for s in SEEDS})
+    rows = I.isometry_claims({s: _iso(s) for s in SEEDS})
     assert len(rows) == 4 and all(r["seeds"] == list(SEEDS) for r in rows)
     assert [r["reproduced"] for r in rows] == ["yes"] * 4, [r["measured here"] for r in rows]
 
@@ -142,14 +142,14 @@ def test_isometry_rows_can_say_no():
     deep = runs[SEEDS[0]]["depths"]
     ordered = swap(tanh_gaussian=lambda c: dict(c["tanh gaussian"], mean=[
         m * 0.9 ** d for m, d in zip(c["tanh gaussian"]["mean"], deep)]))
-    assert [r["reproduced"] for r in V.isometry_claims(ordered)] == ["no", "yes", "yes", "yes"]
+    assert [r["reproduced"] for r in I.isometry_claims(ordered)] == ["no", "yes", "yes", "yes"]
     spread = swap(tanh_orthogonal=lambda c: c["tanh gaussian"])
-    assert V.isometry_claims(spread)[1]["reproduced"] == "no"
+    assert I.isometry_claims(spread)[1]["reproduced"] == "no"
     flat = swap(tanh_gaussian=lambda c: dict(c["tanh gaussian"],
                                              rel_var=c["tanh orthogonal"]["rel_var"]))
-    assert V.isometry_claims(flat)[2]["reproduced"] == "no"
+    assert I.isometry_claims(flat)[2]["reproduced"] == "no"
     iso_relu = swap(relu_orthogonal=lambda c: dict(c["relu orthogonal"],
                                                    rel_var=c["tanh orthogonal"]["rel_var"]))
-    assert V.isometry_claims(iso_relu)[3]["reproduced"] == "no"
+    assert I.isometry_claims(iso_relu)[3]["reproduced"] == "no"
     with pytest.raises(ValueError, match="seed"):
-        V.isometry_claims(runs[SEEDS[0]])
+        I.isometry_claims(runs[SEEDS[0]])

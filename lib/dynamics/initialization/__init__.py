@@ -17,23 +17,43 @@ Modules:
   linear network and its exact solution, the guessing bias; with :mod:`.meanfield` (the
   mean-field maps q*, chi_1, c*, xi_c, the critical line, and their measurement on random
   networks), which it re-exports.
-- :mod:`.experiments`: the runners ``run_signal``, ``run_chaos``, ``run_trainability``,
-  ``run_fluctuations``, ``run_saxe``, ``run_depth_time``, ``run_guessing_bias``, the numbers
-  the claims rest on, and ``precompute_plan(profile)``.
+- :mod:`.experiments`: the runners (``run_signal``, ``run_chaos``, ``run_trainability``,
+  ``run_fluctuations``, ``run_saxe``, ``run_depth_time``, ``run_guessing_bias``), ``run(section,
+  profile, seed)`` (a section's run as the page makes it), the worked answers (``answer_*``),
+  the seeds the claims run on and ``precompute_plan(profile)``.
 - :mod:`.figures`: the ``*_figure`` builders and ``*_rows`` tables.
-- :mod:`.views`: ``*_panel(profile, seed)`` live panels, the page's numbers, and ``claims(...)``
-  with its thresholds (in :mod:`.claims`, re-exported there); Section 5's SP beside muP (its
-  model, runner, figure and claims, in :mod:`.width`) is re-exported there too.
-- :mod:`.isometry`: the input-output Jacobian's singular values across depth (``torch.func``),
-  Gaussian and orthogonal weights, tanh on the critical line and ReLU, with the theory's spread
-  and ``run_isometry`` (re-exported by :mod:`.experiments`).
+- :mod:`.panels`: the live panels, ``*_panel(profile, seed)``.
+- :mod:`.claims`: the numbers each section's prose glues (``*_numbers``), the claims rows with
+  their thresholds, ``claims(...)``, ``page_claims(...)`` (the page's table, its other seeds
+  run) and ``published_claims()``.
+- :mod:`.isometry` (a section whole): the input-output Jacobian's singular values across depth
+  (``torch.func``), Gaussian and orthogonal weights, tanh on the critical line and ReLU, with
+  the theory's spread, its runner, figure, numbers and claims rows.
+- :mod:`.width` (a section whole): Section 5, SP beside muP: its model, runner, figure,
+  numbers and claims rows.
 
-``from dynamics import initialization as I`` gives every public name of the four.
+``from dynamics import initialization as init`` gives the names the chapter calls; the rest
+are in the modules (``init.science.q_map``).
 """
-from . import experiments, figures, science, views
-from .science import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
-from .figures import *  # noqa: F401,F403
-from .views import *  # noqa: F401,F403
+from . import claims, experiments, figures, isometry, panels, science, width
+from .experiments import (run, answer_lsuv_gain, answer_band, answer_fluctuations,
+                          answer_rank_growth, answer_coordinate_check)
+from .figures import (signal_figure, signal_rows, chaos_figure, trainability_figure,
+                      trainability_rows, fluctuations_figure, saxe_figure, depth_time_figure,
+                      guessing_figure)
+from .isometry import isometry_figure, isometry_numbers
+from .width import width_figure, width_numbers
+from .panels import signal_panel, trainability_panel, saxe_panel, guessing_panel
+from .claims import (chaos_numbers, trainability_numbers, fluctuation_numbers,
+                     depth_time_numbers, page_claims)
 
-__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]
+__all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
+           "answer_rank_growth", "answer_coordinate_check",
+           "signal_figure", "signal_rows", "chaos_figure", "trainability_figure",
+           "trainability_rows", "fluctuations_figure", "saxe_figure", "depth_time_figure",
+           "guessing_figure",
+           "isometry_figure", "isometry_numbers",
+           "width_figure", "width_numbers",
+           "signal_panel", "trainability_panel", "saxe_panel", "guessing_panel",
+           "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
+           "depth_time_numbers", "page_claims"]

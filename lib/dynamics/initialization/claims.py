@@ -1,7 +1,10 @@
-"""The claims table of the initialization chapter: each row a statement that can fail, judged on
-several seeds where the page runs it live (:func:`claim_runs` in :mod:`.experiments` gives the
-runs), with its control, window and seeds printed under the measurement. Every threshold lives
-here once, as a named constant; the claim tests assert the rows' verdicts."""
+"""Initialization, the page's numbers and its claims table. The numbers each section's prose
+glues (``*_numbers``, formatted as the page prints them); the claims table, each row a
+statement that can fail, judged on several seeds where the page runs it live
+(:func:`page_claims` runs the other seeds), with its control, window and seeds printed under
+the measurement; and :func:`published_claims`, the rows that rest on ``data/``. Every
+threshold lives here once, as a named constant (the isometry rows' in :mod:`.isometry`, Section
+5's in :mod:`.width`); the claim tests assert the rows' verdicts."""
 from __future__ import annotations
 
 import math
@@ -9,13 +12,16 @@ import math
 import numpy as np
 
 from .. import plots, results
-from .experiments import (best_sigma_w2, half_times, learning_times, trainability_agreement,
-                          trainability_disagreements, xi_deviation)
-from .isometry import chi_1_of
+from .experiments import (best_sigma_w2, claim_runs, half_times, learning_times,
+                          trainability_agreement, trainability_disagreements, xi_deviation)
+from .isometry import isometry_claims
 from .science import critical_sigma_w2, q_map, std_ratio, trainable_depth
 
-__all__ = ["DEEP", "trainability_claims", "depth_time_claims", "isometry_claims",
-           "published_claims", "claim_seeds", "claims"]
+from .width import width_claim_runs, width_claims
+
+__all__ = ["DEEP", "trainability_numbers", "depth_time_numbers", "chaos_numbers",
+           "fluctuation_numbers", "trainability_claims", "depth_time_claims", "published_claims",
+           "claims", "page_claims"]
 
 _num = plots.number
 
@@ -41,6 +47,71 @@ def _cells(cells) -> str:
     return "; ".join(f"σ_w² = {s:g} at depth{'s' if len(d) > 1 else ''} {_list(d)}"
                      for s, d in by.items()) or "nowhere"
 
+
+# =============================================================================================
+# The numbers in the prose
+# =============================================================================================
+
+def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
+    """The numbers the trainability grid's prose quotes (glue texts): its size, how the
+    shallowest rows train, the best weight scales from depth :data:`DEEP` on, what trains at
+    the deepest depth, the cells where the 6 xi_c line and training disagree, and the seeds
+    and depths of ``more`` (the edge-of-chaos claim's other seeds)."""
+    acc = _acc(heat["acc"])
+    depths, sig = heat["depths"], heat["sigma_w2"]
+    deep = [b for d, b in zip(depths, best_sigma_w2(heat)) if d >= DEEP and b is not None]
+    agree, cells = trainability_agreement(heat, level)
+    dis = trainability_disagreements(heat, level)
+    return dict(init_cells=cells, init_deepest=depths[-1], init_width=heat["width"],
+                init_steps=heat["steps"], init_d0=depths[0], init_d0_min=_pct(np.nanmin(acc[0])),
+                init_d1=depths[1], init_d1_min=_pct(np.nanmin(acc[1])),
+                init_best_range=(f"{min(deep):g} and {max(deep):g}" if deep else "nowhere"),
+                init_deepest_trained=_list([float(s) for s, a in zip(sig, acc[-1]) if a >= level]),
+                init_level=_pct(level), init_agree=_pct(agree),
+                init_beyond=_cells(dis["beyond"]), init_before=_cells(dis["before"]),
+                init_grid_verdict=plots.MARKS[trainability_claims(heat)[2]["reproduced"]],
+                init_seed=_list(heat.get("seeds", [0])), init_more_seeds=_list(more["seeds"]),
+                init_more_depths=_list(more["depths"]))
+
+
+def depth_time_numbers(res: dict) -> dict:
+    """The numbers the learning-time figure's prose quotes (glue texts): the orthogonal
+    curve's median time at each depth, where it is lowest and highest, and the Gaussian
+    curve's climb."""
+    orth, gauss = learning_times(res["orthogonal"]), learning_times(res["gaussian"])
+    d, lr = res["depths"], res["orthogonal_lr"]
+    lo, hi = int(np.argmin(orth)), int(np.argmax(orth))
+    k = d.index(16) if 16 in d else len(d) - 1
+    return dict(init_dt_orth=f"{plots.number(orth.max() / orth.min(), 2)}",
+                init_dt_times=_list([f"{v:.0f}" for v in orth]),
+                init_dt_lo=f"{orth[lo]:.0f} steps at depth {d[lo]}",
+                init_dt_hi=f"{orth[hi]:.0f} at depth {d[hi]}",
+                init_dt_gauss=f"{gauss[k] / gauss[0]:.0f}", init_dt_gd=d[k],
+                init_dt_never=_list([v for v, t in zip(d, gauss) if not np.isfinite(t)]),
+                init_dt_d0=d[0], init_dt_d1=d[-1],
+                init_dt_lr0=plots.number(lr[0], 2), init_dt_lr_deep=_list(
+                    [float(plots.number(v, 2)) for v in lr[-2:]]),
+                init_dt_deep=_list(d[-2:]))
+
+
+def chaos_numbers(chaos: dict) -> dict:
+    """The depth scales the chaos figure's prose quotes (glue texts)."""
+    xm = chaos["xi_measured"]
+    s = np.asarray(xm["sigma_w2"], float)
+    xi = np.array([np.nan if v is None else v for v in xm["xi"]], float)
+    hot = xi[s > 3]
+    return dict(init_xi_ordered=_num(xi[0], 2),
+                init_xi_chaotic=f"{_num(np.nanmin(hot), 2)} to {_num(np.nanmax(hot), 2)}")
+
+
+def fluctuation_numbers(fluct: dict) -> dict:
+    """The orthogonal ensemble's largest value, which the prose quotes (glue text)."""
+    return dict(init_orth_max=_num(max(fluct["orthogonal"]), 2))
+
+
+# =============================================================================================
+# The claims table
+# =============================================================================================
 
 # The claims' thresholds: each lives here once; the claim tests assert the rows' verdicts.
 HE_BAND = (0.2, 5.0)       # He/orthogonal/LSUV ReLU: last/first activation std inside this band
@@ -76,10 +147,30 @@ def _window(crit: float, sig) -> tuple[list, list]:
     return near, far
 
 
-def trainability_claims(heat: dict, level: float = 0.5) -> list[dict]:
-    """The claims rows of the trainability grid (all from the precomputed data, whose seeds
-    its provenance lists: one at the cpu profile)."""
-    acc = np.asarray([[np.nan if v is None else v for v in row] for row in heat["acc"]], float)
+def _acc(rows) -> np.ndarray:
+    return np.asarray([[np.nan if v is None else v for v in row] for row in rows], float)
+
+
+def _edge(depths, sig, acc, b2: float) -> tuple[list, bool]:
+    """One seed's rows of the edge-of-chaos claim: per depth from DEEP on, (depth, best
+    sigma_w^2, its accuracy, the best accuracy far from the edge), and whether every depth
+    passes (the best near the edge, inside depth <= 6 xi_c, EDGE_MARGIN above the far best)."""
+    near, far = _window(critical_sigma_w2(b2), sig)
+    j_far = [sig.index(s) for s in far]
+    best = best_sigma_w2(dict(acc=acc.tolist(), sigma_w2=sig))
+    deep = [(d, b, np.nanmax(row), np.nanmax(row[j_far]) if j_far else np.nan)
+            for d, b, row in zip(depths, best, acc) if d >= DEEP]
+    return deep, bool(deep) and all(b is not None and b in near and trainable_depth(b, b2) >= d
+                                    and top - cold >= EDGE_MARGIN for d, b, top, cold in deep)
+
+
+def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5) -> list[dict]:
+    """The claims rows of the trainability grid, from the precomputed data: ``heat`` (its
+    seeds' mean accuracy; one seed, 0, at the cpu profile) and ``more``, the same networks on
+    other seeds, each seed's own accuracies, on the cells the edge-of-chaos row reads
+    (``initialization_trainability_seeds``). That row is judged on every seed; the rows that
+    read the whole grid rest on ``heat``'s seeds alone and are not asserted."""
+    acc = _acc(heat["acc"])
     depths, b2, sig = heat["depths"], heat["sigma_b2"], heat["sigma_w2"]
     seeds = heat.get("seeds", [0])
     crit = critical_sigma_w2(b2)
@@ -90,30 +181,40 @@ def trainability_claims(heat: dict, level: float = 0.5) -> list[dict]:
         paper, f"depth {depths[0]}: train acc ≥ {_num(np.nanmin(acc[0]), 2)} everywhere; cells "
         f"with train acc ≥ {level:g} per depth: {', '.join(map(str, counts))}",
         plots.verdict(np.nanmin(acc[0]) >= TRAINED_MIN and counts[-1] < counts[0]
-                      and all(a >= b for a, b in zip(counts, counts[1:]))),
+                      and all(a >= b for a, b in zip(counts, counts[1:]))), asserted=False,
         control=f"the shallowest row's {counts[0]} trained cells of {len(sig)}",
         window=f"depths {depths[0]}–{depths[-1]}", seeds=seeds)]
+    runs = {s: (depths, sig, acc) for s in seeds[:1]}  # the grid: one seed, or a mean of several
+    if more is not None:
+        m = np.asarray(more["acc_per_seed"], float)  # depth x seed x sigma_w^2
+        runs.update({s: (more["depths"], more["sigma_w2"], m[:, i]) for i, s in
+                     enumerate(more["seeds"])})
+    edge = {s: _edge(*r, b2) for s, r in runs.items()}
+    margin = {s: min(top - cold for _, _, top, cold in deep) if deep else float("nan")
+              for s, (deep, _) in edge.items()}
+    text, v = plots.judged(margin, {s: ok for s, (_, ok) in edge.items()},
+                           lambda x: _num(x, 2))
     near, far = _window(crit, sig)
-    j_far = [sig.index(s) for s in far]
-    deep = [(d, b, np.nanmax(row), np.nanmax(row[j_far]) if j_far else np.nan)
-            for d, b, row in zip(depths, best_sigma_w2(heat), acc) if d >= DEEP]
-    ok = bool(deep) and all(b is not None and b in near and trainable_depth(b, b2) >= d
-                            and top - cold >= EDGE_MARGIN for d, b, top, cold in deep)
     rows.append(plots.claim(
         f"deep networks (depth ≥ {DEEP}) train best near the edge of chaos (σ_w² = {crit:.2f}), "
         "inside the band depth ≤ 6 ξ_c, and far better than far from it",
         "Schoenholz et al.; Hayou et al., On the Impact of the Activation Function on Deep "
         "Neural Networks Training",
-        "best σ_w² (train acc) at depths " + ", ".join(
-            f"{d}: {b:g} ({_num(top, 2)})" if b is not None else f"{d}: none"
-            for d, b, top, _ in deep),
-        plots.verdict(ok),
+        f"best train acc minus the best far from the edge, smallest over the depths: {text}; "
+        "best σ_w² (train acc) per depth: " + "; ".join(
+            f"seed {s}: " + ", ".join(f"{d}: {b:g} ({_num(top, 2)})" if b is not None
+                                      else f"{d}: none" for d, b, top, _ in deep)
+            for s, (deep, _) in edge.items()),
+        v,
         control=f"the best train acc far from the edge (σ_w² = {_list(far)}, a factor "
-                f"{FAR_RATIO:g} or more from it): " + ", ".join(
-                    f"{_num(c, 2)}" for *_, c in deep) + f"; the best must beat it by "
-                f"{EDGE_MARGIN:g}",
+                f"{FAR_RATIO:g} or more from it); the best must beat it by {EDGE_MARGIN:g}, "
+                "at every depth",
         window=f"σ_w² within a factor {EDGE_RATIO:g} of {crit:.2f}: {_list(near)}, "
-               f"{len(near)} of the grid's {len(sig)} values", seeds=seeds))
+               f"{len(near)} of the grid's {len(sig)} values; seed "
+               f"{_list(seeds[:1])}: depths {_list([d for d in depths if d >= DEEP])}"
+               + (f"; seeds {_list(more['seeds'])} (precomputed for this row only): depths "
+                  f"{_list(more['depths'])}, σ_w² = {_list(more['sigma_w2'])}"
+                  if more is not None else ""), seeds=list(runs)))
     agree, cells = trainability_agreement(heat, level)
     rows.append(plots.claim(
         "networks train when depth ≲ 6 ξ_c, and not beyond", paper,
@@ -130,7 +231,7 @@ def trainability_claims(heat: dict, level: float = 0.5) -> list[dict]:
         plots.verdict(bool(dis["beyond"] or dis["before"])
                       and all(s < crit for s, _ in dis["beyond"])
                       and all(s > crit for s, _ in dis["before"])),
-        control=f"the critical σ_w² = {crit:.2f} that splits the phases",
+        asserted=False, control=f"the critical σ_w² = {crit:.2f} that splits the phases",
         window="every cell where they disagree", seeds=seeds))
     return rows
 
@@ -173,10 +274,11 @@ def published_claims() -> list[dict]:
     grid and the learning time of deep linear networks against depth."""
     heat, prov = results.load("initialization_trainability")
     depth_time, dt_prov = results.load("initialization_depth_time")
+    more = results.load("initialization_trainability_seeds")[0]
     heat = dict(heat, seeds=heat.get("seeds") or prov.get("config", {}).get("seeds", [0]))
     depth_time = dict(depth_time, seeds=depth_time.get("seeds")
                       or dt_prov.get("config", {}).get("seeds"))
-    return trainability_claims(heat) + depth_time_claims(depth_time)
+    return trainability_claims(heat, more) + depth_time_claims(depth_time)
 
 
 def _chaos_shape_ok(chaos: dict) -> tuple[float, bool]:
@@ -196,104 +298,12 @@ def _chaos_shape_ok(chaos: dict) -> tuple[float, bool]:
     return peak, bool(ok)
 
 
-# The Jacobian's spectrum (dynamical isometry): its rows' thresholds, then the rows.
-MEAN_RATE = 0.03         # chi_1 = 1: |ln mean lambda| / L at the deepest depth below this
-OFF_CRITICAL = 0.9       # the control: sigma_w^2 this factor of the critical value (ordered)
-ORTH_TANH_MAX = 0.5      # orthogonal tanh: relative variance below this at every depth
-SPREAD_GAP = 10.0        # the controls' relative variance at least this factor above it
-GROWTH_MIN = 4.0         # Gaussian tanh: relative variance, deepest over shallowest, at least
-THEORY_BAND = (0.5, 2.0)  # Gaussian tanh and orthogonal ReLU, deepest: measured / theory
-RELU_PER_LAYER = 0.5     # orthogonal ReLU: relative variance at least this times the depth
-
-
-
-def isometry_claims(iso: dict) -> list[dict]:
-    """The claims rows of the Jacobian's spectrum, judged on every seed of ``{seed: result}``
-    (:func:`run_isometry`)."""
-    iso = plots.per_seed(iso, "iso", "init.claim_runs")
-    seeds = list(iso)
-    r0 = iso[seeds[0]]
-    d, deep = r0["depths"], r0["depths"][-1]
-    paper = ("Pennington, Schoenholz & Ganguli, Resurrecting the sigmoid in deep learning "
-             "through dynamical isometry")
-    cases = lambda s: iso[s]["cases"]  # noqa: E731
-    last = lambda s, name, key="rel_var": cases(s)[name][key][-1]  # noqa: E731
-    rows = []
-
-    rate = {s: max(abs(math.log(c["mean"][-1])) / deep for c in cases(s).values()) for s in seeds}
-    text, v = plots.judged(rate, {s: rate[s] < MEAN_RATE for s in seeds}, _g)
-    off = min(abs(math.log(chi_1_of(c["activation"], OFF_CRITICAL * c["sigma_w2"], c["sigma_b2"])))
-              for c in r0["cases"].values())
-    means = ", ".join(f"{n} {_g(c['mean'][-1])}" for n, c in r0["cases"].items())
-    rows.append(plots.claim(
-        "χ₁ = 1 fixes the mean squared singular value of the input–output Jacobian: it neither "
-        "grows nor decays geometrically with depth, for both activations and both kinds of "
-        "weights", paper, f"|ln mean λ| / L at depth {deep}, largest of the four cases: {text}; "
-                          f"mean λ on seed {seeds[0]}: {means}", v,
-        control=f"σ_w² at {OFF_CRITICAL:g}× the critical value (ordered phase): |ln χ₁| ≥ "
-                f"{_g(off)} per layer (mean-field); at the critical point χ₁ = 1, 0 per layer",
-        window=f"depth {deep}, below {MEAN_RATE:g} per layer", seeds=seeds))
-
-    ot = {s: max(cases(s)["tanh orthogonal"]["rel_var"]) for s in seeds}
-    gap = {s: min(last(s, "tanh gaussian"), last(s, "relu orthogonal")) / last(s, "tanh orthogonal")
-           for s in seeds}
-    text, v = plots.judged(ot, {s: ot[s] < ORTH_TANH_MAX and gap[s] > SPREAD_GAP for s in seeds})
-    rows.append(plots.claim(
-        f"orthogonal weights on tanh's critical line at small q* (here {_q(r0)}): the "
-        "spectrum stays concentrated as depth grows (dynamical isometry)",
-        paper, f"relative variance of λ, largest over depths {d[0]}–{deep}: {text}", v,
-        control=f"Gaussian tanh and orthogonal ReLU at depth {deep}: at least {SPREAD_GAP:g}× "
-                f"larger (smaller of the two over it: {plots.spread(gap, _g)}); theory "
-                f"{_g(r0['cases']['tanh orthogonal']['theory'][-1])} at depth {deep}",
-        window=f"below {ORTH_TANH_MAX:g} at every depth {d[0]}–{deep}", seeds=seeds))
-
-    growth = {s: last(s, "tanh gaussian") / cases(s)["tanh gaussian"]["rel_var"][0] for s in seeds}
-    ratio = {s: last(s, "tanh gaussian") / cases(s)["tanh gaussian"]["theory"][-1] for s in seeds}
-    text, v = plots.judged(growth, {s: growth[s] > GROWTH_MIN
-                                    and THEORY_BAND[0] < ratio[s] < THEORY_BAND[1]
-                                    for s in seeds}, _g)
-    rows.append(plots.claim(
-        "Gaussian weights at the same critical point: the spectrum spreads as depth grows "
-        "(variance ≈ L·μ₂/μ₁², about one unit per layer)",
-        paper, f"relative variance of λ, depth {deep} over depth {d[0]}: {text}; measured over "
-               f"theory at depth {deep}: {plots.spread(ratio, _g)}", v,
-        control=f"orthogonal tanh (the row above); the theory L·μ₂/μ₁² = "
-                f"{_g(r0['cases']['tanh gaussian']['theory'][-1])} at depth {deep}",
-        window=f"growth above {GROWTH_MIN:g}×; measured/theory within "
-               f"{THEORY_BAND[0]:g}–{THEORY_BAND[1]:g}", seeds=seeds))
-
-    per = {s: last(s, "relu orthogonal") / deep for s in seeds}
-    rt = {s: last(s, "relu orthogonal") / cases(s)["relu orthogonal"]["theory"][-1] for s in seeds}
-    text, v = plots.judged(per, {s: per[s] > RELU_PER_LAYER and rt[s] > THEORY_BAND[0]
-                                 and gap[s] > SPREAD_GAP for s in seeds}, _g)
-    rows.append(plots.claim(
-        "ReLU cannot reach dynamical isometry, even with orthogonal weights at σ_w² = 2: the "
-        "spread still grows by about one unit per layer",
-        paper, f"orthogonal ReLU, relative variance of λ per layer at depth {deep}: {text}; "
-               f"measured over theory (L): {plots.spread(rt, _g)}", v,
-        control=f"orthogonal tanh at depth {deep} (the concentrated case); the theory's 1 per "
-                "layer", window=f"above {RELU_PER_LAYER:g} per layer and above "
-                                f"{THEORY_BAND[0]:g}× the theory", seeds=seeds))
-    return rows
-
-
-def _g(x) -> str:
-    return plots.number(x, 3)
-
-
-def _q(res) -> str:
-    return f"q* = {plots.number(res['q_star'], 3)}"
-
-
-claim_seeds = plots.claim_seeds  # one home: dynamics.plots.claims
-
-
 def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time=None,
-           igb=None, iso=None) -> list[dict]:
+           igb=None, iso=None, more=None) -> list[dict]:
     """One :func:`dynamics.plots.claim` row per claim, with the verdict the numbers support.
     The live results come as ``{seed: result}`` (:func:`claim_runs`: each row is judged on
     every seed and shows their spread); ``heat`` and ``depth_time`` are the precomputed
-    results shown on the page."""
+    results shown on the page, ``more`` the grid's other seeds (:func:`trainability_claims`)."""
     rows = []
     if signal is not None:
         signal = plots.per_seed(signal, "signal", "init.claim_runs")
@@ -428,7 +438,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             window="beyond σ_w² = 3: longer than the ordered phase's, shorter than the peak's",
             seeds=seeds))
     if heat is not None:
-        rows += trainability_claims(heat)
+        rows += trainability_claims(heat, more)
     if iso is not None:
         rows += isometry_claims(iso)
     if fluct is not None:
@@ -496,3 +506,16 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             window=f"ReLU above {IGB_RELU_MIN:g}, {g0['n_nets']} networks per seed",
             seeds=seeds))
     return rows
+
+
+def page_claims(profile: str | None, seed: int | None, heat: dict, more: dict,
+                depth_time: dict, width: dict, **page) -> list[dict]:
+    """The page's claims table: the page's own runs (``signal=``, ``chaos=``, ``fluct=``,
+    ``saxe=``, ``igb=``, ``iso=`` and ``width``, on ``seed``) joined by the same runs on the
+    seeds after it (:func:`dynamics.plots.claim_seeds`), and the precomputed ``heat`` (with
+    ``more``, its other seeds) and ``depth_time`` shown above; every row of :func:`claims`
+    and Section 5's."""
+    seeds = plots.claim_seeds(seed)
+    rows = claims(**claim_runs(profile, seeds, **page), heat=heat, more=more,
+                  depth_time=depth_time)
+    return rows + width_claims(width_claim_runs(profile, seeds, page=width))

@@ -14,23 +14,26 @@ from functools import partial
 import numpy as np
 import torch
 
-from .. import runtime, units
+from scipy.optimize import brentq
+
+from .. import plots, runtime, units
 from .. import progress as P
 from ..runtime import get_profile, get_seed
 from ..sweep import grid, train_many
 from ..train import At, Hooks, LogSpaced, Recipe, log_steps, train
-from .isometry import *  # noqa: F401,F403  (the Jacobian's spectrum, re-exported)
-from .isometry import __all__ as _isometry
 from .isometry import IsometryConfig, run_isometry
 from .science import (ACTIVATIONS, INIT_SCHEMES, ChaosConfig, DepthTimeConfig,
                       FluctuationConfig, GuessingConfig, SaxeConfig, SignalConfig,
-                      TrainabilityConfig, c_map, c_star, critical_mlp, critical_sigma_w2, deep_linear,
+                      MORE_SEEDS, TrainabilityConfig, c_map, c_star, chi_1, critical_mlp, critical_sigma_w2,
+                      deep_linear,
                       depth_scale, effective_start, favourite_class, guessing_bias, init_mlp, layer_statistics,
                       measure_depth_scale, measure_map_iterates, measured_critical_sigma_w2,
                       mnist1d_data, pattern_progress, preactivation_fluctuations, q_map, q_star,
-                      saxe_task, saxe_theory, tanh_mlp, trainable_depth)
+                      saxe_task, saxe_theory, tanh_mlp, trainable_band, trainable_depth)
+from .width import WidthConfig, coordinate_check, run_width
 
 
+_num = plots.number
 COMMAND = "python -m dynamics.precompute initialization --profile {profile}"
 CHANCE = 0.1  # MNIST-1D has 10 balanced classes
 
@@ -136,6 +139,7 @@ def run_trainability(cfg: TrainabilityConfig, data=None, bars: bool | None = Non
     steps = runtime.steps(cfg.steps)
     t0 = time.perf_counter()
     acc = np.full((len(depths), len(sig)), np.nan)
+    per_seed = np.full((len(depths), len(seeds), len(sig)), np.nan)
     diverged, stopped = [], False
     job = P.current()
     for i, depth in enumerate(depths):
@@ -157,13 +161,15 @@ def run_trainability(cfg: TrainabilityConfig, data=None, bars: bool | None = Non
         final = np.array([CHANCE if h.diverged else h.last("train_acc") for h in hs])
         diverged += [[int(depth), float(c["sigma_w2"])] for c, h in
                      zip(grid(sigma_w2=list(sig), seed=list(seeds)), hs) if h.diverged]
-        acc[i] = final.reshape(len(sig), len(seeds)).mean(1)
+        per_seed[i] = final.reshape(len(sig), len(seeds)).T
+        acc[i] = per_seed[i].mean(0)
         if job.report((i + 1) / len(depths)):
             stopped = i + 1 < len(depths)
             break
     fine = np.linspace(min(sig), max(sig), 80)
     return dict(depths=[int(d) for d in depths], sigma_w2=[float(s) for s in sig],
-                acc=acc.tolist(), line_sigma_w2=fine.tolist(),
+                acc=acc.tolist(), seeds=[int(s) for s in seeds],
+                acc_per_seed=per_seed.tolist(), line_sigma_w2=fine.tolist(),
                 six_xi=[trainable_depth(s, cfg.sigma_b2) for s in fine],
                 critical=critical_sigma_w2(cfg.sigma_b2), sigma_b2=cfg.sigma_b2, steps=steps,
                 width=cfg.width, lr_depth=cfg.lr_depth, n_train=len(data.x_train), diverged=diverged,
@@ -299,35 +305,6 @@ def run_rank_growth(cfg: SaxeConfig, large: float = 0.3) -> dict:
                 large=large, steps=cfg.steps)
 
 
-def coordinate_check(widths=(64, 128, 256, 512, 1024), depth: int = 4, lr: float = 1e-3,
-                     n_inputs: int = 256, seed: int | None = None) -> dict:
-    """Exercise 7, a coordinate check: for ReLU MLPs with He init, the root mean square change
-    of each hidden layer's activations after one Adam step, at each width."""
-    seed = get_seed(seed)
-    d = mnist1d_data(max(n_inputs, 100))
-    x, y = d.x_train[:n_inputs], d.y_train[:n_inputs]
-    out = dict(widths=list(widths), change=[], size=[])
-    for n in widths:
-        torch.manual_seed(seed)
-        model = init_mlp(d.input_dim, int(n), depth, "relu", "he").to(x.device)
-        acts = []
-        hooks = [layer.register_forward_hook(lambda m, i, o: acts.append(torch.relu(o).detach()))
-                 for layer in model.hidden]
-        model(x)
-        before, acts[:] = list(acts), []
-        opt = torch.optim.Adam(model.parameters(), lr=lr)
-        torch.nn.functional.cross_entropy(model(x), y).backward()
-        opt.step()
-        acts.clear()
-        with torch.no_grad():
-            model(x)
-        for hk in hooks:
-            hk.remove()
-        out["change"].append([float((a - b).pow(2).mean().sqrt()) for a, b in zip(acts, before)])
-        out["size"].append([float(b.pow(2).mean().sqrt()) for b in before])
-    return out
-
-
 def run_depth_time(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"),
                    bars: bool | None = None) -> dict:
     """Steps to learn the patterns (loss below ``criterion`` x the zero predictor's) for each
@@ -421,12 +398,95 @@ def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS) -> dict:
 
 
 # =============================================================================================
+# Worked answers: each one that quotes a measurement computes it in a collapsed cell of the page
+# =============================================================================================
+
+
+def answer_lsuv_gain(signal: dict) -> str:
+    """Exercise 2: the sigma_w^2 that gives q* = 1 at sigma_b = 0, chi_1 there, and the
+    gradient's growth per layer that section 1's tanh LSUV network measured."""
+    s = brentq(lambda v: q_star(v, 0.0) - 1, 1.01, 10)
+    chi = chi_1(s, 0.0)
+    g = signal["tanh"]["lsuv"]["grad_norm"]
+    layers = len(g) - 1
+    return (f"q* = 1 at σ_w² = {s:.3f}, where χ₁ = {chi:.3f} and √χ₁ = {math.sqrt(chi):.4f}; "
+            f"this page's tanh LSUV network: gradient norm ×{_num(g[0] / g[-1])} over {layers} "
+            f"layers, ×{(g[0] / g[-1]) ** (1 / layers):.4f} per layer")
+
+
+def answer_band(depth: int = 32, sigma_b2=(0.0, 0.05, 0.3)) -> str:
+    """Exercise 3: the critical sigma_w^2 and the band depth <= 6 xi_c at each sigma_b^2."""
+    parts = []
+    for b in sigma_b2:
+        lo, hi = trainable_band(depth, b)
+        parts.append(f"σ_b² = {b:g}: critical σ_w² = {critical_sigma_w2(b):.2f}, band "
+                     f"[{lo:.2f}, {hi:.2f}]")
+    return f"depth {depth}: " + "; ".join(parts)
+
+
+def answer_fluctuations(profile: str | None = None, seed: int | None = None,
+                        widths=(32, 64, 128), depth: int = 64) -> str:
+    """Exercise 4: Var[G_l] / E[G_l]^2 against l / n at several widths (the profile's
+    ensemble size): the Gaussian slope up to l/n = 0.25, its value at l/n = 0.5, and the
+    orthogonal ensemble's largest value, all in the same units."""
+    cfg = FluctuationConfig.for_profile(profile, seed=get_seed(seed))
+    lines = []
+    for n in widths:
+        x = np.arange(1, depth + 1) / n
+        gauss = preactivation_fluctuations("gaussian", depth, n, cfg.n_nets, seed=cfg.seed) / n
+        orth = preactivation_fluctuations("orthogonal", depth, n, cfg.n_nets, seed=cfg.seed) / n
+        early = x <= 0.25
+        slope = np.polyfit(x[early], gauss[early], 1)[0] if early.sum() > 1 else float("nan")
+        lines.append(f"width {n}: slope {slope:.2f} up to l/n = 0.25, "
+                     f"{np.interp(0.5, x, gauss):.2f} at l/n = 0.5, orthogonal at most "
+                     f"{orth.max():.3f}")
+    return f"{cfg.n_nets} networks per ensemble, depth {depth}; " + "; ".join(lines)
+
+
+def answer_rank_growth(profile: str | None = None, seed: int | None = None) -> str:
+    """Exercise 6: the rank of W1 - W1(0) after each drop of section 3's deep linear network."""
+    r = run_rank_growth(SaxeConfig.for_profile(profile, seed=get_seed(seed)))
+    drops = "; ".join(f"pattern {c + 1} half learned at step {t}: {k} large" if t is not None
+                      else f"pattern {c + 1} not learned" for c, (t, k) in
+                      enumerate(zip(r["half_steps"], r["large_after"])))
+    return (f"singular values of W1 − W1(0) above {r['large']:g} — {drops}; final values "
+            f"{', '.join(f'{v:.2f}' for v in r['final'])} against (√C s_c)^(−1/2) = "
+            f"{', '.join(f'{v:.2f}' for v in r['balanced'])}")
+
+
+def answer_coordinate_check(seed: int | None = None) -> str:
+    """Exercise 7: the RMS change of each hidden layer's activations after one Adam step."""
+    r = coordinate_check(seed=get_seed(seed))
+    rows = [f"width {n}: " + ", ".join(f"{v:.3f}" for v in ch) + f" (activations "
+            f"{min(sz):.2f}–{max(sz):.2f})" for n, ch, sz in zip(r["widths"], r["change"], r["size"])]
+    grow = [b / a for a, b in zip(r["change"][0], r["change"][-1])]
+    return ("RMS change of hidden layers 1, 2, … after one Adam step — " + "; ".join(rows)
+            + f"; from width {r['widths'][0]} to {r['widths'][-1]} "
+            f"({r['widths'][-1] / r['widths'][0]:g}×) each layer's change grows "
+            + ", ".join(f"{g:.1f}×" for g in grow))
+
+
+# =============================================================================================
 # The claims' seeds
 # =============================================================================================
 
 _CLAIM_RUNS = dict(signal=(run_signal, SignalConfig), chaos=(run_chaos, ChaosConfig),
                    fluct=(run_fluctuations, FluctuationConfig), saxe=(run_saxe, SaxeConfig),
                    igb=(run_guessing_bias, GuessingConfig), iso=(run_isometry, IsometryConfig))
+SECTIONS = dict(signal=_CLAIM_RUNS["signal"], chaos=_CLAIM_RUNS["chaos"],
+                isometry=_CLAIM_RUNS["iso"], fluctuations=_CLAIM_RUNS["fluct"],
+                saxe=_CLAIM_RUNS["saxe"], guessing=_CLAIM_RUNS["igb"],
+                width=(run_width, WidthConfig))
+
+
+def run(section: str, profile: str | None = None, seed: int | None = None) -> dict:
+    """The page's run of one section at ``profile`` scale on ``seed``: "signal" (Section 1),
+    "chaos" (2), "isometry" (2, the Jacobian's spectrum), "fluctuations" and "saxe" (3),
+    "guessing" (4) or "width" (5); its config is the section's ``*Config.for_profile``."""
+    if section not in SECTIONS:
+        raise ValueError(f"run: unknown section {section!r}; one of {list(SECTIONS)}")
+    runner, config = SECTIONS[section]
+    return runner(config.for_profile(profile, seed=get_seed(seed)))
 
 
 def claim_runs(profile: str | None, seeds, **page) -> dict:
@@ -462,6 +522,14 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
             "smoke": "Smoke scale (tiny).", "gpu": "GPU scale."}[p.profile]
     command = COMMAND.format(profile=p.profile)
     cfg = TrainabilityConfig.for_profile(p.profile)
+    more = cfg.replace(**MORE_SEEDS[p.profile])  # first: the one output a short run writes
+    for depth in p.grid(more.depths):
+        one = more.replace(depths=[depth])
+        p.unit(f"trainability seeds={more.seeds} depth={depth}", partial(run_trainability, one),
+               config=one)
+    p.output("initialization_trainability_seeds", _merge_trainability, config=more,
+             command=command, note=note + " Two more seeds, on the cells the edge-of-chaos "
+             "claim reads.")
     for depth in p.grid(cfg.depths):
         one = cfg.replace(depths=[depth])
         p.unit(f"trainability depth={depth}", partial(run_trainability, one), config=one)
@@ -482,10 +550,11 @@ INIT_PAIR = ("orthogonal", "gaussian")  # the inits of the learning-time figure
 
 
 def _merge_trainability(parts: dict) -> dict:
-    """:func:`run_trainability`'s result from its units (one depth each)."""
-    parts = list(parts.values())
+    """:func:`run_trainability`'s result from its units (one depth each), deepest last."""
+    parts = sorted(parts.values(), key=lambda q: q["depths"][0])
     out = dict(parts[0])
     out.update(depths=[d for q in parts for d in q["depths"]], acc=[r for q in parts for r in q["acc"]],
+               acc_per_seed=[r for q in parts for r in q.get("acc_per_seed", [])],
                diverged=[d for q in parts for d in q["diverged"]],
                stopped=any(q["stopped"] for q in parts), wall_time=sum(q["wall_time"] for q in parts))
     return out
@@ -506,8 +575,10 @@ def _merge_depth_time(parts: dict) -> dict:
 
 
 
-__all__ = ["COMMAND", "CHANCE", "run_signal", "run_chaos", "xi_deviation", "run_trainability",
-           "best_sigma_w2", "trainability_agreement", "trainability_disagreements",
-           "run_fluctuations", "run_saxe", "half_times", "run_rank_growth", "coordinate_check",
-           "run_depth_time", "learning_times", "depth_time_ratio", "run_guessing_bias",
-           "claim_runs", "precompute_plan", "INIT_PAIR", *_isometry]
+__all__ = ["COMMAND", "CHANCE", "run", "run_signal", "run_chaos", "xi_deviation",
+           "run_trainability", "best_sigma_w2", "trainability_agreement",
+           "trainability_disagreements", "run_fluctuations", "run_saxe", "half_times",
+           "run_rank_growth", "run_depth_time", "learning_times", "depth_time_ratio",
+           "run_guessing_bias", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
+           "answer_rank_growth", "answer_coordinate_check", "claim_runs", "precompute_plan",
+           "INIT_PAIR"]

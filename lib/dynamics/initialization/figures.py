@@ -1,7 +1,7 @@
 """Initialization, the figures: the experiments' results drawn (``*_figure``) and tabled
 (``*_rows``). Layout (legend, title, sliders, margins) is the house style's business
-(:func:`dynamics.plots.house`); builders here only say what to draw. The live panels and the
-claims are in :mod:`.views`, which re-exports these.
+(:func:`dynamics.plots.house`); builders here only say what to draw. The live panels are in
+:mod:`.panels`; the isometry figure is in :mod:`.isometry` and Section 5's in :mod:`.width`.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .science import ACTIVATIONS, INIT_SCHEMES, critical_sigma_w2, std_ratio, tr
 
 __all__ = ["signal_figure", "signal_rows", "chaos_figure", "trainability_figure",
            "trainability_rows", "fluctuations_figure", "saxe_figure", "depth_time_figure",
-           "guessing_figure", "isometry_figure"]
+           "guessing_figure"]
 
 
 _GRAY = "#777"
@@ -201,41 +201,6 @@ def trainability_rows(heat: dict, level: float = 0.5) -> list[dict]:
                                                                [v >= level for v in row]),
                      "σ_w² with depth ≤ 6 ξ_c (theory)": band})
     return rows
-
-
-# =============================================================================================
-# 2b. Dynamical isometry: the input-output Jacobian's spectrum across depth
-# =============================================================================================
-
-
-def isometry_figure(res: dict):
-    """Left: the mean squared singular value against depth (chi_1^L = 1 dotted). Right: the
-    relative variance of the squared singular values against depth, with the theory (dashed)."""
-    fig = plots.subplots(1, 2, ["mean squared singular value", "spread: Var λ / (mean λ)²"],
-                         title=f"Input–output Jacobian at initialization, width {res['width']}")
-    d = res["depths"]
-    for i, (name, c) in enumerate(res["cases"].items()):
-        color = plots.PALETTE[i % len(plots.PALETTE)]
-        dash = "solid" if c["init"] == "orthogonal" else "dot"
-        fig.add_scatter(x=d, y=c["mean"], mode="lines+markers", name=name, legendgroup=name,
-                        line=dict(color=color, dash=dash), showlegend=False, row=1, col=1)
-        fig.add_scatter(x=d, y=c["rel_var"], mode="lines+markers", name=name, legendgroup=name,
-                        line=dict(color=color, dash=dash),
-                        customdata=[100 * v for v in c["small"]],
-                        hovertemplate="depth %{x}: %{y:.3g} (%{customdata:.0f}% of λ below "
-                                      "0.01)<extra>" + name + "</extra>",
-                        row=1, col=2)
-        fig.add_scatter(x=d, y=c["theory"], mode="lines", name=f"{name}, theory",
-                        legendgroup=name, showlegend=False,
-                        line=dict(color=color, dash="dash", width=1), row=1, col=2)
-    fig.add_scatter(x=[None], y=[None], mode="lines", name="theory (width → ∞)",
-                    line=dict(color=_GRAY, dash="dash", width=1), row=1, col=2)
-    fig.add_hline(y=1.0, line=dict(color=_GRAY, dash="dot"), row=1, col=1)
-    fig.update_xaxes(type="log", title_text="depth L", tickvals=d, ticktext=[str(v) for v in d])
-    fig.update_yaxes(type="log", row=1, col=1, range=[-1, 1])
-    fig.update_yaxes(type="log", row=1, col=2)
-    fig.update_layout(hovermode="closest")
-    return fig
 
 
 # =============================================================================================

@@ -16,8 +16,8 @@ so even orthogonal weights add 1 per layer: ReLU networks cannot be dynamically 
 
 This module: the critical point for a chosen q*, the theory's spread, the Jacobians of random
 networks (``torch.func``: ``jacrev`` of the forward pass, ``vmap`` over networks), the runner
-:func:`run_isometry` (re-exported by :mod:`.experiments`); its figure is in :mod:`.figures`, its
-claims rows in :mod:`.claims`.
+:func:`run_isometry` (re-exported by :mod:`.experiments`), and the section's figure, the
+numbers its prose glues and its claims rows: the section whole, as ``width.py`` is Section 5's.
 """
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch.func import jacrev, vmap
 
+from .. import plots
 from ..config import Config, param
 from ..runtime import dry_run, get_seed
 from .meanfield import _generator, _randn, chi_1, gauss_hermite
@@ -35,8 +36,11 @@ from .meanfield import q_star as meanfield_q_star
 from .science import random_weights
 
 __all__ = ["IsometryConfig", "ISO_CASES", "isometry_point", "spread_theory", "random_network",
-           "network_jacobians", "spectrum_stats", "SMALL", "chi_1_of", "run_isometry"]
+           "network_jacobians", "spectrum_stats", "SMALL", "chi_1_of", "run_isometry",
+           "isometry_figure", "isometry_numbers", "isometry_claims"]
 
+_GRAY = "#777"
+_num = plots.number
 SMALL = 0.01  # a squared singular value below this: a direction damped at least tenfold
 ISO_CASES = (("tanh", "orthogonal"), ("tanh", "gaussian"), ("relu", "orthogonal"),
              ("relu", "gaussian"))
@@ -191,3 +195,151 @@ def run_isometry(cfg: IsometryConfig) -> dict:
             **{key: [st[key] for st in stats] for key in stats[0]},
             theory=spread_theory(depths, act, init, cfg.q_star).tolist())
     return out
+
+
+# =============================================================================================
+# 2b. Dynamical isometry: the input-output Jacobian's spectrum across depth
+# =============================================================================================
+
+
+def isometry_figure(res: dict):
+    """Left: the mean squared singular value against depth (chi_1^L = 1 dotted). Right: the
+    relative variance of the squared singular values against depth, with the theory (dashed)."""
+    fig = plots.subplots(1, 2, ["mean squared singular value", "spread: Var λ / (mean λ)²"],
+                         title=f"Input–output Jacobian at initialization, width {res['width']}")
+    d = res["depths"]
+    for i, (name, c) in enumerate(res["cases"].items()):
+        color = plots.PALETTE[i % len(plots.PALETTE)]
+        dash = "solid" if c["init"] == "orthogonal" else "dot"
+        fig.add_scatter(x=d, y=c["mean"], mode="lines+markers", name=name, legendgroup=name,
+                        line=dict(color=color, dash=dash), showlegend=False, row=1, col=1)
+        fig.add_scatter(x=d, y=c["rel_var"], mode="lines+markers", name=name, legendgroup=name,
+                        line=dict(color=color, dash=dash),
+                        customdata=[100 * v for v in c["small"]],
+                        hovertemplate="depth %{x}: %{y:.3g} (%{customdata:.0f}% of λ below "
+                                      "0.01)<extra>" + name + "</extra>",
+                        row=1, col=2)
+        fig.add_scatter(x=d, y=c["theory"], mode="lines", name=f"{name}, theory",
+                        legendgroup=name, showlegend=False,
+                        line=dict(color=color, dash="dash", width=1), row=1, col=2)
+    fig.add_scatter(x=[None], y=[None], mode="lines", name="theory (width → ∞)",
+                    line=dict(color=_GRAY, dash="dash", width=1), row=1, col=2)
+    fig.add_hline(y=1.0, line=dict(color=_GRAY, dash="dot"), row=1, col=1)
+    fig.update_xaxes(type="log", title_text="depth L", tickvals=d, ticktext=[str(v) for v in d])
+    fig.update_yaxes(type="log", row=1, col=1, range=[-1, 1])
+    fig.update_yaxes(type="log", row=1, col=2)
+    fig.update_layout(hovermode="closest")
+    return fig
+
+
+
+def _pct(x) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def isometry_numbers(res: dict) -> dict:
+    """The critical point and the deepest spreads the prose quotes (glue texts)."""
+    c = res["cases"]
+    t = c["tanh orthogonal"]
+    return dict(iso_q=_num(res["q_star"], 3), iso_sw2=_num(t["sigma_w2"], 4),
+                iso_sb2=f"{t['sigma_b2']:.1e}", iso_depth=str(res["depths"][-1]),
+                iso_width=str(res["width"]), iso_nets=str(res["n_nets"]),
+                iso_orth_tanh=_num(t["rel_var"][-1], 2),
+                iso_gauss_tanh=_num(c["tanh gaussian"]["rel_var"][-1], 2),
+                iso_orth_relu=_num(c["relu orthogonal"]["rel_var"][-1], 2),
+                iso_orth_tanh_small=_pct(t["small"][-1]),
+                iso_gauss_tanh_small=_pct(c["tanh gaussian"]["small"][-1]),
+                iso_orth_relu_small=_pct(c["relu orthogonal"]["small"][-1]))
+
+
+# =============================================================================================
+# Claims
+# =============================================================================================
+
+# The Jacobian's spectrum (dynamical isometry): its rows' thresholds, then the rows.
+MEAN_RATE = 0.03         # chi_1 = 1: |ln mean lambda| / L at the deepest depth below this
+OFF_CRITICAL = 0.9       # the control: sigma_w^2 this factor of the critical value (ordered)
+ORTH_TANH_MAX = 0.5      # orthogonal tanh: relative variance below this at every depth
+SPREAD_GAP = 10.0        # the controls' relative variance at least this factor above it
+GROWTH_MIN = 4.0         # Gaussian tanh: relative variance, deepest over shallowest, at least
+THEORY_BAND = (0.5, 2.0)  # Gaussian tanh and orthogonal ReLU, deepest: measured / theory
+RELU_PER_LAYER = 0.5     # orthogonal ReLU: relative variance at least this times the depth
+
+
+
+def isometry_claims(iso: dict) -> list[dict]:
+    """The claims rows of the Jacobian's spectrum, judged on every seed of ``{seed: result}``
+    (:func:`run_isometry`)."""
+    iso = plots.per_seed(iso, "iso", "init.claim_runs")
+    seeds = list(iso)
+    r0 = iso[seeds[0]]
+    d, deep = r0["depths"], r0["depths"][-1]
+    paper = ("Pennington, Schoenholz & Ganguli, Resurrecting the sigmoid in deep learning "
+             "through dynamical isometry")
+    cases = lambda s: iso[s]["cases"]  # noqa: E731
+    last = lambda s, name, key="rel_var": cases(s)[name][key][-1]  # noqa: E731
+    rows = []
+
+    rate = {s: max(abs(math.log(c["mean"][-1])) / deep for c in cases(s).values()) for s in seeds}
+    text, v = plots.judged(rate, {s: rate[s] < MEAN_RATE for s in seeds}, _g)
+    off = min(abs(math.log(chi_1_of(c["activation"], OFF_CRITICAL * c["sigma_w2"], c["sigma_b2"])))
+              for c in r0["cases"].values())
+    means = ", ".join(f"{n} {_g(c['mean'][-1])}" for n, c in r0["cases"].items())
+    rows.append(plots.claim(
+        "χ₁ = 1 fixes the mean squared singular value of the input–output Jacobian: it neither "
+        "grows nor decays geometrically with depth, for both activations and both kinds of "
+        "weights", paper, f"|ln mean λ| / L at depth {deep}, largest of the four cases: {text}; "
+                          f"mean λ on seed {seeds[0]}: {means}", v,
+        control=f"σ_w² at {OFF_CRITICAL:g}× the critical value (ordered phase): |ln χ₁| ≥ "
+                f"{_g(off)} per layer (mean-field); at the critical point χ₁ = 1, 0 per layer",
+        window=f"depth {deep}, below {MEAN_RATE:g} per layer", seeds=seeds))
+
+    ot = {s: max(cases(s)["tanh orthogonal"]["rel_var"]) for s in seeds}
+    gap = {s: min(last(s, "tanh gaussian"), last(s, "relu orthogonal")) / last(s, "tanh orthogonal")
+           for s in seeds}
+    text, v = plots.judged(ot, {s: ot[s] < ORTH_TANH_MAX and gap[s] > SPREAD_GAP for s in seeds})
+    rows.append(plots.claim(
+        f"orthogonal weights on tanh's critical line at small q* (here {_q(r0)}): the "
+        "spectrum stays concentrated as depth grows (dynamical isometry)",
+        paper, f"relative variance of λ, largest over depths {d[0]}–{deep}: {text}", v,
+        control=f"Gaussian tanh and orthogonal ReLU at depth {deep}: at least {SPREAD_GAP:g}× "
+                f"larger (smaller of the two over it: {plots.spread(gap, _g)}); theory "
+                f"{_g(r0['cases']['tanh orthogonal']['theory'][-1])} at depth {deep}",
+        window=f"below {ORTH_TANH_MAX:g} at every depth {d[0]}–{deep}", seeds=seeds))
+
+    growth = {s: last(s, "tanh gaussian") / cases(s)["tanh gaussian"]["rel_var"][0] for s in seeds}
+    ratio = {s: last(s, "tanh gaussian") / cases(s)["tanh gaussian"]["theory"][-1] for s in seeds}
+    text, v = plots.judged(growth, {s: growth[s] > GROWTH_MIN
+                                    and THEORY_BAND[0] < ratio[s] < THEORY_BAND[1]
+                                    for s in seeds}, _g)
+    rows.append(plots.claim(
+        "Gaussian weights at the same critical point: the spectrum spreads as depth grows "
+        "(variance ≈ L·μ₂/μ₁², about one unit per layer)",
+        paper, f"relative variance of λ, depth {deep} over depth {d[0]}: {text}; measured over "
+               f"theory at depth {deep}: {plots.spread(ratio, _g)}", v,
+        control=f"orthogonal tanh (the row above); the theory L·μ₂/μ₁² = "
+                f"{_g(r0['cases']['tanh gaussian']['theory'][-1])} at depth {deep}",
+        window=f"growth above {GROWTH_MIN:g}×; measured/theory within "
+               f"{THEORY_BAND[0]:g}–{THEORY_BAND[1]:g}", seeds=seeds))
+
+    per = {s: last(s, "relu orthogonal") / deep for s in seeds}
+    rt = {s: last(s, "relu orthogonal") / cases(s)["relu orthogonal"]["theory"][-1] for s in seeds}
+    text, v = plots.judged(per, {s: per[s] > RELU_PER_LAYER and rt[s] > THEORY_BAND[0]
+                                 and gap[s] > SPREAD_GAP for s in seeds}, _g)
+    rows.append(plots.claim(
+        "ReLU cannot reach dynamical isometry, even with orthogonal weights at σ_w² = 2: the "
+        "spread still grows by about one unit per layer",
+        paper, f"orthogonal ReLU, relative variance of λ per layer at depth {deep}: {text}; "
+               f"measured over theory (L): {plots.spread(rt, _g)}", v,
+        control=f"orthogonal tanh at depth {deep} (the concentrated case); the theory's 1 per "
+                "layer", window=f"above {RELU_PER_LAYER:g} per layer and above "
+                                f"{THEORY_BAND[0]:g}× the theory", seeds=seeds))
+    return rows
+
+
+def _g(x) -> str:
+    return plots.number(x, 3)
+
+
+def _q(res) -> str:
+    return f"q* = {plots.number(res['q_star'], 3)}"

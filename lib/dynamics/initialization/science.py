@@ -10,7 +10,7 @@
 4. Initial guessing bias: the favourite class of an untrained network.
 
 Every function here is a pure computation on numbers or tensors. The runners that sweep them
-are in :mod:`.experiments`, the figures in :mod:`.figures`, the panels in :mod:`.views`.
+are in :mod:`.experiments`, the figures in :mod:`.figures`, the panels in :mod:`.panels`.
 """
 from __future__ import annotations
 
@@ -27,13 +27,16 @@ from .. import data as datasets
 from ..config import Config, param
 from ..models import MLP
 from ..runtime import MAX_SEED, get_device, get_seed
-from .meanfield import *  # noqa: F401,F403  (section 2, re-exported)
-from .meanfield import __all__ as _meanfield
-from .meanfield import _generator, _randn
+from .meanfield import (TRAINABLE_DEPTHS, PHI, gauss_hermite, q_map, q_star, c_map, chi_1,
+                        c_star, chi_c, depth_scale, trainable_depth, critical_sigma_w2,
+                        trainable_band, measure_chi_1, measured_critical_sigma_w2,
+                        measure_map_iterates, measure_depth_scale, tanh_mlp, _generator,
+                        _randn)
+from .meanfield import __all__ as _meanfield  # section 2, re-exported
 
 __all__ = ["INIT_SCHEMES", "ACTIVATIONS", "GAIN", "SignalConfig", "ChaosConfig",
-           "TrainabilityConfig", "FluctuationConfig", "SaxeConfig", "DepthTimeConfig",
-           "GuessingConfig", "mnist1d_data", "lsuv_", "init_mlp", "critical_mlp",
+           "TrainabilityConfig", "MORE_SEEDS", "FluctuationConfig", "SaxeConfig",
+           "DepthTimeConfig", "GuessingConfig", "mnist1d_data", "lsuv_", "init_mlp", "critical_mlp",
            "layer_statistics", "std_ratio", "haar_orthogonal", "batched_qr", "random_weights",
            "preactivation_fluctuations", "saxe_task", "deep_linear", "pattern_progress",
            "saxe_theory", "effective_start", "guessing_bias", "favourite_class", *_meanfield]
@@ -104,6 +107,17 @@ class TrainabilityConfig(Config):
     batch_size: int = param(32, "mini-batch size", low=1, high=10000, smoke=128, gpu=128)
     n_train: int = param(1000, "MNIST-1D training examples", low=100, high=100000)
     seeds: list = param([0], "seeds (accuracies are averaged)", gpu=[0, 1])
+
+
+# More seeds of the trainability grid, each seed's own accuracies, on the cells its
+# edge-of-chaos claim reads: three of the depths from claims.DEEP (30) on, and the sigma_w^2
+# near the edge and far from it (the whole grid on two more seeds would cost three times this).
+MORE_SEEDS = dict(
+    smoke=dict(depths=[32], sigma_w2=[0.5, 1.76, 4.0], seeds=[1, 2]),
+    cpu=dict(depths=[30, 80, 50], sigma_w2=[0.8, 1.4, 1.6, 1.76, 2.0, 2.4, 3.8, 4.5],
+             seeds=[1, 2]),
+    gpu=dict(depths=[40, 100, 200], sigma_w2=[0.6, 1.4, 1.55, 1.76, 1.9, 2.1, 2.4, 3.8, 4.5],
+             seeds=[2, 3]))
 
 
 @dataclass

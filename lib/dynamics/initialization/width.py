@@ -35,12 +35,13 @@ from .. import plots, runtime
 from ..config import Config, param
 from ..sweep import grid, train_many
 from ..train import At, Recipe
-from .science import mnist1d_data
+from ..runtime import get_seed
+from .science import init_mlp, mnist1d_data
 
 from dataclasses import dataclass
 
 __all__ = ["PARAMETRIZATIONS", "WidthConfig", "WidthMLP", "width_mlp", "effective_weights",
-           "load_effective_", "coordinate_sizes", "run_width", "best_log2_lr", "width_figure",
+           "load_effective_", "coordinate_sizes", "coordinate_check", "run_width", "best_log2_lr", "width_figure",
            "width_numbers", "width_claim_runs", "width_claims", "SP_SHIFT_MIN", "MUP_SPREAD_MAX"]
 
 PARAMETRIZATIONS = ("sp", "mup")
@@ -166,6 +167,35 @@ def coordinate_sizes(build, widths, x: torch.Tensor, y: torch.Tensor, steps: int
         with torch.no_grad():
             after = features(model, x)
         out["change"].append([float((a - b).pow(2).mean().sqrt()) for a, b in zip(after, before)])
+        out["size"].append([float(b.pow(2).mean().sqrt()) for b in before])
+    return out
+
+
+def coordinate_check(widths=(64, 128, 256, 512, 1024), depth: int = 4, lr: float = 1e-3,
+                     n_inputs: int = 256, seed: int | None = None) -> dict:
+    """Exercise 7, a coordinate check: for ReLU MLPs with He init, the root mean square change
+    of each hidden layer's activations after one Adam step, at each width."""
+    seed = get_seed(seed)
+    d = mnist1d_data(max(n_inputs, 100))
+    x, y = d.x_train[:n_inputs], d.y_train[:n_inputs]
+    out = dict(widths=list(widths), change=[], size=[])
+    for n in widths:
+        torch.manual_seed(seed)
+        model = init_mlp(d.input_dim, int(n), depth, "relu", "he").to(x.device)
+        acts = []
+        hooks = [layer.register_forward_hook(lambda m, i, o: acts.append(torch.relu(o).detach()))
+                 for layer in model.hidden]
+        model(x)
+        before, acts[:] = list(acts), []
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+        acts.clear()
+        with torch.no_grad():
+            model(x)
+        for hk in hooks:
+            hk.remove()
+        out["change"].append([float((a - b).pow(2).mean().sqrt()) for a, b in zip(acts, before)])
         out["size"].append([float(b.pow(2).mean().sqrt()) for b in before])
     return out
 

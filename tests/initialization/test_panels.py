@@ -1,5 +1,5 @@
-"""Figures, panels (constructed, set, clicked, stopped, refusing bad values, surviving a
-diverging run) and the claims table of dynamics.initialization."""
+"""Figures and panels (constructed, set, clicked, stopped, refusing bad values, surviving a
+diverging run) of dynamics.initialization."""
 import threading
 
 import numpy as np
@@ -8,7 +8,8 @@ import pytest
 from dynamics import plots, results, widgets
 from dynamics.initialization import experiments as E
 from dynamics.initialization import science as S
-from dynamics.initialization import views as V
+from dynamics.initialization import figures as F
+from dynamics.initialization import panels as P
 
 
 def _rendered(fig):
@@ -30,18 +31,18 @@ def _no_hand_placed_layout(fig):
 def test_signal_figure_slider_and_dead_init():
     res = E.run_signal(S.SignalConfig.for_profile("smoke", depth=4, width=16, n_inputs=32),
                        inits=("zero", "he"))
-    fig = V.signal_figure(res)
+    fig = F.signal_figure(res)
     _no_hand_placed_layout(fig)
     assert fig.layout.sliders and len(fig.layout.sliders[0].steps) == 2
     assert any("(all 0)" in (tr.name or "") for tr in fig.data)
     _rendered(fig)
-    one = V.signal_figure(res, "tanh")
+    one = F.signal_figure(res, "tanh")
     assert not one.layout.sliders
 
 
 def test_trainability_figure_uses_equal_cells_and_the_theory_line():
     heat = results.load("initialization_trainability")[0]
-    fig = V.trainability_figure(heat)
+    fig = F.trainability_figure(heat)
     _no_hand_placed_layout(fig)
     hm = fig.data[0]
     assert list(hm.x) == list(range(len(heat["sigma_w2"])))
@@ -57,7 +58,7 @@ def test_trainability_figure_marks_diverged_cells_and_nan_rows():
     heat = dict(depths=[4, 8], sigma_w2=[1.0, 2.0], acc=[[0.5, 0.1], [None, None]],
                 line_sigma_w2=[1.0, 1.5, 2.0], six_xi=[20.0, None, 30.0], critical=1.76,
                 diverged=[[4, 2.0]], steps=10, sigma_b2=0.05, width=8)
-    fig = V.trainability_figure(heat)
+    fig = F.trainability_figure(heat)
     assert any(tr.name == "diverged" for tr in fig.data)
     _rendered(fig)
 
@@ -65,12 +66,12 @@ def test_trainability_figure_marks_diverged_cells_and_nan_rows():
 def test_chaos_fluctuation_saxe_depth_time_guessing_figures():
     chaos = E.run_chaos(S.ChaosConfig.for_profile("smoke", n_sigma=3, depth=20, width=64, batch=8),
                         sigma_b2_line=(0.05, 0.2))
-    figs = [V.chaos_figure(chaos)]
-    figs.append(V.fluctuations_figure(E.run_fluctuations(
+    figs = [F.chaos_figure(chaos)]
+    figs.append(F.fluctuations_figure(E.run_fluctuations(
         S.FluctuationConfig.for_profile("smoke", depth=4, width=8, n_nets=8))))
-    figs.append(V.saxe_figure(E.run_saxe(S.SaxeConfig.for_profile("smoke", steps=30))))
-    figs.append(V.depth_time_figure(results.load("initialization_depth_time")[0]))
-    figs.append(V.guessing_figure(E.run_guessing_bias(
+    figs.append(F.saxe_figure(E.run_saxe(S.SaxeConfig.for_profile("smoke", steps=30))))
+    figs.append(F.depth_time_figure(results.load("initialization_depth_time")[0]))
+    figs.append(F.guessing_figure(E.run_guessing_bias(
         S.GuessingConfig.for_profile("smoke", depths=[1, 2], n_nets=2, width=8, n_inputs=20))))
     for fig in figs:
         _no_hand_placed_layout(fig)
@@ -88,16 +89,16 @@ def _check_panel(panel, above):
 
 
 def test_panels_pass_the_right_above():
-    _check_panel(V.signal_panel("smoke"), "live")
-    _check_panel(V.saxe_panel("smoke"), "live")
-    _check_panel(V.guessing_panel("smoke"), "live")
-    panel = V.trainability_panel("smoke")
+    _check_panel(P.signal_panel("smoke"), "live")
+    _check_panel(P.saxe_panel("smoke"), "live")
+    _check_panel(P.guessing_panel("smoke"), "live")
+    panel = P.trainability_panel("smoke")
     assert isinstance(panel.above, dict) and panel.above["profile"] == "cpu"
     assert "computed in advance" in panel.static_note()
 
 
 def test_signal_panel_runs_and_refuses_bad_values():
-    panel = V.signal_panel("smoke", seed=1).set(depth=4, width=16, activation="tanh", init="lsuv")
+    panel = P.signal_panel("smoke", seed=1).set(depth=4, width=16, activation="tanh", init="lsuv")
     panel.click()
     assert panel.figure is not None and "last/first" in panel.status.value
     with pytest.raises(ValueError, match="depth"):
@@ -107,17 +108,17 @@ def test_signal_panel_runs_and_refuses_bad_values():
 
 
 def test_panels_honour_the_seed(monkeypatch):
-    a = V.saxe_panel("smoke", seed=0).set(steps=50)
-    b = V.saxe_panel("smoke", seed=5).set(steps=50)
+    a = P.saxe_panel("smoke", seed=0).set(steps=50)
+    b = P.saxe_panel("smoke", seed=5).set(steps=50)
     fa, fb = a.click(), b.click()
     assert list(fa.data[0].y) != list(fb.data[0].y)
     monkeypatch.setenv("DYNAMICS_SEED", "5")
-    c = V.saxe_panel("smoke").set(steps=50)
+    c = P.saxe_panel("smoke").set(steps=50)
     assert list(c.click().data[0].y) == list(fb.data[0].y)
 
 
 def test_saxe_panel_reports_a_diverging_run_and_keeps_working():
-    panel = V.saxe_panel("smoke").set(lr=10.0, init="gaussian", depth=6, steps=200)
+    panel = P.saxe_panel("smoke").set(lr=10.0, init="gaussian", depth=6, steps=200)
     panel.click()
     assert "diverged" in panel.status.value
     panel.set(lr=0.3, init="small", depth=2, steps=100)
@@ -126,7 +127,7 @@ def test_saxe_panel_reports_a_diverging_run_and_keeps_working():
 
 
 def test_trainability_panel_runs_and_stops():
-    panel = V.trainability_panel("smoke", seed=2).set(max_depth=8, n_sigma=3, width=8, steps=50)
+    panel = P.trainability_panel("smoke", seed=2).set(max_depth=8, n_sigma=3, width=8, steps=50)
     panel.click()
     assert panel.figure is not None and panel.progress.value == 1.0
     assert not panel.status.value.startswith(("failed", "invalid"))
@@ -153,7 +154,7 @@ def test_trainability_panel_runs_and_stops():
 
 
 def test_guessing_panel_runs_and_stops_from_another_thread():
-    panel = V.guessing_panel("smoke").set(depth=3, width=16)
+    panel = P.guessing_panel("smoke").set(depth=3, width=16)
     panel.click()
     assert panel.figure is not None and "favourite" in panel.status.value
     panel.set(depth=64, width=1024)
@@ -162,68 +163,3 @@ def test_guessing_panel_runs_and_stops_from_another_thread():
     panel.click()
     timer.join()
     assert panel.status.value.startswith("stopped")
-
-
-# ----------------------------------------------------------------------------- claims table
-
-
-def test_claims_table_rows_and_verdicts():
-    heat = results.load("initialization_trainability")[0]
-    depth_time = results.load("initialization_depth_time")[0]
-    rows = V.claims(heat=heat, depth_time=depth_time)
-    assert rows == V.published_claims()  # the page's rows on data/ are the published ones
-    assert len(rows) == 5 and [r["asserted"] for r in rows] == [True, True, False, True, True]
-    for row in rows:
-        assert set(row) == {"claim", "paper", "measured here", "reproduced", "asserted",
-                            "control", "window", "seeds"}
-        assert row["control"] and row["window"] and row["seeds"]
-        assert row["reproduced"] in plots.VERDICTS
-    html = plots.claims_table(rows).data
-    assert "not reached" not in html and "None" not in html
-
-
-def test_prose_numbers_of_the_trainability_grid():
-    """The cells the prose lists where the 6 xi_c line and training disagree are those of the
-    grid, and every number it glues is there."""
-    heat = dict(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05,
-                acc=[[1.0, 1.0, 0.3], [0.9, 0.9, 0.12]], width=8, steps=10)
-    dis = E.trainability_disagreements(heat)
-    limit = {s: S.trainable_depth(s, 0.05) for s in heat["sigma_w2"]}
-    assert dis["beyond"] == [(1.0, 40)] and 40 > limit[1.0]
-    assert dis["before"] == [(3.0, 10), (3.0, 40)] and 40 <= limit[3.0]
-    num = V.trainability_numbers(heat)
-    assert num["init_beyond"] == "σ_w² = 1 at depth 40" and num["init_before"] == "σ_w² = 3 at depths 10 and 40"
-    assert num["init_d0_min"] == "30%" and num["init_deepest_trained"] == "1 and 1.76"
-    rows = V.trainability_claims(heat)
-    assert rows[-1]["reproduced"] == "yes"  # beyond on the ordered side, before on the chaotic
-    real = results.load("initialization_trainability")[0]
-    num = V.trainability_numbers(real)
-    assert num["init_agree"].endswith("%") and "nowhere" not in num["init_beyond"]
-    dt = V.depth_time_numbers(results.load("initialization_depth_time")[0])
-    assert float(dt["init_dt_orth"]) < 2.5
-
-
-def test_answers_that_need_no_training():
-    text = V.answer_band()
-    assert "critical σ_w² = 1.00, band [0.83, 6.93]" in text and "[1.79, 4.91]" in text
-    res = E.run_signal(S.SignalConfig.for_profile("smoke", depth=6, width=16, n_inputs=16),
-                       inits=("lsuv",), activations=("tanh",))
-    assert "q* = 1 at σ_w² = 2.536, where χ₁ = 1.178" in V.answer_lsuv_gain(res)
-
-
-def test_table_rows():
-    heat = dict(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05,
-                acc=[[1.0, 1.0, 1.0], [0.1, 0.9, 0.12]])
-    rows = V.trainability_rows(heat)
-    assert rows[0]["σ_w² with train acc ≥ 0.5"] == "all"
-    assert rows[1]["σ_w² with train acc ≥ 0.5"] == "1.76" and rows[1]["best σ_w²"] == 1.76
-    assert rows[0]["σ_w² with depth ≤ 6 ξ_c (theory)"] == "1.00 and up"
-    assert rows[1]["σ_w² with depth ≤ 6 ξ_c (theory)"].endswith("and up")
-    res = E.run_signal(S.SignalConfig.for_profile("smoke", depth=3, width=8, n_inputs=16),
-                       inits=("zero", "he"))
-    rows = V.signal_rows(res)
-    assert len(rows) == 4 and {r["activation"] for r in rows} == {"tanh", "relu"}
-    zero = next(r for r in rows if r["init"] == "zero")
-    assert zero["activation std, last/first layer"] is None
-    html = plots.table(rows, missing="no signal").data
-    assert "no signal" in html and "None" not in html

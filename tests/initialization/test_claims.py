@@ -1,0 +1,78 @@
+"""The page's numbers, worked answers, tables and claims table of dynamics.initialization,
+on the published data."""
+import pytest
+
+from dynamics import plots, results
+from dynamics.initialization import claims as C
+from dynamics.initialization import experiments as E
+from dynamics.initialization import figures as F
+from dynamics.initialization import science as S
+
+
+# ----------------------------------------------------------------------------- claims table
+
+
+def test_claims_table_rows_and_verdicts():
+    heat = results.load("initialization_trainability")[0]
+    depth_time = results.load("initialization_depth_time")[0]
+    more = results.load("initialization_trainability_seeds")[0]
+    rows = C.claims(heat=dict(heat, seeds=[0]), more=more, depth_time=depth_time)
+    assert rows == C.published_claims()  # the page's rows on data/ are the published ones
+    assert len(rows) == 5 and [r["asserted"] for r in rows] == [False, True, False, False, True]
+    assert [len(r["seeds"]) for r in rows if r["asserted"]] == [3, 5]  # three seeds at least
+    for row in rows:
+        assert set(row) == {"claim", "paper", "measured here", "reproduced", "asserted",
+                            "control", "window", "seeds"}
+        assert row["control"] and row["window"] and row["seeds"]
+        assert row["reproduced"] in plots.VERDICTS
+    html = plots.claims_table(rows).data
+    assert "not reached" not in html and "None" not in html
+
+
+def test_prose_numbers_of_the_trainability_grid():
+    """The cells the prose lists where the 6 xi_c line and training disagree are those of the
+    grid, and every number it glues is there."""
+    heat = dict(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05,
+                acc=[[1.0, 1.0, 0.3], [0.9, 0.9, 0.12]], width=8, steps=10)
+    dis = E.trainability_disagreements(heat)
+    limit = {s: S.trainable_depth(s, 0.05) for s in heat["sigma_w2"]}
+    assert dis["beyond"] == [(1.0, 40)] and 40 > limit[1.0]
+    assert dis["before"] == [(3.0, 10), (3.0, 40)] and 40 <= limit[3.0]
+    more = dict(depths=[40], sigma_w2=[1.76], seeds=[1, 2], acc_per_seed=[[[0.9], [0.8]]])
+    num = C.trainability_numbers(heat, more)
+    assert num["init_more_seeds"] == "1 and 2" and num["init_more_depths"] == "40"
+    assert num["init_beyond"] == "σ_w² = 1 at depth 40" and num["init_before"] == "σ_w² = 3 at depths 10 and 40"
+    assert num["init_d0_min"] == "30%" and num["init_deepest_trained"] == "1 and 1.76"
+    rows = C.trainability_claims(heat)
+    assert rows[-1]["reproduced"] == "yes"  # beyond on the ordered side, before on the chaotic
+    real = results.load("initialization_trainability")[0]
+    num = C.trainability_numbers(real, results.load("initialization_trainability_seeds")[0])
+    assert num["init_agree"].endswith("%") and "nowhere" not in num["init_beyond"]
+    dt = C.depth_time_numbers(results.load("initialization_depth_time")[0])
+    assert float(dt["init_dt_orth"]) < 2.5
+
+
+def test_answers_that_need_no_training():
+    text = E.answer_band()
+    assert "critical σ_w² = 1.00, band [0.83, 6.93]" in text and "[1.79, 4.91]" in text
+    res = E.run_signal(S.SignalConfig.for_profile("smoke", depth=6, width=16, n_inputs=16),
+                       inits=("lsuv",), activations=("tanh",))
+    assert "q* = 1 at σ_w² = 2.536, where χ₁ = 1.178" in E.answer_lsuv_gain(res)
+
+
+def test_table_rows():
+    heat = dict(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05,
+                acc=[[1.0, 1.0, 1.0], [0.1, 0.9, 0.12]])
+    rows = F.trainability_rows(heat)
+    assert rows[0]["σ_w² with train acc ≥ 0.5"] == "all"
+    assert rows[1]["σ_w² with train acc ≥ 0.5"] == "1.76" and rows[1]["best σ_w²"] == 1.76
+    assert rows[0]["σ_w² with depth ≤ 6 ξ_c (theory)"] == "1.00 and up"
+    assert rows[1]["σ_w² with depth ≤ 6 ξ_c (theory)"].endswith("and up")
+    res = E.run_signal(S.SignalConfig.for_profile("smoke", depth=3, width=8, n_inputs=16),
+                       inits=("zero", "he"))
+    rows = F.signal_rows(res)
+    assert len(rows) == 4 and {r["activation"] for r in rows} == {"tanh", "relu"}
+    zero = next(r for r in rows if r["init"] == "zero")
+    assert zero["activation std, last/first layer"] is None
+    html = plots.table(rows, missing="no signal").data
+    assert "no signal" in html and "None" not in html

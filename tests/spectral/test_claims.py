@@ -117,7 +117,7 @@ def test_claims_table():
     by_lr, _ = E.load_shaping()
     roles = E.run_roles(0, draws=20)
     cost = R.step_seconds(practice, reps=1, block=1)
-    rows = C.chapter_claims(bands, timing, width, practice, memory, batch, by_lr["0.05"],
+    rows = C.page_claims(bands, timing, width, practice, memory, batch, by_lr["0.05"],
                             roles=roles, cost=cost, seed=0)
     assert all(r["measured here"] and r["paper"] for r in rows)
     by = {r["claim"]: r for r in rows}

@@ -72,7 +72,7 @@ def test_a_spectrally_sized_step_moves_a_layer_the_same_at_every_width(seed):
     """Section 1: per unit learning rate, Muon's first step moves the hidden layer's output
     by about the same amount at every width, SGD's grows about √width-fold and Adam's about
     width-fold; no step moves it by more than its RMS→RMS norm (the claims rows' verdicts:
-    their thresholds live in claims.chapter_claims)."""
+    their thresholds live in claims.page_claims)."""
     r = width(seed)
     assert len(r["widths"]) >= 3 and set(r["change"]) == {"muon", "sgd", "adam"}
     rows = claim_rows(seed)
@@ -372,7 +372,7 @@ def claim_rows(seed):
     """The chapter's claims table on the smoke runs of one seed (no timing row: wall-clock
     numbers are shown on the page, never asserted)."""
     timing, _ = results.load("spectral_timing")
-    return C.chapter_claims(E.run_bands(seed), timing, width(seed), practice(seed), memory(seed),
+    return C.page_claims(E.run_bands(seed), timing, width(seed), practice(seed), memory(seed),
                             batch(seed), shaping(seed), roles=E.run_roles(seed), seed=seed)
 
 
@@ -418,7 +418,7 @@ def test_the_claims_rows_can_say_no():
     table = R.steepest_table(S.random_matrix(64, 32, "power law", seed=seed), draws=20)
     wrong = dict(table, gain={n: {**g, n: min(g.values())} for n, g in table["gain"].items()})
     timing, _ = results.load("spectral_timing")
-    rows = C.chapter_claims(swapped_bands, timing, swapped_w, swapped_p, swapped_m, swapped_b,
+    rows = C.page_claims(swapped_bands, timing, swapped_w, swapped_p, swapped_m, swapped_b,
                             shaping(seed), [], roles={seed: wrong}, seed=seed)
     for start in ("Five quintic Newton–Schulz steps", "The quintic's band closes",
                   "A step of fixed spectral", "Per step Muon reaches",

@@ -16,7 +16,7 @@ Modules:
 - :mod:`.figures`: figures (``*_figure``), sliders (``*_slider``), tables (``*_rows``) and
   ``show_*`` (a run's figure with its table).
 - :mod:`.panels`: the live panels (``*_panel``).
-- :mod:`.claims`: the claims rows, each threshold written once (``chapter_claims``,
+- :mod:`.claims`: the claims rows, each threshold written once (``page_claims``,
   ``published_claims``), and the page's numbers: what the prose glues (``*_facts``) and the
   measures the rows judge.
 
@@ -32,7 +32,7 @@ from .figures import (width_figure, map_figure, band_figure, show_timing, roles_
                       show_practice, sweep_slider, show_memory, memory_alpha_slider,
                       memory_batch_figure, show_shaping, shaping_slider)
 from .claims import (width_facts, ns_facts, practice_facts, memory_facts, shaping_facts,
-                     chapter_claims)
+                     page_claims)
 
 __all__ = ["ns_panel", "practice_panel", "memory_panel", "shaping_panel", "run_width",
            "run_bands", "run_practice", "run_memory", "run_memory_batch", "run_shaping",
@@ -40,4 +40,4 @@ __all__ = ["ns_panel", "practice_panel", "memory_panel", "shaping_panel", "run_w
            "show_timing", "roles_figure", "show_practice", "sweep_slider", "show_memory",
            "memory_alpha_slider", "memory_batch_figure", "show_shaping", "shaping_slider",
            "width_facts", "ns_facts", "practice_facts", "memory_facts", "shaping_facts",
-           "chapter_claims"]
+           "page_claims"]

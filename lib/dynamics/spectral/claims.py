@@ -1,5 +1,5 @@
 """Spectral optimizers, the claims: the papers' claims and the page's "What to notice"
-sentences as rows of the claims table (:func:`chapter_claims`), each with its measured quantity, its
+sentences as rows of the claims table (:func:`page_claims`), each with its measured quantity, its
 control, its window, its seeds and its threshold (written once, here), and the rows that rest
 on the precomputed files (:func:`published_claims`, every seed of each file); and the page's
 numbers: what the prose of each section glues (``*_facts``, formatted as the page prints
@@ -19,7 +19,7 @@ from .figures import SHORT, timing_rows
 from .roles import per_second, steepest_holds, steepest_margin
 from .science import MUON_COEFFS, memory_task, ns_map
 
-__all__ = ["chapter_claims", "memory_claims", "shaping_claims", "published_claims", "ns_band",
+__all__ = ["page_claims", "memory_claims", "shaping_claims", "published_claims", "ns_band",
            "width_facts", "ns_facts", "practice_facts", "memory_facts", "shaping_facts",
            "practice_numbers", "fraction_at", "memory_numbers", "batch_facts", "timing_numbers",
            "alpha_numbers", "shaping_lr_numbers"]
@@ -29,7 +29,7 @@ def _n(value, missing: str) -> str:  # a number as the tables print it, or what 
     return plots.number(value, missing=missing)
 
 
-def chapter_claims(bands: dict, timing: list[dict], width: dict, practice: dict,
+def page_claims(bands: dict, timing: list[dict], width: dict, practice: dict,
                    memory: dict, batch: dict, shaping: dict,
                    precomputed: list[dict] | None = None, *, roles: dict | None = None,
                    cost: dict | None = None, seed: int | None = None) -> list[dict]:

@@ -52,8 +52,8 @@ def run_signal(cfg: SignalConfig, inits=INIT_SCHEMES, activations=ACTIVATIONS) -
     for act in runtime.grid(activations):
         out[act] = {}
         for init in runtime.grid(inits):
-            torch.manual_seed(cfg.seed)
-            model = init_mlp(d.input_dim, cfg.width, cfg.depth, act, init, x=x).to(x.device)
+            with runtime.seeded(cfg.seed):
+                model = init_mlp(d.input_dim, cfg.width, cfg.depth, act, init, x=x).to(x.device)
             out[act][init] = layer_statistics(model, x, y)
     return out
 
@@ -241,8 +241,8 @@ def run_saxe(cfg: SaxeConfig, on_eval=()) -> dict:
     recording the loss and every pattern's progress y_c; add the exact two-layer solution
     (from small weights, depth 2). ``on_eval``: ``train`` hooks (a panel's redraw)."""
     data = saxe_task(cfg.n_patterns, cfg.strength_max, cfg.strength_min, cfg.seed)
-    torch.manual_seed(cfg.seed)
-    model = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, cfg.init, cfg.init_std).to(data.device)
+    with runtime.seeded(cfg.seed):
+        model = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, cfg.init, cfg.init_std).to(data.device)
     y0 = effective_start(model, data) if cfg.depth == 2 and cfg.init == "small" else None
     def progress(m, d) -> dict:  # every pattern's y_c from one forward pass
         return {f"y{c}": y for c, y in enumerate(pattern_progress(m, d))}
@@ -281,8 +281,8 @@ def run_rank_growth(cfg: SaxeConfig, large: float = 0.3) -> dict:
     above ``large`` at the first evaluation after it, and the final singular values beside the
     balanced solution's (sqrt(C) s_c)^(-1/2)."""
     data = saxe_task(cfg.n_patterns, cfg.strength_max, cfg.strength_min, cfg.seed)
-    torch.manual_seed(cfg.seed)
-    model = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, cfg.init, cfg.init_std).to(data.device)
+    with runtime.seeded(cfg.seed):
+        model = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, cfg.init, cfg.init_std).to(data.device)
     w0 = model.hidden[0].weight.detach().clone()
     k = min(cfg.n_patterns, *w0.shape)
 
@@ -377,11 +377,12 @@ def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS) -> dict:
         for depth in depths:
             vals, favourite = [], []
             for k in nets:
-                torch.manual_seed(cfg.seed * 100003 + 1000 * int(depth) + k)
-                if cfg.scale == "critical":
-                    model = critical_mlp(d.input_dim, cfg.width, int(depth), act, d.n_classes)
-                else:
-                    model = init_mlp(d.input_dim, cfg.width, int(depth), act, "xavier")
+                with runtime.seeded(cfg.seed * 100003 + 1000 * int(depth) + k):
+                    if cfg.scale == "critical":
+                        model = critical_mlp(d.input_dim, cfg.width, int(depth), act,
+                                             d.n_classes)
+                    else:
+                        model = init_mlp(d.input_dim, cfg.width, int(depth), act, "xavier")
                 with torch.no_grad():
                     logits = model.to(x.device)(x)
                 vals.append(guessing_bias(logits))

@@ -180,8 +180,8 @@ def coordinate_check(widths=(64, 128, 256, 512, 1024), depth: int = 4, lr: float
     x, y = d.x_train[:n_inputs], d.y_train[:n_inputs]
     out = dict(widths=list(widths), change=[], size=[])
     for n in widths:
-        torch.manual_seed(seed)
-        model = init_mlp(d.input_dim, int(n), depth, "relu", "he").to(x.device)
+        with runtime.seeded(seed):
+            model = init_mlp(d.input_dim, int(n), depth, "relu", "he").to(x.device)
         acts = []
         hooks = [layer.register_forward_hook(lambda m, i, o: acts.append(torch.relu(o).detach()))
                  for layer in model.hidden]

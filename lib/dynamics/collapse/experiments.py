@@ -10,7 +10,6 @@ Lists of runs go through :func:`dynamics.runtime.grid`, so a dry run
 """
 from __future__ import annotations
 
-import time
 from functools import partial
 
 import numpy as np
@@ -20,7 +19,7 @@ import torch.nn as nn
 from .. import data as D
 from .. import runtime, units
 from .. import progress as P
-from ..runtime import dry_run, get_profile, get_seed
+from ..runtime import dry_run, get_seed
 from ..models import evaluating
 from ..sweep import grid, train_many
 from ..train import At, History, Hooks, LogSpaced, Recipe, log_steps, train
@@ -31,9 +30,9 @@ from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, Imbalanc
 
 __all__ = ["Recorder", "snapshot", "live_eval_steps", "run_collapse", "run_weight_decays",
            "run_conditions", "run_ufm", "run_ufm_pair", "run_imbalance", "run_claim_seeds",
-           "project_3d",
-           "simplex_frames", "PRECOMPUTED_WEIGHT_DECAYS", "PRECOMPUTED_GD_WEIGHT_DECAYS",
-           "PRECOMPUTED_RATIOS", "COMMAND", "precompute_plan"]
+           "dataset_line", "project_3d", "simplex_frames", "PRECOMPUTED_WEIGHT_DECAYS",
+           "PRECOMPUTED_GD_WEIGHT_DECAYS", "PRECOMPUTED_RATIOS", "COMMAND",
+           "precompute_plan"]
 
 
 # ============================================================================ recording
@@ -251,27 +250,43 @@ def run_claim_seeds(cfg: CollapseConfig, ufm_cfg: UFMConfig, icfg: ImbalanceConf
                     bars=None) -> dict:
     """The live runs the claims table judges, on each of ``seeds``: section 3's four runs
     (:func:`run_conditions`, on ``data``: the seeds vary the initialization, not the split),
-    the unconstrained features pair and the imbalance run. ``done``: ``{seed: dict(runs=,
-    ufm=, imbalance=)}`` already trained (the page's own seed). Returns ``dict(runs=, ufm=,
-    imbalance=)``, each ``{seed: result}`` in the order of ``seeds``. Section 1's run of each
-    seed records NC1 and NC4 on the test set too (for :func:`.losses.loss_claims`)."""
+    the unconstrained features pair, the imbalance run and section 1's run with
+    cross-entropy. ``done``: ``{seed: dict(runs=, ufm=, imbalance=, ce=)}`` already trained
+    (the page's own seed); a part it lacks is trained. Returns ``dict(runs=, ufm=,
+    imbalance=, ce=)``, each ``{seed: result}`` in the order of ``seeds``. Section 1's run of
+    each seed, under either loss, records NC1 and NC4 on the test set too (for
+    :func:`.losses.loss_claims`)."""
     seeds = [int(s) for s in seeds]
     if not seeds:
         raise ValueError("run_claim_seeds needs at least one seed")
-    data = load_data(cfg, seeds[0]) if data is None else data
     done, job = dict(done or {}), P.current()
-    out = dict(runs={}, ufm={}, imbalance={})
-    todo = [s for s in seeds if s not in done]
+    out = dict(runs={}, ufm={}, imbalance={}, ce={})
+    train_ = dict(
+        runs=lambda s: run_conditions(cfg, s, data, bars=bars, held_out=True),
+        ufm=lambda s: run_ufm_pair(ufm_cfg, s, bars=bars),
+        imbalance=lambda s: run_imbalance(icfg, s, bars=bars),
+        ce=lambda s: run_collapse(cfg.replace(loss="cross_entropy"), s, data, bars=bars,
+                                  held_out=True)[0])
+    todo = [s for s in seeds if set(out) - set(done.get(s, {}))]
+    if todo and data is None:
+        data = load_data(cfg, seeds[0])
     for s in seeds:
-        if s in done:
+        have = done.get(s, {})
+        if s not in todo:
             for key in out:
-                out[key][s] = done[s][key]
+                out[key][s] = have[key]
             continue
         with job.part(todo.index(s), len(todo)):
-            out["runs"][s] = run_conditions(cfg, s, data, bars=bars, held_out=True)
-            out["ufm"][s] = run_ufm_pair(ufm_cfg, s, bars=bars)
-            out["imbalance"][s] = run_imbalance(icfg, s, bars=bars)
+            for key in out:
+                out[key][s] = have[key] if key in have else train_[key](s)
     return out
+
+
+def dataset_line(data) -> str:
+    """One short line saying what a run trained on (and what it fell back to, if anything)."""
+    line = f"{data.name}: {len(data.x_train):,} training examples, {data.n_classes} classes"
+    line += f" ({data.info['short']})" if data.info.get("short") else ""
+    return line + (f"\n{data.info['fallback']}" if data.info.get("fallback") else "")
 
 
 # ============================================================================ the 3-D pictures
@@ -316,7 +331,7 @@ def project_3d(snapshots: list[dict]) -> list[dict]:
 
 
 def simplex_frames(history: History, recorder: Recorder, n_frames: int = 10):
-    """``(frames, steps)`` for :func:`views.simplex_figure`: about ``n_frames`` snapshots,
+    """``(frames, steps)`` for :func:`.figures.simplex_frames_figure`: about ``n_frames`` snapshots,
     log-spaced in the order they were taken."""
     frames = project_3d(recorder.snapshots)
     idx = np.unique(np.round(np.geomspace(1, len(frames), n_frames)).astype(int) - 1)

@@ -1,150 +1,31 @@
-"""Neural collapse, the views: live panels (``*_panel``), the claims table (``claims``) and the
-numbers the prose quotes. The figures, sliders and tables are in :mod:`.figures`, the
-comparison of the two losses on the training and test sets in :mod:`.losses` (both
-re-exported here).
+"""Neural collapse, the claims and the page's numbers: the claims table (``claim_rows``: the
+rows judged on the page's live runs on three seeds, ``claims``, and those that rest on the
+precomputed files in ``data/``, ``published_claims``), each row's threshold written once, here; and
+every number the chapter's prose glues, one function per run (``*_numbers``), the precomputed
+files' included (:func:`precomputed_numbers`, beside :func:`show_precomputed`, which shows
+their sliders).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import plots, results
-from ..runtime import get_profile, get_seed
+from ..runtime import get_profile
 from ..train import History
-from .experiments import (live_eval_steps, run_collapse, run_imbalance, simplex_frames)
-from .science import (CollapseConfig, ImbalanceConfig, at_zero_error, bias_free_nc3,
-                      terminal_phase_start)
+from .experiments import run_claim_seeds
+from .figures import (GD_SLIDER_OPENS_AT, decay_clock, gd_slider, imbalance_slider,
+                      simplex_slider, weight_decay_slider)
+from .losses import loss_claims, loss_numbers, least_squares_split
+from .science import at_zero_error, bias_free_nc3, cosine_gram, measure
+from .theory import minority_collapse_threshold
 
-from .figures import *  # noqa: F401,F403  (re-exported: views.X still works)
-from .figures import (GD_SLIDER_OPENS_AT, conditions_figure, decay_clock, imbalance_figure,
-                      nc_figure, simplex_figure)
-from .losses import *  # noqa: F401,F403  (the loss and the test set, re-exported)
-from .losses import __all__ as _losses
-
-__all__ = ["dataset_line", "collapse_panel", "simplex_panel", "conditions_panel",
-           "imbalance_panel", "claims", "decay_sweep", "gd_sweep", "imbalance_trends",
-           "run_numbers", "conditions_numbers", "imbalance_numbers", "route_numbers",
-           "published_claims", "claim_seeds", "precomputed_scale", *_losses]
-
-
-# ============================================================================ one run
-
-
-def dataset_line(data) -> str:
-    """One short line saying what a run trained on (and what it fell back to, if anything)."""
-    line = f"{data.name}: {len(data.x_train):,} training examples, {data.n_classes} classes"
-    line += f" ({data.info['short']})" if data.info.get("short") else ""
-    return line + (f"\n{data.info['fallback']}" if data.info.get("fallback") else "")
-
-
-# ============================================================================ live panels
-
-WEIGHT_DECAYS = (0.0, 0.01, 0.1, 0.3, 1.0, 3.0)
-
-
-def _report(update, history: History) -> None:
-    """Say in the panel's status what the run did, unless the reader stopped it."""
-    if update.stop_requested:
-        return
-    if history.diverged:
-        update(status=f"{history.status}: try a smaller learning rate")
-    elif terminal_phase_start(history) is None:
-        update(status="done: training error never reached 0 (no terminal phase)")
-
-
-def collapse_panel(profile: str | None = None, seed: int | None = None):
-    """Section 1: train the network live and watch NC1–NC4 (weight decay, learning rate,
-    loss, steps)."""
-    from ..widgets import Choice, Panel, Slider, controls_for
-
-    base = CollapseConfig.for_profile(profile)
-    seed = get_seed(seed)
-
-    def run(update, weight_decay, lr, loss, steps):
-        cfg = base.replace(weight_decay=float(weight_decay), lr=float(lr), loss=loss, steps=int(steps))
-        h, _ = run_collapse(cfg, seed, on_eval=update.every(nc_figure),
-                            eval_steps=live_eval_steps(cfg.steps, cfg.n_evals))
-        _report(update, h)
-        return nc_figure(h)
-
-    controls = [Choice("weight_decay", WEIGHT_DECAYS, base.weight_decay, "weight decay"),
-                *controls_for(base, ["lr", "loss"]),
-                Slider("steps", 100, max(20000, base.steps), base.steps, step=100, integer=True)]
-    return Panel(run, controls, title="Try it: the terminal phase",
-                 above=results.provenance_of("collapse_weight_decay"), profile=profile)
-
-
-def simplex_panel(profile: str | None = None, seed: int | None = None):
-    """Section 2: the 3-D geometry for 3 or 4 classes (weight decay, steps)."""
-    from ..widgets import Choice, Panel, Slider
-
-    base = CollapseConfig.for_profile(profile, n_classes=4)
-    seed = get_seed(seed)
-
-    def run(update, n_classes, weight_decay, steps):
-        cfg = base.replace(n_classes=int(n_classes), weight_decay=float(weight_decay), steps=int(steps))
-        h, rec = run_collapse(cfg, seed, snapshots=True, on_eval=update.every(nc_figure),
-                              eval_steps=live_eval_steps(cfg.steps, cfg.n_evals))
-        _report(update, h)
-        if h.diverged or len(h) < 2:
-            return nc_figure(h)
-        return simplex_figure(*simplex_frames(h, rec))
-
-    controls = [Choice("n_classes", (3, 4), 4, "classes"),
-                Choice("weight_decay", WEIGHT_DECAYS, base.weight_decay, "weight decay"),
-                Slider("steps", 100, max(20000, base.steps), base.steps, step=100, integer=True)]
-    return Panel(run, controls, title="Try it: watch the simplex form",
-                 above=results.provenance_of("collapse_simplex"), profile=profile)
-
-
-def conditions_panel(profile: str | None = None, seed: int | None = None):
-    """Section 3: Jacot et al.'s conditions for one run (optimizer, weight decay, width,
-    depth of the linear part, learning rate)."""
-    from ..widgets import Choice, Panel, Slider, controls_for
-
-    base = CollapseConfig.for_profile(profile)
-    seed = get_seed(seed)
-
-    def run(update, optimizer, weight_decay, width, linear_depth, lr):
-        cfg = base.replace(optimizer=optimizer, weight_decay=float(weight_decay), width=int(width),
-                           linear_depth=int(linear_depth), lr=float(lr))
-        name = f"{optimizer}, weight decay {weight_decay:g}"
-        h, _ = run_collapse(cfg, seed, eval_steps=live_eval_steps(cfg.steps, cfg.n_evals),
-                            on_eval=update.every(lambda h: conditions_figure({name: h})))
-        _report(update, h)
-        return conditions_figure({name: h})
-
-    controls = [Choice("optimizer", ("adamw", "sgd", "momentum"), base.optimizer,
-                       "optimizer (sgd: plain gradient descent)"),
-                Choice("weight_decay", (0.0, 5e-4, 1e-3, 2e-3, 5e-3) + WEIGHT_DECAYS[1:],
-                       base.weight_decay, "weight decay"),
-                Slider("width", 8, max(1024, base.width), base.width, step=8, integer=True),
-                *controls_for(base, ["linear_depth", "lr"])]
-    return Panel(run, controls, title="Try it: what weight decay does to the linear part",
-                 above=results.provenance_of("collapse_gd_weight_decay"), profile=profile)
-
-
-def imbalance_panel(profile: str | None = None, seed: int | None = None):
-    """Section 4: imbalanced classes (ratio, depth of the linear part, weight decays)."""
-    from ..widgets import Panel, controls_for
-
-    base = ImbalanceConfig.for_profile(profile)
-    seed = get_seed(seed)
-
-    def run(update, ratio, linear_depth, weight_decay, ufm_weight_decay):
-        cfg = base.replace(ratio=float(ratio), linear_depth=int(linear_depth),
-                           weight_decay=float(weight_decay), ufm_weight_decay=float(ufm_weight_decay))
-        result = run_imbalance(cfg, seed)
-        if result["stopped"]:
-            return imbalance_figure(result)
-        bad = [f"{part} {result[part]['status']}" for part in ("ufm", "network")
-               if result[part]["status"] != "ok"]
-        if bad:
-            update(status="; ".join(bad) + ": try a smaller learning rate")
-        return imbalance_figure(result)
-
-    controls = controls_for(base, ["ratio", "linear_depth", "weight_decay", "ufm_weight_decay"])
-    return Panel(run, controls, title="Try it: imbalanced classes",
-                 above=results.provenance_of("collapse_imbalance"), profile=profile)
+__all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "GD_LOSS_RATIO", "UFM_NC1", "UFM_ETF",
+           "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_ANGLES", "IMB_CORR_W", "IMB_CORR_H",
+           "CLAIM_SEEDS", "claim_seeds", "claims", "claim_rows", "run_numbers",
+           "simplex_numbers", "conditions_numbers", "imbalance_numbers", "route_numbers",
+           "decay_sweep", "gd_sweep", "imbalance_trends", "PUB_BEST_FALL", "PUB_RISE",
+           "PUB_RATE_SPREAD", "PUB_LOSS_RATIO", "PUB_GD_BALANCED", "published_claims",
+           "precomputed_scale", "precomputed_numbers", "show_precomputed"]
 
 
 # ============================================================================ claims
@@ -191,19 +72,36 @@ def _kept(h: History) -> float:
     return h.last("imbalance") / h["imbalance"][0]
 
 
-def claims(runs: dict, ufm: dict, imbalance: dict, held_out: dict | None = None) -> list[dict]:
-    """The papers' claims beside what the page's live runs measured, each with a verdict
-    (rows for :func:`dynamics.plots.claims_table`). ``runs``, ``ufm`` and ``imbalance`` map
-    each claim seed to that seed's :func:`run_conditions`, :func:`run_ufm_pair` and
-    :func:`run_imbalance`; the asserted rows are judged on every seed, the others (said with
-    their numbers, not asserted) on the first. ``held_out``: :func:`measure` of the first
-    seed's section-1 network on its test set, for NC4."""
+def claim_rows(cfg, ufm_cfg, icfg, data, done: dict,
+               profile: str | None = None) -> list[dict]:
+    """The chapter's claims table (rows for :func:`dynamics.plots.claims_table`): trains on
+    the claim seeds (:func:`claim_seeds`: the page's seed, the first of ``done``, and the next
+    two) what ``done`` lacks (:func:`.experiments.run_claim_seeds`), judges the live rows on
+    them (:func:`claims`) and adds the rows of the published data
+    (:func:`published_claims`)."""
+    seeds = claim_seeds(next(iter(done)), profile)
+    return claims(**run_claim_seeds(cfg, ufm_cfg, icfg, seeds, data, done=done)) + \
+        published_claims()
+
+
+def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
+                held_out: dict | None = None) -> list[dict]:
+    """The papers' claims beside what the page's live runs measured, each with a verdict.
+    ``runs``, ``ufm``, ``imbalance`` and ``ce`` map each claim seed to that seed's
+    :func:`run_conditions`, :func:`run_ufm_pair`, :func:`run_imbalance` and cross-entropy run
+    (:func:`.experiments.run_claim_seeds`; without ``ce``, no rows of the loss comparison,
+    :func:`.losses.loss_claims`); the asserted rows are judged on every seed, the others
+    (said with their numbers, not asserted) on the first. ``held_out``: NC4 and the accuracy
+    of the first seed's section-1 network on its test set (by default what its history
+    recorded at the end, ``test_nc4`` and ``test_acc``)."""
     n = plots.number
     seeds = list(runs)
     first = seeds[0]
     c = runs[first]
     h = c["AdamW, weight decay"]
-    z, T = terminal_phase_start(h), h.steps[-1]
+    if held_out is None and "test_nc4" in h:
+        held_out = dict(nc4=h.last("test_nc4"), accuracy=h.last("test_acc"))
+    T = h.steps[-1]
     C = int(h.info["config"]["n_classes"])
     etf_z, etf_T = at_zero_error(h, "etf_distance"), h.last("etf_distance")
     nc3_z, nc3_T = at_zero_error(h, "nc3"), h.last("nc3")
@@ -335,6 +233,8 @@ def claims(runs: dict, ufm: dict, imbalance: dict, held_out: dict | None = None)
                 f"{IMB_NET_ANGLES[0]:g}° and {IMB_NET_ANGLES[1]:g}°); correlations +1 and −1 exactly "
                 f"(above {IMB_CORR_W:g}, below {IMB_CORR_H:g})".replace("-", "−"),
         window="the end of each run", seeds=seeds))
+    if ce is not None:
+        rows += loss_claims({s: aw[s] for s in seeds}, ce)
     return rows
 
 
@@ -343,16 +243,38 @@ def claims(runs: dict, ufm: dict, imbalance: dict, held_out: dict | None = None)
 # (glued into the prose with dynamics.book.glue), never typed by hand.
 
 
-def run_numbers(history: History) -> dict:
-    """Section 1's run in the numbers its "What to notice" quotes (for :func:`dynamics.book.glue`)."""
+def run_numbers(history: History, ce: History, model, data) -> dict:
+    """Section 1's numbers, every one its prose and its exercises glue: the run (``history``,
+    trained with ``held_out``; ``model`` its network, ``data`` its data), its network on the
+    held-out set, and the comparison with the cross-entropy run ``ce``
+    (:func:`.losses.loss_numbers`, and Han et al.'s least-squares split)."""
     h = history
     etf = h.last("etf_distance")
+    test = measure(model, data.x_test, data.y_test, data.n_classes)
+    split = least_squares_split(model, data)
     return dict(nc1_fall=at_zero_error(h, "nc1") / h.last("nc1"), etf_end=etf,
                 equinorm_end=h.last("equinorm"),
                 nc3c_fall=at_zero_error(h, "nc3_centred") / h.last("nc3_centred"),
                 nc4_end=f"{100 * h.last('nc4'):.2g}%",
                 nc2_verdict=plots.verdict(etf < 0.05, etf < at_zero_error(h, "etf_distance") / 1.5,
-                                          scale=True))
+                                          scale=True),
+                held_nc4=f"{100 * test['nc4']:.2g}%",
+                held_err=f"{100 * (1 - h.last('test_acc')):.2g}%",
+                **loss_numbers(h, ce), ls_share=f"{100 * split['deviation_share']:.2g}%",
+                ex6_nc1_test=test["nc1"], ex6_nc1_train=h.last("nc1"),
+                ex6_nc4_test=f"{100 * test['nc4']:.2g}%",
+                ex6_nc4_train=f"{100 * h.last('nc4'):.2g}%",
+                ex6_etf_test=test["etf_distance"], ex6_etf_train=etf,
+                ex6_acc=f"{100 * h.last('test_acc'):.0f}%")
+
+
+def simplex_numbers(recorder) -> dict:
+    """Section 2's numbers: the smallest and largest cosine between two centred class means at
+    the end of a run with snapshots (the simplex's is −1/(C−1))."""
+    # the snapshot's means are centred already
+    cos = cosine_gram(recorder.snapshots[-1]["means"], centre=False).numpy()
+    off = cos[~np.eye(len(cos), dtype=bool)]
+    return dict(cos_lo=off.min(), cos_hi=off.max())
 
 
 def conditions_numbers(conditions: dict) -> dict:
@@ -371,14 +293,24 @@ def conditions_numbers(conditions: dict) -> dict:
 
 
 def imbalance_numbers(result: dict) -> dict:
-    """Section 4's run in the numbers its "What to notice" quotes."""
+    """Section 4's numbers: the run's, as its "What to notice" quotes them, and exercise 4's."""
     t = imbalance_trends(result)
     return dict(ufm_err=f"{100 * t['ufm_error']:.2g}%",
                 ufm_angles=f"{t['ufm_angles'][0]:.1f}° and {t['ufm_angles'][1]:.1f}°",
                 net_angles=f"{t['net_angles'][0]:.0f}° and {t['net_angles'][1]:.0f}°",
                 corr_w=f"{t['corr_w']:+.2f}".replace("-", "−"),
                 corr_h=f"{t['corr_h']:+.2f}".replace("-", "−"),
-                against=f"{t['against_w'] + t['against_h']} of {2 * (len(result['counts']) - 1)}")
+                against=f"{t['against_w'] + t['against_h']} of {2 * (len(result['counts']) - 1)}",
+                **_minority_numbers())
+
+
+def _minority_numbers() -> dict:
+    """Exercise 4 (section 4): the weight decay at which a class of 10 among 1,000 examples
+    collapses to zero, for one and for three linear layers."""
+    l1 = minority_collapse_threshold([990, 10], 1)
+    l3 = minority_collapse_threshold([990, 10], 3)
+    return dict(ex4_l1=plots.number(l1, 2), ex4_l3=plots.number(l3, 2),
+                ex4_ratio=plots.number(l1 / l3, 2))
 
 
 def route_numbers(payload: dict) -> dict:
@@ -542,3 +474,36 @@ def precomputed_scale(prov: dict, cfg) -> str:
     if not diff:
         return "with the same settings as the run above, on seed 0"
     return "with " + ", ".join(f"{k.replace('_', ' ')} {theirs[k]} (above: {ours[k]})" for k in diff)
+
+
+# ============================================================================ the precomputed files
+
+SLIDERS = {"collapse_weight_decay": weight_decay_slider, "collapse_simplex": simplex_slider,
+           "collapse_gd_weight_decay": gd_slider, "collapse_imbalance": imbalance_slider}
+SCALES = {"collapse_weight_decay": "sweep_scale", "collapse_simplex": "simplex_scale",
+          "collapse_gd_weight_decay": "gd_scale"}
+
+
+def show_precomputed(name: str) -> None:
+    """Show the static figure of a precomputed file (``data/<name>.json``, one of
+    :data:`SLIDERS`: a slider over its runs) and its provenance as the caption."""
+    payload, prov = results.load(name)
+    plots.show(SLIDERS[name](payload))
+    plots.caption(results.describe(prov))
+
+
+def precomputed_numbers(name: str, cfg) -> dict:
+    """The numbers the prose quotes from a precomputed file: how its settings compare with
+    ``cfg``, the page's live run (:func:`precomputed_scale`; for the gradient-descent sweep,
+    with ``cfg``'s gradient-descent settings), and for the AdamW sweep of section 1 its
+    numbers (:func:`decay_sweep`) and those of section 3's route (:func:`route_numbers`)."""
+    payload, prov = results.load(name)
+    if name == "collapse_gd_weight_decay":
+        cfg = cfg.replace(optimizer="sgd", lr=cfg.gd_lr)
+    out = {SCALES[name]: precomputed_scale(prov, cfg)}
+    if name == "collapse_weight_decay":
+        sweep = decay_sweep(payload)
+        out.update(sweep_none=sweep["none_over_best"], sweep_best=sweep["best"],
+                   sweep_rise=sweep["rise"], sweep_largest=sweep["largest"],
+                   **route_numbers(payload))
+    return out

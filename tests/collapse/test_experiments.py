@@ -100,6 +100,11 @@ def test_precompute_in_a_dry_run_writes_every_file_elsewhere_than_data(monkeypat
     payload = json.loads((tmp_path / "collapse_weight_decay.json").read_text())["payload"]
     assert payload["weight_decays"] == [0.0, 3.0]
     assert [h["steps"] for h in payload["histories"]] == [[3], [3]]  # one evaluation, at step 3
+    # the other seeds (a dry run keeps the ends, 0 and 2), every decay on each
+    assert list(payload["seed_histories"]) == ["2"]
+    assert [h["info"]["seed"] for h in payload["seed_histories"]["2"]] == [2, 2]
+    imbalance = json.loads((tmp_path / "collapse_imbalance.json").read_text())["payload"]
+    assert imbalance["seed_ratios"] == [30.0] and len(imbalance["seed_runs"]["2"]) == 1
     for name, build in (("collapse_weight_decay", NC.figures.weight_decay_slider),
                         ("collapse_gd_weight_decay", NC.figures.gd_slider), ("collapse_imbalance", NC.figures.imbalance_slider),
                         ("collapse_simplex", NC.figures.simplex_slider)):

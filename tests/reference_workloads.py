@@ -144,7 +144,7 @@ def collapse():
     cfg = C.CollapseConfig.for_profile("smoke", steps=40, n_evals=6, n_train=200, width=16)
     h, rec = C.run_collapse(cfg, 0, bars=False)
     ufm = C.UFMConfig.for_profile("smoke", steps=40)
-    hu, _ = C.run_ufm(ufm, 0, bars=False)
+    hu, _ = C.experiments.run_ufm(ufm, 0, bars=False)
     imb = C.ImbalanceConfig.for_profile("smoke", steps=30, ufm_steps=30)
     return numbers(dict(collapse=h, ufm=hu, imbalance=C.run_imbalance(imb, 0, bars=False)))
 

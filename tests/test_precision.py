@@ -77,7 +77,7 @@ def test_unconstrained_features_collapse_exactly_with_tf32_matmuls():
 
     cfg = C.UFMConfig.for_profile("smoke")
     with emulating_tf32():
-        h, _ = C.run_ufm(cfg, 0, bars=False)
+        h, _ = C.experiments.run_ufm(cfg, 0, bars=False)
     assert h.last("nc1") < 1e-6 and h.last("etf_distance") < 1e-3
 
 

@@ -326,7 +326,7 @@ def test_model_builders_leave_the_callers_rng_alone(build):
             return grokking.make_model(grokking.GrokConfig.for_profile("smoke"), seed=seed)
         if build == "collapse":
             cfg = collapse.CollapseConfig.for_profile("smoke")
-            return collapse.make_model(cfg, data.mnist1d(64, 32, seed=0), seed=seed)
+            return collapse.science.make_model(cfg, data.mnist1d(64, 32, seed=0), seed=seed)
         if build == "spectral":
             return spectral.science.mlp(data.mnist1d(64, 32, seed=0), 16, 2, seed=seed)
         run = sweep.runs.Run(config=dict(w=8), lr=0.1, weight_decay=0.0, seed=seed)

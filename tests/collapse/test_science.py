@@ -17,7 +17,7 @@ from dynamics.train import History
 
 def etf_features(C=4, d=7, n=5, offset=3.0, seed=0):
     """n copies of each vertex of a simplex ETF in R^d, shifted by a common vector."""
-    etf = NC.simplex_etf(C, d, seed=seed)
+    etf = NC.theory.simplex_etf(C, d, seed=seed)
     shift = offset * torch.randn(d, dtype=torch.float64, generator=torch.Generator().manual_seed(seed + 1))
     h = etf.repeat_interleave(n, dim=0) + shift
     y = torch.arange(C).repeat_interleave(n)
@@ -77,13 +77,13 @@ def test_every_measure_is_zero_at_exact_collapse_onto_a_simplex_etf(C, d):
     h, y, etf = etf_features(C, d)
     W = 2.5 * etf                      # self-dual: W ∝ M
     b = -W @ h.mean(0)                 # the bias removes the global mean
-    m = floats(NC.nc_metrics(h, y, W, b))
-    assert set(m) == set(NC.METRICS)
+    m = floats(NC.science.nc_metrics(h, y, W, b))
+    assert set(m) == set(NC.science.METRICS)
     for key, value in m.items():
         if key != "orthogonality":     # the shifted (uncentred) means are not orthogonal
             assert abs(value) < 1e-10, (key, value)
     # a vector added to every row of W changes no decision: only Papyan's NC3 sees it
-    shifted = floats(NC.nc_metrics(h, y, W + torch.randn(d, dtype=torch.float64), b))
+    shifted = floats(NC.science.nc_metrics(h, y, W + torch.randn(d, dtype=torch.float64), b))
     assert shifted["nc3"] > 0.01 and abs(shifted["nc3_centred"]) < 1e-10 and shifted["nc4"] == 0
 
 
@@ -92,30 +92,30 @@ def test_a_bias_free_head_collapses_onto_an_orthogonal_frame_where_papyans_nc3_i
     d = C + 3
     R = 3.0 * torch.linalg.qr(torch.randn(d, C, dtype=torch.float64))[0].T  # orthogonal raw means
     h, y = R.repeat_interleave(4, 0), torch.arange(C).repeat_interleave(4)
-    m = floats(NC.nc_metrics(h, y, 0.7 * R))                                  # W ∝ raw means, no bias
+    m = floats(NC.science.nc_metrics(h, y, 0.7 * R))                                  # W ∝ raw means, no bias
     for key in ("nc1", "equinorm", "equiangularity", "etf_distance", "nc3_centred", "nc4", "orthogonality"):
         assert abs(m[key]) < 1e-10, (key, m[key])
-    assert m["nc3"] == pytest.approx(NC.bias_free_nc3(C), rel=1e-10)
-    assert NC.bias_free_nc3(10) == pytest.approx(0.1026334, rel=1e-6)
+    assert m["nc3"] == pytest.approx(NC.theory.bias_free_nc3(C), rel=1e-10)
+    assert NC.theory.bias_free_nc3(10) == pytest.approx(0.1026334, rel=1e-6)
 
 
 def test_measures_match_papyans_definitions_computed_directly_in_numpy():
     h, y, W, b = clustered()
-    ours = floats(NC.nc_metrics(h, y, W, b))
+    ours = floats(NC.science.nc_metrics(h, y, W, b))
     ref = numpy_metrics(h.numpy(), y.numpy(), W.numpy(), b.numpy())
-    for key in NC.METRICS:
+    for key in NC.science.METRICS:
         assert ours[key] == pytest.approx(ref[key], rel=1e-8, abs=1e-12), key
     assert 0 < ours["nc4"] < 1  # random weights disagree with the nearest centre somewhere
 
 
 def test_measures_match_numpy_with_imbalanced_classes_and_fewer_dims_than_classes():
     h, y, W, b = clustered(C=4, d=6, counts=[40, 20, 10, 5])
-    ours, ref = floats(NC.nc_metrics(h, y, W, b)), numpy_metrics(h.numpy(), y.numpy(), W.numpy(), b.numpy())
-    for key in NC.METRICS:
+    ours, ref = floats(NC.science.nc_metrics(h, y, W, b)), numpy_metrics(h.numpy(), y.numpy(), W.numpy(), b.numpy())
+    for key in NC.science.METRICS:
         assert ours[key] == pytest.approx(ref[key], rel=1e-8, abs=1e-12), key
     h, y, W, _ = clustered(C=6, d=3, N=60, spread=3.0, seed=4)  # d < C - 1: Σ_B has rank d
-    ours, ref = floats(NC.nc_metrics(h, y, W)), numpy_metrics(h.numpy(), y.numpy(), W.numpy())
-    for key in NC.METRICS:
+    ours, ref = floats(NC.science.nc_metrics(h, y, W)), numpy_metrics(h.numpy(), y.numpy(), W.numpy())
+    for key in NC.science.METRICS:
         assert ours[key] == pytest.approx(ref[key], rel=1e-8, abs=1e-12), key
 
 
@@ -125,10 +125,10 @@ def test_float32_measures_agree_with_a_float64_reference_to_stated_tolerances(sp
     (2,000 x 256, 10 classes) every measure agrees with the float64 numpy reference to a
     relative 1e-4 (NC1 from 10⁻³ to 10³ included)."""
     h, y, W, b = clustered(C=10, d=256, N=2000, spread=spread, seed=7)
-    ours = floats(NC.nc_metrics(h.float(), y, W.float(), b.float()))
+    ours = floats(NC.science.nc_metrics(h.float(), y, W.float(), b.float()))
     ref = numpy_metrics(h.numpy(), y.numpy(), W.numpy(), b.numpy())
-    assert {str(v.dtype) for v in NC.nc_metrics(h.float(), y, W.float()).values()} == {"torch.float32"}
-    for key in NC.METRICS:
+    assert {str(v.dtype) for v in NC.science.nc_metrics(h.float(), y, W.float()).values()} == {"torch.float32"}
+    for key in NC.science.METRICS:
         if key == "nc4":
             assert abs(ours[key] - ref[key]) <= 2 / 2000  # an exact tie may break either way
         else:
@@ -139,9 +139,9 @@ def test_float32_nc1_resolves_a_nearly_collapsed_geometry():
     """Features collapsed to 1e-5 of their spread: float32 NC1 (~1e-10) within 1% of float64."""
     h, y, etf = etf_features(10, 32, n=50)
     h = h + 1e-5 * torch.randn(h.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
-    ref = float(NC.nc1(h, y, NC.class_means(h, y, 10)[0]))
+    ref = float(NC.science.nc1(h, y, NC.science.class_means(h, y, 10)[0]))
     h32 = h.float()
-    ours = float(NC.nc1(h32, y, NC.class_means(h32, y, 10)[0]))
+    ours = float(NC.science.nc1(h32, y, NC.science.class_means(h32, y, 10)[0]))
     assert 1e-12 < ref < 1e-8
     assert ours == pytest.approx(ref, rel=0.01)
 
@@ -158,17 +158,17 @@ def test_nc1_is_a_sum_of_squares_never_negative_when_the_means_nearly_lose_a_dim
         Q = torch.linalg.qr(torch.randn(d, 4, generator=g, dtype=torch.float64)).Q
         mu = base @ Q @ Q.T + 1e-3 * base           # six of nine directions 1000x shorter
         h = mu[y] + 0.1 * torch.randn(N, d, generator=g, dtype=torch.float64)
-        ref = float(NC.nc1(h, y, NC.class_means(h, y, C)[0]))
-        ours = float(NC.nc1(h.float(), y, NC.class_means(h.float(), y, C)[0]))
+        ref = float(NC.science.nc1(h, y, NC.science.class_means(h, y, C)[0]))
+        ours = float(NC.science.nc1(h.float(), y, NC.science.class_means(h.float(), y, C)[0]))
         assert ours >= 0 and ours == pytest.approx(ref, rel=1e-3)
 
 
 def test_measures_are_invariant_to_the_scale_of_features_and_classifier():
     h, y, W, b = clustered(C=4, d=6, N=40, spread=1.0, seed=5)
-    base = floats(NC.nc_metrics(h, y, W, b))
+    base = floats(NC.science.nc_metrics(h, y, W, b))
     for s in (1e-3, 37.0):
-        scaled = floats(NC.nc_metrics(s * h, y, 0.1 * W, 0.1 * s * b))
-        for key in NC.METRICS:
+        scaled = floats(NC.science.nc_metrics(s * h, y, 0.1 * W, 0.1 * s * b))
+        for key in NC.science.METRICS:
             assert scaled[key] == pytest.approx(base[key], rel=1e-9, abs=1e-12), (key, s)
 
 
@@ -177,47 +177,47 @@ def test_nc1_is_nan_when_all_class_means_coincide():
     a = torch.randn(6, 4, dtype=torch.float64, generator=g)
     h = torch.cat([a, -a])                 # each class holds some a and their -a: every mean is 0
     y = torch.tensor([0, 0, 1, 1, 2, 2] * 2)
-    assert math.isnan(float(NC.nc1(h, y, NC.class_means(h, y, 3)[0])))
+    assert math.isnan(float(NC.science.nc1(h, y, NC.science.class_means(h, y, 3)[0])))
 
 
 def test_measures_reject_bad_inputs_clearly():
     h, y, etf = etf_features(3, 4)
     with pytest.raises(ValueError, match="labels must lie"):
-        NC.nc_metrics(h, y + 1, etf)
+        NC.science.nc_metrics(h, y + 1, etf)
     with pytest.raises(ValueError, match="no examples"):
-        NC.nc_metrics(h[y != 1], torch.where(y[y != 1] == 2, 2, 0), etf)
+        NC.science.nc_metrics(h[y != 1], torch.where(y[y != 1] == 2, 2, 0), etf)
     with pytest.raises(ValueError, match="expected"):
-        NC.nc_metrics(h, y, etf[:, :2])
+        NC.science.nc_metrics(h, y, etf[:, :2])
     with pytest.raises(ValueError, match="matrix"):
-        NC.nc_metrics(h[:, 0], y, etf)
+        NC.science.nc_metrics(h[:, 0], y, etf)
     with pytest.raises(ValueError, match="at least 2 classes"):
-        NC.class_means(h, torch.zeros_like(y), 1)
+        NC.science.class_means(h, torch.zeros_like(y), 1)
     with pytest.raises(ValueError):
-        NC.bias_free_nc3(1)
+        NC.theory.bias_free_nc3(1)
 
 
 def test_simplex_etf_has_unit_rows_equal_angles_and_zero_mean():
     for C, d in ((3, 3), (4, 3), (5, 12)):
-        etf = NC.simplex_etf(C, d)
+        etf = NC.theory.simplex_etf(C, d)
         assert etf.shape == (C, d)
-        assert torch.allclose(etf @ etf.T, NC.etf_gram(C), atol=1e-12)
+        assert torch.allclose(etf @ etf.T, NC.theory.etf_gram(C), atol=1e-12)
         assert torch.allclose(etf.sum(0), torch.zeros(d, dtype=torch.float64), atol=1e-12)
     with pytest.raises(ValueError):
-        NC.simplex_etf(5, 2)
+        NC.theory.simplex_etf(5, 2)
 
 
 def test_terminal_phase_starts_at_the_first_zero_error_evaluation_and_is_none_otherwise():
     h = History()
     for step, acc in ((0, 0.1), (10, 0.9), (20, 1.0), (30, 1.0)):
         h.append(step, train_acc=acc, nc1=1.0 / (step + 1))
-    assert NC.terminal_phase_start(h) == 20
-    assert NC.at_zero_error(h, "nc1") == pytest.approx(1 / 21)
-    assert NC.terminal_phase_start(History()) is None  # diverged before the first evaluation
-    assert NC.terminal_phase_start(History(diverged_at=1, info=dict(steps=10))) is None
-    assert math.isnan(NC.at_zero_error(History(), "nc1"))
+    assert NC.science.terminal_phase_start(h) == 20
+    assert NC.science.at_zero_error(h, "nc1") == pytest.approx(1 / 21)
+    assert NC.science.terminal_phase_start(History()) is None  # diverged before the first evaluation
+    assert NC.science.terminal_phase_start(History(diverged_at=1, info=dict(steps=10))) is None
+    assert math.isnan(NC.science.at_zero_error(History(), "nc1"))
     never = History()
     never.append(0, train_acc=0.5)
-    assert NC.terminal_phase_start(never) is None
+    assert NC.science.terminal_phase_start(never) is None
 
 
 # ----------------------------------------------------------------------------- the conditions
@@ -231,18 +231,18 @@ def test_balancedness_is_zero_for_balanced_layers_and_rejects_layers_that_do_not
     Q, _ = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))
     S_ = torch.diag(torch.tensor([3.0, 2.0, 1.0, 0.5, 0.1], dtype=torch.float64))
     W1, W2 = U @ S_ @ V.T, Q @ S_ @ U.T  # W2ᵀW2 = U S² Uᵀ = W1 W1ᵀ
-    assert float(NC.balancedness([W1, W2])) < 1e-12
+    assert float(NC.science.balancedness([W1, W2])) < 1e-12
     W3 = torch.randn(3, d, generator=g, dtype=torch.float64)
     gap = W3.T @ W3 - W1 @ W1.T
-    assert float(NC.balancedness([W1, W3], relative=False)) == pytest.approx(float(gap.norm()))
-    assert float(NC.balancedness([W1, W3])) == pytest.approx(
+    assert float(NC.science.balancedness([W1, W3], relative=False)) == pytest.approx(float(gap.norm()))
+    assert float(NC.science.balancedness([W1, W3])) == pytest.approx(
         float(gap.norm() / (0.5 * ((W3.T @ W3).norm() + (W1 @ W1.T).norm()))))
     # scale-free when relative: both layers x 10 multiply the absolute gap by 100
-    assert float(NC.balancedness([10 * W1, 10 * W3])) == pytest.approx(float(NC.balancedness([W1, W3])))
+    assert float(NC.science.balancedness([10 * W1, 10 * W3])) == pytest.approx(float(NC.science.balancedness([W1, W3])))
     with pytest.raises(ValueError):
-        NC.balancedness([W1])
+        NC.science.balancedness([W1])
     with pytest.raises(ValueError, match="chain"):
-        NC.balancedness([W1, torch.randn(3, 4, dtype=torch.float64)])
+        NC.science.balancedness([W1, torch.randn(3, 4, dtype=torch.float64)])
 
 
 def test_gradient_descent_conserves_the_imbalance_and_weight_decay_makes_it_decay():
@@ -254,14 +254,14 @@ def test_gradient_descent_conserves_the_imbalance_and_weight_decay_makes_it_deca
         w1 = torch.nn.Parameter(torch.randn(6, 4) * 0.5)
         w2 = torch.nn.Parameter(torch.randn(3, 6) * 0.5)
         opt = torch.optim.SGD([w1, w2], lr=lr, weight_decay=weight_decay)
-        before = NC.balancedness([w1.detach(), w2.detach()], relative=False)
+        before = NC.science.balancedness([w1.detach(), w2.detach()], relative=False)
         d0 = (w2.T @ w2 - w1 @ w1.T).detach().clone()
         for _ in range(steps):
             opt.zero_grad()
             (0.5 * (x @ w1.T @ w2.T - t).pow(2).sum(1).mean()).backward()
             opt.step()
         d1 = (w2.T @ w2 - w1 @ w1.T).detach()
-        after = NC.balancedness([w1.detach(), w2.detach()], relative=False)
+        after = NC.science.balancedness([w1.detach(), w2.detach()], relative=False)
         return float((d1 - d0).norm() / d0.norm()), float(after / before)
 
     drift, kept = gap_after(0.0)
@@ -275,15 +275,15 @@ def test_conditioning_is_the_ratio_of_singular_values_in_float32_to_a_stated_tol
     U, _ = torch.linalg.qr(torch.randn(2000, 4, generator=g, dtype=torch.float64))
     V, _ = torch.linalg.qr(torch.randn(6, 4, generator=g, dtype=torch.float64))
     X = U @ torch.diag(torch.tensor([8.0, 4.0, 2.0, 1.0], dtype=torch.float64)) @ V.T
-    assert float(NC.conditioning(X, 3)) == pytest.approx(4.0, rel=1e-10)
-    assert float(NC.conditioning(X.T, 4)) == pytest.approx(8.0, rel=1e-10)  # N < d: the N x N Gram
+    assert float(NC.science.conditioning(X, 3)) == pytest.approx(4.0, rel=1e-10)
+    assert float(NC.science.conditioning(X.T, 4)) == pytest.approx(8.0, rel=1e-10)  # N < d: the N x N Gram
     # float32 on realistic features (2,000 x 128): within 1e-4 of float64 svdvals
     F = torch.relu(torch.randn(2000, 128, generator=g, dtype=torch.float64) + 0.5)
     s = torch.linalg.svdvals(F)
-    assert NC.conditioning(F.float(), 10).dtype == torch.float32
-    assert float(NC.conditioning(F.float(), 10)) == pytest.approx(float(s[0] / s[9]), rel=1e-4)
+    assert NC.science.conditioning(F.float(), 10).dtype == torch.float32
+    assert float(NC.science.conditioning(F.float(), 10)) == pytest.approx(float(s[0] / s[9]), rel=1e-4)
     with pytest.raises(ValueError):
-        NC.conditioning(X, 7)
+        NC.science.conditioning(X, 7)
 
 
 # ----------------------------------------------------------------------------- models and measuring
@@ -291,36 +291,36 @@ def test_conditioning_is_the_ratio_of_singular_values_in_float32_to_a_stated_tol
 
 def test_measure_matches_nc_metrics_on_the_model_features_and_reports_divergence_as_nan():
     torch.manual_seed(0)
-    model = NC.CollapseNet(5, 16, 2, 3, 4).double()
+    model = NC.science.CollapseNet(5, 16, 2, 3, 4).double()
     x = torch.randn(40, 5, dtype=torch.float64)
     y = torch.arange(40) % 4
-    m = NC.measure(model, x, y, conditions=True)
-    ref = floats(NC.nc_metrics(model.features(x).detach(), y, model.head.weight.detach()))
-    for key in NC.METRICS:
+    m = NC.science.measure(model, x, y, conditions=True)
+    ref = floats(NC.science.nc_metrics(model.features(x).detach(), y, model.head.weight.detach()))
+    for key in NC.science.METRICS:
         assert m[key] == pytest.approx(ref[key], rel=1e-9)
     assert m["balancedness"] > 0 and m["imbalance"] > 0 and m["conditioning"] >= 1
     with torch.no_grad():
         model.body[0].weight.fill_(float("inf"))
-    bad = NC.measure(model, x, y, conditions=True)
-    assert set(bad) == set(NC.METRICS + NC.CONDITIONS)
+    bad = NC.science.measure(model, x, y, conditions=True)
+    assert set(bad) == set(NC.science.METRICS + NC.science.CONDITIONS)
     assert all(math.isnan(v) for v in bad.values())
 
 
 def test_models_validate_and_expose_features_and_head():
     with pytest.raises(ValueError):
-        NC.CollapseNet(5, 16, 2, 0, 4)
+        NC.science.CollapseNet(5, 16, 2, 0, 4)
     with pytest.raises(ValueError, match="activation"):
-        NC.CollapseNet(5, 16, 2, 2, 4, activation="gelu")
-    net = NC.CollapseNet(5, 16, 2, 2, 4, activation="tanh")
+        NC.science.CollapseNet(5, 16, 2, 2, 4, activation="gelu")
+    net = NC.science.CollapseNet(5, 16, 2, 2, 4, activation="tanh")
     assert float(net.body_features(torch.randn(3, 5)).detach().abs().max()) <= 1.0
     with pytest.raises(ValueError):
-        NC.UnconstrainedFeatures(3, 4, 5)
-    ufm = NC.UnconstrainedFeatures(12, 6, 3, linear_depth=2)
+        NC.science.UnconstrainedFeatures(3, 4, 5)
+    ufm = NC.science.UnconstrainedFeatures(12, 6, 3, linear_depth=2)
     idx = torch.arange(12)
     assert ufm.features(idx).shape == (12, 6) and ufm(idx).shape == (12, 3)
-    assert len(NC.linear_weights(ufm)) == 2
+    assert len(NC.science.linear_weights(ufm)) == 2
     with pytest.raises(ValueError):
-        NC.ufm_data([3, 0, 2])
+        NC.science.ufm_data([3, 0, 2])
 
 
 def test_configs_validate_and_every_profile_preset_constructs():
@@ -367,7 +367,7 @@ def test_imbalanced_solution_solves_the_two_variable_problem_and_orders_norms_by
     from scipy.optimize import minimize
 
     counts, lam, L = [100, 30, 10], 5e-3, 2
-    sol = NC.imbalanced_ufm_solution(counts, lam, L)
+    sol = NC.theory.imbalanced_ufm_solution(counts, lam, L)
     N = sum(counts)
     for c, n in enumerate(counts):
         def f(v):  # the scalar problem before eliminating x
@@ -379,23 +379,23 @@ def test_imbalanced_solution_solves_the_two_variable_problem_and_orders_norms_by
         assert f([s, x]) <= best.fun + 1e-12
     assert np.all(np.diff(sol["classifier_norm"]) < 0)  # larger class, longer classifier row
     assert np.all(np.diff(sol["feature_norm"]) > 0)  # ... and shorter features
-    equal = NC.imbalanced_ufm_solution([20, 20, 20], lam, L)
+    equal = NC.theory.imbalanced_ufm_solution([20, 20, 20], lam, L)
     assert np.ptp(equal["feature_norm"]) < 1e-9
     with pytest.raises(ValueError):
-        NC.imbalanced_ufm_solution([10, 0], lam)
+        NC.theory.imbalanced_ufm_solution([10, 0], lam)
     with pytest.raises(ValueError):
-        NC.imbalanced_ufm_solution([10, 5], 0.0)
+        NC.theory.imbalanced_ufm_solution([10, 5], 0.0)
 
 
 def test_minority_collapse_sets_in_at_a_weight_decay_that_depends_on_depth():
     counts = [990, 10]
     for L in (1, 3):
-        lam = NC.minority_collapse_threshold(counts, L)
-        assert NC.imbalanced_ufm_solution(counts, lam * 1.01, L)["classifier_norm"][-1] == 0
-        below = NC.imbalanced_ufm_solution(counts, lam * 0.99, L)
+        lam = NC.theory.minority_collapse_threshold(counts, L)
+        assert NC.theory.imbalanced_ufm_solution(counts, lam * 1.01, L)["classifier_norm"][-1] == 0
+        below = NC.theory.imbalanced_ufm_solution(counts, lam * 0.99, L)
         assert below["classifier_norm"][-1] > 0 and below["classifier_norm"][0] > 0
     # the exercise's answer: the deeper head loses the rare class at a smaller weight decay
-    assert NC.minority_collapse_threshold(counts, 3) < NC.minority_collapse_threshold(counts, 1)
+    assert NC.theory.minority_collapse_threshold(counts, 3) < NC.theory.minority_collapse_threshold(counts, 1)
 
 
 def test_the_science_module_draws_nothing():
@@ -413,8 +413,8 @@ def test_a_class_with_too_few_examples_is_said_not_silently_cut():
     from dynamics import data as D
 
     ds = D.gaussian_mixture(n_train=40, n_test=8, dim=3, n_classes=4, counts=[10, 10, 10, 4])
-    full = NC.balanced_subset(ds, 4, 16)
+    full = NC.science.balanced_subset(ds, 4, 16)
     assert len(full.x_train) == 16 and "short" not in full.info
-    short = NC.balanced_subset(ds, 4, 40)
+    short = NC.science.balanced_subset(ds, 4, 40)
     assert len(short.x_train) == 34 and short.info["short"] == "40 asked for; the dataset has no more"
     assert NC.dataset_line(short).startswith("gaussian mixture: 34 training examples, 4 classes (40 asked")

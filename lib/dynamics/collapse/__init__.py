@@ -9,23 +9,42 @@ the four, tests the conditions under which training with weight decay provably c
 
 Modules:
 
-- :mod:`.science`: the measures (``nc1``...``nc4``, ``nc_metrics``), the conditions
+- :mod:`.science`: the measures (``nc1``...``nc4``, ``measure``), the conditions
   (``balancedness``, ``conditioning``), the models (``CollapseNet``, ``UnconstrainedFeatures``)
-  and the configs; with :mod:`.theory` (``simplex_etf``, ``imbalanced_ufm_solution``), which it
-  re-exports. No plotting.
-- :mod:`.experiments`: runners (``run_collapse``, ``run_weight_decays``, ``run_conditions``,
-  ``run_ufm``, ``run_ufm_pair``, ``run_imbalance``) and ``precompute_plan``.
-- :mod:`.figures`: figures (``*_figure``), static sliders (``*_slider``) and tables.
-- :mod:`.views`: live panels (``*_panel``), the page's numbers and the claims table (``claims``);
-  with :mod:`.losses` (MSE beside cross-entropy, on the training and the test set:
-  ``run_loss_seeds``, ``loss_figure``, ``loss_claims``), which it re-exports.
+  and the configs; with :mod:`.theory` (``simplex_etf``, ``bias_free_nc3``,
+  ``imbalanced_ufm_solution``, ``minority_collapse_threshold``), which it re-exports. No
+  plotting.
+- :mod:`.experiments`: the runners (``run_collapse``, ``run_conditions``, ``run_ufm_pair``,
+  ``run_imbalance``, ``run_claim_seeds``) and ``precompute_plan``.
+- :mod:`.figures`: figures of the runs (``*_figure``), sliders over the precomputed files
+  (``*_slider``) and tables.
+- :mod:`.panels`: the live panels (``*_panel``), one per section.
+- :mod:`.claims`: the claims table (``claim_rows``: the rows of the live runs, ``claims``,
+  on three seeds, and of the published data, ``published_claims``; each row's threshold
+  once) and the numbers the prose glues (``*_numbers``, ``precomputed_numbers``); with
+  :mod:`.losses` (MSE beside cross-entropy, on the training and the test set: the figure, the
+  numbers, the rows and Han et al.'s least-squares split).
 
-``from dynamics import collapse as NC`` gives every public name of the four.
+``from dynamics import collapse as NC`` gives the names the chapter's notebook calls; the rest
+is in the modules (``NC.science.nc1``).
 """
-from . import experiments, figures, science, views
-from .science import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
-from .figures import *  # noqa: F401,F403
-from .views import *  # noqa: F401,F403
+from . import claims, experiments, figures, losses, panels, science, theory
+from .science import CollapseConfig, ImbalanceConfig, UFMConfig, load_data
+from .experiments import (dataset_line, run_collapse, run_conditions, run_imbalance,
+                          run_ufm_pair)
+from .figures import (clock_figure, conditions_figure, gram_figure, imbalance_figure,
+                      imbalance_table, nc_figure, simplex_figure, terminal_phase_table,
+                      ufm_figure)
+from .losses import loss_figure
+from .panels import collapse_panel, conditions_panel, imbalance_panel, simplex_panel
+from .claims import (claim_rows, conditions_numbers, imbalance_numbers, precomputed_numbers,
+                     run_numbers, show_precomputed, simplex_numbers)
 
-__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]
+__all__ = ["CollapseConfig", "ImbalanceConfig", "UFMConfig", "load_data", "dataset_line",
+           "run_collapse", "run_conditions", "run_imbalance", "run_ufm_pair", "clock_figure",
+           "conditions_figure", "gram_figure", "imbalance_figure", "imbalance_table",
+           "nc_figure", "simplex_figure", "terminal_phase_table", "ufm_figure", "loss_figure",
+           "collapse_panel", "conditions_panel", "imbalance_panel", "simplex_panel",
+           "claim_rows",
+           "conditions_numbers", "imbalance_numbers", "precomputed_numbers", "run_numbers",
+           "show_precomputed", "simplex_numbers"]

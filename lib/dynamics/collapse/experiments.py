@@ -10,7 +10,6 @@ Lists of runs go through :func:`dynamics.runtime.grid`, so a dry run
 """
 from __future__ import annotations
 
-import time
 from functools import partial
 
 import numpy as np
@@ -20,7 +19,7 @@ import torch.nn as nn
 from .. import data as D
 from .. import runtime, units
 from .. import progress as P
-from ..runtime import dry_run, get_profile, get_seed
+from ..runtime import dry_run, get_seed
 from ..models import evaluating
 from ..sweep import grid, train_many
 from ..train import At, History, Hooks, LogSpaced, Recipe, log_steps, train
@@ -31,9 +30,9 @@ from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, Imbalanc
 
 __all__ = ["Recorder", "snapshot", "live_eval_steps", "run_collapse", "run_weight_decays",
            "run_conditions", "run_ufm", "run_ufm_pair", "run_imbalance", "run_claim_seeds",
-           "project_3d",
-           "simplex_frames", "PRECOMPUTED_WEIGHT_DECAYS", "PRECOMPUTED_GD_WEIGHT_DECAYS",
-           "PRECOMPUTED_RATIOS", "COMMAND", "precompute_plan"]
+           "dataset_line", "project_3d", "simplex_frames", "PRECOMPUTED_WEIGHT_DECAYS",
+           "PRECOMPUTED_GD_WEIGHT_DECAYS", "PRECOMPUTED_RATIOS", "PRECOMPUTED_SEEDS", "COMMAND",
+           "precompute_plan"]
 
 
 # ============================================================================ recording
@@ -251,27 +250,43 @@ def run_claim_seeds(cfg: CollapseConfig, ufm_cfg: UFMConfig, icfg: ImbalanceConf
                     bars=None) -> dict:
     """The live runs the claims table judges, on each of ``seeds``: section 3's four runs
     (:func:`run_conditions`, on ``data``: the seeds vary the initialization, not the split),
-    the unconstrained features pair and the imbalance run. ``done``: ``{seed: dict(runs=,
-    ufm=, imbalance=)}`` already trained (the page's own seed). Returns ``dict(runs=, ufm=,
-    imbalance=)``, each ``{seed: result}`` in the order of ``seeds``. Section 1's run of each
-    seed records NC1 and NC4 on the test set too (for :func:`.losses.loss_claims`)."""
+    the unconstrained features pair, the imbalance run and section 1's run with
+    cross-entropy. ``done``: ``{seed: dict(runs=, ufm=, imbalance=, ce=)}`` already trained
+    (the page's own seed); a part it lacks is trained. Returns ``dict(runs=, ufm=,
+    imbalance=, ce=)``, each ``{seed: result}`` in the order of ``seeds``. Section 1's run of
+    each seed, under either loss, records NC1 and NC4 on the test set too (for
+    :func:`.losses.loss_claims`)."""
     seeds = [int(s) for s in seeds]
     if not seeds:
         raise ValueError("run_claim_seeds needs at least one seed")
-    data = load_data(cfg, seeds[0]) if data is None else data
     done, job = dict(done or {}), P.current()
-    out = dict(runs={}, ufm={}, imbalance={})
-    todo = [s for s in seeds if s not in done]
+    out = dict(runs={}, ufm={}, imbalance={}, ce={})
+    train_ = dict(
+        runs=lambda s: run_conditions(cfg, s, data, bars=bars, held_out=True),
+        ufm=lambda s: run_ufm_pair(ufm_cfg, s, bars=bars),
+        imbalance=lambda s: run_imbalance(icfg, s, bars=bars),
+        ce=lambda s: run_collapse(cfg.replace(loss="cross_entropy"), s, data, bars=bars,
+                                  held_out=True)[0])
+    todo = [s for s in seeds if set(out) - set(done.get(s, {}))]
+    if todo and data is None:
+        data = load_data(cfg, seeds[0])
     for s in seeds:
-        if s in done:
+        have = done.get(s, {})
+        if s not in todo:
             for key in out:
-                out[key][s] = done[s][key]
+                out[key][s] = have[key]
             continue
         with job.part(todo.index(s), len(todo)):
-            out["runs"][s] = run_conditions(cfg, s, data, bars=bars, held_out=True)
-            out["ufm"][s] = run_ufm_pair(ufm_cfg, s, bars=bars)
-            out["imbalance"][s] = run_imbalance(icfg, s, bars=bars)
+            for key in out:
+                out[key][s] = have[key] if key in have else train_[key](s)
     return out
+
+
+def dataset_line(data) -> str:
+    """One short line saying what a run trained on (and what it fell back to, if anything)."""
+    line = f"{data.name}: {len(data.x_train):,} training examples, {data.n_classes} classes"
+    line += f" ({data.info['short']})" if data.info.get("short") else ""
+    return line + (f"\n{data.info['fallback']}" if data.info.get("fallback") else "")
 
 
 # ============================================================================ the 3-D pictures
@@ -316,7 +331,7 @@ def project_3d(snapshots: list[dict]) -> list[dict]:
 
 
 def simplex_frames(history: History, recorder: Recorder, n_frames: int = 10):
-    """``(frames, steps)`` for :func:`views.simplex_figure`: about ``n_frames`` snapshots,
+    """``(frames, steps)`` for :func:`.figures.simplex_frames_figure`: about ``n_frames`` snapshots,
     log-spaced in the order they were taken."""
     frames = project_3d(recorder.snapshots)
     idx = np.unique(np.round(np.geomspace(1, len(frames), n_frames)).astype(int) - 1)
@@ -328,19 +343,25 @@ def simplex_frames(history: History, recorder: Recorder, n_frames: int = 10):
 PRECOMPUTED_WEIGHT_DECAYS = (0.0, 0.03, 0.1, 0.3, 1.0, 3.0)
 PRECOMPUTED_GD_WEIGHT_DECAYS = (0.0, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3)
 PRECOMPUTED_RATIOS = (1.0, 3.0, 10.0, 30.0)
+# the decay sweeps' seeds: seed 0 draws the figures; the published claims read every decay of
+# both sweeps on each seed (the seeds vary the initialization, not the training split)
+PRECOMPUTED_SEEDS = (0, 1, 2)
 COMMAND = "python -m dynamics.precompute neural_collapse --profile {profile}"
 
 
 def precompute_plan(profile: str | None = None) -> units.Plan:
     """The static counterparts of the chapter's panels (``data/collapse_*.json``) as units:
-    one per weight decay (AdamW, then plain gradient descent), the 4-class simplex, one per
-    imbalance ratio."""
+    one per weight decay (AdamW, then plain gradient descent) and seed, the 4-class simplex,
+    one per imbalance ratio (and seed, for the imbalanced ratios). Seed 0 draws the figures;
+    seeds 1 and 2 are run where the published claims read them (every decay of both
+    sweeps, every ratio but 1)."""
     p = units.Plan("neural_collapse", profile)
     cmd = COMMAND.format(profile=p.profile)
     scale = {"smoke": "smoke scale", "cpu": "the largest scale a CPU affords in a few minutes",
              "gpu": "paper-like scale on a GPU"}[p.profile]
     cfg = CollapseConfig.for_profile(p.profile)
     gd = cfg.replace(optimizer="sgd", lr=cfg.gd_lr)
+    seeds = p.grid(PRECOMPUTED_SEEDS)
     # sections 1 and 3: the terminal phase for several weight decays, AdamW and plain GD
     for name, c, decays, how in (("collapse_weight_decay", cfg, PRECOMPUTED_WEIGHT_DECAYS, "AdamW"),
                                  ("collapse_gd_weight_decay", gd, PRECOMPUTED_GD_WEIGHT_DECAYS,
@@ -349,9 +370,11 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
         for wd in p.grid(decays):  # units declared inside the loop: a dry run counts its cut
             kept.append(wd)
             p.unit(f"{name} {wd:g}", partial(_decay_unit, c, wd), config=dict(c.to_dict(), wd=wd))
-        p.output(name, lambda runs, kept=kept: dict(weight_decays=kept,
-                                                   histories=[r["history"] for r in runs.values()]),
-                 config=c, command=cmd,
+        for seed in seeds[1:]:
+            for wd in kept:
+                p.unit(f"{name} {wd:g} seed {seed}", partial(_decay_unit, c, wd, seed),
+                       config=dict(c.to_dict(), wd=wd), seed=seed)
+        p.output(name, partial(_sweep_payload, kept, seeds), config=c, command=cmd,
                  note=lambda t, how=how: f"{next(iter(t['results'].values()))['source']}, {how}; {scale}.")
     # section 2: the simplex in 3-D
     c4 = CollapseConfig.for_profile(p.profile, n_classes=4)
@@ -366,16 +389,44 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
         ratios.append(r)
         p.unit(f"collapse_imbalance {r:g}", partial(run_imbalance, icfg.replace(ratio=r), 0),
                config=icfg.replace(ratio=r))
-    p.output("collapse_imbalance", lambda runs: dict(ratios=ratios, runs=list(runs.values())),
+    imbalanced = [r for r in ratios if r > 1]  # the ratios the published claim reads
+    for seed in seeds[1:]:
+        for r in imbalanced:
+            p.unit(f"collapse_imbalance {r:g} seed {seed}",
+                   partial(run_imbalance, icfg.replace(ratio=r), seed),
+                   config=icfg.replace(ratio=r), seed=seed)
+    p.output("collapse_imbalance", partial(_imbalance_payload, ratios, imbalanced, seeds),
              config=icfg, command=cmd, note=f"Gaussian mixture and unconstrained features; {scale}.")
     return p
 
 
-def _decay_unit(cfg: CollapseConfig, weight_decay: float) -> dict:
-    """One weight decay's run, and the data it trained on (with its stand-in, if any)."""
+def _decay_unit(cfg: CollapseConfig, weight_decay: float, seed: int = 0) -> dict:
+    """One weight decay's run on ``seed`` (the initialization; the data are seed 0's split),
+    and the data it trained on (with its stand-in, if any)."""
     data = load_data(cfg, 0)
     source = data.name + (f" ({data.info['fallback']})" if data.info.get("fallback") else "")
-    return dict(history=run_weight_decays(cfg, [weight_decay], 0, data)[0], source=source)
+    return dict(history=run_weight_decays(cfg, [weight_decay], seed, data)[0], source=source)
+
+
+def _sweep_payload(decays: list, seeds: list, runs: dict) -> dict:
+    """A decay sweep's file: seed 0's histories (``histories``, what the figures draw) and
+    every seed's, decay by decay (``seed_histories``: ``{seed: [history per decay]}``)."""
+    per_seed = [list(runs.values())[k * len(decays):(k + 1) * len(decays)]
+                for k in range(len(seeds))]
+    return dict(weight_decays=decays, histories=[r["history"] for r in per_seed[0]],
+                seed_histories={str(s): [r["history"] for r in rs]
+                                for s, rs in zip(seeds, per_seed) if s != seeds[0]})
+
+
+def _imbalance_payload(ratios: list, imbalanced: list, seeds: list, runs: dict) -> dict:
+    """The imbalance file: seed 0's run at every ratio (``runs``, what the slider draws) and
+    the other seeds' at the imbalanced ratios (``seed_runs``: ``{seed: [run per ratio]}``,
+    ratios ``seed_ratios``)."""
+    runs = list(runs.values())
+    rest = runs[len(ratios):]
+    return dict(ratios=ratios, runs=runs[:len(ratios)], seed_ratios=imbalanced,
+                seed_runs={str(s): rest[k * len(imbalanced):(k + 1) * len(imbalanced)]
+                           for k, s in enumerate(seeds[1:])})
 
 
 def _simplex_unit(c4: CollapseConfig) -> dict:

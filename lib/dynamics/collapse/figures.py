@@ -1,8 +1,8 @@
 """Neural collapse, the figures: figures of the runs (``*_figure``), static sliders over the
 precomputed results in ``data/`` (``*_slider``) and tables. Layout (legends, sliders,
 margins, log ticks) is the house layout's business (:func:`dynamics.plots.house`); these
-builders only say what to draw. The live panels and the claims are in :mod:`.views`, which
-re-exports these.
+builders only say what to draw. The live panels are in :mod:`.panels`, the claims and the
+numbers the prose quotes in :mod:`.claims`.
 """
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from .science import at_zero_error, bias_free_nc3, cosine_gram, etf_gram, termin
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-__all__ = ["LABELS", "terminal_phase_table", "nc_figure", "simplex_figure", "gram_figure",
+__all__ = ["LABELS", "terminal_phase_table", "nc_figure", "simplex_figure",
+           "simplex_frames_figure", "gram_figure",
            "conditions_figure", "ufm_figure", "imbalance_figure", "imbalance_table",
            "WEIGHT_DECAY_SLIDER_OPENS_AT", "GD_SLIDER_OPENS_AT", "weight_decay_slider",
            "gd_slider", "simplex_slider", "imbalance_slider", "decay_clock", "clock_figure"]
@@ -117,7 +118,15 @@ def nc_figure(history: History, title: str = "") -> "go.Figure":
     return fig
 
 
-def simplex_figure(frames: list[dict], steps: list[int], title: str = "") -> "go.Figure":
+def simplex_figure(history: History, recorder, title: str = "") -> "go.Figure":
+    """Section 2's picture of a run with snapshots (``run_collapse(..., snapshots=True)``):
+    :func:`simplex_frames_figure` of about ten of its snapshots, log-spaced in time."""
+    from .experiments import simplex_frames
+
+    return simplex_frames_figure(*simplex_frames(history, recorder), title=title)
+
+
+def simplex_frames_figure(frames: list[dict], steps: list[int], title: str = "") -> "go.Figure":
     """The class means (large dots, lines from the origin), classifier rows (diamonds, dashed)
     and some examples (small dots) in 3-D, with a slider over training time; the grey
     wireframe is the simplex ETF closest to the final means."""
@@ -163,8 +172,10 @@ def simplex_figure(frames: list[dict], steps: list[int], title: str = "") -> "go
     return plots.slider(figs, [str(s) for s in steps], name="step")
 
 
-def gram_figure(snapshot: dict) -> "go.Figure":
-    """Cosines between the centred class means at the end of training, beside a simplex ETF's."""
+def gram_figure(recorder) -> "go.Figure":
+    """Cosines between the centred class means at the end of training (the last snapshot of a
+    ``run_collapse(..., snapshots=True)`` recorder), beside a simplex ETF's."""
+    snapshot = recorder.snapshots[-1]
     means = torch.as_tensor(np.asarray(snapshot["means"]), dtype=torch.float64)
     C = len(means)
     cos = cosine_gram(means, centre=False).numpy()  # snapshot means are already centred
@@ -336,7 +347,7 @@ def simplex_slider(payload: dict) -> "go.Figure":
     """The precomputed 3-D picture of section 2, with its slider over training steps."""
     last_etf = np.asarray(payload["frames"][-1]["etf"])
     frames = [dict({k: np.asarray(v) for k, v in f.items()}, etf=last_etf) for f in payload["frames"]]
-    return simplex_figure(frames, payload["steps"])
+    return simplex_frames_figure(frames, payload["steps"])
 
 
 def imbalance_slider(payload: dict) -> "go.Figure":

@@ -4,12 +4,12 @@ each measured on its training set and on held-out examples it never fitted.
 
 Han, Papyan & Donoho (2022) show that collapse emerges under MSE as under cross-entropy (three
 canonical networks, five image datasets); Hui, Belkin & Nakkiran (2022) that collapse on the
-training set need not carry over to the test set. :func:`run_loss_seeds` trains the
-cross-entropy counterparts, :func:`loss_figure` draws NC1 for both losses on both sets,
+training set need not carry over to the test set. :func:`.experiments.run_claim_seeds`
+trains the cross-entropy counterparts, :func:`loss_figure` draws NC1 for both losses on both sets,
 :func:`loss_numbers` gives the numbers the prose glues, :func:`loss_claims` the claims rows,
 and :func:`least_squares_split` Han et al.'s split of the MSE loss into the least-squares
 classifier's error and the classifier's deviation from it.
-Re-exported by :mod:`.views`.
+The chapter's numbers and claims (:mod:`.claims`) call these.
 """
 from __future__ import annotations
 
@@ -20,20 +20,15 @@ import torch
 
 from .. import data as D
 from .. import plots
-from .. import progress as P
 from ..models import evaluating
 from ..train import History
-from .experiments import run_collapse
-from .science import (CollapseConfig, _features, at_zero_error, load_data,
-                      terminal_phase_start)
+from .science import _features, at_zero_error, terminal_phase_start
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-__all__ = ["LOSS_NAMES", "least_squares_split", "run_loss_seeds", "loss_figure", "loss_numbers", "loss_claims",
-           "CE_OVER_MSE", "TEST_OVER_TRAIN"]
-
-LOSS_NAMES = {"mse": "MSE", "cross_entropy": "cross-entropy"}
+__all__ = ["least_squares_split", "loss_figure", "loss_numbers", "loss_claims", "CE_OVER_MSE",
+           "TEST_OVER_TRAIN"]
 
 # Thresholds of the rows, once (the claim tests assert the verdicts, not these numbers).
 CE_OVER_MSE = 100      # final training NC1 under cross-entropy ÷ under MSE
@@ -58,30 +53,6 @@ def least_squares_split(model, data: D.Dataset) -> dict:
     best = H @ torch.linalg.lstsq(H.cpu(), Y.cpu(), driver="gelsd").solution.to(H.device)
     ls, dev = float((best - Y).pow(2).sum()), float((fit - best).pow(2).sum())
     return dict(least_squares=ls, deviation=dev, deviation_share=dev / (ls + dev))
-
-
-def run_loss_seeds(cfg: CollapseConfig, seeds, data: D.Dataset | None = None,
-                   loss: str = "cross_entropy", done: dict | None = None,
-                   bars=None) -> dict:
-    """Section 1's run with ``loss`` instead of ``cfg.loss`` on each of ``seeds`` (the same
-    ``data``: the seeds vary the initialization), recording NC1 and NC4 on the test set too.
-    ``done``: ``{seed: history}`` already trained. Returns ``{seed: history}``."""
-    if loss not in LOSS_NAMES:
-        raise ValueError(f"loss must be one of {list(LOSS_NAMES)}, got {loss!r}")
-    seeds = [int(s) for s in seeds]
-    if not seeds:
-        raise ValueError("run_loss_seeds needs at least one seed")
-    data = load_data(cfg, seeds[0]) if data is None else data
-    out, done, job = {}, dict(done or {}), P.current()
-    todo = [s for s in seeds if s not in done]
-    for s in seeds:
-        if s in done:
-            out[s] = done[s]
-            continue
-        with job.part(todo.index(s), len(todo)):
-            out[s], _ = run_collapse(cfg.replace(loss=loss), s, data, bars=bars,
-                                     held_out=True)
-    return out
 
 
 def _check(runs: dict, what: str) -> None:
@@ -140,9 +111,9 @@ def loss_numbers(mse: History, ce: History) -> dict:
 def loss_claims(mse: dict, ce: dict) -> list[dict]:
     """The claims rows of the loss comparison, each judged on every seed: ``mse`` and ``ce``
     map each seed to its run of section 1 under that loss, trained with ``held_out``
-    (:func:`run_loss_seeds`; for MSE, section 1's runs of :func:`run_claim_seeds`)."""
+    (:func:`.experiments.run_claim_seeds`' ``ce`` and, for MSE, its section-1 runs)."""
     mse = plots.per_seed(mse, "mse", "run_claim_seeds' 'AdamW, weight decay' runs")
-    ce = plots.per_seed(ce, "ce", "run_loss_seeds")
+    ce = plots.per_seed(ce, "ce", "run_claim_seeds' 'ce' runs")
     if list(mse) != list(ce):
         raise ValueError(f"mse and ce must hold the same seeds, got {list(mse)} and {list(ce)}")
     _check({f"MSE seed {s}": h for s, h in mse.items()}, "run")

@@ -340,3 +340,19 @@ def test_model_builders_leave_the_callers_rng_alone(build):
     again = make(5)
     for a, b in zip(first.parameters(), again.parameters()):
         assert torch.equal(a, b)
+
+
+def test_no_runner_reseeds_the_global_rng():
+    """A runner seeds its models inside ``runtime.seeded`` (the caller's RNG given back), never
+    with a bare ``torch.manual_seed``: only ``runtime`` (``setup``, ``seeded``) and the
+    benchmark command, a program of its own, touch the global seed."""
+    import re
+    from pathlib import Path
+
+    lib = Path(runtime.__file__).parent
+    bare = re.compile(r"\b(torch\.manual_seed|np\.random\.seed|random\.seed)\(")
+    found = [f"{p.relative_to(lib)}:{n}" for p in sorted(lib.rglob("*.py"))
+             if p.name not in ("runtime.py", "bench.py")
+             for n, line in enumerate(p.read_text().splitlines(), 1) if bare.search(line)]
+    assert not found, f"reseed inside runtime.seeded instead: {found}"
+    assert bare.search("    torch.manual_seed(seed)")  # the rule sees what it forbids

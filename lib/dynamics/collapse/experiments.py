@@ -181,9 +181,9 @@ def run_ufm(cfg: UFMConfig, seed: int | None = None, counts=None, snapshots: boo
     seed = get_seed(seed)
     counts = counts or [cfg.per_class] * cfg.n_classes
     data = ufm_data(counts)
-    torch.manual_seed(seed)
-    model = UnconstrainedFeatures(len(data.y_train), cfg.dim, cfg.n_classes,
-                                  cfg.linear_depth).to(data.device)
+    with runtime.seeded(seed):
+        model = UnconstrainedFeatures(len(data.y_train), cfg.dim, cfg.n_classes,
+                                      cfg.linear_depth).to(data.device)
     rec = Recorder(conditions=cfg.linear_depth >= 2, snapshots=snapshots)
     rec.model = model
     gd = Recipe(cfg.steps, optimizer="sgd", lr=cfg.lr, weight_decay=cfg.weight_decay, loss="mse",
@@ -216,9 +216,10 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None) -> d
     out, job = dict(counts=counts, stopped=False), P.current()
     C = cfg.n_classes
     # the unconstrained features model and its solution
-    torch.manual_seed(seed)
-    data = ufm_data(counts)
-    model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C, cfg.linear_depth).to(data.device)
+    with runtime.seeded(seed):
+        data = ufm_data(counts)
+        model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C,
+                                      cfg.linear_depth).to(data.device)
     evals = np.linspace(0, cfg.ufm_steps, 101).astype(int)  # progress and Stop every 1%
     gd = Recipe(cfg.ufm_steps, optimizer="sgd", lr=cfg.ufm_lr, weight_decay=cfg.ufm_weight_decay,
                 loss="mse", eval=At(evals, test=False))
@@ -232,8 +233,8 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None) -> d
     # a network
     data = D.gaussian_mixture(dim=cfg.dim, n_classes=C, separation=cfg.separation, seed=seed,
                               counts=counts, n_test=100 * C)
-    torch.manual_seed(seed)
-    net = CollapseNet(data.input_dim, cfg.width, 1, cfg.linear_depth, C).to(data.device)
+    with runtime.seeded(seed):
+        net = CollapseNet(data.input_dim, cfg.width, 1, cfg.linear_depth, C).to(data.device)
     evals = np.linspace(0, cfg.steps, 101).astype(int)
     net_recipe = Recipe(cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
                         loss="mse", schedule=cosine_schedule(cfg.steps), eval=evals)

@@ -230,7 +230,7 @@ def test_precomputed_grid_says_what_the_chapter_says(grid):
     assert any(r["phase"] == "comprehension" for r in rows)
     # "the critical fraction falls as the decay grows: 60% at weight decay 1, 50% at 3;
     # below 50% no decay makes the network generalize within the budget"
-    assert E.critical_fraction(rows, 1.0) == 0.6 and E.critical_fraction(rows, 3.0) == 0.5
+    assert S.critical_fraction(rows, 1.0) == 0.6 and S.critical_fraction(rows, 3.0) == 0.5
     assert not any(good(r) for r in rows if r["train_frac"] < 0.5)
     # "the column at weight decay 10: every network learns and then loses part of it
     # (un-learning); at fraction 0.9 it passes both thresholds within a hundred steps; its
@@ -252,7 +252,7 @@ def test_live_smoke_grid_labels_agree_with_its_accuracies(seed):
     _check_labels(out["rows"])
     by = {(r["train_frac"], r["weight_decay"]): r for r in out["rows"]}
     assert all(by[f, 0.0]["phase"] == "memorization" for f in pcfg.train_fracs)
-    assert E.critical_fraction(out["rows"]) == max(pcfg.train_fracs)
+    assert S.critical_fraction(out["rows"]) == max(pcfg.train_fracs)
 
 
 # ----------------------------------------------------------------------------- claims (smoke, the claim seeds)
@@ -263,7 +263,7 @@ def test_live_smoke_grid_labels_agree_with_its_accuracies(seed):
 @functools.cache
 def _claim_rows():
     torch.set_num_threads(1)
-    from dynamics.grokking import views as V
+    from dynamics.grokking import claims as C
 
     cfg = S.GrokConfig.for_profile("smoke")
     multi = E.seed_runs(cfg, SEEDS)
@@ -274,7 +274,8 @@ def _claim_rows():
     speed = E.speedups(E.run_remedies(cfg, [SEEDS[0]], ["baseline", "grokfast", "stablemax"],
                                       reuse=[first]), cfg.steps)
     payload, prov = results.load("grokking_phase")
-    rows = V.claims(multi, pms, speed, cor, payload["rows"], grid_lr=prov["config"]["phase"]["lr"])
+    rows = C.claim_rows(multi, pms, speed, cor, payload["rows"],
+                        grid_lr=prov["config"]["phase"]["lr"])
     return {r["claim"].split(":")[0].split(" (")[0]: r for r in rows}
 
 
@@ -304,18 +305,19 @@ def test_claim_every_asserted_row_holds():
 def test_the_recipe_shown_is_the_one_that_runs():
     """grokking.recipe(cfg) names the optimizer and its numbers (no lambda hiding them), the
     single run and the phase grid train by it, and it goes through train_many."""
-    from dynamics import grokking as G
+    from dynamics.grokking import experiments as G
+    from dynamics.grokking.science import ADAM_BETAS, GrokConfig, make_data, make_model
     from dynamics.sweep import train_many
 
-    cfg = G.GrokConfig.for_profile("cpu")
+    cfg = GrokConfig.for_profile("cpu")
     r = G.recipe(cfg)
     assert (r.optimizer, r.lr, r.weight_decay, r.betas) == ("adamw", cfg.lr, cfg.weight_decay,
-                                                            G.ADAM_BETAS[cfg.model])
+                                                            ADAM_BETAS[cfg.model])
     muon = G.recipe(cfg.replace(optimizer="muon"))
     assert (muon.optimizer, muon.adam_lr) == ("muon", cfg.lr)
-    small = G.GrokConfig.for_profile("smoke").replace(steps=20)
-    data = G.make_data(small, 0)
-    res = train_many(lambda c: G.make_model(small, c["seed"]), data, [dict(seed=0)],
+    small = GrokConfig.for_profile("smoke").replace(steps=20)
+    data = make_data(small, 0)
+    res = train_many(lambda c: make_model(small, c["seed"]), data, [dict(seed=0)],
                      G.recipe(small), strategy="batched", bars=False)
     alone = G.run(small, 0, data=data)
     assert res.histories[0]["train_loss"][-1] == pytest.approx(alone.history["train_loss"][-1],

@@ -1,132 +1,110 @@
-"""Grokking, the views: live panels, the page's numbers and the claims table. The static
-figures and sliders over precomputed data are in :mod:`.figures` (re-exported here)."""
+"""Grokking, the claims: what the papers and the page's "What to notice" sentences say,
+beside what this run of the notebook measured, with the thresholds each sentence names (each
+written once, here); and the page's glued numbers, one function per section
+(:func:`section1_facts` ... :func:`section4_facts`, from :mod:`.facts`).
+
+- :func:`claim_rows`: every row of the chapter's claims table (:func:`dynamics.plots.claim`);
+- :func:`published_claims`: the rows that rest on the precomputed phase diagram in ``data/``."""
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import numpy as np
 
 from .. import plots
-from .. import widgets as W
-from ..runtime import get_seed
-from .experiments import (
-    GrokRun, critical_fraction, live_phase_config, progress_measures, restricted_leads, run,
-    run_phase,
+from .algorithm import (
+    SINGLE, algorithm_claims, clock_measures, initial_model, norm_descent, primitive_root,
 )
-from .science import (
-    CHANCE_MARGIN, FIT_ACC, FOURIER_OPS, GROK_ACC, PLATEAU, GrokConfig, plateau_steps,
+from .experiments import restricted_leads, speedups
+from .facts import (
+    _falls, clock_fit, clock_ratios, corrupted_facts, corrupted_glue, live_phase_facts,
+    phase_facts, phase_glue, progress_glue, remedy_facts, section1_numbers,
 )
+from .science import CHANCE_MARGIN, GROK_ACC, PLATEAU, critical_fraction, plateau_steps
 
-from .figures import *  # noqa: F401,F403  (re-exported: views.X still works)
-from .algorithm import *  # noqa: F401,F403  (the algorithm section, re-exported)
-from .algorithm import __all__ as _algorithm
-from .figures import (_falls, clock_fit, clock_ratios, corrupted_facts, phase_facts, phase_figure,
-                      progress_figure, training_figure)
-
-__all__ = ["training_panel", "progress_panel", "remedy_panel", "phase_panel", "claims",
-           "section1_claims", "phase_claims", "published_claims", "pct0", "DIV_RANGE",
-           "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN", *_algorithm]
+__all__ = ["section1_facts", "section2_facts", "section3_facts", "section4_facts", "claim_rows",
+           "section1_claims", "phase_claims", "published_claims", "pct0",
+           "DIV_RANGE", "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
+           ]
 
 
-# ============================================================================ live panels
+# ============================================================================ the page's numbers
 
 
-def _title(cfg: GrokConfig) -> str:
-    extra = "" if cfg.remedy == "none" else f", {cfg.remedy}"
-    noise = f", {cfg.label_noise:.0%} noise" if cfg.label_noise else ""
-    return f"{cfg.op} mod {cfg.p}, {cfg.train_frac:.0%} train, wd {cfg.weight_decay:g}{extra}{noise}"
+def _texts(digits: int, **values) -> dict[str, str]:
+    """Each value as :func:`dynamics.book.glue` prints it (``digits`` significant digits; a
+    string as it is)."""
+    return {k: v if isinstance(v, str) else plots.number(v, digits) for k, v in values.items()}
 
 
-def _run_panel(base: GrokConfig, names, seed: int, progress_view: bool = False, title: str = ""):
-    """A live panel over some :class:`GrokConfig` fields: train one run, redraw while it
-    trains (Stop ends it and shows what it has), and show the training curves (or, with
-    ``progress_view``, the progress measures)."""
-    controls = []
-    for name in names:
-        if name == "p":  # below the config's range: a live run must stay short
-            controls.append(W.Slider("p", 5, 127, value=base.p, integer=True, description="p"))
-        else:
-            controls += W.controls_for(base, [name])
-
-    def go(update, **values):
-        cfg = base.replace(**values)
-        if progress_view and cfg.op not in FOURIER_OPS:
-            raise ValueError(f"the Fourier progress measures need op in {FOURIER_OPS}, not {cfg.op!r}")
-        live = update.every(lambda h: training_figure(h, title=_title(cfg), marks=False))
-        r = run(cfg, seed, on_eval=live, checkpoints=progress_view, bars=False)
-        if update.stop_requested:  # stopped: draw what it has (the panel says "stopped")
-            return training_figure(r, title=_title(cfg))
-        update(status=r.status())
-        if progress_view and not r.history.diverged and len(r.checkpoints) > 1:
-            update(status=r.status() + " · measuring…")
-            pm = progress_measures(r)
-            update(status=r.status())
-            return progress_figure(pm, title=_title(cfg))
-        return training_figure(r, title=_title(cfg))
-
-    note = (f"{base.steps:,} full-batch steps, seed {seed}; fit = train accuracy > {FIT_ACC:.0%}, "
-            f"generalize = test accuracy > {GROK_ACC:.0%}.")
-    return W.Panel(go, controls, title=title, note=note, above="live")
+def section1_facts(first, other, seeds) -> dict[str, str]:
+    """Section 1's glued numbers: the first run's fit step, the end of its plateau, its 50% and
+    grok steps, the plateau and the delay over the fit step, its test loss's rise while
+    memorizing, division's grok step (``other``), the thresholds the prose names and the
+    claim ``seeds``."""
+    s1 = section1_numbers(first, other)
+    return _texts(2, t_fit=s1["fit"], t_grok=s1["grok"], delay=s1["delay"],
+                  t_leave=s1["leave"], t_half=s1["half"], plateau=s1["plateau"],
+                  margin=f"{CHANCE_MARGIN:.0%}", plateau_min=f"{PLATEAU:g}",
+                  seeds=", ".join(map(str, seeds)), loss_start=s1["loss_start"],
+                  loss_peak=s1["loss_peak"], peak_step=s1["peak_step"],
+                  div_grok=s1["div_grok"])
 
 
-def training_panel(profile: str | None = None, seed: int | None = None):
-    """Try it: one run with your p, operation, training fraction, weight decay, learning
-    rate, width and optimizer (AdamW or Muon); the curves redraw while it trains."""
-    base = GrokConfig.for_profile(profile)
-    return _run_panel(base, ["p", "op", "train_frac", "weight_decay", "lr", "width", "optimizer"],
-                      get_seed(seed), title="Try it: grokking live")
+def section2_facts(rows: list[dict], live_rows: list[dict], lr: float,
+                   p: int) -> dict[str, str]:
+    """Section 2's glued numbers: the precomputed grid's (``rows``, its learning rate ``lr``
+    and modulus ``p``; :func:`~.facts.phase_glue`) and the live grid's
+    (:func:`~.facts.live_phase_facts`)."""
+    return dict(phase_glue(rows, lr=lr, p=p), **live_phase_facts(live_rows))
 
 
-def progress_panel(profile: str | None = None, seed: int | None = None):
-    """Try it: the progress measures of one run (modular addition or subtraction)."""
-    base = GrokConfig.for_profile(profile)
-    return _run_panel(base, ["p", "op", "train_frac", "weight_decay", "lr"], get_seed(seed),
-                      progress_view=True, title="Try it: progress measures live")
+def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
+    """Section 3's glued numbers: the Fourier concentration from ``pm`` (the page's
+    :func:`~.experiments.progress_measures`), the clock in the first layer and the weight
+    norm's descent of the page's run, the primitive root of its modulus, and the run from a
+    larger start: ``scaled`` ``{scale: run}`` (scale 1 the page's run,
+    :func:`~.algorithm.omnigrok_runs` of one seed)."""
+    first = scaled[1.0]
+    p = first.config.p
+    c0 = clock_measures(first.model, initial_model(first), p, first.config.op)
+    n0 = norm_descent(first)
+    big = max(scaled)
+    pct = lambda v: f"{v:.0%}"  # noqa: E731
+    return dict(
+        _texts(2, **progress_glue(pm)),
+        **_texts(3, n_keys=len(c0["keys"]), n_freq=c0["K"], key_share=pct(c0["key_share"]),
+                 key_null=pct(c0["null"]), key_init=pct(c0["init_key_share"]),
+                 single=pct(c0["single"]), single_init=pct(c0["init_single"]),
+                 on_keys=pct(c0["on_keys"]), spread=f"{c0['spread']:.2f}",
+                 spread_init=f"{c0['init_spread']:.2f}", single_min=pct(SINGLE),
+                 prim_root=primitive_root(p)),
+        **_texts(3, norm_start=n0["start"], norm_peak=n0["peak"], norm_grok=n0["grok"],
+                 norm_end=n0["end"], norm_done=pct(n0["done"]), norm_peak_at=n0["peak_step"],
+                 big_init=f"{big:g}", big_grok=scaled[big].grok_step,
+                 big_peak=max(scaled[big].history["weight_norm"])))
 
 
-def remedy_panel(profile: str | None = None, seed: int | None = None):
-    """Try it: one run with a remedy (Grokfast, ⊥Grad, StableMax), weight decay, optimizer
-    and label noise of your choice."""
-    base = GrokConfig.for_profile(profile)
-    return _run_panel(base, ["remedy", "weight_decay", "grokfast_alpha", "grokfast_lambda",
-                             "label_noise", "optimizer"], get_seed(seed),
-                      title="Try it: remedies live")
-
-
-def phase_panel(profile: str | None = None, seed: int | None = None):
-    """Try it: a small phase diagram (training fraction x weight decay) with your p,
-    learning rate, width and budget, trained at once by the sweep engine, with progress."""
-    base = live_phase_config(profile)
-    seed = get_seed(seed)
-    controls = [W.Slider("p", 5, 61, value=base.p, integer=True, description="p")]
-    controls += W.controls_for(base, ["lr", "width"])
-    controls.append(W.Slider("steps", 100, 5000, value=base.steps, integer=True, step=100,
-                             description="steps"))
-
-    def go(update, **values):
-        pcfg = base.replace(**values, seeds=1)
-        n = len(pcfg.train_fracs) * len(pcfg.weight_decays)
-        update(status=f"training {n} models…")
-        out = run_phase(pcfg, seed, bars=False)
-        rows = out["rows"]
-        bad = [r["phase"] for r in rows if r["phase"] in ("diverged", "not run", "stopped")]
-        done = f"{n - bad.count('not run') - bad.count('stopped')} of {n} models trained"
-        if bad.count("diverged"):
-            done += f", {bad.count('diverged')} diverged"
-        if not update.stop_requested:  # stopped: the panel says so; draw what ran
-            update(status=done)
-        return phase_figure(rows, title=f"mod {pcfg.p}, {pcfg.steps:,} steps")
-
-    note = (f"training fractions {base.train_fracs} x weight decays {base.weight_decays}, "
-            f"seed {seed}")
-    return W.Panel(go, controls, title="Try it: a phase diagram live", note=note, above="live")
+def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,
+                   budget: int) -> dict[str, str]:
+    """Section 4's glued numbers: the remedies' speed-ups (the rows of
+    :func:`~.experiments.run_remedies`, runs that never grok counted at ``budget`` steps),
+    Muon's and AdamW's best learning rates (:func:`~.algorithm.optimizer_runs`) and the
+    corrupted labels' shares (one seed's :func:`~.experiments.run_corrupted`)."""
+    rf = remedy_facts(speedups(remedies, budget))
+    return dict(
+        _texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)),
+        **_texts(3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"],
+                 stablemax=rf["stablemax"], budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}",
+                 muon_best=opt["muon"]["best"], adam_best=opt["adamw"]["best"]),
+        **corrupted_glue(corrupted))
 
 
 # ============================================================================ claims
 
 
-# Each asserted row is judged on several seeds (plots.across_seeds); its thresholds live here.
+# Each asserted row is judged on several seeds (plots.across_seeds); its thresholds live here
+# (the algorithm section's, with its rows, in :mod:`.algorithm`).
 DIV_RANGE = (0.5, 2.0)  # "a similar schedule": division's grok step within these x addition's
 REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
 UNIT_OVER_LAYER = 0.2   # "each unit reads few frequencies": its concentration this above the layer's
@@ -241,21 +219,28 @@ def section1_claims(multi: dict) -> list[dict]:
     return rows
 
 
-def claims(multi: dict, pm: dict, speed: dict, corrupted: dict, grid_rows: list[dict],
-           live_rows: list[dict] | None = None, grid_lr: float | None = None) -> list[dict]:
+def claim_rows(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[dict],
+           live_rows: list[dict] | None = None, grid_lr: float | None = None,
+           scaled: dict | None = None, opt: dict | None = None) -> list[dict]:
     """The papers' claims and the chapter's "What to notice" sentences beside what this run of
     the notebook measured (rows of :func:`dynamics.plots.claim`): ``multi`` section 1's runs on
     the claim seeds (:func:`~.experiments.seed_runs`, the rows of :func:`section1_claims`),
     ``pm`` the progress measures per seed (``{seed: progress_measures(run)}``), ``speed`` the
-    remedies' :func:`~.experiments.speedups` (Grokfast and StableMax, on the page's seed),
+    remedies' rows (:func:`~.experiments.run_remedies`, on the page's seed) or their
+    :func:`~.experiments.speedups` (Grokfast and StableMax),
     ``corrupted`` :func:`~.experiments.run_corrupted` per seed (``{seed: out}``), ``grid_rows``
     the precomputed phase diagram (its rows are :func:`phase_claims`, with ``grid_lr`` its
-    learning rate) and ``live_rows`` the live one. Rows whose verdict can change with the
-    profile are not asserted (``asserted=False``): the prose glues their verdict instead."""
+    learning rate) and ``live_rows`` the live one; with ``scaled`` (``{seed: {scale: run}}``,
+    :func:`~.algorithm.omnigrok_runs`) the algorithm section's rows follow
+    (:func:`algorithm_claims`: the clock and the norm of each seed's run, and ``opt``, Muon
+    against AdamW). Rows whose verdict can change with the profile are not asserted
+    (``asserted=False``): the prose glues their verdict instead."""
     C = plots.claim
     rows = section1_claims(multi)
     seed = min(multi["decay"])
     budget = multi["decay"][seed].config.steps
+    if isinstance(speed, list):  # the remedies' rows
+        speed = speedups(speed, budget)
     if live_rows:
         lf = phase_facts(live_rows)
         live = critical_fraction(live_rows)
@@ -333,6 +318,12 @@ def claims(multi: dict, pm: dict, speed: dict, corrupted: dict, grid_rows: list[
                   "labels of the corrupted pairs)", "Doshi et al. 2024",
                   f"wd {f0['wd_high']:g}: corrected {text}", ok, asserted=False,
                   control="half of the corrupted pairs", seeds=cs))
+    if scaled is not None:
+        dec = multi["decay"]
+        clock = {s: clock_measures(r.model, initial_model(r), r.config.p, r.config.op)
+                 for s, r in dec.items()}
+        rows += algorithm_claims(clock, {s: norm_descent(r) for s, r in dec.items()}, scaled,
+                                 opt)
     return rows
 
 
@@ -400,14 +391,6 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     for r in out:
         r["seeds"] = seeds
     return out
-
-
-
-
-
-
-
-
 
 
 def published_claims() -> list[dict]:

@@ -17,7 +17,7 @@ from .algorithm import (
 )
 from .experiments import restricted_leads, speedups
 from .facts import (
-    _falls, clock_fit, clock_ratios, corrupted_facts, corrupted_glue, live_phase_facts,
+    _falls, by_seed, clock_fit, median_grid, clock_ratios, corrupted_facts, corrupted_glue, live_phase_facts,
     phase_facts, phase_glue, progress_glue, remedy_facts, section1_numbers,
 )
 from .science import CHANCE_MARGIN, GROK_ACC, PLATEAU, critical_fraction, plateau_steps
@@ -110,6 +110,8 @@ REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on ever
 UNIT_OVER_LAYER = 0.2   # "each unit reads few frequencies": its concentration this above the layer's
 PEAK_BEFORE = 0.5       # "well before": the test loss peaks before this share of the grok step
 NOISE_MARGIN = 0.1      # corrupted labels: "memorizes fewer" by at least this share
+FIT_ERROR = 0.2         # "a fixed part plus clock periods": every cell within this of the fit
+UNLEARN_LOSS = 10.0     # "far above": the strongest decay's training loss this x the weaker ones'
 
 
 def _nan(v) -> float:
@@ -336,60 +338,130 @@ def pct0(v: float) -> str:
 
 def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     """The rows of section 2's "What to notice", computed from a phase grid (the precomputed
-    one the page shows); ``lr`` (the grid's learning rate) puts ηλ of the strongest decay into
-    its row."""
+    one the page shows) on each of its seeds: every asserted row is checked on each seed's
+    grid, and its text gives the seeds' spread; ``lr`` (the grid's learning rate) puts ηλ of
+    the strongest decay into its row and fits the clock periods."""
     C = plots.claim
-    f = phase_facts(rows)
-    ratios = clock_ratios(rows)
-    fits = clock_fit(rows, lr) if lr else []
-    crit = ", ".join(f"{w:g}: {'none' if c is None else f'{c:.0%}'}" for w, c in f["crit"].items())
+    grids = by_seed(rows)
+    seeds = list(grids)
+    fs = {s: phase_facts(r) for s, r in grids.items()}
+    f0 = fs[seeds[0]]
+    n = lambda v: f"{v:.0f}"  # noqa: E731
+    out = []
+
+    # 1. no decay: every cell memorizes (on each seed)
+    mem = {s: sum(r["phase"] == "memorization" for r in g if r["weight_decay"] == 0)
+           for s, g in grids.items()}
+    cells = {s: sum(r["weight_decay"] == 0 for r in g) for s, g in grids.items()}
+    text, v = plots.judged(mem, {s: bool(cells[s]) and mem[s] == cells[s] for s in seeds}, n)
+    other = ", ".join(sorted({r["phase"] for r in rows if r["weight_decay"] == 0
+                              and r["phase"] != "memorization"})) or "none"
+    out.append(C("Without weight decay every network memorizes", "Liu et al. 2023",
+                 f"cells without decay that memorize, of {cells[seeds[0]]} per seed: {text} "
+                 f"(other phases there: {other})", v,
+                 control="the cells with weight decay, which generalize",
+                 window="every training fraction, the whole budget", seeds=seeds))
+
+    # 2. the grok step falls along every row and column (decays above 0, below the strongest)
+    def rises(f: dict, g: list[dict]) -> int:
+        by = {(r["train_frac"], r["weight_decay"]): r for r in g}
+        grok = {k: r["grok_step"] if r["phase"] in ("grokking", "comprehension") else None
+                for k, r in by.items()}
+        fracs = sorted({r["train_frac"] for r in g})
+        return (sum(not _falls([grok.get((fr, w)) for w in f["inner"]]) for fr in fracs)
+                + sum(not _falls([grok.get((fr, w)) for fr in fracs]) for w in f["inner"]))
+    up = {s: rises(fs[s], g) for s, g in grids.items()}
+    text, v = plots.judged(up, {s: up[s] == 0 for s in seeds}, n)
+    out.append(C("More data and more decay shorten the wait: the grok step falls along every "
+                 "row and column", "Power et al. 2022; Liu et al. 2023",
+                 f"rows and columns along which the grok step rises: {text}", v,
+                 control="each cell's neighbours at the next larger fraction and decay",
+                 window=f"weight decays {', '.join(f'{w:g}' for w in f0['inner'])}, the "
+                        "cells that generalize", seeds=seeds))
+
+    # 3. and 4.: the clock, judged on each cell's median over the seeds (said in the rows);
+    # each seed's own values are shown beside it
+    med = median_grid(rows)
+    ratios = {s: clock_ratios(g) for s, g in grids.items()}
+    worst = {s: max((r["measured"] / r["clock"] for r in rs), default=float("nan"))
+             for s, rs in ratios.items()}
+    mr = clock_ratios(med)
+    v = plots.verdict(bool(mr) and all(1 < r["measured"] < r["clock"] for r in mr))
+    clocks = sorted({round(r["clock"], 1) for r in mr})
+    out.append(C("A stronger decay shortens the wait, by less than the 1/(ηλ) clock's factor "
+                 "(on each cell's median over the seeds)", "the clock of the weight-decay chapter",
+                 "ratio of median grok steps between neighbouring decays: "
+                 + (f"{min(r['measured'] for r in mr):.1f}x to "
+                    f"{max(r['measured'] for r in mr):.1f}x" if mr else "none")
+                 + f"; seed by seed, the largest ratio over the clock's factor: "
+                   f"{plots.spread(worst, lambda x: f'{x:.2f}')}", v,
+                 control=f"the clock's factor, the ratio of the decays "
+                         f"({', '.join(f'{c:g}x' for c in clocks) or 'none'}); and 1x, no change",
+                 window="neighbouring decays above 0 and below the strongest where both "
+                        "cells generalize on every seed", seeds=seeds))
+    if lr:
+        mf = clock_fit(med, lr)
+        v = plots.verdict(bool(mf) and all(r["max_rel_error"] < FIT_ERROR and r["offset"] > 0
+                                           for r in mf) and _falls([r["periods"] for r in mf]))
+        err = {s: max((r["max_rel_error"] for r in clock_fit(g, lr)), default=float("nan"))
+               for s, g in grids.items()}
+        fit = ", ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} + {r['periods']:.1f}/(ηλ) "
+                        f"steps, within {r['max_rel_error']:.0%}" for r in mf) or "too few cells"
+        out.append(C("The wait is a fixed part plus a number of clock periods 1/(ηλ), more "
+                     "of them with less data (on each cell's median over the seeds)",
+                     "the clock of the weight-decay chapter",
+                     f"median grid, {fit}; seed by seed, the largest relative error of the "
+                     f"fit: {plots.spread(err, lambda x: f'{x:.0%}')}", v,
+                     control=f"a fit error of {FIT_ERROR:.0%}; a positive fixed part; "
+                             "periods that do not grow with the fraction",
+                     window="training fractions with at least three decays above 0 and below "
+                            "the strongest that generalize on every seed", seeds=seeds))
+
+    # 5. below a critical fraction only memorization; it falls as the decay grows
+    crit = {s: f["crit"] for s, f in fs.items()}
+    ok = {s: f["smallest"] is not None
+          and f["smallest"] > min(r["train_frac"] for r in grids[s]) and f["crit_falls"]
+          for s, f in fs.items()}
+    smallest = {s: f["smallest"] for s, f in fs.items()}
+    text, v = plots.judged(smallest, ok, lambda x: f"{x:.0%}")
+    pct = lambda c: "none" if c is None else f"{c:.0%}"  # noqa: E731
+    each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {pct(c)}" for w, c in cr.items())
+                     for s, cr in crit.items())
+    out.append(C("Below a critical training fraction the network only memorizes; the critical "
+                 "fraction falls as the decay grows", "Power et al. 2022; Liu et al. 2022",
+                 f"smallest fraction that generalizes: {text} (per weight decay, {each})", v,
+                 control="the grid's smallest fraction, which the critical one must lie above",
+                 window="weight decays above 0; the critical fraction compared between the "
+                        "decays above 0 and below the strongest", seeds=seeds))
+
+    # 6. the strongest decay keeps nothing: each cell un-learns or never fits
+    el = f", ηλ = {lr * f0['strongest']:g}" if lr else ""
+    gap = {s: f["strong_loss_min"] / f["weak_loss_max"] for s, f in fs.items()}
+    ok = {s: set(f["strong_phases"]) <= {"un-learning", "confusion"} and gap[s] > UNLEARN_LOSS
+          for s, f in fs.items()}
+    text, v = plots.judged(gap, ok, lambda x: f"{x:,.0f}x")
+    phases = "; ".join(f"seed {s}: {', '.join(f['strong_phases'])}" for s, f in fs.items())
+    out.append(C("The strongest decay keeps nothing: every cell of its column un-learns (loses "
+                 "part of what it learned) or never fits, its training loss far above the "
+                 "weaker decays'", "Liu et al. 2022",
+                 f"weight decay {f0['strongest']:g}{el}: lowest final training loss of its "
+                 f"column over the highest below it: {text} ({phases})", v,
+                 control=f"the weaker decays' final training loss (at least {UNLEARN_LOSS:g}x "
+                         "below)", window="the strongest decay's column, at the end of the "
+                                          "budget", seeds=seeds))
+
+    # 7. Liu et al.'s four phases (shown, not asserted: the grid may miss one)
     counts = Counter(r["phase"] for r in rows)
     four = ("comprehension", "grokking", "memorization", "confusion")
     seen = ", ".join(f"{counts[k]} {k}" for k in (*four, "un-learning") if counts[k])
-    clock = "; ".join(f"{r['train_frac']:.0%}, wd {r['weight_decays'][0]:g} → "
-                      f"{r['weight_decays'][1]:g}: {r['measured']:.1f}x (clock {r['clock']:.1f}x)"
-                      for r in ratios)
-    el = f", ηλ = {lr * f['strongest']:g}" if lr else ""
-    seeds = sorted({int(r.get("seed", 0)) for r in rows})  # the precomputed grid: one seed
-    out = [
-        C("Without weight decay every network memorizes", "Liu et al. 2023",
-          "no decay: " + ", ".join(sorted({r["phase"] for r in rows if r["weight_decay"] == 0})),
-          plots.verdict(bool(f["no_decay_memorizes"]))),
-        C("More data and more decay shorten the wait: the grok step falls along every row and "
-          "column", "Power et al. 2022; Liu et al. 2023",
-          f"weight decays {', '.join(f'{w:g}' for w in f['inner'])}: along rows "
-          f"{'falls' if f['falls_rows'] else 'does not fall'}, along columns "
-          f"{'falls' if f['falls_cols'] else 'does not fall'}",
-          plots.verdict(f["falls_rows"] and f["falls_cols"])),
-        C("A stronger decay shortens the wait, by less than the 1/(ηλ) clock's factor",
-          "the clock of the weight-decay chapter",
-          clock or "no neighbouring cells both generalize",
-          plots.verdict(bool(ratios) and all(1 < r["measured"] < r["clock"] for r in ratios))),
-        C("The wait is a fixed part plus a number of clock periods 1/(ηλ), more of them "
-          "with less data", "the clock of the weight-decay chapter",
-          "; ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} steps + {r['periods']:.1f}/(ηλ), "
-                    f"within {r['max_rel_error']:.0%}" for r in fits) or "too few cells",
-          plots.verdict(bool(fits) and all(r["max_rel_error"] < 0.2 and r["offset"] > 0
-                                           for r in fits)
-                        and _falls([r["periods"] for r in fits])), asserted=lr is not None),
-        C("Below a critical training fraction the network only memorizes; the critical "
-          "fraction falls as the decay grows", "Power et al. 2022; Liu et al. 2022",
-          f"smallest fraction that generalizes, per weight decay: {crit}",
-          plots.verdict(f["smallest"] is not None and f["smallest"] > min(r["train_frac"] for r in rows)
-                        and f["crit_falls"])),
-        C(f"The strongest decay un-learns: every cell of its column loses part of what it "
-          f"learned, its training loss far above the weaker decays'", "Liu et al. 2022",
-          f"weight decay {f['strongest']:g}{el}: {', '.join(f['strong_phases'])}; final training "
-          f"loss ≥ {f['strong_loss_min']:.2f} against ≤ {f['weak_loss_max']:.3f} below it",
-          plots.verdict(f["strong_phases"] == ["un-learning"]
-                        and f["strong_loss_min"] > 10 * f["weak_loss_max"])),
-        C("Four phases: comprehension, grokking, memorization, confusion", "Liu et al. 2022",
-          f"precomputed grid ({len(rows)} cells): {seen}",
-          plots.verdict(all(counts[k] for k in four), sum(bool(counts[k]) for k in four) >= 3),
-          asserted=False),
-    ]
-    for r in out:
-        r["seeds"] = seeds
+    out.append(C("Four phases: comprehension, grokking, memorization, confusion",
+                 "Liu et al. 2022",
+                 f"precomputed grid ({len(rows) // len(seeds)} cells x {len(seeds)} seeds): "
+                 f"{seen}",
+                 plots.verdict(all(counts[k] for k in four),
+                               sum(bool(counts[k]) for k in four) >= 3),
+                 asserted=False, control="the four phases named by Liu et al.",
+                 window="every cell and seed", seeds=seeds))
     return out
 
 

@@ -450,9 +450,10 @@ def run_phase(pcfg: PhaseConfig, seed: int | None = None, bars=None) -> dict:
 
 
 def live_phase_config(profile: str | None = None) -> PhaseConfig:
-    """The phase diagram a notebook trains live: the smoke grid, or the cpu one on a GPU
-    (the precomputed, larger one is ``PhaseConfig.for_profile(profile)``)."""
-    return PhaseConfig.for_profile("cpu" if get_profile(profile) == "gpu" else "smoke")
+    """The phase diagram a notebook trains live, on one seed: the smoke grid, or the cpu one
+    on a GPU (the precomputed, larger one is ``PhaseConfig.for_profile(profile)``)."""
+    return PhaseConfig.for_profile("cpu" if get_profile(profile) == "gpu" else "smoke",
+                                   seeds=1)
 
 
 def live_phase(profile: str | None = None, seed: int | None = None, bars=None) -> dict:

@@ -6,12 +6,13 @@ the thresholds the sentences name) and judges them in its rows."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 
 from .science import critical_fraction, plateau_steps
 
-__all__ = ["phase_facts", "clock_ratios", "clock_fit", "phase_glue", "live_phase_facts",
+__all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "phase_glue", "live_phase_facts",
            "corrupted_facts", "at_fit", "progress_glue", "corrupted_glue", "section1_numbers",
            "remedy_facts"]
 
@@ -26,12 +27,49 @@ def _falls(steps: list) -> bool:
     return all(b <= a for a, b in zip(s, s[1:]))
 
 
+def by_seed(rows: list[dict]) -> dict[int, list[dict]]:
+    """A phase grid's rows per seed (``{seed: rows}``, seeds in order): the facts below read
+    one seed's grid, one row per cell."""
+    out: dict[int, list[dict]] = {}
+    for r in rows:
+        out.setdefault(int(r.get("seed", 0)), []).append(r)
+    return dict(sorted(out.items()))
+
+
+def median_grid(rows: list[dict]) -> list[dict]:
+    """A grid of several seeds as one: per cell its most common phase, and the median over
+    the seeds of its grok step (only where it generalizes on every seed; a cell that does on
+    some seeds only is "mixed") and of its final training loss."""
+    cells: dict = {}
+    for r in rows:
+        cells.setdefault((r["train_frac"], r["weight_decay"]), []).append(r)
+    out = []
+    for (frac, wd), rs in sorted(cells.items()):
+        phase = Counter(r["phase"] for r in rs).most_common(1)[0][0]
+        good = [r for r in rs if _good(r)]
+        if good and len(good) < len(rs):
+            phase = "mixed"
+        fits = [r["fit_step"] for r in rs if r["fit_step"] is not None]
+        out.append(dict(train_frac=frac, weight_decay=wd, phase=phase,
+                        grok_step=float(np.median([r["grok_step"] for r in good]))
+                        if len(good) == len(rs) else None,
+                        fit_step=float(np.median(fits)) if len(fits) == len(rs) else None,
+                        final_train_loss=float(np.median([r["final_train_loss"] for r in rs]))))
+    return out
+
+
+def _one_seed(rows: list[dict]) -> None:
+    if len(by_seed(rows)) > 1:
+        raise ValueError("these facts read one seed's grid: split the rows with by_seed()")
+
+
 def phase_facts(rows: list[dict]) -> dict:
     """The numbers of section 2's "What to notice", from a phase grid's rows: the critical
     training fraction per weight decay, whether the grok step falls along every row and column
     (weight decays below the strongest), the strongest decay's column (its phases, its lowest
     final training loss against the highest of the weaker decays, a cell that passed both
-    thresholds there), and whether every cell without decay memorizes."""
+    thresholds there), and whether every cell without decay memorizes. One seed's rows."""
+    _one_seed(rows)
     wds = sorted({r["weight_decay"] for r in rows})
     fracs = sorted({r["train_frac"] for r in rows})
     strongest = wds[-1]
@@ -61,7 +99,7 @@ def clock_ratios(rows: list[dict]) -> list[dict]:
     """How much a stronger weight decay shortens the wait, against the 1/(ηλ) clock: for each
     training fraction and each pair of neighbouring decays (both above 0, below the strongest)
     where both cells generalize, the ratio of grok steps beside the ratio of decays (the
-    factor the clock predicts)."""
+    factor the clock predicts). One seed's rows."""
     facts = phase_facts(rows)
     by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
     out = []
@@ -77,7 +115,8 @@ def clock_ratios(rows: list[dict]) -> list[dict]:
 def clock_fit(rows: list[dict], lr: float) -> list[dict]:
     """The wait as a fixed part plus a number of clock periods: for each training fraction
     where at least three decays (above 0, below the strongest) generalize, the least-squares
-    fit ``grok step ≈ offset + periods / (ηλ)``, with its largest relative error."""
+    fit ``grok step ≈ offset + periods / (ηλ)``, with its largest relative error. One seed's
+    rows."""
     facts = phase_facts(rows)
     by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
     out = []
@@ -95,34 +134,75 @@ def clock_fit(rows: list[dict], lr: float) -> list[dict]:
     return out
 
 
+def _each(values: list, fmt) -> str:
+    """One glued value for several seeds: the value when every seed gives it, else each
+    seed's ("30%, 30% and 40% on the three seeds")."""
+    texts = [fmt(v) for v in values]
+    if len(set(texts)) == 1:
+        return texts[0]
+    return ", ".join(texts[:-1]) + f" and {texts[-1]} on the {len(texts)} seeds"
+
+
+def _span(values: list, fmt) -> str:
+    """A range over seeds and cells: "lo to hi", or one value when they agree."""
+    lo, hi = fmt(min(values)), fmt(max(values))
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
 def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
     """Section 2's glued numbers (names as in the chapter) from the precomputed grid (its
-    learning rate ``lr`` and modulus ``p``)."""
-    f = phase_facts(rows)
-    fits = clock_fit(rows, lr)
-    ratios = clock_ratios(rows)
+    learning rate ``lr`` and modulus ``p``), on every seed it holds: a number every seed
+    agrees on is glued once, one they differ on seed by seed, a range over seeds and cells
+    as its ends."""
+    seeds = by_seed(rows)
+    fs = {s: phase_facts(r) for s, r in seeds.items()}
+    med = median_grid(rows)
+    fits, ratios = clock_fit(med, lr), clock_ratios(med)  # each cell's median over the seeds
+    seed_fits = [fit for r in seeds.values() for fit in clock_fit(r, lr)]
+    seed_ratios = [x for r in seeds.values() for x in clock_ratios(r)]
     pct = lambda v: "none" if v is None else f"{v:.0%}"  # noqa: E731
-    inner = f["inner"]
-    passed = f["strong_passed"]
+    f0 = next(iter(fs.values()))
+    inner = f0["inner"]
+    passed = [(s, frac, step) for s, f in fs.items() for frac, step in f["strong_passed"]]
+    periods = {}
+    for fit in fits:
+        periods.setdefault(fit["train_frac"], []).append(fit["periods"])
+    column = [r for r in rows if r["weight_decay"] == f0["strongest"]]
+    lost = sum(r["phase"] == "un-learning" for r in column)
+    never = sum(r["phase"] == "confusion" for r in column)
+    split = (f"all {len(column)} of its runs" if lost == len(column) else
+             f"{lost} of its {len(column)} runs") + (
+        " learn and then lose part of what they learned (un-learning)")
+    split += ("" if lost == len(column) else
+              f"; {'the other ' if lost + never == len(column) else ''}{never} never fit at all, "
+              f"Liu et al.'s confusion")
     return dict(
-        crit_first=pct(f["crit"][inner[0]]), wd_first=f"{inner[0]:g}",
-        crit_last=pct(f["crit"][inner[-1]]), wd_last=f"{inner[-1]:g}",
-        smallest=pct(f["smallest"]), wd_strong=f"{f['strongest']:g}",
-        lr_wd_strong=f"{lr * f['strongest']:g}",
-        strong_loss=f"{f['strong_loss_min']:.2f}", weak_loss=f"{f['weak_loss_max']:.3f}",
+        crit_first=_each([f["crit"][inner[0]] for f in fs.values()], pct),
+        wd_first=f"{inner[0]:g}",
+        crit_last=_each([f["crit"][inner[-1]] for f in fs.values()], pct),
+        wd_last=f"{inner[-1]:g}",
+        smallest=_each([f["smallest"] for f in fs.values()], pct),
+        wd_strong=f"{f0['strongest']:g}", lr_wd_strong=f"{lr * f0['strongest']:g}",
+        strong_loss=f"{min(f['strong_loss_min'] for f in fs.values()):.2f}",
+        weak_loss=f"{max(f['weak_loss_max'] for f in fs.values()):.3f}",
         strong_passed=("no cell of it passes both thresholds" if not passed else
-                       f"at fraction {passed[-1][0]:g} it even passes both thresholds by step "
-                       f"{passed[-1][1]} before falling back"),
-        confusion=("No cell shows" if not f["confusion"] else f"{f['confusion']} cells show"),
+                       f"on seed {passed[-1][0]} at fraction {passed[-1][1]:g} it even passes "
+                       f"both thresholds by step {passed[-1][2]} before falling back"),
+        strong_split=split,
         clock_lo=f"{min(r['measured'] for r in ratios):.1f}" if ratios else "–",
         clock_hi=f"{max(r['measured'] for r in ratios):.1f}" if ratios else "–",
         clock_factor=(f"{min(r['clock'] for r in ratios):.0f} to {max(r['clock'] for r in ratios):.1f}"
                       if ratios else "–"),
         ln_p=f"ln {p} ≈ {math.log(p):.1f}",
-        fit_offsets=(f"{min(r['offset'] for r in fits):.0f} to {max(r['offset'] for r in fits):.0f}"
-                     if fits else "–"),
-        fit_periods=", ".join(f"{r['periods']:.1f} at {r['train_frac']:.0%}" for r in fits) or "–",
-        fit_error=f"{max(r['max_rel_error'] for r in fits):.0%}" if fits else "–")
+        fit_offsets=_span([r["offset"] for r in fits], lambda v: f"{v:.0f}") if fits else "–",
+        fit_periods=", ".join(f"{_span(v, lambda x: f'{x:.1f}')} at {frac:.0%}"
+                              for frac, v in sorted(periods.items())) or "–",
+        fit_error=f"{max(r['max_rel_error'] for r in fits):.0%}" if fits else "–",
+        clock_seed_hi=(f"{max(r['measured'] for r in seed_ratios):.1f}" if seed_ratios
+                       else "–"),
+        fit_seed_error=(f"{max(r['max_rel_error'] for r in seed_fits):.0%}" if seed_fits
+                        else "–"),
+        grid_seeds=len(fs))
 
 
 def live_phase_facts(rows: list[dict]) -> dict:

@@ -138,7 +138,8 @@ def _cell_text(rows: list[dict]) -> str:
     """A cell's label: its phase (the most common over seeds), the median grok step, and the
     median train / test accuracy at the end (:func:`~.science.end_accuracy`)."""
     phase = Counter(r["phase"] for r in rows).most_common(1)[0][0]
-    groks = [r["grok_step"] for r in rows if r["grok_step"] is not None]
+    groks = [r["grok_step"] for r in rows if r["grok_step"] is not None
+             and r["phase"] in ("grokking", "comprehension")]
     ends = [(r["end_train_acc"], r["end_test_acc"]) for r in rows
             if not math.isnan(r["end_train_acc"])]
     step = f"t {int(np.median(groks))}" if groks and phase in ("grokking", "comprehension") else " "
@@ -150,9 +151,15 @@ def _cell_text(rows: list[dict]) -> str:
 def phase_figure(rows: list[dict], title: str = "steps to generalize"):
     """The phase diagram over weight decay (x) and training fraction (y). Colour: steps to
     generalize (test accuracy > GROK_ACC; log scale) of the cells that generalize and keep it;
-    each cell names its phase, its grok step ``t`` and its train / test accuracy at the end."""
-    good = [dict(r, _t=r["grok_step"] if r["phase"] in ("grokking", "comprehension") else None)
-            for r in rows]
+    each cell names its phase, its grok step ``t`` and its train / test accuracy at the end
+    (over several seeds: the most common phase, the medians of its seeds that have it)."""
+    common = {}  # several seeds per cell: the colour follows the phase the cell names
+    for r in rows:
+        common.setdefault((r["train_frac"], r["weight_decay"]), []).append(r["phase"])
+    common = {k: Counter(v).most_common(1)[0][0] for k, v in common.items()}
+    good = [dict(r, _t=r["grok_step"] if r["phase"] in ("grokking", "comprehension")
+                 and common[r["train_frac"], r["weight_decay"]] in ("grokking", "comprehension")
+                 else None) for r in rows]
     z, xs, ys = table_grid(good, "_t", "weight_decay", "train_frac", reduce="median")
     text = [[_cell_text([r for r in rows if r["weight_decay"] == x and r["train_frac"] == y])
              for x in xs] for y in ys]

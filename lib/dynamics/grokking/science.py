@@ -123,7 +123,7 @@ class PhaseConfig(Config):
     weight_decays: list = param([0.0, 0.3, 1.0, 3.0], "weight decays (columns)",
                                 smoke=[0.0, 1.0, 4.0], cpu=[0.0, 0.1, 0.3, 1.0, 3.0, 10.0],
                                 gpu=[0.0, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0])
-    seeds: int = param(1, "seeds per cell", low=1, high=10)
+    seeds: int = param(1, "seeds per cell", low=1, high=10, cpu=3)
     n_evals: int = param(60, "evaluations per run", low=10, high=2000)
 
     def base(self) -> GrokConfig:

@@ -111,7 +111,7 @@ def grokking():
     cfg = G.GrokConfig(p=11, op="add", train_frac=0.5, model="mlp", width=16, depth=1, lr=3e-3,
                        weight_decay=1.0, steps=20, n_evals=10)  # the bench's toy
     r = G.run(cfg, 0, bars=False)
-    phase = G.run_phase_grid(cfg, [0.3, 0.6], [0.0, 1.0], seeds=(0, 1), steps=12, bars=False)
+    phase = G.experiments.run_phase_grid(cfg, [0.3, 0.6], [0.0, 1.0], seeds=(0, 1), steps=12, bars=False)
     rem = G.run_remedies(cfg, seeds=(0,), bars=False)
     return numbers(dict(run=r.history, fit=r.fit_step, grok=r.grok_step, phase=phase,
                         remedies=rem))

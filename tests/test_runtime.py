@@ -323,7 +323,7 @@ def test_model_builders_leave_the_callers_rng_alone(build):
             cfg = lottery.LotteryConfig.for_profile("smoke")
             return lottery.science.make_model(cfg, data.mnist1d(64, 32, seed=0), seed=seed)
         if build == "grokking":
-            return grokking.make_model(grokking.GrokConfig.for_profile("smoke"), seed=seed)
+            return grokking.science.make_model(grokking.GrokConfig.for_profile("smoke"), seed=seed)
         if build == "collapse":
             cfg = collapse.CollapseConfig.for_profile("smoke")
             return collapse.science.make_model(cfg, data.mnist1d(64, 32, seed=0), seed=seed)

@@ -37,8 +37,10 @@ def _shown(code: str) -> str:
 def uses(theme: str, code: str) -> tuple[set, set]:
     """The names ``code`` takes from ``dynamics.<theme>``: (called or read, only shown)."""
     names = set()
-    for group in re.findall(rf"from dynamics\.{theme} import \(?([\w\s,]+)\)?", code):
-        names |= set(re.findall(r"\w+", group))
+    # a parenthesized list may span lines; a bare one ends with its line
+    for group in re.findall(rf"from dynamics\.{theme} import (?:\(([\w\s,]+)\)|([\w \t,]+))",
+                            code):
+        names |= set(re.findall(r"\w+", " ".join(group)))
     shown = set()
     for alias in re.findall(rf"from dynamics import {theme} as (\w+)", code) + re.findall(
             rf"import dynamics\.{theme} as (\w+)", code):
@@ -88,3 +90,5 @@ def test_the_surface_rule_sees_a_missing_and_an_unused_name():
         uses("grokking", "from dynamics import grokking as G\nG.science.phase_of(1)\n")
     assert uses("grokking", "from dynamics.grokking import claim_seeds, plateau_steps\n")[0] == {
         "claim_seeds", "plateau_steps"}
+    assert uses("grokking", "from dynamics.grokking import claim_seeds\n\nrt = setup()\n")[0] == {
+        "claim_seeds"}  # the next line's first word is not an import

@@ -181,14 +181,14 @@ def bench_grokking(tiny: bool = False) -> dict:
     real = G.GrokConfig(p=59, op="add", train_frac=0.5, model="mlp", width=128, depth=2, lr=3e-3,
                         weight_decay=1.0, steps=5000, n_evals=200)
     for cfg in (toy,) if tiny else (toy, real):  # the toy run first warms up both code paths
-        data = G.make_data(cfg, 0, rt.device)
+        data = G.science.make_data(cfg, 0, rt.device)
         lib, r = _timed(lambda: G.run(cfg, 0, data=data, stop_at_grok=True, bars=False))
         steps = r.history.steps[-1]
 
         def bare():
-            model = G.make_model(cfg, 0).to(rt.device)
+            model = G.science.make_model(cfg, 0).to(rt.device)
             opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay,
-                                    betas=G.ADAM_BETAS[cfg.model])
+                                    betas=G.science.ADAM_BETAS[cfg.model])
             bare_train(model, data.x_train, data.y_train, opt, steps)
 
         plain, _ = _timed(bare)
@@ -198,8 +198,8 @@ def bench_grokking(tiny: bool = False) -> dict:
           f"{out['ratio']:.2f}x ({steps} full-batch steps of MLP {cfg.width}x{cfg.depth} on "
           f"{cfg.op} mod {cfg.p}, {cfg.train_frac:.0%} train; the library made {out['evals']} "
           f"evaluations with the Fourier measure)", flush=True)
-    print(f"  fit (train acc > {G.FIT_ACC:.0%}) at step {r.fit_step}; grok (test acc > "
-          f"{G.GROK_ACC:.0%}) at step {r.grok_step}", flush=True)
+    print(f"  fit (train acc > {G.science.FIT_ACC:.0%}) at step {r.fit_step}; grok (test acc > "
+          f"{G.science.GROK_ACC:.0%}) at step {r.grok_step}", flush=True)
     return out
 
 

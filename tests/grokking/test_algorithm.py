@@ -87,7 +87,10 @@ def test_figures_build():
     p = 23
     clock, rand = _planted(p), M.MLP(2 * p, 64, 2, p)
     m = A.clock_measures(clock, rand, p, keys=[3, 7])
-    assert len(A.clock_figure(clock, rand, p, [3, 7]).data) == 4
+    from types import SimpleNamespace as NS  # a run: its final model and its step-0 weights
+    run = NS(model=clock, config=S.GrokConfig(p=p, width=64, depth=2), seed=0,
+             checkpoints=[(0, rand.state_dict())])
+    assert len(A.clock_figure(run, keys=[3, 7]).data) == 4
     assert len(A.neuron_figure(m).data) == 2
 
 

@@ -114,7 +114,7 @@ def test_phase_grid_reports_progress_and_stops():
 
 
 def test_live_grid_is_the_smoke_one_and_the_mlp_recipe_on_a_gpu_profile():
-    assert E.live_phase_config("gpu") == S.PhaseConfig.for_profile("cpu")
+    assert E.live_phase_config("gpu") == S.PhaseConfig.for_profile("cpu", seeds=1)
     assert E.live_phase_config("cpu") == S.PhaseConfig.for_profile("smoke")
     assert E.live_phase_config("gpu").base().model == "mlp"
 
@@ -206,42 +206,49 @@ def test_precomputed_grid_labels_agree_with_its_accuracies(grid):
 
 
 def test_precomputed_grid_says_what_the_chapter_says(grid):
-    """Section 2's "What to notice", sentence by sentence, on the data behind the figure
-    (regenerating data/grokking_phase.json means re-reading that paragraph)."""
+    """Section 2's "What to notice", sentence by sentence, on the data behind the figure, on
+    each of its three seeds (regenerating data/grokking_phase.json means re-reading that
+    paragraph)."""
+    from dynamics.grokking.facts import by_seed
+
     payload, prov = grid
-    rows = payload["rows"]
-    by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
-    fracs = sorted({r["train_frac"] for r in rows})
-    wds = sorted({r["weight_decay"] for r in rows})
+    all_rows = payload["rows"]
+    seeds = by_seed(all_rows)
+    assert list(seeds) == [0, 1, 2]
     good = lambda r: r["phase"] in ("grokking", "comprehension")  # noqa: E731
-    # "without weight decay (left column) every network memorizes"
-    assert all(by[f, 0.0]["phase"] == "memorization" for f in fracs)
-    # "with weight decay up to 3, more data and more decay shorten the wait: along each row
-    # and each column the grok step falls"
-    for w in [w for w in wds if 0 < w <= 3]:
-        steps = [by[f, w]["grok_step"] for f in fracs if good(by[f, w])]
-        assert steps == sorted(steps, reverse=True), (w, steps)
-    for f in fracs:
-        steps = [by[f, w]["grok_step"] for w in wds if 0 < w <= 3 and good(by[f, w])]
-        assert steps == sorted(steps, reverse=True), (f, steps)
+    for rows in seeds.values():
+        by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
+        fracs = sorted({r["train_frac"] for r in rows})
+        wds = sorted({r["weight_decay"] for r in rows})
+        # "without weight decay (left column) every network memorizes"
+        assert all(by[f, 0.0]["phase"] == "memorization" for f in fracs)
+        # "with weight decay up to 3, more data and more decay shorten the wait: along each
+        # row and each column the grok step falls"
+        for w in [w for w in wds if 0 < w <= 3]:
+            steps = [by[f, w]["grok_step"] for f in fracs if good(by[f, w])]
+            assert steps == sorted(steps, reverse=True), (w, steps)
+        for f in fracs:
+            steps = [by[f, w]["grok_step"] for w in wds if 0 < w <= 3 and good(by[f, w])]
+            assert steps == sorted(steps, reverse=True), (f, steps)
+        # "the critical fraction falls as the decay grows ... to 50% at 3; below 50% no
+        # decay makes the network generalize within the budget"
+        assert S.critical_fraction(rows, 1.0) >= S.critical_fraction(rows, 3.0) == 0.5
+        assert not any(good(r) for r in rows if r["train_frac"] < 0.5)
+        # "no network in the column at weight decay 10 keeps what it learns (un-learning, or
+        # confusion); its training loss stays above 1.5, against below 0.03 up to 3"
+        col = [by[f, 10.0] for f in fracs]
+        assert {r["phase"] for r in col} <= {"un-learning", "confusion"}
+        assert all(r["final_train_loss"] > 1.5 for r in col)
+        assert all(r["final_train_loss"] < 0.03 for r in rows if r["weight_decay"] <= 3)
     # "at large fractions and decays fitting and generalizing coincide (comprehension)"
-    assert {(f, w) for (f, w), r in by.items() if r["phase"] == "comprehension"} <= \
-        {(f, w) for f in fracs for w in wds if f >= 0.7 and w >= 1}
-    assert any(r["phase"] == "comprehension" for r in rows)
-    # "the critical fraction falls as the decay grows: 60% at weight decay 1, 50% at 3;
-    # below 50% no decay makes the network generalize within the budget"
-    assert E.critical_fraction(rows, 1.0) == 0.6 and E.critical_fraction(rows, 3.0) == 0.5
-    assert not any(good(r) for r in rows if r["train_frac"] < 0.5)
-    # "the column at weight decay 10: every network learns and then loses part of it
-    # (un-learning); at fraction 0.9 it passes both thresholds within a hundred steps; its
-    # training loss stays above 1.5, against below 0.03 with weight decay up to 3"
-    col = [by[f, 10.0] for f in fracs]
-    assert all(r["phase"] == "un-learning" for r in col)
-    assert by[0.9, 10.0]["fit_step"] <= 100 and by[0.9, 10.0]["grok_step"] <= 100
-    assert all(r["final_train_loss"] > 1.5 for r in col)
-    assert all(r["final_train_loss"] < 0.03 for r in rows if r["weight_decay"] <= 3)
-    # "Liu et al.'s confusion does not appear": the claims table says "partly"
-    assert not any(r["phase"] == "confusion" for r in rows)
+    assert {(r["train_frac"], r["weight_decay"]) for r in all_rows
+            if r["phase"] == "comprehension"} <= {(f, w) for f in (0.7, 0.8, 0.9)
+                                                  for w in (1.0, 3.0)}
+    # "... it even passes both thresholds before falling back": on some seed at fraction 0.9
+    assert any(r["grok_step"] is not None for r in all_rows
+               if (r["train_frac"], r["weight_decay"]) == (0.9, 10.0))
+    # Liu et al.'s confusion appears, and only where the decay is strongest
+    assert {r["weight_decay"] for r in all_rows if r["phase"] == "confusion"} == {10.0}
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -252,7 +259,7 @@ def test_live_smoke_grid_labels_agree_with_its_accuracies(seed):
     _check_labels(out["rows"])
     by = {(r["train_frac"], r["weight_decay"]): r for r in out["rows"]}
     assert all(by[f, 0.0]["phase"] == "memorization" for f in pcfg.train_fracs)
-    assert E.critical_fraction(out["rows"]) == max(pcfg.train_fracs)
+    assert S.critical_fraction(out["rows"]) == max(pcfg.train_fracs)
 
 
 # ----------------------------------------------------------------------------- claims (smoke, the claim seeds)
@@ -263,7 +270,7 @@ def test_live_smoke_grid_labels_agree_with_its_accuracies(seed):
 @functools.cache
 def _claim_rows():
     torch.set_num_threads(1)
-    from dynamics.grokking import views as V
+    from dynamics.grokking import claims as C
 
     cfg = S.GrokConfig.for_profile("smoke")
     multi = E.seed_runs(cfg, SEEDS)
@@ -274,7 +281,8 @@ def _claim_rows():
     speed = E.speedups(E.run_remedies(cfg, [SEEDS[0]], ["baseline", "grokfast", "stablemax"],
                                       reuse=[first]), cfg.steps)
     payload, prov = results.load("grokking_phase")
-    rows = V.claims(multi, pms, speed, cor, payload["rows"], grid_lr=prov["config"]["phase"]["lr"])
+    rows = C.claim_rows(multi, pms, speed, cor, payload["rows"],
+                        grid_lr=prov["config"]["phase"]["lr"])
     return {r["claim"].split(":")[0].split(" (")[0]: r for r in rows}
 
 
@@ -304,18 +312,19 @@ def test_claim_every_asserted_row_holds():
 def test_the_recipe_shown_is_the_one_that_runs():
     """grokking.recipe(cfg) names the optimizer and its numbers (no lambda hiding them), the
     single run and the phase grid train by it, and it goes through train_many."""
-    from dynamics import grokking as G
+    from dynamics.grokking import experiments as G
+    from dynamics.grokking.science import ADAM_BETAS, GrokConfig, make_data, make_model
     from dynamics.sweep import train_many
 
-    cfg = G.GrokConfig.for_profile("cpu")
+    cfg = GrokConfig.for_profile("cpu")
     r = G.recipe(cfg)
     assert (r.optimizer, r.lr, r.weight_decay, r.betas) == ("adamw", cfg.lr, cfg.weight_decay,
-                                                            G.ADAM_BETAS[cfg.model])
+                                                            ADAM_BETAS[cfg.model])
     muon = G.recipe(cfg.replace(optimizer="muon"))
     assert (muon.optimizer, muon.adam_lr) == ("muon", cfg.lr)
-    small = G.GrokConfig.for_profile("smoke").replace(steps=20)
-    data = G.make_data(small, 0)
-    res = train_many(lambda c: G.make_model(small, c["seed"]), data, [dict(seed=0)],
+    small = GrokConfig.for_profile("smoke").replace(steps=20)
+    data = make_data(small, 0)
+    res = train_many(lambda c: make_model(small, c["seed"]), data, [dict(seed=0)],
                      G.recipe(small), strategy="batched", bars=False)
     alone = G.run(small, 0, data=data)
     assert res.histories[0]["train_loss"][-1] == pytest.approx(alone.history["train_loss"][-1],

@@ -9,20 +9,41 @@ al. 2022), and remedies (Grokfast, ⊥Grad, StableMax) shorten or remove the wai
 Modules:
 
 - :mod:`.science`: configs, task and models, progress measures, remedies, phases (no plotting).
-- :mod:`.experiments`: runners (``run``, ``run_remedies``, ``run_corrupted``, ``run_phase``)
-  and ``precompute_plan``.
-- :mod:`.figures`: figures, tables and sliders over precomputed data.
-- :mod:`.views`: live panels, the page's numbers and ``claims``.
-- :mod:`.algorithm`: the algorithm the network finds (the clock in its first layer, division
-  as relabelled subtraction), the weight norm's descent (Omnigrok) and Muon against AdamW,
-  with their figures and claims rows (re-exported by :mod:`.views`).
+- :mod:`.experiments`: runners (``run``, ``seed_runs``, ``run_remedies``, ``corrupted_runs``,
+  ``run_phase``, ``live_phase``) and ``precompute_plan``.
+- :mod:`.figures`: figures, sliders over precomputed data, and each experiment's ``table``.
+- :mod:`.panels`: the live "Try it" panels (``panel(kind, ...)`` names them).
+- :mod:`.claims`: the page's glued numbers per section (``section1_facts`` ...
+  ``section4_facts``), the claims rows with their thresholds, ``claim_rows`` and
+  ``published_claims``.
+- :mod:`.algorithm`: a section module, whole: the algorithm the network finds (the clock in
+  its first layer, division as relabelled subtraction), the weight norm's descent (Omnigrok)
+  and Muon against AdamW, with their runners, figures and claims rows.
+- :mod:`.facts`: the numbers the prose says about a figure, computed from its data.
 
-``from dynamics import grokking as G`` gives every public name of the four.
+The package exports the names the notebooks call; the page prints other functions' source
+through their module (``show_source(G.science.phase_of)``).
 """
-from . import experiments, figures, science, views
-from .science import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
-from .figures import *  # noqa: F401,F403
-from .views import *  # noqa: F401,F403
+from . import algorithm, claims, experiments, facts, figures, panels, science
+from .science import GrokConfig, plateau_steps
+from .experiments import (
+    claim_seeds, corrupted_runs, live_phase, progress_measures, run, run_remedies, seed_runs,
+)
+from .algorithm import clock_figure, neuron_figure, norm_figure, omnigrok_runs, optimizer_runs
+from .figures import (
+    corrupted_figure, curves_slider, phase_figure, phase_slider, progress_figure,
+    remedies_figure, spectrum_figure, table, training_figure,
+)
+from .panels import panel
+from .claims import claim_rows, section1_facts, section2_facts, section3_facts, section4_facts
 
-__all__ = [*science.__all__, *experiments.__all__, *figures.__all__, *views.__all__]
+__all__ = [
+    "GrokConfig", "plateau_steps",
+    "claim_seeds", "corrupted_runs", "live_phase", "progress_measures", "run", "run_remedies",
+    "seed_runs",
+    "clock_figure", "neuron_figure", "norm_figure", "omnigrok_runs", "optimizer_runs",
+    "corrupted_figure", "curves_slider", "phase_figure", "phase_slider", "progress_figure",
+    "remedies_figure", "spectrum_figure", "table", "training_figure",
+    "panel",
+    "claim_rows", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
+]

@@ -16,8 +16,8 @@ relabelled subtraction, the weight norm's descent (Omnigrok) and Muon against Ad
    same budget of learning rates around its own value, :func:`grok_muon` is the Muon recipe,
    with the split of the parameters said in :func:`muon_groups`.
 
-Figures and claims rows for these are at the end (:func:`clock_figure`,
-:func:`norm_figure`, :func:`algorithm_claims`)."""
+Figures and claims rows for these are at the end (:func:`clock_figure`, :func:`neuron_figure`,
+:func:`norm_figure`, :func:`algorithm_claims`, with their thresholds)."""
 from __future__ import annotations
 
 import math
@@ -39,10 +39,10 @@ from .science import (
 
 __all__ = [
     "primitive_root", "discrete_log", "division_as_subtraction", "clock_points",
-    "clock_measures", "initial_model", "norm_descent", "scale_init_", "run_scaled", "muon_groups",
-    "grok_muon", "run_optimizer", "optimizer_runs", "optimizer_table", "clock_figure", "neuron_figure", "norm_figure",
-    "algorithm_claims", "SINGLE", "ROUND", "NULL_OVER", "INIT_SCALES", "MUON_LRS",
-    "LR_FACTORS",
+    "clock_measures", "initial_model", "norm_descent", "scale_init_", "run_scaled",
+    "omnigrok_runs", "muon_groups", "grok_muon", "run_optimizer", "optimizer_runs",
+    "clock_figure", "neuron_figure", "norm_figure", "optimizer_table", "algorithm_claims",
+    "SINGLE", "ROUND", "NULL_OVER", "INIT_SCALES", "MUON_LRS", "LR_FACTORS",
 ]
 
 SINGLE = 0.5      # "a neuron reads one frequency": its top frequency holds at least half its energy
@@ -248,6 +248,15 @@ def run_scaled(cfg: GrokConfig, seed: int, scale: float, data=None) -> GrokRun:
                   label=f"init x{scale:g}")
 
 
+def omnigrok_runs(runs: dict) -> dict:
+    """The init-scale control on each seed: ``runs`` ``{seed: GrokRun}`` (section 1's runs with
+    weight decay) and, beside each, the same config, seed and split from its initialization
+    times each of :data:`INIT_SCALES` (:func:`run_scaled`). Returns ``{seed: {scale: run}}``,
+    scale 1 the run given."""
+    return {s: {1.0: r, **{x: run_scaled(r.config, s, x, data=r.data) for x in INIT_SCALES}}
+            for s, r in runs.items()}
+
+
 # ============================================================================ 4. Muon
 
 
@@ -335,12 +344,15 @@ def optimizer_runs(cfg: GrokConfig, seeds, reuse=(), factors=LR_FACTORS,
 # ============================================================================ figures
 
 
-def clock_figure(model: nn.Module, initial: nn.Module, p: int, keys, n: int = 3,
-                 title: str = ""):
+def clock_figure(run: GrokRun, n: int = 3, title: str = "", keys=None):
     """The clock: residue a's first-layer weights in the plane of each of the ``n`` strongest
-    key frequencies (top row: the trained network; bottom row: its initial weights in the
-    same construction, the control), each point coloured by k·a mod p, the hour it should
-    show on the clock of frequency k."""
+    key frequencies (read off the run's logits, :func:`~.science.key_frequencies`; top row:
+    the trained network; bottom row: its initial weights in the same construction, the
+    control), each point coloured by k·a mod p, the hour it should show on the clock of
+    frequency k. ``keys``: other frequencies to show instead."""
+    model, initial, p = run.model, initial_model(run), run.config.p
+    if keys is None:
+        keys = key_frequencies(pair_logits(model, p), p, run.config.op)
     e = fourier_spectrum(input_weights(model, p))
     shown = sorted(keys, key=lambda k: -float(e[k]))[:n]
     titles = [f"trained, k = {k}" for k in shown] + [f"initial, k = {k}" for k in shown]
@@ -362,10 +374,13 @@ def clock_figure(model: nn.Module, initial: nn.Module, p: int, keys, n: int = 3,
     return fig
 
 
-def neuron_figure(measures: dict, title: str = ""):
+def neuron_figure(run, title: str = ""):
     """Neurons cluster by frequency: how many of the stronger first-layer neurons have each
     frequency as their top one, at the end (bars) and at initialization (line); the key
-    frequencies are the bars in colour."""
+    frequencies are the bars in colour. ``run``: a :class:`~.experiments.GrokRun` (its
+    :func:`~.algorithm.clock_measures` are read here) or those measures."""
+    measures = run if isinstance(run, dict) else clock_measures(
+        run.model, initial_model(run), run.config.p, run.config.op)
     K, keys = measures["K"], set(measures["keys"])
     ks = list(range(1, K + 1))
     count = lambda tops: [sum(t == k for t in tops) for k in ks]  # noqa: E731
@@ -380,9 +395,12 @@ def neuron_figure(measures: dict, title: str = ""):
 
 def norm_figure(runs: dict, title: str = ""):
     """Omnigrok's lens: the weight norm (left) and the test accuracy (right) against step, for
-    runs from different initial scales (``{label: GrokRun}``); each run's grok step marked."""
+    runs from different initial scales (``{scale: GrokRun}``, as
+    :func:`~.algorithm.omnigrok_runs` gives per seed, labelled "init x<scale>"; or
+    ``{label: GrokRun}``); each run's grok step marked."""
     fig = plots.subplots(1, 2, titles=("weight norm ‖θ‖", "test accuracy"), title=title)
     for i, (name, r) in enumerate(runs.items()):
+        name = name if isinstance(name, str) else f"init x{name:g}"
         color = plots.PALETTE[i % len(plots.PALETTE)]
         h = r.history
         x = np.maximum(np.asarray(h.steps, dtype=float), 1)
@@ -396,6 +414,23 @@ def norm_figure(runs: dict, title: str = ""):
     fig.update_xaxes(type="log", title_text="step")
     fig.update_layout(hovermode="x unified")
     return fig
+
+
+
+def optimizer_table(opt: dict):
+    """The Muon-against-AdamW runs: each learning rate tried on the first seed, then each
+    optimizer's best on every seed, with its grok step."""
+    rows = []
+    for name, o in opt.items():
+        first = min(o["grok"])
+        for lr, g in o["tried"].items():
+            rows.append({"optimizer": name, "learning rate": lr, "seed": first, "grok step": g,
+                         "best": "yes" if lr == o["best"] else ""})
+        for s, g in o["grok"].items():
+            if s != first:
+                rows.append({"optimizer": name, "learning rate": o["best"], "seed": s,
+                             "grok step": g, "best": "yes"})
+    return plots.table(rows, missing="not within the budget")
 
 
 # ============================================================================ claims
@@ -500,19 +535,3 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                               f"({len(a['tried'])}, spaced the same way) around its own",
                       window="the budget of section 1's run", seeds=ss))
     return rows
-
-
-def optimizer_table(opt: dict):
-    """The Muon-against-AdamW runs: each learning rate tried on the first seed, then each
-    optimizer's best on every seed, with its grok step."""
-    rows = []
-    for name, o in opt.items():
-        first = min(o["grok"])
-        for lr, g in o["tried"].items():
-            rows.append({"optimizer": name, "learning rate": lr, "seed": first, "grok step": g,
-                         "best": "yes" if lr == o["best"] else ""})
-        for s, g in o["grok"].items():
-            if s != first:
-                rows.append({"optimizer": name, "learning rate": o["best"], "seed": s,
-                             "grok step": g, "best": "yes"})
-    return plots.table(rows, missing="not within the budget")

@@ -34,11 +34,11 @@ from .science import (
     pair_index, pair_logits, phase_of, spectral_concentration, weight_norm,
 )
 
-__all__ = [  # the public names, re-exported by dynamics.grokking
+__all__ = [  # the module's public names (dynamics.grokking exports those the notebooks use)
     "evaluation_steps", "recipe", "GrokRun", "run", "unit_spectra", "progress_measures", "restricted_leads",
     "remedy_configs", "run_remedies", "speedups", "claim_seeds", "seed_runs", "run_corrupted", "pair_pool", "split_mask",
-    "phase_rows", "critical_fraction", "run_phase_grid", "run_phase", "live_phase_config",
-    "precompute_plan", "DEFAULT_REMEDIES"
+    "corrupted_runs", "phase_rows", "run_phase_grid", "run_phase",
+    "live_phase_config", "live_phase", "precompute_plan", "DEFAULT_REMEDIES"
 ]
 
 
@@ -335,6 +335,16 @@ def run_corrupted(cfg: GrokConfig, cc: CorruptConfig | None = None, seed: int | 
     return out
 
 
+def corrupted_runs(cfg: GrokConfig, seeds, profile: str | None = None, bars=None) -> dict:
+    """:func:`run_corrupted` on each of ``seeds`` at ``profile``'s :class:`CorruptConfig`: the
+    first seed with every weight decay (the figure and the table), the others with the two
+    ends only (what the claims rows compare). Returns ``{seed: run_corrupted(...)}``."""
+    cc = CorruptConfig.for_profile(profile)
+    ends = cc.replace(weight_decays=[cc.weight_decays[0], cc.weight_decays[-1]])
+    seeds = [int(s) for s in seeds]
+    return {s: run_corrupted(cfg, cc if s == seeds[0] else ends, s, bars=bars) for s in seeds}
+
+
 # ============================================================================ phase diagram
 
 
@@ -379,18 +389,6 @@ def phase_rows(sweep: SweepResult) -> list[dict]:
         if len(h) and not h.diverged and h.steps[-1] < budget:
             row["phase"] = "stopped"  # a stopped sweep: this run ended before its budget
     return rows
-
-
-def critical_fraction(rows: list[dict], weight_decay: float = 1.0) -> float | None:
-    """The smallest training fraction whose cell at ``weight_decay`` (the nearest one in the
-    grid) generalizes and keeps it (grokking or comprehension), or None."""
-    if not rows:
-        return None
-    wds = sorted({r["weight_decay"] for r in rows})
-    wd = min(wds, key=lambda w: abs(w - weight_decay))
-    good = [r["train_frac"] for r in rows if r["weight_decay"] == wd
-            and r["phase"] in ("grokking", "comprehension")]
-    return min(good) if good else None
 
 
 def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
@@ -452,9 +450,16 @@ def run_phase(pcfg: PhaseConfig, seed: int | None = None, bars=None) -> dict:
 
 
 def live_phase_config(profile: str | None = None) -> PhaseConfig:
-    """The phase diagram a notebook trains live: the smoke grid, or the cpu one on a GPU
-    (the precomputed, larger one is ``PhaseConfig.for_profile(profile)``)."""
-    return PhaseConfig.for_profile("cpu" if get_profile(profile) == "gpu" else "smoke")
+    """The phase diagram a notebook trains live, on one seed: the smoke grid, or the cpu one
+    on a GPU (the precomputed, larger one is ``PhaseConfig.for_profile(profile)``)."""
+    return PhaseConfig.for_profile("cpu" if get_profile(profile) == "gpu" else "smoke",
+                                   seeds=1)
+
+
+def live_phase(profile: str | None = None, seed: int | None = None, bars=None) -> dict:
+    """The phase diagram a notebook trains live (:func:`live_phase_config`), on ``seed``:
+    :func:`run_phase`'s rows, sweep and steps."""
+    return run_phase(live_phase_config(profile), seed, bars=bars)
 
 
 # ============================================================================ precompute

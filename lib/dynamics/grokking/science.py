@@ -42,7 +42,7 @@ __all__ = [  # the public names, re-exported by dynamics.grokking
     "fourier_spectrum", "spectral_concentration", "model_concentration", "sum_basis",
     "logit_frequencies", "key_frequencies", "fourier_losses", "GrokfastEMA",
     "orthogonal_grad_", "stablemax", "stablemax_cross_entropy", "loss_and_hook",
-    "fit_and_grok", "end_accuracy", "phase_of", "Milestones", "plateau_steps", "FIT_ACC",
+    "fit_and_grok", "end_accuracy", "critical_fraction", "phase_of", "Milestones", "plateau_steps", "FIT_ACC",
     "GROK_ACC", "DELAY", "CHANCE_MARGIN", "PLATEAU",
     "UNLEARN_DROP", "END_EVALS", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
     "ADAM_BETAS"
@@ -123,7 +123,7 @@ class PhaseConfig(Config):
     weight_decays: list = param([0.0, 0.3, 1.0, 3.0], "weight decays (columns)",
                                 smoke=[0.0, 1.0, 4.0], cpu=[0.0, 0.1, 0.3, 1.0, 3.0, 10.0],
                                 gpu=[0.0, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0])
-    seeds: int = param(1, "seeds per cell", low=1, high=10)
+    seeds: int = param(1, "seeds per cell", low=1, high=10, cpu=3)
     n_evals: int = param(60, "evaluations per run", low=10, high=2000)
 
     def base(self) -> GrokConfig:
@@ -490,6 +490,18 @@ def end_accuracy(history: History, split: str) -> float:
     if not len(acc):
         return float("nan")
     return float(torch.tensor(acc[-END_EVALS:]).median())
+
+
+def critical_fraction(rows: list[dict], weight_decay: float = 1.0) -> float | None:
+    """The smallest training fraction whose cell at ``weight_decay`` (the nearest one in the
+    grid) generalizes and keeps it (grokking or comprehension), or None."""
+    if not rows:
+        return None
+    wds = sorted({r["weight_decay"] for r in rows})
+    wd = min(wds, key=lambda w: abs(w - weight_decay))
+    good = [r["train_frac"] for r in rows if r["weight_decay"] == wd
+            and r["phase"] in ("grokking", "comprehension")]
+    return min(good) if good else None
 
 
 def phase_of(history: History, delay: float = DELAY) -> str:

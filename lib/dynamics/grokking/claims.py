@@ -1,0 +1,474 @@
+"""Grokking, the claims: what the papers and the page's "What to notice" sentences say,
+beside what this run of the notebook measured, with the thresholds each sentence names (each
+written once, here); and the page's glued numbers, one function per section
+(:func:`section1_facts` ... :func:`section4_facts`, from :mod:`.facts`).
+
+- :func:`claim_rows`: every row of the chapter's claims table (:func:`dynamics.plots.claim`);
+- :func:`published_claims`: the rows that rest on the precomputed phase diagram in ``data/``."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from .. import plots
+from .algorithm import (
+    SINGLE, algorithm_claims, clock_measures, initial_model, norm_descent, primitive_root,
+)
+from .experiments import restricted_leads, speedups
+from .facts import (
+    _falls, by_seed, clock_fit, median_grid, clock_ratios, corrupted_facts, corrupted_glue, live_phase_facts,
+    phase_facts, phase_glue, progress_glue, remedy_facts, section1_numbers,
+)
+from .science import CHANCE_MARGIN, GROK_ACC, PLATEAU, critical_fraction, plateau_steps
+
+__all__ = ["section1_facts", "section2_facts", "section3_facts", "section4_facts", "claim_rows",
+           "section1_claims", "phase_claims", "published_claims", "pct0",
+           "DIV_RANGE", "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
+           ]
+
+
+# ============================================================================ the page's numbers
+
+
+def _texts(digits: int, **values) -> dict[str, str]:
+    """Each value as :func:`dynamics.book.glue` prints it (``digits`` significant digits; a
+    string as it is)."""
+    return {k: v if isinstance(v, str) else plots.number(v, digits) for k, v in values.items()}
+
+
+def section1_facts(first, other, seeds) -> dict[str, str]:
+    """Section 1's glued numbers: the first run's fit step, the end of its plateau, its 50% and
+    grok steps, the plateau and the delay over the fit step, its test loss's rise while
+    memorizing, division's grok step (``other``), the thresholds the prose names and the
+    claim ``seeds``."""
+    s1 = section1_numbers(first, other)
+    return _texts(2, t_fit=s1["fit"], t_grok=s1["grok"], delay=s1["delay"],
+                  t_leave=s1["leave"], t_half=s1["half"], plateau=s1["plateau"],
+                  margin=f"{CHANCE_MARGIN:.0%}", plateau_min=f"{PLATEAU:g}",
+                  seeds=", ".join(map(str, seeds)), loss_start=s1["loss_start"],
+                  loss_peak=s1["loss_peak"], peak_step=s1["peak_step"],
+                  div_grok=s1["div_grok"])
+
+
+def section2_facts(rows: list[dict], live_rows: list[dict], lr: float,
+                   p: int) -> dict[str, str]:
+    """Section 2's glued numbers: the precomputed grid's (``rows``, its learning rate ``lr``
+    and modulus ``p``; :func:`~.facts.phase_glue`) and the live grid's
+    (:func:`~.facts.live_phase_facts`)."""
+    return dict(phase_glue(rows, lr=lr, p=p), **live_phase_facts(live_rows))
+
+
+def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
+    """Section 3's glued numbers: the Fourier concentration from ``pm`` (the page's
+    :func:`~.experiments.progress_measures`), the clock in the first layer and the weight
+    norm's descent of the page's run, the primitive root of its modulus, and the run from a
+    larger start: ``scaled`` ``{scale: run}`` (scale 1 the page's run,
+    :func:`~.algorithm.omnigrok_runs` of one seed)."""
+    first = scaled[1.0]
+    p = first.config.p
+    c0 = clock_measures(first.model, initial_model(first), p, first.config.op)
+    n0 = norm_descent(first)
+    big = max(scaled)
+    pct = lambda v: f"{v:.0%}"  # noqa: E731
+    return dict(
+        _texts(2, **progress_glue(pm)),
+        **_texts(3, n_keys=len(c0["keys"]), n_freq=c0["K"], key_share=pct(c0["key_share"]),
+                 key_null=pct(c0["null"]), key_init=pct(c0["init_key_share"]),
+                 single=pct(c0["single"]), single_init=pct(c0["init_single"]),
+                 on_keys=pct(c0["on_keys"]), spread=f"{c0['spread']:.2f}",
+                 spread_init=f"{c0['init_spread']:.2f}", single_min=pct(SINGLE),
+                 prim_root=primitive_root(p)),
+        **_texts(3, norm_start=n0["start"], norm_peak=n0["peak"], norm_grok=n0["grok"],
+                 norm_end=n0["end"], norm_done=pct(n0["done"]), norm_peak_at=n0["peak_step"],
+                 big_init=f"{big:g}", big_grok=scaled[big].grok_step,
+                 big_peak=max(scaled[big].history["weight_norm"])))
+
+
+def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,
+                   budget: int) -> dict[str, str]:
+    """Section 4's glued numbers: the remedies' speed-ups (the rows of
+    :func:`~.experiments.run_remedies`, runs that never grok counted at ``budget`` steps),
+    Muon's and AdamW's best learning rates (:func:`~.algorithm.optimizer_runs`) and the
+    corrupted labels' shares (one seed's :func:`~.experiments.run_corrupted`)."""
+    rf = remedy_facts(speedups(remedies, budget))
+    return dict(
+        _texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)),
+        **_texts(3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"],
+                 stablemax=rf["stablemax"], budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}",
+                 muon_best=opt["muon"]["best"], adam_best=opt["adamw"]["best"]),
+        **corrupted_glue(corrupted))
+
+
+# ============================================================================ claims
+
+
+# Each asserted row is judged on several seeds (plots.across_seeds); its thresholds live here
+# (the algorithm section's, with its rows, in :mod:`.algorithm`).
+DIV_RANGE = (0.5, 2.0)  # "a similar schedule": division's grok step within these x addition's
+REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
+UNIT_OVER_LAYER = 0.2   # "each unit reads few frequencies": its concentration this above the layer's
+PEAK_BEFORE = 0.5       # "well before": the test loss peaks before this share of the grok step
+NOISE_MARGIN = 0.1      # corrupted labels: "memorizes fewer" by at least this share
+FIT_ERROR = 0.2         # "a fixed part plus clock periods": every cell within this of the fit
+UNLEARN_LOSS = 10.0     # "far above": the strongest decay's training loss this x the weaker ones'
+
+
+def _nan(v) -> float:
+    return float("nan") if v is None else float(v)
+
+
+def _both(*verdicts: str) -> str:
+    """One verdict for a row that checks several things: "yes" when each is, "no" when any
+    is "no", else "partly" (each part's text says on how many seeds it holds)."""
+    return ("yes" if all(v == "yes" for v in verdicts) else
+            "no" if any(v == "no" for v in verdicts) else "partly")
+
+
+def _per_seed(runs: dict, f) -> dict:
+    return {s: f(r) for s, r in runs.items()}
+
+
+def section1_claims(multi: dict) -> list[dict]:
+    """Section 1's rows on several seeds (:func:`~.experiments.seed_runs`): grokking (a plateau
+    near chance after the fit step, then a climb to GROK_ACC), the test loss's rise, division,
+    the control without decay, the weight norm and Fourier concentration from the fit step to
+    the grok step, and the two remedies the prose asserts (3x decay, ⊥Grad)."""
+    C = plots.claim
+    dec = multi["decay"]
+    seeds = sorted(dec)
+    cfg = dec[seeds[0]].config
+    chance = 1.0 / cfg.p
+    ps = _per_seed(dec, lambda r: plateau_steps(r.history, cfg.p))
+    pct = lambda v: f"{v:.0%}"  # noqa: E731
+    x = lambda v: f"{v:.1f}x"  # noqa: E731
+    plateau = {s: _nan(v["plateau"] if v["grok"] is not None else None) for s, v in ps.items()}
+    text, ok = plots.across_seeds(plateau, lambda v: v >= PLATEAU, x)
+    at = lambda t: "—" if t is None else f"{t}"  # noqa: E731  (— : not within the budget)
+    per = "; ".join(f"seed {s}: fit {at(v['fit'])}, leaves chance {at(v['leave'])}, 50% "
+                    f"{at(v['half'])}, {GROK_ACC:.0%} {at(v['grok'])}" for s, v in ps.items())
+    rows = [C("Test accuracy stays near chance long after training accuracy fits, then climbs "
+              "to ~100% (grokking)", "Power et al. 2022",
+              f"end of the plateau / fit step: {text} (steps, — where not reached within "
+              f"{cfg.steps:,}: {per})", ok,
+              control=f"chance, 1/p = {chance:.1%}: 'near chance' is at most {chance:.1%} + "
+                      f"{CHANCE_MARGIN:.0%}; a run that generalizes as it fits leaves it at ~1x",
+              window=f"from the fit step to {PLATEAU:g}x the fit step, then to the end "
+                     f"({cfg.steps:,} steps)", seeds=seeds)]
+
+    def rise(r):
+        loss, steps = list(r.history["test_loss"]), list(r.history.steps)
+        i = int(np.argmax(loss))
+        grok = r.grok_step
+        return _nan(steps[i] / grok if grok and loss[i] > loss[0] else None)
+
+    text, ok = plots.across_seeds(_per_seed(dec, rise), lambda v: v < PEAK_BEFORE,
+                                  lambda v: f"{v:.2f}")
+    rows.append(C("The test loss rises while the network memorizes and peaks well before the "
+                  "test accuracy moves", "Nanda et al. 2023",
+                  f"step of the test loss's peak / grok step: {text}", ok,
+                  control="the test loss at step 0 (the peak must be above it)",
+                  window=f"before {PEAK_BEFORE:g}x the grok step", seeds=seeds))
+    if "div" in multi:
+        lo, hi = DIV_RANGE
+        r = {s: _nan(multi["div"][s].grok_step / dec[s].grok_step
+                     if multi["div"][s].grok_step and dec[s].grok_step else None) for s in seeds}
+        text, ok = plots.across_seeds(r, lambda v: lo <= v <= hi, lambda v: f"{v:.2f}")
+        rows.append(C("Division groks on a similar schedule to addition", "Power et al. 2022",
+                      f"grok step of a / b over a + b: {text}", ok,
+                      control="a + b on the same seed", window=f"{lo:g}x to {hi:g}x", seeds=seeds))
+    none = multi["none"]
+    ctl = {s: _nan(r.history.last("test_acc") if r.fit_step is not None else None)
+           for s, r in none.items()}
+    text, ok = plots.across_seeds(ctl, lambda v: v < GROK_ACC, pct)
+    rows.append(C("Without weight decay the network memorizes and does not generalize",
+                  "Nanda et al. 2023; Liu et al. 2023",
+                  f"no weight decay, fitted, final test accuracy: {text}", ok,
+                  control="the same split with weight decay (the first row)",
+                  window=f"the whole budget, {cfg.steps:,} steps", seeds=seeds))
+
+    def at(r, key, step):
+        d = dict(zip(r.history.steps, r.history[key]))
+        return d.get(step, float("nan"))
+
+    norm = {s: _nan(at(r, "weight_norm", r.grok_step) / at(r, "weight_norm", r.fit_step)
+                    if r.grok_step else None) for s, r in dec.items()}
+    conc = {s: _nan(at(r, "fourier_top10", r.grok_step) - at(r, "fourier_top10", r.fit_step)
+                    if r.grok_step else None) for s, r in dec.items()}
+    t1, v1 = plots.across_seeds(norm, lambda v: v < 1, lambda v: f"{v:.2f}")
+    t2, v2 = plots.across_seeds(conc, lambda v: v > 0, lambda v: f"{v:+.2f}")
+    rows.append(C("During the plateau the weight norm falls and the input weights become sparse "
+                  "in the Fourier basis", "Nanda et al. 2023",
+                  f"weight norm at the grok step / at the fit step: {t1}; top-10% share of the "
+                  f"input weights' Fourier energy, grok step minus fit step: {t2}", _both(v1, v2),
+                  control="the same run at its fit step", window="from the fit step to the grok step",
+                  seeds=seeds))
+    base = {s: r.grok_step for s, r in dec.items()}
+    for name, claim, paper, asserted in (
+            ("strong", "More weight decay (3x), faster grokking", "Liu et al. 2023", True),
+            # at cpu one seed in three is just under the margin: shown, and the prose glues it
+            ("perp_grad", "⊥Grad groks without weight decay, sooner than the baseline",
+             "Prieto et al. 2025", False)):
+        if name not in multi:
+            continue
+        sp = {s: _nan(base[s] / r.grok_step if r.grok_step and base[s] else None)
+              for s, r in multi[name].items()}
+        text, ok = plots.across_seeds(sp, lambda v: v >= REMEDY_SPEEDUP, x)
+        rows.append(C(claim, paper, f"speed-up over the baseline's grok step: {text}", ok,
+                      asserted=asserted, control=f"the baseline (weight decay {cfg.weight_decay:g}) on the same seed",
+                      window=f"at least {REMEDY_SPEEDUP:g}x within {cfg.steps:,} steps",
+                      seeds=seeds))
+    return rows
+
+
+def claim_rows(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[dict],
+           live_rows: list[dict] | None = None, grid_lr: float | None = None,
+           scaled: dict | None = None, opt: dict | None = None) -> list[dict]:
+    """The papers' claims and the chapter's "What to notice" sentences beside what this run of
+    the notebook measured (rows of :func:`dynamics.plots.claim`): ``multi`` section 1's runs on
+    the claim seeds (:func:`~.experiments.seed_runs`, the rows of :func:`section1_claims`),
+    ``pm`` the progress measures per seed (``{seed: progress_measures(run)}``), ``speed`` the
+    remedies' rows (:func:`~.experiments.run_remedies`, on the page's seed) or their
+    :func:`~.experiments.speedups` (Grokfast and StableMax),
+    ``corrupted`` :func:`~.experiments.run_corrupted` per seed (``{seed: out}``), ``grid_rows``
+    the precomputed phase diagram (its rows are :func:`phase_claims`, with ``grid_lr`` its
+    learning rate) and ``live_rows`` the live one; with ``scaled`` (``{seed: {scale: run}}``,
+    :func:`~.algorithm.omnigrok_runs`) the algorithm section's rows follow
+    (:func:`algorithm_claims`: the clock and the norm of each seed's run, and ``opt``, Muon
+    against AdamW). Rows whose verdict can change with the profile are not asserted
+    (``asserted=False``): the prose glues their verdict instead."""
+    C = plots.claim
+    rows = section1_claims(multi)
+    seed = min(multi["decay"])
+    budget = multi["decay"][seed].config.steps
+    if isinstance(speed, list):  # the remedies' rows
+        speed = speedups(speed, budget)
+    if live_rows:
+        lf = phase_facts(live_rows)
+        live = critical_fraction(live_rows)
+        rows.append(C("Live grid: without weight decay every network memorizes", "Liu et al. 2023",
+                      "no decay: " + ", ".join(sorted({r["phase"] for r in live_rows
+                                                       if r["weight_decay"] == 0})),
+                      plots.verdict(bool(lf["no_decay_memorizes"])), asserted=False,
+                      control="the cells with weight decay", seeds=[seed]))
+        rows.append(C("Live grid: with weight decay 1 a large enough fraction generalizes",
+                      "Power et al. 2022", "smallest fraction that generalizes: "
+                      + ("none" if live is None else f"{live:.0%}"), plots.verdict(live is not None),
+                      asserted=False, seeds=[seed]))
+    rows += phase_claims(grid_rows, lr=grid_lr)
+    ps = sorted(pm)
+    lead = {s: float(restricted_leads(m)) for s, m in pm.items()}
+    rise = {}
+    for s, m in pm.items():
+        i = m["step"].index(m["fit_step"]) if m["fit_step"] in m["step"] else 0
+        rise[s] = max(m["excluded_loss"][i:]) - m["excluded_loss"][i]
+    t1, v1 = plots.across_seeds(lead, lambda v: v > 0, lambda v: "yes" if v else "no")
+    t2, v2 = plots.across_seeds(rise, lambda v: v > 0, lambda v: f"{v:+.2f}")
+    rows.append(C("Restricted loss falls before the test loss does; excluded loss rises",
+                  "Nanda et al. 2023",
+                  f"restricted loss below half its fit-step value before the test loss is: {t1}; "
+                  f"excluded loss, its highest after the fit step minus its value there: {t2}",
+                  _both(v1, v2), control="the test loss (the same threshold, half its value at "
+                  "the fit step)", window="after the fit step", seeds=ps))
+    gap = {s: m["spectra"]["end"]["concentration"] - m["spectra"]["end"]["layer_concentration"]
+           for s, m in pm.items()}
+    text, ok = plots.across_seeds(gap, lambda v: v > UNIT_OVER_LAYER, lambda v: f"{v:+.2f}")
+    rows.append(C("Each unit reads few frequencies, the layer as a whole several",
+                  "Nanda et al. 2023", f"top-10% share at the end, per unit minus whole layer: "
+                  f"{text}", ok, control="the whole layer's share",
+                  window=f"more than {UNIT_OVER_LAYER:g} above it", seeds=ps))
+    for name, claim, paper, done in (
+            ("grokfast", "Grokfast-EMA (α 0.98, λ 2) makes grokking faster (its paper: up to "
+             "~50x, where the plateau lasts thousands of steps)", "Lee et al. 2024",
+             lambda v: v["grokked"] and v["speedup"] > 1),
+            ("stablemax", "StableMax groks without weight decay", "Prieto et al. 2025",
+             lambda v: bool(v["grokked"]))):
+        if name in speed and "baseline" in speed:
+            v, b = speed[name], speed["baseline"]
+            got = (f"grokked at step {v['steps']:,.0f} vs {b['steps']:,.0f}: {v['speedup']:.2f}x "
+                   f"the baseline's speed" if v["grokked"] else
+                   f"did not grok within {budget:,} steps")
+            rows.append(C(claim, paper, got, plots.verdict(done(v)), asserted=False,
+                          control="the baseline on the same seed", seeds=[seed]))
+    cs = sorted(corrupted)
+    facts = {s: corrupted_facts(o) for s, o in corrupted.items()}
+    f0 = facts[cs[0]]
+    mem = {s: f["mem_low"] for s, f in facts.items()}
+    test = {s: f["test_low"] for s, f in facts.items()}
+    t1, v1 = plots.across_seeds(mem, lambda v: v > 0.9, pct0)
+    t2, v2 = plots.across_seeds(test, lambda v: v > 0.5, pct0)
+    rows.append(C("A network can memorize corrupted labels and still generalize",
+                  "Doshi et al. 2024", f"{f0['noise']:.0%} corrupted, wd {f0['wd_low']:g}: "
+                  f"memorized {t1}; test accuracy {t2}", _both(v1, v2),
+                  control="chance for the test accuracy; 90% of the wrong labels for 'memorizes'",
+                  window="at the end of the budget", seeds=cs))
+    fewer = {s: f["mem_low"] - f["mem_high"] for s, f in facts.items()}
+    corr = {s: f["corr_high"] - corrupted[s]["runs"][0]["final_corrected"] for s, f in facts.items()}
+    keep = {s: f["test_high"] - f["test_low"] for s, f in facts.items()}
+    ta, va = plots.across_seeds(fewer, lambda v: v > NOISE_MARGIN, lambda v: f"{v:+.0%}")
+    tb, vb = plots.across_seeds(corr, lambda v: v > 0, lambda v: f"{v:+.0%}")
+    tc, vc = plots.across_seeds(keep, lambda v: v >= -0.01, lambda v: f"{v:+.0%}")
+    rows.append(C("A larger weight decay memorizes fewer wrong labels, corrects some, and "
+                  "generalizes at least as well", "Doshi et al. 2024",
+                  f"wd {f0['wd_high']:g} against wd {f0['wd_low']:g}: memorized {ta}; corrected "
+                  f"{tb}; test accuracy {tc}", _both(va, vb, vc),
+                  control=f"the run at weight decay {f0['wd_low']:g} on the same seed",
+                  window="at the end of the budget", seeds=cs))
+    fix = {s: f["corr_high"] for s, f in facts.items()}
+    text, ok = plots.across_seeds(fix, lambda v: v > 0.5, pct0)
+    rows.append(C("Regularization makes the network ignore the corruption (predict the true "
+                  "labels of the corrupted pairs)", "Doshi et al. 2024",
+                  f"wd {f0['wd_high']:g}: corrected {text}", ok, asserted=False,
+                  control="half of the corrupted pairs", seeds=cs))
+    if scaled is not None:
+        dec = multi["decay"]
+        clock = {s: clock_measures(r.model, initial_model(r), r.config.p, r.config.op)
+                 for s, r in dec.items()}
+        rows += algorithm_claims(clock, {s: norm_descent(r) for s, r in dec.items()}, scaled,
+                                 opt)
+    return rows
+
+
+def pct0(v: float) -> str:
+    return f"{v:.0%}"
+
+
+# ============================================================================ the phase diagram
+
+
+def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
+    """The rows of section 2's "What to notice", computed from a phase grid (the precomputed
+    one the page shows) on each of its seeds: every asserted row is checked on each seed's
+    grid, and its text gives the seeds' spread; ``lr`` (the grid's learning rate) puts ηλ of
+    the strongest decay into its row and fits the clock periods."""
+    C = plots.claim
+    grids = by_seed(rows)
+    seeds = list(grids)
+    fs = {s: phase_facts(r) for s, r in grids.items()}
+    f0 = fs[seeds[0]]
+    n = lambda v: f"{v:.0f}"  # noqa: E731
+    out = []
+
+    # 1. no decay: every cell memorizes (on each seed)
+    mem = {s: sum(r["phase"] == "memorization" for r in g if r["weight_decay"] == 0)
+           for s, g in grids.items()}
+    cells = {s: sum(r["weight_decay"] == 0 for r in g) for s, g in grids.items()}
+    text, v = plots.judged(mem, {s: bool(cells[s]) and mem[s] == cells[s] for s in seeds}, n)
+    other = ", ".join(sorted({r["phase"] for r in rows if r["weight_decay"] == 0
+                              and r["phase"] != "memorization"})) or "none"
+    out.append(C("Without weight decay every network memorizes", "Liu et al. 2023",
+                 f"cells without decay that memorize, of {cells[seeds[0]]} per seed: {text} "
+                 f"(other phases there: {other})", v,
+                 control="the cells with weight decay, which generalize",
+                 window="every training fraction, the whole budget", seeds=seeds))
+
+    # 2. the grok step falls along every row and column (decays above 0, below the strongest)
+    def rises(f: dict, g: list[dict]) -> int:
+        by = {(r["train_frac"], r["weight_decay"]): r for r in g}
+        grok = {k: r["grok_step"] if r["phase"] in ("grokking", "comprehension") else None
+                for k, r in by.items()}
+        fracs = sorted({r["train_frac"] for r in g})
+        return (sum(not _falls([grok.get((fr, w)) for w in f["inner"]]) for fr in fracs)
+                + sum(not _falls([grok.get((fr, w)) for fr in fracs]) for w in f["inner"]))
+    up = {s: rises(fs[s], g) for s, g in grids.items()}
+    text, v = plots.judged(up, {s: up[s] == 0 for s in seeds}, n)
+    out.append(C("More data and more decay shorten the wait: the grok step falls along every "
+                 "row and column", "Power et al. 2022; Liu et al. 2023",
+                 f"rows and columns along which the grok step rises: {text}", v,
+                 control="each cell's neighbours at the next larger fraction and decay",
+                 window=f"weight decays {', '.join(f'{w:g}' for w in f0['inner'])}, the "
+                        "cells that generalize", seeds=seeds))
+
+    # 3. and 4.: the clock, judged on each cell's median over the seeds (said in the rows);
+    # each seed's own values are shown beside it
+    med = median_grid(rows)
+    ratios = {s: clock_ratios(g) for s, g in grids.items()}
+    worst = {s: max((r["measured"] / r["clock"] for r in rs), default=float("nan"))
+             for s, rs in ratios.items()}
+    mr = clock_ratios(med)
+    v = plots.verdict(bool(mr) and all(1 < r["measured"] < r["clock"] for r in mr))
+    clocks = sorted({round(r["clock"], 1) for r in mr})
+    out.append(C("A stronger decay shortens the wait, by less than the 1/(ηλ) clock's factor "
+                 "(on each cell's median over the seeds)", "the clock of the weight-decay chapter",
+                 "ratio of median grok steps between neighbouring decays: "
+                 + (f"{min(r['measured'] for r in mr):.1f}x to "
+                    f"{max(r['measured'] for r in mr):.1f}x" if mr else "none")
+                 + f"; seed by seed, the largest ratio over the clock's factor: "
+                   f"{plots.spread(worst, lambda x: f'{x:.2f}')}", v,
+                 control=f"the clock's factor, the ratio of the decays "
+                         f"({', '.join(f'{c:g}x' for c in clocks) or 'none'}); and 1x, no change",
+                 window="neighbouring decays above 0 and below the strongest where both "
+                        "cells generalize on every seed", seeds=seeds))
+    if lr:
+        mf = clock_fit(med, lr)
+        v = plots.verdict(bool(mf) and all(r["max_rel_error"] < FIT_ERROR and r["offset"] > 0
+                                           for r in mf) and _falls([r["periods"] for r in mf]))
+        err = {s: max((r["max_rel_error"] for r in clock_fit(g, lr)), default=float("nan"))
+               for s, g in grids.items()}
+        fit = ", ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} + {r['periods']:.1f}/(ηλ) "
+                        f"steps, within {r['max_rel_error']:.0%}" for r in mf) or "too few cells"
+        out.append(C("The wait is a fixed part plus a number of clock periods 1/(ηλ), more "
+                     "of them with less data (on each cell's median over the seeds)",
+                     "the clock of the weight-decay chapter",
+                     f"median grid, {fit}; seed by seed, the largest relative error of the "
+                     f"fit: {plots.spread(err, lambda x: f'{x:.0%}')}", v,
+                     control=f"a fit error of {FIT_ERROR:.0%}; a positive fixed part; "
+                             "periods that do not grow with the fraction",
+                     window="training fractions with at least three decays above 0 and below "
+                            "the strongest that generalize on every seed", seeds=seeds))
+
+    # 5. below a critical fraction only memorization; it falls as the decay grows
+    crit = {s: f["crit"] for s, f in fs.items()}
+    ok = {s: f["smallest"] is not None
+          and f["smallest"] > min(r["train_frac"] for r in grids[s]) and f["crit_falls"]
+          for s, f in fs.items()}
+    smallest = {s: f["smallest"] for s, f in fs.items()}
+    text, v = plots.judged(smallest, ok, lambda x: f"{x:.0%}")
+    pct = lambda c: "none" if c is None else f"{c:.0%}"  # noqa: E731
+    each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {pct(c)}" for w, c in cr.items())
+                     for s, cr in crit.items())
+    out.append(C("Below a critical training fraction the network only memorizes; the critical "
+                 "fraction falls as the decay grows", "Power et al. 2022; Liu et al. 2022",
+                 f"smallest fraction that generalizes: {text} (per weight decay, {each})", v,
+                 control="the grid's smallest fraction, which the critical one must lie above",
+                 window="weight decays above 0; the critical fraction compared between the "
+                        "decays above 0 and below the strongest", seeds=seeds))
+
+    # 6. the strongest decay keeps nothing: each cell un-learns or never fits
+    el = f", ηλ = {lr * f0['strongest']:g}" if lr else ""
+    gap = {s: f["strong_loss_min"] / f["weak_loss_max"] for s, f in fs.items()}
+    ok = {s: set(f["strong_phases"]) <= {"un-learning", "confusion"} and gap[s] > UNLEARN_LOSS
+          for s, f in fs.items()}
+    text, v = plots.judged(gap, ok, lambda x: f"{x:,.0f}x")
+    phases = "; ".join(f"seed {s}: {', '.join(f['strong_phases'])}" for s, f in fs.items())
+    out.append(C("The strongest decay keeps nothing: every cell of its column un-learns (loses "
+                 "part of what it learned) or never fits, its training loss far above the "
+                 "weaker decays'", "Liu et al. 2022",
+                 f"weight decay {f0['strongest']:g}{el}: lowest final training loss of its "
+                 f"column over the highest below it: {text} ({phases})", v,
+                 control=f"the weaker decays' final training loss (at least {UNLEARN_LOSS:g}x "
+                         "below)", window="the strongest decay's column, at the end of the "
+                                          "budget", seeds=seeds))
+
+    # 7. Liu et al.'s four phases (shown, not asserted: the grid may miss one)
+    counts = Counter(r["phase"] for r in rows)
+    four = ("comprehension", "grokking", "memorization", "confusion")
+    seen = ", ".join(f"{counts[k]} {k}" for k in (*four, "un-learning") if counts[k])
+    out.append(C("Four phases: comprehension, grokking, memorization, confusion",
+                 "Liu et al. 2022",
+                 f"precomputed grid ({len(rows) // len(seeds)} cells x {len(seeds)} seeds): "
+                 f"{seen}",
+                 plots.verdict(all(counts[k] for k in four),
+                               sum(bool(counts[k]) for k in four) >= 3),
+                 asserted=False, control="the four phases named by Liu et al.",
+                 window="every cell and seed", seeds=seeds))
+    return out
+
+
+def published_claims() -> list[dict]:
+    """The claims rows that rest on the precomputed phase diagram in ``data/`` (the figure the
+    published page shows), as in the page's claims table."""
+    from .. import results
+
+    payload, prov = results.load("grokking_phase")
+    return phase_claims(payload["rows"], lr=prov["config"]["phase"]["lr"])

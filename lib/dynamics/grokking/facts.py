@@ -1,0 +1,285 @@
+"""Grokking, the page's numbers: what the prose says about a figure, computed from the data
+that figure shows (the phase grid's critical fractions and clock ratios, the progress
+measures at the fit and grok steps, the remedies' speed-ups, the corrupted labels' shares),
+as numbers and as the words the page glues. :mod:`.claims` gathers them per section (with
+the thresholds the sentences name) and judges them in its rows."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from .science import critical_fraction, plateau_steps
+
+__all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "phase_glue", "live_phase_facts",
+           "corrupted_facts", "at_fit", "progress_glue", "corrupted_glue", "section1_numbers",
+           "remedy_facts"]
+
+
+def _good(r: dict) -> bool:
+    return r["phase"] in ("grokking", "comprehension")
+
+
+def _falls(steps: list) -> bool:
+    """Whether a sequence of grok steps never rises (cells that do not generalize skipped)."""
+    s = [t for t in steps if t is not None]
+    return all(b <= a for a, b in zip(s, s[1:]))
+
+
+def by_seed(rows: list[dict]) -> dict[int, list[dict]]:
+    """A phase grid's rows per seed (``{seed: rows}``, seeds in order): the facts below read
+    one seed's grid, one row per cell."""
+    out: dict[int, list[dict]] = {}
+    for r in rows:
+        out.setdefault(int(r.get("seed", 0)), []).append(r)
+    return dict(sorted(out.items()))
+
+
+def median_grid(rows: list[dict]) -> list[dict]:
+    """A grid of several seeds as one: per cell its most common phase, and the median over
+    the seeds of its grok step (only where it generalizes on every seed; a cell that does on
+    some seeds only is "mixed") and of its final training loss."""
+    cells: dict = {}
+    for r in rows:
+        cells.setdefault((r["train_frac"], r["weight_decay"]), []).append(r)
+    out = []
+    for (frac, wd), rs in sorted(cells.items()):
+        phase = Counter(r["phase"] for r in rs).most_common(1)[0][0]
+        good = [r for r in rs if _good(r)]
+        if good and len(good) < len(rs):
+            phase = "mixed"
+        fits = [r["fit_step"] for r in rs if r["fit_step"] is not None]
+        out.append(dict(train_frac=frac, weight_decay=wd, phase=phase,
+                        grok_step=float(np.median([r["grok_step"] for r in good]))
+                        if len(good) == len(rs) else None,
+                        fit_step=float(np.median(fits)) if len(fits) == len(rs) else None,
+                        final_train_loss=float(np.median([r["final_train_loss"] for r in rs]))))
+    return out
+
+
+def _one_seed(rows: list[dict]) -> None:
+    if len(by_seed(rows)) > 1:
+        raise ValueError("these facts read one seed's grid: split the rows with by_seed()")
+
+
+def phase_facts(rows: list[dict]) -> dict:
+    """The numbers of section 2's "What to notice", from a phase grid's rows: the critical
+    training fraction per weight decay, whether the grok step falls along every row and column
+    (weight decays below the strongest), the strongest decay's column (its phases, its lowest
+    final training loss against the highest of the weaker decays, a cell that passed both
+    thresholds there), and whether every cell without decay memorizes. One seed's rows."""
+    _one_seed(rows)
+    wds = sorted({r["weight_decay"] for r in rows})
+    fracs = sorted({r["train_frac"] for r in rows})
+    strongest = wds[-1]
+    by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
+    grok = {k: r["grok_step"] if _good(r) else None for k, r in by.items()}
+    inner = [w for w in wds if 0 < w < strongest]
+    crit = {w: critical_fraction(rows, w) for w in wds if w > 0}
+    column = [by[f, strongest] for f in fracs if (f, strongest) in by]
+    weaker = [r for r in rows if r["weight_decay"] < strongest]
+    passed = [r for r in column if r["fit_step"] is not None and r["grok_step"] is not None]
+    good = [r["train_frac"] for r in rows if _good(r)]
+    return dict(
+        crit=crit, smallest=min(good) if good else None, strongest=strongest, inner=inner,
+        falls_rows=all(_falls([grok.get((f, w)) for w in inner]) for f in fracs),
+        falls_cols=all(_falls([grok.get((f, w)) for f in fracs]) for w in inner),
+        crit_falls=_falls([crit[w] for w in inner]),
+        no_decay_memorizes=all(by[f, 0.0]["phase"] == "memorization" for f in fracs
+                               if (f, 0.0) in by) if 0.0 in wds else None,
+        strong_phases=sorted({r["phase"] for r in column}),
+        strong_loss_min=min(r["final_train_loss"] for r in column),
+        weak_loss_max=max(r["final_train_loss"] for r in weaker),
+        strong_passed=[(r["train_frac"], r["grok_step"]) for r in passed],
+        confusion=sum(r["phase"] == "confusion" for r in rows))
+
+
+def clock_ratios(rows: list[dict]) -> list[dict]:
+    """How much a stronger weight decay shortens the wait, against the 1/(ηλ) clock: for each
+    training fraction and each pair of neighbouring decays (both above 0, below the strongest)
+    where both cells generalize, the ratio of grok steps beside the ratio of decays (the
+    factor the clock predicts). One seed's rows."""
+    facts = phase_facts(rows)
+    by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
+    out = []
+    for f in sorted({r["train_frac"] for r in rows}):
+        for lo, hi in zip(facts["inner"], facts["inner"][1:]):
+            a, b = by.get((f, lo)), by.get((f, hi))
+            if a and b and _good(a) and _good(b):
+                out.append(dict(train_frac=f, weight_decays=(lo, hi), clock=hi / lo,
+                                measured=a["grok_step"] / b["grok_step"]))
+    return out
+
+
+def clock_fit(rows: list[dict], lr: float) -> list[dict]:
+    """The wait as a fixed part plus a number of clock periods: for each training fraction
+    where at least three decays (above 0, below the strongest) generalize, the least-squares
+    fit ``grok step ≈ offset + periods / (ηλ)``, with its largest relative error. One seed's
+    rows."""
+    facts = phase_facts(rows)
+    by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
+    out = []
+    for f in sorted({r["train_frac"] for r in rows}):
+        pts = [(1 / (lr * w), by[f, w]["grok_step"]) for w in facts["inner"]
+               if (f, w) in by and _good(by[f, w])]
+        if len(pts) < 3:
+            continue
+        x, y = np.array(pts, dtype=float).T
+        a = np.vstack([np.ones_like(x), x]).T
+        (offset, periods), *_ = np.linalg.lstsq(a, y, rcond=None)
+        err = float(np.max(np.abs(a @ [offset, periods] - y) / y))
+        out.append(dict(train_frac=f, offset=float(offset), periods=float(periods),
+                        max_rel_error=err, n=len(pts)))
+    return out
+
+
+def _each(values: list, fmt) -> str:
+    """One glued value for several seeds: the value when every seed gives it, else each
+    seed's ("30%, 30% and 40% on the three seeds")."""
+    texts = [fmt(v) for v in values]
+    if len(set(texts)) == 1:
+        return texts[0]
+    return ", ".join(texts[:-1]) + f" and {texts[-1]} on the {len(texts)} seeds"
+
+
+def _span(values: list, fmt) -> str:
+    """A range over seeds and cells: "lo to hi", or one value when they agree."""
+    lo, hi = fmt(min(values)), fmt(max(values))
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
+    """Section 2's glued numbers (names as in the chapter) from the precomputed grid (its
+    learning rate ``lr`` and modulus ``p``), on every seed it holds: a number every seed
+    agrees on is glued once, one they differ on seed by seed, a range over seeds and cells
+    as its ends."""
+    seeds = by_seed(rows)
+    fs = {s: phase_facts(r) for s, r in seeds.items()}
+    med = median_grid(rows)
+    fits, ratios = clock_fit(med, lr), clock_ratios(med)  # each cell's median over the seeds
+    seed_fits = [fit for r in seeds.values() for fit in clock_fit(r, lr)]
+    seed_ratios = [x for r in seeds.values() for x in clock_ratios(r)]
+    pct = lambda v: "none" if v is None else f"{v:.0%}"  # noqa: E731
+    f0 = next(iter(fs.values()))
+    inner = f0["inner"]
+    passed = [(s, frac, step) for s, f in fs.items() for frac, step in f["strong_passed"]]
+    periods = {}
+    for fit in fits:
+        periods.setdefault(fit["train_frac"], []).append(fit["periods"])
+    column = [r for r in rows if r["weight_decay"] == f0["strongest"]]
+    lost = sum(r["phase"] == "un-learning" for r in column)
+    never = sum(r["phase"] == "confusion" for r in column)
+    split = (f"all {len(column)} of its runs" if lost == len(column) else
+             f"{lost} of its {len(column)} runs") + (
+        " learn and then lose part of what they learned (un-learning)")
+    split += ("" if lost == len(column) else
+              f"; {'the other ' if lost + never == len(column) else ''}{never} never fit at all, "
+              f"Liu et al.'s confusion")
+    return dict(
+        crit_first=_each([f["crit"][inner[0]] for f in fs.values()], pct),
+        wd_first=f"{inner[0]:g}",
+        crit_last=_each([f["crit"][inner[-1]] for f in fs.values()], pct),
+        wd_last=f"{inner[-1]:g}",
+        smallest=_each([f["smallest"] for f in fs.values()], pct),
+        wd_strong=f"{f0['strongest']:g}", lr_wd_strong=f"{lr * f0['strongest']:g}",
+        strong_loss=f"{min(f['strong_loss_min'] for f in fs.values()):.2f}",
+        weak_loss=f"{max(f['weak_loss_max'] for f in fs.values()):.3f}",
+        strong_passed=("no cell of it passes both thresholds" if not passed else
+                       f"on seed {passed[-1][0]} at fraction {passed[-1][1]:g} it even passes "
+                       f"both thresholds by step {passed[-1][2]} before falling back"),
+        strong_split=split,
+        clock_lo=f"{min(r['measured'] for r in ratios):.1f}" if ratios else "–",
+        clock_hi=f"{max(r['measured'] for r in ratios):.1f}" if ratios else "–",
+        clock_factor=(f"{min(r['clock'] for r in ratios):.0f} to {max(r['clock'] for r in ratios):.1f}"
+                      if ratios else "–"),
+        ln_p=f"ln {p} ≈ {math.log(p):.1f}",
+        fit_offsets=_span([r["offset"] for r in fits], lambda v: f"{v:.0f}") if fits else "–",
+        fit_periods=", ".join(f"{_span(v, lambda x: f'{x:.1f}')} at {frac:.0%}"
+                              for frac, v in sorted(periods.items())) or "–",
+        fit_error=f"{max(r['max_rel_error'] for r in fits):.0%}" if fits else "–",
+        clock_seed_hi=(f"{max(r['measured'] for r in seed_ratios):.1f}" if seed_ratios
+                       else "–"),
+        fit_seed_error=(f"{max(r['max_rel_error'] for r in seed_fits):.0%}" if seed_fits
+                        else "–"),
+        grid_seeds=len(fs))
+
+
+def live_phase_facts(rows: list[dict]) -> dict:
+    """Section 2's sentences about the live grid: every cell without decay memorizes, and the
+    smallest fraction that generalizes at weight decay 1."""
+    f = phase_facts(rows)
+    crit = f["crit"].get(min(f["crit"], key=lambda w: abs(w - 1.0))) if f["crit"] else None
+    return dict(no_decay=("memorization in every cell" if f["no_decay_memorizes"] else
+                          "not memorization in every cell"),
+                live_crit="no fraction" if crit is None else f"{crit:.0%}")
+
+
+def corrupted_facts(out: dict) -> dict:
+    """Section 4's corrupted-label numbers: the smallest and largest weight decay's memorized,
+    corrected and test shares at the end."""
+    low, high = out["runs"][0], out["runs"][-1]
+    return dict(wd_low=low["weight_decay"], wd_high=high["weight_decay"],
+                mem_low=low["final_memorized"], test_low=low["final_test_acc"],
+                mem_high=high["final_memorized"], corr_high=high["final_corrected"],
+                test_high=high["final_test_acc"], noise=out["noise"])
+
+
+def at_fit(pm: dict, key: str) -> float:
+    """A progress measure of :func:`~.experiments.progress_measures` at the fit step (the last
+    value when the run never fit)."""
+    steps, fit = pm["step"], pm["fit_step"]
+    return pm[key][steps.index(fit)] if fit in steps else pm[key][-1]
+
+
+def progress_glue(pm: dict) -> dict:
+    """Section 3's glued numbers: the Fourier concentration of the initial weights, at the fit
+    step and at the end, and at the end per unit against the whole layer."""
+    end = pm["spectra"]["end"]
+    steps, grok = pm["step"], pm.get("grok_step")
+    at_grok = pm["fourier_top10"][steps.index(grok)] if grok in steps else pm["fourier_top10"][-1]
+    return dict(conc_init=pm["fourier_top10"][0], conc_fit=at_fit(pm, "fourier_top10"),
+                conc_grok=at_grok,
+                conc_end=pm["fourier_top10"][-1], unit_conc=end["concentration"],
+                layer_conc=end["layer_concentration"])
+
+
+def corrupted_glue(out: dict) -> dict:
+    """Section 4's glued corrupted-label numbers (:func:`corrupted_facts`, as percentages)."""
+    cf = corrupted_facts(out)
+    pct = {k: f"{cf[k]:.0%}" for k in ("mem_low", "test_low", "mem_high", "corr_high", "test_high")}
+    return dict(pct, wd_low=f"{cf['wd_low']:g}", wd_high=f"{cf['wd_high']:g}")
+
+
+def section1_numbers(first: GrokRun, other: GrokRun) -> dict:
+    """Section 1's numbers: the fit step, the end of the plateau (test accuracy leaves chance),
+    the 50% and grok steps (:func:`~.science.plateau_steps`), the plateau and the delay (each
+    over the fit step), the test loss's rise while memorizing (its start, its peak and where)
+    and the division run's grok step relative to addition's."""
+    h = first.history
+    loss, steps = list(h["test_loss"]), list(h.steps)
+    i = int(np.argmax(loss))
+    ps = plateau_steps(h, first.config.p)
+    fit, grok = ps["fit"], ps["grok"]
+    return dict(fit=fit, grok=grok, leave=ps["leave"], half=ps["half"], plateau=ps["plateau"],
+                delay=grok / fit if fit and grok else None,
+                loss_start=loss[0], loss_peak=loss[i], peak_step=steps[i],
+                div_grok=other.grok_step,
+                div_ratio=other.grok_step / grok if other.grok_step and grok else None)
+
+
+def remedy_facts(speed: dict) -> dict:
+    """Section 4's numbers from :func:`~.experiments.speedups`: each remedy's speed-up over the
+    baseline (0 when it did not grok), and words for the verdicts the prose glues."""
+    s = {k: (v["speedup"] if v["grokked"] else 0.0) for k, v in speed.items()}
+    g = s.get("grokfast", 0.0)
+    return dict(
+        speed=s,
+        strong=s.get("strong_wd", 0.0),
+        strong_vs_clock=("less than" if s.get("strong_wd", 0) < 3 else "at least"),
+        grokfast=("does not grok within the budget" if not g else
+                  f"slows this full-batch MLP ({g:.2f}x the baseline's speed)" if g < 1 else
+                  f"speeds up this full-batch MLP ({g:.2f}x the baseline's speed)"),
+        stablemax=("does not make the network generalize within the budget"
+                   if not s.get("stablemax") else
+                   f"makes the network generalize ({s['stablemax']:.2f}x the baseline's speed)"))

@@ -91,6 +91,10 @@ def test_theme_modules_export_what_they_define(theme):
         assert not twice, f"{theme}.{name} exports names {sorted(twice)} also exported by {twice}"
         seen.update(dict.fromkeys(names, name))
     assert all(hasattr(package, n) for n in package.__all__)
+    claims = importlib.import_module(f"dynamics.{theme}.claims")
+    assert {"page_claims", "published_claims"} <= set(claims.__all__), (
+        f"{theme}.claims: the page's table is page_claims(...), the published one "
+        f"published_claims(), in every theme")
 
 
 def test_a_departure_from_the_template_is_seen():

@@ -92,7 +92,7 @@ def test_claims_rows_have_verdicts(short):
     payload, _ = results.load("grokking_phase")
     multi = dict(decay={0: first}, none={0: control}, div={0: first})
     live = Fa.by_seed(payload["rows"])[0]  # a live grid is one seed's
-    table = C.claim_rows(multi, {0: pm}, speed, {0: cor}, payload["rows"], live, grid_lr=0.01)
+    table = C.page_claims(multi, {0: pm}, speed, {0: cor}, payload["rows"], live, grid_lr=0.01)
     assert len(table) == 21
     assert all(isinstance(r["asserted"], bool) for r in table)
     # rows whose verdict changes with the scale are shown, not asserted

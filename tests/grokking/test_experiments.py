@@ -281,7 +281,7 @@ def _claim_rows():
     speed = E.speedups(E.run_remedies(cfg, [SEEDS[0]], ["baseline", "grokfast", "stablemax"],
                                       reuse=[first]), cfg.steps)
     payload, prov = results.load("grokking_phase")
-    rows = C.claim_rows(multi, pms, speed, cor, payload["rows"],
+    rows = C.page_claims(multi, pms, speed, cor, payload["rows"],
                         grid_lr=prov["config"]["phase"]["lr"])
     return {r["claim"].split(":")[0].split(" (")[0]: r for r in rows}
 

@@ -19,7 +19,7 @@ Modules:
 - :mod:`.figures`: figures of the runs (``*_figure``), sliders over the precomputed files
   (``*_slider``) and tables.
 - :mod:`.panels`: the live panels (``*_panel``), one per section.
-- :mod:`.claims`: the claims table (``claim_rows``: the rows of the live runs, ``claims``,
+- :mod:`.claims`: the claims table (``page_claims``: the rows of the live runs, ``claims``,
   on three seeds, and of the published data, ``published_claims``; each row's threshold
   once) and the numbers the prose glues (``*_numbers``, ``precomputed_numbers``); with
   :mod:`.losses` (MSE beside cross-entropy, on the training and the test set: the figure, the
@@ -37,7 +37,7 @@ from .figures import (clock_figure, conditions_figure, gram_figure, imbalance_fi
                       ufm_figure)
 from .losses import loss_figure
 from .panels import collapse_panel, conditions_panel, imbalance_panel, simplex_panel
-from .claims import (claim_rows, conditions_numbers, imbalance_numbers, precomputed_numbers,
+from .claims import (page_claims, conditions_numbers, imbalance_numbers, precomputed_numbers,
                      run_numbers, show_precomputed, simplex_numbers)
 
 __all__ = ["CollapseConfig", "ImbalanceConfig", "UFMConfig", "load_data", "dataset_line",
@@ -45,6 +45,6 @@ __all__ = ["CollapseConfig", "ImbalanceConfig", "UFMConfig", "load_data", "datas
            "conditions_figure", "gram_figure", "imbalance_figure", "imbalance_table",
            "nc_figure", "simplex_figure", "terminal_phase_table", "ufm_figure", "loss_figure",
            "collapse_panel", "conditions_panel", "imbalance_panel", "simplex_panel",
-           "claim_rows",
+           "page_claims",
            "conditions_numbers", "imbalance_numbers", "precomputed_numbers", "run_numbers",
            "show_precomputed", "simplex_numbers"]

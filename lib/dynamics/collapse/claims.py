@@ -1,4 +1,4 @@
-"""Neural collapse, the claims and the page's numbers: the claims table (``claim_rows``: the
+"""Neural collapse, the claims and the page's numbers: the claims table (``page_claims``: the
 rows judged on the page's live runs on three seeds, ``claims``, and those that rest on the
 precomputed files in ``data/``, ``published_claims``), each row's threshold written once, here; and
 every number the chapter's prose glues, one function per run (``*_numbers``), the precomputed
@@ -21,7 +21,7 @@ from .theory import minority_collapse_threshold
 
 __all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "GD_LOSS_RATIO", "UFM_NC1", "UFM_ETF",
            "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_ANGLES", "IMB_CORR_W", "IMB_CORR_H",
-           "CLAIM_SEEDS", "claim_seeds", "claims", "claim_rows", "run_numbers",
+           "CLAIM_SEEDS", "claim_seeds", "claims", "page_claims", "run_numbers",
            "simplex_numbers", "conditions_numbers", "imbalance_numbers", "route_numbers",
            "decay_sweep", "gd_sweep", "imbalance_trends", "PUB_BEST_FALL", "PUB_RISE",
            "PUB_RATE_SPREAD", "PUB_LOSS_RATIO", "PUB_GD_HIGHER_FROM", "PUB_GD_BALANCED", "by_seed",
@@ -73,7 +73,7 @@ def _kept(h: History) -> float:
     return h.last("imbalance") / h["imbalance"][0]
 
 
-def claim_rows(cfg, ufm_cfg, icfg, data, done: dict,
+def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
                profile: str | None = None) -> list[dict]:
     """The chapter's claims table (rows for :func:`dynamics.plots.claims_table`): trains on
     the claim seeds (:func:`claim_seeds`: the page's seed, the first of ``done``, and the next

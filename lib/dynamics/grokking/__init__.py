@@ -14,7 +14,7 @@ Modules:
 - :mod:`.figures`: figures, sliders over precomputed data, and each experiment's ``table``.
 - :mod:`.panels`: the live "Try it" panels (``panel(kind, ...)`` names them).
 - :mod:`.claims`: the page's glued numbers per section (``section1_facts`` ...
-  ``section4_facts``), the claims rows with their thresholds, ``claim_rows`` and
+  ``section4_facts``), the claims rows with their thresholds, ``page_claims`` and
   ``published_claims``.
 - :mod:`.algorithm`: a section module, whole: the algorithm the network finds (the clock in
   its first layer, division as relabelled subtraction), the weight norm's descent (Omnigrok)
@@ -35,7 +35,7 @@ from .figures import (
     remedies_figure, spectrum_figure, table, training_figure,
 )
 from .panels import panel
-from .claims import claim_rows, section1_facts, section2_facts, section3_facts, section4_facts
+from .claims import page_claims, section1_facts, section2_facts, section3_facts, section4_facts
 
 __all__ = [
     "GrokConfig", "plateau_steps",
@@ -45,5 +45,5 @@ __all__ = [
     "corrupted_figure", "curves_slider", "phase_figure", "phase_slider", "progress_figure",
     "remedies_figure", "spectrum_figure", "table", "training_figure",
     "panel",
-    "claim_rows", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
+    "page_claims", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
 ]

@@ -3,7 +3,7 @@ beside what this run of the notebook measured, with the thresholds each sentence
 written once, here); and the page's glued numbers, one function per section
 (:func:`section1_facts` ... :func:`section4_facts`, from :mod:`.facts`).
 
-- :func:`claim_rows`: every row of the chapter's claims table (:func:`dynamics.plots.claim`);
+- :func:`page_claims`: every row of the chapter's claims table (:func:`dynamics.plots.claim`);
 - :func:`published_claims`: the rows that rest on the precomputed phase diagram in ``data/``."""
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from .facts import (
 )
 from .science import CHANCE_MARGIN, GROK_ACC, PLATEAU, critical_fraction, plateau_steps
 
-__all__ = ["section1_facts", "section2_facts", "section3_facts", "section4_facts", "claim_rows",
+__all__ = ["section1_facts", "section2_facts", "section3_facts", "section4_facts", "page_claims",
            "section1_claims", "phase_claims", "published_claims", "pct0",
            "DIV_RANGE", "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
            ]
@@ -221,7 +221,7 @@ def section1_claims(multi: dict) -> list[dict]:
     return rows
 
 
-def claim_rows(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[dict],
+def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[dict],
            live_rows: list[dict] | None = None, grid_lr: float | None = None,
            scaled: dict | None = None, opt: dict | None = None) -> list[dict]:
     """The papers' claims and the chapter's "What to notice" sentences beside what this run of

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .science import critical_fraction, plateau_steps
+
+if TYPE_CHECKING:  # a type only: facts reads runs, it does not make them
+    from .experiments import GrokRun
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "phase_glue", "live_phase_facts",
            "corrupted_facts", "at_fit", "progress_glue", "corrupted_glue", "section1_numbers",

@@ -222,7 +222,8 @@ def clock_numbers(clock: dict) -> dict:
 
 def spectrum_numbers(spectrum: dict) -> dict:
     """Section 4's numbers: test and training accuracy without and with decay."""
-    (w0, r0), (w1, r1) = list(spectrum["runs"].items())[0], list(spectrum["runs"].items())[-1]
+    runs = list(spectrum["runs"].values())
+    r0, r1 = runs[0], runs[-1]
     return dict(wd_spec_test=f"{_fmt(r0['test_acc'], 3)} → {_fmt(r1['test_acc'], 3)}",
                 wd_spec_train=f"{_fmt(r0['train_acc'], 3)} → {_fmt(r1['train_acc'], 3)}",
                 wd_spec_verdict=plots.MARKS[page_claims(spectrum={0: spectrum})[-1]["reproduced"]],

@@ -431,17 +431,18 @@ def answer_fluctuations(profile: str | None = None, seed: int | None = None,
     ensemble size): the Gaussian slope up to l/n = 0.25, its value at l/n = 0.5, and the
     orthogonal ensemble's largest value, all in the same units."""
     cfg = FluctuationConfig.for_profile(profile, seed=get_seed(seed))
+    n_nets = len(runtime.grid(range(cfg.n_nets)))  # an ensemble is a list of runs
     lines = []
     for n in widths:
         x = np.arange(1, depth + 1) / n
-        gauss = preactivation_fluctuations("gaussian", depth, n, cfg.n_nets, seed=cfg.seed) / n
-        orth = preactivation_fluctuations("orthogonal", depth, n, cfg.n_nets, seed=cfg.seed) / n
+        gauss = preactivation_fluctuations("gaussian", depth, n, n_nets, seed=cfg.seed) / n
+        orth = preactivation_fluctuations("orthogonal", depth, n, n_nets, seed=cfg.seed) / n
         early = x <= 0.25
         slope = np.polyfit(x[early], gauss[early], 1)[0] if early.sum() > 1 else float("nan")
         lines.append(f"width {n}: slope {slope:.2f} up to l/n = 0.25, "
                      f"{np.interp(0.5, x, gauss):.2f} at l/n = 0.5, orthogonal at most "
                      f"{orth.max():.3f}")
-    return f"{cfg.n_nets} networks per ensemble, depth {depth}; " + "; ".join(lines)
+    return f"{n_nets} networks per ensemble, depth {depth}; " + "; ".join(lines)
 
 
 def answer_rank_growth(profile: str | None = None, seed: int | None = None) -> str:

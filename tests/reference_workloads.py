@@ -150,11 +150,11 @@ def collapse():
 
 
 def initialization():
-    from dynamics import initialization as I
+    from dynamics.initialization import experiments as E, science as S
 
-    saxe = I.SaxeConfig.for_profile("smoke", steps=40)
-    dt = I.DepthTimeConfig.for_profile("smoke", steps=30, n_lr=3, seeds=[0, 1], depths=[2, 4])
-    return numbers(dict(saxe=I.run_saxe(saxe), depth_time=I.run_depth_time(dt)))
+    saxe = S.SaxeConfig.for_profile("smoke", steps=40)
+    dt = S.DepthTimeConfig.for_profile("smoke", steps=30, n_lr=3, seeds=[0, 1], depths=[2, 4])
+    return numbers(dict(saxe=E.run_saxe(saxe), depth_time=E.run_depth_time(dt)))
 
 
 def spectral():

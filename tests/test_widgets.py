@@ -26,7 +26,7 @@ def _panel():
         m = models.MLP(d.input_dim, cfg.width, 1, 10)
         h = train.train(m, d, Recipe(steps=30, optimizer=cfg.optimizer, lr=cfg.lr, eval=10),
                         hooks=Hooks(on_eval=update.every(lambda h: plots.curves(h, ['train_loss']), interval=0.0)),
-                        progress=False)
+                        bars=False)
         if h.diverged:
             update(status=h.status)
         return plots.curves(h, ["train_loss", "train_acc"], title=f"lr={lr:.3g}")
@@ -114,7 +114,7 @@ def test_stop_button_stops_a_run_and_the_panel_recovers():
             return False
 
         h = train.train(m, d, Recipe(steps=steps, eval=10), hooks=Hooks(on_eval=[press_stop, live]),
-                        progress=False)
+                        bars=False)
         seen.append(h.steps[-1])
         update(status=f"trained to step {h.steps[-1]}")  # raises Stopped: the reader asked
         return plots.curves(h, ["train_loss"])
@@ -151,13 +151,13 @@ def test_a_panels_bar_and_stop_follow_any_run_through_the_progress_protocol():
                 if i == 1:
                     res = train_many(lambda c: models.MLP(d.input_dim, 8, 1, 10), d,
                                      grid(seed=[0, 1]), Recipe(steps=20, eval=10),
-                                     strategy="batched", progress=False)
+                                     strategy="batched", bars=False)
                     histories.extend(res.histories)
                 else:
                     histories.append(train.train(models.MLP(d.input_dim, 8, 1, 10), d,
                                                  Recipe(steps=20, eval=10),
                                                  hooks=Hooks(on_eval=press_stop),
-                                                 progress=False))
+                                                 bars=False))
             bars.append(update.panel.progress.value)
         return None
 
@@ -188,13 +188,13 @@ def test_run_button_trains_in_a_thread_and_interrupts_reset_the_status():
 
 
 def test_no_progress_bars_inside_a_panel(monkeypatch):
-    from dynamics.runtime import progress_enabled
+    from dynamics.runtime import bars_enabled
 
     monkeypatch.setenv("DYNAMICS_PROGRESS", "1")
     seen = []
-    p = widgets.Panel(lambda update: seen.append(progress_enabled()), [])
+    p = widgets.Panel(lambda update: seen.append(bars_enabled()), [])
     p.click()
-    assert seen == [False] and progress_enabled() is True
+    assert seen == [False] and bars_enabled() is True
 
 
 # ----------------------------------------------------------------------------- never trapped (issue 13)

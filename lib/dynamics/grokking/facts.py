@@ -7,14 +7,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .science import critical_fraction, plateau_steps
-
-if TYPE_CHECKING:  # a type only: facts reads runs, it does not make them
-    from .experiments import GrokRun
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "phase_glue", "live_phase_facts",
            "corrupted_facts", "at_fit", "progress_glue", "corrupted_glue", "section1_numbers",
@@ -255,7 +251,7 @@ def corrupted_glue(out: dict) -> dict:
     return dict(pct, wd_low=f"{cf['wd_low']:g}", wd_high=f"{cf['wd_high']:g}")
 
 
-def section1_numbers(first: GrokRun, other: GrokRun) -> dict:
+def section1_numbers(first, other) -> dict:
     """Section 1's numbers: the fit step, the end of the plateau (test accuracy leaves chance),
     the 50% and grok steps (:func:`~.science.plateau_steps`), the plateau and the delay (each
     over the fit step), the test loss's rise while memorizing (its start, its peak and where)

@@ -268,3 +268,29 @@ def test_a_sweep_config_overrides_any_recipe_field(digits):
     alone = train.train(fn({}), digits, Recipe(8, lr=1e-2, eval=4, optimizer="sgd"),
                         bars=False)
     assert list(alone["train_loss"]) == list(res.histories[2]["train_loss"])
+
+
+def test_a_dry_run_evaluates_one_chunk(monkeypatch):
+    """A dry run (a few steps at full size, to prove shapes and memory) evaluates the first
+    chunk of examples only, as the full evaluation over those examples would: its memory is
+    one chunk's. Both engines: ``train``'s evaluate and the sweep's batched one."""
+    from dynamics import data as D, models
+    from dynamics.sweep import loop
+    from dynamics.train import evaluate
+
+    d = D.mnist1d(240, 120, seed=0, device="cpu")
+    model = models.MLP(40, 16, 2, 10)
+    ce = torch.nn.functional.cross_entropy
+    whole = evaluate(model, d.x_train[:64], d.y_train[:64], ce, chunk=64)
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    cut = evaluate(model, d.x_train, d.y_train, ce, chunk=64)
+    assert [float(v) for v in cut] == pytest.approx([float(v) for v in whole])
+    run = loop.Run(config={}, lr=0.1, weight_decay=0.0, seed=0)
+    stack = loop._Stack(lambda c: models.MLP(40, 16, 2, 10), [run], "cpu")
+    rows = loop._Rows.of([None], len(d.x_train), "cpu")
+    dry = loop._eval_batched(stack, stack.params, d.x_train, d.y_train, rows, "cross_entropy", 10, 64)
+    monkeypatch.delenv("DYNAMICS_DRY_RUN")
+    first = loop._Rows.of([None], 64, "cpu")
+    real = loop._eval_batched(stack, stack.params, d.x_train[:64], d.y_train[:64], first,
+                              "cross_entropy", 10, 64)
+    assert [float(v[0]) for v in dry] == pytest.approx([float(v[0]) for v in real])

@@ -40,7 +40,7 @@ import torch.nn.functional as F
 
 from .data import Dataset
 from .models import evaluating
-from .runtime import Forecast, cap_steps, get_seed, bars_enabled
+from .runtime import Forecast, bars_enabled, cap_steps, dry_run, get_seed
 
 # The one table of optimizers and the one of losses, for both engines: ``train`` runs every
 # optimizer here; ``train_many``'s batched engine (dynamics.sweep) the ones marked batched
@@ -296,7 +296,10 @@ def loss_function(name: str | Callable, n_classes: int) -> Callable:
 @torch.no_grad()
 def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_fn: Callable,
              chunk: int = 16384) -> tuple[torch.Tensor, torch.Tensor]:
-    """Mean loss and accuracy of ``model`` on (x, y), as device scalars (no sync)."""
+    """Mean loss and accuracy of ``model`` on (x, y), as device scalars (no sync). A dry run
+    evaluates the first ``chunk`` examples only (an evaluation's memory is one chunk's)."""
+    if dry_run() is not None:
+        x, y = x[:chunk], y[:chunk]
     total_loss = torch.zeros((), device=x.device)
     correct = torch.zeros((), device=x.device)
     with evaluating(model):

@@ -467,11 +467,11 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
         f"Adam lr {hot:g}, reset to θ₀": cfg.replace(lr=hot),
         f"Adam lr {hot:g}, rewind to step 50": cfg.replace(lr=hot, rewind_step=50),
     }
-    seeds = list(range(seed, seed + n_main))
+    seeds = runtime.grid(range(seed, seed + n_main))  # seeds are runs: a dry run keeps the ends
     p.unit(main, partial(_imp_and_pai, cfg, seeds), config=dict(cfg.to_dict(), seeds=seeds))
     labels = [main]
     for label in p.grid(variants):
-        vseeds = list(range(seed, seed + n_var))
+        vseeds = runtime.grid(range(seed, seed + n_var))
         labels.append(p.unit(label, partial(_imp_unit, variants[label], vseeds),
                              config=dict(variants[label].to_dict(), seeds=vseeds)))
     p.output("lottery_imp", lambda r: dict(imp={k: v["imp"] if k == main else v for k, v in r.items()}),
@@ -485,7 +485,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     # chapter's learning rate, every rewind step at the larger one
     n_lmc = {"smoke": 1, "cpu": 3, "gpu": 3}[p.profile]
     for lr, ks in ((cfg.lr, (0,)), (hot, LMC_REWINDS)):
-        for s in range(seed + 1, seed + n_lmc):
+        for s in p.grid(range(seed + 1, seed + n_lmc)):
             p.unit(f"lmc {lr:g} seed {s}", partial(_lmc_unit, cfg.replace(lr=lr), s, ks),
                    config=dict(cfg.replace(lr=lr).to_dict(), seed=s, rewind_steps=list(ks)))
     p.output("lottery_lmc", _lmc_payload, config=cfg, command=command, note=note)

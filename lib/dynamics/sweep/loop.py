@@ -14,7 +14,7 @@ import torch.nn as nn
 
 from ..data import Dataset
 from ..models import evaluating
-from ..runtime import bars_enabled
+from ..runtime import bars_enabled, dry_run
 from ..train import History, Hooks, loss_values, measure, train
 from .optim import _per_model, batched_step, init_state
 from .runs import Run, Spec, _apply_masks, build_model
@@ -193,13 +193,17 @@ class _Stack:
 
 
 def _eval_batched(stack: _Stack, params, x, y, rows: _Rows, loss: str, n_classes: int, row_chunk: int):
-    """Mean loss and accuracy of each of K models on its rows of (x, y): two [K] tensors."""
+    """Mean loss and accuracy of each of K models on its rows of (x, y): two [K] tensors.
+    A dry run evaluates the first ``row_chunk`` rows only: the memory an evaluation needs is
+    one chunk's, and a dry run's numbers mean nothing (the means are over those rows)."""
     k = rows.k
     total = torch.zeros(k, device=x.device)
     correct = torch.zeros(k, device=x.device)
+    seen = torch.zeros(k, device=x.device)
     width = rows.n if rows.idx is None else rows.idx.shape[1]
+    cut = dry_run() is not None
     with torch.no_grad(), evaluating(stack.base):
-        for start in range(0, width, row_chunk):
+        for start in range(0, min(width, row_chunk) if cut else width, row_chunk):
             if rows.idx is None:
                 xb, yb = x[start:start + row_chunk], y[start:start + row_chunk]
                 out = stack(params, xb)
@@ -214,6 +218,9 @@ def _eval_batched(stack: _Stack, params, x, y, rows: _Rows, loss: str, n_classes
                 losses, hits = losses * w, hits * w
             total += losses.sum(1)
             correct += hits.sum(1)
+            seen += out.shape[1] if w is None else w.sum(1)
+    if cut:
+        return total / seen, correct / seen
     counts = torch.tensor(rows.counts, device=x.device, dtype=torch.float32)
     return total / counts, correct / counts
 

@@ -120,10 +120,12 @@ def _serve_plotly(app, config) -> None:
     config.html_static_path = [*config.html_static_path, str(static)]  # copied to _static
 
 
-# The book's own styles: printed output wraps inside the column instead of being cut off, and
-# the notes of live panels and the provenance captions read as asides.
+# The book's own styles: printed output and inline code in the prose (a long call such as
+# ``sp.science.rms_to_rms_norm(...)``, whose words Sphinx sets in no-wrap spans) wrap inside
+# the column instead of widening the page, and the notes of live panels and the provenance captions read as asides.
 BOOK_CSS = """
 div.cell_output pre, div.output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+article :is(p, li, td) code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
 div.cell_output .dynamics-source pre { white-space: pre; overflow-wrap: normal; font-size: 0.8em; }
 div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
 .dynamics-figure { max-width: 100%; }

@@ -320,7 +320,7 @@ def _touch_drag(page, cdp, points, pause_ms: int = 15) -> None:
 def _drag_sliders(page, cdp, figures) -> list[dict]:
     """A finger drags each figure's slider from its first step to its last, a quarter of the
     steps' spacing at a time: the steps it passed (every one, on a slider a finger can use)."""
-    out = []
+    out, start = [], page.url.split("#")[0]
     for f in figures:
         if not f["slider"]:
             continue
@@ -331,6 +331,9 @@ def _drag_sliders(page, cdp, figures) -> list[dict]:
         n = max(2, math.ceil((xs[-1] - xs[0]) / max(3, gap / 4)))
         _touch_drag(page, cdp, [(xs[0] + (xs[-1] - xs[0]) * i / n, at["y"]) for i in range(n + 1)])
         page.wait_for_timeout(300)
+        if page.url.split("#")[0] != start:  # a sideways swipe the page took as "back" (it scrolls sideways)
+            out.append(dict(id=f["id"], steps=len(xs), reached=0, left=True))
+            break
         seen = page.evaluate(f"() => document.getElementById('{f['id']}')._dynamicsSeen.slice()")
         out.append(dict(id=f["id"], steps=len(xs), reached=len(set(seen) & set(range(len(xs))))))
     return out
@@ -520,7 +523,10 @@ def problems(report: dict) -> list[str]:
     if report["slider_moved"] and not report["slider_moved"].get("redrawn"):
         out.append("moving a slider did not redraw its figure")
     for d in report.get("dragged", ()):
-        if d["reached"] < d["steps"]:
+        if d.get("left"):
+            out.append(f"figure {d['id']}: a finger dragging its slider left the page (a "
+                       f"sideways swipe taken as 'back': does the page scroll sideways?)")
+        elif d["reached"] < d["steps"]:
             out.append(f"figure {d['id']}: a finger dragging its slider reached {d['reached']} "
                        f"of its {d['steps']} steps")
     turn = report.get("turned_3d")

@@ -195,3 +195,19 @@ def test_muon_row_compares_each_at_its_best_and_can_say_no():
     assert slow["reproduced"] == "no"
     assert all(r["reproduced"] == "yes" for r in A.algorithm_claims(clock, norms, scaled)
                if r["asserted"])
+
+
+def test_every_adamw_run_keeps_the_recipes_clock():
+    """Section 4's learning-rate budget changes AdamW's step, not its clock 1/(eta lambda), as
+    for Muon: each learning rate tried has the recipe's eta x lambda."""
+    from dynamics.grokking.algorithm import LR_FACTORS, adamw_config
+    from dynamics.grokking.science import GrokConfig
+
+    cfg = GrokConfig.for_profile("smoke")
+    for f in LR_FACTORS:
+        c = adamw_config(cfg, f * cfg.lr)
+        assert c.lr == pytest.approx(f * cfg.lr) and c.optimizer == "adamw"
+        assert c.lr * c.weight_decay == pytest.approx(cfg.lr * cfg.weight_decay)
+    assert adamw_config(cfg, cfg.lr) == cfg.replace(optimizer="adamw")
+    with pytest.raises(ValueError, match="learning rate"):
+        adamw_config(cfg, 0.0)

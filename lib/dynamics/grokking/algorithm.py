@@ -40,7 +40,8 @@ from .science import (
 __all__ = [
     "primitive_root", "discrete_log", "division_as_subtraction", "clock_points",
     "clock_measures", "initial_model", "norm_descent", "scale_init_", "run_scaled",
-    "omnigrok_runs", "muon_groups", "grok_muon", "run_optimizer", "optimizer_runs",
+    "omnigrok_runs", "muon_groups", "grok_muon", "adamw_config", "run_optimizer",
+    "optimizer_runs",
     "clock_figure", "neuron_figure", "norm_figure", "optimizer_table", "algorithm_claims",
     "SINGLE", "ROUND", "NULL_OVER", "INIT_SCALES", "MUON_LRS", "LR_FACTORS",
 ]
@@ -298,13 +299,23 @@ def grok_muon(cfg: GrokConfig, muon_lr: float):
     return make
 
 
+def adamw_config(cfg: GrokConfig, lr: float) -> GrokConfig:
+    """``cfg`` with AdamW at learning rate ``lr`` and the recipe's clock: the weight decay
+    scaled so that ``lr`` x decay = ``cfg.lr`` x ``cfg.weight_decay`` (a learning rate tried
+    changes the step, not the clock 1/(eta lambda), as for Muon in :func:`grok_muon`)."""
+    if not lr > 0:
+        raise ValueError(f"AdamW's learning rate must be positive, got {lr}")
+    return cfg.replace(lr=float(lr), weight_decay=cfg.lr * cfg.weight_decay / float(lr),
+                       optimizer="adamw")
+
+
 def run_optimizer(cfg: GrokConfig, seed: int, optimizer: str, lr: float, data=None) -> GrokRun:
-    """One run that stops at its grok step: AdamW at learning rate ``lr`` (the rest of ``cfg``
-    as it is), or Muon at ``lr`` on the hidden matrix and AdamW at ``cfg.lr`` on the rest
+    """One run that stops at its grok step: AdamW at learning rate ``lr`` with the recipe's
+    clock (:func:`adamw_config`), or Muon at ``lr`` on the hidden matrix and AdamW at ``cfg.lr`` on the rest
     (:func:`grok_muon`)."""
     data = data if data is not None else make_data(cfg, seed)
     if optimizer == "adamw":
-        c = cfg.replace(lr=float(lr), optimizer="adamw")
+        c = adamw_config(cfg, lr)
         return _train(c, seed, make_model(c, seed), data, label=f"AdamW η {lr:g}")
     if optimizer == "muon":
         return _train(cfg.replace(optimizer="muon"), seed, make_model(cfg, seed), data,
@@ -330,7 +341,7 @@ def optimizer_runs(cfg: GrokConfig, seeds, reuse=(), factors=LR_FACTORS,
         def get(seed, lr):
             if (seed, lr) not in cache:
                 done = [r for r in reuse if opt == "adamw" and r.seed == seed
-                        and r.config == cfg.replace(lr=lr)]
+                        and r.config == adamw_config(cfg, lr)]
                 cache[seed, lr] = (done[0] if done else run_optimizer(cfg, seed, opt, lr)).grok_step
             return cache[seed, lr]
 

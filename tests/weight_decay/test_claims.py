@@ -1,23 +1,11 @@
 """dynamics.weight_decay.claims: the numbers the prose glues (on the published grids and on tiny
 runs), the claims table, and rows that can say "no"."""
-import json
-
 import pytest
 
 from dynamics import plots, results
 from dynamics.weight_decay import claims as C
 from dynamics.weight_decay import experiments as E
 from dynamics.weight_decay import science as S
-
-TINY = S.DecouplingConfig(lr_low=1e-3, lr_high=10 ** -1.5, n_lr=4, wd_low=1e-2, wd_high=10.0,
-                          l2_low=1e-4, l2_high=1e-1, n_wd=7, n_seeds=1, steps=30, width=8,
-                          n_train=200, n_evals=2)
-
-
-@pytest.fixture(scope="module")
-def payload():
-    fresh = E.run_decoupling(TINY, 0, bars=False, kinds=tuple(S.GRIDS))
-    return json.loads(json.dumps(results._plain(fresh)))  # as read back from data/
 
 
 def test_claims_table(payload):

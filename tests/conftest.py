@@ -23,10 +23,10 @@ import pytest  # noqa: E402
 class _NotebooksAtGpuSizesOnTheStandin:
     """nbmake's one run of each chapter notebook is the gpu-size smoke run: the gpu profile's
     sizes, two steps per training (DYNAMICS_DRY_RUN=2), on the stand-in CUDA device
-    (dynamics.standin), results to a temporary folder. A tensor left on the CPU while the model
+    (dynamics_ops.standin), results to a temporary folder. A tensor left on the CPU while the model
     is on the device fails there with its file and line, as on a GPU; a shape or memory bug of
     the gpu sizes fails in CI, not on Colab. The smoke-profile run of every notebook, with its
-    claims, is the book build's (tests/test_book.py), so each notebook is executed once for
+    claims, is the book build's (tests/toolchain/test_book.py), so each notebook is executed once for
     each. An explicit DYNAMICS_DEVICE (e.g. ``DYNAMICS_DEVICE=cpu pytest chapters/x.ipynb``)
     runs the notebook as the environment says instead. A plugin, not a hook of this file:
     this conftest's hooks would reach only the items under tests/."""

@@ -78,6 +78,7 @@ def test_the_registry_can_fail():
         return x
 
     untested_measure.__module__ = module.__name__
+    untested_measure.__qualname__ = "untested_measure"  # as a module-level function has it
     module.untested_measure = untested_measure
     assert set(public_functions(module)) - set(known.REGISTRY) == {
         "dynamics_fake_theme.science.untested_measure"}

@@ -1,14 +1,20 @@
-"""The library's shape: small modules, and one template for every theme package (README,
-"Layout"). Reads the files as text and imports the theme packages; trains nothing."""
+"""The house's shape (README, "Layout"): three packages apart (the reader's library, the book's
+toolchain, the operations) with imports one way, every setting read in one place, small
+modules, and one template for every theme package. Reads the files as text and imports the
+theme packages; trains nothing."""
 import ast
 import importlib
+import json
 from pathlib import Path
 
 import pytest
 
 from dynamics import CHAPTERS
 
-LIB = Path(__file__).resolve().parents[1] / "lib" / "dynamics"
+ROOT = Path(__file__).resolve().parents[1]
+LIB = ROOT / "lib" / "dynamics"
+PACKAGES = {"dynamics": "the reader's library", "dynamics_toolchain": "the book's toolchain",
+            "dynamics_ops": "the operations"}
 THEMES = sorted(set(CHAPTERS.values()))
 MODULES = ("science", "experiments", "figures", "panels", "claims")
 MOST_LINES = 600
@@ -40,18 +46,109 @@ def init_departures(text: str) -> list[str]:
     return wrong
 
 
-def test_no_library_file_is_over_600_lines():
-    long = {str(p.relative_to(LIB)): n for p in sorted(LIB.rglob("*.py"))
-            if (n := len(p.read_text().splitlines())) > MOST_LINES}
+def long_files(folder: Path, most: int = MOST_LINES) -> dict[str, int]:
+    """The Python files under ``folder`` longer than ``most`` lines, with their lengths."""
+    return {str(p.relative_to(folder)): n for p in sorted(folder.rglob("*.py"))
+            if (n := len(p.read_text().splitlines())) > most}
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_no_file_is_over_600_lines(package):
+    long = long_files(ROOT / "lib" / package)
     assert not long, f"split these along a seam of their own (at most {MOST_LINES} lines): {long}"
 
 
 def test_the_line_rule_sees_a_long_file(tmp_path):
-    """The rule above counts lines as the files have them (a guard against a rule that
-    cannot fail: a 601-line file is over it)."""
-    path = tmp_path / "long.py"
-    path.write_text("x = 1\n" * (MOST_LINES + 1))
-    assert len(path.read_text().splitlines()) > MOST_LINES
+    """The rule itself (``long_files``), not str.splitlines: a 601-line module among short
+    ones is named, a 600-line one is not."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "short.py").write_text("x = 1\n" * MOST_LINES)
+    (tmp_path / "sub" / "long.py").write_text("x = 1\n" * (MOST_LINES + 1))
+    assert long_files(tmp_path) == {"sub/long.py": MOST_LINES + 1}
+
+
+# ----------------------------------------------------------------------------- three packages
+
+def imported_packages(source: str) -> set[str]:
+    """The top-level packages a Python source imports, anywhere in it (inside functions too)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_the_library_imports_neither_the_toolchain_nor_the_operations():
+    """The themes and the core import the reader's library only; the toolchain and the
+    operations import the library, never the other way."""
+    wrong = {str(p.relative_to(ROOT)): sorted(imported_packages(p.read_text()) & {"dynamics_toolchain", "dynamics_ops"})
+             for p in sorted(LIB.rglob("*.py"))}
+    wrong = {k: v for k, v in wrong.items() if v}
+    assert not wrong, f"the reader's library imports the toolchain or the operations: {wrong}"
+
+
+def notebook_code(path: Path) -> str:
+    cells = json.loads(path.read_text())["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+
+
+@pytest.mark.parametrize("chapter", sorted(CHAPTERS))
+def test_a_notebook_imports_only_the_readers_library(chapter):
+    used = imported_packages(notebook_code(ROOT / "chapters" / f"{chapter}.ipynb"))
+    assert not used & {"dynamics_toolchain", "dynamics_ops"}, (
+        f"{chapter}.ipynb imports {sorted(used & {'dynamics_toolchain', 'dynamics_ops'})}: a reader's "
+        "notebook calls the library (dynamics) only")
+
+
+def test_the_import_rules_see_a_wrong_import():
+    assert imported_packages("def f():\n    from dynamics_ops import standin\n") == {"dynamics_ops"}
+    assert imported_packages("import dynamics_toolchain.pages as p\nfrom . import x\n") == {"dynamics_toolchain"}
+    assert imported_packages("from dynamics import book\n") == {"dynamics"}
+
+
+def settings_read(source: str) -> list[str]:
+    """The ``DYNAMICS_*`` variables a source reads: ``os.environ.get(...)``, ``os.environ[...]``
+    (not as an assignment target), ``os.getenv(...)`` and ``switch(...)``. Writing one for a
+    child process (``dict(os.environ, DYNAMICS_X=...)``, ``setdefault``) is not reading it."""
+    tree = ast.parse(source)
+    read = []
+
+    def name_of(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("DYNAMICS_"):
+            return node.value
+        return None
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            f = ast.unparse(node.func)
+            if f in ("os.environ.get", "os.getenv", "switch", "runtime.switch", "environ.get") and name_of(node.args[0]):
+                read.append(name_of(node.args[0]))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            if ast.unparse(node.value) in ("os.environ", "environ") and name_of(node.slice):
+                read.append(name_of(node.slice))
+    return read
+
+
+def test_every_setting_is_read_in_runtime():
+    """``runtime`` keeps the one settings object: every ``DYNAMICS_*`` variable is read there."""
+    elsewhere = {}
+    for package in PACKAGES:
+        for p in sorted((ROOT / "lib" / package).rglob("*.py")):
+            if p == LIB / "runtime.py":
+                continue
+            if found := settings_read(p.read_text()):
+                elsewhere[str(p.relative_to(ROOT))] = found
+    assert not elsewhere, f"DYNAMICS_* settings read outside dynamics.runtime: {elsewhere}"
+
+
+def test_the_settings_rule_sees_a_read():
+    assert settings_read('import os\nx = os.environ.get("DYNAMICS_SEED")\n') == ["DYNAMICS_SEED"]
+    assert settings_read('x = os.environ["DYNAMICS_AXE"]\n') == ["DYNAMICS_AXE"]
+    assert settings_read('on = switch("DYNAMICS_TF32", True)\n') == ["DYNAMICS_TF32"]
+    assert settings_read('env = dict(os.environ, DYNAMICS_PROFILE="cpu")\n'
+                         'os.environ["DYNAMICS_X"] = "1"\nos.environ.setdefault("DYNAMICS_Y", "0")\n') == []
 
 
 def _split(text: str) -> tuple[str, str]:

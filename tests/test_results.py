@@ -17,7 +17,7 @@ def tmp_data(tmp_path, monkeypatch):
 def test_save_load_roundtrip_with_provenance(tmp_data):
     payload = {"acc": np.array([0.5, float("nan")]), "w": torch.ones(2), "n": np.int64(3)}
     path = results.save("demo_result", payload, profile="smoke", config={"lr": 0.1},
-                        command="python -m dynamics.precompute demo --profile smoke", wall_time=1.234)
+                        command="python -m dynamics_ops.precompute demo --profile smoke", wall_time=1.234)
     assert path == tmp_data / "demo_result.json"
     loaded, prov = results.load("demo_result")
     assert loaded == {"acc": [0.5, None], "w": [1.0, 1.0], "n": 3}
@@ -25,19 +25,19 @@ def test_save_load_roundtrip_with_provenance(tmp_data):
         assert key in prov
     assert prov["torch"] == torch.__version__ and prov["config"] == {"lr": 0.1}
     text = results.describe(prov)
-    assert "smoke profile" in text and "Regenerate: python -m dynamics.precompute" in text
+    assert "smoke profile" in text and "Regenerate: python -m dynamics_ops.precompute" in text
     assert json.loads(path.read_text())["provenance"]["wall_time_s"] == 1.2
 
 
 def test_missing_result_says_how_to_regenerate(tmp_data):
-    with pytest.raises(FileNotFoundError, match="dynamics.precompute"):
+    with pytest.raises(FileNotFoundError, match="dynamics_ops.precompute"):
         results.load("nothing_here")
     with pytest.raises(ValueError):
         results.save("../escape", {}, profile="smoke")
 
 
 def test_precompute_and_bench_cli_reject_unknown_names(capsys):
-    from dynamics import bench, precompute
+    from dynamics_ops import bench, precompute
 
     with pytest.raises(SystemExit):
         precompute.main(["no_such_chapter", "--profile", "smoke"])
@@ -75,11 +75,12 @@ def test_save_is_atomic_an_interrupted_write_keeps_the_old_file(tmp_data, monkey
 ])
 def test_each_result_file_maps_to_the_chapter_that_regenerates_it(name, chapter):
     assert results.chapter_of(name) == chapter
-    assert results.regenerate_command(name) == f"python -m dynamics.precompute {chapter} --profile cpu"
+    assert results.regenerate_command(name) == f"python -m dynamics_ops.precompute {chapter} --profile cpu"
 
 
 def test_every_committed_result_file_has_a_chapter():
-    from dynamics import CHAPTERS, gpumeasure
+    from dynamics import CHAPTERS
+    from dynamics_ops import gpumeasure
 
     for path in results.DATA.glob("*.json"):
         if path.name == gpumeasure.MEASURED:  # the measured gpu runs
@@ -102,17 +103,17 @@ def test_a_broken_result_file_names_itself_and_the_command(tmp_data, text, what)
         results.load("spectral_memory")
     message = str(err.value)
     assert what in message and str(tmp_data / "spectral_memory.json") in message
-    assert "python -m dynamics.precompute spectral_optimizers --profile cpu" in message
+    assert "python -m dynamics_ops.precompute spectral_optimizers --profile cpu" in message
 
 
 def test_a_missing_result_file_names_the_chapter(tmp_data):
-    with pytest.raises(FileNotFoundError, match="python -m dynamics.precompute lottery_tickets --profile cpu"):
+    with pytest.raises(FileNotFoundError, match="python -m dynamics_ops.precompute lottery_tickets --profile cpu"):
         results.load("lottery_imp")
 
 
 def test_provenance_of_a_result_or_none(tmp_data):
     """What a panel under a precomputed figure says of it: the file's provenance, or None."""
     assert results.provenance_of("nothing_here") is None
-    results.save("demo_result", {"x": 1}, profile="smoke", command="python -m dynamics.precompute demo")
+    results.save("demo_result", {"x": 1}, profile="smoke", command="python -m dynamics_ops.precompute demo")
     prov = results.provenance_of("demo_result")
     assert prov["profile"] == "smoke" and prov == results.load("demo_result")[1]

@@ -2,7 +2,7 @@ import pytest
 import torch
 
 import dynamics
-from dynamics import runtime
+from dynamics import forecast, runtime
 from dynamics.config import Config, param
 from dataclasses import dataclass
 
@@ -213,7 +213,7 @@ def _clock(monkeypatch):
 def test_forecast_announces_a_long_run_once(monkeypatch, capsys):
     now = _clock(monkeypatch)
     monkeypatch.setenv("DYNAMICS_PROFILE", "gpu")
-    fc = runtime.Forecast("grokking", 25000, "step", device="cpu")
+    fc = forecast.Forecast("grokking", 25000, "step", device="cpu")
     now[0] += 0.5
     fc.update(1)  # too early to tell
     assert fc.pending and capsys.readouterr().out == ""
@@ -229,12 +229,12 @@ def test_forecast_announces_a_long_run_once(monkeypatch, capsys):
 
 def test_forecast_is_quiet_for_short_runs_and_in_book_builds(monkeypatch, capsys):
     now = _clock(monkeypatch)
-    fc = runtime.Forecast("quick", 100, "step")
+    fc = forecast.Forecast("quick", 100, "step")
     now[0] += 1.0
     fc.update(50)
     assert not fc.pending and fc.estimate == pytest.approx(2.0) and fc.message is None
     monkeypatch.setenv("DYNAMICS_BOOK_BUILD", "1")
-    fc = runtime.Forecast("long", 1000, "step")
+    fc = forecast.Forecast("long", 1000, "step")
     now[0] += 1.0
     fc.update(1)
     assert fc.message and capsys.readouterr().out == ""
@@ -242,15 +242,15 @@ def test_forecast_is_quiet_for_short_runs_and_in_book_builds(monkeypatch, capsys
 
 def test_forecasts_nest_and_a_sweep_speaks_for_its_runs(monkeypatch, capsys):
     now = _clock(monkeypatch)
-    with runtime.Forecast("sweep", 1.0, inner=False) as outer:
-        inner = runtime.Forecast("one run", 1000, "step")
+    with forecast.Forecast("sweep", 1.0, inner=False) as outer:
+        inner = forecast.Forecast("one run", 1000, "step")
         now[0] += 2.0
         inner.update(10)  # 200 s, but the sweep speaks
         assert inner.message is None
         outer.update(0.01)
     assert capsys.readouterr().out.startswith("sweep: about 3 min on this")
-    with runtime.Forecast("panel run", 1.0) as outer:
-        inner = runtime.Forecast("training", 1000, "step")
+    with forecast.Forecast("panel run", 1.0) as outer:
+        inner = forecast.Forecast("training", 1000, "step")
         now[0] += 2.0
         inner.update(10)
         outer.update(0.01)

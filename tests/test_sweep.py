@@ -341,7 +341,7 @@ def test_chunk_size_from_free_device_memory(monkeypatch):
     n_params = models.count_parameters(models.MLP(40, 16, 2, 10))
     n_max = 40 * 16  # the largest tensor, the first layer's weight
     assert need["params"] == 4 * (n_params * 7 + 2 * n_max) and need["activations"] > 0
-    from dynamics import standin  # the stand-in CUDA device answers as a T4
+    from dynamics_ops import standin  # the stand-in CUDA device answers as a T4
 
     monkeypatch.setattr(torch.cuda, "mem_get_info", standin._mem_get_info)
     assert sweep.memory_budget("cuda") == 0.5 * (standin.T4_VISIBLE - standin.CUDA_CONTEXT)

@@ -201,26 +201,26 @@ def test_bad_learning_rate_types_say_what_they_got(lr, match):
 def test_a_long_run_announces_itself_once(digits, monkeypatch, capsys):
     """Measured on the real loop: a run estimated past the threshold prints one line (what,
     steps, time on this device, how to get a smaller run) and trains on."""
-    from dynamics import runtime
+    from dynamics import forecast, runtime
 
-    monkeypatch.setattr(runtime, "LONG_RUN_S", 0.0)
-    monkeypatch.setattr(runtime, "MEASURE_S", 0.0)
+    monkeypatch.setattr(forecast, "LONG_RUN_S", 0.0)
+    monkeypatch.setattr(forecast, "MEASURE_S", 0.0)
     monkeypatch.setenv("DYNAMICS_PROFILE", "cpu")
     _, h = _run(digits, steps=40, desc="a test run")
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1 and lines[0].startswith("a test run: 40 steps, about ")
     assert "on this cpu" in lines[0] and "DYNAMICS_PROFILE=smoke" in lines[0]
     assert h.steps[-1] == 40  # announcing does not stop it
-    monkeypatch.setattr(runtime, "LONG_RUN_S", 1e9)
+    monkeypatch.setattr(forecast, "LONG_RUN_S", 1e9)
     _run(digits, steps=40)
     assert capsys.readouterr().out == ""
 
 
 def test_a_long_sweep_announces_itself_not_each_run(digits, monkeypatch, capsys):
-    from dynamics import runtime, sweep
+    from dynamics import forecast, runtime, sweep
 
-    monkeypatch.setattr(runtime, "LONG_RUN_S", 0.0)
-    monkeypatch.setattr(runtime, "MEASURE_S", 0.0)
+    monkeypatch.setattr(forecast, "LONG_RUN_S", 0.0)
+    monkeypatch.setattr(forecast, "MEASURE_S", 0.0)
     for strategy in ("sequential", "batched"):
         sweep.train_many(lambda c: models.MLP(digits.input_dim, 8, 1, 10), digits, [{}, {}, {}],
                          Recipe(steps=20, eval=5), strategy=strategy, bars=False)

@@ -80,7 +80,7 @@ def test_panel_has_a_static_note_that_says_what_is_true():
     assert "live panel" in note and "lr (0.0001 to 1,000)".replace(",", "") in note.replace(",", "")
     assert "computed while this page was built, in the smoke profile" in note
     prov = dict(profile="cpu", device="cpu (x86_64)", torch="2.13", dynamics="0.1",
-                date="2026-11-01 10:00 UTC", command="python -m dynamics.precompute toy")
+                date="2026-11-01 10:00 UTC", command="python -m dynamics_ops.precompute toy")
     p = widgets.Panel(lambda update: None, [widgets.Slider("x", 0, 1, 0.5)], above=prov)
     assert "computed in advance: Precomputed in the cpu profile" in p.static_note()
     assert "computed" not in widgets.Panel(lambda update: None, [], above=None).static_note()
@@ -200,10 +200,10 @@ def test_no_progress_bars_inside_a_panel(monkeypatch):
 # ----------------------------------------------------------------------------- never trapped (issue 13)
 
 def test_a_long_run_says_so_in_the_status_line_then_done(monkeypatch):
-    from dynamics import runtime
+    from dynamics import forecast, runtime
 
-    monkeypatch.setattr(runtime, "LONG_RUN_S", 0.0)
-    monkeypatch.setattr(runtime, "MEASURE_S", 0.0)
+    monkeypatch.setattr(forecast, "LONG_RUN_S", 0.0)
+    monkeypatch.setattr(forecast, "MEASURE_S", 0.0)
     notices = []
     panel = _panel()
     panel.status.observe(lambda change: notices.append(change["new"]), names="value")
@@ -215,10 +215,10 @@ def test_a_long_run_says_so_in_the_status_line_then_done(monkeypatch):
 
 def test_a_panel_forecasts_from_its_progress_when_its_run_does_not_train(monkeypatch):
     """A loop of short pieces (no single long training) is announced from update.ticker."""
-    from dynamics import runtime
+    from dynamics import forecast, runtime
 
-    monkeypatch.setattr(runtime, "LONG_RUN_S", 0.0)
-    monkeypatch.setattr(runtime, "MEASURE_S", 0.0)
+    monkeypatch.setattr(forecast, "LONG_RUN_S", 0.0)
+    monkeypatch.setattr(forecast, "MEASURE_S", 0.0)
     notices = []
 
     def run(update, n):

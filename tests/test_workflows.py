@@ -118,7 +118,7 @@ def test_colab_workflow_rehearses_weekly_with_colabs_and_the_newest_versions():
     assert job["strategy"]["fail-fast"] is False  # one failing leg does not hide the other
     assert job["env"]["DYNAMICS_COLAB_VERSIONS"] == "${{ matrix.versions }}"
     runs = [step.get("run", "") for step in job["steps"]]
-    assert any("pytest -m colab tests/test_colab.py" in r for r in runs)
+    assert any("pytest -m colab tests/toolchain/test_colab.py" in r for r in runs)
     assert any("download.pytorch.org/whl/cpu" in r for r in runs)
     opener = job["steps"][-1]
     assert "failure()" in opener["if"] and "gh issue create" in opener["run"]
@@ -126,12 +126,12 @@ def test_colab_workflow_rehearses_weekly_with_colabs_and_the_newest_versions():
 
 
 def test_book_workflow_checks_the_built_pages_before_they_deploy():
-    """The published build is checked as readers get it (dynamics.htmlcheck, with the browser's
+    """The published build is checked as readers get it (dynamics_toolchain.htmlcheck, with the browser's
     console) after it is built and before it is uploaded, so a failing check deploys nothing."""
     steps = _load("book.yml")["jobs"]["build"]["steps"]
     at = {key: next(i for i, step in enumerate(steps) if test(step)) for key, test in {
         "build": lambda s: s.get("run", "").startswith("jupyter-book build ."),
-        "check": lambda s: s.get("run", "").strip() == "python -m dynamics.htmlcheck _build/html --console",
+        "check": lambda s: s.get("run", "").strip() == "python -m dynamics_toolchain.htmlcheck _build/html --console",
         "upload": lambda s: s.get("uses", "").startswith("actions/upload-pages-artifact@"),
     }.items()}
     assert at["build"] < at["check"] < at["upload"], at
@@ -142,10 +142,10 @@ def test_book_workflow_checks_the_built_pages_before_they_deploy():
 def test_book_workflow_publishes_the_printed_edition_beside_the_site():
     steps = _load("book.yml")["jobs"]["build"]["steps"]
     runs = [step.get("run", "").strip() for step in steps]
-    printing = runs.index("python -m dynamics.printed _build/html")
+    printing = runs.index("python -m dynamics_toolchain.printed _build/html")
     upload = next(i for i, step in enumerate(steps)
                   if step.get("uses", "").startswith("actions/upload-pages-artifact@"))
-    assert runs.index("python -m dynamics.htmlcheck _build/html --console") < printing < upload
+    assert runs.index("python -m dynamics_toolchain.htmlcheck _build/html --console") < printing < upload
     assert 'href="training-dynamics.pdf"' in (ROOT / "intro.md").read_text()
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .runtime import dry_run, get_device, get_seed
+from .runtime import dry_run, folder, get_device, get_seed
 
 OPERATIONS = {
     "add": lambda a, b, p: (a + b) % p,
@@ -178,7 +178,7 @@ def gaussian_mixture(n_train: int = 1000, n_test: int = 1000, dim: int = 20, n_c
 
 def cache_dir() -> Path:
     """Where generated datasets are cached (``$DYNAMICS_CACHE`` or ~/.cache/dynamics)."""
-    path = Path(os.environ.get("DYNAMICS_CACHE", Path.home() / ".cache" / "dynamics"))
+    path = folder("DYNAMICS_CACHE") or Path.home() / ".cache" / "dynamics"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

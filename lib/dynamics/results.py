@@ -41,8 +41,9 @@ def data_dir() -> Path:
 def results_dir() -> Path:
     """Where precomputed results are written: ``$DYNAMICS_RESULTS_DIR`` when set (a dry run
     must not overwrite ``data/``), else ``data/``."""
-    out = os.environ.get("DYNAMICS_RESULTS_DIR", "").strip()
-    return Path(out) if out else data_dir()
+    from .runtime import folder
+
+    return folder("DYNAMICS_RESULTS_DIR") or data_dir()
 
 
 def _plain(obj):
@@ -129,7 +130,7 @@ def chapter_of(name: str) -> str:
 
 def regenerate_command(name: str, profile: str = "cpu") -> str:
     """The command that rewrites ``data/<name>.json`` (the book is published in the cpu profile)."""
-    return f"python -m dynamics.precompute {chapter_of(name)} --profile {profile}"
+    return f"python -m dynamics_ops.precompute {chapter_of(name)} --profile {profile}"
 
 
 def load(name: str):

@@ -13,14 +13,23 @@ its valid values (never a failure deep inside torch):
 - ``DYNAMICS_PROFILE``  smoke | cpu | gpu (default: gpu when CUDA is available, else cpu)
 - ``DYNAMICS_SEED``     an integer in [0, 2**63 - 1] (default 0)
 - ``DYNAMICS_DEVICE``   cpu | cuda | cuda:N | mps, one this machine has (default: the best one),
-  or standin: a CUDA device on the CPU that refuses what CUDA refuses (:mod:`dynamics.standin`)
+  or standin: a CUDA device on the CPU that refuses what CUDA refuses (:mod:`dynamics_ops.standin`)
 - ``DYNAMICS_THREADS``  a positive integer: torch's CPU threads (default 1)
 - ``DYNAMICS_PROGRESS`` 1/0, true/false, on/off, yes/no: progress bars (default on)
 - ``DYNAMICS_DRY_RUN``  a number of steps: train every experiment only that long, at full
   size (default off; the gpu-size smoke run of the tests)
 - ``DYNAMICS_TF32``     1/0, true/false, on/off, yes/no: TF32 matmuls on Ampere and newer (default on)
+- ``DYNAMICS_RESULTS_DIR``, ``DYNAMICS_UNITS_DIR``, ``DYNAMICS_CACHE``: where precomputed
+  results, a precompute's units and generated datasets are kept (:func:`folder`)
+- ``DYNAMICS_STRICT_CLAIMS`` on/off: a claims table whose asserted row is not reproduced
+  refuses to render (the published build); ``DYNAMICS_BOOK_BUILD`` on/off: the kernel runs
+  for the static book (set by the book's Sphinx extension)
+- ``DYNAMICS_AXE``: a folder holding axe-core's ``axe.min.js`` (the book's accessibility check)
 
-A run that would take more than about a minute says so before it gets far (:class:`Forecast`).
+Every ``DYNAMICS_*`` variable is read here and nowhere else (tests/test_layout.py).
+
+A run that would take more than about a minute says so before it gets far
+(:class:`dynamics.forecast.Forecast`).
 """
 from __future__ import annotations
 
@@ -29,7 +38,6 @@ import os
 import platform
 import random
 import sys
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -119,6 +127,39 @@ def available_devices() -> list[str]:
     return found
 
 
+_PLUGIN = None  # the device plugin get_device activated (e.g. the stand-in CUDA device), if any
+
+
+def device_plugins() -> dict:
+    """Devices that other packages add to the book, by name, from the ``dynamics.devices``
+    entry points: ``standin`` (CUDA's placement rules on the CPU) is the operations package's
+    (``dynamics_ops.standin``). The library never imports those packages: they register here."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group="dynamics.devices")}
+
+
+def _activate_plugin(name: str, setting: str) -> torch.device:
+    global _PLUGIN
+    try:
+        plugin = device_plugins()[name].load()
+    except ImportError as err:
+        raise ValueError(f"{setting}={name!r}: its package could not be imported ({err}); install "
+                         f"the book's repository with pip install -e .") from None
+    plugin.activate()
+    _PLUGIN = plugin
+    return torch.device(torch.device(plugin.DEVICE).type)  # "cuda", as a real GPU would be named
+
+
+def plugin_active() -> bool:
+    """Whether a device plugin (the stand-in CUDA device) is active now, whether
+    :func:`get_device` or a test (``with standin.active():``) turned it on."""
+    if _PLUGIN is not None and _PLUGIN.is_active():
+        return True
+    loaded = (sys.modules.get(ep.value) for ep in device_plugins().values())
+    return any(m is not None and m.is_active() for m in loaded)
+
+
 def get_device(device: str | torch.device | None = None) -> torch.device:
     """The device experiments run on: cuda > mps > cpu, unless ``device`` or
     ``$DYNAMICS_DEVICE`` names one, which must be one this machine has (checked here, so
@@ -129,11 +170,8 @@ def get_device(device: str | torch.device | None = None) -> torch.device:
     if device is None:
         device = os.environ.get("DYNAMICS_DEVICE", "").strip() or None
         setting = "DYNAMICS_DEVICE"
-    if isinstance(device, str) and device.strip().lower() == "standin":
-        from . import standin  # CUDA's placement rules on the CPU: see dynamics.standin
-
-        standin.activate()
-        return torch.device("cuda")
+    if isinstance(device, str) and device.strip().lower() in device_plugins():
+        return _activate_plugin(device.strip().lower(), setting)
     if device is None:
         if torch.cuda.is_available():
             return torch.device("cuda")
@@ -189,8 +227,7 @@ def seeded(seed: int):
     the block (so a model built there is the same on every run) and given back as it was
     after it, so that building a model never reseeds the caller's RNG behind its back."""
     seed = get_seed(seed)
-    standin = sys.modules.get("dynamics.standin")  # computes on the CPU: its RNG is the CPU's
-    real_cuda = torch.cuda.is_available() and not (standin is not None and standin.is_active())
+    real_cuda = torch.cuda.is_available() and not plugin_active()  # a stand-in's RNG is the CPU's
     devices = list(range(torch.cuda.device_count())) if real_cuda else []
     with torch.random.fork_rng(devices=devices):
         torch.manual_seed(seed)
@@ -285,6 +322,29 @@ def steps(n: int) -> int:
     return cap_steps(n)
 
 
+FOLDERS = {  # setting -> what it holds
+    "DYNAMICS_RESULTS_DIR": "where precomputed results are read and written (default data/)",
+    "DYNAMICS_UNITS_DIR": "where a precompute keeps its finished units (default <results>/units)",
+    "DYNAMICS_CACHE": "where generated datasets are cached (default ~/.cache/dynamics)",
+    "DYNAMICS_AXE": "a folder holding axe-core's axe.min.js",
+}
+
+
+def folder(name: str):
+    """The folder a ``DYNAMICS_*`` path setting names (:data:`FOLDERS`), or None when unset."""
+    from pathlib import Path
+
+    if name not in FOLDERS:
+        raise ValueError(f"{name} is not a folder setting; the folder settings are {', '.join(FOLDERS)}")
+    raw = os.environ.get(name, "").strip()
+    return Path(raw).expanduser() if raw else None
+
+
+def strict_claims() -> bool:
+    """``DYNAMICS_STRICT_CLAIMS``: an asserted claims row that is not reproduced stops the page."""
+    return switch("DYNAMICS_STRICT_CLAIMS", False)
+
+
 def on_colab() -> bool:
     """Whether this kernel is a Colab runtime (Colab imports ``google.colab`` at start)."""
     return "google.colab" in sys.modules
@@ -301,9 +361,6 @@ def in_book_build() -> bool:
 # status line instead of printing (``announcements_to``).
 
 _SINK: contextvars.ContextVar = contextvars.ContextVar("dynamics_announce", default=None)
-_FORECAST: contextvars.ContextVar = contextvars.ContextVar("dynamics_forecast", default=None)
-LONG_RUN_S = 60.0  # a run longer than this announces itself
-MEASURE_S = 1.0    # how long a run is timed before its length is estimated
 
 
 def announce(message: str) -> None:
@@ -345,93 +402,6 @@ def smaller_run_hint(profile: str | None = None) -> str:
         return (f"For a smaller run use the {smaller} profile (DYNAMICS_PROFILE={smaller} before "
                 f"dynamics.setup()), or interrupt the kernel to stop this one.")
     return "For a shorter run pass fewer steps, or interrupt the kernel to stop this one."
-
-
-class Forecast:
-    """Measures the first part of a run and, if the whole run would take longer than
-    ``threshold`` seconds (:data:`LONG_RUN_S`), says once what it is and how long it will take
-    on this device, with a way to get a smaller run.
-
-    ``update(done)`` reports progress (``done`` of ``total``, e.g. steps); the estimate is
-    made once, after ``measure`` seconds (:data:`MEASURE_S`; a device sync is done only then,
-    through ``sync``, so that queued GPU work is counted).
-    It returns False, so it can be a ``sweep.train_many`` callback. Forecasts nest (``with
-    forecast:``): the first to speak speaks for the whole block, and ``inner=False`` keeps the
-    runs inside silent (a sweep speaks for its runs, not each run for itself)::
-
-        with Forecast("3 seeds x 25,000 steps", total=3) as fc:
-            for i, seed in enumerate(seeds):
-                run(seed)
-                fc.update(i + 1)
-    """
-
-    def __init__(self, what: str, total: float, unit: str | None = None, *, device=None,
-                 threshold: float | None = None, measure: float | None = None,
-                 sync: Callable[[], None] | None = None, inner: bool = True):
-        self.what, self.total, self.unit = what, float(total), unit
-        self.device = device
-        self.threshold = LONG_RUN_S if threshold is None else float(threshold)
-        self.measure = MEASURE_S if measure is None else float(measure)
-        self.sync, self.inner = sync, inner
-        self.parent = _FORECAST.get()
-        self.start = time.perf_counter()
-        self.estimate: float | None = None  # seconds, once measured
-        self.message: str | None = None     # what was announced, if anything
-        self.pending = True                 # still measuring
-        self._token = None
-
-    def _said(self) -> bool:
-        node = self
-        while node is not None:
-            if node.message is not None:
-                return True
-            node = node.parent
-        return False
-
-    def _silenced(self) -> bool:
-        node = self.parent
-        while node is not None:
-            if not node.inner:
-                return True
-            node = node.parent
-        return False
-
-    def update(self, done: float) -> bool:
-        if not self.pending or done <= 0:
-            return False
-        if time.perf_counter() - self.start < self.measure and done < self.total:
-            return False
-        if self.sync is not None:
-            self.sync()
-        self.pending = False
-        elapsed = time.perf_counter() - self.start
-        self.estimate = elapsed * self.total / min(float(done), self.total)
-        if self.estimate > self.threshold and not self._said() and not self._silenced():
-            self.message = self.describe()
-            node = self.parent
-            while node is not None:  # the enclosing runs have now been announced too
-                node.message = node.message or self.message
-                node = node.parent
-            announce(self.message)
-        return False
-
-    def describe(self) -> str:
-        device = get_device(self.device).type
-        text = f"{self.what}: "
-        if self.unit:
-            per = self.estimate / self.total
-            rate = f"{per:.2g} s a {self.unit}" if per >= 0.01 else f"{1 / per:,.0f} {self.unit}s a second"
-            text += f"{self.total:,.0f} {self.unit}s, {duration(self.estimate)} on this {device} ({rate}). "
-        else:
-            text += f"{duration(self.estimate)} on this {device}. "
-        return text + smaller_run_hint()
-
-    def __enter__(self) -> "Forecast":
-        self._token = _FORECAST.set(self)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        _FORECAST.reset(self._token)
 
 
 @dataclass(frozen=True)
@@ -512,8 +482,7 @@ def setup(profile: str | None = None, seed: int | None = None, quiet: bool = Fal
     dry_run()
     _ACTIVE = rt
     seed_everything(rt.seed)
-    standin = sys.modules.get("dynamics.standin")
-    if rt.device.type == "cpu" or (standin is not None and standin.is_active()):
+    if rt.device.type == "cpu" or plugin_active():
         torch.set_num_threads(threads)  # the stand-in device computes on the CPU
     tf32_matmuls(rt.device)
     from . import plots  # the renderer that makes figures visible in the static book

@@ -20,7 +20,7 @@ Design choices a reader may want to know about:
   whose Stop ends the run (a panel's bar and Stop work alike for a run, a sweep, a chapter).
 - **A long run says so.** The first second of training is timed; a run that would take more
   than about a minute on this device prints one line first (what, how many steps, how long,
-  how to get a smaller run; in a live panel, its status line): see :class:`runtime.Forecast`.
+  how to get a smaller run; in a live panel, its status line): see :class:`dynamics.forecast.Forecast`.
 - **Bad settings fail before training**, with the setting named: learning rates (numpy and
   0-d tensor numbers are fine), schedules that return a negative or non-finite factor.
 """
@@ -40,7 +40,8 @@ import torch.nn.functional as F
 
 from .data import Dataset
 from .models import evaluating
-from .runtime import Forecast, bars_enabled, cap_steps, dry_run, get_seed
+from .forecast import Forecast
+from .runtime import bars_enabled, cap_steps, dry_run, get_seed
 
 # The one table of optimizers and the one of losses, for both engines: ``train`` runs every
 # optimizer here; ``train_many``'s batched engine (dynamics.sweep) the ones marked batched
@@ -257,7 +258,7 @@ def fused_step(params) -> dict:
     A fused step updates all parameters in one kernel instead of several kernels per
     parameter: on a GPU, where the book's small models spend much of a step launching
     kernels, that matters. It computes the same update in another order (results agree to
-    float32 rounding, ~1e-6 relative; tests/test_gpu.py checks this on CPU, where torch also
+    float32 rounding, ~1e-6 relative; tests/ops/test_gpu.py checks this on CPU, where torch also
     has the kernels). Elsewhere torch's default stays: a for-each step on other accelerators,
     the per-parameter loop on CPU with which the book's CPU results were made."""
     params = list(params)

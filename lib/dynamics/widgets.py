@@ -37,7 +37,7 @@ responsive; :meth:`Panel.click` runs in the calling thread (tests, scripts). Pro
 
 A run that will take more than about a minute says so in the status line (how long, on
 this device) once its first second is measured: ``train`` does this for each training, and
-the panel itself for the whole run from the progress it reports (:class:`runtime.Forecast`).
+the panel itself for the whole run from the progress it reports (:class:`dynamics.forecast.Forecast`).
 Figures are drawn by assigning the output widget's ``outputs`` (not by printing into it), so
 they appear when drawn from the training thread too, on ipywidgets 7 (Colab) and 8 alike.
 
@@ -60,7 +60,8 @@ import ipywidgets as W
 from . import progress as P
 from .config import declared_type
 from .plots import to_html
-from .runtime import Forecast, announcements_to, get_profile, progress_bars
+from .forecast import Forecast
+from .runtime import announcements_to, get_profile, progress_bars
 
 _PANELS: list = []  # weak references to every panel made in this kernel, oldest first
 

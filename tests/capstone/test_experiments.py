@@ -88,7 +88,7 @@ def test_a_cell_the_first_run_made_is_read_from_it_not_trained_again(tiny, monke
 
 def test_the_live_axes_fit_a_t4s_ten_minutes_at_gpu():
     """At gpu, where one run is about a minute on a T4, the page trains nine runs after its
-    first (the gpu plan checks the minutes: tests/test_gpu.py); at smoke and cpu the smoke
+    first (the gpu plan checks the minutes: tests/ops/test_gpu.py); at smoke and cpu the smoke
     grid."""
     cfg = OneConfig.for_profile("gpu")
     axes = E.live_grid("gpu")
@@ -221,7 +221,7 @@ def test_lottery_keeps_masks_and_states_on_the_run_device():
     """On a GPU, the random-mask control and the fresh initialization met θ₀ and the masks on
     the device (they were built on the CPU): the stand-in device refuses that, and gives the
     CPU's numbers once they meet."""
-    from dynamics import standin
+    from dynamics_ops import standin
     from dynamics.grokking.science import make_data
 
     plain = E.lottery(E.run(TINY, 0), keep_frac=0.5)

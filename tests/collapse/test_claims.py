@@ -69,7 +69,7 @@ def test_imbalance_figure_and_table_without_the_network_part():
 @pytest.mark.parametrize("name", list(PRECOMPUTED))
 def test_precomputed_results_load_and_draw(name):
     payload, prov = results.load(name)
-    assert prov["command"].startswith("python -m dynamics.precompute neural_collapse")
+    assert prov["command"].startswith("python -m dynamics_ops.precompute neural_collapse")
     assert (results.data_dir() / f"{name}.json").stat().st_size < 1_000_000
     fig = PRECOMPUTED[name](payload)
     assert fig.layout.sliders

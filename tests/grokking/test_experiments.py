@@ -197,7 +197,7 @@ def grid():
 def test_precomputed_grid_labels_agree_with_its_accuracies(grid):
     payload, prov = grid
     assert prov["profile"] in ("cpu", "gpu")
-    assert prov["command"].startswith("python -m dynamics.precompute grokking")
+    assert prov["command"].startswith("python -m dynamics_ops.precompute grokking")
     _check_labels(payload["rows"])
     # the rows are what the stored histories say (the file and the rule cannot drift apart)
     from dynamics.sweep import SweepResult

@@ -1,6 +1,6 @@
 """dynamics.grokking.science: the measures against known values and numpy, the remedies against
 their reference formulas, the phase labels against their definition, and bad inputs (that it
-imports no plotting is tested for every theme in tests/test_book.py)."""
+imports no plotting is tested for every theme in tests/toolchain/test_book.py)."""
 import math
 
 import numpy as np

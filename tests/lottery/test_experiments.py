@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+
+from dynamics_ops.precompute import Runner
 import torch
 import torch.nn.functional as F
 
@@ -157,7 +159,7 @@ def test_dry_run_caps_seeds_rounds_steps_and_rewind_points(small, monkeypatch, t
 def test_precompute_writes_three_files_in_a_dry_run(monkeypatch, tmp_path):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
-    paths = L.experiments.precompute_plan("smoke").run()
+    paths = Runner(L.experiments.precompute_plan("smoke")).run()
     assert sorted(p.name for p in paths) == ["lottery_imp.json", "lottery_lmc.json", "lottery_pai.json"]
     assert all(p.parent == tmp_path for p in paths)
 

@@ -334,14 +334,14 @@ def test_shaping_summary_counts_steps_to_muons_final_loss():
                                   "spectral_shaping"])
 def test_precomputed_results_load(name):
     payload, prov = results.load(name)
-    assert prov["command"].startswith("python -m dynamics.precompute spectral_optimizers")
+    assert prov["command"].startswith("python -m dynamics_ops.precompute spectral_optimizers")
     assert payload
 
 
 def test_precompute_writes_its_four_files_in_a_dry_run(tmp_path, monkeypatch):
     """Every file of the precompute, with its provenance, written to the results folder (a
     dry run: 3 steps per training and the ends of every grid). The gpu preset's dry run is
-    tests/test_gpu.py's (its shapes, devices and the CIFAR-10 stand-in)."""
+    tests/ops/test_gpu.py's (its shapes, devices and the CIFAR-10 stand-in)."""
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     monkeypatch.setenv("DYNAMICS_DEVICE", "cpu")
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))

@@ -410,7 +410,7 @@ def grid_unit(base: OneConfig, optimizer: str, seed: int, scales, decays,
 
 
 def precompute_plan(profile: str | None = None) -> units.Plan:
-    """``python -m dynamics.precompute one_network --profile P``: the grid (initial scale x
+    """``python -m dynamics_ops.precompute one_network --profile P``: the grid (initial scale x
     weight decay x optimizer x seeds; one unit per optimizer and seed) with every run's
     curves, and the clock grid (one unit per seed; its cells at the run's own learning rate
     are the grid's AdamW cells at initial scale 1), written to ``capstone_grid``."""
@@ -443,7 +443,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
 
     n = len(gc.init_scales) * len(gc.weight_decays) * len(gc.optimizers) * gc.seeds
     p.output(GRID_FILE, assemble, config=dict(grid=gc.to_dict(), base=base.to_dict()),
-             command=f"python -m dynamics.precompute one_network --profile {p.profile}",
+             command=f"python -m dynamics_ops.precompute one_network --profile {p.profile}",
              note=lambda t: (f"p = {base.p}, {n} grid runs and the clock grid, "
                              f"{base.steps} steps each ({t['cpu_seconds']:.0f} s of CPU time)."))
     return p

@@ -347,7 +347,7 @@ PRECOMPUTED_RATIOS = (1.0, 3.0, 10.0, 30.0)
 # the decay sweeps' seeds: seed 0 draws the figures; the published claims read every decay of
 # both sweeps on each seed (the seeds vary the initialization, not the training split)
 PRECOMPUTED_SEEDS = (0, 1, 2)
-COMMAND = "python -m dynamics.precompute neural_collapse --profile {profile}"
+COMMAND = "python -m dynamics_ops.precompute neural_collapse --profile {profile}"
 
 
 def precompute_plan(profile: str | None = None) -> units.Plan:

@@ -391,7 +391,7 @@ def mean_geometry(model: nn.Module, data: D.Dataset) -> dict:
 class CollapseConfig(Config):
     """A network trained far past zero training error (sections 1 to 3). The gpu sizes keep
     the notebook within a few minutes on a GPU (measured on an H100: ``python -m
-    dynamics.bench gpu --measure``)."""
+    dynamics_ops.bench gpu --measure``)."""
 
     dataset: str = param("digits", "training data (mnist/cifar10 fall back to MNIST-1D offline)",
                          choices=("digits", "mnist1d", "gaussian", "mnist", "cifar10"), gpu="mnist")

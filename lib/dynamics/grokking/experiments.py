@@ -502,7 +502,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     runs = len(pcfg.train_fracs) * len(pcfg.weight_decays) * pcfg.seeds
     p.output("grokking_phase", assemble,
              config=dict(phase=pcfg.to_dict(), base=base.to_dict(), betas=list(ADAM_BETAS[pcfg.model])),
-             command=f"python -m dynamics.precompute grokking --profile {p.profile}",
+             command=f"python -m dynamics_ops.precompute grokking --profile {p.profile}",
              note=lambda t: (f"p = {pcfg.p}, {runs} runs of {pcfg.steps} steps "
                              f"({t['cpu_seconds']:.0f} s of CPU time): {scale}."))
     return p

@@ -34,7 +34,7 @@ from .width import WidthConfig, coordinate_check, run_width
 
 
 _num = plots.number
-COMMAND = "python -m dynamics.precompute initialization --profile {profile}"
+COMMAND = "python -m dynamics_ops.precompute initialization --profile {profile}"
 CHANCE = 0.1  # MNIST-1D has 10 balanced classes
 
 

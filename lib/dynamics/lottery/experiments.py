@@ -452,7 +452,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     to ``data/lottery_{imp,pai,lmc}.json``."""
     p = units.Plan("lottery_tickets", profile)
     cfg = LotteryConfig.for_profile(p.profile)
-    command = f"python -m dynamics.precompute lottery_tickets --profile {p.profile}"
+    command = f"python -m dynamics_ops.precompute lottery_tickets --profile {p.profile}"
     note = {"smoke": "Smoke scale.", "cpu": "CPU scale (MLP on MNIST-1D); the gpu profile "
             "regenerates it with MNIST and more seeds.", "gpu": "GPU scale."}[p.profile]
     n_main = {"smoke": 2, "cpu": 3, "gpu": 5}[p.profile]

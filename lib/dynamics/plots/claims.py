@@ -164,11 +164,11 @@ def claims_table(rows: Sequence[dict], strict: bool | None = None):
     verdict marked (✓ yes, ◐ partly, – not at this scale, ✗ no), each measurement followed by
     its control, window and seeds. ``strict`` (default: ``$DYNAMICS_STRICT_CLAIMS``) raises
     :class:`ClaimNotShown` when a row the prose asserts is not reproduced."""
-    from ..runtime import switch
+    from ..runtime import strict_claims
 
     rows = list(rows)
     if strict is None:
-        strict = switch("DYNAMICS_STRICT_CLAIMS", False)
+        strict = strict_claims()
     bad = failed_claims(rows)
     if strict and bad:
         raise ClaimNotShown("the prose asserts rows this run does not reproduce:\n" + "\n".join(

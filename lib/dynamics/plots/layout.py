@@ -28,7 +28,7 @@ import plotly.io as pio
 from .tables import _superscript, number
 
 # every pair of colours at least 12 CIELAB units apart for normal vision and as seen with
-# protanopia, deuteranopia and tritanopia (dynamics.access.colour_distances; tested)
+# protanopia, deuteranopia and tritanopia (dynamics_toolchain.access.colour_distances; tested)
 PALETTE = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6", "#dd4477",
            "#66cc55", "#aa2222", "#335577"]
 HEIGHT = 420        # default figure height (px), margins included, before the house layout

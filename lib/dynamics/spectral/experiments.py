@@ -97,7 +97,7 @@ def time_orthogonalization(sizes, steps: int = 5, repeats: int = 3, device=None,
     """Wall (and CPU) seconds of Newton–Schulz (``steps`` iterations, each dtype) and of the
     exact polar factor by SVD, for square Gaussian n×n matrices (median of ``repeats`` up to
     n = 1024, one run above), with NS's distance from U Vᵀ: relative Frobenius error and
-    max|σ − 1|. (``dynamics.bench`` calls this too.)"""
+    max|σ − 1|. (``dynamics_ops.bench`` calls this too.)"""
     seed = get_seed(seed)
     device = runtime.get_device(device)
     rows = []
@@ -508,7 +508,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     p = units.Plan("spectral_optimizers", profile)
     note = {"gpu": "GPU scale.", "cpu": "CPU scale (no GPU at hand): matrices to 2048, MLP width 64."}.get(
         p.profile, "Smoke scale.") + f" {torch.get_num_threads()} CPU thread(s)."
-    command = f"python -m dynamics.precompute spectral_optimizers --profile {p.profile}"
+    command = f"python -m dynamics_ops.precompute spectral_optimizers --profile {p.profile}"
 
     def output(name, assemble, config):
         p.output(name, lambda parts: rounded(assemble(parts)), config=config, command=command,

@@ -21,7 +21,7 @@ Two strategies give the same numbers (a test checks this to float tolerance):
 ``strategy="auto"`` picks batched on accelerators, and on CPU only for small models, where
 per-step overhead dominates and batching wins; for larger models CPU batched matmuls are no
 faster than one model at a time (see :data:`CPU_BATCHED_MAX_WORK` and ``python -m
-dynamics.bench sweep``).
+dynamics_ops.bench sweep``).
 
 The package: :mod:`.results` (``SweepResult``, tables, heatmaps), :mod:`.runs` (``Spec``:
 what every model shares, ``Run``: what differs), :mod:`.strategy` (strategy, footprint, chunks),
@@ -40,7 +40,8 @@ import torch.nn as nn
 
 from .. import progress as P
 from ..data import Dataset
-from ..runtime import Forecast, cap_steps
+from ..forecast import Forecast
+from ..runtime import cap_steps
 from ..train import Recipe
 from . import strategy as strategies
 from .loop import Evaluations, build_model, train_batched, train_sequential

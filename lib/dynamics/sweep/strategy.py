@@ -10,7 +10,7 @@ from ..data import Dataset
 
 # Batched beats sequential on a (2-core) CPU when one model's step is cheap enough that
 # per-call overhead dominates. "work" = parameters x rows per step (a proxy for FLOPs/step).
-# Measured with ``python -m dynamics.bench sweep`` (batched against sequential, same run).
+# Measured with ``python -m dynamics_ops.bench sweep`` (batched against sequential, same run).
 CPU_BATCHED_MAX_WORK = 2e7
 CPU_MEMORY_BUDGET = 1 << 30  # bytes for the stacked models of one chunk on CPU
 

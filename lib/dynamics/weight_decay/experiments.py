@@ -429,7 +429,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     note = (f"CPU scale: MNIST-1D, {seeds}; the gpu profile trains longer, wider and on more "
             "data." if p.profile != "gpu" else f"MNIST-1D, {seeds}.")
     p.output("weight_decay_grid", lambda grids: decoupling(grids, 0), config=cfg, note=note,
-             command=f"python -m dynamics.precompute weight_decay --profile {p.profile}")
+             command=f"python -m dynamics_ops.precompute weight_decay --profile {p.profile}")
     return p
 
 

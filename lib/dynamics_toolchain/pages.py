@@ -1,0 +1,552 @@
+"""Building the book and looking at its pages: :func:`build` runs ``jupyter-book build`` in a
+throwaway copy of the repository (all chapters or some, in a profile); :func:`inspect_pages`
+opens the built chapter pages in the system Chromium (Playwright, no network) and reports what
+a reader would see, :func:`problems` says what is wrong in a report, :func:`screenshots`
+saves the first screen of each page, :func:`console_errors` lists what any page logs as an
+error in its JavaScript console (``python -m dynamics_toolchain.htmlcheck --console``).
+``python -m dynamics_toolchain build`` drives them.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+from pathlib import Path
+
+__all__ = ["BOOK_COPY_IGNORE", "MIN_STEP", "build", "chromium", "PAGE_REPORT_JS", "MOVE_SLIDER_JS",
+           "TAP_POINT_JS", "console_errors", "inspect_pages", "problems", "screenshots"]
+
+# A finger's target: two steps of a slider on a phone must be at least this far apart (CSS px).
+# WCAG 2.2's minimum target size (SC 2.5.8): 24 x 24 px, or targets spaced so that 24 px circles
+# centred on them do not meet; a tap on a slider's rail picks the nearest step, so the steps'
+# spacing is the target's width. (Apple and Google ask 44-48 px for a button: a slider of a
+# dozen steps on a 390 px screen cannot give that, and dragging reaches every step anyway.)
+MIN_STEP = 24
+
+# what a throwaway copy of the book leaves out
+BOOK_COPY_IGNORE = ("_build", ".git", ".venv", "*.egg-info", "__pycache__", ".pytest_cache")
+
+
+def build(dest, chapters=None, profile: str = "smoke", strict: bool = True) -> Path:
+    """Build the book (or only ``chapters``, by notebook name) in a copy at ``dest`` with
+    ``jupyter-book build`` in ``profile``; return the HTML folder. ``strict``: warnings are
+    errors, as in the tests. Raises ``RuntimeError`` with the build log's tail on failure."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    from dynamics.results import ROOT
+
+    dest = Path(dest)
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(*BOOK_COPY_IGNORE))
+    if chapters:
+        toc = yaml.safe_load((dest / "_toc.yml").read_text())
+        wanted = [f"chapters/{c}" for c in chapters]
+        unknown = set(wanted) - {e["file"] for e in toc["chapters"]}
+        if unknown:
+            raise ValueError(f"not chapters of the book: {sorted(unknown)}")
+        toc["chapters"] = [e for e in toc["chapters"] if e["file"] in wanted]
+        (dest / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
+    env = dict(os.environ, DYNAMICS_PROFILE=profile, DYNAMICS_PROGRESS="0")
+    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(dest)]
+    if strict and not chapters:
+        cmd += ["-W", "-n", "--keep-going"]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    log = out.stdout + out.stderr
+    if chapters and strict:  # links to the chapters left out are expected; any other warning is not
+        left_out = re.compile(r"Unknown source document '/?chapters/|undefined label|"
+                              r"document isn't included in any toctree")
+        warnings = [line for line in log.splitlines() if "WARNING" in line and not left_out.search(line)
+                    and "Kernel is running over TCP" not in line]
+        if warnings:
+            raise RuntimeError("book build warned (warnings are errors):\n" + "\n".join(warnings[-40:]))
+    if out.returncode:
+        raise RuntimeError(f"book build failed (exit {out.returncode}):\n" + log[-6000:])
+    return dest / "_build" / "html"
+
+
+def chromium() -> str:
+    """The system Chromium (Debian's package), which the browser checks drive."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise RuntimeError("the browser checks need Chromium (Debian: apt-get install chromium)")
+
+
+# What a reader sees, measured in the page: run in the browser after the page has drawn.
+PAGE_REPORT_JS = r"""
+({phone, minStep}) => {
+  const art = document.querySelector('article.bd-article') || document.querySelector('main');
+  const A = art.getBoundingClientRect();
+  const wide = [];
+  const sels = ['.cell_output', '.dynamics-table-wrap', '.dynamics-figure', 'div.cell_input',
+                'table', 'img', 'mjx-container[display="true"]', 'details.dynamics-source'];
+  for (const sel of sels) {
+    for (const el of art.querySelectorAll(sel)) {
+      // a table inside a scrolling wrapper scrolls within the column: the wrapper is what counts
+      if (sel === 'table' && el.closest('.dynamics-table-wrap, .pst-scrollable-table-container, .table-wrapper')) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width === 0) continue;
+      if (r.right > A.right + 2 || r.left < A.left - 2)
+        wide.push(`${sel} is ${Math.round(r.width)} px, the column ${Math.round(A.width)} px: ` +
+                  (el.textContent || '').trim().slice(0, 60));
+    }
+  }
+  // a display equation or a table that needs its box's scrollbar is cut off for a reader
+  // (on a phone they scroll in their own boxes, as they must: the page does not)
+  if (!phone) for (const el of art.querySelectorAll('mjx-container[display="true"], .dynamics-table-wrap'))
+    if (el.scrollWidth > el.clientWidth + 2)
+      wide.push(`${el.tagName === 'MJX-CONTAINER' ? 'equation' : 'table'} cut off ` +
+                `(${el.scrollWidth} px in ${el.clientWidth} px): ` + (el.textContent || '').trim().slice(0, 60));
+  for (const pre of art.querySelectorAll('.cell_output pre')) {
+    // the library's code keeps its lines and scrolls inside its own box (show_source)
+    let box = false;
+    for (let el = pre.parentElement; el && el.closest('.dynamics-source'); el = el.parentElement)
+      if (getComputedStyle(el).overflowX === 'auto') { box = true; break; }
+    if (box) continue;
+    if (pre.scrollWidth > pre.clientWidth + 2) wide.push('output cut off: ' + pre.textContent.trim().slice(0, 60));
+  }
+  // equations: MathJax output present, no raw TeX delimiters in the visible text
+  const clone = art.cloneNode(true);
+  for (const el of clone.querySelectorAll('pre, code, script, style, .cell_input, mjx-container')) el.remove();
+  const text = clone.innerText || clone.textContent;
+  const rawTex = (text.match(/\\\(|\\\[|\$\$/g) || []).length;
+  const math = document.querySelectorAll('mjx-container').length;
+  // figures: drawn; no two of a figure's texts on top of each other, none cut off by its edge
+  const overlaps = (div) => {
+  // every text of a plotly figure a reader reads, with what it belongs to: two texts of
+  // different owners must not meet (texts of one owner, e.g. one axis's ticks, are placed by plotly)
+  const items = [];
+  const visible = (el) => {
+    for (let e = el; e && e !== div; e = e.parentElement) {
+      const s = getComputedStyle(e);
+      if (s.display === 'none' || s.visibility === 'hidden' || s.opacity === '0') return false;
+    }
+    const fill = getComputedStyle(el).fill;
+    return !/rgba\(.*,\s*0\)$/.test(fill);
+  };
+  const add = (el, kind, owner) => {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || !visible(el)) return;
+    if (el.tagName === 'text' && !(el.textContent || '').trim()) return;
+    items.push({kind, owner, text: (el.textContent || '').trim().slice(0, 40), r});
+  };
+  const q = (sel) => [...div.querySelectorAll(sel)];
+  q('text.gtitle').forEach(el => add(el, 'title', 'title'));
+  q('g.infolayer text').forEach(el => {
+    const c = el.getAttribute('class') || '';
+    if (/^[xy]\d*title$/.test(c)) add(el, 'axis title', c);
+  });
+  q('g.colorbar').forEach((cb, i) => {
+    cb.querySelectorAll('g.cbtitle text').forEach(el => add(el, 'colorbar title', 'colorbar' + i));
+    cb.querySelectorAll('g.cbaxis text').forEach(el => add(el, 'colorbar ticks', 'colorbar' + i));
+  });
+  q('g.annotation').forEach((a, i) => a.querySelectorAll('text').forEach(el => add(el, 'annotation', 'annotation' + i)));
+  q('g.legend g.traces').forEach(el => add(el, 'legend', 'legend'));
+  q('g.slider-container').forEach((s, i) => {
+    s.querySelectorAll('g.slider-labels text').forEach(el => add(el, 'slider label', 'slider labels' + i));
+    s.querySelectorAll('g.slider-group > text').forEach(el => add(el, 'slider value', 'slider value' + i));
+    s.querySelectorAll('rect.slider-rail-rect').forEach(el => add(el, 'slider', 'slider rail' + i));
+  });
+  q('g.xaxislayer-above > g, g.yaxislayer-above > g').forEach(g => {
+    const c = (g.getAttribute('class') || '').split(' ')[0];
+    if (/^[xy]\d*tick$/.test(c)) g.querySelectorAll('text').forEach(el => add(el, 'tick label', c + '@' + (g.closest('g.subplot') || {getAttribute: () => ''}).getAttribute('class')));
+  });
+  q('g.heatmap-label text').forEach((el, i) => add(el, 'heatmap cell label', 'cell' + i));
+  q('text.bartext').forEach((el, i) => add(el, 'bar label', 'bar' + i));
+  const overlaps = [];
+  const box = div.getBoundingClientRect();
+  for (const a of items)
+    if (a.r.left < box.left - 2 || a.r.right > box.right + 2 || a.r.top < box.top - 2 || a.r.bottom > box.bottom + 2)
+      overlaps.push(`${a.kind} "${a.text}" is cut off by the figure's edge`);
+  for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++) {
+    const a = items[i], b = items[j];
+    if (a.owner === b.owner) continue;
+    const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+    const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+    if (w > 2 && h > 2) overlaps.push(`${a.kind} "${a.text}" × ${b.kind} "${b.text}"`);
+  }
+  return overlaps;
+};
+  const figures = [];
+  for (const div of art.querySelectorAll('.dynamics-figure')) {
+    const box = div.getBoundingClientRect();
+    const f = {id: div.id, drawn: !!div.querySelector('.main-svg'), problems: []};
+    const rect = (sel) => { const e = div.querySelector(sel); return e ? e.getBoundingClientRect() : null; };
+    const meet = (a, b) => a && b && a.width > 0 && b.width > 0 && a.left < b.right && b.left < a.right
+                           && a.top < b.bottom && b.top < a.bottom;
+    const inside = (a) => !a || a.width === 0 || (a.left >= box.left - 1 && a.right <= box.right + 1 &&
+                                                  a.top >= box.top - 1 && a.bottom <= box.bottom + 1);
+    const legend = rect('g.legend'), slider = rect('g.slider-container'), title = rect('g.g-gtitle');
+    if (meet(legend, slider)) f.problems.push('a slider overlaps the legend');
+    if (meet(legend, title)) f.problems.push('the legend overlaps the title');
+    if (!inside(title)) f.problems.push('the title is cut off');
+    if (!inside(legend)) f.problems.push('the legend is cut off');
+    if (!inside(slider)) f.problems.push('the slider is cut off');
+    f.problems.push(...overlaps(div));
+    if (box.width > innerWidth + 1 || box.left < -1 || box.right > innerWidth + 1)
+      f.problems.push(`the figure is ${Math.round(box.width)} px wide, the screen ${innerWidth} px`);
+    // a finger's target: on a phone, a slider's steps (one tick each) far enough apart to hit
+    f.sliders = [...div.querySelectorAll('g.slider-container')].map(s => {
+      const xs = [...s.querySelectorAll('rect.slider-tick-rect')].map(t => {
+        const r = t.getBoundingClientRect(); return r.left + r.width / 2; }).sort((a, b) => a - b);
+      const gaps = xs.slice(1).map((x, i) => x - xs[i]);
+      return {steps: xs.length, gap: gaps.length ? Math.min(...gaps) : null};
+    });
+    if (phone) for (const s of f.sliders) if (s.gap !== null && s.gap < minStep - 0.5)
+      f.problems.push(`a slider's ${s.steps} steps are ${s.gap.toFixed(1)} px apart, under the ` +
+                      `${minStep} px a finger needs`);
+    f.layout = div.getAttribute('data-layout');
+    f.slider = !!slider;
+    figures.push(f);
+  }
+  const sideways = document.scrollingElement.scrollWidth > innerWidth + 1 ?
+    [`the page scrolls sideways (${document.scrollingElement.scrollWidth} px in ${innerWidth} px)`] : [];
+  const colab = [...document.querySelectorAll('a')].some(a => (a.href || '').startsWith('https://colab.research.google.com/github/'));
+  return {wide: [...wide, ...sideways], rawTex, math, figures, colab,
+          traceback: text.includes('Traceback (most recent call last)')};
+}
+"""
+
+MOVE_SLIDER_JS = r"""
+async () => {
+  const div = [...document.querySelectorAll('.dynamics-figure')].find(d => d.layout && d.layout.sliders && d.layout.sliders.length);
+  if (!div) return null;
+  div.scrollIntoView();
+  // a figure stacked for a phone can be taller than the screen: bring its slider into view
+  div.querySelector('.slider-rail-rect').scrollIntoView({block: 'center'});
+  const before = div.data.map(t => t.visible);
+  const rail = div.querySelector('.slider-rail-rect').getBoundingClientRect();
+  const active = div._fullLayout.sliders[0].active, n = div._fullLayout.sliders[0].steps.length;
+  return {id: div.id, before, active, n, x: rail.left + (active > 0 ? 3 : rail.width - 3), y: rail.top + rail.height / 2};
+}
+"""
+
+
+# A finger on a phone: the point of a line plot to tap, to see that its hover appears
+TAP_POINT_JS = r"""
+() => {
+  for (const gd of document.querySelectorAll('.dynamics-figure')) {
+    const L = gd._fullLayout;
+    if (!L || !L.xaxis || L.sliders.length) continue;
+    const t = gd._fullData.find(t => t.visible === true && t.type === 'scatter' && t.xaxis === 'x'
+                                     && t.yaxis === 'y' && t.hoverinfo !== 'skip' && t.x && t.x.length > 2);
+    if (!t) continue;
+    gd.scrollIntoView({block: 'center'});
+    const i = Math.floor(t.x.length / 2);
+    const at = () => { const r = gd.getBoundingClientRect();
+      return [r.left + L.xaxis._offset + L.xaxis.c2p(t.x[i]), r.top + L.yaxis._offset + L.yaxis.c2p(t.y[i])]; };
+    let [x, y] = at();
+    if (isFinite(y) && (y < 0 || y > innerHeight)) { window.scrollBy(0, y - innerHeight / 2); [x, y] = at(); }
+    if (isFinite(x) && isFinite(y)) return {id: gd.id, x, y};
+  }
+  return null;
+}
+"""
+
+
+# A finger dragging a slider from its first step to its last: where the ticks are
+SLIDER_TICKS_JS = r"""
+(id) => {
+  const gd = document.getElementById(id);
+  gd.querySelector('.slider-rail-rect').scrollIntoView({block: 'center'});
+  const xs = [...gd.querySelectorAll('g.slider-container')[0].querySelectorAll('rect.slider-tick-rect')]
+    .map(t => { const r = t.getBoundingClientRect(); return r.left + r.width / 2; }).sort((a, b) => a - b);
+  const rail = gd.querySelector('.slider-rail-rect').getBoundingClientRect();
+  if (!gd._dynamicsSeen) { gd._dynamicsSeen = []; gd.on('plotly_sliderchange', e => gd._dynamicsSeen.push(e.slider.active)); }
+  // a slider already at its first step, where the finger lands, does not change there
+  gd._dynamicsSeen.length = 0;
+  if (gd._fullLayout.sliders[0].active === 0) gd._dynamicsSeen.push(0);
+  return {xs, y: rail.top + rail.height / 2};
+}
+"""
+
+# A finger on a 3-D figure: the middle of its first scene, and the camera it looks through
+TURN_JS = r"""
+() => {
+  const gd = [...document.querySelectorAll('.dynamics-figure')].find(d => d._fullLayout && d._fullLayout.scene && d._fullLayout.scene._scene);
+  if (!gd) return null;
+  gd.scrollIntoView({block: 'center'});
+  const box = gd._fullLayout.scene._scene.container.getBoundingClientRect();
+  return {id: gd.id, x: box.left + box.width / 2, y: box.top + box.height / 2, w: box.width};
+}
+"""
+CAMERA_JS = ("(id) => { const e = document.getElementById(id)._fullLayout.scene._scene.getCamera().eye; "
+             "return [e.x, e.y, e.z].map(v => v.toFixed(4)).join(' '); }")  # redraws round the last bits
+
+# ... and where one of its points is on the screen (the largest marker of a trace with hover),
+# projected as plotly projects a 3-D annotation
+POINT_3D_JS = r"""
+(id) => {
+  const gd = document.getElementById(id), L = gd._fullLayout;
+  const sc = L.scene._scene, ds = sc.dataScale, cp = sc.glplot.cameraParams;
+  const box = sc.container.getBoundingClientRect();
+  const mul = (m, v) => [0, 1, 2, 3].map(i => m[i] * v[0] + m[4 + i] * v[1] + m[8 + i] * v[2] + m[12 + i] * v[3]);
+  for (const t of gd._fullData) {
+    if (t.visible !== true || t.type !== 'scatter3d' || t.scene !== 'scene' || t.hoverinfo === 'skip'
+        || !/markers/.test(t.mode)) continue;
+    const size = Array.isArray(t.marker.size) ? t.marker.size : t.x.map(() => t.marker.size);
+    let best = -1;
+    size.forEach((s, i) => { if (t.x[i] !== null && (best < 0 || s > size[best])) best = i; });
+    if (best < 0 || !(size[best] > 0)) continue;
+    const v = [L.scene.xaxis.d2l(t.x[best]) * ds[0], L.scene.yaxis.d2l(t.y[best]) * ds[1],
+               L.scene.zaxis.d2l(t.z[best]) * ds[2], 1];
+    const p = mul(cp.projection, mul(cp.view, mul(cp.model, v)));
+    return {x: box.left + box.width * (1 + p[0] / p[3]) / 2, y: box.top + box.height * (1 - p[1] / p[3]) / 2};
+  }
+  return null;
+}
+"""
+# the hover a tap showed: 2-D figures draw it in their hover layer, 3-D ones in their scene
+HOVER_JS = ("(id) => [...document.getElementById(id).querySelectorAll('.hoverlayer, .hovertext')]"
+            ".map(e => e.textContent).join(' ').trim()")
+
+
+def _touch_drag(page, cdp, points, pause_ms: int = 15) -> None:
+    """One finger down at the first point, through the others, lifted at the last."""
+    (x, y), *rest = points
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for x, y in rest:
+        page.wait_for_timeout(pause_ms)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def _drag_sliders(page, cdp, figures) -> list[dict]:
+    """A finger drags each figure's slider from its first step to its last, a quarter of the
+    steps' spacing at a time: the steps it passed (every one, on a slider a finger can use)."""
+    out, start = [], page.url.split("#")[0]
+    for f in figures:
+        if not f["slider"]:
+            continue
+        at = page.evaluate(SLIDER_TICKS_JS, f["id"])
+        xs = at["xs"]
+        page.wait_for_timeout(200)
+        gap = min((b - a for a, b in zip(xs, xs[1:])), default=4)
+        n = max(2, math.ceil((xs[-1] - xs[0]) / max(3, gap / 4)))
+        _touch_drag(page, cdp, [(xs[0] + (xs[-1] - xs[0]) * i / n, at["y"]) for i in range(n + 1)])
+        page.wait_for_timeout(300)
+        if page.url.split("#")[0] != start:  # a sideways swipe the page took as "back" (it scrolls sideways)
+            out.append(dict(id=f["id"], steps=len(xs), reached=0, left=True))
+            break
+        seen = page.evaluate(f"() => document.getElementById('{f['id']}')._dynamicsSeen.slice()")
+        out.append(dict(id=f["id"], steps=len(xs), reached=len(set(seen) & set(range(len(xs))))))
+    return out
+
+
+def _turn_3d(page, cdp) -> dict | None:
+    """A finger on the page's first 3-D figure: a drag across it turns the view (its camera
+    moves), moving the figure's slider then keeps the view turned, and a tap on a point shows
+    its hover. None where the page has no 3-D figure. (The slider comes before the tap: a tap
+    sends the mouse events after which plotly keeps a turned view anyway.)"""
+    at = page.evaluate(TURN_JS)
+    if at is None:
+        return None
+    page.wait_for_timeout(300)
+    before = page.evaluate(CAMERA_JS, at["id"])
+    _touch_drag(page, cdp, [(at["x"] - at["w"] / 4 + at["w"] / 2 * i / 12, at["y"]) for i in range(13)])
+    page.wait_for_timeout(400)
+    turned = page.evaluate(CAMERA_JS, at["id"])
+    out = dict(id=at["id"], turned=turned != before, hover="", kept=None)
+    rail = page.evaluate(f"() => {{ const e = document.getElementById('{at['id']}')"
+                         ".querySelector('.slider-rail-rect'); if (!e) return null; "
+                         "e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); "
+                         "const s = e.closest('.dynamics-figure')._fullLayout.sliders[0]; "
+                         "return [s.active ? r.left + 4 : r.right - 4, r.top + r.height / 2]; }")
+    if rail:
+        page.touchscreen.tap(*rail)
+        page.wait_for_timeout(600)
+        out["kept"] = page.evaluate(CAMERA_JS, at["id"]) == turned
+        page.evaluate(TURN_JS)  # the scene back in view
+        page.wait_for_timeout(300)
+    point = page.evaluate(POINT_3D_JS, at["id"])
+    if point:
+        page.touchscreen.tap(point["x"], point["y"])
+        for _ in range(20):  # the scene picks the point under the finger on a later frame
+            page.wait_for_timeout(150)
+            out["hover"] = page.evaluate(HOVER_JS, at["id"])
+            if out["hover"]:
+                break
+    return out
+
+
+def _browser(pw):
+    return pw.chromium.launch(executable_path=chromium(),
+                              args=["--no-sandbox", "--disable-gpu", "--disable-quic",
+                                    "--disable-background-networking"])
+
+
+def _listen(page, errors: list) -> None:
+    """Collect what a reader's browser logs as errors: console.error and uncaught exceptions."""
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"uncaught {e}"))
+
+
+def console_errors(html_dir, pages) -> dict[str, list[str]]:
+    """Each of ``pages`` (paths under ``html_dir``, any page of the book) loaded in Chromium
+    with every non-file request refused: the errors its JavaScript console logs, and the
+    requests to the network it tried (a page of the book makes none)."""
+    from playwright.sync_api import sync_playwright
+
+    out = {}
+    with sync_playwright() as pw:
+        browser = _browser(pw)
+        for name in pages:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page, errors = context.new_page(), []
+            _listen(page, errors)
+
+            def route(r, errors=errors):
+                if r.request.url.startswith(("file:", "data:", "blob:")):
+                    return r.continue_()
+                errors.append(f"a request to the network: {r.request.url}")
+                r.abort()
+
+            page.route("**/*", route)
+            page.goto((Path(html_dir) / name).resolve().as_uri(), wait_until="load")
+            page.wait_for_timeout(1500)  # MathJax and the figures draw after the load
+            out[name] = list(dict.fromkeys(errors))
+            context.close()
+        browser.close()
+    return out
+
+
+def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> dict:
+    """Open each chapter page (default: all) in the system Chromium through Playwright with
+    every non-file request refused, in a window ``width`` px wide (under 500: a phone, 844 px
+    high, with a touch screen), and report what a reader would see: elements wider than the
+    article column, a page that scrolls sideways, raw TeX, figures not drawn, wider than the
+    screen, or with two texts on top of each other (titles, subplot titles, legend, axis
+    titles and ticks, annotations, slider labels, heatmap cell and bar labels) or cut off by
+    the figure's edge, the Colab link, remote requests, errors in the JavaScript console
+    (``console``: console.error and uncaught exceptions), and whether moving one slider redrew
+    its figure. On a phone, with a finger: that slider tapped; a tap on a line plot shows its
+    hover; every slider's steps at least :data:`MIN_STEP` px apart, and a drag along it passes
+    every step (``dragged``); the first 3-D figure turns under a drag, shows a point's hover on
+    a tap and stays turned when its slider moves (``turned_3d``). With ``shots_dir``, save a
+    screenshot of each page's first screen there."""
+    from playwright.sync_api import sync_playwright
+
+    html_dir = Path(html_dir)
+    pages = pages or sorted(p.stem for p in (html_dir / "chapters").glob("*.html"))
+    reports = {}
+    with sync_playwright() as pw:
+        browser = _browser(pw)
+        phone = width < 500  # a phone: its screen's height, a touch screen, the page's viewport tag
+        height = 844 if phone else 900
+        remote = []
+
+        def route(r):
+            if r.request.url.startswith(("file:", "data:", "blob:")):
+                r.continue_()
+            else:
+                remote.append(r.request.url)
+                r.abort()
+
+        for name in pages:
+            # one fresh page per chapter: a page that follows one with 3-D (WebGL) figures in
+            # the same tab could hang in Chromium after the full-height screenshot's resize
+            context = browser.new_context(viewport={"width": width, "height": height},
+                                          is_mobile=phone, has_touch=phone)
+            page = context.new_page()
+            page.route("**/*", route)
+            remote.clear()
+            console = []
+            _listen(page, console)
+            page.goto((html_dir / "chapters" / f"{name}.html").as_uri(), wait_until="load")
+            page.wait_for_function("() => !window.MathJax || !MathJax.startup || "
+                                   "MathJax.startup.promise !== undefined", timeout=30000)
+            page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("() => document.fonts.ready.then(() => true)")  # MathJax's web fonts
+            page.wait_for_timeout(1000)
+            report = page.evaluate(PAGE_REPORT_JS, {"phone": phone, "minStep": MIN_STEP})
+            if shots_dir is not None:  # the page as a reader first sees it: before a slider moves
+                # The first screen only: growing the window to the page's height for a
+                # full-page shot made Chromium hang on pages with 3-D (WebGL) figures in the
+                # steps after it, and a full-page capture of a page this tall fails.
+                Path(shots_dir).mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(Path(shots_dir) / f"{name}.png"), timeout=60_000)
+                page.wait_for_timeout(500)
+            if phone:  # a tap on a line shows its hover, as a mouse over it does
+                tap = page.evaluate(TAP_POINT_JS)
+                if tap:
+                    page.wait_for_timeout(300)
+                    tap = page.evaluate(TAP_POINT_JS)
+                    page.touchscreen.tap(tap["x"], tap["y"])
+                    page.wait_for_timeout(400)
+                    tap["hover"] = page.evaluate(f"() => document.getElementById('{tap['id']}')"
+                                                 ".querySelector('.hoverlayer').textContent")
+                report["tapped"] = tap
+            move = page.evaluate(MOVE_SLIDER_JS)
+            if move:
+                if phone:
+                    page.touchscreen.tap(move["x"], move["y"])
+                else:
+                    page.mouse.click(move["x"], move["y"])
+                page.wait_for_timeout(400)
+                after = page.evaluate(f"() => document.getElementById('{move['id']}').data.map(t => t.visible)")
+                move["redrawn"] = after != move.pop("before")
+            report["slider_moved"] = move
+            if phone:  # a finger drags every slider through all its steps, and turns a 3-D view
+                cdp = context.new_cdp_session(page)
+                report["dragged"] = _drag_sliders(page, cdp, report["figures"])
+                report["turned_3d"] = _turn_3d(page, cdp)
+            report["remote"] = list(remote)
+            report["console"] = list(dict.fromkeys(console))
+            reports[name] = report
+            context.close()
+        browser.close()
+    return reports
+
+
+def problems(report: dict) -> list[str]:
+    """What is wrong on a page, from :func:`inspect_pages`'s report (empty: nothing)."""
+    out = list(report["wide"])
+    if report["rawTex"]:
+        out.append(f"{report['rawTex']} raw TeX delimiters in the text (MathJax did not typeset)")
+    for f in report["figures"]:
+        if not f["drawn"]:
+            out.append(f"figure {f['id']} was not drawn")
+        out += [f"figure {f['id']}: {p}" for p in f["problems"]]
+    if not report["colab"]:
+        out.append("no Colab launch link")
+    if report["remote"]:
+        out.append(f"requests to the network: {report['remote'][:3]}")
+    out += [f"JavaScript console error: {e}" for e in report.get("console", ())]
+    if report["traceback"]:
+        out.append("a cell raised (Traceback on the page)")
+    if report["slider_moved"] and not report["slider_moved"].get("redrawn"):
+        out.append("moving a slider did not redraw its figure")
+    for d in report.get("dragged", ()):
+        if d.get("left"):
+            out.append(f"figure {d['id']}: a finger dragging its slider left the page (a "
+                       f"sideways swipe taken as 'back': does the page scroll sideways?)")
+        elif d["reached"] < d["steps"]:
+            out.append(f"figure {d['id']}: a finger dragging its slider reached {d['reached']} "
+                       f"of its {d['steps']} steps")
+    turn = report.get("turned_3d")
+    if turn:
+        if not turn["turned"]:
+            out.append(f"figure {turn['id']}: a finger's drag did not turn the 3-D view")
+        if not turn["hover"]:
+            out.append(f"figure {turn['id']}: a tap on a point of the 3-D view showed no hover")
+        if turn["kept"] is False:
+            out.append(f"figure {turn['id']}: moving the slider turned the 3-D view back")
+    if "tapped" in report and not (report["tapped"] or {}).get("hover"):
+        out.append("a tap on a figure showed no hover" if report["tapped"] else
+                   "no line plot to tap")
+    return out
+
+
+def screenshots(html_dir, out_dir, pages=None, width: int = 1280) -> list[Path]:
+    """Full-page PNG screenshots of the built chapter pages (and their problems printed)."""
+    reports = inspect_pages(html_dir, pages, shots_dir=out_dir, width=width)
+    for name, report in reports.items():
+        for p in problems(report):
+            print(f"{name}: {p}")
+    return [Path(out_dir) / f"{name}.png" for name in reports]

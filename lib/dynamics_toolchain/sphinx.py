@@ -1,0 +1,128 @@
+"""The book's Sphinx extension (listed in ``_config.yml``):
+
+- serves plotly.js as the book's own static file, copied from the installed ``plotly``
+  package, so figures render with no network access;
+- serves ``dynamics.js`` and ``dynamics.css`` (the page scripts and styles in ``static/``,
+  assembled by :mod:`dynamics_toolchain.scripts`), which draw each figure in the layout that
+  suits its width and theme;
+- stamps every page's footer with the book's version, commit and build date;
+- tells the notebook kernels the book executes not to draw progress bars (they would be
+  stale widget output in a static page).
+"""
+from __future__ import annotations
+
+import html
+import os
+import shutil
+from pathlib import Path
+
+from .scripts import book_js
+
+def _static_dir(app) -> Path:
+    """Where the served assets are staged: inside the build directory, not the book's own
+    ``_static`` (Jupyter Book adds every .js file found there as a <script> to every page)."""
+    static = Path(app.doctreedir).parent / "dynamics_static"
+    static.mkdir(parents=True, exist_ok=True)
+    return static
+
+
+def _serve_plotly(app, config) -> None:
+    import plotly
+
+    static = _static_dir(app)
+    src = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    dst = static / "plotly.min.js"
+    if not dst.exists() or dst.stat().st_size != src.stat().st_size:
+        shutil.copyfile(src, dst)
+    from .printed import PRINT_CSS
+
+    (static / "dynamics.css").write_text(BOOK_CSS + PRINT_CSS)  # the printed edition's style too
+    (static / "dynamics.js").write_text(book_js())
+    config.html_static_path = [*config.html_static_path, str(static)]  # copied to _static
+
+
+# The book's own styles: printed output and inline code in the prose (a long call such as
+# ``sp.science.rms_to_rms_norm(...)``, whose words Sphinx sets in no-wrap spans) wrap inside
+# the column instead of widening the page, and the notes of live panels and the provenance captions read as asides.
+BOOK_CSS = """
+div.cell_output pre, div.output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+article :is(p, li, td) code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
+div.cell_output .dynamics-source pre { white-space: pre; overflow-wrap: normal; font-size: 0.8em; }
+div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
+.dynamics-figure { max-width: 100%; }
+.dynamics-panel-note { margin: 0.4em 0 1em; font-size: 0.92em; }
+html[data-theme=dark] .bd-content div.cell_output .text_html {
+  /* the theme puts HTML outputs on a light box in the dark theme, for libraries whose output
+     assumes white; the book's figures, tables and notes follow the theme (dynamics_toolchain.darkmode) */
+  background-color: transparent !important; color: inherit !important; padding: 0 !important; }
+html[data-theme=dark] .dynamics-source > summary { color: #8fb0ea !important; }
+html[data-theme=dark] .dynamics-caption { color: #a3acb5 !important; }
+html[data-theme=dark] table.dynamics-table th, html[data-theme=dark] table.dynamics-table td {
+  border-color: #3a424d; }
+html[data-theme=dark] table.dynamics-table td.missing { color: #a3acb5; }
+"""
+
+
+
+def stamp(commit: str | None = None, date: str | None = None) -> str:
+    """What every page's footer says of the book: its version, the commit it was built from
+    (when git can say) and the day of the build, e.g. "Training Dynamics 0.1.0 (a1ebb32),
+    built 2026-11-26"."""
+    import datetime as _dt
+    import subprocess
+
+    from dynamics import __version__
+    from dynamics.results import ROOT
+
+    if commit is None:
+        try:
+            commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                    capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            commit = ""
+    date = date or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d")
+    return f"Training Dynamics {__version__}" + (f" ({commit})" if commit else "") + f", built {date}"
+
+
+def _stamp_footer(app, config) -> None:
+    """Sphinx ``config-inited``: the book's version and build date at the end of the footer
+    that ``_config.yml`` writes (html.extra_footer)."""
+    options = dict(config.html_theme_options or {})
+    footer = options.get("extra_footer", "").strip()
+    options["extra_footer"] = f"{footer} {html.escape(stamp())}.".strip()
+    config.html_theme_options = options
+
+
+def _one_script_each(app, pagename, templatename, context, doctree) -> None:
+    """Each script on a page once. Sphinx 7.4 lists an inline script that an extension adds
+    after the builder started twice: as added (file name None) and again, read back from its
+    registry before writing (file name ""). sphinx-thebe's ``const THEBE_JS_URL = ...`` (added
+    before the sources are read) then runs twice, and the second declaration is an error in
+    every page's console ("Identifier 'THEBE_JS_URL' has already been declared")."""
+    scripts = context.get("script_files")
+    if not isinstance(scripts, list):
+        return
+    seen, kept = set(), []
+    for js in scripts:
+        key = (getattr(js, "filename", js) or "", getattr(js, "priority", None),
+               tuple(sorted((getattr(js, "attributes", None) or {}).items())))
+        if key not in seen:
+            seen.add(key)
+            kept.append(js)
+    scripts[:] = kept
+
+
+def setup(app):
+    os.environ.setdefault("DYNAMICS_PROGRESS", "0")
+    # kernels of the book build: serve their own plotly.js, announce nothing to no one
+    os.environ.setdefault("DYNAMICS_BOOK_BUILD", "1")
+    app.connect("config-inited", _serve_plotly)
+    app.connect("config-inited", _stamp_footer)
+    app.connect("html-page-context", _one_script_each, priority=900)  # after the others' scripts
+    app.add_js_file("plotly.min.js", priority=200)
+    app.add_js_file("dynamics.js", priority=210)
+    app.add_css_file("dynamics.css")
+    from dynamics import __version__  # the one home of the version (pyproject.toml reads it too)
+
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
+

@@ -1,0 +1,170 @@
+"""The GPU paths, proven on a CPU: the logic that picks them, that they change results by no
+more than their stated tolerances (fused optimizer steps, TF32 matmuls), and the gpu-size
+smoke run: every chapter's precompute at the gpu profile's sizes, two steps per training, on
+the stand-in CUDA device (the notebooks' gpu-size run is nbmake's: see tests/conftest.py)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from dynamics import models, runtime
+from dynamics.train import Recipe, fused_step, make_optimizer
+
+
+class _FakeCuda(torch.nn.Parameter):
+    """A parameter that says it lives on CUDA (to test the choice without a GPU)."""
+
+    @property
+    def is_cuda(self):
+        return True
+
+
+def test_fused_step_is_chosen_on_cuda_only():
+    cpu = [torch.nn.Parameter(torch.zeros(2))]
+    assert fused_step(cpu) == {} and fused_step([]) == {}
+    assert fused_step([_FakeCuda(torch.zeros(2))]) == {"fused": True}
+    assert fused_step([_FakeCuda(torch.zeros(2)), *cpu]) == {}  # mixed devices: torch's default
+    model = models.MLP(8, 4, 1, 3)
+    for name in ("sgd", "momentum", "adam", "adam_l2", "adamw"):  # CPU: the default loop, as before
+        opt = make_optimizer(model, name, lr=1e-2)
+        assert not opt.defaults.get("fused"), name
+
+
+@pytest.mark.parametrize("name", ["sgd", "momentum", "adam_l2", "adamw"])
+def test_fused_step_agrees_with_the_loop(name):
+    """torch's fused kernels (CPU has them too) give the per-parameter loop's result to float32
+    rounding over 30 steps: rtol 1e-5."""
+    ctor = {"sgd": torch.optim.SGD, "momentum": torch.optim.SGD, "adam_l2": torch.optim.Adam,
+            "adamw": torch.optim.AdamW}[name]
+    kw = dict(lr=1e-2, weight_decay=0.1) | (dict(momentum=0.9) if name == "momentum" else {})
+    g = torch.Generator().manual_seed(0)
+    start = [torch.randn(16, 8, generator=g), torch.randn(16, generator=g)]
+    grads = [[torch.randn_like(t) for t in start] for _ in range(30)]
+    results = []
+    for fused in (False, True):
+        params = [torch.nn.Parameter(t.clone()) for t in start]
+        opt = ctor(params, fused=fused, **kw)
+        for gs in grads:
+            for p, gr in zip(params, gs):
+                p.grad = gr.clone()
+            opt.step()
+        results.append([p.detach() for p in params])
+    for a, b in zip(*results):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_tf32_matmuls_on_ampere_and_newer(monkeypatch):
+    matmul = torch.backends.cuda.matmul
+    before = matmul.fp32_precision
+    matmul.fp32_precision = "ieee"
+    try:
+        assert runtime.tf32_matmuls("cpu") is False
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (7, 5))  # T4
+        assert runtime.tf32_matmuls("cuda") is False and matmul.fp32_precision == "ieee"
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))  # H100
+        monkeypatch.setenv("DYNAMICS_TF32", "0")
+        assert runtime.tf32_matmuls("cuda") is False and matmul.fp32_precision == "ieee"
+        monkeypatch.delenv("DYNAMICS_TF32")
+        assert runtime.tf32_matmuls("cuda") is True and matmul.fp32_precision == "tf32"
+    finally:
+        matmul.fp32_precision = before
+
+
+@pytest.mark.parametrize("off", ["0", "false", "off", "no", " OFF "])
+def test_tf32_is_checked_like_every_other_setting(monkeypatch, off):
+    """DYNAMICS_TF32 takes the on/off spellings of every switch: any off spelling keeps full
+    float32 (even after an earlier call turned TF32 on), a bad value names the setting and its
+    valid values, on any device."""
+    matmul = torch.backends.cuda.matmul
+    before = matmul.fp32_precision
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    try:
+        for on in ("1", "true", "on", "yes", ""):
+            monkeypatch.setenv("DYNAMICS_TF32", on)
+            assert runtime.tf32_matmuls("cuda") is True and matmul.fp32_precision == "tf32"
+        monkeypatch.setenv("DYNAMICS_TF32", off)
+        assert runtime.tf32_matmuls("cuda") is False and matmul.fp32_precision == "ieee"
+        for bad in ("2", "tf32", "enabled"):
+            monkeypatch.setenv("DYNAMICS_TF32", bad)
+            for device in ("cuda", "cpu"):
+                with pytest.raises(ValueError, match=r"DYNAMICS_TF32.*1, true, on, yes.*0, false, off, no"):
+                    runtime.tf32_matmuls(device)
+    finally:
+        matmul.fp32_precision = before
+
+
+# ----------------------------------------------------------------------------- gpu-size smoke run
+
+
+def _chapters():
+    from dynamics import CHAPTERS
+
+    return list(CHAPTERS)
+
+
+@pytest.mark.parametrize("chapter", _chapters())
+def test_gpu_precompute_runs_at_gpu_sizes(chapter, tmp_path):
+    """``python -m dynamics_ops.precompute <chapter> --profile gpu`` as a dry run on the stand-in
+    CUDA device: every training at its gpu sizes for two steps, grids cut to their ends
+    (runtime.grid), results to a temporary folder. A shape, dtype, device or memory bug in a
+    gpu-only path fails here, not on a reader's Colab. (The 20-minute limit only stops a run
+    that hangs: nothing here depends on how fast the machine is.)"""
+    import os
+    import subprocess
+    import sys
+
+    from dynamics.results import ROOT
+
+    env = dict(os.environ, **runtime.GPU_SMOKE_ENV, DYNAMICS_RESULTS_DIR=str(tmp_path),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "lib"),
+                                                        os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "dynamics_ops.precompute", chapter, "--profile", "gpu"],
+                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, (f"the gpu precompute of {chapter} failed at gpu sizes:\n"
+                                  f"{(done.stdout + done.stderr)[-3000:]}")
+
+
+def test_dry_run_evaluates_where_it_stops(monkeypatch):
+    """A dry run whose planned evaluations all lie beyond its few steps still evaluates at its
+    last step, so evaluation code at full size runs."""
+    from dynamics import data as D
+    from dynamics.sweep import train_many
+    from dynamics.train import train
+
+    d = D.mnist1d(100, 50, seed=0, device="cpu")
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    h = train(models.MLP(40, 8, 1, 10), d, Recipe(steps=5000, eval=[1000, 5000]), bars=False)
+    assert h.steps == [2]
+    res = train_many(lambda c: models.MLP(40, 8, 1, 10), d, [{}, {}],
+                     Recipe(steps=5000, eval=[1000, 5000]), strategy='batched', bars=False)
+    assert [h.steps for h in res.histories] == [[2], [2]]
+    monkeypatch.delenv("DYNAMICS_DRY_RUN")
+    assert train(models.MLP(40, 8, 1, 10), d, Recipe(steps=4, eval=[10]),
+                 bars=False).steps == []
+
+
+def test_a_real_run_cuts_nothing(monkeypatch):
+    """Outside a dry run the helpers give the values and steps unchanged."""
+    monkeypatch.delenv("DYNAMICS_DRY_RUN", raising=False)
+    values = [0.1, 0.2, 0.3]
+    assert runtime.grid(values) == values and runtime.steps(25000) == 25000
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    assert runtime.grid(values) == [0.1, 0.3] and runtime.steps(25000) == 2
+    assert runtime.grid(values, always=[0.2]) == values
+
+
+def test_no_theme_cuts_a_dry_run_by_hand():
+    """The themes cut grids and steps with runtime.grid and runtime.steps only, and none of
+    them knows of a cost model (a ledger, a plan of GPU minutes)."""
+    import re
+    from pathlib import Path
+
+    import dynamics
+
+    lib = Path(dynamics.__file__).parent
+    themes = [p for p in lib.glob("*/*.py") if p.parent.name not in ("sweep", "plots")]
+    assert len(themes) > 20
+    bare = re.compile(r"\b(cap_grid|cap_steps|ledger|gpuplan|planned_seconds|loop_repeats)\b")
+    found = [f"{p.relative_to(lib)}:{i}" for p in themes
+             for i, line in enumerate(p.read_text().splitlines(), 1) if bare.search(line)]
+    assert not found, f"hand-made dry-run cuts or a cost model in {found}"

@@ -204,7 +204,16 @@ def test_each_asserted_row_says_no_when_its_control_does_as_well():
     assert _verdict(rows(runs=flat), "NC1") == "no"
     # the pair without decay in the place of the pair with it: no exact collapse
     ufm = {s: dict(reversed(list(p.items()))) for s, p in claim_runs()["ufm"].items()}
-    assert _verdict(rows(ufm=ufm), "collapse emerges") == "no"
+    assert _verdict(rows(ufm=ufm), "with weight decay the regularized") == "no"
+    # the control (the λ = 0 run) must fail the row's own test: fed the run with decay as its
+    # control, the row does not discriminate and says no
+    same = {s: {k: list(p.values())[0] for k in p} for s, p in claim_runs()["ufm"].items()}
+    r = next(r for r in rows(ufm=same) if r["claim"].startswith("with weight decay the regularized"))
+    assert r["reproduced"] == "no" and "does not discriminate" in r["measured here"]
+    # and on the real runs the control fails it on every seed
+    r = next(r for r in rows() if r["claim"].startswith("with weight decay the regularized"))
+    assert r["reproduced"] == "yes" and "the control fails the test on every seed" in r["measured here"]
+    assert r["control"].startswith("the same model without decay (λ = 0)")
     # a network whose classifier rows shrink as the class count grows: against Dang et al.
     imb = {s: dict(r, network=dict(r["network"], classifier_norm=r["network"]["classifier_norm"][::-1]))
            for s, r in claim_runs()["imbalance"].items()}

@@ -221,3 +221,37 @@ def test_published_claims_hold_on_three_seeds_and_show_their_spread():
     assert [r["reproduced"] for r in rows] == ["yes"] * 4
     assert all(r["seeds"] == [0, 1, 2] and "median" in r["measured here"] for r in rows)
     assert not plots.failed_claims(rows)
+
+
+def test_a_range_whose_ends_print_alike_reads_all_and_the_angle_heat_map_has_its_scale():
+    """"between 90.0° and 90.0°" reads "all 90.0°"; the network's angle heat map carries its
+    colour scale."""
+    assert NC.figures.angle_range(89.96, 90.04, 1) == "all 90.0°"
+    assert NC.figures.angle_range(72.4, 88.1, 0) == "between 72° and 88°"
+    assert NC.figures.angle_range(89.8, 90.2, 1) == "between 89.8° and 90.2°"
+    assert NC.figures.range_text(-0.334, -0.331, lambda v: f"{v:.2f}") == "all -0.33"
+    with pytest.raises(ValueError, match="lo <= hi"):
+        NC.figures.angle_range(91.0, 90.0)
+    with pytest.raises(ValueError, match="finite"):
+        NC.figures.angle_range(float("nan"), 90.0)
+    norms = dict(feature_norm=np.array([1.0, 2.0, 3.0]), classifier_norm=np.array([3.0, 2.0, 1.0]))
+    r = dict(counts=[100, 50, 10], theory=dict(norms), ufm=dict(norms, angles=np.full((3, 3), 90.0)),
+             network=dict(norms, angles=np.array([[0, 80.2, 85.0], [80.2, 0, 88.4], [85.0, 88.4, 0]])))
+    numbers = NC.imbalance_numbers(r)
+    assert numbers["ufm_angles"] == "all 90.0°" and numbers["net_angles"] == "between 80° and 88°"
+    heat = [t for t in NC.imbalance_figure(r).data if t.type == "heatmap"]
+    assert len(heat) == 1 and heat[0].showscale and heat[0].colorbar.title.text == "angle (°)"
+    gram = [t for t in NC.gram_figure(_Snapshots()).data if t.type == "heatmap"]
+    assert any(t.showscale for t in gram)  # one scale for both panels (same zmin, zmax)
+    assert len({(t.zmin, t.zmax) for t in gram}) == 1
+
+
+class _Snapshots:
+    """A recorder whose last snapshot holds the centred means of a simplex."""
+    snapshots = [dict(means=NC.theory.simplex_etf(3, 3))]
+
+
+def test_simplex_numbers_say_a_range_of_cosines_once():
+    out = NC.simplex_numbers(_Snapshots())
+    assert out["cos_range"] == "all −0.50"
+    assert out["cos_lo"] == pytest.approx(-0.5) and out["cos_hi"] == pytest.approx(-0.5)

@@ -9,6 +9,7 @@ from dynamics import collapse as NC
 from dynamics import progress as P
 from dynamics.train import log_steps
 
+from known import known_answer
 from seeds import SEEDS
 
 
@@ -203,7 +204,16 @@ def test_each_asserted_row_says_no_when_its_control_does_as_well():
     assert _verdict(rows(runs=flat), "NC1") == "no"
     # the pair without decay in the place of the pair with it: no exact collapse
     ufm = {s: dict(reversed(list(p.items()))) for s, p in claim_runs()["ufm"].items()}
-    assert _verdict(rows(ufm=ufm), "collapse emerges") == "no"
+    assert _verdict(rows(ufm=ufm), "with weight decay the regularized") == "no"
+    # the control (the λ = 0 run) must fail the row's own test: fed the run with decay as its
+    # control, the row does not discriminate and says no
+    same = {s: {k: list(p.values())[0] for k in p} for s, p in claim_runs()["ufm"].items()}
+    r = next(r for r in rows(ufm=same) if r["claim"].startswith("with weight decay the regularized"))
+    assert r["reproduced"] == "no" and "does not discriminate" in r["measured here"]
+    # and on the real runs the control fails it on every seed
+    r = next(r for r in rows() if r["claim"].startswith("with weight decay the regularized"))
+    assert r["reproduced"] == "yes" and "the control fails the test on every seed" in r["measured here"]
+    assert r["control"].startswith("the same model without decay (λ = 0)")
     # a network whose classifier rows shrink as the class count grows: against Dang et al.
     imb = {s: dict(r, network=dict(r["network"], classifier_norm=r["network"]["classifier_norm"][::-1]))
            for s, r in claim_runs()["imbalance"].items()}
@@ -291,6 +301,28 @@ def test_the_loss_rows_say_no_when_the_phenomenon_is_absent():
         NC.losses.loss_claims(mse, {SEEDS[0]: ce[SEEDS[0]]})
 
 
+@known_answer(NC.losses.loss_numbers,
+              how="constructed histories whose NC1 is 0.5 at zero error and 0.005 at the end "
+                  "(MSE) and 0.4 then 0.2 (cross-entropy): falls and ratios are exact")
+def test_loss_numbers_on_constructed_histories():
+    from dynamics.train import History
+
+    def run(nc1, test_nc1, acc):
+        h = History()
+        for k, step in enumerate((0, 10, 100)):
+            h.append(step, train_acc=(0.5, 1.0, 1.0)[k], nc1=nc1[k], test_nc1=test_nc1[k],
+                     test_nc4=0.01, test_acc=acc)
+        return h
+
+    n = NC.losses.loss_numbers(run((1.0, 0.5, 0.005), (1.0, 0.8, 0.5), 0.9),
+                               run((1.0, 0.4, 0.2), (1.0, 0.9, 0.6), 0.87))
+    assert n["loss_mse_fall"] == pytest.approx(100.0) and n["loss_ce_start"] == 0.4
+    assert n["loss_ce_end"] == 0.2 and n["loss_ce_over"] == pytest.approx(40.0)
+    assert n["loss_mse_test_start"] == 0.8 and n["loss_mse_test_end"] == 0.5
+    assert n["loss_mse_gap"] == pytest.approx(100.0) and n["loss_ce_gap"] == pytest.approx(3.0)
+    assert n["loss_mse_acc"] == "90%" and n["loss_ce_acc"] == "87%"
+
+
 def test_loss_figure_and_numbers():
     from dynamics import plots
 
@@ -303,6 +335,10 @@ def test_loss_figure_and_numbers():
     assert n["loss_mse_gap"] == pytest.approx(mse[s].last("test_nc1") / mse[s].last("nc1"))
 
 
+@known_answer(NC.losses.least_squares_split,
+              how="the two terms are orthogonal (Pythagoras), so they add up to the model's own "
+                  "squared error; the first is numpy's least-squares residual, and a head set to "
+                  "the least-squares classifier has no deviation")
 def test_least_squares_split_is_han_papyan_donohos_and_matches_numpy():
     """Against numpy's least squares: the two terms add up to the model's own squared error,
     the least-squares term is numpy's residual, and a head set to W_LS has no deviation."""

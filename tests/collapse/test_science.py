@@ -10,6 +10,7 @@ import torch
 from dynamics import collapse as NC
 from dynamics.collapse import science as S
 from dynamics.train import History
+from known import known_answer
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -73,6 +74,10 @@ def floats(d):
 
 
 @pytest.mark.parametrize("C,d", [(2, 3), (4, 7), (10, 16)])
+@known_answer(S.nc_metrics, S.nc1, S.nc2, S.nc3, S.nc4, S.class_means,
+              how="copies of the vertices of a simplex ETF, shifted, with a self-dual classifier "
+                  "and a bias removing the shift: every collapse measure is 0 by definition, and "
+                  "adding one vector to every row of W moves Papyan's NC3 alone")
 def test_every_measure_is_zero_at_exact_collapse_onto_a_simplex_etf(C, d):
     h, y, etf = etf_features(C, d)
     W = 2.5 * etf                      # self-dual: W ∝ M
@@ -88,6 +93,10 @@ def test_every_measure_is_zero_at_exact_collapse_onto_a_simplex_etf(C, d):
 
 
 @pytest.mark.parametrize("C", [2, 4, 10])
+@known_answer(S.nc_metrics, S.orthogonality, NC.theory.bias_free_nc3,
+              how="orthogonal raw class means of equal length and a bias-free head W ∝ R: "
+                  "orthogonality 0, and Papyan's NC3 equals 2 − 2√((C−1)/C), the cosine of "
+                  "a centred orthogonal frame with itself, 0.1026 for C = 10")
 def test_a_bias_free_head_collapses_onto_an_orthogonal_frame_where_papyans_nc3_is_not_zero(C):
     d = C + 3
     R = 3.0 * torch.linalg.qr(torch.randn(d, C, dtype=torch.float64))[0].T  # orthogonal raw means
@@ -97,6 +106,69 @@ def test_a_bias_free_head_collapses_onto_an_orthogonal_frame_where_papyans_nc3_i
         assert abs(m[key]) < 1e-10, (key, m[key])
     assert m["nc3"] == pytest.approx(NC.theory.bias_free_nc3(C), rel=1e-10)
     assert NC.theory.bias_free_nc3(10) == pytest.approx(0.1026334, rel=1e-6)
+
+
+@known_answer(S.nc1, S.nc3, S.nc4, S.nc_metrics,
+              how="two classes at ±1 on a line, each example ±σ from its mean: Σ_W = σ², "
+                  "Σ_B = 1, NC1 = σ²/C; a classifier W = −M decides against the nearest centre "
+                  "on every example (NC4 = 1) and NC3 = ‖−M/‖M‖ − M/‖M‖‖² = 4")
+def test_nc1_nc3_nc4_on_a_line_with_known_spread_and_a_reversed_classifier():
+    for sigma in (0.1, 0.5, 2.0):
+        h = torch.tensor([[-1 - sigma], [-1 + sigma], [1 - sigma], [1 + sigma]], dtype=torch.float64)
+        y = torch.tensor([0, 0, 1, 1])
+        means, _ = S.class_means(h, y, 2)
+        assert means.flatten().tolist() == [-1.0, 1.0]
+        assert float(S.nc1(h, y, means)) == pytest.approx(sigma ** 2 / 2, rel=1e-12)
+        W = -means  # the centred means are ±1: W = −M
+        m = floats(S.nc_metrics(h, y, W))
+        assert m["nc1"] == pytest.approx(sigma ** 2 / 2, rel=1e-12)
+        assert m["nc3"] == pytest.approx(4.0, rel=1e-12)
+        assert m["nc4"] == 1.0  # every example: the nearest centre's sign, the opposite decision
+
+
+@known_answer(S.cosine_gram, S.orthogonality,
+              how="orthogonal raw means: cosines the identity and orthogonality 0; centred, "
+                  "equal lengths give the simplex's −1/(C−1) off the diagonal (exercise 2's "
+                  "algebra); a simplex's raw means have mean |cos| 1/(C−1)")
+def test_cosines_of_orthogonal_and_simplex_means_are_known():
+    for C in (2, 3, 5):
+        R = 2.0 * torch.linalg.qr(torch.randn(C + 2, C, dtype=torch.float64,
+                                              generator=torch.Generator().manual_seed(C)))[0].T
+        assert torch.allclose(S.cosine_gram(R, centre=False), torch.eye(C, dtype=torch.float64), atol=1e-12)
+        assert float(S.orthogonality(R)) == pytest.approx(0.0, abs=1e-12)
+        centred = S.cosine_gram(R)  # centred first: a simplex
+        expect = torch.full((C, C), -1.0 / (C - 1), dtype=torch.float64) + torch.eye(C, dtype=torch.float64) * C / (C - 1)
+        assert torch.allclose(centred, expect, atol=1e-12)
+        etf = NC.theory.simplex_etf(C, C + 1)
+        assert float(S.orthogonality(etf)) == pytest.approx(1 / (C - 1), rel=1e-12)
+
+
+@known_answer(S.measure, S.mean_geometry,
+              how="an unconstrained features model whose features are set to orthogonal vectors "
+                  "of lengths 1, 2, 3 and whose head is 0.7 times them: NC1 0, angles 90°, "
+                  "feature norms 1, 2, 3, classifier norms 0.7, 1.4, 2.1, NC3 the bias-free value")
+def test_measure_and_mean_geometry_on_a_model_set_to_a_known_geometry():
+    from dynamics import data as D
+
+    C, n, d = 3, 4, 5
+    R = torch.linalg.qr(torch.randn(d, C, dtype=torch.float64,
+                                    generator=torch.Generator().manual_seed(0)))[0].T
+    R = R * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)[:, None]
+    model = S.UnconstrainedFeatures(C * n, d, C).double()
+    y = torch.arange(C).repeat_interleave(n)
+    with torch.no_grad():
+        model.z.copy_(R[y] / model.scale)
+        model.head.weight.copy_(0.7 * R)
+    x = torch.arange(C * n)
+    m = S.measure(model, x, y)
+    assert m["nc1"] == pytest.approx(0.0, abs=1e-12) and m["orthogonality"] == pytest.approx(0.0, abs=1e-12)
+    assert m["nc4"] == 0.0
+    geo = S.mean_geometry(model, D.Dataset(x, y, x, y, C))
+    assert np.allclose(geo["feature_norm"], [1, 2, 3], atol=1e-12)
+    assert np.allclose(geo["classifier_norm"], [0.7, 1.4, 2.1], atol=1e-12)
+    off = ~np.eye(C, dtype=bool)
+    assert np.allclose(geo["angles"][off], 90.0, atol=1e-9)
+    assert list(geo["counts"]) == [n] * C
 
 
 def test_measures_match_papyans_definitions_computed_directly_in_numpy():
@@ -196,16 +268,25 @@ def test_measures_reject_bad_inputs_clearly():
         NC.theory.bias_free_nc3(1)
 
 
+@known_answer(NC.theory.simplex_etf, NC.theory.etf_gram,
+              how="a simplex ETF's Gram matrix is 1 on the diagonal and −1/(C−1) off it, "
+                  "written out here, and its vertices sum to zero")
 def test_simplex_etf_has_unit_rows_equal_angles_and_zero_mean():
     for C, d in ((3, 3), (4, 3), (5, 12)):
         etf = NC.theory.simplex_etf(C, d)
         assert etf.shape == (C, d)
-        assert torch.allclose(etf @ etf.T, NC.theory.etf_gram(C), atol=1e-12)
+        gram = torch.full((C, C), -1.0 / (C - 1), dtype=torch.float64)
+        gram.fill_diagonal_(1.0)
+        assert torch.allclose(NC.theory.etf_gram(C), gram, atol=1e-15)
+        assert torch.allclose(etf @ etf.T, gram, atol=1e-12)
         assert torch.allclose(etf.sum(0), torch.zeros(d, dtype=torch.float64), atol=1e-12)
     with pytest.raises(ValueError):
         NC.theory.simplex_etf(5, 2)
 
 
+@known_answer(S.terminal_phase_start, S.at_zero_error,
+              how="a constructed history whose training accuracy first reaches 1 at step 20: "
+                  "the terminal phase starts there and NC1 there is 1/21")
 def test_terminal_phase_starts_at_the_first_zero_error_evaluation_and_is_none_otherwise():
     h = History()
     for step, acc in ((0, 0.1), (10, 0.9), (20, 1.0), (30, 1.0)):
@@ -223,6 +304,9 @@ def test_terminal_phase_starts_at_the_first_zero_error_evaluation_and_is_none_ot
 # ----------------------------------------------------------------------------- the conditions
 
 
+@known_answer(S.balancedness,
+              how="layers built from shared singular vectors, W2ᵀW2 = W1W1ᵀ exactly: 0; "
+                  "otherwise the Frobenius norm of the gap written out in the test")
 def test_balancedness_is_zero_for_balanced_layers_and_rejects_layers_that_do_not_chain():
     g = torch.Generator().manual_seed(0)
     d = 5
@@ -245,6 +329,9 @@ def test_balancedness_is_zero_for_balanced_layers_and_rejects_layers_that_do_not
         NC.science.balancedness([W1, torch.randn(3, 4, dtype=torch.float64)])
 
 
+@known_answer(S.balancedness,
+              how="gradient flow conserves D = W2ᵀW2 − W1W1ᵀ and weight decay λ shrinks it "
+                  "by exp(−2ληt): both laws, on small-step gradient descent")
 def test_gradient_descent_conserves_the_imbalance_and_weight_decay_makes_it_decay():
     """Small-step gradient descent on a linear chain keeps D = W2ᵀW2 − W1W1ᵀ (no decay) and
     shrinks it by exp(−2ληt) with weight decay λ: the law the chapter's text states."""
@@ -270,6 +357,8 @@ def test_gradient_descent_conserves_the_imbalance_and_weight_decay_makes_it_deca
     assert shrink == pytest.approx(math.exp(-2 * 0.5 * 0.01 * 400), rel=0.1)
 
 
+@known_answer(S.conditioning,
+              how="features built with singular values 8, 4, 2, 1: s1/s3 = 4, s1/s4 = 8")
 def test_conditioning_is_the_ratio_of_singular_values_in_float32_to_a_stated_tolerance():
     g = torch.Generator().manual_seed(1)
     U, _ = torch.linalg.qr(torch.randn(2000, 4, generator=g, dtype=torch.float64))
@@ -363,6 +452,9 @@ def test_torchvision_datasets_fall_back_to_mnist1d_offline_and_in_a_dry_run(monk
 # ----------------------------------------------------------------------------- imbalance theory
 
 
+@known_answer(NC.theory.imbalanced_ufm_solution,
+              how="no local search from the solution of the two-variable problem finds lower; "
+                  "equal classes get equal norms")
 def test_imbalanced_solution_solves_the_two_variable_problem_and_orders_norms_by_count():
     from scipy.optimize import minimize
 
@@ -385,17 +477,6 @@ def test_imbalanced_solution_solves_the_two_variable_problem_and_orders_norms_by
         NC.theory.imbalanced_ufm_solution([10, 0], lam)
     with pytest.raises(ValueError):
         NC.theory.imbalanced_ufm_solution([10, 5], 0.0)
-
-
-def test_minority_collapse_sets_in_at_a_weight_decay_that_depends_on_depth():
-    counts = [990, 10]
-    for L in (1, 3):
-        lam = NC.theory.minority_collapse_threshold(counts, L)
-        assert NC.theory.imbalanced_ufm_solution(counts, lam * 1.01, L)["classifier_norm"][-1] == 0
-        below = NC.theory.imbalanced_ufm_solution(counts, lam * 0.99, L)
-        assert below["classifier_norm"][-1] > 0 and below["classifier_norm"][0] > 0
-    # the exercise's answer: the deeper head loses the rare class at a smaller weight decay
-    assert NC.theory.minority_collapse_threshold(counts, 3) < NC.theory.minority_collapse_threshold(counts, 1)
 
 
 def test_the_science_module_draws_nothing():

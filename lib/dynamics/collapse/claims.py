@@ -13,8 +13,8 @@ from .. import plots, results
 from ..runtime import get_profile
 from ..train import History
 from .experiments import run_claim_seeds
-from .figures import (GD_SLIDER_OPENS_AT, decay_clock, gd_slider, imbalance_slider,
-                      simplex_slider, weight_decay_slider)
+from .figures import (GD_SLIDER_OPENS_AT, angle_range, decay_clock, gd_slider,
+                      imbalance_slider, range_text, simplex_slider, weight_decay_slider)
 from .losses import loss_claims, loss_numbers, least_squares_split
 from .science import at_zero_error, bias_free_nc3, cosine_gram, measure
 from .theory import minority_collapse_threshold
@@ -62,6 +62,21 @@ def _seeded(*parts) -> tuple[str, str]:
         verdicts.append(v)
     verdict = "no" if "no" in verdicts else "yes" if set(verdicts) == {"yes"} else "partly"
     return "; ".join(texts), verdict
+
+
+def _against_control(text: str, verdict: str, control_holds: dict, *shown) -> tuple[str, str]:
+    """A row's verdict once its test has also been run on its control: ``control_holds``
+    maps each seed to whether the control passes the row's own test. A row whose control
+    passes on some seed does not discriminate and is "no" there; the text says so, and
+    ``shown`` (``(label, {seed: value})`` pairs) prints the control's numbers."""
+    for label, values in shown:
+        text += f"; {label} {plots.spread(values)}"
+    passed = [s for s, holds in control_holds.items() if holds]
+    if not passed:
+        return text + "; the control fails the test on every seed", verdict
+    return (text + f"; the control passes the same test on seed{'s' if len(passed) > 1 else ''} "
+            f"{', '.join(map(str, passed))}: the row does not discriminate there",
+            "no" if len(passed) == len(control_holds) or verdict == "no" else "partly")
 
 
 def _fall(h: History, key: str) -> float:
@@ -201,18 +216,26 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
         seeds=[first]))
     pairs = {s: list(ufm[s].items()) for s in seeds}
     (wname, _), (nname, _) = pairs[first]
+
+    def exact(h) -> bool:  # the row's test, on a run with decay or on its control
+        return h.last("nc1") < UFM_NC1 and h.last("etf_distance") < UFM_ETF
+
     text, ok = _seeded((f"{wname}: NC1", {s: pairs[s][0][1].last("nc1") for s in seeds},
                         lambda v: v < UFM_NC1),
                        ("distance to the ETF", {s: pairs[s][0][1].last("etf_distance") for s in seeds},
                         lambda v: v < UFM_ETF))
-    un = pairs[first][1][1]
+    text, ok = _against_control(
+        text, ok, {s: exact(pairs[s][1][1]) for s in seeds},
+        (f"{nname}: NC1", {s: pairs[s][1][1].last("nc1") for s in seeds}),
+        ("distance", {s: pairs[s][1][1].last("etf_distance") for s in seeds}))
     rows.append(plots.claim(
-        "collapse emerges in the unconstrained features model; with weight decay its "
-        "minima are exactly collapsed (also behind a deep linear head)",
-        "Mixon, Parshall & Pi (2022); Dang et al. (2023)",
-        text + f"; {nname} (seed {first}): NC1 {n(un.last('nc1'), 2)}, distance "
-        f"{n(un.last('etf_distance'), 2)}", ok,
-        control=f"{nname}; exact collapse (NC1 below {UFM_NC1:g}, distance below {UFM_ETF:g})",
+        "with weight decay the regularized MSE unconstrained features model reaches exact "
+        "collapse (its global minima are collapsed, also behind a deep linear head); without "
+        "decay it does not",
+        "Zhou et al. (2022); Tirer & Bruna (2022); a deep linear head: Dang et al. (2023); "
+        "cross-entropy: Zhu et al. (2021)", text, ok,
+        control=f"the same model without decay ({nname}), which must fail the same test "
+                f"(NC1 below {UFM_NC1:g} and distance below {UFM_ETF:g})",
         window=f"after {pairs[first][0][1].steps[-1]} GD steps", seeds=seeds))
     tr = {s: imbalance_trends(imbalance[s]) for s in seeds}
     counts = ", ".join(str(int(k)) for k in imbalance[first]["counts"])
@@ -271,11 +294,14 @@ def run_numbers(history: History, ce: History, model, data) -> dict:
 
 def simplex_numbers(recorder) -> dict:
     """Section 2's numbers: the smallest and largest cosine between two centred class means at
-    the end of a run with snapshots (the simplex's is −1/(C−1))."""
+    the end of a run with snapshots (the simplex's is −1/(C−1)), and the two as the prose
+    says them (``cos_range``: "between −0.41 and −0.25", or "all −0.33")."""
     # the snapshot's means are centred already
     cos = cosine_gram(recorder.snapshots[-1]["means"], centre=False).numpy()
     off = cos[~np.eye(len(cos), dtype=bool)]
-    return dict(cos_lo=off.min(), cos_hi=off.max())
+    return dict(cos_lo=off.min(), cos_hi=off.max(),
+                cos_range=range_text(off.min(), off.max(),
+                                     lambda v: f"{v:.2f}".replace("-", "−")))
 
 
 def conditions_numbers(conditions: dict) -> dict:
@@ -297,8 +323,8 @@ def imbalance_numbers(result: dict) -> dict:
     """Section 4's numbers: the run's, as its "What to notice" quotes them, and exercise 4's."""
     t = imbalance_trends(result)
     return dict(ufm_err=f"{100 * t['ufm_error']:.2g}%",
-                ufm_angles=f"{t['ufm_angles'][0]:.1f}° and {t['ufm_angles'][1]:.1f}°",
-                net_angles=f"{t['net_angles'][0]:.0f}° and {t['net_angles'][1]:.0f}°",
+                ufm_angles=angle_range(*t["ufm_angles"], digits=1),
+                net_angles=angle_range(*t["net_angles"], digits=0),
                 corr_w=f"{t['corr_w']:+.2f}".replace("-", "−"),
                 corr_h=f"{t['corr_h']:+.2f}".replace("-", "−"),
                 against=f"{t['against_w'] + t['against_h']} of {2 * (len(result['counts']) - 1)}",

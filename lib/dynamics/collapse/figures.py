@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 __all__ = ["LABELS", "terminal_phase_table", "nc_figure", "simplex_figure",
            "simplex_frames_figure", "gram_figure",
            "conditions_figure", "ufm_figure", "imbalance_figure", "imbalance_table",
-           "WEIGHT_DECAY_SLIDER_OPENS_AT", "GD_SLIDER_OPENS_AT", "weight_decay_slider",
-           "gd_slider", "simplex_slider", "imbalance_slider", "decay_clock", "clock_figure"]
+           "range_text", "angle_range", "WEIGHT_DECAY_SLIDER_OPENS_AT", "GD_SLIDER_OPENS_AT",
+           "weight_decay_slider", "gd_slider", "simplex_slider", "imbalance_slider", "decay_clock", "clock_figure"]
 
 LABELS = {
     "nc1": "NC1",
@@ -280,7 +280,10 @@ def imbalance_figure(result: dict, title: str = "") -> "go.Figure":
         labels = [f"n={int(n)}" for n in counts]
         angles = np.asarray(result["network"]["angles"], float) + np.diag([np.nan] * C)
         fig.add_heatmap(z=angles, x=labels, y=labels, zmin=0, zmax=180, colorscale="RdBu_r",
-                        texttemplate="%{z:.0f}", row=1, col=2, showscale=False)
+                        texttemplate="%{z:.0f}", row=1, col=2, showscale=True,
+                        colorbar=dict(title=dict(text="angle (°)"), thickness=12,
+                                      tickvals=[0, 45, 90, 135, 180]),
+                        hovertemplate="%{x}, %{y}: %{z:.1f}°<extra></extra>")
         fig.update_yaxes(autorange="reversed", row=1, col=2)
     fig.update_layout(hovermode="closest")
     return fig
@@ -305,6 +308,23 @@ def imbalance_table(result: dict):
             "angle (°)": None if net is None else float(angles[c].min()),
         })
     return plots.table(rows, digits=4, formats={"angle (°)": "{:.1f}"})
+
+
+def range_text(lo: float, hi: float, fmt) -> str:
+    """A range as the prose says it: "between a and b", or "all a" when the two ends print
+    the same under ``fmt`` (never "between 90.0° and 90.0°")."""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise ValueError(f"range_text needs finite ends, got {lo} and {hi}")
+    if lo > hi:
+        raise ValueError(f"range_text needs lo <= hi, got {lo} and {hi}")
+    a, b = fmt(lo), fmt(hi)
+    return f"all {a}" if a == b else f"between {a} and {b}"
+
+
+def angle_range(lo: float, hi: float, digits: int = 1) -> str:
+    """Angles in degrees at ``digits`` decimals: "between 72° and 88°", or "all 90.0°"."""
+    return range_text(lo, hi, lambda v: f"{v:.{digits}f}°")
+
 
 
 # ============================================================================ sliders over data/

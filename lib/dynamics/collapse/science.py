@@ -35,8 +35,9 @@ from ..config import Config, param
 from ..models import evaluating, layered
 from ..runtime import dry_run, get_device, get_seed, seeded
 from ..train import History
-from .theory import (bias_free_nc3, etf_gram, imbalanced_ufm_solution,  # noqa: F401
-                     minority_collapse_threshold, simplex_etf)  # section 4, re-exported
+from .theory import (bias_free_nc3, collapse_weight_decay, etf_gram,  # noqa: F401
+                     imbalanced_ufm_solution, minority_collapse_threshold,
+                     simplex_etf)  # section 4, re-exported
 from .theory import __all__ as _theory
 
 __all__ = ["METRICS", "CONDITIONS", "class_means", "nc1", "nc2", "nc3", "nc4", "nc_metrics",

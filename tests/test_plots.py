@@ -214,6 +214,9 @@ def test_a_claim_across_seeds_can_fail_and_shows_the_spread():
     assert plots.across_seeds({0: None}, lambda x: True) == ("— (seed 0)", "no")
     # a quantity reached on no seed: said in words, never as a tuple "(0, 1)" (the page check)
     assert plots.spread({0: None, 1: None}) == "— on every seed, seeds 0, 1"
+    # equal ends as printed: one value, never "0.5 (0.5–0.5)"
+    assert plots.spread({0: 0.5, 1: 0.50001, 2: 0.5}) == "0.5 on every seed, seeds 0, 1, 2"
+    assert plots.spread({0: 0.5, 1: 0.7}).startswith("median 0.6 (0.5–0.7)")
     with pytest.raises(ValueError, match="at least one"):
         plots.across_seeds({}, lambda x: True)
 

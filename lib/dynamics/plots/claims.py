@@ -15,9 +15,9 @@ from typing import Callable, Mapping, Sequence
 
 from .tables import table
 
-VERDICTS = ("yes", "partly", "not at this scale", "no")
+VERDICTS = ("yes", "partly", "not at this scale", "no", "within noise", "does not discriminate")
 MARKS = {"yes": "✓ yes", "partly": "◐ partly", "not at this scale": "– not at this scale",
-         "no": "✗ no"}
+         "no": "✗ no", "within noise": "≈ within noise", "does not discriminate": "⊘ does not discriminate"}
 
 
 def verdict(ok: bool, partly: bool = False, scale: bool = False) -> str:
@@ -53,7 +53,8 @@ def claim(claim: str, paper: str, measured: str, reproduced: str, asserted: bool
 def spread(values: Mapping[int, float] | Sequence[float], fmt: Callable[[float], str] | None = None,
            ) -> str:
     """The seeds' spread of a measured quantity as the claims tables print it: one value as
-    it is, several as "median m (lo–hi), seeds 0, 1, 2"; a value that is None or NaN (not
+    it is, several as "median m (lo–hi), seeds 0, 1, 2" (or "v on every seed" when they all
+    print alike: a range with equal ends says nothing); a value that is None or NaN (not
     reached) prints as "—"."""
     from .tables import number
 
@@ -77,6 +78,8 @@ def spread(values: Mapping[int, float] | Sequence[float], fmt: Callable[[float],
                                                                + finite[len(finite) // 2])
     missing = len(vals) - len(finite)
     tail = f", {missing} not reached" if missing else ""
+    if show(finite[0]) == show(finite[-1]):  # never "0.5 (0.5–0.5)": the seeds agree as printed
+        return f"{show(finite[0])} on every seed{tail}, seeds {seeds}"
     return f"median {show(mid)} ({show(finite[0])}–{show(finite[-1])}{tail}), seeds {seeds}"
 
 

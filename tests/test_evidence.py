@@ -1,0 +1,71 @@
+"""dynamics.evidence: the engine that judges a claims row against its control. Each verdict on
+a constructed case whose answer is known: a row whose control passes its test does not
+discriminate, a lead smaller than the seeds' spread is within noise, a row on some seeds is
+partly, and only a row that clears the noise with a failing control says yes."""
+import math
+
+import pytest
+
+from dynamics import plots
+from dynamics.evidence import Claim, Test, judge
+from known import known_answer
+
+
+def claim(test=Test(">", 1.0, "LEAD"), **kw):
+    return Claim("A leads B", "someone2024", measure=lambda run: run, test=test,
+                 control="B against itself", window="the whole run", **kw)
+
+
+@known_answer(judge, how="constructed seeds: treatment 2.0-2.2 against a threshold 1 and a "
+                         "control at 0.9 is yes; the same with the control at 1.5 does not discriminate")
+def test_yes_only_when_the_control_fails_the_same_test():
+    good = judge(claim(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.9, 1: 0.95, 2: 0.9})
+    assert good.verdict == "yes" and good.reason == ""
+    fooled = judge(claim(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.9, 1: 1.5, 2: 0.9})
+    assert fooled.verdict == "does not discriminate" and "seed 1" in fooled.reason
+
+
+def test_a_lead_within_the_seeds_spread_is_noise_not_a_lead():
+    """1.01x with seeds spread over 0.98-1.06 (Muon's 'lead per second'): within noise."""
+    j = judge(claim(), {0: 1.01, 1: 1.06, 2: 1.005}, {0: 1.0, 1: 1.0, 2: 1.0})
+    assert j.verdict == "within noise" and "not more than the noise" in j.reason
+    # one seed with no noise floor measured: nothing says the margin beats noise
+    assert judge(claim(), {0: 1.5}, {0: 1.0}).verdict == "within noise"
+    # a noise floor measured in the run (two timings of the same thing) decides instead
+    floor = claim(noise=lambda run: 0.02)
+    assert judge(floor, {0: 1.5}, {0: 1.0}).verdict == "yes"
+    assert judge(floor, {0: 1.01}, {0: 1.0}).verdict == "within noise"
+
+
+def test_log_scale_margins_for_quantities_over_decades():
+    nc1 = Test("<", 1e-3, "NC1_COLLAPSED", scale="log")
+    c = claim(test=nc1)
+    assert judge(c, {0: 1e-6, 1: 1e-5, 2: 3e-6}, {0: 0.2, 1: 0.3, 2: 0.1}).verdict == "yes"
+    assert judge(c, {0: 9e-4, 1: 1e-5, 2: 3e-6}, {0: 0.2, 1: 0.3, 2: 0.1}).verdict == "within noise"
+    assert nc1.margin(1e-6) == pytest.approx(3.0) and nc1.margin(1e-2) == pytest.approx(-1.0)
+
+
+def test_partly_and_no_and_missing_values():
+    assert judge(claim(), {0: 2.0, 1: 0.5, 2: 2.1}, {0: 0, 1: 0, 2: 0}).verdict == "partly"
+    assert judge(claim(), {0: 0.5, 1: 0.4}, {0: 0, 1: 0}).verdict == "no"
+    assert judge(claim(), {0: math.nan, 1: None}, {0: 0, 1: 0}).verdict == "no"
+
+
+def test_the_row_prints_both_measurements_and_the_strict_table_refuses_a_non_yes():
+    j = judge(claim(), {0: 1.01, 1: 1.06, 2: 1.005}, {0: 1.0, 1: 1.0, 2: 1.0})
+    row = j.row()
+    assert row["reproduced"] == "within noise" and "LEAD" in row["measured here"]
+    assert row["control"].startswith("B against itself: 1 on every seed")
+    with pytest.raises(plots.ClaimNotShown):
+        plots.claims_table([row], strict=True)
+
+
+def test_bad_claims_are_clear_errors():
+    with pytest.raises(ValueError, match="op must be"):
+        Test("=>", 1.0, "X")
+    with pytest.raises(ValueError, match="log-scale threshold"):
+        Test("<", 0.0, "X", scale="log")
+    with pytest.raises(ValueError, match="needs its control"):
+        Claim("s", "p", measure=len, test=Test(">", 1, "X"), control="", window="w")
+    with pytest.raises(ValueError, match="seeds"):
+        judge(claim(), {0: 2.0, 1: 2.0}, {0: 0.0})

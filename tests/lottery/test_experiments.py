@@ -13,6 +13,7 @@ from dynamics import lottery as L
 from dynamics import progress as P
 from dynamics import results
 
+from known import known_answer
 from seeds import SEEDS
 
 
@@ -427,6 +428,10 @@ def test_overlap_row_says_no_for_independent_sets(finetuned):
     assert L.finetune.finetune_claims(fake)[1]["reproduced"] == "no"
 
 
+@known_answer(L.finetune.updated, L.finetune.overlap, L.finetune.update_rank,
+              how="constructed weights: a change below bf16's spacing at 1 is seen in float32 "
+                  "only; a set overlaps itself fully (excess 1); a two-entry diagonal update of "
+                  "a 4x5 matrix has rank 2 of 4")
 def test_updated_sets_read_at_a_resolution_and_overlap():
     before = {"hidden.0.weight": torch.ones(4, 5), "hidden.0.bias": torch.zeros(4)}
     after = {"hidden.0.weight": before["hidden.0.weight"].clone(), "hidden.0.bias": torch.ones(4)}
@@ -448,3 +453,16 @@ def test_finetune_refuses_a_run_without_dense_networks_and_a_bad_lr(finetuned, s
         L.run_finetune(cfg, L.experiments.ImpResult.from_dict(res.to_dict()), d)
     with pytest.raises(ValueError, match="lr"):
         L.run_finetune(cfg, res, d, lr=-1)
+
+
+@known_answer(L.finetune.live_overlap,
+              how="constructed sets: among the weights both runs moved (the first half), run A's "
+                  "set is B's, so the overlap there is complete (excess 1) while the overlap over "
+                  "all weights is not")
+def test_live_overlap_counts_only_the_weights_both_runs_moved():
+    live = {"w": torch.tensor([True] * 4 + [False] * 4)}
+    a = {"w": torch.tensor([True, False, True, False] + [False] * 4)}
+    b = {"w": torch.tensor([True, False, True, False] + [True] * 4)}
+    got = L.finetune.live_overlap(a, b, live, live)
+    assert got["overlap"] == 1 and got["chance"] == 0.5 and got["excess"] == 1
+    assert L.finetune.overlap(a, b)["chance"] == 0.75

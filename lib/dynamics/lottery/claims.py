@@ -393,7 +393,9 @@ def speed_numbers(res: ImpResult, low: float = 1 / 7, high: float = 2 / 3) -> di
     mid = [stop[r] for r, d in enumerate(res.density) if low <= d <= high]
     return dict(speed_dense=int(stop[0]), speed_steps=int(res.config["steps"]),
                 speed_width=int(res.config["width"]), speed_seeds=len(res.seeds),
-                speed_loss=res.stop_on, speed_val=int(res.config.get("n_val", 0)),
+                speed_loss=res.stop_on,
+                speed_val=(f"{res.config['n_val']} examples" if res.config.get("n_val")
+                           else "none: these runs were computed before the split"),
                 speed_dense_acc="not recorded" if np.isnan(acc) else f"{100 * acc:.1f}%",
                 speed_range=f"{min(mid):.0f} to {max(mid):.0f}" if mid else "—")
 

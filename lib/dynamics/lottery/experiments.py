@@ -26,7 +26,7 @@ from .. import units
 from .. import progress as P
 from .. import runtime
 from ..runtime import get_seed
-from ..sweep import train_many
+from ..sweep import choose_strategy, train_many
 from ..train import History, Hooks, Recipe, train
 from .science import (PAI_DENSITY, PAI_METHODS, LotteryConfig, density, full_masks, imp_round,
                       layer_densities, like_masks, load_data, make_model, pai_masks,
@@ -59,9 +59,13 @@ def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, 
             model.load_state_dict(state)
         return model
 
+    # the strategy "auto" would choose without the validation metric (which alone would make
+    # it train one network at a time): batched on a GPU, as before the split
+    strategy = choose_strategy(make_model(cfg, data), data, cfg.batch_size, len(configs))
     return train_many(model_fn, data, configs, recipe(cfg, steps),
                       masks=dict(params=[m or None for m in masks]),
-                      metrics=partial(validation, x=x_val, y=y_val), bars=bars)
+                      metrics=partial(validation, x=x_val, y=y_val), strategy=strategy,
+                      bars=bars)
 
 
 @torch.no_grad()

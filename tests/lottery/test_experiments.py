@@ -15,6 +15,7 @@ from dynamics import lottery as L
 from dynamics import progress as P
 from dynamics import results
 
+from known import known_answer
 from seeds import SEEDS
 
 
@@ -48,6 +49,52 @@ def test_masked_training_keeps_pruned_weights_at_zero(small):
     assert (dense["hidden.0.weight"] != 0).float().mean() > 0.99
 
 
+def test_training_holds_out_the_validation_split_and_early_stops_on_it(small):
+    """Frankle & Carbin: the networks train on the training examples less the validation
+    split (the last n_val), each evaluation records the validation loss and accuracy (equal
+    to a direct evaluation on those examples), the early-stopping step is the step of lowest
+    validation loss, and the accuracy reported there is the test accuracy at that step."""
+    cfg, d = small
+    model = L.science.make_model(cfg, d, seed=0)
+    init = {n: t.clone() for n, t in model.state_dict().items()}
+    out = L.experiments.train_masked(cfg, d, [init], [None], [0], bars=False)
+    h = out.histories[0]
+    train, x_val, y_val = L.science.split_validation(d, cfg.n_val)
+    model.load_state_dict(out.state_dict(0))
+    with torch.no_grad():
+        logits = model(x_val)
+    assert h.last("val_loss") == pytest.approx(float(F.cross_entropy(logits, y_val)), rel=1e-5)
+    assert h.last("val_acc") == pytest.approx(float((logits.argmax(1) == y_val).float().mean()))
+    with torch.no_grad():  # the training loss is over the training examples less the split
+        part = float(F.cross_entropy(model(train.x_train), train.y_train))
+        full = float(F.cross_entropy(model(d.x_train), d.y_train))
+    assert h.last("train_loss") == pytest.approx(part, rel=1e-5) and abs(part - full) > 1e-4
+    res = L.run_imp(cfg, seeds=[0], data=d, controls=False, bars=False)
+    assert res.stop_on == "validation loss"
+    back = L.experiments.ImpResult.from_dict(res.to_dict())
+    assert back.stop_on == "validation loss" and np.array_equal(back.stop_acc["ticket"], res.stop_acc["ticket"])
+    # a result written before the split reads as early-stopped on the test loss
+    old = {k: v for k, v in res.to_dict().items() if k not in ("stop_acc", "stop_on")}
+    stale = L.experiments.ImpResult.from_dict(old)
+    assert stale.stop_on == "test loss" and np.isnan(stale.stop_acc["ticket"]).all()
+
+
+def test_record_early_stops_on_validation_loss_and_reports_test_accuracy_there():
+    """A synthetic history whose validation loss is lowest at step 20 and test loss at 30:
+    the early-stopping step is 20 and the accuracy there is the test accuracy at step 20."""
+    from dynamics.train import History
+
+    h = History()
+    for step, vl, tl, ta in [(0, 2.0, 2.0, 0.1), (10, 1.0, 1.2, 0.5), (20, 0.5, 0.8, 0.6),
+                             (30, 0.7, 0.6, 0.7), (40, 0.9, 0.9, 0.65)]:
+        h.append(step, train_loss=vl, val_loss=vl, test_loss=tl, test_acc=ta)
+    nan = lambda: {v: np.full((1, 1), np.nan) for v in L.experiments.VARIANTS}  # noqa: E731
+    res = L.experiments.ImpResult({}, [0], np.ones(1), nan(), nan(), nan(), [])
+    L.experiments._record(res, "ticket", 0, 0, h)
+    assert res.stop_step["ticket"][0, 0] == 20 and res.stop_acc["ticket"][0, 0] == 0.6
+    assert res.acc["ticket"][0, 0] == 0.65  # the final test accuracy
+
+
 def test_imp_result_shapes_densities_and_torch_agreement(small):
     cfg, d = small
     res = L.run_imp(cfg.replace(rewind_step=5), seeds=[0, 1], data=d, controls=[2], bars=False)
@@ -76,16 +123,18 @@ def test_rewinding_restores_exactly_theta_k(small):
 
     res = L.run_imp(cfg, seeds=[0], data=d, controls=False, train_fn=recording, bars=False)
     theta_k = res.rewound[0]
-    # theta_k from an independent, bare training loop: Adam, the same mini-batch order
+    # theta_k from an independent, bare training loop: Adam, the same mini-batch order, on
+    # the training examples less the validation split
     model = L.science.make_model(cfg, d, seed=0)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    gen, perm, pos, n = torch.Generator().manual_seed(0), None, len(d.x_train), len(d.x_train)
+    tr = L.science.split_validation(d, cfg.n_val)[0]
+    gen, perm, pos, n = torch.Generator().manual_seed(0), None, len(tr.x_train), len(tr.x_train)
     for _ in range(k):
         if pos + cfg.batch_size > n:
             perm, pos = torch.randperm(n, generator=gen), 0
         idx = perm[pos:pos + cfg.batch_size]
         pos += cfg.batch_size
-        loss = F.cross_entropy(model(d.x_train[idx]), d.y_train[idx])
+        loss = F.cross_entropy(model(tr.x_train[idx]), tr.y_train[idx])
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -251,7 +300,12 @@ def test_claim_rows_of_the_smoke_run(smoke_runs):
     seed; "learn faster" shown, not asserted (the runs end before the test loss turns up)."""
     res, _, pai = smoke_runs
     rows = {row["claim"]: row for row in L.page_claims(res, pai)}
-    assert all(rows[c]["reproduced"] == "yes" for c in rows if rows[c]["asserted"])
+    beats = L.claims.CLAIMS["pai"][0]
+    assert all(rows[c]["reproduced"] == "yes" for c in rows if rows[c]["asserted"] and c != beats)
+    # judged per seed, "beats a random mask" fails at the smoke scale at a fifth of the weights
+    # (seed 1: SNIP about a point above the shuffled ticket, within one seed's noise); the
+    # prose says "at or a few points above" there, and the row holds on the cpu data
+    assert rows[beats]["reproduced"] == "partly" and "seed 1" in rows[beats]["measured here"]
     speed = next(row for c, row in rows.items() if c.startswith("Tickets learn faster"))
     assert not speed["asserted"] and speed["reproduced"] == "not at this scale"
 
@@ -429,6 +483,10 @@ def test_overlap_row_says_no_for_independent_sets(finetuned):
     assert L.finetune.finetune_claims(fake)[1]["reproduced"] == "no"
 
 
+@known_answer(L.finetune.updated, L.finetune.overlap, L.finetune.update_rank,
+              how="constructed weights: a change below bf16's spacing at 1 is seen in float32 "
+                  "only; a set overlaps itself fully (excess 1); a two-entry diagonal update of "
+                  "a 4x5 matrix has rank 2 of 4")
 def test_updated_sets_read_at_a_resolution_and_overlap():
     before = {"hidden.0.weight": torch.ones(4, 5), "hidden.0.bias": torch.zeros(4)}
     after = {"hidden.0.weight": before["hidden.0.weight"].clone(), "hidden.0.bias": torch.ones(4)}
@@ -450,3 +508,16 @@ def test_finetune_refuses_a_run_without_dense_networks_and_a_bad_lr(finetuned, s
         L.run_finetune(cfg, L.experiments.ImpResult.from_dict(res.to_dict()), d)
     with pytest.raises(ValueError, match="lr"):
         L.run_finetune(cfg, res, d, lr=-1)
+
+
+@known_answer(L.finetune.live_overlap,
+              how="constructed sets: among the weights both runs moved (the first half), run A's "
+                  "set is B's, so the overlap there is complete (excess 1) while the overlap over "
+                  "all weights is not")
+def test_live_overlap_counts_only_the_weights_both_runs_moved():
+    live = {"w": torch.tensor([True] * 4 + [False] * 4)}
+    a = {"w": torch.tensor([True, False, True, False] + [False] * 4)}
+    b = {"w": torch.tensor([True, False, True, False] + [True] * 4)}
+    got = L.finetune.live_overlap(a, b, live, live)
+    assert got["overlap"] == 1 and got["chance"] == 0.5 and got["excess"] == 1
+    assert L.finetune.overlap(a, b)["chance"] == 0.75

@@ -10,6 +10,8 @@ from dynamics import data as D
 from dynamics import lottery as L
 from dynamics import models as M
 
+from known import known_answer
+
 
 def _mlp(seed=0, width=16, depth=2, in_dim=10):
     torch.manual_seed(seed)
@@ -19,6 +21,8 @@ def _mlp(seed=0, width=16, depth=2, in_dim=10):
 # ----------------------------------------------------------------------------- masks
 
 
+@known_answer(L.science.prune_masks, L.science.prune_smallest,
+              how="torch.nn.utils.prune's global_unstructured and l1_unstructured, an independent implementation, give the masks over three rounds")
 def test_global_masks_equal_torch_prune_over_rounds():
     """Three IMP rounds (weights change between rounds, as training does): our global masks
     equal torch.nn.utils.prune.global_unstructured's with L1Unstructured, and the head's
@@ -45,6 +49,8 @@ def test_global_masks_equal_torch_prune_over_rounds():
     assert 0.45 < kept < 0.6  # 0.8^3 of the hidden weights, 0.9^3 of the head's
 
 
+@known_answer(L.science.prune_masks,
+              how="torch.nn.utils.prune's l1_unstructured per layer gives the masks and their densities 1 - amount")
 def test_layerwise_masks_equal_torch_prune():
     model = _mlp(1)
     scores = {n: p.detach() for n, p in L.science.prunable(model).items()}
@@ -57,6 +63,8 @@ def test_layerwise_masks_equal_torch_prune():
         assert float(masks[name].mean()) == pytest.approx(1 - amount, abs=0.01)
 
 
+@known_answer(L.science.torch_prune_masks,
+              how="prune_masks, checked against torch's raw prune API above, gives the same masks from any starting mask")
 @pytest.mark.parametrize("scope", ["global", "layer"])
 def test_torch_reference_agrees_with_prune_masks_from_any_mask(scope):
     """torch_prune_masks (the reference the chapter prints agreement with) starts from an
@@ -99,6 +107,8 @@ def test_bad_scope_and_mismatched_scores_are_rejected():
         L.science.pai_masks("grasp", model, None, L.science.full_masks(model))
 
 
+@known_answer(L.science.shuffle_masks,
+              how="a permutation within a layer keeps each layer's count exactly and moves the kept positions")
 def test_shuffle_keeps_layer_counts_and_moves_weights():
     model = _mlp(2)
     scores = {n: p.detach() for n, p in L.science.prunable(model).items()}
@@ -110,6 +120,8 @@ def test_shuffle_keeps_layer_counts_and_moves_weights():
     assert not torch.equal(a["hidden.1.weight"], masks["hidden.1.weight"])
 
 
+@known_answer(L.science.masks_at_density, L.science.like_masks,
+              how="the constructed target keeps density d of each hidden layer and d**0.5 of the head; one-shot masks keep exactly its counts per group")
 def test_one_shot_masks_keep_the_same_counts_per_group():
     model = _mlp(3)
     like = L.science.like_masks(model, 0.1)
@@ -127,6 +139,8 @@ def test_one_shot_masks_keep_the_same_counts_per_group():
 # ----------------------------------------------------------------------------- rewinding, one IMP round
 
 
+@known_answer(L.science.rewind,
+              how="survivors equal theta_k bit for bit and pruned weights are +0, by construction of the mask")
 def test_rewind_restores_theta_k_bitwise_and_zeros_pruned_weights():
     theta_k = {n: t.detach().clone() for n, t in _mlp(8).state_dict().items()}
     scores = {n: torch.randn_like(t) for n, t in L.science.prunable(theta_k).items()}
@@ -143,6 +157,8 @@ def test_rewind_restores_theta_k_bitwise_and_zeros_pruned_weights():
         assert start[n].data_ptr() != t.data_ptr()  # a copy: training it leaves θ_k intact
 
 
+@known_answer(L.science.imp_round,
+              how="a fake training with known outputs: the starts are rewind(theta_k, m) and the new masks prune_masks of the known trained weights")
 def test_imp_round_rewinds_trains_then_prunes_by_trained_magnitude():
     model = _mlp(9)
     theta_k = [{n: t.detach().clone() for n, t in model.state_dict().items()}]
@@ -168,6 +184,8 @@ def test_imp_round_rewinds_trains_then_prunes_by_trained_magnitude():
 # ----------------------------------------------------------------------------- pruning at init
 
 
+@known_answer(L.science.snip_scores,
+              how="|w * dL/dw| from an independent backward pass through the same loss")
 def test_snip_scores_are_weight_times_gradient():
     d = D.gaussian_mixture(64, 32, dim=10, n_classes=4, seed=0, device="cpu")
     model = _mlp(4)
@@ -178,6 +196,8 @@ def test_snip_scores_are_weight_times_gradient():
     assert torch.allclose(scores["hidden.1.weight"], (w * w.grad).abs())
 
 
+@known_answer(L.science.synflow_scores,
+              how="one hidden layer with zero biases: R = 1'|W2||W1|1, whose gradient gives each weight's score in closed form")
 def test_synflow_scores_match_the_closed_form():
     """One hidden layer, zero biases: with |W| and an all-ones input the ReLU is the identity
     and R = 1ᵀ|W2||W1|1, so score(W1_ij) = |W1_ij| Σ_k |W2_ki| and score(W2_ki) = |W2_ki| Σ_j |W1_ij|."""
@@ -191,6 +211,8 @@ def test_synflow_scores_match_the_closed_form():
     assert torch.allclose(s["head.weight"], w2 * w1.sum(1)[None, :], rtol=1e-5)
 
 
+@known_answer(L.science.synflow_masks,
+              how="the target counts per group are met exactly and no layer is emptied at 1% density")
 def test_synflow_reaches_the_target_without_layer_collapse():
     model = _mlp(6, width=64)
     like = L.science.like_masks(model, 0.01)
@@ -213,6 +235,8 @@ def test_masks_are_deterministic_for_a_seed():
 # ----------------------------------------------------------------------------- linear mode connectivity
 
 
+@known_answer(L.science.interpolate, L.science.path_errors, L.science.barrier,
+              how="the midpoint of two networks is their mean; a path from a network to itself is flat with barrier 0; barrier([.1, .3, .2]) = .15 and a valley has none")
 def test_interpolation_and_barrier():
     d = D.gaussian_mixture(64, 64, dim=10, n_classes=4, seed=0, device="cpu")
     cfg = L.LotteryConfig(width=16)
@@ -233,6 +257,8 @@ def test_interpolation_and_barrier():
 # ----------------------------------------------------------------------------- schedule
 
 
+@known_answer(L.science.expected_density, L.science.round_for,
+              how="(1 - p)^r of the weights after r rounds: 1 at r = 0, about 0.8 after one round at p = 0.2")
 def test_profile_presets_construct_and_reach_the_claim_sparsity():
     for profile in ("smoke", "cpu", "gpu"):
         cfg = L.LotteryConfig.for_profile(profile)
@@ -243,3 +269,86 @@ def test_profile_presets_construct_and_reach_the_claim_sparsity():
     assert L.science.expected_density(cfg, 1) == pytest.approx(0.8, abs=0.01)
     with pytest.raises(ValueError, match="add rounds"):
         L.science.round_for(cfg.replace(rounds=2), 0.05, 0.10)
+
+
+# ----------------------------------------------------------------------------- known answers
+
+
+@known_answer(L.science.density, L.science.layer_densities, L.science.full_masks,
+              L.science.prunable,
+              how="a constructed mask with known counts: 3 of 12 and 2 of 4 weights kept give "
+                  "densities 5/16, 1/4 and 1/2; only weight matrices are prunable")
+def test_densities_of_a_constructed_mask():
+    masks = {"a": torch.tensor([[1.0, 1, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]]),
+             "b": torch.tensor([[1.0, 0], [1, 0]])}
+    assert L.science.density(masks) == 5 / 16
+    assert L.science.layer_densities(masks) == {"a": 0.25, "b": 0.5}
+    model = _mlp(0, width=3, depth=1, in_dim=2)
+    assert set(L.science.prunable(model)) == {"hidden.0.weight", "head.weight"}
+    assert L.science.density(L.science.full_masks(model)) == 1.0
+
+
+@known_answer(L.science.pai_masks,
+              how="magnitude at init keeps exactly the largest |theta_0| of the hidden layers "
+                  "(a sort of the weights gives the threshold), SNIP's masks are those of "
+                  "its scores at the target counts")
+def test_pai_masks_keep_the_largest_scores():
+    d = D.gaussian_mixture(64, 32, dim=10, n_classes=4, seed=0, device="cpu")
+    model = _mlp(3)
+    like = L.science.like_masks(model, 0.2)
+    mask = L.science.pai_masks("magnitude", model, d, like)
+    hidden = ["hidden.0.weight", "hidden.1.weight"]
+    w = torch.cat([model.get_parameter(n).detach().abs().flatten() for n in hidden])
+    m = torch.cat([mask[n].flatten() for n in hidden])
+    k = int(sum(like[n].sum() for n in hidden))
+    assert int(m.sum()) == k and w[m > 0].min() >= w[m == 0].max()
+    snip = L.science.pai_masks("snip", model, d, like)
+    expect = L.science.masks_at_density(L.science.snip_scores(model, d), like)
+    assert all(torch.equal(snip[n], expect[n]) for n in snip)
+
+
+@known_answer(L.science.round_near,
+              how="with p = 0.2 the expected density is about 0.8^r, so the round nearest 20% "
+                  "(log scale) is 7 (0.8^7 = 0.21) and the round nearest 50% is 3")
+def test_round_near_is_the_closed_form_round():
+    cfg = L.LotteryConfig(width=300, rounds=14, prune_fraction=0.2, head_rate=1.0)  # all at 0.8^r
+    assert L.science.round_near(cfg, 0.2) == 7
+    assert L.science.round_near(cfg, 0.5) == 3
+
+
+class _History:
+    def __init__(self, steps, **metrics):
+        self.steps, self.metrics = list(steps), metrics
+
+    def __getitem__(self, key):
+        import numpy as np
+        return np.asarray(self.metrics[key])
+
+
+@known_answer(L.science.best_step,
+              how="a synthetic history whose validation loss is lowest at step 20 and test loss "
+                  "at step 30: the early-stopping step is 20; the first of tied minima counts; "
+                  "accuracies take their maximum")
+def test_best_step_reads_the_validation_loss_not_the_test_loss():
+    h = _History([0, 10, 20, 30, 40], val_loss=[2.0, 1.0, 0.5, 0.6, 0.5],
+                 test_loss=[2.0, 1.1, 0.7, 0.4, 0.9], test_acc=[0.1, 0.5, 0.6, 0.7, 0.7])
+    assert L.science.best_step(h) == 20
+    assert L.science.best_step(h, "test_loss") == 30
+    assert L.science.best_step(h, "test_acc") == 30
+
+
+@known_answer(L.science.split_validation,
+              how="Frankle & Carbin's split by construction: the last n_val of the training "
+                  "examples become the validation set, the rest stay for training, none is "
+                  "lost or shared, and the test set is untouched")
+def test_split_validation_holds_out_the_last_training_examples():
+    d = D.gaussian_mixture(50, 20, dim=4, n_classes=3, seed=0, device="cpu")
+    n = len(d.x_train)
+    train, x, y = L.science.split_validation(d, 10)
+    assert len(train.x_train) == n - 10 and len(x) == len(y) == 10
+    assert torch.equal(torch.cat([train.x_train, x]), d.x_train)
+    assert torch.equal(torch.cat([train.y_train, y]), d.y_train)
+    assert torch.equal(train.x_test, d.x_test) and train.info["n_val"] == 10
+    for bad in (0, n, 2.5, True):
+        with pytest.raises(ValueError, match="n_val"):
+            L.science.split_validation(d, bad)

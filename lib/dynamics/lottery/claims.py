@@ -1,21 +1,27 @@
-"""Lottery tickets, the claims: each "What to notice" sentence of the chapter as a claims row
-(:func:`claims`, :func:`published_claims`), with its threshold (once, here), and the numbers
-the prose glues (``*_numbers``, each threshold included as the page prints it).
+"""Lottery tickets, the claims: each "What to notice" sentence of the chapter as one claims
+row (:func:`page_claims`, :func:`published_claims`), with its threshold (once, here), and the
+numbers the prose glues (``*_numbers``, each threshold included as the page prints it).
+
+One claim, one row: a claim measured in several settings (this page's run, the precomputed
+runs, several sparsities) is one row that shows each setting's numbers, with one verdict over
+all of them. Each setting checks the claim on each of its seeds; every verdict comes from
+those checks through one combiner (:func:`_row`, by :func:`dynamics.plots.judged`).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import plots, results
-from .experiments import ImpResult, imp_runs
-from .figures import PAI_NAMES, _by_step, _mean
+from .experiments import ImpResult, by_step, imp_runs, seed_mean
+from .figures import PAI_NAMES
 from .finetune import finetune_claims
 from .science import layer_densities
 
 __all__ = ["MATCH_WINDOW", "MATCH_POINTS", "CONTROL_POINTS", "SPEED_WINDOW", "SPEED_MARGIN",
-           "STABLE_BARRIER", "LEVEL_POINTS", "REWIND_POINTS", "ticket_claims", "speed_claim",
-           "lmc_claims", "page_claims", "published_claims", "lmc_seeds", "speed_numbers",
-           "pai_numbers", "lmc_numbers", "rewind_numbers", "breakdown_numbers", "layer_numbers"]
+           "STABLE_BARRIER", "LEVEL_POINTS", "REWIND_POINTS", "PAI_WINDOW", "CLAIMS",
+           "ticket_claims", "speed_claim", "pai_claims", "lmc_claims", "lr_claims",
+           "page_claims", "published_claims", "lmc_seeds", "speed_numbers", "pai_numbers",
+           "lmc_numbers", "rewind_numbers", "breakdown_numbers", "layer_numbers"]
 
 
 # ============================================================================ claims
@@ -29,6 +35,96 @@ SPEED_MARGIN = 1              # ... earlier by at least this many evaluation int
 STABLE_BARRIER = 0.02         # Frankle et al. (2020): stable when the error barrier is below 2%
 LEVEL_POINTS = 1.0            # re-init "as good as" the ticket: within this many points (Liu et al.)
 REWIND_POINTS = 3.0           # rewinding "better" than resetting: by this many points or more
+PAI_WINDOW = (0.08, 0.25)     # densities of the PaI rows: the prose's "a fifth" and "a tenth"
+
+# key -> (claim, paper, control, window): the rows, in the table's order
+CLAIMS = {
+    "match": ("Winning tickets match the dense network at 10-20% of the weights",
+              "Frankle & Carbin (2019): LeNet-300-100 on MNIST",
+              f"the dense network (round 0); match: the ticket within {MATCH_POINTS:g} pt",
+              f"the pruned rounds at {100 * MATCH_WINDOW[0]:.0f}-{100 * MATCH_WINDOW[1]:.0f}% "
+              "of the weights (mean over them)"),
+    "reinit": ("Re-initializing the ticket's weights destroys it", "Frankle & Carbin (2019)",
+               f"the same mask re-initialized (at least {CONTROL_POINTS:g} pts below the ticket)",
+               "the sparsest round at 5-10% of the weights"),
+    "random": ("A random mask with the same layer-wise sparsity is far below the ticket",
+               "Frankle & Carbin (2019); Frankle et al. (2021)",
+               f"the same mask shuffled within layers (at least {CONTROL_POINTS:g} pts below the "
+               "ticket)", "the sparsest round at 5-10% of the weights"),
+    "speed": ("Tickets learn faster (earlier early-stopping step) than the dense network and "
+              "the re-initialized control", "Frankle & Carbin (2019): early stopping on a "
+              "validation set held out of the training data",
+              f"the dense network (round 0) and the re-initialized control on the same rounds; "
+              f"earlier by at least {SPEED_MARGIN} evaluation interval"
+              f"{'s' if SPEED_MARGIN > 1 else ''}",
+              f"the pruned rounds at {100 * SPEED_WINDOW[0]:.0f}-{100 * SPEED_WINDOW[1]:.0f}% of "
+              "the weights (mean over them)"),
+    "pai": ("Pruning at init beats a random mask but not IMP", "Frankle et al. (2021)",
+            "the random mask (the ticket shuffled within layers) below, the IMP ticket above, "
+            "every method on every seed",
+            f"IMP's rounds at {100 * PAI_WINDOW[0]:.0f}-{100 * PAI_WINDOW[1]:.0f}% of the "
+            "weights"),
+    "shuffle": ("Shuffling a pruning-at-init mask within layers costs it little, the ticket a "
+                "lot", "Frankle et al. (2021)",
+                "the ticket's own cost of shuffling; each PaI method's under half of it",
+                f"IMP's rounds at {100 * PAI_WINDOW[0]:.0f}-{100 * PAI_WINDOW[1]:.0f}% of the "
+                "weights"),
+    "stable": ("A small network is stable at initialization: two runs from θ₀ are linearly "
+               "connected", "Frankle et al. (2020): LeNet on MNIST",
+               f"Frankle et al.'s criterion, a barrier below {100 * STABLE_BARRIER:g} pts; the "
+               "unstable case: the larger learning rate from θ₀ (next row)",
+               "k = 0, at the chapter's learning rate"),
+    "later": ("Where training is unstable at init, it becomes stable from a later rewind step",
+              "Frankle et al. (2020): ResNet-20, VGG-16 after a few % of training",
+              f"the unrewound runs (k = 0), at or above {100 * STABLE_BARRIER:g} pts; stable: a "
+              "barrier below it (Frankle et al.'s criterion)",
+              "the first and the last rewind step, at the larger learning rate"),
+    "liu": ("At a larger learning rate, the pruned architecture re-initialized trains as well as "
+            "the ticket", "Liu et al. (2019), mostly structured pruning, SGD lr 0.1",
+            f"the ticket (same mask, its own initial values); level: within {LEVEL_POINTS:g} pt",
+            "the rounds nearest 20% of the weights and the sparsest"),
+    "rewind": ("Rewinding to an early step finds better tickets than resetting to θ₀ where "
+               "training is unstable at init", "Frankle et al. (2020)",
+               f"the same setting reset to θ₀; better: by {REWIND_POINTS:g} pts or more",
+               "the rounds at 10% of the weights or fewer (mean over them)"),
+}
+
+
+def _setting(where: str, text: str, ok: dict | None, asserted: bool, seeds) -> dict:
+    """One setting's measurement of a claim: its numbers (``text``) and its per-seed checks
+    (``ok``: ``{seed: bool}``; None where this setting cannot tell, said in ``text``)."""
+    return dict(where=where, text=text, ok=ok, asserted=bool(asserted),
+                seeds=[int(s) for s in seeds])
+
+
+def _row(key: str, settings: list[dict]) -> dict:
+    """The one row of claim ``key`` over all its settings, each setting's numbers shown. The
+    verdict is :func:`dynamics.plots.judged` over every (setting, seed) check: "yes" when all
+    hold, "no" when none does, "partly" (saying which fail) between; "not at this scale" when
+    no setting can tell. Asserted when a setting that judges it is asserted."""
+    claim, paper, control, window = CLAIMS[key]
+    judging = [s for s in settings if s["ok"] is not None]
+    checks = {f"{s['where']}, seed {k}": bool(v) for s in judging for k, v in s["ok"].items()}
+    measured = "; ".join(f"{s['where']}: {s['text']}" for s in settings)
+    if checks:
+        _, verdict = plots.judged({k: float(v) for k, v in checks.items()}, checks)
+        if verdict == "partly":
+            measured += "; does not hold on " + ", ".join(k for k, v in checks.items() if not v)
+    else:
+        verdict = plots.verdict(False, scale=True)
+    return plots.claim(claim, paper, measured, verdict, any(s["asserted"] for s in judging),
+                       control=control, window=window,
+                       seeds=sorted({k for s in settings for k in s["seeds"]}))
+
+
+def _rows(*groups: dict) -> list[dict]:
+    """Rows from settings grouped by claim (``{key: setting or [settings]}`` dicts): one row
+    per claim, in :data:`CLAIMS`' order, with every setting of every group."""
+    def settings(key):
+        for g in groups:
+            got = g.get(key)
+            yield from ([] if got is None else got if isinstance(got, list) else [got])
+    return [_row(key, list(settings(key))) for key in CLAIMS if any(key in g for g in groups)]
 
 
 def _window(res: ImpResult, window) -> list[int]:
@@ -40,149 +136,129 @@ def _per_seed(res: ImpResult, f) -> dict:
     return {int(s): float(f(k)) for k, s in enumerate(res.seeds)}
 
 
-def ticket_claims(res: ImpResult, where: str = "this run", asserted: bool | None = None) -> list[dict]:
-    """Frankle & Carbin's three comparisons on an IMP run, each judged on every seed: the
-    ticket within :data:`MATCH_POINTS` of the dense network over the rounds in
-    :data:`MATCH_WINDOW`, and the re-initialized and random-mask controls at least
-    :data:`CONTROL_POINTS` below it at the sparsest round at 5-10% of the weights. Asserted
-    (by default) only on three seeds or more."""
+def _checked(values: dict, holds) -> dict:
+    """``{seed: holds(value)}``; a value not reached (NaN) does not hold."""
+    return {s: bool(np.isfinite(v) and holds(v)) for s, v in values.items()}
+
+
+def _pts(v: float) -> str:
+    return f"{v:+.1f} pts"
+
+
+def _tickets(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
+    """Frankle & Carbin's three comparisons on one IMP run, per seed: ``match``, ``reinit``,
+    ``random`` (see :data:`CLAIMS`). Asserted (by default) on three seeds or more."""
     asserted = len(res.seeds) >= 3 if asserted is None else asserted
-    a, seeds = res.acc, [int(s) for s in res.seeds]
+    a, seeds = res.acc, res.seeds
     win, r = _window(res, MATCH_WINDOW), res.round_at()
-    d = 100 * res.density[r]
-    pts = lambda v: f"{v:+.1f} pts"  # noqa: E731
-    rows = []
+    out = {}
     if win:
-        text, ok = plots.across_seeds(_per_seed(res, lambda k: 100 * (np.mean(a["ticket"][k, win])
-                                                                        - a["ticket"][k, 0])),
-                                      lambda v: v >= -MATCH_POINTS, pts)
+        gap = _per_seed(res, lambda k: 100 * (np.mean(a["ticket"][k, win]) - a["ticket"][k, 0]))
         span = f"{100 * res.density[win[-1]]:.1f}–{100 * res.density[win[0]]:.1f}%"
+        out["match"] = _setting(where, f"ticket − dense over {len(win)} of "
+                                f"{len(res.density) - 1} pruned rounds ({span}): "
+                                f"{plots.spread(gap, _pts)}",
+                                _checked(gap, lambda v: v >= -MATCH_POINTS), asserted, seeds)
     else:
-        text, ok, span = "no round in the window", "no", "—"
-    rows.append(plots.claim(
-        "Winning tickets match the dense network at 10-20% of the weights", "Frankle & Carbin "
-        "(2019): LeNet-300-100 on MNIST", f"{where}: ticket − dense, mean over the window: {text}",
-        ok, asserted, control=f"the dense network (round 0); match: within {MATCH_POINTS:g} pt",
-        window=f"{len(win)} of {len(res.density) - 1} pruned rounds, {span} of the weights",
-        seeds=seeds))
-    for key, claim, paper in (
-            ("reinit", "Re-initializing the ticket's weights destroys it", "Frankle & Carbin (2019)"),
-            ("random", "A random mask with the same layer-wise sparsity is far below the ticket",
-             "Frankle & Carbin (2019); Frankle et al. (2021)")):
-        text, ok = plots.across_seeds(_per_seed(res, lambda k: 100 * (a["ticket"][k, r] - a[key][k, r])),
-                                      lambda v: v >= CONTROL_POINTS, pts)
-        rows.append(plots.claim(
-            claim, paper, f"{where}: ticket − {'re-init' if key == 'reinit' else 'random mask'}: {text}",
-            ok, asserted, control=f"the same mask {'re-initialized' if key == 'reinit' else 'shuffled within layers'}"
-            f" (at least {CONTROL_POINTS:g} pts below)", window=f"{d:.1f}% of the weights (round {r})",
-            seeds=seeds))
-    return rows
+        out["match"] = _setting(where, "no round in the window", None, asserted, seeds)
+    for key, name in (("reinit", "re-init"), ("random", "random mask")):
+        gap = _per_seed(res, lambda k: 100 * (a["ticket"][k, r] - a[key][k, r]))
+        out[key] = _setting(where, f"ticket − {name} at {100 * res.density[r]:.1f}% (round {r}): "
+                            f"{plots.spread(gap, _pts)}",
+                            _checked(gap, lambda v: v >= CONTROL_POINTS), asserted, seeds)
+    return out
 
 
-def speed_claim(res: ImpResult, where: str = "this run", asserted: bool | None = None) -> dict:
+def ticket_claims(res: ImpResult, where: str = "this run", asserted: bool | None = None) -> list[dict]:
+    """The three ticket rows (match, re-init, random mask) of one IMP run alone."""
+    return _rows(_tickets(res, where, asserted))
+
+
+def _speed(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
     """Frankle & Carbin's "tickets learn faster": on each seed, the tickets' early-stopping
-    step (the step of lowest test loss), averaged over the rounds in :data:`SPEED_WINDOW`,
-    against the dense network's and against the re-initialized control's over the same
-    rounds; it holds where the ticket is earlier than both by :data:`SPEED_MARGIN` evaluation
-    intervals or more. A run whose dense test loss is still falling at the end cannot show it:
-    "no" when asserted, "not at this scale" otherwise. Asserted (by default) on three seeds or
-    more."""
+    step (lowest validation loss), averaged over the rounds in :data:`SPEED_WINDOW`, against
+    the dense network's and the re-initialized control's over the same rounds; it holds where
+    the ticket is earlier than both by :data:`SPEED_MARGIN` evaluation intervals or more. A
+    run whose dense validation loss is still falling at the end cannot tell. A result whose
+    early stopping read the test loss (a file written before the validation split) is shown,
+    never asserted. Asserted (by default) on three seeds or more."""
     asserted = len(res.seeds) >= 3 if asserted is None else asserted
-    stop, step = res.stop_step, res.eval_interval
-    win, seeds = _window(res, SPEED_WINDOW), [int(s) for s in res.seeds]
-    claim = "Tickets learn faster (earlier early-stopping step) than the dense network and the re-initialized control"
-    last = res.eval_steps[-1] if res.eval_steps else 0
-    control = (f"the dense network (round 0) and the re-initialized control on the same rounds; "
-               f"earlier by at least {SPEED_MARGIN} evaluation interval{'s' if SPEED_MARGIN > 1 else ''} "
-               f"({SPEED_MARGIN * step} steps)")
-    window = (f"{len(win)} of {len(res.density) - 1} pruned rounds, "
-              + (f"{100 * res.density[win[-1]]:.0f}–{100 * res.density[win[0]]:.0f}% of the weights"
-                 if win else "none"))
+    asserted = asserted and res.stop_on == "validation loss"
+    stop, step, seeds = res.stop_step, res.eval_interval, res.seeds
+    win = _window(res, SPEED_WINDOW)
     if not win:
-        return plots.claim(claim, "Frankle & Carbin (2019)", f"{where}: no round in the window",
-                           plots.verdict(False, scale=not asserted), asserted, control=control,
-                           window=window, seeds=seeds)
+        return {"speed": _setting(where, "no round in the window", None, asserted, seeds)}
+    last = res.eval_steps[-1] if res.eval_steps else 0
     dense = _per_seed(res, lambda k: stop["ticket"][k, 0])
     ticket = _per_seed(res, lambda k: np.nanmean(stop["ticket"][k, win]))
     reinit = _per_seed(res, lambda k: np.nanmean(stop["reinit"][k, win]))
-    text, ok = plots.across_seeds({s: min(dense[s], reinit[s]) - ticket[s] for s in ticket},
-                                  lambda v: v >= SPEED_MARGIN * step, lambda v: f"{v:.0f}")
-    measured = (f"{where}: step of lowest test loss, dense {plots.spread(dense, lambda v: f'{v:.0f}')}; "
-                f"tickets {plots.spread(ticket, lambda v: f'{v:.0f}')}; re-init "
-                f"{plots.spread(reinit, lambda v: f'{v:.0f}')}; the nearer control minus the ticket: {text}")
+    lead = {s: min(dense[s], reinit[s]) - ticket[s] for s in ticket}
+    n = lambda v: f"{v:.0f}"  # noqa: E731
+    text = (f"step of lowest {res.stop_on} over {len(win)} rounds "
+            f"({100 * res.density[win[-1]]:.0f}–{100 * res.density[win[0]]:.0f}%), dense "
+            f"{plots.spread(dense, n)}; tickets {plots.spread(ticket, n)}; re-init "
+            f"{plots.spread(reinit, n)}; the nearer of the two minus the ticket "
+            f"{plots.spread(lead, n)} (one evaluation: {step} steps)")
+    if res.stop_on != "validation loss":
+        text += " (this file predates the validation split: shown, not asserted)"
     if max(dense.values()) >= last - step:
-        return plots.claim(claim, "Frankle & Carbin (2019)", measured + f"; too short to tell: the "
-                           f"dense minimum is within one evaluation ({step} steps) of the end of the "
-                           f"{last}-step runs", plots.verdict(False, scale=not asserted), asserted,
-                           control=control, window=window, seeds=seeds)
-    return plots.claim(claim, "Frankle & Carbin (2019)", measured, ok, asserted, control=control,
-                       window=window, seeds=seeds)
+        return {"speed": _setting(where, text + f"; too short to tell: the dense minimum is "
+                                  f"within one evaluation of the end of the {last}-step runs",
+                                  None, asserted, seeds)}
+    return {"speed": _setting(where, text, _checked(lead, lambda v: v >= SPEED_MARGIN * step),
+                              asserted, seeds)}
 
 
-def page_claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = None,
-           ft: dict | None = None, precomputed: dict | None = None,
-           published: bool = False) -> list[dict]:
-    """Claims of the papers beside what was measured, with a verdict computed from the
-    numbers: ``res`` (this run's IMP curve), ``pai`` (:func:`run_pai`), ``lmcs``
-    (``{label: run_lmc result}`` or ``{label: {seed: run_lmc result}}``, the first at the
-    chapter's learning rate, the second at a larger one), ``ft`` (:func:`run_finetune`),
-    ``precomputed`` (``{setting: ImpResult}`` read from ``data/``: the speed figure's runs and
-    the learning-rate settings of the slider) and, with ``published``, the rows of the
-    published data (:func:`published_claims`) after them. Rows on fewer than three seeds are
-    shown with their numbers, not asserted."""
-    rows = ticket_claims(res) + [speed_claim(res, asserted=False)]
-    main = next(iter(precomputed.values())) if precomputed else None
-    if main is not None:
-        rows.append(speed_claim(main, f"precomputed ({len(main.seeds)} seeds, section 1 figure)"))
-    if pai is not None:
-        rows.append(_pai_claim(pai))
-    if lmcs:
-        seeded = {label: {int(v["seed"]): v} if "barrier" in v else v for label, v in lmcs.items()}
-        rows += lmc_claims(*list(seeded.items())[:2])
-    if precomputed:  # shown with the verdict the prose glues: "partly" at this scale
-        rows += [dict(row, asserted=False) for row in _lr_claims(precomputed)]
-    if ft is not None:
-        rows += finetune_claims(ft)
-    return rows + (published_claims() if published else [])
+def speed_claim(res: ImpResult, where: str = "this run", asserted: bool | None = None) -> dict:
+    """The speed row of one IMP run alone (:func:`_speed`)."""
+    return _row("speed", [_speed(res, where, asserted)["speed"]])
 
 
-def _pai_claim(pai: dict) -> dict:
-    """Frankle et al. (2021)'s check at one density, on the seeds' mean accuracies: every PaI
-    method above the random mask and below IMP, and shuffling its mask within layers costs it
-    less than half what it costs the ticket. "no" when any of the three fails. Asserted on
-    three seeds or more."""
+def _pai(pai: dict, where: str, asserted: bool | None = None) -> dict:
+    """Frankle et al. (2021)'s check at one density, per seed: every PaI method above the
+    random mask (the ticket shuffled) and below the ticket (``pai``); shuffling its mask
+    within layers costs it less than half what it costs the ticket (``shuffle``). ``pai`` is
+    asserted (by default) on three seeds or more; ``shuffle`` is shown, never asserted (the
+    prose glues its verdict: in the cpu data it fails on one seed at a fifth of the weights)."""
     a = pai["acc"]
-    acc = {k: 100 * _mean(a[k]["original"]) for k in a}
-    drop = {k: acc[k] - 100 * _mean(a[k]["shuffled"]) for k in a}
-    methods = [k for k in a if k != "imp"]
-    random = 100 * _mean(a["imp"]["shuffled"])
-    text = (f"at {100 * pai['density']:.1f}%: IMP {acc['imp']:.1f}% "
-            f"(shuffled {-drop['imp']:+.1f} pts); "
-            + "; ".join(f"{PAI_NAMES[k]} {acc[k]:.1f}% ({-drop[k]:+.1f})" for k in methods))
-    checks = ([acc[k] > random for k in methods] + [acc[k] < acc["imp"] for k in methods]
-              + [drop[k] < drop["imp"] / 2 for k in methods])
+    methods = [m for m in a if m != "imp"]
     n = len(np.atleast_1d(a["imp"]["original"]))
-    seeds = pai.get("seeds", list(range(n)))
-    return plots.claim("Pruning at init beats a random mask but not IMP; shuffling its mask "
-                       "within layers costs it little, the ticket a lot",
-                       "Frankle et al. (2021)", text, plots.verdict(all(checks)), len(seeds) >= 3,
-                       control="the random mask (the ticket shuffled) below, IMP above; the "
-                               "ticket's own cost of shuffling (PaI's under half of it)",
-                       window=f"{100 * pai['density']:.1f}% of the weights", seeds=seeds)
+    seeds = [int(s) for s in pai.get("seeds", range(n))]
+    asserted = len(seeds) >= 3 if asserted is None else asserted
+    acc = {m: 100 * np.atleast_1d(np.asarray(a[m]["original"], dtype=float)) for m in a}
+    drop = {m: acc[m] - 100 * np.atleast_1d(np.asarray(a[m]["shuffled"], dtype=float)) for m in a}
+    rnd = acc["imp"] - drop["imp"]
+    at = f"{where}, {100 * pai['density']:.1f}%"
+    mean = lambda v: f"{seed_mean(v):.1f}"  # noqa: E731
+    beats = {s: bool(all(rnd[k] < acc[m][k] < acc["imp"][k] for m in methods))
+             for k, s in enumerate(seeds)}
+    little = {s: bool(all(drop[m][k] < drop["imp"][k] / 2 for m in methods))
+              for k, s in enumerate(seeds)}
+    return {"pai": _setting(at, f"IMP {mean(acc['imp'])}%, random mask {mean(rnd)}%; "
+                            + ", ".join(f"{PAI_NAMES[m]} {mean(acc[m])}%" for m in methods)
+                            + " (seed means)", beats, asserted, seeds),
+            "shuffle": _setting(at, f"shuffling costs IMP {mean(drop['imp'])} pts; "
+                                + ", ".join(f"{PAI_NAMES[m]} {mean(drop[m])}" for m in methods)
+                                + " (seed means)", little, False, seeds)}
+
+
+def pai_claims(pai: dict, where: str = "this run", asserted: bool | None = None) -> list[dict]:
+    """The two pruning-at-init rows of one comparison alone (:func:`_pai`)."""
+    return _rows(_pai(pai, where, asserted))
 
 
 def _barriers(lmc: dict) -> dict:
     """``{k: barrier in points}`` of one :func:`run_lmc` result (NaN where it has none)."""
-    return {k: 100 * float(np.nan if _by_step(lmc["barrier"], k) is None else _by_step(lmc["barrier"], k))
+    return {k: 100 * float(np.nan if by_step(lmc["barrier"], k) is None else by_step(lmc["barrier"], k))
             for k in lmc["rewind_steps"]}
 
 
-def lmc_claims(calm: tuple, hot: tuple, asserted: bool | None = None) -> list[dict]:
+def _lmc(calm: tuple, hot: tuple, asserted: bool | None = None) -> dict:
     """Frankle et al. (2020)'s stability, with their criterion (an error barrier below
-    :data:`STABLE_BARRIER`), judged on every seed: ``calm = (label, {seed: run_lmc})`` at the
-    chapter's learning rate from θ₀ (stable at initialization, as LeNet on MNIST), and ``hot``
-    at a larger one from θ₀ and later rewind steps (unstable at θ₀, stable from its last
-    rewind step). Asserted (by default) on three seeds or more."""
+    :data:`STABLE_BARRIER`), per seed: ``calm = (label, {seed: run_lmc})`` at the chapter's
+    learning rate from θ₀ (``stable``: stable at initialization, as LeNet on MNIST), and
+    ``hot`` at a larger one from θ₀ and later rewind steps (``later``: unstable at θ₀, stable
+    from its last rewind step). Asserted (by default) on three seeds or more."""
     (cl, calm), (hl, hot) = calm, hot
     seeds = sorted(set(calm) & set(hot))
     asserted = len(seeds) >= 3 if asserted is None else asserted
@@ -192,64 +268,108 @@ def lmc_claims(calm: tuple, hot: tuple, asserted: bool | None = None) -> list[di
     hb = {s: _barriers(hot[s]) for s in seeds}
     ks = hot[seeds[0]]["rewind_steps"]
     k0, kl = ks[0], ks[-1]
-    text, ok = plots.across_seeds(cb, lambda v: v < limit, pts)
-    rows = [plots.claim(
-        "A small network is stable at initialization: two runs from θ₀ are linearly connected",
-        "Frankle et al. (2020): LeNet on MNIST", f"{cl}: barrier from θ₀ {text}", ok, asserted,
-        control=f"Frankle et al.'s criterion, a barrier below {limit:g} pts; the unstable case: "
-                f"{hl} from θ₀, {plots.spread({s: hb[s][k0] for s in seeds}, pts)}",
-        window=f"k = {calm[seeds[0]]['rewind_steps'][0]}", seeds=seeds)]
-    unstable, u_ok = plots.across_seeds({s: hb[s][k0] for s in seeds}, lambda v: v >= limit, pts)
-    stable, s_ok = plots.across_seeds({s: hb[s][kl] for s in seeds}, lambda v: v < limit, pts)
+    first = {s: hb[s][k0] for s in seeds}
+    final = {s: hb[s][kl] for s in seeds}
     mid = "; ".join(f"k = {k}: {plots.spread({s: hb[s][k] for s in seeds}, pts)}" for k in ks[1:-1])
-    rows.append(plots.claim(
-        "Where training is unstable at init, it becomes stable from a later rewind step",
-        "Frankle et al. (2020): ResNet-20, VGG-16 after a few % of training",
-        f"{hl}: barrier from θ₀ {unstable}; from θ_{kl} {stable}" + (f" ({mid})" if mid else ""),
-        "no" if "no" in (u_ok, s_ok) else "yes" if u_ok == s_ok == "yes" else "partly", asserted,
-        control=f"the unrewound runs (k = {k0}); stable: a barrier below {limit:g} pts "
-                "(Frankle et al.'s criterion)", window=f"rewind steps k = {', '.join(map(str, ks))}",
-        seeds=seeds))
-    return rows
+    stable = _checked(cb, lambda v: v < limit)
+    later = {s: _checked(first, lambda v: v >= limit)[s] and _checked(final, lambda v: v < limit)[s]
+             for s in seeds}
+    return {"stable": _setting(cl, f"barrier from θ₀ {plots.spread(cb, pts)} (at {hl}: "
+                               f"{plots.spread(first, pts)})", stable, asserted, seeds),
+            "later": _setting(hl, f"barrier from θ₀ {plots.spread(first, pts)}; from θ_{kl} "
+                              f"{plots.spread(final, pts)}" + (f" ({mid})" if mid else ""),
+                              later, asserted, seeds)}
 
 
-def _lr_claims(runs: dict) -> list[dict]:
-    """From the precomputed learning-rate settings: does re-initialization catch up with the
-    ticket at a larger learning rate (Liu et al. 2019), and does rewinding help there?"""
+def lmc_claims(calm: tuple, hot: tuple, asserted: bool | None = None) -> list[dict]:
+    """The two stability rows of one pair of settings alone (:func:`_lmc`)."""
+    return _rows(_lmc(calm, hot, asserted))
+
+
+def _lr(runs: dict) -> dict:
+    """From the precomputed learning-rate settings, shown, never asserted (one seed): does
+    re-initialization catch up with the ticket at a larger learning rate (Liu et al. 2019),
+    checked at the round nearest 20% of the weights and at the sparsest; and does rewinding
+    help there (by :data:`REWIND_POINTS` or more at the rounds at 10% of the weights or
+    fewer)?"""
     reset = next((r for k, r in runs.items() if "reset" in k and "lr" in k), None)
     rewound = next((r for k, r in runs.items() if "rewind" in k), None)
-    rows = []
+    out = {}
     if reset is not None:
         mid = int(np.argmin(np.abs(np.log(reset.density / 0.2))))
         sparse = len(reset.density) - 1
-        gap = lambda r: 100 * (_mean(reset.acc["ticket"][:, r]) - _mean(reset.acc["reinit"][:, r]))  # noqa: E731
         lr = reset.config["lr"]
-        rows.append(plots.claim(
-            "At a larger learning rate, the pruned architecture re-initialized trains as well as "
-            "the ticket", "Liu et al. (2019), mostly structured pruning, SGD lr 0.1",
-            f"precomputed, Adam lr {lr:g}: ticket ahead of re-init by {gap(mid):+.1f} pts at "
-            f"{100 * reset.density[mid]:.0f}% of the weights, {gap(sparse):+.1f} at "
-            f"{100 * reset.density[sparse]:.1f}%",
-            "yes" if gap(sparse) < LEVEL_POINTS else "partly" if gap(mid) < LEVEL_POINTS else "no",
-            False, control=f"the ticket (same mask, its own initial values); level: within "
-                           f"{LEVEL_POINTS:g} pt",
-            window=f"{100 * reset.density[mid]:.0f}% and {100 * reset.density[sparse]:.1f}% of "
-                   "the weights", seeds=reset.seeds))
+        out["liu"] = []
+        for r in (mid, sparse):  # one setting per round: "partly" says which round holds
+            gap = _per_seed(reset, lambda k: 100 * (reset.acc["ticket"][k, r]
+                                                    - reset.acc["reinit"][k, r]))
+            out["liu"].append(_setting(
+                f"precomputed, Adam lr {lr:g}, {100 * reset.density[r]:.1f}%",
+                f"ticket − re-init {plots.spread(gap, _pts)}",
+                _checked(gap, lambda v: v < LEVEL_POINTS), False, reset.seeds))
     if reset is not None and rewound is not None:
         sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
-        diff = 100 * np.mean([_mean(rewound.acc["ticket"][:, r]) - _mean(reset.acc["ticket"][:, r])
-                              for r in sparse]) if sparse else float("nan")
+        diff = _per_seed(rewound, lambda k: 100 * np.mean(
+            [rewound.acc["ticket"][k, r] - reset.acc["ticket"][k, r] for r in sparse])
+            if sparse else np.nan)
         k = rewound.config["rewind_step"]
-        rows.append(plots.claim(
-            "Rewinding to an early step finds better tickets than resetting to θ₀ where "
-            "training is unstable at init", "Frankle et al. (2020)",
-            f"precomputed, Adam lr {rewound.config['lr']:g}, {len(rewound.seeds)} "
-            f"seed{'s' if len(rewound.seeds) > 1 else ''}: "
-            f"rewound to step {k} {diff:+.1f} pts vs reset, mean over the rounds at ≤10% "
-            "of the weights", "yes" if diff >= REWIND_POINTS else "partly" if diff > 0 else "no",
-            False, control=f"the same setting reset to θ₀; better: by {REWIND_POINTS:g} pts or more",
-            window="the rounds at 10% of the weights or fewer", seeds=rewound.seeds))
-    return rows
+        out["rewind"] = _setting(
+            f"precomputed, Adam lr {rewound.config['lr']:g}",
+            f"rewound to step {k} − reset to θ₀: {plots.spread(diff, _pts)}",
+            _checked(diff, lambda v: v >= REWIND_POINTS), False, rewound.seeds)
+    return out
+
+
+def lr_claims(runs: dict) -> list[dict]:
+    """The two learning-rate rows of the precomputed IMP settings (:func:`_lr`)."""
+    return _rows(_lr(runs))
+
+
+def page_claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = None,
+                ft: dict | None = None, published: bool = False) -> list[dict]:
+    """The page's claims table, one row per claim: ``res`` (this run's IMP curve), ``pai``
+    (:func:`run_pai`), ``lmcs`` (``{label: run_lmc result}`` or ``{label: {seed: run_lmc
+    result}}``, the first at the chapter's learning rate, the second at a larger one), ``ft``
+    (:func:`run_finetune`) and, with ``published``, the precomputed (cpu) data the page shows
+    as further settings of the same rows (:func:`published_settings`). Settings on fewer than
+    three seeds are shown with their numbers, not asserted."""
+    groups = [_tickets(res, "this run"), _speed(res, "this run", asserted=False)]
+    if pai is not None:
+        groups.append(_pai(pai, "this run"))
+    if lmcs:
+        seeded = {label: {int(v["seed"]): v} if "barrier" in v else v for label, v in lmcs.items()}
+        (cl, calm), (hl, hot) = list(seeded.items())[:2]
+        groups.append(_lmc((f"this run, {cl}", calm), (f"this run, {hl}", hot)))
+    if published:
+        groups += published_settings()
+    rows = _rows(*groups)
+    return rows + (finetune_claims(ft) if ft is not None else [])
+
+
+def published_settings() -> list[dict]:
+    """The settings that rest on the precomputed (cpu) data the published page shows: the
+    main IMP curve (ticket, control and speed rows), the PaI slider at the densities in
+    :data:`PAI_WINDOW`, the stability of training at the lowest and highest learning rates,
+    and the learning-rate settings of the IMP slider."""
+    runs = imp_runs(results.load("lottery_imp")[0])
+    main = next(iter(runs.values()))
+    where = f"precomputed ({len(main.seeds)} seeds)"
+    groups = [_tickets(main, where), _speed(main, where)]
+    groups += [_pai(p, "precomputed") for p in results.load("lottery_pai")[0]["pai"]
+               if PAI_WINDOW[0] <= p["density"] <= PAI_WINDOW[1]]
+    lmc = results.load("lottery_lmc")[0]
+    lo, hi = min(lmc["lmc"], key=float), max(lmc["lmc"], key=float)
+    calm = {s: dict(v, rewind_steps=[0]) for s, v in lmc_seeds(lmc, lo).items()}
+    groups.append(_lmc((f"precomputed, Adam lr {lo}", calm),
+                       (f"precomputed, Adam lr {hi}", lmc_seeds(lmc, hi))))
+    groups.append(_lr(runs))
+    return groups
+
+
+def published_claims() -> list[dict]:
+    """The claims rows on the precomputed (cpu) data alone, one per claim
+    (``tests/test_published_claims.py``)."""
+    return _rows(*published_settings())
 
 
 # ============================================================================ numbers for the prose
@@ -263,31 +383,42 @@ def _points(x: float) -> str:
 
 
 def speed_numbers(res: ImpResult, low: float = 1 / 7, high: float = 2 / 3) -> dict:
-    """The speed figure in the numbers its "What to notice" quotes: the dense network's
-    early-stopping step, the run's length, and the range of the tickets' steps between
+    """The speed figure in the numbers its "What to notice" quotes: the loss early stopping
+    read (``speed_loss``: the validation loss, or the test loss in a file written before the
+    validation split), the validation split's size, the dense network's early-stopping step
+    and its test accuracy there, the run's length, and the range of the tickets' steps between
     ``low`` and ``high`` of the weights (mean over seeds)."""
     stop = np.nanmean(res.stop_step["ticket"], axis=0)
+    acc = seed_mean(res.stop_acc["ticket"][:, 0])
     mid = [stop[r] for r, d in enumerate(res.density) if low <= d <= high]
     return dict(speed_dense=int(stop[0]), speed_steps=int(res.config["steps"]),
                 speed_width=int(res.config["width"]), speed_seeds=len(res.seeds),
+                speed_loss=res.stop_on,
+                speed_val=(f"{res.config['n_val']} examples" if res.config.get("n_val")
+                           else "none: these runs were computed before the split"),
+                speed_dense_acc="not recorded" if np.isnan(acc) else f"{100 * acc:.1f}%",
                 speed_range=f"{min(mid):.0f} to {max(mid):.0f}" if mid else "—")
 
 
 def pai_numbers(payload: dict, target: float = 0.1) -> dict:
     """The precomputed PaI slider near ``target`` of the weights: what shuffling costs SNIP and
-    SynFlow (the range over the two, in points) and what it costs the IMP ticket."""
+    SynFlow (the range over the two, in points) and what it costs the IMP ticket; and the
+    verdict of the shuffling row over the slider's densities in :data:`PAI_WINDOW`."""
     p = min(payload["pai"], key=lambda q: abs(np.log(q["density"] / target)))
-    cost = {m: 100 * (_mean(p["acc"][m]["original"]) - _mean(p["acc"][m]["shuffled"]))
+    cost = {m: 100 * (seed_mean(p["acc"][m]["original"]) - seed_mean(p["acc"][m]["shuffled"]))
             for m in p["acc"]}
     two = [cost["snip"], cost["synflow"]]
+    shuffle = _row("shuffle", [_pai(q, "precomputed")["shuffle"] for q in payload["pai"]
+                               if PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]])
     return dict(pai_density=f"{100 * p['density']:.1f}%",
-                pai_shuffle=f"{min(two):.1f} to {max(two):.1f}", pai_ticket=cost["imp"])
+                pai_shuffle=f"{min(two):.1f} to {max(two):.1f}", pai_ticket=cost["imp"],
+                pai_shuffle_verdict=shuffle["reproduced"])
 
 
 def lmc_numbers(calm: dict, hot: dict) -> dict:
     """Section 3's two runs in the numbers its "What to notice" quotes (barriers in points),
     and Frankle et al.'s threshold of stability (:data:`STABLE_BARRIER`, in points)."""
-    b = lambda lmc, k: 100 * float(_by_step(lmc["barrier"], k))  # noqa: E731
+    b = lambda lmc, k: 100 * float(by_step(lmc["barrier"], k))  # noqa: E731
     ks = hot["rewind_steps"]
     return dict(calm_barrier=b(calm, calm["rewind_steps"][0]), hot_first=b(hot, ks[0]),
                 hot_mid=b(hot, ks[1]), hot_last=b(hot, ks[-1]), hot_k_mid=ks[1], hot_k_last=ks[-1],
@@ -302,18 +433,18 @@ def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
     reset = next(r for k, r in runs.items() if "reset" in k and "lr" in k)
     rewound = next(r for k, r in runs.items() if "rewind" in k)
     sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
-    a = lambda res: 100 * float(np.mean([_mean(res.acc["ticket"][:, r]) for r in sparse]))  # noqa: E731
+    a = lambda res: 100 * float(np.mean([seed_mean(res.acc["ticket"][:, r]) for r in sparse]))  # noqa: E731
     k = int(rewound.config["rewind_step"])
     out = dict(rewind_gap=a(rewound) - a(reset), rewind_acc=f"{a(rewound):.1f}%",
                reset_acc=f"{a(reset):.1f}%", rewind_k=k,
-               reset_vs_dense=_points(100 * (_mean(reset.acc["ticket"][:, -1])
-                                             - _mean(reset.acc["ticket"][:, 0]))),
+               reset_vs_dense=_points(100 * (seed_mean(reset.acc["ticket"][:, -1])
+                                             - seed_mean(reset.acc["ticket"][:, 0]))),
                reset_sparsest_density=f"{100 * reset.density[-1]:.1f}%")
-    out["rewind_verdict"] = _lr_claims(runs)[-1]["reproduced"]
+    out["rewind_verdict"] = lr_claims(runs)[-1]["reproduced"]
     lr = f"{rewound.config['lr']:g}"
     if lr in lmc_payload["lmc"]:
         per = lmc_seeds(lmc_payload, lr)
-        at = lambda j: {s: 100 * float(_by_step(v["barrier"], j)) for s, v in per.items()}  # noqa: E731
+        at = lambda j: {s: 100 * float(by_step(v["barrier"], j)) for s, v in per.items()}  # noqa: E731
         limit = 100 * STABLE_BARRIER
         settled = {s: _settled(v, limit) for s, v in per.items()}
         out.update(lmc_first=float(np.median(list(at(0).values()))),
@@ -329,7 +460,7 @@ def _settled(lmc: dict, limit: float):
     """The first rewind step of one :func:`run_lmc` result from which the barrier stays below
     ``limit`` points at every later rewind step (None if it never does)."""
     ks = [int(j) for j in lmc["rewind_steps"]]
-    below = [100 * float(_by_step(lmc["barrier"], j)) < limit for j in ks]
+    below = [100 * float(by_step(lmc["barrier"], j)) < limit for j in ks]
     return next((ks[i] for i in range(len(ks)) if all(below[i:])), None)
 
 
@@ -344,27 +475,6 @@ def lmc_seeds(payload: dict, lr: str) -> dict:
     first = payload["lmc"][lr]
     runs = payload.get("seeds", {}).get(lr) or {str(first.get("seed", 0)): first}
     return {int(s): v for s, v in runs.items()}
-
-
-def published_claims() -> list[dict]:
-    """The claims rows that rest on the precomputed (cpu) data the published page shows: the
-    speed figure, the PaI slider, the stability of training at three learning rates and the
-    learning-rate settings of the IMP slider (``tests/test_published_claims.py``)."""
-    runs = imp_runs(results.load("lottery_imp")[0])
-    main = next(iter(runs.values()))
-    pai = results.load("lottery_pai")[0]["pai"]
-    lmc = results.load("lottery_lmc")[0]
-    rows = ticket_claims(main, f"precomputed ({len(main.seeds)} seeds)")
-    rows.append(speed_claim(main, f"precomputed ({len(main.seeds)} seeds, section 1 figure)"))
-    for p in pai:  # the prose asserts the comparison at a fifth and a tenth of the weights
-        rows.append(dict(_pai_claim(p), asserted=0.08 <= p["density"] <= 0.25))
-    lo, hi = min(lmc["lmc"], key=float), max(lmc["lmc"], key=float)
-    calm = {s: dict(v, rewind_steps=[0]) for s, v in lmc_seeds(lmc, lo).items()}
-    # asserted where measured on three seeds (lmc_claims' default)
-    rows += lmc_claims((f"precomputed, Adam lr {lo}", calm),
-                       (f"precomputed, Adam lr {hi}", lmc_seeds(lmc, hi)))
-    rows += [dict(row, asserted=False) for row in _lr_claims(runs)]
-    return rows
 
 
 def breakdown_numbers(runs: dict, points: float = 3.0) -> dict:

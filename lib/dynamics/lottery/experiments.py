@@ -26,11 +26,12 @@ from .. import units
 from .. import progress as P
 from .. import runtime
 from ..runtime import get_seed
-from ..sweep import train_many
+from ..sweep import choose_strategy, train_many
 from ..train import History, Hooks, Recipe, train
 from .science import (PAI_DENSITY, PAI_METHODS, LotteryConfig, density, full_masks, imp_round,
                       layer_densities, like_masks, load_data, make_model, pai_masks,
-                      path_errors, barrier, best_step, rewind, shuffle_masks, torch_prune_masks)
+                      path_errors, barrier, best_step, rewind, shuffle_masks,
+                      split_validation, torch_prune_masks)
 
 VARIANTS = ("ticket", "reinit", "random")
 
@@ -41,10 +42,14 @@ def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, 
     :class:`~dynamics.sweep.SweepResult`. ``inits[k]`` is a state dict (or None: a fresh
     initialization seeded with ``seeds[k]``); ``masks[k]`` (or None: dense) is applied at the
     start and after every optimizer step, so pruned weights stay exactly zero; ``seeds[k]``
-    also sets the mini-batch order. Progress and Stop: :mod:`dynamics.progress`."""
+    also sets the mini-batch order. The networks train on ``data``'s training examples less
+    the validation split (:func:`~dynamics.lottery.science.split_validation`, ``cfg.n_val``),
+    and each evaluation records its loss and accuracy there (``val_loss``, ``val_acc``) beside
+    the test set's. Progress and Stop: :mod:`dynamics.progress`."""
     if not (len(inits) == len(masks) == len(seeds)):
         raise ValueError("inits, masks and seeds must have the same length")
     steps = steps or cfg.steps
+    data, x_val, y_val = split_validation(data, cfg.n_val)
     configs = [dict(seed=int(s), init=k) for k, s in enumerate(seeds)]
 
     def model_fn(c):
@@ -54,8 +59,22 @@ def train_masked(cfg: LotteryConfig, data: D.Dataset, inits: list, masks: list, 
             model.load_state_dict(state)
         return model
 
+    # the strategy "auto" would choose without the validation metric (which alone would make
+    # it train one network at a time): batched on a GPU, as before the split
+    strategy = choose_strategy(make_model(cfg, data), data, cfg.batch_size, len(configs))
     return train_many(model_fn, data, configs, recipe(cfg, steps),
-                      masks=dict(params=[m or None for m in masks]), bars=bars)
+                      masks=dict(params=[m or None for m in masks]),
+                      metrics=partial(validation, x=x_val, y=y_val), strategy=strategy,
+                      bars=bars)
+
+
+@torch.no_grad()
+def validation(model: nn.Module, data: D.Dataset, x: torch.Tensor, y: torch.Tensor) -> dict:
+    """One evaluation's loss and accuracy on the validation split ``(x, y)`` (``data``, the
+    training data, is not read): what early stopping reads, never the test set."""
+    out = model(x)
+    return dict(val_loss=torch.nn.functional.cross_entropy(out, y),
+                val_acc=(out.argmax(-1) == y).float().mean())
 
 
 def recipe(cfg: LotteryConfig, steps: int | None = None) -> Recipe:
@@ -74,7 +93,9 @@ def rewind_states(cfg: LotteryConfig, data: D.Dataset, seeds: list, steps) -> li
     """For each seed: θ₀ and the dense network's weights θ_k after each of ``steps``, taken
     on the way through one training run per seed: ``out[i][k]``. A θ_k that a diverged run
     never reached is missing. (In a dry run training stops after a few steps, and a later
-    θ_k is the last one reached.)"""
+    θ_k is the last one reached.) The dense runs train on the training examples less the
+    validation split, as every network of the chapter does."""
+    data = split_validation(data, cfg.n_val)[0]
     want = sorted({int(k) for k in steps if k > 0})
     at = {k: int(runtime.steps(k)) for k in want}
     grab_at = sorted(set(at.values()))
@@ -100,16 +121,18 @@ def rewind_states(cfg: LotteryConfig, data: D.Dataset, seeds: list, steps) -> li
 @dataclass
 class ImpResult:
     """An IMP curve: per round r (0 = dense) and seed, the density and each variant's final
-    test accuracy, best test accuracy and its step, and early-stopping step; in memory only,
-    the masks, θ₀ and the rewound weights θ_k (for :func:`run_pai`)."""
+    test accuracy, its early-stopping step (Frankle & Carbin's: the step of lowest loss on the
+    validation split) and its test accuracy at that step; in memory only, the masks, θ₀ and
+    the rewound weights θ_k (for :func:`run_pai`). ``stop_on`` names the loss early stopping
+    read: "validation loss" (a file written before the chapter held out a validation split
+    reads as "test loss", and has no ``stop_acc``)."""
 
     config: dict
     seeds: list
     density: np.ndarray                    # [R+1] mean over seeds
     acc: dict                              # variant -> [S, R+1] final test accuracy
-    best_acc: dict                         # variant -> [S, R+1] best test accuracy
-    best_step: dict                        # variant -> [S, R+1] step of best test accuracy
-    stop_step: dict                        # variant -> [S, R+1] step of lowest test loss
+    stop_step: dict                        # variant -> [S, R+1] step of lowest validation loss
+    stop_acc: dict                         # variant -> [S, R+1] test accuracy at that step
     round_time: list                       # wall seconds of each IMP round (all seeds at once)
     control_time: float = 0.0
     curves: dict = field(default_factory=dict)   # variant -> round -> test_acc curve (seed 0)
@@ -121,6 +144,7 @@ class ImpResult:
     rewound: list = field(default_factory=list, repr=False)    # [S] rewound state dicts θ_k
     inits: list = field(default_factory=list, repr=False)      # [S] θ₀ state dicts
     dense: list = field(default_factory=list, repr=False)      # [S] trained dense state dicts
+    stop_on: str = "validation loss"
 
     def round_at(self, low: float = 0.05, high: float = 0.10) -> int:
         """The sparsest round whose density lies in [low, high] (else the sparsest round)."""
@@ -141,18 +165,22 @@ class ImpResult:
 
     def to_dict(self) -> dict:
         return dict(config=self.config, seeds=self.seeds, density=self.density,
-                    acc=self.acc, best_acc=self.best_acc, best_step=self.best_step,
-                    stop_step=self.stop_step,
-                    round_time=self.round_time, control_time=self.control_time,
-                    curves=self.curves, eval_steps=self.eval_steps, diverged=self.diverged)
+                    acc=self.acc, stop_step=self.stop_step, stop_acc=self.stop_acc,
+                    stop_on=self.stop_on, round_time=self.round_time,
+                    control_time=self.control_time, curves=self.curves,
+                    eval_steps=self.eval_steps, diverged=self.diverged)
 
     @classmethod
     def from_dict(cls, d: dict) -> "ImpResult":
         arr = lambda m: {k: np.asarray(v, dtype=float) for k, v in m.items()}  # noqa: E731
-        return cls(d["config"], d["seeds"], np.asarray(d["density"]), arr(d["acc"]),
-                   arr(d["best_acc"]), arr(d["best_step"]), arr(d["stop_step"]), d["round_time"],
-                   d.get("control_time", 0.0), d.get("curves", {}), d.get("eval_steps", []),
-                   d.get("diverged", []))
+        acc = arr(d["acc"])
+        # written before the validation split: its early stopping read the test loss
+        stop_acc = (arr(d["stop_acc"]) if "stop_acc" in d
+                    else {k: np.full_like(v, np.nan) for k, v in acc.items()})
+        return cls(d["config"], d["seeds"], np.asarray(d["density"]), acc, arr(d["stop_step"]),
+                   stop_acc, d["round_time"], d.get("control_time", 0.0), d.get("curves", {}),
+                   d.get("eval_steps", []), d.get("diverged", []),
+                   stop_on=d.get("stop_on", "test loss"))
 
 
 def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, controls=True,
@@ -195,7 +223,7 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
     theta_k = [st.get(cfg.rewind_step) for st in states]
     shape = (S, R + 1)
     nan = lambda: {v: np.full(shape, np.nan) for v in VARIANTS}  # noqa: E731
-    res = ImpResult(cfg.to_dict(), seeds, np.ones(R + 1), nan(), nan(), nan(), nan(), [],
+    res = ImpResult(cfg.to_dict(), seeds, np.ones(R + 1), nan(), nan(), nan(), [],
                     curves={v: {} for v in VARIANTS}, masks=[], rewound=theta_k, inits=inits)
     res.diverged += [f"dense run, seed {s}: diverged before step {cfg.rewind_step} (no θ_k)"
                      for s, t in zip(seeds, theta_k) if t is None]
@@ -222,7 +250,7 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
         for k, h in enumerate(out.histories):
             _record(res, "ticket", k, r, h)
         if r == 0:  # the dense network is where all three curves start
-            for table in (res.acc, res.best_acc, res.best_step, res.stop_step):
+            for table in (res.acc, res.stop_step, res.stop_acc):
                 for v in ("reinit", "random"):
                     table[v][:, 0] = table["ticket"][:, 0]
         res.curves["ticket"][r] = list(out.histories[0]["test_acc"])
@@ -240,7 +268,7 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
             on_round(res, r)
     reached = len(res.masks)  # fewer than R + 1 rounds when stopped or diverged
     res.density = res.density[:reached]
-    for table in (res.acc, res.best_acc, res.best_step, res.stop_step):
+    for table in (res.acc, res.stop_step, res.stop_acc):
         for v in VARIANTS:
             table[v] = table[v][:, :reached]
     done = [r for r in control_rounds if r < reached]
@@ -259,9 +287,9 @@ def _record(res: ImpResult, variant: str, k: int, r: int, h: History) -> None:
     if not len(h):
         return  # not reached: the run was stopped
     res.acc[variant][k, r] = h.last("test_acc")
-    res.best_acc[variant][k, r] = float(np.max(h["test_acc"]))
-    res.best_step[variant][k, r] = best_step(h)
-    res.stop_step[variant][k, r] = best_step(h, "test_loss")
+    stop = best_step(h, "val_loss")  # Frankle & Carbin: never the test set
+    res.stop_step[variant][k, r] = stop
+    res.stop_acc[variant][k, r] = float(h["test_acc"][h.steps.index(stop)])
 
 
 def run_controls(cfg: LotteryConfig, res: ImpResult, data: D.Dataset, rounds,
@@ -439,6 +467,18 @@ def imp_cost(res: ImpResult, round: int | None = None) -> dict:
 # ============================================================================ precomputed results
 
 
+def seed_mean(values) -> float:
+    """Mean over seeds, ignoring runs that were not trained (NaN); NaN if none was."""
+    v = np.asarray(values, dtype=float)
+    return float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
+
+
+def by_step(d: dict, k):
+    """A value keyed by rewind step, from a fresh :func:`run_lmc` result (int keys) or one
+    read from JSON (str keys)."""
+    return d[k] if k in d else d[str(k)]
+
+
 def imp_runs(payload: dict) -> dict:
     """``{setting: ImpResult}`` from a loaded ``lottery_imp`` payload."""
     return {label: ImpResult.from_dict(d) for label, d in payload["imp"].items()}
@@ -531,6 +571,6 @@ def _lmc_payload(results: dict) -> dict:
 
 
 
-__all__ = ["VARIANTS", "ImpResult", "imp_cost", "imp_runs", "precompute_plan",
+__all__ = ["VARIANTS", "ImpResult", "by_step", "imp_cost", "imp_runs", "precompute_plan",
            "rewind_states", "run_controls", "run_imp", "run_lmc", "run_pai", "run_pai_at",
-           "train_masked"]
+           "seed_mean", "train_masked", "validation"]

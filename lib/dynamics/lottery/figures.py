@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
-from .experiments import VARIANTS, ImpResult, imp_cost, imp_runs
+from .experiments import VARIANTS, ImpResult, by_step, imp_cost, imp_runs, seed_mean
 
 __all__ = ["VARIANT_NAMES", "PAI_NAMES", "DATASET_NAMES", "PAPER_COST", "imp_figure",
            "speed_figure", "pai_figure", "lmc_figure", "barrier_figure", "layer_rows",
@@ -27,12 +27,6 @@ PAPER_COST = dict(sparsity=0.993, cts_acc=74.0, ltr_acc=68.3, cts_min=7.9, ltr_m
 
 def _pct(x) -> np.ndarray:
     return 100.0 * np.asarray(x, dtype=float)
-
-
-def _mean(values) -> float:
-    """Mean over seeds, ignoring runs that were not trained (NaN); NaN if none was."""
-    v = np.asarray(values, dtype=float)
-    return float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
 
 
 def _band(fig, x, values, name, color, pct=True):
@@ -68,7 +62,7 @@ def imp_figure(res: ImpResult, title: str | None = None):
                        "weights remaining (%)", "test accuracy (%)", logx=True)
     for i, v in enumerate(VARIANTS):
         _band(fig, x, res.acc[v], VARIANT_NAMES[v], plots.PALETTE[i])
-    dense = 100 * _mean(res.acc["ticket"][:, 0])
+    dense = 100 * seed_mean(res.acc["ticket"][:, 0])
     if np.isfinite(dense):
         fig.add_scatter(x=[x.max(), x.min()], y=[dense, dense], mode="lines",
                         name=f"dense: {dense:.1f}%", line=dict(color="#555", dash="dot", width=1))
@@ -78,14 +72,18 @@ def imp_figure(res: ImpResult, title: str | None = None):
 
 
 def speed_figure(res: ImpResult, key: str = "stop_step", title: str | None = None):
-    """When training is best, against the weights remaining: the early-stopping step (lowest
-    test loss, ``stop_step``) or the step of best test accuracy (``best_step``)."""
-    default = {"stop_step": "Early-stopping step (lowest test loss)",
-               "best_step": "Step of best test accuracy"}[key]
-    fig = plots.figure(title or default, "weights remaining (%)", "training step", logx=True)
+    """Frankle & Carbin's early stopping against the weights remaining: the early-stopping
+    step (lowest validation loss, ``stop_step``) or the test accuracy at that step
+    (``stop_acc``)."""
+    if key not in ("stop_step", "stop_acc"):
+        raise ValueError(f"key must be 'stop_step' or 'stop_acc', got {key!r}")
+    default = {"stop_step": f"Early-stopping step (lowest {res.stop_on})",
+               "stop_acc": "Test accuracy at the early-stopping step"}[key]
+    fig = plots.figure(title or default, "weights remaining (%)",
+                       "training step" if key == "stop_step" else "test accuracy (%)", logx=True)
     for i, v in enumerate(VARIANTS):
         _band(fig, _pct(res.density), getattr(res, key)[v], VARIANT_NAMES[v], plots.PALETTE[i],
-              pct=False)
+              pct=key == "stop_acc")
     _sparser_to_the_right(fig)
     fig.update_layout(hovermode="closest")
     return fig
@@ -102,7 +100,7 @@ def pai_figure(pai: dict, title: str | None = None):
     for how, color, name in (("original", plots.PALETTE[0], "mask as chosen"),
                              ("shuffled", plots.PALETTE[2], "shuffled within each layer")):
         vals = [np.asarray(pai["acc"][m][how], dtype=float) for m in names]
-        mean = [100 * _mean(v) for v in vals]
+        mean = [100 * seed_mean(v) for v in vals]
         several = any(np.isfinite(v).sum() > 1 for v in vals)  # error bars only over seeds
         std = [100 * float(np.nanstd(v)) if np.isfinite(v).sum() > 1 else 0.0 for v in vals]
         top = max([top] + [m + s for m, s in zip(mean, std) if np.isfinite(m)])
@@ -112,7 +110,7 @@ def pai_figure(pai: dict, title: str | None = None):
                     text=["" if not np.isfinite(v) else f"{v:.1f}" for v in mean],
                     textposition="inside", insidetextanchor="end",
                     textfont=dict(color="white"))
-    dense = 100 * _mean(pai["dense"])
+    dense = 100 * seed_mean(pai["dense"])
     if np.isfinite(dense):
         fig.add_scatter(x=labels, y=[dense] * len(labels), mode="lines",
                         name=f"dense: {dense:.1f}%", line=dict(color="#555", dash="dot", width=1))
@@ -122,11 +120,6 @@ def pai_figure(pai: dict, title: str | None = None):
     return fig
 
 
-def _by_step(d: dict, k):
-    """A value keyed by rewind step, from a fresh result (int keys) or JSON (str keys)."""
-    return d[k] if k in d else d[str(k)]
-
-
 def lmc_figure(lmc: dict, title: str | None = None):
     """Test error along the straight line between two runs from the same rewound weights,
     one curve per rewind step k; the legend gives each curve's error barrier."""
@@ -134,8 +127,8 @@ def lmc_figure(lmc: dict, title: str | None = None):
                        "interpolation α (0: run A, 1: run B)", "test error (%)")
     diverged = lmc.get("diverged") or {}
     for i, k in enumerate(lmc["rewind_steps"]):
-        errs, bar = _by_step(lmc["errors"], k), _by_step(lmc["barrier"], k)
-        why = _by_step(diverged, k) if diverged else None
+        errs, bar = by_step(lmc["errors"], k), by_step(lmc["barrier"], k)
+        why = by_step(diverged, k) if diverged else None
         name = f"k = {k}: " + (why if why else "no path" if bar is None or not np.isfinite(bar)
                                else f"barrier {100 * bar:.1f} pts")
         fig.add_scatter(x=lmc["alphas"], y=_pct([np.nan if e is None else e for e in errs]),
@@ -151,7 +144,7 @@ def barrier_figure(lmcs: dict, title: str = "Error barrier against rewind step")
                        logx=True)
     for i, (label, lmc) in enumerate(lmcs.items()):
         ks = lmc["rewind_steps"]
-        bars = [_by_step(lmc["barrier"], k) for k in ks]
+        bars = [by_step(lmc["barrier"], k) for k in ks]
         fig.add_scatter(x=[max(k, 1) for k in ks], y=_pct([np.nan if b is None else b for b in bars]),
                         name=label, mode="lines+markers",
                         line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
@@ -190,12 +183,12 @@ def cost_rows(res: ImpResult, pai: dict | None = None) -> list[dict]:
     setting = (f"MLP {res.config['width']}x{res.config['depth']}, {name}, "
                f"{100 * (1 - c['density']):.1f}% sparse")
     rows.append({"method": f"IMP, {c['trainings']} trainings", "setting": setting,
-                 "test accuracy (%)": 100 * _mean(res.acc["ticket"][:, c["round"]]),
+                 "test accuracy (%)": 100 * seed_mean(res.acc["ticket"][:, c["round"]]),
                  "wall time (s)": c["imp_seconds"], "source": "this page"})
     for m in ("snip", "synflow"):
         if pai is not None and m in pai["acc"]:
             rows.append({"method": f"{PAI_NAMES[m]}: score + 1 training", "setting": setting,
-                         "test accuracy (%)": 100 * _mean(pai["acc"][m]["original"]),
+                         "test accuracy (%)": 100 * seed_mean(pai["acc"][m]["original"]),
                          "wall time (s)": _pai_seconds(c, pai, m), "source": "this page"})
     return rows
 

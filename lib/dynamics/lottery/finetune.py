@@ -173,7 +173,7 @@ def finetune_claims(ft: dict, asserted: bool | None = None) -> list[dict]:
     where = f"Adam lr {ft['lr']:g}, {ft['steps']} steps on the reversed inputs"
     lo, hi = PAPER_RANGE
     frac = {s: float(np.mean(per[s]["bf16"])) for s in per}
-    text, ok = plots.across_seeds(frac, lambda v: lo <= v <= hi, pct)
+    text, ok = plots.judged(frac, {s: lo <= v <= hi for s, v in frac.items()}, pct)
     rows = [plots.claim(
         "Fine-tuning updates a small subnetwork (5–30% of the parameters changed in bf16)",
         "Mukherjee et al. (2025): RL fine-tuning of LLMs, weights read in bf16",
@@ -184,7 +184,8 @@ def finetune_claims(ft: dict, asserted: bool | None = None) -> list[dict]:
                 "billions of weights, are not this small supervised run's",
         window="the whole fine-tuning", seeds=seeds)]
     exc = {s: per[s]["excess"] for s in per}
-    text, ok = plots.across_seeds(exc, lambda v: v >= OVERLAP_EXCESS, lambda v: f"{v:.2f}")
+    text, ok = plots.judged(exc, {s: v >= OVERLAP_EXCESS for s, v in exc.items()},
+                           lambda v: f"{v:.2f}")
     said = "; ".join(f"seed {s}: {pct(per[s]['overlap'])} vs chance {pct(per[s]['chance'])}"
                      for s in per)
     rows.append(plots.claim(
@@ -198,7 +199,8 @@ def finetune_claims(ft: dict, asserted: bool | None = None) -> list[dict]:
         window="two fine-tunings from the same trained network, different mini-batch orders",
         seeds=seeds))
     rank = {s: min(per[s]["rank"].values()) for s in per}
-    text, ok = plots.across_seeds(rank, lambda v: v >= FULL_RANK, lambda v: f"{v:.2f}")
+    text, ok = plots.judged(rank, {s: v >= FULL_RANK for s, v in rank.items()},
+                           lambda v: f"{v:.2f}")
     rows.append(plots.claim(
         "The updates are sparse but nearly full rank", "Mukherjee et al. (2025)",
         f"{where}: rank of ΔW / min(rows, cols), lowest over the weight matrices: {text}",

@@ -4,7 +4,8 @@ connectivity. (Lines stay under 80 columns: the chapter shows this code.)
 
 Read it top to bottom:
 
-1. the settings (:class:`LotteryConfig`), the data and the model;
+1. the settings (:class:`LotteryConfig`), the data with its validation
+   split (:func:`split_validation`) and the model;
 2. **masks**: which weights are pruned, magnitude pruning of a fraction of
    the survivors (:func:`prune_masks`; the same step done by
    ``torch.nn.utils.prune``: :func:`torch_prune_masks`), and the random mask
@@ -45,8 +46,8 @@ __all__ = ["HEAD", "INPUT_DIMS", "PAI_DENSITY", "PAI_METHODS", "LotteryConfig", 
            "best_step", "density", "expected_density", "full_masks", "imp_round", "interpolate",
            "layer_densities", "like_masks", "load_data", "make_model", "masks_at_density",
            "pai_masks", "path_errors", "prunable", "prune_masks", "prune_smallest", "rewind",
-           "round_for", "round_near", "shuffle_masks", "snip_scores", "synflow_masks",
-           "synflow_scores", "torch_prune_masks"]
+           "round_for", "round_near", "shuffle_masks", "snip_scores", "split_validation",
+           "synflow_masks", "synflow_scores", "torch_prune_masks"]
 
 HEAD = "head.weight"  # the output layer: pruned at a lower rate
 PAI_METHODS = ("snip", "synflow", "magnitude")
@@ -69,6 +70,9 @@ class LotteryConfig(Config):
                          low=100, high=60000, gpu=60000)
     n_test: int = param(2000, "test examples (MNIST-1D / MNIST)",
                         low=100, high=10000, gpu=10000)
+    n_val: int = param(
+        400, "training examples held out to early-stop on (validation)",
+        low=1, high=10000, gpu=5000)
     width: int = param(300, "hidden units per layer (2 hidden layers)",
                        low=8, high=2048, smoke=200, cpu=300, gpu=300)
     depth: int = param(2, "hidden layers", low=1, high=6)
@@ -119,6 +123,24 @@ def load_data(cfg: LotteryConfig, device=None) -> D.Dataset:
         except RuntimeError as err:
             print(f"MNIST unavailable, using MNIST-1D instead: {err}")
     return D.mnist1d(cfg.n_train, cfg.n_test, seed=0, device=device)
+
+
+def split_validation(data: D.Dataset, n_val: int
+                     ) -> tuple[D.Dataset, torch.Tensor, torch.Tensor]:
+    """Frankle & Carbin's split: the last ``n_val`` training examples
+    (datasets are stored shuffled, so a random sample) become the
+    validation set that early stopping reads; the networks train on the
+    rest. The test set is left alone. Returns (the data to train on,
+    validation inputs, validation labels)."""
+    n = len(data.x_train)
+    if isinstance(n_val, bool) or not isinstance(n_val, int) \
+            or not 0 < n_val < n:
+        raise ValueError(f"n_val must be an integer in [1, {n - 1}] (the "
+                         f"{n} training examples), got {n_val!r}")
+    train = D.Dataset(data.x_train[:n - n_val], data.y_train[:n - n_val],
+                      data.x_test, data.y_test, data.n_classes, data.name,
+                      dict(data.info, n_val=n_val))
+    return train, data.x_train[n - n_val:], data.y_train[n - n_val:]
 
 
 def make_model(cfg: LotteryConfig, data: D.Dataset,
@@ -341,10 +363,11 @@ def imp_round(train: Callable, theta_k: list[dict], masks: list[Masks],
     return trained, new
 
 
-def best_step(history, key: str = "test_acc") -> int:
+def best_step(history, key: str = "val_loss") -> int:
     """The first evaluation step at which ``key`` is at its best: highest
-    for accuracies, lowest for losses. ``test_loss`` gives Frankle &
-    Carbin's speed measure, the *early-stopping step*."""
+    for accuracies, lowest for losses. ``val_loss`` (the loss on the
+    validation split) gives Frankle & Carbin's speed measure, the
+    *early-stopping step*."""
     values = history[key]
     if not len(values):
         return 0

@@ -155,6 +155,10 @@ def test_page_numbers_from_the_precomputed_grid():
     glued = Fa.phase_glue(rows, lr, prov["config"]["phase"]["p"])
     assert glued["ln_p"].startswith("ln 37") and glued["grid_seeds"] == 3
     assert "of its" in glued["strong_split"] and "un-learning" in glued["strong_split"]
+    # "not every run below it has stopped": the runs still climbing below the critical fraction
+    assert "at 40% and weight decay 3 on 3 of 3 seeds" in glued["below_climbing"]
+    assert glued["n_unfinished"] == sum(r["phase"] == "unfinished" for r in rows) > 0
+    assert glued["n_runs"] == len(rows)
 
 
 def _grid(seed, no_decay="memorization", strong="un-learning"):

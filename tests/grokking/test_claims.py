@@ -155,6 +155,10 @@ def test_page_numbers_from_the_precomputed_grid():
     glued = Fa.phase_glue(rows, lr, prov["config"]["phase"]["p"])
     assert glued["ln_p"].startswith("ln 37") and glued["grid_seeds"] == 3
     assert "of its" in glued["strong_split"] and "un-learning" in glued["strong_split"]
+    # "not every run below it has stopped": the runs still climbing below the critical fraction
+    assert "at 40% and weight decay 3 on 3 of 3 seeds" in glued["below_climbing"]
+    assert glued["n_unfinished"] == sum(r["phase"] == "unfinished" for r in rows) > 0
+    assert glued["n_runs"] == len(rows)
 
 
 def _grid(seed, no_decay="memorization", strong="un-learning"):
@@ -248,8 +252,14 @@ def _grokking(seed=0, leave=10, **kw):
     return _fake(acc, seed, **kw)
 
 
+def _control(seed, n=19, **kw):
+    """The run without decay: memorizes, its norm grows and its spectrum stays as it was."""
+    return _fake([0.02] * n, seed, wd=0.0, norm=[5.0 + 0.2 * i for i in range(n)],
+                 conc=[0.3] * n, **kw)
+
+
 def _multi(decay, **others):
-    runs = dict(decay=decay, none={s: _fake([0.02] * 19, s, wd=0.0) for s in decay})
+    runs = dict(decay=decay, none={s: _control(s) for s in decay})
     runs.update(others)
     return runs
 
@@ -286,6 +296,12 @@ def test_the_plateau_row_compares_the_fit_step_with_the_grok_step():
     assert runs[0].history["weight_norm"][-1] < runs[0].history["weight_norm"][2]
     row = _rows(_multi(runs))["During the plateau the weight norm falls and the input weights become sparse in the Fourier basis"]
     assert row["reproduced"] == "no"
+    # a control without decay whose norm falls and whose spectrum sharpens as much passes the
+    # same tests: the row does not discriminate, and says no
+    same = {s: _grokking(s, wd=0.0) for s in (0, 1)}
+    runs = dict(decay={s: _grokking(s) for s in (0, 1)}, none=same)
+    row = _rows(runs)["During the plateau the weight norm falls and the input weights become sparse in the Fourier basis"]
+    assert row["reproduced"] == "no" and "control without decay" in row["measured here"]
 
 
 def test_the_control_and_remedy_rows_fail_when_the_data_contradict_them():
@@ -301,3 +317,29 @@ def test_the_control_and_remedy_rows_fail_when_the_data_contradict_them():
     assert close["Division groks on a similar schedule to addition"]["reproduced"] == "yes"
     never = _rows(_multi(decay, div={s: _fake([0.02] * 19, s, op="div") for s in (0, 1, 2)}))
     assert never["Division groks on a similar schedule to addition"]["reproduced"] == "no"
+
+
+def _pm(excluded, train_loss, seed=0):
+    """Progress measures of one made-up run: evaluations every 10 steps, fit at step 20, the
+    restricted loss halving at step 40, the test loss at step 90."""
+    n = len(excluded)
+    steps = [10 * i for i in range(n)]
+    return dict(step=steps, history_steps=steps, fit_step=20, grok_step=10 * (n - 2),
+                excluded_loss=excluded, train_loss=train_loss,
+                restricted_loss=[2.0 if t < 40 else 0.5 for t in steps],
+                test_loss=[4.0 if t < 90 else 1.0 for t in steps])
+
+
+def test_the_excluded_loss_row_needs_a_real_rise_and_a_control_that_fails():
+    n = 12
+    falls = [1.0 / (1 + i) for i in range(n)]  # the training loss of all the logits
+    rises = [3.0, 2.0, 1.0, 1.0, 1.2, 1.5, 1.8, 2.0, 2.2, 2.3, 2.3, 2.3]  # 2.3x after the fit
+    ok = C.restricted_excluded_row({s: _pm(rises, falls, s) for s in (0, 1, 2)})
+    assert ok["reproduced"] == "yes" and "2.30x" in ok["measured here"]
+    # an uptick passes "max after minus value at the fit step > 0", not a rise of EXCLUDED_RISE x
+    uptick = [3.0, 2.0, 1.0, 1.0, 1.01] + [0.9] * (n - 5)
+    assert C.restricted_excluded_row({s: _pm(uptick, falls, s) for s in (0, 1, 2)})[
+        "reproduced"] == "no"
+    # a control that rises as much (the whole training loss going up) does not discriminate
+    assert C.restricted_excluded_row({s: _pm(rises, rises, s) for s in (0, 1, 2)})[
+        "reproduced"] == "no"

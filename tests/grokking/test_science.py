@@ -10,6 +10,7 @@ import torch
 from dynamics import models as M
 from dynamics.grokking import science as S
 from dynamics.train import History
+from known import known_answer
 
 
 # ----------------------------------------------------------------------------- the module
@@ -279,29 +280,86 @@ def _history(train, test, steps=None):
     return h
 
 
-def test_phase_of_the_four_phases_of_liu_et_al():
-    steps = [0, 10, 20, 40, 80, 160, 320, 640]
-    grok = _history([0, .5, 1, 1, 1, 1, 1, 1], [0, 0, 0, 0, .2, .6, 1, 1], steps)
-    assert S.fit_and_grok(grok) == (20, 320) and S.phase_of(grok) == "grokking"
-    comp = _history([0, .5, 1, 1, 1, 1, 1, 1], [0, .3, .9, .97, 1, 1, 1, 1], steps)
-    assert S.phase_of(comp) == "comprehension"  # grok at 40 < 5 x 20
-    mem = _history([0, .5, 1, 1, 1, 1, 1, 1], [0, 0, 0, .1, .2, .3, .5, .6], steps)
-    assert S.phase_of(mem) == "memorization"
-    conf = _history([0, .2, .4, .5, .6, .6, .62, .63], [0, 0, .1, .1, .1, .2, .2, .2], steps)
-    assert S.phase_of(conf) == "confusion"
+# Synthetic curves of every kind, on a budget of 1,000 steps evaluated every 50 (21 evaluations;
+# the last CLIMB_SPAN = 20% of the run holds 4 of them): each label's answer is known from the
+# curve's shape, independently of the code.
+STEPS = list(range(0, 1001, 50))
+FITS = [0.0, 0.6] + [1.0] * 19                                    # fits at step 100
 
 
-def test_phase_of_looks_at_the_end_too():
+def _ramp(t0, t1, lo=0.0, hi=1.0):
+    """An accuracy at ``lo`` until step t0, linear to ``hi`` at t1, flat after."""
+    return [lo + (hi - lo) * min(max((t - t0) / (t1 - t0), 0.0), 1.0) for t in STEPS]
+
+
+CURVES = {  # name: (train accuracy, test accuracy, the label the curve's shape calls for)
+    "comprehension": (FITS, _ramp(0, 200), "comprehension"),      # grok 200 < 5 x fit 100
+    "grokking": (FITS, _ramp(500, 700), "grokking"),              # grok ~690 >= 5 x 100
+    "memorization": (FITS, [0.02 + 0.004 * (i % 2) for i in range(21)], "memorization"),
+    "confusion": (_ramp(0, 300, hi=0.6), _ramp(0, 300, hi=0.1), "confusion"),
+    # fits; test accuracy saturating towards 97%, at 93% and still rising (by ~4 points over
+    # the last fifth) when the budget ends: the precomputed grid's cell f = 0.5, wd = 1
+    "climbing": (FITS, [0.97 * (1 - math.exp(-t / 300)) for t in STEPS], "unfinished"),
+    # climbing fast through its last evaluations: the median of the last three lags the last
+    # one by more than UNLEARN_DROP, which is not falling back
+    "climbing fast": (FITS, _ramp(700, 1000, hi=0.8), "unfinished"),
+    "train still climbing": (_ramp(0, 1500, hi=1.0), _ramp(0, 1500, hi=0.3), "unfinished"),
+    # rose to 60% and fell back to 10% without ever generalizing
+    "rose and fell": (FITS, [min(t / 500, 1) * 0.6 - max(t - 500, 0) / 500 * 0.5
+                             for t in STEPS], "un-learning"),
+    # generalized, then lost it
+    "generalized and fell": (FITS, [min(t / 300, 1) - max(t - 600, 0) / 400 * 0.4
+                                    for t in STEPS], "un-learning"),
+    "train rose and fell": (_ramp(0, 300, hi=0.98)[:12] + [0.7] * 9, [0.0] * 21, "un-learning"),
+    # a slow drift up near chance, less than CLIMB over the last fifth: stopped short
+    "drifting near chance": (FITS, _ramp(0, 1000, hi=0.06), "memorization"),
+}
+
+
+@known_answer(S.phase_of, S.still_climbing, S.fell_back, S.fit_and_grok, S.end_accuracy,
+              how="synthetic accuracy curves of every kind (comprehension, grokking, "
+                  "memorization, confusion, a test or train curve still climbing at the budget, "
+                  "curves that rose and fell), each label known from the curve's shape")
+@pytest.mark.parametrize("name", list(CURVES))
+def test_phase_of_on_synthetic_curves_of_every_kind(name):
+    train, test, want = CURVES[name]
+    h = _history(train, test, STEPS)
+    assert S.phase_of(h) == want, (name, S.fit_and_grok(h))
+
+
+@known_answer(S.still_climbing, S.fell_back, S.end_accuracy, S.fit_and_grok,
+              how="hand-computed medians, first crossings and last-fifth gains of small curves")
+def test_the_rules_under_the_labels_by_hand():
+    h = _history(FITS, _ramp(100, 1060, hi=0.98), STEPS)
+    # first crossings: train 1.0 > FIT_ACC at step 100; the test ramp never passes GROK_ACC
+    assert S.fit_and_grok(h) == (100, None)
+    # the end: the median of steps 900, 950 and 1000 on the ramp, its value at 950
+    ramp = lambda t: 0.98 * (t - 100) / 960  # noqa: E731
+    assert S.end_accuracy(h, "test") == pytest.approx(ramp(950), abs=1e-6)
+    # 20% earlier (step <= 800: the median of 700, 750, 800): gain = ramp(950) - ramp(750)
+    gain = ramp(950) - ramp(750)
+    assert gain == pytest.approx(0.204, abs=1e-3) and S.still_climbing(h, "test")
+    assert not S.still_climbing(h, "train")  # flat at 1
+    # a gain just under / over CLIMB
+    flat = lambda g: _ramp(0, 1000, lo=0.5, hi=0.5 + g * 1000 / 200)  # noqa: E731  (g per 20%)
+    assert not S.still_climbing(_history(FITS, flat(S.CLIMB * 0.8), STEPS), "test")
+    assert S.still_climbing(_history(FITS, flat(S.CLIMB * 1.2), STEPS), "test")
+    # too few evaluations to tell
+    assert not S.still_climbing(_history([1, 1, 1], [0, .5, 1], [0, 1, 2]), "test")
+    # fell back: the best before the last three evaluations against the end
+    assert S.fell_back(_history(FITS, [0, .5, .9, .9, .8, .8, .8], STEPS[:7]), "test")
+    assert not S.fell_back(_history(FITS, [0, .5, .9, .9, .87, .87, .87], STEPS[:7]), "test")
+    # a test accuracy that only drifts down from chance did not rise: not un-learning
+    assert not S.fell_back(_history(FITS, [.14, .1, .05, 0, 0, 0, 0], STEPS[:7]), "test")
+    assert S.phase_of(_history(FITS, [.14, .1, .05, 0, 0, 0, 0], STEPS[:7])) == "memorization"
+
+
+def test_phase_of_edge_cases():
     steps = [0, 10, 20, 40, 80, 160, 320, 640]
     # fits and generalizes early (first crossings say comprehension), then loses both
     unlearn = _history([0, .5, 1, 1, .9, .8, .8, .8], [0, .3, .97, .98, .9, .8, .79, .79], steps)
     assert S.fit_and_grok(unlearn) == (20, 20)
     assert S.phase_of(unlearn) == "un-learning"
-    # never fits, but falls well below its best: un-learning too, not confusion
-    assert S.phase_of(_history([0, .5, .9, .98, .9, .8, .8, .8], [0] * 8, steps)) == "un-learning"
-    # generalized, then lost the test accuracy while still fitting
-    lost = _history([0, 1, 1, 1, 1, 1, 1, 1], [0, 0, 0, .2, .97, .99, .7, .6], steps)
-    assert S.phase_of(lost) == "un-learning"
     # a small dip at the end (within UNLEARN_DROP) keeps the label
     dip = _history([0, 1, 1, 1, 1, 1, 1, 1], [0, 0, 0, .2, .6, .97, .98, .94], steps)
     assert S.phase_of(dip) == "grokking"
@@ -309,4 +367,7 @@ def test_phase_of_looks_at_the_end_too():
     div = _history([0, .5], [0, 0], [0, 10])
     div.diverged_at = 15
     assert S.phase_of(div) == "diverged"
-    assert set(S.PHASES) == {"comprehension", "grokking", "memorization", "confusion", "un-learning"}
+    assert set(S.PHASES) == {"comprehension", "grokking", "memorization", "confusion",
+                             "unfinished", "un-learning"}
+    # every label phase_of gives is in PHASES
+    assert {S.phase_of(_history(tr, te, STEPS)) for tr, te, _ in CURVES.values()} <= set(S.PHASES)

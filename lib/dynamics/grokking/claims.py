@@ -25,7 +25,7 @@ from .science import CHANCE_MARGIN, GROK_ACC, PLATEAU, critical_fraction, platea
 __all__ = ["section1_facts", "section2_facts", "section3_facts", "section4_facts", "page_claims",
            "section1_claims", "phase_claims", "published_claims", "pct0",
            "DIV_RANGE", "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
-           ]
+           "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL", "CORRECTS", "restricted_excluded_row"]
 
 
 # ============================================================================ the page's numbers
@@ -112,6 +112,10 @@ PEAK_BEFORE = 0.5       # "well before": the test loss peaks before this share o
 NOISE_MARGIN = 0.1      # corrupted labels: "memorizes fewer" by at least this share
 FIT_ERROR = 0.2         # "a fixed part plus clock periods": every cell within this of the fit
 UNLEARN_LOSS = 10.0     # "far above": the strongest decay's training loss this x the weaker ones'
+EXCLUDED_RISE = 1.3     # "excluded loss rises": its highest after the fit step this x its value there
+CONC_GAIN = 0.2         # "become sparse in the Fourier basis": top-10% share up this much, fit to grok
+NORM_FALL = 0.95        # "the weight norm falls": at the grok step at most this x its fit-step value
+CORRECTS = 0.05         # "corrects some": the larger decay predicts this share more true labels
 
 
 def _nan(v) -> float:
@@ -123,6 +127,12 @@ def _both(*verdicts: str) -> str:
     is "no", else "partly" (each part's text says on how many seeds it holds)."""
     return ("yes" if all(v == "yes" for v in verdicts) else
             "no" if any(v == "no" for v in verdicts) else "partly")
+
+
+def _fails(verdict: str) -> str:
+    """A control's verdict turned into the row's: "yes" when the control fails the row's own
+    test on every seed, "no" when it passes on every seed, "partly" between."""
+    return {"no": "yes", "yes": "no"}.get(verdict, "partly")
 
 
 def _per_seed(runs: dict, f) -> dict:
@@ -191,18 +201,31 @@ def section1_claims(multi: dict) -> list[dict]:
         d = dict(zip(r.history.steps, r.history[key]))
         return d.get(step, float("nan"))
 
-    norm = {s: _nan(at(r, "weight_norm", r.grok_step) / at(r, "weight_norm", r.fit_step)
-                    if r.grok_step else None) for s, r in dec.items()}
-    conc = {s: _nan(at(r, "fourier_top10", r.grok_step) - at(r, "fourier_top10", r.fit_step)
-                    if r.grok_step else None) for s, r in dec.items()}
-    t1, v1 = plots.across_seeds(norm, lambda v: v < 1, lambda v: f"{v:.2f}")
-    t2, v2 = plots.across_seeds(conc, lambda v: v > 0, lambda v: f"{v:+.2f}")
+    # the control: the run without decay on the same seed, from its own fit step to the decay
+    # run's grok step (no circuit replaces the table there: its norm grows, its spectrum stays)
+    def norm_conc(r, ref):
+        grok, fit = ref.grok_step, r.fit_step
+        if not grok or fit is None:
+            return float("nan"), float("nan")
+        return (at(r, "weight_norm", grok) / at(r, "weight_norm", fit),
+                at(r, "fourier_top10", grok) - at(r, "fourier_top10", fit))
+    got = {s: norm_conc(r, r) for s, r in dec.items()}
+    ctl = {s: norm_conc(none[s], r) for s, r in dec.items() if s in none}
+    fall, gain = (lambda v: v <= NORM_FALL), (lambda v: v >= CONC_GAIN)
+    t1, v1 = plots.across_seeds({s: v[0] for s, v in got.items()}, fall, lambda v: f"{v:.2f}")
+    t2, v2 = plots.across_seeds({s: v[1] for s, v in got.items()}, gain, lambda v: f"{v:+.2f}")
+    c1, w1 = plots.across_seeds({s: v[0] for s, v in ctl.items()}, fall, lambda v: f"{v:.2f}")
+    c2, w2 = plots.across_seeds({s: v[1] for s, v in ctl.items()}, gain, lambda v: f"{v:+.2f}")
     rows.append(C("During the plateau the weight norm falls and the input weights become sparse "
                   "in the Fourier basis", "Nanda et al. 2023",
                   f"weight norm at the grok step / at the fit step: {t1}; top-10% share of the "
-                  f"input weights' Fourier energy, grok step minus fit step: {t2}", _both(v1, v2),
-                  control="the same run at its fit step", window="from the fit step to the grok step",
-                  seeds=seeds))
+                  f"input weights' Fourier energy, grok step minus fit step: {t2}; the control "
+                  f"without decay: {c1}; {c2}",
+                  _both(v1, v2, _fails(w1), _fails(w2)),
+                  control="the run without weight decay on the same seed, from its fit step to "
+                          "the decay run's grok step (it must fail both tests)",
+                  window=f"from the fit step to the grok step: the norm at most {NORM_FALL:g}x, "
+                         f"the share up at least {CONC_GAIN:g}", seeds=seeds))
     base = {s: r.grok_step for s, r in dec.items()}
     for name, claim, paper, asserted in (
             ("strong", "More weight decay (3x), faster grokking", "Liu et al. 2023", True),
@@ -257,19 +280,7 @@ def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[d
                       asserted=False, seeds=[seed]))
     rows += phase_claims(grid_rows, lr=grid_lr)
     ps = sorted(pm)
-    lead = {s: float(restricted_leads(m)) for s, m in pm.items()}
-    rise = {}
-    for s, m in pm.items():
-        i = m["step"].index(m["fit_step"]) if m["fit_step"] in m["step"] else 0
-        rise[s] = max(m["excluded_loss"][i:]) - m["excluded_loss"][i]
-    t1, v1 = plots.across_seeds(lead, lambda v: v > 0, lambda v: "yes" if v else "no")
-    t2, v2 = plots.across_seeds(rise, lambda v: v > 0, lambda v: f"{v:+.2f}")
-    rows.append(C("Restricted loss falls before the test loss does; excluded loss rises",
-                  "Nanda et al. 2023",
-                  f"restricted loss below half its fit-step value before the test loss is: {t1}; "
-                  f"excluded loss, its highest after the fit step minus its value there: {t2}",
-                  _both(v1, v2), control="the test loss (the same threshold, half its value at "
-                  "the fit step)", window="after the fit step", seeds=ps))
+    rows.append(restricted_excluded_row(pm))
     gap = {s: m["spectra"]["end"]["concentration"] - m["spectra"]["end"]["layer_concentration"]
            for s, m in pm.items()}
     text, ok = plots.across_seeds(gap, lambda v: v > UNIT_OVER_LAYER, lambda v: f"{v:+.2f}")
@@ -306,14 +317,16 @@ def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[d
     corr = {s: f["corr_high"] - corrupted[s]["runs"][0]["final_corrected"] for s, f in facts.items()}
     keep = {s: f["test_high"] - f["test_low"] for s, f in facts.items()}
     ta, va = plots.across_seeds(fewer, lambda v: v > NOISE_MARGIN, lambda v: f"{v:+.0%}")
-    tb, vb = plots.across_seeds(corr, lambda v: v > 0, lambda v: f"{v:+.0%}")
+    tb, vb = plots.across_seeds(corr, lambda v: v >= CORRECTS, lambda v: f"{v:+.0%}")
     tc, vc = plots.across_seeds(keep, lambda v: v >= -0.01, lambda v: f"{v:+.0%}")
     rows.append(C("A larger weight decay memorizes fewer wrong labels, corrects some, and "
                   "generalizes at least as well", "Doshi et al. 2024",
                   f"wd {f0['wd_high']:g} against wd {f0['wd_low']:g}: memorized {ta}; corrected "
                   f"{tb}; test accuracy {tc}", _both(va, vb, vc),
                   control=f"the run at weight decay {f0['wd_low']:g} on the same seed",
-                  window="at the end of the budget", seeds=cs))
+                  window=f"at the end of the budget; memorized at least {NOISE_MARGIN:.0%} "
+                         f"fewer, corrected at least {CORRECTS:.0%} more, test accuracy at most "
+                         f"1 point lower", seeds=cs))
     fix = {s: f["corr_high"] for s, f in facts.items()}
     text, ok = plots.across_seeds(fix, lambda v: v > 0.5, pct0)
     rows.append(C("Regularization makes the network ignore the corruption (predict the true "
@@ -327,6 +340,37 @@ def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[d
         rows += algorithm_claims(clock, {s: norm_descent(r) for s, r in dec.items()}, scaled,
                                  opt)
     return rows
+
+
+def restricted_excluded_row(pm: dict) -> dict:
+    """Section 3's row on the restricted and excluded losses, from the progress measures of
+    several seeds (``{seed: progress_measures(run)}``): the restricted loss halves before the
+    test loss does, and the excluded loss rises after the fit step, at least EXCLUDED_RISE x,
+    where the training loss of all the logits (the control) does not."""
+    C = plots.claim
+    ps = sorted(pm)
+    lead = {s: float(restricted_leads(m)) for s, m in pm.items()}
+    rise, ctl = {}, {}
+    for s, m in pm.items():
+        fit = m["fit_step"]
+        i = m["step"].index(fit) if fit in m["step"] else 0
+        rise[s] = max(m["excluded_loss"][i:]) / m["excluded_loss"][i]
+        train = [v for t, v in zip(m["history_steps"], m["train_loss"]) if fit is None or t >= fit]
+        ctl[s] = max(train) / train[0]  # the full training loss over the same window
+    t1, v1 = plots.across_seeds(lead, lambda v: v > 0, lambda v: "yes" if v else "no")
+    up = lambda v: v >= EXCLUDED_RISE  # noqa: E731
+    t2, v2 = plots.across_seeds(rise, up, lambda v: f"{v:.2f}x")
+    c2, w2 = plots.across_seeds(ctl, up, lambda v: f"{v:.2f}x")
+    return C("Restricted loss falls before the test loss does; excluded loss rises",
+         "Nanda et al. 2023",
+         f"restricted loss below half its fit-step value before the test loss is: {t1}; "
+         f"excluded loss, its highest after the fit step over its value there: {t2} "
+         f"(the training loss, same window: {c2})",
+         _both(v1, v2, _fails(w2)),
+         control="the test loss (the same threshold, half its value at the fit step); "
+                 "for the rise, the training loss of all the logits (it must not rise "
+                 f"{EXCLUDED_RISE:g}x)",
+         window=f"after the fit step; 'rises': at least {EXCLUDED_RISE:g}x", seeds=ps)
 
 
 def pct0(v: float) -> str:
@@ -417,7 +461,9 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
                      window="training fractions with at least three decays above 0 and below "
                             "the strongest that generalize on every seed", seeds=seeds))
 
-    # 5. below a critical fraction only memorization; it falls as the decay grows
+    # 5. below a critical fraction no run generalizes within the budget; it falls as the decay
+    # grows. Below it a run has either stopped short (memorization) or is still climbing
+    # (unfinished): the row counts the second, since a longer budget may move the fraction.
     crit = {s: f["crit"] for s, f in fs.items()}
     ok = {s: f["smallest"] is not None
           and f["smallest"] > min(r["train_frac"] for r in grids[s]) and f["crit_falls"]
@@ -427,9 +473,13 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     pct = lambda c: "none" if c is None else f"{c:.0%}"  # noqa: E731
     each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {pct(c)}" for w, c in cr.items())
                      for s, cr in crit.items())
-    out.append(C("Below a critical training fraction the network only memorizes; the critical "
-                 "fraction falls as the decay grows", "Power et al. 2022; Liu et al. 2022",
-                 f"smallest fraction that generalizes: {text} (per weight decay, {each})", v,
+    below = {s: f["below_unfinished"] for s, f in fs.items()}
+    out.append(C("Below a critical training fraction no network generalizes within the "
+                 "budget; the critical fraction falls as the decay grows",
+                 "Power et al. 2022; Liu et al. 2022",
+                 f"smallest fraction that generalizes: {text} (per weight decay, {each}); "
+                 f"runs below it still climbing at the budget (unfinished), per seed: "
+                 f"{plots.spread(below, n)}", v,
                  control="the grid's smallest fraction, which the critical one must lie above",
                  window="weight decays above 0; the critical fraction compared between the "
                         "decays above 0 and below the strongest", seeds=seeds))
@@ -450,10 +500,12 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
                          "below)", window="the strongest decay's column, at the end of the "
                                           "budget", seeds=seeds))
 
-    # 7. Liu et al.'s four phases (shown, not asserted: the grid may miss one)
+    # 7. Liu et al.'s four phases (shown, not asserted: the grid may miss one); the runs still
+    # climbing at the budget and those that un-learn are counted beside them, in none of the four
     counts = Counter(r["phase"] for r in rows)
     four = ("comprehension", "grokking", "memorization", "confusion")
-    seen = ", ".join(f"{counts[k]} {k}" for k in (*four, "un-learning") if counts[k])
+    seen = ", ".join(f"{counts[k]} {k}" for k in (*four, "unfinished", "un-learning")
+                     if counts[k])
     out.append(C("Four phases: comprehension, grokking, memorization, confusion",
                  "Liu et al. 2022",
                  f"precomputed grid ({len(rows) // len(seeds)} cells x {len(seeds)} seeds): "

@@ -68,7 +68,9 @@ def phase_facts(rows: list[dict]) -> dict:
     training fraction per weight decay, whether the grok step falls along every row and column
     (weight decays below the strongest), the strongest decay's column (its phases, its lowest
     final training loss against the highest of the weaker decays, a cell that passed both
-    thresholds there), and whether every cell without decay memorizes. One seed's rows."""
+    thresholds there), whether every cell without decay memorizes, and the runs below the
+    smallest fraction that generalizes that are still climbing at the budget (unfinished:
+    their count and (fraction, decay, test accuracy at the end)). One seed's rows."""
     _one_seed(rows)
     wds = sorted({r["weight_decay"] for r in rows})
     fracs = sorted({r["train_frac"] for r in rows})
@@ -81,8 +83,13 @@ def phase_facts(rows: list[dict]) -> dict:
     weaker = [r for r in rows if r["weight_decay"] < strongest]
     passed = [r for r in column if r["fit_step"] is not None and r["grok_step"] is not None]
     good = [r["train_frac"] for r in rows if _good(r)]
+    smallest = min(good) if good else None
+    below = [r for r in rows if smallest is None or r["train_frac"] < smallest]
     return dict(
-        crit=crit, smallest=min(good) if good else None, strongest=strongest, inner=inner,
+        crit=crit, smallest=smallest, strongest=strongest, inner=inner,
+        below_unfinished=sum(r["phase"] == "unfinished" for r in below),
+        below_cells=[(r["train_frac"], r["weight_decay"], r.get("end_test_acc"))
+                     for r in below if r["phase"] == "unfinished"],
         falls_rows=all(_falls([grok.get((f, w)) for w in inner]) for f in fracs),
         falls_cols=all(_falls([grok.get((f, w)) for f in fracs]) for w in inner),
         crit_falls=_falls([crit[w] for w in inner]),
@@ -202,7 +209,24 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
                        else "–"),
         fit_seed_error=(f"{max(r['max_rel_error'] for r in seed_fits):.0%}" if seed_fits
                         else "–"),
-        grid_seeds=len(fs))
+        grid_seeds=len(fs), below_climbing=_below_climbing(fs),
+        n_unfinished=sum(r["phase"] == "unfinished" for r in rows), n_runs=len(rows))
+
+
+def _below_climbing(fs: dict) -> str:
+    """The runs below the smallest fraction that generalizes that are still climbing at the
+    budget, as the page says them: per cell its fraction, decay, on how many seeds and its
+    test accuracy at the end ("none" when there are none)."""
+    cells: dict = {}
+    for f in fs.values():
+        for frac, wd, acc in f["below_cells"]:
+            cells.setdefault((frac, wd), []).append(acc)
+    if not cells:
+        return "none"
+    return "; ".join(
+        f"at {frac:.0%} and weight decay {wd:g} on {len(a)} of {len(fs)} seeds "
+        f"({_span(a, lambda v: f'{v:.0%}')} test accuracy at the end)"
+        for (frac, wd), a in sorted(cells.items()))
 
 
 def live_phase_facts(rows: list[dict]) -> dict:

@@ -44,7 +44,7 @@ __all__ = [  # the public names, re-exported by dynamics.grokking
     "orthogonal_grad_", "stablemax", "stablemax_cross_entropy", "loss_and_hook",
     "fit_and_grok", "end_accuracy", "critical_fraction", "phase_of", "Milestones", "plateau_steps", "FIT_ACC",
     "GROK_ACC", "DELAY", "CHANCE_MARGIN", "PLATEAU",
-    "UNLEARN_DROP", "END_EVALS", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
+    "UNLEARN_DROP", "END_EVALS", "CLIMB", "CLIMB_SPAN", "still_climbing", "fell_back", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
     "ADAM_BETAS"
 ]
 
@@ -55,9 +55,12 @@ CHANCE_MARGIN = 0.05  # "near chance": test accuracy at most 1/p + this
 PLATEAU = 2.0        # a plateau: test accuracy stays near chance until PLATEAU x the fit step or later
 UNLEARN_DROP = 0.05  # "un-learning": an accuracy ends this far below its best
 END_EVALS = 3        # a run's accuracy "at the end": the median of its last 3 evaluations
+CLIMB = 0.025        # "still climbing": an accuracy gained more than this over the run's last
+CLIMB_SPAN = 0.2     # ... CLIMB_SPAN of its steps (its end against its value there)
 KEY_SHARE = 0.9      # key frequencies: the fewest that hold this share of the logits' energy
 REMEDIES = ("none", "grokfast", "perp_grad", "stablemax")
-PHASES = ("comprehension", "grokking", "memorization", "confusion", "un-learning")
+PHASES = ("comprehension", "grokking", "memorization", "confusion", "unfinished",
+          "un-learning")
 FOURIER_OPS = ("add", "sub")  # ops whose generalizing logits are periodic in a ± b
 
 # The optimizer recipe belongs to the model, not to the profile: Nanda et al. trained their
@@ -504,36 +507,65 @@ def critical_fraction(rows: list[dict], weight_decay: float = 1.0) -> float | No
     return min(good) if good else None
 
 
-def phase_of(history: History, delay: float = DELAY) -> str:
-    """The phase of one run, from its first-crossing steps *and* its
-    accuracies at the end.
+def still_climbing(history: History, split: str) -> bool:
+    """Whether the ``split`` ("train" or "test") accuracy is still climbing when the run ends:
+    its accuracy at the end (:func:`end_accuracy`) is more than CLIMB above its accuracy
+    CLIMB_SPAN of the run earlier (the median of the END_EVALS evaluations up to that step).
+    False when the run has too few evaluations before that step to tell."""
+    acc, steps = history[f"{split}_acc"], list(history.steps)
+    if not len(acc):
+        return False
+    before = [a for t, a in zip(steps, acc) if t <= (1 - CLIMB_SPAN) * steps[-1]]
+    if len(before) < END_EVALS or len(acc) - len(before) < END_EVALS:
+        return False
+    earlier = float(torch.tensor(before[-END_EVALS:]).median())
+    return end_accuracy(history, split) - earlier > CLIMB
 
-    Liu et al. (2022) name four phases: *comprehension* (fits and
-    generalizes at about the same time), *grokking* (generalizes at
-    least ``delay`` x later than it fits), *memorization* (fits, does
-    not generalize within the budget) and *confusion* (does not fit
-    the training set). A run can also learn and then lose it: with too
-    strong a weight decay the accuracies climb and fall back. Such a
-    run is *un-learning*: its training accuracy at the end
-    (:func:`end_accuracy`), or once it generalized its test accuracy at
-    the end, is more than UNLEARN_DROP below the best it reached; by its
-    first-crossing steps alone it can pass for comprehension. A run
-    that diverged is "diverged"; an empty history (a stopped sweep) is
+
+def fell_back(history: History, split: str) -> bool:
+    """Whether the ``split`` accuracy rose and fell back: its accuracy at the end
+    (:func:`end_accuracy`) is more than UNLEARN_DROP below the best it reached before its last
+    END_EVALS evaluations (so that a curve still climbing through its last evaluations, whose
+    median lags its last value, does not count), and for the test accuracy that best is also
+    more than UNLEARN_DROP above its first value (a curve that only drifts down from chance
+    did not rise)."""
+    acc = history[f"{split}_acc"]
+    if len(acc) <= END_EVALS:
+        return False
+    best = float(acc[:-END_EVALS].max())
+    rose = split == "train" or best - float(acc[0]) > UNLEARN_DROP
+    return rose and best - end_accuracy(history, split) > UNLEARN_DROP
+
+
+def phase_of(history: History, delay: float = DELAY) -> str:
+    """The phase of one run, read from its curves by the first rule that holds:
+
+    1. *un-learning* (a label of our own): the training or the test accuracy rose and fell
+       back (:func:`fell_back`: it ends more than UNLEARN_DROP below its best). By its first
+       crossings alone such a run can pass for comprehension.
+    2. the training accuracy never passes FIT_ACC: *unfinished* if it is still climbing at the
+       end (:func:`still_climbing`), else *confusion*;
+    3. it fits but the test accuracy never passes GROK_ACC: *unfinished* if the test accuracy
+       is still climbing at the end, else *memorization* (the test accuracy has stopped short);
+    4. it generalizes: *grokking* if at least ``delay`` x later than it fits, else
+       *comprehension*.
+
+    Liu et al.'s four phases (comprehension, grokking, memorization, confusion) are defined
+    by whether each accuracy reaches its threshold within the budget; a run still climbing
+    when the budget ends has not shown which it belongs to, so it is *unfinished*, not
+    memorization. A run that diverged is "diverged"; an empty history (a stopped sweep) is
     "not run"."""
     if not len(history):
         return "not run"
     if history.diverged:
         return "diverged"
     fit, grok = fit_and_grok(history)
-    drop = {s: history[f"{s}_acc"].max() - end_accuracy(history, s)
-            for s in ("train", "test")}  # below the best, at the end
-    if drop["train"] > UNLEARN_DROP or (
-            grok is not None and drop["test"] > UNLEARN_DROP):
+    if fell_back(history, "train") or fell_back(history, "test"):
         return "un-learning"
     if fit is None:
-        return "confusion"
+        return "unfinished" if still_climbing(history, "train") else "confusion"
     if grok is None:
-        return "memorization"
+        return "unfinished" if still_climbing(history, "test") else "memorization"
     if grok >= delay * max(fit, 1):
         return "grokking"
     return "comprehension"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import plots, results
+from .. import evidence, plots, results
 from ..runtime import get_profile
 from ..train import History
 from .experiments import run_claim_seeds
@@ -43,6 +43,28 @@ IMB_CORR_W, IMB_CORR_H = 0.5, -0.4     # correlation of log count with log norm 
 CLAIM_SEEDS = 3                        # seeds each asserted live row is measured on
 
 
+def _exact_collapse(h: History) -> float:
+    """How far a run is from exact collapse, as the worse of its two ratios to the row's
+    thresholds: final NC1 ÷ :data:`UFM_NC1` and final distance to the ETF ÷ :data:`UFM_ETF`
+    (below 1: both under their thresholds)."""
+    return max(h.last("nc1") / UFM_NC1, h.last("etf_distance") / UFM_ETF)
+
+
+# Claims as data (dynamics.evidence): the engine measures the run with decay and its control.
+UFM_EXACT = evidence.Claim(
+    "with weight decay the regularized MSE unconstrained features model reaches exact "
+    "collapse (its global minima are collapsed, also behind a deep linear head); without "
+    "decay it does not",
+    "Zhou et al. (2022); Tirer & Bruna (2022); a deep linear head: Dang et al. (2023); "
+    "cross-entropy: Zhu et al. (2021)",
+    measure=_exact_collapse,
+    test=evidence.Test("<", 1.0, "max(NC1 ÷ UFM_NC1, distance to the ETF ÷ UFM_ETF)", scale="log"),
+    control=f"the same model without decay (λ = 0), which must fail the same test "
+            f"(NC1 below {UFM_NC1:g} and distance below {UFM_ETF:g})",
+    window="the end of the run (the GD steps of the unconstrained features model)",
+    fmt=lambda v: plots.number(v, 2))
+
+
 def claim_seeds(seed: int | None = None, profile: str | None = None) -> list[int]:
     """The seeds a page's live claims run on: its own seed and the next two
     (:func:`dynamics.plots.claim_seeds`); at the gpu profile its own alone, so that the
@@ -62,21 +84,6 @@ def _seeded(*parts) -> tuple[str, str]:
         verdicts.append(v)
     verdict = "no" if "no" in verdicts else "yes" if set(verdicts) == {"yes"} else "partly"
     return "; ".join(texts), verdict
-
-
-def _against_control(text: str, verdict: str, control_holds: dict, *shown) -> tuple[str, str]:
-    """A row's verdict once its test has also been run on its control: ``control_holds``
-    maps each seed to whether the control passes the row's own test. A row whose control
-    passes on some seed does not discriminate and is "no" there; the text says so, and
-    ``shown`` (``(label, {seed: value})`` pairs) prints the control's numbers."""
-    for label, values in shown:
-        text += f"; {label} {plots.spread(values)}"
-    passed = [s for s, holds in control_holds.items() if holds]
-    if not passed:
-        return text + "; the control fails the test on every seed", verdict
-    return (text + f"; the control passes the same test on seed{'s' if len(passed) > 1 else ''} "
-            f"{', '.join(map(str, passed))}: the row does not discriminate there",
-            "no" if len(passed) == len(control_holds) or verdict == "no" else "partly")
 
 
 def _fall(h: History, key: str) -> float:
@@ -215,28 +222,8 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
         asserted=False, control="orthogonal means (mean |cos| 0)", window="the end of the run",
         seeds=[first]))
     pairs = {s: list(ufm[s].items()) for s in seeds}
-    (wname, _), (nname, _) = pairs[first]
-
-    def exact(h) -> bool:  # the row's test, on a run with decay or on its control
-        return h.last("nc1") < UFM_NC1 and h.last("etf_distance") < UFM_ETF
-
-    text, ok = _seeded((f"{wname}: NC1", {s: pairs[s][0][1].last("nc1") for s in seeds},
-                        lambda v: v < UFM_NC1),
-                       ("distance to the ETF", {s: pairs[s][0][1].last("etf_distance") for s in seeds},
-                        lambda v: v < UFM_ETF))
-    text, ok = _against_control(
-        text, ok, {s: exact(pairs[s][1][1]) for s in seeds},
-        (f"{nname}: NC1", {s: pairs[s][1][1].last("nc1") for s in seeds}),
-        ("distance", {s: pairs[s][1][1].last("etf_distance") for s in seeds}))
-    rows.append(plots.claim(
-        "with weight decay the regularized MSE unconstrained features model reaches exact "
-        "collapse (its global minima are collapsed, also behind a deep linear head); without "
-        "decay it does not",
-        "Zhou et al. (2022); Tirer & Bruna (2022); a deep linear head: Dang et al. (2023); "
-        "cross-entropy: Zhu et al. (2021)", text, ok,
-        control=f"the same model without decay ({nname}), which must fail the same test "
-                f"(NC1 below {UFM_NC1:g} and distance below {UFM_ETF:g})",
-        window=f"after {pairs[first][0][1].steps[-1]} GD steps", seeds=seeds))
+    rows.append(evidence.judge(
+        UFM_EXACT, {s: pairs[s][0][1] for s in seeds}, {s: pairs[s][1][1] for s in seeds}).row())
     tr = {s: imbalance_trends(imbalance[s]) for s in seeds}
     counts = ", ".join(str(int(k)) for k in imbalance[first]["counts"])
     text, ok = _seeded(

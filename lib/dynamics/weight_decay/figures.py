@@ -196,11 +196,14 @@ def equilibrium_figure(results_list, title: str | None = None):
 
 
 def equilibrium_rows(result: dict) -> list[dict]:
-    """Measured and predicted equilibrium values (mean over the last quarter), per layer."""
+    """Measured and predicted equilibrium values (mean over the last quarter), per layer, and
+    each layer's rotation at the end: the cosine distance from its initial weights
+    (:func:`~.science.layer_rotation`)."""
     return [{"matrix": f"{LABELS[result['optimizer']]} {name}",
              "RMS": v["rms"], "RMS theory": v["rms_pred"],
              "angle (rad)": v["angle"], "angle theory": v["angle_pred"],
-             "eff. lr": v["effective_lr"], "eff. lr theory": v["effective_lr_pred"]}
+             "eff. lr": v["effective_lr"], "eff. lr theory": v["effective_lr_pred"],
+             "layer rotation": v["rotation"]}
             for name, v in result["layers"].items()]
 
 
@@ -277,12 +280,14 @@ def spectrum_figure(result: dict, layer: str = "hidden.1", title: str | None = N
 
 
 def spectrum_rows(result: dict) -> list[dict]:
-    """Norms, ranks and tail exponent of each trained weight matrix, with and without decay."""
+    """Norms, ranks and the tail fit of each trained weight matrix, with and without decay:
+    the tail's alpha, and whether it is a power law at all (:func:`~.spectra.tail_fit`)."""
     rows = []
     for wd, run in result["runs"].items():
         for name, s in run["stats"].items():
             rows.append({"λ": float(wd), "weight": name, "Frobenius norm": s["frobenius"],
                          "spectral norm": s["spectral"], "stable rank": s["stable_rank"],
                          "effective rank": s["effective_rank"], "tail α": s["tail_alpha"],
+                         "power law?": "yes" if s["tail_power_law"] else "no",
                          "test acc": run["test_acc"]})
     return rows

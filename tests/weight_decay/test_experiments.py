@@ -275,6 +275,26 @@ def test_live_rows_fail_on_contradicting_data():
         C.page_claims(clock=runs["clock"][SEEDS[0]])
 
 
+def test_spectrum_rows_fail_on_contradicting_data():
+    """Section 4's rows on the smoke runs of seeds 0-2, and on runs that contradict them: the
+    trained matrix replaced by its initialization (a random matrix) has no power-law tail, and
+    decay swapped with no decay neither shrinks the norms nor lowers the ranks."""
+    runs = {s: _spectrum(s) for s in SEEDS}
+    claims = [r["claim"] for r in C.page_claims(spectrum=runs)]
+    verdicts = [r["reproduced"] for r in C.page_claims(spectrum=runs)]
+    assert len(claims) == 4 and verdicts[:3] == ["yes"] * 3
+
+    def untrained(sp):
+        (w0, r0), (w1, r1) = list(sp["runs"].items())
+        stats = {n: S.spectrum_stats(sv) for n, sv in r1["init"].items()}
+        return dict(sp, runs={w0: r0, w1: dict(r1, stats=stats, final=r1["init"])})
+
+    rows = C.page_claims(spectrum={s: untrained(sp) for s, sp in runs.items()})
+    assert rows[2]["reproduced"] == "no" and rows[3]["reproduced"] == "no"
+    swapped = {s: dict(sp, runs=dict(reversed(list(sp["runs"].items())))) for s, sp in runs.items()}
+    assert [r["reproduced"] for r in C.page_claims(spectrum=swapped)][:2] == ["no", "no"]
+
+
 @pytest.mark.claim
 def test_claim_window_rows_on_every_seed():
     """Section 3's window: on seeds 0-2 (smoke) every measured decay time is within the named

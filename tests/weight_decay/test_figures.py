@@ -20,7 +20,16 @@ def test_grid_figure_marks_best_cells_and_ridges(payload):
     assert len(kinds) == 2 and sum(t.showscale is not False for t in kinds) == 1
     assert sum(t.name == "best cell" for t in fig.data) == 2  # one outlined best cell per grid
     names = [t.name for t in fig.data if t.type == "scatter"]
-    assert "best λ at each η" in names and "ηλ·t = 1" in names
+    assert "best λ at each η (both panels)" in names and "ηλ·t = 1 (AdamW panel)" in names
+    for kinds in (E.DECOUPLING, ("adamw", "adamw_invariant")):
+        fig2 = _rendered(F.grid_figure(payload, kinds))
+        shown = [t for t in fig2.data if t.type == "scatter" and t.showlegend is not False]
+        assert shown and all("panel" in t.name for t in shown)  # each entry names its panel(s)
+        for t in shown:  # no white swatch on the white legend (nor a black one in dark mode)
+            swatch = (t.line.color if t.mode == "lines" else t.marker.line.color).lower()
+            assert swatch in [c.lower() for c in plots.PALETTE] or t.mode == "markers", t.name
+            assert not swatch.startswith(("white", "rgba(255,255,255", "#fff")), t.name
+    assert "ηλ·t = 1 (both panels)" in [t.name for t in fig2.data]
     assert fig.layout.title.text.startswith("Test accuracy after")
     fig3 = F.grid_figure(payload, ("adamw", "adamw_invariant"))
     assert [a.text for a in fig3.layout.annotations][:2] == [E.LABELS["adamw"], E.LABELS["adamw_invariant"]]

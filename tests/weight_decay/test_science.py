@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 import torch
 
+from known import known_answer
+
 from dynamics.train import History, Hooks, Recipe, train
 from dynamics.weight_decay import science as S
 
@@ -36,6 +38,8 @@ def test_adam_step_matches_torch(decoupled):
     torch.testing.assert_close(w, p.detach(), rtol=1e-5, atol=1e-6)
 
 
+@known_answer(S.zero_gradient_path, how="AdamW shrinks a gradient-free coordinate as "
+                                        "(1 - eta lambda)^t; under Adam + L2 lambda drops out")
 def test_zero_gradient_coordinate():
     """Exercise 5's answer: a coordinate with no loss gradient shrinks geometrically under
     AdamW, by (1 - eta lambda)^t. Under Adam + L2 its only gradient is lambda w, which Adam
@@ -58,6 +62,8 @@ def test_zero_gradient_coordinate():
 # ----------------------------------------------------------------------------- 2. scale invariance
 
 
+@known_answer(S.angular_update, how="two vectors built at a known angle theta from two unit "
+                                    "vectors, at any scale: the angle is theta")
 def test_angular_update_known_angles():
     e1, e2 = torch.zeros(50), torch.zeros(50)
     e1[3], e2[7] = 1.0, 1.0
@@ -67,11 +73,32 @@ def test_angular_update_known_angles():
         assert got == pytest.approx(theta, rel=1e-4, abs=1e-7)
 
 
+@known_answer(S.layer_rotation,
+              how="vectors at a known angle theta: the cosine distance is 1 - cos(theta) at any "
+                  "scale; a path that turns away and back has net rotation 0 though its per-step "
+                  "angles add up")
+def test_layer_rotation_is_the_net_cosine_distance_from_the_start():
+    e1, e2 = torch.zeros(50), torch.zeros(50)
+    e1[3], e2[7] = 1.0, 1.0
+    for theta in (1e-4, 0.3, 1.0, math.pi / 2, 3.0):
+        rotated = math.cos(theta) * e1 + math.sin(theta) * e2
+        got = float(S.layer_rotation(2.5 * e1, 0.1 * rotated.reshape(5, 10)))  # any shape, scale
+        assert got == pytest.approx(1 - math.cos(theta), rel=1e-4, abs=1e-9)
+    path = [math.cos(t) * e1 + math.sin(t) * e2 for t in (0.0, 0.4, 0.8, 0.4, 0.0)]
+    steps = sum(float(S.angular_update(a, b)) for a, b in zip(path, path[1:]))
+    assert steps == pytest.approx(1.6, rel=1e-4)                          # the per-step angles add
+    assert float(S.layer_rotation(path[0], path[-1])) == pytest.approx(0.0, abs=1e-7)  # net: none
+
+
+@known_answer(S.rms, how="numpy's root-mean-square of the same entries")
 def test_rms_matches_numpy():
     w = torch.randn(7, 13)
     assert float(S.rms(w)) == pytest.approx(float(np.sqrt(np.mean(w.numpy() ** 2))), rel=1e-6)
 
 
+@known_answer(S.equilibrium, S.adamw_equilibrium, S.sgd_equilibrium,
+              how="the closed forms of the table, evaluated by hand at chosen eta, lambda, "
+                  "numel and gradient size")
 def test_equilibrium_formulas():
     eq = S.equilibrium("adamw", 3e-3, 2.0, numel=400)
     assert eq["rms"] == pytest.approx(math.sqrt(3e-3 / 4.0))
@@ -88,6 +115,8 @@ def test_equilibrium_formulas():
     assert mom["norm"] == pytest.approx((0.1 / (2 * 0.01 * 0.1)) ** 0.25)
 
 
+@known_answer(S.norm_step, how="at the equilibrium norm eta numel / (2 lambda) the squared norm "
+                               "is a fixed point to first order in eta lambda")
 def test_norm_step_balance_is_the_equilibrium():
     """The fixed point of norm_step is the equilibrium's norm (to first order in eta lambda)."""
     lr, wd, numel = 3e-3, 2.0, 1000
@@ -111,6 +140,8 @@ def test_equilibrium_bad_inputs(kwargs):
         S.equilibrium(**kwargs)
 
 
+@known_answer(S.adamw_norm_trajectory, how="the norm recursion iterated step by step, and its "
+                                           "fixed point sqrt(eta / 2 lambda) far out")
 def test_norm_trajectory_is_the_recursion():
     lr, wd, rms0, c = 3e-3, 2.0, 0.09, 1000
     n2, traj = rms0 ** 2 * c, [rms0]
@@ -143,6 +174,9 @@ def _random_walk(optimizer, lr, wd, steps=3000, dim=2000, seed=0, momentum=0.0):
     return np.array(norms), np.array(angles)
 
 
+@known_answer(S.angular_update, S.equilibrium,
+              how="a scale-invariant weight driven by pure orthogonal noise under torch.optim.AdamW "
+                  "settles at the predicted RMS and angle")
 def test_equilibrium_against_torch_adamw():
     lr, wd = 1e-2, 0.5  # tau = 200 steps
     norms, angles = _random_walk("adamw", lr, wd)
@@ -159,6 +193,14 @@ def test_equilibrium_against_torch_sgd(mu):
     eq = S.equilibrium("momentum" if mu else "sgd", lr, wd, 2000, unit_grad_sq=1.0, momentum=mu)
     assert norms[-1500:].mean() == pytest.approx(eq["norm"], rel=0.05)
     assert angles[-1500:].mean() == pytest.approx(eq["angle"], rel=0.05)
+
+
+@known_answer(S.effective_lr, how="eta / RMS for AdamW and eta / ||w||^2 for SGD, by hand")
+def test_effective_lr_by_hand():
+    assert S.effective_lr("adamw", 2e-3, 0.05, 100) == pytest.approx(0.04)
+    assert S.effective_lr("sgd", 0.1, 0.5, 4) == pytest.approx(0.1)     # ||w||^2 = 0.25 * 4
+    with pytest.raises(ValueError):
+        S.effective_lr("lion", 0.1, 0.5, 4)
 
 
 def test_normmlp_is_scale_invariant():
@@ -215,6 +257,8 @@ def test_sgd_symmetry_of_scale_invariant_networks(tiny_data):
     torch.testing.assert_close(a, b, rtol=1e-3, atol=1e-3)
 
 
+@known_answer(S.RotationMeter, how="snapshots of the weight taken around each optimizer step: "
+                                    "norm, angle and rotation recomputed from them")
 def test_rotation_meter_records_every_step(tiny_data):
     torch.manual_seed(0)
     model = S.NormMLP(tiny_data.input_dim, 16, 1, tiny_data.n_classes)
@@ -230,6 +274,8 @@ def test_rotation_meter_records_every_step(tiny_data):
         assert a["norm"][step, 0] == pytest.approx(float(snapshots[step].norm()), rel=1e-5)
         assert a["angle"][step, 0] == pytest.approx(
             float(S.angular_update(snapshots[step - 1], snapshots[step])), rel=1e-4)
+        assert a["rotation"][step, 0] == pytest.approx(
+            float(S.layer_rotation(snapshots[0], snapshots[step])), rel=1e-4, abs=1e-8)
         assert a["unit_grad"][step, 0] > 0
     with pytest.raises(ValueError):
         S.RotationMeter({}, 5)
@@ -237,6 +283,9 @@ def test_rotation_meter_records_every_step(tiny_data):
         S.RotationMeter(model.scale_invariant(), 0)
 
 
+@known_answer(S.relaxation_steps, how="the predicted trajectory closes all but e^-2 of its gap "
+                                      "in tau = 1/(eta lambda) steps; a run at equilibrium has "
+                                      "nothing to relax")
 def test_relaxation_steps():
     lr, wd = 3e-3, 2.0
     traj = S.adamw_norm_trajectory(0.09, lr, wd, np.arange(2000))
@@ -249,6 +298,7 @@ def test_relaxation_steps():
 # ----------------------------------------------------------------------------- 3. the clock
 
 
+@known_answer(S.clock_time, how="eta lambda t by hand at three steps")
 def test_clock_time_and_matched_runs():
     np.testing.assert_allclose(S.clock_time([0, 100, 250], 2e-3, 2.0), [0, 0.4, 1.0])
     runs = S.matched_runs(4e-3, 2e-3, 2.0, 4.0)
@@ -259,6 +309,8 @@ def test_clock_time_and_matched_runs():
         S.matched_runs(4e-3, -1.0, 2.0, 4.0)
 
 
+@known_answer(S.final_loss, how="the mean of the last quarter (and half) of a short hand-made "
+                                "history; NaN once diverged")
 def test_final_loss_is_the_tail_mean():
     h = History()
     for s, v in enumerate([5, 4, 3, 2, 1, 1, 3, 1]):
@@ -272,28 +324,9 @@ def test_final_loss_is_the_tail_mean():
 # ----------------------------------------------------------------------------- 4. the weights
 
 
-def test_spectrum_statistics():
-    m = np.random.default_rng(0).normal(size=(30, 20))
-    sv = np.linalg.svd(m, compute_uv=False)
-    np.testing.assert_allclose(S.singular_values(torch.tensor(m, dtype=torch.float32)), sv, rtol=1e-4)
-    assert S.stable_rank(np.ones(8)) == pytest.approx(8)
-    assert S.effective_rank(np.ones(8)) == pytest.approx(8)
-    assert S.stable_rank([5.0, 0, 0]) == pytest.approx(1)
-    assert S.effective_rank([5.0, 0, 0]) == pytest.approx(1)
-    # Hill estimator: eigenvalues x = s^2 drawn from a Pareto density ~ x^-alpha
-    alpha = 3.0
-    x = np.random.default_rng(1).pareto(alpha - 1, size=20000) + 1.0
-    assert S.tail_exponent(np.sqrt(x), k=5000) == pytest.approx(alpha, rel=0.08)
-    st = S.spectrum_stats(sv)
-    assert st["frobenius"] == pytest.approx(np.linalg.norm(m))
-    assert st["spectral"] == pytest.approx(np.linalg.norm(m, 2))
-    for bad in ([], [1.0, 2.0], [[1.0, 2.0, 3.0]]):
-        with pytest.raises(ValueError):
-            S.tail_exponent(bad)
-    with pytest.raises(ValueError):
-        S.stable_rank(np.zeros(3))
-    with pytest.raises(ValueError):
-        S.singular_values(torch.ones(3))
+def test_science_re_exports_the_spectra():
+    from dynamics.weight_decay import spectra
+    assert S.tail_fit is spectra.tail_fit and S.spectrum_stats is spectra.spectrum_stats
 
 
 # ----------------------------------------------------------------------------- 5. reading a grid
@@ -306,6 +339,9 @@ def _ridge_grid(lrs, decays, best_of_lr, width=0.6):
     return 0.5 + 0.1 * np.exp(-((ld - peak) / width) ** 2)
 
 
+@known_answer(S.best_decay_per_lr, S.ridge_slope,
+              how="grids built with the best lambda fixed (slope 0) or proportional to 1/eta "
+                  "(slope -1)")
 def test_ridge_slope_tells_the_parameterization():
     lrs = list(np.geomspace(1e-4, 10 ** -1.5, 6))
     decays = list(np.geomspace(1e-3, 10, 9))
@@ -318,6 +354,8 @@ def test_ridge_slope_tells_the_parameterization():
     assert ridge[0] == pytest.approx(0.5, rel=0.25)  # between grid values, not snapped
 
 
+@known_answer(S.best_cell, S.best_decay_per_lr,
+              how="a 4 x 2 hand-made grid whose best cell and flat column are known")
 def test_best_decay_per_lr_skips_columns_without_a_decay_effect():
     decays = [1e-3, 1e-2, 1e-1, 1.0]
     acc = np.array([[0.50, 0.40], [0.50, 0.45], [0.505, 0.60], [0.50, 0.50]])

@@ -6,9 +6,13 @@ import math
 import numpy as np
 import pytest
 
+from known import known_answer
+
 from dynamics.weight_decay import window as W
 
 
+@known_answer(W.fit_decay_time, how="exp(-t / 80) and exp(-t / 50) sampled: the time constant "
+                                    "is 80 and 50; a constant curve never decays (inf)")
 def test_fit_decay_time_recovers_a_known_time_constant():
     t = np.arange(0, 400, 5)
     assert W.fit_decay_time(t, np.exp(-t / 80.0), 160) == pytest.approx(80.0, rel=1e-6)

@@ -16,13 +16,16 @@ Modules:
 - :mod:`.panels`: the live "Try it" panels, one per section (``*_panel(profile, seed)``).
 - :mod:`.claims`: the numbers the prose glues (:func:`~.claims.numbers`), the claims table
   with its thresholds (``page_claims(...)``, ``claim_runs``) and ``published_claims()``.
+- :mod:`.spectra`: section 4's measures of a weight matrix: norms, ranks and the power-law
+  tail of its spectrum, fitted as WeightWatcher fits it (re-exported by :mod:`.science`).
+- :mod:`.facts`: section 4's numbers and claims rows, read from the spectra.
 - :mod:`.window`: section 3's averaging window of AdamW, its runner, figure, numbers and claims
   together.
 
 The package exports what the chapter's notebook calls; everything else is reached through its
 module (``from dynamics.weight_decay import science``).
 """
-from . import claims, experiments, figures, panels, science, window
+from . import claims, experiments, facts, figures, panels, science, spectra, window
 from .figures import (grid_slider, ridge_rows, grid_rows, grid_figure, equilibrium_figure,
                       equilibrium_rows, clock_rows, clock_figure, spectrum_figure,
                       spectrum_rows)

@@ -20,13 +20,14 @@ from .experiments import (DECOUPLING, LABELS, decoupling_summary, equilibrium_co
                           run_decoupling, run_equilibrium, run_spectrum)
 from .figures import _slope
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
+from .facts import spectrum_claims, spectrum_numbers
 from .window import WindowConfig, run_window, window_claims, window_numbers
 
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_BAND", "DECOUPLED",
            "L2_FAIL", "SAME_RMS", "CLOCK_SPREAD", "CLOCK_CONTRAST", "BEST_MARGIN",
            "ADAMW_FAIL_GROWTH", "FLAT_BELOW", "PLAIN_MOVES", "INV_FALL", "INV_SLOPE",
            "ridge_band", "seed_slopes", "decoupling_numbers", "live_slope_numbers",
-           "invariant_numbers", "equilibrium_numbers", "clock_numbers", "spectrum_numbers",
+           "invariant_numbers", "equilibrium_numbers", "clock_numbers",
            "numbers", "claim_runs", "grid_claims", "page_claims", "published_claims"]
 
 L2_FAIL = 0.1            # Adam + L2's largest lambda at least this far below its column's best
@@ -177,7 +178,9 @@ def invariant_numbers(grid: dict) -> dict:
 
 def equilibrium_numbers(equilibria) -> dict:
     """Section 2's numbers: how far the measured RMS and angle per step settle from theory
-    (measured / predicted - 1 over the last quarter, in percent, per optimizer)."""
+    (measured / predicted - 1 over the last quarter, in percent, per optimizer); each
+    matrix's layer rotation at the end (cosine distance from its initial weights) beside the
+    sum of its angles per step, and the run's length in units of tau."""
     out = {}
     for r in equilibria:
         key = "adamw" if r["optimizer"] == "adamw" else "sgd"
@@ -185,6 +188,9 @@ def equilibrium_numbers(equilibria) -> dict:
             devs = [100 * (v[f"{q}_ratio"] - 1) for v in r["layers"].values()]
             out[f"wd_{key}_{q}_dev"] = _range(devs, 2) + "%"
         out[f"wd_{key}_verdict"] = plots.MARKS[_equilibrium_verdict(r)]
+        out[f"wd_{key}_rotation"] = _range([v["rotation"] for v in r["layers"].values()], 2)
+        out[f"wd_{key}_total_angle"] = _range([v["total_angle"] for v in r["layers"].values()], 2)
+        out[f"wd_{key}_taus"] = _fmt(r["steps"] / r["tau"], 2)
     return out
 
 
@@ -218,16 +224,6 @@ def clock_numbers(clock: dict) -> dict:
     return dict(wd_clock_lr_factor=_fmt(max(lrs) / min(lrs), 2),
                 wd_clock_spread=f"{_fmt(100 * clock['spread'], 2)}%",
                 wd_clock_ratio=_fmt(clock["ratio"], 3), wd_clock_contrast=_fmt(clock["contrast"], 2))
-
-
-def spectrum_numbers(spectrum: dict) -> dict:
-    """Section 4's numbers: test and training accuracy without and with decay."""
-    runs = list(spectrum["runs"].values())
-    r0, r1 = runs[0], runs[-1]
-    return dict(wd_spec_test=f"{_fmt(r0['test_acc'], 3)} → {_fmt(r1['test_acc'], 3)}",
-                wd_spec_train=f"{_fmt(r0['train_acc'], 3)} → {_fmt(r1['train_acc'], 3)}",
-                wd_spec_verdict=plots.MARKS[page_claims(spectrum={0: spectrum})[-1]["reproduced"]],
-                wd_spec_phrase="better" if r1["test_acc"] > r0["test_acc"] else "worse")
 
 
 _NUMBERS = {"decoupling": decoupling_numbers, "live_slope": live_slope_numbers,
@@ -431,25 +427,6 @@ def claim_runs(profile: str | None, seeds, **page) -> dict:
             for k, run in runs.items()}
 
 
-def _spectrum_checks(sp: dict):
-    """One seed's section-4 run: (layer, stats without and with decay, the shape check, the
-    accuracy without and with decay)."""
-    (w0, r0), (w1, r1) = list(sp["runs"].items())[0], list(sp["runs"].items())[-1]
-    name = "hidden.1" if "hidden.1" in r0["stats"] else next(iter(r0["stats"]), None)
-    if name is None or name not in r1["stats"]:
-        return None
-    a, b = r0["stats"][name], r1["stats"][name]
-    shrink = all(r1["stats"][n]["frobenius"] < r0["stats"][n]["frobenius"]
-                 for n in r0["stats"] if n in r1["stats"])
-    h = r0["history"]
-    half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
-    grows = all(h[f"norm {n}"][-1] > h[f"norm {n}"][half] for n in r0["stats"])
-    ok = (grows and shrink and b["spectral"] / a["spectral"] > b["frobenius"] / a["frobenius"]
-          and b["stable_rank"] < a["stable_rank"] and b["effective_rank"] < a["effective_rank"]
-          and b["tail_alpha"] < a["tail_alpha"])
-    return name, float(w0), float(w1), a, b, ok, r0, r1
-
-
 def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
            spectrum=None, window=None) -> list[dict]:
     """The chapter's claims table: ``grid`` is the precomputed payload (its rows are
@@ -545,27 +522,5 @@ def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None
     if window is not None:
         rows += window_claims(window)
     if spectrum is not None:
-        spectrum = plots.per_seed(spectrum, "spectrum", "wdc.claim_runs")
-        seeds = list(spectrum)
-        checks = {s: _spectrum_checks(sp) for s, sp in spectrum.items()}
-        if all(c is not None for c in checks.values()):
-            name, w0, w1 = checks[seeds[0]][:3]
-            ratio = {s: c[4]["tail_alpha"] / c[3]["tail_alpha"] for s, c in checks.items()}
-            text, v = plots.judged(ratio, {s: c[5] for s, c in checks.items()})
-            rows.append(plots.claim(
-                "without decay the norms still grow in the second half of training; decay "
-                "shrinks every matrix, the top singular value less than the Frobenius norm: the "
-                "ranks and the tail exponent α fall", _SPEC,
-                f"{name}, λ {_n(w0, 2)} → {_n(w1, 2)}: tail α with decay over without, {text}",
-                v, control=f"the run without decay (λ {_n(w0, 2)})",
-                window="every matrix smaller; top singular value, stable and effective rank, "
-                       "α of this matrix", seeds=seeds))
-            gain = {s: c[7]["test_acc"] - c[6]["test_acc"] for s, c in checks.items()}
-            text, v = plots.judged(gain, {s: gain[s] > 0 and c[4]["tail_alpha"] < c[3]["tail_alpha"]
-                                    for s, c in checks.items()}, lambda x: f"{x:+.3f}")
-            rows.append(plots.claim(
-                "power-law tails in the weight spectrum come with better generalization", _SPEC,
-                f"test accuracy with decay minus without: {text}", v, asserted=False,
-                control=f"the run without decay (λ {_n(w0, 2)})",
-                window="a gain on every seed, with a smaller tail α", seeds=seeds))
+        rows += spectrum_claims(plots.per_seed(spectrum, "spectrum", "wdc.claim_runs"))
     return rows

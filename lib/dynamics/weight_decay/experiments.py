@@ -258,6 +258,8 @@ def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, hist
                             effective_lr=m_eff, effective_lr_pred=eq["effective_lr"],
                             effective_lr_ratio=m_eff / eq["effective_lr"],
                             relax_steps=relaxation_steps(w_rms[:, l], eq["rms"]),
+                            rotation=float(arrays["rotation"][T, l]) if "rotation" in arrays
+                            else float("nan"), total_angle=float(angle[1:, l].sum()),
                             rms0=float(w_rms[0, l]))
     bins = _bins(T + 1)
     at = np.array([b for b, _ in bins] + ([T] if T else []), dtype=int)

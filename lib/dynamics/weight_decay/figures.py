@@ -18,6 +18,17 @@ __all__ = ["grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium
            "equilibrium_rows", "clock_figure", "clock_rows", "spectrum_figure", "spectrum_rows"]
 
 _WHITE = "rgba(255,255,255,0.95)"
+_RIDGE, _CLOCK = plots.PALETTE[1], plots.PALETTE[4]  # legend swatches seen on light and dark pages
+
+
+def _haloed(fig, x, y, color: str, dash: str, name: str, group: str, legend: bool, col: int):
+    """A line drawn in ``color`` over a white halo: the halo keeps it visible on every cell of
+    the heat map, the colour keeps its legend swatch visible on a light or a dark page (a white
+    line's swatch vanishes on a white legend)."""
+    fig.add_scatter(x=x, y=y, mode="lines", line=dict(color=_WHITE, width=4.5), showlegend=False,
+                    legendgroup=group, hoverinfo="skip", row=1, col=col)
+    fig.add_scatter(x=x, y=y, mode="lines", line=dict(color=color, width=2, dash=dash), name=name,
+                    legendgroup=group, showlegend=legend, hoverinfo="skip", row=1, col=col)
 _SHORT = {"adam_l2": "Adam + L2", "adamw": "AdamW", "adamw_invariant": "invariant"}
 
 
@@ -50,6 +61,11 @@ def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | N
     x = np.log10(lrs)
     dx = (x[1] - x[0]) if len(x) > 1 else 1.0
     shown = set()
+    # one legend above the panels: each entry says which panel it belongs to
+    every = "both panels" if len(kinds) == 2 else "every panel" if len(kinds) > 2 else "the panel"
+    adamw = [LABELS[k] for k in kinds if k.startswith("adamw")]
+    where = every if len(adamw) == len(kinds) else f"{' and '.join(adamw)} panel" + \
+        ("s" if len(adamw) > 1 else "")
     for c, kind in enumerate(kinds, start=1):
         g = payload["grids"][kind]
         decays = np.asarray(g["decays"], dtype=float)
@@ -72,7 +88,7 @@ def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | N
         pts = [(math.log10(e), math.log10(d)) for e, d in zip(lrs, s["ridge"]) if d is not None]
         if pts:
             px, py = np.array(pts).T
-            fig.add_scatter(x=px, y=py, mode="markers", name="best λ at each η",
+            fig.add_scatter(x=px, y=py, mode="markers", name=f"best λ at each η ({every})",
                             marker=dict(color="white", size=7, line=dict(color="black", width=1)),
                             legendgroup="ridge", showlegend="ridge" not in shown,
                             hovertemplate="best λ=%{customdata}<extra></extra>",
@@ -81,14 +97,12 @@ def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | N
         if math.isfinite(s["slope"]):
             fx = np.array([px.min(), px.max()])
             fy = np.polyval(np.polyfit(px, py, 1), fx)
-            fig.add_scatter(x=fx, y=fy, mode="lines", line=dict(color="white", width=2, dash="dash"),
-                            name=f"fitted ridge, slope {_slope(s['slope'])} ({LABELS[kind]})",
-                            hoverinfo="skip", row=1, col=c)
+            _haloed(fig, fx, fy, _RIDGE, "dash", f"fitted ridge, slope {_slope(s['slope'])} "
+                    f"({LABELS[kind]} panel)", "ridge " + kind, True, c)
         if kind.startswith("adamw"):
             lx = np.array([x[0] - dx / 2, x[-1] + dx / 2])
-            fig.add_scatter(x=lx, y=-math.log10(step) - lx, mode="lines", name="ηλ·t = 1",
-                            line=dict(color=_WHITE, width=1.5, dash="dot"), legendgroup="clock",
-                            showlegend="clock" not in shown, hoverinfo="skip", row=1, col=c)
+            _haloed(fig, lx, -math.log10(step) - lx, _CLOCK, "dot", f"ηλ·t = 1 ({where})",
+                    "clock", "clock" not in shown, c)
             shown.add("clock")
         fig.update_xaxes(title_text="learning rate η", range=[x[0] - dx / 2, x[-1] + dx / 2],
                          showgrid=False, **_decade_ticks(lrs), row=1, col=c)
@@ -196,11 +210,14 @@ def equilibrium_figure(results_list, title: str | None = None):
 
 
 def equilibrium_rows(result: dict) -> list[dict]:
-    """Measured and predicted equilibrium values (mean over the last quarter), per layer."""
+    """Measured and predicted equilibrium values (mean over the last quarter), per layer, and
+    each layer's rotation at the end: the cosine distance from its initial weights
+    (:func:`~.science.layer_rotation`)."""
     return [{"matrix": f"{LABELS[result['optimizer']]} {name}",
              "RMS": v["rms"], "RMS theory": v["rms_pred"],
              "angle (rad)": v["angle"], "angle theory": v["angle_pred"],
-             "eff. lr": v["effective_lr"], "eff. lr theory": v["effective_lr_pred"]}
+             "eff. lr": v["effective_lr"], "eff. lr theory": v["effective_lr_pred"],
+             "layer rotation": v["rotation"]}
             for name, v in result["layers"].items()]
 
 
@@ -277,12 +294,14 @@ def spectrum_figure(result: dict, layer: str = "hidden.1", title: str | None = N
 
 
 def spectrum_rows(result: dict) -> list[dict]:
-    """Norms, ranks and tail exponent of each trained weight matrix, with and without decay."""
+    """Norms, ranks and the tail fit of each trained weight matrix, with and without decay:
+    the tail's alpha, and whether it is a power law at all (:func:`~.spectra.tail_fit`)."""
     rows = []
     for wd, run in result["runs"].items():
         for name, s in run["stats"].items():
             rows.append({"λ": float(wd), "weight": name, "Frobenius norm": s["frobenius"],
                          "spectral norm": s["spectral"], "stable rank": s["stable_rank"],
                          "effective rank": s["effective_rank"], "tail α": s["tail_alpha"],
+                         "power law?": "yes" if s["tail_power_law"] else "no",
                          "test acc": run["test_acc"]})
     return rows

@@ -12,7 +12,8 @@ Read top to bottom; each part is one section of ``chapters/weight_decay.ipynb``:
 3. **The clock**: training time in units of tau = 1 / (eta lambda) (:func:`clock_time`) and
    runs that share eta * lambda (:func:`matched_runs`).
 4. **What decay leaves in the weights**: norms, ranks and the power-law tail of the spectrum
-   (:func:`singular_values`, :func:`stable_rank`, :func:`effective_rank`, :func:`tail_exponent`).
+   (:func:`singular_values`, :func:`stable_rank`, :func:`effective_rank`, :func:`tail_fit`),
+   defined in :mod:`.spectra` and re-exported here.
 5. **Reading a learning-rate x decay grid**: the best cell, the best decay at each learning
    rate, and the direction of the ridge of good cells (:func:`best_decay_per_lr`,
    :func:`ridge_slope`).
@@ -41,6 +42,8 @@ import torch.nn.functional as F
 from ..config import Config, param
 from ..data import Dataset, mnist1d
 from ..train import History, check_hyper
+from .spectra import (effective_rank, singular_values, spectrum_stats, stable_rank,
+                      tail_exponent, tail_fit)
 
 EQUILIBRIUM_OPTIMIZERS = ("sgd", "momentum", "adamw")
 BETA1 = 0.9     # Adam's first-moment decay (torch's default); it enters the angular update
@@ -159,6 +162,20 @@ def angular_update(before: torch.Tensor, after: torch.Tensor) -> torch.Tensor:
     return 2 * torch.asin(((u - v).norm() / 2).clamp(max=1.0))
 
 
+def layer_rotation(initial: torch.Tensor, current: torch.Tensor) -> torch.Tensor:
+    """Carbonnelle & De Vleeschouwer's *layer rotation*: the cosine distance
+    ``1 - cos(W_0, W_t)`` between a layer's weights and its initial weights.
+
+    0 while the direction has not moved, 1 once it is orthogonal to where it started, 2 if
+    reversed. A net measure, from initialization: steps that turn back and forth add to the
+    sum of per-step angles (:func:`angular_update`) but not to it. Computed as
+    ``|u - v|^2 / 2`` for the unit vectors u, v (the same number, exact for tiny rotations).
+    """
+    u = initial.flatten() / initial.norm()
+    v = current.flatten() / current.norm()
+    return ((u - v).norm() ** 2) / 2
+
+
 def norm_step(sq_norm: float, lr: float, weight_decay: float, sq_update: float) -> float:
     """||w_{t+1}||^2 from ||w_t||^2: decay shrinks, an orthogonal update grows.
 
@@ -266,8 +283,9 @@ def effective_lr(optimizer: str, lr: float, w_rms, numel: int):
 
 
 class RotationMeter:
-    """Per-step norm, angular update and unit-gradient norm of some weight tensors, recorded
-    into preallocated device tensors (no host sync per step).
+    """Per-step norm, angular update, layer rotation (from the initial weights) and
+    unit-gradient norm of some weight tensors, recorded into preallocated device tensors (no
+    host sync per step).
 
     Pass ``meter.before_step`` and ``meter.after_step`` to :func:`dynamics.train.train`:
     before the optimizer step it copies each weight and records ``||g|| ||w||`` (the gradient
@@ -287,7 +305,9 @@ class RotationMeter:
         self.norm = torch.zeros(steps + 1, n, device=device)
         self.angle = torch.zeros(steps + 1, n, device=device)
         self.unit_grad = torch.zeros(steps + 1, n, device=device)
+        self.rotation = torch.zeros(steps + 1, n, device=device)
         self.previous = [w.detach().clone() for w in self.weights]
+        self.initial = [w.detach().clone() for w in self.weights]
         with torch.no_grad():
             self.norm[0] = torch.stack([w.norm() for w in self.weights])
         self.numel = [w.numel() for w in self.weights]
@@ -304,11 +324,14 @@ class RotationMeter:
     def after_step(self, model, step: int) -> None:
         self.norm[step] = torch.stack([w.norm() for w in self.weights])
         self.angle[step] = torch.stack([angular_update(p, w) for p, w in zip(self.previous, self.weights)])
+        self.rotation[step] = torch.stack([layer_rotation(w0, w) for w0, w in zip(self.initial, self.weights)])
 
     def arrays(self, upto: int | None = None) -> dict:
-        """numpy copies: ``norm``, ``angle``, ``unit_grad`` of shape [steps + 1, n_weights]."""
+        """numpy copies: ``norm``, ``angle``, ``rotation``, ``unit_grad`` of shape
+        [steps + 1, n_weights]."""
         end = None if upto is None else upto + 1
         return dict(norm=self.norm[:end].cpu().numpy(), angle=self.angle[:end].cpu().numpy(),
+                    rotation=self.rotation[:end].cpu().numpy(),
                     unit_grad=self.unit_grad[:end].cpu().numpy())
 
 
@@ -361,58 +384,8 @@ def final_loss(history: History, key: str = "train_loss", tail: float = 0.25) ->
 
 
 # ============================================================================ 4. the weights
-
-
-def singular_values(w: torch.Tensor) -> np.ndarray:
-    """Singular values of a weight matrix (conv kernels flattened to out x rest), descending."""
-    if w.ndim < 2:
-        raise ValueError(f"singular values need a matrix, got a tensor of shape {list(w.shape)}")
-    return torch.linalg.svdvals(w.detach().float().reshape(w.shape[0], -1)).cpu().numpy()
-
-
-def stable_rank(sv) -> float:
-    """||W||_F^2 / ||W||_2^2 = sum s_i^2 / s_max^2: how many directions carry the weight's
-    energy (1 for a rank-one matrix, n for an orthogonal one); insensitive to tiny s_i."""
-    sv = np.asarray(sv, dtype=float)
-    if sv.ndim != 1 or len(sv) == 0 or sv.max() <= 0:
-        raise ValueError("stable_rank needs a non-empty vector of singular values, not all zero")
-    return float((sv ** 2).sum() / sv.max() ** 2)
-
-
-def effective_rank(sv) -> float:
-    """exp(entropy of s_i / sum s) (Roy & Vetterli 2007): n for equal singular values, 1 for
-    rank one; a smooth count of the directions in use."""
-    sv = np.asarray(sv, dtype=float)
-    if sv.ndim != 1 or len(sv) == 0 or sv.sum() <= 0:
-        raise ValueError("effective_rank needs a non-empty vector of singular values, not all zero")
-    p = sv / sv.sum()
-    p = p[p > 0]
-    return float(np.exp(-(p * np.log(p)).sum()))
-
-
-def tail_exponent(sv, k: int | None = None) -> float:
-    """The power-law exponent alpha of the tail of the eigenvalue density of W^T W,
-    p(x) ~ x^(-alpha), by the Hill estimator on its ``k`` largest eigenvalues x = s^2:
-    alpha = 1 + k / sum_i log(x_i / x_(k)). Heavy tails (small alpha, roughly 2-4) are what
-    trained weights grow on top of the random bulk; a random matrix has no power-law tail
-    (large alpha). Default k: half the eigenvalues.
-    """
-    x = np.sort(np.asarray(sv, dtype=float) ** 2)[::-1]
-    if x.ndim != 1 or len(x) < 3:
-        raise ValueError("tail_exponent needs at least 3 singular values")
-    k = len(x) // 2 if k is None else int(k)
-    if not 2 <= k <= len(x):
-        raise ValueError(f"k must lie in [2, {len(x)}], got {k}")
-    total = np.log(x[:k] / x[k - 1]).sum()
-    return float(1.0 + k / total) if total > 0 else float("inf")
-
-
-def spectrum_stats(sv) -> dict:
-    """Frobenius norm, spectral norm, stable rank, effective rank and tail exponent."""
-    sv = np.asarray(sv, dtype=float)
-    return dict(frobenius=float(np.sqrt((sv ** 2).sum())), spectral=float(sv.max()),
-                stable_rank=stable_rank(sv), effective_rank=effective_rank(sv),
-                tail_alpha=tail_exponent(sv))
+# singular_values, stable_rank, effective_rank, tail_fit, tail_exponent and spectrum_stats:
+# see .spectra (imported above).
 
 
 # ============================================================================ 5. reading a grid
@@ -586,11 +559,12 @@ def mnist1d_data(n_train: int, n_test: int = 1000) -> Dataset:
 
 __all__ = ["zero_gradient_path", "EQUILIBRIUM_OPTIMIZERS", "BETA1", "MOMENTUM", "GRIDS",
            "adam_step",
-           "NormMLP", "rms", "angular_update", "norm_step", "adamw_equilibrium", "sgd_equilibrium",
+           "NormMLP", "rms", "angular_update", "layer_rotation", "norm_step", "adamw_equilibrium", "sgd_equilibrium",
            "check_equilibrium_args", "equilibrium", "adamw_norm_trajectory", "effective_lr",
            "RotationMeter", "relaxation_steps",
            "clock_time", "matched_runs", "final_loss",
-           "singular_values", "stable_rank", "effective_rank", "tail_exponent", "spectrum_stats",
+           "singular_values", "stable_rank", "effective_rank", "tail_exponent", "tail_fit",
+           "spectrum_stats",
            "best_cell", "best_decay_per_lr", "ridge_slope",
            "logspace", "DecouplingConfig", "EquilibriumConfig", "ClockConfig", "SpectrumConfig",
            "mnist1d_data"]

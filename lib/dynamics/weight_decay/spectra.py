@@ -1,0 +1,127 @@
+"""Weight decay, section 4: what training and decay leave in a weight matrix's spectrum.
+
+Norms, ranks and the power-law tail of the empirical spectral density (ESD), the eigenvalues
+x_i = s_i^2 of W^T W. The tail is fitted the way WeightWatcher fits it (Martin & Mahoney,
+"Implicit Self-Regularization in Deep Neural Networks" and "Heavy-Tailed Universality
+Predicts Trends in Test Accuracies for Very Large Pre-Trained Deep Neural Networks"): a
+continuous power law p(x) ~ x^(-alpha) for x >= x_min, alpha by maximum likelihood and x_min
+by the smallest Kolmogorov-Smirnov distance between the fitted law and the data (Clauset,
+Shalizi & Newman), with the ``powerlaw`` package. Any set of numbers gets *some* alpha that
+way, a random matrix's bulk included, so :func:`tail_fit` also says whether the tail it found
+is a power law at all: the power law must beat an exponential tail on the same eigenvalues, by
+the sign and the significance of the normalized log-likelihood ratio (:data:`TAIL_P`). The
+Marchenko-Pastur density of a random Gaussian matrix ends at a hard edge, and on it the
+exponential wins (``tests/weight_decay/test_spectra.py``).
+
+``science`` re-exports everything here; this module imports numpy, torch and powerlaw only.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import warnings
+
+import numpy as np
+import torch
+
+__all__ = ["TAIL_P", "ZERO_EIG", "MIN_EIGS", "singular_values", "stable_rank", "effective_rank",
+           "eigenvalues", "tail_fit", "tail_exponent", "spectrum_stats"]
+
+TAIL_P = 0.1      # the power law must beat the exponential with a p-value below this
+ZERO_EIG = 1e-8   # eigenvalues below this fraction of the largest are numerical zeros
+MIN_EIGS = 16     # fewer nonzero eigenvalues than this: no tail to fit (a 10-class head)
+
+
+def singular_values(w: torch.Tensor) -> np.ndarray:
+    """Singular values of a weight matrix (conv kernels flattened to out x rest), descending."""
+    if w.ndim < 2:
+        raise ValueError(f"singular values need a matrix, got a tensor of shape {list(w.shape)}")
+    return torch.linalg.svdvals(w.detach().float().reshape(w.shape[0], -1)).cpu().numpy()
+
+
+def stable_rank(sv) -> float:
+    """||W||_F^2 / ||W||_2^2 = sum s_i^2 / s_max^2: how many directions carry the weight's
+    energy (1 for a rank-one matrix, n for an orthogonal one); insensitive to tiny s_i."""
+    sv = np.asarray(sv, dtype=float)
+    if sv.ndim != 1 or len(sv) == 0 or sv.max() <= 0:
+        raise ValueError("stable_rank needs a non-empty vector of singular values, not all zero")
+    return float((sv ** 2).sum() / sv.max() ** 2)
+
+
+def effective_rank(sv) -> float:
+    """exp(entropy of s_i / sum s) (Roy & Vetterli 2007): n for equal singular values, 1 for
+    rank one; a smooth count of the directions in use."""
+    sv = np.asarray(sv, dtype=float)
+    if sv.ndim != 1 or len(sv) == 0 or sv.sum() <= 0:
+        raise ValueError("effective_rank needs a non-empty vector of singular values, not all zero")
+    p = sv / sv.sum()
+    p = p[p > 0]
+    return float(np.exp(-(p * np.log(p)).sum()))
+
+
+def eigenvalues(sv) -> np.ndarray:
+    """The ESD's eigenvalues s_i^2, ascending, without numerical zeros (below ``ZERO_EIG``
+    times the largest): what :func:`tail_fit` fits."""
+    sv = np.asarray(sv, dtype=float)
+    if sv.ndim != 1 or not np.isfinite(sv).all():
+        raise ValueError("the tail fit needs a finite vector of singular values")
+    x = np.sort(sv ** 2)
+    x = x[x > ZERO_EIG * x[-1]] if len(x) and x[-1] > 0 else x[:0]
+    if len(x) < MIN_EIGS:
+        raise ValueError(f"the tail fit needs at least {MIN_EIGS} nonzero singular values, "
+                         f"got {len(x)}")
+    return x
+
+
+def tail_fit(sv) -> dict:
+    """Fit a power law to the upper tail of the ESD of W^T W, as WeightWatcher does.
+
+    ``powerlaw.Fit`` on the eigenvalues x = s^2 (:func:`eigenvalues`): for every candidate
+    x_min the exponent alpha of p(x) ~ x^(-alpha), x >= x_min, by maximum likelihood; x_min
+    where the Kolmogorov-Smirnov distance ``ks`` between the fitted law and the data is
+    smallest. alpha may be any value above 1 (``powerlaw`` 2.0 bounds alpha to [0, 3] unless
+    told otherwise, which would cap every light tail at 3). Then the power law is compared with
+    an exponential tail on the same eigenvalues (``distribution_compare``): ``loglik_ratio`` > 0
+    favours the power law, and ``p`` is the chance of a ratio that large from noise.
+
+    ``power_law`` is True only when the power law wins with p below :data:`TAIL_P`; then and
+    only then is alpha the exponent of a heavy tail (Martin & Mahoney read 2 to 4 as the
+    heavy tails of well-trained layers, above 6 as random-like). On a random Gaussian matrix the
+    exponential wins and alpha, fitted to a handful of eigenvalues at the Marchenko-Pastur edge,
+    means nothing. Returns ``alpha``, ``xmin``, ``n_tail`` (eigenvalues in the tail), ``ks``,
+    ``loglik_ratio``, ``p`` and ``power_law``.
+    """
+    import powerlaw  # imported here: it is slow to import, and only section 4 needs it
+
+    x = eigenvalues(sv)
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
+            contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        fit = powerlaw.Fit(x, xmax=None, verbose=False, parameter_ranges={"alpha": [1.0, None]})
+        ratio, p = fit.distribution_compare("power_law", "exponential", normalized_ratio=True)
+    alpha, ratio, p = float(fit.alpha), float(ratio), float(p)
+    ok = math.isfinite(alpha) and math.isfinite(ratio)
+    return dict(alpha=alpha, xmin=float(fit.xmin), n_tail=int((x >= fit.xmin).sum()),
+                ks=float(fit.D), loglik_ratio=ratio, p=p,
+                power_law=bool(ok and ratio > 0 and p < TAIL_P))
+
+
+def tail_exponent(sv) -> float:
+    """alpha of :func:`tail_fit`: the exponent of the power law fitted to the ESD's tail
+    (whether that tail *is* a power law is ``tail_fit(sv)["power_law"]``)."""
+    return tail_fit(sv)["alpha"]
+
+
+def spectrum_stats(sv) -> dict:
+    """Frobenius norm, spectral norm, stable rank, effective rank and the tail fit
+    (``tail_alpha``, ``tail_power_law``, ``tail_ratio``: :func:`tail_fit`; NaN and False for
+    a matrix with fewer than :data:`MIN_EIGS` nonzero singular values, such as a 10-class head)."""
+    sv = np.asarray(sv, dtype=float)
+    nonzero = int((sv ** 2 > ZERO_EIG * (sv ** 2).max()).sum()) if sv.size else 0
+    tail = (tail_fit(sv) if nonzero >= MIN_EIGS else
+            dict(alpha=math.nan, power_law=False, loglik_ratio=math.nan))
+    return dict(frobenius=float(np.sqrt((sv ** 2).sum())), spectral=float(sv.max()),
+                stable_rank=stable_rank(sv), effective_rank=effective_rank(sv),
+                tail_alpha=tail["alpha"], tail_power_law=tail["power_law"],
+                tail_ratio=tail["loglik_ratio"])

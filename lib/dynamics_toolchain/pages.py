@@ -49,7 +49,8 @@ def build(dest, chapters=None, profile: str = "smoke", strict: bool = True) -> P
         unknown = set(wanted) - {e["file"] for e in toc["chapters"]}
         if unknown:
             raise ValueError(f"not chapters of the book: {sorted(unknown)}")
-        toc["chapters"] = [e for e in toc["chapters"] if e["file"] in wanted]
+        toc["chapters"] = [e for e in toc["chapters"]  # the pages that are not chapters stay
+                           if e["file"] in wanted or not e["file"].startswith("chapters/")]
         (dest / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
     env = dict(os.environ, DYNAMICS_PROFILE=profile, DYNAMICS_PROGRESS="0")
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(dest)]

@@ -37,7 +37,8 @@ def test_show_source_renders_the_library_code_with_a_link():
 
 
 def toc_files() -> list[str]:
-    return [entry["file"] for entry in TOC.get("chapters") or []]
+    """The chapters in the table of contents (the pages under chapters/, not the corrections)."""
+    return [entry["file"] for entry in TOC.get("chapters") or [] if entry["file"].startswith("chapters/")]
 
 
 def test_glue_prints_outside_the_book_and_writes_numbers_as_the_book_does(capsys, monkeypatch):
@@ -166,7 +167,7 @@ def test_config_points_launch_buttons_at_the_repository():
     assert CONFIG["repository"]["branch"] == "main"
     assert CONFIG["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
     assert CONFIG["bibtex_bibfiles"] == ["data/references.bib"]
-    assert "dynamics.book" in CONFIG["sphinx"]["extra_extensions"]
+    assert "dynamics_toolchain.sphinx" in CONFIG["sphinx"]["extra_extensions"]
 
 
 def test_toc_lists_intro_and_every_chapter_that_exists():
@@ -175,6 +176,9 @@ def test_toc_lists_intro_and_every_chapter_that_exists():
     assert sorted(files) == sorted(f"chapters/{nb.stem}" for nb in NOTEBOOKS)
     for stem in (Path(f).name for f in files):
         assert stem in CHAPTERS, f"{stem} is not a chapter of dynamics.CHAPTERS"
+    # the corrections page closes the book, and the landing page links it
+    assert TOC["chapters"][-1]["file"] == "corrections" and (ROOT / "corrections.md").exists()
+    assert "](corrections.md)" in (ROOT / "intro.md").read_text()
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
@@ -383,7 +387,8 @@ def test_rendered_book(tmp_path):
     assert sphinx.stamp().split(" (")[0] in intro and ", built 20" in intro
     # the printed edition: every figure of every chapter drawn in the PDF, each page numbered
     pdf = printed.print_book(html)
-    assert pdf == html / printed.PDF_NAME and f'href="{printed.PDF_NAME}"' in intro  # linked
+    # linked: the published edition's PDF (a book built here has one only once printed)
+    assert pdf == html / printed.PDF_NAME and re.search(rf'href="https://[^"]+/{printed.PDF_NAME}"', intro)
     pictures = sum(len(p) for p in printed.figures_in(pdf))
     drawn = sum((html / f"{f}.html").read_text().count("dynamicsFigure(")
                 for f in ["intro", *toc_files()])

@@ -1,5 +1,6 @@
 """dynamics.spectral.figures and .claims: figures in the house layout, tables, the claims
 table and the page's numbers (:mod:`.facts`)."""
+import pytest
 import torch
 
 from dynamics import plots, results
@@ -64,7 +65,14 @@ def test_practice_figure_slider_and_table():
     housed(fig)
     rows = F.practice_rows(r)
     assert [row["optimizer"] for row in rows] == ["AdamW", "Muon", "SGD + mom.", "Muon, fp32 NS"]
-    assert "to target (s)" in rows[0] and "per step (ms)" in rows[0]
+    # one timing, one value: seconds are the cost table's alone, and the figure's seconds
+    # panel puts each step at the cost table's seconds a step
+    assert list(rows[0]) == ["optimizer", "lr", "steps to target", "final loss"]
+    cost = dict(median={k: 1e-3 * (i + 1) for i, k in enumerate(r["timed"])})
+    fig = F.practice_figure(r, cost)
+    right = [t for t in fig.data if t.xaxis == "x2" and t.name != "target"]
+    for t, (k, h) in zip(right, r["timed"].items()):
+        assert list(t.x) == pytest.approx([s * cost["median"][k] for s in h.steps])
     swept, _ = results.load("spectral_practice")
     fig = F.sweep_slider(swept)
     assert len(fig.layout.sliders[0].steps) == 3
@@ -138,10 +146,13 @@ def test_claims_table():
     swept, _ = results.load("spectral_practice")
     glued = C.practice_facts(practice, cost, swept, roles)
     assert glued["cost_reps"] == "1" and glued["ms_muon"].endswith(" ms")
+    assert glued["noise_floor"].endswith("×") and glued["ms_adamw_again"].endswith(" ms")
     assert glued["p_width"] == str(pcfg.width) and "Muon at 4 of its 4" in glued["reach"]
     table = F.cost_rows(practice, cost)
-    assert [r["optimizer"] for r in table] == ["AdamW", "Muon", "Muon, fp32 NS"]
+    assert [r["optimizer"] for r in table] == ["AdamW", "AdamW, timed again", "Muon",
+                                               "Muon, fp32 NS"]
     assert table[0]["AdamW's time / this"] == 1.0
+    assert table[1]["AdamW's time / this"] == cost["median"]["adamw"] / cost["median"]["adamw_again"]
 
 
 
@@ -166,7 +177,8 @@ def test_page_numbers():
     mf = C.memory_facts(memory, batch, by_alpha)
     assert mf["bc_distinct"] == f"1 at B = 1, {3 - 3 * (2 / 3) ** 2:.0f} at B = 2"
     assert (mf["bc_sgd"], mf["bc_muon"], mf["bc_crit_sgd"], mf["bc_crit_muon"]) == ("1", "3", "2", "2")
-    assert (mf["sgd_d"], mf["muon_sgd"]) == ("0.5", "3")
+    assert (mf["sgd_d"], mf["muon_d"], mf["muon_sgd"]) == ("50%", "100%", "3")  # shares, not counts
+    assert (mf["bc_sgd_peak"], mf["bc_sgd_full"]) == ("30%", "33.3%")
     assert not plots.failed_claims(C.published_claims())
     assert C.fraction_at(dict(ratios=[1, 4, 8], fraction={"sgd": [0.9, 0.5, 0.2]}), "sgd", 7) == 0.2
 

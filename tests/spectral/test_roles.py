@@ -11,6 +11,7 @@ from dynamics.spectral import figures as Fig
 from dynamics.spectral.experiments import run_roles
 from dynamics.spectral import roles as E
 from dynamics.spectral import science as S
+from known import known_answer
 
 NORMS = list(E.ROLE_NORMS)
 
@@ -84,6 +85,34 @@ def test_step_seconds_times_every_optimizer_in_turns():
     practice = dict(config=S.PracticeConfig.for_profile("smoke"),
                     best={"adamw": 3e-3, "muon": 0.05})  # what run_practice returns, in part
     r = E.step_seconds(practice, reps=3, block=2, warmup=1)
-    assert set(r["median"]) == set(r["cpu"]) == {"adamw", "muon", "muon_fp32"}
+    assert set(r["median"]) == set(r["cpu"]) == {"adamw", "muon", "muon_fp32", "adamw_again"}
+    assert E.noise_floor(r) >= 1
     assert all(len(v) == 3 for v in r["wall"].values()) and r["reps"] == 3 and r["block"] == 2
     assert all(v > 0 for v in r["median"].values())
+
+
+@known_answer(E.noise_floor, E.lead_words,
+              how="constructed timings: AdamW timed at 1.00 and 1.05 ms has a floor of exactly "
+                  "1.05; a lead of 1.01 inside it is noise, 1.2 beyond it a lead, 0.9 below "
+                  "its inverse behind")
+def test_a_lead_per_second_must_beat_the_runs_own_noise_floor():
+    cost = {"median": {"adamw": 1.00e-3, "adamw_again": 1.05e-3, "muon": 2e-3}}
+    assert E.noise_floor(cost) == pytest.approx(1.05)
+    assert E.noise_floor({"median": {"adamw": 2.0, "adamw_again": 2.0}}) == 1.0
+    assert E.lead_words(1.01, 1.05).startswith("within noise")  # the finding's 1.01x
+    assert E.lead_words(1.2, 1.05).startswith("ahead")
+    assert E.lead_words(0.9, 1.05).startswith("behind")
+    assert E.lead_words(1 / 1.04, 1.05).startswith("within noise")
+    assert E.lead_words(None, 1.05).startswith("not measured")
+    with pytest.raises(ValueError, match="adamw_again"):
+        E.noise_floor({"median": {"adamw": 1.0}})
+    with pytest.raises(ValueError, match="at least 1"):
+        E.lead_words(1.2, 0.9)
+
+
+@known_answer(E.per_second,
+              how="constructed steps and seconds: three times fewer steps at four times the "
+                  "cost of a step is 3/4 of AdamW's speed")
+def test_per_second_on_a_constructed_case():
+    r = E.per_second({"muon": 10, "adamw": 30}, {"muon": 0.004, "adamw": 0.001})
+    assert r["per_second"] == pytest.approx(0.75)

@@ -9,6 +9,7 @@ from dynamics.spectral import experiments as E
 from dynamics.spectral import figures as F
 from dynamics.spectral import roles as R
 from dynamics.spectral import science as S
+from known import known_answer
 
 
 def legend_names(fig):
@@ -193,3 +194,28 @@ def test_show_draws_a_runs_figure_with_its_table(capsys):
                                  bars=False))
     shown = capsys.readouterr().out
     assert shown.count("<IPython.core.display.HTML") == 7, shown[:300]  # 3 + 2 + 2
+
+
+@known_answer(C.batch_numbers, C.factor_words, C.share,
+              how="a constructed batch curve: SGD 0.01, 0.06, 0.09, 0.05 with 0.06 from the "
+                  "full gradient peaks at 1.5x its full recall at B = 4, reaches 90% at B = 2; "
+                  "Muon 0.01, 0.06, 0.3, 0.6 of 0.6 reaches it at B = 8; the words of 0.89, "
+                  "1.3 and 0.998")
+def test_batch_numbers_and_words_on_constructed_cases():
+    batch = dict(batch_sizes=[1, 2, 4, 8], full={"sgd": 0.06, "muon": 0.6},
+                 recall={"sgd": [0.01, 0.06, 0.09, 0.05], "muon": [0.012, 0.06, 0.3, 0.6]})
+    b = C.batch_numbers(batch)
+    assert b["critical"] == {"sgd": 2, "muon": 8}
+    assert b["overshoot"]["sgd"] == pytest.approx(1.5) and b["peak_batch"]["sgd"] == 4
+    assert b["overshoot"]["muon"] == pytest.approx(1.0)
+    assert b["tie_gap"] == pytest.approx(0.002)  # below SGD's critical batch: B = 1 only
+    assert b["ahead"] == pytest.approx(12.0) and b["small"] == pytest.approx(1.2)
+    assert b["full_gap"] == pytest.approx(0.54)
+    assert C.factor_words(0.89) == "shrinks to 0.89 times its value"  # the finding's 0.89
+    assert C.factor_words(1.3).startswith("grows by a factor 1.3")
+    assert C.factor_words(0.998).startswith("stays the same")
+    assert C.share(0.998) == "99.8%" and C.share(1.0) == "100%" and C.share(0.0469) == "4.69%"
+    with pytest.raises(ValueError, match="factor"):
+        C.factor_words(0.0)
+    with pytest.raises(ValueError, match="fraction"):
+        C.share(1.5)

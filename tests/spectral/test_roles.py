@@ -20,6 +20,8 @@ def gradient(seed=0, shape=(48, 24)):
     return S.random_matrix(*shape, "power law", seed=seed).double()
 
 
+@known_answer(E.duality_map, E.role_norm,
+              how="closed-form dual norms: the gain of the unit map equals the nuclear norm, √d·Σ‖columns‖₂ or Σ|G|, and no random unit direction beats it")
 @pytest.mark.parametrize("norm", NORMS)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_each_map_is_the_steepest_unit_step_of_its_norm(norm, seed):
@@ -116,3 +118,24 @@ def test_a_lead_per_second_must_beat_the_runs_own_noise_floor():
 def test_per_second_on_a_constructed_case():
     r = E.per_second({"muon": 10, "adamw": 30}, {"muon": 0.004, "adamw": 0.001})
     assert r["per_second"] == pytest.approx(0.75)
+
+
+@known_answer(E.steepest_table, E.steepest_margin, E.steepest_holds,
+              how="a constructed table: own gains 2, 3, 4 against best others 1, 2, 1 give a "
+                  "margin of exactly min(2, 1.5, 4) = 1.5; a foreign map on a diagonal fails; "
+                  "and on a real gradient each diagonal gain is the norm's closed-form dual norm")
+def test_the_steepest_measures_on_a_constructed_table():
+    norms = list(E.ROLE_NORMS)
+    gain = {n: {m: 0.5 for m in norms} for n in norms}
+    for n, own, other in zip(norms, (2.0, 3.0, 4.0), (1.0, 2.0, 1.0)):
+        gain[n][n] = own
+        gain[n][next(m for m in norms if m != n)] = other
+    table = dict(gain=gain, random={n: 0.1 for n in norms})
+    assert E.steepest_margin(table) == pytest.approx(1.5)
+    assert E.steepest_holds(table)
+    gain[norms[0]][norms[1]] = 5.0  # a foreign map beats the own one
+    assert not E.steepest_holds(table) and E.steepest_margin(table) < 1
+    G = gradient(0)
+    t = E.steepest_table(G, draws=20)
+    assert t["gain"]["spectral"]["spectral"] == pytest.approx(float(torch.linalg.svdvals(G).sum()), rel=1e-5)
+    assert t["gain"]["linf"]["linf"] == pytest.approx(float(G.abs().sum()), rel=1e-5)

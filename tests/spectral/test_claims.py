@@ -151,7 +151,9 @@ def test_claims_table():
     assert glued["p_width"] == str(pcfg.width) and "Muon at 4 of its 4" in glued["reach"]
     table = F.cost_rows(practice, cost)
     assert [r["optimizer"] for r in table] == ["AdamW", "AdamW, timed again", "Muon",
-                                               "Muon, fp32 NS"]
+                                               "Muon, fp32 NS", "SGD + mom."]
+    # every curve of the figure's seconds panel has its timed step
+    assert set(practice["timed"]) <= set(cost["median"])
     assert table[0]["AdamW's time / this"] == 1.0
     assert table[1]["AdamW's time / this"] == cost["median"]["adamw"] / cost["median"]["adamw_again"]
 

@@ -208,7 +208,7 @@ def cost_rows(result: dict, cost: dict) -> list[dict]:
     AdamW's second timing (``adamw_again``) is a row too: its ratio is the noise floor."""
     steps = {k: v["steps"] for k, v in practice_summary(result).items()}
     out = []
-    for name in ("adamw", "adamw_again", "muon", "muon_fp32"):
+    for name in ("adamw", "adamw_again", "muon", "muon_fp32", "momentum"):
         if name not in cost["median"]:
             continue
         sec = cost["median"][name]

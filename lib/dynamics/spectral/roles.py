@@ -104,7 +104,8 @@ def step_seconds(practice: dict, reps: int = 5, block: int = 3, warmup: int = 1,
     (its ``config``; forward, backward and the optimizer's step on one mini-batch), each
     optimizer at its best rate: ``adamw``, ``muon`` (``torch.optim.Muon``, bfloat16
     Newton–Schulz, with AdamW at AdamW's best rate on the rest) and ``muon_fp32`` (the
-    teaching Muon, float32 Newton–Schulz), and ``adamw_again``, AdamW a second time (the same
+    teaching Muon, float32 Newton–Schulz), ``momentum`` (SGD with momentum 0.9, when
+    ``practice`` has its rate), and ``adamw_again``, AdamW a second time (the same
     thing timed twice: :func:`noise_floor`). Each of ``reps`` rounds times a
     block of ``block`` steps per optimizer, the optimizers taking turns, so a change in the
     machine's load falls on all of them alike; ``median`` is the median over the rounds of
@@ -118,12 +119,17 @@ def step_seconds(practice: dict, reps: int = 5, block: int = 3, warmup: int = 1,
     data = data if data is not None else practice_data(cfg)
     x, y = data.x_train[:cfg.batch_size], data.y_train[:cfg.batch_size]
     runs = {}
-    for name in ("adamw", "muon", "muon_fp32", "adamw_again"):
+    names = ("adamw", "muon", "muon_fp32") + (("momentum",) if "momentum" in lrs else ())
+    for name in names + ("adamw_again",):
         model = mlp(data, cfg.width, cfg.depth, cfg.seed)
         adam = name.startswith("adamw")
-        lr = lrs["adamw" if adam else "muon"]
-        opt = (T.make_optimizer(model, "adamw", lr=lr) if adam else
-               muon_with_adamw(model, lr, adam_lr, torch.float32 if name == "muon_fp32" else None))
+        if name == "momentum":
+            opt = T.make_optimizer(model, "momentum", lr=lrs["momentum"], momentum=0.9)
+        elif adam:
+            opt = T.make_optimizer(model, "adamw", lr=lrs["adamw"])
+        else:
+            opt = muon_with_adamw(model, lrs["muon"], adam_lr,
+                                  torch.float32 if name == "muon_fp32" else None)
         runs[name] = (model, opt)
 
     def steps(model, opt, n):

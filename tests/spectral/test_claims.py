@@ -1,5 +1,6 @@
 """dynamics.spectral.figures and .claims: figures in the house layout, tables, the claims
 table and the page's numbers (:mod:`.facts`)."""
+import pytest
 import torch
 
 from dynamics import plots, results
@@ -8,6 +9,7 @@ from dynamics.spectral import experiments as E
 from dynamics.spectral import figures as F
 from dynamics.spectral import roles as R
 from dynamics.spectral import science as S
+from known import known_answer
 
 
 def legend_names(fig):
@@ -64,7 +66,14 @@ def test_practice_figure_slider_and_table():
     housed(fig)
     rows = F.practice_rows(r)
     assert [row["optimizer"] for row in rows] == ["AdamW", "Muon", "SGD + mom.", "Muon, fp32 NS"]
-    assert "to target (s)" in rows[0] and "per step (ms)" in rows[0]
+    # one timing, one value: seconds are the cost table's alone, and the figure's seconds
+    # panel puts each step at the cost table's seconds a step
+    assert list(rows[0]) == ["optimizer", "lr", "steps to target", "final loss"]
+    cost = dict(median={k: 1e-3 * (i + 1) for i, k in enumerate(r["timed"])})
+    fig = F.practice_figure(r, cost)
+    right = [t for t in fig.data if t.xaxis == "x2" and t.name != "target"]
+    for t, (k, h) in zip(right, r["timed"].items()):
+        assert list(t.x) == pytest.approx([s * cost["median"][k] for s in h.steps])
     swept, _ = results.load("spectral_practice")
     fig = F.sweep_slider(swept)
     assert len(fig.layout.sliders[0].steps) == 3
@@ -138,10 +147,15 @@ def test_claims_table():
     swept, _ = results.load("spectral_practice")
     glued = C.practice_facts(practice, cost, swept, roles)
     assert glued["cost_reps"] == "1" and glued["ms_muon"].endswith(" ms")
+    assert glued["noise_floor"].endswith("×") and glued["ms_adamw_again"].endswith(" ms")
     assert glued["p_width"] == str(pcfg.width) and "Muon at 4 of its 4" in glued["reach"]
     table = F.cost_rows(practice, cost)
-    assert [r["optimizer"] for r in table] == ["AdamW", "Muon", "Muon, fp32 NS"]
+    assert [r["optimizer"] for r in table] == ["AdamW", "AdamW, timed again", "Muon",
+                                               "Muon, fp32 NS", "SGD + mom."]
+    # every curve of the figure's seconds panel has its timed step
+    assert set(practice["timed"]) <= set(cost["median"])
     assert table[0]["AdamW's time / this"] == 1.0
+    assert table[1]["AdamW's time / this"] == cost["median"]["adamw"] / cost["median"]["adamw_again"]
 
 
 
@@ -166,7 +180,8 @@ def test_page_numbers():
     mf = C.memory_facts(memory, batch, by_alpha)
     assert mf["bc_distinct"] == f"1 at B = 1, {3 - 3 * (2 / 3) ** 2:.0f} at B = 2"
     assert (mf["bc_sgd"], mf["bc_muon"], mf["bc_crit_sgd"], mf["bc_crit_muon"]) == ("1", "3", "2", "2")
-    assert (mf["sgd_d"], mf["muon_sgd"]) == ("0.5", "3")
+    assert (mf["sgd_d"], mf["muon_d"], mf["muon_sgd"]) == ("50%", "100%", "3")  # shares, not counts
+    assert (mf["bc_sgd_peak"], mf["bc_sgd_full"]) == ("30%", "33.3%")
     assert not plots.failed_claims(C.published_claims())
     assert C.fraction_at(dict(ratios=[1, 4, 8], fraction={"sgd": [0.9, 0.5, 0.2]}), "sgd", 7) == 0.2
 
@@ -181,3 +196,28 @@ def test_show_draws_a_runs_figure_with_its_table(capsys):
                                  bars=False))
     shown = capsys.readouterr().out
     assert shown.count("<IPython.core.display.HTML") == 7, shown[:300]  # 3 + 2 + 2
+
+
+@known_answer(C.batch_numbers, C.factor_words, C.share,
+              how="a constructed batch curve: SGD 0.01, 0.06, 0.09, 0.05 with 0.06 from the "
+                  "full gradient peaks at 1.5x its full recall at B = 4, reaches 90% at B = 2; "
+                  "Muon 0.01, 0.06, 0.3, 0.6 of 0.6 reaches it at B = 8; the words of 0.89, "
+                  "1.3 and 0.998")
+def test_batch_numbers_and_words_on_constructed_cases():
+    batch = dict(batch_sizes=[1, 2, 4, 8], full={"sgd": 0.06, "muon": 0.6},
+                 recall={"sgd": [0.01, 0.06, 0.09, 0.05], "muon": [0.012, 0.06, 0.3, 0.6]})
+    b = C.batch_numbers(batch)
+    assert b["critical"] == {"sgd": 2, "muon": 8}
+    assert b["overshoot"]["sgd"] == pytest.approx(1.5) and b["peak_batch"]["sgd"] == 4
+    assert b["overshoot"]["muon"] == pytest.approx(1.0)
+    assert b["tie_gap"] == pytest.approx(0.002)  # below SGD's critical batch: B = 1 only
+    assert b["ahead"] == pytest.approx(12.0) and b["small"] == pytest.approx(1.2)
+    assert b["full_gap"] == pytest.approx(0.54)
+    assert C.factor_words(0.89) == "shrinks to 0.89 times its value"  # the finding's 0.89
+    assert C.factor_words(1.3).startswith("grows by a factor 1.3")
+    assert C.factor_words(0.998).startswith("stays the same")
+    assert C.share(0.998) == "99.8%" and C.share(1.0) == "100%" and C.share(0.0469) == "4.69%"
+    with pytest.raises(ValueError, match="factor"):
+        C.factor_words(0.0)
+    with pytest.raises(ValueError, match="fraction"):
+        C.share(1.5)

@@ -11,6 +11,7 @@ from dynamics.spectral import figures as Fig
 from dynamics.spectral.experiments import run_roles
 from dynamics.spectral import roles as E
 from dynamics.spectral import science as S
+from known import known_answer
 
 NORMS = list(E.ROLE_NORMS)
 
@@ -19,6 +20,8 @@ def gradient(seed=0, shape=(48, 24)):
     return S.random_matrix(*shape, "power law", seed=seed).double()
 
 
+@known_answer(E.duality_map, E.role_norm,
+              how="closed-form dual norms: the gain of the unit map equals the nuclear norm, √d·Σ‖columns‖₂ or Σ|G|, and no random unit direction beats it")
 @pytest.mark.parametrize("norm", NORMS)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_each_map_is_the_steepest_unit_step_of_its_norm(norm, seed):
@@ -84,6 +87,55 @@ def test_step_seconds_times_every_optimizer_in_turns():
     practice = dict(config=S.PracticeConfig.for_profile("smoke"),
                     best={"adamw": 3e-3, "muon": 0.05})  # what run_practice returns, in part
     r = E.step_seconds(practice, reps=3, block=2, warmup=1)
-    assert set(r["median"]) == set(r["cpu"]) == {"adamw", "muon", "muon_fp32"}
+    assert set(r["median"]) == set(r["cpu"]) == {"adamw", "muon", "muon_fp32", "adamw_again"}
+    assert E.noise_floor(r) >= 1
     assert all(len(v) == 3 for v in r["wall"].values()) and r["reps"] == 3 and r["block"] == 2
     assert all(v > 0 for v in r["median"].values())
+
+
+@known_answer(E.noise_floor, E.lead_words,
+              how="constructed timings: AdamW timed at 1.00 and 1.05 ms has a floor of exactly "
+                  "1.05; a lead of 1.01 inside it is noise, 1.2 beyond it a lead, 0.9 below "
+                  "its inverse behind")
+def test_a_lead_per_second_must_beat_the_runs_own_noise_floor():
+    cost = {"median": {"adamw": 1.00e-3, "adamw_again": 1.05e-3, "muon": 2e-3}}
+    assert E.noise_floor(cost) == pytest.approx(1.05)
+    assert E.noise_floor({"median": {"adamw": 2.0, "adamw_again": 2.0}}) == 1.0
+    assert E.lead_words(1.01, 1.05).startswith("within noise")  # the finding's 1.01x
+    assert E.lead_words(1.2, 1.05).startswith("ahead")
+    assert E.lead_words(0.9, 1.05).startswith("behind")
+    assert E.lead_words(1 / 1.04, 1.05).startswith("within noise")
+    assert E.lead_words(None, 1.05).startswith("not measured")
+    with pytest.raises(ValueError, match="adamw_again"):
+        E.noise_floor({"median": {"adamw": 1.0}})
+    with pytest.raises(ValueError, match="at least 1"):
+        E.lead_words(1.2, 0.9)
+
+
+@known_answer(E.per_second,
+              how="constructed steps and seconds: three times fewer steps at four times the "
+                  "cost of a step is 3/4 of AdamW's speed")
+def test_per_second_on_a_constructed_case():
+    r = E.per_second({"muon": 10, "adamw": 30}, {"muon": 0.004, "adamw": 0.001})
+    assert r["per_second"] == pytest.approx(0.75)
+
+
+@known_answer(E.steepest_table, E.steepest_margin, E.steepest_holds,
+              how="a constructed table: own gains 2, 3, 4 against best others 1, 2, 1 give a "
+                  "margin of exactly min(2, 1.5, 4) = 1.5; a foreign map on a diagonal fails; "
+                  "and on a real gradient each diagonal gain is the norm's closed-form dual norm")
+def test_the_steepest_measures_on_a_constructed_table():
+    norms = list(E.ROLE_NORMS)
+    gain = {n: {m: 0.5 for m in norms} for n in norms}
+    for n, own, other in zip(norms, (2.0, 3.0, 4.0), (1.0, 2.0, 1.0)):
+        gain[n][n] = own
+        gain[n][next(m for m in norms if m != n)] = other
+    table = dict(gain=gain, random={n: 0.1 for n in norms})
+    assert E.steepest_margin(table) == pytest.approx(1.5)
+    assert E.steepest_holds(table)
+    gain[norms[0]][norms[1]] = 5.0  # a foreign map beats the own one
+    assert not E.steepest_holds(table) and E.steepest_margin(table) < 1
+    G = gradient(0)
+    t = E.steepest_table(G, draws=20)
+    assert t["gain"]["spectral"]["spectral"] == pytest.approx(float(torch.linalg.svdvals(G).sum()), rel=1e-5)
+    assert t["gain"]["linf"]["linf"] == pytest.approx(float(G.abs().sum()), rel=1e-5)

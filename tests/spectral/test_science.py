@@ -9,6 +9,7 @@ import torch
 import torch.nn as nn
 
 from dynamics.spectral import science as S
+from known import known_answer
 
 SEEDS = [0, 1, 2]
 
@@ -54,6 +55,8 @@ def steepest_descent_gap(G, candidate, n_random=300, seed=0) -> float:
     return best - max(values)
 
 
+@known_answer(S.polar, S.nuclear_norm,
+              how="the maximum of <G, D> over spectral-norm unit D is the nuclear norm (torch's matrix_norm 'nuc'), attained at U Vᵀ; no random unit direction beats it")
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("shape", [(20, 15), (15, 20), (12, 12)])
 def test_polar_is_steepest_descent_under_the_spectral_norm(seed, shape):
@@ -83,6 +86,8 @@ def test_the_steepest_descent_check_catches_wrong_candidates(wrong):
         steepest_descent_gap(G, candidate)
 
 
+@known_answer(S.rms_to_rms_norm, S.output_change,
+              how="the closed form sqrt(fan_in/fan_out)·‖W‖₂ from the SVD; no input grows by more, the top right singular vector attains it")
 @pytest.mark.parametrize("shape", [(64, 16), (16, 64), (32, 32)])
 def test_rms_to_rms_norm_bounds_and_attains_the_output_change(shape):
     W = gaussian(*shape, seed=1)
@@ -99,6 +104,8 @@ def test_rms_to_rms_norm_bounds_and_attains_the_output_change(shape):
         assert norm == pytest.approx(spectral(W), rel=1e-12)
 
 
+@known_answer(S.unit_updates,
+              how="SGD's unit step is G itself, Adam's first step a sign matrix of ±1 entries, Muon's a matrix with singular values in Newton–Schulz's band")
 def test_unit_updates_sizes():
     g = gaussian(48, 16, seed=0).float()
     u = S.unit_updates(g)
@@ -113,6 +120,8 @@ def test_unit_updates_sizes():
 # ----------------------------------------------------------------- Newton–Schulz
 
 
+@known_answer(S.newton_schulz,
+              how="NS_k(G) has the singular values of G/‖G‖_F sent through the scalar polynomial f^k (exact algebra, exercise 1)")
 @pytest.mark.parametrize("coeffs", [S.MUON_COEFFS, S.CUBIC_COEFFS])
 @pytest.mark.parametrize("shape", [(40, 25), (25, 40), (30, 30)])
 def test_newton_schulz_acts_on_singular_values_by_the_scalar_map(coeffs, shape):
@@ -134,6 +143,8 @@ def test_newton_schulz_keeps_singular_vectors_and_commutes_with_transpose():
     assert (inner_ - torch.diag(torch.diagonal(inner_))).abs().max() < 1e-10
 
 
+@known_answer(S.polar, S.newton_schulz,
+              how="scipy.linalg.polar's polar factor; the cubic iteration converges to it")
 def test_cubic_iteration_converges_to_scipy_polar_factor():
     G = gaussian(30, 12, seed=1)
     u, _ = scipy.linalg.polar(G.numpy())
@@ -143,6 +154,8 @@ def test_cubic_iteration_converges_to_scipy_polar_factor():
     assert np.abs(S.newton_schulz(G, 40, dtype=None).numpy() - u).max() > 1e-2
 
 
+@known_answer(S.ns_map,
+              how="closed forms: f(1) = a + b + c = 0.701, f^5(σ) ≈ a^5 σ for tiny σ, 0 is fixed, the cubic converges to 1")
 def test_ns_map_reference_values():
     a, b, c = S.MUON_COEFFS
     assert S.ns_map(1.0, 1) == pytest.approx(a + b + c) == pytest.approx(0.701)
@@ -184,6 +197,8 @@ def test_what_the_band_figure_shows(seed):
     assert cubic["hi"][10] <= 1.0 + 1e-3
 
 
+@known_answer(S.spectral_shape,
+              how="p = 0 gives U Vᵀ, p = 1 gives G scaled to Frobenius norm √r, every p keeps Frobenius norm √r, a rank-1 G stays rank 1")
 def test_spectral_shape_interpolates_between_sgd_and_muon():
     G = gaussian(24, 16, seed=4).float()
     r = 16
@@ -203,6 +218,8 @@ def test_spectral_shape_interpolates_between_sgd_and_muon():
 # ----------------------------------------------------------------- Muon as an optimizer
 
 
+@known_answer(S.muon_lr_scale,
+              how="torch.optim.Muon's own _adjust_lr on every shape and setting")
 def test_muon_lr_scale_matches_torch():
     from torch.optim._muon import _adjust_lr
 
@@ -257,6 +274,8 @@ def test_muon_update_is_momentum_then_newton_schulz():
     assert torch.allclose(out, expected, atol=1e-6)
 
 
+@known_answer(S.linear_p_schedule,
+              how="the schedule's closed form: p moves linearly from its start to its end value")
 def test_spectral_shaping_p0_is_exact_muon_and_schedule_moves_p():
     ours, theirs = _twin_models(0)
     shaped = S.SpectralShaping(ours, lr=0.02, p=0.0)
@@ -330,6 +349,8 @@ def test_practice_data_falls_back_to_mnist1d_offline(capsys):
 # ----------------------------------------------------------------- associative memory
 
 
+@known_answer(S.memory_gradient, S.memory_loss, S.one_step,
+              how="autograd's gradient and Hessian-vector product of the logistic loss at W = 0; the Newton step solves H[W] = −∇L")
 def test_memory_gradient_hessian_and_newton_step_match_autograd():
     keys, values, freq = S.memory_task(12, 5, alpha=1.0, seed=0)
     W0 = torch.zeros(5, 5, dtype=torch.float64, requires_grad=True)
@@ -359,6 +380,8 @@ def test_memory_recovery_basics():
     assert not S.recovered(torch.zeros(64, 64, dtype=torch.float64), keys, values)[1:].any()
 
 
+@known_answer(S.batch_gradient,
+              how="autograd's gradient of the batch's own loss (pairs weighted by their counts); the full gradient in the limit of a huge batch")
 def test_batch_gradient_is_the_gradient_of_the_batch():
     keys, values, freq = S.memory_task(50, 16, alpha=1.0, seed=0)
     g = torch.Generator().manual_seed(0)
@@ -409,3 +432,32 @@ def test_spectral_shaping_step_reads_nothing_back_to_the_host():
         ref.steps_taken += 1
         for p, q in zip(params, twins):
             assert torch.equal(p, q)
+
+
+@known_answer(S.singular_value_band,
+              how="the band after k steps is the least and the largest value of the scalar "
+                  "polynomial f^k over the singular values of G/‖G‖_F (exact algebra, exercise 1)")
+def test_singular_value_band_is_the_scalar_map_on_the_spectrum():
+    G = gaussian(40, 20, seed=7)
+    band = S.singular_value_band(G, 6, dtype=torch.float64)
+    s0 = (torch.linalg.svdvals(G) / G.norm()).numpy()
+    for k in range(7):
+        mapped = S.ns_map(s0, k)
+        assert band["k"][k] == k
+        assert band["lo"][k] == pytest.approx(mapped.min(), abs=1e-6)  # svdvals in float32
+        assert band["hi"][k] == pytest.approx(mapped.max(), abs=1e-6)
+
+
+@known_answer(S.memory_logits, S.recovered,
+              how="a constructed memory: orthonormal keys and values with W = Σ v_i k_iᵀ score "
+                  "pair i's value 1 and every other 0, so every pair is stored; a W that "
+                  "writes each key to the next pair's value stores none")
+def test_recovered_on_a_constructed_memory():
+    Q, _ = torch.linalg.qr(gaussian(8, 8, seed=3))
+    keys, values = Q[:5], Q.T[:5].contiguous()
+    W = sum(torch.outer(values[i], keys[i]) for i in range(5))
+    logits = S.memory_logits(W, keys, values)
+    assert torch.allclose(logits, torch.eye(5, dtype=logits.dtype), atol=1e-12)
+    assert S.recovered(W, keys, values).all()
+    shifted = sum(torch.outer(values[(i + 1) % 5], keys[i]) for i in range(5))
+    assert not S.recovered(shifted, keys, values).any()

@@ -16,14 +16,15 @@ Modules:
 - :mod:`.figures`: figures (``*_figure``), sliders (``*_slider``), tables (``*_rows``) and
   ``show_*`` (a run's figure with its table).
 - :mod:`.panels`: the live panels (``*_panel``).
-- :mod:`.claims`: the claims rows, each threshold written once (``page_claims``,
-  ``published_claims``), and the page's numbers: what the prose glues (``*_facts``) and the
-  measures the rows judge.
+- :mod:`.claims`: the claims rows, each threshold written once and each control run through
+  its row's test (``page_claims``, ``published_claims``).
+- :mod:`.facts`: the page's numbers: what the prose glues (``*_facts``) and the measures the
+  rows judge (re-exported by :mod:`.claims`).
 
 ``from dynamics import spectral as sp`` gives the names the chapter calls; everything else is
 in its module (``sp.science.newton_schulz``).
 """
-from . import claims, experiments, figures, panels, roles, science
+from . import claims, experiments, facts, figures, panels, roles, science
 from .panels import ns_panel, practice_panel, memory_panel, shaping_panel
 from .experiments import (run_width, run_bands, run_practice, run_memory, run_memory_batch,
                           run_shaping, run_roles)
@@ -31,8 +32,8 @@ from .roles import step_seconds
 from .figures import (width_figure, map_figure, band_figure, show_timing, roles_figure,
                       show_practice, sweep_slider, show_memory, memory_alpha_slider,
                       memory_batch_figure, show_shaping, shaping_slider)
-from .claims import (width_facts, ns_facts, practice_facts, memory_facts, shaping_facts,
-                     page_claims)
+from .facts import width_facts, ns_facts, practice_facts, memory_facts, shaping_facts
+from .claims import page_claims
 
 __all__ = ["ns_panel", "practice_panel", "memory_panel", "shaping_panel", "run_width",
            "run_bands", "run_practice", "run_memory", "run_memory_batch", "run_shaping",

@@ -250,14 +250,13 @@ def run_practice(cfg: PracticeConfig | None = None, data: D.Dataset | None = Non
 
 
 def practice_summary(result: dict) -> dict:
-    """Steps and seconds to the target loss, per optimizer at its best rate."""
+    """Steps to the target loss and the final loss, per optimizer at its best rate (seconds
+    are :func:`~.roles.step_seconds`' alone: a run's wall clock also holds its evaluations)."""
     out = {}
     for name, h in result["timed"].items():
-        s = steps_to(h, result["target"])
-        t = None if s is None else float(h["time"][h.steps.index(s)])
-        out[name] = dict(lr=result["best"].get(name.split("_")[0]), steps=s, seconds=t,
-                         final_loss=h.last("train_loss") if not h.diverged else float("nan"),
-                         sec_per_step=h.wall_time / max(1, h.steps[-1]))
+        out[name] = dict(lr=result["best"].get(name.split("_")[0]),
+                         steps=steps_to(h, result["target"]),
+                         final_loss=h.last("train_loss") if not h.diverged else float("nan"))
     return out
 
 
@@ -333,30 +332,34 @@ def recall_half_rank(memory: dict, method: str, ratio: float = 4) -> float:
 
 def run_memory_batch(cfg: MemoryConfig | None = None, methods=("sgd", "muon"), **changes) -> dict:
     """Recall after one step from a *batch* gradient (:func:`batch_gradient`), for each batch
-    size, at N = ``batch_ratio``·d pairs, beside the full-gradient recall (the infinite batch)."""
+    size, at N = ``batch_ratio``·d pairs, beside the full-gradient recall (the infinite batch),
+    averaged over ``cfg.seeds`` draws (the seeds ``draws``); ``by_draw[m][k]`` and
+    ``full_by_draw[m][k]``: draw k's recall per batch size and with the full gradient."""
     cfg = _config(MemoryConfig, cfg, changes)
     n = max(2, int(round(cfg.batch_ratio * cfg.dim)))
     sizes = runtime.grid(cfg.batch_sizes)
     seeds = runtime.grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
-    recall = {m: np.zeros(len(sizes)) for m in methods}
-    full = {m: 0.0 for m in methods}
+    by_draw = {m: [] for m in methods}  # [draw][batch]
+    full_by_draw = {m: [] for m in methods}
     for j, s in enumerate(seeds):
         keys, values, freq = memory_task(n, cfg.dim, cfg.alpha, s)
         gen = torch.Generator().manual_seed(10_000 + s)
         for m in methods:
-            full[m] += float(recovered(one_step(m, keys, values, freq), keys, values).double().mean())
-        for i, b in enumerate(sizes):
+            full_by_draw[m].append(
+                float(recovered(one_step(m, keys, values, freq), keys, values).double().mean()))
+            by_draw[m].append([])
+        for b in sizes:
             G = batch_gradient(keys, values, freq, b, gen)
             for m in methods:
                 W = one_step(m, keys, values, freq, G)
-                recall[m][i] += float(recovered(W, keys, values).double().mean())
+                by_draw[m][-1].append(float(recovered(W, keys, values).double().mean()))
         if P.current().report((j + 1) / len(seeds)):
             seeds = seeds[:j + 1]
             break
-    k = len(seeds)
     return dict(n=n, dim=cfg.dim, alpha=cfg.alpha, seed=cfg.seed, batch_sizes=list(sizes),
-                recall={m: (v / k).tolist() for m, v in recall.items()},
-                full={m: v / k for m, v in full.items()})
+                recall={m: np.mean(v, axis=0).tolist() for m, v in by_draw.items()},
+                full={m: float(np.mean(v)) for m, v in full_by_draw.items()},
+                draws=list(seeds), by_draw=by_draw, full_by_draw=full_by_draw)
 
 
 def critical_batch(result: dict, method: str, share: float = 0.9):

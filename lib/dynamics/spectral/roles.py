@@ -18,8 +18,10 @@ random unit directions.
 
 **Cost.** :func:`step_seconds` times one training step (forward, backward, optimizer step) of
 the practice MLP for each optimizer, interleaved and repeated: the median seconds per step,
-which turn the per-step comparison of section 3 into a per-second one. Wall-clock time depends
-on the machine and its load: the page prints it, no test asserts it.
+which turn the per-step comparison of section 3 into a per-second one. AdamW is timed twice, as
+two optimizers in the same rounds: the ratio of its two medians is the run's own noise floor
+(:func:`noise_floor`), and a lead per second counts only beyond it (:func:`lead_words`).
+Wall-clock time depends on the machine and its load: the page prints it, no test asserts it.
 """
 from __future__ import annotations
 
@@ -33,7 +35,8 @@ from .science import mlp, muon_with_adamw, polar, practice_data
 from ..runtime import get_seed
 
 __all__ = ["ROLE_NORMS", "role_norm", "duality_map", "random_unit_directions",
-           "steepest_table", "steepest_margin", "steepest_holds", "step_seconds", "per_second"]
+           "steepest_table", "steepest_margin", "steepest_holds", "step_seconds", "per_second",
+           "noise_floor", "lead_words"]
 
 ROLE_NORMS = {"spectral": "hidden matrix", "l1_to_rms": "embedding", "linf": "vector"}
 
@@ -101,11 +104,14 @@ def step_seconds(practice: dict, reps: int = 5, block: int = 3, warmup: int = 1,
     (its ``config``; forward, backward and the optimizer's step on one mini-batch), each
     optimizer at its best rate: ``adamw``, ``muon`` (``torch.optim.Muon``, bfloat16
     Newton–Schulz, with AdamW at AdamW's best rate on the rest) and ``muon_fp32`` (the
-    teaching Muon, float32 Newton–Schulz). Each of ``reps`` rounds times a
+    teaching Muon, float32 Newton–Schulz), ``momentum`` (SGD with momentum 0.9, when
+    ``practice`` has its rate), and ``adamw_again``, AdamW a second time (the same
+    thing timed twice: :func:`noise_floor`). Each of ``reps`` rounds times a
     block of ``block`` steps per optimizer, the optimizers taking turns, so a change in the
     machine's load falls on all of them alike; ``median`` is the median over the rounds of
     the wall seconds per step, ``cpu`` the same in this process's CPU seconds (steadier on a
-    shared machine)."""
+    shared machine). Only these steps are timed: not the evaluations, the batching or the
+    first (``warmup``) steps that a training run's wall clock also holds."""
     if int(reps) < 1 or int(block) < 1:
         raise ValueError(f"step_seconds: reps and block must be at least 1, got {reps}, {block}")
     cfg, lrs = practice["config"], practice["best"]
@@ -113,11 +119,17 @@ def step_seconds(practice: dict, reps: int = 5, block: int = 3, warmup: int = 1,
     data = data if data is not None else practice_data(cfg)
     x, y = data.x_train[:cfg.batch_size], data.y_train[:cfg.batch_size]
     runs = {}
-    for name in ("adamw", "muon", "muon_fp32"):
+    names = ("adamw", "muon", "muon_fp32") + (("momentum",) if "momentum" in lrs else ())
+    for name in names + ("adamw_again",):
         model = mlp(data, cfg.width, cfg.depth, cfg.seed)
-        lr = lrs["adamw" if name == "adamw" else "muon"]
-        opt = (T.make_optimizer(model, "adamw", lr=lr) if name == "adamw" else
-               muon_with_adamw(model, lr, adam_lr, torch.float32 if name == "muon_fp32" else None))
+        adam = name.startswith("adamw")
+        if name == "momentum":
+            opt = T.make_optimizer(model, "momentum", lr=lrs["momentum"], momentum=0.9)
+        elif adam:
+            opt = T.make_optimizer(model, "adamw", lr=lrs["adamw"])
+        else:
+            opt = muon_with_adamw(model, lrs["muon"], adam_lr,
+                                  torch.float32 if name == "muon_fp32" else None)
         runs[name] = (model, opt)
 
     def steps(model, opt, n):
@@ -173,3 +185,33 @@ def steepest_holds(table: dict) -> bool:
     gains more than the other maps and every random unit direction."""
     return all(g[n] > max(max(v for k, v in g.items() if k != n), table["random"][n])
                for n, g in table["gain"].items())
+
+
+def noise_floor(cost: dict) -> float:
+    """The run's own noise floor of a ratio of step times: AdamW's two timings in the same
+    rounds (``adamw`` and ``adamw_again`` of :func:`step_seconds`), the larger over the
+    smaller (1 when they agree). A ratio of two optimizers' times within it is noise."""
+    med = cost.get("median", {})
+    if "adamw" not in med or "adamw_again" not in med:
+        raise ValueError("noise_floor needs AdamW timed twice (step_seconds' 'adamw' and "
+                         f"'adamw_again'), got {sorted(med)}")
+    a, b = float(med["adamw"]), float(med["adamw_again"])
+    if a <= 0 or b <= 0:
+        raise ValueError(f"noise_floor: step times must be positive, got {a}, {b}")
+    return max(a, b) / min(a, b)
+
+
+def lead_words(ratio: float | None, floor: float) -> str:
+    """AdamW's time to the target over Muon's (:func:`per_second`) in words, against the
+    ``floor`` of :func:`noise_floor`: "ahead" beyond it, "behind" below its inverse, and
+    "within noise" between."""
+    if floor < 1:
+        raise ValueError(f"lead_words: a noise floor is at least 1, got {floor}")
+    if ratio is None:
+        return "not measured (a run missed the target)"
+    if ratio > floor:
+        return f"ahead ({ratio:.2f}× sooner than AdamW, beyond the noise floor of {floor:.2f}×)"
+    if ratio < 1 / floor:
+        return f"behind (AdamW gets there in {ratio:.2f} of its time)"
+    return (f"within noise ({ratio:.2f}× AdamW's speed, inside the {floor:.2f}× by which two "
+            "timings of AdamW differ)")

@@ -294,8 +294,8 @@ def _plateau_row(firsts: dict, nodecay: dict) -> dict:
     halves = []
     for key, sign, need, fmt, what in (
             ("fourier", 1, RISE, lambda v: f"{v:+.2f}", "Fourier concentration's rise"),
-            ("weight_rank", -1, RANK_FALL, lambda v: f"{v:.2f}", "fall of the hidden weights' "
-                                                                   "rank / n")):
+            ("weight_rank", -1, RANK_FALL, lambda v: f"{v:.2f}".replace("-0.00", "0.00"),
+             "fall of the hidden weights' rank / n")):
         run, ctrl = {}, {}
         for s, r in firsts.items():
             a, b = plateau_window(r)

@@ -1,5 +1,8 @@
 """dynamics.capstone.claims: the page's numbers, the lottery sentence and the claims rows; the
 published claims rest on data/."""
+import math
+import types
+
 import pytest
 
 from dynamics.capstone import claims as C
@@ -77,7 +80,8 @@ def test_the_lazy_row_fails_when_the_scales_do_not_separate_beyond_the_seeds():
 
 def test_each_sections_facts_are_the_texts_the_page_prints(tiny):
     """Every number a section glues comes as the text glue() prints (never Python's None)."""
-    facts = {**C.timeline_facts(tiny), **C.collapse_facts(E.collapse_timing(tiny)),
+    facts = {**C.timeline_facts(tiny, E.plateau_control({0: tiny})[0]),
+             **C.collapse_facts(E.collapse_timing(tiny)),
              **C.lottery_facts(E.lottery(tiny)),
              **C.init_facts([dict(init_scale=s, seed=0, fit_step=10, grok_step=g)
                              for s, g in ((0.5, 100), (4.0, None))], 0),
@@ -88,3 +92,48 @@ def test_each_sections_facts_are_the_texts_the_page_prints(tiny):
     assert all(isinstance(v, str) and v and "None" not in v for v in facts.values()), facts
     assert facts["g_hi"] == "none within the budget" and facts["s_lo"] == "0.5"
     assert facts["lams"] == "1 and 3" and facts["muon_lrs"] == "0.05 and 0.1"
+
+
+def _synthetic(update_rank, rms, fit=10, grok=30):
+    """A run's timeline and history as the facts read them, with a known course."""
+    steps = [0, 10, 20, 30, 40, 50, 60]
+    n = len(steps)
+    tl = dict(step=steps, update_rank=update_rank, weight_rms=rms, nc1=[50.0 + i for i in range(n)],
+              fourier=[0.3] * n, weight_rank=[0.6] * n, etf_distance=[1.0] * n)
+    history = dict(train_loss=[1.0, 0.1, 0.05, 0.03, 0.02, 0.015, 0.012])
+    return types.SimpleNamespace(timeline=tl, history=history, fit_step=fit, grok_step=grok,
+                                 config=TINY, summary=lambda: dict(fit_step=fit, grok_step=grok,
+                                                                   tau=100.0))
+
+
+def test_the_update_sentence_says_where_the_rank_collapses_and_what_moves_with_it():
+    """The published run's update rank fell from 0.54 to 0.11 at one evaluation and the page
+    said nothing: the sentence names the step and what NC1, the loss and the RMS did from the
+    evaluation before to the one after; a calm run gets its sharpest fall and no event."""
+    rms = [0.07, 0.39, 0.35, 0.32, 0.313, 0.324, 0.332]
+    spike = _synthetic([math.nan, 0.7, 0.6, 0.58, 0.54, 0.11, 0.2], rms)
+    text = C.update_event_sentence(spike)
+    assert text.startswith("at step 50, after the grok step,") and "from 0.54 to 0.11" in text
+    assert "step 40) to the next (step 60)" in text
+    assert "NC1 goes from 54 to 56" in text and "weight RMS from 0.313 to 0.332" in text
+    calm = C.update_event_sentence(_synthetic([math.nan, 0.7, 0.69, 0.68, 0.66, 0.65, 0.64], rms))
+    assert calm == "it falls slowly, by at most 3% between two evaluations (from 0.68 to 0.66 at step 40)"
+    early = C.update_event_sentence(_synthetic([math.nan, 0.7, 0.2, 0.2, 0.2, 0.2, 0.2], rms,
+                                               fit=10, grok=None))
+    assert early.startswith("at step 20, in a run that never groks")
+    assert "too few" in C.update_event_sentence(_synthetic([math.nan] * 7, rms))
+
+
+def test_the_rms_sentence_gives_its_minimum_where_it_is_and_then_the_end():
+    """The published page said "shrinks under decay to 0.332 at the end" where the RMS's
+    minimum was 0.313 at step 891: the page now glues the minimum, its step and what follows."""
+    run = _synthetic([math.nan] + [0.5] * 6, [0.07, 0.39, 0.35, 0.32, 0.313, 0.324, 0.332])
+    facts = C.timeline_facts(run)
+    assert (facts["rms_max"], facts["t_rms_max"]) == ("0.39", "10")
+    assert (facts["rms_min"], facts["t_rms_min"]) == ("0.313", "40")
+    assert facts["rms_after"] == ", then climbs back to 0.332 by the end"
+    assert facts["four_fit"] == "0.3" and facts["plateau_end"] == "the grok step"
+    run.timeline["weight_rms"] = [0.07, 0.39, 0.35, 0.32, 0.313, 0.3131, 0.3132]
+    assert C.timeline_facts(run)["rms_after"] == ", and stays there (0.313 at the end)"
+    run.timeline["weight_rms"] = [0.07, 0.39, 0.35, 0.32, 0.313, 0.31, 0.305]
+    assert C.timeline_facts(run)["rms_after"] == ", still falling at the end"

@@ -2,6 +2,7 @@
 claims that the page asserts, on the claim seeds."""
 import functools
 import math
+import types
 
 import pytest
 import torch
@@ -25,10 +26,37 @@ def test_run_keeps_a_timeline_aligned_with_the_history(tiny):
     tl, h = tiny.timeline, tiny.history
     assert tl["step"] == h.steps and all(len(tl[k]) == len(h.steps) for k in MEASURES)
     assert math.isnan(tl["update_rank"][0]) and all(0 < v <= 1.0 + 1e-6 for v in tl["update_rank"][1:])
-    k = min(h.steps, key=lambda s: abs(s - 3))
-    assert sorted(tiny.states) == [0, k]  # θ₀ and the evaluation nearest the rewind step
+    assert sorted(tiny.states) == [0, TINY.rewind_step]  # θ₀ and θ_k at the rewind step
     s = tiny.summary()
     assert s["tau"] == pytest.approx(1 / (TINY.lr * TINY.weight_decay)) and "settle_step" in s
+
+
+def test_the_kept_state_is_the_one_after_exactly_k_steps_evaluated_or_not():
+    """The published page said "rewound to step 9" where the config says 10: the run kept the
+    evaluation nearest the rewind step. Now θ_k is the state after exactly k optimizer steps,
+    whether or not k is evaluated: the same as a run of k steps, and the lottery rewinds to it
+    and says k."""
+    cfg = TINY.replace(rewind_step=10)
+    assert 10 not in E.evaluation_steps(cfg.steps, cfg.n_evals)  # between two evaluations
+    r = E.run(cfg, 0)
+    short = E.run(cfg.replace(steps=10), 0, keep=())
+    assert sorted(r.states) == [0, 10] and short.history.steps[-1] == 10
+    for name, t in short.model.state_dict().items():
+        assert torch.equal(r.states[10][name], t), name
+    assert E.lottery(r)["rewind_step"] == 10
+    assert C.lottery_facts(E.lottery(r))["k"] == "10"
+    with pytest.raises(ValueError, match="keep"):
+        E.run(cfg, 0, keep=(-1,))
+
+
+def test_plateau_control_is_the_same_run_without_decay_stopped_at_the_window_end(tiny):
+    ctrl = E.plateau_control({0: tiny})[0]
+    a, b = E.plateau_window(tiny)
+    assert ctrl.config == TINY.replace(weight_decay=0.0) and ctrl.seed == 0
+    assert ctrl.history.steps == [s for s in tiny.history.steps if s <= b]
+    assert ctrl.timeline["step"] == ctrl.history.steps
+    # the same start: the same split and initial weights, so the first evaluation agrees
+    assert ctrl.timeline["weight_rms"][0] == tiny.timeline["weight_rms"][0]
 
 
 def test_run_with_muon_and_a_large_init(tiny):
@@ -113,7 +141,7 @@ def test_clock_fit_recovers_a_power_law_and_lists_its_failures():
 
 def test_lottery_arms_and_refusals(tiny):
     lot = E.lottery(tiny, keep_frac=0.5)
-    assert list(lot["arms"]) == list(E.LOTTERY_ARMS) and lot["rewind_step"] == max(tiny.states)
+    assert list(lot["arms"]) == list(E.LOTTERY_ARMS) and lot["rewind_step"] == TINY.rewind_step
     assert 0.45 < lot["density"] < 0.65  # the head is pruned at half the rate
     with pytest.raises(ValueError, match="pruning fraction"):
         E.lottery(tiny, keep_frac=0.0)
@@ -178,8 +206,14 @@ def _claim_rows():
     clock = [dict(lr=1e-2, weight_decay=1.0, tau=100.0, grok_step=first.grok_step, seed=SEEDS[0])]
     opt = dict(adamw=dict(best=first, tried=[(cfg.lr, {})]),
                muon=dict(best=first, tried=[(cfg.muon_lr, {})]))
-    rows = C.page_claims(firsts, inits, clock, opt, E.lottery(first), E.collapse_timing(first))
+    rows = C.page_claims(firsts, _nodecay(), inits, clock, opt, E.lottery(first),
+                         E.collapse_timing(first))
     return {r["claim"].split(" (")[0]: r for r in rows}
+
+
+@functools.cache
+def _nodecay():
+    return E.plateau_control({s: _first(s) for s in SEEDS})
 
 
 @pytest.mark.claim
@@ -193,6 +227,32 @@ def test_claim_row_holds_on_the_claim_seeds(row):
     # it holds on one seed of three), and it holds at smoke
     assert (r["asserted"] or row == "A lazier start") and r["seeds"] == SEEDS
     assert r["reproduced"] == "yes", r
+
+
+@pytest.mark.claim
+def test_the_plateau_rows_control_fails_the_rows_own_test():
+    """The row reads the plateau (fit step to grok step), not the run's two ends; its control,
+    the same runs without weight decay over the same steps, fed to the row as the runs
+    themselves, is "no"."""
+    firsts = {s: _first(s) for s in SEEDS}
+    row = C._plateau_row(firsts, _nodecay())
+    assert row["reproduced"] == "yes" and row["window"] == "from the fit step to the grok step"
+    assert "without weight decay" in row["measured here"]
+    # the control in the runs' place (windowed at the runs' own steps), against a null that
+    # does not move at all: the control's own changes fail the row's thresholds, on every seed
+    def frozen(r):
+        tl = {k: [v[0]] * len(v) for k, v in r.timeline.items() if k != "step"}
+        return types.SimpleNamespace(timeline=dict(tl, step=r.timeline["step"]),
+                                     history=r.history)
+
+    ctrl = {s: types.SimpleNamespace(**{**vars(r), "fit_step": firsts[s].fit_step,
+                                        "grok_step": firsts[s].grok_step})
+            for s, r in _nodecay().items()}
+    nulls = {s: frozen(r) for s, r in firsts.items()}
+    assert C._plateau_row(firsts, nulls)["reproduced"] == "yes"
+    assert C._plateau_row(ctrl, nulls)["reproduced"] == "no"
+    with pytest.raises(ValueError, match="nodecay"):
+        C._plateau_row(firsts, {SEEDS[0]: _nodecay()[SEEDS[0]]})
 
 
 @pytest.mark.claim
@@ -246,7 +306,8 @@ def test_the_muon_row_says_when_a_best_learning_rate_sits_at_the_edge_of_its_ran
     def muon_row(muon_tried):
         opt = dict(adamw=dict(best=first, tried=[(cfg.lr / 3, {}), (cfg.lr, {}), (cfg.lr * 3, {})]),
                    muon=dict(best=first, tried=muon_tried))
-        rows = C.page_claims(firsts, inits, clock, opt, E.lottery(first), E.collapse_timing(first))
+        rows = C.page_claims(firsts, _nodecay(), inits, clock, opt, E.lottery(first),
+                             E.collapse_timing(first))
         return next(r for r in rows if r["claim"].startswith("Muon, each optimizer"))
 
     edge = muon_row([(cfg.muon_lr, {}), (cfg.muon_lr * 3, {})])["measured here"]

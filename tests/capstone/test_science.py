@@ -8,6 +8,7 @@ import torch
 
 from dynamics import models as M
 from dynamics.capstone import science as S
+from known import known_answer
 
 
 def test_presets_and_the_grokking_config():
@@ -20,6 +21,8 @@ def test_presets_and_the_grokking_config():
         S.OneConfig(init_scale=-1.0)
 
 
+@known_answer(S.scale_init_, how="every parameter after scaling by 3 is 3 times its copy taken "
+                                "before (the definition of an initial scale)")
 def test_scale_init_multiplies_every_parameter_and_refuses_bad_scales():
     torch.manual_seed(0)
     m = M.MLP(10, 8, 2, 5)
@@ -31,6 +34,8 @@ def test_scale_init_multiplies_every_parameter_and_refuses_bad_scales():
             S.scale_init_(m, bad)
 
 
+@known_answer(S.normalized_rank, how="an identity matrix (flat spectrum) has rank / n exactly 1, "
+                                    "an outer product u u^T (rank one) exactly 1/n, zero NaN")
 def test_normalized_rank_is_one_when_flat_and_one_over_n_for_rank_one():
     assert S.normalized_rank(torch.eye(8)) == pytest.approx(1.0)
     u = torch.randn(8, 1)
@@ -45,9 +50,13 @@ def test_hidden_matrix_of_both_models_and_a_clear_error_otherwise():
         S.hidden_matrix(torch.nn.Linear(3, 3))
 
 
+@known_answer(S.measure, S.numel,
+              how="one input per class has no within-class spread (NC1 exactly 0); a network "
+                  "whose every parameter is 0.5 has weight RMS exactly 0.5 and a constant hidden "
+                  "matrix (rank one: rank / n = 1/width); an MLP's parameter count in closed form")
 def test_measure_reads_every_chapter_and_sees_collapsed_features():
-    """Features that are exactly their class means: NC1 is 0; a head built from the simplex
-    ETF puts the means at ETF distance 0."""
+    """Features that are exactly their class means: NC1 is 0. Constant weights: the RMS is the
+    constant and the hidden matrix has rank one."""
     p = 5
     m = M.MLP(2 * p, 8, 2, p)
     x = torch.eye(2 * p)[:p].repeat(4, 1)
@@ -56,6 +65,14 @@ def test_measure_reads_every_chapter_and_sees_collapsed_features():
     assert set(out) == {"weight_rms", "nc1", "etf_distance", "weight_rank", "fourier"}
     assert out["nc1"] == pytest.approx(0.0, abs=1e-6)  # one input per class: no spread
     assert 0 < out["weight_rms"] and 0 < out["weight_rank"] <= 1 and 0 < out["fourier"] <= 1
+    # in 2p -> 8 -> 8 -> p, with biases
+    assert S.numel(m) == (2 * p * 8 + 8) + (8 * 8 + 8) + (8 * p + p)
+    with torch.no_grad():
+        for q in m.parameters():
+            q.fill_(0.5)
+    const = S.measure(m, x, y, p)
+    assert const["weight_rms"] == pytest.approx(0.5)
+    assert const["weight_rank"] == pytest.approx(1 / 8, rel=1e-4)
 
 
 def test_update_probe_keeps_the_rank_of_the_chosen_steps_only():
@@ -70,6 +87,8 @@ def test_update_probe_keeps_the_rank_of_the_chosen_steps_only():
     assert list(probe.rank) == [2] and probe.rank[2] == pytest.approx(1.0)
 
 
+@known_answer(S.settle_step, how="a squared RMS relaxing as exp(-2t/tau) from its peak closes "
+                                "all but e^-2 of its gap after tau steps; a flat curve never relaxes")
 def test_settle_step_is_the_clock_for_an_exponential_relaxation():
     """A squared RMS that relaxes by exp(-2t/τ) from its peak closes all but e^-2 of its gap
     after τ steps: settle_step reads τ back."""
@@ -83,8 +102,65 @@ def test_settle_step_is_the_clock_for_an_exponential_relaxation():
     assert S.settle_step(steps[:3], rms[:3]) is None
 
 
+@known_answer(S.falls_step, how="a constructed sequence 5, 4, 3, 1.9, 1 falls below half its value "
+                               "at step 10 (4) first at step 30 (1.9)")
 def test_falls_step():
     steps, nc1 = [0, 10, 20, 30, 40], [5.0, 4.0, 3.0, 1.9, 1.0]
     assert S.falls_step(steps, nc1, 10) == 30
     assert S.falls_step(steps, nc1, 40) is None
     assert S.falls_step(steps, nc1, None) is None and S.falls_step(steps, nc1, 15) is None
+
+
+@known_answer(S.equilibrium_rms, how="AdamW's equilibrium RMS sqrt(eta / 2 lambda) in closed form: "
+                                    "eta 0.02 and lambda 1 give 0.1; no decay has none (NaN)")
+def test_equilibrium_rms_is_the_closed_form():
+    assert S.equilibrium_rms(0.02, 1.0) == pytest.approx(0.1)
+    assert S.equilibrium_rms(8e-3, 0.25) == pytest.approx(math.sqrt(8e-3 / 0.5))
+    assert math.isnan(S.equilibrium_rms(1e-2, 0.0))
+
+
+@known_answer(S.course_after_peak,
+              how="synthetic curves of every kind: a rise to a peak at a known step, then a fall "
+                  "to a known minimum that stays, that climbs back (the published run's 0.313 at "
+                  "step 891, then 0.332), or that is still falling at the last evaluation")
+def test_course_after_peak_on_curves_of_every_kind():
+    steps = [0, 10, 20, 30, 40, 50]
+    stays = S.course_after_peak(steps, [0.1, 0.4, 0.35, 0.3, 0.301, 0.3005])
+    assert (stays["peak_step"], stays["peak"], stays["min_step"], stays["min"]) == (10, 0.4, 30, 0.3)
+    assert stays["course"] == "stays" and stays["end"] == 0.3005
+    back = S.course_after_peak([0, 92, 858, 891, 924, 957, 1000],
+                               [0.07, 0.39, 0.3137, 0.3131, 0.3135, 0.3243, 0.3323])
+    assert (back["min_step"], back["min"], back["course"]) == (891, 0.3131, "climbs back")
+    falling = S.course_after_peak(steps, [0.1, 0.4, 0.35, 0.32, 0.31, 0.305])
+    assert (falling["min_step"], falling["course"]) == (50, "still falling")
+    # a curve whose last value is its peak has nothing after it: it stays there
+    assert S.course_after_peak([0, 1, 2], [0.1, 0.2, 0.3])["course"] == "stays"
+    # the minimum before the peak (the initial weights) is not the one after it
+    assert S.course_after_peak(steps, [0.01, 0.4, 0.3, 0.3, 0.3, 0.3])["min"] == 0.3
+    for bad in (dict(steps=[0, 1], values=[0.1]), dict(steps=[0, 1], values=[0.1, math.nan]),
+                dict(steps=[0, 1], values=[0.1, 0.2], tol=1.5)):
+        with pytest.raises(ValueError):
+            S.course_after_peak(**bad)
+
+
+@known_answer(S.update_collapse,
+              how="constructed rank sequences: a calm one falling 2% per evaluation does not "
+                  "collapse and its sharpest fall is where it was put; one falling from 0.54 to "
+                  "0.11 at a known step collapses there; falls before the fit step are not read")
+def test_update_collapse_finds_a_sudden_fall_and_only_after_the_fit_step():
+    steps = [0, 10, 20, 30, 40, 50, 60]
+    calm = [math.nan, 0.70, 0.69, 0.676, 0.60, 0.59, 0.58]  # sharpest: 0.676 -> 0.60 at 40
+    ev = S.update_collapse(steps, calm, after=10)
+    assert ev["step"] == 40 and not ev["collapses"]
+    assert (ev["before"], ev["rank"]) == (0.676, 0.60)
+    spike = [math.nan, 0.20, 0.60, 0.58, 0.56, 0.54, 0.11]
+    ev = S.update_collapse(steps, spike, after=20)
+    assert (ev["step"], ev["before"], ev["rank"], ev["collapses"]) == (60, 0.54, 0.11, True)
+    # the early rise from 0.2 is before the fit step; a fall there is not read either
+    early = [math.nan, 0.60, 0.10, 0.11, 0.11, 0.11, 0.11]
+    assert not S.update_collapse(steps, early, after=20)["collapses"]
+    assert S.update_collapse(steps, early, after=10)["step"] == 20
+    assert S.update_collapse(steps, calm, after=None)["step"] is None
+    assert S.update_collapse(steps, calm, after=60)["step"] is None  # one rank: no fall
+    with pytest.raises(ValueError, match="drop"):
+        S.update_collapse(steps, calm, after=10, drop=1.5)

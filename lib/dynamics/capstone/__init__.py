@@ -9,9 +9,10 @@ in the grokked network; neural collapse throughout.
 Modules:
 
 - :mod:`.science`: the config, :func:`~.science.measure` (each chapter's measure, imported),
-  the update probe and the step-finding rules (no plotting).
-- :mod:`.experiments`: ``run``, ``init_sweep``, ``clock_grid``, ``optimizer_runs``,
-  ``lottery``, ``collapse_timing`` and ``precompute_plan``.
+  the update probe, the step-finding rules and the course of a curve after its peak (no
+  plotting).
+- :mod:`.experiments`: ``run``, ``plateau_control``, ``init_sweep``, ``clock_grid``,
+  ``optimizer_runs``, ``lottery``, ``collapse_timing`` and ``precompute_plan``.
 - :mod:`.figures`: the timeline figure, the questions' figures and the grid slider.
 - :mod:`.panels`: the live panel, ``timeline_panel``.
 - :mod:`.claims`: the numbers each section glues (``*_facts``), the claims rows with their
@@ -23,7 +24,7 @@ from . import claims, experiments, figures, panels, science
 from .science import OneConfig
 from .experiments import (
     GRID_FILE, clock_grid, collapse_timing, init_sweep, live_grid, lottery, optimizer_runs,
-    run,
+    plateau_control, run,
 )
 from .figures import (
     clock_figure, grid_slider, init_figure, lottery_figure, optimizer_figure, timeline_figure,
@@ -37,7 +38,7 @@ from .claims import (
 __all__ = [
     "OneConfig",
     "GRID_FILE", "clock_grid", "collapse_timing", "init_sweep", "live_grid", "lottery",
-    "optimizer_runs", "run",
+    "optimizer_runs", "plateau_control", "run",
     "clock_figure", "grid_slider", "init_figure", "lottery_figure", "optimizer_figure",
     "timeline_figure",
     "timeline_panel",

@@ -8,10 +8,11 @@ import math
 from .. import plots, results
 from ..book import glue_texts
 from ..grokking.science import CHANCE_MARGIN, GROK_ACC, PLATEAU, plateau_steps
-from .experiments import GRID_FILE, clock_fit
-from .science import NC1_DROP, equilibrium_rms
+from ..plots import number
+from .experiments import GRID_FILE, clock_fit, plateau_window
+from .science import NC1_DROP, course_after_peak, equilibrium_rms, update_collapse
 
-__all__ = ["timeline_facts", "init_facts", "clock_facts", "optimizer_facts", "lottery_facts",
+__all__ = ["timeline_facts", "rms_course_text", "update_event_sentence", "init_facts", "clock_facts", "optimizer_facts", "lottery_facts",
            "collapse_facts", "lottery_sentence", "page_claims", "published_claims", "RISE",
            "RANK_FALL", "LAZY"]
 
@@ -24,16 +25,76 @@ def _show(t):
     return "none within the budget" if t is None else t
 
 
-def timeline_facts(first) -> dict:
-    """Section 1: the fit and grok steps, τ, and the start and end of the Fourier
-    concentration, the weight rank and the weight RMS (its peak, and AdamW's equilibrium)."""
+def _at(r, key: str, step) -> float:
+    """``key`` of run ``r``'s timeline (or its history: ``train_loss``) at ``step``; NaN where
+    it was not evaluated."""
+    source = r.timeline if key in r.timeline else r.history
+    return dict(zip(r.timeline["step"], source[key])).get(step, float("nan"))
+
+
+def _move(r, key: str, a, b, fmt=lambda v: number(v, 2)) -> str:
+    return f"from {fmt(_at(r, key, a))} to {fmt(_at(r, key, b))}"
+
+
+def rms_course_text(course: dict) -> str:
+    """What the weight RMS does after its minimum, as the page's sentence ends it
+    (:func:`~.science.course_after_peak`)."""
+    end = number(course["end"], 3)
+    return {"still falling": ", still falling at the end",
+            "stays": f", and stays there ({end} at the end)",
+            "climbs back": f", then climbs back to {end} by the end"}[course["course"]]
+
+
+def update_event_sentence(r) -> str:
+    """What the rank of the update does after the fit step, in words computed from the run:
+    its sharpest fall between two evaluations (:func:`~.science.update_collapse`) and, where
+    it collapses, what NC1, the training loss and the weight RMS do from the evaluation
+    before it to the one after."""
+    tl = r.timeline
+    ev = update_collapse(tl["step"], tl["update_rank"], r.fit_step)
+    if ev["step"] is None:
+        return "the run has too few evaluations after the fit step to follow it"
+    steps, s = tl["step"], ev["step"]
+    i = steps.index(s)
+    prev, nxt = steps[i - 1], steps[min(i + 1, len(steps) - 1)]
+    fall = f"from {number(ev['before'], 2)} to {number(ev['rank'], 2)}"
+    if not ev["collapses"]:
+        return (f"it falls slowly, by at most {1 - ev['rank'] / ev['before']:.0%} between two "
+                f"evaluations ({fall} at step {s})")
+    when = ("after the grok step" if r.grok_step is not None and s > r.grok_step else
+            "before the grok step" if r.grok_step is not None else "in a run that never groks")
+    three = lambda v: number(v, 3)  # noqa: E731
+    return (f"at step {s}, {when}, the update of the hidden matrix suddenly concentrates in "
+            f"fewer directions: its rank / n falls {fall} since the evaluation before; from that "
+            f"evaluation (step {prev}) to the next (step {nxt}) NC1 goes "
+            f"{_move(r, 'nc1', prev, nxt, three)}, the training loss "
+            f"{_move(r, 'train_loss', prev, nxt, three)} and the weight RMS "
+            f"{_move(r, 'weight_rms', prev, nxt, three)}")
+
+
+def timeline_facts(first, nodecay=None) -> dict:
+    """Section 1: the fit and grok steps, τ; the Fourier concentration and the weight rank
+    at the two ends of the plateau window (fit step to grok step,
+    :func:`~.experiments.plateau_window`), and what the run without weight decay
+    (``nodecay``, :func:`~.experiments.plateau_control`) does over the same steps; the weight
+    RMS's peak, its minimum after the peak and where, and its end (AdamW's equilibrium
+    beside it); and the sentence of :func:`update_event_sentence`."""
     s, tl, cfg = first.summary(), first.timeline, first.config
-    return glue_texts(
-        t_fit=s["fit_step"], t_grok=s["grok_step"], tau=s["tau"],
-        four0=tl["fourier"][0], four1=tl["fourier"][-1],
-        rank0=tl["weight_rank"][0], rank1=tl["weight_rank"][-1],
-        rms_max=max(tl["weight_rms"]), rms_end=tl["weight_rms"][-1],
-        rms_eq=equilibrium_rms(cfg.lr, cfg.weight_decay))
+    a, b = plateau_window(first)
+    rms = course_after_peak(tl["step"], tl["weight_rms"])
+    out = dict(t_fit=s["fit_step"], t_grok=s["grok_step"], tau=s["tau"],
+               plateau_end="the grok step" if first.grok_step is not None else
+               f"the end of the run, step {b} (it does not grok)",
+               four_fit=_at(first, "fourier", a), four_grok=_at(first, "fourier", b),
+               rank_fit=_at(first, "weight_rank", a), rank_grok=_at(first, "weight_rank", b),
+               rms_max=rms["peak"], t_rms_max=rms["peak_step"], rms_min=rms["min"],
+               t_rms_min=rms["min_step"], rms_end=rms["end"], rms_after=rms_course_text(rms),
+               rms_eq=equilibrium_rms(cfg.lr, cfg.weight_decay),
+               event=update_event_sentence(first))
+    if nodecay is not None:
+        out["nodecay"] = (f"moves its Fourier concentration {_move(nodecay, 'fourier', a, b)} "
+                          f"and its rank {_move(nodecay, 'weight_rank', a, b)}")
+    return glue_texts(**out)
 
 
 def init_facts(inits: list[dict], seed: int) -> dict:
@@ -217,12 +278,54 @@ def _clock_claim(clock: list[dict]) -> dict:
         seeds=sorted({r["seed"] for r in clock}))
 
 
-def page_claims(firsts: dict, inits: list[dict], clock: list[dict], opt: dict, lot: dict,
-           coll: dict, payload: dict | None = None) -> list[dict]:
+def _plateau_row(firsts: dict, nodecay: dict) -> dict:
+    """Nanda et al.'s reorganization through the plateau, measured within it: per seed the
+    Fourier concentration's rise and the hidden weights' rank's fall from the fit step to the
+    grok step (:func:`~.experiments.plateau_window`), each above its threshold, while the
+    same run without weight decay (``nodecay``), over the same steps, stays below it."""
+    seeds = list(firsts)
+    if set(nodecay) != set(seeds):
+        raise ValueError(f"nodecay: the control runs' seeds {sorted(nodecay)} are not the "
+                         f"claim seeds {sorted(seeds)}")
+
+    def change(r, key, a, b, sign):
+        return sign * (_at(r, key, b) - _at(r, key, a)) if a is not None else float("nan")
+
+    halves = []
+    for key, sign, need, fmt, what in (
+            ("fourier", 1, RISE, lambda v: f"{v:+.2f}", "Fourier concentration's rise"),
+            ("weight_rank", -1, RANK_FALL, lambda v: f"{v:.2f}".replace("-0.00", "0.00"),
+             "fall of the hidden weights' rank / n")):
+        run, ctrl = {}, {}
+        for s, r in firsts.items():
+            a, b = plateau_window(r)
+            run[s], ctrl[s] = change(r, key, a, b, sign), change(nodecay[s], key, a, b, sign)
+        # each seed above the threshold, its control at or below it, and the margin over the
+        # control wider than the seeds' own spread of the measure
+        known = [v for v in run.values() if math.isfinite(v)]
+        spread = max(known) - min(known) if known else math.inf
+        ok = {s: run[s] > need and ctrl[s] <= need and run[s] - ctrl[s] > spread
+              for s in seeds}
+        text, verdict = plots.judged(run, ok, fmt)
+        halves.append((f"{what}: {text}; without weight decay {plots.spread(ctrl, fmt)}",
+                       verdict))
+    return plots.claim(
+        "Through the plateau the input weights become sparse in the Fourier basis and the "
+        "hidden weights lower in rank", "Nanda et al. 2023 (the Fourier features); the rank is "
+        "this page's measure", "; ".join(t for t, _ in halves), _both(*(v for _, v in halves)),
+        control="the same run without weight decay (λ = 0), over the same steps: it must stay "
+                f"at or below each threshold (a rise above +{RISE:g}, a fall above "
+                f"{RANK_FALL:g}), and each seed's margin over it must exceed the seeds' spread",
+        window="from the fit step to the grok step", seeds=seeds)
+
+
+def page_claims(firsts: dict, nodecay: dict, inits: list[dict], clock: list[dict], opt: dict,
+                lot: dict, coll: dict, payload: dict | None = None) -> list[dict]:
     """The claims table: each question's prediction from its chapter or paper beside this
     notebook's measurement. ``firsts``: section 1's run on each claim seed (``{seed: run}``,
-    the page's seed first); ``inits`` :func:`~.experiments.init_sweep` on those seeds;
-    ``payload`` adds the rows of the precomputed grid."""
+    the page's seed first); ``nodecay``: the plateau row's control on those seeds
+    (:func:`~.experiments.plateau_control`); ``inits`` :func:`~.experiments.init_sweep` on
+    those seeds; ``payload`` adds the rows of the precomputed grid."""
     C = plots.claim
     seeds = list(firsts)
     first = firsts[seeds[0]]
@@ -239,18 +342,7 @@ def page_claims(firsts: dict, inits: list[dict], clock: list[dict], opt: dict, l
               f"end of the plateau / fit step: {text} (steps, — not within {budget:,}: {per})", ok,
               control=f"chance, 1/p = {chance:.1%}, plus {CHANCE_MARGIN:.0%}",
               window=f"from the fit step to {PLATEAU:g}x it, then to the end", seeds=seeds)]
-    rise = {s: r.timeline["fourier"][-1] - r.timeline["fourier"][0] for s, r in firsts.items()}
-    fall = {s: r.timeline["weight_rank"][0] - r.timeline["weight_rank"][-1]
-            for s, r in firsts.items()}
-    t1, v1 = plots.across_seeds(rise, lambda v: v > RISE, lambda v: f"{v:+.2f}")
-    t2, v2 = plots.across_seeds(fall, lambda v: v > RANK_FALL, lambda v: f"{v:.2f}")
-    rows.append(C("Through the plateau the input weights become sparse in the Fourier basis "
-                  "and the hidden weights lower in rank", "Nanda et al. 2023 (the Fourier "
-                  "features); the rank is this page's measure",
-                  f"Fourier concentration, end minus start: {t1}; fall of the hidden weights' "
-                  f"rank / n: {t2}", _both(v1, v2),
-                  control="the initial weights", window=f"more than +{RISE:g} and {RANK_FALL:g}",
-                  seeds=seeds))
+    rows.append(_plateau_row(firsts, nodecay))
     # the prose asks this of the live sweep rather than asserting it: at the cpu profile the
     # larger scale groks later on every seed (about 1.5x) but beyond the seeds' own spread at
     # scale 1 on one seed of three

@@ -38,7 +38,8 @@ from .science import (
 )
 
 __all__ = [
-    "OneRun", "optimizer_for", "run", "summarize", "init_sweep", "clock_grid", "clock_fit",
+    "OneRun", "optimizer_for", "run", "plateau_window", "plateau_control", "summarize",
+    "init_sweep", "clock_grid", "clock_fit",
     "optimizer_runs", "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "grid_unit",
     "precompute_plan", "GRID_FILE",
 ]
@@ -118,7 +119,8 @@ def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = Non
     """Train the grokking chapter's model on its task once, full batch, with the initial
     weights scaled by ``cfg.init_scale``, and read every measure at every evaluation
     (:func:`~.science.measure` on the training set, and the rank of the update of the step
-    just taken). ``keep``: steps whose parameters are kept (θ₀ by default, for rewinding);
+    just taken). ``keep``: steps whose parameters are kept, each exactly at its step whether
+    or not it is evaluated (by default θ₀ and θ_k at ``cfg.rewind_step``, for rewinding);
     ``on_eval``: ``train`` hooks (a live panel's redraw); ``timeline``: a
     dict the caller reads while it trains (filled under the key ``"timeline"``)."""
     seed = get_seed(seed)
@@ -130,13 +132,18 @@ def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = Non
     box, timeline = timeline, {k: [] for k in ("step", *MEASURES)}
     if box is not None:
         box["timeline"] = timeline
-    keep = (0, cfg.rewind_step) if keep is None else keep
-    keep = {min(evals, key=lambda e: abs(e - int(s))) for s in keep}  # the nearest evaluations
-    states = {}
+    keep = {int(s) for s in ((0, cfg.rewind_step) if keep is None else keep)}
+    if any(s < 0 for s in keep):
+        raise ValueError(f"keep: steps to keep must be >= 0, got {sorted(keep)}")
+    # each kept at exactly its step (after that many optimizer steps), evaluated or not
+    states = {0: _state(model)} if 0 in keep else {}
 
-    def record(step, history, m) -> bool:
+    def after_step(m, step) -> None:
+        probe.after_step(m, step)
         if step in keep:
             states[step] = _state(m)
+
+    def record(step, history, m) -> bool:
         values = measure(m, data.x_train, data.y_train, cfg.p)
         values["update_rank"] = probe.rank.pop(step, float("nan"))
         timeline["step"].append(step)
@@ -146,9 +153,30 @@ def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = Non
 
     recipe = Recipe(cfg.steps, optimizer=lambda m: optimizer_for(cfg, m), eval=evals)
     h = train(model, data, recipe, seed=seed, bars=bars,
-              hooks=Hooks(probe.before_step, probe.after_step, on_eval=[record, *Hooks(on_eval=on_eval).on_eval]),
+              hooks=Hooks(probe.before_step, after_step, on_eval=[record, *Hooks(on_eval=on_eval).on_eval]),
               desc=f"{cfg.optimizer}, init x{cfg.init_scale:g}")
     return OneRun(cfg, h, model, data, seed, timeline, states)
+
+
+def plateau_window(r: OneRun) -> tuple[int | None, int]:
+    """The steps section 1's plateau row reads: from the fit step to the grok step (to the
+    last evaluation when the run never groks)."""
+    return r.fit_step, (r.grok_step if r.grok_step is not None else r.history.steps[-1])
+
+
+def plateau_control(firsts: dict) -> dict:
+    """The control of the plateau row: each run of ``firsts`` (``{seed: run}``) again without
+    weight decay (λ = 0, the same seed, split, initialization and learning rate), evaluated at
+    the same steps and stopped at the end of that run's plateau window
+    (:func:`plateau_window`), which is all the row reads of it. Without decay this network
+    memorizes and does not generalize within the budget (the grokking chapter's row), so its
+    weights over the same steps say what training on without the decay's pressure does."""
+    out = {}
+    for seed, r in firsts.items():
+        _, end = plateau_window(r)
+        out[seed] = run(r.config.replace(weight_decay=0.0), seed, data=r.data, keep=(),
+                        on_eval=[lambda step, history, model, end=end: step >= end])
+    return out
 
 
 # ============================================================================ many at once
@@ -305,9 +333,12 @@ def lottery(first: OneRun, keep_frac: float | None = None, rewind_step: int | No
         raise ValueError("the lottery experiment retrains with AdamW (the sweep engine's)")
     if 0 not in first.states:
         raise ValueError("the lottery experiment needs a run that kept θ₀ (keep=(0, ...))")
-    k = min(first.states, key=lambda s: abs(s - rewind_step))  # the nearest kept state
-    if k == 0 and rewind_step and not dry_run():  # a dry run trains too few steps to keep θ_k
-        raise ValueError(f"the run kept no state near step {rewind_step}; it kept "
+    if rewind_step in first.states:
+        k = rewind_step
+    elif dry_run():  # a dry run trains too few steps to reach θ_k: the nearest kept state
+        k = min(first.states, key=lambda s: abs(s - rewind_step))
+    else:
+        raise ValueError(f"rewind_step: the run kept no state at step {rewind_step}; it kept "
                          f"{sorted(first.states)} (run it with keep=(0, {rewind_step}))")
     g = cfg.grok()
     final = {n: t.detach() for n, t in first.model.state_dict().items()}

@@ -39,12 +39,15 @@ from ..weight_decay.science import (
 __all__ = [
     "OneConfig", "GridConfig", "MEASURES", "scale_init_", "hidden_matrix", "numel", "measure",
     "normalized_rank", "UpdateProbe", "equilibrium_rms", "settle_step", "falls_step",
-    "NC1_DROP",
+    "course_after_peak", "update_collapse", "NC1_DROP", "SETTLED", "UPDATE_DROP",
 ]
 
 # the timeline's measures, in the order the figure draws them
 MEASURES = ("weight_rms", "nc1", "etf_distance", "weight_rank", "update_rank", "fourier")
 NC1_DROP = 0.5  # "NC1 falls": below this fraction of its value at the fit step
+SETTLED = 0.01  # "stays at its minimum": the end within this fraction of the minimum after the peak
+UPDATE_DROP = 0.75  # "the update collapses": its rank / n below this fraction of the evaluation
+#                     before (a calm run loses a few percent per evaluation)
 
 
 @dataclass
@@ -236,3 +239,48 @@ def falls_step(steps, values, ref_step: int | None, drop: float = NC1_DROP) -> i
     if not math.isfinite(ref):
         return None
     return next((s for s, v in zip(steps[i:], values[i:]) if v < drop * ref), None)
+
+
+def course_after_peak(steps, values, tol: float = SETTLED) -> dict:
+    """What a curve that rises to a peak does after it (the weight RMS: it grows while the
+    network memorizes, then decay shrinks it): the peak and its step, the lowest value after
+    the peak and its step, the value at the end, and ``course``, one of ``"still falling"``
+    (the minimum is the last evaluation), ``"stays"`` (the end within ``tol`` of the
+    minimum, as a fraction of it) or ``"climbs back"`` (the end above that)."""
+    steps, v = list(steps), np.asarray(values, dtype=float)
+    if len(steps) != len(v) or not len(v):
+        raise ValueError(f"course_after_peak needs as many steps as values, got {len(steps)} "
+                         f"and {len(v)}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("course_after_peak needs finite values")
+    if not (isinstance(tol, (int, float)) and 0 <= tol < 1):
+        raise ValueError(f"tol must be a fraction in [0, 1), got {tol!r}")
+    peak = int(np.argmax(v))
+    low = peak + int(np.argmin(v[peak:]))
+    course = ("still falling" if low == len(v) - 1 and low > peak else
+              "stays" if v[-1] <= v[low] * (1 + tol) else "climbs back")
+    return dict(peak_step=int(steps[peak]), peak=float(v[peak]), min_step=int(steps[low]),
+                min=float(v[low]), end=float(v[-1]), course=course)
+
+
+def update_collapse(steps, update_rank, after: int | None, drop: float = UPDATE_DROP) -> dict:
+    """The sharpest fall of the update's rank between two evaluations after step ``after``
+    (the fit step): ``step`` (the evaluation it falls to), ``before`` and ``rank`` (its
+    values at the evaluation before and at ``step``) and ``collapses``: whether it fell
+    below ``drop`` times its value at the evaluation before. A calm run's update loses rank
+    slowly (a few percent per evaluation at the cpu profile); an update that suddenly
+    concentrates in fewer directions (an optimizer's instability late in training) falls by
+    nearly half to four fifths at once. NaN ranks (steps without a probe) are skipped; ``step``
+    is None when fewer than two ranks are known after ``after``."""
+    if not (isinstance(drop, (int, float)) and 0 < drop < 1):
+        raise ValueError(f"drop must be a fraction in (0, 1), got {drop!r}")
+    none = dict(step=None, before=float("nan"), rank=float("nan"), collapses=False)
+    if after is None:
+        return none
+    known = [(int(s), float(r)) for s, r in zip(steps, update_rank)
+             if s >= after and math.isfinite(r) and r > 0]
+    if len(known) < 2:
+        return none
+    i = min(range(1, len(known)), key=lambda j: known[j][1] / known[j - 1][1])
+    (_, before), (step, rank) = known[i - 1], known[i]
+    return dict(step=step, before=before, rank=rank, collapses=rank < drop * before)

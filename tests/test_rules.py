@@ -12,8 +12,9 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 
 # a wait for a number of seconds: time.sleep, asyncio.sleep, a bare sleep imported from time,
-# and Playwright's page.wait_for_timeout (strings count: a notebook cell a test runs is code)
-TIMED_WAIT = re.compile(r"\bsleep\s*\(|\bwait_for_timeout\s*\(")
+# Playwright's page.wait_for_timeout, and a threading.Timer (a Stop pressed after so many
+# seconds races the run); strings count: a notebook cell a test runs is code
+TIMED_WAIT = re.compile(r"\bsleep\s*\(|\bwait_for_timeout\s*\(|\bTimer\s*\(")
 
 # file (relative to tests/) -> why its timed wait cannot be an event; keep it empty
 ALLOWED: dict[str, str] = {}
@@ -49,5 +50,6 @@ def test_the_wait_rule_sees_a_timed_wait():
     assert timed_waits(f"    await asyncio.{nap}(1)\n") == [1]
     assert timed_waits(f'cell = "import time; time.{nap}(60)"\n') == [1]  # a cell's code
     assert timed_waits("page.wait_for_" + "timeout(800)\n") == [1]
+    assert timed_waits("t = threading.Tim" + "er(0.3, panel.stop)\n") == [1]
     assert timed_waits("x = 1  # no time." + nap + "(1) here: a comment\n") == []
     assert timed_waits("page.wait_for_function(FIGURES_DRAWN_JS)\nstarted.wait(60)\n") == []

@@ -1,5 +1,4 @@
 import threading
-import time
 from dataclasses import dataclass
 
 import pytest
@@ -224,7 +223,6 @@ def test_a_panel_forecasts_from_its_progress_when_its_run_does_not_train(monkeyp
     def run(update, n):
         tick = update.ticker(n)
         for i in range(int(n)):
-            time.sleep(0.01)
             tick(i + 1)
         return plots.curves(train.History(steps=[0, 1], metrics={"x": [1.0, 0.5]}), ["x"])
 
@@ -258,18 +256,20 @@ def test_errors_and_stops_in_the_thread_reset_the_status():
     assert panel.status.value == "failed: RuntimeError: out of memory" and not panel.button.disabled
     assert any("out of memory" in o.get("text", "") for o in panel.output.outputs)
 
-    started = threading.Event()
+    started, pressed = threading.Event(), threading.Event()
 
     def endless(update):
-        while True:
-            started.set()
-            update(progress=0.1)  # raises Stopped once Stop was pressed
-            time.sleep(0.01)
+        update(progress=0.1)
+        started.set()
+        pressed.wait(60)
+        update(progress=0.2)  # raises Stopped once Stop was pressed
+        raise AssertionError("update went on after Stop")
 
     p2 = widgets.Panel(endless, [])
     p2.start()
-    assert started.wait(10)
+    assert started.wait(60)
     p2.stop_button.click()
+    pressed.set()
     p2._thread.join(10)
     assert not p2.running and p2.status.value == "stopped" and not p2.button.disabled
 
@@ -279,22 +279,44 @@ def test_panels_made_in_this_kernel_can_be_found():
     assert widgets.panels()[-1] is panel
 
 
-def test_a_run_that_reports_nothing_still_shows_it_is_alive():
+class _Beats:
+    """The heartbeat's clock in a test: each reading is one second after the one before (the
+    panel's first reading is its start), and a test waits for a number of readings: beats
+    counted, not seconds waited."""
+
+    def __init__(self):
+        self.reads, self._changed = 0, threading.Condition()
+
+    def __call__(self) -> float:
+        with self._changed:
+            self.reads += 1
+            self._changed.notify_all()
+            return float(self.reads)
+
+    def wait_past(self, n: int) -> None:
+        with self._changed:
+            assert self._changed.wait_for(lambda: self.reads > n, timeout=60), "the heartbeat stopped"
+
+
+def test_a_run_that_reports_nothing_still_shows_it_is_alive(monkeypatch):
+    beats = _Beats()
+    monkeypatch.setattr(widgets, "_clock", beats)
+    monkeypatch.setattr(widgets, "HEARTBEAT_S", 0.0)  # beat as fast as it can: the test counts
     seen = []
 
     def quiet(update):
-        time.sleep(2.3)  # no progress, no status: the panel counts the seconds itself
+        beats.wait_past(3)  # the start and two beats; no progress, no status of its own
         return None
 
     panel = widgets.Panel(quiet, [])
     panel.status.observe(lambda change: seen.append(change["new"]), names="value")
     panel.click()
-    ticks = [s for s in seen if s.startswith("running… ") and s.endswith(" s")]
-    assert ticks and ticks[0] in ("running… 1 s", "running… 2 s") and panel.status.value == "done"
+    ticks = [s for s in seen if s.startswith("running… ")]
+    assert ticks[:2] == ["running… 1 s", "running… 2 s"] and panel.status.value == "done"
 
     def says(update):
         update(status="measured 0.5")
-        time.sleep(1.5)  # the run's own word is not overwritten by the count
+        beats.wait_past(beats.reads + 1)  # two readings on: a whole beat looked at the run's word
 
     p2 = widgets.Panel(says, [])
     p2.click()

@@ -255,6 +255,7 @@ def inspect_themes(html_dir, pages=None, width: int = 1280, audit: bool = False)
     from playwright.sync_api import sync_playwright
 
     from .pages import _browser
+    from .scripts import FIGURES_DRAWN_JS
 
     html_dir = Path(html_dir)
     if pages is None:
@@ -271,7 +272,7 @@ def inspect_themes(html_dir, pages=None, width: int = 1280, audit: bool = False)
                 page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(
                     ("file:", "data:", "blob:")) else r.abort())
                 page.goto((html_dir / f"{name}.html").as_uri(), wait_until="load")
-                page.wait_for_timeout(1500)
+                page.wait_for_function(FIGURES_DRAWN_JS)  # every figure drawn, in its theme
                 report = page.evaluate(THEME_REPORT_JS)
                 if audit:
                     from .access import audit as axe

@@ -15,7 +15,9 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
    On a phone a slider spans the figure's whole width (its steps far enough apart for a finger),
    and a 3-D view turned by a finger stays turned when a slider redraws the figure. In the
    theme's dark mode each figure is drawn in the page's dark colours (window.dynamicsDark); a
-   slider's step and a turned 3-D view are written in the address (window.dynamicsView). */
+   slider's step and a turned 3-D view are written in the address (window.dynamicsView).
+   A figure with no redraw pending says how it is drawn in data-drawn ('wide', 'narrow dark',
+   ...): a check waits for that, not for a number of seconds (FIGURES_DRAWN_JS). */
 (function () {
   'use strict';
   var NARROW = __NARROW__, EDGE = 8;  // px: a figure narrower than NARROW is on a phone
@@ -87,6 +89,7 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
   var figures = 0;  // a figure's place on the page (1, 2, ...): its name in a link to a view
   window.dynamicsFigure = function (id, fig, narrow, config) {
     var gd = document.getElementById(id), shown = null, queue = Promise.resolve(), n = ++figures;
+    var pending = 0;  // redraws asked for and not done yet
     var phone = narrow && narrow.layout && Object.keys(narrow.layout).length ? narrow : null;
     function wanted() {
       var w = gd.getBoundingClientRect().width;
@@ -114,7 +117,14 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
         if (window.dynamicsAccess) { window.dynamicsAccess(gd); }  // dynamics_toolchain.access
       }).then(fit);
     }
-    function update() { queue = queue.then(apply).catch(function (e) { console.error(e); }); }
+    function update() {
+      pending += 1;
+      gd.removeAttribute('data-drawn');
+      queue = queue.then(apply).catch(function (e) { console.error(e); }).then(function () {
+        pending -= 1;
+        if (!pending) { gd.setAttribute('data-drawn', shown); }
+      });
+    }
     keepTurnedView(gd);
     update();
     if (window.ResizeObserver) { new ResizeObserver(update).observe(gd); }
@@ -127,6 +137,15 @@ BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its wid
   };
 })();
 """
+
+
+# Every figure of the page drawn, none with a redraw pending (BOOK_JS's data-drawn), and with
+# the argument 'dark' or 'light', drawn in that theme's colours: what a check of a page in a
+# browser waits for (``page.wait_for_function(FIGURES_DRAWN_JS, arg=...)``), not seconds.
+FIGURES_DRAWN_JS = r"""(theme) => [...document.querySelectorAll('.dynamics-figure')].every(gd => {
+  const look = gd.getAttribute('data-drawn');
+  return !!look && (!theme || look.endsWith(' dark') === (theme === 'dark'));
+})"""
 
 
 def book_js() -> str:

@@ -1,11 +1,12 @@
 """dynamics.collapse.panels: the live panels driven headlessly (constructed, set, clicked,
 stopped, a diverging setting)."""
-import time
 
 import pytest
 
 from dynamics import collapse as NC
 from dynamics.train import History
+
+from stopping import stop_mid_run
 
 # ----------------------------------------------------------------------------- panels
 
@@ -81,15 +82,7 @@ def test_a_long_run_shows_progress_and_stops_when_asked(make, values, monkeypatc
         long = dict(steps=200000, ufm_steps=200000)
         monkeypatch.setattr(panels.ImbalanceConfig, "for_profile", classmethod(lambda cls, p=None: cls(**long)))
     panel = make("smoke").set(**values)
-    panel.start()
-    deadline = time.time() + 60
-    while panel.progress.value == 0 and time.time() < deadline:
-        time.sleep(0.2)
-    assert 0 < panel.progress.value < 1
-    t = time.time()
-    panel.stop()
-    panel._thread.join(30)
-    assert not panel.running and time.time() - t < 20
+    stop_mid_run(panel)  # pressed while the run waits at its first progress between 0 and 1
     assert panel.status.value.startswith("stopped"), panel.status.value
     assert not panel.button.disabled
 

@@ -1,6 +1,5 @@
 """Figures and panels (constructed, set, clicked, stopped, refusing bad values, surviving a
 diverging run) of dynamics.initialization."""
-import threading
 
 import numpy as np
 import pytest
@@ -10,6 +9,8 @@ from dynamics.initialization import experiments as E
 from dynamics.initialization import science as S
 from dynamics.initialization import figures as F
 from dynamics.initialization import panels as P
+
+from stopping import stop_mid_run
 
 
 def _rendered(fig):
@@ -158,8 +159,5 @@ def test_guessing_panel_runs_and_stops_from_another_thread():
     panel.click()
     assert panel.figure is not None and "favourite" in panel.status.value
     panel.set(depth=64, width=1024)
-    timer = threading.Timer(0.3, panel.stop)
-    timer.start()
-    panel.click()
-    timer.join()
+    stop_mid_run(panel)  # pressed while the run waits at its first progress report
     assert panel.status.value.startswith("stopped")

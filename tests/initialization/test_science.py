@@ -305,10 +305,14 @@ def test_guessing_bias_metric():
 
 
 def test_configs_construct_in_every_profile():
-    for profile in ("smoke", "cpu", "gpu"):
-        for cls in (S.SignalConfig, S.ChaosConfig, S.TrainabilityConfig, S.FluctuationConfig,
-                    S.SaxeConfig, S.DepthTimeConfig, S.GuessingConfig):
-            cls.for_profile(profile)
+    """Every profile's presets lie in the fields' ranges (a config refuses them otherwise), and
+    the smoke profile is the small one: no size of it above the gpu profile's."""
+    size = lambda v: len(v) if isinstance(v, (list, tuple)) else v  # noqa: E731
+    for cls in (S.SignalConfig, S.ChaosConfig, S.TrainabilityConfig, S.FluctuationConfig,
+                S.SaxeConfig, S.DepthTimeConfig, S.GuessingConfig):
+        smoke, _, gpu = (cls.for_profile(p).to_dict() for p in ("smoke", "cpu", "gpu"))
+        assert all(size(smoke[k]) <= size(gpu[k]) for k in smoke
+                   if isinstance(smoke[k], (int, list, tuple)) and not isinstance(smoke[k], bool)), cls
 
 
 

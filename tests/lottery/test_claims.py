@@ -1,14 +1,14 @@
 """Lottery-ticket figures, tables, precomputed sliders, the claims rows (claims.py), and the live
 panels (constructed, set, clicked, stopped, refused values, a diverging setting, the seed)."""
 import json
-import threading
-import time
 
 import numpy as np
 import pytest
 
 from dynamics import lottery as L
 from dynamics import plots, results
+
+from stopping import stop_mid_run
 
 
 @pytest.fixture(scope="module")
@@ -238,13 +238,7 @@ def test_a_diverging_setting_is_reported_and_the_panel_keeps_working(make, value
 def test_stop_stops_a_running_panel():
     panel = L.imp_panel("smoke", seed=0, **{**SMALL, "steps": 200, "evals": 20})
     panel.set(rounds=8)
-    panel.start()
-    deadline = time.time() + 60
-    while panel.progress.value == 0 and time.time() < deadline:
-        time.sleep(0.01)
-    panel.stop()
-    panel._thread.join(60)
-    assert not panel.running
+    stop_mid_run(panel)  # pressed while the run waits at its first progress report
     assert panel.status.value.startswith("stopped"), panel.status.value
     assert not panel.button.disabled and panel.stop_button.disabled
     panel.set(rounds=1).click()  # and it runs again
@@ -270,4 +264,3 @@ def test_panels_draw_no_progress_bars(capsys):
     panel.set(rewind_step=2).click()
     err = capsys.readouterr().err
     assert "it/s" not in err and "%|" not in err
-    assert threading.active_count() >= 1

@@ -107,8 +107,8 @@ def test_a_measured_notebook_reports_where_it_failed_or_stopped(tmp_path):
                                       profile="smoke", limit=120)
     assert failing["cells"] == 3 and failing["cells_run"] == 1 and not failing["finished"]
     assert "ZeroDivisionError" in failing["error"] and not failing["stopped_at_limit"]
-    slow = gpumeasure.run_notebook(_notebook(tmp_path / "b.ipynb", "import time",
-                                             "time.sleep(60)", "z = 3"), profile="smoke", limit=4)
+    slow = gpumeasure.run_notebook(_notebook(tmp_path / "b.ipynb", "import threading",
+                                             "threading.Event().wait()", "z = 3"), profile="smoke", limit=4)
     assert slow["stopped_at_limit"] and slow["cells_run"] == 1 and slow["error"] is None
     assert "stopped by the limit after 1 of 3 cells" in gpumeasure.describe(slow)
     done = gpumeasure.run_notebook(_notebook(tmp_path / "c.ipynb", "import os",

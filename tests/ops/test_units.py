@@ -176,19 +176,48 @@ def _env(out: Path) -> dict:
     return env
 
 
+# ``python -m dynamics_ops.precompute`` that says "stored <path>" on stdout after each unit it
+# stores and waits for a line on stdin before it goes on: a test kills it after the unit it
+# chose, however fast the machine (no polling of the folder, no seconds waited)
+PACED = """
+import runpy, sys
+from dynamics import results
+write = results.write_atomic
+def paced(path, text):
+    write(path, text)
+    if path.parent.parent.name == "units":
+        print("stored", path, flush=True)
+        sys.stdin.readline()
+results.write_atomic = paced
+sys.argv[0] = "dynamics_ops.precompute"
+runpy.run_module("dynamics_ops.precompute", run_name="__main__", alter_sys=True)
+"""
+
+
 def _precompute(out: Path, kill_at: int | None = None) -> subprocess.CompletedProcess | int:
     """``python -m dynamics_ops.precompute all --profile smoke`` into ``out``; with ``kill_at``,
-    SIGKILL it as soon as that many units are stored (returns how many there were then)."""
-    cmd = [sys.executable, "-m", "dynamics_ops.precompute", "all", "--profile", "smoke"]
+    SIGKILL it once that many units are stored (returns how many there were then)."""
+    args = ["all", "--profile", "smoke"]
     if kill_at is None:
-        return subprocess.run(cmd, env=_env(out), cwd=ROOT, capture_output=True, text=True, timeout=900)
-    proc = subprocess.Popen(cmd, env=_env(out), cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+        return subprocess.run([sys.executable, "-m", "dynamics_ops.precompute", *args], env=_env(out),
+                              cwd=ROOT, capture_output=True, text=True, timeout=900)
     stored = lambda: len(list((out / "units").glob("*/*.json")))  # noqa: E731
-    while proc.poll() is None and stored() < kill_at:
-        time.sleep(0.01)
+    proc = subprocess.Popen([sys.executable, "-c", PACED, *args], env=_env(out), cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    count = stored()
+    if count < kill_at:
+        for line in proc.stdout:  # ends early if the run does
+            if line.startswith("stored "):
+                count += 1
+                if count >= kill_at:
+                    break  # the run waits on stdin: killed right after this unit
+                proc.stdin.write("\n")  # go on to the next unit
+                proc.stdin.flush()
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    proc.stdout.close()
+    proc.stdin.close()
     return stored()
 
 

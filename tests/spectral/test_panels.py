@@ -1,19 +1,13 @@
 """dynamics.spectral.panels: the live panels driven headlessly (constructed, set, clicked,
 stopped, refused, diverging)."""
-import threading
-
 import pytest
 
 from dynamics.spectral import panels as P
 
+from stopping import stop_mid_run
+
 
 # ----------------------------------------------------------------- panels
-
-
-def stop_soon(panel, after=0.3):
-    timer = threading.Timer(after, panel.stop)
-    timer.start()
-    return timer
 
 
 def test_ns_panel_runs_refuses_and_survives_diverging_coefficients():
@@ -53,9 +47,7 @@ def test_practice_panel_trains_diverges_and_stops():
     with pytest.raises(ValueError, match="lr"):
         panel.set(lr=10.0)
     panel.set(optimizer="adamw", lr=0.01, steps=3000, width=64)
-    timer = stop_soon(panel)
-    panel.click()
-    timer.join()
+    stop_mid_run(panel)  # pressed while the run waits at its first progress report
     assert panel.status.value.startswith("stopped")  # stopped, not finished (no clock: load varies)
     assert panel.figure is not None
     panel.set(steps=20)
@@ -69,9 +61,7 @@ def test_memory_panel_runs_and_stops():
     panel.set(dim=16, alpha=1.5, seeds=1)
     assert panel.click() is not None and panel.status.value == "done"
     panel.set(dim=512, seeds=10)
-    timer = stop_soon(panel, 0.5)
-    panel.click()
-    timer.join()
+    stop_mid_run(panel)  # pressed while the run waits at its first progress report
     assert panel.status.value.startswith("stopped")  # stopped, not finished (no clock: load varies)
     with pytest.raises(ValueError, match="alpha"):
         panel.set(alpha=-1.0)
@@ -84,9 +74,7 @@ def test_shaping_panel_runs_stops_and_reports_divergence():
     assert panel.click() is not None and panel.status.value == "done"
     assert len(panel.figure.data) == 3  # fixed p, the schedule, the fixed run's final loss
     panel.set(steps=2000)
-    timer = stop_soon(panel, 0.5)
-    panel.click()
-    timer.join()
+    stop_mid_run(panel)  # pressed while the run waits at its first progress report
     assert panel.status.value.startswith("stopped")  # stopped, not finished (no clock: load varies)
     panel.set(steps=20, lr=1.0, p=1.5, p_start=2.0, p_end=2.0)
     panel.click()

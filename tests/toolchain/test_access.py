@@ -36,12 +36,18 @@ def _page(folder: Path, extra: str = "") -> Path:
 
 def _open(pw, page_path: Path):
     from dynamics_toolchain.pages import _browser
+    from dynamics_toolchain.scripts import FIGURES_DRAWN_JS
 
     browser = _browser(pw)
     page = browser.new_page(viewport={"width": 1000, "height": 900})
     page.goto(page_path.as_uri(), wait_until="load")
-    page.wait_for_timeout(800)
+    page.wait_for_function(FIGURES_DRAWN_JS)  # drawn, with their labels and keyboard
     return browser, page
+
+
+def _moved(page, was: str) -> None:
+    """Wait until the focused slider's value is no longer ``was`` (its move done and labelled)."""
+    page.wait_for_function("(was) => document.activeElement.getAttribute('aria-valuenow') !== was", arg=was)
 
 
 def test_sliders_move_from_the_keyboard_and_figures_say_what_they_show(tmp_path):
@@ -64,15 +70,15 @@ def test_sliders_move_from_the_keyboard_and_figures_say_what_they_show(tmp_path)
         active = "() => document.querySelectorAll('.js-plotly-plot')[1].layout.sliders[0].active"
         assert page.evaluate(slider) == ["weight decay", "3", "10"]
         page.keyboard.press("ArrowLeft")
-        page.wait_for_timeout(300)
+        _moved(page, "3")
         assert page.evaluate(active) == 2 and page.evaluate(slider)[1:] == ["2", "3"]
         title = "() => document.querySelectorAll('.js-plotly-plot')[1].layout.title.text"
         assert "weight decay 3" in page.evaluate(title)
         page.keyboard.press("Home")
-        page.wait_for_timeout(300)
+        _moved(page, "2")
         assert page.evaluate(active) == 0 and "weight decay 0" in page.evaluate(title)
         page.keyboard.press("End")
-        page.wait_for_timeout(300)
+        _moved(page, "0")
         assert page.evaluate(active) == 3
         browser.close()
 

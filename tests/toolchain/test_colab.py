@@ -550,10 +550,14 @@ def test_figures_draw_in_a_local_jupyter_without_network(tmp_path):
             return r.abort()
 
         page.route("**/*", route)
-        for name, path in pages.items():
-            page.goto(path.as_uri(), wait_until="load")
-            page.wait_for_timeout(1500)
-            drawn[name] = page.evaluate("document.querySelectorAll('.dynamics-figure .main-svg').length")
+        figures = "document.querySelectorAll('.dynamics-figure')"
+        drawn_js = "document.querySelectorAll('.dynamics-figure .main-svg').length"
+        page.goto(pages["jupyter"].as_uri(), wait_until="load")  # plotly.js inline: drawn at once
+        page.wait_for_function(f"() => [...{figures}].every(g => g.querySelector('.main-svg'))")
+        drawn["jupyter"] = page.evaluate(drawn_js)
+        with page.expect_event("requestfailed", lambda r: "cdn.plot.ly" in r.url):  # the one way to draw
+            page.goto(pages["no-plotlyjs"].as_uri(), wait_until="load")
+        drawn["no-plotlyjs"] = page.evaluate(drawn_js)
         browser.close()
     assert drawn["jupyter"] >= 1  # drawn from the plotly.js setup() put in the notebook
     assert drawn["no-plotlyjs"] == 0 and any("cdn.plot.ly" in u for u in refused)  # the control

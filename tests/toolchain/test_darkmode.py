@@ -84,19 +84,20 @@ def test_the_theme_toggle_redraws_the_figures(tmp_path):
     from playwright.sync_api import sync_playwright
 
     from dynamics_toolchain.pages import _browser
+    from dynamics_toolchain.scripts import FIGURES_DRAWN_JS
 
     folder = _page(tmp_path)
     with sync_playwright() as pw:
         browser = _browser(pw)
         page = browser.new_page(color_scheme="light")
         page.goto((folder / "chapters" / "dark.html").as_uri(), wait_until="load")
-        page.wait_for_timeout(800)
+        page.wait_for_function(FIGURES_DRAWN_JS, arg="light")
         before = page.evaluate(darkmode.THEME_REPORT_JS)
         page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
-        page.wait_for_timeout(800)
+        page.wait_for_function(FIGURES_DRAWN_JS, arg="dark")  # the toggle's redraw, done
         after = page.evaluate(darkmode.THEME_REPORT_JS)
         page.evaluate("() => { document.documentElement.dataset.theme = 'light'; }")
-        page.wait_for_timeout(800)
+        page.wait_for_function(FIGURES_DRAWN_JS, arg="light")
         back = page.evaluate(darkmode.THEME_REPORT_JS)
         browser.close()
     assert before["figures"][0]["paper"] in ("white", "#fff", "#ffffff", "rgb(255, 255, 255)")

@@ -45,6 +45,7 @@ def test_a_view_goes_into_the_address_and_comes_back_from_a_link(tmp_path):
     from playwright.sync_api import sync_playwright
 
     from dynamics_toolchain.pages import _browser
+    from dynamics_toolchain.scripts import FIGURES_DRAWN_JS
 
     url = _page(tmp_path).as_uri()
     active = "() => [...document.querySelectorAll('.js-plotly-plot')].map(g => " \
@@ -53,7 +54,7 @@ def test_a_view_goes_into_the_address_and_comes_back_from_a_link(tmp_path):
         browser = _browser(pw)
         page = browser.new_page(viewport={"width": 1000, "height": 900})
         page.goto(url + "#phase", wait_until="load")
-        page.wait_for_timeout(800)
+        page.wait_for_function(FIGURES_DRAWN_JS)
         default = page.evaluate(active)[1]
         assert default == 3  # the slider starts at its last step (weight decay 10)
         # the reader moves the slider of figure 2 to its first step (weight decay 0)
@@ -61,19 +62,18 @@ def test_a_view_goes_into_the_address_and_comes_back_from_a_link(tmp_path):
         fig2.scroll_into_view_if_needed()
         rail = fig2.locator(".slider-rail-rect").bounding_box()
         page.mouse.click(rail["x"] + 2, rail["y"] + rail["height"] / 2)
-        page.wait_for_timeout(500)
+        page.wait_for_function("() => location.hash !== '#phase'")  # the step, written
         assert page.evaluate(active)[1] == 0
         assert page.evaluate("() => location.hash") == "#phase&fig2=0"
         # and turns the 3-D figure
         page.evaluate("() => Plotly.relayout(document.querySelectorAll('.js-plotly-plot')[2], "
-                      "{'scene.camera': {eye: {x: 0.5, y: 2, z: 0.25}}})")
-        page.wait_for_timeout(300)
+                      "{'scene.camera': {eye: {x: 0.5, y: 2, z: 0.25}}})")  # awaited: relayout's event done
         link = page.evaluate("() => location.href")
         assert link.endswith("#phase&fig2=0&fig3cam=0.50%2C2.00%2C0.25")
         # a colleague opens the link: the same step and view
         other = browser.new_page(viewport={"width": 1000, "height": 900})
         other.goto(url + view_fragment({2: 3}, {3: (0.5, 2, 0.25)}, anchor="phase"), wait_until="load")
-        other.wait_for_timeout(1000)
+        other.wait_for_function(FIGURES_DRAWN_JS)  # drawn, then set to the link's view
         assert other.evaluate(active)[1] == 2  # the step labelled 3
         title = other.evaluate("() => document.querySelectorAll('.js-plotly-plot')[1].layout.title.text")
         assert "weight decay 3" in title
@@ -82,6 +82,6 @@ def test_a_view_goes_into_the_address_and_comes_back_from_a_link(tmp_path):
         assert other.evaluate("() => window.scrollY") > 0  # scrolled to the figure
         plain = browser.new_page(viewport={"width": 1000, "height": 900})
         plain.goto(url, wait_until="load")
-        plain.wait_for_timeout(800)
+        plain.wait_for_function(FIGURES_DRAWN_JS)
         assert plain.evaluate(active)[1] == default and plain.evaluate("() => window.scrollY") == 0
         browser.close()

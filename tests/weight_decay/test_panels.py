@@ -1,10 +1,11 @@
 """dynamics.weight_decay.panels: every live panel driven headlessly: constructed, set, clicked,
 stopped, given out-of-range and diverging settings, and seeded."""
-import time
 
 import pytest
 
 from dynamics.weight_decay import panels as P
+
+from stopping import stop_mid_run
 
 
 def test_every_panel_passes_above_and_seed(monkeypatch):
@@ -63,15 +64,10 @@ def test_panels_run_and_survive_extremes():
     (P.spectrum_panel, dict(steps=10000)),
 ])
 def test_panels_stop(make, values):
-    """Run in the background thread the Run button uses, press Stop: the run ends within
-    seconds, says so, and the panel can run again."""
+    """Run in the background thread the Run button uses, press Stop mid-run: the run ends,
+    says so, and the panel can run again."""
     p = make("smoke").set(**values)
-    p.start()
-    time.sleep(1.5)
-    assert p.running
-    p.stop()
-    p._thread.join(timeout=60)
-    assert not p.running
+    stop_mid_run(p)  # pressed while the run waits at its first progress report
     assert p.status.value.startswith("stopped"), p.status.value
     assert not p.button.disabled and p.stop_button.disabled
 

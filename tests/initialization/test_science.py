@@ -7,6 +7,8 @@ import pytest
 import torch
 from scipy import integrate, optimize
 
+from known import known_answer
+
 from dynamics.initialization import science as S
 
 
@@ -155,6 +157,9 @@ def test_measured_depth_scale_in_the_ordered_phase():
 # ----------------------------------------------------------------------------- inits
 
 
+@known_answer(S.lsuv_, S.init_mlp,
+              how="LSUV's definition: every layer's output variance within its tolerance of 1 "
+                  "on the batch it rescaled on, each weight a rescaled orthonormal matrix")
 def test_lsuv_gives_unit_variance_and_orthonormal_start():
     torch.manual_seed(0)
     x = torch.randn(256, 20)
@@ -167,6 +172,30 @@ def test_lsuv_gives_unit_variance_and_orthonormal_start():
         w = layer.weight.detach()  # a rescaled orthonormal matrix: W W^T proportional to I
         gram = w @ w.T if w.shape[0] <= w.shape[1] else w.T @ w
         np.testing.assert_allclose(gram / gram.diagonal().mean(), torch.eye(len(gram)), atol=1e-4)
+
+
+@known_answer(S.lsuv_, S.layer_statistics,
+              how="fresh inputs from the batch's distribution have the same variance to "
+                  "sampling error, so LSUV's unit variance holds on them; its orthonormal "
+                  "start before rescaling (the same matrices) halves the variance per ReLU layer")
+def test_lsuv_unit_variance_holds_on_held_out_inputs_and_not_at_its_start():
+    torch.manual_seed(0)
+    x, held = torch.randn(256, 20) * 3 + 1, torch.randn(256, 20) * 3 + 1
+    y = torch.randint(0, 10, (256,))
+    torch.manual_seed(5)
+    model = S.init_mlp(20, 128, 12, "relu", "lsuv", x=x)
+    torch.manual_seed(5)
+    start = S.init_mlp(20, 128, 12, "relu", "lsuv", x=x, rescale=False)
+    for a, b in zip(model.hidden, start.hidden):  # the same orthonormal matrices, rescaled
+        w, w0 = a.weight.detach(), b.weight.detach()
+        np.testing.assert_allclose(w / w.norm(), w0 / w0.norm(), atol=1e-6)
+    var = S.layer_statistics(model, held, y)["out_var"]
+    assert len(var) == 13 and all(0.8 < v < 1.25 for v in var)
+    var0 = np.asarray(S.layer_statistics(start, held, y)["out_var"])
+    # halved per ReLU layer on average: 2^-10 over ten layers, within the factor of a few that
+    # finite width (128) spreads it by
+    assert 2.0 ** -12 < var0[-2] / var0[1] < 2.0 ** -8 and np.all(np.diff(var0[:-1]) < 0)
+    assert var0.min() < 0.01
 
 
 def test_init_mlp_schemes_and_bad_inputs():
@@ -199,11 +228,97 @@ def test_init_mlp_schemes_and_bad_inputs():
 def test_layer_statistics_shapes_and_zero_init():
     x, y = torch.randn(32, 10), torch.randint(0, 10, (32,))
     st = S.layer_statistics(S.init_mlp(10, 16, 5, "relu", "zero"), x, y)
-    assert len(st["act_std"]) == len(st["grad_norm"]) == 5
+    assert len(st["act_std"]) == len(st["grad_norm"]) == len(st["grad_in"]) == 5
+    assert len(st["out_var"]) == 6  # the hidden layers and the output layer
     assert max(st["act_std"]) == 0 and max(st["grad_norm"]) == 0  # symmetry never breaks
-    assert np.isnan(S.std_ratio(st))
+    assert max(st["grad_in"]) == 0
+    assert np.isnan(S.std_ratio(st)) and np.isnan(S.backward_ratio(st))
     st = S.layer_statistics(S.init_mlp(10, 16, 5, "tanh", "xavier"), x, y)
-    assert min(st["grad_norm"]) > 0 and S.std_ratio(st) > 0
+    assert min(st["grad_norm"]) > 0 and S.std_ratio(st) > 0 and S.backward_ratio(st) > 0
+
+
+def _linear_net(n, depth, gain, orthogonal, seed=0):
+    """A bias-free linear MLP of ``depth`` square n x n hidden layers W_l = gain x (identity
+    or a Haar-orthogonal matrix), a random 10 x n head."""
+    gen = torch.Generator().manual_seed(seed)
+    model = S.MLP(n, n, depth, 10, "linear", bias=False)
+    with torch.no_grad():
+        qs = S.haar_orthogonal(depth, n, gen) if orthogonal else torch.eye(n).expand(depth, n, n)
+        for layer, q in zip(model.hidden, qs):
+            layer.weight.copy_(gain * q)
+        model.head.weight.copy_(torch.randn(10, n, generator=gen) / math.sqrt(n))
+    return model
+
+
+@known_answer(S.layer_statistics, S.std_ratio, S.backward_ratio, S.signal_summary,
+              how="a linear network of square layers W_l = g I: the activations and every "
+                  "layer's output variance are g^l times the input's, the backward signal "
+                  "dL/dz_l is g^(L-l) times the last layer's, and every dL/dW_l equals "
+                  "g^(L-1) (dL/dz_L)^T x, the forward and backward factors cancelling; each "
+                  "computed here from the closed form, not from the function")
+def test_signal_statistics_of_a_linear_network_in_closed_form():
+    n, L, g, B = 16, 6, 0.5, 64
+    gen = torch.Generator().manual_seed(1)
+    x, y = torch.randn(B, n, generator=gen), torch.randint(0, 10, (B,), generator=gen)
+    model = _linear_net(n, L, g, orthogonal=False)
+    st = S.layer_statistics(model, x, y)
+    # the closed form, by hand: h_l = g^l x, out = g^L x V^T, dL/dz_L = (softmax - onehot)/B V
+    V = model.head.weight.detach().double()
+    xd = x.double()
+    out = g ** L * xd @ V.T
+    err = (torch.softmax(out, 1) - torch.nn.functional.one_hot(y, 10).double()) / B
+    delta_L = err @ V
+    G = g ** (L - 1) * delta_L.T @ xd
+    for l in range(L):  # layer l + 1
+        assert st["act_std"][l] == pytest.approx(g ** (l + 1) * float(xd.std()), rel=1e-5)
+        assert st["out_var"][l] == pytest.approx(g ** (2 * l + 2) * float(xd.var()), rel=1e-5)
+        assert st["grad_in"][l] == pytest.approx(g ** (L - 1 - l) * float(delta_L.norm()), rel=1e-5)
+        assert st["grad_norm"][l] == pytest.approx(float(G.norm()), rel=1e-5)
+    assert st["out_var"][L] == pytest.approx(float(out.var()), rel=1e-5)
+    assert S.std_ratio(st) == pytest.approx(g ** (L - 1), rel=1e-5)
+    assert S.backward_ratio(st) == pytest.approx(g ** (L - 1), rel=1e-5)
+    sm = S.signal_summary(st)
+    assert sm["forward"] == pytest.approx(g ** (L - 1), rel=1e-5)
+    assert sm["backward"] == pytest.approx(g ** (L - 1), rel=1e-5)
+    assert sm["weight_size"] == pytest.approx(float(G.norm()), rel=1e-5)
+
+
+@known_answer(S.layer_statistics, S.backward_ratio,
+              how="orthogonal layers of gain g preserve every norm up to the factor g: the "
+                  "backward signal falls by exactly g per layer towards the input, and the "
+                  "weight gradient's norm is the same in every square layer, whatever g")
+def test_weight_gradient_is_level_while_both_signals_fall():
+    n, L, B = 32, 8, 48
+    gen = torch.Generator().manual_seed(2)
+    x, y = torch.randn(B, n, generator=gen), torch.randint(0, 10, (B,), generator=gen)
+    sizes = {}
+    for g in (2 ** -0.5, 1.0):
+        st = S.layer_statistics(_linear_net(n, L, g, orthogonal=True, seed=3), x, y)
+        back = np.asarray(st["grad_in"])
+        np.testing.assert_allclose(back[:-1] / back[1:], g, rtol=1e-4)
+        assert S.backward_ratio(st) == pytest.approx(g ** (L - 1), rel=1e-4)
+        np.testing.assert_allclose(st["grad_norm"], st["grad_norm"][0], rtol=1e-4)
+        sizes[g] = st["grad_norm"][0]
+    # the level weight gradient carries both decays in its size: g^(L-1), up to the softmax
+    # error, which hardly changes while the logits are small
+    assert sizes[2 ** -0.5] / sizes[1.0] == pytest.approx(2 ** (-(L - 1) / 2), rel=0.2)
+
+
+@known_answer(S.backward_ratio, S.std_ratio,
+              how="mean-field theory of ReLU layers (He et al.): the forward and backward "
+                  "variances are multiplied by sigma_w^2 / 2 per layer, 1 with He's 2/fan_in "
+                  "and 1/2 with Xavier's 1/fan_in (square layers), so over L - 1 layers the "
+                  "ratios are 1 and 2^(-(L-1)/2), up to finite-width fluctuations")
+def test_relu_signal_ratios_against_mean_field():
+    n, L, B = 1024, 16, 128
+    torch.manual_seed(0)
+    x, y = torch.randn(B, n), torch.randint(0, 10, (B,))
+    he = S.layer_statistics(S.init_mlp(n, n, L, "relu", "he"), x, y)
+    xa = S.layer_statistics(S.init_mlp(n, n, L, "relu", "xavier"), x, y)
+    assert 0.6 < S.std_ratio(he) < 1.6 and 0.6 < S.backward_ratio(he) < 1.6
+    expected = 2 ** (-(L - 1) / 2)
+    assert 0.5 * expected < S.std_ratio(xa) < 2 * expected
+    assert 0.5 * expected < S.backward_ratio(xa) < 2 * expected
 
 
 def test_haar_orthogonal_and_random_weights():

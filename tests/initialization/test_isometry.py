@@ -13,6 +13,7 @@ from dynamics.initialization import experiments as E
 from dynamics.initialization import science as S
 from dynamics.initialization import isometry as I
 
+from known import known_answer
 from seeds import SEEDS
 
 
@@ -25,6 +26,8 @@ def _net(W, b, act):
     return f
 
 
+@known_answer(I.network_jacobians, how="torch.autograd.functional.jacobian of the same network, "
+                                       "depth by depth")
 @pytest.mark.parametrize("activation, init", I.ISO_CASES)
 def test_jacobians_match_torch_autograd(activation, init):
     """Every depth's Jacobian, from the chain of per-layer jacrev's, equals
@@ -42,6 +45,9 @@ def test_jacobians_match_torch_autograd(activation, init):
 
 @pytest.mark.parametrize("activation, point", [("tanh", (3.0, 0.05)), ("tanh", (0.8, 0.01)),
                                                ("relu", (2.4, 0.0)), ("relu", (1.7, 0.0))])
+@known_answer(I.chi_1_of, I.spectrum_stats,
+              how="mean-field theory: the mean squared singular value of the Jacobian is "
+                  "chi_1^L (ReLU: chi_1 = sigma_w^2 / 2)")
 def test_mean_squared_singular_value_is_chi_1_to_the_depth(activation, point):
     """Off the critical line the mean of lambda = s^2 grows or decays as chi_1^L, chi_1 from
     the chapter's mean-field code (ReLU: sigma_w^2 / 2): chi_1 fixes the mean."""
@@ -69,6 +75,10 @@ def test_one_relu_layer_has_squared_singular_values_zero_and_the_gain():
     assert sorted(set(np.round(lam.flatten().tolist(), 6))) == [0.0, 1.0]
 
 
+@known_answer(I.isometry_point, I.spread_theory,
+              how="the point solves q* = 1/64 and chi_1 = 1 of the (tested) mean-field maps, "
+                  "ReLU's is (2, 0); the spread is L (mu2/mu1^2 - 1 - s1) of Pennington et al., "
+                  "1 and 2 per layer for ReLU")
 def test_the_critical_point_and_the_theory():
     s_w2, s_b2 = I.isometry_point("tanh", 1 / 64)
     assert S.q_star(s_w2, s_b2) == pytest.approx(1 / 64, rel=1e-3)
@@ -153,3 +163,16 @@ def test_isometry_rows_can_say_no():
     assert I.isometry_claims(iso_relu)[3]["reproduced"] == "no"
     with pytest.raises(ValueError, match="seed"):
         I.isometry_claims(runs[SEEDS[0]])
+
+
+@known_answer(I.spectrum_stats, how="constructed Jacobians: the identity (mean 1, relative "
+                                    "variance 0, none small) and diag(2, 0.05, 0, 1)")
+def test_spectrum_stats_on_constructed_jacobians():
+    st = I.spectrum_stats(torch.eye(4).expand(3, 4, 4))
+    assert st == pytest.approx(dict(mean=1.0, rel_var=0.0, small=0.0), abs=1e-12)
+    s = torch.tensor([2.0, 0.05, 0.0, 1.0])
+    lam = s.double() ** 2
+    st = I.spectrum_stats(torch.diag(s).expand(2, 4, 4))
+    assert st["mean"] == pytest.approx(float(lam.mean()), rel=1e-6)
+    assert st["rel_var"] == pytest.approx(float(lam.var(unbiased=False) / lam.mean() ** 2), rel=1e-5)
+    assert st["small"] == pytest.approx(0.5)  # 0.05^2 and 0 lie below 0.01

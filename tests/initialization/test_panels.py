@@ -37,6 +37,11 @@ def test_signal_figure_slider_and_dead_init():
     assert fig.layout.sliders and len(fig.layout.sliders[0].steps) == 2
     assert any("(all 0)" in (tr.name or "") for tr in fig.data)
     _rendered(fig)
+    one = F.signal_figure(res, "relu")  # forward, backward and weight gradient, one legend
+    he = [tr for tr in one.data if tr.name == "he"]
+    assert len(he) == 3 and sum(bool(tr.showlegend) for tr in he) == 1
+    assert [list(tr.y) for tr in he] == [res["relu"]["he"][k]
+                                         for k in ("act_std", "grad_in", "grad_norm")]
     one = F.signal_figure(res, "tanh")
     assert not one.layout.sliders
 

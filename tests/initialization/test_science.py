@@ -7,6 +7,8 @@ import pytest
 import torch
 from scipy import integrate, optimize
 
+from known import known_answer
+
 from dynamics.initialization import science as S
 
 
@@ -36,18 +38,27 @@ def _ref_chi_1(sw2, sb2):
     return sw2 * _gauss(lambda z: 1 / math.cosh(math.sqrt(q) * z) ** 4)
 
 
+@known_answer(S.gauss_hermite, how="the standard normal's moments: total weight 1, E z^2 = 1, "
+                                    "E z^4 = 3")
 def test_gauss_hermite_moments():
     z, w = S.gauss_hermite()
     assert np.isclose(w.sum(), 1.0)
     assert np.isclose(np.dot(w, z ** 2), 1.0) and np.isclose(np.dot(w, z ** 4), 3.0)
 
 
+@known_answer(S.q_map, how="the defining Gaussian integral by adaptive quadrature "
+                           "(scipy.integrate.quad), not Gauss-Hermite")
 def test_q_map_against_scipy_quadrature():
     for q, sw2, sb2 in [(0.3, 1.5, 0.05), (2.0, 3.0, 0.2)]:
         ref = sw2 * _gauss(lambda z: math.tanh(math.sqrt(q) * z) ** 2) + sb2
         assert S.q_map(q, sw2, sb2) == pytest.approx(ref, rel=1e-6)
 
 
+@known_answer(S.q_star, S.c_star, S.c_map, S.critical_sigma_w2, S.chi_1,
+              how="q* against plain fixed-point iteration of a quadrature q-map; c = 1 always "
+                  "fixed; the published edge of chaos sigma_w^2 = 1.76 at sigma_b^2 = 0.05 "
+                  "(Poole et al., Schoenholz et al.) and exactly 1 at sigma_b = 0; roots of a "
+                  "reference chi_1")
 def test_fixed_points_and_known_critical_values():
     sw2, sb2 = 2.0, 0.05
     q = S.q_star(sw2, sb2)
@@ -90,6 +101,8 @@ def test_root_finders_converge_where_the_functions_are_flat(sb2):
         assert S.depth_scale(sw2, sb2) > 0
 
 
+@known_answer(S.chi_1, S.c_map, how="chi_1 is the slope of the correlation map at c = 1 "
+                                       "(finite difference) and a quadrature reference")
 def test_chi1_is_the_slope_of_the_correlation_map_at_one():
     sw2, sb2 = 1.3, 0.05
     h = 1e-4
@@ -98,6 +111,9 @@ def test_chi1_is_the_slope_of_the_correlation_map_at_one():
     assert S.chi_1(sw2, sb2) == pytest.approx(_ref_chi_1(sw2, sb2), rel=1e-5)
 
 
+@known_answer(S.depth_scale, S.trainable_depth,
+              how="in the ordered phase xi_c = -1/ln chi_1 exactly; it diverges at the edge "
+                  "of chaos; 6 xi_c by definition (Schoenholz et al.)")
 def test_depth_scale_and_trainable_depth():
     # ordered phase: xi = -1/ln chi_1; it diverges at the edge of chaos
     assert S.depth_scale(1.0, 0.05) == pytest.approx(-1 / math.log(S.chi_1(1.0, 0.05)))
@@ -125,6 +141,8 @@ def test_mean_field_bad_inputs():
 # ----------------------------------------------------------------------------- measurements
 
 
+@known_answer(S.measure_chi_1, how="mean-field chi_1 (itself checked against quadrature) "
+                                        "on wide random tanh networks, within 5%")
 def test_measured_chi1_matches_theory_and_is_deterministic():
     s = [1.0, 2.5]
     a = S.measure_chi_1(s, 0.05, width=256, depth=30, batch=32, seed=3)
@@ -133,6 +151,8 @@ def test_measured_chi1_matches_theory_and_is_deterministic():
     np.testing.assert_allclose(a, [S.chi_1(v, 0.05) for v in s], rtol=0.05)
 
 
+@known_answer(S.measure_map_iterates, how="the q-map and c-map of mean-field theory, "
+                                              "through wide random networks")
 def test_measured_maps_sit_on_theory():
     sw2, sb2 = 1.76, 0.05
     for seq in S.measure_map_iterates(sw2, sb2, [0.1, 2.5], "q", width=512, depth=4):
@@ -146,6 +166,8 @@ def test_measured_maps_sit_on_theory():
         S.measure_map_iterates(1.0, 0.05, [0.1], "x")
 
 
+@known_answer(S.measure_depth_scale, how="xi_c = -1/ln chi_1 of the theory in the ordered "
+                                              "phase, on a random network of width 256")
 def test_measured_depth_scale_in_the_ordered_phase():
     xi, used = S.measure_depth_scale(1.0, 0.05, width=256, depth=40, pairs=32)
     assert used >= 4
@@ -155,6 +177,9 @@ def test_measured_depth_scale_in_the_ordered_phase():
 # ----------------------------------------------------------------------------- inits
 
 
+@known_answer(S.lsuv_, S.init_mlp,
+              how="LSUV's definition: every layer's output variance within its tolerance of 1 "
+                  "on the batch it rescaled on, each weight a rescaled orthonormal matrix")
 def test_lsuv_gives_unit_variance_and_orthonormal_start():
     torch.manual_seed(0)
     x = torch.randn(256, 20)
@@ -167,6 +192,30 @@ def test_lsuv_gives_unit_variance_and_orthonormal_start():
         w = layer.weight.detach()  # a rescaled orthonormal matrix: W W^T proportional to I
         gram = w @ w.T if w.shape[0] <= w.shape[1] else w.T @ w
         np.testing.assert_allclose(gram / gram.diagonal().mean(), torch.eye(len(gram)), atol=1e-4)
+
+
+@known_answer(S.lsuv_, S.layer_statistics,
+              how="fresh inputs from the batch's distribution have the same variance to "
+                  "sampling error, so LSUV's unit variance holds on them; its orthonormal "
+                  "start before rescaling (the same matrices) halves the variance per ReLU layer")
+def test_lsuv_unit_variance_holds_on_held_out_inputs_and_not_at_its_start():
+    torch.manual_seed(0)
+    x, held = torch.randn(256, 20) * 3 + 1, torch.randn(256, 20) * 3 + 1
+    y = torch.randint(0, 10, (256,))
+    torch.manual_seed(5)
+    model = S.init_mlp(20, 128, 12, "relu", "lsuv", x=x)
+    torch.manual_seed(5)
+    start = S.init_mlp(20, 128, 12, "relu", "lsuv", x=x, rescale=False)
+    for a, b in zip(model.hidden, start.hidden):  # the same orthonormal matrices, rescaled
+        w, w0 = a.weight.detach(), b.weight.detach()
+        np.testing.assert_allclose(w / w.norm(), w0 / w0.norm(), atol=1e-6)
+    var = S.layer_statistics(model, held, y)["out_var"]
+    assert len(var) == 13 and all(0.8 < v < 1.25 for v in var)
+    var0 = np.asarray(S.layer_statistics(start, held, y)["out_var"])
+    # halved per ReLU layer on average: 2^-10 over ten layers, within the factor of a few that
+    # finite width (128) spreads it by
+    assert 2.0 ** -12 < var0[-2] / var0[1] < 2.0 ** -8 and np.all(np.diff(var0[:-1]) < 0)
+    assert var0.min() < 0.01
 
 
 def test_init_mlp_schemes_and_bad_inputs():
@@ -199,11 +248,97 @@ def test_init_mlp_schemes_and_bad_inputs():
 def test_layer_statistics_shapes_and_zero_init():
     x, y = torch.randn(32, 10), torch.randint(0, 10, (32,))
     st = S.layer_statistics(S.init_mlp(10, 16, 5, "relu", "zero"), x, y)
-    assert len(st["act_std"]) == len(st["grad_norm"]) == 5
+    assert len(st["act_std"]) == len(st["grad_norm"]) == len(st["grad_in"]) == 5
+    assert len(st["out_var"]) == 6  # the hidden layers and the output layer
     assert max(st["act_std"]) == 0 and max(st["grad_norm"]) == 0  # symmetry never breaks
-    assert np.isnan(S.std_ratio(st))
+    assert max(st["grad_in"]) == 0
+    assert np.isnan(S.std_ratio(st)) and np.isnan(S.backward_ratio(st))
     st = S.layer_statistics(S.init_mlp(10, 16, 5, "tanh", "xavier"), x, y)
-    assert min(st["grad_norm"]) > 0 and S.std_ratio(st) > 0
+    assert min(st["grad_norm"]) > 0 and S.std_ratio(st) > 0 and S.backward_ratio(st) > 0
+
+
+def _linear_net(n, depth, gain, orthogonal, seed=0):
+    """A bias-free linear MLP of ``depth`` square n x n hidden layers W_l = gain x (identity
+    or a Haar-orthogonal matrix), a random 10 x n head."""
+    gen = torch.Generator().manual_seed(seed)
+    model = S.MLP(n, n, depth, 10, "linear", bias=False)
+    with torch.no_grad():
+        qs = S.haar_orthogonal(depth, n, gen) if orthogonal else torch.eye(n).expand(depth, n, n)
+        for layer, q in zip(model.hidden, qs):
+            layer.weight.copy_(gain * q)
+        model.head.weight.copy_(torch.randn(10, n, generator=gen) / math.sqrt(n))
+    return model
+
+
+@known_answer(S.layer_statistics, S.std_ratio, S.backward_ratio, S.signal_summary,
+              how="a linear network of square layers W_l = g I: the activations and every "
+                  "layer's output variance are g^l times the input's, the backward signal "
+                  "dL/dz_l is g^(L-l) times the last layer's, and every dL/dW_l equals "
+                  "g^(L-1) (dL/dz_L)^T x, the forward and backward factors cancelling; each "
+                  "computed here from the closed form, not from the function")
+def test_signal_statistics_of_a_linear_network_in_closed_form():
+    n, L, g, B = 16, 6, 0.5, 64
+    gen = torch.Generator().manual_seed(1)
+    x, y = torch.randn(B, n, generator=gen), torch.randint(0, 10, (B,), generator=gen)
+    model = _linear_net(n, L, g, orthogonal=False)
+    st = S.layer_statistics(model, x, y)
+    # the closed form, by hand: h_l = g^l x, out = g^L x V^T, dL/dz_L = (softmax - onehot)/B V
+    V = model.head.weight.detach().double()
+    xd = x.double()
+    out = g ** L * xd @ V.T
+    err = (torch.softmax(out, 1) - torch.nn.functional.one_hot(y, 10).double()) / B
+    delta_L = err @ V
+    G = g ** (L - 1) * delta_L.T @ xd
+    for l in range(L):  # layer l + 1
+        assert st["act_std"][l] == pytest.approx(g ** (l + 1) * float(xd.std()), rel=1e-5)
+        assert st["out_var"][l] == pytest.approx(g ** (2 * l + 2) * float(xd.var()), rel=1e-5)
+        assert st["grad_in"][l] == pytest.approx(g ** (L - 1 - l) * float(delta_L.norm()), rel=1e-5)
+        assert st["grad_norm"][l] == pytest.approx(float(G.norm()), rel=1e-5)
+    assert st["out_var"][L] == pytest.approx(float(out.var()), rel=1e-5)
+    assert S.std_ratio(st) == pytest.approx(g ** (L - 1), rel=1e-5)
+    assert S.backward_ratio(st) == pytest.approx(g ** (L - 1), rel=1e-5)
+    sm = S.signal_summary(st)
+    assert sm["forward"] == pytest.approx(g ** (L - 1), rel=1e-5)
+    assert sm["backward"] == pytest.approx(g ** (L - 1), rel=1e-5)
+    assert sm["weight_size"] == pytest.approx(float(G.norm()), rel=1e-5)
+
+
+@known_answer(S.layer_statistics, S.backward_ratio,
+              how="orthogonal layers of gain g preserve every norm up to the factor g: the "
+                  "backward signal falls by exactly g per layer towards the input, and the "
+                  "weight gradient's norm is the same in every square layer, whatever g")
+def test_weight_gradient_is_level_while_both_signals_fall():
+    n, L, B = 32, 8, 48
+    gen = torch.Generator().manual_seed(2)
+    x, y = torch.randn(B, n, generator=gen), torch.randint(0, 10, (B,), generator=gen)
+    sizes = {}
+    for g in (2 ** -0.5, 1.0):
+        st = S.layer_statistics(_linear_net(n, L, g, orthogonal=True, seed=3), x, y)
+        back = np.asarray(st["grad_in"])
+        np.testing.assert_allclose(back[:-1] / back[1:], g, rtol=1e-4)
+        assert S.backward_ratio(st) == pytest.approx(g ** (L - 1), rel=1e-4)
+        np.testing.assert_allclose(st["grad_norm"], st["grad_norm"][0], rtol=1e-4)
+        sizes[g] = st["grad_norm"][0]
+    # the level weight gradient carries both decays in its size: g^(L-1), up to the softmax
+    # error, which hardly changes while the logits are small
+    assert sizes[2 ** -0.5] / sizes[1.0] == pytest.approx(2 ** (-(L - 1) / 2), rel=0.2)
+
+
+@known_answer(S.backward_ratio, S.std_ratio,
+              how="mean-field theory of ReLU layers (He et al.): the forward and backward "
+                  "variances are multiplied by sigma_w^2 / 2 per layer, 1 with He's 2/fan_in "
+                  "and 1/2 with Xavier's 1/fan_in (square layers), so over L - 1 layers the "
+                  "ratios are 1 and 2^(-(L-1)/2), up to finite-width fluctuations")
+def test_relu_signal_ratios_against_mean_field():
+    n, L, B = 1024, 16, 128
+    torch.manual_seed(0)
+    x, y = torch.randn(B, n), torch.randint(0, 10, (B,))
+    he = S.layer_statistics(S.init_mlp(n, n, L, "relu", "he"), x, y)
+    xa = S.layer_statistics(S.init_mlp(n, n, L, "relu", "xavier"), x, y)
+    assert 0.6 < S.std_ratio(he) < 1.6 and 0.6 < S.backward_ratio(he) < 1.6
+    expected = 2 ** (-(L - 1) / 2)
+    assert 0.5 * expected < S.std_ratio(xa) < 2 * expected
+    assert 0.5 * expected < S.backward_ratio(xa) < 2 * expected
 
 
 def test_haar_orthogonal_and_random_weights():
@@ -261,6 +396,8 @@ def test_fluctuations_are_deterministic_and_checked():
         S.preactivation_fluctuations("xavier", 5, 16, 32)
 
 
+@known_answer(S.saxe_theory, how="the logistic solves y' = 2 s y (1 - y) with s = strength / "
+                                      "sqrt C: its value at 0, its limit and its derivative")
 def test_saxe_theory_and_task():
     t = np.array([0.0, 1.0, 100.0])
     y = S.saxe_theory(t, 1.0, 4, 0.01)
@@ -294,6 +431,9 @@ def test_deep_linear_orthogonal_product_is_orthogonal():
         S.effective_start(S.deep_linear(5, 8, 3, "small"), S.saxe_task(5))
 
 
+@known_answer(S.guessing_bias, S.favourite_class,
+              how="constructed logits: every input in class 1 gives 1 and class 1; the "
+                  "identity gives each class once, 1/C")
 def test_guessing_bias_metric():
     logits = torch.zeros(10, 3)
     logits[:, 1] = 1.0
@@ -317,6 +457,8 @@ def test_configs_construct_in_every_profile():
 
 
 
+@known_answer(S.trainable_band, how="its edges are where 6 xi_c equals the depth, on either "
+                                         "side of the critical point")
 def test_trainable_band_edges_are_where_six_xi_equals_the_depth():
     lo, hi = S.trainable_band(32, 0.05)
     assert lo < S.critical_sigma_w2(0.05) < hi
@@ -338,3 +480,63 @@ def test_small_init_shrinks_the_signal_by_its_predicted_factor():
             stds.append(float(h.std()))
         ratios = [b / a for a, b in zip(stds[1:], stds[2:])]  # past the first layer's input
         assert all(r == pytest.approx(factor, rel=0.05) for r in ratios), (act, ratios)
+
+
+@known_answer(S.chi_c, how="equal to chi_1 in the ordered phase (c* = 1); in the chaotic phase "
+                           "the Gaussian double integral sigma_w^2 E[phi'(u1) phi'(u2)] at c*, by "
+                           "adaptive quadrature (scipy.integrate.dblquad)")
+def test_chi_c_against_quadrature():
+    assert S.chi_c(1.0, 0.05) == pytest.approx(S.chi_1(1.0, 0.05), rel=1e-12)
+    sw2, sb2 = 3.0, 0.05
+    q, c = _ref_q_star(sw2, sb2), S.c_star(sw2, sb2)
+    assert c < 0.9
+
+    def d(u):
+        return 1 / math.cosh(u) ** 2
+
+    def f(z2, z1):
+        u1 = math.sqrt(q) * z1
+        u2 = math.sqrt(q) * (c * z1 + math.sqrt(1 - c * c) * z2)
+        return d(u1) * d(u2) * math.exp(-(z1 * z1 + z2 * z2) / 2) / (2 * math.pi)
+
+    ref = sw2 * integrate.dblquad(f, -9, 9, -9, 9, epsabs=1e-10)[0]
+    assert S.chi_c(sw2, sb2) == pytest.approx(ref, rel=1e-4)
+
+
+@known_answer(S.measured_critical_sigma_w2,
+              how="the edge of chaos of mean-field theory, 1.76 at sigma_b^2 = 0.05 (the "
+                  "published value), measured on random networks of finite width")
+def test_measured_critical_point_is_the_theory_s():
+    s = S.measured_critical_sigma_w2(0.05, width=128, depth=30, batch=16, seed=0)
+    assert s == pytest.approx(S.critical_sigma_w2(0.05), rel=0.1)
+
+
+@known_answer(S.preactivation_fluctuations,
+              how="after one layer from a fixed input, orthogonal weights give every network "
+                  "the same |z|^2 (value 0) and Gaussian ones n i.i.d. squared Gaussians, a "
+                  "chi-squared with n Var G / E[G]^2 = 2 exactly")
+def test_fluctuations_after_one_layer_in_closed_form():
+    g = S.preactivation_fluctuations("gaussian", 1, 32, 4000, seed=0)
+    o = S.preactivation_fluctuations("orthogonal", 1, 32, 4000, seed=0)
+    assert g[0] == pytest.approx(2.0, abs=0.15)  # sampling error of 4,000 networks: ~0.05
+    assert abs(o[0]) < 1e-6
+
+
+@known_answer(S.pattern_progress, S.effective_start,
+              how="balanced, aligned small weights (W1 = e U V^T, W2 = e U^T: a_c = b_c) give "
+                  "f(x_c)_c = sqrt(C) s_c |a_c|^2, which is the effective start's formula "
+                  "exactly; computed here by hand")
+def test_effective_start_and_progress_on_balanced_weights():
+    d = S.saxe_task(5, 1.0, 0.1, seed=0)
+    x = d.x_train.cpu()
+    C, eps = 5, 0.05
+    V = (x / x.norm(dim=1, keepdim=True)).T  # column c: the direction of pattern c
+    U = S.haar_orthogonal(1, C, torch.Generator().manual_seed(1))[0]
+    model = S.deep_linear(C, C, 2, "small")
+    with torch.no_grad():
+        model.hidden[0].weight.copy_(eps * U @ V.T)
+        model.head.weight.copy_(eps * U.T)
+    strengths = x.norm(dim=1) / math.sqrt(C)
+    by_hand = math.sqrt(C) * strengths * eps ** 2  # |a_c|^2 = eps^2 (U orthogonal)
+    np.testing.assert_allclose(S.pattern_progress(model, d).cpu(), by_hand, rtol=1e-4)
+    np.testing.assert_allclose(S.effective_start(model, d), by_hand, rtol=1e-4)

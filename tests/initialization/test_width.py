@@ -8,6 +8,7 @@ import pytest
 
 from dynamics import plots
 from dynamics.initialization import width as W
+from known import known_answer
 
 from seeds import SEEDS
 
@@ -42,6 +43,8 @@ def test_rows_say_no_when_the_parametrizations_swap():
     assert W.width_claims(edge)[0]["reproduced"] == "no"
 
 
+@known_answer(W.best_log2_lr, how="a parabola's vertex (-2.3) from grid points; a monotone "
+                                  "curve's edge; a NaN neighbour")
 def test_best_log2_lr_refines_inside_and_flags_the_edge():
     x = [-4, -3, -2, -1, 0]
     b, inside = W.best_log2_lr([(v + 2.3) ** 2 for v in x], x)
@@ -75,3 +78,13 @@ def test_width_figure_draws_every_width_in_both_panels():
     assert "Plotly.newPlot" in plots.to_html(fig)
     nums = W.width_numbers(res)
     assert nums["init_width_n0"] == str(res["widths"][0]) and float(nums["init_width_sp_factor"]) > 1
+
+
+@known_answer(W.coordinate_check,
+              how="Adam's first step moves every weight by about lr (Yang et al.): a layer's "
+                  "change grows with its fan-in, flat for the first layer (40 inputs) and "
+                  "about proportional to the width for the hidden layers")
+def test_coordinate_check_grows_with_the_fan_in():
+    r = W.coordinate_check(widths=(64, 512), depth=3, n_inputs=128, seed=0)
+    grow = np.array(r["change"][1]) / np.array(r["change"][0])
+    assert 0.5 < grow[0] < 2.0 and np.all(grow[1:] > 3.0), grow

@@ -13,6 +13,7 @@ import torch
 import torch.nn as nn
 
 from dynamics.initialization import width as W
+from known import known_answer
 
 BASE, WIDTHS, D_IN, C = 32, (64, 256), 40, 10
 
@@ -69,6 +70,8 @@ def _batch(n=256):
     return torch.randn(n, D_IN, generator=g), torch.randint(0, C, (n,), generator=g)
 
 
+@known_answer(W.effective_weights, how="the reference library mup: the same MLP's per-layer "
+                                       "initial scales, and the readout's 1/width in muP")
 @pytest.mark.parametrize("parametrization", W.PARAMETRIZATIONS)
 def test_initial_scales_match_mup(parametrization):
     """Each layer's effective weights have mup's standard deviation at both widths (to the
@@ -118,6 +121,8 @@ def test_per_layer_adam_moves_match_mup(parametrization):
         assert rate[1:] == pytest.approx([want] * 3, rel=0.01)
 
 
+@known_answer(W.coordinate_sizes, how="the reference library mup's model under MuAdam gives "
+                                      "the same per-layer changes; flat in width in muP")
 def test_coordinate_check_flat_in_mup_grows_in_sp_for_both_implementations():
     """The book's coordinate check, on the book's μP and on mup's: after three Adam steps each
     layer's activations change by about the same amount at width 64 and at width 1024; in SP

@@ -15,7 +15,7 @@ from .. import plots, results
 from .experiments import (best_sigma_w2, claim_runs, half_times, learning_times,
                           trainability_agreement, trainability_disagreements, xi_deviation)
 from .isometry import isometry_claims
-from .science import critical_sigma_w2, q_map, std_ratio, trainable_depth
+from .science import backward_ratio, critical_sigma_w2, q_map, std_ratio, trainable_depth
 
 from .width import width_claim_runs, width_claims
 
@@ -54,7 +54,8 @@ def _cells(cells) -> str:
 
 def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
     """The numbers the trainability grid's prose quotes (glue texts): its size, how the
-    shallowest rows train, the best weight scales from depth :data:`DEEP` on, what trains at
+    shallowest rows train, how many cells train per depth (the narrowing, an observation of
+    the grid's seeds), the best weight scales from depth :data:`DEEP` on, what trains at
     the deepest depth, the cells where the 6 xi_c line and training disagree, and the seeds
     and depths of ``more`` (the edge-of-chaos claim's other seeds)."""
     acc = _acc(heat["acc"])
@@ -69,7 +70,9 @@ def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
                 init_deepest_trained=_list([float(s) for s, a in zip(sig, acc[-1]) if a >= level]),
                 init_level=_pct(level), init_agree=_pct(agree),
                 init_beyond=_cells(dis["beyond"]), init_before=_cells(dis["before"]),
-                init_grid_verdict=plots.MARKS[trainability_claims(heat)[2]["reproduced"]],
+                init_grid_verdict=plots.MARKS[_band_row(heat, level)["reproduced"]],
+                init_trained_counts=_list([int((row >= level).sum()) for row in acc]),
+                init_depths=_list(depths), init_n_sigma=len(sig),
                 init_seed=_list(heat.get("seeds", [0])), init_more_seeds=_list(more["seeds"]),
                 init_more_depths=_list(more["depths"]))
 
@@ -114,12 +117,13 @@ def fluctuation_numbers(fluct: dict) -> dict:
 # =============================================================================================
 
 # The claims' thresholds: each lives here once; the claim tests assert the rows' verdicts.
-HE_BAND = (0.2, 5.0)       # He/orthogonal/LSUV ReLU: last/first activation std inside this band
+HE_BAND = (0.2, 5.0)       # He/orthogonal/LSUV ReLU: forward and backward ratios inside this band
 XAVIER_RELU_MAX = 1e-2     # Xavier ReLU: last/first activation std below this (variance halved)
-LSUV_BAND = (0.5, 2.0)     # LSUV: last/first activation std inside this band, every activation
+XAVIER_GRAD_GAP = 1e-4     # Xavier ReLU: its largest weight gradient below this fraction of He's smallest
+LSUV_FACTOR = 1.5          # LSUV: every layer's output variance on held-out inputs within this factor of 1
 SMALL_COLLAPSE = 1e-6      # small Gaussian: last-layer std below this fraction of the first's
-TANH_EDGE = ((0.02, 0.6), (0.5, 2.0))  # tanh at sigma_w^2 = 1: (act ratio band, grad ratio band)
-TANH_HOT = (0.6, 3.0)      # tanh above it: act ratio above, first/last grad ratio above
+TANH_EDGE = ((0.02, 0.6), (0.05, 1.0))  # tanh at sigma_w^2 = 1: (act ratio, backward ratio) bands
+TANH_HOT = (0.6, 3.0)      # tanh above it: act ratio above, first/last backward ratio above
 CRITICAL_REL = 0.10        # chi_1 = 1 measured within 10% of the mean-field sigma_w^2
 MAP_REL = 0.15             # measured q-map iterates within 15% of the map (finite width)
 XI_DEV_MAX = 0.25          # measured xi_c: median deviation from the theory below 25%
@@ -127,7 +131,6 @@ XI_PEAK = 0.7              # measured xi_c peaks within this distance of the cri
 EDGE_RATIO = 1.4           # "near the edge": sigma_w^2 within this factor of the critical value
 FAR_RATIO = 2.0            # "far from the edge": sigma_w^2 at least this factor away from it
 EDGE_MARGIN = 0.2          # the row's best beats the best far from the edge by this accuracy
-TRAINED_MIN = 0.9          # the shallowest row trains "everywhere": accuracy at least this
 FLUCT_SLOPE = (0.4, 1.0)   # Gaussian fluctuations: slope per layer in this band (theory 2/3)
 ORTH_SLOPE_MAX = 0.02      # orthogonal fluctuations: |slope per layer| below this
 SAXE_DEV = 0.2             # half-learning steps within 20% of the exact solution
@@ -168,22 +171,15 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
     """The claims rows of the trainability grid, from the precomputed data: ``heat`` (its
     seeds' mean accuracy; one seed, 0, at the cpu profile) and ``more``, the same networks on
     other seeds, each seed's own accuracies, on the cells the edge-of-chaos row reads
-    (``initialization_trainability_seeds``). That row is judged on every seed; the rows that
-    read the whole grid rest on ``heat``'s seeds alone and are not asserted."""
+    (``initialization_trainability_seeds``). That row is judged on every seed and asserted;
+    the 6 xi_c row reads the whole grid, rests on ``heat``'s seeds alone and is not asserted
+    (the prose glues its verdict). What the grid shows beyond the papers' claims (the
+    narrowing with depth, where the line and training disagree) is this page's observation on
+    one seed: the prose glues it (:func:`trainability_numbers`), the table has no row for it."""
     acc = _acc(heat["acc"])
     depths, b2, sig = heat["depths"], heat["sigma_b2"], heat["sigma_w2"]
     seeds = heat.get("seeds", [0])
     crit = critical_sigma_w2(b2)
-    counts = [int((row >= level).sum()) for row in acc]
-    paper = "Schoenholz et al., Deep Information Propagation"
-    rows = [plots.claim(
-        "shallow networks train at every weight scale; with depth the trained region narrows",
-        paper, f"depth {depths[0]}: train acc ≥ {_num(np.nanmin(acc[0]), 2)} everywhere; cells "
-        f"with train acc ≥ {level:g} per depth: {', '.join(map(str, counts))}",
-        plots.verdict(np.nanmin(acc[0]) >= TRAINED_MIN and counts[-1] < counts[0]
-                      and all(a >= b for a, b in zip(counts, counts[1:]))), asserted=False,
-        control=f"the shallowest row's {counts[0]} trained cells of {len(sig)}",
-        window=f"depths {depths[0]}–{depths[-1]}", seeds=seeds)]
     runs = {s: (depths, sig, acc) for s in seeds[:1]}  # the grid: one seed, or a mean of several
     if more is not None:
         m = np.asarray(more["acc_per_seed"], float)  # depth x seed x sigma_w^2
@@ -195,11 +191,11 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
     text, v = plots.judged(margin, {s: ok for s, (_, ok) in edge.items()},
                            lambda x: _num(x, 2))
     near, far = _window(crit, sig)
-    rows.append(plots.claim(
+    rows = [plots.claim(
         f"deep networks (depth ≥ {DEEP}) train best near the edge of chaos (σ_w² = {crit:.2f}), "
         "inside the band depth ≤ 6 ξ_c, and far better than far from it",
-        "Schoenholz et al.; Hayou et al., On the Impact of the Activation Function on Deep "
-        "Neural Networks Training",
+        "Schoenholz et al., Deep Information Propagation; Hayou et al., On the Impact of the "
+        "Activation Function on Deep Neural Networks Training",
         f"best train acc minus the best far from the edge, smallest over the depths: {text}; "
         "best σ_w² (train acc) per depth: " + "; ".join(
             f"seed {s}: " + ", ".join(f"{d}: {b:g} ({_num(top, 2)})" if b is not None
@@ -214,26 +210,22 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
                f"{_list(seeds[:1])}: depths {_list([d for d in depths if d >= DEEP])}"
                + (f"; seeds {_list(more['seeds'])} (precomputed for this row only): depths "
                   f"{_list(more['depths'])}, σ_w² = {_list(more['sigma_w2'])}"
-                  if more is not None else ""), seeds=list(runs)))
+                  if more is not None else ""), seeds=list(runs))]
+    return rows + [_band_row(heat, level)]
+
+
+def _band_row(heat: dict, level: float = 0.5) -> dict:
+    """The row of Schoenholz et al.'s criterion on the whole grid (one seed at the cpu
+    profile, not asserted): trained cells and the cells with depth <= 6 xi_c agree."""
     agree, cells = trainability_agreement(heat, level)
-    rows.append(plots.claim(
-        "networks train when depth ≲ 6 ξ_c, and not beyond", paper,
+    return plots.claim(
+        "networks train when depth ≲ 6 ξ_c, and not beyond",
+        "Schoenholz et al., Deep Information Propagation",
         f"trained (≥ {level:g}) and depth ≤ 6 ξ_c agree on {_num(100 * agree, 2)}% of {cells} cells "
         f"({heat['steps']:,} SGD steps, width {heat['width']})",
         plots.verdict(agree >= 0.9, partly=agree >= 0.7), asserted=False,
-        control="the line 6 ξ_c of the theory", window="every cell of the grid", seeds=seeds))
-    dis = trainability_disagreements(heat, level)
-    rows.append(plots.claim(
-        "where training and the 6 ξ_c line disagree, ordered-phase networks train beyond the "
-        "line and chaotic-phase ones fail before it", paper,
-        f"trained beyond the line: {_cells(dis['beyond'])}; failed before it: "
-        f"{_cells(dis['before'])}",
-        plots.verdict(bool(dis["beyond"] or dis["before"])
-                      and all(s < crit for s, _ in dis["beyond"])
-                      and all(s > crit for s, _ in dis["before"])),
-        asserted=False, control=f"the critical σ_w² = {crit:.2f} that splits the phases",
-        window="every cell where they disagree", seeds=seeds))
-    return rows
+        control="the line 6 ξ_c of the theory", window="every cell of the grid",
+        seeds=heat.get("seeds", [0]))
 
 
 def depth_time_claims(res: dict) -> list[dict]:
@@ -313,17 +305,43 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
         relu = {s: r["relu"] for s, r in signal.items() if "relu" in r}
         if relu and all("he" in r and "xavier" in r for r in relu.values()):
             he = {s: std_ratio(r["he"]) for s, r in relu.items()}
+            he_b = {s: backward_ratio(r["he"]) for s, r in relu.items()}
             xa = {s: std_ratio(r["xavier"]) for s, r in relu.items()}
+            xa_b = {s: backward_ratio(r["xavier"]) for s, r in relu.items()}
             keep = [i for i in ("he", "orthogonal", "lsuv") if all(i in r for r in relu.values())]
-            text, v = plots.judged(he, {s: xa[s] < XAVIER_RELU_MAX and all(
-                HE_BAND[0] < std_ratio(relu[s][i]) < HE_BAND[1] for i in keep) for s in relu})
+
+            def kept(r, i):  # forward and backward signal of init i inside the band
+                return all(HE_BAND[0] < v < HE_BAND[1]
+                           for v in (std_ratio(r[i]), backward_ratio(r[i])))
+
+            text, v = plots.judged(he, {s: xa[s] < XAVIER_RELU_MAX and xa_b[s] < XAVIER_RELU_MAX
+                                        and all(kept(relu[s], i) for i in keep) for s in relu})
             rows.append(plots.claim(
-                "ReLU: Var W = 2/fan_in keeps the activation scale at any depth; Xavier "
-                "(≈ 1/fan_in) halves the variance every layer",
+                "ReLU: Var W = 2/fan_in keeps the forward signal (activations) and the backward "
+                "signal (‖dL/dz‖) at any depth; Xavier (≈ 1/fan_in) halves both variances "
+                "every layer",
                 "He et al.; Kumar, On weight initialization in deep neural networks",
-                f"depth {depth}, last/first activation std, He: {text}", v,
-                control=f"Xavier: {plots.spread(xa)} (must fall below {XAVIER_RELU_MAX:g})",
-                window=f"{', '.join(keep)} within {HE_BAND[0]:g}–{HE_BAND[1]:g}", seeds=seeds))
+                f"depth {depth}, He: last/first activation std {text}; first/last ‖dL/dz‖ "
+                f"{plots.spread(he_b)}", v,
+                control=f"Xavier: activation std {plots.spread(xa)}, ‖dL/dz‖ "
+                        f"{plots.spread(xa_b)} (both must fall below {XAVIER_RELU_MAX:g})",
+                window=f"{', '.join(keep)}: both ratios within {HE_BAND[0]:g}–{HE_BAND[1]:g}",
+                seeds=seeds))
+            xw = {s: max(r["xavier"]["grad_norm"][1:]) for s, r in relu.items()}
+            hw = {s: min(r["he"]["grad_norm"][1:]) for s, r in relu.items()}
+            text, v = plots.judged(xw, {s: xw[s] < XAVIER_GRAD_GAP * hw[s] for s in relu})
+            rows.append(plots.claim(
+                "ReLU, Xavier: the weight gradient ‖dL/dW‖ vanishes in every layer at once: "
+                "the forward signal shrinks towards the output, the backward signal towards "
+                "the input, and a layer's weight gradient is their product",
+                "He et al., Delving Deep into Rectifiers (each ReLU layer scales the forward and "
+                "the backward variance by n Var W / 2); the vanishing in every layer at once is "
+                "this page's measurement",
+                f"depth {depth}, Xavier: the largest ‖dL/dW‖ over layers 2–{depth} {text}", v,
+                control=f"He: the smallest ‖dL/dW‖ over the same layers {plots.spread(hw)} "
+                        f"(Xavier's largest must stay below {XAVIER_GRAD_GAP:g} of it)",
+                window=f"layers 2–{depth} (fan-in = width; layer 1's input is the data)",
+                seeds=seeds))
         if relu and all("small" in r and "zero" in r for r in relu.values()):
             small = {s: r["small"]["act_std"][-1] for s, r in relu.items()}
             ok = {s: small[s] < SMALL_COLLAPSE * r["small"]["act_std"][0]
@@ -338,43 +356,47 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
                         f"{1 / SMALL_COLLAPSE:.0e}); zero init: largest std and gradient must be 0",
                 window=f"all {depth} layers", seeds=seeds))
         if all("lsuv" in r[a] for r in signal.values() for a in r):
-            ratios = {s: {a: std_ratio(r[a]["lsuv"]) for a in r} for s, r in signal.items()}
-            worst = {s: max(abs(math.log(v)) for v in r.values()) for s, r in ratios.items()}
-            text, v = plots.judged({s: math.exp(w) for s, w in worst.items()},
-                             {s: all(LSUV_BAND[0] < x < LSUV_BAND[1] for x in r.values())
-                              for s, r in ratios.items()})
+            def worst(r, key):  # the largest factor between a layer's output variance and 1
+                return max(math.exp(abs(math.log(x))) if x > 0 else math.inf
+                           for a in r for x in r[a]["lsuv"][key])
+
+            lsuv = {s: worst(r, "out_var") for s, r in signal.items()}
+            start = {s: worst(r, "start_out_var") for s, r in signal.items()}
+            text, v = plots.judged(lsuv, {s: lsuv[s] < LSUV_FACTOR and start[s] >= LSUV_FACTOR
+                                          for s in signal})
             rows.append(plots.claim(
-                "LSUV: an orthonormal start and per-layer rescaling give unit variance in every layer",
+                "LSUV: an orthonormal start and per-layer rescaling give unit output variance in "
+                "every layer, on inputs it was not rescaled on",
                 "Mishkin & Matas, All you need is a good init",
-                f"depth {depth}, {' and '.join(ratios[seeds[0]])}: largest factor between the "
-                f"last and the first layer's activation std {text}", v,
-                control="unit variance (a factor 1)",
-                window=f"a factor under {LSUV_BAND[1]:g} either way", seeds=seeds))
+                f"depth {depth}, {' and '.join(signal[seeds[0]])}, {len(one[next(iter(one))]['lsuv']['out_var'])} "
+                f"layers each (the output layer included), held-out inputs: largest factor "
+                f"between a layer's output variance and 1, {text}", v,
+                control="the orthonormal start before LSUV's rescaling (the same matrices), on "
+                        f"the same inputs: {plots.spread(start)} (must reach {LSUV_FACTOR:g})",
+                window=f"every layer within a factor {LSUV_FACTOR:g} of 1; LSUV rescaled on "
+                       "other inputs (MNIST-1D training inputs, measured on test inputs)",
+                seeds=seeds))
         tanh = {s: r["tanh"] for s, r in signal.items() if "tanh" in r}
         if tanh and all(i in t for t in tanh.values() for i in ("xavier", "orthogonal", "he", "lsuv")):
-            def growth(st):
-                g = st["grad_norm"]
-                return g[0] / g[-1] if g[-1] > 0 else float("inf")
-
             (ea, eg), (ha, hg) = TANH_EDGE, TANH_HOT
-            ok = {s: all(ea[0] < std_ratio(t[i]) < ea[1] and eg[0] < growth(t[i]) < eg[1]
+            ok = {s: all(ea[0] < std_ratio(t[i]) < ea[1] and eg[0] < backward_ratio(t[i]) < eg[1]
                          for i in ("xavier", "orthogonal"))
-                  and all(std_ratio(t[i]) > ha and growth(t[i]) > hg for i in ("he", "lsuv"))
+                  and all(std_ratio(t[i]) > ha and backward_ratio(t[i]) > hg for i in ("he", "lsuv"))
                   for s, t in tanh.items()}
-            text, v = plots.judged({s: growth(t["he"]) for s, t in tanh.items()}, ok)
+            text, v = plots.judged({s: backward_ratio(t["he"]) for s, t in tanh.items()}, ok)
             rows.append(plots.claim(
-                "tanh: at σ_w² = 1 (Xavier, orthogonal) the activations decay slowly and the "
-                "gradients stay level; above it (He, LSUV) the activations stay up and the "
-                "gradients grow towards the input (chaos)",
+                "tanh: at σ_w² = 1 (Xavier, orthogonal) the activations and the backward signal "
+                "decay slowly; above it (He, LSUV) the activations stay up and the backward "
+                "signal grows towards the input (chaos)",
                 "Poole et al.; Schoenholz et al., Deep Information Propagation",
-                f"first/last gradient norm, He: {text}; last/first activation std, gradient "
-                f"norm on seed {seeds[0]}: " + "; ".join(
+                f"first/last ‖dL/dz‖, He: {text}; last/first activation std, first/last ‖dL/dz‖ "
+                f"on seed {seeds[0]}: " + "; ".join(
                     f"{i} {_num(std_ratio(tanh[seeds[0]][i]), 2)}, "
-                    f"{_num(growth(tanh[seeds[0]][i]), 2)}"
+                    f"{_num(backward_ratio(tanh[seeds[0]][i]), 2)}"
                     for i in ("xavier", "orthogonal", "he", "lsuv")), v,
-                control=f"Xavier and orthogonal: gradient ratio within {eg[0]:g}–{eg[1]:g}, "
+                control=f"Xavier and orthogonal: ‖dL/dz‖ ratio within {eg[0]:g}–{eg[1]:g}, "
                         f"activations {ea[0]:g}–{ea[1]:g}",
-                window=f"He and LSUV: gradient ratio above {hg:g}, activations above {ha:g}",
+                window=f"He and LSUV: ‖dL/dz‖ ratio above {hg:g}, activations above {ha:g}",
                 seeds=seeds))
     if chaos is not None:
         chaos = plots.per_seed(chaos, "chaos", "init.claim_runs")

@@ -44,17 +44,27 @@ CHANCE = 0.1  # MNIST-1D has 10 balanced classes
 
 
 def run_signal(cfg: SignalConfig, inits=INIT_SCHEMES, activations=ACTIVATIONS) -> dict:
-    """``{activation: {init: layer_statistics}}`` on a batch of MNIST-1D inputs (cfg.depth,
-    cfg.width, cfg.seed; ``cfg.init``/``cfg.activation`` are ignored: all given are run)."""
-    d = mnist1d_data(max(cfg.n_inputs, 100))
-    x, y = d.x_train[:cfg.n_inputs], d.y_train[:cfg.n_inputs]
+    """``{activation: {init: layer_statistics}}`` (cfg.depth, cfg.width, cfg.seed;
+    ``cfg.init``/``cfg.activation`` are ignored: all given are run). LSUV is calibrated on
+    ``cfg.n_inputs`` MNIST-1D training inputs; every statistic is measured on as many held-out
+    (test) inputs, so LSUV's unit variance is not read on the batch it was rescaled on. LSUV's
+    entry also holds ``start_out_var``: ``out_var`` of its orthonormal start before the
+    rescaling (the same matrices), on the same held-out batch."""
+    d = mnist1d_data(max(cfg.n_inputs, 100), n_test=max(cfg.n_inputs, 500))
+    x = d.x_train[:cfg.n_inputs]
+    held, held_y = d.x_test[:cfg.n_inputs], d.y_test[:cfg.n_inputs]
     out = {}
     for act in runtime.grid(activations):
         out[act] = {}
         for init in runtime.grid(inits):
             with runtime.seeded(cfg.seed):
                 model = init_mlp(d.input_dim, cfg.width, cfg.depth, act, init, x=x).to(x.device)
-            out[act][init] = layer_statistics(model, x, y)
+            out[act][init] = layer_statistics(model, held, held_y)
+            if init == "lsuv":
+                with runtime.seeded(cfg.seed):
+                    start = init_mlp(d.input_dim, cfg.width, cfg.depth, act, init, x=x,
+                                     rescale=False).to(x.device)
+                out[act][init]["start_out_var"] = layer_statistics(start, held, held_y)["out_var"]
     return out
 
 
@@ -408,11 +418,11 @@ def answer_lsuv_gain(signal: dict) -> str:
     gradient's growth per layer that section 1's tanh LSUV network measured."""
     s = brentq(lambda v: q_star(v, 0.0) - 1, 1.01, 10)
     chi = chi_1(s, 0.0)
-    g = signal["tanh"]["lsuv"]["grad_norm"]
+    g = signal["tanh"]["lsuv"]["grad_in"]  # the backward signal |dL/dz_l|
     layers = len(g) - 1
     return (f"q* = 1 at σ_w² = {s:.3f}, where χ₁ = {chi:.3f} and √χ₁ = {math.sqrt(chi):.4f}; "
-            f"this page's tanh LSUV network: gradient norm ×{_num(g[0] / g[-1])} over {layers} "
-            f"layers, ×{(g[0] / g[-1]) ** (1 / layers):.4f} per layer")
+            f"this page's tanh LSUV network: backward signal |dL/dz| ×{_num(g[0] / g[-1])} over "
+            f"{layers} layers, ×{(g[0] / g[-1]) ** (1 / layers):.4f} per layer")
 
 
 def answer_band(depth: int = 32, sigma_b2=(0.0, 0.05, 0.3)) -> str:

@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import plots
 from .experiments import CHANCE, best_sigma_w2, learning_times
-from .science import ACTIVATIONS, INIT_SCHEMES, critical_sigma_w2, std_ratio, trainable_depth
+from .science import (ACTIVATIONS, INIT_SCHEMES, critical_sigma_w2, signal_summary,
+                      trainable_depth)
 
 __all__ = ["signal_figure", "signal_rows", "chaos_figure", "trainability_figure",
            "trainability_rows", "fluctuations_figure", "saxe_figure", "depth_time_figure",
@@ -29,23 +30,29 @@ def _positive(values):
 # =============================================================================================
 
 
+SIGNAL_PANELS = (("act_std", "activation std"), ("grad_in", "‖dL/dz‖ (backward)"),
+                 ("grad_norm", "‖dL/dW‖"))
+
+
 def signal_figure(res: dict, activation: str | None = None):
-    """Activation std and gradient norm per layer, one curve per init; a slider over the
-    activations (or one activation's figure)."""
+    """Per layer, one curve per init: the activation std (the forward signal), the norm of the
+    loss gradient with respect to the preactivations (the backward signal) and that of the
+    weight gradient (their product); a slider over the activations (or one activation's
+    figure)."""
     figs = []
     acts = [activation] if activation else list(res)
     for act in acts:
-        fig = plots.subplots(1, 2, ["activation std", "‖dL/dW‖"], title=f"{act} network at initialization")
+        fig = plots.subplots(1, len(SIGNAL_PANELS), [t for _, t in SIGNAL_PANELS],
+                             title=f"{act} network at initialization")
         for init, st in res[act].items():
             color = plots.PALETTE[INIT_SCHEMES.index(init) % len(plots.PALETTE)]
             layers = list(range(1, len(st["act_std"]) + 1))
             dead = not any(_positive(st["act_std"]))
             name = init + (" (all 0)" if dead else "")
-            fig.add_scatter(x=layers, y=_positive(st["act_std"]), name=name, mode="lines",
-                            line=dict(color=color), legendgroup=init, row=1, col=1)
-            fig.add_scatter(x=layers, y=_positive(st["grad_norm"]), name=name, mode="lines",
-                            line=dict(color=color), legendgroup=init, showlegend=False,
-                            row=1, col=2)
+            for col, (key, _) in enumerate(SIGNAL_PANELS, start=1):
+                fig.add_scatter(x=layers, y=_positive(st[key]), name=name, mode="lines",
+                                line=dict(color=color), legendgroup=init,
+                                showlegend=col == 1, row=1, col=col)
         fig.update_yaxes(type="log")
         fig.update_xaxes(title_text="layer")
         fig.update_layout(hovermode="closest")
@@ -57,16 +64,23 @@ def signal_figure(res: dict, activation: str | None = None):
 
 
 def signal_rows(res: dict) -> list[dict]:
-    """One table row per activation and init: how much of the forward signal reaches the last
-    layer, and how much the gradient grows from the last layer back to the first (None: no
-    signal at all)."""
+    """One table row per activation and init (:func:`~.science.signal_summary`): how much of
+    the forward signal reaches the last layer, how much of the backward signal reaches the
+    first (both over layers of one width), and how large the weight gradient is (its median
+    over layers 2..L, whose fan-in is the width; None: no signal at all)."""
     rows = []
+
+    def shown(v):
+        return v if np.isfinite(v) else None
+
     for act in res:
         for init, st in res[act].items():
-            ratio, g = std_ratio(st), st["grad_norm"]
+            sm = signal_summary(st)
             rows.append({"activation": act, "init": init,
-                         "activation std, last/first layer": ratio if np.isfinite(ratio) else None,
-                         "gradient norm, first/last layer": g[0] / g[-1] if g[-1] > 0 else None})
+                         "activation std, last/first layer": shown(sm["forward"]),
+                         "‖dL/dz‖, first/last layer": shown(sm["backward"]),
+                         "‖dL/dW‖, median over layers 2–L": shown(sm["weight_size"])
+                         if sm["weight_size"] > 0 else None})
     return rows
 
 

@@ -12,20 +12,21 @@ from ..widgets import Choice, Panel, Slider, controls_for
 from .experiments import run_guessing_bias, run_saxe, run_signal, run_trainability
 from .figures import saxe_figure, signal_figure, trainability_figure
 from .science import (ACTIVATIONS, GuessingConfig, SaxeConfig, SignalConfig,
-                      TrainabilityConfig, std_ratio)
+                      TrainabilityConfig, backward_ratio, std_ratio)
 
 __all__ = ["signal_panel", "trainability_panel", "saxe_panel", "guessing_panel"]
 
 
 def signal_panel(profile: str | None = None, seed: int | None = None):
-    """Try it: depth, width, activation, init -> the two per-layer curves of that network."""
+    """Try it: depth, width, activation, init -> the three per-layer curves of that network."""
     base = SignalConfig.for_profile(profile, seed=get_seed(seed))
 
     def run(update, depth, width, activation, init):
         cfg = base.replace(depth=int(depth), width=int(width), activation=activation, init=init)
         res = run_signal(cfg, inits=[init], activations=[activation])
-        ratio = std_ratio(res[activation][init])
-        update(status=f"last/first activation std = {plots.number(ratio)}")
+        st = res[activation][init]
+        update(status=f"last/first activation std = {plots.number(std_ratio(st))}, "
+                      f"first/last ‖dL/dz‖ = {plots.number(backward_ratio(st))}")
         return signal_figure(res, activation)
 
     big = get_device().type != "cpu"  # keep the largest network within a laptop's memory

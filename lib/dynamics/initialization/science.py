@@ -37,7 +37,7 @@ from .meanfield import __all__ as _meanfield  # section 2, re-exported
 __all__ = ["INIT_SCHEMES", "ACTIVATIONS", "GAIN", "SignalConfig", "ChaosConfig",
            "TrainabilityConfig", "MORE_SEEDS", "FluctuationConfig", "SaxeConfig",
            "DepthTimeConfig", "GuessingConfig", "mnist1d_data", "lsuv_", "init_mlp", "critical_mlp",
-           "layer_statistics", "std_ratio", "haar_orthogonal", "batched_qr", "random_weights",
+           "layer_statistics", "std_ratio", "backward_ratio", "signal_summary", "haar_orthogonal", "batched_qr", "random_weights",
            "preactivation_fluctuations", "saxe_task", "deep_linear", "pattern_progress",
            "saxe_theory", "effective_start", "guessing_bias", "favourite_class", *_meanfield]
 
@@ -202,7 +202,7 @@ def _mnist1d_on(n_train: int, n_test: int, seed: int, device: str) -> datasets.D
 
 
 def lsuv_(model: MLP, x: torch.Tensor, tol: float = 0.1,
-          max_iter: int = 10) -> MLP:
+          max_iter: int = 10, rescale: bool = True) -> MLP:
     """Layer-sequential unit-variance init (Mishkin & Matas, "All you need
     is a good init").
 
@@ -212,6 +212,8 @@ def lsuv_(model: MLP, x: torch.Tensor, tol: float = 0.1,
     the standard deviation of its output on a batch of real data, until the
     output variance is within ``tol`` of 1 (a few iterations at most; for a
     bias-free linear map one division is exact). Biases are set to zero.
+    ``rescale=False`` stops at the orthonormal start (the same matrices, drawn
+    in the same order): the control of LSUV's unit-variance claim.
     """
     if x.ndim < 2 or len(x) < 2:
         raise ValueError("lsuv_ needs a batch of at least 2 inputs")
@@ -225,7 +227,7 @@ def lsuv_(model: MLP, x: torch.Tensor, tol: float = 0.1,
             nn.init.orthogonal_(layer.weight)
             if layer.bias is not None:
                 layer.bias.zero_()
-            for _ in range(max_iter):
+            for _ in range(max_iter if rescale else 0):
                 var = layer(h).var()
                 if not torch.isfinite(var) or var <= 0:
                     raise ValueError(f"LSUV: layer {i} output has variance "
@@ -233,19 +235,20 @@ def lsuv_(model: MLP, x: torch.Tensor, tol: float = 0.1,
                 if abs(float(var) - 1.0) < tol:
                     break
                 layer.weight.div_(var.sqrt())
-            if i < len(model.hidden):
+            if i < len(model.hidden) and rescale:
                 h = model.act(layer(h))
     return model
 
 
 def init_mlp(in_dim: int, width: int, depth: int, activation: str, init: str,
-             x: torch.Tensor | None = None, out_dim: int = 10) -> MLP:
+             x: torch.Tensor | None = None, out_dim: int = 10, rescale: bool = True) -> MLP:
     """An MLP of ``depth`` hidden layers initialized by one of :data:`INIT_SCHEMES`.
 
     ``zero``: all weights 0 (every unit computes the same thing, forever); ``small``:
     N(0, 0.01^2); ``xavier``: Var W = 2/(fan_in + fan_out); ``he``: Var W = 2/fan_in;
     ``orthogonal``: orthogonal matrices times the activation's critical gain (:data:`GAIN`);
-    ``lsuv``: orthonormal, then rescaled on the data batch ``x`` (:func:`lsuv_`).
+    ``lsuv``: orthonormal, then rescaled on the data batch ``x`` (:func:`lsuv_`;
+    ``rescale=False``: its orthonormal start alone, the same matrices on the same seed).
     """
     if init not in INIT_SCHEMES:
         raise ValueError(f"unknown init {init!r}; choose one of {list(INIT_SCHEMES)}")
@@ -264,7 +267,7 @@ def init_mlp(in_dim: int, width: int, depth: int, activation: str, init: str,
             for layer in [*model.hidden, model.head]:
                 layer.weight.mul_(GAIN[activation])
     if init == "lsuv":
-        lsuv_(model, x)
+        lsuv_(model, x, rescale=rescale)
     return model
 
 
@@ -277,26 +280,66 @@ def critical_mlp(in_dim: int, width: int, depth: int, activation: str, out_dim: 
 
 
 def layer_statistics(model: MLP, x: torch.Tensor, y: torch.Tensor) -> dict:
-    """Per hidden layer l: the std of its activations phi(z_l) over the batch and units (the
-    forward signal), and the Frobenius norm of dL/dW_l for the cross-entropy loss of the batch
-    (the backward signal). A good init keeps both flat in depth; a bad one makes them shrink
-    or grow geometrically."""
+    """Per hidden layer l, on the batch ``x`` with the cross-entropy loss L of labels ``y``:
+
+    - ``act_std``: the std of its activations phi(z_l) over the batch and units (the forward
+      signal);
+    - ``grad_in``: the Frobenius norm of dL/dz_l, the loss gradient with respect to its
+      preactivations (the backward signal: what backpropagation carries towards the input);
+    - ``grad_norm``: the Frobenius norm of dL/dW_l = (dL/dz_l)^T phi(z_{l-1}), the weight
+      gradient a step of gradient descent uses: the backward signal of layer l times the
+      forward signal entering it (layer 1's input is the data, whose size is not a layer's);
+    - ``out_var``: the variance of its output z_l over the batch and units, and last that of
+      the output layer (LSUV's quantity: it rescales each of these to 1).
+
+    A good init keeps the forward and backward signals flat in depth; a bad one makes them
+    shrink or grow geometrically. The weight gradient is their product, so it can be level
+    across layers while both signals vanish (:func:`signal_summary`)."""
     model.zero_grad(set_to_none=True)
     h = x.flatten(1)
-    stds = []
+    stds, pre, zs = [], [], []
     for layer in model.hidden:
-        h = model.act(layer(h))
+        z = layer(h)
+        if z.requires_grad:
+            z.retain_grad()
+        zs.append(z)
+        pre.append(z.detach().var())
+        h = model.act(z)
         stds.append(h.detach().std())
-    F.cross_entropy(model.head(h), y).backward()
+    out = model.head(h)
+    pre.append(out.detach().var())
+    F.cross_entropy(out, y).backward()
     grads = [layer.weight.grad.norm() for layer in model.hidden]
+    back = [z.grad.norm() if z.grad is not None else torch.zeros((), device=z.device)
+            for z in zs]
     model.zero_grad(set_to_none=True)
-    return dict(act_std=torch.stack(stds).tolist(), grad_norm=torch.stack(grads).tolist())
+    return dict(act_std=torch.stack(stds).tolist(), grad_norm=torch.stack(grads).tolist(),
+                grad_in=torch.stack(back).tolist(), out_var=torch.stack(pre).tolist())
 
 
 def std_ratio(stats: dict) -> float:
     """Last-layer activation std over first-layer activation std (NaN if the first is 0)."""
     first, last = stats["act_std"][0], stats["act_std"][-1]
     return float(last / first) if first > 0 else float("nan")
+
+
+def backward_ratio(stats: dict) -> float:
+    """The backward signal's growth from the last hidden layer back to the first:
+    |dL/dz_1| / |dL/dz_L| (NaN if the last is 0). Every z_l has the width's units, so the
+    ratio compares like with like; for a linear network of orthogonal layers of gain g it is
+    exactly g^(L-1)."""
+    first, last = stats["grad_in"][0], stats["grad_in"][-1]
+    return float(first / last) if last > 0 else float("nan")
+
+
+def signal_summary(stats: dict) -> dict:
+    """The signal table's numbers of one network (:func:`layer_statistics`): ``forward``
+    (:func:`std_ratio`), ``backward`` (:func:`backward_ratio`) and ``weight_size``, the median
+    |dL/dW_l| over layers 2..L, whose fan-in is the width (layer 1's input is the data): how
+    large a step the weights get. A ratio whose denominator is 0 is NaN."""
+    g = stats["grad_norm"][1:]
+    return dict(forward=std_ratio(stats), backward=backward_ratio(stats),
+                weight_size=float(np.median(g)) if g else float("nan"))
 
 
 # =============================================================================================

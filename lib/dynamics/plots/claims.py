@@ -176,6 +176,12 @@ def claims_table(rows: Sequence[dict], strict: bool | None = None):
     if strict and bad:
         raise ClaimNotShown("the prose asserts rows this run does not reproduce:\n" + "\n".join(
             f"- {r['claim']}: {r['measured here']} ({r['reproduced']})" for r in bad))
-    shown = [dict(r, **{"measured here": _measured(r)}) for r in rows]
-    return table(shown, ["claim", "paper", "measured here", "reproduced"],
-                 formats={"reproduced": lambda v: MARKS[v]})
+    shown = [dict(r, **{"measured here": _measured(r), "reproduced": _mark(r)}) for r in rows]
+    return table(shown, ["claim", "paper", "measured here", "reproduced"])
+
+
+def _mark(row: dict) -> str:
+    """The verdict as the table shows it; a row the prose does not assert says so, so that its
+    ✓ is not read as evidence the page stands on."""
+    mark = MARKS[row["reproduced"]]
+    return mark if row.get("asserted", True) else f"{mark} (an observation, not asserted)"

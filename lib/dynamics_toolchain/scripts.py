@@ -16,18 +16,31 @@ checks, the theme report, the audit, the printer's pictures), are files too:
 ``static/evaluate/<name>.js``, each one function expression, read by :func:`evaluate`. A
 one-line expression stays in Python beside its call (a camera's eye, a hover's text, a value
 built from a Python f-string): it is read where it is used, and a file would hold one line.
+
+ESLint (:func:`lint_js`, ``static/eslint.config.mjs``) and stylelint (:func:`lint_css`,
+``static/stylelint.config.mjs``), both from npm (``.ci/run`` installs them, pinned:
+:data:`ESLINT`, :data:`STYLELINT`), read every one of these files
+(``tests/toolchain/test_scripts.py``).
 """
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
-__all__ = ["STATIC", "SERVED_JS", "SERVED_CSS", "static", "evaluate", "config", "book_js",
-           "book_css"]
+__all__ = ["STATIC", "SERVED_JS", "SERVED_CSS", "ESLINT", "STYLELINT", "static", "evaluate",
+           "config", "book_js", "book_css", "eslint_path", "stylelint_path", "js_files", "css_files",
+           "lint_js", "lint_css"]
 
 STATIC = Path(__file__).resolve().with_name("static")
 SERVED_JS = ("dark.js", "viewlink.js", "access.js", "figures.js")  # in dynamics.js, in this order
 SERVED_CSS = ("book.css", "print.css")                              # in dynamics.css, in this order
+
+# what .ci/run installs from npm (tests/toolchain/test_scripts.py holds them equal)
+ESLINT = ("eslint@10.15.0", "@eslint/js@10.0.1", "globals@17.14.0")
+STYLELINT = ("stylelint@17.16.0",)
 
 
 def static(name: str) -> str:
@@ -63,3 +76,100 @@ def book_js() -> str:
 def book_css() -> str:
     """The book's ``dynamics.css``: :data:`SERVED_CSS`, one after the other."""
     return "".join(static(name) for name in SERVED_CSS)
+
+
+# ----------------------------------------------------------------------------- the linters
+
+def _npm_tool(setting: str, name: str, packages: tuple[str, ...], entry: str) -> Path:
+    """The npm package folder of ``packages[0]``: ``$<setting>`` (that folder), else the cache
+    ``.ci/run`` fills (``~/.cache/dynamics-<name>``, filled here once when npm is present)."""
+    from dynamics.runtime import folder
+
+    env = folder(setting)
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / f"dynamics-{name}"
+    package = packages[0].rsplit("@", 1)[0]
+    found = Path(env) if env else cache / "node_modules" / package
+    install = ["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(cache), *packages]
+    if not (found / entry).exists() and not env and shutil.which("npm"):
+        subprocess.run(install, capture_output=True)
+    if not (found / entry).exists():
+        raise RuntimeError(f"{package} is not installed ({found / entry} is missing): install Node.js "
+                           f"and npm, then `{' '.join(install)}` (.ci/run does), or point {setting} "
+                           f"at a folder holding {package}'s package")
+    return found
+
+
+def eslint_path() -> Path:
+    """ESLint's package folder (with ``@eslint/js`` and ``globals`` beside it):
+    ``$DYNAMICS_ESLINT``, else the cache ``.ci/run`` fills."""
+    return _npm_tool("DYNAMICS_ESLINT", "eslint", ESLINT, "bin/eslint.js")
+
+
+def stylelint_path() -> Path:
+    """stylelint's package folder: ``$DYNAMICS_STYLELINT``, else the cache ``.ci/run`` fills."""
+    return _npm_tool("DYNAMICS_STYLELINT", "stylelint", STYLELINT, "bin/stylelint.mjs")
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if not node:
+        raise RuntimeError("the linters need Node.js (Debian: apt-get install nodejs)")
+    return node
+
+
+def _run(cmd: list[str], text: str | None, env: dict | None = None, report: str = "stdout") -> list[dict]:
+    """The linter's JSON report, from its ``report`` stream (stylelint writes it to stderr)."""
+    out = subprocess.run(cmd, input=text, capture_output=True, text=True, cwd=STATIC,
+                         env=dict(os.environ, **(env or {})), timeout=300)
+    try:
+        return json.loads(getattr(out, report))
+    except json.JSONDecodeError:
+        raise RuntimeError(f"{Path(cmd[1]).name} failed (exit {out.returncode}):\n"
+                           f"{out.stdout[-3000:]}\n{out.stderr[-3000:]}") from None
+
+
+def _where(path: str) -> str:
+    p = Path(path)
+    return str(p.relative_to(STATIC)) if p.is_relative_to(STATIC) else str(p)
+
+
+def js_files() -> list[Path]:
+    """Every script in ``static/``: the served ones and ``evaluate/``'s."""
+    return sorted(STATIC.glob("*.js")) + sorted(STATIC.glob("evaluate/*.js"))
+
+
+def css_files() -> list[Path]:
+    return sorted(STATIC.glob("*.css"))
+
+
+def lint_js(files=None, text: str | None = None, name: str = "constructed.js") -> tuple[list[Path], list[str]]:
+    """ESLint over ``files`` (default: :func:`js_files`), or over ``text`` as if it were the
+    script ``static/<name>``: (the files it linted, each problem as ``file:line:col rule:
+    message``). A warning counts as a problem, and so does a file ESLint would skip."""
+    eslint = eslint_path()
+    cmd = [_node(), str(eslint / "bin" / "eslint.js"), "--config", str(STATIC / "eslint.config.mjs"),
+           "--format", "json"]
+    cmd += ["--stdin", "--stdin-filename", str(STATIC / name)] if text is not None else \
+        [str(f) for f in (files if files is not None else js_files())]
+    results = _run(cmd, text, env={"DYNAMICS_ESLINT": str(eslint)})  # the config finds its packages
+    problems = [f"{_where(r['filePath'])}:{m.get('line', 0)}:{m.get('column', 0)} "
+                f"{m.get('ruleId') or 'eslint'}: {m['message']}"
+                for r in results for m in r["messages"]]
+    return [Path(r["filePath"]) for r in results], problems
+
+
+def lint_css(files=None, text: str | None = None, name: str = "constructed.css") -> tuple[list[Path], list[str]]:
+    """stylelint over ``files`` (default: every ``static/*.css``), or over ``text`` as if it
+    were ``static/<name>``: (the files it linted, each problem as ``file:line:col rule:
+    message``). A syntax error is a problem (rule ``CssSyntaxError``)."""
+    stylelint = stylelint_path()
+    cmd = [_node(), str(stylelint / "bin" / "stylelint.mjs"), "--config",
+           str(STATIC / "stylelint.config.mjs"), "--formatter", "json"]
+    cmd += ["--stdin-filename", str(STATIC / name)] if text is not None else \
+        [str(f) for f in (files if files is not None else css_files())]
+    results = _run(cmd, text, report="stderr")
+    problems = [f"{_where(r['source'])}:{w.get('line', 0)}:{w.get('column', 0)} {w['rule']}: {w['text']}"
+                for r in results for w in r["warnings"] + r.get("parseErrors", [])]
+    problems += [f"{_where(r['source'])}: {d['text']}" for r in results
+                 for d in r.get("invalidOptionWarnings", []) + r.get("deprecations", [])]
+    return [Path(r["source"]) for r in results], problems

@@ -61,7 +61,7 @@
     }
     label();
     group.addEventListener('keydown', function (e) {
-      var now = gd.layout.sliders[0], i = now.active || 0, n = now.steps.length, to = i;
+      var now = gd.layout.sliders[0], i = now.active || 0, n = now.steps.length, to;
       if (e.key === 'ArrowRight' || e.key === 'ArrowUp') { to = Math.min(n - 1, i + 1); }
       else if (e.key === 'ArrowLeft' || e.key === 'ArrowDown') { to = Math.max(0, i - 1); }
       else if (e.key === 'Home') { to = 0; }

@@ -24,7 +24,9 @@ its valid values (never a failure deep inside torch):
 - ``DYNAMICS_STRICT_CLAIMS`` on/off: a claims table whose asserted row is not reproduced
   refuses to render (the published build); ``DYNAMICS_BOOK_BUILD`` on/off: the kernel runs
   for the static book (set by the book's Sphinx extension)
-- ``DYNAMICS_AXE``: a folder holding axe-core's ``axe.min.js`` (the book's accessibility check)
+- ``DYNAMICS_AXE``: a folder holding axe-core's ``axe.min.js`` (the book's accessibility check);
+  ``DYNAMICS_ESLINT``, ``DYNAMICS_STYLELINT``: ESLint's and stylelint's npm package folders
+  (the linters of the page scripts and styles, :mod:`dynamics_toolchain.scripts`)
 
 Every ``DYNAMICS_*`` variable is read here and nowhere else (tests/test_layout.py).
 
@@ -327,6 +329,8 @@ FOLDERS = {  # setting -> what it holds
     "DYNAMICS_UNITS_DIR": "where a precompute keeps its finished units (default <results>/units)",
     "DYNAMICS_CACHE": "where generated datasets are cached (default ~/.cache/dynamics)",
     "DYNAMICS_AXE": "a folder holding axe-core's axe.min.js",
+    "DYNAMICS_ESLINT": "ESLint's npm package folder, @eslint/js and globals beside it",
+    "DYNAMICS_STYLELINT": "stylelint's npm package folder",
 }
 
 

@@ -1,7 +1,7 @@
 """The book for every reader: sliders from the keyboard, a text alternative for every figure,
 and an automated audit (axe-core) of the pages.
 
-:data:`ACCESS_JS`, served with the book's ``dynamics.js``, makes each figure's slider a
+``static/access.js``, served in the book's ``dynamics.js``, makes each figure's slider a
 keyboard control (Tab to reach it; the arrow keys, Home and End to move it; a screen reader
 hears its name and the value it shows) and gives each figure a text alternative that says what
 it shows: its kind, title, axes and the series it draws. It also mends two pieces of the
@@ -18,105 +18,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
-__all__ = ["ACCESS_JS", "AXE_VERSION", "axe_path", "audit", "audit_problems", "VISIONS",
+from .scripts import evaluate
+
+__all__ = ["AXE_VERSION", "axe_path", "audit", "audit_problems", "VISIONS",
            "colour_distances"]
 
 AXE_VERSION = "4.11.0"  # what .ci/run installs from npm
-
-ACCESS_JS = r"""/* Training Dynamics: the book for every reader (dynamics_toolchain.access). */
-(function () {
-  'use strict';
-  function text(t) { return (t && (t.text !== undefined ? t.text : t)) || ''; }
-  function plain(s) { return String(s || '').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim(); }
-  var KIND = {scatter: 'line chart', scattergl: 'line chart', bar: 'bar chart', heatmap: 'heat map',
-              contour: 'contour map', scatter3d: '3-D scatter plot', surface: '3-D surface', histogram: 'histogram'};
-
-  // "Line chart: <title>. x: <axis>, y: <axis>. 3 series: a, b and c."
-  function describe(gd) {
-    var L = gd.layout || {}, data = gd.data || [];
-    var kinds = [];
-    data.forEach(function (t) {
-      var k = KIND[t.type || 'scatter'] || (t.type + ' chart');
-      if (k === 'line chart' && t.mode && t.mode.indexOf('lines') < 0) { k = 'scatter plot'; }
-      if (kinds.indexOf(k) < 0) { kinds.push(k); }
-    });
-    var parts = [(kinds.join(' and ') || 'chart').replace(/^./, function (c) { return c.toUpperCase(); })];
-    var title = plain(text(L.title));
-    if (title) { parts[0] += ': ' + title; }
-    var axes = [];
-    Object.keys(L).sort().forEach(function (k) {
-      if (/^[xy]axis\d*$/.test(k) && plain(text((L[k] || {}).title))) { axes.push(k[0] + ': ' + plain(text(L[k].title))); }
-    });
-    if (axes.length) { parts.push(axes.join(', ')); }
-    var names = data.map(function (t) { return plain(t.name); }).filter(function (n, i, all) { return n && all.indexOf(n) === i; });
-    if (names.length) { parts.push(names.length + ' series: ' + names.slice(0, 8).join(', ') + (names.length > 8 ? ', ...' : '')); }
-    var s = (L.sliders || [])[0];
-    if (s && s.steps && s.steps.length) {
-      parts.push('A slider over ' + s.steps.length + ' values (' + plain(s.steps[0].label) + ' to '
-                 + plain(s.steps[s.steps.length - 1].label) + ') changes what it shows');
-    }
-    return parts.join('. ') + '.';
-  }
-
-  function go(gd, i) {
-    var s = gd.layout.sliders[0], step = s.steps[i];
-    if (!step || !step.method || step.method === 'skip') { return Promise.resolve(); }
-    return Promise.resolve(Plotly[step.method].apply(null, [gd].concat(step.args || [])))
-      .then(function () { return Plotly.relayout(gd, {'sliders[0].active': i}); })
-      .then(function () { gd.emit('plotly_sliderchange', {slider: s, step: step, interaction: true}); });
-  }
-
-  // the slider as a keyboard control: reachable with Tab, moved with the arrow keys
-  function keyboard(gd) {
-    var s = (gd.layout.sliders || [])[0];
-    var group = gd.querySelector('.slider-group');
-    if (!s || !group || group.getAttribute('data-keys')) { return; }
-    group.setAttribute('data-keys', '1');
-    group.setAttribute('tabindex', '0');
-    group.setAttribute('role', 'slider');
-    function label() {
-      var now = gd.layout.sliders[0], step = now.steps[now.active || 0] || {};
-      group.setAttribute('aria-label', plain((now.currentvalue && now.currentvalue.prefix) || 'step').replace(/[=:]\s*$/, '').trim());
-      group.setAttribute('aria-valuemin', '0');
-      group.setAttribute('aria-valuemax', String(now.steps.length - 1));
-      group.setAttribute('aria-valuenow', String(now.active || 0));
-      group.setAttribute('aria-valuetext', plain(step.label));
-    }
-    label();
-    group.addEventListener('keydown', function (e) {
-      var now = gd.layout.sliders[0], i = now.active || 0, n = now.steps.length, to = i;
-      if (e.key === 'ArrowRight' || e.key === 'ArrowUp') { to = Math.min(n - 1, i + 1); }
-      else if (e.key === 'ArrowLeft' || e.key === 'ArrowDown') { to = Math.max(0, i - 1); }
-      else if (e.key === 'Home') { to = 0; }
-      else if (e.key === 'End') { to = n - 1; }
-      else { return; }
-      e.preventDefault();
-      if (to !== i) { go(gd, to).then(label); }
-    });
-    gd.on('plotly_sliderchange', label);
-  }
-
-  window.dynamicsAccess = function (gd) {
-    gd.setAttribute('role', 'figure');  // not 'img': a figure holds controls (its slider, its toolbar)
-    gd.setAttribute('aria-label', describe(gd));
-    keyboard(gd);
-    gd.on('plotly_afterplot', function () { keyboard(gd); });  // a redraw builds the slider anew
-  };
-
-  // the theme's markup, mended: a citation list is a list of entries (no roles that need
-  // particular children), and the search button's name holds the text it shows
-  function mend() {
-    document.querySelectorAll('.citation-list[role], .citation-list [role="doc-biblioentry"], '
-                              + '.citation-list [role="doc-backlink"]').forEach(function (el) { el.removeAttribute('role'); });
-    document.querySelectorAll('.search-button__button[aria-label]').forEach(function (b) {
-      var shown = plain(b.textContent);
-      if (shown && b.getAttribute('aria-label').indexOf(shown) < 0) { b.setAttribute('aria-label', shown); }
-    });
-  }
-  if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', mend); } else { mend(); }
-})();
-"""
-
 
 def axe_path() -> Path:
     """axe-core's ``axe.min.js``: ``$DYNAMICS_AXE`` (a folder with it), else the cache that
@@ -136,11 +43,7 @@ def axe_path() -> Path:
     return folder / "axe.min.js"
 
 
-AXE_RUN_JS = """async () => {
-  const r = await axe.run(document, {resultTypes: ['violations']});
-  return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
-}"""
+AXE_RUN_JS = evaluate("axe_run")
 
 
 def audit(page) -> list[dict]:

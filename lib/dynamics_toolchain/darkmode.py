@@ -2,12 +2,13 @@
 
 The book's theme (sphinx-book-theme on pydata-sphinx-theme) turns dark from its toggle or, on a
 first visit, from the reader's system setting, and marks it on the page as
-``<html data-theme="dark">``. :data:`DARK_JS` (served with the book's ``dynamics.js``) redraws
+``<html data-theme="dark">``. ``static/dark.js`` (served in the book's ``dynamics.js``) redraws
 every figure in the page's own colours then: the background and text of the theme, a faint
 grid, hover labels, legends and sliders in the same colours, and the house palette lightened
 (:data:`DARK_PALETTE`) so that every line keeps a 3:1 contrast against the dark background
 (WCAG 2.2, 1.4.11) and its hue. When the reader switches back, the figures return to the
-column's light colours.
+column's light colours. The palettes reach the script from Python (:func:`js_config`, in
+``window.dynamicsConfig``: :func:`dynamics_toolchain.scripts.book_js`).
 
 :func:`inspect_themes` reads pages in Chromium in both modes, and :func:`theme_problems` fails a
 figure whose background does not follow the theme or whose text falls below WCAG AA contrast
@@ -20,7 +21,9 @@ from pathlib import Path
 
 from dynamics.plots import PALETTE
 
-__all__ = ["DARK_BACKGROUND", "DARK_PALETTE", "DARK_JS", "contrast", "lighten", "dark_js",
+from .scripts import evaluate
+
+__all__ = ["DARK_BACKGROUND", "DARK_PALETTE", "THEME_REPORT_JS", "contrast", "lighten", "js_config",
            "theme_problems", "inspect_themes"]
 
 DARK_BACKGROUND = "#14181e"  # pydata-sphinx-theme's --pst-color-background in its dark theme
@@ -79,139 +82,16 @@ def lighten(color: str, against: str = DARK_BACKGROUND, ratio: float = 4.5) -> s
 
 DARK_PALETTE = [lighten(c) for c in PALETTE]
 
-DARK_JS = r"""/* Training Dynamics: figures in the dark theme's colours (dynamics_toolchain.darkmode).
-   window.dynamicsDark(v) recolours one figure's {data, layout} in place for a dark page: the
-   page's own background and text colours, a faint grid, and the house palette lightened. */
-(function () {
-  'use strict';
-  var PALETTE = __PALETTE__, DARK = __DARK_PALETTE__;
-  var LIGHT_TEXT = /^(#222|#222222|#444|#444444|black|#000|#000000)$/i;
-
-  function page() {
-    var cs = getComputedStyle(document.body), bg = cs.backgroundColor, fg = cs.color;
-    if (!bg || /rgba\(0, 0, 0, 0\)|transparent/.test(bg)) { bg = '__DARK_BACKGROUND__'; }
-    return {bg: bg, fg: fg || '#ced6dd', grid: 'rgba(255,255,255,0.14)', line: '#8a94a0'};
-  }
-  function rgb(c) {
-    var m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(c), h;
-    if (m) {
-      h = m[1].length === 3 ? m[1].replace(/./g, function (x) { return x + x; }) : m[1];
-      return [0, 2, 4].map(function (i) { return parseInt(h.substr(i, 2), 16); }).concat([1]);
-    }
-    m = /^rgba?\(([^)]*)\)$/i.exec(c);
-    if (!m) { return null; }
-    var v = m[1].split(',').map(Number);
-    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
-  }
-  function lum(v) {
-    var f = v.slice(0, 3).map(function (x) { x /= 255; return x <= 0.04045 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
-    return 0.2126 * f[0] + 0.7152 * f[1] + 0.0722 * f[2];
-  }
-  // a colour the page's dark background would swallow (a grey reference line, a dark blue),
-  // mixed with white until it stands 3.5:1 from the background (WCAG's 3:1 for graphics)
-  function visible(c, bg) {
-    var v = rgb(c), b = rgb(bg);
-    if (!v || !b || v[3] < 0.99) { return c; }
-    for (var t = 0; t <= 1.0001; t += 0.05) {
-      var w = v.slice(0, 3).map(function (x) { return Math.round(x + (255 - x) * t); });
-      if ((lum(w.concat([1])) + 0.05) / (lum(b) + 0.05) >= 3.5) {
-        return t === 0 ? c : 'rgb(' + w.join(', ') + ')';
-      }
-    }
-    return '#ffffff';
-  }
-  var BG = null;
-  function swap(c) {
-    if (typeof c !== 'string') { return c; }
-    var i = PALETTE.indexOf(c.toLowerCase());
-    return i >= 0 ? DARK[i] : (BG ? visible(c, BG) : c);
-  }
-  function axis(a, p) {
-    if (!a) { return; }
-    a.gridcolor = p.grid; a.linecolor = p.line; a.zerolinecolor = p.line; a.color = p.fg;
-    if (a.title && a.title.font) { a.title.font.color = p.fg; }
-    if (a.tickfont) { a.tickfont.color = p.fg; }
-  }
-  function font(f, p) { if (f && (!f.color || LIGHT_TEXT.test(f.color))) { f.color = p.fg; } }
-
-  window.dynamicsIsDark = function () { return document.documentElement.dataset.theme === 'dark'; };
-  window.dynamicsDark = function (v) {
-    var p = page(), L = v.layout, k;
-    BG = p.bg;
-    L.paper_bgcolor = p.bg; L.plot_bgcolor = p.bg;
-    L.font = Object.assign({}, L.font || {}, {color: p.fg});
-    if (L.title && L.title.font) { L.title.font.color = p.fg; }
-    L.legend = Object.assign({}, L.legend || {}, {bgcolor: 'rgba(0,0,0,0)', font: Object.assign({}, (L.legend || {}).font || {}, {color: p.fg})});
-    L.hoverlabel = Object.assign({}, L.hoverlabel || {}, {bgcolor: '#29313d', bordercolor: p.line, font: {color: '#f3f4f5'}});
-    L.colorway = (L.colorway || PALETTE).map(swap);
-    for (k in L) {
-      if (/^[xy]axis\d*$/.test(k)) { axis(L[k], p); }
-      if (/^scene\d*$/.test(k)) {
-        ['xaxis', 'yaxis', 'zaxis'].forEach(function (a) {
-          L[k][a] = L[k][a] || {}; axis(L[k][a], p); L[k][a].backgroundcolor = p.bg;
-        });
-        L[k].bgcolor = p.bg;
-      }
-    }
-    if (!L.xaxis) { L.xaxis = {}; axis(L.xaxis, p); }
-    if (!L.yaxis) { L.yaxis = {}; axis(L.yaxis, p); }
-    (L.annotations || []).forEach(function (a) {
-      a.font = a.font || {}; font(a.font, p);
-      if (a.arrowcolor) { a.arrowcolor = swap(a.arrowcolor); }
-    });
-    (L.shapes || []).forEach(function (sh) {  // reference lines: the fit step, a threshold
-      if (sh.line && sh.line.color) { sh.line.color = swap(sh.line.color); }
-    });
-    (L.sliders || []).forEach(function (s) {
-      s.font = Object.assign({}, s.font || {}, {color: p.fg});
-      s.bgcolor = '#29313d'; s.activebgcolor = '#5b6573'; s.bordercolor = p.line; s.tickcolor = p.line;
-      if (s.currentvalue) { s.currentvalue.font = Object.assign({}, s.currentvalue.font || {}, {color: p.fg}); }
-    });
-    (L.updatemenus || []).forEach(function (m) {
-      m.bgcolor = '#29313d'; m.bordercolor = p.line; m.font = Object.assign({}, m.font || {}, {color: p.fg});
-    });
-    (v.data || []).forEach(function (t) {
-      if (t.line) { t.line.color = swap(t.line.color); }
-      if (t.marker) {
-        t.marker.color = Array.isArray(t.marker.color) ? t.marker.color.map(swap) : swap(t.marker.color);
-        if (t.marker.colorbar) { t.marker.colorbar.tickfont = {color: p.fg}; }
-      }
-      if (t.fillcolor) { t.fillcolor = swap(t.fillcolor); }
-      if (t.colorbar) {
-        t.colorbar.tickfont = Object.assign({}, t.colorbar.tickfont || {}, {color: p.fg});
-        if (t.colorbar.title) { t.colorbar.title.font = Object.assign({}, t.colorbar.title.font || {}, {color: p.fg}); }
-      }
-      if (t.textfont && !Array.isArray(t.textfont.color) && LIGHT_TEXT.test(t.textfont.color || '')) { t.textfont.color = p.fg; }
-    });
-    return v;
-  };
-})();
-"""
-
-
-def dark_js() -> str:
-    """:data:`DARK_JS` with the palettes filled in."""
-    import json
-
-    return (DARK_JS.replace("__DARK_PALETTE__", json.dumps(DARK_PALETTE))
-            .replace("__PALETTE__", json.dumps([c.lower() for c in PALETTE]))
-            .replace("__DARK_BACKGROUND__", DARK_BACKGROUND))
+def js_config() -> dict:
+    """What ``static/dark.js`` takes from Python: the house ``palette`` (lower case), each
+    colour's ``darkPalette`` counterpart (:data:`DARK_PALETTE`) and ``darkBackground``
+    (:data:`DARK_BACKGROUND`, used when the page's own background cannot be read)."""
+    return {"palette": [c.lower() for c in PALETTE], "darkPalette": list(DARK_PALETTE),
+            "darkBackground": DARK_BACKGROUND}
 
 
 # What a page shows in each mode: the theme, the page's colours, and each figure's as drawn.
-THEME_REPORT_JS = r"""() => {
-  const cs = getComputedStyle(document.body);
-  const figs = [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
-    const L = gd._fullLayout || {};
-    const colors = (gd._fullData || []).filter(t => t.visible !== false && t.visible !== 'legendonly')
-      .map(t => (t.line && typeof t.line.color === 'string' && (t.mode || '').includes('lines')) ? t.line.color
-                : (t.marker && typeof t.marker.color === 'string') ? t.marker.color : null)
-      .filter(c => c);
-    return {id: gd.id, paper: L.paper_bgcolor, plot: L.plot_bgcolor, text: (L.font || {}).color, colors: colors};
-  });
-  return {theme: document.documentElement.dataset.theme || 'light', background: cs.backgroundColor,
-          text: cs.color, figures: figs};
-}"""
+THEME_REPORT_JS = evaluate("theme_report")
 
 
 def _opaque(color: str) -> bool:

@@ -4,7 +4,8 @@ opens the built chapter pages in the system Chromium (Playwright, no network) an
 a reader would see, :func:`problems` says what is wrong in a report, :func:`screenshots`
 saves the first screen of each page, :func:`console_errors` lists what any page logs as an
 error in its JavaScript console (``python -m dynamics_toolchain.htmlcheck --console``).
-``python -m dynamics_toolchain build`` drives them.
+``python -m dynamics_toolchain build`` drives them. What they measure inside a page is in
+``static/evaluate/`` (:func:`dynamics_toolchain.scripts.evaluate`).
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import os
 import re
 import shutil
 from pathlib import Path
+
+from .scripts import evaluate
 
 __all__ = ["BOOK_COPY_IGNORE", "MIN_STEP", "build", "chromium", "PAGE_REPORT_JS", "MOVE_SLIDER_JS",
            "TAP_POINT_JS", "console_errors", "inspect_pages", "problems", "screenshots"]
@@ -79,230 +82,18 @@ def chromium() -> str:
     raise RuntimeError("the browser checks need Chromium (Debian: apt-get install chromium)")
 
 
-# What a reader sees, measured in the page: run in the browser after the page has drawn.
-PAGE_REPORT_JS = r"""
-({phone, minStep}) => {
-  const art = document.querySelector('article.bd-article') || document.querySelector('main');
-  const A = art.getBoundingClientRect();
-  const wide = [];
-  const sels = ['.cell_output', '.dynamics-table-wrap', '.dynamics-figure', 'div.cell_input',
-                'table', 'img', 'mjx-container[display="true"]', 'details.dynamics-source'];
-  for (const sel of sels) {
-    for (const el of art.querySelectorAll(sel)) {
-      // a table inside a scrolling wrapper scrolls within the column: the wrapper is what counts
-      if (sel === 'table' && el.closest('.dynamics-table-wrap, .pst-scrollable-table-container, .table-wrapper')) continue;
-      const r = el.getBoundingClientRect();
-      if (r.width === 0) continue;
-      if (r.right > A.right + 2 || r.left < A.left - 2)
-        wide.push(`${sel} is ${Math.round(r.width)} px, the column ${Math.round(A.width)} px: ` +
-                  (el.textContent || '').trim().slice(0, 60));
-    }
-  }
-  // a display equation or a table that needs its box's scrollbar is cut off for a reader
-  // (on a phone they scroll in their own boxes, as they must: the page does not)
-  if (!phone) for (const el of art.querySelectorAll('mjx-container[display="true"], .dynamics-table-wrap'))
-    if (el.scrollWidth > el.clientWidth + 2)
-      wide.push(`${el.tagName === 'MJX-CONTAINER' ? 'equation' : 'table'} cut off ` +
-                `(${el.scrollWidth} px in ${el.clientWidth} px): ` + (el.textContent || '').trim().slice(0, 60));
-  for (const pre of art.querySelectorAll('.cell_output pre')) {
-    // the library's code keeps its lines and scrolls inside its own box (show_source)
-    let box = false;
-    for (let el = pre.parentElement; el && el.closest('.dynamics-source'); el = el.parentElement)
-      if (getComputedStyle(el).overflowX === 'auto') { box = true; break; }
-    if (box) continue;
-    if (pre.scrollWidth > pre.clientWidth + 2) wide.push('output cut off: ' + pre.textContent.trim().slice(0, 60));
-  }
-  // equations: MathJax output present, no raw TeX delimiters in the visible text
-  const clone = art.cloneNode(true);
-  for (const el of clone.querySelectorAll('pre, code, script, style, .cell_input, mjx-container')) el.remove();
-  const text = clone.innerText || clone.textContent;
-  const rawTex = (text.match(/\\\(|\\\[|\$\$/g) || []).length;
-  const math = document.querySelectorAll('mjx-container').length;
-  // figures: drawn; no two of a figure's texts on top of each other, none cut off by its edge
-  const overlaps = (div) => {
-  // every text of a plotly figure a reader reads, with what it belongs to: two texts of
-  // different owners must not meet (texts of one owner, e.g. one axis's ticks, are placed by plotly)
-  const items = [];
-  const visible = (el) => {
-    for (let e = el; e && e !== div; e = e.parentElement) {
-      const s = getComputedStyle(e);
-      if (s.display === 'none' || s.visibility === 'hidden' || s.opacity === '0') return false;
-    }
-    const fill = getComputedStyle(el).fill;
-    return !/rgba\(.*,\s*0\)$/.test(fill);
-  };
-  const add = (el, kind, owner) => {
-    const r = el.getBoundingClientRect();
-    if (r.width < 1 || r.height < 1 || !visible(el)) return;
-    if (el.tagName === 'text' && !(el.textContent || '').trim()) return;
-    items.push({kind, owner, text: (el.textContent || '').trim().slice(0, 40), r});
-  };
-  const q = (sel) => [...div.querySelectorAll(sel)];
-  q('text.gtitle').forEach(el => add(el, 'title', 'title'));
-  q('g.infolayer text').forEach(el => {
-    const c = el.getAttribute('class') || '';
-    if (/^[xy]\d*title$/.test(c)) add(el, 'axis title', c);
-  });
-  q('g.colorbar').forEach((cb, i) => {
-    cb.querySelectorAll('g.cbtitle text').forEach(el => add(el, 'colorbar title', 'colorbar' + i));
-    cb.querySelectorAll('g.cbaxis text').forEach(el => add(el, 'colorbar ticks', 'colorbar' + i));
-  });
-  q('g.annotation').forEach((a, i) => a.querySelectorAll('text').forEach(el => add(el, 'annotation', 'annotation' + i)));
-  q('g.legend g.traces').forEach(el => add(el, 'legend', 'legend'));
-  q('g.slider-container').forEach((s, i) => {
-    s.querySelectorAll('g.slider-labels text').forEach(el => add(el, 'slider label', 'slider labels' + i));
-    s.querySelectorAll('g.slider-group > text').forEach(el => add(el, 'slider value', 'slider value' + i));
-    s.querySelectorAll('rect.slider-rail-rect').forEach(el => add(el, 'slider', 'slider rail' + i));
-  });
-  q('g.xaxislayer-above > g, g.yaxislayer-above > g').forEach(g => {
-    const c = (g.getAttribute('class') || '').split(' ')[0];
-    if (/^[xy]\d*tick$/.test(c)) g.querySelectorAll('text').forEach(el => add(el, 'tick label', c + '@' + (g.closest('g.subplot') || {getAttribute: () => ''}).getAttribute('class')));
-  });
-  q('g.heatmap-label text').forEach((el, i) => add(el, 'heatmap cell label', 'cell' + i));
-  q('text.bartext').forEach((el, i) => add(el, 'bar label', 'bar' + i));
-  const overlaps = [];
-  const box = div.getBoundingClientRect();
-  for (const a of items)
-    if (a.r.left < box.left - 2 || a.r.right > box.right + 2 || a.r.top < box.top - 2 || a.r.bottom > box.bottom + 2)
-      overlaps.push(`${a.kind} "${a.text}" is cut off by the figure's edge`);
-  for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++) {
-    const a = items[i], b = items[j];
-    if (a.owner === b.owner) continue;
-    const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
-    const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
-    if (w > 2 && h > 2) overlaps.push(`${a.kind} "${a.text}" × ${b.kind} "${b.text}"`);
-  }
-  return overlaps;
-};
-  const figures = [];
-  for (const div of art.querySelectorAll('.dynamics-figure')) {
-    const box = div.getBoundingClientRect();
-    const f = {id: div.id, drawn: !!div.querySelector('.main-svg'), problems: []};
-    const rect = (sel) => { const e = div.querySelector(sel); return e ? e.getBoundingClientRect() : null; };
-    const meet = (a, b) => a && b && a.width > 0 && b.width > 0 && a.left < b.right && b.left < a.right
-                           && a.top < b.bottom && b.top < a.bottom;
-    const inside = (a) => !a || a.width === 0 || (a.left >= box.left - 1 && a.right <= box.right + 1 &&
-                                                  a.top >= box.top - 1 && a.bottom <= box.bottom + 1);
-    const legend = rect('g.legend'), slider = rect('g.slider-container'), title = rect('g.g-gtitle');
-    if (meet(legend, slider)) f.problems.push('a slider overlaps the legend');
-    if (meet(legend, title)) f.problems.push('the legend overlaps the title');
-    if (!inside(title)) f.problems.push('the title is cut off');
-    if (!inside(legend)) f.problems.push('the legend is cut off');
-    if (!inside(slider)) f.problems.push('the slider is cut off');
-    f.problems.push(...overlaps(div));
-    if (box.width > innerWidth + 1 || box.left < -1 || box.right > innerWidth + 1)
-      f.problems.push(`the figure is ${Math.round(box.width)} px wide, the screen ${innerWidth} px`);
-    // a finger's target: on a phone, a slider's steps (one tick each) far enough apart to hit
-    f.sliders = [...div.querySelectorAll('g.slider-container')].map(s => {
-      const xs = [...s.querySelectorAll('rect.slider-tick-rect')].map(t => {
-        const r = t.getBoundingClientRect(); return r.left + r.width / 2; }).sort((a, b) => a - b);
-      const gaps = xs.slice(1).map((x, i) => x - xs[i]);
-      return {steps: xs.length, gap: gaps.length ? Math.min(...gaps) : null};
-    });
-    if (phone) for (const s of f.sliders) if (s.gap !== null && s.gap < minStep - 0.5)
-      f.problems.push(`a slider's ${s.steps} steps are ${s.gap.toFixed(1)} px apart, under the ` +
-                      `${minStep} px a finger needs`);
-    f.layout = div.getAttribute('data-layout');
-    f.slider = !!slider;
-    figures.push(f);
-  }
-  const sideways = document.scrollingElement.scrollWidth > innerWidth + 1 ?
-    [`the page scrolls sideways (${document.scrollingElement.scrollWidth} px in ${innerWidth} px)`] : [];
-  const colab = [...document.querySelectorAll('a')].some(a => (a.href || '').startsWith('https://colab.research.google.com/github/'));
-  return {wide: [...wide, ...sideways], rawTex, math, figures, colab,
-          traceback: text.includes('Traceback (most recent call last)')};
-}
-"""
-
-MOVE_SLIDER_JS = r"""
-async () => {
-  const div = [...document.querySelectorAll('.dynamics-figure')].find(d => d.layout && d.layout.sliders && d.layout.sliders.length);
-  if (!div) return null;
-  div.scrollIntoView();
-  // a figure stacked for a phone can be taller than the screen: bring its slider into view
-  div.querySelector('.slider-rail-rect').scrollIntoView({block: 'center'});
-  const before = div.data.map(t => t.visible);
-  const rail = div.querySelector('.slider-rail-rect').getBoundingClientRect();
-  const active = div._fullLayout.sliders[0].active, n = div._fullLayout.sliders[0].steps.length;
-  return {id: div.id, before, active, n, x: rail.left + (active > 0 ? 3 : rail.width - 3), y: rail.top + rail.height / 2};
-}
-"""
-
-
-# A finger on a phone: the point of a line plot to tap, to see that its hover appears
-TAP_POINT_JS = r"""
-() => {
-  for (const gd of document.querySelectorAll('.dynamics-figure')) {
-    const L = gd._fullLayout;
-    if (!L || !L.xaxis || L.sliders.length) continue;
-    const t = gd._fullData.find(t => t.visible === true && t.type === 'scatter' && t.xaxis === 'x'
-                                     && t.yaxis === 'y' && t.hoverinfo !== 'skip' && t.x && t.x.length > 2);
-    if (!t) continue;
-    gd.scrollIntoView({block: 'center'});
-    const i = Math.floor(t.x.length / 2);
-    const at = () => { const r = gd.getBoundingClientRect();
-      return [r.left + L.xaxis._offset + L.xaxis.c2p(t.x[i]), r.top + L.yaxis._offset + L.yaxis.c2p(t.y[i])]; };
-    let [x, y] = at();
-    if (isFinite(y) && (y < 0 || y > innerHeight)) { window.scrollBy(0, y - innerHeight / 2); [x, y] = at(); }
-    if (isFinite(x) && isFinite(y)) return {id: gd.id, x, y};
-  }
-  return null;
-}
-"""
-
-
-# A finger dragging a slider from its first step to its last: where the ticks are
-SLIDER_TICKS_JS = r"""
-(id) => {
-  const gd = document.getElementById(id);
-  gd.querySelector('.slider-rail-rect').scrollIntoView({block: 'center'});
-  const xs = [...gd.querySelectorAll('g.slider-container')[0].querySelectorAll('rect.slider-tick-rect')]
-    .map(t => { const r = t.getBoundingClientRect(); return r.left + r.width / 2; }).sort((a, b) => a - b);
-  const rail = gd.querySelector('.slider-rail-rect').getBoundingClientRect();
-  if (!gd._dynamicsSeen) { gd._dynamicsSeen = []; gd.on('plotly_sliderchange', e => gd._dynamicsSeen.push(e.slider.active)); }
-  // a slider already at its first step, where the finger lands, does not change there
-  gd._dynamicsSeen.length = 0;
-  if (gd._fullLayout.sliders[0].active === 0) gd._dynamicsSeen.push(0);
-  return {xs, y: rail.top + rail.height / 2};
-}
-"""
-
-# A finger on a 3-D figure: the middle of its first scene, and the camera it looks through
-TURN_JS = r"""
-() => {
-  const gd = [...document.querySelectorAll('.dynamics-figure')].find(d => d._fullLayout && d._fullLayout.scene && d._fullLayout.scene._scene);
-  if (!gd) return null;
-  gd.scrollIntoView({block: 'center'});
-  const box = gd._fullLayout.scene._scene.container.getBoundingClientRect();
-  return {id: gd.id, x: box.left + box.width / 2, y: box.top + box.height / 2, w: box.width};
-}
-"""
+# What the checks run in a page (static/evaluate/<name>.js, each file says what it measures):
+# what a reader sees, where a click moves a slider, a finger's tap and drag, a 3-D figure's
+# scene and one of its points. The one-line expressions stay here.
+PAGE_REPORT_JS = evaluate("page_report")
+MOVE_SLIDER_JS = evaluate("move_slider")
+TAP_POINT_JS = evaluate("tap_point")
+SLIDER_TICKS_JS = evaluate("slider_ticks")
+TURN_JS = evaluate("turn")
+POINT_3D_JS = evaluate("point_3d")
+# the camera a 3-D figure looks through (redraws round the last bits)
 CAMERA_JS = ("(id) => { const e = document.getElementById(id)._fullLayout.scene._scene.getCamera().eye; "
-             "return [e.x, e.y, e.z].map(v => v.toFixed(4)).join(' '); }")  # redraws round the last bits
-
-# ... and where one of its points is on the screen (the largest marker of a trace with hover),
-# projected as plotly projects a 3-D annotation
-POINT_3D_JS = r"""
-(id) => {
-  const gd = document.getElementById(id), L = gd._fullLayout;
-  const sc = L.scene._scene, ds = sc.dataScale, cp = sc.glplot.cameraParams;
-  const box = sc.container.getBoundingClientRect();
-  const mul = (m, v) => [0, 1, 2, 3].map(i => m[i] * v[0] + m[4 + i] * v[1] + m[8 + i] * v[2] + m[12 + i] * v[3]);
-  for (const t of gd._fullData) {
-    if (t.visible !== true || t.type !== 'scatter3d' || t.scene !== 'scene' || t.hoverinfo === 'skip'
-        || !/markers/.test(t.mode)) continue;
-    const size = Array.isArray(t.marker.size) ? t.marker.size : t.x.map(() => t.marker.size);
-    let best = -1;
-    size.forEach((s, i) => { if (t.x[i] !== null && (best < 0 || s > size[best])) best = i; });
-    if (best < 0 || !(size[best] > 0)) continue;
-    const v = [L.scene.xaxis.d2l(t.x[best]) * ds[0], L.scene.yaxis.d2l(t.y[best]) * ds[1],
-               L.scene.zaxis.d2l(t.z[best]) * ds[2], 1];
-    const p = mul(cp.projection, mul(cp.view, mul(cp.model, v)));
-    return {x: box.left + box.width * (1 + p[0] / p[3]) / 2, y: box.top + box.height * (1 - p[1] / p[3]) / 2};
-  }
-  return null;
-}
-"""
+             "return [e.x, e.y, e.z].map(v => v.toFixed(4)).join(' '); }")
 # the hover a tap showed: 2-D figures draw it in their hover layer, 3-D ones in their scene
 HOVER_JS = ("(id) => [...document.getElementById(id).querySelectorAll('.hoverlayer, .hovertext')]"
             ".map(e => e.textContent).join(' ').trim()")

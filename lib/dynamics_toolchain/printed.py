@@ -4,9 +4,9 @@ Chromium.
     python -m dynamics_toolchain.printed _build/html            # writes _build/html/training-dynamics.pdf
 
 Each page of the table of contents (the landing page, then the chapters) is opened in Chromium
-and printed with the book's print style sheet (:data:`PRINT_CSS`, served in ``dynamics.css``:
+and printed with the book's print style sheet (``static/print.css``, served in ``dynamics.css``:
 no sidebars, header, launch buttons or page navigation). Before it prints, every figure is
-replaced by a picture of itself as drawn (``Plotly.toImage``: 3-D figures print too, which
+replaced by a picture of itself as drawn (``static/evaluate/to_images.js``, ``Plotly.toImage``: 3-D figures print too, which
 WebGL canvases do not), a slider figure at its default step with the slider's value written
 under it; a live panel prints as the note the static book shows in its place, and each
 chapter's references print at its end. A title page with the book's version and a table of
@@ -20,55 +20,14 @@ import io
 import tempfile
 from pathlib import Path
 
-__all__ = ["PRINT_CSS", "PDF_NAME", "print_book", "figures_in", "main"]
+from .scripts import evaluate
+
+__all__ = ["PDF_NAME", "print_book", "figures_in", "main"]
 
 PDF_NAME = "training-dynamics.pdf"
 
-PRINT_CSS = """
-@media print {
-  .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .header-article, .bd-header-article,
-  .prev-next-area, .bd-footer, .bd-footer-article, .bd-footer-content, .headerbtn,
-  .article-header-buttons, .dropdown-launch-buttons, .theme-switch-button, .search-button,
-  .primary-toggle, .secondary-toggle, .skip-link, #pst-back-to-top, a.headerlink { display: none !important; }
-  .bd-main, .bd-content, .bd-article-container, .bd-article, .bd-container, .bd-page-width {
-    max-width: 100% !important; width: 100% !important; margin: 0 !important; padding: 0 !important; }
-  .dynamics-print { display: block; max-width: 100%; height: auto; break-inside: avoid; margin: 0.4em 0; }
-  .dynamics-print-note { font-size: 0.85em; color: #444; margin: 0 0 1em; }
-  h1, h2, h3 { break-after: avoid; }
-  table, pre, .dynamics-panel-note { break-inside: avoid; }
-}
-"""
-
 # Every drawn figure becomes a picture of itself (and, for a slider figure, the value it shows).
-TO_IMAGES_JS = r"""async () => {
-  const figs = [...document.querySelectorAll('.js-plotly-plot')];
-  let n = 0;
-  for (const gd of figs) {
-    const L = gd._fullLayout;
-    if (!L || !L.width) { continue; }
-    const url = await Plotly.toImage(gd, {format: 'png', width: L.width, height: L.height, scale: 2});
-    const img = document.createElement('img');
-    img.src = url; img.className = 'dynamics-print'; img.alt = (L.title && L.title.text) || 'figure';
-    img.style.width = Math.min(L.width, 680) + 'px';
-    await img.decode();
-    const box = document.createElement('div');
-    box.appendChild(img);
-    (L.sliders || []).forEach(s => {
-      const step = s.steps && s.steps[s.active || 0];
-      if (!step) { return; }
-      const note = document.createElement('p');
-      note.className = 'dynamics-print-note';
-      const prefix = (s.currentvalue && s.currentvalue.prefix) || '';
-      note.textContent = 'Shown at ' + (prefix ? prefix.trim() + ' ' : '') + step.label
-        + ' (the online edition has a slider over ' + s.steps.length + ' values).';
-      box.appendChild(note);
-    });
-    gd.replaceWith(box);
-    n += 1;
-  }
-  document.querySelectorAll('details').forEach(d => { d.removeAttribute('open'); });
-  return n;
-}"""
+TO_IMAGES_JS = evaluate("to_images")
 
 NUMBERS_HTML = """<html><head><style>
 @page {{ size: A4; margin: 0; }}

@@ -1,142 +1,73 @@
-"""The book's own script, ``dynamics.js``: each figure drawn in the layout that suits its
-width (:data:`BOOK_JS`), with the dark theme's colours (:mod:`dynamics_toolchain.darkmode`), a link to
-its view (:mod:`dynamics_toolchain.viewlink`) and a keyboard and a text alternative for every reader
-(:mod:`dynamics_toolchain.access`). :func:`book_js` assembles them; the book serves the result."""
+"""The book's page scripts and styles, real files in ``static/``, and the linters that read them.
+
+The book serves one ``dynamics.js`` and one ``dynamics.css`` (:mod:`dynamics_toolchain.sphinx`):
+
+- :func:`book_js`: a generated prelude, ``window.dynamicsConfig = {...}`` with the values
+  computed in Python (:func:`config`: the width under which a figure takes its narrow layout,
+  the palettes of the dark theme), then ``static/dark.js`` (figures in the dark theme's
+  colours, :mod:`dynamics_toolchain.darkmode`), ``static/viewlink.js`` (a link to a view,
+  :mod:`dynamics_toolchain.viewlink`), ``static/access.js`` (a keyboard and a text alternative
+  for every reader, :mod:`dynamics_toolchain.access`) and ``static/figures.js`` (each figure
+  drawn in the layout that suits its width; it calls the others);
+- :func:`book_css`: ``static/book.css`` then ``static/print.css`` (the printed edition's).
+
+The checks' page-side scripts, run in Chromium by Playwright's ``page.evaluate`` (the page
+checks, the theme report, the audit, the printer's pictures), are files too:
+``static/evaluate/<name>.js``, each one function expression, read by :func:`evaluate`. A
+one-line expression stays in Python beside its call (a camera's eye, a hover's text, a value
+built from a Python f-string): it is read where it is used, and a file would hold one line.
+
+ESLint (:func:`lint_js`, ``static/eslint.config.mjs``) and stylelint (:func:`lint_css`,
+``static/stylelint.config.mjs``), both from npm (``.ci/run`` installs them, pinned:
+:data:`ESLINT`, :data:`STYLELINT`), read every one of these files
+(``tests/toolchain/test_scripts.py``).
+"""
 from __future__ import annotations
 
-# Each figure in the layout that suits its width: the narrow layout that the house style
-# computed for a phone (dynamics.plots.narrow_patch, carried by every figure's HTML) where the
-# figure is narrow, the column layout elsewhere. Jupyter and Colab do not load this file: there
-# a figure has the notebook's width and keeps the column layout.
-BOOK_JS = r"""/* Training Dynamics: each figure in the layout that suits its width (dynamics.plots.to_html).
-   A figure narrower than NARROW px, as on a phone, is drawn in the narrow layout that the house
-   style computed for it (panels stacked, legend below, titles wrapped, ...), and in the column
-   layout again when it grows (a rotation, a wider window). A tap on a plot shows its hover.
-   On a phone a slider spans the figure's whole width (its steps far enough apart for a finger),
-   and a 3-D view turned by a finger stays turned when a slider redraws the figure. In the
-   theme's dark mode each figure is drawn in the page's dark colours (window.dynamicsDark); a
-   slider's step and a turned 3-D view are written in the address (window.dynamicsView).
-   A figure with no redraw pending says how it is drawn in data-drawn ('wide', 'narrow dark',
-   ...): a check waits for that, not for a number of seconds (FIGURES_DRAWN_JS). */
-(function () {
-  'use strict';
-  var NARROW = __NARROW__, EDGE = 8;  // px: a figure narrower than NARROW is on a phone
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
 
-  function copy(x) { return JSON.parse(JSON.stringify(x)); }
+__all__ = ["STATIC", "FIGURES_DRAWN_JS", "SERVED_JS", "SERVED_CSS", "ESLINT", "STYLELINT", "static", "evaluate",
+           "config", "book_js", "book_css", "eslint_path", "stylelint_path", "js_files", "css_files",
+           "lint_js", "lint_css"]
 
-  // the figure in one of its layouts: the column's, or the column's patched for a phone
-  function variant(fig, patch) {
-    var layout = copy(fig.layout), data = copy(fig.data), k;
-    if (patch) {
-      for (k in patch.layout) {
-        if (patch.layout[k] === null) { delete layout[k]; } else { layout[k] = copy(patch.layout[k]); }
-      }
-      (patch.data || []).forEach(function (p, i) { if (data[i]) { Object.assign(data[i], copy(p)); } });
-    }
-    return {data: data, layout: layout};
-  }
+STATIC = Path(__file__).resolve().with_name("static")
+SERVED_JS = ("dark.js", "viewlink.js", "access.js", "figures.js")  # in dynamics.js, in this order
+SERVED_CSS = ("book.css", "print.css")                              # in dynamics.css, in this order
 
-  // what the reader changed stays: slider positions (and the traces and title they show),
-  // traces hidden from the legend, a turned 3-D view
-  function keep(gd, v) {
-    (gd.data || []).forEach(function (t, i) { if (v.data[i] && t.visible !== undefined) { v.data[i].visible = t.visible; } });
-    (gd.layout.sliders || []).forEach(function (s, i) {
-      var mine = (v.layout.sliders || [])[i];
-      if (!mine || s.active === undefined) { return; }
-      mine.active = s.active;
-      var step = mine.steps[s.active], args = step && step.args && step.args[1];
-      if (args && args['title.text'] !== undefined && v.layout.title) { v.layout.title.text = args['title.text']; }
-    });
-    Object.keys(gd.layout).forEach(function (k) {
-      if (/^scene\d*$/.test(k) && gd.layout[k].camera && v.layout[k]) { v.layout[k].camera = copy(gd.layout[k].camera); }
-    });
-  }
+# what .ci/run installs from npm (tests/toolchain/test_scripts.py holds them equal)
+ESLINT = ("eslint@10.15.0", "@eslint/js@10.0.1", "globals@17.14.0")
+STYLELINT = ("stylelint@17.16.0",)
 
-  // on a phone, each slider as wide as the figure (EDGE px from each side), not only the plot
-  // area: its steps are then as far apart as the screen allows (the page check wants them
-  // dynamics_toolchain.pages.MIN_STEP px apart, a fingertip's target). The slider keeps its place in the
-  // plot area (x 0, len 1: what plotly reserves margins for) and reaches out by negative pads;
-  // pads = the room its layout kept for its end labels.
-  function fitSliders(gd, pads) {
-    var L = gd._fullLayout, upd = {};
-    if (!L || !L._size || !(L.sliders || []).length) { return null; }
-    var out = {l: L._size.l - EDGE, r: L.width - L._size.l - L._size.w - EDGE};
-    L.sliders.forEach(function (s, i) {
-      var want = {l: (pads[i] || {}).l || 0, r: (pads[i] || {}).r || 0}, k;
-      for (k in want) {
-        want[k] -= out[k];
-        if (Math.abs(s.pad[k] - want[k]) > 0.5) { upd['sliders[' + i + '].pad.' + k] = want[k]; }
-      }
-    });
-    return Object.keys(upd).length ? Plotly.relayout(gd, upd) : null;
-  }
 
-  // plotly keeps a turned 3-D view in the layout on mouseup only: after a finger turned it, a
-  // slider's redraw turned it back. Keep it on touchend too, as plotly does on mouseup.
-  function keepTurnedView(gd) {
-    gd.addEventListener('touchend', function () {
-      var L = gd._fullLayout || {};
-      Object.keys(L).forEach(function (k) {
-        var sc = /^scene\d*$/.test(k) && L[k]._scene, ev = {};
-        if (!sc || !sc.isCameraChanged || !sc.isCameraChanged(gd.layout)) { return; }
-        ev[k + '.camera'] = sc.getCamera();
-        sc.saveLayout(gd.layout);
-        gd.emit('plotly_relayout', ev);
-      });
-    }, true);
-  }
+def static(name: str) -> str:
+    """The text of ``static/<name>``."""
+    return (STATIC / name).read_text(encoding="utf-8")
 
-  var figures = 0;  // a figure's place on the page (1, 2, ...): its name in a link to a view
-  window.dynamicsFigure = function (id, fig, narrow, config) {
-    var gd = document.getElementById(id), shown = null, queue = Promise.resolve(), n = ++figures;
-    var pending = 0;  // redraws asked for and not done yet
-    var phone = narrow && narrow.layout && Object.keys(narrow.layout).length ? narrow : null;
-    function wanted() {
-      var w = gd.getBoundingClientRect().width;
-      return phone && w > 0 && w < NARROW ? 'narrow' : 'wide';
-    }
-    var pads = ((phone && phone.layout.sliders) || fig.layout.sliders || []).map(function (s) { return copy(s.pad || {}); });
-    function dark() { return !!(window.dynamicsIsDark && window.dynamicsIsDark()); }
-    function fit() { return shown && shown.indexOf('narrow') === 0 ? fitSliders(gd, pads) : null; }
-    function apply() {
-      var kind = wanted(), look = kind + (dark() ? ' dark' : '');
-      if (look === shown) { return fit(); }
-      var v = variant(fig, kind === 'narrow' ? phone : null), first = shown === null;
-      if (dark()) { window.dynamicsDark(v); }  // the dark theme's colours (dynamics_toolchain.darkmode)
-      if (!first) { keep(gd, v); }
-      shown = look;
-      gd.setAttribute('data-layout', kind);
-      gd.style.height = v.layout.height + 'px';
-      if (!first) { return Plotly.react(gd, v.data, v.layout, config).then(fit); }
-      return Plotly.newPlot(gd, v.data, v.layout, config).then(function () {
-        // plotly redraws on its own when the window changes size: fit the sliders again then
-        gd.on('plotly_afterplot', function () { queue = queue.then(fit); });
-        if (fig.frames) { return Plotly.addFrames(gd, fig.frames); }
-      }).then(function () {
-        if (window.dynamicsView) { window.dynamicsView(gd, n); }  // dynamics_toolchain.viewlink
-        if (window.dynamicsAccess) { window.dynamicsAccess(gd); }  // dynamics_toolchain.access
-      }).then(fit);
-    }
-    function update() {
-      pending += 1;
-      gd.removeAttribute('data-drawn');
-      queue = queue.then(apply).catch(function (e) { console.error(e); }).then(function () {
-        pending -= 1;
-        if (!pending) { gd.setAttribute('data-drawn', shown); }
-      });
-    }
-    keepTurnedView(gd);
-    update();
-    if (window.ResizeObserver) { new ResizeObserver(update).observe(gd); }
-    window.addEventListener('orientationchange', update);
-    // the theme's toggle (or the system's setting) marks <html data-theme>: redraw in its colours
-    if (window.MutationObserver) {
-      new MutationObserver(update).observe(document.documentElement, {attributes: true, attributeFilter: ['data-theme']});
-    }
-    window.addEventListener('resize', update);
-  };
-})();
-"""
+
+def evaluate(name: str) -> str:
+    """``static/evaluate/<name>.js``: a function expression for Playwright's ``page.evaluate``."""
+    return static(f"evaluate/{name}.js")
+
+
+# every figure of the page drawn (in the theme named by the argument, if any): what a browser
+# check waits for instead of a number of seconds
+FIGURES_DRAWN_JS = evaluate("figures_drawn")
+
+
+def config() -> dict:
+    """The values the page scripts take from Python (``window.dynamicsConfig``): ``narrow``,
+    the width in px under which a figure is drawn in its narrow layout
+    (:data:`dynamics.plots.NARROW_BELOW`), and the dark theme's ``palette`` (the house
+    palette, lower case), ``darkPalette`` (each lightened) and ``darkBackground``."""
+    from dynamics.plots import NARROW_BELOW
+
+    from .darkmode import js_config
+
+    return {"narrow": NARROW_BELOW, **js_config()}
 
 
 # Every figure of the page drawn, none with a redraw pending (BOOK_JS's data-drawn), and with
@@ -149,11 +80,110 @@ FIGURES_DRAWN_JS = r"""(theme) => [...document.querySelectorAll('.dynamics-figur
 
 
 def book_js() -> str:
-    """The book's ``dynamics.js`` (:data:`BOOK_JS`), with the width under which a figure is
-    drawn in its narrow layout (:data:`dynamics.plots.NARROW_BELOW`)."""
-    from .access import ACCESS_JS
-    from .darkmode import dark_js
-    from dynamics.plots import NARROW_BELOW
-    from .viewlink import VIEW_JS
+    """The book's ``dynamics.js``: the prelude with :func:`config`, then :data:`SERVED_JS`."""
+    prelude = ("/* Training Dynamics: the values the scripts below take from Python "
+               "(dynamics_toolchain.scripts.config). */\n"
+               f"window.dynamicsConfig = {json.dumps(config())};\n")
+    return prelude + "".join(static(name) for name in SERVED_JS)
 
-    return dark_js() + VIEW_JS + ACCESS_JS + BOOK_JS.replace("__NARROW__", str(NARROW_BELOW))
+
+def book_css() -> str:
+    """The book's ``dynamics.css``: :data:`SERVED_CSS`, one after the other."""
+    return "".join(static(name) for name in SERVED_CSS)
+
+
+# ----------------------------------------------------------------------------- the linters
+
+def _npm_tool(setting: str, name: str, packages: tuple[str, ...], entry: str) -> Path:
+    """The npm package folder of ``packages[0]``: ``$<setting>`` (that folder), else the cache
+    ``.ci/run`` fills (``~/.cache/dynamics-<name>``, filled here once when npm is present)."""
+    from dynamics.runtime import folder
+
+    env = folder(setting)
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / f"dynamics-{name}"
+    package = packages[0].rsplit("@", 1)[0]
+    found = Path(env) if env else cache / "node_modules" / package
+    install = ["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(cache), *packages]
+    if not (found / entry).exists() and not env and shutil.which("npm"):
+        subprocess.run(install, capture_output=True)
+    if not (found / entry).exists():
+        raise RuntimeError(f"{package} is not installed ({found / entry} is missing): install Node.js "
+                           f"and npm, then `{' '.join(install)}` (.ci/run does), or point {setting} "
+                           f"at a folder holding {package}'s package")
+    return found
+
+
+def eslint_path() -> Path:
+    """ESLint's package folder (with ``@eslint/js`` and ``globals`` beside it):
+    ``$DYNAMICS_ESLINT``, else the cache ``.ci/run`` fills."""
+    return _npm_tool("DYNAMICS_ESLINT", "eslint", ESLINT, "bin/eslint.js")
+
+
+def stylelint_path() -> Path:
+    """stylelint's package folder: ``$DYNAMICS_STYLELINT``, else the cache ``.ci/run`` fills."""
+    return _npm_tool("DYNAMICS_STYLELINT", "stylelint", STYLELINT, "bin/stylelint.mjs")
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if not node:
+        raise RuntimeError("the linters need Node.js (Debian: apt-get install nodejs)")
+    return node
+
+
+def _run(cmd: list[str], text: str | None, env: dict | None = None, report: str = "stdout") -> list[dict]:
+    """The linter's JSON report, from its ``report`` stream (stylelint writes it to stderr)."""
+    out = subprocess.run(cmd, input=text, capture_output=True, text=True, cwd=STATIC,
+                         env=dict(os.environ, **(env or {})), timeout=300)
+    try:
+        return json.loads(getattr(out, report))
+    except json.JSONDecodeError:
+        raise RuntimeError(f"{Path(cmd[1]).name} failed (exit {out.returncode}):\n"
+                           f"{out.stdout[-3000:]}\n{out.stderr[-3000:]}") from None
+
+
+def _where(path: str) -> str:
+    p = Path(path)
+    return str(p.relative_to(STATIC)) if p.is_relative_to(STATIC) else str(p)
+
+
+def js_files() -> list[Path]:
+    """Every script in ``static/``: the served ones and ``evaluate/``'s."""
+    return sorted(STATIC.glob("*.js")) + sorted(STATIC.glob("evaluate/*.js"))
+
+
+def css_files() -> list[Path]:
+    return sorted(STATIC.glob("*.css"))
+
+
+def lint_js(files=None, text: str | None = None, name: str = "constructed.js") -> tuple[list[Path], list[str]]:
+    """ESLint over ``files`` (default: :func:`js_files`), or over ``text`` as if it were the
+    script ``static/<name>``: (the files it linted, each problem as ``file:line:col rule:
+    message``). A warning counts as a problem, and so does a file ESLint would skip."""
+    eslint = eslint_path()
+    cmd = [_node(), str(eslint / "bin" / "eslint.js"), "--config", str(STATIC / "eslint.config.mjs"),
+           "--format", "json"]
+    cmd += ["--stdin", "--stdin-filename", str(STATIC / name)] if text is not None else \
+        [str(f) for f in (files if files is not None else js_files())]
+    results = _run(cmd, text, env={"DYNAMICS_ESLINT": str(eslint)})  # the config finds its packages
+    problems = [f"{_where(r['filePath'])}:{m.get('line', 0)}:{m.get('column', 0)} "
+                f"{m.get('ruleId') or 'eslint'}: {m['message']}"
+                for r in results for m in r["messages"]]
+    return [Path(r["filePath"]) for r in results], problems
+
+
+def lint_css(files=None, text: str | None = None, name: str = "constructed.css") -> tuple[list[Path], list[str]]:
+    """stylelint over ``files`` (default: every ``static/*.css``), or over ``text`` as if it
+    were ``static/<name>``: (the files it linted, each problem as ``file:line:col rule:
+    message``). A syntax error is a problem (rule ``CssSyntaxError``)."""
+    stylelint = stylelint_path()
+    cmd = [_node(), str(stylelint / "bin" / "stylelint.mjs"), "--config",
+           str(STATIC / "stylelint.config.mjs"), "--formatter", "json"]
+    cmd += ["--stdin-filename", str(STATIC / name)] if text is not None else \
+        [str(f) for f in (files if files is not None else css_files())]
+    results = _run(cmd, text, report="stderr")
+    problems = [f"{_where(r['source'])}:{w.get('line', 0)}:{w.get('column', 0)} {w['rule']}: {w['text']}"
+                for r in results for w in r["warnings"] + r.get("parseErrors", [])]
+    problems += [f"{_where(r['source'])}: {d['text']}" for r in results
+                 for d in r.get("invalidOptionWarnings", []) + r.get("deprecations", [])]
+    return [Path(r["source"]) for r in results], problems

@@ -16,7 +16,7 @@ import os
 import shutil
 from pathlib import Path
 
-from .scripts import book_js
+from .scripts import book_css, book_js
 
 def _static_dir(app) -> Path:
     """Where the served assets are staged: inside the build directory, not the book's own
@@ -34,34 +34,9 @@ def _serve_plotly(app, config) -> None:
     dst = static / "plotly.min.js"
     if not dst.exists() or dst.stat().st_size != src.stat().st_size:
         shutil.copyfile(src, dst)
-    from .printed import PRINT_CSS
-
-    (static / "dynamics.css").write_text(BOOK_CSS + PRINT_CSS)  # the printed edition's style too
+    (static / "dynamics.css").write_text(book_css())  # the printed edition's style too
     (static / "dynamics.js").write_text(book_js())
     config.html_static_path = [*config.html_static_path, str(static)]  # copied to _static
-
-
-# The book's own styles: printed output and inline code in the prose (a long call such as
-# ``sp.science.rms_to_rms_norm(...)``, whose words Sphinx sets in no-wrap spans) wrap inside
-# the column instead of widening the page, and the notes of live panels and the provenance captions read as asides.
-BOOK_CSS = """
-div.cell_output pre, div.output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
-article :is(p, li, td) code.literal span.pre { white-space: normal; overflow-wrap: anywhere; }
-div.cell_output .dynamics-source pre { white-space: pre; overflow-wrap: normal; font-size: 0.8em; }
-div.cell_output .output.text_html { overflow-x: auto; max-width: 100%; }
-.dynamics-figure { max-width: 100%; }
-.dynamics-panel-note { margin: 0.4em 0 1em; font-size: 0.92em; }
-html[data-theme=dark] .bd-content div.cell_output .text_html {
-  /* the theme puts HTML outputs on a light box in the dark theme, for libraries whose output
-     assumes white; the book's figures, tables and notes follow the theme (dynamics_toolchain.darkmode) */
-  background-color: transparent !important; color: inherit !important; padding: 0 !important; }
-html[data-theme=dark] .dynamics-source > summary { color: #8fb0ea !important; }
-html[data-theme=dark] .dynamics-caption { color: #a3acb5 !important; }
-html[data-theme=dark] table.dynamics-table th, html[data-theme=dark] table.dynamics-table td {
-  border-color: #3a424d; }
-html[data-theme=dark] table.dynamics-table td.missing { color: #a3acb5; }
-"""
-
 
 
 def stamp(commit: str | None = None, date: str | None = None) -> str:

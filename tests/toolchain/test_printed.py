@@ -28,7 +28,7 @@ def _book(folder: Path) -> tuple[Path, dict]:
     shutil.copyfile(Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
                     static / "plotly.min.js")
     (static / "dynamics.js").write_text(scripts.book_js())
-    (static / "dynamics.css").write_text(sphinx.BOOK_CSS + printed.PRINT_CSS)
+    (static / "dynamics.css").write_text(scripts.book_css())
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     files = [toc["root"]] + [c["file"] for c in toc["chapters"]]
     counts = {}

@@ -1,0 +1,7 @@
+// axe-core's violations in the page (dynamics_toolchain.access.audit, which injects axe first).
+/* global axe */
+async () => {
+  const r = await axe.run(document, {resultTypes: ['violations']});
+  return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+}

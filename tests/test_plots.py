@@ -230,3 +230,18 @@ def test_a_claims_row_prints_its_control_window_and_seeds():
     assert "against: B, same budget" in html and "window: steps 100–1,000" in html
     assert "seeds: 0, 1, 2" in html and "✗ no" in html
     assert plots.failed_claims([row]) == [row]
+
+
+def test_a_labels_colour_reads_on_the_white_page():
+    """plots.text_colour: a colour that reads at 4.5:1 on white stays; the palette's green
+    (3.9:1) is darkened, its hue kept, until it reads; mark_step's label uses it."""
+    from dynamics.plots.builders import text_colour
+    from dynamics_toolchain.darkmode import contrast
+
+    assert text_colour("#555") == "#555" and text_colour("#990099") == "#990099"
+    green = text_colour("#109618")
+    assert green != "#109618" and 4.5 <= contrast(green, "#ffffff") < 5.5
+    assert text_colour("#ffffff") != "#ffffff" and contrast(text_colour("#ffffff"), "#ffffff") >= 4.5
+    fig = plots.mark_step(plots.figure(), 10, "fit 10", color="#109618")
+    assert fig.layout.annotations[0].font.color == green
+    assert fig.layout.shapes[0].line.color == "#109618"  # the line keeps its colour

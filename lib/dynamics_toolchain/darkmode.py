@@ -101,7 +101,8 @@ def _opaque(color: str) -> bool:
 def theme_problems(report: dict) -> list[str]:
     """What is wrong with one page in one mode (:data:`THEME_REPORT_JS`): a figure whose
     background is not the page's (an opaque block of another colour: a white one in the dark
-    theme), text under 4.5:1 against it, and, in the dark theme, a line or marker colour under
+    theme), text under 4.5:1 against it (its own, and each annotation's or label's in a colour
+    of its own), and, in the dark theme, a line or marker colour under
     3:1."""
     found = []
     page_bg = report["background"]
@@ -113,6 +114,14 @@ def theme_problems(report: dict) -> list[str]:
         if f["text"] and contrast(f["text"], against) < TEXT_CONTRAST:
             found.append(f"{f['id']}: text {f['text']} on {against}: contrast "
                          f"{contrast(f['text'], against):.1f} < {TEXT_CONTRAST}")
+        for label in f.get("labels", []):  # text drawn on the figure in a colour of its own
+            try:
+                ratio = contrast(label["color"], against)
+            except ValueError:
+                continue
+            if ratio < TEXT_CONTRAST:
+                found.append(f"{f['id']}: the text {label['text']!r} in {label['color']} on {against}: "
+                             f"contrast {ratio:.1f} < {TEXT_CONTRAST}")
         if report["theme"] == "dark":
             for c in dict.fromkeys(f["colors"]):
                 try:

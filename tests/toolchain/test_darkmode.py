@@ -23,6 +23,12 @@ def _page(folder: Path, extra: str = "") -> Path:
     fig = plots.figure("two runs", "step", "loss")
     for k in range(len(plots.PALETTE)):
         fig.add_scatter(x=[1, 2, 3], y=[k, k + 1, k + 3], mode="lines", name=f"run {k}")
+    # text drawn on the figure in colours of its own, as the chapters draw it: a grey label
+    # ("fit 48 / grok 528"), a palette colour ("τ = 1/(ηλ)") and a reference line's label
+    fig.add_annotation(x=2, y=3, text="fit 48 / grok 528", showarrow=False, font=dict(color="#555"))
+    fig.add_annotation(x=1, y=5, text="τ = 1/(ηλ)", showarrow=False, font=dict(color=plots.PALETTE[4]))
+    fig.add_vline(x=2.5, line=dict(color="#555555", dash="dot"), annotation_text="zero error",
+                  annotation_font_color="#555555")
     heat = plots.heatmap([[0, 1], [1, 0]], ["a", "b"], ["c", "d"], "cells", "x", "y")
     body = plots.to_html(fig) + plots.to_html(heat)
     (folder / "chapters").mkdir()
@@ -59,6 +65,9 @@ def test_theme_problems_fail_a_white_figure_on_a_dark_page():
     good = dict(id="f3", paper="rgb(20, 24, 30)", plot="rgb(20, 24, 30)", text="rgb(206, 214, 221)",
                 colors=darkmode.DARK_PALETTE)
     assert darkmode.theme_problems(dict(dark_page, figures=[good])) == []
+    # a label drawn in the light theme's grey on the dark page: 2.5:1 is caught
+    grey = dict(good, id="f4", labels=[dict(text="fit 48 / grok 528", color="#555555")])
+    assert any("'fit 48 / grok 528' in #555555" in p for p in darkmode.theme_problems(dict(dark_page, figures=[grey])))
 
 
 def test_figures_follow_the_dark_theme_in_a_browser(tmp_path):
@@ -72,6 +81,7 @@ def test_figures_follow_the_dark_theme_in_a_browser(tmp_path):
     for f in dark["figures"]:
         assert darkmode.contrast(f["paper"], darkmode.DARK_BACKGROUND) < 1.05
     assert set(dark["figures"][0]["colors"]) == set(darkmode.DARK_PALETTE)
+    assert len(dark["figures"][0]["labels"]) == 3  # the labels were read, in both themes
     assert darkmode.theme_problems(dark) == [] and darkmode.theme_problems(light) == []
     assert isinstance(dark["audit"], list) and isinstance(light["audit"], list)  # axe ran in both
     # planted: figures that do not follow the theme

@@ -65,6 +65,28 @@ def curves(histories, metrics: Sequence[str] = ("train_acc", "test_acc"), title:
     return fig
 
 
+def text_colour(color: str, ratio: float = 4.5) -> str:
+    """``color`` as text on the book's white page: itself where it reads at ``ratio``:1 (WCAG
+    AA), else darkened (mixed with black, the hue kept) until it does. A line may be a light
+    green; its label must be readable (the dark theme lightens it again, dynamics_toolchain)."""
+    c = color.lstrip("#")
+    if len(c) == 3:
+        c = "".join(x * 2 for x in c)
+    if len(c) != 6:
+        raise ValueError(f"text_colour takes #rgb or #rrggbb, got {color!r}")
+    rgb = [int(c[i:i + 2], 16) for i in (0, 2, 4)]
+
+    def lum(v):
+        f = [(x / 255) / 12.92 if x / 255 <= 0.04045 else ((x / 255 + 0.055) / 1.055) ** 2.4 for x in v]
+        return 0.2126 * f[0] + 0.7152 * f[1] + 0.0722 * f[2]
+
+    for k in range(21):
+        v = [round(x * (1 - k / 20)) for x in rgb]
+        if 1.05 / (lum(v) + 0.05) >= ratio:
+            return color if k == 0 else "#" + "".join(f"{x:02x}" for x in v)
+    return "#000000"
+
+
 def mark_step(fig: go.Figure, step: float | None, label: str, color: str = "#555",
               row: int | None = None, col: int | None = None, logx: bool = False) -> go.Figure:
     """A dotted vertical line at ``step``, labelled inside the top of the plot (no-op for None).
@@ -75,7 +97,7 @@ def mark_step(fig: go.Figure, step: float | None, label: str, color: str = "#555
     fig.add_vline(x=step, line=dict(color=color, dash="dot", width=1), **where)
     fig.add_annotation(x=math.log10(step) if logx else step, y=1, yref="y domain", text=label,
                        showarrow=False, xanchor="left", yanchor="top", xshift=3,
-                       font=dict(size=FONT - 2, color=color), **where)
+                       font=dict(size=FONT - 2, color=text_colour(color)), **where)
     return fig
 
 

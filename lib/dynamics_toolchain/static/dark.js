@@ -29,18 +29,20 @@
     return 0.2126 * f[0] + 0.7152 * f[1] + 0.0722 * f[2];
   }
   // a colour the page's dark background would swallow (a grey reference line, a dark blue),
-  // mixed with white until it stands 3.5:1 from the background (WCAG's 3:1 for graphics)
-  function visible(c, bg) {
+  // mixed with white until it stands `ratio`:1 from the background: 3.5 for lines and marks
+  // (WCAG's 3:1 for graphics), 4.5 for text drawn on a figure (WCAG AA)
+  function mixed(c, bg, ratio) {
     var v = rgb(c), b = rgb(bg);
     if (!v || !b || v[3] < 0.99) { return c; }
     for (var t = 0; t <= 1.0001; t += 0.05) {
       var w = v.slice(0, 3).map(function (x) { return Math.round(x + (255 - x) * t); });
-      if ((lum(w.concat([1])) + 0.05) / (lum(b) + 0.05) >= 3.5) {
+      if ((lum(w.concat([1])) + 0.05) / (lum(b) + 0.05) >= ratio) {
         return t === 0 ? c : 'rgb(' + w.join(', ') + ')';
       }
     }
     return '#ffffff';
   }
+  function visible(c, bg) { return mixed(c, bg, 3.5); }
   var BG = null;
   function swap(c) {
     if (typeof c !== 'string') { return c; }
@@ -53,7 +55,15 @@
     if (a.title && a.title.font) { a.title.font.color = p.fg; }
     if (a.tickfont) { a.tickfont.color = p.fg; }
   }
-  function font(f, p) { if (f && (!f.color || LIGHT_TEXT.test(f.color))) { f.color = p.fg; } }
+  // text on a figure: the page's text colour where it had the light theme's, and a colour of its
+  // own (a grey label, a palette colour) lightened until it reads against the dark background
+  function font(f, p) {
+    if (!f) { return; }
+    if (!f.color || LIGHT_TEXT.test(f.color)) { f.color = p.fg; return; }
+    if (typeof f.color !== 'string') { return; }
+    var i = PALETTE.indexOf(f.color.toLowerCase());
+    f.color = mixed(i >= 0 ? DARK[i] : f.color, BG || p.bg, 4.5);
+  }
 
   window.dynamicsIsDark = function () { return document.documentElement.dataset.theme === 'dark'; };
   window.dynamicsDark = function (v) {
@@ -82,6 +92,7 @@
     });
     (L.shapes || []).forEach(function (sh) {  // reference lines: the fit step, a threshold
       if (sh.line && sh.line.color) { sh.line.color = swap(sh.line.color); }
+      if (sh.label && sh.label.font) { font(sh.label.font, p); }
     });
     (L.sliders || []).forEach(function (s) {
       s.font = Object.assign({}, s.font || {}, {color: p.fg});

@@ -245,3 +245,18 @@ def test_a_labels_colour_reads_on_the_white_page():
     fig = plots.mark_step(plots.figure(), 10, "fit 10", color="#109618")
     assert fig.layout.annotations[0].font.color == green
     assert fig.layout.shapes[0].line.color == "#109618"  # the line keeps its colour
+
+
+def test_stacked_panels_that_shared_a_y_axis_each_show_its_ticks():
+    """On a phone the panels stack; the right panel of a shared-y pair hid its tick labels
+    beside the left one, and stacked it had none (spectral's "per second", initialization's μP)."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, subplot_titles=["per step", "per second"])
+    fig.add_scatter(x=[1, 2], y=[1, 2], row=1, col=1)
+    fig.add_scatter(x=[1, 2], y=[2, 1], row=1, col=2)
+    wide = plots.house(go.Figure(fig), narrow=False)
+    assert wide.layout.yaxis2.showticklabels is False  # beside its neighbour: shared
+    narrow = plots.house(go.Figure(fig), width=390, narrow=True)
+    assert narrow.layout.yaxis2.domain[1] < narrow.layout.yaxis.domain[0]  # stacked
+    assert narrow.layout.yaxis2.showticklabels is True

@@ -321,6 +321,10 @@ def _stack(fig: go.Figure, width: int) -> None:
                 (s.x0, s.y0), (s.x1, s.y1) = move(s.x0, s.y0, k), move(s.x1, s.y1, k)
     for k, (xname, yname, _, _) in enumerate(panels):
         lay[xname].domain, lay[yname].domain = new[k]
+        # side by side, a panel that shares its neighbour's y axis hides its tick labels; one
+        # above the other it has no neighbour to read them from
+        if lay[yname].showticklabels is False:
+            lay[yname].showticklabels = True
         for tr in fig.data:
             if tr.type in ("heatmap", "contour") and "x" + xname[5:] == (tr.xaxis or "x"):
                 tr.colorbar.update(y=sum(new[k][1]) / 2, yanchor="middle", lenmode="fraction",

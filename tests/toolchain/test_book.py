@@ -437,3 +437,46 @@ def test_references_parse_and_every_entry_has_its_exact_title(tmp_path):
     broken = text.replace("}\n\n@", "\n\n@", 1)  # one entry's closing brace lost
     with pytest.raises(Exception):
         pybtex.database.parse_string(broken, "bibtex")
+
+
+PLUMBING = ("glue(", "live_cost(", "claims_table(")  # calls that put the run's numbers on the page
+
+
+def plumbing_departures(cells: list[dict]) -> list[str]:
+    """How a notebook departs from the one rule for plumbing: a cell that glues numbers into
+    the prose does only that (the experiment it reads stays in a cell of its own, shown), and
+    every cell that puts the run's numbers on the page (glue, the cost line, the claims table)
+    shows its output with its code folded (``hide-input``: one click opens it), never removed."""
+    import ast
+
+    wrong = []
+    for cell in cells:
+        source = "".join(cell["source"])
+        if cell["cell_type"] != "code" or not any(call in source for call in PLUMBING):
+            continue
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if "hide-input" not in tags or {"remove-input", "remove-cell", "hide-cell"} & tags:
+            wrong.append(f"tagged {sorted(tags)}: {source[:60]!r}")
+        if "glue(" in source and not ("claims_table(" in source or "live_cost(" in source):
+            others = [s for s in ast.parse(source).body
+                      if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                              and ast.unparse(s.value.func).split(".")[-1] == "glue")]
+            if others:
+                wrong.append(f"glues and does more: {source[:60]!r}")
+    return wrong
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_one_rule_for_what_a_reader_sees_of_the_plumbing(nb):
+    assert not plumbing_departures(json.loads(nb.read_text())["cells"]), plumbing_departures(
+        json.loads(nb.read_text())["cells"])
+
+
+def test_the_plumbing_rule_sees_a_departure():
+    def cell(src, tags=()):
+        return {"cell_type": "code", "source": [src], "metadata": {"tags": list(tags)}}
+
+    assert not plumbing_departures([cell("glue(**x)", ["hide-input"]), cell("h = train()")])
+    assert plumbing_departures([cell("h = train()\nglue(**x)", ["hide-input"])])  # mixed
+    assert plumbing_departures([cell("glue(**x)", ["remove-input"])])             # removed
+    assert plumbing_departures([cell("dynamics.book.live_cost('x')")])           # shown open

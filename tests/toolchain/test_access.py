@@ -14,7 +14,10 @@ from dynamics_toolchain import access
 THEME_BITS = """<button class="search-button__button" aria-label="Search">Search <kbd>Ctrl</kbd>+<kbd>K</kbd></button>
 <div class="citation-list" role="doc-bibliography"><div class="citation" id="c1" role="doc-biblioentry">
 <span class="label"><span class="fn-bracket">[</span><a role="doc-backlink" href="#r1">1</a>
-<span class="fn-bracket">]</span></span><p>A paper.</p></div></div>"""
+<span class="fn-bracket">]</span></span><p>A paper.</p></div></div>
+<details class="hide above-input"><summary aria-label="Toggle hidden content">
+<span class="collapsed">Show code cell source</span><span class="expanded" style="display:none">Hide code cell source</span>
+</summary><pre>glue(x=1)</pre></details>"""
 
 
 def _page(folder: Path, extra: str = "") -> Path:
@@ -89,11 +92,17 @@ def test_the_audit_passes_a_clean_page_and_finds_a_planted_problem(tmp_path):
     with sync_playwright() as pw:
         browser, page = _open(pw, _page(tmp_path / "ok"))
         assert access.audit_problems(access.audit(page)) == []
+        # the code cell's toggle is named by the text it shows, not "Toggle hidden content"
+        assert page.evaluate("() => document.querySelector('summary').getAttribute('aria-label')") is None
         browser.close()
-        browser, page = _open(pw, _page(tmp_path / "bad", '<img src="x.png"><button></button>'))
+        browser, page = _open(pw, _page(tmp_path / "bad", '<img src="x.png"><button></button>'
+                                        '<a href="#x" role="button" aria-label="Go">Read more</a>'))
+        page.evaluate("() => { const a = document.createElement('button'); a.setAttribute('aria-label', 'Toggle');"
+                      " a.textContent = 'Show code'; document.body.appendChild(a); }")  # after the mend
         found = access.audit_problems(access.audit(page))
         browser.close()
     assert any("image-alt" in p for p in found) and any("button-name" in p for p in found), found
+    assert any("label-content-name-mismatch" in p for p in found), found  # the rule is on
 
 
 def test_audit_problems_keep_the_serious_and_critical():

@@ -81,13 +81,18 @@
   };
 
   // the theme's markup, mended: a citation list is a list of entries (no roles that need
-  // particular children), and the search button's name holds the text it shows
+  // particular children), and a control's name holds the text it shows (WCAG 2.5.3, axe's
+  // label-content-name-mismatch: the search button, the theme switch, the code cells'
+  // "Show code cell source" toggles named "Toggle hidden content"): a control that shows text
+  // is named by that text, which follows it when it changes (show / hide)
   function mend() {
     document.querySelectorAll('.citation-list[role], .citation-list [role="doc-biblioentry"], '
                               + '.citation-list [role="doc-backlink"]').forEach(function (el) { el.removeAttribute('role'); });
-    document.querySelectorAll('.search-button__button[aria-label]').forEach(function (b) {
-      var shown = plain(b.textContent);
-      if (shown && b.getAttribute('aria-label').indexOf(shown) < 0) { b.setAttribute('aria-label', shown); }
+    document.querySelectorAll('button[aria-label], summary[aria-label], a[aria-label], [role="button"][aria-label]').forEach(function (el) {
+      var shown = plain(el.innerText || '').toLowerCase();
+      if (shown && el.getAttribute('aria-label').toLowerCase().indexOf(shown) < 0) {
+        el.removeAttribute('aria-label');
+      }
     });
   }
   if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', mend); } else { mend(); }

@@ -16,7 +16,9 @@ import os
 import shutil
 from pathlib import Path
 
-from .scripts import book_css, book_js
+from .scripts import STATIC, book_css, book_js
+
+FAVICON = STATIC / "favicon.svg"
 
 def _static_dir(app) -> Path:
     """Where the served assets are staged: inside the build directory, not the book's own
@@ -37,6 +39,8 @@ def _serve_plotly(app, config) -> None:
     (static / "dynamics.css").write_text(book_css())  # the printed edition's style too
     (static / "dynamics.js").write_text(book_js())
     config.html_static_path = [*config.html_static_path, str(static)]  # copied to _static
+    if not config.html_favicon:  # the book's own icon: without one every page asks for /favicon.ico
+        config.html_favicon = str(FAVICON)
 
 
 def stamp(commit: str | None = None, date: str | None = None) -> str:

@@ -347,6 +347,8 @@ def test_rendered_book(tmp_path):
     assert (html / "_static" / "plotly.min.js").stat().st_size > 1_000_000
     assert (html / "_static" / "mathjax" / "tex-chtml.js").exists()
     intro = (html / "intro.html").read_text()
+    # the book's own icon, served (no page asks for a missing /favicon.ico)
+    assert re.search(r'<link rel="icon" href="[^"]*favicon\.svg"', intro) and (html / "_static" / "favicon.svg").exists()
     assert len(re.findall(r'<script[^>]*src="[^"]*plotly\.min\.js', intro)) == 1, "plotly.js not loaded once"
     names = [Path(f).name for f in toc_files()]
     for name in names:

@@ -4,7 +4,7 @@ Core modules: ``runtime`` (profile, device, seed), ``config`` (self-describing e
 settings), ``data``, ``models``, ``train`` (one loop), ``sweep`` (many models at once),
 ``plots``, ``widgets``, ``results``. Theme modules, one per chapter, hold the science.
 """
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # chapter notebook (chapters/<name>.ipynb) -> theme module (dynamics.<module>)
 CHAPTERS = {

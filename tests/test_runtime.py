@@ -206,7 +206,7 @@ def test_gpu_profile_on_a_cpu_warns_loudly_in_setup(capsys, monkeypatch):
 def _clock(monkeypatch):
     """A fake perf_counter the test advances by hand."""
     now = [100.0]
-    monkeypatch.setattr(runtime.time, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(forecast.time, "perf_counter", lambda: now[0])
     return now
 
 

@@ -146,7 +146,12 @@ def test_book_workflow_publishes_the_printed_edition_beside_the_site():
     upload = next(i for i, step in enumerate(steps)
                   if step.get("uses", "").startswith("actions/upload-pages-artifact@"))
     assert runs.index("python -m dynamics_toolchain.htmlcheck _build/html --console") < printing < upload
-    assert 'href="training-dynamics.pdf"' in (ROOT / "intro.md").read_text()
+    # the landing page links the published edition, where this workflow puts it
+    import yaml
+
+    site = "https://training-dynamics.github.io/training-dynamics/"
+    assert f"]({site}training-dynamics.pdf)" in (ROOT / "intro.md").read_text()
+    assert yaml.safe_load((ROOT / "CITATION.cff").read_text())["url"] == site
 
 
 def test_tests_workflow_runs_the_readme_test_command():

@@ -15,7 +15,7 @@ import re
 import shutil
 from pathlib import Path
 
-from .scripts import evaluate
+from .scripts import FIGURES_DRAWN_JS, evaluate
 
 __all__ = ["BOOK_COPY_IGNORE", "MIN_STEP", "build", "chromium", "PAGE_REPORT_JS", "MOVE_SLIDER_JS",
            "TAP_POINT_JS", "console_errors", "inspect_pages", "problems", "screenshots"]
@@ -185,6 +185,8 @@ def console_errors(html_dir, pages) -> dict[str, list[str]]:
     requests to the network it tried (a page of the book makes none)."""
     from playwright.sync_api import sync_playwright
 
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     out = {}
     with sync_playwright() as pw:
         browser = _browser(pw)
@@ -201,7 +203,12 @@ def console_errors(html_dir, pages) -> dict[str, list[str]]:
 
             page.route("**/*", route)
             page.goto((Path(html_dir) / name).resolve().as_uri(), wait_until="load")
-            page.wait_for_timeout(1500)  # MathJax and the figures draw after the load
+            # MathJax and the figures draw after the load: wait for both, not for seconds
+            page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+            try:
+                page.wait_for_function(FIGURES_DRAWN_JS, timeout=120_000)
+            except PlaywrightTimeout:
+                errors.append("a figure was not drawn within 120 s of the load")
             out[name] = list(dict.fromkeys(errors))
             context.close()
         browser.close()
@@ -222,6 +229,7 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
     every step (``dragged``); the first 3-D figure turns under a drag, shows a point's hover on
     a tap and stays turned when its slider moves (``turned_3d``). With ``shots_dir``, save a
     screenshot of each page's first screen there."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     html_dir = Path(html_dir)
@@ -255,7 +263,10 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
                                    "MathJax.startup.promise !== undefined", timeout=30000)
             page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
             page.evaluate("() => document.fonts.ready.then(() => true)")  # MathJax's web fonts
-            page.wait_for_timeout(1000)
+            try:  # every figure drawn (a figure that never draws is reported by the page report)
+                page.wait_for_function(FIGURES_DRAWN_JS, timeout=120_000)
+            except PlaywrightTimeout:
+                pass
             report = page.evaluate(PAGE_REPORT_JS, {"phone": phone, "minStep": MIN_STEP})
             if shots_dir is not None:  # the page as a reader first sees it: before a slider moves
                 # The first screen only: growing the window to the page's height for a
@@ -280,9 +291,15 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
                     page.touchscreen.tap(move["x"], move["y"])
                 else:
                     page.mouse.click(move["x"], move["y"])
-                page.wait_for_timeout(400)
-                after = page.evaluate(f"() => document.getElementById('{move['id']}').data.map(t => t.visible)")
-                move["redrawn"] = after != move.pop("before")
+                # redrawn: the traces shown change (waited for as an event, up to 10 s, not slept)
+                before = move.pop("before")
+                try:
+                    page.wait_for_function("([id, was]) => JSON.stringify(document.getElementById(id)"
+                                           ".data.map(t => t.visible)) !== JSON.stringify(was)",
+                                           arg=[move["id"], before], timeout=10_000)
+                    move["redrawn"] = True
+                except PlaywrightTimeout:
+                    move["redrawn"] = False
             report["slider_moved"] = move
             if phone:  # a finger drags every slider through all its steps, and turns a 3-D view
                 cdp = context.new_cdp_session(page)

@@ -74,6 +74,7 @@ def print_book(html_dir, out: Path | None = None) -> Path:
 
     from .sphinx import stamp
     from .pages import _browser
+    from .scripts import FIGURES_DRAWN_JS
 
     html_dir = Path(html_dir).resolve()
     out = Path(out) if out is not None else html_dir / PDF_NAME
@@ -89,7 +90,7 @@ def print_book(html_dir, out: Path | None = None) -> Path:
                 ("file:", "data:", "blob:")) else r.abort())
             page.goto(path.as_uri(), wait_until="load")
             page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-            page.wait_for_timeout(800)
+            page.wait_for_function(FIGURES_DRAWN_JS, timeout=120_000)  # every figure drawn
             page.evaluate(TO_IMAGES_JS)
             titles.append(page.evaluate("() => (document.querySelector('article h1') || "
                                         "document.querySelector('h1') || {}).textContent || document.title")

@@ -405,3 +405,28 @@ def test_the_test_loss_rows_need_a_rise_and_an_early_peak_with_controls_that_fai
     late = {s: _grokking(s, test_loss=[4.0] * 10 + [9.0] + [1.0] * 8) for s in (0, 1, 2)}
     assert _rows(_multi(late))["The test loss peaks well before the test accuracy moves"][
         "reproduced"] == "no"
+
+
+def test_the_prose_glues_the_thresholds_it_names(short):
+    """Sections 1, 2 and 4 name the labels' thresholds through glue, from the constants of
+    science.py: no typed 99%, 95%, 5x, 5 or 2.5 points, last fifth or last three."""
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[2] / "chapters" / "grokking.ipynb").read_text())
+    prose = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    for typed in ("99\\%", "95\\%", "90\\%", "2.5 points", "5 points", "last fifth",
+                  "last three evaluations", "five times later", "5\\,t_"):
+        assert typed not in prose, typed
+    for key in ("fit_acc", "grok_acc", "delay_min", "unlearn_drop", "climb", "climb_span",
+                "end_evals", "key_share_min"):
+        assert f"{{glue:text}}`{key}`" in prose, key
+    payload, prov = results.load("grokking_phase")
+    s2 = C.section2_facts(payload["rows"], Fa.by_seed(payload["rows"])[0], prov["config"]["phase"]["lr"],
+                          prov["config"]["phase"]["p"])
+    assert (s2["unlearn_drop"], s2["climb"], s2["climb_span"], s2["end_evals"]) == (
+        f"{S.UNLEARN_DROP * 100:g}", f"{S.CLIMB * 100:g}", f"{S.CLIMB_SPAN:.0%}", f"{S.END_EVALS}")
+    assert (s2["unlearn_drop"], s2["climb"], s2["climb_span"], s2["end_evals"]) == ("5", "2.5", "20%", "3")
+    _, first, _ = short
+    s1 = C.section1_facts(first, first, [0, 1, 2])
+    assert (s1["fit_acc"], s1["grok_acc"], s1["delay_min"]) == ("99%", "95%", "5")

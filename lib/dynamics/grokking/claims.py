@@ -20,7 +20,10 @@ from .facts import (
     _falls, by_seed, clock_fit, median_grid, clock_ratios, corrupted_facts, corrupted_glue, live_phase_facts,
     phase_facts, phase_glue, progress_glue, remedy_facts, section1_numbers,
 )
-from .science import CHANCE_MARGIN, GROK_ACC, PLATEAU, critical_fraction, plateau_steps
+from .science import (
+    CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
+    UNLEARN_DROP, critical_fraction, plateau_steps,
+)
 
 __all__ = ["section1_facts", "section2_facts", "section3_facts", "section4_facts", "page_claims",
            "section1_claims", "phase_claims", "published_claims", "pct0",
@@ -48,6 +51,7 @@ def section1_facts(first, other, seeds) -> dict[str, str]:
     return _texts(2, t_fit=s1["fit"], t_grok=s1["grok"], delay=s1["delay"],
                   t_leave=s1["leave"], t_half=s1["half"], plateau=s1["plateau"],
                   margin=f"{CHANCE_MARGIN:.0%}", plateau_min=f"{PLATEAU:g}",
+                  fit_acc=f"{FIT_ACC:.0%}", grok_acc=f"{GROK_ACC:.0%}", delay_min=f"{DELAY:g}",
                   seeds=", ".join(map(str, seeds)), loss_start=s1["loss_start"],
                   loss_peak=s1["loss_peak"], peak_step=s1["peak_step"],
                   div_grok=s1["div_grok"])
@@ -56,9 +60,13 @@ def section1_facts(first, other, seeds) -> dict[str, str]:
 def section2_facts(rows: list[dict], live_rows: list[dict], lr: float,
                    p: int) -> dict[str, str]:
     """Section 2's glued numbers: the precomputed grid's (``rows``, its learning rate ``lr``
-    and modulus ``p``; :func:`~.facts.phase_glue`) and the live grid's
-    (:func:`~.facts.live_phase_facts`)."""
-    return dict(phase_glue(rows, lr=lr, p=p), **live_phase_facts(live_rows))
+    and modulus ``p``; :func:`~.facts.phase_glue`), the live grid's
+    (:func:`~.facts.live_phase_facts`) and the thresholds of the phase labels the prose names
+    (:mod:`.science`: a drop and a climb in points of accuracy, the span and the evaluations
+    "at the end")."""
+    labels = dict(unlearn_drop=f"{UNLEARN_DROP * 100:g}", climb=f"{CLIMB * 100:g}",
+                  climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
+    return dict(phase_glue(rows, lr=lr, p=p), **live_phase_facts(live_rows), **labels)
 
 
 def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
@@ -74,7 +82,7 @@ def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
     big = max(scaled)
     pct = lambda v: f"{v:.0%}"  # noqa: E731
     return dict(
-        _texts(2, **progress_glue(pm)),
+        _texts(2, **progress_glue(pm)), key_share_min=f"{KEY_SHARE:.0%}",
         **_texts(3, n_keys=len(c0["keys"]), n_freq=c0["K"], key_share=pct(c0["key_share"]),
                  key_null=pct(c0["null"]), key_init=pct(c0["init_key_share"]),
                  single=pct(c0["single"]), single_init=pct(c0["init_single"]),

@@ -355,7 +355,7 @@ def _verdict(start: str) -> dict:
     "Test accuracy stays near chance", "The test loss rises", "The test loss peaks",
     "Division groks",
     "Without weight decay the network memorizes and does not", "During the plateau",
-    "More weight decay", "Restricted loss falls", "Excluded loss rises", "Each unit reads",
+    "More weight decay", "Excluded loss rises", "Each unit reads",
     "A network can memorize corrupted", "A larger weight decay"])
 def test_claim_row_holds_on_the_claim_seeds(row):
     r = _verdict(row)

@@ -83,6 +83,8 @@ def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
     pct = lambda v: f"{v:.0%}"  # noqa: E731
     return dict(
         _texts(2, **progress_glue(pm)), key_share_min=f"{KEY_SHARE:.0%}",
+        restricted_at_half=f"{restricted_at_test_half(pm, 'restricted_loss', HALF):.0%}",
+        other_at_half=f"{restricted_at_test_half(pm, 'other_loss', HALF):.0%}",
         **_texts(3, n_keys=len(c0["keys"]), n_freq=c0["K"], key_share=pct(c0["key_share"]),
                  key_null=pct(c0["null"]), key_init=pct(c0["init_key_share"]),
                  single=pct(c0["single"]), single_init=pct(c0["init_single"]),
@@ -200,7 +202,10 @@ RESTRICTED_LEADS = evidence.Claim(
     control="the restricted loss on the other frequencies (the keys' complement), read the "
             "same way",
     window="from the fit step to the first evaluation where the test loss is below half its "
-           "fit-step value", fmt=lambda v: f"{v:.2f}")
+           "fit-step value", fmt=lambda v: f"{v:.2f}",
+    # shown, not asserted: at the cpu profile the lead's margin (median 0.38 against 0.5) is
+    # within the seeds' spread (0.27 to 0.47); the prose glues the page's seed's value
+    asserted=False)
 
 
 def _excluded_rise(pm: dict, key: str) -> float:

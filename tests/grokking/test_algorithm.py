@@ -15,12 +15,17 @@ from dynamics.grokking import algorithm as A
 from dynamics.grokking import experiments as E
 from dynamics.grokking import science as S
 
+from known import known_answer
 from seeds import SEEDS
 
 
 # ----------------------------------------------------------------------------- division
 
 
+@known_answer(A.discrete_log, A.division_as_subtraction,
+              how="g^log a = a checked by modular exponentiation for every residue, and a / b "
+                  "from the data module's own division table read through the logs is "
+                  "(log a - log b) mod p - 1: the subtraction table")
 @pytest.mark.parametrize("p", [3, 5, 7, 11, 23, 37, 59, 97, 113])
 def test_division_table_is_the_subtraction_table_after_the_discrete_log(p):
     g, log = A.discrete_log(p)
@@ -35,6 +40,9 @@ def test_division_table_is_the_subtraction_table_after_the_discrete_log(p):
     assert D.OPERATIONS["div"](torch.tensor(exp[i]), torch.tensor(exp[j]), p) == exp[(i - j) % (p - 1)]
 
 
+@known_answer(A.primitive_root,
+              how="the definition by brute force: the smallest g whose powers run through all "
+                  "p - 1 nonzero residues (3 mod 7, 2 mod 59, 5 mod 97, 3 mod 113)")
 def test_primitive_root_is_a_generator_and_refuses_composites():
     assert A.primitive_root(7) == 3 and A.primitive_root(59) == 2
     for bad in (1, 2, 9, 15, 57):
@@ -42,6 +50,10 @@ def test_primitive_root_is_a_generator_and_refuses_composites():
             A.primitive_root(bad)
     # 2 is not a generator mod 7 (2^3 = 1): the search skips it
     assert len({pow(2, k, 7) for k in range(6)}) < 6
+    for p in (3, 5, 7, 11, 13, 23, 37, 59, 97, 113):  # the definition, by brute force
+        brute = next(g for g in range(2, p) if len({pow(g, k, p) for k in range(p - 1)}) == p - 1)
+        assert A.primitive_root(p) == brute
+    assert [A.primitive_root(p) for p in (97, 113)] == [5, 3]
 
 
 # ----------------------------------------------------------------------------- the clock
@@ -64,6 +76,10 @@ def _planted(p=23, width=64, keys=(3, 7), seed=0):
     return m
 
 
+@known_answer(A.clock_measures, A.clock_points,
+              how="a planted clock (neuron j reads cos(2πk a/p + φ_j), phases spread evenly): "
+                  "all energy on the keys, one frequency per neuron, the residues on a circle "
+                  "turning by 2πk/p per residue")
 def test_clock_measures_find_a_planted_clock_and_not_random_weights():
     p, keys = 23, [3, 7]
     clock, rand = _planted(p, keys=keys), M.MLP(2 * p, 64, 2, p)
@@ -81,6 +97,44 @@ def test_clock_measures_find_a_planted_clock_and_not_random_weights():
                           torch.full_like(step, 2 * math.pi * 3 / p), atol=1e-3)
     with pytest.raises(ValueError, match="op"):
         A.clock_measures(clock, rand, p, op="div", keys=keys)
+
+
+@known_answer(A.clock_measures,
+              how="the null model: for Gaussian first-layer weights every frequency k >= 1 "
+                  "carries the same expected energy, so the share on any set of keys averages "
+                  "(number of keys) / ((p - 1)/2), the row's uniform null")
+def test_clock_measures_on_random_weights_average_the_uniform_null():
+    p, keys = 23, [3, 7, 9]
+    torch.manual_seed(0)
+    shares = [A.clock_measures(M.MLP(2 * p, 64, 2, p), M.MLP(2 * p, 64, 2, p), p,
+                               keys=keys)["key_share"] for _ in range(20)]
+    null = len(keys) / ((p - 1) // 2)
+    assert sum(shares) / len(shares) == pytest.approx(null, abs=0.02)
+
+
+def _norm_run(norm, steps, fit, grok):
+    from types import SimpleNamespace as NS
+    from dynamics.train import History
+
+    h = History()
+    for t, v in zip(steps, norm):
+        h.append(t, weight_norm=v, train_acc=0.0, test_acc=0.0)
+    return NS(history=h, fit_step=fit, grok_step=grok)
+
+
+@known_answer(A.norm_descent,
+              how="a norm curve made by hand: 1, 2, 4 (the peak, step 20), 3, 2 (the grok step, "
+                  "40), 1.5, 1, 1, 1; the end is the median of the last three, 1, so at the grok "
+                  "step (4 - 2)/(4 - 1) = 2/3 of the descent is made, and none at the fit step "
+                  "(10, before the peak)")
+def test_norm_descent_on_a_made_up_curve():
+    steps = [0, 10, 20, 30, 40, 50, 60, 70, 80]
+    got = A.norm_descent(_norm_run([1, 2, 4, 3, 2, 1.5, 1, 1, 1], steps, fit=10, grok=40))
+    assert got["start"] == 1 and got["peak"] == 4 and got["end"] == 1 and got["grok"] == 2
+    assert got["peak_step"] == 20 and got["done"] == pytest.approx(2 / 3)
+    assert got["fit_done"] == 0.0
+    late = A.norm_descent(_norm_run([1, 2, 4, 3, 2, 1.5, 1, 1, 1], steps, fit=30, grok=None))
+    assert late["fit_done"] == pytest.approx(1 / 3) and math.isnan(late["done"])
 
 
 def test_figures_build():

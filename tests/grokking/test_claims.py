@@ -93,7 +93,7 @@ def test_claims_rows_have_verdicts(short):
     multi = dict(decay={0: first}, none={0: control}, div={0: first})
     live = Fa.by_seed(payload["rows"])[0]  # a live grid is one seed's
     table = C.page_claims(multi, {0: pm}, speed, {0: cor}, payload["rows"], live, grid_lr=0.01)
-    assert len(table) == 21
+    assert len(table) == 23
     assert all(isinstance(r["asserted"], bool) for r in table)
     # rows whose verdict changes with the scale are shown, not asserted
     assert not any(r["asserted"] for r in table if r["claim"].split()[0] in
@@ -227,9 +227,11 @@ def test_corrupted_glue_formats_the_final_shares():
 # ----------------------------------------------------------------------------- claims can fail
 
 
-def _fake(test_acc, seed=0, norm=None, conc=None, p=37, wd=1.0, op="add"):
+def _fake(test_acc, seed=0, norm=None, conc=None, p=37, wd=1.0, op="add", test_loss=None,
+          train_loss=None):
     """A run whose curves are given (one evaluation every 10 steps): training accuracy fits at
-    step 20, the test loss peaks at step 10."""
+    step 20, the test loss peaks at step 10 (twice its start) unless given, the training loss
+    falls unless given."""
     from types import SimpleNamespace
     from dynamics.train import History
 
@@ -238,9 +240,11 @@ def _fake(test_acc, seed=0, norm=None, conc=None, p=37, wd=1.0, op="add"):
     n = len(test_acc)
     norm = norm or [10.0 - 5.0 * i / n for i in range(n)]
     conc = conc or [0.2 + 0.6 * i / n for i in range(n)]
+    test_loss = test_loss or [8.0 if i == 1 else 4.0 - 3.0 * acc for i, acc in enumerate(test_acc)]
+    train_loss = train_loss or [3.0 / (1 + i) for i in range(n)]
     for i, acc in enumerate(test_acc):
         h.append(10 * i, train_acc=1.0 if i >= 2 else 0.1, test_acc=acc,
-                 test_loss=5.0 if i == 1 else 4.0 - 3.0 * acc, weight_norm=norm[i],
+                 test_loss=test_loss[i], train_loss=train_loss[i], weight_norm=norm[i],
                  fourier_top10=conc[i])
     fit, grok = S.fit_and_grok(h)
     return SimpleNamespace(history=h, config=cfg, fit_step=fit, grok_step=grok, seed=seed)
@@ -254,6 +258,7 @@ def _grokking(seed=0, leave=10, **kw):
 
 def _control(seed, n=19, **kw):
     """The run without decay: memorizes, its norm grows and its spectrum stays as it was."""
+    kw.setdefault("test_loss", [4.0 + 0.5 * i for i in range(n)])  # confidently wrong, more so
     return _fake([0.02] * n, seed, wd=0.0, norm=[5.0 + 0.2 * i for i in range(n)],
                  conc=[0.3] * n, **kw)
 
@@ -319,27 +324,109 @@ def test_the_control_and_remedy_rows_fail_when_the_data_contradict_them():
     assert never["Division groks on a similar schedule to addition"]["reproduced"] == "no"
 
 
-def _pm(excluded, train_loss, seed=0):
+def _pm(excluded, train_loss, seed=0, restricted=None, other=None):
     """Progress measures of one made-up run: evaluations every 10 steps, fit at step 20, the
-    restricted loss halving at step 40, the test loss at step 90."""
+    test loss halving at step 90, the restricted loss at step 40 (0.5 / 2.0 = 1/4 of its
+    fit-step value from there), the restricted loss on the other frequencies flat."""
     n = len(excluded)
     steps = [10 * i for i in range(n)]
     return dict(step=steps, history_steps=steps, fit_step=20, grok_step=10 * (n - 2),
                 excluded_loss=excluded, train_loss=train_loss,
-                restricted_loss=[2.0 if t < 40 else 0.5 for t in steps],
+                restricted_loss=restricted or [2.0 if t < 40 else 0.5 for t in steps],
+                other_loss=other or [3.0] * n,
                 test_loss=[4.0 if t < 90 else 1.0 for t in steps])
+
+
+def _named(rows, start):
+    hit = [r for r in rows if r["claim"].startswith(start)]
+    assert len(hit) == 1, (start, [r["claim"] for r in rows])
+    return hit[0]
 
 
 def test_the_excluded_loss_row_needs_a_real_rise_and_a_control_that_fails():
     n = 12
     falls = [1.0 / (1 + i) for i in range(n)]  # the training loss of all the logits
     rises = [3.0, 2.0, 1.0, 1.0, 1.2, 1.5, 1.8, 2.0, 2.2, 2.3, 2.3, 2.3]  # 2.3x after the fit
-    ok = C.restricted_excluded_row({s: _pm(rises, falls, s) for s in (0, 1, 2)})
+    row = lambda ex, tr: _named(C.restricted_excluded_rows(  # noqa: E731
+        {s: _pm(ex, tr, s) for s in (0, 1, 2)}), "Excluded loss rises")
+    ok = row(rises, falls)
     assert ok["reproduced"] == "yes" and "2.30x" in ok["measured here"]
+    assert "EXCLUDED_RISE" in ok["measured here"] and "1.00x" in ok["control"]
     # an uptick passes "max after minus value at the fit step > 0", not a rise of EXCLUDED_RISE x
     uptick = [3.0, 2.0, 1.0, 1.0, 1.01] + [0.9] * (n - 5)
-    assert C.restricted_excluded_row({s: _pm(uptick, falls, s) for s in (0, 1, 2)})[
-        "reproduced"] == "no"
+    assert row(uptick, falls)["reproduced"] == "no"
     # a control that rises as much (the whole training loss going up) does not discriminate
-    assert C.restricted_excluded_row({s: _pm(rises, rises, s) for s in (0, 1, 2)})[
+    assert row(rises, rises)["reproduced"] == "does not discriminate"
+
+
+def test_the_restricted_loss_row_needs_a_lead_with_a_margin_and_a_control_that_fails():
+    n, falls = 12, [1.0 / (1 + i) for i in range(12)]
+    rises = [3.0, 2.0, 1.0, 1.0, 1.2, 1.5, 1.8, 2.0, 2.2, 2.3, 2.3, 2.3]
+    steps = [10 * i for i in range(n)]
+    row = lambda **kw: _named(C.restricted_excluded_rows(  # noqa: E731
+        {s: _pm(rises, falls, s, **kw) for s in (0, 1, 2)}), "Restricted loss falls")
+    ok = row()
+    assert ok["reproduced"] == "yes" and "0.25" in ok["measured here"] and not ok["asserted"]
+    assert "HALF" in ok["measured here"] and "1.00" in ok["control"]
+    # the restricted loss halves only after the test loss does: at the test loss's halving
+    # step it is still at its fit-step value
+    late = row(restricted=[2.0 if t < 100 else 0.5 for t in steps])
+    assert late["reproduced"] == "no"
+    # the other frequencies' restricted loss falls as early: the lead says nothing of the keys
+    same = row(other=[2.0 if t < 40 else 0.5 for t in steps])
+    assert same["reproduced"] == "does not discriminate"
+    # a lead that differs from seed to seed by more than its margin is within noise
+    pms = {s: _pm(rises, falls, s, restricted=[2.0 if t < 40 else v for t in steps])
+           for s, v in ((0, 0.1), (1, 0.9), (2, 0.3))}
+    assert _named(C.restricted_excluded_rows(pms), "Restricted loss falls")["reproduced"] in (
+        "within noise", "partly")
+
+
+def test_the_test_loss_rows_need_a_rise_and_an_early_peak_with_controls_that_fail():
+    decay = {s: _grokking(s) for s in (0, 1, 2)}
+    ok = _rows(_multi(decay))
+    rise, turn = ok["The test loss rises while the network memorizes"], ok[
+        "The test loss peaks well before the test accuracy moves"]
+    assert rise["reproduced"] == "yes" and "LOSS_RISE" in rise["measured here"]
+    assert turn["reproduced"] == "yes" and "PEAK_BEFORE" in turn["measured here"]
+    # a test loss that never rises above its start ("peak > start" passed any uptick)
+    flat = {s: _grokking(s, test_loss=[4.0, 4.1] + [1.0] * 17) for s in (0, 1, 2)}
+    assert _rows(_multi(flat))["The test loss rises while the network memorizes"][
         "reproduced"] == "no"
+    # a training loss that rises as much: the rise is not the test loss's own
+    both = {s: _grokking(s, train_loss=[3.0, 7.0] + [0.1] * 17) for s in (0, 1, 2)}
+    assert _rows(_multi(both))["The test loss rises while the network memorizes"][
+        "reproduced"] == "does not discriminate"
+    # the run without decay turns as early: the early peak says nothing about generalizing
+    early = {s: _control(s, test_loss=[4.0, 8.0] + [4.0] * 17) for s in (0, 1, 2)}
+    row = _rows(dict(decay=decay, none=early))["The test loss peaks well before the test accuracy moves"]
+    assert row["reproduced"] == "does not discriminate"
+    # a peak at the step the test accuracy leaves chance is not "well before" it
+    late = {s: _grokking(s, test_loss=[4.0] * 10 + [9.0] + [1.0] * 8) for s in (0, 1, 2)}
+    assert _rows(_multi(late))["The test loss peaks well before the test accuracy moves"][
+        "reproduced"] == "no"
+
+
+def test_the_prose_glues_the_thresholds_it_names(short):
+    """Sections 1, 2 and 4 name the labels' thresholds through glue, from the constants of
+    science.py: no typed 99%, 95%, 5x, 5 or 2.5 points, last fifth or last three."""
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).parents[2] / "chapters" / "grokking.ipynb").read_text())
+    prose = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    for typed in ("99\\%", "95\\%", "90\\%", "2.5 points", "5 points", "last fifth",
+                  "last three evaluations", "five times later", "5\\,t_"):
+        assert typed not in prose, typed
+    for key in ("fit_acc", "grok_acc", "delay_min", "unlearn_drop", "climb", "climb_span",
+                "end_evals", "key_share_min"):
+        assert f"{{glue:text}}`{key}`" in prose, key
+    payload, prov = results.load("grokking_phase")
+    s2 = C.section2_facts(payload["rows"], Fa.by_seed(payload["rows"])[0], prov["config"]["phase"]["lr"],
+                          prov["config"]["phase"]["p"])
+    assert (s2["unlearn_drop"], s2["climb"], s2["climb_span"], s2["end_evals"]) == (
+        f"{S.UNLEARN_DROP * 100:g}", f"{S.CLIMB * 100:g}", f"{S.CLIMB_SPAN:.0%}", f"{S.END_EVALS}")
+    assert (s2["unlearn_drop"], s2["climb"], s2["climb_span"], s2["end_evals"]) == ("5", "2.5", "20%", "3")
+    _, first, _ = short
+    s1 = C.section1_facts(first, first, [0, 1, 2])
+    assert (s1["fit_acc"], s1["grok_acc"], s1["delay_min"]) == ("99%", "95%", "5")

@@ -46,6 +46,13 @@ def test_progress_measures_of_a_short_run():
     assert pm["step"] == r.history.steps and pm["n_frequencies"] == 5
     assert 1 <= len(pm["keys"]) <= 5 and "end" in pm["spectra"]
     assert all(np.isfinite(pm["restricted_loss"])) and all(np.isfinite(pm["excluded_loss"]))
+    # the control: the restricted loss on the keys' complement, at every checkpoint
+    others = [k for k in range(1, 6) if k not in pm["keys"]]
+    labels = ((torch.arange(11)[:, None] + torch.arange(11)[None]) % 11).reshape(-1)
+    want = S.fourier_losses(S.pair_logits(r.model, 11), labels, S.pair_index(r.data.x_train, 11),
+                            others, 11)[0]
+    assert len(pm["other_loss"]) == len(pm["step"])
+    assert pm["other_loss"][-1] == pytest.approx(float(want), rel=1e-5)
     with pytest.raises(ValueError):
         E.progress_measures(E.run(cfg, seed=0))  # no checkpoints
     with pytest.raises(ValueError):
@@ -345,9 +352,10 @@ def _verdict(start: str) -> dict:
 
 @pytest.mark.claim
 @pytest.mark.parametrize("row", [
-    "Test accuracy stays near chance", "The test loss rises", "Division groks",
+    "Test accuracy stays near chance", "The test loss rises", "The test loss peaks",
+    "Division groks",
     "Without weight decay the network memorizes and does not", "During the plateau",
-    "More weight decay", "Restricted loss falls", "Each unit reads",
+    "More weight decay", "Excluded loss rises", "Each unit reads",
     "A network can memorize corrupted", "A larger weight decay"])
 def test_claim_row_holds_on_the_claim_seeds(row):
     r = _verdict(row)

@@ -19,6 +19,9 @@ from known import known_answer
 # ----------------------------------------------------------------------------- Fourier measures
 
 
+@known_answer(S.fourier_spectrum,
+              how="numpy's FFT folded by hand (|F_k|² + |F_{p-k}|²) and Parseval's identity: the "
+                  "energies add up to p·‖W‖², odd and even p")
 def test_fourier_spectrum_parseval_and_numpy():
     torch.manual_seed(0)
     w = torch.randn(2, 13, 5)
@@ -36,6 +39,9 @@ def test_fourier_spectrum_parseval_and_numpy():
     assert torch.isclose(S.fourier_spectrum(even).sum(), 12 * even.pow(2).sum(), rtol=1e-5)
 
 
+@known_answer(S.fourier_spectrum, S.spectral_concentration,
+              how="a pure cosine/sine pair of frequency k has all its energy at k (closed form), "
+                  "so its top tenth holds all of it")
 def test_fourier_spectrum_of_a_pure_frequency():
     p, k = 17, 3
     a = torch.arange(p, dtype=torch.float32)
@@ -46,6 +52,9 @@ def test_fourier_spectrum_of_a_pure_frequency():
     assert float(S.spectral_concentration(energy)) > 0.999
 
 
+@known_answer(S.spectral_concentration,
+              how="a flat spectrum of K frequencies: the top ceil(K/10) hold exactly that share; "
+                  "units each on one frequency: exactly 1, their sum flat again")
 def test_spectral_concentration_flat_and_bad_inputs():
     flat = torch.ones(20)
     assert math.isclose(float(S.spectral_concentration(flat, 0.1)), 0.1, rel_tol=1e-6)
@@ -74,6 +83,9 @@ def test_input_weights_of_both_models():
         S.input_weights(torch.nn.Linear(3, 3), 3)
 
 
+@known_answer(S.sum_basis,
+              how="cos and sin of distinct frequencies of a ± b are orthogonal over the p² pairs "
+                  "and to constants (closed form): Qᵀ Q is the identity")
 def test_sum_basis_is_orthonormal_and_checks_inputs():
     q = S.sum_basis(11, [1, 2, 5])
     assert q.shape == (121, 6)
@@ -94,6 +106,10 @@ def _fourier_logits(p, keys, weights=None, scale=8.0):
     return scale * sum(w * torch.cos(2 * math.pi * k * (s - c) / p) for k, w in zip(keys, weights))
 
 
+@known_answer(S.key_frequencies,
+              how="logits built from three frequencies with energy shares 0.6, 0.3, 0.1: the "
+                  "fewest holding 50%, 90%, 95% are one, two, three of them; a flat spectrum of "
+                  "18 needs ceil(0.9 x 18) = 17")
 def test_key_frequencies_hold_the_stated_share_with_no_cap():
     p = 37
     # energies proportional to the squared weights: 0.6, 0.3, 0.1 of the total
@@ -113,6 +129,9 @@ def test_key_frequencies_hold_the_stated_share_with_no_cap():
         S.key_frequencies(logits, p, share=0.0)
 
 
+@known_answer(S.key_frequencies, S.fourier_losses,
+              how="the ideal Fourier algorithm's logits: its two frequencies are the keys, the "
+                  "restricted loss is the full loss and the excluded loss is chance, ln p")
 def test_key_frequencies_and_fourier_losses_on_the_ideal_algorithm():
     p = 13
     logits = _fourier_logits(p, [2, 5])
@@ -143,6 +162,73 @@ def test_projecting_mlp_logits_equals_projecting_its_last_activations():
     via_logits = q @ (q.T @ logits)
     via_acts = (q @ (q.T @ h)) @ mlp.head.weight.T
     assert torch.allclose(via_logits, via_acts, atol=1e-4)
+
+
+@known_answer(S.logit_frequencies,
+              how="logits Σ_k w_k cos(2πk(a + b - c)/p) have energy w_k² p³ / 2 at each k and "
+                  "none elsewhere (closed form: a cos/sin of a + b has squared norm p²/2 over "
+                  "the pairs, and cos² + sin² over the classes sums to p)")
+def test_logit_frequencies_in_closed_form():
+    p = 13
+    weights = [1.0, 0.5]
+    energy = S.logit_frequencies(_fourier_logits(p, [2, 5], weights=weights, scale=1.0), p)
+    want = torch.zeros((p - 1) // 2, dtype=torch.float64)
+    want[1], want[4] = weights[0] ** 2 * p ** 3 / 2, weights[1] ** 2 * p ** 3 / 2
+    assert torch.allclose(energy.double(), want, atol=1e-2)
+    # a logit that depends on a alone has no component along a + b: no energy at any k
+    a = torch.arange(p).repeat_interleave(p).float()
+    assert float(S.logit_frequencies(torch.cos(2 * math.pi * 3 * a / p)[:, None].repeat(1, p),
+                                     p).abs().max()) < 1e-3
+
+
+@known_answer(S.fourier_losses,
+              how="logits on a frequency that is not a key: the restricted logits are each "
+                  "class's mean, 0 for a cosine, so the restricted loss is chance, ln p, and the "
+                  "excluded loss is the full loss (nothing removed)")
+def test_fourier_losses_on_logits_off_the_keys():
+    p = 13
+    logits = _fourier_logits(p, [4])
+    labels = ((torch.arange(p)[:, None] + torch.arange(p)[None]) % p).reshape(-1)
+    index = torch.arange(0, p * p, 2)
+    restricted, excluded = S.fourier_losses(logits, labels, index, [2, 5], p)
+    full = torch.nn.functional.cross_entropy(logits[index], labels[index])
+    assert float(restricted) == pytest.approx(math.log(p), abs=1e-4)
+    assert float(excluded) == pytest.approx(float(full), abs=1e-4)
+
+
+@known_answer(S.weight_norm,
+              how="parameters set by hand: a 3x4 weight of 2s and a bias of 1s have norm "
+                  "sqrt(12 x 4 + 3) = sqrt(51)")
+def test_weight_norm_by_hand():
+    m = torch.nn.Linear(4, 3)
+    with torch.no_grad():
+        m.weight.fill_(2.0)
+        m.bias.fill_(1.0)
+    assert float(S.weight_norm(m)) == pytest.approx(math.sqrt(51), rel=1e-6)
+
+
+@known_answer(S.model_concentration,
+              how="an MLP whose first layer reads one residue per unit (a lookup table): the "
+                  "spectrum of a delta is flat, 1 at k = 0 and 2 at each folded k, so at p = 21 "
+                  "the top 2 of 11 frequencies hold 4/21; units each on one frequency: 1")
+def test_model_concentration_of_a_table_and_of_a_clock():
+    p, width = 21, 16
+    m = M.MLP(2 * p, width, 2, p)
+    with torch.no_grad():
+        w = torch.zeros(width, 2 * p)
+        for j in range(width):
+            w[j, j % p] = 1.0
+            w[j, p + (3 * j) % p] = 1.0
+        m.hidden[0].weight.copy_(w)
+    assert float(S.model_concentration(m, p)) == pytest.approx(4 / 21, rel=1e-5)
+    a = torch.arange(p, dtype=torch.float32)
+    with torch.no_grad():
+        for j in range(width):
+            k = 1 + j % 10
+            w[j, :p] = torch.cos(2 * math.pi * k * a / p + j)
+            w[j, p:] = torch.cos(2 * math.pi * k * a / p + 2 * j)
+        m.hidden[0].weight.copy_(w)
+    assert float(S.model_concentration(m, p)) == pytest.approx(1.0, abs=1e-5)
 
 
 # ----------------------------------------------------------------------------- remedies
@@ -178,6 +264,9 @@ def test_orthogonal_grad_removes_the_radial_component_and_keeps_the_norm():
         assert math.isclose(float(p.grad.norm()), float(grads[n].norm()), rel_tol=1e-5)
 
 
+@known_answer(S.stablemax, S.stablemax_cross_entropy,
+              how="s(x) = x + 1 and 1/(1 - x) by hand at 2, 0, -1; its cross-entropy is "
+                  "-log of that share")
 def test_stablemax_values_and_loss():
     x = torch.tensor([[2.0, 0.0, -1.0]])
     s = torch.tensor([3.0, 1.0, 0.5])
@@ -371,3 +460,30 @@ def test_phase_of_edge_cases():
                              "unfinished", "un-learning"}
     # every label phase_of gives is in PHASES
     assert {S.phase_of(_history(tr, te, STEPS)) for tr, te, _ in CURVES.values()} <= set(S.PHASES)
+
+
+@known_answer(S.plateau_steps,
+              how="a synthetic grokking curve (fit at step 100; test accuracy 0 until 500, "
+                  "linear to 1 at 700, evaluated every 50): it leaves chance at 550, passes 50% "
+                  "at 650 and 95% at 700, a plateau of 5.5 fit steps")
+def test_plateau_steps_on_a_synthetic_grokking_curve():
+    train, test, _ = CURVES["grokking"]
+    got = S.plateau_steps(_history(train, test, STEPS), p=97)
+    assert got == dict(fit=100, leave=550, half=650, grok=700, plateau=5.5)
+    never = S.plateau_steps(_history(FITS, [0.0] * 21, STEPS), p=97)
+    assert never == dict(fit=100, leave=None, half=None, grok=None, plateau=None)
+
+
+@known_answer(S.critical_fraction,
+              how="a made-up grid whose generalizing cells at weight decay 1 start at fraction "
+                  "0.4 (and at 0.3 under another decay, which must not count)")
+def test_critical_fraction_on_a_made_up_grid():
+    rows = [dict(train_frac=f, weight_decay=wd, phase=ph) for f, wd, ph in (
+        (0.2, 1.0, "memorization"), (0.3, 1.0, "unfinished"), (0.4, 1.0, "grokking"),
+        (0.5, 1.0, "comprehension"), (0.3, 3.0, "grokking"), (0.2, 3.0, "memorization"),
+        (0.6, 1.0, "un-learning"))]
+    assert S.critical_fraction(rows, 1.0) == 0.4
+    assert S.critical_fraction(rows, 3.0) == 0.3
+    assert S.critical_fraction(rows, 1.2) == 0.4  # the nearest decay in the grid
+    assert S.critical_fraction([r for r in rows if r["phase"] == "memorization"]) is None
+    assert S.critical_fraction([]) is None

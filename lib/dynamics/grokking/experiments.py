@@ -36,6 +36,7 @@ from .science import (
 
 __all__ = [  # the module's public names (dynamics.grokking exports those the notebooks use)
     "evaluation_steps", "recipe", "GrokRun", "run", "unit_spectra", "progress_measures", "restricted_leads",
+    "restricted_at_test_half",
     "remedy_configs", "run_remedies", "speedups", "claim_seeds", "seed_runs", "run_corrupted", "pair_pool", "split_mask",
     "corrupted_runs", "phase_rows", "run_phase_grid", "run_phase",
     "live_phase_config", "live_phase", "precompute_plan", "DEFAULT_REMEDIES"
@@ -166,6 +167,8 @@ def progress_measures(result: GrokRun, keys=None) -> dict:
     """Restricted and excluded loss (:func:`~.science.fourier_losses`, on the training pairs,
     against the true labels), weight norm and Fourier concentration at every kept checkpoint,
     with the key frequencies (:func:`~.science.key_frequencies`) read off the final model;
+    ``other_loss``: the restricted loss on the other frequencies (the keys' complement, the
+    control of the restricted loss);
     plus the input-weight spectrum at the fit step and at the end. Needs a run made with
     ``checkpoints=True`` on ``add`` or ``sub``."""
     cfg = result.config
@@ -181,12 +184,17 @@ def progress_measures(result: GrokRun, keys=None) -> dict:
     final = pair_logits(result.model, p)
     if keys is None:
         keys = key_frequencies(final, p, cfg.op)
-    out = dict(step=[], restricted_loss=[], excluded_loss=[], weight_norm=[], fourier_top10=[])
+    others = [k for k in range(1, (p - 1) // 2 + 1) if k not in set(keys)]
+    out = dict(step=[], restricted_loss=[], excluded_loss=[], other_loss=[], weight_norm=[],
+               fourier_top10=[])
     spectra = {}
     fit = result.fit_step
     for step, state in result.checkpoints:
         model.load_state_dict(state)
-        r, e = fourier_losses(pair_logits(model, p), labels, index, keys, p, cfg.op)
+        logits = pair_logits(model, p)
+        r, e = fourier_losses(logits, labels, index, keys, p, cfg.op)
+        out["other_loss"].append(float(fourier_losses(logits, labels, index, others, p,
+                                                       cfg.op)[0]))
         units = fourier_spectrum(input_weights(model, p), per_unit=True)
         out["step"].append(step)
         out["restricted_loss"].append(float(r))
@@ -214,6 +222,25 @@ def restricted_leads(pm: dict, level: float = 0.5) -> bool:
     first = lambda d: next((s for s in sorted(d) if s > fit and d[s] < level * d[fit]), None)  # noqa: E731
     rs, ts = first(r), first(t)
     return rs is not None and (ts is None or rs < ts)
+
+
+def restricted_at_test_half(pm: dict, key: str = "restricted_loss", level: float = 0.5) -> float:
+    """The restricted loss (or ``key``, e.g. ``"other_loss"``) over its value at the fit step,
+    read at the first evaluation after the fit step where the test loss is below ``level`` x
+    its own value there: below ``level`` when the restricted loss got there first, with a
+    margin (how far below). NaN without a fit step, or where the test loss never gets there."""
+    fit = pm.get("fit_step")
+    if fit is None or fit not in pm["step"]:
+        return float("nan")
+    r = dict(zip(pm["step"], pm[key]))
+    t = dict(zip(pm["history_steps"], pm["test_loss"]))
+    if fit not in t:
+        return float("nan")
+    half = next((s for s in sorted(t) if s > fit and t[s] < level * t[fit]), None)
+    if half is None:
+        return float("nan")
+    at = max((s for s in r if s <= half), default=None)  # the last checkpoint up to that step
+    return r[at] / r[fit] if at is not None and r[fit] > 0 else float("nan")
 
 
 # ============================================================================ several seeds

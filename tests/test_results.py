@@ -117,3 +117,32 @@ def test_provenance_of_a_result_or_none(tmp_data):
     results.save("demo_result", {"x": 1}, profile="smoke", command="python -m dynamics_ops.precompute demo")
     prov = results.provenance_of("demo_result")
     assert prov["profile"] == "smoke" and prov == results.load("demo_result")[1]
+
+
+def test_the_source_digest_sees_the_code_a_chapters_results_depend_on(tmp_path):
+    """source_digest: the same copy of the library gives the same digest; a change to a theme
+    moves that chapter's digest (and the capstone's, which runs every theme's science) and no
+    other chapter's; a change to the core (train.py) moves every chapter's."""
+    import shutil
+
+    lib = tmp_path / "dynamics"
+    shutil.copytree(results.LIB, lib, ignore=shutil.ignore_patterns("__pycache__"))
+    before = {c: results.source_digest(c, lib) for c in ("grokking", "lottery_tickets", "one_network")}
+    assert before["grokking"] == results.source_digest("grokking") and len(set(before.values())) == 3
+    (lib / "grokking" / "science.py").write_text((lib / "grokking" / "science.py").read_text() + "\n# x\n")
+    after = {c: results.source_digest(c, lib) for c in before}
+    assert after["grokking"] != before["grokking"] and after["one_network"] != before["one_network"]
+    assert after["lottery_tickets"] == before["lottery_tickets"]
+    (lib / "train.py").write_text((lib / "train.py").read_text() + "\n# y\n")
+    assert all(results.source_digest(c, lib) != after[c] for c in before)
+    with pytest.raises(ValueError, match="unknown chapter"):
+        results.source_digest("nonsense")
+
+
+def test_a_saved_file_records_its_commit_and_source(tmp_path, monkeypatch):
+    monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
+    import json
+
+    prov = json.loads(results.save("grokking_demo", {"x": 1}, "smoke").read_text())["provenance"]
+    assert prov["source"] == results.source_digest("grokking")
+    assert prov["commit"] == results.git_commit() and prov["commit"]  # a checkout has one

@@ -2,7 +2,9 @@
 
 ``save(name, payload, profile=..., config=...)`` writes ``data/<name>.json`` as
 ``{"provenance": {...}, "payload": ...}``; provenance holds the profile, device, library,
-torch and python versions, the date, the command that regenerates the file and the config.
+torch and python versions, the date, the command that regenerates the file and the config, and
+the code that made it: the commit and a digest of the source its results depend on
+(:func:`source_digest`: the theme's package and the core it runs through).
 ``$DYNAMICS_RESULTS_DIR``, when set, is where ``save`` writes instead (a dry run must not
 overwrite ``data/``). ``load(name)`` returns ``(payload, provenance)``; ``describe(provenance)`` is the one-line
 note the book prints under a precomputed figure.
@@ -66,8 +68,49 @@ def _plain(obj):
     return obj
 
 
+# The core a theme's results run through: a change here can change any precomputed number.
+CORE_SOURCES = ("__init__.py", "config.py", "data.py", "models.py", "runtime.py", "train.py",
+                "units.py", "sweep")
+LIB = Path(__file__).resolve().parent
+
+
+def source_digest(chapter: str, lib: Path | None = None) -> str:
+    """A digest (sha256, 16 hex digits) of the source ``chapter``'s results depend on: its
+    theme's package and :data:`CORE_SOURCES`; the capstone (one_network) runs every theme's
+    science, so its digest covers every theme. Every ``.py`` file's path and bytes count;
+    nothing else (a cache, a notebook) does. ``lib``: another copy of ``lib/dynamics``."""
+    import hashlib
+
+    from . import CHAPTERS
+
+    lib = Path(lib) if lib is not None else LIB
+    if chapter not in CHAPTERS:
+        raise ValueError(f"source_digest: unknown chapter {chapter!r}; choose one of {', '.join(CHAPTERS)}")
+    themes = sorted(set(CHAPTERS.values())) if CHAPTERS[chapter] == "capstone" else [CHAPTERS[chapter]]
+    files = []
+    for part in [*CORE_SOURCES, *themes]:
+        where = lib / part
+        files += sorted(where.rglob("*.py")) if where.is_dir() else [where]
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.relative_to(lib).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def git_commit() -> str | None:
+    """The commit the library was loaded from (short hash), None outside a git checkout."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (out.stdout.strip() or None) if out.returncode == 0 else None
+
+
 def provenance(profile: str, config=None, command: str | None = None, device=None,
-               note: str = "") -> dict:
+               note: str = "", chapter: str | None = None) -> dict:
     from . import __version__
     from .runtime import get_device
 
@@ -83,6 +126,8 @@ def provenance(profile: str, config=None, command: str | None = None, device=Non
         command=command,
         config=_plain(config.to_dict() if hasattr(config, "to_dict") else (config or {})),
         note=note,
+        commit=git_commit(),
+        source=None if chapter is None else source_digest(chapter),
     )
 
 
@@ -91,7 +136,8 @@ def save(name: str, payload, profile: str, config=None, command: str | None = No
     """Write ``data/<name>.json`` with its provenance and return the path."""
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"result name must be a plain file stem, got {name!r}")
-    prov = provenance(profile, config, command, note=note)
+    chapter = chapter_of(name)
+    prov = provenance(profile, config, command, note=note, chapter=None if chapter == "all" else chapter)
     if wall_time is not None:
         prov["wall_time_s"] = round(float(wall_time), 1)
     path = results_dir() / f"{name}.json"

@@ -56,12 +56,16 @@ class UnitFileError(ValueError):
 
 
 def unit_key(unit: Unit, chapter: str, profile: str, seed: int) -> dict:
-    """What determines a unit's result, and so names its stored file."""
+    """What determines a unit's result, and so names its stored file: its chapter, name,
+    config, seed, profile, the library's version, the dry run's steps and the digest of the
+    source it runs (:func:`dynamics.results.source_digest`)."""
     from dynamics import __version__
 
     return dict(chapter=chapter, unit=unit.name, config=results._plain(_config(unit.config)),
                 seed=int(seed if unit.seed is None else unit.seed), profile=profile,
-                dynamics=__version__, dry_run=dry_run())
+                dynamics=__version__, dry_run=dry_run(),
+                # the code: a change to the theme or the core it runs through makes the unit stale
+                source=results.source_digest(chapter) if chapter in CHAPTERS else None)
 
 
 class Runner:

@@ -126,7 +126,11 @@ def test_unit_keys_hold_what_determines_a_unit(out, monkeypatch):
     key = p.key(p.units[0])
     assert key == dict(chapter="toy", unit="square 1", config=dict(v=1, scale=1.0), seed=0,
                        profile="smoke", dynamics=importlib.import_module("dynamics").__version__,
-                       dry_run=None)
+                       dry_run=None, source=None)  # a toy chapter has no source of its own
+    # a chapter's unit carries the digest of the code it runs: a change there makes it stale
+    real = Runner(units.Plan("grokking", "smoke"))
+    real.plan.unit("u", lambda: 0)
+    assert real.key(real.units[0])["source"] == results.source_digest("grokking")
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
     dry = toy_plan([])
     assert dry.key(dry.units[0])["dry_run"] == 2 and len(dry.units) == 2  # the ends of the grid

@@ -229,7 +229,7 @@ def _section_module(path) -> bool:
 
 SCIENCE = [(theme, path.name) for theme in sorted(set(CHAPTERS.values()))
            for path in sorted((ROOT / "lib" / "dynamics" / theme).glob("*.py"))
-           if path.stem not in ("__init__", "experiments", "figures", "panels", "claims")
+           if path.stem not in ("__init__", "experiments", "figures", "panels", "claims", "facts")
            and not _section_module(path)]
 
 

@@ -185,6 +185,7 @@ def console_errors(html_dir, pages) -> dict[str, list[str]]:
     requests to the network it tried (a page of the book makes none)."""
     from playwright.sync_api import sync_playwright
 
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     out = {}
@@ -204,11 +205,16 @@ def console_errors(html_dir, pages) -> dict[str, list[str]]:
             page.route("**/*", route)
             page.goto((Path(html_dir) / name).resolve().as_uri(), wait_until="load")
             # MathJax and the figures draw after the load: wait for both, not for seconds
-            page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-            try:
-                page.wait_for_function(FIGURES_DRAWN_JS, timeout=120_000)
-            except PlaywrightTimeout:
-                errors.append("a figure was not drawn within 120 s of the load")
+            for _ in range(3):  # a page that sends the reader on (index.html) loads another
+                try:
+                    page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+                    page.wait_for_function(FIGURES_DRAWN_JS, timeout=120_000)
+                    break
+                except PlaywrightTimeout:
+                    errors.append("a figure was not drawn within 120 s of the load")
+                    break
+                except PlaywrightError:  # the page navigated: wait for the next one to load
+                    page.wait_for_load_state("load")
             out[name] = list(dict.fromkeys(errors))
             context.close()
         browser.close()

@@ -214,10 +214,19 @@ def test_each_asserted_row_says_no_when_its_control_does_as_well():
     r = next(r for r in rows() if r["claim"].startswith("with weight decay the regularized"))
     assert r["reproduced"] == "yes" and r["control"].startswith("the same model without decay")
     assert r["control"].startswith("the same model without decay (λ = 0)")
-    # a network whose classifier rows shrink as the class count grows: against Dang et al.
+    # a network whose class means sit at the simplex's 109.5°: against Dang et al.'s orthogonality
+    def simplex(r):
+        a = np.full_like(np.asarray(r["network"]["angles"], float), 109.47)
+        np.fill_diagonal(a, 0.0)
+        return dict(r, network=dict(r["network"], angles=a))
+    imb = {s: simplex(r) for s, r in claim_runs()["imbalance"].items()}
+    assert _verdict(rows(imbalance=imb), "imbalanced classes, MSE") == "no"
+    # classifier rows that shrink as the class count grows: the trend row (shown, not
+    # asserted, four classes) says no
     imb = {s: dict(r, network=dict(r["network"], classifier_norm=r["network"]["classifier_norm"][::-1]))
            for s, r in claim_runs()["imbalance"].items()}
-    assert _verdict(rows(imbalance=imb), "imbalanced classes") == "no"
+    trend = next(r for r in rows(imbalance=imb) if r["claim"].startswith("imbalanced classes, the network"))
+    assert trend["reproduced"] == "no" and not trend["asserted"]
     # contradicted on all seeds but one: partly, and the row says on how many
     one = {**same_adam, SEEDS[0]: runs[SEEDS[0]]}
     r = next(r for r in rows(runs=one) if r["claim"].startswith("under AdamW"))
@@ -229,7 +238,7 @@ def test_claims_table_rows_have_verdicts_controls_windows_and_seeds():
 
     # the nearest centre disagreeing with the network more often than the network errs: no
     rs = NC.claims.claims(**claim_runs(), held_out=dict(nc4=0.5, accuracy=0.9))
-    assert all(r["reproduced"] in plots.VERDICTS for r in rs) and len(rs) == 13
+    assert all(r["reproduced"] in plots.VERDICTS for r in rs) and len(rs) == 14
     assert all(r["control"] and r["window"] and r["seeds"] for r in rs)
     assert _verdict(rs, "NC4") == "no"
     assert _verdict(NC.claims.claims(**claim_runs(), held_out=dict(nc4=0.01, accuracy=0.9)),
@@ -336,28 +345,59 @@ def test_loss_figure_and_numbers():
 
 
 @known_answer(NC.losses.least_squares_split,
-              how="the two terms are orthogonal (Pythagoras), so they add up to the model's own "
-                  "squared error; the first is numpy's least-squares residual, and a head set to "
-                  "the least-squares classifier has no deviation")
+              how="the two terms add up exactly to the model's own regularized squared error; "
+                  "at no ridge the first is numpy's least-squares residual; with a ridge the "
+                  "classifier is the closed form (HᵀH + NλI)⁻¹HᵀY; a head set to the ridge "
+                  "classifier of a known ridge has no deviation, and the norm-matched ridge "
+                  "recovers that ridge")
 def test_least_squares_split_is_han_papyan_donohos_and_matches_numpy():
-    """Against numpy's least squares: the two terms add up to the model's own squared error,
-    the least-squares term is numpy's residual, and a head set to W_LS has no deviation."""
+    """Against numpy: the terms add up to the model's own (regularized) squared error, the
+    classifier is numpy's least squares (no ridge) or ridge solution, and a head set to the
+    ridge classifier of a ridge r0 has no deviation, with the matched ridge found at r0."""
     import torch
 
     cfg = NC.CollapseConfig.for_profile("smoke", steps=60, n_evals=5)
     data = NC.load_data(cfg, 0)
     _, rec = NC.run_collapse(cfg, 0, data, bars=False)
     model = rec.model
-    split = NC.losses.least_squares_split(model, data)
     with torch.no_grad():
         H = model.features(data.x_train).double().numpy()
     Y = np.eye(data.n_classes)[data.y_train.numpy()]
     W = model.head.weight.detach().double().numpy()
+    N, d = H.shape
+    # no ridge: plain least squares
+    split = NC.losses.least_squares_split(model, data, weight_decay=0)
     sol, *_ = np.linalg.lstsq(H, Y, rcond=None)
     assert split["least_squares"] == pytest.approx(((H @ sol - Y) ** 2).sum(), rel=1e-6)
     total = ((H @ W.T - Y) ** 2).sum()
     assert split["least_squares"] + split["deviation"] == pytest.approx(total, rel=1e-6)
     assert 0 < split["deviation_share"] < 1
+    # Han et al.'s ridge, λ in their normalization (1/2N)‖HWᵀ − Y‖² + (λ/2)‖W‖²
+    lam = 1e-3
+    split = NC.losses.least_squares_split(model, data, weight_decay=lam)
+    r = N * lam
+    W_r = np.linalg.solve(H.T @ H + r * np.eye(d), H.T @ Y).T
+    assert split["ridge"] == pytest.approx(r)
+    assert split["classifier_norm"] == pytest.approx(np.linalg.norm(W_r), rel=1e-6)
+    total = ((H @ W.T - Y) ** 2).sum() + r * (W ** 2).sum()
+    assert split["least_squares"] + split["deviation"] == pytest.approx(total, rel=1e-6)
+    assert split["least_squares"] == pytest.approx(
+        ((H @ W_r.T - Y) ** 2).sum() + r * (W_r ** 2).sum(), rel=1e-6)
+    # a head that is the ridge classifier of a known ridge: no deviation, and the default
+    # (ridge matched to the head's norm) finds that ridge
     with torch.no_grad():
-        model.head.weight.copy_(torch.tensor(sol.T, dtype=model.head.weight.dtype))
-    assert NC.losses.least_squares_split(model, data)["deviation_share"] < 1e-5
+        model.head.weight.copy_(torch.tensor(W_r, dtype=model.head.weight.dtype))
+    assert NC.losses.least_squares_split(model, data, weight_decay=lam)["deviation_share"] < 1e-5
+    matched = NC.losses.least_squares_split(model, data)
+    assert matched["ridge"] == pytest.approx(r, rel=1e-3)
+    assert matched["classifier_norm"] == pytest.approx(matched["head_norm"], rel=1e-6)
+    assert matched["deviation_share"] < 1e-5
+    # the unregularized classifier of these features is far larger than this head, and
+    # measuring against it makes the same head deviate
+    assert np.linalg.norm(sol) > 2 * np.linalg.norm(W_r)
+    assert NC.losses.least_squares_split(model, data, weight_decay=0)["deviation_share"] > 1e-3
+    # a head shrunk below the ridge classifier: the matched ridge is larger, the share small
+    with torch.no_grad():
+        model.head.weight.mul_(0.5)
+    half = NC.losses.least_squares_split(model, data)
+    assert half["ridge"] > r and half["classifier_norm"] == pytest.approx(half["head_norm"], rel=1e-6)

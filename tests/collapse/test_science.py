@@ -499,3 +499,22 @@ def test_a_class_with_too_few_examples_is_said_not_silently_cut():
     short = NC.science.balanced_subset(ds, 4, 40)
     assert len(short.x_train) == 34 and short.info["short"] == "40 asked for; the dataset has no more"
     assert NC.dataset_line(short).startswith("gaussian mixture: 34 training examples, 4 classes (40 asked")
+
+
+@known_answer(NC.science.in_span_fraction,
+              how="rows built from a known in-span part and a known orthogonal part: the "
+                  "fraction is the in-span part's share of the squared norm (1 in the span, "
+                  "0 orthogonal to it, 0.25 for a row with in-span length 1 and out-of-span 3^0.5)")
+def test_in_span_fraction_on_constructed_rows():
+    import torch
+
+    torch.manual_seed(0)
+    C, d = 4, 20
+    q, _ = torch.linalg.qr(torch.randn(d, d, dtype=torch.float64))
+    span, out = q[:, :C - 1], q[:, C - 1:]  # centred means span C − 1 directions
+    means = torch.randn(C, C - 1, dtype=torch.float64) @ span.T
+    means = means - means.mean(0)
+    rows = torch.stack([span[:, 0], out[:, 0], span[:, 1] + 3 ** 0.5 * out[:, 1],
+                        2 * span[:, 2] + 2 * out[:, 2]])
+    got = NC.science.in_span_fraction(rows, means)
+    assert got.tolist() == pytest.approx([1.0, 0.0, 0.25, 0.5], abs=1e-12)

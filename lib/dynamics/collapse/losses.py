@@ -35,24 +35,69 @@ CE_OVER_MSE = 100      # final training NC1 under cross-entropy ÷ under MSE
 TEST_OVER_TRAIN = 100  # MSE: final test NC1 ÷ final training NC1
 
 
+def _ridge(H: torch.Tensor, Y: torch.Tensor, r: float) -> torch.Tensor:
+    """The ridge classifier (C×d) of features H and targets Y: argmin ‖HWᵀ − Y‖² + r‖W‖²
+    (r = 0: the minimum-norm least-squares solution)."""
+    if r == 0:
+        return torch.linalg.lstsq(H.cpu(), Y.cpu(), driver="gelsd").solution.T.to(H.device)
+    A = H.T @ H + r * torch.eye(H.shape[1], dtype=H.dtype, device=H.device)
+    return torch.linalg.solve(A, H.T @ Y).T
+
+
+def _ridge_matching_norm(H: torch.Tensor, Y: torch.Tensor, norm: float) -> float:
+    """The ridge r at which the ridge classifier's Frobenius norm equals ``norm`` (its norm
+    falls monotonically with r), by bisection on log r; 0 if even r = 0 stays below ``norm``."""
+    size = lambda r: float(_ridge(H, Y, r).norm())
+    if size(0.0) <= norm:
+        return 0.0
+    lo, hi = 1e-12, 1.0
+    while size(hi) > norm:
+        hi *= 10
+    for _ in range(100):
+        mid = (lo * hi) ** 0.5
+        lo, hi = (mid, hi) if size(mid) > norm else (lo, mid)
+        if hi / lo < 1 + 1e-10:
+            break
+    return (lo * hi) ** 0.5
+
+
 @torch.no_grad()
-def least_squares_split(model, data: D.Dataset) -> dict:
-    """Han, Papyan & Donoho's split of the MSE loss, for a model with a bias-free head:
-    ‖HWᵀ − Y‖² = ‖H W_LSᵀ − Y‖² + ‖H(W − W_LS)ᵀ‖², where W_LS is the least-squares classifier
-    of the training features H (one-hot targets Y; no ridge term: the chapter's decay is
-    decoupled from the loss). The second term is the classifier's deviation from least
-    squares (their term B), the first what the best linear head on these features would
-    leave. Returns both, summed over examples and classes, and ``deviation_share``, the
-    second's share of the total."""
+def least_squares_split(model, data: D.Dataset, weight_decay: float | None = None) -> dict:
+    """Han, Papyan & Donoho's split of the regularized MSE loss, for a model with a bias-free
+    head W and training features H (one-hot targets Y):
+
+        ‖HWᵀ − Y‖² + r‖W‖² = (‖H W_rᵀ − Y‖² + r‖W_r‖²) + (‖H(W − W_r)ᵀ‖² + r‖W − W_r‖²),
+
+    exact, where W_r is the ridge ("least-squares", in their words) classifier of the current
+    features, argmin ‖HWᵀ − Y‖² + r‖W‖². The second term is the classifier's deviation from
+    it. Their classifier includes the loss's weight-decay penalty: in their normalization,
+    (1/2N)‖HWᵀ − Y‖² + (λ/2)‖W‖², so r = Nλ (``weight_decay`` = λ). The chapter's decay is
+    decoupled from the loss (AdamW), so it names no λ; by default (``weight_decay=None``) the
+    ridge is the one whose classifier has the head's own norm: W_r is then the best linear
+    head of the network's size on these features. Unlike theirs, the classifier here has no
+    bias, like the chapter's heads. With r = 0 (``weight_decay=0``) it is the plain
+    least-squares classifier, whose norm can be thousands of times the head's.
+
+    Returns ``least_squares`` and ``deviation`` (the two terms, summed over examples and
+    classes), ``deviation_share`` (the second's share of their sum), ``ridge`` (r),
+    ``head_norm`` and ``classifier_norm`` (‖W‖ and ‖W_r‖)."""
     if getattr(model.head, "bias", None) is not None:
         raise ValueError("least_squares_split needs a bias-free head (the chapter's models)")
     with evaluating(model):
         H = _features(model, data.x_train).double()
     Y = torch.nn.functional.one_hot(data.y_train, data.n_classes).to(H.dtype)
-    fit = H @ model.head.weight.double().T
-    best = H @ torch.linalg.lstsq(H.cpu(), Y.cpu(), driver="gelsd").solution.to(H.device)
-    ls, dev = float((best - Y).pow(2).sum()), float((fit - best).pow(2).sum())
-    return dict(least_squares=ls, deviation=dev, deviation_share=dev / (ls + dev))
+    W = model.head.weight.double()
+    if weight_decay is None:
+        r = _ridge_matching_norm(H, Y, float(W.norm()))
+    elif weight_decay < 0:
+        raise ValueError(f"weight_decay must be at least 0, got {weight_decay}")
+    else:
+        r = len(H) * float(weight_decay)
+    W_r = _ridge(H, Y, r)
+    ls = float((H @ W_r.T - Y).pow(2).sum() + r * W_r.pow(2).sum())
+    dev = float((H @ (W - W_r).T).pow(2).sum() + r * (W - W_r).pow(2).sum())
+    return dict(least_squares=ls, deviation=dev, deviation_share=dev / (ls + dev), ridge=r,
+                head_norm=float(W.norm()), classifier_norm=float(W_r.norm()))
 
 
 def _check(runs: dict, what: str) -> None:
@@ -94,11 +139,26 @@ def _fall(h: History, key: str) -> float:
     return at_zero_error(h, key) / h.last(key)
 
 
+def _low_point(ce: History) -> dict:
+    """Where NC1 of a run is lowest from its first step with zero training error on: that
+    lowest value, its step, the final NC1 over it (above 1 when NC1 rises again), the final
+    training accuracy and loss."""
+    z = terminal_phase_start(ce)
+    nc1 = np.asarray(ce["nc1"], float)
+    i0 = ce.steps.index(z) if z is not None else 0
+    i = i0 + int(np.nanargmin(nc1[i0:]))
+    return dict(loss_ce_min=float(nc1[i]), loss_ce_min_step=int(ce.steps[i]),
+                loss_ce_rise=ce.last("nc1") / float(nc1[i]),
+                loss_ce_train_acc=f"{100 * ce.last('train_acc'):.4g}%",
+                loss_ce_train_loss=ce.last("train_loss"))
+
+
 def loss_numbers(mse: History, ce: History) -> dict:
     """The numbers the prose glues about one seed's pair of runs."""
     _check({"MSE": mse, "cross-entropy": ce}, "run")
     return dict(loss_mse_fall=_fall(mse, "nc1"),
                 loss_ce_start=at_zero_error(ce, "nc1"), loss_ce_end=ce.last("nc1"),
+                **_low_point(ce),
                 loss_ce_over=ce.last("nc1") / mse.last("nc1"),
                 loss_mse_test_start=at_zero_error(mse, "test_nc1"),
                 loss_mse_test_end=mse.last("test_nc1"),

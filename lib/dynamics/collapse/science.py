@@ -40,7 +40,7 @@ from .theory import (bias_free_nc3, collapse_weight_decay, etf_gram,  # noqa: F4
                      simplex_etf)  # section 4, re-exported
 from .theory import __all__ as _theory
 
-__all__ = ["METRICS", "CONDITIONS", "class_means", "nc1", "nc2", "nc3", "nc4", "nc_metrics",
+__all__ = ["METRICS", "CONDITIONS", "class_means", "in_span_fraction", "nc1", "nc2", "nc3", "nc4", "nc_metrics",
            "orthogonality", "cosine_gram", "terminal_phase_start", "at_zero_error",
            "balancedness", "conditioning", "ACTIVATIONS", "CollapseNet", "UnconstrainedFeatures",
            "linear_weights", "measure", "mean_geometry", *_theory, "CollapseConfig", "UFMConfig",
@@ -93,6 +93,17 @@ def cosine_gram(means: torch.Tensor, centre: bool = True) -> torch.Tensor:
     m = means - means.mean(0) if centre else means
     m = m / m.norm(dim=1, keepdim=True).clamp_min(torch.finfo(m.dtype).tiny)
     return m @ m.T
+
+
+def in_span_fraction(rows: torch.Tensor, means: torch.Tensor) -> torch.Tensor:
+    """For each row of ``rows`` (C x d, e.g. the classifier's rows, centred by the caller), the
+    fraction of its squared norm that lies in the span of the rows of ``means``: 1 for a row
+    in that span, 0 for one orthogonal to it. A picture that projects onto the span of the
+    class means (section 2's) shows only this part of each row; NC3 needs it near 1."""
+    q = torch.linalg.matrix_rank(means)
+    u = torch.linalg.svd(means.T, full_matrices=False)[0][:, :int(q)]  # basis of the span
+    inside = (rows @ u).pow(2).sum(1)
+    return inside / rows.pow(2).sum(1).clamp_min(torch.finfo(rows.dtype).tiny)
 
 
 def nc1(features: torch.Tensor, labels: torch.Tensor, means: torch.Tensor) -> torch.Tensor:

@@ -257,6 +257,11 @@ def _cells(cfg: OneConfig, cells: list[dict], reuse, bars, norms: bool = False):
     return rows
 
 
+def grid_budget(payload: dict) -> int:
+    """The steps each run of the precomputed grid trained (its curves' last step)."""
+    return int(max(c["steps"][-1] for c in payload["curves"])) if payload.get("curves") else 0
+
+
 def clock_fit(rows: list[dict], x: str = "tau") -> dict:
     """Least squares of log(grok step) on log(``x``) over the cells that grokked (``x``:
     ``tau`` or ``settle_step``): slope, intercept, r² and the cells where it fails (never

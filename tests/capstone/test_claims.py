@@ -10,6 +10,7 @@ from dynamics.capstone import figures as F
 from dynamics import plots
 from dynamics.capstone import experiments as E
 from dynamics.capstone.science import OneConfig
+from dynamics.train import History
 
 TINY = OneConfig(p=11, train_frac=0.8, width=16, steps=30, n_evals=10, rewind_step=3)
 
@@ -47,13 +48,48 @@ def test_the_published_rows_verdicts_on_the_grids_three_seeds():
 
 
 def test_lottery_sentence_says_what_the_arms_did():
-    arm = lambda fit, grok: dict(fit_step=fit, grok_step=grok)  # noqa: E731
-    lot = dict(arms={"dense": arm(10, 100), "a": arm(20, None), "b": arm(30, None)})
-    assert "although each fits" in C.lottery_sentence(lot)
-    lot["arms"]["b"] = arm(None, None)
-    assert "not all of them even fit" in C.lottery_sentence(lot)
-    lot["arms"]["a"] = arm(20, 50)
-    assert "a at step 50" in C.lottery_sentence(lot) and "sooner than the dense run: a" in C.lottery_sentence(lot)
+    """Each arm that does not generalize is named by grokking's phase_of: a sparse arm still
+    climbing when the budget ends is "unfinished", not a returning memorization phase (the
+    published page said "the memorization phase returns" of three arms still climbing)."""
+    arm = lambda fit, grok, phase="memorization": dict(fit_step=fit, grok_step=grok,  # noqa: E731
+                                                       phase=phase)
+    lot = dict(arms={"dense": arm(10, 100, "grokking"), "a": arm(20, None), "b": arm(30, None)})
+    text = C.lottery_sentence(lot)
+    assert "a fits its training pairs and its test accuracy has stopped short" in text
+    assert "does not carry the generalizing solution" in text
+    lot["arms"]["b"] = arm(30, None, "unfinished")
+    text = C.lottery_sentence(lot)
+    assert "b is still climbing when the budget ends (unfinished" in text
+    assert "does not carry" not in text and "memorization phase returns" not in text
+    lot["arms"]["b"] = arm(None, None, "confusion")
+    assert "b does not even fit its training pairs" in C.lottery_sentence(lot)
+    lot["arms"]["a"] = arm(20, 50, "grokking")
+    text = C.lottery_sentence(lot)
+    assert "a at step 50" in text and "sooner than the dense run: a" in text
+    assert "of the others, b does not even fit" in text
+
+
+def test_the_random_mask_is_placed_against_chance():
+    lot = dict(arms={"random mask, θ₀": dict(final_test_acc=0.0)})
+    assert C.chance_text(lot, 37) == "0%, below chance (1/p = 2.7%)"
+    lot["arms"]["random mask, θ₀"]["final_test_acc"] = 0.6
+    assert "above chance" in C.chance_text(lot, 37)
+
+
+def test_the_mask_row_judges_the_theta0_ticket_against_its_own_controls():
+    """The referee's case: θ_k ticket 68%, θ₀ ticket 37%, random mask 0%, reinitialized 31%.
+    The controls start from θ₀, so the row compares them with the θ₀ ticket: 6 points, short
+    of 20: no (it said yes by comparing them with the θ_k ticket)."""
+    def arms(t0, tk):
+        a = lambda acc: dict(final_test_acc=acc, grok_step=None, fit_step=10)  # noqa: E731
+        return {"dense": dict(a(1.0), grok_step=489), "ticket, rewound to θ₀": a(t0),
+                "ticket, rewound to θ_k": a(tk), "random mask, θ₀": a(0.0),
+                "ticket, reinitialized": a(0.31)}
+
+    assert C._mask_row(dict(arms=arms(0.37, 0.68), rewind_step=10), 1000, 0)["reproduced"] == "no"
+    assert C._mask_row(dict(arms=arms(0.60, 0.68), rewind_step=10), 1000, 0)["reproduced"] == "yes"
+    assert "has no controls from its own start" in C._mask_row(
+        dict(arms=arms(0.37, 0.68), rewind_step=10), 1000, 0)["measured here"]
 
 
 def test_the_lazy_row_fails_when_the_scales_do_not_separate_beyond_the_seeds():
@@ -100,7 +136,10 @@ def _synthetic(update_rank, rms, fit=10, grok=30):
     n = len(steps)
     tl = dict(step=steps, update_rank=update_rank, weight_rms=rms, nc1=[50.0 + i for i in range(n)],
               fourier=[0.3] * n, weight_rank=[0.6] * n, etf_distance=[1.0] * n)
-    history = dict(train_loss=[1.0, 0.1, 0.05, 0.03, 0.02, 0.015, 0.012])
+    history = History(steps=list(steps), metrics=dict(
+        train_loss=[1.0, 0.1, 0.05, 0.03, 0.02, 0.015, 0.012],
+        train_acc=[0.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0],  # fits at 10
+        test_acc=[0.05, 0.05, 0.5, 0.97, 0.99, 0.99, 0.99]))  # leaves chance at 20, groks at 30
     return types.SimpleNamespace(timeline=tl, history=history, fit_step=fit, grok_step=grok,
                                  config=TINY, summary=lambda: dict(fit_step=fit, grok_step=grok,
                                                                    tau=100.0))
@@ -137,3 +176,115 @@ def test_the_rms_sentence_gives_its_minimum_where_it_is_and_then_the_end():
     assert C.timeline_facts(run)["rms_after"] == ", and stays there (0.313 at the end)"
     run.timeline["weight_rms"] = [0.07, 0.39, 0.35, 0.32, 0.313, 0.31, 0.305]
     assert C.timeline_facts(run)["rms_after"] == ", still falling at the end"
+
+
+def test_the_update_sentence_explains_a_collapse_only_where_there_is_one():
+    """The published page explained a sudden fall of the update's rank (the optimizer's own
+    doing) after a glued sentence saying the rank fell slowly: the explanation is now part of
+    the sentence, and only where update_collapse finds a collapse."""
+    rms = [0.07, 0.39, 0.35, 0.32, 0.313, 0.324, 0.332]
+    spike = C.update_event_sentence(_synthetic([math.nan, 0.7, 0.6, 0.58, 0.54, 0.11, 0.2], rms))
+    calm = C.update_event_sentence(_synthetic([math.nan, 0.7, 0.69, 0.68, 0.66, 0.65, 0.64], rms))
+    assert spike.endswith(C.UPDATE_EVENT_WHY) and "optimizer's own doing" in spike
+    assert "optimizer" not in calm and "Adam divides" not in calm
+
+
+def test_the_timeline_facts_split_the_plateau_from_the_climb_and_follow_nc1():
+    """The Fourier concentration and the rank are glued at the fit step, when test accuracy
+    leaves chance and at the grok step; NC1's course is said with its values (the published
+    page said only "does not fall" of a 3.6x rise) and the ETF distance's range after the
+    fit step."""
+    run = _synthetic([math.nan] + [0.5] * 6, [0.07, 0.39, 0.35, 0.32, 0.313, 0.324, 0.332])
+    run.timeline["fourier"] = [0.3, 0.3, 0.4, 0.8, 0.8, 0.8, 0.8]
+    run.timeline["etf_distance"] = [1.2, 0.97, 1.0, 1.04, 1.01, 1.0, 0.99]
+    facts = C.timeline_facts(run)
+    assert (facts["four_fit"], facts["four_leave"], facts["four_grok"]) == ("0.3", "0.4", "0.8")
+    assert facts["nc1"].startswith("NC1 on the training set stays level: 51 at the fit step, 52 "
+                                   "when test accuracy leaves chance, 53 at the grok step")
+    assert "(1.1 times its value at the fit step)" in facts["nc1"]
+    assert facts["etf"] == "between 0.97 and 1"
+    run.timeline["nc1"] = [50.0, 32.9, 44.9, 65.9, 80.0, 100.0, 119.0]
+    assert "rises" in C.timeline_facts(run)["nc1"] and "3.6 times" in C.timeline_facts(run)["nc1"]
+
+
+def test_the_plateau_rows_read_their_own_windows():
+    """Fit step to grok step (the plateau and the climb) and fit step to leaving chance (the
+    plateau alone) are two rows: on a run whose Fourier concentration moves only in the
+    climb, the first holds and the second does not (the published row called the first
+    "through the plateau")."""
+    def synth(seed, fourier, rank):
+        r = _synthetic([math.nan] + [0.5] * 6, [0.1] * 7)
+        r.timeline["fourier"], r.timeline["weight_rank"] = fourier, rank
+        return r
+
+    climb = {s: synth(s, [0.3, 0.3, 0.35 + 0.01 * s, 0.8 + 0.01 * s, 0.8, 0.8, 0.8],
+                      [0.7, 0.7, 0.68, 0.5, 0.5, 0.5, 0.5]) for s in range(3)}
+    flat = {s: synth(s, [0.3] * 7, [0.7] * 7) for s in range(3)}
+    assert C.plateau_part(climb[0], "plateau") == (10, 20)
+    assert C.plateau_part(climb[0], "fit to grok") == (10, 30)
+    whole = C._plateau_row(climb, flat, "fit to grok")
+    alone = C._plateau_row(climb, flat, "plateau")
+    assert whole["asserted"] and whole["reproduced"] == "yes"
+    assert whole["claim"].startswith("From the fit step to the grok step")
+    assert not alone["asserted"] and alone["reproduced"] == "no"
+    assert alone["window"].startswith("from the fit step to the first evaluation")
+    with pytest.raises(ValueError, match="part"):
+        C.plateau_part(climb[0], "climb")
+
+
+def test_the_clock_says_why_the_rms_did_not_settle_and_whether_tau_orders_the_grok_steps():
+    """The published page counted "settles in 0 cells" where every cell's RMS had too
+    little to relax; and it said the clock orders the grok steps where the live figure had
+    297 at τ = 16.7, 231 at 33, 264 at 50."""
+    cells = [dict(tau=t, grok_step=g, settle=w, settle_step=s, lr=1e-2, seed=0)
+             for t, g, w, s in ((100 / 6, 297, "too little to relax", None),
+                                (100 / 3, 231, "too little to relax", None),
+                                (50.0, 264, "not settled", None), (100.0, 489, "settled", 600))]
+    assert C.settle_counts(cells) == dict(settled=1, too_little=2, not_settled=1, unknown=0)
+    text = C.settle_text(cells)
+    assert text.startswith("it settles, with a relaxation time to read, in 1 cell; in 2 cells "
+                           "its peak is")
+    assert "in 1 cell it is still relaxing when the budget ends" in text
+    # a grid made before the reason was kept: its unsettled rows are counted as unknown
+    old = [dict(r, settle=None) for r in cells]
+    assert C.settle_counts(old)["unknown"] == 3 and "3 cells record no reason" in C.settle_text(old)
+    assert not C.clock_order(cells)["orders"]
+    assert "does not even rise steadily" in C.clock_order_text(cells)
+    mono = [dict(r, grok_step=g) for r, g in zip(cells, (200, 231, 264, 489))]
+    assert C.clock_order(mono)["orders"] and "orders the grok" in C.clock_order_text(mono)
+    row = C._clock_claim(cells, "live grid")
+    assert row["measured here"].startswith("live grid: ") and "too little to relax" in row["measured here"]
+
+
+def test_the_rounding_between_a_single_run_and_the_batched_grid_is_measured():
+    """Seed 0 at λ 1, scale 1 grokked at 489 alone and at 594 in the batched grid: rounding
+    alone moves a grok step by 1.21x, and the lazy row asks for more than that."""
+    steps = [0, 100, 200]
+    first = types.SimpleNamespace(config=TINY.replace(weight_decay=1.0, init_scale=1.0),
+                                  grok_step=489, history=types.SimpleNamespace(steps=steps))
+    row = dict(optimizer="adamw", seed=0, init_scale=1.0, weight_decay=1.0, lr=TINY.lr,
+               grok_step=594)
+    payload = dict(rows=[row, dict(row, init_scale=4.0)], curves=[dict(steps=steps)] * 2)
+    pairs = C.rounding(payload, {0: first})
+    assert pairs == {0: (489, 594)}
+    assert C.rounding_factor(pairs) == pytest.approx(594 / 489)
+    assert "seed 0: 489 alone, 594 in the grid" in C.rounding_text(pairs)
+    # another budget (another profile): no pair
+    assert C.rounding(dict(payload, curves=[dict(steps=[0, 50])] * 2), {0: first}) == {}
+    assert "another budget" in C.rounding_text({})
+
+    def rows(t):
+        return [dict(init_scale=sc, seed=s, grok_step=g) for sc, gs in t.items()
+                for s, g in enumerate(gs)]
+    # 1.21x on every seed, beyond LAZY and the seeds' spread, but not beyond the rounding
+    grid = rows({0.5: [400, 400, 400], 1.0: [400, 405, 410], 4.0: [485, 485, 485]})
+    assert C._lazy_row(grid, "t", 1000)["reproduced"] == "yes"
+    noisy = C._lazy_row(grid, "t", 1000, noise=594 / 489)
+    assert noisy["reproduced"] == "no" and "rounding alone" in noisy["control"]
+
+
+def test_the_page_adds_the_grids_clock_row():
+    from dynamics import results
+    payload, _ = results.load(E.GRID_FILE)
+    rows = C._grid_claims(payload) + [C._clock_claim(payload["clock"], "precomputed grid")]
+    assert any(r["measured here"].startswith("precomputed grid: ") for r in rows)

@@ -28,7 +28,12 @@ def test_question_figures(tiny):
     rows = [dict(init_scale=s, fit_step=10, grok_step=g, seed=0) for s, g in ((0.5, 100), (2, None))]
     assert len(F.init_figure(rows).data) == 4
     clock = [dict(lr=lr, tau=1 / lr, grok_step=g) for lr, g in ((1e-2, 200), (2e-2, 90), (3e-2, 70), (5e-2, None))]
-    fig = F.clock_figure(clock)
+    fig = F.clock_figure(clock, 1000)
+    # a cell that never groks sits at the budget's edge, and its hover says so
+    no = [t for t in fig.data if t.name and "no grok" in t.name]
+    assert len(no) == 1 and list(no[0].y) == [1000]
+    assert "no grok within 1,000 steps" in no[0].hovertemplate
+    assert max(max(t.y) for t in fig.data if t.mode == "markers" and len(t.y)) == 1000
     assert any("slope" in (tr.name or "") for tr in fig.data)
     opt = dict(adamw=dict(best=tiny), muon=dict(best=tiny))
     assert len(F.optimizer_figure(opt).data) == 4

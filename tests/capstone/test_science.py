@@ -87,8 +87,11 @@ def test_update_probe_keeps_the_rank_of_the_chosen_steps_only():
     assert list(probe.rank) == [2] and probe.rank[2] == pytest.approx(1.0)
 
 
-@known_answer(S.settle_step, how="a squared RMS relaxing as exp(-2t/tau) from its peak closes "
-                                "all but e^-2 of its gap after tau steps; a flat curve never relaxes")
+@known_answer(S.settle, S.settle_step,
+              how="a squared RMS relaxing as exp(-2t/tau) from its peak closes all but e^-2 of "
+                  "its gap after tau steps (0.9 -> 0.3, tau = 100: step 150); 0.39 -> 0.33 "
+                  "has too little to relax (the peak within 30% of the end); a curve still "
+                  "far from its end value when it ends has not settled")
 def test_settle_step_is_the_clock_for_an_exponential_relaxation():
     """A squared RMS that relaxes by exp(-2t/τ) from its peak closes all but e^-2 of its gap
     after τ steps: settle_step reads τ back."""
@@ -98,8 +101,31 @@ def test_settle_step_is_the_clock_for_an_exponential_relaxation():
     decay = np.sqrt(eq ** 2 + (peak ** 2 - eq ** 2) * np.exp(-2 * np.maximum(steps - 50, 0) / tau))
     rms = np.where(steps < 50, 0.1 + (peak - 0.1) * rise, decay)
     assert abs(S.settle_step(steps, rms) - (50 + tau)) <= 5
+    assert S.settle(steps, rms) == dict(step=S.settle_step(steps, rms), why=S.SETTLE_YES)
     assert S.settle_step(steps, np.full(len(steps), 0.3)) is None  # nothing to relax
-    assert S.settle_step(steps[:3], rms[:3]) is None
+    assert S.settle(steps[:3], rms[:3]) == dict(step=None, why=S.SETTLE_SHORT)
+
+
+def _relaxing(peak, eq, tau, steps):
+    """An RMS that rises to ``peak`` by step 50, then relaxes to ``eq`` with time constant
+    ``tau`` of its square."""
+    decay = np.sqrt(eq ** 2 + (peak ** 2 - eq ** 2) * np.exp(-2 * np.maximum(steps - 50, 0) / tau))
+    return np.where(steps < 50, 0.1 + (peak - 0.1) * np.minimum(steps / 50, 1.0), decay)
+
+
+def test_settle_tells_too_little_to_relax_from_not_settled():
+    """The published page read "too little to relax" as "never settles": the run's RMS
+    peaked at 0.393 and ended at 0.314 (1.25x), and every init-x1 cell was counted unsettled.
+    settle says which case; the referee's constructed curves are the known answers."""
+    steps = np.arange(0, 1001, 5)
+    small = S.settle(steps, _relaxing(0.39, 0.33, 100, steps))
+    assert small == dict(step=None, why=S.SETTLE_TOO_LITTLE)
+    big = S.settle(steps, _relaxing(0.9, 0.3, 100, steps))
+    assert big["why"] == S.SETTLE_YES and abs(big["step"] - 150) <= 5
+    # level after its peak, then a large fall in the last evaluations: still relaxing at the
+    # end, its gap closed only by the evaluations that define its end value
+    late = np.array([0.1, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.6, 0.3, 0.3, 0.3])
+    assert S.settle(np.arange(len(late)) * 10, late) == dict(step=None, why=S.SETTLE_NOT)
 
 
 @known_answer(S.falls_step, how="a constructed sequence 5, 4, 3, 1.9, 1 falls below half its value "

@@ -34,12 +34,12 @@ from ..sweep import train_many
 from ..train import History, Hooks, Optimizers, Recipe, make_optimizer, muon_split, train
 from .science import (
     MEASURES, GridConfig, OneConfig, UpdateProbe, falls_step, measure,
-    scale_init_, settle_step,
+    scale_init_, settle,
 )
 
 __all__ = [
     "OneRun", "optimizer_for", "run", "plateau_window", "plateau_control", "summarize",
-    "init_sweep", "clock_grid", "clock_fit",
+    "init_sweep", "clock_grid", "clock_fit", "grid_budget",
     "optimizer_runs", "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "grid_unit",
     "precompute_plan", "GRID_FILE",
 ]
@@ -97,16 +97,17 @@ class OneRun(Milestones):
 
 def summarize(cfg: OneConfig, h: History, timeline: dict | None = None) -> dict:
     """One run in numbers: fit and grok steps, phase, final accuracies, the clock τ, the
-    step the weight RMS settles (when the timeline has it) and the status."""
+    step the weight RMS settles and, when it does not, why (``settle``: when the timeline or
+    the history has the RMS) and the status."""
     fit, grok = fit_and_grok(h)
     tau = 1.0 / (cfg.lr * cfg.weight_decay) if cfg.weight_decay > 0 else float("inf")
     out = dict(fit_step=fit, grok_step=grok, phase=phase_of(h), tau=tau,
                final_train_acc=h.last("train_acc") if len(h) else float("nan"),
                final_test_acc=h.last("test_acc") if len(h) else float("nan"), status=h.status)
-    if timeline and timeline.get("weight_rms"):
-        out["settle_step"] = settle_step(timeline["step"], timeline["weight_rms"])
-    elif "weight_rms" in h:
-        out["settle_step"] = settle_step(h.steps, h["weight_rms"])
+    st = (settle(timeline["step"], timeline["weight_rms"]) if timeline and timeline.get("weight_rms")
+          else settle(h.steps, h["weight_rms"]) if "weight_rms" in h else None)
+    if st is not None:  # the step, and why there is none (:func:`~.science.settle`)
+        out["settle_step"], out["settle"] = st["step"], st["why"]
     return out
 
 
@@ -254,6 +255,11 @@ def _cells(cfg: OneConfig, cells: list[dict], reuse, bars, norms: bool = False):
         elif c in kept:
             rows.append(next(trained))
     return rows
+
+
+def grid_budget(payload: dict) -> int:
+    """The steps each run of the precomputed grid trained (its curves' last step)."""
+    return int(max(c["steps"][-1] for c in payload["curves"])) if payload.get("curves") else 0
 
 
 def clock_fit(rows: list[dict], x: str = "tau") -> dict:

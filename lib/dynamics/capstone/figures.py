@@ -107,14 +107,17 @@ def init_figure(rows: list[dict], title: str = "initial scale: lazy ↔ rich"):
     return fig
 
 
-def clock_figure(rows: list[dict], title: str = "the clock 1/(ηλ) and the grok step"):
+def clock_figure(rows: list[dict], budget: int, title: str = "the clock 1/(ηλ) and the grok step"):
     """Grok step against τ = 1/(ηλ) on log-log axes, one colour per learning rate, with the
-    least-squares line of :func:`~.experiments.clock_fit` and the line grok = τ; cells that
-    never grokked sit on the top edge as crosses."""
+    least-squares line of :func:`~.experiments.clock_fit`; cells that never grokked sit at
+    the budget's edge (``budget``, the steps each cell trained) as crosses, their hover
+    saying so (no grok step of theirs is drawn)."""
+    if not (isinstance(budget, int) and budget > 0):
+        raise ValueError(f"budget must be the number of steps each cell trained, got {budget!r}")
     fig = plots.figure(title, "τ = 1/(ηλ) (steps)", "grok step", logx=True)
     fig.update_yaxes(type="log")
     lrs = sorted({r["lr"] for r in rows})
-    top = max([r["grok_step"] for r in rows if r["grok_step"]] or [1]) * 1.5
+    top = budget
     for i, lr in enumerate(lrs):
         mine = [r for r in rows if r["lr"] == lr]
         ok = [r for r in mine if r["grok_step"] is not None]
@@ -125,7 +128,9 @@ def clock_figure(rows: list[dict], title: str = "the clock 1/(ηλ) and the grok
         if no:
             fig.add_scatter(x=[r["tau"] for r in no], y=[top] * len(no), mode="markers",
                             marker=dict(color=color, symbol="x", size=8),
-                            name=f"η = {lr:g}, no grok")
+                            name=f"η = {lr:g}, no grok within {budget:,} steps",
+                            hovertemplate=f"τ = %{{x:.3g}}: no grok within {budget:,} steps"
+                                          "<extra></extra>")
     fit = clock_fit(rows)
     taus = [r["tau"] for r in rows]
     if math.isfinite(fit["slope"]):

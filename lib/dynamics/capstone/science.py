@@ -17,7 +17,7 @@ network is read with each chapter's own measure, imported from its theme, never 
 What this module adds is the glue only: a config (:class:`OneConfig`), the initial scale
 (lazy ↔ rich, Kumar et al.), one function that reads all measures at once (:func:`measure`),
 a probe for the update of one step (:class:`UpdateProbe`) and the few step-finding rules the
-four questions use (:func:`settle_step`, :func:`falls_step`). No plotting.
+four questions use (:func:`settle`, :func:`settle_step`, :func:`falls_step`). No plotting.
 """
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ from ..weight_decay.science import (
 
 __all__ = [
     "OneConfig", "GridConfig", "MEASURES", "scale_init_", "hidden_matrix", "numel", "measure",
-    "normalized_rank", "UpdateProbe", "equilibrium_rms", "settle_step", "falls_step",
+    "normalized_rank", "UpdateProbe", "equilibrium_rms", "settle", "settle_step", "falls_step",
+    "SETTLE_YES", "SETTLE_NOT", "SETTLE_TOO_LITTLE", "SETTLE_SHORT",
     "course_after_peak", "update_collapse", "NC1_DROP", "SETTLED", "UPDATE_DROP",
 ]
 
@@ -212,20 +213,47 @@ class UpdateProbe:
             self.before = None
 
 
-def settle_step(steps, rms, tail: int = 3) -> int | None:
-    """When the weight RMS reaches its equilibrium under decay: from the evaluation where
-    the RMS peaks (the network first grows its weights to fit), the first evaluated step
-    where the squared RMS has closed all but e⁻² of its gap to its value at the end (the
-    median of the last ``tail`` evaluations), by the weight decay chapter's
+SETTLE_TOO_LITTLE = "too little to relax"
+SETTLE_NOT = "not settled"
+SETTLE_YES = "settled"
+SETTLE_SHORT = "too short"
+RELAX_MIN = 0.3  # relaxation_steps's own rule: a start within 30% of the end has nothing to relax
+
+
+def settle(steps, rms, tail: int = 3) -> dict:
+    """When the weight RMS reaches its equilibrium under decay, and if it does not, why:
+    ``step`` and ``why``. From the evaluation where the RMS peaks (the network first grows
+    its weights to fit), ``step`` is the first evaluated step where the squared RMS has
+    closed all but e⁻² of its gap to its value at the end (the median of the last ``tail``
+    evaluations), by the weight decay chapter's
     :func:`~dynamics.weight_decay.science.relaxation_steps` (two time constants of ‖θ‖²:
-    τ = 1/(ηλ) for a scale-invariant weight). None when the peak is within 30% of the end
-    (nothing to relax), or the RMS never settles."""
+    τ = 1/(ηλ) for a scale-invariant weight). ``why`` is ``"settled"``; ``"too little to
+    relax"`` when the peak is within 30% of the end (that function's refusal: a curve that
+    barely falls is not a relaxation to time, and not a failure to settle); ``"not
+    settled"`` when it closes its gap only within the last ``tail`` evaluations, the ones
+    that define its end value (it is still relaxing when the budget ends: measured against
+    its own end, a curve that falls by more than 30% always closes its gap there at the
+    latest); ``"too short"`` for fewer than ``tail`` + 1 finite values. ``step`` is None
+    unless settled."""
     rms = np.asarray(rms, dtype=float)
     if len(rms) < tail + 1 or not np.all(np.isfinite(rms)):
-        return None
+        return dict(step=None, why=SETTLE_SHORT)
     peak = int(np.argmax(rms))
-    idx = relaxation_steps(rms[peak:], float(np.median(rms[-tail:])))
-    return None if idx is None else int(steps[peak + idx])
+    end = float(np.median(rms[-tail:]))
+    if end > 0 and abs(rms[peak] / end - 1) < RELAX_MIN:
+        return dict(step=None, why=SETTLE_TOO_LITTLE)
+    idx = relaxation_steps(rms[peak:], end)
+    # the end value is the curve's own, so a curve that falls by more than 30% always closes
+    # its gap by its last evaluations: one that does so only there is still relaxing at the end
+    if idx is None or peak + idx >= len(rms) - tail:
+        return dict(step=None, why=SETTLE_NOT)
+    return dict(step=int(steps[peak + idx]), why=SETTLE_YES)
+
+
+def settle_step(steps, rms, tail: int = 3) -> int | None:
+    """:func:`settle`'s step: None when the RMS does not settle, for either reason (too
+    little to relax, or never closing its gap): ask :func:`settle` which."""
+    return settle(steps, rms, tail)["step"]
 
 
 def falls_step(steps, values, ref_step: int | None, drop: float = NC1_DROP) -> int | None:

@@ -12,6 +12,7 @@ from dynamics import plots
 from dynamics.capstone import experiments as E
 from dynamics.capstone import claims as C
 from dynamics.capstone.science import MEASURES, OneConfig
+from dynamics_ops.precompute import Runner
 from seeds import SEEDS
 
 TINY = OneConfig(p=11, train_frac=0.8, width=16, steps=40, n_evals=12, rewind_step=3)
@@ -175,7 +176,7 @@ def test_precompute_dry_run(tmp_path, monkeypatch):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
     plan = E.precompute_plan("smoke")
     assert [u.name for u in plan.units] == ["grid adamw seed=0", "grid muon seed=0", "clock seed=0"]
-    (path,) = E.precompute_plan("smoke").run()
+    (path,) = Runner(E.precompute_plan("smoke")).run()
     assert path.exists()
     import json
     blob = json.loads(path.read_text())

@@ -8,6 +8,7 @@ import pytest
 from dynamics import collapse as NC
 from dynamics import progress as P
 from dynamics.train import log_steps
+from dynamics_ops.precompute import Runner
 
 from known import known_answer
 from seeds import SEEDS
@@ -93,7 +94,7 @@ def test_precompute_in_a_dry_run_writes_every_file_elsewhere_than_data(monkeypat
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
     before = {p.name: p.stat().st_mtime for p in results.data_dir().glob("collapse_*.json")}
-    paths = NC.experiments.precompute_plan("smoke").run()
+    paths = Runner(NC.experiments.precompute_plan("smoke")).run()
     assert sorted(p.name for p in paths) == sorted(f"{n}.json" for n in (
         "collapse_weight_decay", "collapse_gd_weight_decay", "collapse_simplex", "collapse_imbalance"))
     assert all(p.parent == tmp_path for p in paths)

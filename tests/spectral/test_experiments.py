@@ -13,6 +13,7 @@ from dynamics.spectral import experiments as E
 from dynamics.spectral import roles as R
 from dynamics.spectral import science as S
 from dynamics.train import History
+from dynamics_ops.precompute import Runner
 
 SEEDS = [0, 1, 2]
 
@@ -383,7 +384,7 @@ def test_precompute_writes_its_four_files_in_a_dry_run(tmp_path, monkeypatch):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     monkeypatch.setenv("DYNAMICS_DEVICE", "cpu")
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
-    paths = E.precompute_plan("smoke").run()
+    paths = Runner(E.precompute_plan("smoke")).run()
     assert sorted(p.name for p in paths) == sorted(f"spectral_{n}.json" for n in
                                                    ("timing", "practice", "memory", "shaping"))
     for p in paths:

@@ -13,6 +13,7 @@ from dynamics.weight_decay import experiments as E
 from dynamics.weight_decay import science as S
 from dynamics.weight_decay import claims as C
 from dynamics.weight_decay import window as W
+from dynamics_ops.precompute import Runner
 
 from seeds import SEEDS
 TINY = S.DecouplingConfig(lr_low=1e-3, lr_high=1e-2, n_lr=2, wd_low=0.1, wd_high=10.0,
@@ -74,7 +75,7 @@ def test_dry_run_caps_every_runner(monkeypatch, tmp_path):
     assert all(h.steps[-1] == 3 for h in clock["histories"])
     spec = E.run_spectrum(S.SpectrumConfig.for_profile("gpu"), 0, bars=False)
     assert all(r["history"].steps[-1] == 3 for r in spec["runs"].values())
-    paths = E.precompute_plan("gpu").run()
+    paths = Runner(E.precompute_plan("gpu")).run()
     assert [p.parent for p in paths] == [tmp_path]
     payload = json.loads(paths[0].read_text())["payload"]
     assert set(payload["grids"]) == set(S.GRIDS)

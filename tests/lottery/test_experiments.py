@@ -413,6 +413,10 @@ def test_precomputed_pai_shows_what_the_text_says(precomputed):
         for m in ("snip", "synflow", "magnitude"):
             assert mean(p, m) - mean(p, m, "shuffled") < imp_drop / 2, (p["density"], m)
     assert fifth["layers"]["imp"]["hidden.1.weight"] < fifth["layers"]["imp"]["hidden.0.weight"] / 2
+    # the departure from Frankle et al. (2021): at a tenth, shuffling costs SNIP and SynFlow
+    # more than their seeds' spread (their masks carry some per-weight information here)
+    for m in ("snip", "synflow"):
+        assert mean(tenth, m) - mean(tenth, m, "shuffled") > np.ptp(tenth["acc"][m]["original"]), m
 
 
 def test_precomputed_lmc_and_learning_rate_settings(precomputed):
@@ -422,7 +426,8 @@ def test_precomputed_lmc_and_learning_rate_settings(precomputed):
     below 1 point at step 200. In the
     IMP slider, at that learning rate, reset tickets still match the dense network at 5% of
     the weights, and tickets rewound to step 50 are ahead of them by about two points at the
-    sparsest rounds (one seed)."""
+    sparsest rounds (one seed); re-initialization is level with the reset ticket on average
+    over the rounds at 14-35% of the weights, behind at 10% or fewer."""
     runs, _, payload = precomputed
     calm = L.claims.lmc_seeds(payload, "0.002")
     hot = L.claims.lmc_seeds(payload, "0.01")
@@ -438,10 +443,13 @@ def test_precomputed_lmc_and_learning_rate_settings(precomputed):
     diff = np.mean([rewound.acc["ticket"][0, r] - reset.acc["ticket"][0, r] for r in sparse])
     assert 0.01 < diff < 0.04, diff
     # Liu et al.'s counterpoint, in part: at the larger learning rate re-initialization is
-    # level with the ticket at a fifth of the weights, far behind only at the sparsest
-    mid = int(np.argmin(np.abs(np.log(reset.density / 0.2))))
-    assert abs(reset.acc["ticket"][0, mid] - reset.acc["reinit"][0, mid]) < 0.015
-    assert reset.acc["ticket"][0, -1] - reset.acc["reinit"][0, -1] > 0.04
+    # level with the ticket on average over the rounds in LIU_WINDOW (never one round: they
+    # range from -0.6 to +2.1 points), well behind at 10% of the weights or fewer
+    gap = reset.acc["ticket"][0] - reset.acc["reinit"][0]
+    lo, hi = L.claims.LIU_WINDOW
+    mid = [r for r, dd in enumerate(reset.density) if lo <= dd <= hi]
+    assert len(mid) >= 4 and abs(np.mean(gap[mid])) < 0.01 and np.ptp(gap[mid]) > 0.02
+    assert np.mean(gap[sparse]) > 0.04 and gap[-1] > 0.04
 
 
 # ============================================================================ fine-tuning (Mukherjee et al.)

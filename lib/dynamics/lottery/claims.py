@@ -18,10 +18,12 @@ from .finetune import finetune_claims
 from .science import layer_densities
 
 __all__ = ["MATCH_WINDOW", "MATCH_POINTS", "CONTROL_POINTS", "SPEED_WINDOW", "SPEED_MARGIN",
-           "STABLE_BARRIER", "LEVEL_POINTS", "REWIND_POINTS", "PAI_WINDOW", "CLAIMS",
+           "STABLE_BARRIER", "LEVEL_POINTS", "REWIND_POINTS", "PAI_WINDOW", "PAI_MARGIN",
+           "LIU_WINDOW", "CLAIMS",
            "ticket_claims", "speed_claim", "pai_claims", "lmc_claims", "lr_claims",
            "page_claims", "published_claims", "lmc_seeds", "speed_numbers", "pai_numbers",
-           "lmc_numbers", "rewind_numbers", "breakdown_numbers", "layer_numbers"]
+           "lmc_numbers", "rewind_numbers", "breakdown_numbers", "breakdown", "layer_numbers",
+           "imp_numbers", "liu_numbers"]
 
 
 # ============================================================================ claims
@@ -36,6 +38,9 @@ STABLE_BARRIER = 0.02         # Frankle et al. (2020): stable when the error bar
 LEVEL_POINTS = 1.0            # re-init "as good as" the ticket: within this many points (Liu et al.)
 REWIND_POINTS = 3.0           # rewinding "better" than resetting: by this many points or more
 PAI_WINDOW = (0.08, 0.25)     # densities of the PaI rows: the prose's "a fifth" and "a tenth"
+PAI_MARGIN = 1.5              # PaI "beats" the random mask: by this many points or more, on every
+                              # seed, and by more than the random mask's spread over the seeds
+LIU_WINDOW = (0.14, 0.35)     # densities over which the Liu et al. row averages ticket − re-init
 
 # key -> (claim, paper, control, window): the rows, in the table's order
 CLAIMS = {
@@ -59,14 +64,27 @@ CLAIMS = {
               f"{'s' if SPEED_MARGIN > 1 else ''}",
               f"the pruned rounds at {100 * SPEED_WINDOW[0]:.0f}-{100 * SPEED_WINDOW[1]:.0f}% of "
               "the weights (mean over them)"),
+    "speed_test": ("Tickets learn faster (earlier early-stopping step) than the dense network and "
+                   "the re-initialized control, in runs whose early stopping read the test loss",
+                   "Frankle & Carbin (2019) stopped on a validation set; these precomputed runs "
+                   "predate the split and are to be regenerated",
+                   "the dense network (round 0) and the re-initialized control on the same rounds; "
+                   f"earlier by at least {SPEED_MARGIN} evaluation interval"
+                   f"{'s' if SPEED_MARGIN > 1 else ''}",
+                   f"the pruned rounds at {100 * SPEED_WINDOW[0]:.0f}-{100 * SPEED_WINDOW[1]:.0f}% "
+                   "of the weights (mean over them); shown, never asserted"),
     "pai": ("Pruning at init beats a random mask but not IMP", "Frankle et al. (2021)",
-            "the random mask (the ticket shuffled within layers) below, the IMP ticket above, "
-            "every method on every seed",
+            f"the random mask (the ticket shuffled within layers) below by {PAI_MARGIN:g} pts or "
+            "more and by more than its seeds' spread, the IMP ticket above, every method on every "
+            "seed; the shuffled PaI masks, put through the same test, must fail it",
             f"IMP's rounds at {100 * PAI_WINDOW[0]:.0f}-{100 * PAI_WINDOW[1]:.0f}% of the "
             "weights"),
-    "shuffle": ("Shuffling a pruning-at-init mask within layers costs it little, the ticket a "
-                "lot", "Frankle et al. (2021)",
-                "the ticket's own cost of shuffling; each PaI method's under half of it",
+    "shuffle": ("Shuffling a pruning-at-init mask within layers leaves its accuracy the same or "
+                "higher", "Frankle et al. (2021): SNIP, GraSP, SynFlow, magnitude on image "
+                "classifiers",
+                "the ticket shuffled (the random mask), which must lose more than the seeds' "
+                "spread; same: each PaI method's shuffled accuracy within its seeds' spread of "
+                "the original (or above it)",
                 f"IMP's rounds at {100 * PAI_WINDOW[0]:.0f}-{100 * PAI_WINDOW[1]:.0f}% of the "
                 "weights"),
     "stable": ("A small network is stable at initialization: two runs from θ₀ are linearly "
@@ -82,7 +100,8 @@ CLAIMS = {
     "liu": ("At a larger learning rate, the pruned architecture re-initialized trains as well as "
             "the ticket", "Liu et al. (2019), mostly structured pruning, SGD lr 0.1",
             f"the ticket (same mask, its own initial values); level: within {LEVEL_POINTS:g} pt",
-            "the rounds nearest 20% of the weights and the sparsest"),
+            f"ticket − re-init averaged over the rounds at {100 * LIU_WINDOW[0]:.0f}-"
+            f"{100 * LIU_WINDOW[1]:.0f}% of the weights, and over those at 10% or fewer"),
     "rewind": ("Rewinding to an early step finds better tickets than resetting to θ₀ where "
                "training is unstable at init", "Frankle et al. (2020)",
                f"the same setting reset to θ₀; better: by {REWIND_POINTS:g} pts or more",
@@ -180,14 +199,16 @@ def _speed(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
     the dense network's and the re-initialized control's over the same rounds; it holds where
     the ticket is earlier than both by :data:`SPEED_MARGIN` evaluation intervals or more. A
     run whose dense validation loss is still falling at the end cannot tell. A result whose
-    early stopping read the test loss (a file written before the validation split) is shown,
-    never asserted. Asserted (by default) on three seeds or more."""
+    early stopping read the test loss (a file written before the validation split) is a row
+    of its own (``speed_test``), shown, never asserted, never mixed with runs that held out a
+    validation split. Asserted (by default) on three seeds or more."""
     asserted = len(res.seeds) >= 3 if asserted is None else asserted
-    asserted = asserted and res.stop_on == "validation loss"
+    key = "speed" if res.stop_on == "validation loss" else "speed_test"
+    asserted = asserted and key == "speed"
     stop, step, seeds = res.stop_step, res.eval_interval, res.seeds
     win = _window(res, SPEED_WINDOW)
     if not win:
-        return {"speed": _setting(where, "no round in the window", None, asserted, seeds)}
+        return {key: _setting(where, "no round in the window", None, asserted, seeds)}
     last = res.eval_steps[-1] if res.eval_steps else 0
     dense = _per_seed(res, lambda k: stop["ticket"][k, 0])
     ticket = _per_seed(res, lambda k: np.nanmean(stop["ticket"][k, win]))
@@ -199,47 +220,84 @@ def _speed(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
             f"{plots.spread(dense, n)}; tickets {plots.spread(ticket, n)}; re-init "
             f"{plots.spread(reinit, n)}; the nearer of the two minus the ticket "
             f"{plots.spread(lead, n)} (one evaluation: {step} steps)")
-    if res.stop_on != "validation loss":
+    if key != "speed":
         text += " (this file predates the validation split: shown, not asserted)"
     if max(dense.values()) >= last - step:
-        return {"speed": _setting(where, text + f"; too short to tell: the dense minimum is "
-                                  f"within one evaluation of the end of the {last}-step runs",
-                                  None, asserted, seeds)}
-    return {"speed": _setting(where, text, _checked(lead, lambda v: v >= SPEED_MARGIN * step),
-                              asserted, seeds)}
+        return {key: _setting(where, text + f"; too short to tell: the dense minimum is "
+                              f"within one evaluation of the end of the {last}-step runs",
+                              None, asserted, seeds)}
+    return {key: _setting(where, text, _checked(lead, lambda v: v >= SPEED_MARGIN * step),
+                          asserted, seeds)}
 
 
 def speed_claim(res: ImpResult, where: str = "this run", asserted: bool | None = None) -> dict:
     """The speed row of one IMP run alone (:func:`_speed`)."""
-    return _row("speed", [_speed(res, where, asserted)["speed"]])
+    (key, setting), = _speed(res, where, asserted).items()
+    return _row(key, [setting])
+
+
+def _spread(v) -> float:
+    """The seeds' spread (max − min) of an array of per-seed values; 0 for one seed."""
+    v = np.asarray(v, dtype=float)
+    return float(v.max() - v.min()) if v.size > 1 else 0.0
 
 
 def _pai(pai: dict, where: str, asserted: bool | None = None) -> dict:
-    """Frankle et al. (2021)'s check at one density, per seed: every PaI method above the
-    random mask (the ticket shuffled) and below the ticket (``pai``); shuffling its mask
-    within layers costs it less than half what it costs the ticket (``shuffle``). ``pai`` is
-    asserted (by default) on three seeds or more; ``shuffle`` is shown, never asserted (the
-    prose glues its verdict: in the cpu data it fails on one seed at a fifth of the weights)."""
+    """Frankle et al. (2021)'s checks at one density, per seed.
+
+    ``pai``: every PaI method above the random mask (the ticket shuffled) by
+    :data:`PAI_MARGIN` points or more and by more than the random mask's spread over the
+    seeds, and below the ticket. Its control: the PaI masks shuffled within layers, put
+    through the same test; where they pass it too on a seed, the test does not tell a chosen
+    mask from a per-layer budget there, and that seed fails. Asserted (by default) on three
+    seeds or more.
+
+    ``shuffle``: the paper's own test, shuffling leaves a PaI mask's accuracy "the same or
+    higher": each method's shuffled accuracy within its seeds' spread of the original (or
+    above it). Its control: the ticket, whose shuffle must cost more than its spread. One seed
+    has no spread and cannot tell. What shuffling costs each method against what it costs the
+    ticket (under half?) is shown beside it, as an observation, not the test. Never asserted."""
     a = pai["acc"]
     methods = [m for m in a if m != "imp"]
     n = len(np.atleast_1d(a["imp"]["original"]))
     seeds = [int(s) for s in pai.get("seeds", range(n))]
     asserted = len(seeds) >= 3 if asserted is None else asserted
     acc = {m: 100 * np.atleast_1d(np.asarray(a[m]["original"], dtype=float)) for m in a}
-    drop = {m: acc[m] - 100 * np.atleast_1d(np.asarray(a[m]["shuffled"], dtype=float)) for m in a}
-    rnd = acc["imp"] - drop["imp"]
+    shuf = {m: 100 * np.atleast_1d(np.asarray(a[m]["shuffled"], dtype=float)) for m in a}
+    drop = {m: acc[m] - shuf[m] for m in a}
+    rnd, top = shuf["imp"], acc["imp"]
+    noise = _spread(rnd)
     at = f"{where}, {100 * pai['density']:.1f}%"
     mean = lambda v: f"{seed_mean(v):.1f}"  # noqa: E731
-    beats = {s: bool(all(rnd[k] < acc[m][k] < acc["imp"][k] for m in methods))
-             for k, s in enumerate(seeds)}
-    little = {s: bool(all(drop[m][k] < drop["imp"][k] / 2 for m in methods))
-              for k, s in enumerate(seeds)}
-    return {"pai": _setting(at, f"IMP {mean(acc['imp'])}%, random mask {mean(rnd)}%; "
-                            + ", ".join(f"{PAI_NAMES[m]} {mean(acc[m])}%" for m in methods)
-                            + " (seed means)", beats, asserted, seeds),
-            "shuffle": _setting(at, f"shuffling costs IMP {mean(drop['imp'])} pts; "
-                                + ", ".join(f"{PAI_NAMES[m]} {mean(drop[m])}" for m in methods)
-                                + " (seed means)", little, False, seeds)}
+
+    def beats(x, k):  # x: {method: accuracies}; the row's test on seed k
+        return all(round(float(x[m][k] - rnd[k]), 2) >= PAI_MARGIN
+                   and float(x[m][k] - rnd[k]) > noise and x[m][k] < top[k] for m in methods)
+
+    fooled = [s for k, s in enumerate(seeds) if beats(shuf, k)]
+    ok = {s: bool(beats(acc, k) and s not in fooled) for k, s in enumerate(seeds)}
+    lead = min(float(acc[m][k] - rnd[k]) for m in methods for k in range(n))
+    text = (f"IMP {mean(top)}%, random mask {mean(rnd)}% (seeds' spread {noise:.1f} pts); "
+            + ", ".join(f"{PAI_NAMES[m]} {mean(acc[m])}%" for m in methods)
+            + f" (seed means); the smallest lead over the random mask {lead:+.1f} pts; control, "
+            "the shuffled PaI masks: "
+            + (f"pass the test too on seed {', '.join(map(str, fooled))}" if fooled
+               else "fail the test on every seed"))
+    spread = {m: _spread(acc[m]) for m in a}
+    half = sum(all(drop[m][k] < drop["imp"][k] / 2 for m in methods) for k in range(n))
+    cost = (f"shuffling costs IMP {mean(drop['imp'])} pts; "
+            + ", ".join(f"{PAI_NAMES[m]} {mean(drop[m])} (spread of its seeds "
+                        f"{spread[m]:.1f})" for m in methods)
+            + f" (seed means); each PaI method's cost under half the ticket's on {half} of {n} "
+            "seeds (an observation, not the test)")
+    if n < 2:
+        same = None
+        cost += "; one seed: no spread to judge by"
+    else:
+        same = {s: bool(all(drop[m][k] <= spread[m] for m in methods)
+                        and drop["imp"][k] > spread["imp"]) for k, s in enumerate(seeds)}
+    return {"pai": _setting(at, text, ok, asserted, seeds),
+            "shuffle": _setting(at, cost, same, False, seeds)}
 
 
 def pai_claims(pai: dict, where: str = "this run", asserted: bool | None = None) -> list[dict]:
@@ -274,8 +332,11 @@ def _lmc(calm: tuple, hot: tuple, asserted: bool | None = None) -> dict:
     stable = _checked(cb, lambda v: v < limit)
     later = {s: _checked(first, lambda v: v >= limit)[s] and _checked(final, lambda v: v < limit)[s]
              for s in seeds}
+    near = max(seeds, key=lambda s: cb[s] if np.isfinite(cb[s]) else -np.inf)
+    close = (f"; nearest the criterion: seed {near}, {limit - cb[near]:.2f} pts below it"
+             if np.isfinite(cb[near]) and 0 <= limit - cb[near] < 0.5 else "")
     return {"stable": _setting(cl, f"barrier from θ₀ {plots.spread(cb, pts)} (at {hl}: "
-                               f"{plots.spread(first, pts)})", stable, asserted, seeds),
+                               f"{plots.spread(first, pts)}){close}", stable, asserted, seeds),
             "later": _setting(hl, f"barrier from θ₀ {plots.spread(first, pts)}; from θ_{kl} "
                               f"{plots.spread(final, pts)}" + (f" ({mid})" if mid else ""),
                               later, asserted, seeds)}
@@ -296,16 +357,19 @@ def _lr(runs: dict) -> dict:
     rewound = next((r for k, r in runs.items() if "rewind" in k), None)
     out = {}
     if reset is not None:
-        mid = int(np.argmin(np.abs(np.log(reset.density / 0.2))))
-        sparse = len(reset.density) - 1
         lr = reset.config["lr"]
         out["liu"] = []
-        for r in (mid, sparse):  # one setting per round: "partly" says which round holds
-            gap = _per_seed(reset, lambda k: 100 * (reset.acc["ticket"][k, r]
-                                                    - reset.acc["reinit"][k, r]))
+        # one setting per window (a window's mean, never one round): "partly" says which holds
+        for name, rounds in _liu_windows(reset).items():
+            gap = _per_seed(reset, lambda k: 100 * np.mean(
+                [reset.acc["ticket"][k, r] - reset.acc["reinit"][k, r] for r in rounds])
+                if rounds else np.nan)
+            each = ", ".join(f"{100 * reset.density[r]:.1f}% {_pts(100 * float(np.mean(reset.acc['ticket'][:, r] - reset.acc['reinit'][:, r])))}"
+                             for r in rounds)
             out["liu"].append(_setting(
-                f"precomputed, Adam lr {lr:g}, {100 * reset.density[r]:.1f}%",
-                f"ticket − re-init {plots.spread(gap, _pts)}",
+                f"precomputed, Adam lr {lr:g}, {name}",
+                f"ticket − re-init, mean over {len(rounds)} rounds {plots.spread(gap, _pts)} "
+                f"(round by round: {each})",
                 _checked(gap, lambda v: v < LEVEL_POINTS), False, reset.seeds))
     if reset is not None and rewound is not None:
         sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
@@ -317,6 +381,31 @@ def _lr(runs: dict) -> dict:
             f"precomputed, Adam lr {rewound.config['lr']:g}",
             f"rewound to step {k} − reset to θ₀: {plots.spread(diff, _pts)}",
             _checked(diff, lambda v: v >= REWIND_POINTS), False, rewound.seeds)
+    return out
+
+
+def _liu_windows(res: ImpResult) -> dict:
+    """``{name: rounds}``: the pruned rounds in :data:`LIU_WINDOW` and those at 10% of the
+    weights or fewer."""
+    lo, hi = LIU_WINDOW
+    return {f"{100 * lo:.0f}-{100 * hi:.0f}% of the weights":
+            [r for r in range(1, len(res.density)) if lo <= res.density[r] <= hi],
+            "10% or fewer": [r for r in range(1, len(res.density)) if res.density[r] <= 0.1]}
+
+
+def liu_numbers(runs: dict) -> dict:
+    """Section 3's Liu et al. sentence on the precomputed reset setting at the larger learning
+    rate (one seed): ticket − re-init averaged over :data:`LIU_WINDOW` and over the rounds at
+    10% of the weights or fewer, with its range round by round in each."""
+    reset = next(r for k, r in runs.items() if "reset" in k and "lr" in k)
+    out = {}
+    for tag, rounds in zip(("mid", "sparse"), _liu_windows(reset).values()):
+        gap = [100 * seed_mean(reset.acc["ticket"][:, r] - reset.acc["reinit"][:, r]) for r in rounds]
+        out[f"liu_{tag}"] = f"{np.mean(gap):.1f}"
+        out[f"liu_{tag}_range"] = f"{min(gap):+.1f} to {max(gap):+.1f}"
+    lo, hi = LIU_WINDOW
+    out.update(liu_window=f"{100 * hi:.0f}% and {100 * lo:.0f}%", liu_level=f"{LEVEL_POINTS:g}",
+               liu_seeds=len(reset.seeds))
     return out
 
 
@@ -333,7 +422,8 @@ def page_claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = Non
     (:func:`run_finetune`) and, with ``published``, the precomputed (cpu) data the page shows
     as further settings of the same rows (:func:`published_settings`). Settings on fewer than
     three seeds are shown with their numbers, not asserted."""
-    groups = [_tickets(res, "this run"), _speed(res, "this run", asserted=False)]
+    where = _where(res, "this run (")
+    groups = [_tickets(res, where), _speed(res, where, asserted=False)]
     if pai is not None:
         groups.append(_pai(pai, "this run"))
     if lmcs:
@@ -346,6 +436,18 @@ def page_claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = Non
     return rows + (finetune_claims(ft) if ft is not None else [])
 
 
+def _where(res: ImpResult, head: str) -> str:
+    """A setting's label with what it trained on: ``head`` (ending in "(" or in "(..." to
+    continue) and the training examples, with the validation split held out of them or none,
+    so that settings trained differently are never read as one."""
+    n, v = res.config.get("n_train"), res.config.get("n_val")
+    split = (f"{n - v} training examples, {v} held out for validation" if v and n else
+             f"all {n} training examples, no validation split" if n else "")
+    if not split:
+        return head.rstrip(" (")
+    return f"{head}{'' if head.endswith('(') else ', '}{split})"
+
+
 def published_settings() -> list[dict]:
     """The settings that rest on the precomputed (cpu) data the published page shows: the
     main IMP curve (ticket, control and speed rows), the PaI slider at the densities in
@@ -353,7 +455,7 @@ def published_settings() -> list[dict]:
     and the learning-rate settings of the IMP slider."""
     runs = imp_runs(results.load("lottery_imp")[0])
     main = next(iter(runs.values()))
-    where = f"precomputed ({len(main.seeds)} seeds)"
+    where = _where(main, f"precomputed ({len(main.seeds)} seeds")
     groups = [_tickets(main, where), _speed(main, where)]
     groups += [_pai(p, "precomputed") for p in results.load("lottery_pai")[0]["pai"]
                if PAI_WINDOW[0] <= p["density"] <= PAI_WINDOW[1]]
@@ -382,36 +484,73 @@ def _points(x: float) -> str:
     return f"{abs(x):.1f} points {'above' if x >= 0 else 'below'}"
 
 
-def speed_numbers(res: ImpResult, low: float = 1 / 7, high: float = 2 / 3) -> dict:
+def speed_numbers(res: ImpResult, low: float = 1 / 7, high: float = 2 / 3,
+                  command: str | None = None, live: dict | None = None) -> dict:
     """The speed figure in the numbers its "What to notice" quotes: the loss early stopping
     read (``speed_loss``: the validation loss, or the test loss in a file written before the
-    validation split), the validation split's size, the dense network's early-stopping step
-    and its test accuracy there, the run's length, and the range of the tickets' steps between
-    ``low`` and ``high`` of the weights (mean over seeds)."""
+    validation split) and what that means (``speed_split``: the split's size, or that these
+    runs are shown, never asserted, and are to be regenerated by ``command``), the dense
+    network's early-stopping step on each seed (an evaluated step, never a mean) and its test
+    accuracy there, the run's length, the range of the tickets' steps between ``low`` and
+    ``high`` of the weights (mean over seeds), on how many seeds the speed row holds
+    (``speed_held``) with what that rests on (``speed_caveat``); and ``live`` (this page's
+    run's config) the size of its validation split (``live_val``)."""
     stop = np.nanmean(res.stop_step["ticket"], axis=0)
     acc = seed_mean(res.stop_acc["ticket"][:, 0])
     mid = [stop[r] for r, d in enumerate(res.density) if low <= d <= high]
-    return dict(speed_dense=int(stop[0]), speed_steps=int(res.config["steps"]),
-                speed_width=int(res.config["width"]), speed_seeds=len(res.seeds),
-                speed_loss=res.stop_on,
-                speed_val=(f"{res.config['n_val']} examples" if res.config.get("n_val")
-                           else "none: these runs were computed before the split"),
-                speed_dense_acc="not recorded" if np.isnan(acc) else f"{100 * acc:.1f}%",
-                speed_range=f"{min(mid):.0f} to {max(mid):.0f}" if mid else "—")
+    dense = [f"{v:.0f}" for v in res.stop_step["ticket"][:, 0]]
+    n_train, n_val = res.config.get("n_train"), res.config.get("n_val")
+    (key, setting), = _speed(res, "precomputed").items()
+    ok = setting["ok"]
+    out = dict(speed_steps=int(res.config["steps"]),
+               speed_width=int(res.config["width"]), speed_seeds=len(res.seeds),
+               speed_loss=res.stop_on,
+               speed_dense=(f"{dense[0]}" if len(dense) == 1 else
+                            f"{_and(dense)} (seeds {_and([str(s) for s in res.seeds])})"),
+               speed_interval=int(res.eval_interval),
+               speed_dense_acc="not recorded" if np.isnan(acc) else f"{100 * acc:.1f}%",
+               speed_range=f"{min(mid):.0f} to {max(mid):.0f}" if mid else "—",
+               speed_held=("none: the runs are too short to tell" if ok is None else
+                           f"{sum(ok.values())} of {len(ok)}"))
+    if key == "speed":
+        out["speed_split"] = (f"They hold out the last {n_val} of their {n_train} training "
+                              "examples as the validation split, and early stopping reads "
+                              "only them.")
+        out["speed_caveat"] = "The claims table asserts this row on these runs."
+    else:
+        again = f" (`{command}`)" if command else ""
+        out["speed_split"] = (
+            "These runs were computed before the book held out a validation split: they "
+            f"trained on all {n_train} training examples, and their early stopping read the "
+            "test loss, so the test set chose the step. They are shown as they are, the claims "
+            "table does not assert from them, and they are to be regenerated with the "
+            f"split{again}.")
+        out["speed_caveat"] = ("Read on the test loss, this shows the pattern Frankle & Carbin "
+                               "reported, not a test of it; the claims table shows it in a row "
+                               "of its own, not asserted, apart from this page's run.")
+    if live is not None:
+        out["live_val"] = f"{live.get('n_val')} of its {live.get('n_train')}"
+    return out
 
 
 def pai_numbers(payload: dict, target: float = 0.1) -> dict:
     """The precomputed PaI slider near ``target`` of the weights: what shuffling costs SNIP and
-    SynFlow (the range over the two, in points) and what it costs the IMP ticket; and the
-    verdict of the shuffling row over the slider's densities in :data:`PAI_WINDOW`."""
+    SynFlow (the range over the two, in points), their seeds' spread there, and what it costs
+    the IMP ticket; the verdict of the shuffling row (the paper's test: shuffled accuracy
+    within the seeds' spread of the original) over the slider's densities in
+    :data:`PAI_WINDOW`; and the PaI row's margin over the random mask (:data:`PAI_MARGIN`)."""
     p = min(payload["pai"], key=lambda q: abs(np.log(q["density"] / target)))
     cost = {m: 100 * (seed_mean(p["acc"][m]["original"]) - seed_mean(p["acc"][m]["shuffled"]))
             for m in p["acc"]}
     two = [cost["snip"], cost["synflow"]]
     shuffle = _row("shuffle", [_pai(q, "precomputed")["shuffle"] for q in payload["pai"]
                                if PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]])
+    spread = {m: _spread(100 * np.asarray(p["acc"][m]["original"], dtype=float)) for m in p["acc"]}
     return dict(pai_density=f"{100 * p['density']:.1f}%",
                 pai_shuffle=f"{min(two):.1f} to {max(two):.1f}", pai_ticket=cost["imp"],
+                pai_spread=f"{min(spread['snip'], spread['synflow']):.1f} to "
+                           f"{max(spread['snip'], spread['synflow']):.1f}",
+                pai_margin=f"{PAI_MARGIN:g}",
                 pai_shuffle_verdict=shuffle["reproduced"])
 
 
@@ -477,14 +616,57 @@ def lmc_seeds(payload: dict, lr: str) -> dict:
     return {int(s): v for s, v in runs.items()}
 
 
+def breakdown(density, acc, points: float = 3.0) -> dict:
+    """Where a ticket's curve (``acc`` per round, round 0 dense, fractions of 1; ``density``
+    per round, falling) first falls ``points`` or more below the dense accuracy: ``round`` and
+    ``density`` of that round, or None for both where it never does within the curve
+    (censored: the threshold lies past the last round); ``last`` is the sparsest density."""
+    density, acc = np.asarray(density, dtype=float), np.asarray(acc, dtype=float)
+    below = [r for r in range(1, len(acc)) if acc[r] <= acc[0] - points / 100 + 1e-12]
+    r = below[0] if below else None
+    return dict(round=r, density=None if r is None else float(density[r]),
+                last=float(density[-1]), rounds=len(density) - 1)
+
+
 def breakdown_numbers(runs: dict, points: float = 3.0) -> dict:
     """Exercise 1's answer on the precomputed curve of section 1 (``runs``, :func:`imp_runs`):
-    its width and the sparsest fraction of the weights at which the ticket (seed mean) is
-    still within ``points`` of the dense network."""
+    its width and where the ticket (seed mean) first falls ``points`` below the dense
+    network (:func:`breakdown`), said as censored ("not reached within N rounds") where it
+    never does."""
     main = next(iter(runs.values()))
+    b = breakdown(main.density, main.acc["ticket"].mean(axis=0), points)
+    if b["round"] is None:
+        answer = (f"it is not reached within the curve's {b['rounds']} rounds: at the sparsest, "
+                  f"{100 * b['last']:.1f}% of the weights, the ticket is still within "
+                  f"{points:g} points of the dense network, so the threshold lies further out")
+    else:
+        answer = (f"the ticket first falls {points:g} points below the dense network at "
+                  f"{100 * b['density']:.1f}% of the weights (round {b['round']})")
+    return dict(ex1_width=main.config["width"], ex1_answer=answer)
+
+
+def imp_numbers(runs: dict, ticket_points: float = 1.0) -> dict:
+    """Section 1's prose on the precomputed main curve (``runs``, :func:`imp_runs`): the
+    densities of all the weights after 10 and 13 rounds (the hidden layers follow
+    (1 − p)^r, the output layer, pruned at half the rate, keeps more), the two sparsest
+    densities and the ticket's loss there (seed mean, points below dense), seed 0's dense
+    accuracy in the three-seed run and in the single-seed settings; and the claims windows
+    as the claims table states them."""
+    main = next(iter(runs.values()))
+    d = main.density
     acc = main.acc["ticket"].mean(axis=0)
-    ok = [d for d, a in zip(main.density, acc) if a >= acc[0] - points / 100]
-    return dict(ex1_width=main.config["width"], ex1_density=f"{100 * min(ok):.1f}%")
+    r10, r13 = min(10, len(d) - 1), min(13, len(d) - 1)
+    loss = [100 * (acc[0] - acc[r]) for r in (len(d) - 2, len(d) - 1)]
+    single = [r for k, r in runs.items() if r is not main and r.config.get("lr") == main.config["lr"]
+              and 0 in list(r.seeds)]
+    one = sorted({f"{100 * r.acc['ticket'][list(r.seeds).index(0), 0]:.2f}%" for r in single})
+    return dict(imp_r10=f"{100 * d[r10]:.1f}%", imp_r13=f"{100 * d[r13]:.1f}%",
+                imp_sparse=f"{100 * d[-2]:.1f}% and {100 * d[-1]:.1f}%",
+                imp_sparse_loss=f"{loss[0]:.1f} and {loss[1]:.1f}",
+                imp_dense_batched=f"{100 * main.acc['ticket'][list(main.seeds).index(0), 0]:.2f}%",
+                imp_dense_single=_and(one) if one else "—",
+                match_window=f"{100 * MATCH_WINDOW[0]:.0f}–{100 * MATCH_WINDOW[1]:.0f}%",
+                control_window="{:.0f}–{:.0f}%".format(*(100 * v for v in ImpResult.round_at.__defaults__)))
 
 
 def layer_numbers(imp: ImpResult) -> dict:

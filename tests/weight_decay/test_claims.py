@@ -121,4 +121,33 @@ def test_grid_rows_say_no_when_a_seed_contradicts_them():
     assert one["reproduced"] == "partly" and "holds on 2 of 3 seeds" in one["measured here"]
     assert row(accs + ramp[None], "below the line")["reproduced"] == "no"
     flipped = accs[:, ::-1, :]  # the best decay now rises where it fell
-    assert row(flipped, "plain MLP")["reproduced"] == "no"
+    assert row(flipped, "plain MLP: AdamW's best λ is lower")["reproduced"] == "no"
+
+
+def test_lower_above_the_band_needs_a_margin():
+    """The plain MLP's best lambda above the band counts as lower only below LOWER_BY times the
+    band's least (the referee's seed 1: 0.98, a column spanning 0.450 to 0.462, is no lead): on
+    the published grid the row is judged, not asserted, and holds on 2 of 3 seeds; the row that
+    is asserted is the band's, where the best lambda hardly moves."""
+    grid, _ = results.load("weight_decay_grid")
+    lower = next(r for r in C.grid_claims(grid) if r["claim"].startswith("plain MLP: AdamW's best λ is lower"))
+    assert not lower["asserted"] and lower["reproduced"] == "partly"
+    assert "holds on 2 of 3 seeds" in lower["measured here"]
+    band = next(r for r in C.grid_claims(grid) if "hardly moves" in r["claim"])
+    assert band["asserted"] and band["reproduced"] == "yes" and "lower" not in band["claim"]
+    assert C.decoupling_numbers(grid)["wd_l2_moving"] == "none of the 3 seeds"
+
+
+def test_symmetry_row_needs_the_predicted_ratios():
+    """Exercise 2's row: norms sqrt(4) = 2 times smaller and equal angles pass; equal norms (an
+    equilibrium set by eta * lambda alone, the control) fail."""
+    def run(norm, angle):
+        return dict(optimizer="sgd", layers={n: dict(norm=norm, angle=angle) for n in ("a", "b")})
+
+    eq = {s: [dict(optimizer="adamw", layers={}), run(2.0, 0.1)] for s in (0, 1, 2)}
+    good = {s: run(1.02, 0.098) for s in (0, 1, 2)}
+    assert C.symmetry_claims(eq, good)[0]["reproduced"] == "yes"
+    same = {s: run(2.0, 0.1) for s in (0, 1, 2)}
+    assert C.symmetry_claims(eq, same)[0]["reproduced"] == "no"
+    assert C.symmetry_config("smoke").lr * C.SYM_FACTOR == pytest.approx(
+        next(c for c in C.equilibrium_configs("smoke") if c.optimizer == "sgd").lr)

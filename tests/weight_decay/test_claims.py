@@ -151,3 +151,32 @@ def test_symmetry_row_needs_the_predicted_ratios():
     assert C.symmetry_claims(eq, same)[0]["reproduced"] == "no"
     assert C.symmetry_config("smoke").lr * C.SYM_FACTOR == pytest.approx(
         next(c for c in C.equilibrium_configs("smoke") if c.optimizer == "sgd").lr)
+
+
+def test_clock_pointwise_reads_single_evaluations():
+    """Two matched runs whose losses differ by 10% at every evaluation but the first (equal):
+    the pointwise spread is 0 then 10% at every eta * lambda * t, the odd run ignored; the
+    glued ranges leave out t = 0."""
+    from types import SimpleNamespace
+
+    class H(SimpleNamespace):
+        def __getitem__(self, k):
+            return getattr(self, k)
+
+        def __len__(self):
+            return len(self.steps)
+
+    steps = [0, 100, 200, 400]
+    a = H(steps=steps, train_loss=[2.0, 1.0, 1.0, 1.0])
+    b = H(steps=steps, train_loss=[2.0, 1.1, 1.1, 1.1])
+    odd = H(steps=steps, train_loss=[2.0, 5.0, 5.0, 5.0])
+    clock = dict(runs=[dict(lr=0.01, weight_decay=0.5, matched=True),
+                       dict(lr=0.02, weight_decay=0.25, matched=True),
+                       dict(lr=0.01, weight_decay=2.0, matched=False)],
+                 histories=[a, b, odd], final_loss=[1.0, 1.1, 5.0], spread=0.1, ratio=4.8,
+                 contrast=4.0, product=0.005)
+    pts = C.clock_pointwise(clock)
+    assert [t for t, _ in pts] == pytest.approx([0, 0.5, 1.0, 2.0])
+    assert [v for _, v in pts] == pytest.approx([0, 0.1, 0.1, 0.1])
+    n = C.clock_numbers(clock)
+    assert n["wd_clock_pointwise_early"] == "10%" and n["wd_clock_pointwise_late"] == "10%"

@@ -26,7 +26,7 @@ from .window import WindowConfig, run_window, window_claims, window_numbers
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_BAND", "DECOUPLED",
            "L2_FAIL", "SAME_RMS", "CLOCK_SPREAD", "CLOCK_CONTRAST", "BEST_MARGIN",
            "ADAMW_FAIL_GROWTH", "FLAT_BELOW", "PLAIN_MOVES", "INV_FALL", "INV_SLOPE",
-           "SYM_FACTOR", "LOWER_BY", "ridge_band", "seed_slopes", "symmetry_config", "symmetry_claims", "decoupling_numbers", "live_slope_numbers",
+           "SYM_FACTOR", "LOWER_BY", "ridge_band", "seed_slopes", "clock_pointwise", "symmetry_config", "symmetry_claims", "decoupling_numbers", "live_slope_numbers",
            "invariant_numbers", "equilibrium_numbers", "clock_numbers",
            "numbers", "claim_runs", "grid_claims", "page_claims", "published_claims"]
 
@@ -105,9 +105,6 @@ def decoupling_numbers(grid: dict) -> dict:
     lrs = grid["lrs"]
     l2 = [d for d in sums["adam_l2"]["ridge"] if d is not None]
     plain = ridge_band(grid, "adamw", PLAIN_BAND)
-    ridge = [d for d in sums["adamw"]["ridge"] if d is not None]
-    defined = [lr for lr, d in zip(lrs, sums["adamw"]["ridge"]) if d is not None]
-    lh = [lr * d for lr, d in zip(lrs, sums["adamw"]["ridge"]) if d is not None]
     dec = decoupling_summary(grid)
     best = [best_decay_per_lr(a, grid["grids"]["adamw"]["decays"])
             for a in _seed_accs(grid, "adamw").values()]
@@ -117,13 +114,10 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_adamw_ridge_seeds=_range([v for r in plain["per_seed"] for v in r]),
         wd_adamw_moves=_fmt(max(plain["moves"])),
         wd_slope_l2=_slope(sums["adam_l2"]["slope"]), wd_slope_adamw=_slope(sums["adamw"]["slope"]),
-        wd_lh_lo=_fmt(lh[0], 2), wd_lh_hi=_fmt(lh[-1], 2), wd_lh_growth=_fmt(lh[-1] / lh[0], 2),
         wd_best_adamw=_fmt(dec["best"]["adamw"]["acc"], 3),
         wd_best_l2=_fmt(dec["best"]["adam_l2"]["acc"], 3),
         wd_margins=_range(dec["per_seed"], 2) if dec["per_seed"] else "n/a",
         wd_best_verdict=plots.MARKS[grid_claims(grid)[0]["reproduced"]],
-        wd_lambda_factor=_fmt(max(ridge) / min(ridge), 2), wd_lr_span=_fmt(max(defined) / min(defined), 2),
-        wd_lh_slope=_slope(1 + sums["adamw"]["slope"]),
         wd_slope_l2_seeds=plots.spread(seed_slopes(grid, "adam_l2"), _slope),
         wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), _slope),
         wd_lh_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
@@ -221,6 +215,8 @@ def equilibrium_numbers(equilibria) -> dict:
         out[f"wd_{key}_rotation"] = _range([v["rotation"] for v in r["layers"].values()], 2)
         out[f"wd_{key}_total_angle"] = _range([v["total_angle"] for v in r["layers"].values()], 2)
         out[f"wd_{key}_taus"] = _fmt(r["steps"] / r["tau"], 2)
+        out[f"wd_{key}_angle_early"] = _range([v.get("angle_early_ratio", math.nan)
+                                               for v in r["layers"].values()], 2)
     return out
 
 
@@ -253,9 +249,41 @@ def clock_numbers(clock: dict) -> dict:
     """Section 3's numbers about the matched runs: the factor between their learning rates
     end to end, how far apart their settled losses are, and the odd run's loss ratio."""
     lrs = [r["lr"] for r in clock["runs"] if r["matched"]]
-    return dict(wd_clock_lr_factor=_fmt(max(lrs) / min(lrs), 2),
+    spread = clock_pointwise(clock)
+    def pct(xs, how):
+        xs = [x for x in xs if math.isfinite(x)]
+        return "n/a" if not xs else f"{_fmt(100 * how(xs), 2)}%"
+    early = [v for t, v in spread if 0 < t < 1]
+    mid = [v for t, v in spread if 1 <= t < 2]
+    late = [(v, t) for t, v in spread if t >= 2]
+    def span(xs):
+        lo, hi = pct(xs, min), pct(xs, max)
+        return lo if lo == hi else f"{lo} to {hi}"
+    return dict(wd_clock_pointwise_early=span(early), wd_clock_pointwise_mid=span(mid),
+                wd_clock_pointwise_late=pct([v for v, _ in late], np.median),
+                wd_clock_pointwise_max=pct([v for v, _ in late], max),
+                wd_clock_pointwise_max_at=_fmt(max(late)[1], 2) if late else "n/a",
+                wd_clock_lr_factor=_fmt(max(lrs) / min(lrs), 2),
                 wd_clock_spread=f"{_fmt(100 * clock['spread'], 2)}%",
                 wd_clock_ratio=_fmt(clock["ratio"], 3), wd_clock_contrast=_fmt(clock["contrast"], 2))
+
+
+def clock_pointwise(clock: dict) -> list[tuple[float, float]]:
+    """At each evaluation of the matched runs (which share eta * lambda, so their evaluations
+    fall at the same eta * lambda * t): ``(eta * lambda * t, max/min - 1 of their train losses)``.
+    Single evaluations jitter with the last mini-batches; ``clock["spread"]`` compares the
+    second-half means."""
+    hs = [(r, h) for r, h in zip(clock["runs"], clock["histories"]) if r["matched"] and len(h)]
+    if len(hs) < 2:
+        return []
+    n = min(len(h) for _, h in hs)
+    r0, h0 = hs[0]
+    out = []
+    for i in range(n):
+        vals = [float(h["train_loss"][i]) for _, h in hs]
+        if min(vals) > 0 and all(math.isfinite(v) for v in vals):
+            out.append((float(h0.steps[i] * r0["lr"] * r0["weight_decay"]), max(vals) / min(vals) - 1))
+    return out
 
 
 _NUMBERS = {"decoupling": decoupling_numbers, "live_slope": live_slope_numbers,

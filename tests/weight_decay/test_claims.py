@@ -121,4 +121,62 @@ def test_grid_rows_say_no_when_a_seed_contradicts_them():
     assert one["reproduced"] == "partly" and "holds on 2 of 3 seeds" in one["measured here"]
     assert row(accs + ramp[None], "below the line")["reproduced"] == "no"
     flipped = accs[:, ::-1, :]  # the best decay now rises where it fell
-    assert row(flipped, "plain MLP")["reproduced"] == "no"
+    assert row(flipped, "plain MLP: AdamW's best λ is lower")["reproduced"] == "no"
+
+
+def test_lower_above_the_band_needs_a_margin():
+    """The plain MLP's best lambda above the band counts as lower only below LOWER_BY times the
+    band's least (the referee's seed 1: 0.98, a column spanning 0.450 to 0.462, is no lead): on
+    the published grid the row is judged, not asserted, and holds on 2 of 3 seeds; the row that
+    is asserted is the band's, where the best lambda hardly moves."""
+    grid, _ = results.load("weight_decay_grid")
+    lower = next(r for r in C.grid_claims(grid) if r["claim"].startswith("plain MLP: AdamW's best λ is lower"))
+    assert not lower["asserted"] and lower["reproduced"] == "partly"
+    assert "holds on 2 of 3 seeds" in lower["measured here"]
+    band = next(r for r in C.grid_claims(grid) if "hardly moves" in r["claim"])
+    assert band["asserted"] and band["reproduced"] == "yes" and "lower" not in band["claim"]
+    assert C.decoupling_numbers(grid)["wd_l2_moving"] == "none of the 3 seeds"
+
+
+def test_symmetry_row_needs_the_predicted_ratios():
+    """Exercise 2's row: norms sqrt(4) = 2 times smaller and equal angles pass; equal norms (an
+    equilibrium set by eta * lambda alone, the control) fail."""
+    def run(norm, angle):
+        return dict(optimizer="sgd", layers={n: dict(norm=norm, angle=angle) for n in ("a", "b")})
+
+    eq = {s: [dict(optimizer="adamw", layers={}), run(2.0, 0.1)] for s in (0, 1, 2)}
+    good = {s: run(1.02, 0.098) for s in (0, 1, 2)}
+    assert C.symmetry_claims(eq, good)[0]["reproduced"] == "yes"
+    same = {s: run(2.0, 0.1) for s in (0, 1, 2)}
+    assert C.symmetry_claims(eq, same)[0]["reproduced"] == "no"
+    assert C.symmetry_config("smoke").lr * C.SYM_FACTOR == pytest.approx(
+        next(c for c in C.equilibrium_configs("smoke") if c.optimizer == "sgd").lr)
+
+
+def test_clock_pointwise_reads_single_evaluations():
+    """Two matched runs whose losses differ by 10% at every evaluation but the first (equal):
+    the pointwise spread is 0 then 10% at every eta * lambda * t, the odd run ignored; the
+    glued ranges leave out t = 0."""
+    from types import SimpleNamespace
+
+    class H(SimpleNamespace):
+        def __getitem__(self, k):
+            return getattr(self, k)
+
+        def __len__(self):
+            return len(self.steps)
+
+    steps = [0, 100, 200, 400]
+    a = H(steps=steps, train_loss=[2.0, 1.0, 1.0, 1.0])
+    b = H(steps=steps, train_loss=[2.0, 1.1, 1.1, 1.1])
+    odd = H(steps=steps, train_loss=[2.0, 5.0, 5.0, 5.0])
+    clock = dict(runs=[dict(lr=0.01, weight_decay=0.5, matched=True),
+                       dict(lr=0.02, weight_decay=0.25, matched=True),
+                       dict(lr=0.01, weight_decay=2.0, matched=False)],
+                 histories=[a, b, odd], final_loss=[1.0, 1.1, 5.0], spread=0.1, ratio=4.8,
+                 contrast=4.0, product=0.005)
+    pts = C.clock_pointwise(clock)
+    assert [t for t, _ in pts] == pytest.approx([0, 0.5, 1.0, 2.0])
+    assert [v for _, v in pts] == pytest.approx([0, 0.1, 0.1, 0.1])
+    n = C.clock_numbers(clock)
+    assert n["wd_clock_pointwise_early"] == "10%" and n["wd_clock_pointwise_late"] == "10%"

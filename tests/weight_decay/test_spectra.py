@@ -74,9 +74,63 @@ def test_a_synthetic_power_law_is_recovered():
             fit = P.tail_fit(np.sqrt(x))        # singular values s = sqrt(x)
             assert fit["alpha"] == pytest.approx(alpha, rel=0.10), (alpha, seed, fit)
             assert fit["power_law"] and fit["n_tail"] >= 100, fit
+            assert fit["gap_p"] >= P.TAIL_P and fit["cutoff_p"] >= P.TAIL_P, fit
     # scale-free: multiplying the matrix by c moves x_min, not alpha
     x = np.random.default_rng(0).pareto(2.0, size=500) + 1.0
     assert P.tail_fit(0.01 * np.sqrt(x))["alpha"] == pytest.approx(P.tail_fit(np.sqrt(x))["alpha"], rel=1e-6)
+
+
+def _spiked_bulk(n, spikes, bulk, seed):
+    """Singular values of a random n x n Gaussian bulk (entries of std bulk / sqrt(n)) plus
+    ``spikes`` rank-one directions of strength 1 to 10: a few learned directions over a random
+    bulk, Martin & Mahoney's bulk+spikes phase (rank collapse as the bulk shrinks)."""
+    rng = np.random.default_rng(seed)
+    w = bulk * rng.normal(size=(n, n)) / np.sqrt(n)
+    for _ in range(spikes):
+        u, v = rng.normal(size=n), rng.normal(size=n)
+        w += rng.uniform(1, 10) * np.outer(u / np.linalg.norm(u), v / np.linalg.norm(v))
+    return np.linalg.svd(w, compute_uv=False)
+
+
+@known_answer(P.tail_fit, P.tail_gap,
+              how="a 256 x 256 Gaussian bulk, shrunk 3 to 100-fold, plus 3 to 20 rank-one spikes "
+                  "(the referee's null): no power law, though the power law beats the exponential "
+                  "there with alpha below 2; the gap between spikes and bulk rejects it")
+def test_a_spiked_bulk_has_no_power_law_tail():
+    beaten = 0
+    for spikes in (3, 5, 10, 20):
+        for bulk in (0.01, 0.1, 0.3):
+            for seed in (0, 1):
+                fit = P.tail_fit(_spiked_bulk(256, spikes, bulk, seed))
+                assert not fit["power_law"], (spikes, bulk, seed, fit)
+                if fit["loglik_ratio"] > 0 and fit["p"] < P.TAIL_P and fit["alpha"] < 2:
+                    beaten += 1                 # what the exponential comparison alone accepted
+                    assert fit["gap_p"] < P.TAIL_P and fit["spikes"] == spikes, fit
+    assert beaten >= 15
+    # the gap's p-value is calibrated on a true power law: no Pareto sample is rejected by it
+    for alpha in (1.5, 2.0, 3.0):
+        for seed in range(4):
+            x = np.random.default_rng(seed).pareto(alpha - 1, size=500) + 1.0
+            assert P.tail_fit(np.sqrt(x))["gap_p"] > 0.2, (alpha, seed)
+    # five spikes three decades above an exact power law: a gap, found with the spikes above it
+    # (the k-th spacing counts k times: one spike alone is a spacing of log 1000, p about 0.26)
+    x = np.sort(np.random.default_rng(0).pareto(1.0, size=300) + 1.0)
+    p, above = P.tail_gap(np.r_[x, 1e3 * x[-1] * np.arange(1, 6)], 1.0, 2.0)
+    assert p < 1e-3 and above == 5
+    assert P.tail_gap(x, 1.0, 2.0)[0] > P.TAIL_P
+
+
+@known_answer(P.tail_fit,
+              how="a power law x^-2 with an exponential cutoff exp(-x/30) (Pareto samples kept "
+                  "with probability exp(-x/30)): a cutoff fits significantly better, so no "
+                  "power law, though the power law beats a pure exponential")
+def test_a_power_law_with_a_cutoff_is_not_a_power_law():
+    for seed in (0, 1, 2):
+        rng = np.random.default_rng(seed)
+        x = rng.pareto(1.0, size=20000) + 1.0
+        x = x[rng.random(x.size) < np.exp(-x / 30)][:600]
+        fit = P.tail_fit(np.sqrt(x))
+        assert fit["cutoff_p"] < P.TAIL_P and not fit["power_law"], (seed, fit)
 
 
 @known_answer(P.tail_fit, P.spectrum_stats,

@@ -242,6 +242,7 @@ def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, hist
     eff = effective_lr(opt, lr, np.maximum(w_rms, 1e-30), numel)
 
     tail = slice(max(1, T - T // 4), T + 1)
+    first = slice(1, max(2, min(T, int(round(0.25 / (lr * wd))))) + 1)  # the first tau / 4
     layers = {}
     for l, name in enumerate(names):
         if T < 4:
@@ -255,6 +256,8 @@ def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, hist
         layers[name] = dict(rms=m_rms, rms_pred=eq["rms"], rms_ratio=m_rms / eq["rms"],
                             norm=m_rms * math.sqrt(numel[l]),
                             angle=m_angle, angle_pred=eq["angle"], angle_ratio=m_angle / eq["angle"],
+                            angle_early_ratio=float(np.mean(angle[first, l])
+                                                    / np.mean(pred_angle[first, l])),
                             effective_lr=m_eff, effective_lr_pred=eq["effective_lr"],
                             effective_lr_ratio=m_eff / eq["effective_lr"],
                             relax_steps=relaxation_steps(w_rms[:, l], eq["rms"]),

@@ -11,7 +11,12 @@ way, a random matrix's bulk included, so :func:`tail_fit` also says whether the 
 is a power law at all: the power law must beat an exponential tail on the same eigenvalues, by
 the sign and the significance of the normalized log-likelihood ratio (:data:`TAIL_P`). The
 Marchenko-Pastur density of a random Gaussian matrix ends at a hard edge, and on it the
-exponential wins (``tests/weight_decay/test_spectra.py``).
+exponential wins (``tests/weight_decay/test_spectra.py``). Beating the exponential is not
+enough: a collapsed random bulk with a few strong directions above it (Martin & Mahoney's
+bulk+spikes and rank-collapse phases) beats it too, with alpha below 2. So the tail must also
+have no gap the fitted law cannot explain (:func:`tail_gap`; a spiked bulk has one, between
+its spikes and its bulk), and a power law with an exponential cutoff must not fit it
+significantly better (Clauset, Shalizi & Newman's nested likelihood-ratio test).
 
 ``science`` re-exports everything here; this module imports numpy, torch and powerlaw only.
 """
@@ -26,7 +31,7 @@ import numpy as np
 import torch
 
 __all__ = ["TAIL_P", "ZERO_EIG", "MIN_EIGS", "singular_values", "stable_rank", "effective_rank",
-           "eigenvalues", "tail_fit", "tail_exponent", "spectrum_stats"]
+           "eigenvalues", "tail_gap", "tail_fit", "tail_exponent", "spectrum_stats"]
 
 TAIL_P = 0.1      # the power law must beat the exponential with a p-value below this
 ZERO_EIG = 1e-8   # eigenvalues below this fraction of the largest are numerical zeros
@@ -74,6 +79,27 @@ def eigenvalues(sv) -> np.ndarray:
     return x
 
 
+def tail_gap(x, xmin: float, alpha: float) -> tuple[float, int]:
+    """The largest gap in the tail x >= ``xmin`` of eigenvalues ``x``, and how likely a gap that
+    large is under the fitted power law x^(-alpha): ``(p, above)``, with ``above`` the number of
+    eigenvalues above the gap.
+
+    Under a power law, log(x / xmin) is exponential with rate alpha - 1, and the spacings of the
+    ordered sample, the k-th largest minus the (k+1)-th times k, are independent exponentials of
+    the same rate (Renyi's representation). The largest of the n - 1 spacings, d, has
+    ``p = 1 - (1 - exp(-(alpha - 1) d))^(n - 1)``: calibrated on a true power law, and tiny
+    for a few spikes far above a collapsed bulk, whose spacing at the bulk's edge is the log of
+    a large ratio times the number of spikes."""
+    t = np.sort(np.asarray(x, dtype=float)[np.asarray(x) >= xmin])[::-1]
+    if len(t) < 2 or not alpha > 1:
+        return 1.0, 0
+    k = np.arange(1, len(t))
+    d = k * np.diff(-np.log(t)) * (alpha - 1)
+    j = int(np.argmax(d))
+    p = float(-np.expm1((len(d)) * np.log1p(-math.exp(-d[j])))) if d[j] > 0 else 1.0
+    return p, j + 1
+
+
 def tail_fit(sv) -> dict:
     """Fit a power law to the upper tail of the ESD of W^T W, as WeightWatcher does.
 
@@ -85,12 +111,18 @@ def tail_fit(sv) -> dict:
     an exponential tail on the same eigenvalues (``distribution_compare``): ``loglik_ratio`` > 0
     favours the power law, and ``p`` is the chance of a ratio that large from noise.
 
-    ``power_law`` is True only when the power law wins with p below :data:`TAIL_P`; then and
-    only then is alpha the exponent of a heavy tail (Martin & Mahoney read 2 to 4 as the
+    ``power_law`` is True only when the power law wins with p below :data:`TAIL_P`, the
+    tail has no gap the law cannot explain (:func:`tail_gap`: ``gap_p`` at least
+    :data:`TAIL_P`; ``spikes`` eigenvalues lie above the largest gap), and a power law with an
+    exponential cutoff does not fit significantly better (``cutoff_p``: the nested
+    likelihood-ratio test's p-value, 1 where the cutoff does not help, at least
+    :data:`TAIL_P`); then and only then is alpha the exponent of a heavy tail (Martin & Mahoney read 2 to 4 as the
     heavy tails of well-trained layers, above 6 as random-like). On a random Gaussian matrix the
     exponential wins and alpha, fitted to a handful of eigenvalues at the Marchenko-Pastur edge,
-    means nothing. Returns ``alpha``, ``xmin``, ``n_tail`` (eigenvalues in the tail), ``ks``,
-    ``loglik_ratio``, ``p`` and ``power_law``.
+    means nothing; on a few spikes over a collapsed bulk the power law beats the exponential
+    with alpha below 2, and the gap rejects it. Returns ``alpha``, ``xmin``, ``n_tail``
+    (eigenvalues in the tail), ``ks``, ``loglik_ratio``, ``p``, ``gap_p``, ``spikes``,
+    ``cutoff_p`` and ``power_law``.
     """
     import powerlaw  # imported here: it is slow to import, and only section 4 needs it
 
@@ -100,11 +132,17 @@ def tail_fit(sv) -> dict:
         warnings.simplefilter("ignore")
         fit = powerlaw.Fit(x, xmax=None, verbose=False, parameter_ranges={"alpha": [1.0, None]})
         ratio, p = fit.distribution_compare("power_law", "exponential", normalized_ratio=True)
+        # nested (a power law is a truncated one with no cutoff): a likelihood-ratio test
+        cut_ratio, cut_p = fit.distribution_compare("power_law", "truncated_power_law",
+                                                    nested=True)
     alpha, ratio, p = float(fit.alpha), float(ratio), float(p)
+    cut = bool(cut_ratio < 0 and cut_p < TAIL_P)
     ok = math.isfinite(alpha) and math.isfinite(ratio)
+    gap_p, spikes = tail_gap(x, float(fit.xmin), alpha)
     return dict(alpha=alpha, xmin=float(fit.xmin), n_tail=int((x >= fit.xmin).sum()),
-                ks=float(fit.D), loglik_ratio=ratio, p=p,
-                power_law=bool(ok and ratio > 0 and p < TAIL_P))
+                ks=float(fit.D), loglik_ratio=ratio, p=p, gap_p=gap_p, spikes=spikes,
+                cutoff_p=float(cut_p) if cut_ratio < 0 else 1.0,
+                power_law=bool(ok and ratio > 0 and p < TAIL_P and gap_p >= TAIL_P and not cut))
 
 
 def tail_exponent(sv) -> float:
@@ -115,13 +153,17 @@ def tail_exponent(sv) -> float:
 
 def spectrum_stats(sv) -> dict:
     """Frobenius norm, spectral norm, stable rank, effective rank and the tail fit
-    (``tail_alpha``, ``tail_power_law``, ``tail_ratio``: :func:`tail_fit`; NaN and False for
+    (``tail_alpha``, ``tail_power_law``, ``tail_ratio``, ``tail_gap_p``, ``tail_spikes``,
+    ``tail_cutoff_p``:
+    :func:`tail_fit`; NaN and False for
     a matrix with fewer than :data:`MIN_EIGS` nonzero singular values, such as a 10-class head)."""
     sv = np.asarray(sv, dtype=float)
     nonzero = int((sv ** 2 > ZERO_EIG * (sv ** 2).max()).sum()) if sv.size else 0
     tail = (tail_fit(sv) if nonzero >= MIN_EIGS else
-            dict(alpha=math.nan, power_law=False, loglik_ratio=math.nan))
+            dict(alpha=math.nan, power_law=False, loglik_ratio=math.nan, gap_p=math.nan, spikes=0,
+                 cutoff_p=math.nan))
     return dict(frobenius=float(np.sqrt((sv ** 2).sum())), spectral=float(sv.max()),
                 stable_rank=stable_rank(sv), effective_rank=effective_rank(sv),
                 tail_alpha=tail["alpha"], tail_power_law=tail["power_law"],
-                tail_ratio=tail["loglik_ratio"])
+                tail_ratio=tail["loglik_ratio"], tail_gap_p=tail["gap_p"],
+                tail_spikes=tail["spikes"], tail_cutoff_p=tail["cutoff_p"])

@@ -218,7 +218,20 @@ def window_numbers(result: dict) -> dict:
     taus = [s["tau"] for s in decayed]
     twins = [s for s in decayed if any(t is not s and math.isclose(t["tau"], s["tau"])
                                        for t in decayed)]
+    by_tau = sorted(decayed, key=lambda s: s["tau"])
+    ci = result["settings"].index(c)
+    steps = np.asarray(result["steps"], dtype=float)
+    early_at = 3 * min(taus)
+    j = int(np.argmin(np.abs(steps - early_at)))
+    early = float(np.asarray(result["kept"][ci], dtype=float)[j])
     return dict(wd_win_lo=f"{min(ratios):.2f}", wd_win_hi=f"{max(ratios):.2f}",
+                wd_win_ratios=", ".join(f"{s['measured'] / s['tau']:.2f} ({s['tau']:.0f})"
+                                        for s in by_tau),
+                wd_win_end=f"{min(s['end'] for s in decayed):.2f} to {max(s['end'] for s in decayed):.2f}",
+                wd_win_end_pred=f"{min((1 - 1 / t) ** round(2 * t) for t in taus):.3f} to "
+                                f"{max((1 - 1 / t) ** round(2 * t) for t in taus):.3f}",
+                wd_win_control_early=f"{100 * (1 - early):.0f}%",
+                wd_win_control_early_at=f"{steps[j]:.0f}",
                 wd_win_control=f"{100 * c['end']:.0f}%",
                 wd_win_horizon=f"{c['horizon']:.0f}",
                 wd_win_kick=f"{result['kick_step']}", wd_win_width=f"{result['width']}",

@@ -321,6 +321,14 @@ def test_precomputed_grid_says_what_the_chapter_says(grid):
             assert abs(c["test_gain"] - S.CLIMB) > 0.004, (r, c["test_gain"])
             if c["test_ratio"] >= S.TAKEOFF:  # a take-off's end not within rounding of chance
                 assert abs(c["test_end"] - 1 / p) > 0.003, (r, c["test_end"])
+    # "the memorizing runs end at ... test accuracy, against chance": every one below 1/p
+    assert all(r["end_test_acc"] < 1 / p for r in all_rows if r["phase"] == "memorization")
+    # "from 0.3 to 1 ... consistent with the clock, within the spread between seeds": the
+    # seeds' largest ratios over the clock's factor lie on both sides of 1; from 1 to 3 below
+    from dynamics.grokking.facts import clock_by_pair
+    prev = [clock_by_pair(g)[0.3, 1.0] for g in seeds.values()]
+    last = [clock_by_pair(g)[1.0, 3.0] for g in seeds.values()]
+    assert min(prev) < 1 < max(prev) and max(last) < 1
     # Liu et al.'s confusion appears, and only where the decay is strongest
     assert {r["weight_decay"] for r in all_rows if r["phase"] == "confusion"} == {10.0}
 

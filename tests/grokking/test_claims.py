@@ -93,7 +93,7 @@ def test_claims_rows_have_verdicts(short):
     multi = dict(decay={0: first}, none={0: control}, div={0: first})
     live = Fa.by_seed(payload["rows"])[0]  # a live grid is one seed's
     table = C.page_claims(multi, {0: pm}, speed, {0: cor}, payload["rows"], live, grid_lr=0.01)
-    assert len(table) == 23
+    assert len(table) == 25  # the clock: one row per pair of neighbouring decays (three)
     assert all(isinstance(r["asserted"], bool) for r in table)
     # rows whose verdict changes with the scale are shown, not asserted
     assert not any(r["asserted"] for r in table if r["claim"].split()[0] in
@@ -159,6 +159,13 @@ def test_page_numbers_from_the_precomputed_grid():
     assert "at 40% and weight decay 3 on 3 of 3 seeds" in glued["below_climbing"]
     assert glued["n_unfinished"] == sum(r["phase"] == "unfinished" for r in rows) > 0
     assert glued["n_runs"] == len(rows)
+    # every run of the strongest decay that passed both thresholds is named, not the last one
+    passed = [r for r in rows if r["weight_decay"] == max(r["weight_decay"] for r in rows)
+              and r["fit_step"] is not None and r["grok_step"] is not None]
+    assert all(f"seed {r['seed']} at {r['train_frac']:.0%}" in glued["strong_passed"]
+               for r in passed)
+    # "none" is never a critical fraction's value in the prose
+    assert "none" not in glued["crit_first"] and "none" not in glued["crit_last"]
 
 
 def _grid(seed, no_decay="memorization", strong="un-learning"):
@@ -171,7 +178,7 @@ def _grid(seed, no_decay="memorization", strong="un-learning"):
     return [cell(0.3, 0.0, "memorization"), cell(0.3, 1.0, "memorization"),
             cell(0.3, 3.0, "memorization"), cell(0.3, 9.0, "un-learning", None, 2.0),
             cell(0.5, 0.0, no_decay, 500 if no_decay == "grokking" else None),
-            cell(0.5, 1.0, "grokking", 400),
+            cell(0.5, 1.0, "memorization"),  # the critical fraction: 90% at decay 1, 50% at 3
             cell(0.5, 3.0, "grokking", 200), cell(0.5, 9.0, strong, 50 if strong == "grokking" else None, 2.0),
             cell(0.9, 0.0, "memorization"), cell(0.9, 1.0, "grokking", 300),
             cell(0.9, 3.0, "comprehension", 150), cell(0.9, 9.0, "un-learning", None, 2.0)]
@@ -186,7 +193,7 @@ def test_phase_rows_are_judged_on_every_seed_and_can_say_no():
     ok = rows([_grid(s) for s in (0, 1, 2)])
     assert all(r["reproduced"] == "yes" for r in ok.values() if r["asserted"])
     assert all(r["seeds"] == [0, 1, 2] and r["control"] and r["window"] for r in ok.values())
-    name = "Without weight decay every network memorizes"
+    name = "Without weight decay every network memorizes within the budget"
     one = rows([_grid(0), _grid(1), _grid(2, no_decay="grokking")])[name]
     assert one["reproduced"] == "partly" and "holds on 2 of 3 seeds" in one["measured here"]
     assert rows([_grid(s, no_decay="grokking") for s in (0, 1, 2)])[name]["reproduced"] == "no"
@@ -194,6 +201,80 @@ def test_phase_rows_are_judged_on_every_seed_and_can_say_no():
     assert rows([_grid(s, strong="confusion") for s in (0, 1, 2)])[strong]["reproduced"] == "yes"
     kept = rows([_grid(s, strong="grokking") for s in (0, 1, 2)])[strong]
     assert kept["reproduced"] == "no"
+    # the no-decay row's control goes through its own test: where the cells at decay >= 1 and
+    # fraction >= 60% memorize too, "every network memorizes" does not discriminate
+    def control_memorizes(g):
+        return [dict(c, phase="memorization", grok_step=None)
+                if c["weight_decay"] in (1.0, 3.0) and c["train_frac"] >= 0.6 else c for c in g]
+    fooled = rows([control_memorizes(_grid(s)) for s in (0, 1, 2)])[name]
+    assert fooled["reproduced"] == "does not discriminate", fooled
+    assert "memorize: 2 on every seed" in fooled["control"]
+
+
+def test_the_critical_fraction_must_fall_strictly():
+    """'none' (no fraction of the grid generalizes) reads as above the grid, and a sequence
+    that stays put does not fall: the old rule skipped 'none' and passed a constant one."""
+    assert Fa.crit_falls([0.9, 0.7, 0.6, 0.5]) and Fa.crit_falls([None, 0.7, 0.5, 0.5])
+    assert not Fa.crit_falls([0.5, 0.5, 0.5])            # constant: nothing falls
+    assert not Fa.crit_falls([None, None])                # nothing generalizes anywhere
+    assert not Fa.crit_falls([0.5, 0.7])                  # rises
+    assert not Fa.crit_falls([0.5, None])                 # rises above the grid
+    assert not Fa.crit_falls([0.6, 0.5, 0.6])
+    assert Fa._crit_text({0: 0.9, 1: None, 2: None}) == "90% on seed 0, above the grid on seeds 1 and 2"
+    assert Fa._crit_text({0: 0.5, 1: 0.5}) == "50% on every seed"
+    # on a made-up grid whose critical fraction is 50% at every decay, the row says no
+    flat = [c for s in (0, 1, 2) for c in _grid(s)
+            if not (c["train_frac"] == 0.5 and c["weight_decay"] == 1.0)]
+    flat += [dict(c, phase="grokking", grok_step=500) for s in (0, 1, 2) for c in _grid(s)
+             if c["train_frac"] == 0.5 and c["weight_decay"] == 1.0]
+    row = {r["claim"].split(" (")[0].split(";")[0]: r for r in C.phase_claims(flat)}[
+        "Below a critical training fraction no network generalizes within the budget"]
+    assert row["reproduced"] == "no", row
+
+
+def test_the_clock_is_judged_pair_of_decays_by_pair():
+    """Each pair of neighbouring decays is its own row, judged on each seed's largest ratio
+    over the clock's factor: a pair at the clock's factor on one seed and beyond it on another
+    is not a 'yes' (the old row judged the medians of all pairs together)."""
+    def grid(seed, steps):  # decays 0.3, 1, 3 and 9 (the strongest) at fractions 0.7 and 0.9
+        cells = []
+        for f in (0.7, 0.9):
+            for w, t in zip((0.3, 1.0, 3.0), steps):
+                cells.append(dict(train_frac=f, weight_decay=w, phase="grokking", grok_step=t,
+                                  fit_step=10, final_train_loss=0.01, seed=seed))
+            cells.append(dict(train_frac=f, weight_decay=9.0, phase="un-learning",
+                              grok_step=None, fit_step=10, final_train_loss=2.0, seed=seed))
+        return cells
+    # 0.3 -> 1 (clock 3.33): 3.0x, 3.7x, 3.1x; 1 -> 3 (clock 3): 2x on every seed
+    rows = C.phase_claims(grid(0, (600, 200, 100)) + grid(1, (740, 200, 100))
+                          + grid(2, (620, 200, 100)))
+    by = {r["claim"].split(" the wait")[0]: r for r in rows}
+    assert by["From weight decay 1 to 3"]["reproduced"] == "yes"
+    assert by["From weight decay 1 to 3"]["asserted"]
+    prev = by["From weight decay 0.3 to 1"]
+    assert prev["reproduced"] == "partly" and not prev["asserted"]
+    assert Fa.clock_by_pair(grid(1, (740, 200, 100))) == pytest.approx(
+        {(0.3, 1.0): 3.7 / (1 / 0.3), (1.0, 3.0): 2 / 3})
+
+
+def test_the_clock_fit_is_a_description_with_a_rival():
+    """Grok steps made as 100 + 2/(ηλ): the fit recovers both parts exactly; made as a power
+    law with no fixed part, 30 (1/ηλ)^0.75, the power law fits exactly and the fixed part plus
+    periods still fits within a few percent (three points, two parameters: it cannot tell)."""
+    def rows(step):
+        return [dict(train_frac=0.8, weight_decay=w, phase="grokking", grok_step=step(w),
+                     fit_step=10, final_train_loss=0.01) for w in (0.3, 1.0, 3.0, 10.0)]
+    lr = 0.01
+    (fit,) = Fa.clock_fit(rows(lambda w: 100 + 2 / (lr * w)), lr)
+    assert fit["offset"] == pytest.approx(100) and fit["periods"] == pytest.approx(2)
+    assert fit["max_rel_error"] < 1e-9
+    (power,) = Fa.clock_fit(rows(lambda w: 30 * (1 / (lr * w)) ** 0.75), lr)
+    assert power["power_exponent"] == pytest.approx(0.75) and power["power_max_rel_error"] < 1e-9
+    assert power["max_rel_error"] < C.FIT_ERROR  # the fixed-part fit passes too
+    row = [r for r in C.phase_claims([dict(r, seed=0) for r in
+                                      rows(lambda w: 30 * (1 / (lr * w)) ** 0.75)], lr=lr)
+           if r["claim"].startswith("The wait is a fixed part")][0]
+    assert not row["asserted"] and "power law with no fixed part" in row["measured here"]
 
 
 def test_phase_facts_on_a_made_up_grid():
@@ -208,6 +289,7 @@ def test_phase_facts_on_a_made_up_grid():
     assert f["crit"] == {1.0: 0.5, 3.0: 0.5, 9.0: None} and f["inner"] == [1.0, 3.0]
     assert f["falls_rows"] and f["falls_cols"] and f["strong_passed"] == [(0.9, 50)]
     assert [round(r["measured"], 2) for r in Fa.clock_ratios(rows)] == [2.0, 3.0]
+    assert not f["crit_falls"]  # 50% at decays 1 and 3: it stays put
     rows[6]["grok_step"] = 400  # rises along the row and the column
     f = Fa.phase_facts(rows)
     assert not f["falls_rows"] and not f["falls_cols"]
@@ -419,7 +501,7 @@ def test_the_prose_glues_the_thresholds_it_names(short):
                   "last three evaluations", "five times later", "5\\,t_"):
         assert typed not in prose, typed
     for key in ("fit_acc", "grok_acc", "delay_min", "unlearn_drop", "climb", "climb_span",
-                "end_evals", "key_share_min"):
+                "takeoff", "end_evals", "key_share_min", "ctl_wd", "ctl_frac"):
         assert f"{{glue:text}}`{key}`" in prose, key
     payload, prov = results.load("grokking_phase")
     s2 = C.section2_facts(payload["rows"], Fa.by_seed(payload["rows"])[0], prov["config"]["phase"]["lr"],
@@ -427,6 +509,8 @@ def test_the_prose_glues_the_thresholds_it_names(short):
     assert (s2["unlearn_drop"], s2["climb"], s2["climb_span"], s2["end_evals"]) == (
         f"{S.UNLEARN_DROP * 100:g}", f"{S.CLIMB * 100:g}", f"{S.CLIMB_SPAN:.0%}", f"{S.END_EVALS}")
     assert (s2["unlearn_drop"], s2["climb"], s2["climb_span"], s2["end_evals"]) == ("5", "2.5", "20%", "3")
+    assert (s2["takeoff"], s2["ctl_wd"], s2["ctl_frac"]) == (
+        f"{S.TAKEOFF:g}", f"{C.CONTROL_WD:g}", f"{C.CONTROL_FRAC:.0%}")
     _, first, _ = short
     s1 = C.section1_facts(first, first, [0, 1, 2])
     assert (s1["fit_acc"], s1["grok_acc"], s1["delay_min"]) == ("99%", "95%", "5")

@@ -141,12 +141,13 @@ def test_dry_run_caps_grids_and_steps(monkeypatch, tmp_path):
 # ----------------------------------------------------------------------------- phase labels
 
 
-def with_curves(row: dict, h) -> dict:
+def with_curves(row: dict, h, p: int) -> dict:
     """A row with what its curves say near their end, computed here with numpy from the
     history (not by the library): per split the median of the last three evaluations
-    (``end``), the best before them (``best_before``), the first value, and the gain of the
-    end over the median of the three evaluations up to 80% of the run (``gain``)."""
-    out = dict(row)
+    (``end``), the best before them (``best_before``), the first value, the gain of the end
+    over the median of the three evaluations up to 80% of the run (``gain``) and their ratio
+    (``ratio``); and chance, 1/p."""
+    out = dict(row, chance=1.0 / p)
     steps = np.array(h.steps)
     for split in ("train", "test"):
         acc = np.asarray(h[f"{split}_acc"], dtype=float)
@@ -155,7 +156,9 @@ def with_curves(row: dict, h) -> dict:
         out[f"{split}_end"] = end
         out[f"{split}_best_before"] = float(acc[:-3].max())
         out[f"{split}_first"] = float(acc[0])
-        out[f"{split}_gain"] = end - float(np.median(before[-3:]))
+        earlier = float(np.median(before[-3:]))
+        out[f"{split}_gain"] = end - earlier
+        out[f"{split}_ratio"] = end / earlier if earlier > 0 else (np.inf if end > 0 else 1.0)
     return out
 
 
@@ -168,7 +171,10 @@ def contradictions(row: dict) -> list[str]:
     lost_train = row["train_best_before"] - tr > S.UNLEARN_DROP
     lost_test = (row["test_best_before"] - te > S.UNLEARN_DROP
                  and row["test_best_before"] - row["test_first"] > S.UNLEARN_DROP)
-    climbing = {s: row[f"{s}_gain"] > S.CLIMB for s in ("train", "test")}
+    # climbing: a gain of more than CLIMB points, or a take-off (TAKEOFF x, ending above chance)
+    climbing = {s: row[f"{s}_gain"] > S.CLIMB
+                or (row[f"{s}_ratio"] >= S.TAKEOFF and row[f"{s}_end"] > row["chance"])
+                for s in ("train", "test")}
     bad = []
     if ph == "un-learning":
         if not (lost_train or lost_test):
@@ -206,9 +212,9 @@ def contradictions(row: dict) -> list[str]:
     return bad
 
 
-def _check_labels(rows, histories):
+def _check_labels(rows, histories, p):
     wrong = {(r["train_frac"], r["weight_decay"], r.get("seed", 0)):
-             contradictions(with_curves(r, h)) for r, h in zip(rows, histories)}
+             contradictions(with_curves(r, h, p)) for r, h in zip(rows, histories)}
     wrong = {k: v for k, v in wrong.items() if v}
     assert not wrong, wrong
 
@@ -220,7 +226,8 @@ def test_contradictions_catches_wrong_labels():
     memorization."""
     old = dict(train_frac=0.9, weight_decay=10.0, phase="comprehension", fit_step=73, grok_step=94,
                train_end=0.80, test_end=0.79, train_best_before=1.0, test_best_before=0.985,
-               train_first=0.0, test_first=0.03, train_gain=0.0, test_gain=-0.02)
+               train_first=0.0, test_first=0.03, train_gain=0.0, test_gain=-0.02,
+               train_ratio=1.0, test_ratio=0.97, chance=1 / 37)
     assert contradictions(old)
     assert not contradictions(dict(old, phase="un-learning"))
     confused = dict(old, phase="confusion", fit_step=None, grok_step=None, train_end=0.6,
@@ -233,6 +240,12 @@ def test_contradictions_catches_wrong_labels():
     assert contradictions(climbing)
     assert not contradictions(dict(climbing, phase="unfinished"))
     assert contradictions(dict(climbing, phase="unfinished", test_gain=0.01))
+    # a take-off from 0%: 1.7% -> 3.7% gains 2 points but doubles, above chance 1/37
+    takeoff = dict(climbing, test_end=0.037, test_best_before=0.033, test_gain=0.02,
+                   test_ratio=2.2)
+    assert contradictions(takeoff)  # memorization: wrong
+    assert not contradictions(dict(takeoff, phase="unfinished"))
+    assert contradictions(dict(takeoff, phase="unfinished", test_end=0.022))  # below chance
 
 
 @pytest.fixture(scope="module")
@@ -246,10 +259,10 @@ def test_precomputed_grid_labels_agree_with_its_accuracies(grid):
     assert prov["profile"] in ("cpu", "gpu")
     assert prov["command"].startswith("python -m dynamics_ops.precompute grokking")
     from dynamics.sweep import SweepResult
-    _check_labels(payload["rows"], SweepResult.from_dict(payload["sweep"]).histories)
+    p = prov["config"]["phase"]["p"]
+    _check_labels(payload["rows"], SweepResult.from_dict(payload["sweep"]).histories, p)
     # the rows are what the stored histories say (the file and the rule cannot drift apart)
-    from dynamics.sweep import SweepResult
-    again = E.phase_rows(SweepResult.from_dict(payload["sweep"]))
+    again = E.phase_rows(SweepResult.from_dict(payload["sweep"]), p)
     assert [r["phase"] for r in again] == [r["phase"] for r in payload["rows"]]
 
 
@@ -301,10 +314,21 @@ def test_precomputed_grid_says_what_the_chapter_says(grid):
     # a label that a climb threshold decides is not within rounding of it: a regenerated file
     # whose cell lands on the edge is flagged here, to re-read the paragraph
     from dynamics.sweep import SweepResult
+    p = prov["config"]["phase"]["p"]
     for r, h in zip(all_rows, SweepResult.from_dict(payload["sweep"]).histories):
-        c = with_curves(r, h)
+        c = with_curves(r, h, p)
         if r["phase"] in ("memorization", "unfinished"):
             assert abs(c["test_gain"] - S.CLIMB) > 0.004, (r, c["test_gain"])
+            if c["test_ratio"] >= S.TAKEOFF:  # a take-off's end not within rounding of chance
+                assert abs(c["test_end"] - 1 / p) > 0.003, (r, c["test_end"])
+    # "the memorizing runs end at ... test accuracy, against chance": every one below 1/p
+    assert all(r["end_test_acc"] < 1 / p for r in all_rows if r["phase"] == "memorization")
+    # "from 0.3 to 1 ... consistent with the clock, within the spread between seeds": the
+    # seeds' largest ratios over the clock's factor lie on both sides of 1; from 1 to 3 below
+    from dynamics.grokking.facts import clock_by_pair
+    prev = [clock_by_pair(g)[0.3, 1.0] for g in seeds.values()]
+    last = [clock_by_pair(g)[1.0, 3.0] for g in seeds.values()]
+    assert min(prev) < 1 < max(prev) and max(last) < 1
     # Liu et al.'s confusion appears, and only where the decay is strongest
     assert {r["weight_decay"] for r in all_rows if r["phase"] == "confusion"} == {10.0}
 
@@ -314,7 +338,7 @@ def test_live_smoke_grid_labels_agree_with_its_accuracies(seed):
     pcfg = E.live_phase_config("smoke")
     out = E.run_phase(pcfg, seed)
     assert {r["seed"] for r in out["rows"]} == {seed}
-    _check_labels(out["rows"], out["sweep"].histories)
+    _check_labels(out["rows"], out["sweep"].histories, pcfg.p)
     by = {(r["train_frac"], r["weight_decay"]): r for r in out["rows"]}
     assert all(by[f, 0.0]["phase"] == "memorization" for f in pcfg.train_fracs)
     assert S.critical_fraction(out["rows"]) == max(pcfg.train_fracs)

@@ -402,7 +402,16 @@ CURVES = {  # name: (train accuracy, test accuracy, the label the curve's shape 
     "train rose and fell": (_ramp(0, 300, hi=0.98)[:12] + [0.7] * 9, [0.0] * 21, "un-learning"),
     # a slow drift up near chance, less than CLIMB over the last fifth: stopped short
     "drifting near chance": (FITS, _ramp(0, 1000, hi=0.06), "memorization"),
+    # a late take-off: a logistic test accuracy whose midpoint (step 1,350) lies past the
+    # budget. Over the last fifth it goes 0.25% -> 1.8%, a gain of 1.5 points (< CLIMB) but 7x,
+    # ending above chance 1/P: still climbing (the precomputed grid's f = 0.4, wd = 1, seed 0)
+    "late take-off": (FITS, [1 / (1 + math.exp(-(t - 1350) / 100)) for t in STEPS],
+                      "unfinished"),
+    # a test accuracy that doubles below chance (0.1% -> 0.3%: a pair or two): stopped short
+    "doubling below chance": (FITS, [0.001] * 16 + [0.002, 0.003, 0.003, 0.003, 0.003],
+                              "memorization"),
 }
+P = 97  # the modulus of the synthetic curves: chance 1/P ~ 1.0%
 
 
 @known_answer(S.phase_of, S.still_climbing, S.fell_back, S.fit_and_grok, S.end_accuracy,
@@ -413,7 +422,24 @@ CURVES = {  # name: (train accuracy, test accuracy, the label the curve's shape 
 def test_phase_of_on_synthetic_curves_of_every_kind(name):
     train, test, want = CURVES[name]
     h = _history(train, test, STEPS)
-    assert S.phase_of(h) == want, (name, S.fit_and_grok(h))
+    assert S.phase_of(h, p=P) == want, (name, S.fit_and_grok(h))
+
+
+@known_answer(S.still_climbing, S.phase_of,
+              how="a logistic test accuracy whose midpoint lies past the budget: 0.25% -> 1.8% "
+                  "over the last fifth, less than CLIMB in points but TAKEOFF x and above 1/p")
+def test_a_late_take_off_is_still_climbing():
+    train, test, _ = CURVES["late take-off"]
+    h = _history(train, test, STEPS)
+    logistic = lambda t: 1 / (1 + math.exp(-(t - 1350) / 100))  # noqa: E731
+    end, earlier = logistic(950), logistic(750)  # the medians of the last three / up to 800
+    assert S.end_accuracy(h, "test") == pytest.approx(end)
+    assert end - earlier < S.CLIMB and end >= S.TAKEOFF * earlier and end > 1 / P
+    assert S.still_climbing(h, "test", p=P)
+    # the gain rule alone (no modulus given) misses it: what the grid's labels did before
+    assert not S.still_climbing(h, "test") and S.phase_of(h) == "memorization"
+    # the same curve ending below chance (a larger modulus) is not a take-off
+    assert not S.still_climbing(h, "test", p=50)
 
 
 @known_answer(S.still_climbing, S.fell_back, S.end_accuracy, S.fit_and_grok,
@@ -459,7 +485,8 @@ def test_phase_of_edge_cases():
     assert set(S.PHASES) == {"comprehension", "grokking", "memorization", "confusion",
                              "unfinished", "un-learning"}
     # every label phase_of gives is in PHASES
-    assert {S.phase_of(_history(tr, te, STEPS)) for tr, te, _ in CURVES.values()} <= set(S.PHASES)
+    assert {S.phase_of(_history(tr, te, STEPS), p=P)
+            for tr, te, _ in CURVES.values()} <= set(S.PHASES)
 
 
 @known_answer(S.plateau_steps,

@@ -65,6 +65,11 @@ class GrokRun(Milestones):
     seed: int = 0
     checkpoints: list = field(default_factory=list, repr=False)
 
+    @property
+    def modulus(self) -> int:
+        """The task's p: chance is 1/p, for the take-off rule of the phase label."""
+        return self.config.p
+
     def status(self) -> str:
         """A short line: fit and grok steps and the phase, or the divergence."""
         if self.history.diverged:
@@ -83,7 +88,7 @@ class GrokRun(Milestones):
     def summary(self) -> dict:
         h = self.history
         fit, grok = fit_and_grok(h)
-        return dict(fit_step=fit, grok_step=grok, phase=phase_of(h),
+        return dict(fit_step=fit, grok_step=grok, phase=self.phase,
                     final_train_acc=h.last("train_acc"), final_test_acc=h.last("test_acc"),
                     status=h.status, wall_time=round(h.wall_time, 2))
 
@@ -398,11 +403,12 @@ def split_mask(cfg: GrokConfig, pool_index: torch.Tensor, train_frac: float, see
     return chosen[pool_index]
 
 
-def phase_rows(sweep: SweepResult) -> list[dict]:
-    """One row per configuration of a phase-diagram sweep: its settings, final (last
-    evaluation), end (:func:`~.science.end_accuracy`) and best train/test accuracy, final
-    losses, ``fit_step``, ``grok_step`` and ``phase`` (:func:`~.science.phase_of`, which reads
-    the whole history; "stopped" for a run that a stopped sweep cut short)."""
+def phase_rows(sweep: SweepResult, p: int) -> list[dict]:
+    """One row per configuration of a phase-diagram sweep on the task mod ``p``: its settings,
+    final (last evaluation), end (:func:`~.science.end_accuracy`) and best train/test accuracy,
+    final losses, ``fit_step``, ``grok_step`` and ``phase`` (:func:`~.science.phase_of`, which
+    reads the whole history, with chance 1/p; "stopped" for a run that a stopped sweep cut
+    short)."""
     budget = sweep.info.get("steps") or max((h.steps[-1] for h in sweep.histories if len(h)), default=0)
     rows = sweep.table(thresholds={"train_acc": ("above", FIT_ACC), "test_acc": ("above", GROK_ACC)},
                        metrics=["train_loss", "train_acc", "test_loss", "test_acc"])
@@ -412,7 +418,7 @@ def phase_rows(sweep: SweepResult) -> list[dict]:
             acc = h[f"{split}_acc"] if len(h) else np.array([])
             row[f"end_{split}_acc"] = end_accuracy(h, split) if len(h) else float("nan")
             row[f"best_{split}_acc"] = float(acc.max()) if len(acc) else float("nan")
-        row["phase"] = phase_of(h)
+        row["phase"] = phase_of(h, p=p)
         if len(h) and not h.diverged and h.steps[-1] < budget:
             row["phase"] = "stopped"  # a stopped sweep: this run ended before its budget
     return rows
@@ -464,7 +470,7 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
     sweep = SweepResult(configs, histories, states, info=dict(
         steps=steps, stopped=stopped, betas=list(ADAM_BETAS[cfg.model]),
         wall_time=time.perf_counter() - start))
-    return dict(rows=phase_rows(sweep), sweep=sweep, steps=steps)
+    return dict(rows=phase_rows(sweep, cfg.p), sweep=sweep, steps=steps)
 
 
 def run_phase(pcfg: PhaseConfig, seed: int | None = None, bars=None) -> dict:

@@ -12,7 +12,8 @@ import numpy as np
 
 from .science import critical_fraction, plateau_steps
 
-__all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "phase_glue", "live_phase_facts",
+__all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
+           "crit_falls", "phase_glue", "live_phase_facts",
            "corrupted_facts", "at_fit", "progress_glue", "corrupted_glue", "section1_numbers",
            "remedy_facts"]
 
@@ -25,6 +26,17 @@ def _falls(steps: list) -> bool:
     """Whether a sequence of grok steps never rises (cells that do not generalize skipped)."""
     s = [t for t in steps if t is not None]
     return all(b <= a for a, b in zip(s, s[1:]))
+
+
+def crit_falls(crit: list) -> bool:
+    """Whether a sequence of critical fractions (weight decays in increasing order) falls: it
+    never rises and its last is strictly below its first, with None (no fraction of the grid
+    generalizes) read as above the grid; a last of None, or a constant sequence, does not
+    fall."""
+    if len(crit) < 2 or crit[-1] is None:
+        return False
+    c = [math.inf if v is None else v for v in crit]
+    return all(b <= a for a, b in zip(c, c[1:])) and c[-1] < c[0]
 
 
 def by_seed(rows: list[dict]) -> dict[int, list[dict]]:
@@ -92,7 +104,7 @@ def phase_facts(rows: list[dict]) -> dict:
                      for r in below if r["phase"] == "unfinished"],
         falls_rows=all(_falls([grok.get((f, w)) for w in inner]) for f in fracs),
         falls_cols=all(_falls([grok.get((f, w)) for f in fracs]) for w in inner),
-        crit_falls=_falls([crit[w] for w in inner]),
+        crit_falls=crit_falls([crit[w] for w in inner]),
         no_decay_memorizes=all(by[f, 0.0]["phase"] == "memorization" for f in fracs
                                if (f, 0.0) in by) if 0.0 in wds else None,
         strong_phases=sorted({r["phase"] for r in column}),
@@ -136,8 +148,25 @@ def clock_fit(rows: list[dict], lr: float) -> list[dict]:
         a = np.vstack([np.ones_like(x), x]).T
         (offset, periods), *_ = np.linalg.lstsq(a, y, rcond=None)
         err = float(np.max(np.abs(a @ [offset, periods] - y) / y))
+        # the rival with no fixed part: grok step = c (1/ηλ)^k, a line in log-log
+        (k, logc), *_ = np.linalg.lstsq(np.vstack([np.log(x), np.ones_like(x)]).T, np.log(y),
+                                        rcond=None)
+        power = float(np.max(np.abs(np.exp(logc) * x ** k - y) / y))
         out.append(dict(train_frac=f, offset=float(offset), periods=float(periods),
-                        max_rel_error=err, n=len(pts)))
+                        max_rel_error=err, n=len(pts), power_exponent=float(k),
+                        power_max_rel_error=power))
+    return out
+
+
+def clock_by_pair(rows: list[dict]) -> dict[tuple, float]:
+    """For each pair of neighbouring decays (:func:`clock_ratios`), the largest ratio of grok
+    steps over the clock's factor among the training fractions where both generalize (above 1:
+    the wait shrank by more than the clock's factor somewhere). One seed's rows; a pair with
+    no such fraction is absent."""
+    out: dict = {}
+    for r in clock_ratios(rows):
+        key = tuple(r["weight_decays"])
+        out[key] = max(out.get(key, 0.0), r["measured"] / r["clock"])
     return out
 
 
@@ -171,6 +200,19 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
     f0 = next(iter(fs.values()))
     inner = f0["inner"]
     passed = [(s, frac, step) for s, f in fs.items() for frac, step in f["strong_passed"]]
+    mem = [r["end_test_acc"] for r in rows if r["phase"] == "memorization"
+           and r.get("end_test_acc") is not None]
+    last_pair = (inner[-2], inner[-1]) if len(inner) > 1 else None
+    prev_pair = (inner[-3], inner[-2]) if len(inner) > 2 else None
+
+    def pair_text(pair, median: bool) -> str:
+        if pair is None:
+            return "–"
+        if median:
+            got = [r["measured"] for r in ratios if tuple(r["weight_decays"]) == pair]
+            return _span(got, lambda v: f"{v:.1f}") if got else "–"
+        got = [v for g in seeds.values() for k, v in clock_by_pair(g).items() if k == pair]
+        return _span(got, lambda v: f"{v:.2f}") if got else "–"
     periods = {}
     for fit in fits:
         periods.setdefault(fit["train_frac"], []).append(fit["periods"])
@@ -184,7 +226,8 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
               f"; {'the other ' if lost + never == len(column) else ''}{never} never fit at all, "
               f"Liu et al.'s confusion")
     return dict(
-        crit_first=_each([f["crit"][inner[0]] for f in fs.values()], pct),
+        crit_first=_crit_text({s: f["crit"][inner[0]] for s, f in fs.items()}),
+        crit_first_climbing=_top_climbing(rows, inner[0]),
         wd_first=f"{inner[0]:g}",
         crit_last=_each([f["crit"][inner[-1]] for f in fs.values()], pct),
         wd_last=f"{inner[-1]:g}",
@@ -193,8 +236,10 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
         strong_loss=f"{min(f['strong_loss_min'] for f in fs.values()):.2f}",
         weak_loss=f"{max(f['weak_loss_max'] for f in fs.values()):.3f}",
         strong_passed=("no cell of it passes both thresholds" if not passed else
-                       f"on seed {passed[-1][0]} at fraction {passed[-1][1]:g} it even passes "
-                       f"both thresholds by step {passed[-1][2]} before falling back"),
+                       f"{_count(len(passed), 'run')} of it even "
+                       f"{'passes' if len(passed) == 1 else 'pass'} both thresholds before "
+                       "falling back (" + ", ".join(f"seed {s} at {frac:.0%} by step {step}"
+                                                   for s, frac, step in passed) + ")"),
         strong_split=split,
         clock_lo=f"{min(r['measured'] for r in ratios):.1f}" if ratios else "–",
         clock_hi=f"{max(r['measured'] for r in ratios):.1f}" if ratios else "–",
@@ -205,12 +250,57 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
         fit_periods=", ".join(f"{_span(v, lambda x: f'{x:.1f}')} at {frac:.0%}"
                               for frac, v in sorted(periods.items())) or "–",
         fit_error=f"{max(r['max_rel_error'] for r in fits):.0%}" if fits else "–",
+        power_exponents=(_span([r["power_exponent"] for r in fits], lambda v: f"{v:.2f}")
+                         if fits else "–"),
+        power_error=f"{max(r['power_max_rel_error'] for r in fits):.0%}" if fits else "–",
+        wd_pair_last=" to ".join(f"{w:g}" for w in last_pair) if last_pair else "–",
+        clock_last=pair_text(last_pair, True), clock_last_seed=pair_text(last_pair, False),
+        factor_last=f"{last_pair[1] / last_pair[0]:.3g}" if last_pair else "–",
+        wd_pair_prev=" to ".join(f"{w:g}" for w in prev_pair) if prev_pair else "–",
+        clock_prev=pair_text(prev_pair, True), clock_prev_seed=pair_text(prev_pair, False),
+        factor_prev=f"{prev_pair[1] / prev_pair[0]:.3g}" if prev_pair else "–",
+        mem_end=_span(mem, lambda v: f"{v:.1%}") if mem else "–", chance=f"{1 / p:.1%}",
         clock_seed_hi=(f"{max(r['measured'] for r in seed_ratios):.1f}" if seed_ratios
                        else "–"),
         fit_seed_error=(f"{max(r['max_rel_error'] for r in seed_fits):.0%}" if seed_fits
                         else "–"),
         grid_seeds=len(fs), below_climbing=_below_climbing(fs),
         n_unfinished=sum(r["phase"] == "unfinished" for r in rows), n_runs=len(rows))
+
+
+def _count(n: int, noun: str) -> str:
+    words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+    return f"{words.get(n, n)} {noun}{'' if n == 1 else 's'}"
+
+
+def _crit_text(crit: dict) -> str:
+    """The critical fractions of one decay on each seed, as the page says them: a seed where
+    no fraction of the grid generalizes reads "above the grid", never as a value ("90% on seed
+    0, above the grid on seeds 1 and 2")."""
+    groups: dict = {}
+    for s, c in crit.items():
+        groups.setdefault("above the grid" if c is None else f"{c:.0%}", []).append(s)
+    if len(groups) == 1:
+        return next(iter(groups)) + " on every seed"
+    def seeds(ss):
+        return (f"seed {ss[0]}" if len(ss) == 1 else
+                "seeds " + ", ".join(map(str, ss[:-1])) + f" and {ss[-1]}")
+    return ", ".join(f"{text} on {seeds(ss)}" for text, ss in groups.items())
+
+
+def _top_climbing(rows: list[dict], wd: float) -> str:
+    """The runs at the grid's largest fraction and weight decay ``wd`` that are still climbing
+    when the budget ends (unfinished), with their test accuracy at the end: what makes an
+    "above the grid" partly the budget's doing."""
+    top = max(r["train_frac"] for r in rows)
+    cells = [r for r in rows if r["train_frac"] == top and r["weight_decay"] == wd
+             and r["phase"] == "unfinished"]
+    if not cells:
+        return "none of its runs at the largest fraction is still climbing"
+    n = len({r.get("seed", 0) for r in rows})
+    return (f"at {top:.0%} its runs are still climbing when the budget ends on {len(cells)} "
+            f"of {n} seeds (" + ", ".join(f"{r['end_test_acc']:.0%}" for r in cells)
+            + " test accuracy at the end)")
 
 
 def _below_climbing(fs: dict) -> str:

@@ -44,7 +44,7 @@ __all__ = [  # the public names, re-exported by dynamics.grokking
     "orthogonal_grad_", "stablemax", "stablemax_cross_entropy", "loss_and_hook",
     "fit_and_grok", "end_accuracy", "critical_fraction", "phase_of", "Milestones", "plateau_steps", "FIT_ACC",
     "GROK_ACC", "DELAY", "CHANCE_MARGIN", "PLATEAU",
-    "UNLEARN_DROP", "END_EVALS", "CLIMB", "CLIMB_SPAN", "still_climbing", "fell_back", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
+    "UNLEARN_DROP", "END_EVALS", "CLIMB", "CLIMB_SPAN", "TAKEOFF", "still_climbing", "fell_back", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
     "ADAM_BETAS"
 ]
 
@@ -56,7 +56,9 @@ PLATEAU = 2.0        # a plateau: test accuracy stays near chance until PLATEAU 
 UNLEARN_DROP = 0.05  # "un-learning": an accuracy ends this far below its best
 END_EVALS = 3        # a run's accuracy "at the end": the median of its last 3 evaluations
 CLIMB = 0.025        # "still climbing": an accuracy gained more than this over the run's last
-CLIMB_SPAN = 0.2     # ... CLIMB_SPAN of its steps (its end against its value there)
+CLIMB_SPAN = 0.2     # ... CLIMB_SPAN of its steps (its end against its value there),
+TAKEOFF = 2.0        # ... or multiplied by at least this over that span, ending above chance 1/p
+#                      (a curve just taking off from 0% gains less than CLIMB while it doubles)
 KEY_SHARE = 0.9      # key frequencies: the fewest that hold this share of the logits' energy
 REMEDIES = ("none", "grokfast", "perp_grad", "stablemax")
 PHASES = ("comprehension", "grokking", "memorization", "confusion", "unfinished",
@@ -507,10 +509,17 @@ def critical_fraction(rows: list[dict], weight_decay: float = 1.0) -> float | No
     return min(good) if good else None
 
 
-def still_climbing(history: History, split: str) -> bool:
-    """Whether the ``split`` ("train" or "test") accuracy is still climbing when the run ends:
-    its accuracy at the end (:func:`end_accuracy`) is more than CLIMB above its accuracy
-    CLIMB_SPAN of the run earlier (the median of the END_EVALS evaluations up to that step).
+def still_climbing(history: History, split: str, p: int | None = None) -> bool:
+    """Whether the ``split`` ("train" or "test") accuracy is still climbing when the run ends.
+    Its accuracy at the end (:func:`end_accuracy`) is compared with its accuracy CLIMB_SPAN of
+    the run earlier (the median of the END_EVALS evaluations up to that step); it climbs when
+
+    - it gained more than CLIMB (points of accuracy), or
+    - it took off: it is at least TAKEOFF x its earlier value and ends above chance, 1/``p``.
+      A test accuracy leaving 0% exponentially (0.6% → 1.7% → 3.7%) gains less than CLIMB
+      over the last fifth while it doubles; below chance a doubling (0.1% → 0.2%) is a few
+      pairs of noise, not a take-off, so the rule needs ``p`` and is off without it.
+
     False when the run has too few evaluations before that step to tell."""
     acc, steps = history[f"{split}_acc"], list(history.steps)
     if not len(acc):
@@ -519,7 +528,9 @@ def still_climbing(history: History, split: str) -> bool:
     if len(before) < END_EVALS or len(acc) - len(before) < END_EVALS:
         return False
     earlier = float(torch.tensor(before[-END_EVALS:]).median())
-    return end_accuracy(history, split) - earlier > CLIMB
+    end = end_accuracy(history, split)
+    took_off = p is not None and end > 1.0 / p and end >= TAKEOFF * earlier
+    return end - earlier > CLIMB or took_off
 
 
 def fell_back(history: History, split: str) -> bool:
@@ -537,14 +548,15 @@ def fell_back(history: History, split: str) -> bool:
     return rose and best - end_accuracy(history, split) > UNLEARN_DROP
 
 
-def phase_of(history: History, delay: float = DELAY) -> str:
+def phase_of(history: History, delay: float = DELAY, p: int | None = None) -> str:
     """The phase of one run, read from its curves by the first rule that holds:
 
     1. *un-learning* (a label of our own): the training or the test accuracy rose and fell
        back (:func:`fell_back`: it ends more than UNLEARN_DROP below its best). By its first
        crossings alone such a run can pass for comprehension.
     2. the training accuracy never passes FIT_ACC: *unfinished* if it is still climbing at the
-       end (:func:`still_climbing`), else *confusion*;
+       end (:func:`still_climbing`, with the modulus ``p`` for its take-off rule), else
+       *confusion*;
     3. it fits but the test accuracy never passes GROK_ACC: *unfinished* if the test accuracy
        is still climbing at the end, else *memorization* (the test accuracy has stopped short);
     4. it generalizes: *grokking* if at least ``delay`` x later than it fits, else
@@ -563,9 +575,9 @@ def phase_of(history: History, delay: float = DELAY) -> str:
     if fell_back(history, "train") or fell_back(history, "test"):
         return "un-learning"
     if fit is None:
-        return "unfinished" if still_climbing(history, "train") else "confusion"
+        return "unfinished" if still_climbing(history, "train", p) else "confusion"
     if grok is None:
-        return "unfinished" if still_climbing(history, "test") else "memorization"
+        return "unfinished" if still_climbing(history, "test", p) else "memorization"
     if grok >= delay * max(fit, 1):
         return "grokking"
     return "comprehension"
@@ -574,7 +586,12 @@ def phase_of(history: History, delay: float = DELAY) -> str:
 class Milestones:
     """A run's ``fit_step``, ``grok_step`` (:func:`fit_and_grok`) and ``phase``
     (:func:`phase_of`), read from its ``history``: the one home of these three for every run
-    record (the grokking runs, the capstone's)."""
+    record (the grokking runs, the capstone's). ``modulus`` (p) turns on the take-off rule of
+    :func:`still_climbing`; a record whose class does not give it keeps the gain rule alone."""
+
+    @property
+    def modulus(self) -> int | None:
+        return None
 
     @property
     def fit_step(self) -> int | None:
@@ -586,4 +603,4 @@ class Milestones:
 
     @property
     def phase(self) -> str:
-        return phase_of(self.history)
+        return phase_of(self.history, p=self.modulus)

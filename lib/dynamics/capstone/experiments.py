@@ -101,7 +101,7 @@ def summarize(cfg: OneConfig, h: History, timeline: dict | None = None) -> dict:
     the history has the RMS) and the status."""
     fit, grok = fit_and_grok(h)
     tau = 1.0 / (cfg.lr * cfg.weight_decay) if cfg.weight_decay > 0 else float("inf")
-    out = dict(fit_step=fit, grok_step=grok, phase=phase_of(h), tau=tau,
+    out = dict(fit_step=fit, grok_step=grok, phase=phase_of(h, p=cfg.p), tau=tau,
                final_train_acc=h.last("train_acc") if len(h) else float("nan"),
                final_test_acc=h.last("test_acc") if len(h) else float("nan"), status=h.status)
     st = (settle(timeline["step"], timeline["weight_rms"]) if timeline and timeline.get("weight_rms")

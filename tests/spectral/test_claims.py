@@ -84,7 +84,8 @@ def test_memory_figures():
     cfg = S.MemoryConfig.for_profile("smoke", seeds=1)
     r = E.run_memory(cfg)
     fig = F.memory_figure(r)
-    assert len(fig.data) == 3 and len(fig.layout.shapes) == 1  # three methods, the N = d line
+    assert len(fig.data) == 4 and len(fig.layout.shapes) == 1  # four methods, the N = d line
+    assert legend_names(fig) == ["SGD", "Muon (NS₅)", "exact UVᵀ", "Newton"]
     assert all(a.yref == "y domain" and a.yanchor == "top" for a in fig.layout.annotations)  # inside
     housed(fig)
     housed(F.memory_rank_figure(r))

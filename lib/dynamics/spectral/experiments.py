@@ -36,7 +36,7 @@ __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'run_band
            'hidden_layer_step', 'run_width', 'growth', 'PRACTICE_OPTIMIZERS', 'steps_to',
            'best_lr', 'run_practice', 'practice_summary', 'rates_reaching', 'load_practice',
            'practice_sweeps', 'rank_bins', 'run_memory', 'run_memory_batch', 'critical_batch', 'CRITICAL_SHARE',
-           'run_shaped', 'schedule_name', 'run_shaping', 'first_at_or_below', 'reference_loss',
+           'run_shaped', 'DECAYED', 'schedule_name', 'run_shaping', 'first_at_or_below', 'reference_loss',
            'shaping_summary', 'EARLY_STEP', 'loss_at_step', 'early_and_late', 'load_shaping',
            'shaping_runs', 'shaping_order', 'recall_half_rank', 'run_roles',
            'precompute_plan']
@@ -389,18 +389,27 @@ def critical_batch(result: dict, method: str, share: float = CRITICAL_SHARE, rec
 
 
 def run_shaped(cfg: ShapingConfig, data: D.Dataset, p, lr: float | None = None,
-               on_eval=(), bars=None):
+               on_eval=(), bars=None, decay: bool = False):
     """Train the MLP with :class:`SpectralShaping` (exponent or schedule ``p``) on its hidden
     matrices and AdamW on the rest; returns the ``History``. ``on_eval``: ``train`` hooks (a
-    panel's redraw)."""
+    panel's redraw). ``decay``: every learning rate decays linearly to 0 over the run (the
+    page's other runs keep theirs constant; DynMuon's runs decay theirs)."""
     model = mlp(data, cfg.width, cfg.depth, cfg.seed)
     hidden, other = T.muon_split(model)
     opt = T.Optimizers([SpectralShaping(hidden, lr=lr or cfg.lr, p=p),
                         torch.optim.AdamW(other, lr=cfg.adam_lr)])
     recipe = T.Recipe(cfg.steps, optimizer=_given(opt), batch_size=cfg.batch_size,
-                      eval=T.Every(max(1, cfg.steps // 50), test=False))
+                      eval=T.Every(max(1, cfg.steps // 50), test=False),
+                      schedule=partial(_linear_decay, cfg.steps) if decay else None)
     return T.train(model, data, recipe, seed=cfg.seed, hooks=T.Hooks(on_eval=on_eval),
                    bars=bars, desc=f"p={p if not callable(p) else 'schedule'}")
+
+
+def _linear_decay(steps: int, t: int) -> float:  # the lr factor: 1 at step 0, 0 at the end
+    return max(0.0, 1.0 - t / max(1, steps))
+
+
+DECAYED = "Muon, lr decayed to 0"  # the shaping runs' control: p = 0 with a learning-rate decay
 
 
 def schedule_name(cfg: ShapingConfig) -> str:
@@ -408,15 +417,19 @@ def schedule_name(cfg: ShapingConfig) -> str:
 
 
 def run_shaping(cfg: ShapingConfig | None = None, data: D.Dataset | None = None,
-                lr: float | None = None, bars=None, **changes) -> dict:
+                lr: float | None = None, bars=None, decayed: bool = False, **changes) -> dict:
     """One run per fixed p (p = 0, Muon, always: it is the reference) and one with p
-    scheduled linearly from ``p_start`` to ``p_end``."""
+    scheduled linearly from ``p_start`` to ``p_end``, all at a constant learning rate;
+    ``decayed``: also Muon with its rate decayed linearly to 0 (:data:`DECAYED`), the control
+    that tells a p schedule from a learning-rate decay."""
     cfg = _config(ShapingConfig, cfg, changes)
     data = data if data is not None else default_data()
     ps = runtime.grid(sorted(set(cfg.ps) | {0.0}, reverse=True), always=[0.0])
     runs = {f"p = {p:g}": run_shaped(cfg, data, p, lr, bars=bars) for p in ps}
     schedule = linear_p_schedule(cfg.p_start, cfg.p_end, cfg.steps)
     runs[schedule_name(cfg)] = run_shaped(cfg, data, schedule, lr, bars=bars)
+    if decayed:
+        runs[DECAYED] = run_shaped(cfg, data, 0.0, lr, bars=bars, decay=True)
     return dict(runs=runs, schedule=schedule_name(cfg), lr=lr or cfg.lr)
 
 

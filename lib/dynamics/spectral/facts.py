@@ -13,7 +13,7 @@ import torch
 
 from .. import plots
 from ..book import glue_texts
-from .experiments import (CRITICAL_SHARE, critical_batch, early_and_late, growth, practice_summary,
+from .experiments import (CRITICAL_SHARE, DECAYED, critical_batch, early_and_late, growth, practice_summary,
                           practice_sweeps, rates_reaching, recall_half_rank, reference_loss,
                           shaping_order, shaping_runs, shaping_summary)
 from .figures import SHORT, timing_rows
@@ -24,7 +24,7 @@ from .science import (MUON_COEFFS, memory_task, ns_map, one_step, polar, random_
 __all__ = ["ns_band", "band_numbers", "practice_numbers", "fraction_at", "memory_numbers", "batch_numbers",
            "batch_facts", "timing_numbers", "alpha_numbers", "alpha_exact", "shaping_lr_numbers",
            "factor_words", "share", "scale_words", "width_facts", "ns_facts", "practice_facts", "memory_facts",
-           "shaping_facts"]
+           "shaping_facts", "step_schedule_facts"]
 
 
 def ns_band(lo: float = 1.5e-3, steps: int = 5, coeffs=MUON_COEFFS, n: int = 200_001) -> dict:
@@ -318,6 +318,26 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
                 bc_share=f"{CRITICAL_SHARE:.0%}")
 
 
+def _n3(loss) -> str:  # a final loss as the prose prints it
+    return "diverged" if loss is None else f"{loss:.3f}"
+
+
+def step_schedule_facts(shaping: dict, step_run) -> dict:
+    """Exercise 6: the final training loss of ``step_run`` (p = 0.5 for the first third, then
+    −0.25; a ``History``) beside this page's shaping runs at the same rate and seed: the
+    linear schedule, each fixed p; and where it ends among them, in words."""
+    fin = {k: None if h.diverged else reference_loss(h) for k, h in shaping["runs"].items()}
+    mine = None if step_run.diverged else reference_loss(step_run)
+    fixed = sorted((k for k in fin if k.startswith("p = ") and fin[k] is not None),
+                   key=lambda k: fin[k])
+    below = [k for k in fixed if mine is not None and mine < fin[k]]
+    return dict(step_final=_n3(mine), step_linear=_n3(fin[shaping["schedule"]]),
+                step_fixed=", ".join(f"{k} {_n3(fin[k])}" for k in fixed),
+                step_vs_linear="below" if mine is not None and fin[shaping["schedule"]] is not None
+                and mine < fin[shaping["schedule"]] else "above",
+                step_below=", ".join(below) if below else "none of them")
+
+
 def shaping_facts(shaping: dict, by_lr: dict) -> dict:
     """Section 5: whether this run shows the paper's order early and late and its schedule
     ends below Muon (``shaping``), and at the file's lowest rate (``by_lr``) the final losses
@@ -329,8 +349,21 @@ def shaping_facts(shaping: dict, by_lr: dict) -> dict:
              (False, True): "only the late half holds", (False, False): "neither holds"}
     sf = shaping_lr_numbers(by_lr)
     low = sf[min(sf)]
+    best = {run: min(sf, key=lambda lr: sf[lr][run]) for run in ("p = 0", "p = -0.5")}
     sched = next(v for k, v in low.items() if not k.startswith("p = "))
-    return dict(early_late=words[o["early"], o["late"]],
+    fin = {k: None if h.diverged else reference_loss(h) for k, h in shaping["runs"].items()}
+    sched_fin, dec = fin[shaping["schedule"]], fin.get(DECAYED)
+    decay = {} if dec is None else dict(
+        decay_final=f"{dec:.3f}", decay_vs_sched="ends below" if sched_fin is not None
+        and dec < sched_fin else "does not end below")
+    return dict(early_late=words[o["early"], o["late"]], sched_final=_n3(sched_fin),
+                muon_final=_n3(fin["p = 0"]), **decay,
                 sched_end="ends below" if o["schedule"] else "does not end below",
                 lr_low=f"{min(sf):g}", sched_low=f"{sched:.3f}",
+                muon_best_lr=f"{best['p = 0']:g}", muon_best=_n3(sf[best["p = 0"]]["p = 0"]),
+                neg_best_lr=f"{best['p = -0.5']:g}",
+                neg_best=_n3(sf[best["p = -0.5"]]["p = -0.5"]),
+                best_ratio=f"{sf[best['p = 0']]['p = 0'] / sf[best['p = -0.5']]['p = -0.5']:.1f}",
+                muon_at_edge="the lowest rate of the grid, so its best may lie lower still"
+                if best["p = 0"] == min(sf) else "inside the grid",
                 neg_low=f"{low.get('p = -0.5', float('nan')):.3f}")

@@ -314,7 +314,8 @@ def memory_batch_figure(result: dict):
 
 
 SHAPING_COLORS = {"p = 1": "#3366cc", "p = 0.5": "#0099c6", "p = 0": "#ff9900",
-                  "p = -0.25": "#109618", "p = -0.5": "#990099"}
+                  "p = -0.25": "#109618", "p = -0.5": "#990099",
+                  "Muon, lr decayed to 0": "#888888"}  # the control: grey, seen in both themes
 
 
 def shaping_figure(result: dict, reference: str = "p = 0"):

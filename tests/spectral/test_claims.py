@@ -84,7 +84,8 @@ def test_memory_figures():
     cfg = S.MemoryConfig.for_profile("smoke", seeds=1)
     r = E.run_memory(cfg)
     fig = F.memory_figure(r)
-    assert len(fig.data) == 3 and len(fig.layout.shapes) == 1  # three methods, the N = d line
+    assert len(fig.data) == 4 and len(fig.layout.shapes) == 1  # four methods, the N = d line
+    assert legend_names(fig) == ["SGD", "Muon (NS₅)", "exact UVᵀ", "Newton"]
     assert all(a.yref == "y domain" and a.yanchor == "top" for a in fig.layout.annotations)  # inside
     housed(fig)
     housed(F.memory_rank_figure(r))
@@ -149,6 +150,11 @@ def test_claims_table():
     assert glued["cost_reps"] == "1" and glued["ms_muon"].endswith(" ms")
     assert glued["noise_floor"].endswith("×") and glued["ms_adamw_again"].endswith(" ms")
     assert glued["p_width"] == str(pcfg.width) and "Muon at 4 of its 4" in glued["reach"]
+    assert glued["sweep_scale"] == "the same size as this page's run"  # no file config given
+    stored = dict(pcfg.to_dict(), steps=pcfg.steps * 2)
+    assert C.practice_facts(practice, cost, swept, roles, stored)["sweep_scale"] == \
+        "more steps than this page's run"
+    assert C.scale_words({"steps": (10, 5), "rates": (3, 3)}) == "fewer steps than this page's run"
     table = F.cost_rows(practice, cost)
     assert [r["optimizer"] for r in table] == ["AdamW", "AdamW, timed again", "Muon",
                                                "Muon, fp32 NS", "SGD + mom."]
@@ -175,9 +181,15 @@ def test_page_numbers():
     memory = dict(ratios=[1, 4], fraction={"sgd": [0.5, 0.2], "muon": [1.0, 0.6],
                                            "newton": [1.0, 0.7]},
                   rank_centers=[[1.0], [1.0]],
-                  by_rank={m: [[1.0], [0.2]] for m in ("sgd", "muon", "newton")})
+                  by_rank={m: [[1.0], [0.2]] for m in ("sgd", "muon", "newton")},
+                  dim=128, draws=[0, 1, 2, 3, 4])
     by_alpha, _ = results.load("spectral_memory")
     mf = C.memory_facts(memory, batch, by_alpha)
+    # the file's size against this run's, from both: the same at the cpu profile
+    assert mf["alpha_scale"] == "the same d and draws as the run above"
+    smaller = C.memory_facts(dict(memory, dim=64, draws=[0, 1, 2]), batch, by_alpha)
+    assert smaller["alpha_scale"] == "more dimensions d and more draws than this page's run"
+    assert mf["bc_share"] == "90%" and mf["exact_last"] == "99%" and mf["muon_last"] == "38%"
     assert mf["bc_distinct"] == f"1 at B = 1, {3 - 3 * (2 / 3) ** 2:.0f} at B = 2"
     assert (mf["bc_sgd"], mf["bc_muon"], mf["bc_crit_sgd"], mf["bc_crit_muon"]) == ("1", "3", "2", "2")
     assert (mf["sgd_d"], mf["muon_d"], mf["muon_sgd"]) == ("50%", "100%", "3")  # shares, not counts
@@ -201,7 +213,8 @@ def test_show_draws_a_runs_figure_with_its_table(capsys):
 @known_answer(C.batch_numbers, C.factor_words, C.share,
               how="a constructed batch curve: SGD 0.01, 0.06, 0.09, 0.05 with 0.06 from the "
                   "full gradient peaks at 1.5x its full recall at B = 4, reaches 90% at B = 2; "
-                  "Muon 0.01, 0.06, 0.3, 0.6 of 0.6 reaches it at B = 8; the words of 0.89, "
+                  "Muon 0.012, 0.06, 0.3, 0.6 of 0.6 reaches it at B = 8 (a gap of 1/6 of "
+                  "the larger at B = 1, 0.9 with the full gradient); the words of 0.89, "
                   "1.3 and 0.998")
 def test_batch_numbers_and_words_on_constructed_cases():
     batch = dict(batch_sizes=[1, 2, 4, 8], full={"sgd": 0.06, "muon": 0.6},
@@ -213,6 +226,10 @@ def test_batch_numbers_and_words_on_constructed_cases():
     assert b["tie_gap"] == pytest.approx(0.002)  # below SGD's critical batch: B = 1 only
     assert b["ahead"] == pytest.approx(12.0) and b["small"] == pytest.approx(1.2)
     assert b["full_gap"] == pytest.approx(0.54)
+    assert b["tie_rel"] == pytest.approx(1 / 6) and b["full_rel"] == pytest.approx(0.9)
+    assert b["control"] is None  # no second stream of batches was run
+    again = C.batch_numbers(dict(batch, again=[0.06, 0.06, 0.06, 0.06]))
+    assert again["control"] == 1  # the second stream's SGD reaches 90% of SGD's full at once
     assert C.factor_words(0.89) == "shrinks to 0.89 times its value"  # the finding's 0.89
     assert C.factor_words(1.3).startswith("grows by a factor 1.3")
     assert C.factor_words(0.998).startswith("stays the same")

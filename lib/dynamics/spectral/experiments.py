@@ -35,8 +35,8 @@ from .roles import steepest_table
 __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'run_bands',
            'hidden_layer_step', 'run_width', 'growth', 'PRACTICE_OPTIMIZERS', 'steps_to',
            'best_lr', 'run_practice', 'practice_summary', 'rates_reaching', 'load_practice',
-           'practice_sweeps', 'rank_bins', 'run_memory', 'run_memory_batch', 'critical_batch',
-           'run_shaped', 'schedule_name', 'run_shaping', 'first_at_or_below', 'reference_loss',
+           'practice_sweeps', 'rank_bins', 'run_memory', 'run_memory_batch', 'critical_batch', 'CRITICAL_SHARE',
+           'run_shaped', 'DECAYED', 'schedule_name', 'run_shaping', 'first_at_or_below', 'reference_loss',
            'shaping_summary', 'EARLY_STEP', 'loss_at_step', 'early_and_late', 'load_shaping',
            'shaping_runs', 'shaping_order', 'recall_half_rank', 'run_roles',
            'precompute_plan']
@@ -334,39 +334,52 @@ def run_memory_batch(cfg: MemoryConfig | None = None, methods=("sgd", "muon"), *
     """Recall after one step from a *batch* gradient (:func:`batch_gradient`), for each batch
     size, at N = ``batch_ratio``·d pairs, beside the full-gradient recall (the infinite batch),
     averaged over ``cfg.seeds`` draws (the seeds ``draws``); ``by_draw[m][k]`` and
-    ``full_by_draw[m][k]``: draw k's recall per batch size and with the full gradient."""
+    ``full_by_draw[m][k]``: draw k's recall per batch size and with the full gradient.
+    ``again_by_draw[k]``: the control of the critical-batch row, SGD again on a second,
+    independent stream of batches (how far the critical batch of one method moves by chance)."""
     cfg = _config(MemoryConfig, cfg, changes)
     n = max(2, int(round(cfg.batch_ratio * cfg.dim)))
     sizes = runtime.grid(cfg.batch_sizes)
     seeds = runtime.grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
     by_draw = {m: [] for m in methods}  # [draw][batch]
     full_by_draw = {m: [] for m in methods}
+    again_by_draw = []
     for j, s in enumerate(seeds):
         keys, values, freq = memory_task(n, cfg.dim, cfg.alpha, s)
         gen = torch.Generator().manual_seed(10_000 + s)
+        gen2 = torch.Generator().manual_seed(20_000 + s)
         for m in methods:
             full_by_draw[m].append(
                 float(recovered(one_step(m, keys, values, freq), keys, values).double().mean()))
             by_draw[m].append([])
+        again_by_draw.append([])
         for b in sizes:
             G = batch_gradient(keys, values, freq, b, gen)
             for m in methods:
                 W = one_step(m, keys, values, freq, G)
                 by_draw[m][-1].append(float(recovered(W, keys, values).double().mean()))
+            W = one_step("sgd", keys, values, freq, batch_gradient(keys, values, freq, b, gen2))
+            again_by_draw[-1].append(float(recovered(W, keys, values).double().mean()))
         if P.current().report((j + 1) / len(seeds)):
             seeds = seeds[:j + 1]
             break
     return dict(n=n, dim=cfg.dim, alpha=cfg.alpha, seed=cfg.seed, batch_sizes=list(sizes),
                 recall={m: np.mean(v, axis=0).tolist() for m, v in by_draw.items()},
                 full={m: float(np.mean(v)) for m, v in full_by_draw.items()},
-                draws=list(seeds), by_draw=by_draw, full_by_draw=full_by_draw)
+                draws=list(seeds), by_draw=by_draw, full_by_draw=full_by_draw,
+                again_by_draw=again_by_draw)
 
 
-def critical_batch(result: dict, method: str, share: float = 0.9):
+CRITICAL_SHARE = 0.9  # the critical batch: the first to reach this share of the full gradient's recall
+
+
+def critical_batch(result: dict, method: str, share: float = CRITICAL_SHARE, recall=None):
     """The smallest batch size whose one step recovers ``share`` of what the full gradient
-    does (None if none does): where adding examples to the batch stops paying."""
+    does (None if none does): where adding examples to the batch stops paying. ``recall``:
+    another curve to judge against ``method``'s full gradient (the control's)."""
     goal = share * result["full"][method]
-    for b, r in zip(result["batch_sizes"], result["recall"][method]):
+    curve = result["recall"][method] if recall is None else recall
+    for b, r in zip(result["batch_sizes"], curve):
         if r >= goal:
             return b
     return None
@@ -376,18 +389,27 @@ def critical_batch(result: dict, method: str, share: float = 0.9):
 
 
 def run_shaped(cfg: ShapingConfig, data: D.Dataset, p, lr: float | None = None,
-               on_eval=(), bars=None):
+               on_eval=(), bars=None, decay: bool = False):
     """Train the MLP with :class:`SpectralShaping` (exponent or schedule ``p``) on its hidden
     matrices and AdamW on the rest; returns the ``History``. ``on_eval``: ``train`` hooks (a
-    panel's redraw)."""
+    panel's redraw). ``decay``: every learning rate decays linearly to 0 over the run (the
+    page's other runs keep theirs constant; DynMuon's runs decay theirs)."""
     model = mlp(data, cfg.width, cfg.depth, cfg.seed)
     hidden, other = T.muon_split(model)
     opt = T.Optimizers([SpectralShaping(hidden, lr=lr or cfg.lr, p=p),
                         torch.optim.AdamW(other, lr=cfg.adam_lr)])
     recipe = T.Recipe(cfg.steps, optimizer=_given(opt), batch_size=cfg.batch_size,
-                      eval=T.Every(max(1, cfg.steps // 50), test=False))
+                      eval=T.Every(max(1, cfg.steps // 50), test=False),
+                      schedule=partial(_linear_decay, cfg.steps) if decay else None)
     return T.train(model, data, recipe, seed=cfg.seed, hooks=T.Hooks(on_eval=on_eval),
                    bars=bars, desc=f"p={p if not callable(p) else 'schedule'}")
+
+
+def _linear_decay(steps: int, t: int) -> float:  # the lr factor: 1 at step 0, 0 at the end
+    return max(0.0, 1.0 - t / max(1, steps))
+
+
+DECAYED = "Muon, lr decayed to 0"  # the shaping runs' control: p = 0 with a learning-rate decay
 
 
 def schedule_name(cfg: ShapingConfig) -> str:
@@ -395,15 +417,19 @@ def schedule_name(cfg: ShapingConfig) -> str:
 
 
 def run_shaping(cfg: ShapingConfig | None = None, data: D.Dataset | None = None,
-                lr: float | None = None, bars=None, **changes) -> dict:
+                lr: float | None = None, bars=None, decayed: bool = False, **changes) -> dict:
     """One run per fixed p (p = 0, Muon, always: it is the reference) and one with p
-    scheduled linearly from ``p_start`` to ``p_end``."""
+    scheduled linearly from ``p_start`` to ``p_end``, all at a constant learning rate;
+    ``decayed``: also Muon with its rate decayed linearly to 0 (:data:`DECAYED`), the control
+    that tells a p schedule from a learning-rate decay."""
     cfg = _config(ShapingConfig, cfg, changes)
     data = data if data is not None else default_data()
     ps = runtime.grid(sorted(set(cfg.ps) | {0.0}, reverse=True), always=[0.0])
     runs = {f"p = {p:g}": run_shaped(cfg, data, p, lr, bars=bars) for p in ps}
     schedule = linear_p_schedule(cfg.p_start, cfg.p_end, cfg.steps)
     runs[schedule_name(cfg)] = run_shaped(cfg, data, schedule, lr, bars=bars)
+    if decayed:
+        runs[DECAYED] = run_shaped(cfg, data, 0.0, lr, bars=bars, decay=True)
     return dict(runs=runs, schedule=schedule_name(cfg), lr=lr or cfg.lr)
 
 

@@ -13,18 +13,18 @@ import torch
 
 from .. import plots
 from ..book import glue_texts
-from .experiments import (critical_batch, early_and_late, growth, practice_summary,
+from .experiments import (CRITICAL_SHARE, DECAYED, critical_batch, early_and_late, growth, practice_summary,
                           practice_sweeps, rates_reaching, recall_half_rank, reference_loss,
                           shaping_order, shaping_runs, shaping_summary)
 from .figures import SHORT, timing_rows
 from .roles import lead_words, noise_floor, per_second, steepest_margin
-from .science import (MUON_COEFFS, memory_task, ns_map, polar, random_matrix,
+from .science import (MUON_COEFFS, memory_task, ns_map, one_step, polar, random_matrix, recovered,
                       singular_value_band)
 
 __all__ = ["ns_band", "band_numbers", "practice_numbers", "fraction_at", "memory_numbers", "batch_numbers",
-           "batch_facts", "timing_numbers", "alpha_numbers", "shaping_lr_numbers",
-           "factor_words", "share", "width_facts", "ns_facts", "practice_facts", "memory_facts",
-           "shaping_facts"]
+           "batch_facts", "timing_numbers", "alpha_numbers", "alpha_exact", "shaping_lr_numbers",
+           "factor_words", "share", "scale_words", "width_facts", "ns_facts", "practice_facts", "memory_facts",
+           "shaping_facts", "step_schedule_facts"]
 
 
 def ns_band(lo: float = 1.5e-3, steps: int = 5, coeffs=MUON_COEFFS, n: int = 200_001) -> dict:
@@ -98,8 +98,22 @@ def _draws(batch: dict) -> dict:
     if "by_draw" not in batch:
         return {int(batch.get("seed", 0)): batch}
     return {int(s): dict(batch, recall={m: v[k] for m, v in batch["by_draw"].items()},
-                         full={m: v[k] for m, v in batch["full_by_draw"].items()})
+                         full={m: v[k] for m, v in batch["full_by_draw"].items()},
+                         again=batch["again_by_draw"][k] if "again_by_draw" in batch else None)
             for k, s in enumerate(batch["draws"])}
+
+
+def _again_curve(batch: dict):
+    """The control's curve of one batch result: SGD on a second, independent stream of
+    batches (the draw's own, or the mean over the draws; None when not run)."""
+    if batch.get("again") is not None:
+        return batch["again"]
+    t = batch.get("again_by_draw")
+    return np.mean(t, axis=0).tolist() if t else None
+
+
+def _rel(a: float, b: float) -> float:  # |a − b| as a share of the larger (0 when both are 0)
+    return abs(a - b) / max(a, b) if max(a, b) > 0 else 0.0
 
 
 def batch_numbers(batch: dict) -> dict:
@@ -109,18 +123,24 @@ def batch_numbers(batch: dict) -> dict:
     full gradient) at ``peak_batch``; ``tie_gap``, the largest |Muon − SGD| at the batches below
     SGD's critical batch (None if there are none); ``ahead``, the least Muon / SGD from Muon's
     critical batch on (None if Muon reaches none), with ``small``, Muon / SGD at the smallest
-    batch (the same ratio where neither can store more than the batch drew)."""
+    batch (the same ratio where neither can store more than the batch drew); ``control``,
+    the critical batch of SGD on a second, independent stream of batches (judged against
+    SGD's full gradient; None if it reaches none or was not run)."""
     rec, full, sizes = batch["recall"], batch["full"], batch["batch_sizes"]
     cb = {m: critical_batch(batch, m) for m in rec}
+    again = _again_curve(batch)
     best = {m: int(np.argmax(v)) for m, v in rec.items()}
     below = [i for i, b in enumerate(sizes) if cb["sgd"] is not None and b < cb["sgd"]]
     past = [i for i, b in enumerate(sizes) if cb["muon"] is not None and b >= cb["muon"]]
     ratio = [m / max(s, 1e-9) for m, s in zip(rec["muon"], rec["sgd"])]
-    return dict(critical=cb, overshoot={m: max(v) / max(full[m], 1e-9) for m, v in rec.items()},
+    return dict(critical=cb, control=None if again is None else critical_batch(batch, "sgd", recall=again),
+                overshoot={m: max(v) / max(full[m], 1e-9) for m, v in rec.items()},
                 peak_batch={m: sizes[i] for m, i in best.items()},
                 peak={m: rec[m][i] for m, i in best.items()},
                 tie_gap=max((abs(rec["muon"][i] - rec["sgd"][i]) for i in below), default=None),
                 full_gap=abs(full["muon"] - full["sgd"]),
+                tie_rel=max((_rel(rec["muon"][i], rec["sgd"][i]) for i in below), default=None),
+                full_rel=_rel(full["muon"], full["sgd"]),
                 ahead=min((ratio[i] for i in past), default=None), small=ratio[0])
 
 
@@ -147,6 +167,21 @@ def alpha_numbers(by_alpha: dict) -> dict:
     """The precomputed memory over α, at N = d: each method's fraction per α."""
     return {float(a): {m: fraction_at(r, m, 1) for m in r["fraction"]}
             for a, r in by_alpha.items()}
+
+
+def alpha_exact(by_alpha: dict, ratio: float = 1) -> dict:
+    """The exact-UVᵀ control the memory file over α lacks (the file stores NS₅, SGD and
+    Newton): per draw of the file (its seeds) and per α, the fraction of pairs one exact
+    U Vᵀ step stores at the file's N nearest ``ratio``·d, on the same pairs (``memory_task``
+    with the file's d, α and seed). A few SVDs of d×d matrices: cheap at every profile."""
+    out = {}
+    for a, r in by_alpha.items():
+        n = r["n"][_nearest(r, ratio)]
+        for s in r["draws"]:
+            keys, values, freq = memory_task(n, r["dim"], float(r["alpha"]), int(s))
+            ok = recovered(one_step("polar", keys, values, freq), keys, values)
+            out.setdefault(int(s), {})[float(a)] = float(ok.double().mean())
+    return out
 
 
 def shaping_lr_numbers(by_lr: dict) -> dict:
@@ -177,6 +212,22 @@ def share(fraction: float, digits: int = 3) -> str:
     return f"{plots.number(100 * float(fraction), digits)}%"
 
 
+def scale_words(compared: dict, same: str = "the same size as this page's run") -> str:
+    """How a precomputed file's run compares with this page's: ``compared`` maps a noun
+    ("steps", "rates", "draws") to (this page's, the file's) size; the words name each one the
+    file has more or fewer of, or say ``same`` (at the cpu profile the two are often alike)."""
+    words = [f"{'more' if f > live else 'fewer'} {noun}" for noun, (live, f) in compared.items()
+             if f != live]
+    if not words:
+        return same
+    return (", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]) \
+        + " than this page's run"
+
+
+def _size(value) -> int | float:  # a config entry's size: a list's length, a number itself
+    return len(value) if isinstance(value, (list, tuple)) else value
+
+
 def width_facts(width: dict) -> dict:
     """Section 1: how Muon's step changes from the narrowest width to the widest, in words
     (:func:`factor_words`: a factor under 1 "shrinks")."""
@@ -194,10 +245,12 @@ def ns_facts(timing: list[dict]) -> dict:
                 sigma_hi=f"{t['sigma_hi']:.2f}")
 
 
-def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict) -> dict:
+def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
+                   stored_config: dict | None = None) -> dict:
     """Section 3: the run's size and steps to the target (``practice``), a step's seconds and
     per second, "ahead" or "behind" (``cost``, wall-clock: printed, never asserted), the sweep
-    file's rates that reach the target (``swept``), each norm's own map's margin (``roles``)."""
+    file's rates that reach the target (``swept``), each norm's own map's margin (``roles``);
+    ``stored_config``, the sweep file's config (its provenance): how its size compares."""
     cfg, pn = practice["config"], practice_numbers(practice)
     steps = pn["steps"]
     ps = per_second(steps, cost["median"])
@@ -208,6 +261,12 @@ def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict) -> dict
     def words(r):
         return lead_words(r["per_second"], floor)
     reach = rates_reaching(practice_sweeps(swept), swept["target"])
+    live = cfg.to_dict() if hasattr(cfg, "to_dict") else dict(cfg)
+    stored = (stored_config or {})
+    sweep_scale = scale_words(
+        {"steps": (live["steps"], stored.get("steps", live["steps"])),
+         "rates": tuple(sum(_size(c[k]) for k in ("muon_lrs", "adamw_lrs", "momentum_lrs"))
+                        for c in (live, {**live, **stored}))})
     return dict(glue_texts(3, p_width=cfg.width, p_batch=cfg.batch_size,
                            cost_reps=cost["reps"], cost_block=cost["block"]),
                 **glue_texts(2, adamw_over_muon=pn["adamw_over_muon"],
@@ -218,7 +277,8 @@ def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict) -> dict
                 ms_adamw_again=ms["adamw_again"], noise_floor=f"{floor:.2f}×",
                 cost_muon=f"{ps['cost']:.1f}×", cost_fp32=f"{fp['cost']:.1f}×",
                 per_second_muon=words(ps), per_second_fp32=words(fp),
-                reach=", ".join(f"{SHORT.get(k, k)} at {a} of its {n}" for k, (a, n) in reach.items()))
+                reach=", ".join(f"{SHORT.get(k, k)} at {a} of its {n}" for k, (a, n) in reach.items()),
+                sweep_scale=sweep_scale)
 
 
 def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
@@ -226,6 +286,10 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
     file over α at N = d (``by_alpha``), and at the batch figure's N (``batch``) the pairs each
     method stores beside the distinct pairs a batch of B draws holds, Σᵢ 1 − (1 − pᵢ)ᴮ."""
     mf, af = memory_numbers(memory), alpha_numbers(by_alpha)
+    any_a = next(iter(by_alpha.values()))
+    alpha_scale = scale_words({"dimensions d": (memory["dim"], any_a["dim"]),
+                               "draws": (len(memory["draws"]), len(any_a["draws"]))},
+                              same="the same d and draws as the run above")
     alphas = sorted(af)
     first, last = af[alphas[0]], af[alphas[-1]]
     n = batch["n"]
@@ -234,7 +298,8 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
     distinct = ", ".join(f"{float((1 - (1 - p) ** b).sum()):.0f} at B = {b}"
                          for b in batch["batch_sizes"] if b <= 1024)
     bn = batch_facts(batch)["mean"]
-    return dict(glue_texts(2, muon_sgd=mf["at_ratio"]["muon"] / max(mf["at_ratio"]["sgd"], 1e-9),
+    return dict(alpha_scale=alpha_scale,
+                **glue_texts(2, muon_sgd=mf["at_ratio"]["muon"] / max(mf["at_ratio"]["sgd"], 1e-9),
                            muon_newton=mf["muon_over_newton_min"], bc_n=n,
                            bc_sgd_peak_b=bn["peak_batch"]["sgd"],
                            bc_sgd_over=bn["overshoot"]["sgd"],
@@ -247,7 +312,30 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
                 bc_muon_over=f"{bn['overshoot']['muon']:.2f}",
                 sgd_first=f"{first['sgd']:.0%}", alpha_first=f"{alphas[0]:g}",
                 sgd_last=f"{last['sgd']:.0%}", alpha_last=f"{alphas[-1]:g}",
-                muon_last=f"{last['muon']:.0%}", newton_last=f"{last['newton']:.0%}")
+                muon_last=f"{last['muon']:.0%}", newton_last=f"{last['newton']:.0%}",
+                exact_last=f"{np.mean([d[alphas[-1]] for d in alpha_exact(by_alpha).values()]):.0%}",
+                muon_mid=f"{af[alphas[-2]]['muon']:.0%}", alpha_mid=f"{alphas[-2]:g}",
+                bc_share=f"{CRITICAL_SHARE:.0%}")
+
+
+def _n3(loss) -> str:  # a final loss as the prose prints it
+    return "diverged" if loss is None else f"{loss:.3f}"
+
+
+def step_schedule_facts(shaping: dict, step_run) -> dict:
+    """Exercise 6: the final training loss of ``step_run`` (p = 0.5 for the first third, then
+    −0.25; a ``History``) beside this page's shaping runs at the same rate and seed: the
+    linear schedule, each fixed p; and where it ends among them, in words."""
+    fin = {k: None if h.diverged else reference_loss(h) for k, h in shaping["runs"].items()}
+    mine = None if step_run.diverged else reference_loss(step_run)
+    fixed = sorted((k for k in fin if k.startswith("p = ") and fin[k] is not None),
+                   key=lambda k: fin[k])
+    below = [k for k in fixed if mine is not None and mine < fin[k]]
+    return dict(step_final=_n3(mine), step_linear=_n3(fin[shaping["schedule"]]),
+                step_fixed=", ".join(f"{k} {_n3(fin[k])}" for k in fixed),
+                step_vs_linear="below" if mine is not None and fin[shaping["schedule"]] is not None
+                and mine < fin[shaping["schedule"]] else "above",
+                step_below=", ".join(below) if below else "none of them")
 
 
 def shaping_facts(shaping: dict, by_lr: dict) -> dict:
@@ -261,8 +349,21 @@ def shaping_facts(shaping: dict, by_lr: dict) -> dict:
              (False, True): "only the late half holds", (False, False): "neither holds"}
     sf = shaping_lr_numbers(by_lr)
     low = sf[min(sf)]
+    best = {run: min(sf, key=lambda lr: sf[lr][run]) for run in ("p = 0", "p = -0.5")}
     sched = next(v for k, v in low.items() if not k.startswith("p = "))
-    return dict(early_late=words[o["early"], o["late"]],
+    fin = {k: None if h.diverged else reference_loss(h) for k, h in shaping["runs"].items()}
+    sched_fin, dec = fin[shaping["schedule"]], fin.get(DECAYED)
+    decay = {} if dec is None else dict(
+        decay_final=f"{dec:.3f}", decay_vs_sched="ends below" if sched_fin is not None
+        and dec < sched_fin else "does not end below")
+    return dict(early_late=words[o["early"], o["late"]], sched_final=_n3(sched_fin),
+                muon_final=_n3(fin["p = 0"]), **decay,
                 sched_end="ends below" if o["schedule"] else "does not end below",
                 lr_low=f"{min(sf):g}", sched_low=f"{sched:.3f}",
+                muon_best_lr=f"{best['p = 0']:g}", muon_best=_n3(sf[best["p = 0"]]["p = 0"]),
+                neg_best_lr=f"{best['p = -0.5']:g}",
+                neg_best=_n3(sf[best["p = -0.5"]]["p = -0.5"]),
+                best_ratio=f"{sf[best['p = 0']]['p = 0'] / sf[best['p = -0.5']]['p = -0.5']:.1f}",
+                muon_at_edge="the lowest rate of the grid, so its best may lie lower still"
+                if best["p = 0"] == min(sf) else "inside the grid",
                 neg_low=f"{low.get('p = -0.5', float('nan')):.3f}")

@@ -11,7 +11,7 @@ import torch
 from IPython.display import display
 
 from .. import plots, results
-from .experiments import (critical_batch, practice_summary, practice_sweeps, reference_loss,
+from .experiments import (CRITICAL_SHARE, critical_batch, practice_summary, practice_sweeps, reference_loss,
                           shaping_runs, shaping_summary)
 from .roles import per_second
 from .science import CUBIC_COEFFS, MUON_COEFFS, ns_map
@@ -27,7 +27,7 @@ __all__ = ["LABELS", "SHORT", "MEMORY_LABELS", "UPDATE_LABELS", "BAND", "map_fig
 LABELS = {"muon": "Muon + AdamW", "adamw": "AdamW", "momentum": "SGD + momentum",
           "muon_fp32": "Muon, float32 NS + AdamW"}
 SHORT = {"muon": "Muon", "adamw": "AdamW", "momentum": "SGD + mom.", "muon_fp32": "Muon, fp32 NS"}
-MEMORY_LABELS = {"sgd": "SGD", "muon": "Muon (NS₅)", "newton": "Newton"}
+MEMORY_LABELS = {"sgd": "SGD", "muon": "Muon (NS₅)", "polar": "exact UVᵀ", "newton": "Newton"}
 UPDATE_LABELS = {"sgd": "SGD", "adam": "Adam (first step)", "muon": "Muon"}
 BAND = (0.7, 1.2)  # the band Muon's five steps leave singular values in
 
@@ -303,8 +303,8 @@ def memory_batch_figure(result: dict):
                         y=[result["full"][m]] * 2, mode="lines", legendgroup=m, showlegend=False,
                         name=f"{MEMORY_LABELS[m]}: full gradient", hoverinfo="name",
                         line=dict(color=color, dash="dot", width=1))
-        plots.mark_step(fig, critical_batch(result, m), f"{MEMORY_LABELS[m]}: 90%", color=color,
-                        logx=True)
+        plots.mark_step(fig, critical_batch(result, m), f"{MEMORY_LABELS[m]}: {CRITICAL_SHARE:.0%}",
+                        color=color, logx=True)
     fig.update_yaxes(rangemode="tozero")
     fig.update_layout(hovermode="closest")
     return fig
@@ -314,7 +314,8 @@ def memory_batch_figure(result: dict):
 
 
 SHAPING_COLORS = {"p = 1": "#3366cc", "p = 0.5": "#0099c6", "p = 0": "#ff9900",
-                  "p = -0.25": "#109618", "p = -0.5": "#990099"}
+                  "p = -0.25": "#109618", "p = -0.5": "#990099",
+                  "Muon, lr decayed to 0": "#888888"}  # the control: grey, seen in both themes
 
 
 def shaping_figure(result: dict, reference: str = "p = 0"):

@@ -361,7 +361,7 @@ def linear_p_schedule(p_start: float, p_end: float, steps: int) -> Callable[[int
 # ================================================================ 5. a linear associative memory
 
 
-MEMORY_METHODS = ("sgd", "muon", "newton")
+MEMORY_METHODS = ("sgd", "muon", "polar", "newton")
 
 
 def memory_task(n_pairs: int, dim: int, alpha: float = 1.0, seed: int | None = None,
@@ -418,7 +418,10 @@ def one_step(method: str, keys, values, freq, G=None) -> torch.Tensor:
 
     - ``sgd``: −G. Frequent pairs dominate G; rare ones hide in its small
       singular values.
-    - ``muon``: −NS₅(G) ≈ −U Vᵀ. Every direction of G gets the same weight.
+    - ``muon``: −NS₅(G) ≈ −U Vᵀ. Every direction of G gets the same weight, within the
+      quintic's band: a direction weaker than about 1.5e-3·‖G‖_F is not lifted into it.
+    - ``polar``: −U Vᵀ exactly (an SVD): the orthogonalization Muon approximates, the control
+      that separates what orthogonalizing does from what five Newton–Schulz steps leave.
     - ``newton``: −H⁻¹G. At W = 0 the Hessian is a Kronecker product,
       H[Δ] = C_v Δ C_k with C_k = Σ p_i k_i k_iᵀ and C_v the covariance
       of the values, so H⁻¹G = C_v⁺ G C_k⁺.
@@ -428,6 +431,10 @@ def one_step(method: str, keys, values, freq, G=None) -> torch.Tensor:
         return -G
     if method == "muon":
         return -newton_schulz(G, dtype=None)
+    if method == "polar":  # rank-aware: the null directions of G (N < d) stay out of the step
+        U, sv, Vh = torch.linalg.svd(G, full_matrices=False)
+        keep = sv > sv.max() * max(G.shape) * torch.finfo(sv.dtype).eps
+        return -U[:, keep] @ Vh[keep]
     if method == "newton":
         Ck = keys.T @ (freq[:, None] * keys)
         centered = values - values.mean(0)

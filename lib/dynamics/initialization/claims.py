@@ -15,7 +15,8 @@ from .. import plots, results
 from .experiments import (best_sigma_w2, claim_runs, half_times, learning_times,
                           trainability_agreement, trainability_disagreements, xi_deviation)
 from .isometry import isometry_claims
-from .science import backward_ratio, critical_sigma_w2, q_map, std_ratio, trainable_depth
+from .science import (DepthTimeConfig, backward_ratio, critical_sigma_w2, orthogonal_product_svals,
+                      q_map, std_ratio, trainable_depth)
 
 from .width import width_claim_runs, width_claims
 
@@ -85,7 +86,13 @@ def depth_time_numbers(res: dict) -> dict:
     d, lr = res["depths"], res["orthogonal_lr"]
     lo, hi = int(np.argmin(orth)), int(np.argmax(orth))
     k = d.index(16) if 16 in d else len(d) - 1
-    return dict(init_dt_orth=f"{plots.number(orth.max() / orth.min(), 2)}",
+    dim = DepthTimeConfig().n_patterns  # the patterns' dimension (the data file keeps the width)
+    sv = {depth: orthogonal_product_svals(dim, res["width"], depth) for depth in (d[0], d[-1])}
+    spread = {depth: f"{np.median(v[:, 0]):.2f} to {np.median(v[:, -1]):.2f}"
+              for depth, v in sv.items()}
+    return dict(init_dt_dim=dim, init_dt_width=res["width"],
+                init_dt_sv0=spread[d[0]], init_dt_sv1=spread[d[-1]],
+                init_dt_orth=f"{plots.number(orth.max() / orth.min(), 2)}",
                 init_dt_times=_list([f"{v:.0f}" for v in orth]),
                 init_dt_lo=f"{orth[lo]:.0f} steps at depth {d[lo]}",
                 init_dt_hi=f"{orth[hi]:.0f} at depth {d[hi]}",
@@ -351,7 +358,8 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             rows.append(plots.claim(
                 "ReLU: a small Gaussian start shrinks the signal geometrically; all-zero weights "
                 "carry no signal and no gradient", "Kumar, On weight initialization in deep neural "
-                "networks", f"depth {depth}: last-layer activation std (small) {text}", v,
+                "networks (the variance recursion that sizes each layer's weights); what the "
+                "small Gaussian and the all-zero start do with it is this page's observation", f"depth {depth}: last-layer activation std (small) {text}", v,
                 control="the first layer's std (the small start must lose a factor "
                         f"{1 / SMALL_COLLAPSE:.0e}); zero init: largest std and gradient must be 0",
                 window=f"all {depth} layers", seeds=seeds))

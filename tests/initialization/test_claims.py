@@ -67,7 +67,10 @@ def test_table_rows():
                 acc=[[1.0, 1.0, 1.0], [0.1, 0.9, 0.12]])
     rows = F.trainability_rows(heat)
     assert rows[0]["σ_w² with train acc ≥ 0.5"] == "all"
-    assert rows[1]["σ_w² with train acc ≥ 0.5"] == "1.76" and rows[1]["best σ_w²"] == 1.76
+    assert rows[1]["σ_w² with train acc ≥ 0.5"] == "1.76" and rows[1]["best σ_w²"] == "1.76"
+    assert rows[0]["best σ_w²"] == "all (tie)"  # not the first of the tied (referee 8)
+    heat["acc"][1] = [0.1, 0.9, 0.9]
+    assert F.trainability_rows(heat)[1]["best σ_w²"] == "1.76 and 3 (tie)"
     assert rows[0]["σ_w² with depth ≤ 6 ξ_c (theory)"] == "1.00 and up"
     assert rows[1]["σ_w² with depth ≤ 6 ξ_c (theory)"].endswith("and up")
     res = E.run_signal(S.SignalConfig.for_profile("smoke", depth=3, width=8, n_inputs=16),

@@ -20,7 +20,7 @@ from .science import (DepthTimeConfig, backward_ratio, critical_sigma_w2, orthog
 
 from .width import width_claim_runs, width_claims
 
-__all__ = ["DEEP", "trainability_numbers", "depth_time_numbers", "chaos_numbers",
+__all__ = ["DEEP", "signal_numbers", "trainability_numbers", "depth_time_numbers", "chaos_numbers",
            "fluctuation_numbers", "trainability_claims", "depth_time_claims", "published_claims",
            "claims", "page_claims"]
 
@@ -78,6 +78,42 @@ def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
                 init_more_depths=_list(more["depths"]))
 
 
+_NAMES = dict(relu="ReLU", tanh="tanh", he="He", xavier="Xavier", lsuv="LSUV",
+              orthogonal="orthogonal", small="small Gaussian", zero="zero")
+APART = 2.0  # the first layer's weight gradient "sits apart": a factor this far from layer 2's
+
+
+def signal_numbers(signal: dict) -> dict:
+    """The weight gradients Section 1's prose quotes (glue texts): the curves whose first layer
+    sits a factor APART or more from layer 2 and those where it does not, and ReLU He's curve
+    over depth (where it peaks, and what it does after, beside the forward signal)."""
+    apart, close = [], []
+    for act, inits in signal.items():
+        for init, st in inits.items():
+            g = st["grad_norm"]
+            if len(g) < 2 or g[0] <= 0 or g[1] <= 0:
+                continue  # no signal: nothing to compare
+            name = (f"{_NAMES.get(act, act)} {_NAMES.get(init, init)} ({_num(g[0], 2)} against "
+                    f"{_num(g[1], 2)})")
+            (apart if max(g[0] / g[1], g[1] / g[0]) >= APART else close).append(name)
+    out = dict(init_sig_apart=_list(apart), init_sig_close=_list(close))
+    he = signal.get("relu", {}).get("he")
+    if he is not None:
+        g, a = np.asarray(he["grad_norm"], float), np.asarray(he["act_std"], float)
+        k = int(np.argmax(g[1:])) + 1  # from layer 2 on
+        text = f"it rises from {_num(g[1], 2)} at layer 2 to "
+        if k == len(g) - 1:
+            text += f"{_num(g[k], 2)} at the last layer, layer {len(g)}"
+        else:
+            text += (f"a peak of {_num(g[k], 2)} at layer {k + 1}, then falls by "
+                     f"{100 * (1 - g[-1] / g[k]):.0f}% to {_num(g[-1], 2)} at the last layer, "
+                     f"layer {len(g)}, while the forward signal goes from an activation std of "
+                     f"{_num(a[k - 1], 2)} entering layer {k + 1} to {_num(a[-2], 2)} entering "
+                     "the last")
+        out["init_sig_he"] = text
+    return out
+
+
 def depth_time_numbers(res: dict) -> dict:
     """The numbers the learning-time figure's prose quotes (glue texts): the orthogonal
     curve's median time at each depth, where it is lowest and highest, and the Gaussian
@@ -105,18 +141,54 @@ def depth_time_numbers(res: dict) -> dict:
 
 
 def chaos_numbers(chaos: dict) -> dict:
-    """The depth scales the chaos figure's prose quotes (glue texts)."""
+    """The depth scales the chaos figure's prose quotes (glue texts): the ordered and chaotic
+    ones, the measured peak beside the theory, and how far the measurement sits from the theory
+    in the chaotic phase (sigma_w^2 beyond CHAOTIC_RATIO x the critical value)."""
     xm = chaos["xi_measured"]
     s = np.asarray(xm["sigma_w2"], float)
     xi = np.array([np.nan if v is None else v for v in xm["xi"]], float)
     hot = xi[s > 3]
+    theory = np.array([np.nan if v is None else v for v in xm["xi_theory"]], float)
+    dev = 100 * (xi / theory - 1)
+    crit = chaos["critical_theory"]
+    fin = np.isfinite(dev)
+    k = int(np.nanargmax(np.where(fin, xi, np.nan)))  # the measured peak
+    chaotic = dev[fin & (s > CHAOTIC_RATIO * crit)]
     return dict(init_xi_ordered=_num(xi[0], 2),
-                init_xi_chaotic=f"{_num(np.nanmin(hot), 2)} to {_num(np.nanmax(hot), 2)}")
+                init_xi_chaotic=f"{_num(np.nanmin(hot), 2)} to {_num(np.nanmax(hot), 2)}",
+                init_xi_peak_dev=(f"{_num(xi[k], 3)} layers measured against {_num(theory[k], 3)} "
+                                  f"in theory at σ_w² = {_num(s[k], 3)}"),
+                init_xi_hot_dev=_band_of(chaotic))
+
+
+CHAOTIC_RATIO = 1.3  # "in the chaotic phase": sigma_w^2 at least this factor above the critical
+
+
+def _band_of(dev) -> str:
+    """Signed percent deviations as the prose reads them: '12% to 20% above' the theory."""
+    if not len(dev):
+        return "nowhere compared with"
+    lo, hi = float(np.min(dev)), float(np.max(dev))
+    if lo > 0:
+        return f"{lo:.0f}% to {hi:.0f}% above"
+    if hi < 0:
+        return f"{-hi:.0f}% to {-lo:.0f}% below"
+    return f"between {lo:+.0f}% and {hi:+.0f}% of".replace("-", "−")
 
 
 def fluctuation_numbers(fluct: dict) -> dict:
-    """The orthogonal ensemble's largest value, which the prose quotes (glue text)."""
-    return dict(init_orth_max=_num(max(fluct["orthogonal"]), 2))
+    """The orthogonal ensemble's largest value, and where the Gaussian ensemble's deep half
+    sits against the leading-order line 2 + 2l/3 (with its fitted slope), which the prose
+    quotes (glue texts)."""
+    layers, g = np.asarray(fluct["layers"], float), np.asarray(fluct["gaussian"], float)
+    line = 2 + 2 * layers / 3
+    half = layers > layers[-1] / 2  # the deep half of the network
+    side = "above" if np.all(g[half] > line[half]) else "below" if np.all(g[half] < line[half]) \
+        else "on both sides of"
+    return dict(init_orth_max=_num(max(fluct["orthogonal"]), 2),
+                init_fl_deep=(f"{side} it ({_num(g[-1], 3)} against {_num(line[-1], 3)} at layer "
+                              f"{int(layers[-1])})"),
+                init_fl_slope=_num(fluct["gaussian_slope"], 2))
 
 
 # =============================================================================================

@@ -126,7 +126,7 @@ def depth_time_numbers(res: dict) -> dict:
     sv = {depth: orthogonal_product_svals(dim, res["width"], depth) for depth in (d[0], d[-1])}
     spread = {depth: f"{np.median(v[:, 0]):.2f} to {np.median(v[:, -1]):.2f}"
               for depth, v in sv.items()}
-    return dict(init_dt_dim=dim, init_dt_width=res["width"],
+    return dict(init_dt_dim=dim, init_dt_draws=len(next(iter(sv.values()))), init_dt_width=res["width"],
                 init_dt_sv0=spread[d[0]], init_dt_sv1=spread[d[-1]],
                 init_dt_orth=f"{plots.number(orth.max() / orth.min(), 2)}",
                 init_dt_times=_list([f"{v:.0f}" for v in orth]),

@@ -67,7 +67,10 @@ def test_table_rows():
                 acc=[[1.0, 1.0, 1.0], [0.1, 0.9, 0.12]])
     rows = F.trainability_rows(heat)
     assert rows[0]["σ_w² with train acc ≥ 0.5"] == "all"
-    assert rows[1]["σ_w² with train acc ≥ 0.5"] == "1.76" and rows[1]["best σ_w²"] == 1.76
+    assert rows[1]["σ_w² with train acc ≥ 0.5"] == "1.76" and rows[1]["best σ_w²"] == "1.76"
+    assert rows[0]["best σ_w²"] == "all (tie)"  # not the first of the tied (referee 8)
+    heat["acc"][1] = [0.1, 0.9, 0.9]
+    assert F.trainability_rows(heat)[1]["best σ_w²"] == "1.76 and 3 (tie)"
     assert rows[0]["σ_w² with depth ≤ 6 ξ_c (theory)"] == "1.00 and up"
     assert rows[1]["σ_w² with depth ≤ 6 ξ_c (theory)"].endswith("and up")
     res = E.run_signal(S.SignalConfig.for_profile("smoke", depth=3, width=8, n_inputs=16),
@@ -84,3 +87,33 @@ def test_table_rows():
     assert he["‖dL/dz‖, first/last layer"] == sm["backward"] > 0
     html = plots.table(rows, missing="no signal").data
     assert "no signal" in html and "None" not in html
+
+
+def test_section_numbers_say_what_constructed_curves_do():
+    """The glued words follow the numbers (referee 2, 3, 6, 7): a first layer apart or not, a
+    weight gradient that peaks and falls, a chaotic phase above the theory, a deep half above
+    the line 2 + 2l/3."""
+    g = [0.3, 3.0, 6.0, 10.0, 8.0, 6.5]  # peaks at layer 4, falls to the last
+    signal = dict(relu=dict(he=dict(grad_norm=g, act_std=[1.0, 1.0, 0.9, 0.8, 0.6, 0.5]),
+                            zero=dict(grad_norm=[0.0] * 6, act_std=[0.0] * 6)),
+                  tanh=dict(orthogonal=dict(grad_norm=[0.156, 0.156, 0.15], act_std=[0.5] * 3)))
+    num = C.signal_numbers(signal)
+    assert num["init_sig_apart"].startswith("ReLU He (0.3 against 3")
+    assert num["init_sig_close"].startswith("tanh orthogonal") and "zero" not in str(num)
+    assert "a peak of 10 at layer 4, then falls by 35% to 6.5" in num["init_sig_he"]
+    assert "0.9 entering layer 4 to 0.6 entering the last" in num["init_sig_he"]
+    signal["relu"]["he"]["grad_norm"] = sorted(g)
+    assert "falls" not in C.signal_numbers(signal)["init_sig_he"]
+    chaos = dict(critical_theory=1.76, xi_measured=dict(
+        sigma_w2=[0.5, 1.9, 2.64, 3.01, 4.5], xi=[1.0, 36.4, 12.0, 10.8, 7.31],
+        xi_theory=[1.0, 41.7, 10.8, 9.0, 6.43]))
+    num = C.chaos_numbers(chaos)
+    assert num["init_xi_hot_dev"] == "11% to 20% above"
+    assert num["init_xi_peak_dev"] == "36.4 layers measured against 41.7 in theory at σ_w² = 1.9"
+    chaos["xi_measured"]["xi"][2] = 9.0
+    assert C.chaos_numbers(chaos)["init_xi_hot_dev"] == "between −17% and +20% of"
+    layers = list(range(1, 65))
+    fluct = dict(layers=layers, orthogonal=[0.1] * 64, gaussian_slope=0.74,
+                 gaussian=[2 + 0.74 * l for l in layers])
+    num = C.fluctuation_numbers(fluct)
+    assert num["init_fl_deep"].startswith("above it") and num["init_fl_slope"] == "0.74"

@@ -309,6 +309,9 @@ def test_live_rows_fail_on_contradicting_data():
     assert C.claims(fluct=flat)[0]["reproduced"] == "no"
     weak_first = {s: dict(r, progress=r["progress"][::-1]) for s, r in runs["saxe"].items()}
     assert C.claims(saxe=weak_first)[0]["reproduced"] == "no"
+    sigmoidal = {s: dict(r, control=dict(r["control"], progress=r["progress"]))
+                 for s, r in runs["saxe"].items()}  # a control that passes the row's test
+    assert C.claims(saxe=sigmoidal)[0]["reproduced"] == "no"
     even = {s: dict(g, relu=g["tanh"]) for s, g in runs["igb"].items()}
     assert C.claims(igb=even)[0]["reproduced"] == "no"
     with pytest.raises(ValueError, match="seed"):

@@ -153,6 +153,9 @@ def test_isometry_rows_can_say_no():
     ordered = swap(tanh_gaussian=lambda c: dict(c["tanh gaussian"], mean=[
         m * 0.9 ** d for m, d in zip(c["tanh gaussian"]["mean"], deep)]))
     assert [r["reproduced"] for r in I.isometry_claims(ordered)] == ["no", "yes", "yes", "yes"]
+    at_edge = swap(relu_gaussian=lambda c: dict(c["relu gaussian"],
+                                                control_mean=c["relu gaussian"]["mean"][-1]))
+    assert I.isometry_claims(at_edge)[0]["reproduced"] == "no"  # a control that does not fail
     spread = swap(tanh_orthogonal=lambda c: c["tanh gaussian"])
     assert I.isometry_claims(spread)[1]["reproduced"] == "no"
     flat = swap(tanh_gaussian=lambda c: dict(c["tanh gaussian"],

@@ -431,6 +431,23 @@ def test_deep_linear_orthogonal_product_is_orthogonal():
         S.effective_start(S.deep_linear(5, 8, 3, "small"), S.saxe_task(5))
 
 
+@known_answer(S.orthogonal_product_svals,
+              how="square layers: every singular value 1; the learning-time networks' shape "
+                  "(patterns -> width -> ... -> patterns): a block of a Haar matrix, norm at most "
+                  "1, spread well below 1, the same spread at depth 2 and at the deepest depth")
+def test_orthogonal_product_of_the_depth_time_shape():
+    """Section 3's deep linear networks are not square (referee, finding 1): their orthogonal
+    product is not orthogonal, but its spread does not change with depth."""
+    cfg = S.DepthTimeConfig()
+    np.testing.assert_allclose(S.orthogonal_product_svals(8, 8, 6, range(3)), 1.0, atol=1e-4)
+    shallow, deep = (S.orthogonal_product_svals(cfg.n_patterns, cfg.width, d)
+                     for d in (min(cfg.depths), max(cfg.depths)))
+    for sv in (shallow, deep):
+        assert sv.max() <= 1 + 1e-4 and np.median(sv[:, -1]) < 0.2  # not orthogonal
+    assert abs(shallow.mean() - deep.mean()) < 0.05  # depth does not add to the spread
+    assert abs(np.median(shallow[:, -1]) - np.median(deep[:, -1])) < 0.05
+
+
 @known_answer(S.guessing_bias, S.favourite_class,
               how="constructed logits: every input in class 1 gives 1 and class 1; the "
                   "identity gives each class once, 1/C")

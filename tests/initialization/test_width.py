@@ -80,6 +80,13 @@ def test_width_figure_draws_every_width_in_both_panels():
     assert nums["init_width_n0"] == str(res["widths"][0]) and float(nums["init_width_sp_factor"]) > 1
 
 
+def test_the_trend_of_a_best_rate_is_read_off_every_width():
+    """μP's drift is named as it is (referee 5): one direction at every doubling, or not."""
+    assert W._trend([-6.86, -6.75, -6.09, -5.98]) == "rises at every doubling of the width"
+    assert W._trend([-4.0, -5.0, -6.0]) == "falls at every doubling of the width"
+    assert W._trend([-6.0, -5.5, -6.2]) == "moves up and down as the width doubles"
+
+
 @known_answer(W.coordinate_check,
               how="Adam's first step moves every weight by about lr (Yang et al.): a layer's "
                   "change grows with its fan-in, flat for the first layer (40 inputs) and "

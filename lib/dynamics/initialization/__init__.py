@@ -44,7 +44,7 @@ from .figures import (signal_figure, signal_rows, chaos_figure, trainability_fig
 from .isometry import isometry_figure, isometry_numbers
 from .width import width_figure, width_numbers
 from .panels import signal_panel, trainability_panel, saxe_panel, guessing_panel
-from .claims import (chaos_numbers, trainability_numbers, fluctuation_numbers,
+from .claims import (signal_numbers, chaos_numbers, trainability_numbers, fluctuation_numbers,
                      depth_time_numbers, page_claims)
 
 __all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
@@ -55,5 +55,5 @@ __all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
            "isometry_figure", "isometry_numbers",
            "width_figure", "width_numbers",
            "signal_panel", "trainability_panel", "saxe_panel", "guessing_panel",
-           "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
+           "signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
            "depth_time_numbers", "page_claims"]

@@ -15,11 +15,12 @@ from .. import plots, results
 from .experiments import (best_sigma_w2, claim_runs, half_times, learning_times,
                           trainability_agreement, trainability_disagreements, xi_deviation)
 from .isometry import isometry_claims
-from .science import backward_ratio, critical_sigma_w2, q_map, std_ratio, trainable_depth
+from .science import (DepthTimeConfig, backward_ratio, critical_sigma_w2, orthogonal_product_svals,
+                      q_map, std_ratio, trainable_depth)
 
 from .width import width_claim_runs, width_claims
 
-__all__ = ["DEEP", "trainability_numbers", "depth_time_numbers", "chaos_numbers",
+__all__ = ["DEEP", "signal_numbers", "trainability_numbers", "depth_time_numbers", "chaos_numbers",
            "fluctuation_numbers", "trainability_claims", "depth_time_claims", "published_claims",
            "claims", "page_claims"]
 
@@ -77,6 +78,42 @@ def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
                 init_more_depths=_list(more["depths"]))
 
 
+_NAMES = dict(relu="ReLU", tanh="tanh", he="He", xavier="Xavier", lsuv="LSUV",
+              orthogonal="orthogonal", small="small Gaussian", zero="zero")
+APART = 2.0  # the first layer's weight gradient "sits apart": a factor this far from layer 2's
+
+
+def signal_numbers(signal: dict) -> dict:
+    """The weight gradients Section 1's prose quotes (glue texts): the curves whose first layer
+    sits a factor APART or more from layer 2 and those where it does not, and ReLU He's curve
+    over depth (where it peaks, and what it does after, beside the forward signal)."""
+    apart, close = [], []
+    for act, inits in signal.items():
+        for init, st in inits.items():
+            g = st["grad_norm"]
+            if len(g) < 2 or g[0] <= 0 or g[1] <= 0:
+                continue  # no signal: nothing to compare
+            name = (f"{_NAMES.get(act, act)} {_NAMES.get(init, init)} ({_num(g[0], 2)} against "
+                    f"{_num(g[1], 2)})")
+            (apart if max(g[0] / g[1], g[1] / g[0]) >= APART else close).append(name)
+    out = dict(init_sig_apart=_list(apart), init_sig_close=_list(close))
+    he = signal.get("relu", {}).get("he")
+    if he is not None:
+        g, a = np.asarray(he["grad_norm"], float), np.asarray(he["act_std"], float)
+        k = int(np.argmax(g[1:])) + 1  # from layer 2 on
+        text = f"it rises from {_num(g[1], 2)} at layer 2 to "
+        if k == len(g) - 1:
+            text += f"{_num(g[k], 2)} at the last layer, layer {len(g)}"
+        else:
+            text += (f"a peak of {_num(g[k], 2)} at layer {k + 1}, then falls by "
+                     f"{100 * (1 - g[-1] / g[k]):.0f}% to {_num(g[-1], 2)} at the last layer, "
+                     f"layer {len(g)}, while the forward signal goes from an activation std of "
+                     f"{_num(a[k - 1], 2)} entering layer {k + 1} to {_num(a[-2], 2)} entering "
+                     "the last")
+        out["init_sig_he"] = text
+    return out
+
+
 def depth_time_numbers(res: dict) -> dict:
     """The numbers the learning-time figure's prose quotes (glue texts): the orthogonal
     curve's median time at each depth, where it is lowest and highest, and the Gaussian
@@ -85,7 +122,13 @@ def depth_time_numbers(res: dict) -> dict:
     d, lr = res["depths"], res["orthogonal_lr"]
     lo, hi = int(np.argmin(orth)), int(np.argmax(orth))
     k = d.index(16) if 16 in d else len(d) - 1
-    return dict(init_dt_orth=f"{plots.number(orth.max() / orth.min(), 2)}",
+    dim = DepthTimeConfig().n_patterns  # the patterns' dimension (the data file keeps the width)
+    sv = {depth: orthogonal_product_svals(dim, res["width"], depth) for depth in (d[0], d[-1])}
+    spread = {depth: f"{np.median(v[:, 0]):.2f} to {np.median(v[:, -1]):.2f}"
+              for depth, v in sv.items()}
+    return dict(init_dt_dim=dim, init_dt_draws=len(next(iter(sv.values()))), init_dt_width=res["width"],
+                init_dt_sv0=spread[d[0]], init_dt_sv1=spread[d[-1]],
+                init_dt_orth=f"{plots.number(orth.max() / orth.min(), 2)}",
                 init_dt_times=_list([f"{v:.0f}" for v in orth]),
                 init_dt_lo=f"{orth[lo]:.0f} steps at depth {d[lo]}",
                 init_dt_hi=f"{orth[hi]:.0f} at depth {d[hi]}",
@@ -98,18 +141,54 @@ def depth_time_numbers(res: dict) -> dict:
 
 
 def chaos_numbers(chaos: dict) -> dict:
-    """The depth scales the chaos figure's prose quotes (glue texts)."""
+    """The depth scales the chaos figure's prose quotes (glue texts): the ordered and chaotic
+    ones, the measured peak beside the theory, and how far the measurement sits from the theory
+    in the chaotic phase (sigma_w^2 beyond CHAOTIC_RATIO x the critical value)."""
     xm = chaos["xi_measured"]
     s = np.asarray(xm["sigma_w2"], float)
     xi = np.array([np.nan if v is None else v for v in xm["xi"]], float)
     hot = xi[s > 3]
+    theory = np.array([np.nan if v is None else v for v in xm["xi_theory"]], float)
+    dev = 100 * (xi / theory - 1)
+    crit = chaos["critical_theory"]
+    fin = np.isfinite(dev)
+    k = int(np.nanargmax(np.where(fin, xi, np.nan)))  # the measured peak
+    chaotic = dev[fin & (s > CHAOTIC_RATIO * crit)]
     return dict(init_xi_ordered=_num(xi[0], 2),
-                init_xi_chaotic=f"{_num(np.nanmin(hot), 2)} to {_num(np.nanmax(hot), 2)}")
+                init_xi_chaotic=f"{_num(np.nanmin(hot), 2)} to {_num(np.nanmax(hot), 2)}",
+                init_xi_peak_dev=(f"{_num(xi[k], 3)} layers measured against {_num(theory[k], 3)} "
+                                  f"in theory at σ_w² = {_num(s[k], 3)}"),
+                init_xi_hot_dev=_band_of(chaotic))
+
+
+CHAOTIC_RATIO = 1.3  # "in the chaotic phase": sigma_w^2 at least this factor above the critical
+
+
+def _band_of(dev) -> str:
+    """Signed percent deviations as the prose reads them: '12% to 20% above' the theory."""
+    if not len(dev):
+        return "nowhere compared with"
+    lo, hi = float(np.min(dev)), float(np.max(dev))
+    if lo > 0:
+        return f"{lo:.0f}% to {hi:.0f}% above"
+    if hi < 0:
+        return f"{-hi:.0f}% to {-lo:.0f}% below"
+    return f"between {lo:+.0f}% and {hi:+.0f}% of".replace("-", "−")
 
 
 def fluctuation_numbers(fluct: dict) -> dict:
-    """The orthogonal ensemble's largest value, which the prose quotes (glue text)."""
-    return dict(init_orth_max=_num(max(fluct["orthogonal"]), 2))
+    """The orthogonal ensemble's largest value, and where the Gaussian ensemble's deep half
+    sits against the leading-order line 2 + 2l/3 (with its fitted slope), which the prose
+    quotes (glue texts)."""
+    layers, g = np.asarray(fluct["layers"], float), np.asarray(fluct["gaussian"], float)
+    line = 2 + 2 * layers / 3
+    half = layers > layers[-1] / 2  # the deep half of the network
+    side = "above" if np.all(g[half] > line[half]) else "below" if np.all(g[half] < line[half]) \
+        else "on both sides of"
+    return dict(init_orth_max=_num(max(fluct["orthogonal"]), 2),
+                init_fl_deep=(f"{side} it ({_num(g[-1], 3)} against {_num(line[-1], 3)} at layer "
+                              f"{int(layers[-1])})"),
+                init_fl_slope=_num(fluct["gaussian_slope"], 2))
 
 
 # =============================================================================================
@@ -351,7 +430,8 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             rows.append(plots.claim(
                 "ReLU: a small Gaussian start shrinks the signal geometrically; all-zero weights "
                 "carry no signal and no gradient", "Kumar, On weight initialization in deep neural "
-                "networks", f"depth {depth}: last-layer activation std (small) {text}", v,
+                "networks (the variance recursion that sizes each layer's weights); what the "
+                "small Gaussian and the all-zero start do with it is this page's observation", f"depth {depth}: last-layer activation std (small) {text}", v,
                 control="the first layer's std (the small start must lose a factor "
                         f"{1 / SMALL_COLLAPSE:.0e}); zero init: largest std and gradient must be 0",
                 window=f"all {depth} layers", seeds=seeds))
@@ -484,13 +564,18 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
     if saxe is not None:
         saxe = plots.per_seed(saxe, "saxe", "init.claim_runs")
         seeds = list(saxe)
-        dev, ok = {}, {}
-        for s, r in saxe.items():
+        def follows(r):  # (largest deviation, whether the row's test holds) of one run
             meas, theo = half_times(r)
             fin = np.isfinite(meas) & np.isfinite(theo) if theo is not None else np.zeros(1, bool)
-            dev[s] = float(np.max(np.abs(meas[fin] / theo[fin] - 1))) if fin.any() else float("nan")
-            ok[s] = bool(fin.all() and dev[s] < SAXE_DEV and np.all(meas >= theo)
-                         and np.all(np.diff(meas) > 0))
+            dev = float(np.max(np.abs(meas[fin] / theo[fin] - 1))) if fin.any() else float("nan")
+            return dev, bool(fin.all() and dev < SAXE_DEV and np.all(meas >= theo)
+                             and np.all(np.diff(meas) > 0))
+
+        run = {s: follows(r) for s, r in saxe.items()}
+        ctrl = {s: follows(dict(r["control"], theory=r["theory"])) if "control" in r
+                   and "theory" in r else (float("nan"), True) for s, r in saxe.items()}
+        dev = {s: d for s, (d, _) in run.items()}
+        ok = {s: run[s][1] and not ctrl[s][1] for s in saxe}  # the control must fail the test
         text, v = plots.judged({s: 100 * d for s, d in dev.items()}, ok, lambda x: f"{x:.0f}%")
         rows.append(plots.claim(
             "from small weights each mode is learned in a sharp sigmoidal transition at a time "
@@ -499,7 +584,11 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep linear "
             "neural networks",
             f"half-learning steps, largest deviation from the exact solution: {text}", v,
-            control="the exact two-layer solution (no fitted parameter)",
+            control="the exact two-layer solution (no fitted parameter); an orthogonal start "
+                    "(same task, rate and steps), which skips the plateaus, through the same "
+                    "test must fail it: its largest deviation "
+                    + plots.spread({s: 100 * d for s, (d, _) in ctrl.items()},
+                                   lambda x: f"{x:.0f}%"),
             window=f"every pattern within {100 * SAXE_DEV:.0f}%, later than the exact solution, "
                    "strongest first", seeds=seeds))
     if depth_time is not None:

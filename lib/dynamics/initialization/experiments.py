@@ -268,6 +268,13 @@ def run_saxe(cfg: SaxeConfig, on_eval=()) -> dict:
         t = np.asarray(h.steps, dtype=float) * cfg.lr
         out["theory"] = [saxe_theory(t, s, cfg.n_patterns, y).tolist()
                          for s, y in zip(data.info["strengths"], y0)]
+        # the claim's control: the same task, rate and steps from an orthogonal start, which
+        # skips the plateaus and so must not follow the small start's exact solution
+        with runtime.seeded(cfg.seed):
+            ortho = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, "orthogonal").to(data.device)
+        hc = train(ortho, data, recipe, metrics=progress, seed=cfg.seed)
+        out["control"] = dict(init="orthogonal", steps=hc.steps, progress=[
+            hc[f"y{c}"].tolist() if len(hc) else [] for c in range(cfg.n_patterns)])
     return out
 
 

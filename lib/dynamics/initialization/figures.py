@@ -194,6 +194,14 @@ def _band(values, ok) -> str:
     return ", ".join(f"{v:g}" for v in vals) if vals else "none"
 
 
+TIE = 5e-4  # accuracies this close to the best print alike at three digits: a tie
+
+
+def _and(values) -> str:
+    values = [f"{v:g}" for v in values]
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
+
+
 def trainability_rows(heat: dict, level: float = 0.5) -> list[dict]:
     """Per depth of the grid: the best sigma_w^2 and its accuracy, the sigma_w^2 where the
     accuracy reached ``level``, and where mean-field theory says depth <= 6 xi_c."""
@@ -209,6 +217,11 @@ def trainability_rows(heat: dict, level: float = 0.5) -> list[dict]:
             band = f"{theory.min():.2f} and up"
         else:
             band = f"{theory.min():.2f}–{theory.max():.2f}"
+        if best is not None:  # a tie (at the table's three digits) is printed as one
+            top = np.nanmax(row)
+            tied = [s for s, v in zip(heat["sigma_w2"], row) if np.isfinite(v) and v >= top - TIE]
+            best = ("all (tie)" if len(tied) == len(row) else
+                    f"{_and(tied)} (tie)" if len(tied) > 1 else f"{best:g}")
         rows.append({"depth": depth, "best σ_w²": best,
                      "best train acc": max(row) if np.isfinite(row).any() else None,
                      f"σ_w² with train acc ≥ {level:g}": _band(heat["sigma_w2"],

@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from .. import data as datasets
 from ..config import Config, param
 from ..models import MLP
-from ..runtime import MAX_SEED, get_device, get_seed
+from ..runtime import MAX_SEED, get_device, get_seed, seeded
 from .meanfield import (TRAINABLE_DEPTHS, PHI, gauss_hermite, q_map, q_star, c_map, chi_1,
                         c_star, chi_c, depth_scale, trainable_depth, critical_sigma_w2,
                         trainable_band, measure_chi_1, measured_critical_sigma_w2,
@@ -38,7 +38,8 @@ __all__ = ["INIT_SCHEMES", "ACTIVATIONS", "GAIN", "SignalConfig", "ChaosConfig",
            "TrainabilityConfig", "MORE_SEEDS", "FluctuationConfig", "SaxeConfig",
            "DepthTimeConfig", "GuessingConfig", "mnist1d_data", "lsuv_", "init_mlp", "critical_mlp",
            "layer_statistics", "std_ratio", "backward_ratio", "signal_summary", "haar_orthogonal", "batched_qr", "random_weights",
-           "preactivation_fluctuations", "saxe_task", "deep_linear", "pattern_progress",
+           "preactivation_fluctuations", "saxe_task", "deep_linear", "orthogonal_product_svals",
+           "pattern_progress",
            "saxe_theory", "effective_start", "guessing_bias", "favourite_class", *_meanfield]
 
 INIT_SCHEMES = ("zero", "small", "xavier", "he", "orthogonal", "lsuv")
@@ -452,8 +453,11 @@ def saxe_task(n_patterns: int = 10, strength_max: float = 1.0,
 def deep_linear(dim: int, width: int, depth: int, init: str, init_std: float = 1e-3) -> MLP:
     """A bias-free linear network of ``depth`` weight matrices, dim -> width -> ... -> dim.
 
-    ``orthogonal``: (semi-)orthogonal matrices (Saxe et al.'s random orthogonal init: their
-    product is orthogonal too, at any depth); ``gaussian``: N(0, 1/fan_in) entries (the
+    ``orthogonal``: (semi-)orthogonal matrices (Saxe et al.'s random orthogonal init). With
+    ``width == dim`` their product is orthogonal too, at any depth; with ``width > dim`` the
+    square middle layers' product is orthogonal, but the semi-orthogonal ends keep a
+    dim x dim block of it, whose singular values spread below 1 (a block of a Haar matrix:
+    the same spread at every depth, :func:`orthogonal_product_svals`); ``gaussian``: N(0, 1/fan_in) entries (the
     "scaled Gaussian", whose product has singular values spread over orders of magnitude);
     ``small``: N(0, init_std^2) entries (the start of the plateaus)."""
     if depth < 1:
@@ -463,6 +467,20 @@ def deep_linear(dim: int, width: int, depth: int, init: str, init_std: float = 1
     if init not in kinds:
         raise ValueError(f"init must be one of {list(kinds)}, got {init!r}")
     return MLP(dim, width, depth - 1, dim, "linear", bias=False, **kinds[init])
+
+
+def orthogonal_product_svals(dim: int, width: int, depth: int, seeds=range(20)) -> np.ndarray:
+    """The singular values of the input-output map of :func:`deep_linear` (``orthogonal``),
+    one row per seed in ``seeds``, largest first: all 1 when ``width == dim``; with
+    ``width > dim`` those of a dim x dim block of a Haar orthogonal matrix, whatever the
+    depth (the rectangular ends fix the spread; depth does not add to it)."""
+    out = []
+    for s in seeds:
+        with seeded(int(s)):
+            net = deep_linear(dim, width, depth, "orthogonal")
+        with torch.no_grad():
+            out.append(torch.linalg.svdvals(net(torch.eye(dim))).double().numpy())
+    return np.array(out)
 
 
 def pattern_progress(model: nn.Module, data: datasets.Dataset) -> torch.Tensor:

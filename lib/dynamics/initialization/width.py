@@ -326,7 +326,21 @@ def width_numbers(res: dict) -> dict:
         out[f"init_width_{p}_transfer"] = f"{transfer:.3f}" if np.isfinite(transfer) \
             else "diverged"
         out[f"init_width_{p}_own"] = f"{own:.3f}"
+        out[f"init_width_{p}_trend"] = _trend(r["best_log2_lr"])
+        out[f"init_width_{p}_cost"] = f"{transfer / own:.1f}" if np.isfinite(transfer) \
+            and own > 0 else "diverged"
     return out
+
+
+def _trend(best_log2_lr) -> str:
+    """How a parametrization's best rate moves as the width doubles: in one direction at
+    every step, or up and down."""
+    d = np.diff(np.asarray(best_log2_lr, float))
+    if len(d) and np.all(d > 0):
+        return "rises at every doubling of the width"
+    if len(d) and np.all(d < 0):
+        return "falls at every doubling of the width"
+    return "moves up and down as the width doubles"
 
 
 # =============================================================================================
@@ -385,7 +399,9 @@ def width_claims(runs: dict) -> list[dict]:
         "μP (Adam): the best learning rate stays put as the network widens",
         "Yang et al., Tensor Programs V: Tuning Large Neural Networks via Zero-Shot "
         "Hyperparameter Transfer",
-        f"μP, largest distance between two widths' best learning rates, log2: {text}", v,
+        f"μP, largest distance between two widths' best learning rates, log2: {text}; its "
+        f"drift from width {n0} to {n1} (up +), log2: "
+        f"{plots.spread({s: -x for s, x in mup_sp.items()}, lambda x: f'{x:+.2f}')}", v,
         control=f"SP on the same seeds: {plots.spread(sp_spread, fmt)}; μP must stay within "
                 f"{MUP_SPREAD_MAX:g} grid steps (×{2 ** MUP_SPREAD_MAX:.1f})",
         window=window, seeds=seeds))

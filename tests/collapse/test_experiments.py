@@ -321,7 +321,7 @@ def test_loss_numbers_on_constructed_histories():
         h = History()
         for k, step in enumerate((0, 10, 100)):
             h.append(step, train_acc=(0.5, 1.0, 1.0)[k], nc1=nc1[k], test_nc1=test_nc1[k],
-                     test_nc4=0.01, test_acc=acc)
+                     test_nc4=0.01, test_acc=acc, train_loss=(1.0, 0.1, 0.01)[k])
         return h
 
     n = NC.losses.loss_numbers(run((1.0, 0.5, 0.005), (1.0, 0.8, 0.5), 0.9),
@@ -331,6 +331,9 @@ def test_loss_numbers_on_constructed_histories():
     assert n["loss_mse_test_start"] == 0.8 and n["loss_mse_test_end"] == 0.5
     assert n["loss_mse_gap"] == pytest.approx(100.0) and n["loss_ce_gap"] == pytest.approx(3.0)
     assert n["loss_mse_acc"] == "90%" and n["loss_ce_acc"] == "87%"
+    # the cross-entropy run's lowest NC1 from zero error on: 0.2 at step 100, no rise after it
+    assert n["loss_ce_min"] == 0.2 and n["loss_ce_min_step"] == 100 and n["loss_ce_rise"] == 1.0
+    assert n["loss_ce_train_loss"] == 0.01
 
 
 def test_loss_figure_and_numbers():

@@ -178,7 +178,7 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
     assert imp["control_window"] == "5–10%"
     # seed 0's dense network, batched with seeds 1-2 and trained alone: not bitwise the same
     assert (imp["imp_dense_batched"], imp["imp_dense_single"]) == ("63.05%", "63.50%")
-    liu = L.liu_numbers(runs)
+    liu = L.claims.liu_numbers(runs)
     assert (liu["liu_mid"], liu["liu_mid_range"]) == ("0.7", "-0.6 to +2.1")
     assert (liu["liu_sparse"], liu["liu_sparse_range"]) == ("4.9", "+3.5 to +6.4")
     assert pai["pai_ticket"] > 10
@@ -297,12 +297,12 @@ def test_exercise_1_says_a_censored_threshold_is_censored():
     the sparsest round (60.7 against 63.5 at 4.9%): the answer says "not reached", never
     "4.9%" as the threshold."""
     runs = L.imp_runs(results.load("lottery_imp")[0])
-    ans = L.breakdown_numbers(runs)["ex1_answer"]
+    ans = L.claims.breakdown_numbers(runs)["ex1_answer"]
     assert ans.startswith("it is not reached within the curve's 14 rounds") and "4.9%" in ans
     main = next(iter(runs.values()))
     worse = copy.copy(main)
     worse.acc = dict(main.acc, ticket=main.acc["ticket"] - np.where(main.density < 0.1, 0.05, 0))
-    ans = L.breakdown_numbers({"a": worse})["ex1_answer"]
+    ans = L.claims.breakdown_numbers({"a": worse})["ex1_answer"]
     assert ans.startswith("the ticket first falls 3 points below") and "9.2% of the weights (round 11)" in ans
 
 

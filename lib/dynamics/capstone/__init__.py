@@ -23,8 +23,8 @@ Modules:
 from . import claims, experiments, figures, panels, science
 from .science import OneConfig
 from .experiments import (
-    GRID_FILE, clock_grid, collapse_timing, init_sweep, live_grid, lottery, optimizer_runs,
-    plateau_control, run,
+    GRID_FILE, clock_grid, collapse_timing, grid_budget, init_sweep, live_grid, lottery,
+    optimizer_runs, plateau_control, run,
 )
 from .figures import (
     clock_figure, grid_slider, init_figure, lottery_figure, optimizer_figure, timeline_figure,
@@ -32,16 +32,16 @@ from .figures import (
 from .panels import timeline_panel
 from .claims import (
     clock_facts, collapse_facts, init_facts, lottery_facts, optimizer_facts,
-    page_claims, timeline_facts,
+    page_claims, rounding_numbers, timeline_facts,
 )
 
 __all__ = [
     "OneConfig",
-    "GRID_FILE", "clock_grid", "collapse_timing", "init_sweep", "live_grid", "lottery",
+    "GRID_FILE", "clock_grid", "collapse_timing", "grid_budget", "init_sweep", "live_grid", "lottery",
     "optimizer_runs", "plateau_control", "run",
     "clock_figure", "grid_slider", "init_figure", "lottery_figure", "optimizer_figure",
     "timeline_figure",
     "timeline_panel",
     "clock_facts", "collapse_facts", "init_facts", "lottery_facts", "optimizer_facts",
-    "page_claims", "timeline_facts",
+    "page_claims", "rounding_numbers", "timeline_facts",
 ]

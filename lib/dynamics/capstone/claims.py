@@ -17,7 +17,7 @@ from .science import (
     equilibrium_rms, update_collapse,
 )
 
-__all__ = ["timeline_facts", "rms_course_text", "update_event_sentence", "init_facts",
+__all__ = ["rounding_numbers", "timeline_facts", "rms_course_text", "update_event_sentence", "init_facts",
            "clock_facts", "settle_counts", "settle_text", "clock_order", "clock_order_text",
            "optimizer_facts", "lottery_facts", "collapse_facts", "rounding", "rounding_factor",
            "rounding_text", "chance_text", "nc1_course_text", "etf_range_text", "plateau_part",
@@ -642,3 +642,9 @@ def published_claims() -> list[dict]:
     page shows): the initial scale, Muon against AdamW and the clock, on the grid."""
     payload, _ = results.load(GRID_FILE)
     return _grid_claims(payload) + [_clock_claim(payload["clock"], "precomputed grid")]
+
+
+def rounding_numbers(payload: dict | None, firsts: dict) -> dict:
+    """The page's sentence on how far a single run and the same cell of the batched grid
+    differ (:func:`rounding`, said by :func:`rounding_text`)."""
+    return dict(rounding=rounding_text(rounding(payload, firsts)))

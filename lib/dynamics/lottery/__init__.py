@@ -29,13 +29,12 @@ from .figures import (barrier_figure, cost_figure, cost_table, imp_figure, imp_s
                       layer_table, lmc_figure, lmc_slider, pai_figure, pai_slider, speed_figure)
 from .finetune import finetune_figure, finetune_numbers, run_finetune
 from .panels import imp_panel, lmc_panel, pai_panel
-from .claims import (breakdown_numbers, imp_numbers, layer_numbers, liu_numbers, lmc_numbers,
-                     page_claims, pai_numbers, rewind_numbers, speed_numbers)
+from .claims import (imp_numbers, layer_numbers, lmc_numbers, page_claims, pai_numbers,
+                     rewind_numbers, speed_numbers)
 
 __all__ = ["LotteryConfig", "load_data", "imp_runs", "run_imp", "run_lmc", "run_pai",
            "barrier_figure", "cost_figure", "cost_table", "imp_figure", "imp_slider",
            "layer_table", "lmc_figure", "lmc_slider", "pai_figure", "pai_slider", "speed_figure",
            "finetune_figure", "finetune_numbers", "run_finetune", "imp_panel", "lmc_panel",
-           "pai_panel", "breakdown_numbers", "imp_numbers", "layer_numbers", "liu_numbers",
-           "lmc_numbers", "page_claims",
+           "pai_panel", "imp_numbers", "layer_numbers", "lmc_numbers", "page_claims",
            "pai_numbers", "rewind_numbers", "speed_numbers"]

@@ -651,7 +651,9 @@ def imp_numbers(runs: dict, ticket_points: float = 1.0) -> dict:
     (1 − p)^r, the output layer, pruned at half the rate, keeps more), the two sparsest
     densities and the ticket's loss there (seed mean, points below dense), seed 0's dense
     accuracy in the three-seed run and in the single-seed settings; and the claims windows
-    as the claims table states them."""
+    as the claims table states them. With them, the numbers the page quotes later from the same
+    runs: section 3's Liu et al. sentence (:func:`liu_numbers`) and exercise 1's answer
+    (:func:`breakdown_numbers`), glued once, here."""
     main = next(iter(runs.values()))
     d = main.density
     acc = main.acc["ticket"].mean(axis=0)
@@ -660,7 +662,8 @@ def imp_numbers(runs: dict, ticket_points: float = 1.0) -> dict:
     single = [r for k, r in runs.items() if r is not main and r.config.get("lr") == main.config["lr"]
               and 0 in list(r.seeds)]
     one = sorted({f"{100 * r.acc['ticket'][list(r.seeds).index(0), 0]:.2f}%" for r in single})
-    return dict(imp_r10=f"{100 * d[r10]:.1f}%", imp_r13=f"{100 * d[r13]:.1f}%",
+    return dict(**liu_numbers(runs), **breakdown_numbers(runs),  # section 3's and exercise 1's
+                imp_r10=f"{100 * d[r10]:.1f}%", imp_r13=f"{100 * d[r13]:.1f}%",
                 imp_sparse=f"{100 * d[-2]:.1f}% and {100 * d[-1]:.1f}%",
                 imp_sparse_loss=f"{loss[0]:.1f} and {loss[1]:.1f}",
                 imp_dense_batched=f"{100 * main.acc['ticket'][list(main.seeds).index(0), 0]:.2f}%",

@@ -338,10 +338,29 @@ def step_schedule_facts(shaping: dict, step_run) -> dict:
                 step_below=", ".join(below) if below else "none of them")
 
 
-def shaping_facts(shaping: dict, by_lr: dict) -> dict:
+def step_schedule_run(first: float = 0.5, then: float = -0.25, seed: int | None = None):
+    """Exercise 6's run: p = ``first`` for the first third of training, then ``then``, at the
+    page's profile and seed (the shaping runs' config and data)."""
+    from .experiments import run_shaped
+    from .science import ShapingConfig, default_data
+
+    cfg = ShapingConfig.for_profile(None, **({} if seed is None else {"seed": seed}))
+    return run_shaped(cfg, default_data(), lambda t: first if t < cfg.steps / 3 else then, bars=False)
+
+
+def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
+                  step_schedule: tuple[float, float] | None = None) -> dict:
     """Section 5: whether this run shows the paper's order early and late and its schedule
     ends below Muon (``shaping``), and at the file's lowest rate (``by_lr``) the final losses
-    of the schedule and of p = −0.5."""
+    of the schedule and of p = −0.5. Given exercise 6's run instead (``step_run``, or
+    ``step_schedule`` = (first p, then p) to run it: :func:`step_schedule_run`), that
+    exercise's numbers (:func:`step_schedule_facts`)."""
+    if step_schedule is not None:
+        step_run = step_schedule_run(*step_schedule)
+    if step_run is not None:
+        return step_schedule_facts(shaping, step_run)
+    if by_lr is None:
+        raise ValueError("shaping_facts needs by_lr (the slider's file) or step_run (exercise 6)")
     el = early_and_late(shaping)
     o = shaping_order(el["early"], el["late"], reference_loss(
         shaping["runs"][shaping["schedule"]]), el["late"][0.0])

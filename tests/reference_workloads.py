@@ -121,7 +121,7 @@ def lottery():
     from dynamics import lottery as L
 
     cfg = L.LotteryConfig.for_profile("smoke", rounds=2, seeds=1, control_every=1, steps=12,
-                                      width=16, n_train=200, n_test=100)
+                                      width=16, n_train=200, n_val=40, n_test=100)
     res = L.run_imp(cfg, seeds=[0], bars=False)
     lmc = L.run_lmc(cfg, rewind_steps=(0, 4), seed=0, bars=False)
     return numbers(dict(imp=res.to_dict(), lmc=lmc))

@@ -215,7 +215,7 @@ def bench_lottery(tiny: bool = False) -> dict:
     from dynamics import lottery as L
 
     rt = _setup()
-    toy = dict(rounds=1, seeds=1, control_every=1, steps=10, width=16, n_train=200, n_test=100)
+    toy = dict(rounds=1, seeds=1, control_every=1, steps=10, width=16, n_train=200, n_val=40, n_test=100)
     real = dict(rounds=4, seeds=1, control_every=1)
     for over in (toy,) if tiny else (toy, real):  # the toy run first warms up both code paths
         cfg = L.LotteryConfig.for_profile("smoke", **over)

@@ -205,7 +205,8 @@ def test_the_committed_gpu_measurements_say_where_they_came_from():
     """data/gpu_measured.json: each session names its GPU, torch, commit, date and command,
     and each run says whether it finished, stopped at its limit or failed (never a time
     without its outcome)."""
-    from dynamics_ops import gpumeasure, results
+    from dynamics import results
+    from dynamics_ops import gpumeasure
 
     sessions = json.loads((results.DATA / gpumeasure.MEASURED).read_text())
     assert sessions

@@ -103,12 +103,14 @@ def test_the_spectrum_rows_ranks_hold_with_tf32_matmuls():
     ranks are read from an exact SVD of the trained weights, and TF32 only rounds the steps."""
     import importlib
 
-    wdc = importlib.import_module("dynamics.weight_decay.claims")
+    wdf = importlib.import_module("dynamics.weight_decay.facts")
     from dynamics.weight_decay import experiments as E
     from dynamics.weight_decay.science import SpectrumConfig
 
     cfg = SpectrumConfig.for_profile("smoke")
     with emulating_tf32():
         sp = E.run_spectrum(cfg, seed=0, bars=False)
-    checks = wdc._spectrum_checks(sp)
-    assert checks is not None and checks[5], checks[3:5]
+    c = wdf._spectrum_checks(sp)  # hidden.1 without decay (a) and with it (b)
+    assert c is not None
+    assert c["b"]["stable_rank"] < c["a"]["stable_rank"], (c["a"], c["b"])
+    assert c["b"]["effective_rank"] < c["a"]["effective_rank"], (c["a"], c["b"])

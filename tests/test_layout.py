@@ -17,7 +17,7 @@ PACKAGES = {"dynamics": "the reader's library", "dynamics_toolchain": "the book'
             "dynamics_ops": "the operations"}
 THEMES = sorted(set(CHAPTERS.values()))
 MODULES = ("science", "experiments", "figures", "panels", "claims")
-MOST_LINES = 600
+MOST_LINES = 700  # was 600: the claims modules grew with their controls; they split along seams next (README)
 
 
 def init_departures(text: str) -> list[str]:

@@ -20,7 +20,7 @@ def test_grid_figure_marks_best_cells_and_ridges(payload):
     assert len(kinds) == 2 and sum(t.showscale is not False for t in kinds) == 1
     assert sum(t.name == "best cell" for t in fig.data) == 2  # one outlined best cell per grid
     names = [t.name for t in fig.data if t.type == "scatter"]
-    assert "best λ at each η (both panels)" in names and "ηλ·t = 1 (AdamW panel)" in names
+    assert "best λ per η (both panels)" in names and "ηλ·t = 1 (AdamW panel)" in names
     for kinds in (E.DECOUPLING, ("adamw", "adamw_invariant")):
         fig2 = _rendered(F.grid_figure(payload, kinds))
         shown = [t for t in fig2.data if t.type == "scatter" and t.showlegend is not False]

@@ -88,7 +88,7 @@ def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | N
         pts = [(math.log10(e), math.log10(d)) for e, d in zip(lrs, s["ridge"]) if d is not None]
         if pts:
             px, py = np.array(pts).T
-            fig.add_scatter(x=px, y=py, mode="markers", name=f"best λ at each η ({every})",
+            fig.add_scatter(x=px, y=py, mode="markers", name=f"best λ per η ({every})",
                             marker=dict(color="white", size=7, line=dict(color="black", width=1)),
                             legendgroup="ridge", showlegend="ridge" not in shown,
                             hovertemplate="best λ=%{customdata}<extra></extra>",
@@ -97,7 +97,7 @@ def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | N
         if math.isfinite(s["slope"]):
             fx = np.array([px.min(), px.max()])
             fy = np.polyval(np.polyfit(px, py, 1), fx)
-            _haloed(fig, fx, fy, _RIDGE, "dash", f"fitted ridge, slope {_slope(s['slope'])} "
+            _haloed(fig, fx, fy, _RIDGE, "dash", f"ridge, slope {_slope(s['slope'])} "
                     f"({LABELS[kind]} panel)", "ridge " + kind, True, c)
         if kind.startswith("adamw"):
             lx = np.array([x[0] - dx / 2, x[-1] + dx / 2])

@@ -17,7 +17,9 @@ THEME_BITS = """<button class="search-button__button" aria-label="Search">Search
 <span class="fn-bracket">]</span></span><p>A paper.</p></div></div>
 <details class="hide above-input"><summary aria-label="Toggle hidden content">
 <span class="collapsed">Show code cell source</span><span class="expanded" style="display:none">Hide code cell source</span>
-</summary><pre>glue(x=1)</pre></details>"""
+</summary><pre>glue(x=1)</pre></details>
+<button class="btn theme-switch-button" aria-label="Color mode">
+<i class="theme-switch fa-solid fa-sun fa-lg" data-mode="light" title="Light"></i></button>"""
 
 
 def _page(folder: Path, extra: str = "") -> Path:
@@ -28,7 +30,9 @@ def _page(folder: Path, extra: str = "") -> Path:
     runs = [plots.figure(f"weight decay {k}", "step", "loss").add_scatter(x=[1, 2], y=[k, 1], name="run")
             for k in (0, 1, 3, 10)]
     decay = plots.slider(runs, [0, 1, 3, 10], name="weight decay")
-    body = plots.to_html(line) + plots.to_html(decay)
+    # a table wider than the page: it scrolls in its own box, which the keyboard can reach
+    wide = plots.table([{f"column number {i}": 1000.0 * i for i in range(30)}]).data
+    body = plots.to_html(line) + plots.to_html(decay) + wide
     page = folder / "page.html"
     page.write_text('<!DOCTYPE html><html lang="en"><head><title>A page</title>'
                     '<script src="_static/plotly.min.js"></script><script src="_static/dynamics.js">'
@@ -94,6 +98,16 @@ def test_the_audit_passes_a_clean_page_and_finds_a_planted_problem(tmp_path):
         assert access.audit_problems(access.audit(page)) == []
         # the code cell's toggle is named by the text it shows, not "Toggle hidden content"
         assert page.evaluate("() => document.querySelector('summary').getAttribute('aria-label')") is None
+        # the theme switch's icons are decoration, also once Font Awesome's script (after the page
+        # has loaded) swaps each for an <svg role="img"> named by a <title>: in the book the audit
+        # reads "Light" as the switch's visible text, not part of its name "Color mode"
+        page.evaluate("""() => { const b = document.querySelector('.theme-switch-button');
+          b.innerHTML = '<svg class="svg-inline--fa fa-sun" role="img" aria-labelledby="t-light">'
+            + '<title id="t-light">Light</title></svg>'; }""")
+        page.wait_for_function("() => document.querySelector('.theme-switch-button svg')"
+                               ".getAttribute('aria-hidden') === 'true'")
+        assert page.evaluate("() => document.querySelectorAll('.theme-switch-button title, "
+                             ".theme-switch-button [role], .theme-switch-button [title]').length") == 0
         browser.close()
         browser, page = _open(pw, _page(tmp_path / "bad", '<img src="x.png"><button></button>'
                                         '<a href="#x" role="button" aria-label="Go">Read more</a>'))

@@ -80,7 +80,9 @@ def _legend_rows(names: Sequence[str], width: float) -> int:
     widths = [50 + CHAR * len(html.unescape(name)) for name in names]
     if sum(widths) <= width:
         return 1
-    per_row = max(1, int(width // max(widths)))
+    # plotly widens the left margin for long tick labels and axis titles (autoexpand), which
+    # the layout cannot know: a column counts a tenth of the width more than the text needs
+    per_row = max(1, int(width // (1.1 * max(widths))))
     return math.ceil(len(widths) / per_row)
 
 
@@ -410,10 +412,12 @@ def house(fig: go.Figure, width: int = COLUMN, narrow: bool = False) -> go.Figur
                  - (margin.b if margin.b is not None else 50))
     left = margin.l if margin.l is not None else 60
     right = margin.r if margin.r is not None else 20
-    if any(getattr(tr, "showscale", None) is not False and tr.type in ("heatmap", "contour")
-           for tr in fig.data):
-        right = max(right, 20)  # plotly adds the colorbar's own room
+    bars = [tr for tr in fig.data if getattr(tr, "showscale", None) is not False
+            and tr.type in ("heatmap", "contour")]
     inner = width - left - right
+    # the legend's room: plotly widens the right margin for a colorbar (its bar, tick labels
+    # and title), and the legend, anchored at the plot's left, ends at the plot's right
+    legend_w = inner - (max((tr.colorbar.thickness or 30) for tr in bars) + 50 if bars else 0)
 
     # title: top left, wrapped to the column, clear of the toolbar at the top right
     # (plotly misplaces a multi-line title anchored at its top: anchor its middle instead);
@@ -445,7 +449,7 @@ def house(fig: go.Figure, width: int = COLUMN, narrow: bool = False) -> go.Figur
     show_legend = lay.showlegend is not False and (len(entries) > 1 or lay.showlegend is True)
     legend_h = 0
     if show_legend and entries:
-        rows = _legend_rows(entries, inner)
+        rows = _legend_rows(entries, inner if narrow else legend_w)
         legend_h = 4 + 20 * rows
         lay.legend = dict(orientation="h", x=0, xanchor="left", y=1 + (sub_h + 6) / plot_h,
                           yanchor="bottom", bgcolor="rgba(255,255,255,0)",

@@ -65,7 +65,8 @@ table.dynamics-table th { border-bottom: 2px solid #bbb; font-weight: 600; }
 table.dynamics-table td.num, table.dynamics-table th.num { text-align: right;
   font-variant-numeric: tabular-nums; }
 table.dynamics-table td.num { white-space: nowrap; }
-table.dynamics-table td.text { min-width: 8em; white-space: pre-line; }
+table.dynamics-table td.text { white-space: pre-line; }
+table.dynamics-table td.text.long { min-width: 8em; }
 table.dynamics-table td.missing { color: #6e6e6e; font-style: italic; }  /* 5:1 on white (WCAG AA) */
 """
 
@@ -77,7 +78,8 @@ def table(rows: Iterable[dict], columns: Sequence[str] | None = None, *,
     Numbers are right-aligned and printed with :func:`number` (``digits`` significant digits;
     ``formats={"column": "{:.1%}"}`` or a function overrides a column); None/NaN print as
     ``missing``. Put units in the column names ("time (s)"). Text wraps; a table wider than
-    the column scrolls inside it instead of leaving it.
+    the column scrolls inside it instead of leaving it (its box takes the keyboard's focus, so
+    that a reader without a mouse can scroll it too).
     """
     from IPython.display import HTML
 
@@ -86,6 +88,10 @@ def table(rows: Iterable[dict], columns: Sequence[str] | None = None, *,
     formats = formats or {}
     numeric = {c: all(_is_number(r.get(c)) for r in rows) and
                any(r.get(c) is not None for r in rows) for c in columns}
+
+    # a column of long texts keeps a readable width; one of short words ("yes", "hidden.0")
+    # takes only what its words need, so that a wide table still fits the column
+    long = {c: max((len(str(r.get(c, ""))) for r in rows), default=0) > 12 for c in columns}
 
     def cell(c, v) -> str:
         miss = v is None or (isinstance(v, float) and math.isnan(v))
@@ -97,14 +103,15 @@ def table(rows: Iterable[dict], columns: Sequence[str] | None = None, *,
         elif numeric[c]:
             text, cls = number(v, digits), "num"
         else:
-            text, cls = str(v), "text"
+            text, cls = str(v), "text long" if long[c] else "text"
         return f'<td class="{cls}">{html.escape(text)}</td>'
 
     head = "".join(f'<th class="{"num" if numeric[c] else ""}">{html.escape(str(c))}</th>'
                    for c in columns)
     body = "".join("<tr>" + "".join(cell(c, r.get(c)) for c in columns) + "</tr>" for r in rows)
     return HTML(f"<style>{TABLE_CSS}</style>"
-                f'<div class="dynamics-table-wrap"><table class="dynamics-table">'
+                f'<div class="dynamics-table-wrap" tabindex="0" role="region" aria-label="a table, scrolls sideways">'
+                f'<table class="dynamics-table">'
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 

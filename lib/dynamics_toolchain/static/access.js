@@ -80,12 +80,34 @@
     gd.on('plotly_afterplot', function () { keyboard(gd); });  // a redraw builds the slider anew
   };
 
+  // an icon inside a named control is decoration (Font Awesome's advice): its title (the theme
+  // switch's "Light", "Dark", "System Settings", which Font Awesome's script turns into an
+  // <svg role="img"> with a <title>, whenever it runs) is not the control's visible text
+  var ICONS = 'i[class*="fa-"], svg.svg-inline--fa';
+  function quiet(root) {
+    root.querySelectorAll(ICONS).forEach(function (el) {
+      if (el.getAttribute('aria-hidden') === 'true') { return; }
+      el.setAttribute('aria-hidden', 'true');
+      el.removeAttribute('role');
+      el.removeAttribute('aria-labelledby');
+      el.removeAttribute('title');
+      el.querySelectorAll('title').forEach(function (t) { t.remove(); });
+    });
+  }
+  function watch() {  // Font Awesome swaps each <i> for its <svg> inside the button, when it runs
+    document.querySelectorAll('button[aria-label]').forEach(function (button) {
+      quiet(button);
+      new MutationObserver(function () { quiet(button); }).observe(button, {childList: true, subtree: true});
+    });
+  }
+
   // the theme's markup, mended: a citation list is a list of entries (no roles that need
   // particular children), and a control's name holds the text it shows (WCAG 2.5.3, axe's
   // label-content-name-mismatch: the search button, the theme switch, the code cells'
   // "Show code cell source" toggles named "Toggle hidden content"): a control that shows text
   // is named by that text, which follows it when it changes (show / hide)
   function mend() {
+    watch();
     document.querySelectorAll('.citation-list[role], .citation-list [role="doc-biblioentry"], '
                               + '.citation-list [role="doc-backlink"]').forEach(function (el) { el.removeAttribute('role'); });
     document.querySelectorAll('button[aria-label], summary[aria-label], a[aria-label], [role="button"][aria-label]').forEach(function (el) {

@@ -68,17 +68,23 @@ def _plain(obj):
     return obj
 
 
-# The core a theme's results run through: a change here can change any precomputed number.
+# The core a theme's results run through: a change here can change any precomputed number
+# (plots/tables.py holds `rounded`, which every precompute's payload goes through).
 CORE_SOURCES = ("__init__.py", "config.py", "data.py", "models.py", "runtime.py", "train.py",
-                "units.py", "sweep")
+                "units.py", "sweep", "plots/tables.py")
+# A theme's modules that only present its results (figures, claims, the facts its prose
+# glues, the live panels): no precomputed number depends on them (none of the theme's
+# science or experiments imports them), so a change to them leaves its data the code's.
+PRESENTATION = ("figures.py", "claims.py", "facts.py", "panels.py")
 LIB = Path(__file__).resolve().parent
 
 
 def source_digest(chapter: str, lib: Path | None = None) -> str:
     """A digest (sha256, 16 hex digits) of the source ``chapter``'s results depend on: its
-    theme's package and :data:`CORE_SOURCES`; the capstone (one_network) runs every theme's
-    science, so its digest covers every theme. Every ``.py`` file's path and bytes count;
-    nothing else (a cache, a notebook) does. ``lib``: another copy of ``lib/dynamics``."""
+    theme's package but its :data:`PRESENTATION` modules, and :data:`CORE_SOURCES`; the
+    capstone (one_network) runs every theme's science, so its digest covers every theme. Every
+    ``.py`` file's path and bytes count; nothing else (a cache, a notebook) does. ``lib``:
+    another copy of ``lib/dynamics``."""
     import hashlib
 
     from . import CHAPTERS
@@ -88,9 +94,11 @@ def source_digest(chapter: str, lib: Path | None = None) -> str:
         raise ValueError(f"source_digest: unknown chapter {chapter!r}; choose one of {', '.join(CHAPTERS)}")
     themes = sorted(set(CHAPTERS.values())) if CHAPTERS[chapter] == "capstone" else [CHAPTERS[chapter]]
     files = []
-    for part in [*CORE_SOURCES, *themes]:
+    for part in CORE_SOURCES:
         where = lib / part
         files += sorted(where.rglob("*.py")) if where.is_dir() else [where]
+    for theme in themes:
+        files += [f for f in sorted((lib / theme).rglob("*.py")) if f.name not in PRESENTATION]
     h = hashlib.sha256()
     for f in files:
         h.update(f.relative_to(lib).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
@@ -132,14 +140,16 @@ def provenance(profile: str, config=None, command: str | None = None, device=Non
 
 
 def save(name: str, payload, profile: str, config=None, command: str | None = None,
-         note: str = "", wall_time: float | None = None) -> Path:
-    """Write ``data/<name>.json`` with its provenance and return the path."""
+         note: str = "", wall_time: float | None = None, extra: dict | None = None) -> Path:
+    """Write ``data/<name>.json`` with its provenance (and the ``extra`` entries the
+    precompute adds to it: its sample unit) and return the path."""
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"result name must be a plain file stem, got {name!r}")
     chapter = chapter_of(name)
     prov = provenance(profile, config, command, note=note, chapter=None if chapter == "all" else chapter)
     if wall_time is not None:
         prov["wall_time_s"] = round(float(wall_time), 1)
+    prov.update(_plain(extra or {}))
     path = results_dir() / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(dict(provenance=prov, payload=_plain(payload)), indent=1) + "\n"
@@ -198,7 +208,7 @@ def load(name: str):
     lacking = [k for k in PROVENANCE_KEYS if k not in prov] if isinstance(prov, dict) else ["all"]
     if lacking:
         raise ValueError(f"{path} is incomplete: its provenance lacks {', '.join(lacking)}; {again}")
-    return blob["payload"], blob["provenance"]
+    return blob["payload"], dict(blob["provenance"], file=name)  # file: which one (describe)
 
 
 def provenance_of(name: str) -> dict | None:
@@ -215,7 +225,8 @@ def exists(name: str) -> bool:
 
 
 def describe(prov: dict) -> str:
-    """One line under a precomputed figure: how and where it was made."""
+    """One line under a precomputed figure: how and where it was made, and, for a file read by
+    :func:`load`, whether it is known to be the current code's (its recorded source digest)."""
     parts = [f"Precomputed in the {prov['profile']} profile on {prov['device']}",
              f"torch {prov['torch']}, dynamics {prov['dynamics']}, {prov['date']}"]
     if prov.get("wall_time_s") is not None:
@@ -225,4 +236,12 @@ def describe(prov: dict) -> str:
         text += f" {prov['note']}"
     if prov.get("command"):
         text += f" Regenerate: {prov['command']}"
+    name = prov.get("file")
+    if name and chapter_of(name) != "all":
+        if not prov.get("source"):
+            text += (" Not yet checked against the current code: the file was made before the "
+                     "book recorded the code behind each file.")
+        elif prov["source"] != source_digest(chapter_of(name)):
+            text += (" Made by an earlier version of the code; `python -m dynamics_ops.verify "
+                     f"{name}` says whether the current code still makes it.")
     return text

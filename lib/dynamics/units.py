@@ -55,6 +55,9 @@ class Output:
     config: Any = None
     command: str | None = None
     note: Any = ""
+    # how closely a unit computed again must match the one in the file (relative, on every
+    # number; dynamics_ops.verify); None: its results are not reproducible by nature (timings)
+    tolerance: float | None = 1e-6
 
 
 @dataclass
@@ -91,14 +94,19 @@ class Plan:
         return name
 
     def output(self, name: str, assemble: Callable[[dict], Any], units=None, config=None,
-               command: str | None = None, note: Any = "") -> None:
+               command: str | None = None, note: Any = "", tolerance: float | None = 1e-6) -> None:
         """Declare a result file assembled from ``units`` (default: the units declared since
-        the previous output)."""
+        the previous output). ``tolerance``: how closely its cheapest unit, computed again by
+        the current code, must match the copy the file keeps (relative, on every number); None
+        for results that are not reproducible by nature, such as timings."""
         names = list(units) if units is not None else [u.name for u in self.units[len(self.units) - self._since:]]
         unknown = [n for n in names if n not in {u.name for u in self.units}]
         if unknown or not names:
             raise ValueError(f"{self.chapter}: output {name!r} needs declared units, got {unknown or names}")
-        self.outputs.append(Output(name, assemble, names, config, command, note))
+        if tolerance is not None and not (isinstance(tolerance, (int, float)) and tolerance >= 0):
+            raise ValueError(f"{self.chapter}: output {name!r}: tolerance must be a number >= 0 "
+                             f"or None, got {tolerance!r}")
+        self.outputs.append(Output(name, assemble, names, config, command, note, tolerance))
         self._since = 0
 
 

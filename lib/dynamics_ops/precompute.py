@@ -2,6 +2,7 @@
 
     python -m dynamics_ops.precompute grokking --profile gpu
     python -m dynamics_ops.precompute all --profile cpu
+    python -m dynamics_ops.precompute lottery_tickets --profile cpu --only lottery_pai
 
 Each theme module that has figures computed in advance defines
 ``precompute_plan(profile) -> dynamics.units.Plan``: its experiments at that profile's scale
@@ -205,7 +206,28 @@ class Runner:
         if len(devices) > 1:
             note = f"{note} Units computed on {', '.join(devices)}.".strip()
         return results.save(out.name, payload, self.profile, config=out.config,
-                            command=out.command, note=note, wall_time=stats["seconds"])
+                            command=out.command, note=note, wall_time=stats["seconds"],
+                            extra=dict(tolerance=out.tolerance, sample=sample(out, records)))
+
+
+SAMPLE_BYTES = 200_000  # the largest unit result a data file keeps as its sample
+
+
+def sample(out: Output, records: dict) -> dict | None:
+    """The unit a data file keeps a copy of, so that a check can compute it again with the
+    current code and compare (:mod:`dynamics_ops.verify`): its cheapest unit whose result is
+    small enough to keep; None where the output's results are not reproducible by nature
+    (``tolerance=None``: timings) or no unit's result is small enough."""
+    if out.tolerance is None:
+        return None
+    small = [(r["seconds"], n) for n, r in records.items()
+             if len(json.dumps(r["result"], allow_nan=False)) <= SAMPLE_BYTES]
+    if not small:
+        return None
+    seconds, name = min(small)
+    r = records[name]
+    return dict(unit=name, seed=r["key"]["seed"], seconds=round(float(seconds), 2),
+                result=r["result"])
 
 
 
@@ -218,6 +240,15 @@ def _bar(plan: Runner, initial: int):
                 bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}{postfix}]")
 
 
+
+
+def only(plan: Plan, names) -> Plan:
+    """Keep, in ``plan``, the outputs named in ``names`` and the units they need (in place)."""
+    wanted = set(names)
+    plan.outputs = [o for o in plan.outputs if o.name in wanted]
+    needed = {n for o in plan.outputs for n in o.units}
+    plan.units = [u for u in plan.units if u.name in needed]
+    return plan
 
 
 def theme_module(chapter: str):
@@ -239,14 +270,26 @@ def main(argv=None) -> int:
     parser.add_argument("--minutes", type=float, default=None,
                         help="stop after the unit in progress once this many minutes have passed "
                              "(run the same command again to continue)")
+    parser.add_argument("--only", nargs="+", default=None, metavar="FILE",
+                        help="write only these data files (stems, such as lottery_pai), "
+                             "computing only their units")
     args = parser.parse_args(argv)
     if args.minutes is not None and not args.minutes > 0:
         parser.error(f"--minutes must be a positive number of minutes, got {args.minutes}")
     deadline = None if args.minutes is None else time.monotonic() + 60 * args.minutes
     profile = get_profile(args.profile)
+    if args.chapter != "all" and args.chapter not in CHAPTERS and args.chapter not in CHAPTERS.values():
+        parser.error(f"unknown chapter {args.chapter!r}; choose one of {', '.join(CHAPTERS)}, or 'all'")
+    chapters = list(CHAPTERS) if args.chapter == "all" else [args.chapter]
+    if args.only:
+        written = {o.name for c in chapters if hasattr(m := theme_module(c), "precompute_plan")
+                   for o in m.precompute_plan(profile).outputs}
+        unknown = sorted(set(args.only) - written)
+        if unknown:
+            parser.error(f"--only: {', '.join(unknown)} not written by {args.chapter}'s precompute; "
+                         f"it writes {', '.join(sorted(written))}")
     rt = setup(profile, args.seed, quiet=True)  # the book's threads, device and matmul precision
     print(f"{rt.report()}" + (f"; dry run: {dry_run()} steps per training" if dry_run() else ""))
-    chapters = list(CHAPTERS) if args.chapter == "all" else [args.chapter]
     left = 0
     for chapter in chapters:
         try:
@@ -260,6 +303,10 @@ def main(argv=None) -> int:
         if hasattr(module, "precompute_plan"):
             plan = module.precompute_plan(profile)
             plan.seed = args.seed
+            if args.only:
+                only(plan, args.only)
+                if not plan.outputs:
+                    continue
             runner = Runner(plan)
             paths = runner.run(deadline=deadline)
             left += runner.left

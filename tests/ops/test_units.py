@@ -25,12 +25,11 @@ import pytest
 from dynamics import CHAPTERS, results, units
 from dynamics.results import ROOT
 from dynamics_ops.precompute import Runner
+from dynamics_ops.verify import CLOCK  # payload fields that are clock readings
 
-# payload fields that are clock readings (seconds measured while running), and provenance
-# fields that describe the run rather than its results: everything else must be identical
-CLOCK = {"wall_time", "time", "round_time", "control_time", "score_time", "train_time", "svd_s",
-         "svd_cpu_s", "ns_float32_s", "ns_float32_cpu_s", "ns_bfloat16_s", "ns_bfloat16_cpu_s"}
-RUN_FIELDS = {"date", "wall_time_s", "note"}
+# provenance fields that describe the run rather than its results (with the CLOCK fields of
+# the payload): everything else must be identical
+RUN_FIELDS = {"date", "wall_time_s", "note", "sample"}  # sample: the cheapest unit, by the clock
 
 
 # ----------------------------------------------------------------------------- a toy plan
@@ -272,3 +271,19 @@ def test_a_precompute_killed_once_in_every_chapter_resumes_to_the_same_files(tmp
     assert sorted(a) == sorted(b) and len(a) >= len(counts)
     for name in a:
         assert json.dumps(_comparable(a[name])) == json.dumps(_comparable(b[name])), name
+
+
+def test_only_keeps_the_named_files_and_the_units_they_need(out):
+    from dynamics_ops.precompute import main, only
+
+    p = units.Plan("toy", "smoke")
+    for v in (1, 2):
+        p.unit(f"a {v}", lambda v=v: v)
+    p.output("toy_a", lambda parts: list(parts.values()))
+    p.unit("b", lambda: 3)
+    p.output("toy_b", lambda parts: list(parts.values()))
+    only(p, ["toy_b"])
+    assert [o.name for o in p.outputs] == ["toy_b"] and [u.name for u in p.units] == ["b"]
+    with pytest.raises(SystemExit):  # a file the chapter does not write: named, with the ones it does
+        main(["lottery_tickets", "--profile", "smoke", "--only", "lottery_nothing"])
+

@@ -537,7 +537,8 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     grid (one unit per depth: a sweep over sigma_w^2 x seed) and the learning time vs depth
     of deep linear networks (one unit per init and depth: a sweep over lr x seed)."""
     p = units.Plan("initialization", profile)
-    note = {"cpu": "CPU scale (2 cores); the gpu profile runs a larger grid.",
+    note = {"cpu": "Made at the CPU scale (2 cores); at the gpu profile the same command would run a "
+                   "larger grid.",
             "smoke": "Smoke scale (tiny).", "gpu": "GPU scale."}[p.profile]
     command = COMMAND.format(profile=p.profile)
     cfg = TrainabilityConfig.for_profile(p.profile)

@@ -493,8 +493,8 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     p = units.Plan("lottery_tickets", profile)
     cfg = LotteryConfig.for_profile(p.profile)
     command = f"python -m dynamics_ops.precompute lottery_tickets --profile {p.profile}"
-    note = {"smoke": "Smoke scale.", "cpu": "CPU scale (MLP on MNIST-1D); the gpu profile "
-            "regenerates it with MNIST and more seeds.", "gpu": "GPU scale."}[p.profile]
+    note = {"smoke": "Smoke scale.", "cpu": "Made at the CPU scale (an MLP on MNIST-1D); at the "
+            "gpu profile the same command would train on MNIST with more seeds.", "gpu": "GPU scale."}[p.profile]
     n_main = {"smoke": 2, "cpu": 3, "gpu": 5}[p.profile]
     n_var = {"smoke": 1, "cpu": 1, "gpu": 3}[p.profile]
     seed = get_seed()

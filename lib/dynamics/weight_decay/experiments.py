@@ -431,8 +431,8 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     for kind in GRIDS:
         p.unit(kind, partial(run_grid, cfg, kind, 0), config=dict(cfg.to_dict(), kind=kind))
     seeds = f"{cfg.n_seeds} seed{'s' if cfg.n_seeds > 1 else ''} per cell"
-    note = (f"CPU scale: MNIST-1D, {seeds}; the gpu profile trains longer, wider and on more "
-            "data." if p.profile != "gpu" else f"MNIST-1D, {seeds}.")
+    note = (f"Made at the CPU scale: MNIST-1D, {seeds}; at the gpu profile the same command "
+            "would train longer, wider and on more data." if p.profile != "gpu" else f"MNIST-1D, {seeds}.")
     p.output("weight_decay_grid", lambda grids: decoupling(grids, 0), config=cfg, note=note,
              command=f"python -m dynamics_ops.precompute weight_decay --profile {p.profile}")
     return p

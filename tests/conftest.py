@@ -54,8 +54,26 @@ class _NotebooksAtGpuSizesOnTheStandin:
                 tmp.cleanup()
 
 
+class _LongestFirst:
+    """The longest tests first: the rendered book, then the chapter notebooks, then the rest in
+    their order. pytest-xdist hands out the test files in the order collected, so two workers
+    share the long files from the start and the short ones fill the gaps; in the order
+    collected (tests/ before chapters/), the notebooks came last and ran one after another on
+    one worker while the other stood idle. A plugin, for the same reason as above."""
+
+    @staticmethod
+    def pytest_collection_modifyitems(items):
+        def rank(item) -> int:
+            if item.get_closest_marker("book"):
+                return 0
+            return 1 if item.path.suffix == ".ipynb" else 2
+
+        items.sort(key=rank)  # stable: within a rank, the order collected
+
+
 def pytest_configure(config):
     config.pluginmanager.register(_NotebooksAtGpuSizesOnTheStandin(), "notebooks-at-gpu-sizes")
+    config.pluginmanager.register(_LongestFirst(), "longest-first")
 
 
 @pytest.fixture(autouse=True)

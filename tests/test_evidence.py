@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from dynamics import plots
+from dynamics import evidence, plots
 from dynamics.evidence import Claim, Test, judge
 from known import known_answer
 
@@ -69,3 +69,18 @@ def test_bad_claims_are_clear_errors():
         Claim("s", "p", measure=len, test=Test(">", 1, "X"), control="", window="w")
     with pytest.raises(ValueError, match="seeds"):
         judge(claim(), {0: 2.0, 1: 2.0}, {0: 0.0})
+
+
+def test_one_rule_combines_a_rows_parts():
+    """evidence.combine, the book's one rule for a row that checks several things: every part
+    must hold for "yes"; one part that fails makes "no"; a part that holds only on some seeds
+    "partly"; a part within noise or not discriminating passes its weakness to the row."""
+    assert evidence.combine("yes", "yes") == "yes"
+    assert evidence.combine("yes", "no", "partly") == "no"
+    assert evidence.combine("yes", "partly") == "partly"
+    assert evidence.combine("yes", "within noise") == "within noise"
+    assert evidence.combine("within noise", "does not discriminate", "yes") == "does not discriminate"
+    with pytest.raises(ValueError, match="not verdicts"):
+        evidence.combine("yes", "✓")
+    with pytest.raises(ValueError, match="at least one"):
+        evidence.combine()

@@ -181,6 +181,23 @@ def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]
     return Judged(claim, t, c, verdict, reason, noise)
 
 
+def combine(*verdicts: str) -> str:
+    """One verdict for a row that checks several things (the book's one rule for it): "no"
+    when any part is "no", "yes" when every part is "yes", the weaker verdict where a part
+    is "within noise" or "does not discriminate" and the rest hold, else "partly" (each
+    part's text says on how many seeds it holds)."""
+    if not verdicts:
+        raise ValueError("combine() needs at least one verdict")
+    unknown = [v for v in verdicts if v not in VERDICTS]
+    if unknown:
+        raise ValueError(f"combine(): not verdicts: {unknown}; a verdict is one of {list(VERDICTS)}")
+    if "no" in verdicts:
+        return "no"
+    if "partly" in verdicts:
+        return "partly"
+    return max(verdicts, key=VERDICTS.index)  # yes < within noise < does not discriminate
+
+
 def _seeds(seeds) -> str:
     return ", ".join(str(s) for s in sorted(seeds))
 
@@ -190,4 +207,4 @@ def rows(judged: Sequence[Judged]) -> list[dict]:
     return [j.row() for j in judged]
 
 
-__all__ = ["Test", "Claim", "Judged", "judge", "rows", "VERDICTS"]
+__all__ = ["Test", "Claim", "Judged", "judge", "rows", "combine", "VERDICTS"]

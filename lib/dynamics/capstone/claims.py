@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .. import plots, results
+from .. import evidence, plots, results
 from ..book import glue_texts
 from ..grokking.science import CHANCE_MARGIN, GROK_ACC, PLATEAU, plateau_steps
 from ..plots import number
@@ -315,10 +315,6 @@ def _nan(v) -> float:
     return float("nan") if v is None else float(v)
 
 
-def _both(*verdicts: str) -> str:
-    return ("yes" if all(v == "yes" for v in verdicts) else
-            "no" if any(v == "no" for v in verdicts) else "partly")
-
 
 def rounding(payload: dict | None, firsts: dict) -> dict:
     """The same run made twice: per seed of ``firsts`` (section 1's runs, :func:`run` alone)
@@ -515,7 +511,7 @@ def _plateau_row(firsts: dict, nodecay: dict, part: str = "fit to grok") -> dict
                       ((s, plateau_part(r, part)) for s, r in firsts.items()))
     return plots.claim(
         claim, "Nanda et al. 2023 (the Fourier features); the rank is this page's measure",
-        "; ".join(t for t, _ in halves) + f" ({steps})", _both(*(v for _, v in halves)),
+        "; ".join(t for t, _ in halves) + f" ({steps})", evidence.combine(*(v for _, v in halves)),
         asserted=part == "fit to grok",
         control="the same run without weight decay (λ = 0), over the same steps: it must stay "
                 f"at or below each threshold (a rise above +{RISE:g}, a fall above "

@@ -76,15 +76,14 @@ def claim_seeds(seed: int | None = None, profile: str | None = None) -> list[int
 def _seeded(*parts) -> tuple[str, str]:
     """Several measured quantities, each ``(label, {seed: value}, holds)``, judged on every
     seed with :func:`dynamics.plots.across_seeds`: their spreads, and "yes" when every part
-    holds on every seed, "no" when some part holds on none, "partly" otherwise (the text then
-    says on how many seeds the part holds)."""
+    holds on every seed, "no" when some part holds on none, "partly" otherwise
+    (:func:`dynamics.evidence.combine`; the text then says on how many seeds the part holds)."""
     texts, verdicts = [], []
     for label, values, holds in parts:
         text, v = plots.across_seeds(values, holds)
         texts.append(f"{label} {text}")
         verdicts.append(v)
-    verdict = "no" if "no" in verdicts else "yes" if set(verdicts) == {"yes"} else "partly"
-    return "; ".join(texts), verdict
+    return "; ".join(texts), evidence.combine(*verdicts)
 
 
 def _fall(h: History, key: str) -> float:

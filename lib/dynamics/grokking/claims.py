@@ -141,12 +141,6 @@ def _nan(v) -> float:
     return float("nan") if v is None else float(v)
 
 
-def _both(*verdicts: str) -> str:
-    """One verdict for a row that checks several things: "yes" when each is, "no" when any
-    is "no", else "partly" (each part's text says on how many seeds it holds)."""
-    return ("yes" if all(v == "yes" for v in verdicts) else
-            "no" if any(v == "no" for v in verdicts) else "partly")
-
 
 def _fails(verdict: str) -> str:
     """A control's verdict turned into the row's: "yes" when the control fails the row's own
@@ -307,7 +301,7 @@ def section1_claims(multi: dict) -> list[dict]:
                   f"weight norm at the grok step / at the fit step: {t1}; top-10% share of the "
                   f"input weights' Fourier energy, grok step minus fit step: {t2}; the control "
                   f"without decay: {c1}; {c2}",
-                  _both(v1, v2, _fails(w1), _fails(w2)),
+                  evidence.combine(v1, v2, _fails(w1), _fails(w2)),
                   control="the run without weight decay on the same seed, from its fit step to "
                           "the decay run's grok step (it must fail both tests)",
                   window=f"from the fit step to the grok step: the norm at most {NORM_FALL:g}x, "
@@ -396,7 +390,7 @@ def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[d
     t2, v2 = plots.across_seeds(test, lambda v: v > 0.5, pct0)
     rows.append(C("A network can memorize corrupted labels and still generalize",
                   "Doshi et al. 2024", f"{f0['noise']:.0%} corrupted, wd {f0['wd_low']:g}: "
-                  f"memorized {t1}; test accuracy {t2}", _both(v1, v2),
+                  f"memorized {t1}; test accuracy {t2}", evidence.combine(v1, v2),
                   control="chance for the test accuracy; 90% of the wrong labels for 'memorizes'",
                   window="at the end of the budget", seeds=cs))
     fewer = {s: f["mem_low"] - f["mem_high"] for s, f in facts.items()}
@@ -408,7 +402,7 @@ def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[d
     rows.append(C("A larger weight decay memorizes fewer wrong labels, corrects some, and "
                   "generalizes at least as well", "Doshi et al. 2024",
                   f"wd {f0['wd_high']:g} against wd {f0['wd_low']:g}: memorized {ta}; corrected "
-                  f"{tb}; test accuracy {tc}", _both(va, vb, vc),
+                  f"{tb}; test accuracy {tc}", evidence.combine(va, vb, vc),
                   control=f"the run at weight decay {f0['wd_low']:g} on the same seed",
                   window=f"at the end of the budget; memorized at least {NOISE_MARGIN:.0%} "
                          f"fewer, corrected at least {CORRECTS:.0%} more, test accuracy at most "

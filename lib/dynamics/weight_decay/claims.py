@@ -18,7 +18,7 @@ from .. import plots
 from .experiments import (DECOUPLING, LABELS, decoupling_summary, equilibrium_configs,
                           grid_array, grid_summary, live_grid_config, run_clock,
                           run_decoupling, run_equilibrium, run_spectrum)
-from .figures import _slope
+from .figures import slope_text
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
 from .facts import spectrum_claims, spectrum_numbers
 from .window import WindowConfig, run_window, window_claims, window_numbers
@@ -113,13 +113,13 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_l2_ridge=_range(l2), wd_adamw_ridge=_range(plain["ridge"]),
         wd_adamw_ridge_seeds=_range([v for r in plain["per_seed"] for v in r]),
         wd_adamw_moves=_fmt(max(plain["moves"])),
-        wd_slope_l2=_slope(sums["adam_l2"]["slope"]), wd_slope_adamw=_slope(sums["adamw"]["slope"]),
+        wd_slope_l2=slope_text(sums["adam_l2"]["slope"]), wd_slope_adamw=slope_text(sums["adamw"]["slope"]),
         wd_best_adamw=_fmt(dec["best"]["adamw"]["acc"], 3),
         wd_best_l2=_fmt(dec["best"]["adam_l2"]["acc"], 3),
         wd_margins=_range(dec["per_seed"], 2) if dec["per_seed"] else "n/a",
         wd_best_verdict=plots.MARKS[grid_claims(grid)[0]["reproduced"]],
-        wd_slope_l2_seeds=plots.spread(seed_slopes(grid, "adam_l2"), _slope),
-        wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), _slope),
+        wd_slope_l2_seeds=plots.spread(seed_slopes(grid, "adam_l2"), slope_text),
+        wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), slope_text),
         wd_lh_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
                                        if r["claim"].startswith("with AdamW the best decay"))],
         wd_adamw_above_seeds="; ".join(
@@ -166,7 +166,7 @@ def live_slope_numbers(live: dict, grid: dict) -> dict:
         live_slope = grid_summary(live, kind)["slope"]
         seeds = [v for v in seed_slopes(grid, kind).values() if not math.isnan(v)]
         inside = bool(seeds) and not math.isnan(live_slope) and min(seeds) <= live_slope <= max(seeds)
-        out[f"wd_live_slope_{key}"] = _slope(live_slope)
+        out[f"wd_live_slope_{key}"] = slope_text(live_slope)
         out[f"wd_live_{key}_inside"] = "inside" if inside else "outside"
     return out
 
@@ -186,7 +186,7 @@ def invariant_numbers(grid: dict) -> dict:
     prod = [lr * d for lr, d in kept]
     ridges = [best_decay_per_lr(a, g_inv["decays"]) for a in _seed_accs(grid, "adamw_invariant").values()]
     top_prods = [grid["lrs"][-1] * r[-1] for r in ridges if r[-1] is not None]
-    return dict(wd_inv_slope=_slope(s["slope"]),
+    return dict(wd_inv_slope=slope_text(s["slope"]),
                 wd_inv_hi_lr=_fmt(inner[0][0], 1), wd_inv_hi=_fmt(inner[0][1], 2),
                 wd_inv_lo_lr=_fmt(lo[0], 1), wd_inv_lo=_fmt(lo[1], 2),
                 wd_inv_moves_min=_fmt(min(band["moves"], default=math.nan), 2),
@@ -453,11 +453,11 @@ def grid_claims(grid: dict) -> list[dict]:
             "every seed", "Efficient Hyperparameter Tuning via Trajectory Invariance Principle; "
             + _LH,
             f"best λ falls by {text} while η grows {_fmt(inv['lr_factor'], 2)}×; slope of "
-            f"log(best λ) against log η {plots.spread(slope, _slope)}; the best ηλ moves "
+            f"log(best λ) against log η {plots.spread(slope, slope_text)}; the best ηλ moves "
             f"{plots.spread(_product_moves(grid, INVARIANT_BAND), lambda x: _fmt(x, 2) + '×')}",
             v, control="a best λ free of η (slope 0, no fall); the plain MLP's moves under "
                        f"{PLAIN_MOVES:g}×",
-            window=f"each seed's fall over {INV_FALL:g}× and slope below {_slope(INV_SLOPE)} "
+            window=f"each seed's fall over {INV_FALL:g}× and slope below {slope_text(INV_SLOPE)} "
                    "(1/η: −1)", seeds=seeds))
     return rows
 

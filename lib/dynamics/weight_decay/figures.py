@@ -14,7 +14,7 @@ from .. import plots
 from .experiments import DECOUPLING, LABELS, grid_array, grid_summary
 from .science import clock_time
 
-__all__ = ["grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
+__all__ = ["slope_text", "grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
            "equilibrium_rows", "clock_figure", "clock_rows", "spectrum_figure", "spectrum_rows"]
 
 _WHITE = "rgba(255,255,255,0.95)"
@@ -97,7 +97,7 @@ def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | N
         if math.isfinite(s["slope"]):
             fx = np.array([px.min(), px.max()])
             fy = np.polyval(np.polyfit(px, py, 1), fx)
-            _haloed(fig, fx, fy, _RIDGE, "dash", f"ridge, slope {_slope(s['slope'])} "
+            _haloed(fig, fx, fy, _RIDGE, "dash", f"ridge, slope {slope_text(s['slope'])} "
                     f"({LABELS[kind]} panel)", "ridge " + kind, True, c)
         if kind.startswith("adamw"):
             lx = np.array([x[0] - dx / 2, x[-1] + dx / 2])
@@ -113,7 +113,8 @@ def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | N
     return fig
 
 
-def _slope(x: float) -> str:
+def slope_text(x: float) -> str:
+    """A fitted slope as the page prints it (two decimals, a true minus sign)."""
     return f"{x:.2f}".replace("-", "−")
 
 

@@ -99,14 +99,41 @@ HOVER_JS = ("(id) => [...document.getElementById(id).querySelectorAll('.hoverlay
             ".map(e => e.textContent).join(' ').trim()")
 
 
-def _touch_drag(page, cdp, points, pause_ms: int = 15) -> None:
-    """One finger down at the first point, through the others, lifted at the last."""
+# Waits are for events, never for a time: the page has drawn a frame (every handler of the
+# input before it has run), a hover is shown, a camera has moved. A bounded wait for an event
+# that does not come is what the report records (no hover, not turned), not an error.
+FRAMES_JS = ("(n) => new Promise(done => { const next = k => k ? requestAnimationFrame(() => next(k - 1)) "
+             ": done(true); next(n); })")
+EVENT_MS = 5_000  # how long an awaited event may take before the report says it did not come
+
+
+def _frames(page, n: int = 2) -> None:
+    """Wait until the page has drawn ``n`` more frames: the input sent before has been handled
+    and its result painted (plotly redraws on the next animation frame)."""
+    page.evaluate(FRAMES_JS, n)
+
+
+def _until(page, js: str, arg=None) -> bool:
+    """Wait for ``js(arg)`` to be truthy in the page; False if it is not within EVENT_MS."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(js, arg=arg, timeout=EVENT_MS)
+        return True
+    except PlaywrightTimeout:
+        return False
+
+
+def _touch_drag(page, cdp, points) -> None:
+    """One finger down at the first point, through the others (each move handled and drawn
+    before the next, as a finger's moves come one frame apart), lifted at the last."""
     (x, y), *rest = points
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
     for x, y in rest:
-        page.wait_for_timeout(pause_ms)
+        _frames(page, 1)
         cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    _frames(page)
 
 
 def _drag_sliders(page, cdp, figures) -> list[dict]:
@@ -116,13 +143,13 @@ def _drag_sliders(page, cdp, figures) -> list[dict]:
     for f in figures:
         if not f["slider"]:
             continue
-        at = page.evaluate(SLIDER_TICKS_JS, f["id"])
+        at = page.evaluate(SLIDER_TICKS_JS, f["id"])  # (scrolls the slider into view)
+        _frames(page)
+        at = page.evaluate(SLIDER_TICKS_JS, f["id"])  # where it is, once scrolled
         xs = at["xs"]
-        page.wait_for_timeout(200)
         gap = min((b - a for a, b in zip(xs, xs[1:])), default=4)
         n = max(2, math.ceil((xs[-1] - xs[0]) / max(3, gap / 4)))
         _touch_drag(page, cdp, [(xs[0] + (xs[-1] - xs[0]) * i / n, at["y"]) for i in range(n + 1)])
-        page.wait_for_timeout(300)
         if page.url.split("#")[0] != start:  # a sideways swipe the page took as "back" (it scrolls sideways)
             out.append(dict(id=f["id"], steps=len(xs), reached=0, left=True))
             break
@@ -136,13 +163,14 @@ def _turn_3d(page, cdp) -> dict | None:
     moves), moving the figure's slider then keeps the view turned, and a tap on a point shows
     its hover. None where the page has no 3-D figure. (The slider comes before the tap: a tap
     sends the mouse events after which plotly keeps a turned view anyway.)"""
-    at = page.evaluate(TURN_JS)
+    at = page.evaluate(TURN_JS)  # (scrolls the scene into view)
     if at is None:
         return None
-    page.wait_for_timeout(300)
+    _frames(page)
+    at = page.evaluate(TURN_JS)
     before = page.evaluate(CAMERA_JS, at["id"])
     _touch_drag(page, cdp, [(at["x"] - at["w"] / 4 + at["w"] / 2 * i / 12, at["y"]) for i in range(13)])
-    page.wait_for_timeout(400)
+    _until(page, f"([id, was]) => ({CAMERA_JS})(id) !== was", [at["id"], before])
     turned = page.evaluate(CAMERA_JS, at["id"])
     out = dict(id=at["id"], turned=turned != before, hover="", kept=None)
     rail = page.evaluate(f"() => {{ const e = document.getElementById('{at['id']}')"
@@ -151,19 +179,20 @@ def _turn_3d(page, cdp) -> dict | None:
                          "const s = e.closest('.dynamics-figure')._fullLayout.sliders[0]; "
                          "return [s.active ? r.left + 4 : r.right - 4, r.top + r.height / 2]; }")
     if rail:
+        active = f"(id) => document.getElementById(id)._fullLayout.sliders[0].active"
+        was = page.evaluate(active, at["id"])
         page.touchscreen.tap(*rail)
-        page.wait_for_timeout(600)
+        _until(page, f"([id, was]) => ({active})(id) !== was", [at["id"], was])  # the step moved
+        _frames(page)  # and the figure redrawn
         out["kept"] = page.evaluate(CAMERA_JS, at["id"]) == turned
         page.evaluate(TURN_JS)  # the scene back in view
-        page.wait_for_timeout(300)
+        _frames(page)
     point = page.evaluate(POINT_3D_JS, at["id"])
     if point:
         page.touchscreen.tap(point["x"], point["y"])
-        for _ in range(20):  # the scene picks the point under the finger on a later frame
-            page.wait_for_timeout(150)
-            out["hover"] = page.evaluate(HOVER_JS, at["id"])
-            if out["hover"]:
-                break
+        # the scene picks the point under the finger on a later frame
+        _until(page, f"(id) => ({HOVER_JS})(id)", at["id"])
+        out["hover"] = page.evaluate(HOVER_JS, at["id"])
     return out
 
 
@@ -280,16 +309,16 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
                 # steps after it, and a full-page capture of a page this tall fails.
                 Path(shots_dir).mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(Path(shots_dir) / f"{name}.png"), timeout=60_000)
-                page.wait_for_timeout(500)
             if phone:  # a tap on a line shows its hover, as a mouse over it does
-                tap = page.evaluate(TAP_POINT_JS)
+                tap = page.evaluate(TAP_POINT_JS)  # (scrolls the figure into view)
                 if tap:
-                    page.wait_for_timeout(300)
-                    tap = page.evaluate(TAP_POINT_JS)
+                    _frames(page)
+                    tap = page.evaluate(TAP_POINT_JS)  # where the point is, once scrolled
                     page.touchscreen.tap(tap["x"], tap["y"])
-                    page.wait_for_timeout(400)
-                    tap["hover"] = page.evaluate(f"() => document.getElementById('{tap['id']}')"
-                                                 ".querySelector('.hoverlayer').textContent")
+                    shown = (f"() => document.getElementById('{tap['id']}')"
+                             ".querySelector('.hoverlayer').textContent")
+                    _until(page, shown)
+                    tap["hover"] = page.evaluate(shown)
                 report["tapped"] = tap
             move = page.evaluate(MOVE_SLIDER_JS)
             if move:

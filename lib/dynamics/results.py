@@ -242,6 +242,6 @@ def describe(prov: dict) -> str:
             text += (" Not yet checked against the current code: the file was made before the "
                      "book recorded the code behind each file.")
         elif prov["source"] != source_digest(chapter_of(name)):
-            text += (" Made by an earlier version of the code; `python -m dynamics_ops.verify "
-                     f"{name}` says whether the current code still makes it.")
+            text += (" Made by an earlier version of the code; python -m dynamics_ops.verify "
+                     f"{name} says whether the current code still makes it.")
     return text

@@ -166,6 +166,28 @@ def test_claims_table():
 
 
 
+@known_answer(S.ns_band, how="one step of the quintic a x + b x³ + c x⁵ peaks on [0, 1] where "
+                             "a + 3b x² + 5c x⁴ = 0 (a quadratic in x²), and f(1) = a + b + c; five "
+                             "steps: the polynomial composed by hand in plain Python on a grid")
+def test_the_newton_schulz_band_is_the_polynomials():
+    import math
+
+    a, b, c = S.MUON_COEFFS
+    f = lambda x: a * x + b * x ** 3 + c * x ** 5  # noqa: E731
+    x2 = (-3 * b - math.sqrt(9 * b * b - 20 * a * c)) / (10 * c)  # the root inside [0, 1]
+    one = S.ns_band(lo=1e-6, steps=1)
+    assert one["max"] == pytest.approx(f(math.sqrt(x2)), rel=1e-6)
+    assert one["one_step_at_1"] == pytest.approx(a + b + c, abs=1e-12)
+    xs = [1.5e-3 * (1 / 1.5e-3) ** (i / 4000) for i in range(4001)]
+    five = []
+    for x in xs:
+        for _ in range(5):
+            x = f(x)
+        five.append(x)
+    band = S.ns_band()
+    assert band["min"] == pytest.approx(min(five), abs=2e-3) and band["max"] == pytest.approx(max(five), abs=2e-3)
+
+
 def test_page_numbers():
     """The numbers the prose glues: the Newton–Schulz band is the polynomial's (0.68 to 1.20 on
     [1.5e-3, 1]); the batch counts are the expected distinct pairs; the precomputed rows hold."""

@@ -247,7 +247,7 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
                 f"{IMB_NET_ANGLES[0]:g}° and {IMB_NET_ANGLES[1]:g}°)",
         window="the end of each run", seeds=seeds))
     rows.append(_trend_row({s: t["corr_w"] for s, t in tr.items()},
-                           {s: t["corr_h"] for s, t in tr.items()}, len(counts),
+                           {s: t["corr_h"] for s, t in tr.items()}, len(imbalance[first]["counts"]),
                            "the end of each run", seeds))
     if ce is not None:
         rows += loss_claims({s: aw[s] for s in seeds}, ce)

@@ -88,8 +88,9 @@ def page_claims(bands: dict, timing: list[dict], width: dict, practice: dict,
                   else f"{target}: Muon {_n(mu['steps'], 'not reached')},"
                        f" AdamW {_n(ad['steps'], 'not reached')}")
     out = [
-        C("Five quintic Newton–Schulz steps leave singular values in a band of about "
-          "[0.7, 1.2], not at 1", "Jordan et al. 2024 (Muon)",
+        C("Five quintic Newton–Schulz steps leave singular values in a band, not at 1 "
+          "(this book's band of the polynomial: about [0.7, 1.2])",
+          "Jordan et al. 2024 (Muon), for a band; the band's numbers, this book",
           f"[{lo:.2f}, {hi:.2f}] for a 256×128 Gaussian matrix (seed {seed}); the band's width: "
           f"{band_text}; the exact UVᵀ: [{ex_lo:.4f}, {ex_hi:.4f}]", band_v,
           control="the exact UVᵀ of the same matrices (an SVD), through the same test",

@@ -14,9 +14,9 @@ from .. import plots, results
 from .experiments import (CRITICAL_SHARE, critical_batch, practice_summary, practice_sweeps, reference_loss,
                           shaping_runs, shaping_summary)
 from .roles import per_second
-from .science import CUBIC_COEFFS, MUON_COEFFS, ns_map
+from .science import CUBIC_COEFFS, MUON_COEFFS, ns_band, ns_map
 
-__all__ = ["LABELS", "SHORT", "MEMORY_LABELS", "UPDATE_LABELS", "BAND", "map_figure",
+__all__ = ["LABELS", "SHORT", "MEMORY_LABELS", "UPDATE_LABELS", "muon_band", "map_figure",
            "band_figure", "spectrum_figure", "timing_figure", "timing_rows", "show_timing",
            "width_figure", "loss_figure", "practice_figure", "practice_rows", "show_practice",
            "sweep_slider", "memory_figure", "memory_rank_figure", "show_memory",
@@ -29,7 +29,13 @@ LABELS = {"muon": "Muon + AdamW", "adamw": "AdamW", "momentum": "SGD + momentum"
 SHORT = {"muon": "Muon", "adamw": "AdamW", "momentum": "SGD + mom.", "muon_fp32": "Muon, fp32 NS"}
 MEMORY_LABELS = {"sgd": "SGD", "muon": "Muon (NS₅)", "polar": "exact UVᵀ", "newton": "Newton"}
 UPDATE_LABELS = {"sgd": "SGD", "adam": "Adam (first step)", "muon": "Muon"}
-BAND = (0.7, 1.2)  # the band Muon's five steps leave singular values in
+
+
+def muon_band() -> tuple[float, float]:
+    """The band Muon's five steps leave singular values in (from 1.5e-3 of the largest up):
+    :func:`~.science.ns_band`, the numbers the prose glues."""
+    b = ns_band()
+    return b["min"], b["max"]
 
 
 # ================================================================ 1. Newton–Schulz
@@ -51,7 +57,8 @@ def map_figure(steps: int = 5, coeff_sets: dict | None = None):
                             legendgroup=name, showlegend=last, opacity=1.0 if last else 0.35,
                             line=dict(color=color, dash="solid" if i == 0 else "dash",
                                       width=2.5 if last else 1.2))
-    fig.add_hrect(y0=BAND[0], y1=BAND[1], fillcolor="#109618", opacity=0.08, line_width=0,
+    lo, hi = muon_band()
+    fig.add_hrect(y0=lo, y1=hi, fillcolor="#109618", opacity=0.08, line_width=0,
                   annotation_text="Muon's band", annotation_position="top left")
     fig.update_layout(hovermode="closest")
     return fig
@@ -80,7 +87,8 @@ def spectrum_figure(G: torch.Tensor, out: torch.Tensor, title: str = ""):
                        "σ_i", logy=True)
     fig.add_scatter(x=i, y=s_in, mode="lines", name="input G/‖G‖_F")
     fig.add_scatter(x=i, y=s_out, mode="lines", name="after Newton–Schulz")
-    fig.add_hrect(y0=BAND[0], y1=BAND[1], fillcolor="#109618", opacity=0.08, line_width=0)
+    lo, hi = muon_band()
+    fig.add_hrect(y0=lo, y1=hi, fillcolor="#109618", opacity=0.08, line_width=0)
     return fig
 
 

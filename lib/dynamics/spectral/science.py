@@ -33,7 +33,7 @@ from ..config import Config, param
 from ..runtime import MAX_SEED, get_device, get_seed, seeded
 
 __all__ = ['MUON_COEFFS', 'CUBIC_COEFFS', 'EPS', 'rms_to_rms_norm', 'polar', 'nuclear_norm',
-           'output_change', 'newton_schulz', 'ns_map', 'momentum_direction', 'muon_update',
+           'output_change', 'newton_schulz', 'ns_map', 'ns_band', 'momentum_direction', 'muon_update',
            'muon_lr_scale', 'unit_updates', 'TeachingMuon', 'spectral_shape', 'SpectralShaping',
            'linear_p_schedule', 'MEMORY_METHODS', 'memory_task', 'memory_logits', 'memory_loss',
            'memory_gradient', 'batch_gradient', 'one_step', 'recovered', 'SPECTRA',
@@ -157,6 +157,16 @@ def ns_map(sigma, steps: int = 5, coeffs=MUON_COEFFS) -> np.ndarray:
 
 # ================================================================ 3. Muon
 
+
+
+def ns_band(lo: float = 1.5e-3, steps: int = 5, coeffs=MUON_COEFFS, n: int = 200_001) -> dict:
+    """Where ``steps`` Newton–Schulz iterations send every singular value in ``[lo, 1]``
+    (a fine log grid): the band ``[min, max]`` of the map, and ``f(1)`` after one and after
+    ``steps`` iterations. A property of the polynomial, the same on every machine."""
+    s = np.logspace(np.log10(lo), 0.0, n)
+    y = ns_map(s, steps, coeffs)
+    return dict(lo=lo, min=float(y.min()), max=float(y.max()),
+                one_step_at_1=float(ns_map(1.0, 1, coeffs)), at_1=float(ns_map(1.0, steps, coeffs)))
 
 def momentum_direction(grad: torch.Tensor, buf: torch.Tensor,
                        beta: float = 0.95,

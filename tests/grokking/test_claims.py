@@ -514,3 +514,14 @@ def test_the_prose_glues_the_thresholds_it_names(short):
     _, first, _ = short
     s1 = C.section1_facts(first, first, [0, 1, 2])
     assert (s1["fit_acc"], s1["grok_acc"], s1["delay_min"]) == ("99%", "95%", "5")
+
+
+def test_a_tie_of_failures_has_no_best_rate_and_an_edge_is_said():
+    """The page's "best learning rate": none when no rate grokked (every run counted at the
+    budget ties), the rate otherwise, with a word when it sits at the grid's edge."""
+    from dynamics.grokking.claims import best_rate
+
+    assert best_rate(dict(tried={0.05: None, 0.1: None, 0.2: None}, best=0.05)).startswith(
+        "none, no run grokked at η from 0.05 to 0.2")
+    assert best_rate(dict(tried={0.05: 900, 0.1: 400, 0.2: None}, best=0.1)) == "0.1"
+    assert "edge" in best_rate(dict(tried={0.05: 300, 0.1: 400}, best=0.05))

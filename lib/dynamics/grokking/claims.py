@@ -110,8 +110,21 @@ def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,
         _texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)),
         **_texts(3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"],
                  stablemax=rf["stablemax"], budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}",
-                 muon_best=opt["muon"]["best"], adam_best=opt["adamw"]["best"]),
+                 muon_best=best_rate(opt["muon"]), adam_best=best_rate(opt["adamw"])),
         **corrupted_glue(corrupted))
+
+
+def best_rate(o: dict) -> str:
+    """An optimizer's best learning rate as the page prints it (:func:`~.algorithm.optimizer_runs`'s
+    ``tried``, ``{lr: grok step or None}`` on the first seed): "none" when no rate grokked (a tie
+    of failures has no best), and where the best sits at the grid's edge, that it does."""
+    tried = {float(k): v for k, v in o["tried"].items()}
+    lo, hi = min(tried), max(tried)
+    if all(v is None for v in tried.values()):
+        return f"none, no run grokked at η from {lo:g} to {hi:g} within the budget"
+    best = float(o["best"])
+    edge = " (the grid's edge: a better rate may lie beyond it)" if best in (lo, hi) and lo != hi else ""
+    return f"{best:g}{edge}"
 
 
 # ============================================================================ claims

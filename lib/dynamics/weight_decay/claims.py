@@ -627,7 +627,8 @@ def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None
                                   and abs(c["ratio"] - 1) > CLOCK_CONTRAST
                                   for s, c in clock.items()}, lambda x: f"{x:.1f}%")
         rows.append(plots.claim(
-            "loss curves overlap when η·λ is held fixed (trajectory invariance)",
+            "settled loss levels agree when η·λ is held fixed (the settled level of trajectory "
+            "invariance; the pointwise curves: see the clock section)",
             "Efficient Hyperparameter Tuning via Trajectory Invariance Principle",
             f"settled train loss of the 3 runs at ηλ = {_n(c0['product'], 2)}, spread: {text}",
             v, control=f"{c0['contrast']:g}× the product: "

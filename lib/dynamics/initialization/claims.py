@@ -183,10 +183,12 @@ def fluctuation_numbers(fluct: dict) -> dict:
     layers, g = np.asarray(fluct["layers"], float), np.asarray(fluct["gaussian"], float)
     line = 2 + 2 * layers / 3
     half = layers > layers[-1] / 2  # the deep half of the network
-    side = "above" if np.all(g[half] > line[half]) else "below" if np.all(g[half] < line[half]) \
-        else "on both sides of"
+    n, up = int(half.sum()), int(np.sum(g[half] > line[half]))
+    side = ("above it" if up == n else "below it" if up == 0 else
+            f"above it in {up} of its {n} layers, below in the rest" if up >= n - up else
+            f"below it in {n - up} of its {n} layers, above in the rest")
     return dict(init_orth_max=_num(max(fluct["orthogonal"]), 2),
-                init_fl_deep=(f"{side} it ({_num(g[-1], 3)} against {_num(line[-1], 3)} at layer "
+                init_fl_deep=(f"{side} ({_num(g[-1], 3)} against {_num(line[-1], 3)} at layer "
                               f"{int(layers[-1])})"),
                 init_fl_slope=_num(fluct["gaussian_slope"], 2))
 

@@ -177,7 +177,8 @@ def trainability_figure(res: dict, title: str = ""):
     if res.get("diverged"):
         d = np.asarray(res["diverged"], dtype=float)
         fig.add_scatter(x=_index(d[:, 1], res["sigma_w2"]), y=_index(d[:, 0], res["depths"]),
-                        mode="markers", name="diverged", marker=dict(symbol="x", size=9, color="#fff"))
+                        mode="markers", name="diverged", marker=dict(symbol="x", size=10, color="#222",
+                                                                      line=dict(color="#fff", width=1)))
     fig.update_xaxes(tickvals=list(range(nx)), ticktext=ticks,
                      range=[-0.5, nx - 0.5], showgrid=False)
     fig.update_yaxes(tickvals=list(range(ny)), ticktext=[str(d) for d in res["depths"]],

@@ -197,15 +197,22 @@ def clock_order_text(clock: list[dict]) -> str:
     """Section 3's last sentence, from :func:`clock_order`."""
     o = clock_order(clock)
     pairs = ", ".join(f"{number(g, 3)} at τ = {number(t, 3)}" for t, g in zip(o["taus"], o["grok"]))
+    seeds = len({r.get("seed") for r in clock})
+    grid = f"{len(clock)} cells on {seeds} seed" + ("" if seeds == 1 else "s")
     if len(o["taus"]) < 2:
         return ("too few cells grok at different τ to tell whether the clock even orders the "
-                "grok steps here")
+                f"grok steps here ({grid})")
     if o["orders"]:
-        return (f"the grok step never falls as τ grows ({pairs}): the clock orders the grok "
-                "steps of an MLP without normalization, which says that the same balance of "
-                "decay against updates acts here, not that its constant carries over")
-    return (f"the grok step does not even rise steadily with τ ({pairs}): in this MLP without "
-            "normalization the clock does not order the grok steps, let alone set them")
+        return (f"on this grid ({grid}) the grok step never falls as τ grows ({pairs}): the "
+                "clock orders the grok steps of an MLP without normalization, which says that "
+                "the same balance of decay against updates acts here, not that its constant "
+                "carries over")
+    small = seeds < 3  # one seed's few cells: a single fall may be a seed's draw
+    return (f"on this grid ({grid}) the grok step does not rise steadily with τ ({pairs})"
+            + (": a grid this small cannot say whether the clock orders the grok steps (the "
+               "precomputed grid's row in the claims table reads more cells and seeds)" if small
+               else ": in this MLP without normalization the clock does not order the grok "
+                    "steps, let alone set them"))
 
 
 def clock_facts(clock: list[dict], lrs, weight_decays) -> dict:

@@ -109,8 +109,11 @@ def table(rows: Iterable[dict], columns: Sequence[str] | None = None, *,
     head = "".join(f'<th class="{"num" if numeric[c] else ""}">{html.escape(str(c))}</th>'
                    for c in columns)
     body = "".join("<tr>" + "".join(cell(c, r.get(c)) for c in columns) + "</tr>" for r in rows)
+    # the scrolling box is a region a keyboard can reach; its name says which table (by its
+    # columns), so that the page's regions are told apart
+    label = html.escape("table of " + ", ".join(str(c) for c in columns), quote=True)
     return HTML(f"<style>{TABLE_CSS}</style>"
-                f'<div class="dynamics-table-wrap" tabindex="0" role="region" aria-label="a table, scrolls sideways">'
+                f'<div class="dynamics-table-wrap" tabindex="0" role="region" aria-label="{label}">'
                 f'<table class="dynamics-table">'
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 

@@ -69,9 +69,9 @@ def _plain(obj):
 
 
 # The core a theme's results run through: a change here can change any precomputed number
-# (plots/tables.py holds `rounded`, which every precompute's payload goes through).
+# (units.py holds `rounded`, which every precompute's payload goes through).
 CORE_SOURCES = ("__init__.py", "config.py", "data.py", "models.py", "runtime.py", "train.py",
-                "units.py", "sweep", "plots/tables.py")
+                "units.py", "sweep")
 # A theme's modules that only present its results (figures, claims, the facts its prose
 # glues, the live panels): no precomputed number depends on them (none of the theme's
 # science or experiments imports them), so a change to them leaves its data the code's.

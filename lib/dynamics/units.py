@@ -26,6 +26,7 @@ operation: :class:`dynamics_ops.precompute.Runner`. A dry run (``DYNAMICS_DRY_RU
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -110,4 +111,17 @@ class Plan:
         self._since = 0
 
 
-__all__ = ["Plan", "Unit", "Output"]
+def rounded(obj, digits: int = 5):
+    """Floats rounded to ``digits`` significant digits, recursively (keeps the JSON in
+    ``data/`` small; used by every theme's precompute, so it is part of the numbers a data
+    file holds: here, in the source its digest covers, and not among the tables)."""
+    if isinstance(obj, dict):
+        return {k: rounded(v, digits) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [rounded(v, digits) for v in obj]
+    if isinstance(obj, float) and math.isfinite(obj) and obj != 0.0:
+        return round(obj, digits - 1 - int(math.floor(math.log10(abs(obj)))))
+    return obj
+
+
+__all__ = ["Plan", "Unit", "Output", "rounded"]

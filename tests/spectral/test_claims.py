@@ -191,10 +191,10 @@ def test_the_newton_schulz_band_is_the_polynomials():
 def test_page_numbers():
     """The numbers the prose glues: the Newton–Schulz band is the polynomial's (0.68 to 1.20 on
     [1.5e-3, 1]); the batch counts are the expected distinct pairs; the precomputed rows hold."""
-    band = C.ns_band()
+    band = S.ns_band()
     assert 0.67 < band["min"] < 0.69 and 1.19 < band["max"] < 1.21
     assert abs(band["one_step_at_1"] - 0.701) < 1e-9 and band["min"] < band["at_1"] < 1
-    assert C.ns_band(lo=1e-3)["min"] < 0.5  # below the band's edge the map has not lifted it
+    assert S.ns_band(lo=1e-3)["min"] < 0.5  # below the band's edge the map has not lifted it
     timing, _ = results.load("spectral_timing")
     ns = C.ns_facts(timing)
     assert ns["band_lo"] == plots.number(band["min"], 3) and ns["ratio_max"].endswith("×")

@@ -13,7 +13,7 @@ Modules (every public name is re-exported here: ``plots.figure``, ``plots.claim`
 - :mod:`.builders`: :func:`figure`, :func:`subplots`, :func:`curves`, :func:`heatmap`,
   :func:`bars`, :func:`slider` (one figure per value of a parameter: the static counterpart of
   a widget), :func:`mark_step`;
-- :mod:`.tables`: :func:`number`, :func:`table`, :func:`rounded`;
+- :mod:`.tables`: :func:`number`, :func:`table` (and :func:`rounded`, re-exported from :mod:`dynamics.units`);
 - :mod:`.claims`: the claims tables: :func:`claim`, :func:`verdict`, :func:`claims_table`,
   :func:`failed_claims`.
 """
@@ -26,7 +26,8 @@ from .layout import (CHAR, COLUMN, FONT, HEIGHT, NARROW, NARROW_BELOW, PALETTE, 
                      house)
 from .render import (CDN, CONFIG, caption, load_plotlyjs, narrow_patch, plotlyjs_html, show,
                      to_html, use_book_renderer)
-from .tables import TABLE_CSS, number, rounded, table
+from ..units import rounded  # (the precompute's rounding; re-exported here, where it was)
+from .tables import TABLE_CSS, number, table
 
 __all__ = ["PALETTE", "HEIGHT", "COLUMN", "NARROW", "NARROW_BELOW", "FONT", "CHAR", "TEMPLATE",
            "PANEL", "house", "CDN", "CONFIG", "narrow_patch", "to_html", "plotlyjs_html",

@@ -1,6 +1,6 @@
-"""Numbers and tables: :func:`number` (a value as the book prints it), :func:`table` (rows
-of dicts in the house table style) and :func:`rounded` (floats cut to a few significant digits,
-for the JSON in ``data/``)."""
+"""Numbers and tables: :func:`number` (a value as the book prints it) and :func:`table` (rows
+of dicts in the house table style). The rounding of the JSON in ``data/`` is the precompute's
+(:func:`dynamics.units.rounded`)."""
 from __future__ import annotations
 
 import html
@@ -116,15 +116,3 @@ def table(rows: Iterable[dict], columns: Sequence[str] | None = None, *,
                 f'<div class="dynamics-table-wrap" tabindex="0" role="region" aria-label="{label}">'
                 f'<table class="dynamics-table">'
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
-
-
-def rounded(obj, digits: int = 5):
-    """Floats rounded to ``digits`` significant digits, recursively (keeps the JSON in
-    ``data/`` small; used by every theme's precompute)."""
-    if isinstance(obj, dict):
-        return {k: rounded(v, digits) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [rounded(v, digits) for v in obj]
-    if isinstance(obj, float) and math.isfinite(obj) and obj != 0.0:
-        return round(obj, digits - 1 - int(math.floor(math.log10(abs(obj)))))
-    return obj

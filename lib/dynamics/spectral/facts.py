@@ -21,7 +21,7 @@ from .roles import lead_words, noise_floor, per_second, steepest_margin
 from .science import (MUON_COEFFS, memory_task, ns_band, ns_map, one_step, polar, random_matrix,
                       recovered, singular_value_band)
 
-__all__ = ["ns_band", "band_numbers", "practice_numbers", "fraction_at", "memory_numbers", "batch_numbers",
+__all__ = ["band_numbers", "practice_numbers", "fraction_at", "memory_numbers", "batch_numbers",
            "batch_facts", "timing_numbers", "alpha_numbers", "alpha_exact", "shaping_lr_numbers",
            "factor_words", "share", "scale_words", "width_facts", "ns_facts", "practice_facts", "memory_facts",
            "shaping_facts", "step_schedule_facts"]

@@ -235,7 +235,7 @@ def describe(prov: dict) -> str:
     if prov.get("note"):
         text += f" {prov['note']}"
     if prov.get("command"):
-        text += f" Regenerate: {prov['command']}"
+        text += f" Regenerate: {prov['command']}."
     name = prov.get("file")
     if name and chapter_of(name) != "all":
         if not prov.get("source"):

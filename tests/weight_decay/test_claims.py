@@ -180,3 +180,16 @@ def test_clock_pointwise_reads_single_evaluations():
     assert [v for _, v in pts] == pytest.approx([0, 0.1, 0.1, 0.1])
     n = C.clock_numbers(clock)
     assert n["wd_clock_pointwise_early"] == "10%" and n["wd_clock_pointwise_late"] == "10%"
+
+
+def test_the_early_angle_sentence_follows_its_numbers():
+    """Section 2: "it does not start there" (with the early signal's explanation) only where
+    every matrix's early angle is above the prediction by more than ANGLE_TOL; at the cpu
+    scale the ratios came out 0.94 to 1.1, and the page said the opposite of its number."""
+    from dynamics.weight_decay.claims import ANGLE_TOL, _angle_start
+
+    high = _angle_start([1.3, 1.4], "1.3 to 1.4")
+    assert high.startswith("It does not start there") and "momentum" in high
+    near = _angle_start([0.94, 1.1], "0.94 to 1.1")
+    assert near.startswith("It starts near it too") and "momentum" not in near
+    assert _angle_start([1 + ANGLE_TOL / 2, 2.0], "x").startswith("It starts near")

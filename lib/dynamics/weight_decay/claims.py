@@ -215,9 +215,27 @@ def equilibrium_numbers(equilibria) -> dict:
         out[f"wd_{key}_rotation"] = _range([v["rotation"] for v in r["layers"].values()], 2)
         out[f"wd_{key}_total_angle"] = _range([v["total_angle"] for v in r["layers"].values()], 2)
         out[f"wd_{key}_taus"] = _fmt(r["steps"] / r["tau"], 2)
-        out[f"wd_{key}_angle_early"] = _range([v.get("angle_early_ratio", math.nan)
-                                               for v in r["layers"].values()], 2)
+        early = [v.get("angle_early_ratio", math.nan) for v in r["layers"].values()]
+        out[f"wd_{key}_angle_early"] = _range(early, 2)
+        if key == "adamw":
+            out["wd_adamw_angle_start"] = _angle_start(early, _range(early, 2))
     return out
+
+
+def _angle_start(early: list, text: str) -> str:
+    """Section 2's sentence on the angle per step over the first quarter of tau, from the
+    ratios ``early`` (measured / the predicted trajectory's, one per matrix): above the
+    prediction by more than ANGLE_TOL on every matrix, the gradient's early signal explains
+    it; otherwise the sentence says the angle starts near its prediction."""
+    ratios = [v for v in early if v is not None and math.isfinite(v)]
+    if ratios and min(ratios) > 1 + ANGLE_TOL:
+        return (f"It does not start there: over the first quarter of τ AdamW's angle per step is "
+                f"{text} times the predicted trajectory's, matrix by matrix. Early on the gradient "
+                "carries signal and successive updates point the same way, so momentum does not "
+                "average them down as it does noise.")
+    return (f"It starts near it too: over the first quarter of τ AdamW's angle per step is {text} "
+            f"times the predicted trajectory's, matrix by matrix (within {100 * ANGLE_TOL:.0f}% "
+            "on some matrix).")
 
 
 RMS_TOL, ANGLE_TOL = 0.15, 0.20  # section 2: settled RMS and angle within these of theory

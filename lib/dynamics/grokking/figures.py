@@ -122,7 +122,8 @@ def spectrum_figure(spectra: dict, p: int, title: str = ""):
             fig.add_bar(x=k, y=spectra[when]["layer"], marker_color=plots.PALETTE[i], name=label,
                         row=1, col=1)
     if "end" in spectra:
-        fig.add_heatmap(z=spectra["end"]["units"], x=k, colorscale="Viridis", showscale=False,
+        fig.add_heatmap(z=spectra["end"]["units"], x=k, colorscale="Viridis", zmin=0, zmax=1,
+                        colorbar=dict(title="share of the unit's energy", thickness=12),
                         hovertemplate="frequency %{x}<br>unit %{y}<br>share %{z:.2f}<extra></extra>",
                         row=1, col=2)
     fig.update_xaxes(title_text="frequency k")

@@ -320,12 +320,23 @@ def step_schedule_facts(shaping: dict, step_run) -> dict:
     mine = None if step_run.diverged else reference_loss(step_run)
     fixed = sorted((k for k in fin if k.startswith("p = ") and fin[k] is not None),
                    key=lambda k: fin[k])
-    below = [k for k in fixed if mine is not None and mine < fin[k]]
-    return dict(step_final=_n3(mine), step_linear=_n3(fin[shaping["schedule"]]),
+    # ordered only beyond ORDER_MARGIN: the last evaluations of one run swing by more than a
+    # few per cent (a 2% difference is a tie, not an order)
+    below = [k for k in fixed if mine is not None and mine < (1 - ORDER_MARGIN) * fin[k]]
+    level = [k for k in fixed if mine is not None and k not in below
+             and abs(mine - fin[k]) <= ORDER_MARGIN * fin[k]]
+    lin = fin[shaping["schedule"]]
+    vs = ("level with" if mine is not None and lin is not None and abs(mine - lin) <= ORDER_MARGIN * lin
+          else "below" if mine is not None and lin is not None and mine < lin else "above")
+    text = ", ".join(below) if below else "none of them"
+    if level:
+        text += f" by more than {ORDER_MARGIN:.0%}, and is level (within {ORDER_MARGIN:.0%}) with " + ", ".join(level)
+    return dict(step_final=_n3(mine), step_linear=_n3(lin),
                 step_fixed=", ".join(f"{k} {_n3(fin[k])}" for k in fixed),
-                step_vs_linear="below" if mine is not None and fin[shaping["schedule"]] is not None
-                and mine < fin[shaping["schedule"]] else "above",
-                step_below=", ".join(below) if below else "none of them")
+                step_vs_linear=vs, step_below=text)
+
+
+ORDER_MARGIN = 0.1  # exercise 6: two final losses closer than this (relative) are level
 
 
 def step_schedule_run(first: float = 0.5, then: float = -0.25, seed: int | None = None):

@@ -327,16 +327,17 @@ def test_what_the_shaping_slider_shows():
     """On data/spectral_shaping.json, on each of three seeds, each at its best rate on the grid
     a fixed p = -0.5 ends below Muon, whose best is the grid's lowest rate (0.02: the grid stops
     there); at the two higher rates the schedule ends lowest of all, at the lowest
-    p = -0.5 ends at or within 20% of it. (p = -0.25 does not end below Muon on every seed: at
-    lr 0.05 on seed 1 it ends a hair above, which is why the page no longer says "the fixed
-    negative exponents".)"""
+    p = -0.5 ends at or within 20% of it on two of the three seeds: with the file made again by
+    the current code (28 November), seed 1's p = -0.5 ends 1.26x the schedule at the lowest
+    rate, so that row is shown, not asserted, and the page says "on this seed"."""
     by_lr, _ = E.load_shaping()
     assert list(by_lr) == ["0.02", "0.05", "0.1"]
     rows = C.published_claims()
     assert verdict_of(rows, "Each at its best rate on the grid") == "yes"
-    assert verdict_of(rows, "At all but the lowest rate the schedule") == "yes"
-    seed1 = by_lr["0.05"]["by_seed"]["1"]
-    assert seed1["p = -0.25"]["final"] > seed1["p = 0"]["final"]
+    sched = next(r for r in rows if r["claim"].startswith("At all but the lowest rate the schedule"))
+    assert sched["reproduced"] == "partly" and not sched["asserted"]
+    seed1 = by_lr["0.02"]["by_seed"]["1"]
+    assert seed1["p = -0.5"]["final"] > 1.2 * min(v["final"] for k, v in seed1.items() if not k.startswith("p = "))
 
 
 def test_the_published_rows_can_say_no():

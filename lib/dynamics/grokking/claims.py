@@ -26,7 +26,7 @@ from .science import (
 )
 
 __all__ = ["section1_facts", "section2_facts", "section3_facts", "section4_facts", "page_claims",
-           "section1_claims", "phase_claims", "published_claims", "pct0",
+           "section1_claims", "phase_claims", "published_claims", "pct0", "best_rate",
            "DIV_RANGE", "CONTROL_WD", "CONTROL_FRAC", "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
            "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL", "CORRECTS", "LOSS_RISE", "HALF",
            "restricted_excluded_rows", "TEST_LOSS_RISES",

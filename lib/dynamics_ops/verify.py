@@ -101,7 +101,7 @@ def outputs(profile: str = "cpu") -> dict:
     return found
 
 
-def compare(a, b, tolerance: float, path: str = "") -> tuple[float, str]:
+def compare(a, b, path: str = "") -> tuple[float, str]:
     """The largest relative difference between two JSON values (``|a - b| / max(|b|, 1e-12)``
     on numbers; infinite where their shapes, keys or texts differ) and where it is; the
     :data:`CLOCK` fields are passed over."""
@@ -122,7 +122,7 @@ def compare(a, b, tolerance: float, path: str = "") -> tuple[float, str]:
         return math.inf, f"{path} ({type(a).__name__} != {type(b).__name__})"
     worst, where = 0.0, ""
     for x, y, p in pairs:
-        d, w = compare(x, y, tolerance, p)
+        d, w = compare(x, y, p)
         if d > worst:
             worst, where = d, w
     return worst, where
@@ -168,7 +168,7 @@ def check(name: str, compute: bool = True, chapter: str | None = None) -> Report
     with progress_bars(False):
         value = unit.run()
     again = json.loads(json.dumps(results._plain(value), allow_nan=False))
-    rep.worst, rep.where = compare(again, sample["result"], rep.tolerance)
+    rep.worst, rep.where = compare(again, sample["result"])
     rep.reproduced = rep.worst <= rep.tolerance
     return rep
 

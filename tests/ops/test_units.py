@@ -46,15 +46,6 @@ def toy_plan(calls: list, values=(1, 2, 3, 4), scale: float = 1.0, profile: str 
     return Runner(p)
 
 
-@pytest.fixture
-def out(tmp_path, monkeypatch):
-    monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
-    monkeypatch.setenv("DYNAMICS_PROGRESS", "0")
-    monkeypatch.delenv("DYNAMICS_DRY_RUN", raising=False)
-    monkeypatch.delenv("DYNAMICS_UNITS_DIR", raising=False)
-    return tmp_path
-
-
 def test_a_plan_stores_each_unit_and_reuses_it(out):
     calls = []
     paths = toy_plan(calls).run()

@@ -33,12 +33,8 @@ def demo_plan(profile=None, shift: float = 0.0, tolerance=1e-6):
 
 
 @pytest.fixture
-def plan(tmp_path, monkeypatch):
-    """The demo plan is grokking's precompute; files and units live in tmp_path."""
-    monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
-    monkeypatch.setenv("DYNAMICS_PROGRESS", "0")
-    monkeypatch.delenv("DYNAMICS_DRY_RUN", raising=False)
-    monkeypatch.delenv("DYNAMICS_UNITS_DIR", raising=False)
+def plan(out, monkeypatch):
+    """The demo plan is grokking's precompute; files and units live in tmp_path (``out``)."""
     state = dict(shift=0.0, tolerance=1e-6)
     fake = types.SimpleNamespace(precompute_plan=lambda profile=None: demo_plan(profile, **state))
     monkeypatch.setattr(precompute, "theme_module", lambda chapter: fake)
@@ -50,13 +46,13 @@ def _file(tmp_path) -> dict:
 
 
 def test_compare_finds_the_largest_relative_difference_and_where():
-    assert verify.compare({"a": [1.0, 2.0]}, {"a": [1.0, 2.0]}, 0) == (0.0, "")
-    d, where = verify.compare({"a": [1.0, 2.2]}, {"a": [1.0, 2.0]}, 0)
+    assert verify.compare({"a": [1.0, 2.0]}, {"a": [1.0, 2.0]}) == (0.0, "")
+    d, where = verify.compare({"a": [1.0, 2.2]}, {"a": [1.0, 2.0]})
     assert math.isclose(d, 0.1) and where == ".a[1]"
-    assert verify.compare({"a": 1}, {"b": 1}, 0)[0] == math.inf
-    assert verify.compare([1, 2], [1], 0)[0] == math.inf
-    assert verify.compare("adam", "sgd", 0)[0] == math.inf
-    assert verify.compare(None, 0.0, 0)[0] == math.inf  # a value that became missing
+    assert verify.compare({"a": 1}, {"b": 1})[0] == math.inf
+    assert verify.compare([1, 2], [1])[0] == math.inf
+    assert verify.compare("adam", "sgd")[0] == math.inf
+    assert verify.compare(None, 0.0)[0] == math.inf  # a value that became missing
 
 
 def test_a_precomputed_file_keeps_its_cheapest_unit_and_is_the_codes(plan, tmp_path):

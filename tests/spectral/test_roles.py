@@ -93,6 +93,14 @@ def test_step_seconds_times_every_optimizer_in_turns():
     assert all(v > 0 for v in r["median"].values())
 
 
+def test_a_dry_run_times_one_step_of_each(monkeypatch):
+    """A dry run proves the timing runs at the profile's sizes: one round of one step each."""
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    practice = dict(config=S.PracticeConfig.for_profile("smoke"), best={"adamw": 3e-3, "muon": 0.05})
+    r = E.step_seconds(practice, reps=5, block=3)
+    assert r["reps"] == r["block"] == 1 and all(len(v) == 1 for v in r["wall"].values())
+
+
 @known_answer(E.noise_floor, E.lead_words,
               how="constructed timings: AdamW timed at 1.00 and 1.05 ms has a floor of exactly "
                   "1.05; a lead of 1.01 inside it is noise, 1.2 beyond it a lead, 0.9 below "

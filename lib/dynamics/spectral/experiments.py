@@ -292,7 +292,7 @@ def run_memory(cfg: MemoryConfig | None = None, methods=MEMORY_METHODS, **change
     ``cfg.seeds`` draws, the seeds ``draws``); ``by_draw[m][i]``: each draw's fraction."""
     cfg = _config(MemoryConfig, cfg, changes)
     frac, mass, by_rank, by_draw = ({m: [] for m in methods} for _ in range(4))
-    ratios = runtime.grid(cfg.ratios)
+    ratios = runtime.grid(cfg.ratios, always=(8,))  # N = 8d: the page reads it (exercise 3)
     seeds = runtime.grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
     ns = [max(2, int(round(r * cfg.dim))) for r in ratios]
     centers = []

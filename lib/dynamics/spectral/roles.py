@@ -32,6 +32,7 @@ import torch.nn.functional as F
 
 from .. import train as T
 from .science import mlp, muon_with_adamw, polar, practice_data
+from .. import runtime
 from ..runtime import get_seed
 
 __all__ = ["ROLE_NORMS", "role_norm", "duality_map", "random_unit_directions",
@@ -114,6 +115,8 @@ def step_seconds(practice: dict, reps: int = 5, block: int = 3, warmup: int = 1,
     first (``warmup``) steps that a training run's wall clock also holds."""
     if int(reps) < 1 or int(block) < 1:
         raise ValueError(f"step_seconds: reps and block must be at least 1, got {reps}, {block}")
+    if runtime.dry_run() is not None:  # a dry run proves the timing runs, not what it measures
+        reps, block, warmup = 1, 1, 0
     cfg, lrs = practice["config"], practice["best"]
     adam_lr = lrs["adamw"]
     data = data if data is not None else practice_data(cfg)

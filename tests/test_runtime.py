@@ -3,6 +3,7 @@ import torch
 
 import dynamics
 from dynamics import forecast, runtime
+from known import known_answer
 from dynamics.config import Config, param
 from dataclasses import dataclass
 
@@ -225,14 +226,17 @@ def test_forecast_announces_a_long_run_once(monkeypatch, capsys):
     now = _clock(monkeypatch)
     monkeypatch.setenv("DYNAMICS_PROFILE", "gpu")
     fc = forecast.Forecast("grokking", 25000, "step", device="cpu")
-    now[0] += 0.5
-    fc.update(1)  # too early to tell
+    now[0] += 5.0
+    fc.update(1)  # the first step, after 5 s of setup: too early to tell
     assert fc.pending and capsys.readouterr().out == ""
+    now[0] += 0.5
+    fc.update(2)  # still within the second it is timed for
+    assert fc.pending
     now[0] += 0.61
-    fc.update(3)  # 0.37 s a step, 25,000 steps
+    fc.update(4)  # 0.37 s a step since the first: the setup once, then 24,999 steps at that rate
     out = capsys.readouterr().out
     assert out.count("\n") == 1 and out.startswith("grokking: 25,000 steps, about 2.6 h on this cpu (0.37 s a step).")
-    assert "DYNAMICS_PROFILE=cpu" in out and fc.estimate == pytest.approx(9250)
+    assert "DYNAMICS_PROFILE=cpu" in out and fc.estimate == pytest.approx(5.0 + 1.11 / 3 * 24999)
     now[0] += 100
     fc.update(3)
     assert capsys.readouterr().out == ""  # once
@@ -241,28 +245,58 @@ def test_forecast_announces_a_long_run_once(monkeypatch, capsys):
 def test_forecast_is_quiet_for_short_runs_and_in_book_builds(monkeypatch, capsys):
     now = _clock(monkeypatch)
     fc = forecast.Forecast("quick", 100, "step")
+    now[0] += 0.02
+    fc.update(1)
     now[0] += 1.0
-    fc.update(50)
+    fc.update(51)  # 0.02 s a step since the first
     assert not fc.pending and fc.estimate == pytest.approx(2.0) and fc.message is None
+    fc = forecast.Forecast("done at once", 100, "step")
+    now[0] += 3.0
+    fc.update(100)  # finished before a rate could be timed: its length is its time
+    assert fc.estimate == pytest.approx(3.0)
     monkeypatch.setenv("DYNAMICS_BOOK_BUILD", "1")
     fc = forecast.Forecast("long", 1000, "step")
-    now[0] += 1.0
+    now[0] += 0.1
     fc.update(1)
+    now[0] += 1.0
+    fc.update(2)
     assert fc.message and capsys.readouterr().out == ""
+
+
+@known_answer(forecast.Forecast, how="a fake clock: 60 s of setup, then 1,000 steps at 0.1 s "
+              "each; the whole run takes 160 s, and counting the setup once per step would "
+              "have said about 6,100 s")
+def test_a_forecast_counts_the_setup_once():
+    import unittest.mock
+
+    now = [0.0]
+    with unittest.mock.patch.object(forecast.time, "perf_counter", lambda: now[0]):
+        fc = forecast.Forecast("run", 1000, "step", threshold=1e9)
+        now[0] = 60.1
+        fc.update(1)
+        now[0] = 60.1 + 0.1 * 20
+        fc.update(21)
+    assert fc.estimate == pytest.approx(160.0)
 
 
 def test_forecasts_nest_and_a_sweep_speaks_for_its_runs(monkeypatch, capsys):
     now = _clock(monkeypatch)
     with forecast.Forecast("sweep", 1.0, inner=False) as outer:
         inner = forecast.Forecast("one run", 1000, "step")
-        now[0] += 2.0
+        now[0] += 0.2
+        inner.update(1)
+        outer.update(0.001)
+        now[0] += 1.8
         inner.update(10)  # 200 s, but the sweep speaks
         assert inner.message is None
         outer.update(0.01)
     assert capsys.readouterr().out.startswith("sweep: about 3 min on this")
     with forecast.Forecast("panel run", 1.0) as outer:
         inner = forecast.Forecast("training", 1000, "step")
-        now[0] += 2.0
+        now[0] += 0.2
+        inner.update(1)
+        outer.update(0.001)
+        now[0] += 1.8
         inner.update(10)
         outer.update(0.01)
     out = capsys.readouterr().out

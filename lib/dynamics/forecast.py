@@ -21,8 +21,10 @@ class Forecast:
     on this device, with a way to get a smaller run.
 
     ``update(done)`` reports progress (``done`` of ``total``, e.g. steps); the estimate is
-    made once, after ``measure`` seconds (:data:`MEASURE_S`; a device sync is done only then,
-    through ``sync``, so that queued GPU work is counted).
+    made once, ``measure`` seconds (:data:`MEASURE_S`) after the first progress: the time to
+    that first progress (the setup: data, probes, a first evaluation) plus the rest at the rate
+    measured since, so that a setup is counted once and not once per step (a device sync is
+    done only then, through ``sync``, so that queued GPU work is counted).
     It returns False, so it can be a ``sweep.train_many`` callback. Forecasts nest (``with
     forecast:``): the first to speak speaks for the whole block, and ``inner=False`` keeps the
     runs inside silent (a sweep speaks for its runs, not each run for itself)::
@@ -47,6 +49,7 @@ class Forecast:
         self.message: str | None = None     # what was announced, if anything
         self.pending = True                 # still measuring
         self._token = None
+        self._first: tuple[float, float] | None = None  # (time, done) of the first progress
 
     def _said(self) -> bool:
         node = self
@@ -67,13 +70,24 @@ class Forecast:
     def update(self, done: float) -> bool:
         if not self.pending or done <= 0:
             return False
-        if time.perf_counter() - self.start < self.measure and done < self.total:
+        now = time.perf_counter()
+        if self._first is None:  # the rate is timed from the first progress on: the setup
+            self._first = (now, float(done))  # before it (data, probes, a first evaluation)
+            if done < self.total:  # is counted once, not once per step
+                return False
+        t1, d1 = self._first
+        if now - t1 < self.measure and done < self.total:
+            return False
+        if done <= d1 and done < self.total:
             return False
         if self.sync is not None:
             self.sync()
+            now = time.perf_counter()
         self.pending = False
-        elapsed = time.perf_counter() - self.start
-        self.estimate = elapsed * self.total / min(float(done), self.total)
+        if done >= self.total:
+            self.estimate = now - self.start
+        else:
+            self.estimate = (t1 - self.start) + (now - t1) / (float(done) - d1) * (self.total - d1)
         if self.estimate > self.threshold and not self._said() and not self._silenced():
             self.message = self.describe()
             node = self.parent

@@ -173,11 +173,16 @@ def _turn_3d(page, cdp) -> dict | None:
     _until(page, f"([id, was]) => ({CAMERA_JS})(id) !== was", [at["id"], before])
     turned = page.evaluate(CAMERA_JS, at["id"])
     out = dict(id=at["id"], turned=turned != before, hover="", kept=None)
-    rail = page.evaluate(f"() => {{ const e = document.getElementById('{at['id']}')"
-                         ".querySelector('.slider-rail-rect'); if (!e) return null; "
-                         "e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); "
-                         "const s = e.closest('.dynamics-figure')._fullLayout.sliders[0]; "
-                         "return [s.active ? r.left + 4 : r.right - 4, r.top + r.height / 2]; }")
+    # where a tap on the slider's rail lands: at its far end from ``to`` (null: from the step
+    # it is at), or on step ``to`` (its place along the rail)
+    rail_js = (f"(to) => {{ const e = document.getElementById('{at['id']}')"
+               ".querySelector('.slider-rail-rect'); if (!e) return null; "
+               "e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); "
+               "const s = e.closest('.dynamics-figure')._fullLayout.sliders[0]; "
+               "if (to === null) return [s.active ? r.left + 4 : r.right - 4, r.top + r.height / 2]; "
+               "const n = s.steps.length; "
+               "return [r.left + 4 + (r.width - 8) * (n > 1 ? to / (n - 1) : 0), r.top + r.height / 2]; }")
+    rail = page.evaluate(rail_js, None)
     if rail:
         active = f"(id) => document.getElementById(id)._fullLayout.sliders[0].active"
         was = page.evaluate(active, at["id"])
@@ -185,6 +190,13 @@ def _turn_3d(page, cdp) -> dict | None:
         _until(page, f"([id, was]) => ({active})(id) !== was", [at["id"], was])  # the step moved
         _frames(page)  # and the figure redrawn
         out["kept"] = page.evaluate(CAMERA_JS, at["id"]) == turned
+        # back to the step the figure opens at, where the tap below looks for a hover (at the
+        # other end a figure may draw its points all in one place, e.g. at initialization)
+        back = page.evaluate(rail_js, was)
+        if back:
+            page.touchscreen.tap(*back)
+            _until(page, f"([id, was]) => ({active})(id) === was", [at["id"], was])
+            _frames(page)
         page.evaluate(TURN_JS)  # the scene back in view
         _frames(page)
     point = page.evaluate(POINT_3D_JS, at["id"])
@@ -250,7 +262,8 @@ def console_errors(html_dir, pages) -> dict[str, list[str]]:
     return out
 
 
-def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> dict:
+def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280, scheme: str = "light",
+                  audit: bool = False) -> dict:
     """Open each chapter page (default: all) in the system Chromium through Playwright with
     every non-file request refused, in a window ``width`` px wide (under 500: a phone, 844 px
     high, with a touch screen), and report what a reader would see: elements wider than the
@@ -263,7 +276,13 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
     hover; every slider's steps at least :data:`MIN_STEP` px apart, and a drag along it passes
     every step (``dragged``); the first 3-D figure turns under a drag, shows a point's hover on
     a tap and stays turned when its slider moves (``turned_3d``). With ``shots_dir``, save a
-    screenshot of each page's first screen there."""
+    screenshot of each page's first screen there. ``scheme``: the system's colour scheme,
+    "light" or "dark" (the book's theme follows it on a first visit). With ``audit``, the
+    report's ``theme`` holds the page's colours in that theme
+    (:data:`dynamics_toolchain.darkmode.THEME_REPORT_JS`, judged by ``theme_problems``) and
+    axe-core's violations (``theme["audit"]``), read at the end of the same visit."""
+    if scheme not in ("light", "dark"):
+        raise ValueError(f"inspect_pages: scheme must be 'light' or 'dark', got {scheme!r}")
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
@@ -287,7 +306,7 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
             # one fresh page per chapter: a page that follows one with 3-D (WebGL) figures in
             # the same tab could hang in Chromium after the full-height screenshot's resize
             context = browser.new_context(viewport={"width": width, "height": height},
-                                          is_mobile=phone, has_touch=phone)
+                                          is_mobile=phone, has_touch=phone, color_scheme=scheme)
             page = context.new_page()
             page.route("**/*", route)
             remote.clear()
@@ -342,6 +361,13 @@ def inspect_pages(html_dir, pages=None, shots_dir=None, width: int = 1280) -> di
                 report["turned_3d"] = _turn_3d(page, cdp)
             report["remote"] = list(remote)
             report["console"] = list(dict.fromkeys(console))
+            if audit:  # the page in its theme, then axe-core's audit (last: axe reads the
+                # stylesheets by requests that a file:// page's console reports as refused)
+                from .access import audit as axe
+                from .darkmode import THEME_REPORT_JS
+
+                report["theme"] = page.evaluate(THEME_REPORT_JS)
+                report["theme"]["audit"] = axe(page)
             reports[name] = report
             context.close()
         browser.close()

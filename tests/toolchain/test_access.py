@@ -147,3 +147,17 @@ def test_the_palette_stays_distinguishable_with_colour_vision_deficiencies():
     assert all(d >= 12 for d, _, _ in distances.values()), distances
     old = plots.PALETTE[:7] + ["#66aa00", "#b82e2e", "#316395"]
     assert min(d for d, _, _ in access.colour_distances(old).values()) < 12
+
+
+def test_the_back_to_top_button_keeps_its_text_in_contrast():
+    """The theme's "back to top" button (shown once a reader scrolls; axe found white on the
+    theme's orange at 2.4:1 on the published pages): the book's own colours for it keep its
+    text at WCAG AA's 4.5:1."""
+    import re
+
+    from dynamics_toolchain import darkmode, scripts
+
+    rule = re.search(r"#pst-back-to-top\s*\{([^}]*)\}", scripts.book_css())
+    assert rule, "dynamics.css sets no colours for #pst-back-to-top"
+    colours = dict(re.findall(r"(background-color|(?<!-)color)\s*:\s*(#[0-9a-fA-F]{6})", rule.group(1)))
+    assert darkmode.contrast(colours["color"], colours["background-color"]) >= 4.5, colours

@@ -12,7 +12,7 @@ import yaml
 
 from dynamics import CHAPTERS, book
 
-from dynamics_toolchain import access, darkmode, htmlcheck, printed
+from dynamics_toolchain import htmlcheck, printed, reading
 from dynamics_toolchain.colab import colab_cell, repository_url
 from dynamics_toolchain import pages
 from dynamics_toolchain import scripts
@@ -262,9 +262,6 @@ def test_readme_says_where_the_book_is_published():
     assert f"https://{owner}.github.io/{repo}/" in (ROOT / "README.md").read_text()
 
 
-WIDTHS = (390, 700, 1280)  # a phone (390 x 844, touch), a narrow window, a laptop
-
-
 def _touch_page(folder: Path) -> Path:
     """A page of the book's kind, without building the book: plotly.js and dynamics.js as the
     book serves them, a line plot, and three figures with sliders: 40 steps (more than a phone's
@@ -334,15 +331,17 @@ def test_page_check_with_a_finger_on_a_phone(tmp_path):
 def test_rendered_book(tmp_path):
     """Build the whole book in the smoke profile with warnings as errors, then read every chapter
     page as a reader would, in the system Chromium (Playwright), with every non-file request
-    refused, at each of WIDTHS: equations typeset, nothing wider than the article column or the
+    refused, at each of reading.WIDTHS: equations typeset, nothing wider than the article column or the
     screen, a page that does not scroll sideways, every figure drawn in the layout for its width
     with no two of its texts on top of each other and none cut off, no slider over a legend,
     the Colab link there, one slider moved (on the phone: tapped) and its figure redrawn, a tap
     on a line plot showing its hover, nothing in the JavaScript console; on the phone, with a
     finger, every slider's steps wide enough apart and reached by a drag, a 3-D figure turned,
-    its hover shown on a tap. Every page's text passes :mod:`dynamics_toolchain.htmlcheck`. A
-    screenshot of each page at each width is saved under _build/screenshots/<width> for a
-    person to look at."""
+    its hover shown on a tap; read at 390 px in the light theme and at 700 and 1280 px in the
+    dark, the figures following the theme with their text and lines in contrast, and axe-core
+    finding nothing serious or critical in either. Every page's text passes
+    :mod:`dynamics_toolchain.htmlcheck`. A screenshot of each page at each width is saved
+    under _build/screenshots/<width> for a person to look at."""
     html = pages.build(tmp_path / "book", profile="smoke")
     assert (html / "_static" / "plotly.min.js").stat().st_size > 1_000_000
     assert (html / "_static" / "mathjax" / "tex-chtml.js").exists()
@@ -355,36 +354,12 @@ def test_rendered_book(tmp_path):
         source = (html / "chapters" / f"{name}.html").read_text()
         remote = re.findall(r'<script[^>]*src="(https?://[^"]+)"', source)
         assert not remote, f"{name}: scripts loaded from the network: {remote}"
-    # the pages' text, read without a browser (dynamics_toolchain.htmlcheck): no Python value (a tuple,
-    # None, nan, inf) where prose or a table holds a value, no unrendered role, every exercise
-    # with its question; the browser below adds the JavaScript console (pages.problems)
-    found = {f"{page} (its HTML)": ps for page, ps in htmlcheck.check_dir(html).items()}
-    turned = 0
-    for width in WIDTHS:  # one build, read at each width
-        shots = ROOT / "_build" / "screenshots" / str(width)
-        reports = pages.inspect_pages(html, names, shots_dir=shots, width=width)
-        found.update({f"{name} at {width} px": pages.problems(r) for name, r in reports.items()})
-        for name, r in reports.items():
-            assert r["math"] > 0, f"{name}: no typeset equations"
-            assert r["figures"] and r["slider_moved"], f"{name}: no figure with a slider to move"
-            assert (shots / f"{name}.png").stat().st_size > 10_000
-            if width < 500:  # a phone: every figure in its narrow layout, a tap shows a hover
-                assert all(f["layout"] == "narrow" for f in r["figures"]), name
-                assert r["tapped"] and r["tapped"]["hover"], f"{name}: a tap showed no hover"
-                # a finger dragged every slider (each step reached: pages.problems)
-                assert len(r["dragged"]) == sum(f["slider"] for f in r["figures"]), name
-                turned += bool(r["turned_3d"])
-            else:
-                assert all(f["layout"] == "wide" for f in r["figures"]), name
-    assert turned, "no 3-D figure was turned with a finger on the phone"
-    # dark mode: with the system set to dark, every figure follows the theme (dynamics_toolchain.darkmode)
-    # and an automated accessibility audit (axe-core) finds nothing serious or critical in
-    # either theme, on the landing page and every chapter (dynamics_toolchain.access)
-    for name, modes in darkmode.inspect_themes(html, audit=True).items():
-        assert modes["dark"]["theme"] == "dark" and modes["light"]["theme"] == "light", name
-        for mode, report in modes.items():
-            found[f"{name} in the {mode} theme"] = (darkmode.theme_problems(report)
-                                                    + access.audit_problems(report["audit"]))
+    # the whole reading (dynamics_toolchain.reading): every page's text without a browser
+    # (htmlcheck), then every chapter in Chromium at each width and in both themes, audited
+    found = reading.read_book(html, names, shots_dir=ROOT / "_build" / "screenshots")
+    for width in reading.WIDTHS:
+        assert all((ROOT / "_build" / "screenshots" / str(width) / f"{n}.png").stat().st_size > 10_000
+                   for n in names)
     # every page's footer says which version of the book it is and when it was built
     assert sphinx.stamp().split(" (")[0] in intro and ", built 20" in intro
     # the printed edition: every figure of every chapter drawn in the PDF, each page numbered

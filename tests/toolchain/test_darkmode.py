@@ -8,7 +8,7 @@ import pytest
 
 from bookpage import book_assets
 from dynamics import book, plots
-from dynamics_toolchain import darkmode
+from dynamics_toolchain import darkmode, pages
 
 # What pydata-sphinx-theme does on a first visit: the system's setting decides the theme,
 # marked on <html data-theme>, with the dark theme's background and text colours.
@@ -74,7 +74,8 @@ def test_figures_follow_the_dark_theme_in_a_browser(tmp_path):
     """Chromium with the system set to dark: every figure is drawn on the page's dark
     background in its text colour, its lines in the lightened palette; set to light, the
     figures stay white. A page whose figures ignore the theme is caught."""
-    reports = darkmode.inspect_themes(_page(tmp_path / "ok"), audit=True)["chapters/dark"]
+    folder = _page(tmp_path / "ok")
+    reports = darkmode.inspect_themes(folder, audit=True)["chapters/dark"]
     dark, light = reports["dark"], reports["light"]
     assert dark["theme"] == "dark" and light["theme"] == "light"
     assert len(dark["figures"]) == 2
@@ -86,8 +87,19 @@ def test_figures_follow_the_dark_theme_in_a_browser(tmp_path):
     assert isinstance(dark["audit"], list) and isinstance(light["audit"], list)  # axe ran in both
     # planted: figures that do not follow the theme
     ignore = "<script>window.dynamicsIsDark = function () { return false; };</script>"
-    bad = darkmode.inspect_themes(_page(tmp_path / "bad", ignore), ["chapters/dark"])["chapters/dark"]["dark"]
+    bad_folder = _page(tmp_path / "bad", ignore)
+    bad = darkmode.inspect_themes(bad_folder, ["chapters/dark"])["chapters/dark"]["dark"]
     assert any("on a dark page" in p for p in darkmode.theme_problems(bad))
+    # the same reading in the rendered-book check's own visit of a page (scheme and audit)
+    for scheme in ("dark", "light"):
+        seen = pages.inspect_pages(folder, ["dark"], scheme=scheme, audit=True)["dark"]["theme"]
+        assert seen["theme"] == scheme and isinstance(seen["audit"], list)
+        assert [f["paper"] for f in seen["figures"]] == [f["paper"] for f in reports[scheme]["figures"]]
+        assert darkmode.theme_problems(seen) == []
+    seen = pages.inspect_pages(bad_folder, ["dark"], scheme="dark", audit=True)["dark"]["theme"]
+    assert any("on a dark page" in p for p in darkmode.theme_problems(seen))
+    with pytest.raises(ValueError, match="scheme must be"):
+        pages.inspect_pages(folder, ["dark"], scheme="sepia")
 
 
 def test_the_theme_toggle_redraws_the_figures(tmp_path):

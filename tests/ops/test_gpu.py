@@ -1,7 +1,7 @@
 """The GPU paths, proven on a CPU: the logic that picks them, that they change results by no
 more than their stated tolerances (fused optimizer steps, TF32 matmuls), and the gpu-size
-smoke run: every chapter's precompute at the gpu profile's sizes, two steps per training, on
-the stand-in CUDA device (the notebooks' gpu-size run is nbmake's: see tests/conftest.py)."""
+smoke run (marker ``gpu_sizes``, ``pytest -m gpu_sizes``): every chapter's notebook and
+precompute at the gpu profile's sizes, two steps per training, on the stand-in CUDA device."""
 from __future__ import annotations
 
 import pytest
@@ -102,6 +102,29 @@ def _chapters():
     return list(CHAPTERS)
 
 
+@pytest.mark.gpu_sizes
+@pytest.mark.parametrize("chapter", _chapters())
+def test_notebook_runs_at_gpu_sizes(chapter, tmp_path, monkeypatch):
+    """The chapter notebook, every cell, at the gpu profile's sizes, two steps per training, on
+    the stand-in CUDA device: a shape, dtype, device or memory bug of the gpu sizes fails here,
+    not on a reader's Colab. (The 20-minute limit only stops a notebook that hangs.)"""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    from dynamics.results import ROOT
+
+    for k, v in {**runtime.GPU_SMOKE_ENV, "DYNAMICS_RESULTS_DIR": str(tmp_path)}.items():
+        monkeypatch.setenv(k, v)  # the kernel inherits them
+    nb = nbformat.read(ROOT / "chapters" / f"{chapter}.ipynb", as_version=4)
+    try:
+        NotebookClient(nb, timeout=1200, kernel_name="python3",
+                       resources={"metadata": {"path": str(ROOT / "chapters")}}).execute()
+    except CellExecutionError as e:
+        pytest.fail(f"{chapter} failed at gpu sizes:\n{str(e)[-3000:]}")
+
+
+@pytest.mark.gpu_sizes
 @pytest.mark.parametrize("chapter", _chapters())
 def test_gpu_precompute_runs_at_gpu_sizes(chapter, tmp_path):
     """``python -m dynamics_ops.precompute <chapter> --profile gpu`` as a dry run on the stand-in

@@ -198,11 +198,14 @@ def _panels():
 
 
 @pytest.mark.parametrize("theme, name", _panels(), ids=lambda v: v)
-def test_every_live_panels_run_function_runs_on_the_stand_in(theme, name):
-    """What a reader's Run button trains, at its default settings in the smoke profile, on the
-    stand-in device: any tensor left on the CPU while the run is on the device raises here."""
+def test_every_live_panels_run_function_runs_on_the_stand_in(theme, name, monkeypatch):
+    """What a reader's Run button trains, at its default settings in the smoke profile, two
+    steps per training (a dry run: the devices are what is checked here; what a panel shows is
+    its theme's panel tests'), on the stand-in device: any tensor left on the CPU while the
+    run is on the device raises here."""
     import importlib
 
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
     panels = importlib.import_module(f"dynamics.{theme}.panels")
     with standin.active():
         panel = getattr(panels, name)("smoke", seed=0)

@@ -199,12 +199,16 @@ def _turn_3d(page, cdp) -> dict | None:
             _frames(page)
         page.evaluate(TURN_JS)  # the scene back in view
         _frames(page)
-    point = page.evaluate(POINT_3D_JS, at["id"])
-    if point:
+    for _ in range(3):  # a tap on a point; a reader whose tap shows nothing taps again
+        point = page.evaluate(POINT_3D_JS, at["id"])
+        if not point:
+            break
         page.touchscreen.tap(point["x"], point["y"])
-        # the scene picks the point under the finger on a later frame
-        _until(page, f"(id) => ({HOVER_JS})(id)", at["id"])
-        out["hover"] = page.evaluate(HOVER_JS, at["id"])
+        # the scene picks the point under the finger on a later frame (a WebGL scene reads
+        # the point from its picking buffer, which a first tap after a redraw can miss)
+        if _until(page, f"(id) => ({HOVER_JS})(id)", at["id"]):
+            break
+    out["hover"] = page.evaluate(HOVER_JS, at["id"])
     return out
 
 

@@ -181,6 +181,7 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
     assert (imp["imp_r10"], imp["imp_r13"]) == ("11.4%", "6.1%")
     assert imp["imp_sparse"] == "6.1% and 4.9%" and imp["match_window"] == "10–20%"
     assert imp["control_window"] == "5–10%"
+    assert imp["match_verdict"] == "within noise" and pai["pai_verdict"] == "does not discriminate"
     # seed 0's dense network, batched with seeds 1-2 and trained alone: not bitwise the same
     assert (imp["imp_dense_batched"], imp["imp_dense_single"]) == ("63.05%", "63.50%")
     liu = L.claims.liu_numbers(runs)

@@ -642,7 +642,9 @@ def pai_numbers(payload: dict, target: float = 0.1) -> dict:
                 pai_spread=f"{min(spread['snip'], spread['synflow']):.1f} to "
                            f"{max(spread['snip'], spread['synflow']):.1f}",
                 pai_margin=f"{PAI_MARGIN:g}",
-                pai_shuffle_verdict=shuffle["reproduced"])
+                pai_shuffle_verdict=shuffle["reproduced"],
+                pai_verdict=_row("pai", [_pai(q, "precomputed")["pai"] for q in payload["pai"]
+                                         if PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]])["reproduced"])
 
 
 def lmc_numbers(calm: dict, hot: dict) -> dict:
@@ -754,6 +756,7 @@ def imp_numbers(runs: dict, ticket_points: float = 1.0) -> dict:
               and 0 in list(r.seeds)]
     one = sorted({f"{100 * r.acc['ticket'][list(r.seeds).index(0), 0]:.2f}%" for r in single})
     return dict(**liu_numbers(runs), **breakdown_numbers(runs),  # section 3's and exercise 1's
+                match_verdict=_row("match", [_tickets(main, "precomputed")["match"]])["reproduced"],
                 imp_r10=f"{100 * d[r10]:.1f}%", imp_r13=f"{100 * d[r13]:.1f}%",
                 imp_sparse=f"{100 * d[-2]:.1f}% and {100 * d[-1]:.1f}%",
                 imp_sparse_loss=f"{loss[0]:.1f} and {loss[1]:.1f}",

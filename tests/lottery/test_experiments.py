@@ -247,9 +247,21 @@ def test_ticket_rows_say_no_when_the_control_does_as_well(smoke_runs):
     same = copy.copy(res)
     same.acc = dict(res.acc, reinit=res.acc["ticket"], random=res.acc["ticket"])
     assert [row["reproduced"] for row in L.claims.ticket_claims(same)][1:] == ["no", "no"]
-    worse = copy.copy(res)
-    worse.acc = dict(res.acc, ticket=res.acc["ticket"] - np.where(np.arange(len(res.density)) > 0, 0.05, 0))
+    # the smoke run trains no control in the match window: the row cannot tell
+    assert L.claims.ticket_claims(res)[0]["reproduced"] == "not at this scale"
+    pruned = np.arange(len(res.density)) > 0
+    worse = copy.copy(res)  # a re-initialized control 10 points below dense in every round
+    worse.acc = dict(res.acc, ticket=res.acc["ticket"] - np.where(pruned, 0.05, 0),
+                     reinit=res.acc["ticket"] - np.where(pruned, 0.10, 0))
     assert L.claims.ticket_claims(worse)[0]["reproduced"] == "no"  # five points below dense: no match
+    good = copy.copy(res)  # the ticket level with dense; its control 10 points below: it fails
+    dense = res.acc["ticket"][:, :1]
+    good.acc = dict(res.acc, ticket=np.broadcast_to(dense, res.acc["ticket"].shape) + np.where(pruned, 0.002, 0) * [[1], [1.2], [1.4]],
+                    reinit=dense - np.where(pruned, 0.10, 0))
+    assert L.claims.ticket_claims(good)[0]["reproduced"] == "yes"
+    planted = copy.copy(good)  # a control as good as the ticket passes too
+    planted.acc = dict(good.acc, reinit=good.acc["ticket"])
+    assert L.claims.ticket_claims(planted)[0]["reproduced"] == "does not discriminate"
 
 
 @pytest.mark.claim
@@ -472,12 +484,14 @@ def test_claim_finetuned_subnetworks_overlap_more_than_chance(finetuned):
     the sparsity of 5-30% is not met by this small Adam run (shown with its numbers: "no")."""
     assert finetuned["seeds"] == SEEDS
     sparse, lap, rank = L.finetune.finetune_claims(finetuned)
-    assert lap["asserted"] and lap["seeds"] == SEEDS and lap["reproduced"] == "yes", lap
+    # on live units' weights the excess sits near OVERLAP_EXCESS, within the seeds' spread:
+    # shown with the engine's verdict, not asserted (over all weights it read twice as high)
+    assert not lap["asserted"] and lap["seeds"] == SEEDS and lap["reproduced"] != "no", lap
     assert not sparse["asserted"] and sparse["reproduced"] == "no"
     assert not rank["asserted"]
     for r in finetuned["per_seed"].values():
-        assert r["excess"] >= L.finetune.OVERLAP_EXCESS > r["null"]  # the control fails
-        assert r["all_weights"] >= r["excess"] - 0.05  # dead units' weights inflated it
+        assert r["excess"] > 0.1 > abs(r["null"])  # above chance; the null control at chance
+        assert r["all_weights"] > r["excess"] + 0.2  # dead units' weights inflated it
         assert min(r["float32"]) >= min(r["bf16"])  # bf16 sees fewer changes than float32
         assert r["live"] > 0  # above chance even among the weights both runs moved
 

@@ -234,8 +234,10 @@ def test_claim_rows_ticket_matches_dense_and_beats_both_controls_on_every_seed(s
     res, r, _ = smoke_runs
     assert 0.05 <= res.density[r] <= 0.10 and r == res.round_at()
     rows = L.claims.ticket_claims(res)
-    assert all(row["asserted"] and row["seeds"] == SEEDS for row in rows)
-    assert [row["reproduced"] for row in rows] == ["yes", "yes", "yes"], rows
+    assert all(row["seeds"] == SEEDS for row in rows)
+    # the match row is shown, not asserted (SHOWN_ONLY: within noise on the precomputed data)
+    assert [row["asserted"] for row in rows] == [False, True, True]
+    assert [row["reproduced"] for row in rows][1:] == ["yes", "yes"], rows
 
 
 def test_ticket_rows_say_no_when_the_control_does_as_well(smoke_runs):
@@ -245,9 +247,21 @@ def test_ticket_rows_say_no_when_the_control_does_as_well(smoke_runs):
     same = copy.copy(res)
     same.acc = dict(res.acc, reinit=res.acc["ticket"], random=res.acc["ticket"])
     assert [row["reproduced"] for row in L.claims.ticket_claims(same)][1:] == ["no", "no"]
-    worse = copy.copy(res)
-    worse.acc = dict(res.acc, ticket=res.acc["ticket"] - np.where(np.arange(len(res.density)) > 0, 0.05, 0))
+    # the smoke run trains no control in the match window: the row cannot tell
+    assert L.claims.ticket_claims(res)[0]["reproduced"] == "not at this scale"
+    pruned = np.arange(len(res.density)) > 0
+    worse = copy.copy(res)  # a re-initialized control 10 points below dense in every round
+    worse.acc = dict(res.acc, ticket=res.acc["ticket"] - np.where(pruned, 0.05, 0),
+                     reinit=res.acc["ticket"] - np.where(pruned, 0.10, 0))
     assert L.claims.ticket_claims(worse)[0]["reproduced"] == "no"  # five points below dense: no match
+    good = copy.copy(res)  # the ticket level with dense; its control 10 points below: it fails
+    dense = res.acc["ticket"][:, :1]
+    good.acc = dict(res.acc, ticket=np.broadcast_to(dense, res.acc["ticket"].shape) + np.where(pruned, 0.002, 0) * [[1], [1.2], [1.4]],
+                    reinit=dense - np.where(pruned, 0.10, 0))
+    assert L.claims.ticket_claims(good)[0]["reproduced"] == "yes"
+    planted = copy.copy(good)  # a control as good as the ticket passes too
+    planted.acc = dict(good.acc, reinit=good.acc["ticket"])
+    assert L.claims.ticket_claims(planted)[0]["reproduced"] == "does not discriminate"
 
 
 @pytest.mark.claim
@@ -305,7 +319,7 @@ def test_claim_rows_of_the_smoke_run(smoke_runs):
     # judged per seed, "beats a random mask" fails at the smoke scale at a fifth of the weights
     # (seed 1: SNIP about a point above the shuffled ticket, within one seed's noise); the
     # prose says "at or a few points above" there, and the row holds on the cpu data
-    assert rows[beats]["reproduced"] == "partly" and "seed 1" in rows[beats]["measured here"]
+    assert rows[beats]["reproduced"] != "yes" and not rows[beats]["asserted"]
     speed = next(row for c, row in rows.items() if c.startswith("Tickets learn faster"))
     assert not speed["asserted"] and speed["reproduced"] == "not at this scale"
 
@@ -470,17 +484,22 @@ def test_claim_finetuned_subnetworks_overlap_more_than_chance(finetuned):
     the sparsity of 5-30% is not met by this small Adam run (shown with its numbers: "no")."""
     assert finetuned["seeds"] == SEEDS
     sparse, lap, rank = L.finetune.finetune_claims(finetuned)
-    assert lap["asserted"] and lap["seeds"] == SEEDS and lap["reproduced"] == "yes"
+    # on live units' weights the excess sits near OVERLAP_EXCESS, within the seeds' spread:
+    # shown with the engine's verdict, not asserted (over all weights it read twice as high)
+    assert not lap["asserted"] and lap["seeds"] == SEEDS and lap["reproduced"] != "no", lap
     assert not sparse["asserted"] and sparse["reproduced"] == "no"
     assert not rank["asserted"]
     for r in finetuned["per_seed"].values():
-        assert r["excess"] >= L.finetune.OVERLAP_EXCESS
+        assert r["excess"] > 0.1 > abs(r["null"])  # above chance; the null control at chance
+        assert r["all_weights"] > r["excess"] + 0.2  # dead units' weights inflated it
         assert min(r["float32"]) >= min(r["bf16"])  # bf16 sees fewer changes than float32
         assert r["live"] > 0  # above chance even among the weights both runs moved
 
 
 def test_overlap_row_says_no_for_independent_sets(finetuned):
-    """Two independent random sets of the runs' sizes overlap at chance: the row says "no"."""
+    """Two independent random sets of the runs' sizes overlap at chance: the row says "no";
+    a planted control that passes (the treatment itself as its null) makes it "does not
+    discriminate"."""
     g = torch.Generator().manual_seed(0)
     fake = dict(finetuned, per_seed={})
     for s, r in finetuned["per_seed"].items():
@@ -489,6 +508,68 @@ def test_overlap_row_says_no_for_independent_sets(finetuned):
         fake["per_seed"][s] = dict(r, **L.finetune.overlap(a, b))
         assert abs(fake["per_seed"][s]["excess"]) < 0.1
     assert L.finetune.finetune_claims(fake)[1]["reproduced"] == "no"
+    planted = dict(finetuned, per_seed={s: dict(r, null=r["excess"])
+                                        for s, r in finetuned["per_seed"].items()})
+    assert L.finetune.finetune_claims(planted)[1]["reproduced"] == "does not discriminate"
+
+
+def test_overlap_row_control_fails_and_a_passing_control_does_not_discriminate():
+    """Finding 1 (0.2.0), on constructed per-seed numbers: the row is the engine's
+    (dynamics.evidence.judge); its null control fails the test; planted at the treatment's
+    value, the row says "does not discriminate"."""
+    per = {s: dict(excess=0.6 + 0.01 * s, null=0.01, overlap=0.7, chance=0.2, all_weights=0.7,
+                   bf16=[0.5], float32=[0.9], rank={"w": 1.0}, live=0.5) for s in (0, 1, 2)}
+    ft = dict(lr=1e-4, steps=10, seeds=[0, 1, 2], per_seed=per)
+    assert L.finetune.finetune_claims(ft)[1]["reproduced"] == "yes"
+    per2 = {s: dict(r, null=r["excess"]) for s, r in per.items()}
+    assert L.finetune.finetune_claims(dict(ft, per_seed=per2))[1]["reproduced"] == "does not discriminate"
+
+
+@known_answer(L.finetune.live_units, L.finetune.overlap, L.finetune.null_overlap,
+              how="constructed masks on a 3-4-2 network: hidden unit 3 has no weight in and "
+                  "unit 2 none out, so their weights (and input 2's) are dead; two masks sharing "
+                  "3 of A's 4 live weights overlap 3/4 with per-matrix chance sum |A_l||B_l|/n_l / |A| in "
+                  "closed form; two independent random masks of per-layer densities 0.3 and "
+                  "0.6 overlap, in expectation, at the second's density in each layer")
+def test_overlap_counts_live_units_and_the_per_layer_null():
+    w0 = torch.zeros(4, 3, dtype=torch.bool)   # 3 inputs -> 4 hidden
+    w1 = torch.zeros(2, 4, dtype=torch.bool)   # 4 hidden -> 2 outputs
+    w0[0, 0] = w0[1, 1] = w0[2, 2] = True       # hidden 3: no weight in
+    w1[0, 0] = w1[1, 1] = w1[0, 3] = True       # hidden 2: no weight out
+    live = L.finetune.live_units([{"h": w0, "o": w1}])
+    # hidden 0 and 1 only; input 2, whose one weight led to dead hidden 2, dies with it
+    assert live["h"].sum() == 2 * 2 and live["o"].sum() == 2 * 2
+    assert not live["h"][2].any() and not live["h"][:, 2].any() and not live["o"][:, 3].any()
+    a = {"h": w0.clone(), "o": w1.clone()}
+    b = {"h": w0.clone(), "o": w1.clone()}
+    b["h"][0, 0] = False
+    b["h"][0, 1] = True  # A's live set: 4 weights (h[0,0], h[1,1], o[0,0], o[1,1]); B shares 3
+    got = L.finetune.overlap(a, b, live)
+    assert got["overlap"] == 3 / 4
+    assert abs(got["chance"] - (2 * 2 / 4 + 2 * 2 / 4) / 4) < 1e-12
+    # dead units' weights lower the chance over all weights and inflate the excess
+    assert L.finetune.overlap(a, b)["excess"] > got["excess"]
+    with pytest.raises(ValueError, match="does not take"):
+        L.finetune.live_units([{"o": w1, "h": w0}])
+    # two independent random masks: expected overlap per layer is B's density there
+    g = torch.Generator().manual_seed(1)
+    ra = {"x": torch.rand(400, 300, generator=g) < 0.3, "y": torch.rand(300, 400, generator=g) < 0.3}
+    rb = {"x": torch.rand(400, 300, generator=g) < 0.6, "y": torch.rand(300, 400, generator=g) < 0.1}
+    r = L.finetune.overlap(ra, rb)
+    assert abs(r["chance"] - 0.35) < 0.01 and abs(r["overlap"] - 0.35) < 0.01 and abs(r["excess"]) < 0.02
+    pooled = float(torch.cat([rb["x"].flatten(), rb["y"].flatten()]).float().mean())
+    assert abs(pooled - 0.35) < 0.01  # equal layer sizes: pooled and per-layer chance agree here
+    n = L.finetune.null_overlap(a, b, live, seed=0)
+    assert abs(n["chance"] - got["chance"]) < 1e-12  # the shuffle keeps each matrix's count
+
+
+@known_answer(L.finetune.distinct,
+              how="constructed values: 61.04 and 61.01 print alike to one decimal and apart "
+                  "to two; equal values stay at the asked decimals")
+def test_distinct_gives_the_digits_that_tell_values_apart():
+    assert L.finetune.distinct(61.04, 61.01) == ["61.04", "61.01"]
+    assert L.finetune.distinct(61.2, 58.0, suffix="%") == ["61.2%", "58.0%"]
+    assert L.finetune.distinct(5.0, 5.0, decimals=0) == ["5", "5"]
 
 
 @known_answer(L.finetune.updated, L.finetune.overlap, L.finetune.update_rank,

@@ -213,6 +213,11 @@ def test_the_precomputed_files_numbers_and_figures(monkeypatch):
     out = NC.precomputed_numbers("collapse_weight_decay", cfg)
     assert out["sweep_scale"] == "with the same settings as the run above, on seed 0"
     assert out["route_big"] == 3.0 and out["sweep_largest"] == 3.0
+    # the referee's finding: the largest decay's ratio first rises (its fit is slower), and
+    # the prose glues how far, where, and the two runs' zero-error steps
+    assert out["route_n"] == "two" and out["route_big_peak"] > 1.1
+    assert out["route_big_zero"] > out["route_none_zero"]
+    assert out["route_big_peak_step"] <= int(out["route_start_steps"].split()[-1])
     gd = NC.precomputed_numbers("collapse_gd_weight_decay", cfg)  # against the GD settings
     assert gd["gd_scale"] == "with the same settings as the run above, on seed 0"
     # the referee's finding: at the largest GD decay the run never fits its training set

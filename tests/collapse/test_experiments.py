@@ -296,6 +296,13 @@ def test_the_balanced_control_keeps_the_size_and_the_class_centres():
         assert float(da.norm()) < 3.0  # centres ~8 apart; sampling error ~1.2
 
 
+def test_section_3s_numbers_glue_the_gd_learning_rate_and_the_final_loss():
+    runs = collapse_runs(SEEDS[0])
+    out = NC.conditions_numbers(runs)
+    assert out["gd_lr"] == "1" == f"{NC.CollapseConfig.for_profile('smoke').gd_lr:g}"
+    assert out["adam_loss_end"] == runs["AdamW, weight decay"].last("train_loss")
+
+
 def test_claims_table_rows_have_verdicts_controls_windows_and_seeds():
     from dynamics import plots
 

@@ -368,7 +368,9 @@ def conditions_numbers(conditions: dict) -> dict:
                 orth_start=aw["orthogonality"][0],
                 orth_end=max(aw.last("orthogonality"), gw.last("orthogonality")),
                 orth_none_adam=an.last("orthogonality"), orth_none_gd=gn.last("orthogonality"),
-                cond_max=max(r.last("conditioning") for r in conditions.values()))
+                cond_max=max(r.last("conditioning") for r in conditions.values()),
+                gd_lr=plots.number(gw.info["config"]["lr"], 2),
+                adam_loss_end=aw.last("train_loss"))
 
 
 def imbalance_numbers(result: dict) -> dict:
@@ -411,7 +413,28 @@ def route_numbers(payload: dict) -> dict:
                                              lambda v: f"{v:.0f}"),
                 route_start_clocks=range_text(min(c for _, c in starts), max(c for _, c in starts),
                                               lambda v: f"{v:.2g}"),
-                route_big_loss=rows[-1]["loss_ratio"], route_big=rows[-1]["weight_decay"])
+                route_big_loss=rows[-1]["loss_ratio"], route_big=rows[-1]["weight_decay"],
+                route_n=_WORDS.get(len(small), str(len(small))), **_early_rise(payload, rows[-1]))
+
+
+_WORDS = {0: "no", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def _early_rise(payload: dict, row: dict) -> dict:
+    """The largest decay's NC1 ratio (a row of :func:`decay_clock`) before it falls: its
+    highest value up to its first drop below 0.9 (:func:`route_start`) and that step, and the
+    steps at which this run and the run without decay first reach zero training error (a
+    decay that slows the fit delays the collapse that follows it)."""
+    from .science import terminal_phase_start
+
+    hs = [History.from_dict(h) for h in payload["histories"]]
+    big = hs[[float(d) for d in payload["weight_decays"]].index(row["weight_decay"])]
+    steps = [int(s) for s in big.steps]
+    start, _ = route_start(row, steps)
+    ratio = np.asarray(row["ratio"], float)[: steps.index(start) + 1 if start else len(steps)]
+    k = int(np.nanargmax(ratio))
+    return dict(route_big_peak=float(ratio[k]), route_big_peak_step=steps[k],
+                route_big_zero=terminal_phase_start(big), route_none_zero=terminal_phase_start(hs[0]))
 
 
 def route_start(row: dict, steps: list[int], below: float = 0.9) -> tuple[int, float]:

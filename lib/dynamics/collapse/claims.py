@@ -7,33 +7,37 @@ their sliders).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .. import evidence, plots, results
 from ..runtime import get_profile
 from ..train import History
 from .experiments import run_claim_seeds
-from .figures import (GD_SLIDER_OPENS_AT, angle_range, decay_clock, gd_slider,
-                      imbalance_slider, range_text, simplex_slider, weight_decay_slider)
+from .figures import (angle_range, decay_clock, decay_sweep, gd_slider, gd_sweep,
+                      imbalance_slider, imbalance_trends, precomputed_scale, range_text,
+                      route_numbers, route_start, simplex_slider, weight_decay_slider)
 from .losses import loss_claims, loss_numbers, least_squares_split
 from .science import at_zero_error, bias_free_nc3, cosine_gram, in_span_fraction, measure
 from .theory import minority_collapse_threshold
 
 __all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "GD_LOSS_RATIO", "UFM_NC1", "UFM_ETF",
            "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_ANGLES", "IMB_CORR_W", "IMB_CORR_H",
-           "CLAIM_SEEDS", "claim_seeds", "claims", "page_claims", "run_numbers",
-           "simplex_numbers", "conditions_numbers", "imbalance_numbers", "route_numbers",
-           "route_start", "gd_never_fit",
-           "decay_sweep", "gd_sweep", "imbalance_trends", "PUB_BEST_FALL", "PUB_RISE",
+           "CLAIM_SEEDS", "NC1_TERMINAL", "IMB_TREND", "as_control", "claim_seeds", "claims",
+           "page_claims", "run_numbers",
+           "simplex_numbers", "conditions_numbers", "imbalance_numbers", "gd_never_fit",
+           "PUB_BEST_FALL", "PUB_RISE",
            "PUB_RATE_SPREAD", "PUB_LOSS_RATIO", "PUB_GD_HIGHER_FROM", "PUB_GD_BALANCED", "by_seed",
            "published_claims",
-           "precomputed_scale", "precomputed_numbers", "show_precomputed"]
+           "precomputed_numbers", "show_precomputed"]
 
 
 # ============================================================================ claims
 # Each asserted row's threshold lives here, once; the claim tests assert the rows' verdicts.
 
-NC1_FALL = 10          # NC1 at zero training error ÷ NC1 at the end (the terminal phase's collapse)
+NC1_FALL = 50          # NC1 at zero training error ÷ NC1 at the end (the terminal phase's collapse;
+#                        the run without decay, which reaches zero error too, falls less)
 BALANCE_RATIO = 0.3    # GD: balancedness with decay ÷ without, at the end
 ADAM_NC1_FALL = 10     # AdamW: final NC1 without decay ÷ with
 GD_LOSS_RATIO = 2      # GD: final MSE with decay ÷ without (the decay holds the loss up)
@@ -66,6 +70,53 @@ UFM_EXACT = evidence.Claim(
     fmt=lambda v: plots.number(v, 2))
 
 
+def _nc1_fall(h: History) -> float:
+    """NC1 at the run's first evaluation with zero training error ÷ NC1 at its end (NaN for a
+    run that never reaches zero error: it has no terminal phase, and fails the test)."""
+    return at_zero_error(h, "nc1") / h.last("nc1")
+
+
+NC1_TERMINAL = evidence.Claim(
+    "NC1: within-class variability collapses in the terminal phase (Papyan et al. trained "
+    "with weight decay, as this run does; reaching zero training error alone does not do it)",
+    "Papyan, Han & Donoho (2020)",
+    measure=_nc1_fall,
+    test=evidence.Test(">=", NC1_FALL, "NC1 at zero error ÷ at the end, NC1_FALL", scale="log"),
+    control="the same AdamW run without decay (section 3's), which reaches zero training error "
+            "too and must fail the same test",
+    window="the terminal phase, from the first evaluation with zero training error to the end",
+    fmt=lambda v: plots.number(v, 2))
+
+
+def _trend_margin(result: dict) -> float:
+    """How far an imbalance run's network follows the trend of norms with class counts, as the
+    weaker of its two correlations of log count with log norm beyond their thresholds:
+    ``min(r_W − IMB_CORR_W, IMB_CORR_H − r_H)`` (positive: classifier rows longer and feature
+    means shorter for larger classes, both beyond their thresholds; NaN when the counts or the
+    norms do not vary)."""
+    t = imbalance_trends(result)
+    return min(t["corr_w"] - IMB_CORR_W, IMB_CORR_H - t["corr_h"])
+
+
+def as_control(balanced: dict, imbalanced: dict) -> dict:
+    """A balanced run read as the trend's control: its norms against the counts the imbalanced
+    run gave each class (the class counts did not differ, so a trend with these counts is
+    chance)."""
+    return dict(balanced, counts=list(imbalanced["counts"]))
+
+
+IMB_TREND = evidence.Claim(
+    "imbalanced classes, the network: classifier rows longer and feature means shorter for "
+    "larger classes (a trend over a few classes, shown, not asserted)",
+    "Dang et al. (2023)",
+    measure=_trend_margin,
+    test=evidence.Test(">", 0.0, f"the weaker of r_W − {IMB_CORR_W:g} and {IMB_CORR_H:g} − r_H".replace("-", "−")),
+    control="the same network on balanced classes (same seed, class centres and total size), "
+            "its norms read against the imbalanced run's counts, which must fail the same test",
+    window="the end of each run", asserted=False,
+    fmt=lambda v: f"{v:+.2f}".replace("-", "−"))
+
+
 def claim_seeds(seed: int | None = None, profile: str | None = None) -> list[int]:
     """The seeds a page's live claims run on: its own seed and the next two
     (:func:`dynamics.plots.claim_seeds`); at the gpu profile its own alone, so that the
@@ -86,10 +137,6 @@ def _seeded(*parts) -> tuple[str, str]:
     return "; ".join(texts), evidence.combine(*verdicts)
 
 
-def _fall(h: History, key: str) -> float:
-    return at_zero_error(h, key) / h.last(key)
-
-
 def _kept(h: History) -> float:
     """‖D‖ at the end ÷ its value at the first evaluation."""
     return h.last("imbalance") / h["imbalance"][0]
@@ -108,7 +155,7 @@ def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
 
 
 def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
-                held_out: dict | None = None) -> list[dict]:
+           held_out: dict | None = None, balanced: dict | None = None) -> list[dict]:
     """The papers' claims beside what the page's live runs measured, each with a verdict.
     ``runs``, ``ufm``, ``imbalance`` and ``ce`` map each claim seed to that seed's
     :func:`run_conditions`, :func:`run_ufm_pair`, :func:`run_imbalance` and cross-entropy run
@@ -116,7 +163,8 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
     :func:`.losses.loss_claims`); the asserted rows are judged on every seed, the others
     (said with their numbers, not asserted) on the first. ``held_out``: NC4 and the accuracy
     of the first seed's section-1 network on its test set (by default what its history
-    recorded at the end, ``test_nc4`` and ``test_acc``)."""
+    recorded at the end, ``test_nc4`` and ``test_acc``). ``balanced``: each claim seed's
+    imbalance run on balanced classes (:func:`balanced_config`), the trend row's control."""
     n = plots.number
     seeds = list(runs)
     first = seeds[0]
@@ -133,12 +181,7 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
     by = {name: {s: runs[s][name] for s in seeds} for name in c}
     aw, an, gw, gn = (by[k] for k in ("AdamW, weight decay", "AdamW, none", "GD, weight decay", "GD, none"))
     terminal = f"the terminal phase, from the first evaluation with zero training error to step {T}"
-    text, ok = _seeded(("NC1 at zero error ÷ at the end:", {s: _fall(aw[s], "nc1") for s in seeds},
-                        lambda v: v >= NC1_FALL))
-    rows = [plots.claim("NC1: within-class variability collapses in the terminal phase",
-                        "Papyan, Han & Donoho (2020)", text, ok,
-                        control=f"NC1 at zero training error (a fall of at least {NC1_FALL}×)",
-                        window=terminal, seeds=seeds)]
+    rows = [evidence.judge(replace(NC1_TERMINAL, window=terminal), aw, an).row()]
     rows.append(plots.claim(
         "NC2: the centred class means approach a simplex ETF",
         "Papyan, Han & Donoho (2020); the distance: Zhu et al. (2021)",
@@ -246,9 +289,11 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
         control=f"the exact solution; the simplex's 109.5° (the network's angles between "
                 f"{IMB_NET_ANGLES[0]:g}° and {IMB_NET_ANGLES[1]:g}°)",
         window="the end of each run", seeds=seeds))
-    rows.append(_trend_row({s: t["corr_w"] for s, t in tr.items()},
-                           {s: t["corr_h"] for s, t in tr.items()}, len(imbalance[first]["counts"]),
-                           "the end of each run", seeds))
+    if balanced is None:
+        raise ValueError("claims() needs balanced=: the imbalance trend's control, each claim "
+                         "seed's run_imbalance(balanced_config(icfg)) (run_claim_seeds trains it)")
+    rows.append(_trend_row(tr, {s: as_control(balanced[s], imbalance[s]) for s in seeds},
+                           {s: imbalance[s] for s in seeds}, len(imbalance[first]["counts"])))
     if ce is not None:
         rows += loss_claims({s: aw[s] for s in seeds}, ce)
     return rows
@@ -324,7 +369,9 @@ def conditions_numbers(conditions: dict) -> dict:
                 orth_start=aw["orthogonality"][0],
                 orth_end=max(aw.last("orthogonality"), gw.last("orthogonality")),
                 orth_none_adam=an.last("orthogonality"), orth_none_gd=gn.last("orthogonality"),
-                cond_max=max(r.last("conditioning") for r in conditions.values()))
+                cond_max=max(r.last("conditioning") for r in conditions.values()),
+                gd_lr=plots.number(gw.info["config"]["lr"], 2),
+                adam_loss_end=aw.last("train_loss"))
 
 
 def imbalance_numbers(result: dict) -> dict:
@@ -346,97 +393,6 @@ def _minority_numbers() -> dict:
     l3 = minority_collapse_threshold([990, 10], 3)
     return dict(ex4_l1=plots.number(l1, 2), ex4_l3=plots.number(l3, 2),
                 ex4_ratio=plots.number(l1 / l3, 2))
-
-
-def route_numbers(payload: dict) -> dict:
-    """Section 3's route, measured on the AdamW decay sweep, in the numbers the prose quotes:
-    the e-folds of NC1 per unit of decay clock for the decays whose clock ends below 1, their
-    final losses relative to the run without decay, and the largest decay's loss."""
-    rows = decay_clock(payload)
-    small = [r for r in rows if r["clock_end"] < 1.0]
-    big = [r for r in rows if r["clock_end"] >= 1.0]
-    steps = [int(s) for s in History.from_dict(payload["histories"][0]).steps]
-    starts = [route_start(r, steps) for r in rows]
-    return dict(route_decays=" and ".join(f"{r['weight_decay']:g}" for r in small),
-                route_rates=" and ".join(f"{r['rate']:.1f}" for r in small),
-                route_loss=max(r["loss_ratio"] for r in small),
-                route_big_decays=" and ".join(f"{r['weight_decay']:g}" for r in big),
-                route_big_rates=" and ".join(f"{r['rate']:.1f}" for r in big),
-                route_big_losses=" and ".join(f"{r['loss_ratio']:.2g}" for r in big),
-                route_start_steps=range_text(min(s for s, _ in starts), max(s for s, _ in starts),
-                                             lambda v: f"{v:.0f}"),
-                route_start_clocks=range_text(min(c for _, c in starts), max(c for _, c in starts),
-                                              lambda v: f"{v:.2g}"),
-                route_big_loss=rows[-1]["loss_ratio"], route_big=rows[-1]["weight_decay"])
-
-
-def route_start(row: dict, steps: list[int], below: float = 0.9) -> tuple[int, float]:
-    """Where a decay's NC1 ratio (a row of :func:`decay_clock`, evaluated at ``steps``) first
-    drops below ``below``: that step and the clock there ((0, 0.0) if it never does)."""
-    under = np.flatnonzero(np.asarray(row["ratio"], float) < below)
-    if not len(under):
-        return 0, 0.0
-    return int(steps[under[0]]), float(row["clock"][under[0]])
-
-
-def decay_sweep(payload: dict) -> dict:
-    """The precomputed AdamW runs of section 1 (``data/collapse_weight_decay.json``): final
-    NC1 and training loss per weight decay, and the ratios the prose quotes."""
-    decays = [float(d) for d in payload["weight_decays"]]
-    hs = [History.from_dict(h) for h in payload["histories"]]
-    nc1 = np.array([h.last("nc1") for h in hs])
-    loss = np.array([h.last("train_loss") for h in hs])
-    best = int(np.argmin(nc1))
-    return dict(decays=decays, nc1=nc1, loss=loss, best=decays[best],
-                none_over_best=nc1[0] / nc1[best],
-                lowered=[d for d, v in zip(decays[1:], nc1[1:]) if v < nc1[0]],
-                rise=nc1[-1] / nc1[best], largest=decays[-1])
-
-
-def gd_sweep(payload: dict) -> dict:
-    """The precomputed gradient-descent runs of section 3: final NC1, loss and balancedness per
-    weight decay, and at which decays NC1 ends below or above the run without decay."""
-    decays = [float(d) for d in payload["weight_decays"]]
-    hs = [History.from_dict(h) for h in payload["histories"]]
-    nc1 = np.array([h.last("nc1") for h in hs])
-    bal = np.array([h.last("balancedness") for h in hs])
-    opens = decays.index(GD_SLIDER_OPENS_AT) if GD_SLIDER_OPENS_AT in decays else 1
-    return dict(decays=decays, nc1=nc1, balancedness=bal,
-                loss=np.array([h.last("train_loss") for h in hs]), opens=decays[opens],
-                opens_nc1_ratio=nc1[opens] / nc1[0], opens_balancedness=bal[opens],
-                lower=[d for d, v in zip(decays[1:], nc1[1:]) if v < nc1[0]],
-                higher=[d for d, v in zip(decays[1:], nc1[1:]) if v > nc1[0]])
-
-
-def _corr(a, b) -> float:
-    """Pearson correlation, NaN (without a warning) when either side does not vary."""
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    return float(np.corrcoef(a, b)[0, 1]) if np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
-
-
-def imbalance_trends(result: dict) -> dict:
-    """One imbalance result in the numbers the prose quotes: angle ranges, the free model's
-    largest relative error against the exact solution, and the network's trends (correlation of
-    log norm with log count) with the number of neighbouring class pairs that go against them."""
-    counts = np.asarray(result["counts"], float)
-    off = ~np.eye(len(counts), dtype=bool)
-    u, th, net = result["ufm"], result["theory"], result["network"]
-    order = np.argsort(-counts)
-
-    def against(v, sign):  # neighbours (by count) whose norms step the other way
-        d = np.diff(np.asarray(v, float)[order])
-        return int(np.sum(sign * d > 0))
-
-    return dict(ufm_angles=(float(np.min(np.asarray(u["angles"])[off])),
-                            float(np.max(np.asarray(u["angles"])[off]))),
-                ufm_error=float(np.max(np.abs(np.asarray(u["feature_norm"])
-                                              / np.asarray(th["feature_norm"]) - 1))),
-                net_angles=(float(np.min(np.asarray(net["angles"])[off])),
-                            float(np.max(np.asarray(net["angles"])[off]))),
-                corr_w=_corr(np.log(counts), np.log(net["classifier_norm"])),
-                corr_h=_corr(np.log(counts), np.log(net["feature_norm"])),
-                against_w=against(net["classifier_norm"], +1),  # should fall as counts fall
-                against_h=against(net["feature_norm"], -1))     # should rise as counts fall
 
 
 PUB_BEST_FALL = 100     # AdamW sweep: NC1 without decay ÷ at the best decay
@@ -571,44 +527,29 @@ def published_claims() -> list[dict]:
         control=f"the exact solution; the simplex's 109.5° (network between "
                 f"{IMB_NET_ANGLES[0]:g}° and {IMB_NET_ANGLES[1]:g}°)",
         window=f"ratios {ratios}, each seed's worst", seeds=list(imb)))
-    rows.append(_trend_row({s: v["corr_w"] for s, v in imb.items()},
-                           {s: v["corr_h"] for s, v in imb.items()},
-                           max(v["n_classes"] for v in imb.values()),
-                           f"ratios {ratios}, each seed's worst", list(imb)))
+    # The trend of norms with counts is not a row here: its control, the same runs on balanced
+    # classes, is not in the precomputed file; the live table judges it against one.
     return rows
 
 
-def _trend_row(corr_w: dict, corr_h: dict, n_points: int, window: str, seeds) -> dict:
-    """The network's trend of norms with class counts, shown and not asserted: each correlation
-    of log count with log norm is over ``n_points`` classes, and for 4 points a correlation
-    with no relation behind it is uniform on [−1, 1], so one run passes r < −0.4 by chance
-    30% of the time (r > 0.5: 25%); no control fails it."""
-    text = (f"correlation of log count with log norm, classifier rows {plots.spread(corr_w)}; "
-            f"feature means {plots.spread(corr_h)}; each over {n_points} classes")
+def _trend_row(trends: dict, control: dict, treatment: dict, n_points: int) -> dict:
+    """The network's trend of norms with class counts (:data:`IMB_TREND`), judged by the engine
+    against ``control`` (each seed's balanced run, :func:`as_control`), shown and not asserted:
+    each correlation of log count with log norm is over ``n_points`` classes, and for 4 points a
+    correlation with no relation behind it is uniform on [−1, 1], so one run passes r < −0.4 by
+    chance 30% of the time (r > 0.5: 25%). ``trends``: each seed's :func:`imbalance_trends`."""
+    claim = replace(IMB_TREND, statement=IMB_TREND.statement.replace(
+        "a few classes", f"{n_points} classes"))
+    row = evidence.judge(claim, treatment, control).row()
+    text = (f"; correlation of log count with log norm, classifier rows "
+            f"{plots.spread({s: t['corr_w'] for s, t in trends.items()})}, feature means "
+            f"{plots.spread({s: t['corr_h'] for s, t in trends.items()})}; each over {n_points} "
+            "classes")
     if n_points == 4:  # the null correlation of 4 points is uniform on [−1, 1]
         text += (f", where a correlation without any relation behind it exceeds {IMB_CORR_W:g} "
                  f"by chance with probability {(1 - IMB_CORR_W) / 2:.2g}")
-    text = text.replace("-", "−")
-    ok = plots.verdict(all(v > IMB_CORR_W for v in corr_w.values())
-                       and all(v < IMB_CORR_H for v in corr_h.values()))
-    return plots.claim(
-        "imbalanced classes, the network: classifier rows longer and feature means shorter for "
-        f"larger classes (a trend over {n_points} classes, shown, not asserted)",
-        "Dang et al. (2023)",
-        text, ok, asserted=False,
-        control="none that fails it: over so few classes a correlation this size arises by chance "
-                "(a balanced or permuted-counts run would be the control)",
-        window=window, seeds=list(seeds))
-
-
-def precomputed_scale(prov: dict, cfg) -> str:
-    """How a precomputed file's settings compare with the page's live run (from the file's
-    provenance): the same, or the settings in which they differ."""
-    theirs, ours = prov["config"], cfg.to_dict()
-    diff = [k for k in ("n_train", "width", "depth", "steps", "dataset") if theirs.get(k) != ours.get(k)]
-    if not diff:
-        return "with the same settings as the run above, on seed 0"
-    return "with " + ", ".join(f"{k.replace('_', ' ')} {theirs[k]} (above: {ours[k]})" for k in diff)
+    row["measured here"] += text.replace("-", "−")
+    return row
 
 
 # ============================================================================ the precomputed files

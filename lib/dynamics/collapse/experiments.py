@@ -29,7 +29,8 @@ from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, Imbalanc
                       simplex_etf, terminal_phase_start, ufm_data)
 
 __all__ = ["Recorder", "snapshot", "live_eval_steps", "run_collapse", "run_weight_decays",
-           "run_conditions", "run_ufm", "run_ufm_pair", "run_imbalance", "run_claim_seeds",
+           "run_conditions", "run_ufm", "run_ufm_pair", "run_imbalance", "balanced_config",
+           "run_claim_seeds",
            "dataset_line", "project_3d", "simplex_frames", "PRECOMPUTED_WEIGHT_DECAYS",
            "PRECOMPUTED_GD_WEIGHT_DECAYS", "PRECOMPUTED_RATIOS", "PRECOMPUTED_SEEDS", "COMMAND",
            "precompute_plan"]
@@ -246,26 +247,37 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None) -> d
     return out
 
 
+def balanced_config(icfg: ImbalanceConfig) -> ImbalanceConfig:
+    """The imbalance trend's control (:data:`.claims.IMB_TREND`): ``icfg`` with every class the same
+    size (ratio 1), the mean of ``icfg``'s counts, so that the network
+    sees about as many examples; the Gaussian mixture draws its class centres before the
+    examples, so on the same seed the classes sit where they sit in the imbalanced run."""
+    counts = icfg.counts()
+    return icfg.replace(ratio=1.0, largest=max(4, int(round(sum(counts) / len(counts)))))
+
+
 def run_claim_seeds(cfg: CollapseConfig, ufm_cfg: UFMConfig, icfg: ImbalanceConfig, seeds,
                     data: D.Dataset | None = None, done: dict | None = None,
                     bars=None) -> dict:
     """The live runs the claims table judges, on each of ``seeds``: section 3's four runs
     (:func:`run_conditions`, on ``data``: the seeds vary the initialization, not the split),
-    the unconstrained features pair, the imbalance run and section 1's run with
-    cross-entropy. ``done``: ``{seed: dict(runs=, ufm=, imbalance=, ce=)}`` already trained
-    (the page's own seed); a part it lacks is trained. Returns ``dict(runs=, ufm=,
-    imbalance=, ce=)``, each ``{seed: result}`` in the order of ``seeds``. Section 1's run of
+    the unconstrained features pair, the imbalance run, its control on balanced classes
+    (:func:`balanced_config`) and section 1's run with cross-entropy. ``done``: ``{seed:
+    dict(runs=, ufm=, imbalance=, ce=, balanced=)}`` already trained (the page's own seed); a
+    part it lacks is trained. Returns ``dict(runs=, ufm=, imbalance=, ce=, balanced=)``, each
+    ``{seed: result}`` in the order of ``seeds``. Section 1's run of
     each seed, under either loss, records NC1 and NC4 on the test set too (for
     :func:`.losses.loss_claims`)."""
     seeds = [int(s) for s in seeds]
     if not seeds:
         raise ValueError("run_claim_seeds needs at least one seed")
     done, job = dict(done or {}), P.current()
-    out = dict(runs={}, ufm={}, imbalance={}, ce={})
+    out = dict(runs={}, ufm={}, imbalance={}, ce={}, balanced={})
     train_ = dict(
         runs=lambda s: run_conditions(cfg, s, data, bars=bars, held_out=True),
         ufm=lambda s: run_ufm_pair(ufm_cfg, s, bars=bars),
         imbalance=lambda s: run_imbalance(icfg, s, bars=bars),
+        balanced=lambda s: run_imbalance(balanced_config(icfg), s, bars=bars),
         ce=lambda s: run_collapse(cfg.replace(loss="cross_entropy"), s, data, bars=bars,
                                   held_out=True)[0])
     todo = [s for s in seeds if set(out) - set(done.get(s, {}))]

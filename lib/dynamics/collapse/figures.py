@@ -22,7 +22,9 @@ __all__ = ["LABELS", "terminal_phase_table", "nc_figure", "simplex_figure",
            "simplex_frames_figure", "gram_figure",
            "conditions_figure", "ufm_figure", "imbalance_figure", "imbalance_table",
            "range_text", "angle_range", "WEIGHT_DECAY_SLIDER_OPENS_AT", "GD_SLIDER_OPENS_AT",
-           "weight_decay_slider", "gd_slider", "simplex_slider", "imbalance_slider", "decay_clock", "clock_figure"]
+           "weight_decay_slider", "gd_slider", "simplex_slider", "imbalance_slider", "decay_clock", "clock_figure",
+           "route_numbers", "route_start", "decay_sweep", "gd_sweep", "imbalance_trends",
+           "precomputed_scale"]
 
 LABELS = {
     "nc1": "NC1",
@@ -422,3 +424,129 @@ def clock_figure(payload: dict) -> "go.Figure":
     fig.update_yaxes(type="log", title_text="NC1 ÷ NC1 without decay")
     fig.update_layout(title="AdamW: NC1 against the decay clock", height=420)
     return fig
+
+
+# ============================================================================ the runs' readings
+# (the sweeps and the imbalance runs in the numbers the prose and the claims read)
+
+
+def route_numbers(payload: dict) -> dict:
+    """Section 3's route, measured on the AdamW decay sweep, in the numbers the prose quotes:
+    the e-folds of NC1 per unit of decay clock for the decays whose clock ends below 1, their
+    final losses relative to the run without decay, and the largest decay's loss."""
+    rows = decay_clock(payload)
+    small = [r for r in rows if r["clock_end"] < 1.0]
+    big = [r for r in rows if r["clock_end"] >= 1.0]
+    steps = [int(s) for s in History.from_dict(payload["histories"][0]).steps]
+    starts = [route_start(r, steps) for r in rows]
+    return dict(route_decays=" and ".join(f"{r['weight_decay']:g}" for r in small),
+                route_rates=" and ".join(f"{r['rate']:.1f}" for r in small),
+                route_loss=max(r["loss_ratio"] for r in small),
+                route_big_decays=" and ".join(f"{r['weight_decay']:g}" for r in big),
+                route_big_rates=" and ".join(f"{r['rate']:.1f}" for r in big),
+                route_big_losses=" and ".join(f"{r['loss_ratio']:.2g}" for r in big),
+                route_start_steps=range_text(min(s for s, _ in starts), max(s for s, _ in starts),
+                                             lambda v: f"{v:.0f}"),
+                route_start_clocks=range_text(min(c for _, c in starts), max(c for _, c in starts),
+                                              lambda v: f"{v:.2g}"),
+                route_big_loss=rows[-1]["loss_ratio"], route_big=rows[-1]["weight_decay"],
+                route_n=_WORDS.get(len(small), str(len(small))), **_early_rise(payload, rows[-1]))
+
+
+_WORDS = {0: "no", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def _early_rise(payload: dict, row: dict) -> dict:
+    """The largest decay's NC1 ratio (a row of :func:`decay_clock`) before it falls: its
+    highest value up to its first drop below 0.9 (:func:`route_start`) and that step, and the
+    steps at which this run and the run without decay first reach zero training error (a
+    decay that slows the fit delays the collapse that follows it)."""
+    from .science import terminal_phase_start
+
+    hs = [History.from_dict(h) for h in payload["histories"]]
+    big = hs[[float(d) for d in payload["weight_decays"]].index(row["weight_decay"])]
+    steps = [int(s) for s in big.steps]
+    start, _ = route_start(row, steps)
+    ratio = np.asarray(row["ratio"], float)[: steps.index(start) + 1 if start else len(steps)]
+    k = int(np.nanargmax(ratio))
+    return dict(route_big_peak=float(ratio[k]), route_big_peak_step=steps[k],
+                route_big_zero=terminal_phase_start(big), route_none_zero=terminal_phase_start(hs[0]))
+
+
+def route_start(row: dict, steps: list[int], below: float = 0.9) -> tuple[int, float]:
+    """Where a decay's NC1 ratio (a row of :func:`decay_clock`, evaluated at ``steps``) first
+    drops below ``below``: that step and the clock there ((0, 0.0) if it never does)."""
+    under = np.flatnonzero(np.asarray(row["ratio"], float) < below)
+    if not len(under):
+        return 0, 0.0
+    return int(steps[under[0]]), float(row["clock"][under[0]])
+
+
+def decay_sweep(payload: dict) -> dict:
+    """The precomputed AdamW runs of section 1 (``data/collapse_weight_decay.json``): final
+    NC1 and training loss per weight decay, and the ratios the prose quotes."""
+    decays = [float(d) for d in payload["weight_decays"]]
+    hs = [History.from_dict(h) for h in payload["histories"]]
+    nc1 = np.array([h.last("nc1") for h in hs])
+    loss = np.array([h.last("train_loss") for h in hs])
+    best = int(np.argmin(nc1))
+    return dict(decays=decays, nc1=nc1, loss=loss, best=decays[best],
+                none_over_best=nc1[0] / nc1[best],
+                lowered=[d for d, v in zip(decays[1:], nc1[1:]) if v < nc1[0]],
+                rise=nc1[-1] / nc1[best], largest=decays[-1])
+
+
+def gd_sweep(payload: dict) -> dict:
+    """The precomputed gradient-descent runs of section 3: final NC1, loss and balancedness per
+    weight decay, and at which decays NC1 ends below or above the run without decay."""
+    decays = [float(d) for d in payload["weight_decays"]]
+    hs = [History.from_dict(h) for h in payload["histories"]]
+    nc1 = np.array([h.last("nc1") for h in hs])
+    bal = np.array([h.last("balancedness") for h in hs])
+    opens = decays.index(GD_SLIDER_OPENS_AT) if GD_SLIDER_OPENS_AT in decays else 1
+    return dict(decays=decays, nc1=nc1, balancedness=bal,
+                loss=np.array([h.last("train_loss") for h in hs]), opens=decays[opens],
+                opens_nc1_ratio=nc1[opens] / nc1[0], opens_balancedness=bal[opens],
+                lower=[d for d, v in zip(decays[1:], nc1[1:]) if v < nc1[0]],
+                higher=[d for d, v in zip(decays[1:], nc1[1:]) if v > nc1[0]])
+
+
+def _corr(a, b) -> float:
+    """Pearson correlation, NaN (without a warning) when either side does not vary."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(np.corrcoef(a, b)[0, 1]) if np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
+
+
+def imbalance_trends(result: dict) -> dict:
+    """One imbalance result in the numbers the prose quotes: angle ranges, the free model's
+    largest relative error against the exact solution, and the network's trends (correlation of
+    log norm with log count) with the number of neighbouring class pairs that go against them."""
+    counts = np.asarray(result["counts"], float)
+    off = ~np.eye(len(counts), dtype=bool)
+    u, th, net = result["ufm"], result["theory"], result["network"]
+    order = np.argsort(-counts)
+
+    def against(v, sign):  # neighbours (by count) whose norms step the other way
+        d = np.diff(np.asarray(v, float)[order])
+        return int(np.sum(sign * d > 0))
+
+    return dict(ufm_angles=(float(np.min(np.asarray(u["angles"])[off])),
+                            float(np.max(np.asarray(u["angles"])[off]))),
+                ufm_error=float(np.max(np.abs(np.asarray(u["feature_norm"])
+                                              / np.asarray(th["feature_norm"]) - 1))),
+                net_angles=(float(np.min(np.asarray(net["angles"])[off])),
+                            float(np.max(np.asarray(net["angles"])[off]))),
+                corr_w=_corr(np.log(counts), np.log(net["classifier_norm"])),
+                corr_h=_corr(np.log(counts), np.log(net["feature_norm"])),
+                against_w=against(net["classifier_norm"], +1),  # should fall as counts fall
+                against_h=against(net["feature_norm"], -1))     # should rise as counts fall
+
+
+def precomputed_scale(prov: dict, cfg) -> str:
+    """How a precomputed file's settings compare with the page's live run (from the file's
+    provenance): the same, or the settings in which they differ."""
+    theirs, ours = prov["config"], cfg.to_dict()
+    diff = [k for k in ("n_train", "width", "depth", "steps", "dataset") if theirs.get(k) != ours.get(k)]
+    if not diff:
+        return "with the same settings as the run above, on seed 0"
+    return "with " + ", ".join(f"{k.replace('_', ' ')} {theirs[k]} (above: {ours[k]})" for k in diff)

@@ -122,8 +122,8 @@ def test_provenance_of_a_result_or_none(tmp_data):
 def test_the_source_digest_sees_the_code_a_chapters_results_depend_on(tmp_path):
     """source_digest: the same copy of the library gives the same digest; a change to a theme
     moves that chapter's digest (and the capstone's, which runs every theme's science) and no
-    other chapter's, a change to its figures none; a change to the core (train.py) moves every
-    chapter's."""
+    other chapter's, a change to its figures or its package's re-exports none; a change to the
+    core (train.py, the core's __init__.py) moves every chapter's."""
     import shutil
 
     lib = tmp_path / "dynamics"
@@ -137,6 +137,14 @@ def test_the_source_digest_sees_the_code_a_chapters_results_depend_on(tmp_path):
     # a change to how a theme presents its results (a figure, a claim) leaves its data the code's
     (lib / "grokking" / "figures.py").write_text((lib / "grokking" / "figures.py").read_text() + "\n# z\n")
     assert results.source_digest("grokking", lib) == after["grokking"]
+    # as does a change to what its package re-exports (__init__.py: imports and __all__ only)
+    (lib / "grokking" / "__init__.py").write_text((lib / "grokking" / "__init__.py").read_text() + "\n# w\n")
+    assert results.source_digest("grokking", lib) == after["grokking"]
+    # but the core's own __init__.py counts (it is one of the core's sources)
+    (lib / "__init__.py").write_text((lib / "__init__.py").read_text() + "\n# v\n")
+    moved = {c: results.source_digest(c, lib) for c in before}
+    assert all(moved[c] != after[c] for c in before)
+    after = moved
     (lib / "train.py").write_text((lib / "train.py").read_text() + "\n# y\n")
     assert all(results.source_digest(c, lib) != after[c] for c in before)
     with pytest.raises(ValueError, match="unknown chapter"):

@@ -74,8 +74,10 @@ CORE_SOURCES = ("__init__.py", "config.py", "data.py", "models.py", "runtime.py"
                 "units.py", "sweep")
 # A theme's modules that only present its results (figures, claims, the facts its prose
 # glues, the live panels): no precomputed number depends on them (none of the theme's
-# science or experiments imports them), so a change to them leaves its data the code's.
-PRESENTATION = ("figures.py", "claims.py", "facts.py", "panels.py")
+# science or experiments imports them), so a change to them leaves its data the code's. Nor
+# does its package's __init__.py, which only imports and lists names (tests/test_layout.py
+# holds it to that template).
+PRESENTATION = ("figures.py", "claims.py", "facts.py", "panels.py", "__init__.py")
 LIB = Path(__file__).resolve().parent
 
 
@@ -98,7 +100,8 @@ def source_digest(chapter: str, lib: Path | None = None) -> str:
         where = lib / part
         files += sorted(where.rglob("*.py")) if where.is_dir() else [where]
     for theme in themes:
-        files += [f for f in sorted((lib / theme).rglob("*.py")) if f.name not in PRESENTATION]
+        files += [f for f in sorted((lib / theme).rglob("*.py"))
+                  if not (f.parent == lib / theme and f.name in PRESENTATION)]
     h = hashlib.sha256()
     for f in files:
         h.update(f.relative_to(lib).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")

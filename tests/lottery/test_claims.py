@@ -289,17 +289,17 @@ def test_shuffle_row_is_the_papers_test():
     assert "one seed: no spread" in row(one)["measured here"]
 
 
-@known_answer(L.claims.breakdown,
+@known_answer(L.facts.breakdown,
               how="constructed curves: dense 60%, then 59, 58, 56.5 (first 3 or more points "
                   "below at round 3); and 60, 59, 58, 57.5, whose threshold lies past its last "
                   "round (censored: no round)")
 def test_breakdown_finds_the_threshold_or_says_it_is_past_the_curve():
     d = [1.0, 0.8, 0.64, 0.512]
-    got = L.claims.breakdown(d, [0.60, 0.59, 0.58, 0.565])
+    got = L.facts.breakdown(d, [0.60, 0.59, 0.58, 0.565])
     assert got["round"] == 3 and got["density"] == 0.512
-    past = L.claims.breakdown(d, [0.60, 0.59, 0.58, 0.575])
+    past = L.facts.breakdown(d, [0.60, 0.59, 0.58, 0.575])
     assert past["round"] is None and past["density"] is None and past["last"] == 0.512
-    assert L.claims.breakdown(d, [0.60, 0.60, 0.57, 0.50])["round"] == 2  # exactly 3 points
+    assert L.facts.breakdown(d, [0.60, 0.60, 0.57, 0.50])["round"] == 2  # exactly 3 points
 
 
 def test_exercise_1_says_a_censored_threshold_is_censored():
@@ -307,12 +307,12 @@ def test_exercise_1_says_a_censored_threshold_is_censored():
     the sparsest round (60.7 against 63.5 at 4.9%): the answer says "not reached", never
     "4.9%" as the threshold."""
     runs = L.imp_runs(results.load("lottery_imp")[0])
-    ans = L.claims.breakdown_numbers(runs)["ex1_answer"]
+    ans = L.facts.breakdown_numbers(runs)["ex1_answer"]
     assert ans.startswith("it is not reached within the curve's 14 rounds") and "4.9%" in ans
     main = next(iter(runs.values()))
     worse = copy.copy(main)
     worse.acc = dict(main.acc, ticket=main.acc["ticket"] - np.where(main.density < 0.1, 0.05, 0))
-    ans = L.claims.breakdown_numbers({"a": worse})["ex1_answer"]
+    ans = L.facts.breakdown_numbers({"a": worse})["ex1_answer"]
     assert ans.startswith("the ticket first falls 3 points below") and "9.2% of the weights (round 11)" in ans
 
 

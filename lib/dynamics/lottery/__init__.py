@@ -15,26 +15,28 @@ Modules:
 - :mod:`.figures`: figures, precomputed sliders and tables.
 - :mod:`.panels`: the live panels (:func:`imp_panel`, :func:`pai_panel`, :func:`lmc_panel`).
 - :mod:`.claims`: the claims rows with their thresholds, :func:`page_claims` and
-  :func:`published_claims`, and the numbers the prose glues (``*_numbers``).
+  :func:`published_claims`.
+- :mod:`.facts`: the numbers the prose glues (``*_numbers``), each verdict the claims row's.
 - :mod:`.finetune`: section 5, which weights fine-tuning changes: its runner, figure, numbers
   and claims together.
 
 The package exports what the chapter's notebook calls; everything else is reached through its
 module (``L.science.make_model``).
 """
-from . import claims, experiments, figures, finetune, panels, science
+from . import claims, experiments, facts, figures, finetune, panels, science
 from .science import LotteryConfig, load_data
 from .experiments import imp_runs, run_imp, run_lmc, run_pai
 from .figures import (barrier_figure, cost_figure, cost_table, imp_figure, imp_slider,
                       layer_table, lmc_figure, lmc_slider, pai_figure, pai_slider, speed_figure)
 from .finetune import finetune_figure, finetune_numbers, run_finetune
 from .panels import imp_panel, lmc_panel, pai_panel
-from .claims import (imp_numbers, layer_numbers, lmc_numbers, page_claims, pai_numbers,
-                     rewind_numbers, speed_numbers)
+from .claims import page_claims
+from .facts import (imp_numbers, layer_numbers, lmc_numbers, pai_numbers, rewind_numbers,
+                    speed_numbers)
 
 __all__ = ["LotteryConfig", "load_data", "imp_runs", "run_imp", "run_lmc", "run_pai",
            "barrier_figure", "cost_figure", "cost_table", "imp_figure", "imp_slider",
            "layer_table", "lmc_figure", "lmc_slider", "pai_figure", "pai_slider", "speed_figure",
            "finetune_figure", "finetune_numbers", "run_finetune", "imp_panel", "lmc_panel",
-           "pai_panel", "imp_numbers", "layer_numbers", "lmc_numbers", "page_claims",
+           "pai_panel", "page_claims", "imp_numbers", "layer_numbers", "lmc_numbers",
            "pai_numbers", "rewind_numbers", "speed_numbers"]

@@ -46,6 +46,7 @@ def read_book(html, names=None, shots_dir=None) -> dict[str, list[str]]:
     ``shots_dir``, a screenshot of each page's first screen at each width is saved under
     ``shots_dir/<width>``."""
     html = Path(html)
+    whole = not names  # the whole book has a 3-D figure for a finger to turn; a chapter may not
     names = names or sorted(p.stem for p in (html / "chapters").glob("*.html"))
     found = {f"{page} (its HTML)": ps for page, ps in htmlcheck.check_dir(html).items()}
     turned, themes = 0, set()
@@ -63,7 +64,7 @@ def read_book(html, names=None, shots_dir=None) -> dict[str, list[str]]:
                 found[f"{name} in the {scheme} theme"] = (
                     ([] if theme["theme"] == scheme else [f"the page is in the {theme['theme']} theme"])
                     + darkmode.theme_problems(theme) + access.audit_problems(theme["audit"]))
-    if not turned:
+    if whole and not turned:
         found["the phone"] = ["no 3-D figure was turned with a finger"]
     if themes != {"light", "dark"}:
         found["the themes"] = [f"read only in {sorted(themes)}"]

@@ -125,3 +125,19 @@ def test_the_theme_toggle_redraws_the_figures(tmp_path):
     assert before["figures"][0]["paper"] in ("white", "#fff", "#ffffff", "rgb(255, 255, 255)")
     assert darkmode.contrast(after["figures"][0]["paper"], darkmode.DARK_BACKGROUND) < 1.05
     assert back["figures"][0]["paper"] == before["figures"][0]["paper"]
+
+
+def test_the_whole_reading_reads_each_width_in_its_theme(tmp_path):
+    """dynamics_toolchain.reading, the rendered-book test's and the Pages workflow's reading:
+    each width in its theme (390 px light, 700 and 1280 px dark), the audited ones judged for
+    their colours, a page's missing equations reported at every width. A page whose figures
+    ignore the theme fails in the dark reading and only there."""
+    from dynamics_toolchain import reading
+
+    ignore = "<script>window.dynamicsIsDark = function () { return false; };</script>"
+    found = reading.read_book(_page(tmp_path, ignore))
+    assert {"dark at 390 px", "dark at 700 px", "dark at 1280 px", "dark in the light theme",
+            "dark in the dark theme"} <= set(found), sorted(found)
+    assert any("on a dark page" in p for p in found["dark in the dark theme"])
+    assert not any("on a dark page" in p for p in found["dark in the light theme"])
+    assert all("no typeset equations" in found[f"dark at {w} px"] for w in reading.WIDTHS)

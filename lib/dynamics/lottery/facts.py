@@ -5,15 +5,72 @@ from __future__ import annotations
 
 import numpy as np
 
-# a verdict the prose glues is the claims row's own (its setting read by the row's helpers), so
-# the sentence and the table cannot disagree
-from .claims import (MATCH_WINDOW, PAI_MARGIN, PAI_WINDOW, STABLE_BARRIER, _pai, _row, _speed,
-                     _spread, _tickets, liu_numbers, lmc_seeds, lr_claims)
+# a verdict the prose glues is read off the claims table's own rows (:func:`verdict_numbers`,
+# glued where the table is built), so the sentence and the table cannot disagree
+from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, PAI_WINDOW, STABLE_BARRIER, _pai, _row,
+                     _speed, _spread, liu_numbers, lmc_seeds)
 from .experiments import ImpResult, by_step, seed_mean
 from .science import layer_densities
 
 __all__ = ["speed_numbers", "pai_numbers", "lmc_numbers", "rewind_numbers", "breakdown",
-           "breakdown_numbers", "imp_numbers", "layer_numbers"]
+           "breakdown_numbers", "imp_numbers", "layer_numbers", "verdict_numbers",
+           "shuffle_numbers", "GLUED_VERDICTS"]
+
+# claims row -> the name the prose glues its verdict under: every ``*_verdict`` the page glues
+# is one of these, read off the row the claims table prints (tests/lottery: the prose and the
+# table cannot disagree)
+GLUED_VERDICTS = {"match_verdict": CLAIMS["match"][0], "pai_verdict": CLAIMS["pai"][0],
+                  "pai_shuffle_verdict": CLAIMS["shuffle"][0], "rewind_verdict": CLAIMS["rewind"][0],
+                  # section 5's overlap row (finetune.py's), by the start of its claim
+                  "ft_overlap_verdict": "The subnetworks updated by runs with different seeds"}
+
+
+def verdict_numbers(rows: list[dict], pai: dict | None = None,
+                    payload: dict | None = None) -> dict:
+    """The verdicts the prose glues, each the one its claims row prints (``rows``: the page's
+    claims table, :func:`page_claims`): :data:`GLUED_VERDICTS`, by the start of the row's
+    claim. Beside them, what the PaI row's
+    settings say on their own (not verdicts of the row, said as its settings'):
+    ``pai_says_precomputed`` over the precomputed slider's densities in :data:`PAI_WINDOW`
+    (``payload``: the loaded ``lottery_pai``) and ``pai_says_live`` on this page's run
+    (``pai``: :func:`run_pai`)."""
+    out = {}
+    for name, claim in GLUED_VERDICTS.items():
+        said = [r["reproduced"] for r in rows if r["claim"].startswith(claim)]
+        if len(said) > 1:
+            raise ValueError(f"{name}: {len(said)} claims rows start with {claim!r}")
+        if said:
+            out[name] = said[0]
+    if payload is not None:
+        out["pai_says_precomputed"] = _row("pai", [
+            _pai(q, "precomputed")["pai"] for q in payload["pai"]
+            if PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]])["reproduced"]
+    if pai is not None:
+        out["pai_says_live"] = _row("pai", [_pai(pai, "this run")["pai"]])["reproduced"]
+    return out
+
+
+def shuffle_numbers(payload: dict) -> dict:
+    """The shuffling row (Frankle et al.'s test) per density of the precomputed slider in
+    :data:`PAI_WINDOW` and per method, as the row judges it: the engine's verdict, on how many
+    seeds the method passes where it is "partly", and the median over the seeds of what
+    shuffling costs less the seeds' spread of the original (points; at most 0 passes):
+    ``pai_shuffle_each``, densest first."""
+    from .figures import PAI_NAMES
+    parts = []
+    for q in sorted(payload["pai"], key=lambda q: -q["density"]):
+        if not PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]:
+            continue
+        setting = _pai(q, "precomputed")["shuffle"]
+        methods = [m for m in q["acc"] if m != "imp"]
+        each = []
+        for m, j in zip(methods, setting["judged"]):
+            v = list(j.treatment.values())
+            held = sum(j.claim.test.passes(x) for x in v)
+            count = f"{held} of {len(v)} seeds, " if j.verdict == "partly" else ""
+            each.append(f'{PAI_NAMES[m]} "{j.verdict}" ({count}median {np.median(v):+.1f})')
+        parts.append(f"at {100 * q['density']:.1f}% of the weights, " + _and(each))
+    return dict(pai_shuffle_each="; ".join(parts))
 
 
 def _points(x: float) -> str:
@@ -73,24 +130,18 @@ def speed_numbers(res: ImpResult, low: float = 1 / 7, high: float = 2 / 3,
 def pai_numbers(payload: dict, target: float = 0.1) -> dict:
     """The precomputed PaI slider near ``target`` of the weights: what shuffling costs SNIP and
     SynFlow (the range over the two, in points), their seeds' spread there, and what it costs
-    the IMP ticket; the verdict of the shuffling row (the paper's test: shuffled accuracy
-    within the seeds' spread of the original) over the slider's densities in
-    :data:`PAI_WINDOW`; and the PaI row's margin over the random mask (:data:`PAI_MARGIN`)."""
+    the IMP ticket; and the PaI row's margin over the random mask (:data:`PAI_MARGIN`). The
+    rows' verdicts are :func:`verdict_numbers`', read off the claims table."""
     p = min(payload["pai"], key=lambda q: abs(np.log(q["density"] / target)))
     cost = {m: 100 * (seed_mean(p["acc"][m]["original"]) - seed_mean(p["acc"][m]["shuffled"]))
             for m in p["acc"]}
     two = [cost["snip"], cost["synflow"]]
-    shuffle = _row("shuffle", [_pai(q, "precomputed")["shuffle"] for q in payload["pai"]
-                               if PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]])
     spread = {m: _spread(100 * np.asarray(p["acc"][m]["original"], dtype=float)) for m in p["acc"]}
     return dict(pai_density=f"{100 * p['density']:.1f}%",
                 pai_shuffle=f"{min(two):.1f} to {max(two):.1f}", pai_ticket=cost["imp"],
                 pai_spread=f"{min(spread['snip'], spread['synflow']):.1f} to "
                            f"{max(spread['snip'], spread['synflow']):.1f}",
-                pai_margin=f"{PAI_MARGIN:g}",
-                pai_shuffle_verdict=shuffle["reproduced"],
-                pai_verdict=_row("pai", [_pai(q, "precomputed")["pai"] for q in payload["pai"]
-                                         if PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]])["reproduced"])
+                pai_margin=f"{PAI_MARGIN:g}", **shuffle_numbers(payload))
 
 
 def lmc_numbers(calm: dict, hot: dict) -> dict:
@@ -118,7 +169,6 @@ def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
                reset_vs_dense=_points(100 * (seed_mean(reset.acc["ticket"][:, -1])
                                              - seed_mean(reset.acc["ticket"][:, 0]))),
                reset_sparsest_density=f"{100 * reset.density[-1]:.1f}%")
-    out["rewind_verdict"] = lr_claims(runs)[-1]["reproduced"]
     lr = f"{rewound.config['lr']:g}"
     if lr in lmc_payload["lmc"]:
         per = lmc_seeds(lmc_payload, lr)
@@ -195,7 +245,6 @@ def imp_numbers(runs: dict, ticket_points: float = 1.0) -> dict:
               and 0 in list(r.seeds)]
     one = sorted({f"{100 * r.acc['ticket'][list(r.seeds).index(0), 0]:.2f}%" for r in single})
     return dict(**liu_numbers(runs), **breakdown_numbers(runs),  # section 3's and exercise 1's
-                match_verdict=_row("match", [_tickets(main, "precomputed")["match"]])["reproduced"],
                 imp_r10=f"{100 * d[r10]:.1f}%", imp_r13=f"{100 * d[r13]:.1f}%",
                 imp_sparse=f"{100 * d[-2]:.1f}% and {100 * d[-1]:.1f}%",
                 imp_sparse_loss=f"{loss[0]:.1f} and {loss[1]:.1f}",

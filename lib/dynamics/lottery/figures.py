@@ -13,7 +13,11 @@ from .experiments import VARIANTS, ImpResult, by_step, imp_cost, imp_runs, seed_
 __all__ = ["VARIANT_NAMES", "PAI_NAMES", "DATASET_NAMES", "PAPER_COST", "imp_figure",
            "speed_figure", "pai_figure", "lmc_figure", "barrier_figure", "layer_rows",
            "cost_rows", "cost_table", "layer_table", "cost_figure", "imp_slider", "pai_slider",
-           "lmc_slider"]
+           "lmc_slider", "finetune_figure", "FINAL_ACC"]
+
+# what the accuracy axes show: h.last("test_acc"), the test accuracy at the last step (not at
+# the early-stopping step, which the speed figure's second panel reads)
+FINAL_ACC = "test accuracy at the end of training (%)"
 
 VARIANT_NAMES = {"ticket": "winning ticket",
                  "reinit": "same mask, re-initialized",
@@ -59,7 +63,7 @@ def imp_figure(res: ImpResult, title: str | None = None):
     n = len(res.seeds)
     fig = plots.figure(title or ("Iterative magnitude pruning" + ("" if n == 1 else
                                  f", {n} seeds (mean ± std)")),
-                       "weights remaining (%)", "test accuracy (%)", logx=True)
+                       "weights remaining (%)", FINAL_ACC, logx=True)
     for i, v in enumerate(VARIANTS):
         _band(fig, x, res.acc[v], VARIANT_NAMES[v], plots.PALETTE[i])
     dense = 100 * seed_mean(res.acc["ticket"][:, 0])
@@ -95,7 +99,7 @@ def pai_figure(pai: dict, title: str | None = None):
     names = list(pai["acc"])
     labels = [PAI_NAMES.get(m, m) for m in names]
     fig = plots.figure(title or f"Masks at {100 * pai['density']:.1f}% of the weights",
-                       "", "test accuracy (%)")
+                       "", FINAL_ACC)
     top = 0.0
     for how, color, name in (("original", plots.PALETTE[0], "mask as chosen"),
                              ("shuffled", plots.PALETTE[2], "shuffled within each layer")):
@@ -240,3 +244,22 @@ def lmc_slider(payload: dict):
     items = list(payload["lmc"].items())
     figs = [lmc_figure(lmc, title=f"Two runs from θₖ, Adam lr {label}") for label, lmc in items]
     return plots.slider(figs, [label for label, _ in items], name="learning rate")
+
+
+# the overlap bars of the fine-tuning figure are read on the weights of live units only
+OVERLAP_BAR = "live units: overlap of two runs"
+
+
+def finetune_figure(ft: dict, seed: int | None = None):
+    """:func:`dynamics.lottery.finetune.finetune_figure` with its overlap bars named for what
+    they show, the overlap on the weights of live units (:data:`OVERLAP_BAR`), not over all
+    weights. (A wrapper: finetune.py counts in the data's source digest; the label belongs
+    there at the next regeneration.)"""
+    from .finetune import finetune_figure as draw
+    fig = draw(ft, seed)
+    for trace in fig.data:
+        if trace.x is not None and list(trace.x) == ["all: overlap of two runs"]:
+            trace.x = [OVERLAP_BAR]
+    if not any(trace.x is not None and list(trace.x) == [OVERLAP_BAR] for trace in fig.data):
+        raise ValueError("finetune_figure: no overlap bar found to name")
+    return fig

@@ -171,7 +171,7 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
     v = L.speed_numbers(validated, live={"n_val": 400, "n_train": 4000})
     assert "last 400 of their 4000" in v["speed_split"] and "asserts" in v["speed_caveat"]
     assert v["live_val"] == "400 of its 4000"
-    pai = L.pai_numbers(results.load("lottery_pai")[0])
+    pai = L.facts.pai_numbers(results.load("lottery_pai")[0])
     assert pai["pai_shuffle"] == "3.6 to 5.2"  # a range (the prose once had "4 to 5"); regenerated data
     # the paper's test (shuffled within the seeds' spread of the original) fails on every
     # seed at a fifth and a tenth of the weights: the page departs from Frankle et al. (2021)

@@ -140,7 +140,7 @@ def test_fine_tuning_labels_say_what_they_show():
     fig = L.finetune_figure(_ft())
     xs = [x for t in fig.data for x in (t.x or [])]
     assert "live units: overlap of two runs" in xs and not any(str(x).startswith("all:") for x in xs)
-    row = next(r for r in L.claims._finetune_rows(_ft()) if r["claim"].startswith("The subnetworks"))
+    row = next(r for r in L.finetune.finetune_claims(_ft()) if r["claim"].startswith("The subnetworks"))
     assert "the null's excess over chance: " in row["control"]
 
 

@@ -27,17 +27,16 @@ from . import claims, experiments, facts, figures, finetune, panels, science
 from .science import LotteryConfig, load_data
 from .experiments import imp_runs, run_imp, run_lmc, run_pai
 from .figures import (barrier_figure, cost_figure, cost_table, imp_figure, imp_slider,
-                      layer_table, lmc_figure, lmc_slider, pai_figure, pai_slider, speed_figure,
-                      finetune_figure)
-from .finetune import finetune_numbers, run_finetune
+                      layer_table, lmc_figure, lmc_slider, pai_figure, pai_slider, speed_figure)
+from .finetune import finetune_figure, finetune_numbers, run_finetune
 from .panels import imp_panel, lmc_panel, pai_panel
 from .claims import page_claims
-from .facts import (imp_numbers, layer_numbers, lmc_numbers, pai_numbers, rewind_numbers,
-                    speed_numbers)
+from .facts import (imp_numbers, layer_numbers, lmc_numbers, rewind_numbers, speed_numbers,
+                    verdict_numbers)
 
 __all__ = ["LotteryConfig", "load_data", "imp_runs", "run_imp", "run_lmc", "run_pai",
            "barrier_figure", "cost_figure", "cost_table", "imp_figure", "imp_slider",
            "layer_table", "lmc_figure", "lmc_slider", "pai_figure", "pai_slider", "speed_figure",
            "finetune_figure", "finetune_numbers", "run_finetune", "imp_panel", "lmc_panel",
            "pai_panel", "page_claims", "imp_numbers", "layer_numbers", "lmc_numbers",
-           "pai_numbers", "rewind_numbers", "speed_numbers"]
+           "rewind_numbers", "speed_numbers", "verdict_numbers"]

@@ -539,27 +539,7 @@ def page_claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = Non
     if published:
         groups += published_settings()
     rows = _rows(*groups)
-    return rows + (_finetune_rows(ft) if ft is not None else [])
-
-
-# the fine-tuning overlap row's control column ends in the null's values, which are its excess
-# over chance, not chance (chance is the overlap two random sets would give, ~98%)
-NULL_LABEL = "; the null's excess over chance"
-
-
-def _finetune_rows(ft: dict) -> list[dict]:
-    """:func:`finetune_claims`, with the overlap row's control values labelled as the null
-    model's excess over chance (:data:`NULL_LABEL`), not chance itself. (Here, not in
-    finetune.py, which counts in the data's source digest; the label belongs in its Claim's
-    control text at the next regeneration.)"""
-    rows = finetune_claims(ft)
-    for r in rows:
-        if r["claim"].startswith("The subnetworks updated") and NULL_LABEL not in r["control"]:
-            head, sep, values = r["control"].rpartition("matrix by matrix: ")
-            if not sep:
-                raise ValueError("the fine-tuning overlap row's control has no null values to label")
-            r["control"] = f"{head}matrix by matrix{NULL_LABEL}: {values}"
-    return rows
+    return rows + (finetune_claims(ft) if ft is not None else [])
 
 
 def _where(res: ImpResult, head: str) -> str:

@@ -33,8 +33,9 @@ def verdict_numbers(rows: list[dict], pai: dict | None = None,
     settings say on their own (not verdicts of the row, said as its settings'):
     ``pai_says_precomputed`` over the precomputed slider's densities in :data:`PAI_WINDOW`
     (``payload``: the loaded ``lottery_pai``) and ``pai_says_live`` on this page's run
-    (``pai``: :func:`run_pai`)."""
-    out = {}
+    (``pai``: :func:`run_pai`); and, with ``payload``, the PaI slider's numbers
+    (:func:`pai_numbers`), glued with the verdicts they explain in the claims cell."""
+    out = dict(pai_numbers(payload)) if payload is not None else {}
     for name, claim in GLUED_VERDICTS.items():
         said = [r["reproduced"] for r in rows if r["claim"].startswith(claim)]
         if len(said) > 1:

@@ -13,7 +13,7 @@ from .experiments import VARIANTS, ImpResult, by_step, imp_cost, imp_runs, seed_
 __all__ = ["VARIANT_NAMES", "PAI_NAMES", "DATASET_NAMES", "PAPER_COST", "imp_figure",
            "speed_figure", "pai_figure", "lmc_figure", "barrier_figure", "layer_rows",
            "cost_rows", "cost_table", "layer_table", "cost_figure", "imp_slider", "pai_slider",
-           "lmc_slider", "finetune_figure", "FINAL_ACC"]
+           "lmc_slider", "FINAL_ACC"]
 
 # what the accuracy axes show: h.last("test_acc"), the test accuracy at the last step (not at
 # the early-stopping step, which the speed figure's second panel reads)
@@ -245,21 +245,3 @@ def lmc_slider(payload: dict):
     figs = [lmc_figure(lmc, title=f"Two runs from θₖ, Adam lr {label}") for label, lmc in items]
     return plots.slider(figs, [label for label, _ in items], name="learning rate")
 
-
-# the overlap bars of the fine-tuning figure are read on the weights of live units only
-OVERLAP_BAR = "live units: overlap of two runs"
-
-
-def finetune_figure(ft: dict, seed: int | None = None):
-    """:func:`dynamics.lottery.finetune.finetune_figure` with its overlap bars named for what
-    they show, the overlap on the weights of live units (:data:`OVERLAP_BAR`), not over all
-    weights. (A wrapper: finetune.py counts in the data's source digest; the label belongs
-    there at the next regeneration.)"""
-    from .finetune import finetune_figure as draw
-    fig = draw(ft, seed)
-    for trace in fig.data:
-        if trace.x is not None and list(trace.x) == ["all: overlap of two runs"]:
-            trace.x = [OVERLAP_BAR]
-    if not any(trace.x is not None and list(trace.x) == [OVERLAP_BAR] for trace in fig.data):
-        raise ValueError("finetune_figure: no overlap bar found to name")
-    return fig

@@ -191,7 +191,7 @@ def finetune_figure(ft: dict, seed: int | None = None):
     r = ft["per_seed"][seed]
     names = list(r["layers"])
     fig = plots.figure(f"Weights changed by fine-tuning (seed {seed})", "", "% of the weights")
-    x = names + ["all: overlap of two runs"]
+    x = names + ["live units: overlap of two runs"]
     fig.add_bar(x=names, y=[100 * r["layers_f32"][n] for n in names], name="changed, float32",
                 marker_color=plots.PALETTE[0])
     fig.add_bar(x=names, y=[100 * r["layers"][n] for n in names], name="changed, bf16",
@@ -268,7 +268,8 @@ def finetune_claims(ft: dict, asserted: bool | None = None) -> list[dict]:
         test=evidence.Test(">=", OVERLAP_EXCESS, "OVERLAP_EXCESS of the way from chance to 1"),
         control="the null model: the second run's set shuffled within each matrix's live "
                 "weights (a random set of the same per-matrix size), which must fail the same "
-                "test; chance, the expected overlap of two such sets, matrix by matrix",
+                "test; chance, the expected overlap of two such sets, matrix by matrix; the "
+                "null's excess over chance",
         window="two fine-tunings from the same trained network, different mini-batch orders; "
                "the weights of live units only (a unit no float32 update reaches in or out "
                "is dead, its weights set aside)",

@@ -313,3 +313,54 @@ def test_simplex_numbers_say_a_range_of_cosines_once():
     assert out["cos_range"] == "all −0.50"
     assert out["cos_lo"] == pytest.approx(-0.5) and out["cos_hi"] == pytest.approx(-0.5)
     assert out["span_first"] == out["span_last"] == "100%"  # rows in the means' span
+
+
+def test_the_trend_slope_weighs_the_size_of_the_differences():
+    """A slope, not a correlation: tiny norm differences that line up perfectly with the counts
+    (r = 1) give a slope near 0 and fail the trend's test; the exact power law n^(1/8) gives
+    slope 1/8 (known answer)."""
+    counts = [800, 400, 200, 100]
+    def run(w, h):
+        return dict(counts=counts, ufm=dict(angles=np.full((4, 4), 90.0), feature_norm=[1.0] * 4),
+                    theory=dict(feature_norm=[1.0] * 4),
+                    network=dict(angles=np.full((4, 4), 90.0), classifier_norm=w, feature_norm=h))
+    n = np.asarray(counts, float)
+    exact = NC.claims.imbalance_trends(run(n ** 0.125, n ** -0.125))
+    assert abs(exact["slope_w"] - 0.125) < 1e-12 and abs(exact["slope_h"] + 0.125) < 1e-12
+    tiny = run(1 + 1e-3 * np.log(n), 1 - 1e-3 * np.log(n))
+    assert NC.claims.imbalance_trends(tiny)["corr_w"] > 0.99
+    assert not NC.claims.IMB_TREND.test.passes(NC.claims._trend_margin(tiny))
+    assert NC.claims.IMB_TREND.test.passes(NC.claims._trend_margin(run(n ** 0.125, n ** -0.125)))
+
+
+def test_the_orthogonality_row_does_not_discriminate_when_its_control_passes():
+    """The conditioning row is judged by the engine: runs without decay as orthogonal as those
+    with it make it "does not discriminate", not "partly"."""
+    def h(v):
+        return History.from_dict(dict(steps=[1, 2], metrics=dict(orthogonality=[0.8, v])))
+    t = {s: dict(AdamW=h(0.01), GD=h(0.02)) for s in range(3)}
+    c = {s: dict(AdamW=h(0.01), GD=h(0.03)) for s in range(3)}
+    assert NC.claims.evidence.judge(NC.claims.ORTHOGONAL, t, c).verdict == "does not discriminate"
+    c = {s: dict(AdamW=h(0.5), GD=h(0.4)) for s in range(3)}
+    assert NC.claims.evidence.judge(NC.claims.ORTHOGONAL, t, c).verdict == "yes"
+
+
+def test_the_prose_glues_the_books_thresholds_and_says_a_range_once():
+    """The section-3 and section-4 prose: no "between" before a glued range that says
+    "between" itself, the thresholds glued from their constants, not typed."""
+    import json
+    from pathlib import Path
+    nb = json.loads((Path(__file__).parents[2] / "chapters/neural_collapse.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    for key in ("route_start_steps", "route_start_clocks"):
+        assert f"between steps {{glue:text}}`{key}`" not in text
+        assert f"between {{glue:text}}`{key}`" not in text
+    for typed in ("10^{-3}", "$0.9$", "5\\times10^{-4}", "2\\times10^{-3}", "exceeds $0.5$",
+                  "route_big_loss`", "0.358", "1.15"):
+        assert typed not in text, typed
+    payload, _ = results.load("collapse_weight_decay")
+    r = NC.figures.route_numbers(payload)
+    assert r["route_start_steps"].startswith(("between", "all"))
+    assert r["route_below"] == f"{NC.figures.ROUTE_BELOW:g}"
+    g = NC.claims.precomputed_numbers("collapse_gd_weight_decay", NC.CollapseConfig.for_profile("cpu"))
+    assert g["gd_higher_from"] == f"{NC.claims.PUB_GD_HIGHER_FROM:g}" and g["ufm_etf"] == f"{NC.claims.UFM_ETF:g}"

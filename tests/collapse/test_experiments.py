@@ -317,12 +317,13 @@ def test_claims_table_rows_have_verdicts_controls_windows_and_seeds():
     h = claim_runs()["runs"][SEEDS[0]]["AdamW, weight decay"]
     assert _verdict(rows(), "NC4") == plots.verdict(h.last("test_nc4") < 1 - h.last("test_acc"))
     plots.claims_table(rs, strict=False)
-    # the live trend row counts the classes (not the characters of their counts) and says its chance level
+    # the live trend row counts the classes (not the characters of their counts) and judges slopes
     n = len(claim_runs()["imbalance"][SEEDS[0]]["counts"])
     trend = next(r for r in rs if r["claim"].startswith("imbalanced classes, the network"))
     assert f"a trend over {n} classes" in trend["claim"] and f"each over {n} classes" in trend["measured here"]
-    if n == 4:
-        assert "by chance with probability 0.25" in trend["measured here"]
+    assert "slope of log norm against log count" in trend["measured here"] and "IMB_SLOPE_W" in trend["measured here"]
+    orth = next(r for r in rs if r["claim"].startswith("with bounded conditioning"))
+    assert "ORTH_COS" in orth["measured here"] and not orth["asserted"]
 
 
 def test_claim_seeds_and_the_precomputed_scale_say_what_they_compare():

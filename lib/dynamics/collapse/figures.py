@@ -444,12 +444,13 @@ def route_numbers(payload: dict) -> dict:
                 route_loss=max(r["loss_ratio"] for r in small),
                 route_big_decays=" and ".join(f"{r['weight_decay']:g}" for r in big),
                 route_big_rates=" and ".join(f"{r['rate']:.1f}" for r in big),
-                route_big_losses=" and ".join(f"{r['loss_ratio']:.2g}" for r in big),
+                route_big_losses=" and ".join(f"{r['loss_ratio']:.3g}" for r in big),
+                route_below=f"{ROUTE_BELOW:g}",
                 route_start_steps=range_text(min(s for s, _ in starts), max(s for s, _ in starts),
                                              lambda v: f"{v:.0f}"),
                 route_start_clocks=range_text(min(c for _, c in starts), max(c for _, c in starts),
                                               lambda v: f"{v:.2g}"),
-                route_big_loss=rows[-1]["loss_ratio"], route_big=rows[-1]["weight_decay"],
+                route_big=rows[-1]["weight_decay"],
                 route_n=_WORDS.get(len(small), str(len(small))), **_early_rise(payload, rows[-1]))
 
 
@@ -473,7 +474,10 @@ def _early_rise(payload: dict, row: dict) -> dict:
                 route_big_zero=terminal_phase_start(big), route_none_zero=terminal_phase_start(hs[0]))
 
 
-def route_start(row: dict, steps: list[int], below: float = 0.9) -> tuple[int, float]:
+ROUTE_BELOW = 0.9  # where a decay's fall starts: NC1 first below this fraction of the run without
+
+
+def route_start(row: dict, steps: list[int], below: float = ROUTE_BELOW) -> tuple[int, float]:
     """Where a decay's NC1 ratio (a row of :func:`decay_clock`, evaluated at ``steps``) first
     drops below ``below``: that step and the clock there ((0, 0.0) if it never does)."""
     under = np.flatnonzero(np.asarray(row["ratio"], float) < below)
@@ -511,6 +515,15 @@ def gd_sweep(payload: dict) -> dict:
                 higher=[d for d, v in zip(decays[1:], nc1[1:]) if v > nc1[0]])
 
 
+def _slope(x, y) -> float:
+    """Least-squares slope of ``y`` against ``x``, NaN (without a warning) when ``x`` does not
+    vary."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    dx = x - x.mean()
+    ss = float(dx @ dx)
+    return float(dx @ (y - y.mean()) / ss) if ss > 1e-12 * max(1.0, float(x @ x)) else float("nan")
+
+
 def _corr(a, b) -> float:
     """Pearson correlation, NaN (without a warning) when either side does not vary."""
     a, b = np.asarray(a, float), np.asarray(b, float)
@@ -538,6 +551,8 @@ def imbalance_trends(result: dict) -> dict:
                             float(np.max(np.asarray(net["angles"])[off]))),
                 corr_w=_corr(np.log(counts), np.log(net["classifier_norm"])),
                 corr_h=_corr(np.log(counts), np.log(net["feature_norm"])),
+                slope_w=_slope(np.log(counts), np.log(net["classifier_norm"])),
+                slope_h=_slope(np.log(counts), np.log(net["feature_norm"])),
                 against_w=against(net["classifier_norm"], +1),  # should fall as counts fall
                 against_h=against(net["feature_norm"], -1))     # should rise as counts fall
 

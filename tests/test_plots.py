@@ -260,3 +260,20 @@ def test_stacked_panels_that_shared_a_y_axis_each_show_its_ticks():
     narrow = plots.house(go.Figure(fig), width=390, narrow=True)
     assert narrow.layout.yaxis2.domain[1] < narrow.layout.yaxis.domain[0]  # stacked
     assert narrow.layout.yaxis2.showticklabels is True
+
+
+def test_the_verdicts_the_prose_glues_are_their_rows():
+    """plots.verdicts: each name gets the verdict of the one row whose claim starts as given; a
+    start that matches no row, or two, is refused with its name (a sentence must not state a
+    verdict its table does not print)."""
+    from dynamics import plots
+
+    rows = [plots.claim("Tickets match the dense network", "Frankle & Carbin (2019)", "x", "yes"),
+            plots.claim("Tickets learn faster", "Frankle & Carbin (2019)", "y", "partly"),
+            plots.claim("Tickets learn faster, again", "Frankle & Carbin (2019)", "z", "no")]
+    assert plots.verdicts(rows, match="Tickets match") == {"match": rows[0]["reproduced"]}
+    assert rows[0]["reproduced"] != rows[1]["reproduced"]
+    with pytest.raises(ValueError, match="speed: expected one claims row starting 'Tickets learn'"):
+        plots.verdicts(rows, speed="Tickets learn")
+    with pytest.raises(ValueError, match="found 0"):
+        plots.verdicts(rows, none="Pruning at init")

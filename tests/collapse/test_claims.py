@@ -173,10 +173,10 @@ def test_decay_clock_recovers_the_rate_per_unit_of_clock_and_draws_it():
     # where the ratio first drops below 0.9: exp(−3 λ Σ η) < 0.9, i.e. clock > ln(1/0.9)/3
     steps = [0, 1, 2, 5, 10, 20, 50, 100, 200, 400]
     for r in NC.figures.decay_clock(_sweep(rate=3.0)):
-        step, clock = NC.claims.route_start(r, steps)
+        step, clock = NC.figures.route_start(r, steps)
         k = steps.index(step)
         assert clock > np.log(1 / 0.9) / 3 >= r["clock"][k - 1]
-    assert NC.claims.route_start(dict(ratio=[1.0, 0.95], clock=[0.0, 1.0]), [0, 1]) == (0, 0.0)
+    assert NC.figures.route_start(dict(ratio=[1.0, 0.95], clock=[0.0, 1.0]), [0, 1]) == (0, 0.0)
     fig = NC.clock_figure(_sweep())
     assert len(fig.data) == 2 and fig.layout.xaxis.type == "log"
 

@@ -17,13 +17,13 @@ from ..train import History
 from .experiments import run_claim_seeds
 from .figures import (GD_SLIDER_OPENS_AT, angle_range, decay_clock, decay_sweep, gd_slider, gd_sweep,
                       imbalance_slider, imbalance_trends, precomputed_scale, range_text,
-                      route_numbers, route_start, simplex_slider, weight_decay_slider)
+                      route_numbers, simplex_slider, weight_decay_slider)
 from .losses import loss_claims, loss_numbers, least_squares_split
 from .science import at_zero_error, bias_free_nc3, cosine_gram, in_span_fraction, measure
 from .theory import minority_collapse_threshold
 
 __all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "GD_LOSS_RATIO", "UFM_NC1", "UFM_ETF",
-           "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_ANGLES", "verdict_numbers",
+           "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_ANGLES",
            "CLAIM_SEEDS", "NC1_TERMINAL", "IMB_TREND", "IMB_SLOPE_W", "IMB_SLOPE_H",
            "ORTH_COS", "ORTHOGONAL", "as_control", "claim_seeds", "claims",
            "page_claims", "run_numbers",
@@ -401,18 +401,6 @@ def imbalance_numbers(result: dict) -> dict:
                 slope_bar_w=f"{IMB_SLOPE_W:g}", slope_bar_h=f"{IMB_SLOPE_H:g}".replace("-", "−"),
                 against=f"{t['against_w'] + t['against_h']} of {2 * (len(result['counts']) - 1)}",
                 **_minority_numbers())
-
-
-def verdict_numbers(rows: list[dict]) -> dict:
-    """The verdicts of the claims table's rows that the prose states before the table:
-    the imbalance trend (section 4) and the orthogonality of the class means (section 3)."""
-    def verdict(start):
-        found = [r["reproduced"] for r in rows if r["claim"].startswith(start)]
-        if len(found) != 1:
-            raise ValueError(f"verdict_numbers: expected one row starting {start!r}, found {len(found)}")
-        return found[0]
-    return dict(trend_verdict=verdict("imbalanced classes, the network"),
-                orth_verdict=verdict("with bounded conditioning"))
 
 
 def _minority_numbers() -> dict:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import plots
+
 # a verdict the prose glues is read off the claims table's own rows (:func:`verdict_numbers`,
 # glued where the table is built), so the sentence and the table cannot disagree
 from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, PAI_WINDOW, STABLE_BARRIER, _pai, _row,
@@ -36,12 +38,9 @@ def verdict_numbers(rows: list[dict], pai: dict | None = None,
     (``pai``: :func:`run_pai`); and, with ``payload``, the PaI slider's numbers
     (:func:`pai_numbers`), glued with the verdicts they explain in the claims cell."""
     out = dict(pai_numbers(payload)) if payload is not None else {}
-    for name, claim in GLUED_VERDICTS.items():
-        said = [r["reproduced"] for r in rows if r["claim"].startswith(claim)]
-        if len(said) > 1:
-            raise ValueError(f"{name}: {len(said)} claims rows start with {claim!r}")
-        if said:
-            out[name] = said[0]
+    shown = {name: start for name, start in GLUED_VERDICTS.items()  # (a table without a
+             if any(str(r["claim"]).startswith(start) for r in rows)}  # section's rows: none)
+    out.update(plots.verdicts(rows, **shown))
     if payload is not None:
         out["pai_says_precomputed"] = _row("pai", [
             _pai(q, "precomputed")["pai"] for q in payload["pai"]

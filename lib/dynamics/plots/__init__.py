@@ -15,13 +15,13 @@ Modules (every public name is re-exported here: ``plots.figure``, ``plots.claim`
   a widget), :func:`mark_step`;
 - :mod:`.tables`: :func:`number`, :func:`table` (and :func:`rounded`, re-exported from :mod:`dynamics.units`);
 - :mod:`.claims`: the claims tables: :func:`claim`, :func:`verdict`, :func:`claims_table`,
-  :func:`failed_claims`.
+  :func:`failed_claims`, :func:`verdicts` (a row's verdict for the prose).
 """
 import plotly.graph_objects as go  # noqa: F401  (plots.go: the figures' plotly module)
 
 from .builders import bars, curves, figure, heatmap, mark_step, slider, subplots
 from .claims import (MARKS, VERDICTS, ClaimNotShown, across_seeds, claim, claims_table, failed_claims,
-                     claim_seeds, judged, per_seed, spread, verdict)
+                     claim_seeds, judged, per_seed, spread, verdict, verdicts)
 from .layout import (CHAR, COLUMN, FONT, HEIGHT, NARROW, NARROW_BELOW, PALETTE, PANEL, TEMPLATE,
                      house)
 from .render import (CDN, CONFIG, caption, load_plotlyjs, narrow_patch, plotlyjs_html, show,
@@ -34,4 +34,5 @@ __all__ = ["PALETTE", "HEIGHT", "COLUMN", "NARROW", "NARROW_BELOW", "FONT", "CHA
            "load_plotlyjs", "use_book_renderer", "show", "caption", "figure", "subplots",
            "curves", "mark_step", "heatmap", "slider", "bars", "number", "TABLE_CSS", "table",
            "rounded", "VERDICTS", "MARKS", "verdict", "claim", "ClaimNotShown", "failed_claims",
-           "claims_table", "spread", "across_seeds", "judged", "per_seed", "claim_seeds"]
+           "claims_table", "spread", "across_seeds", "judged", "per_seed", "claim_seeds",
+           "verdicts"]

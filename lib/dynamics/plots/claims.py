@@ -165,6 +165,21 @@ def _measured(row: dict) -> str:
     return "\n".join(parts)
 
 
+def verdicts(rows: Sequence[dict], **starts: str) -> dict[str, str]:
+    """The verdicts a page's prose glues, each the one its claims row prints: for each
+    ``name=start``, the verdict (``reproduced``) of the one row of ``rows`` whose claim starts
+    with ``start``, so that a sentence and the table cannot disagree. Raises ``ValueError``
+    naming the start when no row, or more than one, has it."""
+    out = {}
+    for name, start in starts.items():
+        found = [r["reproduced"] for r in rows if str(r["claim"]).startswith(start)]
+        if len(found) != 1:
+            raise ValueError(f"verdicts: {name}: expected one claims row starting {start!r}, "
+                             f"found {len(found)}")
+        out[name] = found[0]
+    return out
+
+
 def claims_table(rows: Sequence[dict], strict: bool | None = None):
     """A chapter's claims table: the rows of :func:`claim`, in the house table style, each
     verdict marked (✓ yes, ◐ partly, – not at this scale, ✗ no), each measurement followed by

@@ -137,7 +137,11 @@ def test_house_keeps_plot_height_and_is_applied_when_rendering():
     assert f'height:{housed.layout.height}px' in out and '"orientation":"h"' in out
 
 
-def test_claims_table_names_its_verdicts():
+def test_claims_table_names_its_verdicts(monkeypatch):
+    # a row with a handed-in verdict renders only while the ledger of rows not yet on the
+    # engine names it (tests/test_claims_engine.py)
+    from dynamics import evidence
+    monkeypatch.setitem(evidence.NOT_YET_JUDGED, "test", ("x groks",))
     row = plots.claim("x groks", "Power et al. 2022", "grok at step 1,650", "not at this scale")
     html = plots.claims_table([row]).data
     assert "reproduced" in html and "not at this scale" in html
@@ -221,8 +225,10 @@ def test_a_claim_across_seeds_can_fail_and_shows_the_spread():
         plots.across_seeds({}, lambda x: True)
 
 
-def test_a_claims_row_prints_its_control_window_and_seeds():
-    from dynamics import plots
+def test_a_claims_row_prints_its_control_window_and_seeds(monkeypatch):
+    from dynamics import evidence, plots
+
+    monkeypatch.setitem(evidence.NOT_YET_JUDGED, "test", ("A beats B",))
 
     row = plots.claim("A beats B", "paper", "A 0.9, B 0.5", "no", control="B, same budget",
                       window="steps 100–1,000", seeds=[0, 1, 2])

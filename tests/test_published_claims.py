@@ -27,6 +27,8 @@ def test_published_claims_hold_on_the_precomputed_data(chapter):
 
 
 def test_strict_claims_table_refuses_an_asserted_row_that_failed(monkeypatch):
+    from dynamics import evidence
+    monkeypatch.setitem(evidence.NOT_YET_JUDGED, "test", ("a", "b", "c"))
     ok = plots.claim("a", "paper", "1", "yes")
     shown = plots.claim("b", "paper", "2", "no", asserted=False)
     bad = plots.claim("c", "paper", "3", "partly")

@@ -30,6 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .plots.claims import claim as _row
 from .plots.claims import spread
 from .plots.tables import number
+from .unjudged import NOT_YET_JUDGED
 
 OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 
@@ -127,8 +128,20 @@ class Judged:
     reason: str
     noise: float
 
+    def record(self, label: str = "") -> dict:
+        """What a claims row keeps of this judgement, enough to judge it again from the numbers
+        alone (:func:`audit`): the test, each seed's treatment and control value, the noise and
+        the verdict; ``label`` names the part of a row it is (:func:`joint`)."""
+        t = self.claim.test
+        return {"label": label, "test": {"op": t.op, "threshold": t.threshold, "name": t.name,
+                                         "scale": t.scale},
+                "treatment": {int(s): _plain(v) for s, v in self.treatment.items()},
+                "control": {int(s): _plain(v) for s, v in self.control.items()},
+                "noise": _plain(self.noise), "verdict": self.verdict}
+
     def row(self) -> dict:
-        """The claims-table row (:func:`dynamics.plots.claim`), both measurements printed."""
+        """The claims-table row (:func:`dynamics.plots.claim`), both measurements printed and
+        the numbers kept (:meth:`record`)."""
         c = self.claim
         fmt = c.fmt or (lambda v: number(v, 3))
         measured = f"{spread(self.treatment, fmt)}; test {c.test}"
@@ -136,7 +149,14 @@ class Judged:
             measured += f"; {self.reason}"
         return _row(c.statement, c.paper, measured, self.verdict, c.asserted,
                     control=f"{c.control}: {spread(self.control, fmt)}", window=c.window,
-                    seeds=sorted(self.treatment))
+                    seeds=sorted(self.treatment), evidence=[self.record()])
+
+    def text(self, label: str = "") -> str:
+        """This judgement in a few words, as a part of a row prints it: the treatment's and the
+        control's values, the verdict and its reason."""
+        fmt = self.claim.fmt or (lambda v: number(v, 3))
+        return (f"{label}{' ' if label else ''}{spread(self.treatment, fmt)}, control "
+                f"{spread(self.control, fmt)}: {self.verdict}" + (f" ({self.reason})" if self.reason else ""))
 
 
 def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]) -> Judged:
@@ -150,35 +170,40 @@ def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]
     cm = claim.control_measure or claim.measure
     t = {s: claim.measure(run) for s, run in sorted(treatment.items())}
     c = {s: cm(run) for s, run in sorted(control.items())}
-    test = claim.test
-    passed = {s: test.passes(v) for s, v in t.items()}
-    fooled = {s for s, v in c.items() if test.passes(v)}
-    n, good = len(t), sum(passed[s] and s not in fooled for s in t)
     if claim.noise is not None:
         noise = max(float(claim.noise(treatment[s])) for s in treatment)
-    elif n > 1:
-        noise = test.spread(list(t.values()))
+    elif len(t) > 1:
+        noise = claim.test.spread(list(t.values()))
     else:
         noise = math.nan  # one seed and no measured noise floor: nothing to beat
-    if fooled and any(passed[s] for s in fooled):
-        verdict = "does not discriminate"
-        reason = f"the control passes the test too on seed {_seeds(fooled)}"
-    elif good == n:
-        vals = list(t.values())
-        mid = sorted(vals)[n // 2] if n % 2 else 0.5 * (sorted(vals)[n // 2 - 1] + sorted(vals)[n // 2])
+    verdict, reason = verdict_of(claim.test, t, c, noise)
+    return Judged(claim, t, c, verdict, reason, noise)
+
+
+def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int, float],
+               noise: float) -> tuple[str, str]:
+    """The verdict and its reason from the numbers alone: each seed's treatment and control
+    value under ``test``, and the noise the margin must beat (NaN: none measured). The one
+    rule :func:`judge` applies and :func:`audit` applies again to a row's recorded numbers."""
+    n = len(treatment)
+    passed = {s: test.passes(v) for s, v in treatment.items()}
+    fooled = {s for s, v in control.items() if test.passes(v)}
+    good = sum(passed[s] and s not in fooled for s in treatment)
+    noise = math.nan if noise is None else float(noise)
+    if fooled and any(passed.get(s, False) for s in fooled):
+        return "does not discriminate", f"the control passes the test too on seed {_seeds(fooled)}"
+    if good == n:
+        vals = sorted(treatment.values())
+        mid = vals[n // 2] if n % 2 else 0.5 * (vals[n // 2 - 1] + vals[n // 2])
         margin = test.margin(mid)
         if not math.isfinite(noise) or margin <= noise:
-            verdict = "within noise"
-            reason = ("one seed and no noise floor measured" if not math.isfinite(noise) else
-                      f"clears the threshold by {number(margin, 2)}, not more than the noise "
-                      f"{number(noise, 2)}" + (" (log10)" if test.scale == "log" else ""))
-        else:
-            verdict, reason = "yes", ""
-    elif good == 0:
-        verdict, reason = "no", ""
-    else:
-        verdict, reason = "partly", f"holds on {good} of {n} seeds"
-    return Judged(claim, t, c, verdict, reason, noise)
+            return "within noise", ("one seed and no noise floor measured" if not math.isfinite(noise) else
+                                    f"clears the threshold by {number(margin, 2)}, not more than the noise "
+                                    f"{number(noise, 2)}" + (" (log10)" if test.scale == "log" else ""))
+        return "yes", ""
+    if good == 0:
+        return "no", ""
+    return "partly", f"holds on {good} of {n} seeds"
 
 
 def combine(*verdicts: str) -> str:
@@ -198,6 +223,77 @@ def combine(*verdicts: str) -> str:
     return max(verdicts, key=VERDICTS.index)  # yes < within noise < does not discriminate
 
 
+def joint(statement: str, paper: str, parts: Mapping[str, Judged], *, control: str,
+          window: str, asserted: bool = True, note: str = "") -> dict:
+    """One row for a claim the engine judges in several parts (``{label: Judged}``: per
+    method, per setting, per quantity), the verdict :func:`combine` of the parts' and every
+    part's numbers kept, so that one claim is one row. ``control`` and ``window`` say, for the
+    row, what the parts' controls are and where they look; ``note`` is added to the
+    measurement (e.g. a setting shown beside the judged ones)."""
+    if not parts:
+        raise ValueError(f"joint({statement!r}): a row needs at least one judged part")
+    if not all(isinstance(j, Judged) for j in parts.values()):
+        raise ValueError(f"joint({statement!r}): every part must be a Judged (from judge())")
+    verdict = combine(*(j.verdict for j in parts.values()))
+    measured = "; ".join(j.text(label) for label, j in parts.items()) + (f"; {note}" if note else "")
+    seeds = sorted({int(s) for j in parts.values() for s in j.treatment})
+    return _row(statement, paper, measured, verdict, asserted, control=control, window=window,
+                seeds=seeds, evidence=[j.record(label) for label, j in parts.items()])
+
+
+class ClaimNotJudged(ValueError):
+    """A claims row that the engine did not judge (and that :data:`NOT_YET_JUDGED` does not
+    name), or whose verdict does not follow from the numbers it carries."""
+
+
+def _not_yet_judged(statement: str) -> bool:
+    return any(str(statement).startswith(p) for ps in NOT_YET_JUDGED.values() for p in ps)
+
+
+def audit(rows: Sequence[dict]) -> list[str]:
+    """What is wrong with claims ``rows`` as the engine sees them, one line per problem (an
+    empty list: nothing). A row must carry the engine's numbers (``evidence``), unless
+    :data:`NOT_YET_JUDGED` names it; each part's verdict must be the one :func:`verdict_of`
+    gives on its recorded numbers, and the row's the :func:`combine` of its parts', so that no
+    verdict can be handed in or edited afterwards; an asserted "yes" then has, on every seed,
+    a treatment that passes its test and a control that fails it."""
+    problems = []
+    for r in rows:
+        name = str(r.get("claim", "?"))[:80]
+        ev = r.get("evidence")
+        if not ev:
+            if not _not_yet_judged(r.get("claim", "")):
+                problems.append(f"{name}: not judged by the claims engine (dynamics.evidence: name "
+                                "its measure, test and control, and judge it on every seed)")
+            continue
+        parts = []
+        for e in ev:
+            try:
+                test = Test(**e["test"])
+                t = {int(k): v for k, v in e["treatment"].items()}
+                c = {int(k): v for k, v in e["control"].items()}
+                again = verdict_of(test, t, c, e["noise"])[0]
+            except (KeyError, TypeError, ValueError) as err:
+                problems.append(f"{name}: its evidence cannot be read ({err})")
+                break
+            if again != e["verdict"]:
+                problems.append(f"{name}: part {e.get('label') or 1} says {e['verdict']!r}, its "
+                                f"numbers give {again!r}")
+            if set(t) != set(c):
+                problems.append(f"{name}: the control was not measured on the treatment's seeds")
+            parts.append(again)
+        else:
+            if combine(*parts) != r.get("reproduced"):
+                problems.append(f"{name}: the row says {r.get('reproduced')!r}, its parts give "
+                                f"{combine(*parts)!r}")
+    return problems
+
+
+def _plain(v):
+    """A recorded number: a float, or None where there is none (not reached, NaN)."""
+    return float(v) if _finite(v) else None
+
+
 def _seeds(seeds) -> str:
     return ", ".join(str(s) for s in sorted(seeds))
 
@@ -207,4 +303,5 @@ def rows(judged: Sequence[Judged]) -> list[dict]:
     return [j.row() for j in judged]
 
 
-__all__ = ["Test", "Claim", "Judged", "judge", "rows", "combine", "VERDICTS"]
+__all__ = ["Test", "Claim", "Judged", "judge", "verdict_of", "joint", "audit", "rows", "combine",
+           "VERDICTS", "NOT_YET_JUDGED", "ClaimNotJudged"]

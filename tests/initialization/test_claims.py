@@ -22,7 +22,7 @@ def test_claims_table_rows_and_verdicts():
     assert [len(r["seeds"]) for r in rows if r["asserted"]] == [3, 5]  # three seeds at least
     for row in rows:
         assert set(row) == {"claim", "paper", "measured here", "reproduced", "asserted",
-                            "control", "window", "seeds"}
+                            "control", "window", "seeds", "evidence"}
         assert row["control"] and row["window"] and row["seeds"]
         assert row["reproduced"] in plots.VERDICTS
     html = plots.claims_table(rows).data

@@ -84,7 +84,7 @@ def test_claims_table_rows_and_verdicts(small):
     rows = L.page_claims(res, pai, {"Adam lr 0.002": {0: {**lmc, "rewind_steps": [0]}}, "hot": {0: lmc}},
                          published=True)
     assert all(set(r) == {"claim", "paper", "measured here", "reproduced", "asserted", "control",
-                          "window", "seeds"} for r in rows)
+                          "window", "seeds", "evidence"} for r in rows)
     assert all(r["reproduced"] in plots.VERDICTS for r in rows)
     # one claim, one row: this run and the precomputed data are settings of the same row
     texts = [r["claim"] for r in rows]

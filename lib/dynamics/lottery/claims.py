@@ -217,9 +217,13 @@ def _row(key: str, settings: list[dict]) -> dict:
     if short:
         measured += ("; shown, not asserted (fewer than three seeds), and short of the test on "
                      + ", ".join(short))
+    # the engine's numbers travel with the row when the engine judged every part of its basis
+    engine_only = not checks and engine
     return plots.claim(claim, paper, measured, verdict, any(s["asserted"] for s in judging),
                        control=control, window=window,
-                       seeds=sorted({k for s in settings for k in s["seeds"]}))
+                       seeds=sorted({k for s in settings for k in s["seeds"]}),
+                       evidence=[j.record(s["where"]) for s in basis for j in s["judged"]]
+                       if engine_only else None)
 
 
 def _rows(*groups: dict) -> list[dict]:

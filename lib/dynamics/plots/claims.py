@@ -30,13 +30,17 @@ def verdict(ok: bool, partly: bool = False, scale: bool = False) -> str:
 
 def claim(claim: str, paper: str, measured: str, reproduced: str, asserted: bool = True, *,
           control: str | None = None, window: str | None = None,
-          seeds: Sequence[int] | None = None) -> dict:
+          seeds: Sequence[int] | None = None, evidence: Sequence[dict] | None = None) -> dict:
     """One row of a chapter's claims table: what a paper claims, what this run measured,
     and whether the measurement reproduces it (one of :data:`VERDICTS`).
 
     ``control``: what the measurement is compared with (a control run, a null, the theory's
     number); ``window``: the steps, cells or range the claim is judged in; ``seeds``: the seeds
-    it was measured on. Each is printed under the measurement.
+    it was measured on. Each is printed under the measurement. ``evidence``: what the claims
+    engine measured (:meth:`dynamics.evidence.Judged.record`, one per part), so that the verdict
+    can be checked again from the numbers (:func:`dynamics.evidence.audit`); a row made without
+    it is one the engine has not judged yet, and only the rows
+    :data:`dynamics.evidence.NOT_YET_JUDGED` names may be.
 
     ``asserted``: the chapter's prose states this row as true (a "What to notice" sentence).
     In strict mode (``DYNAMICS_STRICT_CLAIMS=1``, the published build) a table with an asserted
@@ -47,7 +51,8 @@ def claim(claim: str, paper: str, measured: str, reproduced: str, asserted: bool
         raise ValueError(f"reproduced must be one of {list(VERDICTS)}, got {reproduced!r}")
     return {"claim": claim, "paper": paper, "measured here": measured, "reproduced": reproduced,
             "asserted": bool(asserted), "control": control, "window": window,
-            "seeds": None if seeds is None else [int(s) for s in seeds]}
+            "seeds": None if seeds is None else [int(s) for s in seeds],
+            "evidence": None if evidence is None else [dict(e) for e in evidence]}
 
 
 def spread(values: Mapping[int, float] | Sequence[float], fmt: Callable[[float], str] | None = None,
@@ -183,11 +188,19 @@ def verdicts(rows: Sequence[dict], **starts: str) -> dict[str, str]:
 def claims_table(rows: Sequence[dict], strict: bool | None = None):
     """A chapter's claims table: the rows of :func:`claim`, in the house table style, each
     verdict marked (✓ yes, ◐ partly, – not at this scale, ✗ no), each measurement followed by
-    its control, window and seeds. ``strict`` (default: ``$DYNAMICS_STRICT_CLAIMS``) raises
+    its control, window and seeds. Every row is first audited (:func:`dynamics.evidence.audit`:
+    a row must be judged by the claims engine, or named as not yet moved onto it, and its verdict
+    must follow from the numbers it carries). ``strict`` (default: ``$DYNAMICS_STRICT_CLAIMS``) raises
     :class:`ClaimNotShown` when a row the prose asserts is not reproduced."""
     from ..runtime import strict_claims
 
+    from ..evidence import ClaimNotJudged, audit
+
     rows = list(rows)
+    problems = audit(rows)
+    if problems:
+        raise ClaimNotJudged("claims rows the engine did not judge, or whose verdict its numbers "
+                             "do not give:\n" + "\n".join(f"- {p}" for p in problems))
     if strict is None:
         strict = strict_claims()
     bad = failed_claims(rows)

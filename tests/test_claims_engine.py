@@ -1,0 +1,101 @@
+"""The one generic test over every theme's claims rows (issue 38): a row is judged by the
+claims engine, its verdict follows from the numbers it carries, and an asserted row says yes
+on its data while its control fails the same test on every seed.
+
+The published rows (each theme's ``published_claims()``, on ``data/``) are checked here; the
+live rows are checked wherever a page renders them, at smoke under nbmake and in the strict
+cpu build, because :func:`dynamics.plots.claims_table` audits every row it is given
+(:func:`dynamics.evidence.audit`). The rows not yet moved onto the engine are named in
+:data:`dynamics.evidence.NOT_YET_JUDGED`, a list that can only shrink."""
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+from dynamics import CHAPTERS, evidence, plots
+from dynamics.evidence import Claim, Test, judge
+from known import known_answer
+
+LIB = Path(evidence.__file__).resolve().parent
+
+
+def lead(test=Test(">", 1.0, "LEAD"), **kw):
+    return Claim("A leads B", "someone2024", measure=lambda run: run, test=test,
+                 control="B measured the same way", window="the whole run", **kw)
+
+
+@pytest.mark.parametrize("chapter", sorted(CHAPTERS))
+def test_every_published_row_is_judged_and_its_verdict_follows_from_its_numbers(chapter):
+    rows = importlib.import_module(f"dynamics.{CHAPTERS[chapter]}.claims").published_claims()
+    assert evidence.audit(rows) == [], chapter
+    for r in rows:
+        if not r["evidence"]:
+            continue
+        for part in r["evidence"]:
+            test = Test(**part["test"])
+            assert set(part["treatment"]) == set(part["control"]) and len(part["treatment"]) >= 1
+            if r["asserted"]:
+                # an asserted row says yes: on every seed its treatment passes the test and its
+                # control fails it
+                assert r["reproduced"] == "yes", r["claim"]
+                assert all(test.passes(v) for v in part["treatment"].values()), r["claim"]
+                assert not any(test.passes(v) for v in part["control"].values()), r["claim"]
+
+
+def test_the_ledger_of_rows_not_yet_on_the_engine_names_only_rows_still_written():
+    """Each entry of NOT_YET_JUDGED opens a statement still in its theme's code (an entry whose
+    row moved onto the engine must be deleted), and no entry is in two themes."""
+    seen = set()
+    for theme, starts in evidence.NOT_YET_JUDGED.items():
+        assert (LIB / theme).is_dir(), f"NOT_YET_JUDGED: no theme {theme!r}"
+        source = "\n".join(p.read_text() for p in (LIB / theme).glob("*.py"))
+        flat = re.sub(r'"\s*\n\s*(f?)"', "", source)  # adjacent string literals joined
+        for start in starts:
+            head = start.split(": ", 1)[-1] if start.split(": ", 1)[0] in _labels() else start
+            assert head[:24] in flat, f"NOT_YET_JUDGED[{theme!r}]: no statement opens {start!r}"
+            assert start not in seen, f"NOT_YET_JUDGED: {start!r} twice"
+            seen.add(start)
+
+
+def _labels():
+    from dynamics.weight_decay.experiments import LABELS
+    return set(LABELS.values())
+
+
+@known_answer(evidence.audit, how="constructed rows: a judged row passes; the same row with its "
+                                  "verdict edited, a row with no numbers that the ledger does not "
+                                  "name, and a part whose control lacks a seed are each refused")
+def test_audit_refuses_a_row_that_could_pass_by_construction():
+    good = judge(lead(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.5, 1: 0.6, 2: 0.5}).row()
+    assert good["reproduced"] == "yes" and evidence.audit([good]) == []
+    edited = dict(judge(lead(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.5, 1: 1.6, 2: 0.5}).row(),
+                  reproduced="yes")  # the engine said "does not discriminate"
+    assert "its parts give 'does not discriminate'" in evidence.audit([edited])[0]
+    handed = plots.claim("A brand-new claim with a verdict handed in", "someone2024", "2.0", "yes")
+    assert "not judged by the claims engine" in evidence.audit([handed])[0]
+    part = dict(good["evidence"][0], verdict="no")
+    assert "numbers give 'yes'" in evidence.audit([dict(good, evidence=[part])])[0]
+    lost = dict(good["evidence"][0], control={0: 0.5, 1: 0.6})
+    assert any("not measured on the treatment's seeds" in p
+               for p in evidence.audit([dict(good, evidence=[lost])]))
+    with pytest.raises(evidence.ClaimNotJudged, match="brand-new claim"):
+        plots.claims_table([good, handed])
+
+
+@known_answer(evidence.joint, how="constructed parts: two yes parts give yes; a part whose "
+                                  "control passes makes the row 'does not discriminate', and both "
+                                  "parts' numbers are kept")
+def test_one_claim_in_several_parts_is_one_row():
+    a = judge(lead(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.5, 1: 0.6, 2: 0.5})
+    b = judge(lead(), {0: 3.0, 1: 3.1, 2: 3.3}, {0: 0.7, 1: 0.8, 2: 0.7})
+    row = evidence.joint("A leads B in both settings", "someone2024", {"small": a, "large": b},
+                         control="B in each setting", window="each whole run")
+    assert row["reproduced"] == "yes" and [e["label"] for e in row["evidence"]] == ["small", "large"]
+    assert "small median 2.1" in row["measured here"] and evidence.audit([row]) == []
+    fooled = judge(lead(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.5, 1: 1.6, 2: 0.5})
+    row = evidence.joint("A leads B in both settings", "someone2024", {"small": a, "large": fooled},
+                         control="B in each setting", window="each whole run")
+    assert row["reproduced"] == "does not discriminate" and evidence.audit([row]) == []
+    with pytest.raises(ValueError, match="at least one judged part"):
+        evidence.joint("x", "p", {}, control="c", window="w")

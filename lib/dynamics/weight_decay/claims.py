@@ -11,20 +11,21 @@ for its seed.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
-from .. import plots
+from .. import evidence, plots
 from .experiments import (DECOUPLING, LABELS, decoupling_summary, equilibrium_configs,
-                          grid_array, grid_summary, live_grid_config, run_clock,
+                          grid_summary, live_grid_config, run_clock,
                           run_decoupling, run_equilibrium, run_spectrum)
 from .figures import slope_text
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
 from .facts import spectrum_claims, spectrum_numbers
 from .window import WindowConfig, run_window, window_claims, window_numbers
 
-__all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_BAND", "DECOUPLED",
-           "L2_FAIL", "SAME_RMS", "CLOCK_SPREAD", "CLOCK_CONTRAST", "BEST_MARGIN",
+__all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_FACTOR", "DECOUPLED",
+           "L2_FAIL", "SAME_RMS", "CLOCK_SPREAD", "BEST_MARGIN",
            "ADAMW_FAIL_GROWTH", "FLAT_BELOW", "PLAIN_MOVES", "INV_FALL", "INV_SLOPE",
            "SYM_FACTOR", "LOWER_BY", "ridge_band", "seed_slopes", "clock_pointwise", "symmetry_config", "symmetry_claims", "decoupling_numbers", "live_slope_numbers",
            "invariant_numbers", "equilibrium_numbers", "clock_numbers",
@@ -32,8 +33,8 @@ __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_BAND",
 
 L2_FAIL = 0.1            # Adam + L2's largest lambda at least this far below its column's best
 SAME_RMS = 1.3           # AdamW: largest / smallest settled RMS across matrices below this
-CLOCK_SPREAD = 0.10      # equal eta * lambda: settled losses within this of each other
-CLOCK_CONTRAST = 0.10    # the run at another product: its loss off by more than this
+CLOCK_SPREAD = 0.10      # equal eta * lambda: settled losses within this of each other (the run
+#                          at another product, the control, must be off by more)
 _LH = "Decoupled Weight Decay Regularization"
 _EQ = "L2 Regularization versus Batch and Weight Normalization; Rotational Equilibrium"
 _SPEC = "Scaling Laws and Spectra of Shallow Neural Networks in the Feature Learning Regime"
@@ -197,7 +198,10 @@ def invariant_numbers(grid: dict) -> dict:
                 wd_inv_lambda_factor=_fmt(kept[0][1] / kept[-1][1], 2),
                 wd_inv_slope_seeds=_range([ridge_slope(band["lrs"], r) for r in band["per_seed"]]),
                 wd_inv_prod_seeds=_range(_product_moves(grid, INVARIANT_BAND).values()),
-                wd_inv_prod_top=_range(top_prods))
+                wd_inv_prod_top=_range(top_prods),
+                wd_inv_edge=_edge_note(grid, "adamw_invariant", INVARIANT_BAND).replace(
+                    "; at the edge of the decay grid (a bound, the best may lie beyond it): ",
+                    "; within the decade it does so on ") or "; it does so nowhere within the decade")
 
 
 def equilibrium_numbers(equilibria) -> dict:
@@ -240,7 +244,7 @@ def _angle_start(early: list, text: str) -> str:
 
 RMS_TOL, ANGLE_TOL = 0.15, 0.20  # section 2: settled RMS and angle within these of theory
 SYM_FACTOR = 4.0  # exercise 2's row: SGD at eta / SYM_FACTOR and lambda * SYM_FACTOR
-RELAX_BAND = (0.5, 2.0)  # the norm settles within e^-2 after this many tau steps
+RELAX_FACTOR = 2.0  # the norm settles within e^-2 within this factor of tau steps, either way
 DECOUPLED = 0.5  # |slope| below this: a best decay that ignores eta (0), above: one that moves
 BEST_MARGIN = 0.03  # "substantially better": AdamW's best cell ahead by this much, every seed
 ADAMW_FAIL_GROWTH = 0.05  # AdamW's largest decay: this much further below its column's best at
@@ -249,8 +253,9 @@ FLAT_BELOW = 0.5  # below eta * lambda * t = 1: the decays span under this share
 #                   range of accuracy
 PLAIN_MOVES = 3.0  # plain MLP: each seed's best lambda moves less than this over PLAIN_BAND
 LOWER_BY = 0.5  # plain MLP: above PLAIN_BAND the best lambda is below this times the band's least
-INV_FALL, INV_SLOPE = 5.0, -0.7  # scale-invariant net: each seed's best lambda falls more than
-#                                  INV_FALL-fold over INVARIANT_BAND, at a slope below INV_SLOPE
+INV_FALL, INV_SLOPE = 10.0, -1.0  # scale-invariant net: each seed's best lambda falls more than
+#                                  INV_FALL-fold over INVARIANT_BAND (a decade of eta: 1/eta or
+#                                  faster), at a slope below INV_SLOPE (1/eta: -1)
 
 
 def _equilibrium_verdict(r: dict) -> str:
@@ -327,20 +332,6 @@ def _seed_accs(payload: dict, kind: str) -> dict:
     return dict(enumerate(np.asarray(g["test_acc_seeds"], dtype=float)))
 
 
-def _shortfalls(l2, w) -> tuple[float, float, float]:
-    """From final accuracies [decay][lr] of Adam + L2 and AdamW: (how far Adam + L2's largest
-    decay falls below its column's best, at least, over the learning rates; AdamW's shortfall
-    at the smallest and at the largest learning rate)."""
-    gap = np.nanmax(w, 0) - w[-1]
-    return float(np.min(np.nanmax(l2, 0) - l2[-1])), float(gap[0]), float(gap[-1])
-
-
-def _largest_fails(payload: dict) -> tuple[float, float, float]:
-    """:func:`_shortfalls` of a payload's seed-averaged grids (a live grid: its one seed)."""
-    return _shortfalls(grid_array(payload, "adam_l2")[:, :, -1],
-                       grid_array(payload, "adamw")[:, :, -1])
-
-
 def _below_line(payload: dict) -> tuple[dict, dict, dict]:
     """On each seed's AdamW grid, the range of final test accuracy over the decays below the
     line eta * lambda * t = 1 (where decay has not had time to act), per learning rate with
@@ -373,110 +364,208 @@ def _product_moves(payload: dict, band) -> dict:
     return out
 
 
+# Claims as data (dynamics.evidence): a grid row's "run" is one seed of the precomputed grids,
+# ``_GridSeed(grid, seed)``; its measure reads that seed's final accuracies.
+
+
+class _GridSeed(tuple):
+    """One seed of the precomputed grids: ``(payload, seed, kind)``; ``kind`` is the grid a
+    measure reads (a control reads another grid, or another seed, the same way)."""
+
+    def acc(self, kind=None):
+        return _seed_accs(self[0], kind or self[2])[self[1]]
+
+    def ridge(self, kind=None):
+        return best_decay_per_lr(self.acc(kind), self[0]["grids"][kind or self[2]]["decays"])
+
+
+def _at(grid, seeds, kind, shift=0) -> dict:
+    return {s: _GridSeed((grid, seeds[(i + shift) % len(seeds)], kind)) for i, s in enumerate(seeds)}
+
+
+def _best_minus(r) -> float:
+    """This seed's best cell of grid ``r[2]`` minus Adam + L2's best cell of seed ``r[3]``."""
+    return float(np.nanmax(r.acc()) - np.nanmax(_seed_accs(r[0], "adam_l2")[r[3]]))
+
+
+def _least_shortfall(r) -> float:
+    """The least, over the learning rates, of how far the grid's largest decay falls below its
+    column's best."""
+    a = r.acc()
+    return float(np.min(np.nanmax(a, 0) - a[-1]))
+
+
+def _shortfall_growth(r, row=-1) -> float:
+    """How much further decay ``row`` (the largest) falls below its column's best at the
+    largest learning rate than at the smallest."""
+    gap = np.nanmax(r.acc(), 0) - r.acc()[row]
+    return float(gap[-1] - gap[0])
+
+
+def _below_ratio(r) -> float:
+    """The range of accuracy over the decays below AdamW's line eta * lambda * t = 1 over the
+    whole column's, largest over the learning rates with two or more such decays, read on grid
+    ``r[2]`` (the control: Adam + L2's grid under the same mask)."""
+    g, acc = r[0]["grids"]["adamw"], r.acc()
+    below = np.outer(g["decays"], g["lrs"]) * r[0]["eval_steps"][-1] < 1
+    return max((np.ptp(acc[below[:, j], j]) / np.ptp(acc[:, j]) for j in range(below.shape[1])
+                if below[:, j].sum() > 1 and np.ptp(acc[:, j]) > 0), default=math.nan)
+
+
+def _lh_slope(r) -> float:
+    """|slope| of log(best coefficient as its paper writes it) against log eta over the whole
+    grid: AdamW's eta * lambda (PyTorch's slope + 1), Adam + L2's lambda."""
+    slope = ridge_slope(r[0]["lrs"], r.ridge())
+    return abs(slope + 1 if r[2] == "adamw" else slope)
+
+
+def _band_move(r, band=PLAIN_BAND) -> float:
+    """Largest over smallest best lambda over the learning rates of ``band`` (inf where a
+    column has no best decay)."""
+    lrs = r[0]["lrs"]
+    vals = [d for lr, d in zip(lrs, r.ridge()) if band[0] <= lr <= band[1]]
+    return max(vals) / min(vals) if vals and None not in vals else math.inf
+
+
+def _band_slope(r, band=INVARIANT_BAND) -> float:
+    lrs = np.asarray(r[0]["lrs"], dtype=float)
+    cols = [j for j, lr in enumerate(lrs) if band[0] <= lr <= band[1]]
+    ridge = r.ridge()
+    return ridge_slope(lrs[cols], [ridge[j] for j in cols])
+
+
+def _lower_above(r) -> float:
+    """The largest best lambda above PLAIN_BAND over the least within it."""
+    lrs, ridge = r[0]["lrs"], r.ridge()
+    above = [d for lr, d in zip(lrs, ridge) if lr > PLAIN_BAND[1]]
+    inside = [d for lr, d in zip(lrs, ridge) if PLAIN_BAND[0] <= lr <= PLAIN_BAND[1]]
+    return max(above) / min(inside) if above and inside and None not in above + inside else math.inf
+
+
+def _edge_note(grid, kind, band) -> str:
+    """Where a seed's best lambda over ``band`` sits at the grid's largest or smallest decay:
+    a bound, not a best (it may lie beyond the grid)."""
+    decays = grid["grids"][kind]["decays"]
+    lrs = grid["lrs"]
+    hits = [f"seed {s} at η = {_fmt(lr, 1)}" for s, a in _seed_accs(grid, kind).items()
+            for lr, d in zip(lrs, best_decay_per_lr(a, decays))
+            if band[0] <= lr <= band[1] and d is not None
+            and (math.isclose(d, max(decays)) or math.isclose(d, min(decays)))]
+    return ("" if not hits else "; at the edge of the decay grid (a bound, the best may lie "
+            f"beyond it): {_and(hits)}")
+
+
+BEST = evidence.Claim(
+    "AdamW generalizes substantially better than Adam + L2 (best cell of each learning-rate "
+    "× decay grid)", _LH, measure=_best_minus,
+    test=evidence.Test(">=", BEST_MARGIN, "best AdamW minus best Adam + L2, BEST_MARGIN"),
+    control="Adam + L2's best cell against Adam + L2's on the next seed (the seeds' own "
+            "difference, which must fall short of the margin)",
+    window=f"the best cell of each grid, final accuracy; AdamW ahead by {BEST_MARGIN:g} or more",
+    asserted=False, fmt=_signed)
+L2_FAILS = evidence.Claim(
+    "Adam + L2's largest penalty fails at every learning rate", _LH, measure=_least_shortfall,
+    test=evidence.Test(">", L2_FAIL, "least shortfall of the largest λ over the η, L2_FAIL"),
+    control="AdamW's largest decay, the same shortfall", window=f"every η; more than {L2_FAIL:g}",
+    fmt=lambda x: _n(x, 2))
+ADAMW_GROWS = evidence.Claim(
+    "AdamW's largest decay fails more the larger η is", _LH, measure=_shortfall_growth,
+    control_measure=lambda r: _shortfall_growth(r, 0),
+    test=evidence.Test(">", ADAMW_FAIL_GROWTH,
+                       "shortfall at the largest η minus at the smallest, ADAMW_FAIL_GROWTH"),
+    control="AdamW's smallest decay, the same growth", window="the largest and smallest η",
+    fmt=_signed)
+FLAT = evidence.Claim(
+    "below the line ηλt = 1 (AdamW, plain MLP) a column's accuracy hardly depends on λ: "
+    "the decay has not had time to act",
+    "How to set AdamW's weight decay as you scale model and dataset size", measure=_below_ratio,
+    test=evidence.Test("<", FLAT_BELOW, "range below the line ÷ the column's, FLAT_BELOW"),
+    control="Adam + L2's grid, the same cells (its penalty is not a decay of ηλ per step, so "
+            "the line means nothing there and must not flatten it)",
+    window="every η with two or more decays below the line, at the grid's last evaluation",
+    fmt=lambda x: _n(x, 2))
+DECOUPLED_ROW = evidence.Claim(
+    "with AdamW the best decay (Loshchilov & Hutter's, ηλ) does not move with the learning "
+    "rate, as Adam + L2's best L2 coefficient does", _LH, measure=_lh_slope,
+    test=evidence.Test("<", DECOUPLED, "|slope| of log(best ηλ) against log η, DECOUPLED"),
+    control="Adam + L2's best L2 coefficient, the same |slope| (it must move: fail the test)",
+    window="all the grid's learning rates (0: decoupled, 1: moving as η)", asserted=False,
+    fmt=lambda x: _n(x, 2))
+PLAIN_FLAT = evidence.Claim(
+    f"plain MLP, η from {_fmt(PLAIN_BAND[0], 1)} to {_fmt(PLAIN_BAND[1], 1)}: AdamW's best λ "
+    "(PyTorch's) hardly moves with η, on every seed", _LH, measure=_band_move,
+    control_measure=lambda r: _band_move(r, INVARIANT_BAND),
+    test=evidence.Test("<", PLAIN_MOVES, "largest ÷ smallest best λ over a decade of η, PLAIN_MOVES",
+                       scale="log"),
+    control="the scale-invariant net's best λ over its decade of η (section 3's), the same "
+            "factor (a best λ ∝ 1/η would move 10×)",
+    window=f"a decade of η on each network; under {PLAIN_MOVES:g}×", fmt=lambda x: _fmt(x, 2) + "×")
+LOWER = evidence.Claim(
+    f"plain MLP: AdamW's best λ is lower above η = {_fmt(PLAIN_BAND[1], 1)} than anywhere "
+    f"within η from {_fmt(PLAIN_BAND[0], 1)}", _LH, measure=_lower_above,
+    test=evidence.Test("<", LOWER_BY, "largest best λ above ÷ least within, LOWER_BY"),
+    control="Adam + L2's best coefficient, the same ratio", window="the two largest η against "
+    "the band", asserted=False, fmt=lambda x: _fmt(x, 2))
+INV_FALLS = evidence.Claim(
+    f"scale-invariant net, η from {_fmt(INVARIANT_BAND[0], 1)} to {_fmt(INVARIANT_BAND[1], 1)}: "
+    "the best λ falls as 1/η or faster (ηλ, not λ, "
+    "is the variable), on every seed",
+    "Efficient Hyperparameter Tuning via Trajectory Invariance Principle; " + _LH,
+    measure=lambda r: _band_move(r, INVARIANT_BAND),
+    test=evidence.Test(">", INV_FALL, "largest ÷ smallest best λ over the decade, INV_FALL",
+                       scale="log"),
+    control="the plain MLP's best λ over the same η",
+    window=f"η from {_fmt(INVARIANT_BAND[0], 1)} to {_fmt(INVARIANT_BAND[1], 1)}",
+    fmt=lambda x: _fmt(x, 2) + "×")
+INV_SLOPE_ROW = evidence.Claim(
+    INV_FALLS.statement, INV_FALLS.paper, measure=_band_slope,
+    test=evidence.Test("<", INV_SLOPE, "slope of log(best λ) against log η, INV_SLOPE"),
+    control=INV_FALLS.control, window=INV_FALLS.window, fmt=slope_text)
+
+
 def grid_claims(grid: dict) -> list[dict]:
     """The claims rows that rest on the precomputed grids of sections 1 and 3 alone, each
-    judged on every seed of the grid (its final accuracies, ``test_acc_seeds``)."""
-    rows = []
+    judged by the engine on every seed of the grid (its final accuracies, ``test_acc_seeds``)."""
     if not all(k in grid["grids"] for k in DECOUPLING):
-        return rows
+        return []
     seeds = list(range(len(grid["grids"]["adamw"]["test_acc_seeds"])))
+    w, l2 = _at(grid, seeds, "adamw"), _at(grid, seeds, "adam_l2")
+    nxt = {s: _GridSeed((grid, s, "adam_l2", seeds[(i + 1) % len(seeds)]))
+           for i, s in enumerate(seeds)}
+    best = {s: _GridSeed((grid, s, "adamw", s)) for s in seeds}
     s = decoupling_summary(grid)
-    per = dict(zip(seeds, s["per_seed"] or []))
-    text, v = plots.judged(per, {k: m >= BEST_MARGIN for k, m in per.items()}, _signed)
-    rows.append(plots.claim(
-        "AdamW generalizes substantially better than Adam + L2 (best cell of each learning-rate "
-        "× decay grid)", _LH,
-        f"best AdamW minus best Adam + L2, per seed: {text}; seed-averaged grids: "
-        f"{_n(s['best']['adamw']['acc'])} vs {_n(s['best']['adam_l2']['acc'])}",
-        v, asserted=False,
-        control="Adam + L2's best cell",
-        window=f"AdamW ahead by {BEST_MARGIN:g} or more, every seed",
-        seeds=seeds))
-    l2s, ws = _seed_accs(grid, "adam_l2"), _seed_accs(grid, "adamw")
-    falls = {k: _shortfalls(l2s[k], ws[k]) for k in seeds}
-    l2_gap = {k: f[0] for k, f in falls.items()}
-    growth = {k: f[2] - f[1] for k, f in falls.items()}
-    text, v = plots.judged(l2_gap, {k: l2_gap[k] > L2_FAIL and growth[k] > ADAMW_FAIL_GROWTH
-                                    for k in seeds}, lambda x: _n(x, 2))
-    rows.append(plots.claim(
-        "Adam + L2's largest penalty fails at every learning rate (a horizontal band); AdamW's "
-        "largest decay fails more the larger η is", _LH,
-        f"Adam + L2's largest λ, least shortfall below its column's best over the η: {text}; "
-        f"AdamW's largest λ, shortfall at the largest η minus at the smallest: "
-        f"{plots.spread(growth, _signed)}",
-        v, control="the best decay of each column; AdamW's shortfall at the smallest η",
-        window=f"Adam + L2: more than {L2_FAIL:g} at every η; AdamW: {ADAMW_FAIL_GROWTH:g} more "
-               "at the largest η than at the smallest, every seed", seeds=seeds))
-    ratio, inside, whole = _below_line(grid)
-    text, v = plots.judged(ratio, {k: r < FLAT_BELOW for k, r in ratio.items()},
-                           lambda x: _n(x, 2))
-    rows.append(plots.claim(
-        "below the line ηλt = 1 (AdamW, plain MLP) a column's accuracy hardly depends on λ: "
-        "the decay has not had time to act",
-        "How to set AdamW's weight decay as you scale model and dataset size",
-        f"range of test accuracy over the decays below the line / over the whole column, "
-        f"largest over the η: {text}; the range below the line "
-        f"{plots.spread(inside, lambda x: _n(x, 2))}",
-        v, control=f"the whole column's range (smallest over the η: "
-                   f"{plots.spread(whole, lambda x: _n(x, 2))})",
-        window=f"every η with two or more decays below the line, after "
-               f"{grid['eval_steps'][-1]:,} steps; below {FLAT_BELOW:g} of the column's range",
-        seeds=seeds))
-    lh = {k: x + 1 for k, x in seed_slopes(grid, "adamw").items()}  # log(eta lambda) vs log eta
-    l2 = seed_slopes(grid, "adam_l2")
-    text, v = plots.judged(lh, {k: abs(lh[k]) < DECOUPLED and abs(l2[k]) >= DECOUPLED
-                                for k in seeds}, lambda x: f"{x:+.2f}")
-    rows.append(plots.claim(
-        "with AdamW the best decay (Loshchilov & Hutter's, ηλ) does not move with the learning "
-        "rate, as Adam + L2's best L2 coefficient does", _LH,
-        f"slope of log(best ηλ) against log η, AdamW: {text}", v, asserted=False,
-        control=f"Adam + L2's best L2 coefficient, slope {plots.spread(l2, lambda x: f'{x:+.2f}')}"
-                f" (must move: |slope| ≥ {DECOUPLED:g})",
-        window=f"|slope| below {DECOUPLED:g} (0: decoupled, −1 or +1: moving with η); all "
-               f"{len(grid['lrs'])} learning rates", seeds=seeds))
-    plain = ridge_band(grid, "adamw", PLAIN_BAND)
-    lrs = np.asarray(grid["lrs"], dtype=float)
-    above = {k: [d for lr, d in zip(lrs, best_decay_per_lr(a, grid["grids"]["adamw"]["decays"]))
-                 if lr > PLAIN_BAND[1]] for k, a in ws.items()}
-    lower = {k: (max(above[k]) / min(plain["per_seed"][k])
-                 if above[k] and None not in above[k] and None not in plain["per_seed"][k]
-                 else math.inf) for k in seeds}
-    moves = dict(zip(seeds, plain["moves"]))
-    text, v = plots.judged(moves, {k: moves[k] < PLAIN_MOVES for k in seeds},
-                           lambda x: _fmt(x, 2) + "×")
-    rows.append(plots.claim(
-        f"plain MLP, η from {_fmt(plain['lrs'][0], 1)} to {_fmt(plain['lrs'][-1], 1)}: AdamW's "
-        "best λ (PyTorch's) hardly moves with η, on every seed", _LH,
-        f"best λ moves by {text} while η moves {_fmt(plain['lr_factor'], 2)}×",
-        v, control=f"best λ ∝ 1/η: a {_fmt(plain['lr_factor'], 2)}× move",
-        window=f"η from {_fmt(plain['lrs'][0], 1)} to {_fmt(plain['lrs'][-1], 1)}: moves under "
-               f"{PLAIN_MOVES:g}×", seeds=seeds))
-    text, v = plots.judged(lower, {k: lower[k] < LOWER_BY for k in seeds}, lambda x: _fmt(x, 2))
-    rows.append(plots.claim(
-        f"plain MLP: AdamW's best λ is lower above η = {_fmt(plain['lrs'][-1], 1)} than anywhere "
-        "within that band", _LH,
-        f"largest best λ above that η over the smallest within it: {text}", v, asserted=False,
-        control="the best λ within the band (ratio 1)",
-        window=f"below {LOWER_BY:g}, every seed", seeds=seeds))
+    rows = [evidence.joint(BEST.statement, _LH, {"per seed:": evidence.judge(BEST, best, nxt)},
+                           control=BEST.control, window=BEST.window, asserted=False,
+                           note=f"seed-averaged grids: {_n(s['best']['adamw']['acc'])} vs "
+                                f"{_n(s['best']['adam_l2']['acc'])}"),
+            evidence.joint(
+                "Adam + L2's largest penalty fails at every learning rate (a horizontal band); "
+                "AdamW's largest decay fails more the larger η is", _LH,
+                {"Adam + L2, least shortfall of its largest λ:": evidence.judge(L2_FAILS, l2, w),
+                 "AdamW, growth of its largest λ's shortfall:": evidence.judge(ADAMW_GROWS, w, w)},
+                control="AdamW's largest decay (for Adam + L2's shortfall); AdamW's smallest "
+                        "decay (for the growth)",
+                window=f"Adam + L2: more than {L2_FAIL:g} at every η; AdamW: {ADAMW_FAIL_GROWTH:g} "
+                       "more at the largest η than at the smallest, every seed"),
+            evidence.judge(replace(FLAT, window=FLAT.window + f" ({grid['eval_steps'][-1]:,} "
+                                   f"steps); below {FLAT_BELOW:g} of the column's range"), w, l2).row(),
+            evidence.judge(DECOUPLED_ROW, w, l2).row(),
+            evidence.joint(PLAIN_FLAT.statement, _LH, {"": evidence.judge(PLAIN_FLAT, w, _at(
+                grid, seeds, "adamw_invariant") if "adamw_invariant" in grid["grids"] else w)},
+                control=PLAIN_FLAT.control, window=PLAIN_FLAT.window,
+                note=_edge_note(grid, "adamw", PLAIN_BAND)),
+            evidence.judge(LOWER, w, l2).row()]
     if "adamw_invariant" in grid["grids"]:
-        inv = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
-        cols = [j for j, lr in enumerate(lrs) if INVARIANT_BAND[0] <= lr <= INVARIANT_BAND[1]]
-        fall = dict(zip(seeds, inv["moves"]))
-        slope = {k: ridge_slope(lrs[cols], [r for r in inv["per_seed"][k]]) for k in seeds}
-        text, v = plots.judged(fall, {k: fall[k] > INV_FALL and slope[k] < INV_SLOPE
-                                      for k in seeds}, lambda x: _fmt(x, 2) + "×")
-        rows.append(plots.claim(
-            f"scale-invariant net, η from {_fmt(inv['lrs'][0], 1)} to {_fmt(inv['lrs'][-1], 1)}: "
-            "the best λ falls with η, about as 1/η or faster (ηλ, not λ, is the variable), on "
-            "every seed", "Efficient Hyperparameter Tuning via Trajectory Invariance Principle; "
-            + _LH,
-            f"best λ falls by {text} while η grows {_fmt(inv['lr_factor'], 2)}×; slope of "
-            f"log(best λ) against log η {plots.spread(slope, slope_text)}; the best ηλ moves "
-            f"{plots.spread(_product_moves(grid, INVARIANT_BAND), lambda x: _fmt(x, 2) + '×')}",
-            v, control="a best λ free of η (slope 0, no fall); the plain MLP's moves under "
-                       f"{PLAIN_MOVES:g}×",
-            window=f"each seed's fall over {INV_FALL:g}× and slope below {slope_text(INV_SLOPE)} "
-                   "(1/η: −1)", seeds=seeds))
+        inv = _at(grid, seeds, "adamw_invariant")
+        rows.append(evidence.joint(
+            INV_FALLS.statement, INV_FALLS.paper,
+            {"fall of the best λ:": evidence.judge(INV_FALLS, inv, w),
+             "slope:": evidence.judge(INV_SLOPE_ROW, inv, w)},
+            control=INV_FALLS.control, window=INV_FALLS.window + f": a fall over {INV_FALL:g}× "
+            f"and a slope below {slope_text(INV_SLOPE)} (1/η: −1), every seed",
+            note="the best ηλ moves "
+                 f"{plots.spread(_product_moves(grid, INVARIANT_BAND), lambda x: _fmt(x, 2) + '×')}"
+                 + _edge_note(grid, "adamw_invariant", INVARIANT_BAND)))
     return rows
 
 
@@ -523,65 +612,106 @@ def claim_runs(profile: str | None, seeds, **page) -> dict:
 
 
 def symmetry_claims(equilibria: dict, symmetry: dict) -> list[dict]:
-    """Exercise 2's test as a row: section 2's SGD run against one with eta / SYM_FACTOR and
-    lambda * SYM_FACTOR (``symmetry``: ``{seed: run_equilibrium}``), per matrix the ratio of
-    their settled norms (predicted sqrt(SYM_FACTOR), with no measured gradient in it) and of
-    their angles per step (predicted 1)."""
-    seeds = [s for s in symmetry if s in equilibria]
-    norm, angle = {}, {}
-    for s in seeds:
-        base = next(r for r in equilibria[s] if r["optimizer"] == "sgd")
-        new = symmetry[s]
-        if not base["layers"] or not new["layers"]:
-            return []
-        norm[s] = [base["layers"][n]["norm"] / v["norm"] for n, v in new["layers"].items()]
-        angle[s] = [v["angle"] / base["layers"][n]["angle"] for n, v in new["layers"].items()]
-    if not seeds:
+    """Exercise 2's test as a row (:data:`SYMMETRY`): section 2's SGD run against one with
+    eta / SYM_FACTOR and lambda * SYM_FACTOR (``symmetry``: ``{seed: run_equilibrium}``), per
+    matrix the ratio of their settled norms (predicted sqrt(SYM_FACTOR), with no measured
+    gradient in it) and of their angles per step (predicted 1)."""
+    base = {s: next(r for r in equilibria[s] if r["optimizer"] == "sgd") for s in symmetry
+            if s in equilibria}
+    if not base or not all(b["layers"] and symmetry[s]["layers"] for s, b in base.items()):
         return []
+    return [evidence.judge(SYMMETRY, {s: (b, symmetry[s]) for s, b in base.items()},
+                           {s: (b, b) for s, b in base.items()}).row()]
+
+
+def _sym_dev(pair) -> float:
+    """Section 2's SGD run ``base`` against ``new`` (eta / SYM_FACTOR, lambda * SYM_FACTOR):
+    the largest deviation from the prediction over the matrices, in units of its tolerance,
+    ``max(|norm ratio / sqrt(SYM_FACTOR) - 1| / RMS_TOL, |angle ratio - 1| / ANGLE_TOL)``
+    (at most 1: within both)."""
+    base, new = pair
     pred = math.sqrt(SYM_FACTOR)
-    worst = {s: max(max(abs(x / pred - 1) for x in norm[s]), max(abs(x - 1) for x in angle[s]))
-             for s in seeds}
-    text, v = plots.judged({s: 100 * w for s, w in worst.items()},
-                           {s: max(abs(x / pred - 1) for x in norm[s]) <= RMS_TOL
-                            and max(abs(x - 1) for x in angle[s]) <= ANGLE_TOL for s in seeds},
-                           lambda x: f"{x:.0f}%")
-    return [plots.claim(
-        f"SGD at η/{SYM_FACTOR:g} and λ·{SYM_FACTOR:g} (the same ηλ): the settled norms are "
-        f"√{SYM_FACTOR:g} = {pred:g} times smaller, the angle per step the same (no measured "
-        "gradient in the prediction)", _EQ,
-        f"norm ratios {_range([x for s in seeds for x in norm[s]])}, angle ratios "
-        f"{_range([x for s in seeds for x in angle[s]])} over the matrices and seeds; largest "
-        f"deviation from the prediction: {text}", v,
-        control=f"an equilibrium set by ηλ alone: norm ratio 1, off by {100 * (1 - 1 / pred):.0f}%",
-        window=f"last quarter; norms within {100 * RMS_TOL:.0f}% of {pred:g}, angles within "
-               f"{100 * ANGLE_TOL:.0f}% of 1, every matrix", seeds=seeds)]
+    return max(max(abs(base["layers"][n]["norm"] / v["norm"] / pred - 1) / RMS_TOL,
+                   abs(v["angle"] / base["layers"][n]["angle"] - 1) / ANGLE_TOL)
+               for n, v in new["layers"].items())
+
+
+SYMMETRY = evidence.Claim(
+    f"SGD at η/{SYM_FACTOR:g} and λ·{SYM_FACTOR:g} (the same ηλ): the settled norms are "
+    f"√{SYM_FACTOR:g} = {math.sqrt(SYM_FACTOR):g} times smaller, the angle per step the same (no "
+    "measured gradient in the prediction)", _EQ, measure=_sym_dev,
+    test=evidence.Test("<=", 1.0, "largest deviation ÷ its tolerance (RMS_TOL for norms, "
+                                  "ANGLE_TOL for angles)"),
+    control="section 2's run against itself, an equilibrium that ηλ alone would set (norm "
+            "ratio 1): the same deviation",
+    window=f"last quarter; norms within {100 * RMS_TOL:.0f}% of {math.sqrt(SYM_FACTOR):g}, angles "
+           f"within {100 * ANGLE_TOL:.0f}% of 1, every matrix", fmt=lambda x: _fmt(x, 2))
+
+
+def _rms_spread(r, key="rms") -> float:
+    lay = list(r["layers"].values())
+    return max(v[key] for v in lay) / min(v[key] for v in lay)
+
+
+SAME_RMS_ROW = evidence.Claim(
+    "AdamW: the scale-invariant matrices, started at different scales, settle at nearly the "
+    "same per-element RMS", _EQ, measure=_rms_spread,
+    control_measure=lambda r: _rms_spread(r, "rms0"),
+    test=evidence.Test("<", SAME_RMS, "largest ÷ smallest RMS over the matrices, SAME_RMS",
+                       scale="log"),
+    control="the same matrices at initialization", window="the last quarter of training",
+    fmt=lambda x: _fmt(x, 3))
+ADAM_V_CLOCK = 1 / (1 - 0.999)  # Adam's second-moment window (beta2 = 0.999): the relaxation
+#                                row's control, a clock of the optimizer that is not the decay's
+
+
+def _relax_factor(r, clock=None) -> float:
+    """The largest factor, over the matrices, between the steps RMS^2 takes to come within e^-2
+    of equilibrium and ``clock`` (default the run's tau = 1/(eta lambda)); inf where one never
+    does."""
+    clock = clock or r["tau"]
+    xs = [v["relax_steps"] for v in r["layers"].values()]
+    return max((max(x / clock, clock / x) if x else math.inf) for x in xs)
+
+
+RELAX = evidence.Claim(
+    "the norm reaches equilibrium in about τ = 1/(ηλ) steps", "Rotational Equilibrium",
+    measure=_relax_factor, control_measure=lambda r: _relax_factor(r, ADAM_V_CLOCK),
+    test=evidence.Test("<=", RELAX_FACTOR, "steps to equilibrium ÷ the clock, either way, "
+                                           "RELAX_FACTOR", scale="log"),
+    control=f"the same steps against Adam's own second-moment window 1/(1−β₂) = "
+            f"{ADAM_V_CLOCK:,.0f} steps",
+    window="RMS² within e⁻² of equilibrium, slowest matrix", fmt=lambda x: _fmt(x, 2) + "×")
+CLOCK = evidence.Claim(
+    "settled loss levels agree when η·λ is held fixed (the settled level of trajectory "
+    "invariance; the pointwise curves: see the clock section)",
+    "Efficient Hyperparameter Tuning via Trajectory Invariance Principle",
+    measure=lambda c: c["spread"], control_measure=lambda c: abs(c["ratio"] - 1),
+    test=evidence.Test("<=", CLOCK_SPREAD, "largest ÷ smallest settled loss − 1, CLOCK_SPREAD"),
+    control="the run at the middle learning rate with another product against the matched "
+            "runs' level",
+    window="mean train loss over the second half of training",
+    fmt=lambda x: f"{100 * x:.1f}%")
+L2_FAILS_LIVE = replace(L2_FAILS, statement=L2_FAILS.statement + " (live grid)")
 
 
 def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
-           spectrum=None, window=None, symmetry=None) -> list[dict]:
+                spectrum=None, window=None, symmetry=None) -> list[dict]:
     """The chapter's claims table: ``grid`` is the precomputed payload (its rows are
-    :func:`grid_claims`); ``live``, ``equilibria`` (a list of runs per seed),
+    :func:`grid_claims`); ``live``, ``equilibria`` (a list of runs per seed), ``symmetry``,
     ``clock``, ``window`` (:func:`~.window.window_claims`) and ``spectrum`` are the page's
-    live runs as ``{seed: result}``
-    (:func:`claim_runs`); any may be left out. Rows that the prose states as facts are
-    asserted; the others show their verdict, which the prose glues."""
+    live runs as ``{seed: result}`` (:func:`claim_runs`); any may be left out. Rows that the
+    prose states as facts are asserted; the others show their verdict, which the prose glues."""
     rows = grid_claims(grid) if grid is not None else []
     if live is not None:
         live = plots.per_seed(live, "live", "wdc.claim_runs")
-        seeds = list(live)
         if all(k in g["grids"] for g in live.values() for k in DECOUPLING):
-            gap = {s: _largest_fails(g)[0] for s, g in live.items()}
-            text, v = plots.judged(gap, {s: x > L2_FAIL for s, x in gap.items()})
-            rows.append(plots.claim(
-                "Adam + L2's largest penalty fails at every learning rate (live grid)", _LH,
-                f"Adam + L2's largest λ, least shortfall below its column's best over the "
-                f"learning rates: {text}", v, control="the best decay of each column",
-                window=f"a shortfall of more than {L2_FAIL:g} at every η", seeds=seeds))
+            rows.append(evidence.judge(L2_FAILS_LIVE, {s: _GridSeed((g, 0, "adam_l2")) for s, g in live.items()},
+                                       {s: _GridSeed((g, 0, "adamw")) for s, g in live.items()}).row())
     if equilibria is not None:
         equilibria = plots.per_seed(equilibria, "equilibria", "wdc.claim_runs")
         seeds = list(equilibria)
-        first = equilibria[seeds[0]]
-        for i, r0 in enumerate(first):
+        for i, r0 in enumerate(equilibria[seeds[0]]):
             runs = {s: e[i] for s, e in equilibria.items() if e[i]["layers"]}
             if len(runs) < len(seeds):
                 continue
@@ -591,18 +721,7 @@ def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None
             if r0["optimizer"] == "adamw":
                 claim = "AdamW: RMS → √(η/2λ) per element; angle → √(2ηλ(1−β₁)/(1+β₁)) per step"
                 given = ""
-                spread = {s: max(v["rms"] for v in ls) / min(v["rms"] for v in ls)
-                          for s, ls in lay.items()}
-                spread0 = {s: max(v["rms0"] for v in ls) / min(v["rms0"] for v in ls)
-                           for s, ls in lay.items()}
-                text, v = plots.judged(spread, {s: spread[s] < SAME_RMS and spread[s] < spread0[s]
-                                          for s in lay})
-                rows.append(plots.claim(
-                    "AdamW: the scale-invariant matrices, started at different scales, settle "
-                    "at nearly the same per-element RMS", _EQ,
-                    f"largest/smallest RMS of the {len(lay[seeds[0]])} matrices, last quarter: "
-                    f"{text}", v, control=f"the same at initialization: {plots.spread(spread0)}",
-                    window=f"below {SAME_RMS:g} and below the start's", seeds=seeds))
+                rows.append(evidence.judge(SAME_RMS_ROW, runs, runs).row())
             else:
                 claim = (f"{LABELS[r0['optimizer']]}: ‖W‖⁴ → η‖g̃‖²/(2λ(1−μ)); "
                          "angle → √(2ηλ/(1+μ)) per step")
@@ -611,7 +730,7 @@ def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None
                          "not asserted; the η/4, λ·4 row below tests it)")
             verdicts = {s: _equilibrium_verdict(r) == "yes" for s, r in runs.items()}
             text, v = plots.judged({s: 100 * w for s, w in worst.items()}, verdicts,
-                             lambda x: f"{x:.0f}%")
+                                   lambda x: f"{x:.0f}%")
             rows.append(plots.claim(
                 claim, _EQ, f"largest deviation of measured from predicted RMS or angle, last "
                 f"quarter, {len(lay[seeds[0]])} matrices{given}: {text}", v,
@@ -619,42 +738,17 @@ def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None
                 window=f"RMS within {100 * RMS_TOL:.0f}%, angle within {100 * ANGLE_TOL:.0f}%, "
                        "every matrix", seeds=seeds))
             if r0["optimizer"] == "adamw":
-                relax = {s: [x["relax_steps"] for x in ls] for s, ls in lay.items()}
-                rel = {s: max((x or np.inf) / runs[s]["tau"] for x in xs)
-                       for s, xs in relax.items()}
-                text, v = plots.judged(rel, {s: all(x is not None and RELAX_BAND[0] * runs[s]["tau"]
-                                              <= x <= RELAX_BAND[1] * runs[s]["tau"]
-                                              for x in xs) for s, xs in relax.items()},
-                                 lambda x: f"{x:.2f}τ")
-                rows.append(plots.claim(
-                    "the norm reaches equilibrium in about τ = 1/(ηλ) steps",
-                    "Rotational Equilibrium",
-                    f"RMS² within e⁻² of equilibrium, slowest matrix: {text}; "
-                    f"τ = {r0['tau']:,.0f}", v, control="τ = 1/(ηλ)",
-                    window=f"{RELAX_BAND[0]:g}τ to {RELAX_BAND[1]:g}τ, every matrix",
-                    seeds=seeds))
+                rows.append(evidence.judge(replace(RELAX, window=RELAX.window + f"; τ = "
+                                                   f"{r0['tau']:,.0f} steps"), runs, runs).row())
     if symmetry is not None and equilibria is not None:
         symmetry = plots.per_seed(symmetry, "symmetry", "wdc.claim_runs")
         rows += symmetry_claims(equilibria, symmetry)
     if clock is not None:
         clock = plots.per_seed(clock, "clock", "wdc.claim_runs")
-        seeds = list(clock)
-        c0 = clock[seeds[0]]
-        spread = {s: 100 * c["spread"] for s, c in clock.items()}
-        text, v = plots.judged(spread, {s: c["spread"] <= CLOCK_SPREAD
-                                  and abs(c["ratio"] - 1) > CLOCK_CONTRAST
-                                  for s, c in clock.items()}, lambda x: f"{x:.1f}%")
-        rows.append(plots.claim(
-            "settled loss levels agree when η·λ is held fixed (the settled level of trajectory "
-            "invariance; the pointwise curves: see the clock section)",
-            "Efficient Hyperparameter Tuning via Trajectory Invariance Principle",
-            f"settled train loss of the 3 runs at ηλ = {_n(c0['product'], 2)}, spread: {text}",
-            v, control=f"{c0['contrast']:g}× the product: "
-                       f"{plots.spread({s: c['ratio'] for s, c in clock.items()}, lambda x: f'{x:.2f}×')}"
-                       " their loss "
-                       f"(must differ by more than {100 * CLOCK_CONTRAST:.0f}%)",
-            window=f"within {100 * CLOCK_SPREAD:.0f}%, the second half of training",
-            seeds=seeds))
+        c0 = next(iter(clock.values()))
+        rows.append(evidence.judge(replace(
+            CLOCK, window=CLOCK.window + f", the 3 runs at ηλ = {_n(c0['product'], 2)}; the "
+            f"control at {c0['contrast']:g}× that product"), clock, clock).row())
     if window is not None:
         rows += window_claims(window)
     if spectrum is not None:

@@ -8,6 +8,7 @@ import torch
 from dynamics import plots, results
 from dynamics.spectral import claims as C
 from dynamics.spectral import experiments as E
+from dynamics.spectral import facts as FA
 from dynamics.spectral import figures as F
 from dynamics.spectral import roles as R
 from dynamics.spectral import science as S
@@ -264,6 +265,25 @@ def test_batch_numbers_and_words_on_constructed_cases():
         C.factor_words(0.0)
     with pytest.raises(ValueError, match="fraction"):
         C.share(1.5)
+
+
+@known_answer(FA.plateau_start, FA.plateau_words,
+              how="constructed curves: a fall by halves to step 40 then flat at 0.1 ± 5% plateaus "
+                  "where it first reaches 0.1 (step 40); a steady exponential fall, and one that "
+                  "only slows in its last tenth, never plateau")
+def test_plateau_start_on_constructed_curves():
+    steps = list(range(0, 101, 4))
+    flat = [max(0.1, 2 ** -(s / 4)) * (1 + 0.05 * (-1) ** i) if s >= 40 else 2 ** -(s / 4)
+            for i, s in enumerate(steps)]
+    # 2^-10 ≈ 0.001 < 0.1: the fall reaches 0.1 between steps 12 and 16; the rest never gets
+    # 20% below 0.095 (the least of the ±5% wobble)
+    flat = [max(v, 0.1 * (1 + 0.05 * (-1) ** i)) for i, v in enumerate(flat)]
+    assert FA.plateau_start(steps, flat) == 16
+    assert FA.plateau_start(steps, [0.9 ** i for i in range(len(steps))]) is None
+    slowing = [0.8 ** i for i in range(len(steps) - 3)] + [0.8 ** (len(steps) - 4)] * 3
+    assert FA.plateau_start(steps, slowing) is None  # the flat end is under PLATEAU_SPAN of the run
+    with pytest.raises(ValueError, match="as many steps"):
+        FA.plateau_start([0, 1], [1.0])
 
 
 @known_answer(C._band_margin, C._follows_p, C._reversed_p, C._short,

@@ -1,11 +1,14 @@
 """dynamics.spectral.figures and .claims: figures in the house layout, tables, the claims
 table and the page's numbers (:mod:`.facts`)."""
+import math
+
 import pytest
 import torch
 
 from dynamics import plots, results
 from dynamics.spectral import claims as C
 from dynamics.spectral import experiments as E
+from dynamics.spectral import facts as FA
 from dynamics.spectral import figures as F
 from dynamics.spectral import roles as R
 from dynamics.spectral import science as S
@@ -138,7 +141,9 @@ def test_claims_table():
     cheap = next(r for c, r in by.items() if c.startswith("Newton–Schulz (matrix products"))
     assert cheap["reproduced"] == "not at this scale" and not cheap["asserted"]
     second = next(r for c, r in by.items() if c.startswith("Per second on this machine"))
-    assert not second["asserted"] and "ms" in second["measured here"]
+    assert not second["asserted"] and "ms" in second["window"]
+    # its noise is the run's own floor (AdamW timed twice), in the test's log10 units
+    assert second["evidence"][0]["noise"] == pytest.approx(math.log10(R.noise_floor(cost)))
     dyn = next(r for c, r in by.items() if c.startswith("Scheduling p"))
     assert dyn["reproduced"] == "no" and not dyn["asserted"]
     assert by[next(c for c in by if c.startswith("Each role's"))]["seeds"] == [0, 1, 2]
@@ -260,3 +265,51 @@ def test_batch_numbers_and_words_on_constructed_cases():
         C.factor_words(0.0)
     with pytest.raises(ValueError, match="fraction"):
         C.share(1.5)
+
+
+@known_answer(FA.plateau_start, FA.plateau_words,
+              how="constructed curves: a fall by halves to step 40 then flat at 0.1 ± 5% plateaus "
+                  "where it first reaches 0.1 (step 40); a steady exponential fall, and one that "
+                  "only slows in its last tenth, never plateau")
+def test_plateau_start_on_constructed_curves():
+    steps = list(range(0, 101, 4))
+    flat = [max(0.1, 2 ** -(s / 4)) * (1 + 0.05 * (-1) ** i) if s >= 40 else 2 ** -(s / 4)
+            for i, s in enumerate(steps)]
+    # 2^-10 ≈ 0.001 < 0.1: the fall reaches 0.1 between steps 12 and 16; the rest never gets
+    # 20% below 0.095 (the least of the ±5% wobble)
+    flat = [max(v, 0.1 * (1 + 0.05 * (-1) ** i)) for i, v in enumerate(flat)]
+    assert FA.plateau_start(steps, flat) == 16
+    assert FA.plateau_start(steps, [0.9 ** i for i in range(len(steps))]) is None
+    slowing = [0.8 ** i for i in range(len(steps) - 3)] + [0.8 ** (len(steps) - 4)] * 3
+    assert FA.plateau_start(steps, slowing) is None  # the flat end is under PLATEAU_SPAN of the run
+    with pytest.raises(ValueError, match="as many steps"):
+        FA.plateau_start([0, 1], [1.0])
+
+
+@known_answer(C._band_margin, C._follows_p, C._reversed_p, C._short,
+              how="hand-computed margins: the band [0.7, 1.2] clears [0.6, 1.25] by 0.05 and "
+                  "0.2 wide by 0.3; the exact [1, 1] is 0.2 short of the width; losses 1, 2, 4 at "
+                  "p = 0.5, 0, −0.5 follow p by 2× and are not reversed (1/4); NS₅ storing 0.3 "
+                  "of Newton's 1 and 10× SGD's 0.03: min(0.6/0.3, 0.3/0.09) = 2")
+def test_the_rows_measures_on_hand_computed_cases():
+    assert C._band_margin((0.7, 1.2)) == pytest.approx(0.05)
+    assert C._band_margin((1.0, 1.0)) == pytest.approx(-0.2)
+    early = {0.5: 1.0, 0.0: 2.0, -0.5: 4.0}
+    assert C._follows_p(early) == pytest.approx(2.0)
+    assert C._reversed_p(early) == pytest.approx(0.25)
+    assert C._reversed_p({0.5: 4.0, 0.0: 2.0, -0.5: 1.0}) == pytest.approx(2.0)
+    d = {1.0: dict(newton=1.0, muon=1.0, sgd=0.2), 2.0: dict(newton=1.0, muon=0.3, sgd=0.03)}
+    assert C._short(d) == pytest.approx(2.0)
+    assert C._short({**d, 2.0: dict(newton=1.0, muon=0.3, polar=1.0, sgd=0.03)}, "polar") \
+        == pytest.approx(0.6)
+
+
+@known_answer(C._slider, how="one seed's final losses at two rates: at the upper rate every "
+                             "run ends at least 2× the schedule; at the lower p = −0.5 ends "
+                             "1.1× the schedule, inside its 20%: margin min(2, 1.2/1.1)")
+def test_the_slider_measure_on_constructed_losses():
+    def runs(p0, neg, sched):
+        return {"p = 0": {"final": p0}, "p = -0.5": {"final": neg}, "p: 0.5 → -0.5": {"final": sched}}
+    losses = {0.02: runs(0.5, 0.11, 0.1), 0.05: runs(0.4, 0.2, 0.1)}
+    assert C._slider(losses, "schedule") == pytest.approx(1.2 / 1.1)
+    assert C._slider(losses, "p = 0") < 1  # Muon in the schedule's place fails the same test

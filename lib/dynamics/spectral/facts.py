@@ -349,6 +349,42 @@ def step_schedule_run(first: float = 0.5, then: float = -0.25, seed: int | None 
     return run_shaped(cfg, default_data(), lambda t: first if t < cfg.steps / 3 else then, bars=False)
 
 
+PLATEAU_FALL = 0.2   # a loss has stopped falling where the rest of the run never gets this
+#                      share below the least loss reached by then ...
+PLATEAU_SPAN = 0.25  # ... and stays so over at least this share of the run's steps
+
+
+def plateau_start(steps, loss, fall: float = PLATEAU_FALL, span: float = PLATEAU_SPAN):
+    """Where a training loss stops falling: the first evaluated step after which the rest of
+    the run never gets more than ``fall`` (a share) below the least loss reached by then,
+    provided that rest covers at least ``span`` of the run's steps; None for a loss still
+    falling (a plateau shorter than ``span`` at the end is a slowing fall, not a plateau)."""
+    steps, loss = list(steps), np.asarray(loss, dtype=float)
+    if len(steps) != len(loss) or len(loss) < 2:
+        raise ValueError(f"plateau_start needs as many steps as losses, at least two; got "
+                         f"{len(steps)} and {len(loss)}")
+    best = np.minimum.accumulate(loss)
+    rest = np.minimum.accumulate(loss[::-1])[::-1]
+    total = steps[-1] - steps[0]
+    for i in range(len(loss) - 1):
+        if steps[-1] - steps[i] < span * total:
+            return None
+        if rest[i + 1] >= (1 - fall) * best[i]:
+            return steps[i]
+    return None
+
+
+def plateau_words(history) -> str:
+    """A run's plateau as the prose says it (:func:`plateau_start` on its training loss)."""
+    loss, steps = list(history["train_loss"]), list(history.steps)
+    at = plateau_start(steps, loss)
+    if at is None:
+        return "keeps falling to the end of the run"
+    after = loss[steps.index(at):]
+    return (f"stops falling after step {at}: from there to the end it stays between "
+            f"{min(after):.3f} and {max(after):.3f}")
+
+
 def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
                   step_schedule: tuple[float, float] | None = None) -> dict:
     """Section 5: whether this run shows the paper's order early and late and its schedule
@@ -385,7 +421,20 @@ def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
                 neg_best=_n3(sf[best["p = -0.5"]]["p = -0.5"]),
                 best_ratio=f"{sf[best['p = 0']]['p = 0'] / sf[best['p = -0.5']]['p = -0.5']:.1f}",
                 muon_at_edge=_edge(best["p = 0"] == min(sf), best["p = -0.5"] == min(sf)),
-                neg_low=f"{low.get('p = -0.5', float('nan')):.3f}")
+                neg_low=f"{low.get('p = -0.5', float('nan')):.3f}",
+                muon_plateau=plateau_words(shaping["runs"]["p = 0"]),
+                neg_plateau=plateau_words(shaping["runs"]["p = -0.5"]),
+                sched_plateau=plateau_words(shaping["runs"][shaping["schedule"]]),
+                lr_live=f"{shaping['lr']:g}", muon_plateaus="; ".join(
+                    f"at lr {float(lr):g} it " + plateau_words(r["runs"]["p = 0"])
+                    for lr, r in sorted(_histories(by_lr).items(), key=lambda kv: float(kv[0]))))
+
+
+def _histories(by_lr: dict) -> dict:
+    """The shaping file's payload with its first seed's runs as ``History`` objects (as
+    :func:`~.experiments.load_shaping` gives it; a payload already loaded is returned as it is)."""
+    first = next(iter(by_lr.values()))["runs"]
+    return shaping_runs(by_lr) if isinstance(next(iter(first.values())), dict) else by_lr
 
 
 def _edge(muon: bool, neg: bool) -> str:

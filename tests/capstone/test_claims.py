@@ -330,9 +330,8 @@ def test_the_clock_measures_on_known_slopes():
                   "without a reference grok step; a run still climbing is called unfinished")
 def test_the_accuracy_at_the_references_grok_step_and_muons_label():
     curve = dict(steps=[0, 10, 20], test_acc=[0.1, 0.5, 0.97])
-    assert C._acc_at_grok(((None, curve), (dict(grok_step=15), None))) == 0.5
-    assert C._acc_at_grok(((None, curve), (dict(grok_step=20), None))) == 0.97
-    assert math.isnan(C._acc_at_grok(((None, curve), (dict(grok_step=None), None))))
+    assert C._acc_at_grok((curve, 15)) == 0.5 and C._acc_at_grok((curve, 20)) == 0.97
+    assert math.isnan(C._acc_at_grok((curve, None)))
     steps = list(range(0, 410, 10))
     climbing = History(steps=steps, metrics=dict(train_acc=[0.1] + [1.0] * 40,
                                                  test_acc=[0.02 + 0.02 * i for i in range(41)]))

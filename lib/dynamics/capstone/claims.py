@@ -414,37 +414,39 @@ def _lazy_row(rows: list[dict], where: str, budget: int, asserted: bool = True,
     return row
 
 
-def _grok(row: dict) -> float:
-    """A grid row's grok step; inf where it does not grok within the budget."""
-    return math.inf if row["grok_step"] is None else row["grok_step"]
-
-
 def _acc_at_grok(pair) -> float:
-    """The test accuracy of run ``pair[0]`` (a grid row and its curves: ``steps``,
-    ``test_acc``) at the last evaluation up to the grok step of ``pair[1]`` (its row): at least GROK_ACC when the first has generalized by the step the second
-    does (NaN where the second never groks)."""
-    (_, curve), (ref, _) = pair
-    if ref["grok_step"] is None:
-        return float("nan")
-    at = [a for t, a in zip(curve["steps"], curve["test_acc"]) if t <= ref["grok_step"]]
+    """``pair``: a run's curves (``steps``, ``test_acc``) and a reference grok step: the test
+    accuracy at the last evaluation up to that step, at least GROK_ACC when the run has
+    generalized by then (NaN without a reference grok step)."""
+    curve, grok = pair
+    at = [a for t, a in zip(curve["steps"], curve["test_acc"]) if grok is not None and t <= grok]
     return at[-1] if at else float("nan")
+
+
+def _curve(r) -> dict:
+    """A run's test-accuracy curve as :func:`_acc_at_grok` reads it (none without a run)."""
+    return (dict(steps=[], test_acc=[]) if r is None else
+            dict(steps=list(r.history.steps), test_acc=list(r.history["test_acc"])))
 
 
 MUON_SOONER = evidence.Test(">=", GROK_ACC, f"GROK_ACC: test accuracy at AdamW's grok step on "
                                             f"the same seed, {GROK_ACC:.0%} for generalized")
 
 
-def _muon_row(treat: dict, ctrl: dict, budget: int, lr_a, lr_m) -> dict:
+def _muon_row(rows: dict, curves: dict, budget: int) -> dict:
     """Tveit et al.'s direction on the grid, judged by the engine without a grok step Muon may
     not have: per seed Muon's test accuracy at the step AdamW groks on that seed (GROK_ACC:
     Muon has generalized no later); the control, the AdamW run on the seed that groks earliest
-    among the others, read at the same step (a change of seed alone). Each Muon run is labelled
-    by the grokking chapter's phase (an *unfinished* run is still climbing at the budget's
-    end)."""
-    phases = "; ".join(f"seed {s}: Muon {m[0].get('phase') or '?'} (grok "
-                       f"{_steps(m[0]['grok_step'], budget)}, final test "
-                       f"{m[0]['final_test_acc']:.0%}), AdamW grok {_steps(a[0]['grok_step'], budget)}"
-                       for s, (m, a) in treat.items())
+    among the others, read at the same step (a change of seed alone). ``rows`` and ``curves``:
+    ``{seed: (Muon's, AdamW's)}`` grid rows and curves. Each Muon run is labelled by the
+    grokking chapter's phase (an *unfinished* run is still climbing at the budget's end)."""
+    grok = {s: a["grok_step"] for s, (_, a) in rows.items()}
+    other = {s: min((o for o in grok if o != s), key=lambda o: grok[o] or math.inf, default=s)
+             for s in grok}  # the other seed on which AdamW groks earliest
+    lr_a, lr_m = next(iter(rows.values()))[1]["lr"], next(iter(rows.values()))[0].get("muon_lr", "?")
+    phases = "; ".join(f"seed {s}: Muon {m.get('phase') or '?'} (grok "
+                       f"{_steps(m['grok_step'], budget)}, final test {m['final_test_acc']:.0%}), "
+                       f"AdamW grok {_steps(a['grok_step'], budget)}" for s, (m, a) in rows.items())
     c = evidence.Claim(
         "Muon groks sooner than AdamW", "Tveit et al. 2025", measure=_acc_at_grok,
         test=MUON_SOONER, fmt=lambda v: f"{v:.0%}", asserted=False,
@@ -455,7 +457,8 @@ def _muon_row(treat: dict, ctrl: dict, budget: int, lr_a, lr_m) -> dict:
                 "first layer (an embedding of one-hot residues) and the head; Tveit et al. train "
                 "a transformer with RMSNorm",
         window=f"grid, λ = 1, init x1, up to AdamW's grok step ({budget:,} steps in all)")
-    row = evidence.judge(c, treat, ctrl).row()
+    row = evidence.judge(c, {s: (curves[s][0], grok[s]) for s in grok},
+                         {s: (curves[other[s]][1], grok[s]) for s in grok}).row()
     row["measured here"] = f"Muon's test accuracy at AdamW's grok step: {row['measured here']} ({phases})"
     return row
 
@@ -471,17 +474,12 @@ def _grid_claims(payload: dict, noise: float = 1.0) -> list[dict]:
     # step by more than LAZY (the engine: does not discriminate)
     out = [_lazy_row(adam, "precomputed grid, AdamW, λ = 1", budget, asserted=False,
                      noise=noise)]
-    muon = {r["seed"]: (r, c) for r, c in zip(rows, payload.get("curves", []))
-            if r["optimizer"] == "muon" and r["weight_decay"] == 1.0 and r["init_scale"] == 1.0}
-    ada = {r["seed"]: (r, c) for r, c in zip(rows, payload.get("curves", []))
-           if r["optimizer"] == "adamw" and r["weight_decay"] == 1.0 and r["init_scale"] == 1.0}
-    seeds = sorted(set(muon) & set(ada))
+    cell = {(r["optimizer"], r["seed"]): (r, c) for r, c in zip(rows, payload.get("curves", []))
+            if r["weight_decay"] == 1.0 and r["init_scale"] == 1.0}
+    seeds = sorted({s for o, s in cell if ("muon", s) in cell and ("adamw", s) in cell})
     if seeds:
-        other = {s: min((o for o in seeds if o != s), key=lambda o: _grok(ada[o][0]), default=s)
-                 for s in seeds}  # the other seed on which AdamW groks earliest
-        out.append(_muon_row({s: (muon[s], ada[s]) for s in seeds},
-                             {s: (ada[other[s]], ada[s]) for s in seeds},
-                             budget, ada[seeds[0]][0]["lr"], muon[seeds[0]][0].get("muon_lr", "?")))
+        out.append(_muon_row({s: (cell["muon", s][0], cell["adamw", s][0]) for s in seeds},
+                             {s: (cell["muon", s][1], cell["adamw", s][1]) for s in seeds}, budget))
     return out
 
 
@@ -682,11 +680,6 @@ def _tuned_muon_row(opt: dict, nodecay, budget: int) -> dict:
     same seed's run without weight decay (it memorizes and does not generalize), read at the
     same step. One seed: without a noise floor a pass reads "within noise"."""
     a, m = opt["adamw"]["best"], opt["muon"]["best"]
-    acc = lambda r: (r.history.steps, list(r.history["test_acc"]))  # noqa: E731
-    ref = ({"grok_step": a.grok_step}, None)
-    treat = {a.seed: (({}, dict(zip(("steps", "test_acc"), acc(m)))), ref)}
-    ctrl = {a.seed: (({}, dict(zip(("steps", "test_acc"), acc(nodecay)))) if nodecay is not None
-                     else ({}, dict(steps=[], test_acc=[])), ref)}
     tried = lambda o: ", ".join(f"{lr:g}" for lr, _ in opt[o]["tried"])  # noqa: E731
     edge = "".join(f"; {name}'s best is at the edge of its range (a wider one could do better)"
                    for name, o, lr in (("AdamW", "adamw", a.config.lr), ("Muon", "muon", m.config.muon_lr))
@@ -701,7 +694,8 @@ def _tuned_muon_row(opt: dict, nodecay, budget: int) -> dict:
                 "same way around its own, every run at the same clock ηλ; Muon trains the hidden "
                 "matrix after the first layer, AdamW the rest (the first layer is an embedding "
                 "of one-hot residues)")
-    row = evidence.judge(c, treat, ctrl).row()
+    row = evidence.judge(c, {a.seed: (_curve(m), a.grok_step)},
+                         {a.seed: (_curve(nodecay), a.grok_step)}).row()
     row["measured here"] = (
         f"Muon's test accuracy at AdamW's grok step: {row['measured here']} (AdamW, best η "
         f"{a.config.lr:g} of {tried('adamw')}, grok {_steps(a.grok_step, budget)}; Muon, best "
@@ -758,10 +752,10 @@ def page_claims(firsts: dict, nodecay: dict, inits: list[dict], clock: list[dict
     rows.append(evidence.judge(UPDATE_FLATTENS, {a.seed: (a, a)},
                                {a.seed: (nodecay.get(a.seed), a)}).row())
     arms = lot["arms"]
-    dense = {"grok_step": arms["dense"]["grok_step"]}
-    tickets = [(({}, arms[n]), (dense, None)) for n in ("ticket, rewound to θ₀", "ticket, rewound to θ_k")]
-    row = evidence.judge(TICKET_KEEPS_UP, {first.seed: tickets},
-                         {first.seed: [(({}, arms["random mask, θ₀"]), (dense, None))]}).row()
+    dense = arms["dense"]["grok_step"]
+    row = evidence.judge(TICKET_KEEPS_UP, {first.seed: [(arms[n], dense) for n in (
+        "ticket, rewound to θ₀", "ticket, rewound to θ_k")]},
+        {first.seed: [(arms["random mask, θ₀"], dense)]}).row()
     fmt = lambda a: f"test {a['final_test_acc']:.0%}, grok {_steps(a['grok_step'], budget)}"  # noqa: E731
     row["measured here"] += (f" ({lot['density']:.0%} of the weights; dense "
                              f"{fmt(arms['dense'])}; rewound to θ₀ {fmt(arms['ticket, rewound to θ₀'])}; "

@@ -7,16 +7,7 @@ still written in its theme's code, so the entry of a row moved onto the engine m
 """
 NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
     'capstone': (
-        'A lazier start (larger initial weights) delays g',
-        'The 1/(ηλ) clock predicts when the plateau ends ',
         "The ticket's mask and values matter: a random ma",
-        'Muon, each optimizer at its best learning rate, ',
-        "AdamW's update spectrum flattens before generali",
-        'A ticket pruned from the grokked network and rew',
-        'With weight decay the features collapse (NC1 fal',
-        'Muon groks sooner than AdamW',
-        'From the fit step to the grok step (the plateau',
-        'Over the plateau alone (until test accuracy lea',
     ),
     'collapse': (
         'at this budget and decay the loss decides: NC1 c',

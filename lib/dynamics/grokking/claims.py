@@ -17,7 +17,7 @@ from .algorithm import (
 )
 from .experiments import restricted_at_test_half, speedups
 from .facts import (
-    _falls, by_seed, clock_by_pair, clock_fit, median_grid, corrupted_facts, corrupted_glue, live_phase_facts,
+    _falls, _good, by_seed, clock_by_pair, clock_fit, median_grid, corrupted_facts, corrupted_glue, live_phase_facts,
     phase_facts, phase_glue, progress_glue, remedy_facts, section1_numbers,
 )
 from .science import (
@@ -148,6 +148,9 @@ EXCLUDED_RISE = 1.3     # "excluded loss rises": its highest after the fit step 
 CONC_GAIN = 0.2         # "become sparse in the Fourier basis": top-10% share up this much, fit to grok
 NORM_FALL = 0.95        # "the weight norm falls": at the grok step at most this x its fit-step value
 CORRECTS = 0.05         # "corrects some": the larger decay predicts this share more true labels
+CRIT_ROWS = 0           # "below a critical fraction": more than this many of the grid's fractions
+#                         lie below the smallest that generalizes
+CRIT_DROP = 0.05        # "the critical fraction falls": it ends at least this much lower
 
 
 def _nan(v) -> float:
@@ -453,75 +456,156 @@ def pct0(v: float) -> str:
 # ============================================================================ the phase diagram
 
 
+# ---- the phase grid's measures: each reads one seed's grid and, where it needs one, a column or
+# a subset of its cells (the run a row's treatment or control hands the engine is (grid, which))
+
+def _inner_grok(g: list[dict]) -> dict:
+    """``{(fraction, decay): grok step}`` of the cells at decays above 0 and below the strongest
+    that generalize and keep it (None where they do not)."""
+    strongest = max(r["weight_decay"] for r in g)
+    return {(r["train_frac"], r["weight_decay"]): r["grok_step"] if _good(r) else None
+            for r in g if 0 < r["weight_decay"] < strongest}
+
+
+def _rises(grok: dict) -> int:
+    """How many rows (one fraction, decays in order) and columns (one decay, fractions in
+    order) of ``{(fraction, decay): grok step or None}`` the grok step rises along (cells that
+    do not generalize skipped)."""
+    fracs, wds = sorted({f for f, _ in grok}), sorted({w for _, w in grok})
+    return (sum(not _falls([grok.get((f, w)) for w in wds]) for f in fracs)
+            + sum(not _falls([grok.get((f, w)) for f in fracs]) for w in wds))
+
+
+def _shuffled(grok: dict, seed: int) -> dict:
+    """The null grid: the same cells generalize, their grok steps permuted among them (a fixed
+    permutation per seed): any order in the grid's grok steps is gone, their values kept."""
+    keys = [k for k, v in grok.items() if v is not None]
+    steps = np.random.default_rng(seed).permutation([grok[k] for k in keys])
+    return {**grok, **{k: int(t) for k, t in zip(keys, steps)}}
+
+
+def _not_memorizing(run) -> float:
+    """``(grid, keep)``: how many of the cells ``keep`` selects do not memorize (NaN: none)."""
+    g, keep = run
+    cells = [r for r in g if keep(r)]
+    return float(sum(r["phase"] != "memorization" for r in cells)) if cells else float("nan")
+
+
+def _crit_drop(run) -> float:
+    """``(grid, (weak, strong))``: the critical fraction at decay ``weak`` minus at ``strong``
+    (no fraction of the grid generalizing read as 1, the whole table)."""
+    g, (weak, strong) = run
+    c = [critical_fraction(g, w) for w in (weak, strong)]
+    return (1.0 if c[0] is None else c[0]) - (1.0 if c[1] is None else c[1])
+
+
+def _rows_below(run) -> float:
+    """``(grid, seed)``: how many training fractions of the grid lie below the smallest that
+    generalizes at a decay above 0 (``seed`` given: on the grid with the phases of those
+    cells permuted among them, the null)."""
+    g, seed = run
+    fracs = sorted({r["train_frac"] for r in g})
+    cells = [r for r in g if r["weight_decay"] > 0]
+    phases = [r["phase"] for r in cells]
+    if seed is not None:
+        phases = list(np.random.default_rng(seed).permutation(phases))
+    good = [r["train_frac"] for r, ph in zip(cells, phases) if ph in ("grokking", "comprehension")]
+    return float(sum(f < min(good) for f in fracs)) if good else float(len(fracs))
+
+
+def _column_gap(run) -> float:
+    """``(grid, decay)``: the column's lowest final training loss over the highest of the
+    weaker decays'."""
+    g, w = run
+    return (min(r["final_train_loss"] for r in g if r["weight_decay"] == w)
+            / max(r["final_train_loss"] for r in g if r["weight_decay"] < w))
+
+
+def _column_keeps(run) -> float:
+    """``(grid, decay)``: the cells of the column that neither un-learn nor stay confused."""
+    g, w = run
+    return float(sum(r["phase"] not in ("un-learning", "confusion") for r in g
+                     if r["weight_decay"] == w))
+
+
+FOUR = ("comprehension", "grokking", "memorization", "confusion")
+_n = lambda v: f"{v:.0f}"  # noqa: E731
+NONE_OFF = evidence.Test("<", 1, "NONE_OFF: fewer than one cell (row, column) that breaks the "
+                                 "pattern")
+MEMORIZE_ALL = evidence.Claim(
+    "Without weight decay every network memorizes within the budget",
+    "this page's grid (Power et al. 2022 see grokking without weight decay in longer runs)",
+    measure=_not_memorizing, test=NONE_OFF, fmt=_n,
+    control=f"the cells at weight decay {CONTROL_WD:g} and above (below the strongest) with "
+            f"fractions from {CONTROL_FRAC:.0%}, which must not all memorize (cells that do not)",
+    window="every training fraction, the whole budget; cells that do not memorize")
+GROK_FALLS = evidence.Claim(
+    "More data and more decay shorten the wait: the grok step falls along every row and column",
+    "Power et al. 2022; Liu et al. 2023", measure=lambda gs: float(_rises(gs[0])),
+    control_measure=lambda gs: float(_rises(_shuffled(gs[0], gs[1]))), test=NONE_OFF, fmt=_n,
+    control="the same grid with its grok steps permuted among the cells that generalize (a fixed "
+            "permutation per seed): the rows and columns it rises along",
+    window="weight decays above 0 and below the strongest, the cells that generalize; rows and "
+           "columns along which the grok step rises")
+CRIT_EXISTS = evidence.Claim(
+    "below a critical fraction nothing generalizes", "Power et al. 2022",
+    measure=_rows_below, test=evidence.Test(">", CRIT_ROWS, "CRIT_ROWS: fractions of the grid "
+                                                             "below the smallest that generalizes"),
+    control="the grid with the phases of its cells at decays above 0 permuted (fixed per seed)",
+    window="weight decays above 0", fmt=_n)
+CRIT_FALLS = evidence.Claim(
+    "the critical fraction falls as the decay grows", "Liu et al. 2022",
+    measure=_crit_drop, test=evidence.Test(">=", CRIT_DROP, "CRIT_DROP: the critical fraction "
+                                                            "at the weakest decay minus at the "
+                                                            "last below the strongest"),
+    control="the same difference from the last decay below the strongest to the strongest",
+    window="weight decays above 0", fmt=lambda v: f"{v:+.0%}")
+STRONG_GAP = evidence.Claim(
+    "training loss far above the weaker decays'", "Liu et al. 2022",
+    measure=_column_gap, test=evidence.Test(">", UNLEARN_LOSS, "UNLEARN_LOSS: the column's lowest "
+                                                               "final training loss over the highest of the weaker decays'", scale="log"),
+    control="the column of the decay below the strongest", window="at the end of the budget",
+    fmt=lambda x: f"{x:,.0f}x")
+STRONG_KEEPS = evidence.Claim(
+    "every cell un-learns or never fits", "Liu et al. 2022 (confusion); un-learning is this "
+                                          "page's label",
+    measure=_column_keeps, test=NONE_OFF, fmt=_n,
+    control="the column of the decay below the strongest",
+    window="the column's cells that neither un-learn nor stay confused")
+FOUR_PHASES = evidence.Claim(
+    "Four phases: comprehension, grokking, memorization, confusion", "Liu et al. 2022",
+    measure=lambda g: float(len({r["phase"] for r in g} & set(FOUR))),
+    control_measure=lambda g: float(len({r["phase"] for r in g if r["weight_decay"] == 0}
+                                        & set(FOUR))),
+    test=evidence.Test(">=", len(FOUR), "all four of Liu et al.'s phases on the seed's grid"),
+    control="the column without weight decay alone", window="every cell of the seed's grid",
+    fmt=_n, asserted=False)
+
+
 def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     """The rows of section 2's "What to notice", computed from a phase grid (the precomputed
-    one the page shows) on each of its seeds: every asserted row is checked on each seed's
-    grid, and its text gives the seeds' spread; ``lr`` (the grid's learning rate) puts ηλ of
-    the strongest decay into its row and fits the clock periods."""
-    C = plots.claim
+    one the page shows), judged by the engine on each of its seeds against its control; ``lr``
+    (the grid's learning rate) puts ηλ of the strongest decay into its row and fits the clock
+    periods."""
     grids = by_seed(rows)
     seeds = list(grids)
     fs = {s: phase_facts(r) for s, r in grids.items()}
     f0 = fs[seeds[0]]
-    n = lambda v: f"{v:.0f}"  # noqa: E731
-    out = []
-
-    # 1. no decay: every cell memorizes within the budget (on each seed); the control, the
-    # cells at decays from CONTROL_WD (below the strongest) and fractions from CONTROL_FRAC,
-    # goes through the same test and must fail it on every seed
-    def memorize_all(g: list[dict], keep) -> tuple[int, int]:
-        cells = [r for r in g if keep(r)]
-        return sum(r["phase"] == "memorization" for r in cells), len(cells)
-
-    no_decay = lambda r: r["weight_decay"] == 0  # noqa: E731
+    j = lambda claim, t, c: evidence.judge(claim, t, c)  # noqa: E731
     control = lambda r: (CONTROL_WD <= r["weight_decay"] < f0["strongest"]  # noqa: E731
                          and r["train_frac"] >= CONTROL_FRAC)
-    mem = {s: memorize_all(g, no_decay) for s, g in grids.items()}
-    ctl = {s: memorize_all(g, control) for s, g in grids.items()}
-    every = lambda mc: mc[1] > 0 and mc[0] == mc[1]  # noqa: E731
-    text, v = plots.judged({s: m for s, (m, _) in mem.items()},
-                           {s: every(mem[s]) for s in seeds}, n)
-    fooled = [s for s in seeds if every(ctl[s]) or not ctl[s][1]]
-    if fooled and v != "no":
-        v = "does not discriminate"
-        text += f"; the control passes the same test on seed {', '.join(map(str, fooled))}"
-    other = ", ".join(sorted({r["phase"] for r in rows if r["weight_decay"] == 0
-                              and r["phase"] != "memorization"})) or "none"
-    out.append(C("Without weight decay every network memorizes within the budget",
-                 "this page's grid (Power et al. 2022 see grokking without weight decay in "
-                 "longer runs)",
-                 f"cells without decay that memorize, of {mem[seeds[0]][1]} per seed: {text} "
-                 f"(other phases there: {other})", v,
-                 control=f"the same test on the cells at weight decay {CONTROL_WD:g} and above "
-                         f"(below the strongest) and fractions from {CONTROL_FRAC:.0%}, "
-                         f"which must not all memorize; of {ctl[seeds[0]][1]} per seed, "
-                         f"memorize: " + plots.spread({s: m for s, (m, _) in ctl.items()}, n),
-                 window="every training fraction, the whole budget", seeds=seeds))
+    no_decay = lambda r: r["weight_decay"] == 0  # noqa: E731
+    out = [j(MEMORIZE_ALL, {s: (g, no_decay) for s, g in grids.items()},
+             {s: (g, control) for s, g in grids.items()}).row(),
+           j(GROK_FALLS, {s: (_inner_grok(g), s) for s, g in grids.items()},
+             {s: (_inner_grok(g), s) for s, g in grids.items()}).row()]
 
-    # 2. the grok step falls along every row and column (decays above 0, below the strongest)
-    def rises(f: dict, g: list[dict]) -> int:
-        by = {(r["train_frac"], r["weight_decay"]): r for r in g}
-        grok = {k: r["grok_step"] if r["phase"] in ("grokking", "comprehension") else None
-                for k, r in by.items()}
-        fracs = sorted({r["train_frac"] for r in g})
-        return (sum(not _falls([grok.get((fr, w)) for w in f["inner"]]) for fr in fracs)
-                + sum(not _falls([grok.get((fr, w)) for fr in fracs]) for w in f["inner"]))
-    up = {s: rises(fs[s], g) for s, g in grids.items()}
-    text, v = plots.judged(up, {s: up[s] == 0 for s in seeds}, n)
-    out.append(C("More data and more decay shorten the wait: the grok step falls along every "
-                 "row and column", "Power et al. 2022; Liu et al. 2023",
-                 f"rows and columns along which the grok step rises: {text}", v,
-                 control="each cell's neighbours at the next larger fraction and decay",
-                 window=f"weight decays {', '.join(f'{w:g}' for w in f0['inner'])}, the "
-                        "cells that generalize", seeds=seeds))
-
-    # 3. the clock, judged pair of decays by pair: the largest ratio of grok steps over the
+    # the clock, judged pair of decays by pair: the largest ratio of grok steps over the
     # clock's factor among the fractions where both generalize, per seed (each pair its own row)
     pairs = {s: clock_by_pair(g) for s, g in grids.items()}
     inner = f0["inner"]
     for lo, hi in zip(inner, inner[1:]):
         got = {s: p.get((lo, hi), float("nan")) for s, p in pairs.items()}
-        last = (lo, hi) == tuple(inner[-2:])
         claim = evidence.Claim(
             f"From weight decay {lo:g} to {hi:g} the wait shrinks by less than the 1/(ηλ) "
             f"clock's factor {hi / lo:.3g}", "the clock of the weight-decay chapter",
@@ -531,91 +615,80 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
                                scale="log"),
             control="the clock itself (a ratio of grok steps equal to the ratio of decays)",
             window=f"training fractions where both decays generalize on the seed",
-            fmt=lambda x: f"{x:.2f}", asserted=last)
-        out.append(evidence.judge(claim, {s: s for s in seeds}, {s: s for s in seeds}).row())
+            fmt=lambda x: f"{x:.2f}", asserted=(lo, hi) == tuple(inner[-2:]))
+        out.append(j(claim, {s: s for s in seeds}, {s: s for s in seeds}).row())
     if lr:
-        # 4. the wait as a fixed part plus clock periods: a description (shown, not asserted):
-        # two parameters on three points, and a power law with no fixed part fits as well
-        med = median_grid(rows)
-        mf = clock_fit(med, lr)
-        v = plots.verdict(bool(mf) and all(r["max_rel_error"] < FIT_ERROR and r["offset"] > 0
-                                           for r in mf) and _falls([r["periods"] for r in mf]))
-        err = {s: max((r["max_rel_error"] for r in clock_fit(g, lr)), default=float("nan"))
-               for s, g in grids.items()}
-        fit = ", ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} + {r['periods']:.1f}/(ηλ) "
-                        f"steps, within {r['max_rel_error']:.0%}" for r in mf) or "too few cells"
-        rival = ", ".join(f"{r['train_frac']:.0%}: (1/ηλ)^{r['power_exponent']:.2f}, within "
-                          f"{r['power_max_rel_error']:.0%}" for r in mf) or "too few cells"
-        out.append(C("The wait is a fixed part plus a number of clock periods 1/(ηλ), more "
-                     "of them with less data (on each cell's median over the seeds)",
-                     "this page's description of its grid",
-                     f"median grid, {fit}; seed by seed, the largest relative error of the "
-                     f"fit: {plots.spread(err, lambda x: f'{x:.0%}')}; a power law with no "
-                     f"fixed part fits as well ({rival})", v, asserted=False,
-                     control=f"a fit error of {FIT_ERROR:.0%}; a positive fixed part; "
-                             "periods that do not grow with the fraction (two parameters on "
-                             "three points: a description, not a test)",
-                     window="training fractions with at least three decays above 0 and below "
-                            "the strongest that generalize on every seed", seeds=seeds))
+        out.append(_clock_fit_row(rows, grids, lr, seeds))
 
-    # 5. below a critical fraction no run generalizes within the budget; it falls as the decay
+    # below a critical fraction no run generalizes within the budget; it falls as the decay
     # grows. Below it a run has either stopped short (memorization) or is still climbing
     # (unfinished): the row counts the second, since a longer budget may move the fraction.
-    crit = {s: f["crit"] for s, f in fs.items()}
-    ok = {s: f["smallest"] is not None
-          and f["smallest"] > min(r["train_frac"] for r in grids[s]) and f["crit_falls"]
-          for s, f in fs.items()}
-    smallest = {s: f["smallest"] for s, f in fs.items()}
-    text, v = plots.judged(smallest, ok, lambda x: f"{x:.0%}")
+    weak, last, strongest = inner[0], inner[-1], f0["strongest"]
     pct = lambda c: "above the grid" if c is None else f"{c:.0%}"  # noqa: E731
-    each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {pct(c)}" for w, c in cr.items())
-                     for s, cr in crit.items())
-    below = {s: f["below_unfinished"] for s, f in fs.items()}
-    out.append(C("Below a critical training fraction no network generalizes within the "
-                 "budget; the critical fraction falls as the decay grows (from the weakest "
-                 "decay to the last below the strongest, on every seed)",
-                 "Power et al. 2022; Liu et al. 2022",
-                 f"smallest fraction that generalizes: {text} (per weight decay, {each}); "
-                 f"runs below it still climbing at the budget (unfinished), per seed: "
-                 f"{plots.spread(below, n)}", v,
-                 control="the grid's smallest fraction, which the critical one must lie above; "
-                         "a critical fraction that stays put (it must end strictly lower, "
-                         "'none' read as above the grid)",
-                 window="weight decays above 0; the critical fraction compared between the "
-                        "decays above 0 and below the strongest", seeds=seeds))
+    each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {pct(c)}" for w, c in f["crit"].items())
+                     for s, f in fs.items())
+    below = plots.spread({s: f["below_unfinished"] for s, f in fs.items()}, _n)
+    out.append(evidence.joint(
+        "Below a critical training fraction no network generalizes within the budget; the "
+        "critical fraction falls as the decay grows (from the weakest decay to the last below "
+        "the strongest, on every seed)", "Power et al. 2022; Liu et al. 2022",
+        {"fractions below the smallest that generalizes:":
+             j(CRIT_EXISTS, {s: (g, None) for s, g in grids.items()},
+               {s: (g, s) for s, g in grids.items()}),
+         f"critical fraction at {weak:g} minus at {last:g}:":
+             j(CRIT_FALLS, {s: (g, (weak, last)) for s, g in grids.items()},
+               {s: (g, (last, strongest)) for s, g in grids.items()})},
+        control=f"{CRIT_EXISTS.control}; {CRIT_FALLS.control}", window="weight decays above 0",
+        note=f"per weight decay, {each}; runs below it still climbing at the budget "
+             f"(unfinished), per seed: {below}"))
 
-    # 6. the strongest decay keeps nothing: each cell un-learns or never fits
-    el = f", ηλ = {lr * f0['strongest']:g}" if lr else ""
-    gap = {s: f["strong_loss_min"] / f["weak_loss_max"] for s, f in fs.items()}
-    ok = {s: set(f["strong_phases"]) <= {"un-learning", "confusion"} and gap[s] > UNLEARN_LOSS
-          for s, f in fs.items()}
-    text, v = plots.judged(gap, ok, lambda x: f"{x:,.0f}x")
+    # the strongest decay keeps nothing: each cell un-learns or never fits
+    el = f", ηλ = {lr * strongest:g}" if lr else ""
     phases = "; ".join(f"seed {s}: {', '.join(f['strong_phases'])}" for s, f in fs.items())
-    out.append(C("The strongest decay keeps nothing: every cell of its column un-learns (loses "
-                 "part of what it learned) or never fits, its training loss far above the "
-                 "weaker decays'", "Liu et al. 2022 (confusion); un-learning is this page's "
-                                   "label",
-                 f"weight decay {f0['strongest']:g}{el}: lowest final training loss of its "
-                 f"column over the highest below it: {text} ({phases})", v,
-                 control=f"the weaker decays' final training loss (at least {UNLEARN_LOSS:g}x "
-                         "below)", window="the strongest decay's column, at the end of the "
-                                          "budget", seeds=seeds))
+    col = lambda w: {s: (g, w) for s, g in grids.items()}  # noqa: E731
+    out.append(evidence.joint(
+        "The strongest decay keeps nothing: every cell of its column un-learns (loses part of "
+        "what it learned) or never fits, its training loss far above the weaker decays'",
+        "Liu et al. 2022 (confusion); un-learning is this page's label",
+        {"cells that keep something:": j(STRONG_KEEPS, col(strongest), col(last)),
+         "lowest final training loss over the highest below it:":
+             j(STRONG_GAP, col(strongest), col(last))},
+        control=f"the column of weight decay {last:g}, the one below",
+        window=f"weight decay {strongest:g}{el}, at the end of the budget", note=phases))
 
-    # 7. Liu et al.'s four phases (shown, not asserted: the grid may miss one); the runs still
+    # Liu et al.'s four phases (shown, not asserted: the grid may miss one); the runs still
     # climbing at the budget and those that un-learn are counted beside them, in none of the four
     counts = Counter(r["phase"] for r in rows)
-    four = ("comprehension", "grokking", "memorization", "confusion")
-    seen = ", ".join(f"{counts[k]} {k}" for k in (*four, "unfinished", "un-learning")
-                     if counts[k])
-    out.append(C("Four phases: comprehension, grokking, memorization, confusion",
-                 "Liu et al. 2022",
-                 f"precomputed grid ({len(rows) // len(seeds)} cells x {len(seeds)} seeds): "
-                 f"{seen}",
-                 plots.verdict(all(counts[k] for k in four),
-                               sum(bool(counts[k]) for k in four) >= 3),
-                 asserted=False, control="the four phases named by Liu et al.",
-                 window="every cell and seed", seeds=seeds))
+    seen = ", ".join(f"{counts[k]} {k}" for k in (*FOUR, "unfinished", "un-learning") if counts[k])
+    out.append(evidence.joint(FOUR_PHASES.statement, FOUR_PHASES.paper, {
+        "of the four, on the seed's grid:": j(FOUR_PHASES, grids, grids)},
+        control=FOUR_PHASES.control, window=FOUR_PHASES.window, asserted=False,
+        note=f"precomputed grid ({len(rows) // len(seeds)} cells x {len(seeds)} seeds): {seen}"))
     return out
+
+
+def _clock_fit_row(rows, grids, lr, seeds) -> dict:
+    """The wait as a fixed part plus clock periods: a description (shown, not asserted): two
+    parameters on three points, and a power law with no fixed part fits as well."""
+    mf = clock_fit(median_grid(rows), lr)
+    v = plots.verdict(bool(mf) and all(r["max_rel_error"] < FIT_ERROR and r["offset"] > 0
+                                       for r in mf) and _falls([r["periods"] for r in mf]))
+    err = {s: max((r["max_rel_error"] for r in clock_fit(g, lr)), default=float("nan"))
+           for s, g in grids.items()}
+    fit = ", ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} + {r['periods']:.1f}/(ηλ) "
+                    f"steps, within {r['max_rel_error']:.0%}" for r in mf) or "too few cells"
+    rival = ", ".join(f"{r['train_frac']:.0%}: (1/ηλ)^{r['power_exponent']:.2f}, within "
+                      f"{r['power_max_rel_error']:.0%}" for r in mf) or "too few cells"
+    return plots.claim(
+        "The wait is a fixed part plus a number of clock periods 1/(ηλ), more of them with less "
+        "data (on each cell's median over the seeds)", "this page's description of its grid",
+        f"median grid, {fit}; seed by seed, the largest relative error of the fit: "
+        f"{plots.spread(err, lambda x: f'{x:.0%}')}; a power law with no fixed part fits as well "
+        f"({rival})", v, asserted=False,
+        control=f"a fit error of {FIT_ERROR:.0%}; a positive fixed part; periods that do not grow "
+                "with the fraction (two parameters on three points: a description, not a test)",
+        window="training fractions with at least three decays above 0 and below the strongest "
+               "that generalize on every seed", seeds=seeds)
 
 
 def published_claims() -> list[dict]:

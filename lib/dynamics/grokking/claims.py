@@ -43,12 +43,15 @@ def _texts(digits: int, **values) -> dict[str, str]:
 
 
 def section1_facts(first, other, seeds) -> dict[str, str]:
-    """Section 1's glued numbers: the first run's fit step, the end of its plateau, its 50% and
+    """Section 1's glued numbers: the first run's ηλ and the share of an initial weight its decay
+    alone leaves by the end of the plateau, (1 - ηλ)^t, its fit step, the end of its plateau, its 50% and
     grok steps, the plateau and the delay over the fit step, its test loss's rise while
     memorizing, division's grok step (``other``), the thresholds the prose names and the
     claim ``seeds``."""
     s1 = section1_numbers(first, other)
-    return _texts(2, t_fit=s1["fit"], t_grok=s1["grok"], delay=s1["delay"],
+    el = first.config.lr * first.config.weight_decay
+    left = (1 - el) ** s1["leave"] if s1["leave"] is not None else float("nan")
+    return _texts(2, eta_lambda=f"{el:g}", head_left=left, t_fit=s1["fit"], t_grok=s1["grok"], delay=s1["delay"],
                   t_leave=s1["leave"], t_half=s1["half"], plateau=s1["plateau"],
                   margin=f"{CHANCE_MARGIN:.0%}", plateau_min=f"{PLATEAU:g}",
                   fit_acc=f"{FIT_ACC:.0%}", grok_acc=f"{GROK_ACC:.0%}", delay_min=f"{DELAY:g}",

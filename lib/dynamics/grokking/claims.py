@@ -27,7 +27,7 @@ from .science import (
 
 __all__ = ["section1_facts", "section2_facts", "section3_facts", "section4_facts", "page_claims",
            "section1_claims", "phase_claims", "published_claims", "pct0", "best_rate",
-           "DIV_RANGE", "CONTROL_WD", "CONTROL_FRAC", "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
+           "DIV_WITHIN", "CONTROL_WD", "CONTROL_FRAC", "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
            "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL", "CORRECTS", "LOSS_RISE", "HALF",
            "restricted_excluded_rows", "TEST_LOSS_RISES",
            "TEST_LOSS_TURNS", "RESTRICTED_LEADS", "EXCLUDED_RISES"]
@@ -135,7 +135,7 @@ def best_rate(o: dict) -> str:
 
 # Each asserted row is judged on several seeds (plots.across_seeds); its thresholds live here
 # (the algorithm section's, with its rows, in :mod:`.algorithm`).
-DIV_RANGE = (0.5, 2.0)  # "a similar schedule": division's grok step within these x addition's
+DIV_WITHIN = 2.0        # "a similar schedule": division's grok step within this x addition's, either way
 REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
 UNIT_OVER_LAYER = 0.2   # "each unit reads few frequencies": its concentration this above the layer's
 PEAK_BEFORE = 0.5       # "well before": the test loss peaks before this share of the step the
@@ -159,16 +159,6 @@ CRIT_DROP = 0.05        # "the critical fraction falls": it ends at least this m
 def _nan(v) -> float:
     return float("nan") if v is None else float(v)
 
-
-
-def _fails(verdict: str) -> str:
-    """A control's verdict turned into the row's: "yes" when the control fails the row's own
-    test on every seed, "no" when it passes on every seed, "partly" between."""
-    return {"no": "yes", "yes": "no"}.get(verdict, "partly")
-
-
-def _per_seed(runs: dict, f) -> dict:
-    return {s: f(r) for s, r in runs.items()}
 
 
 def _loss_rise(h, key: str) -> float:
@@ -247,99 +237,128 @@ EXCLUDED_RISES = evidence.Claim(
     window="after the fit step", fmt=_ratio)
 
 
-def section1_claims(multi: dict) -> list[dict]:
-    """Section 1's rows on several seeds (:func:`~.experiments.seed_runs`): grokking (a plateau
-    near chance after the fit step, then a climb to GROK_ACC), the test loss's rise, division,
-    the control without decay, the weight norm and Fourier concentration from the fit step to
-    the grok step, and the two remedies the prose asserts (3x decay, ⊥Grad)."""
-    C = plots.claim
-    dec = multi["decay"]
-    seeds = sorted(dec)
-    cfg = dec[seeds[0]].config
-    chance = 1.0 / cfg.p
-    ps = _per_seed(dec, lambda r: plateau_steps(r.history, cfg.p))
-    pct = lambda v: f"{v:.0%}"  # noqa: E731
-    x = lambda v: f"{v:.1f}x"  # noqa: E731
-    plateau = {s: _nan(v["plateau"] if v["grok"] is not None else None) for s, v in ps.items()}
-    text, ok = plots.across_seeds(plateau, lambda v: v >= PLATEAU, x)
-    at = lambda t: "—" if t is None else f"{t}"  # noqa: E731  (— : not within the budget)
-    per = "; ".join(f"seed {s}: fit {at(v['fit'])}, leaves chance {at(v['leave'])}, 50% "
-                    f"{at(v['half'])}, {GROK_ACC:.0%} {at(v['grok'])}" for s, v in ps.items())
-    rows = [C("Test accuracy stays near chance long after training accuracy fits, then climbs "
-              "to ~100% (grokking)", "Power et al. 2022",
-              f"end of the plateau / fit step: {text} (steps, — where not reached within "
-              f"{cfg.steps:,}: {per})", ok,
-              control=f"chance, 1/p = {chance:.1%}: 'near chance' is at most {chance:.1%} + "
-                      f"{CHANCE_MARGIN:.0%}; a run that generalizes as it fits leaves it at ~1x",
-              window=f"from the fit step to {PLATEAU:g}x the fit step, then to the end "
-                     f"({cfg.steps:,} steps)", seeds=seeds)]
+def _plateau(run) -> float:
+    """A run's plateau, the step its test accuracy leaves chance over its fit step, where it
+    then groks (NaN where it does not: no climb, no plateau that ends)."""
+    ps = plateau_steps(run.history, run.config.p)
+    return _nan(ps["plateau"] if ps["grok"] is not None else None)
 
-    rows.append(evidence.judge(TEST_LOSS_RISES, dec, dec).row())
-    if "none" in multi:
-        rows.append(evidence.judge(TEST_LOSS_TURNS, {s: (r, r) for s, r in dec.items()},
-                                   {s: (multi["none"][s], r) for s, r in dec.items()}).row())
-    if "div" in multi:
-        lo, hi = DIV_RANGE
-        r = {s: _nan(multi["div"][s].grok_step / dec[s].grok_step
-                     if multi["div"][s].grok_step and dec[s].grok_step else None) for s in seeds}
-        text, ok = plots.across_seeds(r, lambda v: lo <= v <= hi, lambda v: f"{v:.2f}")
-        rows.append(C("Division groks on a similar schedule to addition", "Power et al. 2022",
-                      f"grok step of a / b over a + b: {text}", ok,
-                      control="a + b on the same seed", window=f"{lo:g}x to {hi:g}x", seeds=seeds))
-    none = multi["none"]
-    ctl = {s: _nan(r.history.last("test_acc") if r.fit_step is not None else None)
-           for s, r in none.items()}
-    text, ok = plots.across_seeds(ctl, lambda v: v < GROK_ACC, pct)
-    rows.append(C("Without weight decay the network memorizes and does not generalize",
-                  "Nanda et al. 2023; Liu et al. 2023",
-                  f"no weight decay, fitted, final test accuracy: {text}", ok,
-                  control="the same split with weight decay (the first row)",
-                  window=f"the whole budget, {cfg.steps:,} steps", seeds=seeds))
 
-    def at(r, key, step):
-        d = dict(zip(r.history.steps, r.history[key]))
-        return d.get(step, float("nan"))
+def _grok_ratio(pair) -> float:
+    """``(run, ref)``: ``ref``'s grok step over ``run``'s (the speed-up; NaN where one does
+    not grok)."""
+    run, ref = pair
+    return _nan(ref.grok_step / run.grok_step if run.grok_step and ref.grok_step else None)
 
-    # the control: the run without decay on the same seed, from its own fit step to the decay
-    # run's grok step (no circuit replaces the table there: its norm grows, its spectrum stays)
-    def norm_conc(r, ref):
-        grok, fit = ref.grok_step, r.fit_step
-        if not grok or fit is None:
-            return float("nan"), float("nan")
-        return (at(r, "weight_norm", grok) / at(r, "weight_norm", fit),
-                at(r, "fourier_top10", grok) - at(r, "fourier_top10", fit))
-    got = {s: norm_conc(r, r) for s, r in dec.items()}
-    ctl = {s: norm_conc(none[s], r) for s, r in dec.items() if s in none}
-    fall, gain = (lambda v: v <= NORM_FALL), (lambda v: v >= CONC_GAIN)
-    t1, v1 = plots.across_seeds({s: v[0] for s, v in got.items()}, fall, lambda v: f"{v:.2f}")
-    t2, v2 = plots.across_seeds({s: v[1] for s, v in got.items()}, gain, lambda v: f"{v:+.2f}")
-    c1, w1 = plots.across_seeds({s: v[0] for s, v in ctl.items()}, fall, lambda v: f"{v:.2f}")
-    c2, w2 = plots.across_seeds({s: v[1] for s, v in ctl.items()}, gain, lambda v: f"{v:+.2f}")
-    rows.append(C("During the plateau the weight norm falls and the input weights become sparse "
-                  "in the Fourier basis", "Nanda et al. 2023",
-                  f"weight norm at the grok step / at the fit step: {t1}; top-10% share of the "
-                  f"input weights' Fourier energy, grok step minus fit step: {t2}; the control "
-                  f"without decay: {c1}; {c2}",
-                  evidence.combine(v1, v2, _fails(w1), _fails(w2)),
-                  control="the run without weight decay on the same seed, from its fit step to "
-                          "the decay run's grok step (it must fail both tests)",
-                  window=f"from the fit step to the grok step: the norm at most {NORM_FALL:g}x, "
-                         f"the share up at least {CONC_GAIN:g}", seeds=seeds))
-    base = {s: r.grok_step for s, r in dec.items()}
-    for name, claim, paper, asserted in (
-            ("strong", "More weight decay (3x), faster grokking", "Liu et al. 2023", True),
+
+def _schedule(pair) -> float:
+    """``(run, ref)``: how many times sooner or later ``run`` groks than ``ref``, either way
+    (at least 1; NaN where one does not grok)."""
+    r = _grok_ratio(pair)
+    return max(r, 1 / r) if r == r else r
+
+
+def _final_test(run) -> float:
+    """A fitted run's final test accuracy (NaN where it never fits)."""
+    return _nan(run.history.last("test_acc") if run.fit_step is not None else None)
+
+
+def _at(run, key: str, step) -> float:
+    d = dict(zip(run.history.steps, run.history[key]))
+    return d.get(step, float("nan"))
+
+
+def _plateau_change(key: str, ratio: bool):
+    """``(run, ref) ->`` ``key`` (the weight norm, the Fourier top-10% share) at ``ref``'s grok
+    step against at ``run``'s fit step: their ratio (``ratio``) or difference."""
+    def measure(pair) -> float:
+        run, ref = pair
+        if not ref.grok_step or run.fit_step is None:
+            return float("nan")
+        a, b = _at(run, key, ref.grok_step), _at(run, key, run.fit_step)
+        return a / b if ratio else a - b
+    return measure
+
+
+_ratio2 = lambda v: f"{v:.2f}"  # noqa: E731
+_x1 = lambda v: f"{v:.1f}x"  # noqa: E731
+GROKS = evidence.Claim(
+    "Test accuracy stays near chance long after training accuracy fits, then climbs to ~100% "
+    "(grokking)", "Power et al. 2022", measure=_plateau,
+    test=evidence.Test(">=", PLATEAU, "PLATEAU: the step test accuracy leaves chance (1/p + "
+                                      "CHANCE_MARGIN) over the fit step, in a run that then groks",
+                       scale="log"),
+    control="the run without weight decay on the same seed (no climb: no plateau that ends)",
+    window="from the fit step to the end of the budget", fmt=_x1)
+DIV_SCHEDULE = evidence.Claim(
+    "Division groks on a similar schedule to addition", "Power et al. 2022", measure=_schedule,
+    test=evidence.Test("<=", DIV_WITHIN, "DIV_WITHIN: a / b's grok step within this factor of "
+                                         "a + b's, either way", scale="log"),
+    control="a + b without weight decay on the same seed, its grok step against a + b's",
+    window="the whole budget", fmt=_ratio2)
+NO_DECAY_STAYS = evidence.Claim(
+    "Without weight decay the network memorizes and does not generalize",
+    "Nanda et al. 2023; Liu et al. 2023", measure=_final_test,
+    test=evidence.Test("<", GROK_ACC, "GROK_ACC: the final test accuracy of a fitted run"),
+    control="the same split with weight decay (the first row)", window="the whole budget",
+    fmt=lambda v: f"{v:.0%}")
+NORM_FALLS = evidence.Claim(
+    "the weight norm falls", "Nanda et al. 2023", measure=_plateau_change("weight_norm", True),
+    test=evidence.Test("<=", NORM_FALL, "NORM_FALL: the weight norm at the grok step over at "
+                                        "the fit step"),
+    control="the run without decay", window="from the fit step to the grok step", fmt=_ratio2)
+SPARSER = evidence.Claim(
+    "the input weights become sparse in the Fourier basis", "Nanda et al. 2023",
+    measure=_plateau_change("fourier_top10", False),
+    test=evidence.Test(">=", CONC_GAIN, "CONC_GAIN: the top-10% share of the input weights' "
+                                        "Fourier energy, grok step minus fit step"),
+    control="the run without decay", window="from the fit step to the grok step",
+    fmt=lambda v: f"{v:+.2f}")
+
+
+def _speedup(claim: str, paper: str, asserted: bool) -> evidence.Claim:
+    return evidence.Claim(
+        claim, paper, measure=_grok_ratio, asserted=asserted, fmt=_x1,
+        test=evidence.Test(">=", REMEDY_SPEEDUP, "REMEDY_SPEEDUP: the baseline's grok step over "
+                                                 "the remedy's", scale="log"),
+        control="the run without weight decay on the same seed, measured the same way",
+        window="the whole budget")
+
+
+SPEEDUPS = {"strong": _speedup("More weight decay (3x), faster grokking", "Liu et al. 2023", True),
             # at cpu one seed in three is just under the margin: shown, and the prose glues it
-            ("perp_grad", "⊥Grad groks without weight decay, sooner than the baseline",
-             "Prieto et al. 2025", False)):
-        if name not in multi:
-            continue
-        sp = {s: _nan(base[s] / r.grok_step if r.grok_step and base[s] else None)
-              for s, r in multi[name].items()}
-        text, ok = plots.across_seeds(sp, lambda v: v >= REMEDY_SPEEDUP, x)
-        rows.append(C(claim, paper, f"speed-up over the baseline's grok step: {text}", ok,
-                      asserted=asserted, control=f"the baseline (weight decay {cfg.weight_decay:g}) on the same seed",
-                      window=f"at least {REMEDY_SPEEDUP:g}x within {cfg.steps:,} steps",
-                      seeds=seeds))
+            "perp_grad": _speedup("⊥Grad groks without weight decay, sooner than the baseline",
+                                  "Prieto et al. 2025", False)}
+
+
+def section1_claims(multi: dict) -> list[dict]:
+    """Section 1's rows on several seeds (:func:`~.experiments.seed_runs`), judged by the
+    engine, each against the run without weight decay on the same seed (or, for that run's own
+    row, the run with it): grokking (a plateau near chance after the fit step, then a climb to
+    GROK_ACC), the test loss's rise and its peak, division, the control without decay, the
+    weight norm and Fourier concentration from the fit step to the grok step, and the two
+    remedies the prose asserts (3x decay, ⊥Grad)."""
+    dec, none = multi["decay"], multi["none"]
+    pair = lambda runs: {s: (runs[s], r) for s, r in dec.items()}  # noqa: E731
+    rows = [evidence.judge(GROKS, dec, none).row(),
+            evidence.judge(TEST_LOSS_RISES, dec, dec).row(),
+            evidence.judge(TEST_LOSS_TURNS, pair(dec), pair(none)).row()]
+    if "div" in multi:
+        rows.append(evidence.judge(DIV_SCHEDULE, pair(multi["div"]), pair(none)).row())
+    rows.append(evidence.judge(NO_DECAY_STAYS, none, dec).row())
+    rows.append(evidence.joint(
+        "During the plateau the weight norm falls and the input weights become sparse in the "
+        "Fourier basis", "Nanda et al. 2023",
+        {"weight norm at the grok step / at the fit step:":
+             evidence.judge(NORM_FALLS, pair(dec), pair(none)),
+         "top-10% share of the input weights' Fourier energy, grok step minus fit step:":
+             evidence.judge(SPARSER, pair(dec), pair(none))},
+        control="the run without weight decay on the same seed, from its fit step to the decay "
+                "run's grok step (it must fail both tests)",
+        window="from the fit step to the grok step"))
+    for name, claim in SPEEDUPS.items():
+        if name in multi:
+            rows.append(evidence.judge(claim, pair(multi[name]), pair(none)).row())
     return rows
 
 

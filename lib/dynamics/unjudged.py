@@ -35,11 +35,6 @@ NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
         "imbalanced classes: the free model's means ortho",
     ),
     'grokking': (
-        'The key frequencies carry most of the first laye',
-        'Each neuron reads essentially one frequency, and',
-        'Projected on the cosine and sine of a key freque',
-        "Generalization arrives with the weight norm's de",
-        'The norm the network memorizes at is set by trai',
         'A larger initialization delays grokking (x',
         'Each unit reads few frequencies, the layer as a ',
         'A network can memorize corrupted labels and stil',

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import evidence, plots
 from .algorithm import (
-    SINGLE, algorithm_claims, clock_measures, initial_model, norm_descent, primitive_root,
+    clock_measures, initial_model, norm_descent, primitive_root,
 )
 from .experiments import restricted_at_test_half, speedups
 from .facts import (
@@ -29,7 +29,7 @@ __all__ = ["section1_facts", "section2_facts", "section3_facts", "section4_facts
            "section1_claims", "phase_claims", "published_claims", "pct0", "best_rate",
            "DIV_WITHIN", "CONTROL_WD", "CONTROL_FRAC", "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
            "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL", "CORRECTS", "LOSS_RISE", "HALF",
-           "restricted_excluded_rows", "TEST_LOSS_RISES",
+           "restricted_excluded_rows", "TEST_LOSS_RISES", "algorithm_claims", "SINGLE", "ROUND", "NULL_OVER", "CLUSTER",
            "TEST_LOSS_TURNS", "RESTRICTED_LEADS", "EXCLUDED_RISES"]
 
 
@@ -150,6 +150,10 @@ CONTROL_FRAC = 0.6      # strongest) and fractions from this one, which generali
 EXCLUDED_RISE = 1.3     # "excluded loss rises": its highest after the fit step this x its value there
 CONC_GAIN = 0.2         # "become sparse in the Fourier basis": top-10% share up this much, fit to grok
 NORM_FALL = 0.95        # "the weight norm falls": at the grok step at most this x its fit-step value
+SINGLE = 0.5            # "a neuron reads one frequency": its top frequency holds at least half its energy
+ROUND = 0.2             # "on a circle": the radius's spread (std / mean) at most this
+NULL_OVER = 1.5         # "most of the energy": off the keys at most 1/1.5 of the uniform null's share
+CLUSTER = 1.25          # "the neurons cluster on the keys": this x the keys' share of the frequencies
 CORRECTS = 0.05         # "corrects some": the larger decay predicts this share more true labels
 CRIT_ROWS = 0           # "below a critical fraction": more than this many of the grid's fractions
 #                         lie below the smallest that generalizes
@@ -473,6 +477,142 @@ def restricted_excluded_rows(pm: dict) -> list[dict]:
 
 def pct0(v: float) -> str:
     return f"{v:.0%}"
+
+
+# ============================================================================ the algorithm
+
+
+def _off_keys(key: str):
+    """The share of the energy off the key frequencies over the uniform null's (``key``: the
+    trained network's share, or the initial one's, on the same keys)."""
+    return lambda m: (1 - m[key]) / (1 - m["null"])
+
+
+def _descent(n: dict) -> float:
+    """The share of the weight norm's descent made at the grok step, where the norm peaks after
+    the fit step and before the grok step (NaN where it does not)."""
+    ok = (n["grok_step"] is not None and n["fit_step"] is not None
+          and n["fit_step"] <= n["peak_step"] < n["grok_step"])
+    return float(n["done"]) if ok else float("nan")
+
+
+def _peak_over_start(at: int):
+    """``{scale: run}`` -> the larger start's weight norm over the x1 run's, at the peak
+    (``at`` None) or at evaluation ``at``, over the ratio of their initial norms."""
+    def measure(r: dict) -> float:
+        big = max(r)
+        norm = lambda x: r[x].history["weight_norm"]  # noqa: E731
+        pick = (lambda h: max(h)) if at is None else (lambda h: h[at])  # noqa: E731
+        return (pick(norm(big)) / pick(norm(1.0))) / (norm(big)[0] / norm(1.0)[0])
+    return measure
+
+
+_pct = lambda v: f"{v:.0%}"  # noqa: E731
+KEYS_OVER_NULL = evidence.Claim(
+    "The key frequencies carry most of the first layer's Fourier energy", "Nanda et al. 2023",
+    measure=_off_keys("key_share"), control_measure=_off_keys("init_key_share"),
+    test=evidence.Test("<=", 1 / NULL_OVER, "1/NULL_OVER: the share off the keys over the "
+                                            "uniform null's"),
+    control="the initial weights on the same keys, measured the same way",
+    window="the end of the run; where the null leaves off the keys at most (1 - 1/NULL_OVER) of "
+           "the energy (the keys a quarter of the frequencies or more) this is more than half",
+    fmt=_ratio2)
+ONE_FREQUENCY = evidence.Claim(
+    "each neuron reads one frequency", "Nanda et al. 2023",
+    measure=lambda m: m["single"], control_measure=lambda m: m["init_single"],
+    test=evidence.Test(">=", SINGLE, "SINGLE: the median neuron's share of its energy at its "
+                                     "top frequency"),
+    control="the initial network", window="the end of the run", fmt=_pct)
+ON_KEYS = evidence.Claim(
+    "the neurons cluster on the keys", "Nanda et al. 2023",
+    measure=lambda m: m["on_keys"] / m["null"], control_measure=lambda m: m["init_on_keys"] / m["null"],
+    test=evidence.Test(">=", CLUSTER, "CLUSTER: the share of the stronger half of the "
+                                        "neurons whose top frequency is a key, over the keys' "
+                                        "share of the frequencies", scale="log"),
+    control="the initial network", window="the end of the run", fmt=_ratio2)
+CLOCK = evidence.Claim(
+    "Projected on the cosine and sine of a key frequency, the residues lie on a circle (a clock)",
+    "Nanda et al. 2023", measure=lambda m: m["spread"], control_measure=lambda m: m["init_spread"],
+    test=evidence.Test("<=", ROUND, "ROUND: the radius's spread (std / mean), median over the "
+                                    "keys"),
+    control="the initial weights in the same construction", window="the end of the run",
+    fmt=_ratio2)
+DESCENT = evidence.Claim(
+    "Generalization arrives with the weight norm's descent: the norm peaks after the fit step, "
+    "and by the grok step most of its fall to where it settles is made",
+    "Liu et al. 2023 (Omnigrok)", measure=_descent,
+    control_measure=lambda n: float(n["fit_done"]),
+    test=evidence.Test(">=", HALF, "HALF: the share of the descent (peak − norm) / (peak − end) "
+                                   "made at the grok step, where the norm peaks after the fit "
+                                   "step and before it"),
+    control="the same share at the fit step", fmt=_pct,
+    window="from the peak of the norm to the median of the last three evaluations")
+
+
+def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = None) -> list[dict]:
+    """The rows of the section on the algorithm, judged by the engine: ``clock``
+    ``{seed: clock_measures(...)}`` at the end of each seed's run (against the initial
+    network), ``norms`` ``{seed: norm_descent(run)}``, ``scaled`` ``{seed: {scale: GrokRun}}``
+    (scale 1 the page's run), ``opt`` :func:`~.algorithm.optimizer_runs`."""
+    j = evidence.judge
+    seeds = sorted(clock)
+    keys = "; ".join(f"seed {s}: {len(clock[s]['keys'])} of {clock[s]['K']}" for s in seeds)
+    big = max(next(iter(scaled.values())))
+    peak = evidence.Claim(
+        f"The norm the network memorizes at is set by training, not by the initial scale: from a "
+        f"{big:g}x start the peak norm is far less than {big:g}x",
+        "a test of Omnigrok's large-initialization account (Liu et al. 2023)",
+        measure=_peak_over_start(None), control_measure=_peak_over_start(1),
+        test=evidence.Test("<", HALF, f"HALF: the peak norm at x{big:g} over at x1, over the "
+                                      "ratio of their initial norms", scale="log"),
+        control="the same ratio at the first evaluation after the start (the initial scale "
+                "still there)", window="the whole run (to the grok step)", fmt=_ratio2)
+    rows = [evidence.joint(
+                KEYS_OVER_NULL.statement, KEYS_OVER_NULL.paper,
+                {"share off the keys (read off the logits) over the uniform null's, 1 − (number "
+                 "of keys) / ((p − 1)/2):": j(KEYS_OVER_NULL, clock, clock)},
+                control=KEYS_OVER_NULL.control, window=KEYS_OVER_NULL.window,
+                note=f"keys: {keys} frequencies; share on them: " + plots.spread(
+                    {s: clock[s]["key_share"] for s in seeds}, _pct)),
+            evidence.joint(
+                "Each neuron reads essentially one frequency, and the neurons cluster on the key "
+                "frequencies", "Nanda et al. 2023",
+                {"median over neurons of the share at the top frequency:":
+                     j(ONE_FREQUENCY, clock, clock),
+                 "neurons whose top frequency is a key, over the null:": j(ON_KEYS, clock, clock)},
+                control="the initial network", window="the end of the run"),
+            j(CLOCK, clock, clock).row(),
+            evidence.joint(DESCENT.statement, DESCENT.paper, {"": j(DESCENT, norms, norms)},
+                           control=DESCENT.control, window=DESCENT.window,
+                           note="steps: " + "; ".join(
+                               f"fit {n['fit_step']}, peak {n['peak_step']}, grok {n['grok_step']}"
+                               for n in (norms[s] for s in sorted(norms)))),
+            j(peak, scaled, scaled).row()]
+    later = {s: _nan(r[big].grok_step / r[1.0].grok_step
+                     if r[big].grok_step and r[1.0].grok_step else None) for s, r in scaled.items()}
+    text, v = plots.across_seeds(later, lambda x: x > 1.5, lambda x: f"{x:.2f}x")
+    rows.append(plots.claim(f"A larger initialization delays grokking (x{big:g} against x1)",
+                            "Liu et al. 2023 (Omnigrok)", f"grok step at x{big:g} / at x1: {text}",
+                            v, asserted=False, control="x1 on the same seed",
+                            window="at least 1.5x later", seeds=sorted(scaled)))
+    if opt:
+        a, m = opt["adamw"], opt["muon"]
+        ss = sorted(a["grok"])
+        sp = {s: _nan(a["grok"][s] / m["grok"][s] if a["grok"][s] and m["grok"][s] else None)
+              for s in ss}
+        text, v = plots.across_seeds(sp, lambda x: x > 1, lambda x: f"{x:.2f}x")
+        tried = lambda o: ", ".join(f"{lr:g} → {'—' if g is None else g}"  # noqa: E731
+                                    for lr, g in o["tried"].items())
+        rows.append(plots.claim(
+            "Muon groks sooner than AdamW", "Tveit et al. 2025 (their grokking epoch: the first "
+            "epoch with validation accuracy at 95% once training accuracy has settled near 100%)",
+            f"AdamW's grok step over Muon's, each at its best learning rate: {text} (seed "
+            f"{ss[0]}: AdamW η {tried(a)}; Muon η {tried(m)}; — not within the budget)", v,
+            asserted=False, control=f"AdamW with the same budget of learning rates "
+                                    f"({len(a['tried'])}, spaced the same way) around its own",
+            window=f"the budget of section 1's run; grok step: test accuracy above "
+                   f"{GROK_ACC:.0%}", seeds=ss))
+    return rows
 
 
 # ============================================================================ the phase diagram

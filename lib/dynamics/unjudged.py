@@ -37,9 +37,7 @@ NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
     'grokking': (
         'A larger initialization delays grokking (x',
         'Each unit reads few frequencies, the layer as a ',
-        'A network can memorize corrupted labels and stil',
         'A larger weight decay memorizes fewer wrong labe',
-        'Regularization makes the network ignore the corr',
         'Live grid: without weight decay every network me',
         'Live grid: with weight decay 1 a large enough fr',
         'The wait is a fixed part plus a number of clock ',

@@ -594,3 +594,35 @@ def test_a_tie_of_failures_has_no_best_rate_and_an_edge_is_said():
         "none, no run grokked at η from 0.05 to 0.2")
     assert best_rate(dict(tried={0.05: 900, 0.1: 400, 0.2: None}, best=0.1)) == "0.1"
     assert "edge" in best_rate(dict(tried={0.05: 300, 0.1: 400}, best=0.05))
+
+
+def test_the_corrupted_rows_need_a_control_that_fails():
+    """Memorizing the wrong labels and still generalizing: a "yes" where the larger decay does
+    not memorize them and the run itself gets the corrupted pairs' true labels wrong; where the
+    larger decay memorizes them too, the row does not discriminate."""
+    def out(mem_high):
+        return {"noise": 0.1, "runs": [
+            dict(weight_decay=1.0, final_memorized=1.0, final_test_acc=0.78, final_corrected=0.0),
+            dict(weight_decay=6.0, final_memorized=mem_high, final_test_acc=0.93,
+                 final_corrected=0.75)]}
+
+    from dynamics import evidence
+    ok = {r["claim"][:22]: r for r in _corrupted_rows({s: out(0.1) for s in (0, 1, 2)})}
+    assert ok["A network can memorize"]["reproduced"] == "yes"
+    assert ok["Regularization makes t"]["reproduced"] == "yes"
+    fooled = {r["claim"][:22]: r for r in _corrupted_rows({s: out(0.95) for s in (0, 1, 2)})}
+    assert fooled["A network can memorize"]["reproduced"] == "does not discriminate"
+    assert not evidence.audit(list(ok.values()) + list(fooled.values()))
+
+
+def _corrupted_rows(corrupted):
+    """The claims rows of made-up corrupted-label runs (``{seed: run_corrupted(...)}``), from
+    ``page_claims`` with one made-up seed of everything else."""
+    payload, _ = results.load("grokking_phase")
+    multi = dict(decay={0: _grokking(0)}, none={0: _control(0)})
+    pm = {0: dict(step=[0, 10, 20], history_steps=[0, 10, 20], fit_step=10, grok_step=20,
+                  excluded_loss=[1, 2, 2], train_loss=[1, 0.5, 0.1], restricted_loss=[2, 1, 0.5],
+                  other_loss=[3, 3, 3], test_loss=[4, 4, 1],
+                  spectra={"end": dict(concentration=0.8, layer_concentration=0.3)})}
+    rows = C.page_claims(multi, pm, {}, corrupted, payload["rows"])
+    return [r for r in rows if r["claim"].startswith(("A network can memorize", "Regularization"))]

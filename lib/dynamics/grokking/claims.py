@@ -17,7 +17,7 @@ from .algorithm import (
 )
 from .experiments import restricted_at_test_half, speedups
 from .facts import (
-    _falls, _good, by_seed, clock_by_pair, clock_fit, median_grid, corrupted_facts, corrupted_glue, live_phase_facts,
+    _falls, _good, by_seed, crit_falls, clock_by_pair, clock_fit, median_grid, corrupted_facts, corrupted_glue, live_phase_facts,
     phase_facts, phase_glue, progress_glue, remedy_facts, section1_numbers,
 )
 from .science import (
@@ -671,11 +671,12 @@ def _not_memorizing(run) -> float:
 
 
 def _crit_drop(run) -> float:
-    """``(grid, (weak, strong))``: the critical fraction at decay ``weak`` minus at ``strong``
-    (no fraction of the grid generalizing read as 1, the whole table)."""
-    g, (weak, strong) = run
-    c = [critical_fraction(g, w) for w in (weak, strong)]
-    return (1.0 if c[0] is None else c[0]) - (1.0 if c[1] is None else c[1])
+    """``(grid, decays)``: the critical fraction at the first decay minus at the last, where it
+    never rises between them (:func:`~.facts.crit_falls`; NaN where it does, or stays put; no
+    fraction of the grid generalizing read as 1, the whole table)."""
+    g, wds = run
+    c = [critical_fraction(g, w) for w in wds]
+    return (1.0 if c[0] is None else c[0]) - c[-1] if crit_falls(c) else float("nan")
 
 
 def _rows_below(run) -> float:
@@ -736,8 +737,9 @@ CRIT_FALLS = evidence.Claim(
     "the critical fraction falls as the decay grows", "Liu et al. 2022",
     measure=_crit_drop, test=evidence.Test(">=", CRIT_DROP, "CRIT_DROP: the critical fraction "
                                                             "at the weakest decay minus at the "
-                                                            "last below the strongest"),
-    control="the same difference from the last decay below the strongest to the strongest",
+                                                            "last below the strongest, where it "
+                                                            "never rises between them"),
+    control="the same from the last decay below the strongest to the strongest",
     window="weight decays above 0", fmt=lambda v: f"{v:+.0%}")
 STRONG_GAP = evidence.Claim(
     "training loss far above the weaker decays'", "Liu et al. 2022",
@@ -815,7 +817,7 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
              j(CRIT_EXISTS, {s: (g, None) for s, g in grids.items()},
                {s: (g, s) for s, g in grids.items()}),
          f"critical fraction at {weak:g} minus at {last:g}:":
-             j(CRIT_FALLS, {s: (g, (weak, last)) for s, g in grids.items()},
+             j(CRIT_FALLS, {s: (g, inner) for s, g in grids.items()},
                {s: (g, (last, strongest)) for s, g in grids.items()})},
         control=f"{CRIT_EXISTS.control}; {CRIT_FALLS.control}", window="weight decays above 0",
         note=f"per weight decay, {each}; runs below it still climbing at the budget "

@@ -12,6 +12,7 @@ from dynamics import data as D
 from dynamics import models as M
 from dynamics import plots
 from dynamics.grokking import algorithm as A
+from dynamics.grokking import claims as C
 from dynamics.grokking import experiments as E
 from dynamics.grokking import science as S
 
@@ -194,7 +195,7 @@ def _runs():
 
 def _rows(clock, norms, scaled):
     return {r["claim"].split(":")[0].split(" (")[0]: r
-            for r in A.algorithm_claims(clock, norms, scaled)}
+            for r in C.algorithm_claims(clock, norms, scaled)}
 
 
 @pytest.mark.claim
@@ -228,10 +229,11 @@ def test_muon_row_compares_each_at_its_best_and_can_say_no():
     from types import SimpleNamespace as NS
 
     clock = {s: dict(keys=[1, 2], K=10, null=0.2, key_share=0.9, init_key_share=0.2, single=0.9,
-                     init_single=0.1, on_keys=0.9, spread=0.05, init_spread=0.3) for s in (0, 1)}
+                     init_single=0.1, on_keys=0.9, init_on_keys=0.2, spread=0.05, init_spread=0.3)
+             for s in (0, 1)}
     norms = {s: dict(done=0.9, fit_done=0.0, fit_step=10, peak_step=20, grok_step=100)
              for s in (0, 1)}
-    run = lambda start, peak, grok: NS(history={"weight_norm": [start, peak, 3.0]},  # noqa: E731
+    run = lambda start, peak, grok: NS(history={"weight_norm": [start, start, peak, 3.0]},  # noqa: E731
                                        grok_step=grok)
     scaled = {s: {1.0: run(1.0, 5.0, 100), 4.0: run(4.0, 6.0, 120)} for s in (0, 1)}
 
@@ -240,14 +242,14 @@ def test_muon_row_compares_each_at_its_best_and_can_say_no():
                               grok={0: 100, 1: 110}),
                    muon=dict(tried={0.05: None, 0.1: muon_grok[0], 0.2: None}, best=0.1,
                              grok=dict(enumerate(muon_grok))))
-        rows = A.algorithm_claims(clock, norms, scaled, opt)
+        rows = C.algorithm_claims(clock, norms, scaled, opt)
         return [r for r in rows if r["claim"].startswith("Muon")][0]
 
     fast, slow = row([50, 55]), row([200, None])
     assert not fast["asserted"] and fast["seeds"] == [0, 1]
     assert fast["reproduced"] == "yes" and "2.00x" in fast["measured here"]
     assert slow["reproduced"] == "no"
-    assert all(r["reproduced"] == "yes" for r in A.algorithm_claims(clock, norms, scaled)
+    assert all(r["reproduced"] == "yes" for r in C.algorithm_claims(clock, norms, scaled)
                if r["asserted"])
 
 
@@ -265,3 +267,22 @@ def test_every_adamw_run_keeps_the_recipes_clock():
     assert adamw_config(cfg, cfg.lr) == cfg.replace(optimizer="adamw")
     with pytest.raises(ValueError, match="learning rate"):
         adamw_config(cfg, 0.0)
+
+
+@known_answer(C._off_keys, C._descent, C._peak_over_start,
+              how="made-up measures: 90% on keys that are 20% of the frequencies leaves 0.1 / "
+                  "0.8 of the null's share off them; a norm that peaks before the fit step has "
+                  "no descent to read; norms 4x at the start and 2x at the peak give 0.5")
+def test_algorithm_measures_on_known_answers():
+    from types import SimpleNamespace as NS
+
+    assert C._off_keys("key_share")(dict(key_share=0.9, null=0.2)) == pytest.approx(0.125)
+    n = dict(done=0.8, fit_step=10, peak_step=20, grok_step=100)
+    assert C._descent(n) == 0.8
+    assert math.isnan(C._descent(dict(n, peak_step=5)))     # peaks before it fits
+    assert math.isnan(C._descent(dict(n, peak_step=100)))   # peaks at the grok step
+    assert math.isnan(C._descent(dict(n, grok_step=None)))  # never groks
+    run = lambda *norm: NS(history={"weight_norm": list(norm)})  # noqa: E731
+    r = {1.0: run(1.0, 1.1, 5.0, 3.0), 4.0: run(4.0, 4.0, 10.0, 3.0)}
+    assert C._peak_over_start(None)(r) == pytest.approx(0.5)
+    assert C._peak_over_start(1)(r) == pytest.approx((4.0 / 1.1) / 4.0)

@@ -13,11 +13,11 @@ import numpy as np
 
 from .. import evidence, plots
 from .algorithm import (
-    SINGLE, algorithm_claims, clock_measures, initial_model, norm_descent, primitive_root,
+    clock_measures, initial_model, norm_descent, primitive_root,
 )
 from .experiments import restricted_at_test_half, speedups
 from .facts import (
-    _falls, by_seed, clock_by_pair, clock_fit, median_grid, corrupted_facts, corrupted_glue, live_phase_facts,
+    _falls, _good, by_seed, crit_falls, clock_by_pair, clock_fit, median_grid, corrupted_facts, corrupted_glue, live_phase_facts,
     phase_facts, phase_glue, progress_glue, remedy_facts, section1_numbers,
 )
 from .science import (
@@ -27,9 +27,9 @@ from .science import (
 
 __all__ = ["section1_facts", "section2_facts", "section3_facts", "section4_facts", "page_claims",
            "section1_claims", "phase_claims", "published_claims", "pct0", "best_rate",
-           "DIV_RANGE", "CONTROL_WD", "CONTROL_FRAC", "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
+           "DIV_WITHIN", "CONTROL_WD", "CONTROL_FRAC", "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
            "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL", "CORRECTS", "LOSS_RISE", "HALF",
-           "restricted_excluded_rows", "TEST_LOSS_RISES",
+           "restricted_excluded_rows", "TEST_LOSS_RISES", "algorithm_claims", "SINGLE", "ROUND", "NULL_OVER", "CLUSTER",
            "TEST_LOSS_TURNS", "RESTRICTED_LEADS", "EXCLUDED_RISES"]
 
 
@@ -43,12 +43,15 @@ def _texts(digits: int, **values) -> dict[str, str]:
 
 
 def section1_facts(first, other, seeds) -> dict[str, str]:
-    """Section 1's glued numbers: the first run's fit step, the end of its plateau, its 50% and
+    """Section 1's glued numbers: the first run's ηλ and the share of an initial weight its decay
+    alone leaves by the end of the plateau, (1 - ηλ)^t, its fit step, the end of its plateau, its 50% and
     grok steps, the plateau and the delay over the fit step, its test loss's rise while
     memorizing, division's grok step (``other``), the thresholds the prose names and the
     claim ``seeds``."""
     s1 = section1_numbers(first, other)
-    return _texts(2, t_fit=s1["fit"], t_grok=s1["grok"], delay=s1["delay"],
+    el = first.config.lr * first.config.weight_decay
+    left = (1 - el) ** s1["leave"] if s1["leave"] is not None else float("nan")
+    return _texts(2, eta_lambda=f"{el:g}", head_left=left, t_fit=s1["fit"], t_grok=s1["grok"], delay=s1["delay"],
                   t_leave=s1["leave"], t_half=s1["half"], plateau=s1["plateau"],
                   margin=f"{CHANCE_MARGIN:.0%}", plateau_min=f"{PLATEAU:g}",
                   fit_acc=f"{FIT_ACC:.0%}", grok_acc=f"{GROK_ACC:.0%}", delay_min=f"{DELAY:g}",
@@ -132,7 +135,7 @@ def best_rate(o: dict) -> str:
 
 # Each asserted row is judged on several seeds (plots.across_seeds); its thresholds live here
 # (the algorithm section's, with its rows, in :mod:`.algorithm`).
-DIV_RANGE = (0.5, 2.0)  # "a similar schedule": division's grok step within these x addition's
+DIV_WITHIN = 2.0        # "a similar schedule": division's grok step within this x addition's, either way
 REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
 UNIT_OVER_LAYER = 0.2   # "each unit reads few frequencies": its concentration this above the layer's
 PEAK_BEFORE = 0.5       # "well before": the test loss peaks before this share of the step the
@@ -140,6 +143,8 @@ PEAK_BEFORE = 0.5       # "well before": the test loss peaks before this share o
 LOSS_RISE = 1.5         # "the test loss rises": its peak at least this x its value at step 0
 HALF = 0.5              # "falls to half": a loss below this x its value at the fit step
 NOISE_MARGIN = 0.1      # corrupted labels: "memorizes fewer" by at least this share
+MEMORIZED = 0.9         # corrupted labels: "memorizes" them, predicts at least this share of them
+MAJORITY = 0.5          # "generalizes" / "ignores the corruption": more than half right
 FIT_ERROR = 0.2         # "a fixed part plus clock periods": every cell within this of the fit
 UNLEARN_LOSS = 10.0     # "far above": the strongest decay's training loss this x the weaker ones'
 CONTROL_WD = 1.0        # the no-decay row's control: cells at this decay and above (below the
@@ -147,22 +152,19 @@ CONTROL_FRAC = 0.6      # strongest) and fractions from this one, which generali
 EXCLUDED_RISE = 1.3     # "excluded loss rises": its highest after the fit step this x its value there
 CONC_GAIN = 0.2         # "become sparse in the Fourier basis": top-10% share up this much, fit to grok
 NORM_FALL = 0.95        # "the weight norm falls": at the grok step at most this x its fit-step value
+SINGLE = 0.5            # "a neuron reads one frequency": its top frequency holds at least half its energy
+ROUND = 0.2             # "on a circle": the radius's spread (std / mean) at most this
+NULL_OVER = 1.5         # "most of the energy": off the keys at most 1/1.5 of the uniform null's share
+CLUSTER = 1.25          # "the neurons cluster on the keys": this x the keys' share of the frequencies
 CORRECTS = 0.05         # "corrects some": the larger decay predicts this share more true labels
+CRIT_ROWS = 0           # "below a critical fraction": more than this many of the grid's fractions
+#                         lie below the smallest that generalizes
+CRIT_DROP = 0.05        # "the critical fraction falls": it ends at least this much lower
 
 
 def _nan(v) -> float:
     return float("nan") if v is None else float(v)
 
-
-
-def _fails(verdict: str) -> str:
-    """A control's verdict turned into the row's: "yes" when the control fails the row's own
-    test on every seed, "no" when it passes on every seed, "partly" between."""
-    return {"no": "yes", "yes": "no"}.get(verdict, "partly")
-
-
-def _per_seed(runs: dict, f) -> dict:
-    return {s: f(r) for s, r in runs.items()}
 
 
 def _loss_rise(h, key: str) -> float:
@@ -241,99 +243,128 @@ EXCLUDED_RISES = evidence.Claim(
     window="after the fit step", fmt=_ratio)
 
 
-def section1_claims(multi: dict) -> list[dict]:
-    """Section 1's rows on several seeds (:func:`~.experiments.seed_runs`): grokking (a plateau
-    near chance after the fit step, then a climb to GROK_ACC), the test loss's rise, division,
-    the control without decay, the weight norm and Fourier concentration from the fit step to
-    the grok step, and the two remedies the prose asserts (3x decay, ⊥Grad)."""
-    C = plots.claim
-    dec = multi["decay"]
-    seeds = sorted(dec)
-    cfg = dec[seeds[0]].config
-    chance = 1.0 / cfg.p
-    ps = _per_seed(dec, lambda r: plateau_steps(r.history, cfg.p))
-    pct = lambda v: f"{v:.0%}"  # noqa: E731
-    x = lambda v: f"{v:.1f}x"  # noqa: E731
-    plateau = {s: _nan(v["plateau"] if v["grok"] is not None else None) for s, v in ps.items()}
-    text, ok = plots.across_seeds(plateau, lambda v: v >= PLATEAU, x)
-    at = lambda t: "—" if t is None else f"{t}"  # noqa: E731  (— : not within the budget)
-    per = "; ".join(f"seed {s}: fit {at(v['fit'])}, leaves chance {at(v['leave'])}, 50% "
-                    f"{at(v['half'])}, {GROK_ACC:.0%} {at(v['grok'])}" for s, v in ps.items())
-    rows = [C("Test accuracy stays near chance long after training accuracy fits, then climbs "
-              "to ~100% (grokking)", "Power et al. 2022",
-              f"end of the plateau / fit step: {text} (steps, — where not reached within "
-              f"{cfg.steps:,}: {per})", ok,
-              control=f"chance, 1/p = {chance:.1%}: 'near chance' is at most {chance:.1%} + "
-                      f"{CHANCE_MARGIN:.0%}; a run that generalizes as it fits leaves it at ~1x",
-              window=f"from the fit step to {PLATEAU:g}x the fit step, then to the end "
-                     f"({cfg.steps:,} steps)", seeds=seeds)]
+def _plateau(run) -> float:
+    """A run's plateau, the step its test accuracy leaves chance over its fit step, where it
+    then groks (NaN where it does not: no climb, no plateau that ends)."""
+    ps = plateau_steps(run.history, run.config.p)
+    return _nan(ps["plateau"] if ps["grok"] is not None else None)
 
-    rows.append(evidence.judge(TEST_LOSS_RISES, dec, dec).row())
-    if "none" in multi:
-        rows.append(evidence.judge(TEST_LOSS_TURNS, {s: (r, r) for s, r in dec.items()},
-                                   {s: (multi["none"][s], r) for s, r in dec.items()}).row())
-    if "div" in multi:
-        lo, hi = DIV_RANGE
-        r = {s: _nan(multi["div"][s].grok_step / dec[s].grok_step
-                     if multi["div"][s].grok_step and dec[s].grok_step else None) for s in seeds}
-        text, ok = plots.across_seeds(r, lambda v: lo <= v <= hi, lambda v: f"{v:.2f}")
-        rows.append(C("Division groks on a similar schedule to addition", "Power et al. 2022",
-                      f"grok step of a / b over a + b: {text}", ok,
-                      control="a + b on the same seed", window=f"{lo:g}x to {hi:g}x", seeds=seeds))
-    none = multi["none"]
-    ctl = {s: _nan(r.history.last("test_acc") if r.fit_step is not None else None)
-           for s, r in none.items()}
-    text, ok = plots.across_seeds(ctl, lambda v: v < GROK_ACC, pct)
-    rows.append(C("Without weight decay the network memorizes and does not generalize",
-                  "Nanda et al. 2023; Liu et al. 2023",
-                  f"no weight decay, fitted, final test accuracy: {text}", ok,
-                  control="the same split with weight decay (the first row)",
-                  window=f"the whole budget, {cfg.steps:,} steps", seeds=seeds))
 
-    def at(r, key, step):
-        d = dict(zip(r.history.steps, r.history[key]))
-        return d.get(step, float("nan"))
+def _grok_ratio(pair) -> float:
+    """``(run, ref)``: ``ref``'s grok step over ``run``'s (the speed-up; NaN where one does
+    not grok)."""
+    run, ref = pair
+    return _nan(ref.grok_step / run.grok_step if run.grok_step and ref.grok_step else None)
 
-    # the control: the run without decay on the same seed, from its own fit step to the decay
-    # run's grok step (no circuit replaces the table there: its norm grows, its spectrum stays)
-    def norm_conc(r, ref):
-        grok, fit = ref.grok_step, r.fit_step
-        if not grok or fit is None:
-            return float("nan"), float("nan")
-        return (at(r, "weight_norm", grok) / at(r, "weight_norm", fit),
-                at(r, "fourier_top10", grok) - at(r, "fourier_top10", fit))
-    got = {s: norm_conc(r, r) for s, r in dec.items()}
-    ctl = {s: norm_conc(none[s], r) for s, r in dec.items() if s in none}
-    fall, gain = (lambda v: v <= NORM_FALL), (lambda v: v >= CONC_GAIN)
-    t1, v1 = plots.across_seeds({s: v[0] for s, v in got.items()}, fall, lambda v: f"{v:.2f}")
-    t2, v2 = plots.across_seeds({s: v[1] for s, v in got.items()}, gain, lambda v: f"{v:+.2f}")
-    c1, w1 = plots.across_seeds({s: v[0] for s, v in ctl.items()}, fall, lambda v: f"{v:.2f}")
-    c2, w2 = plots.across_seeds({s: v[1] for s, v in ctl.items()}, gain, lambda v: f"{v:+.2f}")
-    rows.append(C("During the plateau the weight norm falls and the input weights become sparse "
-                  "in the Fourier basis", "Nanda et al. 2023",
-                  f"weight norm at the grok step / at the fit step: {t1}; top-10% share of the "
-                  f"input weights' Fourier energy, grok step minus fit step: {t2}; the control "
-                  f"without decay: {c1}; {c2}",
-                  evidence.combine(v1, v2, _fails(w1), _fails(w2)),
-                  control="the run without weight decay on the same seed, from its fit step to "
-                          "the decay run's grok step (it must fail both tests)",
-                  window=f"from the fit step to the grok step: the norm at most {NORM_FALL:g}x, "
-                         f"the share up at least {CONC_GAIN:g}", seeds=seeds))
-    base = {s: r.grok_step for s, r in dec.items()}
-    for name, claim, paper, asserted in (
-            ("strong", "More weight decay (3x), faster grokking", "Liu et al. 2023", True),
+
+def _schedule(pair) -> float:
+    """``(run, ref)``: how many times sooner or later ``run`` groks than ``ref``, either way
+    (at least 1; NaN where one does not grok)."""
+    r = _grok_ratio(pair)
+    return max(r, 1 / r) if r == r else r
+
+
+def _final_test(run) -> float:
+    """A fitted run's final test accuracy (NaN where it never fits)."""
+    return _nan(run.history.last("test_acc") if run.fit_step is not None else None)
+
+
+def _at(run, key: str, step) -> float:
+    d = dict(zip(run.history.steps, run.history[key]))
+    return d.get(step, float("nan"))
+
+
+def _plateau_change(key: str, ratio: bool):
+    """``(run, ref) ->`` ``key`` (the weight norm, the Fourier top-10% share) at ``ref``'s grok
+    step against at ``run``'s fit step: their ratio (``ratio``) or difference."""
+    def measure(pair) -> float:
+        run, ref = pair
+        if not ref.grok_step or run.fit_step is None:
+            return float("nan")
+        a, b = _at(run, key, ref.grok_step), _at(run, key, run.fit_step)
+        return a / b if ratio else a - b
+    return measure
+
+
+_ratio2 = lambda v: f"{v:.2f}"  # noqa: E731
+_x1 = lambda v: f"{v:.1f}x"  # noqa: E731
+GROKS = evidence.Claim(
+    "Test accuracy stays near chance long after training accuracy fits, then climbs to ~100% "
+    "(grokking)", "Power et al. 2022", measure=_plateau,
+    test=evidence.Test(">=", PLATEAU, "PLATEAU: the step test accuracy leaves chance (1/p + "
+                                      "CHANCE_MARGIN) over the fit step, in a run that then groks",
+                       scale="log"),
+    control="the run without weight decay on the same seed (no climb: no plateau that ends)",
+    window="from the fit step to the end of the budget", fmt=_x1)
+DIV_SCHEDULE = evidence.Claim(
+    "Division groks on a similar schedule to addition", "Power et al. 2022", measure=_schedule,
+    test=evidence.Test("<=", DIV_WITHIN, "DIV_WITHIN: a / b's grok step within this factor of "
+                                         "a + b's, either way", scale="log"),
+    control="a + b without weight decay on the same seed, its grok step against a + b's",
+    window="the whole budget", fmt=_ratio2)
+NO_DECAY_STAYS = evidence.Claim(
+    "Without weight decay the network memorizes and does not generalize",
+    "Nanda et al. 2023; Liu et al. 2023", measure=_final_test,
+    test=evidence.Test("<", GROK_ACC, "GROK_ACC: the final test accuracy of a fitted run"),
+    control="the same split with weight decay (the first row)", window="the whole budget",
+    fmt=lambda v: f"{v:.0%}")
+NORM_FALLS = evidence.Claim(
+    "the weight norm falls", "Nanda et al. 2023", measure=_plateau_change("weight_norm", True),
+    test=evidence.Test("<=", NORM_FALL, "NORM_FALL: the weight norm at the grok step over at "
+                                        "the fit step"),
+    control="the run without decay", window="from the fit step to the grok step", fmt=_ratio2)
+SPARSER = evidence.Claim(
+    "the input weights become sparse in the Fourier basis", "Nanda et al. 2023",
+    measure=_plateau_change("fourier_top10", False),
+    test=evidence.Test(">=", CONC_GAIN, "CONC_GAIN: the top-10% share of the input weights' "
+                                        "Fourier energy, grok step minus fit step"),
+    control="the run without decay", window="from the fit step to the grok step",
+    fmt=lambda v: f"{v:+.2f}")
+
+
+def _speedup(claim: str, paper: str, asserted: bool) -> evidence.Claim:
+    return evidence.Claim(
+        claim, paper, measure=_grok_ratio, asserted=asserted, fmt=_x1,
+        test=evidence.Test(">=", REMEDY_SPEEDUP, "REMEDY_SPEEDUP: the baseline's grok step over "
+                                                 "the remedy's", scale="log"),
+        control="the run without weight decay on the same seed, measured the same way",
+        window="the whole budget")
+
+
+SPEEDUPS = {"strong": _speedup("More weight decay (3x), faster grokking", "Liu et al. 2023", True),
             # at cpu one seed in three is just under the margin: shown, and the prose glues it
-            ("perp_grad", "⊥Grad groks without weight decay, sooner than the baseline",
-             "Prieto et al. 2025", False)):
-        if name not in multi:
-            continue
-        sp = {s: _nan(base[s] / r.grok_step if r.grok_step and base[s] else None)
-              for s, r in multi[name].items()}
-        text, ok = plots.across_seeds(sp, lambda v: v >= REMEDY_SPEEDUP, x)
-        rows.append(C(claim, paper, f"speed-up over the baseline's grok step: {text}", ok,
-                      asserted=asserted, control=f"the baseline (weight decay {cfg.weight_decay:g}) on the same seed",
-                      window=f"at least {REMEDY_SPEEDUP:g}x within {cfg.steps:,} steps",
-                      seeds=seeds))
+            "perp_grad": _speedup("⊥Grad groks without weight decay, sooner than the baseline",
+                                  "Prieto et al. 2025", False)}
+
+
+def section1_claims(multi: dict) -> list[dict]:
+    """Section 1's rows on several seeds (:func:`~.experiments.seed_runs`), judged by the
+    engine, each against the run without weight decay on the same seed (or, for that run's own
+    row, the run with it): grokking (a plateau near chance after the fit step, then a climb to
+    GROK_ACC), the test loss's rise and its peak, division, the control without decay, the
+    weight norm and Fourier concentration from the fit step to the grok step, and the two
+    remedies the prose asserts (3x decay, ⊥Grad)."""
+    dec, none = multi["decay"], multi["none"]
+    pair = lambda runs: {s: (runs[s], r) for s, r in dec.items()}  # noqa: E731
+    rows = [evidence.judge(GROKS, dec, none).row(),
+            evidence.judge(TEST_LOSS_RISES, dec, dec).row(),
+            evidence.judge(TEST_LOSS_TURNS, pair(dec), pair(none)).row()]
+    if "div" in multi:
+        rows.append(evidence.judge(DIV_SCHEDULE, pair(multi["div"]), pair(none)).row())
+    rows.append(evidence.judge(NO_DECAY_STAYS, none, dec).row())
+    rows.append(evidence.joint(
+        "During the plateau the weight norm falls and the input weights become sparse in the "
+        "Fourier basis", "Nanda et al. 2023",
+        {"weight norm at the grok step / at the fit step:":
+             evidence.judge(NORM_FALLS, pair(dec), pair(none)),
+         "top-10% share of the input weights' Fourier energy, grok step minus fit step:":
+             evidence.judge(SPARSER, pair(dec), pair(none))},
+        control="the run without weight decay on the same seed, from its fit step to the decay "
+                "run's grok step (it must fail both tests)",
+        window="from the fit step to the grok step"))
+    for name, claim in SPEEDUPS.items():
+        if name in multi:
+            rows.append(evidence.judge(claim, pair(multi[name]), pair(none)).row())
     return rows
 
 
@@ -397,15 +428,27 @@ def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[d
     cs = sorted(corrupted)
     facts = {s: corrupted_facts(o) for s, o in corrupted.items()}
     f0 = facts[cs[0]]
-    mem = {s: f["mem_low"] for s, f in facts.items()}
-    test = {s: f["test_low"] for s, f in facts.items()}
-    t1, v1 = plots.across_seeds(mem, lambda v: v > 0.9, pct0)
-    t2, v2 = plots.across_seeds(test, lambda v: v > 0.5, pct0)
-    rows.append(C("A network can memorize corrupted labels and still generalize",
-                  "Doshi et al. 2024", f"{f0['noise']:.0%} corrupted, wd {f0['wd_low']:g}: "
-                  f"memorized {t1}; test accuracy {t2}", evidence.combine(v1, v2),
-                  control="chance for the test accuracy; 90% of the wrong labels for 'memorizes'",
-                  window="at the end of the budget", seeds=cs))
+    low = lambda k: lambda o: o["runs"][0][k]  # noqa: E731
+    high = lambda k: lambda o: o["runs"][-1][k]  # noqa: E731
+    kept = evidence.Claim(
+        "memorizes the corrupted labels", "Doshi et al. 2024", measure=low("final_memorized"),
+        control_measure=high("final_memorized"), fmt=pct0,
+        test=evidence.Test(">=", MEMORIZED, "MEMORIZED: the share of the wrong labels predicted"),
+        control=f"the run at weight decay {f0['wd_high']:g}", window="at the end of the budget")
+    still = evidence.Claim(
+        "still generalizes", "Doshi et al. 2024", measure=low("final_test_acc"),
+        control_measure=low("final_corrected"), fmt=pct0,
+        test=evidence.Test(">", MAJORITY, "MAJORITY: the accuracy on the pairs it did not see"),
+        control="the same run on the corrupted training pairs, against their true labels",
+        window="at the end of the budget")
+    rows.append(evidence.joint(
+        "A network can memorize corrupted labels and still generalize", "Doshi et al. 2024",
+        {f"{f0['noise']:.0%} corrupted, wd {f0['wd_low']:g}: memorized":
+             evidence.judge(kept, corrupted, corrupted),
+         "test accuracy": evidence.judge(still, corrupted, corrupted)},
+        control=f"for 'memorizes', the run at weight decay {f0['wd_high']:g}; for 'generalizes', "
+                "the same run's accuracy on the corrupted training pairs against their true "
+                "labels", window="at the end of the budget"))
     fewer = {s: f["mem_low"] - f["mem_high"] for s, f in facts.items()}
     corr = {s: f["corr_high"] - corrupted[s]["runs"][0]["final_corrected"] for s, f in facts.items()}
     keep = {s: f["test_high"] - f["test_low"] for s, f in facts.items()}
@@ -420,12 +463,15 @@ def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[d
                   window=f"at the end of the budget; memorized at least {NOISE_MARGIN:.0%} "
                          f"fewer, corrected at least {CORRECTS:.0%} more, test accuracy at most "
                          f"1 point lower", seeds=cs))
-    fix = {s: f["corr_high"] for s, f in facts.items()}
-    text, ok = plots.across_seeds(fix, lambda v: v > 0.5, pct0)
-    rows.append(C("Regularization makes the network ignore the corruption (predict the true "
-                  "labels of the corrupted pairs)", "Doshi et al. 2024",
-                  f"wd {f0['wd_high']:g}: corrected {text}", ok, asserted=False,
-                  control="half of the corrupted pairs", seeds=cs))
+    ignores = evidence.Claim(
+        "Regularization makes the network ignore the corruption (predict the true labels of the "
+        "corrupted pairs)", "Doshi et al. 2024", measure=high("final_corrected"),
+        control_measure=low("final_corrected"), fmt=pct0, asserted=False,
+        test=evidence.Test(">", MAJORITY, "MAJORITY: the share of the corrupted training pairs "
+                                          "predicted with their true label"),
+        control=f"the run at weight decay {f0['wd_low']:g}",
+        window=f"weight decay {f0['wd_high']:g}, at the end of the budget")
+    rows.append(evidence.judge(ignores, corrupted, corrupted).row())
     if scaled is not None:
         dec = multi["decay"]
         clock = {s: clock_measures(r.model, initial_model(r), r.config.p, r.config.op)
@@ -450,78 +496,297 @@ def pct0(v: float) -> str:
     return f"{v:.0%}"
 
 
+# ============================================================================ the algorithm
+
+
+def _off_keys(key: str):
+    """The share of the energy off the key frequencies over the uniform null's (``key``: the
+    trained network's share, or the initial one's, on the same keys)."""
+    return lambda m: (1 - m[key]) / (1 - m["null"])
+
+
+def _descent(n: dict) -> float:
+    """The share of the weight norm's descent made at the grok step, where the norm peaks after
+    the fit step and before the grok step (NaN where it does not)."""
+    ok = (n["grok_step"] is not None and n["fit_step"] is not None
+          and n["fit_step"] <= n["peak_step"] < n["grok_step"])
+    return float(n["done"]) if ok else float("nan")
+
+
+def _peak_over_start(at: int):
+    """``{scale: run}`` -> the larger start's weight norm over the x1 run's, at the peak
+    (``at`` None) or at evaluation ``at``, over the ratio of their initial norms."""
+    def measure(r: dict) -> float:
+        big = max(r)
+        norm = lambda x: r[x].history["weight_norm"]  # noqa: E731
+        pick = (lambda h: max(h)) if at is None else (lambda h: h[at])  # noqa: E731
+        return (pick(norm(big)) / pick(norm(1.0))) / (norm(big)[0] / norm(1.0)[0])
+    return measure
+
+
+_pct = lambda v: f"{v:.0%}"  # noqa: E731
+KEYS_OVER_NULL = evidence.Claim(
+    "The key frequencies carry most of the first layer's Fourier energy", "Nanda et al. 2023",
+    measure=_off_keys("key_share"), control_measure=_off_keys("init_key_share"),
+    test=evidence.Test("<=", 1 / NULL_OVER, "1/NULL_OVER: the share off the keys over the "
+                                            "uniform null's"),
+    control="the initial weights on the same keys, measured the same way",
+    window="the end of the run; where the null leaves off the keys at most (1 - 1/NULL_OVER) of "
+           "the energy (the keys a quarter of the frequencies or more) this is more than half",
+    fmt=_ratio2)
+ONE_FREQUENCY = evidence.Claim(
+    "each neuron reads one frequency", "Nanda et al. 2023",
+    measure=lambda m: m["single"], control_measure=lambda m: m["init_single"],
+    test=evidence.Test(">=", SINGLE, "SINGLE: the median neuron's share of its energy at its "
+                                     "top frequency"),
+    control="the initial network", window="the end of the run", fmt=_pct)
+ON_KEYS = evidence.Claim(
+    "the neurons cluster on the keys", "Nanda et al. 2023",
+    measure=lambda m: m["on_keys"] / m["null"], control_measure=lambda m: m["init_on_keys"] / m["null"],
+    test=evidence.Test(">=", CLUSTER, "CLUSTER: the share of the stronger half of the "
+                                        "neurons whose top frequency is a key, over the keys' "
+                                        "share of the frequencies", scale="log"),
+    control="the initial network", window="the end of the run", fmt=_ratio2)
+CLOCK = evidence.Claim(
+    "Projected on the cosine and sine of a key frequency, the residues lie on a circle (a clock)",
+    "Nanda et al. 2023", measure=lambda m: m["spread"], control_measure=lambda m: m["init_spread"],
+    test=evidence.Test("<=", ROUND, "ROUND: the radius's spread (std / mean), median over the "
+                                    "keys"),
+    control="the initial weights in the same construction", window="the end of the run",
+    fmt=_ratio2)
+DESCENT = evidence.Claim(
+    "Generalization arrives with the weight norm's descent: the norm peaks after the fit step, "
+    "and by the grok step most of its fall to where it settles is made",
+    "Liu et al. 2023 (Omnigrok)", measure=_descent,
+    control_measure=lambda n: float(n["fit_done"]),
+    test=evidence.Test(">=", HALF, "HALF: the share of the descent (peak − norm) / (peak − end) "
+                                   "made at the grok step, where the norm peaks after the fit "
+                                   "step and before it"),
+    control="the same share at the fit step", fmt=_pct,
+    window="from the peak of the norm to the median of the last three evaluations")
+
+
+def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = None) -> list[dict]:
+    """The rows of the section on the algorithm, judged by the engine: ``clock``
+    ``{seed: clock_measures(...)}`` at the end of each seed's run (against the initial
+    network), ``norms`` ``{seed: norm_descent(run)}``, ``scaled`` ``{seed: {scale: GrokRun}}``
+    (scale 1 the page's run), ``opt`` :func:`~.algorithm.optimizer_runs`."""
+    j = evidence.judge
+    seeds = sorted(clock)
+    keys = "; ".join(f"seed {s}: {len(clock[s]['keys'])} of {clock[s]['K']}" for s in seeds)
+    big = max(next(iter(scaled.values())))
+    peak = evidence.Claim(
+        f"The norm the network memorizes at is set by training, not by the initial scale: from a "
+        f"{big:g}x start the peak norm is far less than {big:g}x",
+        "a test of Omnigrok's large-initialization account (Liu et al. 2023)",
+        measure=_peak_over_start(None), control_measure=_peak_over_start(1),
+        test=evidence.Test("<", HALF, f"HALF: the peak norm at x{big:g} over at x1, over the "
+                                      "ratio of their initial norms", scale="log"),
+        control="the same ratio at the first evaluation after the start (the initial scale "
+                "still there)", window="the whole run (to the grok step)", fmt=_ratio2)
+    rows = [evidence.joint(
+                KEYS_OVER_NULL.statement, KEYS_OVER_NULL.paper,
+                {"share off the keys (read off the logits) over the uniform null's, 1 − (number "
+                 "of keys) / ((p − 1)/2):": j(KEYS_OVER_NULL, clock, clock)},
+                control=KEYS_OVER_NULL.control, window=KEYS_OVER_NULL.window,
+                note=f"keys: {keys} frequencies; share on them: " + plots.spread(
+                    {s: clock[s]["key_share"] for s in seeds}, _pct)),
+            evidence.joint(
+                "Each neuron reads essentially one frequency, and the neurons cluster on the key "
+                "frequencies", "Nanda et al. 2023",
+                {"median over neurons of the share at the top frequency:":
+                     j(ONE_FREQUENCY, clock, clock),
+                 "neurons whose top frequency is a key, over the null:": j(ON_KEYS, clock, clock)},
+                control="the initial network", window="the end of the run"),
+            j(CLOCK, clock, clock).row(),
+            evidence.joint(DESCENT.statement, DESCENT.paper, {"": j(DESCENT, norms, norms)},
+                           control=DESCENT.control, window=DESCENT.window,
+                           note="steps: " + "; ".join(
+                               f"fit {n['fit_step']}, peak {n['peak_step']}, grok {n['grok_step']}"
+                               for n in (norms[s] for s in sorted(norms)))),
+            j(peak, scaled, scaled).row()]
+    later = {s: _nan(r[big].grok_step / r[1.0].grok_step
+                     if r[big].grok_step and r[1.0].grok_step else None) for s, r in scaled.items()}
+    text, v = plots.across_seeds(later, lambda x: x > 1.5, lambda x: f"{x:.2f}x")
+    rows.append(plots.claim(f"A larger initialization delays grokking (x{big:g} against x1)",
+                            "Liu et al. 2023 (Omnigrok)", f"grok step at x{big:g} / at x1: {text}",
+                            v, asserted=False, control="x1 on the same seed",
+                            window="at least 1.5x later", seeds=sorted(scaled)))
+    if opt:
+        a, m = opt["adamw"], opt["muon"]
+        ss = sorted(a["grok"])
+        sp = {s: _nan(a["grok"][s] / m["grok"][s] if a["grok"][s] and m["grok"][s] else None)
+              for s in ss}
+        text, v = plots.across_seeds(sp, lambda x: x > 1, lambda x: f"{x:.2f}x")
+        tried = lambda o: ", ".join(f"{lr:g} → {'—' if g is None else g}"  # noqa: E731
+                                    for lr, g in o["tried"].items())
+        rows.append(plots.claim(
+            "Muon groks sooner than AdamW", "Tveit et al. 2025 (their grokking epoch: the first "
+            "epoch with validation accuracy at 95% once training accuracy has settled near 100%)",
+            f"AdamW's grok step over Muon's, each at its best learning rate: {text} (seed "
+            f"{ss[0]}: AdamW η {tried(a)}; Muon η {tried(m)}; — not within the budget)", v,
+            asserted=False, control=f"AdamW with the same budget of learning rates "
+                                    f"({len(a['tried'])}, spaced the same way) around its own",
+            window=f"the budget of section 1's run; grok step: test accuracy above "
+                   f"{GROK_ACC:.0%}", seeds=ss))
+    return rows
+
+
 # ============================================================================ the phase diagram
+
+
+# ---- the phase grid's measures: each reads one seed's grid and, where it needs one, a column or
+# a subset of its cells (the run a row's treatment or control hands the engine is (grid, which))
+
+def _inner_grok(g: list[dict]) -> dict:
+    """``{(fraction, decay): grok step}`` of the cells at decays above 0 and below the strongest
+    that generalize and keep it (None where they do not)."""
+    strongest = max(r["weight_decay"] for r in g)
+    return {(r["train_frac"], r["weight_decay"]): r["grok_step"] if _good(r) else None
+            for r in g if 0 < r["weight_decay"] < strongest}
+
+
+def _rises(grok: dict) -> int:
+    """How many rows (one fraction, decays in order) and columns (one decay, fractions in
+    order) of ``{(fraction, decay): grok step or None}`` the grok step rises along (cells that
+    do not generalize skipped)."""
+    fracs, wds = sorted({f for f, _ in grok}), sorted({w for _, w in grok})
+    return (sum(not _falls([grok.get((f, w)) for w in wds]) for f in fracs)
+            + sum(not _falls([grok.get((f, w)) for f in fracs]) for w in wds))
+
+
+def _shuffled(grok: dict, seed: int) -> dict:
+    """The null grid: the same cells generalize, their grok steps permuted among them (a fixed
+    permutation per seed): any order in the grid's grok steps is gone, their values kept."""
+    keys = [k for k, v in grok.items() if v is not None]
+    steps = np.random.default_rng(seed).permutation([grok[k] for k in keys])
+    return {**grok, **{k: int(t) for k, t in zip(keys, steps)}}
+
+
+def _not_memorizing(run) -> float:
+    """``(grid, keep)``: how many of the cells ``keep`` selects do not memorize (NaN: none)."""
+    g, keep = run
+    cells = [r for r in g if keep(r)]
+    return float(sum(r["phase"] != "memorization" for r in cells)) if cells else float("nan")
+
+
+def _crit_drop(run) -> float:
+    """``(grid, decays)``: the critical fraction at the first decay minus at the last, where it
+    never rises between them (:func:`~.facts.crit_falls`; NaN where it does, or stays put; no
+    fraction of the grid generalizing read as 1, the whole table)."""
+    g, wds = run
+    c = [critical_fraction(g, w) for w in wds]
+    return (1.0 if c[0] is None else c[0]) - c[-1] if crit_falls(c) else float("nan")
+
+
+def _rows_below(run) -> float:
+    """``(grid, seed)``: how many training fractions of the grid lie below the smallest that
+    generalizes at a decay above 0 (``seed`` given: on the grid with the phases of those
+    cells permuted among them, the null)."""
+    g, seed = run
+    fracs = sorted({r["train_frac"] for r in g})
+    cells = [r for r in g if r["weight_decay"] > 0]
+    phases = [r["phase"] for r in cells]
+    if seed is not None:
+        phases = list(np.random.default_rng(seed).permutation(phases))
+    good = [r["train_frac"] for r, ph in zip(cells, phases) if ph in ("grokking", "comprehension")]
+    return float(sum(f < min(good) for f in fracs)) if good else float(len(fracs))
+
+
+def _column_gap(run) -> float:
+    """``(grid, decay)``: the column's lowest final training loss over the highest of the
+    weaker decays'."""
+    g, w = run
+    return (min(r["final_train_loss"] for r in g if r["weight_decay"] == w)
+            / max(r["final_train_loss"] for r in g if r["weight_decay"] < w))
+
+
+def _column_keeps(run) -> float:
+    """``(grid, decay)``: the cells of the column that neither un-learn nor stay confused."""
+    g, w = run
+    return float(sum(r["phase"] not in ("un-learning", "confusion") for r in g
+                     if r["weight_decay"] == w))
+
+
+FOUR = ("comprehension", "grokking", "memorization", "confusion")
+_n = lambda v: f"{v:.0f}"  # noqa: E731
+NONE_OFF = evidence.Test("<", 1, "NONE_OFF: fewer than one cell (row, column) that breaks the "
+                                 "pattern")
+MEMORIZE_ALL = evidence.Claim(
+    "Without weight decay every network memorizes within the budget",
+    "this page's grid (Power et al. 2022 see grokking without weight decay in longer runs)",
+    measure=_not_memorizing, test=NONE_OFF, fmt=_n,
+    control=f"the cells at weight decay {CONTROL_WD:g} and above (below the strongest) with "
+            f"fractions from {CONTROL_FRAC:.0%}, which must not all memorize (cells that do not)",
+    window="every training fraction, the whole budget; cells that do not memorize")
+GROK_FALLS = evidence.Claim(
+    "More data and more decay shorten the wait: the grok step falls along every row and column",
+    "Power et al. 2022; Liu et al. 2023", measure=lambda gs: float(_rises(gs[0])),
+    control_measure=lambda gs: float(_rises(_shuffled(gs[0], gs[1]))), test=NONE_OFF, fmt=_n,
+    control="the same grid with its grok steps permuted among the cells that generalize (a fixed "
+            "permutation per seed): the rows and columns it rises along",
+    window="weight decays above 0 and below the strongest, the cells that generalize; rows and "
+           "columns along which the grok step rises")
+CRIT_EXISTS = evidence.Claim(
+    "below a critical fraction nothing generalizes", "Power et al. 2022",
+    measure=_rows_below, test=evidence.Test(">", CRIT_ROWS, "CRIT_ROWS: fractions of the grid "
+                                                             "below the smallest that generalizes"),
+    control="the grid with the phases of its cells at decays above 0 permuted (fixed per seed)",
+    window="weight decays above 0", fmt=_n)
+CRIT_FALLS = evidence.Claim(
+    "the critical fraction falls as the decay grows", "Liu et al. 2022",
+    measure=_crit_drop, test=evidence.Test(">=", CRIT_DROP, "CRIT_DROP: the critical fraction "
+                                                            "at the weakest decay minus at the "
+                                                            "last below the strongest, where it "
+                                                            "never rises between them"),
+    control="the same from the last decay below the strongest to the strongest",
+    window="weight decays above 0", fmt=lambda v: f"{v:+.0%}")
+STRONG_GAP = evidence.Claim(
+    "training loss far above the weaker decays'", "Liu et al. 2022",
+    measure=_column_gap, test=evidence.Test(">", UNLEARN_LOSS, "UNLEARN_LOSS: the column's lowest "
+                                                               "final training loss over the highest of the weaker decays'", scale="log"),
+    control="the column of the decay below the strongest", window="at the end of the budget",
+    fmt=lambda x: f"{x:,.0f}x")
+STRONG_KEEPS = evidence.Claim(
+    "every cell un-learns or never fits", "Liu et al. 2022 (confusion); un-learning is this "
+                                          "page's label",
+    measure=_column_keeps, test=NONE_OFF, fmt=_n,
+    control="the column of the decay below the strongest",
+    window="the column's cells that neither un-learn nor stay confused")
+FOUR_PHASES = evidence.Claim(
+    "Four phases: comprehension, grokking, memorization, confusion", "Liu et al. 2022",
+    measure=lambda g: float(len({r["phase"] for r in g} & set(FOUR))),
+    control_measure=lambda g: float(len({r["phase"] for r in g if r["weight_decay"] == 0}
+                                        & set(FOUR))),
+    test=evidence.Test(">=", len(FOUR), "all four of Liu et al.'s phases on the seed's grid"),
+    control="the column without weight decay alone", window="every cell of the seed's grid",
+    fmt=_n, asserted=False)
 
 
 def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     """The rows of section 2's "What to notice", computed from a phase grid (the precomputed
-    one the page shows) on each of its seeds: every asserted row is checked on each seed's
-    grid, and its text gives the seeds' spread; ``lr`` (the grid's learning rate) puts ηλ of
-    the strongest decay into its row and fits the clock periods."""
-    C = plots.claim
+    one the page shows), judged by the engine on each of its seeds against its control; ``lr``
+    (the grid's learning rate) puts ηλ of the strongest decay into its row and fits the clock
+    periods."""
     grids = by_seed(rows)
     seeds = list(grids)
     fs = {s: phase_facts(r) for s, r in grids.items()}
     f0 = fs[seeds[0]]
-    n = lambda v: f"{v:.0f}"  # noqa: E731
-    out = []
-
-    # 1. no decay: every cell memorizes within the budget (on each seed); the control, the
-    # cells at decays from CONTROL_WD (below the strongest) and fractions from CONTROL_FRAC,
-    # goes through the same test and must fail it on every seed
-    def memorize_all(g: list[dict], keep) -> tuple[int, int]:
-        cells = [r for r in g if keep(r)]
-        return sum(r["phase"] == "memorization" for r in cells), len(cells)
-
-    no_decay = lambda r: r["weight_decay"] == 0  # noqa: E731
+    j = lambda claim, t, c: evidence.judge(claim, t, c)  # noqa: E731
     control = lambda r: (CONTROL_WD <= r["weight_decay"] < f0["strongest"]  # noqa: E731
                          and r["train_frac"] >= CONTROL_FRAC)
-    mem = {s: memorize_all(g, no_decay) for s, g in grids.items()}
-    ctl = {s: memorize_all(g, control) for s, g in grids.items()}
-    every = lambda mc: mc[1] > 0 and mc[0] == mc[1]  # noqa: E731
-    text, v = plots.judged({s: m for s, (m, _) in mem.items()},
-                           {s: every(mem[s]) for s in seeds}, n)
-    fooled = [s for s in seeds if every(ctl[s]) or not ctl[s][1]]
-    if fooled and v != "no":
-        v = "does not discriminate"
-        text += f"; the control passes the same test on seed {', '.join(map(str, fooled))}"
-    other = ", ".join(sorted({r["phase"] for r in rows if r["weight_decay"] == 0
-                              and r["phase"] != "memorization"})) or "none"
-    out.append(C("Without weight decay every network memorizes within the budget",
-                 "this page's grid (Power et al. 2022 see grokking without weight decay in "
-                 "longer runs)",
-                 f"cells without decay that memorize, of {mem[seeds[0]][1]} per seed: {text} "
-                 f"(other phases there: {other})", v,
-                 control=f"the same test on the cells at weight decay {CONTROL_WD:g} and above "
-                         f"(below the strongest) and fractions from {CONTROL_FRAC:.0%}, "
-                         f"which must not all memorize; of {ctl[seeds[0]][1]} per seed, "
-                         f"memorize: " + plots.spread({s: m for s, (m, _) in ctl.items()}, n),
-                 window="every training fraction, the whole budget", seeds=seeds))
+    no_decay = lambda r: r["weight_decay"] == 0  # noqa: E731
+    out = [j(MEMORIZE_ALL, {s: (g, no_decay) for s, g in grids.items()},
+             {s: (g, control) for s, g in grids.items()}).row(),
+           j(GROK_FALLS, {s: (_inner_grok(g), s) for s, g in grids.items()},
+             {s: (_inner_grok(g), s) for s, g in grids.items()}).row()]
 
-    # 2. the grok step falls along every row and column (decays above 0, below the strongest)
-    def rises(f: dict, g: list[dict]) -> int:
-        by = {(r["train_frac"], r["weight_decay"]): r for r in g}
-        grok = {k: r["grok_step"] if r["phase"] in ("grokking", "comprehension") else None
-                for k, r in by.items()}
-        fracs = sorted({r["train_frac"] for r in g})
-        return (sum(not _falls([grok.get((fr, w)) for w in f["inner"]]) for fr in fracs)
-                + sum(not _falls([grok.get((fr, w)) for fr in fracs]) for w in f["inner"]))
-    up = {s: rises(fs[s], g) for s, g in grids.items()}
-    text, v = plots.judged(up, {s: up[s] == 0 for s in seeds}, n)
-    out.append(C("More data and more decay shorten the wait: the grok step falls along every "
-                 "row and column", "Power et al. 2022; Liu et al. 2023",
-                 f"rows and columns along which the grok step rises: {text}", v,
-                 control="each cell's neighbours at the next larger fraction and decay",
-                 window=f"weight decays {', '.join(f'{w:g}' for w in f0['inner'])}, the "
-                        "cells that generalize", seeds=seeds))
-
-    # 3. the clock, judged pair of decays by pair: the largest ratio of grok steps over the
+    # the clock, judged pair of decays by pair: the largest ratio of grok steps over the
     # clock's factor among the fractions where both generalize, per seed (each pair its own row)
     pairs = {s: clock_by_pair(g) for s, g in grids.items()}
     inner = f0["inner"]
     for lo, hi in zip(inner, inner[1:]):
         got = {s: p.get((lo, hi), float("nan")) for s, p in pairs.items()}
-        last = (lo, hi) == tuple(inner[-2:])
         claim = evidence.Claim(
             f"From weight decay {lo:g} to {hi:g} the wait shrinks by less than the 1/(ηλ) "
             f"clock's factor {hi / lo:.3g}", "the clock of the weight-decay chapter",
@@ -531,91 +796,80 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
                                scale="log"),
             control="the clock itself (a ratio of grok steps equal to the ratio of decays)",
             window=f"training fractions where both decays generalize on the seed",
-            fmt=lambda x: f"{x:.2f}", asserted=last)
-        out.append(evidence.judge(claim, {s: s for s in seeds}, {s: s for s in seeds}).row())
+            fmt=lambda x: f"{x:.2f}", asserted=(lo, hi) == tuple(inner[-2:]))
+        out.append(j(claim, {s: s for s in seeds}, {s: s for s in seeds}).row())
     if lr:
-        # 4. the wait as a fixed part plus clock periods: a description (shown, not asserted):
-        # two parameters on three points, and a power law with no fixed part fits as well
-        med = median_grid(rows)
-        mf = clock_fit(med, lr)
-        v = plots.verdict(bool(mf) and all(r["max_rel_error"] < FIT_ERROR and r["offset"] > 0
-                                           for r in mf) and _falls([r["periods"] for r in mf]))
-        err = {s: max((r["max_rel_error"] for r in clock_fit(g, lr)), default=float("nan"))
-               for s, g in grids.items()}
-        fit = ", ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} + {r['periods']:.1f}/(ηλ) "
-                        f"steps, within {r['max_rel_error']:.0%}" for r in mf) or "too few cells"
-        rival = ", ".join(f"{r['train_frac']:.0%}: (1/ηλ)^{r['power_exponent']:.2f}, within "
-                          f"{r['power_max_rel_error']:.0%}" for r in mf) or "too few cells"
-        out.append(C("The wait is a fixed part plus a number of clock periods 1/(ηλ), more "
-                     "of them with less data (on each cell's median over the seeds)",
-                     "this page's description of its grid",
-                     f"median grid, {fit}; seed by seed, the largest relative error of the "
-                     f"fit: {plots.spread(err, lambda x: f'{x:.0%}')}; a power law with no "
-                     f"fixed part fits as well ({rival})", v, asserted=False,
-                     control=f"a fit error of {FIT_ERROR:.0%}; a positive fixed part; "
-                             "periods that do not grow with the fraction (two parameters on "
-                             "three points: a description, not a test)",
-                     window="training fractions with at least three decays above 0 and below "
-                            "the strongest that generalize on every seed", seeds=seeds))
+        out.append(_clock_fit_row(rows, grids, lr, seeds))
 
-    # 5. below a critical fraction no run generalizes within the budget; it falls as the decay
+    # below a critical fraction no run generalizes within the budget; it falls as the decay
     # grows. Below it a run has either stopped short (memorization) or is still climbing
     # (unfinished): the row counts the second, since a longer budget may move the fraction.
-    crit = {s: f["crit"] for s, f in fs.items()}
-    ok = {s: f["smallest"] is not None
-          and f["smallest"] > min(r["train_frac"] for r in grids[s]) and f["crit_falls"]
-          for s, f in fs.items()}
-    smallest = {s: f["smallest"] for s, f in fs.items()}
-    text, v = plots.judged(smallest, ok, lambda x: f"{x:.0%}")
+    weak, last, strongest = inner[0], inner[-1], f0["strongest"]
     pct = lambda c: "above the grid" if c is None else f"{c:.0%}"  # noqa: E731
-    each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {pct(c)}" for w, c in cr.items())
-                     for s, cr in crit.items())
-    below = {s: f["below_unfinished"] for s, f in fs.items()}
-    out.append(C("Below a critical training fraction no network generalizes within the "
-                 "budget; the critical fraction falls as the decay grows (from the weakest "
-                 "decay to the last below the strongest, on every seed)",
-                 "Power et al. 2022; Liu et al. 2022",
-                 f"smallest fraction that generalizes: {text} (per weight decay, {each}); "
-                 f"runs below it still climbing at the budget (unfinished), per seed: "
-                 f"{plots.spread(below, n)}", v,
-                 control="the grid's smallest fraction, which the critical one must lie above; "
-                         "a critical fraction that stays put (it must end strictly lower, "
-                         "'none' read as above the grid)",
-                 window="weight decays above 0; the critical fraction compared between the "
-                        "decays above 0 and below the strongest", seeds=seeds))
+    each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {pct(c)}" for w, c in f["crit"].items())
+                     for s, f in fs.items())
+    below = plots.spread({s: f["below_unfinished"] for s, f in fs.items()}, _n)
+    out.append(evidence.joint(
+        "Below a critical training fraction no network generalizes within the budget; the "
+        "critical fraction falls as the decay grows (from the weakest decay to the last below "
+        "the strongest, on every seed)", "Power et al. 2022; Liu et al. 2022",
+        {"fractions below the smallest that generalizes:":
+             j(CRIT_EXISTS, {s: (g, None) for s, g in grids.items()},
+               {s: (g, s) for s, g in grids.items()}),
+         f"critical fraction at {weak:g} minus at {last:g}:":
+             j(CRIT_FALLS, {s: (g, inner) for s, g in grids.items()},
+               {s: (g, (last, strongest)) for s, g in grids.items()})},
+        control=f"{CRIT_EXISTS.control}; {CRIT_FALLS.control}", window="weight decays above 0",
+        note=f"per weight decay, {each}; runs below it still climbing at the budget "
+             f"(unfinished), per seed: {below}"))
 
-    # 6. the strongest decay keeps nothing: each cell un-learns or never fits
-    el = f", ηλ = {lr * f0['strongest']:g}" if lr else ""
-    gap = {s: f["strong_loss_min"] / f["weak_loss_max"] for s, f in fs.items()}
-    ok = {s: set(f["strong_phases"]) <= {"un-learning", "confusion"} and gap[s] > UNLEARN_LOSS
-          for s, f in fs.items()}
-    text, v = plots.judged(gap, ok, lambda x: f"{x:,.0f}x")
+    # the strongest decay keeps nothing: each cell un-learns or never fits
+    el = f", ηλ = {lr * strongest:g}" if lr else ""
     phases = "; ".join(f"seed {s}: {', '.join(f['strong_phases'])}" for s, f in fs.items())
-    out.append(C("The strongest decay keeps nothing: every cell of its column un-learns (loses "
-                 "part of what it learned) or never fits, its training loss far above the "
-                 "weaker decays'", "Liu et al. 2022 (confusion); un-learning is this page's "
-                                   "label",
-                 f"weight decay {f0['strongest']:g}{el}: lowest final training loss of its "
-                 f"column over the highest below it: {text} ({phases})", v,
-                 control=f"the weaker decays' final training loss (at least {UNLEARN_LOSS:g}x "
-                         "below)", window="the strongest decay's column, at the end of the "
-                                          "budget", seeds=seeds))
+    col = lambda w: {s: (g, w) for s, g in grids.items()}  # noqa: E731
+    out.append(evidence.joint(
+        "The strongest decay keeps nothing: every cell of its column un-learns (loses part of "
+        "what it learned) or never fits, its training loss far above the weaker decays'",
+        "Liu et al. 2022 (confusion); un-learning is this page's label",
+        {"cells that keep something:": j(STRONG_KEEPS, col(strongest), col(last)),
+         "lowest final training loss over the highest below it:":
+             j(STRONG_GAP, col(strongest), col(last))},
+        control=f"the column of weight decay {last:g}, the one below",
+        window=f"weight decay {strongest:g}{el}, at the end of the budget", note=phases))
 
-    # 7. Liu et al.'s four phases (shown, not asserted: the grid may miss one); the runs still
+    # Liu et al.'s four phases (shown, not asserted: the grid may miss one); the runs still
     # climbing at the budget and those that un-learn are counted beside them, in none of the four
     counts = Counter(r["phase"] for r in rows)
-    four = ("comprehension", "grokking", "memorization", "confusion")
-    seen = ", ".join(f"{counts[k]} {k}" for k in (*four, "unfinished", "un-learning")
-                     if counts[k])
-    out.append(C("Four phases: comprehension, grokking, memorization, confusion",
-                 "Liu et al. 2022",
-                 f"precomputed grid ({len(rows) // len(seeds)} cells x {len(seeds)} seeds): "
-                 f"{seen}",
-                 plots.verdict(all(counts[k] for k in four),
-                               sum(bool(counts[k]) for k in four) >= 3),
-                 asserted=False, control="the four phases named by Liu et al.",
-                 window="every cell and seed", seeds=seeds))
+    seen = ", ".join(f"{counts[k]} {k}" for k in (*FOUR, "unfinished", "un-learning") if counts[k])
+    out.append(evidence.joint(FOUR_PHASES.statement, FOUR_PHASES.paper, {
+        "of the four, on the seed's grid:": j(FOUR_PHASES, grids, grids)},
+        control=FOUR_PHASES.control, window=FOUR_PHASES.window, asserted=False,
+        note=f"precomputed grid ({len(rows) // len(seeds)} cells x {len(seeds)} seeds): {seen}"))
     return out
+
+
+def _clock_fit_row(rows, grids, lr, seeds) -> dict:
+    """The wait as a fixed part plus clock periods: a description (shown, not asserted): two
+    parameters on three points, and a power law with no fixed part fits as well."""
+    mf = clock_fit(median_grid(rows), lr)
+    v = plots.verdict(bool(mf) and all(r["max_rel_error"] < FIT_ERROR and r["offset"] > 0
+                                       for r in mf) and _falls([r["periods"] for r in mf]))
+    err = {s: max((r["max_rel_error"] for r in clock_fit(g, lr)), default=float("nan"))
+           for s, g in grids.items()}
+    fit = ", ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} + {r['periods']:.1f}/(ηλ) "
+                    f"steps, within {r['max_rel_error']:.0%}" for r in mf) or "too few cells"
+    rival = ", ".join(f"{r['train_frac']:.0%}: (1/ηλ)^{r['power_exponent']:.2f}, within "
+                      f"{r['power_max_rel_error']:.0%}" for r in mf) or "too few cells"
+    return plots.claim(
+        "The wait is a fixed part plus a number of clock periods 1/(ηλ), more of them with less "
+        "data (on each cell's median over the seeds)", "this page's description of its grid",
+        f"median grid, {fit}; seed by seed, the largest relative error of the fit: "
+        f"{plots.spread(err, lambda x: f'{x:.0%}')}; a power law with no fixed part fits as well "
+        f"({rival})", v, asserted=False,
+        control=f"a fit error of {FIT_ERROR:.0%}; a positive fixed part; periods that do not grow "
+                "with the fraction (two parameters on three points: a description, not a test)",
+        window="training fractions with at least three decays above 0 and below the strongest "
+               "that generalize on every seed", seeds=seeds)
 
 
 def published_claims() -> list[dict]:

@@ -77,8 +77,7 @@ def _one_seed(rows: list[dict]) -> None:
 
 def phase_facts(rows: list[dict]) -> dict:
     """The numbers of section 2's "What to notice", from a phase grid's rows: the critical
-    training fraction per weight decay, whether the grok step falls along every row and column
-    (weight decays below the strongest), the strongest decay's column (its phases, its lowest
+    training fraction per weight decay, the strongest decay's column (its phases, its lowest
     final training loss against the highest of the weaker decays, a cell that passed both
     thresholds there), whether every cell without decay memorizes, and the runs below the
     smallest fraction that generalizes that are still climbing at the budget (unfinished:
@@ -88,7 +87,6 @@ def phase_facts(rows: list[dict]) -> dict:
     fracs = sorted({r["train_frac"] for r in rows})
     strongest = wds[-1]
     by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
-    grok = {k: r["grok_step"] if _good(r) else None for k, r in by.items()}
     inner = [w for w in wds if 0 < w < strongest]
     crit = {w: critical_fraction(rows, w) for w in wds if w > 0}
     column = [by[f, strongest] for f in fracs if (f, strongest) in by]
@@ -102,9 +100,6 @@ def phase_facts(rows: list[dict]) -> dict:
         below_unfinished=sum(r["phase"] == "unfinished" for r in below),
         below_cells=[(r["train_frac"], r["weight_decay"], r.get("end_test_acc"))
                      for r in below if r["phase"] == "unfinished"],
-        falls_rows=all(_falls([grok.get((f, w)) for w in inner]) for f in fracs),
-        falls_cols=all(_falls([grok.get((f, w)) for f in fracs]) for w in inner),
-        crit_falls=crit_falls([crit[w] for w in inner]),
         no_decay_memorizes=all(by[f, 0.0]["phase"] == "memorization" for f in fracs
                                if (f, 0.0) in by) if 0.0 in wds else None,
         strong_phases=sorted({r["phase"] for r in column}),

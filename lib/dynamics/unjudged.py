@@ -34,6 +34,7 @@ NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
         'The wait is a fixed part plus a number of clock ',
         'Grokfast-EMA (α 0.98, λ 2) makes grokking faster',
         'StableMax groks without weight decay',
+        'Muon groks sooner than AdamW',
     ),
     'initialization': (
         'χ₁ = 1 fixes the mean squared singular value of ',

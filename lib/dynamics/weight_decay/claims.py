@@ -692,7 +692,10 @@ CLOCK = evidence.Claim(
             "runs' level",
     window="mean train loss over the second half of training",
     fmt=lambda x: f"{100 * x:.1f}%")
-L2_FAILS_LIVE = replace(L2_FAILS, statement=L2_FAILS.statement + " (live grid)")
+# the live grid is smaller: at the cpu profile AdamW's largest decay fails at every η there too,
+# so the live row cannot tell the two apart ("does not discriminate"); it is shown, and the
+# prose's horizontal band rests on the precomputed grid's row
+L2_FAILS_LIVE = replace(L2_FAILS, statement=L2_FAILS.statement + " (live grid)", asserted=False)
 
 
 def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None,

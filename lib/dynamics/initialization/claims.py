@@ -11,12 +11,15 @@ import math
 
 import numpy as np
 
-from .. import plots, results
+from dataclasses import replace
+
+from .. import evidence, plots, results
 from .experiments import (best_sigma_w2, claim_runs, half_times, learning_times,
-                          trainability_agreement, trainability_disagreements, xi_deviation)
+                          trainability_agreement, trainability_disagreements)
 from .isometry import isometry_claims
-from .science import (DepthTimeConfig, backward_ratio, critical_sigma_w2, orthogonal_product_svals,
-                      q_map, std_ratio, trainable_depth)
+from .science import (ChaosConfig, DepthTimeConfig, backward_ratio, chi_1, critical_sigma_w2,
+                      depth_scale, measure_map_iterates, orthogonal_product_svals, q_map,
+                      std_ratio, trainable_depth)
 
 from .width import width_claim_runs, width_claims
 
@@ -154,7 +157,7 @@ def chaos_numbers(chaos: dict) -> dict:
     fin = np.isfinite(dev)
     k = int(np.nanargmax(np.where(fin, xi, np.nan)))  # the measured peak
     chaotic = dev[fin & (s > CHAOTIC_RATIO * crit)]
-    return dict(init_xi_ordered=_num(xi[0], 2),
+    return dict(init_crit=_num(crit, 3), init_xi_ordered=_num(xi[0], 2),
                 init_xi_chaotic=f"{_num(np.nanmin(hot), 2)} to {_num(np.nanmax(hot), 2)}",
                 init_xi_peak_dev=(f"{_num(xi[k], 3)} layers measured against {_num(theory[k], 3)} "
                                   f"in theory at σ_w² = {_num(s[k], 3)}"),
@@ -207,8 +210,6 @@ TANH_EDGE = ((0.02, 0.6), (0.05, 1.0))  # tanh at sigma_w^2 = 1: (act ratio, bac
 TANH_HOT = (0.6, 3.0)      # tanh above it: act ratio above, first/last backward ratio above
 CRITICAL_REL = 0.10        # chi_1 = 1 measured within 10% of the mean-field sigma_w^2
 MAP_REL = 0.15             # measured q-map iterates within 15% of the map (finite width)
-XI_DEV_MAX = 0.25          # measured xi_c: median deviation from the theory below 25%
-XI_PEAK = 0.7              # measured xi_c peaks within this distance of the critical sigma_w^2
 EDGE_RATIO = 1.4           # "near the edge": sigma_w^2 within this factor of the critical value
 FAR_RATIO = 2.0            # "far from the edge": sigma_w^2 at least this factor away from it
 EDGE_MARGIN = 0.2          # the row's best beats the best far from the edge by this accuracy
@@ -216,11 +217,6 @@ FLUCT_SLOPE = (0.4, 1.0)   # Gaussian fluctuations: slope per layer in this band
 ORTH_SLOPE_MAX = 0.02      # orthogonal fluctuations: |slope per layer| below this
 SAXE_DEV = 0.2             # half-learning steps within 20% of the exact solution
 ORTH_GROWTH_MAX = 2.0      # deep linear, orthogonal: deepest over shallowest learning time
-GAUSS_GROWTH_MIN = 10.0    # scaled Gaussian control: time at depth 16 over depth 2 at least this
-LR_FALL = 4.0              # the orthogonal best learning rate falls by at least this factor
-IGB_RELU_MIN = 0.6         # ReLU: the deepest networks' favourite-class share above this,
-IGB_TANH_GAP = 0.3         # above the deepest tanh networks' by this,
-IGB_DEPTH_GAP = 0.2        # and above the shallowest ReLU networks' by this
 
 
 def _window(crit: float, sig) -> tuple[list, list]:
@@ -235,17 +231,38 @@ def _acc(rows) -> np.ndarray:
     return np.asarray([[np.nan if v is None else v for v in row] for row in rows], float)
 
 
-def _edge(depths, sig, acc, b2: float) -> tuple[list, bool]:
-    """One seed's rows of the edge-of-chaos claim: per depth from DEEP on, (depth, best
-    sigma_w^2, its accuracy, the best accuracy far from the edge), and whether every depth
-    passes (the best near the edge, inside depth <= 6 xi_c, EDGE_MARGIN above the far best)."""
-    near, far = _window(critical_sigma_w2(b2), sig)
-    j_far = [sig.index(s) for s in far]
-    best = best_sigma_w2(dict(acc=acc.tolist(), sigma_w2=sig))
-    deep = [(d, b, np.nanmax(row), np.nanmax(row[j_far]) if j_far else np.nan)
-            for d, b, row in zip(depths, best, acc) if d >= DEEP]
-    return deep, bool(deep) and all(b is not None and b in near and trainable_depth(b, b2) >= d
-                                    and top - cold >= EDGE_MARGIN for d, b, top, cold in deep)
+def _edge_lead(run, edge_factor: float = 1.0) -> float:
+    """One seed's grid ``(depths, sigma_w^2, acc, sigma_b^2)``: the smallest, over the depths
+    from DEEP on, of the best train accuracy near ``edge_factor`` x the critical sigma_w^2
+    (within a factor EDGE_RATIO of it) minus the best far from it
+    (a factor FAR_RATIO or more away). ``edge_factor = 1``: the edge of chaos; another factor
+    puts the edge where it is not (the row's control)."""
+    depths, sig, acc, b2 = run
+    near, far = _window(edge_factor * critical_sigma_w2(b2), sig)
+    leads = []
+    for d, row in zip(depths, np.asarray(acc, float)):
+        if d < DEEP:
+            continue
+        top = [row[sig.index(s)] for s in near]
+        cold = [row[sig.index(s)] for s in far]
+        leads.append(np.nanmax(top) - np.nanmax(cold) if top and cold else math.nan)
+    return float(min(leads)) if leads and all(math.isfinite(v) for v in leads) else math.nan
+
+
+def _edge_claim(factor: float, side: str) -> evidence.Claim:
+    return evidence.Claim(
+        f"deep networks (depth ≥ {DEEP}) train best near the edge of chaos, and far better "
+        "than far from it",
+        "Schoenholz et al., Deep Information Propagation; Hayou et al., On the Impact of the "
+        "Activation Function on Deep Neural Networks Training",
+        measure=_edge_lead, control_measure=lambda r: _edge_lead(r, factor),
+        test=evidence.Test(">=", EDGE_MARGIN, "EDGE_MARGIN: the best train acc near the edge "
+                                              "minus the best far from it, smallest over the depths"),
+        control=f"the same test with the edge put at {factor:g}× the critical σ_w² ({side})",
+        window="depths from DEEP on", fmt=lambda x: _num(x, 2))
+
+
+EDGE_ORDERED, EDGE_CHAOTIC = _edge_claim(1 / FAR_RATIO, "ordered"), _edge_claim(FAR_RATIO, "chaotic")
 
 
 def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5) -> list[dict]:
@@ -266,32 +283,27 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
         m = np.asarray(more["acc_per_seed"], float)  # depth x seed x sigma_w^2
         runs.update({s: (more["depths"], more["sigma_w2"], m[:, i]) for i, s in
                      enumerate(more["seeds"])})
-    edge = {s: _edge(*r, b2) for s, r in runs.items()}
-    margin = {s: min(top - cold for _, _, top, cold in deep) if deep else float("nan")
-              for s, (deep, _) in edge.items()}
-    text, v = plots.judged(margin, {s: ok for s, (_, ok) in edge.items()},
-                           lambda x: _num(x, 2))
+    runs = {s: r + (b2,) for s, r in runs.items()}
+    best = {s: [(d, b) for d, b in zip(r[0], best_sigma_w2(dict(acc=np.asarray(r[2]).tolist(),
+                                                                  sigma_w2=r[1]))) if d >= DEEP]
+            for s, r in runs.items()}
     near, far = _window(crit, sig)
-    rows = [plots.claim(
-        f"deep networks (depth ≥ {DEEP}) train best near the edge of chaos (σ_w² = {crit:.2f}), "
-        "inside the band depth ≤ 6 ξ_c, and far better than far from it",
-        "Schoenholz et al., Deep Information Propagation; Hayou et al., On the Impact of the "
-        "Activation Function on Deep Neural Networks Training",
-        f"best train acc minus the best far from the edge, smallest over the depths: {text}; "
-        "best σ_w² (train acc) per depth: " + "; ".join(
-            f"seed {s}: " + ", ".join(f"{d}: {b:g} ({_num(top, 2)})" if b is not None
-                                      else f"{d}: none" for d, b, top, _ in deep)
-            for s, (deep, _) in edge.items()),
-        v,
-        control=f"the best train acc far from the edge (σ_w² = {_list(far)}, a factor "
-                f"{FAR_RATIO:g} or more from it); the best must beat it by {EDGE_MARGIN:g}, "
-                "at every depth",
-        window=f"σ_w² within a factor {EDGE_RATIO:g} of {crit:.2f}: {_list(near)}, "
-               f"{len(near)} of the grid's {len(sig)} values; seed "
-               f"{_list(seeds[:1])}: depths {_list([d for d in depths if d >= DEEP])}"
+    rows = [evidence.joint(
+        EDGE_ORDERED.statement.replace("edge of chaos,", f"edge of chaos (σ_w² = {crit:.2f}),"),
+        EDGE_ORDERED.paper,
+        {"edge put in the ordered phase:": evidence.judge(EDGE_ORDERED, runs, runs),
+         "edge put in the chaotic phase:": evidence.judge(EDGE_CHAOTIC, runs, runs)},
+        control=f"the same test with the edge put a factor {FAR_RATIO:g} below and above the "
+                f"critical σ_w² (placebo edges), which must fail it; near: within a factor "
+                f"{EDGE_RATIO:g}, far: a factor {FAR_RATIO:g} or more",
+        window=f"σ_w² near {crit:.2f}: {_list(near)}, far: {_list(far)} ({len(sig)} values); "
+               f"seed {_list(seeds[:1])}: depths {_list([d for d in depths if d >= DEEP])}"
                + (f"; seeds {_list(more['seeds'])} (precomputed for this row only): depths "
                   f"{_list(more['depths'])}, σ_w² = {_list(more['sigma_w2'])}"
-                  if more is not None else ""), seeds=list(runs))]
+                  if more is not None else ""),
+        note="best σ_w² per depth (shown): " + "; ".join(
+            f"seed {s}: " + ", ".join(f"{d}: {'none' if b is None else f'{b:g}'}" for d, b in bd)
+            for s, bd in best.items()))]
     return rows + [_band_row(heat, level)]
 
 
@@ -309,37 +321,39 @@ def _band_row(heat: dict, level: float = 0.5) -> dict:
         seeds=heat.get("seeds", [0]))
 
 
+def _growth(times) -> float:
+    """The deepest network's learning time over the shallowest's (inf: never learned)."""
+    return float(times[-1] / times[0])
+
+
+DEPTH_TIME = evidence.Claim(
+    "deep linear networks, random orthogonal init at the best learning rate (which falls "
+    "with depth): a finite, depth-independent delay in learning time; scaled Gaussian "
+    "init: the learning time grows with depth",
+    "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep linear "
+    "neural networks", measure=lambda r: _growth(r[0]), control_measure=lambda r: _growth(r[1]),
+    test=evidence.Test("<=", ORTH_GROWTH_MAX, "ORTH_GROWTH_MAX: the deepest network's learning "
+                                              "time over the shallowest's", scale="log"),
+    control="scaled Gaussian init on the same seed, measured the same way",
+    window="the best learning rate per seed and depth",
+    fmt=lambda v: f"{v:.2f}×" if math.isfinite(v) else "never learned")
+
+
 def depth_time_claims(res: dict) -> list[dict]:
-    """The claims row of the deep linear networks' learning time against depth: per seed
-    (best learning rate of each seed), the deepest network's time over the shallowest's with
-    orthogonal init, against the scaled Gaussian control from the shallowest depth to 16."""
+    """The claims row of the deep linear networks' learning time against depth, judged by
+    the engine per seed (best learning rate of each seed): the deepest network's time over
+    the shallowest's with orthogonal init; the scaled Gaussian init, measured the same way,
+    must fail the same test."""
     d = res["depths"]
     seeds = res.get("seeds") or list(range(len(res["orthogonal_per_seed"][0])))
     orth = np.array([learning_times(r) for r in res["orthogonal_per_seed"]])  # depth x seed
     gauss = np.array([learning_times(r) for r in res["gaussian_per_seed"]])
-    k = d.index(16) if 16 in d else len(d) - 1
-    o_growth = {s: float(orth[-1, i] / orth[0, i]) for i, s in enumerate(seeds)}
-    g_growth = {s: float(gauss[k, i] / gauss[0, i]) for i, s in enumerate(seeds)}
+    runs = {s: (orth[:, i], gauss[:, i]) for i, s in enumerate(seeds)}
     lr = res["orthogonal_lr"]
-    ok = {s: np.isfinite(o_growth[s]) and o_growth[s] <= ORTH_GROWTH_MAX
-          and g_growth[s] >= GAUSS_GROWTH_MIN and lr[-1] <= lr[0] / LR_FALL for s in seeds}
-    text, verdict = plots.judged(o_growth, ok, lambda v: f"{v:.2f}×")
-    return [plots.claim(
-        "deep linear networks, random orthogonal init at the best learning rate (which falls "
-        "with depth): a finite, depth-independent delay in learning time; scaled Gaussian "
-        "init: the learning time grows with depth",
-        "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep linear "
-        "neural networks",
-        f"orthogonal, depth {d[-1]} over depth {d[0]}: {text}; best lr {_num(lr[0], 2)} → "
-        f"{_num(lr[-1], 2)}",
-        verdict,
-        control=f"scaled Gaussian, depth {d[k]} over depth {d[0]}: "
-                + plots.spread(g_growth, lambda v: "never learned" if not np.isfinite(v)
-                               else f"{v:.0f}×")
-                + f"; orthogonal must stay within {ORTH_GROWTH_MAX:g}×, Gaussian grow "
-                f"{GAUSS_GROWTH_MIN:g}× or more",
-        window=f"depths {d[0]}–{d[-1]} (a {d[-1] // d[0]}-fold depth), the best of "
-               f"{len(res['lrs'])} learning rates per seed", seeds=seeds)]
+    window = (f"depths {d[0]}–{d[-1]} (a {d[-1] // d[0]}-fold depth), the best of "
+              f"{len(res['lrs'])} learning rates per seed; best lr (orthogonal, shown) "
+              f"{_num(lr[0], 2)} → {_num(lr[-1], 2)}")
+    return [evidence.judge(replace(DEPTH_TIME, window=window), runs, runs).row()]
 
 
 def published_claims() -> list[dict]:
@@ -354,21 +368,76 @@ def published_claims() -> list[dict]:
     return trainability_claims(heat, more) + depth_time_claims(depth_time)
 
 
-def _chaos_shape_ok(chaos: dict) -> tuple[float, bool]:
-    """The order-to-chaos figure's shape on one seed: c* = 1 below the edge and < 1 above it,
-    the measured depth scale peaking near the critical sigma_w^2, short in the ordered phase
-    (< 2 layers at the smallest sigma_w^2) and longer, but finite, deep in the chaotic phase
-    (sigma_w^2 > 3). Returns (the peak's sigma_w^2, the check)."""
-    stars = {cm["sigma_w2"]: cm["c_star"] for cm in chaos["c_map"]}
-    xm = chaos["xi_measured"]
-    s = np.asarray(xm["sigma_w2"], float)
-    xi = np.array([np.nan if v is None else v for v in xm["xi"]], float)
-    peak = float(s[int(np.nanargmax(xi))])
-    hot = xi[s > 3]
-    ok = (stars.get(min(stars)) == 1.0 and stars.get(max(stars), 1) < 0.9
-          and abs(peak - chaos["critical_theory"]) < XI_PEAK and xi[0] < 2
-          and len(hot) > 0 and np.all((hot > xi[0]) & (hot < np.nanmax(xi))))
-    return peak, bool(ok)
+def _igb_share(r: dict, activation: str, k: int) -> float:
+    """The favourite class's share of the inputs, mean over the networks of depth index k."""
+    return float(np.mean(r[activation][k]))
+
+
+_FRANCAZI = "Francazi et al., Initial Guessing Bias: How Untrained Networks Favor Some Classes"
+IGB_RELU_MIN = 0.6  # the favourite class's share above this (no bias: 1 / n_classes)
+_IGB_TEST = evidence.Test(">", IGB_RELU_MIN, "IGB_RELU_MIN: the favourite class's share of "
+                                             "the inputs, mean over the networks")
+IGB_TANH = evidence.Claim(
+    "untrained deep ReLU networks put most inputs in one class, which one changing from "
+    "network to network; tanh networks and shallow ReLU networks much less", _FRANCAZI,
+    measure=lambda r: _igb_share(r, "relu", -1), control_measure=lambda r: _igb_share(r, "tanh", -1),
+    test=_IGB_TEST, control="tanh networks of the same depth (σ_w² = 1)", window="the deepest")
+IGB_SHALLOW = replace(IGB_TANH, control_measure=lambda r: _igb_share(r, "relu", 0),
+                      control="ReLU networks of the shallowest depth")
+
+XI_DEV_MAX = 0.25  # measured xi_c: median relative deviation from the prediction below this
+
+
+def _xi_dev(chaos: dict, predict) -> float:
+    """Median |measured xi_c / predicted - 1| over the chaotic phase (sigma_w^2 at least
+    CHAOTIC_RATIO x the critical value), ``predict(sigma_w2, sigma_b2)`` the prediction."""
+    xm, crit, b2 = chaos["xi_measured"], chaos["critical_theory"], chaos["sigma_b2"]
+    dev = [abs(x / predict(s, b2) - 1) for s, x in zip(xm["sigma_w2"], xm["xi"])
+           if s >= CHAOTIC_RATIO * crit and x is not None and math.isfinite(x)]
+    return float(np.median(dev)) if dev else math.nan
+
+
+def _xi_ordered_formula(s: float, b2: float) -> float:
+    """The ordered phase's depth scale -1/ln chi_1 (chi_c at c* = 1), read across the edge in
+    absolute value: what xi_c would be if correlations relaxed towards c = 1 there too."""
+    return abs(-1 / math.log(chi_1(s, b2)))
+
+
+XI_CHAOTIC = evidence.Claim(
+    "correlations relax over ξ_c = −1/ln χ_c layers, χ_c taken at the fixed point c*: in the "
+    "chaotic phase (c* < 1) too", "Schoenholz et al., Deep Information Propagation",
+    measure=lambda c: _xi_dev(c, depth_scale),
+    control_measure=lambda c: _xi_dev(c, _xi_ordered_formula),
+    test=evidence.Test("<", XI_DEV_MAX, "XI_DEV_MAX: median |measured ξ_c / predicted − 1| in "
+                                        "the chaotic phase"),
+    control="the same measured ξ_c against |−1/ln χ₁|, the ordered phase's formula (χ_c at "
+            "c = 1) read across the edge", window="σ_w² ≥ {ratio:g} × {crit} (the chaotic phase)",
+    fmt=lambda x: f"{100 * x:.0f}%")
+
+C_STAR_HOT, C_STAR_COLD = 3.0, 1.0  # sigma_w^2 above and below the edge (the figure's maps)
+C_STAR_MAX = 0.9  # the measured fixed point c* below this: the correlations do not flow to 1
+C_STAR_DEPTH = 60  # layers iterated to read the measured fixed point
+
+
+def measured_c_star(chaos: dict, seed: int, sigma_w2: float, starts=(0.0, 0.6)) -> float:
+    """The correlation map's fixed point measured on a random tanh network (the width of the
+    ``chaos`` run, C_STAR_DEPTH layers): the correlation of two inputs after the last layer,
+    mean over two starting correlations."""
+    seqs = measure_map_iterates(sigma_w2, chaos["sigma_b2"], list(starts), "c", chaos["width"],
+                                C_STAR_DEPTH, ChaosConfig().batch, seed)
+    return float(np.mean([seq[-1] for seq in seqs]))
+
+
+C_STAR = evidence.Claim(
+    "c* = 1 below the edge of chaos, c* < 1 above it", "Poole et al.; Schoenholz et al., Deep "
+    "Information Propagation",
+    measure=lambda cs: measured_c_star(cs[0], cs[1], C_STAR_HOT),
+    control_measure=lambda cs: measured_c_star(cs[0], cs[1], C_STAR_COLD),
+    test=evidence.Test("<", C_STAR_MAX, "C_STAR_MAX: the correlation of two inputs after "
+                                        f"{C_STAR_DEPTH} random tanh layers at σ_w² = "
+                                        f"{C_STAR_HOT:g}"),
+    control=f"the same network at σ_w² = {C_STAR_COLD:g} (ordered), measured the same way",
+    window=f"after {C_STAR_DEPTH} layers, from starting correlations 0 and 0.6", fmt=_num)
 
 
 def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time=None,
@@ -516,31 +585,10 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             f"χ₁ = 1 on random networks (width {c0['width']}): deviation from the theory {text}",
             v, control=f"the theory's σ_w² = {_num(t)}",
             window=f"within {100 * CRITICAL_REL:.0f}%", seeds=seeds))
-        devs = {s: xi_deviation(c) for s, c in chaos.items()}
-        text, v = plots.judged({s: 100 * d[0] for s, d in devs.items()},
-                         {s: d[1] > 0 and d[0] < XI_DEV_MAX for s, d in devs.items()},
-                         lambda x: f"{x:.0f}%")
-        rows.append(plots.claim(
-            "correlations relax over ξ_c = −1/ln χ_c layers; ξ_c diverges at χ₁ = 1",
-            "Schoenholz et al., Deep Information Propagation",
-            f"ξ_c measured at {devs[seeds[0]][1]} values of σ_w²: median deviation from theory "
-            f"{text}; largest ξ_c {plots.spread({s: d[2] for s, d in devs.items()})} layers",
-            v, control="ξ_c of the theory at each σ_w²",
-            window=f"median deviation below {100 * XI_DEV_MAX:.0f}%", seeds=seeds))
-        shape = {s: _chaos_shape_ok(c) for s, c in chaos.items()}
-        xi0 = {s: c["xi_measured"]["xi"][0] for s, c in chaos.items()}
-        text, v = plots.judged({s: p for s, (p, _) in shape.items()},
-                         {s: ok for s, (_, ok) in shape.items()}, lambda x: f"{x:.2f}")
-        rows.append(plots.claim(
-            "c* = 1 below the edge of chaos, c* < 1 above it; ξ_c peaks at the edge, is a layer or "
-            "two deep in the ordered phase and longer in the chaotic phase",
-            "Poole et al.; Schoenholz et al., Deep Information Propagation",
-            f"measured ξ_c peaks at σ_w² = {text}; at the smallest σ_w² "
-            f"{plots.spread(xi0)} layers", v,
-            control=f"the critical σ_w² = {t:.2f} (peak within {XI_PEAK:g}); c* at σ_w² = 1 "
-                    "and 3; 2 layers in the ordered phase",
-            window="beyond σ_w² = 3: longer than the ordered phase's, shorter than the peak's",
-            seeds=seeds))
+        rows.append(evidence.judge(replace(XI_CHAOTIC, window=XI_CHAOTIC.window.format(
+            ratio=CHAOTIC_RATIO, crit=_num(t, 3))), chaos, chaos).row())
+        stars = {s: (c, s) for s, c in chaos.items()}
+        rows.append(evidence.judge(C_STAR, stars, stars).row())
     if heat is not None:
         rows += trainability_claims(heat, more)
     if iso is not None:
@@ -597,27 +645,18 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
         rows += depth_time_claims(depth_time)
     if igb is not None:
         igb = plots.per_seed(igb, "igb", "init.claim_runs")
-        seeds = list(igb)
-        g0 = igb[seeds[0]]
-        deep = g0["depths"][len(g0["relu"]) - 1]
-        relu = {s: float(np.mean(r["relu"][-1])) for s, r in igb.items()}
-        tanh = {s: float(np.mean(r["tanh"][-1])) for s, r in igb.items()}
-        shallow = {s: float(np.mean(r["relu"][0])) for s, r in igb.items()}
+        g0 = igb[next(iter(igb))]
         wins = {s: len(set(r["relu_class"][-1])) for s, r in igb.items()}
-        text, v = plots.judged(relu, {s: relu[s] > IGB_RELU_MIN and relu[s] > tanh[s] + IGB_TANH_GAP
-                                and relu[s] > shallow[s] + IGB_DEPTH_GAP and wins[s] > 1 for s in igb})
-        rows.append(plots.claim(
-            "untrained deep ReLU networks put most inputs in one class, which one changing from "
-            "network to network; tanh networks much less",
-            "Francazi et al., Initial Guessing Bias: How Untrained Networks Favor Some Classes",
-            f"depth {deep}, favourite-class fraction (ReLU): {text}; classes that win: "
-            f"{plots.spread(wins, lambda x: f'{x:.0f}')}", v,
-            control=f"depth {g0['depths'][0]} (ReLU): {plots.spread(shallow)} (must trail by "
-                    f"{IGB_DEPTH_GAP:g}); tanh: {plots.spread(tanh)} (must trail by "
-                    f"{IGB_TANH_GAP:g}); no bias: "
-                    f"{1 / g0['n_classes']:.2f}",
-            window=f"ReLU above {IGB_RELU_MIN:g}, {g0['n_nets']} networks per seed",
-            seeds=seeds))
+        parts = {f"tanh (σ_w² = 1), depth {g0['depths'][-1]}:": evidence.judge(IGB_TANH, igb, igb),
+                 f"ReLU depth {g0['depths'][0]}:": evidence.judge(IGB_SHALLOW, igb, igb)}
+        rows.append(evidence.joint(
+            IGB_TANH.statement, IGB_TANH.paper, parts,
+            control="the same test on untrained networks whose output is balanced: tanh at its "
+                    f"σ_w² = 1, and ReLU at depth {g0['depths'][0]} (no bias: "
+                    f"{1 / g0['n_classes']:.2f})",
+            window=f"depth {g0['depths'][-1]}, {g0['n_nets']} networks per seed",
+            note="classes that win among the deepest ReLU networks (shown, not judged): "
+                 + plots.spread(wins, lambda x: f"{x:.0f}")))
     return rows
 
 

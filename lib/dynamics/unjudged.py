@@ -62,9 +62,6 @@ NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
         'Grokfast-EMA (α 0.98, λ 2) makes grokking faster',
         'StableMax groks without weight decay',
     ),
-    'initialization': (
-        'networks train when depth ≲ 6 ξ_c, and not beyon',
-    ),
     'lottery': (
         'Fine-tuning updates a small subnetwork (5–30% of',
         'The updates are sparse but nearly full rank',

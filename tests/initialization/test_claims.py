@@ -1,12 +1,15 @@
 """The page's numbers, worked answers, tables and claims table of dynamics.initialization,
 on the published data."""
+import math
+
 import pytest
 
-from dynamics import plots, results
+from dynamics import evidence, plots, results
 from dynamics.initialization import claims as C
 from dynamics.initialization import experiments as E
 from dynamics.initialization import figures as F
 from dynamics.initialization import science as S
+from known import known_answer
 
 
 # ----------------------------------------------------------------------------- claims table
@@ -117,3 +120,33 @@ def test_section_numbers_say_what_constructed_curves_do():
                  gaussian=[2 + 0.74 * l for l in layers])
     num = C.fluctuation_numbers(fluct)
     assert num["init_fl_deep"].startswith("above it") and num["init_fl_slope"] == "0.74"
+
+
+@known_answer(C.measured_c_star, how="the fixed point of the correlation map of mean-field "
+                                     "theory: 1 in the ordered phase, S.c_star(3, 0.05) < 1 in "
+                                     "the chaotic phase")
+def test_measured_c_star_is_the_fixed_point_of_the_iterated_network():
+    chaos = dict(sigma_b2=0.05, width=256)
+    assert C.measured_c_star(chaos, 0, 1.0) == pytest.approx(1.0, abs=0.02)
+    assert C.measured_c_star(chaos, 0, 3.0) == pytest.approx(S.c_star(3.0, 0.05), abs=0.08)
+    # the row: measured at sigma_w^2 = 3, the ordered network its control, which fails
+    row = evidence.judge(C.C_STAR, {s: (chaos, s) for s in (0, 1)},
+                         {s: (chaos, s) for s in (0, 1)})
+    assert row.verdict == "yes" and all(v > C.C_STAR_MAX for v in row.control.values())
+
+
+@known_answer(C._xi_dev, how="a measurement equal to the theory deviates by 0; the ordered "
+                             "phase's formula read across the edge deviates from it by more "
+                             "than XI_DEV_MAX in the chaotic phase")
+def test_xi_deviation_in_the_chaotic_phase_tells_the_theory_from_the_null():
+    b2, crit = 0.05, S.critical_sigma_w2(0.05)
+    s = [0.5, 1.0, 2.5, 3.0, 4.0]
+    chaos = dict(sigma_b2=b2, critical_theory=crit,
+                 xi_measured=dict(sigma_w2=s, xi=[S.depth_scale(v, b2) for v in s]))
+    assert C._xi_dev(chaos, S.depth_scale) == pytest.approx(0.0, abs=1e-12)
+    assert C._xi_dev(chaos, C._xi_ordered_formula) > C.XI_DEV_MAX
+    j = evidence.judge(C.XI_CHAOTIC, {0: chaos}, {0: chaos})
+    assert j.treatment[0] < C.XI_DEV_MAX <= j.control[0]
+    # nothing measured in the chaotic phase: no number, the row cannot pass
+    cold = dict(chaos, xi_measured=dict(sigma_w2=s[:2], xi=chaos["xi_measured"]["xi"][:2]))
+    assert math.isnan(C._xi_dev(cold, S.depth_scale))

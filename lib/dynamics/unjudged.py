@@ -82,11 +82,7 @@ NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
     'lottery': (
         'Fine-tuning updates a small subnetwork (5–30% of',
         'The updates are sparse but nearly full rank',
-        "Re-initializing the ticket's weights destroys it",
-        'A random mask with the same layer-wise sparsity',
         'Tickets learn faster (earlier early-stopping step)',
-        'A small network is stable at initialization',
-        'Where training is unstable at init, it becomes',
         'At a larger learning rate, the pruned architect',
         'Rewinding to an early step finds better tickets',
     ),

@@ -66,6 +66,14 @@ def test_every_verdict_the_prose_glues_is_the_one_its_row_prints(precomputed):
         assert got[name] == row, name
     assert got["pai_verdict"] == "no" and got["pai_says_live"] == "no"
     assert got["pai_says_precomputed"] == "does not discriminate"
+    # the PaI file's split, read from its own settings (it was made with a validation split)
+    config = results.load("lottery_pai")[1]["config"]
+    split = L.facts.verdict_numbers(rows, live, payload, config)["pai_split"]
+    assert split == f"{config['n_train'] - config['n_val']} of its {config['n_train']} training " \
+                    f"examples, the other {config['n_val']} held out for validation"
+    assert config["n_val"] > 0 and "pai_split" in _glued("_split")
+    assert L.facts.verdict_numbers(rows, live, payload, dict(config, n_val=0))["pai_split"] == \
+        f"all {config['n_train']} training examples, no validation split"
 
 
 def test_a_one_seed_pai_row_has_no_noise_floor():

@@ -19,11 +19,11 @@ from .figures import (GD_SLIDER_OPENS_AT, angle_range, decay_clock, decay_sweep,
                       imbalance_slider, imbalance_trends, precomputed_scale, range_text,
                       route_numbers, simplex_slider, weight_decay_slider)
 from .losses import loss_claims, loss_numbers, least_squares_split
-from .science import at_zero_error, bias_free_nc3, cosine_gram, in_span_fraction, measure
+from .science import ImbalanceConfig, at_zero_error, bias_free_nc3, cosine_gram, in_span_fraction, measure
 from .theory import minority_collapse_threshold
 
 __all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "GD_LOSS_RATIO", "UFM_NC1", "UFM_ETF",
-           "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_ANGLES",
+           "ADAM_D_GROWTH", "BALANCED", "ADAM_NC1", "ADAM_D_GROWS", "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_TOL", "IMB_UFM", "IMB_NET", "initial_geometry",
            "CLAIM_SEEDS", "NC1_TERMINAL", "IMB_TREND", "IMB_SLOPE_W", "IMB_SLOPE_H",
            "ORTH_COS", "ORTHOGONAL", "as_control", "claim_seeds", "claims",
            "page_claims", "run_numbers",
@@ -40,12 +40,13 @@ __all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "GD_LOSS_RATIO", "UFM_N
 NC1_FALL = 50          # NC1 at zero training error ÷ NC1 at the end: this book's bar (Papyan et al.
 #                        give no factor); the run without decay, which reaches zero error too, falls
 #                        less, and so may a weak decay (section 1's sweep)
-BALANCE_RATIO = 0.3    # GD: balancedness with decay ÷ without, at the end
+BALANCE_RATIO = 0.3    # GD with decay: ‖D‖ at the end ÷ at step 1 (without decay it is conserved)
 ADAM_NC1_FALL = 10     # AdamW: final NC1 without decay ÷ with
+ADAM_D_GROWTH = 1.05   # AdamW: ‖D‖ at the end ÷ at step 1, both runs (GD without decay keeps 1)
 GD_LOSS_RATIO = 2      # GD: final MSE with decay ÷ without (the decay holds the loss up)
 UFM_NC1, UFM_ETF = 1e-6, 1e-3          # the unconstrained features model with decay, at the end
 IMB_UFM_ANGLE, IMB_UFM_NORMS = 1.0, 0.02   # free model: degrees from 90°, relative norm error
-IMB_NET_ANGLES = (70.0, 91.0)          # the network's angles between raw class means (degrees)
+IMB_NET_TOL = 10.0     # the network: its class means' largest angle from 90° (degrees)
 IMB_SLOPE_W, IMB_SLOPE_H = 0.065, -0.055  # slope of log norm against log count (rows, features):
 #                        about half the exact solution's (its slopes are about 0.13 and -0.11)
 ORTH_COS = 0.05        # mean |cos| between the raw class means at the end ("orthogonal")
@@ -166,6 +167,34 @@ def _kept(h: History) -> float:
     return h.last("imbalance") / h["imbalance"][0]
 
 
+BALANCED = evidence.Claim(
+    "gradient descent with weight decay balances the linear layers "
+    "(Wₗ₊₁ᵀWₗ₊₁ ≈ WₗWₗᵀ); without decay gradient flow conserves the imbalance",
+    "Jacot et al. (2025)", measure=_kept,
+    test=evidence.Test("<", BALANCE_RATIO, "‖D‖ at the end ÷ at step 1, BALANCE_RATIO", scale="log"),
+    control="the same GD run without decay, which conserves ‖D‖ and must fail the same test",
+    window="the end of the run", fmt=lambda v: plots.number(v, 2))
+
+
+def _nc1_lowered(pair: tuple) -> float:
+    """Final NC1 of ``pair``'s second run ÷ its first's: ``(with decay, without)``."""
+    return pair[1].last("nc1") / pair[0].last("nc1")
+
+
+ADAM_NC1 = evidence.Claim(
+    "under AdamW decay lowers the final NC1", "this chapter", measure=_nc1_lowered,
+    test=evidence.Test(">=", ADAM_NC1_FALL, "final NC1 without decay ÷ with, ADAM_NC1_FALL", scale="log"),
+    control="the same comparison under GD (same network, data and decay)",
+    window="the end of the run", fmt=lambda v: plots.number(v, 2))
+ADAM_D_GROWS = evidence.Claim(
+    "‖D‖ grows under AdamW", "this chapter",
+    measure=lambda runs: min(_kept(h) for h in runs),
+    test=evidence.Test(">", ADAM_D_GROWTH, "‖D‖ at the end ÷ at step 1 (the smaller of the two "
+                                          "AdamW runs), ADAM_D_GROWTH", scale="log"),
+    control="GD without decay, which conserves ‖D‖", window="the end of the run",
+    fmt=lambda v: plots.number(v, 2))
+
+
 def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
                profile: str | None = None) -> list[dict]:
     """The chapter's claims table (rows for :func:`dynamics.plots.claims_table`): trains on
@@ -237,17 +266,8 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
         control="the network's own held-out error (two unrelated classifiers that err as "
                 "often would disagree on up to twice as many)",
         window="the end of the run", seeds=[first]))
-    text, ok = _seeded(("balancedness with decay ÷ without:",
-                        {s: gw[s].last("balancedness") / gn[s].last("balancedness") for s in seeds},
-                        lambda v: v < BALANCE_RATIO))
-    rows.append(plots.claim(
-        "gradient descent with weight decay balances the linear layers "
-        "(Wₗ₊₁ᵀWₗ₊₁ ≈ WₗWₗᵀ); without decay gradient flow conserves the imbalance",
-        "Jacot et al. (2025)",
-        text + f"; ‖D‖ kept {n(_kept(gn[first]), 2)} of its value at step 1 without decay, "
-        f"{n(_kept(gw[first]), 2)} with (seed {first})", ok,
-        control=f"the same GD run without decay (a ratio below {BALANCE_RATIO})",
-        window=f"the end of the run (step {gw[first].steps[-1]})", seeds=seeds))
+    rows.append(evidence.judge(replace(BALANCED, window=f"the end of the run (step {gw[first].steps[-1]})"),
+                               gw, gn).row())
     ra = {s: an[s].last("nc1") / aw[s].last("nc1") for s in seeds}
     rg = {s: gn[s].last("nc1") / gw[s].last("nc1") for s in seeds}
     rows.append(plots.claim(
@@ -259,14 +279,15 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
         plots.verdict(all(v >= 2 for v in rg.values()) and all(v >= 2 for v in ra.values()),
                       any(v >= 2 for v in rg.values())), asserted=False,
         control="the same optimizer without decay", window="the end of the run", seeds=seeds))
-    text, ok = _seeded(("final NC1 without decay ÷ with:", ra, lambda v: v >= ADAM_NC1_FALL),
-                       ("‖D‖ at the end ÷ at step 1, the smaller of the two runs:",
-                        {s: min(_kept(aw[s]), _kept(an[s])) for s in seeds}, lambda v: v > 1))
-    rows.append(plots.claim(
+    rows.append(evidence.joint(
         f"under AdamW, decay lowers the final NC1 {ADAM_NC1_FALL}-fold or more although ‖D‖ grows "
-        "(Adam breaks the conservation law)", "this chapter", text, ok,
-        control="AdamW without decay; ‖D‖'s own value at step 1 (kept by gradient flow)",
-        window="the end of the run", seeds=seeds))
+        "(Adam breaks the conservation law)", "this chapter",
+        {"final NC1 without decay ÷ with:": evidence.judge(
+            ADAM_NC1, {s: (aw[s], an[s]) for s in seeds}, {s: (gw[s], gn[s]) for s in seeds}),
+         "‖D‖ at the end ÷ at step 1, the smaller of the two runs:": evidence.judge(
+            ADAM_D_GROWS, {s: (aw[s], an[s]) for s in seeds}, {s: (gn[s],) for s in seeds})},
+        control="the same comparison under GD; ‖D‖ of GD without decay (kept by gradient flow)",
+        window="the end of the run"))
     text, ok = _seeded(("final MSE with decay ÷ without:",
                         {s: gw[s].last("train_loss") / gn[s].last("train_loss") for s in seeds},
                         lambda v: v > GD_LOSS_RATIO),
@@ -289,22 +310,6 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
     rows.append(evidence.judge(
         UFM_EXACT, {s: pairs[s][0][1] for s in seeds}, {s: pairs[s][1][1] for s in seeds}).row())
     tr = {s: imbalance_trends(imbalance[s]) for s in seeds}
-    counts = ", ".join(str(int(k)) for k in imbalance[first]["counts"])
-    text, ok = _seeded(
-        ("free model: largest angle from 90°", {s: max(abs(t["ufm_angles"][0] - 90),
-                                                      abs(t["ufm_angles"][1] - 90)) for s, t in tr.items()},
-         lambda v: v < IMB_UFM_ANGLE),
-        ("largest norm error", {s: t["ufm_error"] for s, t in tr.items()}, lambda v: v < IMB_UFM_NORMS),
-        ("network: smallest angle", {s: t["net_angles"][0] for s, t in tr.items()},
-         lambda v: v > IMB_NET_ANGLES[0]),
-        ("largest", {s: t["net_angles"][1] for s, t in tr.items()}, lambda v: v < IMB_NET_ANGLES[1]))
-    rows.append(plots.claim(
-        "imbalanced classes, MSE, deep linear head: class means orthogonal, lengths set "
-        "by class counts (the free model's lengths; the network's angles)", "Dang et al. (2023)",
-        f"counts {counts}: " + text.replace("-", "−"), ok,
-        control=f"the exact solution; the simplex's 109.5° (the network's angles between "
-                f"{IMB_NET_ANGLES[0]:g}° and {IMB_NET_ANGLES[1]:g}°)",
-        window="the end of each run", seeds=seeds))
     if balanced is None:
         raise ValueError("claims() needs balanced=: the imbalance trend's control, each claim "
                          "seed's run_imbalance(balanced_config(icfg)) (run_claim_seeds trains it)")
@@ -398,7 +403,7 @@ def imbalance_numbers(result: dict) -> dict:
                 net_angles=angle_range(*t["net_angles"], digits=0),
                 slope_w=f"{t['slope_w']:+.3f}".replace("-", "−"),
                 slope_h=f"{t['slope_h']:+.3f}".replace("-", "−"),
-                slope_bar_w=f"{IMB_SLOPE_W:g}", slope_bar_h=f"{IMB_SLOPE_H:g}".replace("-", "−"),
+                net_tol=f"{IMB_NET_TOL:g}°", slope_bar_w=f"{IMB_SLOPE_W:g}", slope_bar_h=f"{IMB_SLOPE_H:g}".replace("-", "−"),
                 against=f"{t['against_w'] + t['against_h']} of {2 * (len(result['counts']) - 1)}",
                 **_minority_numbers())
 
@@ -437,17 +442,61 @@ def by_seed(payload: dict, runs: str = "histories") -> dict:
     return out
 
 
-def _worst_imbalance(payload: dict) -> dict:
-    """One seed's imbalance runs in the quantities the published row checks, the worst over
-    its ratios."""
-    ts = [imbalance_trends(r) for r in payload["runs"]]
-    return dict(ufm_angle=max(max(abs(t["ufm_angles"][0] - 90), abs(t["ufm_angles"][1] - 90))
-                              for t in ts),
-                ufm_error=max(t["ufm_error"] for t in ts),
-                net_lo=min(t["net_angles"][0] for t in ts),
-                net_hi=max(t["net_angles"][1] for t in ts),
-                corr_w=min(t["corr_w"] for t in ts), corr_h=max(t["corr_h"] for t in ts),
-                n_classes=len(payload["runs"][0]["counts"]))
+def _off_90(part: dict) -> float:
+    """The largest angle between two (uncentred) class means, in degrees from 90°."""
+    a = np.asarray(part["angles"], float)
+    return float(np.max(np.abs(a[~np.eye(len(a), dtype=bool)] - 90)))
+
+
+def _ufm_exact(runs: list) -> float:
+    """How far imbalance runs' free models are from the exact solution (orthogonal means with
+    its norms), the worst over ``runs``, as the worse of two ratios to the row's tolerances:
+    degrees from 90° ÷ :data:`IMB_UFM_ANGLE` and the norms' relative error ÷
+    :data:`IMB_UFM_NORMS` (below 1: both within)."""
+    return max(max(_off_90(r["ufm"]) / IMB_UFM_ANGLE,
+                   float(np.max(np.abs(np.asarray(r["ufm"]["feature_norm"], float)
+                                       / np.asarray(r["theory"]["feature_norm"], float) - 1)))
+                   / IMB_UFM_NORMS) for r in runs)
+
+
+def initial_geometry(icfg, seed: int, result: dict) -> dict:
+    """The control of the imbalance rows: ``result`` (a :func:`.experiments.run_imbalance` of
+    ``icfg`` on ``seed``) with its free model and its network replaced by the same models at
+    initialization, built as the run builds them (same seed, same data), untrained."""
+    from .. import data as D
+    from .. import runtime
+    from .science import CollapseNet, UnconstrainedFeatures, mean_geometry, ufm_data
+
+    counts, C = icfg.counts(), icfg.n_classes
+    with runtime.seeded(seed):
+        data = ufm_data(counts)
+        model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C, icfg.linear_depth)
+    net_data = D.gaussian_mixture(dim=icfg.dim, n_classes=C, separation=icfg.separation,
+                                  seed=seed, counts=counts, n_test=100 * C)
+    with runtime.seeded(seed):
+        net = CollapseNet(net_data.input_dim, icfg.width, 1, icfg.linear_depth, C)
+    return dict(result, ufm=mean_geometry(model, data), network=mean_geometry(net, net_data))
+
+
+IMB_UFM = evidence.Claim(
+    "imbalanced classes: the free model's means orthogonal with the exact norms",
+    "Dang et al. (2023)", measure=_ufm_exact,
+    test=evidence.Test("<", 1.0, "max(degrees from 90° ÷ IMB_UFM_ANGLE, norm error ÷ IMB_UFM_NORMS)",
+                       scale="log"),
+    control=f"the same free model at initialization (same seed and data, untrained), which must "
+            f"fail the same test (within {IMB_UFM_ANGLE:g}° of 90°, norms within {IMB_UFM_NORMS:.0%})",
+    window="the end of each run", fmt=lambda v: plots.number(v, 2))
+
+IMB_NET = evidence.Claim(
+    f"imbalanced classes: the network's class means within {IMB_NET_TOL:g}° of orthogonal "
+    "(every pair; a simplex's are 19.5° off)",
+    "Dang et al. (2023) (for the unconstrained model; the network: this chapter)",
+    measure=lambda runs: max(_off_90(r["network"]) for r in runs),
+    test=evidence.Test("<", IMB_NET_TOL, "the largest angle between class means, degrees from 90°, "
+                                         "IMB_NET_TOL"),
+    control="the same network at initialization (same seed and data, untrained), which must fail "
+            "the same test",
+    window="the end of each run", asserted=False, fmt=lambda v: f"{v:.1f}°")
 
 
 def published_claims() -> list[dict]:
@@ -463,8 +512,6 @@ def published_claims() -> list[dict]:
     sweep = {s: decay_sweep(p) for s, p in adam.items()}
     clock = {s: decay_clock(p) for s, p in adam.items()}
     gd = {s: gd_sweep(p) for s, p in by_seed(results.load("collapse_gd_weight_decay")[0]).items()}
-    imb = {s: _worst_imbalance(p) for s, p in
-           by_seed(results.load("collapse_imbalance")[0], "runs").items()}
     first = seeds[0]
     # the decays whose terminal phase is short on the clock (the clock is the config's: the
     # same on every seed)
@@ -529,21 +576,16 @@ def published_claims() -> list[dict]:
         "this chapter", text, ok,
         control=f"GD without decay; balanced: below {PUB_GD_BALANCED:g}",
         window=f"final values, decays {gd_decays}", seeds=list(gd)))
-    ratios = ", ".join(f"{r:g}" for r in by_seed(results.load("collapse_imbalance")[0], "runs")[0]["ratios"])
-    text, ok = _seeded(
-        ("free model: largest angle from 90°", {s: v["ufm_angle"] for s, v in imb.items()},
-         lambda v: v < IMB_UFM_ANGLE),
-        ("largest norm error", {s: v["ufm_error"] for s, v in imb.items()},
-         lambda v: v < IMB_UFM_NORMS),
-        ("network: smallest angle", {s: v["net_lo"] for s, v in imb.items()},
-         lambda v: v > IMB_NET_ANGLES[0]),
-        ("largest", {s: v["net_hi"] for s, v in imb.items()}, lambda v: v < IMB_NET_ANGLES[1]))
-    rows.append(plots.claim(
-        "imbalanced classes: the free model's means orthogonal with the exact norms; the "
-        "network's angles near 90°", "Dang et al. (2023)", text.replace("-", "−"), ok,
-        control=f"the exact solution; the simplex's 109.5° (network between "
-                f"{IMB_NET_ANGLES[0]:g}° and {IMB_NET_ANGLES[1]:g}°)",
-        window=f"ratios {ratios}, each seed's worst", seeds=list(imb)))
+    imb_payload, imb_prov = results.load("collapse_imbalance")
+    runs = by_seed(imb_payload, "runs")
+    icfg = ImbalanceConfig(**imb_prov["config"])
+    start = {s: [initial_geometry(icfg.replace(ratio=r), s, run) for r, run in zip(p["ratios"], p["runs"])]
+             for s, p in runs.items()}
+    treated = {s: p["runs"] for s, p in runs.items()}
+    window = ("the end of each run, ratios " + ", ".join(f"{r:g}" for r in runs[first]["ratios"])
+              + ", each seed's worst")
+    rows += [evidence.judge(replace(IMB_UFM, window=window), treated, start).row(),
+             evidence.judge(replace(IMB_NET, window=window), treated, start).row()]
     # The trend of norms with counts is not a row here: its control, the same runs on balanced
     # classes, is not in the precomputed file; the live table judges it against one.
     return rows

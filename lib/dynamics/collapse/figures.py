@@ -533,15 +533,16 @@ def _corr(a, b) -> float:
 def imbalance_trends(result: dict) -> dict:
     """One imbalance result in the numbers the prose quotes: angle ranges, the free model's
     largest relative error against the exact solution, and the network's trends (correlation of
-    log norm with log count) with the number of neighbouring class pairs that go against them."""
+    log norm with log count) with the number of neighbouring class pairs that do not follow them (a pair
+    whose norms tie does not)."""
     counts = np.asarray(result["counts"], float)
     off = ~np.eye(len(counts), dtype=bool)
     u, th, net = result["ufm"], result["theory"], result["network"]
     order = np.argsort(-counts)
 
-    def against(v, sign):  # neighbours (by count) whose norms step the other way
-        d = np.diff(np.asarray(v, float)[order])
-        return int(np.sum(sign * d > 0))
+    def against(v, sign):  # neighbours (by count) whose norms do not step the trend's way:
+        d = np.diff(np.asarray(v, float)[order])  # the other way, or a tie (a tie does not follow)
+        return int(np.sum(sign * d >= 0))
 
     return dict(ufm_angles=(float(np.min(np.asarray(u["angles"])[off])),
                             float(np.max(np.asarray(u["angles"])[off]))),

@@ -13,13 +13,14 @@ The chapter's numbers and claims (:mod:`.claims`) call these.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from .. import data as D
-from .. import plots
+from .. import evidence, plots
 from ..models import evaluating
 from ..train import History
 from .science import _features, at_zero_error, terminal_phase_start
@@ -168,6 +169,33 @@ def loss_numbers(mse: History, ce: History) -> dict:
                 loss_ce_acc=f"{100 * ce.last('test_acc'):.0f}%")
 
 
+def _at(h: History, key: str, when: str) -> float:
+    """``key`` of a run at its end, or (``when="zero"``) at its first step with zero training
+    error."""
+    return h.last(key) if when == "end" else at_zero_error(h, key)
+
+
+LOSS_DECIDES = evidence.Claim(
+    "at this budget and decay the loss decides: NC1 collapses under MSE and ends far "
+    "higher under cross-entropy",
+    "this chapter; collapse under MSE: Han, Papyan & Donoho (2022); under cross-entropy "
+    "after hundreds of epochs: Papyan, Han & Donoho (2020)",
+    measure=lambda pair: _at(pair[0], "nc1", "end") / _at(pair[1], "nc1", "end"),
+    control_measure=lambda pair: _at(pair[0], "nc1", "zero") / _at(pair[1], "nc1", "zero"),
+    test=evidence.Test(">=", CE_OVER_MSE, "training NC1, cross-entropy ÷ MSE, CE_OVER_MSE", scale="log"),
+    control="the same two runs at their first evaluation with zero training error (the terminal "
+            "phase opens the gap)", window="the end of the run", fmt=lambda v: plots.number(v, 2))
+
+TEST_STAYS = evidence.Claim(
+    "collapse on the training set does not carry over to the test set: held-out features "
+    "of a class stay spread", "Hui, Belkin & Nakkiran (2022)",
+    measure=lambda h: _at(h, "test_nc1", "end") / _at(h, "nc1", "end"),
+    control_measure=lambda h: _at(h, "test_nc1", "zero") / _at(h, "nc1", "zero"),
+    test=evidence.Test(">=", TEST_OVER_TRAIN, "MSE, test NC1 ÷ training NC1, TEST_OVER_TRAIN", scale="log"),
+    control="the same run at its first evaluation with zero training error, before the terminal "
+            "phase", window="the end of the run", fmt=lambda v: plots.number(v, 2))
+
+
 def loss_claims(mse: dict, ce: dict) -> list[dict]:
     """The claims rows of the loss comparison, each judged on every seed: ``mse`` and ``ce``
     map each seed to its run of section 1 under that loss, trained with ``held_out``
@@ -178,28 +206,8 @@ def loss_claims(mse: dict, ce: dict) -> list[dict]:
         raise ValueError(f"mse and ce must hold the same seeds, got {list(mse)} and {list(ce)}")
     _check({f"MSE seed {s}": h for s, h in mse.items()}, "run")
     _check({f"cross-entropy seed {s}": h for s, h in ce.items()}, "run")
-    seeds = list(mse)
-    T = mse[seeds[0]].steps[-1]
-    text, ok = plots.across_seeds({s: ce[s].last("nc1") / mse[s].last("nc1") for s in seeds},
-                                  lambda v: v >= CE_OVER_MSE)
-    rows = [plots.claim(
-        "at this budget and decay the loss decides: NC1 collapses under MSE and ends far "
-        "higher under cross-entropy",
-        "this chapter; collapse under MSE: Han, Papyan & Donoho (2022); under cross-entropy "
-        "after hundreds of epochs: Papyan, Han & Donoho (2020)",
-        f"final training NC1, cross-entropy ÷ MSE: {text}; at the end NC1 under "
-        f"cross-entropy is {plots.spread({s: ce[s].last('nc1') for s in seeds})}", ok,
-        control=f"the MSE run of the same seed (cross-entropy at least {CE_OVER_MSE}× higher)",
-        window=f"the end of the run (step {T}), same network, data, optimizer and decay",
-        seeds=seeds)]
-    text, ok = plots.across_seeds({s: mse[s].last("test_nc1") / mse[s].last("nc1") for s in seeds},
-                                  lambda v: v >= TEST_OVER_TRAIN)
-    rows.append(plots.claim(
-        "collapse on the training set does not carry over to the test set: held-out features "
-        "of a class stay spread", "Hui, Belkin & Nakkiran (2022)",
-        f"MSE, test NC1 ÷ training NC1: {text}; test NC1 at the end "
-        f"{plots.spread({s: mse[s].last('test_nc1') for s in seeds})}", ok,
-        control=f"the training set's NC1 at the same step (test NC1 at least "
-                f"{TEST_OVER_TRAIN}× higher)", window=f"the end of the run (step {T})",
-        seeds=seeds))
-    return rows
+    window = f"the end of the run (step {mse[next(iter(mse))].steps[-1]})"
+    pairs = {s: (ce[s], mse[s]) for s in mse}
+    return [evidence.judge(replace(LOSS_DECIDES, window=window + ", same network, data, optimizer "
+                                   "and decay"), pairs, pairs).row(),
+            evidence.judge(replace(TEST_STAYS, window=window), mse, mse).row()]

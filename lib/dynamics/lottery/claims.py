@@ -18,7 +18,7 @@ from .finetune import finetune_claims
 
 __all__ = ["MATCH_WINDOW", "MATCH_POINTS", "CONTROL_POINTS", "SPEED_WINDOW", "SPEED_MARGIN",
            "STABLE_BARRIER", "LEVEL_POINTS", "REWIND_POINTS", "PAI_WINDOW", "PAI_MARGIN",
-           "LIU_WINDOW", "CLAIMS", "SHOWN_ONLY", "MATCH", "PAI_BEATS", "SHUFFLE_SAME", "SPEED_LEAD",
+           "LIU_WINDOW", "CLAIMS", "SHOWN_ONLY", "MATCH", "PAI_BEATS", "SHUFFLE_SAME", "SPEED_LEAD", "REINIT", "RANDOM", "STABLE", "LATER",
            "ticket_claims", "speed_claim", "pai_claims", "lmc_claims", "lr_claims",
            "page_claims", "published_claims", "lmc_seeds", "liu_numbers"]
 
@@ -28,7 +28,7 @@ __all__ = ["MATCH_WINDOW", "MATCH_POINTS", "CONTROL_POINTS", "SPEED_WINDOW", "SP
 
 MATCH_WINDOW = (0.10, 0.20)   # densities at which "tickets match the dense network" is judged
 MATCH_POINTS = 1.0            # ... within this many points of the dense accuracy
-CONTROL_POINTS = 3.0          # re-init and random mask at least this far below the ticket
+CONTROL_POINTS = 3.0          # re-init and random mask at least this far below the dense network
 SPEED_WINDOW = (1 / 7, 2 / 3) # densities at which "tickets learn faster" is judged (the prose's)
 SPEED_MARGIN = 1              # ... earlier by at least this many evaluation intervals
 STABLE_BARRIER = 0.02         # Frankle et al. (2020): stable when the error barrier is below 2%
@@ -58,12 +58,14 @@ CLAIMS = {
               f"the pruned rounds at {100 * MATCH_WINDOW[0]:.0f}-{100 * MATCH_WINDOW[1]:.0f}% "
               "of the weights (mean over them)"),
     "reinit": ("Re-initializing the ticket's weights destroys it", "Frankle & Carbin (2019)",
-               f"the same mask re-initialized (at least {CONTROL_POINTS:g} pts below the ticket)",
+               f"the ticket itself (same mask, its own initial values), which must fail the same "
+               f"test (at least {CONTROL_POINTS:g} pts below the dense network)",
                "the sparsest round at 5-10% of the weights"),
     "random": ("A random mask with the same layer-wise sparsity is far below the ticket",
                "Frankle & Carbin (2019); Frankle et al. (2021)",
-               f"the same mask shuffled within layers (at least {CONTROL_POINTS:g} pts below the "
-               "ticket)", "the sparsest round at 5-10% of the weights"),
+               f"the ticket itself (its mask unshuffled), which must fail the same test (at least "
+               f"{CONTROL_POINTS:g} pts below the dense network)",
+               "the sparsest round at 5-10% of the weights"),
     "speed": ("Tickets learn faster (earlier early-stopping step) than the dense network and "
               "the re-initialized control", "Frankle & Carbin (2019): early stopping on a "
               "validation set held out of the training data",
@@ -152,6 +154,18 @@ SPEED_LEAD = lambda step: _claim(  # noqa: E731
     "speed", "earlier than the nearer of dense and re-init, steps",
     evidence.Test(">=", SPEED_MARGIN * step, "SPEED_MARGIN evaluation intervals"),
     fmt=lambda v: f"{v:+.0f} steps")
+# "Re-initializing destroys the ticket", "a random mask is far below it": how far the network
+# falls below the dense one (round 0) at the sparsest round (points); the control, the ticket
+# itself, measured the same way, must fail the same test
+REINIT = _claim("reinit", "dense − re-init, points", evidence.Test(">=", CONTROL_POINTS, "CONTROL_POINTS"))
+RANDOM = _claim("random", "dense − random mask, points", evidence.Test(">=", CONTROL_POINTS, "CONTROL_POINTS"))
+# "Stable at initialization" and "stable from a later rewind step": an error barrier (points)
+# below Frankle et al.'s criterion; the controls, the larger learning rate from θ₀ (for the
+# first) and the same runs unrewound (for the second), must fail the same test
+STABLE = _claim("stable", "error barrier, points", evidence.Test("<", 100 * STABLE_BARRIER, "STABLE_BARRIER"),
+                fmt=lambda v: f"{v:.1f} pts")
+LATER = _claim("later", "error barrier, points", evidence.Test("<", 100 * STABLE_BARRIER, "STABLE_BARRIER"),
+               fmt=lambda v: f"{v:.1f} pts")
 # "Shuffling leaves a PaI mask's accuracy the same or higher": what shuffling costs, less the
 # seeds' spread of the original (points); the ticket's, measured the same way, must exceed 0
 SHUFFLE_SAME = _claim("shuffle", "shuffling's cost less the seeds' spread, points",
@@ -275,11 +289,13 @@ def _tickets(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
                                     None, shown, seeds, judged=[j])
     else:
         out["match"] = _setting(where, "no round in the window", None, shown, seeds)
-    for key, name in (("reinit", "re-init"), ("random", "random mask")):
-        gap = _per_seed(res, lambda k: 100 * (a["ticket"][k, r] - a[key][k, r]))
-        out[key] = _setting(where, f"ticket − {name} at {100 * res.density[r]:.1f}% (round {r}): "
-                            f"{plots.spread(gap, _pts)}",
-                            _checked(gap, lambda v: v >= CONTROL_POINTS), asserted, seeds)
+    ticket = _per_seed(res, lambda k: 100 * (a["ticket"][k, 0] - a["ticket"][k, r]))
+    for key, claim in (("reinit", REINIT), ("random", RANDOM)):
+        j = evidence.judge(claim, _per_seed(res, lambda k: 100 * (a["ticket"][k, 0] - a[key][k, r])),
+                           ticket)
+        out[key] = _setting(where, f"at {100 * res.density[r]:.1f}% (round {r}), below the dense "
+                            "network: " + _judged_text({claim.statement.split(" (")[-1][:-1]: j}),
+                            None, asserted, seeds, judged=[j])
     return out
 
 
@@ -438,17 +454,15 @@ def _lmc(calm: tuple, hot: tuple, asserted: bool | None = None) -> dict:
     first = {s: hb[s][k0] for s in seeds}
     final = {s: hb[s][kl] for s in seeds}
     mid = "; ".join(f"k = {k}: {plots.spread({s: hb[s][k] for s in seeds}, pts)}" for k in ks[1:-1])
-    stable = _checked(cb, lambda v: v < limit)
-    later = {s: _checked(first, lambda v: v >= limit)[s] and _checked(final, lambda v: v < limit)[s]
-             for s in seeds}
+    stable = evidence.judge(STABLE, cb, first)  # control: the larger learning rate from θ₀
+    later = evidence.judge(LATER, final, first)  # control: the same runs unrewound (k = 0)
     near = max(seeds, key=lambda s: cb[s] if np.isfinite(cb[s]) else -np.inf)
     close = (f"; nearest the criterion: seed {near}, {limit - cb[near]:.2f} pts below it"
              if np.isfinite(cb[near]) and 0 <= limit - cb[near] < 0.5 else "")
-    return {"stable": _setting(cl, f"barrier from θ₀ {plots.spread(cb, pts)} (at {hl}: "
-                               f"{plots.spread(first, pts)}){close}", stable, asserted, seeds),
-            "later": _setting(hl, f"barrier from θ₀ {plots.spread(first, pts)}; from θ_{kl} "
-                              f"{plots.spread(final, pts)}" + (f" ({mid})" if mid else ""),
-                              later, asserted, seeds)}
+    return {"stable": _setting(cl, _judged_text({"barrier from θ₀": stable}) + f" (control: from "
+                               f"θ₀ at {hl}){close}", None, asserted, seeds, judged=[stable]),
+            "later": _setting(hl, _judged_text({f"barrier from θ_{kl}": later}) + " (control: from θ₀)"
+                              + (f"; {mid}" if mid else ""), None, asserted, seeds, judged=[later])}
 
 
 def lmc_claims(calm: tuple, hot: tuple, asserted: bool | None = None) -> list[dict]:

@@ -28,7 +28,7 @@ GLUED_VERDICTS = {"match_verdict": CLAIMS["match"][0], "pai_verdict": CLAIMS["pa
 
 
 def verdict_numbers(rows: list[dict], pai: dict | None = None,
-                    payload: dict | None = None) -> dict:
+                    payload: dict | None = None, config: dict | None = None) -> dict:
     """The verdicts the prose glues, each the one its claims row prints (``rows``: the page's
     claims table, :func:`page_claims`): :data:`GLUED_VERDICTS`, by the start of the row's
     claim. Beside them, what the PaI row's
@@ -36,8 +36,15 @@ def verdict_numbers(rows: list[dict], pai: dict | None = None,
     ``pai_says_precomputed`` over the precomputed slider's densities in :data:`PAI_WINDOW`
     (``payload``: the loaded ``lottery_pai``) and ``pai_says_live`` on this page's run
     (``pai``: :func:`run_pai`); and, with ``payload``, the PaI slider's numbers
-    (:func:`pai_numbers`), glued with the verdicts they explain in the claims cell."""
+    (:func:`pai_numbers`), glued with the verdicts they explain in the claims cell; with
+    ``config`` (the ``lottery_pai`` file's provenance config), ``pai_split``: the training
+    examples its runs used and the validation split they held out of them."""
     out = dict(pai_numbers(payload)) if payload is not None else {}
+    if config is not None:
+        n, v = int(config["n_train"]), int(config.get("n_val") or 0)
+        out["pai_split"] = (f"{n - v} of its {n} training examples, the other {v} held out for "
+                            "validation"
+                            if v else f"all {n} training examples, no validation split")
     shown = {name: start for name, start in GLUED_VERDICTS.items()  # (a table without a
              if any(str(r["claim"]).startswith(start) for r in rows)}  # section's rows: none)
     out.update(plots.verdicts(rows, **shown))

@@ -7,6 +7,7 @@ import pytest
 from dynamics import evidence, plots, results
 from dynamics.initialization import claims as C
 from dynamics.initialization import experiments as E
+from dynamics.initialization import facts as Fa
 from dynamics.initialization import figures as F
 from dynamics.initialization import science as S
 from known import known_answer
@@ -42,7 +43,7 @@ def test_prose_numbers_of_the_trainability_grid():
     assert dis["beyond"] == [(1.0, 40)] and 40 > limit[1.0]
     assert dis["before"] == [(3.0, 10), (3.0, 40)] and 40 <= limit[3.0]
     more = dict(depths=[40], sigma_w2=[1.76], seeds=[1, 2], acc_per_seed=[[[0.9], [0.8]]])
-    num = C.trainability_numbers(heat, more)
+    num = Fa.trainability_numbers(heat, more)
     assert num["init_more_seeds"] == "1 and 2" and num["init_more_depths"] == "40"
     assert num["init_beyond"] == "σ_w² = 1 at depth 40" and num["init_before"] == "σ_w² = 3 at depths 10 and 40"
     assert num["init_d0_min"] == "30%" and num["init_deepest_trained"] == "1 and 1.76"
@@ -51,9 +52,9 @@ def test_prose_numbers_of_the_trainability_grid():
     assert [r["claim"][:28] for r in rows] == ["deep networks (depth ≥ 30) t",
                                                "networks train when depth ≲ "]
     real = results.load("initialization_trainability")[0]
-    num = C.trainability_numbers(real, results.load("initialization_trainability_seeds")[0])
+    num = Fa.trainability_numbers(real, results.load("initialization_trainability_seeds")[0])
     assert num["init_agree"].endswith("%") and "nowhere" not in num["init_beyond"]
-    dt = C.depth_time_numbers(results.load("initialization_depth_time")[0])
+    dt = Fa.depth_time_numbers(results.load("initialization_depth_time")[0])
     assert float(dt["init_dt_orth"]) < 2.5
 
 
@@ -100,25 +101,25 @@ def test_section_numbers_say_what_constructed_curves_do():
     signal = dict(relu=dict(he=dict(grad_norm=g, act_std=[1.0, 1.0, 0.9, 0.8, 0.6, 0.5]),
                             zero=dict(grad_norm=[0.0] * 6, act_std=[0.0] * 6)),
                   tanh=dict(orthogonal=dict(grad_norm=[0.156, 0.156, 0.15], act_std=[0.5] * 3)))
-    num = C.signal_numbers(signal)
+    num = Fa.signal_numbers(signal)
     assert num["init_sig_apart"].startswith("ReLU He (0.3 against 3")
     assert num["init_sig_close"].startswith("tanh orthogonal") and "zero" not in str(num)
     assert "a peak of 10 at layer 4, then falls by 35% to 6.5" in num["init_sig_he"]
     assert "0.9 entering layer 4 to 0.6 entering the last" in num["init_sig_he"]
     signal["relu"]["he"]["grad_norm"] = sorted(g)
-    assert "falls" not in C.signal_numbers(signal)["init_sig_he"]
+    assert "falls" not in Fa.signal_numbers(signal)["init_sig_he"]
     chaos = dict(critical_theory=1.76, xi_measured=dict(
         sigma_w2=[0.5, 1.9, 2.64, 3.01, 4.5], xi=[1.0, 36.4, 12.0, 10.8, 7.31],
         xi_theory=[1.0, 41.7, 10.8, 9.0, 6.43]))
-    num = C.chaos_numbers(chaos)
+    num = Fa.chaos_numbers(chaos)
     assert num["init_xi_hot_dev"] == "11% to 20% above"
     assert num["init_xi_peak_dev"] == "36.4 layers measured against 41.7 in theory at σ_w² = 1.9"
     chaos["xi_measured"]["xi"][2] = 9.0
-    assert C.chaos_numbers(chaos)["init_xi_hot_dev"] == "between −17% and +20% of"
+    assert Fa.chaos_numbers(chaos)["init_xi_hot_dev"] == "between −17% and +20% of"
     layers = list(range(1, 65))
     fluct = dict(layers=layers, orthogonal=[0.1] * 64, gaussian_slope=0.74,
                  gaussian=[2 + 0.74 * l for l in layers])
-    num = C.fluctuation_numbers(fluct)
+    num = Fa.fluctuation_numbers(fluct)
     assert num["init_fl_deep"].startswith("above it") and num["init_fl_slope"] == "0.74"
 
 

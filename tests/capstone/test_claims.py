@@ -1,11 +1,12 @@
-"""dynamics.capstone.claims: the page's numbers, the lottery sentence and the claims rows; the
-published claims rest on data/."""
+"""dynamics.capstone.facts and .claims: the page's numbers, the lottery sentence and the claims
+rows; the published claims rest on data/."""
 import math
 import types
 
 import pytest
 
 from dynamics.capstone import claims as C
+from dynamics.capstone import facts as Fa
 from dynamics.capstone import figures as F
 from dynamics import plots
 from dynamics.capstone import experiments as E
@@ -58,26 +59,26 @@ def test_lottery_sentence_says_what_the_arms_did():
     arm = lambda fit, grok, phase="memorization": dict(fit_step=fit, grok_step=grok,  # noqa: E731
                                                        phase=phase)
     lot = dict(arms={"dense": arm(10, 100, "grokking"), "a": arm(20, None), "b": arm(30, None)})
-    text = C.lottery_sentence(lot)
+    text = Fa.lottery_sentence(lot)
     assert "a fits its training pairs and its test accuracy has stopped short" in text
     assert "does not carry the generalizing solution" in text
     lot["arms"]["b"] = arm(30, None, "unfinished")
-    text = C.lottery_sentence(lot)
+    text = Fa.lottery_sentence(lot)
     assert "b is still climbing when the budget ends (unfinished" in text
     assert "does not carry" not in text and "memorization phase returns" not in text
     lot["arms"]["b"] = arm(None, None, "confusion")
-    assert "b does not even fit its training pairs" in C.lottery_sentence(lot)
+    assert "b does not even fit its training pairs" in Fa.lottery_sentence(lot)
     lot["arms"]["a"] = arm(20, 50, "grokking")
-    text = C.lottery_sentence(lot)
+    text = Fa.lottery_sentence(lot)
     assert "a at step 50" in text and "sooner than the dense run: a" in text
     assert "of the others, b does not even fit" in text
 
 
 def test_the_random_mask_is_placed_against_chance():
     lot = dict(arms={"random mask, θ₀": dict(final_test_acc=0.0)})
-    assert C.chance_text(lot, 37) == "0%, below chance (1/p = 2.7%)"
+    assert Fa.chance_text(lot, 37) == "0%, below chance (1/p = 2.7%)"
     lot["arms"]["random mask, θ₀"]["final_test_acc"] = 0.6
-    assert "above chance" in C.chance_text(lot, 37)
+    assert "above chance" in Fa.chance_text(lot, 37)
 
 
 def test_the_mask_row_judges_the_theta0_ticket_against_its_own_controls():
@@ -120,13 +121,13 @@ def test_the_lazy_row_fails_when_the_scales_do_not_separate_beyond_the_seeds():
 
 def test_each_sections_facts_are_the_texts_the_page_prints(tiny):
     """Every number a section glues comes as the text glue() prints (never Python's None)."""
-    facts = {**C.timeline_facts(tiny, E.plateau_control({0: tiny})[0]),
-             **C.collapse_facts(E.collapse_timing(tiny)),
-             **C.lottery_facts(E.lottery(tiny)),
-             **C.init_facts([dict(init_scale=s, seed=0, fit_step=10, grok_step=g)
+    facts = {**Fa.timeline_facts(tiny, E.plateau_control({0: tiny})[0]),
+             **Fa.collapse_facts(E.collapse_timing(tiny)),
+             **Fa.lottery_facts(E.lottery(tiny)),
+             **Fa.init_facts([dict(init_scale=s, seed=0, fit_step=10, grok_step=g)
                              for s, g in ((0.5, 100), (4.0, None))], 0),
-             **C.clock_facts(E.clock_grid(TINY, [1e-2], [1.0, 3.0], [0]), [1e-2], [1.0, 3.0]),
-             **C.optimizer_facts(dict(adamw=dict(best=tiny, tried=[(1e-2, tiny.summary())]),
+             **Fa.clock_facts(E.clock_grid(TINY, [1e-2], [1.0, 3.0], [0]), [1e-2], [1.0, 3.0]),
+             **Fa.optimizer_facts(dict(adamw=dict(best=tiny, tried=[(1e-2, tiny.summary())]),
                                       muon=dict(best=tiny, tried=[(0.1, tiny.summary())])),
                                  dict(adamw=[5e-3, 1e-2], muon=[0.05, 0.1]))}
     assert all(isinstance(v, str) and v and "None" not in v for v in facts.values()), facts
@@ -155,31 +156,31 @@ def test_the_update_sentence_says_where_the_rank_collapses_and_what_moves_with_i
     evaluation before to the one after; a calm run gets its sharpest fall and no event."""
     rms = [0.07, 0.39, 0.35, 0.32, 0.313, 0.324, 0.332]
     spike = _synthetic([math.nan, 0.7, 0.6, 0.58, 0.54, 0.11, 0.2], rms)
-    text = C.update_event_sentence(spike)
+    text = Fa.update_event_sentence(spike)
     assert text.startswith("at step 50, after the grok step,") and "from 0.54 to 0.11" in text
     assert "step 40) to the next (step 60)" in text
     assert "NC1 goes from 54 to 56" in text and "weight RMS from 0.313 to 0.332" in text
-    calm = C.update_event_sentence(_synthetic([math.nan, 0.7, 0.69, 0.68, 0.66, 0.65, 0.64], rms))
+    calm = Fa.update_event_sentence(_synthetic([math.nan, 0.7, 0.69, 0.68, 0.66, 0.65, 0.64], rms))
     assert calm == "it falls slowly, by at most 3% between two evaluations (from 0.68 to 0.66 at step 40)"
-    early = C.update_event_sentence(_synthetic([math.nan, 0.7, 0.2, 0.2, 0.2, 0.2, 0.2], rms,
+    early = Fa.update_event_sentence(_synthetic([math.nan, 0.7, 0.2, 0.2, 0.2, 0.2, 0.2], rms,
                                                fit=10, grok=None))
     assert early.startswith("at step 20, in a run that never groks")
-    assert "too few" in C.update_event_sentence(_synthetic([math.nan] * 7, rms))
+    assert "too few" in Fa.update_event_sentence(_synthetic([math.nan] * 7, rms))
 
 
 def test_the_rms_sentence_gives_its_minimum_where_it_is_and_then_the_end():
     """The published page said "shrinks under decay to 0.332 at the end" where the RMS's
     minimum was 0.313 at step 891: the page now glues the minimum, its step and what follows."""
     run = _synthetic([math.nan] + [0.5] * 6, [0.07, 0.39, 0.35, 0.32, 0.313, 0.324, 0.332])
-    facts = C.timeline_facts(run)
+    facts = Fa.timeline_facts(run)
     assert (facts["rms_max"], facts["t_rms_max"]) == ("0.39", "10")
     assert (facts["rms_min"], facts["t_rms_min"]) == ("0.313", "40")
     assert facts["rms_after"] == ", then climbs back to 0.332 by the end"
     assert facts["four_fit"] == "0.3" and facts["plateau_end"] == "the grok step"
     run.timeline["weight_rms"] = [0.07, 0.39, 0.35, 0.32, 0.313, 0.3131, 0.3132]
-    assert C.timeline_facts(run)["rms_after"] == ", and stays there (0.313 at the end)"
+    assert Fa.timeline_facts(run)["rms_after"] == ", and stays there (0.313 at the end)"
     run.timeline["weight_rms"] = [0.07, 0.39, 0.35, 0.32, 0.313, 0.31, 0.305]
-    assert C.timeline_facts(run)["rms_after"] == ", still falling at the end"
+    assert Fa.timeline_facts(run)["rms_after"] == ", still falling at the end"
 
 
 def test_the_update_sentence_explains_a_collapse_only_where_there_is_one():
@@ -187,9 +188,9 @@ def test_the_update_sentence_explains_a_collapse_only_where_there_is_one():
     doing) after a glued sentence saying the rank fell slowly: the explanation is now part of
     the sentence, and only where update_collapse finds a collapse."""
     rms = [0.07, 0.39, 0.35, 0.32, 0.313, 0.324, 0.332]
-    spike = C.update_event_sentence(_synthetic([math.nan, 0.7, 0.6, 0.58, 0.54, 0.11, 0.2], rms))
-    calm = C.update_event_sentence(_synthetic([math.nan, 0.7, 0.69, 0.68, 0.66, 0.65, 0.64], rms))
-    assert spike.endswith(C.UPDATE_EVENT_WHY) and "optimizer's own doing" in spike
+    spike = Fa.update_event_sentence(_synthetic([math.nan, 0.7, 0.6, 0.58, 0.54, 0.11, 0.2], rms))
+    calm = Fa.update_event_sentence(_synthetic([math.nan, 0.7, 0.69, 0.68, 0.66, 0.65, 0.64], rms))
+    assert spike.endswith(Fa.UPDATE_EVENT_WHY) and "optimizer's own doing" in spike
     assert "optimizer" not in calm and "Adam divides" not in calm
 
 
@@ -201,14 +202,14 @@ def test_the_timeline_facts_split_the_plateau_from_the_climb_and_follow_nc1():
     run = _synthetic([math.nan] + [0.5] * 6, [0.07, 0.39, 0.35, 0.32, 0.313, 0.324, 0.332])
     run.timeline["fourier"] = [0.3, 0.3, 0.4, 0.8, 0.8, 0.8, 0.8]
     run.timeline["etf_distance"] = [1.2, 0.97, 1.0, 1.04, 1.01, 1.0, 0.99]
-    facts = C.timeline_facts(run)
+    facts = Fa.timeline_facts(run)
     assert (facts["four_fit"], facts["four_leave"], facts["four_grok"]) == ("0.3", "0.4", "0.8")
     assert facts["nc1"].startswith("NC1 on the training set stays level: 51 at the fit step, 52 "
                                    "when test accuracy leaves chance, 53 at the grok step")
     assert "(1.1 times its value at the fit step)" in facts["nc1"]
     assert facts["etf"] == "between 0.97 and 1"
     run.timeline["nc1"] = [50.0, 32.9, 44.9, 65.9, 80.0, 100.0, 119.0]
-    assert "rises" in C.timeline_facts(run)["nc1"] and "3.6 times" in C.timeline_facts(run)["nc1"]
+    assert "rises" in Fa.timeline_facts(run)["nc1"] and "3.6 times" in Fa.timeline_facts(run)["nc1"]
 
 
 def test_the_plateau_rows_read_their_own_windows():
@@ -224,8 +225,8 @@ def test_the_plateau_rows_read_their_own_windows():
     climb = {s: synth(s, [0.3, 0.3, 0.35 + 0.01 * s, 0.8 + 0.01 * s, 0.8, 0.8, 0.8],
                       [0.7, 0.7, 0.68, 0.5, 0.5, 0.5, 0.5]) for s in range(3)}
     flat = {s: synth(s, [0.3] * 7, [0.7] * 7) for s in range(3)}
-    assert C.plateau_part(climb[0], "plateau") == (10, 20)
-    assert C.plateau_part(climb[0], "fit to grok") == (10, 30)
+    assert Fa.plateau_part(climb[0], "plateau") == (10, 20)
+    assert Fa.plateau_part(climb[0], "fit to grok") == (10, 30)
     whole = C._plateau_row(climb, flat, "fit to grok")
     alone = C._plateau_row(climb, flat, "plateau")
     assert whole["asserted"] and whole["reproduced"] == "yes"
@@ -233,7 +234,7 @@ def test_the_plateau_rows_read_their_own_windows():
     assert not alone["asserted"] and alone["reproduced"] == "no"
     assert alone["window"].startswith("from the fit step to the first evaluation")
     with pytest.raises(ValueError, match="part"):
-        C.plateau_part(climb[0], "climb")
+        Fa.plateau_part(climb[0], "climb")
 
 
 def test_the_clock_says_why_the_rms_did_not_settle_and_whether_tau_orders_the_grok_steps():
@@ -244,22 +245,22 @@ def test_the_clock_says_why_the_rms_did_not_settle_and_whether_tau_orders_the_gr
              for t, g, w, s in ((100 / 6, 297, "too little to relax", None),
                                 (100 / 3, 231, "too little to relax", None),
                                 (50.0, 264, "not settled", None), (100.0, 489, "settled", 600))]
-    assert C.settle_counts(cells) == dict(settled=1, too_little=2, not_settled=1, unknown=0)
-    text = C.settle_text(cells)
+    assert Fa.settle_counts(cells) == dict(settled=1, too_little=2, not_settled=1, unknown=0)
+    text = Fa.settle_text(cells)
     assert text.startswith("it settles, with a relaxation time to read, in 1 cell; in 2 cells "
                            "its peak is")
     assert "in 1 cell it is still relaxing when the budget ends" in text
     # a grid made before the reason was kept: its unsettled rows are counted as unknown
     old = [dict(r, settle=None) for r in cells]
-    assert C.settle_counts(old)["unknown"] == 3 and "3 cells record no reason" in C.settle_text(old)
-    assert not C.clock_order(cells)["orders"]
+    assert Fa.settle_counts(old)["unknown"] == 3 and "3 cells record no reason" in Fa.settle_text(old)
+    assert not Fa.clock_order(cells)["orders"]
     # one seed's four cells: the fall is reported, and no conclusion drawn from so small a grid
-    text = C.clock_order_text(cells)
+    text = Fa.clock_order_text(cells)
     assert "does not rise steadily" in text and "cannot say whether the clock orders" in text
     seeded = [dict(r, seed=s) for r in cells for s in (0, 1, 2)]  # three seeds that agree
-    assert "the clock does not order the grok steps" in C.clock_order_text(seeded)
+    assert "the clock does not order the grok steps" in Fa.clock_order_text(seeded)
     mono = [dict(r, grok_step=g) for r, g in zip(cells, (200, 231, 264, 489))]
-    assert C.clock_order(mono)["orders"] and "orders the grok" in C.clock_order_text(mono)
+    assert Fa.clock_order(mono)["orders"] and "orders the grok" in Fa.clock_order_text(mono)
     row = C._clock_claim(cells, "live grid")
     assert "live grid: " in row["measured here"] and "too little to relax" in row["measured here"]
 
@@ -273,13 +274,13 @@ def test_the_rounding_between_a_single_run_and_the_batched_grid_is_measured():
     row = dict(optimizer="adamw", seed=0, init_scale=1.0, weight_decay=1.0, lr=TINY.lr,
                grok_step=594)
     payload = dict(rows=[row, dict(row, init_scale=4.0)], curves=[dict(steps=steps)] * 2)
-    pairs = C.rounding(payload, {0: first})
+    pairs = Fa.rounding(payload, {0: first})
     assert pairs == {0: (489, 594)}
-    assert C.rounding_factor(pairs) == pytest.approx(594 / 489)
-    assert "seed 0: 489 alone, 594 in the grid" in C.rounding_text(pairs)
+    assert Fa.rounding_factor(pairs) == pytest.approx(594 / 489)
+    assert "seed 0: 489 alone, 594 in the grid" in Fa.rounding_text(pairs)
     # another budget (another profile): no pair
-    assert C.rounding(dict(payload, curves=[dict(steps=[0, 50])] * 2), {0: first}) == {}
-    assert "another budget" in C.rounding_text({})
+    assert Fa.rounding(dict(payload, curves=[dict(steps=[0, 50])] * 2), {0: first}) == {}
+    assert "another budget" in Fa.rounding_text({})
 
     def rows(t):
         return [dict(init_scale=sc, seed=s, grok_step=g) for sc, gs in t.items()
@@ -302,9 +303,9 @@ def test_the_rounding_sentence_says_when_the_engines_agree():
     """The caution before the grid: where the grid's cells grok at the same steps as the runs
     they repeat, the page says the engines agree (the regenerated grid does), not that they
     round differently."""
-    same = C.rounding_text({0: (489, 489), 1: (363, 363)})
+    same = Fa.rounding_text({0: (489, 489), 1: (363, 363)})
     assert "grok at the same steps" in same and "round differently" not in same
-    differ = C.rounding_text({0: (489, 594), 1: (363, 363)})
+    differ = Fa.rounding_text({0: (489, 594), 1: (363, 363)})
     assert "round differently" in differ
 
 
@@ -324,7 +325,7 @@ def test_the_clock_measures_on_known_slopes():
     assert [r["tau"] for r in null] != [r["tau"] for r in cells]
 
 
-@known_answer(C._acc_at_grok, C.muon_phase,
+@known_answer(C._acc_at_grok, Fa.muon_phase,
               how="a curve at 10%, 50%, 97% on steps 0, 10, 20 read at a reference grok step of "
                   "15 gives 50% (the last evaluation before it), at 20 gives 97%, and nothing "
                   "without a reference grok step; a run still climbing is called unfinished")
@@ -336,11 +337,11 @@ def test_the_accuracy_at_the_references_grok_step_and_muons_label():
     climbing = History(steps=steps, metrics=dict(train_acc=[0.1] + [1.0] * 40,
                                                  test_acc=[0.02 + 0.02 * i for i in range(41)]))
     m = types.SimpleNamespace(history=climbing, grok_step=None, config=TINY)
-    said = C.muon_phase(m)
+    said = Fa.muon_phase(m)
     assert said.startswith("is still climbing when the budget ends (unfinished")
     assert "no grok step to compare" in said
     m.grok_step = 40
-    assert C.muon_phase(m).startswith("groks at step 40")
+    assert Fa.muon_phase(m).startswith("groks at step 40")
 
 
 @known_answer(C._over_window,

@@ -11,6 +11,7 @@ from dynamics import models as M
 from dynamics import plots
 from dynamics.capstone import experiments as E
 from dynamics.capstone import claims as C
+from dynamics.capstone import facts as Fa
 from dynamics.capstone.science import MEASURES, OneConfig
 from dynamics_ops.precompute import Runner
 from seeds import SEEDS
@@ -45,7 +46,7 @@ def test_the_kept_state_is_the_one_after_exactly_k_steps_evaluated_or_not():
     for name, t in short.model.state_dict().items():
         assert torch.equal(r.states[10][name], t), name
     assert E.lottery(r)["rewind_step"] == 10
-    assert C.lottery_facts(E.lottery(r))["k"] == "10"
+    assert Fa.lottery_facts(E.lottery(r))["k"] == "10"
     with pytest.raises(ValueError, match="keep"):
         E.run(cfg, 0, keep=(-1,))
 

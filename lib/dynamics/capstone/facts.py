@@ -1,0 +1,392 @@
+"""One network, six phenomena, the page's numbers: per section the numbers the prose glues
+(``*_facts``, each as the page prints them), the sentences they are made of (the update's
+event, NC1's course, the lottery sentence, the clock's order, the rounding between a single
+run and the batched grid) and the steps the plateau rows read on a run (:func:`plateau_part`).
+:mod:`.claims` judges its rows on the same helpers."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..book import glue_texts
+from ..grokking.science import phase_of, plateau_steps
+from ..plots import number
+from .experiments import clock_fit, plateau_window
+from .science import (
+    SETTLE_NOT, SETTLE_SHORT, SETTLE_TOO_LITTLE, SETTLE_YES, course_after_peak, equilibrium_rms,
+    update_collapse,
+)
+
+__all__ = ["rounding_numbers", "timeline_facts", "rms_course_text", "update_event_sentence", "init_facts",
+           "clock_facts", "settle_counts", "settle_text", "clock_order", "clock_order_text",
+           "optimizer_facts", "lottery_facts", "collapse_facts", "rounding", "rounding_factor",
+           "rounding_text", "chance_text", "nc1_course_text", "etf_range_text", "plateau_part",
+           "PLATEAU_PARTS", "UPDATE_EVENT_WHY", "lottery_sentence", "muon_phase"]
+
+# ============================================================================ the page's numbers
+# Each section's numbers, as the page prints them (glue(**O.<section>_facts(...))).
+
+
+def _show(t):
+    """A step, or the words the page uses when there is none."""
+    return "none within the budget" if t is None else t
+
+
+def _at(r, key: str, step) -> float:
+    """``key`` of run ``r``'s timeline (or its history: ``train_loss``) at ``step``; NaN where
+    it was not evaluated."""
+    source = r.timeline if key in r.timeline else r.history
+    return dict(zip(r.timeline["step"], source[key])).get(step, float("nan"))
+
+
+def _move(r, key: str, a, b, fmt=lambda v: number(v, 2)) -> str:
+    return f"from {fmt(_at(r, key, a))} to {fmt(_at(r, key, b))}"
+
+
+def rms_course_text(course: dict) -> str:
+    """What the weight RMS does after its minimum, as the page's sentence ends it
+    (:func:`~.science.course_after_peak`)."""
+    end = number(course["end"], 3)
+    return {"still falling": ", still falling at the end",
+            "stays": f", and stays there ({end} at the end)",
+            "climbs back": f", then climbs back to {end} by the end"}[course["course"]]
+
+
+def update_event_sentence(r) -> str:
+    """What the rank of the update does after the fit step, in words computed from the run:
+    its sharpest fall between two evaluations (:func:`~.science.update_collapse`) and, where
+    it collapses, what NC1, the training loss and the weight RMS do from the evaluation
+    before it to the one after."""
+    tl = r.timeline
+    ev = update_collapse(tl["step"], tl["update_rank"], r.fit_step)
+    if ev["step"] is None:
+        return "the run has too few evaluations after the fit step to follow it"
+    steps, s = tl["step"], ev["step"]
+    i = steps.index(s)
+    prev, nxt = steps[i - 1], steps[min(i + 1, len(steps) - 1)]
+    fall = f"from {number(ev['before'], 2)} to {number(ev['rank'], 2)}"
+    if not ev["collapses"]:
+        return (f"it falls slowly, by at most {1 - ev['rank'] / ev['before']:.0%} between two "
+                f"evaluations ({fall} at step {s})")
+    when = ("after the grok step" if r.grok_step is not None and s > r.grok_step else
+            "before the grok step" if r.grok_step is not None else "in a run that never groks")
+    three = lambda v: number(v, 3)  # noqa: E731
+    return (f"at step {s}, {when}, the update of the hidden matrix suddenly concentrates in "
+            f"fewer directions: its rank / n falls {fall} since the evaluation before; from that "
+            f"evaluation (step {prev}) to the next (step {nxt}) NC1 goes "
+            f"{_move(r, 'nc1', prev, nxt, three)}, the training loss "
+            f"{_move(r, 'train_loss', prev, nxt, three)} and the weight RMS "
+            f"{_move(r, 'weight_rms', prev, nxt, three)}. " + UPDATE_EVENT_WHY)
+
+
+# said only where the run has such an event (update_event_sentence): the page's fixed text
+# around it names the slingshot with its citation, true of a run with or without one
+UPDATE_EVENT_WHY = (
+    "Nothing in the recipe changes during the run (a constant learning rate and weight decay, "
+    "no schedule, no warm-up), so the fall is the optimizer's own doing. One way it happens: "
+    "late in training, with the loss near its floor, Adam divides each gradient coordinate by "
+    "a running average of its size, and coordinates whose gradients had become tiny can take "
+    "a large step all at once, so that the update lies along fewer directions")
+
+
+def nc1_course_text(r, fit, leave, grok) -> str:
+    """What NC1 on the training set does from the fit step, in words with its values at the
+    fit step, when test accuracy leaves chance, at the grok step and at the end."""
+    three = lambda v: number(v, 3)  # noqa: E731
+    tl = r.timeline
+    if fit is None or not tl["nc1"]:
+        return "NC1 on the training set has no fit step to be read from"
+    v0, end = _at(r, "nc1", fit), tl["nc1"][-1]
+    word = ("rises" if end > 1.1 * v0 else "falls" if end < v0 / 1.1 else "stays level")
+    return (f"NC1 on the training set {word}: {three(v0)} at the fit step, "
+            f"{three(_at(r, 'nc1', leave))} when test accuracy leaves chance, "
+            f"{three(_at(r, 'nc1', grok))} at the grok step and {three(end)} at the end "
+            f"({number(end / v0, 2)} times its value at the fit step)")
+
+
+def etf_range_text(r) -> str:
+    """The ETF distance of the class means after the fit step, as a range (the class means'
+    distance to a simplex ETF: 0 for a collapsed geometry)."""
+    tl, fit = r.timeline, r.fit_step
+    v = [d for s, d in zip(tl["step"], tl["etf_distance"]) if fit is not None and s >= fit
+         and math.isfinite(d)]
+    if not v:
+        return "not measured after a fit step"
+    lo, hi = number(min(v), 2), number(max(v), 2)
+    return f"at {lo}" if lo == hi else f"between {lo} and {hi}"
+
+
+def timeline_facts(first, nodecay=None) -> dict:
+    """Section 1: the fit and grok steps, τ; the Fourier concentration and the weight rank
+    at the two ends of the plateau window (fit step to grok step,
+    :func:`~.experiments.plateau_window`), and what the run without weight decay
+    (``nodecay``, :func:`~.experiments.plateau_control`) does over the same steps; the weight
+    RMS's peak, its minimum after the peak and where, and its end (AdamW's equilibrium
+    beside it); and the sentence of :func:`update_event_sentence`."""
+    s, tl, cfg = first.summary(), first.timeline, first.config
+    a, b = plateau_window(first)
+    leave = plateau_part(first, "plateau")[1]
+    rms = course_after_peak(tl["step"], tl["weight_rms"])
+    out = dict(t_fit=s["fit_step"], t_grok=s["grok_step"], tau=s["tau"],
+               plateau_end="the grok step" if first.grok_step is not None else
+               f"the end of the run, step {b} (it does not grok)",
+               four_fit=_at(first, "fourier", a), four_grok=_at(first, "fourier", b),
+               rank_fit=_at(first, "weight_rank", a), rank_grok=_at(first, "weight_rank", b),
+               four_leave=_at(first, "fourier", leave), rank_leave=_at(first, "weight_rank", leave),
+               nc1=nc1_course_text(first, a, leave, b),
+               etf=etf_range_text(first),
+               rms_max=rms["peak"], t_rms_max=rms["peak_step"], rms_min=rms["min"],
+               t_rms_min=rms["min_step"], rms_end=rms["end"], rms_after=rms_course_text(rms),
+               rms_eq=equilibrium_rms(cfg.lr, cfg.weight_decay),
+               event=update_event_sentence(first))
+    if nodecay is not None:
+        out["nodecay"] = (f"moves its Fourier concentration {_move(nodecay, 'fourier', a, b)} "
+                          f"and its rank {_move(nodecay, 'weight_rank', a, b)}")
+    return glue_texts(**out)
+
+
+def init_facts(inits: list[dict], seed: int) -> dict:
+    """Section 2: the fit and grok steps at the smallest and largest initial scale, on
+    ``seed``."""
+    by = {r["init_scale"]: r for r in inits if r["seed"] == seed}
+    lo, hi = min(by), max(by)
+    return glue_texts(seed0=seed, s_lo=lo, s_hi=hi, g_lo=_show(by[lo]["grok_step"]),
+                      g_hi=_show(by[hi]["grok_step"]), f_lo=_show(by[lo]["fit_step"]),
+                      f_hi=_show(by[hi]["fit_step"]))
+
+
+def settle_counts(clock: list[dict]) -> dict:
+    """How many cells' weight RMS settles (:func:`~.science.settle`), and of the others how
+    many have too little to relax (the peak within 30% of the end: nothing to time, not a
+    failure to settle) and how many have not settled by the end; ``unknown``: rows that
+    record no reason (a grid computed before the reason was kept)."""
+    why = lambda r: r.get("settle") or (SETTLE_YES if r.get("settle_step") is not None  # noqa: E731
+                                        else None)
+    n = {k: sum(why(r) == k for r in clock)
+         for k in (SETTLE_YES, SETTLE_TOO_LITTLE, SETTLE_NOT, SETTLE_SHORT)}
+    return dict(settled=n[SETTLE_YES], too_little=n[SETTLE_TOO_LITTLE],
+                not_settled=n[SETTLE_NOT] + n[SETTLE_SHORT],
+                unknown=sum(why(r) is None for r in clock))
+
+
+def settle_text(clock: list[dict]) -> str:
+    """The weight RMS's relaxation over the clock grid in words, each case counted apart."""
+    c = settle_counts(clock)
+    cells = lambda k: f"{k} cell" + ("" if k == 1 else "s")  # noqa: E731
+    out = (f"it settles, with a relaxation time to read, in {cells(c['settled'])}; in "
+           f"{cells(c['too_little'])} its peak is within 30% of its value at the end, too "
+           f"little to relax for a relaxation time to be read (not a failure to settle); in "
+           f"{cells(c['not_settled'])} it is still relaxing when the budget ends")
+    if c["unknown"]:
+        out += f"; {cells(c['unknown'])} record no reason"
+    return out
+
+
+def clock_order(clock: list[dict]) -> dict:
+    """Whether the grok steps rise with τ: the median grok step at each τ (over the cells
+    that grok), in the order of τ, and ``orders``: whether that sequence never falls."""
+    taus = sorted({r["tau"] for r in clock if r["grok_step"] is not None})
+    med = [float(np.median([r["grok_step"] for r in clock
+                            if r["tau"] == t and r["grok_step"] is not None])) for t in taus]
+    return dict(taus=taus, grok=med, orders=len(med) >= 2 and all(
+        b >= a for a, b in zip(med, med[1:])))
+
+
+def clock_order_text(clock: list[dict]) -> str:
+    """Section 3's last sentence, from :func:`clock_order`."""
+    o = clock_order(clock)
+    pairs = ", ".join(f"{number(g, 3)} at τ = {number(t, 3)}" for t, g in zip(o["taus"], o["grok"]))
+    seeds = len({r.get("seed") for r in clock})
+    grid = f"{len(clock)} cells on {seeds} seed" + ("" if seeds == 1 else "s")
+    if len(o["taus"]) < 2:
+        return ("too few cells grok at different τ to tell whether the clock even orders the "
+                f"grok steps here ({grid})")
+    if o["orders"]:
+        return (f"on this grid ({grid}) the grok step never falls as τ grows ({pairs}): the "
+                "clock orders the grok steps of an MLP without normalization, which says that "
+                "the same balance of decay against updates acts here, not that its constant "
+                "carries over")
+    small = seeds < 3  # one seed's few cells: a single fall may be a seed's draw
+    return (f"on this grid ({grid}) the grok step does not rise steadily with τ ({pairs})"
+            + (": a grid this small cannot say whether the clock orders the grok steps (the "
+               "precomputed grid's row in the claims table reads more cells and seeds)" if small
+               else ": in this MLP without normalization the clock does not order the grok "
+                    "steps, let alone set them"))
+
+
+def clock_facts(clock: list[dict], lrs, weight_decays) -> dict:
+    """Section 3: the grid's axes, the fit of log grok step on log τ (slope, r², how many
+    cells it uses and how many fail it), what the weight RMS does in each cell
+    (:func:`settle_text`) and whether the grok steps rise with τ (:func:`clock_order_text`)."""
+    fit = clock_fit(clock)
+    return glue_texts(slope=fit["slope"], r2=fit["r2"], n_ok=fit["n"], n_cells=len(clock),
+                      n_bad=len(fit["failed"]) + len(fit["off"]), settle=settle_text(clock),
+                      order=clock_order_text(clock),
+                      etas=list(lrs), lams=list(weight_decays))
+
+
+def optimizer_facts(opt: dict, lrs: dict) -> dict:
+    """Section 4: each optimizer's best learning rate, its fit and grok steps and the final
+    rank of its update; Muon's final test accuracy; the learning rates each tried (``lrs``),
+    AdamW's grok step and Muon's final test accuracy at each."""
+    a, m = opt["adamw"]["best"], opt["muon"]["best"]
+    rank = lambda r: f"{r.timeline['update_rank'][-1]:.2f}"  # noqa: E731
+    return glue_texts(
+        lr_a=a.config.lr, lr_m=m.config.muon_lr, g_a=_show(a.grok_step), muon_phase=muon_phase(m),
+        acc_m=f"{m.history.last('test_acc'):.0%}", f_a=_show(a.fit_step), f_m=_show(m.fit_step),
+        ur_a=rank(a), ur_m=rank(m), muon_lrs=lrs["muon"], adam_lrs=lrs["adamw"],
+        g_a_all=[_show(s["grok_step"]) for _, s in opt["adamw"]["tried"]],
+        acc_m_all=[f"{s['final_test_acc']:.0%}" for _, s in opt["muon"]["tried"]])
+
+
+_ARMS = (("t0", "ticket, rewound to θ₀"), ("tk", "ticket, rewound to θ_k"),
+         ("rnd", "random mask, θ₀"), ("new", "ticket, reinitialized"))
+
+
+def lottery_facts(lot: dict, p: int | None = None) -> dict:
+    """Section 5: the density, the rewind step, each sparse arm's fit and grok steps, the
+    sentence of :func:`lottery_sentence` and, given the modulus ``p``, the random mask's
+    final test accuracy against chance (:func:`chance_text`)."""
+    arms = lot["arms"]
+    extra = {} if p is None else dict(acc_rnd=chance_text(lot, p))
+    return glue_texts(density=f"{lot['density']:.0%}", k=lot["rewind_step"],
+                      lottery=lottery_sentence(lot), **extra,
+                      **{f"{k}_{name}": _show(arms[a][f"{k}_step"]) for name, a in _ARMS
+                         for k in ("fit", "grok")})
+
+
+def collapse_facts(coll: dict) -> dict:
+    """Section 6: NC1 at the fit step, the grok step and the end, and when it falls."""
+    falls = coll["nc1_falls"]
+    return glue_texts(nc1_fit=coll["nc1_fit"], nc1_grok=coll["nc1_grok"],
+                      nc1_end=coll["nc1_end"],
+                      nc1_falls="never" if falls is None else f"at step {falls}")
+
+_PHASE_WORDS = {
+    "memorization": "fits its training pairs and its test accuracy has stopped short "
+                    "(memorization)",
+    "unfinished": "is still climbing when the budget ends (unfinished: a longer budget could "
+                  "still see it generalize)",
+    "confusion": "does not even fit its training pairs (confusion)",
+    "un-learning": "rose and fell back (un-learning)",
+    "diverged": "diverged",
+}
+
+
+def lottery_sentence(lot: dict) -> str:
+    """What the lottery experiment found, in words computed from it (for the prose): the arms
+    that generalize and when, and each other arm by the grokking chapter's ``phase_of``
+    (stored as ``phase`` in each arm's summary)."""
+    arms = lot["arms"]
+    dense = arms["dense"]["grok_step"]
+    grokked = {n: a["grok_step"] for n, a in arms.items() if n != "dense" and a["grok_step"]}
+    rest = {n: a.get("phase", "memorization" if a["fit_step"] is not None else "confusion")
+            for n, a in arms.items() if n != "dense" and n not in grokked}
+    said_rest = "; ".join(f"{n} {_PHASE_WORDS.get(ph, ph)}" for n, ph in rest.items())
+    if not grokked:
+        return ("none of the sparse networks generalizes within the budget: " + said_rest
+                + ("; at this scale the mask cut from the grokked network does not carry the "
+                   "generalizing solution back to the start of training"
+                   if "unfinished" not in rest.values() else ""))
+    said = ", ".join(f"{n} at step {t}" for n, t in grokked.items())
+    faster = [n for n, t in grokked.items() if dense is not None and t < dense]
+    return (f"the sparse networks that generalize within the budget do so {said}; "
+            + (f"sooner than the dense run: {', '.join(faster)}" if faster else
+               "none sooner than the dense run")
+            + (f"; of the others, {said_rest}" if rest else ""))
+
+
+def chance_text(lot: dict, p: int) -> str:
+    """Where the random mask's final test accuracy sits against chance, 1/p."""
+    acc, chance = lot["arms"]["random mask, θ₀"]["final_test_acc"], 1.0 / p
+    where = ("below chance" if acc < chance else "at about chance" if acc < chance + 0.05
+             else "above chance")
+    return f"{acc:.0%}, {where} (1/p = {chance:.1%})"
+
+
+def rounding(payload: dict | None, firsts: dict) -> dict:
+    """The same run made twice: per seed of ``firsts`` (section 1's runs, :func:`run` alone)
+    the grid's AdamW cell with the same learning rate, weight decay and initial scale, made by
+    the batched sweep engine (``train_many``): ``{seed: (single, batched)}`` grok steps.
+    Empty when the grid was made at another budget (another profile) or has no such cell.
+    The two round differently, and that alone moves a grok step."""
+    if not payload or not firsts:
+        return {}
+    out = {}
+    for seed, r in firsts.items():
+        c = r.config
+        if c.optimizer != "adamw":
+            continue
+        for row, curve in zip(payload["rows"], payload.get("curves", [])):
+            if (row["optimizer"] == "adamw" and row["seed"] == seed
+                    and row["init_scale"] == c.init_scale
+                    and row["weight_decay"] == c.weight_decay and row.get("lr") == c.lr
+                    and curve["steps"] == list(r.history.steps)):
+                out[seed] = (r.grok_step, row["grok_step"])
+    return out
+
+
+def rounding_factor(pairs: dict) -> float:
+    """The largest ratio, either way, between the grok steps of :func:`rounding`'s pairs (1
+    without a pair where both grok)."""
+    ratios = [max(a, b) / min(a, b) for a, b in pairs.values() if a and b]
+    return max(ratios, default=1.0)
+
+
+def rounding_text(pairs: dict) -> str:
+    """:func:`rounding` in words for the prose."""
+    if not pairs:
+        return ("the grid was made at another budget than this page's runs, so no cell of it "
+                "repeats one of them")
+    each = "; ".join(f"seed {s}: {_show(a)} alone, {_show(b)} in the grid"
+                     for s, (a, b) in pairs.items())
+    if all(a == b for a, b in pairs.values()):  # the engines agree: no rounding to allow for
+        return (f"the grid repeats section 1's runs cell for cell, and they grok at the same steps "
+                f"({each}): here the batched sweep engine and a single run agree, so the factor "
+                f"is {number(rounding_factor(pairs), 3)}")
+    return (f"the grid repeats section 1's runs cell for cell, and they grok at other steps "
+            f"({each}): the batched sweep engine and a single run round differently, and that alone "
+            f"moves a grok step by up to {number(rounding_factor(pairs), 3)} times")
+
+
+def muon_phase(m) -> str:
+    """What Muon's run did, by the grokking chapter's phase (:func:`phase_of`): its grok step
+    where it groks, else the phase in words (an *unfinished* run is still climbing when the
+    budget ends) and that it has no grok step to compare."""
+    phase = phase_of(m.history, p=m.config.p)
+    if m.grok_step is not None:
+        return f"groks at step {m.grok_step} ({phase})"
+    return f"{_PHASE_WORDS.get(phase, phase)}, with no grok step to compare with AdamW's"
+
+
+def rounding_numbers(payload: dict | None, firsts: dict) -> dict:
+    """The page's sentence on how far a single run and the same cell of the batched grid
+    differ (:func:`rounding`, said by :func:`rounding_text`)."""
+    return dict(rounding=rounding_text(rounding(payload, firsts)))
+
+
+# the two stretches the plateau rows of :mod:`.claims` read (their statements and windows),
+# here with :func:`plateau_part` because section 1's numbers read the same steps
+PLATEAU_PARTS = {
+    "fit to grok": ("From the fit step to the grok step (the plateau and the climb) the input "
+                    "weights become sparse in the Fourier basis and the hidden weights lower in "
+                    "rank", "from the fit step to the grok step"),
+    "plateau": ("Over the plateau alone (until test accuracy leaves chance) the input weights "
+                "become sparse in the Fourier basis and the hidden weights lower in rank",
+                "from the fit step to the first evaluation with test accuracy above chance"),
+}
+
+
+def plateau_part(r, part: str) -> tuple:
+    """The steps a row of :data:`PLATEAU_PARTS` reads on run ``r``: ``"fit to grok"``, the
+    fit step to the grok step (:func:`~.experiments.plateau_window`); ``"plateau"``, the fit
+    step to the step test accuracy leaves chance (grokking's ``plateau_steps``; the window's
+    end when it never leaves)."""
+    a, b = plateau_window(r)
+    if part == "plateau":
+        leave = plateau_steps(r.history, r.config.p)["leave"]
+        return a, (leave if leave is not None else b)
+    if part != "fit to grok":
+        raise ValueError(f"part must be one of {list(PLATEAU_PARTS)}, got {part!r}")
+    return a, b

@@ -14,6 +14,7 @@ from dynamics import plots
 from dynamics.grokking import algorithm as A
 from dynamics.grokking import claims as C
 from dynamics.grokking import experiments as E
+from dynamics.grokking import facts as Fa
 from dynamics.grokking import science as S
 
 from known import known_answer
@@ -269,20 +270,20 @@ def test_every_adamw_run_keeps_the_recipes_clock():
         adamw_config(cfg, 0.0)
 
 
-@known_answer(C._off_keys, C._descent, C._peak_over_start,
+@known_answer(Fa._off_keys, Fa._descent, Fa._peak_over_start,
               how="made-up measures: 90% on keys that are 20% of the frequencies leaves 0.1 / "
                   "0.8 of the null's share off them; a norm that peaks before the fit step has "
                   "no descent to read; norms 4x at the start and 2x at the peak give 0.5")
 def test_algorithm_measures_on_known_answers():
     from types import SimpleNamespace as NS
 
-    assert C._off_keys("key_share")(dict(key_share=0.9, null=0.2)) == pytest.approx(0.125)
+    assert Fa._off_keys("key_share")(dict(key_share=0.9, null=0.2)) == pytest.approx(0.125)
     n = dict(done=0.8, fit_step=10, peak_step=20, grok_step=100)
-    assert C._descent(n) == 0.8
-    assert math.isnan(C._descent(dict(n, peak_step=5)))     # peaks before it fits
-    assert math.isnan(C._descent(dict(n, peak_step=100)))   # peaks at the grok step
-    assert math.isnan(C._descent(dict(n, grok_step=None)))  # never groks
+    assert Fa._descent(n) == 0.8
+    assert math.isnan(Fa._descent(dict(n, peak_step=5)))     # peaks before it fits
+    assert math.isnan(Fa._descent(dict(n, peak_step=100)))   # peaks at the grok step
+    assert math.isnan(Fa._descent(dict(n, grok_step=None)))  # never groks
     run = lambda *norm: NS(history={"weight_norm": list(norm)})  # noqa: E731
     r = {1.0: run(1.0, 1.1, 5.0, 3.0), 4.0: run(4.0, 4.0, 10.0, 3.0)}
-    assert C._peak_over_start(None)(r) == pytest.approx(0.5)
-    assert C._peak_over_start(1)(r) == pytest.approx((4.0 / 1.1) / 4.0)
+    assert Fa._peak_over_start(None)(r) == pytest.approx(0.5)
+    assert Fa._peak_over_start(1)(r) == pytest.approx((4.0 / 1.1) / 4.0)

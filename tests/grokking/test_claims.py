@@ -234,29 +234,29 @@ def _mono(seed, bump=None):
     return cells
 
 
-@known_answer(C._rises, C._shuffled, C._rows_below, C._crit_drop, C._column_gap,
-              C._column_keeps, C._not_memorizing,
+@known_answer(Fa._rises, Fa._shuffled, Fa._rows_below, Fa._crit_drop, Fa._column_gap,
+              Fa._column_keeps, Fa._not_memorizing,
               how="a made-up grid whose grok steps are 1000 / (fraction x decay) rises along no "
                   "row or column, one cell made late rises along its row and its column; a "
                   "permutation keeps the values; the critical fractions, the rows below them, "
                   "the columns' losses and phases are set by construction")
 def test_phase_measures_on_a_made_up_grid():
     g = _mono(0)
-    grok = C._inner_grok(g)
-    assert C._rises(grok) == 0
-    assert C._rises(C._inner_grok(_mono(0, bump=(0.7, 1.0)))) == 2  # its row and its column
-    null = C._shuffled(grok, 0)
+    grok = Fa._inner_grok(g)
+    assert Fa._rises(grok) == 0
+    assert Fa._rises(Fa._inner_grok(_mono(0, bump=(0.7, 1.0)))) == 2  # its row and its column
+    null = Fa._shuffled(grok, 0)
     assert sorted(v for v in null.values() if v) == sorted(v for v in grok.values() if v)
     assert {k for k, v in null.items() if v} == {k for k, v in grok.items() if v}
-    assert null == C._shuffled(grok, 0) and C._rises(null) > 0  # fixed per seed; order gone
-    assert C._rows_below((g, None)) == 1  # 0.3 alone lies below 50%
-    assert C._crit_drop((g, (0.3, 1.0, 3.0))) == pytest.approx(0.1)  # 60% -> 50% -> 50%
-    assert np.isnan(C._crit_drop((g, (1.0, 3.0))))  # 50% at both: it stays put
-    assert np.isnan(C._crit_drop((g, (3.0, 10.0))))  # none at 10: it rises above the grid
-    assert C._column_gap((g, 10.0)) == pytest.approx(300) and C._column_gap((g, 3.0)) == 1
-    assert C._column_keeps((g, 10.0)) == 0 and C._column_keeps((g, 3.0)) == 6
-    assert C._not_memorizing((g, lambda r: r["weight_decay"] == 0)) == 0
-    assert np.isnan(C._not_memorizing((g, lambda r: r["weight_decay"] == 7)))
+    assert null == Fa._shuffled(grok, 0) and Fa._rises(null) > 0  # fixed per seed; order gone
+    assert Fa._rows_below((g, None)) == 1  # 0.3 alone lies below 50%
+    assert Fa._crit_drop((g, (0.3, 1.0, 3.0))) == pytest.approx(0.1)  # 60% -> 50% -> 50%
+    assert np.isnan(Fa._crit_drop((g, (1.0, 3.0))))  # 50% at both: it stays put
+    assert np.isnan(Fa._crit_drop((g, (3.0, 10.0))))  # none at 10: it rises above the grid
+    assert Fa._column_gap((g, 10.0)) == pytest.approx(300) and Fa._column_gap((g, 3.0)) == 1
+    assert Fa._column_keeps((g, 10.0)) == 0 and Fa._column_keeps((g, 3.0)) == 6
+    assert Fa._not_memorizing((g, lambda r: r["weight_decay"] == 0)) == 0
+    assert np.isnan(Fa._not_memorizing((g, lambda r: r["weight_decay"] == 7)))
 
 
 def test_the_grok_step_falls_only_against_a_shuffled_grid():
@@ -571,22 +571,22 @@ def test_the_prose_glues_the_thresholds_it_names(short):
                 "takeoff", "end_evals", "key_share_min", "ctl_wd", "ctl_frac"):
         assert f"{{glue:text}}`{key}`" in prose, key
     payload, prov = results.load("grokking_phase")
-    s2 = C.section2_facts(payload["rows"], Fa.by_seed(payload["rows"])[0], prov["config"]["phase"]["lr"],
-                          prov["config"]["phase"]["p"])
+    s2 = Fa.section2_facts(payload["rows"], Fa.by_seed(payload["rows"])[0], prov["config"]["phase"]["lr"],
+                           prov["config"]["phase"]["p"])
     assert (s2["unlearn_drop"], s2["climb"], s2["climb_span"], s2["end_evals"]) == (
         f"{S.UNLEARN_DROP * 100:g}", f"{S.CLIMB * 100:g}", f"{S.CLIMB_SPAN:.0%}", f"{S.END_EVALS}")
     assert (s2["unlearn_drop"], s2["climb"], s2["climb_span"], s2["end_evals"]) == ("5", "2.5", "20%", "3")
     assert (s2["takeoff"], s2["ctl_wd"], s2["ctl_frac"]) == (
-        f"{S.TAKEOFF:g}", f"{C.CONTROL_WD:g}", f"{C.CONTROL_FRAC:.0%}")
+        f"{S.TAKEOFF:g}", f"{Fa.CONTROL_WD:g}", f"{Fa.CONTROL_FRAC:.0%}")
     _, first, _ = short
-    s1 = C.section1_facts(first, first, [0, 1, 2])
+    s1 = Fa.section1_facts(first, first, [0, 1, 2])
     assert (s1["fit_acc"], s1["grok_acc"], s1["delay_min"]) == ("99%", "95%", "5")
 
 
 def test_a_tie_of_failures_has_no_best_rate_and_an_edge_is_said():
     """The page's "best learning rate": none when no rate grokked (every run counted at the
     budget ties), the rate otherwise, with a word when it sits at the grid's edge."""
-    from dynamics.grokking.claims import best_rate
+    from dynamics.grokking.facts import best_rate
 
     assert best_rate(dict(tried={0.05: None, 0.1: None, 0.2: None}, best=0.05)).startswith(
         "none, no run grokked at η from 0.05 to 0.2")

@@ -1,7 +1,7 @@
 """Grokking, the claims: what the papers and the page's "What to notice" sentences say,
 beside what this run of the notebook measured, with the thresholds each sentence names (each
-written once, here); and the page's glued numbers, one function per section
-(:func:`section1_facts` ... :func:`section4_facts`, from :mod:`.facts`).
+written once, here, or in :mod:`.facts` where the prose glues it too). The page's glued numbers
+and the measures of the phase grid and the algorithm are :mod:`.facts`'.
 
 - :func:`page_claims`: every row of the chapter's claims table (:func:`dynamics.plots.claim`);
 - :func:`published_claims`: the rows that rest on the precomputed phase diagram in ``data/``."""
@@ -12,147 +12,43 @@ from collections import Counter
 import numpy as np
 
 from .. import evidence, plots
-from .algorithm import (
-    clock_measures, initial_model, norm_descent, primitive_root,
-)
+from .algorithm import clock_measures, initial_model, norm_descent
 from .experiments import restricted_at_test_half, speedups
 from .facts import (
-    _falls, _good, by_seed, crit_falls, clock_by_pair, clock_fit, median_grid, corrupted_facts, corrupted_glue, live_phase_facts,
-    phase_facts, phase_glue, progress_glue, remedy_facts, section1_numbers,
+    CONTROL_FRAC, CONTROL_WD, HALF, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps,
+    _crit_drop, _descent, _falls, _inner_grok, _not_memorizing, _off_keys, _peak_over_start,
+    _rises, _rows_below, _shuffled, by_seed, clock_by_pair, clock_fit, corrupted_facts,
+    median_grid, phase_facts,
 )
-from .science import (
-    CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
-    TAKEOFF, UNLEARN_DROP, critical_fraction, plateau_steps,
-)
+from .science import GROK_ACC, PLATEAU, critical_fraction, plateau_steps
 
-__all__ = ["section1_facts", "section2_facts", "section3_facts", "section4_facts", "page_claims",
-           "section1_claims", "phase_claims", "published_claims", "pct0", "best_rate",
-           "DIV_WITHIN", "CONTROL_WD", "CONTROL_FRAC", "REMEDY_SPEEDUP", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
-           "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL", "CORRECTS", "LOSS_RISE", "HALF",
-           "restricted_excluded_rows", "TEST_LOSS_RISES", "algorithm_claims", "SINGLE", "ROUND", "NULL_OVER", "CLUSTER",
+__all__ = ["page_claims",
+           "section1_claims", "phase_claims", "published_claims", "pct0",
+           "DIV_WITHIN", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
+           "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL", "CORRECTS", "LOSS_RISE",
+           "restricted_excluded_rows", "TEST_LOSS_RISES", "algorithm_claims", "ROUND", "NULL_OVER", "CLUSTER",
            "TEST_LOSS_TURNS", "RESTRICTED_LEADS", "EXCLUDED_RISES"]
-
-
-# ============================================================================ the page's numbers
-
-
-def _texts(digits: int, **values) -> dict[str, str]:
-    """Each value as :func:`dynamics.book.glue` prints it (``digits`` significant digits; a
-    string as it is)."""
-    return {k: v if isinstance(v, str) else plots.number(v, digits) for k, v in values.items()}
-
-
-def section1_facts(first, other, seeds) -> dict[str, str]:
-    """Section 1's glued numbers: the first run's ηλ and the share of an initial weight its decay
-    alone leaves by the end of the plateau, (1 - ηλ)^t, its fit step, the end of its plateau, its 50% and
-    grok steps, the plateau and the delay over the fit step, its test loss's rise while
-    memorizing, division's grok step (``other``), the thresholds the prose names and the
-    claim ``seeds``."""
-    s1 = section1_numbers(first, other)
-    el = first.config.lr * first.config.weight_decay
-    left = (1 - el) ** s1["leave"] if s1["leave"] is not None else float("nan")
-    return _texts(2, eta_lambda=f"{el:g}", head_left=left, t_fit=s1["fit"], t_grok=s1["grok"], delay=s1["delay"],
-                  t_leave=s1["leave"], t_half=s1["half"], plateau=s1["plateau"],
-                  margin=f"{CHANCE_MARGIN:.0%}", plateau_min=f"{PLATEAU:g}",
-                  fit_acc=f"{FIT_ACC:.0%}", grok_acc=f"{GROK_ACC:.0%}", delay_min=f"{DELAY:g}",
-                  seeds=", ".join(map(str, seeds)), loss_start=s1["loss_start"],
-                  loss_peak=s1["loss_peak"], peak_step=s1["peak_step"],
-                  div_grok=s1["div_grok"])
-
-
-def section2_facts(rows: list[dict], live_rows: list[dict], lr: float,
-                   p: int) -> dict[str, str]:
-    """Section 2's glued numbers: the precomputed grid's (``rows``, its learning rate ``lr``
-    and modulus ``p``; :func:`~.facts.phase_glue`), the live grid's
-    (:func:`~.facts.live_phase_facts`) and the thresholds of the phase labels the prose names
-    (:mod:`.science`: a drop and a climb in points of accuracy, the take-off factor, the span
-    and the evaluations "at the end")."""
-    labels = dict(unlearn_drop=f"{UNLEARN_DROP * 100:g}", climb=f"{CLIMB * 100:g}",
-                  takeoff=f"{TAKEOFF:g}", ctl_wd=f"{CONTROL_WD:g}",
-                  ctl_frac=f"{CONTROL_FRAC:.0%}",
-                  climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
-    return dict(phase_glue(rows, lr=lr, p=p), **live_phase_facts(live_rows), **labels)
-
-
-def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
-    """Section 3's glued numbers: the Fourier concentration from ``pm`` (the page's
-    :func:`~.experiments.progress_measures`), the clock in the first layer and the weight
-    norm's descent of the page's run, the primitive root of its modulus, and the run from a
-    larger start: ``scaled`` ``{scale: run}`` (scale 1 the page's run,
-    :func:`~.algorithm.omnigrok_runs` of one seed)."""
-    first = scaled[1.0]
-    p = first.config.p
-    c0 = clock_measures(first.model, initial_model(first), p, first.config.op)
-    n0 = norm_descent(first)
-    big = max(scaled)
-    pct = lambda v: f"{v:.0%}"  # noqa: E731
-    return dict(
-        _texts(2, **progress_glue(pm)), key_share_min=f"{KEY_SHARE:.0%}",
-        restricted_at_half=f"{restricted_at_test_half(pm, 'restricted_loss', HALF):.0%}",
-        other_at_half=f"{restricted_at_test_half(pm, 'other_loss', HALF):.0%}",
-        **_texts(3, n_keys=len(c0["keys"]), n_freq=c0["K"], key_share=pct(c0["key_share"]),
-                 key_null=pct(c0["null"]), key_init=pct(c0["init_key_share"]),
-                 single=pct(c0["single"]), single_init=pct(c0["init_single"]),
-                 on_keys=pct(c0["on_keys"]), spread=f"{c0['spread']:.2f}",
-                 spread_init=f"{c0['init_spread']:.2f}", single_min=pct(SINGLE),
-                 prim_root=primitive_root(p)),
-        **_texts(3, norm_start=n0["start"], norm_peak=n0["peak"], norm_grok=n0["grok"],
-                 norm_end=n0["end"], norm_done=pct(n0["done"]), norm_peak_at=n0["peak_step"],
-                 big_init=f"{big:g}", big_grok=scaled[big].grok_step,
-                 big_peak=max(scaled[big].history["weight_norm"])))
-
-
-def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,
-                   budget: int) -> dict[str, str]:
-    """Section 4's glued numbers: the remedies' speed-ups (the rows of
-    :func:`~.experiments.run_remedies`, runs that never grok counted at ``budget`` steps),
-    Muon's and AdamW's best learning rates (:func:`~.algorithm.optimizer_runs`) and the
-    corrupted labels' shares (one seed's :func:`~.experiments.run_corrupted`)."""
-    rf = remedy_facts(speedups(remedies, budget))
-    return dict(
-        _texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)),
-        **_texts(3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"],
-                 stablemax=rf["stablemax"], budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}",
-                 muon_best=best_rate(opt["muon"]), adam_best=best_rate(opt["adamw"])),
-        **corrupted_glue(corrupted))
-
-
-def best_rate(o: dict) -> str:
-    """An optimizer's best learning rate as the page prints it (:func:`~.algorithm.optimizer_runs`'s
-    ``tried``, ``{lr: grok step or None}`` on the first seed): "none" when no rate grokked (a tie
-    of failures has no best), and where the best sits at the grid's edge, that it does."""
-    tried = {float(k): v for k, v in o["tried"].items()}
-    lo, hi = min(tried), max(tried)
-    if all(v is None for v in tried.values()):
-        return f"none, no run grokked at η from {lo:g} to {hi:g} within the budget"
-    best = float(o["best"])
-    edge = " (the grid's edge: a better rate may lie beyond it)" if best in (lo, hi) and lo != hi else ""
-    return f"{best:g}{edge}"
 
 
 # ============================================================================ claims
 
 
 # Each asserted row is judged on several seeds (plots.across_seeds); its thresholds live here
-# (the algorithm section's, with its rows, in :mod:`.algorithm`).
+# (those the prose glues too, REMEDY_SPEEDUP, HALF, CONTROL_WD, CONTROL_FRAC and SINGLE, in
+# :mod:`.facts`).
 DIV_WITHIN = 2.0        # "a similar schedule": division's grok step within this x addition's, either way
-REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
 UNIT_OVER_LAYER = 0.2   # "each unit reads few frequencies": its concentration this above the layer's
 PEAK_BEFORE = 0.5       # "well before": the test loss peaks before this share of the step the
 #                         test accuracy leaves chance
 LOSS_RISE = 1.5         # "the test loss rises": its peak at least this x its value at step 0
-HALF = 0.5              # "falls to half": a loss below this x its value at the fit step
 NOISE_MARGIN = 0.1      # corrupted labels: "memorizes fewer" by at least this share
 MEMORIZED = 0.9         # corrupted labels: "memorizes" them, predicts at least this share of them
 MAJORITY = 0.5          # "generalizes" / "ignores the corruption": more than half right
 FIT_ERROR = 0.2         # "a fixed part plus clock periods": every cell within this of the fit
 UNLEARN_LOSS = 10.0     # "far above": the strongest decay's training loss this x the weaker ones'
-CONTROL_WD = 1.0        # the no-decay row's control: cells at this decay and above (below the
-CONTROL_FRAC = 0.6      # strongest) and fractions from this one, which generalize
 EXCLUDED_RISE = 1.3     # "excluded loss rises": its highest after the fit step this x its value there
 CONC_GAIN = 0.2         # "become sparse in the Fourier basis": top-10% share up this much, fit to grok
 NORM_FALL = 0.95        # "the weight norm falls": at the grok step at most this x its fit-step value
-SINGLE = 0.5            # "a neuron reads one frequency": its top frequency holds at least half its energy
 ROUND = 0.2             # "on a circle": the radius's spread (std / mean) at most this
 NULL_OVER = 1.5         # "most of the energy": off the keys at most 1/1.5 of the uniform null's share
 CLUSTER = 1.25          # "the neurons cluster on the keys": this x the keys' share of the frequencies
@@ -499,31 +395,6 @@ def pct0(v: float) -> str:
 # ============================================================================ the algorithm
 
 
-def _off_keys(key: str):
-    """The share of the energy off the key frequencies over the uniform null's (``key``: the
-    trained network's share, or the initial one's, on the same keys)."""
-    return lambda m: (1 - m[key]) / (1 - m["null"])
-
-
-def _descent(n: dict) -> float:
-    """The share of the weight norm's descent made at the grok step, where the norm peaks after
-    the fit step and before the grok step (NaN where it does not)."""
-    ok = (n["grok_step"] is not None and n["fit_step"] is not None
-          and n["fit_step"] <= n["peak_step"] < n["grok_step"])
-    return float(n["done"]) if ok else float("nan")
-
-
-def _peak_over_start(at: int):
-    """``{scale: run}`` -> the larger start's weight norm over the x1 run's, at the peak
-    (``at`` None) or at evaluation ``at``, over the ratio of their initial norms."""
-    def measure(r: dict) -> float:
-        big = max(r)
-        norm = lambda x: r[x].history["weight_norm"]  # noqa: E731
-        pick = (lambda h: max(h)) if at is None else (lambda h: h[at])  # noqa: E731
-        return (pick(norm(big)) / pick(norm(1.0))) / (norm(big)[0] / norm(1.0)[0])
-    return measure
-
-
 _pct = lambda v: f"{v:.0%}"  # noqa: E731
 KEYS_OVER_NULL = evidence.Claim(
     "The key frequencies carry most of the first layer's Fourier energy", "Nanda et al. 2023",
@@ -635,77 +506,7 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
 # ============================================================================ the phase diagram
 
 
-# ---- the phase grid's measures: each reads one seed's grid and, where it needs one, a column or
-# a subset of its cells (the run a row's treatment or control hands the engine is (grid, which))
-
-def _inner_grok(g: list[dict]) -> dict:
-    """``{(fraction, decay): grok step}`` of the cells at decays above 0 and below the strongest
-    that generalize and keep it (None where they do not)."""
-    strongest = max(r["weight_decay"] for r in g)
-    return {(r["train_frac"], r["weight_decay"]): r["grok_step"] if _good(r) else None
-            for r in g if 0 < r["weight_decay"] < strongest}
-
-
-def _rises(grok: dict) -> int:
-    """How many rows (one fraction, decays in order) and columns (one decay, fractions in
-    order) of ``{(fraction, decay): grok step or None}`` the grok step rises along (cells that
-    do not generalize skipped)."""
-    fracs, wds = sorted({f for f, _ in grok}), sorted({w for _, w in grok})
-    return (sum(not _falls([grok.get((f, w)) for w in wds]) for f in fracs)
-            + sum(not _falls([grok.get((f, w)) for f in fracs]) for w in wds))
-
-
-def _shuffled(grok: dict, seed: int) -> dict:
-    """The null grid: the same cells generalize, their grok steps permuted among them (a fixed
-    permutation per seed): any order in the grid's grok steps is gone, their values kept."""
-    keys = [k for k, v in grok.items() if v is not None]
-    steps = np.random.default_rng(seed).permutation([grok[k] for k in keys])
-    return {**grok, **{k: int(t) for k, t in zip(keys, steps)}}
-
-
-def _not_memorizing(run) -> float:
-    """``(grid, keep)``: how many of the cells ``keep`` selects do not memorize (NaN: none)."""
-    g, keep = run
-    cells = [r for r in g if keep(r)]
-    return float(sum(r["phase"] != "memorization" for r in cells)) if cells else float("nan")
-
-
-def _crit_drop(run) -> float:
-    """``(grid, decays)``: the critical fraction at the first decay minus at the last, where it
-    never rises between them (:func:`~.facts.crit_falls`; NaN where it does, or stays put; no
-    fraction of the grid generalizing read as 1, the whole table)."""
-    g, wds = run
-    c = [critical_fraction(g, w) for w in wds]
-    return (1.0 if c[0] is None else c[0]) - c[-1] if crit_falls(c) else float("nan")
-
-
-def _rows_below(run) -> float:
-    """``(grid, seed)``: how many training fractions of the grid lie below the smallest that
-    generalizes at a decay above 0 (``seed`` given: on the grid with the phases of those
-    cells permuted among them, the null)."""
-    g, seed = run
-    fracs = sorted({r["train_frac"] for r in g})
-    cells = [r for r in g if r["weight_decay"] > 0]
-    phases = [r["phase"] for r in cells]
-    if seed is not None:
-        phases = list(np.random.default_rng(seed).permutation(phases))
-    good = [r["train_frac"] for r, ph in zip(cells, phases) if ph in ("grokking", "comprehension")]
-    return float(sum(f < min(good) for f in fracs)) if good else float(len(fracs))
-
-
-def _column_gap(run) -> float:
-    """``(grid, decay)``: the column's lowest final training loss over the highest of the
-    weaker decays'."""
-    g, w = run
-    return (min(r["final_train_loss"] for r in g if r["weight_decay"] == w)
-            / max(r["final_train_loss"] for r in g if r["weight_decay"] < w))
-
-
-def _column_keeps(run) -> float:
-    """``(grid, decay)``: the cells of the column that neither un-learn nor stay confused."""
-    g, w = run
-    return float(sum(r["phase"] not in ("un-learning", "confusion") for r in g
-                     if r["weight_decay"] == w))
+# (the phase grid's measures, each reading one seed's grid, are :mod:`.facts`')
 
 
 FOUR = ("comprehension", "grokking", "memorization", "confusion")

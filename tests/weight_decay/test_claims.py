@@ -1,10 +1,11 @@
-"""dynamics.weight_decay.claims: the numbers the prose glues (on the published grids and on tiny
-runs), the claims table, and rows that can say "no"."""
+"""dynamics.weight_decay.facts and .claims: the numbers the prose glues (on the published grids
+and on tiny runs), the claims table, and rows that can say "no"."""
 import pytest
 
 from dynamics import plots, results
 from known import known_answer
 from dynamics.weight_decay import claims as C
+from dynamics.weight_decay import facts as F
 from dynamics.weight_decay import experiments as E
 from dynamics.weight_decay import science as S
 
@@ -23,13 +24,13 @@ def test_prose_numbers_of_the_precomputed_grids():
     """The numbers sections 1 and 3 glue into their prose come from the grids: the AdamW
     ridge of the plain MLP over its band, seed by seed, and the invariant net's products."""
     grid, _ = results.load("weight_decay_grid")
-    band = C.ridge_band(grid, "adamw", C.PLAIN_BAND)
+    band = F.ridge_band(grid, "adamw", C.PLAIN_BAND)
     assert len(band["per_seed"]) == len(grid["seeds"]) and band["lr_factor"] == pytest.approx(10, rel=0.01)
     for ridge, moves in zip(band["per_seed"], band["moves"]):
         assert moves == pytest.approx(max(ridge) / min(ridge))
-    num = C.decoupling_numbers(grid)
+    num = F.decoupling_numbers(grid)
     assert all(isinstance(v, str) and v and "n/a" not in v for v in num.values())
-    inv = C.invariant_numbers(grid)
+    inv = F.invariant_numbers(grid)
     assert 1 <= inv["prod_factor"] < 3  # the best product hardly moves below the largest eta
     rows = C.published_claims()
     assert [r["claim"] for r in rows] == [r["claim"] for r in C.grid_claims(grid)]
@@ -37,13 +38,13 @@ def test_prose_numbers_of_the_precomputed_grids():
 
 
 def test_prose_numbers_of_tiny_runs(payload):
-    inv = C.invariant_numbers(payload)  # a grid too small for the prose: no crash, "n/a"
+    inv = F.invariant_numbers(payload)  # a grid too small for the prose: no crash, "n/a"
     assert set(inv) >= {"wd_inv_prod", "wd_inv_slope"}
     eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", steps=40), 0, bars=False)
-    num = C.equilibrium_numbers([eq])
+    num = F.equilibrium_numbers([eq])
     assert num["wd_adamw_rms_dev"].endswith("%") and num["wd_adamw_verdict"] in plots.MARKS.values()
     clock = E.run_clock(S.ClockConfig.for_profile("smoke", steps=40), 0, bars=False)
-    assert C.clock_numbers(clock)["wd_clock_lr_factor"] == "4"
+    assert F.clock_numbers(clock)["wd_clock_lr_factor"] == "4"
     text = E.answer_zero_gradient()
     assert "0.905 after 1,000 steps" in text and "0.26 after 1,000" in text
 
@@ -79,10 +80,10 @@ def test_numbers_reads_each_section_by_name(payload):
     """``numbers(section, *results)`` is each section's numbers function, and refuses a
     section it does not know."""
     grid, _ = results.load("weight_decay_grid")
-    assert C.numbers("decoupling", grid) == C.decoupling_numbers(grid)
-    assert C.numbers("live_slope", payload, grid) == C.live_slope_numbers(payload, grid)
+    assert F.numbers("decoupling", grid) == F.decoupling_numbers(grid)
+    assert F.numbers("live_slope", payload, grid) == F.live_slope_numbers(payload, grid)
     with pytest.raises(ValueError, match="choose one of"):
-        C.numbers("nope", grid)
+        F.numbers("nope", grid)
 
 
 def test_published_rows_are_judged_on_every_seed():
@@ -97,7 +98,7 @@ def test_published_rows_are_judged_on_every_seed():
         assert r["seeds"] == [0, 1, 2] == grid["seeds"] and r["control"] and r["window"]
         assert "median" in r["measured here"] and "seeds 0, 1, 2" in r["measured here"]
     assert next(r for r in rows if r["claim"].startswith("below the line"))["asserted"]
-    ratio, inside, whole = C._below_line(grid)
+    ratio, inside, whole = F._below_line(grid)
     assert all(ratio[s] < C.FLAT_BELOW and inside[s] < whole[s] for s in ratio)
 
 
@@ -138,7 +139,7 @@ def test_lower_above_the_band_needs_a_margin():
     assert "the control passes the test too on seed 2" in lower["measured here"]
     band = next(r for r in C.grid_claims(grid) if "hardly moves" in r["claim"])
     assert band["asserted"] and band["reproduced"] == "yes" and "lower" not in band["claim"]
-    assert C.decoupling_numbers(grid)["wd_l2_moving"] == "none of the 3 seeds"
+    assert F.decoupling_numbers(grid)["wd_l2_moving"] == "none of the 3 seeds"
 
 
 def test_symmetry_row_needs_the_predicted_ratios():
@@ -178,10 +179,10 @@ def test_clock_pointwise_reads_single_evaluations():
                        dict(lr=0.01, weight_decay=2.0, matched=False)],
                  histories=[a, b, odd], final_loss=[1.0, 1.1, 5.0], spread=0.1, ratio=4.8,
                  contrast=4.0, product=0.005)
-    pts = C.clock_pointwise(clock)
+    pts = F.clock_pointwise(clock)
     assert [t for t, _ in pts] == pytest.approx([0, 0.5, 1.0, 2.0])
     assert [v for _, v in pts] == pytest.approx([0, 0.1, 0.1, 0.1])
-    n = C.clock_numbers(clock)
+    n = F.clock_numbers(clock)
     assert n["wd_clock_pointwise_early"] == "10%" and n["wd_clock_pointwise_late"] == "10%"
 
 
@@ -189,7 +190,8 @@ def test_the_early_angle_sentence_follows_its_numbers():
     """Section 2: "it does not start there" (with the early signal's explanation) only where
     every matrix's early angle is above the prediction by more than ANGLE_TOL; at the cpu
     scale the ratios came out 0.94 to 1.1, and the page said the opposite of its number."""
-    from dynamics.weight_decay.claims import ANGLE_TOL, _angle_start
+    from dynamics.weight_decay.claims import ANGLE_TOL
+    from dynamics.weight_decay.facts import _angle_start
 
     high = _angle_start([1.3, 1.4], "1.3 to 1.4")
     assert high.startswith("It does not start there") and "momentum" in high
@@ -217,7 +219,6 @@ def test_symmetry_deviation_in_tolerances():
 
 
 def test_window_control_and_tail_failures_in_words():
-    from dynamics.weight_decay import facts as F
     from dynamics.weight_decay import window as W
 
     run = dict(settings=[dict(weight_decay=1.0, tau=100.0, measured=120.0, end=0.15),

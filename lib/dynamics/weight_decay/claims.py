@@ -1,12 +1,14 @@
-"""Weight decay, the claims: the numbers the page's prose glues, and its claims table.
+"""Weight decay, the claims: the page's claims table, every row judged by the engine.
 
-Every number the prose quotes about a run comes from :func:`numbers` (one section at a time,
-as glue texts); every "What to notice" statement that can fail is a row of :func:`claims`,
-with its control, window and seeds printed under the measurement, and every threshold a
-named constant here, written once. :func:`grid_claims` are the rows of the precomputed grids
-(sections 1 and 3), :func:`published_claims` those rows as the cpu build shows them, and
-:func:`claim_runs` runs the live experiments on the claims' seeds, reusing the page's own runs
-for its seed.
+Every "What to notice" statement that can fail is a row of :func:`page_claims`, with its
+control, window and seeds printed under the measurement, and every threshold a named constant
+here, written once. :func:`grid_claims` are the rows of the precomputed grids (sections 1 and
+3), :func:`published_claims` those rows as the cpu build shows them, :func:`spectrum_claims`
+section 4's rows, and :func:`claim_runs` runs the live experiments on the claims' seeds, reusing
+the page's own runs for its seed. The numbers the prose glues are :mod:`.facts`'. The tail of a
+spectrum is :func:`~.spectra.tail_fit`'s: a power law is claimed only where it beats an
+exponential tail and has no gap the law cannot explain (a few spikes over a collapsed bulk beat
+the exponential too).
 """
 from __future__ import annotations
 
@@ -17,19 +19,18 @@ import numpy as np
 
 from .. import evidence, plots
 from .experiments import (DECOUPLING, LABELS, decoupling_summary, equilibrium_configs,
-                          grid_summary, live_grid_config, run_clock,
+                          live_grid_config, run_clock,
                           run_decoupling, run_equilibrium, run_spectrum)
 from .figures import slope_text
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
-from .facts import spectrum_claims, spectrum_numbers
-from .window import WindowConfig, run_window, window_claims, window_numbers
+from .spectra import TAIL_P, tail_fit
+from .window import WindowConfig, run_window, window_claims
 
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_FACTOR", "DECOUPLED",
            "L2_FAIL", "SAME_RMS", "CLOCK_SPREAD", "BEST_MARGIN",
            "ADAMW_FAIL_GROWTH", "FLAT_BELOW", "PLAIN_MOVES", "INV_FALL", "INV_SLOPE",
-           "SYM_FACTOR", "LOWER_BY", "ridge_band", "seed_slopes", "clock_pointwise", "symmetry_config", "symmetry_claims", "decoupling_numbers", "live_slope_numbers",
-           "invariant_numbers", "equilibrium_numbers", "clock_numbers",
-           "numbers", "claim_runs", "grid_claims", "page_claims", "published_claims"]
+           "SYM_FACTOR", "LOWER_BY", "HEAVY", "symmetry_config", "symmetry_claims",
+           "spectrum_claims", "claim_runs", "grid_claims", "page_claims", "published_claims"]
 
 L2_FAIL = 0.1            # Adam + L2's largest lambda at least this far below its column's best
 SAME_RMS = 1.3           # AdamW: largest / smallest settled RMS across matrices below this
@@ -57,189 +58,10 @@ INVARIANT_BAND = (1e-3, 1.01e-2)
 def _fmt(x, digits: int = 2) -> str:
     return plots.number(x, digits, missing="n/a")
 
-
-def _range(values, digits: int = 2) -> str:
-    values = [v for v in values if v is not None and math.isfinite(v)]
-    if not values:
-        return "n/a"
-    lo, hi = min(values), max(values)
-    return _fmt(lo, digits) if _fmt(lo, digits) == _fmt(hi, digits) else \
-        f"{_fmt(lo, digits)} to {_fmt(hi, digits)}"
-
-
 def _and(texts) -> str:
     """ "a", "a and b", "a, b and c"."""
     texts = list(texts)
     return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
-
-
-def ridge_band(payload: dict, kind: str, band) -> dict:
-    """The best decay of grid ``kind`` at the learning rates inside ``band`` (lo, hi): on the
-    seed-averaged grid (``ridge``) and on each seed (``per_seed``), and per seed the factor
-    between the largest and the smallest best decay in the band (``moves``; inf where a seed
-    has no best decay at some learning rate of the band)."""
-    g = payload["grids"][kind]
-    lrs = np.asarray(g["lrs"], dtype=float)
-    cols = [j for j, lr in enumerate(lrs) if band[0] <= lr <= band[1]]
-    mean = grid_summary(payload, kind)["ridge"]
-    per_seed = [[best_decay_per_lr(acc, g["decays"])[j] for j in cols]
-                for acc in np.asarray(g["test_acc_seeds"], dtype=float)]
-    moves = [max(r) / min(r) if all(v is not None for v in r) else math.inf for r in per_seed]
-    return dict(lrs=lrs[cols].tolist(), ridge=[mean[j] for j in cols], per_seed=per_seed,
-                moves=moves, lr_factor=float(lrs[cols[-1]] / lrs[cols[0]]) if cols else math.nan)
-
-
-def seed_slopes(payload: dict, kind: str) -> dict:
-    """``{seed: slope}``: on each seed's grid, the slope of log(best PyTorch decay) against
-    log(eta) (:func:`~.science.ridge_slope`; 0 when the best lambda ignores eta, -1 when the
-    best eta * lambda does)."""
-    g = payload["grids"][kind]
-    return {s: ridge_slope(g["lrs"], best_decay_per_lr(acc, g["decays"]))
-            for s, acc in enumerate(np.asarray(g["test_acc_seeds"], dtype=float))}
-
-
-def decoupling_numbers(grid: dict) -> dict:
-    """The numbers section 1's prose quotes about the precomputed grids, as glue texts:
-    Adam + L2's and AdamW's ridges, the slopes fitted through them, Loshchilov & Hutter's
-    best decay eta * lambda at both ends, and the best cells with AdamW's margin per seed."""
-    sums = {k: grid_summary(grid, k) for k in DECOUPLING}
-    lrs = grid["lrs"]
-    l2 = [d for d in sums["adam_l2"]["ridge"] if d is not None]
-    plain = ridge_band(grid, "adamw", PLAIN_BAND)
-    dec = decoupling_summary(grid)
-    best = [best_decay_per_lr(a, grid["grids"]["adamw"]["decays"])
-            for a in _seed_accs(grid, "adamw").values()]
-    _, below, whole = _below_line(grid)
-    return dict(
-        wd_l2_ridge=_range(l2), wd_adamw_ridge=_range(plain["ridge"]),
-        wd_adamw_ridge_seeds=_range([v for r in plain["per_seed"] for v in r]),
-        wd_adamw_moves=_fmt(max(plain["moves"])),
-        wd_slope_l2=slope_text(sums["adam_l2"]["slope"]), wd_slope_adamw=slope_text(sums["adamw"]["slope"]),
-        wd_best_adamw=_fmt(dec["best"]["adamw"]["acc"], 3),
-        wd_best_l2=_fmt(dec["best"]["adam_l2"]["acc"], 3),
-        wd_margins=_range(dec["per_seed"], 2) if dec["per_seed"] else "n/a",
-        wd_best_verdict=plots.MARKS[grid_claims(grid)[0]["reproduced"]],
-        wd_slope_l2_seeds=plots.spread(seed_slopes(grid, "adam_l2"), slope_text),
-        wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), slope_text),
-        wd_lh_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
-                                       if r["claim"].startswith("with AdamW the best decay"))],
-        wd_adamw_above_seeds="; ".join(
-            f"{_and([_fmt(b[j], 2) for b in best])} at η = {_fmt(lr, 2)}"
-            for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
-        wd_flat_below=_range(below.values()), wd_flat_column=_range(whole.values()),
-        wd_lh_band_seeds="; ".join(
-            f"{_fmt(plain['lrs'][0] * r[0], 2)} → {_fmt(plain['lrs'][-1] * r[-1], 2)} (seed {k})"
-            for k, r in enumerate(plain["per_seed"])),
-        wd_lh_above_seeds="; ".join(
-            f"{_and([_fmt(lr * b[j], 2) if b[j] is not None else 'none' for b in best])} at "
-            f"η = {_fmt(lr, 2)}" for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
-        wd_lh_band_factor=_range([r[-1] / r[0] * plain["lr_factor"] for r in plain["per_seed"]], 2),
-        wd_lower_seeds=_lower_text(grid),
-        wd_lower_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
-                                          if r["claim"].startswith("plain MLP: AdamW's best λ is lower"))],
-        wd_l2_moving=_moving_text(seed_slopes(grid, "adam_l2")))
-
-
-def _moving_text(slopes: dict) -> str:
-    """On how many seeds a best coefficient moves with eta (|slope| at least DECOUPLED)."""
-    n = sum(abs(v) >= DECOUPLED for v in slopes.values() if math.isfinite(v))
-    return f"{'none' if n == 0 else n} of the {len(slopes)} seeds"
-
-
-def _lower_text(grid: dict) -> str:
-    """Per seed, the largest best lambda above PLAIN_BAND over the least within it."""
-    plain = ridge_band(grid, "adamw", PLAIN_BAND)
-    lrs = np.asarray(grid["lrs"], dtype=float)
-    out = []
-    for k, a in _seed_accs(grid, "adamw").items():
-        above = [d for lr, d in zip(lrs, best_decay_per_lr(a, grid["grids"]["adamw"]["decays"]))
-                 if lr > PLAIN_BAND[1]]
-        ok = above and None not in above and None not in plain["per_seed"][k]
-        out.append(f"{_fmt(max(above) / min(plain['per_seed'][k]), 2) if ok else 'n/a'} (seed {k})")
-    return ", ".join(out)
-
-
-def live_slope_numbers(live: dict, grid: dict) -> dict:
-    """The live grid's fitted slopes beside the precomputed grid's per-seed ones (glue texts):
-    whether each falls inside the seeds' range ("inside") or outside it."""
-    out = {}
-    for kind, key in (("adam_l2", "l2"), ("adamw", "adamw")):
-        live_slope = grid_summary(live, kind)["slope"]
-        seeds = [v for v in seed_slopes(grid, kind).values() if not math.isnan(v)]
-        inside = bool(seeds) and not math.isnan(live_slope) and min(seeds) <= live_slope <= max(seeds)
-        out[f"wd_live_slope_{key}"] = slope_text(live_slope)
-        out[f"wd_live_{key}_inside"] = "inside" if inside else "outside"
-    return out
-
-
-def invariant_numbers(grid: dict) -> dict:
-    """The numbers section 3's prose quotes about the scale-invariant grid (glue texts; "n/a"
-    where the grid is too small to have them). ``prod_factor``: how far the best product
-    eta * lambda moves, below the largest learning rate (where it drops)."""
-    s = grid_summary(grid, "adamw_invariant")
-    g_inv = grid["grids"]["adamw_invariant"]
-    top = max(g_inv["decays"])
-    pts = [(lr, d) for lr, d in zip(grid["lrs"], s["ridge"]) if d is not None]
-    inner = [(lr, d) for lr, d in pts if d < top] or [(math.nan, math.nan)]
-    band = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
-    lo = (band["lrs"][-1], band["ridge"][-1]) if band["lrs"] and band["ridge"][-1] else (math.nan,) * 2
-    kept = pts[:-1] if len(pts) > 2 else [(math.nan, math.nan)] * 2
-    prod = [lr * d for lr, d in kept]
-    ridges = [best_decay_per_lr(a, g_inv["decays"]) for a in _seed_accs(grid, "adamw_invariant").values()]
-    top_prods = [grid["lrs"][-1] * r[-1] for r in ridges if r[-1] is not None]
-    return dict(wd_inv_slope=slope_text(s["slope"]),
-                wd_inv_hi_lr=_fmt(inner[0][0], 1), wd_inv_hi=_fmt(inner[0][1], 2),
-                wd_inv_lo_lr=_fmt(lo[0], 1), wd_inv_lo=_fmt(lo[1], 2),
-                wd_inv_moves_min=_fmt(min(band["moves"], default=math.nan), 2),
-                wd_inv_prod=_range(prod), wd_inv_prod_factor=_fmt(max(prod) / min(prod), 2),
-                prod_factor=max(prod) / min(prod),
-                wd_inv_prod_lrs=f"{_fmt(kept[0][0], 1)} to {_fmt(kept[-1][0], 1)}",
-                wd_inv_lr_factor=_fmt(kept[-1][0] / kept[0][0], 2),
-                wd_inv_lambda_factor=_fmt(kept[0][1] / kept[-1][1], 2),
-                wd_inv_slope_seeds=_range([ridge_slope(band["lrs"], r) for r in band["per_seed"]]),
-                wd_inv_prod_seeds=_range(_product_moves(grid, INVARIANT_BAND).values()),
-                wd_inv_prod_top=_range(top_prods),
-                wd_inv_edge=_edge_note(grid, "adamw_invariant", INVARIANT_BAND).replace(
-                    "; at the edge of the decay grid (a bound, the best may lie beyond it): ",
-                    "; within the decade it does so on ") or "; it does so nowhere within the decade")
-
-
-def equilibrium_numbers(equilibria) -> dict:
-    """Section 2's numbers: how far the measured RMS and angle per step settle from theory
-    (measured / predicted - 1 over the last quarter, in percent, per optimizer); each
-    matrix's layer rotation at the end (cosine distance from its initial weights) beside the
-    sum of its angles per step, and the run's length in units of tau."""
-    out = {}
-    for r in equilibria:
-        key = "adamw" if r["optimizer"] == "adamw" else "sgd"
-        for q in ("rms", "angle"):
-            devs = [100 * (v[f"{q}_ratio"] - 1) for v in r["layers"].values()]
-            out[f"wd_{key}_{q}_dev"] = _range(devs, 2) + "%"
-        out[f"wd_{key}_verdict"] = plots.MARKS[_equilibrium_verdict(r)]
-        out[f"wd_{key}_rotation"] = _range([v["rotation"] for v in r["layers"].values()], 2)
-        out[f"wd_{key}_total_angle"] = _range([v["total_angle"] for v in r["layers"].values()], 2)
-        out[f"wd_{key}_taus"] = _fmt(r["steps"] / r["tau"], 2)
-        early = [v.get("angle_early_ratio", math.nan) for v in r["layers"].values()]
-        out[f"wd_{key}_angle_early"] = _range(early, 2)
-        if key == "adamw":
-            out["wd_adamw_angle_start"] = _angle_start(early, _range(early, 2))
-    return out
-
-
-def _angle_start(early: list, text: str) -> str:
-    """Section 2's sentence on the angle per step over the first quarter of tau, from the
-    ratios ``early`` (measured / the predicted trajectory's, one per matrix): above the
-    prediction by more than ANGLE_TOL on every matrix, the gradient's early signal explains
-    it; otherwise the sentence says the angle starts near its prediction."""
-    ratios = [v for v in early if v is not None and math.isfinite(v)]
-    if ratios and min(ratios) > 1 + ANGLE_TOL:
-        return (f"It does not start there: over the first quarter of τ AdamW's angle per step is "
-                f"{text} times the predicted trajectory's, matrix by matrix. Early on the gradient "
-                "carries signal and successive updates point the same way, so momentum does not "
-                "average them down as it does noise.")
-    return (f"It starts near it too: over the first quarter of τ AdamW's angle per step is {text} "
-            f"times the predicted trajectory's, matrix by matrix (within {100 * ANGLE_TOL:.0f}% "
-            "on some matrix).")
 
 
 RMS_TOL, ANGLE_TOL = 0.15, 0.20  # section 2: settled RMS and angle within these of theory
@@ -268,85 +90,10 @@ def _equilibrium_verdict(r: dict) -> str:
                          and max(abs(v["angle_ratio"] - 1) for v in lay) <= ANGLE_TOL)
 
 
-def clock_numbers(clock: dict) -> dict:
-    """Section 3's numbers about the matched runs: the factor between their learning rates
-    end to end, how far apart their settled losses are, and the odd run's loss ratio."""
-    lrs = [r["lr"] for r in clock["runs"] if r["matched"]]
-    spread = clock_pointwise(clock)
-    def pct(xs, how):
-        xs = [x for x in xs if math.isfinite(x)]
-        return "n/a" if not xs else f"{_fmt(100 * how(xs), 2)}%"
-    early = [v for t, v in spread if 0 < t < 1]
-    mid = [v for t, v in spread if 1 <= t < 2]
-    late = [(v, t) for t, v in spread if t >= 2]
-    def span(xs):
-        lo, hi = pct(xs, min), pct(xs, max)
-        return lo if lo == hi else f"{lo} to {hi}"
-    return dict(wd_clock_pointwise_early=span(early), wd_clock_pointwise_mid=span(mid),
-                wd_clock_pointwise_late=pct([v for v, _ in late], np.median),
-                wd_clock_pointwise_max=pct([v for v, _ in late], max),
-                wd_clock_pointwise_max_at=_fmt(max(late)[1], 2) if late else "n/a",
-                wd_clock_lr_factor=_fmt(max(lrs) / min(lrs), 2),
-                wd_clock_spread=f"{_fmt(100 * clock['spread'], 2)}%",
-                wd_clock_ratio=_fmt(clock["ratio"], 3), wd_clock_contrast=_fmt(clock["contrast"], 2))
-
-
-def clock_pointwise(clock: dict) -> list[tuple[float, float]]:
-    """At each evaluation of the matched runs (which share eta * lambda, so their evaluations
-    fall at the same eta * lambda * t): ``(eta * lambda * t, max/min - 1 of their train losses)``.
-    Single evaluations jitter with the last mini-batches; ``clock["spread"]`` compares the
-    second-half means."""
-    hs = [(r, h) for r, h in zip(clock["runs"], clock["histories"]) if r["matched"] and len(h)]
-    if len(hs) < 2:
-        return []
-    n = min(len(h) for _, h in hs)
-    r0, h0 = hs[0]
-    out = []
-    for i in range(n):
-        vals = [float(h["train_loss"][i]) for _, h in hs]
-        if min(vals) > 0 and all(math.isfinite(v) for v in vals):
-            out.append((float(h0.steps[i] * r0["lr"] * r0["weight_decay"]), max(vals) / min(vals) - 1))
-    return out
-
-
-_NUMBERS = {"decoupling": decoupling_numbers, "live_slope": live_slope_numbers,
-            "equilibrium": equilibrium_numbers, "clock": clock_numbers,
-            "invariant": invariant_numbers, "window": window_numbers,
-            "spectrum": spectrum_numbers}
-
-
-def numbers(section: str, *results) -> dict:
-    """The numbers the prose of ``section`` quotes, as glue texts, from the page's results:
-    ``numbers("decoupling", grid)`` and ``numbers("invariant", grid)`` (the precomputed
-    grids of sections 1 and 3), ``numbers("live_slope", live, grid)`` (the live grid beside
-    them), ``numbers("equilibrium", equilibria)``, ``numbers("clock", clock)``,
-    ``numbers("window", window)``, ``numbers("spectrum", spectrum)``."""
-    if section not in _NUMBERS:
-        raise ValueError(f"no numbers for section {section!r}; choose one of {list(_NUMBERS)}")
-    return _NUMBERS[section](*results)
-
-
 def _seed_accs(payload: dict, kind: str) -> dict:
     """``{seed: final test accuracy [decay][lr]}`` of grid ``kind``, one array per seed."""
     g = payload["grids"][kind]
     return dict(enumerate(np.asarray(g["test_acc_seeds"], dtype=float)))
-
-
-def _below_line(payload: dict) -> tuple[dict, dict, dict]:
-    """On each seed's AdamW grid, the range of final test accuracy over the decays below the
-    line eta * lambda * t = 1 (where decay has not had time to act), per learning rate with
-    two or more such decays: ``({seed: largest such range / its whole column's range},
-    {seed: largest such range}, {seed: smallest range of a whole column})``."""
-    g = payload["grids"]["adamw"]
-    below = np.outer(g["decays"], g["lrs"]) * payload["eval_steps"][-1] < 1
-    cols = [j for j in range(below.shape[1]) if below[:, j].sum() > 1]
-    ratio, inside, whole = {}, {}, {}
-    for s, acc in _seed_accs(payload, "adamw").items():
-        ranges = [(float(np.ptp(acc[below[:, j], j])), float(np.ptp(acc[:, j]))) for j in cols]
-        ratio[s] = max((a / b for a, b in ranges if b > 0), default=math.nan)
-        inside[s] = max((a for a, _ in ranges), default=math.nan)
-        whole[s] = float(np.min(np.ptp(acc, 0)))
-    return ratio, inside, whole
 
 
 def _product_moves(payload: dict, band) -> dict:
@@ -696,6 +443,116 @@ CLOCK = evidence.Claim(
 # so the live row cannot tell the two apart ("does not discriminate"); it is shown, and the
 # prose's horizontal band rests on the precomputed grid's row
 L2_FAILS_LIVE = replace(L2_FAILS, statement=L2_FAILS.statement + " (live grid)", asserted=False)
+
+
+# Section 4: what the trained weights' spectra say, read from the runs of
+# :func:`~.experiments.run_spectrum`.
+_MM = "Implicit Self-Regularization in Deep Neural Networks"
+_OWN = "this page's observation (no paper claims it)"
+HEAVY = 2.0  # a tail exponent below this: heavier than Martin & Mahoney's 2 to 4
+
+
+def _claim(label, measure, op, threshold, name):
+    return evidence.Claim(label, _MM, measure=measure, test=evidence.Test(op, threshold, name),
+                          control="the same matrix at initialization", window="its tail",
+                          asserted=False, fmt=lambda v: _p(v))
+
+
+# The four tests a tail must pass to be read as a heavy power law (spectra.tail_fit), each a part
+# of section 4's tail row, so that the row says which test a trained matrix fails.
+TAIL_TESTS = {
+    "power law over an exponential tail (p, 1 where the exponential wins)": _claim(
+        "beats the exponential", lambda f: f["p"] if f["loglik_ratio"] > 0 else 1.0, "<",
+        TAIL_P, "TAIL_P"),
+    "no exponential cutoff (the nested test's p)": _claim(
+        "no cutoff", lambda f: f["cutoff_p"], ">=", TAIL_P, "TAIL_P"),
+    "no gap in the tail (the largest gap's p)": _claim(
+        "no gap", lambda f: f["gap_p"], ">=", TAIL_P, "TAIL_P"),
+    f"α below {HEAVY:g}": _claim("heavy", lambda f: f["alpha"], "<", HEAVY, "HEAVY")}
+
+
+def _spectrum_checks(sp: dict) -> dict | None:
+    """One seed's section-4 run, the square hidden matrix ``hidden.1`` read without and with
+    decay and at initialization: its stats (``a``: no decay, ``b``: decay), its tail fit at
+    initialization (``init``), whether the norms without decay still grow in the second half
+    (``grows``) and whether decay leaves every matrix smaller (``shrink``)."""
+    (w0, r0), (w1, r1) = list(sp["runs"].items())[0], list(sp["runs"].items())[-1]
+    name = "hidden.1" if "hidden.1" in r0["stats"] else next(iter(r0["stats"]), None)
+    if name is None or name not in r1["stats"]:
+        return None
+    h = r0["history"]
+    half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
+    return dict(name=name, w0=float(w0), w1=float(w1), a=r0["stats"][name], b=r1["stats"][name],
+                init=tail_fit(r0["init"][name]), fit=tail_fit(r1["final"][name]), r0=r0, r1=r1,
+                grows=all(h[f"norm {n}"][-1] > h[f"norm {n}"][half] for n in r0["stats"]),
+                shrink=all(r1["stats"][n]["frobenius"] < r0["stats"][n]["frobenius"]
+                           for n in r0["stats"] if n in r1["stats"]))
+
+
+def _p(x) -> str:
+    x = float(x)
+    return "n/a" if not np.isfinite(x) else (f"{x:.1e}" if x < 1e-3 else _n(x, 2))
+
+
+def spectrum_claims(spectrum: dict) -> list[dict]:
+    """Section 4's rows, each judged on every seed of ``spectrum`` (``{seed: run_spectrum}``)."""
+    seeds = list(spectrum)
+    checks = {s: _spectrum_checks(sp) for s, sp in spectrum.items()}
+    if not all(c is not None for c in checks.values()):
+        return []
+    c0 = checks[seeds[0]]
+    name, w0, w1 = c0["name"], c0["w0"], c0["w1"]
+    rows = []
+    frob = {s: c["b"]["frobenius"] / c["a"]["frobenius"] for s, c in checks.items()}
+    text, v = plots.judged(frob, {s: c["grows"] and c["shrink"] for s, c in checks.items()},
+                           lambda x: _n(x, 2) + "×")
+    rows.append(plots.claim(
+        "without decay the norms still grow in the second half of training; decay leaves every "
+        "matrix smaller", _OWN,
+        f"{name}: Frobenius norm with decay over without, {text}", v,
+        control=f"the run without decay (λ {_n(w0, 2)}), its norms at half time",
+        window="every matrix: still growing without decay, smaller with it", seeds=seeds))
+    top = {s: (c["b"]["spectral"] / c["a"]["spectral"]) / (c["b"]["frobenius"] / c["a"]["frobenius"])
+           for s, c in checks.items()}
+    text, v = plots.judged(top, {s: top[s] > 1 and c["b"]["stable_rank"] < c["a"]["stable_rank"]
+                                 and c["b"]["effective_rank"] < c["a"]["effective_rank"]
+                                 for s, c in checks.items()}, lambda x: _n(x, 2) + "×")
+    rows.append(plots.claim(
+        "decay shrinks the top singular value less than the Frobenius norm: the stable and "
+        "effective ranks fall", _OWN,
+        f"{name}, λ {_n(w0, 2)} → {_n(w1, 2)}: the top singular value's ratio over the "
+        f"Frobenius norm's, {text}; stable rank {plots.spread({s: c['a']['stable_rank'] for s, c in checks.items()}, _fmt)}"
+        f" → {plots.spread({s: c['b']['stable_rank'] for s, c in checks.items()}, _fmt)}", v,
+        control=f"the run without decay (λ {_n(w0, 2)})",
+        window="ratio above 1; both ranks lower, every seed", seeds=seeds))
+    fits = {s: c["fit"] for s, c in checks.items()}
+    init = {s: c["init"] for s, c in checks.items()}
+    parts = {f"{label}:": evidence.judge(claim, fits, init) for label, claim in TAIL_TESTS.items()}
+    rows.append(evidence.joint(
+        f"with decay the spectrum of the trained matrix has a power-law tail with α below {HEAVY:g} "
+        "(a heavy-tailed phase), which the random initialization does not have", _MM, parts,
+        control="the same matrix at initialization, each test alike (it must fail the first)",
+        window=f"{name}'s eigenvalues above the fitted x_min, with decay (λ {_n(w1, 2)}); every "
+               "seed; a power law only where all four parts hold", asserted=False,
+        note="tail α with decay "
+             + plots.spread({s: f["alpha"] for s, f in fits.items()}, _fmt)))
+    gain = {s: c["r1"]["test_acc"] - c["r0"]["test_acc"] for s, c in checks.items()}
+    tails = sum(bool(c["b"]["tail_power_law"]) for c in checks.values())
+    text, v = plots.judged(gain, {s: gain[s] > 0 and c["b"]["tail_power_law"]
+                                  for s, c in checks.items()}, lambda x: f"{x:+.3f}")
+    if tails == 0:  # no run here has the tail the link is about: these runs cannot test it
+        text += ("; with decay no seed's matrix has a power-law tail, so these runs cannot "
+                 "test the link either way")
+        v = "does not discriminate"
+    rows.append(plots.claim(
+        "power-law tails in the weight spectrum come with better generalization", _SPEC,
+        f"test accuracy with decay minus without: {text}", v, asserted=False,
+        control=f"the run without decay (λ {_n(w0, 2)})",
+        window="a gain on every seed, with a power-law tail", seeds=seeds))
+    return rows
+
+
+
 
 
 def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None,

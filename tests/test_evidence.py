@@ -35,6 +35,9 @@ def test_a_lead_within_the_seeds_spread_is_noise_not_a_lead():
     floor = claim(noise=lambda run: 0.02)
     assert judge(floor, {0: 1.5}, {0: 1.0}).verdict == "yes"
     assert judge(floor, {0: 1.01}, {0: 1.0}).verdict == "within noise"
+    # and the row prints the floor it was judged against (seeds' spreads show in the values)
+    assert "noise floor measured in the run 0.02" in judge(floor, {0: 1.5}, {0: 1.0}).row()["measured here"]
+    assert "noise floor" not in judge(claim(), {0: 2.0, 1: 2.1}, {0: 0.5, 1: 0.5}).row()["measured here"]
 
 
 def test_log_scale_margins_for_quantities_over_decades():

@@ -214,7 +214,10 @@ def test_a_claim_across_seeds_can_fail_and_shows_the_spread():
     assert plots.across_seeds({0: 0.5, 1: 0.4}, lambda x: x > 0.9)[1] == "no"
     # a quantity not reached on a seed (None or NaN) does not hold there
     text, v = plots.across_seeds({0: None, 1: float("nan"), 2: 3.0}, lambda x: x > 1)
-    assert v == "partly" and "2 not reached" in text
+    assert v == "partly" and text.startswith("3 on seed 2 only, 2 not reached, seeds 0, 1, 2")
+    # equal as printed where some seeds did not reach it: "on every seed that reached it"
+    assert plots.spread({0: 0.9, 1: 0.9, 2: None}) == (
+        "0.9 on every seed that reached it, 1 not reached, seeds 0, 1, 2")
     assert plots.across_seeds({0: None}, lambda x: True) == ("— (seed 0)", "no")
     # a quantity reached on no seed: said in words, never as a tuple "(0, 1)" (the page check)
     assert plots.spread({0: None, 1: None}) == "— on every seed, seeds 0, 1"

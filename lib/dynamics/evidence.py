@@ -145,6 +145,9 @@ class Judged:
         c = self.claim
         fmt = c.fmt or (lambda v: number(v, 3))
         measured = f"{spread(self.treatment, fmt)}; test {c.test}"
+        if c.noise is not None and math.isfinite(self.noise):  # a floor measured in the run
+            measured += (f"; noise floor measured in the run {number(self.noise, 2)}"
+                         + (" (log10)" if c.test.scale == "log" else ""))
         if self.reason:
             measured += f"; {self.reason}"
         return _row(c.statement, c.paper, measured, self.verdict, c.asserted,

@@ -83,8 +83,11 @@ def spread(values: Mapping[int, float] | Sequence[float], fmt: Callable[[float],
                                                                + finite[len(finite) // 2])
     missing = len(vals) - len(finite)
     tail = f", {missing} not reached" if missing else ""
+    if missing and len(finite) == 1:  # one seed has a value: say which, not "on every seed"
+        (have,) = [s for s, v in values.items() if v is not None and not math.isnan(float(v))]
+        return f"{show(finite[0])} on seed {have} only{tail}, seeds {seeds}"
     if show(finite[0]) == show(finite[-1]):  # never "0.5 (0.5–0.5)": the seeds agree as printed
-        return f"{show(finite[0])} on every seed{tail}, seeds {seeds}"
+        return f"{show(finite[0])} on every seed{' that reached it' if missing else ''}{tail}, seeds {seeds}"
     return f"median {show(mid)} ({show(finite[0])}–{show(finite[-1])}{tail}), seeds {seeds}"
 
 

@@ -292,6 +292,56 @@ def test_shuffle_row_is_the_papers_test():
     assert "one seed: no spread" in row(one)["measured here"]
 
 
+@known_answer(L.claims.ticket_claims,
+              how="constructed accuracies at the window's round: dense 80%, ticket 78%, re-init "
+                  "60%, random mask 58% (destroyed and far below: 20 and 20 points, the controls "
+                  "2 and 2); re-init at 75% is 5 points down, short of DESTROYED; a random mask "
+                  "at 50% beside a re-init at 70% is far below every network, so its control "
+                  "(re-init − random, 20) passes too")
+def test_reinit_and_random_rows_measure_what_they_say():
+    """Referee 3, findings 1 and 2: "destroys" is DESTROYED points below the dense network, and
+    "far below the ticket" is measured against the ticket, the re-initialized ticket's lead
+    over the same random mask the control that must fail."""
+    runs = L.imp_runs(results.load("lottery_imp")[0])
+    base = copy.copy(next(iter(runs.values())))
+    r = base.round_at()
+
+    def rows(ticket, reinit, random):
+        res = copy.copy(base)
+        acc = {k: np.array(v, dtype=float, copy=True) for k, v in base.acc.items()}
+        acc["ticket"][:, 0] = 0.80
+        for key, v in (("ticket", ticket), ("reinit", reinit), ("random", random)):
+            acc[key][:, r] = v
+        res.acc = acc
+        return {row["claim"][:6]: row for row in L.claims.ticket_claims(res, "built", asserted=True)}
+
+    good = rows(0.78, 0.60, 0.58)
+    assert good["Re-ini"]["reproduced"] == "yes" and good["A rand"]["reproduced"] == "yes"
+    assert "ticket − random mask +20.0 pts on every seed" in good["A rand"]["measured here"]
+    assert rows(0.78, 0.75, 0.58)["Re-ini"]["reproduced"] == "no"
+    assert rows(0.78, 0.70, 0.50)["A rand"]["reproduced"] == "does not discriminate"
+    assert f"{L.claims.DESTROYED:g} pts" in good["Re-ini"]["control"]
+    assert "lies outside the window" in good["Re-ini"]["measured here"]
+
+
+def test_later_row_says_its_share_of_training():
+    """Referee 3, finding 3: the stability row judged at k = 200 says that is a third of the
+    600-step runs, and from which step every seed stays stable (k = 100, whose barriers are
+    0.3 to 1.2 points; k = 50 reaches 3.5 on one seed)."""
+    row = next(r for r in L.claims.published_claims() if r["claim"].startswith("Where training"))
+    assert "judged at k = 200 of the 600-step runs (33% of training)" in row["measured here"]
+    assert "stable on every seed from k = 100 (17% of training)" in row["measured here"]
+    assert "1.5% of training" in row["paper"]
+
+
+def test_pai_settings_say_what_they_trained_on():
+    """Referee 3, finding 4: the lottery_pai file held out 400 of its 4000 training examples."""
+    row = next(r for r in L.claims.published_claims() if r["claim"].startswith("Pruning at init"))
+    assert "precomputed (3600 training examples, 400 held out for validation), 21.7%" in row["measured here"]
+    assert L.figures.pai_caption({"n_train": 4000, "n_val": 400}).endswith(
+        "3600 of its 4000 training examples, the other 400 held out for validation.")
+
+
 @known_answer(L.facts.breakdown,
               how="constructed curves: dense 60%, then 59, 58, 56.5 (first 3 or more points "
                   "below at round 3); and 60, 59, 58, 57.5, whose threshold lies past its last "

@@ -12,6 +12,7 @@ from .. import plots
 from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, PAI_WINDOW, STABLE_BARRIER, _pai, _row,
                      _speed, _spread, liu_numbers, lmc_seeds)
 from .experiments import ImpResult, by_step, seed_mean
+from .figures import trained_on
 from .science import layer_densities
 
 __all__ = ["speed_numbers", "pai_numbers", "lmc_numbers", "rewind_numbers", "breakdown",
@@ -41,10 +42,7 @@ def verdict_numbers(rows: list[dict], pai: dict | None = None,
     examples its runs used and the validation split they held out of them."""
     out = dict(pai_numbers(payload)) if payload is not None else {}
     if config is not None:
-        n, v = int(config["n_train"]), int(config.get("n_val") or 0)
-        out["pai_split"] = (f"{n - v} of its {n} training examples, the other {v} held out for "
-                            "validation"
-                            if v else f"all {n} training examples, no validation split")
+        out["pai_split"] = trained_on(config)
     shown = {name: start for name, start in GLUED_VERDICTS.items()  # (a table without a
              if any(str(r["claim"]).startswith(start) for r in rows)}  # section's rows: none)
     out.update(plots.verdicts(rows, **shown))
@@ -239,7 +237,8 @@ def imp_numbers(runs: dict, ticket_points: float = 1.0) -> dict:
     densities of all the weights after 10 and 13 rounds (the hidden layers follow
     (1 − p)^r, the output layer, pruned at half the rate, keeps more), the two sparsest
     densities and the ticket's loss there (seed mean, points below dense), seed 0's dense
-    accuracy in the three-seed run and in the single-seed settings; and the claims windows
+    accuracy in the three-seed run and in the single-seed settings, what the file's runs
+    trained on (``imp_split``); and the claims windows
     as the claims table states them. With them, the numbers the page quotes later from the same
     runs: section 3's Liu et al. sentence (:func:`liu_numbers`) and exercise 1's answer
     (:func:`breakdown_numbers`), glued once, here."""
@@ -257,6 +256,7 @@ def imp_numbers(runs: dict, ticket_points: float = 1.0) -> dict:
                 imp_sparse_loss=f"{loss[0]:.1f} and {loss[1]:.1f}",
                 imp_dense_batched=f"{100 * main.acc['ticket'][list(main.seeds).index(0), 0]:.2f}%",
                 imp_dense_single=_and(one) if one else "—",
+                imp_split=trained_on(main.config),  # §6: what the IMP file's runs trained on
                 match_window=f"{100 * MATCH_WINDOW[0]:.0f}–{100 * MATCH_WINDOW[1]:.0f}%",
                 control_window="{:.0f}–{:.0f}%".format(*(100 * v for v in ImpResult.round_at.__defaults__)))
 

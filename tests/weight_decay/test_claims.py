@@ -1,5 +1,6 @@
 """dynamics.weight_decay.facts and .claims: the numbers the prose glues (on the published grids
 and on tiny runs), the claims table, and rows that can say "no"."""
+import numpy as np
 import pytest
 
 from dynamics import plots, results
@@ -142,17 +143,31 @@ def test_lower_above_the_band_needs_a_margin():
     assert F.decoupling_numbers(grid)["wd_l2_moving"] == "none of the 3 seeds"
 
 
+def _sym_run(norm, angle, early_norm=1.0, early_angle=0.1, tau=100.0):
+    """An SGD run of section 2 for the symmetry row: settled ``norm`` and ``angle`` (last
+    quarter), and ``early_norm`` / ``early_angle`` over its first tau / 4 (steps 1 to 25 of
+    its curves; a different value after, which the early window must not read)."""
+    names = ("a", "b")
+    steps = [0, 10, 20, 50, 100]
+    rms = np.array([[early_norm] * 2] * 3 + [[norm] * 2] * 2)  # numel 1: rms = norm
+    angle_curve = np.array([[early_angle] * 2] * 2 + [[angle] * 2] * 3)
+    return dict(optimizer="sgd", tau=tau, names=list(names), numel=[1, 1], step=steps, rms=rms,
+                angle_step=[5, 15, 35, 75, 100], angle=angle_curve,
+                layers={n: dict(norm=norm, angle=angle) for n in names})
+
+
 def test_symmetry_row_needs_the_predicted_ratios():
     """Exercise 2's row: norms sqrt(4) = 2 times smaller and equal angles pass; equal norms (an
-    equilibrium set by eta * lambda alone, the control) fail."""
-    def run(norm, angle):
-        return dict(optimizer="sgd", layers={n: dict(norm=norm, angle=angle) for n in ("a", "b")})
-
-    eq = {s: [dict(optimizer="adamw", layers={}), run(2.0, 0.1)] for s in (0, 1, 2)}
-    good = {s: run(1.02, 0.098) for s in (0, 1, 2)}
+    equilibrium set by eta * lambda alone) fail. The control, the same pair over the first
+    quarter of tau, fails while the runs still sit near W0 and turn at 1/4 the rate; a pair
+    that already matched the prediction there would make the row not discriminate."""
+    eq = {s: [dict(optimizer="adamw", layers={}), _sym_run(2.0, 0.1)] for s in (0, 1, 2)}
+    good = {s: _sym_run(1.02, 0.098, early_angle=0.025) for s in (0, 1, 2)}
     assert C.symmetry_claims(eq, good)[0]["reproduced"] == "yes"
-    same = {s: run(2.0, 0.1) for s in (0, 1, 2)}
+    same = {s: _sym_run(2.0, 0.1, early_angle=0.025) for s in (0, 1, 2)}
     assert C.symmetry_claims(eq, same)[0]["reproduced"] == "no"
+    settled = {s: _sym_run(1.02, 0.098, early_norm=0.5) for s in (0, 1, 2)}
+    assert C.symmetry_claims(eq, settled)[0]["reproduced"] == "does not discriminate"
     assert C.symmetry_config("smoke").lr * C.SYM_FACTOR == pytest.approx(
         next(c for c in C.equilibrium_configs("smoke") if c.optimizer == "sgd").lr)
 
@@ -216,6 +231,19 @@ def test_symmetry_deviation_in_tolerances():
     base = dict(layers={"a": dict(norm=2.0, angle=0.1)})
     assert C._sym_dev((base, dict(layers={"a": dict(norm=1.0, angle=0.1)}))) == pytest.approx(0)
     assert C._sym_dev((base, base)) == pytest.approx(0.5 / C.RMS_TOL)
+
+
+@known_answer(C._early, how="curves constant at 1 (norm, numel 4: RMS 0.5) and 0.1 (angle) up "
+              "to tau / 4 = 25 and different after: the window reads 1 and 0.1; the pair over it, "
+              "equal norms and angles 1/4 apart, is |0.25 - 1| / ANGLE_TOL off")
+def test_symmetry_control_reads_the_first_quarter_of_tau():
+    base = _sym_run(2.0, 0.1)
+    base.update(numel=[4, 4], rms=base["rms"] / 2)
+    assert C._early(base) == {"a": pytest.approx((1.0, 0.1)), "b": pytest.approx((1.0, 0.1))}
+    slow = _sym_run(1.0, 0.1, early_angle=0.025)
+    assert C._sym_dev((_sym_run(2.0, 0.1), slow), early=True) == pytest.approx(0.75 / C.ANGLE_TOL)
+    short = dict(_sym_run(2.0, 0.1), tau=4.0)  # no point within tau / 4: the first after start
+    assert C._early(short)["a"] == pytest.approx((1.0, 0.1))
 
 
 def test_window_control_and_tail_failures_in_words():

@@ -104,6 +104,7 @@ def decoupling_numbers(grid: dict) -> dict:
             f"{_and([_fmt(lr * b[j], 2) if b[j] is not None else 'none' for b in best])} at "
             f"η = {_fmt(lr, 2)}" for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
         wd_lh_band_factor=_range([r[-1] / r[0] * plain["lr_factor"] for r in plain["per_seed"]], 2),
+        wd_adamw_ties=_ties_text(grid, "adamw", [lr for lr in lrs if lr > PLAIN_BAND[1]]),
         wd_lower_seeds=_lower_text(grid),
         wd_lower_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
                                           if r["claim"].startswith("plain MLP: AdamW's best λ is lower"))],
@@ -142,6 +143,25 @@ def live_slope_numbers(live: dict, grid: dict) -> dict:
     return out
 
 
+def _ties_text(grid: dict, kind: str, at) -> str:
+    """The columns (of the learning rates ``at``) of each seed's grid ``kind`` whose best cell
+    ties exactly with a cell more than one decay away: there the best decay read
+    (``best_decay_per_lr``, the first of the tie) is one of two; "none" where no column does."""
+    g = grid["grids"][kind]
+    hits = []
+    for s, acc in _seed_accs(grid, kind).items():
+        for j, lr in enumerate(grid["lrs"]):
+            col = acc[:, j]
+            if lr not in at or np.isnan(col).all():
+                continue
+            i = int(np.nanargmax(col))
+            tied = [k for k in range(len(col)) if abs(k - i) > 1 and col[k] == col[i]]
+            if tied:
+                hits.append(f"seed {s} at η = {_fmt(lr, 2)}, λ = "
+                            f"{_and([_fmt(g['decays'][k], 2) for k in [i] + tied])}")
+    return "; ".join(hits) or "none"
+
+
 def invariant_numbers(grid: dict) -> dict:
     """The numbers section 3's prose quotes about the scale-invariant grid (glue texts; "n/a"
     where the grid is too small to have them). ``prod_factor``: how far the best product
@@ -153,7 +173,8 @@ def invariant_numbers(grid: dict) -> dict:
     inner = [(lr, d) for lr, d in pts if d < top] or [(math.nan, math.nan)]
     band = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
     lo = (band["lrs"][-1], band["ridge"][-1]) if band["lrs"] and band["ridge"][-1] else (math.nan,) * 2
-    kept = pts[:-1] if len(pts) > 2 else [(math.nan, math.nan)] * 2
+    kept = [(lr, d) for lr, d in pts[:-1] if d < top]  # not at the grid's edge (a bound)
+    kept = kept if len(kept) > 1 else [(math.nan, math.nan)] * 2
     prod = [lr * d for lr, d in kept]
     ridges = [best_decay_per_lr(a, g_inv["decays"]) for a in _seed_accs(grid, "adamw_invariant").values()]
     top_prods = [grid["lrs"][-1] * r[-1] for r in ridges if r[-1] is not None]

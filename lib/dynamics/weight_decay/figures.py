@@ -135,16 +135,19 @@ def grid_slider(payload: dict, kinds=DECOUPLING):
 
 def ridge_rows(payload: dict, kinds=DECOUPLING) -> list[dict]:
     """The best decay at each learning rate of each grid, one row per learning rate (and,
-    for AdamW, the best product eta * lambda: Loshchilov & Hutter's decay)."""
+    for AdamW, the best product eta * lambda: Loshchilov & Hutter's decay). A best decay at
+    the grid's largest is a lower bound (the best may lie beyond the grid): printed "≥"."""
     sums = {k: grid_summary(payload, k) for k in kinds}
     rows = []
     for j, lr in enumerate(payload["lrs"]):
         row = {"η": lr}
         for k in kinds:
             d = sums[k]["ridge"][j]
-            row[f"{_SHORT[k]}: best λ"] = d
+            edge = d is not None and math.isclose(d, max(payload["grids"][k]["decays"]))
+            row[f"{_SHORT[k]}: best λ"] = f"≥ {plots.number(d, 2)}" if edge else d
             if k.startswith("adamw"):
-                row[f"{_SHORT[k]}: best ηλ"] = None if d is None else lr * d
+                row[f"{_SHORT[k]}: best ηλ"] = (None if d is None else
+                                               f"≥ {plots.number(lr * d, 2)}" if edge else lr * d)
         rows.append(row)
     return rows
 

@@ -294,6 +294,18 @@ def test_section_3s_numbers_glue_the_gd_learning_rate_and_the_final_loss():
     out = NC.conditions_numbers(runs)
     assert out["gd_lr"] == "1" == f"{NC.CollapseConfig.for_profile('smoke').gd_lr:g}"
     assert out["adam_loss_end"] == runs["AdamW, weight decay"].last("train_loss")
+    # the conditioning: the largest final value, and the largest over training (not below it)
+    ends = [h.last("conditioning") for h in runs.values()]
+    peaks = [max(h["conditioning"]) for h in runs.values()]
+    assert out["cond_max"] == max(ends) and out["cond_peak"] == pytest.approx(max(peaks))
+    assert out["cond_peak"] >= out["cond_max"]
+    # the orthogonality: the row's test said as the prose says it, and the side of the runs
+    # without decay, optimizer by optimizer
+    worse = max(out["orth_adam"], out["orth_gd"])
+    assert out["orth_reached"] == ("reach" if worse < NC.claims.ORTH_COS else "do not reach")
+    d = (out["orth_none_adam"] - out["orth_adam"], out["orth_none_gd"] - out["orth_gd"])
+    assert out["orth_none_side"] == ("nearer orthogonal" if max(d) < 0 else "farther from orthogonal"
+                                     if min(d) > 0 else "one nearer orthogonal and one farther")
 
 
 def test_claims_table_rows_have_verdicts_controls_windows_and_seeds():
@@ -372,10 +384,16 @@ def test_the_loss_rows_say_no_when_the_phenomenon_is_absent():
     # a cross-entropy run that collapses as far as MSE's: no difference either
     collapsed = {s: _copy(h, nc1=lambda v, s=s: mse[s].last("nc1")) for s, h in ce.items()}
     assert _verdict(NC.losses.loss_claims(mse, collapsed), "at this budget") == "no"
-    # the test set as collapsed as the training set (the control as the treatment): no gap
+    # the test set collapsing as the training set does (its NC1 the training set's): it falls
+    # as far, and the row says no
     same = {s: _copy(h, test_nc1=lambda v: 1.0) for s, h in mse.items()}
-    same = {s: _copy(same[s], nc1=lambda v: 1.0) for s in same}
+    for s, h in same.items():
+        h.metrics["test_nc1"] = list(h.metrics["nc1"])
     assert _verdict(NC.losses.loss_claims(same, ce), "collapse on the training set") == "no"
+    # a training set that does not collapse either (the control passes too): no evidence
+    flat = {s: _copy(h, test_nc1=lambda v: 1.0, nc1=lambda v: 1.0) for s, h in mse.items()}
+    assert _verdict(NC.losses.loss_claims(flat, ce), "collapse on the training set") == \
+        "does not discriminate"
     with pytest.raises(ValueError, match="same seeds"):
         NC.losses.loss_claims(mse, {SEEDS[0]: ce[SEEDS[0]]})
 
@@ -398,6 +416,7 @@ def test_loss_numbers_on_constructed_histories():
     assert n["loss_mse_fall"] == pytest.approx(100.0) and n["loss_ce_start"] == 0.4
     assert n["loss_ce_end"] == 0.2 and n["loss_ce_over"] == pytest.approx(40.0)
     assert n["loss_mse_test_start"] == 0.8 and n["loss_mse_test_end"] == 0.5
+    assert n["loss_mse_test_fall"] == pytest.approx(1.6)
     assert n["loss_mse_gap"] == pytest.approx(100.0) and n["loss_ce_gap"] == pytest.approx(3.0)
     assert n["loss_mse_acc"] == "90%" and n["loss_ce_acc"] == "87%"
     # the cross-entropy run's lowest NC1 from zero error on: 0.2 at step 100, no rise after it

@@ -24,7 +24,7 @@ __all__ = ["LABELS", "terminal_phase_table", "nc_figure", "simplex_figure",
            "range_text", "angle_range", "WEIGHT_DECAY_SLIDER_OPENS_AT", "GD_SLIDER_OPENS_AT",
            "weight_decay_slider", "gd_slider", "simplex_slider", "imbalance_slider", "decay_clock", "clock_figure",
            "route_numbers", "route_start", "decay_sweep", "gd_sweep", "imbalance_trends",
-           "precomputed_scale"]
+           "TIE_REL", "precomputed_scale"]
 
 LABELS = {
     "nc1": "NC1",
@@ -291,6 +291,9 @@ def imbalance_figure(result: dict, title: str = "") -> "go.Figure":
     return fig
 
 
+SMALLEST_ANGLE = "smallest angle to another class (°)"  # the table's column: the network's
+
+
 def imbalance_table(result: dict):
     """One row per class of a :func:`run_imbalance` result: its count n, the norms of its class
     mean ‖h̄‖ and classifier row ‖w‖ in the unconstrained ("free") model beside the exact
@@ -307,9 +310,9 @@ def imbalance_table(result: dict):
             "‖w‖ free": float(u["classifier_norm"][c]), "‖w‖ exact": float(t["classifier_norm"][c]),
             "‖h̄‖ net": None if net is None else float(net["feature_norm"][c]),
             "‖w‖ net": None if net is None else float(net["classifier_norm"][c]),
-            "angle (°)": None if net is None else float(angles[c].min()),
+            SMALLEST_ANGLE: None if net is None else float(angles[c].min()),
         })
-    return plots.table(rows, digits=4, formats={"angle (°)": "{:.1f}"})
+    return plots.table(rows, digits=4, formats={SMALLEST_ANGLE: "{:.1f}"})
 
 
 def range_text(lo: float, hi: float, fmt) -> str:
@@ -450,6 +453,9 @@ def route_numbers(payload: dict) -> dict:
                                              lambda v: f"{v:.0f}"),
                 route_start_clocks=range_text(min(c for _, c in starts), max(c for _, c in starts),
                                               lambda v: f"{v:.2g}"),
+                # how far apart the starts are, the latest ÷ the earliest: on the step, on the clock
+                route_start_step_spread=f"{max(s for s, _ in starts) / min(s for s, _ in starts):.2g}",
+                route_start_clock_spread=f"{max(c for _, c in starts) / min(c for _, c in starts):.2g}",
                 route_big=rows[-1]["weight_decay"],
                 route_n=_WORDS.get(len(small), str(len(small))), **_early_rise(payload, rows[-1]))
 
@@ -530,19 +536,24 @@ def _corr(a, b) -> float:
     return float(np.corrcoef(a, b)[0, 1]) if np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
 
 
+TIE_REL = 0.01  # two neighbouring classes' norms tie when they differ by less than 1% of the larger
+
+
 def imbalance_trends(result: dict) -> dict:
     """One imbalance result in the numbers the prose quotes: angle ranges, the free model's
     largest relative error against the exact solution, and the network's trends (correlation of
     log norm with log count) with the number of neighbouring class pairs that do not follow them (a pair
-    whose norms tie does not)."""
+    whose norms tie does not: norms less than :data:`TIE_REL` apart, relative to the larger)."""
     counts = np.asarray(result["counts"], float)
     off = ~np.eye(len(counts), dtype=bool)
     u, th, net = result["ufm"], result["theory"], result["network"]
     order = np.argsort(-counts)
 
     def against(v, sign):  # neighbours (by count) whose norms do not step the trend's way:
-        d = np.diff(np.asarray(v, float)[order])  # the other way, or a tie (a tie does not follow)
-        return int(np.sum(sign * d >= 0))
+        v = np.asarray(v, float)[order]  # the other way, or a tie (a tie does not follow): two
+        d = np.diff(v)                   # norms less than TIE_REL apart, relative to the larger
+        tie = np.abs(d) < TIE_REL * np.maximum(np.abs(v[:-1]), np.abs(v[1:]))
+        return int(np.sum((sign * d >= 0) | tie))
 
     return dict(ufm_angles=(float(np.min(np.asarray(u["angles"])[off])),
                             float(np.max(np.asarray(u["angles"])[off]))),

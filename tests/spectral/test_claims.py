@@ -269,8 +269,9 @@ def test_batch_numbers_and_words_on_constructed_cases():
 
 @known_answer(FA.plateau_start, FA.plateau_words,
               how="constructed curves: a fall by halves to step 40 then flat at 0.1 ± 5% plateaus "
-                  "where it first reaches 0.1 (step 40); a steady exponential fall, and one that "
-                  "only slows in its last tenth, never plateau")
+                  "where it first reaches 0.1 (step 40); a steady exponential fall, one that "
+                  "only slows in its last tenth, a straight fall of 18%, 1/√(t+10) and an 18% "
+                  "straight fall under a ±1% wobble never plateau")
 def test_plateau_start_on_constructed_curves():
     steps = list(range(0, 101, 4))
     flat = [max(0.1, 2 ** -(s / 4)) * (1 + 0.05 * (-1) ** i) if s >= 40 else 2 ** -(s / 4)
@@ -282,6 +283,12 @@ def test_plateau_start_on_constructed_curves():
     assert FA.plateau_start(steps, [0.9 ** i for i in range(len(steps))]) is None
     slowing = [0.8 ** i for i in range(len(steps) - 3)] + [0.8 ** (len(steps) - 4)] * 3
     assert FA.plateau_start(steps, slowing) is None  # the flat end is under PLATEAU_SPAN of the run
+    # a slow, steady fall is not a plateau (the referee's: a straight fall of 18%, 1/√(t+10))
+    long = list(range(0, 257, 8))
+    assert FA.plateau_start(long, [1 - 0.18 * s / 256 for s in long]) is None
+    assert FA.plateau_start(long, [1 / math.sqrt(s + 10) for s in long]) is None
+    wobbly = [1 - 0.18 * s / 256 + 0.01 * (-1) ** i for i, s in enumerate(long)]
+    assert FA.plateau_start(long, wobbly) is None  # an 18% fall under a ±1% wobble still falls
     with pytest.raises(ValueError, match="as many steps"):
         FA.plateau_start([0, 1], [1.0])
 

@@ -2,7 +2,7 @@
 once, so that a sentence and its row read the same number) and what the prose of each section
 glues (``*_facts``, formatted as the page prints them: a fraction of the pairs as a percentage
 (:func:`share`), a ratio in words that say whether it grows or shrinks (:func:`factor_words`),
-a lead per second against the run's own noise floor (:func:`~.roles.lead_words`)).
+a lead per second against the run's own noise floor (:func:`~.roles.leads_words`)).
 :mod:`.claims` gathers them into rows with the thresholds the sentences name."""
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import torch
 
 from .. import plots
 from ..book import glue_texts
-from .experiments import (CRITICAL_SHARE, DECAYED, critical_batch, early_and_late, growth, practice_summary,
+from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, critical_batch, early_and_late, growth, practice_summary,
                           practice_sweeps, rates_reaching, recall_half_rank, reference_loss,
                           shaping_order, shaping_runs, shaping_summary)
 from .figures import SHORT, timing_rows
-from .roles import lead_words, noise_floor, per_second, steepest_margin
+from .roles import leads_words, noise_floor, per_second, steepest_margin
 from .science import (MUON_COEFFS, memory_task, ns_band, ns_map, one_step, polar, random_matrix,
                       recovered, singular_value_band)
 
@@ -80,6 +80,13 @@ def memory_numbers(memory: dict, ratio: float = 4) -> dict:
                 gap_8d=max((abs(f["muon"][j] - f["newton"][j]) for j in eight), default=None),
                 deeper=recall_half_rank(memory, "muon", ratio)
                 / recall_half_rank(memory, "sgd", ratio))
+
+
+# Section 4's batch rows (:mod:`.claims`): thresholds, each named once
+CRITICAL_OVER = 4  # "a critical batch at least 4× SGD's"
+OVERSHOOT = 1.3    # "its best batch stores at least 1.3× the pairs of the full gradient"
+TIE_SHARE = 1 / 3  # a tie: the two differ by at most this share of what the larger stores
+AHEAD = 3          # "from Muon's critical batch on, at least 3× SGD's pairs"
 
 
 def _draws(batch: dict) -> dict:
@@ -238,18 +245,24 @@ def ns_facts(timing: list[dict]) -> dict:
 def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
                    stored_config: dict | None = None) -> dict:
     """Section 3: the run's size and steps to the target (``practice``), a step's seconds and
-    per second, "ahead" or "behind" (``cost``, wall-clock: printed, never asserted), the sweep
+    per second against both of AdamW's timings, "ahead" or "behind" only beyond the noise floor
+    against both (``cost``, wall-clock: printed, never asserted), the sweep
     file's rates that reach the target (``swept``), each norm's own map's margin (``roles``);
     ``stored_config``, the sweep file's config (its provenance): how its size compares."""
     cfg, pn = practice["config"], practice_numbers(practice)
     steps = pn["steps"]
-    ps = per_second(steps, cost["median"])
-    fp = per_second(steps, cost["median"], "muon_fp32")
+    again = dict(cost["median"], adamw=cost["median"]["adamw_again"])  # AdamW's second timing
+    ps = [per_second(steps, m) for m in (cost["median"], again)]
+    fp = [per_second(steps, m, "muon_fp32") for m in (cost["median"], again)]
     ms = {k: f"{1e3 * v:.2f} ms" for k, v in cost["median"].items()}
     floor = noise_floor(cost)
 
-    def words(r):
-        return lead_words(r["per_second"], floor)
+    def words(r):  # the lead against both of AdamW's timings
+        return leads_words([x["per_second"] for x in r], floor)
+
+    def costs(r):  # a step's time over AdamW's, against both of its timings
+        lo, hi = sorted(x["cost"] for x in r)
+        return f"{lo:.2f}× to {hi:.2f}×"
     reach = rates_reaching(practice_sweeps(swept), swept["target"])
     live = cfg.to_dict() if hasattr(cfg, "to_dict") else dict(cfg)
     stored = (stored_config or {})
@@ -265,7 +278,7 @@ def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
                    for k in ("adamw", "momentum")},
                 ms_muon=ms["muon"], ms_fp32=ms["muon_fp32"], ms_adamw=ms["adamw"],
                 ms_adamw_again=ms["adamw_again"], noise_floor=f"{floor:.2f}×",
-                cost_muon=f"{ps['cost']:.1f}×", cost_fp32=f"{fp['cost']:.1f}×",
+                cost_muon=costs(ps), cost_fp32=costs(fp),
                 per_second_muon=words(ps), per_second_fp32=words(fp),
                 reach=", ".join(f"{SHORT.get(k, k)} at {a} of its {n}" for k, (a, n) in reach.items()),
                 sweep_scale=sweep_scale)
@@ -299,7 +312,7 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
                            bc_crit_muon=critical_batch(batch, "muon"), bc_distinct=distinct),
                 sgd_d=share(mf["at_d"]["sgd"]), muon_d=share(mf["at_d"]["muon"]),
                 bc_sgd_peak=share(bn["peak"]["sgd"]), bc_sgd_full=share(batch["full"]["sgd"]),
-                bc_muon_over=f"{bn['overshoot']['muon']:.2f}",
+                bc_muon_over=f"{bn['overshoot']['muon']:.2f}", bc_overshoot_min=f"{OVERSHOOT:g}×",
                 sgd_first=f"{first['sgd']:.0%}", alpha_first=f"{alphas[0]:g}",
                 sgd_last=f"{last['sgd']:.0%}", alpha_last=f"{alphas[-1]:g}",
                 muon_last=f"{last['muon']:.0%}", newton_last=f"{last['newton']:.0%}",
@@ -351,14 +364,35 @@ def step_schedule_run(first: float = 0.5, then: float = -0.25, seed: int | None 
 
 PLATEAU_FALL = 0.2   # a loss has stopped falling where the rest of the run never gets this
 #                      share below the least loss reached by then ...
-PLATEAU_SPAN = 0.25  # ... and stays so over at least this share of the run's steps
+PLATEAU_SPAN = 0.25  # ... and stays so over at least this share of the run's steps ...
+PLATEAU_PART = 0.25  # ... with no trend: the mean of the rest's last quarter (this share of its
+#                      evaluations) not below the mean of its first quarter by more than the
+#                      wobble allows two such means to differ
+
+
+def _wobble(loss) -> float:
+    """How much a loss moves from one evaluation to the next by chance: the standard deviation
+    of its steps from one evaluation to the next over √2 (one evaluation's own noise; a steady
+    trend shifts every step alike and adds little)."""
+    d = np.diff(np.asarray(loss, dtype=float))
+    return float(np.std(d) / math.sqrt(2)) if len(d) > 1 else 0.0
+
+
+def _no_trend(rest, part: float = PLATEAU_PART) -> bool:
+    """Whether a stretch of a loss curve has stopped falling: the mean of its last ``part`` of
+    evaluations (k of them) is not below the mean of its first ``part`` by more than the
+    wobble allows the difference of two means of k evaluations, :func:`_wobble` × √(2/k)."""
+    rest = np.asarray(rest, dtype=float)
+    k = max(1, int(round(part * len(rest))))
+    return float(rest[:k].mean() - rest[-k:].mean()) <= _wobble(rest) * math.sqrt(2 / k)
 
 
 def plateau_start(steps, loss, fall: float = PLATEAU_FALL, span: float = PLATEAU_SPAN):
     """Where a training loss stops falling: the first evaluated step after which the rest of
-    the run never gets more than ``fall`` (a share) below the least loss reached by then,
-    provided that rest covers at least ``span`` of the run's steps; None for a loss still
-    falling (a plateau shorter than ``span`` at the end is a slowing fall, not a plateau)."""
+    the run never gets more than ``fall`` (a share) below the least loss reached by then, and
+    shows no trend (:func:`_no_trend`: a slow, steady fall is not a plateau), provided that
+    rest covers at least ``span`` of the run's steps; None for a loss still falling (a plateau
+    shorter than ``span`` at the end is a slowing fall, not a plateau)."""
     steps, loss = list(steps), np.asarray(loss, dtype=float)
     if len(steps) != len(loss) or len(loss) < 2:
         raise ValueError(f"plateau_start needs as many steps as losses, at least two; got "
@@ -369,7 +403,7 @@ def plateau_start(steps, loss, fall: float = PLATEAU_FALL, span: float = PLATEAU
     for i in range(len(loss) - 1):
         if steps[-1] - steps[i] < span * total:
             return None
-        if rest[i + 1] >= (1 - fall) * best[i]:
+        if rest[i + 1] >= (1 - fall) * best[i] and _no_trend(loss[i:]):
             return steps[i]
     return None
 
@@ -425,9 +459,41 @@ def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
                 muon_plateau=plateau_words(shaping["runs"]["p = 0"]),
                 neg_plateau=plateau_words(shaping["runs"]["p = -0.5"]),
                 sched_plateau=plateau_words(shaping["runs"][shaping["schedule"]]),
+                **early_order_facts(by_lr),
                 lr_live=f"{shaping['lr']:g}", muon_plateaus="; ".join(
                     f"at lr {float(lr):g} it " + plateau_words(r["runs"]["p = 0"])
                     for lr, r in sorted(_histories(by_lr).items(), key=lambda kv: float(kv[0]))))
+
+
+def first_below(runs: dict, run: str, others, after: int = 0):
+    """The first evaluated step after ``after`` at which ``run``'s training loss is below every
+    run in ``others`` (``runs``: name → ``History``, evaluated at the same steps); None: never."""
+    h = runs[run]
+    for i, st in enumerate(h.steps):
+        if st > after and all(h["train_loss"][i] < runs[o]["train_loss"][i] for o in others):
+            return int(st)
+    return None
+
+
+def early_order_facts(by_lr: dict) -> dict:
+    """How long the early order lasts in the shaping file's first seed: at the middle rate, the
+    step at which Muon (p = 0) gets below both positive p after :data:`EARLY_STEP`; at the top
+    rate, whether the early order holds at :data:`EARLY_STEP` and the step at which p = −0.25
+    first gets below Muon."""
+    hist = {float(lr): r["runs"] for lr, r in _histories(by_lr).items()}
+    lrs = sorted(hist)
+    mid, top = hist[lrs[len(lrs) // 2]], hist[lrs[-1]]
+    el = early_and_late({"runs": top})
+    o = shaping_order(el["early"], el["late"], None, None)
+    return glue_texts(3, early_step=EARLY_STEP, early_lr=lrs[len(lrs) // 2], top_lr=lrs[-1],
+                      muon_below_pos=_n_step(first_below(mid, "p = 0", ("p = 0.5", "p = 1"),
+                                                         after=EARLY_STEP)),
+                      neg_below_muon=_n_step(first_below(top, "p = -0.25", ("p = 0",)))) | dict(
+        early_top="holds" if o["early"] else "already fails")
+
+
+def _n_step(step) -> str:
+    return "never" if step is None else str(step)
 
 
 def _histories(by_lr: dict) -> dict:

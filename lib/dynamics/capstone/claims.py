@@ -3,6 +3,7 @@ once, here), ``page_claims`` (the page's table) and ``published_claims``. The pa
 (what the prose glues, ``*_facts``) live in :mod:`.facts`."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -27,6 +28,8 @@ LAZY = 1.2       # "a lazier start delays generalization": the largest scale's g
 #                  smallest's, on every seed, above this and above the seeds' own spread
 CLOCK_SLOPE = 1.33  # "grok step ∝ τ": the log-log slope within this factor of 1 (0.75–1.33)
 CLOCK_R2 = 0.8      # ... and the fit explains this share of the log grok steps' variance
+FLATTEN = 1.1       # "AdamW's update spectrum flattens": this book's bar, the update's rank / n
+#                     at the grok step at least 10% above the fit step's (1.01x is no flattening)
 
 
 def _steps(t, budget: int) -> str:
@@ -123,7 +126,10 @@ def _muon_row(rows: dict, curves: dict, budget: int) -> dict:
                 f"chapter; Muon η {lr_m}, not tuned here: not a matched comparison, which section "
                 "4's row is); Muon trains the hidden matrix after the first layer, AdamW the "
                 "first layer (an embedding of one-hot residues) and the head; Tveit et al. train "
-                "a transformer with RMSNorm",
+                "a transformer with RMSNorm. This control cannot discriminate: AdamW read at "
+                "its own seed's grok step passes the test by definition, and another seed's "
+                "AdamW run, at that step, nearly always has too; the grid holds no run without "
+                "weight decay that would fail it, so the row is shown, not asserted",
         window=f"grid, λ = 1, init x1, up to AdamW's grok step ({budget:,} steps in all)")
     row = evidence.judge(c, {s: (curves[s][0], grok[s]) for s in grok},
                          {s: (curves[other[s]][1], grok[s]) for s in grok}).row()
@@ -288,8 +294,9 @@ UPDATE_FLATTENS = evidence.Claim(
     "AdamW's update spectrum flattens before generalization",
     "a question of this page (no paper claims it)",
     measure=_over_window("update_rank", lambda fit, grok, _: grok / fit),
-    test=evidence.Test(">", 1.0, "the rank / n of the update at the grok step over the fit step's",
-                       scale="log"),
+    test=evidence.Test(">=", FLATTEN, "FLATTEN: the rank / n of the update at the grok step over "
+                                      f"the fit step's, this book's bar ({FLATTEN:g}x: a rise "
+                                      "of 10% or more)", scale="log"),
     control="the same seed's run without weight decay (it memorizes), over the same steps",
     window="from the fit step to the grok step of AdamW's best run", fmt=lambda v: f"{v:.2f}x",
     asserted=False)
@@ -331,7 +338,8 @@ def _tuned_muon_row(opt: dict, nodecay, budget: int) -> dict:
                                                           max(v for v, _ in opt[o]["tried"])))
     c = evidence.Claim(
         "Muon, each optimizer at its best learning rate, groks sooner than AdamW",
-        "Tveit et al. 2025", measure=_acc_at_grok, test=MUON_SOONER, fmt=lambda v: f"{v:.0%}",
+        "Tveit et al. 2025 (their direction; each optimizer at its best learning rate, tuned "
+        "alike, is this page's protocol, not theirs)", measure=_acc_at_grok, test=MUON_SOONER, fmt=lambda v: f"{v:.0%}",
         asserted=False, window=f"up to AdamW's grok step ({budget:,} steps in all)",
         control="the same seed's AdamW run without weight decay (it memorizes), read at the same "
                 "step; each optimizer tuned alike: the same number of learning rates spaced the "
@@ -362,7 +370,10 @@ def page_claims(firsts: dict, nodecay: dict, inits: list[dict], clock: list[dict
                     f"{at(v['grok'])}" for s, v in ((s, plateau_steps(r.history, p)) for s, r in firsts.items()))
     # the grokking chapter's row, on this network: the plateau against the same seed's run
     # without weight decay, which has no climb and so no plateau that ends
-    row = evidence.judge(GROKS, firsts, {s: nodecay[s] for s in firsts}).row()
+    grows = dataclasses.replace(GROKS, window=GROKS.window + "; the run without decay is run to "
+                                "this seed's grok step (the end of its plateau window), not to the "
+                                "end of the budget")
+    row = evidence.judge(grows, firsts, {s: nodecay[s] for s in firsts}).row()
     row["measured here"] += f" (steps, — not within {budget:,}: {per})"
     rows = [row]
     rows.append(_plateau_row(firsts, nodecay, "fit to grok"))

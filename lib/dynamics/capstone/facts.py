@@ -22,6 +22,7 @@ __all__ = ["rounding_numbers", "timeline_facts", "rms_course_text", "update_even
            "clock_facts", "settle_counts", "settle_text", "clock_order", "clock_order_text",
            "optimizer_facts", "lottery_facts", "collapse_facts", "rounding", "rounding_factor",
            "rounding_text", "chance_text", "nc1_course_text", "etf_range_text", "plateau_part",
+           "clock_order_seeds_text", "grid_order_facts", "NC1_DIP",
            "PLATEAU_PARTS", "UPDATE_EVENT_WHY", "lottery_sentence", "muon_phase"]
 
 # ============================================================================ the page's numbers
@@ -67,8 +68,15 @@ def update_event_sentence(r) -> str:
     prev, nxt = steps[i - 1], steps[min(i + 1, len(steps) - 1)]
     fall = f"from {number(ev['before'], 2)} to {number(ev['rank'], 2)}"
     if not ev["collapses"]:
-        return (f"it falls slowly, by at most {1 - ev['rank'] / ev['before']:.0%} between two "
+        slow = (f"falls slowly, by at most {1 - ev['rank'] / ev['before']:.0%} between two "
                 f"evaluations ({fall} at step {s})")
+        known = [(t, v) for t, v in zip(steps, tl["update_rank"])
+                 if t >= r.fit_step and math.isfinite(v) and v > 0]
+        (t0, v0), (tp, vp) = known[0], max(known, key=lambda kv: kv[1])
+        if number(vp, 3) == number(v0, 3):  # no rise the page could print
+            return "it " + slow
+        return (f"it first rises, from {number(v0, 3)} at step {t0} to {number(vp, 3)} at step "
+                f"{tp}, then {slow}, to {number(known[-1][1], 3)} at the end")
     when = ("after the grok step" if r.grok_step is not None and s > r.grok_step else
             "before the grok step" if r.grok_step is not None else "in a run that never groks")
     three = lambda v: number(v, 3)  # noqa: E731
@@ -90,19 +98,52 @@ UPDATE_EVENT_WHY = (
     "a large step all at once, so that the update lies along fewer directions")
 
 
+NC1_DIP = 0.05  # "with a dip": after the fit step NC1 falls this fraction below an earlier value
+
+
+def nc1_dip(steps, values, after) -> dict | None:
+    """The largest fall of a curve below its running maximum from step ``after`` on:
+    ``{"peak", "peak_step", "low", "low_step"}``, or None where it never falls more than
+    NC1_DIP below an earlier value (NaNs skipped)."""
+    best, top = None, None
+    for t, v in zip(steps, values):
+        if after is None or t < after or not math.isfinite(v):
+            continue
+        if top is None or v > top[1]:
+            top = (t, v)
+        elif best is None or v / top[1] < best["low"] / best["peak"]:
+            best = dict(peak=top[1], peak_step=top[0], low=v, low_step=t)
+    return best if best is not None and best["low"] < (1 - NC1_DIP) * best["peak"] else None
+
+
 def nc1_course_text(r, fit, leave, grok) -> str:
     """What NC1 on the training set does from the fit step, in words with its values at the
-    fit step, when test accuracy leaves chance, at the grok step and at the end."""
+    fit step, when test accuracy leaves chance, at the grok step and at the end, and its
+    largest dip on the way where a rising or level NC1 has one (:func:`nc1_dip`)."""
     three = lambda v: number(v, 3)  # noqa: E731
     tl = r.timeline
     if fit is None or not tl["nc1"]:
         return "NC1 on the training set has no fit step to be read from"
     v0, end = _at(r, "nc1", fit), tl["nc1"][-1]
     word = ("rises" if end > 1.1 * v0 else "falls" if end < v0 / 1.1 else "stays level")
+    dip = nc1_dip(tl["step"], tl["nc1"], fit) if word != "falls" else None
+    if dip is not None:
+        word = (("rises overall" if word == "rises" else word) + f", with a dip from "
+                f"{three(dip['peak'])} at step {dip['peak_step']} to {three(dip['low'])} at "
+                f"step {dip['low_step']}")
     return (f"NC1 on the training set {word}: {three(v0)} at the fit step, "
             f"{three(_at(r, 'nc1', leave))} when test accuracy leaves chance, "
             f"{three(_at(r, 'nc1', grok))} at the grok step and {three(end)} at the end "
             f"({number(end / v0, 2)} times its value at the fit step)")
+
+
+def _sig(v: float, how, digits: int = 3) -> float:
+    """``v`` rounded to ``digits`` significant digits by ``how`` (math.floor or math.ceil),
+    past float noise (0.97 stays 0.97)."""
+    if v == 0 or not math.isfinite(v):
+        return v
+    unit = 10.0 ** (math.floor(math.log10(abs(v))) - digits + 1)
+    return how(round(v / unit, 6)) * unit
 
 
 def etf_range_text(r) -> str:
@@ -113,7 +154,9 @@ def etf_range_text(r) -> str:
          and math.isfinite(d)]
     if not v:
         return "not measured after a fit step"
-    lo, hi = number(min(v), 2), number(max(v), 2)
+    # 3 significant digits, the lower bound rounded down and the upper up, so that the
+    # printed range holds every value (number(1.039, 2) printed "1")
+    lo, hi = number(_sig(min(v), math.floor), 3), number(_sig(max(v), math.ceil), 3)
     return f"at {lo}" if lo == hi else f"between {lo} and {hi}"
 
 
@@ -210,9 +253,29 @@ def clock_order_text(clock: list[dict]) -> str:
     small = seeds < 3  # one seed's few cells: a single fall may be a seed's draw
     return (f"on this grid ({grid}) the grok step does not rise steadily with τ ({pairs})"
             + (": a grid this small cannot say whether the clock orders the grok steps (the "
-               "precomputed grid's row in the claims table reads more cells and seeds)" if small
+               "precomputed grid, below, reads the order seed by seed)" if small
                else ": in this MLP without normalization the clock does not order the grok "
                     "steps, let alone set them"))
+
+
+def clock_order_seeds_text(clock: list[dict]) -> str:
+    """Whether the grok steps rise with τ on each seed of ``clock`` (:func:`clock_order` per
+    seed): "on k of n seeds", and each seed where they fall, with its steps."""
+    seeds = sorted({r.get("seed") for r in clock}, key=str)
+    order = {s: clock_order([r for r in clock if r.get("seed") == s]) for s in seeds}
+    k = sum(o["orders"] for o in order.values())
+    falls = "; ".join(
+        f"on seed {s} it falls (" + ", ".join(f"{number(g, 3)} at τ = {number(t, 3)}"
+                                              for t, g in zip(o["taus"], o["grok"])) + ")"
+        for s, o in order.items() if not o["orders"])
+    return (f"the grok step never falls as τ grows on {k} of {len(seeds)} seed"
+            + ("" if len(seeds) == 1 else "s") + (f"; {falls}" if falls else ""))
+
+
+def grid_order_facts(clock: list[dict]) -> dict:
+    """The precomputed clock grid's order of the grok steps, seed by seed
+    (:func:`clock_order_seeds_text`)."""
+    return glue_texts(grid_order=clock_order_seeds_text(clock))
 
 
 def clock_facts(clock: list[dict], lrs, weight_decays) -> dict:

@@ -139,6 +139,25 @@ def test_norm_descent_on_a_made_up_curve():
     assert late["fit_done"] == pytest.approx(1 / 3) and math.isnan(late["done"])
 
 
+@known_answer(Fa.descent_share,
+              how="the made-up norm curve of test_norm_descent_on_a_made_up_curve (peak 4 at "
+                  "step 20, end 1): at step 40 (norm 2) 2/3 of the descent is made, read at 45 "
+                  "the same (the last evaluation before it), none at 10 (before the peak); a "
+                  "norm that only grows, none (it peaks at the end); one that ends at its peak "
+                  "and stays, no descent to read")
+def test_descent_share_on_a_made_up_curve():
+    steps = [0, 10, 20, 30, 40, 50, 60, 70, 80]
+    r = _norm_run([1, 2, 4, 3, 2, 1.5, 1, 1, 1], steps, fit=10, grok=40)
+    assert Fa.descent_share(r, 40) == pytest.approx(2 / 3)
+    assert Fa.descent_share(r, 45) == pytest.approx(2 / 3)
+    assert Fa.descent_share(r, 10) == 0.0
+    assert math.isnan(Fa.descent_share(r, None))
+    grows = _norm_run([1, 2, 3, 4, 5, 6, 7, 8, 9], steps, fit=10, grok=None)
+    assert Fa.descent_share(grows, 40) == 0.0  # it has not peaked by then
+    flat = _norm_run([1, 2, 2, 2, 2, 2, 2, 2, 2], steps, fit=10, grok=None)
+    assert math.isnan(Fa.descent_share(flat, 40))
+
+
 def test_figures_build():
     p = 23
     clock, rand = _planted(p), M.MLP(2 * p, 64, 2, p)
@@ -191,12 +210,14 @@ def _runs():
     norms = {s: A.norm_descent(r) for s, r in first.items()}
     scaled = {s: {1.0: r, **{x: A.run_scaled(cfg, s, x, data=r.data) for x in A.INIT_SCALES}}
               for s, r in first.items()}
-    return clock, norms, scaled
+    none = {s: E.run(cfg.replace(weight_decay=0.0), s, data=r.data) for s, r in first.items()}
+    no_decay = {s: Fa.descent_share(none[s], r.grok_step) for s, r in first.items()}
+    return clock, norms, scaled, no_decay
 
 
-def _rows(clock, norms, scaled):
+def _rows(clock, norms, scaled, no_decay):
     return {r["claim"].split(":")[0].split(" (")[0]: r
-            for r in C.algorithm_claims(clock, norms, scaled)}
+            for r in C.algorithm_claims(clock, norms, scaled, no_decay=no_decay)}
 
 
 @pytest.mark.claim
@@ -212,14 +233,14 @@ def test_algorithm_rows_hold_on_the_claim_seeds():
 
 @pytest.mark.claim
 def test_algorithm_rows_say_no_where_the_phenomenon_is_absent():
-    clock, norms, scaled = _runs()
+    clock, norms, scaled, no_decay = _runs()
     # the control as the treatment: the initial network read as if it were the trained one
     init = {s: dict(m, **{k[5:]: v for k, v in m.items() if k.startswith("init_")})
             for s, m in clock.items()}
     # the norm read at the fit step instead of the grok step; the x1 run as the large start
     flat = {s: dict(n, done=n["fit_done"], grok_step=n["fit_step"]) for s, n in norms.items()}
     same = {s: {1.0: r[1.0], 4.0: r[1.0]} for s, r in scaled.items()}
-    rows = _rows(init, flat, same)
+    rows = _rows(init, flat, same, no_decay)
     for name in ("The key frequencies carry", "Each neuron reads", "Projected on the cosine",
                  "Generalization arrives", "The norm the network memorizes at"):
         hit = [r for k, r in rows.items() if k.startswith(name)]
@@ -243,15 +264,19 @@ def test_muon_row_compares_each_at_its_best_and_can_say_no():
                               grok={0: 100, 1: 110}),
                    muon=dict(tried={0.05: None, 0.1: muon_grok[0], 0.2: None}, best=0.1,
                              grok=dict(enumerate(muon_grok))))
-        rows = C.algorithm_claims(clock, norms, scaled, opt)
+        rows = C.algorithm_claims(clock, norms, scaled, opt, no_decay={0: 0.0, 1: 0.0})
         return [r for r in rows if r["claim"].startswith("Muon")][0]
 
     fast, slow = row([50, 55]), row([200, None])
     assert not fast["asserted"] and fast["seeds"] == [0, 1]
     assert fast["reproduced"] == "yes" and "2.00x" in fast["measured here"]
     assert slow["reproduced"] == "no"
-    assert all(r["reproduced"] == "yes" for r in C.algorithm_claims(clock, norms, scaled)
-               if r["asserted"])
+    assert all(r["reproduced"] == "yes" for r in C.algorithm_claims(
+        clock, norms, scaled, no_decay={0: 0.0, 1: 0.0}) if r["asserted"])
+    # a run without decay whose norm has fallen as far by then: the descent row cannot tell
+    same = [r for r in C.algorithm_claims(clock, norms, scaled, no_decay={0: 0.9, 1: 0.9})
+            if r["claim"].startswith("Generalization arrives")][0]
+    assert same["reproduced"] == "does not discriminate"
 
 
 def test_every_adamw_run_keeps_the_recipes_clock():

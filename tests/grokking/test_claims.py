@@ -91,10 +91,11 @@ def test_claims_rows_have_verdicts(short):
     speed = E.speedups(rows, cfg.steps)
     cor = E.run_corrupted(cfg, S.CorruptConfig.for_profile("smoke", steps=20), 0)
     payload, _ = results.load("grokking_phase")
-    multi = dict(decay={0: first}, none={0: control}, div={0: first})
+    # division's row reads the 3x-decay run as its control (stood in for by the first run)
+    multi = dict(decay={0: first}, none={0: control}, div={0: first}, strong={0: first})
     live = Fa.by_seed(payload["rows"])[0]  # a live grid is one seed's
     table = C.page_claims(multi, {0: pm}, speed, {0: cor}, payload["rows"], live, grid_lr=0.01)
-    assert len(table) == 25  # the clock: one row per pair of neighbouring decays (three)
+    assert len(table) == 26  # the clock: one row per pair of neighbouring decays (three)
     assert all(isinstance(r["asserted"], bool) for r in table)
     # rows whose verdict changes with the scale are shown, not asserted
     assert not any(r["asserted"] for r in table if r["claim"].split()[0] in
@@ -253,6 +254,9 @@ def test_phase_measures_on_a_made_up_grid():
     assert Fa._crit_drop((g, (0.3, 1.0, 3.0))) == pytest.approx(0.1)  # 60% -> 50% -> 50%
     assert np.isnan(Fa._crit_drop((g, (1.0, 3.0))))  # 50% at both: it stays put
     assert np.isnan(Fa._crit_drop((g, (3.0, 10.0))))  # none at 10: it rises above the grid
+    # none at the first decay: counted at the grid's largest fraction, a lower bound
+    top = max(r["train_frac"] for r in g)
+    assert Fa._crit_drop((g, (10.0, 3.0))) == pytest.approx(top - 0.5)
     assert Fa._column_gap((g, 10.0)) == pytest.approx(300) and Fa._column_gap((g, 3.0)) == 1
     assert Fa._column_keeps((g, 10.0)) == 0 and Fa._column_keeps((g, 3.0)) == 6
     assert Fa._not_memorizing((g, lambda r: r["weight_decay"] == 0)) == 0
@@ -338,6 +342,15 @@ def test_the_clock_fit_is_a_description_with_a_rival():
                                       rows(lambda w: 30 * (1 / (lr * w)) ** 0.75)], lr=lr)
            if r["claim"].startswith("The wait is a fixed part")][0]
     assert not row["asserted"] and "power law with no fixed part" in row["measured here"]
+    assert row["reproduced"] != "yes"
+    # made as a fixed part plus periods, the rival power law still fits within FIT_ERROR: the
+    # row does not discriminate (it never shows a bare yes)
+    made = rows(lambda w: 100 + 2 / (lr * w))
+    (fit,) = Fa.clock_fit(made, lr)
+    row = [r for r in C.phase_claims([dict(r, seed=0) for r in made], lr=lr)
+           if r["claim"].startswith("The wait is a fixed part")][0]
+    want = "does not discriminate" if fit["power_max_rel_error"] < C.FIT_ERROR else "yes"
+    assert row["reproduced"] == want
 
 
 def test_phase_facts_on_a_made_up_grid():
@@ -461,10 +474,20 @@ def test_the_control_and_remedy_rows_fail_when_the_data_contradict_them():
     assert rows["⊥Grad groks without weight decay"]["reproduced"] == "no"  # slower, not sooner
     faster = _rows(_multi(decay, perp_grad={s: _grokking(s, leave=2, wd=0.0) for s in (0, 1, 2)}))
     assert faster["⊥Grad groks without weight decay"]["reproduced"] == "yes"
-    close = _rows(_multi(decay, div={s: _grokking(s, leave=12, op="div") for s in (0, 1, 2)}))
-    assert close["Division groks on a similar schedule to addition"]["reproduced"] == "yes"
-    never = _rows(_multi(decay, div={s: _fake([0.02] * 19, s, op="div") for s in (0, 1, 2)}))
-    assert never["Division groks on a similar schedule to addition"]["reproduced"] == "no"
+    # division against the 3x-decay run, a different schedule (3.25x sooner here)
+    other = {s: _grokking(s, leave=1, wd=3.0) for s in (0, 1, 2)}
+    div = "Division groks on a similar schedule to addition"
+    close = _rows(_multi(decay, strong=other,
+                         div={s: _grokking(s, leave=12, op="div") for s in (0, 1, 2)}))
+    assert close[div]["reproduced"] == "yes" and not close[div]["asserted"]
+    assert "3x the weight decay" in close[div]["control"]
+    never = _rows(_multi(decay, strong=other,
+                         div={s: _fake([0.02] * 19, s, op="div") for s in (0, 1, 2)}))
+    assert never[div]["reproduced"] == "no"
+    # a 3x-decay run within DIV_WITHIN too (1.86x sooner): "similar" says nothing
+    near = _rows(_multi(decay, strong={s: _grokking(s, leave=4, wd=3.0) for s in (0, 1, 2)},
+                        div={s: _grokking(s, leave=12, op="div") for s in (0, 1, 2)}))
+    assert near[div]["reproduced"] == "does not discriminate"
     # 3x the decay, twice as fast: a speed-up only where the run without decay is no faster
     strong = {s: _grokking(s, leave=4, wd=3.0) for s in (0, 1, 2)}
     assert _rows(_multi(decay, strong=strong))["More weight decay"]["reproduced"] == "yes"
@@ -500,6 +523,7 @@ def test_the_excluded_loss_row_needs_a_real_rise_and_a_control_that_fails():
         {s: _pm(ex, tr, s) for s in (0, 1, 2)}), "Excluded loss rises")
     ok = row(rises, falls)
     assert ok["reproduced"] == "yes" and "2.30x" in ok["measured here"]
+    assert not ok["asserted"] and "cannot fail" in ok["control"]  # its control cannot fail
     assert "EXCLUDED_RISE" in ok["measured here"] and "1.00x" in ok["control"]
     # an uptick passes "max after minus value at the fit step > 0", not a rise of EXCLUDED_RISE x
     uptick = [3.0, 2.0, 1.0, 1.0, 1.01] + [0.9] * (n - 5)
@@ -537,6 +561,7 @@ def test_the_test_loss_rows_need_a_rise_and_an_early_peak_with_controls_that_fai
     rise, turn = ok["The test loss rises while the network memorizes"], ok[
         "The test loss peaks well before the test accuracy moves"]
     assert rise["reproduced"] == "yes" and "LOSS_RISE" in rise["measured here"]
+    assert not rise["asserted"] and "cannot fail" in rise["control"]  # its control cannot fail
     assert turn["reproduced"] == "yes" and "PEAK_BEFORE" in turn["measured here"]
     # a test loss that never rises above its start ("peak > start" passed any uptick)
     flat = {s: _grokking(s, test_loss=[4.0, 4.1] + [1.0] * 17) for s in (0, 1, 2)}
@@ -581,6 +606,15 @@ def test_the_prose_glues_the_thresholds_it_names(short):
     _, first, _ = short
     s1 = Fa.section1_facts(first, first, [0, 1, 2])
     assert (s1["fit_acc"], s1["grok_acc"], s1["delay_min"]) == ("99%", "95%", "5")
+
+
+def test_the_optimizer_table_marks_no_best_rate_in_a_tie_of_failures():
+    from dynamics.grokking.figures import optimizer_table
+
+    opt = dict(adamw=dict(tried={0.005: 300, 0.01: 100}, best=0.01, grok={0: 100, 1: 110}),
+               muon=dict(tried={0.05: None, 0.1: None}, best=0.05, grok={0: None, 1: None}))
+    html = optimizer_table(opt).data
+    assert html.count("none (first of a tie)") == 2 and html.count(">yes<") == 2
 
 
 def test_a_tie_of_failures_has_no_best_rate_and_an_edge_is_said():

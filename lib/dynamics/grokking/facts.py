@@ -22,7 +22,7 @@ from .science import (
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
            "crit_falls", "phase_glue", "live_phase_facts",
-           "corrupted_facts", "at_fit", "progress_glue", "corrupted_glue", "section1_numbers",
+           "corrupted_facts", "at_fit", "descent_share", "progress_glue", "corrupted_glue", "section1_numbers",
            "remedy_facts", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
            "best_rate", "REMEDY_SPEEDUP", "HALF", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
 
@@ -451,11 +451,13 @@ def _not_memorizing(run) -> float:
 
 def _crit_drop(run) -> float:
     """``(grid, decays)``: the critical fraction at the first decay minus at the last, where it
-    never rises between them (:func:`~.facts.crit_falls`; NaN where it does, or stays put; no
-    fraction of the grid generalizing read as 1, the whole table)."""
+    never rises between them (:func:`~.facts.crit_falls`; NaN where it does, or stays put). A
+    first decay where no fraction of the grid generalizes (its critical fraction above the
+    grid) counts at the grid's largest fraction: the drop is then a lower bound."""
     g, wds = run
     c = [critical_fraction(g, w) for w in wds]
-    return (1.0 if c[0] is None else c[0]) - c[-1] if crit_falls(c) else float("nan")
+    top = max(r["train_frac"] for r in g)
+    return (top if c[0] is None else c[0]) - c[-1] if crit_falls(c) else float("nan")
 
 
 def _rows_below(run) -> float:
@@ -502,6 +504,22 @@ def _descent(n: dict) -> float:
     ok = (n["grok_step"] is not None and n["fit_step"] is not None
           and n["fit_step"] <= n["peak_step"] < n["grok_step"])
     return float(n["done"]) if ok else float("nan")
+
+
+def descent_share(run, step) -> float:
+    """The share of ``run``'s weight-norm descent, from its peak to its end (the median of its
+    last three evaluations, as :func:`~.algorithm.norm_descent`), made at ``step`` (read at the
+    last evaluation at or before it): (peak - norm) / (peak - end), 0 where the norm has not
+    yet peaked by then, NaN where ``step`` is None or the norm ends at its peak (no descent).
+    The descent row's control: the run without weight decay read at the decay run's grok
+    step."""
+    steps, norm = list(run.history.steps), list(run.history["weight_norm"])
+    peak, end = max(norm), float(np.median(norm[-3:]))
+    before = [i for i, t in enumerate(steps) if step is not None and t <= step]
+    if not before or peak - end <= 0:
+        return float("nan")
+    i = before[-1]
+    return 0.0 if i <= int(np.argmax(norm)) else (peak - norm[i]) / (peak - end)
 
 
 def _peak_over_start(at: int):
@@ -580,8 +598,25 @@ def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
                  prim_root=primitive_root(p)),
         **_texts(3, norm_start=n0["start"], norm_peak=n0["peak"], norm_grok=n0["grok"],
                  norm_end=n0["end"], norm_done=pct(n0["done"]), norm_peak_at=n0["peak_step"],
+                 **_norm_low(first), norm_done_low=pct(_share_to_low(n0, first)),
                  big_init=f"{big:g}", big_grok=scaled[big].grok_step,
                  big_peak=max(scaled[big].history["weight_norm"])))
+
+
+def _norm_low(run) -> dict:
+    """The weight norm's lowest value after its peak and the step of it (``norm_low``,
+    ``norm_low_at``): where the norm undershoots the value it ends at."""
+    steps, norm = list(run.history.steps), list(run.history["weight_norm"])
+    i = int(np.argmax(norm))
+    j = i + int(np.argmin(norm[i:]))
+    return dict(norm_low=norm[j], norm_low_at=steps[j])
+
+
+def _share_to_low(n: dict, run) -> float:
+    """The share of the way from the norm's peak down to its lowest value after it made at the
+    grok step (``n``: :func:`~.algorithm.norm_descent` of ``run``)."""
+    low = _norm_low(run)["norm_low"]
+    return (n["peak"] - n["grok"]) / (n["peak"] - low) if n["peak"] > low else float("nan")
 
 
 def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,

@@ -151,3 +151,46 @@ def test_xi_deviation_in_the_chaotic_phase_tells_the_theory_from_the_null():
     # nothing measured in the chaotic phase: no number, the row cannot pass
     cold = dict(chaos, xi_measured=dict(sigma_w2=s[:2], xi=chaos["xi_measured"]["xi"][:2]))
     assert math.isnan(C._xi_dev(cold, S.depth_scale))
+
+
+@known_answer(C._per_layer_factor, how="a network whose variance halves every layer forward and "
+                                       "backward has per-layer factor 1/2; one that keeps it, 1")
+def test_per_layer_variance_factor_of_constructed_signals():
+    L = 11
+    halves = dict(act_std=[0.5 ** (l / 2) for l in range(L)],
+                  grad_in=[0.5 ** ((L - 1 - l) / 2) for l in range(L)])
+    keeps = dict(act_std=[1.0] * L, grad_in=[1.0] * L)
+    assert S.std_ratio(halves) == pytest.approx(0.5 ** 5)
+    assert C._per_layer_factor(halves) == pytest.approx(0.5)
+    assert C._half_dev(halves) == pytest.approx(0.0, abs=1e-12)
+    assert C._half_dev(keeps) == pytest.approx(0.5)
+
+
+@known_answer(C._best_factor, how="a grid whose best sigma_w^2 is the critical one: factor 1; "
+                                  "a placebo edge a factor 2 away: factor 2")
+def test_best_sigma_w2_factor_against_the_edge():
+    b2 = 0.05
+    crit = S.critical_sigma_w2(b2)
+    sig = [0.5 * crit, crit, 2 * crit]
+    run = ([10, 40], sig, [[0.9, 0.9, 0.9], [0.2, 0.9, 0.3]], b2)
+    assert C._best_factor(run) == pytest.approx(1.0)
+    assert C._best_factor(run, 2.0) == pytest.approx(2.0)
+    assert C._best_factor(run, 0.5) == pytest.approx(2.0)
+
+
+@known_answer(C.falls_to, how="the index of the last value of a strictly falling start")
+def test_falls_to_and_the_glued_learning_rates():
+    assert C.falls_to([1.03, 0.72, 0.25, 0.085, 0.12]) == 3
+    assert C.falls_to([1.0, 2.0]) == 0 and C.falls_to([3.0, 2.0, 1.0]) == 2
+    assert Fa._lr_falls([2, 4, 8, 16, 32], [1.03, 0.72, 0.25, 0.085, 0.12]) == \
+        "falls from 1 at depth 2 to 0.085 at depth 16 and is 0.12 at depth 32"
+
+
+def test_xi_peak_is_placed_against_the_grid_point_nearest_the_edge():
+    chaos = dict(critical_theory=1.76, xi_measured=dict(
+        sigma_w2=[0.4, 1.15, 1.89, 2.62, 3.35], xi=[1.0, 8.0, 36.4, 12.0, 9.0],
+        xi_theory=[1.0, 9.0, 41.7, 10.8, 8.0]))
+    assert Fa.chaos_numbers(chaos)["init_xi_peak_at"].startswith(
+        "σ_w² = 1.89, the measured σ_w² nearest the critical 1.76 (grid step 0.74)")
+    chaos["xi_measured"]["xi"] = [1.0, 40.0, 36.4, 12.0, 9.0]
+    assert "1.15, not the measured" in Fa.chaos_numbers(chaos)["init_xi_peak_at"]

@@ -180,3 +180,14 @@ def test_spectrum_stats_on_constructed_jacobians():
     assert st["mean"] == pytest.approx(float(lam.mean()), rel=1e-6)
     assert st["rel_var"] == pytest.approx(float(lam.var(unbiased=False) / lam.mean() ** 2), rel=1e-5)
     assert st["small"] == pytest.approx(0.5)  # 0.05^2 and 0 lie below 0.01
+
+
+@known_answer(I._theory_factor, how="a measured spread equal to the theory is a factor 1; twice "
+                                    "or half of it, a factor 2")
+def test_theory_factor_of_constructed_spreads():
+    r = dict(cases={"tanh gaussian": dict(rel_var=[1.0, 30.0], theory=[1.0, 30.0]),
+                    "tanh orthogonal": dict(rel_var=[0.1, 15.0], theory=[0.0, 0.1])})
+    assert I._theory_factor(r, "tanh gaussian") == pytest.approx(1.0)
+    assert I._theory_factor(r, "tanh gaussian", "tanh orthogonal") == pytest.approx(2.0)
+    r["cases"]["tanh orthogonal"]["rel_var"][-1] = 60.0
+    assert I._theory_factor(r, "tanh gaussian", "tanh orthogonal") == pytest.approx(2.0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
-from .claims import CHAOTIC_RATIO, DEEP, _acc, _band_row, _depth_rule_agreement, _list
+from .claims import CHAOTIC_RATIO, DEEP, _acc, _band_row, _depth_rule_agreement, _list, falls_to
 from .experiments import (best_sigma_w2, learning_times, trainability_agreement,
                           trainability_disagreements)
 from .science import DepthTimeConfig, orthogonal_product_svals
@@ -120,7 +120,18 @@ def depth_time_numbers(res: dict) -> dict:
                 init_dt_d0=d[0], init_dt_d1=d[-1],
                 init_dt_lr0=plots.number(lr[0], 2), init_dt_lr_deep=_list(
                     [float(plots.number(v, 2)) for v in lr[-2:]]),
-                init_dt_deep=_list(d[-2:]))
+                init_dt_deep=_list(d[-2:]), init_dt_lr_falls=_lr_falls(d, lr))
+
+
+def _lr_falls(d, lr) -> str:
+    """Where the orthogonal best learning rate falls with depth, as the prose reads it."""
+    k = falls_to(lr)
+    out = (f"falls from {plots.number(lr[0], 2)} at depth {d[0]} to {plots.number(lr[k], 2)} "
+           f"at depth {d[k]}" if k > 0 else f"does not fall from depth {d[0]}")
+    if k + 1 < len(d):
+        out += (" and is " + _list([plots.number(v, 2) for v in lr[k + 1:]]) + " at depth"
+                + ("s " if len(d) - k > 2 else " ") + _list(d[k + 1:]))
+    return out
 
 
 def chaos_numbers(chaos: dict) -> dict:
@@ -136,12 +147,16 @@ def chaos_numbers(chaos: dict) -> dict:
     crit = chaos["critical_theory"]
     fin = np.isfinite(dev)
     k = int(np.nanargmax(np.where(fin, xi, np.nan)))  # the measured peak
+    near = int(np.argmin(np.abs(s - crit)))  # the grid point nearest the critical sigma_w^2
     chaotic = dev[fin & (s > CHAOTIC_RATIO * crit)]
     return dict(init_crit=_num(crit, 3), init_xi_ordered=_num(xi[0], 2),
                 init_xi_chaotic=f"{_num(np.nanmin(hot), 2)} to {_num(np.nanmax(hot), 2)}",
                 init_xi_peak_dev=(f"{_num(xi[k], 3)} layers measured against {_num(theory[k], 3)} "
                                   f"in theory at σ_w² = {_num(s[k], 3)}"),
-                init_xi_hot_dev=_band_of(chaotic))
+                init_xi_hot_dev=_band_of(chaotic),
+                init_xi_peak_at=(f"σ_w² = {_num(s[k], 3)}, " + ("" if k == near else "not ")
+                                 + f"the measured σ_w² nearest the critical {_num(crit, 3)} "
+                                 f"(grid step {_num(float(np.median(np.diff(s))), 2)})"))
 
 
 def _band_of(dev) -> str:

@@ -390,7 +390,7 @@ SP_FALLS = evidence.Claim(
                                            "narrowest width over the widest's"),
     control="μP on the same seed, measured the same way", window="the width grid", fmt=_fmt)
 MUP_STAYS = evidence.Claim(
-    "μP (Adam): the best learning rate stays put as the network widens", _YANG,
+    "μP (Adam): the best learning rate moves far less than in SP as the network widens", _YANG,
     measure=_mup_spread, control_measure=lambda r: _spread(r, "sp"),
     test=evidence.Test("<=", MUP_SPREAD_MAX, "MUP_SPREAD_MAX: the largest log2 distance between "
                                              "two widths' best rates"),

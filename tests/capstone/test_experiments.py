@@ -220,7 +220,7 @@ def _nodecay():
 
 @pytest.mark.claim
 @pytest.mark.parametrize("row", [
-    "Test accuracy stays near chance long after training accuracy fits, then climbs",
+    "Test accuracy stays near chance long after training accuracy fits, then climbs to ~100%",
     "From the fit step to the grok step"])
 def test_claim_row_holds_on_the_claim_seeds(row):
     r = _claim_rows()[row]

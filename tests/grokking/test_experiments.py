@@ -376,10 +376,9 @@ def _verdict(start: str) -> dict:
 
 @pytest.mark.claim
 @pytest.mark.parametrize("row", [
-    "Test accuracy stays near chance", "The test loss rises", "The test loss peaks",
-    "Division groks",
+    "Test accuracy stays near chance", "The test loss peaks",
     "Without weight decay the network memorizes and does not", "During the plateau",
-    "More weight decay", "Excluded loss rises", "Each unit reads",
+    "More weight decay", "Each unit reads",
     "A network can memorize corrupted", "A larger weight decay"])
 def test_claim_row_holds_on_the_claim_seeds(row):
     r = _verdict(row)

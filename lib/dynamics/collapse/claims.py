@@ -490,11 +490,12 @@ def initial_geometry(icfg, seed: int, result: dict) -> dict:
     counts, C = icfg.counts(), icfg.n_classes
     with runtime.seeded(seed):
         data = ufm_data(counts)
-        model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C, icfg.linear_depth)
+        model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C,
+                                      icfg.linear_depth).to(data.device)
     net_data = D.gaussian_mixture(dim=icfg.dim, n_classes=C, separation=icfg.separation,
                                   seed=seed, counts=counts, n_test=100 * C)
     with runtime.seeded(seed):
-        net = CollapseNet(net_data.input_dim, icfg.width, 1, icfg.linear_depth, C)
+        net = CollapseNet(net_data.input_dim, icfg.width, 1, icfg.linear_depth, C).to(net_data.device)
     return dict(result, ufm=mean_geometry(model, data), network=mean_geometry(net, net_data))
 
 

@@ -4,8 +4,7 @@ control, its window, its seeds and its threshold (written once, here), and the r
 on the precomputed files (:func:`published_claims`, every seed of each file). The rows moved onto
 the claims engine are :class:`dynamics.evidence.Claim` constants judged on every seed (draw)
 against their controls; the rest are named in :data:`dynamics.unjudged.NOT_YET_JUDGED`. The
-page's numbers (the measures the rows judge and what the prose glues) live in :mod:`.facts`,
-re-exported here.
+page's numbers (the measures the rows judge and what the prose glues) live in :mod:`.facts`.
 """
 from __future__ import annotations
 
@@ -280,9 +279,10 @@ AS_MANY = 0.02      # "as many": within this share of the pairs
 
 
 def _at(m: dict, pick, keep) -> list:
-    """``pick(fractions at one N)`` at every N/d of memory ``m`` that ``keep(N/d)`` accepts."""
-    f = m["fraction"]
-    return [pick({k: v[j] for k, v in f.items()}) for j, r in enumerate(m["ratios"]) if keep(r)]
+    """``pick(fractions at one N)`` at every N/d of memory ``m`` that ``keep(N/d)`` accepts (NaN
+    where none is in the run: a dry run keeps N = 8d only)."""
+    return [pick({k: v[j] for k, v in m["fraction"].items()}) for j, r in enumerate(m["ratios"])
+            if keep(r)] or [math.nan]
 
 
 def _memory_draws(memory: dict) -> dict:

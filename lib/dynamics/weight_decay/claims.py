@@ -383,7 +383,7 @@ def symmetry_claims(equilibria: dict, symmetry: dict) -> list[dict]:
     gradient in it) and of their angles per step (predicted 1)."""
     base = {s: next(r for r in equilibria[s] if r["optimizer"] == "sgd") for s in symmetry
             if s in equilibria}
-    if not base or not all(b["layers"] and symmetry[s]["layers"] for s, b in base.items()):
+    if not base:
         return []
     pairs = {s: (b, symmetry[s]) for s, b in base.items()}
     return [evidence.judge(SYMMETRY, pairs, pairs).row()]
@@ -413,6 +413,8 @@ def _sym_dev(pair, early: bool = False) -> float:
     ``early`` over the first quarter of tau (:func:`_early`), before either has settled."""
     base, new = pair
     pred = math.sqrt(SYM_FACTOR)
+    if not (base["layers"] and new["layers"]):  # a run too short to settle (a dry run)
+        return math.nan
     if early:
         b, v = _early(base), _early(new)
     else:
@@ -447,7 +449,9 @@ SAME_RMS_ROW = evidence.Claim(
     test=evidence.Test("<", SAME_RMS, "largest ÷ smallest RMS over the matrices, SAME_RMS",
                        scale="log"),
     control="the same matrices at initialization", window="the last quarter of training",
-    fmt=lambda x: _fmt(x, 3))
+    # shown, not asserted: at the smoke width (64) the matrices start within 1.3x of each other's
+    # RMS (fan-ins 40 and 64), so there the control passes and the row cannot discriminate
+    fmt=lambda x: _fmt(x, 3), asserted=False)
 ADAM_V_CLOCK = 1 / (1 - 0.999)  # Adam's second-moment window (beta2 = 0.999): the relaxation
 #                                row's control, a clock of the optimizer that is not the decay's
 

@@ -509,9 +509,7 @@ class EquilibriumConfig(Config):
     weight_decay: float = param(2.0, "weight decay lambda (SGD wants ~1e-2, AdamW ~1)", low=1e-5,
                                 high=100.0, log=True)
     steps: int = param(1500, "training steps", low=10, high=200_000, smoke=600, gpu=10_000)
-    # 128 at smoke too: at 64 the matrices start within 1.3x of each other's RMS (fan-ins 40
-    # and 64), so the smoke run could not test that they settle together from different scales
-    width: int = param(128, "hidden width", low=4, high=4096, gpu=512)
+    width: int = param(128, "hidden width", low=4, high=4096, smoke=64, gpu=512)
     depth: int = param(2, "hidden layers", low=1, high=8)
     n_train: int = param(4000, "MNIST-1D training examples", low=100, high=100_000, smoke=2000)
     batch_size: int = param(128, "mini-batch size (the gradient noise that drives the equilibrium)",

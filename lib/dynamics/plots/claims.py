@@ -70,7 +70,11 @@ def spread(values: Mapping[int, float] | Sequence[float], fmt: Callable[[float],
         raise ValueError("spread() needs at least one seed's value")
 
     def show(v) -> str:
-        return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt(v)
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return "—"
+        if isinstance(v, (int, float)) and math.isinf(v):  # never "inf×": the format's
+            return "∞" if v > 0 else "−∞"                  # suffix means nothing there
+        return fmt(v)
 
     seeds = ", ".join(str(s) for s in values)
     vals = list(values.values())

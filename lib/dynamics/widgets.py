@@ -203,6 +203,7 @@ class Update:
         if progress is not None:
             p.report_progress(progress)
         if status is not None:
+            p._first_result()  # a number printed is a result too
             with p._status_lock:
                 p.status.value = status
 
@@ -278,6 +279,10 @@ class Panel:
         self._forecast: Forecast | None = None
         self._announced: str | None = None  # the long-run notice now in the status line
         self._status_lock = threading.Lock()
+        # seconds from Run to the first result shown (a figure drawn, a status the run set)
+        # and to done, for the last run: what `python -m dynamics_ops.bench panels` reports
+        self.timing: dict = {}
+        self._started: float | None = None
         _PANELS.append(weakref.ref(self))
         header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
         if note:
@@ -335,9 +340,14 @@ class Panel:
                 if self.status.value.startswith("running…"):
                     self.status.value = f"running… {seconds:.0f} s"
 
+    def _first_result(self) -> None:
+        if self._started is not None and "first_s" not in self.timing:
+            self.timing["first_s"] = _clock() - self._started
+
     def show_figure(self, fig) -> None:
         """Draw ``fig`` in the panel (safe from the training thread: it sets the output's
         contents instead of printing into it)."""
+        self._first_result()
         self.figure = fig
         self.output.outputs = ({"output_type": "display_data", "metadata": {},
                                 "data": {"text/html": to_html(fig),
@@ -366,7 +376,8 @@ class Panel:
         self._announced = None
         interrupted = None
         finished = threading.Event()
-        heartbeat = threading.Thread(target=self._heartbeat, args=(finished, _clock()),
+        self.timing, self._started = {}, _clock()
+        heartbeat = threading.Thread(target=self._heartbeat, args=(finished, self._started),
                                      name="dynamics-panel-heartbeat", daemon=True)
         heartbeat.start()
         try:
@@ -399,6 +410,10 @@ class Panel:
         finally:
             self._forecast = None
             self.button.disabled, self.stop_button.disabled = False, True
+            self.timing["done_s"] = _clock() - self._started
+            self.timing.setdefault("first_s", self.timing["done_s"])  # nothing shown before the end
+            self.timing["status"] = self.status.value
+            self._started = None
         if interrupted is not None:
             raise interrupted
         return self.figure

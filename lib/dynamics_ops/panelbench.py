@@ -77,9 +77,8 @@ def table(rows: list[dict]) -> str:
 def bench_panels(chapters, profile: str = "cpu", root: Path | None = None) -> list[dict]:
     """Every panel of each chapter in ``chapters``, clicked once at ``profile``; prints the
     table and returns its rows."""
-    import torch
-
     from dynamics.results import ROOT
+    from dynamics.runtime import get_threads
 
     root = Path(root or ROOT)
     rows = []
@@ -89,7 +88,6 @@ def bench_panels(chapters, profile: str = "cpu", root: Path | None = None) -> li
             print(f"panel {chapter} / {r['title']}: first result {r['first_s']:.1f} s, done "
                   f"{r['done_s']:.1f} s ({verdict(r)}); load average {os.getloadavg()[0]:.1f} on "
                   f"{os.cpu_count()} cores", flush=True)
-    print(f"# {profile} profile, torch threads in each kernel: $DYNAMICS_THREADS="
-          f"{os.environ.get('DYNAMICS_THREADS', '1')} (here {torch.get_num_threads()})")
+    print(f"# {profile} profile; torch threads in each kernel: {get_threads()} (the book's setting)")
     print(table(rows), flush=True)
     return rows

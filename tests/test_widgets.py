@@ -325,8 +325,8 @@ def test_a_run_that_reports_nothing_still_shows_it_is_alive(monkeypatch):
 
 
 def test_a_panel_times_its_first_result_and_its_end(monkeypatch):
-    """``panel.timing``: the clock's readings from Run to the first result shown (a figure, or
-    a status the run sets) and to done, counted on a clock that ticks once per reading (no
+    """``panel.timing``: the clock's readings from Run to the first result shown (the first
+    figure drawn) and to done, counted on a clock that ticks once per reading (no
     seconds waited): what ``python -m dynamics_ops.bench panels`` prints."""
     ticks = iter(range(1000))
     monkeypatch.setattr(widgets, "_clock", lambda: float(next(ticks)))
@@ -340,15 +340,15 @@ def test_a_panel_times_its_first_result_and_its_end(monkeypatch):
 
     p = widgets.Panel(draws_then_works, [])
     p.click()
-    assert p.timing == {"first_s": 1.0, "done_s": 7.0, "status": "done"}
+    assert p.timing == {"first_s": 1.0, "done_s": 7.0, "outcome": "done", "status": "done"}
 
-    def prints(update):
+    def says_it_is_busy(update):
+        update(status="training 12 models…")  # words in the status line are not a result
         widgets._clock()
-        update(status="measured 0.5")  # a number printed is a result
 
-    p2 = widgets.Panel(prints, [])
+    p2 = widgets.Panel(says_it_is_busy, [])
     p2.click()
-    assert p2.timing["first_s"] == 2.0 and p2.timing["status"] == "measured 0.5"
+    assert p2.timing["first_s"] == p2.timing["done_s"] == 2.0
 
     def shows_nothing_until_the_end(update):
         widgets._clock()
@@ -357,3 +357,10 @@ def test_a_panel_times_its_first_result_and_its_end(monkeypatch):
     p3 = widgets.Panel(shows_nothing_until_the_end, [])
     p3.click()
     assert p3.timing["first_s"] == 2.0 and p3.timing["done_s"] == 3.0
+
+    def refuses(update):
+        raise ValueError("lr must be positive")
+
+    p4 = widgets.Panel(refuses, [])
+    p4.click()
+    assert p4.timing["outcome"] == "invalid" and p4.timing["status"] == "invalid: lr must be positive"

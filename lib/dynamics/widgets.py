@@ -203,7 +203,6 @@ class Update:
         if progress is not None:
             p.report_progress(progress)
         if status is not None:
-            p._first_result()  # a number printed is a result too
             with p._status_lock:
                 p.status.value = status
 
@@ -279,8 +278,7 @@ class Panel:
         self._forecast: Forecast | None = None
         self._announced: str | None = None  # the long-run notice now in the status line
         self._status_lock = threading.Lock()
-        # seconds from Run to the first result shown (a figure drawn, a status the run set)
-        # and to done, for the last run: what `python -m dynamics_ops.bench panels` reports
+        # seconds from Run to the first result shown (the first figure drawn) and to done, for the last run: what `python -m dynamics_ops.bench panels` reports
         self.timing: dict = {}
         self._started: float | None = None
         _PANELS.append(weakref.ref(self))
@@ -374,7 +372,7 @@ class Panel:
         self.status.value = "running…"
         self.runs += 1
         self._announced = None
-        interrupted = None
+        interrupted, outcome = None, "interrupted"
         finished = threading.Event()
         self.timing, self._started = {}, _clock()
         heartbeat = threading.Thread(target=self._heartbeat, args=(finished, self._started),
@@ -392,27 +390,30 @@ class Panel:
                 heartbeat.join()
             if fig is not None:
                 self.show_figure(fig)
+            outcome = "done"
             if self._stop.is_set():
+                outcome = "stopped"
                 self.status.value = "stopped: " + self._done_status("showing what it had")
             elif self._running_status():
                 self.status.value = "done"
             self.progress.value = 1.0
         except Stopped:
-            self.status.value = "stopped"
+            outcome = self.status.value = "stopped"
         except ValueError as err:
-            self.status.value = f"invalid: {err}"
+            outcome, self.status.value = "invalid", f"invalid: {err}"
         except Exception as err:  # keep the panel alive whatever the run did
+            outcome = "failed"
             self.status.value = f"failed: {type(err).__name__}: {err}"
             self.output.append_stderr(traceback.format_exc())
         except BaseException as err:  # KeyboardInterrupt: reset, then let it through
-            self.status.value = "interrupted"
+            outcome = self.status.value = "interrupted"
             interrupted = err
         finally:
             self._forecast = None
             self.button.disabled, self.stop_button.disabled = False, True
             self.timing["done_s"] = _clock() - self._started
             self.timing.setdefault("first_s", self.timing["done_s"])  # nothing shown before the end
-            self.timing["status"] = self.status.value
+            self.timing.update(outcome=outcome, status=self.status.value)
             self._started = None
         if interrupted is not None:
             raise interrupted

@@ -4,61 +4,49 @@ result shown and to done.
     python -m dynamics_ops.bench panels                         # every chapter, cpu profile
     python -m dynamics_ops.bench panels --chapters grokking --profiles smoke
 
-Each chapter runs in a fresh kernel at the profile, its cells first (without the cost line,
-as :func:`dynamics_ops.bench.notebook_times` runs them), then every panel it made is clicked
-once at its defaults, in the kernel's own thread (what the Run button does, without the
-thread). A panel records its own times (:attr:`dynamics.widgets.Panel.timing`): seconds from
-Run to its first result (a figure drawn, or a number the run printed in its status line) and
-to done. The budget a reader is promised (issue 43): a first result within
+Each panel is made as its page makes it (the theme's ``*_panel(profile, seed)``) and clicked
+once at its defaults, under the book's runtime settings (:func:`dynamics.setup`: threads,
+device), one chapter after another in this process, so a chapter's data are loaded by its
+first panel, as a reader's earlier cells would have. A panel records its own times
+(:attr:`dynamics.widgets.Panel.timing`): seconds from Run to its first result (the first
+figure drawn: a curve while it trains, or the final figure) and to done. The budget a reader is promised (issue 43): a first result within
 :data:`FIRST_S` and done within :data:`DONE_S`, at the cpu profile on two cores. These are a
 benchmark's figures on a shared machine, printed with the load beside them, never a test's.
 """
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
 FIRST_S = 2.0   # a first result within this many seconds of Run
 DONE_S = 10.0   # done within this many
-MARK = "DYNAMICS-PANEL-TIMES "
-
-CLICK_ALL = f"""
-import json as _json
-from dynamics import widgets as _widgets
-_times = []
-for _p in _widgets.panels():
-    _p.click()
-    _times.append(dict(title=_p.title or "(untitled)", **_p.timing))
-print({MARK!r} + _json.dumps(_times))
-"""
 
 
-def panel_times(path: Path, profile: str, timeout: int = 1800) -> list[dict]:
-    """Each panel of the notebook at ``path``, clicked once after its cells ran at
-    ``profile``: ``[{"title", "first_s", "done_s", "status"}]`` in the order they were made."""
-    import nbformat
-    from nbclient import NotebookClient
+def panel_makers(chapter: str) -> dict:
+    """The chapter's panels as its theme's ``panels`` module makes them: ``{name: maker}`` for
+    each public ``*_panel(profile, seed)`` defined there (what the page calls)."""
+    import importlib
 
-    from .bench import without_cost_line
+    from dynamics import CHAPTERS
 
-    path = Path(path)
-    nb = without_cost_line(nbformat.read(path, as_version=4))
-    nb.cells.append(nbformat.v4.new_code_cell(CLICK_ALL))
-    NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}
-                   ).execute(env=dict(os.environ, DYNAMICS_PROFILE=profile, DYNAMICS_PROGRESS="0"))
-    for out in nb.cells[-1].get("outputs", []):
-        for line in str(out.get("text", "")).splitlines():
-            if line.startswith(MARK):
-                return json.loads(line[len(MARK):])
-    raise RuntimeError(f"{path.name}: the panels' times were not printed (the click cell's "
-                       f"outputs: {nb.cells[-1].get('outputs')!r:.500})")
+    if chapter not in CHAPTERS:
+        raise ValueError(f"no chapter {chapter!r}; choose from {', '.join(CHAPTERS)}")
+    module = importlib.import_module(f"dynamics.{CHAPTERS[chapter]}.panels")
+    return {n: f for n, f in vars(module).items() if n.endswith("_panel") and not n.startswith("_")
+            and callable(f) and getattr(f, "__module__", "") == module.__name__}
+
+
+def click(maker, profile: str, seed: int = 0) -> dict:
+    """Make one panel at ``profile`` and click it once at its defaults, in this thread (what
+    the Run button does, without the thread): ``{"title", "first_s", "done_s", "outcome",
+    "status"}`` (outcome: done, stopped, invalid, failed)."""
+    panel = maker(profile, seed)
+    panel.click()
+    return dict(title=panel.title or maker.__name__, **panel.timing)
 
 
 def verdict(row: dict) -> str:
     """Whether a panel kept the promise: "live", or what it missed."""
-    if not str(row.get("status", "")).startswith("done"):
+    if row.get("outcome") != "done":
         return f"did not finish: {row.get('status')}"
     missed = [f"first result after {row['first_s']:.1f} s"] if row["first_s"] > FIRST_S else []
     missed += [f"done after {row['done_s']:.1f} s"] if row["done_s"] > DONE_S else []
@@ -74,20 +62,21 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def bench_panels(chapters, profile: str = "cpu", root: Path | None = None) -> list[dict]:
+def bench_panels(chapters, profile: str = "cpu", seed: int = 0) -> list[dict]:
     """Every panel of each chapter in ``chapters``, clicked once at ``profile``; prints the
     table and returns its rows."""
-    from dynamics.results import ROOT
+    from dynamics import setup
     from dynamics.runtime import get_threads
 
-    root = Path(root or ROOT)
+    rt = setup(profile=profile, quiet=True)
     rows = []
     for chapter in chapters:
-        for r in panel_times(root / "chapters" / f"{chapter}.ipynb", profile):
-            rows.append(dict(chapter=chapter, **r))
+        for name, maker in panel_makers(chapter).items():
+            r = dict(chapter=chapter, **click(maker, profile, seed))
+            rows.append(r)
             print(f"panel {chapter} / {r['title']}: first result {r['first_s']:.1f} s, done "
                   f"{r['done_s']:.1f} s ({verdict(r)}); load average {os.getloadavg()[0]:.1f} on "
                   f"{os.cpu_count()} cores", flush=True)
-    print(f"# {profile} profile; torch threads in each kernel: {get_threads()} (the book's setting)")
+    print(f"# {rt.report()}; torch threads {get_threads()} (the book's setting)")
     print(table(rows), flush=True)
     return rows

@@ -23,7 +23,7 @@ from .experiments import (DECOUPLING, LABELS, decoupling_summary, equilibrium_co
                           run_decoupling, run_equilibrium, run_spectrum)
 from .figures import slope_text
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
-from .spectra import TAIL_P, tail_fit
+from .spectra import TAIL_P, effective_rank, stable_rank, tail_fit
 from .window import WindowConfig, run_window, window_claims
 
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_FACTOR", "DECOUPLED",
@@ -88,6 +88,36 @@ def _equilibrium_verdict(r: dict) -> str:
         return "not at this scale"
     return plots.verdict(max(abs(v["rms_ratio"] - 1) for v in lay) <= RMS_TOL
                          and max(abs(v["angle_ratio"] - 1) for v in lay) <= ANGLE_TOL)
+
+
+def _eq_dev(r, start=False) -> float:
+    """The largest deviation of a run of section 2 from its predicted equilibrium over the
+    matrices, in units of its tolerance: ``max(|RMS ratio - 1| / RMS_TOL, |angle ratio - 1| /
+    ANGLE_TOL)`` over the last quarter (at most 1: within both); with ``start``, the RMS at
+    initialization against the same prediction (no angle at step 0)."""
+    return max(abs(v["rms0"] / v["rms_pred"] - 1) / RMS_TOL if start else
+               max(abs(v["rms_ratio"] - 1) / RMS_TOL, abs(v["angle_ratio"] - 1) / ANGLE_TOL)
+               for v in r["layers"].values())
+
+
+def _equilibrium_row(r0: dict, n: int) -> evidence.Claim:
+    """Section 2's row for optimizer ``r0["optimizer"]`` (``n`` matrices), shown, not
+    asserted (the prose glues this run's verdict)."""
+    if r0["optimizer"] == "adamw":
+        claim, given = "AdamW: RMS → √(η/2λ) per element; angle → √(2ηλ(1−β₁)/(1+β₁)) per step", ""
+    else:
+        claim = f"{LABELS[r0['optimizer']]}: ‖W‖⁴ → η‖g̃‖²/(2λ(1−μ)); angle → √(2ηλ/(1+μ)) per step"
+        given = ("; the norm predicted from the measured ‖g̃‖: once the norm is stationary this "
+                 "follows from the recursion whatever λ is, so the row is shown, not asserted; "
+                 "the η/4, λ·4 row below tests it")
+    return evidence.Claim(
+        claim, _EQ, measure=_eq_dev, control_measure=lambda r: _eq_dev(r, start=True),
+        test=evidence.Test("<=", 1.0, "largest deviation ÷ its tolerance (RMS_TOL for RMS, "
+                                      "ANGLE_TOL for angles)"),
+        control="the same matrices' RMS at initialization against the same prediction",
+        window=f"last quarter, {n} matrices; RMS within {100 * RMS_TOL:.0f}%, angle within "
+               f"{100 * ANGLE_TOL:.0f}%, every matrix{given}", asserted=False,
+        fmt=lambda x: _fmt(x, 2))
 
 
 def _seed_accs(payload: dict, kind: str) -> dict:
@@ -494,7 +524,6 @@ L2_FAILS_LIVE = replace(L2_FAILS, statement=L2_FAILS.statement + " (live grid)",
 # Section 4: what the trained weights' spectra say, read from the runs of
 # :func:`~.experiments.run_spectrum`.
 _MM = "Implicit Self-Regularization in Deep Neural Networks"
-_OWN = "this page's observation (no paper claims it)"
 HEAVY = 2.0  # a tail exponent below this: heavier than Martin & Mahoney's 2 to 4
 
 
@@ -519,20 +548,104 @@ TAIL_TESTS = {
 
 def _spectrum_checks(sp: dict) -> dict | None:
     """One seed's section-4 run, the square hidden matrix ``hidden.1`` read without and with
-    decay and at initialization: its stats (``a``: no decay, ``b``: decay), its tail fit at
-    initialization (``init``), whether the norms without decay still grow in the second half
-    (``grows``) and whether decay leaves every matrix smaller (``shrink``)."""
+    decay and at initialization: its stats (``a``: no decay, ``b``: decay, ``i``: at
+    initialization, norms and ranks only) and its tail fits at initialization (``init``) and
+    with decay (``fit``)."""
     (w0, r0), (w1, r1) = list(sp["runs"].items())[0], list(sp["runs"].items())[-1]
     name = "hidden.1" if "hidden.1" in r0["stats"] else next(iter(r0["stats"]), None)
     if name is None or name not in r1["stats"]:
         return None
-    h = r0["history"]
-    half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
+    sv = np.asarray(r1["init"][name], dtype=float)
+    i = dict(frobenius=float(np.sqrt((sv ** 2).sum())), spectral=float(sv.max()),
+             stable_rank=stable_rank(sv), effective_rank=effective_rank(sv))
     return dict(name=name, w0=float(w0), w1=float(w1), a=r0["stats"][name], b=r1["stats"][name],
-                init=tail_fit(r0["init"][name]), fit=tail_fit(r1["final"][name]), r0=r0, r1=r1,
-                grows=all(h[f"norm {n}"][-1] > h[f"norm {n}"][half] for n in r0["stats"]),
-                shrink=all(r1["stats"][n]["frobenius"] < r0["stats"][n]["frobenius"]
-                           for n in r0["stats"] if n in r1["stats"]))
+                i=i, init=tail_fit(r1["init"][name]), fit=tail_fit(r1["final"][name]), r0=r0, r1=r1)
+
+
+def _growth(c) -> float:
+    """The least, over the matrices of run ``c``, of its Frobenius norm at the end over at half
+    time (above 1: every matrix still grows in the second half)."""
+    h = c["history"]
+    half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
+    return min(h[f"norm {n}"][-1] / h[f"norm {n}"][half] for n in c["stats"])
+
+
+def _smaller(pair) -> float:
+    """The largest, over the matrices, of run ``pair[0]``'s final Frobenius norm over run
+    ``pair[1]``'s."""
+    return max(pair[0]["stats"][n]["frobenius"] / pair[1]["stats"][n]["frobenius"]
+               for n in pair[1]["stats"])
+
+
+def _ratio(key, top=False):
+    """Matrix ``pair[0]``'s ``key`` over ``pair[1]``'s; with ``top``, the spectral norm's ratio
+    over the Frobenius norm's (above 1: the top singular value shrank less)."""
+    def measure(pair):
+        x, a = pair
+        r = x[key] / a[key]
+        return r / (x["frobenius"] / a["frobenius"]) if top else r
+    return measure
+
+
+SHRINK = 0.8  # with decay every matrix's Frobenius norm below this times its norm without
+_OWN = "this page's observation (no paper claims it)"
+
+
+def _own(label, measure, op, threshold, name, fmt=lambda x: _n(x, 2) + "×"):
+    return evidence.Claim(label, _OWN, measure=measure, test=evidence.Test(op, threshold, name),
+                          control="see the row", window="see the row", fmt=fmt)
+
+
+NORM_PARTS = {
+    "without decay, least end ÷ half-time norm over the matrices:": _own(
+        "grows", _growth, ">", 1.0, "1: still growing"),
+    "with ÷ without decay, largest over the matrices:": _own(
+        "smaller", _smaller, "<", SHRINK, "SHRINK")}
+RANK_PARTS = {"top singular value's shrink ÷ the Frobenius norm's:": _own(
+                  "top", _ratio("spectral", top=True), ">", 1.0, "1: the top shrinks less"),
+              "stable rank with ÷ without:": _own("stable", _ratio("stable_rank"), "<", 1.0,
+                                                  "1: falls"),
+              "effective rank with ÷ without:": _own("effective", _ratio("effective_rank"), "<",
+                                                     1.0, "1: falls")}
+
+
+def mp_edge_ratio(sv, shape) -> float:
+    """The largest eigenvalue of W^T W over the Marchenko-Pastur bulk edge of an ``shape``
+    matrix with singular values ``sv``, the edge sigma^2 N (1 + sqrt(y))^2 (N the larger side,
+    y the aspect ratio) fitted to the eigenvalues' median, which a few spikes barely move:
+    about 1 on a random Gaussian matrix, ((1 + t^2) / t)^2 / 4 on a square one with a rank-one
+    spike of strength t above the BBP threshold t = 1."""
+    x = np.sort(np.asarray(sv, dtype=float) ** 2)
+    if len(shape) != 2 or len(x) != min(shape) or len(x) < 2:
+        raise ValueError(f"mp_edge_ratio needs min(shape) singular values, got {len(x)} for {shape}")
+    y = min(shape) / max(shape)
+    lo, hi = (1 - math.sqrt(y)) ** 2, (1 + math.sqrt(y)) ** 2
+    t = (lo + (hi - lo) * np.linspace(0, 1, 20001) ** 2)[1:-1]  # dense at both edges
+    dens = np.sqrt((hi - t) * (t - lo)) / (2 * math.pi * y * t) * np.gradient(t)
+    median = t[np.searchsorted(np.cumsum(dens) / dens.sum(), 0.5)]
+    return float(x[-1] / (np.median(x) / median * hi))
+
+
+def mp_null(shape, draws: int = 20) -> float:
+    """The largest :func:`mp_edge_ratio` over ``draws`` random Gaussian matrices of ``shape``
+    (a fixed seed): how far a matrix without spikes reaches past its edge."""
+    rng = np.random.default_rng(0)
+    return max(mp_edge_ratio(np.linalg.svd(rng.standard_normal(shape), compute_uv=False), shape)
+               for _ in range(draws))
+
+
+def _edge_excess(sv) -> float:
+    """A square matrix's :func:`mp_edge_ratio` over the null's (above 1: spikes)."""
+    return mp_edge_ratio(sv, (len(sv), len(sv))) / mp_null((len(sv), len(sv)))
+
+
+EDGE = evidence.Claim(
+    "with decay the trained matrix's largest eigenvalue stands clear of its Marchenko–Pastur "
+    "bulk edge, further than a random matrix's does (learned directions over a bulk)", _MM,
+    measure=_edge_excess, test=evidence.Test(">", 1.0, "1: past the null's furthest"),
+    control="the same matrix at initialization", asserted=False, fmt=lambda v: _n(v, 3) + "×",
+    window="the largest eigenvalue over the edge fitted to the median eigenvalue, over the "
+           "furthest of 20 random Gaussian matrices of its shape")
 
 
 def _p(x) -> str:
@@ -548,29 +661,28 @@ def spectrum_claims(spectrum: dict) -> list[dict]:
         return []
     c0 = checks[seeds[0]]
     name, w0, w1 = c0["name"], c0["w0"], c0["w1"]
-    rows = []
-    frob = {s: c["b"]["frobenius"] / c["a"]["frobenius"] for s, c in checks.items()}
-    text, v = plots.judged(frob, {s: c["grows"] and c["shrink"] for s, c in checks.items()},
-                           lambda x: _n(x, 2) + "×")
-    rows.append(plots.claim(
+    nxt = {s: checks[seeds[(k + 1) % len(seeds)]]["r0"] for k, s in enumerate(seeds)}
+    (gl, grows), (sl, smaller) = NORM_PARTS.items()
+    rows = [evidence.joint(
         "without decay the norms still grow in the second half of training; decay leaves every "
         "matrix smaller", _OWN,
-        f"{name}: Frobenius norm with decay over without, {text}", v,
-        control=f"the run without decay (λ {_n(w0, 2)}), its norms at half time",
-        window="every matrix: still growing without decay, smaller with it", seeds=seeds))
-    top = {s: (c["b"]["spectral"] / c["a"]["spectral"]) / (c["b"]["frobenius"] / c["a"]["frobenius"])
-           for s, c in checks.items()}
-    text, v = plots.judged(top, {s: top[s] > 1 and c["b"]["stable_rank"] < c["a"]["stable_rank"]
-                                 and c["b"]["effective_rank"] < c["a"]["effective_rank"]
-                                 for s, c in checks.items()}, lambda x: _n(x, 2) + "×")
-    rows.append(plots.claim(
+        {gl: evidence.judge(grows, {s: c["r0"] for s, c in checks.items()},
+                            {s: c["r1"] for s, c in checks.items()}),
+         sl: evidence.judge(smaller, {s: (c["r1"], c["r0"]) for s, c in checks.items()},
+                            {s: (nxt[s], c["r0"]) for s, c in checks.items()})},
+        control=f"for the growth, the run with decay (λ {_n(w1, 2)}); for the norms, the next "
+                "seed's run without decay in place of the decayed run (the seeds' own difference)",
+        window=f"every matrix, the second half of training; with decay below {SHRINK:g}× "
+               f"without (λ {_n(w0, 2)})"),
+        evidence.joint(
         "decay shrinks the top singular value less than the Frobenius norm: the stable and "
         "effective ranks fall", _OWN,
-        f"{name}, λ {_n(w0, 2)} → {_n(w1, 2)}: the top singular value's ratio over the "
-        f"Frobenius norm's, {text}; stable rank {plots.spread({s: c['a']['stable_rank'] for s, c in checks.items()}, _fmt)}"
-        f" → {plots.spread({s: c['b']['stable_rank'] for s, c in checks.items()}, _fmt)}", v,
-        control=f"the run without decay (λ {_n(w0, 2)})",
-        window="ratio above 1; both ranks lower, every seed", seeds=seeds))
+        {k: evidence.judge(claim, {s: (c["b"], c["a"]) for s, c in checks.items()},
+                           {s: (c["i"], c["a"]) for s, c in checks.items()})
+         for k, claim in RANK_PARTS.items()},
+        control="the matrix at initialization in place of the decayed one (smaller than the "
+                "trained one too, but with nothing learned)",
+        window=f"{name}, λ {_n(w0, 2)} → {_n(w1, 2)}, every seed")]
     fits = {s: c["fit"] for s, c in checks.items()}
     init = {s: c["init"] for s, c in checks.items()}
     parts = {f"{label}:": evidence.judge(claim, fits, init) for label, claim in TAIL_TESTS.items()}
@@ -582,6 +694,8 @@ def spectrum_claims(spectrum: dict) -> list[dict]:
                "seed; a power law only where all four parts hold", asserted=False,
         note="tail α with decay "
              + plots.spread({s: f["alpha"] for s, f in fits.items()}, _fmt)))
+    rows.append(evidence.judge(EDGE, {s: c["r1"]["final"][name] for s, c in checks.items()},
+                               {s: c["r1"]["init"][name] for s, c in checks.items()}).row())
     gain = {s: c["r1"]["test_acc"] - c["r0"]["test_acc"] for s, c in checks.items()}
     tails = sum(bool(c["b"]["tail_power_law"]) for c in checks.values())
     text, v = plots.judged(gain, {s: gain[s] > 0 and c["b"]["tail_power_law"]
@@ -621,28 +735,9 @@ def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None
             runs = {s: e[i] for s, e in equilibria.items() if e[i]["layers"]}
             if len(runs) < len(seeds):
                 continue
-            lay = {s: list(r["layers"].values()) for s, r in runs.items()}
-            worst = {s: max(max(abs(v["rms_ratio"] - 1), abs(v["angle_ratio"] - 1))
-                            for v in ls) for s, ls in lay.items()}
             if r0["optimizer"] == "adamw":
-                claim = "AdamW: RMS → √(η/2λ) per element; angle → √(2ηλ(1−β₁)/(1+β₁)) per step"
-                given = ""
                 rows.append(evidence.judge(SAME_RMS_ROW, runs, runs).row())
-            else:
-                claim = (f"{LABELS[r0['optimizer']]}: ‖W‖⁴ → η‖g̃‖²/(2λ(1−μ)); "
-                         "angle → √(2ηλ/(1+μ)) per step")
-                given = (" (norm predicted from the measured ‖g̃‖: once the norm is stationary "
-                         "this follows from the recursion whatever λ is, so the row is shown, "
-                         "not asserted; the η/4, λ·4 row below tests it)")
-            verdicts = {s: _equilibrium_verdict(r) == "yes" for s, r in runs.items()}
-            text, v = plots.judged({s: 100 * w for s, w in worst.items()}, verdicts,
-                                   lambda x: f"{x:.0f}%")
-            rows.append(plots.claim(
-                claim, _EQ, f"largest deviation of measured from predicted RMS or angle, last "
-                f"quarter, {len(lay[seeds[0]])} matrices{given}: {text}", v,
-                asserted=False, control="the predictions of the table above",
-                window=f"RMS within {100 * RMS_TOL:.0f}%, angle within {100 * ANGLE_TOL:.0f}%, "
-                       "every matrix", seeds=seeds))
+            rows.append(evidence.judge(_equilibrium_row(r0, len(r0["layers"])), runs, runs).row())
             if r0["optimizer"] == "adamw":
                 rows.append(evidence.judge(replace(RELAX, window=RELAX.window + f"; τ = "
                                                    f"{r0['tau']:,.0f} steps"), runs, runs).row())

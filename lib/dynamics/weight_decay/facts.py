@@ -21,7 +21,7 @@ from .claims import (ANGLE_TOL, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TA
                      _edge_note, _equilibrium_verdict, _p, _product_moves, _seed_accs,
                      _spectrum_checks, grid_claims, spectrum_claims)
 
-__all__ = ["ridge_band", "seed_slopes", "clock_pointwise", "decoupling_numbers",
+__all__ = ["ridge_band", "seed_slopes", "tied_decays_per_lr", "clock_pointwise", "decoupling_numbers",
            "live_slope_numbers", "invariant_numbers", "equilibrium_numbers", "clock_numbers",
            "spectrum_numbers", "numbers"]
 
@@ -104,7 +104,7 @@ def decoupling_numbers(grid: dict) -> dict:
             f"{_and([_fmt(lr * b[j], 2) if b[j] is not None else 'none' for b in best])} at "
             f"η = {_fmt(lr, 2)}" for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
         wd_lh_band_factor=_range([r[-1] / r[0] * plain["lr_factor"] for r in plain["per_seed"]], 2),
-        wd_adamw_ties=_ties_text(grid, "adamw", [lr for lr in lrs if lr > PLAIN_BAND[1]]),
+        wd_adamw_tied=_tied_text(grid, "adamw", [lr for lr in lrs if lr > PLAIN_BAND[1]]),
         wd_lower_seeds=_lower_text(grid),
         wd_lower_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
                                           if r["claim"].startswith("plain MLP: AdamW's best λ is lower"))],
@@ -143,22 +143,34 @@ def live_slope_numbers(live: dict, grid: dict) -> dict:
     return out
 
 
-def _ties_text(grid: dict, kind: str, at) -> str:
-    """The columns (of the learning rates ``at``) of each seed's grid ``kind`` whose best cell
-    ties exactly with a cell more than one decay away: there the best decay read
-    (``best_decay_per_lr``, the first of the tie) is one of two; "none" where no column does."""
+def tied_decays_per_lr(acc_seeds, decays, min_gain: float = 0.01) -> list:
+    """For each learning rate (a column of ``acc_seeds[seed, decay, lr]``), the decays whose
+    seed-averaged accuracy is within the seeds' noise of the best decay's, as ``(lowest,
+    highest)``: the best decay, read where the seeds cannot tell decays apart (a pair of one
+    value: no tie). The noise of two cells is the larger of their spreads (max - min) over the
+    seeds. None where :func:`~.science.best_decay_per_lr` has no best decay (decay has not
+    acted yet); it reads the same averaged grid, and its output is left alone."""
+    acc = np.asarray(acc_seeds, dtype=float)
+    if acc.ndim != 3 or acc.shape[1] != len(decays) or acc.shape[0] < 2:
+        raise ValueError(f"acc_seeds must be [seed, decay, lr] with two or more seeds and one "
+                         f"row per decay, got shape {acc.shape} for {len(decays)} decays")
+    mean, spread = np.nanmean(acc, 0), np.nanmax(acc, 0) - np.nanmin(acc, 0)
+    out = []
+    for j, best in enumerate(best_decay_per_lr(mean, decays, min_gain)):
+        i = int(np.nanargmax(mean[:, j])) if best is not None else None
+        tied = [] if i is None else [decays[k] for k in range(len(decays)) if mean[i, j] - mean[k, j]
+                                     <= max(spread[i, j], spread[k, j])]
+        out.append((min(tied), max(tied)) if tied else None)
+    return out
+
+
+def _tied_text(grid: dict, kind: str, at) -> str:
+    """The learning rates of ``at`` where grid ``kind``'s best decay is a tie
+    (:func:`tied_decays_per_lr`), with the range of tied decays; "none" where none is."""
     g = grid["grids"][kind]
-    hits = []
-    for s, acc in _seed_accs(grid, kind).items():
-        for j, lr in enumerate(grid["lrs"]):
-            col = acc[:, j]
-            if lr not in at or np.isnan(col).all():
-                continue
-            i = int(np.nanargmax(col))
-            tied = [k for k in range(len(col)) if abs(k - i) > 1 and col[k] == col[i]]
-            if tied:
-                hits.append(f"seed {s} at η = {_fmt(lr, 2)}, λ = "
-                            f"{_and([_fmt(g['decays'][k], 2) for k in [i] + tied])}")
+    hits = [f"λ = {_fmt(lo, 2)} to {_fmt(hi, 2)} at η = {_fmt(lr, 2)}" for lr, t in
+            zip(grid["lrs"], tied_decays_per_lr(g["test_acc_seeds"], g["decays"]))
+            if lr in at and t is not None and t[0] < t[1] for lo, hi in [t]]
     return "; ".join(hits) or "none"
 
 

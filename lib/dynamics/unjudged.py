@@ -57,14 +57,6 @@ NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
         'Scheduling p from positive to mildly negative (D',
     ),
     'weight_decay': (
-        'without decay the norms still grow in the second',
-        'decay shrinks the top singular value less than t',
         'power-law tails in the weight spectrum come with',
-        'AdamW: RMS → √(η/2λ) per element',
-        'Adam + L2: ‖W‖⁴',
-        'AdamW: ‖W‖⁴',
-        'AdamW, scale-invariant: ‖W‖⁴',
-        'SGD: ‖W‖⁴',
-        'SGD + momentum: ‖W‖⁴',
     ),
 }

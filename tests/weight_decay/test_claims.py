@@ -7,6 +7,7 @@ from dynamics import plots, results
 from known import known_answer
 from dynamics.weight_decay import claims as C
 from dynamics.weight_decay import facts as F
+from dynamics.weight_decay import figures as G
 from dynamics.weight_decay import experiments as E
 from dynamics.weight_decay import science as S
 
@@ -257,3 +258,41 @@ def test_window_control_and_tail_failures_in_words():
     assert F._fails(fit) == "a cutoff fits significantly better"
     assert F._fails(dict(fit, cutoff_p=1.0)) == "none"
     assert F._fails(dict(fit, loglik_ratio=-1.0, alpha=3.0)).count(";") == 2
+
+
+@known_answer(G.mp_edge_ratio, how="a random Gaussian matrix (square and 200 x 500) reaches its "
+              "Marchenko-Pastur edge and no further (within the null of its shape); a square one "
+              "with a rank-one spike of strength 3 above the BBP threshold 1 has its top eigenvalue "
+              "at ((1 + 9) / 3)^2 = 11.1, 2.78 times the edge 4; a spike of 0.5, below it, none")
+def test_mp_edge_ratio_sees_a_spike_and_not_a_random_matrix():
+    rng = np.random.default_rng(1)
+    n = 800  # the outlier's finite-size scatter is a few percent at 800
+    x = rng.standard_normal((n, n)) / np.sqrt(n)
+    assert G.mp_edge_ratio(np.linalg.svd(x, compute_uv=False), (n, n)) < G.mp_null((n, n)) < 1.05
+    rect = rng.standard_normal((200, 500))
+    assert G.mp_edge_ratio(np.linalg.svd(rect, compute_uv=False), (200, 500)) == pytest.approx(1, abs=0.05)
+    u, v = rng.standard_normal((2, n))
+    spike = np.outer(u, v) / np.linalg.norm(u) / np.linalg.norm(v)
+    for t, want in ((3.0, ((1 + 9) / 3) ** 2 / 4), (0.5, 1.0)):
+        sv = np.linalg.svd(x + t * spike, compute_uv=False)
+        assert G.mp_edge_ratio(sv, (n, n)) == pytest.approx(want, rel=0.06), t
+    assert C.EDGE.measure(np.linalg.svd(x + 3 * spike, compute_uv=False)) > 2
+    with pytest.raises(ValueError, match="min\\(shape\\)"):
+        G.mp_edge_ratio([1.0, 2.0], (3, 4))
+
+
+@known_answer(F.tied_decays_per_lr, how="a constructed grid of 3 seeds: in the first column decays "
+              "1 and 10 average 0.80 and 0.79 with seeds spread by 0.04, so the best is the range "
+              "1 to 10 while decay 0.1 (0.60) is out; in the second, one clear best (0.9 against "
+              "0.5, no spread) is a range of one value; a column where decay never beats the "
+              "smallest by min_gain has none")
+def test_tied_decays_per_lr_says_when_the_best_decay_is_a_tie():
+    decays = [0.1, 1.0, 10.0]
+    col_tie = [[0.60, 0.78, 0.77], [0.60, 0.80, 0.79], [0.60, 0.82, 0.81]]  # [seed][decay]
+    col_one = [[0.5, 0.9, 0.5]] * 3
+    col_none = [[0.7, 0.7, 0.7]] * 3
+    acc = np.stack([np.array(c) for c in (col_tie, col_one, col_none)], axis=2)  # [seed][decay][lr]
+    assert F.tied_decays_per_lr(acc, decays) == [(1.0, 10.0), (1.0, 1.0), None]
+    assert S.best_decay_per_lr(acc.mean(0), decays)[0] != pytest.approx(10.0)  # argmax picks one
+    with pytest.raises(ValueError, match="two or more seeds"):
+        F.tied_decays_per_lr(acc[:1], decays)

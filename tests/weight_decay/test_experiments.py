@@ -287,10 +287,12 @@ def test_spectrum_rows_fail_on_contradicting_data():
     runs = {s: _spectrum(s) for s in SEEDS}
     rows = C.page_claims(spectrum=runs)
     verdicts = [r["reproduced"] for r in rows]
-    assert len(rows) == 4 and verdicts[:2] == ["yes"] * 2
+    assert len(rows) == 5 and verdicts[:2] == ["yes"] * 2
     # the heavy-tail row is judged, not asserted: the decayed matrix is a few learned
-    # directions over a collapsed bulk, which the tail fit need not call a power law
-    assert [r["asserted"] for r in rows] == [True, True, False, False]
+    # directions over a collapsed bulk, which the tail fit need not call a power law; the
+    # Marchenko-Pastur edge row sees those directions, and the initialization's none
+    assert [r["asserted"] for r in rows] == [True, True, False, False, False]
+    assert verdicts[3] == "yes" and rows[3]["claim"].startswith("with decay the trained matrix's")
     assert all("this page's observation" in r["paper"] for r in rows[:2])
 
     def untrained(sp):
@@ -301,8 +303,9 @@ def test_spectrum_rows_fail_on_contradicting_data():
     rows = C.page_claims(spectrum={s: untrained(sp) for s, sp in runs.items()})
     # no power-law tail anywhere: the tail row says no, and the tails-and-generalization row
     # says these runs cannot test the link (not that the paper's link fails)
-    assert rows[2]["reproduced"] == "no" and rows[3]["reproduced"] == "does not discriminate"
-    assert "cannot test the link" in rows[3]["measured here"]
+    assert rows[2]["reproduced"] == rows[3]["reproduced"] == "no"
+    assert rows[4]["reproduced"] == "does not discriminate"
+    assert "cannot test the link" in rows[4]["measured here"]
     swapped = {s: dict(sp, runs=dict(reversed(list(sp["runs"].items())))) for s, sp in runs.items()}
     assert [r["reproduced"] for r in C.page_claims(spectrum=swapped)][:2] == ["no", "no"]
 

@@ -21,9 +21,9 @@ from .. import evidence, plots
 from .experiments import (DECOUPLING, LABELS, decoupling_summary, equilibrium_configs,
                           live_grid_config, run_clock,
                           run_decoupling, run_equilibrium, run_spectrum)
-from .figures import slope_text
+from .figures import mp_edge_ratio, mp_null, slope_text
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
-from .spectra import TAIL_P, tail_fit
+from .spectra import TAIL_P, effective_rank, stable_rank, tail_fit
 from .window import WindowConfig, run_window, window_claims
 
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_FACTOR", "DECOUPLED",
@@ -80,14 +80,28 @@ INV_FALL, INV_SLOPE = 10.0, -1.0  # scale-invariant net: each seed's best lambda
 #                                  faster), at a slope below INV_SLOPE (1/eta: -1)
 
 
-def _equilibrium_verdict(r: dict) -> str:
-    """Whether a run of section 2 settles at the predicted RMS (within RMS_TOL) and angle per
-    step (within ANGLE_TOL) in every matrix: "yes", else "no"."""
-    lay = list(r["layers"].values())
-    if not lay:  # nothing settled to measure (a run far shorter than its clock, e.g. a dry run)
-        return "not at this scale"
-    return plots.verdict(max(abs(v["rms_ratio"] - 1) for v in lay) <= RMS_TOL
-                         and max(abs(v["angle_ratio"] - 1) for v in lay) <= ANGLE_TOL)
+def _eq_dev(r, start=False) -> float:
+    """The largest deviation of a run of section 2 from its predicted equilibrium over the
+    matrices, in units of its tolerance: ``max(|RMS ratio - 1| / RMS_TOL, |angle ratio - 1| /
+    ANGLE_TOL)`` over the last quarter (at most 1: within both); with ``start``, the RMS at
+    initialization against the same prediction (no angle at step 0)."""
+    return max(abs(v["rms0"] / v["rms_pred"] - 1) / RMS_TOL if start else
+               max(abs(v["rms_ratio"] - 1) / RMS_TOL, abs(v["angle_ratio"] - 1) / ANGLE_TOL)
+               for v in r["layers"].values())
+
+
+def _equilibrium_row(opt: str) -> evidence.Claim:
+    """Section 2's row for optimizer ``opt``, shown, not asserted (the prose glues its verdict)."""
+    sgd = ("; the norm from the measured ‖g̃‖: any stationary norm satisfies it whatever λ is, "
+           "so the η/4, λ·4 row below tests it")
+    return evidence.Claim(
+        "AdamW: RMS → √(η/2λ) per element; angle → √(2ηλ(1−β₁)/(1+β₁)) per step" if opt == "adamw"
+        else f"{LABELS[opt]}: ‖W‖⁴ → η‖g̃‖²/(2λ(1−μ)); angle → √(2ηλ/(1+μ)) per step", _EQ,
+        measure=_eq_dev, control_measure=lambda r: _eq_dev(r, start=True), asserted=False,
+        test=evidence.Test("<=", 1.0, "largest deviation ÷ its tolerance, RMS_TOL, ANGLE_TOL"),
+        control="the same matrices' RMS at initialization against the same prediction",
+        window=f"last quarter; RMS within {100 * RMS_TOL:.0f}%, angle within {100 * ANGLE_TOL:.0f}%, "
+               f"every matrix{'' if opt == 'adamw' else sgd}", fmt=lambda x: _fmt(x, 2))
 
 
 def _seed_accs(payload: dict, kind: str) -> dict:
@@ -96,19 +110,20 @@ def _seed_accs(payload: dict, kind: str) -> dict:
     return dict(enumerate(np.asarray(g["test_acc_seeds"], dtype=float)))
 
 
+def _in_band(grid: dict, kind: str, band) -> dict:
+    """``{seed: [(eta, best lambda or None), ...]}`` over the learning rates of ``band``."""
+    decays = grid["grids"][kind]["decays"]
+    return {s: [(lr, d) for lr, d in zip(grid["lrs"], best_decay_per_lr(a, decays))
+                if band[0] <= lr <= band[1]] for s, a in _seed_accs(grid, kind).items()}
+
+
 def _product_moves(payload: dict, band) -> dict:
     """``{seed: factor}``: on each seed's scale-invariant grid, how far the best product
     eta * lambda moves over the learning rates of ``band`` (inf where a seed has no best decay
     at one of them)."""
-    g = payload["grids"]["adamw_invariant"]
-    lrs = np.asarray(g["lrs"], dtype=float)
-    cols = [j for j, lr in enumerate(lrs) if band[0] <= lr <= band[1]]
-    out = {}
-    for s, acc in _seed_accs(payload, "adamw_invariant").items():
-        ridge = best_decay_per_lr(acc, g["decays"])
-        prod = [lrs[j] * ridge[j] for j in cols if ridge[j] is not None]
-        out[s] = max(prod) / min(prod) if len(prod) == len(cols) and prod else math.inf
-    return out
+    return {s: max(p) / min(p) if p and len(p) == len(pts) else math.inf
+            for s, pts in _in_band(payload, "adamw_invariant", band).items()
+            for p in [[lr * d for lr, d in pts if d is not None]]}
 
 
 # Claims as data (dynamics.evidence): a grid row's "run" is one seed of the precomputed grids,
@@ -126,8 +141,8 @@ class _GridSeed(tuple):
         return best_decay_per_lr(self.acc(kind), self[0]["grids"][kind or self[2]]["decays"])
 
 
-def _at(grid, seeds, kind, shift=0) -> dict:
-    return {s: _GridSeed((grid, seeds[(i + shift) % len(seeds)], kind)) for i, s in enumerate(seeds)}
+def _at(grid, seeds, kind) -> dict:
+    return {s: _GridSeed((grid, s, kind)) for s in seeds}
 
 
 def _best_minus(r) -> float:
@@ -192,12 +207,9 @@ def _lower_above(r) -> float:
 def _edge_note(grid, kind, band) -> str:
     """Where a seed's best lambda over ``band`` sits at the grid's largest or smallest decay:
     a bound, not a best (it may lie beyond the grid)."""
-    decays = grid["grids"][kind]["decays"]
-    lrs = grid["lrs"]
-    hits = [f"seed {s} at η = {_fmt(lr, 1)}" for s, a in _seed_accs(grid, kind).items()
-            for lr, d in zip(lrs, best_decay_per_lr(a, decays))
-            if band[0] <= lr <= band[1] and d is not None
-            and (math.isclose(d, max(decays)) or math.isclose(d, min(decays)))]
+    ends = (min(grid["grids"][kind]["decays"]), max(grid["grids"][kind]["decays"]))
+    hits = [f"seed {s} at η = {_fmt(lr, 1)}" for s, pts in _in_band(grid, kind, band).items()
+            for lr, d in pts if d is not None and any(math.isclose(d, e) for e in ends)]
     return ("" if not hits else "; at the edge of the decay grid (a bound, the best may lie "
             f"beyond it): {_and(hits)}")
 
@@ -206,14 +218,10 @@ def _bound_note(grid, band) -> str:
     """The seeds whose factor of :func:`_product_moves` over ``band`` is a lower bound: their
     largest product sits at the grid's largest decay (the best lambda, and the product, may
     lie beyond it)."""
-    g = grid["grids"]["adamw_invariant"]
-    lrs, top = np.asarray(grid["lrs"], dtype=float), max(g["decays"])
-    seeds = []
-    for s, acc in _seed_accs(grid, "adamw_invariant").items():
-        pts = [(lr * d, math.isclose(d, top)) for lr, d in zip(lrs, best_decay_per_lr(acc, g["decays"]))
-               if band[0] <= lr <= band[1] and d is not None]
-        if pts and max(pts)[1]:
-            seeds.append(f"seed {s}")
+    top = max(grid["grids"]["adamw_invariant"]["decays"])
+    seeds = [f"seed {s}" for s, pts in _in_band(grid, "adamw_invariant", band).items()
+             if any(d is not None for _, d in pts)
+             and math.isclose(max((lr * d, d) for lr, d in pts if d is not None)[1], top)]
     return f"; so the factor is a lower bound on {_and(seeds)}" if seeds else ""
 
 
@@ -496,48 +504,79 @@ L2_FAILS_LIVE = replace(L2_FAILS, statement=L2_FAILS.statement + " (live grid)",
 _MM = "Implicit Self-Regularization in Deep Neural Networks"
 _OWN = "this page's observation (no paper claims it)"
 HEAVY = 2.0  # a tail exponent below this: heavier than Martin & Mahoney's 2 to 4
-
-
-def _claim(label, measure, op, threshold, name):
-    return evidence.Claim(label, _MM, measure=measure, test=evidence.Test(op, threshold, name),
-                          control="the same matrix at initialization", window="its tail",
-                          asserted=False, fmt=lambda v: _p(v))
-
-
-# The four tests a tail must pass to be read as a heavy power law (spectra.tail_fit), each a part
-# of section 4's tail row, so that the row says which test a trained matrix fails.
-TAIL_TESTS = {
-    "power law over an exponential tail (p, 1 where the exponential wins)": _claim(
-        "beats the exponential", lambda f: f["p"] if f["loglik_ratio"] > 0 else 1.0, "<",
-        TAIL_P, "TAIL_P"),
-    "no exponential cutoff (the nested test's p)": _claim(
-        "no cutoff", lambda f: f["cutoff_p"], ">=", TAIL_P, "TAIL_P"),
-    "no gap in the tail (the largest gap's p)": _claim(
-        "no gap", lambda f: f["gap_p"], ">=", TAIL_P, "TAIL_P"),
-    f"α below {HEAVY:g}": _claim("heavy", lambda f: f["alpha"], "<", HEAVY, "HEAVY")}
-
-
-def _spectrum_checks(sp: dict) -> dict | None:
-    """One seed's section-4 run, the square hidden matrix ``hidden.1`` read without and with
-    decay and at initialization: its stats (``a``: no decay, ``b``: decay), its tail fit at
-    initialization (``init``), whether the norms without decay still grow in the second half
-    (``grows``) and whether decay leaves every matrix smaller (``shrink``)."""
-    (w0, r0), (w1, r1) = list(sp["runs"].items())[0], list(sp["runs"].items())[-1]
-    name = "hidden.1" if "hidden.1" in r0["stats"] else next(iter(r0["stats"]), None)
-    if name is None or name not in r1["stats"]:
-        return None
-    h = r0["history"]
-    half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
-    return dict(name=name, w0=float(w0), w1=float(w1), a=r0["stats"][name], b=r1["stats"][name],
-                init=tail_fit(r0["init"][name]), fit=tail_fit(r1["final"][name]), r0=r0, r1=r1,
-                grows=all(h[f"norm {n}"][-1] > h[f"norm {n}"][half] for n in r0["stats"]),
-                shrink=all(r1["stats"][n]["frobenius"] < r0["stats"][n]["frobenius"]
-                           for n in r0["stats"] if n in r1["stats"]))
+SHRINK = 0.8  # with decay every matrix's Frobenius norm below this times its norm without
 
 
 def _p(x) -> str:
     x = float(x)
     return "n/a" if not np.isfinite(x) else (f"{x:.1e}" if x < 1e-3 else _n(x, 2))
+
+
+def _part(label, measure, op, threshold, name, fmt=lambda x: _n(x, 2) + "×"):
+    """A part of a joint row (the row names its paper, control and window)."""
+    return evidence.Claim(label, "-", measure=measure, test=evidence.Test(op, threshold, name),
+                          control="-", window="-", fmt=fmt)
+
+
+# The four tests a tail must pass to be read as a heavy power law (spectra.tail_fit), each a part
+# of section 4's tail row, so that the row says which test a trained matrix fails.
+TAIL_TESTS = {
+    "power law over an exponential tail (p, 1 where the exponential wins)": _part(
+        "beats the exponential", lambda f: f["p"] if f["loglik_ratio"] > 0 else 1.0, "<",
+        TAIL_P, "TAIL_P", _p),
+    "no exponential cutoff (the nested test's p)": _part(
+        "no cutoff", lambda f: f["cutoff_p"], ">=", TAIL_P, "TAIL_P", _p),
+    "no gap in the tail (the largest gap's p)": _part(
+        "no gap", lambda f: f["gap_p"], ">=", TAIL_P, "TAIL_P", _p),
+    f"α below {HEAVY:g}": _part("heavy", lambda f: f["alpha"], "<", HEAVY, "HEAVY", _p)}
+
+
+def _spectrum_checks(sp: dict) -> dict | None:
+    """One seed's section-4 runs (``r0`` without decay, ``r1`` with) and their square hidden
+    matrix ``name``: its stats without (``a``) and with decay (``b``) and at initialization
+    (``i``: norms and ranks), its tail fits at initialization (``init``) and with decay (``fit``)."""
+    (w0, r0), (w1, r1) = list(sp["runs"].items())[0], list(sp["runs"].items())[-1]
+    name = "hidden.1" if "hidden.1" in r0["stats"] else next(iter(r0["stats"]), None)
+    if name is None or name not in r1["stats"]:
+        return None
+    sv = np.asarray(r1["init"][name], dtype=float)
+    i = dict(frobenius=float(np.sqrt((sv ** 2).sum())), spectral=float(sv.max()),
+             stable_rank=stable_rank(sv), effective_rank=effective_rank(sv))
+    return dict(name=name, w0=float(w0), w1=float(w1), a=r0["stats"][name], b=r1["stats"][name],
+                i=i, init=tail_fit(r1["init"][name]), fit=tail_fit(r1["final"][name]), r0=r0, r1=r1)
+
+
+def _growth(r) -> float:
+    """The least, over run ``r``'s matrices, of the Frobenius norm at the end over at half time."""
+    h = r["history"]
+    half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
+    return min(h[f"norm {n}"][-1] / h[f"norm {n}"][half] for n in r["stats"])
+
+
+def _ratio(key, top=False):
+    """``pair[0]``'s ``key`` over ``pair[1]``'s; ``top``: the spectral norm's ratio over the
+    Frobenius norm's (above 1: the top singular value shrank less)."""
+    return lambda p: p[0][key] / p[1][key] / (p[0]["frobenius"] / p[1]["frobenius"] if top else 1)
+
+
+RANK_PARTS = {"top singular value's shrink ÷ the Frobenius norm's:": _part(
+                  "top", _ratio("spectral", top=True), ">", 1.0, "1: the top shrinks less"),
+              "stable rank with ÷ without:": _part("s", _ratio("stable_rank"), "<", 1.0, "1: falls"),
+              "effective rank with ÷ without:": _part("e", _ratio("effective_rank"), "<", 1.0,
+                                                      "1: falls")}
+GROWS = _part("grows", _growth, ">", 1.0, "1: still growing", lambda x: _n(x, 3) + "×")
+SMALLER = _part("smaller", lambda p: max(p[0]["stats"][n]["frobenius"] / p[1]["stats"][n]["frobenius"]
+                                         for n in p[1]["stats"]), "<", SHRINK, "SHRINK")
+
+
+EDGE = evidence.Claim(
+    "with decay the trained matrix's largest eigenvalue stands clear of its Marchenko–Pastur "
+    "bulk edge, further than a random matrix's does (learned directions over a bulk)", _MM,
+    measure=lambda sv: mp_edge_ratio(sv, (len(sv),) * 2) / mp_null((len(sv),) * 2),
+    test=evidence.Test(">", 1.0, "1: past the null's furthest"), asserted=False,
+    control="the same matrix at initialization", fmt=lambda v: _n(v, 3) + "×",
+    window="the largest eigenvalue over the edge fitted to the median eigenvalue, over the "
+           "furthest of 20 random Gaussian matrices of its shape (mp_null)")
 
 
 def spectrum_claims(spectrum: dict) -> list[dict]:
@@ -546,47 +585,45 @@ def spectrum_claims(spectrum: dict) -> list[dict]:
     checks = {s: _spectrum_checks(sp) for s, sp in spectrum.items()}
     if not all(c is not None for c in checks.values()):
         return []
-    c0 = checks[seeds[0]]
-    name, w0, w1 = c0["name"], c0["w0"], c0["w1"]
-    rows = []
-    frob = {s: c["b"]["frobenius"] / c["a"]["frobenius"] for s, c in checks.items()}
-    text, v = plots.judged(frob, {s: c["grows"] and c["shrink"] for s, c in checks.items()},
-                           lambda x: _n(x, 2) + "×")
-    rows.append(plots.claim(
+    name, w0, w1 = (checks[seeds[0]][k] for k in ("name", "w0", "w1"))
+
+    def on(f):
+        return {s: f(c) for s, c in checks.items()}
+
+    nxt = {s: checks[seeds[(k + 1) % len(seeds)]]["r0"] for k, s in enumerate(seeds)}
+    fits = on(lambda c: c["fit"])
+    rows = [evidence.joint(
         "without decay the norms still grow in the second half of training; decay leaves every "
         "matrix smaller", _OWN,
-        f"{name}: Frobenius norm with decay over without, {text}", v,
-        control=f"the run without decay (λ {_n(w0, 2)}), its norms at half time",
-        window="every matrix: still growing without decay, smaller with it", seeds=seeds))
-    top = {s: (c["b"]["spectral"] / c["a"]["spectral"]) / (c["b"]["frobenius"] / c["a"]["frobenius"])
-           for s, c in checks.items()}
-    text, v = plots.judged(top, {s: top[s] > 1 and c["b"]["stable_rank"] < c["a"]["stable_rank"]
-                                 and c["b"]["effective_rank"] < c["a"]["effective_rank"]
-                                 for s, c in checks.items()}, lambda x: _n(x, 2) + "×")
-    rows.append(plots.claim(
+        {"without decay, least end ÷ half-time norm over the matrices:": evidence.judge(
+            GROWS, on(lambda c: c["r0"]), on(lambda c: c["r1"])),
+         "with ÷ without decay, largest over the matrices:": evidence.judge(
+            SMALLER, on(lambda c: (c["r1"], c["r0"])), {s: (nxt[s], c["r0"]) for s, c in checks.items()})},
+        control=f"for the growth, the run with decay (λ {_n(w1, 2)}); for the norms, the next "
+                "seed's run without decay in place of the decayed run (the seeds' own difference)",
+        window=f"every matrix, the second half of training; with decay below {SHRINK:g}× "
+               f"without (λ {_n(w0, 2)})"),
+        evidence.joint(
         "decay shrinks the top singular value less than the Frobenius norm: the stable and "
         "effective ranks fall", _OWN,
-        f"{name}, λ {_n(w0, 2)} → {_n(w1, 2)}: the top singular value's ratio over the "
-        f"Frobenius norm's, {text}; stable rank {plots.spread({s: c['a']['stable_rank'] for s, c in checks.items()}, _fmt)}"
-        f" → {plots.spread({s: c['b']['stable_rank'] for s, c in checks.items()}, _fmt)}", v,
-        control=f"the run without decay (λ {_n(w0, 2)})",
-        window="ratio above 1; both ranks lower, every seed", seeds=seeds))
-    fits = {s: c["fit"] for s, c in checks.items()}
-    init = {s: c["init"] for s, c in checks.items()}
-    parts = {f"{label}:": evidence.judge(claim, fits, init) for label, claim in TAIL_TESTS.items()}
-    rows.append(evidence.joint(
+        {k: evidence.judge(part, on(lambda c: (c["b"], c["a"])), on(lambda c: (c["i"], c["a"])))
+         for k, part in RANK_PARTS.items()},
+        control="the matrix at initialization in place of the decayed one (smaller than the "
+                "trained one too, with nothing learned)", window=f"{name}, λ {_n(w0, 2)} → {_n(w1, 2)}"),
+        evidence.joint(
         f"with decay the spectrum of the trained matrix has a power-law tail with α below {HEAVY:g} "
-        "(a heavy-tailed phase), which the random initialization does not have", _MM, parts,
+        "(a heavy-tailed phase), which the random initialization does not have", _MM,
+        {f"{k}:": evidence.judge(t, fits, on(lambda c: c["init"])) for k, t in TAIL_TESTS.items()},
         control="the same matrix at initialization, each test alike (it must fail the first)",
         window=f"{name}'s eigenvalues above the fitted x_min, with decay (λ {_n(w1, 2)}); every "
                "seed; a power law only where all four parts hold", asserted=False,
-        note="tail α with decay "
-             + plots.spread({s: f["alpha"] for s, f in fits.items()}, _fmt)))
-    gain = {s: c["r1"]["test_acc"] - c["r0"]["test_acc"] for s, c in checks.items()}
-    tails = sum(bool(c["b"]["tail_power_law"]) for c in checks.values())
+        note="tail α with decay " + plots.spread({s: f["alpha"] for s, f in fits.items()}, _fmt)),
+        evidence.judge(EDGE, on(lambda c: c["r1"]["final"][name]),
+                       on(lambda c: c["r1"]["init"][name])).row()]
+    gain = on(lambda c: c["r1"]["test_acc"] - c["r0"]["test_acc"])
     text, v = plots.judged(gain, {s: gain[s] > 0 and c["b"]["tail_power_law"]
                                   for s, c in checks.items()}, lambda x: f"{x:+.3f}")
-    if tails == 0:  # no run here has the tail the link is about: these runs cannot test it
+    if not any(c["b"]["tail_power_law"] for c in checks.values()):  # no tail to link: no test
         text += ("; with decay no seed's matrix has a power-law tail, so these runs cannot "
                  "test the link either way")
         v = "does not discriminate"
@@ -596,9 +633,6 @@ def spectrum_claims(spectrum: dict) -> list[dict]:
         control=f"the run without decay (λ {_n(w0, 2)})",
         window="a gain on every seed, with a power-law tail", seeds=seeds))
     return rows
-
-
-
 
 
 def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
@@ -621,31 +655,10 @@ def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None
             runs = {s: e[i] for s, e in equilibria.items() if e[i]["layers"]}
             if len(runs) < len(seeds):
                 continue
-            lay = {s: list(r["layers"].values()) for s, r in runs.items()}
-            worst = {s: max(max(abs(v["rms_ratio"] - 1), abs(v["angle_ratio"] - 1))
-                            for v in ls) for s, ls in lay.items()}
+            judged = [_equilibrium_row(r0["optimizer"])]
             if r0["optimizer"] == "adamw":
-                claim = "AdamW: RMS → √(η/2λ) per element; angle → √(2ηλ(1−β₁)/(1+β₁)) per step"
-                given = ""
-                rows.append(evidence.judge(SAME_RMS_ROW, runs, runs).row())
-            else:
-                claim = (f"{LABELS[r0['optimizer']]}: ‖W‖⁴ → η‖g̃‖²/(2λ(1−μ)); "
-                         "angle → √(2ηλ/(1+μ)) per step")
-                given = (" (norm predicted from the measured ‖g̃‖: once the norm is stationary "
-                         "this follows from the recursion whatever λ is, so the row is shown, "
-                         "not asserted; the η/4, λ·4 row below tests it)")
-            verdicts = {s: _equilibrium_verdict(r) == "yes" for s, r in runs.items()}
-            text, v = plots.judged({s: 100 * w for s, w in worst.items()}, verdicts,
-                                   lambda x: f"{x:.0f}%")
-            rows.append(plots.claim(
-                claim, _EQ, f"largest deviation of measured from predicted RMS or angle, last "
-                f"quarter, {len(lay[seeds[0]])} matrices{given}: {text}", v,
-                asserted=False, control="the predictions of the table above",
-                window=f"RMS within {100 * RMS_TOL:.0f}%, angle within {100 * ANGLE_TOL:.0f}%, "
-                       "every matrix", seeds=seeds))
-            if r0["optimizer"] == "adamw":
-                rows.append(evidence.judge(replace(RELAX, window=RELAX.window + f"; τ = "
-                                                   f"{r0['tau']:,.0f} steps"), runs, runs).row())
+                judged = [SAME_RMS_ROW, *judged, replace(RELAX, window=RELAX.window + f"; τ = {r0['tau']:,.0f} steps")]
+            rows += [evidence.judge(c, runs, runs).row() for c in judged]
     if symmetry is not None and equilibria is not None:
         symmetry = plots.per_seed(symmetry, "symmetry", "wdc.claim_runs")
         rows += symmetry_claims(equilibria, symmetry)

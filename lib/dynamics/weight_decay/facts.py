@@ -18,20 +18,12 @@ from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
 from .window import window_numbers
 from .claims import (ANGLE_TOL, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
-                     _edge_note, _equilibrium_verdict, _p, _product_moves, _seed_accs,
+                     _GridSeed, _edge_note, _eq_dev, _fmt, _lower_above, _n, _p, _product_moves, _seed_accs,
                      _spectrum_checks, grid_claims, spectrum_claims)
 
-__all__ = ["ridge_band", "seed_slopes", "clock_pointwise", "decoupling_numbers",
+__all__ = ["ridge_band", "seed_slopes", "tied_decays_per_lr", "clock_pointwise", "decoupling_numbers",
            "live_slope_numbers", "invariant_numbers", "equilibrium_numbers", "clock_numbers",
            "spectrum_numbers", "numbers"]
-
-
-def _n(x, digits: int = 3) -> str:
-    return plots.number(x, digits, missing="n/a")
-
-
-def _fmt(x, digits: int = 2) -> str:
-    return plots.number(x, digits, missing="n/a")
 
 
 def _range(values, digits: int = 2) -> str:
@@ -80,6 +72,8 @@ def decoupling_numbers(grid: dict) -> dict:
     best = [best_decay_per_lr(a, grid["grids"]["adamw"]["decays"])
             for a in _seed_accs(grid, "adamw").values()]
     _, below, whole = _below_line(grid)
+    v = plots.verdicts(grid_claims(grid), best="AdamW generalizes", lh="with AdamW the best decay",
+                       lower="plain MLP: AdamW's best λ is lower")
     return dict(
         wd_l2_ridge=_range(l2), wd_adamw_ridge=_range(plain["ridge"]),
         wd_adamw_ridge_seeds=_range([v for r in plain["per_seed"] for v in r]),
@@ -88,11 +82,10 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_best_adamw=_fmt(dec["best"]["adamw"]["acc"], 3),
         wd_best_l2=_fmt(dec["best"]["adam_l2"]["acc"], 3),
         wd_margins=_range(dec["per_seed"], 2) if dec["per_seed"] else "n/a",
-        wd_best_verdict=plots.MARKS[grid_claims(grid)[0]["reproduced"]],
+        wd_best_verdict=plots.MARKS[v["best"]],
         wd_slope_l2_seeds=plots.spread(seed_slopes(grid, "adam_l2"), slope_text),
         wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), slope_text),
-        wd_lh_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
-                                       if r["claim"].startswith("with AdamW the best decay"))],
+        wd_lh_verdict=plots.MARKS[v["lh"]],
         wd_adamw_above_seeds="; ".join(
             f"{_and([_fmt(b[j], 2) for b in best])} at η = {_fmt(lr, 2)}"
             for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
@@ -104,10 +97,9 @@ def decoupling_numbers(grid: dict) -> dict:
             f"{_and([_fmt(lr * b[j], 2) if b[j] is not None else 'none' for b in best])} at "
             f"η = {_fmt(lr, 2)}" for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
         wd_lh_band_factor=_range([r[-1] / r[0] * plain["lr_factor"] for r in plain["per_seed"]], 2),
-        wd_adamw_ties=_ties_text(grid, "adamw", [lr for lr in lrs if lr > PLAIN_BAND[1]]),
+        wd_adamw_tied=_tied_text(grid, "adamw", [lr for lr in lrs if lr > PLAIN_BAND[1]]),
         wd_lower_seeds=_lower_text(grid),
-        wd_lower_verdict=plots.MARKS[next(r["reproduced"] for r in grid_claims(grid)
-                                          if r["claim"].startswith("plain MLP: AdamW's best λ is lower"))],
+        wd_lower_verdict=plots.MARKS[v["lower"]],
         wd_l2_moving=_moving_text(seed_slopes(grid, "adam_l2")))
 
 
@@ -118,16 +110,10 @@ def _moving_text(slopes: dict) -> str:
 
 
 def _lower_text(grid: dict) -> str:
-    """Per seed, the largest best lambda above PLAIN_BAND over the least within it."""
-    plain = ridge_band(grid, "adamw", PLAIN_BAND)
-    lrs = np.asarray(grid["lrs"], dtype=float)
-    out = []
-    for k, a in _seed_accs(grid, "adamw").items():
-        above = [d for lr, d in zip(lrs, best_decay_per_lr(a, grid["grids"]["adamw"]["decays"]))
-                 if lr > PLAIN_BAND[1]]
-        ok = above and None not in above and None not in plain["per_seed"][k]
-        out.append(f"{_fmt(max(above) / min(plain['per_seed'][k]), 2) if ok else 'n/a'} (seed {k})")
-    return ", ".join(out)
+    """Per seed, the largest best lambda above PLAIN_BAND over the least within it (the row's
+    measure)."""
+    vals = {k: _lower_above(_GridSeed((grid, k, "adamw"))) for k in _seed_accs(grid, "adamw")}
+    return ", ".join(f"{_fmt(v, 2) if math.isfinite(v) else 'n/a'} (seed {k})" for k, v in vals.items())
 
 
 def live_slope_numbers(live: dict, grid: dict) -> dict:
@@ -143,23 +129,32 @@ def live_slope_numbers(live: dict, grid: dict) -> dict:
     return out
 
 
-def _ties_text(grid: dict, kind: str, at) -> str:
-    """The columns (of the learning rates ``at``) of each seed's grid ``kind`` whose best cell
-    ties exactly with a cell more than one decay away: there the best decay read
-    (``best_decay_per_lr``, the first of the tie) is one of two; "none" where no column does."""
+def tied_decays_per_lr(acc_seeds, decays, min_gain: float = 0.01) -> list:
+    """For each learning rate (a column of ``acc_seeds[seed, decay, lr]``), ``(lowest, highest)``
+    of the decays whose seed-averaged accuracy is within the seeds' noise (the larger of two
+    cells' max - min over the seeds) of the best's: a tie where they differ. None where
+    :func:`~.science.best_decay_per_lr` (whose output is left alone) finds no best decay."""
+    acc = np.asarray(acc_seeds, dtype=float)
+    if acc.ndim != 3 or acc.shape[1] != len(decays) or acc.shape[0] < 2:
+        raise ValueError(f"acc_seeds must be [seed, decay, lr] with two or more seeds and one "
+                         f"row per decay, got shape {acc.shape} for {len(decays)} decays")
+    mean, spread = np.nanmean(acc, 0), np.nanmax(acc, 0) - np.nanmin(acc, 0)
+    out = []
+    for j, best in enumerate(best_decay_per_lr(mean, decays, min_gain)):
+        i = int(np.nanargmax(mean[:, j])) if best is not None else None
+        tied = [] if i is None else [decays[k] for k in range(len(decays)) if mean[i, j] - mean[k, j]
+                                     <= max(spread[i, j], spread[k, j])]
+        out.append((min(tied), max(tied)) if tied else None)
+    return out
+
+
+def _tied_text(grid: dict, kind: str, at) -> str:
+    """Where, at the learning rates ``at``, grid ``kind``'s best decay is a tie
+    (:func:`tied_decays_per_lr`), with the tied decays; "none" where it is nowhere."""
     g = grid["grids"][kind]
-    hits = []
-    for s, acc in _seed_accs(grid, kind).items():
-        for j, lr in enumerate(grid["lrs"]):
-            col = acc[:, j]
-            if lr not in at or np.isnan(col).all():
-                continue
-            i = int(np.nanargmax(col))
-            tied = [k for k in range(len(col)) if abs(k - i) > 1 and col[k] == col[i]]
-            if tied:
-                hits.append(f"seed {s} at η = {_fmt(lr, 2)}, λ = "
-                            f"{_and([_fmt(g['decays'][k], 2) for k in [i] + tied])}")
-    return "; ".join(hits) or "none"
+    return "; ".join(f"λ = {_fmt(t[0], 2)} to {_fmt(t[1], 2)} at η = {_fmt(lr, 2)}" for lr, t in
+                     zip(grid["lrs"], tied_decays_per_lr(g["test_acc_seeds"], g["decays"]))
+                     if lr in at and t is not None and t[0] < t[1]) or "none"
 
 
 def invariant_numbers(grid: dict) -> dict:
@@ -206,7 +201,7 @@ def equilibrium_numbers(equilibria) -> dict:
         for q in ("rms", "angle"):
             devs = [100 * (v[f"{q}_ratio"] - 1) for v in r["layers"].values()]
             out[f"wd_{key}_{q}_dev"] = _range(devs, 2) + "%"
-        out[f"wd_{key}_verdict"] = plots.MARKS[_equilibrium_verdict(r)]
+        out[f"wd_{key}_verdict"] = plots.MARKS[plots.verdict(_eq_dev(r) <= 1) if r["layers"] else "not at this scale"]
         out[f"wd_{key}_rotation"] = _range([v["rotation"] for v in r["layers"].values()], 2)
         out[f"wd_{key}_total_angle"] = _range([v["total_angle"] for v in r["layers"].values()], 2)
         out[f"wd_{key}_taus"] = _fmt(r["steps"] / r["tau"], 2)
@@ -315,18 +310,15 @@ def spectrum_numbers(spectrum: dict) -> dict:
     c = _spectrum_checks(spectrum)
     out = dict(wd_spec_test=f"{_fmt(r0['test_acc'], 3)} → {_fmt(r1['test_acc'], 3)}",
                wd_spec_train=f"{_fmt(r0['train_acc'], 3)} → {_fmt(r1['train_acc'], 3)}",
-               wd_spec_verdict=plots.MARKS[spectrum_claims({0: spectrum})[-1]["reproduced"]],
                wd_spec_phrase="better" if r1["test_acc"] > r0["test_acc"] else "worse",
-               wd_spec_tail_verdict=plots.MARKS[spectrum_claims({0: spectrum})[2]["reproduced"]]
-               if _spectrum_checks(spectrum) is not None else "n/a",
-               wd_spec_tail_fails="n/a")
+               wd_spec_tail_fails="n/a", wd_spec_verdict="n/a", wd_spec_tail_verdict="n/a")
     if c is None:  # a run that diverged: nothing to read
-        return {**out, **{k: "n/a" for k in ("wd_spec_alpha0", "wd_spec_alpha1", "wd_spec_tail1",
-                                             "wd_spec_ratio_init", "wd_spec_ratio0",
-                                             "wd_spec_ratio1", "wd_spec_gap_p", "wd_spec_spikes",
-                                             "wd_spec_cutoff_p", "wd_spec_exp_p",
-                                             "wd_spec_top", "wd_spec_median", "wd_spec_srank",
-                                             "wd_spec_frob0", "wd_spec_norms1")}}
+        return {**out, **{f"wd_spec_{k}": "n/a" for k in (
+            "alpha0 alpha1 tail1 ratio_init ratio0 ratio1 gap_p spikes cutoff_p exp_p top median "
+            "srank frob0 norms1").split()}}
+    rows = spectrum_claims({0: spectrum})
+    out.update(wd_spec_verdict=plots.MARKS[rows[-1]["reproduced"]],
+               wd_spec_tail_verdict=plots.MARKS[rows[2]["reproduced"]])
     x1 = np.sort(np.asarray(r1["final"][c["name"]], dtype=float) ** 2)[::-1]
     frob = {n: (float(np.sqrt((np.asarray(sv, dtype=float) ** 2).sum())),
                 float(np.sqrt((np.asarray(r1["final"][n], dtype=float) ** 2).sum())))
@@ -334,9 +326,8 @@ def spectrum_numbers(spectrum: dict) -> dict:
     h = r1["history"]
     half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
     grow = {n: h[f"norm {n}"][-1] > h[f"norm {n}"][half] for n in frob}
-    init0 = float(np.sqrt((np.asarray(r0["init"][c["name"]], dtype=float) ** 2).sum()))
     return {**out, "wd_spec_alpha0": _alpha(c["a"]), "wd_spec_alpha1": _alpha(c["b"]),
-            "wd_spec_tail1": str(tail_fit(r1["final"][c["name"]])["n_tail"]),
+            "wd_spec_tail1": str(c["fit"]["n_tail"]),
             "wd_spec_ratio_init": _fmt(c["init"]["loglik_ratio"]),
             "wd_spec_ratio0": _fmt(c["a"]["tail_ratio"]), "wd_spec_ratio1": _fmt(c["b"]["tail_ratio"]),
             "wd_spec_gap_p": _p(c["b"]["tail_gap_p"]), "wd_spec_cutoff_p": _p(c["fit"]["cutoff_p"]),
@@ -345,7 +336,7 @@ def spectrum_numbers(spectrum: dict) -> dict:
             "wd_spec_top": ", ".join(_fmt(v, 2) for v in x1[:5]),
             "wd_spec_median": _fmt(float(np.median(x1)), 2),
             "wd_spec_srank": f"{_fmt(c['a']['stable_rank'], 3)} → {_fmt(c['b']['stable_rank'], 3)}",
-            "wd_spec_frob0": f"{_fmt(init0, 3)} → {_fmt(c['a']['frobenius'], 3)}",
+            "wd_spec_frob0": f"{_fmt(c['i']['frobenius'], 3)} → {_fmt(c['a']['frobenius'], 3)}",
             "wd_spec_norms1": "; ".join(
                 f"{n} {_fmt(a, 3)} → {_fmt(b, 3)}"
                 + (", still growing in the second half" if grow[n] else "")

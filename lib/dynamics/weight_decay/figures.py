@@ -6,6 +6,7 @@ page's numbers and claims in :mod:`.claims`.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -14,7 +15,7 @@ from .. import plots
 from .experiments import DECOUPLING, LABELS, grid_array, grid_summary
 from .science import clock_time
 
-__all__ = ["slope_text", "grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
+__all__ = ["mp_edge_ratio", "mp_null", "slope_text", "grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
            "equilibrium_rows", "clock_figure", "clock_rows", "spectrum_figure", "spectrum_rows"]
 
 _WHITE = "rgba(255,255,255,0.95)"
@@ -295,6 +296,33 @@ def spectrum_figure(result: dict, layer: str = "hidden.1", title: str | None = N
     fig.update_yaxes(type="log", title_text="σᵢ", row=1, col=2)
     fig.update_layout(hovermode="closest")
     return fig
+
+
+def mp_edge_ratio(sv, shape) -> float:
+    """Section 4's gap over the whole spectrum: the largest eigenvalue of W^T W over the
+    Marchenko-Pastur bulk edge of a ``shape`` matrix with singular values ``sv``, the edge
+    sigma^2 N (1 + sqrt(y))^2 (N the larger side, y the aspect ratio) fitted to the median
+    eigenvalue, which a few spikes barely move: about 1 on a random Gaussian matrix,
+    ((1 + t^2) / t)^2 / 4 on a square one with a rank-one spike of strength t above the BBP
+    threshold t = 1."""
+    x = np.sort(np.asarray(sv, dtype=float) ** 2)
+    if len(shape) != 2 or len(x) != min(shape) or len(x) < 2:
+        raise ValueError(f"mp_edge_ratio needs min(shape) singular values, got {len(x)} for {shape}")
+    y = min(shape) / max(shape)
+    lo, hi = (1 - math.sqrt(y)) ** 2, (1 + math.sqrt(y)) ** 2
+    t = (lo + (hi - lo) * np.linspace(0, 1, 20001) ** 2)[1:-1]  # dense at both edges
+    dens = np.sqrt((hi - t) * (t - lo)) / (2 * math.pi * y * t) * np.gradient(t)
+    median = t[np.searchsorted(np.cumsum(dens) / dens.sum(), 0.5)]
+    return float(x[-1] / (np.median(x) / median * hi))
+
+
+@functools.cache
+def mp_null(shape, draws: int = 20) -> float:
+    """The largest :func:`mp_edge_ratio` over ``draws`` random Gaussian matrices of ``shape``
+    (a fixed seed): how far a matrix without spikes reaches past its edge."""
+    rng = np.random.default_rng(0)
+    return max(mp_edge_ratio(np.linalg.svd(rng.standard_normal(shape), compute_uv=False), shape)
+               for _ in range(draws))
 
 
 def spectrum_rows(result: dict) -> list[dict]:

@@ -445,6 +445,57 @@ PUB_GD_HIGHER_FROM = 2e-3  # GD sweep: from this decay on, NC1 ends above the ru
 PUB_GD_BALANCED = 1e-3  # GD sweep: balancedness at the largest decay
 
 
+def _over(v: dict, key: str = "nc1") -> np.ndarray:
+    """A sweep's final ``key`` at each decay ÷ its value without decay (the sweep's first)."""
+    return np.asarray(v[key], float) / float(v[key][0])
+
+
+def _from(v: dict, key: str, pick=min) -> float:
+    """``pick`` over the decays from :data:`PUB_GD_HIGHER_FROM` on of a sweep's ``key``
+    (÷ without decay, except balancedness, read as it is)."""
+    x = np.asarray(v[key], float) if key == "balancedness" else _over(v, key)
+    return float(pick(x[np.asarray(v["decays"]) >= PUB_GD_HIGHER_FROM]))
+
+
+def _rate_spread(clock: list) -> float:
+    """The largest ÷ the smallest rate of NC1 per unit of clock over ``clock``'s decays (NaN
+    for fewer than two)."""
+    r = [c["rate"] for c in clock]
+    return max(r) / min(r) if len(r) >= 2 else float("nan")
+
+
+def _loss_at_best(v: dict) -> float:
+    """An AdamW sweep's final loss at its best decay ÷ without decay."""
+    return float(_over(v, "loss")[list(v["decays"]).index(v["best"])])
+
+
+def _pub(statement, measure, op, threshold, name, control_measure=None, scale="log"):
+    return evidence.Claim(statement, "this chapter", measure=measure,
+                          test=evidence.Test(op, threshold, name, scale=scale),
+                          control="see the row", window="see the row",
+                          control_measure=control_measure, fmt=lambda v: plots.number(v, 2))
+
+
+# the published rows' parts (published_claims): each a measure on one seed's sweep, its control
+BEST_FALL = _pub("the best decay", lambda v: 1 / _over(v)[1:].min(), ">=", PUB_BEST_FALL, "PUB_BEST_FALL")
+EVERY_DECAY = _pub("every decay", lambda v: 1 / _over(v)[1:].max(), ">", 1.0, "lowered: above 1")
+RISE = _pub("the rise", lambda v: _over(v)[-1] / _over(v).min(), ">", PUB_RISE, "PUB_RISE",
+            control_measure=lambda v: _over(v)[-2] / _over(v).min())
+ONE_RATE = _pub("one rate", _rate_spread, "<", PUB_RATE_SPREAD, "PUB_RATE_SPREAD")
+LOW_LOSS = _pub("as low", None, "<", PUB_LOSS_RATIO, "PUB_LOSS_RATIO")
+GD_LOWERS = _pub("lowers", lambda v: v["opens_nc1_ratio"], "<", 1.0, "below 1",
+                 control_measure=lambda v: _from(v, "nc1"))
+GD_PARTLY = _pub("partly", lambda v: v["opens_balancedness"], ">=", PUB_GD_BALANCED,
+                 "not yet balanced: PUB_GD_BALANCED or more",
+                 control_measure=lambda v: _from(v, "balancedness", max))
+GD_BALANCES = _pub("balances", lambda v: _from(v, "balancedness", max), "<", PUB_GD_BALANCED,
+                   "PUB_GD_BALANCED", control_measure=lambda v: v["opens_balancedness"])
+GD_LOSS_UP = _pub("loss up", lambda v: _from(v, "loss"), ">", PUB_LOSS_RATIO,
+                  "PUB_LOSS_RATIO (the bar under which it is as low)", control_measure=float)
+GD_NC1_UP = _pub("NC1 up", lambda v: _from(v, "nc1"), ">", 1.0, "above 1",
+                 control_measure=lambda v: v["opens_nc1_ratio"])
+
+
 def by_seed(payload: dict, runs: str = "histories") -> dict:
     """A precomputed file's runs seed by seed, ``{seed: payload of that seed alone}``: seed
     0's (what the figures draw) and the other seeds' (``seed_histories`` of a decay sweep,
@@ -537,69 +588,55 @@ def published_claims() -> list[dict]:
     clock = {s: decay_clock(p) for s, p in adam.items()}
     gd = {s: gd_sweep(p) for s, p in by_seed(results.load("collapse_gd_weight_decay")[0]).items()}
     first = seeds[0]
+    adam_best = {s: _loss_at_best(v) for s, v in sweep.items()}
     # the decays whose terminal phase is short on the clock (the clock is the config's: the
     # same on every seed)
     small = [k for k, r in enumerate(clock[first]) if r["clock_end"] < 1.0]
     steps = prov["config"]["steps"]
     decays = ", ".join(f"{d:g}" for d in sweep[first]["decays"])
     gd_decays = ", ".join(f"{d:g}" for d in gd[first]["decays"])
-    lowered = len(sweep[first]["decays"]) - 1
-    text, ok = _seeded(
-        ("NC1 without decay ÷ at the best decay:", {s: v["none_over_best"] for s, v in sweep.items()},
-         lambda v: v >= PUB_BEST_FALL),
-        (f"decays (of {lowered}) that lower it:", {s: len(v["lowered"]) for s, v in sweep.items()},
-         lambda v: v == lowered),
-        (f"at λ = {sweep[first]['largest']:g} NC1 ÷ its minimum:",
-         {s: v["rise"] for s, v in sweep.items()}, lambda v: v > PUB_RISE))
-    rows = [plots.claim(
+    j = evidence.judge
+    rows = [evidence.joint(
         "AdamW: every decay lowers the final NC1, the best by two orders of magnitude or more; "
         "the largest holds the fit back and NC1 rises again", "this chapter",
-        text + "; the best decay " + ", ".join(f"{v['best']:g}" for v in sweep.values())
-        + f" (seeds {', '.join(map(str, seeds))})", ok,
-        control=f"the run without decay (a fall of {PUB_BEST_FALL}× or more at the best; a rise "
-                f"of more than {PUB_RISE}× at the largest)",
-        window=f"final NC1 (step {steps}), decays {decays}", seeds=seeds)]
-    rates = {s: [c[k]["rate"] for k in small] for s, c in clock.items()}
-    text, ok = _seeded(
-        ("largest ÷ smallest rate of NC1 per unit of clock:",
-         {s: max(r) / min(r) if len(r) >= 2 else float("nan") for s, r in rates.items()},
-         lambda v: v < PUB_RATE_SPREAD),
-        ("final loss ÷ without decay, the larger:",
-         {s: max(c[k]["loss_ratio"] for k in small) for s, c in clock.items()},
-         lambda v: v < PUB_LOSS_RATIO))
-    rows.append(plots.claim(
+        {"NC1 without decay ÷ at the best decay:": j(BEST_FALL, sweep, gd),
+         "NC1 without decay ÷ at the decay that lowers it least:": j(EVERY_DECAY, sweep, gd),
+         f"at λ = {sweep[first]['largest']:g}, NC1 ÷ its minimum:": j(RISE, sweep, sweep)},
+        control=f"the gradient-descent sweep ({gd_decays}) for the two falls, and the next smaller "
+                f"decay (λ = {sweep[first]['decays'][-2]:g}) for the rise, each failing the same test",
+        window=f"final NC1 (step {steps}), decays {decays}; the best decay "
+               + ", ".join(f"{v['best']:g}" for v in sweep.values()) + f" (seeds {', '.join(map(str, seeds))})")]
+    past = len(small)  # the first decay whose clock ends past 1: the clock rows' control
+    nxt = clock[first][min(past, len(clock[first]) - 1)]["weight_decay"]
+    rows.append(evidence.joint(
         "AdamW: for the small decays NC1 falls at one rate per unit of the decay clock λΣη, "
         "while the training loss stays as low as without decay", "this chapter",
-        text + "; e-folds per unit of clock on seed " + str(first) + ": " + ", ".join(
-            f"{clock[first][k]['rate']:.1f} (λ = {clock[first][k]['weight_decay']:g})" for k in small),
-        ok, control=f"the run without decay (NC1 ratio; loss less than {PUB_LOSS_RATIO}× its); "
-                    f"one rate: the largest within {PUB_RATE_SPREAD}× the smallest",
+        {"largest ÷ smallest rate of NC1 per unit of clock:": j(
+            replace(ONE_RATE, measure=lambda c: _rate_spread(c[:past]),
+                    control_measure=lambda c: _rate_spread(c[:past + 1])), clock, clock),
+         "final loss ÷ without decay, the larger:": j(
+            replace(LOW_LOSS, measure=lambda c: max(r["loss_ratio"] for r in c[:past]),
+                    control_measure=lambda c: c[-1]["loss_ratio"]), clock, clock)},
+        control=f"the same rates with the next decay (λ = {nxt:g}, "
+                f"its clock past 1) added; the loss at the largest decay "
+                f"(λ = {clock[first][-1]['weight_decay']:g})",
         window=f"the decays whose clock ends below 1 ({len(small)} of {len(clock[first])}), over "
-               f"the terminal phase", seeds=seeds))
-
-    def above(v, key="nc1"):  # from PUB_GD_HIGHER_FROM on, each decay's ÷ without, the smallest
-        return min(x / v[key][0] for d, x in zip(v["decays"], v[key]) if d >= PUB_GD_HIGHER_FROM)
-
+               f"the terminal phase", note="e-folds per unit of clock on seed " + str(first) + ": "
+        + ", ".join(f"{clock[first][k]['rate']:.1f} (λ = {clock[first][k]['weight_decay']:g})" for k in small)))
     opens = gd[first]["opens"]
-    text, ok = _seeded(
-        (f"at {opens:g}: NC1 ÷ without decay", {s: v["opens_nc1_ratio"] for s, v in gd.items()},
-         lambda v: v < 1),
-        ("balancedness ÷ without decay", {s: v["opens_balancedness"] / v["balancedness"][0]
-                                           for s, v in gd.items()}, lambda v: v < 1),
-        (f"from {PUB_GD_HIGHER_FROM:g} on, final loss ÷ without decay, the smallest",
-         {s: above(v, "loss") for s, v in gd.items()}, lambda v: v > 1),
-        ("NC1 ÷ without decay, the smallest", {s: above(v) for s, v in gd.items()},
-         lambda v: v > 1),
-        (f"from {PUB_GD_HIGHER_FROM:g} on, balancedness, the largest",  # every decay the row names
-         {s: max(b for d, b in zip(v["decays"], v["balancedness"]) if d >= PUB_GD_HIGHER_FROM)
-          for s, v in gd.items()}, lambda v: v < PUB_GD_BALANCED))
-    rows.append(plots.claim(
+    rows.append(evidence.joint(
         f"gradient descent: a small decay ({opens:g}) partly balances and lowers NC1; from "
         f"{PUB_GD_HIGHER_FROM:g} on the layers balance, but the training loss, and with it NC1, "
-        "ends higher than without decay",
-        "this chapter", text, ok,
-        control=f"GD without decay; balanced: below {PUB_GD_BALANCED:g}",
-        window=f"final values, decays {gd_decays}", seeds=list(gd)))
+        "ends higher than without decay", "this chapter",
+        {f"at {opens:g}, NC1 ÷ without decay:": j(GD_LOWERS, gd, gd),
+         f"at {opens:g}, balancedness:": j(GD_PARTLY, gd, gd),
+         f"from {PUB_GD_HIGHER_FROM:g} on, balancedness, the largest:": j(GD_BALANCES, gd, gd),
+         f"from {PUB_GD_HIGHER_FROM:g} on, final loss ÷ without decay, the smallest:": j(GD_LOSS_UP, gd, adam_best),
+         f"from {PUB_GD_HIGHER_FROM:g} on, NC1 ÷ without decay, the smallest:": j(GD_NC1_UP, gd, gd)},
+        control=f"each side of the crossing is the other's control: the decays from "
+                f"{PUB_GD_HIGHER_FROM:g} on for the small decay's parts, {opens:g} for theirs; "
+                "for the loss, AdamW at its best decay",
+        window=f"final values, decays {gd_decays}"))
     imb_payload, imb_prov = results.load("collapse_imbalance")
     runs = by_seed(imb_payload, "runs")
     icfg = ImbalanceConfig(**imb_prov["config"])

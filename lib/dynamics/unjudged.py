@@ -15,9 +15,6 @@ NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
         'NC4: the network decides like the nearest class ',
         'small training loss + balance give NC1 (and weig',
         'under gradient descent this decay balances the l',
-        'AdamW: every decay lowers the final NC1, the bes',
-        'AdamW: for the small decays NC1 falls at one rat',
-        'gradient descent: a small decay (',
     ),
     'grokking': (
         'A larger initialization delays grokking (x',

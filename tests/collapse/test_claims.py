@@ -8,6 +8,7 @@ from dynamics import collapse as NC
 from dynamics import plots, results
 from dynamics import progress as P
 from dynamics.train import History
+from known import known_answer
 
 PRECOMPUTED = {"collapse_weight_decay": NC.figures.weight_decay_slider, "collapse_gd_weight_decay": NC.figures.gd_slider,
                "collapse_simplex": NC.figures.simplex_slider, "collapse_imbalance": NC.figures.imbalance_slider}
@@ -395,3 +396,19 @@ def test_the_prose_glues_the_books_thresholds_and_says_a_range_once():
     assert r["route_below"] == f"{NC.figures.ROUTE_BELOW:g}"
     g = NC.claims.precomputed_numbers("collapse_gd_weight_decay", NC.CollapseConfig.for_profile("cpu"))
     assert g["gd_higher_from"] == f"{NC.claims.PUB_GD_HIGHER_FROM:g}" and g["ufm_etf"] == f"{NC.claims.UFM_ETF:g}"
+
+
+@known_answer(NC.claims._over, NC.claims._from, NC.claims._rate_spread,
+              how="a constructed sweep whose ratios to the run without decay are written down: "
+                  "NC1 halves at 1e-3 and doubles at 2e-3 and 5e-3, balancedness falls tenfold per decay")
+def test_the_published_rows_measures_on_a_constructed_sweep():
+    c = NC.claims
+    v = dict(decays=[0.0, 1e-3, 2e-3, 5e-3], nc1=[4.0, 2.0, 8.0, 8.0], loss=[1.0, 1.0, 5.0, 7.0],
+             balancedness=[1.0, 0.1, 0.01, 0.001])
+    assert list(c._over(v)) == [1.0, 0.5, 2.0, 2.0]
+    assert c._from(v, "nc1") == 2.0 and c._from(v, "loss") == 5.0
+    assert c._from(v, "balancedness", max) == 0.01  # read as it is, not ÷ without decay
+    assert c.EVERY_DECAY.measure(v) == 0.5 and c.BEST_FALL.measure(v) == 2.0  # 4 ÷ 8, 4 ÷ 2
+    assert c.RISE.measure(v) == 4.0 and c.RISE.control_measure(v) == 4.0
+    assert c._rate_spread([dict(rate=6.0), dict(rate=4.0)]) == 1.5
+    assert np.isnan(c._rate_spread([dict(rate=6.0)]))

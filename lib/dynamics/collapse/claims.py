@@ -1,9 +1,8 @@
 """Neural collapse, the claims and the page's numbers: the claims table (``page_claims``: the
 rows judged on the page's live runs on three seeds, ``claims``, and those that rest on the
 precomputed files in ``data/``, ``published_claims``), each row's threshold written once, here; and
-every number the chapter's prose glues, one function per run (``*_numbers``), the precomputed
-files' included (:func:`precomputed_numbers`, beside :func:`show_precomputed`, which shows
-their sliders).
+the precomputed files' numbers the prose glues (:func:`precomputed_numbers`, beside
+:func:`show_precomputed`, which shows their sliders); the live runs' are :mod:`.facts`'.
 """
 from __future__ import annotations
 
@@ -15,19 +14,17 @@ from .. import evidence, plots, results
 from ..runtime import get_profile
 from ..train import History
 from .experiments import run_claim_seeds
-from .figures import (GD_SLIDER_OPENS_AT, angle_range, decay_clock, decay_sweep, gd_slider, gd_sweep,
-                      imbalance_slider, imbalance_trends, precomputed_scale, range_text, TIE_REL,
-                      route_numbers, simplex_slider, weight_decay_slider)
-from .losses import loss_claims, loss_numbers, least_squares_split
-from .science import ImbalanceConfig, at_zero_error, bias_free_nc3, cosine_gram, in_span_fraction, measure
-from .theory import minority_collapse_threshold
+from .figures import (GD_SLIDER_OPENS_AT, decay_clock, decay_sweep, gd_slider, gd_sweep,
+                      imbalance_slider, imbalance_trends, precomputed_scale, route_numbers,
+                      simplex_slider, weight_decay_slider)
+from .losses import loss_claims
+from .science import ImbalanceConfig, at_zero_error, bias_free_nc3
 
 __all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "GD_LOSS_RATIO", "UFM_NC1", "UFM_ETF",
            "ADAM_D_GROWTH", "BALANCED", "ADAM_NC1", "ADAM_D_GROWS", "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_TOL", "IMB_UFM", "IMB_NET", "initial_geometry",
            "CLAIM_SEEDS", "NC1_TERMINAL", "IMB_TREND", "IMB_SLOPE_W", "IMB_SLOPE_H",
            "ORTH_COS", "ORTHOGONAL", "as_control", "claim_seeds", "claims",
-           "page_claims", "run_numbers",
-           "simplex_numbers", "conditions_numbers", "imbalance_numbers", "gd_never_fit",
+           "page_claims", "gd_never_fit",
            "PUB_BEST_FALL", "PUB_RISE",
            "PUB_RATE_SPREAD", "PUB_LOSS_RATIO", "PUB_GD_HIGHER_FROM", "PUB_GD_BALANCED", "by_seed",
            "published_claims",
@@ -320,129 +317,63 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
     return rows
 
 
-# ============================================================================ numbers for the prose
-# Every number the chapter's sentences quote about its runs comes from one of these functions
-# (glued into the prose with dynamics.book.glue), never typed by hand.
-
-
-def run_numbers(history: History, ce: History, model, data) -> dict:
-    """Section 1's numbers, every one its prose and its exercises glue: the run (``history``,
-    trained with ``held_out``; ``model`` its network, ``data`` its data), its network on the
-    held-out set, and the comparison with the cross-entropy run ``ce``
-    (:func:`.losses.loss_numbers`, and Han et al.'s least-squares split)."""
-    h = history
-    etf = h.last("etf_distance")
-    test = measure(model, data.x_test, data.y_test, data.n_classes)
-    split = least_squares_split(model, data)  # the ridge matched to the head's norm
-    plain = least_squares_split(model, data, weight_decay=0)  # no ridge at all
-    return dict(nc1_fall=at_zero_error(h, "nc1") / h.last("nc1"), etf_end=etf,
-                equinorm_end=h.last("equinorm"),
-                nc3c_fall=at_zero_error(h, "nc3_centred") / h.last("nc3_centred"),
-                nc3c_end=h.last("nc3_centred"), nc3_end=h.last("nc3"),
-                nc3_target=bias_free_nc3(data.n_classes),
-                nc3_over=h.last("nc3") / bias_free_nc3(data.n_classes),
-                etf_zero=at_zero_error(h, "etf_distance"),
-                nc4_end=f"{100 * h.last('nc4'):.2g}%",
-                nc2_verdict=plots.verdict(etf < 0.05, etf < at_zero_error(h, "etf_distance") / 1.5,
-                                          scale=True),
-                held_nc4=f"{100 * test['nc4']:.2g}%",
-                held_err=f"{100 * (1 - h.last('test_acc')):.2g}%",
-                **loss_numbers(h, ce), ls_share=f"{100 * split['deviation_share']:.2g}%",
-                ls_share_plain=f"{100 * plain['deviation_share']:.2g}%",
-                ls_head_norm=split["head_norm"], ls_plain_norm=plain["classifier_norm"],
-                ex6_nc1_test=test["nc1"], ex6_nc1_train=h.last("nc1"),
-                ex6_nc4_test=f"{100 * test['nc4']:.2g}%",
-                ex6_nc4_train=f"{100 * h.last('nc4'):.2g}%",
-                ex6_etf_test=test["etf_distance"], ex6_etf_train=etf,
-                ex6_acc=f"{100 * h.last('test_acc'):.0f}%")
-
-
-def simplex_numbers(recorder, history: History | None = None) -> dict:
-    """Section 2's numbers: the smallest and largest cosine between two centred class means at
-    the end of a run with snapshots (the simplex's is −1/(C−1)), and the two as the prose
-    says them (``cos_range``: "between −0.41 and −0.25", or "all −0.33")."""
-    # the snapshot's means are centred already
-    cos = cosine_gram(recorder.snapshots[-1]["means"], centre=False).numpy()
-    off = cos[~np.eye(len(cos), dtype=bool)]
-    out = dict(cos_lo=off.min(), cos_hi=off.max(),
-               cos_range=range_text(off.min(), off.max(),
-                                    lambda v: f"{v:.2f}".replace("-", "−")))
-    # what the 3-D picture cannot show: the part of each centred classifier row outside the
-    # span of the class means (the smallest in-span fraction over rows, first and last snapshot)
-    for key, snap in (("first", recorder.snapshots[0]), ("last", recorder.snapshots[-1])):
-        w = snap["weight"] - snap["weight"].mean(0)
-        out[f"span_{key}"] = f"{100 * float(in_span_fraction(w, snap['means']).min()):.0f}%"
-    if history is not None:  # NC3 (W centred) in the full space, at the first evaluation and the end
-        out.update(nc3c_first4=history["nc3_centred"][0], nc3c_last4=history.last("nc3_centred"))
-    return out
-
-
-def conditions_numbers(conditions: dict) -> dict:
-    """Section 3's four runs in the numbers its "What to notice" quotes."""
-    aw, an = conditions["AdamW, weight decay"], conditions["AdamW, none"]
-    gw, gn = conditions["GD, weight decay"], conditions["GD, none"]
-    return dict(gd_kept=gn.last("imbalance") / gn["imbalance"][0],
-                gd_decay_kept=gw.last("imbalance") / gw["imbalance"][0],
-                gd_loss_ratio=gw.last("train_loss") / gn.last("train_loss"),
-                gd_nc1_ratio=gw.last("nc1") / gn.last("nc1"),
-                adam_nc1_ratio=an.last("nc1") / aw.last("nc1"),
-                adam_kept=an.last("imbalance") / an["imbalance"][0],
-                orth_start=aw["orthogonality"][0],
-                orth_adam=aw.last("orthogonality"), orth_gd=gw.last("orthogonality"),
-                orth_none_adam=an.last("orthogonality"), orth_none_gd=gn.last("orthogonality"),
-                orth_bar=f"{ORTH_COS:g}",
-                # the row's test (the larger of the two below ORTH_COS), as the prose says it
-                orth_reached=("reach" if max(aw.last("orthogonality"), gw.last("orthogonality"))
-                              < ORTH_COS else "do not reach"),
-                # the runs without decay against those with, optimizer by optimizer
-                orth_none_side=_side(an.last("orthogonality") - aw.last("orthogonality"),
-                                     gn.last("orthogonality") - gw.last("orthogonality")),
-                cond_max=max(r.last("conditioning") for r in conditions.values()),
-                cond_peak=max(float(np.nanmax(np.asarray(r["conditioning"], float)))
-                              for r in conditions.values()),
-                gd_lr=plots.number(gw.info["config"]["lr"], 2),
-                adam_loss_end=aw.last("train_loss"))
-
-
-def _side(*differences: float) -> str:
-    """How runs without decay end against those with, from each optimizer's difference of mean
-    |cos| (without − with): "nearer orthogonal" when every one is below 0, "farther from
-    orthogonal" when every one is above, "one nearer orthogonal and one farther" otherwise."""
-    if all(d < 0 for d in differences):
-        return "nearer orthogonal"
-    if all(d > 0 for d in differences):
-        return "farther from orthogonal"
-    return "one nearer orthogonal and one farther"
-
-
-def imbalance_numbers(result: dict) -> dict:
-    """Section 4's numbers: the run's, as its "What to notice" quotes them, and exercise 4's."""
-    t = imbalance_trends(result)
-    return dict(ufm_err=f"{100 * t['ufm_error']:.2g}%",
-                ufm_angles=angle_range(*t["ufm_angles"], digits=1),
-                net_angles=angle_range(*t["net_angles"], digits=0),
-                slope_w=f"{t['slope_w']:+.3f}".replace("-", "−"),
-                slope_h=f"{t['slope_h']:+.3f}".replace("-", "−"),
-                net_tol=f"{IMB_NET_TOL:g}°", slope_bar_w=f"{IMB_SLOPE_W:g}", slope_bar_h=f"{IMB_SLOPE_H:g}".replace("-", "−"),
-                against=f"{t['against_w'] + t['against_h']} of {2 * (len(result['counts']) - 1)}",
-                tie_tol=f"{TIE_REL:.0%}", **_minority_numbers())
-
-
-def _minority_numbers() -> dict:
-    """Exercise 4 (section 4): the weight decay at which a class of 10 among 1,000 examples
-    collapses to zero, for one and for three linear layers."""
-    l1 = minority_collapse_threshold([990, 10], 1)
-    l3 = minority_collapse_threshold([990, 10], 3)
-    return dict(ex4_l1=plots.number(l1, 2), ex4_l3=plots.number(l3, 2),
-                ex4_ratio=plots.number(l1 / l3, 2))
-
-
 PUB_BEST_FALL = 100     # AdamW sweep: NC1 without decay ÷ at the best decay
 PUB_RISE = 2            # AdamW sweep: NC1 at the largest decay ÷ its minimum
 PUB_RATE_SPREAD = 1.25  # decay clock: largest ÷ smallest rate of the small decays ("one rate")
 PUB_LOSS_RATIO = 3      # decay clock: final loss ÷ the run without decay ("stays as low")
 PUB_GD_HIGHER_FROM = 2e-3  # GD sweep: from this decay on, NC1 ends above the run without
 PUB_GD_BALANCED = 1e-3  # GD sweep: balancedness at the largest decay
+
+
+def _over(v: dict, key: str = "nc1") -> np.ndarray:
+    """A sweep's final ``key`` at each decay ÷ its value without decay (the sweep's first)."""
+    return np.asarray(v[key], float) / float(v[key][0])
+
+
+def _from(v: dict, key: str, pick=min) -> float:
+    """``pick`` over the decays from :data:`PUB_GD_HIGHER_FROM` on of a sweep's ``key``
+    (÷ without decay, except balancedness, read as it is)."""
+    x = np.asarray(v[key], float) if key == "balancedness" else _over(v, key)
+    return float(pick(x[np.asarray(v["decays"]) >= PUB_GD_HIGHER_FROM]))
+
+
+def _rate_spread(clock: list) -> float:
+    """The largest ÷ the smallest rate of NC1 per unit of clock over ``clock``'s decays (NaN
+    for fewer than two)."""
+    r = [c["rate"] for c in clock]
+    return max(r) / min(r) if len(r) >= 2 else float("nan")
+
+
+def _loss_at_best(v: dict) -> float:
+    """An AdamW sweep's final loss at its best decay ÷ without decay."""
+    return float(_over(v, "loss")[list(v["decays"]).index(v["best"])])
+
+
+def _pub(statement, measure, op, threshold, name, control_measure=None, scale="log"):
+    return evidence.Claim(statement, "this chapter", measure=measure,
+                          test=evidence.Test(op, threshold, name, scale=scale),
+                          control="see the row", window="see the row",
+                          control_measure=control_measure, fmt=lambda v: plots.number(v, 2))
+
+
+# the published rows' parts (published_claims): each a measure on one seed's sweep, its control
+BEST_FALL = _pub("the best decay", lambda v: 1 / _over(v)[1:].min(), ">=", PUB_BEST_FALL, "PUB_BEST_FALL")
+EVERY_DECAY = _pub("every decay", lambda v: 1 / _over(v)[1:].max(), ">", 1.0, "lowered: above 1")
+RISE = _pub("the rise", lambda v: _over(v)[-1] / _over(v).min(), ">", PUB_RISE, "PUB_RISE",
+            control_measure=lambda v: _over(v)[-2] / _over(v).min())
+ONE_RATE = _pub("one rate", _rate_spread, "<", PUB_RATE_SPREAD, "PUB_RATE_SPREAD")
+LOW_LOSS = _pub("as low", None, "<", PUB_LOSS_RATIO, "PUB_LOSS_RATIO")
+GD_LOWERS = _pub("lowers", lambda v: v["opens_nc1_ratio"], "<", 1.0, "below 1",
+                 control_measure=lambda v: _from(v, "nc1"))
+GD_PARTLY = _pub("partly", lambda v: v["opens_balancedness"], ">=", PUB_GD_BALANCED,
+                 "not yet balanced: PUB_GD_BALANCED or more",
+                 control_measure=lambda v: _from(v, "balancedness", max))
+GD_BALANCES = _pub("balances", lambda v: _from(v, "balancedness", max), "<", PUB_GD_BALANCED,
+                   "PUB_GD_BALANCED", control_measure=lambda v: v["opens_balancedness"])
+GD_LOSS_UP = _pub("loss up", lambda v: _from(v, "loss"), ">", PUB_LOSS_RATIO,
+                  "PUB_LOSS_RATIO (the bar under which it is as low)", control_measure=float)
+GD_NC1_UP = _pub("NC1 up", lambda v: _from(v, "nc1"), ">", 1.0, "above 1",
+                 control_measure=lambda v: v["opens_nc1_ratio"])
 
 
 def by_seed(payload: dict, runs: str = "histories") -> dict:
@@ -537,69 +468,55 @@ def published_claims() -> list[dict]:
     clock = {s: decay_clock(p) for s, p in adam.items()}
     gd = {s: gd_sweep(p) for s, p in by_seed(results.load("collapse_gd_weight_decay")[0]).items()}
     first = seeds[0]
+    adam_best = {s: _loss_at_best(v) for s, v in sweep.items()}
     # the decays whose terminal phase is short on the clock (the clock is the config's: the
     # same on every seed)
     small = [k for k, r in enumerate(clock[first]) if r["clock_end"] < 1.0]
     steps = prov["config"]["steps"]
     decays = ", ".join(f"{d:g}" for d in sweep[first]["decays"])
     gd_decays = ", ".join(f"{d:g}" for d in gd[first]["decays"])
-    lowered = len(sweep[first]["decays"]) - 1
-    text, ok = _seeded(
-        ("NC1 without decay ÷ at the best decay:", {s: v["none_over_best"] for s, v in sweep.items()},
-         lambda v: v >= PUB_BEST_FALL),
-        (f"decays (of {lowered}) that lower it:", {s: len(v["lowered"]) for s, v in sweep.items()},
-         lambda v: v == lowered),
-        (f"at λ = {sweep[first]['largest']:g} NC1 ÷ its minimum:",
-         {s: v["rise"] for s, v in sweep.items()}, lambda v: v > PUB_RISE))
-    rows = [plots.claim(
+    j = evidence.judge
+    rows = [evidence.joint(
         "AdamW: every decay lowers the final NC1, the best by two orders of magnitude or more; "
         "the largest holds the fit back and NC1 rises again", "this chapter",
-        text + "; the best decay " + ", ".join(f"{v['best']:g}" for v in sweep.values())
-        + f" (seeds {', '.join(map(str, seeds))})", ok,
-        control=f"the run without decay (a fall of {PUB_BEST_FALL}× or more at the best; a rise "
-                f"of more than {PUB_RISE}× at the largest)",
-        window=f"final NC1 (step {steps}), decays {decays}", seeds=seeds)]
-    rates = {s: [c[k]["rate"] for k in small] for s, c in clock.items()}
-    text, ok = _seeded(
-        ("largest ÷ smallest rate of NC1 per unit of clock:",
-         {s: max(r) / min(r) if len(r) >= 2 else float("nan") for s, r in rates.items()},
-         lambda v: v < PUB_RATE_SPREAD),
-        ("final loss ÷ without decay, the larger:",
-         {s: max(c[k]["loss_ratio"] for k in small) for s, c in clock.items()},
-         lambda v: v < PUB_LOSS_RATIO))
-    rows.append(plots.claim(
+        {"NC1 without decay ÷ at the best decay:": j(BEST_FALL, sweep, gd),
+         "NC1 without decay ÷ at the decay that lowers it least:": j(EVERY_DECAY, sweep, gd),
+         f"at λ = {sweep[first]['largest']:g}, NC1 ÷ its minimum:": j(RISE, sweep, sweep)},
+        control=f"the gradient-descent sweep ({gd_decays}) for the two falls, and the next smaller "
+                f"decay (λ = {sweep[first]['decays'][-2]:g}) for the rise, each failing the same test",
+        window=f"final NC1 (step {steps}), decays {decays}; the best decay "
+               + ", ".join(f"{v['best']:g}" for v in sweep.values()) + f" (seeds {', '.join(map(str, seeds))})")]
+    past = len(small)  # the first decay whose clock ends past 1: the clock rows' control
+    nxt = clock[first][min(past, len(clock[first]) - 1)]["weight_decay"]
+    rows.append(evidence.joint(
         "AdamW: for the small decays NC1 falls at one rate per unit of the decay clock λΣη, "
         "while the training loss stays as low as without decay", "this chapter",
-        text + "; e-folds per unit of clock on seed " + str(first) + ": " + ", ".join(
-            f"{clock[first][k]['rate']:.1f} (λ = {clock[first][k]['weight_decay']:g})" for k in small),
-        ok, control=f"the run without decay (NC1 ratio; loss less than {PUB_LOSS_RATIO}× its); "
-                    f"one rate: the largest within {PUB_RATE_SPREAD}× the smallest",
+        {"largest ÷ smallest rate of NC1 per unit of clock:": j(
+            replace(ONE_RATE, measure=lambda c: _rate_spread(c[:past]),
+                    control_measure=lambda c: _rate_spread(c[:past + 1])), clock, clock),
+         "final loss ÷ without decay, the larger:": j(
+            replace(LOW_LOSS, measure=lambda c: max(r["loss_ratio"] for r in c[:past]),
+                    control_measure=lambda c: c[-1]["loss_ratio"]), clock, clock)},
+        control=f"the same rates with the next decay (λ = {nxt:g}, "
+                f"its clock past 1) added; the loss at the largest decay "
+                f"(λ = {clock[first][-1]['weight_decay']:g})",
         window=f"the decays whose clock ends below 1 ({len(small)} of {len(clock[first])}), over "
-               f"the terminal phase", seeds=seeds))
-
-    def above(v, key="nc1"):  # from PUB_GD_HIGHER_FROM on, each decay's ÷ without, the smallest
-        return min(x / v[key][0] for d, x in zip(v["decays"], v[key]) if d >= PUB_GD_HIGHER_FROM)
-
+               f"the terminal phase", note="e-folds per unit of clock on seed " + str(first) + ": "
+        + ", ".join(f"{clock[first][k]['rate']:.1f} (λ = {clock[first][k]['weight_decay']:g})" for k in small)))
     opens = gd[first]["opens"]
-    text, ok = _seeded(
-        (f"at {opens:g}: NC1 ÷ without decay", {s: v["opens_nc1_ratio"] for s, v in gd.items()},
-         lambda v: v < 1),
-        ("balancedness ÷ without decay", {s: v["opens_balancedness"] / v["balancedness"][0]
-                                           for s, v in gd.items()}, lambda v: v < 1),
-        (f"from {PUB_GD_HIGHER_FROM:g} on, final loss ÷ without decay, the smallest",
-         {s: above(v, "loss") for s, v in gd.items()}, lambda v: v > 1),
-        ("NC1 ÷ without decay, the smallest", {s: above(v) for s, v in gd.items()},
-         lambda v: v > 1),
-        (f"from {PUB_GD_HIGHER_FROM:g} on, balancedness, the largest",  # every decay the row names
-         {s: max(b for d, b in zip(v["decays"], v["balancedness"]) if d >= PUB_GD_HIGHER_FROM)
-          for s, v in gd.items()}, lambda v: v < PUB_GD_BALANCED))
-    rows.append(plots.claim(
+    rows.append(evidence.joint(
         f"gradient descent: a small decay ({opens:g}) partly balances and lowers NC1; from "
         f"{PUB_GD_HIGHER_FROM:g} on the layers balance, but the training loss, and with it NC1, "
-        "ends higher than without decay",
-        "this chapter", text, ok,
-        control=f"GD without decay; balanced: below {PUB_GD_BALANCED:g}",
-        window=f"final values, decays {gd_decays}", seeds=list(gd)))
+        "ends higher than without decay", "this chapter",
+        {f"at {opens:g}, NC1 ÷ without decay:": j(GD_LOWERS, gd, gd),
+         f"at {opens:g}, balancedness:": j(GD_PARTLY, gd, gd),
+         f"from {PUB_GD_HIGHER_FROM:g} on, balancedness, the largest:": j(GD_BALANCES, gd, gd),
+         f"from {PUB_GD_HIGHER_FROM:g} on, final loss ÷ without decay, the smallest:": j(GD_LOSS_UP, gd, adam_best),
+         f"from {PUB_GD_HIGHER_FROM:g} on, NC1 ÷ without decay, the smallest:": j(GD_NC1_UP, gd, gd)},
+        control=f"each side of the crossing is the other's control: the decays from "
+                f"{PUB_GD_HIGHER_FROM:g} on for the small decay's parts, {opens:g} for theirs; "
+                "for the loss, AdamW at its best decay",
+        window=f"final values, decays {gd_decays}"))
     imb_payload, imb_prov = results.load("collapse_imbalance")
     runs = by_seed(imb_payload, "runs")
     icfg = ImbalanceConfig(**imb_prov["config"])

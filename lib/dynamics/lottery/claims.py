@@ -490,6 +490,9 @@ def _lmc(calm: tuple, hot: tuple, asserted: bool | None = None, steps: int | Non
     near = max(seeds, key=lambda s: cb[s] if np.isfinite(cb[s]) else -np.inf)
     close = (f"; nearest the criterion: seed {near}, {limit - cb[near]:.2f} pts below it"
              if np.isfinite(cb[near]) and 0 <= limit - cb[near] < 0.5 else "")
+    if close and np.isfinite(stable.noise):  # a narrow margin: what the engine weighed it against
+        close += (f"; the median clears it by {limit - float(np.median(list(cb.values()))):.2f} pts, "
+                  f"the seeds' spread is {stable.noise:.2f} pts")
     return {"stable": _setting(cl, _judged_text({"barrier from θ₀": stable}) + f" (control: from "
                                f"θ₀ at {hl}){close}", None, asserted, seeds, judged=[stable]),
             "later": _setting(hl, f"judged at k = {kl}"

@@ -10,6 +10,7 @@ import torch
 from dynamics import results
 from dynamics.spectral import claims as C
 from dynamics.spectral import experiments as E
+from dynamics.spectral import facts as FA
 from dynamics.spectral import roles as R
 from dynamics.spectral import science as S
 from dynamics.train import History
@@ -189,7 +190,8 @@ def test_memory_sentences_hold_at_cpu_scale():
 
 def test_the_memory_rows_say_no_when_muon_stores_no_more_than_sgd():
     """The rows can fail: with SGD's recall in Muon's place (and Muon's in SGD's) each of the
-    memory sentences turns to ✗."""
+    memory sentences on the stored fractions turns to ✗ (the tail row makes each draw's step
+    again: its control, SGD in Muon's place, is the engine's)."""
     m = memory(0)
     swapped = dict(m, fraction={**m["fraction"], "muon": m["fraction"]["sgd"],
                                 "sgd": m["fraction"]["muon"]},
@@ -197,7 +199,7 @@ def test_the_memory_rows_say_no_when_muon_stores_no_more_than_sgd():
                             "sgd": m["by_rank"]["muon"]},
                    by_draw={**m["by_draw"], "muon": m["by_draw"]["sgd"], "sgd": m["by_draw"]["muon"]})
     rows = C.memory_claims(swapped, 0)
-    for start in MEMORY_SENTENCES:
+    for start in MEMORY_SENTENCES[:2]:
         assert verdict_of(rows, start) == "no", start
 
 
@@ -216,7 +218,7 @@ def test_what_the_alpha_slider_shows():
         row = next(r for r in rows if r["claim"].startswith(start))
         assert row["reproduced"] == "yes" and row["seeds"] == [0, 1, 2, 3, 4], start
         assert "median" in row["measured here"], start
-    exact = C.alpha_exact(by_alpha)
+    exact = FA.alpha_exact(by_alpha)
     assert all(d[2.0] >= 0.95 for d in exact.values())  # Newton stores all of them there
 
 
@@ -255,7 +257,7 @@ def test_muon_saturates_at_a_larger_critical_batch(seed):
     rows = claim_rows(seed)
     for start in BATCH_ROWS:
         assert verdict_of(rows, start) in SMOKE_DRAWS, start
-    mean = C.batch_facts(r)["mean"]
+    mean = FA.batch_facts(r)["mean"]
     assert mean["overshoot"]["sgd"] >= 1.3 > mean["overshoot"]["muon"]
     assert mean["peak"]["sgd"] > r["recall"]["sgd"][-1]  # it rises, then falls
 
@@ -267,7 +269,7 @@ def test_critical_batch_at_cpu_scale():
     is within 6% of its full gradient; every batch row holds on every draw."""
     r = batch(0, "cpu")
     assert E.critical_batch(r, "sgd") <= 64 and E.critical_batch(r, "muon") >= 8 * E.critical_batch(r, "sgd")
-    per = C.batch_facts(r)["by_draw"]
+    per = FA.batch_facts(r)["by_draw"]
     assert len(per) == 5 and all(p["overshoot"]["sgd"] >= 1.3 for p in per.values())
     assert all(p["overshoot"]["muon"] <= 1.1 for p in per.values())
     rows = C.batch_claims(r)
@@ -321,7 +323,7 @@ def test_spectral_shaping_early_and_late(seed):
     rows = C.shaping_claims(shaping(seed), seed)
     assert verdict_of(rows, "Positive p helps early") == "yes"
     assert verdict_of(rows, "The schedule ends below Muon") == "yes"
-    assert C.shaping_facts(shaping(seed), results.load("spectral_shaping")[0])[
+    assert FA.shaping_facts(shaping(seed), results.load("spectral_shaping")[0])[
         "early_late"] == "both hold"
 
 
@@ -527,11 +529,11 @@ def test_the_tie_and_band_rows_can_say_no(monkeypatch):
     # row says no
     assert verdict_of(C.batch_claims(batch(0, "cpu")), "Muon saturates at a critical batch") == "yes"
     late_again = dict(b, again_by_draw=[[0.0] * (k - 1) + [f] for f in b["full_by_draw"]["sgd"]])
-    per = C.batch_facts(late_again)["by_draw"]
+    per = FA.batch_facts(late_again)["by_draw"]
     assert all(p["control"] >= 4 * p["critical"]["sgd"] for p in per.values())
     rows = C.batch_claims(late_again)
     assert verdict_of(rows, "Muon saturates at a critical batch") == "does not discriminate"
-    real = C.band_numbers
+    real = FA.band_numbers
 
     def swapped(seeds):
         return {s: dict(quintic=v["exact"], exact=v["quintic"]) for s, v in real(seeds).items()}
@@ -558,11 +560,11 @@ def test_the_decayed_control_and_the_step_schedule_facts():
     assert any(row["claim"].startswith("A learning-rate decay alone") for row in rows)
     assert "decayed to 0" in rows[1]["measured here"]
     step = E.run_shaped(cfg, S.default_data(), lambda t: 0.5 if t < 7 else -0.25, bars=False)
-    f = C.step_schedule_facts(r, step)
+    f = FA.step_schedule_facts(r, step)
     assert f["step_final"] == f"{E.reference_loss(step):.3f}"
     assert f["step_vs_linear"] in ("below", "above", "level with") and "p = -0.5" in f["step_fixed"]
 
-    sf = C.shaping_facts(r, E.load_shaping()[0])
+    sf = FA.shaping_facts(r, E.load_shaping()[0])
     assert sf["decay_vs_sched"] in ("ends below", "does not end below")
     assert sf["muon_best_lr"] == "0.02" and sf["muon_at_edge"].startswith("the lowest rate")
 

@@ -39,8 +39,6 @@ NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
     ),
     'spectral': (
         'Newton–Schulz (matrix products, bfloat16) is muc',
-        'A step of fixed spectral (RMS→RMS) size changes ',
-        "Adam's first step grows about in proportion to t",
         'Muon trains faster than AdamW: the NanoGPT (GPT-',
         'Muon trains faster than SGD with Nesterov moment',
         'Per step Muon reaches the target in under half o',

@@ -321,8 +321,11 @@ def test_spectral_shaping_early_and_late(seed):
     early (step 8) a positive p lowest and the most negative highest, Muon in between; at the
     end the most negative p lowest and the largest highest; the schedule ends below Muon."""
     rows = C.shaping_claims(shaping(seed), seed)
-    assert verdict_of(rows, "Positive p helps early") == "yes"
-    assert verdict_of(rows, "The schedule ends below Muon") == "yes"
+    # one run, judged against its own wobble (shown, not asserted): the order holds, by more
+    # than the wobble or not
+    assert verdict_of(rows, "Positive p helps early") in ("yes", "within noise")
+    assert verdict_of(rows, "The schedule ends below Muon") in ("yes", "within noise")
+    assert not any(r["asserted"] for r in rows)
     assert FA.shaping_facts(shaping(seed), results.load("spectral_shaping")[0])[
         "early_late"] == "both hold"
 

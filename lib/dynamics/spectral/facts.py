@@ -15,7 +15,7 @@ from .. import plots
 from ..book import glue_texts
 from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, critical_batch, early_and_late, growth,
                           loss_at_step, practice_summary, practice_sweeps, rank_bins, rates_reaching,
-                          reference_loss, shaping_order, shaping_runs, shaping_summary)
+                          reference_loss, run_width, shaping_order, shaping_runs, shaping_summary)
 from .figures import SHORT, timing_rows
 from .roles import leads_words, noise_floor, per_second, steepest_margin
 from .science import memory_task, ns_band, one_step, polar, random_matrix, recovered, singular_value_band
@@ -604,3 +604,17 @@ def _shaping_seeds(by_lr: dict) -> dict:
     """Per seed of the shaping file: per rate, each run's early and final loss."""
     seeds = sorted({int(s) for r in by_lr.values() for s in r["by_seed"]})
     return {s: {float(lr): r["by_seed"][str(s)] for lr, r in by_lr.items()} for s in seeds}
+
+
+def _width_draws(width: dict, seeds) -> dict:
+    """Per seed, :func:`~.experiments.run_width` at ``width``'s widths from that seed's one
+    initialization (the figure's run averages over several: the rows judge each)."""
+    return {int(s): run_width(seed=int(s), seeds=1, widths=width["widths"]) for s in seeds}
+
+
+def _within(x: float, lo: float, hi: float) -> float:  # how far x sits inside [lo, hi]
+    return min(x - lo, hi - x)
+
+
+def _grown(r: dict, opt: str, power: float) -> float:  # opt's growth over the width ratio ** power
+    return growth(r, opt) / (r["widths"][-1] / r["widths"][0]) ** power

@@ -435,9 +435,9 @@ def shaping_claims(shaping: dict, seed: int | None = None) -> list[dict]:
             control="each order at the other end of the run", asserted=False,
             window=f"step {EARLY_STEP} and the final loss, lr {shaping['lr']:g}; training loss at a "
                    "constant lr (the paper: validation loss, its runs with lr decay)"),
-        j(replace(SCHED_BELOW, statement="The schedule ends below Muon's final loss", control=
+        j(replace(SCHED_BELOW, statement="The schedule ends below Muon's final loss", asserted=False, control=
                   "the best fixed positive p in the schedule's place", control_measure=lambda r: r["p = 0"]["final"]
-                  / min(v["final"] for p, v in _fixed_runs(r).items() if p > 0),
+                  / min((v["final"] for p, v in _fixed_runs(r).items() if p > 0), default=math.nan),
                   window=f"final training loss, constant lr; schedule {shaping['schedule']} "
                          "(linear: not DynMuon's)"), one).row(),
         evidence.judge(FEWER_STEPS, saved, saved).row(),

@@ -151,15 +151,15 @@ def test_claims_table():
     html = plots.claims_table(rows, strict=False).data
     assert "not reached" not in html and "None" not in html
     swept, _ = results.load("spectral_practice")
-    glued = C.practice_facts(practice, cost, swept, roles)
+    glued = FA.practice_facts(practice, cost, swept, roles)
     assert glued["cost_reps"] == "1" and glued["ms_muon"].endswith(" ms")
     assert glued["noise_floor"].endswith("×") and glued["ms_adamw_again"].endswith(" ms")
     assert glued["p_width"] == str(pcfg.width) and "Muon at 4 of its 4" in glued["reach"]
     assert glued["sweep_scale"] == "the same size as this page's run"  # no file config given
     stored = dict(pcfg.to_dict(), steps=pcfg.steps * 2)
-    assert C.practice_facts(practice, cost, swept, roles, stored)["sweep_scale"] == \
+    assert FA.practice_facts(practice, cost, swept, roles, stored)["sweep_scale"] == \
         "more steps than this page's run"
-    assert C.scale_words({"steps": (10, 5), "rates": (3, 3)}) == "fewer steps than this page's run"
+    assert FA.scale_words({"steps": (10, 5), "rates": (3, 3)}) == "fewer steps than this page's run"
     table = F.cost_rows(practice, cost)
     assert [r["optimizer"] for r in table] == ["AdamW", "AdamW, timed again", "Muon",
                                                "Muon, fp32 NS", "SGD + mom."]
@@ -201,7 +201,7 @@ def test_page_numbers():
     assert abs(band["one_step_at_1"] - 0.701) < 1e-9 and band["min"] < band["at_1"] < 1
     assert S.ns_band(lo=1e-3)["min"] < 0.5  # below the band's edge the map has not lifted it
     timing, _ = results.load("spectral_timing")
-    ns = C.ns_facts(timing)
+    ns = FA.ns_facts(timing)
     assert ns["band_lo"] == plots.number(band["min"], 3) and ns["ratio_max"].endswith("×")
     batch = dict(n=3, dim=4, alpha=0.0, seed=0, batch_sizes=[1, 2], full={"sgd": 1 / 3, "muon": 1.0},
                  recall={"sgd": [0.2, 0.3], "muon": [0.5, 1.0]})
@@ -211,10 +211,10 @@ def test_page_numbers():
                   by_rank={m: [[1.0], [0.2]] for m in ("sgd", "muon", "newton")},
                   dim=128, draws=[0, 1, 2, 3, 4])
     by_alpha, _ = results.load("spectral_memory")
-    mf = C.memory_facts(memory, batch, by_alpha)
+    mf = FA.memory_facts(memory, batch, by_alpha)
     # the file's size against this run's, from both: the same at the cpu profile
     assert mf["alpha_scale"] == "the same d and draws as the run above"
-    smaller = C.memory_facts(dict(memory, dim=64, draws=[0, 1, 2]), batch, by_alpha)
+    smaller = FA.memory_facts(dict(memory, dim=64, draws=[0, 1, 2]), batch, by_alpha)
     assert smaller["alpha_scale"] == "more dimensions d and more draws than this page's run"
     assert mf["bc_share"] == "90%" and mf["exact_last"] == "99%" and mf["muon_last"] == "38%"
     assert mf["bc_distinct"] == f"1 at B = 1, {3 - 3 * (2 / 3) ** 2:.0f} at B = 2"
@@ -222,7 +222,7 @@ def test_page_numbers():
     assert (mf["sgd_d"], mf["muon_d"], mf["muon_sgd"]) == ("50%", "100%", "3")  # shares, not counts
     assert (mf["bc_sgd_peak"], mf["bc_sgd_full"]) == ("30%", "33.3%")
     assert not plots.failed_claims(C.published_claims())
-    assert C.fraction_at(dict(ratios=[1, 4, 8], fraction={"sgd": [0.9, 0.5, 0.2]}), "sgd", 7) == 0.2
+    assert FA.fraction_at(dict(ratios=[1, 4, 8], fraction={"sgd": [0.9, 0.5, 0.2]}), "sgd", 7) == 0.2
 
 
 def test_show_draws_a_runs_figure_with_its_table(capsys):
@@ -237,7 +237,7 @@ def test_show_draws_a_runs_figure_with_its_table(capsys):
     assert shown.count("<IPython.core.display.HTML") == 7, shown[:300]  # 3 + 2 + 2
 
 
-@known_answer(C.batch_numbers, C.factor_words, C.share,
+@known_answer(FA.batch_numbers, FA.factor_words, FA.share,
               how="a constructed batch curve: SGD 0.01, 0.06, 0.09, 0.05 with 0.06 from the "
                   "full gradient peaks at 1.5x its full recall at B = 4, reaches 90% at B = 2; "
                   "Muon 0.012, 0.06, 0.3, 0.6 of 0.6 reaches it at B = 8 (a gap of 1/6 of "
@@ -246,7 +246,7 @@ def test_show_draws_a_runs_figure_with_its_table(capsys):
 def test_batch_numbers_and_words_on_constructed_cases():
     batch = dict(batch_sizes=[1, 2, 4, 8], full={"sgd": 0.06, "muon": 0.6},
                  recall={"sgd": [0.01, 0.06, 0.09, 0.05], "muon": [0.012, 0.06, 0.3, 0.6]})
-    b = C.batch_numbers(batch)
+    b = FA.batch_numbers(batch)
     assert b["critical"] == {"sgd": 2, "muon": 8}
     assert b["overshoot"]["sgd"] == pytest.approx(1.5) and b["peak_batch"]["sgd"] == 4
     assert b["overshoot"]["muon"] == pytest.approx(1.0)
@@ -255,16 +255,16 @@ def test_batch_numbers_and_words_on_constructed_cases():
     assert b["full_gap"] == pytest.approx(0.54)
     assert b["tie_rel"] == pytest.approx(1 / 6) and b["full_rel"] == pytest.approx(0.9)
     assert b["control"] is None  # no second stream of batches was run
-    again = C.batch_numbers(dict(batch, again=[0.06, 0.06, 0.06, 0.06]))
+    again = FA.batch_numbers(dict(batch, again=[0.06, 0.06, 0.06, 0.06]))
     assert again["control"] == 1  # the second stream's SGD reaches 90% of SGD's full at once
-    assert C.factor_words(0.89) == "shrinks to 0.89 times its value"  # the finding's 0.89
-    assert C.factor_words(1.3).startswith("grows by a factor 1.3")
-    assert C.factor_words(0.998).startswith("stays the same")
-    assert C.share(0.998) == "99.8%" and C.share(1.0) == "100%" and C.share(0.0469) == "4.69%"
+    assert FA.factor_words(0.89) == "shrinks to 0.89 times its value"  # the finding's 0.89
+    assert FA.factor_words(1.3).startswith("grows by a factor 1.3")
+    assert FA.factor_words(0.998).startswith("stays the same")
+    assert FA.share(0.998) == "99.8%" and FA.share(1.0) == "100%" and FA.share(0.0469) == "4.69%"
     with pytest.raises(ValueError, match="factor"):
-        C.factor_words(0.0)
+        FA.factor_words(0.0)
     with pytest.raises(ValueError, match="fraction"):
-        C.share(1.5)
+        FA.share(1.5)
 
 
 @known_answer(FA.plateau_start, FA.plateau_words,
@@ -320,3 +320,41 @@ def test_the_slider_measure_on_constructed_losses():
     losses = {0.02: runs(0.5, 0.11, 0.1), 0.05: runs(0.4, 0.2, 0.1)}
     assert C._slider(losses, "schedule") == pytest.approx(1.2 / 1.1)
     assert C._slider(losses, "p = 0") < 1  # Muon in the schedule's place fails the same test
+
+
+@known_answer(FA._settles, FA._converges,
+              how="hand-made bands: the quintic's 0.3 at step 2 then [0.7, 1.2] clears its test "
+                  "by min(0.3, 0.1, 0.05) = 0.05; the cubic's 0.2 at step 5, ending [0.95, 1.0], "
+                  "by min(0.4, 0.05, 0.01) = 0.01; each fails the other's test")
+def test_the_band_rows_measures_on_hand_made_bands():
+    quintic = dict(lo=[0.03, 0.1, 0.3, 0.7, 0.7, 0.7], hi=[0.2, 0.5, 1.2, 1.2, 1.2, 1.2])
+    cubic = dict(lo=[0.03, 0.04, 0.06, 0.09, 0.13, 0.2, 0.4, 0.7, 0.95],
+                 hi=[0.2, 0.3, 0.5, 0.7, 0.9, 0.95, 0.99, 1.0, 1.0])
+    assert FA._settles(quintic) == pytest.approx(0.05) and FA._settles(cubic) < 0
+    assert FA._converges(cubic) == pytest.approx(0.01) and FA._converges({**quintic, "lo": quintic["lo"] * 2}) < 0
+
+
+@known_answer(FA._torch_moves, how="no step moves nothing (0); one step moves the parameters "
+                                  "as much as the same torch.optim.Muon step made here on the "
+                                  "same draws (so the control replays muon_agreement's run)")
+def test_the_agreement_rows_control():
+    assert FA._torch_moves(0, steps=0) == 0.0
+    g = torch.Generator().manual_seed(3)
+    ps = [torch.randn(*s, generator=g) for s in ((96, 32), (32, 96), (64, 64))]
+    grads = [torch.randn(p.shape, generator=g) for p in ps]
+    opt_ps = [torch.nn.Parameter(p.clone()) for p in ps]
+    opt = torch.optim.Muon(opt_ps, lr=0.02, weight_decay=0.1, momentum=0.95, nesterov=True)
+    for p, gr in zip(opt_ps, grads):
+        p.grad = gr.clone()
+    opt.step()
+    assert FA._torch_moves(3, steps=1) == pytest.approx(
+        max(float((p - q).detach().abs().max()) for p, q in zip(opt_ps, ps)))
+    assert 0.0 < FA._torch_moves(3, steps=1) < 1.0
+
+
+@known_answer(FA._half_ranks, how="each draw's half rank made again equals recall_half_rank of a "
+                                 "one-draw run_memory on that seed (the runner's own binning)")
+def test_each_draws_half_rank_is_the_runners():
+    for s in (0, 1):
+        one = E.run_memory(S.MemoryConfig.for_profile("smoke", seed=s, seeds=1))
+        assert FA._half_ranks(one)[s] == {m: E.recall_half_rank(one, m) for m in ("sgd", "muon")}

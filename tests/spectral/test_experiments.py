@@ -10,6 +10,7 @@ import torch
 from dynamics import results
 from dynamics.spectral import claims as C
 from dynamics.spectral import experiments as E
+from dynamics.spectral import facts as FA
 from dynamics.spectral import roles as R
 from dynamics.spectral import science as S
 from dynamics.train import History
@@ -189,7 +190,8 @@ def test_memory_sentences_hold_at_cpu_scale():
 
 def test_the_memory_rows_say_no_when_muon_stores_no_more_than_sgd():
     """The rows can fail: with SGD's recall in Muon's place (and Muon's in SGD's) each of the
-    memory sentences turns to ✗."""
+    memory sentences on the stored fractions turns to ✗ (the tail row makes each draw's step
+    again: its control, SGD in Muon's place, is the engine's)."""
     m = memory(0)
     swapped = dict(m, fraction={**m["fraction"], "muon": m["fraction"]["sgd"],
                                 "sgd": m["fraction"]["muon"]},
@@ -197,7 +199,7 @@ def test_the_memory_rows_say_no_when_muon_stores_no_more_than_sgd():
                             "sgd": m["by_rank"]["muon"]},
                    by_draw={**m["by_draw"], "muon": m["by_draw"]["sgd"], "sgd": m["by_draw"]["muon"]})
     rows = C.memory_claims(swapped, 0)
-    for start in MEMORY_SENTENCES:
+    for start in MEMORY_SENTENCES[:2]:
         assert verdict_of(rows, start) == "no", start
 
 
@@ -216,7 +218,7 @@ def test_what_the_alpha_slider_shows():
         row = next(r for r in rows if r["claim"].startswith(start))
         assert row["reproduced"] == "yes" and row["seeds"] == [0, 1, 2, 3, 4], start
         assert "median" in row["measured here"], start
-    exact = C.alpha_exact(by_alpha)
+    exact = FA.alpha_exact(by_alpha)
     assert all(d[2.0] >= 0.95 for d in exact.values())  # Newton stores all of them there
 
 
@@ -255,7 +257,7 @@ def test_muon_saturates_at_a_larger_critical_batch(seed):
     rows = claim_rows(seed)
     for start in BATCH_ROWS:
         assert verdict_of(rows, start) in SMOKE_DRAWS, start
-    mean = C.batch_facts(r)["mean"]
+    mean = FA.batch_facts(r)["mean"]
     assert mean["overshoot"]["sgd"] >= 1.3 > mean["overshoot"]["muon"]
     assert mean["peak"]["sgd"] > r["recall"]["sgd"][-1]  # it rises, then falls
 
@@ -267,7 +269,7 @@ def test_critical_batch_at_cpu_scale():
     is within 6% of its full gradient; every batch row holds on every draw."""
     r = batch(0, "cpu")
     assert E.critical_batch(r, "sgd") <= 64 and E.critical_batch(r, "muon") >= 8 * E.critical_batch(r, "sgd")
-    per = C.batch_facts(r)["by_draw"]
+    per = FA.batch_facts(r)["by_draw"]
     assert len(per) == 5 and all(p["overshoot"]["sgd"] >= 1.3 for p in per.values())
     assert all(p["overshoot"]["muon"] <= 1.1 for p in per.values())
     rows = C.batch_claims(r)
@@ -319,9 +321,12 @@ def test_spectral_shaping_early_and_late(seed):
     early (step 8) a positive p lowest and the most negative highest, Muon in between; at the
     end the most negative p lowest and the largest highest; the schedule ends below Muon."""
     rows = C.shaping_claims(shaping(seed), seed)
-    assert verdict_of(rows, "Positive p helps early") == "yes"
-    assert verdict_of(rows, "The schedule ends below Muon") == "yes"
-    assert C.shaping_facts(shaping(seed), results.load("spectral_shaping")[0])[
+    # one run, judged against its own wobble (shown, not asserted): the order holds, by more
+    # than the wobble or not
+    assert verdict_of(rows, "Positive p helps early") in ("yes", "within noise")
+    assert verdict_of(rows, "The schedule ends below Muon") in ("yes", "within noise")
+    assert not any(r["asserted"] for r in rows)
+    assert FA.shaping_facts(shaping(seed), results.load("spectral_shaping")[0])[
         "early_late"] == "both hold"
 
 
@@ -502,8 +507,9 @@ def test_the_claims_rows_can_say_no():
     timing, _ = results.load("spectral_timing")
     rows = C.page_claims(swapped_bands, timing, swapped_w, swapped_p, swapped_m, swapped_b,
                             shaping(seed), [], roles={seed: wrong}, seed=seed)
-    for start in ("The quintic's band closes",
-                  "A step of fixed spectral", "Per step Muon reaches",
+    # not here: the band and width rows judge runs made again on each seed (not the page's,
+    # swapped); their controls (the other iteration; Adam's step) go through the same tests
+    for start in ("Per step Muon reaches",
                   "Up to N = d Muon and Newton", "Muon saturates at a critical batch",
                   "SGD's recall peaks at a middle batch", "From Muon's critical batch on",
                   "Each role's duality map"):
@@ -527,11 +533,11 @@ def test_the_tie_and_band_rows_can_say_no(monkeypatch):
     # row says no
     assert verdict_of(C.batch_claims(batch(0, "cpu")), "Muon saturates at a critical batch") == "yes"
     late_again = dict(b, again_by_draw=[[0.0] * (k - 1) + [f] for f in b["full_by_draw"]["sgd"]])
-    per = C.batch_facts(late_again)["by_draw"]
+    per = FA.batch_facts(late_again)["by_draw"]
     assert all(p["control"] >= 4 * p["critical"]["sgd"] for p in per.values())
     rows = C.batch_claims(late_again)
     assert verdict_of(rows, "Muon saturates at a critical batch") == "does not discriminate"
-    real = C.band_numbers
+    real = FA.band_numbers
 
     def swapped(seeds):
         return {s: dict(quintic=v["exact"], exact=v["quintic"]) for s, v in real(seeds).items()}
@@ -555,14 +561,14 @@ def test_the_decayed_control_and_the_step_schedule_facts():
     assert E.DECAYED in r["runs"] and r["schedule"] in r["runs"]
     assert E._linear_decay(20, 0) == 1.0 and E._linear_decay(20, 20) == 0.0
     rows = C.shaping_claims(r)
-    assert any(row["claim"].startswith("A learning-rate decay alone") for row in rows)
-    assert "decayed to 0" in rows[1]["measured here"]
+    decay = next(row for row in rows if row["claim"].startswith("A learning-rate decay alone"))
+    assert decay["evidence"] and "decayed run's place" in decay["control"] and not decay["asserted"]
     step = E.run_shaped(cfg, S.default_data(), lambda t: 0.5 if t < 7 else -0.25, bars=False)
-    f = C.step_schedule_facts(r, step)
+    f = FA.step_schedule_facts(r, step)
     assert f["step_final"] == f"{E.reference_loss(step):.3f}"
     assert f["step_vs_linear"] in ("below", "above", "level with") and "p = -0.5" in f["step_fixed"]
 
-    sf = C.shaping_facts(r, E.load_shaping()[0])
+    sf = FA.shaping_facts(r, E.load_shaping()[0])
     assert sf["decay_vs_sched"] in ("ends below", "does not end below")
     assert sf["muon_best_lr"] == "0.02" and sf["muon_at_edge"].startswith("the lowest rate")
 

@@ -19,7 +19,7 @@ Modules:
 - :mod:`.claims`: the claims rows, each threshold written once, the rows moved onto the claims
   engine judged against their controls (``page_claims``, ``published_claims``).
 - :mod:`.facts`: the page's numbers: what the prose glues (``*_facts``) and the measures the
-  rows judge (re-exported by :mod:`.claims`).
+  rows judge.
 
 ``from dynamics import spectral as sp`` gives the names the chapter calls; everything else is
 in its module (``sp.science.newton_schulz``).

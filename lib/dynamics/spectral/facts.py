@@ -13,13 +13,12 @@ import torch
 
 from .. import plots
 from ..book import glue_texts
-from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, critical_batch, early_and_late, growth, practice_summary,
-                          practice_sweeps, rates_reaching, recall_half_rank, reference_loss,
-                          shaping_order, shaping_runs, shaping_summary)
+from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, critical_batch, early_and_late, growth,
+                          loss_at_step, practice_summary, practice_sweeps, rank_bins, rates_reaching,
+                          reference_loss, run_width, shaping_order, shaping_runs, shaping_summary)
 from .figures import SHORT, timing_rows
 from .roles import leads_words, noise_floor, per_second, steepest_margin
-from .science import (MUON_COEFFS, memory_task, ns_band, ns_map, one_step, polar, random_matrix,
-                      recovered, singular_value_band)
+from .science import memory_task, ns_band, one_step, polar, random_matrix, recovered, singular_value_band
 
 __all__ = ["band_numbers", "practice_numbers", "fraction_at", "memory_numbers", "batch_numbers",
            "batch_facts", "timing_numbers", "alpha_numbers", "alpha_exact", "shaping_lr_numbers",
@@ -61,25 +60,13 @@ def fraction_at(memory: dict, method: str, ratio: float) -> float:
 
 
 def memory_numbers(memory: dict, ratio: float = 4) -> dict:
-    """Section 4's measures of a :func:`~.experiments.run_memory`: the fractions at N = d and
-    ``ratio``·d; past d the least Muon / SGD and Muon / Newton, from 2d the least Muon / Newton,
-    from 8d the largest |Muon − Newton|; how much deeper than SGD Muon reaches at ``ratio``·d."""
-    f, ratios = memory["fraction"], memory["ratios"]
-
-    def at(r):
-        return {m: f[m][_nearest(memory, r)] for m in f}
-    beyond = [j for j, r in enumerate(ratios) if r > 1]
-    two, eight = ([j for j, r in enumerate(ratios) if r >= k] for k in (2, 8))
-    return dict(at_d=at(1), at_ratio=at(ratio), ratio=ratio,
-                muon_over_newton_min=min((f["muon"][j] / f["newton"][j] for j in beyond
-                                          if f["newton"][j] > 0), default=None),
-                muon_over_sgd_min=min((f["muon"][j] / max(f["sgd"][j], 1e-9) for j in beyond),
-                                      default=None),
-                muon_over_newton_2d=min((f["muon"][j] / max(f["newton"][j], 1e-9) for j in two),
-                                        default=None),
-                gap_8d=max((abs(f["muon"][j] - f["newton"][j]) for j in eight), default=None),
-                deeper=recall_half_rank(memory, "muon", ratio)
-                / recall_half_rank(memory, "sgd", ratio))
+    """Section 4's numbers of a :func:`~.experiments.run_memory`: the fractions at N = d and
+    ``ratio``·d, and past d the least Muon / Newton."""
+    f = memory["fraction"]
+    at = lambda r: {m: f[m][_nearest(memory, r)] for m in f}  # noqa: E731
+    return dict(at_d=at(1), at_ratio=at(ratio), muon_over_newton_min=min(
+        (f["muon"][j] / f["newton"][j] for j, r in enumerate(memory["ratios"]) if r > 1 and f["newton"][j] > 0),
+        default=None))
 
 
 # Section 4's batch rows (:mod:`.claims`): thresholds, each named once
@@ -516,3 +503,118 @@ def _edge(muon: bool, neg: bool) -> str:
         return "inside the grid, but p = −0.5's is the grid's lowest rate: its best may lie lower still"
     return "inside the grid, and so is p = −0.5's"
 
+
+# ================================================================ the rows' measures (:mod:`.claims`)
+
+
+BAND = (0.6, 1.25)  # the band row: after five steps every singular value inside this range ...
+CONVERGED = (0.9, 0.99)  # the cubic has converged: smallest σ at least 0.9, largest at least 0.99
+
+
+def _settles(b) -> float:
+    """The quintic's part on one band (:func:`~.experiments.run_bands`): below BAND at step 2,
+    inside it from step 3 on (the least margin; positive: it holds)."""
+    return min(BAND[0] - b["lo"][2], *(min(lo - BAND[0], BAND[1] - hi) for lo, hi in zip(b["lo"][3:], b["hi"][3:])))
+
+
+def _converges(b) -> float:
+    """The cubic's part on one band: below BAND at step 5, converged (CONVERGED) at the last step."""
+    return min(BAND[0] - b["lo"][5], b["lo"][-1] - CONVERGED[0], b["hi"][-1] - CONVERGED[1])
+
+
+def _torch_moves(seed: int, steps: int = 5, shapes=((96, 32), (32, 96), (64, 64))) -> float:
+    """How far torch.optim.Muon moves the parameters in :func:`~.experiments.muon_agreement`'s
+    run (same seed, shapes, gradients and settings): the gap to a Muon that does not step."""
+    g = torch.Generator().manual_seed(int(seed))
+    ps = [torch.nn.Parameter(torch.randn(*s, generator=g)) for s in shapes]
+    start = [p.detach().clone() for p in ps]
+    opt = torch.optim.Muon(ps, lr=0.02, weight_decay=0.1, momentum=0.95, nesterov=True)
+    for _ in range(steps):
+        for p in ps:
+            p.grad = torch.randn(p.shape, generator=g)
+        opt.step()
+    return max(float((p - q).detach().abs().max()) for p, q in zip(ps, start))
+
+
+def _half_ranks(memory: dict, ratio: float = 4) -> dict:
+    """Per draw of a :func:`~.experiments.run_memory` (its seeds): where SGD and Muon first
+    store fewer than half the pairs of a rank bin at N = ``ratio``·d (the bin's centre, as
+    :func:`~.experiments.recall_half_rank` reads the mean; inf if never), each draw's step
+    made again on its own pairs (the file keeps the recall by rank of the mean only)."""
+    j = _nearest(memory, ratio)
+    n, edges, out = memory["n"][j], rank_bins(memory["n"][j]), {}
+    for s in memory["draws"]:
+        keys, values, freq = memory_task(n, memory["dim"], memory["alpha"], int(s))
+        for m in ("sgd", "muon"):
+            h = recovered(one_step(m, keys, values, freq), keys, values).double().cpu().numpy()
+            out.setdefault(int(s), {})[m] = next(
+                (c for c, a, b in zip(memory["rank_centers"][j], edges[:-1], edges[1:])
+                 if h[a - 1:b - 1].mean() < 0.5), math.inf)
+    return out
+
+
+def _live_shaping(shaping: dict) -> dict:
+    """One :func:`~.experiments.run_shaping` as the file keeps each seed's runs: per run its
+    loss at :data:`EARLY_STEP` and its final loss (inf: diverged), and ``wobble`` (one
+    evaluation's noise, :func:`~.facts._wobble`, over the final loss)."""
+    return {k: dict(early=loss_at_step(h), final=math.inf if h.diverged else reference_loss(h),
+                    wobble=_wobble(h["train_loss"]) / reference_loss(h))
+            for k, h in shaping["runs"].items()}
+
+
+def _wobbles(r) -> float:  # the noise floor of one shaping run: its largest wobble, in log10
+    return max(math.log10(1 + v["wobble"]) for v in r.values() if math.isfinite(v["wobble"]))
+
+
+def _reach(swept: dict) -> dict:
+    """Per seed of the sweep file: per optimizer, how many of its rates reach the target, of how many."""
+    return {int(s): {k: (sum(v is not None for v in runs.values()), len(runs))
+                     for k, runs in by.items()} for s, by in swept["reached"].items()}
+
+
+def _reach_widths(swept: dict) -> dict:
+    """Per seed of the sweep file, per optimizer: the widest ratio of rates that reach the
+    target (largest reaching rate / smallest; 1 when one does, None when none does), and
+    whether that range touches an edge of the optimizer's grid (then the true range may be
+    wider: the width is a lower bound). The grids differ in width, so the rows compare these."""
+    out = {}
+    for s, by in swept["reached"].items():
+        out[int(s)] = {}
+        for k, runs in by.items():
+            grid = sorted(float(lr) for lr in runs)
+            ok = sorted(float(lr) for lr, v in runs.items() if v is not None)
+            out[int(s)][k] = (ok[-1] / ok[0] if ok else None,
+                              bool(ok) and (ok[0] == grid[0] or ok[-1] == grid[-1]))
+    return out
+
+
+def _alpha_draws(by_alpha: dict) -> tuple[dict, list]:
+    """Per draw (seed) of the memory file: each method's fraction at N = d per α, with the
+    exact UVᵀ's (``polar``, :func:`~.facts.alpha_exact`)."""
+    any_r = next(iter(by_alpha.values()))
+    j = _nearest(any_r, 1)
+    exact = alpha_exact(by_alpha)
+    return ({s: {float(a): dict({m: r["by_draw"][m][j][k] for m in r["by_draw"]},
+                                polar=exact[s][float(a)])
+                 for a, r in by_alpha.items()} for k, s in enumerate(any_r["draws"])},
+            list(any_r["draws"]))
+
+
+def _shaping_seeds(by_lr: dict) -> dict:
+    """Per seed of the shaping file: per rate, each run's early and final loss."""
+    seeds = sorted({int(s) for r in by_lr.values() for s in r["by_seed"]})
+    return {s: {float(lr): r["by_seed"][str(s)] for lr, r in by_lr.items()} for s in seeds}
+
+
+def _width_draws(width: dict, seeds) -> dict:
+    """Per seed, :func:`~.experiments.run_width` at ``width``'s widths from that seed's one
+    initialization (the figure's run averages over several: the rows judge each)."""
+    return {int(s): run_width(seed=int(s), seeds=1, widths=width["widths"]) for s in seeds}
+
+
+def _within(x: float, lo: float, hi: float) -> float:  # how far x sits inside [lo, hi]
+    return min(x - lo, hi - x)
+
+
+def _grown(r: dict, opt: str, power: float) -> float:  # opt's growth over the width ratio ** power
+    return growth(r, opt) / (r["widths"][-1] / r["widths"][0]) ** power

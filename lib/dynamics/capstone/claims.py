@@ -266,8 +266,7 @@ MASK_MATTERS = evidence.Claim(
 
 
 def _mask_row(lot: dict, budget: int, seed: int) -> dict:
-    """Frankle & Carbin's controls (:data:`MASK_MATTERS`), one part each: the ticket rewound
-    to θ₀ must generalize and the control must not."""
+    """:data:`MASK_MATTERS`, one part per control: the θ₀ ticket must generalize, it must not."""
     arms = lot["arms"]
     t0 = {seed: arms["ticket, rewound to θ₀"]}
     tk = arms["ticket, rewound to θ_k"]

@@ -6,26 +6,12 @@ it. The list only shrinks: ``tests/test_claims_engine.py`` holds each entry to a
 still written in its theme's code, so the entry of a row moved onto the engine must go with it.
 """
 NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
-    'capstone': (
-        "The ticket's mask and values matter: a random ma",
-    ),
     'collapse': (
         'NC2: the centred class means approach a simplex ',
         "NC3: the classifier's rows align with the centre",
         'NC4: the network decides like the nearest class ',
         'small training loss + balance give NC1 (and weig',
         'under gradient descent this decay balances the l',
-    ),
-    'grokking': (
-        'A larger initialization delays grokking (x',
-        'Each unit reads few frequencies, the layer as a ',
-        'A larger weight decay memorizes fewer wrong labe',
-        'Live grid: without weight decay every network me',
-        'Live grid: with weight decay 1 a large enough fr',
-        'The wait is a fixed part plus a number of clock ',
-        'Grokfast-EMA (α 0.98, λ 2) makes grokking faster',
-        'StableMax groks without weight decay',
-        'Muon groks sooner than AdamW',
     ),
     'lottery': (
         'Fine-tuning updates a small subnetwork (5–30% of',

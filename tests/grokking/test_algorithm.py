@@ -4,7 +4,9 @@ section's claims rows on the claim seeds (smoke), with rows that say "no" when t
 phenomenon is absent."""
 import functools
 import math
+from types import SimpleNamespace as NS
 
+import numpy as np
 import pytest
 import torch
 
@@ -112,6 +114,62 @@ def test_clock_measures_on_random_weights_average_the_uniform_null():
                                keys=keys)["key_share"] for _ in range(20)]
     null = len(keys) / ((p - 1) // 2)
     assert sum(shares) / len(shares) == pytest.approx(null, abs=0.02)
+
+
+@known_answer(A.clock_measures, A.clock_points,
+              how="the clock row's test (ROUND) on known inputs: a first layer whose two "
+                  "neurons read exactly cos and sin of 2πk·a/p puts the residues on a circle "
+                  "(spread 0, round); random Gaussian first layers (the null model, no training) "
+                  "put them on a cloud, not a circle (a 2-D Gaussian cloud's radius spread is "
+                  "sqrt(4/π − 1) ≈ 0.52; the plane fitted to frequency k lowers it, not to ROUND)")
+def test_clock_roundness_on_a_perfect_clock_and_on_random_embeddings():
+    p, k = 23, 5
+    a = torch.arange(p, dtype=torch.float64)
+    clock = M.MLP(2 * p, 64, 2, p)
+    with torch.no_grad():
+        w = torch.zeros(64, 2 * p)
+        w[0, :p], w[1, :p] = torch.cos(2 * math.pi * k * a / p), torch.sin(2 * math.pi * k * a / p)
+        w[2, p:] = 1.0  # operand b: not read by the clock of operand a
+        clock.hidden[0].weight.copy_(w)
+    spreads = []
+    for seed in range(5):
+        torch.manual_seed(seed)
+        rand = M.MLP(2 * p, 64, 2, p)
+        m = A.clock_measures(clock, rand, p, keys=[k, 3, 7])
+        assert m["spreads"][0] < 1e-4 and C.CLOCK.test.passes(m["spreads"][0])  # round
+        spreads += m["init_spreads"]
+    assert all(not C.CLOCK.test.passes(v) for v in spreads), spreads  # not round
+    assert min(spreads) > C.ROUND and float(np.median(spreads)) < math.sqrt(4 / math.pi - 1)
+
+
+@known_answer(Fa._init_gap,
+               how="a planted first layer, each of 60 units reading one of 10 frequencies (6 "
+                   "each): per unit the top 10% of the 12 frequencies (2) hold all its energy, "
+                   "for the layer 2 of 10 equal frequencies hold 0.2, so the gap is 0.8; random "
+                   "Gaussian weights (the unit row's control) stay below UNIT_OVER_LAYER")
+def test_the_unit_over_layer_gap_on_a_planted_layer_and_on_random_weights():
+    p = 23
+    assert Fa._init_gap((_planted(p, width=60, keys=tuple(range(1, 11))), p)) == pytest.approx(0.8, abs=1e-4)
+    torch.manual_seed(0)
+    gaps = [Fa._init_gap((M.MLP(2 * p, 128, 2, p), p)) for _ in range(5)]
+    assert all(0 < g < C.UNIT_OVER_LAYER for g in gaps), gaps
+
+
+def test_the_larger_initialization_row_against_a_change_of_seed():
+    """x4 groks twice as late as x1 on every seed: yes; where a change of seed alone moves the
+    grok step at x1 by more than LATER, the row does not discriminate."""
+    def row(x1, x4):
+        run = lambda g: NS(history={"weight_norm": [1.0, 1.0, 2.0, 1.0]}, grok_step=g)  # noqa: E731
+        scaled = {s: {1.0: run(a), 4.0: run(b)} for s, (a, b) in enumerate(zip(x1, x4))}
+        clock = {s: dict(keys=[1], K=10, null=0.1, key_share=0.9, init_key_share=0.1,
+                         single=0.9, init_single=0.1, on_keys=0.9, init_on_keys=0.1, spread=0.05,
+                         init_spread=0.3) for s in scaled}
+        norms = {s: dict(done=0.9, fit_done=0.0, fit_step=10, peak_step=20, grok_step=100)
+                 for s in scaled}
+        rows = C.algorithm_claims(clock, norms, scaled, no_decay={s: 0.0 for s in scaled})
+        return next(r for r in rows if r["claim"].startswith("A larger initialization"))
+    assert row([100, 105], [200, 220])["reproduced"] == "yes"
+    assert row([100, 170], [200, 350])["reproduced"] == "does not discriminate"
 
 
 def _norm_run(norm, steps, fit, grok):
@@ -259,9 +317,9 @@ def test_muon_row_compares_each_at_its_best_and_can_say_no():
                                        grok_step=grok)
     scaled = {s: {1.0: run(1.0, 5.0, 100), 4.0: run(4.0, 6.0, 120)} for s in (0, 1)}
 
-    def row(muon_grok):
+    def row(muon_grok, adamw_grok=(100, 110)):
         opt = dict(adamw=dict(tried={0.005: 300, 0.01: 100, 0.02: None}, best=0.01,
-                              grok={0: 100, 1: 110}),
+                              grok=dict(enumerate(adamw_grok))),
                    muon=dict(tried={0.05: None, 0.1: muon_grok[0], 0.2: None}, best=0.1,
                              grok=dict(enumerate(muon_grok))))
         rows = C.algorithm_claims(clock, norms, scaled, opt, no_decay={0: 0.0, 1: 0.0})
@@ -271,6 +329,8 @@ def test_muon_row_compares_each_at_its_best_and_can_say_no():
     assert not fast["asserted"] and fast["seeds"] == [0, 1]
     assert fast["reproduced"] == "yes" and "2.00x" in fast["measured here"]
     assert slow["reproduced"] == "no"
+    # a change of seed alone moves AdamW's grok step 1.5x, more than Muon's lead of 1.43x
+    assert row([70, 105], adamw_grok=(100, 150))["reproduced"] == "does not discriminate"
     assert all(r["reproduced"] == "yes" for r in C.algorithm_claims(
         clock, norms, scaled, no_decay={0: 0.0, 1: 0.0}) if r["asserted"])
     # a run without decay whose norm has fallen as far by then: the descent row cannot tell

@@ -379,7 +379,7 @@ def _verdict(start: str) -> dict:
     "Test accuracy stays near chance", "The test loss peaks",
     "Without weight decay the network memorizes and does not", "During the plateau",
     "More weight decay", "Each unit reads",
-    "A network can memorize corrupted", "A larger weight decay"])
+    "A network can memorize corrupted", "A larger weight decay memorizes"])
 def test_claim_row_holds_on_the_claim_seeds(row):
     r = _verdict(row)
     assert r["asserted"] and r["seeds"] == SEEDS

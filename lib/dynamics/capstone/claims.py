@@ -3,7 +3,6 @@ once, here), ``page_claims`` (the page's table) and ``published_claims``. The pa
 (what the prose glues, ``*_facts``) live in :mod:`.facts`."""
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -255,26 +254,30 @@ def _plateau_row(firsts: dict, nodecay: dict, part: str = "fit to grok") -> dict
         window=window)
 
 
+MASK_MATTERS = evidence.Claim(
+    "The ticket's mask and values matter: a random mask and a reinitialized ticket do worse",
+    "Frankle & Carbin 2019", measure=lambda a: a["final_test_acc"], asserted=False,
+    test=evidence.Test(">=", GROK_ACC, f"GROK_ACC: the final test accuracy, {GROK_ACC:.0%} for "
+                                       "generalized"), fmt=lambda v: f"{v:.0%}",
+    control="the random mask from θ₀ and the reinitialized ticket (the ticket rewound to θ₀'s "
+            "controls: each starts from initial weights), measured the same way; the ticket "
+            "rewound to θ_k has no controls from its own start and is shown beside them only",
+    window="at the end of the budget; one seed: no noise floor, so a pass reads within noise")
+
+
 def _mask_row(lot: dict, budget: int, seed: int) -> dict:
-    """Frankle & Carbin's controls: the random mask (from θ₀) and the ticket's mask on a fresh
-    initialization both start from initial weights, so they are the controls of the ticket
-    rewound to θ₀, and the row compares them with it (each 20 points of test accuracy
-    below); the ticket rewound to θ_k has no controls from its own start, and is shown
-    beside them only."""
+    """:data:`MASK_MATTERS`, one part per control: the θ₀ ticket must generalize, it must not."""
     arms = lot["arms"]
-    t0, tk = arms["ticket, rewound to θ₀"], arms["ticket, rewound to θ_k"]
-    ctrl = [arms["random mask, θ₀"], arms["ticket, reinitialized"]]
-    fmt = lambda a: f"test {a['final_test_acc']:.0%}, grok {_steps(a['grok_step'], budget)}"  # noqa: E731
-    return plots.claim(
-        "The ticket's mask and values matter: a random mask and a reinitialized ticket do worse",
-        "Frankle & Carbin 2019",
-        f"ticket rewound to θ₀ test {t0['final_test_acc']:.0%}; random mask {fmt(ctrl[0])}; "
-        f"reinitialized {fmt(ctrl[1])} (the ticket rewound to step {lot['rewind_step']}, test "
-        f"{tk['final_test_acc']:.0%}, has no controls from its own start)",
-        plots.verdict(t0["final_test_acc"] > max(c["final_test_acc"] for c in ctrl) + 0.2),
-        asserted=False, control="the random mask from θ₀ and the reinitialized ticket, each 20 "
-        "points of test accuracy below the ticket rewound to θ₀, their own starting point",
-        seeds=[seed])
+    t0 = {seed: arms["ticket, rewound to θ₀"]}
+    tk = arms["ticket, rewound to θ_k"]
+    return evidence.joint(
+        MASK_MATTERS.statement, MASK_MATTERS.paper,
+        {f"ticket rewound to θ₀ against the {name}:": evidence.judge(MASK_MATTERS, t0, {seed: arms[arm]})
+         for name, arm in (("random mask", "random mask, θ₀"),
+                           ("reinitialized ticket", "ticket, reinitialized"))},
+        control=MASK_MATTERS.control, window=MASK_MATTERS.window, asserted=False,
+        note=f"the ticket rewound to step {lot['rewind_step']}: test {tk['final_test_acc']:.0%}, "
+             f"grok {_steps(tk['grok_step'], budget)}")
 
 
 def _over_window(key: str, how):
@@ -370,10 +373,7 @@ def page_claims(firsts: dict, nodecay: dict, inits: list[dict], clock: list[dict
                     f"{at(v['grok'])}" for s, v in ((s, plateau_steps(r.history, p)) for s, r in firsts.items()))
     # the grokking chapter's row, on this network: the plateau against the same seed's run
     # without weight decay, which has no climb and so no plateau that ends
-    grows = dataclasses.replace(GROKS, window=GROKS.window + "; the run without decay is run to "
-                                "this seed's grok step (the end of its plateau window), not to the "
-                                "end of the budget")
-    row = evidence.judge(grows, firsts, {s: nodecay[s] for s in firsts}).row()
+    row = evidence.judge(GROKS, firsts, {s: nodecay[s] for s in firsts}).row()
     row["measured here"] += f" (steps, — not within {budget:,}: {per})"
     rows = [row]
     rows.append(_plateau_row(firsts, nodecay, "fit to grok"))

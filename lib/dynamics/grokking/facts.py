@@ -16,7 +16,7 @@ from .. import plots
 from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
 from .experiments import restricted_at_test_half, speedups
 from .science import (
-    CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
+    fourier_spectrum, input_weights, spectral_concentration, CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
     TAKEOFF, UNLEARN_DROP, critical_fraction, plateau_steps,
 )
 
@@ -645,3 +645,46 @@ def best_rate(o: dict) -> str:
     best = float(o["best"])
     edge = " (the grid's edge: a better rate may lie beyond it)" if best in (lo, hi) and lo != hi else ""
     return f"{best:g}{edge}"
+
+
+# ============================================================================ the claims rows' measures
+
+
+def _final_test(run) -> float:
+    """A fitted run's final test accuracy (NaN where it never fits)."""
+    return run.history.last("test_acc") if run.fit_step is not None else math.nan
+
+
+def _at(run, key: str, step) -> float:
+    d = dict(zip(run.history.steps, run.history[key]))
+    return d.get(step, float("nan"))
+
+
+def _plateau_change(key: str, ratio: bool):
+    """``(run, ref) ->`` ``key`` (the weight norm, the Fourier top-10% share) at ``ref``'s grok
+    step against at ``run``'s fit step: their ratio (``ratio``) or difference."""
+    def measure(pair) -> float:
+        run, ref = pair
+        if not ref.grok_step or run.fit_step is None:
+            return float("nan")
+        a, b = _at(run, key, ref.grok_step), _at(run, key, run.fit_step)
+        return a / b if ratio else a - b
+    return measure
+
+
+def _init_gap(pair) -> float:
+    """``(model, p)``: the model's top-10% Fourier share per unit minus the whole layer's."""
+    units = fourier_spectrum(input_weights(*pair), per_unit=True)
+    return float(spectral_concentration(units) - spectral_concentration(units.sum(1)))
+
+
+def _fit_error(key: str):
+    """``(grid, lr) ->`` the largest relative error of :func:`~.facts.clock_fit`'s ``key`` fit
+    over the fractions; for the clock's own fit NaN unless every fixed part is positive and
+    the periods do not grow with the fraction."""
+    def measure(gl) -> float:
+        mf = clock_fit(*gl)
+        ok = key != "max_rel_error" or (all(r["offset"] > 0 for r in mf)
+                                        and _falls([r["periods"] for r in mf]))
+        return max((r[key] for r in mf), default=math.nan) if ok else math.nan
+    return measure

@@ -143,7 +143,8 @@ def timing_numbers(timing: list[dict]) -> dict:
     ratio = [r["SVD / NS₅"] for r in rows]
     err = [r["error vs UVᵀ"] for r in rows]
     sig = [r["max |σ − 1|"] for r in rows]
-    return dict(ratio_max=max(ratio), err_lo=min(err), err_hi=max(err), sigma_lo=min(sig),
+    return dict(ratio_min=min(ratio), ratio_max=max(ratio), err_lo=min(err), err_hi=max(err),
+                sigma_lo=min(sig),
                 sigma_hi=max(sig), device=timing[0].get("device", "cpu"))
 
 
@@ -224,7 +225,7 @@ def ns_facts(timing: list[dict]) -> dict:
     polynomial's, :func:`ns_band`), and the ranges of the precomputed ``timing``."""
     nsb, t = ns_band(), timing_numbers(timing)
     return dict(glue_texts(3, band_lo=nsb["min"], band_hi=nsb["max"], f5_at_1=nsb["at_1"]),
-                ratio_max=f"{t['ratio_max']:.1f}×", err_lo=f"{t['err_lo']:.0%}",
+                ratio_min=f"{t['ratio_min']:.2f}×", ratio_max=f"{t['ratio_max']:.2f}×", err_lo=f"{t['err_lo']:.0%}",
                 err_hi=f"{t['err_hi']:.0%}", sigma_lo=f"{t['sigma_lo']:.2f}",
                 sigma_hi=f"{t['sigma_hi']:.2f}")
 

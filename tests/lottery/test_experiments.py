@@ -381,8 +381,12 @@ def precomputed():
 
 def test_precomputed_speed_figure_shows_tickets_learning_faster(precomputed):
     """Section 1's "What to notice" under the speed figure: the dense network stops early
-    (it overfits after); tickets from two thirds to a seventh of the weights stop earlier;
-    at the sparsest rounds the ticket's step rises again; the controls move to the end."""
+    (its validation loss rises after); tickets from two thirds to a seventh of the weights
+    stop earlier; at the sparsest rounds the ticket's step rises again; below a fifth of the
+    weights the controls stop later than the dense network, at the steps the prose glues, and
+    within two evaluations of the end from the density it glues on (the data of 2026-11-22 had
+    both there below a fifth; regenerated 2026-11-29, the re-initialized control stops at 530
+    of 600 at 17.5%, seed mean, and the prose now glues where they reach the end)."""
     main = next(iter(precomputed[0].values()))
     stop = {v: np.nanmean(main.stop_step[v], axis=0) for v in L.experiments.VARIANTS}
     last, step = main.eval_steps[-1], main.eval_interval
@@ -391,7 +395,15 @@ def test_precomputed_speed_figure_shows_tickets_learning_faster(precomputed):
     assert all(stop["ticket"][r] < stop["ticket"][0] for r in moderate)
     assert stop["ticket"][-1] > stop["ticket"][0]
     sparse = [r for r, dd in enumerate(main.density) if dd <= 0.2]
-    assert all(stop[v][r] >= last - 2 * step for v in ("reinit", "random") for r in sparse)
+    assert all(stop[v][r] > stop["ticket"][0] for v in ("reinit", "random") for r in sparse)
+    said = L.speed_numbers(main)
+    ctrl = [stop[v][r] for v in ("reinit", "random") for r in sparse]
+    assert said["speed_ctrl_range"] == f"{min(ctrl):.0f} to {max(ctrl):.0f}"
+    at_end = lambda r: all(stop[v][r] >= last - 2 * step for v in ("reinit", "random"))  # noqa: E731
+    first = next(r for r in range(1, len(main.density)) if all(map(at_end, range(r, len(main.density)))))
+    assert not at_end(first - 1) or first == 1
+    assert said["speed_ctrl_end"].startswith(f"from {100 * main.density[first]:.1f}% of the weights on")
+    assert main.density[first] <= 0.2  # from a fifth or sparser: "near the end" is the sparse rounds'
     assert L.claims.speed_claim(main)["reproduced"] == "yes" and L.claims.speed_claim(main)["seeds"] == [0, 1, 2]
 
 
@@ -442,7 +454,8 @@ def test_precomputed_lmc_and_learning_rate_settings(precomputed):
     IMP slider, at that learning rate, reset tickets still match the dense network at 5% of
     the weights, and tickets rewound to step 50 are ahead of them by about two points at the
     sparsest rounds (one seed); re-initialization is level with the reset ticket on average
-    over the rounds at 14-35% of the weights, behind at 10% or fewer."""
+    over the rounds at 14-35% of the weights, behind at 10% or fewer (by more than the Liu row's
+    LEVEL_POINTS on average and on the last round, and on every round there)."""
     runs, _, payload = precomputed
     calm = L.claims.lmc_seeds(payload, "0.002")
     hot = L.claims.lmc_seeds(payload, "0.01")
@@ -459,12 +472,16 @@ def test_precomputed_lmc_and_learning_rate_settings(precomputed):
     assert 0.01 < diff < 0.04, diff
     # Liu et al.'s counterpoint, in part: at the larger learning rate re-initialization is
     # level with the ticket on average over the rounds in LIU_WINDOW (never one round: they
-    # range from -0.6 to +2.1 points), well behind at 10% of the weights or fewer
+    # range from -2.0 to +2.1 points, regenerated 2026-11-29), behind at 10% of the weights or
+    # fewer: the prose's "falls behind", by more than the row's level (LEVEL_POINTS), so that
+    # window fails the row ("partly"). The data of 2026-11-22 had it 4.9 points behind on
+    # average and this test asked for 4; the regenerated data have 2.5 (+0.7 to +4.4 by round)
     gap = reset.acc["ticket"][0] - reset.acc["reinit"][0]
+    level = L.claims.LEVEL_POINTS / 100
     lo, hi = L.claims.LIU_WINDOW
     mid = [r for r, dd in enumerate(reset.density) if lo <= dd <= hi]
-    assert len(mid) >= 4 and abs(np.mean(gap[mid])) < 0.01 and np.ptp(gap[mid]) > 0.02
-    assert np.mean(gap[sparse]) > 0.04 and gap[-1] > 0.04
+    assert len(mid) >= 4 and abs(np.mean(gap[mid])) < level and np.ptp(gap[mid]) > 2 * level
+    assert np.mean(gap[sparse]) > level and gap[-1] > level and all(gap[sparse] > 0)
 
 
 # ============================================================================ fine-tuning (Mukherjee et al.)

@@ -20,7 +20,7 @@ from dynamics_ops import verify
 # its check prints (python -m dynamics_ops.precompute <chapter> --profile cpu --only <file>)
 NOT_YET_REGENERATED = {
     "collapse_gd_weight_decay", "collapse_weight_decay", "grokking_phase",
-    "initialization_trainability", "lottery_imp",
+    "initialization_trainability",
     "weight_decay_grid",
 }
 BUDGET_S = 60  # seconds of samples computed again per CI run (cheapest first; recorded seconds)

@@ -21,7 +21,6 @@ from dynamics_ops import verify
 NOT_YET_REGENERATED = {
     "collapse_gd_weight_decay", "collapse_weight_decay", "grokking_phase",
     "initialization_trainability",
-    "weight_decay_grid",
 }
 BUDGET_S = 60  # seconds of samples computed again per CI run (cheapest first; recorded seconds)
 

@@ -34,6 +34,7 @@ def test_prose_numbers_of_the_precomputed_grids():
     assert all(isinstance(v, str) and v and "n/a" not in v for v in num.values())
     inv = F.invariant_numbers(grid)
     assert 1 <= inv["prod_factor"] < 3  # the best product hardly moves below the largest eta
+    assert all("n/a" not in v for k, v in inv.items() if k != "prod_factor"), inv
     rows = C.published_claims()
     assert [r["claim"] for r in rows] == [r["claim"] for r in C.grid_claims(grid)]
     assert any(not r["asserted"] for r in rows) and any(r["asserted"] for r in rows)
@@ -95,7 +96,12 @@ def test_published_rows_are_judged_on_every_seed():
     grid, _ = results.load("weight_decay_grid")
     rows = C.published_claims()
     asserted = [r for r in rows if r["asserted"]]
-    assert len(asserted) == 4 and all(r["reproduced"] == "yes" for r in asserted)
+    # regenerated 2026-11-29: "AdamW's largest decay fails more the larger η is" (its control
+    # passes too) and the scale-invariant net's fall (2 of 3 seeds) are shown, not asserted
+    starts = ("Adam + L2's largest penalty", "below the line", "plain MLP, η from")
+    assert len(asserted) == len(starts) and all(
+        sum(r["claim"].startswith(s) for r in asserted) == 1 for s in starts), asserted
+    assert all(r["reproduced"] == "yes" for r in asserted)
     for r in rows:
         assert r["seeds"] == [0, 1, 2] == grid["seeds"] and r["control"] and r["window"]
         assert "median" in r["measured here"] and "seeds 0, 1, 2" in r["measured here"]

@@ -119,7 +119,7 @@ def test_precomputed_ridges(grid):
     decay hardly moves with eta for either optimizer (slope of log lambda* vs log eta closer
     to 0 than to -1: PyTorch's lambda is the variable); on the scale-invariant net AdamW's
     best lambda falls at least as fast as 1/eta (eta * lambda is the variable). Measured
-    (cpu, 3 seeds): slopes -0.13, -0.33 and -1.34."""
+    (cpu, 3 seeds): slopes -0.05, -0.31 and -1.24 (regenerated 2026-11-29)."""
     slope = {k: E.grid_summary(grid, k)["slope"] for k in S.GRIDS}
     assert slope["adam_l2"] > -0.5, slope
     assert slope["adamw"] > -0.5, slope
@@ -130,7 +130,7 @@ def test_precomputed_ridges_per_seed(grid):
     """The same on every seed, over the decade where each ridge is defined on all seeds:
     the plain MLP's best AdamW lambda moves by less than 3x between eta = 3e-4 and 3e-3 (1/eta
     would move it 10x; measured 0.6-0.9x); the scale-invariant net's falls more than 5x
-    between 1e-3 and 1e-2 (measured 16-36x)."""
+    between 1e-3 and 1e-2 (measured 6.8-477x, regenerated 2026-11-29)."""
     lrs = np.asarray(grid["lrs"])
     for kind, (lo, hi), check in (("adamw", (3e-4, 3.2e-3), lambda r: 1 / 3 < r < 3),
                                   ("adamw_invariant", (1e-3, 1e-2), lambda r: r > 5)):
@@ -144,7 +144,7 @@ def test_precomputed_ridges_per_seed(grid):
 
 def test_precomputed_adamw_edge(grid):
     """Section 1: AdamW's best cell beats Adam + L2's on every seed, by less than 0.05
-    (measured +0.026, +0.003, +0.010)."""
+    (measured +0.016, +0.009, +0.026, regenerated 2026-11-29)."""
     s = E.decoupling_summary(grid)
     assert all(0 < m < 0.05 for m in s["per_seed"]), s["per_seed"]
 
@@ -156,7 +156,10 @@ def test_precomputed_adam_l2_largest_penalty_fails_everywhere(grid):
     assert np.all(acc[-1] < np.nanmax(acc, 0) - 0.15), acc[-1]
     w = E.grid_array(grid, "adamw")[:, :, -1]
     gap = np.nanmax(w, 0) - w[-1]  # how far the largest decay falls below its column's best
-    assert gap[-1] > gap[0] + 0.1, gap  # measured 0.09 at the smallest eta, 0.25 at the largest
+    # measured 0.09 at the smallest eta, 0.26 at the largest (regenerated 2026-11-29); that the
+    # growth is the decay's is the claims row's question, and its control (the smallest decay)
+    # grows too there: the row is shown, not asserted
+    assert gap[-1] > gap[0] + 0.1, gap
 
 
 # ----------------------------------------------------------------------------- claims (smoke)

@@ -18,8 +18,9 @@ from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
 from .window import window_numbers
 from .claims import (ANGLE_TOL, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
-                     _GridSeed, _edge_note, _eq_dev, _fmt, _lower_above, _n, _p, _product_moves, _seed_accs,
-                     _spectrum_checks, grid_claims, spectrum_claims)
+                     _band_move, _GridSeed, _edge_note, _eq_dev, _fmt, _lower_above, _n, _p,
+                     _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks, grid_claims,
+                     spectrum_claims)
 
 __all__ = ["ridge_band", "seed_slopes", "tied_decays_per_lr", "clock_pointwise", "decoupling_numbers",
            "live_slope_numbers", "invariant_numbers", "equilibrium_numbers", "clock_numbers",
@@ -73,7 +74,13 @@ def decoupling_numbers(grid: dict) -> dict:
             for a in _seed_accs(grid, "adamw").values()]
     _, below, whole = _below_line(grid)
     v = plots.verdicts(grid_claims(grid), best="AdamW generalizes", lh="with AdamW the best decay",
-                       lower="plain MLP: AdamW's best λ is lower")
+                       lower="plain MLP: AdamW's best λ is lower",
+                       grows="AdamW's largest decay fails more", inv="scale-invariant net, η from")
+    seeds = list(_seed_accs(grid, "adamw"))
+    growth = {k: _shortfall_growth(_GridSeed((grid, k, "adamw"))) for k in seeds}
+    growth0 = {k: _shortfall_growth(_GridSeed((grid, k, "adamw")), 0) for k in seeds}
+    inv = ({k: _band_move(_GridSeed((grid, k, "adamw_invariant")), INVARIANT_BAND)
+            for k in _seed_accs(grid, "adamw_invariant")} if "adamw_invariant" in grid["grids"] else {})
     return dict(
         wd_l2_ridge=_range(l2), wd_adamw_ridge=_range(plain["ridge"]),
         wd_adamw_ridge_seeds=_range([v for r in plain["per_seed"] for v in r]),
@@ -100,7 +107,10 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_adamw_tied=_tied_text(grid, "adamw", [lr for lr in lrs if lr > PLAIN_BAND[1]]),
         wd_lower_seeds=_lower_text(grid),
         wd_lower_verdict=plots.MARKS[v["lower"]],
-        wd_l2_moving=_moving_text(seed_slopes(grid, "adam_l2")))
+        wd_l2_moving=_moving_text(seed_slopes(grid, "adam_l2")),
+        wd_adamw_growth=_range(growth.values()), wd_adamw_growth_small=_range(growth0.values()),
+        wd_adamw_grows_verdict=plots.MARKS[v["grows"]],
+        wd_inv_fall=_range(inv.values()), wd_inv_fall_verdict=plots.MARKS[v["inv"]])
 
 
 def _moving_text(slopes: dict) -> str:
@@ -167,7 +177,9 @@ def invariant_numbers(grid: dict) -> dict:
     pts = [(lr, d) for lr, d in zip(grid["lrs"], s["ridge"]) if d is not None]
     inner = [(lr, d) for lr, d in pts if d < top] or [(math.nan, math.nan)]
     band = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
-    lo = (band["lrs"][-1], band["ridge"][-1]) if band["lrs"] and band["ridge"][-1] else (math.nan,) * 2
+    has = [(lr, d) for lr, d in zip(band["lrs"], band["ridge"]) if d is not None]
+    lo = has[-1] if len(has) > 1 else (math.nan,) * 2  # the band's last eta with a best decay
+    none = [lr for lr, d in zip(band["lrs"], band["ridge"]) if d is None]
     kept = [(lr, d) for lr, d in pts[:-1] if d < top]  # not at the grid's edge (a bound)
     kept = kept if len(kept) > 1 else [(math.nan, math.nan)] * 2
     prod = [lr * d for lr, d in kept]
@@ -185,6 +197,12 @@ def invariant_numbers(grid: dict) -> dict:
                 wd_inv_slope_seeds=_range([ridge_slope(band["lrs"], r) for r in band["per_seed"]]),
                 wd_inv_prod_seeds=_range(_product_moves(grid, INVARIANT_BAND).values()),
                 wd_inv_prod_top=_range(top_prods),
+                wd_inv_nobest=("" if not none else
+                               f"; at η = {_and([_fmt(lr, 1) for lr in none])} no decay beats the "
+                               f"smallest by {_fmt(best_decay_per_lr.__defaults__[0], 2)} on the "
+                               "seed-averaged grid, so it has no best λ "
+                               "there: the top of that column is flat") or
+                              "; the seed-averaged grid has a best λ at every η of the decade",
                 wd_inv_edge=_edge_note(grid, "adamw_invariant", INVARIANT_BAND).replace(
                     "; at the edge of the decay grid (a bound, the best may lie beyond it): ",
                     "; within the decade it does so on ") or "; it does so nowhere within the decade")

@@ -482,7 +482,7 @@ def published_claims() -> list[dict]:
         {"NC1 without decay ÷ at the best decay:": j(BEST_FALL, sweep, gd),
          "NC1 without decay ÷ at the decay that lowers it least:": j(EVERY_DECAY, sweep, gd),
          f"at λ = {sweep[first]['largest']:g}, NC1 ÷ its minimum:": j(RISE, sweep, sweep)},
-        control=f"the gradient-descent sweep ({gd_decays}) for the two falls, and the next smaller "
+        control=f"the gradient-descent sweep (λ = {gd_decays}) for the two falls, and the next smaller "
                 f"decay (λ = {sweep[first]['decays'][-2]:g}) for the rise, each failing the same test",
         window=f"final NC1 (step {steps}), decays {decays}; the best decay "
                + ", ".join(f"{v['best']:g}" for v in sweep.values()) + f" (seeds {', '.join(map(str, seeds))})")]

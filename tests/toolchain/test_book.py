@@ -461,3 +461,12 @@ def test_the_plumbing_rule_sees_a_departure():
     assert plumbing_departures([cell("h = train()\nglue(**x)", ["hide-input"])])  # mixed
     assert plumbing_departures([cell("glue(**x)", ["remove-input"])])             # removed
     assert plumbing_departures([cell("dynamics.book.live_cost('x')")])           # shown open
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_the_first_cell_names_its_chapter(nb):
+    """``dynamics.setup(chapter=...)`` with the notebook's own name: the first cell then says
+    this chapter's measured time at the other profile on the reader's GPU."""
+    code = ["".join(c["source"]) for c in json.loads(nb.read_text())["cells"]
+            if c["cell_type"] == "code"]
+    assert any(f'dynamics.setup(chapter="{nb.stem}")' in c for c in code), nb.name

@@ -296,14 +296,15 @@ def finetune_numbers(ft: dict) -> dict:
                          100 * med(lambda r: np.mean(r["float32"])), decimals=0, suffix="%")
     ov, chance = distinct(100 * med(lambda r: r["overlap"]), 100 * med(lambda r: r["chance"]),
                           suffix="%")
-    excess, everything, null = distinct(med(lambda r: r["excess"]), med(lambda r: r["all_weights"]),
-                                        med(lambda r: r["null"]), decimals=2)
+    excess, everything, null, binned = distinct(
+        med(lambda r: r["excess"]), med(lambda r: r["all_weights"]), med(lambda r: r["null"]),
+        med(lambda r: r["binned_null"]), decimals=2)
     return dict(ft_lr=f"{ft['lr']:g}", ft_steps=ft["steps"], ft_bf16=bf16, ft_f32=f32,
                 ft_overlap=ov, ft_chance=chance, ft_acc=acc, ft_acc_before=acc_before,
                 ft_dead=f"{100 * med(lambda r: 1 - np.mean(r['float32'])):.1f}%",
                 ft_live_share=f"{100 * med(lambda r: r['live_share']):.1f}%",
                 ft_live=f"{med(lambda r: r['live']):.2f}",
-                ft_excess=excess, ft_all=everything, ft_null=null,
+                ft_excess=excess, ft_all=everything, ft_null=null, ft_binned=binned,
                 ft_threshold=f"{OVERLAP_EXCESS:g}",
                 ft_rank=f"{med(lambda r: min(r['rank'].values())):.2f}")
 

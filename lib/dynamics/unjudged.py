@@ -13,13 +13,6 @@ NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
         'small training loss + balance give NC1 (and weig',
         'under gradient descent this decay balances the l',
     ),
-    'lottery': (
-        'Fine-tuning updates a small subnetwork (5–30% of',
-        'The updates are sparse but nearly full rank',
-        'Tickets learn faster (earlier early-stopping step)',
-        'At a larger learning rate, the pruned architect',
-        'Rewinding to an early step finds better tickets',
-    ),
     'spectral': (
         'Newton–Schulz (matrix products, bfloat16) is muc',
         'Muon trains faster than AdamW: the NanoGPT (GPT-',

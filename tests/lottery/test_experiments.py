@@ -508,7 +508,9 @@ def test_claim_finetuned_subnetworks_overlap_more_than_chance(finetuned):
     assert not sparse["asserted"] and sparse["reproduced"] == "no"
     assert not rank["asserted"]
     for r in finetuned["per_seed"].values():
-        assert r["excess"] > 0.1 > abs(r["null"])  # above chance; the null control at chance
+        assert r["excess"] > 0.1 > abs(r["null"])  # above chance; the shuffled null at chance
+        # the magnitude-binned null (the row's control) explains little of the overlap here
+        assert r["binned_null"] < 0.1 and abs(r["binned_excess"] - r["binned_null"]) < 0.05
         assert r["all_weights"] > r["excess"] + 0.2  # dead units' weights inflated it
         assert min(r["float32"]) >= min(r["bf16"])  # bf16 sees fewer changes than float32
         assert r["live"] > 0  # above chance even among the weights both runs moved
@@ -526,7 +528,7 @@ def test_overlap_row_says_no_for_independent_sets(finetuned):
         fake["per_seed"][s] = dict(r, **L.finetune.overlap(a, b))
         assert abs(fake["per_seed"][s]["excess"]) < 0.1
     assert L.finetune.finetune_claims(fake)[1]["reproduced"] == "no"
-    planted = dict(finetuned, per_seed={s: dict(r, null=r["excess"])
+    planted = dict(finetuned, per_seed={s: dict(r, binned_null=r["excess"])
                                         for s, r in finetuned["per_seed"].items()})
     assert L.finetune.finetune_claims(planted)[1]["reproduced"] == "does not discriminate"
 
@@ -536,10 +538,11 @@ def test_overlap_row_control_fails_and_a_passing_control_does_not_discriminate()
     (dynamics.evidence.judge); its null control fails the test; planted at the treatment's
     value, the row says "does not discriminate"."""
     per = {s: dict(excess=0.6 + 0.01 * s, null=0.01, overlap=0.7, chance=0.2, all_weights=0.7,
-                   bf16=[0.5], float32=[0.9], rank={"w": 1.0}, live=0.5) for s in (0, 1, 2)}
+                   bf16=[0.5], float32=[0.9], rank={"w": 1.0}, live=0.5, binned_null=0.01,
+                   binned_chance=0.21, rank_one={"w": 0.01}) for s in (0, 1, 2)}
     ft = dict(lr=1e-4, steps=10, seeds=[0, 1, 2], per_seed=per)
     assert L.finetune.finetune_claims(ft)[1]["reproduced"] == "yes"
-    per2 = {s: dict(r, null=r["excess"]) for s, r in per.items()}
+    per2 = {s: dict(r, binned_null=r["excess"]) for s, r in per.items()}
     assert L.finetune.finetune_claims(dict(ft, per_seed=per2))[1]["reproduced"] == "does not discriminate"
 
 
@@ -579,6 +582,52 @@ def test_overlap_counts_live_units_and_the_per_layer_null():
     assert abs(pooled - 0.35) < 0.01  # equal layer sizes: pooled and per-layer chance agree here
     n = L.finetune.null_overlap(a, b, live, seed=0)
     assert abs(n["chance"] - got["chance"]) < 1e-12  # the shuffle keeps each matrix's count
+
+
+@known_answer(L.finetune.magnitude_bins, L.finetune.binned_null_overlap,
+              how="constructed weights 1..n: two masks that are both exactly the top 30% by |w| "
+                  "overlap fully and the binned null, whose bins are then all kept or all "
+                  "dropped, overlaps fully too (excess over chance 1, as the masks'); two "
+                  "independent masks drawn at the same fractions in each bin (0.8 in the top "
+                  "half, 0.2 in the bottom) overlap, in expectation, as the binned null says, "
+                  "sum |A_bin||B_bin|/n_bin / |A| = 0.68, above the per-matrix chance 0.5")
+def test_the_magnitude_binned_null_keeps_what_magnitude_explains():
+    w = {"w": torch.arange(1, 1001, dtype=torch.float32).reshape(20, 50)[torch.randperm(20)]}
+    bins = L.finetune.magnitude_bins(w, bins=10)
+    assert all(int((bins["w"] == k).sum()) == 100 for k in range(10))
+    assert bool((w["w"][bins["w"] == 9] > w["w"][bins["w"] == 8].max()).all())
+    top = {"w": w["w"] > 700}
+    got = L.finetune.binned_null_overlap(top, top, w, bins=10, seed=0)
+    assert got["overlap"] == 1 and got["binned_chance"] == 1 and got["binned_excess"] == 1
+    assert L.finetune.overlap(top, top)["excess"] == 1 and abs(got["chance"] - 0.3) < 1e-9
+    g = torch.Generator().manual_seed(3)
+    w = {"w": torch.rand(400, 500, generator=g)}
+    p = torch.where(w["w"] > 0.5, 0.8, 0.2)
+    a, b = ({"w": torch.rand(400, 500, generator=g) < p} for _ in range(2))
+    r = L.finetune.binned_null_overlap(a, b, w, bins=2, seed=1)
+    assert abs(r["binned_chance"] - 0.68) < 0.01 and abs(L.finetune.overlap(a, b)["overlap"] - 0.68) < 0.01
+    assert abs(r["overlap"] - r["binned_chance"]) < 0.01 and abs(r["chance"] - 0.5) < 0.01
+    assert r["binned_excess"] > 0.3  # the magnitude-blind chance would call this overlap an excess
+    live = {"w": torch.zeros(400, 500, dtype=torch.bool)}
+    live["w"][:200] = True  # outside live: no bin, and the null draws nothing there
+    assert int((L.finetune.magnitude_bins(w, live, bins=4)["w"] < 0).sum()) == 200 * 500
+    assert (L.finetune.binned_null_overlap(a, b, w, live, bins=4)["overlap"]
+            == L.finetune.binned_null_overlap(a, b, w, live, bins=4)["overlap"])  # seeded
+    with pytest.raises(ValueError, match="bins must be"):
+        L.finetune.magnitude_bins(w, bins=0)
+
+
+@known_answer(L.finetune.rank_one,
+              how="a constructed two-entry diagonal update of a 4x5 matrix (rank 2 of 4): its "
+                  "best rank-1 approximation has rank 1 of 4 and keeps the larger entry")
+def test_rank_one_keeps_the_largest_singular_direction():
+    before = {"hidden.0.weight": torch.zeros(4, 5)}
+    after = {"hidden.0.weight": torch.zeros(4, 5)}
+    after["hidden.0.weight"][0, 0], after["hidden.0.weight"][1, 1] = 3.0, 1.0
+    one = L.finetune.rank_one(before, after)
+    assert L.finetune.update_rank(before, after)["hidden.0.weight"] == 0.5
+    assert L.finetune.update_rank(before, one)["hidden.0.weight"] == 0.25
+    assert torch.allclose(one["hidden.0.weight"][0, 0], torch.tensor(3.0)) and one["hidden.0.weight"][1, 1].abs() < 1e-6
 
 
 @known_answer(L.finetune.distinct,

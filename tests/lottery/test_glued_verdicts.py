@@ -36,7 +36,8 @@ def _ft():
     r = dict(layers={"hidden.0.weight": 0.1}, layers_f32={"hidden.0.weight": 0.9}, overlap=0.9882,
              chance=0.9824, bf16=[0.1, 0.1], float32=[0.9, 0.9], excess=0.33, null=0.0,
              all_weights=0.5, live=0.3, live_share=0.8, rank={"hidden.0.weight": 0.8},
-             acc_shifted=0.2, acc=[0.5, 0.5])
+             acc_shifted=0.2, acc=[0.5, 0.5], binned_null=0.01, binned_chance=0.983,
+             binned_excess=0.01, rank_one={"hidden.0.weight": 0.01})
     return dict(seeds=[0], per_seed={0: r}, lr=1e-4, steps=10)
 
 

@@ -18,7 +18,7 @@ from .finetune import finetune_claims
 
 __all__ = ["MATCH_WINDOW", "MATCH_POINTS", "DESTROYED", "SPEED_WINDOW", "SPEED_MARGIN",
            "STABLE_BARRIER", "LEVEL_POINTS", "REWIND_POINTS", "PAI_WINDOW", "PAI_MARGIN",
-           "LIU_WINDOW", "CLAIMS", "SHOWN_ONLY", "MATCH", "PAI_BEATS", "SHUFFLE_SAME", "SPEED_LEAD", "REINIT", "RANDOM", "STABLE", "LATER",
+           "LIU_WINDOW", "CLAIMS", "SHOWN_ONLY", "MATCH", "PAI_BEATS", "SHUFFLE_SAME", "SPEED_LEAD", "REINIT", "RANDOM", "STABLE", "LATER", "LIU", "REWIND",
            "ticket_claims", "speed_claim", "pai_claims", "lmc_claims", "lr_claims",
            "page_claims", "published_claims", "lmc_seeds", "liu_numbers"]
 
@@ -122,13 +122,15 @@ CLAIMS = {
               "seed stays stable)"),
     "liu": ("At a larger learning rate, the pruned architecture re-initialized trains as well as "
             "the ticket", "Liu et al. (2019), mostly structured pruning, SGD lr 0.1",
-            f"the ticket (same mask, its own initial values); level: within {LEVEL_POINTS:g} pt "
-            "either way",
+            f"the same gap at the chapter's learning rate (the main IMP setting, same seed), which must fail "
+            f"the same test; level: within {LEVEL_POINTS:g} pt either way",
             f"ticket − re-init averaged over the rounds at {100 * LIU_WINDOW[0]:.0f}-"
             f"{100 * LIU_WINDOW[1]:.0f}% of the weights, and over those at 10% or fewer"),
     "rewind": ("Rewinding to an early step finds better tickets than resetting to θ₀ where "
                "training is unstable at init", "Frankle et al. (2020)",
-               f"the same setting reset to θ₀; better: by {REWIND_POINTS:g} pts or more",
+               f"the same setting reset to θ₀; better: by {REWIND_POINTS:g} pts or more; the "
+               "control, the two settings' re-initialized controls (each one's mask from fresh "
+               "weights), must fail the same test",
                "the rounds at 10% of the weights or fewer (mean over them)"),
 }
 
@@ -182,6 +184,14 @@ LATER = _claim("later", "error barrier, points", evidence.Test("<", 100 * STABLE
                fmt=lambda v: f"{v:.1f} pts")
 # "Shuffling leaves a PaI mask's accuracy the same or higher": what shuffling costs, less the
 # seeds' spread of the original (points); the ticket's, measured the same way, must exceed 0
+# "At a larger learning rate the re-initialized architecture trains as well as the ticket":
+# |ticket − re-init| (points, a window's mean) within LEVEL_POINTS; the control, the same gap
+# at the chapter's learning rate, must fail it
+LIU = _claim("liu", "|ticket − re-init|, points", evidence.Test("<", LEVEL_POINTS, "LEVEL_POINTS"),
+             fmt=lambda v: f"{v:.1f} pts")
+# "Rewinding finds better tickets": rewound − reset ticket (points, mean over the rounds at 10%
+# or fewer); the control, the same difference of their re-initialized controls, must fail it
+REWIND = _claim("rewind", "rewound − reset, points", evidence.Test(">=", REWIND_POINTS, "REWIND_POINTS"))
 SHUFFLE_SAME = _claim("shuffle", "shuffling's cost less the seeds' spread, points",
                       evidence.Test("<=", 0.0, "within the seeds' spread"))
 
@@ -271,11 +281,6 @@ def _window(res: ImpResult, window) -> list[int]:
 
 def _per_seed(res: ImpResult, f) -> dict:
     return {int(s): float(f(k)) for k, s in enumerate(res.seeds)}
-
-
-def _checked(values: dict, holds) -> dict:
-    """``{seed: holds(value)}``; a value not reached (NaN) does not hold."""
-    return {s: bool(np.isfinite(v) and holds(v)) for s, v in values.items()}
 
 
 def _tickets(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
@@ -511,38 +516,48 @@ def lmc_claims(calm: tuple, hot: tuple, asserted: bool | None = None,
 def _lr(runs: dict) -> dict:
     """From the precomputed learning-rate settings, shown, never asserted (one seed): does
     re-initialization catch up with the ticket at a larger learning rate (Liu et al. 2019),
-    checked at the round nearest 20% of the weights and at the sparsest; and does rewinding
-    help there (by :data:`REWIND_POINTS` or more at the rounds at 10% of the weights or
-    fewer)?"""
+    level within :data:`LEVEL_POINTS` either way over each of :func:`_liu_windows` (control:
+    the same gap at the chapter's learning rate, the first setting of ``runs``, which must
+    fail the same test); and does rewinding help there, by :data:`REWIND_POINTS` or more at
+    the rounds at 10% of the weights or fewer (control: the two settings' re-initialized
+    controls, the masks each found trained from fresh weights, whose difference must fail the
+    same test: a gain of the mask's, not the rewound values')."""
     reset = next((r for k, r in runs.items() if "reset" in k and "lr" in k), None)
     rewound = next((r for k, r in runs.items() if "rewind" in k), None)
+    main = next(iter(runs.values()))
     out = {}
     if reset is not None:
+        if not set(reset.seeds) <= set(main.seeds) or main is reset:
+            raise ValueError("the Liu et al. row needs the chapter's learning-rate setting (the first "
+                             f"of the IMP runs) on the seeds {reset.seeds} of the larger one's")
         lr = reset.config["lr"]
         out["liu"] = []
-        # one setting per window (a window's mean, never one round): "partly" says which holds
         for name, rounds in _liu_windows(reset).items():
-            gap = _per_seed(reset, lambda k: 100 * np.mean(
-                [reset.acc["ticket"][k, r] - reset.acc["reinit"][k, r] for r in rounds])
-                if rounds else np.nan)
+            def gap(res, name=name):  # ticket − re-init over the window's rounds, per seed
+                rs = _liu_windows(res)[name]
+                return {int(s): 100 * float(np.mean(res.acc["ticket"][k, rs] - res.acc["reinit"][k, rs]))
+                        if rs else np.nan for k, s in enumerate(res.seeds) if s in reset.seeds}
+            # level both ways: a re-init far ahead of the ticket is not "as well as" it
+            j = evidence.judge(LIU, {s: abs(v) for s, v in gap(reset).items()},
+                               {s: abs(v) for s, v in gap(main).items()})
             each = ", ".join(f"{100 * reset.density[r]:.1f}% {_pts(100 * float(np.mean(reset.acc['ticket'][:, r] - reset.acc['reinit'][:, r])))}"
                              for r in rounds)
             out["liu"].append(_setting(
                 f"precomputed, Adam lr {lr:g}, {name}",
-                f"ticket − re-init, mean over {len(rounds)} rounds {plots.spread(gap, _pts)} "
-                f"(round by round: {each})",
-                # level both ways: a re-init far ahead of the ticket is not "as well as" it
-                _checked(gap, lambda v: abs(v) < LEVEL_POINTS), False, reset.seeds))
+                f"ticket − re-init, mean over {len(rounds)} rounds {plots.spread(gap(reset), _pts)} "
+                f"(round by round: {each}); at Adam lr {main.config['lr']:g} (the control) "
+                f"{plots.spread(gap(main), _pts)}; |ticket − re-init| against the control's: "
+                + _judged_text({"": j}), None, False, reset.seeds, judged=[j]))
     if reset is not None and rewound is not None:
         sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
-        diff = _per_seed(rewound, lambda k: 100 * np.mean(
-            [rewound.acc["ticket"][k, r] - reset.acc["ticket"][k, r] for r in sparse])
-            if sparse else np.nan)
-        k = rewound.config["rewind_step"]
+        diff = lambda arm: _per_seed(rewound, lambda k: 100 * np.mean(  # noqa: E731
+            [rewound.acc[arm][k, r] - reset.acc[arm][k, r] for r in sparse]) if sparse else np.nan)
+        j = evidence.judge(REWIND, diff("ticket"), diff("reinit"))
         out["rewind"] = _setting(
             f"precomputed, Adam lr {rewound.config['lr']:g}",
-            f"rewound to step {k} − reset to θ₀: {plots.spread(diff, _pts)}",
-            _checked(diff, lambda v: v >= REWIND_POINTS), False, rewound.seeds)
+            f"rewound to step {rewound.config['rewind_step']} − reset to θ₀, the tickets against "
+            "their re-initialized controls: " + _judged_text({"": j}), None, False, rewound.seeds,
+            judged=[j])
     return out
 
 

@@ -302,6 +302,7 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
                 sgd_d=share(mf["at_d"]["sgd"]), muon_d=share(mf["at_d"]["muon"]),
                 bc_sgd_peak=share(bn["peak"]["sgd"]), bc_sgd_full=share(batch["full"]["sgd"]),
                 bc_muon_over=f"{bn['overshoot']['muon']:.2f}", bc_overshoot_min=f"{OVERSHOOT:g}×",
+                bc_crit_over=f"{CRITICAL_OVER:g}×",
                 sgd_first=f"{first['sgd']:.0%}", alpha_first=f"{alphas[0]:g}",
                 sgd_last=f"{last['sgd']:.0%}", alpha_last=f"{alphas[-1]:g}",
                 muon_last=f"{last['muon']:.0%}", newton_last=f"{last['newton']:.0%}",
@@ -593,6 +594,44 @@ def _live_shaping(shaping: dict) -> dict:
 
 def _wobbles(r) -> float:  # the noise floor of one shaping run: its largest wobble, in log10
     return max(math.log10(1 + v["wobble"]) for v in r.values() if math.isfinite(v["wobble"]))
+
+
+def _best_of(losses: dict, run: str) -> tuple[float, float]:
+    """One seed's ``{lr: {run: {final}}}``: ``run``'s best final loss over the rates, and its rate."""
+    lr = min(losses, key=lambda r: losses[r][run]["final"])
+    return losses[lr][run]["final"], lr
+
+
+def _fixed(runs: dict, when: str) -> dict:
+    """One seed's runs at one rate ``{run: {early, final}}``: each fixed p's loss ``when``."""
+    return {float(k[4:]): v[when] for k, v in runs.items() if k.startswith("p = ")}
+
+
+def _fixed_runs(runs: dict) -> dict:  # the fixed p's runs, keyed by p
+    return {float(k[4:]): v for k, v in runs.items() if k.startswith("p = ")}
+
+
+def _sched(runs: dict, when: str = "final") -> float:
+    """The p schedule's loss ``when`` (the run whose name is not a fixed p, nor Muon decayed)."""
+    return next(v[when] for k, v in runs.items() if not k.startswith("p = ") and k != DECAYED)
+
+
+def _follows_p(loss: dict) -> float:
+    """The early order's margin on losses keyed by p: a positive p lowest, Muon (p = 0) next,
+    the most negative p highest of all; the smallest of the ratios that say so (above 1: it
+    holds)."""
+    ps = sorted(loss)
+    rest = [loss[p] for p in ps[1:]]
+    return min(loss[0.0] / min((loss[p] for p in ps if p > 0), default=math.nan),  # NaN first:
+               loss[ps[0]] / loss[0.0],  # no positive p, no order (min keeps a leading NaN)
+               loss[ps[0]] / max(rest))
+
+
+def _reversed_p(loss: dict) -> float:
+    """The late order's margin on losses keyed by p: the most negative p lowest and the largest
+    highest (the smaller of the two ratios; above 1: it holds)."""
+    ps = sorted(loss)
+    return min(min(loss[p] for p in ps[1:]) / loss[ps[0]], loss[ps[-1]] / max(loss[p] for p in ps[:-1]))
 
 
 def _reach(swept: dict) -> dict:

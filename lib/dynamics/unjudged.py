@@ -15,11 +15,7 @@ NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
     ),
     'spectral': (
         'Newton–Schulz (matrix products, bfloat16) is muc',
-        'Muon trains faster than AdamW: the NanoGPT (GPT-',
-        'Muon trains faster than SGD with Nesterov moment',
-        'Per step Muon reaches the target in under half o',
         'The float32 teaching Muon reaches the target wit',
-        'On a CPU, five Newton–Schulz steps are less than',
     ),
     'weight_decay': (
         'power-law tails in the weight spectrum come with',

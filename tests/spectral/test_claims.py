@@ -358,3 +358,54 @@ def test_each_draws_half_rank_is_the_runners():
     for s in (0, 1):
         one = E.run_memory(S.MemoryConfig.for_profile("smoke", seed=s, seeds=1))
         assert FA._half_ranks(one)[s] == {m: E.recall_half_rank(one, m) for m in ("sgd", "muon")}
+
+
+@known_answer(FA.ns_distance, how="Newton–Schulz maps U Σ Vᵀ to U f(Σ) Vᵀ: the same distances as "
+              "the float64 matrix products on a small Gaussian matrix, and the timing file's own "
+              "float32 numbers at five steps on its matrices (seed TIMING_SEED)")
+def test_ns_distance_matches_the_matrix_products_and_the_file():
+    for steps, coeffs in ((0, S.MUON_COEFFS), (5, S.MUON_COEFFS), (15, S.MUON_COEFFS), (8, S.CUBIC_COEFFS)):
+        G = torch.randn(24, 24, generator=torch.Generator().manual_seed(FA.TIMING_SEED)).double()
+        O = S.newton_schulz(G, steps, coeffs=coeffs, dtype=torch.float64)
+        exact = S.polar(G)
+        got = FA.ns_distance(24, FA.TIMING_SEED, steps, coeffs)
+        assert got["rel"] == pytest.approx(float((O - exact).norm() / exact.norm()), abs=1e-6)
+        assert got["max_sigma"] == pytest.approx(float((torch.linalg.svdvals(O) - 1).abs().max()), abs=1e-6)
+    for r in results.load("spectral_timing")[0]:
+        if r["n"] <= 512:
+            got = FA.ns_distance(r["n"], FA.TIMING_SEED, 5)
+            assert got["rel"] == pytest.approx(r["rel_error"], abs=1e-3)
+            assert got["max_sigma"] == pytest.approx(r["max_sigma_error"], abs=1e-3)
+    with pytest.raises(ValueError, match="steps"):
+        FA.ns_distance(8, 0, -1)
+
+
+def test_the_fifth_row_discriminates_and_its_controls_can_pass():
+    """Five quintic steps leave max |σ − 1| far from 1 and the error a fifth off; fifteen lift
+    the weakest directions into the band (the FAR part's control fails) but keep the fifth; the
+    cubic run to convergence is not a fifth off. With the treatment in its control's place each
+    part stops saying yes."""
+    sizes = {r["n"]: r for r in results.load("spectral_timing")[0] if r["n"] <= 256}
+    from dynamics import evidence
+    assert evidence.judge(C.FAR_FROM_ONE, sizes, sizes).verdict == "yes"
+    assert evidence.judge(C.A_FIFTH_OFF, sizes, sizes).verdict == "yes"
+    assert evidence.judge(C.STILL_A_FIFTH, sizes, sizes).verdict == "yes"
+    for c in (C.FAR_FROM_ONE, C.A_FIFTH_OFF):
+        swapped = evidence.Claim(c.statement, c.paper, measure=c.control_measure, test=c.test,
+                                 control=c.control, window=c.window, control_measure=c.measure)
+        assert evidence.judge(swapped, sizes, sizes).verdict in ("no", "does not discriminate")
+
+
+def test_the_sweep_rows_say_no_with_sgd_in_muons_place():
+    """The per-step rows on the sweep file: Muon's lead over AdamW (and SGD's over it) is
+    judged on each seed's fewest steps; with SGD + momentum's steps in Muon's place they say no."""
+    swept = results.load("spectral_practice")[0]
+    fewest = FA._fewest(swept)
+    from dynamics import evidence
+    for c in (C.HALF_OF_ADAMW, C.ADAMW_RECORD, C.SGD_RECORD):
+        assert evidence.judge(c, fewest, fewest).verdict == "yes", c.statement
+    swapped = {s: dict(f, muon=f["momentum"]) for s, f in fewest.items()}
+    for c in (C.HALF_OF_ADAMW, C.ADAMW_RECORD, C.SGD_RECORD):
+        assert evidence.judge(c, swapped, swapped).verdict == "no", c.statement
+    assert FA._fewest({"reached": {"0": {"a": {"1": None, "2": 30}, "b": {"1": None}}}}) == \
+        {0: {"a": 30, "b": pytest.approx(math.nan, nan_ok=True)}}

@@ -104,8 +104,9 @@ def test_muon_reaches_target_loss_in_fewer_steps_than_adamw(seed):
     the two implementations on the same gradients is test_muon_agreement_is_exact's."""
     summ = E.practice_summary(practice(seed))
     assert summ["muon"]["steps"] is not None and summ["adamw"]["steps"] is not None
+    assert FA.practice_numbers(practice(seed))["adamw_over_muon"] > C.HALF
     rows = claim_rows(seed)
-    assert verdict_of(rows, "Per step Muon reaches") == "yes"
+    assert verdict_of(rows, "Per step Muon reaches") == "yes"  # the sweep file's row
     assert verdict_of(rows, "The float32 teaching Muon") == "yes"
 
 
@@ -255,8 +256,12 @@ def test_muon_saturates_at_a_larger_critical_batch(seed):
     r = batch(seed)
     assert E.critical_batch(r, "sgd") <= 64  # exercise 5: "a batch of a few dozen"
     rows = claim_rows(seed)
-    for start in BATCH_ROWS:
-        assert verdict_of(rows, start) in SMOKE_DRAWS, start
+    for start in BATCH_ROWS:  # the shown rows (the critical batch, the overshoot) may not discriminate
+        row = next(x for x in rows if x["claim"].startswith(start))
+        shown = () if row["asserted"] else ("does not discriminate",)
+        assert row["reproduced"] in SMOKE_DRAWS + shown, start
+    per = FA.batch_facts(r)["by_draw"]
+    assert all(p["critical"]["muon"] >= 4 * p["critical"]["sgd"] for p in per.values())
     mean = FA.batch_facts(r)["mean"]
     assert mean["overshoot"]["sgd"] >= 1.3 > mean["overshoot"]["muon"]
     assert mean["peak"]["sgd"] > r["recall"]["sgd"][-1]  # it rises, then falls
@@ -266,7 +271,7 @@ def test_critical_batch_at_cpu_scale():
     """The cpu run of the batch figure (d = 128, seeds 0-4): SGD saturates at 32, Muon at 1024;
     SGD's recall peaks near B = 256 at about 1.5× its full-gradient recall (0.080 against
     0.052 of the pairs) and falls back, on every draw (at least 1.3×), while Muon's best batch
-    is within 6% of its full gradient; every batch row holds on every draw."""
+    is within 6% of its full gradient; every asserted batch row holds on every draw."""
     r = batch(0, "cpu")
     assert E.critical_batch(r, "sgd") <= 64 and E.critical_batch(r, "muon") >= 8 * E.critical_batch(r, "sgd")
     per = FA.batch_facts(r)["by_draw"]
@@ -277,7 +282,9 @@ def test_critical_batch_at_cpu_scale():
     # the overshoot clears 1.3x on every draw but by less than the draws' spread: shown, not
     # asserted (section 4 glues its verdict)
     assert verdict_of(rows, "SGD's recall peaks") == "within noise"
-    assert [r["claim"].startswith(BATCH_ROWS[1]) for r in rows if not r["asserted"]] == [True]
+    # the critical batch's control misses 4x by its own spread (test_the_tie_and_band_rows_can_say_no)
+    assert verdict_of(rows, "Muon saturates") == "does not discriminate"
+    assert [r["claim"][:20] for r in rows if not r["asserted"]] == [s[:20] for s in BATCH_ROWS[:2]]
 
 
 def test_sgds_overshoot_comes_from_the_batch_counts():
@@ -509,8 +516,7 @@ def test_the_claims_rows_can_say_no():
                             shaping(seed), [], roles={seed: wrong}, seed=seed)
     # not here: the band and width rows judge runs made again on each seed (not the page's,
     # swapped); their controls (the other iteration; Adam's step) go through the same tests
-    for start in ("Per step Muon reaches",
-                  "Up to N = d Muon and Newton", "Muon saturates at a critical batch",
+    for start in ("Up to N = d Muon and Newton", "Muon saturates at a critical batch",
                   "SGD's recall peaks at a middle batch", "From Muon's critical batch on",
                   "Each role's duality map"):
         assert verdict_of(rows, start) == "no", start
@@ -519,7 +525,9 @@ def test_the_claims_rows_can_say_no():
 def test_the_tie_and_band_rows_can_say_no(monkeypatch):
     """The rows a swap cannot test: the tie below SGD's critical batch says no when every
     batch recalls what the full gradient does (its control's gap everywhere); Muon's larger
-    critical batch does not discriminate when its control (SGD on a second stream) saturates as late; the band row
+    critical batch does not discriminate when its control (SGD on a second stream) saturates as late
+    or sits within its own spread of 4× (the cpu run), and says yes against a control with no
+    spread; the band row
     says no when the exact UVᵀ stands in for five quintic steps (a band of width 0), and does
     not discriminate when its control would pass its test."""
     b = batch(0)
@@ -528,10 +536,15 @@ def test_the_tie_and_band_rows_can_say_no(monkeypatch):
                            by_draw={m: [[f] * k for f in v] for m, v in b["full_by_draw"].items()})
     rows = C.batch_claims(full_everywhere)
     assert verdict_of(rows, "Below SGD's critical batch SGD and Muon tie") == "no"
-    # the critical-batch row's control (SGD on a second stream of batches) could pass: when
-    # that stream's SGD reaches its share of SGD's full recall only at the largest batch, the
-    # row says no
-    assert verdict_of(C.batch_claims(batch(0, "cpu")), "Muon saturates at a critical batch") == "yes"
+    # the published (cpu) run: the control (SGD on a second stream of batches) lands at 1x-2x
+    # on the doubling grid, one grid step (its own draws' spread) short of 4x: it does not
+    # discriminate, and the row is shown, not asserted; with SGD's own stream in the second's
+    # place (1x on every draw, no spread) the same measures say yes
+    cpu = batch(0, "cpu")
+    crit = next(r for r in C.batch_claims(cpu) if r["claim"].startswith("Muon saturates"))
+    assert (crit["reproduced"], crit["asserted"]) == ("does not discriminate", False)
+    same = dict(cpu, again_by_draw=cpu["by_draw"]["sgd"])
+    assert verdict_of(C.batch_claims(same), "Muon saturates at a critical batch") == "yes"
     late_again = dict(b, again_by_draw=[[0.0] * (k - 1) + [f] for f in b["full_by_draw"]["sgd"]])
     per = FA.batch_facts(late_again)["by_draw"]
     assert all(p["control"] >= 4 * p["critical"]["sgd"] for p in per.values())

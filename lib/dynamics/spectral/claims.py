@@ -14,11 +14,13 @@ from dataclasses import replace
 from .. import evidence, plots, results, runtime
 from .experiments import (DECAYED, EARLY_STEP, growth, muon_agreement, practice_summary, run_bands,
                           shaping_summary)
-from .facts import (AHEAD, BAND, CONVERGED, CRITICAL_OVER, OVERSHOOT, TIE_SHARE, _alpha_draws, _converges,
-                    _grown, _half_ranks, _live_shaping, _reach, _reach_widths, _settles, _shaping_seeds,
+from .facts import (AHEAD, BAND, CONVERGED, CRITICAL_OVER, OVERSHOOT, TIE_SHARE, TIMING_SEED, _alpha_draws,
+                    _best_of, _converges, _fewest, _fixed, _fixed_runs, _follows_p, _grown, _half_ranks,
+                    _live_shaping, _reach, _reach_widths, _reversed_p, _sched, _settles, _shaping_seeds,
                     _torch_moves, _width_draws, _within, _wobbles, alpha_numbers, band_numbers,
-                    batch_facts, batch_numbers, practice_numbers, share, timing_numbers)
+                    batch_facts, batch_numbers, ns_distance, practice_numbers, share)
 from .figures import SHORT
+from .science import CUBIC_COEFFS, MUON_COEFFS
 from .roles import noise_floor, per_second, steepest_margin
 
 __all__ = ["page_claims", "batch_claims", "memory_claims", "shaping_claims", "published_claims"]
@@ -146,14 +148,10 @@ def page_claims(bands: dict, timing: list[dict], width: dict, practice: dict,
     ratio = t["svd_s"] / t["ns_float32_s"]
     on_gpu = t["device"] == "cuda"
     summ = practice_summary(practice)
-    mu, ad, sg = summ["muon"], summ["adamw"], summ.get("momentum", {})
+    mu = summ["muon"]
     pf = practice_numbers(practice)
     widths = f"widths {width['widths'][0]}–{width['widths'][-1]}"
     per = _width_draws(width, plots.claim_seeds(seed))
-    target = f"steps to training loss {practice['target']:g}"
-    steps_text = (f"{ad['steps'] / mu['steps']:.1f}× fewer steps" if mu["steps"] and ad["steps"]
-                  else f"{target}: Muon {_n(mu['steps'], 'not reached')},"
-                       f" AdamW {_n(ad['steps'], 'not reached')}")
     out = [
         evidence.judge(replace(NS_BAND, window=f"{NS_BAND.window}; band [{lo:.2f}, {hi:.2f}] on "
                                               f"seed {seed}, the exact UVᵀ [{ex_lo:.4f}, {ex_hi:.4f}]"),
@@ -191,26 +189,6 @@ def page_claims(bands: dict, timing: list[dict], width: dict, practice: dict,
             note="the largest change over its RMS→RMS bound: " + plots.spread(
                 {s: max(c / n for o in r["change"] for c, n in zip(r["change"][o], r["norm"][o]))
                  for s, r in per.items()}) + " (an inequality, tested in tests/spectral: not judged)"),
-        C("Muon trains faster than AdamW: the NanoGPT (GPT-2 small) speedrun record, set "
-          "with AdamW, fell from 31.4 to 24.9 min with Muon", "Jordan et al. 2024 (Muon)",
-          f"{practice['data']} MLP, loss {practice['target']:g}: {steps_text}; "
-          "per step only: no transformer run here",
-          "partly" if pf["adamw_over_muon"] and pf["adamw_over_muon"] >= 1.5 else "no",
-          asserted=False),
-        C("Muon trains faster than SGD with Nesterov momentum: the CIFAR-10 speed record to "
-          "94% (airbench, SGD + Nesterov) fell from 3.3 to 2.6 A100-seconds with Muon",
-          "Jordan et al. 2024 (Muon)",
-          f"{practice['data']} MLP, loss {practice['target']:g}: steps to it, Muon "
-          f"{_n(mu['steps'], 'never')}, SGD + momentum (heavy ball, not Nesterov) "
-          f"{_n(sg.get('steps'), 'never')}; per step only: no CIFAR-10 CNN run here",
-          "partly" if mu["steps"] and sg.get("steps") and sg["steps"] >= 1.5 * mu["steps"]
-          else "no", asserted=False),
-        C("Per step Muon reaches the target in under half of AdamW's steps", "this book",
-          f"{target}: Muon {_n(mu['steps'], 'never')}, AdamW "
-          f"{_n(ad['steps'], 'never')} (SGD + momentum {_n(sg.get('steps'), 'never')})",
-          V(pf["adamw_over_muon"] is not None and pf["adamw_over_muon"] >= 2),
-          control="AdamW at its best swept rate",
-          window=f"{max(practice['timed']['muon'].steps)} steps", seeds=one),
         C("The float32 teaching Muon reaches the target within a quarter below and a third "
           "above torch.optim.Muon's steps", "this book",
           f"steps: teaching {_n(pf['steps'].get('muon_fp32'), 'never')}, torch "
@@ -240,8 +218,6 @@ def page_claims(bands: dict, timing: list[dict], width: dict, practice: dict,
             + list(published_claims() if precomputed is None else precomputed))
 
 
-
-
 def _over_sgd(top, p) -> float:  # a critical batch over SGD's (NaN where either is missing)
     return float("nan") if top is None or p["critical"]["sgd"] is None else top / p["critical"]["sgd"]
 
@@ -254,7 +230,10 @@ CRITICAL = evidence.Claim(
                        scale="log"),
     control="SGD's critical batch on a second, independent stream of batches over SGD's, "
             "through the same test",
-    window="every batch size", fmt=lambda x: f"{x:.0f}×")
+    window="every batch size", fmt=lambda x: f"{x:.0f}×",
+    # shown, not asserted: on the cpu run the control (1×-2× on the doubling grid of batches)
+    # misses 4× by one grid step, its own draws' spread (does not discriminate); the prose glues it
+    asserted=False)
 OVERSHOOTS = evidence.Claim(
     "SGD's recall peaks at a middle batch and falls back: its best batch stores at least 1.3× "
     "the pairs of the full gradient, while Muon's best batch does not", "this book",
@@ -444,44 +423,6 @@ def shaping_claims(shaping: dict, seed: int | None = None) -> list[dict]:
     ] + ([] if DECAYED not in live else [evidence.judge(DECAY_DOES, {seed: live}, {seed: live}).row()])
 
 
-def _best_of(losses: dict, run: str) -> tuple[float, float]:
-    """One seed's ``{lr: {run: {final}}}``: ``run``'s best final loss over the rates, and its rate."""
-    lr = min(losses, key=lambda r: losses[r][run]["final"])
-    return losses[lr][run]["final"], lr
-
-
-def _fixed(runs: dict, when: str) -> dict:
-    """One seed's runs at one rate ``{run: {early, final}}``: each fixed p's loss ``when``."""
-    return {float(k[4:]): v[when] for k, v in runs.items() if k.startswith("p = ")}
-
-
-def _fixed_runs(runs: dict) -> dict:  # the fixed p's runs, keyed by p
-    return {float(k[4:]): v for k, v in runs.items() if k.startswith("p = ")}
-
-
-def _sched(runs: dict, when: str = "final") -> float:
-    """The p schedule's loss ``when`` (the run whose name is not a fixed p, nor Muon decayed)."""
-    return next(v[when] for k, v in runs.items() if not k.startswith("p = ") and k != DECAYED)
-
-
-def _follows_p(loss: dict) -> float:
-    """The early order's margin on losses keyed by p: a positive p lowest, Muon (p = 0) next,
-    the most negative p highest of all; the smallest of the ratios that say so (above 1: it
-    holds)."""
-    ps = sorted(loss)
-    rest = [loss[p] for p in ps[1:]]
-    return min(loss[0.0] / min((loss[p] for p in ps if p > 0), default=math.nan),  # NaN first:
-               loss[ps[0]] / loss[0.0],  # no positive p, no order (min keeps a leading NaN)
-               loss[ps[0]] / max(rest))
-
-
-def _reversed_p(loss: dict) -> float:
-    """The late order's margin on losses keyed by p: the most negative p lowest and the largest
-    highest (the smaller of the two ratios; above 1: it holds)."""
-    ps = sorted(loss)
-    return min(min(loss[p] for p in ps[1:]) / loss[ps[0]], loss[ps[-1]] / max(loss[p] for p in ps[:-1]))
-
-
 def _slider(losses: dict, run: str) -> float:
     """The slider's sentence with ``run`` in the schedule's place, on one seed's ``{lr: runs}``:
     at every rate but the lowest every other run ends above ``run`` (the least ratio), and at
@@ -503,16 +444,67 @@ WIDER_BY = 1.5         # "a wider range": at least this ratio (the grids' steps 
 _x = lambda v: f"{v:.2f}×"  # noqa: E731
 
 FIFTH, FIFTH_OFF, FAR = 0.2, 0.1, 0.5  # "about a fifth off": |error − 1/5| under 0.1; "far from 1": ≥ 0.5
-A_FIFTH_OFF = evidence.Claim(
-    "error", "Jordan et al. 2024 (Muon)", measure=lambda r: abs(r["rel_error"] - FIFTH),
-    control_measure=lambda r: FIFTH, fmt=lambda v: f"{v:.3f}",  # the exact UVᵀ: error 0
-    test=evidence.Test("<", FIFTH_OFF, "FIFTH_OFF: |relative error from UVᵀ − 1/5|"),
-    control="the exact UVᵀ", window="every size")
+MORE_STEPS, CUBIC_STEPS = 15, 60  # the controls: the quintic run longer; the cubic run to convergence
+
+
+def _ns(r: dict, steps: int, coeffs=MUON_COEFFS) -> dict:  # a timing row's matrix, ``steps`` NS steps
+    return ns_distance(r["n"], r.get("seed", TIMING_SEED), steps, coeffs)
+
+
 FAR_FROM_ONE = evidence.Claim(
     "sigma", "Jordan et al. 2024 (Muon)", measure=lambda r: r["max_sigma_error"],
-    control_measure=lambda r: 0.0, fmt=lambda v: f"{v:.2f}",  # the exact UVᵀ: every σ = 1
-    test=evidence.Test(">=", FAR, "FAR: the largest |σ − 1| after five steps"),
-    control="the exact UVᵀ", window="every size")
+    control_measure=lambda r: _ns(r, MORE_STEPS)["max_sigma"], fmt=lambda v: f"{v:.2f}",
+    test=evidence.Test(">=", FAR, "FAR: the largest |σ − 1|"),
+    control=f"the same quintic run {MORE_STEPS} steps on the same matrix", window="every size")
+A_FIFTH_OFF = evidence.Claim(
+    "error", "Jordan et al. 2024 (Muon)", measure=lambda r: abs(r["rel_error"] - FIFTH),
+    control_measure=lambda r: abs(_ns(r, CUBIC_STEPS, CUBIC_COEFFS)["rel"] - FIFTH),
+    fmt=lambda v: f"{v:.3f}", test=evidence.Test("<", FIFTH_OFF, "FIFTH_OFF: |relative error from UVᵀ − 1/5|"),
+    control=f"the convergent cubic run {CUBIC_STEPS} steps on the same matrix", window="every size")
+STILL_A_FIFTH = replace(A_FIFTH_OFF, measure=lambda r: abs(_ns(r, MORE_STEPS)["rel"] - FIFTH))
+TWICE = 2  # "less than twice as fast"
+NOT_TWICE = evidence.Claim(
+    "On a CPU, five Newton–Schulz steps are less than twice as fast as an SVD",
+    "this book (precomputed timing)",
+    measure=lambda r: r["svd_cpu_s"] / r["ns_float32_cpu_s"] if r["device"] == "cpu" else math.nan,
+    control_measure=lambda r: 5 * NOT_TWICE.measure(r),
+    test=evidence.Test("<", TWICE, "TWICE: the SVD's CPU seconds over NS₅'s", scale="log"),
+    noise=lambda r: max(abs(math.log10(r[f"{k}_s"] / r[f"{k}_cpu_s"])) for k in ("ns_float32", "svd")),
+    control="one Newton–Schulz step (a fifth of NS₅'s CPU seconds) in NS₅'s place, through the "
+            "same test (the counterfactual the claim means, an accelerator, is not in the file); "
+            "the noise: each timing's wall over its CPU seconds, the largest",
+    window="every size timed, one Gaussian matrix each, float32: the sizes stand as the draws",
+    asserted=False, fmt=_x)
+RECORD_ADAMW = 31.4 / 24.9  # the NanoGPT speedrun record's minutes, AdamW's over Muon's
+RECORD_SGD = 3.3 / 2.6      # the CIFAR-10 record's A100-seconds, SGD + Nesterov's over Muon's
+HALF = 2                    # "in under half of AdamW's steps"
+_PER_STEP = ("steps to the target training loss, each optimizer's fewest over its grid of rates, "
+             "on each seed of the precomputed sweep")
+ADAMW_RECORD = evidence.Claim(
+    "Muon trains faster than AdamW, by at least the margin of the NanoGPT (GPT-2 small) speedrun "
+    "record, set with AdamW, that fell from 31.4 to 24.9 min with Muon (here: per step)", "Jordan et al. 2024 (Muon)",
+    measure=lambda f: f["adamw"] / f["muon"], control_measure=lambda f: f["adamw"] / f["momentum"],
+    test=evidence.Test(">=", RECORD_ADAMW, "RECORD_ADAMW: AdamW's steps over Muon's, against the "
+                                           "record's 31.4 / 24.9 min", scale="log"),
+    control="SGD + momentum (Muon without its orthogonalization) in Muon's place, through the same test",
+    window=_PER_STEP + "; per step only: no transformer run here (shown, not asserted)",
+    asserted=False, fmt=_x)
+SGD_RECORD = evidence.Claim(
+    "Muon trains faster than SGD with Nesterov momentum, by at least the margin of the CIFAR-10 "
+    "speed record to 94% (airbench, SGD + Nesterov) that fell from 3.3 to 2.6 A100-seconds with "
+    "Muon (here: per step)", "Jordan et al. 2024 (Muon)",
+    measure=lambda f: f["momentum"] / f["muon"], control_measure=lambda f: f["momentum"] / f["adamw"],
+    test=evidence.Test(">=", RECORD_SGD, "RECORD_SGD: SGD + momentum's steps over Muon's, against "
+                                         "the record's 3.3 / 2.6 s", scale="log"),
+    control="AdamW in Muon's place, through the same test",
+    window=_PER_STEP + "; heavy-ball momentum, not Nesterov; per step only: no CIFAR-10 CNN run "
+           "here (shown, not asserted)", asserted=False, fmt=_x)
+HALF_OF_ADAMW = evidence.Claim(
+    "Per step Muon reaches the target in under half of AdamW's steps", "this book",
+    measure=lambda f: f["adamw"] / f["muon"], control_measure=lambda f: f["adamw"] / f["momentum"],
+    test=evidence.Test(">", HALF, "HALF: AdamW's steps over Muon's", scale="log"),
+    control="SGD + momentum (Muon without its orthogonalization) in Muon's place, through the same test",
+    window=_PER_STEP, fmt=_x)
 WIDER = evidence.Claim(
     "Muon reaches the target over a wider range of learning rates than SGD + momentum, whose "
     "range ends inside its grid; AdamW's reaches its grid's top rate, so the sweep cannot rank it",
@@ -614,8 +606,6 @@ def _precomputed_rows(timing, swept, by_alpha, by_lr) -> list[dict]:
     """The claims rows that rest on the precomputed files (the same on every profile), each
     judged by the engine on every seed (draw) of its file: ``swept`` and ``by_lr`` are the
     sweep's and the shaping runs' payloads, ``by_alpha`` the memory over α."""
-    C = plots.claim
-    t = timing_numbers(timing)
     reach, widths = _reach(swept), _reach_widths(swept)
     per_draw, draws = _alpha_draws(by_alpha)
     af = alpha_numbers(by_alpha)
@@ -640,21 +630,23 @@ def _precomputed_rows(timing, swept, by_alpha, by_lr) -> list[dict]:
     muon_edge = [s for s, b in best.items() if b["p = 0"][1] == lrs[0]]
     j = lambda claim, runs: evidence.judge(claim, runs, runs)  # noqa: E731 (control: same seed)
     sizes = {r["n"]: r for r in timing}
+    fewest = _fewest(swept)
     return [
-        C("On a CPU, five Newton–Schulz steps are less than twice as fast as an SVD",
-          "this book (precomputed timing)",
-          f"SVD / NS₅ at most {t['ratio_max']:.2f}× ({t['device']}, float32)",
-          plots.verdict(t["device"] == "cpu" and t["ratio_max"] < 2, scale=t["device"] != "cpu"),
-          control="the SVD's CPU seconds on the same matrices",
-          window="every size timed, one Gaussian matrix each", seeds=[0]),
+        j(NOT_TWICE, sizes).row(),
         evidence.joint(
-            "Five steps leave a square Gaussian matrix's weakest directions far from 1: about "
-            "a fifth off UVᵀ at every size", "Jordan et al. 2024 (Muon)",
-            {"relative error's distance from 1/5:": j(A_FIFTH_OFF, sizes),
-             "max |σ − 1|:": j(FAR_FROM_ONE, sizes)},
-            control="the exact UVᵀ from an SVD (error 0 and every σ = 1 by definition), through "
-                    "the same tests", window="every size timed, one Gaussian matrix each: the "
-                    "sizes stand as the draws (the seeds column names the sizes)"),
+            "Five steps leave a square Gaussian matrix's weakest directions far from 1, and the "
+            "result about a fifth off UVᵀ at every size; more steps lift the weakest directions "
+            "into the band but leave it a fifth off: the fifth is the quintic's band, which does "
+            "not converge to 1", "Jordan et al. 2024 (Muon), for the band; the rest, this book",
+            {"max |σ − 1| after 5 steps:": j(FAR_FROM_ONE, sizes),
+             "|relative error − 1/5| after 5 steps:": j(A_FIFTH_OFF, sizes),
+             f"after {MORE_STEPS} steps:": j(STILL_A_FIFTH, sizes)},
+            control=f"the same quintic run {MORE_STEPS} steps on the same matrix (the largest "
+                    f"|σ − 1|); the convergent cubic run {CUBIC_STEPS} steps on it (the error), "
+                    "through the same tests",
+            window="every size timed, one Gaussian matrix each (5 steps: the file's float32 "
+                   "products; more steps and the cubic: its singular values through the same "
+                   "polynomials): the sizes stand as the draws (the seeds column names the sizes)"),
         evidence.joint(WIDER.statement, WIDER.paper, {"": j(WIDER, widths)},
                        control=WIDER.control, window=WIDER.window, note=reach_note),
         evidence.joint(
@@ -664,6 +656,7 @@ def _precomputed_rows(timing, swept, by_alpha, by_lr) -> list[dict]:
             window=f"N = d, α {min(af):g}–{steep:g}",
             note="means: SGD " + ", ".join(f"α {a:g} {af[a]['sgd']:.2f}" for a in sorted(af))),
         evidence.judge(NS5_SHORT, per_draw, per_draw).row(),
+        *(j(c, fewest).row() for c in (ADAMW_RECORD, SGD_RECORD, HALF_OF_ADAMW)),
         evidence.judge(EXACT_MATCHES, per_draw, per_draw).row(),
         evidence.joint(NEG_BEST.statement, NEG_BEST.paper, {"": j(NEG_BEST, per_seed)},
                        control=NEG_BEST.control, window=NEG_BEST.window,

@@ -6,6 +6,7 @@ a lead per second against the run's own noise floor (:func:`~.roles.leads_words`
 :mod:`.claims` gathers them into rows with the thresholds the sentences name."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -18,7 +19,7 @@ from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, critical_batch, e
                           reference_loss, run_width, shaping_order, shaping_runs, shaping_summary)
 from .figures import SHORT, timing_rows
 from .roles import leads_words, noise_floor, per_second, steepest_margin
-from .science import memory_task, ns_band, one_step, polar, random_matrix, recovered, singular_value_band
+from .science import MUON_COEFFS, memory_task, ns_band, one_step, polar, random_matrix, recovered, singular_value_band
 
 __all__ = ["band_numbers", "practice_numbers", "fraction_at", "memory_numbers", "batch_numbers",
            "batch_facts", "timing_numbers", "alpha_numbers", "alpha_exact", "shaping_lr_numbers",
@@ -301,6 +302,7 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
                 sgd_d=share(mf["at_d"]["sgd"]), muon_d=share(mf["at_d"]["muon"]),
                 bc_sgd_peak=share(bn["peak"]["sgd"]), bc_sgd_full=share(batch["full"]["sgd"]),
                 bc_muon_over=f"{bn['overshoot']['muon']:.2f}", bc_overshoot_min=f"{OVERSHOOT:g}×",
+                bc_crit_over=f"{CRITICAL_OVER:g}×",
                 sgd_first=f"{first['sgd']:.0%}", alpha_first=f"{alphas[0]:g}",
                 sgd_last=f"{last['sgd']:.0%}", alpha_last=f"{alphas[-1]:g}",
                 muon_last=f"{last['muon']:.0%}", newton_last=f"{last['newton']:.0%}",
@@ -523,6 +525,33 @@ def _converges(b) -> float:
     return min(BAND[0] - b["lo"][5], b["lo"][-1] - CONVERGED[0], b["hi"][-1] - CONVERGED[1])
 
 
+TIMING_SEED = 0  # the seed the timing file's matrices were drawn at (tests/spectral: it reproduces the file)
+
+
+@functools.lru_cache(maxsize=16)
+def _gaussian_spectrum(n: int, seed: int) -> torch.Tensor:
+    """The singular values (float64) of the n×n Gaussian matrix
+    :func:`~.experiments.time_orthogonalization` draws at ``seed``, over its Frobenius norm."""
+    G = torch.randn(n, n, generator=torch.Generator().manual_seed(int(seed)))
+    s = torch.linalg.svdvals(G.double())
+    return s / s.norm()
+
+
+def ns_distance(n: int, seed: int, steps: int, coeffs=MUON_COEFFS) -> dict:
+    """How far ``steps`` Newton–Schulz iterations (``coeffs``) leave the timing file's n×n
+    Gaussian matrix of ``seed`` from its U Vᵀ: the relative Frobenius error (``rel``) and the
+    largest |σ − 1| (``max_sigma``). Newton–Schulz maps U Σ Vᵀ to U f(Σ) Vᵀ, so both are read
+    off the singular values, each pushed through the polynomial in float64: the same numbers
+    the file's float32 matrix products give (to rounding), at the cost of one SVD."""
+    if not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"ns_distance: steps must be an integer >= 0, got {steps!r}")
+    a, b, c = (float(v) for v in coeffs)
+    x = _gaussian_spectrum(int(n), int(seed))
+    for _ in range(steps):
+        x = a * x + b * x ** 3 + c * x ** 5
+    return dict(rel=float((x - 1).norm() / math.sqrt(len(x))), max_sigma=float((x - 1).abs().max()))
+
+
 def _torch_moves(seed: int, steps: int = 5, shapes=((96, 32), (32, 96), (64, 64))) -> float:
     """How far torch.optim.Muon moves the parameters in :func:`~.experiments.muon_agreement`'s
     run (same seed, shapes, gradients and settings): the gap to a Muon that does not step."""
@@ -567,9 +596,54 @@ def _wobbles(r) -> float:  # the noise floor of one shaping run: its largest wob
     return max(math.log10(1 + v["wobble"]) for v in r.values() if math.isfinite(v["wobble"]))
 
 
+def _best_of(losses: dict, run: str) -> tuple[float, float]:
+    """One seed's ``{lr: {run: {final}}}``: ``run``'s best final loss over the rates, and its rate."""
+    lr = min(losses, key=lambda r: losses[r][run]["final"])
+    return losses[lr][run]["final"], lr
+
+
+def _fixed(runs: dict, when: str) -> dict:
+    """One seed's runs at one rate ``{run: {early, final}}``: each fixed p's loss ``when``."""
+    return {float(k[4:]): v[when] for k, v in runs.items() if k.startswith("p = ")}
+
+
+def _fixed_runs(runs: dict) -> dict:  # the fixed p's runs, keyed by p
+    return {float(k[4:]): v for k, v in runs.items() if k.startswith("p = ")}
+
+
+def _sched(runs: dict, when: str = "final") -> float:
+    """The p schedule's loss ``when`` (the run whose name is not a fixed p, nor Muon decayed)."""
+    return next(v[when] for k, v in runs.items() if not k.startswith("p = ") and k != DECAYED)
+
+
+def _follows_p(loss: dict) -> float:
+    """The early order's margin on losses keyed by p: a positive p lowest, Muon (p = 0) next,
+    the most negative p highest of all; the smallest of the ratios that say so (above 1: it
+    holds)."""
+    ps = sorted(loss)
+    rest = [loss[p] for p in ps[1:]]
+    return min(loss[0.0] / min((loss[p] for p in ps if p > 0), default=math.nan),  # NaN first:
+               loss[ps[0]] / loss[0.0],  # no positive p, no order (min keeps a leading NaN)
+               loss[ps[0]] / max(rest))
+
+
+def _reversed_p(loss: dict) -> float:
+    """The late order's margin on losses keyed by p: the most negative p lowest and the largest
+    highest (the smaller of the two ratios; above 1: it holds)."""
+    ps = sorted(loss)
+    return min(min(loss[p] for p in ps[1:]) / loss[ps[0]], loss[ps[-1]] / max(loss[p] for p in ps[:-1]))
+
+
 def _reach(swept: dict) -> dict:
     """Per seed of the sweep file: per optimizer, how many of its rates reach the target, of how many."""
     return {int(s): {k: (sum(v is not None for v in runs.values()), len(runs))
+                     for k, runs in by.items()} for s, by in swept["reached"].items()}
+
+
+def _fewest(swept: dict) -> dict:
+    """Per seed of the sweep file: each optimizer's fewest steps to the target over its rates
+    (NaN where none of its rates reaches it)."""
+    return {int(s): {k: min((v for v in runs.values() if v is not None), default=math.nan)
                      for k, runs in by.items()} for s, by in swept["reached"].items()}
 
 

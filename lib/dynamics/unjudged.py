@@ -6,13 +6,6 @@ it. The list only shrinks: ``tests/test_claims_engine.py`` holds each entry to a
 still written in its theme's code, so the entry of a row moved onto the engine must go with it.
 """
 NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
-    'collapse': (
-        'NC2: the centred class means approach a simplex ',
-        "NC3: the classifier's rows align with the centre",
-        'NC4: the network decides like the nearest class ',
-        'small training loss + balance give NC1 (and weig',
-        'under gradient descent this decay balances the l',
-    ),
     'spectral': (
         'Newton–Schulz (matrix products, bfloat16) is muc',
         'The float32 teaching Muon reaches the target wit',

@@ -166,8 +166,12 @@ def claim_runs():
     return NC.experiments.run_claim_seeds(NC.CollapseConfig.for_profile("smoke"), None, None, SEEDS, done=done)
 
 
-ASSERTED = 7  # NC1; GD balance; AdamW decay and ‖D‖; GD decay holds the loss up; UFM;
-#              the loss decides; the test set does not collapse
+ASSERTED = 6  # NC1; GD balance; AdamW decay and ‖D‖; UFM; the loss decides; the test set
+#              does not collapse (GD's decay holding the loss up is shown: AdamW's does too at cpu)
+# At smoke the AdamW run without decay falls 9-33x after zero error: it misses NC1_FALL by less
+# than its seeds' spread, so the NC1 row does not discriminate there; at the published (cpu)
+# settings it does (test_claims.py: test_the_nc1_row_at_the_cpu_profile_on_the_precomputed_sweep).
+SMOKE_VERDICTS = {"NC1": "does not discriminate"}
 
 
 def rows(**swap):
@@ -192,7 +196,7 @@ def test_every_asserted_row_holds_on_the_claim_seeds():
     rs = rows()
     asserted = [r for r in rs if r["asserted"]]
     assert len(asserted) == ASSERTED and all(r["seeds"] == SEEDS for r in asserted)
-    assert [r["claim"] for r in asserted if r["reproduced"] != "yes"] == []
+    assert {r["claim"][:3]: r["reproduced"] for r in asserted if r["reproduced"] != "yes"} == SMOKE_VERDICTS
     # NC4 on the training set is automatic at zero error: said, not asserted
     nc4 = next(r for r in rs if r["claim"].startswith("NC4"))
     assert not nc4["asserted"] and "automatic" in nc4["claim"]
@@ -245,9 +249,9 @@ def test_the_nc1_row_is_judged_against_the_run_without_decay_which_fails_its_tes
     assert all(NC.science.terminal_phase_start(r["AdamW, none"]) is not None for r in runs.values())
     assert all(v < NC.claims.NC1_FALL for v in j.control.values()), j.control
     assert all(v >= NC.claims.NC1_FALL for v in j.treatment.values()), j.treatment
-    assert j.verdict == "yes"
+    assert j.verdict == SMOKE_VERDICTS["NC1"] and "seeds' spread" in j.reason
     r = next(r for r in rows() if r["claim"].startswith("NC1"))
-    assert r["reproduced"] == "yes" and r["control"].startswith("the same AdamW run without decay")
+    assert r["reproduced"] == j.verdict and r["control"].startswith("the same AdamW run without decay")
     assert "NC1_FALL" in r["measured here"] and r["asserted"]
     planted = {s: dict(r, **{"AdamW, none": r["AdamW, weight decay"]}) for s, r in runs.items()}
     r = next(r for r in rows(runs=planted) if r["claim"].startswith("NC1"))
@@ -311,16 +315,16 @@ def test_section_3s_numbers_glue_the_gd_learning_rate_and_the_final_loss():
 def test_claims_table_rows_have_verdicts_controls_windows_and_seeds():
     from dynamics import plots
 
-    # the nearest centre disagreeing with the network more often than the network errs: no
-    rs = NC.claims.claims(**claim_runs(), held_out=dict(nc4=0.5, accuracy=0.9))
+    rs = rows()
     assert all(r["reproduced"] in plots.VERDICTS for r in rs) and len(rs) == 13  # the imbalance angles: published rows only
-    assert all(r["control"] and r["window"] and r["seeds"] for r in rs)
-    assert _verdict(rs, "NC4") == "no"
-    assert _verdict(NC.claims.claims(**claim_runs(), held_out=dict(nc4=0.01, accuracy=0.9)),
-                    "NC4") == "yes"
-    # by default the held-out numbers are what section 1's run recorded on the test set
-    h = claim_runs()["runs"][SEEDS[0]]["AdamW, weight decay"]
-    assert _verdict(rows(), "NC4") == plots.verdict(h.last("test_nc4") < 1 - h.last("test_acc"))
+    assert all(r["control"] and r["window"] and r["seeds"] == SEEDS for r in rs)
+    # NC4 reads the held-out numbers section 1's run recorded; the nearest centre disagreeing
+    # with the network more often than the network errs: no
+    h = {s: r["AdamW, weight decay"] for s, r in claim_runs()["runs"].items()}
+    assert _verdict(rs, "NC4") == ("yes" if all(x.last("test_nc4") < 1 - x.last("test_acc") for x in h.values()) else "partly")
+    planted = {s: dict(r, **{"AdamW, weight decay": _copy(r["AdamW, weight decay"], test_nc4=lambda v: 0.5)})
+               for s, r in claim_runs()["runs"].items()}
+    assert _verdict(rows(runs=planted), "NC4") == "no"
     plots.claims_table(rs, strict=False)
     # the live trend row counts the classes (not the characters of their counts) and judges slopes
     n = len(claim_runs()["imbalance"][SEEDS[0]]["counts"])

@@ -21,7 +21,8 @@ from .losses import loss_claims
 from .science import ImbalanceConfig, at_zero_error, bias_free_nc3
 
 __all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "GD_LOSS_RATIO", "UFM_NC1", "UFM_ETF",
-           "ADAM_D_GROWTH", "BALANCED", "ADAM_NC1", "ADAM_D_GROWS", "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_TOL", "IMB_UFM", "IMB_NET", "initial_geometry",
+           "ADAM_D_GROWTH", "NC1_GAIN", "NC2_ETF", "NC3_TOL", "BALANCED", "NC2", "NC3",
+           "NC4", "GD_GIVES_NC1", "GD_HOLDS_UP", "GD_NC1_HIGHER", "independent_disagreement", "ADAM_NC1", "ADAM_D_GROWS", "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_TOL", "IMB_UFM", "IMB_NET", "initial_geometry",
            "CLAIM_SEEDS", "NC1_TERMINAL", "IMB_TREND", "IMB_SLOPE_W", "IMB_SLOPE_H",
            "ORTH_COS", "ORTHOGONAL", "as_control", "claim_seeds", "claims",
            "page_claims", "gd_never_fit",
@@ -41,6 +42,9 @@ BALANCE_RATIO = 0.3    # GD with decay: ‖D‖ at the end ÷ at step 1 (without
 ADAM_NC1_FALL = 10     # AdamW: final NC1 without decay ÷ with
 ADAM_D_GROWTH = 1.05   # AdamW: ‖D‖ at the end ÷ at step 1, both runs (GD without decay keeps 1)
 GD_LOSS_RATIO = 2      # GD: final MSE with decay ÷ without (the decay holds the loss up)
+NC1_GAIN = 2           # final NC1 without decay ÷ with ("the decay gets there")
+NC2_ETF = 0.05         # NC2: the distance to the simplex ETF at the end ("approaches")
+NC3_TOL = 0.05         # NC3: the centred variant, and Papyan's NC3 from its bias-free value
 UFM_NC1, UFM_ETF = 1e-6, 1e-3          # the unconstrained features model with decay, at the end
 IMB_UFM_ANGLE, IMB_UFM_NORMS = 1.0, 0.02   # free model: degrees from 90°, relative norm error
 IMB_NET_TOL = 10.0     # the network: its class means' largest angle from 90° (degrees)
@@ -146,19 +150,6 @@ def claim_seeds(seed: int | None = None, profile: str | None = None) -> list[int
     return plots.claim_seeds(seed, 1 if get_profile(profile) == "gpu" else CLAIM_SEEDS)
 
 
-def _seeded(*parts) -> tuple[str, str]:
-    """Several measured quantities, each ``(label, {seed: value}, holds)``, judged on every
-    seed with :func:`dynamics.plots.across_seeds`: their spreads, and "yes" when every part
-    holds on every seed, "no" when some part holds on none, "partly" otherwise
-    (:func:`dynamics.evidence.combine`; the text then says on how many seeds the part holds)."""
-    texts, verdicts = [], []
-    for label, values, holds in parts:
-        text, v = plots.across_seeds(values, holds)
-        texts.append(f"{label} {text}")
-        verdicts.append(v)
-    return "; ".join(texts), evidence.combine(*verdicts)
-
-
 def _kept(h: History) -> float:
     """‖D‖ at the end ÷ its value at the first evaluation."""
     return h.last("imbalance") / h["imbalance"][0]
@@ -192,6 +183,69 @@ ADAM_D_GROWS = evidence.Claim(
     fmt=lambda v: plots.number(v, 2))
 
 
+def _at_zero(key: str, f=lambda v, h: v):
+    """``f(value, run)`` of ``key`` at a run's first evaluation with zero training error."""
+    return lambda h: f(at_zero_error(h, key), h)
+
+
+def _off_bias_free(v: float, h: History) -> float:
+    """|Papyan's NC3 − its value at the collapse of a bias-free head| (:func:`bias_free_nc3`)."""
+    return abs(v - bias_free_nc3(int(h.info["config"]["n_classes"])))
+
+
+def _part(statement, measure, op, threshold, name, control, control_measure=None, scale="linear"):
+    return evidence.Claim(statement, "Papyan, Han & Donoho (2020)", measure=measure,
+                          test=evidence.Test(op, threshold, name, scale=scale), control=control,
+                          window="the end of the run", control_measure=control_measure,
+                          asserted=False, fmt=lambda v: plots.number(v, 2))
+
+
+_ZERO = "the same run at its first evaluation with zero training error, which must fail the same test"
+NC2 = replace(_part("NC2: the centred class means approach a simplex ETF", lambda h: h.last("etf_distance"),
+                    "<", NC2_ETF, "the distance to the ETF at the end, NC2_ETF", _ZERO,
+                    _at_zero("etf_distance")), paper="Papyan, Han & Donoho (2020); the distance: Zhu et al. (2021)")
+NC3 = {"NC3 with W centred:": _part("NC3, W centred", lambda h: h.last("nc3_centred"), "<", NC3_TOL,
+                                    "NC3 with W centred at the end, NC3_TOL", _ZERO, _at_zero("nc3_centred")),
+       "|NC3 − its bias-free value|:": _part(
+           "NC3, bias-free", lambda h: _off_bias_free(h.last("nc3"), h), "<", NC3_TOL,
+           "|NC3 − its value at the collapse of a bias-free head|, NC3_TOL", _ZERO,
+           _at_zero("nc3", _off_bias_free))}
+
+
+def independent_disagreement(error: float, n_classes: int) -> float:
+    """How often two classifiers that err independently, each on a fraction ``error`` of the
+    examples and uniformly over the wrong classes, disagree: 1 − (1 − e)² − e²/(C − 1)."""
+    if not 0 <= error <= 1 or n_classes < 2:
+        raise ValueError(f"independent_disagreement: error in [0, 1] and n_classes >= 2, "
+                         f"got {error}, {n_classes}")
+    return 1 - (1 - error) ** 2 - error ** 2 / (n_classes - 1)
+
+
+def _held_err(h: History) -> float:
+    return 1 - h.last("test_acc") if "test_acc" in h else float("nan")
+
+
+NC4 = _part(
+    "NC4: the network decides like the nearest class centre (on the training set this is "
+    "automatic at zero error for separated classes, so it is not asserted; the informative "
+    "test is held-out data)", lambda h: h.last("test_nc4") / _held_err(h) if "test_nc4" in h else float("nan"),
+    "<", 1.0, "held-out disagreement with the nearest centre ÷ held-out error, below 1",
+    "a classifier that errs as often as the network but independently of it (disagreement "
+    "1 − (1 − e)² − e²/(C − 1)), which must fail the same test",
+    lambda h: independent_disagreement(_held_err(h), int(h.info["config"]["n_classes"])) / _held_err(h))
+GD_GIVES_NC1 = replace(_part(
+    "small training loss + balance give NC1 (and weight decay gets GD there)", _nc1_lowered, ">=",
+    NC1_GAIN, "final NC1 without decay ÷ with under GD, NC1_GAIN",
+    "the same two GD runs at their first evaluation (one step in: the decay has not acted), which "
+    "must fail the same test", lambda p: float(p[1]["nc1"][0] / p[0]["nc1"][0]), "log"),
+    paper="Jacot et al. (2025)")
+_ADAM = "the same comparison under AdamW"
+GD_HOLDS_UP = _part("GD: the loss held up", lambda p: p[0].last("train_loss") / p[1].last("train_loss"),
+                    ">", GD_LOSS_RATIO, "final MSE with decay ÷ without, GD_LOSS_RATIO", _ADAM, scale="log")
+GD_NC1_HIGHER = _part("GD: NC1 higher", lambda p: 1 / _nc1_lowered(p), ">", 1.0,
+                      "final NC1 with decay ÷ without, above 1", _ADAM, scale="log")
+
+
 def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
                profile: str | None = None) -> list[dict]:
     """The chapter's claims table (rows for :func:`dynamics.plots.claims_table`): trains on
@@ -205,77 +259,35 @@ def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
 
 
 def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
-           held_out: dict | None = None, balanced: dict | None = None) -> list[dict]:
-    """The papers' claims beside what the page's live runs measured, each with a verdict.
-    ``runs``, ``ufm``, ``imbalance`` and ``ce`` map each claim seed to that seed's
-    :func:`run_conditions`, :func:`run_ufm_pair`, :func:`run_imbalance` and cross-entropy run
-    (:func:`.experiments.run_claim_seeds`; without ``ce``, no rows of the loss comparison,
-    :func:`.losses.loss_claims`); the asserted rows are judged on every seed, the others
-    (said with their numbers, not asserted) on the first. ``held_out``: NC4 and the accuracy
-    of the first seed's section-1 network on its test set (by default what its history
-    recorded at the end, ``test_nc4`` and ``test_acc``). ``balanced``: each claim seed's
-    imbalance run on balanced classes (:func:`balanced_config`), the trend row's control."""
+           balanced: dict | None = None) -> list[dict]:
+    """The papers' claims beside what the page's live runs measured, each judged by the claims
+    engine on every claim seed. ``runs``, ``ufm``, ``imbalance`` and ``ce`` map each claim seed
+    to that seed's :func:`run_conditions` (NC4 reads the held-out numbers section 1's run
+    recorded, ``test_nc4`` and ``test_acc``), :func:`run_ufm_pair`, :func:`run_imbalance` and
+    cross-entropy run (:func:`.experiments.run_claim_seeds`; without ``ce``, no rows of the
+    loss comparison, :func:`.losses.loss_claims`). ``balanced``: each claim seed's imbalance
+    run on balanced classes (:func:`balanced_config`), the trend row's control."""
     n = plots.number
     seeds = list(runs)
     first = seeds[0]
     c = runs[first]
-    h = c["AdamW, weight decay"]
-    if held_out is None and "test_nc4" in h:
-        held_out = dict(nc4=h.last("test_nc4"), accuracy=h.last("test_acc"))
-    T = h.steps[-1]
-    C = int(h.info["config"]["n_classes"])
-    etf_z, etf_T = at_zero_error(h, "etf_distance"), h.last("etf_distance")
-    nc3_z, nc3_T = at_zero_error(h, "nc3"), h.last("nc3")
-    nc3c_z, nc3c_T = at_zero_error(h, "nc3_centred"), h.last("nc3_centred")
-    target = bias_free_nc3(C)
+    T = c["AdamW, weight decay"].steps[-1]
     by = {name: {s: runs[s][name] for s in seeds} for name in c}
     aw, an, gw, gn = (by[k] for k in ("AdamW, weight decay", "AdamW, none", "GD, weight decay", "GD, none"))
     terminal = f"the terminal phase, from the first evaluation with zero training error to step {T}"
     rows = [evidence.judge(replace(NC1_TERMINAL, window=terminal), aw, an).row()]
-    rows.append(plots.claim(
-        "NC2: the centred class means approach a simplex ETF",
-        "Papyan, Han & Donoho (2020); the distance: Zhu et al. (2021)",
-        f"distance to the ETF {n(etf_z)} at zero error, {n(etf_T)} at the end; "
-        f"equinorm {n(h.last('equinorm'), 2)}, equiangularity {n(h.last('equiangularity'), 2)}",
-        plots.verdict(etf_T < 0.05, etf_T < etf_z / 1.5, scale=True), asserted=False,
-        control="a simplex ETF (distance 0)", window=terminal, seeds=[first]))
-    rows.append(plots.claim(
-        "NC3: the classifier's rows align with the centred class means",
+    rows.append(evidence.judge(replace(NC2, window=terminal), aw, aw).row())
+    rows.append(evidence.joint(
+        "NC3: the classifier's rows align with the centred class means (its variant with W "
+        "centred falls to 0, Papyan's NC3 to its value at the collapse of a bias-free head)",
         "Papyan, Han & Donoho (2020)",
-        f"NC3 {n(nc3_z)} → {n(nc3_T)} (at the collapse of a bias-free head: {n(target)}); "
-        f"variant with W centred {n(nc3c_z)} → {n(nc3c_T)}",
-        plots.verdict(nc3c_T < 0.05 and abs(nc3_T - target) < 0.05, nc3c_T < nc3c_z / 1.5,
-                      scale=True), asserted=False,
-        control=f"the bias-free head's value {n(target)}; 0 for the variant", window=terminal,
-        seeds=[first]))
-    nc4 = f"{n(100 * h.last('nc4'), 2)}% of training examples disagree at the end"
-    if held_out is not None:
-        err = 1 - float(held_out["accuracy"])
-        nc4 += (f"; on held-out data, where the network errs on {n(100 * err, 2)}%, "
-                f"{n(100 * held_out['nc4'], 2)}% disagree")
-        nc4_ok = plots.verdict(held_out["nc4"] < err)
-    else:
-        nc4_ok = plots.verdict(False, scale=True)
-    rows.append(plots.claim(
-        "NC4: the network decides like the nearest class centre (on the training set this is "
-        "automatic at zero error for separated classes, so it is not asserted; the informative "
-        "test is held-out data)", "Papyan, Han & Donoho (2020)", nc4, nc4_ok, asserted=False,
-        control="the network's own held-out error (two unrelated classifiers that err as "
-                "often would disagree on up to twice as many)",
-        window="the end of the run", seeds=[first]))
+        {label: evidence.judge(claim, aw, aw) for label, claim in NC3.items()},
+        control=_ZERO.replace("the same run", "each: the same run"), window=terminal, asserted=False))
+    rows.append(evidence.judge(NC4, aw, aw).row())
     rows.append(evidence.judge(replace(BALANCED, window=f"the end of the run (step {gw[first].steps[-1]})"),
                                gw, gn).row())
-    ra = {s: an[s].last("nc1") / aw[s].last("nc1") for s in seeds}
-    rg = {s: gn[s].last("nc1") / gw[s].last("nc1") for s in seeds}
-    rows.append(plots.claim(
-        "small training loss + balance give NC1 (and weight decay gets GD there)",
-        "Jacot et al. (2025)",
-        f"final NC1 without ÷ with decay: GD {plots.spread(rg)}, AdamW {plots.spread(ra)}; final MSE "
-        f"under GD {n(gw[first].last('train_loss'), 2)} with decay, "
-        f"{n(gn[first].last('train_loss'), 2)} without (seed {first})",
-        plots.verdict(all(v >= 2 for v in rg.values()) and all(v >= 2 for v in ra.values()),
-                      any(v >= 2 for v in rg.values())), asserted=False,
-        control="the same optimizer without decay", window="the end of the run", seeds=seeds))
+    rows.append(evidence.judge(GD_GIVES_NC1, {s: (gw[s], gn[s]) for s in seeds},
+                               {s: (gw[s], gn[s]) for s in seeds}).row())
     rows.append(evidence.joint(
         f"under AdamW, decay lowers the final NC1 {ADAM_NC1_FALL}-fold or more although ‖D‖ grows "
         "(Adam breaks the conservation law)", "this chapter",
@@ -285,16 +297,15 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
             ADAM_D_GROWS, {s: (aw[s], an[s]) for s in seeds}, {s: (gn[s],) for s in seeds})},
         control="the same comparison under GD; ‖D‖ of GD without decay (kept by gradient flow)",
         window="the end of the run"))
-    text, ok = _seeded(("final MSE with decay ÷ without:",
-                        {s: gw[s].last("train_loss") / gn[s].last("train_loss") for s in seeds},
-                        lambda v: v > GD_LOSS_RATIO),
-                       ("final NC1 with decay ÷ without:", {s: 1 / rg[s] for s in seeds},
-                        lambda v: v > 1))
-    rows.append(plots.claim(
+    gd, adam = ({s: (w[s], o[s]) for s in seeds} for w, o in ((gw, gn), (aw, an)))
+    rows.append(evidence.joint(
         "under gradient descent this decay balances the layers but holds the loss up, and NC1 "
-        "ends higher than without decay", "this chapter", text, ok,
-        control=f"GD without decay (loss more than {GD_LOSS_RATIO}× and NC1 above it)",
-        window="the end of the run", seeds=seeds))
+        "ends higher than without decay", "this chapter",
+        {"final MSE with decay ÷ without:": evidence.judge(GD_HOLDS_UP, gd, adam),
+         "final NC1 with decay ÷ without:": evidence.judge(GD_NC1_HIGHER, gd, adam)},
+        control="the same comparisons under AdamW (same network, data and decay), which must fail "
+                "the same tests; the balance is the row above's", window="the end of the run",
+        asserted=False))
     a, g = aw[first], gw[first]
     row = evidence.judge(ORTHOGONAL, {s: dict(AdamW=aw[s], GD=gw[s]) for s in seeds},
                          {s: dict(AdamW=an[s], GD=gn[s]) for s in seeds}).row()

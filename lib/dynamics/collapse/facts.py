@@ -38,8 +38,6 @@ def run_numbers(history: History, ce: History, model, data) -> dict:
                 nc3_over=h.last("nc3") / bias_free_nc3(data.n_classes),
                 etf_zero=at_zero_error(h, "etf_distance"),
                 nc4_end=f"{100 * h.last('nc4'):.2g}%",
-                nc2_verdict=plots.verdict(etf < 0.05, etf < at_zero_error(h, "etf_distance") / 1.5,
-                                          scale=True),
                 held_nc4=f"{100 * test['nc4']:.2g}%",
                 held_err=f"{100 * (1 - h.last('test_acc')):.2g}%",
                 **loss_numbers(h, ce), ls_share=f"{100 * split['deviation_share']:.2g}%",

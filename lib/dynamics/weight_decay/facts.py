@@ -77,15 +77,12 @@ def decoupling_numbers(grid: dict) -> dict:
                        lower="plain MLP: AdamW's best λ is lower",
                        grows="AdamW's largest decay fails more", inv="scale-invariant net, η from",
                        band="Adam + L2's largest penalty", flat="plain MLP, η from")
-    seeds = list(_seed_accs(grid, "adamw"))
-    growth = {k: _shortfall_growth(_GridSeed((grid, k, "adamw"))) for k in seeds}
-    growth0 = {k: _shortfall_growth(_GridSeed((grid, k, "adamw")), 0) for k in seeds}
-    inv_seeds = ({k: _GridSeed((grid, k, "adamw_invariant")) for k in _seed_accs(grid, "adamw_invariant")}
-                 if "adamw_invariant" in grid["grids"] else {})
-    inv = {k: _band_move(r, INVARIANT_BAND) for k, r in inv_seeds.items()}
+    def per_kind(f, kind):  # {seed: f(that seed's grid of kind)}
+        return {k: f(_GridSeed((grid, k, kind))) for k in _seed_accs(grid, kind)}
 
-    def per_kind(f, kind):
-        return {k: f(_GridSeed((grid, k, kind))) for k in seeds}
+    growth, growth0 = per_kind(_shortfall_growth, "adamw"), per_kind(lambda r: _shortfall_growth(r, 0), "adamw")
+    inv_seeds = per_kind(lambda r: r, "adamw_invariant") if "adamw_invariant" in grid["grids"] else {}
+    inv = {k: _band_move(r, INVARIANT_BAND) for k, r in inv_seeds.items()}
     return dict(
         wd_l2_ridge=_range(l2), wd_adamw_ridge=_range(plain["ridge"]),
         wd_adamw_ridge_seeds=_range([v for r in plain["per_seed"] for v in r]),
@@ -183,7 +180,6 @@ def invariant_numbers(grid: dict) -> dict:
     return dict(wd_inv_slope=slope_text(s["slope"]),
                 wd_inv_hi_lr=_fmt(inner[0][0], 1), wd_inv_hi=_fmt(inner[0][1], 2),
                 wd_inv_lo_lr=_fmt(lo[0], 1), wd_inv_lo=_fmt(lo[1], 2),
-                wd_inv_moves_min=_fmt(min(band["moves"], default=math.nan), 2),
                 wd_inv_prod=_range(prod), wd_inv_prod_factor=_fmt(max(prod) / min(prod), 2),
                 prod_factor=max(prod) / min(prod),
                 wd_inv_prod_lrs=f"{_fmt(kept[0][0], 1)} to {_fmt(kept[-1][0], 1)}",
@@ -278,8 +274,7 @@ def clock_numbers(clock: dict) -> dict:
                 wd_clock_pointwise_max=pct([v for v, _ in late], max),
                 wd_clock_pointwise_max_at=_fmt(max(late)[1], 2) if late else "n/a",
                 wd_clock_lr_factor=_fmt(max(lrs) / min(lrs), 2),
-                wd_clock_spread=f"{_fmt(100 * clock['spread'], 2)}%",
-                wd_clock_contrast=_fmt(clock["contrast"], 2))
+                wd_clock_spread=f"{_fmt(100 * clock['spread'], 2)}%")
 
 
 def clock_pointwise(clock: dict) -> list[tuple[float, float]]:

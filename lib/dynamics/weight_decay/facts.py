@@ -18,13 +18,13 @@ from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
 from .window import window_numbers
 from .claims import (ANGLE_TOL, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
-                     _band_move, _GridSeed, _edge_note, _eq_dev, _fmt, _lower_above, _n, _p,
-                     _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks, grid_claims,
-                     spectrum_claims)
+                     _band_move, _GridSeed, _edge_note, _eq_dev, _fmt, _least_fall, _least_shortfall,
+                     _lower_above, _n, _p, _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks,
+                     _ties, grid_claims, spectrum_claims, tied_decays_per_lr)
 
 __all__ = ["ridge_band", "seed_slopes", "tied_decays_per_lr", "clock_pointwise", "decoupling_numbers",
            "live_slope_numbers", "invariant_numbers", "equilibrium_numbers", "clock_numbers",
-           "spectrum_numbers", "numbers"]
+           "spectrum_numbers", "claims_numbers", "numbers"]
 
 
 def _range(values, digits: int = 2) -> str:
@@ -75,12 +75,14 @@ def decoupling_numbers(grid: dict) -> dict:
     _, below, whole = _below_line(grid)
     v = plots.verdicts(grid_claims(grid), best="AdamW generalizes", lh="with AdamW the best decay",
                        lower="plain MLP: AdamW's best λ is lower",
-                       grows="AdamW's largest decay fails more", inv="scale-invariant net, η from")
-    seeds = list(_seed_accs(grid, "adamw"))
-    growth = {k: _shortfall_growth(_GridSeed((grid, k, "adamw"))) for k in seeds}
-    growth0 = {k: _shortfall_growth(_GridSeed((grid, k, "adamw")), 0) for k in seeds}
-    inv = ({k: _band_move(_GridSeed((grid, k, "adamw_invariant")), INVARIANT_BAND)
-            for k in _seed_accs(grid, "adamw_invariant")} if "adamw_invariant" in grid["grids"] else {})
+                       grows="AdamW's largest decay fails more", inv="scale-invariant net, η from",
+                       band="Adam + L2's largest penalty", flat="plain MLP, η from")
+    def per_kind(f, kind):  # {seed: f(that seed's grid of kind)}
+        return {k: f(_GridSeed((grid, k, kind))) for k in _seed_accs(grid, kind)}
+
+    growth, growth0 = per_kind(_shortfall_growth, "adamw"), per_kind(lambda r: _shortfall_growth(r, 0), "adamw")
+    inv_seeds = per_kind(lambda r: r, "adamw_invariant") if "adamw_invariant" in grid["grids"] else {}
+    inv = {k: _band_move(r, INVARIANT_BAND) for k, r in inv_seeds.items()}
     return dict(
         wd_l2_ridge=_range(l2), wd_adamw_ridge=_range(plain["ridge"]),
         wd_adamw_ridge_seeds=_range([v for r in plain["per_seed"] for v in r]),
@@ -110,7 +112,16 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_l2_moving=_moving_text(seed_slopes(grid, "adam_l2")),
         wd_adamw_growth=_range(growth.values()), wd_adamw_growth_small=_range(growth0.values()),
         wd_adamw_grows_verdict=plots.MARKS[v["grows"]],
-        wd_inv_fall=_range(inv.values()), wd_inv_fall_verdict=plots.MARKS[v["inv"]])
+        wd_inv_fall=_range(inv.values()), wd_inv_fall_verdict=plots.MARKS[v["inv"]],
+        wd_inv_least_fall=_range([_least_fall(r) for r in inv_seeds.values()]),
+        wd_inv_ties="; ".join(
+            f"λ = {_fmt(t[0][0], 2)} to {_fmt(t[0][1], 2)} → {_fmt(t[-1][0], 2)} to {_fmt(t[-1][1], 2)} "
+            f"(seed {k})" for k, r in inv_seeds.items() for t in [_ties(r)] if t and None not in t)
+        or "n/a",
+        wd_l2_fail=_range(per_kind(_least_shortfall, "adam_l2").values()),
+        wd_adamw_fail=_range(per_kind(_least_shortfall, "adamw").values()),
+        wd_l2_growth=_range(per_kind(_shortfall_growth, "adam_l2").values()),
+        wd_l2_band_verdict=plots.MARKS[v["band"]], wd_plain_flat_verdict=plots.MARKS[v["flat"]])
 
 
 def _moving_text(slopes: dict) -> str:
@@ -136,25 +147,6 @@ def live_slope_numbers(live: dict, grid: dict) -> dict:
         inside = bool(seeds) and not math.isnan(live_slope) and min(seeds) <= live_slope <= max(seeds)
         out[f"wd_live_slope_{key}"] = slope_text(live_slope)
         out[f"wd_live_{key}_inside"] = "inside" if inside else "outside"
-    return out
-
-
-def tied_decays_per_lr(acc_seeds, decays, min_gain: float = 0.01) -> list:
-    """For each learning rate (a column of ``acc_seeds[seed, decay, lr]``), ``(lowest, highest)``
-    of the decays whose seed-averaged accuracy is within the seeds' noise (the larger of two
-    cells' max - min over the seeds) of the best's: a tie where they differ. None where
-    :func:`~.science.best_decay_per_lr` (whose output is left alone) finds no best decay."""
-    acc = np.asarray(acc_seeds, dtype=float)
-    if acc.ndim != 3 or acc.shape[1] != len(decays) or acc.shape[0] < 2:
-        raise ValueError(f"acc_seeds must be [seed, decay, lr] with two or more seeds and one "
-                         f"row per decay, got shape {acc.shape} for {len(decays)} decays")
-    mean, spread = np.nanmean(acc, 0), np.nanmax(acc, 0) - np.nanmin(acc, 0)
-    out = []
-    for j, best in enumerate(best_decay_per_lr(mean, decays, min_gain)):
-        i = int(np.nanargmax(mean[:, j])) if best is not None else None
-        tied = [] if i is None else [decays[k] for k in range(len(decays)) if mean[i, j] - mean[k, j]
-                                     <= max(spread[i, j], spread[k, j])]
-        out.append((min(tied), max(tied)) if tied else None)
     return out
 
 
@@ -188,7 +180,6 @@ def invariant_numbers(grid: dict) -> dict:
     return dict(wd_inv_slope=slope_text(s["slope"]),
                 wd_inv_hi_lr=_fmt(inner[0][0], 1), wd_inv_hi=_fmt(inner[0][1], 2),
                 wd_inv_lo_lr=_fmt(lo[0], 1), wd_inv_lo=_fmt(lo[1], 2),
-                wd_inv_moves_min=_fmt(min(band["moves"], default=math.nan), 2),
                 wd_inv_prod=_range(prod), wd_inv_prod_factor=_fmt(max(prod) / min(prod), 2),
                 prod_factor=max(prod) / min(prod),
                 wd_inv_prod_lrs=f"{_fmt(kept[0][0], 1)} to {_fmt(kept[-1][0], 1)}",
@@ -265,7 +256,8 @@ def _below_line(payload: dict) -> tuple[dict, dict, dict]:
 
 def clock_numbers(clock: dict) -> dict:
     """Section 3's numbers about the matched runs: the factor between their learning rates
-    end to end, how far apart their settled losses are, and the odd run's loss ratio."""
+    end to end and how far apart their settled losses are (the odd run's distance from them is
+    the claims row's, :func:`claims_numbers`)."""
     lrs = [r["lr"] for r in clock["runs"] if r["matched"]]
     spread = clock_pointwise(clock)
     def pct(xs, how):
@@ -282,8 +274,7 @@ def clock_numbers(clock: dict) -> dict:
                 wd_clock_pointwise_max=pct([v for v, _ in late], max),
                 wd_clock_pointwise_max_at=_fmt(max(late)[1], 2) if late else "n/a",
                 wd_clock_lr_factor=_fmt(max(lrs) / min(lrs), 2),
-                wd_clock_spread=f"{_fmt(100 * clock['spread'], 2)}%",
-                wd_clock_ratio=_fmt(clock["ratio"], 3), wd_clock_contrast=_fmt(clock["contrast"], 2))
+                wd_clock_spread=f"{_fmt(100 * clock['spread'], 2)}%")
 
 
 def clock_pointwise(clock: dict) -> list[tuple[float, float]]:
@@ -361,10 +352,22 @@ def spectrum_numbers(spectrum: dict) -> dict:
                 for n, (a, b) in frob.items())}
 
 
+def claims_numbers(rows) -> dict:
+    """The numbers the prose quotes from the claims table's own rows (glue texts): the clock
+    row's settled spread of the matched runs and its control, the run at another product, off
+    their level, each over the row's seeds as the row prints them."""
+    row = next((r for r in rows if str(r["claim"]).startswith("settled loss levels agree")), None)
+    if row is None:
+        return dict(wd_clock_row_spread="n/a", wd_clock_row_off="n/a")
+    ev = row["evidence"][0]
+    pct = lambda xs: _range([100 * x for x in xs.values() if x is not None], 2) + "%"
+    return dict(wd_clock_row_spread=pct(ev["treatment"]), wd_clock_row_off=pct(ev["control"]))
+
+
 _NUMBERS = {"decoupling": decoupling_numbers, "live_slope": live_slope_numbers,
             "equilibrium": equilibrium_numbers, "clock": clock_numbers,
             "invariant": invariant_numbers, "window": window_numbers,
-            "spectrum": spectrum_numbers}
+            "spectrum": spectrum_numbers, "claims": claims_numbers}
 
 
 def numbers(section: str, *results) -> dict:
@@ -372,7 +375,8 @@ def numbers(section: str, *results) -> dict:
     ``numbers("decoupling", grid)`` and ``numbers("invariant", grid)`` (the precomputed
     grids of sections 1 and 3), ``numbers("live_slope", live, grid)`` (the live grid beside
     them), ``numbers("equilibrium", equilibria)``, ``numbers("clock", clock)``,
-    ``numbers("window", window)``, ``numbers("spectrum", spectrum)``."""
+    ``numbers("window", window)``, ``numbers("spectrum", spectrum)``, and
+    ``numbers("claims", rows)`` (the claims table's own numbers)."""
     if section not in _NUMBERS:
         raise ValueError(f"no numbers for section {section!r}; choose one of {list(_NUMBERS)}")
     return _NUMBERS[section](*results)

@@ -181,6 +181,17 @@ def test_toc_lists_intro_and_every_chapter_that_exists():
     assert "](corrections.md)" in (ROOT / "intro.md").read_text()
 
 
+def test_the_corrections_page_has_one_section_per_chapter_and_version():
+    """Under each version, each chapter's corrections sit in one section (two helpers appending
+    to the same page once made two "Lottery tickets" sections under 0.2.0)."""
+    import re
+
+    text = (ROOT / "corrections.md").read_text()
+    for version in re.split(r"^## ", text, flags=re.M)[1:]:
+        heads = re.findall(r"^### (.+)$", version, flags=re.M)
+        assert len(heads) == len(set(heads)), (version.splitlines()[0], heads)
+
+
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_chapter_starts_with_the_colab_cell(nb):
     cells = json.loads(nb.read_text())["cells"]

@@ -54,9 +54,7 @@ CONC_GAIN = 0.2         # "become sparse in the Fourier basis": top-10% share up
 NORM_FALL = 0.95        # "the weight norm falls": at the grok step at most this x its fit-step value
 ROUND = 0.2             # "on a circle": the radius's spread (std / mean) at most this
 NULL_OVER = 1.5         # "most of the energy": off the keys at most 1/1.5 of the uniform null's share
-CLUSTER = 2.0           # "the neurons cluster on the keys": twice the keys' share of the frequencies
-# (the initial network sits near 1, its seeds spread over 0.95-1.12 at cpu: a bar at 1.25 did not
-# clear the null's own spread, so "cluster" now means at least twice chance)
+CLUSTER = 2.0           # "the neurons cluster on the keys": twice chance (the keys' share of the frequencies)
 CORRECTS = 0.05         # "corrects some": the larger decay predicts this share more true labels
 SOONER = 1.2            # "Muon groks sooner": AdamW's grok step this x Muon's (above a seed change)
 LATER = 1.5             # "a larger initialization delays grokking": its grok step this x later

@@ -39,7 +39,8 @@ def test_the_published_rows_verdicts_on_the_grids_three_seeds():
     but a change of seed alone at x1 moves a grok step by 1.35x (489 against 363), beyond
     LAZY, so the row does not discriminate; Muon (on the hidden matrix after the first layer)
     is unfinished on every seed, and its test accuracy at AdamW's grok step is far below
-    GROK_ACC (no grok step it does not have is compared); the clock's slope is below 1."""
+    GROK_ACC (no grok step it does not have is compared); the clock's slope is below 1 on
+    two seeds of three (partly)."""
     rows = {r["claim"]: r for r in C.published_claims()}
     lazy = rows["A lazier start (larger initial weights) delays generalization"]
     assert lazy["seeds"] == [0, 1, 2] and not lazy["asserted"]
@@ -50,7 +51,11 @@ def test_the_published_rows_verdicts_on_the_grids_three_seeds():
     assert muon["measured here"].count("Muon unfinished") == 3 and "grok step —" not in muon["measured here"]
     assert "cannot discriminate" in muon["control"] and not muon["asserted"]
     clock = rows["The 1/(ηλ) clock predicts when the plateau ends (grok step ∝ τ)"]
-    assert clock["reproduced"] == "no" and clock["seeds"] == [0, 1, 2]
+    # the slope's band is 3/4..4/3 exactly: seed 2's factor, 1.332, is inside it (the
+    # threshold was once written 1.33, a rounding of the band, which put it outside)
+    assert C.CLOCK_SLOPE == 4 / 3
+    assert clock["reproduced"] == "partly" and clock["seeds"] == [0, 1, 2]
+    assert "1.332x" in clock["measured here"] and "holds on 1 of 3 seeds" in clock["measured here"]
 
 
 def test_lottery_sentence_says_what_the_arms_did():
@@ -180,7 +185,7 @@ def test_the_rms_sentence_gives_its_minimum_where_it_is_and_then_the_end():
     assert (facts["rms_max"], facts["t_rms_max"]) == ("0.39", "10")
     assert (facts["rms_min"], facts["t_rms_min"]) == ("0.313", "40")
     assert facts["rms_after"] == ", then climbs back to 0.332 by the end"
-    assert facts["four_fit"] == "0.3" and facts["plateau_end"] == "the grok step"
+    assert facts["four_fit"] == "0.300" and facts["plateau_end"] == "the grok step"
     run.timeline["weight_rms"] = [0.07, 0.39, 0.35, 0.32, 0.313, 0.3131, 0.3132]
     assert Fa.timeline_facts(run)["rms_after"] == ", and stays there (0.313 at the end)"
     run.timeline["weight_rms"] = [0.07, 0.39, 0.35, 0.32, 0.313, 0.31, 0.305]
@@ -207,7 +212,7 @@ def test_the_timeline_facts_split_the_plateau_from_the_climb_and_follow_nc1():
     run.timeline["fourier"] = [0.3, 0.3, 0.4, 0.8, 0.8, 0.8, 0.8]
     run.timeline["etf_distance"] = [1.2, 0.97, 1.0, 1.04, 1.01, 1.0, 0.99]
     facts = Fa.timeline_facts(run)
-    assert (facts["four_fit"], facts["four_leave"], facts["four_grok"]) == ("0.3", "0.4", "0.8")
+    assert (facts["four_fit"], facts["four_leave"], facts["four_grok"]) == ("0.300", "0.400", "0.800")
     assert facts["nc1"].startswith("NC1 on the training set stays level: 51 at the fit step, 52 "
                                    "when test accuracy leaves chance, 53 at the grok step")
     assert "(1.1 times its value at the fit step)" in facts["nc1"]
@@ -269,23 +274,41 @@ def test_the_clock_says_why_the_rms_did_not_settle_and_whether_tau_orders_the_gr
     assert "live grid: " in row["measured here"] and "too little to relax" in row["measured here"]
 
 
-def test_the_rounding_between_a_single_run_and_the_batched_grid_is_measured():
-    """Seed 0 at λ 1, scale 1 grokked at 489 alone and at 594 in the batched grid: rounding
-    alone moves a grok step by 1.21x, and the lazy row asks for more than that."""
+def test_the_rounding_is_measured_on_every_cell_the_page_and_the_grid_both_made():
+    """The referee's case: seed 0 at λ 1, scale 1 grokked at 489 alone and in the grid (both
+    made one run at a time), but the live sweep trains its other scales together, and there
+    x0.5 grokked at 386 against the grid's 462 and x4 at 726 against 759: the factor is the
+    largest ratio over every cell both made (462/386), not 1 from the cell that agrees."""
     steps = [0, 100, 200]
     first = types.SimpleNamespace(config=TINY.replace(weight_decay=1.0, init_scale=1.0),
                                   grok_step=489, history=types.SimpleNamespace(steps=steps))
     row = dict(optimizer="adamw", seed=0, init_scale=1.0, weight_decay=1.0, lr=TINY.lr,
-               grok_step=594)
-    payload = dict(rows=[row, dict(row, init_scale=4.0)], curves=[dict(steps=steps)] * 2)
-    pairs = Fa.rounding(payload, {0: first})
-    assert pairs == {0: (489, 594)}
-    assert Fa.rounding_factor(pairs) == pytest.approx(594 / 489)
-    assert "seed 0: 489 alone, 594 in the grid" in Fa.rounding_text(pairs)
+               grok_step=489)
+    payload = dict(rows=[row, dict(row, init_scale=0.5, grok_step=462),
+                         dict(row, init_scale=4.0, grok_step=759),
+                         dict(row, weight_decay=3.0, init_scale=0.5, grok_step=231)],
+                   curves=[dict(steps=steps)] * 4)
+    inits = [dict(seed=0, init_scale=0.5, grok_step=386), dict(seed=0, init_scale=1.0, grok_step=489),
+             dict(seed=0, init_scale=4.0, grok_step=726)]
+    pairs = Fa.rounding(payload, {0: first}, inits)
+    assert pairs == {(0, 1.0): (489, 489, "alone"), (0, 0.5): (386, 462, "together"),
+                     (0, 4.0): (726, 759, "together")}
+    assert Fa.rounding_factor(pairs) == pytest.approx(462 / 386)
+    text = Fa.rounding_text(pairs)
+    assert "seed 0 at x1: 489 here, 489 in the grid" in text and "seed 0 at x0.5: 386 here" in text
+    assert "one at a time" in text and f"{Fa.number(462 / 386, 3)} times" in text
+    # section 1's runs alone: the same cell, the same step
+    alone = Fa.rounding(payload, {0: first})
+    assert Fa.rounding_factor(alone) == 1 and "the engines agree" in Fa.rounding_text(alone)
     # another budget (another profile): no pair
-    assert Fa.rounding(dict(payload, curves=[dict(steps=[0, 50])] * 2), {0: first}) == {}
+    assert Fa.rounding(dict(payload, curves=[dict(steps=[0, 50])] * 4), {0: first}, inits) == {}
     assert "another budget" in Fa.rounding_text({})
+    # the lazy row's noise is that factor
+    lazy = C._lazy_row([dict(r, seed=s) for r in inits for s in (0, 1, 2)], "t", 1000,
+                       noise=Fa.rounding_factor(pairs))
+    assert f"({462 / 386:.3g}x" in lazy["control"]
 
+def test_the_lazy_row_allows_for_the_rounding():
     def rows(t):
         return [dict(init_scale=sc, seed=s, grok_step=g) for sc, gs in t.items()
                 for s, g in enumerate(gs)]
@@ -301,16 +324,6 @@ def test_the_page_adds_the_grids_clock_row():
     payload, _ = results.load(E.GRID_FILE)
     rows = C._grid_claims(payload) + [C._clock_claim(payload["clock"], "precomputed grid")]
     assert any("precomputed grid: " in r["measured here"] for r in rows)
-
-
-def test_the_rounding_sentence_says_when_the_engines_agree():
-    """The caution before the grid: where the grid's cells grok at the same steps as the runs
-    they repeat, the page says the engines agree (the regenerated grid does), not that they
-    round differently."""
-    same = Fa.rounding_text({0: (489, 489), 1: (363, 363)})
-    assert "grok at the same steps" in same and "round differently" not in same
-    differ = Fa.rounding_text({0: (489, 594), 1: (363, 363)})
-    assert "round differently" in differ
 
 
 @known_answer(C._slope_factor, C._shuffled,
@@ -377,7 +390,7 @@ def test_every_row_of_the_page_is_the_engines(tiny):
                          E.collapse_timing(tiny))
     assert evidence.audit(rows) == []
     assert all(r["evidence"] for r in rows)
-    mask = next(r for r in rows if r["claim"].startswith("The ticket's mask"))
+    mask = next(r for r in rows if r["claim"].startswith("The ticket rewound to θ₀ generalizes"))
     assert [e["label"] for e in mask["evidence"]] == [
         "ticket rewound to θ₀ against the random mask:",
         "ticket rewound to θ₀ against the reinitialized ticket:"]
@@ -418,8 +431,9 @@ def test_nc1_course_says_a_dip_on_the_way_up():
     run = _synthetic([math.nan] + [0.5] * 6, [0.1] * 7)
     run.timeline["nc1"] = [50.0, 30.0, 60.0, 100.7, 91.2, 110.0, 120.0]
     text = Fa.nc1_course_text(run, 10, 20, 30)
-    assert text.startswith("NC1 on the training set rises overall, with a dip from 101 at step 30 "
-                           "to 91.2 at step 40:")
+    assert text.startswith("NC1 on the training set first falls, from 50 at step 0 to 30 at the "
+                           "fit step, while the network memorizes; from there it rises overall, "
+                           "with a dip from 101 at step 30 to 91.2 at step 40:")
     assert Fa.nc1_dip([0, 1, 2], [1.0, 0.97, 2.0], 0) is None  # 3%: below NC1_DIP
     run.timeline["nc1"] = [50.0, 30.0, 60.0, 80.0, 90.0, 110.0, 120.0]
     assert "dip" not in Fa.nc1_course_text(run, 10, 20, 30)
@@ -453,3 +467,36 @@ def test_the_update_flattening_asks_for_the_books_margin():
     judged = evidence.judge(C.UPDATE_FLATTENS, {0: (flat, flat)}, {0: (tiny_rise, flat)})
     assert judged.treatment[0] == pytest.approx(1.2) and judged.control[0] == pytest.approx(1.01)
     assert C.UPDATE_FLATTENS.test.passes(1.2) and not C.UPDATE_FLATTENS.test.passes(1.01)
+
+
+def test_the_page_says_where_test_accuracy_sits_below_chance_and_nc1_before_the_fit():
+    """The referee's case: test accuracy exactly 0 from step 9 to 57, below chance (1/p) until
+    it leaves it, which "near chance" hid; NC1 238 at step 0 and 32.9 at the fit step, which a
+    course read from the fit step hid."""
+    steps = [0, 5, 9, 20, 57, 66, 132, 150, 200]
+    acc = [0.04, 0.01, 0.0, 0.0, 0.0, 0.002, 0.007, 0.2, 0.99]
+    r = types.SimpleNamespace(config=TINY.replace(p=37), history=History(
+        steps=steps, metrics=dict(test_acc=acc, train_acc=[1.0] * len(steps))))
+    text = Fa.below_chance_text(r)
+    assert text == ("below chance (1/p = 2.7%) from step 5 to step 132, at its lowest, 0.0%, at "
+                    "every evaluation from step 9 to step 57")
+    assert "at or above chance" in Fa.below_chance_text(types.SimpleNamespace(
+        config=TINY.replace(p=37), history=History(steps=steps, metrics=dict(
+            test_acc=[0.5] * len(steps), train_acc=[1.0] * len(steps)))))
+    run = _synthetic([math.nan] + [0.5] * 6, [0.1] * 7)
+    run.timeline["nc1"] = [238.0, 32.9, 44.9, 65.9, 80.0, 100.0, 119.0]
+    text = Fa.nc1_course_text(run, 10, 20, 30)
+    assert text.startswith("NC1 on the training set first falls, from 238 at step 0 to 32.9 at "
+                           "the fit step") and "rises" in text
+    coll = dict(nc1_falls=None, nc1_fit=32.9, nc1_grok=65.9, nc1_end=119.0)
+    assert Fa.collapse_facts(coll, run)["nc1_start"] == "238 at step 0"
+
+
+def test_the_grids_muon_runs_that_grok_are_named():
+    payload = dict(rows=[dict(optimizer="muon", seed=0, init_scale=4.0, weight_decay=3.0,
+                              grok_step=990), dict(optimizer="muon", seed=1, init_scale=1.0,
+                                                    weight_decay=1.0, grok_step=None),
+                         dict(optimizer="adamw", seed=0, init_scale=1.0, weight_decay=1.0,
+                              grok_step=489)])
+    assert Fa.grid_muon_text(payload) == ("1 of the grid's 2 Muon runs grok within its budget "
+                                          "(seed 0 at x4, λ = 3, at step 990)")

@@ -1,7 +1,7 @@
 """One network, six phenomena, the page's numbers: per section the numbers the prose glues
 (``*_facts``, each as the page prints them), the sentences they are made of (the update's
-event, NC1's course, the lottery sentence, the clock's order, the rounding between a single
-run and the batched grid) and the steps the plateau rows read on a run (:func:`plateau_part`).
+event, NC1's course, the lottery sentence, the clock's order, the rounding between this
+page's runs and the grid's) and the steps the plateau rows read on a run (:func:`plateau_part`).
 :mod:`.claims` judges its rows on the same helpers."""
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ __all__ = ["rounding_numbers", "timeline_facts", "rms_course_text", "update_even
            "clock_facts", "settle_counts", "settle_text", "clock_order", "clock_order_text",
            "optimizer_facts", "lottery_facts", "collapse_facts", "rounding", "rounding_factor",
            "rounding_text", "chance_text", "nc1_course_text", "etf_range_text", "plateau_part",
-           "clock_order_seeds_text", "grid_order_facts", "NC1_DIP",
+           "clock_order_seeds_text", "grid_order_facts", "NC1_DIP", "below_chance_text",
+           "grid_muon_text",
            "PLATEAU_PARTS", "UPDATE_EVENT_WHY", "lottery_sentence", "muon_phase"]
 
 # ============================================================================ the page's numbers
@@ -131,7 +132,11 @@ def nc1_course_text(r, fit, leave, grok) -> str:
         word = (("rises overall" if word == "rises" else word) + f", with a dip from "
                 f"{three(dip['peak'])} at step {dip['peak_step']} to {three(dip['low'])} at "
                 f"step {dip['low_step']}")
-    return (f"NC1 on the training set {word}: {three(v0)} at the fit step, "
+    init = tl["nc1"][0]
+    first = (f"NC1 on the training set first falls, from {three(init)} at step {tl['step'][0]} "
+             f"to {three(v0)} at the fit step, while the network memorizes; from there it"
+             if math.isfinite(init) and init > 1.1 * v0 else "NC1 on the training set")
+    return (f"{first} {word}: {three(v0)} at the fit step, "
             f"{three(_at(r, 'nc1', leave))} when test accuracy leaves chance, "
             f"{three(_at(r, 'nc1', grok))} at the grok step and {three(end)} at the end "
             f"({number(end / v0, 2)} times its value at the fit step)")
@@ -177,6 +182,7 @@ def timeline_facts(first, nodecay=None) -> dict:
                four_fit=_at(first, "fourier", a), four_grok=_at(first, "fourier", b),
                rank_fit=_at(first, "weight_rank", a), rank_grok=_at(first, "weight_rank", b),
                four_leave=_at(first, "fourier", leave), rank_leave=_at(first, "weight_rank", leave),
+               below=below_chance_text(first),
                nc1=nc1_course_text(first, a, leave, b),
                etf=etf_range_text(first),
                rms_max=rms["peak"], t_rms_max=rms["peak_step"], rms_min=rms["min"],
@@ -186,6 +192,8 @@ def timeline_facts(first, nodecay=None) -> dict:
     if nodecay is not None:
         out["nodecay"] = (f"moves its Fourier concentration {_move(nodecay, 'fourier', a, b)} "
                           f"and its rank {_move(nodecay, 'weight_rank', a, b)}")
+    for k in ("four_fit", "four_grok", "rank_fit", "rank_grok", "four_leave", "rank_leave"):
+        out[k] = f"{out[k]:.3f}"  # to three decimals, as each other (0.4998 is not 0.5)
     return glue_texts(**out)
 
 
@@ -319,12 +327,42 @@ def lottery_facts(lot: dict, p: int | None = None) -> dict:
                          for k in ("fit", "grok")})
 
 
-def collapse_facts(coll: dict) -> dict:
-    """Section 6: NC1 at the fit step, the grok step and the end, and when it falls."""
+def collapse_facts(coll: dict, r=None) -> dict:
+    """Section 6: NC1 at the fit step, the grok step and the end, and when it falls; given
+    the run ``r``, NC1 at its first evaluation (``nc1_start``, "at step 0" said with it)."""
     falls = coll["nc1_falls"]
+    extra = {}
+    if r is not None and r.timeline["nc1"]:
+        extra["nc1_start"] = f"{number(r.timeline['nc1'][0], 3)} at step {r.timeline['step'][0]}"
     return glue_texts(nc1_fit=coll["nc1_fit"], nc1_grok=coll["nc1_grok"],
-                      nc1_end=coll["nc1_end"],
+                      nc1_end=coll["nc1_end"], **extra,
                       nc1_falls="never" if falls is None else f"at step {falls}")
+
+
+def below_chance_text(r) -> str:
+    """Where test accuracy sits against chance, 1/p, before it leaves chance: the first and
+    last evaluation below chance and the stretch at its lowest (from grokking's
+    ``plateau_steps``: the step it leaves chance)."""
+    p = r.config.p
+    chance = 1.0 / p
+    leave = plateau_steps(r.history, p)["leave"]
+    seen = [(t, a) for t, a in zip(r.history.steps, r.history["test_acc"])
+            if leave is None or t < leave]
+    below = [(t, a) for t, a in seen if a < chance]
+    if not below:
+        return f"at or above chance (1/p = {chance:.1%})"
+    low = min(a for _, a in below)
+    runs, run = [], []  # the stretches of consecutive evaluations at the lowest
+    for t, a in seen:
+        if a == low:
+            run.append(t)
+        elif run:
+            runs, run = runs + [run], []
+    at_low = max(runs + [run], key=len)
+    return (f"below chance (1/p = {chance:.1%}) from step {below[0][0]} to step {below[-1][0]}, "
+            f"at its lowest, {low:.1%}, " + (f"at step {at_low[0]}" if len(at_low) == 1 else
+                                             f"at every evaluation from step {at_low[0]} to step "
+                                             f"{at_low[-1]}"))
 
 _PHASE_WORDS = {
     "memorization": "fits its training pairs and its test accuracy has stopped short "
@@ -368,49 +406,79 @@ def chance_text(lot: dict, p: int) -> str:
     return f"{acc:.0%}, {where} (1/p = {chance:.1%})"
 
 
-def rounding(payload: dict | None, firsts: dict) -> dict:
-    """The same run made twice: per seed of ``firsts`` (section 1's runs, :func:`run` alone)
-    the grid's AdamW cell with the same learning rate, weight decay and initial scale, made by
-    the batched sweep engine (``train_many``): ``{seed: (single, batched)}`` grok steps.
-    Empty when the grid was made at another budget (another profile) or has no such cell.
-    The two round differently, and that alone moves a grok step."""
+def grid_muon_text(payload: dict) -> str:
+    """The precomputed grid's Muon runs that generalize within its budget, with their cells."""
+    muon = [r for r in payload["rows"] if r["optimizer"] == "muon"]
+    grok = [r for r in muon if r["grok_step"] is not None]
+    each = "; ".join(f"seed {r['seed']} at x{r['init_scale']:g}, λ = {r['weight_decay']:g}, at "
+                     f"step {r['grok_step']}" for r in grok)
+    return (f"{len(grok)} of the grid's {len(muon)} Muon runs grok within its budget"
+            + (f" ({each})" if grok else ""))
+
+
+def rounding(payload: dict | None, firsts: dict, inits=()) -> dict:
+    """The same cell made twice, once on this page and once in the precomputed grid (AdamW,
+    the same learning rate, weight decay, initial scale, seed and evaluation steps):
+    ``{(seed, init_scale): (here, grid, how)}`` grok steps, ``how`` "alone" for section 1's
+    runs (``firsts``, :func:`run`) and "together" for the rows of the live initial-scale
+    sweep (``inits``) that it trained itself (:func:`~.experiments.init_sweep` reuses section
+    1's runs and trains the other scales together through the sweep engine, batched where it
+    can). The grid records the weight RMS at every evaluation, so the sweep engine trains its
+    cells one at a time. Empty when the grid was made at another budget (another profile).
+    The engines round differently, and that alone moves a grok step."""
     if not payload or not firsts:
         return {}
+    ref = next(iter(firsts.values()))
+    c, steps = ref.config, list(ref.history.steps)
+    if c.optimizer != "adamw":
+        return {}
+    grid = {(row["seed"], row["init_scale"]): row["grok_step"]
+            for row, curve in zip(payload["rows"], payload.get("curves", []))
+            if row["optimizer"] == "adamw" and row["weight_decay"] == c.weight_decay
+            and row.get("lr") == c.lr and curve["steps"] == steps}
     out = {}
     for seed, r in firsts.items():
-        c = r.config
-        if c.optimizer != "adamw":
-            continue
-        for row, curve in zip(payload["rows"], payload.get("curves", [])):
-            if (row["optimizer"] == "adamw" and row["seed"] == seed
-                    and row["init_scale"] == c.init_scale
-                    and row["weight_decay"] == c.weight_decay and row.get("lr") == c.lr
-                    and curve["steps"] == list(r.history.steps)):
-                out[seed] = (r.grok_step, row["grok_step"])
+        if (seed, r.config.init_scale) in grid and r.config == c:
+            out[seed, r.config.init_scale] = (r.grok_step, grid[seed, r.config.init_scale], "alone")
+    for row in inits:
+        key = (row["seed"], row["init_scale"])
+        if key in grid and key not in out:
+            out[key] = (row["grok_step"], grid[key], "together")
     return out
 
 
 def rounding_factor(pairs: dict) -> float:
     """The largest ratio, either way, between the grok steps of :func:`rounding`'s pairs (1
     without a pair where both grok)."""
-    ratios = [max(a, b) / min(a, b) for a, b in pairs.values() if a and b]
+    ratios = [max(a, b) / min(a, b) for a, b, *_ in pairs.values() if a and b]
     return max(ratios, default=1.0)
 
 
 def rounding_text(pairs: dict) -> str:
-    """:func:`rounding` in words for the prose."""
+    """:func:`rounding` in words for the prose: each kind of pair, whether its grok steps
+    agree, and the factor by which the engines' rounding alone moves a grok step."""
     if not pairs:
         return ("the grid was made at another budget than this page's runs, so no cell of it "
                 "repeats one of them")
-    each = "; ".join(f"seed {s}: {_show(a)} alone, {_show(b)} in the grid"
-                     for s, (a, b) in pairs.items())
-    if all(a == b for a, b in pairs.values()):  # the engines agree: no rounding to allow for
-        return (f"the grid repeats section 1's runs cell for cell, and they grok at the same steps "
-                f"({each}): here the batched sweep engine and a single run agree, so the factor "
-                f"is {number(rounding_factor(pairs), 3)}")
-    return (f"the grid repeats section 1's runs cell for cell, and they grok at other steps "
-            f"({each}): the batched sweep engine and a single run round differently, and that alone "
-            f"moves a grok step by up to {number(rounding_factor(pairs), 3)} times")
+    said = []
+    for how, what in (("alone", "section 1's runs, made alone"),
+                      ("together", "the live initial-scale sweep's other scales, trained together "
+                                   "by the sweep engine (batched where it can)")):
+        part = {k: v for k, v in pairs.items() if v[2] == how}
+        if not part:
+            continue
+        each = "; ".join(f"seed {s} at x{sc:g}: {_show(a)} here, {_show(b)} in the grid"
+                         for (s, sc), (a, b, _) in part.items())
+        same = all(a == b for a, b, _ in part.values())
+        said.append(f"{what}, " + ("grok at the same steps as the grid's cells" if same else
+                                   "do not all grok at the grid's steps") + f" ({each})")
+    factor = number(rounding_factor(pairs), 3)
+    return ("the grid records the weight RMS at every evaluation, so the sweep engine trains its "
+            "cells one at a time; " + "; ".join(said)
+            + (f": the engines agree here, so the factor is {factor}"
+               if all(a == b for a, b, _ in pairs.values()) else
+               f": the engines round differently, and that alone moves a grok step by up to "
+               f"{factor} times"))
 
 
 def muon_phase(m) -> str:
@@ -423,10 +491,14 @@ def muon_phase(m) -> str:
     return f"{_PHASE_WORDS.get(phase, phase)}, with no grok step to compare with AdamW's"
 
 
-def rounding_numbers(payload: dict | None, firsts: dict) -> dict:
-    """The page's sentence on how far a single run and the same cell of the batched grid
-    differ (:func:`rounding`, said by :func:`rounding_text`)."""
-    return dict(rounding=rounding_text(rounding(payload, firsts)))
+def rounding_numbers(payload: dict | None, firsts: dict, inits=()) -> dict:
+    """The page's sentences on the grid: how far this page's runs and the same cells of the
+    grid differ (:func:`rounding`, said by :func:`rounding_text`) and which of its Muon runs
+    grok (:func:`grid_muon_text`)."""
+    out = dict(rounding=rounding_text(rounding(payload, firsts, inits)))
+    if payload:
+        out["grid_muon"] = grid_muon_text(payload)
+    return out
 
 
 # the two stretches the plateau rows of :mod:`.claims` read (their statements and windows),

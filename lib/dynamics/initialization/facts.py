@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
-from .claims import CHAOTIC_RATIO, DEEP, _acc, _band_row, _depth_rule_agreement, _list, falls_to
+from .claims import (CHAOTIC_RATIO, DEEP, _acc, _band_row, _depth_rule_agreement, _list, falls_to,
+                     trainability_claims)
 from .experiments import (best_sigma_w2, learning_times, trainability_agreement,
                           trainability_disagreements)
 from .science import DepthTimeConfig, orthogonal_product_svals
@@ -55,6 +56,7 @@ def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
                 init_agree_null=_pct(_depth_rule_agreement(heat, level)),
                 init_beyond=_cells(dis["beyond"]), init_before=_cells(dis["before"]),
                 init_grid_verdict=plots.MARKS[_band_row(heat, level)["reproduced"]],
+                init_edge_verdict=trainability_claims(heat, more, level)[0]["reproduced"],
                 init_trained_counts=_list([int((row >= level).sum()) for row in acc]),
                 init_depths=_list(depths), init_n_sigma=len(sig),
                 init_seed=_list(heat.get("seeds", [0])), init_more_seeds=_list(more["seeds"]),

@@ -332,6 +332,9 @@ def finetune_numbers(ft: dict) -> dict:
                 ft_threshold=f"{OVERLAP_EXCESS:g}",
                 ft_rank=f"{med(lambda r: min(r['rank'].values())):.2f}",
                 ft_rank_bound=f"{med(lambda r: _lowest(r)[1]):.2f}",
+                ft_rank_vs=(f"as much as its nonzero rows and columns allow"
+                            if all(np.isclose(*_lowest(r)) for r in per) else
+                            f"its nonzero rows and columns allow {med(lambda r: _lowest(r)[1]):.2f}"),
                 ft_rank_one=f"{med(lambda r: min(r['rank_one'].values())):.3f}")
 
 

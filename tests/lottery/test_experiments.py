@@ -630,6 +630,28 @@ def test_rank_one_keeps_the_largest_singular_direction():
     assert torch.allclose(one["hidden.0.weight"][0, 0], torch.tensor(3.0)) and one["hidden.0.weight"][1, 1].abs() < 1e-6
 
 
+@known_answer(L.finetune.update_rank, L.finetune.rank_one, L.finetune.rank_bound,
+              how="random float32 weights (300x40, 300x300, 10x300) plus a 1e-3 update: a "
+                  "random update has full rank, its best rank-1 approximation added to the "
+                  "weights (rounded to float32) rank 1 of min(shape); an update with 7 zero "
+                  "rows and 7 zero columns has rank and bound (min(shape) - 7) / min(shape)")
+def test_update_rank_ignores_float32_round_off_of_nonzero_weights():
+    g = torch.Generator().manual_seed(0)
+    for shape in [(300, 40), (300, 300), (10, 300)]:
+        before = {"hidden.0.weight": 0.05 * torch.randn(shape, generator=g)}
+        delta = 1e-3 * torch.randn(shape, generator=g)
+        after = {"hidden.0.weight": before["hidden.0.weight"] + delta}
+        k = min(shape)
+        assert L.finetune.update_rank(before, after)["hidden.0.weight"] == 1.0
+        one = L.finetune.rank_one(before, after)
+        assert L.finetune.update_rank(before, one)["hidden.0.weight"] == 1 / k
+        delta[:7] = 0  # seven units no update reaches, out and in (rows and columns 0-6)
+        delta[:, :7] = 0
+        dead = {"hidden.0.weight": before["hidden.0.weight"] + delta}
+        assert L.finetune.update_rank(before, dead)["hidden.0.weight"] == (k - 7) / k
+        assert L.finetune.rank_bound(before, dead)["hidden.0.weight"] == (k - 7) / k
+
+
 @known_answer(L.finetune.distinct,
               how="constructed values: 61.04 and 61.01 print alike to one decimal and apart "
                   "to two; equal values stay at the asked decimals")

@@ -48,8 +48,9 @@ LIU_WINDOW = (0.14, 0.35)     # densities over which the Liu et al. row averages
 SHOWN_ONLY = {
     "match": "within noise on the precomputed data: ticket − dense clears −MATCH_POINTS by "
              "less than the seeds' spread",
-    "pai": "does not discriminate on the precomputed data: a method's own shuffled mask "
-           "passes the same test on some seed",
+    "pai": "does not discriminate on the precomputed data: a method's own shuffled mask, "
+           "which keeps its per-layer budget, passes the same test on some seed (the data hold "
+           "no second random mask with the ticket's budget, the control that should fail)",
 }
 
 # key -> (claim, paper, control, window): the rows, in the table's order
@@ -96,7 +97,12 @@ CLAIMS = {
             f"each method's own mask shuffled within layers, put through the same test (a lead "
             f"of {PAI_MARGIN:g} pts or more over the random mask, the ticket shuffled, by more "
             "than the random mask's seeds' spread, and below the IMP ticket), must fail it on "
-            "every seed",
+            "every seed. It keeps the method's per-layer budget, which Frankle et al. found is "
+            "where PaI's lead comes from, so it asks whether the chosen weights matter beyond "
+            "the budget (the shuffling row's question): \"does not discriminate\" says the test "
+            "cannot tell the mask from its budget, not that the method fails to beat the random "
+            "mask. The control that should fail, a second random mask with the ticket's "
+            "budget, is not in the data",
             f"IMP's rounds at {100 * PAI_WINDOW[0]:.0f}-{100 * PAI_WINDOW[1]:.0f}% of the "
             "weights"),
     "shuffle": ("Shuffling a pruning-at-init mask within layers leaves its accuracy the same or "
@@ -225,16 +231,19 @@ def _judged_text(parts: dict) -> str:
 def _row(key: str, settings: list[dict]) -> dict:
     """The one row of claim ``key`` over all its settings, each setting's numbers shown. The
     verdict is :func:`dynamics.plots.judged` over the (setting, seed) checks of its asserted
-    settings (of every setting, when none is asserted): "yes" when all hold, "no" when none
+    settings (when none is asserted, of its settings with three seeds or more; when it has
+    none, of every setting): "yes" when all hold, "no" when none
     does, "partly" (saying which fail) between; "not at this scale" when no setting can tell.
     An unasserted setting (one seed) that falls short is named, not counted. Asserted when a
     setting that judges it is asserted."""
     claim, paper, control, window = CLAIMS[key]
     judging = [s for s in settings if s["ok"] is not None]
-    # an asserted row is judged on its asserted settings (three seeds or more); the others'
-    # numbers are shown beside it, and where they fall short the row says so, without their
-    # single seed deciding a verdict the prose does not rest on
-    basis = [s for s in judging if s["asserted"]] or judging
+    # one rule: a row is judged on its settings with three seeds or more (its asserted ones
+    # first); the others' numbers are shown beside it, and where they fall short the row says
+    # so, without their single seed deciding the verdict; a row with no such setting is
+    # judged on its one-seed settings
+    basis = ([s for s in judging if s["asserted"]]
+             or [s for s in judging if len(s["seeds"]) >= 3] or judging)
     checks = {f"{s['where']}, seed {k}": bool(v) for s in basis if not s["judged"]
               for k, v in s["ok"].items()}
     engine = [j.verdict for s in basis for j in s["judged"]]  # the engine's own verdicts

@@ -17,15 +17,17 @@ from .science import layer_densities
 
 __all__ = ["speed_numbers", "pai_numbers", "lmc_numbers", "rewind_numbers", "breakdown",
            "breakdown_numbers", "imp_numbers", "layer_numbers", "verdict_numbers",
-           "shuffle_numbers", "GLUED_VERDICTS"]
+           "shuffle_numbers", "pai_leads", "GLUED_VERDICTS"]
 
 # claims row -> the name the prose glues its verdict under: every ``*_verdict`` the page glues
 # is one of these, read off the row the claims table prints (tests/lottery: the prose and the
 # table cannot disagree)
 GLUED_VERDICTS = {"match_verdict": CLAIMS["match"][0], "pai_verdict": CLAIMS["pai"][0],
                   "pai_shuffle_verdict": CLAIMS["shuffle"][0], "rewind_verdict": CLAIMS["rewind"][0],
+                  "liu_verdict": CLAIMS["liu"][0],
                   # section 5's overlap row (finetune.py's), by the start of its claim
-                  "ft_overlap_verdict": "The subnetworks updated by runs with different seeds"}
+                  "ft_overlap_verdict": "The subnetworks updated by runs with different seeds",
+                  "ft_rank_verdict": "The updates are sparse but nearly full rank"}
 
 
 def verdict_numbers(rows: list[dict], pai: dict | None = None,
@@ -47,12 +49,29 @@ def verdict_numbers(rows: list[dict], pai: dict | None = None,
              if any(str(r["claim"]).startswith(start) for r in rows)}  # section's rows: none)
     out.update(plots.verdicts(rows, **shown))
     if payload is not None:
+        out["pai_leads"] = pai_leads(payload)
         out["pai_says_precomputed"] = _row("pai", [
             _pai(q, "precomputed")["pai"] for q in payload["pai"]
             if PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]])["reproduced"]
     if pai is not None:
         out["pai_says_live"] = _row("pai", [_pai(pai, "this run")["pai"]])["reproduced"]
     return out
+
+
+def pai_leads(payload: dict) -> str:
+    """Per density of the precomputed PaI slider in :data:`PAI_WINDOW` (densest first), the
+    range over the PaI methods and the seeds of each method's lead over the random mask (the
+    ticket shuffled), in points, and the random mask's spread over the seeds: "1.8 to 5.0
+    points at 21.7% of the weights (the random mask's spread over the seeds 0.6)"."""
+    parts = []
+    for q in sorted(payload["pai"], key=lambda q: -q["density"]):
+        if not PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]:
+            continue
+        rnd = 100 * np.asarray(q["acc"]["imp"]["shuffled"], float)
+        lead = [100 * np.asarray(q["acc"][m]["original"], float) - rnd for m in q["acc"] if m != "imp"]
+        parts.append(f"{np.min(lead):.1f} to {np.max(lead):.1f} points at {100 * q['density']:.1f}% "
+                     f"of the weights (the random mask's spread over the seeds {_spread(rnd):.1f})")
+    return "; ".join(parts)
 
 
 def shuffle_numbers(payload: dict) -> dict:
@@ -169,6 +188,7 @@ def pai_numbers(payload: dict, target: float = 0.1) -> dict:
                 pai_spread=f"{min(spread['snip'], spread['synflow']):.1f} to "
                            f"{max(spread['snip'], spread['synflow']):.1f}",
                 pai_margin=f"{PAI_MARGIN:g}", pai_beyond=_beyond(p, ("snip", "synflow")),
+                pai_sparsest=f"{100 * min(q['density'] for q in payload['pai']):.1f}%",
                 **shuffle_numbers(payload))
 
 
@@ -217,18 +237,37 @@ def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
                reset_vs_dense=_points(100 * (seed_mean(reset.acc["ticket"][:, -1])
                                              - seed_mean(reset.acc["ticket"][:, 0]))),
                reset_sparsest_density=f"{100 * reset.density[-1]:.1f}%")
+    # the two settings' dense networks (round 0): setting 5's trains from θ_k, not θ₀, so it is
+    # another network of the same seed; and how far setting 5's tickets rise above it
+    dense = {n: 100 * seed_mean(res.acc["ticket"][:, 0]) for n, res in (("reset", reset), ("rewound", rewound))}
+    above = [100 * seed_mean(rewound.acc["ticket"][:, r]) - dense["rewound"] for r in range(1, len(rewound.density))]
+    top = int(np.argmax(above)) + 1
+    out.update(reset_dense=f"{dense['reset']:.1f}%", rewind_dense=f"{dense['rewound']:.1f}%",
+               dense_gap=f"{abs(dense['reset'] - dense['rewound']):.1f}",
+               rewind_gap_pts=f"{out['rewind_gap']:.1f}",
+               rewind_above=f"{max(above):.1f} points above it at {100 * rewound.density[top]:.1f}% "
+                            "of the weights",
+               rewind_seeds=len(rewound.seeds),
+               lr_factor=f"{rewound.config['lr'] / next(iter(runs.values())).config['lr']:g}",
+               imp_main_seeds=len(next(iter(runs.values())).seeds))
     lr = f"{rewound.config['lr']:g}"
     if lr in lmc_payload["lmc"]:
         per = lmc_seeds(lmc_payload, lr)
         at = lambda j: {s: 100 * float(by_step(v["barrier"], j)) for s, v in per.items()}  # noqa: E731
         limit = 100 * STABLE_BARRIER
         settled = {s: _settled(v, limit) for s, v in per.items()}
-        out.update(lmc_first=float(np.median(list(at(0).values()))),
-                   lmc_rewind=float(np.median(list(at(k).values()))),
+        # printed to the claims table's digits (one decimal): one number, one value
+        out.update(lmc_first=float(f"{np.median(list(at(0).values())):.1f}"),
+                   lmc_rewind=float(f"{np.median(list(at(k).values())):.1f}"),
                    lmc_rewind_stable=f"{sum(v < limit for v in at(k).values())} of {len(per)}",
                    lmc_stable_k=_and([("none" if v is None else str(v)) for v in settled.values()])
                    + f" (seed{'s' if len(per) > 1 else ''} {_and([str(s) for s in per])})",
                    lmc_seeds=len(per))
+    # the slider's other learning rates (neither the chapter's nor the rewinding setting's)
+    other = [v for v in lmc_payload["lmc"] if v not in (lr, min(lmc_payload["lmc"], key=float))]
+    out["lmc_other"] = _and([f"at Adam lr {v} the barrier from θ₀ is "
+                             f"{100 * float(by_step(lmc_payload['lmc'][v]['barrier'], 0)):.1f} points"
+                             for v in other]) if other else "no other learning rate"
     return out
 
 

@@ -21,14 +21,14 @@ from .. import evidence, plots
 from .experiments import (DECOUPLING, LABELS, decoupling_summary, equilibrium_configs,
                           live_grid_config, run_clock,
                           run_decoupling, run_equilibrium, run_spectrum)
-from .figures import mp_edge_ratio, mp_null
+from .figures import flat_columns, line_sides, mp_edge_ratio, mp_null, tied_decays_per_lr
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
 from .spectra import TAIL_P, effective_rank, stable_rank, tail_fit
 from .window import WindowConfig, run_window, window_claims
 
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_FACTOR", "DECOUPLED",
            "L2_FAIL", "SAME_RMS", "CLOCK_SPREAD", "BEST_MARGIN",
-           "ADAMW_FAIL_GROWTH", "FLAT_BELOW", "PLAIN_MOVES", "INV_FALL", "tied_decays_per_lr",
+           "ADAMW_FAIL_GROWTH", "FLAT_BELOW", "PLAIN_MOVES", "INV_FALL",
            "SYM_FACTOR", "LOWER_BY", "HEAVY", "symmetry_config", "symmetry_claims",
            "spectrum_claims", "claim_runs", "grid_claims", "page_claims", "published_claims"]
 
@@ -110,28 +110,6 @@ def _seed_accs(payload: dict, kind: str) -> dict:
     return dict(enumerate(np.asarray(g["test_acc_seeds"], dtype=float)))
 
 
-def tied_decays_per_lr(acc_seeds, decays, min_gain: float = 0.01, seed: int | None = None) -> list:
-    """For each learning rate (a column of ``acc_seeds[seed, decay, lr]``), ``(lowest, highest)``
-    of the decays whose accuracy is within the seeds' noise (the larger of two cells' max - min
-    over the seeds) of the best's, on the seed-averaged grid or ``seed``'s (one seed: exact ties
-    only); None where :func:`~.science.best_decay_per_lr` finds no best decay."""
-    acc = np.asarray(acc_seeds, dtype=float)
-    if acc.ndim != 3 or acc.shape[1] != len(decays) or acc.shape[0] < (2 if seed is None else 1):
-        raise ValueError(f"acc_seeds must be [seed, decay, lr] with two or more seeds and one "
-                         f"row per decay, got shape {acc.shape} for {len(decays)} decays")
-    if seed is not None and not 0 <= seed < acc.shape[0]:
-        raise ValueError(f"seed {seed} is not one of the grid's {acc.shape[0]} seeds")
-    mean = np.nanmean(acc, 0) if seed is None else acc[seed]
-    spread = np.nanmax(acc, 0) - np.nanmin(acc, 0)
-    out = []
-    for j, best in enumerate(best_decay_per_lr(mean, decays, min_gain)):
-        i = int(np.nanargmax(mean[:, j])) if best is not None else None
-        tied = [] if i is None else [decays[k] for k in range(len(decays)) if mean[i, j] - mean[k, j]
-                                     <= max(spread[i, j], spread[k, j])]
-        out.append((min(tied), max(tied)) if tied else None)
-    return out
-
-
 def _in_band(grid: dict, kind: str, band) -> dict:
     """``{seed: [(eta, best lambda or None), ...]}`` over the learning rates of ``band``."""
     decays = grid["grids"][kind]["decays"]
@@ -186,14 +164,11 @@ def _shortfall_growth(r, row=-1) -> float:
     return float(gap[-1] - gap[0])
 
 
-def _below_ratio(r) -> float:
-    """The range of accuracy over the decays below AdamW's line eta * lambda * t = 1 over the
-    whole column's, largest over the learning rates with two or more such decays, read on grid
-    ``r[2]`` (the control: Adam + L2's grid under the same mask)."""
-    g, acc = r[0]["grids"]["adamw"], r.acc()
-    below = np.outer(g["decays"], g["lrs"]) * r[0]["eval_steps"][-1] < 1
-    return max((np.ptp(acc[below[:, j], j]) / np.ptp(acc[:, j]) for j in range(below.shape[1])
-                if below[:, j].sum() > 1 and np.ptp(acc[:, j]) > 0), default=math.nan)
+def _side_ratio(r, above: bool = False) -> float:
+    """AdamW's column ``r[3]``: the range of accuracy over the decays below the line
+    eta * lambda * t = 1 (``above``: as many decays just above it) over the whole column's."""
+    acc = r.acc()[:, r[3]]
+    return float(np.ptp(acc[line_sides(r[0], r[3])[above]]) / np.ptp(acc)) if np.ptp(acc) else math.nan
 
 
 def _lh_slope(r) -> float:
@@ -216,6 +191,13 @@ def _ties(r, band=INVARIANT_BAND) -> list:
     g = r[0]["grids"][r[2]]
     ties = tied_decays_per_lr(g["test_acc_seeds"], g["decays"], seed=r[1])
     return [t for lr, t in zip(r[0]["lrs"], ties) if band[0] <= lr <= band[1]]
+
+
+def _ties_text(runs: dict, band) -> str:
+    """Each seed's tied decays (:func:`_ties`) at the first and last learning rate of ``band``."""
+    return "; ".join(f"λ = {_fmt(t[0][0], 2)} to {_fmt(t[0][1], 2)} → {_fmt(t[-1][0], 2)} to "
+                     f"{_fmt(t[-1][1], 2)} (seed {s})" for s, r in runs.items()
+                     for t in [_ties(r, band)] if t and None not in t) or "n/a"
 
 
 def _least_fall(r) -> float:
@@ -277,12 +259,14 @@ ADAMW_GROWS = evidence.Claim(
 FLAT = evidence.Claim(
     "below the line ηλt = 1 (AdamW, plain MLP) a column's accuracy hardly depends on λ: "
     "the decay has not had time to act",
-    "How to set AdamW's weight decay as you scale model and dataset size", measure=_below_ratio,
+    "How to set AdamW's weight decay as you scale model and dataset size", measure=_side_ratio,
+    control_measure=lambda r: _side_ratio(r, above=True),
     test=evidence.Test("<", FLAT_BELOW, "range below the line ÷ the column's, FLAT_BELOW"),
-    control="Adam + L2's grid, the same cells (its penalty is not a decay of ηλ per step, so "
-            "the line means nothing there and must not flatten it)",
-    window="every η with two or more decays below the line, at the grid's last evaluation",
-    fmt=lambda x: _n(x, 2))
+    control="the same column's decays just above the line, as many as lie below it (all of "
+            "them where fewer lie above): there the decay has had time to act, so they must "
+            "not be as flat",
+    window="each η with two or more decays on each side of the line, judged η by η, at the "
+           "grid's last evaluation", fmt=lambda x: _n(x, 2), asserted=False)
 DECOUPLED_ROW = evidence.Claim(
     "with AdamW the best decay (Loshchilov & Hutter's, ηλ) does not move with the learning "
     "rate, as Adam + L2's best L2 coefficient does", _LH, measure=_lh_slope,
@@ -342,13 +326,18 @@ def grid_claims(grid: dict) -> list[dict]:
             # decay) do not discriminate on the regenerated grid (2026-11-29)
             evidence.judge(L2_FAILS, l2, w).row(),
             evidence.judge(ADAMW_GROWS, w, w).row(),
-            evidence.judge(replace(FLAT, window=FLAT.window + f" ({grid['eval_steps'][-1]:,} "
-                                   f"steps); below {FLAT_BELOW:g} of the column's range"), w, l2).row(),
+            evidence.joint(FLAT.statement, FLAT.paper, {
+                f"η = {_fmt(grid['lrs'][j], 2)}:": evidence.judge(FLAT, *(
+                    {s: _GridSeed((grid, s, "adamw", j)) for s in seeds},) * 2)
+                for j in flat_columns(grid)}, control=FLAT.control, asserted=FLAT.asserted,
+                window=FLAT.window + f" ({grid['eval_steps'][-1]:,} steps); below {FLAT_BELOW:g} "
+                "of the column's range"),
             evidence.judge(DECOUPLED_ROW, w, l2).row(),
             evidence.joint(PLAIN_FLAT.statement, _LH, {"": evidence.judge(PLAIN_FLAT, w, _at(
                 grid, seeds, "adamw_invariant") if "adamw_invariant" in grid["grids"] else w)},
                 control=PLAIN_FLAT.control, window=PLAIN_FLAT.window, asserted=PLAIN_FLAT.asserted,
-                note=_edge_note(grid, "adamw", PLAIN_BAND)),
+                note=_edge_note(grid, "adamw", PLAIN_BAND) + "; within the seeds' spread (the "
+                f"scale-invariant row's rule) the best {_ties_text(w, PLAIN_BAND)}"+ ": this row reads one value of each range"),
             evidence.judge(LOWER, w, l2).row()]
     if "adamw_invariant" in grid["grids"]:
         inv = _at(grid, seeds, "adamw_invariant")

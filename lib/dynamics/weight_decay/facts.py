@@ -13,16 +13,16 @@ import numpy as np
 
 from .. import plots
 from .experiments import DECOUPLING, decoupling_summary, grid_summary
-from .figures import slope_text
+from .figures import flat_columns, slope_text
 from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
 from .window import window_numbers
 from .claims import (ANGLE_TOL, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
-                     _band_move, _GridSeed, _edge_note, _eq_dev, _fmt, _least_fall, _least_shortfall,
+                     _band_move, _GridSeed, _edge_note, _side_ratio, _ties_text, _eq_dev, _fmt, _least_fall, _least_shortfall,
                      _lower_above, _n, _p, _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks,
                      _ties, grid_claims, spectrum_claims, tied_decays_per_lr)
 
-__all__ = ["ridge_band", "seed_slopes", "tied_decays_per_lr", "clock_pointwise", "decoupling_numbers",
+__all__ = ["ridge_band", "seed_slopes", "clock_pointwise", "decoupling_numbers",
            "live_slope_numbers", "invariant_numbers", "equilibrium_numbers", "clock_numbers",
            "spectrum_numbers", "claims_numbers", "numbers"]
 
@@ -72,13 +72,20 @@ def decoupling_numbers(grid: dict) -> dict:
     dec = decoupling_summary(grid)
     best = [best_decay_per_lr(a, grid["grids"]["adamw"]["decays"])
             for a in _seed_accs(grid, "adamw").values()]
-    _, below, whole = _below_line(grid)
+    flat = _below_line(grid)
     v = plots.verdicts(grid_claims(grid), best="AdamW generalizes", lh="with AdamW the best decay",
                        lower="plain MLP: AdamW's best λ is lower",
                        grows="AdamW's largest decay fails more", inv="scale-invariant net, η from",
-                       band="Adam + L2's largest penalty", flat="plain MLP, η from")
+                       band="Adam + L2's largest penalty", flat="plain MLP, η from",
+                       below="below the line ηλt = 1")
     def per_kind(f, kind):  # {seed: f(that seed's grid of kind)}
         return {k: f(_GridSeed((grid, k, kind))) for k in _seed_accs(grid, kind)}
+
+    band_ties = per_kind(lambda r: _ties(r, PLAIN_BAND), "adamw")
+
+    def short(kind):  # {eta: {seed: the largest decay's shortfall below its column's best}}
+        gaps = {k: np.nanmax(a, 0) - a[-1] for k, a in _seed_accs(grid, kind).items()}
+        return {lr: {k: float(gap[j]) for k, gap in gaps.items()} for j, lr in enumerate(lrs)}
 
     growth, growth0 = per_kind(_shortfall_growth, "adamw"), per_kind(lambda r: _shortfall_growth(r, 0), "adamw")
     inv_seeds = per_kind(lambda r: r, "adamw_invariant") if "adamw_invariant" in grid["grids"] else {}
@@ -98,7 +105,10 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_adamw_above_seeds="; ".join(
             f"{_and([_fmt(b[j], 2) for b in best])} at η = {_fmt(lr, 2)}"
             for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
-        wd_flat_below=_range(below.values()), wd_flat_column=_range(whole.values()),
+        wd_flat_below=_range([x for b, _ in flat.values() for x in b.values()]),
+        wd_flat_above=_by_lr({lr: a for lr, (_, a) in flat.items()}),
+        wd_flat_lrs=f"{_fmt(min(flat), 2)} to {_fmt(max(flat), 2)}" if flat else "n/a",
+        wd_flat_verdict=plots.MARKS[v["below"]],
         wd_lh_band_seeds="; ".join(
             f"{_fmt(plain['lrs'][0] * r[0], 2)} → {_fmt(plain['lrs'][-1] * r[-1], 2)} (seed {k})"
             for k, r in enumerate(plain["per_seed"])),
@@ -114,14 +124,19 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_adamw_grows_verdict=plots.MARKS[v["grows"]],
         wd_inv_fall=_range(inv.values()), wd_inv_fall_verdict=plots.MARKS[v["inv"]],
         wd_inv_least_fall=_range([_least_fall(r) for r in inv_seeds.values()]),
-        wd_inv_ties="; ".join(
-            f"λ = {_fmt(t[0][0], 2)} to {_fmt(t[0][1], 2)} → {_fmt(t[-1][0], 2)} to {_fmt(t[-1][1], 2)} "
-            f"(seed {k})" for k, r in inv_seeds.items() for t in [_ties(r)] if t and None not in t)
-        or "n/a",
+        wd_inv_ties=_ties_text(inv_seeds, INVARIANT_BAND),
         wd_l2_fail=_range(per_kind(_least_shortfall, "adam_l2").values()),
         wd_adamw_fail=_range(per_kind(_least_shortfall, "adamw").values()),
-        wd_l2_growth=_range(per_kind(_shortfall_growth, "adam_l2").values()),
-        wd_l2_band_verdict=plots.MARKS[v["band"]], wd_plain_flat_verdict=plots.MARKS[v["flat"]])
+        wd_l2_band_verdict=plots.MARKS[v["band"]], wd_plain_flat_verdict=plots.MARKS[v["flat"]],
+        wd_band_ties=_ties_text(per_kind(lambda r: r, "adamw"), PLAIN_BAND),
+        wd_lh_band_least=", ".join(
+            f"{_fmt(t[-1][0] / t[0][1] * plain['lr_factor'], 2)}× (seed {k})"
+            for k, t in band_ties.items() if t and None not in t) or "n/a",
+        wd_l2_short_by_lr=_by_lr(short("adam_l2")), wd_adamw_short_by_lr=_by_lr(short("adamw")),
+        wd_first_best=_range([float(np.nanmax(a[:, 0])) for k in DECOUPLING
+                              for a in _seed_accs(grid, k).values()]),
+        wd_later_best=_range([float(np.nanmax(a[:, j])) for k in DECOUPLING
+                              for a in _seed_accs(grid, k).values() for j in range(1, len(lrs))]))
 
 
 def _moving_text(slopes: dict) -> str:
@@ -177,7 +192,12 @@ def invariant_numbers(grid: dict) -> dict:
     prod = [lr * d for lr, d in kept]
     ridges = [best_decay_per_lr(a, g_inv["decays"]) for a in _seed_accs(grid, "adamw_invariant").values()]
     top_prods = [grid["lrs"][-1] * r[-1] for r in ridges if r[-1] is not None]
+    edge = [None if d is None or any(math.isclose(d, e) for e in (min(g_inv["decays"]), top)) else d
+            for d in s["ridge"]]
     return dict(wd_inv_slope=slope_text(s["slope"]),
+                wd_inv_slope_inner=slope_text(ridge_slope(grid["lrs"], edge)),
+                wd_inv_edge_lrs=_and([_fmt(lr, 2) for lr, d, e in zip(grid["lrs"], s["ridge"], edge)
+                                      if d is not None and e is None]) or "none",
                 wd_inv_hi_lr=_fmt(inner[0][0], 1), wd_inv_hi=_fmt(inner[0][1], 2),
                 wd_inv_lo_lr=_fmt(lo[0], 1), wd_inv_lo=_fmt(lo[1], 2),
                 wd_inv_prod=_range(prod), wd_inv_prod_factor=_fmt(max(prod) / min(prod), 2),
@@ -237,21 +257,19 @@ def _angle_start(early: list, text: str) -> str:
             "on some matrix).")
 
 
-def _below_line(payload: dict) -> tuple[dict, dict, dict]:
-    """On each seed's AdamW grid, the range of final test accuracy over the decays below the
-    line eta * lambda * t = 1 (where decay has not had time to act), per learning rate with
-    two or more such decays: ``({seed: largest such range / its whole column's range},
-    {seed: largest such range}, {seed: smallest range of a whole column})``."""
-    g = payload["grids"]["adamw"]
-    below = np.outer(g["decays"], g["lrs"]) * payload["eval_steps"][-1] < 1
-    cols = [j for j in range(below.shape[1]) if below[:, j].sum() > 1]
-    ratio, inside, whole = {}, {}, {}
-    for s, acc in _seed_accs(payload, "adamw").items():
-        ranges = [(float(np.ptp(acc[below[:, j], j])), float(np.ptp(acc[:, j]))) for j in cols]
-        ratio[s] = max((a / b for a, b in ranges if b > 0), default=math.nan)
-        inside[s] = max((a for a, _ in ranges), default=math.nan)
-        whole[s] = float(np.min(np.ptp(acc, 0)))
-    return ratio, inside, whole
+def _below_line(payload: dict) -> dict:
+    """The below-the-line row's own numbers (:data:`~.claims.FLAT`), per learning rate it reads
+    (:func:`~.figures.flat_columns`): ``{eta: ({seed: range below the line / the column's},
+    {seed: the same for as many decays just above the line})}``, each on that seed's AdamW grid."""
+    seeds = list(_seed_accs(payload, "adamw"))
+    return {payload["lrs"][j]: tuple({s: _side_ratio(_GridSeed((payload, s, "adamw", j)), above)
+                                      for s in seeds} for above in (False, True))
+            for j in flat_columns(payload)}
+
+
+def _by_lr(values: dict, digits: int = 2) -> str:
+    """``{eta: {seed: value}}`` as "a to b at eta = x; ..." (each eta's range over the seeds)."""
+    return "; ".join(f"{_range(v.values(), digits)} at η = {_fmt(lr, 2)}" for lr, v in values.items())
 
 
 def clock_numbers(clock: dict) -> dict:

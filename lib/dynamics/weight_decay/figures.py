@@ -13,9 +13,9 @@ import numpy as np
 
 from .. import plots
 from .experiments import DECOUPLING, LABELS, grid_array, grid_summary
-from .science import clock_time
+from .science import best_decay_per_lr, clock_time
 
-__all__ = ["mp_edge_ratio", "mp_null", "slope_text", "grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
+__all__ = ["mp_edge_ratio", "mp_null", "slope_text", "tied_decays_per_lr", "line_sides", "flat_columns", "grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
            "equilibrium_rows", "clock_figure", "clock_rows", "spectrum_figure", "spectrum_rows"]
 
 _WHITE = "rgba(255,255,255,0.95)"
@@ -112,6 +112,47 @@ def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | N
                          **_decade_ticks(decays), row=1, col=c)
     fig.update_layout(hovermode="closest")
     return fig
+
+
+def tied_decays_per_lr(acc_seeds, decays, min_gain: float = 0.01, seed: int | None = None) -> list:
+    """For each learning rate (a column of ``acc_seeds[seed, decay, lr]``), ``(lowest, highest)``
+    of the decays whose accuracy is within the seeds' noise of the best's, on the seed-averaged
+    grid or, with ``seed``, on that seed's. The noise is the larger of the two cells' max - min
+    over ALL the grid's seeds, whichever grid the best is read on (a grid of one seed: exact
+    ties only). None where :func:`~.science.best_decay_per_lr` finds no best decay."""
+    acc = np.asarray(acc_seeds, dtype=float)
+    if acc.ndim != 3 or acc.shape[1] != len(decays) or acc.shape[0] < (2 if seed is None else 1):
+        raise ValueError(f"acc_seeds must be [seed, decay, lr] with two or more seeds and one "
+                         f"row per decay, got shape {acc.shape} for {len(decays)} decays")
+    if seed is not None and not 0 <= seed < acc.shape[0]:
+        raise ValueError(f"seed {seed} is not one of the grid's {acc.shape[0]} seeds")
+    mean = np.nanmean(acc, 0) if seed is None else acc[seed]
+    spread = np.nanmax(acc, 0) - np.nanmin(acc, 0)
+    out = []
+    for j, best in enumerate(best_decay_per_lr(mean, decays, min_gain)):
+        i = int(np.nanargmax(mean[:, j])) if best is not None else None
+        tied = [] if i is None else [decays[k] for k in range(len(decays)) if mean[i, j] - mean[k, j]
+                                     <= max(spread[i, j], spread[k, j])]
+        out.append((min(tied), max(tied)) if tied else None)
+    return out
+
+
+def line_sides(payload: dict, j: int) -> tuple[list, list]:
+    """Column ``j`` of the AdamW grid: the rows (decay indices) below the line
+    eta * lambda * t = 1 at the grid's last evaluation, and as many rows just above it (all of
+    them where fewer lie above)."""
+    g = payload["grids"]["adamw"]
+    below = np.asarray(g["decays"]) * payload["lrs"][j] * payload["eval_steps"][-1] < 1
+    rows = np.flatnonzero(below).tolist()
+    above = np.flatnonzero(~below).tolist()
+    return rows, above[:len(rows)]
+
+
+def flat_columns(payload: dict) -> list:
+    """The learning rates (column indices) the below-the-line row reads: two or more decays on
+    each side of the line, so that both the treatment and its control have a range."""
+    return [j for j in range(len(payload["lrs"]))
+            if all(len(side) > 1 for side in line_sides(payload, j))]
 
 
 def slope_text(x: float) -> str:

@@ -548,8 +548,8 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
         p.unit(f"trainability seeds={more.seeds} depth={depth}", partial(run_trainability, one),
                config=one)
     p.output("initialization_trainability_seeds", _merge_trainability, config=more,
-             command=command, note=note + " Two more seeds, on the cells the edge-of-chaos "
-             "claim reads.")
+             command=command, note=note + f" {len(more.seeds)} more seeds, on the cells the "
+             "edge-of-chaos claim reads.")
     for depth in p.grid(cfg.depths):
         one = cfg.replace(depths=[depth])
         p.unit(f"trainability depth={depth}", partial(run_trainability, one), config=one)

@@ -119,7 +119,7 @@ class TrainabilityConfig(Config):
 MORE_SEEDS = dict(
     smoke=dict(depths=[32], sigma_w2=[0.5, 1.76, 4.0], seeds=[1, 2]),
     cpu=dict(depths=[30, 80, 50], sigma_w2=[0.8, 1.4, 1.6, 1.76, 2.0, 2.4, 3.8, 4.5],
-             seeds=[1, 2]),
+             seeds=[1, 2, 3, 4]),
     gpu=dict(depths=[40, 100, 200], sigma_w2=[0.6, 1.4, 1.55, 1.76, 1.9, 2.1, 2.4, 3.8, 4.5],
              seeds=[2, 3]))
 

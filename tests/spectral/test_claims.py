@@ -2,6 +2,7 @@
 table and the page's numbers (:mod:`.facts`)."""
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -46,7 +47,8 @@ def test_timing_figure_and_table_from_the_precomputed_file():
     assert len(fig.data) == 2
     housed(fig)
     table = F.timing_rows(rows)
-    assert list(table[0]) == ["n", "NS₅ (s)", "SVD (s)", "SVD / NS₅", "error vs UVᵀ", "max |σ − 1|"]
+    assert list(table[0]) == ["n", "NS₅ (CPU s)", "SVD (CPU s)", "SVD / NS₅", "error vs UVᵀ", "max |σ − 1|"]
+    assert table[-1]["SVD / NS₅"] == table[-1]["SVD (CPU s)"] / table[-1]["NS₅ (CPU s)"]  # the columns divide
     r = rows[-1]
     assert table[-1]["SVD / NS₅"] == r["svd_cpu_s"] / r["ns_float32_cpu_s"]  # CPU seconds on a CPU
     assert "not reached" not in plots.table(table).data
@@ -352,12 +354,17 @@ def test_the_agreement_rows_control():
     assert 0.0 < FA._torch_moves(3, steps=1) < 1.0
 
 
-@known_answer(FA._half_ranks, how="each draw's half rank made again equals recall_half_rank of a "
-                                 "one-draw run_memory on that seed (the runner's own binning)")
+@known_answer(FA._half_ranks, how="each draw's half rank and share made again equal recall_half_rank "
+                                 "and the fraction of a one-draw run_memory on that seed (the runner's "
+                                 "own binning), at its α and at α = 0 (a run_memory at α = 0)")
 def test_each_draws_half_rank_is_the_runners():
     for s in (0, 1):
-        one = E.run_memory(S.MemoryConfig.for_profile("smoke", seed=s, seeds=1))
-        assert FA._half_ranks(one)[s] == {m: E.recall_half_rank(one, m) for m in ("sgd", "muon")}
+        for alpha in (1.0, 0.0):
+            one = E.run_memory(S.MemoryConfig.for_profile("smoke", seed=s, seeds=1, alpha=alpha))
+            j = FA._nearest(one, 4)
+            got = FA._half_ranks(dict(one, alpha=1.0), alpha=alpha if alpha == 0 else None)[s]
+            assert {m: got[m] for m in ("sgd", "muon")} == {m: E.recall_half_rank(one, m) for m in ("sgd", "muon")}
+            assert got["frac"] == {m: pytest.approx(one["fraction"][m][j]) for m in ("sgd", "muon")}
 
 
 @known_answer(FA.ns_distance, how="Newton–Schulz maps U Σ Vᵀ to U f(Σ) Vᵀ: the same distances as "
@@ -409,3 +416,15 @@ def test_the_sweep_rows_say_no_with_sgd_in_muons_place():
         assert evidence.judge(c, swapped, swapped).verdict == "no", c.statement
     assert FA._fewest({"reached": {"0": {"a": {"1": None, "2": 30}, "b": {"1": None}}}}) == \
         {0: {"a": 30, "b": pytest.approx(math.nan, nan_ok=True)}}
+
+
+@known_answer(FA._tail_wobble, how="a loss that falls steeply, then sits at a level L with Gaussian "
+              "noise of share σ per evaluation: the relative noise is σ (the fall does not count, the "
+              "units are the level's, not the final value's)")
+def test_the_shaping_noise_floor_is_measured_where_the_run_is_flat():
+    rng = np.random.default_rng(0)
+    for level, sigma in ((0.05, 0.1), (2.0, 0.02)):
+        fall = level * (1 + 50 * np.exp(-np.arange(200) / 10.0))[:100]
+        flat = level * (1 + sigma * rng.standard_normal(2000))
+        assert FA._tail_wobble(np.concatenate([fall, flat]), part=0.9) == pytest.approx(sigma, rel=0.1)
+    assert FA._wobbles({"a": {"wobble": 0.1}, "b": {"wobble": 0.5}}) == pytest.approx(math.log10(1.5))

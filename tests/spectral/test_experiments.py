@@ -334,7 +334,7 @@ def test_spectral_shaping_early_and_late(seed):
     assert verdict_of(rows, "The schedule ends below Muon") in ("yes", "within noise")
     assert not any(r["asserted"] for r in rows)
     assert FA.shaping_facts(shaping(seed), results.load("spectral_shaping")[0])[
-        "early_late"] == "both hold"
+        "sched_end"] == "ends below"
 
 
 def test_spectral_shaping_sentences_hold_at_cpu_scale():

@@ -14,7 +14,7 @@ from dataclasses import replace
 from .. import evidence, plots, results, runtime
 from .experiments import (DECAYED, EARLY_STEP, growth, muon_agreement, practice_summary, run_bands,
                           shaping_summary)
-from .facts import (AHEAD, BAND, CONVERGED, CRITICAL_OVER, OVERSHOOT, TIE_SHARE, TIMING_SEED, _alpha_draws,
+from .facts import (AHEAD, AS_MANY, AS_NEWTON_SHARE, BAND, CONVERGED, CRITICAL_OVER, OVERSHOOT, TIE_SHARE, TIMING_SEED, _alpha_draws,
                     _best_of, _converges, _fewest, _fixed, _fixed_runs, _follows_p, _grown, _half_ranks,
                     _live_shaping, _reach, _reach_widths, _reversed_p, _sched, _settles, _shaping_seeds,
                     _torch_moves, _width_draws, _within, _wobbles, alpha_numbers, band_numbers,
@@ -30,8 +30,7 @@ def _nan(v) -> float:
     return float("nan") if v is None else float(v)
 
 
-def _n(value, missing: str) -> str:  # a number as the tables print it, or what stands in
-    return plots.number(value, missing=missing)
+_n = lambda value, missing: plots.number(value, missing=missing)  # noqa: E731 (as the tables print it)
 
 
 BAND_WIDTH = 0.2  # the band row: inside BAND (facts) and at least this wide (not at 1)
@@ -194,8 +193,9 @@ def page_claims(bands: dict, timing: list[dict], width: dict, practice: dict,
           f"steps: teaching {_n(pf['steps'].get('muon_fp32'), 'never')}, torch "
           f"{_n(mu['steps'], 'never')}",
           V(pf["fp32_over_torch"] is not None and 0.75 <= pf["fp32_over_torch"] <= 1.33),
-          control="torch.optim.Muon at the same rate", window="ratio of steps 0.75–1.33",
-          seeds=one),
+          control="none that should fail: torch.optim.Muon at the same rate is the reference the "
+                  "ratio is taken against, and one seed measures no noise: shown, not asserted",
+          window="ratio of steps 0.75–1.33", seeds=one, asserted=False),
         evidence.judge(AGREES, {s: s for s in plots.claim_seeds(seed)},
                        {s: s for s in plots.claim_seeds(seed)}).row(),
     ]
@@ -282,8 +282,6 @@ ALL_PAIRS = 0.95    # "almost every pair"
 LOSES_MOST = 0.5    # "SGD already loses most": stores under this share
 SEVERAL = 3         # "several times as many pairs as SGD"
 THREE_QUARTERS = 0.75  # "at least 3/4 of Newton's pairs"
-AS_MANY = 0.02      # "as many": within this share of the pairs
-AS_NEWTON_SHARE = 0.8  # Kim et al.'s "as many as Newton" at N = 4d: at least this share of Newton's
 DEEPER_BY = 4       # "at least four times deeper into the tail"
 
 
@@ -302,8 +300,8 @@ def _memory_draws(memory: dict) -> dict:
             for k, s in enumerate(memory["draws"])}
 
 
-def _memory_claim(statement, measure, control_measure, test, control, window, fmt=None):
-    return evidence.Claim(statement, "Kim et al. 2026", measure=measure,
+def _memory_claim(statement, measure, control_measure, test, control, window, fmt=None, asserted=True):
+    return evidence.Claim(statement, "Kim et al. 2026", measure=measure, asserted=asserted,
                           control_measure=control_measure, test=test, control=control,
                           window=window, fmt=fmt or (lambda v: f"{v:.2f}"))
 
@@ -331,10 +329,12 @@ FROM_8D = _memory_claim("from N = 8d", lambda m: max(_at(m, lambda f: abs(f["muo
 
 
 _4d = lambda r: r == 4  # noqa: E731
-FAR_MORE = _memory_claim("far more", lambda m: min(_at(m, lambda f: f["muon"] / max(f["sgd"], 1e-9), _4d)),
-                         lambda m: 1.0, evidence.Test(">=", SEVERAL, "SEVERAL, Muon / SGD", scale="log"),
-                         "SGD in Muon's place (1×)", "N = 4d", fmt=lambda v: f"{v:.1f}×")
-AS_NEWTON = _memory_claim("as many", lambda m: min(_at(m, lambda f: f["muon"] / max(f["newton"], 1e-9), _4d)),
+_muon_sgd = lambda f: f["muon"] / max(f["sgd"], 1e-9)  # noqa: E731
+FAR_MORE = _memory_claim("far more", lambda m: min(_at(m, _muon_sgd, _4d)),
+                         lambda h: _muon_sgd(h["frac"]), evidence.Test(">=", SEVERAL, "SEVERAL, Muon / SGD", scale="log"),
+                         "the same draws without a power law (α = 0: every pair as frequent), Muon / SGD",
+                         "N = 4d", fmt=lambda v: f"{v:.1f}×")
+AS_NEWTON = _memory_claim("at least AS_NEWTON_SHARE of Newton's", lambda m: min(_at(m, lambda f: f["muon"] / max(f["newton"], 1e-9), _4d)),
                           lambda m: min(_at(m, lambda f: f["sgd"] / max(f["newton"], 1e-9), _4d)),
                           evidence.Test(">=", AS_NEWTON_SHARE, "AS_NEWTON_SHARE, Muon / Newton"),
                           "SGD / Newton", "N = 4d")
@@ -342,21 +342,26 @@ DEEPER = _memory_claim("At N = 4d SGD stores only the head of the frequency dist
                        "at least four times deeper into the tail", lambda h: h["muon"] / h["sgd"],
                        lambda h: 1.0, evidence.Test(">=", DEEPER_BY, "DEEPER_BY: the first rank bin where "
                                                     "Muon stores under half, over SGD's", scale="log"),
-                       "SGD in Muon's place (1×), through the same test", "N = 4d, log bins of rank, "
-                       "each draw's step made again on its pairs", fmt=lambda v: f"{v:.1f}×")
+                       "none that can fail: SGD in Muon's place is 1× by construction, and the same "
+                       "draws without a power law (α = 0) have no tail (on most draws no rank bin "
+                       "falls under half for either method, so the ratio is undefined): shown, not "
+                       "asserted", "N = 4d, log bins of rank, each draw's step made again on its pairs",
+                       fmt=lambda v: f"{v:.1f}×", asserted=False)
 
 
 def memory_claims(memory: dict, seed: int | None = None) -> list[dict]:
     """Section 4's rows on one :func:`~.experiments.run_memory`, each judged on every draw:
     Kim et al.'s claim at N = 4d, and the page's sentences on the memory figures."""
-    draws, ranks = _memory_draws(memory), _half_ranks(memory)
+    draws, ranks, flat = _memory_draws(memory), _half_ranks(memory), _half_ranks(memory, alpha=0.0)
     return [
         evidence.joint(
-            "One Muon step stores far more associations than one SGD step, and as many as "
-            "Newton's method", "Kim et al. 2026",
-            {"Muon / SGD:": evidence.judge(FAR_MORE, draws, draws),
+            "One Muon step stores far more associations than one SGD step, and at least "
+            f"{AS_NEWTON_SHARE:.0%} of Newton's method's (Kim et al.: as many; this page's 'as many', "
+            f"within {AS_MANY} of the pairs, is tested from N = 8d)", "Kim et al. 2026",
+            {"Muon / SGD:": evidence.judge(FAR_MORE, draws, flat),
              "Muon / Newton:": evidence.judge(AS_NEWTON, draws, draws)},
-            control="SGD in Muon's place, through the same tests", window="N = 4d, each draw",
+            control="Muon / SGD on the same draws without a power law (α = 0); SGD / Newton in "
+                    "Muon / Newton's place, through the same tests", window="N = 4d, each draw",
             asserted=False),
         evidence.joint(
             "Up to N = d Muon and Newton store almost every pair while SGD already loses most; "
@@ -470,11 +475,13 @@ NOT_TWICE = evidence.Claim(
     control_measure=lambda r: 5 * NOT_TWICE.measure(r),
     test=evidence.Test("<", TWICE, "TWICE: the SVD's CPU seconds over NS₅'s", scale="log"),
     noise=lambda r: max(abs(math.log10(r[f"{k}_s"] / r[f"{k}_cpu_s"])) for k in ("ns_float32", "svd")),
-    control="one Newton–Schulz step (a fifth of NS₅'s CPU seconds) in NS₅'s place, through the "
-            "same test (the counterfactual the claim means, an accelerator, is not in the file); "
-            "the noise: each timing's wall over its CPU seconds, the largest",
+    control="none measured: the file holds no counterfactual (no accelerator, no other "
+            "iteration timed), so one Newton–Schulz step (a fifth of NS₅'s CPU seconds) stands in, "
+            "built from the treatment, not measured: it fails whenever the treatment is at least "
+            "0.4×, and cannot discriminate; the noise is not a repeat of the timing (the file holds "
+            "none) but the machine's load, each timing's wall over its CPU seconds, the largest",
     window="every size timed, one Gaussian matrix each, float32: the sizes stand as the draws",
-    asserted=False, fmt=_x)
+    asserted=False, fmt=lambda v: f"{v:.3f}×")
 RECORD_ADAMW = 31.4 / 24.9  # the NanoGPT speedrun record's minutes, AdamW's over Muon's
 RECORD_SGD = 3.3 / 2.6      # the CIFAR-10 record's A100-seconds, SGD + Nesterov's over Muon's
 HALF = 2                    # "in under half of AdamW's steps"
@@ -526,7 +533,8 @@ SGD_FALLS = evidence.Claim(
                                   for a, b in zip(sorted(d), sorted(d)[1:])),
     test=evidence.Test("<", 1.0, "the largest ratio of SGD's pairs at the next steeper α to "
                                  "its pairs at this α", scale="log"),
-    control="Newton's one step on the same pairs, the same ratio", window="N = d, every α",
+    control="Newton's one step on the same pairs, the same ratio (saturated: Newton stores all at "
+            "every α, so it sits on the threshold at 1×: it tests little)", window="N = d, every α",
     fmt=_x)
 NEWTON_ALL = evidence.Claim(
     "Newton stores all of them", "Kim et al. 2026",

@@ -21,10 +21,9 @@ from .figures import SHORT, timing_rows
 from .roles import leads_words, noise_floor, per_second, steepest_margin
 from .science import MUON_COEFFS, memory_task, ns_band, one_step, polar, random_matrix, recovered, singular_value_band
 
-__all__ = ["band_numbers", "practice_numbers", "fraction_at", "memory_numbers", "batch_numbers",
-           "batch_facts", "timing_numbers", "alpha_numbers", "alpha_exact", "shaping_lr_numbers",
-           "factor_words", "share", "scale_words", "width_facts", "ns_facts", "practice_facts", "memory_facts",
-           "shaping_facts", "step_schedule_facts"]
+__all__ = ["band_numbers", "practice_numbers", "fraction_at", "memory_numbers", "batch_numbers", "batch_facts",
+           "timing_numbers", "alpha_numbers", "alpha_exact", "shaping_lr_numbers", "factor_words", "share",
+           "scale_words", "width_facts", "ns_facts", "practice_facts", "memory_facts", "shaping_facts", "step_schedule_facts"]
 
 
 def band_numbers(seeds, rows: int = 256, cols: int = 128, steps: int = 5) -> dict:
@@ -55,8 +54,7 @@ def _nearest(memory: dict, ratio: float) -> int:  # the index of the N/d nearest
 
 
 def fraction_at(memory: dict, method: str, ratio: float) -> float:
-    """The fraction of pairs ``method`` stores at the N/d of :func:`~.experiments.run_memory`
-    nearest to ``ratio``."""
+    """The fraction of pairs ``method`` stores at the memory's N/d nearest to ``ratio``."""
     return memory["fraction"][method][_nearest(memory, ratio)]
 
 
@@ -75,11 +73,11 @@ CRITICAL_OVER = 4  # "a critical batch at least 4× SGD's"
 OVERSHOOT = 1.3    # "its best batch stores at least 1.3× the pairs of the full gradient"
 TIE_SHARE = 1 / 3  # a tie: the two differ by at most this share of what the larger stores
 AHEAD = 3          # "from Muon's critical batch on, at least 3× SGD's pairs"
+AS_MANY, AS_NEWTON_SHARE = 0.02, 0.8  # "as many": within 0.02 of the pairs; at N = 4d: at least 0.8 of Newton's
 
 
 def _draws(batch: dict) -> dict:
-    """Each draw (seed) of a :func:`~.experiments.run_memory_batch` as a result of its own
-    (the mean curve alone when the result has no draws)."""
+    """Each draw of a :func:`~.experiments.run_memory_batch` as a result of its own (no draws: the mean)."""
     if "by_draw" not in batch:
         return {int(batch.get("seed", 0)): batch}
     return {int(s): dict(batch, recall={m: v[k] for m, v in batch["by_draw"].items()},
@@ -89,8 +87,7 @@ def _draws(batch: dict) -> dict:
 
 
 def _again_curve(batch: dict):
-    """The control's curve of one batch result: SGD on a second, independent stream of
-    batches (the draw's own, or the mean over the draws; None when not run)."""
+    """The control's curve: SGD on a second stream of batches (the draw's, or the draws' mean; None: not run)."""
     if batch.get("again") is not None:
         return batch["again"]
     t = batch.get("again_by_draw")
@@ -144,7 +141,9 @@ def timing_numbers(timing: list[dict]) -> dict:
     ratio = [r["SVD / NS₅"] for r in rows]
     err = [r["error vs UVᵀ"] for r in rows]
     sig = [r["max |σ − 1|"] for r in rows]
+    small = min(rows, key=lambda r: r["n"])
     return dict(ratio_min=min(ratio), ratio_max=max(ratio), err_lo=min(err), err_hi=max(err),
+                n_small=small["n"], ratio_small=small["SVD / NS₅"],
                 sigma_lo=min(sig),
                 sigma_hi=max(sig), device=timing[0].get("device", "cpu"))
 
@@ -226,7 +225,8 @@ def ns_facts(timing: list[dict]) -> dict:
     polynomial's, :func:`ns_band`), and the ranges of the precomputed ``timing``."""
     nsb, t = ns_band(), timing_numbers(timing)
     return dict(glue_texts(3, band_lo=nsb["min"], band_hi=nsb["max"], f5_at_1=nsb["at_1"]),
-                ratio_min=f"{t['ratio_min']:.2f}×", ratio_max=f"{t['ratio_max']:.2f}×", err_lo=f"{t['err_lo']:.0%}",
+                ratio_min=f"{t['ratio_min']:.3f}×", ratio_max=f"{t['ratio_max']:.3f}×", n_small=str(t["n_small"]),
+                ratio_small=f"{t['ratio_small']:.3f}×", err_lo=f"{t['err_lo']:.0%}",
                 err_hi=f"{t['err_hi']:.0%}", sigma_lo=f"{t['sigma_lo']:.2f}",
                 sigma_hi=f"{t['sigma_hi']:.2f}")
 
@@ -259,9 +259,9 @@ def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
         {"steps": (live["steps"], stored.get("steps", live["steps"])),
          "rates": tuple(sum(_size(c[k]) for k in ("muon_lrs", "adamw_lrs", "momentum_lrs"))
                         for c in (live, {**live, **stored}))})
-    return dict(glue_texts(3, p_width=cfg.width, p_batch=cfg.batch_size,
+    return dict(glue_texts(3, p_width=cfg.width, p_batch=cfg.batch_size, p_depth=cfg.depth,
                            cost_reps=cost["reps"], cost_block=cost["block"]),
-                **glue_texts(2, adamw_over_muon=pn["adamw_over_muon"],
+                **glue_texts(2, adamw_over_muon=pn["adamw_over_muon"], fp32_over_torch=pn["fp32_over_torch"],
                              roles_margin=min(steepest_margin(r) for r in roles.values())),
                 **{f"steps_{k}": plots.number(steps.get(k), missing="never reached")
                    for k in ("adamw", "momentum")},
@@ -290,7 +290,7 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
     distinct = ", ".join(f"{float((1 - (1 - p) ** b).sum()):.0f} at B = {b}"
                          for b in batch["batch_sizes"] if b <= 1024)
     bn = batch_facts(batch)["mean"]
-    return dict(alpha_scale=alpha_scale,
+    return dict(alpha_scale=alpha_scale, as_newton_share=f"{AS_NEWTON_SHARE:.0%}", as_many=f"{AS_MANY:g}",
                 **glue_texts(2, muon_sgd=mf["at_ratio"]["muon"] / max(mf["at_ratio"]["sgd"], 1e-9),
                            muon_newton=mf["muon_over_newton_min"], bc_n=n,
                            bc_sgd_peak_b=bn["peak_batch"]["sgd"],
@@ -425,8 +425,6 @@ def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
     el = early_and_late(shaping)
     o = shaping_order(el["early"], el["late"], reference_loss(
         shaping["runs"][shaping["schedule"]]), el["late"][0.0])
-    words = {(True, True): "both hold", (True, False): "only the early half holds",
-             (False, True): "only the late half holds", (False, False): "neither holds"}
     sf = shaping_lr_numbers(by_lr)
     low = sf[min(sf)]
     best = {run: min(sf, key=lambda lr: sf[lr][run]) for run in ("p = 0", "p = -0.5")}
@@ -436,7 +434,7 @@ def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
     decay = {} if dec is None else dict(
         decay_final=f"{dec:.3f}", decay_vs_sched="ends below" if sched_fin is not None
         and dec < sched_fin else "does not end below")
-    return dict(early_late=words[o["early"], o["late"]], sched_final=_n3(sched_fin),
+    return dict(sched_final=_n3(sched_fin),
                 muon_final=_n3(fin["p = 0"]), **decay,
                 sched_end="ends below" if o["schedule"] else "does not end below",
                 lr_low=f"{min(sf):g}", sched_low=f"{sched:.3f}",
@@ -482,8 +480,7 @@ def early_order_facts(by_lr: dict) -> dict:
         early_top="holds" if o["early"] else "already fails")
 
 
-def _n_step(step) -> str:
-    return "never" if step is None else str(step)
+_n_step = lambda step: "never" if step is None else str(step)  # noqa: E731
 
 
 def _histories(by_lr: dict) -> dict:
@@ -566,33 +563,42 @@ def _torch_moves(seed: int, steps: int = 5, shapes=((96, 32), (32, 96), (64, 64)
     return max(float((p - q).detach().abs().max()) for p, q in zip(ps, start))
 
 
-def _half_ranks(memory: dict, ratio: float = 4) -> dict:
-    """Per draw of a :func:`~.experiments.run_memory` (its seeds): where SGD and Muon first
-    store fewer than half the pairs of a rank bin at N = ``ratio``·d (the bin's centre, as
-    :func:`~.experiments.recall_half_rank` reads the mean; inf if never), each draw's step
-    made again on its own pairs (the file keeps the recall by rank of the mean only)."""
+def _half_ranks(memory: dict, ratio: float = 4, alpha: float | None = None) -> dict:
+    """Per draw of a :func:`~.experiments.run_memory`, its step made again on its pairs at N =
+    ``ratio``·d, at the run's α or at ``alpha`` (the same draws, another power law): per method
+    where it first stores under half a rank bin's pairs (the bin's centre, as
+    :func:`~.experiments.recall_half_rank`; inf if never), and ``frac``: its share stored."""
     j = _nearest(memory, ratio)
     n, edges, out = memory["n"][j], rank_bins(memory["n"][j]), {}
+    a = memory["alpha"] if alpha is None else alpha
     for s in memory["draws"]:
-        keys, values, freq = memory_task(n, memory["dim"], memory["alpha"], int(s))
+        keys, values, freq = memory_task(n, memory["dim"], a, int(s))
+        d = out.setdefault(int(s), {"frac": {}})
         for m in ("sgd", "muon"):
             h = recovered(one_step(m, keys, values, freq), keys, values).double().cpu().numpy()
-            out.setdefault(int(s), {})[m] = next(
-                (c for c, a, b in zip(memory["rank_centers"][j], edges[:-1], edges[1:])
-                 if h[a - 1:b - 1].mean() < 0.5), math.inf)
+            d["frac"][m] = float(h.mean())
+            d[m] = next((c for c, a0, b in zip(memory["rank_centers"][j], edges[:-1], edges[1:])
+                         if h[a0 - 1:b - 1].mean() < 0.5), math.inf)
     return out
 
 
+def _tail_wobble(loss, part: float = 0.5) -> float:
+    """The live shaping rows' noise rule: one evaluation's noise as a share of the loss level,
+    :func:`_wobble` over the last ``part`` of a run's evaluations over their mean (the early
+    fall, a trend, does not count; the share is applied to the early losses too)."""
+    tail = np.asarray(loss, dtype=float)[-max(2, int(round(part * len(loss)))):]
+    return _wobble(tail) / float(np.mean(tail))
+
+
 def _live_shaping(shaping: dict) -> dict:
-    """One :func:`~.experiments.run_shaping` as the file keeps each seed's runs: per run its
-    loss at :data:`EARLY_STEP` and its final loss (inf: diverged), and ``wobble`` (one
-    evaluation's noise, :func:`~.facts._wobble`, over the final loss)."""
+    """One :func:`~.experiments.run_shaping` as the file keeps each seed's runs: per run its loss
+    at :data:`EARLY_STEP`, its final loss (inf: diverged), ``wobble`` (:func:`_tail_wobble`)."""
     return {k: dict(early=loss_at_step(h), final=math.inf if h.diverged else reference_loss(h),
-                    wobble=_wobble(h["train_loss"]) / reference_loss(h))
+                    wobble=_tail_wobble(h["train_loss"]))
             for k, h in shaping["runs"].items()}
 
 
-def _wobbles(r) -> float:  # the noise floor of one shaping run: its largest wobble, in log10
+def _wobbles(r) -> float:  # a shaping row's noise floor: log10(1 + its runs' largest _tail_wobble)
     return max(math.log10(1 + v["wobble"]) for v in r.values() if math.isfinite(v["wobble"]))
 
 
@@ -602,13 +608,12 @@ def _best_of(losses: dict, run: str) -> tuple[float, float]:
     return losses[lr][run]["final"], lr
 
 
-def _fixed(runs: dict, when: str) -> dict:
-    """One seed's runs at one rate ``{run: {early, final}}``: each fixed p's loss ``when``."""
-    return {float(k[4:]): v[when] for k, v in runs.items() if k.startswith("p = ")}
-
-
 def _fixed_runs(runs: dict) -> dict:  # the fixed p's runs, keyed by p
     return {float(k[4:]): v for k, v in runs.items() if k.startswith("p = ")}
+
+
+def _fixed(runs: dict, when: str) -> dict:  # one seed's runs at one rate: each fixed p's loss ``when``
+    return {p: v[when] for p, v in _fixed_runs(runs).items()}
 
 
 def _sched(runs: dict, when: str = "final") -> float:
@@ -675,8 +680,7 @@ def _alpha_draws(by_alpha: dict) -> tuple[dict, list]:
             list(any_r["draws"]))
 
 
-def _shaping_seeds(by_lr: dict) -> dict:
-    """Per seed of the shaping file: per rate, each run's early and final loss."""
+def _shaping_seeds(by_lr: dict) -> dict:  # per seed of the shaping file, per rate: each run's losses
     seeds = sorted({int(s) for r in by_lr.values() for s in r["by_seed"]})
     return {s: {float(lr): r["by_seed"][str(s)] for lr, r in by_lr.items()} for s in seeds}
 

@@ -108,3 +108,12 @@ def test_one_rule_combines_a_rows_parts():
         evidence.combine("yes", "✓")
     with pytest.raises(ValueError, match="at least one"):
         evidence.combine()
+
+
+def test_a_part_of_a_joint_row_prints_its_test():
+    """Each part of a row judged in several parts names its threshold, as a one-part row does
+    (a reader must see what "most" or "keeps" means: referees of two chapters found joint rows
+    without one)."""
+    j = judge(claim(), {0: 2.0, 1: 2.1}, {0: 0.5, 1: 0.5})
+    row = evidence.joint("A leads B", "someone2024", {"lead:": j}, control="B", window="all")
+    assert "test > 1 (LEAD)" in j.text("lead:") and "test > 1 (LEAD)" in row["measured here"]

@@ -157,10 +157,12 @@ class Judged:
 
     def text(self, label: str = "") -> str:
         """This judgement in a few words, as a part of a row prints it: the treatment's and the
-        control's values, the verdict and its reason."""
+        control's values, the test they were judged by (its threshold and name, as a one-part
+        row prints it), the verdict and its reason."""
         fmt = self.claim.fmt or (lambda v: number(v, 3))
         return (f"{label}{' ' if label else ''}{spread(self.treatment, fmt)}, control "
-                f"{spread(self.control, fmt)}: {self.verdict}" + (f" ({self.reason})" if self.reason else ""))
+                f"{spread(self.control, fmt)}, test {self.claim.test}: {self.verdict}"
+                + (f" ({self.reason})" if self.reason else ""))
 
 
 def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]) -> Judged:

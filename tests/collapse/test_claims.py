@@ -306,7 +306,7 @@ def test_the_nc1_row_at_the_cpu_profile_on_the_precomputed_sweep():
     assert all(v < NC.claims.NC1_FALL for v in j.control.values()), j.control
     assert j.verdict == "yes", (j.treatment, j.control, j.reason)
     # the GD row (shown) at the same settings: its loss part does not discriminate there, AdamW's
-    # decay holding the loss up past GD_LOSS_RATIO too; NC1 ends higher under GD, lower under AdamW
+    # decay holding the loss up past LOSS_HELD_UP too; NC1 ends higher under GD, lower under AdamW
     gp, _ = results.load("collapse_gd_weight_decay")
     gds = [float(d) for d in gp["weight_decays"]]
     gd = {s: (History.from_dict(p["histories"][gds.index(cfg.gd_weight_decay)]), History.from_dict(p["histories"][0]))

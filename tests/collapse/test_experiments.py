@@ -166,8 +166,9 @@ def claim_runs():
     return NC.experiments.run_claim_seeds(NC.CollapseConfig.for_profile("smoke"), None, None, SEEDS, done=done)
 
 
-ASSERTED = 6  # NC1; GD balance; AdamW decay and ‖D‖; UFM; the loss decides; the test set
-#              does not collapse (GD's decay holding the loss up is shown: AdamW's does too at cpu)
+ASSERTED = 5  # NC1; GD balance; AdamW decay and ‖D‖; UFM; the test set does not collapse (GD's
+#              decay holding the loss up is shown: AdamW's does too at cpu; so is the loss
+#              deciding, whose control, the ratio at zero error, comes near its bar at cpu)
 # At smoke the AdamW run without decay falls 9-33x after zero error: it misses NC1_FALL by less
 # than its seeds' spread, so the NC1 row does not discriminate there; at the published (cpu)
 # settings it does (test_claims.py: test_the_nc1_row_at_the_cpu_profile_on_the_precomputed_sweep).
@@ -376,8 +377,13 @@ def test_the_held_out_runs_record_nc1_and_nc4_on_the_test_set():
 @pytest.mark.claim
 def test_the_loss_rows_hold_on_the_claim_seeds():
     rs = NC.losses.loss_claims(*loss_pairs())
-    assert len(rs) == 2 and all(r["asserted"] and r["seeds"] == SEEDS for r in rs)
-    assert [r["claim"] for r in rs if r["reproduced"] != "yes"] == []
+    assert len(rs) == 2 and all(r["seeds"] == SEEDS for r in rs)
+    # the loss deciding is shown, not asserted: its control (the same ratio at zero error) can
+    # come within its seeds' spread of CE_OVER_MSE (at cpu it does), and no other run is there
+    decides, stays = rs
+    assert decides["claim"].startswith("at this budget") and not decides["asserted"]
+    assert "shown, not asserted" in decides["control"]
+    assert stays["asserted"] and stays["reproduced"] == "yes"
     assert all(r["control"] and r["window"] for r in rs)
 
 
@@ -419,6 +425,7 @@ def test_loss_numbers_on_constructed_histories():
                                run((1.0, 0.4, 0.2), (1.0, 0.9, 0.6), 0.87))
     assert n["loss_mse_fall"] == pytest.approx(100.0) and n["loss_ce_start"] == 0.4
     assert n["loss_ce_end"] == 0.2 and n["loss_ce_over"] == pytest.approx(40.0)
+    assert n["loss_ce_over_zero"] == pytest.approx(0.8)
     assert n["loss_mse_test_start"] == 0.8 and n["loss_mse_test_end"] == 0.5
     assert n["loss_mse_test_fall"] == pytest.approx(1.6)
     assert n["loss_mse_gap"] == pytest.approx(100.0) and n["loss_ce_gap"] == pytest.approx(3.0)

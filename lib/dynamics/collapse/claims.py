@@ -20,14 +20,14 @@ from .figures import (GD_SLIDER_OPENS_AT, decay_clock, decay_sweep, gd_slider, g
 from .losses import loss_claims
 from .science import ImbalanceConfig, at_zero_error, bias_free_nc3
 
-__all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "GD_LOSS_RATIO", "UFM_NC1", "UFM_ETF",
+__all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "LOSS_HELD_UP", "UFM_NC1", "UFM_ETF",
            "ADAM_D_GROWTH", "NC1_GAIN", "NC2_ETF", "NC3_TOL", "BALANCED", "NC2", "NC3",
            "NC4", "GD_GIVES_NC1", "GD_HOLDS_UP", "GD_NC1_HIGHER", "independent_disagreement", "ADAM_NC1", "ADAM_D_GROWS", "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_TOL", "IMB_UFM", "IMB_NET", "initial_geometry",
            "CLAIM_SEEDS", "NC1_TERMINAL", "IMB_TREND", "IMB_SLOPE_W", "IMB_SLOPE_H",
            "ORTH_COS", "ORTHOGONAL", "as_control", "claim_seeds", "claims",
            "page_claims", "gd_never_fit",
            "PUB_BEST_FALL", "PUB_RISE",
-           "PUB_RATE_SPREAD", "PUB_LOSS_RATIO", "PUB_GD_HIGHER_FROM", "PUB_GD_BALANCED", "by_seed",
+           "PUB_RATE_SPREAD", "PUB_GD_HIGHER_FROM", "PUB_GD_BALANCED", "by_seed",
            "published_claims",
            "precomputed_numbers", "show_precomputed"]
 
@@ -41,7 +41,9 @@ NC1_FALL = 50          # NC1 at zero training error ÷ NC1 at the end: this book
 BALANCE_RATIO = 0.3    # GD with decay: ‖D‖ at the end ÷ at step 1 (without decay it is conserved)
 ADAM_NC1_FALL = 10     # AdamW: final NC1 without decay ÷ with
 ADAM_D_GROWTH = 1.05   # AdamW: ‖D‖ at the end ÷ at step 1, both runs (GD without decay keeps 1)
-GD_LOSS_RATIO = 2      # GD: final MSE with decay ÷ without (the decay holds the loss up)
+LOSS_HELD_UP = 2       # final training loss with decay ÷ without: above it the decay "holds the
+#                        loss up", below it the loss stays "as low" (one bar for the live GD row
+#                        and the published rows, so that no ratio is both)
 NC1_GAIN = 2           # final NC1 without decay ÷ with ("the decay gets there")
 NC2_ETF = 0.05         # NC2: the distance to the simplex ETF at the end ("approaches")
 NC3_TOL = 0.05         # NC3: the centred variant, and Papyan's NC3 from its bias-free value
@@ -241,7 +243,7 @@ GD_GIVES_NC1 = replace(_part(
     paper="Jacot et al. (2025)")
 _ADAM = "the same comparison under AdamW"
 GD_HOLDS_UP = _part("GD: the loss held up", lambda p: p[0].last("train_loss") / p[1].last("train_loss"),
-                    ">", GD_LOSS_RATIO, "final MSE with decay ÷ without, GD_LOSS_RATIO", _ADAM, scale="log")
+                    ">", LOSS_HELD_UP, "final MSE with decay ÷ without, LOSS_HELD_UP", _ADAM, scale="log")
 GD_NC1_HIGHER = _part("GD: NC1 higher", lambda p: 1 / _nc1_lowered(p), ">", 1.0,
                       "final NC1 with decay ÷ without, above 1", _ADAM, scale="log")
 
@@ -331,7 +333,6 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
 PUB_BEST_FALL = 100     # AdamW sweep: NC1 without decay ÷ at the best decay
 PUB_RISE = 2            # AdamW sweep: NC1 at the largest decay ÷ its minimum
 PUB_RATE_SPREAD = 1.25  # decay clock: largest ÷ smallest rate of the small decays ("one rate")
-PUB_LOSS_RATIO = 3      # decay clock: final loss ÷ the run without decay ("stays as low")
 PUB_GD_HIGHER_FROM = 2e-3  # GD sweep: from this decay on, NC1 ends above the run without
 PUB_GD_BALANCED = 1e-3  # GD sweep: balancedness at the largest decay
 
@@ -373,7 +374,7 @@ EVERY_DECAY = _pub("every decay", lambda v: 1 / _over(v)[1:].max(), ">", 1.0, "l
 RISE = _pub("the rise", lambda v: _over(v)[-1] / _over(v).min(), ">", PUB_RISE, "PUB_RISE",
             control_measure=lambda v: _over(v)[-2] / _over(v).min())
 ONE_RATE = _pub("one rate", _rate_spread, "<", PUB_RATE_SPREAD, "PUB_RATE_SPREAD")
-LOW_LOSS = _pub("as low", None, "<", PUB_LOSS_RATIO, "PUB_LOSS_RATIO")
+LOW_LOSS = _pub("as low", None, "<", LOSS_HELD_UP, "LOSS_HELD_UP")
 GD_LOWERS = _pub("lowers", lambda v: v["opens_nc1_ratio"], "<", 1.0, "below 1",
                  control_measure=lambda v: _from(v, "nc1"))
 GD_PARTLY = _pub("partly", lambda v: v["opens_balancedness"], ">=", PUB_GD_BALANCED,
@@ -381,8 +382,8 @@ GD_PARTLY = _pub("partly", lambda v: v["opens_balancedness"], ">=", PUB_GD_BALAN
                  control_measure=lambda v: _from(v, "balancedness", max))
 GD_BALANCES = _pub("balances", lambda v: _from(v, "balancedness", max), "<", PUB_GD_BALANCED,
                    "PUB_GD_BALANCED", control_measure=lambda v: v["opens_balancedness"])
-GD_LOSS_UP = _pub("loss up", lambda v: _from(v, "loss"), ">", PUB_LOSS_RATIO,
-                  "PUB_LOSS_RATIO (the bar under which it is as low)", control_measure=float)
+GD_LOSS_UP = _pub("loss up", lambda v: _from(v, "loss"), ">", LOSS_HELD_UP,
+                  "LOSS_HELD_UP (the bar under which it is as low)", control_measure=float)
 GD_NC1_UP = _pub("NC1 up", lambda v: _from(v, "nc1"), ">", 1.0, "above 1",
                  control_measure=lambda v: v["opens_nc1_ratio"])
 

@@ -32,7 +32,8 @@ __all__ = ["least_squares_split", "loss_figure", "loss_numbers", "loss_claims", 
            "TEST_NC1_FALL"]
 
 # Thresholds of the rows, once (the claim tests assert the verdicts, not these numbers).
-CE_OVER_MSE = 100      # final training NC1 under cross-entropy ÷ under MSE
+CE_OVER_MSE = 100      # final training NC1 under cross-entropy ÷ under MSE (a row shown, not
+#                        asserted: its control, the same ratio at zero error, can pass it too)
 TEST_NC1_FALL = 10     # MSE, the terminal phase: the test set's NC1 falls less than this
 #                        factor (the training set's, the control, falls more)
 
@@ -162,6 +163,7 @@ def loss_numbers(mse: History, ce: History) -> dict:
                 loss_ce_start=at_zero_error(ce, "nc1"), loss_ce_end=ce.last("nc1"),
                 **_low_point(ce),
                 loss_ce_over=ce.last("nc1") / mse.last("nc1"),
+                loss_ce_over_zero=at_zero_error(ce, "nc1") / at_zero_error(mse, "nc1"),
                 loss_mse_test_start=at_zero_error(mse, "test_nc1"),
                 loss_mse_test_end=mse.last("test_nc1"),
                 loss_mse_test_fall=_fall(mse, "test_nc1"),
@@ -185,8 +187,12 @@ LOSS_DECIDES = evidence.Claim(
     measure=lambda pair: _at(pair[0], "nc1", "end") / _at(pair[1], "nc1", "end"),
     control_measure=lambda pair: _at(pair[0], "nc1", "zero") / _at(pair[1], "nc1", "zero"),
     test=evidence.Test(">=", CE_OVER_MSE, "training NC1, cross-entropy ÷ MSE, CE_OVER_MSE", scale="log"),
-    control="the same two runs at their first evaluation with zero training error (the terminal "
-            "phase opens the gap)", window="the end of the run", fmt=lambda v: plots.number(v, 2))
+    control="the same two runs at their first evaluation with zero training error, which must fail "
+            "the same test if the terminal phase is what opens the gap; it does not discriminate "
+            "where cross-entropy's NC1 is already near CE_OVER_MSE times MSE's there (at the "
+            "published settings it misses the bar by less than its seeds' spread), and the page "
+            "trains cross-entropy at no other decay or budget to compare with; shown, not asserted",
+    window="the end of the run", asserted=False, fmt=lambda v: plots.number(v, 2))
 
 TEST_STAYS = evidence.Claim(
     "collapse on the training set does not carry over to the test set: held-out features "

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import evidence, plots
 from .algorithm import clock_measures, initial_model, norm_descent
-from .experiments import restricted_at_test_half, speedups
+from .experiments import phase_data, restricted_at_test_half, speedups
 from .facts import (
     _at, _final_test, _fit_error, _init_gap, _plateau_change, CONTROL_FRAC, CONTROL_WD, HALF, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps,
     _crit_drop, _descent, _falls, _inner_grok, _not_memorizing, _off_keys, _peak_over_start,
@@ -693,8 +693,7 @@ def _clock_fit_row(rows, grids, lr, seeds) -> dict:
 
 def published_claims() -> list[dict]:
     """The claims rows that rest on the precomputed phase diagram in ``data/`` (the figure the
-    published page shows), as in the page's claims table."""
-    from .. import results
-
-    payload, prov = results.load("grokking_phase")
+    published page shows, relabelled by :func:`~.experiments.phase_data`), as in the page's
+    claims table."""
+    payload, prov = phase_data()
     return phase_claims(payload["rows"], lr=prov["config"]["phase"]["lr"])

@@ -473,9 +473,9 @@ def test_the_control_and_remedy_rows_fail_when_the_data_contradict_them():
     rows = _rows(dict(decay=decay, none=general,
                       perp_grad={s: _grokking(s, leave=12, wd=0.0) for s in (0, 1, 2)}))
     assert rows["Without weight decay the network memorizes and does not generalize"]["reproduced"] == "no"
-    assert rows["⊥Grad groks without weight decay"]["reproduced"] == "no"  # slower, not sooner
+    assert rows["⊥Grad generalizes without weight decay"]["reproduced"] == "no"  # slower, not sooner
     faster = _rows(_multi(decay, perp_grad={s: _grokking(s, leave=2, wd=0.0) for s in (0, 1, 2)}))
-    assert faster["⊥Grad groks without weight decay"]["reproduced"] == "yes"
+    assert faster["⊥Grad generalizes without weight decay"]["reproduced"] == "yes"
     # division against the 3x-decay run, a different schedule (3.25x sooner here)
     other = {s: _grokking(s, leave=1, wd=3.0) for s in (0, 1, 2)}
     div = "Division groks on a similar schedule to addition"
@@ -490,12 +490,15 @@ def test_the_control_and_remedy_rows_fail_when_the_data_contradict_them():
     near = _rows(_multi(decay, strong={s: _grokking(s, leave=4, wd=3.0) for s in (0, 1, 2)},
                         div={s: _grokking(s, leave=12, op="div") for s in (0, 1, 2)}))
     assert near[div]["reproduced"] == "does not discriminate"
-    # 3x the decay, twice as fast: a speed-up only where the run without decay is no faster
+    # 3x the decay, 1.86x as fast: a speed-up only where a change of seed alone is no faster
     strong = {s: _grokking(s, leave=4, wd=3.0) for s in (0, 1, 2)}
-    assert _rows(_multi(decay, strong=strong))["More weight decay"]["reproduced"] == "yes"
-    fooled = _rows(dict(decay=decay, none={s: _grokking(s, leave=4, wd=0.0) for s in (0, 1, 2)},
-                        strong=strong))["More weight decay"]
-    assert fooled["reproduced"] == "does not discriminate", fooled
+    row = _rows(_multi(decay, strong=strong))["More weight decay"]
+    assert row["reproduced"] == "yes" and not row["asserted"] and "change of seed" in row["control"]
+    # the baselines' grok steps 130, 70, 130: seed 1's baseline in seed 0's place is 1.86x too
+    mixed = {s: _grokking(s, leave=4 if s == 1 else 10) for s in (0, 1, 2)}
+    fooled = _rows(_multi(mixed, strong={s: _grokking(s, leave=1 if s == 1 else 4, wd=3.0)
+                                         for s in (0, 1, 2)}))["More weight decay"]
+    assert fooled["reproduced"] != "yes", fooled
 
 
 def _pm(excluded, train_loss, seed=0, restricted=None, other=None):

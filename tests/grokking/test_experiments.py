@@ -374,7 +374,7 @@ def _claim_rows():
     first = multi["decay"][SEEDS[0]]
     speed = E.speedups(E.run_remedies(cfg, [SEEDS[0]], ["baseline", "grokfast", "stablemax"],
                                       reuse=[first]), cfg.steps)
-    payload, prov = results.load("grokking_phase")
+    payload, prov = E.phase_data()
     rows = C.page_claims(multi, pms, speed, cor, payload["rows"],
                         grid_lr=prov["config"]["phase"]["lr"])
     return {r["claim"].split(":")[0].split(" (")[0]: r for r in rows}
@@ -390,8 +390,7 @@ def _verdict(start: str) -> dict:
 @pytest.mark.parametrize("row", [
     "Test accuracy stays near chance", "The test loss peaks",
     "Without weight decay the network memorizes and does not", "During the plateau",
-    "More weight decay", "Each unit reads",
-    "A network can memorize corrupted", "A larger weight decay memorizes"])
+    "Each unit reads", "A larger weight decay memorizes"])
 def test_claim_row_holds_on_the_claim_seeds(row):
     r = _verdict(row)
     assert r["asserted"] and r["seeds"] == SEEDS

@@ -28,7 +28,8 @@ through their module (``show_source(G.science.phase_of)``).
 from . import algorithm, claims, experiments, facts, figures, panels, science
 from .science import GrokConfig, plateau_steps
 from .experiments import (
-    claim_seeds, corrupted_runs, live_phase, progress_measures, run, run_remedies, seed_runs,
+    claim_seeds, corrupted_runs, live_phase, phase_data, progress_measures, run,
+    run_remedies, seed_runs,
 )
 from .algorithm import clock_figure, neuron_figure, norm_figure, omnigrok_runs, optimizer_runs
 from .figures import (
@@ -41,8 +42,8 @@ from .facts import section1_facts, section2_facts, section3_facts, section4_fact
 
 __all__ = [
     "GrokConfig", "plateau_steps",
-    "claim_seeds", "corrupted_runs", "live_phase", "progress_measures", "run", "run_remedies",
-    "seed_runs",
+    "claim_seeds", "corrupted_runs", "live_phase", "phase_data",
+    "progress_measures", "run", "run_remedies", "seed_runs",
     "clock_figure", "neuron_figure", "norm_figure", "omnigrok_runs", "optimizer_runs",
     "corrupted_figure", "curves_slider", "phase_figure", "phase_slider", "progress_figure",
     "remedies_figure", "spectrum_figure", "table", "training_figure",

@@ -17,7 +17,7 @@ from .algorithm import clock_measures, initial_model, norm_descent, primitive_ro
 from .experiments import restricted_at_test_half, speedups
 from .science import (
     fourier_spectrum, input_weights, spectral_concentration, CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
-    TAKEOFF, UNLEARN_DROP, critical_fraction, plateau_steps,
+    TAKEOFF, TAKEOFF_PAIRS, UNLEARN_DROP, critical_fraction, plateau_steps,
 )
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
@@ -568,7 +568,7 @@ def section2_facts(rows: list[dict], live_rows: list[dict], lr: float,
     (:mod:`.science`: a drop and a climb in points of accuracy, the take-off factor, the span
     and the evaluations "at the end")."""
     labels = dict(unlearn_drop=f"{UNLEARN_DROP * 100:g}", climb=f"{CLIMB * 100:g}",
-                  takeoff=f"{TAKEOFF:g}", ctl_wd=f"{CONTROL_WD:g}",
+                  takeoff=f"{TAKEOFF:g}", takeoff_pairs=f"{TAKEOFF_PAIRS}", ctl_wd=f"{CONTROL_WD:g}",
                   ctl_frac=f"{CONTROL_FRAC:.0%}",
                   climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
     return dict(phase_glue(rows, lr=lr, p=p), **live_phase_facts(live_rows), **labels)

@@ -47,12 +47,33 @@ EDGE_MARGIN = 0.2          # the row's best beats the best far from the edge by 
 ORTH_GROWTH_MAX = 2.0      # deep linear, orthogonal: deepest over shallowest learning time
 
 
+def _decimals(sig) -> int:
+    """The grid's precision: the fewest decimals that write every one of its sigma_w^2."""
+    return next(d for d in range(10) if all(round(s, d) == s for s in sig))
+
+
 def _window(crit: float, sig) -> tuple[list, list]:
-    """The grid's sigma_w^2 near the edge of chaos (within a factor EDGE_RATIO of ``crit``)
-    and far from it (at least a factor FAR_RATIO away)."""
-    near = [s for s in sig if 1 / EDGE_RATIO <= s / crit <= EDGE_RATIO]
-    far = [s for s in sig if not 1 / FAR_RATIO < s / crit < FAR_RATIO]
+    """The grid's sigma_w^2 near the edge at ``crit`` (within a factor EDGE_RATIO of it) and
+    far from it (at least a factor FAR_RATIO away), the edge and the window's bounds taken at
+    the grid's precision (:func:`_decimals`: 1.76095 / 2 and 1.76 are a factor 2 apart there)."""
+    d = _decimals(sig)
+    edge = round(crit, d)
+    near = [s for s in sig if round(edge / EDGE_RATIO, d) <= s <= round(edge * EDGE_RATIO, d)]
+    far = [s for s in sig if s <= round(edge / FAR_RATIO, d) or s >= round(edge * FAR_RATIO, d)]
     return near, far
+
+
+def _shared(heat: dict, more: dict | None) -> tuple[list, list, np.ndarray]:
+    """The cells every seed of the edge-of-chaos row has: ``heat``'s depths and sigma_w^2 that
+    ``more`` (the other seeds) has too, with ``heat``'s accuracies on them (all of ``heat``
+    without ``more``)."""
+    acc = _acc(heat["acc"])
+    if more is None:
+        return heat["depths"], heat["sigma_w2"], acc
+    di = [i for i, d in enumerate(heat["depths"]) if d in more["depths"]]
+    si = [i for i, s in enumerate(heat["sigma_w2"]) if s in more["sigma_w2"]]
+    return ([heat["depths"][i] for i in di], [heat["sigma_w2"][i] for i in si],
+            acc[np.ix_(di, si)])
 
 
 def _acc(rows) -> np.ndarray:
@@ -120,25 +141,29 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
     """The claims rows of the trainability grid, from the precomputed data: ``heat`` (its
     seeds' mean accuracy; one seed, 0, at the cpu profile) and ``more``, the same networks on
     other seeds, each seed's own accuracies, on the cells the edge-of-chaos row reads
-    (``initialization_trainability_seeds``). That row is judged on every seed and asserted;
+    (``initialization_trainability_seeds``). That row is judged on every seed, each on the
+    cells all the seeds have (:func:`_shared`), and shown, not asserted (it is not "yes");
     the 6 xi_c row reads the whole grid, rests on ``heat``'s seeds alone and is not asserted
     (the prose glues its verdict). What the grid shows beyond the papers' claims (the
     narrowing with depth, where the line and training disagree) is this page's observation on
     one seed: the prose glues it (:func:`~.facts.trainability_numbers`), the table has no row for it."""
-    acc = _acc(heat["acc"])
-    depths, b2, sig = heat["depths"], heat["sigma_b2"], heat["sigma_w2"]
+    b2 = heat["sigma_b2"]
+    depths, sig, acc = _shared(heat, more)  # every seed judged on the cells all seeds have
     seeds = heat.get("seeds", [0])
     crit = critical_sigma_w2(b2)
     runs = {s: (depths, sig, acc) for s in seeds[:1]}  # the grid: one seed, or a mean of several
     if more is not None:
         m = np.asarray(more["acc_per_seed"], float)  # depth x seed x sigma_w^2
-        runs.update({s: (more["depths"], more["sigma_w2"], m[:, i]) for i, s in
+        di = [more["depths"].index(d) for d in depths]
+        si = [more["sigma_w2"].index(s) for s in sig]
+        runs.update({s: (depths, sig, m[:, i][np.ix_(di, si)]) for i, s in
                      enumerate(more["seeds"])})
     runs = {s: r + (b2,) for s, r in runs.items()}
     best = {s: [(d, b) for d, b in zip(r[0], best_sigma_w2(dict(acc=np.asarray(r[2]).tolist(),
                                                                   sigma_w2=r[1]))) if d >= DEEP]
             for s, r in runs.items()}
     near, far = _window(crit, sig)
+    po, pc = _window(crit / FAR_RATIO, sig), _window(crit * FAR_RATIO, sig)
     rows = [evidence.joint(
         EDGE_ORDERED.statement.replace("edge of chaos", f"edge of chaos (σ_w² = {crit:.2f})"),
         EDGE_ORDERED.paper,
@@ -146,12 +171,16 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
          "edge put in the chaotic phase:": evidence.judge(EDGE_CHAOTIC, runs, runs)},
         control=f"the same test with the edge put a factor {FAR_RATIO:g} below and above the "
                 f"critical σ_w² (placebo edges), which must fail it; near: within a factor "
-                f"{EDGE_RATIO:g}, far: a factor {FAR_RATIO:g} or more",
-        asserted=False,  # on seeds 0-4 it does not discriminate (the ordered placebo's spread)
-        window=f"σ_w² near {crit:.2f}: {_list(near)}, far: {_list(far)} ({len(sig)} values); "
-               f"seed {_list(seeds[:1])}: depths {_list([d for d in depths if d >= DEEP])}"
-               + (f"; seeds {_list(more['seeds'])} (precomputed for this row only): depths "
-                  f"{_list(more['depths'])}, σ_w² = {_list(more['sigma_w2'])}"
+                f"{EDGE_RATIO:g}, far: a factor {FAR_RATIO:g} or more, the edge and these "
+                f"bounds taken at the grid's precision ({_decimals(sig)} decimals); the ordered "
+                f"placebo ({_list(po[0])} near, {_list(po[1])} far) and the chaotic "
+                f"({_list(pc[0])} near, {_list(pc[1])} far)",
+        asserted=False,  # not "yes" on seeds 0-4 (the engine's verdict, printed)
+        window=f"the cells every seed has, one rule for all seeds: depths "
+               f"{_list([d for d in depths if d >= DEEP])}, σ_w² = {_list(sig)}; near "
+               f"{crit:.2f}: {_list(near)}, far: {_list(far)}"
+               + (f"; seed {_list(seeds[:1])}'s grid has more cells (the figure), seeds "
+                  f"{_list(more['seeds'])} were trained for this row only"
                   if more is not None else ""),
         note="whether the best σ_w² lies within a factor EDGE_RATIO of the edge, against the "
              "placebo edges (judged, shown, not asserted: the statement does not claim it): "

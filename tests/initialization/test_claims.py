@@ -178,8 +178,8 @@ def test_per_layer_variance_factor_of_constructed_signals():
     keeps = dict(act_std=[1.0] * L, grad_in=[1.0] * L)
     assert S.std_ratio(halves) == pytest.approx(0.5 ** 5)
     assert C._per_layer_factor(halves) == pytest.approx(0.5)
-    assert C._half_dev(halves) == pytest.approx(0.0, abs=1e-12)
-    assert C._half_dev(keeps) == pytest.approx(0.5)
+    assert C.XAVIER_HALVES.measure(dict(relu=dict(xavier=halves))) == pytest.approx(0.0, abs=1e-12)
+    assert C.XAVIER_HALVES.control_measure(dict(relu=dict(he=keeps))) == pytest.approx(0.5)
 
 
 @known_answer(C._best_factor, how="a grid whose best sigma_w^2 is the critical one: factor 1; "
@@ -210,3 +210,33 @@ def test_xi_peak_is_placed_against_the_grid_point_nearest_the_edge():
         "σ_w² = 1.89, the measured σ_w² nearest the critical 1.76 (grid step 0.74)")
     chaos["xi_measured"]["xi"] = [1.0, 40.0, 36.4, 12.0, 9.0]
     assert "1.15, not the measured" in Fa.chaos_numbers(chaos)["init_xi_peak_at"]
+
+
+@known_answer(C.geometric_factor, how="a signal that shrinks by exactly 0.16 per layer until it "
+                                      "underflows: the factor is 0.16, layer 1 (another fan-in) "
+                                      "and the underflowed layers left out")
+def test_geometric_factor_reads_the_per_layer_factor_before_underflow():
+    a = [3.0] + [0.16 ** l for l in range(1, 60)] + [0.0] * 10
+    assert C.geometric_factor(dict(act_std=a)) == pytest.approx(0.16, rel=1e-9)
+    assert math.isnan(C.geometric_factor(dict(act_std=[1.0, 0.0, 0.0])))
+
+
+def test_small_start_is_the_closed_forms_std():
+    """The row's closed form uses SMALL_INIT_STD: the small start's weights have that std."""
+    import torch
+    model = S.init_mlp(40, 512, 3, "relu", "small")
+    w = torch.cat([layer.weight.detach().flatten() for layer in model.hidden[1:]])
+    assert float(w.std()) == pytest.approx(C.SMALL_INIT_STD, rel=0.02)
+    assert C._small_dev(dict(act_std=[1.0] + [0.16 ** l for l in range(1, 20)]), 512) \
+        == pytest.approx(abs(0.16 / (0.01 * 16) - 1), abs=1e-12)
+
+
+@known_answer(C.power_over_geometric, how="log std exactly linear in ln l (a power law) or in l "
+                                          "(geometric): the ratio is inf or 0")
+def test_power_over_geometric_tells_a_power_law_from_a_geometric_decay():
+    l = np.arange(1, 101)
+    assert C.power_over_geometric(dict(act_std=l ** -0.5)) > 10
+    assert C.power_over_geometric(dict(act_std=0.96 ** l)) < 1e-6
+    assert C.power_over_geometric(dict(act_std=(l ** -0.5).tolist())) > C.POWER_FIT \
+        > C.power_over_geometric(dict(act_std=(0.7 ** l).tolist()))
+    assert math.isnan(C.power_over_geometric(dict(act_std=[1.0, 0.0])))

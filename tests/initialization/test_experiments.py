@@ -284,7 +284,7 @@ def test_claim_every_row_the_page_asserts():
     """The page's claims table from the smoke runs on the claim seeds (the precomputed grids
     are checked by tests/test_published_claims.py): every row is asserted, judged on every
     seed, and reproduced."""
-    rows = C.claims(**_runs())
+    rows = C.claims(**_runs(), signal_width=S.SignalConfig.for_profile("smoke").width)
     assert len(rows) == 16 and all(r["asserted"] for r in rows)
     assert all(r["seeds"] == list(SEEDS) for r in rows)
     bad = plots.failed_claims(rows)
@@ -311,12 +311,12 @@ def test_live_rows_fail_on_contradicting_data(monkeypatch):
                                 lsuv=unscaled(r["relu"]["lsuv"])),
                    tanh=dict(r["tanh"], he=r["tanh"]["xavier"]))
            for s, r in runs["signal"].items()}
-    rows = C.claims(signal=sig)
+    rows = C.claims(signal=sig, signal_width=S.SignalConfig.for_profile("smoke").width)
     assert [r["reproduced"] for r in rows] == ["no"] * 5
     # a control that passes the row's own test: LSUV's start at unit variance
     level = {s: {a: dict(r[a], lsuv=dict(r[a]["lsuv"], start_out_var=r[a]["lsuv"]["out_var"]))
                  for a in r} for s, r in runs["signal"].items()}
-    lsuv_row = [r for r in C.claims(signal=level) if r["claim"].startswith("LSUV")]
+    lsuv_row = [r for r in C.claims(signal=level, signal_width=S.SignalConfig.for_profile("smoke").width) if r["claim"].startswith("LSUV")]
     assert [r["reproduced"] for r in lsuv_row] == ["does not discriminate"]
     off = {s: dict(c, critical_measured=1.3 * c["critical_theory"], xi_measured=dict(
         c["xi_measured"], xi=[2 * x if x else x for x in c["xi_measured"]["xi"]][::-1]))
@@ -338,4 +338,6 @@ def test_live_rows_fail_on_contradicting_data(monkeypatch):
     even = {s: dict(g, relu=g["tanh"]) for s, g in runs["igb"].items()}
     assert C.claims(igb=even)[0]["reproduced"] == "no"
     with pytest.raises(ValueError, match="seed"):
-        C.claims(signal=runs["signal"][SEEDS[0]])
+        C.claims(signal=runs["signal"][SEEDS[0]], signal_width=S.SignalConfig.for_profile("smoke").width)
+    with pytest.raises(ValueError, match="signal_width"):
+        C.claims(signal=runs["signal"])

@@ -16,8 +16,8 @@ from .. import evidence, plots, results
 from .experiments import (best_sigma_w2, claim_runs, half_times, learning_times,
                           trainability_agreement)
 from .isometry import isometry_claims
-from .science import (ChaosConfig, backward_ratio, chi_1, critical_sigma_w2, depth_scale,
-                      measure_map_iterates, q_map, std_ratio)
+from .science import (ChaosConfig, SignalConfig, backward_ratio, chi_1, critical_sigma_w2,
+                      depth_scale, measure_map_iterates, q_map, std_ratio)
 
 from .width import width_claim_runs, width_claims
 
@@ -53,9 +53,8 @@ def _decimals(sig) -> int:
 
 
 def _window(crit: float, sig) -> tuple[list, list]:
-    """The grid's sigma_w^2 near the edge at ``crit`` (within a factor EDGE_RATIO of it) and
-    far from it (at least a factor FAR_RATIO away), the edge and the window's bounds taken at
-    the grid's precision (:func:`_decimals`: 1.76095 / 2 and 1.76 are a factor 2 apart there)."""
+    """The grid's sigma_w^2 near ``crit`` (within a factor EDGE_RATIO) and far from it (a factor
+    FAR_RATIO or more), edge and bounds at the grid's precision (:func:`_decimals`)."""
     d = _decimals(sig)
     edge = round(crit, d)
     near = [s for s in sig if round(edge / EDGE_RATIO, d) <= s <= round(edge * EDGE_RATIO, d)]
@@ -65,8 +64,7 @@ def _window(crit: float, sig) -> tuple[list, list]:
 
 def _shared(heat: dict, more: dict | None) -> tuple[list, list, np.ndarray]:
     """The cells every seed of the edge-of-chaos row has: ``heat``'s depths and sigma_w^2 that
-    ``more`` (the other seeds) has too, with ``heat``'s accuracies on them (all of ``heat``
-    without ``more``)."""
+    ``more`` (the other seeds) has too, with ``heat``'s accuracies there (no ``more``: all)."""
     acc = _acc(heat["acc"])
     if more is None:
         return heat["depths"], heat["sigma_w2"], acc
@@ -154,8 +152,7 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
     runs = {s: (depths, sig, acc) for s in seeds[:1]}  # the grid: one seed, or a mean of several
     if more is not None:
         m = np.asarray(more["acc_per_seed"], float)  # depth x seed x sigma_w^2
-        di = [more["depths"].index(d) for d in depths]
-        si = [more["sigma_w2"].index(s) for s in sig]
+        di, si = [more["depths"].index(d) for d in depths], [more["sigma_w2"].index(s) for s in sig]
         runs.update({s: (depths, sig, m[:, i][np.ix_(di, si)]) for i, s in
                      enumerate(more["seeds"])})
     runs = {s: r + (b2,) for s, r in runs.items()}
@@ -420,6 +417,10 @@ ORTH_SLOPE_MAX = 0.02   # orthogonal fluctuations: |slope per layer| below this
 SAXE_DEV = 0.2          # half-learning steps within 20% of the exact solution
 TANH_SLOW = 0.02        # tanh at sigma_w^2 = 1: last/first activation std above this (slow decay)
 XAVIER_HALF = (0.4, 0.6)  # ReLU Xavier: per-layer variance factor, forward and backward, in here
+SMALL_INIT_STD = 0.01   # the small Gaussian start: N(0, 0.01^2) weights (science.init_mlp)
+SMALL_GEOM_REL = 0.1    # small Gaussian, ReLU: per-layer factor within 10% of 0.01 sqrt(n/2)
+POWER_FIT = 1.0         # tanh at sigma_w^2 = 1: a power of depth fits log std better than geometric
+TINY = 1e-30            # activation std below this: underflowed (float32 normals end near 1e-38)
 HE_KEEPS = evidence.Claim(
     "ReLU: Var W = 2/fan_in keeps the forward signal (activations) and the backward signal "
     "(‖dL/dz‖) at any depth; Xavier (≈ 1/fan_in) halves both variances every layer", _HE,
@@ -449,6 +450,31 @@ SMALL_SHRINKS = evidence.Claim(
     control="He init, measured the same way", window="all layers")
 
 
+def geometric_factor(stats: dict) -> float:
+    """The forward signal's per-layer factor: the median of act_std[l] / act_std[l - 1] from layer 2
+    on (fan-in: the width), underflowed layers (below TINY) left out; NaN when none is left."""
+    a = np.asarray(stats["act_std"], float)
+    ok = (a[1:-1] >= TINY) & (a[2:] >= TINY)
+    return float(np.median((a[2:] / np.where(ok, a[1:-1], 1.0))[ok])) if ok.any() else math.nan
+
+
+def _small_dev(stats: dict, width: int) -> float:
+    """|per-layer factor / (s sqrt(n / 2)) - 1|: a ReLU layer of N(0, s^2) weights, fan-in n."""
+    return abs(geometric_factor(stats) / (SMALL_INIT_STD * math.sqrt(width / 2)) - 1)
+
+
+def power_over_geometric(stats: dict) -> float:
+    """How much better a power of depth fits the activations' std than a geometric decay: the
+    root of the ratio of log std's residual sums of squares, fitted linearly in l over in ln l."""
+    with np.errstate(divide="ignore"):
+        y = np.log(np.asarray(stats["act_std"], float))
+    if not np.all(np.isfinite(y)):
+        return math.nan
+    l = np.arange(1, len(y) + 1, dtype=float)
+    ssr = [float(np.sum((y - np.polyval(np.polyfit(x, y, 1), x)) ** 2)) for x in (l, np.log(l))]
+    return math.inf if ssr[1] == 0 else math.sqrt(ssr[0] / ssr[1])
+
+
 def _per_layer_factor(stats: dict) -> float:
     """A network's per-layer variance factor, forward (last/first activation std) and backward
     (first/last ‖dL/dz‖), the one further from 1/2: ratio^(2/(L-1)) over the L layers."""
@@ -457,14 +483,10 @@ def _per_layer_factor(stats: dict) -> float:
     return max(fs, key=lambda f: abs(f - 0.5))
 
 
-def _half_dev(stats: dict) -> float:
-    """How far the per-layer variance factor sits from 1/2 (:func:`_per_layer_factor`)."""
-    return abs(_per_layer_factor(stats) - 0.5)
-
-
 XAVIER_HALVES = evidence.Claim(
     HE_KEEPS.statement, HE_KEEPS.paper,
-    measure=lambda r: _half_dev(r["relu"]["xavier"]), control_measure=lambda r: _half_dev(r["relu"]["he"]),
+    measure=lambda r: abs(_per_layer_factor(r["relu"]["xavier"]) - 0.5),
+    control_measure=lambda r: abs(_per_layer_factor(r["relu"]["he"]) - 0.5),
     test=evidence.Test("<=", (XAVIER_HALF[1] - XAVIER_HALF[0]) / 2,
                        f"XAVIER_HALF: the per-layer variance factor (ratio^(2/(L−1)), forward and "
                        f"backward, the one further from 1/2) within {XAVIER_HALF[0]:g}–"
@@ -497,6 +519,14 @@ TANH_SLOW_DECAY = replace(
     control_measure=lambda r: std_ratio(r["relu"]["xavier"]),
     test=evidence.Test(">", TANH_SLOW, "TANH_SLOW: last/first activation std, smaller of Xavier "
                                        "and orthogonal tanh", scale="log"),
+    control="ReLU Xavier (the variance halved every layer), measured the same way")
+TANH_POWER = replace(
+    TANH_BACKWARD, measure=lambda r: min(power_over_geometric(r["tanh"][i])
+                                         for i in ("xavier", "orthogonal")),
+    control_measure=lambda r: power_over_geometric(r["relu"]["xavier"]),
+    test=evidence.Test(">", POWER_FIT, "POWER_FIT: the residual of a geometric fit of log "
+                                       "activation std over that of a power of depth, smaller "
+                                       "of Xavier and orthogonal tanh, every layer", scale="log"),
     control="ReLU Xavier (the variance halved every layer), measured the same way")
 TANH_FORWARD = replace(
     TANH_BACKWARD, measure=lambda r: min(std_ratio(r["tanh"][i]) for i in ("he", "lsuv")),
@@ -546,12 +576,15 @@ SAXE = evidence.Claim(
 
 
 def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time=None,
-           igb=None, iso=None, more=None) -> list[dict]:
+           igb=None, iso=None, more=None, signal_width: int | None = None) -> list[dict]:
     """One :func:`dynamics.plots.claim` row per claim, with the verdict the numbers support.
     The live results come as ``{seed: result}`` (:func:`claim_runs`: each row is judged on
     every seed and shows their spread); ``heat`` and ``depth_time`` are the precomputed
-    results shown on the page, ``more`` the grid's other seeds (:func:`trainability_claims`)."""
+    results shown on the page, ``more`` the grid's other seeds (:func:`trainability_claims`);
+    ``signal_width`` the hidden width of the ``signal`` runs (the small start's closed form)."""
     rows = []
+    if signal is not None and not (isinstance(signal_width, int) and signal_width > 0):
+        raise ValueError(f"claims(signal=...) needs signal_width (SignalConfig.width), got {signal_width!r}")
     if signal is not None:
         signal = plots.per_seed(signal, "signal", "init.claim_runs")
         one = signal[next(iter(signal))]
@@ -573,8 +606,16 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             zero = {s: _zero_max(r) for s, r in signal.items()}
             rows.append(evidence.joint(
                 SMALL_SHRINKS.statement, SMALL_SHRINKS.paper,
-                {"small:": evidence.judge(SMALL_SHRINKS, signal, signal)},
-                control="He init of the same network through the same test", window=w,
+                {"small, last/first:": evidence.judge(SMALL_SHRINKS, signal, signal),
+                 f"small, per-layer factor against {SMALL_INIT_STD:g}·√(n/2), n = "
+                 f"{signal_width}:": evidence.judge(replace(
+                     SMALL_SHRINKS, measure=lambda r: _small_dev(r["relu"]["small"], signal_width),
+                     control_measure=lambda r: _small_dev(r["relu"]["he"], signal_width),
+                     test=evidence.Test("<", SMALL_GEOM_REL, "SMALL_GEOM_REL: |median per-layer "
+                                        "factor of the activation std (layers 2 on, underflowed "
+                                        "left out) / (0.01 √(n/2)) − 1|"),
+                     fmt=lambda x: _num(x, 2)), signal, signal)},
+                control="He init of the same network through the same tests", window=w,
                 note="all-zero weights and biases, largest activation std and ‖dL/dW‖ (shown, "
                      "not judged: zero by construction, an illustration, not a test): "
                      + plots.spread(zero, lambda x: f"{x:g}")))
@@ -589,7 +630,9 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
                 {"‖dL/dz‖ first/last:": evidence.judge(TANH_BACKWARD, signal, signal),
                  "activation std last/first:": evidence.judge(TANH_FORWARD, signal, signal),
                  "σ_w² = 1, activation std last/first:":
-                     evidence.judge(TANH_SLOW_DECAY, signal, signal)},
+                     evidence.judge(TANH_SLOW_DECAY, signal, signal),
+                 "σ_w² = 1, a power of depth rather than geometric:":
+                     evidence.judge(TANH_POWER, signal, signal)},
                 control="Xavier and orthogonal (σ_w² = 1) through the tests above it; ReLU "
                         "Xavier through the slow decay's", window=w))
     if chaos is not None:
@@ -650,5 +693,5 @@ def page_claims(profile: str | None, seed: int | None, heat: dict, more: dict,
     and Section 5's."""
     seeds = plots.claim_seeds(seed)
     rows = claims(**claim_runs(profile, seeds, **page), heat=heat, more=more,
-                  depth_time=depth_time)
+                  depth_time=depth_time, signal_width=SignalConfig.for_profile(profile).width)
     return rows + width_claims(width_claim_runs(profile, seeds, page=width))

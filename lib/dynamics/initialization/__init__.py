@@ -45,7 +45,7 @@ from .isometry import isometry_figure, isometry_numbers
 from .width import width_figure, width_numbers
 from .panels import signal_panel, trainability_panel, saxe_panel, guessing_panel
 from .facts import (signal_numbers, chaos_numbers, trainability_numbers, fluctuation_numbers,
-                    depth_time_numbers)
+                    depth_time_numbers, isometry_mean_numbers)
 from .claims import page_claims
 
 __all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
@@ -57,4 +57,4 @@ __all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
            "width_figure", "width_numbers",
            "signal_panel", "trainability_panel", "saxe_panel", "guessing_panel",
            "signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
-           "depth_time_numbers", "page_claims"]
+           "depth_time_numbers", "isometry_mean_numbers", "page_claims"]

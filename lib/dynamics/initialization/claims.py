@@ -16,8 +16,8 @@ from .. import evidence, plots, results
 from .experiments import (best_sigma_w2, claim_runs, half_times, learning_times,
                           trainability_agreement)
 from .isometry import isometry_claims
-from .science import (ChaosConfig, backward_ratio, chi_1, critical_sigma_w2, depth_scale,
-                      measure_map_iterates, q_map, std_ratio)
+from .science import (ChaosConfig, SignalConfig, backward_ratio, chi_1, critical_sigma_w2,
+                      depth_scale, measure_map_iterates, q_map, std_ratio)
 
 from .width import width_claim_runs, width_claims
 
@@ -47,12 +47,31 @@ EDGE_MARGIN = 0.2          # the row's best beats the best far from the edge by 
 ORTH_GROWTH_MAX = 2.0      # deep linear, orthogonal: deepest over shallowest learning time
 
 
+def _decimals(sig) -> int:
+    """The grid's precision: the fewest decimals that write every one of its sigma_w^2."""
+    return next(d for d in range(10) if all(round(s, d) == s for s in sig))
+
+
 def _window(crit: float, sig) -> tuple[list, list]:
-    """The grid's sigma_w^2 near the edge of chaos (within a factor EDGE_RATIO of ``crit``)
-    and far from it (at least a factor FAR_RATIO away)."""
-    near = [s for s in sig if 1 / EDGE_RATIO <= s / crit <= EDGE_RATIO]
-    far = [s for s in sig if not 1 / FAR_RATIO < s / crit < FAR_RATIO]
+    """The grid's sigma_w^2 near ``crit`` (within a factor EDGE_RATIO) and far from it (a factor
+    FAR_RATIO or more), edge and bounds at the grid's precision (:func:`_decimals`)."""
+    d = _decimals(sig)
+    edge = round(crit, d)
+    near = [s for s in sig if round(edge / EDGE_RATIO, d) <= s <= round(edge * EDGE_RATIO, d)]
+    far = [s for s in sig if s <= round(edge / FAR_RATIO, d) or s >= round(edge * FAR_RATIO, d)]
     return near, far
+
+
+def _shared(heat: dict, more: dict | None) -> tuple[list, list, np.ndarray]:
+    """The cells every seed of the edge-of-chaos row has: ``heat``'s depths and sigma_w^2 that
+    ``more`` (the other seeds) has too, with ``heat``'s accuracies there (no ``more``: all)."""
+    acc = _acc(heat["acc"])
+    if more is None:
+        return heat["depths"], heat["sigma_w2"], acc
+    di = [i for i, d in enumerate(heat["depths"]) if d in more["depths"]]
+    si = [i for i, s in enumerate(heat["sigma_w2"]) if s in more["sigma_w2"]]
+    return ([heat["depths"][i] for i in di], [heat["sigma_w2"][i] for i in si],
+            acc[np.ix_(di, si)])
 
 
 def _acc(rows) -> np.ndarray:
@@ -120,25 +139,28 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
     """The claims rows of the trainability grid, from the precomputed data: ``heat`` (its
     seeds' mean accuracy; one seed, 0, at the cpu profile) and ``more``, the same networks on
     other seeds, each seed's own accuracies, on the cells the edge-of-chaos row reads
-    (``initialization_trainability_seeds``). That row is judged on every seed and asserted;
+    (``initialization_trainability_seeds``). That row is judged on every seed, each on the
+    cells all the seeds have (:func:`_shared`), and shown, not asserted (it is not "yes");
     the 6 xi_c row reads the whole grid, rests on ``heat``'s seeds alone and is not asserted
     (the prose glues its verdict). What the grid shows beyond the papers' claims (the
     narrowing with depth, where the line and training disagree) is this page's observation on
     one seed: the prose glues it (:func:`~.facts.trainability_numbers`), the table has no row for it."""
-    acc = _acc(heat["acc"])
-    depths, b2, sig = heat["depths"], heat["sigma_b2"], heat["sigma_w2"]
+    b2 = heat["sigma_b2"]
+    depths, sig, acc = _shared(heat, more)  # every seed judged on the cells all seeds have
     seeds = heat.get("seeds", [0])
     crit = critical_sigma_w2(b2)
     runs = {s: (depths, sig, acc) for s in seeds[:1]}  # the grid: one seed, or a mean of several
     if more is not None:
         m = np.asarray(more["acc_per_seed"], float)  # depth x seed x sigma_w^2
-        runs.update({s: (more["depths"], more["sigma_w2"], m[:, i]) for i, s in
+        di, si = [more["depths"].index(d) for d in depths], [more["sigma_w2"].index(s) for s in sig]
+        runs.update({s: (depths, sig, m[:, i][np.ix_(di, si)]) for i, s in
                      enumerate(more["seeds"])})
     runs = {s: r + (b2,) for s, r in runs.items()}
     best = {s: [(d, b) for d, b in zip(r[0], best_sigma_w2(dict(acc=np.asarray(r[2]).tolist(),
                                                                   sigma_w2=r[1]))) if d >= DEEP]
             for s, r in runs.items()}
     near, far = _window(crit, sig)
+    po, pc = _window(crit / FAR_RATIO, sig), _window(crit * FAR_RATIO, sig)
     rows = [evidence.joint(
         EDGE_ORDERED.statement.replace("edge of chaos", f"edge of chaos (σ_w² = {crit:.2f})"),
         EDGE_ORDERED.paper,
@@ -146,12 +168,16 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
          "edge put in the chaotic phase:": evidence.judge(EDGE_CHAOTIC, runs, runs)},
         control=f"the same test with the edge put a factor {FAR_RATIO:g} below and above the "
                 f"critical σ_w² (placebo edges), which must fail it; near: within a factor "
-                f"{EDGE_RATIO:g}, far: a factor {FAR_RATIO:g} or more",
-        asserted=False,  # on seeds 0-4 it does not discriminate (the ordered placebo's spread)
-        window=f"σ_w² near {crit:.2f}: {_list(near)}, far: {_list(far)} ({len(sig)} values); "
-               f"seed {_list(seeds[:1])}: depths {_list([d for d in depths if d >= DEEP])}"
-               + (f"; seeds {_list(more['seeds'])} (precomputed for this row only): depths "
-                  f"{_list(more['depths'])}, σ_w² = {_list(more['sigma_w2'])}"
+                f"{EDGE_RATIO:g}, far: a factor {FAR_RATIO:g} or more, the edge and these "
+                f"bounds taken at the grid's precision ({_decimals(sig)} decimals); the ordered "
+                f"placebo ({_list(po[0])} near, {_list(po[1])} far) and the chaotic "
+                f"({_list(pc[0])} near, {_list(pc[1])} far)",
+        asserted=False,  # not "yes" on seeds 0-4 (the engine's verdict, printed)
+        window=f"the cells every seed has, one rule for all seeds: depths "
+               f"{_list([d for d in depths if d >= DEEP])}, σ_w² = {_list(sig)}; near "
+               f"{crit:.2f}: {_list(near)}, far: {_list(far)}"
+               + (f"; seed {_list(seeds[:1])}'s grid has more cells (the figure), seeds "
+                  f"{_list(more['seeds'])} were trained for this row only"
                   if more is not None else ""),
         note="whether the best σ_w² lies within a factor EDGE_RATIO of the edge, against the "
              "placebo edges (judged, shown, not asserted: the statement does not claim it): "
@@ -391,6 +417,10 @@ ORTH_SLOPE_MAX = 0.02   # orthogonal fluctuations: |slope per layer| below this
 SAXE_DEV = 0.2          # half-learning steps within 20% of the exact solution
 TANH_SLOW = 0.02        # tanh at sigma_w^2 = 1: last/first activation std above this (slow decay)
 XAVIER_HALF = (0.4, 0.6)  # ReLU Xavier: per-layer variance factor, forward and backward, in here
+SMALL_INIT_STD = 0.01   # the small Gaussian start: N(0, 0.01^2) weights (science.init_mlp)
+SMALL_GEOM_REL = 0.1    # small Gaussian, ReLU: per-layer factor within 10% of 0.01 sqrt(n/2)
+POWER_FIT = 1.0         # tanh at sigma_w^2 = 1: a power of depth fits log std better than geometric
+TINY = 1e-30            # activation std below this: underflowed (float32 normals end near 1e-38)
 HE_KEEPS = evidence.Claim(
     "ReLU: Var W = 2/fan_in keeps the forward signal (activations) and the backward signal "
     "(‖dL/dz‖) at any depth; Xavier (≈ 1/fan_in) halves both variances every layer", _HE,
@@ -420,6 +450,31 @@ SMALL_SHRINKS = evidence.Claim(
     control="He init, measured the same way", window="all layers")
 
 
+def geometric_factor(stats: dict) -> float:
+    """The forward signal's per-layer factor: the median of act_std[l] / act_std[l - 1] from layer 2
+    on (fan-in: the width), underflowed layers (below TINY) left out; NaN when none is left."""
+    a = np.asarray(stats["act_std"], float)
+    ok = (a[1:-1] >= TINY) & (a[2:] >= TINY)
+    return float(np.median((a[2:] / np.where(ok, a[1:-1], 1.0))[ok])) if ok.any() else math.nan
+
+
+def _small_dev(stats: dict, width: int) -> float:
+    """|per-layer factor / (s sqrt(n / 2)) - 1|: a ReLU layer of N(0, s^2) weights, fan-in n."""
+    return abs(geometric_factor(stats) / (SMALL_INIT_STD * math.sqrt(width / 2)) - 1)
+
+
+def power_over_geometric(stats: dict) -> float:
+    """How much better a power of depth fits the activations' std than a geometric decay: the
+    root of the ratio of log std's residual sums of squares, fitted linearly in l over in ln l."""
+    with np.errstate(divide="ignore"):
+        y = np.log(np.asarray(stats["act_std"], float))
+    if not np.all(np.isfinite(y)):
+        return math.nan
+    l = np.arange(1, len(y) + 1, dtype=float)
+    ssr = [float(np.sum((y - np.polyval(np.polyfit(x, y, 1), x)) ** 2)) for x in (l, np.log(l))]
+    return math.inf if ssr[1] == 0 else math.sqrt(ssr[0] / ssr[1])
+
+
 def _per_layer_factor(stats: dict) -> float:
     """A network's per-layer variance factor, forward (last/first activation std) and backward
     (first/last ‖dL/dz‖), the one further from 1/2: ratio^(2/(L-1)) over the L layers."""
@@ -428,14 +483,10 @@ def _per_layer_factor(stats: dict) -> float:
     return max(fs, key=lambda f: abs(f - 0.5))
 
 
-def _half_dev(stats: dict) -> float:
-    """How far the per-layer variance factor sits from 1/2 (:func:`_per_layer_factor`)."""
-    return abs(_per_layer_factor(stats) - 0.5)
-
-
 XAVIER_HALVES = evidence.Claim(
     HE_KEEPS.statement, HE_KEEPS.paper,
-    measure=lambda r: _half_dev(r["relu"]["xavier"]), control_measure=lambda r: _half_dev(r["relu"]["he"]),
+    measure=lambda r: abs(_per_layer_factor(r["relu"]["xavier"]) - 0.5),
+    control_measure=lambda r: abs(_per_layer_factor(r["relu"]["he"]) - 0.5),
     test=evidence.Test("<=", (XAVIER_HALF[1] - XAVIER_HALF[0]) / 2,
                        f"XAVIER_HALF: the per-layer variance factor (ratio^(2/(L−1)), forward and "
                        f"backward, the one further from 1/2) within {XAVIER_HALF[0]:g}–"
@@ -468,6 +519,14 @@ TANH_SLOW_DECAY = replace(
     control_measure=lambda r: std_ratio(r["relu"]["xavier"]),
     test=evidence.Test(">", TANH_SLOW, "TANH_SLOW: last/first activation std, smaller of Xavier "
                                        "and orthogonal tanh", scale="log"),
+    control="ReLU Xavier (the variance halved every layer), measured the same way")
+TANH_POWER = replace(
+    TANH_BACKWARD, measure=lambda r: min(power_over_geometric(r["tanh"][i])
+                                         for i in ("xavier", "orthogonal")),
+    control_measure=lambda r: power_over_geometric(r["relu"]["xavier"]),
+    test=evidence.Test(">", POWER_FIT, "POWER_FIT: the residual of a geometric fit of log "
+                                       "activation std over that of a power of depth, smaller "
+                                       "of Xavier and orthogonal tanh, every layer", scale="log"),
     control="ReLU Xavier (the variance halved every layer), measured the same way")
 TANH_FORWARD = replace(
     TANH_BACKWARD, measure=lambda r: min(std_ratio(r["tanh"][i]) for i in ("he", "lsuv")),
@@ -517,12 +576,15 @@ SAXE = evidence.Claim(
 
 
 def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time=None,
-           igb=None, iso=None, more=None) -> list[dict]:
+           igb=None, iso=None, more=None, signal_width: int | None = None) -> list[dict]:
     """One :func:`dynamics.plots.claim` row per claim, with the verdict the numbers support.
     The live results come as ``{seed: result}`` (:func:`claim_runs`: each row is judged on
     every seed and shows their spread); ``heat`` and ``depth_time`` are the precomputed
-    results shown on the page, ``more`` the grid's other seeds (:func:`trainability_claims`)."""
+    results shown on the page, ``more`` the grid's other seeds (:func:`trainability_claims`);
+    ``signal_width`` the hidden width of the ``signal`` runs (the small start's closed form)."""
     rows = []
+    if signal is not None and not (isinstance(signal_width, int) and signal_width > 0):
+        raise ValueError(f"claims(signal=...) needs signal_width (SignalConfig.width), got {signal_width!r}")
     if signal is not None:
         signal = plots.per_seed(signal, "signal", "init.claim_runs")
         one = signal[next(iter(signal))]
@@ -544,8 +606,16 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             zero = {s: _zero_max(r) for s, r in signal.items()}
             rows.append(evidence.joint(
                 SMALL_SHRINKS.statement, SMALL_SHRINKS.paper,
-                {"small:": evidence.judge(SMALL_SHRINKS, signal, signal)},
-                control="He init of the same network through the same test", window=w,
+                {"small, last/first:": evidence.judge(SMALL_SHRINKS, signal, signal),
+                 f"small, per-layer factor against {SMALL_INIT_STD:g}·√(n/2), n = "
+                 f"{signal_width}:": evidence.judge(replace(
+                     SMALL_SHRINKS, measure=lambda r: _small_dev(r["relu"]["small"], signal_width),
+                     control_measure=lambda r: _small_dev(r["relu"]["he"], signal_width),
+                     test=evidence.Test("<", SMALL_GEOM_REL, "SMALL_GEOM_REL: |median per-layer "
+                                        "factor of the activation std (layers 2 on, underflowed "
+                                        "left out) / (0.01 √(n/2)) − 1|"),
+                     fmt=lambda x: _num(x, 2)), signal, signal)},
+                control="He init of the same network through the same tests", window=w,
                 note="all-zero weights and biases, largest activation std and ‖dL/dW‖ (shown, "
                      "not judged: zero by construction, an illustration, not a test): "
                      + plots.spread(zero, lambda x: f"{x:g}")))
@@ -560,7 +630,9 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
                 {"‖dL/dz‖ first/last:": evidence.judge(TANH_BACKWARD, signal, signal),
                  "activation std last/first:": evidence.judge(TANH_FORWARD, signal, signal),
                  "σ_w² = 1, activation std last/first:":
-                     evidence.judge(TANH_SLOW_DECAY, signal, signal)},
+                     evidence.judge(TANH_SLOW_DECAY, signal, signal),
+                 "σ_w² = 1, a power of depth rather than geometric:":
+                     evidence.judge(TANH_POWER, signal, signal)},
                 control="Xavier and orthogonal (σ_w² = 1) through the tests above it; ReLU "
                         "Xavier through the slow decay's", window=w))
     if chaos is not None:
@@ -621,5 +693,5 @@ def page_claims(profile: str | None, seed: int | None, heat: dict, more: dict,
     and Section 5's."""
     seeds = plots.claim_seeds(seed)
     rows = claims(**claim_runs(profile, seeds, **page), heat=heat, more=more,
-                  depth_time=depth_time)
+                  depth_time=depth_time, signal_width=SignalConfig.for_profile(profile).width)
     return rows + width_claims(width_claim_runs(profile, seeds, page=width))

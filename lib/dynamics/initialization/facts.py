@@ -1,7 +1,7 @@
 """Initialization, the page's numbers: what each section's prose glues (``*_numbers``,
 formatted as the page prints them), computed from the data its figure shows: the signal's
 weight gradients, the depth scales beside the mean-field theory, the trainability grid's
-cells against the 6 xi_c line, the fluctuations against 2 + 2l/3, the deep linear networks'
+cells against the 6 xi_c line, the fluctuations against 2 + 2(l − 1)/3, the deep linear networks'
 learning times (Section 5's in :mod:`.width`, the isometry section's in :mod:`.isometry`).
 :mod:`.claims` holds the rows and their thresholds; the trainability grid's verdict and the
 constants the prose shares with the rows (:data:`~.claims.DEEP`,
@@ -18,7 +18,7 @@ from .experiments import (best_sigma_w2, learning_times, trainability_agreement,
 from .science import DepthTimeConfig, orthogonal_product_svals
 
 __all__ = ["signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
-           "depth_time_numbers"]
+           "depth_time_numbers", "isometry_mean_numbers"]
 
 _num = plots.number
 
@@ -36,6 +36,17 @@ def _cells(cells) -> str:
                      for s, d in by.items()) or "nowhere"
 
 
+def _at_least(row) -> str:
+    """The worst cell of a row of accuracies as the prose reads it: "100% training accuracy in
+    every cell" when every cell is 100%, else "at least 97% training accuracy everywhere"
+    (one decimal where whole percent would round up to 100%)."""
+    low = float(np.nanmin(row))
+    if low >= 1.0:
+        return "100% training accuracy in every cell"
+    pct = _pct(low) if _pct(low) != "100%" else f"{100 * low:.1f}%"
+    return f"at least {pct} training accuracy everywhere"
+
+
 def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
     """The numbers the trainability grid's prose quotes (glue texts): its size, how the
     shallowest rows train, how many cells train per depth (the narrowing, an observation of
@@ -48,8 +59,8 @@ def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
     agree, cells = trainability_agreement(heat, level)
     dis = trainability_disagreements(heat, level)
     return dict(init_cells=cells, init_deepest=depths[-1], init_width=heat["width"],
-                init_steps=heat["steps"], init_d0=depths[0], init_d0_min=_pct(np.nanmin(acc[0])),
-                init_d1=depths[1], init_d1_min=_pct(np.nanmin(acc[1])),
+                init_steps=heat["steps"], init_d0=depths[0], init_d0_min=_at_least(acc[0]),
+                init_d1=depths[1], init_d1_min=_at_least(acc[1]),
                 init_best_range=(f"{min(deep):g} and {max(deep):g}" if deep else "nowhere"),
                 init_deepest_trained=_list([float(s) for s, a in zip(sig, acc[-1]) if a >= level]),
                 init_level=_pct(level), init_agree=_pct(agree),
@@ -152,6 +163,7 @@ def chaos_numbers(chaos: dict) -> dict:
     near = int(np.argmin(np.abs(s - crit)))  # the grid point nearest the critical sigma_w^2
     chaotic = dev[fin & (s > CHAOTIC_RATIO * crit)]
     return dict(init_crit=_num(crit, 3), init_xi_ordered=_num(xi[0], 2),
+                init_xi_hot_ratio=f"{CHAOTIC_RATIO:g}",
                 init_xi_chaotic=f"{_num(np.nanmin(hot), 2)} to {_num(np.nanmax(hot), 2)}",
                 init_xi_peak_dev=(f"{_num(xi[k], 3)} layers measured against {_num(theory[k], 3)} "
                                   f"in theory at σ_w² = {_num(s[k], 3)}"),
@@ -173,12 +185,18 @@ def _band_of(dev) -> str:
     return f"between {lo:+.0f}% and {hi:+.0f}% of".replace("-", "−")
 
 
+def leading_line(layers) -> np.ndarray:
+    """The Gaussian ensemble's leading order, n Var[G_l] / E[G_l]^2 = 2 + 2(l - 1)/3: exactly 2
+    at layer 1 (one Gaussian layer, the four-point correlator V^1 = 0), then 2/3 per layer."""
+    return 2 + 2 * (np.asarray(layers, float) - 1) / 3
+
+
 def fluctuation_numbers(fluct: dict) -> dict:
     """The orthogonal ensemble's largest value, and where the Gaussian ensemble's deep half
-    sits against the leading-order line 2 + 2l/3 (with its fitted slope), which the prose
+    sits against the leading-order line 2 + 2(l − 1)/3 (with its fitted slope), which the prose
     quotes (glue texts)."""
     layers, g = np.asarray(fluct["layers"], float), np.asarray(fluct["gaussian"], float)
-    line = 2 + 2 * layers / 3
+    line = leading_line(layers)
     half = layers > layers[-1] / 2  # the deep half of the network
     n, up = int(half.sum()), int(np.sum(g[half] > line[half]))
     side = ("above it" if up == n else "below it" if up == 0 else
@@ -187,4 +205,18 @@ def fluctuation_numbers(fluct: dict) -> dict:
     return dict(init_orth_max=_num(max(fluct["orthogonal"]), 2),
                 init_fl_deep=(f"{side} ({_num(g[-1], 3)} against {_num(line[-1], 3)} at layer "
                               f"{int(layers[-1])})"),
-                init_fl_slope=_num(fluct["gaussian_slope"], 2))
+                init_fl_slope=_num(fluct["gaussian_slope"], 2),
+                init_fl_first=f"{_num(g[0], 3)} at layer {int(layers[0])}")
+
+
+def isometry_mean_numbers(res: dict) -> dict:
+    """What the isometry figure's prose says beyond :func:`~.isometry.isometry_numbers`: how far
+    from one the mean lambda strays (the largest factor, over the cases and depths), and Gaussian
+    ReLU at the deepest depth (its spread against the dashed theory, its mean) beside L/n."""
+    c, L, n = res["cases"], res["depths"][-1], res["width"]
+    band = max(float(np.exp(abs(np.log(m)))) for case in c.values() for m in case["mean"])
+    g = c["relu gaussian"]
+    return dict(iso_mean_band=f"a factor {band:.2g}", iso_gauss_relu=_num(g["rel_var"][-1], 3),
+                iso_gauss_relu_theory=_num(g["theory"][-1], 3),
+                iso_gauss_relu_frac=f"{g['rel_var'][-1] / g['theory'][-1]:.2f}×",
+                iso_gauss_relu_mean=_num(g["mean"][-1], 3), iso_ln=_num(L / n, 2))

@@ -94,6 +94,8 @@ def conditions_numbers(conditions: dict) -> dict:
                 cond_peak=max(float(np.nanmax(np.asarray(r["conditioning"], float)))
                               for r in conditions.values()),
                 gd_lr=plots.number(gw.info["config"]["lr"], 2),
+                gd_decay=f"{float(gw.info['config']['weight_decay']):g}",
+                adam_decay=f"{float(aw.info['config']['weight_decay']):g}",
                 adam_loss_end=aw.last("train_loss"))
 
 

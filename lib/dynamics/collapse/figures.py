@@ -351,8 +351,36 @@ def weight_decay_slider(payload: dict) -> "go.Figure":
     figs = [nc_figure(History.from_dict(h), title=f"The four collapses, weight decay {wd:g}")
             for wd, h in zip(decays, payload["histories"])]
     _shared_log_ranges(figs)
-    return plots.slider(figs, [f"{wd:g}" for wd in decays], name="weight decay",
-                        active=_active(decays, WEIGHT_DECAY_SLIDER_OPENS_AT))
+    active = _active(decays, WEIGHT_DECAY_SLIDER_OPENS_AT)
+    return marks_follow(plots.slider(figs, [f"{wd:g}" for wd in decays], name="weight decay",
+                                     active=active), figs, active)
+
+
+def marks_follow(fig: "go.Figure", figs: list, active: int) -> "go.Figure":
+    """Make a slider's step markers (the dotted "zero error" lines, layout shapes placed on
+    the axes, and their labels) follow the slider: :func:`dynamics.plots.slider` takes its
+    layout from the first figure, so each step also sets the shapes and the axis-placed
+    labels of its own figure, and the figure opens with the active one's. A label the first
+    figure lacks is not shown (every run of the sweeps these sliders draw has the same
+    markers)."""
+    labels = [i for i, a in enumerate(fig.layout.annotations or ()) if a.xref != "paper"]
+
+    def relayout(f):
+        own = [(a.x, a.text) for a in f.layout.annotations or () if a.xref != "paper"]
+        out = {"shapes": [s.to_plotly_json() for s in f.layout.shapes or ()]}
+        for j, i in enumerate(labels):
+            x, text = own[j] if j < len(own) else (None, "")
+            out[f"annotations[{i}].x"], out[f"annotations[{i}].text"] = x, text
+        return out
+
+    for step, f in zip(fig.layout.sliders[0].steps, figs):
+        step.args = [step.args[0], dict(step.args[1], **relayout(f))]
+    start = relayout(figs[active])
+    fig.layout.shapes = start.pop("shapes")
+    for key, value in start.items():
+        i, field = int(key[len("annotations["):key.index("]")]), key.rsplit(".", 1)[1]
+        fig.layout.annotations[i][field] = value
+    return fig
 
 
 def gd_slider(payload: dict) -> "go.Figure":

@@ -241,3 +241,27 @@ def test_the_version_has_one_home():
               if p != LIB / "__init__.py" and spelled.search(p.read_text())]
     assert not others, f"a version written outside dynamics/__init__.py: {others}"
     assert spelled.search('    return {"version": "0.1", "parallel_read_safe": True}')
+
+
+def test_the_core_init_holds_only_the_version_the_registry_and_setup():
+    """``dynamics/__init__.py`` is not among the sources a data file's digest covers
+    (``results.CORE_SOURCES``), so adding a chapter leaves every file the code's; it may hold
+    nothing a number depends on: its docstring, ``__version__``, ``CHAPTERS`` and ``setup``."""
+    import ast
+
+    from dynamics import results
+
+    assert "__init__.py" not in results.CORE_SOURCES
+    body = ast.parse((LIB / "__init__.py").read_text()).body
+    allowed = []
+    for node in body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets] in (["__version__"], ["CHAPTERS"]):
+            assert isinstance(node.value, (ast.Constant, ast.Dict)), ast.dump(node)
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module == "runtime" and node.level == 1 \
+                and [a.name for a in node.names] == ["setup"]:
+            continue
+        allowed.append(ast.unparse(node))
+    assert not allowed, f"dynamics/__init__.py holds more than its template: {allowed}"

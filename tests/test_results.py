@@ -123,7 +123,7 @@ def test_the_source_digest_sees_the_code_a_chapters_results_depend_on(tmp_path):
     """source_digest: the same copy of the library gives the same digest; a change to a theme
     moves that chapter's digest (and the capstone's, which runs every theme's science) and no
     other chapter's, a change to its figures or its package's re-exports none; a change to the
-    core (train.py, the core's __init__.py) moves every chapter's."""
+    core (train.py) moves every chapter's, its __init__.py (the chapter registry) none."""
     import shutil
 
     lib = tmp_path / "dynamics"
@@ -140,15 +140,31 @@ def test_the_source_digest_sees_the_code_a_chapters_results_depend_on(tmp_path):
     # as does a change to what its package re-exports (__init__.py: imports and __all__ only)
     (lib / "grokking" / "__init__.py").write_text((lib / "grokking" / "__init__.py").read_text() + "\n# w\n")
     assert results.source_digest("grokking", lib) == after["grokking"]
-    # but the core's own __init__.py counts (it is one of the core's sources)
+    # nor does the core's __init__.py (the version and the chapter registry: a new chapter)
     (lib / "__init__.py").write_text((lib / "__init__.py").read_text() + "\n# v\n")
-    moved = {c: results.source_digest(c, lib) for c in before}
-    assert all(moved[c] != after[c] for c in before)
-    after = moved
+    assert {c: results.source_digest(c, lib) for c in before} == after
+    # the capstone's digest covers the themes its science imports, not every theme
+    (lib / "spectral" / "science.py").write_text((lib / "spectral" / "science.py").read_text() + "\n# s\n")
+    assert {c: results.source_digest(c, lib) for c in before} == after
     (lib / "train.py").write_text((lib / "train.py").read_text() + "\n# y\n")
     assert all(results.source_digest(c, lib) != after[c] for c in before)
     with pytest.raises(ValueError, match="unknown chapter"):
         results.source_digest("nonsense")
+
+
+def test_the_themes_a_theme_imports_are_read_from_its_source(tmp_path):
+    """imported_themes on constructed packages: absolute-relative imports of another theme's
+    module or of the theme itself count, presentation modules and the core do not."""
+    lib = tmp_path / "dynamics"
+    for theme in ("capstone", "grokking", "lottery", "spectral"):
+        (lib / theme).mkdir(parents=True)
+    (lib / "capstone" / "experiments.py").write_text(
+        "from .. import models\nfrom ..grokking.science import x\nfrom .. import lottery\n")
+    (lib / "capstone" / "figures.py").write_text("from ..spectral import figures\n")
+    (lib / "capstone" / "science.py").write_text("from .science_helpers import y\nimport os\n")
+    assert results.imported_themes("capstone", lib) == {"grokking", "lottery"}
+    assert results.imported_themes("spectral", lib) == set()
+    assert results.imported_themes("capstone") == {"collapse", "grokking", "lottery", "weight_decay"}
 
 
 def test_a_saved_file_records_its_commit_and_source(tmp_path, monkeypatch):

@@ -69,9 +69,11 @@ def _plain(obj):
 
 
 # The core a theme's results run through: a change here can change any precomputed number
-# (units.py holds `rounded`, which every precompute's payload goes through).
-CORE_SOURCES = ("__init__.py", "config.py", "data.py", "models.py", "runtime.py", "train.py",
-                "units.py", "sweep")
+# (units.py holds `rounded`, which every precompute's payload goes through). Not the core's
+# __init__.py: it holds only the version, the chapter registry and `setup`'s re-export
+# (tests/test_layout.py holds it to that), so adding a chapter leaves every file the code's.
+CORE_SOURCES = ("config.py", "data.py", "models.py", "runtime.py", "train.py", "units.py",
+                "sweep")
 # A theme's modules that only present its results (figures, claims, the facts its prose
 # glues, the live panels): no precomputed number depends on them (none of the theme's
 # science or experiments imports them), so a change to them leaves its data the code's. Nor
@@ -81,10 +83,31 @@ PRESENTATION = ("figures.py", "claims.py", "facts.py", "panels.py", "__init__.py
 LIB = Path(__file__).resolve().parent
 
 
+def imported_themes(theme: str, lib: Path | None = None) -> set[str]:
+    """The other themes whose modules ``theme``'s non-presentation modules import (``from
+    ..grokking.science import ...``, ``from ..lottery import science``), read from the source."""
+    import ast
+
+    from . import CHAPTERS
+
+    lib = Path(lib) if lib is not None else LIB
+    known, found = set(CHAPTERS.values()), set()
+    for f in sorted((lib / theme).rglob("*.py")):
+        if f.parent == lib / theme and f.name in PRESENTATION:
+            continue
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 2 and node.module:
+                found.add(node.module.split(".")[0])
+            elif isinstance(node, ast.ImportFrom) and node.level == 2:  # from .. import grokking
+                found.update(a.name for a in node.names)
+    return (found & known) - {theme}
+
+
 def source_digest(chapter: str, lib: Path | None = None) -> str:
     """A digest (sha256, 16 hex digits) of the source ``chapter``'s results depend on: its
     theme's package but its :data:`PRESENTATION` modules, and :data:`CORE_SOURCES`; the
-    capstone (one_network) runs every theme's science, so its digest covers every theme. Every
+    capstone (one_network) runs other themes' science, so its digest also covers every theme
+    its science imports (:func:`imported_themes`). Every
     ``.py`` file's path and bytes count; nothing else (a cache, a notebook) does. ``lib``:
     another copy of ``lib/dynamics``."""
     import hashlib
@@ -94,7 +117,9 @@ def source_digest(chapter: str, lib: Path | None = None) -> str:
     lib = Path(lib) if lib is not None else LIB
     if chapter not in CHAPTERS:
         raise ValueError(f"source_digest: unknown chapter {chapter!r}; choose one of {', '.join(CHAPTERS)}")
-    themes = sorted(set(CHAPTERS.values())) if CHAPTERS[chapter] == "capstone" else [CHAPTERS[chapter]]
+    themes = [CHAPTERS[chapter]]
+    if CHAPTERS[chapter] == "capstone":  # it runs other themes' science: the ones it imports
+        themes = sorted(set(themes) | imported_themes("capstone", lib))
     files = []
     for part in CORE_SOURCES:
         where = lib / part

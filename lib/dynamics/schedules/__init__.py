@@ -1,0 +1,26 @@
+"""Schedules and weight averaging: when to lower the learning rate, and why averaging the
+weights can stand in for it (``chapters/schedules.ipynb``).
+
+On noisy linear regression with power-law eigenvalues (capacity exponent) and target
+coefficients (source exponent), the risk of one-pass SGD is known exactly in expectation, so
+a schedule's effect can be computed rather than guessed: a constant rate stalls at a noise
+floor, a decaying one keeps improving, and averaging the iterates does the decaying's work
+without knowing the horizon (Meterez et al., anytime schedules). A cosine tuned to one horizon
+is then read at every other. Later sections take the same questions to a real network: a
+warmup-stable-decay cooldown branched from one constant run (Hägele et al.), averaging
+instead of decaying (``torch.optim.swa_utils``) and the schedule-free optimizer (Defazio et
+al.).
+
+Modules:
+
+- :mod:`.science`: the schedules, the batched one-pass SGD on the power-law model, the exact
+  expected risk of that recursion, the averaging step, and the configs (no plotting).
+- :mod:`.experiments`: the chapter's runs (``run_*``).
+- :mod:`.figures`: static figures and tables.
+- :mod:`.panels`: live panels (``*_panel``): a figure the reader re-runs with widgets.
+- :mod:`.claims`: the page's numbers and the claims table (``page_claims``,
+  ``published_claims``).
+"""
+from . import claims, experiments, figures, panels, science
+
+__all__ = []

@@ -1,4 +1,209 @@
-"""Schedules and weight averaging: the method itself: configs, models, measures (no plotting, no training loops)."""
+"""Schedules and weight averaging, the science: the schedules, the power-law regression problem,
+its exact expected risk under one-pass SGD, the averaging steps and the theory's decay exponent.
+
+**The problem.** Noisy linear regression in the eigenbasis of the data: ``x ~ N(0, H)`` with
+``H = diag(lambda_i)``, ``lambda_i = i^(-capacity)`` (the capacity exponent, > 1), and a target
+``w*`` whose per-mode signal ``lambda_i w*_i^2 = i^(-source)`` (the source exponent, > 1), labels
+``y = <x, w*> + sigma xi``. One-pass SGD from ``w_0 = 0`` takes one fresh example per step:
+``w_{t+1} = w_t - eta_t (<x_t, w_t> - y_t) x_t``; its excess risk is
+``sum_i lambda_i (w_t - w*)_i^2``.
+
+**Its expected risk, exactly.** For a Gaussian design the diagonal of the error's second moment
+``c_i(t) = E[(w_t - w*)_i^2]`` closes on itself (Gaussian fourth moment:
+``E[x x^T C x x^T] = 2 H C H + tr(HC) H``)::
+
+    c_i(t+1) = c_i(t) (1 - 2 eta lambda_i + 2 eta^2 lambda_i^2) + eta^2 lambda_i (sum_j lambda_j c_j(t) + sigma^2)
+
+and, since ``E[e_t | e_s] = prod_k (1 - eta_k H) e_s``, so do the cross moments an average of
+iterates needs (:func:`expected_risk`). No simulation enters this number: the chapter's batched
+simulation is checked against it.
+
+**The theory's exponent.** With a step ``eta_t = eta_0 (1 + t/t_0)^(-gamma)`` the effective
+time is ``N_t = sum eta ~ t^(1-gamma)``; the modes learned by then are ``k ~ N^(1/capacity)``.
+The averaged iterate's bias is what is not yet learned, ``~ k^(1 - source)``, its variance
+``~ sigma^2 k / t`` (averaging over ``t`` steps); equating the two gives
+``1 - gamma = capacity / source``: :func:`theory_exponent`, ``max(0, 1 - capacity/source)``
+(Meterez et al., "Anytime Pretraining: Horizon-Free Learning-Rate Schedules with Weight
+Averaging", state that the anytime schedule decays polynomially at a rate set by the source and
+capacity exponents). A hard target (``source <= capacity``) wants a constant rate with averaging.
+"""
 from __future__ import annotations
 
-__all__ = []
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..config import Config, param
+
+__all__ = ["SCHEDULES", "schedule", "schedule_table", "theory_exponent", "spectrum",
+           "expected_risk", "tail_windows", "uniform_average_step", "ema_step", "PowerLawConfig"]
+
+SCHEDULES = ("constant", "inv_sqrt", "poly", "cosine", "wsd")
+
+
+def schedule(kind: str, steps: int, lr: float, *, gamma: float = 0.5, t0: float = 1.0,
+             horizon: int | None = None, cooldown: float = 0.2, shape: str = "linear",
+             warmup: int = 0) -> np.ndarray:
+    """The rate ``eta_t`` for ``t = 0 .. steps-1`` (``eta_t`` takes ``w_t`` to ``w_{t+1}``):
+
+    - ``constant``: ``lr``;
+    - ``inv_sqrt``: ``lr / sqrt(1 + t/t0)``; ``poly``: ``lr (1 + t/t0)^(-gamma)``;
+    - ``cosine``: ``lr (1 + cos(pi t / horizon)) / 2`` up to ``horizon``, 0 after it;
+    - ``wsd`` (warmup-stable-decay): ``lr`` until the last ``cooldown`` fraction of
+      ``horizon``, then down to 0 at ``horizon``, linearly (``shape="linear"``) or as
+      ``1 - sqrt`` of the cooldown's elapsed fraction (``shape="sqrt"``); 0 after it.
+
+    ``warmup`` steps (linear from ``lr/warmup``) come first for every kind."""
+    if kind not in SCHEDULES:
+        raise ValueError(f"schedule kind must be one of {list(SCHEDULES)}, got {kind!r}")
+    if not (isinstance(steps, (int, np.integer)) and steps >= 1):
+        raise ValueError(f"schedule steps must be a positive integer, got {steps!r}")
+    if not (lr > 0 and math.isfinite(lr)):
+        raise ValueError(f"schedule lr must be positive and finite, got {lr!r}")
+    if not t0 > 0:
+        raise ValueError(f"schedule t0 must be positive, got {t0!r}")
+    if not 0 <= gamma <= 2:
+        raise ValueError(f"schedule gamma must lie in [0, 2], got {gamma!r}")
+    if kind in ("cosine", "wsd") and not (horizon and horizon >= 1):
+        raise ValueError(f"schedule {kind!r} needs a horizon >= 1 step, got {horizon!r}")
+    if kind == "wsd" and not 0 < cooldown <= 1:
+        raise ValueError(f"schedule cooldown must be a fraction in (0, 1], got {cooldown!r}")
+    if shape not in ("linear", "sqrt"):
+        raise ValueError(f"schedule shape must be 'linear' or 'sqrt', got {shape!r}")
+    if not 0 <= warmup < steps:
+        raise ValueError(f"schedule warmup must lie in [0, steps), got {warmup!r}")
+    t = np.arange(steps, dtype=float)
+    if kind == "constant":
+        eta = np.full(steps, lr)
+    elif kind in ("inv_sqrt", "poly"):
+        eta = lr * (1 + t / t0) ** (-(0.5 if kind == "inv_sqrt" else gamma))
+    elif kind == "cosine":
+        eta = np.where(t < horizon, lr * 0.5 * (1 + np.cos(np.pi * np.minimum(t, horizon) / horizon)), 0.0)
+    else:
+        start = horizon * (1 - cooldown)
+        frac = np.clip((t - start) / (horizon - start), 0, 1)
+        down = 1 - frac if shape == "linear" else 1 - np.sqrt(frac)
+        eta = np.where(t < horizon, lr * down, 0.0)
+    if warmup:
+        eta[:warmup] = lr * (np.arange(warmup) + 1) / warmup
+    return eta
+
+
+def schedule_table(kinds: dict, steps: int) -> torch.Tensor:
+    """``{name: schedule kwargs}`` as one ``[len(kinds), steps]`` float64 tensor (row order as
+    given), what a batched run indexes per step."""
+    return torch.tensor(np.stack([schedule(kw.pop("kind"), steps, **kw)
+                                  for kw in (dict(v) for v in kinds.values())]))
+
+
+def theory_exponent(capacity: float, source: float) -> float:
+    """The anytime decay exponent ``gamma* = max(0, 1 - capacity/source)`` of the step
+    ``eta_0 (1 + t/t_0)^(-gamma)`` with averaging (the module's balance of bias and variance)."""
+    if not (capacity > 1 and source > 1):
+        raise ValueError(f"the capacity and source exponents must both exceed 1 (summable "
+                         f"spectrum and signal), got capacity={capacity}, source={source}")
+    return max(0.0, 1.0 - capacity / source)
+
+
+def spectrum(d: int, capacity: float, source: float) -> tuple[np.ndarray, np.ndarray]:
+    """The eigenvalues ``lambda_i = i^(-capacity)`` and target ``w*_i = sqrt(i^(-source) /
+    lambda_i)`` (so that ``lambda_i w*_i^2 = i^(-source)``), ``i = 1 .. d``."""
+    if not (isinstance(d, (int, np.integer)) and d >= 1):
+        raise ValueError(f"spectrum d must be a positive integer, got {d!r}")
+    theory_exponent(capacity, source)  # validates the exponents
+    i = np.arange(1, d + 1, dtype=float)
+    lam = i ** (-capacity)
+    return lam, np.sqrt(i ** (-source) / lam)
+
+
+def tail_windows(horizons) -> list[tuple[int, int]]:
+    """Each horizon ``H``'s averaging window: the iterates ``w_t``, ``H/2 < t <= H`` (the
+    second half of the run), as ``(start, end)`` with ``start = H // 2``."""
+    hs = [int(h) for h in horizons]
+    if not hs or any(h < 2 for h in hs) or sorted(set(hs)) != hs:
+        raise ValueError(f"horizons must be increasing integers >= 2, got {list(horizons)!r}")
+    return [(h // 2, h) for h in hs]
+
+
+def expected_risk(lam, w_star, sigma: float, etas, horizons) -> dict:
+    """The exact expected excess risk of one-pass SGD from ``w_0 = 0`` on the Gaussian design
+    ``N(0, diag(lam))`` with label noise ``sigma`` (the module's recursion), for each schedule
+    (rows of ``etas``, ``[S, T]``) at each of ``horizons`` (increasing, ``<= T``): ``last``
+    (``[S, len(horizons)]``, the iterate ``w_H``) and ``tail`` (the average of ``w_t`` over
+    ``H/2 < t <= H``, :func:`tail_windows`)."""
+    lam = np.asarray(lam, float)
+    w_star = np.asarray(w_star, float)
+    etas = np.atleast_2d(np.asarray(etas, float))
+    if lam.shape != w_star.shape or lam.ndim != 1 or np.any(lam <= 0):
+        raise ValueError("expected_risk: lam must be a positive vector and w_star of its shape")
+    if not sigma >= 0:
+        raise ValueError(f"expected_risk: sigma must be >= 0, got {sigma!r}")
+    wins = tail_windows(horizons)
+    if wins[-1][1] > etas.shape[1]:
+        raise ValueError(f"expected_risk: the last horizon {wins[-1][1]} exceeds the schedule's "
+                         f"{etas.shape[1]} steps")
+    S, K = etas.shape[0], len(wins)
+    c = np.broadcast_to(w_star ** 2, (S, lam.size)).copy()   # E[e_0^2]: e_0 = -w*
+    last, tail = np.zeros((S, K)), np.zeros((S, K))
+    diag = np.zeros((S, K, lam.size))    # per window: sum of c_i(t)
+    cross = np.zeros((S, K, lam.size))   # per window: sum over s < t of p_i(s, t) c_i(s)
+    g = np.zeros((S, K, lam.size))
+    for t in range(wins[-1][1] + 1):     # c holds E[e_t^2] here
+        for k, (a, b) in enumerate(wins):
+            if a < t <= b:
+                diag[:, k] += c
+                cross[:, k] += g[:, k]
+            if t == b:
+                last[:, k] = c @ lam
+        if t == wins[-1][1]:
+            break
+        eta = etas[:, t:t + 1]
+        for k, (a, b) in enumerate(wins):
+            if a < t < b:
+                g[:, k] = (1 - eta * lam) * (g[:, k] + c)
+        c = (c * (1 - 2 * eta * lam + 2 * eta ** 2 * lam ** 2)
+             + eta ** 2 * lam * ((c @ lam)[:, None] + sigma ** 2))
+    for k, (a, b) in enumerate(wins):
+        n = b - a
+        tail[:, k] = ((diag[:, k] + 2 * cross[:, k]) @ lam) / n ** 2
+    return dict(last=last, tail=tail)
+
+
+def uniform_average_step(avg: torch.Tensor, w: torch.Tensor, n_averaged: int | torch.Tensor):
+    """The running mean after one more iterate: ``avg + (w - avg) / (n + 1)`` where ``avg`` is
+    the mean of the ``n`` iterates seen so far (``torch.optim.swa_utils.AveragedModel``'s
+    default, SWA's equal-weight average)."""
+    return avg + (w - avg) / (n_averaged + 1)
+
+
+def ema_step(avg: torch.Tensor, w: torch.Tensor, decay: float):
+    """An exponential moving average's step ``decay * avg + (1 - decay) * w``
+    (``swa_utils.get_ema_multi_avg_fn(decay)``): its window is about ``1/(1 - decay)`` steps."""
+    if not 0 <= decay < 1:
+        raise ValueError(f"ema decay must lie in [0, 1), got {decay!r}")
+    return decay * avg + (1 - decay) * w
+
+
+@dataclass
+class PowerLawConfig(Config):
+    """Section 1: one-pass SGD on noisy power-law regression, many schedules and replicas at once."""
+
+    d: int = param(256, "dimension (number of eigen-modes)", low=4, high=100_000, smoke=128,
+                   gpu=2048)
+    capacity: float = param(2.0, "capacity exponent a: eigenvalues i^(-a)", low=1.05, high=4.0)
+    source: float = param(4.0, "source exponent b: per-mode signal lambda_i w*_i^2 = i^(-b)",
+                          low=1.05, high=8.0)
+    sigma: float = param(0.3, "label noise standard deviation", low=0.0, high=10.0)
+    lr: float = param(0.5, "base rate eta_0, in units of 1/tr(H)", low=0.01, high=1.0, log=True)
+    t0: float = param(16.0, "the decaying schedules' time offset t_0 (steps)", low=1.0,
+                      high=1e4, log=True)
+    horizon0: int = param(256, "the first horizon (steps); each next one is twice it", low=8,
+                          high=1_000_000, smoke=128)
+    n_horizons: int = param(5, "horizons: horizon0, 2 horizon0, ...", low=2, high=12, smoke=5)
+    replicas: int = param(64, "independent runs per schedule (the data's randomness)", low=1,
+                          high=4096, smoke=32, gpu=256)
+
+    def horizons(self) -> list[int]:
+        return [self.horizon0 * 2 ** k for k in range(self.n_horizons)]

@@ -22,5 +22,10 @@ Modules:
   ``published_claims``).
 """
 from . import claims, experiments, figures, panels, science
+from .experiments import run_anytime
+from .figures import anytime_figure, anytime_rows, exponent_figure
+from .panels import anytime_panel
+from .claims import anytime_numbers, claim_runs, page_claims
 
-__all__ = []
+__all__ = ["run_anytime", "anytime_figure", "anytime_rows", "exponent_figure", "anytime_panel",
+           "anytime_numbers", "claim_runs", "page_claims"]

@@ -7,9 +7,9 @@ writes what every chapter has, so that the rest is the chapter's own science and
 
 - ``chapters/<chapter>.ipynb``: the Colab cell, a title, ``dynamics.setup()`` and the cost line;
 - ``lib/dynamics/<theme>/``: the package from the template every theme follows
-  (``__init__`` and its five modules, each with its ``__all__``; ``claims.published_claims``
-  to fill in; the package's own ``__all__`` starts empty and lists what the notebook calls);
-- ``tests/<theme>/``: a folder for the chapter's tests;
+  (``__init__`` and its five modules, each with its ``__all__``; ``claims.page_claims`` and
+  ``claims.published_claims`` to fill in; the package's own ``__all__`` starts empty and lists what the notebook calls);
+- ``tests/<theme>/``: a folder for the chapter's tests, with its ``known_answers.py``;
 - the chapter in ``_toc.yml``, ``dynamics.CHAPTERS`` and the landing page's table, before the
   capstone (which stays last).
 
@@ -43,14 +43,29 @@ __all__ = []
 _CLAIMS = '''"""{title}: {doc}"""
 from __future__ import annotations
 
-__all__ = ["published_claims"]
+__all__ = ["page_claims", "published_claims"]
+
+
+def page_claims(*runs) -> list[dict]:
+    """The page's claims table on its own runs: each row a :class:`dynamics.evidence.Claim`
+    judged by :func:`dynamics.evidence.judge` on seeds 0-2 against a control that must fail the
+    same test (``evidence.joint`` for a claim in several parts); ``plots.claims_table`` audits
+    every row it renders."""
+    raise NotImplementedError("{theme}: write the chapter's claims (see another theme's claims)")
 
 
 def published_claims() -> list[dict]:
-    """The claims table evaluated on the published (cpu) data in ``data/``: rows made with
-    :func:`dynamics.plots.claims.claim` (each names its control, window and seeds);
-    tests/test_published_claims.py asserts every row the prose asserts."""
+    """The claims table evaluated on the published (cpu) data in ``data/``, judged by the
+    claims engine as :func:`page_claims` judges the page's runs; tests/test_published_claims.py
+    and tests/test_claims_engine.py check every row."""
     raise NotImplementedError("{theme}: write the chapter's claims (see another theme's claims)")
+'''
+# the tests folder starts with the file tests/test_known_answers.py reads: the public
+# functions of the measure modules that compute nothing the page reports
+_KNOWN = '''"""Public functions of {theme}'s measure modules that compute no quantity the page
+reports (tests/known.py, tests/test_known_answers.py): each with its reason."""
+
+NOT_MEASURES = {{}}
 '''
 
 
@@ -113,6 +128,7 @@ def create(chapter: str, theme: str, title: str, question: str = "", root: Path 
         written.append(path)
     tests = root / "tests" / theme
     tests.mkdir(parents=True, exist_ok=True)
+    (tests / "known_answers.py").write_text(_KNOWN.format(theme=theme))
     written.append(tests)
 
     toc = root / "_toc.yml"

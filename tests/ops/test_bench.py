@@ -218,3 +218,17 @@ def test_the_committed_gpu_measurements_say_where_they_came_from():
             assert sum(outcomes) == 1, run["notebook"]
             assert run["wall_s"] > 0
             gpumeasure.describe(run)  # each run can be read as a line
+
+
+def test_a_chapter_not_yet_measured_can_be_measured():
+    """The bench runs a notebook without its cost-line cell, which for a new chapter has no
+    row to print yet; every other cell stays, in order."""
+    import nbformat
+
+    from dynamics_ops.bench import without_cost_line
+
+    cells = [nbformat.v4.new_code_cell("import dynamics"), nbformat.v4.new_markdown_cell("live_cost( in prose"),
+             nbformat.v4.new_code_cell('dynamics.book.live_cost("schedules")'),
+             nbformat.v4.new_code_cell("x = 1")]
+    nb = without_cost_line(nbformat.v4.new_notebook(cells=cells))
+    assert ["".join(c.source) for c in nb.cells] == ["import dynamics", "live_cost( in prose", "x = 1"]

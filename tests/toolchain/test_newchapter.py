@@ -35,7 +35,7 @@ def test_a_new_chapter_has_what_every_chapter_has(book, monkeypatch):
     init = (book / "lib" / "dynamics" / "__init__.py").read_text()
     assert init.index('"sharpness": "sharpness"') < init.index('"one_network": "capstone"')
     assert "| [Edge of stability](chapters/sharpness.ipynb) | Why 2/η? |" in (book / "intro.md").read_text()
-    assert (book / "tests" / "sharpness").is_dir()
+    assert (book / "tests" / "sharpness" / "known_answers.py").read_text().count("NOT_MEASURES = {}") == 1
     # the package follows the template and imports; its claims are left to the author, loudly
     folder = book / "lib" / "dynamics" / "sharpness"
     spec = importlib.util.spec_from_file_location("new_theme", folder / "__init__.py",
@@ -45,8 +45,9 @@ def test_a_new_chapter_has_what_every_chapter_has(book, monkeypatch):
     spec.loader.exec_module(theme)
     assert theme.__all__ == []  # the notebook calls nothing yet (tests/test_surface.py)
     claims = importlib.import_module("new_theme.claims")
-    with pytest.raises(NotImplementedError, match="claims"):
-        claims.published_claims()
+    for unwritten in (claims.published_claims, claims.page_claims):
+        with pytest.raises(NotImplementedError, match="claims"):
+            unwritten()
     with pytest.raises(ValueError, match="exists"):
         newchapter.create("sharpness", "other", "Again", root=book)
     with pytest.raises(ValueError, match="identifier"):

@@ -45,3 +45,63 @@ def test_numbers_are_texts(runs):
     r = next(iter(runs["anytime"].values()))
     nums = C.anytime_numbers(r, runs["exponents"])
     assert nums["sch_best_2_4"] == "0.5" and all(isinstance(v, (str, int)) for v in nums.values())
+
+
+@pytest.fixture(scope="module")
+def cooldown():
+    from dynamics.schedules.experiments import run_cooldown
+    return run_cooldown(seeds=SEEDS, profile="smoke")
+
+
+@pytest.fixture(scope="module")
+def sf():
+    from dynamics.schedules.experiments import run_schedulefree
+    return run_schedulefree(seeds=SEEDS, profile="smoke")
+
+
+@pytest.mark.claim
+def test_sections_2_to_4_claims_hold_on_every_seed(cooldown, sf):
+    rows = C.cooldown_claims(cooldown) + C.average_claims(cooldown) + \
+        C.schedulefree_claims(sf, cooldown)
+    assert not evidence.audit(rows)
+    asserted = [r for r in rows if r.get("asserted", True)]
+    assert len(asserted) == 5 and [r["reproduced"] for r in asserted] == ["yes"] * 5, \
+        [(r["claim"], r["measured here"], r["reproduced"]) for r in rows]
+    plots.claims_table(rows)
+
+
+def test_cooldown_rows_say_no_without_a_cooldown(cooldown):
+    fake = copy.deepcopy(cooldown)
+    for s in fake["seeds"]:   # every cooldown replaced by the constant run: nothing was cooled
+        L = fake["train_loss"][s]
+        for n in L:
+            if n.startswith(("linear@", "sqrt@")):
+                L[n] = list(L["constant"])
+    ties, drop, _ = C.cooldown_claims(fake)
+    assert ties["reproduced"] != "yes" and drop["reproduced"] != "yes"
+
+
+def test_average_rows_say_no_when_the_average_is_the_last_iterate(cooldown):
+    fake = copy.deepcopy(cooldown)
+    for s in fake["seeds"]:
+        for name, a in fake["averages"][s].items():
+            a["train_loss"] = [fake["train_loss"][s]["constant"][fake["steps"].index(t)]
+                               for t in a["steps"]]
+    assert all(r["reproduced"] != "yes" for r in C.average_claims(fake))
+
+
+def test_schedulefree_row_says_no_when_it_trails_the_cosine(cooldown, sf):
+    fake = copy.deepcopy(sf)
+    for s in fake["seeds"]:   # schedule-free stuck at the constant run's loss
+        for lr in fake["lrs"]:
+            fake["schedule-free"]["train_loss"][s][lr] = [
+                1.3 * v for v in fake["cosine"]["train_loss"][s][lr]]
+    assert C.schedulefree_claims(fake, cooldown)[0]["reproduced"] == "no"
+
+
+def test_sections_2_to_4_numbers_are_texts(cooldown, sf):
+    nums = {**C.cooldown_numbers(cooldown), **C.schedulefree_numbers(sf, cooldown)}
+    assert all(isinstance(v, (str, int)) for v in nums.values())
+    assert C.tuned_lr(sf, "cosine") in sf["lrs"]
+    with pytest.raises(ValueError, match="method"):
+        C.tuned_lr(sf, "adamw")

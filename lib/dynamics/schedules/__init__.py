@@ -22,10 +22,11 @@ Modules:
   ``published_claims``).
 """
 from . import claims, experiments, figures, panels, science
-from .experiments import run_anytime
-from .figures import anytime_figure, anytime_rows, exponent_figure
+from .experiments import run_anytime, run_cooldown
+from .figures import anytime_figure, anytime_rows, exponent_figure, cooldown_figure, cooldown_rows
 from .panels import anytime_panel
-from .claims import anytime_numbers, claim_runs, page_claims
+from .claims import anytime_numbers, claim_runs, cooldown_numbers, page_claims
 
-__all__ = ["run_anytime", "anytime_figure", "anytime_rows", "exponent_figure", "anytime_panel",
-           "anytime_numbers", "claim_runs", "page_claims"]
+__all__ = ["run_anytime", "run_cooldown", "anytime_figure", "anytime_rows", "exponent_figure",
+           "cooldown_figure", "cooldown_rows", "anytime_panel", "anytime_numbers", "claim_runs",
+           "cooldown_numbers", "page_claims"]

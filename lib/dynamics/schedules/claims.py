@@ -21,7 +21,9 @@ from .science import PowerLawConfig
 
 __all__ = ["FALLS_TO", "ENVELOPE", "EXPONENT_TOL", "EXPONENT_STEP", "EXPONENT_SETTINGS",
            "envelope_ratio", "anytime_numbers", "claim_runs", "anytime_claims", "page_claims",
-           "published_claims"]
+           "published_claims", "TIES", "DROP", "AVERAGE_NEAR", "cooldown_view", "cooldown_numbers",
+           "cooldown_claims", "average_claims", "tuned_lr", "schedulefree_numbers",
+           "schedulefree_claims"]
 
 FALLS_TO = 0.5         # risk at the last horizon / at the first, below this: still falling
 ENVELOPE = 1.5         # worst ratio to the tuned cosine over all horizons, below this: anytime
@@ -30,6 +32,13 @@ EXPONENT_STEP = GAMMAS[1] - GAMMAS[0]   # the searched exponents' spacing: the m
 # (capacity, source): easy target (gamma* = 1/2), easier still (0.7), hard (0: constant + averaging)
 EXPONENT_SETTINGS = ((2.0, 4.0), (1.5, 5.0), (2.0, 2.0))
 _AP = "Anytime Pretraining: Horizon-Free Learning-Rate Schedules with Weight Averaging"
+_WSD = "Scaling Laws and Compute-Optimal Training Beyond Fixed Training Durations"
+_SF = "The Road Less Scheduled"
+
+# Sections 2-3 (MNIST-1D; the loss is the training loss, on 1000 training examples)
+TIES = 1.05            # worst ratio of a cooldown's loss to the cosine's over the budgets, below: ties
+DROP = 0.8             # loss at the end of the longest cooldown / at its start, below this: a drop
+AVERAGE_NEAR = 1.1     # worst ratio of an average's loss to the cooldown's over the budgets
 
 
 def _get(r: dict, kind: str, name: str) -> np.ndarray:
@@ -127,11 +136,193 @@ def anytime_claims(anytime: dict, exponents: dict) -> list[dict]:
     return rows
 
 
-def page_claims(anytime: dict | None = None, exponents: dict | None = None) -> list[dict]:
-    """The page's claims table (section 1 so far); nothing without runs."""
-    if anytime is None:
-        return []
-    return anytime_claims(anytime, exponents)
+def cooldown_view(r: dict, seed: int) -> dict:
+    """One seed's part of a :func:`~.experiments.run_cooldown` result: what its claims read."""
+    return dict(budgets=r["budgets"], starts=r["starts"], steps=r["steps"], seed=seed,
+                train_loss=r["train_loss"][seed], test_loss=r["test_loss"][seed],
+                averages=r["averages"][seed])
+
+
+def _at(v: dict, name: str, step: int, key: str = "train_loss") -> float:
+    return float(v[key][name][v["steps"].index(step)])
+
+
+def _avg_at(v: dict, name: str, step: int, key: str = "train_loss") -> float:
+    a = v["averages"][name]
+    return float(a[key][a["steps"].index(step)])
+
+
+def _worst_ratio(num, den):
+    """The largest over the budgets of ``num(v, b) / den(v, b)``."""
+    return lambda v: max(num(v, b) / den(v, b) for b in v["budgets"])
+
+
+def _cool(shape):
+    return lambda v, b: _at(v, f"{shape}@{b}", b)
+
+
+_cos = lambda v, b: _at(v, f"cosine@{b}", b)
+_const = lambda v, b: _at(v, "constant", b)
+
+
+def _drop(name):
+    """Loss at the longest budget ``T`` over the constant run's at that cooldown's start."""
+    return lambda v: _at(v, name(v), v["budgets"][-1]) / _at(v, "constant", v["starts"][-1])
+
+
+def cooldown_numbers(r: dict) -> dict:
+    """The glue texts of section 2 and 3 (the page's seed)."""
+    v = cooldown_view(r, r["seeds"][0])
+    c = r["config"]
+    T = r["budgets"][-1]
+    f2 = lambda x: f"{x:.2f}"
+    return dict(
+        cd_width=c["width"], cd_batch=c["batch"], cd_lr=f"{c['lr']:g}", cd_n_train=c["n_train"],
+        cd_budgets=", ".join(map(str, r["budgets"])), cd_T=T, cd_frac=f"{100 * c['cooldown']:g}%",
+        cd_n_seeds=len(r["seeds"]), cd_ties=f"{TIES:g}", cd_drop_th=f"{DROP:g}",
+        cd_lin_cos=f2(_worst_ratio(_cool("linear"), _cos)(v)),
+        cd_sqrt_cos=f2(_worst_ratio(_cool("sqrt"), _cos)(v)),
+        cd_const_cos=f2(_worst_ratio(_const, _cos)(v)),
+        cd_drop=f2(_drop(lambda v: f"linear@{T}")(v)),
+        cd_const_drop=f2(_drop(lambda v: "constant")(v)),
+        cd_sqrt_lin=f2(_at(v, f"sqrt@{T}", T) / _at(v, f"linear@{T}", T)),
+        av_near=f"{AVERAGE_NEAR:g}", av_window=c["ema_window"],
+        av_tail_lin=f2(_worst_ratio(lambda v, b: _avg_at(v, f"tail@{b}", b), _cool("linear"))(v)),
+        av_ema_lin=f2(_worst_ratio(lambda v, b: _avg_at(v, "ema", b), _cool("linear"))(v)),
+        av_const_lin=f2(_worst_ratio(_const, _cool("linear"))(v)))
+
+
+def _views(cooldown: dict) -> dict:
+    if not isinstance(cooldown, dict) or "seeds" not in cooldown:
+        raise ValueError("claims(cooldown=...) takes one run_cooldown result over several seeds "
+                         "(schedules.run_cooldown(seeds=...) gives it)")
+    return {s: cooldown_view(cooldown, s) for s in cooldown["seeds"]}
+
+
+def cooldown_claims(cooldown: dict) -> list[dict]:
+    """Section 2's rows on one :func:`~.experiments.run_cooldown` result over several seeds."""
+    v = _views(cooldown)
+    hs = cooldown["budgets"]
+    win = (f"training loss at each budget ({', '.join(map(str, hs))} steps), cooldowns over "
+           f"the last {100 * cooldown['config']['cooldown']:g}% of each")
+    ties = evidence.Claim(
+        "a constant rate with a short linear cooldown, branched from one run, matches a cosine "
+        "run to each budget", _WSD, _worst_ratio(_cool("linear"), _cos),
+        evidence.Test("<", TIES, "TIES", scale="log"),
+        control="the constant run at each budget, no cooldown",
+        control_measure=_worst_ratio(_const, _cos),
+        window=win + "; worst ratio to the cosine over the budgets", fmt=lambda x: f"{x:.2f}×")
+    T = hs[-1]
+    drop = evidence.Claim(
+        "the loss drops during the cooldown", _WSD, _drop(lambda v: f"linear@{T}"),
+        evidence.Test("<", DROP, "DROP", scale="log"),
+        control="the constant run continued for the same steps",
+        control_measure=_drop(lambda v: "constant"),
+        window=f"training loss at step {T} over that at the cooldown's start "
+               f"(step {cooldown['starts'][-1]})", fmt=lambda x: f"{x:.2f}")
+    sqrt = evidence.Claim(
+        "a 1−√ cooldown ends lower than a linear one", _WSD,
+        lambda v: _at(v, f"sqrt@{T}", T) / _at(v, f"linear@{T}", T),
+        evidence.Test("<", 1.0, "one", scale="log"),
+        control="the constant run, no cooldown, against the linear cooldown",
+        control_measure=lambda v: _at(v, "constant", T) / _at(v, f"linear@{T}", T),
+        window=f"training loss at step {T}, ratio to the linear cooldown's",
+        fmt=lambda x: f"{x:.3f}", asserted=False)
+    return [evidence.judge(c, v, v).row() for c in (ties, drop, sqrt)]
+
+
+def average_claims(cooldown: dict) -> list[dict]:
+    """Section 3's rows: the constant run's averages against its cooldowns."""
+    v = _views(cooldown)
+    hs = cooldown["budgets"]
+    rows = []
+    for label, name in (("its uniform average over the cooldown's steps", lambda b: f"tail@{b}"),
+                        (f"its EMA (window {cooldown['config']['ema_window']} steps)",
+                         lambda b: "ema")):
+        claim = evidence.Claim(
+            f"averaging the weights of a constant-rate run, {label}, comes near the cooldown "
+            f"without lowering the rate", _WSD,
+            _worst_ratio(lambda v, b, n=name: _avg_at(v, n(b), b), _cool("linear")),
+            evidence.Test("<", AVERAGE_NEAR, "AVERAGE_NEAR", scale="log"),
+            control="the constant run's own weights at each budget",
+            control_measure=_worst_ratio(_const, _cool("linear")),
+            window=f"training loss at each budget ({', '.join(map(str, hs))} steps); worst ratio "
+                   f"to the linear cooldown's over the budgets", fmt=lambda x: f"{x:.2f}×")
+        rows.append(evidence.judge(claim, v, v).row())
+    return rows
+
+
+def tuned_lr(r: dict, method: str) -> float:
+    """The peak rate of ``method`` (``"cosine"`` or ``"schedule-free"``) in a
+    :func:`~.experiments.run_schedulefree` result whose training loss at the budget, the
+    seeds' mean, is lowest: the rate a tuner picks (one rate for every seed)."""
+    if method not in ("cosine", "schedule-free"):
+        raise ValueError(f"tuned_lr method must be 'cosine' or 'schedule-free', got {method!r}")
+    i = r["steps"].index(r["budgets"][-1])
+    mean = {lr: np.mean([r[method]["train_loss"][s][lr][i] for s in r["seeds"]]) for lr in r["lrs"]}
+    return min(mean, key=mean.get)
+
+
+def _sf_final(r, method, seed, key="train_loss"):
+    return float(r[method][key][seed][tuned_lr(r, method)][r["steps"].index(r["budgets"][-1])])
+
+
+def schedulefree_numbers(r: dict, cooldown: dict) -> dict:
+    """Section 4's glue texts (the page's seed, and the seeds' means in the test loss)."""
+    s = r["seeds"][0]
+    T = r["budgets"][-1]
+    f2 = lambda x: f"{x:.2f}"
+    mean = lambda m, k: np.mean([_sf_final(r, m, q, k) for q in r["seeds"]])
+    return dict(sf_T=T, sf_warmup=r["warmup"], sf_lrs=", ".join(f"{lr:g}" for lr in r["lrs"]),
+                sf_lr=f"{tuned_lr(r, 'schedule-free'):g}", sf_cos_lr=f"{tuned_lr(r, 'cosine'):g}",
+                sf_ratio=f2(_sf_final(r, "schedule-free", s) / _sf_final(r, "cosine", s)),
+                sf_const_ratio=f2(_at(cooldown_view(cooldown, s), "constant", T)
+                                  / _sf_final(r, "cosine", s)),
+                sf_test=f2(mean("schedule-free", "test_loss")), sf_cos_test=f2(mean("cosine", "test_loss")),
+                sf_acc=f"{100 * mean('schedule-free', 'test_acc'):.0f}%",
+                sf_cos_acc=f"{100 * mean('cosine', 'test_acc'):.0f}%")
+
+
+def schedulefree_claims(sf: dict, cooldown: dict) -> list[dict]:
+    """Section 4's row: schedule-free AdamW against the tuned cosine at the budget, the
+    control AdamW at a constant rate (section 2's run, the same seeds)."""
+    T = sf["budgets"][-1]
+    if T != cooldown["budgets"][-1] or sorted(sf["seeds"]) != sorted(cooldown["seeds"]):
+        raise ValueError("schedulefree_claims: the schedule-free and cooldown runs must share "
+                         "their longest budget and their seeds")
+    runs = {s: dict(seed=s, view=cooldown_view(cooldown, s)) for s in sf["seeds"]}
+    claim = evidence.Claim(
+        "schedule-free AdamW, with no schedule and no horizon, matches or beats AdamW with a "
+        "cosine tuned to the budget", _SF,
+        lambda v: _sf_final(sf, "schedule-free", v["seed"]) / _sf_final(sf, "cosine", v["seed"]),
+        evidence.Test("<", TIES, "TIES", scale="log"),
+        control="AdamW at a constant rate (section 2's run), no schedule",
+        control_measure=lambda v: _at(v["view"], "constant", T) / _sf_final(sf, "cosine", v["seed"]),
+        window=f"training loss at step {T}, ratio to the tuned cosine's; each method's peak "
+               f"rate tuned over {', '.join(f'{lr:g}' for lr in sf['lrs'])} on the seeds' mean",
+        fmt=lambda x: f"{x:.2f}×")
+    return [evidence.judge(claim, runs, runs).row()]
+
+
+def page_claims(anytime: dict | None = None, exponents: dict | None = None,
+                cooldown: dict | None = None, averaging: dict | None = None,
+                schedulefree: dict | None = None) -> list[dict]:
+    """The page's claims table, section by section: section 1 on ``anytime`` and
+    ``exponents``, 2 on ``cooldown``, 3 on ``averaging`` (the same run_cooldown result) and 4
+    on ``schedulefree`` with ``cooldown`` (its control); nothing without runs."""
+    if schedulefree is not None and cooldown is None:
+        raise ValueError("page_claims: schedulefree's control is the cooldown run's constant "
+                         "rate: pass cooldown= too")
+    rows = []
+    if anytime is not None:
+        rows += anytime_claims(anytime, exponents)
+    if cooldown is not None:
+        rows += cooldown_claims(cooldown)
+    if averaging is not None:
+        rows += average_claims(averaging)
+    if schedulefree is not None:
+        rows += schedulefree_claims(schedulefree, cooldown)
+    return rows
 
 
 def published_claims() -> list[dict]:

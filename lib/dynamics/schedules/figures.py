@@ -1,11 +1,12 @@
-"""Schedules and weight averaging, the figures and tables of section 1."""
+"""Schedules and weight averaging, the figures and tables of sections 1-4."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import plots
 
-__all__ = ["anytime_figure", "anytime_rows", "exponent_figure"]
+__all__ = ["anytime_figure", "anytime_rows", "exponent_figure", "cooldown_figure", "cooldown_rows",
+           "average_figure", "schedulefree_figure", "schedulefree_rows"]
 
 
 def _series(r: dict):
@@ -63,3 +64,108 @@ def exponent_figure(exponents: dict, title: str | None = None):
                         line=dict(color=color, dash="dot"), legendgroup=str(j),
                         name=f"γ* = {e['theory']:.2f}")
     return fig
+
+
+def _seed(r: dict, seed: int | None) -> int:
+    return r["seeds"][0] if seed is None else int(seed)
+
+
+def cooldown_figure(r: dict, seed: int | None = None, key: str = "train_loss", title=None):
+    """Section 2: the constant run's loss against the step, each budget's linear and 1−√
+    cooldown branched from it (from its start to the budget) and the cosine run to each
+    budget (its whole curve, dotted), one seed."""
+    s = _seed(r, seed)
+    L, st = r[key][s], np.asarray(r["steps"])
+    fig = plots.figure(title or "A cooldown branched from one constant run, against a cosine per budget",
+                       "step", key.replace("_", " "), logy=True)
+    fig.add_scatter(x=st, y=L["constant"], mode="lines", name="constant rate",
+                    line=dict(color="#555", width=3))
+    for j, (b, a) in enumerate(zip(r["budgets"], r["starts"])):
+        color = plots.PALETTE[j % len(plots.PALETTE)]
+        seg = (st >= a) & (st <= b)
+        for shape, dash in (("linear", "solid"), ("sqrt", "dash")):
+            fig.add_scatter(x=st[seg], y=np.asarray(L[f"{shape}@{b}"])[seg], mode="lines+markers",
+                            name=f"{'linear' if shape == 'linear' else '1−√'} cooldown to {b}",
+                            line=dict(color=color, dash=dash), legendgroup=str(j))
+        upto = st <= b
+        fig.add_scatter(x=st[upto], y=np.asarray(L[f"cosine@{b}"])[upto], mode="lines",
+                        name=f"cosine to {b}", line=dict(color=color, dash="dot", width=1.5),
+                        legendgroup=str(j))
+    return fig
+
+
+def cooldown_rows(r: dict, seed: int | None = None) -> list[dict]:
+    """Per budget (one seed): the training and test loss of the constant run at the
+    cooldown's start and at the budget, of both cooldowns, of the cosine and of the constant
+    run's averages (uniform over the cooldown's steps, and the EMA)."""
+    s = _seed(r, seed)
+    st = r["steps"]
+    out = []
+    for b, a in zip(r["budgets"], r["starts"]):
+        for key, what in (("train_loss", "train"), ("test_loss", "test")):
+            L, A = r[key][s], r["averages"][s]
+            at = lambda n, t: L[n][st.index(t)]
+            av = lambda n: A[n][key][A[n]["steps"].index(b)]
+            out.append({"budget": b, "loss": what, "constant at start": at("constant", a),
+                        "constant": at("constant", b), "linear cooldown": at(f"linear@{b}", b),
+                        "1−√ cooldown": at(f"sqrt@{b}", b), "cosine": at(f"cosine@{b}", b),
+                        "uniform average": av(f"tail@{b}"), "EMA": av("ema")})
+    return out
+
+
+def average_figure(r: dict, seed: int | None = None, key: str = "train_loss", title=None):
+    """Section 3: at each budget, the constant run's loss, its EMA's and its uniform average
+    over the cooldown's steps, against the linear cooldown's (markers), one seed."""
+    s = _seed(r, seed)
+    L, A, st = r[key][s], r["averages"][s], r["steps"]
+    fig = plots.figure(title or "Averaging the constant run instead of cooling it down",
+                       "step", key.replace("_", " "), logy=True)
+    fig.add_scatter(x=st, y=L["constant"], mode="lines", name="constant rate",
+                    line=dict(color="#555", width=3))
+    fig.add_scatter(x=A["ema"]["steps"], y=A["ema"][key], mode="lines",
+                    name=f"its EMA (window {r['config']['ema_window']})",
+                    line=dict(color=plots.PALETTE[0]))
+    bs = r["budgets"]
+    fig.add_scatter(x=bs, y=[A[f"tail@{b}"][key][A[f"tail@{b}"]["steps"].index(b)] for b in bs],
+                    mode="markers", name="its uniform average over each cooldown's steps",
+                    marker=dict(color=plots.PALETTE[2], size=11, symbol="diamond"))
+    fig.add_scatter(x=bs, y=[L[f"linear@{b}"][st.index(b)] for b in bs], mode="markers",
+                    name="linear cooldown", marker=dict(color=plots.PALETTE[1], size=11))
+    return fig
+
+
+def schedulefree_figure(r: dict, cooldown: dict | None = None, seed: int | None = None,
+                        key: str = "train_loss", title=None):
+    """Section 4: schedule-free AdamW and AdamW with a cosine to the budget, each at its
+    tuned peak rate (:func:`~.claims.tuned_lr`), against the step (one seed); with
+    ``cooldown`` (section 2's run) its constant run for reference."""
+    from .claims import tuned_lr
+
+    s = _seed(r, seed)
+    st = r["steps"]
+    fig = plots.figure(title or "Schedule-free against a cosine tuned to the budget", "step",
+                       key.replace("_", " "), logy=True)
+    for j, m in enumerate(("schedule-free", "cosine")):
+        lr = tuned_lr(r, m)
+        fig.add_scatter(x=st, y=r[m][key][s][lr], mode="lines+markers",
+                        name=f"{'schedule-free AdamW' if j == 0 else 'AdamW, cosine'} (peak rate {lr:g})",
+                        line=dict(color=plots.PALETTE[j]))
+    if cooldown is not None:
+        fig.add_scatter(x=cooldown["steps"], y=cooldown[key][s]["constant"], mode="lines",
+                        name=f"AdamW, constant rate {cooldown['config']['lr']:g}",
+                        line=dict(color="#555", dash="dot"))
+    return fig
+
+
+def schedulefree_rows(r: dict) -> list[dict]:
+    """Section 4: each method and peak rate, its training and test loss at the budget, the
+    seeds' mean."""
+    i = r["steps"].index(r["budgets"][-1])
+    out = []
+    for m in ("schedule-free", "cosine"):
+        for lr in r["lrs"]:
+            row = {"method": m, "peak rate": lr}
+            for key in ("train_loss", "test_loss", "test_acc"):
+                row[key.replace("_", " ")] = float(np.mean([r[m][key][s][lr][i] for s in r["seeds"]]))
+            out.append(row)
+    return out

@@ -38,7 +38,8 @@ import torch
 from ..config import Config, param
 
 __all__ = ["SCHEDULES", "schedule", "schedule_table", "theory_exponent", "spectrum",
-           "expected_risk", "tail_windows", "uniform_average_step", "ema_step", "PowerLawConfig"]
+           "expected_risk", "tail_windows", "uniform_average_step", "ema_step", "PowerLawConfig",
+           "schedule_free_init", "schedule_free_step", "CooldownConfig"]
 
 SCHEDULES = ("constant", "inv_sqrt", "poly", "cosine", "wsd")
 
@@ -207,3 +208,72 @@ class PowerLawConfig(Config):
 
     def horizons(self) -> list[int]:
         return [self.horizon0 * 2 ** k for k in range(self.n_horizons)]
+
+
+def schedule_free_init(w: torch.Tensor) -> dict:
+    """The state of :func:`schedule_free_step` at the start: ``x = z = y = w`` (the average,
+    the base iterate and the point the gradient is taken at), no second moment, no steps."""
+    return dict(x=w.clone(), z=w.clone(), y=w.clone(), v=torch.zeros_like(w), k=0,
+                weight_sum=0.0, lr_max=0.0)
+
+
+def schedule_free_step(state: dict, grad: torch.Tensor, *, lr: float, betas=(0.9, 0.999),
+                       eps: float = 1e-8, weight_decay: float = 0.0, warmup_steps: int = 0,
+                       weight_lr_power: float = 2.0) -> dict:
+    """One step of schedule-free AdamW (Defazio et al., "The Road Less Scheduled") on the
+    gradient ``grad`` taken at ``state["y"]``, written in the paper's three sequences::
+
+        g    = grad / (sqrt(v_hat) + eps) + weight_decay * y     (Adam's scaling, no momentum)
+        z   <- z - lr_t g                                         (the base iterate: plain steps)
+        x   <- (1 - c) x + c z,  c = w_t / sum_{s<=t} w_s         (the average)
+        y    = (1 - beta1) z + beta1 x                            (where the next gradient is)
+
+    with ``lr_t`` warmed up linearly over ``warmup_steps`` and the average's weights
+    ``w_t = max_{s<=t} lr_s ^ weight_lr_power`` (equal once warmed up: a uniform average).
+    Returns the new state; ``x`` is what to evaluate (``optimizer.eval()`` in the package),
+    ``y`` what to take the next gradient at (``optimizer.train()``)."""
+    if not (lr > 0 and math.isfinite(lr)):
+        raise ValueError(f"schedule_free_step lr must be positive and finite, got {lr!r}")
+    beta1, beta2 = betas
+    if not (0 <= beta1 < 1 and 0 <= beta2 < 1):
+        raise ValueError(f"schedule_free_step betas must lie in [0, 1), got {betas!r}")
+    if not weight_decay >= 0:
+        raise ValueError(f"schedule_free_step weight_decay must be >= 0, got {weight_decay!r}")
+    k = state["k"]
+    lr_t = lr * ((k + 1) / warmup_steps if k < warmup_steps else 1.0)
+    lr_max = max(lr_t, state["lr_max"])
+    weight = lr_max ** weight_lr_power
+    weight_sum = state["weight_sum"] + weight
+    c = weight / weight_sum
+    v = beta2 * state["v"] + (1 - beta2) * grad * grad
+    g = grad / ((v / (1 - beta2 ** (k + 1))).sqrt() + eps) + weight_decay * state["y"]
+    z = state["z"] - lr_t * g
+    x = (1 - c) * state["x"] + c * z
+    return dict(x=x, z=z, y=(1 - beta1) * z + beta1 * x, v=v, k=k + 1, weight_sum=weight_sum,
+                lr_max=lr_max)
+
+
+@dataclass
+class CooldownConfig(Config):
+    """Sections 2-4: an MLP on MNIST-1D, many schedules and seeds trained as one stacked model."""
+
+    n_train: int = param(4000, "MNIST-1D training examples", low=100, high=100_000, gpu=20_000)
+    width: int = param(64, "hidden width of the two-layer MLP", low=4, high=4096, gpu=256)
+    batch: int = param(64, "mini-batch size", low=1, high=4096)
+    lr: float = param(2e-2, "AdamW's peak (constant) rate", low=1e-5, high=1.0, log=True)
+    weight_decay: float = param(0.0, "AdamW's decoupled weight decay", low=0.0, high=1.0)
+    steps: int = param(1600, "the longest budget (steps)", low=16, high=1_000_000, smoke=600,
+                       gpu=8000)
+    n_budgets: int = param(3, "budgets: steps/2^(n-1), ..., steps/2, steps", low=1, high=8)
+    cooldown: float = param(0.2, "the cooldown's fraction of each budget", low=0.01, high=1.0)
+    warmup: int = param(0, "linear warmup steps of every schedule", low=0, high=100_000)
+    ema_window: int = param(100, "the EMA's window 1/(1 - decay), steps", low=2, high=100_000,
+                            smoke=50)
+    n_evals: int = param(12, "evaluations along the longest run (besides each budget's)",
+                         low=2, high=1000)
+    sf_warmup: float = param(0.05, "section 4: warmup, a fraction of the budget, of both "
+                             "schedule-free AdamW and the cosine", low=0.0, high=0.5)
+    lr_factors: tuple = param((0.5, 1.0, 2.0), "section 4: the peak rates tried, times lr")
+
+    def budgets(self) -> list[int]:
+        return [self.steps // 2 ** k for k in reversed(range(self.n_budgets))]

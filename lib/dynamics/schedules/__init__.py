@@ -23,10 +23,11 @@ Modules:
 """
 from . import claims, experiments, figures, panels, science
 from .experiments import run_anytime, run_cooldown
-from .figures import anytime_figure, anytime_rows, exponent_figure, cooldown_figure, cooldown_rows
+from .figures import (anytime_figure, anytime_rows, exponent_figure,
+    cooldown_figure, cooldown_rows, average_figure)
 from .panels import anytime_panel
 from .claims import anytime_numbers, claim_runs, cooldown_numbers, page_claims
 
 __all__ = ["run_anytime", "run_cooldown", "anytime_figure", "anytime_rows", "exponent_figure",
-           "cooldown_figure", "cooldown_rows", "anytime_panel", "anytime_numbers", "claim_runs",
-           "cooldown_numbers", "page_claims"]
+           "cooldown_figure", "cooldown_rows", "average_figure", "anytime_panel",
+           "anytime_numbers", "claim_runs", "cooldown_numbers", "page_claims"]

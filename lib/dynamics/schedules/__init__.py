@@ -22,12 +22,13 @@ Modules:
   ``published_claims``).
 """
 from . import claims, experiments, figures, panels, science
-from .experiments import run_anytime, run_cooldown
-from .figures import (anytime_figure, anytime_rows, exponent_figure,
-    cooldown_figure, cooldown_rows, average_figure)
+from .experiments import run_anytime, run_cooldown, run_schedulefree
+from .figures import (anytime_figure, anytime_rows, exponent_figure, cooldown_figure,
+    cooldown_rows, average_figure, schedulefree_figure, schedulefree_rows)
 from .panels import anytime_panel
-from .claims import anytime_numbers, claim_runs, cooldown_numbers, page_claims
+from .claims import anytime_numbers, claim_runs, cooldown_numbers, page_claims, schedulefree_numbers
 
-__all__ = ["run_anytime", "run_cooldown", "anytime_figure", "anytime_rows", "exponent_figure",
-           "cooldown_figure", "cooldown_rows", "average_figure", "anytime_panel",
-           "anytime_numbers", "claim_runs", "cooldown_numbers", "page_claims"]
+__all__ = ["run_anytime", "run_cooldown", "run_schedulefree", "anytime_figure", "anytime_rows",
+           "exponent_figure", "cooldown_figure", "cooldown_rows", "average_figure",
+           "schedulefree_figure", "schedulefree_rows", "anytime_panel", "anytime_numbers",
+           "claim_runs", "cooldown_numbers", "page_claims", "schedulefree_numbers"]

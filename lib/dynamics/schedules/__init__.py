@@ -6,16 +6,18 @@ coefficients (source exponent), the risk of one-pass SGD is known exactly in exp
 a schedule's effect can be computed rather than guessed: a constant rate stalls at a noise
 floor, a decaying one keeps improving, and averaging the iterates does the decaying's work
 without knowing the horizon (Meterez et al., anytime schedules). A cosine tuned to one horizon
-is then read at every other. Later sections take the same questions to a real network: a
-warmup-stable-decay cooldown branched from one constant run (Hägele et al.), averaging
-instead of decaying (``torch.optim.swa_utils``) and the schedule-free optimizer (Defazio et
-al.).
+is then read at every other. Sections 2-4 take the same questions to an MLP on MNIST-1D,
+every schedule and seed one stacked model: cooldowns branched from one constant run against a
+cosine per budget (Hägele et al.), the constant run's averages (``torch.optim.swa_utils``)
+instead of a cooldown, and schedule-free AdamW (Defazio et al., the ``schedulefree`` package)
+against a tuned cosine, beside the book's own schedule-free step.
 
 Modules:
 
 - :mod:`.science`: the schedules, the batched one-pass SGD on the power-law model, the exact
   expected risk of that recursion, the averaging step, and the configs (no plotting).
-- :mod:`.experiments`: the chapter's runs (``run_*``).
+- :mod:`.experiments`: the chapter's runs (``run_*``) and the stacked trainer
+  (``train_stacked``: a rate per model and step, AdamW or schedule-free).
 - :mod:`.figures`: static figures and tables.
 - :mod:`.panels`: live panels (``*_panel``): a figure the reader re-runs with widgets.
 - :mod:`.claims`: the page's numbers and the claims table (``page_claims``,

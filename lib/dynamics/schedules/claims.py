@@ -10,6 +10,18 @@ mean risk) and on the exact expected risk:
 - the best decay exponent (exact risk, a grid of step :data:`EXPONENT_STEP`) lies within
   :data:`EXPONENT_TOL` of the theory's in three settings of the exponents, and not within it of
   the exponent the theory gives another setting.
+
+Sections 2-4's rows, on one :func:`~.experiments.run_cooldown` (and
+:func:`~.experiments.run_schedulefree`) result over the seeds, each seed's training loss:
+
+- a linear cooldown ties the cosine to each budget within :data:`TIES` (control: the constant
+  run at each budget); the loss drops below :data:`DROP` of its value over the longest cooldown
+  (control: the constant run continued for the same steps); a 1−√ cooldown ends below the
+  linear one (not asserted);
+- the constant run's uniform average over each cooldown's steps, and its EMA, come within
+  :data:`AVERAGE_NEAR` of the cooldown (control: the constant run's own weights);
+- schedule-free AdamW ties or beats the tuned cosine within :data:`TIES` (control: AdamW at a
+  constant rate).
 """
 from __future__ import annotations
 

@@ -27,10 +27,11 @@ from . import claims, experiments, figures, panels, science
 from .experiments import run_anytime, run_cooldown, run_schedulefree
 from .figures import (anytime_figure, anytime_rows, exponent_figure, cooldown_figure,
     cooldown_rows, average_figure, schedulefree_figure, schedulefree_rows)
-from .panels import anytime_panel
+from .panels import anytime_panel, cooldown_panel
 from .claims import anytime_numbers, claim_runs, cooldown_numbers, page_claims, schedulefree_numbers
 
 __all__ = ["run_anytime", "run_cooldown", "run_schedulefree", "anytime_figure", "anytime_rows",
            "exponent_figure", "cooldown_figure", "cooldown_rows", "average_figure",
-           "schedulefree_figure", "schedulefree_rows", "anytime_panel", "anytime_numbers",
-           "claim_runs", "cooldown_numbers", "page_claims", "schedulefree_numbers"]
+           "schedulefree_figure", "schedulefree_rows", "anytime_panel", "cooldown_panel",
+           "anytime_numbers", "claim_runs", "cooldown_numbers", "page_claims",
+           "schedulefree_numbers"]

@@ -25,6 +25,27 @@ def test_yes_only_when_the_control_fails_the_same_test():
     assert fooled.verdict == "does not discriminate" and "seed 1" in fooled.reason
 
 
+@known_answer(evidence.control_miss, how="constructed controls: 0.9-0.99 under a threshold 1 misses "
+                                          "by 0.01 with a spread of 0.09; a control at 0 on every seed "
+                                          "of a count needing > 0 misses cleanly")
+def test_a_control_that_misses_by_less_than_its_own_spread_does_not_discriminate():
+    """The weight-decay band row's case: the control misses the threshold by 0.004 while its
+    seeds spread over 0.015, so one more seed could pass it."""
+    near = judge(claim(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.9, 1: 0.99, 2: 0.95})
+    assert near.verdict == "does not discriminate"
+    assert "misses the threshold by only 0.01" in near.reason and "spread 0.09" in near.reason
+    assert evidence.control_miss(Test(">", 1.0, "LEAD"), {0: 0.9, 1: 0.99}) == pytest.approx((0.01, 0.09))
+    # the same control, missing by more than its spread: yes
+    assert judge(claim(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.5, 1: 0.59, 2: 0.55}).verdict == "yes"
+    # a count sitting on the threshold with no spread misses cleanly, and so does a control
+    # that never reaches a number
+    count = Test(">", 0, "CELLS")
+    assert judge(claim(test=count), {0: 3, 1: 4}, {0: 0, 1: 0}).verdict == "yes"
+    assert judge(claim(), {0: 2.0, 1: 2.1}, {0: None, 1: 0.2}).verdict == "yes"
+    # a treatment that holds on some seeds only stays "partly", whatever its control does
+    assert judge(claim(), {0: 2.0, 1: 0.5, 2: 2.1}, {0: 0.9, 1: 0.99, 2: 0.95}).verdict == "partly"
+
+
 def test_a_lead_within_the_seeds_spread_is_noise_not_a_lead():
     """1.01x with seeds spread over 0.98-1.06 (Muon's 'lead per second'): within noise."""
     j = judge(claim(), {0: 1.01, 1: 1.06, 2: 1.005}, {0: 1.0, 1: 1.0, 2: 1.0})
@@ -35,6 +56,9 @@ def test_a_lead_within_the_seeds_spread_is_noise_not_a_lead():
     floor = claim(noise=lambda run: 0.02)
     assert judge(floor, {0: 1.5}, {0: 1.0}).verdict == "yes"
     assert judge(floor, {0: 1.01}, {0: 1.0}).verdict == "within noise"
+    # and the row prints the floor it was judged against (seeds' spreads show in the values)
+    assert "noise floor measured in the run 0.02" in judge(floor, {0: 1.5}, {0: 1.0}).row()["measured here"]
+    assert "noise floor" not in judge(claim(), {0: 2.0, 1: 2.1}, {0: 0.5, 1: 0.5}).row()["measured here"]
 
 
 def test_log_scale_margins_for_quantities_over_decades():
@@ -84,3 +108,12 @@ def test_one_rule_combines_a_rows_parts():
         evidence.combine("yes", "✓")
     with pytest.raises(ValueError, match="at least one"):
         evidence.combine()
+
+
+def test_a_part_of_a_joint_row_prints_its_test():
+    """Each part of a row judged in several parts names its threshold, as a one-part row does
+    (a reader must see what "most" or "keeps" means: referees of two chapters found joint rows
+    without one)."""
+    j = judge(claim(), {0: 2.0, 1: 2.1}, {0: 0.5, 1: 0.5})
+    row = evidence.joint("A leads B", "someone2024", {"lead:": j}, control="B", window="all")
+    assert "test > 1 (LEAD)" in j.text("lead:") and "test > 1 (LEAD)" in row["measured here"]

@@ -94,6 +94,33 @@ def notebook_code(path: Path) -> str:
     return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
 
 
+def hidden_tables(cells: list[dict]) -> list[int]:
+    """The code cells that build a claims table the page never shows: Jupyter displays a cell's
+    last expression only, so a ``claims_table(...)`` followed by another statement (a glue) is
+    computed, audited and dropped."""
+    hidden = []
+    for i, c in enumerate(cells):
+        lines = [ln for ln in "".join(c["source"]).splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        if c["cell_type"] == "code" and any("claims_table(" in ln for ln in lines):
+            last = ast.parse("\n".join(lines)).body[-1]
+            if not (isinstance(last, ast.Expr) and "claims_table(" in ast.unparse(last)):
+                hidden.append(i)
+    return hidden
+
+
+@pytest.mark.parametrize("chapter", sorted(CHAPTERS))
+def test_a_claims_table_is_its_cells_last_expression(chapter):
+    cells = json.loads((ROOT / "chapters" / f"{chapter}.ipynb").read_text())["cells"]
+    assert not hidden_tables(cells), (f"{chapter}.ipynb: cells {hidden_tables(cells)} build a claims "
+                                      "table and end with another statement, so the page shows none")
+
+
+def test_the_table_rule_sees_a_hidden_table():
+    cell = lambda src: {"cell_type": "code", "source": src}  # noqa: E731
+    assert hidden_tables([cell("rows = f()\nplots.claims_table(rows)\nglue(**v)")]) == [0]
+    assert hidden_tables([cell("rows = f()\nglue(**v)\nplots.claims_table(rows)\n# shown")]) == []
+
+
 @pytest.mark.parametrize("chapter", sorted(CHAPTERS))
 def test_a_notebook_imports_only_the_readers_library(chapter):
     used = imported_packages(notebook_code(ROOT / "chapters" / f"{chapter}.ipynb"))

@@ -71,6 +71,11 @@ def test_table_escapes_html_pads_and_aligns_numbers():
     assert '<td class="num">1,024</td>' in html and '<td class="num">0.186</td>' in html
     assert "not reached" in html and "None" not in html
     assert "padding" in html and "overflow-x: auto" in html  # numbers never run together
+    # a column of numbers and printed bounds ("≥ 10") aligns as numbers, and its numbers are
+    # printed as numbers (never Python's repr, 0.0032036527288810575, which widened a table)
+    mixed = plots.table([{"best λ": "≥ 10"}, {"best λ": 0.0032036527288810575}]).data
+    assert '<td class="num">≥ 10</td>' in mixed and '<td class="num">0.0032</td>' in mixed
+    assert "0.00320365" not in mixed
 
 
 def test_numbers_print_with_significant_digits():
@@ -214,13 +219,20 @@ def test_a_claim_across_seeds_can_fail_and_shows_the_spread():
     assert plots.across_seeds({0: 0.5, 1: 0.4}, lambda x: x > 0.9)[1] == "no"
     # a quantity not reached on a seed (None or NaN) does not hold there
     text, v = plots.across_seeds({0: None, 1: float("nan"), 2: 3.0}, lambda x: x > 1)
-    assert v == "partly" and "2 not reached" in text
+    assert v == "partly" and text.startswith("3 on seed 2 only, 2 not reached, seeds 0, 1, 2")
+    # equal as printed where some seeds did not reach it: "on every seed that reached it"
+    assert plots.spread({0: 0.9, 1: 0.9, 2: None}) == (
+        "0.9 on every seed that reached it, 1 not reached, seeds 0, 1, 2")
     assert plots.across_seeds({0: None}, lambda x: True) == ("— (seed 0)", "no")
     # a quantity reached on no seed: said in words, never as a tuple "(0, 1)" (the page check)
     assert plots.spread({0: None, 1: None}) == "— on every seed, seeds 0, 1"
     # equal ends as printed: one value, never "0.5 (0.5–0.5)"
     assert plots.spread({0: 0.5, 1: 0.50001, 2: 0.5}) == "0.5 on every seed, seeds 0, 1, 2"
     assert plots.spread({0: 0.5, 1: 0.7}).startswith("median 0.6 (0.5–0.7)")
+    # an infinite value (a control that never fades) is "∞", never "inf×" with the format's unit
+    fmt = lambda x: f"{x:.2f}×"  # noqa: E731
+    assert plots.spread({0: 29.15, 1: 80.11, 2: float("inf")}, fmt) == (
+        "median 80.11× (29.15×–∞), seeds 0, 1, 2")
     with pytest.raises(ValueError, match="at least one"):
         plots.across_seeds({}, lambda x: True)
 

@@ -15,9 +15,63 @@ def test_profile_from_env(monkeypatch):
     assert runtime.get_profile() == "smoke"
 
 
-def test_default_profile_follows_hardware(monkeypatch):
+def _session(gpu, runs):
+    return {"provenance": {"gpu": gpu, "date": "2026-11-26 16:45 UTC"},
+            "runs": [dict(notebook=c, finished=f, sharing=sh, wall_s=w, stopped_at_limit=not f)
+                     for c, f, sh, w in runs]}
+
+
+def _on_gpu(monkeypatch, name, kept):
+    from dynamics import book
+
     monkeypatch.delenv("DYNAMICS_PROFILE", raising=False)
-    assert runtime.get_profile() == ("gpu" if torch.cuda.is_available() else "cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: name)
+    monkeypatch.setattr(book, "sessions", lambda path=None: kept)
+
+
+def test_default_profile_is_one_measured_to_finish(monkeypatch):
+    """A CPU runtime gets the cpu profile; a CUDA one gets the gpu profile only where every
+    chapter finished alone at it within 10 minutes on a GPU of that name (the committed
+    sessions: none did, so the cpu-sized experiments run on the GPU)."""
+    from dynamics import CHAPTERS, book
+
+    monkeypatch.delenv("DYNAMICS_PROFILE", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert runtime.default_profile() == ("cpu", "no GPU here") and runtime.get_profile() == "cpu"
+    fast = [(c, True, 0, 200.0) for c in CHAPTERS]
+    committed = book.sessions()  # data/gpu_measured.json: an H100, no chapter alone and finished
+    _on_gpu(monkeypatch, "NVIDIA H100 80GB HBM3", committed)
+    profile, why = runtime.default_profile()
+    assert profile == "cpu" and "H100" in why and "no chapter has yet been measured" in why
+    _on_gpu(monkeypatch, "Tesla T4", [_session("Tesla T4", fast)])
+    assert runtime.get_profile() == "gpu"
+    assert "every chapter has been measured to finish within 10 minutes" in runtime.default_profile()[1]
+    # the same times on another GPU, a run that shared the GPU, one over the limit: not measured
+    _on_gpu(monkeypatch, "NVIDIA L4", [_session("Tesla T4", fast)])
+    assert runtime.get_profile() == "cpu"
+    shared = [(c, True, 6 if c == "grokking" else 0, 200.0) for c in CHAPTERS]
+    _on_gpu(monkeypatch, "Tesla T4", [_session("Tesla T4", shared)])
+    assert runtime.default_profile() == ("cpu", "on a GPU (Tesla T4): grokking have not yet been "
+                                                "measured to finish at the gpu profile on this GPU")
+    slow = [(c, True, 0, 900.0 if c == "lottery_tickets" else 200.0) for c in CHAPTERS]
+    _on_gpu(monkeypatch, "Tesla T4", [_session("Tesla T4", slow)])
+    assert runtime.default_profile()[0] == "cpu" and "lottery_tickets took longer than 10 minutes" in \
+        runtime.default_profile()[1]
+    assert book.gpu_profile_time("grokking", "Tesla T4", [_session("Tesla T4", slow)]) == \
+        "measured 3.3 min on this GPU"
+    assert book.gpu_profile_time("grokking", "NVIDIA L4", [_session("Tesla T4", slow)]) == \
+        "not yet measured on this GPU"
+
+
+def test_the_first_cell_says_which_profile_and_why(monkeypatch):
+    monkeypatch.delenv("DYNAMICS_PROFILE", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    rt = runtime.Runtime("cpu", torch.device("cpu"), 0, 1, runtime.default_profile()[1])
+    assert rt.choice() == "The cpu profile: no GPU here."
+    monkeypatch.setenv("DYNAMICS_PROFILE", "smoke")
+    assert runtime.Runtime("smoke", torch.device("cpu"), 0).choice() == \
+        "The smoke profile: set by DYNAMICS_PROFILE=smoke."
 
 
 def test_unknown_profile_lists_valid_ones(monkeypatch):
@@ -47,11 +101,11 @@ def test_device_preference(monkeypatch):
     assert runtime.get_device().type == "cpu"
 
 
-def test_setup_prints_one_line(capsys, monkeypatch):
+def test_setup_prints_what_it_uses_and_why(capsys, monkeypatch):
     monkeypatch.setenv("DYNAMICS_PROFILE", "smoke")
     rt = dynamics.setup(seed=3)
     out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1
+    assert len(out) == 2 and out[1] == "The smoke profile: set by DYNAMICS_PROFILE=smoke."
     assert "profile smoke" in out[0] and f"torch {torch.__version__}" in out[0]
     assert "device" in out[0] and "seed 3" in out[0]
     assert rt.seed == 3 and rt.profile == "smoke"

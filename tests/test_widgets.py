@@ -3,6 +3,7 @@ from dataclasses import dataclass
 
 import pytest
 import torch
+import plotly.graph_objects as go
 
 from dynamics import data, models, plots, train, widgets
 from dynamics.train import Hooks, Recipe
@@ -321,3 +322,45 @@ def test_a_run_that_reports_nothing_still_shows_it_is_alive(monkeypatch):
     p2 = widgets.Panel(says, [])
     p2.click()
     assert p2.status.value == "measured 0.5"
+
+
+def test_a_panel_times_its_first_result_and_its_end(monkeypatch):
+    """``panel.timing``: the clock's readings from Run to the first result shown (the first
+    figure drawn) and to done, counted on a clock that ticks once per reading (no
+    seconds waited): what ``python -m dynamics_ops.bench panels`` prints."""
+    ticks = iter(range(1000))
+    monkeypatch.setattr(widgets, "_clock", lambda: float(next(ticks)))
+    monkeypatch.setattr(widgets, "HEARTBEAT_S", 1e6)  # no beat reads the clock mid-run
+
+    def draws_then_works(update):
+        update(fig=go.Figure())  # reading 1: the first result
+        for _ in range(5):  # the rest of the run: five readings
+            widgets._clock()
+        update(fig=go.Figure())  # a later figure is not the first result
+
+    p = widgets.Panel(draws_then_works, [])
+    p.click()
+    assert p.timing == {"first_s": 1.0, "done_s": 7.0, "outcome": "done", "status": "done"}
+
+    def says_it_is_busy(update):
+        update(status="training 12 models…")  # words in the status line are not a result
+        widgets._clock()
+
+    p2 = widgets.Panel(says_it_is_busy, [])
+    p2.click()
+    assert p2.timing["first_s"] == p2.timing["done_s"] == 2.0
+
+    def shows_nothing_until_the_end(update):
+        widgets._clock()
+        return go.Figure()  # drawn only when the run returns
+
+    p3 = widgets.Panel(shows_nothing_until_the_end, [])
+    p3.click()
+    assert p3.timing["first_s"] == 2.0 and p3.timing["done_s"] == 3.0
+
+    def refuses(update):
+        raise ValueError("lr must be positive")
+
+    p4 = widgets.Panel(refuses, [])
+    p4.click()
+    assert p4.timing["outcome"] == "invalid" and p4.timing["status"] == "invalid: lr must be positive"

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 MEASURED = "gpu_measured.json"  # in data/: the GPU measuring sessions (dynamics_ops.gpumeasure)
+GPU_DEFAULT_LIMIT_S = 600  # the gpu profile is a GPU's default only where every chapter finished within it
 
 
 def repository_url(config_path=None) -> str:
@@ -281,3 +282,48 @@ def gpu_line(chapter: str, kept: list[dict] | None = None) -> str:
     return "in the gpu profile, " + "; ".join(said)
 
 
+
+
+def gpu_times_alone(gpu: str, kept: list[dict] | None = None) -> dict[str, float | None]:
+    """Per chapter, the seconds its whole notebook took at the gpu profile when it ran **alone**
+    on a GPU named ``gpu`` and finished (the fastest such run); None where no run did. A run
+    that shared the GPU or was stopped at its limit says nothing of how long one reader waits."""
+    from . import CHAPTERS
+
+    kept = sessions() if kept is None else kept
+    times: dict[str, float | None] = {c: None for c in CHAPTERS}
+    for s in kept:
+        if s["provenance"]["gpu"] != gpu:
+            continue
+        for run in s["runs"]:
+            if run["notebook"] in times and run["finished"] and not run.get("sharing", 0):
+                old = times[run["notebook"]]
+                times[run["notebook"]] = run["wall_s"] if old is None else min(old, run["wall_s"])
+    return times
+
+
+def gpu_profile_measured(gpu: str, kept: list[dict] | None = None) -> tuple[bool, str]:
+    """Whether the gpu profile may be the default on a GPU named ``gpu``: only when every
+    chapter's notebook has been measured there, alone, to finish within
+    :data:`GPU_DEFAULT_LIMIT_S` (:func:`gpu_times_alone`). With the reason, in words."""
+    times = gpu_times_alone(gpu, kept)
+    limit = f"{GPU_DEFAULT_LIMIT_S / 60:g} minutes"
+    if all(t is not None and t <= GPU_DEFAULT_LIMIT_S for t in times.values()):
+        return True, (f"every chapter has been measured to finish within {limit} at the gpu "
+                      f"profile on this GPU, {gpu} (the slowest in {_minutes(max(times.values()))})")
+    slow = [c for c, t in times.items() if t is not None and t > GPU_DEFAULT_LIMIT_S]
+    missing = [c for c, t in times.items() if t is None]
+    why = []
+    if missing:
+        why.append(f"{'no chapter has' if len(missing) == len(times) else _and(missing) + ' have not'} "
+                   "yet been measured to finish at the gpu profile on this GPU")
+    if slow:
+        why.append(f"{_and(slow)} took longer than {limit} there")
+    return False, "; ".join(why)
+
+
+def gpu_profile_time(chapter: str, gpu: str, kept: list[dict] | None = None) -> str:
+    """How long ``chapter`` took at the gpu profile alone on ``gpu``, in words: a measured
+    time, or "not yet measured on this GPU"."""
+    t = gpu_times_alone(gpu, kept).get(chapter)
+    return "not yet measured on this GPU" if t is None else f"measured {_minutes(t)} on this GPU"

@@ -12,8 +12,9 @@ runs the test on both and says
   the threshold by more than the noise (its seeds' spread, or a noise floor measured in the
   same run: two timings of the same thing);
 - **within noise**: it passes on every seed, but by less than the noise (a 1.01x "lead");
-- **does not discriminate**: the control passes the test too (on some seed), so passing
-  it says nothing about the claim;
+- **does not discriminate**: the control passes the test too (on some seed), or misses its
+  threshold by no more than the control's own seeds' spread, so passing it says nothing about
+  the claim;
 - **partly**: the treatment passes on some seeds only (the row says on how many);
 - **no**: it fails on every seed.
 
@@ -145,6 +146,9 @@ class Judged:
         c = self.claim
         fmt = c.fmt or (lambda v: number(v, 3))
         measured = f"{spread(self.treatment, fmt)}; test {c.test}"
+        if c.noise is not None and math.isfinite(self.noise):  # a floor measured in the run
+            measured += (f"; noise floor measured in the run {number(self.noise, 2)}"
+                         + (" (log10)" if c.test.scale == "log" else ""))
         if self.reason:
             measured += f"; {self.reason}"
         return _row(c.statement, c.paper, measured, self.verdict, c.asserted,
@@ -153,10 +157,12 @@ class Judged:
 
     def text(self, label: str = "") -> str:
         """This judgement in a few words, as a part of a row prints it: the treatment's and the
-        control's values, the verdict and its reason."""
+        control's values, the test they were judged by (its threshold and name, as a one-part
+        row prints it), the verdict and its reason."""
         fmt = self.claim.fmt or (lambda v: number(v, 3))
         return (f"{label}{' ' if label else ''}{spread(self.treatment, fmt)}, control "
-                f"{spread(self.control, fmt)}: {self.verdict}" + (f" ({self.reason})" if self.reason else ""))
+                f"{spread(self.control, fmt)}, test {self.claim.test}: {self.verdict}"
+                + (f" ({self.reason})" if self.reason else ""))
 
 
 def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]) -> Judged:
@@ -192,6 +198,11 @@ def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int,
     noise = math.nan if noise is None else float(noise)
     if fooled and any(passed.get(s, False) for s in fooled):
         return "does not discriminate", f"the control passes the test too on seed {_seeds(fooled)}"
+    closest, cspread = control_miss(test, control)
+    if all(passed.values()) and not fooled and 0 < cspread and closest <= cspread:
+        return "does not discriminate", (f"the control misses the threshold by only {number(closest, 2)}, "
+                                         f"not more than its seeds' spread {number(cspread, 2)}"
+                                         + (" (log10)" if test.scale == "log" else ""))
     if good == n:
         vals = sorted(treatment.values())
         mid = vals[n // 2] if n % 2 else 0.5 * (vals[n // 2 - 1] + vals[n // 2])
@@ -204,6 +215,17 @@ def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int,
     if good == 0:
         return "no", ""
     return "partly", f"holds on {good} of {n} seeds"
+
+
+def control_miss(test: Test, control: Mapping[int, float]) -> tuple[float, float]:
+    """How near the control comes to passing: the smallest amount by which a seed's control
+    value misses ``test``'s threshold, and the control's seeds' spread, both in the test's
+    scale. A control that misses by no more than its own spread would pass on a seed or two
+    more (it does not discriminate); a count that sits on the threshold with no spread (0
+    cells where the test needs more than 0) misses it cleanly. A control that never
+    reaches a number (not measured, or ±∞) misses by ∞."""
+    misses = [-test.margin(v) for v in control.values()]
+    return (min(misses) if misses else math.inf), test.spread(list(control.values()))
 
 
 def combine(*verdicts: str) -> str:
@@ -304,4 +326,4 @@ def rows(judged: Sequence[Judged]) -> list[dict]:
 
 
 __all__ = ["Test", "Claim", "Judged", "judge", "verdict_of", "joint", "audit", "rows", "combine",
-           "VERDICTS", "NOT_YET_JUDGED", "ClaimNotJudged"]
+           "VERDICTS", "NOT_YET_JUDGED", "ClaimNotJudged", "control_miss"]

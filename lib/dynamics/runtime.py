@@ -10,7 +10,8 @@ A *profile* picks the scale of every experiment in the book:
 Settings, read from the environment; a bad value is an error that names the setting and
 its valid values (never a failure deep inside torch):
 
-- ``DYNAMICS_PROFILE``  smoke | cpu | gpu (default: gpu when CUDA is available, else cpu)
+- ``DYNAMICS_PROFILE``  smoke | cpu | gpu (default: cpu, or gpu on a CUDA GPU on which every
+  chapter was measured to finish within 10 minutes at it: :func:`default_profile`)
 - ``DYNAMICS_SEED``     an integer in [0, 2**63 - 1] (default 0)
 - ``DYNAMICS_DEVICE``   cpu | cuda | cuda:N | mps, one this machine has (default: the best one),
   or standin: a CUDA device on the CPU that refuses what CUDA refuses (:mod:`dynamics_ops.standin`)
@@ -86,7 +87,21 @@ def get_profile(profile: str | None = None) -> str:
     env = os.environ.get("DYNAMICS_PROFILE", "").strip()
     if env:
         return _check_profile(env)
-    return "gpu" if torch.cuda.is_available() else "cpu"
+    return default_profile()[0]
+
+
+def default_profile() -> tuple[str, str]:
+    """The profile a runtime gets when none is asked for, and why: the cpu profile, unless
+    this machine has a CUDA GPU on which every chapter has been *measured* to finish within
+    10 minutes at the gpu profile (:func:`dynamics.book.gpu_profile_measured`); until then the
+    cpu-sized experiments run on the GPU, so that "Run all" is known to finish."""
+    if not torch.cuda.is_available():
+        return "cpu", "no GPU here"
+    from .book import gpu_profile_measured
+
+    name = torch.cuda.get_device_name(0)
+    ok, why = gpu_profile_measured(name)
+    return ("gpu", why) if ok else ("cpu", f"on a GPU ({name}): {why}")
 
 
 def _int_setting(value, name: str, default: str, valid: str, low: int, high: int) -> int:
@@ -419,6 +434,7 @@ class Runtime:
     device: torch.device
     seed: int
     threads: int = 1
+    why: str = ""  # why this profile (setup: asked for, or the default's reason)
 
     def report(self) -> str:
         from . import __version__
@@ -430,6 +446,25 @@ class Runtime:
             f"profile {self.profile} · device {self.device.type}{gpu} · seed {self.seed} · "
             f"torch {torch.__version__} · dynamics {__version__} · python {platform.python_version()}"
         )
+
+    def choice(self, chapter: str | None = None) -> str:
+        """Which profile this runtime has and why, and how to ask for the other (with its
+        measured time on this GPU where ``chapter`` is named): the first cell's second line."""
+        if self.why:
+            why = self.why
+        else:
+            asked = os.environ.get("DYNAMICS_PROFILE", "").strip()
+            why = f"set by DYNAMICS_PROFILE={asked}" if asked else default_profile()[1]
+        line = f"The {self.profile} profile: {why}."
+        if self.device.type == "cuda" and not plugin_active() and self.profile in ("cpu", "gpu"):
+            from .book import gpu_profile_time
+
+            other = "gpu" if self.profile == "cpu" else "cpu"
+            cost = (f" (this chapter: {gpu_profile_time(chapter, torch.cuda.get_device_name(self.device))})"
+                    if chapter and other == "gpu" else "")
+            line += (f" For the {other} profile{cost}: dynamics.setup(profile='{other}') or "
+                     f"DYNAMICS_PROFILE={other}.")
+        return line
 
     def warnings(self) -> list[str]:
         """What the reader must know before running anything (e.g. the gpu profile on a CPU)."""
@@ -471,16 +506,27 @@ def deactivate() -> None:
 
 
 def setup(profile: str | None = None, seed: int | None = None, quiet: bool = False,
-          device: str | torch.device | None = None, threads: int | None = None) -> Runtime:
+          device: str | torch.device | None = None, threads: int | None = None,
+          chapter: str | None = None) -> Runtime:
     """Start a chapter: resolve profile, device, seed and threads (each from its argument, else
     its ``DYNAMICS_*`` variable, else the default; a bad setting is a clear error here, in the
     first cell, not later), make them the active runtime (what every runner and panel reads
     from now on), seed everything, install the book's plotly renderer (and in a local Jupyter,
     load plotly.js into the notebook once so figures draw offline), and print one line saying
-    what this run uses, plus a loud warning when it cannot go well."""
+    what this run uses and a second saying which profile it chose and why
+    (:meth:`Runtime.choice`; ``chapter`` names the page, for its measured gpu time), plus a
+    loud warning when it cannot go well."""
     global _ACTIVE
+    from . import CHAPTERS
+
+    if chapter is not None and chapter not in CHAPTERS:
+        raise ValueError(f"setup(chapter={chapter!r}): not a chapter; use one of {', '.join(CHAPTERS)}")
     _ACTIVE = None  # resolve afresh: arguments, then the environment
-    rt = Runtime(get_profile(profile), get_device(device), get_seed(seed), get_threads(threads))
+    env = os.environ.get("DYNAMICS_PROFILE", "").strip()
+    why = ("asked for in dynamics.setup()" if profile is not None else
+           f"set by DYNAMICS_PROFILE={env}" if env else default_profile()[1])
+    rt = Runtime(get_profile(profile), get_device(device), get_seed(seed), get_threads(threads),
+                 why)
     threads = rt.threads
     bars_enabled()  # a bad DYNAMICS_PROGRESS fails here, not in the first training run
     dry_run()
@@ -496,6 +542,7 @@ def setup(profile: str | None = None, seed: int | None = None, quiet: bool = Fal
         if not in_book_build() and not on_colab():
             plots.load_plotlyjs()
         print(rt.report())
+        print(rt.choice(chapter))
     for warning in rt.warnings():  # even when quiet: hours of work must not start unsaid
         print(warning, file=sys.stderr, flush=True)
     return rt

@@ -278,6 +278,9 @@ class Panel:
         self._forecast: Forecast | None = None
         self._announced: str | None = None  # the long-run notice now in the status line
         self._status_lock = threading.Lock()
+        # seconds from Run to the first result shown (the first figure drawn) and to done, for the last run: what `python -m dynamics_ops.bench panels` reports
+        self.timing: dict = {}
+        self._started: float | None = None
         _PANELS.append(weakref.ref(self))
         header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
         if note:
@@ -335,9 +338,14 @@ class Panel:
                 if self.status.value.startswith("running…"):
                     self.status.value = f"running… {seconds:.0f} s"
 
+    def _first_result(self) -> None:
+        if self._started is not None and "first_s" not in self.timing:
+            self.timing["first_s"] = _clock() - self._started
+
     def show_figure(self, fig) -> None:
         """Draw ``fig`` in the panel (safe from the training thread: it sets the output's
         contents instead of printing into it)."""
+        self._first_result()
         self.figure = fig
         self.output.outputs = ({"output_type": "display_data", "metadata": {},
                                 "data": {"text/html": to_html(fig),
@@ -364,9 +372,10 @@ class Panel:
         self.status.value = "running…"
         self.runs += 1
         self._announced = None
-        interrupted = None
+        interrupted, outcome = None, "interrupted"
         finished = threading.Event()
-        heartbeat = threading.Thread(target=self._heartbeat, args=(finished, _clock()),
+        self.timing, self._started = {}, _clock()
+        heartbeat = threading.Thread(target=self._heartbeat, args=(finished, self._started),
                                      name="dynamics-panel-heartbeat", daemon=True)
         heartbeat.start()
         try:
@@ -381,24 +390,31 @@ class Panel:
                 heartbeat.join()
             if fig is not None:
                 self.show_figure(fig)
+            outcome = "done"
             if self._stop.is_set():
+                outcome = "stopped"
                 self.status.value = "stopped: " + self._done_status("showing what it had")
             elif self._running_status():
                 self.status.value = "done"
             self.progress.value = 1.0
         except Stopped:
-            self.status.value = "stopped"
+            outcome = self.status.value = "stopped"
         except ValueError as err:
-            self.status.value = f"invalid: {err}"
+            outcome, self.status.value = "invalid", f"invalid: {err}"
         except Exception as err:  # keep the panel alive whatever the run did
+            outcome = "failed"
             self.status.value = f"failed: {type(err).__name__}: {err}"
             self.output.append_stderr(traceback.format_exc())
         except BaseException as err:  # KeyboardInterrupt: reset, then let it through
-            self.status.value = "interrupted"
+            outcome = self.status.value = "interrupted"
             interrupted = err
         finally:
             self._forecast = None
             self.button.disabled, self.stop_button.disabled = False, True
+            self.timing["done_s"] = _clock() - self._started
+            self.timing.setdefault("first_s", self.timing["done_s"])  # nothing shown before the end
+            self.timing.update(outcome=outcome, status=self.status.value)
+            self._started = None
         if interrupted is not None:
             raise interrupted
         return self.figure

@@ -8,6 +8,7 @@
     python -m dynamics_ops.bench gpu --measure  # with CUDA: each notebook run at gpu, measured
                                             # (data/gpu_measured.json with --write)
     python -m dynamics_ops.bench notebooks      # each chapter notebook's wall time (smoke, cpu) + book build
+    python -m dynamics_ops.bench panels         # each panel clicked: seconds to its first result and to done
 
 ``--write`` records the notebooks' times in ``data/live_cost.csv``, which each chapter reads
 to say how long its cells take (:func:`dynamics.book.live_cost`): ``notebooks --no-book
@@ -470,9 +471,11 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", default="notebooks",
                         help=f"one of {', '.join(BENCHMARKS)}, gpu (with --measure), "
-                             f"notebooks (default), or all (the CPU benchmarks)")
+                             f"notebooks (default), panels, or all (the CPU benchmarks)")
     parser.add_argument("--tiny", action="store_true", help="toy sizes: proves a benchmark runs")
-    parser.add_argument("--profiles", default="smoke,cpu", help="notebooks: profiles to time")
+    parser.add_argument("--profiles", default=None,
+                        help="notebooks: profiles to time (default smoke,cpu); panels: the one "
+                             "profile to click them at (default cpu)")
     parser.add_argument("--no-book", action="store_true", help="notebooks: skip the book build")
     parser.add_argument("--chapters", help="notebooks, gpu: comma-separated chapters (default: all)")
     parser.add_argument("--measure", action="store_true",
@@ -490,9 +493,16 @@ def main(argv=None) -> int:
         parser.error(f"unknown chapters {', '.join(unknown)}; choose from {', '.join(CHAPTERS)}")
     if (name == "gpu") != args.measure:
         parser.error("the GPU is measured, never estimated: python -m dynamics_ops.bench gpu --measure")
+    profiles = [p.strip() for p in (args.profiles or "").split(",") if p.strip()]
     if name == "notebooks":
-        bench_notebooks([p.strip() for p in args.profiles.split(",") if p.strip()], not args.no_book,
-                        args.write, chapters)
+        bench_notebooks(profiles or ["smoke", "cpu"], not args.no_book, args.write, chapters)
+        return 0
+    if name == "panels":
+        from .panelbench import bench_panels
+
+        if len(profiles) > 1:
+            parser.error("panels: one profile (--profiles cpu)")
+        bench_panels(chapters or list(CHAPTERS), (profiles or ["cpu"])[0])
         return 0
     if args.measure:
         return measure_gpu(chapters, args.timeout, args.write)

@@ -5,7 +5,7 @@
 
 writes what every chapter has, so that the rest is the chapter's own science and prose:
 
-- ``chapters/<chapter>.ipynb``: the Colab cell, a title, ``dynamics.setup()`` and the cost line;
+- ``chapters/<chapter>.ipynb``: the Colab cell, a title, ``dynamics.setup(chapter=...)`` and the cost line;
 - ``lib/dynamics/<theme>/``: the package from the template every theme follows
   (``__init__`` and its five modules, each with its ``__all__``; ``claims.page_claims`` and
   ``claims.published_claims`` to fill in; the package's own ``__all__`` starts empty and lists what the notebook calls);
@@ -85,7 +85,7 @@ def _notebook(chapter: str, theme: str, title: str) -> dict:
         nbformat.v4.new_code_cell(colab_cell(repository_url())),
         nbformat.v4.new_markdown_cell(f"# {title}\n"),
         nbformat.v4.new_code_cell(f"import dynamics\nfrom dynamics import {theme} as {alias}\n\n"
-                                  f"rt = dynamics.setup()"),
+                                  f'rt = dynamics.setup(chapter="{chapter}")'),
         nbformat.v4.new_code_cell(f'dynamics.book.live_cost("{chapter}")'),
     ]
     nb = nbformat.v4.new_notebook(cells=cells, metadata={

@@ -11,6 +11,7 @@ from dynamics import models as M
 from dynamics import plots
 from dynamics.capstone import experiments as E
 from dynamics.capstone import claims as C
+from dynamics.capstone import facts as Fa
 from dynamics.capstone.science import MEASURES, OneConfig
 from dynamics_ops.precompute import Runner
 from seeds import SEEDS
@@ -45,16 +46,15 @@ def test_the_kept_state_is_the_one_after_exactly_k_steps_evaluated_or_not():
     for name, t in short.model.state_dict().items():
         assert torch.equal(r.states[10][name], t), name
     assert E.lottery(r)["rewind_step"] == 10
-    assert C.lottery_facts(E.lottery(r))["k"] == "10"
+    assert Fa.lottery_facts(E.lottery(r))["k"] == "10"
     with pytest.raises(ValueError, match="keep"):
         E.run(cfg, 0, keep=(-1,))
 
 
-def test_plateau_control_is_the_same_run_without_decay_stopped_at_the_window_end(tiny):
+def test_plateau_control_is_the_same_run_without_decay_to_the_end_of_the_budget(tiny):
     ctrl = E.plateau_control({0: tiny})[0]
-    a, b = E.plateau_window(tiny)
     assert ctrl.config == TINY.replace(weight_decay=0.0) and ctrl.seed == 0
-    assert ctrl.history.steps == [s for s in tiny.history.steps if s <= b]
+    assert ctrl.history.steps == tiny.history.steps and ctrl.history.steps[-1] == TINY.steps
     assert ctrl.timeline["step"] == ctrl.history.steps
     # the same start: the same split and initial weights, so the first evaluation agrees
     assert ctrl.timeline["weight_rms"][0] == tiny.timeline["weight_rms"][0]
@@ -219,14 +219,24 @@ def _nodecay():
 
 @pytest.mark.claim
 @pytest.mark.parametrize("row", [
-    "Test accuracy stays near chance long after training accuracy fits, then climbs",
-    "From the fit step to the grok step", "A lazier start"])
+    "Test accuracy stays near chance long after training accuracy fits, then climbs to ~100%",
+    "From the fit step to the grok step"])
 def test_claim_row_holds_on_the_claim_seeds(row):
     r = _claim_rows()[row]
-    # the live lazier-start row is a question the page asks (not asserted: at the cpu profile
-    # it holds on one seed of three), and it holds at smoke
-    assert (r["asserted"] or row == "A lazier start") and r["seeds"] == SEEDS
+    assert r["asserted"] and r["seeds"] == SEEDS
     assert r["reproduced"] == "yes", r
+
+
+@pytest.mark.claim
+def test_the_live_lazy_row_is_a_question_the_engine_judges():
+    """The live lazier-start row is a question the page asks (not asserted): the engine judges
+    it against a change of seed alone at x1; at smoke the larger scale never groks within the
+    budget on any seed, but the seeds' grok steps at x1 (490, 385, 455) differ by more than
+    LAZY, so the row does not discriminate (it said "yes" before the engine)."""
+    r = _claim_rows()["A lazier start"]
+    assert not r["asserted"] and r["seeds"] == SEEDS and r["evidence"]
+    assert r["control"].startswith("a change of seed alone at x1")
+    assert r["reproduced"] in ("yes", "does not discriminate"), r
 
 
 @pytest.mark.claim
@@ -238,7 +248,7 @@ def test_the_plateau_rows_control_fails_the_rows_own_test():
     firsts = {s: _first(s) for s in SEEDS}
     row = C._plateau_row(firsts, _nodecay())
     assert row["reproduced"] == "yes" and row["window"] == "from the fit step to the grok step"
-    assert "without weight decay" in row["measured here"]
+    assert "without weight decay" in row["control"] and len(row["evidence"]) == 2
     # the control in the runs' place (windowed at the runs' own steps), against a null that
     # does not move at all: the control's own changes fail the row's thresholds, on every seed
     def frozen(r):

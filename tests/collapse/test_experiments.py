@@ -166,8 +166,13 @@ def claim_runs():
     return NC.experiments.run_claim_seeds(NC.CollapseConfig.for_profile("smoke"), None, None, SEEDS, done=done)
 
 
-ASSERTED = 8  # NC1; GD balance; AdamW decay and ‖D‖; GD decay holds the loss up; UFM; imbalance;
-#              the loss decides; the test set does not collapse
+ASSERTED = 5  # NC1; GD balance; AdamW decay and ‖D‖; UFM; the test set does not collapse (GD's
+#              decay holding the loss up is shown: AdamW's does too at cpu; so is the loss
+#              deciding, whose control, the ratio at zero error, comes near its bar at cpu)
+# At smoke the AdamW run without decay falls 9-33x after zero error: it misses NC1_FALL by less
+# than its seeds' spread, so the NC1 row does not discriminate there; at the published (cpu)
+# settings it does (test_claims.py: test_the_nc1_row_at_the_cpu_profile_on_the_precomputed_sweep).
+SMOKE_VERDICTS = {"NC1": "does not discriminate"}
 
 
 def rows(**swap):
@@ -192,7 +197,7 @@ def test_every_asserted_row_holds_on_the_claim_seeds():
     rs = rows()
     asserted = [r for r in rs if r["asserted"]]
     assert len(asserted) == ASSERTED and all(r["seeds"] == SEEDS for r in asserted)
-    assert [r["claim"] for r in asserted if r["reproduced"] != "yes"] == []
+    assert {r["claim"][:3]: r["reproduced"] for r in asserted if r["reproduced"] != "yes"} == SMOKE_VERDICTS
     # NC4 on the training set is automatic at zero error: said, not asserted
     nc4 = next(r for r in rs if r["claim"].startswith("NC4"))
     assert not nc4["asserted"] and "automatic" in nc4["claim"]
@@ -222,13 +227,6 @@ def test_each_asserted_row_says_no_when_its_control_does_as_well():
     r = next(r for r in rows() if r["claim"].startswith("with weight decay the regularized"))
     assert r["reproduced"] == "yes" and r["control"].startswith("the same model without decay")
     assert r["control"].startswith("the same model without decay (λ = 0)")
-    # a network whose class means sit at the simplex's 109.5°: against Dang et al.'s orthogonality
-    def simplex(r):
-        a = np.full_like(np.asarray(r["network"]["angles"], float), 109.47)
-        np.fill_diagonal(a, 0.0)
-        return dict(r, network=dict(r["network"], angles=a))
-    imb = {s: simplex(r) for s, r in claim_runs()["imbalance"].items()}
-    assert _verdict(rows(imbalance=imb), "imbalanced classes, MSE") == "no"
     # classifier rows that shrink as the class count grows: the trend row (shown, not
     # asserted, four classes) says no
     imb = {s: dict(r, network=dict(r["network"], classifier_norm=r["network"]["classifier_norm"][::-1]))
@@ -252,9 +250,9 @@ def test_the_nc1_row_is_judged_against_the_run_without_decay_which_fails_its_tes
     assert all(NC.science.terminal_phase_start(r["AdamW, none"]) is not None for r in runs.values())
     assert all(v < NC.claims.NC1_FALL for v in j.control.values()), j.control
     assert all(v >= NC.claims.NC1_FALL for v in j.treatment.values()), j.treatment
-    assert j.verdict == "yes"
+    assert j.verdict == SMOKE_VERDICTS["NC1"] and "seeds' spread" in j.reason
     r = next(r for r in rows() if r["claim"].startswith("NC1"))
-    assert r["reproduced"] == "yes" and r["control"].startswith("the same AdamW run without decay")
+    assert r["reproduced"] == j.verdict and r["control"].startswith("the same AdamW run without decay")
     assert "NC1_FALL" in r["measured here"] and r["asserted"]
     planted = {s: dict(r, **{"AdamW, none": r["AdamW, weight decay"]}) for s, r in runs.items()}
     r = next(r for r in rows(runs=planted) if r["claim"].startswith("NC1"))
@@ -301,21 +299,33 @@ def test_section_3s_numbers_glue_the_gd_learning_rate_and_the_final_loss():
     out = NC.conditions_numbers(runs)
     assert out["gd_lr"] == "1" == f"{NC.CollapseConfig.for_profile('smoke').gd_lr:g}"
     assert out["adam_loss_end"] == runs["AdamW, weight decay"].last("train_loss")
+    # the conditioning: the largest final value, and the largest over training (not below it)
+    ends = [h.last("conditioning") for h in runs.values()]
+    peaks = [max(h["conditioning"]) for h in runs.values()]
+    assert out["cond_max"] == max(ends) and out["cond_peak"] == pytest.approx(max(peaks))
+    assert out["cond_peak"] >= out["cond_max"]
+    # the orthogonality: the row's test said as the prose says it, and the side of the runs
+    # without decay, optimizer by optimizer
+    worse = max(out["orth_adam"], out["orth_gd"])
+    assert out["orth_reached"] == ("reach" if worse < NC.claims.ORTH_COS else "do not reach")
+    d = (out["orth_none_adam"] - out["orth_adam"], out["orth_none_gd"] - out["orth_gd"])
+    assert out["orth_none_side"] == ("nearer orthogonal" if max(d) < 0 else "farther from orthogonal"
+                                     if min(d) > 0 else "one nearer orthogonal and one farther")
 
 
 def test_claims_table_rows_have_verdicts_controls_windows_and_seeds():
     from dynamics import plots
 
-    # the nearest centre disagreeing with the network more often than the network errs: no
-    rs = NC.claims.claims(**claim_runs(), held_out=dict(nc4=0.5, accuracy=0.9))
-    assert all(r["reproduced"] in plots.VERDICTS for r in rs) and len(rs) == 14
-    assert all(r["control"] and r["window"] and r["seeds"] for r in rs)
-    assert _verdict(rs, "NC4") == "no"
-    assert _verdict(NC.claims.claims(**claim_runs(), held_out=dict(nc4=0.01, accuracy=0.9)),
-                    "NC4") == "yes"
-    # by default the held-out numbers are what section 1's run recorded on the test set
-    h = claim_runs()["runs"][SEEDS[0]]["AdamW, weight decay"]
-    assert _verdict(rows(), "NC4") == plots.verdict(h.last("test_nc4") < 1 - h.last("test_acc"))
+    rs = rows()
+    assert all(r["reproduced"] in plots.VERDICTS for r in rs) and len(rs) == 13  # the imbalance angles: published rows only
+    assert all(r["control"] and r["window"] and r["seeds"] == SEEDS for r in rs)
+    # NC4 reads the held-out numbers section 1's run recorded; the nearest centre disagreeing
+    # with the network more often than the network errs: no
+    h = {s: r["AdamW, weight decay"] for s, r in claim_runs()["runs"].items()}
+    assert _verdict(rs, "NC4") == ("yes" if all(x.last("test_nc4") < 1 - x.last("test_acc") for x in h.values()) else "partly")
+    planted = {s: dict(r, **{"AdamW, weight decay": _copy(r["AdamW, weight decay"], test_nc4=lambda v: 0.5)})
+               for s, r in claim_runs()["runs"].items()}
+    assert _verdict(rows(runs=planted), "NC4") == "no"
     plots.claims_table(rs, strict=False)
     # the live trend row counts the classes (not the characters of their counts) and judges slopes
     n = len(claim_runs()["imbalance"][SEEDS[0]]["counts"])
@@ -367,8 +377,13 @@ def test_the_held_out_runs_record_nc1_and_nc4_on_the_test_set():
 @pytest.mark.claim
 def test_the_loss_rows_hold_on_the_claim_seeds():
     rs = NC.losses.loss_claims(*loss_pairs())
-    assert len(rs) == 2 and all(r["asserted"] and r["seeds"] == SEEDS for r in rs)
-    assert [r["claim"] for r in rs if r["reproduced"] != "yes"] == []
+    assert len(rs) == 2 and all(r["seeds"] == SEEDS for r in rs)
+    # the loss deciding is shown, not asserted: its control (the same ratio at zero error) can
+    # come within its seeds' spread of CE_OVER_MSE (at cpu it does), and no other run is there
+    decides, stays = rs
+    assert decides["claim"].startswith("at this budget") and not decides["asserted"]
+    assert "shown, not asserted" in decides["control"]
+    assert stays["asserted"] and stays["reproduced"] == "yes"
     assert all(r["control"] and r["window"] for r in rs)
 
 
@@ -379,10 +394,16 @@ def test_the_loss_rows_say_no_when_the_phenomenon_is_absent():
     # a cross-entropy run that collapses as far as MSE's: no difference either
     collapsed = {s: _copy(h, nc1=lambda v, s=s: mse[s].last("nc1")) for s, h in ce.items()}
     assert _verdict(NC.losses.loss_claims(mse, collapsed), "at this budget") == "no"
-    # the test set as collapsed as the training set (the control as the treatment): no gap
+    # the test set collapsing as the training set does (its NC1 the training set's): it falls
+    # as far, and the row says no
     same = {s: _copy(h, test_nc1=lambda v: 1.0) for s, h in mse.items()}
-    same = {s: _copy(same[s], nc1=lambda v: 1.0) for s in same}
+    for s, h in same.items():
+        h.metrics["test_nc1"] = list(h.metrics["nc1"])
     assert _verdict(NC.losses.loss_claims(same, ce), "collapse on the training set") == "no"
+    # a training set that does not collapse either (the control passes too): no evidence
+    flat = {s: _copy(h, test_nc1=lambda v: 1.0, nc1=lambda v: 1.0) for s, h in mse.items()}
+    assert _verdict(NC.losses.loss_claims(flat, ce), "collapse on the training set") == \
+        "does not discriminate"
     with pytest.raises(ValueError, match="same seeds"):
         NC.losses.loss_claims(mse, {SEEDS[0]: ce[SEEDS[0]]})
 
@@ -404,7 +425,9 @@ def test_loss_numbers_on_constructed_histories():
                                run((1.0, 0.4, 0.2), (1.0, 0.9, 0.6), 0.87))
     assert n["loss_mse_fall"] == pytest.approx(100.0) and n["loss_ce_start"] == 0.4
     assert n["loss_ce_end"] == 0.2 and n["loss_ce_over"] == pytest.approx(40.0)
+    assert n["loss_ce_over_zero"] == pytest.approx(0.8)
     assert n["loss_mse_test_start"] == 0.8 and n["loss_mse_test_end"] == 0.5
+    assert n["loss_mse_test_fall"] == pytest.approx(1.6)
     assert n["loss_mse_gap"] == pytest.approx(100.0) and n["loss_ce_gap"] == pytest.approx(3.0)
     assert n["loss_mse_acc"] == "90%" and n["loss_ce_acc"] == "87%"
     # the cross-entropy run's lowest NC1 from zero error on: 0.2 at step 100, no rise after it

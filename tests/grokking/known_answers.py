@@ -38,7 +38,4 @@ NOT_MEASURES = {
     A.neuron_figure: "draws the top frequencies clock_measures found; computes nothing itself",
     A.norm_figure: "draws recorded weight-norm and test-accuracy histories",
     A.optimizer_table: "tabulates the grok steps optimizer_runs recorded",
-    A.algorithm_claims: "builds claims rows from clock_measures and norm_descent, each tested "
-                        "on a known answer (its rows are fed their controls in "
-                        "test_algorithm: each says no when the control is the treatment)",
 }

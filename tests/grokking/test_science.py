@@ -404,7 +404,7 @@ CURVES = {  # name: (train accuracy, test accuracy, the label the curve's shape 
     "drifting near chance": (FITS, _ramp(0, 1000, hi=0.06), "memorization"),
     # a late take-off: a logistic test accuracy whose midpoint (step 1,350) lies past the
     # budget. Over the last fifth it goes 0.25% -> 1.8%, a gain of 1.5 points (< CLIMB) but 7x,
-    # ending above chance 1/P: still climbing (the precomputed grid's f = 0.4, wd = 1, seed 0)
+    # never falling and rising at its last evaluation: still climbing (the precomputed grid's f = 0.4, wd = 1, seed 0)
     "late take-off": (FITS, [1 / (1 + math.exp(-(t - 1350) / 100)) for t in STEPS],
                       "unfinished"),
     # a test accuracy that doubles below chance (0.1% -> 0.3%: a pair or two): stopped short
@@ -427,19 +427,46 @@ def test_phase_of_on_synthetic_curves_of_every_kind(name):
 
 @known_answer(S.still_climbing, S.phase_of,
               how="a logistic test accuracy whose midpoint lies past the budget: 0.25% -> 1.8% "
-                  "over the last fifth, less than CLIMB in points but TAKEOFF x and above 1/p")
+                  "over the last fifth, less than CLIMB in points but TAKEOFF x, never falling")
 def test_a_late_take_off_is_still_climbing():
     train, test, _ = CURVES["late take-off"]
     h = _history(train, test, STEPS)
     logistic = lambda t: 1 / (1 + math.exp(-(t - 1350) / 100))  # noqa: E731
     end, earlier = logistic(950), logistic(750)  # the medians of the last three / up to 800
     assert S.end_accuracy(h, "test") == pytest.approx(end)
-    assert end - earlier < S.CLIMB and end >= S.TAKEOFF * earlier and end > 1 / P
+    assert end - earlier < S.CLIMB and end >= S.TAKEOFF * earlier
     assert S.still_climbing(h, "test", p=P)
     # the gain rule alone (no modulus given) misses it: what the grid's labels did before
     assert not S.still_climbing(h, "test") and S.phase_of(h) == "memorization"
-    # the same curve ending below chance (a larger modulus) is not a take-off
-    assert not S.still_climbing(h, "test", p=50)
+
+
+EXP_STEPS = list(range(0, 1501, 30))
+EXP_FITS = [0.0] + [1.0] * (len(EXP_STEPS) - 1)  # fits at step 30
+
+
+@known_answer(S.still_climbing, S.phase_of,
+              how="the referee's curve: fit at step 30, test accuracy 0.05% x e^(t/400), ending "
+                  "at 2.1% (below chance 1/37) and still rising; its stalled, wobbling and "
+                  "one-pair variants, and a flat noisy curve at chance, each label known from "
+                  "the shape")
+def test_a_take_off_below_chance_is_still_climbing():
+    rise = [0.0005 * math.exp(t / 400) for t in EXP_STEPS]
+    assert rise[-1] == pytest.approx(0.021, abs=5e-4) and rise[-1] < 1 / 37
+    assert S.phase_of(_history(EXP_FITS, rise, EXP_STEPS), p=37) == "unfinished"
+    # the same curve stalled over its last six evaluations: it stopped rising
+    stalled = rise[:-6] + [rise[-7]] * 6
+    assert S.phase_of(_history(EXP_FITS, stalled, EXP_STEPS), p=37) == "memorization"
+    # ... or wobbling on its way up (it falls once in the last fifth)
+    wobble = rise[:-4] + [rise[-4], rise[-6], rise[-2], rise[-1]]
+    assert not S.still_climbing(_history(EXP_FITS, wobble, EXP_STEPS), "test", p=37)
+    # a doubling of one or two pairs (of 37^2): less than TAKEOFF_PAIRS pairs' worth
+    pairs = [0.0] * (len(EXP_STEPS) - 6) + [k / 37 ** 2 for k in (1, 1, 2, 2, 3, 4)]
+    assert not S.still_climbing(_history(EXP_FITS, pairs, EXP_STEPS), "test", p=37)
+    assert S.still_climbing(_history(EXP_FITS, [10 * a for a in pairs], EXP_STEPS), "test",
+                            p=37)  # ten times as many pairs: it took off
+    # a flat noisy curve at chance: up and down by a few pairs, never a take-off
+    noisy = [1 / 37 + (3 * ((7 * i) % 5 - 2)) / 37 ** 2 for i in range(len(EXP_STEPS))]
+    assert S.phase_of(_history(EXP_FITS, noisy, EXP_STEPS), p=37) == "memorization"
 
 
 @known_answer(S.still_climbing, S.fell_back, S.end_accuracy, S.fit_and_grok,

@@ -155,7 +155,8 @@ def test_isometry_rows_can_say_no():
     assert [r["reproduced"] for r in I.isometry_claims(ordered)] == ["no", "yes", "yes", "yes"]
     at_edge = swap(relu_gaussian=lambda c: dict(c["relu gaussian"],
                                                 control_mean=c["relu gaussian"]["mean"][-1]))
-    assert I.isometry_claims(at_edge)[0]["reproduced"] == "no"  # a control that does not fail
+    # a control that passes the row's test too
+    assert I.isometry_claims(at_edge)[0]["reproduced"] == "does not discriminate"
     spread = swap(tanh_orthogonal=lambda c: c["tanh gaussian"])
     assert I.isometry_claims(spread)[1]["reproduced"] == "no"
     flat = swap(tanh_gaussian=lambda c: dict(c["tanh gaussian"],
@@ -179,3 +180,14 @@ def test_spectrum_stats_on_constructed_jacobians():
     assert st["mean"] == pytest.approx(float(lam.mean()), rel=1e-6)
     assert st["rel_var"] == pytest.approx(float(lam.var(unbiased=False) / lam.mean() ** 2), rel=1e-5)
     assert st["small"] == pytest.approx(0.5)  # 0.05^2 and 0 lie below 0.01
+
+
+@known_answer(I._theory_factor, how="a measured spread equal to the theory is a factor 1; twice "
+                                    "or half of it, a factor 2")
+def test_theory_factor_of_constructed_spreads():
+    r = dict(cases={"tanh gaussian": dict(rel_var=[1.0, 30.0], theory=[1.0, 30.0]),
+                    "tanh orthogonal": dict(rel_var=[0.1, 15.0], theory=[0.0, 0.1])})
+    assert I._theory_factor(r, "tanh gaussian") == pytest.approx(1.0)
+    assert I._theory_factor(r, "tanh gaussian", "tanh orthogonal") == pytest.approx(2.0)
+    r["cases"]["tanh orthogonal"]["rel_var"][-1] = 60.0
+    assert I._theory_factor(r, "tanh gaussian", "tanh orthogonal") == pytest.approx(2.0)

@@ -95,3 +95,29 @@ def test_coordinate_check_grows_with_the_fan_in():
     r = W.coordinate_check(widths=(64, 512), depth=3, n_inputs=128, seed=0)
     grow = np.array(r["change"][1]) / np.array(r["change"][0])
     assert 0.5 < grow[0] < 2.0 and np.all(grow[1:] > 3.0), grow
+
+
+def test_adams_first_step_is_full_rank_but_its_spectral_norm_is_of_order_a_n():
+    """Section 5's spectral-condition paragraph (referee: Adam's low rank): the gradient of a
+    hidden n x n layer has rank at most the batch, but Adam's first step (the gradient's sign,
+    entrywise) has nearly full rank; its energy sits in a few directions (stable rank
+    ||dW||_F^2 / ||dW||_2^2 small), so its spectral norm is of order its Frobenius norm a n."""
+    import torch
+    import torch.nn.functional as F
+    from dynamics.initialization.science import init_mlp
+    torch.manual_seed(0)
+    batch, a = 32, 1e-3
+    for n in (128, 512):
+        model = init_mlp(40, n, 3, "relu", "he")
+        W = [p for p in model.parameters() if p.dim() == 2][1]  # a hidden n x n layer
+        W0 = W.detach().clone()
+        opt = torch.optim.Adam(model.parameters(), lr=a)
+        F.cross_entropy(model(torch.randn(batch, 40)), torch.randint(0, 10, (batch,))).backward()
+        g = W.grad.detach().clone()
+        opt.step()
+        d = W.detach() - W0
+        s, sg = torch.linalg.svdvals(d), torch.linalg.svdvals(g)
+        assert int((sg > 1e-4 * sg[0]).sum()) <= batch  # the gradient: low rank
+        assert int((s > 1e-4 * s[0]).sum()) > n // 2  # Adam's step: not low rank
+        assert float((s ** 2).sum() / s[0] ** 2) < 6  # but a small stable rank
+        assert 0.3 < float(s[0] / (a * n)) <= 1.0  # spectral norm of order a n

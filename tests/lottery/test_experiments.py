@@ -11,7 +11,7 @@ from dynamics_ops.precompute import Runner
 import torch
 import torch.nn.functional as F
 
-from dynamics import lottery as L
+from dynamics import evidence, lottery as L
 from dynamics import progress as P
 from dynamics import results
 
@@ -342,7 +342,17 @@ def test_claim_stable_at_init_and_stable_after_rewinding_at_a_large_learning_rat
     hot = {s: lmc_runs(s)[1] for s in SEEDS}
     rows = L.claims.lmc_claims(("calm", calm), ("hot", hot))
     assert all(r["asserted"] and r["seeds"] == SEEDS for r in rows)
-    assert [r["reproduced"] for r in rows] == ["yes", "yes"], rows
+    # at the smoke scale the phenomenon shows (every seed's treatment passes, every seed's
+    # control fails: the barrier from θ₀ at the large rate, 5-9 points against the 2-point bar),
+    # but the control's seeds spread over more than its miss, so the engine says it does not
+    # discriminate; the published cpu rows (tests/test_published_claims.py, the strict build)
+    # are yes
+    for r in rows:
+        for part in r["evidence"]:
+            test = evidence.Test(**part["test"])
+            assert all(test.passes(v) for v in part["treatment"].values()), r["measured here"]
+            assert not any(test.passes(v) for v in part["control"].values()), r["measured here"]
+    assert [r["reproduced"] for r in rows] == ["does not discriminate"] * 2, rows
 
 
 def test_lmc_rows_say_no_without_a_barrier_to_remove_or_when_it_stays():
@@ -355,9 +365,10 @@ def test_lmc_rows_say_no_without_a_barrier_to_remove_or_when_it_stays():
         stays[s] = copy.copy(h)
         stays[s]["barrier"] = {**h["barrier"], h["rewind_steps"][-1]: h["barrier"][0]}
     assert L.claims.lmc_claims(("calm", calm), ("hot", stays))[1]["reproduced"] == "no"
-    # the calm runs as the "unstable" ones: nothing to remove, and no instability at init
+    # the calm runs as the "unstable" ones: nothing to remove; the control (from θ₀) passes the
+    # same test, so the row does not discriminate
     assert L.claims.lmc_claims(("calm", calm), ("calm", {s: dict(c, rewind_steps=[0, 0]) for s, c in calm.items()}))[1][
-        "reproduced"] == "no"
+        "reproduced"] == "does not discriminate"
     assert L.claims.lmc_claims(("hot", hot), ("hot", hot))[0]["reproduced"] == "no"
 
 
@@ -380,8 +391,12 @@ def precomputed():
 
 def test_precomputed_speed_figure_shows_tickets_learning_faster(precomputed):
     """Section 1's "What to notice" under the speed figure: the dense network stops early
-    (it overfits after); tickets from two thirds to a seventh of the weights stop earlier;
-    at the sparsest rounds the ticket's step rises again; the controls move to the end."""
+    (its validation loss rises after); tickets from two thirds to a seventh of the weights
+    stop earlier; at the sparsest rounds the ticket's step rises again; below a fifth of the
+    weights the controls stop later than the dense network, at the steps the prose glues, and
+    within two evaluations of the end from the density it glues on (the data of 2026-11-22 had
+    both there below a fifth; regenerated 2026-11-29, the re-initialized control stops at 530
+    of 600 at 17.5%, seed mean, and the prose now glues where they reach the end)."""
     main = next(iter(precomputed[0].values()))
     stop = {v: np.nanmean(main.stop_step[v], axis=0) for v in L.experiments.VARIANTS}
     last, step = main.eval_steps[-1], main.eval_interval
@@ -390,7 +405,15 @@ def test_precomputed_speed_figure_shows_tickets_learning_faster(precomputed):
     assert all(stop["ticket"][r] < stop["ticket"][0] for r in moderate)
     assert stop["ticket"][-1] > stop["ticket"][0]
     sparse = [r for r, dd in enumerate(main.density) if dd <= 0.2]
-    assert all(stop[v][r] >= last - 2 * step for v in ("reinit", "random") for r in sparse)
+    assert all(stop[v][r] > stop["ticket"][0] for v in ("reinit", "random") for r in sparse)
+    said = L.speed_numbers(main)
+    ctrl = [stop[v][r] for v in ("reinit", "random") for r in sparse]
+    assert said["speed_ctrl_range"] == f"{min(ctrl):.0f} to {max(ctrl):.0f}"
+    at_end = lambda r: all(stop[v][r] >= last - 2 * step for v in ("reinit", "random"))  # noqa: E731
+    first = next(r for r in range(1, len(main.density)) if all(map(at_end, range(r, len(main.density)))))
+    assert not at_end(first - 1) or first == 1
+    assert said["speed_ctrl_end"].startswith(f"from {100 * main.density[first]:.1f}% of the weights on")
+    assert main.density[first] <= 0.2  # from a fifth or sparser: "near the end" is the sparse rounds'
     assert L.claims.speed_claim(main)["reproduced"] == "yes" and L.claims.speed_claim(main)["seeds"] == [0, 1, 2]
 
 
@@ -436,12 +459,13 @@ def test_precomputed_pai_shows_what_the_text_says(precomputed):
 def test_precomputed_lmc_and_learning_rate_settings(precomputed):
     """Section 3, on each of the three seeds of the cpu data: at the chapter's learning rate
     two runs from θ₀ are linearly connected (below 2 points); at 5x it they are separated by a
-    barrier of over 5 points that falls by step 10, is below 2 points from step 100 on and
-    below 1 point at step 200. In the
+    barrier of over 5 points that falls by step 10 and is below 2 points from step 100 on
+    (regenerated 2026-11-29: 0.9 to 1.1 points at step 200). In the
     IMP slider, at that learning rate, reset tickets still match the dense network at 5% of
     the weights, and tickets rewound to step 50 are ahead of them by about two points at the
     sparsest rounds (one seed); re-initialization is level with the reset ticket on average
-    over the rounds at 14-35% of the weights, behind at 10% or fewer."""
+    over the rounds at 14-35% of the weights, behind at 10% or fewer (by more than the Liu row's
+    LEVEL_POINTS on average and on the last round, and on every round there)."""
     runs, _, payload = precomputed
     calm = L.claims.lmc_seeds(payload, "0.002")
     hot = L.claims.lmc_seeds(payload, "0.01")
@@ -449,7 +473,7 @@ def test_precomputed_lmc_and_learning_rate_settings(precomputed):
     for s in calm:
         b = {int(k): v for k, v in hot[s]["barrier"].items()}
         assert calm[s]["barrier"]["0"] < 0.02
-        assert b[0] > 0.05 and b[10] < b[0] and b[100] < 0.02 and b[200] < 0.01, (s, b)
+        assert b[0] > 0.05 and b[10] < b[0] and b[100] < 0.02 and b[200] < 0.02, (s, b)
     reset = runs["Adam lr 0.01, reset to θ₀"]
     rewound = runs["Adam lr 0.01, rewind to step 50"]
     assert reset.acc["ticket"][0, -1] >= reset.acc["ticket"][0, 0] - 0.01
@@ -458,12 +482,16 @@ def test_precomputed_lmc_and_learning_rate_settings(precomputed):
     assert 0.01 < diff < 0.04, diff
     # Liu et al.'s counterpoint, in part: at the larger learning rate re-initialization is
     # level with the ticket on average over the rounds in LIU_WINDOW (never one round: they
-    # range from -0.6 to +2.1 points), well behind at 10% of the weights or fewer
+    # range from -2.0 to +2.1 points, regenerated 2026-11-29), behind at 10% of the weights or
+    # fewer: the prose's "falls behind", by more than the row's level (LEVEL_POINTS), so that
+    # window fails the row ("partly"). The data of 2026-11-22 had it 4.9 points behind on
+    # average and this test asked for 4; the regenerated data have 2.5 (+0.7 to +4.4 by round)
     gap = reset.acc["ticket"][0] - reset.acc["reinit"][0]
+    level = L.claims.LEVEL_POINTS / 100
     lo, hi = L.claims.LIU_WINDOW
     mid = [r for r, dd in enumerate(reset.density) if lo <= dd <= hi]
-    assert len(mid) >= 4 and abs(np.mean(gap[mid])) < 0.01 and np.ptp(gap[mid]) > 0.02
-    assert np.mean(gap[sparse]) > 0.04 and gap[-1] > 0.04
+    assert len(mid) >= 4 and abs(np.mean(gap[mid])) < level and np.ptp(gap[mid]) > 2 * level
+    assert np.mean(gap[sparse]) > level and gap[-1] > level and all(gap[sparse] > 0)
 
 
 # ============================================================================ fine-tuning (Mukherjee et al.)
@@ -490,7 +518,9 @@ def test_claim_finetuned_subnetworks_overlap_more_than_chance(finetuned):
     assert not sparse["asserted"] and sparse["reproduced"] == "no"
     assert not rank["asserted"]
     for r in finetuned["per_seed"].values():
-        assert r["excess"] > 0.1 > abs(r["null"])  # above chance; the null control at chance
+        assert r["excess"] > 0.1 > abs(r["null"])  # above chance; the shuffled null at chance
+        # the magnitude-binned null (the row's control) explains little of the overlap here
+        assert r["binned_null"] < 0.1 and abs(r["binned_excess"] - r["binned_null"]) < 0.05
         assert r["all_weights"] > r["excess"] + 0.2  # dead units' weights inflated it
         assert min(r["float32"]) >= min(r["bf16"])  # bf16 sees fewer changes than float32
         assert r["live"] > 0  # above chance even among the weights both runs moved
@@ -508,7 +538,7 @@ def test_overlap_row_says_no_for_independent_sets(finetuned):
         fake["per_seed"][s] = dict(r, **L.finetune.overlap(a, b))
         assert abs(fake["per_seed"][s]["excess"]) < 0.1
     assert L.finetune.finetune_claims(fake)[1]["reproduced"] == "no"
-    planted = dict(finetuned, per_seed={s: dict(r, null=r["excess"])
+    planted = dict(finetuned, per_seed={s: dict(r, binned_null=r["excess"])
                                         for s, r in finetuned["per_seed"].items()})
     assert L.finetune.finetune_claims(planted)[1]["reproduced"] == "does not discriminate"
 
@@ -518,10 +548,11 @@ def test_overlap_row_control_fails_and_a_passing_control_does_not_discriminate()
     (dynamics.evidence.judge); its null control fails the test; planted at the treatment's
     value, the row says "does not discriminate"."""
     per = {s: dict(excess=0.6 + 0.01 * s, null=0.01, overlap=0.7, chance=0.2, all_weights=0.7,
-                   bf16=[0.5], float32=[0.9], rank={"w": 1.0}, live=0.5) for s in (0, 1, 2)}
+                   bf16=[0.5], float32=[0.9], rank={"w": 1.0}, live=0.5, binned_null=0.01,
+                   binned_chance=0.21, rank_one={"w": 0.01}) for s in (0, 1, 2)}
     ft = dict(lr=1e-4, steps=10, seeds=[0, 1, 2], per_seed=per)
     assert L.finetune.finetune_claims(ft)[1]["reproduced"] == "yes"
-    per2 = {s: dict(r, null=r["excess"]) for s, r in per.items()}
+    per2 = {s: dict(r, binned_null=r["excess"]) for s, r in per.items()}
     assert L.finetune.finetune_claims(dict(ft, per_seed=per2))[1]["reproduced"] == "does not discriminate"
 
 
@@ -561,6 +592,74 @@ def test_overlap_counts_live_units_and_the_per_layer_null():
     assert abs(pooled - 0.35) < 0.01  # equal layer sizes: pooled and per-layer chance agree here
     n = L.finetune.null_overlap(a, b, live, seed=0)
     assert abs(n["chance"] - got["chance"]) < 1e-12  # the shuffle keeps each matrix's count
+
+
+@known_answer(L.finetune.magnitude_bins, L.finetune.binned_null_overlap,
+              how="constructed weights 1..n: two masks that are both exactly the top 30% by |w| "
+                  "overlap fully and the binned null, whose bins are then all kept or all "
+                  "dropped, overlaps fully too (excess over chance 1, as the masks'); two "
+                  "independent masks drawn at the same fractions in each bin (0.8 in the top "
+                  "half, 0.2 in the bottom) overlap, in expectation, as the binned null says, "
+                  "sum |A_bin||B_bin|/n_bin / |A| = 0.68, above the per-matrix chance 0.5")
+def test_the_magnitude_binned_null_keeps_what_magnitude_explains():
+    w = {"w": torch.arange(1, 1001, dtype=torch.float32).reshape(20, 50)[torch.randperm(20)]}
+    bins = L.finetune.magnitude_bins(w, bins=10)
+    assert all(int((bins["w"] == k).sum()) == 100 for k in range(10))
+    assert bool((w["w"][bins["w"] == 9] > w["w"][bins["w"] == 8].max()).all())
+    top = {"w": w["w"] > 700}
+    got = L.finetune.binned_null_overlap(top, top, w, bins=10, seed=0)
+    assert got["overlap"] == 1 and got["binned_chance"] == 1 and got["binned_excess"] == 1
+    assert L.finetune.overlap(top, top)["excess"] == 1 and abs(got["chance"] - 0.3) < 1e-9
+    g = torch.Generator().manual_seed(3)
+    w = {"w": torch.rand(400, 500, generator=g)}
+    p = torch.where(w["w"] > 0.5, 0.8, 0.2)
+    a, b = ({"w": torch.rand(400, 500, generator=g) < p} for _ in range(2))
+    r = L.finetune.binned_null_overlap(a, b, w, bins=2, seed=1)
+    assert abs(r["binned_chance"] - 0.68) < 0.01 and abs(L.finetune.overlap(a, b)["overlap"] - 0.68) < 0.01
+    assert abs(r["overlap"] - r["binned_chance"]) < 0.01 and abs(r["chance"] - 0.5) < 0.01
+    assert r["binned_excess"] > 0.3  # the magnitude-blind chance would call this overlap an excess
+    live = {"w": torch.zeros(400, 500, dtype=torch.bool)}
+    live["w"][:200] = True  # outside live: no bin, and the null draws nothing there
+    assert int((L.finetune.magnitude_bins(w, live, bins=4)["w"] < 0).sum()) == 200 * 500
+    assert (L.finetune.binned_null_overlap(a, b, w, live, bins=4)["overlap"]
+            == L.finetune.binned_null_overlap(a, b, w, live, bins=4)["overlap"])  # seeded
+    with pytest.raises(ValueError, match="bins must be"):
+        L.finetune.magnitude_bins(w, bins=0)
+
+
+@known_answer(L.finetune.rank_one,
+              how="a constructed two-entry diagonal update of a 4x5 matrix (rank 2 of 4): its "
+                  "best rank-1 approximation has rank 1 of 4 and keeps the larger entry")
+def test_rank_one_keeps_the_largest_singular_direction():
+    before = {"hidden.0.weight": torch.zeros(4, 5)}
+    after = {"hidden.0.weight": torch.zeros(4, 5)}
+    after["hidden.0.weight"][0, 0], after["hidden.0.weight"][1, 1] = 3.0, 1.0
+    one = L.finetune.rank_one(before, after)
+    assert L.finetune.update_rank(before, after)["hidden.0.weight"] == 0.5
+    assert L.finetune.update_rank(before, one)["hidden.0.weight"] == 0.25
+    assert torch.allclose(one["hidden.0.weight"][0, 0], torch.tensor(3.0)) and one["hidden.0.weight"][1, 1].abs() < 1e-6
+
+
+@known_answer(L.finetune.update_rank, L.finetune.rank_one, L.finetune.rank_bound,
+              how="random float32 weights (300x40, 300x300, 10x300) plus a 1e-3 update: a "
+                  "random update has full rank, its best rank-1 approximation added to the "
+                  "weights (rounded to float32) rank 1 of min(shape); an update with 7 zero "
+                  "rows and 7 zero columns has rank and bound (min(shape) - 7) / min(shape)")
+def test_update_rank_ignores_float32_round_off_of_nonzero_weights():
+    g = torch.Generator().manual_seed(0)
+    for shape in [(300, 40), (300, 300), (10, 300)]:
+        before = {"hidden.0.weight": 0.05 * torch.randn(shape, generator=g)}
+        delta = 1e-3 * torch.randn(shape, generator=g)
+        after = {"hidden.0.weight": before["hidden.0.weight"] + delta}
+        k = min(shape)
+        assert L.finetune.update_rank(before, after)["hidden.0.weight"] == 1.0
+        one = L.finetune.rank_one(before, after)
+        assert L.finetune.update_rank(before, one)["hidden.0.weight"] == 1 / k
+        delta[:7] = 0  # seven units no update reaches, out and in (rows and columns 0-6)
+        delta[:, :7] = 0
+        dead = {"hidden.0.weight": before["hidden.0.weight"] + delta}
+        assert L.finetune.update_rank(before, dead)["hidden.0.weight"] == (k - 7) / k
+        assert L.finetune.rank_bound(before, dead)["hidden.0.weight"] == (k - 7) / k
 
 
 @known_answer(L.finetune.distinct,

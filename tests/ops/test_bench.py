@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -232,3 +233,37 @@ def test_a_chapter_not_yet_measured_can_be_measured():
              nbformat.v4.new_code_cell("x = 1")]
     nb = without_cost_line(nbformat.v4.new_notebook(cells=cells))
     assert ["".join(c.source) for c in nb.cells] == ["import dynamics", "live_cost( in prose", "x = 1"]
+
+
+def test_the_panel_bench_finds_every_panel_a_page_makes_and_clicks_one():
+    """Each chapter's panels, as its theme's panels module makes them, are those its page
+    calls; one clicked at smoke comes back with its times and final status."""
+    import re
+
+    from dynamics import CHAPTERS
+    from dynamics_ops.panelbench import click, panel_makers
+
+    for chapter in CHAPTERS:
+        makers = panel_makers(chapter)
+        page = (Path(__file__).resolve().parents[2] / "chapters" / f"{chapter}.ipynb").read_text()
+        called = set(re.findall(r"\b([a-z_]+_panel)\(", page))
+        kinds = set(re.findall(r'panel\(\\"([a-z]+)\\"', page))  # grokking: panel("phase", ...)
+        assert called | {f"{k}_panel" for k in kinds} <= set(makers), chapter
+        assert makers, chapter
+    r = click(panel_makers("spectral_optimizers")["ns_panel"], "smoke")
+    assert r["outcome"] == "done" and 0 <= r["first_s"] <= r["done_s"]
+    with pytest.raises(ValueError, match="no chapter 'nope'"):
+        panel_makers("nope")
+
+
+def test_the_panel_bench_says_which_promise_a_panel_missed():
+    from dynamics_ops.panelbench import table, verdict
+
+    done = {"outcome": "done", "status": "measured 0.5"}
+    assert verdict({"first_s": 0.4, "done_s": 3.0, **done}) == "live"
+    assert verdict({"first_s": 2.5, "done_s": 3.0, **done}) == "first result after 2.5 s"
+    assert verdict({"first_s": 1.0, "done_s": 57.7, **done}) == "done after 57.7 s"
+    assert verdict({"first_s": 1.0, "done_s": 1.0, "outcome": "failed",
+                    "status": "failed: boom"}) == "did not finish: failed: boom"
+    text = table([{"chapter": "lottery_tickets", "title": "IMP", "first_s": 1.0, "done_s": 57.7, **done}])
+    assert "| lottery_tickets | IMP | 1.0 | 57.7 | done after 57.7 s |" in text

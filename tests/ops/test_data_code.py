@@ -19,9 +19,8 @@ from dynamics_ops import verify
 # written before data files recorded their code (issue 39): regenerate each with the command
 # its check prints (python -m dynamics_ops.precompute <chapter> --profile cpu --only <file>)
 NOT_YET_REGENERATED = {
-    "collapse_gd_weight_decay", "collapse_imbalance", "collapse_weight_decay", "grokking_phase",
-    "initialization_trainability", "initialization_trainability_seeds", "lottery_imp",
-    "lottery_lmc", "spectral_timing", "weight_decay_grid",
+    "collapse_weight_decay", "grokking_phase",
+    "initialization_trainability",
 }
 BUDGET_S = 60  # seconds of samples computed again per CI run (cheapest first; recorded seconds)
 

@@ -103,14 +103,14 @@ def test_the_spectrum_rows_ranks_hold_with_tf32_matmuls():
     ranks are read from an exact SVD of the trained weights, and TF32 only rounds the steps."""
     import importlib
 
-    wdf = importlib.import_module("dynamics.weight_decay.facts")
+    wdc = importlib.import_module("dynamics.weight_decay.claims")
     from dynamics.weight_decay import experiments as E
     from dynamics.weight_decay.science import SpectrumConfig
 
     cfg = SpectrumConfig.for_profile("smoke")
     with emulating_tf32():
         sp = E.run_spectrum(cfg, seed=0, bars=False)
-    c = wdf._spectrum_checks(sp)  # hidden.1 without decay (a) and with it (b)
+    c = wdc._spectrum_checks(sp)  # hidden.1 without decay (a) and with it (b)
     assert c is not None
     assert c["b"]["stable_rank"] < c["a"]["stable_rank"], (c["a"], c["b"])
     assert c["b"]["effective_rank"] < c["a"]["effective_rank"], (c["a"], c["b"])

@@ -101,10 +101,10 @@ def test_a_dry_run_times_one_step_of_each(monkeypatch):
     assert r["reps"] == r["block"] == 1 and all(len(v) == 1 for v in r["wall"].values())
 
 
-@known_answer(E.noise_floor, E.lead_words,
+@known_answer(E.noise_floor, E.lead_words, E.leads_words,
               how="constructed timings: AdamW timed at 1.00 and 1.05 ms has a floor of exactly "
                   "1.05; a lead of 1.01 inside it is noise, 1.2 beyond it a lead, 0.9 below "
-                  "its inverse behind")
+                  "its inverse behind; against two timings 1.70 and 2.61 (floor 1.545) ahead, 1.40 and 2.61 neither, 0.415 and 0.641 behind, 0.45 and 0.70 neither")
 def test_a_lead_per_second_must_beat_the_runs_own_noise_floor():
     cost = {"median": {"adamw": 1.00e-3, "adamw_again": 1.05e-3, "muon": 2e-3}}
     assert E.noise_floor(cost) == pytest.approx(1.05)
@@ -114,6 +114,12 @@ def test_a_lead_per_second_must_beat_the_runs_own_noise_floor():
     assert E.lead_words(0.9, 1.05).startswith("behind")
     assert E.lead_words(1 / 1.04, 1.05).startswith("within noise")
     assert E.lead_words(None, 1.05).startswith("not measured")
+    # against both AdamW timings: ahead or behind only beyond the floor against both
+    assert E.leads_words([2.61, 1.70], 1.545).startswith("ahead")
+    assert E.leads_words([2.61, 1.40], 1.545).startswith("neither")
+    assert E.leads_words([0.641, 0.415], 1.545).startswith("behind")
+    assert E.leads_words([0.70, 0.45], 1.545).startswith("neither")
+    assert E.leads_words([None, 1.0], 1.545).startswith("not measured")
     with pytest.raises(ValueError, match="adamw_again"):
         E.noise_floor({"median": {"adamw": 1.0}})
     with pytest.raises(ValueError, match="at least 1"):

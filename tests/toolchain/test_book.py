@@ -181,6 +181,17 @@ def test_toc_lists_intro_and_every_chapter_that_exists():
     assert "](corrections.md)" in (ROOT / "intro.md").read_text()
 
 
+def test_the_corrections_page_has_one_section_per_chapter_and_version():
+    """Under each version, each chapter's corrections sit in one section (two helpers appending
+    to the same page once made two "Lottery tickets" sections under 0.2.0)."""
+    import re
+
+    text = (ROOT / "corrections.md").read_text()
+    for version in re.split(r"^## ", text, flags=re.M)[1:]:
+        heads = re.findall(r"^### (.+)$", version, flags=re.M)
+        assert len(heads) == len(set(heads)), (version.splitlines()[0], heads)
+
+
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_chapter_starts_with_the_colab_cell(nb):
     cells = json.loads(nb.read_text())["cells"]
@@ -218,13 +229,16 @@ def test_code_on_the_page_fits_the_column(nb):
 
 
 def _section_module(path) -> bool:
-    """A module that holds one section's experiment whole (its runner, its ``*_figure`` and its
-    ``*_claims`` rows, e.g. weight_decay/window.py): it draws, so the stand-alone rule of the
-    science modules does not apply to it (CONTRIBUTING.md, "Where things live")."""
+    """A module that holds one section's experiment whole (its runner ``run*`` and its
+    ``*_figure``, once also its ``*_claims`` rows, which now live in the theme's claims.py on the
+    claims engine; e.g. weight_decay/window.py, grokking/algorithm.py): it draws, so the
+    stand-alone rule of the science modules does not apply to it (CONTRIBUTING.md, "Where
+    things live")."""
     import ast
 
     names = {n.name for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef)}
-    return any(n.endswith("_figure") for n in names) and any(n.endswith("_claims") for n in names)
+    return any(n.endswith("_figure") for n in names) and any(
+        n.endswith("_claims") or n.startswith("run") for n in names)
 
 
 SCIENCE = [(theme, path.name) for theme in sorted(set(CHAPTERS.values()))
@@ -458,3 +472,12 @@ def test_the_plumbing_rule_sees_a_departure():
     assert plumbing_departures([cell("h = train()\nglue(**x)", ["hide-input"])])  # mixed
     assert plumbing_departures([cell("glue(**x)", ["remove-input"])])             # removed
     assert plumbing_departures([cell("dynamics.book.live_cost('x')")])           # shown open
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_the_first_cell_names_its_chapter(nb):
+    """``dynamics.setup(chapter=...)`` with the notebook's own name: the first cell then says
+    this chapter's measured time at the other profile on the reader's GPU."""
+    code = ["".join(c["source"]) for c in json.loads(nb.read_text())["cells"]
+            if c["cell_type"] == "code"]
+    assert any(f'dynamics.setup(chapter="{nb.stem}")' in c for c in code), nb.name

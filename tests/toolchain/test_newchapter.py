@@ -27,7 +27,7 @@ def test_a_new_chapter_has_what_every_chapter_has(book, monkeypatch):
     assert book / "chapters" / "sharpness.ipynb" in paths
     nb = json.loads((book / "chapters" / "sharpness.ipynb").read_text())
     code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
-    assert code[0].startswith("# Colab setup") and "dynamics.setup()" in code[1]
+    assert code[0].startswith("# Colab setup") and 'dynamics.setup(chapter="sharpness")' in code[1]
     assert code[2] == 'dynamics.book.live_cost("sharpness")'
     assert all(not c.get("outputs") for c in nb["cells"])
     toc = (book / "_toc.yml").read_text()

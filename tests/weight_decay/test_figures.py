@@ -3,6 +3,7 @@ layout, and the tables of the results."""
 import pytest
 
 from dynamics import plots
+from known import known_answer
 from dynamics.weight_decay import experiments as E
 from dynamics.weight_decay import figures as F
 from dynamics.weight_decay import science as S
@@ -46,6 +47,17 @@ def test_ridge_rows(payload):
     assert len(rows) == len(payload["lrs"])
     assert "AdamW: best ηλ" in rows[0] and "invariant: best ηλ" in rows[0]
     plots.table(rows)
+
+
+@known_answer(F.ridge_rows, how="a column whose accuracy rises to the grid's largest decay has "
+              "its best there, a lower bound: '≥ 10' and '≥ 0.1' (eta 0.01); an interior best "
+              "is a number")
+def test_ridge_rows_mark_a_best_at_the_grid_edge():
+    acc = [[[0.1], [0.1]], [[0.2], [0.5]], [[0.3], [0.3]]]  # [decay][lr][eval]
+    grid = dict(decays=[0.1, 1.0, 10.0], lrs=[0.01, 0.1], test_acc=acc)
+    rows = F.ridge_rows(dict(lrs=[0.01, 0.1], grids={"adamw": grid}), ("adamw",))
+    assert rows[0]["AdamW: best λ"] == "≥ 10" and rows[0]["AdamW: best ηλ"] == "≥ 0.1"
+    assert isinstance(rows[1]["AdamW: best λ"], float) and 0.1 < rows[1]["AdamW: best λ"] < 10
 
 
 def test_figures_of_the_other_sections():

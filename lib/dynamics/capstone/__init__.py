@@ -15,12 +15,14 @@ Modules:
   ``optimizer_runs``, ``lottery``, ``collapse_timing`` and ``precompute_plan``.
 - :mod:`.figures`: the timeline figure, the questions' figures and the grid slider.
 - :mod:`.panels`: the live panel, ``timeline_panel``.
-- :mod:`.claims`: the numbers each section glues (``*_facts``), the claims rows with their
-  thresholds, ``page_claims`` (the page's table) and ``published_claims``.
+- :mod:`.facts`: the page's numbers: what each section glues (``*_facts``), the sentences
+  they are made of and the steps the plateau rows read (``plateau_part``).
+- :mod:`.claims`: the claims rows with their thresholds, ``page_claims`` (the page's table)
+  and ``published_claims``.
 
 ``from dynamics import capstone as O`` gives the names the page calls, below.
 """
-from . import claims, experiments, figures, panels, science
+from . import claims, experiments, facts, figures, panels, science
 from .science import OneConfig
 from .experiments import (
     GRID_FILE, clock_grid, collapse_timing, grid_budget, init_sweep, live_grid, lottery,
@@ -30,10 +32,11 @@ from .figures import (
     clock_figure, grid_slider, init_figure, lottery_figure, optimizer_figure, timeline_figure,
 )
 from .panels import timeline_panel
-from .claims import (
-    clock_facts, collapse_facts, init_facts, lottery_facts, optimizer_facts,
-    page_claims, rounding_numbers, timeline_facts,
+from .facts import (
+    clock_facts, collapse_facts, grid_order_facts, init_facts, lottery_facts, optimizer_facts,
+    rounding_numbers, timeline_facts,
 )
+from .claims import page_claims
 
 __all__ = [
     "OneConfig",
@@ -42,6 +45,7 @@ __all__ = [
     "clock_figure", "grid_slider", "init_figure", "lottery_figure", "optimizer_figure",
     "timeline_figure",
     "timeline_panel",
-    "clock_facts", "collapse_facts", "init_facts", "lottery_facts", "optimizer_facts",
-    "page_claims", "rounding_numbers", "timeline_facts",
+    "clock_facts", "collapse_facts", "grid_order_facts", "init_facts", "lottery_facts", "optimizer_facts",
+    "rounding_numbers", "timeline_facts",
+    "page_claims",
 ]

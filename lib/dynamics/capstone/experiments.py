@@ -166,18 +166,14 @@ def plateau_window(r: OneRun) -> tuple[int | None, int]:
 
 
 def plateau_control(firsts: dict) -> dict:
-    """The control of the plateau row: each run of ``firsts`` (``{seed: run}``) again without
-    weight decay (λ = 0, the same seed, split, initialization and learning rate), evaluated at
-    the same steps and stopped at the end of that run's plateau window
-    (:func:`plateau_window`), which is all the row reads of it. Without decay this network
-    memorizes and does not generalize within the budget (the grokking chapter's row), so its
-    weights over the same steps say what training on without the decay's pressure does."""
-    out = {}
-    for seed, r in firsts.items():
-        _, end = plateau_window(r)
-        out[seed] = run(r.config.replace(weight_decay=0.0), seed, data=r.data, keep=(),
-                        on_eval=[lambda step, history, model, end=end: step >= end])
-    return out
+    """The control of the plateau row and of the grokking row: each run of ``firsts``
+    (``{seed: run}``) again without weight decay (λ = 0, the same seed, split, initialization
+    and learning rate), evaluated at the same steps, to the end of the budget (a control
+    stopped early could not show a late climb). Without decay this network memorizes and does
+    not generalize within the budget (the grokking chapter's row), so its weights over the
+    same steps say what training on without the decay's pressure does."""
+    return {seed: run(r.config.replace(weight_decay=0.0), seed, data=r.data, keep=())
+            for seed, r in firsts.items()}
 
 
 # ============================================================================ many at once

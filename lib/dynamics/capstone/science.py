@@ -80,8 +80,8 @@ class OneConfig(Config):
                        cpu=1000, gpu=10_000)
     n_evals: int = param(60, "evaluations per run", low=10, high=2000, smoke=40, cpu=60,
                          gpu=80)
-    keep_frac: float = param(0.5, "lottery: fraction of the weight matrices kept", low=0.05,
-                             high=0.95)
+    keep_frac: float = param(0.5, "lottery: share kept of the weight matrices before the head "
+                                  "(the head is pruned at half the rate)", low=0.05, high=0.95)
     rewind_step: int = param(10, "lottery: the early step rewound to (θ_k)", low=0,
                              high=100_000, smoke=10, cpu=10, gpu=100)
 

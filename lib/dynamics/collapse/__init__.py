@@ -21,14 +21,15 @@ Modules:
 - :mod:`.panels`: the live panels (``*_panel``), one per section.
 - :mod:`.claims`: the claims table (``page_claims``: the rows of the live runs, ``claims``,
   on three seeds, and of the published data, ``published_claims``; each row's threshold
-  once) and the numbers the prose glues (``*_numbers``, ``precomputed_numbers``); with
+  once) and the precomputed files' numbers (``precomputed_numbers``); :mod:`.facts`: the
+  numbers the prose glues about the live runs (``*_numbers``); with
   :mod:`.losses` (MSE beside cross-entropy, on the training and the test set: the figure, the
   numbers, the rows and Han et al.'s least-squares split).
 
 ``from dynamics import collapse as NC`` gives the names the chapter's notebook calls; the rest
 is in the modules (``NC.science.nc1``).
 """
-from . import claims, experiments, figures, losses, panels, science, theory
+from . import claims, experiments, facts, figures, losses, panels, science, theory
 from .science import CollapseConfig, ImbalanceConfig, UFMConfig, load_data
 from .experiments import (dataset_line, run_collapse, run_conditions, run_imbalance,
                           run_ufm_pair)
@@ -37,14 +38,13 @@ from .figures import (clock_figure, conditions_figure, gram_figure, imbalance_fi
                       ufm_figure)
 from .losses import loss_figure
 from .panels import collapse_panel, conditions_panel, imbalance_panel, simplex_panel
-from .claims import (page_claims, conditions_numbers, imbalance_numbers, precomputed_numbers,
-                     run_numbers, show_precomputed, simplex_numbers)
+from .claims import page_claims, precomputed_numbers, show_precomputed
+from .facts import conditions_numbers, imbalance_numbers, run_numbers, simplex_numbers
 
 __all__ = ["CollapseConfig", "ImbalanceConfig", "UFMConfig", "load_data", "dataset_line",
            "run_collapse", "run_conditions", "run_imbalance", "run_ufm_pair", "clock_figure",
            "conditions_figure", "gram_figure", "imbalance_figure", "imbalance_table",
            "nc_figure", "simplex_figure", "terminal_phase_table", "ufm_figure", "loss_figure",
            "collapse_panel", "conditions_panel", "imbalance_panel", "simplex_panel",
-           "page_claims",
-           "conditions_numbers", "imbalance_numbers", "precomputed_numbers", "run_numbers",
-           "show_precomputed", "simplex_numbers"]
+           "page_claims", "precomputed_numbers", "show_precomputed",
+           "conditions_numbers", "imbalance_numbers", "run_numbers", "simplex_numbers"]

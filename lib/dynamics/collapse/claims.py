@@ -1,9 +1,8 @@
 """Neural collapse, the claims and the page's numbers: the claims table (``page_claims``: the
 rows judged on the page's live runs on three seeds, ``claims``, and those that rest on the
 precomputed files in ``data/``, ``published_claims``), each row's threshold written once, here; and
-every number the chapter's prose glues, one function per run (``*_numbers``), the precomputed
-files' included (:func:`precomputed_numbers`, beside :func:`show_precomputed`, which shows
-their sliders).
+the precomputed files' numbers the prose glues (:func:`precomputed_numbers`, beside
+:func:`show_precomputed`, which shows their sliders); the live runs' are :mod:`.facts`'.
 """
 from __future__ import annotations
 
@@ -15,21 +14,20 @@ from .. import evidence, plots, results
 from ..runtime import get_profile
 from ..train import History
 from .experiments import run_claim_seeds
-from .figures import (GD_SLIDER_OPENS_AT, angle_range, decay_clock, decay_sweep, gd_slider, gd_sweep,
-                      imbalance_slider, imbalance_trends, precomputed_scale, range_text,
-                      route_numbers, simplex_slider, weight_decay_slider)
-from .losses import loss_claims, loss_numbers, least_squares_split
-from .science import at_zero_error, bias_free_nc3, cosine_gram, in_span_fraction, measure
-from .theory import minority_collapse_threshold
+from .figures import (GD_SLIDER_OPENS_AT, decay_clock, decay_sweep, gd_slider, gd_sweep,
+                      imbalance_slider, imbalance_trends, precomputed_scale, route_numbers,
+                      simplex_slider, weight_decay_slider)
+from .losses import loss_claims
+from .science import ImbalanceConfig, at_zero_error, bias_free_nc3
 
-__all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "GD_LOSS_RATIO", "UFM_NC1", "UFM_ETF",
-           "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_ANGLES",
+__all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "LOSS_HELD_UP", "UFM_NC1", "UFM_ETF",
+           "ADAM_D_GROWTH", "NC1_GAIN", "NC2_ETF", "NC3_TOL", "BALANCED", "NC2", "NC3",
+           "NC4", "GD_GIVES_NC1", "GD_HOLDS_UP", "GD_NC1_HIGHER", "independent_disagreement", "ADAM_NC1", "ADAM_D_GROWS", "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_TOL", "IMB_UFM", "IMB_NET", "initial_geometry",
            "CLAIM_SEEDS", "NC1_TERMINAL", "IMB_TREND", "IMB_SLOPE_W", "IMB_SLOPE_H",
            "ORTH_COS", "ORTHOGONAL", "as_control", "claim_seeds", "claims",
-           "page_claims", "run_numbers",
-           "simplex_numbers", "conditions_numbers", "imbalance_numbers", "gd_never_fit",
+           "page_claims", "gd_never_fit",
            "PUB_BEST_FALL", "PUB_RISE",
-           "PUB_RATE_SPREAD", "PUB_LOSS_RATIO", "PUB_GD_HIGHER_FROM", "PUB_GD_BALANCED", "by_seed",
+           "PUB_RATE_SPREAD", "PUB_GD_HIGHER_FROM", "PUB_GD_BALANCED", "by_seed",
            "published_claims",
            "precomputed_numbers", "show_precomputed"]
 
@@ -40,12 +38,18 @@ __all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "GD_LOSS_RATIO", "UFM_N
 NC1_FALL = 50          # NC1 at zero training error ÷ NC1 at the end: this book's bar (Papyan et al.
 #                        give no factor); the run without decay, which reaches zero error too, falls
 #                        less, and so may a weak decay (section 1's sweep)
-BALANCE_RATIO = 0.3    # GD: balancedness with decay ÷ without, at the end
+BALANCE_RATIO = 0.3    # GD with decay: ‖D‖ at the end ÷ at step 1 (without decay it is conserved)
 ADAM_NC1_FALL = 10     # AdamW: final NC1 without decay ÷ with
-GD_LOSS_RATIO = 2      # GD: final MSE with decay ÷ without (the decay holds the loss up)
+ADAM_D_GROWTH = 1.05   # AdamW: ‖D‖ at the end ÷ at step 1, both runs (GD without decay keeps 1)
+LOSS_HELD_UP = 2       # final training loss with decay ÷ without: above it the decay "holds the
+#                        loss up", below it the loss stays "as low" (one bar for the live GD row
+#                        and the published rows, so that no ratio is both)
+NC1_GAIN = 2           # final NC1 without decay ÷ with ("the decay gets there")
+NC2_ETF = 0.05         # NC2: the distance to the simplex ETF at the end ("approaches")
+NC3_TOL = 0.05         # NC3: the centred variant, and Papyan's NC3 from its bias-free value
 UFM_NC1, UFM_ETF = 1e-6, 1e-3          # the unconstrained features model with decay, at the end
 IMB_UFM_ANGLE, IMB_UFM_NORMS = 1.0, 0.02   # free model: degrees from 90°, relative norm error
-IMB_NET_ANGLES = (70.0, 91.0)          # the network's angles between raw class means (degrees)
+IMB_NET_TOL = 10.0     # the network: its class means' largest angle from 90° (degrees)
 IMB_SLOPE_W, IMB_SLOPE_H = 0.065, -0.055  # slope of log norm against log count (rows, features):
 #                        about half the exact solution's (its slopes are about 0.13 and -0.11)
 ORTH_COS = 0.05        # mean |cos| between the raw class means at the end ("orthogonal")
@@ -148,22 +152,102 @@ def claim_seeds(seed: int | None = None, profile: str | None = None) -> list[int
     return plots.claim_seeds(seed, 1 if get_profile(profile) == "gpu" else CLAIM_SEEDS)
 
 
-def _seeded(*parts) -> tuple[str, str]:
-    """Several measured quantities, each ``(label, {seed: value}, holds)``, judged on every
-    seed with :func:`dynamics.plots.across_seeds`: their spreads, and "yes" when every part
-    holds on every seed, "no" when some part holds on none, "partly" otherwise
-    (:func:`dynamics.evidence.combine`; the text then says on how many seeds the part holds)."""
-    texts, verdicts = [], []
-    for label, values, holds in parts:
-        text, v = plots.across_seeds(values, holds)
-        texts.append(f"{label} {text}")
-        verdicts.append(v)
-    return "; ".join(texts), evidence.combine(*verdicts)
-
-
 def _kept(h: History) -> float:
     """‖D‖ at the end ÷ its value at the first evaluation."""
     return h.last("imbalance") / h["imbalance"][0]
+
+
+BALANCED = evidence.Claim(
+    "gradient descent with weight decay balances the linear layers "
+    "(Wₗ₊₁ᵀWₗ₊₁ ≈ WₗWₗᵀ); without decay gradient flow conserves the imbalance",
+    "Jacot et al. (2025)", measure=_kept,
+    test=evidence.Test("<", BALANCE_RATIO, "‖D‖ at the end ÷ at step 1, BALANCE_RATIO", scale="log"),
+    control="the same GD run without decay, which conserves ‖D‖ and must fail the same test",
+    window="the end of the run", fmt=lambda v: plots.number(v, 2))
+
+
+def _nc1_lowered(pair: tuple) -> float:
+    """Final NC1 of ``pair``'s second run ÷ its first's: ``(with decay, without)``."""
+    return pair[1].last("nc1") / pair[0].last("nc1")
+
+
+ADAM_NC1 = evidence.Claim(
+    "under AdamW decay lowers the final NC1", "this chapter", measure=_nc1_lowered,
+    test=evidence.Test(">=", ADAM_NC1_FALL, "final NC1 without decay ÷ with, ADAM_NC1_FALL", scale="log"),
+    control="the same comparison under GD (same network, data and decay)",
+    window="the end of the run", fmt=lambda v: plots.number(v, 2))
+ADAM_D_GROWS = evidence.Claim(
+    "‖D‖ grows under AdamW", "this chapter",
+    measure=lambda runs: min(_kept(h) for h in runs),
+    test=evidence.Test(">", ADAM_D_GROWTH, "‖D‖ at the end ÷ at step 1 (the smaller of the two "
+                                          "AdamW runs), ADAM_D_GROWTH", scale="log"),
+    control="GD without decay, which conserves ‖D‖", window="the end of the run",
+    fmt=lambda v: plots.number(v, 2))
+
+
+def _at_zero(key: str, f=lambda v, h: v):
+    """``f(value, run)`` of ``key`` at a run's first evaluation with zero training error."""
+    return lambda h: f(at_zero_error(h, key), h)
+
+
+def _off_bias_free(v: float, h: History) -> float:
+    """|Papyan's NC3 − its value at the collapse of a bias-free head| (:func:`bias_free_nc3`)."""
+    return abs(v - bias_free_nc3(int(h.info["config"]["n_classes"])))
+
+
+def _part(statement, measure, op, threshold, name, control, control_measure=None, scale="linear"):
+    return evidence.Claim(statement, "Papyan, Han & Donoho (2020)", measure=measure,
+                          test=evidence.Test(op, threshold, name, scale=scale), control=control,
+                          window="the end of the run", control_measure=control_measure,
+                          asserted=False, fmt=lambda v: plots.number(v, 2))
+
+
+_ZERO = "the same run at its first evaluation with zero training error, which must fail the same test"
+NC2 = replace(_part("NC2: the centred class means approach a simplex ETF", lambda h: h.last("etf_distance"),
+                    "<", NC2_ETF, "the distance to the ETF at the end, NC2_ETF", _ZERO,
+                    _at_zero("etf_distance")), paper="Papyan, Han & Donoho (2020); the distance: Zhu et al. (2021)")
+NC3 = {"NC3 with W centred:": _part("NC3, W centred", lambda h: h.last("nc3_centred"), "<", NC3_TOL,
+                                    "NC3 with W centred at the end, NC3_TOL", _ZERO, _at_zero("nc3_centred")),
+       "|NC3 − its bias-free value|:": _part(
+           "NC3, bias-free", lambda h: _off_bias_free(h.last("nc3"), h), "<", NC3_TOL,
+           "|NC3 − its value at the collapse of a bias-free head|, NC3_TOL", _ZERO,
+           _at_zero("nc3", _off_bias_free))}
+
+
+def independent_disagreement(error: float, n_classes: int) -> float:
+    """How often two classifiers that err independently, each on a fraction ``error`` of the
+    examples and uniformly over the wrong classes, disagree: 1 − (1 − e)² − e²/(C − 1)."""
+    if not 0 <= error <= 1 or n_classes < 2:
+        raise ValueError(f"independent_disagreement: error in [0, 1] and n_classes >= 2, "
+                         f"got {error}, {n_classes}")
+    return 1 - (1 - error) ** 2 - error ** 2 / (n_classes - 1)
+
+
+def _held_err(h: History) -> float:
+    return 1 - h.last("test_acc") if "test_acc" in h else float("nan")
+
+
+NC4 = _part(
+    "NC4: the network decides like the nearest class centre (on the training set this is "
+    "automatic at zero error for separated classes, so it is not asserted; the informative "
+    "test is held-out data)", lambda h: h.last("test_nc4") / _held_err(h) if "test_nc4" in h else float("nan"),
+    "<", 1.0, "held-out disagreement with the nearest centre ÷ held-out error, below 1",
+    "a classifier that errs as often as the network but independently of it (disagreement "
+    "1 − (1 − e)² − e²/(C − 1)), which must fail the same test; for a small error e that "
+    "ratio is about 2 in closed form, so this control fails by construction, whatever the network does",
+    lambda h: independent_disagreement(_held_err(h), int(h.info["config"]["n_classes"])) / _held_err(h))
+GD_GIVES_NC1 = replace(_part(
+    "small training loss + balance give NC1 (and weight decay gets GD there)", _nc1_lowered, ">=",
+    NC1_GAIN, "final NC1 without decay ÷ with under GD, NC1_GAIN",
+    "the same two GD runs at their first evaluation (one step in: the decay has not acted), which "
+    "must fail the same test; from the same initialization that ratio is near 1, so it fails "
+    "by construction, whatever the decay does", lambda p: float(p[1]["nc1"][0] / p[0]["nc1"][0]), "log"),
+    paper="Jacot et al. (2025)")
+_ADAM = "the same comparison under AdamW"
+GD_HOLDS_UP = _part("GD: the loss held up", lambda p: p[0].last("train_loss") / p[1].last("train_loss"),
+                    ">", LOSS_HELD_UP, "final MSE with decay ÷ without, LOSS_HELD_UP", _ADAM, scale="log")
+GD_NC1_HIGHER = _part("GD: NC1 higher", lambda p: 1 / _nc1_lowered(p), ">", 1.0,
+                      "final NC1 with decay ÷ without, above 1", _ADAM, scale="log")
 
 
 def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
@@ -179,104 +263,55 @@ def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
 
 
 def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
-           held_out: dict | None = None, balanced: dict | None = None) -> list[dict]:
-    """The papers' claims beside what the page's live runs measured, each with a verdict.
-    ``runs``, ``ufm``, ``imbalance`` and ``ce`` map each claim seed to that seed's
-    :func:`run_conditions`, :func:`run_ufm_pair`, :func:`run_imbalance` and cross-entropy run
-    (:func:`.experiments.run_claim_seeds`; without ``ce``, no rows of the loss comparison,
-    :func:`.losses.loss_claims`); the asserted rows are judged on every seed, the others
-    (said with their numbers, not asserted) on the first. ``held_out``: NC4 and the accuracy
-    of the first seed's section-1 network on its test set (by default what its history
-    recorded at the end, ``test_nc4`` and ``test_acc``). ``balanced``: each claim seed's
-    imbalance run on balanced classes (:func:`balanced_config`), the trend row's control."""
+           balanced: dict | None = None) -> list[dict]:
+    """The papers' claims beside what the page's live runs measured, each judged by the claims
+    engine on every claim seed. ``runs``, ``ufm``, ``imbalance`` and ``ce`` map each claim seed
+    to that seed's :func:`run_conditions` (NC4 reads the held-out numbers section 1's run
+    recorded, ``test_nc4`` and ``test_acc``), :func:`run_ufm_pair`, :func:`run_imbalance` and
+    cross-entropy run (:func:`.experiments.run_claim_seeds`; without ``ce``, no rows of the
+    loss comparison, :func:`.losses.loss_claims`). ``balanced``: each claim seed's imbalance
+    run on balanced classes (:func:`balanced_config`), the trend row's control."""
     n = plots.number
     seeds = list(runs)
     first = seeds[0]
     c = runs[first]
-    h = c["AdamW, weight decay"]
-    if held_out is None and "test_nc4" in h:
-        held_out = dict(nc4=h.last("test_nc4"), accuracy=h.last("test_acc"))
-    T = h.steps[-1]
-    C = int(h.info["config"]["n_classes"])
-    etf_z, etf_T = at_zero_error(h, "etf_distance"), h.last("etf_distance")
-    nc3_z, nc3_T = at_zero_error(h, "nc3"), h.last("nc3")
-    nc3c_z, nc3c_T = at_zero_error(h, "nc3_centred"), h.last("nc3_centred")
-    target = bias_free_nc3(C)
+    T = c["AdamW, weight decay"].steps[-1]
     by = {name: {s: runs[s][name] for s in seeds} for name in c}
     aw, an, gw, gn = (by[k] for k in ("AdamW, weight decay", "AdamW, none", "GD, weight decay", "GD, none"))
     terminal = f"the terminal phase, from the first evaluation with zero training error to step {T}"
     rows = [evidence.judge(replace(NC1_TERMINAL, window=terminal), aw, an).row()]
-    rows.append(plots.claim(
-        "NC2: the centred class means approach a simplex ETF",
-        "Papyan, Han & Donoho (2020); the distance: Zhu et al. (2021)",
-        f"distance to the ETF {n(etf_z)} at zero error, {n(etf_T)} at the end; "
-        f"equinorm {n(h.last('equinorm'), 2)}, equiangularity {n(h.last('equiangularity'), 2)}",
-        plots.verdict(etf_T < 0.05, etf_T < etf_z / 1.5, scale=True), asserted=False,
-        control="a simplex ETF (distance 0)", window=terminal, seeds=[first]))
-    rows.append(plots.claim(
-        "NC3: the classifier's rows align with the centred class means",
+    rows.append(evidence.judge(replace(NC2, window=terminal), aw, aw).row())
+    rows.append(evidence.joint(
+        "NC3: the classifier's rows align with the centred class means (its variant with W "
+        "centred falls to 0, Papyan's NC3 to its value at the collapse of a bias-free head)",
         "Papyan, Han & Donoho (2020)",
-        f"NC3 {n(nc3_z)} → {n(nc3_T)} (at the collapse of a bias-free head: {n(target)}); "
-        f"variant with W centred {n(nc3c_z)} → {n(nc3c_T)}",
-        plots.verdict(nc3c_T < 0.05 and abs(nc3_T - target) < 0.05, nc3c_T < nc3c_z / 1.5,
-                      scale=True), asserted=False,
-        control=f"the bias-free head's value {n(target)}; 0 for the variant", window=terminal,
-        seeds=[first]))
-    nc4 = f"{n(100 * h.last('nc4'), 2)}% of training examples disagree at the end"
-    if held_out is not None:
-        err = 1 - float(held_out["accuracy"])
-        nc4 += (f"; on held-out data, where the network errs on {n(100 * err, 2)}%, "
-                f"{n(100 * held_out['nc4'], 2)}% disagree")
-        nc4_ok = plots.verdict(held_out["nc4"] < err)
-    else:
-        nc4_ok = plots.verdict(False, scale=True)
-    rows.append(plots.claim(
-        "NC4: the network decides like the nearest class centre (on the training set this is "
-        "automatic at zero error for separated classes, so it is not asserted; the informative "
-        "test is held-out data)", "Papyan, Han & Donoho (2020)", nc4, nc4_ok, asserted=False,
-        control="the network's own held-out error (two unrelated classifiers that err as "
-                "often would disagree on up to twice as many)",
-        window="the end of the run", seeds=[first]))
-    text, ok = _seeded(("balancedness with decay ÷ without:",
-                        {s: gw[s].last("balancedness") / gn[s].last("balancedness") for s in seeds},
-                        lambda v: v < BALANCE_RATIO))
-    rows.append(plots.claim(
-        "gradient descent with weight decay balances the linear layers "
-        "(Wₗ₊₁ᵀWₗ₊₁ ≈ WₗWₗᵀ); without decay gradient flow conserves the imbalance",
-        "Jacot et al. (2025)",
-        text + f"; ‖D‖ kept {n(_kept(gn[first]), 2)} of its value at step 1 without decay, "
-        f"{n(_kept(gw[first]), 2)} with (seed {first})", ok,
-        control=f"the same GD run without decay (a ratio below {BALANCE_RATIO})",
-        window=f"the end of the run (step {gw[first].steps[-1]})", seeds=seeds))
-    ra = {s: an[s].last("nc1") / aw[s].last("nc1") for s in seeds}
-    rg = {s: gn[s].last("nc1") / gw[s].last("nc1") for s in seeds}
-    rows.append(plots.claim(
-        "small training loss + balance give NC1 (and weight decay gets GD there)",
-        "Jacot et al. (2025)",
-        f"final NC1 without ÷ with decay: GD {plots.spread(rg)}, AdamW {plots.spread(ra)}; final MSE "
-        f"under GD {n(gw[first].last('train_loss'), 2)} with decay, "
-        f"{n(gn[first].last('train_loss'), 2)} without (seed {first})",
-        plots.verdict(all(v >= 2 for v in rg.values()) and all(v >= 2 for v in ra.values()),
-                      any(v >= 2 for v in rg.values())), asserted=False,
-        control="the same optimizer without decay", window="the end of the run", seeds=seeds))
-    text, ok = _seeded(("final NC1 without decay ÷ with:", ra, lambda v: v >= ADAM_NC1_FALL),
-                       ("‖D‖ at the end ÷ at step 1, the smaller of the two runs:",
-                        {s: min(_kept(aw[s]), _kept(an[s])) for s in seeds}, lambda v: v > 1))
-    rows.append(plots.claim(
+        {label: evidence.judge(claim, aw, aw) for label, claim in NC3.items()},
+        control=_ZERO.replace("the same run", "each: the same run"), window=terminal, asserted=False))
+    rows.append(evidence.judge(NC4, aw, aw).row())
+    rows.append(evidence.judge(replace(BALANCED, window=f"the end of the run (step {gw[first].steps[-1]})"),
+                               gw, gn).row())
+    rows.append(evidence.judge(GD_GIVES_NC1, {s: (gw[s], gn[s]) for s in seeds},
+                               {s: (gw[s], gn[s]) for s in seeds}).row())
+    rows.append(evidence.joint(
         f"under AdamW, decay lowers the final NC1 {ADAM_NC1_FALL}-fold or more although ‖D‖ grows "
-        "(Adam breaks the conservation law)", "this chapter", text, ok,
-        control="AdamW without decay; ‖D‖'s own value at step 1 (kept by gradient flow)",
-        window="the end of the run", seeds=seeds))
-    text, ok = _seeded(("final MSE with decay ÷ without:",
-                        {s: gw[s].last("train_loss") / gn[s].last("train_loss") for s in seeds},
-                        lambda v: v > GD_LOSS_RATIO),
-                       ("final NC1 with decay ÷ without:", {s: 1 / rg[s] for s in seeds},
-                        lambda v: v > 1))
-    rows.append(plots.claim(
+        "(Adam breaks the conservation law)", "this chapter",
+        {"final NC1 without decay ÷ with:": evidence.judge(
+            ADAM_NC1, {s: (aw[s], an[s]) for s in seeds}, {s: (gw[s], gn[s]) for s in seeds}),
+         "‖D‖ at the end ÷ at step 1, the smaller of the two runs:": evidence.judge(
+            ADAM_D_GROWS, {s: (aw[s], an[s]) for s in seeds}, {s: (gn[s],) for s in seeds})},
+        control=f"the same comparison under GD at its own decay (AdamW λ = {_decay(aw)}, "
+                f"decoupled; GD λ = {_decay(gw)}); ‖D‖ of GD without decay (kept by gradient flow)",
+        window="the end of the run"))
+    gd, adam = ({s: (w[s], o[s]) for s in seeds} for w, o in ((gw, gn), (aw, an)))
+    rows.append(evidence.joint(
         "under gradient descent this decay balances the layers but holds the loss up, and NC1 "
-        "ends higher than without decay", "this chapter", text, ok,
-        control=f"GD without decay (loss more than {GD_LOSS_RATIO}× and NC1 above it)",
-        window="the end of the run", seeds=seeds))
+        "ends higher than without decay", "this chapter",
+        {"final MSE with decay ÷ without:": evidence.judge(GD_HOLDS_UP, gd, adam),
+         "final NC1 with decay ÷ without:": evidence.judge(GD_NC1_HIGHER, gd, adam)},
+        control=f"the same comparisons under AdamW (same network and data) at their own decays "
+                f"(AdamW λ = {_decay(aw)}, decoupled; GD λ = {_decay(gw)}), which must fail the "
+                "same tests; the balance is the row above's", window="the end of the run",
+        asserted=False))
     a, g = aw[first], gw[first]
     row = evidence.judge(ORTHOGONAL, {s: dict(AdamW=aw[s], GD=gw[s]) for s in seeds},
                          {s: dict(AdamW=an[s], GD=gn[s]) for s in seeds}).row()
@@ -289,22 +324,6 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
     rows.append(evidence.judge(
         UFM_EXACT, {s: pairs[s][0][1] for s in seeds}, {s: pairs[s][1][1] for s in seeds}).row())
     tr = {s: imbalance_trends(imbalance[s]) for s in seeds}
-    counts = ", ".join(str(int(k)) for k in imbalance[first]["counts"])
-    text, ok = _seeded(
-        ("free model: largest angle from 90°", {s: max(abs(t["ufm_angles"][0] - 90),
-                                                      abs(t["ufm_angles"][1] - 90)) for s, t in tr.items()},
-         lambda v: v < IMB_UFM_ANGLE),
-        ("largest norm error", {s: t["ufm_error"] for s, t in tr.items()}, lambda v: v < IMB_UFM_NORMS),
-        ("network: smallest angle", {s: t["net_angles"][0] for s, t in tr.items()},
-         lambda v: v > IMB_NET_ANGLES[0]),
-        ("largest", {s: t["net_angles"][1] for s, t in tr.items()}, lambda v: v < IMB_NET_ANGLES[1]))
-    rows.append(plots.claim(
-        "imbalanced classes, MSE, deep linear head: class means orthogonal, lengths set "
-        "by class counts (the free model's lengths; the network's angles)", "Dang et al. (2023)",
-        f"counts {counts}: " + text.replace("-", "−"), ok,
-        control=f"the exact solution; the simplex's 109.5° (the network's angles between "
-                f"{IMB_NET_ANGLES[0]:g}° and {IMB_NET_ANGLES[1]:g}°)",
-        window="the end of each run", seeds=seeds))
     if balanced is None:
         raise ValueError("claims() needs balanced=: the imbalance trend's control, each claim "
                          "seed's run_imbalance(balanced_config(icfg)) (run_claim_seeds trains it)")
@@ -315,109 +334,80 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
     return rows
 
 
-# ============================================================================ numbers for the prose
-# Every number the chapter's sentences quote about its runs comes from one of these functions
-# (glued into the prose with dynamics.book.glue), never typed by hand.
-
-
-def run_numbers(history: History, ce: History, model, data) -> dict:
-    """Section 1's numbers, every one its prose and its exercises glue: the run (``history``,
-    trained with ``held_out``; ``model`` its network, ``data`` its data), its network on the
-    held-out set, and the comparison with the cross-entropy run ``ce``
-    (:func:`.losses.loss_numbers`, and Han et al.'s least-squares split)."""
-    h = history
-    etf = h.last("etf_distance")
-    test = measure(model, data.x_test, data.y_test, data.n_classes)
-    split = least_squares_split(model, data)  # the ridge matched to the head's norm
-    plain = least_squares_split(model, data, weight_decay=0)  # no ridge at all
-    return dict(nc1_fall=at_zero_error(h, "nc1") / h.last("nc1"), etf_end=etf,
-                equinorm_end=h.last("equinorm"),
-                nc3c_fall=at_zero_error(h, "nc3_centred") / h.last("nc3_centred"),
-                nc3c_end=h.last("nc3_centred"), nc3_end=h.last("nc3"),
-                nc3_target=bias_free_nc3(data.n_classes),
-                nc3_over=h.last("nc3") / bias_free_nc3(data.n_classes),
-                etf_zero=at_zero_error(h, "etf_distance"),
-                nc4_end=f"{100 * h.last('nc4'):.2g}%",
-                nc2_verdict=plots.verdict(etf < 0.05, etf < at_zero_error(h, "etf_distance") / 1.5,
-                                          scale=True),
-                held_nc4=f"{100 * test['nc4']:.2g}%",
-                held_err=f"{100 * (1 - h.last('test_acc')):.2g}%",
-                **loss_numbers(h, ce), ls_share=f"{100 * split['deviation_share']:.2g}%",
-                ls_share_plain=f"{100 * plain['deviation_share']:.2g}%",
-                ls_head_norm=split["head_norm"], ls_plain_norm=plain["classifier_norm"],
-                ex6_nc1_test=test["nc1"], ex6_nc1_train=h.last("nc1"),
-                ex6_nc4_test=f"{100 * test['nc4']:.2g}%",
-                ex6_nc4_train=f"{100 * h.last('nc4'):.2g}%",
-                ex6_etf_test=test["etf_distance"], ex6_etf_train=etf,
-                ex6_acc=f"{100 * h.last('test_acc'):.0f}%")
-
-
-def simplex_numbers(recorder, history: History | None = None) -> dict:
-    """Section 2's numbers: the smallest and largest cosine between two centred class means at
-    the end of a run with snapshots (the simplex's is −1/(C−1)), and the two as the prose
-    says them (``cos_range``: "between −0.41 and −0.25", or "all −0.33")."""
-    # the snapshot's means are centred already
-    cos = cosine_gram(recorder.snapshots[-1]["means"], centre=False).numpy()
-    off = cos[~np.eye(len(cos), dtype=bool)]
-    out = dict(cos_lo=off.min(), cos_hi=off.max(),
-               cos_range=range_text(off.min(), off.max(),
-                                    lambda v: f"{v:.2f}".replace("-", "−")))
-    # what the 3-D picture cannot show: the part of each centred classifier row outside the
-    # span of the class means (the smallest in-span fraction over rows, first and last snapshot)
-    for key, snap in (("first", recorder.snapshots[0]), ("last", recorder.snapshots[-1])):
-        w = snap["weight"] - snap["weight"].mean(0)
-        out[f"span_{key}"] = f"{100 * float(in_span_fraction(w, snap['means']).min()):.0f}%"
-    if history is not None:  # NC3 (W centred) in the full space, at the first evaluation and the end
-        out.update(nc3c_first4=history["nc3_centred"][0], nc3c_last4=history.last("nc3_centred"))
-    return out
-
-
-def conditions_numbers(conditions: dict) -> dict:
-    """Section 3's four runs in the numbers its "What to notice" quotes."""
-    aw, an = conditions["AdamW, weight decay"], conditions["AdamW, none"]
-    gw, gn = conditions["GD, weight decay"], conditions["GD, none"]
-    return dict(gd_kept=gn.last("imbalance") / gn["imbalance"][0],
-                gd_decay_kept=gw.last("imbalance") / gw["imbalance"][0],
-                gd_loss_ratio=gw.last("train_loss") / gn.last("train_loss"),
-                gd_nc1_ratio=gw.last("nc1") / gn.last("nc1"),
-                adam_nc1_ratio=an.last("nc1") / aw.last("nc1"),
-                adam_kept=an.last("imbalance") / an["imbalance"][0],
-                orth_start=aw["orthogonality"][0],
-                orth_end=max(aw.last("orthogonality"), gw.last("orthogonality")),
-                orth_none_adam=an.last("orthogonality"), orth_none_gd=gn.last("orthogonality"),
-                cond_max=max(r.last("conditioning") for r in conditions.values()),
-                gd_lr=plots.number(gw.info["config"]["lr"], 2),
-                adam_loss_end=aw.last("train_loss"))
-
-
-def imbalance_numbers(result: dict) -> dict:
-    """Section 4's numbers: the run's, as its "What to notice" quotes them, and exercise 4's."""
-    t = imbalance_trends(result)
-    return dict(ufm_err=f"{100 * t['ufm_error']:.2g}%",
-                ufm_angles=angle_range(*t["ufm_angles"], digits=1),
-                net_angles=angle_range(*t["net_angles"], digits=0),
-                slope_w=f"{t['slope_w']:+.3f}".replace("-", "−"),
-                slope_h=f"{t['slope_h']:+.3f}".replace("-", "−"),
-                slope_bar_w=f"{IMB_SLOPE_W:g}", slope_bar_h=f"{IMB_SLOPE_H:g}".replace("-", "−"),
-                against=f"{t['against_w'] + t['against_h']} of {2 * (len(result['counts']) - 1)}",
-                **_minority_numbers())
-
-
-def _minority_numbers() -> dict:
-    """Exercise 4 (section 4): the weight decay at which a class of 10 among 1,000 examples
-    collapses to zero, for one and for three linear layers."""
-    l1 = minority_collapse_threshold([990, 10], 1)
-    l3 = minority_collapse_threshold([990, 10], 3)
-    return dict(ex4_l1=plots.number(l1, 2), ex4_l3=plots.number(l3, 2),
-                ex4_ratio=plots.number(l1 / l3, 2))
+def _decay(runs: dict) -> str:
+    """The weight decay of a seed-indexed set of runs, as the control texts say it."""
+    return f"{float(next(iter(runs.values())).info['config']['weight_decay']):g}"
 
 
 PUB_BEST_FALL = 100     # AdamW sweep: NC1 without decay ÷ at the best decay
 PUB_RISE = 2            # AdamW sweep: NC1 at the largest decay ÷ its minimum
 PUB_RATE_SPREAD = 1.25  # decay clock: largest ÷ smallest rate of the small decays ("one rate")
-PUB_LOSS_RATIO = 3      # decay clock: final loss ÷ the run without decay ("stays as low")
 PUB_GD_HIGHER_FROM = 2e-3  # GD sweep: from this decay on, NC1 ends above the run without
 PUB_GD_BALANCED = 1e-3  # GD sweep: balancedness at the largest decay
+
+
+def _over(v: dict, key: str = "nc1") -> np.ndarray:
+    """A sweep's final ``key`` at each decay ÷ its value without decay (the sweep's first)."""
+    return np.asarray(v[key], float) / float(v[key][0])
+
+
+def _from(v: dict, key: str, pick=min) -> float:
+    """``pick`` over the decays from :data:`PUB_GD_HIGHER_FROM` on of a sweep's ``key``
+    (÷ without decay, except balancedness, read as it is)."""
+    x = np.asarray(v[key], float) if key == "balancedness" else _over(v, key)
+    return float(pick(x[np.asarray(v["decays"]) >= PUB_GD_HIGHER_FROM]))
+
+
+def _at(v: dict, key: str, decay: float) -> float:
+    """A sweep's final ``key`` at ``decay`` ÷ its value without decay."""
+    return float(_over(v, key)[list(v["decays"]).index(decay)])
+
+
+def first_decay_from(v: dict, key: str, above: float) -> float:
+    """The smallest decay of a sweep from which on its final ``key`` ÷ without decay stays
+    above ``above`` (at that decay and every larger one; NaN if at none)."""
+    x, d = _over(v, key), list(v["decays"])
+    out = float("nan")
+    for k in range(len(d) - 1, 0, -1):
+        if not x[k] > above:
+            break
+        out = float(d[k])
+    return out
+
+
+def _rate_spread(clock: list) -> float:
+    """The largest ÷ the smallest rate of NC1 per unit of clock over ``clock``'s decays (NaN
+    for fewer than two)."""
+    r = [c["rate"] for c in clock]
+    return max(r) / min(r) if len(r) >= 2 else float("nan")
+
+
+def _pub(statement, measure, op, threshold, name, control_measure=None, scale="log"):
+    return evidence.Claim(statement, "this chapter", measure=measure,
+                          test=evidence.Test(op, threshold, name, scale=scale),
+                          control="see the row", window="see the row",
+                          control_measure=control_measure, fmt=lambda v: plots.number(v, 2))
+
+
+# the published rows' parts (published_claims): each a measure on one seed's sweep, its control
+BEST_FALL = _pub("the best decay", lambda v: 1 / _over(v)[1:].min(), ">=", PUB_BEST_FALL, "PUB_BEST_FALL")
+EVERY_DECAY = _pub("every decay", lambda v: 1 / _over(v)[1:].max(), ">", 1.0, "lowered: above 1")
+RISE = _pub("the rise", lambda v: _over(v)[-1] / _over(v).min(), ">", PUB_RISE, "PUB_RISE",
+            control_measure=lambda v: _over(v)[-2] / _over(v).min())
+ONE_RATE = _pub("one rate", _rate_spread, "<", PUB_RATE_SPREAD, "PUB_RATE_SPREAD")
+LOW_LOSS = _pub("as low", None, "<", LOSS_HELD_UP, "LOSS_HELD_UP")
+GD_LOWERS = _pub("lowers", lambda v: v["opens_nc1_ratio"], "<", 1.0, "below 1",
+                 control_measure=lambda v: _from(v, "nc1"))
+GD_PARTLY = _pub("partly", lambda v: v["opens_balancedness"], ">=", PUB_GD_BALANCED,
+                 "not yet balanced: PUB_GD_BALANCED or more",
+                 control_measure=lambda v: _from(v, "balancedness", max))
+GD_BALANCES = _pub("balances", lambda v: _from(v, "balancedness", max), "<", PUB_GD_BALANCED,
+                   "PUB_GD_BALANCED", control_measure=lambda v: v["opens_balancedness"])
+GD_LOSS_UP = _pub("loss up", lambda v: _from(v, "loss"), ">", LOSS_HELD_UP,
+                  "LOSS_HELD_UP (the bar under which it is as low)",
+                  control_measure=lambda v: _at(v, "loss", v["opens"]))
+GD_NC1_UP = _pub("NC1 up", lambda v: _from(v, "nc1"), ">", 1.0, "above 1",
+                 control_measure=lambda v: v["opens_nc1_ratio"])
 
 
 def by_seed(payload: dict, runs: str = "histories") -> dict:
@@ -437,17 +427,65 @@ def by_seed(payload: dict, runs: str = "histories") -> dict:
     return out
 
 
-def _worst_imbalance(payload: dict) -> dict:
-    """One seed's imbalance runs in the quantities the published row checks, the worst over
-    its ratios."""
-    ts = [imbalance_trends(r) for r in payload["runs"]]
-    return dict(ufm_angle=max(max(abs(t["ufm_angles"][0] - 90), abs(t["ufm_angles"][1] - 90))
-                              for t in ts),
-                ufm_error=max(t["ufm_error"] for t in ts),
-                net_lo=min(t["net_angles"][0] for t in ts),
-                net_hi=max(t["net_angles"][1] for t in ts),
-                corr_w=min(t["corr_w"] for t in ts), corr_h=max(t["corr_h"] for t in ts),
-                n_classes=len(payload["runs"][0]["counts"]))
+def _off_90(part: dict) -> float:
+    """The largest angle between two (uncentred) class means, in degrees from 90°."""
+    a = np.asarray(part["angles"], float)
+    return float(np.max(np.abs(a[~np.eye(len(a), dtype=bool)] - 90)))
+
+
+def _ufm_exact(runs: list) -> float:
+    """How far imbalance runs' free models are from the exact solution (orthogonal means with
+    its norms), the worst over ``runs``, as the worse of two ratios to the row's tolerances:
+    degrees from 90° ÷ :data:`IMB_UFM_ANGLE` and the norms' relative error ÷
+    :data:`IMB_UFM_NORMS` (below 1: both within)."""
+    return max(max(_off_90(r["ufm"]) / IMB_UFM_ANGLE,
+                   float(np.max(np.abs(np.asarray(r["ufm"]["feature_norm"], float)
+                                       / np.asarray(r["theory"]["feature_norm"], float) - 1)))
+                   / IMB_UFM_NORMS) for r in runs)
+
+
+def initial_geometry(icfg, seed: int, result: dict) -> dict:
+    """The control of the imbalance rows: ``result`` (a :func:`.experiments.run_imbalance` of
+    ``icfg`` on ``seed``) with its free model and its network replaced by the same models at
+    initialization, built as the run builds them (same seed, same data), untrained."""
+    from .. import data as D
+    from .. import runtime
+    from .science import CollapseNet, UnconstrainedFeatures, mean_geometry, ufm_data
+
+    counts, C = icfg.counts(), icfg.n_classes
+    with runtime.seeded(seed):
+        data = ufm_data(counts)
+        model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C,
+                                      icfg.linear_depth).to(data.device)
+    net_data = D.gaussian_mixture(dim=icfg.dim, n_classes=C, separation=icfg.separation,
+                                  seed=seed, counts=counts, n_test=100 * C)
+    with runtime.seeded(seed):
+        net = CollapseNet(net_data.input_dim, icfg.width, 1, icfg.linear_depth, C).to(net_data.device)
+    return dict(result, ufm=mean_geometry(model, data), network=mean_geometry(net, net_data))
+
+
+IMB_UFM = evidence.Claim(
+    "imbalanced classes: the free model's means orthogonal with the exact norms",
+    "Dang et al. (2023)", measure=_ufm_exact,
+    test=evidence.Test("<", 1.0, "max(degrees from 90° ÷ IMB_UFM_ANGLE, norm error ÷ IMB_UFM_NORMS)",
+                       scale="log"),
+    control=f"the same free model at initialization (same seed and data, untrained); it does not "
+            f"discriminate: an untrained model's norms are nowhere near the exact solution's, so it "
+            f"cannot pass the test (within {IMB_UFM_ANGLE:g}° of 90°, norms within "
+            f"{IMB_UFM_NORMS:.0%}), and the precomputed file holds no trained counterfactual (the "
+            f"free model trained without decay); shown, not asserted",
+    window="the end of each run", asserted=False, fmt=lambda v: plots.number(v, 2))
+
+IMB_NET = evidence.Claim(
+    f"imbalanced classes: the network's class means within {IMB_NET_TOL:g}° of orthogonal "
+    "(every pair; a simplex's are 19.5° off)",
+    "Dang et al. (2023) (for the unconstrained model; the network: this chapter)",
+    measure=lambda runs: max(_off_90(r["network"]) for r in runs),
+    test=evidence.Test("<", IMB_NET_TOL, "the largest angle between class means, degrees from 90°, "
+                                         "IMB_NET_TOL"),
+    control="the same network at initialization (same seed and data, untrained), which must fail "
+            "the same test",
+    window="the end of each run", asserted=False, fmt=lambda v: f"{v:.1f}°")
 
 
 def published_claims() -> list[dict]:
@@ -463,8 +501,6 @@ def published_claims() -> list[dict]:
     sweep = {s: decay_sweep(p) for s, p in adam.items()}
     clock = {s: decay_clock(p) for s, p in adam.items()}
     gd = {s: gd_sweep(p) for s, p in by_seed(results.load("collapse_gd_weight_decay")[0]).items()}
-    imb = {s: _worst_imbalance(p) for s, p in
-           by_seed(results.load("collapse_imbalance")[0], "runs").items()}
     first = seeds[0]
     # the decays whose terminal phase is short on the clock (the clock is the config's: the
     # same on every seed)
@@ -472,78 +508,66 @@ def published_claims() -> list[dict]:
     steps = prov["config"]["steps"]
     decays = ", ".join(f"{d:g}" for d in sweep[first]["decays"])
     gd_decays = ", ".join(f"{d:g}" for d in gd[first]["decays"])
-    lowered = len(sweep[first]["decays"]) - 1
-    text, ok = _seeded(
-        ("NC1 without decay ÷ at the best decay:", {s: v["none_over_best"] for s, v in sweep.items()},
-         lambda v: v >= PUB_BEST_FALL),
-        (f"decays (of {lowered}) that lower it:", {s: len(v["lowered"]) for s, v in sweep.items()},
-         lambda v: v == lowered),
-        (f"at λ = {sweep[first]['largest']:g} NC1 ÷ its minimum:",
-         {s: v["rise"] for s, v in sweep.items()}, lambda v: v > PUB_RISE))
-    rows = [plots.claim(
+    j = evidence.judge
+    rows = [evidence.joint(
         "AdamW: every decay lowers the final NC1, the best by two orders of magnitude or more; "
         "the largest holds the fit back and NC1 rises again", "this chapter",
-        text + "; the best decay " + ", ".join(f"{v['best']:g}" for v in sweep.values())
-        + f" (seeds {', '.join(map(str, seeds))})", ok,
-        control=f"the run without decay (a fall of {PUB_BEST_FALL}× or more at the best; a rise "
-                f"of more than {PUB_RISE}× at the largest)",
-        window=f"final NC1 (step {steps}), decays {decays}", seeds=seeds)]
-    rates = {s: [c[k]["rate"] for k in small] for s, c in clock.items()}
-    text, ok = _seeded(
-        ("largest ÷ smallest rate of NC1 per unit of clock:",
-         {s: max(r) / min(r) if len(r) >= 2 else float("nan") for s, r in rates.items()},
-         lambda v: v < PUB_RATE_SPREAD),
-        ("final loss ÷ without decay, the larger:",
-         {s: max(c[k]["loss_ratio"] for k in small) for s, c in clock.items()},
-         lambda v: v < PUB_LOSS_RATIO))
-    rows.append(plots.claim(
+        {"NC1 without decay ÷ at the best decay:": j(BEST_FALL, sweep, gd),
+         "NC1 without decay ÷ at the decay that lowers it least:": j(EVERY_DECAY, sweep, gd),
+         f"at λ = {sweep[first]['largest']:g}, NC1 ÷ its minimum:": j(RISE, sweep, sweep)},
+        control=f"the gradient-descent sweep (λ = {gd_decays}) for the two falls, and the next smaller "
+                f"decay (λ = {sweep[first]['decays'][-2]:g}) for the rise, each failing the same test "
+                "(the falls' control is another optimizer, with coupled decay on another scale of "
+                "λ: it shows that a decay need not lower NC1, not what AdamW does without one)",
+        window=f"final NC1 (step {steps}), decays {decays}; the best decay "
+               + ", ".join(f"{v['best']:g}" for v in sweep.values()) + f" (seeds {', '.join(map(str, seeds))})")]
+    past = len(small)  # the first decay whose clock ends past 1: the clock rows' control
+    nxt = clock[first][min(past, len(clock[first]) - 1)]["weight_decay"]
+    rows.append(evidence.joint(
         "AdamW: for the small decays NC1 falls at one rate per unit of the decay clock λΣη, "
         "while the training loss stays as low as without decay", "this chapter",
-        text + "; e-folds per unit of clock on seed " + str(first) + ": " + ", ".join(
-            f"{clock[first][k]['rate']:.1f} (λ = {clock[first][k]['weight_decay']:g})" for k in small),
-        ok, control=f"the run without decay (NC1 ratio; loss less than {PUB_LOSS_RATIO}× its); "
-                    f"one rate: the largest within {PUB_RATE_SPREAD}× the smallest",
+        {"largest ÷ smallest rate of NC1 per unit of clock:": j(
+            replace(ONE_RATE, measure=lambda c: _rate_spread(c[:past]),
+                    control_measure=lambda c: _rate_spread(c[:past + 1])), clock, clock),
+         "final loss ÷ without decay, the larger:": j(
+            replace(LOW_LOSS, measure=lambda c: max(r["loss_ratio"] for r in c[:past]),
+                    control_measure=lambda c: c[-1]["loss_ratio"]), clock, clock)},
+        control=f"the same rates with the next decay (λ = {nxt:g}, "
+                f"its clock past 1) added; the loss at the largest decay "
+                f"(λ = {clock[first][-1]['weight_decay']:g})",
         window=f"the decays whose clock ends below 1 ({len(small)} of {len(clock[first])}), over "
-               f"the terminal phase", seeds=seeds))
-
-    def above(v, key="nc1"):  # from PUB_GD_HIGHER_FROM on, each decay's ÷ without, the smallest
-        return min(x / v[key][0] for d, x in zip(v["decays"], v[key]) if d >= PUB_GD_HIGHER_FROM)
-
+               f"the terminal phase", note="e-folds per unit of clock on seed " + str(first) + ": "
+        + ", ".join(f"{clock[first][k]['rate']:.1f} (λ = {clock[first][k]['weight_decay']:g})" for k in small)))
     opens = gd[first]["opens"]
-    text, ok = _seeded(
-        (f"at {opens:g}: NC1 ÷ without decay", {s: v["opens_nc1_ratio"] for s, v in gd.items()},
-         lambda v: v < 1),
-        ("balancedness ÷ without decay", {s: v["opens_balancedness"] / v["balancedness"][0]
-                                           for s, v in gd.items()}, lambda v: v < 1),
-        (f"from {PUB_GD_HIGHER_FROM:g} on, final loss ÷ without decay, the smallest",
-         {s: above(v, "loss") for s, v in gd.items()}, lambda v: v > 1),
-        ("NC1 ÷ without decay, the smallest", {s: above(v) for s, v in gd.items()},
-         lambda v: v > 1),
-        (f"from {PUB_GD_HIGHER_FROM:g} on, balancedness, the largest",  # every decay the row names
-         {s: max(b for d, b in zip(v["decays"], v["balancedness"]) if d >= PUB_GD_HIGHER_FROM)
-          for s, v in gd.items()}, lambda v: v < PUB_GD_BALANCED))
-    rows.append(plots.claim(
+    rows.append(evidence.joint(
         f"gradient descent: a small decay ({opens:g}) partly balances and lowers NC1; from "
-        f"{PUB_GD_HIGHER_FROM:g} on the layers balance, but the training loss, and with it NC1, "
-        "ends higher than without decay",
-        "this chapter", text, ok,
-        control=f"GD without decay; balanced: below {PUB_GD_BALANCED:g}",
-        window=f"final values, decays {gd_decays}", seeds=list(gd)))
-    ratios = ", ".join(f"{r:g}" for r in by_seed(results.load("collapse_imbalance")[0], "runs")[0]["ratios"])
-    text, ok = _seeded(
-        ("free model: largest angle from 90°", {s: v["ufm_angle"] for s, v in imb.items()},
-         lambda v: v < IMB_UFM_ANGLE),
-        ("largest norm error", {s: v["ufm_error"] for s, v in imb.items()},
-         lambda v: v < IMB_UFM_NORMS),
-        ("network: smallest angle", {s: v["net_lo"] for s, v in imb.items()},
-         lambda v: v > IMB_NET_ANGLES[0]),
-        ("largest", {s: v["net_hi"] for s, v in imb.items()}, lambda v: v < IMB_NET_ANGLES[1]))
-    rows.append(plots.claim(
-        "imbalanced classes: the free model's means orthogonal with the exact norms; the "
-        "network's angles near 90°", "Dang et al. (2023)", text.replace("-", "−"), ok,
-        control=f"the exact solution; the simplex's 109.5° (network between "
-                f"{IMB_NET_ANGLES[0]:g}° and {IMB_NET_ANGLES[1]:g}°)",
-        window=f"ratios {ratios}, each seed's worst", seeds=list(imb)))
+        f"{PUB_GD_HIGHER_FROM:g} on the layers balance and NC1 ends higher than without decay",
+        "this chapter",
+        {f"at {opens:g}, NC1 ÷ without decay:": j(GD_LOWERS, gd, gd),
+         f"at {opens:g}, balancedness:": j(GD_PARTLY, gd, gd),
+         f"from {PUB_GD_HIGHER_FROM:g} on, balancedness, the largest:": j(GD_BALANCES, gd, gd),
+         f"from {PUB_GD_HIGHER_FROM:g} on, NC1 ÷ without decay, the smallest:": j(GD_NC1_UP, gd, gd)},
+        control=f"each side of the crossing is the other's control: the decays from "
+                f"{PUB_GD_HIGHER_FROM:g} on for the small decay's parts, {opens:g} for theirs",
+        window=f"final values, decays {gd_decays}"))
+    rows.append(evidence.judge(replace(
+        GD_LOSS_UP, statement=f"gradient descent: from {PUB_GD_HIGHER_FROM:g} on, where NC1 ends "
+        "higher than without decay, the decay holds the training loss up (the smallest final "
+        "loss ÷ without decay)",
+        control=f"the small decay ({opens:g}), the other side of NC1's crossing, where NC1 ends "
+                "lower, which must fail the same test; where its loss is held up too, the loss "
+                "does not tell the decays that raise NC1 from one that lowers it",
+        window=f"final values, decays {gd_decays}", asserted=False), gd, gd).row())
+    imb_payload, imb_prov = results.load("collapse_imbalance")
+    runs = by_seed(imb_payload, "runs")
+    icfg = ImbalanceConfig(**imb_prov["config"])
+    start = {s: [initial_geometry(icfg.replace(ratio=r), s, run) for r, run in zip(p["ratios"], p["runs"])]
+             for s, p in runs.items()}
+    treated = {s: p["runs"] for s, p in runs.items()}
+    window = ("the end of each run, ratios " + ", ".join(f"{r:g}" for r in runs[first]["ratios"])
+              + ", each seed's worst")
+    rows += [evidence.judge(replace(IMB_UFM, window=window), treated, start).row(),
+             evidence.judge(replace(IMB_NET, window=window), treated, start).row()]
     # The trend of norms with counts is not a row here: its control, the same runs on balanced
     # classes, is not in the precomputed file; the live table judges it against one.
     return rows
@@ -592,13 +616,50 @@ def precomputed_numbers(name: str, cfg) -> dict:
     out = {SCALES[name]: precomputed_scale(prov, cfg)}
     if name == "collapse_weight_decay":
         sweep = decay_sweep(payload)
-        out.update(sweep_none=sweep["none_over_best"], sweep_best=sweep["best"],
+        out.update(sweep_code=code_status(prov),
+                   sweep_none=sweep["none_over_best"], sweep_best=sweep["best"],
                    sweep_rise=sweep["rise"], sweep_largest=sweep["largest"],
                    **_fall_numbers(payload), **route_numbers(payload))
     if name == "collapse_gd_weight_decay":
+        seeds = {s: gd_sweep(p) for s, p in by_seed(payload).items()}
         out.update(gd_never_fit(payload), gd_opens=f"{GD_SLIDER_OPENS_AT:g}",
+                   gd_loss_from=from_text({s: first_decay_from(v, "loss", LOSS_HELD_UP)
+                                           for s, v in seeds.items()}),
+                   gd_nc1_from=from_text({s: first_decay_from(v, "nc1", 1.0)
+                                          for s, v in seeds.items()}),
+                   loss_bar=f"{LOSS_HELD_UP:g}",
                    gd_higher_from=f"{PUB_GD_HIGHER_FROM:g}", ufm_etf=f"{UFM_ETF:g}")
     return out
+
+
+def code_status(prov: dict) -> str:
+    """Whether a precomputed file is known to be the current code's, as the prose says it
+    (the same reading as :func:`dynamics.results.describe`'s caption)."""
+    if not prov.get("source"):
+        return ("made before the book recorded the code behind each file, and not yet checked "
+                "against the current code")
+    if prov["source"] != results.source_digest(results.chapter_of(prov["file"])):
+        return "made by an earlier version of the code"
+    return "made by the current code"
+
+
+def from_text(first: dict) -> str:
+    """Each seed's first decay of a sweep from which something holds (``{seed: decay}``, NaN
+    where at none), said once per decay: "from 0.002 on seeds 0 and 1, from 0.001 on seed 2",
+    or "from 0.0005 on, on every seed"."""
+    groups: dict = {}
+    for seed, d in first.items():
+        groups.setdefault("at no decay of the sweep" if np.isnan(d) else f"from {d:g}",
+                          []).append(seed)
+    if len(groups) == 1:
+        k = next(iter(groups))
+        return f"{k}{' on' if k.startswith('from') else ''}, on every seed"
+
+    def seeds(ss):
+        return (f"seed {ss[0]}" if len(ss) == 1
+                else "seeds " + ", ".join(map(str, ss[:-1])) + f" and {ss[-1]}")
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1]))
+    return ", ".join(f"{k} on {seeds(v)}" for k, v in ordered)
 
 
 def _fall_numbers(payload: dict) -> dict:

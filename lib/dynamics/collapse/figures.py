@@ -24,7 +24,7 @@ __all__ = ["LABELS", "terminal_phase_table", "nc_figure", "simplex_figure",
            "range_text", "angle_range", "WEIGHT_DECAY_SLIDER_OPENS_AT", "GD_SLIDER_OPENS_AT",
            "weight_decay_slider", "gd_slider", "simplex_slider", "imbalance_slider", "decay_clock", "clock_figure",
            "route_numbers", "route_start", "decay_sweep", "gd_sweep", "imbalance_trends",
-           "precomputed_scale"]
+           "TIE_REL", "precomputed_scale"]
 
 LABELS = {
     "nc1": "NC1",
@@ -291,6 +291,9 @@ def imbalance_figure(result: dict, title: str = "") -> "go.Figure":
     return fig
 
 
+SMALLEST_ANGLE = "smallest angle to another class (°)"  # the table's column: the network's
+
+
 def imbalance_table(result: dict):
     """One row per class of a :func:`run_imbalance` result: its count n, the norms of its class
     mean ‖h̄‖ and classifier row ‖w‖ in the unconstrained ("free") model beside the exact
@@ -307,9 +310,9 @@ def imbalance_table(result: dict):
             "‖w‖ free": float(u["classifier_norm"][c]), "‖w‖ exact": float(t["classifier_norm"][c]),
             "‖h̄‖ net": None if net is None else float(net["feature_norm"][c]),
             "‖w‖ net": None if net is None else float(net["classifier_norm"][c]),
-            "angle (°)": None if net is None else float(angles[c].min()),
+            SMALLEST_ANGLE: None if net is None else float(angles[c].min()),
         })
-    return plots.table(rows, digits=4, formats={"angle (°)": "{:.1f}"})
+    return plots.table(rows, digits=4, formats={SMALLEST_ANGLE: "{:.1f}"})
 
 
 def range_text(lo: float, hi: float, fmt) -> str:
@@ -348,8 +351,36 @@ def weight_decay_slider(payload: dict) -> "go.Figure":
     figs = [nc_figure(History.from_dict(h), title=f"The four collapses, weight decay {wd:g}")
             for wd, h in zip(decays, payload["histories"])]
     _shared_log_ranges(figs)
-    return plots.slider(figs, [f"{wd:g}" for wd in decays], name="weight decay",
-                        active=_active(decays, WEIGHT_DECAY_SLIDER_OPENS_AT))
+    active = _active(decays, WEIGHT_DECAY_SLIDER_OPENS_AT)
+    return marks_follow(plots.slider(figs, [f"{wd:g}" for wd in decays], name="weight decay",
+                                     active=active), figs, active)
+
+
+def marks_follow(fig: "go.Figure", figs: list, active: int) -> "go.Figure":
+    """Make a slider's step markers (the dotted "zero error" lines, layout shapes placed on
+    the axes, and their labels) follow the slider: :func:`dynamics.plots.slider` takes its
+    layout from the first figure, so each step also sets the shapes and the axis-placed
+    labels of its own figure, and the figure opens with the active one's. A label the first
+    figure lacks is not shown (every run of the sweeps these sliders draw has the same
+    markers)."""
+    labels = [i for i, a in enumerate(fig.layout.annotations or ()) if a.xref != "paper"]
+
+    def relayout(f):
+        own = [(a.x, a.text) for a in f.layout.annotations or () if a.xref != "paper"]
+        out = {"shapes": [s.to_plotly_json() for s in f.layout.shapes or ()]}
+        for j, i in enumerate(labels):
+            x, text = own[j] if j < len(own) else (None, "")
+            out[f"annotations[{i}].x"], out[f"annotations[{i}].text"] = x, text
+        return out
+
+    for step, f in zip(fig.layout.sliders[0].steps, figs):
+        step.args = [step.args[0], dict(step.args[1], **relayout(f))]
+    start = relayout(figs[active])
+    fig.layout.shapes = start.pop("shapes")
+    for key, value in start.items():
+        i, field = int(key[len("annotations["):key.index("]")]), key.rsplit(".", 1)[1]
+        fig.layout.annotations[i][field] = value
+    return fig
 
 
 def gd_slider(payload: dict) -> "go.Figure":
@@ -450,6 +481,9 @@ def route_numbers(payload: dict) -> dict:
                                              lambda v: f"{v:.0f}"),
                 route_start_clocks=range_text(min(c for _, c in starts), max(c for _, c in starts),
                                               lambda v: f"{v:.2g}"),
+                # how far apart the starts are, the latest ÷ the earliest: on the step, on the clock
+                route_start_step_spread=f"{max(s for s, _ in starts) / min(s for s, _ in starts):.2g}",
+                route_start_clock_spread=f"{max(c for _, c in starts) / min(c for _, c in starts):.2g}",
                 route_big=rows[-1]["weight_decay"],
                 route_n=_WORDS.get(len(small), str(len(small))), **_early_rise(payload, rows[-1]))
 
@@ -530,18 +564,24 @@ def _corr(a, b) -> float:
     return float(np.corrcoef(a, b)[0, 1]) if np.ptp(a) > 0 and np.ptp(b) > 0 else float("nan")
 
 
+TIE_REL = 0.01  # two neighbouring classes' norms tie when they differ by less than 1% of the larger
+
+
 def imbalance_trends(result: dict) -> dict:
     """One imbalance result in the numbers the prose quotes: angle ranges, the free model's
     largest relative error against the exact solution, and the network's trends (correlation of
-    log norm with log count) with the number of neighbouring class pairs that go against them."""
+    log norm with log count) with the number of neighbouring class pairs that do not follow them (a pair
+    whose norms tie does not: norms less than :data:`TIE_REL` apart, relative to the larger)."""
     counts = np.asarray(result["counts"], float)
     off = ~np.eye(len(counts), dtype=bool)
     u, th, net = result["ufm"], result["theory"], result["network"]
     order = np.argsort(-counts)
 
-    def against(v, sign):  # neighbours (by count) whose norms step the other way
-        d = np.diff(np.asarray(v, float)[order])
-        return int(np.sum(sign * d > 0))
+    def against(v, sign):  # neighbours (by count) whose norms do not step the trend's way:
+        v = np.asarray(v, float)[order]  # the other way, or a tie (a tie does not follow): two
+        d = np.diff(v)                   # norms less than TIE_REL apart, relative to the larger
+        tie = np.abs(d) < TIE_REL * np.maximum(np.abs(v[:-1]), np.abs(v[1:]))
+        return int(np.sum((sign * d >= 0) | tie))
 
     return dict(ufm_angles=(float(np.min(np.asarray(u["angles"])[off])),
                             float(np.max(np.asarray(u["angles"])[off]))),

@@ -13,13 +13,14 @@ The chapter's numbers and claims (:mod:`.claims`) call these.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from .. import data as D
-from .. import plots
+from .. import evidence, plots
 from ..models import evaluating
 from ..train import History
 from .science import _features, at_zero_error, terminal_phase_start
@@ -28,11 +29,13 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 __all__ = ["least_squares_split", "loss_figure", "loss_numbers", "loss_claims", "CE_OVER_MSE",
-           "TEST_OVER_TRAIN"]
+           "TEST_NC1_FALL"]
 
 # Thresholds of the rows, once (the claim tests assert the verdicts, not these numbers).
-CE_OVER_MSE = 100      # final training NC1 under cross-entropy ÷ under MSE
-TEST_OVER_TRAIN = 100  # MSE: final test NC1 ÷ final training NC1
+CE_OVER_MSE = 100      # final training NC1 under cross-entropy ÷ under MSE (a row shown, not
+#                        asserted: its control, the same ratio at zero error, can pass it too)
+TEST_NC1_FALL = 10     # MSE, the terminal phase: the test set's NC1 falls less than this
+#                        factor (the training set's, the control, falls more)
 
 
 def _ridge(H: torch.Tensor, Y: torch.Tensor, r: float) -> torch.Tensor:
@@ -160,12 +163,46 @@ def loss_numbers(mse: History, ce: History) -> dict:
                 loss_ce_start=at_zero_error(ce, "nc1"), loss_ce_end=ce.last("nc1"),
                 **_low_point(ce),
                 loss_ce_over=ce.last("nc1") / mse.last("nc1"),
+                loss_ce_over_zero=at_zero_error(ce, "nc1") / at_zero_error(mse, "nc1"),
                 loss_mse_test_start=at_zero_error(mse, "test_nc1"),
                 loss_mse_test_end=mse.last("test_nc1"),
+                loss_mse_test_fall=_fall(mse, "test_nc1"),
                 loss_mse_gap=mse.last("test_nc1") / mse.last("nc1"),
                 loss_ce_gap=ce.last("test_nc1") / ce.last("nc1"),
                 loss_mse_acc=f"{100 * mse.last('test_acc'):.0f}%",
                 loss_ce_acc=f"{100 * ce.last('test_acc'):.0f}%")
+
+
+def _at(h: History, key: str, when: str) -> float:
+    """``key`` of a run at its end, or (``when="zero"``) at its first step with zero training
+    error."""
+    return h.last(key) if when == "end" else at_zero_error(h, key)
+
+
+LOSS_DECIDES = evidence.Claim(
+    "at this budget and decay the loss decides: NC1 collapses under MSE and ends far "
+    "higher under cross-entropy",
+    "this chapter; collapse under MSE: Han, Papyan & Donoho (2022); under cross-entropy "
+    "after hundreds of epochs: Papyan, Han & Donoho (2020)",
+    measure=lambda pair: _at(pair[0], "nc1", "end") / _at(pair[1], "nc1", "end"),
+    control_measure=lambda pair: _at(pair[0], "nc1", "zero") / _at(pair[1], "nc1", "zero"),
+    test=evidence.Test(">=", CE_OVER_MSE, "training NC1, cross-entropy ÷ MSE, CE_OVER_MSE", scale="log"),
+    control="the same two runs at their first evaluation with zero training error, which must fail "
+            "the same test if the terminal phase is what opens the gap; it does not discriminate "
+            "where cross-entropy's NC1 is already near CE_OVER_MSE times MSE's there (at the "
+            "published settings it misses the bar by less than its seeds' spread), and the page "
+            "trains cross-entropy at no other decay or budget to compare with; shown, not asserted",
+    window="the end of the run", asserted=False, fmt=lambda v: plots.number(v, 2))
+
+TEST_STAYS = evidence.Claim(
+    "collapse on the training set does not carry over to the test set: held-out features "
+    "of a class stay spread", "Hui, Belkin & Nakkiran (2022)",
+    measure=lambda h: _fall(h, "test_nc1"), control_measure=lambda h: _fall(h, "nc1"),
+    test=evidence.Test("<", TEST_NC1_FALL, "MSE, test NC1 at zero training error ÷ at the end, "
+                       "TEST_NC1_FALL", scale="log"),
+    control="the same run's training NC1 over the same steps, which collapses and must fail "
+            "the same test", window="the terminal phase, from the first evaluation with zero "
+            "training error to the end", fmt=lambda v: plots.number(v, 2))
 
 
 def loss_claims(mse: dict, ce: dict) -> list[dict]:
@@ -178,28 +215,10 @@ def loss_claims(mse: dict, ce: dict) -> list[dict]:
         raise ValueError(f"mse and ce must hold the same seeds, got {list(mse)} and {list(ce)}")
     _check({f"MSE seed {s}": h for s, h in mse.items()}, "run")
     _check({f"cross-entropy seed {s}": h for s, h in ce.items()}, "run")
-    seeds = list(mse)
-    T = mse[seeds[0]].steps[-1]
-    text, ok = plots.across_seeds({s: ce[s].last("nc1") / mse[s].last("nc1") for s in seeds},
-                                  lambda v: v >= CE_OVER_MSE)
-    rows = [plots.claim(
-        "at this budget and decay the loss decides: NC1 collapses under MSE and ends far "
-        "higher under cross-entropy",
-        "this chapter; collapse under MSE: Han, Papyan & Donoho (2022); under cross-entropy "
-        "after hundreds of epochs: Papyan, Han & Donoho (2020)",
-        f"final training NC1, cross-entropy ÷ MSE: {text}; at the end NC1 under "
-        f"cross-entropy is {plots.spread({s: ce[s].last('nc1') for s in seeds})}", ok,
-        control=f"the MSE run of the same seed (cross-entropy at least {CE_OVER_MSE}× higher)",
-        window=f"the end of the run (step {T}), same network, data, optimizer and decay",
-        seeds=seeds)]
-    text, ok = plots.across_seeds({s: mse[s].last("test_nc1") / mse[s].last("nc1") for s in seeds},
-                                  lambda v: v >= TEST_OVER_TRAIN)
-    rows.append(plots.claim(
-        "collapse on the training set does not carry over to the test set: held-out features "
-        "of a class stay spread", "Hui, Belkin & Nakkiran (2022)",
-        f"MSE, test NC1 ÷ training NC1: {text}; test NC1 at the end "
-        f"{plots.spread({s: mse[s].last('test_nc1') for s in seeds})}", ok,
-        control=f"the training set's NC1 at the same step (test NC1 at least "
-                f"{TEST_OVER_TRAIN}× higher)", window=f"the end of the run (step {T})",
-        seeds=seeds))
-    return rows
+    end = mse[next(iter(mse))].steps[-1]
+    window = f"the end of the run (step {end})"
+    pairs = {s: (ce[s], mse[s]) for s in mse}
+    return [evidence.judge(replace(LOSS_DECIDES, window=window + ", same network, data, optimizer "
+                                   "and decay"), pairs, pairs).row(),
+            evidence.judge(replace(TEST_STAYS, window=TEST_STAYS.window + f" (step {end})"),
+                           mse, mse).row()]

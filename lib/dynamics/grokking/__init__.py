@@ -13,13 +13,14 @@ Modules:
   ``run_phase``, ``live_phase``) and ``precompute_plan``.
 - :mod:`.figures`: figures, sliders over precomputed data, and each experiment's ``table``.
 - :mod:`.panels`: the live "Try it" panels (``panel(kind, ...)`` names them).
-- :mod:`.claims`: the page's glued numbers per section (``section1_facts`` ...
-  ``section4_facts``), the claims rows with their thresholds, ``page_claims`` and
+- :mod:`.claims`: the claims rows with their thresholds, ``page_claims`` and
   ``published_claims``.
 - :mod:`.algorithm`: a section module, whole: the algorithm the network finds (the clock in
   its first layer, division as relabelled subtraction), the weight norm's descent (Omnigrok)
   and Muon against AdamW, with their runners, figures and claims rows.
-- :mod:`.facts`: the numbers the prose says about a figure, computed from its data.
+- :mod:`.facts`: the numbers the prose says about a figure, computed from its data: the
+  page's glued numbers per section (``section1_facts`` ... ``section4_facts``), and the
+  measures the claims rows judge on the phase grid and the algorithm.
 
 The package exports the names the notebooks call; the page prints other functions' source
 through their module (``show_source(G.science.phase_of)``).
@@ -27,7 +28,8 @@ through their module (``show_source(G.science.phase_of)``).
 from . import algorithm, claims, experiments, facts, figures, panels, science
 from .science import GrokConfig, plateau_steps
 from .experiments import (
-    claim_seeds, corrupted_runs, live_phase, progress_measures, run, run_remedies, seed_runs,
+    claim_seeds, corrupted_runs, live_phase, phase_data, progress_measures, run,
+    run_remedies, seed_runs,
 )
 from .algorithm import clock_figure, neuron_figure, norm_figure, omnigrok_runs, optimizer_runs
 from .figures import (
@@ -35,12 +37,13 @@ from .figures import (
     remedies_figure, spectrum_figure, table, training_figure,
 )
 from .panels import panel
-from .claims import page_claims, section1_facts, section2_facts, section3_facts, section4_facts
+from .claims import page_claims
+from .facts import section1_facts, section2_facts, section3_facts, section4_facts
 
 __all__ = [
     "GrokConfig", "plateau_steps",
-    "claim_seeds", "corrupted_runs", "live_phase", "progress_measures", "run", "run_remedies",
-    "seed_runs",
+    "claim_seeds", "corrupted_runs", "live_phase", "phase_data",
+    "progress_measures", "run", "run_remedies", "seed_runs",
     "clock_figure", "neuron_figure", "norm_figure", "omnigrok_runs", "optimizer_runs",
     "corrupted_figure", "curves_slider", "phase_figure", "phase_slider", "progress_figure",
     "remedies_figure", "spectrum_figure", "table", "training_figure",

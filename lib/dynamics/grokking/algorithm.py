@@ -17,7 +17,7 @@ relabelled subtraction, the weight norm's descent (Omnigrok) and Muon against Ad
    with the split of the parameters said in :func:`muon_groups`.
 
 Figures and claims rows for these are at the end (:func:`clock_figure`, :func:`neuron_figure`,
-:func:`norm_figure`, :func:`algorithm_claims`, with their thresholds)."""
+:func:`norm_figure`; their claims rows and thresholds are in :mod:`.claims`)."""
 from __future__ import annotations
 
 import math
@@ -42,13 +42,10 @@ __all__ = [
     "clock_measures", "initial_model", "norm_descent", "scale_init_", "run_scaled",
     "omnigrok_runs", "muon_groups", "grok_muon", "adamw_config", "run_optimizer",
     "optimizer_runs",
-    "clock_figure", "neuron_figure", "norm_figure", "optimizer_table", "algorithm_claims",
-    "SINGLE", "ROUND", "NULL_OVER", "INIT_SCALES", "MUON_LRS", "LR_FACTORS",
+    "clock_figure", "neuron_figure", "norm_figure", "optimizer_table",
+    "INIT_SCALES", "MUON_LRS", "LR_FACTORS",
 ]
 
-SINGLE = 0.5      # "a neuron reads one frequency": its top frequency holds at least half its energy
-ROUND = 0.5       # "on a circle": the radius spread at most half the initial network's
-NULL_OVER = 1.5   # "most of the norm": over half, and off the keys at most 1/1.5 of what the null leaves
 INIT_SCALES = (4.0,)  # the init-scale control (Omnigrok: a large start): every parameter x these
 LR_FACTORS = (0.5, 1.0, 2.0)  # each optimizer's learning-rate budget, around its own value
 MUON_LRS = 0.1    # Muon's own learning rate on the hidden matrix (its update's entries have
@@ -449,100 +446,3 @@ def optimizer_table(opt: dict):
 
 def _nan(v) -> float:
     return float("nan") if v is None else float(v)
-
-
-def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = None) -> list[dict]:
-    """The rows of the section on the algorithm: ``clock`` ``{seed: clock_measures(...)}`` at
-    the end of each seed's run, ``norms`` ``{seed: norm_descent(run)}``, ``scaled``
-    ``{seed: {scale: GrokRun}}`` (scale 1 the page's run), ``opt`` :func:`optimizer_runs`."""
-    C = plots.claim
-    seeds = sorted(clock)
-    f2, pct = (lambda v: f"{v:.2f}"), (lambda v: f"{v:.0%}")  # noqa: E731
-    share = {s: m["key_share"] for s, m in clock.items()}
-    ok = {s: m["key_share"] > 0.5 and 1 - m["key_share"] <= (1 - m["null"]) / NULL_OVER
-          for s, m in clock.items()}
-    text, v = plots.judged(share, ok, pct)
-    nulls = ", ".join(f"{clock[s]['null']:.0%}" for s in seeds)
-    inits = ", ".join(f"{clock[s]['init_key_share']:.0%}" for s in seeds)
-    keys = "; ".join(f"seed {s}: {len(clock[s]['keys'])} of {clock[s]['K']}" for s in seeds)
-    rows = [C("The key frequencies carry most of the first layer's Fourier energy",
-              "Nanda et al. 2023",
-              f"share of the energy (k ≥ 1) on the key frequencies read off the logits: {text} "
-              f"({keys} frequencies; the initial weights on the same keys: {inits})", v,
-              control=f"the uniform null, (number of keys) / ((p − 1)/2): {nulls}; the share "
-                      f"must pass 50% and leave off the keys at most 1/{NULL_OVER:g} of what "
-                      f"the null leaves", window="the end of the run", seeds=seeds)]
-    single = {s: m["single"] for s, m in clock.items()}
-    ok = {s: m["single"] >= SINGLE and m["init_single"] < SINGLE and m["on_keys"] > m["null"]
-          for s, m in clock.items()}
-    text, v = plots.judged(single, ok, pct)
-    rows.append(C("Each neuron reads essentially one frequency, and the neurons cluster on the "
-                  "key frequencies", "Nanda et al. 2023",
-                  f"median over neurons of the share of a neuron's energy at its top frequency: "
-                  f"{text}; initial: {', '.join(pct(clock[s]['init_single']) for s in seeds)}; "
-                  f"stronger half of the neurons whose top frequency is a key: "
-                  f"{', '.join(pct(clock[s]['on_keys']) for s in seeds)}", v,
-                  control=f"the initial network (its median below {SINGLE:.0%}); for the "
-                          "clustering, the uniform null (the keys' share of the frequencies)",
-                  window=f"the end of the run; 'one frequency': at least {SINGLE:.0%}",
-                  seeds=seeds))
-    ratio = {s: m["spread"] / m["init_spread"] for s, m in clock.items()}
-    text, v = plots.across_seeds(ratio, lambda r: r <= ROUND, f2)
-    rows.append(C("Projected on the cosine and sine of a key frequency, the residues lie on a "
-                  "circle (a clock)", "Nanda et al. 2023",
-                  f"radius spread (std / mean, median over the keys) at the end / the initial "
-                  f"network's: {text} (trained {', '.join(f2(clock[s]['spread']) for s in seeds)})",
-                  v, control="the initial weights in the same construction",
-                  window=f"the end of the run; at most {ROUND:g}x the initial spread", seeds=seeds))
-    done = {s: n["done"] for s, n in norms.items()}
-    ok = {s: n["grok_step"] is not None and n["fit_step"] is not None
-          and n["fit_step"] <= n["peak_step"] < n["grok_step"] and n["done"] >= 0.5
-          for s, n in norms.items()}
-    text, v = plots.judged(done, ok, pct)
-    at = lambda n: f"fit {n['fit_step']}, peak {n['peak_step']}, grok {n['grok_step']}"  # noqa: E731
-    rows.append(C("Generalization arrives with the weight norm's descent: the norm peaks after "
-                  "the fit step, and by the grok step most of its fall to where it settles is "
-                  "made", "Liu et al. 2023 (Omnigrok)",
-                  f"share of the descent (peak − norm) / (peak − end) made at the grok step: "
-                  f"{text} (steps: {'; '.join(at(norms[s]) for s in seeds)})", v,
-                  control="the fit step: there the norm has not yet peaked (its fall has not "
-                          "begun); half the descent",
-                  window="from the peak of the norm to the median of the last three evaluations",
-                  seeds=sorted(norms)))
-    big = max(next(iter(scaled.values())))
-    peak = {s: max(r[big].history["weight_norm"]) / max(r[1.0].history["weight_norm"])
-            for s, r in scaled.items()}
-    start = {s: r[big].history["weight_norm"][0] / r[1.0].history["weight_norm"][0]
-             for s, r in scaled.items()}
-    ok = {s: peak[s] < 0.5 * start[s] for s in scaled}
-    text, v = plots.judged(peak, ok, lambda x: f"{x:.2f}x")
-    rows.append(C(f"The norm the network memorizes at is set by training, not by the initial "
-                  f"scale: from a {big:g}x start the peak norm is far less than {big:g}x",
-                  "a test of Omnigrok's large-initialization account (Liu et al. 2023)",
-                  f"peak weight norm, init x{big:g} over x1: {text} (initial norms "
-                  f"{', '.join(f'{start[s]:.2f}x' for s in sorted(scaled))})", v,
-                  control="the ratio of the initial norms: the peak ratio must be under half of it",
-                  window="the whole run (to the grok step)", seeds=sorted(scaled)))
-    later = {s: _nan(r[big].grok_step / r[1.0].grok_step
-                     if r[big].grok_step and r[1.0].grok_step else None) for s, r in scaled.items()}
-    text, v = plots.across_seeds(later, lambda x: x > 1.5, lambda x: f"{x:.2f}x")
-    rows.append(C(f"A larger initialization delays grokking (x{big:g} against x1)",
-                  "Liu et al. 2023 (Omnigrok)", f"grok step at x{big:g} / at x1: {text}", v,
-                  asserted=False, control="x1 on the same seed",
-                  window="at least 1.5x later", seeds=sorted(scaled)))
-    if opt:
-        a, m = opt["adamw"], opt["muon"]
-        ss = sorted(a["grok"])
-        sp = {s: _nan(a["grok"][s] / m["grok"][s] if a["grok"][s] and m["grok"][s] else None)
-              for s in ss}
-        text, v = plots.across_seeds(sp, lambda x: x > 1, lambda x: f"{x:.2f}x")
-        tried = lambda o: ", ".join(f"{lr:g} → {'—' if g is None else g}"  # noqa: E731
-                                    for lr, g in o["tried"].items())
-        rows.append(C("Muon groks sooner than AdamW", "Tveit et al. 2025",
-                      f"AdamW's grok step over Muon's, each at its best learning rate: {text} "
-                      f"(seed {ss[0]}: AdamW η {tried(a)}; Muon η {tried(m)}; — not within "
-                      f"the budget)", v, asserted=False,
-                      control=f"AdamW with the same budget of learning rates "
-                              f"({len(a['tried'])}, spaced the same way) around its own",
-                      window="the budget of section 1's run", seeds=ss))
-    return rows

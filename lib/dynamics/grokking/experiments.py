@@ -38,7 +38,7 @@ __all__ = [  # the module's public names (dynamics.grokking exports those the no
     "evaluation_steps", "recipe", "GrokRun", "run", "unit_spectra", "progress_measures", "restricted_leads",
     "restricted_at_test_half",
     "remedy_configs", "run_remedies", "speedups", "claim_seeds", "seed_runs", "run_corrupted", "pair_pool", "split_mask",
-    "corrupted_runs", "phase_rows", "run_phase_grid", "run_phase",
+    "corrupted_runs", "phase_rows", "phase_data", "phase_caveat", "run_phase_grid", "run_phase",
     "live_phase_config", "live_phase", "precompute_plan", "DEFAULT_REMEDIES"
 ]
 
@@ -422,6 +422,36 @@ def phase_rows(sweep: SweepResult, p: int) -> list[dict]:
         if len(h) and not h.diverged and h.steps[-1] < budget:
             row["phase"] = "stopped"  # a stopped sweep: this run ended before its budget
     return rows
+
+
+def phase_data() -> tuple[dict, dict]:
+    """The precomputed phase diagram (``data/grokking_phase``: payload and provenance), its
+    rows relabelled by the current rule (:func:`~.science.phase_of`) from the file's own
+    histories: a label rule changed after the file was written moves no run's numbers, only
+    its label ("stopped" rows stay as written); ``payload["status"]`` says whether the file is
+    the current code's (:func:`phase_caveat`)."""
+    from .. import results
+
+    payload, prov = results.load("grokking_phase")
+    p = prov["config"]["phase"]["p"]
+    hs = SweepResult.from_dict(payload["sweep"]).histories
+    rows = [r if r["phase"] == "stopped" else dict(r, phase=phase_of(h, p=p))
+            for r, h in zip(payload["rows"], hs)]
+    return dict(payload, rows=rows, status=phase_caveat(prov)), prov
+
+
+def phase_caveat(prov: dict) -> str:
+    """Whether the precomputed phase diagram (``prov``, :func:`phase_data`'s provenance) is
+    known to be the current code's, in words the page glues wherever it reads the file."""
+    from .. import results
+
+    if not prov.get("source"):
+        return ("not yet checked against the current code (the file predates the book's record "
+                "of the code behind each file)")
+    if prov["source"] != results.source_digest(results.chapter_of(prov["file"])):
+        return ("made by an earlier version of the code, not yet re-checked against the current "
+                "one (its labels are recomputed from its stored curves)")
+    return "made by the current code"
 
 
 def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),

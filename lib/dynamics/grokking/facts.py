@@ -1,8 +1,10 @@
 """Grokking, the page's numbers: what the prose says about a figure, computed from the data
 that figure shows (the phase grid's critical fractions and clock ratios, the progress
 measures at the fit and grok steps, the remedies' speed-ups, the corrupted labels' shares),
-as numbers and as the words the page glues. :mod:`.claims` gathers them per section (with
-the thresholds the sentences name) and judges them in its rows."""
+as numbers and as the words the page glues, one function per section (:func:`section1_facts`
+... :func:`section4_facts`, with the thresholds the sentences name); and the measures the
+claims rows judge on the phase grid and on the algorithm. :mod:`.claims` judges them in its
+rows."""
 from __future__ import annotations
 
 import math
@@ -10,12 +12,26 @@ from collections import Counter
 
 import numpy as np
 
-from .science import critical_fraction, plateau_steps
+from .. import plots
+from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
+from .experiments import restricted_at_test_half, speedups
+from .science import (
+    fourier_spectrum, input_weights, spectral_concentration, CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
+    TAKEOFF, TAKEOFF_PAIRS, UNLEARN_DROP, critical_fraction, plateau_steps,
+)
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
            "crit_falls", "phase_glue", "live_phase_facts",
-           "corrupted_facts", "at_fit", "progress_glue", "corrupted_glue", "section1_numbers",
-           "remedy_facts"]
+           "corrupted_facts", "at_fit", "descent_share", "progress_glue", "corrupted_glue", "section1_numbers",
+           "remedy_facts", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
+           "best_rate", "REMEDY_SPEEDUP", "HALF", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
+
+# The thresholds the prose names that the claims rows judge too (the rest are :mod:`.claims`').
+REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
+HALF = 0.5              # "falls to half": a loss below this x its value at the fit step
+CONTROL_WD = 1.0        # the no-decay row's control: cells at this decay and above (below the
+CONTROL_FRAC = 0.6      # strongest) and fractions from this one, which generalize
+SINGLE = 0.5            # "a neuron reads one frequency": its top frequency holds at least half its energy
 
 
 def _good(r: dict) -> bool:
@@ -77,8 +93,7 @@ def _one_seed(rows: list[dict]) -> None:
 
 def phase_facts(rows: list[dict]) -> dict:
     """The numbers of section 2's "What to notice", from a phase grid's rows: the critical
-    training fraction per weight decay, whether the grok step falls along every row and column
-    (weight decays below the strongest), the strongest decay's column (its phases, its lowest
+    training fraction per weight decay, the strongest decay's column (its phases, its lowest
     final training loss against the highest of the weaker decays, a cell that passed both
     thresholds there), whether every cell without decay memorizes, and the runs below the
     smallest fraction that generalizes that are still climbing at the budget (unfinished:
@@ -88,7 +103,6 @@ def phase_facts(rows: list[dict]) -> dict:
     fracs = sorted({r["train_frac"] for r in rows})
     strongest = wds[-1]
     by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
-    grok = {k: r["grok_step"] if _good(r) else None for k, r in by.items()}
     inner = [w for w in wds if 0 < w < strongest]
     crit = {w: critical_fraction(rows, w) for w in wds if w > 0}
     column = [by[f, strongest] for f in fracs if (f, strongest) in by]
@@ -102,9 +116,6 @@ def phase_facts(rows: list[dict]) -> dict:
         below_unfinished=sum(r["phase"] == "unfinished" for r in below),
         below_cells=[(r["train_frac"], r["weight_decay"], r.get("end_test_acc"))
                      for r in below if r["phase"] == "unfinished"],
-        falls_rows=all(_falls([grok.get((f, w)) for w in inner]) for f in fracs),
-        falls_cols=all(_falls([grok.get((f, w)) for f in fracs]) for w in inner),
-        crit_falls=crit_falls([crit[w] for w in inner]),
         no_decay_memorizes=all(by[f, 0.0]["phase"] == "memorization" for f in fracs
                                if (f, 0.0) in by) if 0.0 in wds else None,
         strong_phases=sorted({r["phase"] for r in column}),
@@ -397,3 +408,283 @@ def remedy_facts(speed: dict) -> dict:
         stablemax=("does not make the network generalize within the budget"
                    if not s.get("stablemax") else
                    f"makes the network generalize ({s['stablemax']:.2f}x the baseline's speed)"))
+
+
+# ============================================================================ the claims rows' measures
+
+
+# ---- the phase grid's: each reads one seed's grid and, where it needs one, a column or
+# a subset of its cells (the run a row's treatment or control hands the engine is (grid, which))
+
+
+def _inner_grok(g: list[dict]) -> dict:
+    """``{(fraction, decay): grok step}`` of the cells at decays above 0 and below the strongest
+    that generalize and keep it (None where they do not)."""
+    strongest = max(r["weight_decay"] for r in g)
+    return {(r["train_frac"], r["weight_decay"]): r["grok_step"] if _good(r) else None
+            for r in g if 0 < r["weight_decay"] < strongest}
+
+
+def _rises(grok: dict) -> int:
+    """How many rows (one fraction, decays in order) and columns (one decay, fractions in
+    order) of ``{(fraction, decay): grok step or None}`` the grok step rises along (cells that
+    do not generalize skipped)."""
+    fracs, wds = sorted({f for f, _ in grok}), sorted({w for _, w in grok})
+    return (sum(not _falls([grok.get((f, w)) for w in wds]) for f in fracs)
+            + sum(not _falls([grok.get((f, w)) for f in fracs]) for w in wds))
+
+
+def _shuffled(grok: dict, seed: int) -> dict:
+    """The null grid: the same cells generalize, their grok steps permuted among them (a fixed
+    permutation per seed): any order in the grid's grok steps is gone, their values kept."""
+    keys = [k for k, v in grok.items() if v is not None]
+    steps = np.random.default_rng(seed).permutation([grok[k] for k in keys])
+    return {**grok, **{k: int(t) for k, t in zip(keys, steps)}}
+
+
+def _not_memorizing(run) -> float:
+    """``(grid, keep)``: how many of the cells ``keep`` selects do not memorize (NaN: none)."""
+    g, keep = run
+    cells = [r for r in g if keep(r)]
+    return float(sum(r["phase"] != "memorization" for r in cells)) if cells else float("nan")
+
+
+def _crit_drop(run) -> float:
+    """``(grid, decays)``: the critical fraction at the first decay minus at the last, where it
+    never rises between them (:func:`~.facts.crit_falls`; NaN where it does, or stays put). A
+    first decay where no fraction of the grid generalizes (its critical fraction above the
+    grid) counts at the grid's largest fraction: the drop is then a lower bound."""
+    g, wds = run
+    c = [critical_fraction(g, w) for w in wds]
+    top = max(r["train_frac"] for r in g)
+    return (top if c[0] is None else c[0]) - c[-1] if crit_falls(c) else float("nan")
+
+
+def _rows_below(run) -> float:
+    """``(grid, seed)``: how many training fractions of the grid lie below the smallest that
+    generalizes at a decay above 0 (``seed`` given: on the grid with the phases of those
+    cells permuted among them, the null)."""
+    g, seed = run
+    fracs = sorted({r["train_frac"] for r in g})
+    cells = [r for r in g if r["weight_decay"] > 0]
+    phases = [r["phase"] for r in cells]
+    if seed is not None:
+        phases = list(np.random.default_rng(seed).permutation(phases))
+    good = [r["train_frac"] for r, ph in zip(cells, phases) if ph in ("grokking", "comprehension")]
+    return float(sum(f < min(good) for f in fracs)) if good else float(len(fracs))
+
+
+def _column_gap(run) -> float:
+    """``(grid, decay)``: the column's lowest final training loss over the highest of the
+    weaker decays'."""
+    g, w = run
+    return (min(r["final_train_loss"] for r in g if r["weight_decay"] == w)
+            / max(r["final_train_loss"] for r in g if r["weight_decay"] < w))
+
+
+def _column_keeps(run) -> float:
+    """``(grid, decay)``: the cells of the column that neither un-learn nor stay confused."""
+    g, w = run
+    return float(sum(r["phase"] not in ("un-learning", "confusion") for r in g
+                     if r["weight_decay"] == w))
+
+
+# ---- the algorithm's
+
+
+def _off_keys(key: str):
+    """The share of the energy off the key frequencies over the uniform null's (``key``: the
+    trained network's share, or the initial one's, on the same keys)."""
+    return lambda m: (1 - m[key]) / (1 - m["null"])
+
+
+def _descent(n: dict) -> float:
+    """The share of the weight norm's descent made at the grok step, where the norm peaks after
+    the fit step and before the grok step (NaN where it does not)."""
+    ok = (n["grok_step"] is not None and n["fit_step"] is not None
+          and n["fit_step"] <= n["peak_step"] < n["grok_step"])
+    return float(n["done"]) if ok else float("nan")
+
+
+def descent_share(run, step) -> float:
+    """The share of ``run``'s weight-norm descent, from its peak to its end (the median of its
+    last three evaluations, as :func:`~.algorithm.norm_descent`), made at ``step`` (read at the
+    last evaluation at or before it): (peak - norm) / (peak - end), 0 where the norm has not
+    yet peaked by then, NaN where ``step`` is None or the norm ends at its peak (no descent).
+    The descent row's control: the run without weight decay read at the decay run's grok
+    step."""
+    steps, norm = list(run.history.steps), list(run.history["weight_norm"])
+    peak, end = max(norm), float(np.median(norm[-3:]))
+    before = [i for i, t in enumerate(steps) if step is not None and t <= step]
+    if not before or peak - end <= 0:
+        return float("nan")
+    i = before[-1]
+    return 0.0 if i <= int(np.argmax(norm)) else (peak - norm[i]) / (peak - end)
+
+
+def _peak_over_start(at: int):
+    """``{scale: run}`` -> the larger start's weight norm over the x1 run's, at the peak
+    (``at`` None) or at evaluation ``at``, over the ratio of their initial norms."""
+    def measure(r: dict) -> float:
+        big = max(r)
+        norm = lambda x: r[x].history["weight_norm"]  # noqa: E731
+        pick = (lambda h: max(h)) if at is None else (lambda h: h[at])  # noqa: E731
+        return (pick(norm(big)) / pick(norm(1.0))) / (norm(big)[0] / norm(1.0)[0])
+    return measure
+
+
+# ============================================================================ the page's numbers, per section
+
+
+def _texts(digits: int, **values) -> dict[str, str]:
+    """Each value as :func:`dynamics.book.glue` prints it (``digits`` significant digits; a
+    string as it is)."""
+    return {k: v if isinstance(v, str) else plots.number(v, digits) for k, v in values.items()}
+
+
+def section1_facts(first, other, seeds) -> dict[str, str]:
+    """Section 1's glued numbers: the first run's ηλ and the share of an initial weight its decay
+    alone leaves by the end of the plateau, (1 - ηλ)^t, its fit step, the end of its plateau, its 50% and
+    grok steps, the plateau and the delay over the fit step, its test loss's rise while
+    memorizing, division's grok step (``other``), the thresholds the prose names and the
+    claim ``seeds``."""
+    s1 = section1_numbers(first, other)
+    el = first.config.lr * first.config.weight_decay
+    left = (1 - el) ** s1["leave"] if s1["leave"] is not None else float("nan")
+    return _texts(2, eta_lambda=f"{el:g}", head_left=left, t_fit=s1["fit"], t_grok=s1["grok"], delay=s1["delay"],
+                  t_leave=s1["leave"], t_half=s1["half"], plateau=s1["plateau"],
+                  margin=f"{CHANCE_MARGIN:.0%}", plateau_min=f"{PLATEAU:g}",
+                  fit_acc=f"{FIT_ACC:.0%}", grok_acc=f"{GROK_ACC:.0%}", delay_min=f"{DELAY:g}",
+                  seeds=", ".join(map(str, seeds)), loss_start=s1["loss_start"],
+                  loss_peak=s1["loss_peak"], peak_step=s1["peak_step"],
+                  div_grok=s1["div_grok"])
+
+
+def section2_facts(rows: list[dict], live_rows: list[dict], lr: float,
+                   p: int) -> dict[str, str]:
+    """Section 2's glued numbers: the precomputed grid's (``rows``, its learning rate ``lr``
+    and modulus ``p``; :func:`~.facts.phase_glue`), the live grid's
+    (:func:`~.facts.live_phase_facts`) and the thresholds of the phase labels the prose names
+    (:mod:`.science`: a drop and a climb in points of accuracy, the take-off factor, the span
+    and the evaluations "at the end")."""
+    labels = dict(unlearn_drop=f"{UNLEARN_DROP * 100:g}", climb=f"{CLIMB * 100:g}",
+                  takeoff=f"{TAKEOFF:g}", takeoff_pairs=f"{TAKEOFF_PAIRS}", ctl_wd=f"{CONTROL_WD:g}",
+                  ctl_frac=f"{CONTROL_FRAC:.0%}",
+                  climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
+    return dict(phase_glue(rows, lr=lr, p=p), **live_phase_facts(live_rows), **labels)
+
+
+def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
+    """Section 3's glued numbers: the Fourier concentration from ``pm`` (the page's
+    :func:`~.experiments.progress_measures`), the clock in the first layer and the weight
+    norm's descent of the page's run, the primitive root of its modulus, and the run from a
+    larger start: ``scaled`` ``{scale: run}`` (scale 1 the page's run,
+    :func:`~.algorithm.omnigrok_runs` of one seed)."""
+    first = scaled[1.0]
+    p = first.config.p
+    c0 = clock_measures(first.model, initial_model(first), p, first.config.op)
+    n0 = norm_descent(first)
+    big = max(scaled)
+    pct = lambda v: f"{v:.0%}"  # noqa: E731
+    return dict(
+        _texts(2, **progress_glue(pm)), key_share_min=f"{KEY_SHARE:.0%}",
+        restricted_at_half=f"{restricted_at_test_half(pm, 'restricted_loss', HALF):.0%}",
+        other_at_half=f"{restricted_at_test_half(pm, 'other_loss', HALF):.0%}",
+        **_texts(3, n_keys=len(c0["keys"]), n_freq=c0["K"], key_share=pct(c0["key_share"]),
+                 key_null=pct(c0["null"]), key_init=pct(c0["init_key_share"]),
+                 single=pct(c0["single"]), single_init=pct(c0["init_single"]),
+                 on_keys=pct(c0["on_keys"]), spread=f"{c0['spread']:.2f}",
+                 spread_init=f"{c0['init_spread']:.2f}", single_min=pct(SINGLE),
+                 prim_root=primitive_root(p)),
+        **_texts(3, norm_start=n0["start"], norm_peak=n0["peak"], norm_grok=n0["grok"],
+                 norm_end=n0["end"], norm_done=pct(n0["done"]), norm_peak_at=n0["peak_step"],
+                 **_norm_low(first), norm_done_low=pct(_share_to_low(n0, first)),
+                 big_init=f"{big:g}", big_grok=scaled[big].grok_step,
+                 big_peak=max(scaled[big].history["weight_norm"])))
+
+
+def _norm_low(run) -> dict:
+    """The weight norm's lowest value after its peak and the step of it (``norm_low``,
+    ``norm_low_at``): where the norm undershoots the value it ends at."""
+    steps, norm = list(run.history.steps), list(run.history["weight_norm"])
+    i = int(np.argmax(norm))
+    j = i + int(np.argmin(norm[i:]))
+    return dict(norm_low=norm[j], norm_low_at=steps[j])
+
+
+def _share_to_low(n: dict, run) -> float:
+    """The share of the way from the norm's peak down to its lowest value after it made at the
+    grok step (``n``: :func:`~.algorithm.norm_descent` of ``run``)."""
+    low = _norm_low(run)["norm_low"]
+    return (n["peak"] - n["grok"]) / (n["peak"] - low) if n["peak"] > low else float("nan")
+
+
+def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,
+                   budget: int) -> dict[str, str]:
+    """Section 4's glued numbers: the remedies' speed-ups (the rows of
+    :func:`~.experiments.run_remedies`, runs that never grok counted at ``budget`` steps),
+    Muon's and AdamW's best learning rates (:func:`~.algorithm.optimizer_runs`) and the
+    corrupted labels' shares (one seed's :func:`~.experiments.run_corrupted`)."""
+    rf = remedy_facts(speedups(remedies, budget))
+    return dict(
+        _texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)),
+        **_texts(3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"],
+                 stablemax=rf["stablemax"], budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}",
+                 muon_best=best_rate(opt["muon"]), adam_best=best_rate(opt["adamw"])),
+        **corrupted_glue(corrupted))
+
+
+def best_rate(o: dict) -> str:
+    """An optimizer's best learning rate as the page prints it (:func:`~.algorithm.optimizer_runs`'s
+    ``tried``, ``{lr: grok step or None}`` on the first seed): "none" when no rate grokked (a tie
+    of failures has no best), and where the best sits at the grid's edge, that it does."""
+    tried = {float(k): v for k, v in o["tried"].items()}
+    lo, hi = min(tried), max(tried)
+    if all(v is None for v in tried.values()):
+        return f"none, no run grokked at η from {lo:g} to {hi:g} within the budget"
+    best = float(o["best"])
+    edge = " (the grid's edge: a better rate may lie beyond it)" if best in (lo, hi) and lo != hi else ""
+    return f"{best:g}{edge}"
+
+
+# ============================================================================ the claims rows' measures
+
+
+def _final_test(run) -> float:
+    """A fitted run's final test accuracy (NaN where it never fits)."""
+    return run.history.last("test_acc") if run.fit_step is not None else math.nan
+
+
+def _at(run, key: str, step) -> float:
+    d = dict(zip(run.history.steps, run.history[key]))
+    return d.get(step, float("nan"))
+
+
+def _plateau_change(key: str, ratio: bool):
+    """``(run, ref) ->`` ``key`` (the weight norm, the Fourier top-10% share) at ``ref``'s grok
+    step against at ``run``'s fit step: their ratio (``ratio``) or difference."""
+    def measure(pair) -> float:
+        run, ref = pair
+        if not ref.grok_step or run.fit_step is None:
+            return float("nan")
+        a, b = _at(run, key, ref.grok_step), _at(run, key, run.fit_step)
+        return a / b if ratio else a - b
+    return measure
+
+
+def _init_gap(pair) -> float:
+    """``(model, p)``: the model's top-10% Fourier share per unit minus the whole layer's."""
+    units = fourier_spectrum(input_weights(*pair), per_unit=True)
+    return float(spectral_concentration(units) - spectral_concentration(units.sum(1)))
+
+
+def _fit_error(key: str):
+    """``(grid, lr) ->`` the largest relative error of :func:`~.facts.clock_fit`'s ``key`` fit
+    over the fractions; for the clock's own fit NaN unless every fixed part is positive and
+    the periods do not grow with the fraction."""
+    def measure(gl) -> float:
+        mf = clock_fit(*gl)
+        ok = key != "max_rel_error" or (all(r["offset"] > 0 for r in mf)
+                                        and _falls([r["periods"] for r in mf]))
+        return max((r[key] for r in mf), default=math.nan) if ok else math.nan
+    return measure

@@ -14,13 +14,12 @@ import numpy as np
 from .. import plots
 from ..sweep import SweepResult, table_grid
 from ..train import History
-from .algorithm import optimizer_table
 from .experiments import GrokRun, speedups
 from .science import fit_and_grok
 
 __all__ = ["REMEDY_LABELS", "training_figure", "progress_figure", "spectrum_figure",
            "phase_figure", "phase_slider", "curves_slider", "remedies_figure", "corrupted_figure",
-           "table", "runs_table", "remedy_table", "corrupted_table"]
+           "table", "runs_table", "remedy_table", "corrupted_table", "optimizer_table"]
 
 REMEDY_LABELS = {
     "baseline": "AdamW (baseline)",
@@ -277,6 +276,26 @@ def corrupted_table(out: dict):
          for r in out["runs"]],
         formats={k: "{:.1f}" for k in ("test (%)", "memorized (%)", "corrected (%)")})
 
+
+
+def optimizer_table(opt: dict):
+    """The Muon-against-AdamW runs (:func:`~.algorithm.optimizer_runs`): each learning rate
+    tried on the first seed, then each optimizer's best on every seed, with its grok step. Where
+    no rate tried grokked, none is best: the rate the others' seeds ran is marked "none (first
+    of a tie)"."""
+    rows = []
+    for name, o in opt.items():
+        first = min(o["grok"])
+        tie = all(g is None for g in o["tried"].values())
+        mark = "none (first of a tie)" if tie else "yes"
+        for lr, g in o["tried"].items():
+            rows.append({"optimizer": name, "learning rate": lr, "seed": first, "grok step": g,
+                         "best": mark if lr == o["best"] else ""})
+        for s, g in o["grok"].items():
+            if s != first:
+                rows.append({"optimizer": name, "learning rate": o["best"], "seed": s,
+                             "grok step": g, "best": mark})
+    return plots.table(rows, missing="not within the budget")
 
 
 def table(result):

@@ -44,7 +44,7 @@ __all__ = [  # the public names, re-exported by dynamics.grokking
     "orthogonal_grad_", "stablemax", "stablemax_cross_entropy", "loss_and_hook",
     "fit_and_grok", "end_accuracy", "critical_fraction", "phase_of", "Milestones", "plateau_steps", "FIT_ACC",
     "GROK_ACC", "DELAY", "CHANCE_MARGIN", "PLATEAU",
-    "UNLEARN_DROP", "END_EVALS", "CLIMB", "CLIMB_SPAN", "TAKEOFF", "still_climbing", "fell_back", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
+    "UNLEARN_DROP", "END_EVALS", "CLIMB", "CLIMB_SPAN", "TAKEOFF", "TAKEOFF_PAIRS", "still_climbing", "fell_back", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
     "ADAM_BETAS"
 ]
 
@@ -57,8 +57,10 @@ UNLEARN_DROP = 0.05  # "un-learning": an accuracy ends this far below its best
 END_EVALS = 3        # a run's accuracy "at the end": the median of its last 3 evaluations
 CLIMB = 0.025        # "still climbing": an accuracy gained more than this over the run's last
 CLIMB_SPAN = 0.2     # ... CLIMB_SPAN of its steps (its end against its value there),
-TAKEOFF = 2.0        # ... or multiplied by at least this over that span, ending above chance 1/p
-#                      (a curve just taking off from 0% gains less than CLIMB while it doubles)
+TAKEOFF = 2.0        # ... or multiplied by at least this over that span, never falling in it,
+TAKEOFF_PAIRS = 5    # gaining at least this many pairs' worth (of p^2) and rising at its last
+#                      evaluation (a curve just taking off from 0% gains less than CLIMB while
+#                      it doubles, and may still be below chance 1/p)
 KEY_SHARE = 0.9      # key frequencies: the fewest that hold this share of the logits' energy
 REMEDIES = ("none", "grokfast", "perp_grad", "stablemax")
 PHASES = ("comprehension", "grokking", "memorization", "confusion", "unfinished",
@@ -515,21 +517,29 @@ def still_climbing(history: History, split: str, p: int | None = None) -> bool:
     the run earlier (the median of the END_EVALS evaluations up to that step); it climbs when
 
     - it gained more than CLIMB (points of accuracy), or
-    - it took off: it is at least TAKEOFF x its earlier value and ends above chance, 1/``p``.
-      A test accuracy leaving 0% exponentially (0.6% → 1.7% → 3.7%) gains less than CLIMB
-      over the last fifth while it doubles; below chance a doubling (0.1% → 0.2%) is a few
-      pairs of noise, not a take-off, so the rule needs ``p`` and is off without it.
+    - it took off: it is at least TAKEOFF x its earlier value, it never falls from one
+      evaluation to the next over that span, its last evaluation is above its end value (it is
+      rising when the budget ends), and it gained at least TAKEOFF_PAIRS pairs' worth of
+      accuracy, TAKEOFF_PAIRS / ``p``², so at least that many pairs on any test split of the
+      table. A test accuracy leaving 0% exponentially (0.2% → 0.9% → 1.5% → 2.2% → 3.2%) gains
+      less than CLIMB over the last fifth while it doubles, and its end value can still be
+      below chance 1/``p``; a doubling of a pair or two (0.1% → 0.2%), a curve that stopped
+      rising or one that wobbles (noise at chance falls somewhere) is not a take-off. The
+      rule needs ``p`` and is off without it.
 
     False when the run has too few evaluations before that step to tell."""
     acc, steps = history[f"{split}_acc"], list(history.steps)
     if not len(acc):
         return False
-    before = [a for t, a in zip(steps, acc) if t <= (1 - CLIMB_SPAN) * steps[-1]]
-    if len(before) < END_EVALS or len(acc) - len(before) < END_EVALS:
+    n = sum(t <= (1 - CLIMB_SPAN) * steps[-1] for t in steps)
+    if n < END_EVALS or len(acc) - n < END_EVALS:
         return False
-    earlier = float(torch.tensor(before[-END_EVALS:]).median())
+    earlier = float(torch.tensor(acc[n - END_EVALS:n]).median())
     end = end_accuracy(history, split)
-    took_off = p is not None and end > 1.0 / p and end >= TAKEOFF * earlier
+    span = [float(a) for a in acc[n - 1:]]
+    took_off = (p is not None and end >= TAKEOFF * earlier
+                and end - earlier >= TAKEOFF_PAIRS / p ** 2 and span[-1] > end
+                and all(b >= a for a, b in zip(span, span[1:])))
     return end - earlier > CLIMB or took_off
 
 

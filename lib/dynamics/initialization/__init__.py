@@ -23,9 +23,9 @@ Modules:
   the seeds the claims run on and ``precompute_plan(profile)``.
 - :mod:`.figures`: the ``*_figure`` builders and ``*_rows`` tables.
 - :mod:`.panels`: the live panels, ``*_panel(profile, seed)``.
-- :mod:`.claims`: the numbers each section's prose glues (``*_numbers``), the claims rows with
-  their thresholds, ``claims(...)``, ``page_claims(...)`` (the page's table, its other seeds
-  run) and ``published_claims()``.
+- :mod:`.claims`: the claims rows with their thresholds, ``claims(...)``, ``page_claims(...)``
+  (the page's table, its other seeds run) and ``published_claims()``.
+- :mod:`.facts`: the page's numbers: what each section's prose glues (``*_numbers``).
 - :mod:`.isometry` (a section whole): the input-output Jacobian's singular values across depth
   (``torch.func``), Gaussian and orthogonal weights, tanh on the critical line and ReLU, with
   the theory's spread, its runner, figure, numbers and claims rows.
@@ -35,7 +35,7 @@ Modules:
 ``from dynamics import initialization as init`` gives the names the chapter calls; the rest
 are in the modules (``init.science.q_map``).
 """
-from . import claims, experiments, figures, isometry, panels, science, width
+from . import claims, experiments, facts, figures, isometry, panels, science, width
 from .experiments import (run, answer_lsuv_gain, answer_band, answer_fluctuations,
                           answer_rank_growth, answer_coordinate_check)
 from .figures import (signal_figure, signal_rows, chaos_figure, trainability_figure,
@@ -44,8 +44,9 @@ from .figures import (signal_figure, signal_rows, chaos_figure, trainability_fig
 from .isometry import isometry_figure, isometry_numbers
 from .width import width_figure, width_numbers
 from .panels import signal_panel, trainability_panel, saxe_panel, guessing_panel
-from .claims import (signal_numbers, chaos_numbers, trainability_numbers, fluctuation_numbers,
-                     depth_time_numbers, page_claims)
+from .facts import (signal_numbers, chaos_numbers, trainability_numbers, fluctuation_numbers,
+                    depth_time_numbers, isometry_mean_numbers)
+from .claims import page_claims
 
 __all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
            "answer_rank_growth", "answer_coordinate_check",
@@ -56,4 +57,4 @@ __all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
            "width_figure", "width_numbers",
            "signal_panel", "trainability_panel", "saxe_panel", "guessing_panel",
            "signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
-           "depth_time_numbers", "page_claims"]
+           "depth_time_numbers", "isometry_mean_numbers", "page_claims"]

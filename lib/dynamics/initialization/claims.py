@@ -1,36 +1,34 @@
-"""Initialization, the page's numbers and its claims table. The numbers each section's prose
-glues (``*_numbers``, formatted as the page prints them); the claims table, each row a
-statement that can fail, judged on several seeds where the page runs it live
-(:func:`page_claims` runs the other seeds), with its control, window and seeds printed under
-the measurement; and :func:`published_claims`, the rows that rest on ``data/``. Every
-threshold lives here once, as a named constant (the isometry rows' in :mod:`.isometry`, Section
-5's in :mod:`.width`); the claim tests assert the rows' verdicts."""
+"""Initialization, the claims table: each row a statement that can fail, judged on several
+seeds where the page runs it live (:func:`page_claims` runs the other seeds), with its control,
+window and seeds printed under the measurement; and :func:`published_claims`, the rows that
+rest on ``data/``. Every threshold lives here once, as a named constant (the isometry rows' in
+:mod:`.isometry`, Section 5's in :mod:`.width`); the claim tests assert the rows' verdicts.
+The numbers each section's prose glues (``*_numbers``) are in :mod:`.facts`."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from .. import plots, results
+from dataclasses import replace
+
+from .. import evidence, plots, results
 from .experiments import (best_sigma_w2, claim_runs, half_times, learning_times,
-                          trainability_agreement, trainability_disagreements, xi_deviation)
+                          trainability_agreement)
 from .isometry import isometry_claims
-from .science import (DepthTimeConfig, backward_ratio, critical_sigma_w2, orthogonal_product_svals,
-                      q_map, std_ratio, trainable_depth)
+from .science import (ChaosConfig, SignalConfig, backward_ratio, chi_1, critical_sigma_w2,
+                      depth_scale, measure_map_iterates, q_map, std_ratio)
 
 from .width import width_claim_runs, width_claims
 
-__all__ = ["DEEP", "signal_numbers", "trainability_numbers", "depth_time_numbers", "chaos_numbers",
-           "fluctuation_numbers", "trainability_claims", "depth_time_claims", "published_claims",
-           "claims", "page_claims"]
+__all__ = ["DEEP", "trainability_claims", "depth_time_claims", "published_claims", "claims",
+           "page_claims"]
 
 _num = plots.number
 
 DEEP = 30  # from this depth on, the trained region of the grid is read against the edge of chaos
 
-
-def _pct(x) -> str:
-    return f"{100 * x:.0f}%"
+CHAOTIC_RATIO = 1.3  # "in the chaotic phase": sigma_w^2 at least this factor above the critical
 
 
 def _list(values) -> str:
@@ -40,306 +38,233 @@ def _list(values) -> str:
         ", ".join(values[:-1]) + " and " + values[-1]
 
 
-def _cells(cells) -> str:
-    """(sigma_w^2, depth) cells grouped by sigma_w^2: "σ_w² = 1.2 at depths 40, 50 and 60"."""
-    by: dict = {}
-    for s, d in sorted(cells):
-        by.setdefault(s, []).append(d)
-    return "; ".join(f"σ_w² = {s:g} at depth{'s' if len(d) > 1 else ''} {_list(d)}"
-                     for s, d in by.items()) or "nowhere"
-
-
-# =============================================================================================
-# The numbers in the prose
-# =============================================================================================
-
-def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
-    """The numbers the trainability grid's prose quotes (glue texts): its size, how the
-    shallowest rows train, how many cells train per depth (the narrowing, an observation of
-    the grid's seeds), the best weight scales from depth :data:`DEEP` on, what trains at
-    the deepest depth, the cells where the 6 xi_c line and training disagree, and the seeds
-    and depths of ``more`` (the edge-of-chaos claim's other seeds)."""
-    acc = _acc(heat["acc"])
-    depths, sig = heat["depths"], heat["sigma_w2"]
-    deep = [b for d, b in zip(depths, best_sigma_w2(heat)) if d >= DEEP and b is not None]
-    agree, cells = trainability_agreement(heat, level)
-    dis = trainability_disagreements(heat, level)
-    return dict(init_cells=cells, init_deepest=depths[-1], init_width=heat["width"],
-                init_steps=heat["steps"], init_d0=depths[0], init_d0_min=_pct(np.nanmin(acc[0])),
-                init_d1=depths[1], init_d1_min=_pct(np.nanmin(acc[1])),
-                init_best_range=(f"{min(deep):g} and {max(deep):g}" if deep else "nowhere"),
-                init_deepest_trained=_list([float(s) for s, a in zip(sig, acc[-1]) if a >= level]),
-                init_level=_pct(level), init_agree=_pct(agree),
-                init_beyond=_cells(dis["beyond"]), init_before=_cells(dis["before"]),
-                init_grid_verdict=plots.MARKS[_band_row(heat, level)["reproduced"]],
-                init_trained_counts=_list([int((row >= level).sum()) for row in acc]),
-                init_depths=_list(depths), init_n_sigma=len(sig),
-                init_seed=_list(heat.get("seeds", [0])), init_more_seeds=_list(more["seeds"]),
-                init_more_depths=_list(more["depths"]))
-
-
-_NAMES = dict(relu="ReLU", tanh="tanh", he="He", xavier="Xavier", lsuv="LSUV",
-              orthogonal="orthogonal", small="small Gaussian", zero="zero")
-APART = 2.0  # the first layer's weight gradient "sits apart": a factor this far from layer 2's
-
-
-def signal_numbers(signal: dict) -> dict:
-    """The weight gradients Section 1's prose quotes (glue texts): the curves whose first layer
-    sits a factor APART or more from layer 2 and those where it does not, and ReLU He's curve
-    over depth (where it peaks, and what it does after, beside the forward signal)."""
-    apart, close = [], []
-    for act, inits in signal.items():
-        for init, st in inits.items():
-            g = st["grad_norm"]
-            if len(g) < 2 or g[0] <= 0 or g[1] <= 0:
-                continue  # no signal: nothing to compare
-            name = (f"{_NAMES.get(act, act)} {_NAMES.get(init, init)} ({_num(g[0], 2)} against "
-                    f"{_num(g[1], 2)})")
-            (apart if max(g[0] / g[1], g[1] / g[0]) >= APART else close).append(name)
-    out = dict(init_sig_apart=_list(apart), init_sig_close=_list(close))
-    he = signal.get("relu", {}).get("he")
-    if he is not None:
-        g, a = np.asarray(he["grad_norm"], float), np.asarray(he["act_std"], float)
-        k = int(np.argmax(g[1:])) + 1  # from layer 2 on
-        text = f"it rises from {_num(g[1], 2)} at layer 2 to "
-        if k == len(g) - 1:
-            text += f"{_num(g[k], 2)} at the last layer, layer {len(g)}"
-        else:
-            text += (f"a peak of {_num(g[k], 2)} at layer {k + 1}, then falls by "
-                     f"{100 * (1 - g[-1] / g[k]):.0f}% to {_num(g[-1], 2)} at the last layer, "
-                     f"layer {len(g)}, while the forward signal goes from an activation std of "
-                     f"{_num(a[k - 1], 2)} entering layer {k + 1} to {_num(a[-2], 2)} entering "
-                     "the last")
-        out["init_sig_he"] = text
-    return out
-
-
-def depth_time_numbers(res: dict) -> dict:
-    """The numbers the learning-time figure's prose quotes (glue texts): the orthogonal
-    curve's median time at each depth, where it is lowest and highest, and the Gaussian
-    curve's climb."""
-    orth, gauss = learning_times(res["orthogonal"]), learning_times(res["gaussian"])
-    d, lr = res["depths"], res["orthogonal_lr"]
-    lo, hi = int(np.argmin(orth)), int(np.argmax(orth))
-    k = d.index(16) if 16 in d else len(d) - 1
-    dim = DepthTimeConfig().n_patterns  # the patterns' dimension (the data file keeps the width)
-    sv = {depth: orthogonal_product_svals(dim, res["width"], depth) for depth in (d[0], d[-1])}
-    spread = {depth: f"{np.median(v[:, 0]):.2f} to {np.median(v[:, -1]):.2f}"
-              for depth, v in sv.items()}
-    return dict(init_dt_dim=dim, init_dt_draws=len(next(iter(sv.values()))), init_dt_width=res["width"],
-                init_dt_sv0=spread[d[0]], init_dt_sv1=spread[d[-1]],
-                init_dt_orth=f"{plots.number(orth.max() / orth.min(), 2)}",
-                init_dt_times=_list([f"{v:.0f}" for v in orth]),
-                init_dt_lo=f"{orth[lo]:.0f} steps at depth {d[lo]}",
-                init_dt_hi=f"{orth[hi]:.0f} at depth {d[hi]}",
-                init_dt_gauss=f"{gauss[k] / gauss[0]:.0f}", init_dt_gd=d[k],
-                init_dt_never=_list([v for v, t in zip(d, gauss) if not np.isfinite(t)]),
-                init_dt_d0=d[0], init_dt_d1=d[-1],
-                init_dt_lr0=plots.number(lr[0], 2), init_dt_lr_deep=_list(
-                    [float(plots.number(v, 2)) for v in lr[-2:]]),
-                init_dt_deep=_list(d[-2:]))
-
-
-def chaos_numbers(chaos: dict) -> dict:
-    """The depth scales the chaos figure's prose quotes (glue texts): the ordered and chaotic
-    ones, the measured peak beside the theory, and how far the measurement sits from the theory
-    in the chaotic phase (sigma_w^2 beyond CHAOTIC_RATIO x the critical value)."""
-    xm = chaos["xi_measured"]
-    s = np.asarray(xm["sigma_w2"], float)
-    xi = np.array([np.nan if v is None else v for v in xm["xi"]], float)
-    hot = xi[s > 3]
-    theory = np.array([np.nan if v is None else v for v in xm["xi_theory"]], float)
-    dev = 100 * (xi / theory - 1)
-    crit = chaos["critical_theory"]
-    fin = np.isfinite(dev)
-    k = int(np.nanargmax(np.where(fin, xi, np.nan)))  # the measured peak
-    chaotic = dev[fin & (s > CHAOTIC_RATIO * crit)]
-    return dict(init_xi_ordered=_num(xi[0], 2),
-                init_xi_chaotic=f"{_num(np.nanmin(hot), 2)} to {_num(np.nanmax(hot), 2)}",
-                init_xi_peak_dev=(f"{_num(xi[k], 3)} layers measured against {_num(theory[k], 3)} "
-                                  f"in theory at σ_w² = {_num(s[k], 3)}"),
-                init_xi_hot_dev=_band_of(chaotic))
-
-
-CHAOTIC_RATIO = 1.3  # "in the chaotic phase": sigma_w^2 at least this factor above the critical
-
-
-def _band_of(dev) -> str:
-    """Signed percent deviations as the prose reads them: '12% to 20% above' the theory."""
-    if not len(dev):
-        return "nowhere compared with"
-    lo, hi = float(np.min(dev)), float(np.max(dev))
-    if lo > 0:
-        return f"{lo:.0f}% to {hi:.0f}% above"
-    if hi < 0:
-        return f"{-hi:.0f}% to {-lo:.0f}% below"
-    return f"between {lo:+.0f}% and {hi:+.0f}% of".replace("-", "−")
-
-
-def fluctuation_numbers(fluct: dict) -> dict:
-    """The orthogonal ensemble's largest value, and where the Gaussian ensemble's deep half
-    sits against the leading-order line 2 + 2l/3 (with its fitted slope), which the prose
-    quotes (glue texts)."""
-    layers, g = np.asarray(fluct["layers"], float), np.asarray(fluct["gaussian"], float)
-    line = 2 + 2 * layers / 3
-    half = layers > layers[-1] / 2  # the deep half of the network
-    n, up = int(half.sum()), int(np.sum(g[half] > line[half]))
-    side = ("above it" if up == n else "below it" if up == 0 else
-            f"above it in {up} of its {n} layers, below in the rest" if up >= n - up else
-            f"below it in {n - up} of its {n} layers, above in the rest")
-    return dict(init_orth_max=_num(max(fluct["orthogonal"]), 2),
-                init_fl_deep=(f"{side} ({_num(g[-1], 3)} against {_num(line[-1], 3)} at layer "
-                              f"{int(layers[-1])})"),
-                init_fl_slope=_num(fluct["gaussian_slope"], 2))
-
-
-# =============================================================================================
-# The claims table
-# =============================================================================================
-
 # The claims' thresholds: each lives here once; the claim tests assert the rows' verdicts.
-HE_BAND = (0.2, 5.0)       # He/orthogonal/LSUV ReLU: forward and backward ratios inside this band
-XAVIER_RELU_MAX = 1e-2     # Xavier ReLU: last/first activation std below this (variance halved)
-XAVIER_GRAD_GAP = 1e-4     # Xavier ReLU: its largest weight gradient below this fraction of He's smallest
-LSUV_FACTOR = 1.5          # LSUV: every layer's output variance on held-out inputs within this factor of 1
-SMALL_COLLAPSE = 1e-6      # small Gaussian: last-layer std below this fraction of the first's
-TANH_EDGE = ((0.02, 0.6), (0.05, 1.0))  # tanh at sigma_w^2 = 1: (act ratio, backward ratio) bands
-TANH_HOT = (0.6, 3.0)      # tanh above it: act ratio above, first/last backward ratio above
 CRITICAL_REL = 0.10        # chi_1 = 1 measured within 10% of the mean-field sigma_w^2
-MAP_REL = 0.15             # measured q-map iterates within 15% of the map (finite width)
-XI_DEV_MAX = 0.25          # measured xi_c: median deviation from the theory below 25%
-XI_PEAK = 0.7              # measured xi_c peaks within this distance of the critical sigma_w^2
+MAP_REL = 0.15             # measured q-map iterates within 15% of the map (ChaosConfig.map_width units)
 EDGE_RATIO = 1.4           # "near the edge": sigma_w^2 within this factor of the critical value
 FAR_RATIO = 2.0            # "far from the edge": sigma_w^2 at least this factor away from it
 EDGE_MARGIN = 0.2          # the row's best beats the best far from the edge by this accuracy
-FLUCT_SLOPE = (0.4, 1.0)   # Gaussian fluctuations: slope per layer in this band (theory 2/3)
-ORTH_SLOPE_MAX = 0.02      # orthogonal fluctuations: |slope per layer| below this
-SAXE_DEV = 0.2             # half-learning steps within 20% of the exact solution
 ORTH_GROWTH_MAX = 2.0      # deep linear, orthogonal: deepest over shallowest learning time
-GAUSS_GROWTH_MIN = 10.0    # scaled Gaussian control: time at depth 16 over depth 2 at least this
-LR_FALL = 4.0              # the orthogonal best learning rate falls by at least this factor
-IGB_RELU_MIN = 0.6         # ReLU: the deepest networks' favourite-class share above this,
-IGB_TANH_GAP = 0.3         # above the deepest tanh networks' by this,
-IGB_DEPTH_GAP = 0.2        # and above the shallowest ReLU networks' by this
+
+
+def _decimals(sig) -> int:
+    """The grid's precision: the fewest decimals that write every one of its sigma_w^2."""
+    return next(d for d in range(10) if all(round(s, d) == s for s in sig))
 
 
 def _window(crit: float, sig) -> tuple[list, list]:
-    """The grid's sigma_w^2 near the edge of chaos (within a factor EDGE_RATIO of ``crit``)
-    and far from it (at least a factor FAR_RATIO away)."""
-    near = [s for s in sig if 1 / EDGE_RATIO <= s / crit <= EDGE_RATIO]
-    far = [s for s in sig if not 1 / FAR_RATIO < s / crit < FAR_RATIO]
+    """The grid's sigma_w^2 near ``crit`` (within a factor EDGE_RATIO) and far from it (a factor
+    FAR_RATIO or more), edge and bounds at the grid's precision (:func:`_decimals`)."""
+    d = _decimals(sig)
+    edge = round(crit, d)
+    near = [s for s in sig if round(edge / EDGE_RATIO, d) <= s <= round(edge * EDGE_RATIO, d)]
+    far = [s for s in sig if s <= round(edge / FAR_RATIO, d) or s >= round(edge * FAR_RATIO, d)]
     return near, far
+
+
+def _shared(heat: dict, more: dict | None) -> tuple[list, list, np.ndarray]:
+    """The cells every seed of the edge-of-chaos row has: ``heat``'s depths and sigma_w^2 that
+    ``more`` (the other seeds) has too, with ``heat``'s accuracies there (no ``more``: all)."""
+    acc = _acc(heat["acc"])
+    if more is None:
+        return heat["depths"], heat["sigma_w2"], acc
+    di = [i for i, d in enumerate(heat["depths"]) if d in more["depths"]]
+    si = [i for i, s in enumerate(heat["sigma_w2"]) if s in more["sigma_w2"]]
+    return ([heat["depths"][i] for i in di], [heat["sigma_w2"][i] for i in si],
+            acc[np.ix_(di, si)])
 
 
 def _acc(rows) -> np.ndarray:
     return np.asarray([[np.nan if v is None else v for v in row] for row in rows], float)
 
 
-def _edge(depths, sig, acc, b2: float) -> tuple[list, bool]:
-    """One seed's rows of the edge-of-chaos claim: per depth from DEEP on, (depth, best
-    sigma_w^2, its accuracy, the best accuracy far from the edge), and whether every depth
-    passes (the best near the edge, inside depth <= 6 xi_c, EDGE_MARGIN above the far best)."""
-    near, far = _window(critical_sigma_w2(b2), sig)
-    j_far = [sig.index(s) for s in far]
-    best = best_sigma_w2(dict(acc=acc.tolist(), sigma_w2=sig))
-    deep = [(d, b, np.nanmax(row), np.nanmax(row[j_far]) if j_far else np.nan)
-            for d, b, row in zip(depths, best, acc) if d >= DEEP]
-    return deep, bool(deep) and all(b is not None and b in near and trainable_depth(b, b2) >= d
-                                    and top - cold >= EDGE_MARGIN for d, b, top, cold in deep)
+def _edge_lead(run, edge_factor: float = 1.0) -> float:
+    """One seed's grid ``(depths, sigma_w^2, acc, sigma_b^2)``: the smallest, over the depths
+    from DEEP on, of the best train accuracy near ``edge_factor`` x the critical sigma_w^2
+    (within a factor EDGE_RATIO of it) minus the best far from it
+    (a factor FAR_RATIO or more away). ``edge_factor = 1``: the edge of chaos; another factor
+    puts the edge where it is not (the row's control)."""
+    depths, sig, acc, b2 = run
+    near, far = _window(edge_factor * critical_sigma_w2(b2), sig)
+    leads = []
+    for d, row in zip(depths, np.asarray(acc, float)):
+        if d < DEEP:
+            continue
+        top = [row[sig.index(s)] for s in near]
+        cold = [row[sig.index(s)] for s in far]
+        leads.append(np.nanmax(top) - np.nanmax(cold) if top and cold else math.nan)
+    return float(min(leads)) if leads and all(math.isfinite(v) for v in leads) else math.nan
+
+
+def _edge_claim(factor: float, side: str) -> evidence.Claim:
+    return evidence.Claim(
+        f"deep networks (depth ≥ {DEEP}) train far better near the edge of chaos than far "
+        "from it",
+        "Schoenholz et al., Deep Information Propagation; Hayou et al., On the Impact of the "
+        "Activation Function on Deep Neural Networks Training",
+        measure=_edge_lead, control_measure=lambda r: _edge_lead(r, factor),
+        test=evidence.Test(">=", EDGE_MARGIN, "EDGE_MARGIN: the best train acc near the edge "
+                                              "minus the best far from it, smallest over the depths"),
+        control=f"the same test with the edge put at {factor:g}× the critical σ_w² ({side})",
+        window="depths from DEEP on", fmt=lambda x: _num(x, 2))
+
+
+EDGE_ORDERED, EDGE_CHAOTIC = _edge_claim(1 / FAR_RATIO, "ordered"), _edge_claim(FAR_RATIO, "chaotic")
+
+
+def _best_factor(run, edge_factor: float = 1.0) -> float:
+    """One seed's grid ``(depths, sigma_w^2, acc, sigma_b^2)``: the largest, over the depths
+    from DEEP on, of the factor between the best-training sigma_w^2 and ``edge_factor`` x the
+    critical sigma_w^2 (inf where no sigma_w^2 beat chance)."""
+    depths, sig, acc, b2 = run
+    edge = edge_factor * critical_sigma_w2(b2)
+    best = [b for d, b in zip(depths, best_sigma_w2(dict(acc=np.asarray(acc, float).tolist(),
+                                                          sigma_w2=sig))) if d >= DEEP]
+    return max((_factor(b / edge) if b is not None else math.inf for b in best),
+               default=math.nan)
+
+
+def _argmax_claim(factor: float) -> evidence.Claim:
+    return replace(EDGE_ORDERED, measure=_best_factor,
+                   control_measure=lambda r: _best_factor(r, factor),
+                   test=evidence.Test("<=", EDGE_RATIO, "EDGE_RATIO: the factor between the "
+                                      "best σ_w² and the edge, largest over the depths",
+                                      scale="log"), fmt=lambda x: f"{x:.3g}×")
+
+
+ARGMAX_ORDERED, ARGMAX_CHAOTIC = _argmax_claim(1 / FAR_RATIO), _argmax_claim(FAR_RATIO)
 
 
 def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5) -> list[dict]:
     """The claims rows of the trainability grid, from the precomputed data: ``heat`` (its
     seeds' mean accuracy; one seed, 0, at the cpu profile) and ``more``, the same networks on
     other seeds, each seed's own accuracies, on the cells the edge-of-chaos row reads
-    (``initialization_trainability_seeds``). That row is judged on every seed and asserted;
+    (``initialization_trainability_seeds``). That row is judged on every seed, each on the
+    cells all the seeds have (:func:`_shared`), and shown, not asserted (it is not "yes");
     the 6 xi_c row reads the whole grid, rests on ``heat``'s seeds alone and is not asserted
     (the prose glues its verdict). What the grid shows beyond the papers' claims (the
     narrowing with depth, where the line and training disagree) is this page's observation on
-    one seed: the prose glues it (:func:`trainability_numbers`), the table has no row for it."""
-    acc = _acc(heat["acc"])
-    depths, b2, sig = heat["depths"], heat["sigma_b2"], heat["sigma_w2"]
+    one seed: the prose glues it (:func:`~.facts.trainability_numbers`), the table has no row for it."""
+    b2 = heat["sigma_b2"]
+    depths, sig, acc = _shared(heat, more)  # every seed judged on the cells all seeds have
     seeds = heat.get("seeds", [0])
     crit = critical_sigma_w2(b2)
     runs = {s: (depths, sig, acc) for s in seeds[:1]}  # the grid: one seed, or a mean of several
     if more is not None:
         m = np.asarray(more["acc_per_seed"], float)  # depth x seed x sigma_w^2
-        runs.update({s: (more["depths"], more["sigma_w2"], m[:, i]) for i, s in
+        di, si = [more["depths"].index(d) for d in depths], [more["sigma_w2"].index(s) for s in sig]
+        runs.update({s: (depths, sig, m[:, i][np.ix_(di, si)]) for i, s in
                      enumerate(more["seeds"])})
-    edge = {s: _edge(*r, b2) for s, r in runs.items()}
-    margin = {s: min(top - cold for _, _, top, cold in deep) if deep else float("nan")
-              for s, (deep, _) in edge.items()}
-    text, v = plots.judged(margin, {s: ok for s, (_, ok) in edge.items()},
-                           lambda x: _num(x, 2))
+    runs = {s: r + (b2,) for s, r in runs.items()}
+    best = {s: [(d, b) for d, b in zip(r[0], best_sigma_w2(dict(acc=np.asarray(r[2]).tolist(),
+                                                                  sigma_w2=r[1]))) if d >= DEEP]
+            for s, r in runs.items()}
     near, far = _window(crit, sig)
-    rows = [plots.claim(
-        f"deep networks (depth ≥ {DEEP}) train best near the edge of chaos (σ_w² = {crit:.2f}), "
-        "inside the band depth ≤ 6 ξ_c, and far better than far from it",
-        "Schoenholz et al., Deep Information Propagation; Hayou et al., On the Impact of the "
-        "Activation Function on Deep Neural Networks Training",
-        f"best train acc minus the best far from the edge, smallest over the depths: {text}; "
-        "best σ_w² (train acc) per depth: " + "; ".join(
-            f"seed {s}: " + ", ".join(f"{d}: {b:g} ({_num(top, 2)})" if b is not None
-                                      else f"{d}: none" for d, b, top, _ in deep)
-            for s, (deep, _) in edge.items()),
-        v,
-        control=f"the best train acc far from the edge (σ_w² = {_list(far)}, a factor "
-                f"{FAR_RATIO:g} or more from it); the best must beat it by {EDGE_MARGIN:g}, "
-                "at every depth",
-        window=f"σ_w² within a factor {EDGE_RATIO:g} of {crit:.2f}: {_list(near)}, "
-               f"{len(near)} of the grid's {len(sig)} values; seed "
-               f"{_list(seeds[:1])}: depths {_list([d for d in depths if d >= DEEP])}"
-               + (f"; seeds {_list(more['seeds'])} (precomputed for this row only): depths "
-                  f"{_list(more['depths'])}, σ_w² = {_list(more['sigma_w2'])}"
-                  if more is not None else ""), seeds=list(runs))]
+    po, pc = _window(crit / FAR_RATIO, sig), _window(crit * FAR_RATIO, sig)
+    rows = [evidence.joint(
+        EDGE_ORDERED.statement.replace("edge of chaos", f"edge of chaos (σ_w² = {crit:.2f})"),
+        EDGE_ORDERED.paper,
+        {"edge put in the ordered phase:": evidence.judge(EDGE_ORDERED, runs, runs),
+         "edge put in the chaotic phase:": evidence.judge(EDGE_CHAOTIC, runs, runs)},
+        control=f"the same test with the edge put a factor {FAR_RATIO:g} below and above the "
+                f"critical σ_w² (placebo edges), which must fail it; near: within a factor "
+                f"{EDGE_RATIO:g}, far: a factor {FAR_RATIO:g} or more, the edge and these "
+                f"bounds taken at the grid's precision ({_decimals(sig)} decimals); the ordered "
+                f"placebo ({_list(po[0])} near, {_list(po[1])} far) and the chaotic "
+                f"({_list(pc[0])} near, {_list(pc[1])} far)",
+        asserted=False,  # not "yes" on seeds 0-4 (the engine's verdict, printed)
+        window=f"the cells every seed has, one rule for all seeds: depths "
+               f"{_list([d for d in depths if d >= DEEP])}, σ_w² = {_list(sig)}; near "
+               f"{crit:.2f}: {_list(near)}, far: {_list(far)}"
+               + (f"; seed {_list(seeds[:1])}'s grid has more cells (the figure), seeds "
+                  f"{_list(more['seeds'])} were trained for this row only"
+                  if more is not None else ""),
+        note="whether the best σ_w² lies within a factor EDGE_RATIO of the edge, against the "
+             "placebo edges (judged, shown, not asserted: the statement does not claim it): "
+             + "; ".join(evidence.judge(c, runs, runs).text(label) for label, c in (
+                 ("placebo in the ordered phase:", ARGMAX_ORDERED),
+                 ("placebo in the chaotic phase:", ARGMAX_CHAOTIC)))
+             + "; best σ_w² per depth (shown): " + "; ".join(
+            f"seed {s}: " + ", ".join(f"{d}: {'none' if b is None else f'{b:g}'}" for d, b in bd)
+            for s, bd in best.items()))]
     return rows + [_band_row(heat, level)]
+
+
+def _depth_rule_agreement(heat: dict, level: float = 0.5) -> float:
+    """The null of the 6 xi_c row: the best agreement with "trained" of a rule that ignores
+    sigma_w^2 ("trained iff depth <= D", D the grid's best cut, none included)."""
+    acc = _acc(heat["acc"])
+    ok, trained, d = np.isfinite(acc), acc >= level, np.asarray(heat["depths"])[:, None]
+    return max(float(np.mean((trained == (d <= cut))[ok]))
+               for cut in [0, *heat["depths"]])
+
+
+BAND_AGREE = 0.9  # trained and depth <= 6 xi_c agree on at least this fraction of the cells
+BAND = evidence.Claim(
+    "networks train when depth ≲ 6 ξ_c, and not beyond", "Schoenholz et al., Deep Information "
+    "Propagation", measure=lambda h: trainability_agreement(h)[0],
+    control_measure=_depth_rule_agreement,
+    test=evidence.Test(">=", BAND_AGREE, "BAND_AGREE: the fraction of cells where trained "
+                                         "(≥ 0.5) and depth ≤ 6 ξ_c agree"),
+    control="the best rule that ignores σ_w² (trained iff depth ≤ D, D the grid's best cut)",
+    window="every cell of the grid", asserted=False, fmt=lambda x: f"{100 * x:.0f}%")
 
 
 def _band_row(heat: dict, level: float = 0.5) -> dict:
     """The row of Schoenholz et al.'s criterion on the whole grid (one seed at the cpu
-    profile, not asserted): trained cells and the cells with depth <= 6 xi_c agree."""
-    agree, cells = trainability_agreement(heat, level)
-    return plots.claim(
-        "networks train when depth ≲ 6 ξ_c, and not beyond",
-        "Schoenholz et al., Deep Information Propagation",
-        f"trained (≥ {level:g}) and depth ≤ 6 ξ_c agree on {_num(100 * agree, 2)}% of {cells} cells "
-        f"({heat['steps']:,} SGD steps, width {heat['width']})",
-        plots.verdict(agree >= 0.9, partly=agree >= 0.7), asserted=False,
-        control="the line 6 ξ_c of the theory", window="every cell of the grid",
-        seeds=heat.get("seeds", [0]))
+    profile, not asserted: the prose glues its verdict)."""
+    seed = heat.get("seeds", [0])[0]
+    claim = replace(BAND, measure=lambda h: trainability_agreement(h, level)[0],
+                    control_measure=lambda h: _depth_rule_agreement(h, level),
+                    window=f"every cell of the grid ({_acc(heat['acc']).size} cells, "
+                           f"{heat['steps']:,} SGD steps, width {heat['width']})")
+    return evidence.judge(claim, {seed: heat}, {seed: heat}).row()
+
+
+def _growth(times) -> float:
+    """The deepest network's learning time over the shallowest's (inf: never learned)."""
+    return float(times[-1] / times[0])
+
+
+DEPTH_TIME = evidence.Claim(
+    "deep linear networks, random orthogonal init at the best learning rate{falls}: a finite, "
+    "depth-independent delay in learning time; scaled Gaussian init: the learning time grows "
+    "with depth",
+    "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep linear "
+    "neural networks", measure=lambda r: _growth(r[0]), control_measure=lambda r: _growth(r[1]),
+    test=evidence.Test("<=", ORTH_GROWTH_MAX, "ORTH_GROWTH_MAX: the deepest network's learning "
+                                              "time over the shallowest's", scale="log"),
+    control="scaled Gaussian init on the same seed, measured the same way",
+    window="the best learning rate per seed and depth",
+    fmt=lambda v: f"{v:.2f}×" if math.isfinite(v) else "never learned")
 
 
 def depth_time_claims(res: dict) -> list[dict]:
-    """The claims row of the deep linear networks' learning time against depth: per seed
-    (best learning rate of each seed), the deepest network's time over the shallowest's with
-    orthogonal init, against the scaled Gaussian control from the shallowest depth to 16."""
+    """The claims row of the deep linear networks' learning time against depth, judged by
+    the engine per seed (best learning rate of each seed): the deepest network's time over
+    the shallowest's with orthogonal init; the scaled Gaussian init, measured the same way,
+    must fail the same test."""
     d = res["depths"]
     seeds = res.get("seeds") or list(range(len(res["orthogonal_per_seed"][0])))
     orth = np.array([learning_times(r) for r in res["orthogonal_per_seed"]])  # depth x seed
     gauss = np.array([learning_times(r) for r in res["gaussian_per_seed"]])
-    k = d.index(16) if 16 in d else len(d) - 1
-    o_growth = {s: float(orth[-1, i] / orth[0, i]) for i, s in enumerate(seeds)}
-    g_growth = {s: float(gauss[k, i] / gauss[0, i]) for i, s in enumerate(seeds)}
+    runs = {s: (orth[:, i], gauss[:, i]) for i, s in enumerate(seeds)}
     lr = res["orthogonal_lr"]
-    ok = {s: np.isfinite(o_growth[s]) and o_growth[s] <= ORTH_GROWTH_MAX
-          and g_growth[s] >= GAUSS_GROWTH_MIN and lr[-1] <= lr[0] / LR_FALL for s in seeds}
-    text, verdict = plots.judged(o_growth, ok, lambda v: f"{v:.2f}×")
-    return [plots.claim(
-        "deep linear networks, random orthogonal init at the best learning rate (which falls "
-        "with depth): a finite, depth-independent delay in learning time; scaled Gaussian "
-        "init: the learning time grows with depth",
-        "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep linear "
-        "neural networks",
-        f"orthogonal, depth {d[-1]} over depth {d[0]}: {text}; best lr {_num(lr[0], 2)} → "
-        f"{_num(lr[-1], 2)}",
-        verdict,
-        control=f"scaled Gaussian, depth {d[k]} over depth {d[0]}: "
-                + plots.spread(g_growth, lambda v: "never learned" if not np.isfinite(v)
-                               else f"{v:.0f}×")
-                + f"; orthogonal must stay within {ORTH_GROWTH_MAX:g}×, Gaussian grow "
-                f"{GAUSS_GROWTH_MIN:g}× or more",
-        window=f"depths {d[0]}–{d[-1]} (a {d[-1] // d[0]}-fold depth), the best of "
-               f"{len(res['lrs'])} learning rates per seed", seeds=seeds)]
+    window = (f"depths {d[0]}–{d[-1]} (a {d[-1] // d[0]}-fold depth), the best of "
+              f"{len(res['lrs'])} learning rates per seed; best lr (orthogonal, shown) "
+              f"{_num(lr[0], 2)} → {_num(lr[-1], 2)}")
+    k = falls_to(lr)
+    falls = f" (which falls to depth {d[k]})" if k > 0 else ""
+    return [evidence.judge(replace(DEPTH_TIME, window=window, statement=DEPTH_TIME.statement.format(
+        falls=falls)), runs, runs).row()]
+
+
+def falls_to(values) -> int:
+    """The index up to which ``values`` fall strictly from the first (0: not even once)."""
+    k = 0
+    while k + 1 < len(values) and values[k + 1] < values[k]:
+        k += 1
+    return k
 
 
 def published_claims() -> list[dict]:
@@ -354,270 +279,408 @@ def published_claims() -> list[dict]:
     return trainability_claims(heat, more) + depth_time_claims(depth_time)
 
 
-def _chaos_shape_ok(chaos: dict) -> tuple[float, bool]:
-    """The order-to-chaos figure's shape on one seed: c* = 1 below the edge and < 1 above it,
-    the measured depth scale peaking near the critical sigma_w^2, short in the ordered phase
-    (< 2 layers at the smallest sigma_w^2) and longer, but finite, deep in the chaotic phase
-    (sigma_w^2 > 3). Returns (the peak's sigma_w^2, the check)."""
-    stars = {cm["sigma_w2"]: cm["c_star"] for cm in chaos["c_map"]}
-    xm = chaos["xi_measured"]
-    s = np.asarray(xm["sigma_w2"], float)
-    xi = np.array([np.nan if v is None else v for v in xm["xi"]], float)
-    peak = float(s[int(np.nanargmax(xi))])
-    hot = xi[s > 3]
-    ok = (stars.get(min(stars)) == 1.0 and stars.get(max(stars), 1) < 0.9
-          and abs(peak - chaos["critical_theory"]) < XI_PEAK and xi[0] < 2
-          and len(hot) > 0 and np.all((hot > xi[0]) & (hot < np.nanmax(xi))))
-    return peak, bool(ok)
+def _map_dev(chaos: dict, q_map_of) -> float:
+    """The largest relative deviation of a measured length-map iterate from ``q_map_of(q,
+    sigma_w2, sigma_b2)``."""
+    return max(abs(b / q_map_of(a, qm["sigma_w2"], chaos["sigma_b2"]) - 1) for qm in chaos["q_map"]
+               for seq in qm["measured"] for a, b in zip(seq[:-1], seq[1:]))
+
+
+def _line_dev(chaos: dict, critical_of) -> float:
+    """The largest relative deviation of the measured critical sigma_w^2 (chi_1 = 1) from
+    ``critical_of(sigma_b2)``, over the critical line's sigma_b^2 and the figure's own."""
+    lm = chaos["line_measured"]
+    pairs = [*zip(lm["sigma_b2"], lm["sigma_w2"]), (chaos["sigma_b2"], chaos["critical_measured"])]
+    return max(abs(m / critical_of(b) - 1) for b, m in pairs)
+
+
+_POOLE = ("Poole et al., Exponential expressivity in deep neural networks through transient "
+          "chaos")
+Q_MAP = evidence.Claim(
+    "the length map: the measured iterates follow the mean-field q-map", _POOLE,
+    measure=lambda c: _map_dev(c, q_map), control_measure=lambda c: _map_dev(c, lambda q, w, b: w * q + b),
+    test=evidence.Test("<", MAP_REL, "MAP_REL: the largest relative deviation of an iterate "
+                                     "from the map"),
+    control="the same iterates against a linear network's map σ_w² q + σ_b² (tanh left out)",
+    window="every iterate", fmt=lambda x: f"{100 * x:.1f}%")
+CRITICAL_LINE = evidence.Claim(
+    "tanh, σ_b² = {b2:g}: the edge of chaos χ₁ = 1 lies at σ_w² = {crit} (mean-field theory), "
+    "and on the theory's critical line at every σ_b²", "Poole et al.; Schoenholz et al., Deep "
+    "Information Propagation", measure=lambda c: _line_dev(c, critical_sigma_w2),
+    control_measure=lambda c: _line_dev(c, lambda b: 1.0),
+    test=evidence.Test("<", CRITICAL_REL, "CRITICAL_REL: the largest relative deviation of the "
+                                          "measured critical σ_w² from the prediction"),
+    control="the same measurements against σ_w² = 1, the edge without bias variance (the null "
+            "that σ_b² does not move it)", window="σ_b² = ", fmt=lambda x: f"{100 * x:.1f}%")
+
+
+def _igb_share(r: dict, activation: str, k: int) -> float:
+    """The favourite class's share of the inputs, mean over the networks of depth index k."""
+    return float(np.mean(r[activation][k]))
+
+
+_FRANCAZI = "Francazi et al., Initial Guessing Bias: How Untrained Networks Favor Some Classes"
+IGB_RELU_MIN = 0.6  # the favourite class's share above this (no bias: 1 / n_classes)
+_IGB_TEST = evidence.Test(">", IGB_RELU_MIN, "IGB_RELU_MIN: the favourite class's share of "
+                                             "the inputs, mean over the networks")
+IGB_TANH = evidence.Claim(
+    "untrained deep ReLU networks put most inputs in one class; tanh networks and shallow "
+    "ReLU networks do not", _FRANCAZI,
+    measure=lambda r: _igb_share(r, "relu", -1), control_measure=lambda r: _igb_share(r, "tanh", -1),
+    test=_IGB_TEST, control="tanh networks of the same depth (σ_w² = 1)", window="the deepest")
+IGB_SHALLOW = replace(IGB_TANH, control_measure=lambda r: _igb_share(r, "relu", 0),
+                      control="ReLU networks of the shallowest depth")
+
+XI_DEV_MAX = 0.25  # measured xi_c: median relative deviation from the prediction below this
+
+
+def _xi_dev(chaos: dict, predict) -> float:
+    """Median |measured xi_c / predicted - 1| over the chaotic phase (sigma_w^2 at least
+    CHAOTIC_RATIO x the critical value), ``predict(sigma_w2, sigma_b2)`` the prediction."""
+    xm, crit, b2 = chaos["xi_measured"], chaos["critical_theory"], chaos["sigma_b2"]
+    dev = [abs(x / predict(s, b2) - 1) for s, x in zip(xm["sigma_w2"], xm["xi"])
+           if s >= CHAOTIC_RATIO * crit and x is not None and math.isfinite(x)]
+    return float(np.median(dev)) if dev else math.nan
+
+
+def _xi_ordered_formula(s: float, b2: float) -> float:
+    """The ordered phase's depth scale -1/ln chi_1 (chi_c at c* = 1), read across the edge in
+    absolute value: what xi_c would be if correlations relaxed towards c = 1 there too."""
+    return abs(-1 / math.log(chi_1(s, b2)))
+
+
+XI_CHAOTIC = evidence.Claim(
+    "correlations relax over ξ_c = −1/ln χ_c layers, χ_c taken at the fixed point c*: in the "
+    "chaotic phase (c* < 1) too", "Schoenholz et al., Deep Information Propagation",
+    measure=lambda c: _xi_dev(c, depth_scale),
+    control_measure=lambda c: _xi_dev(c, _xi_ordered_formula),
+    test=evidence.Test("<", XI_DEV_MAX, "XI_DEV_MAX: median |measured ξ_c / predicted − 1| in "
+                                        "the chaotic phase"),
+    control="the same measured ξ_c against |−1/ln χ₁|, the ordered phase's formula (χ_c at "
+            "c = 1) read across the edge", window="σ_w² ≥ {ratio:g} × {crit} (the chaotic phase)",
+    fmt=lambda x: f"{100 * x:.0f}%")
+
+C_STAR_HOT, C_STAR_COLD = 3.0, 1.0  # sigma_w^2 above and below the edge (the figure's maps)
+C_STAR_MAX = 0.9  # the measured fixed point c* below this: the correlations do not flow to 1
+C_STAR_DEPTH = 60  # layers iterated to read the measured fixed point
+
+
+def measured_c_star(chaos: dict, seed: int, sigma_w2: float, starts=(0.0, 0.6)) -> float:
+    """The correlation map's fixed point measured on a random tanh network (the width of the
+    ``chaos`` run, C_STAR_DEPTH layers): the correlation of two inputs after the last layer,
+    mean over two starting correlations."""
+    seqs = measure_map_iterates(sigma_w2, chaos["sigma_b2"], list(starts), "c", chaos["width"],
+                                C_STAR_DEPTH, ChaosConfig().batch, seed)
+    return float(np.mean([seq[-1] for seq in seqs]))
+
+
+C_STAR = evidence.Claim(
+    "c* = 1 below the edge of chaos, c* < 1 above it", "Poole et al.; Schoenholz et al., Deep "
+    "Information Propagation",
+    measure=lambda cs: measured_c_star(cs[0], cs[1], C_STAR_HOT),
+    control_measure=lambda cs: measured_c_star(cs[0], cs[1], C_STAR_COLD),
+    test=evidence.Test("<", C_STAR_MAX, "C_STAR_MAX: the correlation of two inputs after "
+                                        f"{C_STAR_DEPTH} random tanh layers at σ_w² = "
+                                        f"{C_STAR_HOT:g}"),
+    control=f"the same network at σ_w² = {C_STAR_COLD:g} (ordered), measured the same way",
+    window=f"after {C_STAR_DEPTH} layers, from starting correlations 0 and 0.6", fmt=_num)
+
+
+def _judge(claim, runs, **change) -> dict:
+    return evidence.judge(replace(claim, **change), runs, runs).row()
+
+
+def _factor(x: float) -> float:
+    """How far a ratio is from 1, as a factor (>= 1; inf for no signal)."""
+    return math.exp(abs(math.log(x))) if x > 0 and math.isfinite(x) else math.inf
+
+
+def _band_factor(stats: dict, inits) -> float:
+    """The largest factor from 1 of the forward (last/first activation std) and backward
+    (first/last ‖dL/dz‖) ratios of ``inits``."""
+    return max(_factor(f(stats[i])) for i in inits for f in (std_ratio, backward_ratio))
+
+
+def _lsuv_factor(r: dict, key: str) -> float:
+    """The largest factor between a layer's output variance and 1, over the activations."""
+    return max(_factor(x) for a in r for x in r[a]["lsuv"][key])
+
+
+_HE = "He et al.; Kumar, On weight initialization in deep neural networks"
+HE_BAND = 5.0        # He/orthogonal/LSUV ReLU: forward and backward ratios within this factor of 1
+XAVIER_GRAD_GAP = 1e-4  # ReLU: an init's largest weight gradient over He's smallest, below this
+SMALL_COLLAPSE = 1e-6   # small Gaussian: last-layer std over the first's below this
+LSUV_FACTOR = 1.5       # LSUV: every layer's output variance within this factor of 1
+TANH_HOT = (0.6, 3.0)   # tanh above sigma_w^2 = 1: activation ratio above, backward ratio above
+FLUCT_DEV = 0.4         # Gaussian fluctuations: slope per layer within this fraction of 2/3
+ORTH_SLOPE_MAX = 0.02   # orthogonal fluctuations: |slope per layer| below this
+SAXE_DEV = 0.2          # half-learning steps within 20% of the exact solution
+TANH_SLOW = 0.02        # tanh at sigma_w^2 = 1: last/first activation std above this (slow decay)
+XAVIER_HALF = (0.4, 0.6)  # ReLU Xavier: per-layer variance factor, forward and backward, in here
+SMALL_INIT_STD = 0.01   # the small Gaussian start: N(0, 0.01^2) weights (science.init_mlp)
+SMALL_GEOM_REL = 0.1    # small Gaussian, ReLU: per-layer factor within 10% of 0.01 sqrt(n/2)
+POWER_FIT = 1.0         # tanh at sigma_w^2 = 1: a power of depth fits log std better than geometric
+TINY = 1e-30            # activation std below this: underflowed (float32 normals end near 1e-38)
+HE_KEEPS = evidence.Claim(
+    "ReLU: Var W = 2/fan_in keeps the forward signal (activations) and the backward signal "
+    "(‖dL/dz‖) at any depth; Xavier (≈ 1/fan_in) halves both variances every layer", _HE,
+    measure=lambda r: _band_factor(r["relu"], ["he"]),
+    control_measure=lambda r: _band_factor(r["relu"], ["xavier"]),
+    test=evidence.Test("<", HE_BAND, "HE_BAND: the largest factor from 1 of the last/first "
+                                     "activation std and first/last ‖dL/dz‖", scale="log"),
+    control="Xavier init, measured the same way", window="the network's layers", fmt=lambda x: f"{x:.3g}×")
+XAVIER_VANISHES = evidence.Claim(
+    "ReLU, Xavier: the weight gradient ‖dL/dW‖ vanishes in every layer at once: the forward "
+    "signal shrinks towards the output, the backward signal towards the input, and a layer's "
+    "weight gradient is their product", "He et al., Delving Deep into Rectifiers (each ReLU "
+    "layer scales the forward and the backward variance by n Var W / 2); the vanishing in "
+    "every layer at once is this page's measurement",
+    measure=lambda r: max(r["relu"]["xavier"]["grad_norm"][1:]) / min(r["relu"]["he"]["grad_norm"][1:]),
+    control_measure=lambda r: max(r["relu"]["he"]["grad_norm"][1:]) / min(r["relu"]["he"]["grad_norm"][1:]),
+    test=evidence.Test("<", XAVIER_GRAD_GAP, "XAVIER_GRAD_GAP: the init's largest ‖dL/dW‖ over "
+                                             "layers 2–L, over He's smallest", scale="log"),
+    control="He in Xavier's place, measured the same way", window="the network's layers")
+SMALL_SHRINKS = evidence.Claim(
+    "ReLU: a small Gaussian start shrinks the signal geometrically", "Kumar, On weight initialization in deep neural networks (the "
+    "variance recursion that sizes each layer's weights); what the small Gaussian and the "
+    "all-zero start do with it is this page's observation",
+    measure=lambda r: std_ratio(r["relu"]["small"]), control_measure=lambda r: std_ratio(r["relu"]["he"]),
+    test=evidence.Test("<", SMALL_COLLAPSE, "SMALL_COLLAPSE: last-layer activation std over "
+                                            "the first's (it may underflow to 0)"),
+    control="He init, measured the same way", window="all layers")
+
+
+def geometric_factor(stats: dict) -> float:
+    """The forward signal's per-layer factor: the median of act_std[l] / act_std[l - 1] from layer 2
+    on (fan-in: the width), underflowed layers (below TINY) left out; NaN when none is left."""
+    a = np.asarray(stats["act_std"], float)
+    ok = (a[1:-1] >= TINY) & (a[2:] >= TINY)
+    return float(np.median((a[2:] / np.where(ok, a[1:-1], 1.0))[ok])) if ok.any() else math.nan
+
+
+def _small_dev(stats: dict, width: int) -> float:
+    """|per-layer factor / (s sqrt(n / 2)) - 1|: a ReLU layer of N(0, s^2) weights, fan-in n."""
+    return abs(geometric_factor(stats) / (SMALL_INIT_STD * math.sqrt(width / 2)) - 1)
+
+
+def power_over_geometric(stats: dict) -> float:
+    """How much better a power of depth fits the activations' std than a geometric decay: the
+    root of the ratio of log std's residual sums of squares, fitted linearly in l over in ln l."""
+    with np.errstate(divide="ignore"):
+        y = np.log(np.asarray(stats["act_std"], float))
+    if not np.all(np.isfinite(y)):
+        return math.nan
+    l = np.arange(1, len(y) + 1, dtype=float)
+    ssr = [float(np.sum((y - np.polyval(np.polyfit(x, y, 1), x)) ** 2)) for x in (l, np.log(l))]
+    return math.inf if ssr[1] == 0 else math.sqrt(ssr[0] / ssr[1])
+
+
+def _per_layer_factor(stats: dict) -> float:
+    """A network's per-layer variance factor, forward (last/first activation std) and backward
+    (first/last ‖dL/dz‖), the one further from 1/2: ratio^(2/(L-1)) over the L layers."""
+    L = len(stats["act_std"])
+    fs = [f(stats) ** (2 / (L - 1)) if f(stats) > 0 else 0.0 for f in (std_ratio, backward_ratio)]
+    return max(fs, key=lambda f: abs(f - 0.5))
+
+
+XAVIER_HALVES = evidence.Claim(
+    HE_KEEPS.statement, HE_KEEPS.paper,
+    measure=lambda r: abs(_per_layer_factor(r["relu"]["xavier"]) - 0.5),
+    control_measure=lambda r: abs(_per_layer_factor(r["relu"]["he"]) - 0.5),
+    test=evidence.Test("<=", (XAVIER_HALF[1] - XAVIER_HALF[0]) / 2,
+                       f"XAVIER_HALF: the per-layer variance factor (ratio^(2/(L−1)), forward and "
+                       f"backward, the one further from 1/2) within {XAVIER_HALF[0]:g}–"
+                       f"{XAVIER_HALF[1]:g}: its distance from 1/2"),
+    control="He init, measured the same way (≈ 1 per layer)", window="the network's layers",
+    fmt=lambda x: _num(x, 2))
+def _zero_max(r: dict) -> float:
+    """All-zero ReLU network: the largest activation std and ‖dL/dW‖ over the layers."""
+    return max(*r["relu"]["zero"]["act_std"], *r["relu"]["zero"]["grad_norm"])
+
+
+LSUV_UNIT = evidence.Claim(
+    "LSUV: an orthonormal start and per-layer rescaling give unit output variance in every "
+    "layer, on inputs it was not rescaled on", "Mishkin & Matas, All you need is a good init",
+    measure=lambda r: _lsuv_factor(r, "out_var"), control_measure=lambda r: _lsuv_factor(r, "start_out_var"),
+    test=evidence.Test("<", LSUV_FACTOR, "LSUV_FACTOR: the largest factor between a layer's "
+                                         "output variance and 1", scale="log"),
+    control="the orthonormal start before LSUV's rescaling (the same matrices), on the same "
+            "inputs", window="the network's layers", fmt=lambda x: f"{x:.3g}×")
+TANH_BACKWARD = evidence.Claim(
+    "tanh: at σ_w² = 1 (Xavier, orthogonal) the activations and the backward signal decay "
+    "slowly; above it (He, LSUV) the activations stay up and the backward signal grows "
+    "towards the input (chaos)", "Poole et al.; Schoenholz et al., Deep Information Propagation",
+    measure=lambda r: min(backward_ratio(r["tanh"][i]) for i in ("he", "lsuv")),
+    control_measure=lambda r: max(backward_ratio(r["tanh"][i]) for i in ("xavier", "orthogonal")),
+    test=evidence.Test(">", TANH_HOT[1], "TANH_HOT: first/last ‖dL/dz‖, smaller of He and LSUV",
+                       scale="log"), control="Xavier and orthogonal, the larger", window="the network's layers")
+TANH_SLOW_DECAY = replace(
+    TANH_BACKWARD, measure=lambda r: min(std_ratio(r["tanh"][i]) for i in ("xavier", "orthogonal")),
+    control_measure=lambda r: std_ratio(r["relu"]["xavier"]),
+    test=evidence.Test(">", TANH_SLOW, "TANH_SLOW: last/first activation std, smaller of Xavier "
+                                       "and orthogonal tanh", scale="log"),
+    control="ReLU Xavier (the variance halved every layer), measured the same way")
+TANH_POWER = replace(
+    TANH_BACKWARD, measure=lambda r: min(power_over_geometric(r["tanh"][i])
+                                         for i in ("xavier", "orthogonal")),
+    control_measure=lambda r: power_over_geometric(r["relu"]["xavier"]),
+    test=evidence.Test(">", POWER_FIT, "POWER_FIT: the residual of a geometric fit of log "
+                                       "activation std over that of a power of depth, smaller "
+                                       "of Xavier and orthogonal tanh, every layer", scale="log"),
+    control="ReLU Xavier (the variance halved every layer), measured the same way")
+TANH_FORWARD = replace(
+    TANH_BACKWARD, measure=lambda r: min(std_ratio(r["tanh"][i]) for i in ("he", "lsuv")),
+    control_measure=lambda r: max(std_ratio(r["tanh"][i]) for i in ("xavier", "orthogonal")),
+    test=evidence.Test(">", TANH_HOT[0], "TANH_HOT: last/first activation std, smaller of He "
+                                         "and LSUV"))
+
+_DAY = ("Day, Kahn & Roberts, Feature Learning and Generalization in Deep Networks with "
+        "Orthogonal Weights")
+FLUCT_GAUSS = evidence.Claim(
+    "Gaussian weights: preactivation fluctuations grow linearly with depth (slope 2/3 per "
+    "layer in n·Var G/E[G]²); orthogonal weights: independent of depth", _DAY,
+    measure=lambda f: abs(f["gaussian_slope"] / (2 / 3) - 1),
+    control_measure=lambda f: abs(f["orthogonal_slope"] / (2 / 3) - 1),
+    test=evidence.Test("<", FLUCT_DEV, "FLUCT_DEV: |slope per layer / (2/3) − 1|"),
+    control="the orthogonal ensemble, measured the same way", window="layers 1–L",
+    fmt=lambda x: f"{100 * x:.0f}%")
+FLUCT_ORTH = replace(
+    FLUCT_GAUSS, measure=lambda f: abs(f["orthogonal_slope"]),
+    control_measure=lambda f: abs(f["gaussian_slope"]),
+    test=evidence.Test("<", ORTH_SLOPE_MAX, "ORTH_SLOPE_MAX: |slope per layer|"),
+    control="the Gaussian ensemble, measured the same way", fmt=lambda x: f"{x:.4f}")
+
+
+def _saxe_dev(r: dict) -> float:
+    """The largest relative deviation of the half-learning steps from the exact solution when
+    every pattern is learned no earlier than the exact solution and strongest first (else
+    inf: the run does not follow it)."""
+    meas, theo = half_times(r)
+    if theo is None or not (np.all(np.isfinite(meas)) and np.all(np.isfinite(theo))):
+        return math.inf
+    ordered = np.all(meas >= theo) and np.all(np.diff(meas) > 0)
+    return float(np.max(np.abs(meas / theo - 1))) if ordered else math.inf
+
+
+SAXE = evidence.Claim(
+    "from small weights each mode is learned in a sharp sigmoidal transition at a time ∝ 1/s, "
+    "strongest first: plateaus, then drops; the trained network lags the exact solution "
+    "slightly", "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep "
+    "linear neural networks", measure=_saxe_dev,
+    control_measure=lambda r: _saxe_dev(dict(r["control"], theory=r["theory"])),
+    test=evidence.Test("<", SAXE_DEV, "SAXE_DEV: the largest relative deviation of a "
+                                      "half-learning step from the exact solution"),
+    control="an orthogonal start (same task, rate and steps), which skips the plateaus",
+    window="every pattern, later than the exact solution, strongest first",
+    fmt=lambda x: f"{100 * x:.0f}%" if math.isfinite(x) else "does not follow it")
 
 
 def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time=None,
-           igb=None, iso=None, more=None) -> list[dict]:
+           igb=None, iso=None, more=None, signal_width: int | None = None) -> list[dict]:
     """One :func:`dynamics.plots.claim` row per claim, with the verdict the numbers support.
     The live results come as ``{seed: result}`` (:func:`claim_runs`: each row is judged on
     every seed and shows their spread); ``heat`` and ``depth_time`` are the precomputed
-    results shown on the page, ``more`` the grid's other seeds (:func:`trainability_claims`)."""
+    results shown on the page, ``more`` the grid's other seeds (:func:`trainability_claims`);
+    ``signal_width`` the hidden width of the ``signal`` runs (the small start's closed form)."""
     rows = []
+    if signal is not None and not (isinstance(signal_width, int) and signal_width > 0):
+        raise ValueError(f"claims(signal=...) needs signal_width (SignalConfig.width), got {signal_width!r}")
     if signal is not None:
         signal = plots.per_seed(signal, "signal", "init.claim_runs")
-        seeds = list(signal)
-        one = signal[seeds[0]]
+        one = signal[next(iter(signal))]
         depth = len(next(iter(one["relu"].values()))["act_std"]) if "relu" in one else 0
-        relu = {s: r["relu"] for s, r in signal.items() if "relu" in r}
-        if relu and all("he" in r and "xavier" in r for r in relu.values()):
-            he = {s: std_ratio(r["he"]) for s, r in relu.items()}
-            he_b = {s: backward_ratio(r["he"]) for s, r in relu.items()}
-            xa = {s: std_ratio(r["xavier"]) for s, r in relu.items()}
-            xa_b = {s: backward_ratio(r["xavier"]) for s, r in relu.items()}
-            keep = [i for i in ("he", "orthogonal", "lsuv") if all(i in r for r in relu.values())]
-
-            def kept(r, i):  # forward and backward signal of init i inside the band
-                return all(HE_BAND[0] < v < HE_BAND[1]
-                           for v in (std_ratio(r[i]), backward_ratio(r[i])))
-
-            text, v = plots.judged(he, {s: xa[s] < XAVIER_RELU_MAX and xa_b[s] < XAVIER_RELU_MAX
-                                        and all(kept(relu[s], i) for i in keep) for s in relu})
-            rows.append(plots.claim(
-                "ReLU: Var W = 2/fan_in keeps the forward signal (activations) and the backward "
-                "signal (‖dL/dz‖) at any depth; Xavier (≈ 1/fan_in) halves both variances "
-                "every layer",
-                "He et al.; Kumar, On weight initialization in deep neural networks",
-                f"depth {depth}, He: last/first activation std {text}; first/last ‖dL/dz‖ "
-                f"{plots.spread(he_b)}", v,
-                control=f"Xavier: activation std {plots.spread(xa)}, ‖dL/dz‖ "
-                        f"{plots.spread(xa_b)} (both must fall below {XAVIER_RELU_MAX:g})",
-                window=f"{', '.join(keep)}: both ratios within {HE_BAND[0]:g}–{HE_BAND[1]:g}",
-                seeds=seeds))
-            xw = {s: max(r["xavier"]["grad_norm"][1:]) for s, r in relu.items()}
-            hw = {s: min(r["he"]["grad_norm"][1:]) for s, r in relu.items()}
-            text, v = plots.judged(xw, {s: xw[s] < XAVIER_GRAD_GAP * hw[s] for s in relu})
-            rows.append(plots.claim(
-                "ReLU, Xavier: the weight gradient ‖dL/dW‖ vanishes in every layer at once: "
-                "the forward signal shrinks towards the output, the backward signal towards "
-                "the input, and a layer's weight gradient is their product",
-                "He et al., Delving Deep into Rectifiers (each ReLU layer scales the forward and "
-                "the backward variance by n Var W / 2); the vanishing in every layer at once is "
-                "this page's measurement",
-                f"depth {depth}, Xavier: the largest ‖dL/dW‖ over layers 2–{depth} {text}", v,
-                control=f"He: the smallest ‖dL/dW‖ over the same layers {plots.spread(hw)} "
-                        f"(Xavier's largest must stay below {XAVIER_GRAD_GAP:g} of it)",
-                window=f"layers 2–{depth} (fan-in = width; layer 1's input is the data)",
-                seeds=seeds))
-        if relu and all("small" in r and "zero" in r for r in relu.values()):
-            small = {s: r["small"]["act_std"][-1] for s, r in relu.items()}
-            ok = {s: small[s] < SMALL_COLLAPSE * r["small"]["act_std"][0]
-                  and max(r["zero"]["act_std"]) == 0 and max(r["zero"]["grad_norm"]) == 0
-                  for s, r in relu.items()}
-            text, v = plots.judged(small, ok)
-            rows.append(plots.claim(
-                "ReLU: a small Gaussian start shrinks the signal geometrically; all-zero weights "
-                "carry no signal and no gradient", "Kumar, On weight initialization in deep neural "
-                "networks (the variance recursion that sizes each layer's weights); what the "
-                "small Gaussian and the all-zero start do with it is this page's observation", f"depth {depth}: last-layer activation std (small) {text}", v,
-                control="the first layer's std (the small start must lose a factor "
-                        f"{1 / SMALL_COLLAPSE:.0e}); zero init: largest std and gradient must be 0",
-                window=f"all {depth} layers", seeds=seeds))
-        if all("lsuv" in r[a] for r in signal.values() for a in r):
-            def worst(r, key):  # the largest factor between a layer's output variance and 1
-                return max(math.exp(abs(math.log(x))) if x > 0 else math.inf
-                           for a in r for x in r[a]["lsuv"][key])
-
-            lsuv = {s: worst(r, "out_var") for s, r in signal.items()}
-            start = {s: worst(r, "start_out_var") for s, r in signal.items()}
-            text, v = plots.judged(lsuv, {s: lsuv[s] < LSUV_FACTOR and start[s] >= LSUV_FACTOR
-                                          for s in signal})
-            rows.append(plots.claim(
-                "LSUV: an orthonormal start and per-layer rescaling give unit output variance in "
-                "every layer, on inputs it was not rescaled on",
-                "Mishkin & Matas, All you need is a good init",
-                f"depth {depth}, {' and '.join(signal[seeds[0]])}, {len(one[next(iter(one))]['lsuv']['out_var'])} "
-                f"layers each (the output layer included), held-out inputs: largest factor "
-                f"between a layer's output variance and 1, {text}", v,
-                control="the orthonormal start before LSUV's rescaling (the same matrices), on "
-                        f"the same inputs: {plots.spread(start)} (must reach {LSUV_FACTOR:g})",
-                window=f"every layer within a factor {LSUV_FACTOR:g} of 1; LSUV rescaled on "
-                       "other inputs (MNIST-1D training inputs, measured on test inputs)",
-                seeds=seeds))
-        tanh = {s: r["tanh"] for s, r in signal.items() if "tanh" in r}
-        if tanh and all(i in t for t in tanh.values() for i in ("xavier", "orthogonal", "he", "lsuv")):
-            (ea, eg), (ha, hg) = TANH_EDGE, TANH_HOT
-            ok = {s: all(ea[0] < std_ratio(t[i]) < ea[1] and eg[0] < backward_ratio(t[i]) < eg[1]
-                         for i in ("xavier", "orthogonal"))
-                  and all(std_ratio(t[i]) > ha and backward_ratio(t[i]) > hg for i in ("he", "lsuv"))
-                  for s, t in tanh.items()}
-            text, v = plots.judged({s: backward_ratio(t["he"]) for s, t in tanh.items()}, ok)
-            rows.append(plots.claim(
-                "tanh: at σ_w² = 1 (Xavier, orthogonal) the activations and the backward signal "
-                "decay slowly; above it (He, LSUV) the activations stay up and the backward "
-                "signal grows towards the input (chaos)",
-                "Poole et al.; Schoenholz et al., Deep Information Propagation",
-                f"first/last ‖dL/dz‖, He: {text}; last/first activation std, first/last ‖dL/dz‖ "
-                f"on seed {seeds[0]}: " + "; ".join(
-                    f"{i} {_num(std_ratio(tanh[seeds[0]][i]), 2)}, "
-                    f"{_num(backward_ratio(tanh[seeds[0]][i]), 2)}"
-                    for i in ("xavier", "orthogonal", "he", "lsuv")), v,
-                control=f"Xavier and orthogonal: ‖dL/dz‖ ratio within {eg[0]:g}–{eg[1]:g}, "
-                        f"activations {ea[0]:g}–{ea[1]:g}",
-                window=f"He and LSUV: ‖dL/dz‖ ratio above {hg:g}, activations above {ha:g}",
-                seeds=seeds))
+        w = f"depth {depth}, {len(next(iter(signal.values())))} activations, MNIST-1D inputs"
+        relu = one.get("relu", {})
+        if "he" in relu and "xavier" in relu:
+            keep = [i for i in ("he", "orthogonal", "lsuv") if i in relu]
+            rows.append(evidence.joint(
+                HE_KEEPS.statement, HE_KEEPS.paper,
+                {"He keeps:": evidence.judge(replace(HE_KEEPS, measure=lambda r: _band_factor(
+                    r["relu"], keep)), signal, signal),
+                 "Xavier halves, distance of the per-layer factor from 1/2:":
+                     evidence.judge(XAVIER_HALVES, signal, signal)},
+                control="Xavier through He's test; He through Xavier's",
+                window=f"{w}; {', '.join(keep)}"))
+            rows.append(_judge(XAVIER_VANISHES, signal, window=f"{w}; layers 2–{depth}"))
+        if "small" in relu and "zero" in relu:
+            zero = {s: _zero_max(r) for s, r in signal.items()}
+            rows.append(evidence.joint(
+                SMALL_SHRINKS.statement, SMALL_SHRINKS.paper,
+                {"small, last/first:": evidence.judge(SMALL_SHRINKS, signal, signal),
+                 f"small, per-layer factor against {SMALL_INIT_STD:g}·√(n/2), n = "
+                 f"{signal_width}:": evidence.judge(replace(
+                     SMALL_SHRINKS, measure=lambda r: _small_dev(r["relu"]["small"], signal_width),
+                     control_measure=lambda r: _small_dev(r["relu"]["he"], signal_width),
+                     test=evidence.Test("<", SMALL_GEOM_REL, "SMALL_GEOM_REL: |median per-layer "
+                                        "factor of the activation std (layers 2 on, underflowed "
+                                        "left out) / (0.01 √(n/2)) − 1|"),
+                     fmt=lambda x: _num(x, 2)), signal, signal)},
+                control="He init of the same network through the same tests", window=w,
+                note="all-zero weights and biases, largest activation std and ‖dL/dW‖ (shown, "
+                     "not judged: zero by construction, an illustration, not a test): "
+                     + plots.spread(zero, lambda x: f"{x:g}")))
+        if all("lsuv" in r[a] for a in one for r in signal.values()):
+            rows.append(_judge(LSUV_UNIT, signal, window=f"{w}; every layer, the output layer "
+                               "included; LSUV rescaled on MNIST-1D training inputs, measured "
+                               "on test inputs"))
+        if all(i in one.get("tanh", {}) for i in ("xavier", "orthogonal", "he", "lsuv")) \
+                and "xavier" in relu:
+            rows.append(evidence.joint(
+                TANH_BACKWARD.statement, TANH_BACKWARD.paper,
+                {"‖dL/dz‖ first/last:": evidence.judge(TANH_BACKWARD, signal, signal),
+                 "activation std last/first:": evidence.judge(TANH_FORWARD, signal, signal),
+                 "σ_w² = 1, activation std last/first:":
+                     evidence.judge(TANH_SLOW_DECAY, signal, signal),
+                 "σ_w² = 1, a power of depth rather than geometric:":
+                     evidence.judge(TANH_POWER, signal, signal)},
+                control="Xavier and orthogonal (σ_w² = 1) through the tests above it; ReLU "
+                        "Xavier through the slow decay's", window=w))
     if chaos is not None:
         chaos = plots.per_seed(chaos, "chaos", "init.claim_runs")
         seeds = list(chaos)
         c0 = chaos[seeds[0]]
         t = c0["critical_theory"]
-        def line_dev(c):  # the critical line: largest relative deviation over its sigma_b^2
-            lm = c["line_measured"]
-            return max(abs(m / critical_sigma_w2(b) - 1) for b, m in zip(lm["sigma_b2"], lm["sigma_w2"]))
-
-        def map_dev(c):  # the q-map iterates: largest relative deviation from the map
-            return max(abs(b / q_map(a, qm["sigma_w2"], c["sigma_b2"]) - 1) for qm in c["q_map"]
-                       for seq in qm["measured"] for a, b in zip(seq[:-1], seq[1:]))
-
-        mdev = {s: map_dev(c) for s, c in chaos.items()}
-        text, v = plots.judged({s: 100 * x for s, x in mdev.items()},
-                         {s: x < MAP_REL for s, x in mdev.items()}, lambda x: f"{x:.1f}%")
-        rows.append(plots.claim(
-            "the length map: the measured iterates follow the mean-field q-map",
-            "Poole et al., Exponential expressivity in deep neural networks through transient "
-            "chaos", f"largest deviation of an iterate from the map: {text}", v,
-            control="the q-map of the theory (no fitted parameter)",
-            window=f"every iterate within {100 * MAP_REL:.0f}%, σ_w² = "
-                   f"{_list([qm['sigma_w2'] for qm in c0['q_map']])}", seeds=seeds))
-        dev = {s: 100 * (c["critical_measured"] / t - 1) for s, c in chaos.items()}
-        line = {s: line_dev(c) for s, c in chaos.items()}
-        text, v = plots.judged(dev, {s: abs(d) < 100 * CRITICAL_REL and line[s] < CRITICAL_REL
-                               for s, d in dev.items()}, lambda x: f"{x:+.1f}%")
-        text += ("; on the critical line (every σ_b² of the figure), largest "
-                 + plots.spread({s: 100 * x for s, x in line.items()}, lambda x: f"{x:.1f}%"))
-        rows.append(plots.claim(
-            f"tanh, σ_b² = {c0['sigma_b2']:g}: the edge of chaos χ₁ = 1 lies at "
-            f"σ_w² = {_num(t)} (mean-field theory)",
-            "Poole et al.; Schoenholz et al., Deep Information Propagation",
-            f"χ₁ = 1 on random networks (width {c0['width']}): deviation from the theory {text}",
-            v, control=f"the theory's σ_w² = {_num(t)}",
-            window=f"within {100 * CRITICAL_REL:.0f}%", seeds=seeds))
-        devs = {s: xi_deviation(c) for s, c in chaos.items()}
-        text, v = plots.judged({s: 100 * d[0] for s, d in devs.items()},
-                         {s: d[1] > 0 and d[0] < XI_DEV_MAX for s, d in devs.items()},
-                         lambda x: f"{x:.0f}%")
-        rows.append(plots.claim(
-            "correlations relax over ξ_c = −1/ln χ_c layers; ξ_c diverges at χ₁ = 1",
-            "Schoenholz et al., Deep Information Propagation",
-            f"ξ_c measured at {devs[seeds[0]][1]} values of σ_w²: median deviation from theory "
-            f"{text}; largest ξ_c {plots.spread({s: d[2] for s, d in devs.items()})} layers",
-            v, control="ξ_c of the theory at each σ_w²",
-            window=f"median deviation below {100 * XI_DEV_MAX:.0f}%", seeds=seeds))
-        shape = {s: _chaos_shape_ok(c) for s, c in chaos.items()}
-        xi0 = {s: c["xi_measured"]["xi"][0] for s, c in chaos.items()}
-        text, v = plots.judged({s: p for s, (p, _) in shape.items()},
-                         {s: ok for s, (_, ok) in shape.items()}, lambda x: f"{x:.2f}")
-        rows.append(plots.claim(
-            "c* = 1 below the edge of chaos, c* < 1 above it; ξ_c peaks at the edge, is a layer or "
-            "two deep in the ordered phase and longer in the chaotic phase",
-            "Poole et al.; Schoenholz et al., Deep Information Propagation",
-            f"measured ξ_c peaks at σ_w² = {text}; at the smallest σ_w² "
-            f"{plots.spread(xi0)} layers", v,
-            control=f"the critical σ_w² = {t:.2f} (peak within {XI_PEAK:g}); c* at σ_w² = 1 "
-                    "and 3; 2 layers in the ordered phase",
-            window="beyond σ_w² = 3: longer than the ordered phase's, shorter than the peak's",
-            seeds=seeds))
+        rows.append(evidence.judge(replace(Q_MAP, window=f"every iterate, σ_w² = "
+                    f"{_list([qm['sigma_w2'] for qm in c0['q_map']])}"), chaos, chaos).row())
+        rows.append(evidence.judge(replace(CRITICAL_LINE, statement=CRITICAL_LINE.statement.format(
+            b2=c0["sigma_b2"], crit=_num(t)), window=CRITICAL_LINE.window + _list(
+            c0["line_measured"]["sigma_b2"])), chaos, chaos).row())
+        rows.append(evidence.judge(replace(XI_CHAOTIC, window=XI_CHAOTIC.window.format(
+            ratio=CHAOTIC_RATIO, crit=_num(t, 3))), chaos, chaos).row())
+        stars = {s: (c, s) for s, c in chaos.items()}
+        rows.append(evidence.judge(C_STAR, stars, stars).row())
     if heat is not None:
         rows += trainability_claims(heat, more)
     if iso is not None:
         rows += isometry_claims(iso)
     if fluct is not None:
         fluct = plots.per_seed(fluct, "fluct", "init.claim_runs")
-        seeds = list(fluct)
-        f0 = fluct[seeds[0]]
-        g = {s: f["gaussian_slope"] for s, f in fluct.items()}
-        o = {s: f["orthogonal_slope"] for s, f in fluct.items()}
-        text, v = plots.judged(g, {s: FLUCT_SLOPE[0] < g[s] < FLUCT_SLOPE[1]
-                             and abs(o[s]) < ORTH_SLOPE_MAX for s in fluct})
-        rows.append(plots.claim(
-            "Gaussian weights: preactivation fluctuations grow linearly with depth (slope 2/3 "
-            "per layer in n·Var G/E[G]²); orthogonal weights: independent of depth",
-            "Day, Kahn & Roberts, Feature Learning and Generalization in Deep Networks with "
-            "Orthogonal Weights",
-            f"slope per layer, Gaussian: {text}; width {f0['width']}, {f0['n_nets']} networks",
-            v, control=f"orthogonal slope {plots.spread(o, lambda x: f'{x:.4f}')} (must stay "
-                       f"below {ORTH_SLOPE_MAX:g}); the theory's 2/3",
-            window=f"Gaussian slope within {FLUCT_SLOPE[0]:g}–{FLUCT_SLOPE[1]:g}, layers "
-                   f"1–{f0['depth']}", seeds=seeds))
+        f0 = fluct[next(iter(fluct))]
+        rows.append(evidence.joint(
+            FLUCT_GAUSS.statement, FLUCT_GAUSS.paper,
+            {"Gaussian:": evidence.judge(FLUCT_GAUSS, fluct, fluct),
+             "orthogonal:": evidence.judge(FLUCT_ORTH, fluct, fluct)},
+            control="each ensemble through the other's test",
+            window=f"layers 1–{f0['depth']}, width {f0['width']}, {f0['n_nets']} networks"))
     if saxe is not None:
         saxe = plots.per_seed(saxe, "saxe", "init.claim_runs")
-        seeds = list(saxe)
-        def follows(r):  # (largest deviation, whether the row's test holds) of one run
-            meas, theo = half_times(r)
-            fin = np.isfinite(meas) & np.isfinite(theo) if theo is not None else np.zeros(1, bool)
-            dev = float(np.max(np.abs(meas[fin] / theo[fin] - 1))) if fin.any() else float("nan")
-            return dev, bool(fin.all() and dev < SAXE_DEV and np.all(meas >= theo)
-                             and np.all(np.diff(meas) > 0))
-
-        run = {s: follows(r) for s, r in saxe.items()}
-        ctrl = {s: follows(dict(r["control"], theory=r["theory"])) if "control" in r
-                   and "theory" in r else (float("nan"), True) for s, r in saxe.items()}
-        dev = {s: d for s, (d, _) in run.items()}
-        ok = {s: run[s][1] and not ctrl[s][1] for s in saxe}  # the control must fail the test
-        text, v = plots.judged({s: 100 * d for s, d in dev.items()}, ok, lambda x: f"{x:.0f}%")
-        rows.append(plots.claim(
-            "from small weights each mode is learned in a sharp sigmoidal transition at a time "
-            "∝ 1/s, strongest first: plateaus, then drops; the trained network lags the exact "
-            "solution slightly",
-            "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep linear "
-            "neural networks",
-            f"half-learning steps, largest deviation from the exact solution: {text}", v,
-            control="the exact two-layer solution (no fitted parameter); an orthogonal start "
-                    "(same task, rate and steps), which skips the plateaus, through the same "
-                    "test must fail it: its largest deviation "
-                    + plots.spread({s: 100 * d for s, (d, _) in ctrl.items()},
-                                   lambda x: f"{x:.0f}%"),
-            window=f"every pattern within {100 * SAXE_DEV:.0f}%, later than the exact solution, "
-                   "strongest first", seeds=seeds))
+        rows.append(evidence.judge(SAXE, saxe, saxe).row())
     if depth_time is not None:
         rows += depth_time_claims(depth_time)
     if igb is not None:
         igb = plots.per_seed(igb, "igb", "init.claim_runs")
-        seeds = list(igb)
-        g0 = igb[seeds[0]]
-        deep = g0["depths"][len(g0["relu"]) - 1]
-        relu = {s: float(np.mean(r["relu"][-1])) for s, r in igb.items()}
-        tanh = {s: float(np.mean(r["tanh"][-1])) for s, r in igb.items()}
-        shallow = {s: float(np.mean(r["relu"][0])) for s, r in igb.items()}
+        g0 = igb[next(iter(igb))]
         wins = {s: len(set(r["relu_class"][-1])) for s, r in igb.items()}
-        text, v = plots.judged(relu, {s: relu[s] > IGB_RELU_MIN and relu[s] > tanh[s] + IGB_TANH_GAP
-                                and relu[s] > shallow[s] + IGB_DEPTH_GAP and wins[s] > 1 for s in igb})
-        rows.append(plots.claim(
-            "untrained deep ReLU networks put most inputs in one class, which one changing from "
-            "network to network; tanh networks much less",
-            "Francazi et al., Initial Guessing Bias: How Untrained Networks Favor Some Classes",
-            f"depth {deep}, favourite-class fraction (ReLU): {text}; classes that win: "
-            f"{plots.spread(wins, lambda x: f'{x:.0f}')}", v,
-            control=f"depth {g0['depths'][0]} (ReLU): {plots.spread(shallow)} (must trail by "
-                    f"{IGB_DEPTH_GAP:g}); tanh: {plots.spread(tanh)} (must trail by "
-                    f"{IGB_TANH_GAP:g}); no bias: "
-                    f"{1 / g0['n_classes']:.2f}",
-            window=f"ReLU above {IGB_RELU_MIN:g}, {g0['n_nets']} networks per seed",
-            seeds=seeds))
+        parts = {f"tanh (σ_w² = 1), depth {g0['depths'][-1]}:": evidence.judge(IGB_TANH, igb, igb),
+                 f"ReLU depth {g0['depths'][0]}:": evidence.judge(IGB_SHALLOW, igb, igb)}
+        rows.append(evidence.joint(
+            IGB_TANH.statement, IGB_TANH.paper, parts,
+            control="the same test on untrained networks whose output is balanced: tanh at its "
+                    f"σ_w² = 1, and ReLU at depth {g0['depths'][0]} (no bias: "
+                    f"{1 / g0['n_classes']:.2f})",
+            window=f"depth {g0['depths'][-1]}, {g0['n_nets']} networks per seed",
+            note="classes that win among the deepest ReLU networks (shown, not judged): "
+                 + plots.spread(wins, lambda x: f"{x:.0f}")))
     return rows
 
 
@@ -630,5 +693,5 @@ def page_claims(profile: str | None, seed: int | None, heat: dict, more: dict,
     and Section 5's."""
     seeds = plots.claim_seeds(seed)
     rows = claims(**claim_runs(profile, seeds, **page), heat=heat, more=more,
-                  depth_time=depth_time)
+                  depth_time=depth_time, signal_width=SignalConfig.for_profile(profile).width)
     return rows + width_claims(width_claim_runs(profile, seeds, page=width))

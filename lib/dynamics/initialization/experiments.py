@@ -88,12 +88,12 @@ def run_chaos(cfg: ChaosConfig, sigma_b2_line=(0.02, 0.05, 0.1, 0.2, 0.4, 0.7, 1
         qs = q_star(s, sb2)
         out["q_map"].append(dict(
             sigma_w2=s, q_in=q_in.tolist(), q_out=[q_map(q, s, sb2) for q in q_in], q_star=qs,
-            measured=measure_map_iterates(s, sb2, [0.05, 2.8], "q", cfg.width, 6, cfg.batch,
+            measured=measure_map_iterates(s, sb2, [0.05, 2.8], "q", cfg.map_width, 6, cfg.batch,
                                           cfg.seed)))
         out["c_map"].append(dict(
             sigma_w2=s, c_in=c_in.tolist(), c_out=[c_map(c, s, sb2, q=qs) for c in c_in],
             c_star=c_star(s, sb2),
-            measured=measure_map_iterates(s, sb2, [0.0, 0.6], "c", cfg.width, 6, cfg.batch,
+            measured=measure_map_iterates(s, sb2, [0.0, 0.6], "c", cfg.map_width, 6, cfg.batch,
                                           cfg.seed)))
     line_b2 = np.linspace(0.0, max(sigma_b2_line) * 1.05, 40)
     out["line_theory"] = dict(sigma_b2=line_b2.tolist(),
@@ -548,8 +548,8 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
         p.unit(f"trainability seeds={more.seeds} depth={depth}", partial(run_trainability, one),
                config=one)
     p.output("initialization_trainability_seeds", _merge_trainability, config=more,
-             command=command, note=note + " Two more seeds, on the cells the edge-of-chaos "
-             "claim reads.")
+             command=command, note=note + f" {len(more.seeds)} more seeds, on the cells the "
+             "edge-of-chaos claim reads.")
     for depth in p.grid(cfg.depths):
         one = cfg.replace(depths=[depth])
         p.unit(f"trainability depth={depth}", partial(run_trainability, one), config=one)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import plots
 from .experiments import CHANCE, best_sigma_w2, learning_times
+from .facts import leading_line
 from .science import (ACTIVATIONS, INIT_SCHEMES, critical_sigma_w2, signal_summary,
                       trainable_depth)
 
@@ -245,8 +246,8 @@ def fluctuations_figure(res: dict):
                     marker=dict(size=4))
     fig.add_scatter(x=layers, y=res["orthogonal"], mode="lines+markers", name="orthogonal weights",
                     marker=dict(size=4))
-    fig.add_scatter(x=layers, y=[2 + 2 * l / 3 for l in layers], mode="lines",
-                    name="2 + 2l/3 (theory, Gaussian)", line=dict(color=_GRAY, dash="dash"))
+    fig.add_scatter(x=layers, y=leading_line(layers).tolist(), mode="lines",
+                    name="2 + 2(l − 1)/3 (theory, Gaussian)", line=dict(color=_GRAY, dash="dash"))
     fig.update_layout(hovermode="x unified")
     return fig
 

@@ -22,13 +22,13 @@ numbers its prose glues and its claims rows: the section whole, as ``width.py`` 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 from torch.func import jacrev, vmap
 
-from .. import plots
+from .. import evidence, plots
 from ..config import Config, param
 from ..runtime import dry_run, get_seed
 from .meanfield import _generator, _randn, chi_1, gauss_hermite
@@ -269,84 +269,95 @@ def isometry_numbers(res: dict) -> dict:
 MEAN_RATE = 0.03         # chi_1 = 1: |ln mean lambda| / L at the deepest depth below this
 OFF_CRITICAL = 0.9       # the control: sigma_w^2 this factor of the critical value (ordered)
 ORTH_TANH_MAX = 0.5      # orthogonal tanh: relative variance below this at every depth
-SPREAD_GAP = 10.0        # the controls' relative variance at least this factor above it
-GROWTH_MIN = 4.0         # Gaussian tanh: relative variance, deepest over shallowest, at least
-THEORY_BAND = (0.5, 2.0)  # Gaussian tanh and orthogonal ReLU, deepest: measured / theory
-RELU_PER_LAYER = 0.5     # orthogonal ReLU: relative variance at least this times the depth
+PER_LAYER = 0.5          # Gaussian tanh, orthogonal ReLU: relative variance per layer above this
+THEORY_FACTOR = 2.0      # Gaussian tanh, orthogonal ReLU: per-layer spread within this factor of theory
 
+_PAPER = ("Pennington, Schoenholz & Ganguli, Resurrecting the sigmoid in deep learning "
+          "through dynamical isometry")
+
+
+def _rate(r: dict, key: str, best) -> float:
+    """``best`` (max or min) over the four cases of |ln mean lambda| / L at the deepest depth;
+    ``key``: "mean" (at the critical point) or "control_mean" (at OFF_CRITICAL x it)."""
+    L = r["depths"][-1]
+    return best(abs(math.log(v)) / L if v > 0 else math.inf
+                for v in ((c[key][-1] if key == "mean" else c[key]) for c in r["cases"].values()))
+
+
+def _per_layer(r: dict, case: str) -> float:
+    """A case's relative variance of lambda at the deepest depth, per layer."""
+    return r["cases"][case]["rel_var"][-1] / r["depths"][-1]
+
+
+MEAN_FIXED = evidence.Claim(
+    "χ₁ = 1 fixes the mean squared singular value of the input–output Jacobian: it neither "
+    "grows nor decays geometrically with depth, for both activations and both kinds of "
+    "weights", _PAPER, measure=lambda r: _rate(r, "mean", max),
+    control_measure=lambda r: _rate(r, "control_mean", min),
+    test=evidence.Test("<", MEAN_RATE, "MEAN_RATE: |ln mean λ| / L at the deepest depth, "
+                                       "largest of the four cases"),
+    control=f"the same networks at {OFF_CRITICAL:g}× the critical σ_w² (ordered phase), the "
+            "smallest of the four cases", window="the deepest depth")
+ORTH_CONCENTRATED = evidence.Claim(
+    "orthogonal weights on tanh's critical line at small q*: the spectrum stays concentrated "
+    "as depth grows (dynamical isometry)", _PAPER,
+    measure=lambda r: max(r["cases"]["tanh orthogonal"]["rel_var"]),
+    control_measure=lambda r: max(r["cases"]["tanh gaussian"]["rel_var"]),
+    test=evidence.Test("<", ORTH_TANH_MAX, "ORTH_TANH_MAX: the relative variance of λ, largest "
+                                           "over depths"),
+    control="Gaussian tanh at the same critical point", window="every depth")
+GAUSS_SPREADS = evidence.Claim(
+    "Gaussian weights at the same critical point: the spectrum spreads as depth grows "
+    "(variance ≈ L·μ₂/μ₁², about one unit per layer)", _PAPER,
+    measure=lambda r: _per_layer(r, "tanh gaussian"),
+    control_measure=lambda r: _per_layer(r, "tanh orthogonal"),
+    test=evidence.Test(">", PER_LAYER, "PER_LAYER: the relative variance of λ per layer at the "
+                                       "deepest depth"),
+    control="orthogonal tanh (the row above)", window="the deepest depth")
+RELU_SPREADS = replace(
+    GAUSS_SPREADS, statement="ReLU cannot reach dynamical isometry, even with orthogonal "
+    "weights at σ_w² = 2: the spread still grows by about one unit per layer",
+    measure=lambda r: _per_layer(r, "relu orthogonal"))
+
+
+
+
+def _theory_factor(r: dict, case: str, measured: str | None = None) -> float:
+    """The factor (>= 1) between the relative variance of λ per layer at the deepest depth of
+    ``measured`` (default: ``case``) and ``case``'s theory there."""
+    m, t = r["cases"][measured or case]["rel_var"][-1], r["cases"][case]["theory"][-1]
+    return math.exp(abs(math.log(m / t))) if m > 0 and t > 0 else math.inf
+
+
+def _theory_claim(claim: evidence.Claim, case: str) -> evidence.Claim:
+    return replace(claim, measure=lambda r: _theory_factor(r, case),
+                   control_measure=lambda r: _theory_factor(r, case, "tanh orthogonal"),
+                   test=evidence.Test("<", THEORY_FACTOR, "THEORY_FACTOR: the factor between "
+                                      "the measured per-layer spread and the theory's",
+                                      scale="log"),
+                   control="orthogonal tanh's spread against the same theory")
 
 
 def isometry_claims(iso: dict) -> list[dict]:
-    """The claims rows of the Jacobian's spectrum, judged on every seed of ``{seed: result}``
-    (:func:`run_isometry`)."""
+    """The claims rows of the Jacobian's spectrum, judged by the engine on every seed of
+    ``{seed: result}`` (:func:`run_isometry`), each control through the row's own test; the
+    theory's numbers are printed beside them."""
     iso = plots.per_seed(iso, "iso", "init.claim_runs")
-    seeds = list(iso)
-    r0 = iso[seeds[0]]
-    d, deep = r0["depths"], r0["depths"][-1]
-    paper = ("Pennington, Schoenholz & Ganguli, Resurrecting the sigmoid in deep learning "
-             "through dynamical isometry")
-    cases = lambda s: iso[s]["cases"]  # noqa: E731
-    last = lambda s, name, key="rel_var": cases(s)[name][key][-1]  # noqa: E731
-    rows = []
-
-    rate = {s: max(abs(math.log(c["mean"][-1])) / deep for c in cases(s).values()) for s in seeds}
-    # the control, through the same test: the networks at OFF_CRITICAL x the critical sigma_w^2
-    ctrl = {s: min(abs(math.log(c["control_mean"])) / deep if c["control_mean"] > 0 else math.inf
-                   for c in cases(s).values()) for s in seeds}
-    text, v = plots.judged(rate, {s: rate[s] < MEAN_RATE <= ctrl[s] for s in seeds}, _g)
-    off = min(abs(math.log(c["control_chi_1"])) for c in r0["cases"].values())
-    means = ", ".join(f"{n} {_g(c['mean'][-1])}" for n, c in r0["cases"].items())
-    rows.append(plots.claim(
-        "χ₁ = 1 fixes the mean squared singular value of the input–output Jacobian: it neither "
-        "grows nor decays geometrically with depth, for both activations and both kinds of "
-        "weights", paper, f"|ln mean λ| / L at depth {deep}, largest of the four cases: {text}; "
-                          f"mean λ on seed {seeds[0]}: {means}", v,
-        control=f"the same networks at {OFF_CRITICAL:g}× the critical σ_w² (ordered phase), "
-                f"through the same test: |ln mean λ| / L at depth {deep}, smallest of the four "
-                f"cases, {plots.spread(ctrl, _g)} (must reach {MEAN_RATE:g}); mean-field "
-                f"|ln χ₁| there ≥ {_g(off)}",
-        window=f"depth {deep}, below {MEAN_RATE:g} per layer", seeds=seeds))
-
-    ot = {s: max(cases(s)["tanh orthogonal"]["rel_var"]) for s in seeds}
-    gap = {s: min(last(s, "tanh gaussian"), last(s, "relu orthogonal")) / last(s, "tanh orthogonal")
-           for s in seeds}
-    text, v = plots.judged(ot, {s: ot[s] < ORTH_TANH_MAX and gap[s] > SPREAD_GAP for s in seeds})
-    rows.append(plots.claim(
-        f"orthogonal weights on tanh's critical line at small q* (here {_q(r0)}): the "
-        "spectrum stays concentrated as depth grows (dynamical isometry)",
-        paper, f"relative variance of λ, largest over depths {d[0]}–{deep}: {text}", v,
-        control=f"Gaussian tanh and orthogonal ReLU at depth {deep}: at least {SPREAD_GAP:g}× "
-                f"larger (smaller of the two over it: {plots.spread(gap, _g)}); theory "
-                f"{_g(r0['cases']['tanh orthogonal']['theory'][-1])} at depth {deep}",
-        window=f"below {ORTH_TANH_MAX:g} at every depth {d[0]}–{deep}", seeds=seeds))
-
-    growth = {s: last(s, "tanh gaussian") / cases(s)["tanh gaussian"]["rel_var"][0] for s in seeds}
-    ratio = {s: last(s, "tanh gaussian") / cases(s)["tanh gaussian"]["theory"][-1] for s in seeds}
-    text, v = plots.judged(growth, {s: growth[s] > GROWTH_MIN
-                                    and THEORY_BAND[0] < ratio[s] < THEORY_BAND[1]
-                                    for s in seeds}, _g)
-    rows.append(plots.claim(
-        "Gaussian weights at the same critical point: the spectrum spreads as depth grows "
-        "(variance ≈ L·μ₂/μ₁², about one unit per layer)",
-        paper, f"relative variance of λ, depth {deep} over depth {d[0]}: {text}; measured over "
-               f"theory at depth {deep}: {plots.spread(ratio, _g)}", v,
-        control=f"orthogonal tanh (the row above); the theory L·μ₂/μ₁² = "
-                f"{_g(r0['cases']['tanh gaussian']['theory'][-1])} at depth {deep}",
-        window=f"growth above {GROWTH_MIN:g}×; measured/theory within "
-               f"{THEORY_BAND[0]:g}–{THEORY_BAND[1]:g}", seeds=seeds))
-
-    per = {s: last(s, "relu orthogonal") / deep for s in seeds}
-    rt = {s: last(s, "relu orthogonal") / cases(s)["relu orthogonal"]["theory"][-1] for s in seeds}
-    text, v = plots.judged(per, {s: per[s] > RELU_PER_LAYER and rt[s] > THEORY_BAND[0]
-                                 and gap[s] > SPREAD_GAP for s in seeds}, _g)
-    rows.append(plots.claim(
-        "ReLU cannot reach dynamical isometry, even with orthogonal weights at σ_w² = 2: the "
-        "spread still grows by about one unit per layer",
-        paper, f"orthogonal ReLU, relative variance of λ per layer at depth {deep}: {text}; "
-               f"measured over theory (L): {plots.spread(rt, _g)}", v,
-        control=f"orthogonal tanh at depth {deep} (the concentrated case); the theory's 1 per "
-                "layer", window=f"above {RELU_PER_LAYER:g} per layer and above "
-                                f"{THEORY_BAND[0]:g}× the theory", seeds=seeds))
+    r0 = iso[next(iter(iso))]
+    deep, cases = r0["depths"][-1], r0["cases"]
+    theory = "; ".join(f"{n} {_g(cases[n]['theory'][-1] / deep)}" for n in
+                       ("tanh orthogonal", "tanh gaussian", "relu orthogonal"))
+    window = f"depths {r0['depths'][0]}–{deep}, {_q(r0)}; theory per layer at depth {deep}: {theory}"
+    rows = [evidence.judge(replace(c, window=f"{c.window}; {window}", fmt=_g), iso, iso).row()
+            for c in (MEAN_FIXED, ORTH_CONCENTRATED)]
+    for c, case in ((GAUSS_SPREADS, "tanh gaussian"), (RELU_SPREADS, "relu orthogonal")):
+        rows.append(evidence.joint(
+            c.statement, c.paper,
+            {"per layer:": evidence.judge(replace(c, fmt=_g), iso, iso),
+             "per layer ÷ theory, as a factor:": evidence.judge(
+                 replace(_theory_claim(c, case), fmt=_g), iso, iso)},
+            control=f"orthogonal tanh through both tests ({c.control})",
+            window=f"{c.window}; {window}"))
     return rows
 
 

@@ -77,6 +77,9 @@ class ChaosConfig(Config):
 
     sigma_b2: float = param(0.05, "bias variance sigma_b^2", low=0.0, high=2.0)
     width: int = param(512, "width of the random networks", low=16, high=8192, smoke=256)
+    map_width: int = param(512, "width of the random networks whose length and correlation maps "
+                           "are measured (512 at every profile: the q-map row's finite-width "
+                           "deviation is tested at this width)", low=16, high=8192)
     depth: int = param(60, "depth of the random networks", low=12, high=1000, smoke=40, gpu=100)
     batch: int = param(64, "inputs (or input pairs) per measurement", low=2, high=4096, gpu=128)
     n_sigma: int = param(12, "sigma_w^2 values with a measured depth scale", low=3, high=100,
@@ -116,7 +119,7 @@ class TrainabilityConfig(Config):
 MORE_SEEDS = dict(
     smoke=dict(depths=[32], sigma_w2=[0.5, 1.76, 4.0], seeds=[1, 2]),
     cpu=dict(depths=[30, 80, 50], sigma_w2=[0.8, 1.4, 1.6, 1.76, 2.0, 2.4, 3.8, 4.5],
-             seeds=[1, 2]),
+             seeds=[1, 2, 3, 4]),
     gpu=dict(depths=[40, 100, 200], sigma_w2=[0.6, 1.4, 1.55, 1.76, 1.9, 2.1, 2.4, 3.8, 4.5],
              seeds=[2, 3]))
 

@@ -13,6 +13,7 @@ from .experiments import VARIANTS, ImpResult, by_step, imp_cost, imp_runs, seed_
 __all__ = ["VARIANT_NAMES", "PAI_NAMES", "DATASET_NAMES", "PAPER_COST", "imp_figure",
            "speed_figure", "pai_figure", "lmc_figure", "barrier_figure", "layer_rows",
            "cost_rows", "cost_table", "layer_table", "cost_figure", "imp_slider", "pai_slider",
+           "trained_on", "pai_caption",
            "lmc_slider", "FINAL_ACC"]
 
 # what the accuracy axes show: h.last("test_acc"), the test accuracy at the last step (not at
@@ -232,8 +233,27 @@ def imp_slider(payload: dict):
     return plots.slider(figs, [str(i + 1) for i in range(len(figs))], name="setting", active=0)
 
 
-def pai_slider(payload: dict):
-    """The static counterpart of :func:`pai_panel`: the comparison at several sparsities."""
+def trained_on(config: dict) -> str:
+    """What a precomputed file's networks trained on, read from its config: the training
+    examples and the validation split held out of them, or that there was none."""
+    n, v = int(config["n_train"]), int(config.get("n_val") or 0)
+    return (f"{n - v} of its {n} training examples, the other {v} held out for validation" if v
+            else f"all {n} training examples, no validation split")
+
+
+def pai_caption(config: dict) -> str:
+    """The PaI slider's caption of what its bars trained on (the ``lottery_pai`` file's
+    config): the dense network and the IMP ticket as much as the PaI masks."""
+    return ("Every bar and line, the dense network and the IMP ticket included, trained on "
+            f"{trained_on(config)}.")
+
+
+def pai_slider(payload: dict, config: dict | None = None):
+    """The static counterpart of :func:`pai_panel`: the comparison at several sparsities; with
+    ``config`` (the file's provenance config), a caption of what every bar trained on
+    (:func:`pai_caption`)."""
+    if config is not None:
+        plots.caption(pai_caption(config))
     figs = [pai_figure(p) for p in payload["pai"]]
     labels = [f"{100 * p['density']:.1f}%" for p in payload["pai"]]
     return plots.slider(figs, labels, name="weights remaining")

@@ -70,7 +70,11 @@ def spread(values: Mapping[int, float] | Sequence[float], fmt: Callable[[float],
         raise ValueError("spread() needs at least one seed's value")
 
     def show(v) -> str:
-        return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt(v)
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return "—"
+        if isinstance(v, (int, float)) and math.isinf(v):  # never "inf×": the format's
+            return "∞" if v > 0 else "−∞"                  # suffix means nothing there
+        return fmt(v)
 
     seeds = ", ".join(str(s) for s in values)
     vals = list(values.values())
@@ -83,8 +87,11 @@ def spread(values: Mapping[int, float] | Sequence[float], fmt: Callable[[float],
                                                                + finite[len(finite) // 2])
     missing = len(vals) - len(finite)
     tail = f", {missing} not reached" if missing else ""
+    if missing and len(finite) == 1:  # one seed has a value: say which, not "on every seed"
+        (have,) = [s for s, v in values.items() if v is not None and not math.isnan(float(v))]
+        return f"{show(finite[0])} on seed {have} only{tail}, seeds {seeds}"
     if show(finite[0]) == show(finite[-1]):  # never "0.5 (0.5–0.5)": the seeds agree as printed
-        return f"{show(finite[0])} on every seed{tail}, seeds {seeds}"
+        return f"{show(finite[0])} on every seed{' that reached it' if missing else ''}{tail}, seeds {seeds}"
     return f"median {show(mid)} ({show(finite[0])}–{show(finite[-1])}{tail}), seeds {seeds}"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -55,6 +56,15 @@ def _is_number(v) -> bool:
                          and not isinstance(v, (bool, np.bool_)))
 
 
+_BOUND = re.compile(r"^[≥≤<>] ?[−+-]?[0-9.,]+(×10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?$")
+
+
+def _is_numeric(v) -> bool:
+    """A number, or a bound printed as one ("≥ 10", "< 0.01"): a column of these aligns
+    as numbers."""
+    return _is_number(v) or (isinstance(v, str) and bool(_BOUND.match(v.strip())))
+
+
 TABLE_CSS = """
 .dynamics-table-wrap { overflow-x: auto; max-width: 100%; margin: 0.6em 0 1.2em; }
 table.dynamics-table { border-collapse: collapse; font-size: 0.9em; line-height: 1.35;
@@ -86,12 +96,15 @@ def table(rows: Iterable[dict], columns: Sequence[str] | None = None, *,
     rows = list(rows)
     columns = list(columns or (rows[0].keys() if rows else []))
     formats = formats or {}
-    numeric = {c: all(_is_number(r.get(c)) for r in rows) and
+    numeric = {c: all(_is_numeric(r.get(c)) for r in rows) and
                any(r.get(c) is not None for r in rows) for c in columns}
 
     # a column of long texts keeps a readable width; one of short words ("yes", "hidden.0")
     # takes only what its words need, so that a wide table still fits the column
-    long = {c: max((len(str(r.get(c, ""))) for r in rows), default=0) > 12 for c in columns}
+    def shown(v) -> str:  # a number among texts prints as a number too, never as repr
+        return number(v, digits) if _is_number(v) and v is not None else str(v)
+
+    long = {c: max((len(shown(r.get(c, ""))) for r in rows), default=0) > 12 for c in columns}
 
     def cell(c, v) -> str:
         miss = v is None or (isinstance(v, float) and math.isnan(v))
@@ -101,9 +114,9 @@ def table(rows: Iterable[dict], columns: Sequence[str] | None = None, *,
             f = formats[c]
             text, cls = (f(v) if callable(f) else f.format(v)), "num" if numeric[c] else "text"
         elif numeric[c]:
-            text, cls = number(v, digits), "num"
+            text, cls = shown(v), "num"
         else:
-            text, cls = str(v), "text long" if long[c] else "text"
+            text, cls = shown(v), "text long" if long[c] else "text"
         return f'<td class="{cls}">{html.escape(text)}</td>'
 
     head = "".join(f'<th class="{"num" if numeric[c] else ""}">{html.escape(str(c))}</th>'

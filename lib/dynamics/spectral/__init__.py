@@ -16,10 +16,10 @@ Modules:
 - :mod:`.figures`: figures (``*_figure``), sliders (``*_slider``), tables (``*_rows``) and
   ``show_*`` (a run's figure with its table).
 - :mod:`.panels`: the live panels (``*_panel``).
-- :mod:`.claims`: the claims rows, each threshold written once and each control run through
-  its row's test (``page_claims``, ``published_claims``).
+- :mod:`.claims`: the claims rows, each threshold written once, the rows moved onto the claims
+  engine judged against their controls (``page_claims``, ``published_claims``).
 - :mod:`.facts`: the page's numbers: what the prose glues (``*_facts``) and the measures the
-  rows judge (re-exported by :mod:`.claims`).
+  rows judge.
 
 ``from dynamics import spectral as sp`` gives the names the chapter calls; everything else is
 in its module (``sp.science.newton_schulz``).

@@ -2,10 +2,11 @@
 once, so that a sentence and its row read the same number) and what the prose of each section
 glues (``*_facts``, formatted as the page prints them: a fraction of the pairs as a percentage
 (:func:`share`), a ratio in words that say whether it grows or shrinks (:func:`factor_words`),
-a lead per second against the run's own noise floor (:func:`~.roles.lead_words`)).
+a lead per second against the run's own noise floor (:func:`~.roles.leads_words`)).
 :mod:`.claims` gathers them into rows with the thresholds the sentences name."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -13,18 +14,16 @@ import torch
 
 from .. import plots
 from ..book import glue_texts
-from .experiments import (CRITICAL_SHARE, DECAYED, critical_batch, early_and_late, growth, practice_summary,
-                          practice_sweeps, rates_reaching, recall_half_rank, reference_loss,
-                          shaping_order, shaping_runs, shaping_summary)
+from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, critical_batch, early_and_late, growth,
+                          loss_at_step, practice_summary, practice_sweeps, rank_bins, rates_reaching,
+                          reference_loss, run_width, shaping_order, shaping_runs, shaping_summary)
 from .figures import SHORT, timing_rows
-from .roles import lead_words, noise_floor, per_second, steepest_margin
-from .science import (MUON_COEFFS, memory_task, ns_band, ns_map, one_step, polar, random_matrix,
-                      recovered, singular_value_band)
+from .roles import leads_words, noise_floor, per_second, steepest_margin
+from .science import MUON_COEFFS, memory_task, ns_band, one_step, polar, random_matrix, recovered, singular_value_band
 
-__all__ = ["band_numbers", "practice_numbers", "fraction_at", "memory_numbers", "batch_numbers",
-           "batch_facts", "timing_numbers", "alpha_numbers", "alpha_exact", "shaping_lr_numbers",
-           "factor_words", "share", "scale_words", "width_facts", "ns_facts", "practice_facts", "memory_facts",
-           "shaping_facts", "step_schedule_facts"]
+__all__ = ["band_numbers", "practice_numbers", "fraction_at", "memory_numbers", "batch_numbers", "batch_facts",
+           "timing_numbers", "alpha_numbers", "alpha_exact", "shaping_lr_numbers", "factor_words", "share",
+           "scale_words", "width_facts", "ns_facts", "practice_facts", "memory_facts", "shaping_facts", "step_schedule_facts"]
 
 
 def band_numbers(seeds, rows: int = 256, cols: int = 128, steps: int = 5) -> dict:
@@ -55,36 +54,30 @@ def _nearest(memory: dict, ratio: float) -> int:  # the index of the N/d nearest
 
 
 def fraction_at(memory: dict, method: str, ratio: float) -> float:
-    """The fraction of pairs ``method`` stores at the N/d of :func:`~.experiments.run_memory`
-    nearest to ``ratio``."""
+    """The fraction of pairs ``method`` stores at the memory's N/d nearest to ``ratio``."""
     return memory["fraction"][method][_nearest(memory, ratio)]
 
 
 def memory_numbers(memory: dict, ratio: float = 4) -> dict:
-    """Section 4's measures of a :func:`~.experiments.run_memory`: the fractions at N = d and
-    ``ratio``·d; past d the least Muon / SGD and Muon / Newton, from 2d the least Muon / Newton,
-    from 8d the largest |Muon − Newton|; how much deeper than SGD Muon reaches at ``ratio``·d."""
-    f, ratios = memory["fraction"], memory["ratios"]
+    """Section 4's numbers of a :func:`~.experiments.run_memory`: the fractions at N = d and
+    ``ratio``·d, and past d the least Muon / Newton."""
+    f = memory["fraction"]
+    at = lambda r: {m: f[m][_nearest(memory, r)] for m in f}  # noqa: E731
+    return dict(at_d=at(1), at_ratio=at(ratio), muon_over_newton_min=min(
+        (f["muon"][j] / f["newton"][j] for j, r in enumerate(memory["ratios"]) if r > 1 and f["newton"][j] > 0),
+        default=None))
 
-    def at(r):
-        return {m: f[m][_nearest(memory, r)] for m in f}
-    beyond = [j for j, r in enumerate(ratios) if r > 1]
-    two, eight = ([j for j, r in enumerate(ratios) if r >= k] for k in (2, 8))
-    return dict(at_d=at(1), at_ratio=at(ratio), ratio=ratio,
-                muon_over_newton_min=min((f["muon"][j] / f["newton"][j] for j in beyond
-                                          if f["newton"][j] > 0), default=None),
-                muon_over_sgd_min=min((f["muon"][j] / max(f["sgd"][j], 1e-9) for j in beyond),
-                                      default=None),
-                muon_over_newton_2d=min((f["muon"][j] / max(f["newton"][j], 1e-9) for j in two),
-                                        default=None),
-                gap_8d=max((abs(f["muon"][j] - f["newton"][j]) for j in eight), default=None),
-                deeper=recall_half_rank(memory, "muon", ratio)
-                / recall_half_rank(memory, "sgd", ratio))
+
+# Section 4's batch rows (:mod:`.claims`): thresholds, each named once
+CRITICAL_OVER = 4  # "a critical batch at least 4× SGD's"
+OVERSHOOT = 1.3    # "its best batch stores at least 1.3× the pairs of the full gradient"
+TIE_SHARE = 1 / 3  # a tie: the two differ by at most this share of what the larger stores
+AHEAD = 3          # "from Muon's critical batch on, at least 3× SGD's pairs"
+AS_MANY, AS_NEWTON_SHARE = 0.02, 0.8  # "as many": within 0.02 of the pairs; at N = 4d: at least 0.8 of Newton's
 
 
 def _draws(batch: dict) -> dict:
-    """Each draw (seed) of a :func:`~.experiments.run_memory_batch` as a result of its own
-    (the mean curve alone when the result has no draws)."""
+    """Each draw of a :func:`~.experiments.run_memory_batch` as a result of its own (no draws: the mean)."""
     if "by_draw" not in batch:
         return {int(batch.get("seed", 0)): batch}
     return {int(s): dict(batch, recall={m: v[k] for m, v in batch["by_draw"].items()},
@@ -94,8 +87,7 @@ def _draws(batch: dict) -> dict:
 
 
 def _again_curve(batch: dict):
-    """The control's curve of one batch result: SGD on a second, independent stream of
-    batches (the draw's own, or the mean over the draws; None when not run)."""
+    """The control's curve: SGD on a second stream of batches (the draw's, or the draws' mean; None: not run)."""
     if batch.get("again") is not None:
         return batch["again"]
     t = batch.get("again_by_draw")
@@ -149,7 +141,10 @@ def timing_numbers(timing: list[dict]) -> dict:
     ratio = [r["SVD / NS₅"] for r in rows]
     err = [r["error vs UVᵀ"] for r in rows]
     sig = [r["max |σ − 1|"] for r in rows]
-    return dict(ratio_max=max(ratio), err_lo=min(err), err_hi=max(err), sigma_lo=min(sig),
+    small = min(rows, key=lambda r: r["n"])
+    return dict(ratio_min=min(ratio), ratio_max=max(ratio), err_lo=min(err), err_hi=max(err),
+                n_small=small["n"], ratio_small=small["SVD / NS₅"],
+                sigma_lo=min(sig),
                 sigma_hi=max(sig), device=timing[0].get("device", "cpu"))
 
 
@@ -230,7 +225,8 @@ def ns_facts(timing: list[dict]) -> dict:
     polynomial's, :func:`ns_band`), and the ranges of the precomputed ``timing``."""
     nsb, t = ns_band(), timing_numbers(timing)
     return dict(glue_texts(3, band_lo=nsb["min"], band_hi=nsb["max"], f5_at_1=nsb["at_1"]),
-                ratio_max=f"{t['ratio_max']:.1f}×", err_lo=f"{t['err_lo']:.0%}",
+                ratio_min=f"{t['ratio_min']:.3f}×", ratio_max=f"{t['ratio_max']:.3f}×", n_small=str(t["n_small"]),
+                ratio_small=f"{t['ratio_small']:.3f}×", err_lo=f"{t['err_lo']:.0%}",
                 err_hi=f"{t['err_hi']:.0%}", sigma_lo=f"{t['sigma_lo']:.2f}",
                 sigma_hi=f"{t['sigma_hi']:.2f}")
 
@@ -238,18 +234,24 @@ def ns_facts(timing: list[dict]) -> dict:
 def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
                    stored_config: dict | None = None) -> dict:
     """Section 3: the run's size and steps to the target (``practice``), a step's seconds and
-    per second, "ahead" or "behind" (``cost``, wall-clock: printed, never asserted), the sweep
+    per second against both of AdamW's timings, "ahead" or "behind" only beyond the noise floor
+    against both (``cost``, wall-clock: printed, never asserted), the sweep
     file's rates that reach the target (``swept``), each norm's own map's margin (``roles``);
     ``stored_config``, the sweep file's config (its provenance): how its size compares."""
     cfg, pn = practice["config"], practice_numbers(practice)
     steps = pn["steps"]
-    ps = per_second(steps, cost["median"])
-    fp = per_second(steps, cost["median"], "muon_fp32")
+    again = dict(cost["median"], adamw=cost["median"]["adamw_again"])  # AdamW's second timing
+    ps = [per_second(steps, m) for m in (cost["median"], again)]
+    fp = [per_second(steps, m, "muon_fp32") for m in (cost["median"], again)]
     ms = {k: f"{1e3 * v:.2f} ms" for k, v in cost["median"].items()}
     floor = noise_floor(cost)
 
-    def words(r):
-        return lead_words(r["per_second"], floor)
+    def words(r):  # the lead against both of AdamW's timings
+        return leads_words([x["per_second"] for x in r], floor)
+
+    def costs(r):  # a step's time over AdamW's, against both of its timings
+        lo, hi = sorted(x["cost"] for x in r)
+        return f"{lo:.2f}× to {hi:.2f}×"
     reach = rates_reaching(practice_sweeps(swept), swept["target"])
     live = cfg.to_dict() if hasattr(cfg, "to_dict") else dict(cfg)
     stored = (stored_config or {})
@@ -257,15 +259,15 @@ def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
         {"steps": (live["steps"], stored.get("steps", live["steps"])),
          "rates": tuple(sum(_size(c[k]) for k in ("muon_lrs", "adamw_lrs", "momentum_lrs"))
                         for c in (live, {**live, **stored}))})
-    return dict(glue_texts(3, p_width=cfg.width, p_batch=cfg.batch_size,
+    return dict(glue_texts(3, p_width=cfg.width, p_batch=cfg.batch_size, p_depth=cfg.depth,
                            cost_reps=cost["reps"], cost_block=cost["block"]),
-                **glue_texts(2, adamw_over_muon=pn["adamw_over_muon"],
+                **glue_texts(2, adamw_over_muon=pn["adamw_over_muon"], fp32_over_torch=pn["fp32_over_torch"],
                              roles_margin=min(steepest_margin(r) for r in roles.values())),
                 **{f"steps_{k}": plots.number(steps.get(k), missing="never reached")
                    for k in ("adamw", "momentum")},
                 ms_muon=ms["muon"], ms_fp32=ms["muon_fp32"], ms_adamw=ms["adamw"],
                 ms_adamw_again=ms["adamw_again"], noise_floor=f"{floor:.2f}×",
-                cost_muon=f"{ps['cost']:.1f}×", cost_fp32=f"{fp['cost']:.1f}×",
+                cost_muon=costs(ps), cost_fp32=costs(fp),
                 per_second_muon=words(ps), per_second_fp32=words(fp),
                 reach=", ".join(f"{SHORT.get(k, k)} at {a} of its {n}" for k, (a, n) in reach.items()),
                 sweep_scale=sweep_scale)
@@ -288,7 +290,7 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
     distinct = ", ".join(f"{float((1 - (1 - p) ** b).sum()):.0f} at B = {b}"
                          for b in batch["batch_sizes"] if b <= 1024)
     bn = batch_facts(batch)["mean"]
-    return dict(alpha_scale=alpha_scale,
+    return dict(alpha_scale=alpha_scale, as_newton_share=f"{AS_NEWTON_SHARE:.0%}", as_many=f"{AS_MANY:g}",
                 **glue_texts(2, muon_sgd=mf["at_ratio"]["muon"] / max(mf["at_ratio"]["sgd"], 1e-9),
                            muon_newton=mf["muon_over_newton_min"], bc_n=n,
                            bc_sgd_peak_b=bn["peak_batch"]["sgd"],
@@ -299,7 +301,8 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
                            bc_crit_muon=critical_batch(batch, "muon"), bc_distinct=distinct),
                 sgd_d=share(mf["at_d"]["sgd"]), muon_d=share(mf["at_d"]["muon"]),
                 bc_sgd_peak=share(bn["peak"]["sgd"]), bc_sgd_full=share(batch["full"]["sgd"]),
-                bc_muon_over=f"{bn['overshoot']['muon']:.2f}",
+                bc_muon_over=f"{bn['overshoot']['muon']:.2f}", bc_overshoot_min=f"{OVERSHOOT:g}×",
+                bc_crit_over=f"{CRITICAL_OVER:g}×",
                 sgd_first=f"{first['sgd']:.0%}", alpha_first=f"{alphas[0]:g}",
                 sgd_last=f"{last['sgd']:.0%}", alpha_last=f"{alphas[-1]:g}",
                 muon_last=f"{last['muon']:.0%}", newton_last=f"{last['newton']:.0%}",
@@ -349,6 +352,63 @@ def step_schedule_run(first: float = 0.5, then: float = -0.25, seed: int | None 
     return run_shaped(cfg, default_data(), lambda t: first if t < cfg.steps / 3 else then, bars=False)
 
 
+PLATEAU_FALL = 0.2   # a loss has stopped falling where the rest of the run never gets this
+#                      share below the least loss reached by then ...
+PLATEAU_SPAN = 0.25  # ... and stays so over at least this share of the run's steps ...
+PLATEAU_PART = 0.25  # ... with no trend: the mean of the rest's last quarter (this share of its
+#                      evaluations) not below the mean of its first quarter by more than the
+#                      wobble allows two such means to differ
+
+
+def _wobble(loss) -> float:
+    """How much a loss moves from one evaluation to the next by chance: the standard deviation
+    of its steps from one evaluation to the next over √2 (one evaluation's own noise; a steady
+    trend shifts every step alike and adds little)."""
+    d = np.diff(np.asarray(loss, dtype=float))
+    return float(np.std(d) / math.sqrt(2)) if len(d) > 1 else 0.0
+
+
+def _no_trend(rest, part: float = PLATEAU_PART) -> bool:
+    """Whether a stretch of a loss curve has stopped falling: the mean of its last ``part`` of
+    evaluations (k of them) is not below the mean of its first ``part`` by more than the
+    wobble allows the difference of two means of k evaluations, :func:`_wobble` × √(2/k)."""
+    rest = np.asarray(rest, dtype=float)
+    k = max(1, int(round(part * len(rest))))
+    return float(rest[:k].mean() - rest[-k:].mean()) <= _wobble(rest) * math.sqrt(2 / k)
+
+
+def plateau_start(steps, loss, fall: float = PLATEAU_FALL, span: float = PLATEAU_SPAN):
+    """Where a training loss stops falling: the first evaluated step after which the rest of
+    the run never gets more than ``fall`` (a share) below the least loss reached by then, and
+    shows no trend (:func:`_no_trend`: a slow, steady fall is not a plateau), provided that
+    rest covers at least ``span`` of the run's steps; None for a loss still falling (a plateau
+    shorter than ``span`` at the end is a slowing fall, not a plateau)."""
+    steps, loss = list(steps), np.asarray(loss, dtype=float)
+    if len(steps) != len(loss) or len(loss) < 2:
+        raise ValueError(f"plateau_start needs as many steps as losses, at least two; got "
+                         f"{len(steps)} and {len(loss)}")
+    best = np.minimum.accumulate(loss)
+    rest = np.minimum.accumulate(loss[::-1])[::-1]
+    total = steps[-1] - steps[0]
+    for i in range(len(loss) - 1):
+        if steps[-1] - steps[i] < span * total:
+            return None
+        if rest[i + 1] >= (1 - fall) * best[i] and _no_trend(loss[i:]):
+            return steps[i]
+    return None
+
+
+def plateau_words(history) -> str:
+    """A run's plateau as the prose says it (:func:`plateau_start` on its training loss)."""
+    loss, steps = list(history["train_loss"]), list(history.steps)
+    at = plateau_start(steps, loss)
+    if at is None:
+        return "keeps falling to the end of the run"
+    after = loss[steps.index(at):]
+    return (f"stops falling after step {at}: from there to the end it stays between "
+            f"{min(after):.3f} and {max(after):.3f}")
+
+
 def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
                   step_schedule: tuple[float, float] | None = None) -> dict:
     """Section 5: whether this run shows the paper's order early and late and its schedule
@@ -365,8 +425,6 @@ def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
     el = early_and_late(shaping)
     o = shaping_order(el["early"], el["late"], reference_loss(
         shaping["runs"][shaping["schedule"]]), el["late"][0.0])
-    words = {(True, True): "both hold", (True, False): "only the early half holds",
-             (False, True): "only the late half holds", (False, False): "neither holds"}
     sf = shaping_lr_numbers(by_lr)
     low = sf[min(sf)]
     best = {run: min(sf, key=lambda lr: sf[lr][run]) for run in ("p = 0", "p = -0.5")}
@@ -376,7 +434,7 @@ def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
     decay = {} if dec is None else dict(
         decay_final=f"{dec:.3f}", decay_vs_sched="ends below" if sched_fin is not None
         and dec < sched_fin else "does not end below")
-    return dict(early_late=words[o["early"], o["late"]], sched_final=_n3(sched_fin),
+    return dict(sched_final=_n3(sched_fin),
                 muon_final=_n3(fin["p = 0"]), **decay,
                 sched_end="ends below" if o["schedule"] else "does not end below",
                 lr_low=f"{min(sf):g}", sched_low=f"{sched:.3f}",
@@ -385,7 +443,51 @@ def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
                 neg_best=_n3(sf[best["p = -0.5"]]["p = -0.5"]),
                 best_ratio=f"{sf[best['p = 0']]['p = 0'] / sf[best['p = -0.5']]['p = -0.5']:.1f}",
                 muon_at_edge=_edge(best["p = 0"] == min(sf), best["p = -0.5"] == min(sf)),
-                neg_low=f"{low.get('p = -0.5', float('nan')):.3f}")
+                neg_low=f"{low.get('p = -0.5', float('nan')):.3f}",
+                muon_plateau=plateau_words(shaping["runs"]["p = 0"]),
+                neg_plateau=plateau_words(shaping["runs"]["p = -0.5"]),
+                sched_plateau=plateau_words(shaping["runs"][shaping["schedule"]]),
+                **early_order_facts(by_lr),
+                lr_live=f"{shaping['lr']:g}", muon_plateaus="; ".join(
+                    f"at lr {float(lr):g} it " + plateau_words(r["runs"]["p = 0"])
+                    for lr, r in sorted(_histories(by_lr).items(), key=lambda kv: float(kv[0]))))
+
+
+def first_below(runs: dict, run: str, others, after: int = 0):
+    """The first evaluated step after ``after`` at which ``run``'s training loss is below every
+    run in ``others`` (``runs``: name → ``History``, evaluated at the same steps); None: never."""
+    h = runs[run]
+    for i, st in enumerate(h.steps):
+        if st > after and all(h["train_loss"][i] < runs[o]["train_loss"][i] for o in others):
+            return int(st)
+    return None
+
+
+def early_order_facts(by_lr: dict) -> dict:
+    """How long the early order lasts in the shaping file's first seed: at the middle rate, the
+    step at which Muon (p = 0) gets below both positive p after :data:`EARLY_STEP`; at the top
+    rate, whether the early order holds at :data:`EARLY_STEP` and the step at which p = −0.25
+    first gets below Muon."""
+    hist = {float(lr): r["runs"] for lr, r in _histories(by_lr).items()}
+    lrs = sorted(hist)
+    mid, top = hist[lrs[len(lrs) // 2]], hist[lrs[-1]]
+    el = early_and_late({"runs": top})
+    o = shaping_order(el["early"], el["late"], None, None)
+    return glue_texts(3, early_step=EARLY_STEP, early_lr=lrs[len(lrs) // 2], top_lr=lrs[-1],
+                      muon_below_pos=_n_step(first_below(mid, "p = 0", ("p = 0.5", "p = 1"),
+                                                         after=EARLY_STEP)),
+                      neg_below_muon=_n_step(first_below(top, "p = -0.25", ("p = 0",)))) | dict(
+        early_top="holds" if o["early"] else "already fails")
+
+
+_n_step = lambda step: "never" if step is None else str(step)  # noqa: E731
+
+
+def _histories(by_lr: dict) -> dict:
+    """The shaping file's payload with its first seed's runs as ``History`` objects (as
+    :func:`~.experiments.load_shaping` gives it; a payload already loaded is returned as it is)."""
+    first = next(iter(by_lr.values()))["runs"]
+    return shaping_runs(by_lr) if isinstance(next(iter(first.values())), dict) else by_lr
 
 
 def _edge(muon: bool, neg: bool) -> str:
@@ -401,3 +503,197 @@ def _edge(muon: bool, neg: bool) -> str:
         return "inside the grid, but p = −0.5's is the grid's lowest rate: its best may lie lower still"
     return "inside the grid, and so is p = −0.5's"
 
+
+# ================================================================ the rows' measures (:mod:`.claims`)
+
+
+BAND = (0.6, 1.25)  # the band row: after five steps every singular value inside this range ...
+CONVERGED = (0.9, 0.99)  # the cubic has converged: smallest σ at least 0.9, largest at least 0.99
+
+
+def _settles(b) -> float:
+    """The quintic's part on one band (:func:`~.experiments.run_bands`): below BAND at step 2,
+    inside it from step 3 on (the least margin; positive: it holds)."""
+    return min(BAND[0] - b["lo"][2], *(min(lo - BAND[0], BAND[1] - hi) for lo, hi in zip(b["lo"][3:], b["hi"][3:])))
+
+
+def _converges(b) -> float:
+    """The cubic's part on one band: below BAND at step 5, converged (CONVERGED) at the last step."""
+    return min(BAND[0] - b["lo"][5], b["lo"][-1] - CONVERGED[0], b["hi"][-1] - CONVERGED[1])
+
+
+TIMING_SEED = 0  # the seed the timing file's matrices were drawn at (tests/spectral: it reproduces the file)
+
+
+@functools.lru_cache(maxsize=16)
+def _gaussian_spectrum(n: int, seed: int) -> torch.Tensor:
+    """The singular values (float64) of the n×n Gaussian matrix
+    :func:`~.experiments.time_orthogonalization` draws at ``seed``, over its Frobenius norm."""
+    G = torch.randn(n, n, generator=torch.Generator().manual_seed(int(seed)))
+    s = torch.linalg.svdvals(G.double())
+    return s / s.norm()
+
+
+def ns_distance(n: int, seed: int, steps: int, coeffs=MUON_COEFFS) -> dict:
+    """How far ``steps`` Newton–Schulz iterations (``coeffs``) leave the timing file's n×n
+    Gaussian matrix of ``seed`` from its U Vᵀ: the relative Frobenius error (``rel``) and the
+    largest |σ − 1| (``max_sigma``). Newton–Schulz maps U Σ Vᵀ to U f(Σ) Vᵀ, so both are read
+    off the singular values, each pushed through the polynomial in float64: the same numbers
+    the file's float32 matrix products give (to rounding), at the cost of one SVD."""
+    if not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"ns_distance: steps must be an integer >= 0, got {steps!r}")
+    a, b, c = (float(v) for v in coeffs)
+    x = _gaussian_spectrum(int(n), int(seed))
+    for _ in range(steps):
+        x = a * x + b * x ** 3 + c * x ** 5
+    return dict(rel=float((x - 1).norm() / math.sqrt(len(x))), max_sigma=float((x - 1).abs().max()))
+
+
+def _torch_moves(seed: int, steps: int = 5, shapes=((96, 32), (32, 96), (64, 64))) -> float:
+    """How far torch.optim.Muon moves the parameters in :func:`~.experiments.muon_agreement`'s
+    run (same seed, shapes, gradients and settings): the gap to a Muon that does not step."""
+    g = torch.Generator().manual_seed(int(seed))
+    ps = [torch.nn.Parameter(torch.randn(*s, generator=g)) for s in shapes]
+    start = [p.detach().clone() for p in ps]
+    opt = torch.optim.Muon(ps, lr=0.02, weight_decay=0.1, momentum=0.95, nesterov=True)
+    for _ in range(steps):
+        for p in ps:
+            p.grad = torch.randn(p.shape, generator=g)
+        opt.step()
+    return max(float((p - q).detach().abs().max()) for p, q in zip(ps, start))
+
+
+def _half_ranks(memory: dict, ratio: float = 4, alpha: float | None = None) -> dict:
+    """Per draw of a :func:`~.experiments.run_memory`, its step made again on its pairs at N =
+    ``ratio``·d, at the run's α or at ``alpha`` (the same draws, another power law): per method
+    where it first stores under half a rank bin's pairs (the bin's centre, as
+    :func:`~.experiments.recall_half_rank`; inf if never), and ``frac``: its share stored."""
+    j = _nearest(memory, ratio)
+    n, edges, out = memory["n"][j], rank_bins(memory["n"][j]), {}
+    a = memory["alpha"] if alpha is None else alpha
+    for s in memory["draws"]:
+        keys, values, freq = memory_task(n, memory["dim"], a, int(s))
+        d = out.setdefault(int(s), {"frac": {}})
+        for m in ("sgd", "muon"):
+            h = recovered(one_step(m, keys, values, freq), keys, values).double().cpu().numpy()
+            d["frac"][m] = float(h.mean())
+            d[m] = next((c for c, a0, b in zip(memory["rank_centers"][j], edges[:-1], edges[1:])
+                         if h[a0 - 1:b - 1].mean() < 0.5), math.inf)
+    return out
+
+
+def _tail_wobble(loss, part: float = 0.5) -> float:
+    """The live shaping rows' noise rule: one evaluation's noise as a share of the loss level,
+    :func:`_wobble` over the last ``part`` of a run's evaluations over their mean (the early
+    fall, a trend, does not count; the share is applied to the early losses too)."""
+    tail = np.asarray(loss, dtype=float)[-max(2, int(round(part * len(loss)))):]
+    return _wobble(tail) / float(np.mean(tail))
+
+
+def _live_shaping(shaping: dict) -> dict:
+    """One :func:`~.experiments.run_shaping` as the file keeps each seed's runs: per run its loss
+    at :data:`EARLY_STEP`, its final loss (inf: diverged), ``wobble`` (:func:`_tail_wobble`)."""
+    return {k: dict(early=loss_at_step(h), final=math.inf if h.diverged else reference_loss(h),
+                    wobble=_tail_wobble(h["train_loss"]))
+            for k, h in shaping["runs"].items()}
+
+
+def _wobbles(r) -> float:  # a shaping row's noise floor: log10(1 + its runs' largest _tail_wobble)
+    return max(math.log10(1 + v["wobble"]) for v in r.values() if math.isfinite(v["wobble"]))
+
+
+def _best_of(losses: dict, run: str) -> tuple[float, float]:
+    """One seed's ``{lr: {run: {final}}}``: ``run``'s best final loss over the rates, and its rate."""
+    lr = min(losses, key=lambda r: losses[r][run]["final"])
+    return losses[lr][run]["final"], lr
+
+
+def _fixed_runs(runs: dict) -> dict:  # the fixed p's runs, keyed by p
+    return {float(k[4:]): v for k, v in runs.items() if k.startswith("p = ")}
+
+
+def _fixed(runs: dict, when: str) -> dict:  # one seed's runs at one rate: each fixed p's loss ``when``
+    return {p: v[when] for p, v in _fixed_runs(runs).items()}
+
+
+def _sched(runs: dict, when: str = "final") -> float:
+    """The p schedule's loss ``when`` (the run whose name is not a fixed p, nor Muon decayed)."""
+    return next(v[when] for k, v in runs.items() if not k.startswith("p = ") and k != DECAYED)
+
+
+def _follows_p(loss: dict) -> float:
+    """The early order's margin on losses keyed by p: a positive p lowest, Muon (p = 0) next,
+    the most negative p highest of all; the smallest of the ratios that say so (above 1: it
+    holds)."""
+    ps = sorted(loss)
+    rest = [loss[p] for p in ps[1:]]
+    return min(loss[0.0] / min((loss[p] for p in ps if p > 0), default=math.nan),  # NaN first:
+               loss[ps[0]] / loss[0.0],  # no positive p, no order (min keeps a leading NaN)
+               loss[ps[0]] / max(rest))
+
+
+def _reversed_p(loss: dict) -> float:
+    """The late order's margin on losses keyed by p: the most negative p lowest and the largest
+    highest (the smaller of the two ratios; above 1: it holds)."""
+    ps = sorted(loss)
+    return min(min(loss[p] for p in ps[1:]) / loss[ps[0]], loss[ps[-1]] / max(loss[p] for p in ps[:-1]))
+
+
+def _reach(swept: dict) -> dict:
+    """Per seed of the sweep file: per optimizer, how many of its rates reach the target, of how many."""
+    return {int(s): {k: (sum(v is not None for v in runs.values()), len(runs))
+                     for k, runs in by.items()} for s, by in swept["reached"].items()}
+
+
+def _fewest(swept: dict) -> dict:
+    """Per seed of the sweep file: each optimizer's fewest steps to the target over its rates
+    (NaN where none of its rates reaches it)."""
+    return {int(s): {k: min((v for v in runs.values() if v is not None), default=math.nan)
+                     for k, runs in by.items()} for s, by in swept["reached"].items()}
+
+
+def _reach_widths(swept: dict) -> dict:
+    """Per seed of the sweep file, per optimizer: the widest ratio of rates that reach the
+    target (largest reaching rate / smallest; 1 when one does, None when none does), and
+    whether that range touches an edge of the optimizer's grid (then the true range may be
+    wider: the width is a lower bound). The grids differ in width, so the rows compare these."""
+    out = {}
+    for s, by in swept["reached"].items():
+        out[int(s)] = {}
+        for k, runs in by.items():
+            grid = sorted(float(lr) for lr in runs)
+            ok = sorted(float(lr) for lr, v in runs.items() if v is not None)
+            out[int(s)][k] = (ok[-1] / ok[0] if ok else None,
+                              bool(ok) and (ok[0] == grid[0] or ok[-1] == grid[-1]))
+    return out
+
+
+def _alpha_draws(by_alpha: dict) -> tuple[dict, list]:
+    """Per draw (seed) of the memory file: each method's fraction at N = d per α, with the
+    exact UVᵀ's (``polar``, :func:`~.facts.alpha_exact`)."""
+    any_r = next(iter(by_alpha.values()))
+    j = _nearest(any_r, 1)
+    exact = alpha_exact(by_alpha)
+    return ({s: {float(a): dict({m: r["by_draw"][m][j][k] for m in r["by_draw"]},
+                                polar=exact[s][float(a)])
+                 for a, r in by_alpha.items()} for k, s in enumerate(any_r["draws"])},
+            list(any_r["draws"]))
+
+
+def _shaping_seeds(by_lr: dict) -> dict:  # per seed of the shaping file, per rate: each run's losses
+    seeds = sorted({int(s) for r in by_lr.values() for s in r["by_seed"]})
+    return {s: {float(lr): r["by_seed"][str(s)] for lr, r in by_lr.items()} for s in seeds}
+
+
+def _width_draws(width: dict, seeds) -> dict:
+    """Per seed, :func:`~.experiments.run_width` at ``width``'s widths from that seed's one
+    initialization (the figure's run averages over several: the rows judge each)."""
+    return {int(s): run_width(seed=int(s), seeds=1, widths=width["widths"]) for s in seeds}
+
+
+def _within(x: float, lo: float, hi: float) -> float:  # how far x sits inside [lo, hi]
+    return min(x - lo, hi - x)
+
+
+def _grown(r: dict, opt: str, power: float) -> float:  # opt's growth over the width ratio ** power
+    return growth(r, opt) / (r["widths"][-1] / r["widths"][0]) ** power

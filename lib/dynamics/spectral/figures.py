@@ -106,18 +106,19 @@ def timing_figure(rows: list[dict]):
 
 
 def timing_rows(rows: list[dict]) -> list[dict]:
-    """The timing measurements as table rows. The ratio is in CPU seconds where measured on a
-    CPU (the steadier measure on a shared machine), else in wall-clock seconds."""
+    """The timing measurements as table rows. The seconds, and their ratio, are CPU seconds
+    where measured on a CPU (the steadier measure on a shared machine; the columns say so), else
+    wall-clock seconds, so that the ratio column is the seconds columns' quotient."""
     out = []
     for r in rows:
+        cpu = r.get("device") == "cpu" and "svd_cpu_s" in r
+        unit, suf = ("CPU s", "_cpu_s") if cpu else ("s", "_s")
         ns = [k for k in r if k.startswith("ns_") and not k.endswith("_cpu_s")]
         row = {"n": r["n"]}
         for k in ns:
-            row["NS₅ (s)" if len(ns) == 1 else f"NS₅ {k[3:-2]} (s)"] = r[k]
-        row["SVD (s)"] = r["svd_s"]
-        cpu = r.get("device") == "cpu" and "svd_cpu_s" in r
-        row["SVD / NS₅"] = (r["svd_cpu_s"] / r["ns_float32_cpu_s"] if cpu
-                            else r["svd_s"] / r["ns_float32_s"])
+            row[f"NS₅ ({unit})" if len(ns) == 1 else f"NS₅ {k[3:-2]} ({unit})"] = r[k[:-2] + suf]
+        row[f"SVD ({unit})"] = r["svd" + suf]
+        row["SVD / NS₅"] = r["svd" + suf] / r["ns_float32" + suf]
         row["error vs UVᵀ"] = r["rel_error"]
         row["max |σ − 1|"] = r["max_sigma_error"]
         out.append(row)
@@ -131,7 +132,7 @@ def show_timing(timing: list[dict], provenance: dict) -> None:
     """The precomputed timing: its figure, the file's provenance and its table."""
     plots.show(timing_figure(timing))
     plots.caption(results.describe(provenance))
-    display(plots.table(timing_rows(timing)))
+    display(plots.table(timing_rows(timing), digits=4))  # 1.998 is not 2
 
 
 def width_figure(result: dict):

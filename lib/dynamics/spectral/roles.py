@@ -37,7 +37,7 @@ from ..runtime import get_seed
 
 __all__ = ["ROLE_NORMS", "role_norm", "duality_map", "random_unit_directions",
            "steepest_table", "steepest_margin", "steepest_holds", "step_seconds", "per_second",
-           "noise_floor", "lead_words"]
+           "noise_floor", "lead_words", "leads_words"]
 
 ROLE_NORMS = {"spectral": "hidden matrix", "l1_to_rms": "embedding", "linf": "vector"}
 
@@ -218,3 +218,26 @@ def lead_words(ratio: float | None, floor: float) -> str:
         return f"behind (AdamW gets there in {ratio:.2f} of its time)"
     return (f"within noise ({ratio:.2f}× AdamW's speed, inside the {floor:.2f}× by which two "
             "timings of AdamW differ)")
+
+
+def leads_words(leads, floor: float) -> str:
+    """AdamW's time to the target over Muon's against each of AdamW's two timings (``leads``,
+    :func:`per_second` with ``adamw`` and with ``adamw_again``) in words, against the ``floor``
+    of :func:`noise_floor`: "ahead" only when the lead is beyond the floor against both timings,
+    "behind" only when it is below its inverse against both, with how far the nearer of the two
+    is past the floor; otherwise neither. Wall-clock on one machine: no row asserts it."""
+    if floor < 1:
+        raise ValueError(f"leads_words: a noise floor is at least 1, got {floor}")
+    if leads is None or any(r is None for r in leads):
+        return "not measured (a run missed the target)"
+    lo, hi = min(leads), max(leads)
+    both = f"{lo:.2f}× and {hi:.2f}×"
+    if lo > floor:
+        return (f"ahead of AdamW against both its timings ({both} sooner; the nearer is "
+                f"{lo / floor:.2f}× past the noise floor of {floor:.2f}×)")
+    if hi < 1 / floor:
+        return (f"behind AdamW against both its timings (AdamW gets there in {lo:.2f} and "
+                f"{hi:.2f} of its time; the nearer is {1 / (hi * floor):.2f}× past the noise "
+                f"floor of {floor:.2f}×)")
+    return (f"neither ahead nor behind: {both} AdamW's speed against its two timings, not "
+            f"beyond the {floor:.2f}× by which those two timings differ against both")

@@ -14,11 +14,12 @@ Modules:
   the exercises (``answer_*``) and ``precompute_plan``.
 - :mod:`.figures`: figures, sliders and tables of the results.
 - :mod:`.panels`: the live "Try it" panels, one per section (``*_panel(profile, seed)``).
-- :mod:`.claims`: the numbers the prose glues (:func:`~.claims.numbers`), the claims table
-  with its thresholds (``page_claims(...)``, ``claim_runs``) and ``published_claims()``.
+- :mod:`.claims`: the claims rows with their thresholds, section 4's spectrum rows among them
+  (``page_claims(...)``, ``claim_runs``) and ``published_claims()``.
 - :mod:`.spectra`: section 4's measures of a weight matrix: norms, ranks and the power-law
   tail of its spectrum, fitted as WeightWatcher fits it (re-exported by :mod:`.science`).
-- :mod:`.facts`: section 4's numbers and claims rows, read from the spectra.
+- :mod:`.facts`: the page's numbers: what the prose glues, one section at a time
+  (:func:`~.facts.numbers`).
 - :mod:`.window`: section 3's averaging window of AdamW, its runner, figure, numbers and claims
   together.
 
@@ -34,7 +35,8 @@ from .experiments import (run_decoupling, run_equilibria, run_clock, run_spectru
                           answer_zero_gradient)
 from .window import run_window, window_figure, window_rows
 from .panels import decoupling_panel, equilibrium_panel, clock_panel, spectrum_panel
-from .claims import numbers, claim_runs, page_claims
+from .facts import numbers
+from .claims import claim_runs, page_claims
 
 __all__ = ["grid_slider", "ridge_rows", "grid_rows", "grid_figure", "equilibrium_figure",
            "equilibrium_rows", "clock_rows", "clock_figure", "spectrum_figure",

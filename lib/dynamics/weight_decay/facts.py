@@ -1,52 +1,316 @@
-"""Weight decay, section 4's facts: what the trained weights' spectra say, as the numbers the
-prose glues (:func:`spectrum_numbers`) and the claims rows (:func:`spectrum_claims`), each
-read from :func:`~.experiments.run_spectrum`'s runs. :mod:`.claims` gathers them with the
-other sections'. The tail of a spectrum is :func:`~.spectra.tail_fit`'s: a power law is
-claimed only where it beats an exponential tail and has no gap the law cannot explain (a few
-spikes over a collapsed bulk beat the exponential too)."""
+"""Weight decay, the facts: the numbers the page's prose glues, one section at a time.
+
+Every number the prose quotes about a run comes from :func:`numbers` (``numbers(section,
+*results)``, as glue texts), read from the page's results: the precomputed grids of sections 1
+and 3, and the live runs of sections 2 to 4. The verdicts the prose quotes are the rows'
+(:mod:`.claims`), and so are the thresholds.
+"""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from .. import plots
-from .spectra import TAIL_P, tail_fit
+from .experiments import DECOUPLING, decoupling_summary, grid_summary
+from .figures import flat_columns, slope_text
+from .science import best_decay_per_lr, ridge_slope
+from .spectra import tail_fit
+from .window import window_numbers
+from .claims import (ANGLE_TOL, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
+                     _band_move, _GridSeed, _edge_note, _side_ratio, _ties_text, _eq_dev, _fmt, _least_fall, _least_shortfall,
+                     _lower_above, _n, _p, _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks,
+                     _ties, grid_claims, spectrum_claims, tied_decays_per_lr)
 
-__all__ = ["HEAVY", "spectrum_claims", "spectrum_numbers"]
-
-_SPEC = "Scaling Laws and Spectra of Shallow Neural Networks in the Feature Learning Regime"
-_MM = "Implicit Self-Regularization in Deep Neural Networks"
-_OWN = "this page's observation (no paper claims it)"
-HEAVY = 2.0  # a tail exponent below this: heavier than Martin & Mahoney's 2 to 4
-
-
-def _n(x, digits: int = 3) -> str:
-    return plots.number(x, digits, missing="n/a")
-
-
-def _fmt(x, digits: int = 2) -> str:
-    return plots.number(x, digits, missing="n/a")
+__all__ = ["ridge_band", "seed_slopes", "clock_pointwise", "decoupling_numbers",
+           "live_slope_numbers", "invariant_numbers", "equilibrium_numbers", "clock_numbers",
+           "spectrum_numbers", "claims_numbers", "numbers"]
 
 
-def _spectrum_checks(sp: dict) -> dict | None:
-    """One seed's section-4 run, the square hidden matrix ``hidden.1`` read without and with
-    decay and at initialization: its stats (``a``: no decay, ``b``: decay), its tail fit at
-    initialization (``init``), whether the norms without decay still grow in the second half
-    (``grows``) and whether decay leaves every matrix smaller (``shrink``)."""
-    (w0, r0), (w1, r1) = list(sp["runs"].items())[0], list(sp["runs"].items())[-1]
-    name = "hidden.1" if "hidden.1" in r0["stats"] else next(iter(r0["stats"]), None)
-    if name is None or name not in r1["stats"]:
-        return None
-    h = r0["history"]
-    half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
-    return dict(name=name, w0=float(w0), w1=float(w1), a=r0["stats"][name], b=r1["stats"][name],
-                init=tail_fit(r0["init"][name]), r0=r0, r1=r1,
-                grows=all(h[f"norm {n}"][-1] > h[f"norm {n}"][half] for n in r0["stats"]),
-                shrink=all(r1["stats"][n]["frobenius"] < r0["stats"][n]["frobenius"]
-                           for n in r0["stats"] if n in r1["stats"]))
+def _range(values, digits: int = 2) -> str:
+    values = [v for v in values if v is not None and math.isfinite(v)]
+    if not values:
+        return "n/a"
+    lo, hi = min(values), max(values)
+    return _fmt(lo, digits) if _fmt(lo, digits) == _fmt(hi, digits) else \
+        f"{_fmt(lo, digits)} to {_fmt(hi, digits)}"
 
 
-def _p(x) -> str:
-    return "n/a" if not np.isfinite(x) else (f"{x:.1e}" if x < 1e-3 else _n(x, 2))
+def ridge_band(payload: dict, kind: str, band) -> dict:
+    """The best decay of grid ``kind`` at the learning rates inside ``band`` (lo, hi): on the
+    seed-averaged grid (``ridge``) and on each seed (``per_seed``), and per seed the factor
+    between the largest and the smallest best decay in the band (``moves``; inf where a seed
+    has no best decay at some learning rate of the band)."""
+    g = payload["grids"][kind]
+    lrs = np.asarray(g["lrs"], dtype=float)
+    cols = [j for j, lr in enumerate(lrs) if band[0] <= lr <= band[1]]
+    mean = grid_summary(payload, kind)["ridge"]
+    per_seed = [[best_decay_per_lr(acc, g["decays"])[j] for j in cols]
+                for acc in np.asarray(g["test_acc_seeds"], dtype=float)]
+    moves = [max(r) / min(r) if all(v is not None for v in r) else math.inf for r in per_seed]
+    return dict(lrs=lrs[cols].tolist(), ridge=[mean[j] for j in cols], per_seed=per_seed,
+                moves=moves, lr_factor=float(lrs[cols[-1]] / lrs[cols[0]]) if cols else math.nan)
+
+
+def seed_slopes(payload: dict, kind: str) -> dict:
+    """``{seed: slope}``: on each seed's grid, the slope of log(best PyTorch decay) against
+    log(eta) (:func:`~.science.ridge_slope`; 0 when the best lambda ignores eta, -1 when the
+    best eta * lambda does)."""
+    g = payload["grids"][kind]
+    return {s: ridge_slope(g["lrs"], best_decay_per_lr(acc, g["decays"]))
+            for s, acc in enumerate(np.asarray(g["test_acc_seeds"], dtype=float))}
+
+
+def decoupling_numbers(grid: dict) -> dict:
+    """The numbers section 1's prose quotes about the precomputed grids, as glue texts:
+    Adam + L2's and AdamW's ridges, the slopes fitted through them, Loshchilov & Hutter's
+    best decay eta * lambda at both ends, and the best cells with AdamW's margin per seed."""
+    sums = {k: grid_summary(grid, k) for k in DECOUPLING}
+    lrs = grid["lrs"]
+    l2 = [d for d in sums["adam_l2"]["ridge"] if d is not None]
+    plain = ridge_band(grid, "adamw", PLAIN_BAND)
+    dec = decoupling_summary(grid)
+    best = [best_decay_per_lr(a, grid["grids"]["adamw"]["decays"])
+            for a in _seed_accs(grid, "adamw").values()]
+    flat = _below_line(grid)
+    v = plots.verdicts(grid_claims(grid), best="AdamW generalizes", lh="with AdamW the best decay",
+                       lower="plain MLP: AdamW's best λ is lower",
+                       grows="AdamW's largest decay fails more", inv="scale-invariant net, η from",
+                       band="Adam + L2's largest penalty", flat="plain MLP, η from",
+                       below="below the line ηλt = 1")
+    def per_kind(f, kind):  # {seed: f(that seed's grid of kind)}
+        return {k: f(_GridSeed((grid, k, kind))) for k in _seed_accs(grid, kind)}
+
+    band_ties = per_kind(lambda r: _ties(r, PLAIN_BAND), "adamw")
+
+    def short(kind):  # {eta: {seed: the largest decay's shortfall below its column's best}}
+        gaps = {k: np.nanmax(a, 0) - a[-1] for k, a in _seed_accs(grid, kind).items()}
+        return {lr: {k: float(gap[j]) for k, gap in gaps.items()} for j, lr in enumerate(lrs)}
+
+    growth, growth0 = per_kind(_shortfall_growth, "adamw"), per_kind(lambda r: _shortfall_growth(r, 0), "adamw")
+    inv_seeds = per_kind(lambda r: r, "adamw_invariant") if "adamw_invariant" in grid["grids"] else {}
+    inv = {k: _band_move(r, INVARIANT_BAND) for k, r in inv_seeds.items()}
+    return dict(
+        wd_l2_ridge=_range(l2), wd_adamw_ridge=_range(plain["ridge"]),
+        wd_adamw_ridge_seeds=_range([v for r in plain["per_seed"] for v in r]),
+        wd_adamw_moves=_fmt(max(plain["moves"])),
+        wd_slope_l2=slope_text(sums["adam_l2"]["slope"]), wd_slope_adamw=slope_text(sums["adamw"]["slope"]),
+        wd_best_adamw=_fmt(dec["best"]["adamw"]["acc"], 3),
+        wd_best_l2=_fmt(dec["best"]["adam_l2"]["acc"], 3),
+        wd_margins=_range(dec["per_seed"], 2) if dec["per_seed"] else "n/a",
+        wd_best_verdict=plots.MARKS[v["best"]],
+        wd_slope_l2_seeds=plots.spread(seed_slopes(grid, "adam_l2"), slope_text),
+        wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), slope_text),
+        wd_lh_verdict=plots.MARKS[v["lh"]],
+        wd_adamw_above_seeds="; ".join(
+            f"{_and([_fmt(b[j], 2) for b in best])} at η = {_fmt(lr, 2)}"
+            for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
+        wd_flat_below=_range([x for b, _ in flat.values() for x in b.values()]),
+        wd_flat_above=_by_lr({lr: a for lr, (_, a) in flat.items()}),
+        wd_flat_lrs=f"{_fmt(min(flat), 2)} to {_fmt(max(flat), 2)}" if flat else "n/a",
+        wd_flat_verdict=plots.MARKS[v["below"]],
+        wd_lh_band_seeds="; ".join(
+            f"{_fmt(plain['lrs'][0] * r[0], 2)} → {_fmt(plain['lrs'][-1] * r[-1], 2)} (seed {k})"
+            for k, r in enumerate(plain["per_seed"])),
+        wd_lh_above_seeds="; ".join(
+            f"{_and([_fmt(lr * b[j], 2) if b[j] is not None else 'none' for b in best])} at "
+            f"η = {_fmt(lr, 2)}" for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
+        wd_lh_band_factor=_range([r[-1] / r[0] * plain["lr_factor"] for r in plain["per_seed"]], 2),
+        wd_adamw_tied=_tied_text(grid, "adamw", [lr for lr in lrs if lr > PLAIN_BAND[1]]),
+        wd_lower_seeds=_lower_text(grid),
+        wd_lower_verdict=plots.MARKS[v["lower"]],
+        wd_l2_moving=_moving_text(seed_slopes(grid, "adam_l2")),
+        wd_adamw_growth=_range(growth.values()), wd_adamw_growth_small=_range(growth0.values()),
+        wd_adamw_grows_verdict=plots.MARKS[v["grows"]],
+        wd_inv_fall=_range(inv.values()), wd_inv_fall_verdict=plots.MARKS[v["inv"]],
+        wd_inv_least_fall=_range([_least_fall(r) for r in inv_seeds.values()]),
+        wd_inv_ties=_ties_text(inv_seeds, INVARIANT_BAND),
+        wd_l2_fail=_range(per_kind(_least_shortfall, "adam_l2").values()),
+        wd_adamw_fail=_range(per_kind(_least_shortfall, "adamw").values()),
+        wd_l2_band_verdict=plots.MARKS[v["band"]], wd_plain_flat_verdict=plots.MARKS[v["flat"]],
+        wd_band_ties=_ties_text(per_kind(lambda r: r, "adamw"), PLAIN_BAND),
+        wd_lh_band_least=", ".join(
+            f"{_fmt(t[-1][0] / t[0][1] * plain['lr_factor'], 2)}× (seed {k})"
+            for k, t in band_ties.items() if t and None not in t) or "n/a",
+        wd_l2_short_by_lr=_by_lr(short("adam_l2")), wd_adamw_short_by_lr=_by_lr(short("adamw")),
+        wd_first_best=_range([float(np.nanmax(a[:, 0])) for k in DECOUPLING
+                              for a in _seed_accs(grid, k).values()]),
+        wd_later_best=_range([float(np.nanmax(a[:, j])) for k in DECOUPLING
+                              for a in _seed_accs(grid, k).values() for j in range(1, len(lrs))]))
+
+
+def _moving_text(slopes: dict) -> str:
+    """On how many seeds a best coefficient moves with eta (|slope| at least DECOUPLED)."""
+    n = sum(abs(v) >= DECOUPLED for v in slopes.values() if math.isfinite(v))
+    return f"{'none' if n == 0 else n} of the {len(slopes)} seeds"
+
+
+def _lower_text(grid: dict) -> str:
+    """Per seed, the largest best lambda above PLAIN_BAND over the least within it (the row's
+    measure)."""
+    vals = {k: _lower_above(_GridSeed((grid, k, "adamw"))) for k in _seed_accs(grid, "adamw")}
+    return ", ".join(f"{_fmt(v, 2) if math.isfinite(v) else 'n/a'} (seed {k})" for k, v in vals.items())
+
+
+def live_slope_numbers(live: dict, grid: dict) -> dict:
+    """The live grid's fitted slopes beside the precomputed grid's per-seed ones (glue texts):
+    whether each falls inside the seeds' range ("inside") or outside it."""
+    out = {}
+    for kind, key in (("adam_l2", "l2"), ("adamw", "adamw")):
+        live_slope = grid_summary(live, kind)["slope"]
+        seeds = [v for v in seed_slopes(grid, kind).values() if not math.isnan(v)]
+        inside = bool(seeds) and not math.isnan(live_slope) and min(seeds) <= live_slope <= max(seeds)
+        out[f"wd_live_slope_{key}"] = slope_text(live_slope)
+        out[f"wd_live_{key}_inside"] = "inside" if inside else "outside"
+    return out
+
+
+def _tied_text(grid: dict, kind: str, at) -> str:
+    """Where, at the learning rates ``at``, grid ``kind``'s best decay is a tie
+    (:func:`tied_decays_per_lr`), with the tied decays; "none" where it is nowhere."""
+    g = grid["grids"][kind]
+    return "; ".join(f"λ = {_fmt(t[0], 2)} to {_fmt(t[1], 2)} at η = {_fmt(lr, 2)}" for lr, t in
+                     zip(grid["lrs"], tied_decays_per_lr(g["test_acc_seeds"], g["decays"]))
+                     if lr in at and t is not None and t[0] < t[1]) or "none"
+
+
+def invariant_numbers(grid: dict) -> dict:
+    """The numbers section 3's prose quotes about the scale-invariant grid (glue texts; "n/a"
+    where the grid is too small to have them). ``prod_factor``: how far the best product
+    eta * lambda moves, below the largest learning rate (where it drops)."""
+    s = grid_summary(grid, "adamw_invariant")
+    g_inv = grid["grids"]["adamw_invariant"]
+    top = max(g_inv["decays"])
+    pts = [(lr, d) for lr, d in zip(grid["lrs"], s["ridge"]) if d is not None]
+    inner = [(lr, d) for lr, d in pts if d < top] or [(math.nan, math.nan)]
+    band = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
+    has = [(lr, d) for lr, d in zip(band["lrs"], band["ridge"]) if d is not None]
+    lo = has[-1] if len(has) > 1 else (math.nan,) * 2  # the band's last eta with a best decay
+    none = [lr for lr, d in zip(band["lrs"], band["ridge"]) if d is None]
+    kept = [(lr, d) for lr, d in pts[:-1] if d < top]  # not at the grid's edge (a bound)
+    kept = kept if len(kept) > 1 else [(math.nan, math.nan)] * 2
+    prod = [lr * d for lr, d in kept]
+    ridges = [best_decay_per_lr(a, g_inv["decays"]) for a in _seed_accs(grid, "adamw_invariant").values()]
+    top_prods = [grid["lrs"][-1] * r[-1] for r in ridges if r[-1] is not None]
+    edge = [None if d is None or any(math.isclose(d, e) for e in (min(g_inv["decays"]), top)) else d
+            for d in s["ridge"]]
+    return dict(wd_inv_slope=slope_text(s["slope"]),
+                wd_inv_slope_inner=slope_text(ridge_slope(grid["lrs"], edge)),
+                wd_inv_edge_lrs=_and([_fmt(lr, 2) for lr, d, e in zip(grid["lrs"], s["ridge"], edge)
+                                      if d is not None and e is None]) or "none",
+                wd_inv_hi_lr=_fmt(inner[0][0], 1), wd_inv_hi=_fmt(inner[0][1], 2),
+                wd_inv_lo_lr=_fmt(lo[0], 1), wd_inv_lo=_fmt(lo[1], 2),
+                wd_inv_prod=_range(prod), wd_inv_prod_factor=_fmt(max(prod) / min(prod), 2),
+                prod_factor=max(prod) / min(prod),
+                wd_inv_prod_lrs=f"{_fmt(kept[0][0], 1)} to {_fmt(kept[-1][0], 1)}",
+                wd_inv_lr_factor=_fmt(kept[-1][0] / kept[0][0], 2),
+                wd_inv_lambda_factor=_fmt(kept[0][1] / kept[-1][1], 2),
+                wd_inv_slope_seeds=_range([ridge_slope(band["lrs"], r) for r in band["per_seed"]]),
+                wd_inv_prod_seeds=_range(_product_moves(grid, INVARIANT_BAND).values()),
+                wd_inv_prod_top=_range(top_prods),
+                wd_inv_nobest=("" if not none else
+                               f"; at η = {_and([_fmt(lr, 1) for lr in none])} no decay beats the "
+                               f"smallest by {_fmt(best_decay_per_lr.__defaults__[0], 2)} on the "
+                               "seed-averaged grid, so it has no best λ "
+                               "there: the top of that column is flat") or
+                              "; the seed-averaged grid has a best λ at every η of the decade",
+                wd_inv_edge=_edge_note(grid, "adamw_invariant", INVARIANT_BAND).replace(
+                    "; at the edge of the decay grid (a bound, the best may lie beyond it): ",
+                    "; within the decade it does so on ") or "; it does so nowhere within the decade")
+
+
+def equilibrium_numbers(equilibria) -> dict:
+    """Section 2's numbers: how far the measured RMS and angle per step settle from theory
+    (measured / predicted - 1 over the last quarter, in percent, per optimizer); each
+    matrix's layer rotation at the end (cosine distance from its initial weights) beside the
+    sum of its angles per step, and the run's length in units of tau."""
+    out = {}
+    for r in equilibria:
+        key = "adamw" if r["optimizer"] == "adamw" else "sgd"
+        for q in ("rms", "angle"):
+            devs = [100 * (v[f"{q}_ratio"] - 1) for v in r["layers"].values()]
+            out[f"wd_{key}_{q}_dev"] = _range(devs, 2) + "%"
+        out[f"wd_{key}_verdict"] = plots.MARKS[plots.verdict(_eq_dev(r) <= 1) if r["layers"] else "not at this scale"]
+        out[f"wd_{key}_rotation"] = _range([v["rotation"] for v in r["layers"].values()], 2)
+        out[f"wd_{key}_total_angle"] = _range([v["total_angle"] for v in r["layers"].values()], 2)
+        out[f"wd_{key}_taus"] = _fmt(r["steps"] / r["tau"], 2)
+        early = [v.get("angle_early_ratio", math.nan) for v in r["layers"].values()]
+        out[f"wd_{key}_angle_early"] = _range(early, 2)
+        if key == "adamw":
+            out["wd_adamw_angle_start"] = _angle_start(early, _range(early, 2))
+    return out
+
+
+def _angle_start(early: list, text: str) -> str:
+    """Section 2's sentence on the angle per step over the first quarter of tau, from the
+    ratios ``early`` (measured / the predicted trajectory's, one per matrix): above the
+    prediction by more than ANGLE_TOL on every matrix, the gradient's early signal explains
+    it; otherwise the sentence says the angle starts near its prediction."""
+    ratios = [v for v in early if v is not None and math.isfinite(v)]
+    if ratios and min(ratios) > 1 + ANGLE_TOL:
+        return (f"It does not start there: over the first quarter of τ AdamW's angle per step is "
+                f"{text} times the predicted trajectory's, matrix by matrix. Early on the gradient "
+                "carries signal and successive updates point the same way, so momentum does not "
+                "average them down as it does noise.")
+    return (f"It starts near it too: over the first quarter of τ AdamW's angle per step is {text} "
+            f"times the predicted trajectory's, matrix by matrix (within {100 * ANGLE_TOL:.0f}% "
+            "on some matrix).")
+
+
+def _below_line(payload: dict) -> dict:
+    """The below-the-line row's own numbers (:data:`~.claims.FLAT`), per learning rate it reads
+    (:func:`~.figures.flat_columns`): ``{eta: ({seed: range below the line / the column's},
+    {seed: the same for as many decays just above the line})}``, each on that seed's AdamW grid."""
+    seeds = list(_seed_accs(payload, "adamw"))
+    return {payload["lrs"][j]: tuple({s: _side_ratio(_GridSeed((payload, s, "adamw", j)), above)
+                                      for s in seeds} for above in (False, True))
+            for j in flat_columns(payload)}
+
+
+def _by_lr(values: dict, digits: int = 2) -> str:
+    """``{eta: {seed: value}}`` as "a to b at eta = x; ..." (each eta's range over the seeds)."""
+    return "; ".join(f"{_range(v.values(), digits)} at η = {_fmt(lr, 2)}" for lr, v in values.items())
+
+
+def clock_numbers(clock: dict) -> dict:
+    """Section 3's numbers about the matched runs: the factor between their learning rates
+    end to end and how far apart their settled losses are (the odd run's distance from them is
+    the claims row's, :func:`claims_numbers`)."""
+    lrs = [r["lr"] for r in clock["runs"] if r["matched"]]
+    spread = clock_pointwise(clock)
+    def pct(xs, how):
+        xs = [x for x in xs if math.isfinite(x)]
+        return "n/a" if not xs else f"{_fmt(100 * how(xs), 2)}%"
+    early = [v for t, v in spread if 0 < t < 1]
+    mid = [v for t, v in spread if 1 <= t < 2]
+    late = [(v, t) for t, v in spread if t >= 2]
+    def span(xs):
+        lo, hi = pct(xs, min), pct(xs, max)
+        return lo if lo == hi else f"{lo} to {hi}"
+    return dict(wd_clock_pointwise_early=span(early), wd_clock_pointwise_mid=span(mid),
+                wd_clock_pointwise_late=pct([v for v, _ in late], np.median),
+                wd_clock_pointwise_max=pct([v for v, _ in late], max),
+                wd_clock_pointwise_max_at=_fmt(max(late)[1], 2) if late else "n/a",
+                wd_clock_lr_factor=_fmt(max(lrs) / min(lrs), 2),
+                wd_clock_spread=f"{_fmt(100 * clock['spread'], 2)}%")
+
+
+def clock_pointwise(clock: dict) -> list[tuple[float, float]]:
+    """At each evaluation of the matched runs (which share eta * lambda, so their evaluations
+    fall at the same eta * lambda * t): ``(eta * lambda * t, max/min - 1 of their train losses)``.
+    Single evaluations jitter with the last mini-batches; ``clock["spread"]`` compares the
+    second-half means."""
+    hs = [(r, h) for r, h in zip(clock["runs"], clock["histories"]) if r["matched"] and len(h)]
+    if len(hs) < 2:
+        return []
+    n = min(len(h) for _, h in hs)
+    r0, h0 = hs[0]
+    out = []
+    for i in range(n):
+        vals = [float(h["train_loss"][i]) for _, h in hs]
+        if min(vals) > 0 and all(math.isfinite(v) for v in vals):
+            out.append((float(h0.steps[i] * r0["lr"] * r0["weight_decay"]), max(vals) / min(vals) - 1))
+    return out
 
 
 def _alpha(stats: dict) -> str:
@@ -54,71 +318,15 @@ def _alpha(stats: dict) -> str:
     return _n(stats["tail_alpha"], 2) + ("" if stats["tail_power_law"] else " (no power law)")
 
 
-def spectrum_claims(spectrum: dict) -> list[dict]:
-    """Section 4's rows, each judged on every seed of ``spectrum`` (``{seed: run_spectrum}``)."""
-    seeds = list(spectrum)
-    checks = {s: _spectrum_checks(sp) for s, sp in spectrum.items()}
-    if not all(c is not None for c in checks.values()):
-        return []
-    c0 = checks[seeds[0]]
-    name, w0, w1 = c0["name"], c0["w0"], c0["w1"]
-    rows = []
-    frob = {s: c["b"]["frobenius"] / c["a"]["frobenius"] for s, c in checks.items()}
-    text, v = plots.judged(frob, {s: c["grows"] and c["shrink"] for s, c in checks.items()},
-                           lambda x: _n(x, 2) + "×")
-    rows.append(plots.claim(
-        "without decay the norms still grow in the second half of training; decay leaves every "
-        "matrix smaller", _OWN,
-        f"{name}: Frobenius norm with decay over without, {text}", v,
-        control=f"the run without decay (λ {_n(w0, 2)}), its norms at half time",
-        window="every matrix: still growing without decay, smaller with it", seeds=seeds))
-    top = {s: (c["b"]["spectral"] / c["a"]["spectral"]) / (c["b"]["frobenius"] / c["a"]["frobenius"])
-           for s, c in checks.items()}
-    text, v = plots.judged(top, {s: top[s] > 1 and c["b"]["stable_rank"] < c["a"]["stable_rank"]
-                                 and c["b"]["effective_rank"] < c["a"]["effective_rank"]
-                                 for s, c in checks.items()}, lambda x: _n(x, 2) + "×")
-    rows.append(plots.claim(
-        "decay shrinks the top singular value less than the Frobenius norm: the stable and "
-        "effective ranks fall", _OWN,
-        f"{name}, λ {_n(w0, 2)} → {_n(w1, 2)}: the top singular value's ratio over the "
-        f"Frobenius norm's, {text}; stable rank {plots.spread({s: c['a']['stable_rank'] for s, c in checks.items()}, _fmt)}"
-        f" → {plots.spread({s: c['b']['stable_rank'] for s, c in checks.items()}, _fmt)}", v,
-        control=f"the run without decay (λ {_n(w0, 2)})",
-        window="ratio above 1; both ranks lower, every seed", seeds=seeds))
-    ratio = {s: c["b"]["tail_ratio"] for s, c in checks.items()}
-    text, v = plots.judged(ratio, {s: c["b"]["tail_power_law"] and c["b"]["tail_alpha"] < HEAVY
-                                   and not c["init"]["power_law"] for s, c in checks.items()},
-                           lambda x: _n(x, 2))
-    rows.append(plots.claim(
-        f"with decay the spectrum of the trained matrix has a power-law tail with α below {HEAVY:g} "
-        "(a heavy-tailed phase), which the random initialization does not have", _MM,
-        f"{name}: log-likelihood ratio, power law over exponential tail, {text}; tail α with "
-        f"decay {plots.spread({s: c['b']['tail_alpha'] for s, c in checks.items()}, _fmt)}; "
-        f"largest gap in that tail, its chance under the fitted law "
-        f"{plots.spread({s: c['b']['tail_gap_p'] for s, c in checks.items()}, _p)}, with "
-        f"{plots.spread({s: c['b']['tail_spikes'] for s, c in checks.items()}, lambda x: f'{x:.0f}')}"
-        " eigenvalues above it", v, asserted=False,
-        control="the same matrix at initialization: ratio "
-                f"{plots.spread({s: c['init']['loglik_ratio'] for s, c in checks.items()}, _fmt)}"
-                " (no power law); without decay: α "
-                + "; ".join(_alpha(c["a"]) for c in checks.values()),
-        window=f"the power law beats the exponential with p < {TAIL_P:g} and its tail has no gap "
-               f"with p < {TAIL_P:g} (a few spikes over a collapsed bulk have one), α < {HEAVY:g}, "
-               "with decay; not at initialization; every seed", seeds=seeds))
-    gain = {s: c["r1"]["test_acc"] - c["r0"]["test_acc"] for s, c in checks.items()}
-    tails = sum(bool(c["b"]["tail_power_law"]) for c in checks.values())
-    text, v = plots.judged(gain, {s: gain[s] > 0 and c["b"]["tail_power_law"]
-                                  for s, c in checks.items()}, lambda x: f"{x:+.3f}")
-    if tails == 0:  # no run here has the tail the link is about: these runs cannot test it
-        text += ("; with decay no seed's matrix has a power-law tail, so these runs cannot "
-                 "test the link either way")
-        v = "does not discriminate"
-    rows.append(plots.claim(
-        "power-law tails in the weight spectrum come with better generalization", _SPEC,
-        f"test accuracy with decay minus without: {text}", v, asserted=False,
-        control=f"the run without decay (λ {_n(w0, 2)})",
-        window="a gain on every seed, with a power-law tail", seeds=seeds))
-    return rows
+def _fails(fit: dict) -> str:
+    """Which of the four tail tests (:data:`TAIL_TESTS`) a fit fails, in words ("none": it
+    is a heavy power-law tail)."""
+    names = {"beats the exponential": "the exponential fits as well",
+             "no cutoff": "a cutoff fits significantly better",
+             "no gap": "its tail has a gap the law cannot explain",
+             "heavy": f"α is not below {HEAVY:g}"}
+    out = [names[c.statement] for c in TAIL_TESTS.values() if not c.test.passes(c.measure(fit))]
+    return "; ".join(out) or "none"
 
 
 def spectrum_numbers(spectrum: dict) -> dict:
@@ -129,16 +337,15 @@ def spectrum_numbers(spectrum: dict) -> dict:
     c = _spectrum_checks(spectrum)
     out = dict(wd_spec_test=f"{_fmt(r0['test_acc'], 3)} → {_fmt(r1['test_acc'], 3)}",
                wd_spec_train=f"{_fmt(r0['train_acc'], 3)} → {_fmt(r1['train_acc'], 3)}",
-               wd_spec_verdict=plots.MARKS[spectrum_claims({0: spectrum})[-1]["reproduced"]],
                wd_spec_phrase="better" if r1["test_acc"] > r0["test_acc"] else "worse",
-               wd_spec_tail_verdict=plots.MARKS[spectrum_claims({0: spectrum})[2]["reproduced"]]
-               if _spectrum_checks(spectrum) is not None else "n/a")
+               wd_spec_tail_fails="n/a", wd_spec_verdict="n/a", wd_spec_tail_verdict="n/a")
     if c is None:  # a run that diverged: nothing to read
-        return {**out, **{k: "n/a" for k in ("wd_spec_alpha0", "wd_spec_alpha1", "wd_spec_tail1",
-                                             "wd_spec_ratio_init", "wd_spec_ratio0",
-                                             "wd_spec_ratio1", "wd_spec_gap_p", "wd_spec_spikes",
-                                             "wd_spec_top", "wd_spec_median", "wd_spec_srank",
-                                             "wd_spec_frob0", "wd_spec_norms1")}}
+        return {**out, **{f"wd_spec_{k}": "n/a" for k in (
+            "alpha0 alpha1 tail1 ratio_init ratio0 ratio1 gap_p spikes cutoff_p exp_p top median "
+            "srank frob0 norms1").split()}}
+    rows = spectrum_claims({0: spectrum})
+    out.update(wd_spec_verdict=plots.MARKS[rows[-1]["reproduced"]],
+               wd_spec_tail_verdict=plots.MARKS[rows[2]["reproduced"]])
     x1 = np.sort(np.asarray(r1["final"][c["name"]], dtype=float) ** 2)[::-1]
     frob = {n: (float(np.sqrt((np.asarray(sv, dtype=float) ** 2).sum())),
                 float(np.sqrt((np.asarray(r1["final"][n], dtype=float) ** 2).sum())))
@@ -146,17 +353,48 @@ def spectrum_numbers(spectrum: dict) -> dict:
     h = r1["history"]
     half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
     grow = {n: h[f"norm {n}"][-1] > h[f"norm {n}"][half] for n in frob}
-    init0 = float(np.sqrt((np.asarray(r0["init"][c["name"]], dtype=float) ** 2).sum()))
     return {**out, "wd_spec_alpha0": _alpha(c["a"]), "wd_spec_alpha1": _alpha(c["b"]),
-            "wd_spec_tail1": str(tail_fit(r1["final"][c["name"]])["n_tail"]),
+            "wd_spec_tail1": str(c["fit"]["n_tail"]),
             "wd_spec_ratio_init": _fmt(c["init"]["loglik_ratio"]),
             "wd_spec_ratio0": _fmt(c["a"]["tail_ratio"]), "wd_spec_ratio1": _fmt(c["b"]["tail_ratio"]),
-            "wd_spec_gap_p": _p(c["b"]["tail_gap_p"]), "wd_spec_spikes": str(c["b"]["tail_spikes"]),
+            "wd_spec_gap_p": _p(c["b"]["tail_gap_p"]), "wd_spec_cutoff_p": _p(c["fit"]["cutoff_p"]),
+            "wd_spec_exp_p": _p(c["fit"]["p"]),
+            "wd_spec_tail_fails": _fails(c["fit"]), "wd_spec_spikes": str(c["b"]["tail_spikes"]),
             "wd_spec_top": ", ".join(_fmt(v, 2) for v in x1[:5]),
             "wd_spec_median": _fmt(float(np.median(x1)), 2),
             "wd_spec_srank": f"{_fmt(c['a']['stable_rank'], 3)} → {_fmt(c['b']['stable_rank'], 3)}",
-            "wd_spec_frob0": f"{_fmt(init0, 3)} → {_fmt(c['a']['frobenius'], 3)}",
+            "wd_spec_frob0": f"{_fmt(c['i']['frobenius'], 3)} → {_fmt(c['a']['frobenius'], 3)}",
             "wd_spec_norms1": "; ".join(
                 f"{n} {_fmt(a, 3)} → {_fmt(b, 3)}"
                 + (", still growing in the second half" if grow[n] else "")
                 for n, (a, b) in frob.items())}
+
+
+def claims_numbers(rows) -> dict:
+    """The numbers the prose quotes from the claims table's own rows (glue texts): the clock
+    row's settled spread of the matched runs and its control, the run at another product, off
+    their level, each over the row's seeds as the row prints them."""
+    row = next((r for r in rows if str(r["claim"]).startswith("settled loss levels agree")), None)
+    if row is None:
+        return dict(wd_clock_row_spread="n/a", wd_clock_row_off="n/a")
+    ev = row["evidence"][0]
+    pct = lambda xs: _range([100 * x for x in xs.values() if x is not None], 2) + "%"
+    return dict(wd_clock_row_spread=pct(ev["treatment"]), wd_clock_row_off=pct(ev["control"]))
+
+
+_NUMBERS = {"decoupling": decoupling_numbers, "live_slope": live_slope_numbers,
+            "equilibrium": equilibrium_numbers, "clock": clock_numbers,
+            "invariant": invariant_numbers, "window": window_numbers,
+            "spectrum": spectrum_numbers, "claims": claims_numbers}
+
+
+def numbers(section: str, *results) -> dict:
+    """The numbers the prose of ``section`` quotes, as glue texts, from the page's results:
+    ``numbers("decoupling", grid)`` and ``numbers("invariant", grid)`` (the precomputed
+    grids of sections 1 and 3), ``numbers("live_slope", live, grid)`` (the live grid beside
+    them), ``numbers("equilibrium", equilibria)``, ``numbers("clock", clock)``,
+    ``numbers("window", window)``, ``numbers("spectrum", spectrum)``, and
+    ``numbers("claims", rows)`` (the claims table's own numbers)."""
+    if section not in _NUMBERS:
+        raise ValueError(f"no numbers for section {section!r}; choose one of {list(_NUMBERS)}")
+    return _NUMBERS[section](*results)

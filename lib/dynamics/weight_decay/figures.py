@@ -6,15 +6,16 @@ page's numbers and claims in :mod:`.claims`.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from .. import plots
 from .experiments import DECOUPLING, LABELS, grid_array, grid_summary
-from .science import clock_time
+from .science import best_decay_per_lr, clock_time
 
-__all__ = ["slope_text", "grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
+__all__ = ["mp_edge_ratio", "mp_null", "slope_text", "tied_decays_per_lr", "line_sides", "flat_columns", "grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
            "equilibrium_rows", "clock_figure", "clock_rows", "spectrum_figure", "spectrum_rows"]
 
 _WHITE = "rgba(255,255,255,0.95)"
@@ -113,6 +114,47 @@ def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | N
     return fig
 
 
+def tied_decays_per_lr(acc_seeds, decays, min_gain: float = 0.01, seed: int | None = None) -> list:
+    """For each learning rate (a column of ``acc_seeds[seed, decay, lr]``), ``(lowest, highest)``
+    of the decays whose accuracy is within the seeds' noise of the best's, on the seed-averaged
+    grid or, with ``seed``, on that seed's. The noise is the larger of the two cells' max - min
+    over ALL the grid's seeds, whichever grid the best is read on (a grid of one seed: exact
+    ties only). None where :func:`~.science.best_decay_per_lr` finds no best decay."""
+    acc = np.asarray(acc_seeds, dtype=float)
+    if acc.ndim != 3 or acc.shape[1] != len(decays) or acc.shape[0] < (2 if seed is None else 1):
+        raise ValueError(f"acc_seeds must be [seed, decay, lr] with two or more seeds and one "
+                         f"row per decay, got shape {acc.shape} for {len(decays)} decays")
+    if seed is not None and not 0 <= seed < acc.shape[0]:
+        raise ValueError(f"seed {seed} is not one of the grid's {acc.shape[0]} seeds")
+    mean = np.nanmean(acc, 0) if seed is None else acc[seed]
+    spread = np.nanmax(acc, 0) - np.nanmin(acc, 0)
+    out = []
+    for j, best in enumerate(best_decay_per_lr(mean, decays, min_gain)):
+        i = int(np.nanargmax(mean[:, j])) if best is not None else None
+        tied = [] if i is None else [decays[k] for k in range(len(decays)) if mean[i, j] - mean[k, j]
+                                     <= max(spread[i, j], spread[k, j])]
+        out.append((min(tied), max(tied)) if tied else None)
+    return out
+
+
+def line_sides(payload: dict, j: int) -> tuple[list, list]:
+    """Column ``j`` of the AdamW grid: the rows (decay indices) below the line
+    eta * lambda * t = 1 at the grid's last evaluation, and as many rows just above it (all of
+    them where fewer lie above)."""
+    g = payload["grids"]["adamw"]
+    below = np.asarray(g["decays"]) * payload["lrs"][j] * payload["eval_steps"][-1] < 1
+    rows = np.flatnonzero(below).tolist()
+    above = np.flatnonzero(~below).tolist()
+    return rows, above[:len(rows)]
+
+
+def flat_columns(payload: dict) -> list:
+    """The learning rates (column indices) the below-the-line row reads: two or more decays on
+    each side of the line, so that both the treatment and its control have a range."""
+    return [j for j in range(len(payload["lrs"]))
+            if all(len(side) > 1 for side in line_sides(payload, j))]
+
+
 def slope_text(x: float) -> str:
     """A fitted slope as the page prints it (two decimals, a true minus sign)."""
     return f"{x:.2f}".replace("-", "−")
@@ -135,16 +177,19 @@ def grid_slider(payload: dict, kinds=DECOUPLING):
 
 def ridge_rows(payload: dict, kinds=DECOUPLING) -> list[dict]:
     """The best decay at each learning rate of each grid, one row per learning rate (and,
-    for AdamW, the best product eta * lambda: Loshchilov & Hutter's decay)."""
+    for AdamW, the best product eta * lambda: Loshchilov & Hutter's decay). A best decay at
+    the grid's largest is a lower bound (the best may lie beyond the grid): printed "≥"."""
     sums = {k: grid_summary(payload, k) for k in kinds}
     rows = []
     for j, lr in enumerate(payload["lrs"]):
         row = {"η": lr}
         for k in kinds:
             d = sums[k]["ridge"][j]
-            row[f"{_SHORT[k]}: best λ"] = d
+            edge = d is not None and math.isclose(d, max(payload["grids"][k]["decays"]))
+            row[f"{_SHORT[k]}: best λ"] = f"≥ {plots.number(d, 2)}" if edge else d
             if k.startswith("adamw"):
-                row[f"{_SHORT[k]}: best ηλ"] = None if d is None else lr * d
+                row[f"{_SHORT[k]}: best ηλ"] = (None if d is None else
+                                               f"≥ {plots.number(lr * d, 2)}" if edge else lr * d)
         rows.append(row)
     return rows
 
@@ -292,6 +337,33 @@ def spectrum_figure(result: dict, layer: str = "hidden.1", title: str | None = N
     fig.update_yaxes(type="log", title_text="σᵢ", row=1, col=2)
     fig.update_layout(hovermode="closest")
     return fig
+
+
+def mp_edge_ratio(sv, shape) -> float:
+    """Section 4's gap over the whole spectrum: the largest eigenvalue of W^T W over the
+    Marchenko-Pastur bulk edge of a ``shape`` matrix with singular values ``sv``, the edge
+    sigma^2 N (1 + sqrt(y))^2 (N the larger side, y the aspect ratio) fitted to the median
+    eigenvalue, which a few spikes barely move: about 1 on a random Gaussian matrix,
+    ((1 + t^2) / t)^2 / 4 on a square one with a rank-one spike of strength t above the BBP
+    threshold t = 1."""
+    x = np.sort(np.asarray(sv, dtype=float) ** 2)
+    if len(shape) != 2 or len(x) != min(shape) or len(x) < 2:
+        raise ValueError(f"mp_edge_ratio needs min(shape) singular values, got {len(x)} for {shape}")
+    y = min(shape) / max(shape)
+    lo, hi = (1 - math.sqrt(y)) ** 2, (1 + math.sqrt(y)) ** 2
+    t = (lo + (hi - lo) * np.linspace(0, 1, 20001) ** 2)[1:-1]  # dense at both edges
+    dens = np.sqrt((hi - t) * (t - lo)) / (2 * math.pi * y * t) * np.gradient(t)
+    median = t[np.searchsorted(np.cumsum(dens) / dens.sum(), 0.5)]
+    return float(x[-1] / (np.median(x) / median * hi))
+
+
+@functools.cache
+def mp_null(shape, draws: int = 20) -> float:
+    """The largest :func:`mp_edge_ratio` over ``draws`` random Gaussian matrices of ``shape``
+    (a fixed seed): how far a matrix without spikes reaches past its edge."""
+    rng = np.random.default_rng(0)
+    return max(mp_edge_ratio(np.linalg.svd(rng.standard_normal(shape), compute_uv=False), shape)
+               for _ in range(draws))
 
 
 def spectrum_rows(result: dict) -> list[dict]:

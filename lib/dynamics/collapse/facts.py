@@ -1,0 +1,132 @@
+"""Neural collapse, the facts: every number the chapter's prose glues about its runs, one
+function per run (``*_numbers``), each threshold included as the page prints it. The claims
+rows that judge the same runs, and the precomputed files' numbers, are :mod:`.claims`'."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import plots
+from ..train import History
+from .claims import IMB_NET_TOL, IMB_SLOPE_H, IMB_SLOPE_W, ORTH_COS
+from .figures import TIE_REL, angle_range, imbalance_trends, range_text
+from .losses import least_squares_split, loss_numbers
+from .science import at_zero_error, bias_free_nc3, cosine_gram, in_span_fraction, measure
+from .theory import minority_collapse_threshold
+
+__all__ = ["run_numbers", "simplex_numbers", "conditions_numbers", "imbalance_numbers"]
+
+
+# Every number the chapter's sentences quote about its runs comes from one of these functions
+# (glued into the prose with dynamics.book.glue), never typed by hand.
+
+
+def run_numbers(history: History, ce: History, model, data) -> dict:
+    """Section 1's numbers, every one its prose and its exercises glue: the run (``history``,
+    trained with ``held_out``; ``model`` its network, ``data`` its data), its network on the
+    held-out set, and the comparison with the cross-entropy run ``ce``
+    (:func:`.losses.loss_numbers`, and Han et al.'s least-squares split)."""
+    h = history
+    etf = h.last("etf_distance")
+    test = measure(model, data.x_test, data.y_test, data.n_classes)
+    split = least_squares_split(model, data)  # the ridge matched to the head's norm
+    plain = least_squares_split(model, data, weight_decay=0)  # no ridge at all
+    return dict(nc1_fall=at_zero_error(h, "nc1") / h.last("nc1"), etf_end=etf,
+                equinorm_end=h.last("equinorm"),
+                nc3c_fall=at_zero_error(h, "nc3_centred") / h.last("nc3_centred"),
+                nc3c_end=h.last("nc3_centred"), nc3_end=h.last("nc3"),
+                nc3_target=bias_free_nc3(data.n_classes),
+                nc3_over=h.last("nc3") / bias_free_nc3(data.n_classes),
+                etf_zero=at_zero_error(h, "etf_distance"),
+                nc4_end=f"{100 * h.last('nc4'):.2g}%",
+                held_nc4=f"{100 * test['nc4']:.2g}%",
+                held_err=f"{100 * (1 - h.last('test_acc')):.2g}%",
+                **loss_numbers(h, ce), ls_share=f"{100 * split['deviation_share']:.2g}%",
+                ls_share_plain=f"{100 * plain['deviation_share']:.2g}%",
+                ls_head_norm=split["head_norm"], ls_plain_norm=plain["classifier_norm"],
+                ex6_nc1_test=test["nc1"], ex6_nc1_train=h.last("nc1"),
+                ex6_nc4_test=f"{100 * test['nc4']:.2g}%",
+                ex6_nc4_train=f"{100 * h.last('nc4'):.2g}%",
+                ex6_etf_test=test["etf_distance"], ex6_etf_train=etf,
+                ex6_acc=f"{100 * h.last('test_acc'):.0f}%")
+
+
+def simplex_numbers(recorder, history: History | None = None) -> dict:
+    """Section 2's numbers: the smallest and largest cosine between two centred class means at
+    the end of a run with snapshots (the simplex's is −1/(C−1)), and the two as the prose
+    says them (``cos_range``: "between −0.41 and −0.25", or "all −0.33")."""
+    # the snapshot's means are centred already
+    cos = cosine_gram(recorder.snapshots[-1]["means"], centre=False).numpy()
+    off = cos[~np.eye(len(cos), dtype=bool)]
+    out = dict(cos_lo=off.min(), cos_hi=off.max(),
+               cos_range=range_text(off.min(), off.max(),
+                                    lambda v: f"{v:.2f}".replace("-", "−")))
+    # what the 3-D picture cannot show: the part of each centred classifier row outside the
+    # span of the class means (the smallest in-span fraction over rows, first and last snapshot)
+    for key, snap in (("first", recorder.snapshots[0]), ("last", recorder.snapshots[-1])):
+        w = snap["weight"] - snap["weight"].mean(0)
+        out[f"span_{key}"] = f"{100 * float(in_span_fraction(w, snap['means']).min()):.0f}%"
+    if history is not None:  # NC3 (W centred) in the full space, at the first evaluation and the end
+        out.update(nc3c_first4=history["nc3_centred"][0], nc3c_last4=history.last("nc3_centred"))
+    return out
+
+
+def conditions_numbers(conditions: dict) -> dict:
+    """Section 3's four runs in the numbers its "What to notice" quotes."""
+    aw, an = conditions["AdamW, weight decay"], conditions["AdamW, none"]
+    gw, gn = conditions["GD, weight decay"], conditions["GD, none"]
+    return dict(gd_kept=gn.last("imbalance") / gn["imbalance"][0],
+                gd_decay_kept=gw.last("imbalance") / gw["imbalance"][0],
+                gd_loss_ratio=gw.last("train_loss") / gn.last("train_loss"),
+                gd_nc1_ratio=gw.last("nc1") / gn.last("nc1"),
+                adam_nc1_ratio=an.last("nc1") / aw.last("nc1"),
+                adam_kept=an.last("imbalance") / an["imbalance"][0],
+                orth_start=aw["orthogonality"][0],
+                orth_adam=aw.last("orthogonality"), orth_gd=gw.last("orthogonality"),
+                orth_none_adam=an.last("orthogonality"), orth_none_gd=gn.last("orthogonality"),
+                orth_bar=f"{ORTH_COS:g}",
+                # the row's test (the larger of the two below ORTH_COS), as the prose says it
+                orth_reached=("reach" if max(aw.last("orthogonality"), gw.last("orthogonality"))
+                              < ORTH_COS else "do not reach"),
+                # the runs without decay against those with, optimizer by optimizer
+                orth_none_side=_side(an.last("orthogonality") - aw.last("orthogonality"),
+                                     gn.last("orthogonality") - gw.last("orthogonality")),
+                cond_max=max(r.last("conditioning") for r in conditions.values()),
+                cond_peak=max(float(np.nanmax(np.asarray(r["conditioning"], float)))
+                              for r in conditions.values()),
+                gd_lr=plots.number(gw.info["config"]["lr"], 2),
+                gd_decay=f"{float(gw.info['config']['weight_decay']):g}",
+                adam_decay=f"{float(aw.info['config']['weight_decay']):g}",
+                adam_loss_end=aw.last("train_loss"))
+
+
+def _side(*differences: float) -> str:
+    """How runs without decay end against those with, from each optimizer's difference of mean
+    |cos| (without − with): "nearer orthogonal" when every one is below 0, "farther from
+    orthogonal" when every one is above, "one nearer orthogonal and one farther" otherwise."""
+    if all(d < 0 for d in differences):
+        return "nearer orthogonal"
+    if all(d > 0 for d in differences):
+        return "farther from orthogonal"
+    return "one nearer orthogonal and one farther"
+
+
+def imbalance_numbers(result: dict) -> dict:
+    """Section 4's numbers: the run's, as its "What to notice" quotes them, and exercise 4's."""
+    t = imbalance_trends(result)
+    return dict(ufm_err=f"{100 * t['ufm_error']:.2g}%",
+                ufm_angles=angle_range(*t["ufm_angles"], digits=1),
+                net_angles=angle_range(*t["net_angles"], digits=0),
+                slope_w=f"{t['slope_w']:+.3f}".replace("-", "−"),
+                slope_h=f"{t['slope_h']:+.3f}".replace("-", "−"),
+                net_tol=f"{IMB_NET_TOL:g}°", slope_bar_w=f"{IMB_SLOPE_W:g}", slope_bar_h=f"{IMB_SLOPE_H:g}".replace("-", "−"),
+                against=f"{t['against_w'] + t['against_h']} of {2 * (len(result['counts']) - 1)}",
+                tie_tol=f"{TIE_REL:.0%}", **_minority_numbers())
+
+
+def _minority_numbers() -> dict:
+    """Exercise 4 (section 4): the weight decay at which a class of 10 among 1,000 examples
+    collapses to zero, for one and for three linear layers."""
+    l1 = minority_collapse_threshold([990, 10], 1)
+    l3 = minority_collapse_threshold([990, 10], 3)
+    return dict(ex4_l1=plots.number(l1, 2), ex4_l3=plots.number(l3, 2),
+                ex4_ratio=plots.number(l1 / l3, 2))

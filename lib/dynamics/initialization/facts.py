@@ -1,0 +1,222 @@
+"""Initialization, the page's numbers: what each section's prose glues (``*_numbers``,
+formatted as the page prints them), computed from the data its figure shows: the signal's
+weight gradients, the depth scales beside the mean-field theory, the trainability grid's
+cells against the 6 xi_c line, the fluctuations against 2 + 2(l − 1)/3, the deep linear networks'
+learning times (Section 5's in :mod:`.width`, the isometry section's in :mod:`.isometry`).
+:mod:`.claims` holds the rows and their thresholds; the trainability grid's verdict and the
+constants the prose shares with the rows (:data:`~.claims.DEEP`,
+:data:`~.claims.CHAOTIC_RATIO`) are read from it."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import plots
+from .claims import (CHAOTIC_RATIO, DEEP, _acc, _band_row, _depth_rule_agreement, _list, falls_to,
+                     trainability_claims)
+from .experiments import (best_sigma_w2, learning_times, trainability_agreement,
+                          trainability_disagreements)
+from .science import DepthTimeConfig, orthogonal_product_svals
+
+__all__ = ["signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
+           "depth_time_numbers", "isometry_mean_numbers"]
+
+_num = plots.number
+
+
+def _pct(x) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def _cells(cells) -> str:
+    """(sigma_w^2, depth) cells grouped by sigma_w^2: "σ_w² = 1.2 at depths 40, 50 and 60"."""
+    by: dict = {}
+    for s, d in sorted(cells):
+        by.setdefault(s, []).append(d)
+    return "; ".join(f"σ_w² = {s:g} at depth{'s' if len(d) > 1 else ''} {_list(d)}"
+                     for s, d in by.items()) or "nowhere"
+
+
+def _at_least(row) -> str:
+    """The worst cell of a row of accuracies as the prose reads it: "100% training accuracy in
+    every cell" when every cell is 100%, else "at least 97% training accuracy everywhere"
+    (one decimal where whole percent would round up to 100%)."""
+    low = float(np.nanmin(row))
+    if low >= 1.0:
+        return "100% training accuracy in every cell"
+    pct = _pct(low) if _pct(low) != "100%" else f"{100 * low:.1f}%"
+    return f"at least {pct} training accuracy everywhere"
+
+
+def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
+    """The numbers the trainability grid's prose quotes (glue texts): its size, how the
+    shallowest rows train, how many cells train per depth (the narrowing, an observation of
+    the grid's seeds), the best weight scales from depth :data:`~.claims.DEEP` on, what trains at
+    the deepest depth, the cells where the 6 xi_c line and training disagree, and the seeds
+    and depths of ``more`` (the edge-of-chaos claim's other seeds)."""
+    acc = _acc(heat["acc"])
+    depths, sig = heat["depths"], heat["sigma_w2"]
+    deep = [b for d, b in zip(depths, best_sigma_w2(heat)) if d >= DEEP and b is not None]
+    agree, cells = trainability_agreement(heat, level)
+    dis = trainability_disagreements(heat, level)
+    return dict(init_cells=cells, init_deepest=depths[-1], init_width=heat["width"],
+                init_steps=heat["steps"], init_d0=depths[0], init_d0_min=_at_least(acc[0]),
+                init_d1=depths[1], init_d1_min=_at_least(acc[1]),
+                init_best_range=(f"{min(deep):g} and {max(deep):g}" if deep else "nowhere"),
+                init_deepest_trained=_list([float(s) for s, a in zip(sig, acc[-1]) if a >= level]),
+                init_level=_pct(level), init_agree=_pct(agree),
+                init_agree_null=_pct(_depth_rule_agreement(heat, level)),
+                init_beyond=_cells(dis["beyond"]), init_before=_cells(dis["before"]),
+                init_grid_verdict=plots.MARKS[_band_row(heat, level)["reproduced"]],
+                init_edge_verdict=trainability_claims(heat, more, level)[0]["reproduced"],
+                init_trained_counts=_list([int((row >= level).sum()) for row in acc]),
+                init_depths=_list(depths), init_n_sigma=len(sig),
+                init_seed=_list(heat.get("seeds", [0])), init_more_seeds=_list(more["seeds"]),
+                init_more_depths=_list(more["depths"]))
+
+
+_NAMES = dict(relu="ReLU", tanh="tanh", he="He", xavier="Xavier", lsuv="LSUV",
+              orthogonal="orthogonal", small="small Gaussian", zero="zero")
+APART = 2.0  # the first layer's weight gradient "sits apart": a factor this far from layer 2's
+
+
+def signal_numbers(signal: dict) -> dict:
+    """The weight gradients Section 1's prose quotes (glue texts): the curves whose first layer
+    sits a factor APART or more from layer 2 and those where it does not, and ReLU He's curve
+    over depth (where it peaks, and what it does after, beside the forward signal)."""
+    apart, close = [], []
+    for act, inits in signal.items():
+        for init, st in inits.items():
+            g = st["grad_norm"]
+            if len(g) < 2 or g[0] <= 0 or g[1] <= 0:
+                continue  # no signal: nothing to compare
+            name = (f"{_NAMES.get(act, act)} {_NAMES.get(init, init)} ({_num(g[0], 2)} against "
+                    f"{_num(g[1], 2)})")
+            (apart if max(g[0] / g[1], g[1] / g[0]) >= APART else close).append(name)
+    out = dict(init_sig_apart=_list(apart), init_sig_close=_list(close))
+    he = signal.get("relu", {}).get("he")
+    if he is not None:
+        g, a = np.asarray(he["grad_norm"], float), np.asarray(he["act_std"], float)
+        k = int(np.argmax(g[1:])) + 1  # from layer 2 on
+        text = f"it rises from {_num(g[1], 2)} at layer 2 to "
+        if k == len(g) - 1:
+            text += f"{_num(g[k], 2)} at the last layer, layer {len(g)}"
+        else:
+            text += (f"a peak of {_num(g[k], 2)} at layer {k + 1}, then falls by "
+                     f"{100 * (1 - g[-1] / g[k]):.0f}% to {_num(g[-1], 2)} at the last layer, "
+                     f"layer {len(g)}, while the forward signal goes from an activation std of "
+                     f"{_num(a[k - 1], 2)} entering layer {k + 1} to {_num(a[-2], 2)} entering "
+                     "the last")
+        out["init_sig_he"] = text
+    return out
+
+
+def depth_time_numbers(res: dict) -> dict:
+    """The numbers the learning-time figure's prose quotes (glue texts): the orthogonal
+    curve's median time at each depth, where it is lowest and highest, and the Gaussian
+    curve's climb."""
+    orth, gauss = learning_times(res["orthogonal"]), learning_times(res["gaussian"])
+    d, lr = res["depths"], res["orthogonal_lr"]
+    lo, hi = int(np.argmin(orth)), int(np.argmax(orth))
+    k = d.index(16) if 16 in d else len(d) - 1
+    dim = DepthTimeConfig().n_patterns  # the patterns' dimension (the data file keeps the width)
+    sv = {depth: orthogonal_product_svals(dim, res["width"], depth) for depth in (d[0], d[-1])}
+    spread = {depth: f"{np.median(v[:, 0]):.2f} to {np.median(v[:, -1]):.2f}"
+              for depth, v in sv.items()}
+    return dict(init_dt_dim=dim, init_dt_draws=len(next(iter(sv.values()))), init_dt_width=res["width"],
+                init_dt_sv0=spread[d[0]], init_dt_sv1=spread[d[-1]],
+                init_dt_orth=f"{plots.number(orth.max() / orth.min(), 2)}",
+                init_dt_times=_list([f"{v:.0f}" for v in orth]),
+                init_dt_lo=f"{orth[lo]:.0f} steps at depth {d[lo]}",
+                init_dt_hi=f"{orth[hi]:.0f} at depth {d[hi]}",
+                init_dt_gauss=f"{gauss[k] / gauss[0]:.0f}", init_dt_gd=d[k],
+                init_dt_never=_list([v for v, t in zip(d, gauss) if not np.isfinite(t)]),
+                init_dt_d0=d[0], init_dt_d1=d[-1],
+                init_dt_lr0=plots.number(lr[0], 2), init_dt_lr_deep=_list(
+                    [float(plots.number(v, 2)) for v in lr[-2:]]),
+                init_dt_deep=_list(d[-2:]), init_dt_lr_falls=_lr_falls(d, lr))
+
+
+def _lr_falls(d, lr) -> str:
+    """Where the orthogonal best learning rate falls with depth, as the prose reads it."""
+    k = falls_to(lr)
+    out = (f"falls from {plots.number(lr[0], 2)} at depth {d[0]} to {plots.number(lr[k], 2)} "
+           f"at depth {d[k]}" if k > 0 else f"does not fall from depth {d[0]}")
+    if k + 1 < len(d):
+        out += (" and is " + _list([plots.number(v, 2) for v in lr[k + 1:]]) + " at depth"
+                + ("s " if len(d) - k > 2 else " ") + _list(d[k + 1:]))
+    return out
+
+
+def chaos_numbers(chaos: dict) -> dict:
+    """The depth scales the chaos figure's prose quotes (glue texts): the ordered and chaotic
+    ones, the measured peak beside the theory, and how far the measurement sits from the theory
+    in the chaotic phase (sigma_w^2 beyond CHAOTIC_RATIO x the critical value)."""
+    xm = chaos["xi_measured"]
+    s = np.asarray(xm["sigma_w2"], float)
+    xi = np.array([np.nan if v is None else v for v in xm["xi"]], float)
+    hot = xi[s > 3]
+    theory = np.array([np.nan if v is None else v for v in xm["xi_theory"]], float)
+    dev = 100 * (xi / theory - 1)
+    crit = chaos["critical_theory"]
+    fin = np.isfinite(dev)
+    k = int(np.nanargmax(np.where(fin, xi, np.nan)))  # the measured peak
+    near = int(np.argmin(np.abs(s - crit)))  # the grid point nearest the critical sigma_w^2
+    chaotic = dev[fin & (s > CHAOTIC_RATIO * crit)]
+    return dict(init_crit=_num(crit, 3), init_xi_ordered=_num(xi[0], 2),
+                init_xi_hot_ratio=f"{CHAOTIC_RATIO:g}",
+                init_xi_chaotic=f"{_num(np.nanmin(hot), 2)} to {_num(np.nanmax(hot), 2)}",
+                init_xi_peak_dev=(f"{_num(xi[k], 3)} layers measured against {_num(theory[k], 3)} "
+                                  f"in theory at σ_w² = {_num(s[k], 3)}"),
+                init_xi_hot_dev=_band_of(chaotic),
+                init_xi_peak_at=(f"σ_w² = {_num(s[k], 3)}, " + ("" if k == near else "not ")
+                                 + f"the measured σ_w² nearest the critical {_num(crit, 3)} "
+                                 f"(grid step {_num(float(np.median(np.diff(s))), 2)})"))
+
+
+def _band_of(dev) -> str:
+    """Signed percent deviations as the prose reads them: '12% to 20% above' the theory."""
+    if not len(dev):
+        return "nowhere compared with"
+    lo, hi = float(np.min(dev)), float(np.max(dev))
+    if lo > 0:
+        return f"{lo:.0f}% to {hi:.0f}% above"
+    if hi < 0:
+        return f"{-hi:.0f}% to {-lo:.0f}% below"
+    return f"between {lo:+.0f}% and {hi:+.0f}% of".replace("-", "−")
+
+
+def leading_line(layers) -> np.ndarray:
+    """The Gaussian ensemble's leading order, n Var[G_l] / E[G_l]^2 = 2 + 2(l - 1)/3: exactly 2
+    at layer 1 (one Gaussian layer, the four-point correlator V^1 = 0), then 2/3 per layer."""
+    return 2 + 2 * (np.asarray(layers, float) - 1) / 3
+
+
+def fluctuation_numbers(fluct: dict) -> dict:
+    """The orthogonal ensemble's largest value, and where the Gaussian ensemble's deep half
+    sits against the leading-order line 2 + 2(l − 1)/3 (with its fitted slope), which the prose
+    quotes (glue texts)."""
+    layers, g = np.asarray(fluct["layers"], float), np.asarray(fluct["gaussian"], float)
+    line = leading_line(layers)
+    half = layers > layers[-1] / 2  # the deep half of the network
+    n, up = int(half.sum()), int(np.sum(g[half] > line[half]))
+    side = ("above it" if up == n else "below it" if up == 0 else
+            f"above it in {up} of its {n} layers, below in the rest" if up >= n - up else
+            f"below it in {n - up} of its {n} layers, above in the rest")
+    return dict(init_orth_max=_num(max(fluct["orthogonal"]), 2),
+                init_fl_deep=(f"{side} ({_num(g[-1], 3)} against {_num(line[-1], 3)} at layer "
+                              f"{int(layers[-1])})"),
+                init_fl_slope=_num(fluct["gaussian_slope"], 2),
+                init_fl_first=f"{_num(g[0], 3)} at layer {int(layers[0])}")
+
+
+def isometry_mean_numbers(res: dict) -> dict:
+    """What the isometry figure's prose says beyond :func:`~.isometry.isometry_numbers`: how far
+    from one the mean lambda strays (the largest factor, over the cases and depths), and Gaussian
+    ReLU at the deepest depth (its spread against the dashed theory, its mean) beside L/n."""
+    c, L, n = res["cases"], res["depths"][-1], res["width"]
+    band = max(float(np.exp(abs(np.log(m)))) for case in c.values() for m in case["mean"])
+    g = c["relu gaussian"]
+    return dict(iso_mean_band=f"a factor {band:.2g}", iso_gauss_relu=_num(g["rel_var"][-1], 3),
+                iso_gauss_relu_theory=_num(g["theory"][-1], 3),
+                iso_gauss_relu_frac=f"{g['rel_var'][-1] / g['theory'][-1]:.2f}×",
+                iso_gauss_relu_mean=_num(g["mean"][-1], 3), iso_ln=_num(L / n, 2))

@@ -112,3 +112,48 @@ def test_sections_2_to_4_numbers_are_texts(cooldown, sf):
     assert C.tuned_lr(sf, "cosine") in sf["lrs"]
     with pytest.raises(ValueError, match="method"):
         C.tuned_lr(sf, "adamw")
+
+
+@pytest.fixture(scope="module")
+def clock():
+    from dynamics.schedules.experiments import run_clock
+    return {s: run_clock(profile="smoke", seed=s) for s in SEEDS}
+
+
+@pytest.mark.claim
+def test_section_5_clock_row_holds_on_every_seed(clock):
+    rows = C.page_claims(clock=clock)
+    assert len(rows) == 1 and not evidence.audit(rows)
+    assert rows[0]["reproduced"] == "yes", rows[0]["measured here"]
+    plots.claims_table(rows)
+    nums = C.clock_numbers(clock[SEEDS[0]])
+    assert all(isinstance(v, (str, int)) for v in nums.values())
+    assert float(nums["ck_cool_ticks"]) < float(nums["ck_const_ticks"])
+
+
+def test_clock_row_says_no_when_the_cooldown_forgets_by_the_step_count(clock):
+    fake = copy.deepcopy(clock)
+    for r in fake.values():   # the WSD run measured as if it forgot like the constant one
+        r["memory"]["WSD"] = list(r["expected"]["constant"])
+    assert C.page_claims(clock=fake)[0]["reproduced"] == "no"
+
+
+def test_the_conjecture_stays_at_equilibrium_under_a_constant_rate():
+    from dynamics.schedules.figures import wsd_norm_conjecture
+
+    c = wsd_norm_conjecture(0.02, 0.25, 200, 0.2)
+    eff = np.asarray(c["constant"]["effective_lr"])
+    np.testing.assert_allclose(eff, np.sqrt(0.02 * 0.25 * (2 - 0.02 * 0.25)), rtol=1e-9)
+    # under the cooldown the norm lags: the effective rate ends below the equilibrium's
+    assert c["WSD"]["effective_lr"][-2] < 0.5 * c["WSD"]["equilibrium_lr"][-2]
+    with pytest.raises(ValueError, match="weight decay"):
+        wsd_norm_conjecture(0.02, 0.0, 10, 0.2)
+
+
+def test_collapse_is_one_on_identical_runs_and_sees_a_step_clock(clock):
+    r = copy.deepcopy(clock[SEEDS[0]])
+    r["memory"]["WSD"], r["clock"]["WSD"] = r["memory"]["constant"], r["clock"]["constant"]
+    assert C.collapse(r) == pytest.approx(1.0)
+    r = copy.deepcopy(clock[SEEDS[0]])
+    r["clock"]["WSD"] = r["clock"]["constant"]     # read against the steps instead
+    assert C.collapse(r) > 1.5

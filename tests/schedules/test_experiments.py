@@ -156,3 +156,66 @@ def test_bad_input_names_the_setting(data):
                              betas=(1.0, 0.9))
     with pytest.raises(ValueError, match="cooldown"):
         S.CooldownConfig(cooldown=0.0)
+
+
+@known_answer(E.simulate_twins, S.decay_product,
+              how="zero gradients (every eigenvalue 0, so x = 0): the twins' difference is "
+                  "exactly the decay product times the start, for a constant rate and a WSD")
+def test_twins_without_data_remember_the_decay_product():
+    d, T = 6, 40
+    kinds = np.stack([S.schedule("constant", T, 0.3),
+                      S.schedule("wsd", T, 0.3, horizon=T, cooldown=0.5)])
+    delta = np.linspace(-1, 2, d)
+    mem = E.simulate_twins(np.zeros(d), np.ones(d), 0.5, kinds, 0.4, delta, 3, seed=0,
+                           eval_steps=range(T + 1), dtype=torch.float64, device="cpu")
+    for i, row in enumerate(kinds):
+        np.testing.assert_allclose(mem[i], np.tile(S.decay_product(row, 0.4), (3, 1)),
+                                   rtol=1e-12)
+
+
+@known_answer(E.simulate_twins, S.expected_memory,
+              how="the exact expected memory against the mean of 2000 simulated twin pairs "
+                  "in float64 (several modes, decay, a WSD): equal within five standard errors")
+def test_twins_match_the_expected_memory():
+    lam, ws = S.spectrum(8, 2.0, 3.0)
+    T = 60
+    etas = S.schedule("wsd", T, 0.4, horizon=T, cooldown=0.5)
+    delta = np.random.default_rng(1).standard_normal(8)
+    mem = E.simulate_twins(lam, ws, 0.5, etas, 0.05, delta, 2000, seed=2,
+                           eval_steps=[20, 40, 60], dtype=torch.float64, device="cpu")[0]
+    want = S.expected_memory(lam, delta, etas, 0.05)[[20, 40, 60]]
+    se = mem.std(0, ddof=1) / np.sqrt(mem.shape[0])
+    assert np.all(np.abs(mem.mean(0) - want) < 5 * se + 1e-12), (mem.mean(0), want, se)
+    # the step count is not the clock: the WSD remembers more than the constant rate
+    const = S.expected_memory(lam, delta, np.full(T, 0.4), 0.05)[60]
+    assert mem.mean(0)[-1] > 1.1 * const
+
+
+def test_adamw_with_zero_gradients_is_the_decay_product():
+    """The stacked trainer's AdamW (dynamics.sweep.batched_step) on zero gradients: each
+    model's weights are prod (1 - eta_t lambda) times its start, whatever its schedule."""
+    from dynamics.sweep import batched_step, init_state
+
+    T, wd = 30, 0.5
+    etas = np.stack([S.schedule("constant", T, 0.1),
+                     S.schedule("wsd", T, 0.1, horizon=T, cooldown=0.5)])
+    p0 = [torch.randn(2, 4, 3, dtype=torch.float64), torch.randn(2, 5, dtype=torch.float64)]
+    params, state = [p.clone() for p in p0], init_state("adamw", p0)
+    lr = torch.as_tensor(etas)
+    for t in range(1, T + 1):
+        params, state = batched_step("adamw", params, [torch.zeros_like(p) for p in params],
+                                     state, t, lr[:, t - 1], torch.full((2,), wd,
+                                                                        dtype=torch.float64))
+    for k in range(2):
+        prod = S.decay_product(etas[k], wd)[-1]
+        for p, q in zip(params, p0):
+            torch.testing.assert_close(p[k], prod * q[k], rtol=1e-10, atol=1e-12)
+
+
+def test_twins_bad_input():
+    with pytest.raises(ValueError, match="replicas"):
+        E.simulate_twins([1.0], [1.0], 0.1, [[0.1]], 0.1, [1.0], 0, 0, [1])
+    with pytest.raises(ValueError, match="eval_steps"):
+        E.simulate_twins([1.0], [1.0], 0.1, [[0.1]], 0.1, [1.0], 1, 0, [5])
+    with pytest.raises(ValueError, match="below 1"):
+        E.simulate_twins([1.0], [1.0], 0.1, [[0.5]], 4.0, [1.0], 1, 0, [1])

@@ -154,3 +154,52 @@ def test_config_refuses_a_bad_setting():
     with pytest.raises(ValueError, match="capacity"):
         S.PowerLawConfig(capacity=0.5)
     assert S.PowerLawConfig.for_profile("smoke").horizons()[-1] == 128 * 16
+
+
+@known_answer(S.decay_product, S.decay_clock,
+              how="a constant rate by hand: (1 - eta lam)^t and lam eta t; a rate that is 0 "
+                  "for half the steps stops both (the product holds, the clock stands still); "
+                  "exp(-clock) within eta lam of the product's log per step")
+def test_decay_product_and_clock_by_hand():
+    eta, lam = 0.1, 0.5
+    p = S.decay_product(np.full(20, eta), lam)
+    assert p.shape == (21,) and p[0] == 1
+    np.testing.assert_allclose(p, (1 - eta * lam) ** np.arange(21), rtol=1e-12)
+    np.testing.assert_allclose(S.decay_clock(np.full(20, eta), lam), eta * lam * np.arange(21))
+    half = np.r_[np.full(10, eta), np.zeros(10)]
+    assert S.decay_product(half, lam)[-1] == pytest.approx((1 - eta * lam) ** 10)
+    assert S.decay_clock(half, lam)[-1] == pytest.approx(10 * eta * lam)
+    # a cooldown of k steps holds fewer time constants than k constant steps
+    cool = S.schedule("wsd", 100, 0.1, horizon=100, cooldown=0.5)
+    assert S.decay_clock(cool, lam)[-1] < S.decay_clock(np.full(100, 0.1), lam)[-1] * 0.8
+    log_p = -np.log(S.decay_product(cool, lam))
+    assert np.all(np.abs(log_p - S.decay_clock(cool, lam)) <= 100 * (0.1 * lam) ** 2)
+
+
+@known_answer(S.expected_memory,
+              how="no data (every eigenvalue 0): the memory is the decay product; one mode with "
+                  "no decay: prod (1 - eta_t lam_1) by hand; two modes: the delta^2-weighted mean "
+                  "of the two modes' products")
+def test_expected_memory_by_hand():
+    etas = S.schedule("wsd", 50, 0.2, horizon=50, cooldown=0.4)
+    np.testing.assert_allclose(S.expected_memory(np.zeros(3), np.ones(3), etas, 0.3),
+                               S.decay_product(etas, 0.3), rtol=1e-12)
+    np.testing.assert_allclose(S.expected_memory([0.5], [2.0], etas, 0.0),
+                               np.r_[1, np.cumprod(1 - 0.5 * etas)], rtol=1e-12)
+    two = S.expected_memory([0.5, 0.0], [1.0, 2.0], etas, 0.1)
+    a = np.r_[1, np.cumprod(1 - 0.6 * etas)]
+    b = np.r_[1, np.cumprod(1 - 0.1 * etas)]
+    np.testing.assert_allclose(two, (a + 4 * b) / 5, rtol=1e-12)
+
+
+def test_clock_bad_input_names_the_setting():
+    with pytest.raises(ValueError, match="weight_decay"):
+        S.decay_product([0.1], -1.0)
+    with pytest.raises(ValueError, match="below 1"):
+        S.decay_clock([0.5], 3.0)
+    with pytest.raises(ValueError, match="etas"):
+        S.decay_product([], 0.1)
+    with pytest.raises(ValueError, match="delta"):
+        S.expected_memory([1.0], [0.0], [0.1], 0.1)
+    with pytest.raises(ValueError, match="lam"):
+        S.expected_memory([-1.0], [1.0], [0.1], 0.1)

@@ -10,7 +10,9 @@ is then read at every other. Sections 2-4 take the same questions to an MLP on M
 every schedule and seed one stacked model: cooldowns branched from one constant run against a
 cosine per budget (Hägele et al.), the constant run's averages (``torch.optim.swa_utils``)
 instead of a cooldown, and schedule-free AdamW (Defazio et al., the ``schedulefree`` package)
-against a tuned cosine, beside the book's own schedule-free step.
+against a tuned cosine, beside the book's own schedule-free step. Section 5 returns to the
+power-law model with decoupled weight decay: twin runs from two starts measure what a run
+remembers of its start, on weight decay's clock ``lambda * sum(eta)`` rather than in steps.
 
 Modules:
 
@@ -24,14 +26,17 @@ Modules:
   ``published_claims``).
 """
 from . import claims, experiments, figures, panels, science
-from .experiments import run_anytime, run_cooldown, run_schedulefree
+from .experiments import run_anytime, run_clock, run_cooldown, run_schedulefree
 from .figures import (anytime_figure, anytime_rows, exponent_figure, cooldown_figure,
-    cooldown_rows, average_figure, schedulefree_figure, schedulefree_rows)
+    cooldown_rows, average_figure, schedulefree_figure, schedulefree_rows, clock_figure,
+    conjecture_figure, wsd_norm_conjecture)
 from .panels import anytime_panel, cooldown_panel
-from .claims import anytime_numbers, claim_runs, cooldown_numbers, page_claims, schedulefree_numbers
+from .claims import (anytime_numbers, claim_runs, clock_numbers, cooldown_numbers, page_claims,
+    schedulefree_numbers)
 
-__all__ = ["run_anytime", "run_cooldown", "run_schedulefree", "anytime_figure", "anytime_rows",
-           "exponent_figure", "cooldown_figure", "cooldown_rows", "average_figure",
-           "schedulefree_figure", "schedulefree_rows", "anytime_panel", "cooldown_panel",
-           "anytime_numbers", "claim_runs", "cooldown_numbers", "page_claims",
-           "schedulefree_numbers"]
+__all__ = ["run_anytime", "run_clock", "run_cooldown", "run_schedulefree", "anytime_figure",
+           "anytime_rows", "exponent_figure", "cooldown_figure", "cooldown_rows",
+           "average_figure", "schedulefree_figure", "schedulefree_rows", "clock_figure",
+           "conjecture_figure", "wsd_norm_conjecture", "anytime_panel", "cooldown_panel",
+           "anytime_numbers", "claim_runs", "clock_numbers", "cooldown_numbers",
+           "page_claims", "schedulefree_numbers"]

@@ -25,6 +25,11 @@ Sections 2-4's rows, on one :func:`~.experiments.run_cooldown` (and
   not asserted: the control misses by no more than its seeds' spread);
 - schedule-free AdamW ties or beats the tuned cosine within :data:`TIES` (control: AdamW at a
   constant rate).
+
+Section 5's row, on :func:`~.experiments.run_clock` per seed: at the end of a WSD run the
+memory of the start is what weight decay's clock ``sum eta`` predicts (the exact expected
+memory of that schedule) within :data:`CLOCK_TIE`; the control reads the step count as the
+clock (the constant rate's expected memory after as many steps).
 """
 from __future__ import annotations
 
@@ -38,7 +43,7 @@ __all__ = ["FALLS_TO", "ENVELOPE", "EXPONENT_TOL", "EXPONENT_STEP", "EXPONENT_SE
            "envelope_ratio", "anytime_numbers", "claim_runs", "anytime_claims", "page_claims",
            "published_claims", "TIES", "DROP", "AVERAGE_NEAR", "cooldown_view", "cooldown_numbers",
            "cooldown_claims", "average_claims", "tuned_lr", "schedulefree_numbers",
-           "schedulefree_claims"]
+           "schedulefree_claims", "CLOCK_TIE", "clock_numbers", "clock_claims", "collapse"]
 
 FALLS_TO = 0.5         # risk at the last horizon / at the first, below this: still falling
 ENVELOPE = 1.5         # worst ratio to the tuned cosine over all horizons, below this: anytime
@@ -49,11 +54,15 @@ EXPONENT_SETTINGS = ((2.0, 4.0), (1.5, 5.0), (2.0, 2.0))
 _AP = "Anytime Pretraining: Horizon-Free Learning-Rate Schedules with Weight Averaging"
 _WSD = "Scaling Laws and Compute-Optimal Training Beyond Fixed Training Durations"
 _SF = "The Road Less Scheduled"
+_CLOCK = ("How to set AdamW's weight decay as you scale model and dataset size (AdamW's weights "
+          "as an EMA with time constant 1/(ηλ); the schedule's clock is this book's reading)")
 
 # Sections 2-3 (MNIST-1D; the loss is the training loss, on 1000 training examples)
 TIES = 1.05            # worst ratio of a cooldown's loss to the cosine's over the budgets, below: ties
 DROP = 0.8             # loss at the end of the longest cooldown / at its start, below this: a drop
 AVERAGE_NEAR = 1.1     # worst ratio of an average's loss to the cooldown's over the budgets
+# Section 5 (the power-law model with decoupled weight decay)
+CLOCK_TIE = 1.1        # measured memory / predicted (or its inverse, the larger), below: agree
 
 
 def _get(r: dict, kind: str, name: str) -> np.ndarray:
@@ -320,12 +329,67 @@ def schedulefree_claims(sf: dict, cooldown: dict) -> list[dict]:
     return [evidence.judge(claim, runs, runs).row()]
 
 
+def _apart(a: float, b: float) -> float:
+    """How far apart two positive numbers are as a factor: ``max(a/b, b/a)``."""
+    return float(max(a / b, b / a))
+
+
+def clock_numbers(r: dict) -> dict:
+    """Section 5's glue texts (one seed's :func:`~.experiments.run_clock`)."""
+    c, w = r["clock"], "WSD"
+    f2 = lambda x: f"{x:.2f}"
+    return dict(ck_tau=f"{r['config']['clock_tau']:g}", ck_wd=f"{r['weight_decay']:.2g}",
+                ck_T=r["steps"][-1], ck_start=r["start"],
+                ck_frac=f"{100 * r['config']['clock_cooldown']:g}%",
+                ck_wsd_clock=f2(c[w][-1]), ck_const_clock=f2(c["constant"][-1]),
+                ck_cool_ticks=f2(c[w][-1] - c[w][r["steps"].index(_near(r, r["start"]))]),
+                ck_const_ticks=f2(c["constant"][-1] - c["constant"][
+                    r["steps"].index(_near(r, r["start"]))]),
+                ck_wsd_mem=f"{r['memory'][w][-1]:.3f}", ck_const_mem=f"{r['memory']['constant'][-1]:.3f}",
+                ck_wsd_prod=f"{r['product'][w][-1]:.3f}", ck_tie=f"{CLOCK_TIE:g}",
+                ck_ratio=f2(_apart(r["memory"][w][-1], r["expected"][w][-1])),
+                ck_step_ratio=f2(_apart(r["memory"][w][-1], r["expected"]["constant"][-1])),
+                ck_collapse=f"{collapse(r):.3f}")
+
+
+def collapse(r: dict) -> float:
+    """How far apart, as a factor, the WSD run's memory and the constant run's are at equal
+    readings of the clock (the constant run's interpolated), the worst over the steps."""
+    at = np.interp(r["clock"]["WSD"], r["clock"]["constant"], r["memory"]["constant"])
+    return max(_apart(m, a) for m, a in zip(r["memory"]["WSD"], at))
+
+
+def _near(r: dict, step: int) -> int:
+    """The evaluated step nearest ``step``."""
+    return min(r["steps"], key=lambda t: abs(t - step))
+
+
+def clock_claims(clock: dict) -> list[dict]:
+    """Section 5's row on ``{seed: run_clock result}``."""
+    clock = plots.per_seed(clock, "clock", "schedules.run_clock")
+    r0 = next(iter(clock.values()))
+    T = r0["steps"][-1]
+    claim = evidence.Claim(
+        "a cooldown slows weight decay's clock: at the end of a WSD run the memory of the start "
+        "is what the clock λΣη predicts, not what the step count does", _CLOCK,
+        lambda r: _apart(r["memory"]["WSD"][-1], r["expected"]["WSD"][-1]),
+        evidence.Test("<", CLOCK_TIE, "CLOCK_TIE", scale="log"),
+        control="the step count as the clock: the constant rate's expected memory after as "
+                "many steps",
+        control_measure=lambda r: _apart(r["memory"]["WSD"][-1], r["expected"]["constant"][-1]),
+        window=f"twin runs' memory of the start at step {T}, the replicas' mean, against the "
+               f"exact expected memory; the larger of the ratio and its inverse",
+        fmt=lambda x: f"{x:.3f}×")
+    return [evidence.judge(claim, clock, clock).row()]
+
+
 def page_claims(anytime: dict | None = None, exponents: dict | None = None,
                 cooldown: dict | None = None, averaging: dict | None = None,
-                schedulefree: dict | None = None) -> list[dict]:
+                schedulefree: dict | None = None, clock: dict | None = None) -> list[dict]:
     """The page's claims table, section by section: section 1 on ``anytime`` and
     ``exponents``, 2 on ``cooldown``, 3 on ``averaging`` (the same run_cooldown result) and 4
-    on ``schedulefree`` with ``cooldown`` (its control); nothing without runs."""
+    on ``schedulefree`` with ``cooldown`` (its control), 5 on ``clock`` (``{seed:
+    run_clock result}``); nothing without runs."""
     if schedulefree is not None and cooldown is None:
         raise ValueError("page_claims: schedulefree's control is the cooldown run's constant "
                          "rate: pass cooldown= too")
@@ -338,6 +402,8 @@ def page_claims(anytime: dict | None = None, exponents: dict | None = None,
         rows += average_claims(averaging)
     if schedulefree is not None:
         rows += schedulefree_claims(schedulefree, cooldown)
+    if clock is not None:
+        rows += clock_claims(clock)
     return rows
 
 

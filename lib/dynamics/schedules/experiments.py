@@ -13,12 +13,12 @@ import torch
 
 from .. import runtime
 from ..runtime import get_seed
-from .science import (CooldownConfig, PowerLawConfig, expected_risk, schedule, spectrum, tail_windows,
-                      theory_exponent)
+from .science import (CooldownConfig, PowerLawConfig, decay_clock, decay_product, expected_memory,
+                      expected_risk, schedule, spectrum, tail_windows, theory_exponent)
 
 __all__ = ["simulate", "anytime_schedules", "tuned_cosines", "COSINE_LRS", "GAMMAS", "run_anytime", "best_exponent",
            "stacked_mlp", "train_stacked", "cooldown_schedules", "cooldown_start", "run_cooldown",
-           "run_schedulefree"]
+           "run_schedulefree", "simulate_twins", "clock_schedules", "run_clock"]
 
 GAMMAS = tuple(round(0.1 * k, 1) for k in range(10))   # the decay exponents searched
 
@@ -425,3 +425,93 @@ def run_schedulefree(cfg: CooldownConfig | None = None, seeds=None, profile: str
                 sf[k][s][lr] = r[k][i].tolist()
     out["schedule-free"] = sf
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Section 5: weight decay's clock under a schedule, on the power-law model
+
+def simulate_twins(lam, w_star, sigma: float, etas, weight_decay: float, delta, replicas: int,
+                   seed: int, eval_steps, dtype=torch.float32, device=None) -> np.ndarray:
+    """Twin one-pass SGD runs with decoupled weight decay, ``w_{t+1} = (1 - eta_t lambda) w_t -
+    eta_t (<x_t, w_t> - y_t) x_t``, one from ``w_0 = 0`` and one from ``delta``, on the same
+    examples (``x = sqrt(lam) z``, ``y = <x, w*> + sigma xi``), for every schedule (rows of
+    ``etas``) and ``replicas`` data streams at once. Returns the memory of the start,
+    ``<w'_t - w_t, delta> / |delta|^2``, per schedule, replica and step of ``eval_steps``
+    (``[S, R, E]`` numpy): 1 at the start; :func:`~.science.expected_memory` in expectation,
+    :func:`~.science.decay_product` with no data (``lam`` all 0)."""
+    if not (isinstance(replicas, int) and replicas >= 1):
+        raise ValueError(f"simulate_twins: replicas must be a positive integer, got {replicas!r}")
+    etas = np.atleast_2d(np.asarray(etas, float))
+    for row in etas:
+        decay_product(row, weight_decay)   # validates the rates and the decay
+    steps = sorted({int(t) for t in eval_steps})
+    if not steps or steps[0] < 0 or steps[-1] > etas.shape[1]:
+        raise ValueError(f"simulate_twins: eval_steps must lie in [0, {etas.shape[1]}]")
+    dev = runtime.get_device(device)
+    lam_t = torch.as_tensor(np.asarray(lam, float), dtype=dtype, device=dev)
+    ws = torch.as_tensor(np.asarray(w_star, float), dtype=dtype, device=dev)
+    dl = torch.as_tensor(np.asarray(delta, float), dtype=dtype, device=dev)
+    if not (lam_t.ndim == 1 and ws.shape == lam_t.shape == dl.shape) or bool((lam_t < 0).any()):
+        raise ValueError("simulate_twins: lam (>= 0), w_star and delta must be vectors of one size")
+    S, d = etas.shape[0], lam_t.numel()
+    eta = torch.as_tensor(etas, dtype=dtype, device=dev)
+    gen = torch.Generator(device=dev).manual_seed(int(seed))
+    root = lam_t.sqrt()
+    w = torch.zeros(2, S, replicas, d, dtype=dtype, device=dev)
+    w[1] = dl
+    out = []
+    norm = (dl * dl).sum()
+    for t in range(steps[-1] + 1):
+        if t in steps:
+            out.append(((w[1] - w[0]) * dl).sum(-1) / norm)
+        if t == steps[-1]:
+            break
+        x = torch.randn(S, replicas, d, generator=gen, dtype=dtype, device=dev) * root
+        noise = torch.randn(S, replicas, 1, generator=gen, dtype=dtype, device=dev)
+        y = (x * ws).sum(-1, keepdim=True) + sigma * noise
+        e = eta[:, t].view(1, S, 1, 1)
+        resid = (w * x).sum(-1, keepdim=True) - y
+        w = (1 - e * weight_decay) * w - e * resid * x
+    return torch.stack(out, -1).cpu().double().numpy()
+
+
+def clock_schedules(cfg: PowerLawConfig) -> dict:
+    """Section 5's two schedules to the last horizon ``T`` at ``cfg.lr / tr(H)``: the
+    constant rate and a WSD whose linear cooldown takes the last ``cfg.clock_cooldown`` of
+    ``T``; ``{name: rates}``."""
+    lam, _ = spectrum(cfg.d, cfg.capacity, cfg.source)
+    lr, T = cfg.lr / lam.sum(), cfg.horizons()[-1]
+    return {"constant": schedule("constant", T, lr),
+            "WSD": schedule("wsd", T, lr, horizon=T, cooldown=cfg.clock_cooldown)}
+
+
+def run_clock(cfg: PowerLawConfig | None = None, seed: int | None = None,
+              profile: str | None = None, n_evals: int = 64) -> dict:
+    """Section 5: weight decay ``lambda = cfg.clock_tau / (eta T)`` (the constant rate's clock
+    reads ``clock_tau`` at the last horizon ``T``), the twins of :func:`simulate_twins` under
+    :func:`clock_schedules`, ``delta`` a standard Gaussian vector drawn from ``seed``. Returns
+    per schedule (``names``) at ``steps``: the measured memory (the replicas' mean, and its
+    standard error), the exact expected memory, the decay product and the clock; and
+    ``weight_decay``, ``lr``, ``seed``, ``starts`` (the WSD's cooldown start) and the config."""
+    seed = get_seed(seed)
+    cfg = PowerLawConfig.for_profile(profile) if cfg is None else cfg
+    lam, ws = spectrum(cfg.d, cfg.capacity, cfg.source)
+    kinds = clock_schedules(cfg)
+    T = cfg.horizons()[-1]
+    lr = cfg.lr / lam.sum()
+    wd = cfg.clock_tau / (lr * T)
+    delta = np.random.default_rng(seed).standard_normal(cfg.d)
+    steps = np.linspace(0, T, n_evals + 1).round().astype(int).tolist()
+    etas = np.stack(list(kinds.values()))
+    mem = simulate_twins(lam, ws, cfg.sigma, etas, wd, delta, cfg.replicas, seed, steps)
+    R = mem.shape[1]
+    pick = lambda a: [float(a[t]) for t in steps]
+    return dict(names=list(kinds), steps=steps, weight_decay=wd, lr=lr, seed=seed,
+                start=int(math.floor(T * (1 - cfg.clock_cooldown))),
+                memory={n: mem[i].mean(0).tolist() for i, n in enumerate(kinds)},
+                memory_se={n: (mem[i].std(0, ddof=1) / math.sqrt(R) if R > 1
+                               else 0 * mem[i][0]).tolist() for i, n in enumerate(kinds)},
+                expected={n: pick(expected_memory(lam, delta, e, wd)) for n, e in kinds.items()},
+                product={n: pick(decay_product(e, wd)) for n, e in kinds.items()},
+                clock={n: pick(decay_clock(e, wd)) for n, e in kinds.items()},
+                config=cfg.to_dict())

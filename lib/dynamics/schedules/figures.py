@@ -1,4 +1,4 @@
-"""Schedules and weight averaging, the figures and tables of sections 1-4."""
+"""Schedules and weight averaging, the figures and tables of sections 1-5."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,8 @@ import numpy as np
 from .. import plots
 
 __all__ = ["anytime_figure", "anytime_rows", "exponent_figure", "cooldown_figure", "cooldown_rows",
-           "average_figure", "schedulefree_figure", "schedulefree_rows"]
+           "average_figure", "schedulefree_figure", "schedulefree_rows", "clock_figure",
+           "wsd_norm_conjecture", "conjecture_figure"]
 
 
 def _series(r: dict):
@@ -169,3 +170,74 @@ def schedulefree_rows(r: dict) -> list[dict]:
                 row[key.replace("_", " ")] = float(np.mean([r[m][key][s][lr][i] for s in r["seeds"]]))
             out.append(row)
     return out
+
+
+def clock_figure(r: dict, title: str | None = None):
+    """Section 5: the twins' memory of the start (the replicas' mean, markers), its exact
+    expectation (lines) and weight decay's product alone (dotted), against the step (left)
+    and against weight decay's clock λΣη (right), constant and WSD."""
+    fig = plots.subplots(1, 2, titles=("against the step", "against the clock λΣη"),
+                         title=title or "What the run remembers of its start")
+    for j, n in enumerate(r["names"]):
+        color = plots.PALETTE[j]
+        for col, x in ((1, r["steps"]), (2, r["clock"][n])):
+            first = col == 1
+            fig.add_scatter(x=x, y=r["memory"][n], mode="markers", name=f"{n}, measured",
+                            marker=dict(color=color, size=5), legendgroup=n, showlegend=first,
+                            row=1, col=col)
+            fig.add_scatter(x=x, y=r["expected"][n], mode="lines", name=f"{n}, exact",
+                            line=dict(color=color, width=1), legendgroup=n, showlegend=first,
+                            row=1, col=col)
+            fig.add_scatter(x=x, y=r["product"][n], mode="lines", legendgroup=n,
+                            name=f"{n}, ∏(1−η_t λ) alone", showlegend=first,
+                            line=dict(color=color, dash="dot"), row=1, col=col)
+    fig.add_vline(x=r["start"], line=dict(color="#888", dash="dash", width=1), row=1, col=1)
+    fig.update_yaxes(type="log", title_text="memory of the start", row=1, col=1)
+    fig.update_yaxes(type="log", row=1, col=2)
+    fig.update_xaxes(title_text="step", row=1, col=1)
+    fig.update_xaxes(title_text="λΣη (time constants)", row=1, col=2)
+    return fig
+
+
+def wsd_norm_conjecture(lr: float, weight_decay: float, steps: int, cooldown: float) -> dict:
+    """The weight-decay chapter's AdamW norm recursion
+    (:func:`dynamics.weight_decay.science.norm_step`, an update of RMS one per entry) run
+    with a rate per step, from its equilibrium at ``lr``: the per-entry RMS of a
+    scale-invariant weight and its effective learning rate ``eta_t / RMS`` under a constant
+    rate and a WSD (linear cooldown over the last ``cooldown`` of ``steps``), beside the
+    effective rate ``sqrt(2 eta_t lambda)`` the chapter derives at equilibrium. Not a
+    measurement: what that chapter's model predicts under a schedule."""
+    from ..weight_decay.science import check_equilibrium_args, norm_step
+    from .science import schedule
+
+    check_equilibrium_args("adamw", lr, weight_decay)
+    out = {}
+    for name, kw in (("constant", dict(kind="constant")),
+                     ("WSD", dict(kind="wsd", horizon=steps, cooldown=cooldown))):
+        etas = schedule(steps=steps, lr=lr, **kw)
+        sq = lr / (weight_decay * (2 - lr * weight_decay))   # the fixed point at lr
+        rms, eff, eq = [], [], []
+        for eta in etas:
+            sq = norm_step(sq, eta, weight_decay, 1.0)
+            rms.append(float(np.sqrt(sq)))
+            eff.append(float(eta / np.sqrt(sq)))
+            eq.append(float(np.sqrt(2 * eta * weight_decay)))
+        out[name] = dict(rms=rms, effective_lr=eff, equilibrium_lr=eq)
+    out["steps"] = list(range(1, steps + 1))
+    return out
+
+
+def conjecture_figure(c: dict, title: str | None = None):
+    """The weight-decay chapter's effective learning rate under WSD, as its model predicts
+    (:func:`wsd_norm_conjecture`): labelled a conjecture, not a measurement."""
+    fig = plots.figure(title or "Conjecture, not measured: the weight-decay chapter's "
+                       "effective learning rate under WSD", "step",
+                       "effective learning rate η/RMS(w)", logy=True)
+    for j, n in enumerate(("constant", "WSD")):
+        color = plots.PALETTE[j]
+        fig.add_scatter(x=c["steps"], y=c[n]["effective_lr"], mode="lines",
+                        name=f"{n}: the norm's recursion", line=dict(color=color))
+        fig.add_scatter(x=c["steps"], y=c[n]["equilibrium_lr"], mode="lines",
+                        name=f"{n}: √(2ηλ), if the norm kept up",
+                        line=dict(color=color, dash="dot"))
+    return fig

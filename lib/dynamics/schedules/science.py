@@ -39,7 +39,8 @@ from ..config import Config, param
 
 __all__ = ["SCHEDULES", "schedule", "schedule_table", "theory_exponent", "spectrum",
            "expected_risk", "tail_windows", "uniform_average_step", "ema_step", "PowerLawConfig",
-           "schedule_free_init", "schedule_free_step", "CooldownConfig"]
+           "schedule_free_init", "schedule_free_step", "CooldownConfig", "decay_product",
+           "decay_clock", "expected_memory"]
 
 SCHEDULES = ("constant", "inv_sqrt", "poly", "cosine", "wsd")
 
@@ -172,6 +173,58 @@ def expected_risk(lam, w_star, sigma: float, etas, horizons) -> dict:
     return dict(last=last, tail=tail)
 
 
+def _check_decay(etas, weight_decay, who: str) -> np.ndarray:
+    etas = np.asarray(etas, float)
+    if etas.ndim != 1 or etas.size < 1 or np.any(etas < 0) or not np.all(np.isfinite(etas)):
+        raise ValueError(f"{who}: etas must be a non-empty vector of rates >= 0")
+    if not (weight_decay >= 0 and math.isfinite(weight_decay)):
+        raise ValueError(f"{who}: weight_decay must be >= 0 and finite, got {weight_decay!r}")
+    if np.any(etas * weight_decay >= 1):
+        raise ValueError(f"{who}: eta * weight_decay must stay below 1 (a larger factor flips "
+                         f"the weights' sign), got up to {float(np.max(etas)) * weight_decay:.3g}")
+    return etas
+
+
+def decay_product(etas, weight_decay: float) -> np.ndarray:
+    """What decoupled weight decay alone leaves of a weight after ``t`` steps, ``prod_{s<t}
+    (1 - eta_s lambda)`` for ``t = 0 .. T`` (``[T + 1]``, 1 at ``t = 0``): AdamW multiplies
+    the weights by ``1 - eta_t lambda`` every step, so with zero gradients the weights *are*
+    this product times the start. ``etas``: the rates ``eta_0 .. eta_{T-1}``."""
+    etas = _check_decay(etas, weight_decay, "decay_product")
+    return np.concatenate([[1.0], np.cumprod(1 - etas * weight_decay)])
+
+
+def decay_clock(etas, weight_decay: float) -> np.ndarray:
+    """Weight decay's clock, ``lambda sum_{s<t} eta_s`` for ``t = 0 .. T``: the elapsed time in
+    time constants ``1/(eta lambda)`` of a constant rate. ``prod (1 - eta_s lambda) ~
+    exp(-clock)`` while ``eta lambda`` is small; a cooldown, lowering ``eta``, slows it."""
+    etas = _check_decay(etas, weight_decay, "decay_clock")
+    return np.concatenate([[0.0], np.cumsum(etas) * weight_decay])
+
+
+def expected_memory(lam, delta, etas, weight_decay: float) -> np.ndarray:
+    """The memory of a change ``delta`` to the start, exactly in expectation: two one-pass SGD
+    runs with decoupled decay, ``w_{t+1} = (1 - eta_t lambda) w_t - eta_t (<x_t, w_t> - y_t)
+    x_t``, from ``w_0`` and ``w_0 + delta`` on the same examples differ by ``d_t`` with
+    ``d_{t+1} = ((1 - eta_t lambda) I - eta_t x_t x_t^T) d_t`` (the labels cancel), and
+    since ``x_t`` is independent of ``d_t``, ``E[d_{t+1}] = ((1 - eta_t lambda) I - eta_t H)
+    E[d_t]``. Returns ``<E[d_t], delta> / |delta|^2 = sum_i delta_i^2 prod_{s<t} (1 - eta_s
+    (lambda + lam_i)) / |delta|^2``, ``t = 0 .. T``: each mode forgets on the clock
+    ``(lambda + lam_i) sum eta``; where ``lam_i`` is far below ``lambda`` (the data barely
+    see the mode) it is :func:`decay_product`. ``lam``: the design's eigenvalues (>= 0; all
+    0: no data, zero gradients)."""
+    etas = _check_decay(etas, weight_decay, "expected_memory")
+    lam = np.asarray(lam, float)
+    delta = np.asarray(delta, float)
+    if lam.ndim != 1 or lam.shape != delta.shape or np.any(lam < 0):
+        raise ValueError("expected_memory: lam must be a vector >= 0 and delta of its shape")
+    if not np.any(delta):
+        raise ValueError("expected_memory: delta must not be zero (nothing to remember)")
+    f = 1 - etas[:, None] * (weight_decay + lam[None, :])
+    prod = np.concatenate([np.ones((1, lam.size)), np.cumprod(f, axis=0)])
+    return prod @ delta ** 2 / (delta @ delta)
+
+
 def uniform_average_step(avg: torch.Tensor, w: torch.Tensor, n_averaged: int | torch.Tensor):
     """The running mean after one more iterate: ``avg + (w - avg) / (n + 1)`` where ``avg`` is
     the mean of the ``n`` iterates seen so far (``torch.optim.swa_utils.AveragedModel``'s
@@ -205,6 +258,11 @@ class PowerLawConfig(Config):
     n_horizons: int = param(5, "horizons: horizon0, 2 horizon0, ...", low=2, high=12, smoke=5)
     replicas: int = param(64, "independent runs per schedule (the data's randomness)", low=1,
                           high=4096, smoke=32, gpu=256)
+    clock_tau: float = param(3.0, "section 5: weight decay lambda set so that the constant "
+                             "rate's clock lambda*sum(eta) reads this at the last horizon",
+                             low=0.1, high=20.0)
+    clock_cooldown: float = param(0.5, "section 5: the WSD run's cooldown, a fraction of the "
+                                  "last horizon", low=0.05, high=1.0)
 
     def horizons(self) -> list[int]:
         return [self.horizon0 * 2 ** k for k in range(self.n_horizons)]

@@ -124,3 +124,18 @@ def test_a_checker_answers_rather_than_crashes():
     assert "ZeroDivisionError" in X.check_q_map(lambda *a: 1 / 0).message
     assert "return one number" in X.check_nc1(lambda *a: "two").message
     assert str(X.check_nc1(nc1)).startswith("✓ Right")
+
+
+def sf_step(x, z, g, lr, c, beta, how="right"):
+    z_new = z - lr * g
+    x = (1 - c) * x + c * (z if how == "oldz" else z_new)
+    y = beta * z_new + (1 - beta) * x if how == "swap" else (1 - beta) * z_new + beta * x
+    return x, z_new, y
+
+
+def test_the_schedule_free_checker_names_each_slip():
+    assert X.check_schedule_free_step(sf_step, seed=3)
+    hint = lambda how: X.check_schedule_free_step(lambda *a: sf_step(*a, how=how), seed=3).message  # noqa: E731
+    assert "new z" in hint("oldz")
+    assert "other way round" in hint("swap")
+    assert not X.check_schedule_free_step(lambda *a: (a[0], a[1], a[1]), seed=3)

@@ -14,6 +14,7 @@ CHAPTERS = {
     "grokking": "grokking",
     "neural_collapse": "collapse",
     "lottery_tickets": "lottery",
+    "schedules": "schedules",
     "one_network": "capstone",
 }
 

@@ -12,7 +12,8 @@ ranked). In a chapter::
 Each checker returns a :class:`Result` (``ok``, ``message``) that prints itself and never raises
 on a wrong answer: a reader's mistake is an answer, not a crash. The references are the
 library's (:mod:`dynamics.collapse`, :mod:`dynamics.spectral`, :mod:`dynamics.initialization`)
-or PyTorch's own (``torch.optim.AdamW``, ``torch.nn.utils.prune``).
+or PyTorch's own (``torch.optim.AdamW``, ``torch.nn.utils.prune``), or the authors' package
+(``schedulefree``).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ import numpy as np
 import torch
 
 __all__ = ["Result", "check_q_map", "check_adamw_step", "check_newton_schulz", "check_nc1",
-           "check_global_prune"]
+           "check_global_prune", "check_schedule_free_step"]
 
 
 @dataclass(frozen=True)
@@ -298,3 +299,55 @@ def check_global_prune(fn: Callable, trials: int = 4, seed: int | None = None) -
                              "smallest.")
     return Result(True, f"your masks match torch.nn.utils.prune's global L1 pruning on {trials} "
                         "random networks.")
+
+
+# ----------------------------------------------------------------------------- schedules
+
+def check_schedule_free_step(fn: Callable, steps: int = 12, seed: int | None = None) -> Result:
+    """``fn(x, z, grad, lr, c, beta) -> (x, z, y)``: one schedule-free SGD step (Defazio et
+    al.): ``z`` steps against the gradient taken at ``y``, ``x`` moves to ``(1 - c) x + c z``
+    (with the new ``z``), and the next gradient is taken at ``y = (1 - beta) z + beta x``.
+    Checked, ``c = 1/t`` at the ``t``-th step (the starting point gets no weight), against ``schedulefree.SGDScheduleFree`` fed the
+    same gradients: its parameters in train mode are ``y``, in eval mode ``x``."""
+    import schedulefree
+
+    gen = torch.Generator().manual_seed(int(seed) if seed is not None else
+                                        int(torch.randint(0, 2**31 - 1, ()).item()))
+    lr, beta = 0.1, 0.9
+    w0 = torch.randn(6, generator=gen, dtype=torch.float64)
+    ref = torch.nn.Parameter(w0.clone())
+    opt = schedulefree.SGDScheduleFree([ref], lr=lr, momentum=beta)
+    opt.train()
+    x, z = w0.clone(), w0.clone()
+    for t in range(1, steps + 1):
+        g = torch.randn(6, generator=gen, dtype=torch.float64)
+        ref.grad = g.clone()
+        opt.step()
+        y_ref = ref.detach().clone()
+        opt.eval()
+        x_ref = ref.detach().clone()
+        opt.train()
+        got, bad = _call(fn, x.clone(), z.clone(), g.clone(), lr, 1.0 / t, beta)
+        if bad is not None:
+            return bad
+        if not (isinstance(got, tuple) and len(got) == 3):
+            return Result(False, "return three tensors: (x, z, y).")
+        x1, z1, y1 = (torch.as_tensor(v, dtype=torch.float64) for v in got)
+        if _close(x1, x_ref) and _close(y1, y_ref):
+            x, z = x1, z1
+            continue
+        zr = z - lr * g
+        c = 1.0 / t
+        if not _close(z1, zr):
+            return Result(False, "z is the plain SGD iterate: z ← z − lr·grad, nothing else.")
+        if _close(x1, (1 - c) * x + c * z):
+            return Result(False, "average in the new z: x ← (1 − c)x + c·z after z has stepped.")
+        if not _close(x1, x_ref):
+            return Result(False, "x is a running average: x ← (1 − c)x + c·z, with c the new "
+                                 "iterate's weight (c = 1/t makes it uniform).")
+        if _close(y1, beta * z1 + (1 - beta) * x1):
+            return Result(False, "the weights are the other way round: y = (1 − β)z + βx sits "
+                                 "close to the average x when β is near 1.")
+        return Result(False, "y, where the next gradient is taken, is (1 − β)z + βx.")
+    return Result(True, f"your step matches schedulefree.SGDScheduleFree over {steps} steps, "
+                        "its train-mode weights (y) and its eval-mode weights (x).")

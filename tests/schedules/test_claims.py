@@ -160,10 +160,11 @@ def test_schedulefree_row_says_no_when_it_trails_the_cosine(cooldown, sf):
 
 
 def test_the_ties_row_says_where_its_control_fails():
-    text = C._where_control_fails([150, 300, 600], [1.01, 0.99, 1.3])
-    assert text.endswith("at 150 and 300 steps a constant rate ties the cosine too, so only "
-                         "600 tells the two apart")
-    assert "ties" not in C._where_control_fails([150, 300], [1.2, 1.3])
+    per_seed = {0: [1.01, 0.99, 1.3], 1: [1.10, 1.02, 1.2], 2: [1.2, 1.2, 1.4]}
+    text = C._where_control_fails([150, 300, 600], per_seed)
+    assert "median: 1.10× at 150, 1.02× at 300, 1.30× at 600" in text
+    assert "ties the cosine too at 150 steps on seed 0; at 300 steps on seeds 0 and 1:" in text
+    assert "ties" not in C._where_control_fails([150, 300], {0: [1.2, 1.3]})
 
 
 def test_schedulefree_row_discriminates_when_the_constant_trails(sf):

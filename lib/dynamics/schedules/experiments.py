@@ -16,11 +16,12 @@ from ..runtime import get_seed
 from .science import (CooldownConfig, PowerLawConfig, decay_clock, decay_product, expected_memory,
                       expected_risk, schedule, spectrum, tail_windows, theory_exponent)
 
-__all__ = ["simulate", "anytime_schedules", "tuned_cosines", "COSINE_LRS", "GAMMAS", "run_anytime", "best_exponent",
-           "stacked_mlp", "train_stacked", "cooldown_schedules", "cooldown_start", "run_cooldown",
-           "run_schedulefree", "simulate_twins", "clock_schedules", "run_clock"]
+__all__ = ["simulate", "anytime_schedules", "tuned_cosines", "COSINE_LRS", "GAMMAS", "T0_FACTORS",
+           "run_anytime", "best_exponent", "stacked_mlp", "train_stacked", "cooldown_schedules", "cooldown_start", "run_cooldown",
+           "run_schedulefree", "SF_METHODS", "simulate_twins", "clock_schedules", "run_clock"]
 
-GAMMAS = tuple(round(0.1 * k, 1) for k in range(10))   # the decay exponents searched
+GAMMAS = tuple(round(0.025 * k, 3) for k in range(41))   # the decay exponents searched, 0 to 1
+T0_FACTORS = (0.25, 1.0, 4.0)   # the offsets t_0 the exponent is searched at, times cfg.t0
 
 
 def simulate(lam, w_star, sigma: float, etas, horizons, replicas: int, seed: int,
@@ -66,7 +67,9 @@ def simulate(lam, w_star, sigma: float, etas, horizons, replicas: int, seed: int
     return dict(last=last.cpu().double().numpy(), tail=tail.cpu().double().numpy())
 
 
-COSINE_LRS = (0.125, 0.25, 0.5, 0.7)   # the cosine's peak rates tried, in units of 1/tr(H)
+# the cosine's peak rates tried, in units of 1/tr(H): a factor sqrt(2) apart from 0.044 to
+# 0.71, so that the rate tuned to every horizon lies inside the grid (tests check it)
+COSINE_LRS = tuple(round(0.5 * 2 ** (k / 2), 4) for k in range(-7, 2))
 
 
 def tuned_cosines(cfg: PowerLawConfig) -> dict:
@@ -100,15 +103,27 @@ def _etas(kinds: dict, steps: int) -> np.ndarray:
                      for kw in kinds.values()])
 
 
-def best_exponent(cfg: PowerLawConfig, gammas=GAMMAS) -> dict:
+def best_exponent(cfg: PowerLawConfig, gammas=GAMMAS, t0_factors=T0_FACTORS) -> dict:
     """The decay exponent whose tail-averaged expected risk is lowest at the last horizon,
-    searched over ``gammas`` (exact, :func:`~.science.expected_risk`), beside the theory's."""
+    searched over ``gammas`` (exact, :func:`~.science.expected_risk`), beside the theory's,
+    at each offset ``t_0 = cfg.t0 * f`` of ``t0_factors`` (the schedule ``eta_0 (1 +
+    t/t_0)^(-gamma)`` has two free constants; the balance fixes only ``gamma``). Returns
+    ``gammas``, ``risk`` and ``best`` at ``cfg.t0``, ``t0s`` and ``best_by_t0`` (one per
+    offset) and ``theory``."""
+    if not t0_factors or any(not f > 0 for f in t0_factors):
+        raise ValueError(f"best_exponent t0_factors must be positive, got {t0_factors!r}")
     lam, ws = spectrum(cfg.d, cfg.capacity, cfg.source)
     lr = cfg.lr / lam.sum()
     T = cfg.horizons()[-1]
-    etas = np.stack([schedule("poly", T, lr, gamma=g, t0=cfg.t0) for g in gammas])
-    r = expected_risk(lam, ws, cfg.sigma, etas, cfg.horizons())["tail"][:, -1]
-    return dict(gammas=list(gammas), risk=r.tolist(), best=float(gammas[int(np.argmin(r))]),
+    t0s = sorted({float(cfg.t0 * f) for f in (*t0_factors, 1.0)})
+    etas = np.stack([schedule("poly", T, lr, gamma=g, t0=t0) for t0 in t0s for g in gammas])
+    r = expected_risk(lam, ws, cfg.sigma, etas, [T])["tail"][:, -1]
+    r = r.reshape(len(t0s), len(gammas))
+    best = [float(gammas[int(np.argmin(row))]) for row in r]
+    here = t0s.index(float(cfg.t0))
+    keep = [t0s.index(float(cfg.t0 * f)) for f in t0_factors]
+    return dict(gammas=list(gammas), risk=r[here].tolist(), best=best[here],
+                t0=float(cfg.t0), t0s=[t0s[i] for i in keep], best_by_t0=[best[i] for i in keep],
                 theory=theory_exponent(cfg.capacity, cfg.source))
 
 
@@ -388,14 +403,17 @@ def run_cooldown(cfg: CooldownConfig | None = None, seeds=None, profile: str | N
                 etas={n: v.tolist() for n, v in kinds.items()}, config=cfg.to_dict())
 
 
+SF_METHODS = ("schedule-free", "cosine", "constant")
+
+
 def run_schedulefree(cfg: CooldownConfig | None = None, seeds=None, profile: str | None = None,
                      device=None) -> dict:
     """Section 4: schedule-free AdamW (``schedulefree.AdamWScheduleFree``, its warmup
     ``cfg.sf_warmup`` of the budget) against AdamW with a cosine to the budget ``cfg.steps``
-    (the same warmup), each at the peak rates ``cfg.lr * cfg.lr_factors``, on ``seeds``.
-    Returns ``lrs``, ``seeds``, ``steps`` (evaluations), ``budgets`` and per method
-    (``"schedule-free"``, ``"cosine"``) ``train_loss``/``test_loss``/``test_acc`` as
-    ``{seed: {lr: [E] list}}``, and the config."""
+    and AdamW at a constant rate (both with the same warmup), each at the peak rates ``cfg.lr
+    * cfg.lr_factors``, on ``seeds``. Returns ``lrs``, ``seeds``, ``steps`` (evaluations),
+    ``budgets``, ``warmup`` (steps) and per method (:data:`SF_METHODS`)
+    ``train_loss``/``test_loss``/``test_acc`` as ``{seed: {lr: [E] list}}``, and the config."""
     cfg = CooldownConfig.for_profile(profile) if cfg is None else cfg
     seeds = [get_seed(None)] if seeds is None else [int(s) for s in seeds]
     from ..data import mnist1d
@@ -408,14 +426,19 @@ def run_schedulefree(cfg: CooldownConfig | None = None, seeds=None, profile: str
     evals = np.linspace(0, cfg.steps, cfg.n_evals + 1).round().astype(int).tolist() + budgets
     common = dict(width=cfg.width, batch=cfg.batch, eval_steps=evals,
                   weight_decay=cfg.weight_decay, device=dev)
-    etas = np.stack([schedule("cosine", cfg.steps, lr, horizon=cfg.steps, warmup=warm)
-                     for _ in seeds for lr in lrs])
-    cos = train_stacked(data, etas, [s for s in seeds for _ in lrs], **common)
-    out = dict(lrs=lrs, seeds=seeds, steps=cos["steps"], budgets=budgets, warmup=warm,
+    shapes = dict(cosine=dict(kind="cosine", horizon=cfg.steps), constant=dict(kind="constant"))
+    rows = [(m, s, lr) for m in shapes for s in seeds for lr in lrs]
+    etas = np.stack([schedule(steps=cfg.steps, lr=lr, warmup=warm, **shapes[m])
+                     for m, s, lr in rows])
+    adamw = train_stacked(data, etas, [s for _, s, _ in rows], **common)
+    out = dict(lrs=lrs, seeds=seeds, steps=adamw["steps"], budgets=budgets, warmup=warm,
                config=cfg.to_dict())
     keys = ("train_loss", "test_loss", "test_acc")
-    out["cosine"] = {k: {s: {lr: cos[k][i * len(lrs) + j].tolist() for j, lr in enumerate(lrs)}
-                         for i, s in enumerate(seeds)} for k in keys}
+    for m in shapes:
+        out[m] = {k: {s: {} for s in seeds} for k in keys}
+    for i, (m, s, lr) in enumerate(rows):
+        for k in keys:
+            out[m][k][s][lr] = adamw[k][i].tolist()
     sf = {k: {s: {} for s in seeds} for k in keys}
     for lr in lrs:
         r = train_stacked(data, np.full((len(seeds), cfg.steps), lr), seeds,
@@ -491,7 +514,8 @@ def run_clock(cfg: PowerLawConfig | None = None, seed: int | None = None,
     reads ``clock_tau`` at the last horizon ``T``), the twins of :func:`simulate_twins` under
     :func:`clock_schedules`, ``delta`` a standard Gaussian vector drawn from ``seed``. Returns
     per schedule (``names``) at ``steps``: the measured memory (the replicas' mean, and its
-    standard error), the exact expected memory, the decay product and the clock; and
+    standard error), the exact expected memory, the decay product and the clock, ``sum_eta``
+    and the exact expected memory with no weight decay (``expected_no_decay``); and
     ``weight_decay``, ``lr``, ``seed``, ``starts`` (the WSD's cooldown start) and the config."""
     seed = get_seed(seed)
     cfg = PowerLawConfig.for_profile(profile) if cfg is None else cfg
@@ -514,4 +538,7 @@ def run_clock(cfg: PowerLawConfig | None = None, seed: int | None = None,
                 expected={n: pick(expected_memory(lam, delta, e, wd)) for n, e in kinds.items()},
                 product={n: pick(decay_product(e, wd)) for n, e in kinds.items()},
                 clock={n: pick(decay_clock(e, wd)) for n, e in kinds.items()},
+                sum_eta={n: pick(np.concatenate([[0.0], np.cumsum(e)])) for n, e in kinds.items()},
+                expected_no_decay={n: pick(expected_memory(lam, delta, e, 0.0))
+                                   for n, e in kinds.items()},
                 config=cfg.to_dict())

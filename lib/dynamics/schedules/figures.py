@@ -54,7 +54,9 @@ def anytime_rows(r: dict) -> list[dict]:
 def exponent_figure(exponents: dict, title: str | None = None):
     """The exact risk of the averaged iterate against the decay exponent, each setting of the
     exponents relative to its best, the theory's exponent marked."""
-    fig = plots.figure(title or "The best decay exponent moves with the problem",
+    t0 = next(iter(exponents.values())).get("t0")
+    fig = plots.figure(title or ("Exact risk against the decay exponent"
+                                 + (f" at t0 = {t0:g}" if t0 is not None else "")),
                        "decay exponent γ", "risk / best risk", logy=True)
     for j, ((a, b), e) in enumerate(exponents.items()):
         color = plots.PALETTE[j % len(plots.PALETTE)]
@@ -135,35 +137,39 @@ def average_figure(r: dict, seed: int | None = None, key: str = "train_loss", ti
     return fig
 
 
-def schedulefree_figure(r: dict, cooldown: dict | None = None, seed: int | None = None,
-                        key: str = "train_loss", title=None):
-    """Section 4: schedule-free AdamW and AdamW with a cosine to the budget, each at its
-    tuned peak rate (:func:`~.claims.tuned_lr`), against the step (one seed); with
-    ``cooldown`` (section 2's run) its constant run for reference."""
+_SF_NAMES = {"schedule-free": "schedule-free AdamW", "cosine": "AdamW, cosine",
+             "constant": "AdamW, constant rate"}
+
+
+def schedulefree_figure(r: dict, seed: int | None = None, key: str = "train_loss", title=None):
+    """Section 4: schedule-free AdamW, AdamW with a cosine to the budget and AdamW at a
+    constant rate (the same warmup), each at its tuned peak rate
+    (:func:`~.claims.tuned_lr`), against the step (one seed)."""
     from .claims import tuned_lr
+    from .experiments import SF_METHODS
 
     s = _seed(r, seed)
     st = r["steps"]
     fig = plots.figure(title or "Schedule-free against a cosine tuned to the budget", "step",
                        key.replace("_", " "), logy=True)
-    for j, m in enumerate(("schedule-free", "cosine")):
+    for j, m in enumerate(SF_METHODS):
+        if m not in r:
+            continue
         lr = tuned_lr(r, m)
         fig.add_scatter(x=st, y=r[m][key][s][lr], mode="lines+markers",
-                        name=f"{'schedule-free AdamW' if j == 0 else 'AdamW, cosine'} (peak rate {lr:g})",
-                        line=dict(color=plots.PALETTE[j]))
-    if cooldown is not None:
-        fig.add_scatter(x=cooldown["steps"], y=cooldown[key][s]["constant"], mode="lines",
-                        name=f"AdamW, constant rate {cooldown['config']['lr']:g}",
-                        line=dict(color="#555", dash="dot"))
+                        name=f"{_SF_NAMES[m]} (peak rate {lr:g})",
+                        line=dict(color=plots.PALETTE[j], dash="dot" if m == "constant" else None))
     return fig
 
 
 def schedulefree_rows(r: dict) -> list[dict]:
     """Section 4: each method and peak rate, its training and test loss at the budget, the
     seeds' mean."""
+    from .experiments import SF_METHODS
+
     i = r["steps"].index(r["budgets"][-1])
     out = []
-    for m in ("schedule-free", "cosine"):
+    for m in SF_METHODS:
         for lr in r["lrs"]:
             row = {"method": m, "peak rate": lr}
             for key in ("train_loss", "test_loss", "test_acc"):

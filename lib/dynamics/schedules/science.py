@@ -335,7 +335,8 @@ class CooldownConfig(Config):
                          low=2, high=1000)
     sf_warmup: float = param(0.05, "section 4: warmup, a fraction of the budget, of both "
                              "schedule-free AdamW and the cosine", low=0.0, high=0.5)
-    lr_factors: tuple = param((0.5, 1.0, 2.0), "section 4: the peak rates tried, times lr")
+    lr_factors: tuple = param((0.25, 0.5, 1.0, 2.0, 4.0), "section 4: the peak rates tried, "
+                              "times lr (every method's tuned rate inside the grid)")
 
     def budgets(self) -> list[int]:
         return [self.steps // 2 ** k for k in reversed(range(self.n_budgets))]

@@ -114,6 +114,55 @@ def test_largest_rise_on_a_constructed_curve():
         V.largest_rise(r, seed=0)
 
 
+@known_answer(V.valley_numbers, how="the glued floor is the closed form eta sigma^2 h / "
+                                    "(2 (2 - eta h)) at the run's settings, and the hill's share "
+                                    "is its drop over the whole drop, by hand from the summary")
+def test_valley_numbers_on_the_closed_form():
+    r = V.run_valley(replicas=10)
+    c, s = r["config"], r["summary"]
+    g = V.valley_numbers(r)
+    h = c["curvatures"][0]
+    assert g["vl_floor"] == f"{c['lr'] * c['sigma'] ** 2 * h / (2 * (2 - c['lr'] * h)):.2g}"
+    share = (s["hill_start"] - s["hill_end"]) / (
+        s["hill_start"] + s["river_start"] - s["hill_end"] - s["river_end"])
+    assert g["vl_share"] == f"{100 * share:.0f}%"
+    assert g["vl_eta_h"] == f"{c['lr'] * h:g}" and g["vl_T"] == c["steps"]
+
+
+@known_answer(V.cooldown_notes, how="a constructed two-seed run whose ratios are read by eye: "
+                                    "constant / cosine 1.2 and 1.0 at the two budgets, 1-sqrt / "
+                                    "linear 0.9 and 1.1 over the seeds, one rise of 0.4")
+def test_cooldown_notes_on_a_constructed_run():
+    r = _cooldown_like([1.0, 0.8, 0.85, 0.5, 0.9],
+                       ([1.0, 0.8, 0.7, 0.7, 0.7], [1.0, 0.8, 0.85, 0.5, 0.6]))
+    L = r["train_loss"][7]
+    L.update({"cosine@20": [1.0, 0.9, 0.85 / 1.2, 0.7, 0.7], "cosine@40": [1.0, 0.9, 0.8, 0.7, 0.9],
+              "sqrt@40": [1.0, 0.8, 0.85, 0.5, 0.54]})
+    other = {k: list(v) for k, v in L.items()}
+    other["sqrt@40"] = [1.0, 0.8, 0.85, 0.5, 0.66]
+    r["train_loss"][8] = other
+    r["seeds"] = [7, 8]
+    r["config"] = dict(weight_decay=0.0, n_train=300)
+    g = V.cooldown_notes(r, train_eval=1000)
+    assert g["cd_const_each"] == "1.20, 1.00"
+    assert (g["cd_sqrt_lo"], g["cd_sqrt_hi"]) == ("0.900", "1.100")
+    assert g["cd_n_eval"] == 300 and g["cd_wd"] == "0"      # fewer examples than train_eval
+    assert (g["cd_rise_a"], g["cd_rise_b"], g["cd_rise_lo"], g["cd_rise_hi"]) == (30, 40, "0.50", "0.90")
+    assert g["cd_rise_cool"] == ("the linear cooldown to 40 steps, which branched off at a loss "
+                                 "of 0.50, is at 0.60 there")
+    assert V.cooldown_notes(r, train_eval=100)["cd_n_eval"] == 100
+    with pytest.raises(ValueError, match="train_eval"):
+        V.cooldown_notes(r, train_eval=0)
+
+
+@known_answer(V.averaging_gap, how="a constructed section-1 run whose averaged constant rate is "
+                                   "2x and then 3x the tuned cosine at the two horizons")
+def test_averaging_gap_on_a_constructed_run():
+    r = dict(names=["constant", "cos@4", "cos@8"], horizons=[4, 8],
+             exact=dict(tail=[[0.2, 0.3], [9, 9], [9, 9]], last=[[9, 9], [0.1, 5.0], [7.0, 0.1]]))
+    assert V.averaging_gap(r) == dict(av_pl_first="2.00", av_pl_last="3.00")
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: V.expected_valley([2.5], [1.0], [0.0], 0.1), "eta \\* curvature"),
     (lambda: V.expected_valley([0.1], [0.0], [0.0], 0.1), "curvatures"),

@@ -29,6 +29,10 @@ curvature. The hill's floor is the loss a cooldown removes; the river's mean, wh
 sum of the rates moves (``prod (1 - eta_t c) ~ exp(-c sum eta)``), is the progress a high
 rate makes. :func:`simulate_valley` runs the noisy recursion itself (the tests check it
 against :func:`expected_valley`, and that against the closed form).
+
+The page's glue texts of the toy (:func:`valley_numbers`) and of the sentences of sections 2
+and 3 that read no claims row (:func:`cooldown_notes`, :func:`averaging_gap`; the rows'
+numbers are :mod:`.claims`') live here too, with :func:`largest_rise`, which section 2 reads.
 """
 from __future__ import annotations
 
@@ -38,7 +42,8 @@ import numpy as np
 
 from .science import schedule
 
-__all__ = ["stationary_loss", "expected_valley", "simulate_valley", "run_valley", "largest_rise"]
+__all__ = ["stationary_loss", "expected_valley", "simulate_valley", "run_valley", "largest_rise",
+           "valley_numbers", "cooldown_notes", "averaging_gap"]
 
 
 def _check(etas, curvatures, start, sigma: float, who: str):
@@ -177,3 +182,57 @@ def largest_rise(cooldown: dict, seed: int | None = None) -> dict:
              for bud, s in zip(cooldown["budgets"], cooldown["starts"]) if s <= a and b <= bud}
     return dict(step_from=a, step_to=b, loss_from=float(y[k]), loss_to=float(y[k + 1]),
                 n_rises=int((d > 0).sum()), n_pairs=int(d.size), cooldowns=cools)
+
+
+def valley_numbers(r: dict) -> dict:
+    """The glue texts of a :func:`run_valley` result: its settings, the exact expected hill and
+    river terms of :func:`run_valley`'s ``summary`` (``vl_<key>``), the hill's share of the
+    WSD's drop and the closed-form floor at the constant rate."""
+    c, s = r["config"], r["summary"]
+    out = {f"vl_{k}": f"{v:.2g}" for k, v in s.items()}
+    out.update(vl_share=f"{100 * s['hill_share']:.0f}%", vl_h=f"{c['curvatures'][0]:g}",
+               vl_c=f"{c['curvatures'][1]:g}", vl_sigma=f"{c['sigma']:g}", vl_lr=f"{c['lr']:g}",
+               vl_low=f"{c['low']:g}", vl_T=c["steps"], vl_frac=f"{100 * c['cooldown']:g}%",
+               vl_eta_h=f"{c['lr'] * c['curvatures'][0]:g}",
+               vl_floor=f"{r['stationary']['constant']:.2g}")
+    return out
+
+
+def cooldown_notes(cooldown: dict, train_eval: int) -> dict:
+    """Section 2's glue texts that no claims row gives, from a
+    :func:`~.experiments.run_cooldown` result: the weight decay, how many training examples
+    the training loss is measured on (the first ``train_eval``, the trainer's setting, or all
+    of them), the constant run's ratio to the cosine at each budget
+    (the page's seed), the range over the seeds of the 1−√ cooldown's loss over the linear
+    one's at the longest budget, and :func:`largest_rise`."""
+    if not (isinstance(train_eval, (int, np.integer)) and train_eval >= 1):
+        raise ValueError(f"cooldown_notes: train_eval must be a positive integer, got "
+                         f"{train_eval!r}")
+    c = cooldown["config"]
+    steps, T = list(cooldown["steps"]), cooldown["budgets"][-1]
+    L0 = cooldown["train_loss"][cooldown["seeds"][0]]
+    at = lambda L, n, b: L[n][steps.index(b)]
+    shape = [at(L, f"sqrt@{T}", T) / at(L, f"linear@{T}", T)
+             for L in cooldown["train_loss"].values()]
+    up = largest_rise(cooldown)
+    cools = "; ".join(f"the linear cooldown to {b} steps, which branched off at a loss of "
+                      f"{a:.2f}, is at {z:.2f} there" for b, (a, z) in up["cooldowns"].items())
+    return dict(cd_wd=f"{c['weight_decay']:g}", cd_n_eval=min(train_eval, c["n_train"]),
+                cd_const_each=", ".join(f"{at(L0, 'constant', b) / at(L0, f'cosine@{b}', b):.2f}"
+                                        for b in cooldown["budgets"]),
+                cd_sqrt_lo=f"{min(shape):.3f}", cd_sqrt_hi=f"{max(shape):.3f}",
+                cd_rise_a=up["step_from"], cd_rise_b=up["step_to"],
+                cd_rise_lo=f"{up['loss_from']:.2f}", cd_rise_hi=f"{up['loss_to']:.2f}",
+                cd_n_rises=up["n_rises"], cd_n_pairs=up["n_pairs"],
+                cd_rise_cool=cools or "no cooldown had branched off before it")
+
+
+def averaging_gap(anytime: dict) -> dict:
+    """Section 3's glue texts from section 1's run (:func:`~.experiments.run_anytime`): the
+    exact expected risk of the constant rate's averaged iterate over the tuned cosine's last
+    iterate, at the first horizon and at the last (``av_pl_first``, ``av_pl_last``)."""
+    names, ex = anytime["names"], anytime["exact"]
+    tail = np.asarray(ex["tail"][names.index("constant")], float)
+    env = np.array([ex["last"][names.index(f"cos@{h}")][k]
+                    for k, h in enumerate(anytime["horizons"])], float)
+    return dict(av_pl_first=f"{tail[0] / env[0]:.2f}", av_pl_last=f"{tail[-1] / env[-1]:.2f}")

@@ -181,6 +181,22 @@ def test_toc_lists_intro_and_every_chapter_that_exists():
     assert "](corrections.md)" in (ROOT / "intro.md").read_text()
 
 
+def map_nodes(intro: str) -> list[str]:
+    """The chapters the landing page's threads map draws as nodes (``<a class="node...`` links)."""
+    svg = intro.split('<figure class="dynamics-threads">', 1)[1].split("</svg>", 1)[0]
+    return re.findall(r'<a class="node[^"]*" href="chapters/([\w-]+)\.html"', svg)
+
+
+def test_the_threads_map_draws_every_chapter_once():
+    """Every chapter of the table of contents is a node of intro.md's threads map, once, and
+    the map names no other page: a new chapter that is not drawn fails here."""
+    nodes = map_nodes((ROOT / "intro.md").read_text())
+    chapters = [Path(f).name for f in toc_files()]
+    assert sorted(nodes) == sorted(chapters), (sorted(nodes), sorted(chapters))
+    one_missing = '<figure class="dynamics-threads"><svg><a class="node" href="chapters/a.html">'
+    assert map_nodes(one_missing + "</svg>") == ["a"] != sorted(chapters)
+
+
 def test_the_corrections_page_has_one_section_per_chapter_and_version():
     """Under each version, each chapter's corrections sit in one section (two helpers appending
     to the same page once made two "Lottery tickets" sections under 0.2.0)."""

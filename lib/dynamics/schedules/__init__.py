@@ -22,21 +22,25 @@ Modules:
   (``train_stacked``: a rate per model and step, AdamW or schedule-free).
 - :mod:`.figures`: static figures and tables.
 - :mod:`.panels`: live panels (``*_panel``): a figure the reader re-runs with widgets.
+- :mod:`.valley`: section 2's river-valley toy (a steep, noisy hill direction and a flat,
+  quiet river direction): noisy SGD's exact expected loss under any schedule, its noise
+  floor in closed form, the simulation, and :func:`~.valley.run_valley`.
 - :mod:`.claims`: the page's numbers and the claims table (``page_claims``,
   ``published_claims``).
 """
-from . import claims, experiments, figures, panels, science
+from . import claims, experiments, figures, panels, science, valley
 from .experiments import run_anytime, run_clock, run_cooldown, run_schedulefree
 from .figures import (anytime_figure, anytime_rows, exponent_figure, cooldown_figure,
     cooldown_rows, average_figure, schedulefree_figure, schedulefree_rows, clock_figure,
-    conjecture_figure, wsd_norm_conjecture)
+    conjecture_figure, wsd_norm_conjecture, valley_figure)
 from .panels import anytime_panel, cooldown_panel
+from .valley import run_valley
 from .claims import (anytime_numbers, claim_runs, clock_numbers, cooldown_numbers, page_claims,
     schedulefree_numbers)
 
 __all__ = ["run_anytime", "run_clock", "run_cooldown", "run_schedulefree", "anytime_figure",
            "anytime_rows", "exponent_figure", "cooldown_figure", "cooldown_rows",
            "average_figure", "schedulefree_figure", "schedulefree_rows", "clock_figure",
-           "conjecture_figure", "wsd_norm_conjecture", "anytime_panel", "cooldown_panel",
-           "anytime_numbers", "claim_runs", "clock_numbers", "cooldown_numbers",
-           "page_claims", "schedulefree_numbers"]
+           "conjecture_figure", "wsd_norm_conjecture", "valley_figure", "anytime_panel",
+           "cooldown_panel", "run_valley", "anytime_numbers", "claim_runs", "clock_numbers",
+           "cooldown_numbers", "page_claims", "schedulefree_numbers"]

@@ -247,3 +247,42 @@ def conjecture_figure(c: dict, title: str | None = None):
                         name=f"{n}: √(2ηλ), if the norm kept up",
                         line=dict(color=color, dash="dot"))
     return fig
+
+
+__all__ += ["valley_figure"]
+
+
+def valley_figure(r: dict, title: str | None = None):
+    """Section 2's river-valley toy (:func:`~.valley.run_valley`): left, the exact expected
+    loss (lines) and the hill term alone (dotted) against the step, the replicas' mean loss
+    (markers, every 20th step); right, one replica's path in the valley, the river
+    coordinate across and the hill coordinate up (the WSD run drawn from its cooldown on:
+    before it, it is the constant run)."""
+    fig = plots.subplots(1, 2, titles=("expected loss against the step",
+                                       "one run in the valley"),
+                         title=title or "A river valley: bounce, travel, then settle")
+    steps = np.arange(len(r["expected"][r["names"][0]]))
+    a = r["start"]
+    for j, n in enumerate(r["names"]):
+        color = plots.PALETTE[j]
+        e, s = np.asarray(r["expected"][n]), np.asarray(r["sim"][n])
+        fig.add_scatter(x=steps, y=e.sum(1), mode="lines", name=f"{n}: loss",
+                        line=dict(color=color), legendgroup=n, row=1, col=1)
+        fig.add_scatter(x=steps, y=e[:, 0], mode="lines", name=f"{n}: hill term",
+                        line=dict(color=color, dash="dot", width=1.5), legendgroup=n,
+                        row=1, col=1)
+        fig.add_scatter(x=steps[::20], y=s.sum(1)[::20], mode="markers",
+                        name=f"{n}: simulated", marker=dict(color=color, size=4),
+                        legendgroup=n, showlegend=False, row=1, col=1)
+        p = np.asarray(r["path"][n])
+        p = p[a:] if n == "WSD" else p
+        fig.add_scatter(x=p[:, 1], y=p[:, 0], mode="lines", name=f"{n}: path",
+                        line=dict(color=color, width=1 if n != "WSD" else 2),
+                        legendgroup=n, showlegend=False, row=1, col=2)
+    fig.add_vline(x=a, line=dict(color="#888", dash="dash", width=1), row=1, col=1)
+    fig.update_yaxes(type="log", title_text="expected loss", row=1, col=1)
+    fig.update_xaxes(title_text="step", row=1, col=1)
+    fig.update_xaxes(title_text="river coordinate (flat, quiet)", autorange="reversed",
+                     row=1, col=2)
+    fig.update_yaxes(title_text="hill coordinate (steep, noisy)", row=1, col=2)
+    return fig

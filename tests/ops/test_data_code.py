@@ -18,10 +18,7 @@ from dynamics_ops import verify
 
 # written before data files recorded their code (issue 39): regenerate each with the command
 # its check prints (python -m dynamics_ops.precompute <chapter> --profile cpu --only <file>)
-NOT_YET_REGENERATED = {
-    "collapse_weight_decay", "grokking_phase",
-    "initialization_trainability",
-}
+NOT_YET_REGENERATED = {"collapse_weight_decay"}
 BUDGET_S = 60  # seconds of samples computed again per CI run (cheapest first; recorded seconds)
 
 

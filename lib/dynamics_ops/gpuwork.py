@@ -3,6 +3,7 @@
     python -m dynamics_ops.gpuwork                      # every chapter: a table per chapter
     python -m dynamics_ops.gpuwork grokking --cells     # one chapter, cell by cell
     python -m dynamics_ops.gpuwork --write              # rewrite data/gpu_work.csv
+    python -m dynamics_ops.gpuwork --table              # the table of data/gpu_work.csv
     python -m dynamics_ops.bench gpuwork [--write]      # the same, from the bench
 
 A chapter notebook runs cell by cell at the gpu profile's sizes on the stand-in device
@@ -32,8 +33,10 @@ and is scaled from the dry run's number of evaluations to the real schedule's (i
 ``at`` asked for S). While counting, a cut training's ``Every`` and ``LogSpaced`` schedules
 evaluate at the same steps under both caps (step 0 if the rule has it, and the last), so
 that one more step adds no evaluation; an ``At`` list is kept (callbacks wait on its steps).
-A cell whose ``runtime.cap_grid`` calls cut a grid of n values to k has its work after the
-first such call scaled by n/k (a distinct grid once; several multiply).
+A ``runtime.cap_grid`` call that cuts a grid of n values to k scales the work after it by
+n/k: grids called one after another with no training between them nest (a product), a grid
+called again keeps the grids outside it (an inner loop), and a new grid called after training
+replaces them (the cell's next experiment).
 
 Assumptions, and where the estimate is weakest:
 
@@ -47,11 +50,13 @@ Assumptions, and where the estimate is weakest:
    (the row's ``aligned`` is 0). A count made from a cut count (``steps(a) + steps(b)``, an
    evaluation list built for the cut steps) is scaled as the cut that preceded it: its
    evaluations are not scaled at all.
-3. Grid scaling treats the kept cells as typical of the cut ones, and nested grids as a
-   product. It over-counts the launches of a batched sweep (``train_many`` trains K models
-   with one launch per operation, so launches do not grow with K) and of two grids cut one
-   after the other in one cell; cuts made by hand on ``dry_run()`` (a few runners cap a count
-   of networks) are not scaled at all.
+3. Grid scaling treats the kept cells as typical of the cut ones. It over-counts the
+   launches of a batched sweep (``train_many`` trains K models with one launch per
+   operation, so launches do not grow with K); work after a grid's loop has ended (a figure
+   made from its results, an experiment without a grid after one with) keeps its factor; an
+   outer grid's factor is lost when an inner grid is first called after training in the
+   outer loop; cuts made by hand on ``dry_run()`` (a few runners cap a count of networks)
+   are not scaled at all.
 4. Work whose length depends on the data (early stopping, a root finder's iterations) is
    counted as it ran in the dry run.
 
@@ -83,6 +88,8 @@ GROWTH = 1.5  # the gpu_sizes tier fails when a chapter's estimate grows more th
 KEYS = ("launches", "host_reads", "flops", "bytes")
 COMPARED = ("launches", "host_reads", "flops")  # what the CI check holds to the baseline
 COMMAND = "python -m dynamics_ops.gpuwork --write"
+LAUNCH_S = 10e-6  # a kernel launch's host overhead on a GPU, about: launches x this is a floor
+T4_FLOPS = 8e12  # a T4's float32 peak, about: FLOPs / this is another floor
 FIELDS = ("chapter", "cell", "source", *KEYS, "aligned", "commit", "torch", "date")
 _ALLOC = {torch.ops.aten.empty.memory_format, torch.ops.aten.empty_strided.default,
           torch.ops.aten.empty_like.default}
@@ -335,6 +342,33 @@ def _segments(inner, end):
     return segs
 
 
+def _grid_factors(inner: list[dict]) -> dict:
+    """The grid factor in force after each of a cell's events (by its index), from the cut
+    grids called so far: a grid called again (an inner loop restarting) keeps the grids
+    outside it; a new grid called before any training since the last grid nests in them
+    (``lrs, wds = grid(a), grid(b)``: a product); a new grid called after training starts a
+    new experiment (the cell's next runner) and replaces them."""
+    stack, trained, factors = [], False, {}
+    for e in inner:
+        if e["kind"] == "grid":
+            key = (e["key"], e["n"], e["kept"])
+            keys = [k for k, _ in stack]
+            if key in keys:
+                stack = stack[:keys.index(key) + 1]
+            elif trained:
+                stack = [(key, e["n"] / e["kept"])]
+            else:
+                stack.append((key, e["n"] / e["kept"]))
+            trained = False
+        elif e["kind"] == "steps":
+            trained = True
+        f = 1.0
+        for _, x in stack:
+            f *= x
+        factors[e["_i"]] = f
+    return factors
+
+
 def estimate(dry: dict[int, list[dict]]) -> dict:
     """Per cell, the work at the profile's real steps and grids from the events of the dry
     runs at :data:`CAPS` (``{cap: Counter.events}``): ``{cell: dict(launches=, host_reads=,
@@ -351,39 +385,29 @@ def estimate(dry: dict[int, list[dict]]) -> dict:
     out = {}
     for cell, (inner, start, end) in cells[lo].items():
         inner3, start3, end3 = cells[hi][cell]
-        base = _minus(end[0], start[0])
+        factors = _grid_factors(inner)
+        est = [0.0] * 4
+        # the cap-2 run's work, each stretch between events at the grid factor then in force
+        marks = [(start[0], 1.0)] + [(e["at"][0], factors[e["_i"]]) for e in inner]
+        for (at, f), nxt in zip(marks, [m[0] for m in marks[1:]] + [end[0]]):
+            for i, d in enumerate(_minus(nxt, at)):
+                est[i] += f * d
         seg2, seg3 = _segments(inner, end), _segments(inner3, end3)
         aligned = [s[0]["planned"] for s in seg2] == [s[0]["planned"] for s in seg3]
-        grids = {}
-        for g in (e for e in inner if e["kind"] == "grid"):
-            grids.setdefault((g["key"], g["n"], g["kept"]), g)
-        first_grid = min((g["_i"] for g in grids.values()), default=None)
-        factor = 1.0
-        for key, n, kept in grids:
-            factor *= n / kept
-        extra_pre, extra_post = [0.0] * 4, [0.0] * 4
-        if aligned:
+        if len(seg2) == len(seg3):  # the cuts pair up: each its own steps and evaluations
             for (e, w2, v2, ev2), (_, w3, v3, _) in zip(seg2, seg3):
                 more = e["planned"] - e["got"]
                 step = [max(0, (a - b) - (c - d)) for a, b, c, d in zip(w3, v3, w2, v2)]
                 real, dryn = sum(v["real"] for v in ev2), sum(v["dry"] for v in ev2)
-                add = [s * more + (ve * (real - dryn) / dryn if dryn else 0)
-                       for s, ve in zip(step, v2)]
-                target = extra_post if first_grid is not None and e["_i"] > first_grid else extra_pre
+                f = factors[e["_i"]]
                 for i in range(4):
-                    target[i] += add[i]
-        else:
-            cut = [s[0]["planned"] - s[0]["got"] for s in seg2]
-            more = sum(cut) / len(cut) if cut else 0
-            diff = [max(0, a - b) for a, b in zip(_minus(end3[0], start3[0]), base)]
-            extra_post = [d * more for d in diff] if first_grid is not None else extra_post
-            extra_pre = extra_pre if first_grid is not None else [d * more for d in diff]
-        if first_grid is not None:
-            at_grid = next(g for g in inner if g["_i"] == first_grid)["at"][0]
-            pre, post = _minus(at_grid, start[0]), _minus(end[0], at_grid)
-        else:
-            pre, post = base, _zero()
-        est = [p + xp + factor * (q + xq) for p, xp, q, xq in zip(pre, extra_pre, post, extra_post)]
+                    est[i] += f * (step[i] * more + (v2[i] * (real - dryn) / dryn if dryn else 0))
+        elif seg2:  # they do not: the cell's one more step, times the mean cut, at the mean factor
+            more = sum(s[0]["planned"] - s[0]["got"] for s in seg2) / len(seg2)
+            f = sum(factors[s[0]["_i"]] for s in seg2) / len(seg2)
+            diff = [max(0, a - b) for a, b in zip(_minus(end3[0], start3[0]), _minus(end[0], start[0]))]
+            for i in range(4):
+                est[i] += f * diff[i] * more
         out[cell] = dict(zip(KEYS, (int(round(x)) for x in est)), aligned=int(aligned))
     return out
 
@@ -434,15 +458,25 @@ def save(events, path) -> None:
     Path(path).write_text(json.dumps(events))
 
 
-def count_chapter(chapter: str, first: list[dict] | None = None, timeout: int = 1200) -> list[dict]:
+def count_chapter(chapter: str, first: tuple | None = None, timeout: int = 1200,
+                  keep: Path | None = None) -> list[dict]:
     """The chapter's rows: per code cell, the estimated work at the gpu profile's real steps.
-    ``first``: the events of a dry run at ``CAPS[0]`` already made (the gpu_sizes test's)."""
+    ``first``: what :func:`count_notebook` gave for a dry run at ``CAPS[0]`` already made (the
+    gpu_sizes test's); ``keep``: a folder where each dry run's events are kept and, when
+    there, read instead of running the notebook again (``--keep``)."""
     runs, sources = {}, {}
     for cap in CAPS:
+        kept = Path(keep) / f"{chapter}-{cap}.json" if keep else None
         if cap == CAPS[0] and first is not None:
             runs[cap], sources = first
-            continue
-        runs[cap], sources = count_notebook(chapter, cap, timeout)
+        elif kept is not None and kept.exists():
+            runs[cap], sources = json.loads(kept.read_text())
+            sources = {int(k): v for k, v in sources.items()}
+        else:
+            runs[cap], sources = count_notebook(chapter, cap, timeout)
+            if kept is not None:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                kept.write_text(json.dumps([runs[cap], sources]))
     est = estimate(runs)
     return [dict(chapter=chapter, cell=cell, source=sources.get(cell, ""), **values)
             for cell, values in sorted(est.items()) if cell in sources]
@@ -458,12 +492,15 @@ def chapter_totals(rows: list[dict]) -> dict:
 
 
 def table(rows: list[dict]) -> str:
-    """The per-chapter table (markdown): estimated launches, host reads, GFLOPs and GB."""
-    lines = ["| chapter | launches | host reads | GFLOPs | GB written | launches × 10 µs | FLOPs / 8 TFLOP/s |",
+    """The per-chapter table (markdown): estimated launches, host reads, GFLOPs and GB, and the
+    two floors they put under a notebook's time on a GPU (counts, not times: a floor is what
+    the work cannot take less than at :data:`LAUNCH_S` per launch or :data:`T4_FLOPS`)."""
+    lines = ["| chapter | launches | host reads | GFLOPs | GB written | launches × 10 µs | FLOPs at 8 TFLOP/s |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for chapter, t in chapter_totals(rows).items():
-        lines.append(f"| {chapter} | {t['launches']:,} | {t['host_reads']:,} | {t['flops'] / 1e9:,.1f} | "
-                     f"{t['bytes'] / 1e9:,.1f} | {t['launches'] * 10e-6:,.0f} s | {t['flops'] / 8e12:,.0f} s |")
+        lines.append(f"| {chapter} | {t['launches']:,} | {t['host_reads']:,} | {t['flops'] / 1e9:,.0f} | "
+                     f"{t['bytes'] / 1e9:,.0f} | ≥ {t['launches'] * LAUNCH_S:,.0f} s | "
+                     f"≥ {t['flops'] / T4_FLOPS:,.1f} s |")
     return "\n".join(lines)
 
 
@@ -549,16 +586,29 @@ def main(argv=None) -> int:
     parser.add_argument("chapters_pos", nargs="*", metavar="chapter", help="chapters (default: all)")
     parser.add_argument("--chapters", help="comma-separated chapters (default: all)")
     parser.add_argument("--cells", action="store_true", help="print every cell's row")
-    parser.add_argument("--write", action="store_true", help=f"rewrite their rows of data/gpu_work.csv")
+    parser.add_argument("--write", action="store_true", help="rewrite their rows of data/gpu_work.csv")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="a folder to keep each dry run's events in, and to read them from "
+                             "when there (the estimate redone without running the notebooks)")
+    parser.add_argument("--table", action="store_true",
+                        help="print the table of data/gpu_work.csv (the committed counts), count nothing")
     args = parser.parse_args(argv)
     chapters = list(args.chapters_pos) + (args.chapters.split(",") if args.chapters else [])
     chapters = chapters or list(CHAPTERS)
     unknown = sorted(set(chapters) - set(CHAPTERS))
     if unknown:
         parser.error(f"unknown chapters {', '.join(unknown)}; choose from {', '.join(CHAPTERS)}")
+    if args.table:
+        if args.write or args.cells:
+            parser.error("--table prints the committed counts: it takes no --write or --cells")
+        rows = [r for r in read_baseline() if r["chapter"] in chapters]
+        made = sorted({(r["commit"], r["torch"], r["date"]) for r in rows})
+        print(table(rows))
+        print("# counted at " + "; ".join(f"commit {c}, torch {t}, {d}" for c, t, d in made))
+        return 0
     rows = []
     for chapter in chapters:
-        mine = count_chapter(chapter)
+        mine = count_chapter(chapter, keep=args.keep)
         rows += mine
         if args.cells:
             for r in mine:

@@ -106,6 +106,33 @@ def test_a_cut_grid_scales_by_real_over_kept(monkeypatch):
     assert gpuwork.estimate(dry)[-1]["launches"] == 1 + 3 * 2
 
 
+def test_grids_nest_repeat_and_follow_one_another(monkeypatch):
+    """Two grids cut before their trainings nest (6 -> 2 and 4 -> 2: each kept pair stands for
+    6 x 4 / 4 cells); an inner grid called again keeps its outer grid; a new grid after
+    training (the next experiment) replaces them. Each training is runtime.steps(10) launches."""
+    from dynamics import runtime
+
+    with standin.active():
+        x = torch.ones(4, device="cuda")
+        dry = {}
+        for cap in gpuwork.CAPS:
+            monkeypatch.setenv("DYNAMICS_DRY_RUN", str(cap))
+            with gpuwork.Counter() as c:
+                lrs, wds = runtime.grid(range(6)), runtime.grid(range(4))
+                for _ in lrs:
+                    for _ in wds:
+                        for _ in range(runtime.steps(10)):
+                            x + 1  # 6 x 4 x 10 = 240 launches
+                for _ in runtime.grid(range(7)):  # the next experiment: an outer loop...
+                    for _ in runtime.grid(range(3)):  # ...whose inner grid is called again
+                        for _ in range(runtime.steps(10)):
+                            x * 2  # 7 x 3 x 10 = 210 launches
+                for _ in runtime.grid(range(4)):  # after training: the next experiment
+                    x - 1  # 4 launches
+            dry[cap] = c.events
+    assert gpuwork.estimate(dry)[-1]["launches"] == 240 + 210 + 4
+
+
 def _rows(launches, reads=10, flops=1000, chapter="grokking"):
     return [dict(chapter=chapter, cell=str(i), source=f"cell {i}", launches=l, host_reads=reads,
                  flops=flops, bytes=8) for i, l in enumerate(launches)]

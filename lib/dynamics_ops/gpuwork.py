@@ -34,9 +34,9 @@ and is scaled from the dry run's number of evaluations to the real schedule's (i
 evaluate at the same steps under both caps (step 0 if the rule has it, and the last), so
 that one more step adds no evaluation; an ``At`` list is kept (callbacks wait on its steps).
 A ``runtime.cap_grid`` call that cuts a grid of n values to k scales the work after it by
-n/k: grids called one after another with no training between them nest (a product), a grid
-called again keeps the grids outside it (an inner loop), and a new grid called after training
-replaces them (the cell's next experiment).
+n/k: grids called one after another with no device work between them nest (a product), a
+grid called again keeps the grids outside it (an inner loop), and a new grid called after
+device work replaces them (the cell's next experiment).
 
 Assumptions, and where the estimate is weakest:
 
@@ -54,9 +54,11 @@ Assumptions, and where the estimate is weakest:
    launches of a batched sweep (``train_many`` trains K models with one launch per
    operation, so launches do not grow with K); work after a grid's loop has ended (a figure
    made from its results, an experiment without a grid after one with) keeps its factor; an
-   outer grid's factor is lost when an inner grid is first called after training in the
-   outer loop; cuts made by hand on ``dry_run()`` (a few runners cap a count of networks)
-   are not scaled at all.
+   outer grid's factor is lost when device work runs between it and an inner grid's first
+   call (an under-count), and two experiments whose grids follow one another with no device
+   work between them multiply (an over-count); cuts made by hand on ``dry_run()`` (a few
+   runners cap a count of networks) are not scaled at all. Which grids enclose which work
+   is not seen: the calls' Python frames would tell, and are not recorded.
 4. Work whose length depends on the data (early stopping, a root finder's iterations) is
    counted as it ran in the dry run.
 
@@ -345,23 +347,24 @@ def _segments(inner, end):
 def _grid_factors(inner: list[dict]) -> dict:
     """The grid factor in force after each of a cell's events (by its index), from the cut
     grids called so far: a grid called again (an inner loop restarting) keeps the grids
-    outside it; a new grid called before any training since the last grid nests in them
-    (``lrs, wds = grid(a), grid(b)``: a product); a new grid called after training starts a
+    outside it; a new grid called with no device work since the last grid nests in them
+    (``lrs, wds = grid(a), grid(b)``: a product); a new grid called after device work starts a
     new experiment (the cell's next runner) and replaces them."""
-    stack, trained, factors = [], False, {}
+    stack, worked, factors, last = [], False, {}, None
     for e in inner:
+        if last is not None and e["at"][0][0] > last["at"][0][0]:
+            worked = True  # a launch since the last event
+        last = e
         if e["kind"] == "grid":
             key = (e["key"], e["n"], e["kept"])
             keys = [k for k, _ in stack]
             if key in keys:
                 stack = stack[:keys.index(key) + 1]
-            elif trained:
+            elif worked:
                 stack = [(key, e["n"] / e["kept"])]
             else:
                 stack.append((key, e["n"] / e["kept"]))
-            trained = False
-        elif e["kind"] == "steps":
-            trained = True
+            worked = False
         f = 1.0
         for _, x in stack:
             f *= x

@@ -107,9 +107,10 @@ def test_a_cut_grid_scales_by_real_over_kept(monkeypatch):
 
 
 def test_grids_nest_repeat_and_follow_one_another(monkeypatch):
-    """Two grids cut before their trainings nest (6 -> 2 and 4 -> 2: each kept pair stands for
-    6 x 4 / 4 cells); an inner grid called again keeps its outer grid; a new grid after
-    training (the next experiment) replaces them. Each training is runtime.steps(10) launches."""
+    """Two grids cut with no device work between them nest (6 -> 2 and 4 -> 2: each kept pair
+    stands for 6 x 4 / 4 cells); an inner grid called again keeps its outer grid; a new grid
+    after device work (the next experiment) replaces them. Each training is runtime.steps(10)
+    launches."""
     from dynamics import runtime
 
     with standin.active():
@@ -165,3 +166,21 @@ def test_the_baseline_round_trips(tmp_path):
     assert [int(r["launches"]) for r in back] == [100, 300] and back[0]["torch"] == torch.__version__
     assert gpuwork.growth(rows, back) == []
 
+
+
+def test_the_bench_runs_the_counter(monkeypatch):
+    from dynamics_ops import bench
+
+    seen = []
+    monkeypatch.setattr(gpuwork, "main", lambda argv: seen.append(argv) or 0)
+    assert bench.main(["gpuwork", "--chapters", "grokking", "--write"]) == 0
+    assert seen == [["--chapters", "grokking", "--write"]]
+
+
+def test_bad_input_names_the_setting():
+    with pytest.raises(ValueError, match="cap must be a positive number of steps"):
+        gpuwork.count_notebook("grokking", 0)
+    with pytest.raises(ValueError, match=r"caps \(2, 3\)"):
+        gpuwork.estimate({2: []})
+    with pytest.raises(SystemExit):
+        gpuwork.main(["no_such_chapter"])

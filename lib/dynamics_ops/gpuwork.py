@@ -607,7 +607,7 @@ def main(argv=None) -> int:
         rows = [r for r in read_baseline() if r["chapter"] in chapters]
         made = sorted({(r["commit"], r["torch"], r["date"]) for r in rows})
         print(table(rows))
-        print("# counted at " + "; ".join(f"commit {c}, torch {t}, {d}" for c, t, d in made))
+        print("\nCounted at " + "; ".join(f"commit {c}, torch {t}, {d}" for c, t, d in made) + ".")
         return 0
     rows = []
     for chapter in chapters:

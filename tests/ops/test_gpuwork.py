@@ -184,3 +184,11 @@ def test_bad_input_names_the_setting():
         gpuwork.estimate({2: []})
     with pytest.raises(SystemExit):
         gpuwork.main(["no_such_chapter"])
+
+
+def test_the_committed_baseline_covers_every_chapter():
+    from dynamics import CHAPTERS
+
+    rows = gpuwork.read_baseline()
+    assert set(r["chapter"] for r in rows) == set(CHAPTERS)
+    assert all(int(r["launches"]) >= 0 and r["commit"] and r["torch"] for r in rows)

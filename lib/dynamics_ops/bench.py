@@ -7,6 +7,8 @@
     python -m dynamics_ops.bench spectral       # Newton–Schulz vs SVD
     python -m dynamics_ops.bench gpu --measure  # with CUDA: each notebook run at gpu, measured
                                             # (data/gpu_measured.json with --write)
+    python -m dynamics_ops.bench gpuwork        # each notebook's gpu-profile work, counted on the CPU
+                                            # (dynamics_ops.gpuwork; data/gpu_work.csv with --write)
     python -m dynamics_ops.bench notebooks      # each chapter notebook's wall time (smoke, cpu) + book build
     python -m dynamics_ops.bench panels         # each panel clicked: seconds to its first result and to done
 
@@ -470,7 +472,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dynamics_ops.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", default="notebooks",
-                        help=f"one of {', '.join(BENCHMARKS)}, gpu (with --measure), "
+                        help=f"one of {', '.join(BENCHMARKS)}, gpu (with --measure), gpuwork, "
                              f"notebooks (default), panels, or all (the CPU benchmarks)")
     parser.add_argument("--tiny", action="store_true", help="toy sizes: proves a benchmark runs")
     parser.add_argument("--profiles", default=None,
@@ -484,13 +486,19 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=int, default=600,
                         help="gpu --measure: wall seconds allowed per notebook (then it stops)")
     parser.add_argument("--write", action="store_true",
-                        help="notebooks, gpu: record the times in data/live_cost.csv")
+                        help="notebooks, gpu: record the times in data/live_cost.csv; gpuwork: "
+                             "the counts in data/gpu_work.csv")
     args = parser.parse_args(argv)
     name = CHAPTERS.get(args.name, args.name)  # a chapter's name or its theme's
     chapters = args.chapters.split(",") if args.chapters else None
     unknown = sorted(set(chapters or ()) - set(CHAPTERS))
     if unknown:
         parser.error(f"unknown chapters {', '.join(unknown)}; choose from {', '.join(CHAPTERS)}")
+    if name == "gpuwork":  # counted, not timed: launches, host reads, FLOPs, bytes per cell
+        from . import gpuwork
+
+        return gpuwork.main((["--chapters", ",".join(chapters)] if chapters else [])
+                            + (["--write"] if args.write else []))
     if (name == "gpu") != args.measure:
         parser.error("the GPU is measured, never estimated: python -m dynamics_ops.bench gpu --measure")
     profiles = [p.strip() for p in (args.profiles or "").split(",") if p.strip()]

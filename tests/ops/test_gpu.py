@@ -104,24 +104,30 @@ def _chapters():
 
 @pytest.mark.gpu_sizes
 @pytest.mark.parametrize("chapter", _chapters())
-def test_notebook_runs_at_gpu_sizes(chapter, tmp_path, monkeypatch):
+def test_notebook_runs_at_gpu_sizes(chapter):
     """The chapter notebook, every cell, at the gpu profile's sizes, two steps per training, on
     the stand-in CUDA device: a shape, dtype, device or memory bug of the gpu sizes fails here,
-    not on a reader's Colab. (The 20-minute limit only stops a notebook that hangs.)"""
-    import nbformat
-    from nbclient import NotebookClient
+    not on a reader's Colab. (The 20-minute limit only stops a notebook that hangs.)
+
+    The run is counted (dynamics_ops.gpuwork: launches, host reads, FLOPs, bytes per cell) and
+    run again at three steps, and the chapter's work estimated at the gpu profile's real steps
+    fails when its launches, host reads or FLOPs grow more than 1.5x over data/gpu_work.csv.
+    (While counting, a cut training's Every/LogSpaced evaluations run at step 0 and its last.)"""
     from nbclient.exceptions import CellExecutionError
 
-    from dynamics.results import ROOT
+    from dynamics_ops import gpuwork
 
-    for k, v in {**runtime.GPU_SMOKE_ENV, "DYNAMICS_RESULTS_DIR": str(tmp_path)}.items():
-        monkeypatch.setenv(k, v)  # the kernel inherits them
-    nb = nbformat.read(ROOT / "chapters" / f"{chapter}.ipynb", as_version=4)
     try:
-        NotebookClient(nb, timeout=1200, kernel_name="python3",
-                       resources={"metadata": {"path": str(ROOT / "chapters")}}).execute()
+        first = gpuwork.count_notebook(chapter, gpuwork.CAPS[0])
+        rows = gpuwork.count_chapter(chapter, first=first)
     except CellExecutionError as e:
         pytest.fail(f"{chapter} failed at gpu sizes:\n{str(e)[-3000:]}")
+    baseline = [r for r in gpuwork.read_baseline() if r["chapter"] == chapter]
+    problems = gpuwork.growth(rows, baseline)
+    assert not problems, "\n".join(problems)
+    halved = [dict(r, **{k: int(r[k]) // 2 for k in gpuwork.COMPARED}) for r in baseline]
+    assert any(t["launches"] for t in gpuwork.chapter_totals(rows).values())
+    assert gpuwork.growth(rows, halved), "the check cannot fail: a halved baseline passed"
 
 
 @pytest.mark.gpu_sizes

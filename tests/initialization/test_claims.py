@@ -24,10 +24,11 @@ def test_claims_table_rows_and_verdicts():
     rows = C.claims(heat=dict(heat, seeds=[0]), more=more, depth_time=depth_time)
     assert rows == C.published_claims()  # the page's rows on data/ are the published ones
     # the edge-of-chaos row is shown: judged on the cells all of seeds 0-4 have, both placebo
-    # edges fail its test, but the treatment clears it by no more than the seeds' spread
-    # (within noise), and the page glues that verdict
+    # edges fail its test, and on seed 0's regenerated grid (issue 39) the treatment clears it
+    # by a little more than the seeds' spread (yes; "within noise" on the grid before): the
+    # page glues that verdict and says it is fragile
     assert len(rows) == 3 and [r["asserted"] for r in rows] == [False, False, True]
-    assert rows[0]["reproduced"] == "within noise" and len(rows[0]["seeds"]) == 5
+    assert rows[0]["reproduced"] == "yes" and len(rows[0]["seeds"]) == 5
     assert [len(r["seeds"]) for r in rows if r["asserted"]] == [5]  # three seeds at least
     for row in rows:
         assert set(row) == {"claim", "paper", "measured here", "reproduced", "asserted",
@@ -61,6 +62,27 @@ def test_prose_numbers_of_the_trainability_grid():
     real = results.load("initialization_trainability")[0]
     num = Fa.trainability_numbers(real, results.load("initialization_trainability_seeds")[0])
     assert num["init_agree"].endswith("%") and "nowhere" not in num["init_beyond"]
+    # the edge-of-chaos sentence on the published grid: its row's verdict, and what it rests on
+    assert num["init_edge_verdict"] == "yes" and num["init_edge_on"] == "every seed"
+    assert (num["init_edge_low"], num["init_edge_bar"], num["init_edge_by"],
+            num["init_edge_noise"], num["init_edge_times"]) == (
+        "0.35 on seed 2", "0.2", "0.15", "0.14", "1.1 times")
+
+
+def test_edge_margin_words_follow_a_constructed_row():
+    """Known answers: leads 0.5, 0.3 and 0.45 against a bar of 0.2 clear it on every seed, the
+    smallest (seed 1) by 0.1, half the spread 0.2 (the engine: within noise); a lead below the
+    bar is counted out; one seed (no spread) gives no multiple."""
+    test = dict(op=">=", threshold=0.2, name="bar", scale="linear")
+    ev = dict(test=test, treatment={0: 0.5, 1: 0.3, 2: 0.45}, noise=0.2)
+    num = Fa._edge_margin(dict(evidence=[ev]))
+    assert num == dict(init_edge_on="every seed", init_edge_low="0.30 on seed 1",
+                       init_edge_bar="0.2", init_edge_by="0.10", init_edge_noise="0.20",
+                       init_edge_times="0.5 times")
+    num = Fa._edge_margin(dict(evidence=[dict(ev, treatment={0: 0.5, 1: 0.1, 2: 0.45})]))
+    assert num["init_edge_on"] == "2 of 3 seeds" and num["init_edge_by"] == "-0.10"
+    num = Fa._edge_margin(dict(evidence=[dict(ev, treatment={"0": 0.5}, noise=None)]))
+    assert num["init_edge_noise"] == "none measured" and num["init_edge_low"] == "0.50 on seed 0"
     dt = Fa.depth_time_numbers(results.load("initialization_depth_time")[0])
     assert float(dt["init_dt_orth"]) < 2.5
 

@@ -158,14 +158,15 @@ def test_claim_trainability_band_on_the_precomputed_grid():
     """The trainability figure the book shows (data/initialization_trainability.json, seed 0)
     with seeds 1-4 on the cells of its edge-of-chaos row (..._seeds.json): every seed is judged
     on the cells all seeds have (seed 0's grid cut to seeds 1-4's), and the row is shown, not
-    asserted; the 6 xi_c row reads the whole grid, rests on seed 0 alone and is not asserted;
+    asserted (yes on the regenerated grid, by little more than the seeds' spread, and "within
+    noise" on the grid before it: fragile); the 6 xi_c row reads the whole grid, rests on seed 0 alone and is not asserted;
     the narrowing and the disagreements are that seed's observations, glued in the prose."""
     heat, more = _heat(), _more()
     rows = C.trainability_claims(heat, more)
     assert [r["asserted"] for r in rows] == [False, False]
     assert rows[1]["claim"].startswith("networks train when depth") and rows[1]["seeds"] == [0]
     edge = rows[0]
-    assert edge["reproduced"] != "yes" and edge["seeds"] == [0, 1, 2, 3, 4], edge
+    assert edge["reproduced"] == "yes" and edge["seeds"] == [0, 1, 2, 3, 4], edge
     assert "seed 2: 30:" in edge["measured here"]
     depths, sig, acc = C._shared(heat, more)
     assert depths == more["depths"] and sig == more["sigma_w2"] and acc.shape == (3, 8)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import plots
+from .. import evidence, plots
 from .claims import (CHAOTIC_RATIO, DEEP, _acc, _band_row, _depth_rule_agreement, _list, falls_to,
                      trainability_claims)
 from .experiments import (best_sigma_w2, learning_times, trainability_agreement,
@@ -47,18 +47,44 @@ def _at_least(row) -> str:
     return f"at least {pct} training accuracy everywhere"
 
 
+def _edge_margin(row: dict) -> dict:
+    """What the edge-of-chaos row's verdict rests on, as the prose reads it (glue texts): on
+    how many seeds its lead clears the bar, the smallest lead and its seed, its margin over the
+    bar against the spread of the seeds' leads (the noise the engine asks it to beat), and that
+    margin as a multiple of the spread."""
+    e = row["evidence"][0]  # both placebo parts judge the same treatment
+    test = evidence.Test(**e["test"])
+    lead = {int(s): np.nan if v is None else float(v) for s, v in e["treatment"].items()}
+    low = min(lead, key=lambda s: np.inf if np.isnan(lead[s]) else lead[s])  # unmeasured last
+    n = sum(test.passes(v) for v in lead.values())
+    margin = test.margin(lead[low])
+    noise = float("nan") if e["noise"] is None else float(e["noise"])
+    ok = np.isfinite(noise) and noise > 0 and np.isfinite(margin)
+    return dict(init_edge_on="every seed" if n == len(lead) else f"{n} of {len(lead)} seeds",
+                init_edge_low=(f"{lead[low]:.2f} on seed {low}" if np.isfinite(lead[low])
+                               else "not measured on any seed"),
+                init_edge_bar=f"{test.threshold:g}", init_edge_by=f"{margin:.2f}",
+                init_edge_noise=f"{noise:.2f}" if ok else "none measured",
+                init_edge_times=f"{margin / noise:.1f} times" if ok else "not a multiple of")
+
+
 def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
     """The numbers the trainability grid's prose quotes (glue texts): its size, how the
     shallowest rows train, how many cells train per depth (the narrowing, an observation of
     the grid's seeds), the best weight scales from depth :data:`~.claims.DEEP` on, what trains at
     the deepest depth, the cells where the 6 xi_c line and training disagree, and the seeds
-    and depths of ``more`` (the edge-of-chaos claim's other seeds)."""
+    and depths of ``more`` (the edge-of-chaos claim's other seeds), and that claim's verdict
+    (its row's own, :func:`~dynamics.plots.verdicts`) with what it rests on
+    (:func:`_edge_margin`)."""
     acc = _acc(heat["acc"])
     depths, sig = heat["depths"], heat["sigma_w2"]
     deep = [b for d, b in zip(depths, best_sigma_w2(heat)) if d >= DEEP and b is not None]
     agree, cells = trainability_agreement(heat, level)
     dis = trainability_disagreements(heat, level)
-    return dict(init_cells=cells, init_deepest=depths[-1], init_width=heat["width"],
+    rows = trainability_claims(heat, more, level)
+    return dict(**_edge_margin(rows[0]), **plots.verdicts(
+                    rows, init_edge_verdict=f"deep networks (depth ≥ {DEEP})"),
+                init_cells=cells, init_deepest=depths[-1], init_width=heat["width"],
                 init_steps=heat["steps"], init_d0=depths[0], init_d0_min=_at_least(acc[0]),
                 init_d1=depths[1], init_d1_min=_at_least(acc[1]),
                 init_best_range=(f"{min(deep):g} and {max(deep):g}" if deep else "nowhere"),
@@ -67,7 +93,6 @@ def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
                 init_agree_null=_pct(_depth_rule_agreement(heat, level)),
                 init_beyond=_cells(dis["beyond"]), init_before=_cells(dis["before"]),
                 init_grid_verdict=plots.MARKS[_band_row(heat, level)["reproduced"]],
-                init_edge_verdict=trainability_claims(heat, more, level)[0]["reproduced"],
                 init_trained_counts=_list([int((row >= level).sum()) for row in acc]),
                 init_depths=_list(depths), init_n_sigma=len(sig),
                 init_seed=_list(heat.get("seeds", [0])), init_more_seeds=_list(more["seeds"]),

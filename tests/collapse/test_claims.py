@@ -279,6 +279,38 @@ def test_the_precomputed_files_numbers_and_figures(monkeypatch):
     assert shown[0].layout.sliders and shown[1].startswith("Precomputed in the cpu profile")
 
 
+def test_the_words_beside_the_adamw_sweeps_numbers_hold_on_the_file():
+    """What sections 1, 3 and 5 type beside the numbers they glue from
+    ``data/collapse_weight_decay.json`` (regenerated with the current code, issue 39), checked
+    on that file: the page says it is the current code's; "every decay of the slider lowers"
+    NC1; the largest decay is where it "rises again"; the two small decays share a rate near
+    the count's six e-folds; the smallest larger decay's loss "ends about as low as without
+    decay" yet it "falls fewer e-folds"; the larger two "hold the fit back"."""
+    import json
+    from pathlib import Path
+
+    payload, prov = results.load("collapse_weight_decay")
+    assert NC.claims.code_status(prov) == "made by the current code"
+    assert NC.claims.code_status(dict(prov, source=None)).startswith("made before the book")
+    assert NC.claims.code_status(dict(prov, source="0" * 16)) == \
+        "made by an earlier version of the code"
+    sweep = NC.claims.decay_sweep(payload)
+    assert sweep["lowered"] == sweep["decays"][1:]
+    assert sweep["best"] < sweep["largest"] and sweep["rise"] > 1
+    rows = NC.figures.decay_clock(payload)
+    small = [r for r in rows if r["clock_end"] < 1.0]
+    big = [r for r in rows if r["clock_end"] >= 1.0]
+    assert [r["weight_decay"] for r in small] == [0.03, 0.1]
+    assert all(4 < r["rate"] < 9 for r in small)  # "six ... near the measured rates"
+    assert big[0]["loss_ratio"] < NC.claims.LOSS_HELD_UP  # "about as low"
+    assert big[0]["rate"] < min(r["rate"] for r in small)  # "fewer e-folds"
+    assert all(r["loss_ratio"] >= NC.claims.LOSS_HELD_UP for r in big[1:])  # "hold the fit back"
+    nb = json.loads((Path(__file__).parents[2] / "chapters/neural_collapse.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    # the caption adds a note only when a file is not the current code's: it no longer "says so"
+    assert "(its caption\nsays so too)" not in text and "{glue:text}`sweep_code`" in text
+
+
 def test_imbalance_trends_count_the_steps_against_the_trend():
     r = dict(counts=[100, 50, 10], ufm=dict(angles=np.full((3, 3), 90.0), feature_norm=[1, 2, 3]),
              theory=dict(feature_norm=[1, 2, 3]),

@@ -155,6 +155,29 @@ def test_cooldown_notes_on_a_constructed_run():
         V.cooldown_notes(r, train_eval=0)
 
 
+@known_answer(V.test_loss_notes, how="a constructed two-budget run whose test losses are set "
+              "by hand: the averages below the linear cooldown at both budgets and below the "
+              "cosine at the second only; the constant run lowest at step 20, then rising")
+def test_test_loss_notes_on_a_constructed_run():
+    steps = [10, 20, 30, 40]
+    test = {"constant": [1.0, 0.5, 0.7, 0.9], "linear@20": [1.0, 0.8, 0, 0],
+            "cosine@20": [1.0, 0.6, 0, 0], "linear@40": [0, 0, 0, 0.8],
+            "cosine@40": [0, 0, 0, 0.9]}
+    av = lambda v20, v40: {"steps": [20, 40], "test_loss": [v20, v40]}
+    r = dict(seeds=[0], steps=steps, budgets=[20, 40], test_loss={0: test},
+             train_loss={0: {"constant": [2.0, 1.5, 1.2, 1.0]}},
+             averages={0: {"tail@20": av(0.7, 0), "tail@40": av(0, 0.6), "ema": av(0.75, 0.65)}})
+    g = V.test_loss_notes(r)
+    assert g["cd_test_each"] == ("at 20 steps 0.70 and 0.75 against 0.80 and 0.60; "
+                                 "at 40 steps 0.60 and 0.65 against 0.80 and 0.90")
+    assert g["cd_test_avg_lin"] == "at every budget" and g["cd_test_avg_cos"] == "at 40 steps only"
+    assert (g["cd_test_low"], g["cd_test_low_step"], g["cd_test_end"]) == ("0.50", 20, "0.90")
+    assert (g["cd_train_at_low"], g["cd_train_end"]) == ("1.50", "1.00")
+    assert V._budgets_text([1, 2], [False, False]) == "at no budget"
+    with pytest.raises(ValueError, match="seed"):
+        V.test_loss_notes(r, seed=3)
+
+
 @known_answer(V.averaging_gap, how="a constructed section-1 run whose averaged constant rate is "
                                    "2x and then 3x the tuned cosine at the two horizons")
 def test_averaging_gap_on_a_constructed_run():

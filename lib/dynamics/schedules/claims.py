@@ -17,7 +17,9 @@ Sections 2-4's rows, on one :func:`~.experiments.run_cooldown` (and
 :func:`~.experiments.run_schedulefree`) result over the seeds, each seed's training loss:
 
 - a linear cooldown ties the cosine to each budget within :data:`TIES` (control: the constant
-  run at each budget, which fails the test at the longest budget only: the row says so); the
+  run at each budget; judged budget by budget, :func:`ties_claim`: at the short budgets the
+  constant run ties the cosine too on some seeds, so those parts do not discriminate and the
+  row is shown, not asserted); the
   loss drops below :data:`DROP` of its value over the longest cooldown (control: the constant
   run continued for the same steps; shown, not asserted: the control misses by no more than
   its seeds' spread); a 1−√ cooldown ends below the linear one (shown);
@@ -30,8 +32,10 @@ Sections 2-4's rows, on one :func:`~.experiments.run_cooldown` (and
 
 Section 5's row, on :func:`~.experiments.run_clock` per seed: the twins' memory of the start
 depends on the schedule only through ``sum eta``: the WSD run's and the constant run's agree
-within :data:`CLOCK_TIE` at equal ``sum eta`` (control: at equal steps). The exact expected
-memory is the simulation's known answer (tests), not evidence for the row.
+within :data:`CLOCK_TIE` at equal ``sum eta`` (control: at equal steps). Shown, not asserted:
+in this linear model the mean memory forgets on ``prod(1 - eta (lambda + lambda_i))``, a
+function of ``sum eta`` up to ``eta**2`` terms whatever ``lambda`` is, so the row checks the
+algebra and cannot fail. The exact expected memory is the simulation's known answer (tests).
 """
 from __future__ import annotations
 
@@ -44,7 +48,7 @@ from .science import PowerLawConfig
 __all__ = ["FALLS_TO", "ENVELOPE", "EXPONENT_TOL", "EXPONENT_STEP", "EXPONENT_SETTINGS",
            "envelope_ratio", "anytime_numbers", "exponent_numbers", "exponent_claim", "claim_runs", "anytime_claims", "page_claims",
            "published_claims", "TIES", "DROP", "AVERAGE_NEAR", "cooldown_view", "cooldown_numbers",
-           "cooldown_claims", "average_claims", "tuned_lr", "schedulefree_numbers",
+           "cooldown_claims", "ties_claim", "average_claims", "tuned_lr", "schedulefree_numbers",
            "schedulefree_claims", "CLOCK_TIE", "clock_numbers", "clock_claims", "collapse"]
 
 FALLS_TO = 0.5         # risk at the last horizon / at the first, below this: still falling
@@ -217,10 +221,11 @@ def exponent_claim(exponents: dict, seeds, horizon: int) -> dict:
                 control_measure=lambda r, g=best, o=other: abs(g - o),
                 window="exact expected risk at the last horizon",
                 noise=lambda r: EXPONENT_STEP, fmt=lambda v: f"{v:.3f}")
+            # judged once: the exact risk has no seed, so the value is printed once (below,
+            # without the engine's "(seed 0)"), not "on every seed"
             parts[f"(a={a:g}, b={b:g}, t0={t0:g}): γ*={e['theory']:.2f}, best {best:g}, "
-                  f"nearest other γ* {other:.2f};"] = \
-                evidence.judge(claim, {s: None for s in seeds}, {s: None for s in seeds})
-    return evidence.joint(
+                  f"nearest other γ* {other:.2f};"] = evidence.judge(claim, {0: None}, {0: None})
+    row = evidence.joint(
         "the best polynomial decay is set by the source and capacity exponents (here the "
         "book's balance γ* = max(0, 1 − capacity/source)), whatever the schedule's offset t0",
         _AP, parts, control="the theory's exponent of the nearest other setting",
@@ -228,6 +233,8 @@ def exponent_claim(exponents: dict, seeds, horizon: int) -> dict:
                f"{horizon}, exponents searched in steps of {EXPONENT_STEP:g} (the noise the "
                f"margin must beat) at each offset t0; |best − γ*| < {EXPONENT_TOL:g}, under half "
                f"the gap between the settings' γ*", asserted=False)
+    row["measured here"] = row["measured here"].replace(" (seed 0)", "")
+    return row
 
 
 def cooldown_view(r: dict, seed: int) -> dict:
@@ -275,19 +282,6 @@ def _each(budgets, per_seed: dict) -> str:
     return ", ".join(f"{x:.2f}× at {b}" for b, x in zip(budgets, med))
 
 
-def _where_control_fails(budgets, per_seed: dict) -> str:
-    """Per budget, the ties row's control against TIES: the seeds' median, and on which
-    seeds a constant rate ties the cosine too (the worst over the budgets hides it)."""
-    text = f"The constant run over the cosine, the seeds' median: {_each(budgets, per_seed)}"
-    ties = [(b, [s for s, vs in per_seed.items() if vs[k] < TIES]) for k, b in enumerate(budgets)]
-    ties = [(b, ss) for b, ss in ties if ss]
-    if ties:
-        text += ("; a constant rate ties the cosine too " + "; ".join(
-            f"at {b} steps on seed{'s' if len(ss) > 1 else ''} {_and(ss)}" for b, ss in ties)
-            + ": the control fails the test there only on the other seeds")
-    return text
-
-
 def cooldown_numbers(r: dict) -> dict:
     """The glue texts of section 2 and 3 (the page's seed)."""
     v = cooldown_view(r, r["seeds"][0])
@@ -322,16 +316,6 @@ def cooldown_claims(cooldown: dict) -> list[dict]:
     """Section 2's rows on one :func:`~.experiments.run_cooldown` result over several seeds."""
     v = _views(cooldown)
     hs = cooldown["budgets"]
-    win = (f"training loss at each budget ({', '.join(map(str, hs))} steps), cooldowns over "
-           f"the last {100 * cooldown['config']['cooldown']:g}% of each")
-    ties = evidence.Claim(
-        "a constant rate with a short linear cooldown, branched from one run, matches a cosine "
-        "run to each budget", _WSD, _worst_ratio(_cool("linear"), _cos),
-        evidence.Test("<", TIES, "TIES", scale="log"),
-        control="the constant run at each budget, no cooldown",
-        control_measure=_worst_ratio(_const, _cos),
-        window=win + "; worst ratio to the cosine over the budgets. " + _where_control_fails(
-            hs, _per_budget(v, _const, _cos)), fmt=lambda x: f"{x:.2f}×")
     T = hs[-1]
     drop = evidence.Claim(
         "the loss drops during the cooldown", _WSD, _drop(lambda v: f"linear@{T}"),
@@ -348,7 +332,33 @@ def cooldown_claims(cooldown: dict) -> list[dict]:
         control_measure=lambda v: _at(v, "constant", T) / _at(v, f"linear@{T}", T),
         window=f"training loss at step {T}, ratio to the linear cooldown's",
         fmt=lambda x: f"{x:.3f}", asserted=False)
-    return [evidence.judge(c, v, v).row() for c in (ties, drop, sqrt)]
+    return [ties_claim(cooldown)] + [evidence.judge(c, v, v).row() for c in (drop, sqrt)]
+
+
+def ties_claim(cooldown: dict) -> dict:
+    """Section 2's ties row, judged budget by budget (one part per budget, :func:`evidence.joint`):
+    the linear cooldown's training loss over the cosine's below :data:`TIES`, the control the
+    constant run at that budget. Where a constant rate ties the cosine too (the short budgets,
+    on some seeds) that part does not discriminate, and the row says so; shown, not asserted."""
+    v = _views(cooldown)
+    parts = {}
+    for k, b in enumerate(cooldown["budgets"]):
+        claim = evidence.Claim(
+            f"linear cooldown to {b} steps against the cosine to {b}", _WSD,
+            lambda w, b=b: _cool("linear")(w, b) / _cos(w, b),
+            evidence.Test("<", TIES, "TIES", scale="log"),
+            control=f"the constant run at {b} steps",
+            control_measure=lambda w, b=b: _const(w, b) / _cos(w, b),
+            window=f"training loss at step {b}", fmt=lambda x: f"{x:.2f}×")
+        parts[f"at {b} steps:"] = evidence.judge(claim, v, v)
+    return evidence.joint(
+        "a constant rate with a short linear cooldown, branched from one run, matches a cosine "
+        "run to each budget", _WSD, parts,
+        control="the constant run at each budget, no cooldown",
+        window=f"training loss at each budget ({', '.join(map(str, cooldown['budgets']))} "
+               f"steps), cooldowns over the last {100 * cooldown['config']['cooldown']:g}% of "
+               f"each; the linear cooldown's and the constant run's ratio to the cosine, judged "
+               f"budget by budget", asserted=False)
 
 
 def average_claims(cooldown: dict) -> list[dict]:
@@ -394,7 +404,9 @@ def _sf_ratio(r, method, key="train_loss"):
 
 
 def schedulefree_numbers(r: dict) -> dict:
-    """Section 4's glue texts (the page's seed, and the seeds' means in the test loss)."""
+    """Section 4's glue texts (the page's seed, and the seeds' means in the test loss); also
+    each method's lowest seeds'-mean test loss over the rates (``sf_best_test`` at rate
+    ``sf_best_test_lr``, the cosine's ``sf_cos_best_test``)."""
     s = r["seeds"][0]
     T = r["budgets"][-1]
     f2 = lambda x: f"{x:.2f}"
@@ -409,7 +421,20 @@ def schedulefree_numbers(r: dict) -> dict:
                 sf_test=f2(mean("schedule-free", "test_loss")), sf_cos_test=f2(mean("cosine", "test_loss")),
                 sf_const_test=f2(mean("constant", "test_loss")),
                 sf_acc=f"{100 * mean('schedule-free', 'test_acc'):.0f}%",
-                sf_cos_acc=f"{100 * mean('cosine', 'test_acc'):.0f}%")
+                sf_cos_acc=f"{100 * mean('cosine', 'test_acc'):.0f}%",
+                **_best_test(r))
+
+
+def _best_test(r: dict) -> dict:
+    """Schedule-free's and the cosine's lowest test loss over the grid of rates, the seeds'
+    mean at the budget (whatever rate the training loss tunes)."""
+    i = r["steps"].index(r["budgets"][-1])
+    def best(m):
+        mean = {lr: np.mean([r[m]["test_loss"][s][lr][i] for s in r["seeds"]]) for lr in r["lrs"]}
+        lr = min(mean, key=mean.get)
+        return lr, mean[lr]
+    (lr, sf), (_, cos) = best("schedule-free"), best("cosine")
+    return dict(sf_best_test=f"{sf:.2f}", sf_best_test_lr=f"{lr:g}", sf_cos_best_test=f"{cos:.2f}")
 
 
 def schedulefree_claims(sf: dict) -> list[dict]:
@@ -498,15 +523,18 @@ def clock_claims(clock: dict) -> list[dict]:
     claim = evidence.Claim(
         "what a run remembers of its start depends on its schedule only through Ση: a WSD run "
         "and a constant-rate one remember the same at equal Ση (weight decay's clock λΣη, λ "
-        "fixed), not at equal steps; this holds with no weight decay too, since every mode "
-        "forgets on (λ + λ_i)Ση", _CLOCK, lambda r: collapse(r),
+        "fixed), not at equal steps", _CLOCK, lambda r: collapse(r),
         evidence.Test("<", CLOCK_TIE, "CLOCK_TIE", scale="log"),
         control="the same two runs compared at equal steps",
         control_measure=lambda r: collapse(r, by="steps"),
         window=f"twin runs' memory of the start (the replicas' mean), one-pass SGD with "
                f"decoupled weight decay (not AdamW) to step {T}: WSD against the constant "
                f"rate at equal Ση (interpolated), the worst over the evaluated steps, the "
-               f"larger of the ratio and its inverse", fmt=lambda x: f"{x:.3f}×")
+               f"larger of the ratio and its inverse. Shown, not asserted: in this linear "
+               f"model the mean memory forgets on ∏(1 − η(λ + λ_i)), a function of Ση up to "
+               f"η² terms, so the treatment cannot fail and the equal-steps control is forced "
+               f"to (WSD's Ση is smaller at equal steps): a check of the algebra, not evidence",
+        fmt=lambda x: f"{x:.3f}×", asserted=False)
     return [evidence.judge(claim, clock, clock).row()]
 
 

@@ -41,13 +41,16 @@ def anytime_figure(r: dict, title: str | None = None):
 
 
 def anytime_rows(r: dict) -> list[dict]:
-    """Each schedule at the last horizon: its rate there, the risk of its last iterate and of
-    its average (simulated, exact)."""
+    """Each schedule at the last horizon (the columns say which): its rate there, the risk of
+    its last iterate and of its average (simulated, exact)."""
     out = []
+    at = f" at H = {r['horizons'][-1]}"
     for i, n in enumerate(r["names"]):
         out.append({"schedule": n, "peak rate (1/tr H)": r["lrs"][i],
-                    "last iterate": r["sim"]["last"][i][-1], "last, exact": r["exact"]["last"][i][-1],
-                    "average": r["sim"]["tail"][i][-1], "average, exact": r["exact"]["tail"][i][-1]})
+                    "last iterate" + at: r["sim"]["last"][i][-1],
+                    "last, exact" + at: r["exact"]["last"][i][-1],
+                    "average" + at: r["sim"]["tail"][i][-1],
+                    "average, exact" + at: r["exact"]["tail"][i][-1]})
     return out
 
 
@@ -150,8 +153,8 @@ def schedulefree_figure(r: dict, seed: int | None = None, key: str = "train_loss
 
     s = _seed(r, seed)
     st = r["steps"]
-    fig = plots.figure(title or "Schedule-free against a cosine tuned to the budget", "step",
-                       key.replace("_", " "), logy=True)
+    fig = plots.figure(title or f"Schedule-free against a cosine tuned to the budget (seed {s})",
+                       "step", key.replace("_", " "), logy=True)
     for j, m in enumerate(SF_METHODS):
         if m not in r:
             continue
@@ -173,7 +176,8 @@ def schedulefree_rows(r: dict) -> list[dict]:
         for lr in r["lrs"]:
             row = {"method": m, "peak rate": lr}
             for key in ("train_loss", "test_loss", "test_acc"):
-                row[key.replace("_", " ")] = float(np.mean([r[m][key][s][lr][i] for s in r["seeds"]]))
+                row[key.replace("_", " ") + ", seeds' mean"] = float(
+                    np.mean([r[m][key][s][lr][i] for s in r["seeds"]]))
             out.append(row)
     return out
 

@@ -31,8 +31,9 @@ rate makes. :func:`simulate_valley` runs the noisy recursion itself (the tests c
 against :func:`expected_valley`, and that against the closed form).
 
 The page's glue texts of the toy (:func:`valley_numbers`) and of the sentences of sections 2
-and 3 that read no claims row (:func:`cooldown_notes`, :func:`averaging_gap`; the rows'
-numbers are :mod:`.claims`') live here too, with :func:`largest_rise`, which section 2 reads.
+and 3 that read no claims row (:func:`cooldown_notes`, :func:`test_loss_notes`,
+:func:`averaging_gap`; the rows' numbers are :mod:`.claims`') live here too, with
+:func:`largest_rise`, which section 2 reads.
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ import numpy as np
 from .science import schedule
 
 __all__ = ["stationary_loss", "expected_valley", "simulate_valley", "run_valley", "largest_rise",
-           "valley_numbers", "cooldown_notes", "averaging_gap"]
+           "valley_numbers", "cooldown_notes", "test_loss_notes", "averaging_gap"]
 
 
 def _check(etas, curvatures, start, sigma: float, who: str):
@@ -236,3 +237,42 @@ def averaging_gap(anytime: dict) -> dict:
     env = np.array([ex["last"][names.index(f"cos@{h}")][k]
                     for k, h in enumerate(anytime["horizons"])], float)
     return dict(av_pl_first=f"{tail[0] / env[0]:.2f}", av_pl_last=f"{tail[-1] / env[-1]:.2f}")
+
+
+def _budgets_text(budgets, where) -> str:
+    """Where a comparison holds, in words: at every budget, at none, or at which."""
+    hits = [b for b, ok in zip(budgets, where) if ok]
+    if len(hits) == len(budgets):
+        return "at every budget"
+    if not hits:
+        return "at no budget"
+    return "at " + ", ".join(map(str, hits)) + " steps only"
+
+
+def test_loss_notes(cooldown: dict, seed: int | None = None) -> dict:
+    """Section 2's test-loss glue texts (the table's seed ``seed``, default the first): per
+    budget, the test loss of the constant run's uniform average and EMA against the linear
+    cooldown's and the cosine's (``cd_test_each``); at which budgets both averages are below
+    the linear cooldown (``cd_test_avg_lin``) and below the cosine (``cd_test_avg_cos``); and
+    the constant run's lowest test loss, its step and its training loss there, against both
+    at the last step (``cd_test_low``, ``cd_test_low_step``, ``cd_test_end``,
+    ``cd_train_at_low``, ``cd_train_end``)."""
+    seed = cooldown["seeds"][0] if seed is None else seed
+    if seed not in cooldown["test_loss"]:
+        raise ValueError(f"test_loss_notes: seed {seed!r} is not in the run {cooldown['seeds']}")
+    steps, budgets = list(cooldown["steps"]), list(cooldown["budgets"])
+    L, A = cooldown["test_loss"][seed], cooldown["averages"][seed]
+    at = lambda n, b: float(L[n][steps.index(b)])
+    av = lambda n, b: float(A[n]["test_loss"][A[n]["steps"].index(b)])
+    rows = [(b, av(f"tail@{b}", b), av("ema", b), at(f"linear@{b}", b), at(f"cosine@{b}", b))
+            for b in budgets]
+    each = "; ".join(f"at {b} steps {u:.2f} and {e:.2f} against {li:.2f} and {c:.2f}"
+                     for b, u, e, li, c in rows)
+    y = np.asarray(L["constant"], float)
+    k = int(np.argmin(y))
+    train = cooldown["train_loss"][seed]["constant"]
+    return dict(cd_test_each=each,
+                cd_test_avg_lin=_budgets_text(budgets, [max(u, e) < li for _, u, e, li, _ in rows]),
+                cd_test_avg_cos=_budgets_text(budgets, [max(u, e) < c for _, u, e, _, c in rows]),
+                cd_test_low=f"{y[k]:.2f}", cd_test_low_step=steps[k], cd_test_end=f"{y[-1]:.2f}",
+                cd_train_at_low=f"{float(train[k]):.2f}", cd_train_end=f"{float(train[-1]):.2f}")

@@ -136,14 +136,21 @@ def test_page_numbers_from_the_precomputed_grid():
     rows, lr = payload["rows"], prov["config"]["phase"]["lr"]
     published = C.published_claims()
     assert not plots.failed_claims(published)
+    # regenerated with the current code (issue 39): two rows hold on 2 of 3 seeds by one cell
+    # each and are shown, not asserted; the page glues their verdicts and says where they break
+    verdict = {r["claim"].split(":")[0]: (r["asserted"], r["reproduced"]) for r in published}
+    assert verdict["More data and more decay shorten the wait"] == (False, "partly")
+    assert verdict["The strongest decay keeps nothing"] == (False, "partly")
+    assert verdict["Four phases"] == (False, "no")  # no confusion cell on the regenerated grid
     grids = Fa.by_seed(rows)
     assert list(grids) == [0, 1, 2] and prov["config"]["phase"]["seeds"] == 3
     assert all(r["seeds"] == [0, 1, 2] and "seeds 0, 1, 2" in r["measured here"]
                for r in published if r["asserted"])  # the spread over the seeds, on the page
-    for g in grids.values():
+    for s, g in grids.items():
         f = Fa.phase_facts(g)
         assert f["no_decay_memorizes"] and Fa.crit_falls([f["crit"][w] for w in f["inner"]])
-        assert set(f["strong_phases"]) <= {"un-learning", "confusion"}
+        assert set(f["strong_phases"]) <= {"un-learning", "confusion", "unfinished"}
+        assert (s == 1) == ("unfinished" in f["strong_phases"])  # seed 1 at 40%, still climbing
         assert f["strong_loss_min"] > C.UNLEARN_LOSS * f["weak_loss_max"]
     # the clock's rows hold on each cell's median over the seeds (and say so): single seeds
     # scatter more, and the glued sentence gives how far
@@ -152,11 +159,27 @@ def test_page_numbers_from_the_precomputed_grid():
     assert ratios and all(1 < r["measured"] < r["clock"] for r in ratios)
     fits = Fa.clock_fit(med, lr)
     assert fits and all(r["offset"] > 0 and r["max_rel_error"] < C.FIT_ERROR for r in fits)
+    # seed by seed one fit needs a negative fixed part (seed 2 at 80%), and the page says so
+    neg = [(s, r["train_frac"]) for s, g in grids.items() for r in Fa.clock_fit(g, lr)
+           if r["offset"] <= 0]
+    assert neg == [(2, 0.8)]
     with pytest.raises(ValueError, match="one seed"):
         Fa.phase_facts(rows)  # the facts read one seed's grid
     glued = Fa.phase_glue(rows, lr, prov["config"]["phase"]["p"])
     assert glued["ln_p"].startswith("ln 37") and glued["grid_seeds"] == 3
-    assert "of its" in glued["strong_split"] and "un-learning" in glued["strong_split"]
+    assert glued["strong_split"].startswith("23 of the 24 learn and then lose")
+    assert "one run (seed 1 at 40%) ends unfinished" in glued["strong_split"]
+    assert "confusion" not in glued["strong_split"]
+    # "along each row and each column the grok step falls": not on seed 2, at decay 0.3
+    assert glued["grok_rises"] == ("on seeds 0 and 1, not on seed 2, where it rises from 1250 "
+                                   "steps (70% of the pairs, weight decay 0.3) to 1400 (80%, 0.3)")
+    # "as a rule a memorizing network does worse than guessing": one run ends above chance
+    p = prov["config"]["phase"]["p"]
+    mem = [r["end_test_acc"] for r in rows if r["phase"] == "memorization"]
+    assert glued["mem_below"] == f"{len(mem) - 1} of the {len(mem)}"
+    assert sum(v >= 1 / p for v in mem) == 1
+    assert glued["fit_seed_error"].startswith("within 13% seed by seed, except seed 2 at 80%, "
+                                              "whose fit needs a negative fixed part")
     # "not every run below it has stopped": the runs still climbing below the critical fraction
     assert "at 40% and weight decay 3 on 3 of 3 seeds" in glued["below_climbing"]
     assert glued["n_unfinished"] == sum(r["phase"] == "unfinished" for r in rows) > 0
@@ -271,7 +294,7 @@ def test_the_grok_step_falls_only_against_a_shuffled_grid():
         return [r for r in C.phase_claims([c for g in grids for c in g])
                 if r["claim"].startswith("More data and more decay")][0]
     ok = row([_mono(s) for s in (0, 1, 2)])
-    assert ok["reproduced"] == "yes" and ok["asserted"], ok
+    assert ok["reproduced"] == "yes" and not ok["asserted"], ok  # shown since issue 39's grid
     assert "permuted" in ok["control"] and "NONE_OFF" in ok["measured here"]
     late = row([_mono(0), _mono(1), _mono(2, bump=(0.7, 1.0))])
     assert late["reproduced"] == "partly" and "holds on 2 of 3 seeds" in late["measured here"]
@@ -352,6 +375,38 @@ def test_the_clock_fit_is_a_description_with_a_rival():
            if r["claim"].startswith("The wait is a fixed part")][0]
     want = "does not discriminate" if fit["power_max_rel_error"] < C.FIT_ERROR else "yes"
     assert row["reproduced"] == want
+
+
+@known_answer(Fa._rising, Fa._rises_text, Fa.phase_glue,
+              how="a made-up grid whose grok steps are 1000 / (fraction x decay) falls along "
+                  "every row and column; one cell made late rises along its row and its column, "
+                  "from its neighbours' steps to 100000; the strongest column's phases and the "
+                  "memorizing runs' test accuracies are set by construction")
+def test_phase_glue_says_where_the_pattern_breaks():
+    ok, bump = _mono(0), _mono(1, bump=(0.7, 1.0))
+    assert Fa._rising(Fa._inner_grok(ok)) == []
+    lines = Fa._rising(Fa._inner_grok(bump))
+    assert len(lines) == 2 and all(((0.7, 1.0), 10 ** 5) in ln for ln in lines)
+    assert Fa._rises_text({0: ok, 2: ok}) == "on every seed"
+    assert Fa._rises_text({0: ok, 1: bump}) == (
+        "on seed 0, not on seed 1, where it rises from 4762 steps (70% of the pairs, weight decay "
+        "0.3) to 100000 (70%, 1) and from 1667 steps (60% of the pairs, weight decay 1) to 100000 "
+        "(70%, 1)")
+    # the strongest column: one cell still climbing, one confused, the rest un-learning; the
+    # memorizing runs: one at chance or above
+    g = [dict(r, end_test_acc=0.0) for r in _mono(0)]
+    for r in g:
+        if r["weight_decay"] == 10 and r["train_frac"] in (0.3, 0.5):
+            r["phase"] = "unfinished" if r["train_frac"] == 0.3 else "confusion"
+    g[0]["end_test_acc"] = 0.5
+    glued = Fa.phase_glue(g, 0.01, 37)
+    assert glued["strong_split"] == (
+        "4 of the 6 learn and then lose part of what they learned (un-learning); one run (seed 0 "
+        "at 50%) ends in confusion, never fitting (Liu et al.'s); one run (seed 0 at 30%) ends "
+        "unfinished, still climbing")
+    mem = sum(r["phase"] == "memorization" for r in g)
+    assert glued["mem_below"] == f"{mem - 1} of the {mem}"
+    assert Fa.phase_glue(_mono(0), 0.01, 37)["strong_split"].startswith("all 6 learn")
 
 
 def test_phase_facts_on_a_made_up_grid():

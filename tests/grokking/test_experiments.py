@@ -296,9 +296,13 @@ def test_precomputed_grid_says_what_the_chapter_says(grid):
         # "without weight decay (left column) every network memorizes"
         assert all(by[f, 0.0]["phase"] == "memorization" for f in fracs)
         # "with weight decay up to 3, more data and more decay shorten the wait: along each
-        # row and each column the grok step falls"
+        # row and each column the grok step falls on seeds 0 and 1, not on seed 2, where it
+        # rises from 1250 steps (70% of the pairs, weight decay 0.3) to 1400 (80%, 0.3)"
         for w in [w for w in wds if 0 < w <= 3]:
             steps = [by[f, w]["grok_step"] for f in fracs if good(by[f, w])]
+            if rows[0]["seed"] == 2 and w == 0.3:
+                assert steps == [1250, 1400, 547], steps
+                continue
             assert steps == sorted(steps, reverse=True), (w, steps)
         for f in fracs:
             steps = [by[f, w]["grok_step"] for w in wds if 0 < w <= 3 and good(by[f, w])]
@@ -310,10 +314,13 @@ def test_precomputed_grid_says_what_the_chapter_says(grid):
         # "... but below it not every run has stopped: at weight decay 3 the runs at 40% are
         # still climbing when the budget ends (unfinished)"
         assert by[0.4, 3.0]["phase"] == "unfinished"
-        # "no network in the column at weight decay 10 keeps what it learns (un-learning, or
-        # confusion); its training loss stays above 1.5, against below 0.03 up to 3"
+        # "of the column's runs [at weight decay 10], 23 of the 24 learn and then lose part of
+        # what they learned (un-learning); one run (seed 1 at 40%) ends unfinished"; its
+        # training loss stays above 1.5, against below 0.03 up to 3
         col = [by[f, 10.0] for f in fracs]
-        assert {r["phase"] for r in col} <= {"un-learning", "confusion"}
+        assert {r["phase"] for r in col if r["train_frac"] != 0.4 or r["seed"] != 1} == {
+            "un-learning"}
+        assert by[0.4, 10.0]["phase"] == ("unfinished" if rows[0]["seed"] == 1 else "un-learning")
         assert all(r["final_train_loss"] > 1.5 for r in col)
         assert all(r["final_train_loss"] < 0.03 for r in rows if r["weight_decay"] <= 3)
     # "at large fractions and decays fitting and generalizing coincide (comprehension)"
@@ -330,19 +337,26 @@ def test_precomputed_grid_says_what_the_chapter_says(grid):
     for r, h in zip(all_rows, SweepResult.from_dict(payload["sweep"]).histories):
         c = with_curves(r, h, p)
         if r["phase"] in ("memorization", "unfinished"):
-            assert abs(c["test_gain"] - S.CLIMB) > 0.004, (r, c["test_gain"])
-            if c["test_ratio"] >= S.TAKEOFF and c["test_steady"]:  # nor a take-off's gain
+            took_off = c["test_ratio"] >= S.TAKEOFF and c["test_steady"]
+            if took_off:  # nor a take-off's gain
                 assert abs(c["test_gain"] - S.TAKEOFF_PAIRS / p ** 2) > 0.001, (r, c["test_gain"])
-    # "the memorizing runs end at ... test accuracy, against chance": every one below 1/p
-    assert all(r["end_test_acc"] < 1 / p for r in all_rows if r["phase"] == "memorization")
+            # the climb decides the label unless a take-off already makes the run unfinished
+            # (seed 2 at 40% and weight decay 1 gains 2.44 points, and triples: unfinished)
+            if not (took_off and r["phase"] == "unfinished"):
+                assert abs(c["test_gain"] - S.CLIMB) > 0.004, (r, c["test_gain"])
+    # "as a rule a memorizing network does worse than guessing ... 58 of the 59 memorizing
+    # runs end below chance": the one that does not is seed 0 at 50% and weight decay 0.3
+    above = [(r["seed"], r["train_frac"], r["weight_decay"]) for r in all_rows
+             if r["phase"] == "memorization" and r["end_test_acc"] >= 1 / p]
+    assert above == [(0, 0.5, 0.3)]
     # "from 0.3 to 1 ... consistent with the clock, within the spread between seeds": the
     # seeds' largest ratios over the clock's factor lie on both sides of 1; from 1 to 3 below
     from dynamics.grokking.facts import clock_by_pair
     prev = [clock_by_pair(g)[0.3, 1.0] for g in seeds.values()]
     last = [clock_by_pair(g)[1.0, 3.0] for g in seeds.values()]
     assert min(prev) < 1 < max(prev) and max(last) < 1
-    # Liu et al.'s confusion appears, and only where the decay is strongest
-    assert {r["weight_decay"] for r in all_rows if r["phase"] == "confusion"} == {10.0}
+    # no cell of the regenerated grid is in Liu et al.'s confusion (the four-phase row: "no")
+    assert not any(r["phase"] == "confusion" for r in all_rows)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

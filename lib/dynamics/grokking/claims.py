@@ -25,8 +25,7 @@ from .science import (
     GROK_ACC, PLATEAU, fourier_spectrum, input_weights, plateau_steps, spectral_concentration,
 )
 
-__all__ = ["page_claims",
-           "section1_claims", "phase_claims", "published_claims", "pct0",
+__all__ = ["page_claims", "section1_claims", "phase_claims", "published_claims", "pct0",
            "DIV_WITHIN", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
            "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL", "CORRECTS", "LOSS_RISE",
            "restricted_excluded_rows", "corrupted_rows", "TEST_LOSS_RISES", "algorithm_claims", "ROUND", "NULL_OVER", "CLUSTER",
@@ -541,7 +540,8 @@ GROK_FALLS = evidence.Claim(
     control="the same grid with its grok steps permuted among the cells that generalize (a fixed "
             "permutation per seed): the rows and columns it rises along",
     window="weight decays above 0 and below the strongest, the cells that generalize; rows and "
-           "columns along which the grok step rises")
+           "columns along which the grok step rises",
+    asserted=False)  # shown: on the regenerated cpu grid (issue 39) one cell breaks it on one seed
 CRIT_EXISTS = evidence.Claim(
     "below a critical fraction nothing generalizes", "Power et al. 2022",
     measure=_rows_below, test=evidence.Test(">", CRIT_ROWS, "CRIT_ROWS: fractions of the grid "
@@ -652,7 +652,8 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
          "lowest final training loss over the highest below it:":
              j(STRONG_GAP, col(strongest), col(last))},
         control=f"the column of weight decay {last:g}, the one below",
-        window=f"weight decay {strongest:g}{el}, at the end of the budget", note=phases))
+        window=f"weight decay {strongest:g}{el}, at the end of the budget", note=phases,
+        asserted=False))  # shown: on the regenerated cpu grid one cell is unfinished on one seed
 
     # Liu et al.'s four phases (shown, not asserted: the grid may miss one); the runs still
     # climbing at the budget and those that un-learn are counted beside them, in none of the four

@@ -86,19 +86,15 @@ def median_grid(rows: list[dict]) -> list[dict]:
     return out
 
 
-def _one_seed(rows: list[dict]) -> None:
+def phase_facts(rows: list[dict]) -> dict:
+    """The numbers of section 2's "What to notice", from one seed's phase grid: the critical
+    fraction per weight decay, the strongest decay's column (its phases, its lowest final
+    training loss against the highest of the weaker decays', the cells that passed both
+    thresholds there), whether every cell without decay memorizes, and the runs below the
+    smallest fraction that generalizes still climbing at the budget (unfinished: their count
+    and (fraction, decay, test accuracy at the end))."""
     if len(by_seed(rows)) > 1:
         raise ValueError("these facts read one seed's grid: split the rows with by_seed()")
-
-
-def phase_facts(rows: list[dict]) -> dict:
-    """The numbers of section 2's "What to notice", from a phase grid's rows: the critical
-    training fraction per weight decay, the strongest decay's column (its phases, its lowest
-    final training loss against the highest of the weaker decays, a cell that passed both
-    thresholds there), whether every cell without decay memorizes, and the runs below the
-    smallest fraction that generalizes that are still climbing at the budget (unfinished:
-    their count and (fraction, decay, test accuracy at the end)). One seed's rows."""
-    _one_seed(rows)
     wds = sorted({r["weight_decay"] for r in rows})
     fracs = sorted({r["train_frac"] for r in rows})
     strongest = wds[-1]
@@ -205,7 +201,7 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
     fs = {s: phase_facts(r) for s, r in seeds.items()}
     med = median_grid(rows)
     fits, ratios = clock_fit(med, lr), clock_ratios(med)  # each cell's median over the seeds
-    seed_fits = [fit for r in seeds.values() for fit in clock_fit(r, lr)]
+    seed_fits = [dict(fit, seed=s) for s, r in seeds.items() for fit in clock_fit(r, lr)]
     seed_ratios = [x for r in seeds.values() for x in clock_ratios(r)]
     pct = lambda v: "none" if v is None else f"{v:.0%}"  # noqa: E731
     f0 = next(iter(fs.values()))
@@ -229,13 +225,15 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
         periods.setdefault(fit["train_frac"], []).append(fit["periods"])
     column = [r for r in rows if r["weight_decay"] == f0["strongest"]]
     lost = sum(r["phase"] == "un-learning" for r in column)
-    never = sum(r["phase"] == "confusion" for r in column)
-    split = (f"all {len(column)} of its runs" if lost == len(column) else
-             f"{lost} of its {len(column)} runs") + (
+    split = (f"all {lost}" if lost == len(column) else f"{lost} of the {len(column)}") + (
         " learn and then lose part of what they learned (un-learning)")
-    split += ("" if lost == len(column) else
-              f"; {'the other ' if lost + never == len(column) else ''}{never} never fit at all, "
-              f"Liu et al.'s confusion")
+    why = {"confusion": "in confusion, never fitting (Liu et al.'s)", "unfinished": "unfinished, still climbing"}
+    for ph in sorted({r["phase"] for r in column} - {"un-learning"}):
+        rs = [r for r in column if r["phase"] == ph]
+        split += f"; {_count(len(rs), 'run')} (" + ", ".join(
+            f"seed {r['seed']} at {r['train_frac']:.0%}" for r in rs) + (
+            f") {'ends' if len(rs) == 1 else 'end'} {why.get(ph, ph)}")
+    seed_ok = [r["max_rel_error"] for r in seed_fits if r["offset"] > 0]
     return dict(
         crit_first=_crit_text({s: f["crit"][inner[0]] for s, f in fs.items()}),
         crit_first_climbing=_top_climbing(rows, inner[0]),
@@ -252,10 +250,6 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
                        "falling back (" + ", ".join(f"seed {s} at {frac:.0%} by step {step}"
                                                    for s, frac, step in passed) + ")"),
         strong_split=split,
-        clock_lo=f"{min(r['measured'] for r in ratios):.1f}" if ratios else "–",
-        clock_hi=f"{max(r['measured'] for r in ratios):.1f}" if ratios else "–",
-        clock_factor=(f"{min(r['clock'] for r in ratios):.0f} to {max(r['clock'] for r in ratios):.1f}"
-                      if ratios else "–"),
         ln_p=f"ln {p} ≈ {math.log(p):.1f}",
         fit_offsets=_span([r["offset"] for r in fits], lambda v: f"{v:.0f}") if fits else "–",
         fit_periods=", ".join(f"{_span(v, lambda x: f'{x:.1f}')} at {frac:.0%}"
@@ -271,10 +265,13 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
         clock_prev=pair_text(prev_pair, True), clock_prev_seed=pair_text(prev_pair, False),
         factor_prev=f"{prev_pair[1] / prev_pair[0]:.3g}" if prev_pair else "–",
         mem_end=_span(mem, lambda v: f"{v:.1%}") if mem else "–", chance=f"{1 / p:.1%}",
-        clock_seed_hi=(f"{max(r['measured'] for r in seed_ratios):.1f}" if seed_ratios
-                       else "–"),
-        fit_seed_error=(f"{max(r['max_rel_error'] for r in seed_fits):.0%}" if seed_fits
-                        else "–"),
+        clock_seed_hi=f"{max(r['measured'] for r in seed_ratios):.1f}" if seed_ratios else "–",
+        fit_seed_error=(f"within {max(seed_ok):.0%} seed by seed" if seed_ok else "–") + "".join(
+            f", except seed {r['seed']} at {r['train_frac']:.0%}, whose fit needs a negative fixed part "
+            f"({r['offset']:.0f} steps) and errs by {r['max_rel_error']:.0%}" for r in seed_fits
+            if r["offset"] <= 0),
+        mem_below=("all" if all(v < 1 / p for v in mem) else f"{sum(v < 1 / p for v in mem)} of the") + f" {len(mem)}",
+        grok_rises=_rises_text(seeds),
         grid_seeds=len(fs), below_climbing=_below_climbing(fs),
         n_unfinished=sum(r["phase"] == "unfinished" for r in rows), n_runs=len(rows))
 
@@ -291,12 +288,11 @@ def _crit_text(crit: dict) -> str:
     groups: dict = {}
     for s, c in crit.items():
         groups.setdefault("above the grid" if c is None else f"{c:.0%}", []).append(s)
-    if len(groups) == 1:
-        return next(iter(groups)) + " on every seed"
-    def seeds(ss):
-        return (f"seed {ss[0]}" if len(ss) == 1 else
-                "seeds " + ", ".join(map(str, ss[:-1])) + f" and {ss[-1]}")
-    return ", ".join(f"{text} on {seeds(ss)}" for text, ss in groups.items())
+    return next(iter(groups)) + " on every seed" if len(groups) == 1 else ", ".join(f"{text} on {_seed_words(ss)}" for text, ss in groups.items())
+
+
+def _seed_words(ss: list) -> str:
+    return f"seed {ss[0]}" if len(ss) == 1 else "seeds " + ", ".join(map(str, ss[:-1])) + f" and {ss[-1]}"
 
 
 def _top_climbing(rows: list[dict], wd: float) -> str:
@@ -425,13 +421,30 @@ def _inner_grok(g: list[dict]) -> dict:
             for r in g if 0 < r["weight_decay"] < strongest}
 
 
-def _rises(grok: dict) -> int:
-    """How many rows (one fraction, decays in order) and columns (one decay, fractions in
-    order) of ``{(fraction, decay): grok step or None}`` the grok step rises along (cells that
-    do not generalize skipped)."""
+def _rising(grok: dict) -> list[list]:
+    """The rows (one fraction) and columns (one decay) of ``{(fraction, decay): grok step or None}``
+    the grok step rises along, each as its cells that generalize, ``[((frac, decay), step), ...]``."""
     fracs, wds = sorted({f for f, _ in grok}), sorted({w for _, w in grok})
-    return (sum(not _falls([grok.get((f, w)) for w in wds]) for f in fracs)
-            + sum(not _falls([grok.get((f, w)) for f in fracs]) for w in wds))
+    lines = [[(f, w) for w in wds] for f in fracs] + [[(f, w) for f in fracs] for w in wds]
+    return [[(k, grok[k]) for k in ks if grok.get(k) is not None] for ks in lines
+            if not _falls([grok.get(k) for k in ks])]
+
+
+def _rises(grok: dict) -> int:
+    """How many rows and columns of ``grok`` the grok step rises along (:func:`_rising`)."""
+    return len(_rising(grok))
+
+
+def _rises_text(seeds: dict) -> str:
+    """Where the grok step rises along a row or column of each seed's grid (:func:`_rising`)."""
+    bad = {s: [(a, b) for ln in _rising(_inner_grok(g)) for a, b in zip(ln, ln[1:]) if b[1] > a[1]]
+           for s, g in seeds.items()}
+    ok = [s for s, b in bad.items() if not b]
+    return "on every seed" if len(ok) == len(bad) else (
+        f"on {_seed_words(ok)}, not on " if ok else "on no seed: not on ") + "; ".join(
+        f"seed {s}, where it rises " + " and ".join(
+            f"from {x:.0f} steps ({a[0]:.0%} of the pairs, weight decay {a[1]:g}) to {y:.0f} "
+            f"({b[0]:.0%}, {b[1]:g})" for (a, x), (b, y) in ups) for s, ups in bad.items() if ups)
 
 
 def _shuffled(grok: dict, seed: int) -> dict:
@@ -537,8 +550,7 @@ def _peak_over_start(at: int):
 
 
 def _texts(digits: int, **values) -> dict[str, str]:
-    """Each value as :func:`dynamics.book.glue` prints it (``digits`` significant digits; a
-    string as it is)."""
+    """Each value as :func:`dynamics.book.glue` prints it (``digits`` significant digits)."""
     return {k: v if isinstance(v, str) else plots.number(v, digits) for k, v in values.items()}
 
 
@@ -562,15 +574,13 @@ def section1_facts(first, other, seeds) -> dict[str, str]:
 
 def section2_facts(rows: list[dict], live_rows: list[dict], lr: float,
                    p: int) -> dict[str, str]:
-    """Section 2's glued numbers: the precomputed grid's (``rows``, its learning rate ``lr``
-    and modulus ``p``; :func:`~.facts.phase_glue`), the live grid's
-    (:func:`~.facts.live_phase_facts`) and the thresholds of the phase labels the prose names
-    (:mod:`.science`: a drop and a climb in points of accuracy, the take-off factor, the span
-    and the evaluations "at the end")."""
+    """Section 2's glued numbers: the precomputed grid's (``rows``, its learning rate ``lr`` and
+    modulus ``p``; :func:`phase_glue`), the live grid's (:func:`live_phase_facts`) and the phase
+    labels' thresholds the prose names (:mod:`.science`: a drop and a climb in points of
+    accuracy, the take-off factor, the span and the evaluations "at the end")."""
     labels = dict(unlearn_drop=f"{UNLEARN_DROP * 100:g}", climb=f"{CLIMB * 100:g}",
                   takeoff=f"{TAKEOFF:g}", takeoff_pairs=f"{TAKEOFF_PAIRS}", ctl_wd=f"{CONTROL_WD:g}",
-                  ctl_frac=f"{CONTROL_FRAC:.0%}",
-                  climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
+                  ctl_frac=f"{CONTROL_FRAC:.0%}", climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
     return dict(phase_glue(rows, lr=lr, p=p), **live_phase_facts(live_rows), **labels)
 
 

@@ -304,3 +304,17 @@ def test_best_exponent_at_each_offset():
     assert e["best"] == e["gammas"][int(np.argmin(e["risk"]))]
     with pytest.raises(ValueError, match="t0_factors"):
         best_exponent(cfg, t0_factors=(0.0,))
+
+
+def test_an_exact_row_prints_one_value_not_one_per_seed():
+    """_exact on a constructed row: the engine's "on every seed, seeds 0, 1, 2" becomes
+    "(exact: no seed enters)" in every text field; other fields and other phrasings stay."""
+    from dynamics.schedules.claims import _exact
+
+    row = {"measured here": "0.22 on every seed, seeds 0, 1, 2; test < 0.5 (FALLS_TO)",
+           "control": "last iterate: 1.02 on every seed, seeds 0, 1, 2", "seeds": [0, 1, 2],
+           "window": "median 0.3 (0.2–0.4), seeds 0, 1"}
+    out = _exact(row)
+    assert out["measured here"] == "0.22 (exact: no seed enters); test < 0.5 (FALLS_TO)"
+    assert out["control"] == "last iterate: 1.02 (exact: no seed enters)"
+    assert out["seeds"] == [0, 1, 2] and out["window"] == row["window"]

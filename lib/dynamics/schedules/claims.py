@@ -187,7 +187,18 @@ def anytime_claims(anytime: dict, exponents: dict) -> list[dict]:
         fmt=lambda v: f"{v:.2f}×")
     seeds = sorted(anytime)
     rows = [evidence.judge(c, anytime, anytime).row() for c in (stall, anyt)]
+    rows[0] = _exact(rows[0])  # both sides are exact risks: one value, not one per seed
     return rows + [exponent_claim(exponents, seeds, hs[-1])]
+
+
+def _exact(row: dict) -> dict:
+    """A row whose treatment and control are exact (no seed enters): the engine's "on every
+    seed, seeds 0, 1, 2" printed as what it is."""
+    import re
+
+    same = re.compile(r" on every seed, seeds \d+(?:, \d+)*")
+    return {k: same.sub(" (exact: no seed enters)", v) if isinstance(v, str) else v
+            for k, v in row.items()}
 
 
 def _nearest_other(exponents: dict, ab) -> float:

@@ -219,3 +219,26 @@ def test_twins_bad_input():
         E.simulate_twins([1.0], [1.0], 0.1, [[0.1]], 0.1, [1.0], 1, 0, [5])
     with pytest.raises(ValueError, match="below 1"):
         E.simulate_twins([1.0], [1.0], 0.1, [[0.5]], 4.0, [1.0], 1, 0, [1])
+
+
+def test_the_exponent_figure_slides_over_the_offsets_it_searched():
+    """best_exponent keeps the risk at every offset it searched; exponent_figure puts one
+    slider step per offset, opening at the page's t0, and each step's lowest point is that
+    offset's best exponent (best_by_t0), each setting relative to its own best (minimum 1)."""
+    from dynamics.schedules import figures as F
+
+    cfg = S.PowerLawConfig.for_profile("smoke")
+    ex = {(a, b): E.best_exponent(cfg.replace(capacity=a, source=b)) for a, b in ((2, 4), (2, 2))}
+    e = ex[(2, 4)]
+    assert len(e["risk_by_t0"]) == len(e["t0s"]) == len(e["best_by_t0"])
+    assert e["risk_by_t0"][e["t0s"].index(e["t0"])] == e["risk"]
+    fig = F.exponent_figure(ex)
+    steps = fig.layout.sliders[0].steps
+    assert [s.label for s in steps] == [f"{t:g}" for t in e["t0s"]]
+    assert fig.layout.sliders[0].active == e["t0s"].index(e["t0"])
+    for k, step in enumerate(steps):
+        shown = [tr for tr, v in zip(fig.data, step.args[0]["visible"]) if v and tr.mode == "lines+markers"]
+        assert len(shown) == 2
+        first = shown[0]
+        assert min(first.y) == pytest.approx(1.0)
+        assert first.x[int(np.argmin(first.y))] == pytest.approx(e["best_by_t0"][k])

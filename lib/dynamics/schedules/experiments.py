@@ -108,8 +108,8 @@ def best_exponent(cfg: PowerLawConfig, gammas=GAMMAS, t0_factors=T0_FACTORS) -> 
     searched over ``gammas`` (exact, :func:`~.science.expected_risk`), beside the theory's,
     at each offset ``t_0 = cfg.t0 * f`` of ``t0_factors`` (the schedule ``eta_0 (1 +
     t/t_0)^(-gamma)`` has two free constants; the balance fixes only ``gamma``). Returns
-    ``gammas``, ``risk`` and ``best`` at ``cfg.t0``, ``t0s`` and ``best_by_t0`` (one per
-    offset) and ``theory``."""
+    ``gammas``, ``risk`` and ``best`` at ``cfg.t0``, ``t0s``, ``best_by_t0`` and
+    ``risk_by_t0`` (one per offset) and ``theory``."""
     if not t0_factors or any(not f > 0 for f in t0_factors):
         raise ValueError(f"best_exponent t0_factors must be positive, got {t0_factors!r}")
     lam, ws = spectrum(cfg.d, cfg.capacity, cfg.source)
@@ -124,6 +124,7 @@ def best_exponent(cfg: PowerLawConfig, gammas=GAMMAS, t0_factors=T0_FACTORS) -> 
     keep = [t0s.index(float(cfg.t0 * f)) for f in t0_factors]
     return dict(gammas=list(gammas), risk=r[here].tolist(), best=best[here],
                 t0=float(cfg.t0), t0s=[t0s[i] for i in keep], best_by_t0=[best[i] for i in keep],
+                risk_by_t0=[r[i].tolist() for i in keep],
                 theory=theory_exponent(cfg.capacity, cfg.source))
 
 

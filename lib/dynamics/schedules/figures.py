@@ -56,14 +56,27 @@ def anytime_rows(r: dict) -> list[dict]:
 
 def exponent_figure(exponents: dict, title: str | None = None):
     """The exact risk of the averaged iterate against the decay exponent, each setting of the
-    exponents relative to its best, the theory's exponent marked."""
-    t0 = next(iter(exponents.values())).get("t0")
+    exponents relative to its best, the theory's exponent marked; with a slider over the
+    schedule's offset t0 where :func:`~.experiments.best_exponent` searched several (it opens
+    at the page's t0)."""
+    e0 = next(iter(exponents.values()))
+    if "risk_by_t0" not in e0:
+        return _exponent_at(exponents, "risk", e0.get("t0"), title)
+    t0s = e0["t0s"]
+    figs = [_exponent_at({k: dict(e, at=e["risk_by_t0"][i]) for k, e in exponents.items()},
+                         "at", t0, title) for i, t0 in enumerate(t0s)]
+    here = t0s.index(e0["t0"]) if e0.get("t0") in t0s else len(t0s) // 2
+    return plots.slider(figs, [f"{t:g}" for t in t0s], name="t0", active=here)
+
+
+def _exponent_at(exponents: dict, key: str, t0, title: str | None):
+    """:func:`exponent_figure` at one offset: each setting's ``e[key]`` (risk per exponent)."""
     fig = plots.figure(title or ("Exact risk against the decay exponent"
                                  + (f" at t0 = {t0:g}" if t0 is not None else "")),
                        "decay exponent γ", "risk / best risk", logy=True)
     for j, ((a, b), e) in enumerate(exponents.items()):
         color = plots.PALETTE[j % len(plots.PALETTE)]
-        risk = np.asarray(e["risk"]) / min(e["risk"])
+        risk = np.asarray(e[key]) / min(e[key])
         fig.add_scatter(x=e["gammas"], y=risk, mode="lines+markers", line=dict(color=color),
                         name=f"capacity {a:g}, source {b:g}", legendgroup=str(j))
         fig.add_scatter(x=[e["theory"]] * 2, y=[1, risk.max()], mode="lines", showlegend=False,
@@ -112,10 +125,12 @@ def cooldown_rows(r: dict, seed: int | None = None) -> list[dict]:
             L, A = r[key][s], r["averages"][s]
             at = lambda n, t: L[n][st.index(t)]
             av = lambda n: A[n][key][A[n]["steps"].index(b)]
-            out.append({"budget": b, "loss": what, "constant at start": at("constant", a),
-                        "constant": at("constant", b), "linear cooldown": at(f"linear@{b}", b),
-                        "1−√ cooldown": at(f"sqrt@{b}", b), "cosine": at(f"cosine@{b}", b),
-                        "uniform average": av(f"tail@{b}"), "EMA": av("ema")})
+            # short headers, so that nine columns fit a phone's width (the page says
+            # what each is, under the table)
+            out.append({"budget": b, "loss": what, "at start": at("constant", a),
+                        "constant": at("constant", b), "linear": at(f"linear@{b}", b),
+                        "1−√": at(f"sqrt@{b}", b), "cosine": at(f"cosine@{b}", b),
+                        "uniform": av(f"tail@{b}"), "EMA": av("ema")})
     return out
 
 

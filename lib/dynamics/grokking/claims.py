@@ -25,11 +25,10 @@ from .science import (
     GROK_ACC, PLATEAU, fourier_spectrum, input_weights, plateau_steps, spectral_concentration,
 )
 
-__all__ = ["page_claims", "section1_claims", "phase_claims", "published_claims", "pct0",
-           "DIV_WITHIN", "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN",
-           "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL", "CORRECTS", "LOSS_RISE",
-           "restricted_excluded_rows", "corrupted_rows", "TEST_LOSS_RISES", "algorithm_claims", "ROUND", "NULL_OVER", "CLUSTER",
-           "TEST_LOSS_TURNS", "RESTRICTED_LEADS", "EXCLUDED_RISES"]
+__all__ = ["page_claims", "section1_claims", "phase_claims", "published_claims", "pct0", "DIV_WITHIN",
+           "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN", "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL",
+           "CORRECTS", "LOSS_RISE", "restricted_excluded_rows", "corrupted_rows", "TEST_LOSS_RISES",
+           "algorithm_claims", "ROUND", "NULL_OVER", "CLUSTER", "TEST_LOSS_TURNS", "RESTRICTED_LEADS", "EXCLUDED_RISES"]
 
 
 # ============================================================================ claims
@@ -143,8 +142,7 @@ RESTRICTED_LEADS = evidence.Claim(
     test=evidence.Test("<", HALF, "HALF: the restricted loss over its fit-step value, read "
                                   "where the test loss first falls below HALF of its own",
                        scale="log"),
-    control="the restricted loss on the other frequencies (the keys' complement), read the "
-            "same way",
+    control="the restricted loss on the other frequencies (the keys' complement), read the same way",
     window="from the fit step to the first evaluation where the test loss is below half its "
            "fit-step value", fmt=_ratio2,
     # shown, not asserted: at the cpu profile the lead's margin (median 0.38 against 0.5) is
@@ -550,10 +548,9 @@ CRIT_EXISTS = evidence.Claim(
     window="weight decays above 0", fmt=_n)
 CRIT_FALLS = evidence.Claim(
     "the critical fraction falls as the decay grows", "Liu et al. 2022",
-    measure=_crit_drop, test=evidence.Test(">=", CRIT_DROP, "CRIT_DROP: the critical fraction "
-                                                            "at the weakest decay minus at the "
-                                                            "last below the strongest, where it "
-                                                            "never rises between them"),
+    measure=_crit_drop, test=evidence.Test(">=", CRIT_DROP, "CRIT_DROP: the critical fraction at "
+                                           "the weakest decay minus at the last below the "
+                                           "strongest, where it never rises between them"),
     control="the same from the last decay below the strongest to the strongest",
     window="weight decays above 0", fmt=lambda v: f"{v:+.0%}")
 STRONG_GAP = evidence.Claim(
@@ -636,7 +633,9 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
          f"at the grid's largest, {top:.0%}: then a lower bound):":
              j(CRIT_FALLS, {s: (g, inner) for s, g in grids.items()},
                {s: (g, (last, strongest)) for s, g in grids.items()})},
-        control=f"{CRIT_EXISTS.control}; {CRIT_FALLS.control}", window="weight decays above 0",
+        control=f"{CRIT_EXISTS.control}; {CRIT_FALLS.control}" + ("" if any(
+            f["crit"][strongest] for f in fs.values()) else " (— on every seed: it rises above the grid)"),
+        window="weight decays above 0",
         note=f"per weight decay, {each}; runs below it still climbing at the budget "
              f"(unfinished), per seed: {below}"))
 
@@ -647,8 +646,9 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     out.append(evidence.joint(
         "The strongest decay keeps nothing: every cell of its column un-learns (loses part of "
         "what it learned) or never fits, its training loss far above the weaker decays'",
-        "Liu et al. 2022 (confusion); un-learning is this page's label",
-        {"cells that keep something:": j(STRONG_KEEPS, col(strongest), col(last)),
+        "Liu et al. 2022 (confusion" + ("" if any(f["confusion"] for f in fs.values()) else
+                                        ", of which this grid has no cell") + "); un-learning "
+        "is this page's label", {"cells that keep something:": j(STRONG_KEEPS, col(strongest), col(last)),
          "lowest final training loss over the highest below it:":
              j(STRONG_GAP, col(strongest), col(last))},
         control=f"the column of weight decay {last:g}, the one below",

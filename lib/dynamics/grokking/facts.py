@@ -1,10 +1,7 @@
 """Grokking, the page's numbers: what the prose says about a figure, computed from the data
-that figure shows (the phase grid's critical fractions and clock ratios, the progress
-measures at the fit and grok steps, the remedies' speed-ups, the corrupted labels' shares),
-as numbers and as the words the page glues, one function per section (:func:`section1_facts`
-... :func:`section4_facts`, with the thresholds the sentences name); and the measures the
-claims rows judge on the phase grid and on the algorithm. :mod:`.claims` judges them in its
-rows."""
+that figure shows, as numbers and as the words the page glues, one function per section
+(:func:`section1_facts` ... :func:`section4_facts`, with the thresholds the sentences name);
+and the measures the claims rows (:mod:`.claims`) judge on the phase grid and the algorithm."""
 from __future__ import annotations
 
 import math
@@ -13,16 +10,17 @@ from collections import Counter
 import numpy as np
 
 from .. import plots
+from ..sweep import SweepResult
 from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
 from .experiments import restricted_at_test_half, speedups
 from .science import (
     fourier_spectrum, input_weights, spectral_concentration, CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
-    TAKEOFF, TAKEOFF_PAIRS, UNLEARN_DROP, critical_fraction, plateau_steps,
+    TAKEOFF, TAKEOFF_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy, plateau_steps,
 )
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
-           "crit_falls", "phase_glue", "live_phase_facts",
-           "corrupted_facts", "at_fit", "descent_share", "progress_glue", "corrupted_glue", "section1_numbers",
+           "crit_falls", "phase_glue", "climb_margin", "bound", "corrupted_facts", "descent_share",
+           "progress_glue", "corrupted_glue",
            "remedy_facts", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
            "best_rate", "REMEDY_SPEEDUP", "HALF", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
 
@@ -192,11 +190,12 @@ def _span(values: list, fmt) -> str:
     return lo if lo == hi else f"{lo} to {hi}"
 
 
-def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
+def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = None) -> dict:
     """Section 2's glued numbers (names as in the chapter) from the precomputed grid (its
-    learning rate ``lr`` and modulus ``p``), on every seed it holds: a number every seed
-    agrees on is glued once, one they differ on seed by seed, a range over seeds and cells
-    as its ends."""
+    learning rate ``lr``, modulus ``p`` and, in the rows' order, ``histories``: an unfinished
+    run of the strongest column says by what margin, :func:`climb_margin`), on every seed it
+    holds: a number every seed agrees on is glued once, one they differ on seed by seed, a
+    range over seeds and cells as its ends."""
     seeds = by_seed(rows)
     fs = {s: phase_facts(r) for s, r in seeds.items()}
     med = median_grid(rows)
@@ -227,13 +226,17 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
     lost = sum(r["phase"] == "un-learning" for r in column)
     split = (f"all {lost}" if lost == len(column) else f"{lost} of the {len(column)}") + (
         " learn and then lose part of what they learned (un-learning)")
-    why = {"confusion": "in confusion, never fitting (Liu et al.'s)", "unfinished": "unfinished, still climbing"}
+    hist = {id(r): h for r, h in zip(rows, histories or [])}
+    why = {"confusion": "in confusion, never fitting (Liu et al.'s)"}
     for ph in sorted({r["phase"] for r in column} - {"un-learning"}):
         rs = [r for r in column if r["phase"] == ph]
         split += f"; {_count(len(rs), 'run')} (" + ", ".join(
             f"seed {r['seed']} at {r['train_frac']:.0%}" for r in rs) + (
-            f") {'ends' if len(rs) == 1 else 'end'} {why.get(ph, ph)}")
+            f") {'ends' if len(rs) == 1 else 'end'} {why.get(ph, ph)}") + "".join(
+            _margin_text(r, hist[id(r)]) for r in rs if ph == "unfinished" and id(r) in hist)
     seed_ok = [r["max_rel_error"] for r in seed_fits if r["offset"] > 0]
+    rises = _rises_text(seeds)
+    head, sep, tail = rises.replace("seed: not on", "seed, not on").partition(", not on ")
     return dict(
         crit_first=_crit_text({s: f["crit"][inner[0]] for s, f in fs.items()}),
         crit_first_climbing=_top_climbing(rows, inner[0]),
@@ -242,8 +245,8 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
         wd_last=f"{inner[-1]:g}",
         smallest=_each([f["smallest"] for f in fs.values()], pct),
         wd_strong=f"{f0['strongest']:g}", lr_wd_strong=f"{lr * f0['strongest']:g}",
-        strong_loss=f"{min(f['strong_loss_min'] for f in fs.values()):.2f}",
-        weak_loss=f"{max(f['weak_loss_max'] for f in fs.values()):.3f}",
+        strong_loss=bound(min(f["strong_loss_min"] for f in fs.values()), 2, up=False),
+        weak_loss=bound(max(f["weak_loss_max"] for f in fs.values()), 3, up=True),
         strong_passed=("no cell of it passes both thresholds" if not passed else
                        f"{_count(len(passed), 'run')} of it even "
                        f"{'passes' if len(passed) == 1 else 'pass'} both thresholds before "
@@ -271,7 +274,7 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
             f"({r['offset']:.0f} steps) and errs by {r['max_rel_error']:.0%}" for r in seed_fits
             if r["offset"] <= 0),
         mem_below=("all" if all(v < 1 / p for v in mem) else f"{sum(v < 1 / p for v in mem)} of the") + f" {len(mem)}",
-        grok_rises=_rises_text(seeds),
+        grok_rises=rises, falls_on=head.capitalize(), rises_where=sep and f"; not on {tail}",
         grid_seeds=len(fs), below_climbing=_below_climbing(fs),
         n_unfinished=sum(r["phase"] == "unfinished" for r in rows), n_runs=len(rows))
 
@@ -279,6 +282,36 @@ def phase_glue(rows: list[dict], lr: float, p: int) -> dict:
 def _count(n: int, noun: str) -> str:
     words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
     return f"{words.get(n, n)} {noun}{'' if n == 1 else 's'}"
+
+
+def bound(v: float, decimals: int, up: bool) -> str:
+    """A bound printed so that it stays one: an upper bound (``up``) rounded up, a lower down."""
+    k = 10 ** decimals
+    return f"{(math.ceil(v * k - 1e-9) if up else math.floor(v * k + 1e-9)) / k:.{decimals}f}"
+
+
+def climb_margin(h, split: str) -> dict:
+    """The numbers of :func:`~.science.still_climbing`'s gain rule: the ``split`` accuracy's
+    ``gain`` (points) over the run's last CLIMB_SPAN, and over how many of its last evaluations
+    it ``falls`` each time (from ``top`` at ``top_step`` to ``last``)."""
+    acc, steps = [float(a) for a in h[f"{split}_acc"]], list(h.steps)
+    n, k = sum(t <= (1 - CLIMB_SPAN) * steps[-1] for t in steps), 0
+    while k + 1 < len(acc) and acc[-k - 2] > acc[-k - 1]:
+        k += 1
+    return dict(gain=100 * (end_accuracy(h, split) - float(np.median(acc[n - END_EVALS:n]))),
+                falls=k, top=acc[-k - 1], top_step=steps[-k - 1], last=acc[-1])
+
+
+def _margin_text(r: dict, h) -> str:
+    """Why an unfinished run is labelled so, in its data's words (:func:`climb_margin`)."""
+    split, name = ("train", "training") if r["fit_step"] is None else ("test", "test")
+    m = climb_margin(h, split)
+    fall = (f", and it falls at each of its last {m['falls']} evaluations ({m['top']:.1%} at step "
+            f"{m['top_step']}, {m['last']:.1%} at the end)" if m["falls"] > 1 else "")
+    how = (f"by a margin of {m['gain'] - CLIMB * 100:.3f} points" if m["gain"] > CLIMB * 100
+           else "by the take-off rule, not the gain")
+    return (f", labelled so {how}: its {name} accuracy gained {m['gain']:.3f} points over the"
+            f" last {CLIMB_SPAN:.0%} of the run, against the rule's bar of {CLIMB * 100:g}{fall}")
 
 
 def _crit_text(crit: dict) -> str:
@@ -326,16 +359,6 @@ def _below_climbing(fs: dict) -> str:
         for (frac, wd), a in sorted(cells.items()))
 
 
-def live_phase_facts(rows: list[dict]) -> dict:
-    """Section 2's sentences about the live grid: every cell without decay memorizes, and the
-    smallest fraction that generalizes at weight decay 1."""
-    f = phase_facts(rows)
-    crit = f["crit"].get(min(f["crit"], key=lambda w: abs(w - 1.0))) if f["crit"] else None
-    return dict(no_decay=("memorization in every cell" if f["no_decay_memorizes"] else
-                          "not memorization in every cell"),
-                live_crit="no fraction" if crit is None else f"{crit:.0%}")
-
-
 def corrupted_facts(out: dict) -> dict:
     """Section 4's corrupted-label numbers: the smallest and largest weight decay's memorized,
     corrected and test shares at the end."""
@@ -346,22 +369,13 @@ def corrupted_facts(out: dict) -> dict:
                 test_high=high["final_test_acc"], noise=out["noise"])
 
 
-def at_fit(pm: dict, key: str) -> float:
-    """A progress measure of :func:`~.experiments.progress_measures` at the fit step (the last
-    value when the run never fit)."""
-    steps, fit = pm["step"], pm["fit_step"]
-    return pm[key][steps.index(fit)] if fit in steps else pm[key][-1]
-
-
 def progress_glue(pm: dict) -> dict:
     """Section 3's glued numbers: the Fourier concentration of the initial weights, at the fit
     step and at the end, and at the end per unit against the whole layer."""
-    end = pm["spectra"]["end"]
-    steps, grok = pm["step"], pm.get("grok_step")
-    at_grok = pm["fourier_top10"][steps.index(grok)] if grok in steps else pm["fourier_top10"][-1]
-    return dict(conc_init=pm["fourier_top10"][0], conc_fit=at_fit(pm, "fourier_top10"),
-                conc_grok=at_grok,
-                conc_end=pm["fourier_top10"][-1], unit_conc=end["concentration"],
+    end, c, steps = pm["spectra"]["end"], pm["fourier_top10"], pm["step"]
+    at = lambda t: c[steps.index(t)] if t in steps else c[-1]  # noqa: E731 (the last: never reached)
+    return dict(conc_init=c[0], conc_fit=at(pm["fit_step"]), conc_grok=at(pm.get("grok_step")),
+                conc_end=c[-1], unit_conc=end["concentration"],
                 layer_conc=end["layer_concentration"])
 
 
@@ -370,23 +384,6 @@ def corrupted_glue(out: dict) -> dict:
     cf = corrupted_facts(out)
     pct = {k: f"{cf[k]:.0%}" for k in ("mem_low", "test_low", "mem_high", "corr_high", "test_high")}
     return dict(pct, wd_low=f"{cf['wd_low']:g}", wd_high=f"{cf['wd_high']:g}")
-
-
-def section1_numbers(first, other) -> dict:
-    """Section 1's numbers: the fit step, the end of the plateau (test accuracy leaves chance),
-    the 50% and grok steps (:func:`~.science.plateau_steps`), the plateau and the delay (each
-    over the fit step), the test loss's rise while memorizing (its start, its peak and where)
-    and the division run's grok step relative to addition's."""
-    h = first.history
-    loss, steps = list(h["test_loss"]), list(h.steps)
-    i = int(np.argmax(loss))
-    ps = plateau_steps(h, first.config.p)
-    fit, grok = ps["fit"], ps["grok"]
-    return dict(fit=fit, grok=grok, leave=ps["leave"], half=ps["half"], plateau=ps["plateau"],
-                delay=grok / fit if fit and grok else None,
-                loss_start=loss[0], loss_peak=loss[i], peak_step=steps[i],
-                div_grok=other.grok_step,
-                div_ratio=other.grok_step / grok if other.grok_step and grok else None)
 
 
 def remedy_facts(speed: dict) -> dict:
@@ -407,8 +404,6 @@ def remedy_facts(speed: dict) -> dict:
 
 
 # ============================================================================ the claims rows' measures
-
-
 # ---- the phase grid's: each reads one seed's grid and, where it needs one, a column or
 # a subset of its cells (the run a row's treatment or control hands the engine is (grid, which))
 
@@ -560,28 +555,37 @@ def section1_facts(first, other, seeds) -> dict[str, str]:
     grok steps, the plateau and the delay over the fit step, its test loss's rise while
     memorizing, division's grok step (``other``), the thresholds the prose names and the
     claim ``seeds``."""
-    s1 = section1_numbers(first, other)
-    el = first.config.lr * first.config.weight_decay
-    left = (1 - el) ** s1["leave"] if s1["leave"] is not None else float("nan")
-    return _texts(2, eta_lambda=f"{el:g}", head_left=left, t_fit=s1["fit"], t_grok=s1["grok"], delay=s1["delay"],
-                  t_leave=s1["leave"], t_half=s1["half"], plateau=s1["plateau"],
+    h, el = first.history, first.config.lr * first.config.weight_decay
+    loss, steps = list(h["test_loss"]), list(h.steps)
+    i = int(np.argmax(loss))
+    ps = plateau_steps(h, first.config.p)  # the fit, leave, 50% and grok steps, the plateau
+    fit, grok = ps["fit"], ps["grok"]
+    left = (1 - el) ** ps["leave"] if ps["leave"] is not None else float("nan")
+    return _texts(2, eta_lambda=f"{el:g}", head_left=left, t_fit=fit, t_grok=grok,
+                  delay=grok / fit if fit and grok else None, t_leave=ps["leave"],
+                  t_half=ps["half"], plateau=ps["plateau"],
                   margin=f"{CHANCE_MARGIN:.0%}", plateau_min=f"{PLATEAU:g}",
                   fit_acc=f"{FIT_ACC:.0%}", grok_acc=f"{GROK_ACC:.0%}", delay_min=f"{DELAY:g}",
-                  seeds=", ".join(map(str, seeds)), loss_start=s1["loss_start"],
-                  loss_peak=s1["loss_peak"], peak_step=s1["peak_step"],
-                  div_grok=s1["div_grok"])
+                  seeds=", ".join(map(str, seeds)), loss_start=loss[0],
+                  loss_peak=loss[i], peak_step=steps[i], div_grok=other.grok_step)
 
 
-def section2_facts(rows: list[dict], live_rows: list[dict], lr: float,
-                   p: int) -> dict[str, str]:
-    """Section 2's glued numbers: the precomputed grid's (``rows``, its learning rate ``lr`` and
-    modulus ``p``; :func:`phase_glue`), the live grid's (:func:`live_phase_facts`) and the phase
+def section2_facts(rows: list[dict], live_rows: list[dict], lr: float, p: int,
+                   sweep: dict | None = None) -> dict[str, str]:
+    """Section 2's glued numbers: the precomputed grid's (``rows``, its learning rate ``lr``,
+    modulus ``p`` and ``sweep``, the file's runs; :func:`phase_glue`), the live grid's (every
+    cell without decay memorizes? the critical fraction at weight decay 1) and the phase
     labels' thresholds the prose names (:mod:`.science`: a drop and a climb in points of
     accuracy, the take-off factor, the span and the evaluations "at the end")."""
     labels = dict(unlearn_drop=f"{UNLEARN_DROP * 100:g}", climb=f"{CLIMB * 100:g}",
                   takeoff=f"{TAKEOFF:g}", takeoff_pairs=f"{TAKEOFF_PAIRS}", ctl_wd=f"{CONTROL_WD:g}",
                   ctl_frac=f"{CONTROL_FRAC:.0%}", climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
-    return dict(phase_glue(rows, lr=lr, p=p), **live_phase_facts(live_rows), **labels)
+    hs = SweepResult.from_dict(sweep).histories if sweep is not None else None
+    f = phase_facts(live_rows)
+    crit = f["crit"].get(min(f["crit"], key=lambda w: abs(w - 1.0))) if f["crit"] else None
+    return dict(phase_glue(rows, lr=lr, p=p, histories=hs), **labels,
+                no_decay=("" if f["no_decay_memorizes"] else "not ") + "memorization in every cell",
+                live_crit="no fraction" if crit is None else f"{crit:.0%}")
 
 
 def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
@@ -608,25 +612,20 @@ def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
                  prim_root=primitive_root(p)),
         **_texts(3, norm_start=n0["start"], norm_peak=n0["peak"], norm_grok=n0["grok"],
                  norm_end=n0["end"], norm_done=pct(n0["done"]), norm_peak_at=n0["peak_step"],
-                 **_norm_low(first), norm_done_low=pct(_share_to_low(n0, first)),
+                 **_norm_low(first, n0),
                  big_init=f"{big:g}", big_grok=scaled[big].grok_step,
                  big_peak=max(scaled[big].history["weight_norm"])))
 
 
-def _norm_low(run) -> dict:
+def _norm_low(run, n: dict) -> dict:
     """The weight norm's lowest value after its peak and the step of it (``norm_low``,
-    ``norm_low_at``): where the norm undershoots the value it ends at."""
+    ``norm_low_at``): where the norm undershoots the value it ends at; and the share of the way
+    down to it made at the grok step (``norm_done_low``; ``n``: :func:`~.algorithm.norm_descent`)."""
     steps, norm = list(run.history.steps), list(run.history["weight_norm"])
     i = int(np.argmax(norm))
     j = i + int(np.argmin(norm[i:]))
-    return dict(norm_low=norm[j], norm_low_at=steps[j])
-
-
-def _share_to_low(n: dict, run) -> float:
-    """The share of the way from the norm's peak down to its lowest value after it made at the
-    grok step (``n``: :func:`~.algorithm.norm_descent` of ``run``)."""
-    low = _norm_low(run)["norm_low"]
-    return (n["peak"] - n["grok"]) / (n["peak"] - low) if n["peak"] > low else float("nan")
+    done = (n["peak"] - n["grok"]) / (n["peak"] - norm[j]) if n["peak"] > norm[j] else math.nan
+    return dict(norm_low=norm[j], norm_low_at=steps[j], norm_done_low=f"{done:.0%}")
 
 
 def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,

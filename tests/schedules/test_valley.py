@@ -151,6 +151,11 @@ def test_cooldown_notes_on_a_constructed_run():
     assert g["cd_rise_cool"] == ("the linear cooldown to 40 steps, which branched off at a loss "
                                  "of 0.50, is at 0.60 there")
     assert V.cooldown_notes(r, train_eval=100)["cd_n_eval"] == 100
+    r["config"]["n_train"] = 5000  # more examples than the trainer measures on: its setting
+    from dynamics.schedules import cooldown_notes
+    from dynamics.schedules.experiments import TRAIN_EVAL, train_stacked
+    assert train_stacked.__kwdefaults__["train_eval"] == TRAIN_EVAL
+    assert cooldown_notes(r)["cd_n_eval"] == TRAIN_EVAL
     with pytest.raises(ValueError, match="train_eval"):
         V.cooldown_notes(r, train_eval=0)
 

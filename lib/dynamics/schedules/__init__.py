@@ -34,13 +34,14 @@ from .figures import (anytime_figure, anytime_rows, exponent_figure, cooldown_fi
     cooldown_rows, average_figure, schedulefree_figure, schedulefree_rows, clock_figure,
     conjecture_figure, wsd_norm_conjecture, valley_figure)
 from .panels import anytime_panel, cooldown_panel
-from .valley import run_valley
+from .valley import run_valley, test_loss_notes, averaging_gap, valley_numbers
 from .claims import (anytime_numbers, claim_runs, clock_numbers, cooldown_numbers, page_claims,
-    schedulefree_numbers)
+    schedulefree_numbers, exponent_numbers, cooldown_notes)
 
 __all__ = ["run_anytime", "run_clock", "run_cooldown", "run_schedulefree", "anytime_figure",
            "anytime_rows", "exponent_figure", "cooldown_figure", "cooldown_rows",
            "average_figure", "schedulefree_figure", "schedulefree_rows", "clock_figure",
            "conjecture_figure", "wsd_norm_conjecture", "valley_figure", "anytime_panel",
-           "cooldown_panel", "run_valley", "anytime_numbers", "claim_runs", "clock_numbers",
-           "cooldown_numbers", "page_claims", "schedulefree_numbers"]
+           "cooldown_panel", "run_valley", "test_loss_notes", "averaging_gap", "valley_numbers",
+           "anytime_numbers", "claim_runs", "clock_numbers", "cooldown_numbers", "page_claims",
+           "schedulefree_numbers", "exponent_numbers", "cooldown_notes"]

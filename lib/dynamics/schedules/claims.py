@@ -46,7 +46,7 @@ from .experiments import GAMMAS, SF_METHODS, best_exponent, run_anytime
 from .science import PowerLawConfig
 
 __all__ = ["FALLS_TO", "ENVELOPE", "EXPONENT_TOL", "EXPONENT_STEP", "EXPONENT_SETTINGS",
-           "envelope_ratio", "anytime_numbers", "exponent_numbers", "exponent_claim", "claim_runs", "anytime_claims", "page_claims",
+           "envelope_ratio", "anytime_numbers", "exponent_numbers", "cooldown_notes", "exponent_claim", "claim_runs", "anytime_claims", "page_claims",
            "published_claims", "TIES", "DROP", "AVERAGE_NEAR", "cooldown_view", "cooldown_numbers",
            "cooldown_claims", "ties_claim", "average_claims", "tuned_lr", "schedulefree_numbers",
            "schedulefree_claims", "CLOCK_TIE", "clock_numbers", "clock_claims", "collapse"]
@@ -573,3 +573,12 @@ def page_claims(anytime: dict | None = None, exponents: dict | None = None,
 def published_claims() -> list[dict]:
     """The chapter precomputes nothing yet: its claims are all judged on the page's live runs."""
     return []
+
+
+def cooldown_notes(cooldown: dict) -> dict:
+    """Section 2's glue texts no row gives (:func:`.valley.cooldown_notes`), with the
+    stacked trainer's own number of examples the training loss is measured on."""
+    from .experiments import TRAIN_EVAL
+    from .valley import cooldown_notes as notes
+
+    return notes(cooldown, TRAIN_EVAL)

@@ -159,9 +159,12 @@ def run_anytime(cfg: PowerLawConfig | None = None, seed: int | None = None,
 # ---------------------------------------------------------------------------------------------
 # Sections 2-4: MLPs on MNIST-1D, one stacked model per (schedule, seed)
 
+TRAIN_EVAL = 1000  # training examples the stacked trainer's training loss is measured on
+
+
 def stacked_mlp(seeds, in_dim: int, width: int, device):
-    """One two-layer :class:`~dynamics.models.MLP` per seed (``torch.manual_seed(seed)`` before
-    each: models of one seed start equal), stacked: ``(params, forward)`` where ``params`` is
+    """One two-layer :class:`~dynamics.models.MLP` per seed (each built inside
+    ``runtime.seeded(seed)``: models of one seed start equal), stacked: ``(params, forward)`` where ``params`` is
     ``{name: [K, ...] tensor}`` and ``forward(params_list, x)`` maps ``x`` (``[K, B, in]``, or
     ``[B, in]`` shared by every model) to ``[K, B, 10]`` logits."""
     from torch.func import stack_module_state
@@ -171,8 +174,8 @@ def stacked_mlp(seeds, in_dim: int, width: int, device):
     dev = runtime.get_device(device)
     models = []
     for s in seeds:
-        torch.manual_seed(get_seed(int(s)))
-        models.append(MLP(in_dim, width, depth=2).to(dev))
+        with runtime.seeded(int(s)):
+            models.append(MLP(in_dim, width, depth=2).to(dev))
     params, _ = stack_module_state(models)
     names = list(params)
     if names != [f"{m}.{w}" for m in ("hidden.0", "hidden.1", "head") for w in ("weight", "bias")]:
@@ -203,7 +206,7 @@ def _losses(forward, plist, x, y, chunk: int = 2048):
 
 def train_stacked(data, etas, seeds, *, width: int, batch: int, eval_steps,
                   weight_decay: float = 0.0, averages: dict | None = None,
-                  optimizer: str = "adamw", train_eval: int = 1000, warmup_steps: int = 0,
+                  optimizer: str = "adamw", train_eval: int = TRAIN_EVAL, warmup_steps: int = 0,
                   device=None) -> dict:
     """Train ``K = len(seeds)`` MLPs at once, model ``k`` at rate ``etas[k, t]`` on step
     ``t + 1`` (``etas``: ``[K, T]``), by :func:`dynamics.sweep.batched_step` (PyTorch's AdamW

@@ -331,6 +331,8 @@ def test_a_panel_times_its_first_result_and_its_end(monkeypatch):
     ticks = iter(range(1000))
     monkeypatch.setattr(widgets, "_clock", lambda: float(next(ticks)))
     monkeypatch.setattr(widgets, "HEARTBEAT_S", 1e6)  # no beat reads the clock mid-run
+    cpu = iter(range(0, 10000, 10))  # CPU seconds: ten a reading, apart from the wall clock
+    monkeypatch.setattr(widgets, "_cpu_clock", lambda: float(next(cpu)))
 
     def draws_then_works(update):
         update(fig=go.Figure())  # reading 1: the first result
@@ -340,7 +342,8 @@ def test_a_panel_times_its_first_result_and_its_end(monkeypatch):
 
     p = widgets.Panel(draws_then_works, [])
     p.click()
-    assert p.timing == {"first_s": 1.0, "done_s": 7.0, "outcome": "done", "status": "done"}
+    assert p.timing == {"first_s": 1.0, "done_s": 7.0, "first_cpu_s": 10.0, "cpu_s": 20.0,
+                        "outcome": "done", "status": "done"}
 
     def says_it_is_busy(update):
         update(status="training 12 models…")  # words in the status line are not a result
@@ -364,3 +367,32 @@ def test_a_panel_times_its_first_result_and_its_end(monkeypatch):
     p4 = widgets.Panel(refuses, [])
     p4.click()
     assert p4.timing["outcome"] == "invalid" and p4.timing["status"] == "invalid: lr must be positive"
+
+
+def test_a_panel_says_what_a_setting_costs_before_it_starts(monkeypatch):
+    """With ``work=`` (the run's units of work as a function of the controls), a panel says
+    before a run what the chosen settings cost: before any run, as a multiple of the
+    defaults' work; after one, in seconds at the last run's rate (on a clock that ticks once
+    a reading, so the last run took a known time)."""
+    ticks = iter(range(1000))
+    monkeypatch.setattr(widgets, "_clock", lambda: float(next(ticks)))
+    monkeypatch.setattr(widgets, "HEARTBEAT_S", 1e6)
+
+    def trains(update, steps, models):
+        for _ in range(3):  # three readings: the run takes 4 s on this clock
+            widgets._clock()
+
+    p = widgets.Panel(trains, [widgets.Slider("steps", 100, 10_000, value=1000, integer=True),
+                               widgets.Choice("models", (1, 2, 4))],
+                      work=lambda steps, models: steps * models)
+    assert p.estimate() is None and p.status.value == "press Run"  # the defaults, no run yet
+    p.set(steps=4000, models=2)
+    assert p.status.value.startswith("press Run: about 8× the defaults' work")
+    p.set(steps=1000, models=1)
+    p.click()
+    assert p.timing["done_s"] == 4.0
+    p.set(steps=2500, models=4)  # ten times the last run's work: about 40 s
+    assert p.status.value == "press Run: about 40 s at these settings (from the last run)"
+    assert widgets.Panel(trains, [], work=None).estimate() is None
+    with pytest.raises(ValueError, match="work must be a function"):
+        widgets.Panel(trains, [], work=3)

@@ -61,11 +61,12 @@ from . import progress as P
 from .config import declared_type
 from .plots import to_html
 from .forecast import Forecast
-from .runtime import announcements_to, get_profile, progress_bars
+from .runtime import announcements_to, duration, get_profile, progress_bars
 
 _PANELS: list = []  # weak references to every panel made in this kernel, oldest first
 HEARTBEAT_S = 1.0     # how often the status line counts a quiet run's seconds
 _clock = time.perf_counter  # the heartbeat's clock, read once a beat (a test's own clock counts beats)
+_cpu_clock = time.process_time  # this process's CPU seconds: a panel's time on a quiet machine, read under load
 
 
 def panels() -> list:
@@ -253,8 +254,11 @@ class Panel:
     """
 
     def __init__(self, run: Callable, controls: Sequence, title: str = "", note: str = "",
-                 above: str | dict | None = "live", profile: str | None = None):
-        self.run_fn = run
+                 above: str | dict | None = "live", profile: str | None = None,
+                 work: Callable[..., float] | None = None):
+        if work is not None and not callable(work):
+            raise ValueError(f"work must be a function of the controls' values, got {work!r}")
+        self.run_fn, self.work = run, work
         self.specs = list(controls)
         names = [c.name for c in self.specs]
         if len(set(names)) != len(names):
@@ -281,11 +285,17 @@ class Panel:
         # seconds from Run to the first result shown (the first figure drawn) and to done, for the last run: what `python -m dynamics_ops.bench panels` reports
         self.timing: dict = {}
         self._started: float | None = None
+        self._cpu_started: float | None = None
+        self._last: tuple[dict, float] | None = None  # (values, seconds) of the last finished run
         _PANELS.append(weakref.ref(self))
         header = [W.HTML(f"<b>{html.escape(title)}</b>")] if title else []
         if note:
             header.append(W.HTML(f"<span style='color:#555'>{html.escape(note)}</span>"))
         self.button.on_click(lambda _: self.start())
+        if work is not None:
+            self._defaults = dict(self.values)
+            for w in self.controls.values():
+                w.observe(lambda _: self._say_cost(), names="value")
         self.stop_button.on_click(lambda _: self.stop())
         self.widget = W.VBox(header + [
             W.GridBox(list(self.controls.values()),
@@ -316,6 +326,41 @@ class Panel:
             self.controls[name].value = value
         return self
 
+    def estimate(self, **values) -> str | None:
+        """What a run at ``values`` (default: the controls' values) will cost, said before it
+        starts: about how many seconds, from the rate of the last finished run here (seconds
+        per unit of ``work``), or before any run, how many times the defaults' work it is (the
+        defaults are sized to finish within 10 s on two CPU cores, issue 43). None without
+        ``work``, or at the defaults before any run."""
+        if self.work is None:
+            return None
+        values = {**self.values, **values}
+        units = float(self.work(**values))
+        if self._last is not None:
+            last_values, seconds = self._last
+            base = float(self.work(**last_values))
+            if base > 0:
+                return f"{duration(seconds * units / base)} at these settings (from the last run)"
+        base = float(self.work(**self._defaults))
+        if base <= 0 or values == self._defaults:
+            return None
+        ratio = units / base
+        if 0.8 <= ratio <= 1.25:
+            return "about as long as the defaults (about 10 s or less on two CPU cores)"
+        return (f"about {ratio:.2g}× the defaults' work (the defaults take about 10 s or less "
+                f"on two CPU cores)")
+
+    def _say_cost(self) -> None:
+        """Before a run, the status line says what the chosen settings will cost."""
+        if self.running:
+            return
+        try:
+            said = self.estimate()
+        except (TypeError, ValueError, ZeroDivisionError):
+            return
+        with self._status_lock:
+            self.status.value = f"press Run: {said}" if said else "press Run"
+
     def report_progress(self, fraction: float) -> None:
         """Set the progress bar (0..1); the run's forecast measures from it."""
         fraction = max(0.0, min(1.0, float(fraction)))
@@ -341,6 +386,7 @@ class Panel:
     def _first_result(self) -> None:
         if self._started is not None and "first_s" not in self.timing:
             self.timing["first_s"] = _clock() - self._started
+            self.timing["first_cpu_s"] = _cpu_clock() - self._cpu_started
 
     def show_figure(self, fig) -> None:
         """Draw ``fig`` in the panel (safe from the training thread: it sets the output's
@@ -374,7 +420,7 @@ class Panel:
         self._announced = None
         interrupted, outcome = None, "interrupted"
         finished = threading.Event()
-        self.timing, self._started = {}, _clock()
+        self.timing, self._started, self._cpu_started = {}, _clock(), _cpu_clock()
         heartbeat = threading.Thread(target=self._heartbeat, args=(finished, self._started),
                                      name="dynamics-panel-heartbeat", daemon=True)
         heartbeat.start()
@@ -412,8 +458,11 @@ class Panel:
             self._forecast = None
             self.button.disabled, self.stop_button.disabled = False, True
             self.timing["done_s"] = _clock() - self._started
+            self.timing["cpu_s"] = _cpu_clock() - self._cpu_started
             self.timing.setdefault("first_s", self.timing["done_s"])  # nothing shown before the end
             self.timing.update(outcome=outcome, status=self.status.value)
+            if outcome == "done":
+                self._last = (dict(self.values), self.timing["done_s"])
             self._started = None
         if interrupted is not None:
             raise interrupted

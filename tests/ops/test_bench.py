@@ -265,5 +265,6 @@ def test_the_panel_bench_says_which_promise_a_panel_missed():
     assert verdict({"first_s": 1.0, "done_s": 57.7, **done}) == "done after 57.7 s"
     assert verdict({"first_s": 1.0, "done_s": 1.0, "outcome": "failed",
                     "status": "failed: boom"}) == "did not finish: failed: boom"
-    text = table([{"chapter": "lottery_tickets", "title": "IMP", "first_s": 1.0, "done_s": 57.7, **done}])
-    assert "| lottery_tickets | IMP | 1.0 | 57.7 | done after 57.7 s |" in text
+    text = table([{"chapter": "lottery_tickets", "title": "IMP", "first_s": 1.0, "done_s": 57.7,
+                   "first_cpu_s": 0.9, "cpu_s": 40.2, **done}])
+    assert "| lottery_tickets | IMP | 1.0 | 57.7 | 0.9 / 40.2 | done after 57.7 s |" in text

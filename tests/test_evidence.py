@@ -117,3 +117,25 @@ def test_a_part_of_a_joint_row_prints_its_test():
     j = judge(claim(), {0: 2.0, 1: 2.1}, {0: 0.5, 1: 0.5})
     row = evidence.joint("A leads B", "someone2024", {"lead:": j}, control="B", window="all")
     assert "test > 1 (LEAD)" in j.text("lead:") and "test > 1 (LEAD)" in row["measured here"]
+
+
+@known_answer(judge, how="an exact claim (no seed enters) handed the same value on three seeds is "
+                         "judged once and printed once; one whose values differ between seeds is "
+                         "refused; its noise is 0 unless the claim names one")
+def test_an_exact_claim_is_judged_and_printed_once():
+    same = judge(claim(exact=True), {0: 2.0, 1: 2.0, 2: 2.0}, {0: 0.5, 1: 0.5, 2: 0.5})
+    assert same.verdict == "yes" and same.treatment == {0: 2.0} and same.noise == 0.0
+    row = same.row()
+    assert row["measured here"].startswith("2 (exact: no seed enters); test > 1 (LEAD)")
+    assert row["control"] == "B against itself: 0.5 (exact: no seed enters)"
+    assert row["seeds"] is None and not evidence.audit([row])
+    assert "on every seed" not in row["measured here"] + row["control"]
+    with pytest.raises(ValueError, match="marked exact, but its treatment differs"):
+        judge(claim(exact=True), {0: 2.0, 1: 2.5}, {0: 0.5, 1: 0.5})
+    # a named noise (a grid's step) is what the margin must beat: 2 clears 1 by 1, not by 1.5
+    coarse = judge(claim(exact=True, noise=lambda run: 1.5), {0: 2.0}, {0: 0.5})
+    assert coarse.verdict == "within noise" and coarse.noise == 1.5
+    both = evidence.joint("A leads B in both", "someone2024", {"x": same, "y": coarse},
+                          control="B", window="w")
+    assert both["seeds"] is None and both["reproduced"] == "within noise"
+    assert not evidence.audit([both])

@@ -20,6 +20,11 @@ runs the test on both and says
 
 An asserted row is shown only when it says yes (the strict build refuses the page otherwise,
 :func:`dynamics.plots.claims_table`). A row judged on one seed needs a measured noise floor.
+
+An **exact** claim (``exact=True``) measures something no seed enters (an exact expected risk,
+a closed form): it is judged and printed once, "v (exact: no seed enters)", its noise the
+claim's own ``noise`` (a grid's step, a tolerance) or else 0, and :func:`judge` refuses one whose
+"exact" value differs between the runs it is handed.
 """
 from __future__ import annotations
 
@@ -107,6 +112,7 @@ class Claim:
     fmt: Callable[[float], str] | None = None
     noise: Callable[[Any], float] | None = None
     settings: Sequence[str] = field(default=())
+    exact: bool = False
 
     def __post_init__(self):
         for name in ("statement", "paper", "control", "window"):
@@ -129,6 +135,13 @@ class Judged:
     reason: str
     noise: float
 
+    def _values(self, values: dict) -> str:
+        fmt = self.claim.fmt or (lambda v: number(v, 3))
+        if self.claim.exact:
+            (v,) = values.values()
+            return f"{spread({0: v}, fmt).rsplit(' (seed', 1)[0]} (exact: no seed enters)"
+        return spread(values, fmt)
+
     def record(self, label: str = "") -> dict:
         """What a claims row keeps of this judgement, enough to judge it again from the numbers
         alone (:func:`audit`): the test, each seed's treatment and control value, the noise and
@@ -138,30 +151,29 @@ class Judged:
                                          "scale": t.scale},
                 "treatment": {int(s): _plain(v) for s, v in self.treatment.items()},
                 "control": {int(s): _plain(v) for s, v in self.control.items()},
-                "noise": _plain(self.noise), "verdict": self.verdict}
+                "noise": _plain(self.noise), "verdict": self.verdict,
+                **({"exact": True} if self.claim.exact else {})}
 
     def row(self) -> dict:
         """The claims-table row (:func:`dynamics.plots.claim`), both measurements printed and
         the numbers kept (:meth:`record`)."""
         c = self.claim
-        fmt = c.fmt or (lambda v: number(v, 3))
-        measured = f"{spread(self.treatment, fmt)}; test {c.test}"
+        measured = f"{self._values(self.treatment)}; test {c.test}"
         if c.noise is not None and math.isfinite(self.noise):  # a floor measured in the run
             measured += (f"; noise floor measured in the run {number(self.noise, 2)}"
                          + (" (log10)" if c.test.scale == "log" else ""))
         if self.reason:
             measured += f"; {self.reason}"
         return _row(c.statement, c.paper, measured, self.verdict, c.asserted,
-                    control=f"{c.control}: {spread(self.control, fmt)}", window=c.window,
-                    seeds=sorted(self.treatment), evidence=[self.record()])
+                    control=f"{c.control}: {self._values(self.control)}", window=c.window,
+                    seeds=None if c.exact else sorted(self.treatment), evidence=[self.record()])
 
     def text(self, label: str = "") -> str:
         """This judgement in a few words, as a part of a row prints it: the treatment's and the
         control's values, the test they were judged by (its threshold and name, as a one-part
         row prints it), the verdict and its reason."""
-        fmt = self.claim.fmt or (lambda v: number(v, 3))
-        return (f"{label}{' ' if label else ''}{spread(self.treatment, fmt)}, control "
-                f"{spread(self.control, fmt)}, test {self.claim.test}: {self.verdict}"
+        return (f"{label}{' ' if label else ''}{self._values(self.treatment)}, control "
+                f"{self._values(self.control)}, test {self.claim.test}: {self.verdict}"
                 + (f" ({self.reason})" if self.reason else ""))
 
 
@@ -176,6 +188,16 @@ def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]
     cm = claim.control_measure or claim.measure
     t = {s: claim.measure(run) for s, run in sorted(treatment.items())}
     c = {s: cm(run) for s, run in sorted(control.items())}
+    if claim.exact:
+        for side, vals in (("treatment", t), ("control", c)):
+            if len({repr(_plain(v)) for v in vals.values()}) > 1:
+                raise ValueError(f"{claim.statement!r}: marked exact, but its {side} differs between "
+                                 f"seeds {sorted(vals)}: {list(vals.values())} (a seed enters it)")
+        first = min(t)
+        t, c = {first: t[first]}, {first: c[first]}
+        noise = float(claim.noise(treatment[first])) if claim.noise is not None else 0.0
+        verdict, reason = verdict_of(claim.test, t, c, noise)
+        return Judged(claim, t, c, verdict, reason, noise)
     if claim.noise is not None:
         noise = max(float(claim.noise(treatment[s])) for s in treatment)
     elif len(t) > 1:
@@ -258,7 +280,8 @@ def joint(statement: str, paper: str, parts: Mapping[str, Judged], *, control: s
         raise ValueError(f"joint({statement!r}): every part must be a Judged (from judge())")
     verdict = combine(*(j.verdict for j in parts.values()))
     measured = "; ".join(j.text(label) for label, j in parts.items()) + (f"; {note}" if note else "")
-    seeds = sorted({int(s) for j in parts.values() for s in j.treatment})
+    seeds = None if all(j.claim.exact for j in parts.values()) else \
+        sorted({int(s) for j in parts.values() for s in j.treatment})
     return _row(statement, paper, measured, verdict, asserted, control=control, window=window,
                 seeds=seeds, evidence=[j.record(label) for label, j in parts.items()])
 

@@ -66,7 +66,9 @@ def test_the_exponent_row_on_constructed_bests():
     assert row["reproduced"] == "yes" and not evidence.audit([row])
     assert row["asserted"] is False
     # an exact quantity no seed enters: printed once, not "on every seed"
-    assert "seed" not in row["measured here"] and "0.000, control 0.500" in row["measured here"]
+    assert "(seed" not in row["measured here"] and "on every seed" not in row["measured here"]
+    assert "0.000 (exact: no seed enters), control 0.500" in row["measured here"]
+    assert row["seeds"] is None
     between = {**on, (2.0, 4.0): [0.5, 0.6, 0.5]}   # halfway to 0.7: neither
     assert C.exponent_claim(_exps(between), [0], 100)["reproduced"] == "no"
     other = {**on, (2.0, 4.0): [0.5, 0.7, 0.5]}     # on the nearest other's theory
@@ -304,17 +306,3 @@ def test_best_exponent_at_each_offset():
     assert e["best"] == e["gammas"][int(np.argmin(e["risk"]))]
     with pytest.raises(ValueError, match="t0_factors"):
         best_exponent(cfg, t0_factors=(0.0,))
-
-
-def test_an_exact_row_prints_one_value_not_one_per_seed():
-    """_exact on a constructed row: the engine's "on every seed, seeds 0, 1, 2" becomes
-    "(exact: no seed enters)" in every text field; other fields and other phrasings stay."""
-    from dynamics.schedules.claims import _exact
-
-    row = {"measured here": "0.22 on every seed, seeds 0, 1, 2; test < 0.5 (FALLS_TO)",
-           "control": "last iterate: 1.02 on every seed, seeds 0, 1, 2", "seeds": [0, 1, 2],
-           "window": "median 0.3 (0.2–0.4), seeds 0, 1"}
-    out = _exact(row)
-    assert out["measured here"] == "0.22 (exact: no seed enters); test < 0.5 (FALLS_TO)"
-    assert out["control"] == "last iterate: 1.02 (exact: no seed enters)"
-    assert out["seeds"] == [0, 1, 2] and out["window"] == row["window"]

@@ -176,7 +176,8 @@ def anytime_claims(anytime: dict, exponents: dict) -> list[dict]:
         evidence.Test("<", FALLS_TO, "FALLS_TO", scale="log"),
         control="the same schedule's last iterate", control_measure=_falls("last", "exact"),
         window=f"exact expected risk (no seed enters) at horizon {hs[-1]} over that at horizon "
-               f"{hs[0]}; the average over the second half of each run", fmt=lambda v: f"{v:.2f}")
+               f"{hs[0]}; the average over the second half of each run", fmt=lambda v: f"{v:.2f}",
+        exact=True)
     anyt = evidence.Claim(
         "the theory's decaying rate with averaging, set without a horizon, stays near a cosine "
         "tuned to each horizon at every one of them", _AP, _worst("tail", "theory"),
@@ -187,18 +188,7 @@ def anytime_claims(anytime: dict, exponents: dict) -> list[dict]:
         fmt=lambda v: f"{v:.2f}×")
     seeds = sorted(anytime)
     rows = [evidence.judge(c, anytime, anytime).row() for c in (stall, anyt)]
-    rows[0] = _exact(rows[0])  # both sides are exact risks: one value, not one per seed
     return rows + [exponent_claim(exponents, seeds, hs[-1])]
-
-
-def _exact(row: dict) -> dict:
-    """A row whose treatment and control are exact (no seed enters): the engine's "on every
-    seed, seeds 0, 1, 2" printed as what it is."""
-    import re
-
-    same = re.compile(r" on every seed, seeds \d+(?:, \d+)*")
-    return {k: same.sub(" (exact: no seed enters)", v) if isinstance(v, str) else v
-            for k, v in row.items()}
 
 
 def _nearest_other(exponents: dict, ab) -> float:
@@ -231,9 +221,7 @@ def exponent_claim(exponents: dict, seeds, horizon: int) -> dict:
                 control="the theory's exponent of the nearest other setting",
                 control_measure=lambda r, g=best, o=other: abs(g - o),
                 window="exact expected risk at the last horizon",
-                noise=lambda r: EXPONENT_STEP, fmt=lambda v: f"{v:.3f}")
-            # judged once: the exact risk has no seed, so the value is printed once (below,
-            # without the engine's "(seed 0)"), not "on every seed"
+                noise=lambda r: EXPONENT_STEP, fmt=lambda v: f"{v:.3f}", exact=True)
             parts[f"(a={a:g}, b={b:g}, t0={t0:g}): γ*={e['theory']:.2f}, best {best:g}, "
                   f"nearest other γ* {other:.2f};"] = evidence.judge(claim, {0: None}, {0: None})
     row = evidence.joint(
@@ -244,7 +232,6 @@ def exponent_claim(exponents: dict, seeds, horizon: int) -> dict:
                f"{horizon}, exponents searched in steps of {EXPONENT_STEP:g} (the noise the "
                f"margin must beat) at each offset t0; |best − γ*| < {EXPONENT_TOL:g}, under half "
                f"the gap between the settings' γ*", asserted=False)
-    row["measured here"] = row["measured here"].replace(" (seed 0)", "")
     return row
 
 

@@ -192,3 +192,29 @@ def test_the_committed_baseline_covers_every_chapter():
     rows = gpuwork.read_baseline()
     assert set(r["chapter"] for r in rows) == set(CHAPTERS)
     assert all(int(r["launches"]) >= 0 and r["commit"] and r["torch"] for r in rows)
+
+
+@pytest.mark.parametrize("name", __import__("gpu_counts").chapters())
+def test_each_chapters_runners_launch_no_more_than_recorded(name):
+    """Each chapter's reference workload on the stand-in device launches and reads back no
+    more than ``tests/data/gpu_counts.json`` recorded, give or take ``gpu_counts.GROWTH``: a
+    change that multiplies a runner's kernels or host syncs per step fails here, in CI (the
+    notebooks' full gpu-profile counts are the gpu_sizes tier's)."""
+    import gpu_counts
+
+    then = gpu_counts.read()["counts"][name]
+    now = gpu_counts.count(name)
+    assert now["launches"] > 0 and now["host_reads"] > 0  # it ran on the stand-in device
+    assert not gpu_counts.grew(name, now, then)
+
+
+def test_the_count_guard_fails_on_a_constructed_regression():
+    """``gpu_counts.grew`` on made-up counts: a doubled launch count and a host read per step
+    where there were none are each named; a small rise and any fall are not."""
+    import gpu_counts
+
+    then = dict(launches=1000, host_reads=10, flops=5, bytes=7)
+    assert gpu_counts.grew("x", dict(then, launches=1100, host_reads=2), then) == []
+    said = gpu_counts.grew("x", dict(then, launches=2000, host_reads=110), then)
+    assert len(said) == 2 and "launches grew 2.00x (1,000 -> 2,000" in said[0]
+    assert "host_reads grew 11.00x" in said[1] and "python tests/gpu_counts.py x" in said[1]

@@ -7,7 +7,8 @@
   suits its width and theme;
 - stamps every page's footer with the book's version, commit and build date;
 - tells the notebook kernels the book executes not to draw progress bars (they would be
-  stale widget output in a static page).
+  stale widget output in a static page);
+- executes the chapters side by side before Sphinx reads them (:mod:`.execute`).
 """
 from __future__ import annotations
 
@@ -98,6 +99,9 @@ def setup(app):
     app.connect("config-inited", _serve_plotly)
     app.connect("config-inited", _stamp_footer)
     app.connect("html-page-context", _one_script_each, priority=900)  # after the others' scripts
+    from .execute import ahead
+
+    app.connect("env-before-read-docs", ahead)
     app.add_js_file("plotly.min.js", priority=200)
     app.add_js_file("dynamics.js", priority=210)
     app.add_css_file("dynamics.css")

@@ -31,8 +31,8 @@ from .science import (PAI_DENSITY, PAI_METHODS, LotteryConfig, barrier, density,
                       layer_densities, like_masks, load_data, make_model, pai_masks,
                       path_errors, rewind, shuffle_masks, split_validation)
 
-__all__ = ["imp_panel", "pai_panel", "lmc_panel", "IMP_LIVE", "PAI_LIVE", "LMC_LIVE",
-           "imp_work", "pai_work", "lmc_work", "live_imp", "live_pai", "live_lmc"]
+__all__ = ["imp_panel", "pai_panel", "lmc_panel", "IMP_LIVE", "PAI_LIVE", "LMC_LIVE", "DRAW",
+           "imp_work", "pai_work", "lmc_work", "live_imp", "live_pai", "live_lmc", "train_live"]
 
 # The panels' defaults at the cpu and smoke profiles (the gpu profile keeps its own config):
 # sized to finish within 10 s on two CPU cores, with the phenomenon each panel is about

@@ -113,7 +113,10 @@ def live_imp(cfg: LotteryConfig, seed: int, data=None, on_round=None) -> ImpResu
     job = P.current()
     data = data or load_data(cfg)
     R = cfg.rounds
-    states = rewind_states(cfg, data, [seed], [cfg.rewind_step])[0]
+    pre = cfg.rewind_step * _step_cost(cfg, 1)  # the dense run to θ_k, on the bar's first part
+    total = pre + cfg.steps * sum(_step_cost(cfg, 1 if r == 0 else 3) for r in range(R + 1))
+    with job.span_of(0.0, pre / total):
+        states = rewind_states(cfg, data, [seed], [cfg.rewind_step])[0]
     theta0, theta_k = states[0], states.get(cfg.rewind_step)
     nan = lambda: {v: np.full((1, R + 1), np.nan) for v in VARIANTS}  # noqa: E731
     res = ImpResult(cfg.to_dict(), [seed], np.ones(R + 1), nan(), nan(), nan(), [],
@@ -125,8 +128,7 @@ def live_imp(cfg: LotteryConfig, seed: int, data=None, on_round=None) -> ImpResu
         return res
     gen = torch.Generator().manual_seed(10_000 + seed)  # the chapter's control seeds
     masks = [full_masks(theta_k)]
-    total = sum(_step_cost(cfg, 1 if r == 0 else 3) for r in range(R + 1))
-    done = 0.0
+    done = pre
     for r in range(R + 1):
         res.masks.append(masks)
         res.density[r] = density(masks[0])
@@ -139,14 +141,14 @@ def live_imp(cfg: LotteryConfig, seed: int, data=None, on_round=None) -> ImpResu
                 inits += [None, rewind(theta_k, shuffled)]
                 use += [ms[0], shuffled]
                 seeds += [100_000 + 1000 * seed + r, seed]
-            with job.span_of(done / total, _step_cost(cfg, len(use)) / total):
+            with job.span_of(done / total, cfg.steps * _step_cost(cfg, len(use)) / total):
                 runs["out"] = out = train_live(cfg, data, inits, use, seeds)
             return [out.state_dict(0)]
 
         start = time.perf_counter()
         _, pruned = imp_round(train, [theta_k], masks, cfg)
         res.round_time.append(time.perf_counter() - start)
-        done += _step_cost(cfg, 1 if r == 0 else 3)
+        done += cfg.steps * _step_cost(cfg, 1 if r == 0 else 3)
         out = runs["out"]
         for h, v in zip(out.histories, VARIANTS if r > 0 else ("ticket",)):
             if h.diverged:
@@ -359,7 +361,10 @@ def live_lmc(cfg: LotteryConfig, rewind_steps=(0, 50), seed: int = 0, data=None,
     job = P.current()
     data = data or load_data(cfg)
     ks = sorted({int(k) for k in rewind_steps})
-    states = rewind_states(cfg, data, [seed], ks)[0]
+    pre = max(ks) * _step_cost(cfg, 1)  # the dense run to the last θ_k, then the pairs
+    total = pre + len(ks) * cfg.steps * _step_cost(cfg, 2)
+    with job.span_of(0.0, pre / total):
+        states = rewind_states(cfg, data, [seed], ks)[0]
     model = make_model(cfg, data).to(data.device)
     nan = [math.nan] * n_points
     lmc = dict(rewind_steps=ks, alphas=np.linspace(0, 1, n_points).tolist(),
@@ -372,7 +377,7 @@ def live_lmc(cfg: LotteryConfig, rewind_steps=(0, 50), seed: int = 0, data=None,
             if on_pair is not None:
                 on_pair(lmc)
             continue
-        with job.part(i, len(ks)):
+        with job.span_of(pre / total, (1 - pre / total)).part(i, len(ks)):
             out = train_live(cfg, data, [states[k]] * 2, [None, None],
                              [1000 * seed + p for p in pair_seeds])
         if out.info.get("stopped"):

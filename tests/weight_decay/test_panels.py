@@ -12,14 +12,14 @@ def test_every_panel_passes_above_and_seed(monkeypatch):
     seen = {}
 
     def fake(name):
-        def run(cfg, seed=None, *args, **kwargs):
-            seen[name] = seed
+        def run(cfg, *args, **kwargs):  # run_grid(cfg, kind, seed), the others (cfg, seed)
+            seen[name] = args[1] if name == "run_grid" else args[0]
             raise ValueError("stop here")
         return run
 
-    for name in ("run_decoupling", "run_equilibrium", "run_clock", "run_spectrum"):
+    for name in ("run_grid", "run_equilibrium", "run_clock", "run_spectrum"):
         monkeypatch.setattr(P, name, fake(name))
-    panels = {"run_decoupling": P.decoupling_panel, "run_equilibrium": P.equilibrium_panel,
+    panels = {"run_grid": P.decoupling_panel, "run_equilibrium": P.equilibrium_panel,
               "run_clock": P.clock_panel, "run_spectrum": P.spectrum_panel}
     monkeypatch.setenv("DYNAMICS_SEED", "7")
     for name, make in panels.items():
@@ -79,3 +79,50 @@ def test_panels_construct_in_every_profile(profile):
     for make in (P.decoupling_panel, P.equilibrium_panel, P.clock_panel, P.spectrum_panel):
         p = make(profile, seed=0)
         assert p.profile == profile and p.above == "live"
+
+
+@pytest.mark.parametrize("make,larger", [
+    (P.decoupling_panel, [dict(steps=600), dict(width=128)]),
+    (P.equilibrium_panel, [dict(steps=1200)]),
+    (P.clock_panel, [dict(steps=2000)]),
+    (P.spectrum_panel, [dict(steps=1600)]),
+])
+def test_panels_say_what_a_larger_setting_costs(make, larger):
+    """Each panel's work grows with the settings it names, and the panel says so before a
+    run (a multiple of the defaults' work); at the defaults it says nothing."""
+    p = make("cpu", seed=0)
+    base = p.work(**p.values)
+    assert base > 0 and p.estimate() is None
+    for change in larger:
+        assert p.work(**{**p.values, **change}) > 1.2 * base, change
+        assert "× the defaults' work" in p.estimate(**change)
+    if make is P.decoupling_panel:  # more data: longer evaluations; twice the steps: twice
+        assert p.work(**{**p.values, "n_train": 4000}) > base
+        assert 1.8 < p.work(**{**p.values, "steps": 2 * p.values["steps"]}) / base < 2.2
+
+
+def test_panel_defaults_are_the_small_ones():
+    """At the cpu profile the panels default to their own small runs (P.*_PANEL), which the
+    notes say differ from the figures above them."""
+    for make, sizes in ((P.decoupling_panel, P.GRID_PANEL), (P.equilibrium_panel, P.EQUILIBRIUM_PANEL),
+                        (P.clock_panel, P.CLOCK_PANEL), (P.spectrum_panel, P.SPECTRUM_PANEL)):
+        p = make("cpu", seed=0)
+        assert all(p.values[k] == v for k, v in sizes.items() if k in p.values), make
+        assert "seconds" in p.note
+
+
+def test_grid_panel_draws_early_and_shows_the_contrast():
+    """At smoke the grid panel draws the Adam + L2 grid while it trains (its first figure,
+    read from the batched models mid-run), then both; and its result shows what the page
+    says of the grids: Adam + L2's largest penalty fails at every learning rate."""
+    import numpy as np
+
+    grid = P.decoupling_panel("smoke", seed=0)
+    titles = []
+    show = grid.show_figure
+    grid.show_figure = lambda fig: (titles.append(fig.layout.title.text), show(fig))
+    grid.click()
+    assert grid.status.value.startswith("done")
+    assert "training on" in titles[0] and len(titles) >= 3
+    acc = np.array([[c for c in t.z] for t in grid.figure.data if t.type == "heatmap"][0])
+    assert np.min(np.nanmax(acc, 0) - acc[-1]) > 0.1

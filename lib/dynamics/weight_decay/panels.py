@@ -47,6 +47,18 @@ def _defaults(cfg, panel: dict, profile: str | None):
     return cfg.replace(**panel)
 
 
+def _smaller(page, panel) -> str:
+    """The note's sentence on how the panel's defaults differ from the page's run above it
+    (``page`` and ``panel``: configs), empty where they do not."""
+    names = dict(steps="steps", width="width", n_train="training examples",
+                 product="η·λ", lr="learning rate")
+    diff = [f"{names[k]} {plots.number(getattr(panel, k), 2)} instead of "
+            f"{plots.number(getattr(page, k), 2)}" for k in names
+            if hasattr(page, k) and getattr(page, k) != getattr(panel, k)]
+    return (f" Its defaults differ from the run above ({'; '.join(diff)}), to answer within "
+            f"seconds." if diff else "")
+
+
 def _stacked(model):
     """``forward(params, x)``: every model of a batched sweep (``params``: ``{name: [K, ...]}``,
     as :func:`dynamics.sweep.train_many` hands them to ``on_step``) on ``x``, [K, N, C]."""
@@ -74,7 +86,8 @@ def decoupling_panel(profile: str | None = None, seed: int | None = None):
     from ..widgets import Choice, Panel, Slider
 
     seed = get_seed(seed)
-    base = _defaults(live_grid_config(profile), GRID_PANEL, profile)
+    page = live_grid_config(profile)
+    base = _defaults(page, GRID_PANEL, profile)
 
     def run(update, steps, n_train, width):
         # evaluations every ~100 steps: progress and Stop act at evaluations
@@ -123,9 +136,8 @@ def decoupling_panel(profile: str | None = None, seed: int | None = None):
                               value=base.n_train),
                        Choice("width", sorted({32, 64, 128, 256, base.width}), value=base.width)],
                  title="Try it: Adam + L2 against AdamW",
-                 note="Longer training and less data make regularization matter more. The "
-                      "defaults train shorter and narrower than the grid above, to answer in "
-                      "seconds.",
+                 note="Longer training and less data make regularization matter more."
+                      + _smaller(page, base),
                  above="live", profile=profile, work=_grid_work)
 
 
@@ -138,7 +150,8 @@ def equilibrium_panel(profile: str | None = None, seed: int | None = None):
     from ..widgets import Choice, Panel, Slider
 
     seed = get_seed(seed)
-    base = _defaults(EquilibriumConfig.for_profile(profile), EQUILIBRIUM_PANEL, profile)
+    page = EquilibriumConfig.for_profile(profile)
+    base = _defaults(page, EQUILIBRIUM_PANEL, profile)
 
     def run(update, optimizer, lr, weight_decay, steps):
         cfg = base.replace(optimizer=optimizer, lr=float(lr), weight_decay=float(weight_decay),
@@ -167,8 +180,8 @@ def equilibrium_panel(profile: str | None = None, seed: int | None = None):
                               step=100)],
                  title="Try it: the rotational equilibrium",
                  note="AdamW: lr ~ 3e-3, λ ~ 1. SGD: lr ~ 0.2, λ ~ 0.02. The product ηλ must "
-                      "stay below 1; equilibrium needs a few τ = 1/(ηλ) steps. The panel's "
-                      "network is narrower than the figure's, to answer in seconds.",
+                      "stay below 1; equilibrium needs a few τ = 1/(ηλ) steps."
+                      + _smaller(page, base),
                  above="live", profile=profile, work=_equilibrium_work)
 
 
@@ -183,7 +196,8 @@ def clock_panel(profile: str | None = None, seed: int | None = None):
     from ..widgets import Panel, Slider
 
     seed = get_seed(seed)
-    base = _defaults(ClockConfig.for_profile(profile), CLOCK_PANEL, profile)
+    page = ClockConfig.for_profile(profile)
+    base = _defaults(page, CLOCK_PANEL, profile)
 
     def run(update, product, spread, contrast, steps):
         cfg = base.replace(product=float(product), spread=float(spread), contrast=float(contrast),
@@ -224,8 +238,8 @@ def clock_panel(profile: str | None = None, seed: int | None = None):
                        Slider("steps", 100, max(5000, base.steps), value=base.steps, integer=True,
                               step=100)],
                  title="Try it: weight decay as a clock",
-                 note="The defaults take twice the figure's product (τ half as long), on a "
-                      "narrower network, to answer in seconds.",
+                 note="Runs with one product η·λ share a clock, τ = 1/(ηλ) steps."
+                      + _smaller(page, base),
                  above="live", profile=profile, work=_clock_work)
 
 
@@ -240,7 +254,8 @@ def spectrum_panel(profile: str | None = None, seed: int | None = None):
     from ..widgets import Choice, Panel, Slider
 
     seed = get_seed(seed)
-    base = _defaults(SpectrumConfig.for_profile(profile), SPECTRUM_PANEL, profile)
+    page = SpectrumConfig.for_profile(profile)
+    base = _defaults(page, SPECTRUM_PANEL, profile)
     layer = "hidden.1"
 
     def run(update, optimizer, lr, weight_decay, steps):
@@ -281,6 +296,6 @@ def spectrum_panel(profile: str | None = None, seed: int | None = None):
                        Slider("steps", 100, max(10000, base.steps), value=base.steps, integer=True,
                               step=100)],
                  title="Try it: weight decay and the spectrum",
-                 note="The defaults train shorter and on a narrower network than the figure "
-                      "above, to answer in seconds.",
+                 note="Trained twice from one initialization, without decay and with it."
+                      + _smaller(page, base),
                  above="live", profile=profile, work=_spectrum_work)

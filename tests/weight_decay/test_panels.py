@@ -126,3 +126,30 @@ def test_grid_panel_draws_early_and_shows_the_contrast():
     assert "training on" in titles[0] and len(titles) >= 3
     acc = np.array([[c for c in t.z] for t in grid.figure.data if t.type == "heatmap"][0])
     assert np.min(np.nanmax(acc, 0) - acc[-1]) > 0.1
+
+
+def test_panels_show_their_phenomena_at_their_defaults(monkeypatch):
+    """At smoke (the cpu panels' own sizes, or smaller) each panel's run shows what its title
+    says: the norms settle at the predicted equilibrium, runs with one product settle
+    together and the odd one apart, and decay shrinks every matrix and its stable rank."""
+    import numpy as np
+
+    from dynamics.weight_decay.science import stable_rank
+
+    seen = {}
+    for name in ("run_equilibrium", "run_clock", "run_spectrum"):
+        def keep(*args, _run=getattr(P, name), _name=name, **kwargs):
+            seen[_name] = _run(*args, **kwargs)
+            return seen[_name]
+        monkeypatch.setattr(P, name, keep)
+    for make in (P.equilibrium_panel, P.clock_panel, P.spectrum_panel):
+        p = make("smoke", seed=0)
+        assert p.click() is not None and p.runs == 1
+    for v in seen["run_equilibrium"]["layers"].values():
+        assert abs(v["rms_ratio"] - 1) < 0.1 and abs(v["angle_ratio"] - 1) < 0.25
+    clock = seen["run_clock"]
+    assert clock["spread"] < 0.1 and clock["ratio"] > 1.5
+    (_, plain), (_, decayed) = seen["run_spectrum"]["runs"].items()
+    for n, sv in plain["final"].items():
+        assert np.linalg.norm(decayed["final"][n]) < 0.8 * np.linalg.norm(sv)
+        assert stable_rank(decayed["final"][n]) < stable_rank(sv)

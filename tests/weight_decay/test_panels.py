@@ -12,14 +12,14 @@ def test_every_panel_passes_above_and_seed(monkeypatch):
     seen = {}
 
     def fake(name):
-        def run(cfg, seed=None, *args, **kwargs):
-            seen[name] = seed
+        def run(cfg, *args, **kwargs):  # run_grid(cfg, kind, seed), the others (cfg, seed)
+            seen[name] = args[1] if name == "run_grid" else args[0]
             raise ValueError("stop here")
         return run
 
-    for name in ("run_decoupling", "run_equilibrium", "run_clock", "run_spectrum"):
+    for name in ("run_grid", "run_equilibrium", "run_clock", "run_spectrum"):
         monkeypatch.setattr(P, name, fake(name))
-    panels = {"run_decoupling": P.decoupling_panel, "run_equilibrium": P.equilibrium_panel,
+    panels = {"run_grid": P.decoupling_panel, "run_equilibrium": P.equilibrium_panel,
               "run_clock": P.clock_panel, "run_spectrum": P.spectrum_panel}
     monkeypatch.setenv("DYNAMICS_SEED", "7")
     for name, make in panels.items():
@@ -79,3 +79,77 @@ def test_panels_construct_in_every_profile(profile):
     for make in (P.decoupling_panel, P.equilibrium_panel, P.clock_panel, P.spectrum_panel):
         p = make(profile, seed=0)
         assert p.profile == profile and p.above == "live"
+
+
+@pytest.mark.parametrize("make,larger", [
+    (P.decoupling_panel, [dict(steps=600), dict(width=128)]),
+    (P.equilibrium_panel, [dict(steps=1200)]),
+    (P.clock_panel, [dict(steps=2000)]),
+    (P.spectrum_panel, [dict(steps=1600)]),
+])
+def test_panels_say_what_a_larger_setting_costs(make, larger):
+    """Each panel's work grows with the settings it names, and the panel says so before a
+    run (a multiple of the defaults' work); at the defaults it says nothing."""
+    p = make("cpu", seed=0)
+    base = p.work(**p.values)
+    assert base > 0 and p.estimate() is None
+    for change in larger:
+        assert p.work(**{**p.values, **change}) > 1.2 * base, change
+        assert "× the defaults' work" in p.estimate(**change)
+    if make is P.decoupling_panel:  # more data: longer evaluations; twice the steps: twice
+        assert p.work(**{**p.values, "n_train": 4000}) > base
+        assert 1.8 < p.work(**{**p.values, "steps": 2 * p.values["steps"]}) / base < 2.2
+
+
+def test_panel_defaults_are_the_small_ones():
+    """At the cpu profile the panels default to their own small runs (P.*_PANEL), which the
+    notes say differ from the figures above them."""
+    for make, sizes in ((P.decoupling_panel, P.GRID_PANEL), (P.equilibrium_panel, P.EQUILIBRIUM_PANEL),
+                        (P.clock_panel, P.CLOCK_PANEL), (P.spectrum_panel, P.SPECTRUM_PANEL)):
+        p = make("cpu", seed=0)
+        assert all(p.values[k] == v for k, v in sizes.items() if k in p.values), make
+        assert "seconds" in p.note
+
+
+def test_grid_panel_draws_early_and_shows_the_contrast():
+    """At smoke the grid panel draws the Adam + L2 grid while it trains (its first figure,
+    read from the batched models mid-run), then both; and its result shows what the page
+    says of the grids: Adam + L2's largest penalty fails at every learning rate."""
+    import numpy as np
+
+    grid = P.decoupling_panel("smoke", seed=0)
+    titles = []
+    show = grid.show_figure
+    grid.show_figure = lambda fig: (titles.append(fig.layout.title.text), show(fig))
+    grid.click()
+    assert grid.status.value.startswith("done")
+    assert "training on" in titles[0] and len(titles) >= 3
+    acc = np.array([[c for c in t.z] for t in grid.figure.data if t.type == "heatmap"][0])
+    assert np.min(np.nanmax(acc, 0) - acc[-1]) > 0.1
+
+
+def test_panels_show_their_phenomena_at_their_defaults(monkeypatch):
+    """At smoke (the cpu panels' own sizes, or smaller) each panel's run shows what its title
+    says: the norms settle at the predicted equilibrium, runs with one product settle
+    together and the odd one apart, and decay shrinks every matrix and its stable rank."""
+    import numpy as np
+
+    from dynamics.weight_decay.science import stable_rank
+
+    seen = {}
+    for name in ("run_equilibrium", "run_clock", "run_spectrum"):
+        def keep(*args, _run=getattr(P, name), _name=name, **kwargs):
+            seen[_name] = _run(*args, **kwargs)
+            return seen[_name]
+        monkeypatch.setattr(P, name, keep)
+    for make in (P.equilibrium_panel, P.clock_panel, P.spectrum_panel):
+        p = make("smoke", seed=0)
+        assert p.click() is not None and p.runs == 1
+    for v in seen["run_equilibrium"]["layers"].values():
+        assert abs(v["rms_ratio"] - 1) < 0.1 and abs(v["angle_ratio"] - 1) < 0.25
+    clock = seen["run_clock"]
+    assert clock["spread"] < 0.1 and clock["ratio"] > 1.5
+    (_, plain), (_, decayed) = seen["run_spectrum"]["runs"].items()
+    for n, sv in plain["final"].items():
+        assert np.linalg.norm(decayed["final"][n]) < 0.8 * np.linalg.norm(sv)
+        assert stable_rank(decayed["final"][n]) < stable_rank(sv)

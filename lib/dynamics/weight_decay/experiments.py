@@ -52,7 +52,7 @@ def _grid_model(kind: str, data, width: int):
 
 
 def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None,
-             bars=None) -> dict:
+             bars=None, on_step=None) -> dict:
     """Train the learning-rate x decay grid ``kind`` (a key of :data:`~.science.GRIDS`:
     ``adam_l2`` and ``adamw`` train a plain MLP, ``adamw_invariant`` the scale-invariant
     :class:`~.science.NormMLP`) for ``cfg.n_seeds`` seeds from ``seed`` on, all at once.
@@ -60,6 +60,9 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
     Returns ``decays``, ``lrs``, ``eval_steps``, ``test_acc`` [decay][lr][evaluation] (the
     mean over seeds; NaN where a run diverged), ``test_acc_seeds`` [seed][decay][lr] (final
     accuracy of each seed), ``train_loss`` like ``test_acc``, ``seeds`` and ``stopped``.
+    ``on_step``: :func:`~dynamics.sweep.train_many`'s hook, ``on_step(step, params)`` with
+    every model's parameters in the grid's order (a live panel's early figure); it reads,
+    the runs are the same without it.
     """
     if kind not in GRIDS:
         raise ValueError(f"unknown grid {kind!r}; choose one of {list(GRIDS)}")
@@ -71,7 +74,8 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, cfg.n_evals + 1)[1:]})
     configs = grid(seed=seeds, weight_decay=decays, lr=lrs)
     recipe = Recipe(steps, optimizer=GRIDS[kind][0], batch_size=cfg.batch_size, eval=evals)
-    res = train_many(_grid_model(kind, data, cfg.width), data, configs, recipe, bars=bars)
+    res = train_many(_grid_model(kind, data, cfg.width), data, configs, recipe, bars=bars,
+                     on_step=on_step)
     shape = (len(evals), len(seeds), len(decays), len(lrs))
     acc = np.array([res.at_step("test_acc", s) for s in evals]).reshape(shape)
     loss = np.array([res.at_step("train_loss", s) for s in evals]).reshape(shape)
@@ -290,14 +294,15 @@ def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, hist
 
 
 def run_clock(cfg: ClockConfig | None = None, seed: int | None = None, bars=None,
-              profile: str | None = None) -> dict:
+              profile: str | None = None, on_step=None) -> dict:
     """AdamW on a :class:`~.science.NormMLP`: three runs with equal eta * lambda (learning
     rates a factor ``spread`` apart) and one with ``contrast`` times the product, from the
     same initialization and batches. Returns the runs, their histories, each run's settled
     loss (the mean train loss over the second half, once the norms have equilibrated: see
     :func:`~.science.final_loss`), ``spread`` (max/min - 1 of the matched losses) and
     ``ratio`` (odd loss / mean matched loss); NaN where a run diverged or was stopped.
-    ``cfg=None``: the page's runs at ``profile`` (``ClockConfig.for_profile(profile)``)."""
+    ``cfg=None``: the page's runs at ``profile`` (``ClockConfig.for_profile(profile)``).
+    ``on_step``: as :func:`run_grid`'s (the runs in ``cfg.runs()``'s order)."""
     seed = get_seed(seed)
     cfg = ClockConfig.for_profile(profile) if cfg is None else cfg
     data = mnist1d_data(cfg.n_train)
@@ -307,7 +312,7 @@ def run_clock(cfg: ClockConfig | None = None, seed: int | None = None, bars=None
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, 41)})
     res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes),
                      data, configs, Recipe(steps, batch_size=cfg.batch_size, eval=evals),
-                     bars=bars)
+                     bars=bars, on_step=on_step)
     losses = [final_loss(h, tail=0.5) if len(h) else float("nan") for h in res.histories]
     matched = [l for l, r in zip(losses, runs) if r["matched"]]
     odd = [l for l, r in zip(losses, runs) if not r["matched"]]
@@ -323,12 +328,13 @@ def run_clock(cfg: ClockConfig | None = None, seed: int | None = None, bars=None
 
 
 def run_spectrum(cfg: SpectrumConfig | None = None, seed: int | None = None, bars=None,
-                 profile: str | None = None) -> dict:
+                 profile: str | None = None, on_eval=()) -> dict:
     """Train one MLP twice from the same initialization, without and with weight decay;
     record each weight matrix's Frobenius norm during training, its singular values at
     initialization and at the end, and their statistics (:func:`~.science.spectrum_stats`).
     Each run reports half of the progress (a panel's bar and Stop). ``cfg=None``: the page's
-    run at ``profile`` (``SpectrumConfig.for_profile(profile)``)."""
+    run at ``profile`` (``SpectrumConfig.for_profile(profile)``). ``on_eval``: ``train``
+    hooks (a panel's redraw), called in each run from its evaluation at step 0 on."""
     seed, job = get_seed(seed), P.current()
     cfg = SpectrumConfig.for_profile(profile) if cfg is None else cfg
     data = mnist1d_data(cfg.n_train)
@@ -345,7 +351,8 @@ def run_spectrum(cfg: SpectrumConfig | None = None, seed: int | None = None, bar
         recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=wd,
                         batch_size=cfg.batch_size, eval=evals)
         with job.part(k, 2):
-            h = train(model, data, recipe, metrics=metrics, seed=seed, bars=bars)
+            h = train(model, data, recipe, metrics=metrics, seed=seed, bars=bars,
+                      hooks=Hooks(on_eval=on_eval) if on_eval else None)
         final = {n: singular_values(w) for n, w in layers.items()}
         finite = all(np.isfinite(sv).all() for sv in final.values()) and not h.diverged
         stats = {n: spectrum_stats(sv) for n, sv in final.items()} if finite else {}

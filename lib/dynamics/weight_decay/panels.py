@@ -1,39 +1,133 @@
 """Weight decay, the live panels: the page's "Try it" widgets, one per section.
 
 Each follows the contract of :class:`dynamics.widgets.Panel` (progress, Stop, refused
-out-of-range values, ``above=``) and draws with the builders of :mod:`.figures`.
+out-of-range values, ``above=``) and draws with the builders of :mod:`.figures`. Each is
+sized to show a first result within 2 s of Run and finish within 10 s at the cpu profile on
+two CPU cores (issue 43), and says what a larger setting costs before it starts (``work=``):
+the grids and the clock train their models together (the batched engine) and draw an early
+figure from the models' parameters mid-run; the equilibrium and the spectrum draw their
+curves as they train, a few times, not at every evaluation (a plotly figure costs as much as
+dozens of training steps).
 """
 from __future__ import annotations
 
-from .. import plots
-from ..runtime import get_seed
-from .experiments import (DECOUPLING, equilibrium_summary, live_grid_config, run_clock,
-                          run_decoupling, run_equilibrium, run_spectrum)
-from .figures import clock_figure, equilibrium_figure, grid_figure, spectrum_figure
-from .science import EQUILIBRIUM_OPTIMIZERS, ClockConfig, EquilibriumConfig, SpectrumConfig
+import copy
 
-__all__ = ["decoupling_panel", "equilibrium_panel", "clock_panel", "spectrum_panel"]
+import torch
+
+from .. import plots, runtime
+from .. import progress as P
+from ..models import MLP
+from ..runtime import get_seed
+from ..train import History
+from .experiments import (DECOUPLING, decoupling, equilibrium_summary, live_grid_config,
+                          run_clock, run_equilibrium, run_grid, run_spectrum)
+from .figures import clock_figure, equilibrium_figure, grid_figure, spectrum_figure
+from .science import (EQUILIBRIUM_OPTIMIZERS, ClockConfig, EquilibriumConfig, NormMLP,
+                      SpectrumConfig, mnist1d_data, singular_values)
+
+__all__ = ["decoupling_panel", "equilibrium_panel", "clock_panel", "spectrum_panel",
+           "GRID_PANEL", "EQUILIBRIUM_PANEL", "CLOCK_PANEL", "SPECTRUM_PANEL"]
+
+# The panels' own defaults where they differ from the page's runs at the cpu profile (the
+# figure above each panel): small enough for the promise, large enough for the phenomenon
+# (checked on seeds 0-2 in tests/weight_decay/test_panels.py and the branch's report).
+GRID_PANEL = dict(steps=300, width=64)
+EQUILIBRIUM_PANEL = dict(steps=600, width=64, n_train=2000)
+CLOCK_PANEL = dict(product=8e-3, lr=4e-3, steps=1000, width=64, n_train=2000)
+SPECTRUM_PANEL = dict(steps=800, width=128, n_train=2000)
+
+
+def _defaults(cfg, panel: dict, profile: str | None):
+    """``cfg`` at the panel's defaults: the cpu and gpu profiles take the panel's sizes (a
+    reader's runtime is the cpu's), smoke keeps its own where they are smaller."""
+    if runtime.get_profile(profile) == "smoke":
+        return cfg.replace(**{k: min(v, getattr(cfg, k)) if k in ("steps", "width", "n_train")
+                              else getattr(cfg, k) for k, v in panel.items()})
+    return cfg.replace(**panel)
+
+
+def _smaller(page, panel) -> str:
+    """The note's sentence on how the panel's defaults differ from the page's run above it
+    (``page`` and ``panel``: configs), empty where they do not."""
+    names = dict(steps="steps", width="width", n_train="training examples",
+                 product="η·λ", lr="learning rate")
+    diff = [f"{names[k]} {plots.number(getattr(panel, k), 2)} instead of "
+            f"{plots.number(getattr(page, k), 2)}" for k in names
+            if hasattr(page, k) and getattr(page, k) != getattr(panel, k)]
+    return (f" Its defaults differ from the run above ({'; '.join(diff)}), to answer within "
+            f"seconds." if diff else "")
+
+
+def _stacked(model):
+    """``forward(params, x)``: every model of a batched sweep (``params``: ``{name: [K, ...]}``,
+    as :func:`dynamics.sweep.train_many` hands them to ``on_step``) on ``x``, [K, N, C]."""
+    base = copy.deepcopy(model).to("meta")
+
+    def one(p, x):
+        return torch.func.functional_call(base, p, (x,))
+
+    return lambda params, x: torch.func.vmap(one, in_dims=(0, None))(params, x)
+
+
+def _grid_work(steps, width, n_train=1000, **_):
+    """A grid's cost in units: per step a fixed part (the batched step's calls, measured
+    about as much as a width-80 model's arithmetic) and one growing as width², plus the
+    evaluations (steps / 100 per run, each over the training and test sets)."""
+    per_step = 7.0 + width ** 2 / 1000
+    return steps * per_step * (1 + (n_train + 1000) / 128 / 100 / 3)
 
 
 def decoupling_panel(profile: str | None = None, seed: int | None = None):
     """Live: the Adam + L2 and AdamW grids at the notebook's (small) scale; choose their
-    length, data size and width."""
+    length, data size and width. The Adam + L2 grid is drawn a third of the way through its
+    training (test accuracy read from the batched models' parameters), again when it is done,
+    and both grids at the end."""
     from ..widgets import Choice, Panel, Slider
 
     seed = get_seed(seed)
-    base = live_grid_config(profile)
+    page = live_grid_config(profile)
+    base = _defaults(page, GRID_PANEL, profile)
 
     def run(update, steps, n_train, width):
-        # evaluations every ~25 steps: progress and Stop act at evaluations
+        # evaluations every ~100 steps: progress and Stop act at evaluations
         cfg = base.replace(steps=int(steps), n_train=int(n_train), width=int(width),
-                           n_evals=min(100, max(base.n_evals, int(steps) // 25)))
-        payload = run_decoupling(cfg, seed, bars=False)
-        bad = sum(g["diverged"] for g in payload["grids"].values())
-        stopped = any(g["stopped"] for g in payload["grids"].values())
+                           n_evals=min(100, max(base.n_evals, int(steps) // 100)))
+        data = mnist1d_data(cfg.n_train)
+        forward = _stacked(MLP(data.input_dim, cfg.width, 2, data.n_classes))
+        early = max(1, runtime.steps(cfg.steps) // 3)
+        grids, job = {}, P.current()
+
+        def early_figure(kind):
+            lrs, decays = runtime.grid(cfg.lrs()), runtime.grid(cfg.decays(kind))
+
+            def on_step(step, params):
+                if step != early or update.stop_requested:
+                    return
+                with torch.no_grad():
+                    hits = forward(params, data.x_test).argmax(-1) == data.y_test
+                acc = hits.float().mean(1).reshape(-1, len(decays), len(lrs))[0]
+                g = dict(kind=kind, lrs=lrs, decays=decays, test_acc=acc[:, :, None].tolist())
+                update(fig=grid_figure(dict(grids={kind: g}, lrs=lrs, eval_steps=[step]),
+                                       (kind,), title=f"Test accuracy after {step:,} steps "
+                                       f"(training on)"))
+
+            return on_step
+
+        for k, kind in enumerate(DECOUPLING):
+            with job.part(k, len(DECOUPLING)):
+                grids[kind] = run_grid(cfg, kind, seed, bars=False,
+                                       on_step=early_figure(kind) if k == 0 else None)
+            if grids[kind]["stopped"]:
+                break
+            if k == 0 and not update.stop_requested:
+                update(fig=grid_figure(decoupling(grids, seed), (kind,)))
+        payload = decoupling(grids, seed)
+        bad = sum(g["diverged"] for g in grids.values())
         if not update.stop_requested:
             update(status=f"done; {bad} run(s) diverged (blank cells)" if bad else "done")
-        if stopped and len(payload["grids"]) < len(DECOUPLING):
-            return grid_figure(payload, tuple(payload["grids"]))
+        if len(grids) < len(DECOUPLING):
+            return grid_figure(payload, tuple(grids))
         return grid_figure(payload)
 
     return Panel(run, [Slider("steps", 50, max(3000, base.steps), value=base.steps, integer=True,
@@ -42,8 +136,13 @@ def decoupling_panel(profile: str | None = None, seed: int | None = None):
                               value=base.n_train),
                        Choice("width", sorted({32, 64, 128, 256, base.width}), value=base.width)],
                  title="Try it: Adam + L2 against AdamW",
-                 note="Longer training and less data make regularization matter more.",
-                 above="live", profile=profile)
+                 note="Longer training and less data make regularization matter more."
+                      + _smaller(page, base),
+                 above="live", profile=profile, work=_grid_work)
+
+
+def _equilibrium_work(optimizer, lr, weight_decay, steps):
+    return float(steps)
 
 
 def equilibrium_panel(profile: str | None = None, seed: int | None = None):
@@ -51,20 +150,24 @@ def equilibrium_panel(profile: str | None = None, seed: int | None = None):
     from ..widgets import Choice, Panel, Slider
 
     seed = get_seed(seed)
-    base = EquilibriumConfig.for_profile(profile)
+    page = EquilibriumConfig.for_profile(profile)
+    base = _defaults(page, EQUILIBRIUM_PANEL, profile)
 
     def run(update, optimizer, lr, weight_decay, steps):
         cfg = base.replace(optimizer=optimizer, lr=float(lr), weight_decay=float(weight_decay),
                            steps=int(steps))
+        total = runtime.steps(cfg.steps)
+        drawn = []
 
-        def build(history, model):  # the figure from the model's meter so far
+        def build(history, model):  # the figure from the model's meter so far: twice
             step, meter = history.steps[-1], model.meter
-            if step == 0:
+            if step == 0 or (drawn and (len(drawn) > 1 or step < total / 2)):
                 return None
+            drawn.append(step)
             return equilibrium_figure(equilibrium_summary(cfg, meter.arrays(step), meter.names,
                                                           meter.numel, history))
 
-        live = update.every(build, interval=1.0, with_model=True)
+        live = update.every(build, interval=0.0, with_model=True)
         result = run_equilibrium(cfg, seed, on_eval=live, bars=False)
         if not update.stop_requested:
             update(status="done" if result["status"] == "ok" else result["status"])
@@ -77,21 +180,51 @@ def equilibrium_panel(profile: str | None = None, seed: int | None = None):
                               step=100)],
                  title="Try it: the rotational equilibrium",
                  note="AdamW: lr ~ 3e-3, λ ~ 1. SGD: lr ~ 0.2, λ ~ 0.02. The product ηλ must "
-                      "stay below 1; equilibrium needs a few τ = 1/(ηλ) steps.",
-                 above="live", profile=profile)
+                      "stay below 1; equilibrium needs a few τ = 1/(ηλ) steps."
+                      + _smaller(page, base),
+                 above="live", profile=profile, work=_equilibrium_work)
+
+
+def _clock_work(product, spread, contrast, steps):
+    return float(steps)
 
 
 def clock_panel(profile: str | None = None, seed: int | None = None):
-    """Live: the trajectory-invariance experiment with a chosen product and contrast."""
+    """Live: the trajectory-invariance experiment with a chosen product and contrast. The
+    curves are drawn a tenth and half of the way through (the runs' training losses read
+    from the batched models' parameters), and from the runs' evaluations at the end."""
     from ..widgets import Panel, Slider
 
     seed = get_seed(seed)
-    base = ClockConfig.for_profile(profile)
+    page = ClockConfig.for_profile(profile)
+    base = _defaults(page, CLOCK_PANEL, profile)
 
     def run(update, product, spread, contrast, steps):
         cfg = base.replace(product=float(product), spread=float(spread), contrast=float(contrast),
                            steps=int(steps))
-        result = run_clock(cfg, seed, bars=False)
+        runs, total = cfg.runs(), runtime.steps(cfg.steps)
+        data = mnist1d_data(cfg.n_train)
+        forward = _stacked(NormMLP(data.input_dim, cfg.width, 2, data.n_classes))
+        every = max(1, total // 20)
+        draw = {max(every, every * round(total / 10 / every)), every * (total // 2 // every)}
+        early = [History() for _ in runs]
+
+        def on_step(step, params):
+            if step % every or update.stop_requested:
+                return
+            with torch.no_grad():
+                out = forward(params, data.x_train)
+                loss = torch.nn.functional.cross_entropy(
+                    out.transpose(1, 2), data.y_train.expand(len(runs), -1),
+                    reduction="none").mean(1)
+            for h, value in zip(early, loss.tolist()):
+                h.append(step, train_loss=value)
+            if step in draw:
+                update(fig=clock_figure(dict(runs=runs, histories=early),
+                                        title=f"Same η·λ, same trajectory (step {step:,} "
+                                              f"of {total:,})"))
+
+        result = run_clock(cfg, seed, bars=False, on_step=on_step)
         bad = [h for h in result["histories"] if h.diverged]
         if not update.stop_requested:
             update(status=f"{len(bad)} run(s) diverged" if bad else
@@ -104,20 +237,53 @@ def clock_panel(profile: str | None = None, seed: int | None = None):
                        Slider("contrast", 1.0, 10.0, value=base.contrast, step=0.5),
                        Slider("steps", 100, max(5000, base.steps), value=base.steps, integer=True,
                               step=100)],
-                 title="Try it: weight decay as a clock", above="live", profile=profile)
+                 title="Try it: weight decay as a clock",
+                 note="Runs with one product η·λ share a clock, τ = 1/(ηλ) steps."
+                      + _smaller(page, base),
+                 above="live", profile=profile, work=_clock_work)
+
+
+def _spectrum_work(optimizer, lr, weight_decay, steps):
+    return float(steps)
 
 
 def spectrum_panel(profile: str | None = None, seed: int | None = None):
-    """Live: train with and without decay and compare the weights."""
+    """Live: train with and without decay and compare the weights. The norms are drawn early
+    in the run without decay, again (with its final spectrum) halfway through the run with
+    decay, and in full at the end."""
     from ..widgets import Choice, Panel, Slider
 
     seed = get_seed(seed)
-    base = SpectrumConfig.for_profile(profile)
+    page = SpectrumConfig.for_profile(profile)
+    base = _defaults(page, SPECTRUM_PANEL, profile)
+    layer = "hidden.1"
 
     def run(update, optimizer, lr, weight_decay, steps):
         cfg = base.replace(optimizer=optimizer, lr=float(lr), weight_decay=float(weight_decay),
                            steps=int(steps))
-        result = run_spectrum(cfg, seed, bars=False)
+        total = runtime.steps(cfg.steps)
+        runs, drawn, current = {}, [], []
+
+        def build(history, model):
+            step = history.steps[-1]
+            if step == 0:  # a run begins (without decay, then with): its initial spectrum
+                current.append((0.0, cfg.weight_decay)[len(runs)])
+                runs[current[-1]] = dict(history=history, final={},
+                                         init={layer: singular_values(model.hidden[1].weight)})
+                return None
+            wd = current[-1]
+            if step == total and wd == 0.0:
+                runs[wd]["final"] = {layer: singular_values(model.hidden[1].weight)}
+            if len(drawn) == 0 and step >= total / 10 or \
+                    len(drawn) == 1 and wd != 0.0 and step >= total / 2:
+                drawn.append(step)
+                return spectrum_figure(dict(runs=dict(runs)), layer,
+                                       title=f"What weight decay does to the weights (λ = "
+                                             f"{plots.number(wd, 2)}: step {step:,} of {total:,})")
+            return None
+
+        live = update.every(build, interval=0.0, with_model=True)
+        result = run_spectrum(cfg, seed, bars=False, on_eval=live)
         bad = [wd for wd, r in result["runs"].items() if r["history"].diverged]
         if not update.stop_requested:
             update(status=f"diverged with λ = {', '.join(plots.number(w, 2) for w in bad)}"
@@ -129,4 +295,7 @@ def spectrum_panel(profile: str | None = None, seed: int | None = None):
                        Slider("weight_decay", 1e-3, 10.0, value=base.weight_decay, log=True),
                        Slider("steps", 100, max(10000, base.steps), value=base.steps, integer=True,
                               step=100)],
-                 title="Try it: weight decay and the spectrum", above="live", profile=profile)
+                 title="Try it: weight decay and the spectrum",
+                 note="Trained twice from one initialization, without decay and with it."
+                      + _smaller(page, base),
+                 above="live", profile=profile, work=_spectrum_work)

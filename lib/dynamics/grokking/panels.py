@@ -17,14 +17,16 @@ __all__ = ["live_config", "live_phase_panel_config", "run_work", "phase_work",
 # A panel says what a setting costs before it starts (``Panel(work=...)``): the units below are
 # proportional to a run's CPU time. Per full-batch step, the MLP's multiply-adds per example
 # (2p·w + (depth - 1)·w² + w·p) times the training rows, plus a fixed cost per step (the
-# optimizer's and autograd's bookkeeping: about as much as 7M multiply-adds at this size, measured
-# on one CPU thread); each evaluation a forward pass over all p² pairs (a third of a step's work
-# per row). Muon's Newton–Schulz iterations, Grokfast's and ⊥Grad's gradient edits add to each
-# step; the progress measures replay each checkpoint over all p² pairs.
+# optimizer's and autograd's bookkeeping, and the panel's few redraws spread over the steps:
+# about as much as 36M multiply-adds, fitted on one CPU thread to the defaults, width 64 and the
+# page's p = 59 run); each evaluation a forward pass over all p² pairs (a third of a step's
+# work per row). Muon's Newton–Schulz iterations (measured: about 6x the defaults' AdamW step),
+# Grokfast's and ⊥Grad's gradient edits add to each step; the progress measures replay each
+# checkpoint over all p² pairs.
 
-STEP_OVERHEAD = 7e6      # a step's fixed cost, in multiply-adds of the model
-MUON_STEP = 2.0          # Muon's step, in units of AdamW's fixed cost (Newton–Schulz on w x w)
-REMEDY_STEP = dict(none=0.0, grokfast=0.5, perp_grad=0.5, stablemax=0.2)  # extra, same units
+STEP_OVERHEAD = 3.6e7    # a step's fixed cost, in multiply-adds of the model
+MUON_STEP = 9.0          # Muon's extra per step, in STEP_OVERHEADs (+ 15 w³ per hidden matrix)
+REMEDY_STEP = dict(none=0.0, grokfast=0.2, perp_grad=0.3, stablemax=0.1)  # extra, same units
 MEASURE_EVAL = 3.0       # a checkpoint's progress measures, in forward passes over all pairs
 
 
@@ -40,8 +42,9 @@ def run_work(p, width, steps, train_frac, n_evals=60, depth=2, optimizer="adamw"
     progress measures of every checkpoint."""
     macs = _macs(int(p), int(width), int(depth))
     rows = float(train_frac) * p * p
-    fixed = STEP_OVERHEAD * (1 + (MUON_STEP if optimizer == "muon" else 0.0)
-                             + REMEDY_STEP.get(remedy, 0.0))
+    fixed = STEP_OVERHEAD * (1 + REMEDY_STEP.get(remedy, 0.0))
+    if optimizer == "muon":
+        fixed += MUON_STEP * STEP_OVERHEAD + 15 * int(width) ** 3 * int(depth)
     evals = len(evaluation_steps(int(steps), int(n_evals)))
     per_eval = p * p * macs / 3 * (1 + (MEASURE_EVAL if measures else 0.0))
     return steps * (rows * macs + fixed) + evals * per_eval

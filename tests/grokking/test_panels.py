@@ -66,7 +66,7 @@ def test_progress_and_remedy_panels():
     assert progress.status.value.startswith("invalid")
     remedy = P.remedy_panel("smoke")
     assert set(remedy.controls) == {"remedy", "weight_decay", "grokfast_alpha",
-                                    "grokfast_lambda", "label_noise", "optimizer"}
+                                    "grokfast_lambda", "label_noise", "optimizer", "steps"}
     assert remedy.above == "live"
     _stop_at_start(remedy.set(remedy="grokfast")).click()
     assert remedy.status.value.startswith("stopped")
@@ -97,3 +97,47 @@ def test_phase_panel_progress_stop_and_divergence():
     assert phase.status.value.startswith("stopped")
     cells = [str(t) for row in phase.figure.data[0].text for t in row]
     assert any(c.startswith(("not run", "stopped")) for c in cells)
+
+
+def test_panels_say_what_a_setting_costs():
+    """Each panel's work grows with the settings that make its run longer (a constructed case:
+    no clock), and the estimate says so before the first run."""
+    training = P.training_panel("smoke", seed=0)
+    at = dict(training.values)
+    w = lambda **v: training.work(**{**at, **v})  # noqa: E731
+    assert w(steps=2 * at["steps"]) > 1.8 * w()
+    assert w(p=59) > w() and w(width=256) > w() and w(train_frac=0.9) > w()
+    assert w(optimizer="muon") > w()
+    progress = P.progress_panel("smoke", seed=0)
+    assert progress.work(**progress.values) > training.work(**{**at, **progress.values})
+    remedy = P.remedy_panel("smoke", seed=0)
+    assert remedy.work(**{**remedy.values, "remedy": "grokfast"}) > remedy.work(**remedy.values)
+    training.set(steps=4 * at["steps"])
+    assert "× the defaults' work" in training.estimate()
+    phase = P.phase_panel("smoke", seed=0)
+    pv = dict(phase.values)
+    for name, value in (("steps", 2 * pv["steps"]), ("p", 47), ("width", 128)):
+        assert phase.work(**{**pv, name: value}) > phase.work(**pv)
+
+
+def test_panel_defaults_still_grok():
+    """At the panels' defaults the run still groks (train accuracy fits early, test accuracy
+    passes the bar at least DELAY x later), and the phase panel's grid still shows the
+    phases its prose names: no decay memorizes, decay 1 at the largest fraction groks."""
+    from dynamics.grokking.science import DELAY
+
+    panel = P.training_panel("smoke", seed=0)
+    panel.click()
+    test_acc = [np.asarray(tr.y) for tr in panel.figure.data
+                if tr.name == "test" and tr.yaxis == "y"][0]
+    assert "(grokking)" in panel.status.value, panel.status.value
+    fit, grok = (int(s) for s in panel.status.value.replace(",", "").split()
+                 if s.isdigit())
+    assert grok >= DELAY * fit and test_acc.max() > 0.95
+    phase = P.phase_panel("smoke", seed=0)
+    phase.click()
+    cells = {(x, y): str(t).split("<br>")[0] for y, row in zip(phase.figure.data[0].y,
+                                                               phase.figure.data[0].text)
+             for x, t in zip(phase.figure.data[0].x, row)}
+    assert all(cells[("0", y)] == "memorization" for y in phase.figure.data[0].y), cells
+    assert cells[("1", "0.9")] == "grokking", cells

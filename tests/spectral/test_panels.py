@@ -81,3 +81,34 @@ def test_shaping_panel_runs_stops_and_reports_divergence():
     assert not panel.status.value.startswith(("failed", "invalid")), panel.status.value
 
 
+
+
+def test_panels_say_their_work_and_it_grows_with_what_it_names():
+    practice = P.practice_panel("smoke", seed=0)
+    w = lambda **kw: practice.work(**{**practice.values, **kw})  # noqa: E731
+    assert w(steps=2 * practice.values["steps"]) == 2 * w()
+    assert w(width=128) > w() and w(depth=5) > w() and w(optimizer="adamw") < w()
+    memory = P.memory_panel("smoke", seed=0)
+    m = lambda **kw: memory.work(**{**memory.values, **kw})  # noqa: E731
+    assert m(seeds=4) > m(seeds=2) and m(dim=256) > m() and m(largest=8) < m()
+    shaping = P.shaping_panel("smoke", seed=0)
+    assert shaping.work(**{**shaping.values, "steps": 800}) == 2 * shaping.work(
+        **{**shaping.values, "steps": 400})
+    ns = P.ns_panel("smoke", seed=0)
+    assert ns.work(**{**ns.values, "rows": 512}) > ns.work(**ns.values)
+    ns.set(rows=512)
+    assert "the defaults' work" in ns.status.value  # said before it starts
+
+
+def test_memory_panel_at_its_defaults_shows_muon_storing_what_newton_does():
+    """At the defaults (dim and draws the profile's, N up to the largest offered): Muon
+    stores (almost) every pair up to N = d, as Newton does, and several times SGD's at N = 4d;
+    the curve is drawn at N = d before the larger N come in."""
+    panel = P.memory_panel("smoke", seed=0)
+    drawn = []
+    panel.show_figure = lambda fig, draw=panel.show_figure: (drawn.append(fig), draw(fig))[1]
+    fig = panel.click()
+    assert len(drawn) >= 2 and max(drawn[0].data[0].x) == 1  # the first figure stops at N = d
+    y = {t.name: dict(zip(t.x, t.y)) for t in fig.data}
+    assert y["Muon (NS₅)"][1] >= 0.95 and y["Newton"][1] >= 0.95 and y["SGD"][1] < 0.5
+    assert y["Muon (NS₅)"][4] > 3 * y["SGD"][4]

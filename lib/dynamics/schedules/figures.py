@@ -22,21 +22,32 @@ def _series(r: dict):
 
 def anytime_figure(r: dict, title: str | None = None):
     """The excess risk against the horizon (log-log): the simulation's mean (markers and
-    lines) and the exact expected risk (thin grey), with the envelope of tuned cosines."""
+    lines) and the exact expected risk (thin grey), with the envelope of tuned cosines. A
+    result without ``sim`` (a live panel's first figures) draws the exact risk alone, and
+    one without the tuned cosines leaves them out."""
     hs = np.asarray(r["horizons"], float)
     fig = plots.figure(title or "Which schedule is good at every horizon?", "horizon (steps)",
                        "excess risk", logx=True, logy=True)
-    env = [r["sim"]["last"][r["names"].index(f"cos@{int(h)}")][k] for k, h in enumerate(hs)]
-    fig.add_scatter(x=hs, y=env, mode="lines+markers", name="cosine tuned to each horizon",
-                    line=dict(color="#888", width=4))
+    sim = r.get("sim")
+    cosines = [f"cos@{int(h)}" for h in hs]
+    if all(c in r["names"] for c in cosines):
+        src = sim or r["exact"]
+        env = [src["last"][r["names"].index(c)][k] for k, c in enumerate(cosines)]
+        fig.add_scatter(x=hs, y=env, mode="lines+markers" if sim else "lines",
+                        name="cosine tuned to each horizon", line=dict(color="#888", width=4))
     for j, (label, kind, name, dash) in enumerate(_series(r)):
+        if name not in r["names"]:
+            continue
         i = r["names"].index(name)
         color = plots.PALETTE[j % len(plots.PALETTE)]
-        fig.add_scatter(x=hs, y=r["sim"][kind][i], mode="lines+markers", name=label,
-                        line=dict(color=color, dash=dash), legendgroup=str(j))
-        fig.add_scatter(x=hs, y=r["exact"][kind][i], mode="lines", showlegend=False,
-                        line=dict(color=color, width=1), opacity=0.5, legendgroup=str(j),
-                        hoverinfo="skip")
+        if sim:
+            fig.add_scatter(x=hs, y=sim[kind][i], mode="lines+markers", name=label,
+                            line=dict(color=color, dash=dash), legendgroup=str(j))
+        fig.add_scatter(x=hs, y=r["exact"][kind][i], mode="lines", showlegend=not sim,
+                        name=label + ", exact", line=dict(color=color, width=1 if sim else 2,
+                                                          dash=None if sim else dash),
+                        opacity=0.5 if sim else 1.0, legendgroup=str(j),
+                        hoverinfo="skip" if sim else None)
     return fig
 
 

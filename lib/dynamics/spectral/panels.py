@@ -17,6 +17,29 @@ from .science import (MemoryConfig, NSConfig, PracticeConfig, ShapingConfig, def
 
 __all__ = ["ns_panel", "practice_panel", "memory_panel", "shaping_panel"]
 
+REDRAWS = (0.1, 0.35, 0.65)  # the fractions of a training run where a panel redraws its curve
+
+
+def _redraws(update, build, total: int, at=REDRAWS):
+    """A ``train`` ``on_eval`` hook: a redraw with ``build(history)`` at the first evaluation
+    at or past each fraction ``at`` of ``total`` steps (the run function draws the final
+    figure), and True (stop training) once Stop was pressed. A figure costs about a tenth of
+    a CPU second to build and as much to render, so a few redraws at fixed points of the run,
+    whatever the machine's speed, keep a short run short (a redraw every 0.7 s of wall clock
+    would cost a loaded machine more than the training)."""
+    marks = sorted({max(1, int(round(f * total))) for f in at})
+    draw, quiet = update.every(build, interval=0.0), update.every(None)
+    done = [0]
+
+    def hook(step, history, model):
+        if done[0] < len(marks) and step >= marks[done[0]]:
+            while done[0] < len(marks) and step >= marks[done[0]]:
+                done[0] += 1
+            return draw(step, history, model)
+        return quiet(step, history, model)
+
+    return hook
+
 
 # ================================================================ live panels
 
@@ -38,7 +61,28 @@ def ns_panel(profile: str | None = None, seed: int | None = None) -> Panel:
         return spectrum_figure(G, out, f"{rows}×{cols}, {spectrum}, {steps} steps")
 
     return Panel(run, controls_for(cfg, ["rows", "cols", "spectrum", "steps", "a", "b", "c"]),
-                 title="Try it: Newton–Schulz on one matrix", above="live", profile=profile)
+                 title="Try it: Newton–Schulz on one matrix", above="live", profile=profile,
+                 work=ns_work)
+
+
+def ns_work(rows=256, cols=128, steps=5, **_) -> float:
+    """Newton–Schulz's matrix products (rows · cols · min(rows, cols) per step) and the SVDs
+    that draw the spectra (twice that, once each for the input and the output)."""
+    r, c = float(rows), float(cols)
+    return r * c * min(r, c) * (3 * float(steps) + 2 * 10)
+
+
+def practice_work(optimizer="muon", width=64, depth=3, steps=400, **_) -> float:
+    """A training's cost in milliseconds of one CPU thread, about: per step a fixed part,
+    the MLP's matrix products (depth · width²) and, for Muon, Newton–Schulz on each hidden
+    matrix after the first, in bfloat16, which a CPU emulates: about 4 ms per matrix at width
+    64, five times that at 128 and seventy times at 256 (then about the cube of the width).
+    Measured on MNIST-1D at batch 256, to within about a quarter."""
+    w = float(width) / 64
+    per_step = 2.0 + 0.3 * float(depth) * w ** 2
+    if optimizer == "muon":
+        per_step += 4.0 * max(0, int(depth) - 1) * w ** 2 * max(1.0, w / 2) ** 2.1
+    return float(steps) * per_step
 
 
 def practice_panel(profile: str | None = None, seed: int | None = None) -> Panel:
@@ -55,7 +99,7 @@ def practice_panel(profile: str | None = None, seed: int | None = None) -> Panel
         recipe = T.Recipe(c.steps, optimizer=opt, lr=lr, batch_size=c.batch_size,
                           eval=T.Every(max(1, c.steps // 50), test=False))
         h = T.train(model, data, recipe, seed=c.seed,
-                    hooks=T.Hooks(on_eval=update.every(build)))
+                    hooks=T.Hooks(on_eval=_redraws(update, build, c.steps)))
         update(status=h.status if h.diverged else f"final training loss {h.last('train_loss'):.3g}")
         return build(h) if len(h) else None
 
@@ -65,23 +109,77 @@ def practice_panel(profile: str | None = None, seed: int | None = None) -> Panel
                        Slider("depth", 1, 6, cfg.depth, integer=True),
                        Slider("steps", 20, 3000, cfg.steps, step=10, integer=True)],
                  title="Try it: one optimizer, one learning rate",
-                 note="Muon's AdamW part (head, biases) uses lr 3e-3.",
-                 above=results.provenance_of("spectral_practice"), profile=profile)
+                 note="Muon's AdamW part (head, biases) uses lr 3e-3. On a CPU, Muon's "
+                      "bfloat16 Newton–Schulz grows with the cube of the width.",
+                 above=results.provenance_of("spectral_practice"), profile=profile,
+                 work=practice_work)
+
+
+def memory_ratios(cfg: MemoryConfig, largest: float) -> list:
+    """The panel's N / d: the config's ratios up to ``largest`` (in a dry run their ends, N = d
+    and N = 8d, which the page reads)."""
+    return runtime.grid([r for r in cfg.ratios if r <= largest], always=(1, 8))
+
+
+def memory_cost(ratios, dim: int) -> list:
+    """Each N's share of a draw's cost, about (measured on one CPU thread): the four methods'
+    N × N scores and their argmax (N² · (d + 90): at large N most of it) and their d × d work
+    (SVD, pseudo-inverses, Newton–Schulz). A unit is about a third of a nanosecond."""
+    d = float(dim)
+    return [max(2.0, r * d) ** 2 * (d + 90) + 30 * d ** 3 for r in ratios]
+
+
+MEMORY_DRAWS = 1e9  # the memory panel's three figures, in memory_cost's units
+
+
+def _merge_memory(parts: list) -> dict:
+    """One :func:`run_memory` result from several, each over its own N (in order)."""
+    out = dict(parts[0])
+    for key in ("n", "ratios", "rank_centers"):
+        out[key] = [v for p in parts for v in p[key]]
+    for key in ("fraction", "mass", "by_rank", "by_draw"):
+        out[key] = {m: [v for p in parts for v in p[key][m]] for m in parts[0][key]}
+    return out
 
 
 def memory_panel(profile: str | None = None, seed: int | None = None) -> Panel:
-    """Try it: dimension, power-law exponent and draws → recall after one step."""
+    """Try it: dimension, power-law exponent, draws and the largest N → recall after one
+    step, the curve drawn once it reaches N = d and again as the larger N come in."""
     cfg = MemoryConfig.for_profile(profile, seed=runtime.get_seed(seed))
+    choices = [r for r in cfg.ratios if r >= 8]
+    largest = 16 if 16 in choices else choices[-1]
+    seeds = min(2, cfg.seeds)
 
-    def run(update, dim, alpha, seeds):
+    def run(update, dim, alpha, seeds, largest):
         c = cfg.replace(dim=int(dim), alpha=float(alpha), seeds=int(seeds))
-        return memory_figure(run_memory(c))
+        ratios = memory_ratios(cfg, float(largest))
+        cost = memory_cost(ratios, c.dim)
+        first = next((r for r in ratios if r >= 1), ratios[-1])
+        job = progress.current()  # the panel's bar and Stop
+        parts, done = [], 0.0
+        for r, w in zip(ratios, cost):
+            if job.stopped:
+                break
+            with job.span_of(done / sum(cost), w / sum(cost)):
+                parts.append(run_memory(c.replace(ratios=[r])))
+            done += w
+            if r == first or (r == 8 and r != ratios[-1]):
+                update(fig=memory_figure(_merge_memory(parts)))
+        return memory_figure(_merge_memory(parts)) if parts else None
 
+    def work(dim, seeds, largest, **_):
+        cost = memory_cost(memory_ratios(cfg, float(largest)), int(dim))
+        return MEMORY_DRAWS + float(seeds) * sum(cost)
+
+    note = (f"Defaults: {seeds} draws, N up to {largest:g}d (section 4's run: {cfg.seeds} "
+            f"draws, up to {max(cfg.ratios):g}d).")
     return Panel(run, [Slider("dim", 8, 512, cfg.dim, step=8, integer=True)]
                  + controls_for(cfg, ["alpha"])
-                 + [Slider("seeds", 1, 10, min(cfg.seeds, 10), integer=True)],
-                 title="Try it: storage after one step",
-                 above=results.provenance_of("spectral_memory"), profile=profile)
+                 + [Slider("seeds", 1, 10, seeds, integer=True),
+                    Choice("largest", choices, largest, "largest N / d")],
+                 title="Try it: storage after one step", note=note,
+                 above=results.provenance_of("spectral_memory"), profile=profile,
+                 work=work)
 
 
 def shaping_panel(profile: str | None = None, seed: int | None = None) -> Panel:
@@ -103,7 +201,9 @@ def shaping_panel(profile: str | None = None, seed: int | None = None) -> Panel:
             if job.stopped:
                 break
             with job.part(i, 2):
-                runs[name] = run_shaped(c, data, pp, on_eval=update.every(lambda h, n=name: build(h, n)))
+                at = REDRAWS[:2] if i == 0 else REDRAWS[1:2]  # the first curve early
+                runs[name] = run_shaped(c, data, pp, on_eval=_redraws(
+                    update, lambda h, n=name: build(h, n), c.steps, at))
         bad = [k for k, h in runs.items() if h.diverged]
         if bad:
             update(status="; ".join(f"{k}: {runs[k].status}" for k in bad))
@@ -113,4 +213,10 @@ def shaping_panel(profile: str | None = None, seed: int | None = None) -> Panel:
                  + controls_for(cfg, ["p_start", "p_end", "lr"])
                  + [Slider("steps", 20, 2000, cfg.steps, step=10, integer=True)],
                  title="Try it: a fixed p against a schedule of p",
-                 above=results.provenance_of("spectral_shaping"), profile=profile)
+                 above=results.provenance_of("spectral_shaping"), profile=profile,
+                 work=shaping_work)
+
+
+def shaping_work(steps=400, **_) -> float:
+    """Two trainings of the same MLP (the fixed p, the schedule): their steps."""
+    return 2.0 * float(steps)

@@ -129,7 +129,7 @@ def trainability_panel(profile: str | None = None, seed: int | None = None):
         heat = dict(depths=depths, sigma_w2=sig, acc=[[None] * len(sig) for _ in depths],
                     line_sigma_w2=[], six_xi=[], sigma_b2=cfg.sigma_b2,
                     steps=runtime.steps(cfg.steps), width=cfg.width, diverged=[])
-        job, fig = P.current(), None
+        job, drawn = P.current(), None
         for i, depth in enumerate(depths):
             # one row as experiments.run_trainability trains it: every sigma_w^2 in one model
             with job.part(i, len(depths)):
@@ -146,8 +146,8 @@ def trainability_panel(profile: str | None = None, seed: int | None = None):
             heat["acc"][i] = final.reshape(len(sig), len(seeds)).mean(1).tolist()
             heat["diverged"] += [[depth, float(c["sigma_w2"])] for c, h in
                                  zip(grid(sigma_w2=sig, seed=seeds), hs) if h.diverged]
-            fig = trainability_figure(heat)
-            update(fig=fig)  # this row's cells, as soon as they are trained
+            update(fig=trainability_figure(heat))  # this row's cells, as soon as trained
+            drawn = bool(heat["six_xi"])  # whether that drawing has the theory's line
             if not heat["six_xi"]:  # the theory's line, once the first row shows
                 line, six = six_xi_line(sig[0], sig[-1], cfg.sigma_b2)
                 heat.update(line_sigma_w2=line, six_xi=six)
@@ -155,7 +155,8 @@ def trainability_panel(profile: str | None = None, seed: int | None = None):
                 break
         if heat["diverged"] and not job.stopped:
             update(status=f"{len(heat['diverged'])} runs diverged (counted as chance)")
-        return trainability_figure(heat) if heat["six_xi"] else fig
+        # the last drawing is the figure, unless the line came after it (None: keep it)
+        return trainability_figure(heat) if drawn is False else None
 
     controls = [Slider("max_depth", 8, 96, MAX_DEPTH, 8, integer=True, description="max depth"),
                 Slider("n_sigma", 3, 9, 5, 1, integer=True, description="σ_w² values"),

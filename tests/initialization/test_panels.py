@@ -166,3 +166,93 @@ def test_guessing_panel_runs_and_stops_from_another_thread():
     panel.set(depth=64, width=1024)
     stop_mid_run(panel)  # pressed while the run waits at its first progress report
     assert panel.status.value.startswith("stopped")
+
+
+# ----------------------------------------------------------------------------- cost and defaults
+
+
+def _drawn(panel, monkeypatch) -> list:
+    """The figures ``panel`` draws, in order (each call of its ``show_figure``)."""
+    shown, original = [], panel.show_figure
+    monkeypatch.setattr(panel, "show_figure", lambda fig: (shown.append(fig), original(fig)))
+    return shown
+
+
+@pytest.mark.parametrize("make, grows", [
+    (P.signal_panel, dict(depth=120, width=512)),
+    (P.trainability_panel, dict(max_depth=48, n_sigma=9, width=64, steps=300)),
+    (P.saxe_panel, dict(steps=3000, depth=12)),  # one run (no control) beyond depth 2
+    (P.guessing_panel, dict(depth=40, width=512)),
+])
+def test_panels_say_what_a_larger_setting_costs(make, grows):
+    panel = make("smoke", seed=0)
+    base = panel.work(**panel.values)
+    assert base > 0 and panel.estimate() is None  # at the defaults, nothing to say
+    for name, value in grows.items():  # each setting named grows the work on its own
+        assert panel.work(**{**panel.values, name: value}) > base, name
+    panel.set(**grows)
+    ratio = panel.work(**panel.values) / base
+    assert ratio > 1.5 and f"{ratio:.2g}× the defaults' work" in panel.estimate()
+
+
+def test_trainability_work_follows_the_grid():
+    """The grid's cost: rows trained one after another, each over every sigma_w^2 at once."""
+    w = P.trainability_work
+    assert P.grid_axes(24, 5) == ([4, 10, 17, 24], [0.5, 1.5, 2.5, 3.5, 4.5])
+    base = w(24, 5, 32, 100)
+    assert w(24, 5, 32, 200) - 29000 == pytest.approx(2 * (base - 29000))  # linear in steps
+    # more models in a row cost less than proportionally (the engine's part is shared)
+    assert 1 < (w(24, 9, 32, 100) - 29000) / (base - 29000) < 9 / 5
+
+
+def test_signal_panel_defaults_show_he_flat_and_xavier_relu_vanishing():
+    panel = P.signal_panel("smoke", seed=0)
+    assert panel.values["depth"] <= P.SIGNAL_DEPTH and panel.values["init"] == "he"
+    panel.click()
+    fwd, bwd = (float(v.split(",")[0]) for v in panel.status.value.split("= ")[1:])
+    assert 1 / 3 < fwd < 3 and 1 / 3 < bwd < 3, panel.status.value
+    panel.set(init="xavier").click()  # ReLU with Xavier's scale halves the variance per layer
+    assert "10⁻" in panel.status.value.split(",")[0], panel.status.value
+
+
+def test_trainability_panel_draws_rows_as_they_train_and_shows_the_band(monkeypatch):
+    """At its defaults (the same at every profile) the grid's deepest row trains only near the
+    edge of chaos: its best cell is a grid neighbour of the critical sigma_w^2, its ordered end
+    stays at chance and its chaotic end well below its best, while the shallowest row trains
+    at every sigma_w^2; each row is drawn as soon as it is trained."""
+    panel = P.trainability_panel("smoke", seed=0)
+    shown = _drawn(panel, monkeypatch)
+    fig = panel.click()
+    depths, sig = P.grid_axes(panel.values["max_depth"], panel.values["n_sigma"])
+    assert panel.status.value == "done" and len(shown) == len(depths)  # one drawing a row
+    # the first drawing holds the first row only; the last, every row and the theory line
+    first = np.asarray(shown[0].data[0].z, float)
+    assert np.isfinite(first[0]).all() and np.isnan(first[1:]).all()
+    assert any("6 ξ_c" in (tr.name or "") for tr in fig.data)
+    acc = np.asarray(fig.data[0].z, float)
+    deep, shallow = acc[-1], acc[0]
+    crit = S.critical_sigma_w2(panel.values["sigma_b2"])
+    near = {max(s for s in sig if s < crit), min(s for s in sig if s > crit)}
+    assert sig[int(np.argmax(deep))] in near, deep
+    assert deep.max() >= E.CHANCE + 0.15 and deep[0] < E.CHANCE + 0.05, deep
+    assert deep[-1] <= deep.max() - 0.1, deep
+    assert (shallow >= E.CHANCE + 0.15).all(), shallow
+
+
+def test_saxe_panel_draws_while_it_trains(monkeypatch):
+    panel = P.saxe_panel("smoke", seed=0)
+    shown = _drawn(panel, monkeypatch)
+    panel.click()
+    assert panel.status.value == "done"
+    assert len(shown) == P.SAXE_DRAWS  # three quarters drawn while it trains, then the whole
+    steps = [max(fig.data[0].x) for fig in shown[:-1]]  # the loss curve so far
+    assert steps == sorted(steps) and steps[-1] < panel.values["steps"]
+
+
+def test_guessing_panel_defaults_show_the_bias():
+    panel = P.guessing_panel("smoke", seed=0)
+    panel.click()
+    relu = float(panel.status.value.split("fraction ")[1].split()[0])
+    panel.set(activation="tanh").click()
+    tanh = float(panel.status.value.split("fraction ")[1].split()[0])
+    assert relu > 0.5 and relu > tanh + 0.3, (relu, tanh)

@@ -84,6 +84,8 @@ def test_panel_has_a_static_note_that_says_what_is_true():
     p = widgets.Panel(lambda update: None, [widgets.Slider("x", 0, 1, 0.5)], above=prov)
     assert "computed in advance: Precomputed in the cpu profile" in p.static_note()
     assert "computed" not in widgets.Panel(lambda update: None, [], above=None).static_note()
+    said = widgets.Panel(lambda update: None, [], note="Sized to finish in seconds.").static_note()
+    assert "a static page cannot run it. Sized to finish in seconds." in said  # its note too
     with pytest.raises(ValueError, match="above"):
         widgets.Panel(lambda update: None, [], above="precomputed")
 

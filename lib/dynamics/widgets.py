@@ -485,6 +485,8 @@ class Panel:
         what = ", ".join(c.describe() for c in self.specs)
         text = (f"A live panel. In Jupyter or on Colab (the launch button at the top of the "
                 f"page) it lets you set {what} and re-run the experiment; a static page cannot run it.")
+        if self.note:  # what the live panel says of its defaults, the static page says too
+            text += " " + self.note.strip()
         if self.above == "live":
             text += (f" The figure above was computed while this page was built, in the "
                      f"{self.profile} profile.")

@@ -62,9 +62,11 @@ def test_pai_work_counts_the_methods_and_imp_work_counts_the_rounds():
 
 
 def test_imp_panel_draws_each_round_and_the_ticket_beats_both_controls():
-    """The defaults (4 rounds of 50%, to about 8% of the weights): a figure after every round,
+    """The defaults (3 rounds of 50%, to 14.5% of the weights): a figure after every round,
     the controls trained with the ticket; at every pruned round the ticket leads both controls
-    by 3 points or more (seed 0: 6 to 13 points; seeds 1 and 2 alike)."""
+    by 3 points or more (seeds 0-2: 6.8 to 15.7 points), and at the sparsest round it keeps
+    the dense network's accuracy within 3 points (seed 0: 1.2 below; at the 4th round, 7.9%,
+    a network this narrow falls 11 to 12 points, which the note says)."""
     panel = L.imp_panel("smoke", seed=0)
     drawn = _clicked(panel)
     assert len(drawn) == panel.values["rounds"] + 1  # rounds 0..4, none drawn twice
@@ -74,7 +76,9 @@ def test_imp_panel_draws_each_round_and_the_ticket_beats_both_controls():
     for v in ("reinit", "random"):
         assert (ticket[1:] - acc[VARIANT_NAMES[v]][1:] >= 3).all(), (v, ticket, acc)
     x = np.asarray(panel.figure.data[0].x, dtype=float)
-    assert x.min() < 10  # percent of the weights: the sparsity where tickets matter
+    assert x.min() < 20  # percent of the weights: the sparsity where tickets matter
+    assert ticket[-1] >= ticket[0] - 3, ticket  # the ticket keeps the dense accuracy
+    assert "narrower network" in panel.note
 
 
 def test_pai_panel_draws_each_method_and_shuffling_costs_a_few_points_at_most():
@@ -90,6 +94,7 @@ def test_pai_panel_draws_each_method_and_shuffling_costs_a_few_points_at_most():
     dense = next(tr.y[0] for tr in panel.figure.data if tr.type == "scatter")
     assert (original < dense).all() and (original > 20).all()  # trained, no layer collapsed
     assert (original - shuffled <= 5).all(), (original, shuffled)
+    assert not np.allclose(original, shuffled)  # the shuffle trained different masks
 
 
 def test_lmc_panel_draws_theta_0_first_and_rewinding_removes_the_barrier():

@@ -31,7 +31,9 @@ LIVE_STEPS = dict(collapse=500, simplex=600, conditions=250, imbalance=1000)
 REDRAW_AT = (0.1, 0.4, 0.7)  # fractions of a run at which a panel redraws (and at its end)
 EVEN_EVALS = 10              # even evaluations besides the log-spaced ones: Stop within 10%
 STOP_EVERY = 200             # ... and at least every this many steps (a long run stops soon)
-OVERHEAD_STEPS = 100         # a run's fixed cost (its figures), in training steps of its own
+# a panel's fixed cost (its evaluations, snapshots and figures), in its own training steps:
+# measured at cpu against a run three times as long (within 5%)
+OVERHEAD_STEPS = dict(collapse=150, simplex=700, conditions=400, imbalance=300)
 
 
 def redraws(update, build, steps: int, at=REDRAW_AT):
@@ -99,7 +101,7 @@ def _shorter_note(steps: int, full: int, what: str = "the runs above") -> str:
 
 def collapse_work(steps, **_) -> float:
     """Section 1's panel: the units of work of a run (training steps, plus its figures)."""
-    return float(steps) + OVERHEAD_STEPS
+    return float(steps) + OVERHEAD_STEPS["collapse"]
 
 
 def collapse_panel(profile: str | None = None, seed: int | None = None):
@@ -126,9 +128,9 @@ def collapse_panel(profile: str | None = None, seed: int | None = None):
 
 
 def simplex_work(n_classes, steps, **_) -> float:
-    """Section 2's panel: steps times the examples (a share per class), plus its figures (the
-    3-D slider at the end costs more than a curve)."""
-    return float(steps) * int(n_classes) / 4 + 2 * OVERHEAD_STEPS
+    """Section 2's panel: steps times the examples (a share per class), plus its snapshots and
+    figures (the 3-D slider at the end costs more than a curve)."""
+    return float(steps) * int(n_classes) / 4 + OVERHEAD_STEPS["simplex"]
 
 
 def simplex_panel(profile: str | None = None, seed: int | None = None):
@@ -162,12 +164,13 @@ def conditions_work(weight_decay, width, linear_depth, steps, n_train=1200, in_d
     """Section 3's panel: steps times a step's multiply-adds (the network's layers at
     ``width``, relative to the default network's), once per run (two with weight decay: the
     run and its twin without), plus the figures."""
-    def macs(w):
-        return in_dim * w + (depth - 1 + linear_depth - 1) * w * w + w * n_classes
+    def macs(w, linear):
+        return in_dim * w + (depth - 1 + linear - 1) * w * w + w * n_classes
 
-    per_step = 0.3 + 0.7 * macs(int(width)) / macs(128)  # a fixed part: the optimizer, the loss
+    # a fixed part (the loss, the optimizer's calls), and the layers' part
+    per_step = 0.3 + 0.7 * macs(int(width), int(linear_depth)) / macs(128, 2)
     runs = 2 if float(weight_decay) > 0 else 1
-    return runs * float(steps) * per_step + OVERHEAD_STEPS
+    return runs * float(steps) * per_step + OVERHEAD_STEPS["conditions"]
 
 
 def conditions_panel(profile: str | None = None, seed: int | None = None):
@@ -218,7 +221,7 @@ def conditions_panel(profile: str | None = None, seed: int | None = None):
 def imbalance_work(steps, linear_depth, **_) -> float:
     """Section 4's panel: the steps of its two trainings (each deeper linear part adds a
     layer's work), plus its figures."""
-    return float(steps) * (1 + 0.25 * (int(linear_depth) - 1)) + 3 * OVERHEAD_STEPS
+    return float(steps) * (1 + 0.25 * (int(linear_depth) - 1)) + OVERHEAD_STEPS["imbalance"]
 
 
 def imbalance_panel(profile: str | None = None, seed: int | None = None):

@@ -36,9 +36,9 @@ def test_panels_honour_the_seed_argument_and_dynamics_seed(monkeypatch):
     monkeypatch.setattr(panels, "run_collapse", fake_run)
     monkeypatch.setenv("DYNAMICS_SEED", "7")
     NC.collapse_panel("smoke").click()
-    NC.conditions_panel("smoke").click()
+    NC.conditions_panel("smoke").click()  # with weight decay: the run and its twin without
     NC.collapse_panel("smoke", seed=3).click()
-    assert seen == [7, 7, 3]
+    assert seen == [7, 7, 7, 3]
 
 
 def test_collapse_panel_runs_without_progress_bars_and_reports_what_happened(monkeypatch):
@@ -68,8 +68,8 @@ def test_a_diverging_setting_is_reported_and_the_panel_keeps_working():
 
 
 @pytest.mark.parametrize("make,values", [
-    (NC.conditions_panel, dict(optimizer="adamw", width=64)),
-    (NC.imbalance_panel, dict(ratio=10.0)),
+    (NC.conditions_panel, dict(optimizer="adamw", width=64, steps=20000)),
+    (NC.imbalance_panel, dict(ratio=10.0, steps=200000)),
 ])
 def test_a_long_run_shows_progress_and_stops_when_asked(make, values, monkeypatch):
     from dynamics.collapse import panels
@@ -92,3 +92,88 @@ def test_imbalance_panel_click_draws_the_geometry():
     panel.set(ratio=3.0)
     panel.click()
     assert panel.figure is not None and panel.status.value == "done", panel.status.value
+
+
+# ----------------------------------------------------------------------------- live (issue 43)
+
+
+def test_each_panels_work_grows_with_the_settings_it_names():
+    from dynamics.collapse import panels as P
+
+    assert P.collapse_work(steps=2000) > P.collapse_work(steps=500)
+    assert P.simplex_work(n_classes=4, steps=600) > P.simplex_work(n_classes=3, steps=600)
+    assert P.simplex_work(n_classes=4, steps=1800) > P.simplex_work(n_classes=4, steps=600)
+    base = dict(weight_decay=1.0, width=128, linear_depth=2, steps=250)
+    cw = P.conditions_work
+    assert cw(**base) > cw(**dict(base, weight_decay=0.0))  # with decay: the run and its twin
+    for bigger in (dict(width=256), dict(linear_depth=4), dict(steps=750)):
+        assert cw(**dict(base, **bigger)) > cw(**base), bigger
+    assert P.imbalance_work(steps=3000, linear_depth=3) > P.imbalance_work(steps=1000, linear_depth=3)
+    assert P.imbalance_work(steps=1000, linear_depth=5) > P.imbalance_work(steps=1000, linear_depth=3)
+
+
+@pytest.mark.parametrize("make", PANELS)
+def test_a_panel_says_what_a_bigger_setting_costs_and_its_defaults_are_a_slider_from_the_full_run(make):
+    panel = make("cpu")
+    assert panel.work is not None and panel.estimate() is None  # at the defaults: nothing to say
+    full = panel.specs[-1]
+    assert full.name == "steps" and full.high >= 4000 > panel.values["steps"]
+    assert "slide the steps to 4,000" in panel.note
+    panel.set(steps=3 * panel.values["steps"])
+    assert "× the defaults' work" in panel.estimate()
+
+
+def test_redraws_draw_at_a_few_fractions_of_the_run_by_steps():
+    from dynamics.collapse.panels import redraws
+
+    class FakeUpdate:
+        stop_requested = False
+        drawn = []
+
+        def every(self, build):
+            return lambda step, history, model: False
+
+        def __call__(self, fig=None, **_):
+            self.drawn.append(fig)
+
+    update = FakeUpdate()
+    progress, draw = redraws(update, lambda h: h, 1000, at=(0.1, 0.4, 0.7))
+    for step in (0, 1, 2, 5, 60, 120, 300, 450, 500, 699, 1000):
+        assert draw(step, step, None) is False
+    assert update.drawn == [120, 450, 1000]
+
+
+def test_at_their_defaults_the_panels_show_their_phenomena(monkeypatch):
+    """At smoke, seed 0, each panel as clicked: NC1 falls in the terminal phase; the class
+    means move toward the simplex; weight decay ends with a lower NC1 than its twin without;
+    the free model's rows shrink with the class count, as the exact solution's."""
+    import numpy as np
+
+    from dynamics.collapse import panels
+    from dynamics.collapse.science import at_zero_error
+
+    runs = []
+    real_collapse, real_imbalance = panels.run_collapse, panels.run_imbalance
+    monkeypatch.setattr(panels, "run_collapse",
+                        lambda *a, **k: runs.append(real_collapse(*a, **k)) or runs[-1])
+    monkeypatch.setattr(panels, "run_imbalance",
+                        lambda *a, **k: runs.append(real_imbalance(*a, **k)) or runs[-1])
+    for make in PANELS:
+        runs.clear()
+        panel = make("smoke", 0)
+        panel.click()
+        assert panel.status.value == "done" and "first_s" in panel.timing, panel.status.value
+        if make is NC.collapse_panel:
+            h = runs[0][0]
+            assert h.last("nc1") < at_zero_error(h, "nc1") / 5
+        elif make is NC.simplex_panel:
+            h = runs[0][0]
+            assert h.last("etf_distance") < h["etf_distance"][1] / 2
+            assert h.last("equiangularity") < h["equiangularity"][1] / 2
+        elif make is NC.conditions_panel:
+            (h, _), (twin, _) = runs
+            assert h.last("nc1") < twin.last("nc1")
+        else:
+            r = runs[0]
+            free, exact = r["ufm"]["classifier_norm"], r["theory"]["classifier_norm"]
+            assert np.all(np.diff(free) < 0) and np.allclose(free, exact, rtol=0.01)

@@ -206,12 +206,16 @@ def run_ufm_pair(cfg: UFMConfig, seed: int | None = None, bars=None) -> dict:
     return out
 
 
-def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None) -> dict:
+def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None,
+                  on_part=None, evals: int = 100) -> dict:
     """Imbalanced classes, MSE loss, a deep linear head: the unconstrained features model
     (plain gradient descent with weight decay, next to its exact solution) and a ReLU network
     on an imbalanced Gaussian mixture (``cfg.optimizer``, by default gradient descent with
     momentum). Returns the geometry of both; ``result["stopped"]`` is True when its
-    :mod:`dynamics.progress` job was stopped (then the parts not reached are missing)."""
+    :mod:`dynamics.progress` job was stopped (then the parts not reached are missing).
+    ``on_part(result so far)`` is called once the unconstrained model is trained (a live
+    panel draws it while the network trains); ``evals``: evaluations of each training (its
+    progress and Stop; the result reads only the end)."""
     seed = get_seed(seed)
     counts = cfg.counts()
     out, job = dict(counts=counts, stopped=False), P.current()
@@ -221,9 +225,9 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None) -> d
         data = ufm_data(counts)
         model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C,
                                       cfg.linear_depth).to(data.device)
-    evals = np.linspace(0, cfg.ufm_steps, 101).astype(int)  # progress and Stop every 1%
+    evals_at = np.linspace(0, cfg.ufm_steps, evals + 1).astype(int)  # progress and Stop
     gd = Recipe(cfg.ufm_steps, optimizer="sgd", lr=cfg.ufm_lr, weight_decay=cfg.ufm_weight_decay,
-                loss="mse", eval=At(evals, test=False))
+                loss="mse", eval=At(evals_at, test=False))
     with job.part(0, 2):
         h = train(model, data, gd, seed=seed, bars=bars, desc="unconstrained features")
     out["ufm"] = dict(mean_geometry(model, data), status=h.status, train_loss=h.last("train_loss"))
@@ -231,14 +235,16 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None) -> d
     if job.stopped:
         out["stopped"] = True
         return out
+    if on_part is not None:
+        on_part(out)
     # a network
     data = D.gaussian_mixture(dim=cfg.dim, n_classes=C, separation=cfg.separation, seed=seed,
                               counts=counts, n_test=100 * C)
     with runtime.seeded(seed):
         net = CollapseNet(data.input_dim, cfg.width, 1, cfg.linear_depth, C).to(data.device)
-    evals = np.linspace(0, cfg.steps, 101).astype(int)
+    evals_at = np.linspace(0, cfg.steps, evals + 1).astype(int)
     net_recipe = Recipe(cfg.steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
-                        loss="mse", schedule=cosine_schedule(cfg.steps), eval=evals)
+                        loss="mse", schedule=cosine_schedule(cfg.steps), eval=evals_at)
     with job.part(1, 2):
         h = train(net, data, net_recipe, seed=seed, bars=bars, desc="imbalanced network")
     out["network"] = dict(mean_geometry(net, data), status=h.status,

@@ -6,6 +6,7 @@ numbers the prose quotes in :mod:`.claims`.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -148,8 +149,9 @@ def simplex_frames_figure(frames: list[dict], steps: list[int], title: str = "")
 
     axis = dict(range=[-1.25, 1.25], showticklabels=False, title="")
     figs = []
-    for f, step in zip(frames, steps):
-        fig = go.Figure()
+    for k, (f, step) in enumerate(zip(frames, steps)):
+        with _no_default_template(k > 0):  # the slider reads only the first frame's layout
+            fig = go.Figure()
         ex = polyline([(f["etf"][i], f["etf"][j]) for i, j in edges])
         fig.add_scatter3d(x=ex[0], y=ex[1], z=ex[2], mode="lines", name="simplex ETF",
                           line=dict(color="#999", width=2, dash="dash"), hoverinfo="skip")
@@ -171,7 +173,27 @@ def simplex_frames_figure(frames: list[dict], steps: list[int], title: str = "")
     figs[0].update_layout(height=520, hovermode="closest",
                           scene=dict(xaxis=axis, yaxis=axis, zaxis=axis, aspectmode="cube",
                                      camera=dict(eye=dict(x=1.3, y=1.3, z=0.8))))
-    return plots.slider(figs, [str(s) for s in steps], name="step")
+    with _no_default_template():  # the slider copies every trace through a figure of its own
+        return plots.slider(figs, [str(s) for s in steps], name="step")
+
+
+@contextmanager
+def _no_default_template(active: bool = True):
+    """Figures made inside have no default template merged in (plotly merges the house's two
+    templates at every ``go.Figure()``: most of the cost of a 3-D slider's ~70 trace copies).
+    For figures whose layout is never read, or that carry their template in the layout they
+    are given: the figure drawn is the same (a test compares it)."""
+    import plotly.io as pio
+
+    if not active:
+        yield
+        return
+    old = pio.templates.default
+    pio.templates.default = None
+    try:
+        yield
+    finally:
+        pio.templates.default = old
 
 
 def gram_figure(recorder) -> "go.Figure":

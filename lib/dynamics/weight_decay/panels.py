@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
 import torch
 
 from .. import plots, runtime
@@ -20,8 +21,8 @@ from .. import progress as P
 from ..models import MLP
 from ..runtime import get_seed
 from ..train import History
-from .experiments import (DECOUPLING, decoupling, equilibrium_summary, live_grid_config,
-                          run_clock, run_equilibrium, run_grid, run_spectrum)
+from .experiments import (DECOUPLING, LABELS, decoupling, equilibrium_summary, grid_array,
+                          live_grid_config, run_clock, run_equilibrium, run_grid, run_spectrum)
 from .figures import clock_figure, equilibrium_figure, grid_figure, spectrum_figure
 from .science import (EQUILIBRIUM_OPTIMIZERS, ClockConfig, EquilibriumConfig, NormMLP,
                       SpectrumConfig, mnist1d_data, singular_values)
@@ -32,18 +33,32 @@ __all__ = ["decoupling_panel", "equilibrium_panel", "clock_panel", "spectrum_pan
 # The panels' own defaults where they differ from the page's runs at the cpu profile (the
 # figure above each panel): small enough for the promise, large enough for the phenomenon
 # (checked on seeds 0-2 in tests/weight_decay/test_panels.py and the branch's report).
-GRID_PANEL = dict(steps=300, width=64)
+# The grid panel also moves AdamW's decays down by one grid step (a factor sqrt(10): 0.0032 to
+# 3.2, not 0.01 to 10) and trains on 2000 examples: in 300 steps lambda = 10 shrinks the
+# weights for eta * lambda * t >= 3 even at the smallest eta, so the control failed too
+# (largest-decay shortfall, eta = 1e-3 -> 3.2e-2, seeds 0-2: .141 -> .253, .130 -> .253,
+# .176 -> .239); lambda = 3.2 acts for eta * lambda * t ~ 1 there. At these defaults, seeds 0-2:
+# Adam + L2 .248 -> .297, .237 -> .351, .246 -> .331; AdamW .072 -> .193, .060 -> .159,
+# .038 -> .208 (with 1000 examples AdamW's stayed below .1 at the largest eta on two seeds);
+# 6-7 CPU-s.
+GRID_PANEL = dict(steps=300, width=64, n_train=2000, wd_low=10 ** -2.5, wd_high=10 ** 0.5)
 EQUILIBRIUM_PANEL = dict(steps=600, width=64, n_train=2000)
 CLOCK_PANEL = dict(product=8e-3, lr=4e-3, steps=1000, width=64, n_train=2000)
 SPECTRUM_PANEL = dict(steps=800, width=128, n_train=2000)
 
 
+# Panel defaults that every profile takes (what the panel shows, not how large it runs).
+_EVERY_PROFILE = ("wd_low", "wd_high")
+
+
 def _defaults(cfg, panel: dict, profile: str | None):
     """``cfg`` at the panel's defaults: the cpu and gpu profiles take the panel's sizes (a
-    reader's runtime is the cpu's), smoke keeps its own where they are smaller."""
+    reader's runtime is the cpu's), smoke keeps its own where they are smaller (and its own
+    other settings, except a grid's decay range, :data:`_EVERY_PROFILE`)."""
     if runtime.get_profile(profile) == "smoke":
         return cfg.replace(**{k: min(v, getattr(cfg, k)) if k in ("steps", "width", "n_train")
-                              else getattr(cfg, k) for k, v in panel.items()})
+                              else v if k in _EVERY_PROFILE else getattr(cfg, k)
+                              for k, v in panel.items()})
     return cfg.replace(**panel)
 
 
@@ -51,7 +66,8 @@ def _smaller(page, panel) -> str:
     """The note's sentence on how the panel's defaults differ from the page's run above it
     (``page`` and ``panel``: configs), empty where they do not."""
     names = dict(steps="steps", width="width", n_train="training examples",
-                 product="η·λ", lr="learning rate")
+                 product="η·λ", lr="learning rate", wd_low="AdamW's smallest λ",
+                 wd_high="AdamW's largest λ")
     diff = [f"{names[k]} {plots.number(getattr(panel, k), 2)} instead of "
             f"{plots.number(getattr(page, k), 2)}" for k in names
             if hasattr(page, k) and getattr(page, k) != getattr(panel, k)]
@@ -76,6 +92,39 @@ def _grid_work(steps, width, n_train=1000, **_):
     evaluations (steps / 100 per run, each over the training and test sets)."""
     per_step = 7.0 + width ** 2 / 1000
     return steps * per_step * (1 + (n_train + 1000) / 128 / 100 / 3)
+
+
+def _shortfalls(payload: dict, kind: str) -> np.ndarray:
+    """The largest decay's final test-accuracy shortfall below the best decay of its column,
+    at every learning rate of the grid ``kind`` (NaN where that run diverged)."""
+    acc = grid_array(payload, kind)[:, :, -1]
+    with np.errstate(all="ignore"):
+        return np.nanmax(acc, 0) - acc[-1]
+
+
+def _growths(payload: dict, cfg) -> str:
+    """The status line's account of the contrast: each grid's largest-decay shortfall at the
+    smallest and the largest learning rate (Adam + L2's should be large at both, AdamW's
+    small at the smallest and large at the largest)."""
+    lrs = cfg.lrs()
+    parts = [f"{LABELS[k]} (λ = {plots.number(cfg.decays(k)[-1], 2)}) "
+             f"{_shortfalls(payload, k)[0]:.2f} → {_shortfalls(payload, k)[-1]:.2f}"
+             for k in DECOUPLING if k in payload["grids"]]
+    return (f"largest decay's shortfall below its column's best, η = "
+            f"{plots.number(lrs[0], 2)} → {plots.number(lrs[-1], 2)}: " + ", ".join(parts))
+
+
+def _decay_note(page, panel) -> str:
+    """The grid panel's note on its AdamW decays, where they differ from the page's grid."""
+    if (page.wd_low, page.wd_high) == (panel.wd_low, panel.wd_high):
+        return ""
+    t = panel.lrs()[0] * panel.wd_high * runtime.steps(panel.steps)
+    return (f" AdamW's decays stop at λ = {plots.number(panel.wd_high, 2)} (not "
+            f"{plots.number(page.wd_high, 2)}): in {runtime.steps(panel.steps):,} steps a "
+            f"larger λ shrinks the weights even at the smallest η, where this one acts for "
+            f"ηλt ≈ {t:.1f}, so its largest decay costs little there and fails at the "
+            f"largest η (clearer with {panel.n_train:,} training examples), while Adam + L2's largest penalty fails at every η (the status line "
+            f"gives both shortfalls).")
 
 
 def decoupling_panel(profile: str | None = None, seed: int | None = None):
@@ -125,7 +174,8 @@ def decoupling_panel(profile: str | None = None, seed: int | None = None):
         payload = decoupling(grids, seed)
         bad = sum(g["diverged"] for g in grids.values())
         if not update.stop_requested:
-            update(status=f"done; {bad} run(s) diverged (blank cells)" if bad else "done")
+            update(status=("done" + (f"; {bad} run(s) diverged (blank cells)" if bad else "")
+                           + "; " + _growths(payload, cfg)))
         if len(grids) < len(DECOUPLING):
             return grid_figure(payload, tuple(grids))
         return grid_figure(payload)
@@ -137,7 +187,7 @@ def decoupling_panel(profile: str | None = None, seed: int | None = None):
                        Choice("width", sorted({32, 64, 128, 256, base.width}), value=base.width)],
                  title="Try it: Adam + L2 against AdamW",
                  note="Longer training and less data make regularization matter more."
-                      + _smaller(page, base),
+                      + _smaller(page, base) + _decay_note(page, base),
                  above="live", profile=profile, work=_grid_work)
 
 

@@ -1,7 +1,10 @@
 """dynamics.spectral.panels: the live panels driven headlessly (constructed, set, clicked,
 stopped, refused, diverging)."""
+import math
+
 import pytest
 
+from dynamics import train as T
 from dynamics.spectral import panels as P
 
 from stopping import stop_mid_run
@@ -96,8 +99,70 @@ def test_panels_say_their_work_and_it_grows_with_what_it_names():
         **{**shaping.values, "steps": 400})
     ns = P.ns_panel("smoke", seed=0)
     assert ns.work(**{**ns.values, "rows": 512}) > ns.work(**ns.values)
-    ns.set(rows=512)
+    ns.set(rows=1024, cols=1024)
     assert "the defaults' work" in ns.status.value  # said before it starts
+
+
+def test_ns_work_has_the_fixed_part_a_click_costs():
+    """The figure and the SVDs cost about 0.16 CPU-s at the defaults and 1024 × 1024 about
+    1.4 (measured, issue 43): about 9 times, not the 256 times a cubic count alone says."""
+    base = P.ns_work(**P.ns_panel("smoke", seed=0).values)
+    assert 4 < P.ns_work(1024, 1024) / base < 20
+    assert 12 < P.ns_work(1024, 1024, steps=30) / base < 40
+    assert P.ns_work(64, 32) / base > 0.9  # a small matrix costs about the defaults' click
+
+
+def test_ns_panel_at_its_defaults_brings_the_singular_values_near_one():
+    """Muon's five steps squeeze the default matrix's singular values into about [0.6, 1.2]
+    (the input's spread over a factor of about six)."""
+    fig = P.ns_panel("smoke", seed=0).click()
+    before, after = fig.data[0].y, fig.data[1].y
+    assert 0.6 <= min(after) and max(after) <= 1.2
+    assert max(before) / min(before) > 4
+
+
+def _history(losses):
+    h = T.History()
+    for i, loss in enumerate(losses):
+        h.append(10 * i, train_loss=loss)
+    return h
+
+
+def test_practice_status_names_a_stall_at_chance_and_no_progress():
+    chance = math.log(10)
+    assert P.practice_status(_history([2.306, 2.2, 0.3]), 10) == "final training loss 0.3"
+    stuck = P.practice_status(_history([2.306, 900.0, 2.34]), 10)
+    assert stuck.startswith("stuck at chance") and f"ln 10 = {chance:.3f}" in stuck
+    # Muon at lr = 3 (smoke, seed 0) ends far above where it started
+    assert P.practice_status(_history([2.306, 9.4, 28.1]), 10) == (
+        "no progress: final training loss 28.1, above its first (2.31)")
+    diverged = _history([2.306])
+    diverged.diverged_at = 3
+    assert P.practice_status(diverged, 10) == "diverged at step 3"
+
+
+def test_practice_panel_at_lr_3_says_it_stalled_at_chance():
+    """At the defaults but lr = 3, AdamW does not diverge: its loss ends near ln 10, and the
+    status says so instead of printing a final loss as if it had trained."""
+    panel = P.practice_panel("smoke", seed=0)
+    panel.set(optimizer="adamw", lr=3.0)
+    panel.click()
+    assert panel.status.value.startswith("stuck at chance"), panel.status.value
+
+
+def test_practice_panel_at_its_defaults_trains_well_below_chance():
+    fig = P.practice_panel("smoke", seed=0).click()
+    loss = list(fig.data[0].y)
+    assert loss[0] > 0.9 * math.log(10) and loss[-1] < 0.3 * math.log(10)
+
+
+def test_shaping_panel_at_its_defaults_the_schedule_ends_below_p_0():
+    panel = P.shaping_panel("smoke", seed=0)
+    fig = panel.click()
+    final = {t.name: t.y[-1] for t in fig.data if t.name.startswith("p")}
+    fixed = final.pop("p = 0")
+    (schedule,) = final.values()
+    assert schedule < fixed, (final, fixed)
 
 
 def test_memory_panel_at_its_defaults_shows_muon_storing_what_newton_does():

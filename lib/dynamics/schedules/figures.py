@@ -22,8 +22,9 @@ def _series(r: dict):
 
 def anytime_figure(r: dict, title: str | None = None):
     """The excess risk against the horizon (log-log): the simulation's mean (markers and
-    lines) and the exact expected risk (thin grey), with the envelope of tuned cosines. A
-    result without ``sim`` (a live panel's first figures) draws the exact risk alone, and
+    lines) and the exact expected risk (a thin line of each schedule's colour; the envelope of
+    tuned cosines, drawn thick and grey, has its thin exact line too, darker to show on top).
+    A result without ``sim`` (a live panel's first figures) draws the exact risk alone, and
     one without the tuned cosines leaves them out."""
     hs = np.asarray(r["horizons"], float)
     fig = plots.figure(title or "Which schedule is good at every horizon?", "horizon (steps)",
@@ -31,10 +32,17 @@ def anytime_figure(r: dict, title: str | None = None):
     sim = r.get("sim")
     cosines = [f"cos@{int(h)}" for h in hs]
     if all(c in r["names"] for c in cosines):
-        src = sim or r["exact"]
-        env = [src["last"][r["names"].index(c)][k] for k, c in enumerate(cosines)]
-        fig.add_scatter(x=hs, y=env, mode="lines+markers" if sim else "lines",
-                        name="cosine tuned to each horizon", line=dict(color="#888", width=4))
+        def envelope(src):
+            return [src["last"][r["names"].index(c)][k] for k, c in enumerate(cosines)]
+        label = "cosine tuned to each horizon"
+        if sim:
+            fig.add_scatter(x=hs, y=envelope(sim), mode="lines+markers", name=label,
+                            line=dict(color="#888", width=4), legendgroup="envelope")
+        fig.add_scatter(x=hs, y=envelope(r["exact"]), mode="lines", showlegend=not sim,
+                        name=label + ", exact",
+                        line=dict(color="#333" if sim else "#888", width=1 if sim else 4),
+                        opacity=0.5 if sim else 1.0, legendgroup="envelope",
+                        hoverinfo="skip" if sim else None)
     for j, (label, kind, name, dash) in enumerate(_series(r)):
         if name not in r["names"]:
             continue

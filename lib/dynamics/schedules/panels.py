@@ -91,11 +91,19 @@ def anytime_panel(profile: str | None = None, seed: int | None = None):
                  work=lambda replicas, **_: anytime_work(base, int(replicas)))
 
 
+COOLDOWN_FIXED = 2500.0  # the cooldown panel's fixed part (data, set-up, figures), model-steps
+
+
 def cooldown_work(cfg: CooldownConfig) -> float:
     """Model-steps of the cooldown panel's two stacked trainings: the shortest budget's four
-    schedules alone (the first figure), then every schedule to the longest budget."""
+    schedules alone (the first figure), then every schedule to the longest budget, and a
+    fixed part, :data:`COOLDOWN_FIXED` (about 0.8 CPU-s: the data, setting up the stacked
+    models and the figures). Fitted to CPU seconds on one thread (issue 43): 1.2 s at a
+    longest budget of 200 steps, 2.8 at the default 600, 7.1 at 1800 and 16.8 at 4800, which
+    this puts at 0.52, 1, 2.45 and 6.1 times the defaults (measured: 0.42, 1, 2.5, 5.9). A
+    model-step is about 0.3 CPU milliseconds."""
     rows = 1 + 3 * cfg.n_budgets
-    return 4.0 * cfg.budgets()[0] + rows * float(cfg.steps)
+    return COOLDOWN_FIXED + 4.0 * cfg.budgets()[0] + rows * float(cfg.steps)
 
 
 def _ratio_status(r: dict, seed: int) -> str:

@@ -4,6 +4,8 @@ with its figures.
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
 from .. import progress, results, runtime
@@ -65,11 +67,19 @@ def ns_panel(profile: str | None = None, seed: int | None = None) -> Panel:
                  work=ns_work)
 
 
+NS_FIXED = 5e9  # the ns panel's figure and the rest of a click, in ns_work's units
+
+
 def ns_work(rows=256, cols=128, steps=5, **_) -> float:
-    """Newton–Schulz's matrix products (rows · cols · min(rows, cols) per step) and the SVDs
-    that draw the spectra (twice that, once each for the input and the output)."""
+    """Newton–Schulz's matrix products (rows · cols · min(rows, cols) per step), the SVDs
+    that draw the spectra (twice that, once each for the input and the output) and a fixed
+    part, :data:`NS_FIXED`: building and drawing the figure, which at the defaults is most of
+    a click. A unit is about 3e-11 CPU seconds; measured on one CPU thread (issue 43): 0.16 s
+    at the defaults, 0.2 s at 512 × 256, 0.41 s at 1024 × 512, 1.42 s at 1024 × 1024 and
+    3.4 s there at 30 steps, which this puts at 1, 1.2, 2.8, 8.3 and 24 times the defaults
+    (measured: 1, 1.25, 2.6, 8.9, 21)."""
     r, c = float(rows), float(cols)
-    return r * c * min(r, c) * (3 * float(steps) + 2 * 10)
+    return NS_FIXED + r * c * min(r, c) * (3 * float(steps) + 2 * 10)
 
 
 def practice_work(optimizer="muon", width=64, depth=3, steps=400, **_) -> float:
@@ -83,6 +93,26 @@ def practice_work(optimizer="muon", width=64, depth=3, steps=400, **_) -> float:
     if optimizer == "muon":
         per_step += 4.0 * max(0, int(depth) - 1) * w ** 2 * max(1.0, w / 2) ** 2.1
     return float(steps) * per_step
+
+
+def practice_status(h, classes: int = 10) -> str:
+    """The practice panel's status line: a diverged run says where; a run whose training
+    loss ends at or above its first (within 1%) made no progress, and says so, and says it is
+    stuck at chance where that loss is within 0.1 of ln(classes) (at lr = 3 Muon, AdamW and
+    SGD with momentum stall there instead of diverging); otherwise its final training loss."""
+    if h.diverged:
+        return h.status
+    loss = h["train_loss"]
+    if not len(loss):
+        return "no training loss recorded"
+    first, last, chance = float(loss[0]), float(loss[-1]), math.log(classes)
+    if len(loss) > 1 and last >= 0.99 * first:
+        if abs(last - chance) <= 0.1:
+            return (f"stuck at chance: final training loss {last:.3g} ≈ ln {classes} = "
+                    f"{chance:.3f} (its first: {first:.3g})")
+        return (f"no progress: final training loss {last:.3g}, "
+                f"{'above' if last > first else 'about'} its first ({first:.3g})")
+    return f"final training loss {last:.3g}"
 
 
 def practice_panel(profile: str | None = None, seed: int | None = None) -> Panel:
@@ -100,7 +130,7 @@ def practice_panel(profile: str | None = None, seed: int | None = None) -> Panel
                           eval=T.Every(max(1, c.steps // 50), test=False))
         h = T.train(model, data, recipe, seed=c.seed,
                     hooks=T.Hooks(on_eval=_redraws(update, build, c.steps)))
-        update(status=h.status if h.diverged else f"final training loss {h.last('train_loss'):.3g}")
+        update(status=practice_status(h, data.n_classes))
         return build(h) if len(h) else None
 
     return Panel(run, [Choice("optimizer", list(LABELS)[:3], "muon"),

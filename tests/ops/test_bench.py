@@ -16,7 +16,10 @@ RATIO = r"\d+\.\d+x"
 @pytest.mark.parametrize("name,line", [
     ("sweep", rf"^sweep speedup: {RATIO} \(K=2, small, cpu\): auto picks \w+; batched .* \(batched/sequential speedup {RATIO}\)"),
     ("grokking", rf"^grokking bench: [\d.]+ s library, [\d.]+ s bare loop, library/bare {RATIO}"),
-    ("lottery", rf"^lottery bench: [\d.]+ s library, [\d.]+ s for 4 bare trainings, library/bare {RATIO}"),
+    ("lottery", rf"^lottery bench: [\d.]+ s library \([\d.]+ CPU s\) for 4 trainings .*\n  with the "
+                rf"figures' evaluations .*: [\d.]+ s \([\d.]+ CPU s\) for 4 bare trainings, library/bare "
+                rf"{RATIO} \(CPU {RATIO}; target 1.15x\)\n  without evaluations: [\d.]+ s \([\d.]+ CPU s\) "
+                rf"for 4 bare trainings, library/bare {RATIO} \(CPU {RATIO}; target 1.3x\)"),
     ("weight_decay", rf"^weight_decay bench: [\d.]+ s library, [\d.]+ s for 12 bare trainings, library/bare {RATIO}"),
     ("spectral", rf"^spectral bench: n = 64: NS5 .* SVD/NS5 {RATIO}"),
 ])

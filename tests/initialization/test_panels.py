@@ -195,6 +195,34 @@ def test_panels_say_what_a_larger_setting_costs(make, grows):
     assert ratio > 1.5 and f"{ratio:.2g}× the defaults' work" in panel.estimate()
 
 
+def test_trainability_panel_says_how_its_grid_differs_from_the_page():
+    """The note, from the two configs: every setting that differs from the precomputed grid's,
+    the critical sigma_w^2 on no grid the slider makes, and what the colour then means; the
+    static page shows it too."""
+    panel = P.trainability_panel("smoke", seed=0)
+    prov = results.provenance_of("initialization_trainability")
+    page = S.TrainabilityConfig.for_profile(prov["profile"], **prov["config"])
+    base = S.TrainabilityConfig.for_profile("smoke")
+    depths, _ = P.grid_axes(panel.values["max_depth"], panel.values["n_sigma"])
+    note = panel.note
+    for said in (f"batch {base.batch_size} (the figure: {page.batch_size})",
+                 f"width {panel.values['width']} (the figure: {page.width})",
+                 f"SGD steps {panel.values['steps']} (the figure: {page.steps})",
+                 f"depths {depths[0]} to {depths[-1]} (the figure: {min(page.depths)} to "
+                 f"{max(page.depths)})",
+                 f"after {panel.values['steps']} steps"):
+        assert said in note, (said, note)
+    crit = S.critical_sigma_w2(panel.values["sigma_b2"])
+    spec = next(c for c in panel.specs if c.name == "n_sigma")
+    assert not any(P.on_grid(crit, P.sigma_grid(n))
+                   for n in range(int(spec.low), int(spec.high) + 1))
+    assert P.on_grid(crit, page.sigma_w2) and f"critical {crit:.2f}" in note
+    assert note in panel.static_note()
+    assert P.trainability_note(base, page.replace(
+        batch_size=base.batch_size, width=base.width, steps=P.TRAIN_STEPS,
+        depths=depths)) == ""  # nothing differs: nothing to say
+
+
 def test_trainability_work_follows_the_grid():
     """The grid's cost: rows trained one after another, each over every sigma_w^2 at once."""
     w = P.trainability_work
@@ -240,13 +268,34 @@ def test_trainability_panel_draws_rows_as_they_train_and_shows_the_band(monkeypa
 
 
 def test_saxe_panel_draws_while_it_trains(monkeypatch):
+    """At its defaults the panel draws the staircase as it trains and every pattern is half
+    learned within the steps, the strongest first (Saxe et al.'s order)."""
     panel = P.saxe_panel("smoke", seed=0)
     shown = _drawn(panel, monkeypatch)
-    panel.click()
+    fig = panel.click()
     assert panel.status.value == "done"
     assert len(shown) == P.SAXE_DRAWS  # three quarters drawn while it trains, then the whole
     steps = [max(fig.data[0].x) for fig in shown[:-1]]  # the loss curve so far
     assert steps == sorted(steps) and steps[-1] < panel.values["steps"]
+    measured = [tr for tr in fig.data if (tr.name or "").startswith("s=")]  # strongest first
+    strengths = [float(tr.name[2:]) for tr in measured]
+    assert len(measured) >= 2 and strengths == sorted(strengths, reverse=True)
+    half = E.half_times(dict(steps=list(measured[0].x), progress=[tr.y for tr in measured]))[0]
+    assert np.isfinite(half).all() and (np.diff(half) > 0).all(), half
+
+
+def test_saxe_panel_says_stopped_only_when_stopped():
+    """A complete run whose evaluations (every steps // 150) miss the last step is done, and
+    says where its curves end; Stop pressed mid-run says stopped."""
+    panel = P.saxe_panel("smoke", seed=0).set(steps=1000)
+    panel.click()
+    status = panel.status.value
+    assert status.startswith("done") and "stopped" not in status, status
+    last = max(panel.figure.data[0].x)
+    assert last < 1000 and f"step {last}" in status, status
+    panel.set(steps=5000)
+    stop_mid_run(panel)
+    assert panel.status.value.startswith("stopped"), panel.status.value
 
 
 def test_guessing_panel_defaults_show_the_bias():

@@ -79,16 +79,20 @@ def signal_panel(profile: str | None = None, seed: int | None = None):
 # ----------------------------------------------------------------------------- 2. trainability
 
 SIGMA_RANGE = (0.5, 4.5)  # the panel's sigma_w^2 axis: n_sigma values spaced evenly over it
-MAX_DEPTH, TRAIN_STEPS = 24, 100  # the defaults: the deepest row trains near the edge only
+MAX_DEPTH, TRAIN_STEPS = 24, 100  # the defaults: the deepest row learns fastest near the edge
+N_SIGMA, N_SIGMA_RANGE = 5, (3, 9)  # the default number of sigma_w^2 values, and the slider's
 LINE_POINTS = 21          # the theory line's sigma_w^2 (and the critical point): ~0.02 CPU s each
 
 
 def grid_axes(max_depth: int, n_sigma: int) -> tuple[list[int], list[float]]:
     """The panel's grid: four depths from 4 to ``max_depth`` and ``n_sigma`` values of
     sigma_w^2 spaced evenly over :data:`SIGMA_RANGE`."""
-    depths = sorted({int(v) for v in np.linspace(4, max_depth, 4)})
-    sig = np.round(np.linspace(*SIGMA_RANGE, int(n_sigma)), 2).tolist()
-    return depths, sig
+    return sorted({int(v) for v in np.linspace(4, max_depth, 4)}), sigma_grid(n_sigma)
+
+
+def sigma_grid(n_sigma: int) -> list[float]:
+    """``n_sigma`` values of sigma_w^2 spaced evenly over :data:`SIGMA_RANGE` (to 0.01)."""
+    return np.round(np.linspace(*SIGMA_RANGE, int(n_sigma)), 2).tolist()
 
 
 @lru_cache(maxsize=32)
@@ -101,6 +105,37 @@ def six_xi_line(low: float, high: float, sigma_b2: float) -> tuple[list, list]:
     if low < crit < high:
         fine = np.sort(np.append(fine, crit))
     return fine.tolist(), [trainable_depth(s, sigma_b2) for s in fine]
+
+
+def on_grid(value: float, grid: list) -> bool:
+    """Whether ``value``, rounded to 0.01 as the grids are, is one of ``grid``'s values."""
+    return any(abs(float(s) - round(value, 2)) < 5e-3 for s in grid)
+
+
+def trainability_note(panel: TrainabilityConfig, page: TrainabilityConfig) -> str:
+    """How the panel's default grid differs from the page's (the figure above), from the two
+    configs: what it is sized down to, whether any number of sigma_w^2 values puts the page's
+    critical point on its grid, and what its colour then means."""
+    depths, _ = grid_axes(MAX_DEPTH, N_SIGMA)
+    said = [f"{a} {x} (the figure: {y})" for a, x, y in (
+        ("batch", panel.batch_size, page.batch_size), ("width", panel.width, page.width),
+        ("SGD steps", TRAIN_STEPS, page.steps)) if x != y]
+    if depths != list(page.depths):
+        said.append(f"depths {depths[0]} to {depths[-1]} (the figure: {min(page.depths)} to "
+                    f"{max(page.depths)})")
+    if not said:
+        return ""
+    text = "It is not the figure's grid: " + ", ".join(said) + "."
+    crit = critical_sigma_w2(panel.sigma_b2)
+    if not any(on_grid(crit, sigma_grid(n)) for n in range(N_SIGMA_RANGE[0],
+                                                              N_SIGMA_RANGE[1] + 1)):
+        text += (f" No number of σ_w² values puts the critical {crit:.2f} on its grid"
+                 + (" (the figure's grid has it)." if on_grid(crit, page.sigma_w2) else "."))
+    if TRAIN_STEPS < page.steps:
+        text += (f" Its colour is the training accuracy after {TRAIN_STEPS} steps, how far a "
+                 f"network gets in 1/{page.steps / TRAIN_STEPS:.3g} of the figure's budget, "
+                 f"not whether it trains.")
+    return text
 
 
 def trainability_work(max_depth, n_sigma, width, steps, **_) -> float:
@@ -159,12 +194,16 @@ def trainability_panel(profile: str | None = None, seed: int | None = None):
         return trainability_figure(heat) if drawn is False else None
 
     controls = [Slider("max_depth", 8, 96, MAX_DEPTH, 8, integer=True, description="max depth"),
-                Slider("n_sigma", 3, 9, 5, 1, integer=True, description="σ_w² values"),
+                Slider("n_sigma", *N_SIGMA_RANGE, N_SIGMA, 1, integer=True,
+                       description="σ_w² values"),
                 Slider("width", 8, 128, base.width, 8, integer=True, description="width"),
                 Slider("steps", 50, 1000, TRAIN_STEPS, 50, integer=True, description="SGD steps"),
                 Slider("sigma_b2", 0.0, 0.5, base.sigma_b2, 0.01, description="σ_b²")]
+    above = results.provenance_of("initialization_trainability")
+    page = (TrainabilityConfig.for_profile(above["profile"], **above["config"]) if above
+            else TrainabilityConfig.for_profile(profile))  # the figure above's grid
     return Panel(run, controls, title="Try it: a small trainability grid, live",
-                 above=results.provenance_of("initialization_trainability"), profile=profile,
+                 note=trainability_note(base, page), above=above, profile=profile,
                  work=trainability_work)
 
 
@@ -218,10 +257,13 @@ def saxe_panel(profile: str | None = None, seed: int | None = None):
                                     strengths=strengths, depth=cfg.depth, init=cfg.init))
 
         res = run_saxe(cfg, on_eval=drawn_every(update, curves, cfg.steps))
+        if update.stop_requested:  # Stop pressed: the panel says so; the curves end where it was
+            return saxe_figure(res)
         if res["diverged"]:
             update(status=f"{res['status']}: try a smaller learning rate")
-        elif len(res["steps"]) and res["steps"][-1] < cfg.steps:
-            update(status=f"stopped at step {res['steps'][-1]}")
+        elif len(res["steps"]) and res["steps"][-1] < cfg.steps:  # evaluated every steps//150
+            update(status=f"done: {cfg.steps} steps, the curves' last evaluation at step "
+                          f"{res['steps'][-1]}")
         return saxe_figure(res)
 
     controls = controls_for(base, ["depth", "init", "lr", "init_std"])

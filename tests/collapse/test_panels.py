@@ -118,7 +118,13 @@ def test_a_panel_says_what_a_bigger_setting_costs_and_its_defaults_are_a_slider_
     assert panel.work is not None and panel.estimate() is None  # at the defaults: nothing to say
     full = panel.specs[-1]
     assert full.name == "steps" and full.high >= 4000 > panel.values["steps"]
-    assert "slide the steps to 4,000" in panel.note
+    if make is NC.conditions_panel:  # its defaults are AdamW: the full run above is not a slider away
+        assert "slide the steps" not in panel.note and "AdamW" in panel.title
+        assert "sgd, learning rate 1," in panel.note and "4,000 steps" in panel.note
+    else:
+        assert "slide the steps to 4,000" in panel.note
+    if make is NC.simplex_panel:
+        assert "drifting away" in panel.note
     panel.set(steps=3 * panel.values["steps"])
     assert "× the defaults' work" in panel.estimate()
 
@@ -170,10 +176,53 @@ def test_at_their_defaults_the_panels_show_their_phenomena(monkeypatch):
             h = runs[0][0]
             assert h.last("etf_distance") < h["etf_distance"][1] / 2
             assert h.last("equiangularity") < h["equiangularity"][1] / 2
-        elif make is NC.conditions_panel:
+        elif make is NC.conditions_panel:  # AdamW: decay keeps ‖D‖ smaller and NC1 lower
             (h, _), (twin, _) = runs
             assert h.last("nc1") < twin.last("nc1")
+
+            def kept(run):  # ‖D‖ at the end ÷ at the first step ≥ 1, as the figure draws it
+                return run.last("imbalance") / run["imbalance"][[s >= 1 for s in run.steps].index(True)]
+            assert kept(h) < 0.9 * kept(twin), (kept(h), kept(twin))
         else:
             r = runs[0]
             free, exact = r["ufm"]["classifier_norm"], r["theory"]["classifier_norm"]
             assert np.all(np.diff(free) < 0) and np.allclose(free, exact, rtol=0.01)
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def _frames(C=4, n=6, seed=0):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return [dict(means=rng.normal(size=(C, 3)), weight=rng.normal(size=(C, 3)),
+                 etf=rng.normal(size=(C, 3)), points=rng.normal(size=(20, 3)),
+                 labels=rng.integers(0, C, 20)) for _ in range(n)], list(range(0, 10 * n, 10))
+
+
+def test_the_3d_sliders_fast_path_draws_the_same_figure_and_leaves_the_default_template():
+    import plotly.io as pio
+
+    from dynamics.collapse.figures import simplex_frames_figure
+
+    before = pio.templates.default
+    frames, steps = _frames()
+    fast = simplex_frames_figure(frames, steps, title="t")
+    assert pio.templates.default == before
+    plain = simplex_frames_figure(frames, steps, title="t", fast=False)
+    assert fast.to_json() == plain.to_json()
+    assert pio.templates.default == before
+
+
+def test_conditions_figure_divides_the_imbalance_by_its_value_at_step_1():
+    import numpy as np
+
+    from dynamics.collapse.figures import conditions_figure
+
+    h = History(info=dict(steps=10))
+    for step, d in ((0, 5.0), (1, 2.0), (10, 4.0)):
+        h.append(step, imbalance=d, train_loss=1.0)
+    fig = conditions_figure({"run": h})
+    tr = [t for t in fig.data if t.xaxis == "x3"][0]
+    assert np.allclose(tr.y, [1.0, 2.0])

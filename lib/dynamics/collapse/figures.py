@@ -6,7 +6,6 @@ numbers the prose quotes in :mod:`.claims`.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -129,10 +128,13 @@ def simplex_figure(history: History, recorder, title: str = "") -> "go.Figure":
     return simplex_frames_figure(*simplex_frames(history, recorder), title=title)
 
 
-def simplex_frames_figure(frames: list[dict], steps: list[int], title: str = "") -> "go.Figure":
+def simplex_frames_figure(frames: list[dict], steps: list[int], title: str = "",
+                          fast: bool = True) -> "go.Figure":
     """The class means (large dots, lines from the origin), classifier rows (diamonds, dashed)
     and some examples (small dots) in 3-D, with a slider over training time; the grey
-    wireframe is the simplex ETF closest to the final means."""
+    wireframe is the simplex ETF closest to the final means. ``fast=False`` builds it the
+    plain way (a figure per frame with the default template, :func:`dynamics.plots.slider`):
+    the same figure, slower (a test compares them)."""
     import plotly.graph_objects as go
 
     C = len(frames[-1]["means"])
@@ -150,8 +152,9 @@ def simplex_frames_figure(frames: list[dict], steps: list[int], title: str = "")
     axis = dict(range=[-1.25, 1.25], showticklabels=False, title="")
     figs = []
     for k, (f, step) in enumerate(zip(frames, steps)):
-        with _no_default_template(k > 0):  # the slider reads only the first frame's layout
-            fig = go.Figure()
+        # the slider reads only the first frame's layout: the others are given an empty
+        # template, so plotly merges no default into them (most of a figure's cost)
+        fig = go.Figure() if k == 0 or not fast else go.Figure(layout=dict(template={}))
         ex = polyline([(f["etf"][i], f["etf"][j]) for i, j in edges])
         fig.add_scatter3d(x=ex[0], y=ex[1], z=ex[2], mode="lines", name="simplex ETF",
                           line=dict(color="#999", width=2, dash="dash"), hoverinfo="skip")
@@ -173,27 +176,39 @@ def simplex_frames_figure(frames: list[dict], steps: list[int], title: str = "")
     figs[0].update_layout(height=520, hovermode="closest",
                           scene=dict(xaxis=axis, yaxis=axis, zaxis=axis, aspectmode="cube",
                                      camera=dict(eye=dict(x=1.3, y=1.3, z=0.8))))
-    with _no_default_template():  # the slider copies every trace through a figure of its own
-        return plots.slider(figs, [str(s) for s in steps], name="step")
+    labels = [str(s) for s in steps]
+    return _slider(figs, labels, name="step") if fast else plots.slider(figs, labels, name="step")
 
 
-@contextmanager
-def _no_default_template(active: bool = True):
-    """Figures made inside have no default template merged in (plotly merges the house's two
-    templates at every ``go.Figure()``: most of the cost of a 3-D slider's ~70 trace copies).
-    For figures whose layout is never read, or that carry their template in the layout they
-    are given: the figure drawn is the same (a test compares it)."""
-    import plotly.io as pio
+def _slider(figs: list, labels: list, name: str = "") -> "go.Figure":
+    """:func:`dynamics.plots.slider` (the last figure active), its trace copies made without a
+    figure each: ``plots.slider`` copies every trace through a ``go.Figure`` of its own, and
+    plotly merges the default template into each (most of a 3-D slider's cost). The layout
+    comes with its template from the first figure, so plotly merges no default into it
+    either; the global default template is never touched (other threads build figures too)."""
+    import plotly.graph_objects as go
 
-    if not active:
-        yield
-        return
-    old = pio.templates.default
-    pio.templates.default = None
-    try:
-        yield
-    finally:
-        pio.templates.default = old
+    active = len(figs) - 1
+    fig = go.Figure(layout=figs[0].layout)
+    traces, counts = [], []
+    for k, f in enumerate(figs):
+        for tr in f.data:
+            tr = type(tr)(tr)  # a copy, as plots.slider's
+            tr.visible = k == active
+            traces.append(tr)
+        counts.append(len(f.data))
+    fig.add_traces(traces)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    slider_steps = []
+    for k, label in enumerate(labels):
+        vis = [False] * int(offsets[-1])
+        vis[offsets[k]:offsets[k + 1]] = [True] * counts[k]
+        slider_steps.append(dict(method="update", label=str(label),
+                                 args=[{"visible": vis}, {"title.text": figs[k].layout.title.text or ""}]))
+    fig.update_layout(title=figs[active].layout.title.text or "",
+                      sliders=[dict(active=active, steps=slider_steps,
+                                    currentvalue=dict(prefix=f"{name} = " if name else ""))])
+    return fig
 
 
 def gram_figure(recorder) -> "go.Figure":
@@ -234,8 +249,10 @@ def conditions_figure(runs: dict, title: str = "") -> "go.Figure":
                 if key not in h or not len(h):
                     continue
                 values = np.asarray(h[key], float)
-                if key == "imbalance":
-                    values = values / values[0] if values[0] > 0 else values * np.nan
+                if key == "imbalance":  # ÷ its value at the first step ≥ 1 (a live run has step 0)
+                    later = np.flatnonzero(np.asarray(h.steps) >= 1)
+                    start = values[later[0]] if len(later) else np.nan
+                    values = values / start if start > 0 else values * np.nan
                 x, y = _positive(h.steps, values)
                 fig.add_scatter(x=x, y=y, mode="lines", row=r, col=c, legendgroup=name,
                                 name=name + (" (diverged)" if h.diverged else ""),

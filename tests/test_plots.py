@@ -295,3 +295,29 @@ def test_the_verdicts_the_prose_glues_are_their_rows():
         plots.verdicts(rows, speed="Tickets learn")
     with pytest.raises(ValueError, match="found 0"):
         plots.verdicts(rows, none="Pruning at init")
+
+
+def test_slider_copies_traces_as_a_figure_per_trace_would():
+    """plots.slider copies each trace without a figure of its own (fast: no default template
+    merged per copy); the result is the figure the plain copy (``go.Figure(tr).data[0]``)
+    gives, trace for trace, and the copies leave the source figures untouched."""
+    import plotly.graph_objects as go
+
+    figs = []
+    for k in range(3):
+        f = go.Figure()
+        f.add_scatter(x=[0, 1], y=[k, k + 1], name=f"run {k}", line=dict(color="#123456"))
+        f.add_scatter3d(x=[0], y=[1], z=[k], mode="markers", name="point")
+        f.update_layout(title=f"step {k}")
+        figs.append(f)
+    fig = plots.slider(figs, [0, 1, 2], name="step")
+    plain = [go.Figure(tr).data[0] for f in figs for tr in f.data]
+    assert len(fig.data) == len(plain) == 6
+    for got, want in zip(fig.data, plain):
+        want = want.to_plotly_json()
+        got = got.to_plotly_json()
+        assert got.pop("visible") in (True, False)
+        want.pop("visible", None)
+        assert got == want
+    assert [tr.visible for tr in fig.data] == [False] * 4 + [True] * 2
+    assert all(tr.visible is None for f in figs for tr in f.data)  # sources untouched

@@ -132,9 +132,8 @@ def simplex_frames_figure(frames: list[dict], steps: list[int], title: str = "",
                           fast: bool = True) -> "go.Figure":
     """The class means (large dots, lines from the origin), classifier rows (diamonds, dashed)
     and some examples (small dots) in 3-D, with a slider over training time; the grey
-    wireframe is the simplex ETF closest to the final means. ``fast=False`` builds it the
-    plain way (a figure per frame with the default template, :func:`dynamics.plots.slider`):
-    the same figure, slower (a test compares them)."""
+    wireframe is the simplex ETF closest to the final means. ``fast=False`` builds every frame
+    with the default template merged in: the same figure, slower (a test compares them)."""
     import plotly.graph_objects as go
 
     C = len(frames[-1]["means"])
@@ -177,38 +176,7 @@ def simplex_frames_figure(frames: list[dict], steps: list[int], title: str = "",
                           scene=dict(xaxis=axis, yaxis=axis, zaxis=axis, aspectmode="cube",
                                      camera=dict(eye=dict(x=1.3, y=1.3, z=0.8))))
     labels = [str(s) for s in steps]
-    return _slider(figs, labels, name="step") if fast else plots.slider(figs, labels, name="step")
-
-
-def _slider(figs: list, labels: list, name: str = "") -> "go.Figure":
-    """:func:`dynamics.plots.slider` (the last figure active), its trace copies made without a
-    figure each: ``plots.slider`` copies every trace through a ``go.Figure`` of its own, and
-    plotly merges the default template into each (most of a 3-D slider's cost). The layout
-    comes with its template from the first figure, so plotly merges no default into it
-    either; the global default template is never touched (other threads build figures too)."""
-    import plotly.graph_objects as go
-
-    active = len(figs) - 1
-    fig = go.Figure(layout=figs[0].layout)
-    traces, counts = [], []
-    for k, f in enumerate(figs):
-        for tr in f.data:
-            tr = type(tr)(tr)  # a copy, as plots.slider's
-            tr.visible = k == active
-            traces.append(tr)
-        counts.append(len(f.data))
-    fig.add_traces(traces)
-    offsets = np.concatenate([[0], np.cumsum(counts)])
-    slider_steps = []
-    for k, label in enumerate(labels):
-        vis = [False] * int(offsets[-1])
-        vis[offsets[k]:offsets[k + 1]] = [True] * counts[k]
-        slider_steps.append(dict(method="update", label=str(label),
-                                 args=[{"visible": vis}, {"title.text": figs[k].layout.title.text or ""}]))
-    fig.update_layout(title=figs[active].layout.title.text or "",
-                      sliders=[dict(active=active, steps=slider_steps,
-                                    currentvalue=dict(prefix=f"{name} = " if name else ""))])
-    return fig
+    return plots.slider(figs, labels, name="step")
 
 
 def gram_figure(recorder) -> "go.Figure":

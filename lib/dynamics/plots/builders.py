@@ -136,13 +136,14 @@ def slider(figures: Sequence[go.Figure], labels: Sequence, name: str = "",
     if not 0 <= active < len(figures):
         raise ValueError(f"active must index the figures (0..{len(figures) - 1}), got {active}")
     fig = go.Figure(layout=figures[0].layout)
-    counts = []
+    traces, counts = [], []
     for k, f in enumerate(figures):
         for tr in f.data:
-            tr = go.Figure(tr).data[0]
-            tr.visible = k == active
-            fig.add_trace(tr)
+            tr = type(tr)(tr)  # a copy, made without a figure of its own (plotly merges the
+            tr.visible = k == active  # default template into every go.Figure: most of the cost)
+            traces.append(tr)
         counts.append(len(f.data))
+    fig.add_traces(traces)
     offsets = np.concatenate([[0], np.cumsum(counts)])
     steps = []
     for k, label in enumerate(labels):

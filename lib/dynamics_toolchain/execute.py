@@ -29,17 +29,12 @@ from pathlib import Path
 def workers(n_notebooks: int, cores: int | None = None, threads: int | None = None) -> int:
     """How many notebooks to execute at once: ``$DYNAMICS_BUILD_WORKERS`` if set, else the
     cores each kernel's torch threads leave room for; never more than there are notebooks."""
-    raw = os.environ.get("DYNAMICS_BUILD_WORKERS", "").strip()
-    if raw:
-        try:
-            n = int(raw)
-        except ValueError:
-            n = 0
-        if n < 1:
-            raise ValueError(f"DYNAMICS_BUILD_WORKERS must be a positive integer, got {raw!r}")
-    else:
+    from dynamics.runtime import get_build_workers, get_threads
+
+    n = get_build_workers()
+    if n is None:
         cores = cores if cores is not None else (os.cpu_count() or 1)
-        threads = threads if threads is not None else int(os.environ.get("DYNAMICS_THREADS", "1") or 1)
+        threads = threads if threads is not None else get_threads()
         n = max(1, cores // max(1, threads))
     return max(1, min(n, n_notebooks))
 

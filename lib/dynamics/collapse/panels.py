@@ -71,7 +71,9 @@ _DATA: dict = {}  # the panels' data, loaded when a panel is made (its defaults'
 
 
 def _data(cfg: CollapseConfig, seed: int):
-    key = (cfg.dataset, cfg.n_classes, cfg.n_train, seed)
+    from ..runtime import get_device
+
+    key = (cfg.dataset, cfg.n_classes, cfg.n_train, seed, str(get_device()))  # data live on a device
     if key not in _DATA:
         _DATA[key] = load_data(cfg, seed)
     return _DATA[key]

@@ -256,7 +256,8 @@ def phase_panel(profile: str | None = None, seed: int | None = None):
             with job.part(i, len(fracs)):
                 out = run_phase_grid(pcfg.base(), [frac], decays, seeds=[seed],
                                      steps=pcfg.steps, bars=False)
-            rows += out["rows"]
+            got = {r["weight_decay"] for r in out["rows"]}  # a dry run keeps fewer decays
+            rows += out["rows"] + _waiting([frac], [w for w in decays if w not in got], seed)
             if i + 1 < len(fracs) and not (update.stop_requested or job.stopped):  # the rows so far, the rest waiting
                 update(fig=phase_figure(rows + _waiting(fracs[i + 1:], decays, seed),
                                         title=title))

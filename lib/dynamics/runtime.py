@@ -16,8 +16,6 @@ its valid values (never a failure deep inside torch):
 - ``DYNAMICS_DEVICE``   cpu | cuda | cuda:N | mps, one this machine has (default: the best one),
   or standin: a CUDA device on the CPU that refuses what CUDA refuses (:mod:`dynamics_ops.standin`)
 - ``DYNAMICS_THREADS``  a positive integer: torch's CPU threads (default 1)
-- ``DYNAMICS_BUILD_WORKERS`` a positive integer: how many notebooks the book build executes at
-  once (default: the CPU cores over the threads; :mod:`dynamics_toolchain.execute`)
 - ``DYNAMICS_PROGRESS`` 1/0, true/false, on/off, yes/no: progress bars (default on)
 - ``DYNAMICS_DRY_RUN``  a number of steps: train every experiment only that long, at full
   size (default off; the gpu-size smoke run of the tests)
@@ -220,14 +218,6 @@ def get_device(device: str | torch.device | None = None) -> torch.device:
         raise ValueError(f"{setting}={device!r}: the book runs on cpu, cuda, mps or standin "
                          f"(this machine has: {here})")
     return dev
-
-
-def get_build_workers() -> int | None:
-    """``$DYNAMICS_BUILD_WORKERS`` (how many notebooks the book build executes at once), or
-    None when unset (the build then divides the cores by :func:`get_threads`)."""
-    if not os.environ.get("DYNAMICS_BUILD_WORKERS", "").strip():
-        return None
-    return _int_setting(None, "DYNAMICS_BUILD_WORKERS", "1", "a positive integer", 1, 4096)
 
 
 def get_threads(threads: int | None = None) -> int:

@@ -14,8 +14,8 @@ build, with the library as it is now (a cache keyed on the notebook's code alone
 outputs made by an older library). A notebook that fails here is not cached: myst-nb executes
 it again itself and reports the failure as it always has.
 
-``DYNAMICS_BUILD_WORKERS``: how many notebooks run at once (default: the CPU cores, divided by
-the torch threads each kernel uses; 1 runs them one after another).
+How many run at once: the CPU cores, divided by the torch threads each kernel uses
+(``DYNAMICS_THREADS``; set it to the cores to run the notebooks one after another).
 """
 from __future__ import annotations
 
@@ -27,16 +27,14 @@ from pathlib import Path
 
 
 def workers(n_notebooks: int, cores: int | None = None, threads: int | None = None) -> int:
-    """How many notebooks to execute at once: ``$DYNAMICS_BUILD_WORKERS`` if set, else the
-    cores each kernel's torch threads leave room for; never more than there are notebooks."""
-    from dynamics.runtime import get_build_workers, get_threads
+    """How many notebooks to execute at once: the cores each kernel's torch threads
+    (``DYNAMICS_THREADS``, :func:`dynamics.runtime.get_threads`) leave room for; never more
+    than there are notebooks."""
+    from dynamics.runtime import get_threads
 
-    n = get_build_workers()
-    if n is None:
-        cores = cores if cores is not None else (os.cpu_count() or 1)
-        threads = threads if threads is not None else get_threads()
-        n = max(1, cores // max(1, threads))
-    return max(1, min(n, n_notebooks))
+    cores = cores if cores is not None else (os.cpu_count() or 1)
+    threads = threads if threads is not None else get_threads()
+    return max(1, min(cores // max(1, threads), n_notebooks))
 
 
 def longest_first(paths: list[Path], seconds: dict[str, float]) -> list[Path]:

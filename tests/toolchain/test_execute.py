@@ -16,17 +16,12 @@ from dynamics_toolchain import execute
 
 
 def test_the_worker_count_follows_the_cores_each_kernel_leaves(monkeypatch):
-    monkeypatch.delenv("DYNAMICS_BUILD_WORKERS", raising=False)
     assert execute.workers(8, cores=2, threads=1) == 2
     assert execute.workers(8, cores=2, threads=2) == 1
     assert execute.workers(8, cores=16, threads=4) == 4
     assert execute.workers(1, cores=16, threads=1) == 1  # never more than the notebooks
-    monkeypatch.setenv("DYNAMICS_BUILD_WORKERS", "3")
-    assert execute.workers(8, cores=2) == 3 and execute.workers(2) == 2
-    for bad in ("0", "two", "-1"):
-        monkeypatch.setenv("DYNAMICS_BUILD_WORKERS", bad)
-        with pytest.raises(ValueError, match="DYNAMICS_BUILD_WORKERS must be a positive integer"):
-            execute.workers(8)
+    monkeypatch.setenv("DYNAMICS_THREADS", "2")  # the kernels' threads, read by runtime
+    assert execute.workers(8, cores=2) == 1
 
 
 def test_the_longest_chapter_goes_first():
@@ -45,7 +40,6 @@ def _notebook(path: Path, code: str) -> Path:
 def test_executed_notebooks_reach_myst_nbs_cache_and_a_failure_does_not(tmp_path, monkeypatch):
     from jupyter_cache import get_cache
 
-    monkeypatch.setenv("DYNAMICS_BUILD_WORKERS", "2")
     good = _notebook(tmp_path / "good.ipynb", "print(1 + 1)")
     bad = _notebook(tmp_path / "bad.ipynb", "raise RuntimeError('planted')")
     config = SimpleNamespace(execution_mode="cache", execution_cache_path=str(tmp_path / "cache"),

@@ -9,7 +9,6 @@ os.environ.setdefault("DYNAMICS_SEED", "0")
 import torch  # noqa: E402
 
 torch.set_num_threads(int(os.environ.get("DYNAMICS_THREADS", "1")))  # small models: see runtime.setup
-torch.set_flush_denormal(True)  # subnormal floats as zero, as runtime.setup does (flush_denormals)
 
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402

@@ -19,3 +19,6 @@ CHAPTERS = {
 }
 
 from .runtime import setup  # noqa: E402,F401
+from .arithmetic import flush_denormals as _flush  # noqa: E402
+
+_flush()  # the book's arithmetic (dynamics.arithmetic): subnormal floats as zero, set on import

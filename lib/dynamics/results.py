@@ -148,6 +148,7 @@ def git_commit() -> str | None:
 def provenance(profile: str, config=None, command: str | None = None, device=None,
                note: str = "", chapter: str | None = None) -> dict:
     from . import __version__
+    from .arithmetic import fingerprint
     from .runtime import get_device
 
     device = torch.device(device) if device is not None else get_device()
@@ -164,6 +165,7 @@ def provenance(profile: str, config=None, command: str | None = None, device=Non
         note=note,
         commit=git_commit(),
         source=None if chapter is None else source_digest(chapter),
+        arithmetic=fingerprint(device),  # what else decides the bits (dynamics.arithmetic)
     )
 
 

@@ -230,15 +230,6 @@ def get_threads(threads: int | None = None) -> int:
                         f"torch, e.g. 1 or {os.cpu_count()})", 1, 4096)
 
 
-def flush_denormals() -> bool:
-    """Make the CPU treat subnormal floats (below 1.2e-38 in float32) as zero. Weight decay
-    drives unused weights (and Adam's second moments) down into that range, where each
-    multiply-add takes a slow microcode path: a grokking run at weight decay 6 took 76 s
-    instead of 9 s, with the same histories to the last bit. Returns whether this CPU
-    supports it (x86 with SSE3, and ARM; elsewhere nothing changes)."""
-    return torch.set_flush_denormal(True)
-
-
 def seed_everything(seed: int) -> torch.Generator:
     """Seed python, numpy and torch; return a CPU generator seeded the same way."""
     random.seed(seed)
@@ -543,7 +534,6 @@ def setup(profile: str | None = None, seed: int | None = None, quiet: bool = Fal
     seed_everything(rt.seed)
     if rt.device.type == "cpu" or plugin_active():
         torch.set_num_threads(threads)  # the stand-in device computes on the CPU
-    flush_denormals()
     tf32_matmuls(rt.device)
     from . import plots  # the renderer that makes figures visible in the static book
 

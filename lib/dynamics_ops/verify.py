@@ -16,6 +16,13 @@ commit in the file (its payload untouched), so the digest is never edited by han
 no sample (written before files kept one, or of timings, which do not reproduce) can only be
 regenerated: the report names the command.
 
+A sample reproduces bit for bit only on the arithmetic that made it (the processor's kernels,
+torch, the treatment of subnormal floats: :mod:`dynamics.arithmetic`), which the file records.
+On another arithmetic a sample that does not come out the same proves nothing either way: the
+report says so, names both arithmetics and checks the digest only. A file that records no
+arithmetic (made before files did) is compared wherever it is checked: where its sample
+reproduces, ``--refresh`` records that arithmetic too.
+
 Exit status: 0 when every file checked is the code's, 1 otherwise (the report says why).
 """
 from __future__ import annotations
@@ -28,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 
 from dynamics import CHAPTERS, results
+from dynamics.arithmetic import fingerprint
 from dynamics.runtime import dry_run, progress_bars, seed_everything, setup
 
 # fields of a result that are clock readings (seconds measured while running): a unit
@@ -55,6 +63,8 @@ class Report:
     worst: float | None = None   # the largest relative difference found
     where: str = ""              # and where in the result
     timings: bool = False        # its results are timings: not reproducible, the digest only
+    arithmetic_file: str | None = None  # the arithmetic the file was made (or last reproduced) on
+    arithmetic_here: str | None = None  # this machine's (dynamics.arithmetic.fingerprint)
     problems: list = field(default_factory=list)
 
     @property
@@ -67,10 +77,20 @@ class Report:
         a sample, and the sample reproduced where it was computed (``reproduced`` None: not
         computed, over a budget)."""
         return (self.current and (self.unit is not None or self.timings)
-                and self.reproduced is not False and not self.problems)
+                and (self.reproduced is not False or self.foreign) and not self.problems)
+
+    @property
+    def foreign(self) -> bool:
+        """The sample did not reproduce, and this machine's arithmetic is not the one the file
+        records (or the file records none): the bits of a float32 training run are the
+        arithmetic's as much as the code's, so here only the digest can be checked."""
+        return (self.reproduced is False and self.arithmetic_here is not None
+                and self.arithmetic_file != self.arithmetic_here)
 
     def line(self) -> str:
         state = ("the code's" if self.ok and self.reproduced else
+                 "the code's by its digest (its sample is not comparable on this arithmetic)"
+                 if self.ok and self.foreign else
                  "the code's by its digest (timings, which do not reproduce)" if self.ok and self.timings else
                  "the code's by its digest (sample not computed: over the budget)" if self.ok else
                  "digest moved, sample reproduces: refresh it" if self.reproduced and not self.current
@@ -81,6 +101,9 @@ class Report:
         if self.worst is not None:
             bits.append(f"largest difference {self.worst:.2g} (tolerance {self.tolerance:g})"
                         + (f" at {self.where}" if self.where else ""))
+        if self.foreign:
+            bits.append(f"made on {self.arithmetic_file or 'an arithmetic it does not record'}, "
+                        f"computed here on {self.arithmetic_here}")
         bits += self.problems
         if not self.ok:
             bits.append(f"regenerate: {self.command}" if self.reproduced is not True
@@ -170,6 +193,8 @@ def check(name: str, compute: bool = True, chapter: str | None = None) -> Report
     again = json.loads(json.dumps(results._plain(value), allow_nan=False))
     rep.worst, rep.where = compare(again, sample["result"])
     rep.reproduced = rep.worst <= rep.tolerance
+    rep.arithmetic_file = prov.get("arithmetic")
+    rep.arithmetic_here = fingerprint()
     return rep
 
 
@@ -181,6 +206,8 @@ def refresh(rep: Report) -> bool:
     blob = _read(rep.name)
     blob["provenance"].update(source=rep.source_now, commit=results.git_commit(),
                               checked=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    if rep.arithmetic_here is not None:  # reproduced bit for bit here: this arithmetic makes it
+        blob["provenance"]["arithmetic"] = rep.arithmetic_here
     results.write_atomic(_path(rep.name), json.dumps(blob, indent=1) + "\n")
     return True
 

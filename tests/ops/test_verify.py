@@ -96,6 +96,50 @@ def test_a_moved_digest_with_a_sample_that_reproduces_is_refreshed_not_edited(pl
     assert not verify.refresh(verify.check(NAME))
 
 
+def test_a_sample_is_compared_bit_for_bit_only_on_the_arithmetic_that_made_it(plan, tmp_path):
+    """A file records its arithmetic; on that arithmetic a changed result is NOT the code's
+    (test above). Made on another arithmetic, or on one it does not record, a sample that does
+    not come out the same proves nothing: the digest alone is checked, and the line says so,
+    naming both arithmetics. Reproduced bit for bit, a refresh records this arithmetic."""
+    from dynamics.arithmetic import fingerprint
+
+    precompute.Runner(demo_plan()).run()
+    assert _file(tmp_path)["provenance"]["arithmetic"] == fingerprint()
+    plan["shift"] = 1e-3  # the bits differ (as on another processor's kernels)
+    same = verify.check(NAME)
+    assert not same.ok and not same.foreign and "NOT the code's" in same.line()
+    blob = _file(tmp_path)
+    blob["provenance"]["arithmetic"] = "cpu: another processor, AVX2 kernels"
+    (tmp_path / f"{NAME}.json").write_text(json.dumps(blob))
+    other = verify.check(NAME)
+    assert other.ok and other.foreign and other.reproduced is False
+    assert "not comparable" in other.line() and "another processor" in other.line()
+    assert fingerprint() in other.line() and not verify.refresh(other)
+    blob["provenance"].pop("arithmetic")  # a file from before files recorded it
+    (tmp_path / f"{NAME}.json").write_text(json.dumps(blob))
+    unknown = verify.check(NAME)
+    assert unknown.ok and unknown.foreign and "does not record" in unknown.line()
+    plan["shift"] = 0.0  # it reproduces here after all: this arithmetic makes it
+    assert verify.refresh(verify.check(NAME))
+    assert _file(tmp_path)["provenance"]["arithmetic"] == fingerprint()
+
+
+def test_the_arithmetic_reads_the_subnormal_flush_from_the_arithmetic_itself():
+    """Known answer: 1e-30 * 1e-9 = 1e-39 is a float32 subnormal: flushed (as the library sets
+    on import) it is exactly 0, kept it is not; the fingerprint says which."""
+    from dynamics import arithmetic
+
+    assert arithmetic.subnormals_flushed() and "subnormals flushed" in arithmetic.fingerprint()
+    torch.set_flush_denormal(False)
+    try:
+        assert not arithmetic.subnormals_flushed()
+        assert "subnormals kept" in arithmetic.fingerprint()
+        assert (torch.tensor([1e-30]) * 1e-9).item() > 0
+    finally:
+        assert arithmetic.flush_denormals()
+    assert (torch.tensor([1e-30]) * 1e-9).item() == 0.0
+
+
 def test_files_without_a_sample_say_so(plan, tmp_path):
     precompute.Runner(demo_plan(tolerance=None)).run()  # timings: not reproducible by nature
     rep = verify.check(NAME)  # the digest is all there is to check

@@ -504,7 +504,11 @@ CLOCK = evidence.Claim(
     control="the run at the middle learning rate with another product against the matched "
             "runs' level",
     window="mean train loss over the second half of training",
-    fmt=lambda x: f"{100 * x:.1f}%")
+    fmt=lambda x: f"{100 * x:.1f}%",
+    # shown, not asserted: on three seeds the matched runs settle 4-7% apart (on an AVX-512
+    # machine), so the 10% threshold's margin is within the seeds' spread, while the control is
+    # off by more than 100%; the prose quotes both ranges and draws no verdict from the row
+    asserted=False)
 # shown, as the precomputed grid's row is: its control cannot discriminate at the cpu profile
 L2_FAILS_LIVE = replace(L2_FAILS, statement=L2_FAILS.statement + " (live grid)", asserted=False)
 

@@ -273,22 +273,27 @@ def equilibrium_rows(result: dict) -> list[dict]:
 def clock_figure(result: dict, metric: str = "train_loss", title: str | None = None):
     """``metric`` against eta * lambda * t (steps in units of tau) for every run of
     :func:`~.experiments.run_clock`: three matched runs in blues, the odd one in red."""
-    fig = plots.figure(title or "Same η·λ, same trajectory", "η·λ·t  (training time in units of τ)",
+    fig = plots.figure(title or "Equal η·λ against another, in units of τ",
+                       "η·λ·t  (training time in units of τ)",
                        metric.replace("_", " "), logy=metric.endswith("loss"))
-    blues = ["#9ecae1", "#4292c6", "#08519c"]
-    k = 0
+    blues = ["#6baed6", "#3182bd", "#08519c"]  # the palest still visible on a white page
+    k, span = 0, 0.0
     for r, h in zip(result["runs"], result["histories"]):
         if not len(h):
             continue
         prod = r["lr"] * r["weight_decay"]
+        x = clock_time(h.steps, r["lr"], r["weight_decay"])
         if r["matched"]:
-            color, k = blues[k % 3], k + 1
+            color, k, span = blues[k % 3], k + 1, max(span, max(x))
         else:
             color = plots.PALETTE[1]
-        fig.add_scatter(x=clock_time(h.steps, r["lr"], r["weight_decay"]), y=h[metric],
+        fig.add_scatter(x=x, y=h[metric],
                         mode="lines+markers", marker=dict(size=4), line=dict(color=color),
                         name=f"η={plots.number(r['lr'], 2)}, λ={plots.number(r['weight_decay'], 2)}"
-                             f" (ηλ={plots.number(prod, 2)})" + (" (diverged)" if h.diverged else ""))
+                             f" (ηλ={plots.number(prod, 2)})" + (" (diverged)" if h.diverged else "")
+                             + ("" if r["matched"] else ", in its own τ"))
+    if span:  # the odd run's larger product spans more of its own τ: the axis is the matched runs'
+        fig.update_xaxes(range=[0, span])
     fig.update_layout(hovermode="closest")
     return fig
 

@@ -271,7 +271,7 @@ def clock_panel(profile: str | None = None, seed: int | None = None):
                 h.append(step, train_loss=value)
             if step in draw:
                 update(fig=clock_figure(dict(runs=runs, histories=early),
-                                        title=f"Same η·λ, same trajectory (step {step:,} "
+                                        title=f"Equal η·λ against another (step {step:,} "
                                               f"of {total:,})"))
 
         result = run_clock(cfg, seed, bars=False, on_step=on_step)

@@ -29,7 +29,8 @@ def mlp(cfg):
     return models.MLP(40, cfg.get("width", 16), 2, 10)
 
 
-def assert_same_histories(a, b, rtol=RTOL, atol=ATOL):
+def assert_same_histories(a, b, rtol=RTOL, atol=ATOL, acc_atol=None):
+    """``acc_atol``: accuracies may differ by this much (an example that flips)."""
     assert len(a) == len(b)
     for ha, hb in zip(a, b):
         assert ha.steps == hb.steps
@@ -37,7 +38,8 @@ def assert_same_histories(a, b, rtol=RTOL, atol=ATOL):
         assert set(ha.metrics) == set(hb.metrics)
         for m in ha.metrics:
             if m != "time":
-                np.testing.assert_allclose(ha[m], hb[m], rtol=rtol, atol=atol, err_msg=m)
+                tol = acc_atol if acc_atol is not None and m.endswith("acc") else atol
+                np.testing.assert_allclose(ha[m], hb[m], rtol=rtol, atol=tol, err_msg=m)
 
 
 @functools.cache
@@ -209,10 +211,14 @@ def test_divergence_isolated_and_frozen():
 
 
 def test_train_and_test_masks_batched_equals_sequential():
+    # a batched matmul and a single one sum in other orders on AVX-512 kernels: over the run
+    # the test loss drifts apart by up to 3.5e-4 relative and one test example of 198 flips
+    # (seen on a Xeon with AVX-512); a wrong mask moves the loss by whole per cent
+    kw = dict(rtol=1e-3, acc_atol=1.5 / 198)
     r = both(masks=True)
-    assert_same_histories(r["batched"].histories, r["sequential"].histories)
+    assert_same_histories(r["batched"].histories, r["sequential"].histories, **kw)
     r = both(batch_size=64, masks=True)  # unequal subsets, mini-batches drawn per model
-    assert_same_histories(r["batched"].histories, r["sequential"].histories)
+    assert_same_histories(r["batched"].histories, r["sequential"].histories, **kw)
 
 
 def test_train_mask_is_the_subset():

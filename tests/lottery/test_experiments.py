@@ -344,15 +344,16 @@ def test_claim_stable_at_init_and_stable_after_rewinding_at_a_large_learning_rat
     assert all(r["asserted"] and r["seeds"] == SEEDS for r in rows)
     # at the smoke scale the phenomenon shows (every seed's treatment passes, every seed's
     # control fails: the barrier from θ₀ at the large rate, 5-9 points against the 2-point bar),
-    # but the control's seeds spread over more than its miss, so the engine says it does not
-    # discriminate; the published cpu rows (tests/test_published_claims.py, the strict build)
-    # are yes
+    # but by how much the control misses, against its seeds' spread, depends on the machine's
+    # arithmetic (does not discriminate on one machine; yes and within noise on an AVX-512
+    # Xeon): never no; the published cpu rows (tests/test_published_claims.py, the strict
+    # build) are yes
     for r in rows:
         for part in r["evidence"]:
             test = evidence.Test(**part["test"])
             assert all(test.passes(v) for v in part["treatment"].values()), r["measured here"]
             assert not any(test.passes(v) for v in part["control"].values()), r["measured here"]
-    assert [r["reproduced"] for r in rows] == ["does not discriminate"] * 2, rows
+    assert {r["reproduced"] for r in rows} <= {"yes", "within noise", "does not discriminate"}, rows
 
 
 def test_lmc_rows_say_no_without_a_barrier_to_remove_or_when_it_stays():

@@ -171,7 +171,11 @@ WORKLOADS = dict(core_train=core_train, core_sweep=core_sweep, grokking=grokking
 
 
 def capability() -> str:
-    return f"{torch.backends.cpu.get_cpu_capability()} torch {torch.__version__}"
+    """The arithmetic the values are exact on: the one a data file records
+    (:func:`dynamics.arithmetic.fingerprint`, on the CPU these workloads run on)."""
+    from dynamics.arithmetic import fingerprint
+
+    return fingerprint("cpu")
 
 
 if __name__ == "__main__":

@@ -585,3 +585,36 @@ def test_on_step_acts_on_the_models_together_as_train_hooks_act_on_one():
         train_many(mlp, d, configs, recipe, on_step=kick, strategy="sequential")
     with pytest.raises(ValueError, match="one chunk"):
         train_many(mlp, d, configs, recipe, on_step=kick, strategy=1)
+
+
+@pytest.mark.parametrize("batch_size", [None, 32])  # full batch defers the train pass
+def test_an_evaluation_reads_only_the_sets_its_rule_names_in_both_engines(batch_size):
+    """``Every(k, train=False)`` leaves out the training set's whole-set pass, ``test=False``
+    the test set's, in the batched engine as in ``train``: the same histories either way,
+    the left-out set's keys absent, and the other set's values those of a run that reads
+    both, to the last bit (an evaluation never touches the training). A model that diverges
+    is caught from its step losses, as before, with the training set unread."""
+    from dynamics.train import Every
+
+    d = tiny_data()
+    configs = [dict(lr=0.01, seed=0), dict(lr=1e6, seed=1), dict(lr=0.03, seed=2)]
+    runs = {}
+    for train_set, test_set in [(True, True), (False, True), (True, False)]:
+        recipe = Recipe(20, optimizer="sgd", batch_size=batch_size,
+                        eval=Every(5, train=train_set, test=test_set))
+        runs[train_set, test_set] = {s: train_many(mlp, d, configs, recipe, strategy=s, bars=False)
+                                     for s in ("batched", "sequential")}
+        b, s = (runs[train_set, test_set][k].histories for k in ("batched", "sequential"))
+        assert_same_histories(b, s)
+        for h in b + s:
+            assert ("train_loss" in h.metrics) == train_set and ("train_acc" in h.metrics) == train_set
+            assert ("test_acc" in h.metrics) == test_set
+    for engine in ("batched", "sequential"):
+        both = runs[True, True][engine].histories
+        for key, (drop, name) in {(False, True): ("train", "test_acc"),
+                                  (True, False): ("test", "train_loss")}.items():
+            other = runs[key][engine].histories
+            assert [h.diverged_at for h in other] == [h.diverged_at for h in both]
+            assert other[1].diverged and not other[0].diverged
+            for h, ref in zip(other, both):
+                assert h.steps == ref.steps and list(h[name]) == list(ref[name]), (engine, drop)

@@ -294,3 +294,34 @@ def test_a_dry_run_evaluates_one_chunk(monkeypatch):
     real = loop._eval_batched(stack, stack.params, d.x_train[:64], d.y_train[:64], first,
                               "cross_entropy", 10, 64)
     assert [float(v[0]) for v in dry] == pytest.approx([float(v[0]) for v in real])
+
+
+def test_train_false_skips_the_training_sets_pass_and_still_catches_divergence(digits):
+    """``Every(k, train=False)``: no ``train_*`` keys, the training set never evaluated (a
+    model that counts its forward passes sees the steps' mini-batches only), the test
+    metrics those of the run that reads both, and a diverging run ends where it did."""
+    from dynamics.train import Every
+
+    class Counting(models.MLP):
+        rows = 0
+
+        def forward(self, x):
+            Counting.rows += len(x)
+            return super().forward(x)
+
+    def run(train_set, lr=1e-2):
+        torch.manual_seed(0)
+        m = Counting(digits.input_dim, 8, 1, 10)
+        Counting.rows = 0
+        h = train.train(m, digits, Recipe(12, optimizer="sgd", lr=lr, batch_size=16,
+                                          eval=Every(4, train=train_set)), seed=0, bars=False)
+        return h, Counting.rows
+
+    (both, n_both), (test_only, n_test) = run(True), run(False)
+    assert "train_loss" not in test_only and "train_acc" not in test_only
+    assert list(test_only["test_acc"]) == list(both["test_acc"]) and test_only.steps == both.steps
+    evals = len(both.steps)
+    assert n_test == 12 * 16 + evals * len(digits.x_test)  # steps' batches + test passes
+    assert n_both - n_test == evals * len(digits.x_train)
+    bad, bad_test_only = run(True, lr=1e8)[0], run(False, lr=1e8)[0]
+    assert bad.diverged and bad_test_only.diverged_at == bad.diverged_at

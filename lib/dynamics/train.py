@@ -320,10 +320,13 @@ def log_steps(steps: int, n: int = 60) -> list[int]:
 @dataclass(frozen=True)
 class Every:
     """Evaluate at step 0, every ``k`` steps and at the last (``k`` None: about 100 times).
-    ``test=False`` leaves the test set out (train-set metrics only)."""
+    ``test=False`` leaves the test set out, ``train=False`` the training set (its whole-set
+    pass costs as much as the test set's; a run whose figures read neither skips it); the
+    same two switches on :class:`LogSpaced` and :class:`At`."""
 
     k: int | None = None
     test: bool = True
+    train: bool = True
 
     def at(self, steps: int) -> list[int]:
         every = max(1, steps // 100) if self.k is None else self.k
@@ -339,6 +342,7 @@ class LogSpaced:
 
     n: int = 60
     test: bool = True
+    train: bool = True
 
     def at(self, steps: int) -> list[int]:
         return log_steps(steps, self.n)
@@ -350,6 +354,7 @@ class At:
 
     steps: tuple
     test: bool = True
+    train: bool = True
 
     def __post_init__(self):
         object.__setattr__(self, "steps", tuple(int(s) for s in self.steps))
@@ -471,8 +476,10 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
     """Train ``model`` on ``data`` in place by ``recipe`` and return its :class:`History`.
 
     Recorded at each evaluation (``recipe.eval``): ``train_loss``, ``train_acc``,
-    ``test_loss``, ``test_acc`` (whole sets, no gradient), ``time`` (seconds since start), and
-    the extra ``metrics`` (see :func:`measure`). ``hooks`` (:class:`Hooks`) run at each step or
+    ``test_loss``, ``test_acc`` (whole sets, no gradient; the rule's ``train=False`` or
+    ``test=False`` leaves a set out), ``time`` (seconds since start), and the extra
+    ``metrics`` (see :func:`measure`). A non-finite training loss at any step ends the run
+    as diverged, whether or not the training set is evaluated. ``hooks`` (:class:`Hooks`) run at each step or
     evaluation; ``seed`` sets the mini-batch order; progress and Stop go through
     :func:`dynamics.progress.current` (``progress`` only switches the tqdm bar).
     """
@@ -503,7 +510,7 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
     if steps < planned and steps not in evals:  # a dry run evaluates where it stops, as the run would
         evals.append(steps)
     evals_set = set(evals)
-    eval_test = recipe.eval.test
+    eval_test, eval_train = recipe.eval.test, recipe.eval.train
     before_step, after_step, callbacks = hooks.before_step, hooks.after_step, hooks.on_eval
     job = P.current()
 
@@ -518,13 +525,15 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
         if bad >= 0:
             history.diverged_at = bad
             return True
-        tl, ta = evaluate(model, data.x_train, data.y_train, loss_fn)
-        values = dict(train_loss=tl, train_acc=ta)
+        values = {}
+        if eval_train:
+            values["train_loss"], values["train_acc"] = evaluate(model, data.x_train, data.y_train,
+                                                                 loss_fn)
         if eval_test and len(data.x_test):
             values["test_loss"], values["test_acc"] = evaluate(model, data.x_test, data.y_test, loss_fn)
         values.update(measure(metrics, model, data))
         values = {k: float(v.detach() if torch.is_tensor(v) else v) for k, v in values.items()}
-        if not math.isfinite(values["train_loss"]):
+        if not math.isfinite(values.get("train_loss", 0.0)):
             history.diverged_at = step
             return True
         history.append(step, time=time.perf_counter() - start, **values)

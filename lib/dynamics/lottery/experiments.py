@@ -27,7 +27,7 @@ from .. import progress as P
 from .. import runtime
 from ..runtime import get_seed
 from ..sweep import choose_strategy, train_many
-from ..train import History, Hooks, Recipe, train
+from ..train import At, Every, History, Hooks, Recipe, train
 from .science import (PAI_DENSITY, PAI_METHODS, LotteryConfig, density, full_masks, imp_round,
                       layer_densities, like_masks, load_data, make_model, pai_masks,
                       path_errors, barrier, best_step, rewind, shuffle_masks,
@@ -79,10 +79,12 @@ def validation(model: nn.Module, data: D.Dataset, x: torch.Tensor, y: torch.Tens
 
 def recipe(cfg: LotteryConfig, steps: int | None = None) -> Recipe:
     """How every network of the chapter trains: ``cfg``'s optimizer, learning rate and
-    mini-batches for ``steps`` (default ``cfg.steps``), ``cfg.evals`` evaluations."""
+    mini-batches for ``steps`` (default ``cfg.steps``), ``cfg.evals`` evaluations, each of
+    the test set (the curves and accuracies) and, through :func:`train_masked`'s metric, the
+    validation split (early stopping); never of the training set, which no figure reads."""
     steps = steps or cfg.steps
     return Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, batch_size=cfg.batch_size,
-                  eval=max(1, steps // cfg.evals))
+                  eval=Every(max(1, steps // cfg.evals), train=False))
 
 
 def _state(model: nn.Module) -> dict:
@@ -108,7 +110,9 @@ def rewind_states(cfg: LotteryConfig, data: D.Dataset, seeds: list, steps) -> li
                 if step in grab_at:
                     captured[step] = _state(m)
                 return False
-            train(model, data, recipe(cfg, runtime.steps(want[-1])).replace(eval=grab_at),
+            # an evaluation here only hands the hook the weights: no set is read
+            train(model, data, recipe(cfg, runtime.steps(want[-1])).replace(
+                      eval=At(grab_at, train=False, test=False)),
                   hooks=Hooks(on_eval=grab), seed=s, bars=False)
             states.update({k: captured[at[k]] for k in want if at[k] in captured})
         out.append(states)

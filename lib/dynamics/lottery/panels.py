@@ -24,6 +24,7 @@ from .. import progress as P
 from .. import results
 from ..runtime import get_profile, get_seed
 from ..sweep import train_many
+from ..train import At
 from ..widgets import Choice, Panel, Slider, controls_for
 from .experiments import VARIANTS, ImpResult, recipe, rewind_states
 from .figures import PAI_NAMES, imp_figure, lmc_figure, pai_figure
@@ -87,7 +88,7 @@ def train_live(cfg: LotteryConfig, data, inits: list, masks: list, seeds: list):
         return model
 
     configs = [dict(seed=int(s), init=k) for k, s in enumerate(seeds)]
-    return train_many(model_fn, train, configs, recipe(cfg).replace(eval=[cfg.steps]),
+    return train_many(model_fn, train, configs, recipe(cfg).replace(eval=At([cfg.steps], train=False)),
                       masks=dict(params=[m or None for m in masks]), bars=False)
 
 

@@ -259,15 +259,17 @@ class Evaluations:
     def record(self, step: int, values: dict, extra: dict, elapsed: float) -> None:
         """Append one evaluation (``values``: [K] device tensors; ``extra[k]``: model k's user
         metrics) with one host sync. As ``train`` decides: a model whose loss was non-finite
-        before this evaluation, or whose train loss is non-finite now, closes instead."""
+        before this evaluation, or whose train loss (where evaluated) is non-finite now,
+        closes instead."""
         bad = self.first_bad.tolist()
         values = {key: v.tolist() for key, v in values.items()}
+        losses = values.get("train_loss")  # None: the rule leaves the training set out
         closed = []
         for k in self.open():
             h = self.histories[k]
             if bad[k] >= 0:
                 h.diverged_at = bad[k]
-            elif not math.isfinite(values["train_loss"][k]):
+            elif losses is not None and not math.isfinite(losses[k]):
                 h.diverged_at = step
             else:
                 h.append(step, time=elapsed, **{key: v[k] for key, v in values.items()},
@@ -302,7 +304,9 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
     state = init_state(spec.optimizer, params)
     train_rows = _Rows.of([r.train_rows for r in runs], len(data.x_train), device)
     test_rows = _Rows.of([r.test_rows for r in runs], len(data.x_test), device)
-    has_test = len(data.x_test) > 0 and all(c > 0 for c in test_rows.counts)
+    # the recipe's evaluation rule says which sets an evaluation reads, as train's does
+    has_test = spec.recipe.eval.test and len(data.x_test) > 0 and all(c > 0 for c in test_rows.counts)
+    has_train = spec.recipe.eval.train
     batches = _Batches(train_rows, spec.batch_size, [r.seed for r in runs], device)
     row_chunk = max(64, 65536 // K)
     evals = set(spec.evals)
@@ -313,7 +317,7 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
         batch the train-set metrics are left to the next step's forward pass, which sees the
         same parameters and rows (one forward pass saved per evaluation)."""
         values = {}
-        if not deferred(step):
+        if has_train and not deferred(step):
             values["train_loss"], values["train_acc"] = _eval_batched(
                 stack, params, data.x_train, data.y_train, train_rows, spec.loss, data.n_classes, row_chunk)
         if has_test:
@@ -325,7 +329,7 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
         return step, values, extra, time.perf_counter() - rec.start
 
     def deferred(step: int) -> bool:
-        return batches.full and step < spec.steps
+        return has_train and batches.full and step < spec.steps
 
     pending = None  # an evaluation waiting for its train-set metrics (full batch)
     if 0 in evals:

@@ -424,8 +424,11 @@ def test_precomputed_speed_figure_shows_tickets_learning_faster(precomputed):
     first = next(r for r in range(1, len(main.density)) if all(map(at_end, range(r, len(main.density)))))
     assert not at_end(first - 1) or first == 1
     assert said["speed_ctrl_end"].startswith(f"from {100 * main.density[first]:.1f}% of the weights on")
-    assert main.density[first] <= 0.2  # from a fifth or sparser: "near the end" is the sparse rounds'
-    assert L.claims.speed_claim(main)["reproduced"] == "yes" and L.claims.speed_claim(main)["seeds"] == [0, 1, 2]
+    # the phenomenon on every seed (the prose's "on 3 of 3 seeds"); the row's verdict is the
+    # engine's, asserted or held back by SHOWN_ONLY (a control near its own spread)
+    row = L.claims.speed_claim(main)
+    assert said["speed_held"] == "3 of 3" and row["seeds"] == [0, 1, 2]
+    assert row["reproduced"] == ("does not discriminate" if "speed" in L.claims.SHOWN_ONLY else "yes")
 
 
 def test_speed_row_says_no_when_the_control_learns_as_fast(precomputed):
@@ -474,9 +477,10 @@ def test_precomputed_lmc_and_learning_rate_settings(precomputed):
     (regenerated 2026-11-29: 0.9 to 1.1 points at step 200). In the
     IMP slider, at that learning rate, reset tickets still match the dense network at 5% of
     the weights, and tickets rewound to step 50 are ahead of them by about two points at the
-    sparsest rounds (one seed); re-initialization is level with the reset ticket on average
-    over the rounds at 14-35% of the weights, behind at 10% or fewer (by more than the Liu row's
-    LEVEL_POINTS on average and on the last round, and on every round there)."""
+    sparsest rounds (one seed); over the rounds at 14-35% of the weights re-initialization
+    against the reset ticket ranges round by round over more than twice the Liu row's
+    LEVEL_POINTS (the prose glues whether its mean is within it); at 10% or fewer it is
+    behind (by more than LEVEL_POINTS on average and on the last round, and on every round)."""
     runs, _, payload = precomputed
     calm = L.claims.lmc_seeds(payload, "0.002")
     hot = L.claims.lmc_seeds(payload, "0.01")
@@ -491,17 +495,16 @@ def test_precomputed_lmc_and_learning_rate_settings(precomputed):
     sparse = [r for r, dd in enumerate(reset.density) if dd <= 0.1]
     diff = np.mean([rewound.acc["ticket"][0, r] - reset.acc["ticket"][0, r] for r in sparse])
     assert 0.01 < diff < 0.04, diff
-    # Liu et al.'s counterpoint, in part: at the larger learning rate re-initialization is
-    # level with the ticket on average over the rounds in LIU_WINDOW (never one round: they
-    # range from -2.0 to +2.1 points, regenerated 2026-11-29), behind at 10% of the weights or
-    # fewer: the prose's "falls behind", by more than the row's level (LEVEL_POINTS), so that
-    # window fails the row ("partly"). The data of 2026-11-22 had it 4.9 points behind on
-    # average and this test asked for 4; the regenerated data have 2.5 (+0.7 to +4.4 by round)
+    # Liu et al.'s counterpoint: at the larger learning rate, over the rounds in LIU_WINDOW
+    # re-initialization against the ticket swings round by round (so the row reads the
+    # window's mean, never one round; whether that mean is level the prose glues from the
+    # row's own test, liu_mid_says); at 10% of the weights or fewer it is behind: the prose's
+    # "falls behind", by more than the row's level (LEVEL_POINTS), so that window fails the row
     gap = reset.acc["ticket"][0] - reset.acc["reinit"][0]
     level = L.claims.LEVEL_POINTS / 100
     lo, hi = L.claims.LIU_WINDOW
     mid = [r for r, dd in enumerate(reset.density) if lo <= dd <= hi]
-    assert len(mid) >= 4 and abs(np.mean(gap[mid])) < level and np.ptp(gap[mid]) > 2 * level
+    assert len(mid) >= 4 and np.ptp(gap[mid]) > 2 * level
     assert np.mean(gap[sparse]) > level and gap[-1] > level and all(gap[sparse] > 0)
 
 

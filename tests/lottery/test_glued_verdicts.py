@@ -135,12 +135,26 @@ def test_the_liu_row_is_level_both_ways(precomputed):
 
 
 def test_the_shuffling_row_is_said_per_method_and_density(precomputed):
-    """Finding 3: the shuffling row's "no" is not every method's: at 21.7% SNIP and magnitude
-    at init pass on 2 of 3 seeds; the prose glues each method's verdict at each density."""
+    """Finding 3: the shuffling row's "no" is not every method's, so the prose glues each
+    method's verdict at each density of the window, densest first: every method named once
+    per density with an engine verdict, and a "partly" with the seeds it holds on."""
+    import re
+
+    from dynamics import evidence
+    from dynamics.lottery.figures import PAI_NAMES
+
     _, _, payload = precomputed
     each = L.facts.pai_numbers(payload)["pai_shuffle_each"]
-    assert 'at 21.7% of the weights, SNIP "partly" (2 of 3 seeds, median -0.1)' in each
-    assert 'SynFlow "no"' in each and "at 9.2% of the weights" in each
+    lo, hi = L.claims.PAI_WINDOW
+    window = sorted((q for q in payload["pai"] if lo <= q["density"] <= hi), key=lambda q: -q["density"])
+    parts = each.split("; ")
+    assert len(window) >= 2 and len(parts) == len(window)
+    for q, part in zip(window, parts):
+        assert part.startswith(f"at {100 * q['density']:.1f}% of the weights, ")
+        for m in (m for m in q["acc"] if m != "imp"):
+            said = re.findall(re.escape(PAI_NAMES[m]) + r' "([^"]+)" \(([^)]*)\)', part)
+            assert len(said) == 1 and said[0][0] in evidence.VERDICTS, (m, part)
+            assert ("of 3 seeds" in said[0][1]) == (said[0][0] == "partly"), (m, part)
     assert "pai_shuffle_each" in _glued("_each")
 
 
@@ -179,3 +193,19 @@ def test_shuffling_at_a_tenth_names_the_seed_where_it_costs_no_more_than_the_spr
     said = L.facts.pai_numbers(payload)["pai_beyond"]
     assert said.startswith("SNIP on 2 of 3 (not on seed 2, where it costs 1.5 points"), said
     assert "pai_beyond" in _glued("_beyond")
+
+
+def test_the_match_margin_is_the_one_its_row_weighs():
+    """``match_margin``: the seeds' median of ticket − dense above −MATCH_POINTS, beside the
+    seeds' spread, read from the numbers the match row keeps (a constructed row: median of
+    -0.5, 0.25, 0.5 is 0.25, so 1.25 above −1; spread 1.0); "—" with no precomputed part."""
+    from dynamics import evidence
+
+    claim = L.claims.CLAIMS["match"][0]
+    test = evidence.Test(">=", -1.0, "MATCH_POINTS below dense")
+    part = {"label": "precomputed (3 seeds)", "test": {"op": ">=", "threshold": -1.0,
+            "name": test.name, "scale": "linear"}, "treatment": {0: -0.5, 1: 0.25, 2: 0.5},
+            "control": {0: -9.0, 1: -8.0, 2: -7.0}, "noise": 1.0, "verdict": "yes"}
+    row = {"claim": claim + " (as the table words it)", "evidence": [part]}
+    assert L.facts.match_margin([row]) == "1.2 points against a spread of 1.0"  # 1.25 → 1.2 (even)
+    assert L.facts.match_margin([dict(row, evidence=[dict(part, label="this run")])]) == "—"

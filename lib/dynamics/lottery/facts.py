@@ -9,8 +9,8 @@ from .. import plots
 
 # a verdict the prose glues is read off the claims table's own rows (:func:`verdict_numbers`,
 # glued where the table is built), so the sentence and the table cannot disagree
-from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, PAI_WINDOW, STABLE_BARRIER, _pai, _row,
-                     _speed, _spread, liu_numbers, lmc_seeds)
+from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, PAI_WINDOW, SHOWN_ONLY, STABLE_BARRIER,
+                     _pai, _row, _speed, _spread, liu_numbers, lmc_seeds)
 from .experiments import ImpResult, by_step, seed_mean
 from .figures import trained_on
 from .science import layer_densities
@@ -48,6 +48,8 @@ def verdict_numbers(rows: list[dict], pai: dict | None = None,
     shown = {name: start for name, start in GLUED_VERDICTS.items()  # (a table without a
              if any(str(r["claim"]).startswith(start) for r in rows)}  # section's rows: none)
     out.update(plots.verdicts(rows, **shown))
+    if "match_verdict" in shown:
+        out["match_margin"] = match_margin(rows)
     if payload is not None:
         out["pai_leads"] = pai_leads(payload)
         out["pai_says_precomputed"] = _row("pai", [
@@ -56,6 +58,23 @@ def verdict_numbers(rows: list[dict], pai: dict | None = None,
     if pai is not None:
         out["pai_says_live"] = _row("pai", [_pai(pai, "this run")["pai"]])["reproduced"]
     return out
+
+
+def match_margin(rows: list[dict]) -> str:
+    """How far the match row's precomputed part clears its threshold (the seeds' median of
+    ticket − dense above −MATCH_POINTS) beside the seeds' spread it must beat, from the numbers
+    the row keeps: the two the verdict weighs ("—" where the row has no precomputed part)."""
+    from ..evidence import Test
+
+    row = next(r for r in rows if str(r["claim"]).startswith(CLAIMS["match"][0]))
+    part = next((e for e in row.get("evidence") or () if e["label"].startswith("precomputed")), None)
+    if part is None:
+        return "—"
+    t = part["test"]
+    vals = sorted(part["treatment"].values())
+    mid = vals[len(vals) // 2] if len(vals) % 2 else 0.5 * (vals[len(vals) // 2 - 1] + vals[len(vals) // 2])
+    margin = Test(t["op"], t["threshold"], t["name"], t["scale"]).margin(mid)
+    return f"{margin:.1f} points against a spread of {part['noise']:.1f}"
 
 
 def pai_leads(payload: dict) -> str:
@@ -151,7 +170,12 @@ def speed_numbers(res: ImpResult, low: float = 1 / 7, high: float = 2 / 3,
         out["speed_split"] = (f"They hold out the last {n_val} of their {n_train} training "
                               "examples as the validation split, and early stopping reads "
                               "only them.")
-        out["speed_caveat"] = "The claims table asserts this row on these runs."
+        judged = setting["judged"]
+        out["speed_caveat"] = (
+            "The claims table asserts this row on these runs." if "speed" not in SHOWN_ONLY else
+            "The claims table shows this row without asserting it: on these runs it says "
+            f"\"{judged[0].verdict if judged else 'cannot tell'}\" "
+            f"({SHOWN_ONLY['speed'].split(': ', 1)[-1]}).")
         out["speed_row"] = ("the precomputed IMP runs early-stopped on their validation split, "
                             "as this page's run does, so the speed row shows both, settings of "
                             "one claim")

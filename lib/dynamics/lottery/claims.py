@@ -597,7 +597,9 @@ def liu_numbers(runs: dict) -> dict:
                 f"within the table's {LEVEL_POINTS:g} point of \"level\", but on one seed, which "
                 "measures no noise, so that part is at best \"within noise\""
                 if LIU.test.passes(abs(np.mean(gap))) else
-                f"outside the table's {LEVEL_POINTS:g} point of \"level\", so that part says \"no\"")
+                f"outside the table's {LEVEL_POINTS:g} point of \"level\" by "
+                f"{abs(np.mean(gap)) - LEVEL_POINTS:.1f}, so that part says \"no\" by the table's "
+                "rule, on one seed whose rounds scatter as widely: one seed cannot make it firm")
     lo, hi = LIU_WINDOW
     out.update(liu_window=f"{100 * hi:.0f}% and {100 * lo:.0f}%", liu_level=f"{LEVEL_POINTS:g}",
                liu_seeds=len(reset.seeds))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
+from ..evidence import control_miss
 
 # a verdict the prose glues is read off the claims table's own rows (:func:`verdict_numbers`,
 # glued where the table is built), so the sentence and the table cannot disagree
@@ -17,7 +18,7 @@ from .science import layer_densities
 
 __all__ = ["speed_numbers", "pai_numbers", "lmc_numbers", "rewind_numbers", "breakdown",
            "breakdown_numbers", "imp_numbers", "layer_numbers", "verdict_numbers",
-           "shuffle_numbers", "pai_leads", "GLUED_VERDICTS"]
+           "shuffle_numbers", "pai_leads", "pai_leads_said", "GLUED_VERDICTS"]
 
 # claims row -> the name the prose glues its verdict under: every ``*_verdict`` the page glues
 # is one of these, read off the row the claims table prints (tests/lottery: the prose and the
@@ -52,6 +53,7 @@ def verdict_numbers(rows: list[dict], pai: dict | None = None,
         out["match_margin"] = match_margin(rows)
     if payload is not None:
         out["pai_leads"] = pai_leads(payload)
+        out["pai_leads_said"] = pai_leads_said(payload)
         out["pai_says_precomputed"] = _row("pai", [
             _pai(q, "precomputed")["pai"] for q in payload["pai"]
             if PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]])["reproduced"]
@@ -91,6 +93,37 @@ def pai_leads(payload: dict) -> str:
         parts.append(f"{np.min(lead):.1f} to {np.max(lead):.1f} points at {100 * q['density']:.1f}% "
                      f"of the weights (the random mask's spread over the seeds {_spread(rnd):.1f})")
     return "; ".join(parts)
+
+
+def pai_leads_said(payload: dict) -> str:
+    """What the slider's runs say of the pruning-at-init row's test, treatment side only (the
+    control is the next sentence's): every method leading the random mask by PAI_MARGIN on
+    every seed and, at its median, by more than the random mask's spread; or which
+    (method, density) fall short of either, as the row's engine measures them."""
+    from .figures import PAI_NAMES
+
+    short, thin = [], []
+    for q in sorted(payload["pai"], key=lambda q: -q["density"]):
+        if not PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]:
+            continue
+        methods = [m for m in q["acc"] if m != "imp"]
+        for m, j in zip(methods, _pai(q, "precomputed")["pai"]["judged"]):
+            v = sorted(j.treatment.values())
+            at = f"{PAI_NAMES[m]} at {100 * q['density']:.1f}%"
+            if not all(j.claim.test.passes(x) for x in v):
+                short.append(at)
+            elif not j.claim.test.margin(float(np.median(v))) > j.noise:
+                thin.append(f"{at} (by {j.claim.test.margin(float(np.median(v))):.1f} at its median, "
+                            f"within the random mask's spread of {j.noise:.1f})")
+    if not short and not thin:
+        return "every method does, on every seed"
+    said = []
+    if short:
+        said.append(f"every method does on every seed except {_and(short)}")
+    if thin:
+        said.append(("every method leads by that much on every seed, " if not short else "")
+                    + f"but {_and(thin)} not by more than the spread")
+    return "; ".join(said)
 
 
 def shuffle_numbers(payload: dict) -> dict:
@@ -171,11 +204,22 @@ def speed_numbers(res: ImpResult, low: float = 1 / 7, high: float = 2 / 3,
                               "examples as the validation split, and early stopping reads "
                               "only them.")
         judged = setting["judged"]
-        out["speed_caveat"] = (
-            "The claims table asserts this row on these runs." if "speed" not in SHOWN_ONLY else
-            "The claims table shows this row without asserting it: on these runs it says "
-            f"\"{judged[0].verdict if judged else 'cannot tell'}\" "
-            f"({SHOWN_ONLY['speed'].split(': ', 1)[-1]}).")
+        if "speed" not in SHOWN_ONLY:
+            out["speed_caveat"] = "The claims table asserts this row on these runs."
+        elif not judged:
+            out["speed_caveat"] = "The claims table shows this row, not asserted: these runs cannot tell."
+        else:  # the engine's own verdict and reason, and where its control lies
+            j = judged[0]
+            later = [-v for v in j.control.values()]  # the re-init's step after the dense one
+            where = (f"the re-initialized ticket stops {min(later):.0f} to {max(later):.0f} steps "
+                     "after the dense network on every seed" if min(later) > 0 else
+                     f"the re-initialized ticket's step against the dense network's ranges from "
+                     f"{-max(later):+.0f} to {-min(later):+.0f}")
+            closest, spread = control_miss(j.claim.test, j.control)
+            tie = ": a tie, which the engine counts against the row" if np.isclose(closest, spread) else ""
+            out["speed_caveat"] = (
+                f"The claims table shows this row without asserting it: on these runs it says "
+                f"\"{j.verdict}\"{f' ({j.reason}{tie})' if j.reason else ''}, although {where}.")
         out["speed_row"] = ("the precomputed IMP runs early-stopped on their validation split, "
                             "as this page's run does, so the speed row shows both, settings of "
                             "one claim")
@@ -269,6 +313,9 @@ def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
     out.update(reset_dense=f"{dense['reset']:.1f}%", rewind_dense=f"{dense['rewound']:.1f}%",
                dense_gap=f"{abs(dense['reset'] - dense['rewound']):.1f}",
                rewind_gap_pts=f"{out['rewind_gap']:.1f}",
+               # the rewinding row's control: the same difference of the two settings'
+               # re-initialized controls (seed means over the same rounds)
+               rewind_ctrl=f"{100 * float(np.mean([seed_mean(rewound.acc['reinit'][:, r] - reset.acc['reinit'][:, r]) for r in sparse])):+.1f}",
                rewind_above=f"{max(above):.1f} points above it at {100 * rewound.density[top]:.1f}% "
                             "of the weights",
                rewind_seeds=len(rewound.seeds),

@@ -162,16 +162,21 @@ def test_lower_above_the_band_needs_a_margin():
     is asserted is the band's, where the best lambda hardly moves."""
     grid, _ = results.load("weight_decay_grid")
     lower = next(r for r in C.grid_claims(grid) if r["claim"].startswith("plain MLP: AdamW's best λ is lower"))
-    # seed 1 misses the bar; on seed 2 Adam + L2's best coefficient (the control) is lower too
-    assert not lower["asserted"] and lower["reproduced"] == "does not discriminate"
-    assert "the control passes the test too on seed 2" in lower["measured here"]
+    # seed 1 misses the bar (the files of 2026-11-29 made here: 1.8), so the row never says yes
+    ev = lower["evidence"][0]
+    assert not lower["asserted"] and lower["reproduced"] in ("partly", "does not discriminate")
+    assert not C.LOWER.test.passes(ev["treatment"][1])
     band = next(r for r in C.grid_claims(grid) if "hardly moves" in r["claim"])
     # its control, the scale-invariant net's best lambda (6.8x to 477x), misses the bar by less
     # than its own spread: shown, not asserted
     assert not band["asserted"] and band["reproduced"] == "does not discriminate"
     assert "not more than its seeds' spread" in band["measured here"]
+    # shown, not asserted: its control, AdamW's largest decay, falls short by 0.08-0.09 here,
+    # near the 0.1 bar (on the files made elsewhere it passed the bar: "does not discriminate")
     l2 = next(r for r in C.grid_claims(grid) if r["claim"].startswith("Adam + L2's largest penalty"))
-    assert not l2["asserted"] and l2["reproduced"] == "does not discriminate"
+    assert not l2["asserted"] and l2["reproduced"] in ("yes", "does not discriminate")
+    said = F.decoupling_numbers(grid)["wd_l2_band_control"]
+    assert said.startswith("fails at every" if l2["reproduced"] == "does not discriminate" else "falls short")
     assert F.decoupling_numbers(grid)["wd_l2_moving"] == "none of the 3 seeds"
 
 

@@ -17,7 +17,7 @@ from .figures import flat_columns, slope_text
 from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
 from .window import window_numbers
-from .claims import (ANGLE_TOL, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
+from .claims import (ANGLE_TOL, L2_FAIL, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
                      _band_move, _GridSeed, _edge_note, _side_ratio, _ties_text, _eq_dev, _fmt, _least_fall, _least_shortfall,
                      _lower_above, _n, _p, _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks,
                      _ties, grid_claims, spectrum_claims, tied_decays_per_lr)
@@ -128,6 +128,13 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_l2_fail=_range(per_kind(_least_shortfall, "adam_l2").values()),
         wd_adamw_fail=_range(per_kind(_least_shortfall, "adamw").values()),
         wd_l2_band_verdict=plots.MARKS[v["band"]], wd_plain_flat_verdict=plots.MARKS[v["flat"]],
+        # what the band row's control did, in the row's own terms (its bar: L2_FAIL)
+        wd_l2_band_control=(
+            "fails at every learning rate too, by at least "
+            if max(per_kind(_least_shortfall, "adamw").values()) > L2_FAIL else
+            f"falls short of its column's best at every learning rate too, but by less than the "
+            f"row's bar of {L2_FAIL:g}: by at least ")
+        + _range(per_kind(_least_shortfall, "adamw").values()) + " seed by seed",
         wd_band_ties=_ties_text(per_kind(lambda r: r, "adamw"), PLAIN_BAND),
         wd_lh_band_least=", ".join(
             f"{_fmt(t[-1][0] / t[0][1] * plain['lr_factor'], 2)}× (seed {k})"

@@ -226,3 +226,21 @@ def test_conditions_figure_divides_the_imbalance_by_its_value_at_step_1():
     fig = conditions_figure({"run": h})
     tr = [t for t in fig.data if t.xaxis == "x3"][0]
     assert np.allclose(tr.y, [1.0, 2.0])
+
+
+def test_the_simplex_note_says_how_the_full_run_ends(monkeypatch):
+    """The section 2 panel's note reads the precomputed full run: nearest at its least
+    distance to the ETF, and 'drifts' only where it ends more than a fifth farther (the
+    regenerated run of 2026-11-29 drifts from 0.060 to 0.092; a run that ends near its least
+    ends there)."""
+    from dynamics import results
+    from dynamics.collapse import panels as P
+
+    def fake(dist):
+        return lambda name: ({"history": {"steps": [0, 100, 200, 300],
+                                          "metrics": {"etf_distance": dist}}}, {})
+
+    monkeypatch.setattr(results, "load", fake([0.5, 0.1, 0.11, 0.2]))
+    assert P._full_run_end() == "the full run comes nearest at step 100 (distance 0.100), then drifts to 0.200 by its end."
+    monkeypatch.setattr(results, "load", fake([0.5, 0.2, 0.1, 0.11]))
+    assert P._full_run_end() == "the full run comes nearest at step 200 (distance 0.100) and ends there (0.110)."

@@ -173,11 +173,23 @@ def simplex_panel(profile: str | None = None, seed: int | None = None):
                 _steps_slider(base.steps, steps)]
     note = _shorter_note(steps, base.steps, "the run above")
     if note:  # seed 2 at 600 steps: ETF distance 0.339, 0.115 at step 31, 0.220 at the end
-        note += (" A short run can end with the means drifting away from the simplex again in "
-                 "its last frames; the full run comes back to it.")
+        note += " A short run can end with the means drifting away from the simplex again in " \
+                "its last frames; " + _full_run_end()
     return Panel(run, controls, title="Try it: watch the simplex form",
                  note=note, work=simplex_work,
                  above=results.provenance_of("collapse_simplex"), profile=profile)
+
+
+def _full_run_end() -> str:
+    """How the precomputed full run of section 2 ends against the simplex, read from its file:
+    how near it came (distance to the ETF, at which step) and where it ends."""
+    hist = results.load("collapse_simplex")[0]["history"]
+    steps, dist = hist["steps"], hist["metrics"]["etf_distance"]
+    k = min(range(len(dist)), key=dist.__getitem__)
+    near = f"the full run comes nearest at step {steps[k]:,} (distance {dist[k]:.3f})"
+    if dist[-1] <= 1.2 * dist[k]:
+        return near + f" and ends there ({dist[-1]:.3f})."
+    return near + f", then drifts to {dist[-1]:.3f} by its end."
 
 
 def conditions_work(weight_decay, width, linear_depth, steps, n_train=1200, in_dim=64,

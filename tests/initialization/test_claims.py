@@ -24,11 +24,11 @@ def test_claims_table_rows_and_verdicts():
     rows = C.claims(heat=dict(heat, seeds=[0]), more=more, depth_time=depth_time)
     assert rows == C.published_claims()  # the page's rows on data/ are the published ones
     # the edge-of-chaos row is shown: judged on the cells all of seeds 0-4 have, both placebo
-    # edges fail its test, and on seed 0's regenerated grid (issue 39) the treatment clears it
-    # by a little more than the seeds' spread (yes; "within noise" on the grid before): the
-    # page glues that verdict and says it is fragile
+    # edges fail its test, and the treatment clears it by about the seeds' spread: "yes" on
+    # one regeneration of the grid, "within noise" on others (the grids of 2026-11-29, made on
+    # this machine); the page glues that verdict and says it is fragile
     assert len(rows) == 3 and [r["asserted"] for r in rows] == [False, False, True]
-    assert rows[0]["reproduced"] == "yes" and len(rows[0]["seeds"]) == 5
+    assert rows[0]["reproduced"] in ("yes", "within noise") and len(rows[0]["seeds"]) == 5
     assert [len(r["seeds"]) for r in rows if r["asserted"]] == [5]  # three seeds at least
     for row in rows:
         assert set(row) == {"claim", "paper", "measured here", "reproduced", "asserted",
@@ -63,10 +63,13 @@ def test_prose_numbers_of_the_trainability_grid():
     num = Fa.trainability_numbers(real, results.load("initialization_trainability_seeds")[0])
     assert num["init_agree"].endswith("%") and "nowhere" not in num["init_beyond"]
     # the edge-of-chaos sentence on the published grid: its row's verdict, and what it rests on
-    assert num["init_edge_verdict"] == "yes" and num["init_edge_on"] == "every seed"
-    assert (num["init_edge_low"], num["init_edge_bar"], num["init_edge_by"],
-            num["init_edge_noise"], num["init_edge_times"]) == (
-        "0.35 on seed 2", "0.2", "0.15", "0.14", "1.1 times")
+    row = C.trainability_claims(real, results.load("initialization_trainability_seeds")[0])[0]
+    assert num["init_edge_verdict"] == row["reproduced"] and num["init_edge_on"] == "every seed"
+    lead = row["evidence"][0]["treatment"]
+    low = min(lead, key=lead.get)
+    assert (num["init_edge_low"], num["init_edge_bar"], num["init_edge_by"]) == (
+        f"{lead[low]:.2f} on seed {low}", "0.2", f"{lead[low] - 0.2:.2f}")
+    assert num["init_edge_noise"] == f"{max(lead.values()) - min(lead.values()):.2f}"
 
 
 def test_edge_margin_words_follow_a_constructed_row():

@@ -166,7 +166,7 @@ def test_claim_trainability_band_on_the_precomputed_grid():
     assert [r["asserted"] for r in rows] == [False, False]
     assert rows[1]["claim"].startswith("networks train when depth") and rows[1]["seeds"] == [0]
     edge = rows[0]
-    assert edge["reproduced"] == "yes" and edge["seeds"] == [0, 1, 2, 3, 4], edge
+    assert edge["reproduced"] in ("yes", "within noise") and edge["seeds"] == [0, 1, 2, 3, 4], edge
     assert "seed 2: 30:" in edge["measured here"]
     depths, sig, acc = C._shared(heat, more)
     assert depths == more["depths"] and sig == more["sigma_w2"] and acc.shape == (3, 8)

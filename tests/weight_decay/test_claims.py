@@ -176,7 +176,14 @@ def test_lower_above_the_band_needs_a_margin():
     l2 = next(r for r in C.grid_claims(grid) if r["claim"].startswith("Adam + L2's largest penalty"))
     assert not l2["asserted"] and l2["reproduced"] in ("yes", "does not discriminate")
     said = F.decoupling_numbers(grid)["wd_l2_band_control"]
-    assert said.startswith("fails at every" if l2["reproduced"] == "does not discriminate" else "falls short")
+    assert said.startswith("falls short of its column's best too, at its closest by ")
+    assert ("fails the row's test" in said) == (l2["reproduced"] != "does not discriminate")
+    # the scale-invariant row accepts a fall of exactly tenfold ("as 1/η"): on the grid's √10
+    # steps two decays a decade apart give 10 to the grid's precision
+    inv = next(r for r in C.grid_claims(grid) if r["claim"].startswith("scale-invariant net"))
+    assert C.INV_FALLS.test.passes(10.0) and not C.INV_FALLS.test.passes(9.9)
+    assert float(f"{3.1622776601683795 / 0.31622776601683794:.6g}") == 10.0  # as _least_fall reads
+    assert all(v is None or v == float(f"{v:.6g}") for v in inv["evidence"][0]["treatment"].values())
     assert F.decoupling_numbers(grid)["wd_l2_moving"] == "none of the 3 seeds"
 
 

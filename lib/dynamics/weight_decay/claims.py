@@ -75,7 +75,7 @@ FLAT_BELOW = 0.5  # below eta * lambda * t = 1: the decays span under this share
 #                   range of accuracy
 PLAIN_MOVES = 3.0  # plain MLP: each seed's best lambda moves less than this over PLAIN_BAND
 LOWER_BY = 0.5  # plain MLP: above PLAIN_BAND the best lambda is below this times the band's least
-INV_FALL = 10.0  # scale-invariant net: each seed's best lambda falls more than INV_FALL-fold over
+INV_FALL = 10.0  # scale-invariant net: each seed's best lambda falls at least INV_FALL-fold over
 #                  INVARIANT_BAND (a decade of eta: 1/eta or faster), whichever of the decays tied
 #                  with the best (within the seeds' spread, tied_decays_per_lr) is taken
 
@@ -194,9 +194,13 @@ def _ties(r, band=INVARIANT_BAND) -> list:
 
 
 def _ties_text(runs: dict, band) -> str:
-    """Each seed's tied decays (:func:`_ties`) at the first and last learning rate of ``band``."""
-    return "; ".join(f"λ = {_fmt(t[0][0], 2)} to {_fmt(t[0][1], 2)} → {_fmt(t[-1][0], 2)} to "
-                     f"{_fmt(t[-1][1], 2)} (seed {s})" for s, r in runs.items()
+    """Each seed's tied decays (:func:`_ties`) at the first and last learning rate of ``band``
+    ("λ = 3.2" where a range is one decay)."""
+    def span(lo, hi) -> str:
+        a, b = _fmt(lo, 2), _fmt(hi, 2)
+        return a if a == b else f"{a} to {b}"
+
+    return "; ".join(f"λ = {span(*t[0])} → {span(*t[-1])} (seed {s})" for s, r in runs.items()
                      for t in [_ties(r, band)] if t and None not in t) or "n/a"
 
 
@@ -204,7 +208,8 @@ def _least_fall(r) -> float:
     """The least fall of this seed's best lambda over INVARIANT_BAND that its ties allow: the
     lowest tied decay at the smallest eta over the highest at the largest (NaN: no best)."""
     ties = _ties(r)
-    return ties[0][0] / ties[-1][1] if ties and None not in ties else math.nan
+    # at the grid's precision: decays a decade apart on its √10 steps fall exactly tenfold
+    return float(f"{ties[0][0] / ties[-1][1]:.6g}") if ties and None not in ties else math.nan
 
 
 def _lower_above(r) -> float:
@@ -298,12 +303,12 @@ INV_FALLS = evidence.Claim(
     "is the variable), on every seed",
     "Efficient Hyperparameter Tuning via Trajectory Invariance Principle; " + _LH,
     measure=_least_fall,
-    test=evidence.Test(">", INV_FALL, "least fall of the best λ over the decade that the ties "
-                                      "allow, INV_FALL", scale="log"),
+    test=evidence.Test(">=", INV_FALL, "least fall of the best λ over the decade that the ties "
+                                       "allow, INV_FALL", scale="log"),
     control="the plain MLP's best λ over the same η, the same least fall",
     window=f"η from {_fmt(INVARIANT_BAND[0], 1)} to {_fmt(INVARIANT_BAND[1], 1)}; at each η the "
            "best λ is the range of decays within the seeds' spread of that seed's best cell (the "
-           f"rule section 1 reads ties by); a fall over {INV_FALL:g}× whichever of them is taken, "
+           f"rule section 1 reads ties by); a fall of {INV_FALL:g}× or more whichever of them is taken, "
            "every seed", asserted=False, fmt=lambda x: _fmt(x, 2) + "×")
 
 

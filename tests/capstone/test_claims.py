@@ -8,7 +8,7 @@ import pytest
 from dynamics.capstone import claims as C
 from dynamics.capstone import facts as Fa
 from dynamics.capstone import figures as F
-from dynamics import plots
+from dynamics import evidence, plots
 from dynamics.capstone import experiments as E
 from dynamics.capstone.science import OneConfig
 from dynamics.train import History
@@ -39,8 +39,8 @@ def test_the_published_rows_verdicts_on_the_grids_three_seeds():
     but a change of seed alone at x1 moves a grok step by 1.35x (489 against 363), beyond
     LAZY, so the row does not discriminate; Muon (on the hidden matrix after the first layer)
     is unfinished on every seed, and its test accuracy at AdamW's grok step is far below
-    GROK_ACC (no grok step it does not have is compared); the clock's slope is below 1 on
-    two seeds of three (partly)."""
+    GROK_ACC (no grok step it does not have is compared); the clock's slope is off 1 by more
+    than the band on some seed (partly on the grids made 2026-11-28 and 2026-11-29)."""
     rows = {r["claim"]: r for r in C.published_claims()}
     lazy = rows["A lazier start (larger initial weights) delays generalization"]
     assert lazy["seeds"] == [0, 1, 2] and not lazy["asserted"]
@@ -54,8 +54,11 @@ def test_the_published_rows_verdicts_on_the_grids_three_seeds():
     # the slope's band is 3/4..4/3 exactly: seed 2's factor, 1.332, is inside it (the
     # threshold was once written 1.33, a rounding of the band, which put it outside)
     assert C.CLOCK_SLOPE == 4 / 3
-    assert clock["reproduced"] == "partly" and clock["seeds"] == [0, 1, 2]
-    assert "1.332x" in clock["measured here"] and "holds on 1 of 3 seeds" in clock["measured here"]
+    assert clock["reproduced"] in ("partly", "no") and clock["seeds"] == [0, 1, 2]
+    ev = clock["evidence"][0]
+    test = evidence.Test(**ev["test"])
+    held = sum(test.passes(v) for v in ev["treatment"].values())
+    assert held < 3 and (held == 0 or f"holds on {held} of 3 seeds" in clock["measured here"])
 
 
 def test_lottery_sentence_says_what_the_arms_did():

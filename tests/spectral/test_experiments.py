@@ -363,9 +363,13 @@ def test_what_the_shaping_slider_shows():
     rows = C.published_claims()
     assert verdict_of(rows, "Each at its best rate on the grid") == "yes"
     sched = next(r for r in rows if r["claim"].startswith("At all but the lowest rate the schedule"))
-    assert sched["reproduced"] == "partly" and not sched["asserted"]
-    seed1 = by_lr["0.02"]["by_seed"]["1"]
-    assert seed1["p = -0.5"]["final"] > 1.2 * min(v["final"] for k, v in seed1.items() if not k.startswith("p = "))
+    # shown, not asserted: at the lowest rate p = -0.5 sits near the 20% slack on some seed
+    # (1.26x on seed 1 in the file of 2026-11-28: partly; 1.20x in that of 2026-11-29: every
+    # seed passes, by less than the seeds' spread: within noise)
+    assert sched["reproduced"] in ("partly", "within noise") and not sched["asserted"]
+    ratios = [v["p = -0.5"]["final"] / min(x["final"] for k, x in v.items() if not k.startswith("p = "))
+              for v in by_lr["0.02"]["by_seed"].values()]
+    assert (sched["reproduced"] == "partly") == (max(ratios) > C.SLIDER_SLACK)
 
 
 def test_the_published_rows_can_say_no():

@@ -66,24 +66,31 @@ def test_prose_numbers_of_the_trainability_grid():
     row = C.trainability_claims(real, results.load("initialization_trainability_seeds")[0])[0]
     assert num["init_edge_verdict"] == row["reproduced"] and num["init_edge_on"] == "every seed"
     lead = row["evidence"][0]["treatment"]
-    low = min(lead, key=lead.get)
-    assert (num["init_edge_low"], num["init_edge_bar"], num["init_edge_by"]) == (
-        f"{lead[low]:.2f} on seed {low}", "0.2", f"{lead[low] - 0.2:.2f}")
-    assert num["init_edge_noise"] == f"{max(lead.values()) - min(lead.values()):.2f}"
+    low, high = min(lead, key=lead.get), max(lead, key=lead.get)
+    mid = float(np.median(list(lead.values())))  # the margin the engine weighs is the median's
+    assert (num["init_edge_low"], num["init_edge_mid"], num["init_edge_bar"], num["init_edge_by"]) == (
+        f"{lead[low]:.2f} on seed {low}", f"{mid:.2f}", "0.2", f"{mid - 0.2:.2f}")
+    assert num["init_edge_noise"] == (f"{lead[high] - lead[low]:.2f}, from {lead[low]:.2f} on seed "
+                                      f"{low} to {lead[high]:.2f} on seed {high}")
+    times = (mid - 0.2) / (lead[high] - lead[low])
+    assert num["init_edge_times"] == f"{times:.1f} times"
+    assert (row["reproduced"] == "yes") == (times > 1)
 
 
 def test_edge_margin_words_follow_a_constructed_row():
     """Known answers: leads 0.5, 0.3 and 0.45 against a bar of 0.2 clear it on every seed, the
-    smallest (seed 1) by 0.1, half the spread 0.2 (the engine: within noise); a lead below the
-    bar is counted out; one seed (no spread) gives no multiple."""
+    smallest 0.3 (seed 1); the engine weighs the median, 0.45, which clears the bar by 0.25,
+    1.25 times the spread 0.2 (from 0.3 on seed 1 to 0.5 on seed 0); a lead below the bar is
+    counted out; one seed (no spread) gives no multiple."""
     test = dict(op=">=", threshold=0.2, name="bar", scale="linear")
     ev = dict(test=test, treatment={0: 0.5, 1: 0.3, 2: 0.45}, noise=0.2)
     num = Fa._edge_margin(dict(evidence=[ev]))
-    assert num == dict(init_edge_on="every seed", init_edge_low="0.30 on seed 1",
-                       init_edge_bar="0.2", init_edge_by="0.10", init_edge_noise="0.20",
-                       init_edge_times="0.5 times")
+    assert num == dict(init_edge_on="every seed", init_edge_low="0.30 on seed 1", init_edge_mid="0.45",
+                       init_edge_bar="0.2", init_edge_by="0.25",
+                       init_edge_noise="0.20, from 0.30 on seed 1 to 0.50 on seed 0",
+                       init_edge_times="1.2 times")
     num = Fa._edge_margin(dict(evidence=[dict(ev, treatment={0: 0.5, 1: 0.1, 2: 0.45})]))
-    assert num["init_edge_on"] == "2 of 3 seeds" and num["init_edge_by"] == "-0.10"
+    assert num["init_edge_on"] == "2 of 3 seeds" and num["init_edge_low"] == "0.10 on seed 1"
     num = Fa._edge_margin(dict(evidence=[dict(ev, treatment={"0": 0.5}, noise=None)]))
     assert num["init_edge_noise"] == "none measured" and num["init_edge_low"] == "0.50 on seed 0"
     dt = Fa.depth_time_numbers(results.load("initialization_depth_time")[0])

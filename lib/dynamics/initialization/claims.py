@@ -140,8 +140,8 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
     seeds' mean accuracy; one seed, 0, at the cpu profile) and ``more``, the same networks on
     other seeds, each seed's own accuracies, on the cells the edge-of-chaos row reads
     (``initialization_trainability_seeds``). That row is judged on every seed, each on the
-    cells all the seeds have (:func:`_shared`), and shown, not asserted (fragile: two runs of
-    seed 0 gave "within noise" and "yes"); the 6 xi_c row reads the whole grid, rests on
+    cells all the seeds have (:func:`_shared`), and shown, not asserted (fragile: its verdict
+    has changed with each regeneration of the grids); the 6 xi_c row reads the whole grid, rests on
     ``heat``'s seeds alone and is not asserted (the prose glues both verdicts). What the grid
     shows beyond the papers' claims (the narrowing with depth, where the line and training
     disagree) is this page's observation on one seed: the prose glues it
@@ -173,7 +173,7 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
                 f"bounds taken at the grid's precision ({_decimals(sig)} decimals); the ordered "
                 f"placebo ({_list(po[0])} near, {_list(po[1])} far) and the chaotic "
                 f"({_list(pc[0])} near, {_list(pc[1])} far)",
-        asserted=False,  # fragile: "within noise", then "yes" on seed 0's regenerated grid
+        asserted=False,  # fragile: its verdict has changed with each regeneration of the grids
         window=f"the cells every seed has, one rule for all seeds: depths "
                f"{_list([d for d in depths if d >= DEEP])}, σ_w² = {_list(sig)}; near "
                f"{crit:.2f}: {_list(near)}, far: {_list(far)}"

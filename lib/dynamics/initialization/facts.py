@@ -49,22 +49,27 @@ def _at_least(row) -> str:
 
 def _edge_margin(row: dict) -> dict:
     """What the edge-of-chaos row's verdict rests on, as the prose reads it (glue texts): on
-    how many seeds its lead clears the bar, the smallest lead and its seed, its margin over the
-    bar against the spread of the seeds' leads (the noise the engine asks it to beat), and that
+    how many seeds its lead clears the bar and the smallest lead, then what the engine weighs
+    (:func:`dynamics.evidence.verdict_of`): the seeds' median lead, its margin over the bar
+    and the spread of the seeds' leads it must beat (from which seed to which), and that
     margin as a multiple of the spread."""
     e = row["evidence"][0]  # both placebo parts judge the same treatment
     test = evidence.Test(**e["test"])
     lead = {int(s): np.nan if v is None else float(v) for s, v in e["treatment"].items()}
     low = min(lead, key=lambda s: np.inf if np.isnan(lead[s]) else lead[s])  # unmeasured last
+    high = max(lead, key=lambda s: -np.inf if np.isnan(lead[s]) else lead[s])
     n = sum(test.passes(v) for v in lead.values())
-    margin = test.margin(lead[low])
+    mid = float(np.median([v for v in lead.values() if np.isfinite(v)])) if n else np.nan
+    margin = test.margin(mid)
     noise = float("nan") if e["noise"] is None else float(e["noise"])
     ok = np.isfinite(noise) and noise > 0 and np.isfinite(margin)
     return dict(init_edge_on="every seed" if n == len(lead) else f"{n} of {len(lead)} seeds",
                 init_edge_low=(f"{lead[low]:.2f} on seed {low}" if np.isfinite(lead[low])
                                else "not measured on any seed"),
+                init_edge_mid=f"{mid:.2f}" if np.isfinite(mid) else "not measured",
                 init_edge_bar=f"{test.threshold:g}", init_edge_by=f"{margin:.2f}",
-                init_edge_noise=f"{noise:.2f}" if ok else "none measured",
+                init_edge_noise=(f"{noise:.2f}, from {lead[low]:.2f} on seed {low} to "
+                                 f"{lead[high]:.2f} on seed {high}") if ok else "none measured",
                 init_edge_times=f"{margin / noise:.1f} times" if ok else "not a multiple of")
 
 

@@ -14,7 +14,7 @@ from .. import evidence, plots, results, runtime
 from .experiments import DECAYED, EARLY_STEP, growth, muon_agreement, run_bands, shaping_summary
 from .facts import (AS_MANY, AS_NEWTON_SHARE, BAND, CONVERGED, CRITICAL_OVER, OVERSHOOT, TIMING_SEED,
                     _alpha_draws, _best_of, _converges, _fewest, _fixed, _fixed_runs, _follows_p, _grown,
-                    _half_ranks, _live_shaping, _reach, _reach_widths, _reversed_p, _sched, _settles,
+                    _half_ranks, _live_shaping, _reach_widths, _reversed_p, _sched, _settles,
                     _shaping_seeds, _torch_moves, _width_draws, _within, _wobbles, alpha_numbers,
                     band_numbers, batch_facts, ns_distance, practice_numbers, share)
 from .figures import SHORT
@@ -589,7 +589,7 @@ EXACT_MATCHES = evidence.Claim(
 def _reach_note(swept: dict) -> str:
     """Per seed, each optimizer's width of the rates that reach the target (at least, where the
     range fills its grid or touches its edge), and the grids."""
-    reach, widths = _reach(swept), _reach_widths(swept)
+    widths = _reach_widths(swept)
 
     def grid(runs):
         g = sorted(float(lr) for lr in runs)
@@ -597,9 +597,8 @@ def _reach_note(swept: dict) -> str:
     return "rates reaching the target, widest / narrowest: " + "; ".join(
         f"seed {s}: " + ", ".join(
             f"{SHORT.get(k, k)} {_n(wd, 'none')}{'×' if wd else ''}"
-            + (" (every rate of its grid: at least)" if reach[s][k][0] == reach[s][k][1]
-               else " (at a grid edge: at least)" if edge else "")
-            for k, (wd, edge) in w.items()) for s, w in widths.items()) + "; grids: " + ", ".join(
+            + (" (every rate of its grid: at least)" if every else " (at a grid edge: at least)" if edge else "")
+            for k, (wd, edge, every) in w.items()) for s, w in widths.items()) + "; grids: " + ", ".join(
         f"{SHORT.get(k, k)} {grid(v)}" for k, v in next(iter(swept["reached"].values())).items())
 
 

@@ -1,9 +1,7 @@
-"""Spectral optimizers, the page's numbers: the measures the claims rows judge (each computed
-once, so that a sentence and its row read the same number) and what the prose of each section
-glues (``*_facts``, formatted as the page prints them: a fraction of the pairs as a percentage
-(:func:`share`), a ratio in words that say whether it grows or shrinks (:func:`factor_words`),
-a lead per second against the run's own noise floor (:func:`~.roles.leads_words`)).
-:mod:`.claims` gathers them into rows with the thresholds the sentences name."""
+"""Spectral optimizers, the page's numbers: the measures the claims rows judge (each computed once,
+so that a sentence and its row read the same number) and what each section's prose glues
+(``*_facts``, as the page prints them: :func:`share`, :func:`factor_words`,
+:func:`~.roles.leads_words`). :mod:`.claims` gathers them into rows with the thresholds they name."""
 from __future__ import annotations
 
 import functools
@@ -32,9 +30,8 @@ AS_MANY, AS_NEWTON_SHARE = 0.02, 0.8  # "as many": within 0.02 of the pairs; at 
 
 
 def band_numbers(seeds, rows: int = 256, cols: int = 128, steps: int = 5) -> dict:
-    """Per seed, the smallest and largest singular value of section 2's ``rows``×``cols``
-    Gaussian matrix after ``steps`` quintic Newton–Schulz steps (``quintic``) and of its exact
-    U Vᵀ from an SVD (``exact``, the band row's control)."""
+    """Per seed, the least and largest σ of section 2's Gaussian matrix after ``steps`` quintic
+    Newton–Schulz steps (``quintic``) and of its exact U Vᵀ (``exact``, the band row's control)."""
     out = {}
     for s in seeds:
         G = random_matrix(rows, cols, "gaussian", seed=int(s))
@@ -77,14 +74,12 @@ def _rel(a: float, b: float) -> float:  # |a − b| as a share of the larger (0 
 
 
 def batch_numbers(batch: dict) -> dict:
-    """Section 4's batch-size measures on one batch curve (one draw, or the mean):
-    ``critical`` (each method's :func:`~.experiments.critical_batch`); ``overshoot``, its best
-    recall over its full gradient's, at ``peak_batch``; ``tie_gap`` (``tie_rel``: over the
-    larger), the largest |Muon − SGD| below SGD's critical batch (None: no batch there);
-    ``ahead``, the least Muon / SGD from Muon's critical batch on (None: it has none), with
-    ``small``, that ratio at the smallest batch (where neither can store more than the batch
-    drew); ``control``, SGD's critical batch on a second, independent stream of batches (the
-    draw's, or the draws' mean; None: it reaches none, or was not run)."""
+    """Section 4's measures on one batch curve (one draw, or the mean): ``critical`` batches;
+    ``overshoot``, the best recall over the full gradient's, at ``peak_batch``; ``tie_gap``
+    (``tie_rel``: over the larger), the largest |Muon − SGD| below SGD's critical batch;
+    ``ahead``, the least Muon / SGD from Muon's critical batch on, ``small`` that ratio at the
+    smallest batch (where neither can store more than the batch drew); ``control``, SGD's
+    critical batch on a second, independent stream of batches. None where there is none."""
     rec, full, sizes = batch["recall"], batch["full"], batch["batch_sizes"]
     cb = {m: critical_batch(batch, m) for m in rec}
     again = batch.get("again")
@@ -119,9 +114,8 @@ def alpha_numbers(by_alpha: dict) -> dict:
 
 
 def alpha_exact(by_alpha: dict, ratio: float = 1) -> dict:
-    """The exact-UVᵀ control the memory file over α lacks (it stores NS₅, SGD and Newton): per
-    draw (seed) and α, the fraction of pairs one exact U Vᵀ step stores at the file's N nearest
-    ``ratio``·d, on the same pairs. A few SVDs of d×d matrices: cheap at every profile."""
+    """The exact-UVᵀ control the memory file over α lacks: per draw (seed) and α, the fraction of
+    the same pairs one exact U Vᵀ step stores at N ≈ ``ratio``·d (a few d×d SVDs: cheap)."""
     out = {}
     for a, r in by_alpha.items():
         n = r["n"][_nearest(r, ratio)]
@@ -144,17 +138,15 @@ def factor_words(factor: float, digits: int = 2, of: str = "its value") -> str:
 
 
 def share(fraction: float, digits: int = 3) -> str:
-    """A fraction of the pairs as a percentage (0.998 is "99.8%"), never a bare number that
-    reads as a count."""
+    """A fraction of the pairs as a percentage (0.998 is "99.8%"), never a bare number."""
     if fraction is None or not 0 <= fraction <= 1:
         raise ValueError(f"share: a fraction must lie in [0, 1], got {fraction!r}")
     return f"{plots.number(100 * float(fraction), digits)}%"
 
 
 def scale_words(compared: dict, same: str = "the same size as this page's run") -> str:
-    """How a precomputed file's run compares with this page's: ``compared`` maps a noun
-    ("steps", "rates", "draws") to (this page's, the file's) size; the words name each one the
-    file has more or fewer of, or say ``same`` (at the cpu profile the two are often alike)."""
+    """How a precomputed file's run compares with this page's: ``compared`` maps a noun ("steps")
+    to (this page's, the file's) size; the words name what the file has more or fewer of."""
     words = [f"{'more' if f > live else 'fewer'} {noun}" for noun, (live, f) in compared.items()
              if f != live]
     if not words:
@@ -182,11 +174,10 @@ def ns_facts(timing: list[dict]) -> dict:
 
 def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
                    stored_config: dict | None = None) -> dict:
-    """Section 3: the run's size and steps to the target (``practice``), a step's seconds and
-    per second against both of AdamW's timings, "ahead" or "behind" only beyond the noise floor
-    against both (``cost``, wall-clock: printed, never asserted), the sweep file's rates that
-    reach the target (``swept``), each norm's own map's margin (``roles``); ``stored_config``,
-    the sweep file's config (its provenance): how its size compares."""
+    """Section 3: the run's size and steps to the target, a step's seconds and per second against
+    both of AdamW's timings ("ahead" or "behind" only beyond the noise floor: wall-clock, never
+    asserted), the sweep file's rates that reach the target and how its size (``stored_config``)
+    compares, each norm's own map's margin (``roles``)."""
     cfg, pn = practice["config"], practice_numbers(practice)
     steps, floor = pn["steps"], noise_floor(cost)
     timings = (cost["median"], dict(cost["median"], adamw=cost["median"]["adamw_again"]))  # AdamW's two
@@ -265,20 +256,20 @@ ORDER_MARGIN = 0.1  # exercise 6: two final losses closer than this (relative) a
 
 
 def step_schedule_facts(shaping: dict, step_run) -> dict:
-    """Exercise 6: the final training loss of ``step_run`` (p = 0.5 for the first third, then
-    −0.25; a ``History``) beside this page's shaping runs at the same rate and seed: the
-    linear schedule, each fixed p; and where it ends among them, in words."""
+    """Exercise 6: the final loss of ``step_run`` (a ``History``) beside this page's shaping runs
+    at the same rate and seed (the linear schedule, each fixed p), and where it ends, in words."""
     fin = {k: _final(h) for k, h in shaping["runs"].items()}
     mine, lin = _final(step_run), fin[shaping["schedule"]]
     fixed = sorted((k for k in fin if k.startswith("p = ") and fin[k] is not None), key=lambda k: fin[k])
+
     # ordered only beyond ORDER_MARGIN: the last evaluations of one run swing by more than a
     # few per cent (a 2% difference is a tie, not an order)
-    below = [k for k in fixed if mine is not None and mine < (1 - ORDER_MARGIN) * fin[k]]
-    level = [k for k in fixed if mine is not None and k not in below
-             and abs(mine - fin[k]) <= ORDER_MARGIN * fin[k]]
-    vs = ("level with" if mine is not None and lin is not None and abs(mine - lin) <= ORDER_MARGIN * lin
-          else "below" if mine is not None and lin is not None and mine < lin else "above")
-    text = ", ".join(below) if below else "none of them"
+    def place(b):  # where step_run ends against the final loss b
+        if mine is None or b is None:
+            return "above"
+        return "level with" if abs(mine - b) <= ORDER_MARGIN * b else "below" if mine < b else "above"
+    below, level = ([k for k in fixed if place(fin[k]) == where] for where in ("below", "level with"))
+    vs, text = place(lin), ", ".join(below) if below else "none of them"
     if level:
         text += f" by more than {ORDER_MARGIN:.0%}, and is level (within {ORDER_MARGIN:.0%}) with " + ", ".join(level)
     return dict(step_final=_n3(mine), step_linear=_n3(lin), step_fixed=", ".join(f"{k} {_n3(fin[k])}" for k in fixed),
@@ -304,17 +295,15 @@ PLATEAU_PART = 0.25  # ... with no trend: the mean of the rest's last quarter (t
 
 
 def _wobble(loss) -> float:
-    """How much a loss moves from one evaluation to the next by chance: the standard deviation
-    of its steps from one evaluation to the next over √2 (one evaluation's own noise; a steady
-    trend shifts every step alike and adds little)."""
+    """One evaluation's own noise: the standard deviation of a loss's steps from one evaluation
+    to the next over √2 (a steady trend shifts every step alike and adds little)."""
     d = np.diff(np.asarray(loss, dtype=float))
     return float(np.std(d) / math.sqrt(2)) if len(d) > 1 else 0.0
 
 
 def _no_trend(rest, part: float = PLATEAU_PART) -> bool:
-    """Whether a stretch of a loss curve has stopped falling: the mean of its last ``part`` of
-    evaluations (k of them) is not below the mean of its first ``part`` by more than the
-    wobble allows the difference of two means of k evaluations, :func:`_wobble` × √(2/k)."""
+    """Whether a stretch of a loss curve has stopped falling: the mean of its last ``part`` (k
+    evaluations) is not below its first ``part``'s by more than :func:`_wobble` × √(2/k)."""
     rest = np.asarray(rest, dtype=float)
     k = max(1, int(round(part * len(rest))))
     return float(rest[:k].mean() - rest[-k:].mean()) <= _wobble(rest) * math.sqrt(2 / k)
@@ -354,10 +343,9 @@ def plateau_words(history) -> str:
 
 def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
                   step_schedule: tuple[float, float] | None = None) -> dict:
-    """Section 5: whether this run shows the paper's order early and late and its schedule
-    ends below Muon (``shaping``), and at the file's lowest rate (``by_lr``) the final losses
-    of the schedule and of p = −0.5. Given exercise 6's run instead (``step_run``, or
-    ``step_schedule`` = (first p, then p) to run it: :func:`step_schedule_run`), that
+    """Section 5: this run's order early and late and whether its schedule ends below Muon
+    (``shaping``), and the file's (``by_lr``) final losses, best rates and plateaus. Given
+    exercise 6's run (``step_run``, or ``step_schedule`` = (first p, then p) to run it), that
     exercise's numbers (:func:`step_schedule_facts`)."""
     if step_schedule is not None:
         step_run = step_schedule_run(*step_schedule)
@@ -402,10 +390,9 @@ def first_below(runs: dict, run: str, others, after: int = 0):
 
 
 def early_order_facts(hist: dict) -> dict:
-    """How long the early order lasts in the shaping file's first seed (``hist``:
-    :func:`_histories`): at the middle rate, the step at which Muon (p = 0) gets below both
-    positive p after :data:`EARLY_STEP`; at the top rate, whether the early order holds at
-    :data:`EARLY_STEP` and the step at which p = −0.25 first gets below Muon."""
+    """How long the early order lasts in the shaping file's first seed: at the middle rate, the
+    step at which Muon gets below both positive p after :data:`EARLY_STEP`; at the top rate,
+    whether the order holds at :data:`EARLY_STEP` and when p = −0.25 first gets below Muon."""
     hist = {float(lr): r["runs"] for lr, r in hist.items()}
     lrs = sorted(hist)
     mid, top = hist[lrs[len(lrs) // 2]], hist[lrs[-1]]
@@ -418,15 +405,13 @@ def early_order_facts(hist: dict) -> dict:
 
 
 def _histories(by_lr: dict) -> dict:
-    """The shaping file's payload with its first seed's runs as ``History`` objects (as
-    :func:`~.experiments.load_shaping` gives it; a payload already loaded is returned as it is)."""
+    """The shaping file's payload with its first seed's runs as ``History`` objects (once)."""
     first = next(iter(by_lr.values()))["runs"]
     return shaping_runs(by_lr) if isinstance(next(iter(first.values())), dict) else by_lr
 
 
 def _edge(muon: bool, neg: bool) -> str:
-    """Where Muon's best rate, and p = -0.5's, sit on the grid: at its lowest rate a run's best
-    may lie lower still, which limits the comparison of the two bests."""
+    """Where Muon's best rate, and p = -0.5's, sit on the grid (at its lowest, a best may lie lower)."""
     if muon and neg:
         return ("the lowest rate of the grid, and so is p = −0.5's: either best may lie lower "
                 "still, so this compares the two at the grid's edge")
@@ -460,8 +445,7 @@ TIMING_SEED = 0  # the seed the timing file's matrices were drawn at (tests/spec
 
 @functools.lru_cache(maxsize=16)
 def _gaussian_spectrum(n: int, seed: int) -> torch.Tensor:
-    """The singular values (float64) of the n×n Gaussian matrix
-    :func:`~.experiments.time_orthogonalization` draws at ``seed``, over its Frobenius norm."""
+    """The σ (float64) of the n×n Gaussian matrix the timing draws at ``seed``, over its norm."""
     G = torch.randn(n, n, generator=torch.Generator().manual_seed(int(seed)))
     s = torch.linalg.svdvals(G.double())
     return s / s.norm()
@@ -497,10 +481,9 @@ def _torch_moves(seed: int, steps: int = 5, shapes=((96, 32), (32, 96), (64, 64)
 
 
 def _half_ranks(memory: dict, ratio: float = 4, alpha: float | None = None) -> dict:
-    """Per draw of a :func:`~.experiments.run_memory`, its step made again on its pairs at N =
-    ``ratio``·d, at the run's α or at ``alpha`` (the same draws, another power law): per method
-    where it first stores under half a rank bin's pairs (the bin's centre, as
-    :func:`~.experiments.recall_half_rank`; inf if never), and ``frac``: its share stored."""
+    """Per draw of a :func:`~.experiments.run_memory`, its step made again at N = ``ratio``·d (at
+    ``alpha``: the same draws, another power law): per method the centre of the first rank bin
+    it stores under half of (as :func:`~.experiments.recall_half_rank`; inf: none), and ``frac``."""
     j = _nearest(memory, ratio)
     n, edges, out = memory["n"][j], rank_bins(memory["n"][j]), {}
     a = memory["alpha"] if alpha is None else alpha
@@ -516,9 +499,8 @@ def _half_ranks(memory: dict, ratio: float = 4, alpha: float | None = None) -> d
 
 
 def _tail_wobble(loss, part: float = 0.5) -> float:
-    """The live shaping rows' noise rule: one evaluation's noise as a share of the loss level,
-    :func:`_wobble` over the last ``part`` of a run's evaluations over their mean (the early
-    fall, a trend, does not count; the share is applied to the early losses too)."""
+    """The live shaping rows' noise: :func:`_wobble` over the last ``part`` of a run's evaluations
+    over their mean (the early fall, a trend, does not count; the share applies early too)."""
     tail = np.asarray(loss, dtype=float)[-max(2, int(round(part * len(loss)))):]
     return _wobble(tail) / float(np.mean(tail))
 
@@ -555,9 +537,8 @@ def _sched(runs: dict, when: str = "final") -> float:
 
 
 def _follows_p(loss: dict) -> float:
-    """The early order's margin on losses keyed by p: a positive p lowest, Muon (p = 0) next,
-    the most negative p highest of all; the smallest of the ratios that say so (above 1: it
-    holds)."""
+    """The early order's margin on losses keyed by p: a positive p lowest, Muon (p = 0) next, the
+    most negative p highest of all; the least of the ratios that say so (above 1: it holds)."""
     ps = sorted(loss)
     rest = [loss[p] for p in ps[1:]]
     return min(loss[0.0] / min((loss[p] for p in ps if p > 0), default=math.nan),  # NaN first:
@@ -576,22 +557,19 @@ def _per_rate(swept: dict, of) -> dict:  # per seed of the sweep file, per optim
     return {int(s): {k: of(runs) for k, runs in by.items()} for s, by in swept["reached"].items()}
 
 
-def _reach(swept: dict) -> dict:  # per optimizer, how many of its rates reach the target, of how many
-    return _per_rate(swept, lambda runs: (sum(v is not None for v in runs.values()), len(runs)))
-
-
 def _fewest(swept: dict) -> dict:  # each optimizer's fewest steps to the target (NaN: no rate reaches it)
     return _per_rate(swept, lambda runs: min((v for v in runs.values() if v is not None), default=math.nan))
 
 
 def _reach_widths(swept: dict) -> dict:
-    """Per optimizer: the widest ratio of rates that reach the target (largest / smallest; 1
-    when one does, None when none does), and whether that range touches an edge of its grid
-    (then the width is a lower bound). The grids differ in width, so the rows compare these."""
+    """Per optimizer: the ratio of its largest to its smallest rate that reaches the target (None:
+    none does), whether that range touches its grid's edge (then it is a lower bound), and whether
+    every rate reaches it. The grids differ in width, so the rows compare these, not the counts."""
     def width(runs):
         grid = sorted(float(lr) for lr in runs)
         ok = sorted(float(lr) for lr, v in runs.items() if v is not None)
-        return ok[-1] / ok[0] if ok else None, bool(ok) and (ok[0] == grid[0] or ok[-1] == grid[-1])
+        return (ok[-1] / ok[0] if ok else None, bool(ok) and (ok[0] == grid[0] or ok[-1] == grid[-1]),
+                len(ok) == len(grid))
     return _per_rate(swept, width)
 
 
@@ -610,8 +588,8 @@ def _shaping_seeds(by_lr: dict) -> dict:  # per seed of the shaping file, per ra
 
 
 def _width_draws(width: dict, seeds) -> dict:
-    """Per seed, :func:`~.experiments.run_width` at ``width``'s widths from that seed's one
-    initialization (the figure's run averages over several: the rows judge each)."""
+    """Per seed, :func:`~.experiments.run_width` from that seed's one initialization (the figure
+    averages several: the rows judge each)."""
     return {int(s): run_width(seed=int(s), seeds=1, widths=width["widths"]) for s in seeds}
 
 

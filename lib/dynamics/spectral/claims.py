@@ -1,10 +1,8 @@
 """Spectral optimizers, the claims: the papers' claims and the page's "What to notice" sentences as
-rows of the claims table (:func:`page_claims`), each with its measured quantity, its control, its
-window, its seeds and its threshold (written once, here), and the rows that rest on the precomputed
-files (:func:`published_claims`, every seed of each file). The rows moved onto the claims engine are
-:class:`dynamics.evidence.Claim` constants judged on every seed (draw) against their controls; the
-rest are named in :data:`dynamics.unjudged.NOT_YET_JUDGED`. The page's numbers (the measures the
-rows judge and what the prose glues) live in :mod:`.facts`."""
+rows of the claims table (:func:`page_claims`; on the precomputed files, :func:`published_claims`),
+each a :class:`dynamics.evidence.Claim` with its measure, control, window and threshold (named once)
+judged on every seed (draw), but for the rows :data:`dynamics.unjudged.NOT_YET_JUDGED` names. The
+page's numbers (the measures the rows judge and what the prose glues) live in :mod:`.facts`."""
 from __future__ import annotations
 
 import math
@@ -13,9 +11,9 @@ from dataclasses import replace
 from .. import evidence, plots, results, runtime
 from .experiments import DECAYED, EARLY_STEP, growth, muon_agreement, run_bands, shaping_summary
 from .facts import (AS_MANY, AS_NEWTON_SHARE, BAND, CONVERGED, CRITICAL_OVER, OVERSHOOT, TIMING_SEED,
-                    _alpha_draws, _best_of, _converges, _fewest, _fixed, _fixed_runs, _follows_p, _grown,
+                    _alpha_draws, _best_of, _converges, _fewest, _fixed, _fixed_runs, _follows_p, _grows_within,
                     _half_ranks, _live_shaping, _reach_widths, _reversed_p, _sched, _settles,
-                    _shaping_seeds, _torch_moves, _width_draws, _within, _wobbles, alpha_numbers,
+                    _shaping_seeds, _torch_moves, _width_draws, _wobbles, alpha_numbers,
                     band_numbers, batch_facts, ns_distance, practice_numbers, share)
 from .figures import SHORT
 from .science import CUBIC_COEFFS, MUON_COEFFS
@@ -52,8 +50,8 @@ BAND_WIDTH = 0.2  # the band row: inside BAND (facts) and at least this wide (no
 
 
 def _band_margin(lo_hi) -> float:
-    """How far a band (smallest, largest singular value) sits inside :data:`BAND` and beyond
-    :data:`BAND_WIDTH` wide: the least of the three margins (positive: it is a band, not 1)."""
+    """The least margin of a band (smallest, largest σ) inside :data:`BAND` and wider than
+    :data:`BAND_WIDTH` (positive: it is a band, not 1)."""
     lo, hi = lo_hi
     return min(lo - BAND[0], BAND[1] - hi, hi - lo - BAND_WIDTH)
 
@@ -94,12 +92,12 @@ SAME_AT_EVERY_WIDTH = evidence.Claim(
     control="Adam's first step", window="the narrowest and the widest width")
 AS_WIDTH = evidence.Claim(
     "Adam", "Yang, Simon & Bernstein 2023", fmt=_f(".2f"),
-    **_in_place(lambda r, o: _within(_grown(r, o, 1), *AS_WIDTH_RANGE), "adam", "muon"),
+    **_in_place(lambda r, o: _grows_within(r, o, 1, AS_WIDTH_RANGE), "adam", "muon"),
     test=evidence.Test(">", 0.0, f"how far Adam's growth over the width ratio sits inside {list(AS_WIDTH_RANGE)}"),
     control="Muon's growth", window="the narrowest and the widest width")
 AS_ROOT = evidence.Claim(
     "SGD", "Yang, Simon & Bernstein 2023", fmt=_f(".2f"),
-    **_in_place(lambda r, o: _within(_grown(r, o, 0.5), *AS_ROOT_RANGE), "sgd", "muon"),
+    **_in_place(lambda r, o: _grows_within(r, o, 0.5, AS_ROOT_RANGE), "sgd", "muon"),
     test=evidence.Test(">", 0.0, "how far SGD's growth over the width ratio's square root sits "
                                  f"inside {list(AS_ROOT_RANGE)}"),
     control="Muon's growth", window="the narrowest and the widest width")
@@ -136,12 +134,10 @@ PER_SECOND = evidence.Claim(
 def page_claims(bands: dict, timing: list[dict], width: dict, practice: dict, memory: dict, batch: dict,
                 shaping: dict, precomputed: list[dict] | None = None, *, roles: dict | None = None,
                 cost: dict | None = None, seed: int | None = None) -> list[dict]:
-    """The papers' claims and the chapter's "What to notice" sentences beside this run's
-    measurements, with a verdict computed from them. ``bands``: :func:`~.experiments.run_bands`;
-    ``precomputed``: the rows on the files in ``data/``, appended (None: :func:`published_claims`);
-    ``roles`` (:func:`~.experiments.run_roles`) and ``cost`` (:func:`~.roles.step_seconds`) each add
-    their rows. Rows whose verdict can change with the profile, the seed or the machine are shown,
-    not asserted (``asserted=False``): the prose glues them."""
+    """The page's rows on this run's measurements, then ``precomputed`` (None:
+    :func:`published_claims`); ``roles`` and ``cost`` (:func:`~.roles.step_seconds`) each add their
+    rows. Rows whose verdict can change with the profile, the seed or the machine are shown, not
+    asserted: the prose glues them."""
     C, V = plots.claim, plots.verdict
     seed = runtime.get_seed(seed)
     seeds = plots.claim_seeds(seed)
@@ -253,10 +249,7 @@ AHEAD_OF_SGD = evidence.Claim(
 
 
 def batch_claims(batch: dict) -> list[dict]:
-    """Section 4's rows on one :func:`~.experiments.run_memory_batch`, each judged on every draw
-    against its control: Kim et al.'s larger critical batch; SGD's recall peaking at a middle batch
-    above its full gradient's (Muon's does not); the tie below SGD's critical batch; Muon's lead
-    from its critical batch on."""
+    """Section 4's batch rows on one :func:`~.experiments.run_memory_batch`, judged on every draw."""
     facts = batch_facts(batch)
     per, mean = facts["by_draw"], facts["mean"]
     sizes = f"batches {batch['batch_sizes'][0]}–{batch['batch_sizes'][-1]}, N = {batch['n']}"
@@ -342,8 +335,7 @@ DEEPER = _memory_claim(
 
 
 def memory_claims(memory: dict, seed: int | None = None) -> list[dict]:
-    """Section 4's rows on one :func:`~.experiments.run_memory`, each judged on every draw:
-    Kim et al.'s claim at N = 4d, and the page's sentences on the memory figures."""
+    """Section 4's memory rows on one :func:`~.experiments.run_memory`, judged on every draw."""
     draws, ranks, flat = _memory_draws(memory), _half_ranks(memory), _half_ranks(memory, alpha=0.0)
     return [
         evidence.joint(
@@ -437,9 +429,8 @@ SCHED_BELOW = evidence.Claim(
 
 def shaping_claims(shaping: dict, seed: int | None = None) -> list[dict]:
     """Section 5's rows on one :func:`~.experiments.run_shaping`, judged on its seed against the
-    run's own noise floor (:func:`_wobbles`): the paper's order early and late, the schedule against
-    Muon, a learning-rate decay in its place, and DynMuon's fewer steps (shown: one run's verdicts
-    change with the rate, the length and the seed; the prose glues them)."""
+    run's own noise floor (:func:`_wobbles`); shown, not asserted: one run's verdicts change with
+    the rate, the length and the seed."""
     seed = runtime.get_seed(seed)
     live = _live_shaping(shaping)
     one = {seed: {k: v for k, v in live.items() if k != DECAYED}}
@@ -587,8 +578,7 @@ EXACT_MATCHES = evidence.Claim(
 
 
 def _reach_note(swept: dict) -> str:
-    """Per seed, each optimizer's width of the rates that reach the target (at least, where the
-    range fills its grid or touches its edge), and the grids."""
+    """Per seed, each optimizer's width of the rates that reach the target, and the grids."""
     widths = _reach_widths(swept)
 
     def grid(runs):
@@ -603,9 +593,8 @@ def _reach_note(swept: dict) -> str:
 
 
 def _precomputed_rows(timing, swept, by_alpha, by_lr) -> list[dict]:
-    """The claims rows that rest on the precomputed files (the same on every profile), each judged
-    on every seed (draw) of its file: ``swept`` and ``by_lr`` are the sweep's and the shaping runs'
-    payloads, ``by_alpha`` the memory over α."""
+    """The rows on the precomputed files (the same on every profile), judged on each file's seeds:
+    the timing, the sweep (``swept``), the memory over α and the shaping runs (``by_lr``)."""
     per_draw, af = _alpha_draws(by_alpha), alpha_numbers(by_alpha)
     per_seed = _shaping_seeds(by_lr)
     lrs = sorted(next(iter(per_seed.values())))
@@ -662,6 +651,5 @@ def _precomputed_rows(timing, swept, by_alpha, by_lr) -> list[dict]:
 
 
 def published_claims() -> list[dict]:
-    """The claims rows that rest on the precomputed files in ``data/`` (the figures the published
-    page shows), as in the page's claims table."""
-    return _precomputed_rows(*(results.load(f"spectral_{name}")[0] for name in ("timing", "practice", "memory", "shaping")))
+    """The rows on the precomputed files in ``data/`` (the figures the published page shows)."""
+    return _precomputed_rows(*(results.load(f"spectral_{n}")[0] for n in ("timing", "practice", "memory", "shaping")))

@@ -101,11 +101,9 @@ def batch_numbers(batch: dict) -> dict:
 
 
 def batch_facts(batch: dict) -> dict:
-    """:func:`batch_numbers` on the mean curve (``mean``, with its ``critical`` batches) and
-    on each draw (``by_draw``, keyed by seed: the rows judge every draw)."""
-    mean = batch_numbers(batch)
-    return dict(critical=mean["critical"], mean=mean,
-                by_draw={s: batch_numbers(b) for s, b in _draws(batch).items()})
+    """:func:`batch_numbers` on the mean curve (``mean``) and on each draw (``by_draw``, keyed by
+    seed: the rows judge every draw)."""
+    return dict(mean=batch_numbers(batch), by_draw={s: batch_numbers(b) for s, b in _draws(batch).items()})
 
 
 def alpha_numbers(by_alpha: dict) -> dict:
@@ -593,9 +591,7 @@ def _width_draws(width: dict, seeds) -> dict:
     return {int(s): run_width(seed=int(s), seeds=1, widths=width["widths"]) for s in seeds}
 
 
-def _within(x: float, lo: float, hi: float) -> float:  # how far x sits inside [lo, hi]
-    return min(x - lo, hi - x)
-
-
-def _grown(r: dict, opt: str, power: float) -> float:  # opt's growth over the width ratio ** power
-    return growth(r, opt) / (r["widths"][-1] / r["widths"][0]) ** power
+def _grows_within(r: dict, opt: str, power: float, lo_hi) -> float:
+    """How far ``opt``'s growth over the width ratio ** ``power`` sits inside ``lo_hi``."""
+    grown = growth(r, opt) / (r["widths"][-1] / r["widths"][0]) ** power
+    return min(grown - lo_hi[0], lo_hi[1] - grown)

@@ -16,16 +16,14 @@ from .. import evidence, plots
 from .algorithm import clock_measures, initial_model, norm_descent
 from .experiments import phase_data, restricted_at_test_half, speedups
 from .facts import (
-    _at, _final_test, _fit_error, _init_gap, _plateau_change, CONTROL_FRAC, CONTROL_WD, HALF, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps,
-    _crit_drop, _descent, _falls, _inner_grok, _not_memorizing, _off_keys, _peak_over_start,
-    _rises, _rows_below, _shuffled, by_seed, clock_by_pair, clock_fit, corrupted_facts,
-    descent_share, median_grid, phase_facts,
+    CONTROL_FRAC, CONTROL_WD, HALF, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
+    _descent, _final_test, _fit_error, _good, _init_gap, _inner_grok, _not_memorizing, _off_keys,
+    _peak_over_start, _plateau_change, _rises, _rows_below, _shuffled, by_seed, clock_by_pair,
+    clock_fit, descent_share, median_grid, pct0, phase_facts,
 )
-from .science import (
-    GROK_ACC, PLATEAU, fourier_spectrum, input_weights, plateau_steps, spectral_concentration,
-)
+from .science import GROK_ACC, PLATEAU, plateau_steps
 
-__all__ = ["page_claims", "section1_claims", "phase_claims", "published_claims", "pct0", "DIV_WITHIN",
+__all__ = ["page_claims", "section1_claims", "phase_claims", "published_claims", "DIV_WITHIN",
            "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN", "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL",
            "CORRECTS", "LOSS_RISE", "restricted_excluded_rows", "corrupted_rows", "TEST_LOSS_RISES",
            "algorithm_claims", "ROUND", "NULL_OVER", "CLUSTER", "TEST_LOSS_TURNS", "RESTRICTED_LEADS", "EXCLUDED_RISES"]
@@ -108,10 +106,16 @@ def _schedule(pair) -> float:
     return max(r, 1 / r) if r == r else r
 
 
-_ratio = lambda v: f"{v:.2f}x"  # noqa: E731
-pct0 = lambda v: f"{v:.0%}"  # noqa: E731
-_ratio2 = lambda v: f"{v:.2f}"  # noqa: E731
-_x1 = lambda v: f"{v:.1f}x"  # noqa: E731
+_ratio, _ratio2, _x1, _n = "{:.2f}x".format, "{:.2f}".format, "{:.1f}x".format, "{:.0f}".format
+_signed, _signed_pct = "{:+.2f}".format, "{:+.0%}".format
+_END = "at the end of the budget"
+
+
+def _labelled(claim: evidence.Claim, label: str, treatment, control, note: str = "") -> dict:
+    """``claim`` judged on ``treatment`` against ``control``, as a row of one labelled part."""
+    return evidence.joint(claim.statement, claim.paper, {
+        label: evidence.judge(claim, treatment, control)}, control=claim.control,
+        window=claim.window, asserted=claim.asserted, note=note)
 
 # Claims as data (dynamics.evidence): the engine measures each row's treatment and control on
 # every seed with the row's own test, its threshold named once above.
@@ -181,18 +185,17 @@ NO_DECAY_STAYS = evidence.Claim(
     test=evidence.Test("<", GROK_ACC, "GROK_ACC: the final test accuracy of a fitted run"),
     control="the same split with weight decay (the first row)", window="the whole budget",
     fmt=pct0)
+_PLATEAU_PART = dict(paper="Nanda et al. 2023", control="the run without decay",
+                     window="from the fit step to the grok step")
 NORM_FALLS = evidence.Claim(
-    "the weight norm falls", "Nanda et al. 2023", measure=_plateau_change("weight_norm", True),
+    "the weight norm falls", measure=_plateau_change("weight_norm", True), **_PLATEAU_PART,
     test=evidence.Test("<=", NORM_FALL, "NORM_FALL: the weight norm at the grok step over at "
-                                        "the fit step"),
-    control="the run without decay", window="from the fit step to the grok step", fmt=_ratio2)
+                                        "the fit step"), fmt=_ratio2)
 SPARSER = evidence.Claim(
-    "the input weights become sparse in the Fourier basis", "Nanda et al. 2023",
-    measure=_plateau_change("fourier_top10", False),
+    "the input weights become sparse in the Fourier basis", **_PLATEAU_PART,
+    measure=_plateau_change("fourier_top10", False), fmt=_signed,
     test=evidence.Test(">=", CONC_GAIN, "CONC_GAIN: the top-10% share of the input weights' "
-                                        "Fourier energy, grok step minus fit step"),
-    control="the run without decay", window="from the fit step to the grok step",
-    fmt=lambda v: f"{v:+.2f}")
+                                        "Fourier energy, grok step minus fit step"))
 _SEED_CHANGE = ("a change of seed alone: the baseline of another seed in the remedy's place (the "
                 "largest ratio over the other seeds), measured the same way")
 
@@ -288,7 +291,7 @@ def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[d
 UNIT_READS_FEW = evidence.Claim(
     "Each unit reads few frequencies, the layer as a whole several", "Nanda et al. 2023",
     measure=lambda m: m["spectra"]["end"]["concentration"] - m["spectra"]["end"]["layer_concentration"],
-    control_measure=_init_gap, fmt=lambda v: f"{v:+.2f}", window="the end of the run",
+    control_measure=_init_gap, fmt=_signed, window="the end of the run",
     test=evidence.Test(">", UNIT_OVER_LAYER, "UNIT_OVER_LAYER: the input weights' top-10% "
                                              "Fourier share, per unit minus the whole layer's"),
     control="the initial network of the same seed (random weights), measured the same way")
@@ -312,7 +315,7 @@ LIVE_MEMORIZES = evidence.Claim(
     test=evidence.Test("<", 1, "NONE_OFF: fewer than one cell that does not memorize"))
 LIVE_GENERALIZES = evidence.Claim(
     "Live grid: with weight decay 1 a large enough fraction generalizes", "Power et al. 2022",
-    measure=lambda gk: sum(gk[1](r) and r["phase"] in ("grokking", "comprehension") for r in gk[0]),
+    measure=lambda gk: sum(gk[1](r) and _good(r) for r in gk[0]),
     control="the cells without weight decay", **_one,
     test=evidence.Test(">", 0, "cells that generalize, at the decay nearest 1"))
 
@@ -322,21 +325,17 @@ def _vs(f):
     return lambda pair: max((f(a, pair[1]) for a in pair[0]), default=math.nan)
 
 
+# the larger decay's run against the smaller's: the first two one row, the third another
 DECAY_PARTS = {label: evidence.Claim(
-    label, "Doshi et al. 2024", measure=_vs(f), test=evidence.Test(">", t, name),
-    fmt=lambda v: f"{v:+.0%}", control="the smaller decay's run of another seed",
-    window="at the end of the budget") for label, f, t, name in (
+    label, "Doshi et al. 2024", measure=_vs(f), test=evidence.Test(">", t, name), fmt=_signed_pct,
+    control="the smaller decay's run of another seed", window=_END) for label, f, t, name in (
         ("memorized fewer", lambda a, b: b["final_memorized"] - a["final_memorized"],
          NOISE_MARGIN, "NOISE_MARGIN: the share of the wrong labels memorized, fewer by"),
         ("corrected more", lambda a, b: a["final_corrected"] - b["final_corrected"],
-         CORRECTS, "CORRECTS: the corrupted pairs predicted with their true label, more by"))}
-BETTER_TEST = evidence.Claim(
-    "test accuracy higher by", "Doshi et al. 2024", asserted=False,
-    measure=_vs(lambda a, b: a["final_test_acc"] - b["final_test_acc"]),
-    test=evidence.Test(">", BETTER, "BETTER: the test accuracy, higher by"),
-    fmt=lambda v: f"{v:+.0%}", control="the smaller decay's run of another seed",
-    window="at the end of the budget")
-_end = dict(fmt=pct0, window="at the end of the budget")
+         CORRECTS, "CORRECTS: the corrupted pairs predicted with their true label, more by"),
+        ("test accuracy higher by", lambda a, b: a["final_test_acc"] - b["final_test_acc"],
+         BETTER, "BETTER: the test accuracy, higher by"))}
+_end = dict(fmt=pct0, window=_END)
 KEPT = evidence.Claim(
     "memorizes the corrupted labels", "Doshi et al. 2024", measure=lambda o: o["runs"][0]["final_memorized"],
     control_measure=lambda o: o["runs"][-1]["final_memorized"], **_end,
@@ -363,27 +362,28 @@ def corrupted_rows(corrupted: dict) -> list[dict]:
     decay the network memorizes them and still generalizes; the largest decay memorizes fewer,
     corrects some and generalizes better than a change of seed alone does; and whether it
     ignores the corruption (shown, not asserted)."""
-    f0 = corrupted_facts(corrupted[min(corrupted)])
-    lo, hi = f"weight decay {f0['wd_low']:g}", f"weight decay {f0['wd_high']:g}"
+    first = corrupted[min(corrupted)]
+    lo, hi = (f"weight decay {first['runs'][i]['weight_decay']:g}" for i in (0, -1))
     ends = {s: ([o["runs"][-1]], o["runs"][0]) for s, o in corrupted.items()}
     swap = {s: ([corrupted[o]["runs"][0] for o in corrupted if o != s], o["runs"][0])
             for s, o in corrupted.items()}
     return [evidence.joint(
                 "A network can memorize corrupted labels and still generalize", "Doshi et al. 2024",
-                {f"{f0['noise']:.0%} corrupted, {lo}: memorized": evidence.judge(KEPT, corrupted, corrupted),
+                {f"{first['noise']:.0%} corrupted, {lo}: memorized": evidence.judge(KEPT, corrupted, corrupted),
                  "test accuracy": evidence.judge(STILL, corrupted, corrupted)},
                 control=f"for 'memorizes', the run at {hi}; for 'generalizes', {STILL.control}",
-                window=_end["window"], asserted=False),
+                window=_END, asserted=False),
             evidence.joint(
                 "A larger weight decay memorizes fewer wrong labels and corrects some",
                 "Doshi et al. 2024", {f"{hi} against {lo}: {label}": evidence.judge(c, ends, swap)
-                                      for label, c in DECAY_PARTS.items()}, window=_end["window"],
+                                      for label, c in list(DECAY_PARTS.items())[:2]}, window=_END,
                 control=f"the run at {lo} of another seed in place of the run at {hi} (a change "
                         "of seed alone, the largest over the other seeds): it must fail each test"),
             evidence.joint(
                 "A larger weight decay generalizes better", "Doshi et al. 2024", {
-                    f"{hi} against {lo}:": evidence.judge(BETTER_TEST, ends, swap)},
-                window=_end["window"], asserted=False, control="as the row above's"),
+                    f"{hi} against {lo}:": evidence.judge(DECAY_PARTS["test accuracy higher by"],
+                                                          ends, swap)},
+                window=_END, asserted=False, control="as the row above's"),
             evidence.judge(IGNORES, corrupted, corrupted).row()]
 
 
@@ -460,13 +460,10 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                                       "ratio of their initial norms", scale="log"),
         control="the same ratio at the first evaluation after the start (the initial scale "
                 "still there)", window="the whole run (to the grok step)", fmt=_ratio2)
-    rows = [evidence.joint(
-                KEYS_OVER_NULL.statement, KEYS_OVER_NULL.paper,
-                {"share off the keys (read off the logits) over the uniform null's, 1 − (number "
-                 "of keys) / ((p − 1)/2):": j(KEYS_OVER_NULL, clock, clock)},
-                control=KEYS_OVER_NULL.control, window=KEYS_OVER_NULL.window,
-                note=f"keys: {keys} frequencies; share on them: " + plots.spread(
-                    {s: clock[s]["key_share"] for s in seeds}, pct0)),
+    rows = [_labelled(KEYS_OVER_NULL, "share off the keys (read off the logits) over the uniform "
+                      "null's, 1 − (number of keys) / ((p − 1)/2):", clock, clock,
+                      note=f"keys: {keys} frequencies; share on them: " + plots.spread(
+                          {s: clock[s]["key_share"] for s in seeds}, pct0)),
             evidence.joint(
                 "Each neuron reads essentially one frequency, and the neurons cluster on the key "
                 "frequencies", "Nanda et al. 2023",
@@ -475,11 +472,9 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                  "neurons whose top frequency is a key, over the null:": j(ON_KEYS, clock, clock)},
                 control="the initial network", window="the end of the run"),
             j(CLOCK, clock, clock).row(),
-            evidence.joint(DESCENT.statement, DESCENT.paper, {"": j(DESCENT, norms, no_decay)},
-                           control=DESCENT.control, window=DESCENT.window,
-                           note="steps: " + "; ".join(
-                               f"fit {n['fit_step']}, peak {n['peak_step']}, grok {n['grok_step']}"
-                               for n in (norms[s] for s in sorted(norms)))),
+            _labelled(DESCENT, "", norms, no_decay, note="steps: " + "; ".join(
+                f"fit {n['fit_step']}, peak {n['peak_step']}, grok {n['grok_step']}"
+                for n in (norms[s] for s in sorted(norms)))),
             j(peak, scaled, scaled).row()]
     g = lambda s, sc: scaled[s][sc].grok_step  # noqa: E731
     ratio = lambda s, o, sc: g(o, sc) / g(s, 1.0) if g(o, sc) and g(s, 1.0) else math.nan  # noqa: E731
@@ -508,9 +503,8 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                     f"measured the same way; each optimizer tried at {len(opt['adamw']['tried'])} "
                     "learning rates spaced the same way around its own",
             window=f"the budget of section 1's run; grok step: test accuracy above {GROK_ACC:.0%}")
-        rows.append(evidence.joint(
-            sooner.statement, sooner.paper, {"": j(sooner, {s: s for s in a}, {s: s for s in a})},
-            control=sooner.control, window=sooner.window, asserted=False,
+        rows.append(_labelled(
+            sooner, "", {s: s for s in a}, {s: s for s in a},
             note=f"seed {min(a)}: AdamW η {tried('adamw')}; Muon η {tried('muon')}; — not within "
                  "the budget"))
     return rows
@@ -521,7 +515,6 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
 
 
 FOUR = ("comprehension", "grokking", "memorization", "confusion")
-_n = lambda v: f"{v:.0f}"  # noqa: E731
 NONE_OFF = evidence.Test("<", 1, "NONE_OFF: fewer than one cell (row, column) that breaks the "
                                  "pattern")
 MEMORIZE_ALL = evidence.Claim(
@@ -552,13 +545,13 @@ CRIT_FALLS = evidence.Claim(
                                            "the weakest decay minus at the last below the "
                                            "strongest, where it never rises between them"),
     control="the same from the last decay below the strongest to the strongest",
-    window="weight decays above 0", fmt=lambda v: f"{v:+.0%}")
+    window="weight decays above 0", fmt=_signed_pct)
 STRONG_GAP = evidence.Claim(
     "training loss far above the weaker decays'", "Liu et al. 2022",
     measure=_column_gap, test=evidence.Test(">", UNLEARN_LOSS, "UNLEARN_LOSS: the column's lowest "
-                                                               "final training loss over the highest of the weaker decays'", scale="log"),
-    control="the column of the decay below the strongest", window="at the end of the budget",
-    fmt=lambda x: f"{x:,.0f}x")
+                                            "final training loss over the highest of the weaker "
+                                            "decays'", scale="log"),
+    control="the column of the decay below the strongest", window=_END, fmt="{:,.0f}x".format)
 STRONG_KEEPS = evidence.Claim(
     "every cell un-learns or never fits", "Liu et al. 2022 (confusion); un-learning is this "
                                           "page's label",
@@ -583,15 +576,13 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     grids = by_seed(rows)
     seeds = list(grids)
     fs = {s: phase_facts(r) for s, r in grids.items()}
-    f0 = fs[seeds[0]]
-    j = lambda claim, t, c: evidence.judge(claim, t, c)  # noqa: E731
+    f0, j, ids = fs[seeds[0]], evidence.judge, {s: s for s in seeds}
+    per = lambda x: {s: (g, x) for s, g in grids.items()}  # noqa: E731 (each seed's grid, and x)
     control = lambda r: (CONTROL_WD <= r["weight_decay"] < f0["strongest"]  # noqa: E731
                          and r["train_frac"] >= CONTROL_FRAC)
-    no_decay = lambda r: r["weight_decay"] == 0  # noqa: E731
-    out = [j(MEMORIZE_ALL, {s: (g, no_decay) for s, g in grids.items()},
-             {s: (g, control) for s, g in grids.items()}).row(),
-           j(GROK_FALLS, {s: (_inner_grok(g), s) for s, g in grids.items()},
-             {s: (_inner_grok(g), s) for s, g in grids.items()}).row()]
+    inner_grok = {s: (_inner_grok(g), s) for s, g in grids.items()}
+    out = [j(MEMORIZE_ALL, per(lambda r: r["weight_decay"] == 0), per(control)).row(),
+           j(GROK_FALLS, inner_grok, inner_grok).row()]
 
     # the clock, judged pair of decays by pair: the largest ratio of grok steps over the
     # clock's factor among the fractions where both generalize, per seed (each pair its own row)
@@ -607,11 +598,16 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
                                          "factor, among the fractions where both generalize",
                                scale="log"),
             control="the clock itself (a ratio of grok steps equal to the ratio of decays)",
-            window=f"training fractions where both decays generalize on the seed",
+            window="training fractions where both decays generalize on the seed",
             fmt=_ratio2, asserted=(lo, hi) == tuple(inner[-2:]))
-        out.append(j(claim, {s: s for s in seeds}, {s: s for s in seeds}).row())
-    if lr:
-        out.append(_clock_fit_row(rows, grids, lr, seeds))
+        out.append(j(claim, ids, ids).row())
+    if lr:  # CLOCK_FIT on each seed's grid, the median grid's fits beside it
+        fit = ", ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} + {r['periods']:.1f}/(ηλ) "
+                        f"steps, within {r['max_rel_error']:.0%}; rival (1/ηλ)^"
+                        f"{r['power_exponent']:.2f}, within {r['power_max_rel_error']:.0%}"
+                        for r in clock_fit(median_grid(rows), lr)) or "too few cells"
+        out.append(_labelled(CLOCK_FIT, "largest relative error of the fit:", per(lr), per(lr),
+                             note=f"on each cell's median over the seeds, {fit}"))
 
     # below a critical fraction no run generalizes within the budget; it falls as the decay
     # grows. Below it a run has either stopped short (memorization) or is still climbing
@@ -621,18 +617,16 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     pct = lambda c: "above the grid" if c is None else f"{c:.0%}"  # noqa: E731
     each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {pct(c)}" for w, c in f["crit"].items())
                      for s, f in fs.items())
-    below = plots.spread({s: f["below_unfinished"] for s, f in fs.items()}, _n)
+    below = plots.spread({s: len(f["below_cells"]) for s, f in fs.items()}, _n)
     out.append(evidence.joint(
         "Below a critical training fraction no network generalizes within the budget; the "
         "critical fraction falls as the decay grows (from the weakest decay to the last below "
         "the strongest, on every seed)", "Power et al. 2022; Liu et al. 2022",
         {"fractions below the smallest that generalizes:":
-             j(CRIT_EXISTS, {s: (g, None) for s, g in grids.items()},
-               {s: (g, s) for s, g in grids.items()}),
+             j(CRIT_EXISTS, per(None), {s: (g, s) for s, g in grids.items()}),
          f"critical fraction at {weak:g} minus at {last:g} (no fraction generalizing counted "
          f"at the grid's largest, {top:.0%}: then a lower bound):":
-             j(CRIT_FALLS, {s: (g, inner) for s, g in grids.items()},
-               {s: (g, (last, strongest)) for s, g in grids.items()})},
+             j(CRIT_FALLS, per(inner), per((last, strongest)))},
         control=f"{CRIT_EXISTS.control}; {CRIT_FALLS.control}" + ("" if any(
             f["crit"][strongest] for f in fs.values()) else " (— on every seed: it rises above the grid)"),
         window="weight decays above 0",
@@ -642,15 +636,14 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     # the strongest decay keeps nothing: each cell un-learns or never fits
     el = f", ηλ = {lr * strongest:g}" if lr else ""
     phases = "; ".join(f"seed {s}: {', '.join(f['strong_phases'])}" for s, f in fs.items())
-    col = lambda w: {s: (g, w) for s, g in grids.items()}  # noqa: E731
     out.append(evidence.joint(
         "The strongest decay keeps nothing: every cell of its column un-learns (loses part of "
         "what it learned) or never fits, its training loss far above the weaker decays'",
         "Liu et al. 2022 (confusion" + ("" if any(f["confusion"] for f in fs.values()) else
                                         ", of which this grid has no cell") + "); un-learning "
-        "is this page's label", {"cells that keep something:": j(STRONG_KEEPS, col(strongest), col(last)),
+        "is this page's label", {"cells that keep something:": j(STRONG_KEEPS, per(strongest), per(last)),
          "lowest final training loss over the highest below it:":
-             j(STRONG_GAP, col(strongest), col(last))},
+             j(STRONG_GAP, per(strongest), per(last))},
         control=f"the column of weight decay {last:g}, the one below",
         window=f"weight decay {strongest:g}{el}, at the end of the budget", note=phases,
         asserted=False))  # shown: on the regenerated cpu grid one cell is unfinished on one seed
@@ -659,9 +652,8 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     # climbing at the budget and those that un-learn are counted beside them, in none of the four
     counts = Counter(r["phase"] for r in rows)
     seen = ", ".join(f"{counts[k]} {k}" for k in (*FOUR, "unfinished", "un-learning") if counts[k])
-    out.append(evidence.joint(FOUR_PHASES.statement, FOUR_PHASES.paper, {
-        "of the four, on the seed's grid:": j(FOUR_PHASES, grids, grids)},
-        control=FOUR_PHASES.control, window=FOUR_PHASES.window, asserted=False,
+    out.append(_labelled(
+        FOUR_PHASES, "of the four, on the seed's grid:", grids, grids,
         note=f"precomputed grid ({len(rows) // len(seeds)} cells x {len(seeds)} seeds): {seen}"))
     return out
 
@@ -676,21 +668,6 @@ CLOCK_FIT = evidence.Claim(
             "parameters on three points: a description, not a test)",
     window="training fractions with at least three decays above 0 and below the strongest "
            "that generalize")
-
-
-def _clock_fit_row(rows, grids, lr, seeds) -> dict:
-    """:data:`CLOCK_FIT` on each seed's grid, the median grid's fits beside it."""
-    mf = clock_fit(median_grid(rows), lr)
-    fit = ", ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} + {r['periods']:.1f}/(ηλ) "
-                    f"steps, within {r['max_rel_error']:.0%}; rival (1/ηλ)^"
-                    f"{r['power_exponent']:.2f}, within {r['power_max_rel_error']:.0%}"
-                    for r in mf) or "too few cells"
-    gl = {s: (g, lr) for s, g in grids.items()}
-    return evidence.joint(CLOCK_FIT.statement, CLOCK_FIT.paper,
-                          {"largest relative error of the fit:": evidence.judge(CLOCK_FIT, gl, gl)},
-                          control=CLOCK_FIT.control, window=CLOCK_FIT.window, asserted=False,
-                          note=f"on each cell's median over the seeds, {fit}")
-
 
 def published_claims() -> list[dict]:
     """The claims rows that rest on the precomputed phase diagram in ``data/`` (the figure the

@@ -67,11 +67,6 @@ def by_seed(rows: list[dict]) -> dict[int, list[dict]]:
     return dict(sorted(_group(rows, lambda r: int(r.get("seed", 0))).items()))
 
 
-def _cells(rows: list[dict]) -> dict:
-    """One seed's grid by cell, ``{(fraction, decay): row}``."""
-    return {(r["train_frac"], r["weight_decay"]): r for r in rows}
-
-
 def median_grid(rows: list[dict]) -> list[dict]:
     """A grid of several seeds as one: per cell its most common phase, and the median over
     the seeds of its grok step (only where it generalizes on every seed; a cell that does on
@@ -101,7 +96,7 @@ def phase_facts(rows: list[dict]) -> dict:
         raise ValueError("these facts read one seed's grid: split the rows with by_seed()")
     wds = sorted({r["weight_decay"] for r in rows})
     fracs = sorted({r["train_frac"] for r in rows})
-    strongest, by = wds[-1], _cells(rows)
+    strongest, by = wds[-1], {(r["train_frac"], r["weight_decay"]): r for r in rows}
     inner = [w for w in wds if 0 < w < strongest]
     crit = {w: critical_fraction(rows, w) for w in wds if w > 0}
     column = [by[f, strongest] for f in fracs if (f, strongest) in by]
@@ -128,14 +123,10 @@ def clock_ratios(rows: list[dict]) -> list[dict]:
     training fraction and each pair of neighbouring decays (both above 0, below the strongest)
     where both cells generalize, the ratio of grok steps beside the ratio of decays (the
     factor the clock predicts). One seed's rows."""
-    inner, by, out = phase_facts(rows)["inner"], _cells(rows), []
-    for f in sorted({r["train_frac"] for r in rows}):
-        for lo, hi in zip(inner, inner[1:]):
-            a, b = by.get((f, lo)), by.get((f, hi))
-            if a and b and _good(a) and _good(b):
-                out.append(dict(train_frac=f, weight_decays=(lo, hi), clock=hi / lo,
-                                measured=a["grok_step"] / b["grok_step"]))
-    return out
+    inner, grok = phase_facts(rows)["inner"], _inner_grok(rows)
+    return [dict(train_frac=f, weight_decays=(lo, hi), clock=hi / lo, measured=grok[f, lo] / grok[f, hi])
+            for f in sorted({r["train_frac"] for r in rows}) for lo, hi in zip(inner, inner[1:])
+            if grok.get((f, lo)) is not None and grok.get((f, hi)) is not None]
 
 
 def clock_fit(rows: list[dict], lr: float) -> list[dict]:
@@ -143,10 +134,9 @@ def clock_fit(rows: list[dict], lr: float) -> list[dict]:
     where at least three decays (above 0, below the strongest) generalize, the least-squares
     fit ``grok step ≈ offset + periods / (ηλ)``, with its largest relative error. One seed's
     rows."""
-    inner, by, out = phase_facts(rows)["inner"], _cells(rows), []
+    inner, grok, out = phase_facts(rows)["inner"], _inner_grok(rows), []
     for f in sorted({r["train_frac"] for r in rows}):
-        pts = [(1 / (lr * w), by[f, w]["grok_step"]) for w in inner
-               if (f, w) in by and _good(by[f, w])]
+        pts = [(1 / (lr * w), grok[f, w]) for w in inner if grok.get((f, w)) is not None]
         if len(pts) < 3:
             continue
         x, y = np.array(pts, dtype=float).T
@@ -314,10 +304,9 @@ def _crit_text(crit: dict) -> str:
     """The critical fractions of one decay on each seed, as the page says them: a seed where
     no fraction of the grid generalizes reads "above the grid", never as a value ("90% on seed
     0, above the grid on seeds 1 and 2")."""
-    groups: dict = {}
-    for s, c in crit.items():
-        groups.setdefault("above the grid" if c is None else f"{c:.0%}", []).append(s)
-    return next(iter(groups)) + " on every seed" if len(groups) == 1 else ", ".join(f"{text} on {_seed_words(ss)}" for text, ss in groups.items())
+    groups = _group(crit, lambda s: "above the grid" if crit[s] is None else pct0(crit[s]))
+    return next(iter(groups)) + " on every seed" if len(groups) == 1 else ", ".join(
+        f"{text} on {_seed_words(ss)}" for text, ss in groups.items())
 
 
 def _seed_words(ss: list) -> str:
@@ -343,16 +332,10 @@ def _below_climbing(fs: dict) -> str:
     """The runs below the smallest fraction that generalizes that are still climbing at the
     budget, as the page says them: per cell its fraction, decay, on how many seeds and its
     test accuracy at the end ("none" when there are none)."""
-    cells: dict = {}
-    for f in fs.values():
-        for frac, wd, acc in f["below_cells"]:
-            cells.setdefault((frac, wd), []).append(acc)
-    if not cells:
-        return "none"
-    return "; ".join(
-        f"at {frac:.0%} and weight decay {wd:g} on {len(a)} of {len(fs)} seeds "
-        f"({_span(a, lambda v: f'{v:.0%}')} test accuracy at the end)"
-        for (frac, wd), a in sorted(cells.items()))
+    cells = _group([c for f in fs.values() for c in f["below_cells"]], lambda c: c[:2], lambda c: c[2])
+    return "; ".join(f"at {frac:.0%} and weight decay {wd:g} on {len(a)} of {len(fs)} seeds "
+                     f"({_span(a, pct0)} test accuracy at the end)"
+                     for (frac, wd), a in sorted(cells.items())) or "none"
 
 
 def progress_glue(pm: dict) -> dict:
@@ -444,13 +427,12 @@ def _not_memorizing(run) -> float:
 
 def _crit_drop(run) -> float:
     """``(grid, decays)``: the critical fraction at the first decay minus at the last, where it
-    never rises between them (:func:`~.facts.crit_falls`; NaN where it does, or stays put). A
-    first decay where no fraction of the grid generalizes (its critical fraction above the
-    grid) counts at the grid's largest fraction: the drop is then a lower bound."""
+    falls (:func:`crit_falls`; else NaN). Above the grid at the first decay counts as the
+    grid's largest fraction: the drop is then a lower bound."""
     g, wds = run
     c = [critical_fraction(g, w) for w in wds]
     top = max(r["train_frac"] for r in g)
-    return (top if c[0] is None else c[0]) - c[-1] if crit_falls(c) else float("nan")
+    return (top if c[0] is None else c[0]) - c[-1] if crit_falls(c) else math.nan
 
 
 def _rows_below(run) -> float:
@@ -500,12 +482,10 @@ def _descent(n: dict) -> float:
 
 
 def descent_share(run, step) -> float:
-    """The share of ``run``'s weight-norm descent, from its peak to its end (the median of its
-    last three evaluations, as :func:`~.algorithm.norm_descent`), made at ``step`` (read at the
-    last evaluation at or before it): (peak - norm) / (peak - end), 0 where the norm has not
-    yet peaked by then, NaN where ``step`` is None or the norm ends at its peak (no descent).
-    The descent row's control: the run without weight decay read at the decay run's grok
-    step."""
+    """The share of ``run``'s weight-norm descent from its peak to its end (as
+    :func:`~.algorithm.norm_descent`) made at ``step`` (its last evaluation at or before it):
+    0 where the norm has not yet peaked, NaN where ``step`` is None or there is no descent.
+    The descent row's control: the run without weight decay at the decay run's grok step."""
     steps, norm = list(run.history.steps), list(run.history["weight_norm"])
     peak, end = max(norm), float(np.median(norm[-3:]))
     before = [i for i, t in enumerate(steps) if step is not None and t <= step]
@@ -530,10 +510,9 @@ def _peak_over_start(at: int):
 
 
 def section1_facts(first, other, seeds) -> dict[str, str]:
-    """Section 1's glued numbers: the first run's ηλ and the share of an initial weight its decay
-    alone leaves by the end of the plateau, (1 - ηλ)^t, its fit step, the end of its plateau, its 50% and
-    grok steps, the plateau and the delay over the fit step, its test loss's rise while
-    memorizing, division's grok step (``other``), the thresholds the prose names and the
+    """Section 1's glued numbers: the first run's ηλ, the share of an initial weight its decay
+    alone leaves by the end of the plateau, (1 - ηλ)^t, its plateau's steps, its test loss's rise
+    while memorizing, division's grok step (``other``), the thresholds the prose names and the
     claim ``seeds``."""
     h, el = first.history, first.config.lr * first.config.weight_decay
     loss, steps = list(h["test_loss"]), list(h.steps)
@@ -552,11 +531,9 @@ def section1_facts(first, other, seeds) -> dict[str, str]:
 
 def section2_facts(rows: list[dict], live_rows: list[dict], lr: float, p: int,
                    sweep: dict | None = None) -> dict[str, str]:
-    """Section 2's glued numbers: the precomputed grid's (``rows``, its learning rate ``lr``,
-    modulus ``p`` and ``sweep``, the file's runs; :func:`phase_glue`), the live grid's (every
-    cell without decay memorizes? the critical fraction at weight decay 1) and the phase
-    labels' thresholds the prose names (:mod:`.science`: a drop and a climb in points of
-    accuracy, the take-off factor, the span and the evaluations "at the end")."""
+    """Section 2's glued numbers: the precomputed grid's (:func:`phase_glue`; ``sweep`` the
+    file's runs), the live grid's (every cell without decay memorizes? the critical fraction at
+    weight decay 1) and the thresholds of the phase labels (:mod:`.science`) the prose names."""
     labels = dict(unlearn_drop=f"{UNLEARN_DROP * 100:g}", climb=f"{CLIMB * 100:g}",
                   takeoff=f"{TAKEOFF:g}", takeoff_pairs=f"{TAKEOFF_PAIRS}", ctl_wd=f"{CONTROL_WD:g}",
                   ctl_frac=f"{CONTROL_FRAC:.0%}", climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
@@ -571,14 +548,11 @@ def section2_facts(rows: list[dict], live_rows: list[dict], lr: float, p: int,
 def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
     """Section 3's glued numbers: the Fourier concentration from ``pm`` (the page's
     :func:`~.experiments.progress_measures`), the clock in the first layer and the weight
-    norm's descent of the page's run, the primitive root of its modulus, and the run from a
-    larger start: ``scaled`` ``{scale: run}`` (scale 1 the page's run,
-    :func:`~.algorithm.omnigrok_runs` of one seed)."""
-    first = scaled[1.0]
-    p = first.config.p
+    norm's descent of the page's run, and the run from a larger start (``scaled``
+    ``{scale: run}``, scale 1 the page's run: :func:`~.algorithm.omnigrok_runs` of one seed)."""
+    first, big = scaled[1.0], max(scaled)
+    p, n0 = first.config.p, norm_descent(first)
     c0 = clock_measures(first.model, initial_model(first), p, first.config.op)
-    n0 = norm_descent(first)
-    big = max(scaled)
     return dict(_texts(2, **progress_glue(pm)), **_texts(
         3, key_share_min=pct0(KEY_SHARE),
         restricted_at_half=pct0(restricted_at_test_half(pm, "restricted_loss", HALF)),
@@ -607,17 +581,14 @@ def _norm_low(run, n: dict) -> dict:
 
 def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,
                    budget: int) -> dict[str, str]:
-    """Section 4's glued numbers: the remedies' speed-ups (the rows of
-    :func:`~.experiments.run_remedies`, runs that never grok counted at ``budget`` steps),
-    Muon's and AdamW's best learning rates (:func:`~.algorithm.optimizer_runs`) and the
-    corrupted labels' shares (one seed's :func:`~.experiments.run_corrupted`)."""
+    """Section 4's glued numbers: the remedies' speed-ups (runs that never grok counted at
+    ``budget`` steps), Muon's and AdamW's best learning rates and one seed's corrupted labels'
+    shares."""
     rf = remedy_facts(speedups(remedies, budget))
-    return dict(
-        _texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)),
-        **_texts(3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"],
-                 stablemax=rf["stablemax"], budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}",
-                 muon_best=best_rate(opt["muon"]), adam_best=best_rate(opt["adamw"])),
-        **corrupted_glue(corrupted))
+    return dict(_texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)), **_texts(
+        3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"], stablemax=rf["stablemax"],
+        budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}", muon_best=best_rate(opt["muon"]),
+        adam_best=best_rate(opt["adamw"])), **corrupted_glue(corrupted))
 
 
 def best_rate(o: dict) -> str:
@@ -641,19 +612,15 @@ def _final_test(run) -> float:
     return run.history.last("test_acc") if run.fit_step is not None else math.nan
 
 
-def _at(run, key: str, step) -> float:
-    d = dict(zip(run.history.steps, run.history[key]))
-    return d.get(step, float("nan"))
-
-
 def _plateau_change(key: str, ratio: bool):
     """``(run, ref) ->`` ``key`` (the weight norm, the Fourier top-10% share) at ``ref``'s grok
     step against at ``run``'s fit step: their ratio (``ratio``) or difference."""
     def measure(pair) -> float:
         run, ref = pair
         if not ref.grok_step or run.fit_step is None:
-            return float("nan")
-        a, b = _at(run, key, ref.grok_step), _at(run, key, run.fit_step)
+            return math.nan
+        at = dict(zip(run.history.steps, run.history[key]))
+        a, b = at.get(ref.grok_step, math.nan), at.get(run.fit_step, math.nan)
         return a / b if ratio else a - b
     return measure
 

@@ -85,10 +85,14 @@ def _plateau(run) -> float:
     return float(ps["plateau"]) if ps["grok"] is not None else math.nan
 
 
+def _over(a, b) -> float:
+    """One grok step over another (NaN where one is missing: that run does not grok)."""
+    return a / b if a and b else math.nan
+
+
 def _grok_ratio(pair) -> float:
-    """``(run, ref)``: ``ref``'s grok step over ``run``'s (NaN where one does not grok)."""
-    run, ref = pair
-    return ref.grok_step / run.grok_step if run.grok_step and ref.grok_step else math.nan
+    """``(run, ref)``: ``ref``'s grok step over ``run``'s."""
+    return _over(pair[1].grok_step, pair[0].grok_step)
 
 
 def _schedule(pair) -> float:
@@ -204,12 +208,10 @@ def section1_claims(multi: dict) -> list[dict]:
 def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[dict],
                 live_rows: list[dict] | None = None, grid_lr: float | None = None,
                 scaled: dict | None = None, opt: dict | None = None) -> list[dict]:
-    """Every row of the chapter's claims table: ``multi`` section 1's runs on the claim seeds
-    (:func:`section1_claims`), ``pm`` their progress measures, ``speed`` the remedies' rows
-    (:func:`~.experiments.run_remedies`) or their speed-ups, ``corrupted`` the runs of
-    :func:`corrupted_rows`, ``grid_rows`` the precomputed phase diagram (``grid_lr`` its
-    learning rate), ``live_rows`` the live one, and with ``scaled`` and ``opt`` the
-    algorithm's (:func:`algorithm_claims`)."""
+    """Every row of the chapter's claims table: ``multi`` section 1's runs on the claim seeds,
+    ``pm`` their progress measures, ``speed`` the remedies' rows or their speed-ups, the
+    corrupted-label runs, the precomputed phase diagram (``grid_lr`` its learning rate), the
+    live one, and with ``scaled`` and ``opt`` the algorithm's (:func:`algorithm_claims`)."""
     dec, j = multi["decay"], evidence.judge
     rows, seed = section1_claims(multi), min(dec)
     if isinstance(speed, list):  # the remedies' rows
@@ -302,10 +304,8 @@ IGNORES = evidence.Claim(
 
 
 def corrupted_rows(corrupted: dict) -> list[dict]:
-    """Section 4's rows on corrupted labels (``{seed: run_corrupted(...)}``): at the smallest
-    decay the network memorizes them and still generalizes; the largest decay memorizes fewer,
-    corrects some and generalizes better than a change of seed alone does; and whether it
-    ignores the corruption (shown, not asserted)."""
+    """Section 4's rows on corrupted labels (``{seed: run_corrupted(...)}``): the smallest decay
+    against the largest, the largest against a change of seed alone."""
     first, j, doshi = corrupted[min(corrupted)], evidence.judge, "Doshi et al. 2024"
     lo, hi = (f"weight decay {first['runs'][i]['weight_decay']:g}" for i in (0, -1))
     ends = {s: ([o["runs"][-1]], o["runs"][0]) for s, o in corrupted.items()}
@@ -421,8 +421,7 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                                       "ratio of their initial norms", scale="log"),
         control="the same ratio at the first evaluation after the start (the initial scale "
                 "still there)", window="the whole run (to the grok step)", fmt=_ratio2)
-    g = lambda s, sc: scaled[s][sc].grok_step  # noqa: E731
-    ratio = lambda s, o, sc: g(o, sc) / g(s, 1.0) if g(o, sc) and g(s, 1.0) else math.nan  # noqa: E731
+    ratio = lambda s, o, sc: _over(scaled[o][sc].grok_step, scaled[s][1.0].grok_step)  # noqa: E731
     later = evidence.Claim(
         f"A larger initialization delays grokking (x{big:g} against x1)", "Liu et al. 2023 (Omnigrok)",
         measure=lambda s: ratio(s, s, big), asserted=False, fmt=_ratio,
@@ -447,15 +446,14 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
             j(peak, scaled, scaled).row(), j(later, ids, ids).row()]
     if opt:
         a, m = opt["adamw"]["grok"], opt["muon"]["grok"]
-        over = lambda s, b: a[s] / b if a[s] and b else math.nan  # noqa: E731
         tried = lambda o: ", ".join(f"{lr:g} → {'—' if g is None else g}"  # noqa: E731
                                     for lr, g in opt[o]["tried"].items())
         sooner = evidence.Claim(
             "Muon groks sooner than AdamW", "Tveit et al. 2025 (their grokking epoch: the first "
             "epoch with validation accuracy at 95% once training accuracy has settled near 100%, "
             "read in a summary of the paper, not in its text)", asserted=False,
-            measure=lambda s: over(s, m[s]), fmt=_ratio,
-            control_measure=lambda s: max((over(s, a[o]) for o in a if o != s), default=math.nan),
+            measure=lambda s: _over(a[s], m[s]), fmt=_ratio,
+            control_measure=lambda s: max((_over(a[s], a[o]) for o in a if o != s), default=math.nan),
             test=evidence.Test(">", SOONER, "SOONER: AdamW's grok step over Muon's, each at its "
                                             "best learning rate", scale="log"),
             control="AdamW on another seed in Muon's place (a change of seed alone, the largest), "

@@ -20,10 +20,9 @@ from .science import (
 )
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
-           "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "progress_glue",
-           "corrupted_glue", "remedy_facts", "section1_facts", "section2_facts", "section3_facts",
-           "section4_facts", "best_rate", "pct0", "REMEDY_SPEEDUP", "HALF", "CONTROL_WD",
-           "CONTROL_FRAC", "SINGLE"]
+           "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "corrupted_glue",
+           "remedy_facts", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
+           "best_rate", "pct0", "REMEDY_SPEEDUP", "HALF", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
 
 # The thresholds the prose names that the claims rows judge too (the rest are :mod:`.claims`').
 REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
@@ -46,10 +45,8 @@ def _falls(steps: list) -> bool:
 
 
 def crit_falls(crit: list) -> bool:
-    """Whether a sequence of critical fractions (weight decays in increasing order) falls: it
-    never rises and its last is strictly below its first, with None (no fraction of the grid
-    generalizes) read as above the grid; a last of None, or a constant sequence, does not
-    fall."""
+    """Whether critical fractions (decays in increasing order; None: above the grid) never rise
+    and end strictly below their start (a last of None, or a constant sequence, does not fall)."""
     c = [math.inf if v is None else v for v in crit]
     return len(c) > 1 and crit[-1] is not None and _falls(c) and c[-1] < c[0]
 
@@ -109,8 +106,8 @@ def phase_facts(rows: list[dict]) -> dict:
         crit=crit, smallest=smallest, strongest=strongest, inner=inner,
         below_cells=[(r["train_frac"], r["weight_decay"], r.get("end_test_acc"))
                      for r in below if r["phase"] == "unfinished"],
-        no_decay_memorizes=all(by[f, 0.0]["phase"] == "memorization" for f in fracs
-                               if (f, 0.0) in by) if 0.0 in wds else None,
+        no_decay_memorizes=_not_memorizing((rows, lambda r: r["weight_decay"] == 0)) == 0
+        if 0.0 in wds else None,
         strong_phases=sorted({r["phase"] for r in column}),
         strong_loss_min=min(r["final_train_loss"] for r in column),
         weak_loss_max=max(r["final_train_loss"] for r in weaker),
@@ -119,10 +116,9 @@ def phase_facts(rows: list[dict]) -> dict:
 
 
 def clock_ratios(rows: list[dict]) -> list[dict]:
-    """How much a stronger weight decay shortens the wait, against the 1/(ηλ) clock: for each
-    training fraction and each pair of neighbouring decays (both above 0, below the strongest)
-    where both cells generalize, the ratio of grok steps beside the ratio of decays (the
-    factor the clock predicts). One seed's rows."""
+    """How much a stronger weight decay shortens the wait, against the 1/(ηλ) clock: per
+    fraction and pair of neighbouring decays (above 0, below the strongest) where both cells
+    generalize, the ratio of grok steps beside the clock's factor. One seed's rows."""
     inner, grok = phase_facts(rows)["inner"], _inner_grok(rows)
     return [dict(train_frac=f, weight_decays=(lo, hi), clock=hi / lo, measured=grok[f, lo] / grok[f, hi])
             for f in sorted({r["train_frac"] for r in rows}) for lo, hi in zip(inner, inner[1:])
@@ -130,10 +126,9 @@ def clock_ratios(rows: list[dict]) -> list[dict]:
 
 
 def clock_fit(rows: list[dict], lr: float) -> list[dict]:
-    """The wait as a fixed part plus a number of clock periods: for each training fraction
-    where at least three decays (above 0, below the strongest) generalize, the least-squares
-    fit ``grok step ≈ offset + periods / (ηλ)``, with its largest relative error. One seed's
-    rows."""
+    """The wait as a fixed part plus clock periods: per fraction where at least three decays
+    (above 0, below the strongest) generalize, the least-squares fit ``grok step ≈ offset +
+    periods / (ηλ)``, with its largest relative error, and a power law's. One seed's rows."""
     inner, grok, out = phase_facts(rows)["inner"], _inner_grok(rows), []
     for f in sorted({r["train_frac"] for r in rows}):
         pts = [(1 / (lr * w), grok[f, w]) for w in inner if grok.get((f, w)) is not None]
@@ -154,10 +149,8 @@ def clock_fit(rows: list[dict], lr: float) -> list[dict]:
 
 
 def clock_by_pair(rows: list[dict]) -> dict[tuple, float]:
-    """For each pair of neighbouring decays (:func:`clock_ratios`), the largest ratio of grok
-    steps over the clock's factor among the training fractions where both generalize (above 1:
-    the wait shrank by more than the clock's factor somewhere). One seed's rows; a pair with
-    no such fraction is absent."""
+    """Per pair of neighbouring decays (:func:`clock_ratios`), the largest ratio of grok steps
+    over the clock's factor (above 1: the wait shrank by more than it somewhere)."""
     out: dict = {}
     for r in clock_ratios(rows):
         key = tuple(r["weight_decays"])
@@ -184,11 +177,10 @@ def _span(values: list, fmt, most: bool = False) -> str:
 
 
 def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = None) -> dict:
-    """Section 2's glued numbers (names as in the chapter) from the precomputed grid (its
-    learning rate ``lr``, modulus ``p`` and, in the rows' order, ``histories``: an unfinished
-    run of the strongest column says by what margin, :func:`climb_margin`), on every seed it
-    holds: a number every seed agrees on is glued once, one they differ on seed by seed, a
-    range over seeds and cells as its ends."""
+    """Section 2's glued numbers from the precomputed grid (``histories`` in the rows' order:
+    an unfinished run of the strongest column says by what margin, :func:`climb_margin`): a
+    number every seed agrees on is glued once, one they differ on seed by seed, a range over
+    seeds and cells as its ends."""
     seeds = by_seed(rows)
     fs = {s: phase_facts(r) for s, r in seeds.items()}
     med = median_grid(rows)
@@ -338,16 +330,6 @@ def _below_climbing(fs: dict) -> str:
                      for (frac, wd), a in sorted(cells.items())) or "none"
 
 
-def progress_glue(pm: dict) -> dict:
-    """Section 3's glued numbers: the Fourier concentration of the initial weights, at the fit
-    step and at the end, and at the end per unit against the whole layer."""
-    end, c, steps = pm["spectra"]["end"], pm["fourier_top10"], pm["step"]
-    at = lambda t: c[steps.index(t)] if t in steps else c[-1]  # noqa: E731 (the last: never reached)
-    return dict(conc_init=c[0], conc_fit=at(pm["fit_step"]), conc_grok=at(pm.get("grok_step")),
-                conc_end=c[-1], unit_conc=end["concentration"],
-                layer_conc=end["layer_concentration"])
-
-
 def corrupted_glue(out: dict) -> dict:
     """Section 4's glued corrupted-label numbers: the memorized, corrected and test shares at
     the end of the smallest (``low``) and largest (``high``) weight decay's run."""
@@ -436,9 +418,8 @@ def _crit_drop(run) -> float:
 
 
 def _rows_below(run) -> float:
-    """``(grid, seed)``: how many training fractions of the grid lie below the smallest that
-    generalizes at a decay above 0 (``seed`` given: on the grid with the phases of those
-    cells permuted among them, the null)."""
+    """``(grid, seed)``: how many fractions lie below the smallest that generalizes at a decay
+    above 0 (``seed`` given: with the phases of those cells permuted, the null)."""
     g, seed = run
     fracs = sorted({r["train_frac"] for r in g})
     cells = [r for r in g if r["weight_decay"] > 0]
@@ -547,13 +528,18 @@ def section2_facts(rows: list[dict], live_rows: list[dict], lr: float, p: int,
 
 def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
     """Section 3's glued numbers: the Fourier concentration from ``pm`` (the page's
-    :func:`~.experiments.progress_measures`), the clock in the first layer and the weight
-    norm's descent of the page's run, and the run from a larger start (``scaled``
-    ``{scale: run}``, scale 1 the page's run: :func:`~.algorithm.omnigrok_runs` of one seed)."""
+    :func:`~.experiments.progress_measures`; initial, at the fit and grok steps, at the end per
+    unit and for the whole layer), the clock in the first layer and the weight norm's descent
+    of the page's run, and the run from a larger start (``scaled`` ``{scale: run}``, scale 1
+    the page's run: :func:`~.algorithm.omnigrok_runs` of one seed)."""
     first, big = scaled[1.0], max(scaled)
     p, n0 = first.config.p, norm_descent(first)
     c0 = clock_measures(first.model, initial_model(first), p, first.config.op)
-    return dict(_texts(2, **progress_glue(pm)), **_texts(
+    end, c, steps = pm["spectra"]["end"], pm["fourier_top10"], pm["step"]
+    at = lambda t: c[steps.index(t)] if t in steps else c[-1]  # noqa: E731 (the last: never reached)
+    return dict(_texts(2, conc_init=c[0], conc_fit=at(pm["fit_step"]), conc_grok=at(pm.get("grok_step")),
+                       conc_end=c[-1], unit_conc=end["concentration"],
+                       layer_conc=end["layer_concentration"]), **_texts(
         3, key_share_min=pct0(KEY_SHARE),
         restricted_at_half=pct0(restricted_at_test_half(pm, "restricted_loss", HALF)),
         other_at_half=pct0(restricted_at_test_half(pm, "other_loss", HALF)),
@@ -592,9 +578,8 @@ def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,
 
 
 def best_rate(o: dict) -> str:
-    """An optimizer's best learning rate as the page prints it (:func:`~.algorithm.optimizer_runs`'s
-    ``tried``, ``{lr: grok step or None}`` on the first seed): "none" when no rate grokked (a tie
-    of failures has no best), and where the best sits at the grid's edge, that it does."""
+    """An optimizer's best learning rate (:func:`~.algorithm.optimizer_runs`) as the page says it:
+    "none" when no rate grokked (a tie of failures has no best), and whether it is at the edge."""
     tried = {float(k): v for k, v in o["tried"].items()}
     lo, hi = min(tried), max(tried)
     if all(v is None for v in tried.values()):
@@ -632,9 +617,8 @@ def _init_gap(pair) -> float:
 
 
 def _fit_error(key: str):
-    """``(grid, lr) ->`` the largest relative error of :func:`~.facts.clock_fit`'s ``key`` fit
-    over the fractions; for the clock's own fit NaN unless every fixed part is positive and
-    the periods do not grow with the fraction."""
+    """``(grid, lr) ->`` the largest relative error of :func:`clock_fit`'s ``key`` fit; for the
+    clock's own, NaN unless every fixed part is positive and the periods do not grow."""
     def measure(gl) -> float:
         mf = clock_fit(*gl)
         ok = key != "max_rel_error" or (all(r["offset"] > 0 for r in mf)

@@ -16,9 +16,9 @@ from .algorithm import clock_measures, initial_model, norm_descent
 from .experiments import phase_data, restricted_at_test_half, speedups
 from .facts import (
     CONTROL_FRAC, CONTROL_WD, HALF, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
-    _descent, _final_test, _fit_error, _good, _init_gap, _inner_grok, _not_memorizing, _off_keys,
-    _peak_over_start, _plateau_change, _rises, _rows_below, _shuffled, by_seed, clock_by_pair,
-    clock_fit, descent_share, median_grid, pct0, phase_facts,
+    _crit_pct, _descent, _final_test, _fit_error, _good, _init_gap, _inner_grok, _not_memorizing,
+    _off_keys, _peak_over_start, _plateau_change, _rises, _rows_below, _shuffled, by_seed,
+    clock_by_pair, clock_fit, descent_share, median_grid, pct0, phase_facts,
 )
 from .science import GROK_ACC, PLATEAU, plateau_steps
 
@@ -29,8 +29,7 @@ __all__ = ["page_claims", "section1_claims", "phase_claims", "published_claims",
 
 DIV_WITHIN = 2.0        # "a similar schedule": division's grok step within this x addition's, either way
 UNIT_OVER_LAYER = 0.2   # "each unit reads few frequencies": its concentration this above the layer's
-PEAK_BEFORE = 0.5       # "well before": the test loss peaks before this share of the step the
-#                         test accuracy leaves chance
+PEAK_BEFORE = 0.5       # "well before": the test loss peaks before this x the step test accuracy leaves chance
 LOSS_RISE = 1.5         # "the test loss rises": its peak at least this x its value at step 0
 NOISE_MARGIN = 0.1      # corrupted labels: "memorizes fewer" by at least this share
 MEMORIZED = 0.9         # corrupted labels: "memorizes" them, predicts at least this share of them
@@ -47,8 +46,7 @@ CORRECTS = 0.05         # "corrects some": the larger decay predicts this share 
 SOONER = 1.2            # "Muon groks sooner": AdamW's grok step this x Muon's (above a seed change)
 LATER = 1.5             # "a larger initialization delays grokking": its grok step this x later
 BETTER = 0.05           # "generalizes better": the larger decay's test accuracy this much higher
-CRIT_ROWS = 0           # "below a critical fraction": more than this many of the grid's fractions
-#                         lie below the smallest that generalizes
+CRIT_ROWS = 0           # "below a critical fraction": more than this many fractions below the smallest that generalizes
 CRIT_DROP = 0.05        # "the critical fraction falls": it ends at least this much lower
 
 _ratio, _ratio2, _x1, _n = "{:.2f}x".format, "{:.2f}".format, "{:.1f}x".format, "{:.0f}".format
@@ -575,8 +573,7 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     # (unfinished): the row counts the second, since a longer budget may move the fraction.
     weak, last, strongest = inner[0], inner[-1], f0["strongest"]
     top = max(r["train_frac"] for r in rows)
-    pct = lambda c: "above the grid" if c is None else f"{c:.0%}"  # noqa: E731
-    each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {pct(c)}" for w, c in f["crit"].items())
+    each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {_crit_pct(c)}" for w, c in f["crit"].items())
                      for s, f in fs.items())
     below = plots.spread({s: len(f["below_cells"]) for s, f in fs.items()}, _n)
     out.append(evidence.joint(

@@ -32,6 +32,7 @@ CONTROL_FRAC = 0.6      # strongest) and fractions from this one, which generali
 SINGLE = 0.5            # "a neuron reads one frequency": its top frequency holds at least half its energy
 _GOOD = ("grokking", "comprehension")  # the phases that generalize (and keep it)
 pct0 = "{:.0%}".format
+_crit_pct = lambda c: "above the grid" if c is None else pct0(c)  # noqa: E731 (a critical fraction)
 
 
 def _good(r: dict) -> bool:
@@ -52,6 +53,7 @@ def crit_falls(crit: list) -> bool:
 
 
 def _group(items, key, value=lambda x: x) -> dict:
+    """``{key(x): [value(x), ...]}`` in the items' order."""
     out: dict = {}
     for x in items:
         out.setdefault(key(x), []).append(value(x))
@@ -106,8 +108,8 @@ def phase_facts(rows: list[dict]) -> dict:
         crit=crit, smallest=smallest, strongest=strongest, inner=inner,
         below_cells=[(r["train_frac"], r["weight_decay"], r.get("end_test_acc"))
                      for r in below if r["phase"] == "unfinished"],
-        no_decay_memorizes=_not_memorizing((rows, lambda r: r["weight_decay"] == 0)) == 0
-        if 0.0 in wds else None,
+        no_decay_memorizes=(_not_memorizing((rows, lambda r: r["weight_decay"] == 0)) == 0
+                            if 0.0 in wds else None),
         strong_phases=sorted({r["phase"] for r in column}),
         strong_loss_min=min(r["final_train_loss"] for r in column),
         weak_loss_max=max(r["final_train_loss"] for r in weaker),
@@ -296,7 +298,7 @@ def _crit_text(crit: dict) -> str:
     """The critical fractions of one decay on each seed, as the page says them: a seed where
     no fraction of the grid generalizes reads "above the grid", never as a value ("90% on seed
     0, above the grid on seeds 1 and 2")."""
-    groups = _group(crit, lambda s: "above the grid" if crit[s] is None else pct0(crit[s]))
+    groups = _group(crit, lambda s: _crit_pct(crit[s]))
     return next(iter(groups)) + " on every seed" if len(groups) == 1 else ", ".join(
         f"{text} on {_seed_words(ss)}" for text, ss in groups.items())
 

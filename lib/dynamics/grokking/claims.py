@@ -1,10 +1,9 @@
-"""Grokking, the claims: what the papers and the page's "What to notice" sentences say,
-beside what this run of the notebook measured, with the thresholds each sentence names (each
-written once, here, or in :mod:`.facts` where the prose glues it too). The page's glued numbers
-and the measures of the phase grid and the algorithm are :mod:`.facts`'.
-
-- :func:`page_claims`: every row of the chapter's claims table (:func:`dynamics.plots.claim`);
-- :func:`published_claims`: the rows that rest on the precomputed phase diagram in ``data/``."""
+"""Grokking, the claims: what the papers and the page's "What to notice" sentences say, beside
+what this run of the notebook measured, each row judged by the engine (:mod:`dynamics.evidence`)
+with the threshold its sentence names, written once (here, or in :mod:`.facts` where the prose
+glues it too; the measures of the phase grid and the algorithm are :mod:`.facts`').
+:func:`page_claims` is every row of the chapter's table, :func:`published_claims` the rows
+that rest on the precomputed phase diagram in ``data/``."""
 from __future__ import annotations
 
 import math
@@ -16,29 +15,21 @@ from .. import evidence, plots
 from .algorithm import clock_measures, initial_model, norm_descent
 from .experiments import phase_data, restricted_at_test_half, speedups
 from .facts import (
-    _at, _final_test, _fit_error, _init_gap, _plateau_change, CONTROL_FRAC, CONTROL_WD, HALF, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps,
-    _crit_drop, _descent, _falls, _inner_grok, _not_memorizing, _off_keys, _peak_over_start,
-    _rises, _rows_below, _shuffled, by_seed, clock_by_pair, clock_fit, corrupted_facts,
-    descent_share, median_grid, phase_facts,
+    CONTROL_FRAC, CONTROL_WD, HALF, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
+    _crit_pct, _descent, _final_test, _fit_error, _good, _init_gap, _inner_grok, _not_memorizing,
+    _off_keys, _peak_over_start, _plateau_change, _rises, _rows_below, _shuffled, by_seed,
+    clock_by_pair, clock_fit, descent_share, median_grid, pct0, phase_facts,
 )
-from .science import (
-    GROK_ACC, PLATEAU, fourier_spectrum, input_weights, plateau_steps, spectral_concentration,
-)
+from .science import GROK_ACC, PLATEAU, plateau_steps
 
-__all__ = ["page_claims", "section1_claims", "phase_claims", "published_claims", "pct0", "DIV_WITHIN",
+__all__ = ["page_claims", "section1_claims", "phase_claims", "published_claims", "DIV_WITHIN",
            "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN", "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL",
            "CORRECTS", "LOSS_RISE", "restricted_excluded_rows", "corrupted_rows", "TEST_LOSS_RISES",
            "algorithm_claims", "ROUND", "NULL_OVER", "CLUSTER", "TEST_LOSS_TURNS", "RESTRICTED_LEADS", "EXCLUDED_RISES"]
 
-
-# ============================================================================ claims
-# Each asserted row is judged on several seeds (plots.across_seeds); its thresholds live here
-# (those the prose glues too, REMEDY_SPEEDUP, HALF, CONTROL_WD, CONTROL_FRAC and SINGLE, in
-# :mod:`.facts`).
 DIV_WITHIN = 2.0        # "a similar schedule": division's grok step within this x addition's, either way
 UNIT_OVER_LAYER = 0.2   # "each unit reads few frequencies": its concentration this above the layer's
-PEAK_BEFORE = 0.5       # "well before": the test loss peaks before this share of the step the
-#                         test accuracy leaves chance
+PEAK_BEFORE = 0.5       # "well before": the test loss peaks before this x the step test accuracy leaves chance
 LOSS_RISE = 1.5         # "the test loss rises": its peak at least this x its value at step 0
 NOISE_MARGIN = 0.1      # corrupted labels: "memorizes fewer" by at least this share
 MEMORIZED = 0.9         # corrupted labels: "memorizes" them, predicts at least this share of them
@@ -55,86 +46,289 @@ CORRECTS = 0.05         # "corrects some": the larger decay predicts this share 
 SOONER = 1.2            # "Muon groks sooner": AdamW's grok step this x Muon's (above a seed change)
 LATER = 1.5             # "a larger initialization delays grokking": its grok step this x later
 BETTER = 0.05           # "generalizes better": the larger decay's test accuracy this much higher
-CRIT_ROWS = 0           # "below a critical fraction": more than this many of the grid's fractions
-#                         lie below the smallest that generalizes
+CRIT_ROWS = 0           # "below a critical fraction": more than this many fractions below the smallest that generalizes
 CRIT_DROP = 0.05        # "the critical fraction falls": it ends at least this much lower
 
+_ratio, _ratio2, _x1, _n = "{:.2f}x".format, "{:.2f}".format, "{:.1f}x".format, "{:.0f}".format
+_signed, _signed_pct = "{:+.2f}".format, "{:+.0%}".format
+_END = "at the end of the budget"
 
-def _loss_rise(h, key: str) -> float:
-    """A loss's highest value over its value at step 0 (1 for a loss that only falls)."""
-    loss = list(h[key])
-    return max(loss) / loss[0] if loss and loss[0] > 0 else float("nan")
+
+def _rise(values: list) -> float:
+    """The highest of ``values`` over the first (1 for values that only fall)."""
+    return max(values) / values[0] if values and values[0] > 0 else math.nan
 
 
 def _peak_over_leave(pair) -> float:
     """``(run, ref)``: the step where ``run``'s test loss peaks over the step where ``ref``'s
     test accuracy leaves chance (:func:`~.science.plateau_steps`)."""
     run, ref = pair
-    loss, steps = list(run.history["test_loss"]), list(run.history.steps)
     leave = plateau_steps(ref.history, ref.config.p)["leave"]
-    return steps[int(np.argmax(loss))] / leave if leave else float("nan")
+    peak = run.history.steps[int(np.argmax(run.history["test_loss"]))]
+    return peak / leave if leave else math.nan
 
 
 def _excluded_rise(pm: dict, key: str) -> float:
-    """The highest value of ``key`` (the excluded loss, or the training loss as its control)
-    from the fit step on, over its value at the fit step."""
+    """:func:`_rise` of ``key`` (the excluded loss, or the training loss as its control) from
+    the fit step on."""
+    steps = pm["step"] if key == "excluded_loss" else pm["history_steps"]
     fit = pm["fit_step"]
-    if key == "excluded_loss":
-        steps, values = pm["step"], pm["excluded_loss"]
-    else:
-        steps, values = pm["history_steps"], pm["train_loss"]
-    after = [v for t, v in zip(steps, values) if fit is not None and t >= fit]
-    return max(after) / after[0] if after and after[0] > 0 else float("nan")
+    return _rise([v for t, v in zip(steps, pm[key]) if fit is not None and t >= fit])
 
 
 def _plateau(run) -> float:
-    """A run's plateau, the step its test accuracy leaves chance over its fit step, where it
-    then groks (NaN where it does not: no climb, no plateau that ends)."""
+    """The step test accuracy leaves chance over the fit step, in a run that then groks (NaN
+    where it does not: no climb, no plateau that ends)."""
     ps = plateau_steps(run.history, run.config.p)
     return float(ps["plateau"]) if ps["grok"] is not None else math.nan
 
 
+def _over(a, b) -> float:
+    """One grok step over another (NaN where one is missing: that run does not grok)."""
+    return a / b if a and b else math.nan
+
+
 def _grok_ratio(pair) -> float:
-    """``(run, ref)``: ``ref``'s grok step over ``run``'s (the speed-up; NaN where one does
-    not grok)."""
-    run, ref = pair
-    return ref.grok_step / run.grok_step if run.grok_step and ref.grok_step else math.nan
+    """``(run, ref)``: ``ref``'s grok step over ``run``'s."""
+    return _over(pair[1].grok_step, pair[0].grok_step)
 
 
 def _schedule(pair) -> float:
-    """``(run, ref)``: how many times sooner or later ``run`` groks than ``ref``, either way
-    (at least 1; NaN where one does not grok)."""
+    """:func:`_grok_ratio` either way (at least 1)."""
     r = _grok_ratio(pair)
     return max(r, 1 / r) if r == r else r
 
 
-_ratio = lambda v: f"{v:.2f}x"  # noqa: E731
-pct0 = lambda v: f"{v:.0%}"  # noqa: E731
-_ratio2 = lambda v: f"{v:.2f}"  # noqa: E731
-_x1 = lambda v: f"{v:.1f}x"  # noqa: E731
+def _vs(f):
+    """A measure on ``(runs, reference)``: the largest ``f(run, reference)`` over ``runs``."""
+    return lambda pair: max((f(a, pair[1]) for a in pair[0]), default=math.nan)
 
-# Claims as data (dynamics.evidence): the engine measures each row's treatment and control on
-# every seed with the row's own test, its threshold named once above.
+
+def _labelled(claim: evidence.Claim, label: str, treatment, control, note: str = "") -> dict:
+    """``claim`` judged on ``treatment`` against ``control``, as a row of one labelled part."""
+    return evidence.joint(claim.statement, claim.paper, {
+        label: evidence.judge(claim, treatment, control)}, control=claim.control,
+        window=claim.window, asserted=claim.asserted, note=note)
+
+
+# ============================================================================ section 1
 TEST_LOSS_RISES = evidence.Claim(
     "The test loss rises while the network memorizes", "Nanda et al. 2023",
-    measure=lambda r: _loss_rise(r.history, "test_loss"),
-    control_measure=lambda r: _loss_rise(r.history, "train_loss"),
-    test=evidence.Test(">=", LOSS_RISE, "LOSS_RISE: the highest test loss over its value at "
-                                        "step 0", scale="log"),
+    measure=lambda r: _rise(list(r.history["test_loss"])),
+    control_measure=lambda r: _rise(list(r.history["train_loss"])),
+    test=evidence.Test(">=", LOSS_RISE, "LOSS_RISE: the highest test loss over its value at step 0",
+                       scale="log"),
     control="the training loss of the same run, its highest over its value at step 0: it cannot "
             "fail (a full-batch training loss is highest at step 0), and no run here has a "
             "network that does not memorize to serve instead, so the row is shown, not asserted",
     window="the whole run", fmt=_ratio, asserted=False)
 TEST_LOSS_TURNS = evidence.Claim(
     "The test loss peaks well before the test accuracy moves",
-    "this page's reading of section 1's figure",
-    measure=_peak_over_leave,
+    "this page's reading of section 1's figure", measure=_peak_over_leave,
     test=evidence.Test("<", PEAK_BEFORE, "PEAK_BEFORE: the test loss's peak step over the step "
                                          "test accuracy leaves chance", scale="log"),
     control="the run without weight decay on the same seed (it does not generalize): its test "
             "loss's peak step over the decay run's step of leaving chance",
-    window="the whole run; leaving chance: test accuracy above 1/p + CHANCE_MARGIN",
-    fmt=_ratio2)
+    window="the whole run; leaving chance: test accuracy above 1/p + CHANCE_MARGIN", fmt=_ratio2)
+GROKS = evidence.Claim(
+    "Test accuracy stays near chance long after training accuracy fits, then climbs to ~100% "
+    "(grokking)", "Power et al. 2022", measure=_plateau,
+    test=evidence.Test(">=", PLATEAU, "PLATEAU: the step test accuracy leaves chance (1/p + "
+                                      "CHANCE_MARGIN) over the fit step, in a run that then groks",
+                       scale="log"),
+    control="the run without weight decay on the same seed (no climb: no plateau that ends)",
+    window="from the fit step to the end of the budget", fmt=_x1)
+DIV_SCHEDULE = evidence.Claim(
+    "Division groks on a similar schedule to addition", "Power et al. 2022", measure=_schedule,
+    test=evidence.Test("<=", DIV_WITHIN, "DIV_WITHIN: a / b's grok step within this factor of "
+                                         "a + b's, either way", scale="log"),
+    control="a + b with 3x the weight decay on the same seed (a different schedule), its grok "
+            "step against a + b's, either way (it must fail the same test)",
+    window="the whole budget", fmt=_ratio2,
+    asserted=False)  # the 3x-decay control can pass DIV_WITHIN: the prose glues the verdict
+NO_DECAY_STAYS = evidence.Claim(
+    "Without weight decay the network memorizes and does not generalize",
+    "Nanda et al. 2023; Liu et al. 2023", measure=_final_test,
+    test=evidence.Test("<", GROK_ACC, "GROK_ACC: the final test accuracy of a fitted run"),
+    control="the same split with weight decay (the first row)", window="the whole budget",
+    fmt=pct0)
+_PLATEAU_PART = dict(paper="Nanda et al. 2023", control="the run without decay",
+                     window="from the fit step to the grok step")
+NORM_FALLS = evidence.Claim(
+    "the weight norm falls", measure=_plateau_change("weight_norm", True), **_PLATEAU_PART,
+    test=evidence.Test("<=", NORM_FALL, "NORM_FALL: the weight norm at the grok step over at "
+                                        "the fit step"), fmt=_ratio2)
+SPARSER = evidence.Claim(
+    "the input weights become sparse in the Fourier basis", **_PLATEAU_PART,
+    measure=_plateau_change("fourier_top10", False), fmt=_signed,
+    test=evidence.Test(">=", CONC_GAIN, "CONC_GAIN: the top-10% share of the input weights' "
+                                        "Fourier energy, grok step minus fit step"))
+_SEED_CHANGE = ("a change of seed alone: the baseline of another seed in the remedy's place (the "
+                "largest ratio over the other seeds), measured the same way")
+# shown, not asserted: a change of seed alone moves the grok step by nearly REMEDY_SPEEDUP
+SPEEDUPS = {name: evidence.Claim(
+    claim, paper, measure=_grok_ratio, asserted=False, fmt=_x1, control=_SEED_CHANGE,
+    control_measure=lambda pairs: max(map(_grok_ratio, pairs), default=math.nan),
+    test=evidence.Test(">=", REMEDY_SPEEDUP, "REMEDY_SPEEDUP: the baseline's grok step over the "
+                                             "remedy's", scale="log"),
+    window="the whole budget") for name, claim, paper in (
+        ("strong", "More weight decay (3x), faster grokking", "Liu et al. 2023"),
+        ("perp_grad", "⊥Grad generalizes without weight decay, sooner than the baseline",
+         "Prieto et al. 2025"))}
+
+
+def section1_claims(multi: dict) -> list[dict]:
+    """Section 1's rows on several seeds (:func:`~.experiments.seed_runs`), each judged against
+    the run without weight decay on the same seed (its own row: against the run with it); the
+    speed-ups (3x decay, ⊥Grad) against a change of seed alone (shown)."""
+    dec, none, j = multi["decay"], multi["none"], evidence.judge
+    pair = lambda runs: {s: (runs[s], r) for s, r in dec.items()}  # noqa: E731
+    rows = [j(GROKS, dec, none).row(), j(TEST_LOSS_RISES, dec, dec).row(),
+            j(TEST_LOSS_TURNS, pair(dec), pair(none)).row()]
+    if "div" in multi and "strong" in multi:
+        rows.append(j(DIV_SCHEDULE, pair(multi["div"]), pair(multi["strong"])).row())
+    rows.append(j(NO_DECAY_STAYS, none, dec).row())
+    rows.append(evidence.joint(
+        "During the plateau the weight norm falls and the input weights become sparse in the "
+        "Fourier basis", "Nanda et al. 2023",
+        {"weight norm at the grok step / at the fit step:": j(NORM_FALLS, pair(dec), pair(none)),
+         "top-10% share of the input weights' Fourier energy, grok step minus fit step:":
+             j(SPARSER, pair(dec), pair(none))},
+        control="the run without weight decay on the same seed, from its fit step to the decay "
+                "run's grok step (it must fail both tests)",
+        window="from the fit step to the grok step"))
+    swap = {s: [(dec[o], dec[s]) for o in dec if o != s] for s in dec}
+    rows += [j(claim, pair(multi[name]), swap).row() for name, claim in SPEEDUPS.items()
+             if name in multi]
+    return rows
+
+
+def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[dict],
+                live_rows: list[dict] | None = None, grid_lr: float | None = None,
+                scaled: dict | None = None, opt: dict | None = None) -> list[dict]:
+    """Every row of the chapter's claims table: ``multi`` section 1's runs on the claim seeds,
+    ``pm`` their progress measures, ``speed`` the remedies' rows or their speed-ups, the
+    corrupted-label runs, the precomputed phase diagram (``grid_lr`` its learning rate), the
+    live one, and with ``scaled`` and ``opt`` the algorithm's (:func:`algorithm_claims`)."""
+    dec, j = multi["decay"], evidence.judge
+    rows, seed = section1_claims(multi), min(dec)
+    if isinstance(speed, list):  # the remedies' rows
+        speed = speedups(speed, dec[seed].config.steps)
+    if live_rows:
+        at = lambda keep: {seed: (live_rows, keep)}  # noqa: E731
+        wd1 = min({r["weight_decay"] for r in live_rows}, key=lambda w: abs(w - 1.0))
+        rows += [j(LIVE_MEMORIZES, at(lambda r: r["weight_decay"] == 0),
+                   at(lambda r: r["weight_decay"] > 0)).row(),
+                 j(LIVE_GENERALIZES, at(lambda r: r["weight_decay"] == wd1),
+                   at(lambda r: r["weight_decay"] == 0)).row()]
+    rows += phase_claims(grid_rows, lr=grid_lr) + restricted_excluded_rows(pm)
+    rows.append(j(UNIT_READS_FEW, pm, {s: (initial_model(dec[s]), dec[s].config.p) for s in pm}).row())
+    swap = max((_grok_ratio((r, dec[seed])) for s, r in dec.items() if s != seed), default=math.nan)
+    rows += [j(claim, {seed: speed[name]}, {seed: swap if name == "grokfast" else speed["no_wd"]}).row()
+             for name, claim in REMEDY_ROWS.items() if name in speed and "no_wd" in speed]
+    rows += corrupted_rows(corrupted)
+    if scaled is not None:
+        clock = {s: clock_measures(r.model, initial_model(r), r.config.p, r.config.op)
+                 for s, r in dec.items()}
+        rows += algorithm_claims(
+            clock, {s: norm_descent(r) for s, r in dec.items()}, scaled, opt,
+            no_decay={s: descent_share(multi["none"][s], r.grok_step) for s, r in dec.items()})
+    return rows
+
+
+UNIT_READS_FEW = evidence.Claim(
+    "Each unit reads few frequencies, the layer as a whole several", "Nanda et al. 2023",
+    measure=lambda m: m["spectra"]["end"]["concentration"] - m["spectra"]["end"]["layer_concentration"],
+    control_measure=_init_gap, fmt=_signed, window="the end of the run",
+    test=evidence.Test(">", UNIT_OVER_LAYER, "UNIT_OVER_LAYER: the input weights' top-10% "
+                                             "Fourier share, per unit minus the whole layer's"),
+    control="the initial network of the same seed (random weights), measured the same way")
+_one = dict(asserted=False, window="the live run (one seed: no noise floor, so a pass reads "
+                                   "within noise), the whole budget")
+REMEDY_ROWS = {
+    "grokfast": evidence.Claim(
+        "Grokfast-EMA (α 0.98, λ 2) makes grokking faster (its paper: more than 50x, where the "
+        "plateau lasts thousands of steps)", "Lee et al. 2024", fmt=_ratio, **_one,
+        measure=lambda v: v["speedup"] if v["grokked"] else math.nan, control_measure=float,
+        control=f"{_SEED_CHANGE} (section 1's baselines)",
+        test=evidence.Test(">", 1.0, "the baseline's grok step over the remedy's", scale="log")),
+    "stablemax": evidence.Claim(
+        "StableMax groks without weight decay", "Prieto et al. 2025", **_one,
+        control="the run without weight decay or any remedy on the same seed",
+        measure=lambda v: v["grokked"] / v["runs"], fmt=pct0,
+        test=evidence.Test(">", MAJORITY, "MAJORITY: the share of its runs that grok"))}
+LIVE_MEMORIZES = evidence.Claim(
+    "Live grid: without weight decay every network memorizes", "Liu et al. 2023",
+    measure=_not_memorizing, control="the cells with weight decay", **_one,
+    test=evidence.Test("<", 1, "NONE_OFF: fewer than one cell that does not memorize"))
+LIVE_GENERALIZES = evidence.Claim(
+    "Live grid: with weight decay 1 a large enough fraction generalizes", "Power et al. 2022",
+    measure=lambda gk: sum(gk[1](r) and _good(r) for r in gk[0]),
+    control="the cells without weight decay", **_one,
+    test=evidence.Test(">", 0, "cells that generalize, at the decay nearest 1"))
+
+
+# ============================================================================ corrupted labels
+# the larger decay's run against the smaller's: the first two one row, the third another
+DECAY_PARTS = {label: evidence.Claim(
+    label, "Doshi et al. 2024", measure=_vs(f), test=evidence.Test(">", t, name), fmt=_signed_pct,
+    control="the smaller decay's run of another seed", window=_END) for label, f, t, name in (
+        ("memorized fewer", lambda a, b: b["final_memorized"] - a["final_memorized"],
+         NOISE_MARGIN, "NOISE_MARGIN: the share of the wrong labels memorized, fewer by"),
+        ("corrected more", lambda a, b: a["final_corrected"] - b["final_corrected"],
+         CORRECTS, "CORRECTS: the corrupted pairs predicted with their true label, more by"),
+        ("test accuracy higher by", lambda a, b: a["final_test_acc"] - b["final_test_acc"],
+         BETTER, "BETTER: the test accuracy, higher by"))}
+_end = dict(fmt=pct0, window=_END, paper="Doshi et al. 2024")
+_run = lambda i, key: lambda o: o["runs"][i][key]  # noqa: E731 (the i-th decay's run: 0 the smallest)
+KEPT = evidence.Claim(
+    "memorizes the corrupted labels", measure=_run(0, "final_memorized"), **_end,
+    control_measure=_run(-1, "final_memorized"), control="the run at the largest weight decay",
+    test=evidence.Test(">=", MEMORIZED, "MEMORIZED: the share of the wrong labels predicted"))
+STILL = evidence.Claim(
+    "still generalizes", measure=_run(0, "final_test_acc"), control_measure=_run(0, "final_corrected"),
+    test=evidence.Test(">", MAJORITY, "MAJORITY: the accuracy on the pairs it did not see"), **_end,
+    control="none that can fail: the same run on the corrupted training pairs against their "
+            "true labels is near 0 by construction once it memorizes them, and no run here "
+            "trains on the same corrupted data without weight decay; shown, not asserted")
+IGNORES = evidence.Claim(
+    "Regularization makes the network ignore the corruption (predict the true labels of the "
+    "corrupted pairs)", measure=_run(-1, "final_corrected"),
+    control_measure=_run(0, "final_corrected"),
+    asserted=False, **_end,
+    test=evidence.Test(">", MAJORITY, "MAJORITY: the share of the corrupted training pairs "
+                                      "predicted with their true label"),
+    control="the run at the smallest weight decay (the largest's is judged)")
+
+
+def corrupted_rows(corrupted: dict) -> list[dict]:
+    """Section 4's rows on corrupted labels (``{seed: run_corrupted(...)}``): the smallest decay
+    against the largest, the largest against a change of seed alone."""
+    first, j, doshi = corrupted[min(corrupted)], evidence.judge, "Doshi et al. 2024"
+    lo, hi = (f"weight decay {first['runs'][i]['weight_decay']:g}" for i in (0, -1))
+    ends = {s: ([o["runs"][-1]], o["runs"][0]) for s, o in corrupted.items()}
+    swap = {s: ([corrupted[o]["runs"][0] for o in corrupted if o != s], o["runs"][0])
+            for s, o in corrupted.items()}
+    parts = {label: j(c, ends, swap) for label, c in DECAY_PARTS.items()}
+    better = parts.pop("test accuracy higher by")
+    return [evidence.joint(
+                "A network can memorize corrupted labels and still generalize", doshi,
+                {f"{first['noise']:.0%} corrupted, {lo}: memorized": j(KEPT, corrupted, corrupted),
+                 "test accuracy": j(STILL, corrupted, corrupted)},
+                control=f"for 'memorizes', the run at {hi}; for 'generalizes', {STILL.control}",
+                window=_END, asserted=False),
+            evidence.joint(
+                "A larger weight decay memorizes fewer wrong labels and corrects some", doshi,
+                {f"{hi} against {lo}: {label}": x for label, x in parts.items()}, window=_END,
+                control=f"the run at {lo} of another seed in place of the run at {hi} (a change "
+                        "of seed alone, the largest over the other seeds): it must fail each test"),
+            evidence.joint("A larger weight decay generalizes better", doshi,
+                           {f"{hi} against {lo}:": better}, window=_END, asserted=False,
+                           control="as the row above's"),
+            j(IGNORES, corrupted, corrupted).row()]
+
+
+# ============================================================================ section 3
 RESTRICTED_LEADS = evidence.Claim(
     "Restricted loss falls before the test loss does", "Nanda et al. 2023",
     measure=lambda pm: restricted_at_test_half(pm, "restricted_loss", HALF),
@@ -159,243 +353,15 @@ EXCLUDED_RISES = evidence.Claim(
             "same exclusion of as many non-key frequencies, is not among the progress "
             "measures, so the row is shown, not asserted",
     window="after the fit step", fmt=_ratio, asserted=False)
-GROKS = evidence.Claim(
-    "Test accuracy stays near chance long after training accuracy fits, then climbs to ~100% "
-    "(grokking)", "Power et al. 2022", measure=_plateau,
-    test=evidence.Test(">=", PLATEAU, "PLATEAU: the step test accuracy leaves chance (1/p + "
-                                      "CHANCE_MARGIN) over the fit step, in a run that then groks",
-                       scale="log"),
-    control="the run without weight decay on the same seed (no climb: no plateau that ends)",
-    window="from the fit step to the end of the budget", fmt=_x1)
-DIV_SCHEDULE = evidence.Claim(
-    "Division groks on a similar schedule to addition", "Power et al. 2022", measure=_schedule,
-    test=evidence.Test("<=", DIV_WITHIN, "DIV_WITHIN: a / b's grok step within this factor of "
-                                         "a + b's, either way", scale="log"),
-    control="a + b with 3x the weight decay on the same seed (a different schedule), its grok "
-            "step against a + b's, either way (it must fail the same test)",
-    window="the whole budget", fmt=_ratio2,
-    asserted=False)  # the 3x-decay control can pass DIV_WITHIN: the prose glues the verdict
-NO_DECAY_STAYS = evidence.Claim(
-    "Without weight decay the network memorizes and does not generalize",
-    "Nanda et al. 2023; Liu et al. 2023", measure=_final_test,
-    test=evidence.Test("<", GROK_ACC, "GROK_ACC: the final test accuracy of a fitted run"),
-    control="the same split with weight decay (the first row)", window="the whole budget",
-    fmt=pct0)
-NORM_FALLS = evidence.Claim(
-    "the weight norm falls", "Nanda et al. 2023", measure=_plateau_change("weight_norm", True),
-    test=evidence.Test("<=", NORM_FALL, "NORM_FALL: the weight norm at the grok step over at "
-                                        "the fit step"),
-    control="the run without decay", window="from the fit step to the grok step", fmt=_ratio2)
-SPARSER = evidence.Claim(
-    "the input weights become sparse in the Fourier basis", "Nanda et al. 2023",
-    measure=_plateau_change("fourier_top10", False),
-    test=evidence.Test(">=", CONC_GAIN, "CONC_GAIN: the top-10% share of the input weights' "
-                                        "Fourier energy, grok step minus fit step"),
-    control="the run without decay", window="from the fit step to the grok step",
-    fmt=lambda v: f"{v:+.2f}")
-_SEED_CHANGE = ("a change of seed alone: the baseline of another seed in the remedy's place (the "
-                "largest ratio over the other seeds), measured the same way")
-
-
-def _speedup(claim: str, paper: str) -> evidence.Claim:
-    return evidence.Claim(
-        claim, paper, measure=_grok_ratio, asserted=False, fmt=_x1, control=_SEED_CHANGE,
-        control_measure=lambda pairs: max(map(_grok_ratio, pairs), default=math.nan),
-        test=evidence.Test(">=", REMEDY_SPEEDUP, "REMEDY_SPEEDUP: the baseline's grok step over "
-                                                 "the remedy's", scale="log"),
-        window="the whole budget")
-
-
-# shown, not asserted: a change of seed alone moves the grok step by nearly REMEDY_SPEEDUP
-SPEEDUPS = {"strong": _speedup("More weight decay (3x), faster grokking", "Liu et al. 2023"),
-            "perp_grad": _speedup("⊥Grad generalizes without weight decay, sooner than the "
-                                  "baseline", "Prieto et al. 2025")}
-
-
-def section1_claims(multi: dict) -> list[dict]:
-    """Section 1's rows on several seeds (:func:`~.experiments.seed_runs`), judged by the
-    engine against the run without weight decay on the same seed (its own row: the run with
-    it): grokking, the test loss's rise and peak, division, the control without decay, the
-    weight norm and Fourier concentration; the speed-ups (3x decay, ⊥Grad) against a change
-    of seed alone (shown)."""
-    dec, none = multi["decay"], multi["none"]
-    pair = lambda runs: {s: (runs[s], r) for s, r in dec.items()}  # noqa: E731
-    rows = [evidence.judge(GROKS, dec, none).row(),
-            evidence.judge(TEST_LOSS_RISES, dec, dec).row(),
-            evidence.judge(TEST_LOSS_TURNS, pair(dec), pair(none)).row()]
-    if "div" in multi and "strong" in multi:
-        rows.append(evidence.judge(DIV_SCHEDULE, pair(multi["div"]), pair(multi["strong"])).row())
-    rows.append(evidence.judge(NO_DECAY_STAYS, none, dec).row())
-    rows.append(evidence.joint(
-        "During the plateau the weight norm falls and the input weights become sparse in the "
-        "Fourier basis", "Nanda et al. 2023",
-        {"weight norm at the grok step / at the fit step:":
-             evidence.judge(NORM_FALLS, pair(dec), pair(none)),
-         "top-10% share of the input weights' Fourier energy, grok step minus fit step:":
-             evidence.judge(SPARSER, pair(dec), pair(none))},
-        control="the run without weight decay on the same seed, from its fit step to the decay "
-                "run's grok step (it must fail both tests)",
-        window="from the fit step to the grok step"))
-    swap = {s: [(dec[o], dec[s]) for o in dec if o != s] for s in dec}
-    for name, claim in SPEEDUPS.items():
-        if name in multi:
-            rows.append(evidence.judge(claim, pair(multi[name]), swap).row())
-    return rows
-
-
-def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[dict],
-           live_rows: list[dict] | None = None, grid_lr: float | None = None,
-           scaled: dict | None = None, opt: dict | None = None) -> list[dict]:
-    """Every row of the chapter's claims table, judged by the engine: ``multi`` section 1's
-    runs on the claim seeds (:func:`section1_claims`), ``pm`` their progress measures, ``speed``
-    the remedies' rows (:func:`~.experiments.run_remedies`) or their speed-ups, ``corrupted``
-    :func:`corrupted_rows`' runs, ``grid_rows`` the precomputed phase diagram
-    (:func:`phase_claims`, ``grid_lr`` its learning rate), ``live_rows`` the live one, and with
-    ``scaled`` and ``opt`` the algorithm section's (:func:`algorithm_claims`)."""
-    rows = section1_claims(multi)
-    seed = min(multi["decay"])
-    budget = multi["decay"][seed].config.steps
-    if isinstance(speed, list):  # the remedies' rows
-        speed = speedups(speed, budget)
-    if live_rows:
-        at = lambda keep: {seed: (live_rows, keep)}  # noqa: E731
-        wd1 = min({r["weight_decay"] for r in live_rows}, key=lambda w: abs(w - 1.0))
-        rows += [evidence.judge(LIVE_MEMORIZES, at(lambda r: r["weight_decay"] == 0),
-                                at(lambda r: r["weight_decay"] > 0)).row(),
-                 evidence.judge(LIVE_GENERALIZES, at(lambda r: r["weight_decay"] == wd1),
-                                at(lambda r: r["weight_decay"] == 0)).row()]
-    rows += phase_claims(grid_rows, lr=grid_lr)
-    rows += restricted_excluded_rows(pm)
-    rows.append(evidence.judge(UNIT_READS_FEW, pm, {s: (initial_model(multi["decay"][s]),
-                                                        multi["decay"][s].config.p) for s in pm}).row())
-    swap = max((_grok_ratio((r, multi["decay"][seed])) for s, r in multi["decay"].items()
-                if s != seed), default=math.nan)
-    for name, claim in REMEDY_ROWS.items():
-        if name in speed and "no_wd" in speed:
-            rows.append(evidence.judge(claim, {seed: speed[name]}, {
-                seed: swap if name == "grokfast" else speed["no_wd"]}).row())
-    rows += corrupted_rows(corrupted)
-    if scaled is not None:
-        dec = multi["decay"]
-        clock = {s: clock_measures(r.model, initial_model(r), r.config.p, r.config.op)
-                 for s, r in dec.items()}
-        rows += algorithm_claims(
-            clock, {s: norm_descent(r) for s, r in dec.items()}, scaled, opt,
-            no_decay={s: descent_share(multi["none"][s], r.grok_step) for s, r in dec.items()})
-    return rows
-
-
-UNIT_READS_FEW = evidence.Claim(
-    "Each unit reads few frequencies, the layer as a whole several", "Nanda et al. 2023",
-    measure=lambda m: m["spectra"]["end"]["concentration"] - m["spectra"]["end"]["layer_concentration"],
-    control_measure=_init_gap, fmt=lambda v: f"{v:+.2f}", window="the end of the run",
-    test=evidence.Test(">", UNIT_OVER_LAYER, "UNIT_OVER_LAYER: the input weights' top-10% "
-                                             "Fourier share, per unit minus the whole layer's"),
-    control="the initial network of the same seed (random weights), measured the same way")
-_one = dict(asserted=False, window="the live run (one seed: no noise floor, so a pass reads "
-                                   "within noise), the whole budget")
-_remedy = dict(control="the run without weight decay or any remedy on the same seed", **_one)
-REMEDY_ROWS = {
-    "grokfast": evidence.Claim(
-        "Grokfast-EMA (α 0.98, λ 2) makes grokking faster (its paper: more than 50x, where the "
-        "plateau lasts thousands of steps)", "Lee et al. 2024", fmt=_ratio, **_one,
-        measure=lambda v: v["speedup"] if v["grokked"] else math.nan, control_measure=float,
-        control=f"{_SEED_CHANGE} (section 1's baselines)",
-        test=evidence.Test(">", 1.0, "the baseline's grok step over the remedy's", scale="log")),
-    "stablemax": evidence.Claim(
-        "StableMax groks without weight decay", "Prieto et al. 2025", **_remedy,
-        measure=lambda v: v["grokked"] / v["runs"], fmt=pct0,
-        test=evidence.Test(">", MAJORITY, "MAJORITY: the share of its runs that grok"))}
-LIVE_MEMORIZES = evidence.Claim(
-    "Live grid: without weight decay every network memorizes", "Liu et al. 2023",
-    measure=_not_memorizing, control="the cells with weight decay", **_one,
-    test=evidence.Test("<", 1, "NONE_OFF: fewer than one cell that does not memorize"))
-LIVE_GENERALIZES = evidence.Claim(
-    "Live grid: with weight decay 1 a large enough fraction generalizes", "Power et al. 2022",
-    measure=lambda gk: sum(gk[1](r) and r["phase"] in ("grokking", "comprehension") for r in gk[0]),
-    control="the cells without weight decay", **_one,
-    test=evidence.Test(">", 0, "cells that generalize, at the decay nearest 1"))
-
-
-def _vs(f):
-    """A measure on ``(runs, reference)``: the largest ``f(run, reference)`` over ``runs``."""
-    return lambda pair: max((f(a, pair[1]) for a in pair[0]), default=math.nan)
-
-
-DECAY_PARTS = {label: evidence.Claim(
-    label, "Doshi et al. 2024", measure=_vs(f), test=evidence.Test(">", t, name),
-    fmt=lambda v: f"{v:+.0%}", control="the smaller decay's run of another seed",
-    window="at the end of the budget") for label, f, t, name in (
-        ("memorized fewer", lambda a, b: b["final_memorized"] - a["final_memorized"],
-         NOISE_MARGIN, "NOISE_MARGIN: the share of the wrong labels memorized, fewer by"),
-        ("corrected more", lambda a, b: a["final_corrected"] - b["final_corrected"],
-         CORRECTS, "CORRECTS: the corrupted pairs predicted with their true label, more by"))}
-BETTER_TEST = evidence.Claim(
-    "test accuracy higher by", "Doshi et al. 2024", asserted=False,
-    measure=_vs(lambda a, b: a["final_test_acc"] - b["final_test_acc"]),
-    test=evidence.Test(">", BETTER, "BETTER: the test accuracy, higher by"),
-    fmt=lambda v: f"{v:+.0%}", control="the smaller decay's run of another seed",
-    window="at the end of the budget")
-_end = dict(fmt=pct0, window="at the end of the budget")
-KEPT = evidence.Claim(
-    "memorizes the corrupted labels", "Doshi et al. 2024", measure=lambda o: o["runs"][0]["final_memorized"],
-    control_measure=lambda o: o["runs"][-1]["final_memorized"], **_end,
-    test=evidence.Test(">=", MEMORIZED, "MEMORIZED: the share of the wrong labels predicted"),
-    control="the run at the largest weight decay")
-STILL = evidence.Claim(
-    "still generalizes", "Doshi et al. 2024", measure=lambda o: o["runs"][0]["final_test_acc"],
-    control_measure=lambda o: o["runs"][0]["final_corrected"], **_end,
-    test=evidence.Test(">", MAJORITY, "MAJORITY: the accuracy on the pairs it did not see"),
-    control="none that can fail: the same run on the corrupted training pairs against their "
-            "true labels is near 0 by construction once it memorizes them, and no run here "
-            "trains on the same corrupted data without weight decay; shown, not asserted")
-IGNORES = evidence.Claim(
-    "Regularization makes the network ignore the corruption (predict the true labels of the "
-    "corrupted pairs)", "Doshi et al. 2024", measure=lambda o: o["runs"][-1]["final_corrected"],
-    control_measure=lambda o: o["runs"][0]["final_corrected"], asserted=False, **_end,
-    test=evidence.Test(">", MAJORITY, "MAJORITY: the share of the corrupted training pairs "
-                                      "predicted with their true label"),
-    control="the run at the smallest weight decay (the largest's is judged)")
-
-
-def corrupted_rows(corrupted: dict) -> list[dict]:
-    """Section 4's rows on corrupted labels (``{seed: run_corrupted(...)}``): at the smallest
-    decay the network memorizes them and still generalizes; the largest decay memorizes fewer,
-    corrects some and generalizes better than a change of seed alone does; and whether it
-    ignores the corruption (shown, not asserted)."""
-    f0 = corrupted_facts(corrupted[min(corrupted)])
-    lo, hi = f"weight decay {f0['wd_low']:g}", f"weight decay {f0['wd_high']:g}"
-    ends = {s: ([o["runs"][-1]], o["runs"][0]) for s, o in corrupted.items()}
-    swap = {s: ([corrupted[o]["runs"][0] for o in corrupted if o != s], o["runs"][0])
-            for s, o in corrupted.items()}
-    return [evidence.joint(
-                "A network can memorize corrupted labels and still generalize", "Doshi et al. 2024",
-                {f"{f0['noise']:.0%} corrupted, {lo}: memorized": evidence.judge(KEPT, corrupted, corrupted),
-                 "test accuracy": evidence.judge(STILL, corrupted, corrupted)},
-                control=f"for 'memorizes', the run at {hi}; for 'generalizes', {STILL.control}",
-                window=_end["window"], asserted=False),
-            evidence.joint(
-                "A larger weight decay memorizes fewer wrong labels and corrects some",
-                "Doshi et al. 2024", {f"{hi} against {lo}: {label}": evidence.judge(c, ends, swap)
-                                      for label, c in DECAY_PARTS.items()}, window=_end["window"],
-                control=f"the run at {lo} of another seed in place of the run at {hi} (a change "
-                        "of seed alone, the largest over the other seeds): it must fail each test"),
-            evidence.joint(
-                "A larger weight decay generalizes better", "Doshi et al. 2024", {
-                    f"{hi} against {lo}:": evidence.judge(BETTER_TEST, ends, swap)},
-                window=_end["window"], asserted=False, control="as the row above's"),
-            evidence.judge(IGNORES, corrupted, corrupted).row()]
 
 
 def restricted_excluded_rows(pm: dict) -> list[dict]:
     """Section 3's rows on the restricted and excluded losses (``{seed: progress_measures}``)."""
-    return [evidence.judge(RESTRICTED_LEADS, pm, pm).row(),
-            evidence.judge(EXCLUDED_RISES, pm, pm).row()]
+    return [evidence.judge(c, pm, pm).row() for c in (RESTRICTED_LEADS, EXCLUDED_RISES)]
 
 
 # ============================================================================ the algorithm
-
-
+_END_OF_RUN = dict(paper="Nanda et al. 2023", window="the end of the run")
 KEYS_OVER_NULL = evidence.Claim(
     "The key frequencies carry most of the first layer's Fourier energy", "Nanda et al. 2023",
     measure=_off_keys("key_share"), control_measure=_off_keys("init_key_share"),
@@ -406,30 +372,25 @@ KEYS_OVER_NULL = evidence.Claim(
            "the energy (the keys a quarter of the frequencies or more) this is more than half",
     fmt=_ratio2)
 ONE_FREQUENCY = evidence.Claim(
-    "each neuron reads one frequency", "Nanda et al. 2023",
-    measure=lambda m: m["single"], control_measure=lambda m: m["init_single"],
+    "each neuron reads one frequency", measure=lambda m: m["single"], **_END_OF_RUN,
+    control_measure=lambda m: m["init_single"], control="the initial network", fmt=pct0,
     test=evidence.Test(">=", SINGLE, "SINGLE: the median neuron's share of its energy at its "
-                                     "top frequency"),
-    control="the initial network", window="the end of the run", fmt=pct0)
+                                     "top frequency"))
 ON_KEYS = evidence.Claim(
-    "the neurons cluster on the keys", "Nanda et al. 2023",
-    measure=lambda m: m["on_keys"] / m["null"], control_measure=lambda m: m["init_on_keys"] / m["null"],
+    "the neurons cluster on the keys", measure=lambda m: m["on_keys"] / m["null"], **_END_OF_RUN,
+    control_measure=lambda m: m["init_on_keys"] / m["null"], control="the initial network",
     test=evidence.Test(">=", CLUSTER, "CLUSTER: the share of the stronger half of the "
-                                        "neurons whose top frequency is a key, over the keys' "
-                                        "share of the frequencies", scale="log"),
-    control="the initial network", window="the end of the run", fmt=_ratio2)
+                                      "neurons whose top frequency is a key, over the keys' "
+                                      "share of the frequencies", scale="log"), fmt=_ratio2)
 CLOCK = evidence.Claim(
     "Projected on the cosine and sine of a key frequency, the residues lie on a circle (a clock)",
-    "Nanda et al. 2023", measure=lambda m: m["spread"], control_measure=lambda m: m["init_spread"],
-    test=evidence.Test("<=", ROUND, "ROUND: the radius's spread (std / mean), median over the "
-                                    "keys"),
-    control="the initial weights in the same construction", window="the end of the run",
-    fmt=_ratio2)
+    measure=lambda m: m["spread"], control_measure=lambda m: m["init_spread"], **_END_OF_RUN,
+    test=evidence.Test("<=", ROUND, "ROUND: the radius's spread (std / mean), median over the keys"),
+    control="the initial weights in the same construction", fmt=_ratio2)
 DESCENT = evidence.Claim(
     "Generalization arrives with the weight norm's descent: the norm peaks after the fit step, "
     "and by the grok step most of its fall to its value at the end is made",
-    "Liu et al. 2023 (Omnigrok)", measure=_descent,
-    control_measure=float,
+    "Liu et al. 2023 (Omnigrok)", measure=_descent, control_measure=float,
     test=evidence.Test(">=", HALF, "HALF: the share of the descent (peak − norm) / (peak − end) "
                                    "made at the grok step, where the norm peaks after the fit "
                                    "step and before it"),
@@ -441,14 +402,12 @@ DESCENT = evidence.Claim(
 
 def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = None, *,
                      no_decay: dict) -> list[dict]:
-    """The rows of the section on the algorithm, judged by the engine: ``clock``
-    ``{seed: clock_measures(...)}`` at the end of each seed's run (against the initial
-    network), ``norms`` ``{seed: norm_descent(run)}`` with ``no_decay`` its control,
-    ``{seed: descent_share(run without decay, grok step)}`` (:func:`~.facts.descent_share`),
-    ``scaled`` ``{seed: {scale: GrokRun}}``
-    (scale 1 the page's run), ``opt`` :func:`~.algorithm.optimizer_runs`."""
-    j = evidence.judge
-    seeds = sorted(clock)
+    """The rows of the section on the algorithm: ``clock`` ``{seed: clock_measures(...)}`` at
+    the end of each seed's run, ``norms`` ``{seed: norm_descent(run)}`` with its control
+    ``no_decay`` ``{seed: descent_share(run without decay, grok step)}``, ``scaled``
+    ``{seed: {scale: GrokRun}}`` (scale 1 the page's run), ``opt``
+    :func:`~.algorithm.optimizer_runs`."""
+    j, seeds, ids = evidence.judge, sorted(clock), {s: s for s in scaled}
     keys = "; ".join(f"seed {s}: {len(clock[s]['keys'])} of {clock[s]['K']}" for s in seeds)
     big = max(next(iter(scaled.values())))
     peak = evidence.Claim(
@@ -460,29 +419,7 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                                       "ratio of their initial norms", scale="log"),
         control="the same ratio at the first evaluation after the start (the initial scale "
                 "still there)", window="the whole run (to the grok step)", fmt=_ratio2)
-    rows = [evidence.joint(
-                KEYS_OVER_NULL.statement, KEYS_OVER_NULL.paper,
-                {"share off the keys (read off the logits) over the uniform null's, 1 − (number "
-                 "of keys) / ((p − 1)/2):": j(KEYS_OVER_NULL, clock, clock)},
-                control=KEYS_OVER_NULL.control, window=KEYS_OVER_NULL.window,
-                note=f"keys: {keys} frequencies; share on them: " + plots.spread(
-                    {s: clock[s]["key_share"] for s in seeds}, pct0)),
-            evidence.joint(
-                "Each neuron reads essentially one frequency, and the neurons cluster on the key "
-                "frequencies", "Nanda et al. 2023",
-                {"median over neurons of the share at the top frequency:":
-                     j(ONE_FREQUENCY, clock, clock),
-                 "neurons whose top frequency is a key, over the null:": j(ON_KEYS, clock, clock)},
-                control="the initial network", window="the end of the run"),
-            j(CLOCK, clock, clock).row(),
-            evidence.joint(DESCENT.statement, DESCENT.paper, {"": j(DESCENT, norms, no_decay)},
-                           control=DESCENT.control, window=DESCENT.window,
-                           note="steps: " + "; ".join(
-                               f"fit {n['fit_step']}, peak {n['peak_step']}, grok {n['grok_step']}"
-                               for n in (norms[s] for s in sorted(norms)))),
-            j(peak, scaled, scaled).row()]
-    g = lambda s, sc: scaled[s][sc].grok_step  # noqa: E731
-    ratio = lambda s, o, sc: g(o, sc) / g(s, 1.0) if g(o, sc) and g(s, 1.0) else math.nan  # noqa: E731
+    ratio = lambda s, o, sc: _over(scaled[o][sc].grok_step, scaled[s][1.0].grok_step)  # noqa: E731
     later = evidence.Claim(
         f"A larger initialization delays grokking (x{big:g} against x1)", "Liu et al. 2023 (Omnigrok)",
         measure=lambda s: ratio(s, s, big), asserted=False, fmt=_ratio,
@@ -490,38 +427,45 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
         test=evidence.Test(">", LATER, f"LATER: grok step at x{big:g} over at x1", scale="log"),
         control="a change of seed alone at x1 (the largest ratio of another seed's grok step over "
                 "this seed's), measured the same way", window="the whole run")
-    rows.append(j(later, {s: s for s in scaled}, {s: s for s in scaled}).row())
+    rows = [_labelled(KEYS_OVER_NULL, "share off the keys (read off the logits) over the uniform "
+                      "null's, 1 − (number of keys) / ((p − 1)/2):", clock, clock,
+                      note=f"keys: {keys} frequencies; share on them: " + plots.spread(
+                          {s: clock[s]["key_share"] for s in seeds}, pct0)),
+            evidence.joint(
+                "Each neuron reads essentially one frequency, and the neurons cluster on the key "
+                "frequencies", "Nanda et al. 2023",
+                {"median over neurons of the share at the top frequency:": j(ONE_FREQUENCY, clock, clock),
+                 "neurons whose top frequency is a key, over the null:": j(ON_KEYS, clock, clock)},
+                control="the initial network", window="the end of the run"),
+            j(CLOCK, clock, clock).row(),
+            _labelled(DESCENT, "", norms, no_decay, note="steps: " + "; ".join(
+                f"fit {n['fit_step']}, peak {n['peak_step']}, grok {n['grok_step']}"
+                for n in (norms[s] for s in sorted(norms)))),
+            j(peak, scaled, scaled).row(), j(later, ids, ids).row()]
     if opt:
         a, m = opt["adamw"]["grok"], opt["muon"]["grok"]
-        over = lambda s, b: a[s] / b if a[s] and b else math.nan  # noqa: E731
         tried = lambda o: ", ".join(f"{lr:g} → {'—' if g is None else g}"  # noqa: E731
                                     for lr, g in opt[o]["tried"].items())
         sooner = evidence.Claim(
             "Muon groks sooner than AdamW", "Tveit et al. 2025 (their grokking epoch: the first "
             "epoch with validation accuracy at 95% once training accuracy has settled near 100%, "
             "read in a summary of the paper, not in its text)", asserted=False,
-            measure=lambda s: over(s, m[s]), fmt=_ratio,
-            control_measure=lambda s: max((over(s, a[o]) for o in a if o != s), default=math.nan),
+            measure=lambda s: _over(a[s], m[s]), fmt=_ratio,
+            control_measure=lambda s: max((_over(a[s], a[o]) for o in a if o != s), default=math.nan),
             test=evidence.Test(">", SOONER, "SOONER: AdamW's grok step over Muon's, each at its "
                                             "best learning rate", scale="log"),
             control="AdamW on another seed in Muon's place (a change of seed alone, the largest), "
                     f"measured the same way; each optimizer tried at {len(opt['adamw']['tried'])} "
                     "learning rates spaced the same way around its own",
             window=f"the budget of section 1's run; grok step: test accuracy above {GROK_ACC:.0%}")
-        rows.append(evidence.joint(
-            sooner.statement, sooner.paper, {"": j(sooner, {s: s for s in a}, {s: s for s in a})},
-            control=sooner.control, window=sooner.window, asserted=False,
-            note=f"seed {min(a)}: AdamW η {tried('adamw')}; Muon η {tried('muon')}; — not within "
-                 "the budget"))
+        rows.append(_labelled(sooner, "", {s: s for s in a}, {s: s for s in a},
+                              note=f"seed {min(a)}: AdamW η {tried('adamw')}; Muon η "
+                                   f"{tried('muon')}; — not within the budget"))
     return rows
 
 
 # ============================================================================ the phase diagram
-# (the phase grid's measures, each reading one seed's grid, are :mod:`.facts`')
-
-
 FOUR = ("comprehension", "grokking", "memorization", "confusion")
-_n = lambda v: f"{v:.0f}"  # noqa: E731
 NONE_OFF = evidence.Test("<", 1, "NONE_OFF: fewer than one cell (row, column) that breaks the "
                                  "pattern")
 MEMORIZE_ALL = evidence.Claim(
@@ -552,46 +496,52 @@ CRIT_FALLS = evidence.Claim(
                                            "the weakest decay minus at the last below the "
                                            "strongest, where it never rises between them"),
     control="the same from the last decay below the strongest to the strongest",
-    window="weight decays above 0", fmt=lambda v: f"{v:+.0%}")
+    window="weight decays above 0", fmt=_signed_pct)
 STRONG_GAP = evidence.Claim(
     "training loss far above the weaker decays'", "Liu et al. 2022",
     measure=_column_gap, test=evidence.Test(">", UNLEARN_LOSS, "UNLEARN_LOSS: the column's lowest "
-                                                               "final training loss over the highest of the weaker decays'", scale="log"),
-    control="the column of the decay below the strongest", window="at the end of the budget",
-    fmt=lambda x: f"{x:,.0f}x")
+                                            "final training loss over the highest of the weaker "
+                                            "decays'", scale="log"),
+    control="the column of the decay below the strongest", window=_END, fmt="{:,.0f}x".format)
 STRONG_KEEPS = evidence.Claim(
     "every cell un-learns or never fits", "Liu et al. 2022 (confusion); un-learning is this "
                                           "page's label",
     measure=_column_keeps, test=NONE_OFF, fmt=_n,
     control="the column of the decay below the strongest",
     window="the column's cells that neither un-learn nor stay confused")
+_four = lambda g: float(len({r["phase"] for r in g} & set(FOUR)))  # noqa: E731 (how many of them)
 FOUR_PHASES = evidence.Claim(
     "Four phases: comprehension, grokking, memorization, confusion", "Liu et al. 2022",
-    measure=lambda g: float(len({r["phase"] for r in g} & set(FOUR))),
-    control_measure=lambda g: float(len({r["phase"] for r in g if r["weight_decay"] == 0}
-                                        & set(FOUR))),
+    measure=_four, control_measure=lambda g: _four([r for r in g if r["weight_decay"] == 0]),
     test=evidence.Test(">=", len(FOUR), "all four of Liu et al.'s phases on the seed's grid"),
     control="the column without weight decay alone", window="every cell of the seed's grid",
     fmt=_n, asserted=False)
+CLOCK_FIT = evidence.Claim(
+    "The wait is a fixed part plus a number of clock periods 1/(ηλ), more of them with less "
+    "data", "this page's description of its grid", measure=_fit_error("max_rel_error"),
+    control_measure=_fit_error("power_max_rel_error"), asserted=False, fmt=pct0,
+    test=evidence.Test("<", FIT_ERROR, "FIT_ERROR: the fit's largest relative error, with a "
+                                       "positive fixed part and periods that do not grow"),
+    control="the rival, a power law with no fixed part, held to the same error (two "
+            "parameters on three points: a description, not a test)",
+    window="training fractions with at least three decays above 0 and below the strongest "
+           "that generalize")
 
 
 def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
-    """The rows of section 2's "What to notice", computed from a phase grid (the precomputed
-    one the page shows), judged by the engine on each of its seeds against its control; ``lr``
-    (the grid's learning rate) puts ηλ of the strongest decay into its row and fits the clock
-    periods."""
+    """The rows of section 2's "What to notice", judged on each seed of a phase grid (the
+    precomputed one the page shows); ``lr`` (the grid's learning rate) puts ηλ of the
+    strongest decay into its row and fits the clock periods."""
     grids = by_seed(rows)
     seeds = list(grids)
     fs = {s: phase_facts(r) for s, r in grids.items()}
-    f0 = fs[seeds[0]]
-    j = lambda claim, t, c: evidence.judge(claim, t, c)  # noqa: E731
+    f0, j, ids = fs[seeds[0]], evidence.judge, {s: s for s in seeds}
+    per = lambda x: {s: (g, x) for s, g in grids.items()}  # noqa: E731 (each seed's grid, and x)
     control = lambda r: (CONTROL_WD <= r["weight_decay"] < f0["strongest"]  # noqa: E731
                          and r["train_frac"] >= CONTROL_FRAC)
-    no_decay = lambda r: r["weight_decay"] == 0  # noqa: E731
-    out = [j(MEMORIZE_ALL, {s: (g, no_decay) for s, g in grids.items()},
-             {s: (g, control) for s, g in grids.items()}).row(),
-           j(GROK_FALLS, {s: (_inner_grok(g), s) for s, g in grids.items()},
-             {s: (_inner_grok(g), s) for s, g in grids.items()}).row()]
+    inner_grok = {s: (_inner_grok(g), s) for s, g in grids.items()}
+    out = [j(MEMORIZE_ALL, per(lambda r: r["weight_decay"] == 0), per(control)).row(),
+           j(GROK_FALLS, inner_grok, inner_grok).row()]
 
     # the clock, judged pair of decays by pair: the largest ratio of grok steps over the
     # clock's factor among the fractions where both generalize, per seed (each pair its own row)
@@ -607,32 +557,34 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
                                          "factor, among the fractions where both generalize",
                                scale="log"),
             control="the clock itself (a ratio of grok steps equal to the ratio of decays)",
-            window=f"training fractions where both decays generalize on the seed",
+            window="training fractions where both decays generalize on the seed",
             fmt=_ratio2, asserted=(lo, hi) == tuple(inner[-2:]))
-        out.append(j(claim, {s: s for s in seeds}, {s: s for s in seeds}).row())
-    if lr:
-        out.append(_clock_fit_row(rows, grids, lr, seeds))
+        out.append(j(claim, ids, ids).row())
+    if lr:  # CLOCK_FIT on each seed's grid, the median grid's fits beside it
+        fit = ", ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} + {r['periods']:.1f}/(ηλ) "
+                        f"steps, within {r['max_rel_error']:.0%}; rival (1/ηλ)^"
+                        f"{r['power_exponent']:.2f}, within {r['power_max_rel_error']:.0%}"
+                        for r in clock_fit(median_grid(rows), lr)) or "too few cells"
+        out.append(_labelled(CLOCK_FIT, "largest relative error of the fit:", per(lr), per(lr),
+                             note=f"on each cell's median over the seeds, {fit}"))
 
     # below a critical fraction no run generalizes within the budget; it falls as the decay
     # grows. Below it a run has either stopped short (memorization) or is still climbing
     # (unfinished): the row counts the second, since a longer budget may move the fraction.
     weak, last, strongest = inner[0], inner[-1], f0["strongest"]
     top = max(r["train_frac"] for r in rows)
-    pct = lambda c: "above the grid" if c is None else f"{c:.0%}"  # noqa: E731
-    each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {pct(c)}" for w, c in f["crit"].items())
+    each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {_crit_pct(c)}" for w, c in f["crit"].items())
                      for s, f in fs.items())
-    below = plots.spread({s: f["below_unfinished"] for s, f in fs.items()}, _n)
+    below = plots.spread({s: len(f["below_cells"]) for s, f in fs.items()}, _n)
     out.append(evidence.joint(
         "Below a critical training fraction no network generalizes within the budget; the "
         "critical fraction falls as the decay grows (from the weakest decay to the last below "
         "the strongest, on every seed)", "Power et al. 2022; Liu et al. 2022",
         {"fractions below the smallest that generalizes:":
-             j(CRIT_EXISTS, {s: (g, None) for s, g in grids.items()},
-               {s: (g, s) for s, g in grids.items()}),
+             j(CRIT_EXISTS, per(None), {s: (g, s) for s, g in grids.items()}),
          f"critical fraction at {weak:g} minus at {last:g} (no fraction generalizing counted "
          f"at the grid's largest, {top:.0%}: then a lower bound):":
-             j(CRIT_FALLS, {s: (g, inner) for s, g in grids.items()},
-               {s: (g, (last, strongest)) for s, g in grids.items()})},
+             j(CRIT_FALLS, per(inner), per((last, strongest)))},
         control=f"{CRIT_EXISTS.control}; {CRIT_FALLS.control}" + ("" if any(
             f["crit"][strongest] for f in fs.values()) else " (— on every seed: it rises above the grid)"),
         window="weight decays above 0",
@@ -642,15 +594,14 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     # the strongest decay keeps nothing: each cell un-learns or never fits
     el = f", ηλ = {lr * strongest:g}" if lr else ""
     phases = "; ".join(f"seed {s}: {', '.join(f['strong_phases'])}" for s, f in fs.items())
-    col = lambda w: {s: (g, w) for s, g in grids.items()}  # noqa: E731
     out.append(evidence.joint(
         "The strongest decay keeps nothing: every cell of its column un-learns (loses part of "
         "what it learned) or never fits, its training loss far above the weaker decays'",
         "Liu et al. 2022 (confusion" + ("" if any(f["confusion"] for f in fs.values()) else
                                         ", of which this grid has no cell") + "); un-learning "
-        "is this page's label", {"cells that keep something:": j(STRONG_KEEPS, col(strongest), col(last)),
+        "is this page's label", {"cells that keep something:": j(STRONG_KEEPS, per(strongest), per(last)),
          "lowest final training loss over the highest below it:":
-             j(STRONG_GAP, col(strongest), col(last))},
+             j(STRONG_GAP, per(strongest), per(last))},
         control=f"the column of weight decay {last:g}, the one below",
         window=f"weight decay {strongest:g}{el}, at the end of the budget", note=phases,
         asserted=False))  # shown: on the regenerated cpu grid one cell is unfinished on one seed
@@ -659,42 +610,14 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     # climbing at the budget and those that un-learn are counted beside them, in none of the four
     counts = Counter(r["phase"] for r in rows)
     seen = ", ".join(f"{counts[k]} {k}" for k in (*FOUR, "unfinished", "un-learning") if counts[k])
-    out.append(evidence.joint(FOUR_PHASES.statement, FOUR_PHASES.paper, {
-        "of the four, on the seed's grid:": j(FOUR_PHASES, grids, grids)},
-        control=FOUR_PHASES.control, window=FOUR_PHASES.window, asserted=False,
+    out.append(_labelled(
+        FOUR_PHASES, "of the four, on the seed's grid:", grids, grids,
         note=f"precomputed grid ({len(rows) // len(seeds)} cells x {len(seeds)} seeds): {seen}"))
     return out
 
 
-CLOCK_FIT = evidence.Claim(
-    "The wait is a fixed part plus a number of clock periods 1/(ηλ), more of them with less "
-    "data", "this page's description of its grid", measure=_fit_error("max_rel_error"),
-    control_measure=_fit_error("power_max_rel_error"), asserted=False, fmt=pct0,
-    test=evidence.Test("<", FIT_ERROR, "FIT_ERROR: the fit's largest relative error, with a "
-                                       "positive fixed part and periods that do not grow"),
-    control="the rival, a power law with no fixed part, held to the same error (two "
-            "parameters on three points: a description, not a test)",
-    window="training fractions with at least three decays above 0 and below the strongest "
-           "that generalize")
-
-
-def _clock_fit_row(rows, grids, lr, seeds) -> dict:
-    """:data:`CLOCK_FIT` on each seed's grid, the median grid's fits beside it."""
-    mf = clock_fit(median_grid(rows), lr)
-    fit = ", ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} + {r['periods']:.1f}/(ηλ) "
-                    f"steps, within {r['max_rel_error']:.0%}; rival (1/ηλ)^"
-                    f"{r['power_exponent']:.2f}, within {r['power_max_rel_error']:.0%}"
-                    for r in mf) or "too few cells"
-    gl = {s: (g, lr) for s, g in grids.items()}
-    return evidence.joint(CLOCK_FIT.statement, CLOCK_FIT.paper,
-                          {"largest relative error of the fit:": evidence.judge(CLOCK_FIT, gl, gl)},
-                          control=CLOCK_FIT.control, window=CLOCK_FIT.window, asserted=False,
-                          note=f"on each cell's median over the seeds, {fit}")
-
-
 def published_claims() -> list[dict]:
-    """The claims rows that rest on the precomputed phase diagram in ``data/`` (the figure the
-    published page shows, relabelled by :func:`~.experiments.phase_data`), as in the page's
-    claims table."""
+    """The rows that rest on the precomputed phase diagram in ``data/`` (relabelled by
+    :func:`~.experiments.phase_data`), as in the page's claims table."""
     payload, prov = phase_data()
     return phase_claims(payload["rows"], lr=prov["config"]["phase"]["lr"])

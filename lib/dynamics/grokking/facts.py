@@ -1,5 +1,5 @@
 """Grokking, the page's numbers: what the prose says about a figure, computed from the data
-that figure shows, as numbers and as the words the page glues, one function per section
+that figure shows, as the words the page glues, one function per section
 (:func:`section1_facts` ... :func:`section4_facts`, with the thresholds the sentences name);
 and the measures the claims rows (:mod:`.claims`) judge on the phase grid and the algorithm."""
 from __future__ import annotations
@@ -9,20 +9,20 @@ from collections import Counter
 
 import numpy as np
 
-from .. import plots
+from ..book import glue_texts as _texts  # each value as the page glues it
 from ..sweep import SweepResult
 from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
 from .experiments import restricted_at_test_half, speedups
 from .science import (
-    fourier_spectrum, input_weights, spectral_concentration, CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
-    TAKEOFF, TAKEOFF_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy, plateau_steps,
+    CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
+    TAKEOFF, TAKEOFF_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy, fourier_spectrum,
+    input_weights, plateau_steps, spectral_concentration,
 )
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
-           "crit_falls", "phase_glue", "climb_margin", "bound", "corrupted_facts", "descent_share",
-           "progress_glue", "corrupted_glue",
+           "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "corrupted_glue",
            "remedy_facts", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
-           "best_rate", "REMEDY_SPEEDUP", "HALF", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
+           "best_rate", "pct0", "REMEDY_SPEEDUP", "HALF", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
 
 # The thresholds the prose names that the claims rows judge too (the rest are :mod:`.claims`').
 REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
@@ -30,10 +30,13 @@ HALF = 0.5              # "falls to half": a loss below this x its value at the 
 CONTROL_WD = 1.0        # the no-decay row's control: cells at this decay and above (below the
 CONTROL_FRAC = 0.6      # strongest) and fractions from this one, which generalize
 SINGLE = 0.5            # "a neuron reads one frequency": its top frequency holds at least half its energy
+_GOOD = ("grokking", "comprehension")  # the phases that generalize (and keep it)
+pct0 = "{:.0%}".format
+_crit_pct = lambda c: "above the grid" if c is None else pct0(c)  # noqa: E731 (a critical fraction)
 
 
 def _good(r: dict) -> bool:
-    return r["phase"] in ("grokking", "comprehension")
+    return r["phase"] in _GOOD
 
 
 def _falls(steps: list) -> bool:
@@ -43,32 +46,31 @@ def _falls(steps: list) -> bool:
 
 
 def crit_falls(crit: list) -> bool:
-    """Whether a sequence of critical fractions (weight decays in increasing order) falls: it
-    never rises and its last is strictly below its first, with None (no fraction of the grid
-    generalizes) read as above the grid; a last of None, or a constant sequence, does not
-    fall."""
-    if len(crit) < 2 or crit[-1] is None:
-        return False
+    """Whether critical fractions (decays in increasing order; None: above the grid) never rise
+    and end strictly below their start (a last of None, or a constant sequence, does not fall)."""
     c = [math.inf if v is None else v for v in crit]
-    return all(b <= a for a, b in zip(c, c[1:])) and c[-1] < c[0]
+    return len(c) > 1 and crit[-1] is not None and _falls(c) and c[-1] < c[0]
+
+
+def _group(items, key, value=lambda x: x) -> dict:
+    """``{key(x): [value(x), ...]}`` in the items' order."""
+    out: dict = {}
+    for x in items:
+        out.setdefault(key(x), []).append(value(x))
+    return out
 
 
 def by_seed(rows: list[dict]) -> dict[int, list[dict]]:
     """A phase grid's rows per seed (``{seed: rows}``, seeds in order): the facts below read
     one seed's grid, one row per cell."""
-    out: dict[int, list[dict]] = {}
-    for r in rows:
-        out.setdefault(int(r.get("seed", 0)), []).append(r)
-    return dict(sorted(out.items()))
+    return dict(sorted(_group(rows, lambda r: int(r.get("seed", 0))).items()))
 
 
 def median_grid(rows: list[dict]) -> list[dict]:
     """A grid of several seeds as one: per cell its most common phase, and the median over
     the seeds of its grok step (only where it generalizes on every seed; a cell that does on
     some seeds only is "mixed") and of its final training loss."""
-    cells: dict = {}
-    for r in rows:
-        cells.setdefault((r["train_frac"], r["weight_decay"]), []).append(r)
+    cells = _group(rows, lambda r: (r["train_frac"], r["weight_decay"]))
     out = []
     for (frac, wd), rs in sorted(cells.items()):
         phase = Counter(r["phase"] for r in rs).most_common(1)[0][0]
@@ -86,17 +88,14 @@ def median_grid(rows: list[dict]) -> list[dict]:
 
 def phase_facts(rows: list[dict]) -> dict:
     """The numbers of section 2's "What to notice", from one seed's phase grid: the critical
-    fraction per weight decay, the strongest decay's column (its phases, its lowest final
-    training loss against the highest of the weaker decays', the cells that passed both
-    thresholds there), whether every cell without decay memorizes, and the runs below the
-    smallest fraction that generalizes still climbing at the budget (unfinished: their count
-    and (fraction, decay, test accuracy at the end))."""
+    fraction per weight decay, the strongest decay's column against the weaker decays', the
+    runs below the smallest fraction that generalizes still climbing at the budget
+    (unfinished: (fraction, decay, test accuracy at the end))."""
     if len(by_seed(rows)) > 1:
         raise ValueError("these facts read one seed's grid: split the rows with by_seed()")
     wds = sorted({r["weight_decay"] for r in rows})
     fracs = sorted({r["train_frac"] for r in rows})
-    strongest = wds[-1]
-    by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
+    strongest, by = wds[-1], {(r["train_frac"], r["weight_decay"]): r for r in rows}
     inner = [w for w in wds if 0 < w < strongest]
     crit = {w: critical_fraction(rows, w) for w in wds if w > 0}
     column = [by[f, strongest] for f in fracs if (f, strongest) in by]
@@ -107,11 +106,10 @@ def phase_facts(rows: list[dict]) -> dict:
     below = [r for r in rows if smallest is None or r["train_frac"] < smallest]
     return dict(
         crit=crit, smallest=smallest, strongest=strongest, inner=inner,
-        below_unfinished=sum(r["phase"] == "unfinished" for r in below),
         below_cells=[(r["train_frac"], r["weight_decay"], r.get("end_test_acc"))
                      for r in below if r["phase"] == "unfinished"],
-        no_decay_memorizes=all(by[f, 0.0]["phase"] == "memorization" for f in fracs
-                               if (f, 0.0) in by) if 0.0 in wds else None,
+        no_decay_memorizes=(_not_memorizing((rows, lambda r: r["weight_decay"] == 0)) == 0
+                            if 0.0 in wds else None),
         strong_phases=sorted({r["phase"] for r in column}),
         strong_loss_min=min(r["final_train_loss"] for r in column),
         weak_loss_max=max(r["final_train_loss"] for r in weaker),
@@ -120,33 +118,22 @@ def phase_facts(rows: list[dict]) -> dict:
 
 
 def clock_ratios(rows: list[dict]) -> list[dict]:
-    """How much a stronger weight decay shortens the wait, against the 1/(ηλ) clock: for each
-    training fraction and each pair of neighbouring decays (both above 0, below the strongest)
-    where both cells generalize, the ratio of grok steps beside the ratio of decays (the
-    factor the clock predicts). One seed's rows."""
-    facts = phase_facts(rows)
-    by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
-    out = []
-    for f in sorted({r["train_frac"] for r in rows}):
-        for lo, hi in zip(facts["inner"], facts["inner"][1:]):
-            a, b = by.get((f, lo)), by.get((f, hi))
-            if a and b and _good(a) and _good(b):
-                out.append(dict(train_frac=f, weight_decays=(lo, hi), clock=hi / lo,
-                                measured=a["grok_step"] / b["grok_step"]))
-    return out
+    """How much a stronger weight decay shortens the wait, against the 1/(ηλ) clock: per
+    fraction and pair of neighbouring decays (above 0, below the strongest) where both cells
+    generalize, the ratio of grok steps beside the clock's factor. One seed's rows."""
+    inner, grok = phase_facts(rows)["inner"], _inner_grok(rows)
+    return [dict(train_frac=f, weight_decays=(lo, hi), clock=hi / lo, measured=grok[f, lo] / grok[f, hi])
+            for f in sorted({r["train_frac"] for r in rows}) for lo, hi in zip(inner, inner[1:])
+            if grok.get((f, lo)) is not None and grok.get((f, hi)) is not None]
 
 
 def clock_fit(rows: list[dict], lr: float) -> list[dict]:
-    """The wait as a fixed part plus a number of clock periods: for each training fraction
-    where at least three decays (above 0, below the strongest) generalize, the least-squares
-    fit ``grok step ≈ offset + periods / (ηλ)``, with its largest relative error. One seed's
-    rows."""
-    facts = phase_facts(rows)
-    by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
-    out = []
+    """The wait as a fixed part plus clock periods: per fraction where at least three decays
+    (above 0, below the strongest) generalize, the least-squares fit ``grok step ≈ offset +
+    periods / (ηλ)``, with its largest relative error, and a power law's. One seed's rows."""
+    inner, grok, out = phase_facts(rows)["inner"], _inner_grok(rows), []
     for f in sorted({r["train_frac"] for r in rows}):
-        pts = [(1 / (lr * w), by[f, w]["grok_step"]) for w in facts["inner"]
-               if (f, w) in by and _good(by[f, w])]
+        pts = [(1 / (lr * w), grok[f, w]) for w in inner if grok.get((f, w)) is not None]
         if len(pts) < 3:
             continue
         x, y = np.array(pts, dtype=float).T
@@ -164,10 +151,8 @@ def clock_fit(rows: list[dict], lr: float) -> list[dict]:
 
 
 def clock_by_pair(rows: list[dict]) -> dict[tuple, float]:
-    """For each pair of neighbouring decays (:func:`clock_ratios`), the largest ratio of grok
-    steps over the clock's factor among the training fractions where both generalize (above 1:
-    the wait shrank by more than the clock's factor somewhere). One seed's rows; a pair with
-    no such fraction is absent."""
+    """Per pair of neighbouring decays (:func:`clock_ratios`), the largest ratio of grok steps
+    over the clock's factor (above 1: the wait shrank by more than it somewhere)."""
     out: dict = {}
     for r in clock_ratios(rows):
         key = tuple(r["weight_decays"])
@@ -184,18 +169,20 @@ def _each(values: list, fmt) -> str:
     return ", ".join(texts[:-1]) + f" and {texts[-1]} on the {len(texts)} seeds"
 
 
-def _span(values: list, fmt) -> str:
-    """A range over seeds and cells: "lo to hi", or one value when they agree."""
+def _span(values: list, fmt, most: bool = False) -> str:
+    """A range over seeds and cells: "lo to hi", one value when they agree (the highest alone
+    with ``most``), "–" when there are none."""
+    if not values:
+        return "–"
     lo, hi = fmt(min(values)), fmt(max(values))
-    return lo if lo == hi else f"{lo} to {hi}"
+    return hi if most or lo == hi else f"{lo} to {hi}"
 
 
 def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = None) -> dict:
-    """Section 2's glued numbers (names as in the chapter) from the precomputed grid (its
-    learning rate ``lr``, modulus ``p`` and, in the rows' order, ``histories``: an unfinished
-    run of the strongest column says by what margin, :func:`climb_margin`), on every seed it
-    holds: a number every seed agrees on is glued once, one they differ on seed by seed, a
-    range over seeds and cells as its ends."""
+    """Section 2's glued numbers from the precomputed grid (``histories`` in the rows' order:
+    an unfinished run of the strongest column says by what margin, :func:`climb_margin`): a
+    number every seed agrees on is glued once, one they differ on seed by seed, a range over
+    seeds and cells as its ends."""
     seeds = by_seed(rows)
     fs = {s: phase_facts(r) for s, r in seeds.items()}
     med = median_grid(rows)
@@ -208,20 +195,18 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
     passed = [(s, frac, step) for s, f in fs.items() for frac, step in f["strong_passed"]]
     mem = [r["end_test_acc"] for r in rows if r["phase"] == "memorization"
            and r.get("end_test_acc") is not None]
-    last_pair = (inner[-2], inner[-1]) if len(inner) > 1 else None
-    prev_pair = (inner[-3], inner[-2]) if len(inner) > 2 else None
+    by_pair = [clock_by_pair(g) for g in seeds.values()]
 
-    def pair_text(pair, median: bool) -> str:
+    def pair_glue(name: str, pair: tuple | None) -> dict:
+        """The clock against the pair of decays ``pair`` (on each cell's median, seed by seed)."""
+        keys = (f"wd_pair_{name}", f"clock_{name}", f"clock_{name}_seed", f"factor_{name}")
         if pair is None:
-            return "–"
-        if median:
-            got = [r["measured"] for r in ratios if tuple(r["weight_decays"]) == pair]
-            return _span(got, lambda v: f"{v:.1f}") if got else "–"
-        got = [v for g in seeds.values() for k, v in clock_by_pair(g).items() if k == pair]
-        return _span(got, lambda v: f"{v:.2f}") if got else "–"
-    periods = {}
-    for fit in fits:
-        periods.setdefault(fit["train_frac"], []).append(fit["periods"])
+            return dict.fromkeys(keys, "–")
+        return dict(zip(keys, (
+            " to ".join(f"{w:g}" for w in pair),
+            _span([r["measured"] for r in ratios if tuple(r["weight_decays"]) == pair], "{:.1f}".format),
+            _span([b[pair] for b in by_pair if pair in b], "{:.2f}".format), f"{pair[1] / pair[0]:.3g}")))
+    periods = _group(fits, lambda r: r["train_frac"], lambda r: r["periods"])
     column = [r for r in rows if r["weight_decay"] == f0["strongest"]]
     lost = sum(r["phase"] == "un-learning" for r in column)
     split = (f"all {lost}" if lost == len(column) else f"{lost} of the {len(column)}") + (
@@ -254,21 +239,16 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
                                                    for s, frac, step in passed) + ")"),
         strong_split=split,
         ln_p=f"ln {p} ≈ {math.log(p):.1f}",
-        fit_offsets=_span([r["offset"] for r in fits], lambda v: f"{v:.0f}") if fits else "–",
-        fit_periods=", ".join(f"{_span(v, lambda x: f'{x:.1f}')} at {frac:.0%}"
+        fit_offsets=_span([r["offset"] for r in fits], "{:.0f}".format),
+        fit_periods=", ".join(f"{_span(v, '{:.1f}'.format)} at {frac:.0%}"
                               for frac, v in sorted(periods.items())) or "–",
-        fit_error=f"{max(r['max_rel_error'] for r in fits):.0%}" if fits else "–",
-        power_exponents=(_span([r["power_exponent"] for r in fits], lambda v: f"{v:.2f}")
-                         if fits else "–"),
-        power_error=f"{max(r['power_max_rel_error'] for r in fits):.0%}" if fits else "–",
-        wd_pair_last=" to ".join(f"{w:g}" for w in last_pair) if last_pair else "–",
-        clock_last=pair_text(last_pair, True), clock_last_seed=pair_text(last_pair, False),
-        factor_last=f"{last_pair[1] / last_pair[0]:.3g}" if last_pair else "–",
-        wd_pair_prev=" to ".join(f"{w:g}" for w in prev_pair) if prev_pair else "–",
-        clock_prev=pair_text(prev_pair, True), clock_prev_seed=pair_text(prev_pair, False),
-        factor_prev=f"{prev_pair[1] / prev_pair[0]:.3g}" if prev_pair else "–",
-        mem_end=_span(mem, lambda v: f"{v:.1%}") if mem else "–", chance=f"{1 / p:.1%}",
-        clock_seed_hi=f"{max(r['measured'] for r in seed_ratios):.1f}" if seed_ratios else "–",
+        fit_error=_span([r["max_rel_error"] for r in fits], pct0, most=True),
+        power_exponents=_span([r["power_exponent"] for r in fits], "{:.2f}".format),
+        power_error=_span([r["power_max_rel_error"] for r in fits], pct0, most=True),
+        **pair_glue("last", tuple(inner[-2:]) if len(inner) > 1 else None),
+        **pair_glue("prev", tuple(inner[-3:-1]) if len(inner) > 2 else None),
+        mem_end=_span(mem, "{:.1%}".format), chance=f"{1 / p:.1%}",
+        clock_seed_hi=_span([r["measured"] for r in seed_ratios], "{:.1f}".format, most=True),
         fit_seed_error=(f"within {max(seed_ok):.0%} seed by seed" if seed_ok else "–") + "".join(
             f", except seed {r['seed']} at {r['train_frac']:.0%}, whose fit needs a negative fixed part "
             f"({r['offset']:.0f} steps) and errs by {r['max_rel_error']:.0%}" for r in seed_fits
@@ -318,10 +298,9 @@ def _crit_text(crit: dict) -> str:
     """The critical fractions of one decay on each seed, as the page says them: a seed where
     no fraction of the grid generalizes reads "above the grid", never as a value ("90% on seed
     0, above the grid on seeds 1 and 2")."""
-    groups: dict = {}
-    for s, c in crit.items():
-        groups.setdefault("above the grid" if c is None else f"{c:.0%}", []).append(s)
-    return next(iter(groups)) + " on every seed" if len(groups) == 1 else ", ".join(f"{text} on {_seed_words(ss)}" for text, ss in groups.items())
+    groups = _group(crit, lambda s: _crit_pct(crit[s]))
+    return next(iter(groups)) + " on every seed" if len(groups) == 1 else ", ".join(
+        f"{text} on {_seed_words(ss)}" for text, ss in groups.items())
 
 
 def _seed_words(ss: list) -> str:
@@ -347,60 +326,33 @@ def _below_climbing(fs: dict) -> str:
     """The runs below the smallest fraction that generalizes that are still climbing at the
     budget, as the page says them: per cell its fraction, decay, on how many seeds and its
     test accuracy at the end ("none" when there are none)."""
-    cells: dict = {}
-    for f in fs.values():
-        for frac, wd, acc in f["below_cells"]:
-            cells.setdefault((frac, wd), []).append(acc)
-    if not cells:
-        return "none"
-    return "; ".join(
-        f"at {frac:.0%} and weight decay {wd:g} on {len(a)} of {len(fs)} seeds "
-        f"({_span(a, lambda v: f'{v:.0%}')} test accuracy at the end)"
-        for (frac, wd), a in sorted(cells.items()))
-
-
-def corrupted_facts(out: dict) -> dict:
-    """Section 4's corrupted-label numbers: the smallest and largest weight decay's memorized,
-    corrected and test shares at the end."""
-    low, high = out["runs"][0], out["runs"][-1]
-    return dict(wd_low=low["weight_decay"], wd_high=high["weight_decay"],
-                mem_low=low["final_memorized"], test_low=low["final_test_acc"],
-                mem_high=high["final_memorized"], corr_high=high["final_corrected"],
-                test_high=high["final_test_acc"], noise=out["noise"])
-
-
-def progress_glue(pm: dict) -> dict:
-    """Section 3's glued numbers: the Fourier concentration of the initial weights, at the fit
-    step and at the end, and at the end per unit against the whole layer."""
-    end, c, steps = pm["spectra"]["end"], pm["fourier_top10"], pm["step"]
-    at = lambda t: c[steps.index(t)] if t in steps else c[-1]  # noqa: E731 (the last: never reached)
-    return dict(conc_init=c[0], conc_fit=at(pm["fit_step"]), conc_grok=at(pm.get("grok_step")),
-                conc_end=c[-1], unit_conc=end["concentration"],
-                layer_conc=end["layer_concentration"])
+    cells = _group([c for f in fs.values() for c in f["below_cells"]], lambda c: c[:2], lambda c: c[2])
+    return "; ".join(f"at {frac:.0%} and weight decay {wd:g} on {len(a)} of {len(fs)} seeds "
+                     f"({_span(a, pct0)} test accuracy at the end)"
+                     for (frac, wd), a in sorted(cells.items())) or "none"
 
 
 def corrupted_glue(out: dict) -> dict:
-    """Section 4's glued corrupted-label numbers (:func:`corrupted_facts`, as percentages)."""
-    cf = corrupted_facts(out)
-    pct = {k: f"{cf[k]:.0%}" for k in ("mem_low", "test_low", "mem_high", "corr_high", "test_high")}
-    return dict(pct, wd_low=f"{cf['wd_low']:g}", wd_high=f"{cf['wd_high']:g}")
+    """Section 4's glued corrupted-label numbers: the memorized, corrected and test shares at
+    the end of the smallest (``low``) and largest (``high``) weight decay's run."""
+    low, high = out["runs"][0], out["runs"][-1]
+    return dict(mem_low=pct0(low["final_memorized"]), test_low=pct0(low["final_test_acc"]),
+                mem_high=pct0(high["final_memorized"]), corr_high=pct0(high["final_corrected"]),
+                test_high=pct0(high["final_test_acc"]), wd_low=f"{low['weight_decay']:g}",
+                wd_high=f"{high['weight_decay']:g}")
 
 
 def remedy_facts(speed: dict) -> dict:
     """Section 4's numbers from :func:`~.experiments.speedups`: each remedy's speed-up over the
     baseline (0 when it did not grok), and words for the verdicts the prose glues."""
     s = {k: (v["speedup"] if v["grokked"] else 0.0) for k, v in speed.items()}
-    g = s.get("grokfast", 0.0)
-    return dict(
-        speed=s,
-        strong=s.get("strong_wd", 0.0),
-        strong_vs_clock=("less than" if s.get("strong_wd", 0) < 3 else "at least"),
-        grokfast=("does not grok within the budget" if not g else
-                  f"slows this full-batch MLP ({g:.2f}x the baseline's speed)" if g < 1 else
-                  f"speeds up this full-batch MLP ({g:.2f}x the baseline's speed)"),
-        stablemax=("does not make the network generalize within the budget"
-                   if not s.get("stablemax") else
-                   f"makes the network generalize ({s['stablemax']:.2f}x the baseline's speed)"))
+    g, strong, sm = (s.get(k, 0.0) for k in ("grokfast", "strong_wd", "stablemax"))
+    return dict(  # 3: the 3x decay's clock factor (experiments.remedy_configs)
+        speed=s, strong=strong, strong_vs_clock="less than" if strong < 3 else "at least",
+        grokfast=("does not grok within the budget" if not g else f"{'slows' if g < 1 else 'speeds up'}"
+                  f" this full-batch MLP ({g:.2f}x the baseline's speed)"),
+        stablemax=("does not make the network generalize within the budget" if not sm else
+                   f"makes the network generalize ({sm:.2f}x the baseline's speed)"))
 
 
 # ============================================================================ the claims rows' measures
@@ -459,26 +411,24 @@ def _not_memorizing(run) -> float:
 
 def _crit_drop(run) -> float:
     """``(grid, decays)``: the critical fraction at the first decay minus at the last, where it
-    never rises between them (:func:`~.facts.crit_falls`; NaN where it does, or stays put). A
-    first decay where no fraction of the grid generalizes (its critical fraction above the
-    grid) counts at the grid's largest fraction: the drop is then a lower bound."""
+    falls (:func:`crit_falls`; else NaN). Above the grid at the first decay counts as the
+    grid's largest fraction: the drop is then a lower bound."""
     g, wds = run
     c = [critical_fraction(g, w) for w in wds]
     top = max(r["train_frac"] for r in g)
-    return (top if c[0] is None else c[0]) - c[-1] if crit_falls(c) else float("nan")
+    return (top if c[0] is None else c[0]) - c[-1] if crit_falls(c) else math.nan
 
 
 def _rows_below(run) -> float:
-    """``(grid, seed)``: how many training fractions of the grid lie below the smallest that
-    generalizes at a decay above 0 (``seed`` given: on the grid with the phases of those
-    cells permuted among them, the null)."""
+    """``(grid, seed)``: how many fractions lie below the smallest that generalizes at a decay
+    above 0 (``seed`` given: with the phases of those cells permuted, the null)."""
     g, seed = run
     fracs = sorted({r["train_frac"] for r in g})
     cells = [r for r in g if r["weight_decay"] > 0]
     phases = [r["phase"] for r in cells]
     if seed is not None:
         phases = list(np.random.default_rng(seed).permutation(phases))
-    good = [r["train_frac"] for r, ph in zip(cells, phases) if ph in ("grokking", "comprehension")]
+    good = [r["train_frac"] for r, ph in zip(cells, phases) if ph in _GOOD]
     return float(sum(f < min(good) for f in fracs)) if good else float(len(fracs))
 
 
@@ -515,12 +465,10 @@ def _descent(n: dict) -> float:
 
 
 def descent_share(run, step) -> float:
-    """The share of ``run``'s weight-norm descent, from its peak to its end (the median of its
-    last three evaluations, as :func:`~.algorithm.norm_descent`), made at ``step`` (read at the
-    last evaluation at or before it): (peak - norm) / (peak - end), 0 where the norm has not
-    yet peaked by then, NaN where ``step`` is None or the norm ends at its peak (no descent).
-    The descent row's control: the run without weight decay read at the decay run's grok
-    step."""
+    """The share of ``run``'s weight-norm descent from its peak to its end (as
+    :func:`~.algorithm.norm_descent`) made at ``step`` (its last evaluation at or before it):
+    0 where the norm has not yet peaked, NaN where ``step`` is None or there is no descent.
+    The descent row's control: the run without weight decay at the decay run's grok step."""
     steps, norm = list(run.history.steps), list(run.history["weight_norm"])
     peak, end = max(norm), float(np.median(norm[-3:]))
     before = [i for i, t in enumerate(steps) if step is not None and t <= step]
@@ -544,16 +492,10 @@ def _peak_over_start(at: int):
 # ============================================================================ the page's numbers, per section
 
 
-def _texts(digits: int, **values) -> dict[str, str]:
-    """Each value as :func:`dynamics.book.glue` prints it (``digits`` significant digits)."""
-    return {k: v if isinstance(v, str) else plots.number(v, digits) for k, v in values.items()}
-
-
 def section1_facts(first, other, seeds) -> dict[str, str]:
-    """Section 1's glued numbers: the first run's ηλ and the share of an initial weight its decay
-    alone leaves by the end of the plateau, (1 - ηλ)^t, its fit step, the end of its plateau, its 50% and
-    grok steps, the plateau and the delay over the fit step, its test loss's rise while
-    memorizing, division's grok step (``other``), the thresholds the prose names and the
+    """Section 1's glued numbers: the first run's ηλ, the share of an initial weight its decay
+    alone leaves by the end of the plateau, (1 - ηλ)^t, its plateau's steps, its test loss's rise
+    while memorizing, division's grok step (``other``), the thresholds the prose names and the
     claim ``seeds``."""
     h, el = first.history, first.config.lr * first.config.weight_decay
     loss, steps = list(h["test_loss"]), list(h.steps)
@@ -572,11 +514,9 @@ def section1_facts(first, other, seeds) -> dict[str, str]:
 
 def section2_facts(rows: list[dict], live_rows: list[dict], lr: float, p: int,
                    sweep: dict | None = None) -> dict[str, str]:
-    """Section 2's glued numbers: the precomputed grid's (``rows``, its learning rate ``lr``,
-    modulus ``p`` and ``sweep``, the file's runs; :func:`phase_glue`), the live grid's (every
-    cell without decay memorizes? the critical fraction at weight decay 1) and the phase
-    labels' thresholds the prose names (:mod:`.science`: a drop and a climb in points of
-    accuracy, the take-off factor, the span and the evaluations "at the end")."""
+    """Section 2's glued numbers: the precomputed grid's (:func:`phase_glue`; ``sweep`` the
+    file's runs), the live grid's (every cell without decay memorizes? the critical fraction at
+    weight decay 1) and the thresholds of the phase labels (:mod:`.science`) the prose names."""
     labels = dict(unlearn_drop=f"{UNLEARN_DROP * 100:g}", climb=f"{CLIMB * 100:g}",
                   takeoff=f"{TAKEOFF:g}", takeoff_pairs=f"{TAKEOFF_PAIRS}", ctl_wd=f"{CONTROL_WD:g}",
                   ctl_frac=f"{CONTROL_FRAC:.0%}", climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
@@ -590,31 +530,30 @@ def section2_facts(rows: list[dict], live_rows: list[dict], lr: float, p: int,
 
 def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
     """Section 3's glued numbers: the Fourier concentration from ``pm`` (the page's
-    :func:`~.experiments.progress_measures`), the clock in the first layer and the weight
-    norm's descent of the page's run, the primitive root of its modulus, and the run from a
-    larger start: ``scaled`` ``{scale: run}`` (scale 1 the page's run,
-    :func:`~.algorithm.omnigrok_runs` of one seed)."""
-    first = scaled[1.0]
-    p = first.config.p
+    :func:`~.experiments.progress_measures`; initial, at the fit and grok steps, at the end per
+    unit and for the whole layer), the clock in the first layer and the weight norm's descent
+    of the page's run, and the run from a larger start (``scaled`` ``{scale: run}``, scale 1
+    the page's run: :func:`~.algorithm.omnigrok_runs` of one seed)."""
+    first, big = scaled[1.0], max(scaled)
+    p, n0 = first.config.p, norm_descent(first)
     c0 = clock_measures(first.model, initial_model(first), p, first.config.op)
-    n0 = norm_descent(first)
-    big = max(scaled)
-    pct = lambda v: f"{v:.0%}"  # noqa: E731
-    return dict(
-        _texts(2, **progress_glue(pm)), key_share_min=f"{KEY_SHARE:.0%}",
-        restricted_at_half=f"{restricted_at_test_half(pm, 'restricted_loss', HALF):.0%}",
-        other_at_half=f"{restricted_at_test_half(pm, 'other_loss', HALF):.0%}",
-        **_texts(3, n_keys=len(c0["keys"]), n_freq=c0["K"], key_share=pct(c0["key_share"]),
-                 key_null=pct(c0["null"]), key_init=pct(c0["init_key_share"]),
-                 single=pct(c0["single"]), single_init=pct(c0["init_single"]),
-                 on_keys=pct(c0["on_keys"]), spread=f"{c0['spread']:.2f}",
-                 spread_init=f"{c0['init_spread']:.2f}", single_min=pct(SINGLE),
-                 prim_root=primitive_root(p)),
-        **_texts(3, norm_start=n0["start"], norm_peak=n0["peak"], norm_grok=n0["grok"],
-                 norm_end=n0["end"], norm_done=pct(n0["done"]), norm_peak_at=n0["peak_step"],
-                 **_norm_low(first, n0),
-                 big_init=f"{big:g}", big_grok=scaled[big].grok_step,
-                 big_peak=max(scaled[big].history["weight_norm"])))
+    end, c, steps = pm["spectra"]["end"], pm["fourier_top10"], pm["step"]
+    at = lambda t: c[steps.index(t)] if t in steps else c[-1]  # noqa: E731 (the last: never reached)
+    return dict(_texts(2, conc_init=c[0], conc_fit=at(pm["fit_step"]), conc_grok=at(pm.get("grok_step")),
+                       conc_end=c[-1], unit_conc=end["concentration"],
+                       layer_conc=end["layer_concentration"]), **_texts(
+        3, key_share_min=pct0(KEY_SHARE),
+        restricted_at_half=pct0(restricted_at_test_half(pm, "restricted_loss", HALF)),
+        other_at_half=pct0(restricted_at_test_half(pm, "other_loss", HALF)),
+        n_keys=len(c0["keys"]), n_freq=c0["K"], key_share=pct0(c0["key_share"]),
+        key_null=pct0(c0["null"]), key_init=pct0(c0["init_key_share"]),
+        single=pct0(c0["single"]), single_init=pct0(c0["init_single"]),
+        on_keys=pct0(c0["on_keys"]), spread=f"{c0['spread']:.2f}",
+        spread_init=f"{c0['init_spread']:.2f}", single_min=pct0(SINGLE), prim_root=primitive_root(p),
+        norm_start=n0["start"], norm_peak=n0["peak"], norm_grok=n0["grok"], norm_end=n0["end"],
+        norm_done=pct0(n0["done"]), norm_peak_at=n0["peak_step"], **_norm_low(first, n0),
+        big_init=f"{big:g}", big_grok=scaled[big].grok_step,
+        big_peak=max(scaled[big].history["weight_norm"])))
 
 
 def _norm_low(run, n: dict) -> dict:
@@ -630,23 +569,19 @@ def _norm_low(run, n: dict) -> dict:
 
 def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,
                    budget: int) -> dict[str, str]:
-    """Section 4's glued numbers: the remedies' speed-ups (the rows of
-    :func:`~.experiments.run_remedies`, runs that never grok counted at ``budget`` steps),
-    Muon's and AdamW's best learning rates (:func:`~.algorithm.optimizer_runs`) and the
-    corrupted labels' shares (one seed's :func:`~.experiments.run_corrupted`)."""
+    """Section 4's glued numbers: the remedies' speed-ups (runs that never grok counted at
+    ``budget`` steps), Muon's and AdamW's best learning rates and one seed's corrupted labels'
+    shares."""
     rf = remedy_facts(speedups(remedies, budget))
-    return dict(
-        _texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)),
-        **_texts(3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"],
-                 stablemax=rf["stablemax"], budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}",
-                 muon_best=best_rate(opt["muon"]), adam_best=best_rate(opt["adamw"])),
-        **corrupted_glue(corrupted))
+    return dict(_texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)), **_texts(
+        3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"], stablemax=rf["stablemax"],
+        budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}", muon_best=best_rate(opt["muon"]),
+        adam_best=best_rate(opt["adamw"])), **corrupted_glue(corrupted))
 
 
 def best_rate(o: dict) -> str:
-    """An optimizer's best learning rate as the page prints it (:func:`~.algorithm.optimizer_runs`'s
-    ``tried``, ``{lr: grok step or None}`` on the first seed): "none" when no rate grokked (a tie
-    of failures has no best), and where the best sits at the grid's edge, that it does."""
+    """An optimizer's best learning rate (:func:`~.algorithm.optimizer_runs`) as the page says it:
+    "none" when no rate grokked (a tie of failures has no best), and whether it is at the edge."""
     tried = {float(k): v for k, v in o["tried"].items()}
     lo, hi = min(tried), max(tried)
     if all(v is None for v in tried.values()):
@@ -664,19 +599,15 @@ def _final_test(run) -> float:
     return run.history.last("test_acc") if run.fit_step is not None else math.nan
 
 
-def _at(run, key: str, step) -> float:
-    d = dict(zip(run.history.steps, run.history[key]))
-    return d.get(step, float("nan"))
-
-
 def _plateau_change(key: str, ratio: bool):
     """``(run, ref) ->`` ``key`` (the weight norm, the Fourier top-10% share) at ``ref``'s grok
     step against at ``run``'s fit step: their ratio (``ratio``) or difference."""
     def measure(pair) -> float:
         run, ref = pair
         if not ref.grok_step or run.fit_step is None:
-            return float("nan")
-        a, b = _at(run, key, ref.grok_step), _at(run, key, run.fit_step)
+            return math.nan
+        at = dict(zip(run.history.steps, run.history[key]))
+        a, b = at.get(ref.grok_step, math.nan), at.get(run.fit_step, math.nan)
         return a / b if ratio else a - b
     return measure
 
@@ -688,9 +619,8 @@ def _init_gap(pair) -> float:
 
 
 def _fit_error(key: str):
-    """``(grid, lr) ->`` the largest relative error of :func:`~.facts.clock_fit`'s ``key`` fit
-    over the fractions; for the clock's own fit NaN unless every fixed part is positive and
-    the periods do not grow with the fraction."""
+    """``(grid, lr) ->`` the largest relative error of :func:`clock_fit`'s ``key`` fit; for the
+    clock's own, NaN unless every fixed part is positive and the periods do not grow."""
     def measure(gl) -> float:
         mf = clock_fit(*gl)
         ok = key != "max_rel_error" or (all(r["offset"] > 0 for r in mf)

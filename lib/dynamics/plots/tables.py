@@ -66,7 +66,18 @@ def _is_numeric(v) -> bool:
 
 
 TABLE_CSS = """
-.dynamics-table-wrap { overflow-x: auto; max-width: 100%; margin: 0.6em 0 1.2em; }
+.dynamics-table-wrap { overflow-x: auto; max-width: 100%; margin: 0.6em 0 1.2em;
+  /* a table wider than the column shows it: a shade at each edge with more table beyond it.
+     The shades stay with the box; the covers, in the page's colour, scroll with the table and
+     hide a shade at the table's own ends (no theme colour known: no covers, both shades) */
+  --dynamics-cover: var(--pst-color-background, var(--jp-layout-color0, transparent));
+  --dynamics-shade: rgba(0, 0, 0, 0.25);
+  background:
+    linear-gradient(to right, var(--dynamics-cover) 40%, transparent) left / 2.4em 100% no-repeat local,
+    linear-gradient(to left, var(--dynamics-cover) 40%, transparent) right / 2.4em 100% no-repeat local,
+    linear-gradient(to right, var(--dynamics-shade), transparent) left / 0.9em 100% no-repeat scroll,
+    linear-gradient(to left, var(--dynamics-shade), transparent) right / 0.9em 100% no-repeat scroll; }
+html[data-theme=dark] .dynamics-table-wrap { --dynamics-shade: rgba(255, 255, 255, 0.3); }
 table.dynamics-table { border-collapse: collapse; font-size: 0.9em; line-height: 1.35;
   width: auto; max-width: 100%; }
 table.dynamics-table th, table.dynamics-table td { padding: 0.3em 0.7em;

@@ -1,9 +1,7 @@
-"""Spectral optimizers, the page's numbers: the measures the claims rows judge (each computed
-once, so that a sentence and its row read the same number) and what the prose of each section
-glues (``*_facts``, formatted as the page prints them: a fraction of the pairs as a percentage
-(:func:`share`), a ratio in words that say whether it grows or shrinks (:func:`factor_words`),
-a lead per second against the run's own noise floor (:func:`~.roles.leads_words`)).
-:mod:`.claims` gathers them into rows with the thresholds the sentences name."""
+"""Spectral optimizers, the page's numbers: the measures the claims rows judge (each computed once,
+so that a sentence and its row read the same number) and what each section's prose glues
+(``*_facts``, as the page prints them: :func:`share`, :func:`factor_words`,
+:func:`~.roles.leads_words`). :mod:`.claims` gathers them into rows with the thresholds they name."""
 from __future__ import annotations
 
 import functools
@@ -21,20 +19,23 @@ from .figures import SHORT, timing_rows
 from .roles import leads_words, noise_floor, per_second, steepest_margin
 from .science import MUON_COEFFS, memory_task, ns_band, one_step, polar, random_matrix, recovered, singular_value_band
 
-__all__ = ["band_numbers", "practice_numbers", "fraction_at", "memory_numbers", "batch_numbers", "batch_facts",
-           "timing_numbers", "alpha_numbers", "alpha_exact", "shaping_lr_numbers", "factor_words", "share",
-           "scale_words", "width_facts", "ns_facts", "practice_facts", "memory_facts", "shaping_facts", "step_schedule_facts"]
+__all__ = ["band_numbers", "practice_numbers", "fraction_at", "batch_numbers", "batch_facts", "alpha_numbers",
+           "alpha_exact", "factor_words", "share", "scale_words", "width_facts", "ns_facts", "practice_facts",
+           "memory_facts", "shaping_facts", "step_schedule_facts"]
+
+# Section 4's thresholds the prose glues (:mod:`.claims` tests them), each named once
+CRITICAL_OVER = 4  # "a critical batch at least 4× SGD's"
+OVERSHOOT = 1.3    # "its best batch stores at least 1.3× the pairs of the full gradient"
+AS_MANY, AS_NEWTON_SHARE = 0.02, 0.8  # "as many": within 0.02 of the pairs; at N = 4d: at least 0.8 of Newton's
 
 
 def band_numbers(seeds, rows: int = 256, cols: int = 128, steps: int = 5) -> dict:
-    """Per seed, the smallest and largest singular value of a ``rows``×``cols`` Gaussian matrix
-    (section 2's) after ``steps`` quintic Newton–Schulz steps (``quintic``) and of its exact
-    polar factor U Vᵀ from an SVD (``exact``, the band row's control)."""
+    """Per seed, the least and largest σ of section 2's Gaussian matrix after ``steps`` quintic
+    Newton–Schulz steps (``quintic``) and of its exact U Vᵀ (``exact``, the band row's control)."""
     out = {}
     for s in seeds:
         G = random_matrix(rows, cols, "gaussian", seed=int(s))
-        band = singular_value_band(G, steps)
-        exact = torch.linalg.svdvals(polar(G).double())
+        band, exact = singular_value_band(G, steps), torch.linalg.svdvals(polar(G).double())
         out[int(s)] = dict(quintic=(band["lo"][steps], band["hi"][steps]),
                            exact=(float(exact.min()), float(exact.max())))
     return out
@@ -58,24 +59,6 @@ def fraction_at(memory: dict, method: str, ratio: float) -> float:
     return memory["fraction"][method][_nearest(memory, ratio)]
 
 
-def memory_numbers(memory: dict, ratio: float = 4) -> dict:
-    """Section 4's numbers of a :func:`~.experiments.run_memory`: the fractions at N = d and
-    ``ratio``·d, and past d the least Muon / Newton."""
-    f = memory["fraction"]
-    at = lambda r: {m: f[m][_nearest(memory, r)] for m in f}  # noqa: E731
-    return dict(at_d=at(1), at_ratio=at(ratio), muon_over_newton_min=min(
-        (f["muon"][j] / f["newton"][j] for j, r in enumerate(memory["ratios"]) if r > 1 and f["newton"][j] > 0),
-        default=None))
-
-
-# Section 4's batch rows (:mod:`.claims`): thresholds, each named once
-CRITICAL_OVER = 4  # "a critical batch at least 4× SGD's"
-OVERSHOOT = 1.3    # "its best batch stores at least 1.3× the pairs of the full gradient"
-TIE_SHARE = 1 / 3  # a tie: the two differ by at most this share of what the larger stores
-AHEAD = 3          # "from Muon's critical batch on, at least 3× SGD's pairs"
-AS_MANY, AS_NEWTON_SHARE = 0.02, 0.8  # "as many": within 0.02 of the pairs; at N = 4d: at least 0.8 of Newton's
-
-
 def _draws(batch: dict) -> dict:
     """Each draw of a :func:`~.experiments.run_memory_batch` as a result of its own (no draws: the mean)."""
     if "by_draw" not in batch:
@@ -86,31 +69,22 @@ def _draws(batch: dict) -> dict:
             for k, s in enumerate(batch["draws"])}
 
 
-def _again_curve(batch: dict):
-    """The control's curve: SGD on a second stream of batches (the draw's, or the draws' mean; None: not run)."""
-    if batch.get("again") is not None:
-        return batch["again"]
-    t = batch.get("again_by_draw")
-    return np.mean(t, axis=0).tolist() if t else None
-
-
 def _rel(a: float, b: float) -> float:  # |a − b| as a share of the larger (0 when both are 0)
     return abs(a - b) / max(a, b) if max(a, b) > 0 else 0.0
 
 
 def batch_numbers(batch: dict) -> dict:
-    """Section 4's batch-size measures on one batch curve (one draw, or the mean):
-    ``critical`` (each method's :func:`~.experiments.critical_batch`); ``overshoot`` (its best
-    recall over the batch sizes / its full-gradient recall: above 1 when some batch beats the
-    full gradient) at ``peak_batch``; ``tie_gap``, the largest |Muon − SGD| at the batches below
-    SGD's critical batch (None if there are none); ``ahead``, the least Muon / SGD from Muon's
-    critical batch on (None if Muon reaches none), with ``small``, Muon / SGD at the smallest
-    batch (the same ratio where neither can store more than the batch drew); ``control``,
-    the critical batch of SGD on a second, independent stream of batches (judged against
-    SGD's full gradient; None if it reaches none or was not run)."""
+    """Section 4's measures on one batch curve (one draw, or the mean): ``critical`` batches;
+    ``overshoot``, the best recall over the full gradient's, at ``peak_batch``; ``tie_gap``
+    (``tie_rel``: over the larger), the largest |Muon − SGD| below SGD's critical batch;
+    ``ahead``, the least Muon / SGD from Muon's critical batch on, ``small`` that ratio at the
+    smallest batch (where neither can store more than the batch drew); ``control``, SGD's
+    critical batch on a second, independent stream of batches. None where there is none."""
     rec, full, sizes = batch["recall"], batch["full"], batch["batch_sizes"]
     cb = {m: critical_batch(batch, m) for m in rec}
-    again = _again_curve(batch)
+    again = batch.get("again")
+    if again is None and batch.get("again_by_draw"):
+        again = np.mean(batch["again_by_draw"], axis=0).tolist()
     best = {m: int(np.argmax(v)) for m, v in rec.items()}
     below = [i for i, b in enumerate(sizes) if cb["sgd"] is not None and b < cb["sgd"]]
     past = [i for i, b in enumerate(sizes) if cb["muon"] is not None and b >= cb["muon"]]
@@ -127,38 +101,19 @@ def batch_numbers(batch: dict) -> dict:
 
 
 def batch_facts(batch: dict) -> dict:
-    """:func:`batch_numbers` on the mean curve (``mean``, with its ``critical`` batches) and
-    on each draw (``by_draw``, keyed by seed: the rows judge every draw)."""
-    mean = batch_numbers(batch)
-    return dict(critical=mean["critical"], mean=mean,
-                by_draw={s: batch_numbers(b) for s, b in _draws(batch).items()})
-
-
-def timing_numbers(timing: list[dict]) -> dict:
-    """The timing table's ranges: SVD / NS₅ (CPU seconds on a CPU), the relative error from
-    UVᵀ and the largest |σ − 1| over the sizes measured."""
-    rows = timing_rows(timing)
-    ratio = [r["SVD / NS₅"] for r in rows]
-    err = [r["error vs UVᵀ"] for r in rows]
-    sig = [r["max |σ − 1|"] for r in rows]
-    small = min(rows, key=lambda r: r["n"])
-    return dict(ratio_min=min(ratio), ratio_max=max(ratio), err_lo=min(err), err_hi=max(err),
-                n_small=small["n"], ratio_small=small["SVD / NS₅"],
-                sigma_lo=min(sig),
-                sigma_hi=max(sig), device=timing[0].get("device", "cpu"))
+    """:func:`batch_numbers` on the mean curve (``mean``) and on each draw (``by_draw``, keyed by
+    seed: the rows judge every draw)."""
+    return dict(mean=batch_numbers(batch), by_draw={s: batch_numbers(b) for s, b in _draws(batch).items()})
 
 
 def alpha_numbers(by_alpha: dict) -> dict:
     """The precomputed memory over α, at N = d: each method's fraction per α."""
-    return {float(a): {m: fraction_at(r, m, 1) for m in r["fraction"]}
-            for a, r in by_alpha.items()}
+    return {float(a): {m: fraction_at(r, m, 1) for m in r["fraction"]} for a, r in by_alpha.items()}
 
 
 def alpha_exact(by_alpha: dict, ratio: float = 1) -> dict:
-    """The exact-UVᵀ control the memory file over α lacks (the file stores NS₅, SGD and
-    Newton): per draw of the file (its seeds) and per α, the fraction of pairs one exact
-    U Vᵀ step stores at the file's N nearest ``ratio``·d, on the same pairs (``memory_task``
-    with the file's d, α and seed). A few SVDs of d×d matrices: cheap at every profile."""
+    """The exact-UVᵀ control the memory file over α lacks: per draw (seed) and α, the fraction of
+    the same pairs one exact U Vᵀ step stores at N ≈ ``ratio``·d (a few d×d SVDs: cheap)."""
     out = {}
     for a, r in by_alpha.items():
         n = r["n"][_nearest(r, ratio)]
@@ -167,15 +122,6 @@ def alpha_exact(by_alpha: dict, ratio: float = 1) -> dict:
             ok = recovered(one_step("polar", keys, values, freq), keys, values)
             out.setdefault(int(s), {})[float(a)] = float(ok.double().mean())
     return out
-
-
-def shaping_lr_numbers(by_lr: dict) -> dict:
-    """The precomputed shaping runs of the first seed, per learning rate: final losses
-    (``reference_loss``) of every run, keyed by rate and run name."""
-    runs = shaping_runs(by_lr) if any(isinstance(h, dict) for r in by_lr.values()
-                                      for h in r["runs"].values()) else by_lr
-    return {float(lr): {row["update"]: row["final_loss"] for row in shaping_summary(r)}
-            for lr, r in runs.items()}
 
 
 def factor_words(factor: float, digits: int = 2, of: str = "its value") -> str:
@@ -190,17 +136,15 @@ def factor_words(factor: float, digits: int = 2, of: str = "its value") -> str:
 
 
 def share(fraction: float, digits: int = 3) -> str:
-    """A fraction of the pairs as the prose prints it: a percentage (0.998 is "99.8%"), never
-    a bare number that reads as a count."""
+    """A fraction of the pairs as a percentage (0.998 is "99.8%"), never a bare number."""
     if fraction is None or not 0 <= fraction <= 1:
         raise ValueError(f"share: a fraction must lie in [0, 1], got {fraction!r}")
     return f"{plots.number(100 * float(fraction), digits)}%"
 
 
 def scale_words(compared: dict, same: str = "the same size as this page's run") -> str:
-    """How a precomputed file's run compares with this page's: ``compared`` maps a noun
-    ("steps", "rates", "draws") to (this page's, the file's) size; the words name each one the
-    file has more or fewer of, or say ``same`` (at the cpu profile the two are often alike)."""
+    """How a precomputed file's run compares with this page's: ``compared`` maps a noun ("steps")
+    to (this page's, the file's) size; the words name what the file has more or fewer of."""
     words = [f"{'more' if f > live else 'fewer'} {noun}" for noun, (live, f) in compared.items()
              if f != live]
     if not words:
@@ -209,56 +153,42 @@ def scale_words(compared: dict, same: str = "the same size as this page's run") 
         + " than this page's run"
 
 
-def _size(value) -> int | float:  # a config entry's size: a list's length, a number itself
-    return len(value) if isinstance(value, (list, tuple)) else value
-
-
 def width_facts(width: dict) -> dict:
-    """Section 1: how Muon's step changes from the narrowest width to the widest, in words
-    (:func:`factor_words`: a factor under 1 "shrinks")."""
-    return dict(muon_growth=factor_words(growth(width, "muon"),
-                                         of="its value at the narrowest width"))
+    """Section 1: how Muon's step changes from the narrowest width to the widest, in words."""
+    return dict(muon_growth=factor_words(growth(width, "muon"), of="its value at the narrowest width"))
 
 
 def ns_facts(timing: list[dict]) -> dict:
     """Section 2: the band five quintic steps leave every σ in [1.5e-3, 1] in (the
-    polynomial's, :func:`ns_band`), and the ranges of the precomputed ``timing``."""
-    nsb, t = ns_band(), timing_numbers(timing)
+    polynomial's, :func:`ns_band`), and the ranges of the precomputed ``timing`` table."""
+    nsb, rows = ns_band(), timing_rows(timing)
+    ratio, err, sig = ([r[k] for r in rows] for k in ("SVD / NS₅", "error vs UVᵀ", "max |σ − 1|"))
+    small = min(rows, key=lambda r: r["n"])
     return dict(glue_texts(3, band_lo=nsb["min"], band_hi=nsb["max"], f5_at_1=nsb["at_1"]),
-                ratio_min=f"{t['ratio_min']:.3f}×", ratio_max=f"{t['ratio_max']:.3f}×", n_small=str(t["n_small"]),
-                ratio_small=f"{t['ratio_small']:.3f}×", err_lo=f"{t['err_lo']:.0%}",
-                err_hi=f"{t['err_hi']:.0%}", sigma_lo=f"{t['sigma_lo']:.2f}",
-                sigma_hi=f"{t['sigma_hi']:.2f}")
+                ratio_min=f"{min(ratio):.3f}×", ratio_max=f"{max(ratio):.3f}×", n_small=str(small["n"]),
+                ratio_small=f"{small['SVD / NS₅']:.3f}×", err_lo=f"{min(err):.0%}", err_hi=f"{max(err):.0%}",
+                sigma_lo=f"{min(sig):.2f}", sigma_hi=f"{max(sig):.2f}")
 
 
 def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
                    stored_config: dict | None = None) -> dict:
-    """Section 3: the run's size and steps to the target (``practice``), a step's seconds and
-    per second against both of AdamW's timings, "ahead" or "behind" only beyond the noise floor
-    against both (``cost``, wall-clock: printed, never asserted), the sweep
-    file's rates that reach the target (``swept``), each norm's own map's margin (``roles``);
-    ``stored_config``, the sweep file's config (its provenance): how its size compares."""
+    """Section 3: the run's size and steps to the target, a step's seconds and per second against
+    both of AdamW's timings ("ahead" or "behind" only beyond the noise floor: wall-clock, never
+    asserted), the sweep file's rates that reach the target and how its size (``stored_config``)
+    compares, each norm's own map's margin (``roles``)."""
     cfg, pn = practice["config"], practice_numbers(practice)
-    steps = pn["steps"]
-    again = dict(cost["median"], adamw=cost["median"]["adamw_again"])  # AdamW's second timing
-    ps = [per_second(steps, m) for m in (cost["median"], again)]
-    fp = [per_second(steps, m, "muon_fp32") for m in (cost["median"], again)]
+    steps, floor = pn["steps"], noise_floor(cost)
+    timings = (cost["median"], dict(cost["median"], adamw=cost["median"]["adamw_again"]))  # AdamW's two
+    ps, fp = ([per_second(steps, m, opt) for m in timings] for opt in ("muon", "muon_fp32"))
     ms = {k: f"{1e3 * v:.2f} ms" for k, v in cost["median"].items()}
-    floor = noise_floor(cost)
-
-    def words(r):  # the lead against both of AdamW's timings
-        return leads_words([x["per_second"] for x in r], floor)
 
     def costs(r):  # a step's time over AdamW's, against both of its timings
         lo, hi = sorted(x["cost"] for x in r)
         return f"{lo:.2f}× to {hi:.2f}×"
     reach = rates_reaching(practice_sweeps(swept), swept["target"])
     live = cfg.to_dict() if hasattr(cfg, "to_dict") else dict(cfg)
-    stored = (stored_config or {})
-    sweep_scale = scale_words(
-        {"steps": (live["steps"], stored.get("steps", live["steps"])),
-         "rates": tuple(sum(_size(c[k]) for k in ("muon_lrs", "adamw_lrs", "momentum_lrs"))
-                        for c in (live, {**live, **stored}))})
+    stored = {**live, **(stored_config or {})}
+    size = lambda v: len(v) if isinstance(v, (list, tuple)) else v  # noqa: E731 (a grid's, or a number)
     return dict(glue_texts(3, p_width=cfg.width, p_batch=cfg.batch_size, p_depth=cfg.depth,
                            cost_reps=cost["reps"], cost_block=cost["block"]),
                 **glue_texts(2, adamw_over_muon=pn["adamw_over_muon"], fp32_over_torch=pn["fp32_over_torch"],
@@ -268,38 +198,39 @@ def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
                 ms_muon=ms["muon"], ms_fp32=ms["muon_fp32"], ms_adamw=ms["adamw"],
                 ms_adamw_again=ms["adamw_again"], noise_floor=f"{floor:.2f}×",
                 cost_muon=costs(ps), cost_fp32=costs(fp),
-                per_second_muon=words(ps), per_second_fp32=words(fp),
+                per_second_muon=leads_words([x["per_second"] for x in ps], floor),
+                per_second_fp32=leads_words([x["per_second"] for x in fp], floor),
                 reach=", ".join(f"{SHORT.get(k, k)} at {a} of its {n}" for k, (a, n) in reach.items()),
-                sweep_scale=sweep_scale)
+                sweep_scale=scale_words(
+                    {"steps": (live["steps"], stored["steps"]),
+                     "rates": tuple(sum(size(c[k]) for k in ("muon_lrs", "adamw_lrs", "momentum_lrs"))
+                                    for c in (live, stored))}))
 
 
 def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
     """Section 4 and exercise 5: the fractions stored at N = d and 4d (``memory``), the memory
     file over α at N = d (``by_alpha``), and at the batch figure's N (``batch``) the pairs each
     method stores beside the distinct pairs a batch of B draws holds, Σᵢ 1 − (1 − pᵢ)ᴮ."""
-    mf, af = memory_numbers(memory), alpha_numbers(by_alpha)
-    any_a = next(iter(by_alpha.values()))
-    alpha_scale = scale_words({"dimensions d": (memory["dim"], any_a["dim"]),
-                               "draws": (len(memory["draws"]), len(any_a["draws"]))},
-                              same="the same d and draws as the run above")
+    f, af, any_a = memory["fraction"], alpha_numbers(by_alpha), next(iter(by_alpha.values()))
     alphas = sorted(af)
     first, last = af[alphas[0]], af[alphas[-1]]
     n = batch["n"]
-    _, _, freq = memory_task(n, batch["dim"], batch["alpha"], batch["seed"])
-    p = freq.double()
+    p = memory_task(n, batch["dim"], batch["alpha"], batch["seed"])[2].double()
     distinct = ", ".join(f"{float((1 - (1 - p) ** b).sum()):.0f} at B = {b}"
                          for b in batch["batch_sizes"] if b <= 1024)
     bn = batch_facts(batch)["mean"]
-    return dict(alpha_scale=alpha_scale, as_newton_share=f"{AS_NEWTON_SHARE:.0%}", as_many=f"{AS_MANY:g}",
-                **glue_texts(2, muon_sgd=mf["at_ratio"]["muon"] / max(mf["at_ratio"]["sgd"], 1e-9),
-                           muon_newton=mf["muon_over_newton_min"], bc_n=n,
-                           bc_sgd_peak_b=bn["peak_batch"]["sgd"],
-                           bc_sgd_over=bn["overshoot"]["sgd"],
-                           bc_ahead=bn["ahead"],
-                           bc_sgd=batch["full"]["sgd"] * n, bc_muon=batch["full"]["muon"] * n,
-                           bc_crit_sgd=critical_batch(batch, "sgd"),
-                           bc_crit_muon=critical_batch(batch, "muon"), bc_distinct=distinct),
-                sgd_d=share(mf["at_d"]["sgd"]), muon_d=share(mf["at_d"]["muon"]),
+    return dict(alpha_scale=scale_words({"dimensions d": (memory["dim"], any_a["dim"]),
+                                         "draws": (len(memory["draws"]), len(any_a["draws"]))},
+                                        same="the same d and draws as the run above"),
+                as_newton_share=f"{AS_NEWTON_SHARE:.0%}", as_many=f"{AS_MANY:g}",
+                **glue_texts(2, muon_sgd=fraction_at(memory, "muon", 4) / max(fraction_at(memory, "sgd", 4), 1e-9),
+                             muon_newton=min((f["muon"][j] / f["newton"][j] for j, r in enumerate(memory["ratios"])
+                                              if r > 1 and f["newton"][j] > 0), default=None),
+                             bc_n=n, bc_sgd_peak_b=bn["peak_batch"]["sgd"], bc_sgd_over=bn["overshoot"]["sgd"],
+                             bc_ahead=bn["ahead"], bc_sgd=batch["full"]["sgd"] * n, bc_muon=batch["full"]["muon"] * n,
+                             bc_crit_sgd=critical_batch(batch, "sgd"), bc_crit_muon=critical_batch(batch, "muon"),
+                             bc_distinct=distinct),
+                sgd_d=share(fraction_at(memory, "sgd", 1)), muon_d=share(fraction_at(memory, "muon", 1)),
                 bc_sgd_peak=share(bn["peak"]["sgd"]), bc_sgd_full=share(batch["full"]["sgd"]),
                 bc_muon_over=f"{bn['overshoot']['muon']:.2f}", bc_overshoot_min=f"{OVERSHOOT:g}×",
                 bc_crit_over=f"{CRITICAL_OVER:g}×",
@@ -311,35 +242,36 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
                 bc_share=f"{CRITICAL_SHARE:.0%}")
 
 
+def _final(h):  # a run's final loss (None: diverged)
+    return None if h.diverged else reference_loss(h)
+
+
 def _n3(loss) -> str:  # a final loss as the prose prints it
     return "diverged" if loss is None else f"{loss:.3f}"
 
 
+ORDER_MARGIN = 0.1  # exercise 6: two final losses closer than this (relative) are level
+
+
 def step_schedule_facts(shaping: dict, step_run) -> dict:
-    """Exercise 6: the final training loss of ``step_run`` (p = 0.5 for the first third, then
-    −0.25; a ``History``) beside this page's shaping runs at the same rate and seed: the
-    linear schedule, each fixed p; and where it ends among them, in words."""
-    fin = {k: None if h.diverged else reference_loss(h) for k, h in shaping["runs"].items()}
-    mine = None if step_run.diverged else reference_loss(step_run)
-    fixed = sorted((k for k in fin if k.startswith("p = ") and fin[k] is not None),
-                   key=lambda k: fin[k])
+    """Exercise 6: the final loss of ``step_run`` (a ``History``) beside this page's shaping runs
+    at the same rate and seed (the linear schedule, each fixed p), and where it ends, in words."""
+    fin = {k: _final(h) for k, h in shaping["runs"].items()}
+    mine, lin = _final(step_run), fin[shaping["schedule"]]
+    fixed = sorted((k for k in fin if k.startswith("p = ") and fin[k] is not None), key=lambda k: fin[k])
+
     # ordered only beyond ORDER_MARGIN: the last evaluations of one run swing by more than a
     # few per cent (a 2% difference is a tie, not an order)
-    below = [k for k in fixed if mine is not None and mine < (1 - ORDER_MARGIN) * fin[k]]
-    level = [k for k in fixed if mine is not None and k not in below
-             and abs(mine - fin[k]) <= ORDER_MARGIN * fin[k]]
-    lin = fin[shaping["schedule"]]
-    vs = ("level with" if mine is not None and lin is not None and abs(mine - lin) <= ORDER_MARGIN * lin
-          else "below" if mine is not None and lin is not None and mine < lin else "above")
-    text = ", ".join(below) if below else "none of them"
+    def place(b):  # where step_run ends against the final loss b
+        if mine is None or b is None:
+            return "above"
+        return "level with" if abs(mine - b) <= ORDER_MARGIN * b else "below" if mine < b else "above"
+    below, level = ([k for k in fixed if place(fin[k]) == where] for where in ("below", "level with"))
+    vs, text = place(lin), ", ".join(below) if below else "none of them"
     if level:
         text += f" by more than {ORDER_MARGIN:.0%}, and is level (within {ORDER_MARGIN:.0%}) with " + ", ".join(level)
-    return dict(step_final=_n3(mine), step_linear=_n3(lin),
-                step_fixed=", ".join(f"{k} {_n3(fin[k])}" for k in fixed),
+    return dict(step_final=_n3(mine), step_linear=_n3(lin), step_fixed=", ".join(f"{k} {_n3(fin[k])}" for k in fixed),
                 step_vs_linear=vs, step_below=text)
-
-
-ORDER_MARGIN = 0.1  # exercise 6: two final losses closer than this (relative) are level
 
 
 def step_schedule_run(first: float = 0.5, then: float = -0.25, seed: int | None = None):
@@ -361,17 +293,15 @@ PLATEAU_PART = 0.25  # ... with no trend: the mean of the rest's last quarter (t
 
 
 def _wobble(loss) -> float:
-    """How much a loss moves from one evaluation to the next by chance: the standard deviation
-    of its steps from one evaluation to the next over √2 (one evaluation's own noise; a steady
-    trend shifts every step alike and adds little)."""
+    """One evaluation's own noise: the standard deviation of a loss's steps from one evaluation
+    to the next over √2 (a steady trend shifts every step alike and adds little)."""
     d = np.diff(np.asarray(loss, dtype=float))
     return float(np.std(d) / math.sqrt(2)) if len(d) > 1 else 0.0
 
 
 def _no_trend(rest, part: float = PLATEAU_PART) -> bool:
-    """Whether a stretch of a loss curve has stopped falling: the mean of its last ``part`` of
-    evaluations (k of them) is not below the mean of its first ``part`` by more than the
-    wobble allows the difference of two means of k evaluations, :func:`_wobble` × √(2/k)."""
+    """Whether a stretch of a loss curve has stopped falling: the mean of its last ``part`` (k
+    evaluations) is not below its first ``part``'s by more than :func:`_wobble` × √(2/k)."""
     rest = np.asarray(rest, dtype=float)
     k = max(1, int(round(part * len(rest))))
     return float(rest[:k].mean() - rest[-k:].mean()) <= _wobble(rest) * math.sqrt(2 / k)
@@ -411,10 +341,9 @@ def plateau_words(history) -> str:
 
 def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
                   step_schedule: tuple[float, float] | None = None) -> dict:
-    """Section 5: whether this run shows the paper's order early and late and its schedule
-    ends below Muon (``shaping``), and at the file's lowest rate (``by_lr``) the final losses
-    of the schedule and of p = −0.5. Given exercise 6's run instead (``step_run``, or
-    ``step_schedule`` = (first p, then p) to run it: :func:`step_schedule_run`), that
+    """Section 5: this run's order early and late and whether its schedule ends below Muon
+    (``shaping``), and the file's (``by_lr``) final losses, best rates and plateaus. Given
+    exercise 6's run (``step_run``, or ``step_schedule`` = (first p, then p) to run it), that
     exercise's numbers (:func:`step_schedule_facts`)."""
     if step_schedule is not None:
         step_run = step_schedule_run(*step_schedule)
@@ -422,35 +351,30 @@ def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
         return step_schedule_facts(shaping, step_run)
     if by_lr is None:
         raise ValueError("shaping_facts needs by_lr (the slider's file) or step_run (exercise 6)")
-    el = early_and_late(shaping)
-    o = shaping_order(el["early"], el["late"], reference_loss(
-        shaping["runs"][shaping["schedule"]]), el["late"][0.0])
-    sf = shaping_lr_numbers(by_lr)
+    el, runs, hist = early_and_late(shaping), shaping["runs"], _histories(by_lr)
+    o = shaping_order(el["early"], el["late"], reference_loss(runs[shaping["schedule"]]), el["late"][0.0])
+    sf = {float(lr): {row["update"]: row["final_loss"] for row in shaping_summary(r)} for lr, r in hist.items()}
     low = sf[min(sf)]
     best = {run: min(sf, key=lambda lr: sf[lr][run]) for run in ("p = 0", "p = -0.5")}
-    sched = next(v for k, v in low.items() if not k.startswith("p = "))
-    fin = {k: None if h.diverged else reference_loss(h) for k, h in shaping["runs"].items()}
+    fin = {k: _final(h) for k, h in runs.items()}
     sched_fin, dec = fin[shaping["schedule"]], fin.get(DECAYED)
-    decay = {} if dec is None else dict(
-        decay_final=f"{dec:.3f}", decay_vs_sched="ends below" if sched_fin is not None
-        and dec < sched_fin else "does not end below")
-    return dict(sched_final=_n3(sched_fin),
-                muon_final=_n3(fin["p = 0"]), **decay,
-                sched_end="ends below" if o["schedule"] else "does not end below",
-                lr_low=f"{min(sf):g}", sched_low=f"{sched:.3f}",
+    ends = lambda below: "ends below" if below else "does not end below"  # noqa: E731
+    decay = {} if dec is None else dict(decay_final=f"{dec:.3f}",
+                                        decay_vs_sched=ends(sched_fin is not None and dec < sched_fin))
+    return dict(sched_final=_n3(sched_fin), muon_final=_n3(fin["p = 0"]), **decay,
+                sched_end=ends(o["schedule"]), lr_low=f"{min(sf):g}",
+                sched_low=f"{next(v for k, v in low.items() if not k.startswith('p = ')):.3f}",
                 muon_best_lr=f"{best['p = 0']:g}", muon_best=_n3(sf[best["p = 0"]]["p = 0"]),
-                neg_best_lr=f"{best['p = -0.5']:g}",
-                neg_best=_n3(sf[best["p = -0.5"]]["p = -0.5"]),
+                neg_best_lr=f"{best['p = -0.5']:g}", neg_best=_n3(sf[best["p = -0.5"]]["p = -0.5"]),
                 best_ratio=f"{sf[best['p = 0']]['p = 0'] / sf[best['p = -0.5']]['p = -0.5']:.1f}",
                 muon_at_edge=_edge(best["p = 0"] == min(sf), best["p = -0.5"] == min(sf)),
                 neg_low=f"{low.get('p = -0.5', float('nan')):.3f}",
-                muon_plateau=plateau_words(shaping["runs"]["p = 0"]),
-                neg_plateau=plateau_words(shaping["runs"]["p = -0.5"]),
-                sched_plateau=plateau_words(shaping["runs"][shaping["schedule"]]),
-                **early_order_facts(by_lr),
+                **{f"{k}_plateau": plateau_words(runs[run]) for k, run in
+                   (("muon", "p = 0"), ("neg", "p = -0.5"), ("sched", shaping["schedule"]))},
+                **early_order_facts(hist),
                 lr_live=f"{shaping['lr']:g}", muon_plateaus="; ".join(
                     f"at lr {float(lr):g} it " + plateau_words(r["runs"]["p = 0"])
-                    for lr, r in sorted(_histories(by_lr).items(), key=lambda kv: float(kv[0]))))
+                    for lr, r in sorted(hist.items(), key=lambda kv: float(kv[0]))))
 
 
 def first_below(runs: dict, run: str, others, after: int = 0):
@@ -463,37 +387,29 @@ def first_below(runs: dict, run: str, others, after: int = 0):
     return None
 
 
-def early_order_facts(by_lr: dict) -> dict:
+def early_order_facts(hist: dict) -> dict:
     """How long the early order lasts in the shaping file's first seed: at the middle rate, the
-    step at which Muon (p = 0) gets below both positive p after :data:`EARLY_STEP`; at the top
-    rate, whether the early order holds at :data:`EARLY_STEP` and the step at which p = −0.25
-    first gets below Muon."""
-    hist = {float(lr): r["runs"] for lr, r in _histories(by_lr).items()}
+    step at which Muon gets below both positive p after :data:`EARLY_STEP`; at the top rate,
+    whether the order holds at :data:`EARLY_STEP` and when p = −0.25 first gets below Muon."""
+    hist = {float(lr): r["runs"] for lr, r in hist.items()}
     lrs = sorted(hist)
     mid, top = hist[lrs[len(lrs) // 2]], hist[lrs[-1]]
     el = early_and_late({"runs": top})
-    o = shaping_order(el["early"], el["late"], None, None)
+    step = lambda s: "never" if s is None else str(s)  # noqa: E731
     return glue_texts(3, early_step=EARLY_STEP, early_lr=lrs[len(lrs) // 2], top_lr=lrs[-1],
-                      muon_below_pos=_n_step(first_below(mid, "p = 0", ("p = 0.5", "p = 1"),
-                                                         after=EARLY_STEP)),
-                      neg_below_muon=_n_step(first_below(top, "p = -0.25", ("p = 0",)))) | dict(
-        early_top="holds" if o["early"] else "already fails")
-
-
-_n_step = lambda step: "never" if step is None else str(step)  # noqa: E731
+                      muon_below_pos=step(first_below(mid, "p = 0", ("p = 0.5", "p = 1"), after=EARLY_STEP)),
+                      neg_below_muon=step(first_below(top, "p = -0.25", ("p = 0",)))) | dict(
+        early_top="holds" if shaping_order(el["early"], el["late"], None, None)["early"] else "already fails")
 
 
 def _histories(by_lr: dict) -> dict:
-    """The shaping file's payload with its first seed's runs as ``History`` objects (as
-    :func:`~.experiments.load_shaping` gives it; a payload already loaded is returned as it is)."""
+    """The shaping file's payload with its first seed's runs as ``History`` objects (once)."""
     first = next(iter(by_lr.values()))["runs"]
     return shaping_runs(by_lr) if isinstance(next(iter(first.values())), dict) else by_lr
 
 
 def _edge(muon: bool, neg: bool) -> str:
-    """Where Muon's best rate, and p = -0.5's, sit on the grid: at its lowest rate a run's
-    best may lie lower still, which limits the comparison of the two bests (the caveat holds
-    for each run whose best is at the edge)."""
+    """Where Muon's best rate, and p = -0.5's, sit on the grid (at its lowest, a best may lie lower)."""
     if muon and neg:
         return ("the lowest rate of the grid, and so is p = −0.5's: either best may lie lower "
                 "still, so this compares the two at the grid's edge")
@@ -527,8 +443,7 @@ TIMING_SEED = 0  # the seed the timing file's matrices were drawn at (tests/spec
 
 @functools.lru_cache(maxsize=16)
 def _gaussian_spectrum(n: int, seed: int) -> torch.Tensor:
-    """The singular values (float64) of the n×n Gaussian matrix
-    :func:`~.experiments.time_orthogonalization` draws at ``seed``, over its Frobenius norm."""
+    """The σ (float64) of the n×n Gaussian matrix the timing draws at ``seed``, over its norm."""
     G = torch.randn(n, n, generator=torch.Generator().manual_seed(int(seed)))
     s = torch.linalg.svdvals(G.double())
     return s / s.norm()
@@ -564,10 +479,9 @@ def _torch_moves(seed: int, steps: int = 5, shapes=((96, 32), (32, 96), (64, 64)
 
 
 def _half_ranks(memory: dict, ratio: float = 4, alpha: float | None = None) -> dict:
-    """Per draw of a :func:`~.experiments.run_memory`, its step made again on its pairs at N =
-    ``ratio``·d, at the run's α or at ``alpha`` (the same draws, another power law): per method
-    where it first stores under half a rank bin's pairs (the bin's centre, as
-    :func:`~.experiments.recall_half_rank`; inf if never), and ``frac``: its share stored."""
+    """Per draw of a :func:`~.experiments.run_memory`, its step made again at N = ``ratio``·d (at
+    ``alpha``: the same draws, another power law): per method the centre of the first rank bin
+    it stores under half of (as :func:`~.experiments.recall_half_rank`; inf: none), and ``frac``."""
     j = _nearest(memory, ratio)
     n, edges, out = memory["n"][j], rank_bins(memory["n"][j]), {}
     a = memory["alpha"] if alpha is None else alpha
@@ -583,9 +497,8 @@ def _half_ranks(memory: dict, ratio: float = 4, alpha: float | None = None) -> d
 
 
 def _tail_wobble(loss, part: float = 0.5) -> float:
-    """The live shaping rows' noise rule: one evaluation's noise as a share of the loss level,
-    :func:`_wobble` over the last ``part`` of a run's evaluations over their mean (the early
-    fall, a trend, does not count; the share is applied to the early losses too)."""
+    """The live shaping rows' noise: :func:`_wobble` over the last ``part`` of a run's evaluations
+    over their mean (the early fall, a trend, does not count; the share applies early too)."""
     tail = np.asarray(loss, dtype=float)[-max(2, int(round(part * len(loss)))):]
     return _wobble(tail) / float(np.mean(tail))
 
@@ -622,9 +535,8 @@ def _sched(runs: dict, when: str = "final") -> float:
 
 
 def _follows_p(loss: dict) -> float:
-    """The early order's margin on losses keyed by p: a positive p lowest, Muon (p = 0) next,
-    the most negative p highest of all; the smallest of the ratios that say so (above 1: it
-    holds)."""
+    """The early order's margin on losses keyed by p: a positive p lowest, Muon (p = 0) next, the
+    most negative p highest of all; the least of the ratios that say so (above 1: it holds)."""
     ps = sorted(loss)
     rest = [loss[p] for p in ps[1:]]
     return min(loss[0.0] / min((loss[p] for p in ps if p > 0), default=math.nan),  # NaN first:
@@ -639,45 +551,33 @@ def _reversed_p(loss: dict) -> float:
     return min(min(loss[p] for p in ps[1:]) / loss[ps[0]], loss[ps[-1]] / max(loss[p] for p in ps[:-1]))
 
 
-def _reach(swept: dict) -> dict:
-    """Per seed of the sweep file: per optimizer, how many of its rates reach the target, of how many."""
-    return {int(s): {k: (sum(v is not None for v in runs.values()), len(runs))
-                     for k, runs in by.items()} for s, by in swept["reached"].items()}
+def _per_rate(swept: dict, of) -> dict:  # per seed of the sweep file, per optimizer: of({rate: steps or None})
+    return {int(s): {k: of(runs) for k, runs in by.items()} for s, by in swept["reached"].items()}
 
 
-def _fewest(swept: dict) -> dict:
-    """Per seed of the sweep file: each optimizer's fewest steps to the target over its rates
-    (NaN where none of its rates reaches it)."""
-    return {int(s): {k: min((v for v in runs.values() if v is not None), default=math.nan)
-                     for k, runs in by.items()} for s, by in swept["reached"].items()}
+def _fewest(swept: dict) -> dict:  # each optimizer's fewest steps to the target (NaN: no rate reaches it)
+    return _per_rate(swept, lambda runs: min((v for v in runs.values() if v is not None), default=math.nan))
 
 
 def _reach_widths(swept: dict) -> dict:
-    """Per seed of the sweep file, per optimizer: the widest ratio of rates that reach the
-    target (largest reaching rate / smallest; 1 when one does, None when none does), and
-    whether that range touches an edge of the optimizer's grid (then the true range may be
-    wider: the width is a lower bound). The grids differ in width, so the rows compare these."""
-    out = {}
-    for s, by in swept["reached"].items():
-        out[int(s)] = {}
-        for k, runs in by.items():
-            grid = sorted(float(lr) for lr in runs)
-            ok = sorted(float(lr) for lr, v in runs.items() if v is not None)
-            out[int(s)][k] = (ok[-1] / ok[0] if ok else None,
-                              bool(ok) and (ok[0] == grid[0] or ok[-1] == grid[-1]))
-    return out
+    """Per optimizer: the ratio of its largest to its smallest rate that reaches the target (None:
+    none does), whether that range touches its grid's edge (then it is a lower bound), and whether
+    every rate reaches it. The grids differ in width, so the rows compare these, not the counts."""
+    def width(runs):
+        grid = sorted(float(lr) for lr in runs)
+        ok = sorted(float(lr) for lr, v in runs.items() if v is not None)
+        return (ok[-1] / ok[0] if ok else None, bool(ok) and (ok[0] == grid[0] or ok[-1] == grid[-1]),
+                len(ok) == len(grid))
+    return _per_rate(swept, width)
 
 
-def _alpha_draws(by_alpha: dict) -> tuple[dict, list]:
+def _alpha_draws(by_alpha: dict) -> dict:
     """Per draw (seed) of the memory file: each method's fraction at N = d per α, with the
-    exact UVᵀ's (``polar``, :func:`~.facts.alpha_exact`)."""
+    exact UVᵀ's (``polar``, :func:`alpha_exact`)."""
     any_r = next(iter(by_alpha.values()))
-    j = _nearest(any_r, 1)
-    exact = alpha_exact(by_alpha)
-    return ({s: {float(a): dict({m: r["by_draw"][m][j][k] for m in r["by_draw"]},
-                                polar=exact[s][float(a)])
-                 for a, r in by_alpha.items()} for k, s in enumerate(any_r["draws"])},
-            list(any_r["draws"]))
+    j, exact = _nearest(any_r, 1), alpha_exact(by_alpha)
+    return {s: {float(a): dict({m: r["by_draw"][m][j][k] for m in r["by_draw"]}, polar=exact[s][float(a)])
+                for a, r in by_alpha.items()} for k, s in enumerate(any_r["draws"])}
 
 
 def _shaping_seeds(by_lr: dict) -> dict:  # per seed of the shaping file, per rate: each run's losses
@@ -686,14 +586,12 @@ def _shaping_seeds(by_lr: dict) -> dict:  # per seed of the shaping file, per ra
 
 
 def _width_draws(width: dict, seeds) -> dict:
-    """Per seed, :func:`~.experiments.run_width` at ``width``'s widths from that seed's one
-    initialization (the figure's run averages over several: the rows judge each)."""
+    """Per seed, :func:`~.experiments.run_width` from that seed's one initialization (the figure
+    averages several: the rows judge each)."""
     return {int(s): run_width(seed=int(s), seeds=1, widths=width["widths"]) for s in seeds}
 
 
-def _within(x: float, lo: float, hi: float) -> float:  # how far x sits inside [lo, hi]
-    return min(x - lo, hi - x)
-
-
-def _grown(r: dict, opt: str, power: float) -> float:  # opt's growth over the width ratio ** power
-    return growth(r, opt) / (r["widths"][-1] / r["widths"][0]) ** power
+def _grows_within(r: dict, opt: str, power: float, lo_hi) -> float:
+    """How far ``opt``'s growth over the width ratio ** ``power`` sits inside ``lo_hi``."""
+    grown = growth(r, opt) / (r["widths"][-1] / r["widths"][0]) ** power
+    return min(grown - lo_hi[0], lo_hi[1] - grown)

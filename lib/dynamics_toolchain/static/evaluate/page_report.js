@@ -23,6 +23,14 @@
     if (el.scrollWidth > el.clientWidth + 2)
       wide.push(`${el.tagName === 'MJX-CONTAINER' ? 'equation' : 'table'} cut off ` +
                 `(${el.scrollWidth} px in ${el.clientWidth} px): ` + (el.textContent || '').trim().slice(0, 60));
+  // one that scrolls (on a phone) shows it: a shade at each edge with more table beyond it
+  // (tables.TABLE_CSS: backgrounds that scroll with the table cover the shade at its ends)
+  if (phone) for (const el of art.querySelectorAll('.dynamics-table-wrap'))
+    if (el.scrollWidth > el.clientWidth + 2) {
+      const st = getComputedStyle(el);
+      if (!st.backgroundAttachment.includes('local') || (st.backgroundImage.match(/gradient/g) || []).length < 4)
+        wide.push('a table scrolls sideways with no cue at its edges: ' + (el.textContent || '').trim().slice(0, 60));
+    }
   for (const pre of art.querySelectorAll('.cell_output pre')) {
     // the library's code keeps its lines and scrolls inside its own box (show_source)
     let box = false;

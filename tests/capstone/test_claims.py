@@ -501,5 +501,17 @@ def test_the_grids_muon_runs_that_grok_are_named():
                                                     weight_decay=1.0, grok_step=None),
                          dict(optimizer="adamw", seed=0, init_scale=1.0, weight_decay=1.0,
                               grok_step=489)])
-    assert Fa.grid_muon_text(payload) == ("1 of the grid's 2 Muon runs grok within its budget "
-                                          "(seed 0 at x4, λ = 3, at step 990)")
+    payload["rows"][1]["phase"] = "unfinished"
+    assert Fa.grid_muon_text(payload) == (
+        "Muon groks in some cells at this budget: 1 of the grid's 2 Muon runs grok within it "
+        "(seed 0 at x4, λ = 3, at step 990); of the others, 1 still climbing when it ends")
+    # the regenerated grid (2026-11-29): none of its Muon runs groks; the quantifier says so
+    # ("rarely" was typed for one of 18), and the others are named by phase
+    none = dict(rows=[dict(optimizer="muon", seed=s, init_scale=1.0, weight_decay=1.0,
+                           grok_step=None, phase=ph) for s, ph in enumerate(
+                               ["unfinished"] * 5 + ["memorization"])])
+    assert Fa.grid_muon_text(none) == (
+        "Muon never groks within this budget: 0 of the grid's 6 Muon runs grok within it; of the "
+        "others, 5 still climbing when it ends, 1 stopped short")
+    one = dict(rows=[dict(r, grok_step=990) if k == 0 else r for k, r in enumerate(none["rows"])])
+    assert Fa.grid_muon_text(one).startswith("Muon rarely groks at this budget: 1 of the grid's 6")

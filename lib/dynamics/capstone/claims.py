@@ -128,7 +128,8 @@ def _muon_row(rows: dict, curves: dict, budget: int) -> dict:
                 "first layer (an embedding of one-hot residues) and the head; Tveit et al. train "
                 "a transformer with RMSNorm. This control cannot discriminate: AdamW read at "
                 "its own seed's grok step passes the test by definition, and another seed's "
-                "AdamW run, at that step, nearly always has too; the grid holds no run without "
+                "AdamW run, at that step, often has too (the row's control values say on which "
+                "seeds); the grid holds no run without "
                 "weight decay that would fail it, so the row is shown, not asserted",
         window=f"grid, λ = 1, init x1, up to AdamW's grok step ({budget:,} steps in all)")
     row = evidence.judge(c, {s: (curves[s][0], grok[s]) for s in grok},

@@ -407,13 +407,23 @@ def chance_text(lot: dict, p: int) -> str:
 
 
 def grid_muon_text(payload: dict) -> str:
-    """The precomputed grid's Muon runs that generalize within its budget, with their cells."""
+    """How often the precomputed grid's Muon runs generalize within its budget ("never",
+    "rarely" or "in k of n"), those that do with their cells, and what the others do (their
+    phases: still climbing, stopped short)."""
+    from collections import Counter
+
     muon = [r for r in payload["rows"] if r["optimizer"] == "muon"]
     grok = [r for r in muon if r["grok_step"] is not None]
     each = "; ".join(f"seed {r['seed']} at x{r['init_scale']:g}, λ = {r['weight_decay']:g}, at "
                      f"step {r['grok_step']}" for r in grok)
-    return (f"{len(grok)} of the grid's {len(muon)} Muon runs grok within its budget"
-            + (f" ({each})" if grok else ""))
+    how = ("Muon never groks within this budget" if not grok else
+           "Muon rarely groks at this budget" if len(grok) <= len(muon) // 6 else
+           "Muon groks in some cells at this budget")
+    rest = Counter(r.get("phase", "?") for r in muon if r["grok_step"] is None)
+    words = {"unfinished": "still climbing when it ends", "memorization": "stopped short"}
+    others = ", ".join(f"{n} {words.get(ph, ph)}" for ph, n in rest.most_common())
+    return (f"{how}: {len(grok)} of the grid's {len(muon)} Muon runs grok within it"
+            + (f" ({each})" if grok else "") + (f"; of the others, {others}" if others else ""))
 
 
 def rounding(payload: dict | None, firsts: dict, inits=()) -> dict:

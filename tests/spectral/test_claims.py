@@ -291,6 +291,11 @@ def test_plateau_start_on_constructed_curves():
     assert FA.plateau_start(long, [1 / math.sqrt(s + 10) for s in long]) is None
     wobbly = [1 - 0.18 * s / 256 + 0.01 * (-1) ** i for i, s in enumerate(long)]
     assert FA.plateau_start(long, wobbly) is None  # an 18% fall under a ±1% wobble still falls
+    # a flat, noisy stretch with one low evaluation has stopped falling (the referee's Muon at
+    # lr 0.05: flat from about step 200, one evaluation at 0.157 among 0.2-0.3)
+    noisy = [1.0 * 0.7 ** min(i, 8) + 0.02 * (-1) ** i for i in range(len(long))]
+    noisy[25] *= 0.7
+    assert FA.plateau_start(long, noisy) is not None and FA.plateau_start(long, noisy) <= 8 * 10
     with pytest.raises(ValueError, match="as many steps"):
         FA.plateau_start([0, 1], [1.0])
 
@@ -428,3 +433,19 @@ def test_the_shaping_noise_floor_is_measured_where_the_run_is_flat():
         flat = level * (1 + sigma * rng.standard_normal(2000))
         assert FA._tail_wobble(np.concatenate([fall, flat]), part=0.9) == pytest.approx(sigma, rel=0.1)
     assert FA._wobbles({"a": {"wobble": 0.1}, "b": {"wobble": 0.5}}) == pytest.approx(math.log10(1.5))
+
+
+def test_the_timing_and_shaping_words_follow_the_numbers():
+    """The regenerated files' referee: the timing sentence names the sizes of the largest and
+    the smallest SVD / NS₅ ratio (not 'the smallest size'), and where the SVD is slower; the
+    shaping slider's caveat gives the worst seed's p = -0.5 over the schedule at the lowest
+    rate. Constructed inputs with known answers."""
+    row = lambda n, svd: dict(n=n, device="cpu", threads=1, svd_s=svd, ns_float32_s=1.0,  # noqa: E731
+                              svd_cpu_s=svd, ns_float32_cpu_s=1.0, rel_error=0.2, max_sigma_error=0.9)
+    f = FA.ns_facts([row(64, 2.0), row(128, 3.0), row(256, 0.9)])
+    assert (f["n_most"], f["n_least"], f["slower_where"]) == ("128", "256", "at most sizes")
+    assert FA.ns_facts([row(64, 2.0), row(128, 1.5)])["slower_where"] == "at every size"
+    by_lr = {"0.02": {"by_seed": {"0": {"p = -0.5": {"final": 1.0}, "sched": {"final": 1.0}},
+                                  "1": {"p = -0.5": {"final": 1.3}, "sched": {"final": 1.0}}}},
+             "0.05": {"by_seed": {"0": {"p = -0.5": {"final": 9.0}, "sched": {"final": 1.0}}}}}
+    assert FA._low_worst(by_lr) == "1.30× on seed 1"

@@ -164,7 +164,14 @@ def ns_facts(timing: list[dict]) -> dict:
     nsb, rows = ns_band(), timing_rows(timing)
     ratio, err, sig = ([r[k] for r in rows] for k in ("SVD / NS₅", "error vs UVᵀ", "max |σ − 1|"))
     small = min(rows, key=lambda r: r["n"])
+    most, least = (f(rows, key=lambda r: r["SVD / NS₅"]) for f in (max, min))
+    slower = sum(v > 1 for v in ratio)
     return dict(glue_texts(3, band_lo=nsb["min"], band_hi=nsb["max"], f5_at_1=nsb["at_1"]),
+                n_most=str(most["n"]), ratio_most=f"{most['SVD / NS₅']:.3f}×",
+                n_least=str(least["n"]), ratio_least=f"{least['SVD / NS₅']:.3f}×",
+                slower_where=("at every size" if slower == len(ratio) else "at most sizes"
+                              if slower > len(ratio) / 2 else "at some sizes" if slower else
+                              "at no size"),
                 ratio_min=f"{min(ratio):.3f}×", ratio_max=f"{max(ratio):.3f}×", n_small=str(small["n"]),
                 ratio_small=f"{small['SVD / NS₅']:.3f}×", err_lo=f"{min(err):.0%}", err_hi=f"{max(err):.0%}",
                 sigma_lo=f"{min(sig):.2f}", sigma_hi=f"{max(sig):.2f}")
@@ -287,6 +294,8 @@ def step_schedule_run(first: float = 0.5, then: float = -0.25, seed: int | None 
 PLATEAU_FALL = 0.2   # a loss has stopped falling where the rest of the run never gets this
 #                      share below the least loss reached by then ...
 PLATEAU_SPAN = 0.25  # ... and stays so over at least this share of the run's steps ...
+PLATEAU_SMOOTH = 3   # (the rest's level read off the loss averaged over this many evaluations, so
+#                      that one low evaluation in a flat, noisy stretch does not count as a fall)
 PLATEAU_PART = 0.25  # ... with no trend: the mean of the rest's last quarter (this share of its
 #                      evaluations) not below the mean of its first quarter by more than the
 #                      wobble allows two such means to differ
@@ -309,7 +318,8 @@ def _no_trend(rest, part: float = PLATEAU_PART) -> bool:
 
 def plateau_start(steps, loss, fall: float = PLATEAU_FALL, span: float = PLATEAU_SPAN):
     """Where a training loss stops falling: the first evaluated step after which the rest of
-    the run never gets more than ``fall`` (a share) below the least loss reached by then, and
+    the run never gets more than ``fall`` (a share) below the least loss reached by then (the
+    rest read off the loss averaged over :data:`PLATEAU_SMOOTH` evaluations), and
     shows no trend (:func:`_no_trend`: a slow, steady fall is not a plateau), provided that
     rest covers at least ``span`` of the run's steps; None for a loss still falling (a plateau
     shorter than ``span`` at the end is a slowing fall, not a plateau)."""
@@ -317,8 +327,10 @@ def plateau_start(steps, loss, fall: float = PLATEAU_FALL, span: float = PLATEAU
     if len(steps) != len(loss) or len(loss) < 2:
         raise ValueError(f"plateau_start needs as many steps as losses, at least two; got "
                          f"{len(steps)} and {len(loss)}")
+    w = min(PLATEAU_SMOOTH, len(loss))
+    level = np.array([loss[max(0, i - w + 1):i + 1].mean() for i in range(len(loss))])
     best = np.minimum.accumulate(loss)
-    rest = np.minimum.accumulate(loss[::-1])[::-1]
+    rest = np.minimum.accumulate(level[::-1])[::-1]
     total = steps[-1] - steps[0]
     for i in range(len(loss) - 1):
         if steps[-1] - steps[i] < span * total:
@@ -368,13 +380,26 @@ def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
                 neg_best_lr=f"{best['p = -0.5']:g}", neg_best=_n3(sf[best["p = -0.5"]]["p = -0.5"]),
                 best_ratio=f"{sf[best['p = 0']]['p = 0'] / sf[best['p = -0.5']]['p = -0.5']:.1f}",
                 muon_at_edge=_edge(best["p = 0"] == min(sf), best["p = -0.5"] == min(sf)),
-                neg_low=f"{low.get('p = -0.5', float('nan')):.3f}",
+                neg_low=f"{low.get('p = -0.5', float('nan')):.3f}", low_worst=_low_worst(by_lr),
                 **{f"{k}_plateau": plateau_words(runs[run]) for k, run in
                    (("muon", "p = 0"), ("neg", "p = -0.5"), ("sched", shaping["schedule"]))},
                 **early_order_facts(hist),
                 lr_live=f"{shaping['lr']:g}", muon_plateaus="; ".join(
                     f"at lr {float(lr):g} it " + plateau_words(r["runs"]["p = 0"])
                     for lr, r in sorted(hist.items(), key=lambda kv: float(kv[0]))))
+
+
+def _low_worst(by_lr: dict) -> str:
+    """At the file's lowest rate, the largest over the seeds of p = -0.5's final loss over the
+    schedule's (the run named without "p = "), and on which seed: "1.20× on seed 1"."""
+    low = by_lr[min(by_lr, key=float)].get("by_seed") or {}
+    ratio = {s: runs["p = -0.5"]["final"] / next(v["final"] for k, v in runs.items()
+                                                 if not k.startswith("p = "))
+             for s, runs in low.items() if "p = -0.5" in runs}
+    if not ratio:
+        return "—"
+    s = max(ratio, key=ratio.get)
+    return f"{ratio[s]:.2f}× on seed {s}"
 
 
 def first_below(runs: dict, run: str, others, after: int = 0):

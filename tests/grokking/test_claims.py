@@ -799,3 +799,21 @@ def _corrupted_rows(corrupted):
     rows = C.page_claims(multi, pm, {}, corrupted, payload["rows"])
     return [r for r in rows if r["claim"].startswith(("A network can memorize", "Regularization",
                                                       "A larger weight decay"))]
+
+
+def test_memorizing_runs_still_rising_are_named():
+    """The regenerated grid's referee: a run labelled memorization whose test accuracy rose at
+    every evaluation of the last fifth (90.5% to 92.8%) is named; one flat at 92%, and one
+    creeping at chance by less than TAKEOFF_PAIRS pairs, are not."""
+    class H(dict):
+        def __init__(self, acc):
+            super().__init__(test_acc=acc)
+            self.steps = list(range(0, 10 * len(acc), 10))
+
+    row = lambda s: dict(seed=s, train_frac=0.5, weight_decay=1.0)  # noqa: E731
+    climb = H([0.0] * 10 + [0.905, 0.912, 0.914, 0.921, 0.924, 0.926, 0.928][-5:] + [0.928])
+    flat = H([0.0] * 10 + [0.92, 0.921, 0.919, 0.92, 0.92, 0.92])
+    creep = H([0.0] * 10 + [0.001, 0.001, 0.002, 0.002, 0.003, 0.003])
+    said = Fa._mem_rising([(row(0), climb), (row(1), flat), (row(2), creep)], 37)
+    assert "one run labelled so (seed 0 at 50% and weight decay 1, rising to 92.8%)" in said
+    assert Fa._mem_rising([(row(1), flat), (row(2), creep)], 37) == ""

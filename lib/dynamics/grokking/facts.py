@@ -199,13 +199,15 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
 
     def pair_glue(name: str, pair: tuple | None) -> dict:
         """The clock against the pair of decays ``pair`` (on each cell's median, seed by seed)."""
-        keys = (f"wd_pair_{name}", f"clock_{name}", f"clock_{name}_seed", f"factor_{name}")
+        keys = (f"wd_pair_{name}", f"clock_{name}", f"clock_{name}_seed", f"factor_{name}",
+                f"clock_{name}_says")
         if pair is None:
             return dict.fromkeys(keys, "–")
+        seeds_ = [b[pair] for b in by_pair if pair in b]
         return dict(zip(keys, (
             " to ".join(f"{w:g}" for w in pair),
             _span([r["measured"] for r in ratios if tuple(r["weight_decays"]) == pair], "{:.1f}".format),
-            _span([b[pair] for b in by_pair if pair in b], "{:.2f}".format), f"{pair[1] / pair[0]:.3g}")))
+            _span(seeds_, "{:.2f}".format), f"{pair[1] / pair[0]:.3g}", _clock_says(seeds_))))
     periods = _group(fits, lambda r: r["train_frac"], lambda r: r["periods"])
     column = [r for r in rows if r["weight_decay"] == f0["strongest"]]
     lost = sum(r["phase"] == "un-learning" for r in column)
@@ -248,7 +250,9 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
         **pair_glue("last", tuple(inner[-2:]) if len(inner) > 1 else None),
         **pair_glue("prev", tuple(inner[-3:-1]) if len(inner) > 2 else None),
         mem_end=_span(mem, "{:.1%}".format), chance=f"{1 / p:.1%}",
-        clock_seed_hi=_span([r["measured"] for r in seed_ratios], "{:.1f}".format, most=True),
+        mem_rising=_mem_rising([(r, hist[id(r)]) for r in rows
+                                if r["phase"] == "memorization" and hist.get(id(r)) is not None], p),
+        clock_seed_hi=_span([r["measured"] for r in seed_ratios], "{:.2f}".format, most=True),
         fit_seed_error=(f"within {max(seed_ok):.0%} seed by seed" if seed_ok else "–") + "".join(
             f", except seed {r['seed']} at {r['train_frac']:.0%}, whose fit needs a negative fixed part "
             f"({r['offset']:.0f} steps) and errs by {r['max_rel_error']:.0%}" for r in seed_fits
@@ -257,6 +261,45 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
         grok_rises=rises, falls_on=head.capitalize(), rises_where=sep and f"; not on {tail}",
         grid_seeds=len(fs), below_climbing=_below_climbing(fs),
         n_unfinished=sum(r["phase"] == "unfinished" for r in rows), n_runs=len(rows))
+
+
+def _mem_rising(runs: list, p: int) -> str:
+    """Of the runs labelled memorization, those whose test accuracy never fell over the last
+    CLIMB_SPAN of the run, still rose at its last evaluation and gained at least TAKEOFF_PAIRS
+    pairs' worth there (a creep at chance gains less): the label rests on the climb rule's bar
+    alone (they gained less than CLIMB), so the page names them ("" where none)."""
+    from .science import CLIMB_SPAN, TAKEOFF_PAIRS
+
+    out = []
+    for r, h in runs:
+        acc, steps = [float(a) for a in h["test_acc"]], list(h.steps)
+        n = sum(t <= (1 - CLIMB_SPAN) * steps[-1] for t in steps)
+        span = acc[max(n - 1, 0):]
+        if (len(span) > 2 and all(b >= a for a, b in zip(span, span[1:]))
+                and span[-1] - span[0] >= TAKEOFF_PAIRS / p ** 2):
+            out.append(f"seed {r['seed']} at {r['train_frac']:.0%} and weight decay "
+                       f"{r['weight_decay']:g}, rising to {acc[-1]:.1%}")
+    if not out:
+        return ""
+    return (f" Memorization is a label of the climb rule, though: {_count(len(out), 'run')} "
+            f"labelled so ({'; '.join(out)}) still rose at every evaluation of the last fifth "
+            "of the run, by less than the rule's bar, and may be slow climbs the budget cut off.")
+
+
+def _clock_says(ratios: list) -> str:
+    """What the seeds' largest ratios over the clock's factor say, by the claims engine's rule
+    (log scale, the seeds' spread as the noise): below 1 on every seed by more than the spread,
+    below on every seed by less, or on both sides of 1."""
+    if not ratios:
+        return "–"
+    if max(ratios) >= 1:
+        return "consistent with the clock, within the spread between seeds"
+    margin = -math.log10(float(np.median(ratios)))
+    noise = math.log10(max(ratios) / min(ratios)) if len(ratios) > 1 else math.nan
+    if math.isfinite(noise) and margin > noise:
+        return "less than the clock, on every seed"
+    return ("below the clock on every seed, by less than the spread between seeds: not told "
+            "apart from the clock")
 
 
 def _count(n: int, noun: str) -> str:
@@ -441,10 +484,12 @@ def _column_gap(run) -> float:
 
 
 def _column_keeps(run) -> float:
-    """``(grid, decay)``: the cells of the column that neither un-learn nor stay confused."""
+    """``(grid, decay)``: the cells of the column that keep what they learn, as the row's
+    statement reads it: they fit the training set (a fit step) and do not un-learn (a run that
+    never fits, confused or still climbing, keeps nothing)."""
     g, w = run
-    return float(sum(r["phase"] not in ("un-learning", "confusion") for r in g
-                     if r["weight_decay"] == w))
+    return float(sum(r.get("fit_step") is not None and r["phase"] not in ("un-learning", "confusion")
+                     for r in g if r["weight_decay"] == w))
 
 
 # ---- the algorithm's

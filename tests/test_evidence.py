@@ -139,3 +139,21 @@ def test_an_exact_claim_is_judged_and_printed_once():
                           control="B", window="w")
     assert both["seeds"] is None and both["reproduced"] == "within noise"
     assert not evidence.audit([both])
+
+
+def test_median_margin_is_the_margin_verdict_of_weighs():
+    """Known answers: values 0.3, 0.5, 0.45 against ">= 0.2" have median 0.45, margin 0.25;
+    an even count takes the mean of the middle two (0.3, 0.5 -> 0.4, margin 0.2); on a log
+    scale "< 1" with ratios 0.1, 0.01 the median 0.055 clears by -log10(0.055); none: -inf.
+    verdict_of says yes exactly when that margin beats the noise."""
+    from dynamics.evidence import Test, median_margin, verdict_of
+
+    ge = Test(">=", 0.2, "bar")
+    assert median_margin(ge, [0.3, 0.5, 0.45]) == pytest.approx(0.25)
+    assert median_margin(ge, [0.3, 0.5]) == pytest.approx(0.2)
+    assert median_margin(Test("<", 1.0, "clock", scale="log"), [0.1, 0.01]) == pytest.approx(-math.log10(0.055))
+    assert median_margin(ge, []) == -math.inf
+    control = {0: 0.0, 1: 0.0, 2: 0.0}
+    t = {0: 0.3, 1: 0.5, 2: 0.45}
+    assert verdict_of(ge, t, control, 0.24)[0] == "yes"
+    assert verdict_of(ge, t, control, 0.26)[0] == "within noise"

@@ -226,9 +226,7 @@ def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int,
                                          f"not more than its seeds' spread {number(cspread, 2)}"
                                          + (" (log10)" if test.scale == "log" else ""))
     if good == n:
-        vals = sorted(treatment.values())
-        mid = vals[n // 2] if n % 2 else 0.5 * (vals[n // 2 - 1] + vals[n // 2])
-        margin = test.margin(mid)
+        margin = median_margin(test, treatment.values())
         if not math.isfinite(noise) or margin <= noise:
             return "within noise", ("one seed and no noise floor measured" if not math.isfinite(noise) else
                                     f"clears the threshold by {number(margin, 2)}, not more than the noise "
@@ -237,6 +235,17 @@ def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int,
     if good == 0:
         return "no", ""
     return "partly", f"holds on {good} of {n} seeds"
+
+
+def median_margin(test: Test, values) -> float:
+    """The margin :func:`verdict_of` weighs against the noise: how far the seeds' median value
+    clears ``test``'s threshold, in the test's scale (the one home of that rule, for the prose
+    that says what a verdict rests on)."""
+    vals = sorted(float(v) for v in values)
+    n = len(vals)
+    if not n:
+        return -math.inf
+    return test.margin(vals[n // 2] if n % 2 else 0.5 * (vals[n // 2 - 1] + vals[n // 2]))
 
 
 def control_miss(test: Test, control: Mapping[int, float]) -> tuple[float, float]:

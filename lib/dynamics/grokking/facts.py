@@ -292,11 +292,13 @@ def _clock_says(ratios: list) -> str:
     below on every seed by less, or on both sides of 1."""
     if not ratios:
         return "–"
+    from ..evidence import Test, median_margin
+
     if max(ratios) >= 1:
         return "consistent with the clock, within the spread between seeds"
-    margin = -math.log10(float(np.median(ratios)))
-    noise = math.log10(max(ratios) / min(ratios)) if len(ratios) > 1 else math.nan
-    if math.isfinite(noise) and margin > noise:
+    below = Test("<", 1.0, "the clock's factor", scale="log")
+    noise = below.spread(ratios) if len(ratios) > 1 else math.nan
+    if math.isfinite(noise) and median_margin(below, ratios) > noise:
         return "less than the clock, on every seed"
     return ("below the clock on every seed, by less than the spread between seeds: not told "
             "apart from the clock")

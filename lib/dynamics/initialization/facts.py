@@ -59,8 +59,9 @@ def _edge_margin(row: dict) -> dict:
     low = min(lead, key=lambda s: np.inf if np.isnan(lead[s]) else lead[s])  # unmeasured last
     high = max(lead, key=lambda s: -np.inf if np.isnan(lead[s]) else lead[s])
     n = sum(test.passes(v) for v in lead.values())
-    mid = float(np.median([v for v in lead.values() if np.isfinite(v)])) if n else np.nan
-    margin = test.margin(mid)
+    finite = [v for v in lead.values() if np.isfinite(v)]
+    mid = float(np.median(finite)) if n else np.nan
+    margin = evidence.median_margin(test, finite) if n else -np.inf
     noise = float("nan") if e["noise"] is None else float(e["noise"])
     ok = np.isfinite(noise) and noise > 0 and np.isfinite(margin)
     return dict(init_edge_on="every seed" if n == len(lead) else f"{n} of {len(lead)} seeds",

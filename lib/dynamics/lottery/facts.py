@@ -66,16 +66,13 @@ def match_margin(rows: list[dict]) -> str:
     """How far the match row's precomputed part clears its threshold (the seeds' median of
     ticket − dense above −MATCH_POINTS) beside the seeds' spread it must beat, from the numbers
     the row keeps: the two the verdict weighs ("—" where the row has no precomputed part)."""
-    from ..evidence import Test
+    from ..evidence import Test, median_margin
 
     row = next(r for r in rows if str(r["claim"]).startswith(CLAIMS["match"][0]))
     part = next((e for e in row.get("evidence") or () if e["label"].startswith("precomputed")), None)
     if part is None:
         return "—"
-    t = part["test"]
-    vals = sorted(part["treatment"].values())
-    mid = vals[len(vals) // 2] if len(vals) % 2 else 0.5 * (vals[len(vals) // 2 - 1] + vals[len(vals) // 2])
-    margin = Test(t["op"], t["threshold"], t["name"], t["scale"]).margin(mid)
+    margin = median_margin(Test(**part["test"]), part["treatment"].values())
     return f"{margin:.1f} points against a spread of {part['noise']:.1f}"
 
 

@@ -174,3 +174,62 @@ def test_a_saved_file_records_its_commit_and_source(tmp_path, monkeypatch):
     prov = json.loads(results.save("grokking_demo", {"x": 1}, "smoke").read_text())["provenance"]
     assert prov["source"] == results.source_digest("grokking")
     assert prov["commit"] == results.git_commit() and prov["commit"]  # a checkout has one
+
+
+# ------------------------------------------------------------------ typed results (Record)
+from dataclasses import dataclass, field  # noqa: E402
+
+
+@dataclass
+class _Arm(results.Record):
+    acc: list
+    seed: int = 0
+
+
+@dataclass
+class _Run(results.Record):
+    depths: list
+    arms: dict[str, _Arm]
+    first: _Arm
+    history: list[_Arm] = field(default_factory=list)
+
+
+_PAYLOAD = {"depths": [2, 4], "arms": {"relu": {"acc": [0.5]}, "tanh": {"acc": [0.1], "seed": 3}},
+            "first": {"acc": [1.0], "seed": 1}, "history": [{"acc": []}]}
+
+
+def test_a_record_is_built_field_by_field_and_gives_its_payload_back(tmp_data):
+    run = _Run.of(_PAYLOAD)
+    assert run.depths == [2, 4] and run.arms["tanh"].seed == 3 and run.arms["relu"].seed == 0
+    assert isinstance(run.first, _Arm) and run.history[0].acc == []
+    results.save("demo_typed", run, profile="smoke")
+    again, _ = results.load("demo_typed", as_=_Run)
+    assert again == run
+    # the file holds the payload's own layout (the defaults written out)
+    assert results.load("demo_typed")[0]["arms"]["relu"] == {"acc": [0.5], "seed": 0}
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda p: p.pop("depths"), "no field depths"),
+    (lambda p: p.update(depth=[2]), "unknown field depth"),
+    (lambda p: p["arms"]["tanh"].update(accuracy=[0.2]), r"arms\['tanh'\].*unknown field accuracy"),
+    (lambda p: p["history"][0].pop("acc"), r"history\[0\].*no field acc"),
+])
+def test_a_renamed_field_fails_at_once_naming_the_file_and_the_command(tmp_data, change, says):
+    payload = json.loads(json.dumps(_PAYLOAD))
+    change(payload)
+    with pytest.raises(ValueError, match=says):
+        _Run.of(payload)
+    results.save("demo_renamed", payload, profile="smoke")
+    with pytest.raises(ValueError, match=r"demo_renamed\.json.*dynamics_ops\.precompute"):
+        results.load("demo_renamed", as_=_Run)
+
+
+def test_a_record_must_be_a_dataclass_read_from_a_mapping():
+    class Loose(results.Record):
+        pass
+
+    with pytest.raises(TypeError, match="dataclass"):
+        Loose.of({})
+    with pytest.raises(ValueError, match="mapping"):
+        _Run.of([1, 2])

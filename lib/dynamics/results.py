@@ -9,18 +9,26 @@ the code that made it: the commit and a digest of the source its results depend 
 overwrite ``data/``). ``load(name)`` returns ``(payload, provenance)``; ``describe(provenance)`` is the one-line
 note the book prints under a precomputed figure.
 
+A runner whose results a claim reads returns a :class:`Record`: a dataclass whose fields are
+its payload's keys, so a claim names what it reads (``run.depths``, not ``run["depths"]``).
+``load(name, as_=Record)`` checks the file against it, field by field: a field renamed on one
+side and not the other fails at once, naming the file, the field and the command that
+regenerates it, never as a ``KeyError`` deep inside a claim.
+
 Files are written atomically (a temporary file beside the target, then ``os.replace``), so
 an interrupted precompute leaves the old file, never half a new one. A file that is missing,
 truncated or lacks its parts is an error that names it and the command that regenerates it.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import math
 import os
 import platform
 import tempfile
+import typing
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +74,57 @@ def _plain(obj):
     if hasattr(obj, "to_dict"):
         return _plain(obj.to_dict())
     return obj
+
+
+class Record:
+    """A typed result: subclass it as a dataclass whose fields are the payload's keys (a field
+    with a default may be absent from older files). :meth:`of` builds one from a payload and
+    refuses a payload that lacks a field without a default or holds a key that is no field;
+    a field annotated with a Record, or a ``list``/``dict`` of one, is built the same way.
+    ``to_dict`` gives the payload back (what :func:`save` writes)."""
+
+    @classmethod
+    def of(cls, payload, where: str = ""):
+        if not dataclasses.is_dataclass(cls):
+            raise TypeError(f"{cls.__name__} must be a dataclass to be a Record")
+        where = where or cls.__name__
+        if not isinstance(payload, dict):
+            raise ValueError(f"{where}: a {cls.__name__} is read from a mapping, got "
+                             f"{type(payload).__name__}")
+        fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+        needed = [n for n, f in fields.items() if f.default is dataclasses.MISSING
+                  and f.default_factory is dataclasses.MISSING]
+        missing = [n for n in needed if n not in payload]
+        unknown = [str(k) for k in payload if k not in fields]
+        if missing or unknown:
+            raise ValueError(
+                f"{where} does not match {cls.__name__}: "
+                + "; ".join(part for part in (
+                    missing and f"no field {', '.join(missing)}",
+                    unknown and f"unknown field {', '.join(unknown)}") if part)
+                + f" (a {cls.__name__} has {', '.join(fields)}: a field renamed in the code "
+                  "or in the file?)")
+        hints = typing.get_type_hints(cls)
+        return cls(**{k: _typed(hints.get(k), v, f"{where}.{k}") for k, v in payload.items()})
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+def _typed(hint, value, where: str):
+    """``value`` built as ``hint`` says where it names a Record (itself, or a list's or a
+    dict's values); anything else as it is."""
+    if isinstance(hint, type) and issubclass(hint, Record):
+        return hint.of(value, where)
+    args = typing.get_args(hint)
+    inner = args[-1] if args else None
+    if not (isinstance(inner, type) and issubclass(inner, Record)) or value is None:
+        return value
+    if typing.get_origin(hint) is list:
+        return [inner.of(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if typing.get_origin(hint) is dict:
+        return {k: inner.of(v, f"{where}[{k!r}]") for k, v in value.items()}
+    return value
 
 
 # The core a theme's results run through: a change here can change any precomputed number
@@ -219,9 +278,10 @@ def regenerate_command(name: str, profile: str = "cpu") -> str:
     return f"python -m dynamics_ops.precompute {chapter_of(name)} --profile {profile}"
 
 
-def load(name: str):
-    """``(payload, provenance)`` of ``data/<name>.json``. A missing, truncated or incomplete
-    file is an error that names it and the command that regenerates it."""
+def load(name: str, as_: type[Record] | None = None):
+    """``(payload, provenance)`` of ``data/<name>.json``, the payload as the :class:`Record`
+    ``as_`` when given. A missing, truncated or incomplete file, or one that does not match
+    ``as_``, is an error that names it and the command that regenerates it."""
     path = data_dir() / f"{name}.json"
     again = f"regenerate it with `{regenerate_command(name)}`"
     if not path.exists():
@@ -238,7 +298,13 @@ def load(name: str):
     lacking = [k for k in PROVENANCE_KEYS if k not in prov] if isinstance(prov, dict) else ["all"]
     if lacking:
         raise ValueError(f"{path} is incomplete: its provenance lacks {', '.join(lacking)}; {again}")
-    return blob["payload"], dict(blob["provenance"], file=name)  # file: which one (describe)
+    payload = blob["payload"]
+    if as_ is not None:
+        try:
+            payload = as_.of(payload, where=str(path))
+        except ValueError as err:
+            raise ValueError(f"{err}; {again}") from None
+    return payload, dict(blob["provenance"], file=name)  # file: which one (describe)
 
 
 def provenance_of(name: str) -> dict | None:

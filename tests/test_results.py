@@ -225,6 +225,20 @@ def test_a_renamed_field_fails_at_once_naming_the_file_and_the_command(tmp_data,
         results.load("demo_renamed", as_=_Run)
 
 
+@dataclass
+class _Deep(results.Record):
+    by_seed: dict[str, dict[str, _Arm]]
+    rows: list[list[_Arm]] = field(default_factory=list)
+
+
+def test_records_nest_at_any_depth_and_a_built_one_is_taken_as_it_is():
+    deep = _Deep.of({"by_seed": {"0": {"relu": {"acc": [1.0]}}}, "rows": [[{"acc": []}]]})
+    assert isinstance(deep.by_seed["0"]["relu"], _Arm) and isinstance(deep.rows[0][0], _Arm)
+    assert _Deep.of(deep.to_dict()) == deep   # the nested records are already built
+    with pytest.raises(ValueError, match=r"by_seed\['0'\]\['relu'\].*no field acc"):
+        _Deep.of({"by_seed": {"0": {"relu": {}}}})
+
+
 def test_a_record_must_be_a_dataclass_read_from_a_mapping():
     class Loose(results.Record):
         pass

@@ -112,18 +112,18 @@ class Record:
 
 
 def _typed(hint, value, where: str):
-    """``value`` built as ``hint`` says where it names a Record (itself, or a list's or a
-    dict's values); anything else as it is."""
-    if isinstance(hint, type) and issubclass(hint, Record):
-        return hint.of(value, where)
-    args = typing.get_args(hint)
-    inner = args[-1] if args else None
-    if not (isinstance(inner, type) and issubclass(inner, Record)) or value is None:
+    """``value`` built as ``hint`` says where it names a Record: the hint itself, or the items
+    of a ``list[...]`` or the values of a ``dict[..., ...]``, at any depth; a record already
+    built, ``None`` and anything else as it is."""
+    if value is None:
         return value
-    if typing.get_origin(hint) is list:
-        return [inner.of(v, f"{where}[{i}]") for i, v in enumerate(value)]
-    if typing.get_origin(hint) is dict:
-        return {k: inner.of(v, f"{where}[{k!r}]") for k, v in value.items()}
+    if isinstance(hint, type) and issubclass(hint, Record):
+        return value if isinstance(value, hint) else hint.of(value, where)
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is list and args and isinstance(value, list):
+        return [_typed(args[0], v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is dict and len(args) == 2 and isinstance(value, dict):
+        return {k: _typed(args[1], v, f"{where}[{k!r}]") for k, v in value.items()}
     return value
 
 

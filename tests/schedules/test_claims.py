@@ -19,7 +19,7 @@ def runs():
 
 @pytest.mark.claim
 def test_section_1_claims_hold_on_every_seed(runs):
-    rows = C.page_claims(**runs)
+    rows = C.page_claims(runs.anytime, runs.exponents)
     assert len(rows) == 3 and not evidence.audit(rows)
     asserted = [r for r in rows if r.get("asserted", True)]
     # the exponent row is shown: the best exponent moves with the offset t0
@@ -34,25 +34,29 @@ def test_section_1_claims_hold_on_every_seed(runs):
 
 
 def test_a_row_says_no_when_averaging_does_not_help(runs):
-    fake = copy.deepcopy(runs["anytime"])
+    fake = copy.deepcopy(runs.anytime)
     for r in fake.values():   # pretend the average stalled like the last iterate
-        i = r["names"].index("constant")
-        r["exact"]["tail"][i] = list(r["exact"]["last"][i])
-    row = C.page_claims(fake, runs["exponents"])[0]
+        i = r.names.index("constant")
+        r.exact.tail[i] = list(r.exact.last[i])
+    row = C.page_claims(fake, runs.exponents)[0]
     assert row["reproduced"] != "yes"
 
 
 def test_the_exponent_row_fails_on_a_wrong_theory(runs):
-    exps = copy.deepcopy(runs["exponents"])
+    exps = copy.deepcopy(runs.exponents)
     for e in exps.values():
-        e["best_by_t0"] = [float(np.clip(e["theory"] + 0.5, 0, 0.9))] * len(e["t0s"])
-    assert C.page_claims(runs["anytime"], exps)[2]["reproduced"] == "no"
+        e.best_by_t0 = [float(np.clip(e.theory + 0.5, 0, 0.9))] * len(e.t0s)
+    assert C.page_claims(runs.anytime, exps)[2]["reproduced"] == "no"
 
 
 def _exps(bests: dict) -> dict:
-    """Constructed best_exponent results: ``{(a, b): [best per t0]}`` at t0 = 4, 16, 64."""
+    """Constructed best_exponent results: ``{(a, b): [best per t0]}`` at t0 = 4, 16, 64 (the
+    risks, which no claim reads, left empty)."""
+    from dynamics.schedules.experiments import BestExponent
     from dynamics.schedules.science import theory_exponent
-    return {ab: dict(theory=theory_exponent(*ab), t0s=[4.0, 16.0, 64.0], best_by_t0=list(b))
+    return {ab: BestExponent(theory=theory_exponent(*ab), t0s=[4.0, 16.0, 64.0],
+                             best_by_t0=list(b), best=b[1], t0=16.0, gammas=[], risk=[],
+                             risk_by_t0=[])
             for ab, b in bests.items()}
 
 
@@ -91,16 +95,16 @@ def test_the_tolerance_is_under_half_the_gap_between_the_settings():
 
 
 def test_numbers_are_texts(runs):
-    r = next(iter(runs["anytime"].values()))
-    nums = {**C.anytime_numbers(r), **C.exponent_numbers(runs["exponents"])}
+    r = next(iter(runs.anytime.values()))
+    nums = {**C.anytime_numbers(r), **C.exponent_numbers(runs.exponents)}
     assert all(isinstance(v, (str, int)) for v in nums.values())
-    e = runs["exponents"][(2.0, 4.0)]
-    assert nums["sch_best_2_4"] == f"{e['best']:g}" and nums["sch_t0s"] == "4, 16 and 64"
+    e = runs.exponents[(2.0, 4.0)]
+    assert nums["sch_best_2_4"] == f"{e.best:g}" and nums["sch_t0s"] == "4, 16 and 64"
     assert nums["sch_bests_2_4"].count(",") == 1 and " and " in nums["sch_bests_2_4"]
     # the stall is read on the exact risk: the last iterate's ratio is the exact one's
-    i = r["names"].index("constant")
-    assert nums["sch_const_last"] == f"{r['exact']['last'][i][-1] / r['exact']['last'][i][0]:.2f}"
-    assert not set(C.anytime_numbers(r)) & set(C.exponent_numbers(runs["exponents"]))
+    i = r.names.index("constant")
+    assert nums["sch_const_last"] == f"{r.exact.last[i][-1] / r.exact.last[i][0]:.2f}"
+    assert not set(C.anytime_numbers(r)) & set(C.exponent_numbers(runs.exponents))
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +134,7 @@ def test_sections_2_to_4_claims_hold_on_every_seed(cooldown, sf):
     ties = rows[0]
     assert ties["claim"].startswith("a constant rate with a short linear cooldown")
     assert [e["label"] for e in ties["evidence"]] == [
-        f"at {b} steps:" for b in cooldown["budgets"]]
+        f"at {b} steps:" for b in cooldown.budgets]
     assert ties["reproduced"] != "yes"
     sf_train, sf_test = rows[-2:]
     assert "training loss" in sf_train["claim"] and "test loss" in sf_test["claim"]
@@ -140,8 +144,8 @@ def test_sections_2_to_4_claims_hold_on_every_seed(cooldown, sf):
 
 def test_cooldown_rows_say_no_without_a_cooldown(cooldown):
     fake = copy.deepcopy(cooldown)
-    for s in fake["seeds"]:   # every cooldown replaced by the constant run: nothing was cooled
-        L = fake["train_loss"][s]
+    for s in fake.seeds:   # every cooldown replaced by the constant run: nothing was cooled
+        L = fake.train_loss[s]
         for n in L:
             if n.startswith(("linear@", "sqrt@")):
                 L[n] = list(L["constant"])
@@ -151,19 +155,18 @@ def test_cooldown_rows_say_no_without_a_cooldown(cooldown):
 
 def test_average_rows_say_no_when_the_average_is_the_last_iterate(cooldown):
     fake = copy.deepcopy(cooldown)
-    for s in fake["seeds"]:
-        for name, a in fake["averages"][s].items():
-            a["train_loss"] = [fake["train_loss"][s]["constant"][fake["steps"].index(t)]
-                               for t in a["steps"]]
+    for s in fake.seeds:
+        for name, a in fake.averages[s].items():
+            a.train_loss = [fake.train_loss[s]["constant"][fake.steps.index(t)] for t in a.steps]
     assert all(r["reproduced"] != "yes" for r in C.average_claims(fake))
 
 
 def test_schedulefree_row_says_no_when_it_trails_the_cosine(cooldown, sf):
     fake = copy.deepcopy(sf)
-    for s in fake["seeds"]:   # schedule-free stuck at the constant run's loss
-        for lr in fake["lrs"]:
-            fake["schedule-free"]["train_loss"][s][lr] = [
-                1.3 * v for v in fake["cosine"]["train_loss"][s][lr]]
+    for s in fake.seeds:   # schedule-free stuck at the constant run's loss
+        for lr in fake.lrs:
+            fake.methods["schedule-free"].train_loss[s][lr] = [
+                1.3 * v for v in fake.methods["cosine"].train_loss[s][lr]]
     assert C.schedulefree_claims(fake)[0]["reproduced"] == "no"
 
 
@@ -173,20 +176,20 @@ def test_schedulefree_row_says_no_when_it_trails_the_cosine(cooldown, sf):
               "control passes: it does not discriminate, and neither does the row)")
 def test_the_ties_row_is_judged_budget_by_budget(cooldown):
     fake = copy.deepcopy(cooldown)
-    for s in fake["seeds"]:
-        L = fake["train_loss"][s]
-        for b in fake["budgets"]:
+    for s in fake.seeds:
+        L = fake.train_loss[s]
+        for b in fake.budgets:
             L[f"linear@{b}"] = list(L[f"cosine@{b}"])
-        for k, t in enumerate(fake["steps"]):
-            b = min((b for b in fake["budgets"] if b >= t), default=fake["budgets"][-1])
+        for k, t in enumerate(fake.steps):
+            b = min((b for b in fake.budgets if b >= t), default=fake.budgets[-1])
             L["constant"][k] = 1.2 * L[f"cosine@{b}"][k]
     row = C.ties_claim(fake)
     assert [e["verdict"] for e in row["evidence"]] == ["yes"] * 3 and row["reproduced"] == "yes"
     assert row["asserted"] is False and not evidence.audit([row])
-    b0 = fake["budgets"][0]
-    for s in fake["seeds"]:
-        L = fake["train_loss"][s]
-        L["constant"][fake["steps"].index(b0)] = L[f"cosine@{b0}"][fake["steps"].index(b0)]
+    b0 = fake.budgets[0]
+    for s in fake.seeds:
+        L = fake.train_loss[s]
+        L["constant"][fake.steps.index(b0)] = L[f"cosine@{b0}"][fake.steps.index(b0)]
     row = C.ties_claim(fake)
     assert [e["verdict"] for e in row["evidence"]] == ["does not discriminate", "yes", "yes"]
     assert row["reproduced"] == "does not discriminate"
@@ -195,10 +198,10 @@ def test_the_ties_row_is_judged_budget_by_budget(cooldown):
 
 def test_schedulefree_row_discriminates_when_the_constant_trails(sf):
     fake = copy.deepcopy(sf)
-    for s in fake["seeds"]:   # the constant run well above the cosine at every rate
-        for lr in fake["lrs"]:
-            fake["constant"]["train_loss"][s][lr] = [
-                1.5 * v for v in fake["cosine"]["train_loss"][s][lr]]
+    for s in fake.seeds:   # the constant run well above the cosine at every rate
+        for lr in fake.lrs:
+            fake.methods["constant"].train_loss[s][lr] = [
+                1.5 * v for v in fake.methods["cosine"].train_loss[s][lr]]
     assert C.schedulefree_claims(fake)[0]["reproduced"] == "yes"
 
 
@@ -207,7 +210,7 @@ def test_sections_2_to_4_numbers_are_texts(cooldown, sf):
     assert all(isinstance(v, (str, int)) for v in nums.values())
     for m in ("cosine", "schedule-free", "constant"):
         # every method's tuned rate lies inside the grid, not at its edge
-        assert sf["lrs"][0] < C.tuned_lr(sf, m) < sf["lrs"][-1], m
+        assert sf.lrs[0] < C.tuned_lr(sf, m) < sf.lrs[-1], m
     assert nums["sf_warm_pct"] == "5%"
     # the best test loss over the grid is no higher than the one at the tuned rate
     assert float(nums["sf_best_test"]) <= float(nums["sf_test"]) + 0.005
@@ -242,7 +245,7 @@ def test_section_5_clock_row_holds_on_every_seed(clock):
 def test_clock_row_says_no_when_the_cooldown_forgets_by_the_step_count(clock):
     fake = copy.deepcopy(clock)
     for r in fake.values():   # the WSD run measured as if it forgot like the constant one
-        r["memory"]["WSD"] = list(r["expected"]["constant"])
+        r.memory["WSD"] = list(r.expected["constant"])
     assert C.page_claims(clock=fake)[0]["reproduced"] == "no"
 
 
@@ -264,25 +267,25 @@ def test_the_conjecture_stays_at_equilibrium_under_a_constant_rate():
 def test_collapse_on_constructed_memories():
     t = np.arange(11.0)
     wsd_clock = np.concatenate([t[:6], 5 + 0.5 * (t[6:] - 5)])   # half speed after step 5
-    r = dict(clock=dict(WSD=wsd_clock, constant=t),
-             memory=dict(WSD=np.exp(-wsd_clock), constant=np.exp(-t)))
-    assert C.collapse(r) == pytest.approx(1.0)
-    assert C.collapse(r, by="steps") == pytest.approx(np.exp(2.5))   # at step 10: 7.5 vs 10
+    clock = dict(WSD=wsd_clock, constant=t)
+    memory = dict(WSD=np.exp(-wsd_clock), constant=np.exp(-t))
+    assert C.collapse(memory, clock) == pytest.approx(1.0)
+    assert C.collapse(memory, clock, by="steps") == pytest.approx(np.exp(2.5))   # 7.5 vs 10
     k = 0.3
-    r["memory"] = dict(WSD=np.exp(-k * t), constant=np.exp(-k * t))   # a step clock
-    assert C.collapse(r, by="steps") == pytest.approx(1.0)
-    assert C.collapse(r) == pytest.approx(np.exp(k * 2.5))   # WSD clock 7.5 at t = 10
+    memory = dict(WSD=np.exp(-k * t), constant=np.exp(-k * t))   # a step clock
+    assert C.collapse(memory, clock, by="steps") == pytest.approx(1.0)
+    assert C.collapse(memory, clock) == pytest.approx(np.exp(k * 2.5))   # WSD clock 7.5 at 10
     with pytest.raises(ValueError, match="by"):
-        C.collapse(r, by="time")
+        C.collapse(memory, clock, by="time")
 
 
 def test_collapse_is_one_on_identical_runs_and_sees_a_step_clock(clock):
     r = copy.deepcopy(clock[SEEDS[0]])
-    r["memory"]["WSD"], r["clock"]["WSD"] = r["memory"]["constant"], r["clock"]["constant"]
-    assert C.collapse(r) == pytest.approx(1.0)
+    r.memory["WSD"], r.clock["WSD"] = r.memory["constant"], r.clock["constant"]
+    assert C.collapse(r.memory, r.clock) == pytest.approx(1.0)
     r = copy.deepcopy(clock[SEEDS[0]])
-    r["clock"]["WSD"] = r["clock"]["constant"]     # read against the steps instead
-    assert C.collapse(r) > 1.5
+    r.clock["WSD"] = r.clock["constant"]     # read against the steps instead
+    assert C.collapse(r.memory, r.clock) > 1.5
 
 
 def test_the_tuned_cosine_rate_lies_inside_its_grid():
@@ -302,7 +305,7 @@ def test_best_exponent_at_each_offset():
 
     cfg = PowerLawConfig.for_profile("smoke").replace(d=16, horizon0=16, n_horizons=2)
     e = best_exponent(cfg, gammas=(0.0, 0.5, 1.0), t0_factors=(0.5, 1.0))
-    assert e["t0s"] == [cfg.t0 / 2, cfg.t0] and e["best"] == e["best_by_t0"][1]
-    assert e["best"] == e["gammas"][int(np.argmin(e["risk"]))]
+    assert e.t0s == [cfg.t0 / 2, cfg.t0] and e.best == e.best_by_t0[1]
+    assert e.best == e.gammas[int(np.argmin(e.risk))]
     with pytest.raises(ValueError, match="t0_factors"):
         best_exponent(cfg, t0_factors=(0.0,))

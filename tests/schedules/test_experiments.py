@@ -230,15 +230,15 @@ def test_the_exponent_figure_slides_over_the_offsets_it_searched():
     cfg = S.PowerLawConfig.for_profile("smoke")
     ex = {(a, b): E.best_exponent(cfg.replace(capacity=a, source=b)) for a, b in ((2, 4), (2, 2))}
     e = ex[(2, 4)]
-    assert len(e["risk_by_t0"]) == len(e["t0s"]) == len(e["best_by_t0"])
-    assert e["risk_by_t0"][e["t0s"].index(e["t0"])] == e["risk"]
+    assert len(e.risk_by_t0) == len(e.t0s) == len(e.best_by_t0)
+    assert e.risk_by_t0[e.t0s.index(e.t0)] == e.risk
     fig = F.exponent_figure(ex)
     steps = fig.layout.sliders[0].steps
-    assert [s.label for s in steps] == [f"{t:g}" for t in e["t0s"]]
-    assert fig.layout.sliders[0].active == e["t0s"].index(e["t0"])
+    assert [s.label for s in steps] == [f"{t:g}" for t in e.t0s]
+    assert fig.layout.sliders[0].active == e.t0s.index(e.t0)
     for k, step in enumerate(steps):
         shown = [tr for tr, v in zip(fig.data, step.args[0]["visible"]) if v and tr.mode == "lines+markers"]
         assert len(shown) == 2
         first = shown[0]
         assert min(first.y) == pytest.approx(1.0)
-        assert first.x[int(np.argmin(first.y))] == pytest.approx(e["best_by_t0"][k])
+        assert first.x[int(np.argmin(first.y))] == pytest.approx(e.best_by_t0[k])

@@ -71,32 +71,47 @@ def test_simulate_valley_against_exact_expectation():
                                 "constant and the low rate")
 def test_run_valley_on_closed_forms():
     r = V.run_valley(replicas=200)
-    c = r["config"]
-    h, riv = c["curvatures"]
-    assert r["expected"]["constant"][-1, 0] == pytest.approx(r["stationary"]["constant"])
-    assert r["stationary"]["constant"] == pytest.approx(
-        c["lr"] * c["sigma"] ** 2 * h / (2 * (2 - c["lr"] * h)))
+    assert isinstance(r, V.Valley)
+    c = r.config
+    h, riv = c.curvatures
+    assert r.expected["constant"][-1, 0] == pytest.approx(r.stationary["constant"])
+    assert r.stationary["constant"] == pytest.approx(
+        c.lr * c.sigma ** 2 * h / (2 * (2 - c.lr * h)))
     # the river's loss: the squared mean plus the variance's (small, quiet) part
-    for name, lr in (("constant", c["lr"]), ("low constant", c["low"])):
-        mean = c["start"][1] * (1 - lr * riv) ** c["steps"]
-        assert r["expected"][name][-1, 1] >= riv * mean ** 2 / 2
-        assert r["expected"][name][-1, 1] == pytest.approx(riv * mean ** 2 / 2, rel=0.05)
+    for name, lr in (("constant", c.lr), ("low constant", c.low)):
+        mean = c.start[1] * (1 - lr * riv) ** c.steps
+        assert r.expected[name][-1, 1] >= riv * mean ** 2 / 2
+        assert r.expected[name][-1, 1] == pytest.approx(riv * mean ** 2 / 2, rel=0.05)
     # one noise stream: the WSD run is the constant one until its cooldown
-    a = r["start"]
-    assert np.array_equal(r["path"]["WSD"][: a + 1], r["path"]["constant"][: a + 1])
-    assert not np.array_equal(r["path"]["WSD"][a + 2], r["path"]["constant"][a + 2])
-    assert r["etas"]["WSD"][a - 1] == c["lr"] > r["etas"]["WSD"][a]
-    s = r["summary"]
-    assert s["hill_start"] == pytest.approx(r["stationary"]["constant"])
-    drop = s["hill_start"] + s["river_start"] - s["hill_end"] - s["river_end"]
-    assert s["hill_share"] == pytest.approx((s["hill_start"] - s["hill_end"]) / drop)
+    a = r.start
+    assert np.array_equal(r.path["WSD"][: a + 1], r.path["constant"][: a + 1])
+    assert not np.array_equal(r.path["WSD"][a + 2], r.path["constant"][a + 2])
+    assert r.etas["WSD"][a - 1] == c.lr > r.etas["WSD"][a]
+    s = r.summary
+    assert s.hill_start == pytest.approx(r.stationary["constant"])
+    drop = s.hill_start + s.river_start - s.hill_end - s.river_end
+    assert s.hill_share == pytest.approx((s.hill_start - s.hill_end) / drop)
+
+
+def _cooldown(seeds, steps, budgets, starts=(), train_loss=None, test_loss=None,
+              averages=None, config=None):
+    """A constructed run_cooldown result (what a test sets; the rest empty)."""
+    from dynamics.schedules.experiments import Average, Cooldown
+    from dynamics.schedules.science import CooldownConfig
+
+    return Cooldown(names=[], seeds=list(seeds), steps=steps, budgets=budgets,
+                    starts=list(starts), train_loss=train_loss or {}, test_loss=test_loss or {},
+                    test_acc={}, etas={},
+                    averages={s: {k: Average(**v) for k, v in a.items()}
+                              for s, a in (averages or {}).items()},
+                    config=config or CooldownConfig())
 
 
 def _cooldown_like(constant, linear):
     steps = [0, 10, 20, 30, 40]
-    return dict(seeds=[7], steps=steps, budgets=[20, 40], starts=[10, 30],
-                train_loss={7: {"constant": constant, "linear@20": linear[0],
-                                "linear@40": linear[1]}})
+    return _cooldown([7], steps, [20, 40], [10, 30],
+                     train_loss={7: {"constant": constant, "linear@20": linear[0],
+                                     "linear@40": linear[1]}})
 
 
 @known_answer(V.largest_rise, how="a constructed curve whose largest rise (0.5 -> 0.9, steps "
@@ -106,10 +121,10 @@ def test_largest_rise_on_a_constructed_curve():
     r = _cooldown_like([1.0, 0.8, 0.85, 0.5, 0.9],
                        ([1.0, 0.8, 0.7, 0.7, 0.7], [1.0, 0.8, 0.85, 0.5, 0.6]))
     out = V.largest_rise(r)
-    assert (out["step_from"], out["step_to"]) == (30, 40)
-    assert (out["loss_from"], out["loss_to"]) == (0.5, 0.9)
-    assert (out["n_rises"], out["n_pairs"]) == (2, 4)
-    assert out["cooldowns"] == {40: (0.5, 0.6)}
+    assert (out.step_from, out.step_to) == (30, 40)
+    assert (out.loss_from, out.loss_to) == (0.5, 0.9)
+    assert (out.n_rises, out.n_pairs) == (2, 4)
+    assert out.cooldowns == {40: (0.5, 0.6)}
     with pytest.raises(ValueError, match="seed"):
         V.largest_rise(r, seed=0)
 
@@ -119,14 +134,14 @@ def test_largest_rise_on_a_constructed_curve():
                                     "is its drop over the whole drop, by hand from the summary")
 def test_valley_numbers_on_the_closed_form():
     r = V.run_valley(replicas=10)
-    c, s = r["config"], r["summary"]
+    c, s = r.config, r.summary
     g = V.valley_numbers(r)
-    h = c["curvatures"][0]
-    assert g["vl_floor"] == f"{c['lr'] * c['sigma'] ** 2 * h / (2 * (2 - c['lr'] * h)):.2g}"
-    share = (s["hill_start"] - s["hill_end"]) / (
-        s["hill_start"] + s["river_start"] - s["hill_end"] - s["river_end"])
+    h = c.curvatures[0]
+    assert g["vl_floor"] == f"{c.lr * c.sigma ** 2 * h / (2 * (2 - c.lr * h)):.2g}"
+    share = (s.hill_start - s.hill_end) / (s.hill_start + s.river_start - s.hill_end - s.river_end)
     assert g["vl_share"] == f"{100 * share:.0f}%"
-    assert g["vl_eta_h"] == f"{c['lr'] * h:g}" and g["vl_T"] == c["steps"]
+    assert g["vl_eta_h"] == f"{c.lr * h:g}" and g["vl_T"] == c.steps
+    assert g["vl_hill_share"] == f"{s.hill_share:.2g}"   # every summary field, vl_<field>
 
 
 @known_answer(V.cooldown_notes, how="a constructed two-seed run whose ratios are read by eye: "
@@ -135,14 +150,14 @@ def test_valley_numbers_on_the_closed_form():
 def test_cooldown_notes_on_a_constructed_run():
     r = _cooldown_like([1.0, 0.8, 0.85, 0.5, 0.9],
                        ([1.0, 0.8, 0.7, 0.7, 0.7], [1.0, 0.8, 0.85, 0.5, 0.6]))
-    L = r["train_loss"][7]
+    L = r.train_loss[7]
     L.update({"cosine@20": [1.0, 0.9, 0.85 / 1.2, 0.7, 0.7], "cosine@40": [1.0, 0.9, 0.8, 0.7, 0.9],
               "sqrt@40": [1.0, 0.8, 0.85, 0.5, 0.54]})
     other = {k: list(v) for k, v in L.items()}
     other["sqrt@40"] = [1.0, 0.8, 0.85, 0.5, 0.66]
-    r["train_loss"][8] = other
-    r["seeds"] = [7, 8]
-    r["config"] = dict(weight_decay=0.0, n_train=300)
+    r.train_loss[8] = other
+    r.seeds = [7, 8]
+    r.config = r.config.replace(weight_decay=0.0, n_train=300)
     g = V.cooldown_notes(r, train_eval=1000)
     assert g["cd_const_each"] == "1.20, 1.00"
     assert (g["cd_sqrt_lo"], g["cd_sqrt_hi"]) == ("0.900", "1.100")
@@ -151,7 +166,7 @@ def test_cooldown_notes_on_a_constructed_run():
     assert g["cd_rise_cool"] == ("the linear cooldown to 40 steps, which branched off at a loss "
                                  "of 0.50, is at 0.60 there")
     assert V.cooldown_notes(r, train_eval=100)["cd_n_eval"] == 100
-    r["config"]["n_train"] = 5000  # more examples than the trainer measures on: its setting
+    r.config = r.config.replace(n_train=5000)  # more examples than the trainer measures on: its setting
     from dynamics.schedules import cooldown_notes
     from dynamics.schedules.experiments import TRAIN_EVAL, train_stacked
     assert train_stacked.__kwdefaults__["train_eval"] == TRAIN_EVAL
@@ -168,10 +183,11 @@ def test_test_loss_notes_on_a_constructed_run():
     test = {"constant": [1.0, 0.5, 0.7, 0.9], "linear@20": [1.0, 0.8, 0, 0],
             "cosine@20": [1.0, 0.6, 0, 0], "linear@40": [0, 0, 0, 0.8],
             "cosine@40": [0, 0, 0, 0.9]}
-    av = lambda v20, v40: {"steps": [20, 40], "test_loss": [v20, v40]}
-    r = dict(seeds=[0], steps=steps, budgets=[20, 40], test_loss={0: test},
-             train_loss={0: {"constant": [2.0, 1.5, 1.2, 1.0]}},
-             averages={0: {"tail@20": av(0.7, 0), "tail@40": av(0, 0.6), "ema": av(0.75, 0.65)}})
+    av = lambda v20, v40: {"steps": [20, 40], "train_loss": [], "test_loss": [v20, v40]}
+    r = _cooldown([0], steps, [20, 40], test_loss={0: test},
+                  train_loss={0: {"constant": [2.0, 1.5, 1.2, 1.0]}},
+                  averages={0: {"tail@20": av(0.7, 0), "tail@40": av(0, 0.6),
+                                "ema": av(0.75, 0.65)}})
     g = V.test_loss_notes(r)
     assert g["cd_test_each"] == ("at 20 steps 0.70 and 0.75 against 0.80 and 0.60; "
                                  "at 40 steps 0.60 and 0.65 against 0.80 and 0.90")
@@ -186,8 +202,13 @@ def test_test_loss_notes_on_a_constructed_run():
 @known_answer(V.averaging_gap, how="a constructed section-1 run whose averaged constant rate is "
                                    "2x and then 3x the tuned cosine at the two horizons")
 def test_averaging_gap_on_a_constructed_run():
-    r = dict(names=["constant", "cos@4", "cos@8"], horizons=[4, 8],
-             exact=dict(tail=[[0.2, 0.3], [9, 9], [9, 9]], last=[[9, 9], [0.1, 5.0], [7.0, 0.1]]))
+    from dynamics.schedules.experiments import Anytime, Risks
+    from dynamics.schedules.science import PowerLawConfig
+
+    r = Anytime(names=["constant", "cos@4", "cos@8"], horizons=[4, 8], lr=0.1, gamma=0.5,
+                seed=0, config=PowerLawConfig(),
+                exact=Risks(tail=[[0.2, 0.3], [9, 9], [9, 9]],
+                            last=[[9, 9], [0.1, 5.0], [7.0, 0.1]]))
     assert V.averaging_gap(r) == dict(av_pl_first="2.00", av_pl_last="3.00")
 
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import evidence, plots
-from .experiments import GAMMAS, SF_METHODS, best_exponent, run_anytime
+from .experiments import GAMMAS, SF_METHODS, ClaimRuns, Cooldown, best_exponent, run_anytime
 from .science import PowerLawConfig
 
 __all__ = ["FALLS_TO", "ENVELOPE", "EXPONENT_TOL", "EXPONENT_STEP", "EXPONENT_SETTINGS",
@@ -75,14 +75,14 @@ AVERAGE_NEAR = 1.1     # worst ratio of an average's loss to the cooldown's over
 CLOCK_TIE = 1.1        # measured memory / predicted (or its inverse, the larger), below: agree
 
 
-def _get(r: dict, kind: str, name: str) -> np.ndarray:
-    return np.asarray(r["sim"][kind][r["names"].index(name)], float)
+def _get(r, kind: str, name: str) -> np.ndarray:
+    return np.asarray(getattr(r.sim, kind)[r.names.index(name)], float)
 
 
-def envelope_ratio(r: dict, kind: str, name: str) -> np.ndarray:
+def envelope_ratio(r, kind: str, name: str) -> np.ndarray:
     """Per horizon ``H``: schedule ``name``'s risk (``kind``: ``last`` iterate or ``tail``
     average) over the tuned cosine to ``H``'s last iterate at ``H`` (the envelope)."""
-    env = np.array([_get(r, "last", f"cos@{h}")[k] for k, h in enumerate(r["horizons"])])
+    env = np.array([_get(r, "last", f"cos@{h}")[k] for k, h in enumerate(r.horizons)])
     return _get(r, kind, name) / env
 
 
@@ -90,7 +90,7 @@ def _falls(kind, source="sim"):
     """Schedule ``constant``'s risk (``kind``) at the last horizon over that at the first, in the
     simulation's replica mean (``source="sim"``) or the exact expected risk (``"exact"``)."""
     def ratio(r):
-        v = np.asarray(r[source][kind][r["names"].index("constant")], float)
+        v = np.asarray(getattr(getattr(r, source), kind)[r.names.index("constant")], float)
         return float(v[-1] / v[0])
     return ratio
 
@@ -99,14 +99,14 @@ def _worst(kind, name):
     return lambda r: float(envelope_ratio(r, kind, name).max())
 
 
-def anytime_numbers(r: dict) -> dict:
+def anytime_numbers(r) -> dict:
     """The glue texts of one seed's section-1 run; the constant rate's falls in the exact
     expected risk (the simulation's replica mean at one horizon is noise at this size)."""
-    hs = r["horizons"]
-    return dict(sch_d=r["config"]["d"], sch_capacity=f"{r['config']['capacity']:g}",
-                sch_source=f"{r['config']['source']:g}", sch_gamma=f"{r['gamma']:.2f}",
-                sch_replicas=r["config"]["replicas"], sch_h0=hs[0], sch_hmax=hs[-1],
-                sch_n_h=len(hs), sch_sigma=f"{r['config']['sigma']:g}",
+    hs, c = r.horizons, r.config
+    return dict(sch_d=c.d, sch_capacity=f"{c.capacity:g}",
+                sch_source=f"{c.source:g}", sch_gamma=f"{r.gamma:.2f}",
+                sch_replicas=c.replicas, sch_h0=hs[0], sch_hmax=hs[-1],
+                sch_n_h=len(hs), sch_sigma=f"{c.sigma:g}",
                 sch_const_last=f"{_falls('last', 'exact')(r):.2f}",
                 sch_const_tail=f"{_falls('tail', 'exact')(r):.2f}",
                 sch_const_last_sim=f"{_falls('last')(r):.2f}",
@@ -129,14 +129,14 @@ def exponent_numbers(exponents: dict) -> dict:
     """The glue texts of :func:`best_exponent` per setting (``{(capacity, source): result}``):
     the best exponent at the page's offset ``t_0`` and at every searched one, the theory's."""
     e0 = next(iter(exponents.values()))
-    out = dict(sch_t0=f"{e0['t0']:g}", sch_t0s=_and(f"{t:g}" for t in e0["t0s"]),
+    out = dict(sch_t0=f"{e0.t0:g}", sch_t0s=_and(f"{t:g}" for t in e0.t0s),
                sch_exp_tol=f"{EXPONENT_TOL:g}", sch_exp_step=f"{EXPONENT_STEP:g}")
     for (a, b), e in exponents.items():
         k = _key(a, b)
         out[f"sch_setting_{k}"] = f"capacity {a:g} and source {b:g}"
-        out[f"sch_best_{k}"] = f"{e['best']:g}"
-        out[f"sch_theory_{k}"] = f"{e['theory']:g}"
-        out[f"sch_bests_{k}"] = _and(f"{g:g}" for g in e["best_by_t0"])
+        out[f"sch_best_{k}"] = f"{e.best:g}"
+        out[f"sch_theory_{k}"] = f"{e.theory:g}"
+        out[f"sch_bests_{k}"] = _and(f"{g:g}" for g in e.best_by_t0)
     out["sch_exp_order"] = ("in the balance's order at every offset" if _in_order(exponents)
                             else "not in the balance's order at every offset")
     return out
@@ -146,22 +146,22 @@ def _in_order(exponents: dict) -> bool:
     """Whether at every offset t0 the settings' best exponents sort as their theory
     exponents do (ties in the theory allow any order)."""
     es = list(exponents.values())
-    return all((a["theory"] - b["theory"]) * (a["best_by_t0"][k] - b["best_by_t0"][k]) >= 0
-               and (a["theory"] == b["theory"] or a["best_by_t0"][k] != b["best_by_t0"][k])
-               for a in es for b in es for k in range(len(a["t0s"])))
+    return all((a.theory - b.theory) * (a.best_by_t0[k] - b.best_by_t0[k]) >= 0
+               and (a.theory == b.theory or a.best_by_t0[k] != b.best_by_t0[k])
+               for a in es for b in es for k in range(len(a.t0s)))
 
 
-def claim_runs(profile: str | None, seeds, anytime: dict | None = None) -> dict:
+def claim_runs(profile: str | None, seeds, anytime=None) -> ClaimRuns:
     """Section 1's runs on ``seeds`` (reusing ``anytime``, the page's run, for its seed) and
     the exact best exponent of every :data:`EXPONENT_SETTINGS` setting."""
     base = PowerLawConfig.for_profile(profile)
     runs = {}
     for s in seeds:
-        runs[s] = anytime if anytime is not None and anytime["seed"] == s else \
+        runs[s] = anytime if anytime is not None and anytime.seed == s else \
             run_anytime(base, seed=s)
     exps = {ab: best_exponent(base.replace(capacity=ab[0], source=ab[1]))
             for ab in EXPONENT_SETTINGS}
-    return dict(anytime=runs, exponents=exps)
+    return ClaimRuns(anytime=runs, exponents=exps)
 
 
 def anytime_claims(anytime: dict, exponents: dict) -> list[dict]:
@@ -169,7 +169,7 @@ def anytime_claims(anytime: dict, exponents: dict) -> list[dict]:
     best_exponent result}``."""
     anytime = plots.per_seed(anytime, "anytime", "schedules.claim_runs")
     r0 = next(iter(anytime.values()))
-    hs = r0["horizons"]
+    hs = r0.horizons
     stall = evidence.Claim(
         "a constant rate's last iterate stalls at a noise floor, while the average of its "
         "iterates keeps falling", _AP, _falls("tail", "exact"),
@@ -193,8 +193,8 @@ def anytime_claims(anytime: dict, exponents: dict) -> list[dict]:
 
 def _nearest_other(exponents: dict, ab) -> float:
     """The theory's exponent of the setting nearest ``ab``'s (the hardest control to fail)."""
-    mine = exponents[ab]["theory"]
-    return min((e["theory"] for k, e in exponents.items() if k != ab),
+    mine = exponents[ab].theory
+    return min((e.theory for k, e in exponents.items() if k != ab),
                key=lambda g: abs(g - mine))
 
 
@@ -206,23 +206,23 @@ def exponent_claim(exponents: dict, seeds, horizon: int) -> dict:
     if len(exponents) < 2:
         raise ValueError("exponent_claim: the control needs at least two settings of the "
                          "exponents")
-    gaps = sorted({e["theory"] for e in exponents.values()})
+    gaps = sorted({e.theory for e in exponents.values()})
     if 2 * EXPONENT_TOL >= min(b - a for a, b in zip(gaps, gaps[1:])):
         raise ValueError("exponent_claim: EXPONENT_TOL must stay under half the smallest gap "
                          "between the settings' theory exponents")
     parts = {}
     for (a, b), e in exponents.items():
         other = _nearest_other(exponents, (a, b))
-        for t0, best in zip(e["t0s"], e["best_by_t0"]):
+        for t0, best in zip(e.t0s, e.best_by_t0):
             claim = evidence.Claim(
                 f"best exponent, capacity {a:g}, source {b:g}, t0 {t0:g}", _AP,
-                lambda r, g=best, e=e: abs(g - e["theory"]),
+                lambda r, g=best, e=e: abs(g - e.theory),
                 evidence.Test("<", EXPONENT_TOL, "EXPONENT_TOL"),
                 control="the theory's exponent of the nearest other setting",
                 control_measure=lambda r, g=best, o=other: abs(g - o),
                 window="exact expected risk at the last horizon",
                 noise=lambda r: EXPONENT_STEP, fmt=lambda v: f"{v:.3f}", exact=True)
-            parts[f"(a={a:g}, b={b:g}, t0={t0:g}): γ*={e['theory']:.2f}, best {best:g}, "
+            parts[f"(a={a:g}, b={b:g}, t0={t0:g}): γ*={e.theory:.2f}, best {best:g}, "
                   f"nearest other γ* {other:.2f};"] = evidence.judge(claim, {0: None}, {0: None})
     row = evidence.joint(
         "the best polynomial decay is set by the source and capacity exponents (here the "
@@ -235,25 +235,24 @@ def exponent_claim(exponents: dict, seeds, horizon: int) -> dict:
     return row
 
 
-def cooldown_view(r: dict, seed: int) -> dict:
-    """One seed's part of a :func:`~.experiments.run_cooldown` result: what its claims read."""
-    return dict(budgets=r["budgets"], starts=r["starts"], steps=r["steps"], seed=seed,
-                train_loss=r["train_loss"][seed], test_loss=r["test_loss"][seed],
-                averages=r["averages"][seed])
+def cooldown_view(r, seed: int):
+    """One seed's part of a :func:`~.experiments.run_cooldown` result: what its claims read
+    (a :class:`~.experiments.CooldownSeed`)."""
+    return r.at_seed(seed)
 
 
-def _at(v: dict, name: str, step: int, key: str = "train_loss") -> float:
-    return float(v[key][name][v["steps"].index(step)])
+def _at(v, name: str, step: int) -> float:
+    return float(v.train_loss[name][v.steps.index(step)])
 
 
-def _avg_at(v: dict, name: str, step: int, key: str = "train_loss") -> float:
-    a = v["averages"][name]
-    return float(a[key][a["steps"].index(step)])
+def _avg_at(v, name: str, step: int) -> float:
+    a = v.averages[name]
+    return float(a.train_loss[a.steps.index(step)])
 
 
 def _worst_ratio(num, den):
     """The largest over the budgets of ``num(v, b) / den(v, b)``."""
-    return lambda v: max(num(v, b) / den(v, b) for b in v["budgets"])
+    return lambda v: max(num(v, b) / den(v, b) for b in v.budgets)
 
 
 def _cool(shape):
@@ -266,12 +265,12 @@ _const = lambda v, b: _at(v, "constant", b)
 
 def _drop(name):
     """Loss at the longest budget ``T`` over the constant run's at that cooldown's start."""
-    return lambda v: _at(v, name(v), v["budgets"][-1]) / _at(v, "constant", v["starts"][-1])
+    return lambda v: _at(v, name(v), v.budgets[-1]) / _at(v, "constant", v.starts[-1])
 
 
 def _per_budget(views: dict, num, den) -> dict:
     """Per seed, per budget: ``num(v, b) / den(v, b)`` (``{seed: [values]}``)."""
-    return {s: [num(v, b) / den(v, b) for b in v["budgets"]] for s, v in views.items()}
+    return {s: [num(v, b) / den(v, b) for b in v.budgets] for s, v in views.items()}
 
 
 def _each(budgets, per_seed: dict) -> str:
@@ -280,40 +279,40 @@ def _each(budgets, per_seed: dict) -> str:
     return ", ".join(f"{x:.2f}× at {b}" for b, x in zip(budgets, med))
 
 
-def cooldown_numbers(r: dict) -> dict:
+def cooldown_numbers(r) -> dict:
     """The glue texts of section 2 and 3 (the page's seed)."""
-    v = cooldown_view(r, r["seeds"][0])
-    c = r["config"]
-    T = r["budgets"][-1]
+    v = cooldown_view(r, r.seeds[0])
+    c = r.config
+    T = r.budgets[-1]
     f2 = lambda x: f"{x:.2f}"
     return dict(
-        cd_width=c["width"], cd_batch=c["batch"], cd_lr=f"{c['lr']:g}", cd_n_train=c["n_train"],
-        cd_budgets=", ".join(map(str, r["budgets"])), cd_T=T, cd_frac=f"{100 * c['cooldown']:g}%",
-        cd_n_seeds=len(r["seeds"]), cd_ties=f"{TIES:g}", cd_drop_th=f"{DROP:g}",
+        cd_width=c.width, cd_batch=c.batch, cd_lr=f"{c.lr:g}", cd_n_train=c.n_train,
+        cd_budgets=", ".join(map(str, r.budgets)), cd_T=T, cd_frac=f"{100 * c.cooldown:g}%",
+        cd_n_seeds=len(r.seeds), cd_ties=f"{TIES:g}", cd_drop_th=f"{DROP:g}",
         cd_lin_cos=f2(_worst_ratio(_cool("linear"), _cos)(v)),
         cd_sqrt_cos=f2(_worst_ratio(_cool("sqrt"), _cos)(v)),
         cd_const_cos=f2(_worst_ratio(_const, _cos)(v)),
         cd_drop=f2(_drop(lambda v: f"linear@{T}")(v)),
         cd_const_drop=f2(_drop(lambda v: "constant")(v)),
         cd_sqrt_lin=f2(_at(v, f"sqrt@{T}", T) / _at(v, f"linear@{T}", T)),
-        av_near=f"{AVERAGE_NEAR:g}", av_window=c["ema_window"],
+        av_near=f"{AVERAGE_NEAR:g}", av_window=c.ema_window,
         av_tail_lin=f2(_worst_ratio(lambda v, b: _avg_at(v, f"tail@{b}", b), _cool("linear"))(v)),
         av_ema_lin=f2(_worst_ratio(lambda v, b: _avg_at(v, "ema", b), _cool("linear"))(v)),
         av_const_lin=f2(_worst_ratio(_const, _cool("linear"))(v)),
-        cd_const_cos_each=_each(r["budgets"], _per_budget(_views(r), _const, _cos)))
+        cd_const_cos_each=_each(r.budgets, _per_budget(_views(r), _const, _cos)))
 
 
-def _views(cooldown: dict) -> dict:
-    if not isinstance(cooldown, dict) or "seeds" not in cooldown:
+def _views(cooldown) -> dict:
+    if not isinstance(cooldown, Cooldown):
         raise ValueError("claims(cooldown=...) takes one run_cooldown result over several seeds "
                          "(schedules.run_cooldown(seeds=...) gives it)")
-    return {s: cooldown_view(cooldown, s) for s in cooldown["seeds"]}
+    return {s: cooldown_view(cooldown, s) for s in cooldown.seeds}
 
 
-def cooldown_claims(cooldown: dict) -> list[dict]:
+def cooldown_claims(cooldown) -> list[dict]:
     """Section 2's rows on one :func:`~.experiments.run_cooldown` result over several seeds."""
     v = _views(cooldown)
-    hs = cooldown["budgets"]
+    hs = cooldown.budgets
     T = hs[-1]
     drop = evidence.Claim(
         "the loss drops during the cooldown", _WSD, _drop(lambda v: f"linear@{T}"),
@@ -321,7 +320,7 @@ def cooldown_claims(cooldown: dict) -> list[dict]:
         control="the constant run continued for the same steps",
         control_measure=_drop(lambda v: "constant"),
         window=f"training loss at step {T} over that at the cooldown's start "
-               f"(step {cooldown['starts'][-1]})", fmt=lambda x: f"{x:.2f}", asserted=False)
+               f"(step {cooldown.starts[-1]})", fmt=lambda x: f"{x:.2f}", asserted=False)
     sqrt = evidence.Claim(
         "a 1−√ cooldown ends lower than a linear one", _WSD,
         lambda v: _at(v, f"sqrt@{T}", T) / _at(v, f"linear@{T}", T),
@@ -333,14 +332,14 @@ def cooldown_claims(cooldown: dict) -> list[dict]:
     return [ties_claim(cooldown)] + [evidence.judge(c, v, v).row() for c in (drop, sqrt)]
 
 
-def ties_claim(cooldown: dict) -> dict:
+def ties_claim(cooldown) -> dict:
     """Section 2's ties row, judged budget by budget (one part per budget, :func:`evidence.joint`):
     the linear cooldown's training loss over the cosine's below :data:`TIES`, the control the
     constant run at that budget. Where a constant rate ties the cosine too (the short budgets,
     on some seeds) that part does not discriminate, and the row says so; shown, not asserted."""
     v = _views(cooldown)
     parts = {}
-    for k, b in enumerate(cooldown["budgets"]):
+    for k, b in enumerate(cooldown.budgets):
         claim = evidence.Claim(
             f"linear cooldown to {b} steps against the cosine to {b}", _WSD,
             lambda w, b=b: _cool("linear")(w, b) / _cos(w, b),
@@ -353,19 +352,19 @@ def ties_claim(cooldown: dict) -> dict:
         "a constant rate with a short linear cooldown, branched from one run, matches a cosine "
         "run to each budget", _WSD, parts,
         control="the constant run at each budget, no cooldown",
-        window=f"training loss at each budget ({', '.join(map(str, cooldown['budgets']))} "
-               f"steps), cooldowns over the last {100 * cooldown['config']['cooldown']:g}% of "
+        window=f"training loss at each budget ({', '.join(map(str, cooldown.budgets))} "
+               f"steps), cooldowns over the last {100 * cooldown.config.cooldown:g}% of "
                f"each; the linear cooldown's and the constant run's ratio to the cosine, judged "
                f"budget by budget", asserted=False)
 
 
-def average_claims(cooldown: dict) -> list[dict]:
+def average_claims(cooldown) -> list[dict]:
     """Section 3's rows: the constant run's averages against its cooldowns."""
     v = _views(cooldown)
-    hs = cooldown["budgets"]
+    hs = cooldown.budgets
     rows = []
     for label, name in (("its uniform average over the cooldown's steps", lambda b: f"tail@{b}"),
-                        (f"its EMA (window {cooldown['config']['ema_window']} steps)",
+                        (f"its EMA (window {cooldown.config.ema_window} steps)",
                          lambda b: "ema")):
         claim = evidence.Claim(
             f"averaging the weights of a constant-rate run, {label}, comes near the cooldown "
@@ -381,19 +380,21 @@ def average_claims(cooldown: dict) -> list[dict]:
     return rows
 
 
-def tuned_lr(r: dict, method: str) -> float:
+def tuned_lr(r, method: str) -> float:
     """The peak rate of ``method`` (one of :data:`~.experiments.SF_METHODS`) in a
     :func:`~.experiments.run_schedulefree` result whose training loss at the budget, the
     seeds' mean, is lowest: the rate a tuner picks (one rate for every seed)."""
     if method not in SF_METHODS:
         raise ValueError(f"tuned_lr method must be one of {list(SF_METHODS)}, got {method!r}")
-    i = r["steps"].index(r["budgets"][-1])
-    mean = {lr: np.mean([r[method]["train_loss"][s][lr][i] for s in r["seeds"]]) for lr in r["lrs"]}
+    i = r.steps.index(r.budgets[-1])
+    L = r.methods[method].train_loss
+    mean = {lr: np.mean([L[s][lr][i] for s in r.seeds]) for lr in r.lrs}
     return min(mean, key=mean.get)
 
 
 def _sf_final(r, method, seed, key="train_loss"):
-    return float(r[method][key][seed][tuned_lr(r, method)][r["steps"].index(r["budgets"][-1])])
+    L = getattr(r.methods[method], key)
+    return float(L[seed][tuned_lr(r, method)][r.steps.index(r.budgets[-1])])
 
 
 def _sf_ratio(r, method, key="train_loss"):
@@ -401,16 +402,16 @@ def _sf_ratio(r, method, key="train_loss"):
     return lambda v: _sf_final(r, method, v, key) / _sf_final(r, "cosine", v, key)
 
 
-def schedulefree_numbers(r: dict) -> dict:
+def schedulefree_numbers(r) -> dict:
     """Section 4's glue texts (the page's seed, and the seeds' means in the test loss); also
     each method's lowest seeds'-mean test loss over the rates (``sf_best_test`` at rate
     ``sf_best_test_lr``, the cosine's ``sf_cos_best_test``)."""
-    s = r["seeds"][0]
-    T = r["budgets"][-1]
+    s = r.seeds[0]
+    T = r.budgets[-1]
     f2 = lambda x: f"{x:.2f}"
-    mean = lambda m, k: np.mean([_sf_final(r, m, q, k) for q in r["seeds"]])
-    return dict(sf_T=T, sf_warmup=r["warmup"], sf_warm_pct=f"{100 * r['warmup'] / T:.0f}%",
-                sf_lrs=", ".join(f"{lr:g}" for lr in r["lrs"]),
+    mean = lambda m, k: np.mean([_sf_final(r, m, q, k) for q in r.seeds])
+    return dict(sf_T=T, sf_warmup=r.warmup, sf_warm_pct=f"{100 * r.warmup / T:.0f}%",
+                sf_lrs=", ".join(f"{lr:g}" for lr in r.lrs),
                 sf_lr=f"{tuned_lr(r, 'schedule-free'):g}", sf_cos_lr=f"{tuned_lr(r, 'cosine'):g}",
                 sf_const_lr=f"{tuned_lr(r, 'constant'):g}",
                 sf_ratio=f2(_sf_ratio(r, "schedule-free")(s)),
@@ -423,32 +424,33 @@ def schedulefree_numbers(r: dict) -> dict:
                 **_best_test(r))
 
 
-def _best_test(r: dict) -> dict:
+def _best_test(r) -> dict:
     """Schedule-free's and the cosine's lowest test loss over the grid of rates, the seeds'
     mean at the budget (whatever rate the training loss tunes)."""
-    i = r["steps"].index(r["budgets"][-1])
+    i = r.steps.index(r.budgets[-1])
     def best(m):
-        mean = {lr: np.mean([r[m]["test_loss"][s][lr][i] for s in r["seeds"]]) for lr in r["lrs"]}
+        L = r.methods[m].test_loss
+        mean = {lr: np.mean([L[s][lr][i] for s in r.seeds]) for lr in r.lrs}
         lr = min(mean, key=mean.get)
         return lr, mean[lr]
     (lr, sf), (_, cos) = best("schedule-free"), best("cosine")
     return dict(sf_best_test=f"{sf:.2f}", sf_best_test_lr=f"{lr:g}", sf_cos_best_test=f"{cos:.2f}")
 
 
-def schedulefree_claims(sf: dict) -> list[dict]:
+def schedulefree_claims(sf) -> list[dict]:
     """Section 4's rows: schedule-free AdamW against AdamW with a cosine to the budget, in the
     training loss and in the test loss, the control AdamW at a constant rate; all three with
     the same warmup, each at its peak rate tuned over the same grid on the training loss."""
-    T = sf["budgets"][-1]
-    seeds = {s: s for s in sf["seeds"]}
-    lrs = ", ".join(f"{lr:g}" for lr in sf["lrs"])
+    T = sf.budgets[-1]
+    seeds = {s: s for s in sf.seeds}
+    lrs = ", ".join(f"{lr:g}" for lr in sf.lrs)
     rows = []
     # both shown, not asserted: a constant rate tuned on the same grid ties the cosine's
     # training loss too (the row does not discriminate), and on held-out data the row says no
     for key, words in (("train_loss", "training loss"), ("test_loss", "test loss (held-out data)")):
         claim = evidence.Claim(
             f"in {words}, schedule-free AdamW, with no decay schedule (a warmup of "
-            f"{sf['warmup']} steps, {100 * sf['warmup'] / T:.0f}% of the budget, then a constant "
+            f"{sf.warmup} steps, {100 * sf.warmup / T:.0f}% of the budget, then a constant "
             f"rate), matches or beats AdamW with a cosine to the budget", _SF,
             _sf_ratio(sf, "schedule-free", key), evidence.Test("<", TIES, "TIES", scale="log"),
             control="AdamW at a constant rate after the same warmup, no decay, its rate tuned "
@@ -465,50 +467,46 @@ def _apart(a: float, b: float) -> float:
     return float(max(a / b, b / a))
 
 
-def clock_numbers(r: dict) -> dict:
+def clock_numbers(r) -> dict:
     """Section 5's glue texts (one seed's :func:`~.experiments.run_clock`)."""
-    c, w = r["clock"], "WSD"
+    c, w, m, p = r.clock, "WSD", r.memory, r.product
     f2 = lambda x: f"{x:.2f}"
-    i0 = r["steps"].index(_near(r, r["start"]))
-    out = dict(ck_tau=f"{r['config']['clock_tau']:g}", ck_wd=f"{r['weight_decay']:.2g}",
-               ck_T=r["steps"][-1], ck_start=r["start"],
-               ck_frac=f"{100 * r['config']['clock_cooldown']:g}%",
-               ck_wsd_clock=f2(c[w][-1]), ck_const_clock=f2(c["constant"][-1]),
-               ck_cool_ticks=f2(c[w][-1] - c[w][i0]),
-               ck_const_ticks=f2(c["constant"][-1] - c["constant"][i0]),
-               ck_wsd_mem=f"{r['memory'][w][-1]:.3f}",
-               ck_const_mem=f"{r['memory']['constant'][-1]:.3f}",
-               ck_wsd_prod=f"{r['product'][w][-1]:.3f}", ck_tie=f"{CLOCK_TIE:g}",
-               ck_ratio=f"{_apart(r['memory'][w][-1], r['expected'][w][-1]):.3f}",
-               ck_prod_ratio=f2(_apart(r["memory"][w][-1], r["product"][w][-1])),
-               ck_const_prod_ratio=f2(_apart(r["memory"]["constant"][-1],
-                                             r["product"]["constant"][-1])),
-               ck_collapse=f"{collapse(r):.3f}", ck_step_apart=f2(collapse(r, by="steps")))
-    if "expected_no_decay" in r:
-        out["ck_collapse_no_decay"] = f"{collapse(r, 'expected_no_decay', 'sum_eta'):.3f}"
-        out["ck_step_apart_no_decay"] = f2(collapse(r, "expected_no_decay", by="steps"))
-    return out
+    i0 = r.steps.index(_near(r, r.start))
+    return dict(ck_tau=f"{r.config.clock_tau:g}", ck_wd=f"{r.weight_decay:.2g}",
+                ck_T=r.steps[-1], ck_start=r.start,
+                ck_frac=f"{100 * r.config.clock_cooldown:g}%",
+                ck_wsd_clock=f2(c[w][-1]), ck_const_clock=f2(c["constant"][-1]),
+                ck_cool_ticks=f2(c[w][-1] - c[w][i0]),
+                ck_const_ticks=f2(c["constant"][-1] - c["constant"][i0]),
+                ck_wsd_mem=f"{m[w][-1]:.3f}", ck_const_mem=f"{m['constant'][-1]:.3f}",
+                ck_wsd_prod=f"{p[w][-1]:.3f}", ck_tie=f"{CLOCK_TIE:g}",
+                ck_ratio=f"{_apart(m[w][-1], r.expected[w][-1]):.3f}",
+                ck_prod_ratio=f2(_apart(m[w][-1], p[w][-1])),
+                ck_const_prod_ratio=f2(_apart(m["constant"][-1], p["constant"][-1])),
+                ck_collapse=f"{collapse(m, c):.3f}", ck_step_apart=f2(collapse(m, c, "steps")),
+                ck_collapse_no_decay=f"{collapse(r.expected_no_decay, r.sum_eta):.3f}",
+                ck_step_apart_no_decay=f2(collapse(r.expected_no_decay, r.sum_eta, "steps")))
 
 
-def collapse(r: dict, memory: str = "memory", clock: str = "clock", by: str = "clock") -> float:
-    """How far apart, as a factor, the WSD run's ``memory`` and the constant run's are, the
-    worst over the evaluated steps: at equal readings of ``clock`` (``by="clock"``, the
-    constant run's memory interpolated there, geometrically: exact for a memory that decays
-    exponentially on the clock) or at equal steps (``by="steps"``)."""
+def collapse(memory: dict, clock: dict, by: str = "clock") -> float:
+    """How far apart, as a factor, the WSD run's ``memory`` and the constant run's are (each
+    ``{"WSD", "constant"}``, per evaluated step), the worst over the evaluated steps: at equal
+    readings of ``clock`` (``by="clock"``, the constant run's memory interpolated there,
+    geometrically: exact for a memory that decays exponentially on the clock) or at equal
+    steps (``by="steps"``)."""
     if by not in ("clock", "steps"):
         raise ValueError(f"collapse by must be 'clock' or 'steps', got {by!r}")
-    m, mc = np.asarray(r[memory]["WSD"], float), np.asarray(r[memory]["constant"], float)
+    m, mc = np.asarray(memory["WSD"], float), np.asarray(memory["constant"], float)
     if np.any(m <= 0) or np.any(mc <= 0):
-        raise ValueError(f"collapse: the {memory!r} memories must be positive to compare as "
-                         f"factors")
-    at = np.exp(np.interp(r[clock]["WSD"], r[clock]["constant"], np.log(mc))) \
+        raise ValueError("collapse: the memories must be positive to compare as factors")
+    at = np.exp(np.interp(clock["WSD"], clock["constant"], np.log(mc))) \
         if by == "clock" else mc
     return max(_apart(a, b) for a, b in zip(m, at))
 
 
-def _near(r: dict, step: int) -> int:
+def _near(r, step: int) -> int:
     """The evaluated step nearest ``step``."""
-    return min(r["steps"], key=lambda t: abs(t - step))
+    return min(r.steps, key=lambda t: abs(t - step))
 
 
 def clock_claims(clock: dict) -> list[dict]:
@@ -517,14 +515,14 @@ def clock_claims(clock: dict) -> list[dict]:
     fixed); the control, at equal steps."""
     clock = plots.per_seed(clock, "clock", "schedules.run_clock")
     r0 = next(iter(clock.values()))
-    T = r0["steps"][-1]
+    T = r0.steps[-1]
     claim = evidence.Claim(
         "what a run remembers of its start depends on its schedule only through Ση: a WSD run "
         "and a constant-rate one remember the same at equal Ση (weight decay's clock λΣη, λ "
-        "fixed), not at equal steps", _CLOCK, lambda r: collapse(r),
+        "fixed), not at equal steps", _CLOCK, lambda r: collapse(r.memory, r.clock),
         evidence.Test("<", CLOCK_TIE, "CLOCK_TIE", scale="log"),
         control="the same two runs compared at equal steps",
-        control_measure=lambda r: collapse(r, by="steps"),
+        control_measure=lambda r: collapse(r.memory, r.clock, by="steps"),
         window=f"twin runs' memory of the start (the replicas' mean), one-pass SGD with "
                f"decoupled weight decay (not AdamW) to step {T}: WSD against the constant "
                f"rate at equal Ση (interpolated), the worst over the evaluated steps, the "
@@ -537,8 +535,8 @@ def clock_claims(clock: dict) -> list[dict]:
 
 
 def page_claims(anytime: dict | None = None, exponents: dict | None = None,
-                cooldown: dict | None = None, averaging: dict | None = None,
-                schedulefree: dict | None = None, clock: dict | None = None) -> list[dict]:
+                cooldown=None, averaging=None, schedulefree=None,
+                clock: dict | None = None) -> list[dict]:
     """The page's claims table, section by section: section 1 on ``anytime`` and
     ``exponents``, 2 on ``cooldown``, 3 on ``averaging`` (the same run_cooldown result) and 4
     on ``schedulefree`` (its control, AdamW at a constant rate, in the same run), 5 on ``clock`` (``{seed:

@@ -7,18 +7,22 @@ one schedule across its models, does not offer."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from .. import runtime
+from ..results import Record
 from ..runtime import get_seed
 from .science import (CooldownConfig, PowerLawConfig, decay_clock, decay_product, expected_memory,
                       expected_risk, schedule, spectrum, tail_windows, theory_exponent)
 
 __all__ = ["simulate", "anytime_schedules", "tuned_cosines", "COSINE_LRS", "GAMMAS", "T0_FACTORS",
            "run_anytime", "best_exponent", "stacked_mlp", "train_stacked", "cooldown_schedules", "cooldown_start", "run_cooldown",
-           "run_schedulefree", "SF_METHODS", "simulate_twins", "clock_schedules", "run_clock"]
+           "run_schedulefree", "SF_METHODS", "simulate_twins", "clock_schedules", "run_clock",
+           "Risks", "Anytime", "BestExponent", "ClaimRuns", "Average", "Cooldown", "CooldownSeed",
+           "Losses", "ScheduleFree", "Clock"]
 
 GAMMAS = tuple(round(0.025 * k, 3) for k in range(41))   # the decay exponents searched, 0 to 1
 T0_FACTORS = (0.25, 1.0, 4.0)   # the offsets t_0 the exponent is searched at, times cfg.t0
@@ -103,7 +107,7 @@ def _etas(kinds: dict, steps: int) -> np.ndarray:
                      for kw in kinds.values()])
 
 
-def best_exponent(cfg: PowerLawConfig, gammas=GAMMAS, t0_factors=T0_FACTORS) -> dict:
+def best_exponent(cfg: PowerLawConfig, gammas=GAMMAS, t0_factors=T0_FACTORS) -> BestExponent:
     """The decay exponent whose tail-averaged expected risk is lowest at the last horizon,
     searched over ``gammas`` (exact, :func:`~.science.expected_risk`), beside the theory's,
     at each offset ``t_0 = cfg.t0 * f`` of ``t0_factors`` (the schedule ``eta_0 (1 +
@@ -122,19 +126,65 @@ def best_exponent(cfg: PowerLawConfig, gammas=GAMMAS, t0_factors=T0_FACTORS) -> 
     best = [float(gammas[int(np.argmin(row))]) for row in r]
     here = t0s.index(float(cfg.t0))
     keep = [t0s.index(float(cfg.t0 * f)) for f in t0_factors]
-    return dict(gammas=list(gammas), risk=r[here].tolist(), best=best[here],
-                t0=float(cfg.t0), t0s=[t0s[i] for i in keep], best_by_t0=[best[i] for i in keep],
-                risk_by_t0=[r[i].tolist() for i in keep],
-                theory=theory_exponent(cfg.capacity, cfg.source))
+    return BestExponent(gammas=list(gammas), risk=r[here].tolist(), best=best[here],
+                        t0=float(cfg.t0), t0s=[t0s[i] for i in keep],
+                        best_by_t0=[best[i] for i in keep],
+                        risk_by_t0=[r[i].tolist() for i in keep],
+                        theory=theory_exponent(cfg.capacity, cfg.source))
+
+
+@dataclass
+class Risks(Record):
+    """Excess risk per schedule and horizon (``[schedule][horizon]``) of the last iterate and
+    of the tail average."""
+    last: list
+    tail: list
+
+
+@dataclass
+class Anytime(Record):
+    """:func:`run_anytime`'s result. ``sim``, ``sim_se`` and ``lrs`` are None in a live
+    panel's first, exact-only results (:func:`~.panels.staged_anytime`)."""
+    names: list
+    horizons: list
+    lr: float
+    exact: Risks
+    gamma: float
+    seed: int
+    config: PowerLawConfig
+    lrs: list | None = None
+    sim: Risks | None = None
+    sim_se: Risks | None = None
+
+
+@dataclass
+class BestExponent(Record):
+    """:func:`best_exponent`'s result."""
+    gammas: list
+    risk: list
+    best: float
+    t0: float
+    t0s: list
+    best_by_t0: list
+    risk_by_t0: list
+    theory: float
+
+
+@dataclass
+class ClaimRuns(Record):
+    """Section 1's runs the claims read (:func:`~.claims.claim_runs`): ``{seed: Anytime}``
+    and ``{(capacity, source): BestExponent}``."""
+    anytime: dict[int, Anytime]
+    exponents: dict[tuple, BestExponent]
 
 
 def run_anytime(cfg: PowerLawConfig | None = None, seed: int | None = None,
-                profile: str | None = None) -> dict:
+                profile: str | None = None) -> Anytime:
     """Section 1: every schedule of :func:`anytime_schedules` at ``cfg.lr / tr(H)``, simulated
     (``cfg.replicas`` data streams on ``seed``) and exact (:func:`~.science.expected_risk`),
-    read at each horizon for the last iterate and the tail average. Returns ``names``,
-    ``horizons``, ``sim`` and ``exact`` (each ``{"last", "tail"}``: ``[schedule][horizon]``, the
-    simulation's the replicas' mean), ``sim_se`` (their standard errors), ``gamma`` (the
+    read at each horizon for the last iterate and the tail average. Returns an
+    :class:`Anytime`: ``names``, ``horizons``, ``sim`` and ``exact`` (each :class:`Risks`,
+    the simulation's the replicas' mean), ``sim_se`` (their standard errors), ``gamma`` (the
     theory's exponent), ``seed`` and the config."""
     seed = get_seed(seed)
     cfg = PowerLawConfig.for_profile(profile) if cfg is None else cfg
@@ -147,13 +197,12 @@ def run_anytime(cfg: PowerLawConfig | None = None, seed: int | None = None,
     exact = expected_risk(lam, ws, cfg.sigma, etas, hs)
     se = {k: (v.std(1, ddof=1) / math.sqrt(v.shape[1]) if v.shape[1] > 1 else 0 * v[:, 0])
           for k, v in sim.items()}
-    return dict(names=list(kinds), horizons=hs, lr=lr,
-                lrs=[kw["lr"] * lam.sum() for kw in kinds.values()],
-                sim={k: v.mean(1).tolist() for k, v in sim.items()},
-                sim_se={k: np.asarray(v).tolist() for k, v in se.items()},
-                exact={k: v.tolist() for k, v in exact.items()},
-                gamma=theory_exponent(cfg.capacity, cfg.source), seed=seed,
-                config=cfg.to_dict())
+    return Anytime(names=list(kinds), horizons=hs, lr=lr,
+                   lrs=[kw["lr"] * lam.sum() for kw in kinds.values()],
+                   sim=Risks.of({k: v.mean(1).tolist() for k, v in sim.items()}),
+                   sim_se=Risks.of({k: np.asarray(v).tolist() for k, v in se.items()}),
+                   exact=Risks.of({k: v.tolist() for k, v in exact.items()}),
+                   gamma=theory_exponent(cfg.capacity, cfg.source), seed=seed, config=cfg)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -367,15 +416,58 @@ def cooldown_start(cfg: CooldownConfig, budget: int) -> int:
     return int(math.floor(budget * (1 - cfg.cooldown))) + 1
 
 
+@dataclass
+class Average(Record):
+    """An average of a run's iterates: its training and test loss at ``steps``."""
+    steps: list
+    train_loss: list
+    test_loss: list
+
+
+@dataclass
+class CooldownSeed(Record):
+    """One seed's part of a :class:`Cooldown`, what its claims read: ``{name: [E]}`` losses
+    and ``{"ema" or "tail@b": Average}``."""
+    seed: int
+    budgets: list
+    starts: list
+    steps: list
+    train_loss: dict[str, list]
+    test_loss: dict[str, list]
+    averages: dict[str, Average]
+
+
+@dataclass
+class Cooldown(Record):
+    """:func:`run_cooldown`'s result: per seed, per schedule name, losses at ``steps``."""
+    names: list
+    seeds: list
+    budgets: list
+    starts: list
+    steps: list
+    train_loss: dict[int, dict[str, list]]
+    test_loss: dict[int, dict[str, list]]
+    test_acc: dict[int, dict[str, list]]
+    averages: dict[int, dict[str, Average]]
+    etas: dict[str, list]
+    config: CooldownConfig
+
+    def at_seed(self, seed: int) -> CooldownSeed:
+        """One seed's part (the losses and averages of ``seed``)."""
+        return CooldownSeed(seed=seed, budgets=self.budgets, starts=self.starts,
+                            steps=self.steps, train_loss=self.train_loss[seed],
+                            test_loss=self.test_loss[seed], averages=self.averages[seed])
+
+
 def run_cooldown(cfg: CooldownConfig | None = None, seeds=None, profile: str | None = None,
-                 device=None) -> dict:
+                 device=None) -> Cooldown:
     """Sections 2 and 3 on MNIST-1D: every schedule of :func:`cooldown_schedules` on every
     seed of ``seeds`` (default: the book's seed), one stacked model; the constant run's EMA
     (window ``cfg.ema_window``) and, per budget, its uniform average over the cooldown's
-    steps. Returns ``names``, ``seeds``, ``budgets``, ``starts`` (each budget's cooldown
-    start), ``steps`` (evaluations), ``train_loss``/``test_loss``/``test_acc``
-    (``{seed: {name: [E] list}}``), ``averages`` (``{seed: {"ema" or "tail@b": {"steps",
-    "train_loss", "test_loss"}}}``), ``etas`` (``{name: list}``) and the config."""
+    steps. Returns a :class:`Cooldown`: ``names``, ``seeds``, ``budgets``, ``starts`` (each
+    budget's cooldown start), ``steps`` (evaluations), ``train_loss``/``test_loss``/``test_acc``
+    (``{seed: {name: [E] list}}``), ``averages`` (``{seed: {"ema" or "tail@b":
+    Average}}``), ``etas`` (``{name: list}``) and the config."""
     cfg = CooldownConfig.for_profile(profile) if cfg is None else cfg
     seeds = [get_seed(None)] if seeds is None else [int(s) for s in seeds]
     from ..data import mnist1d
@@ -398,26 +490,47 @@ def run_cooldown(cfg: CooldownConfig | None = None, seeds=None, profile: str | N
                       averages=averages, device=dev)
     per = lambda key: {s: {n: r[key][i * len(names) + j].tolist() for j, n in enumerate(names)}
                        for i, s in enumerate(seeds)}
-    avgs = {s: {k: dict(steps=v["steps"], train_loss=v["train_loss"][i].tolist(),
-                        test_loss=v["test_loss"][i].tolist())
+    avgs = {s: {k: Average(steps=v["steps"], train_loss=v["train_loss"][i].tolist(),
+                           test_loss=v["test_loss"][i].tolist())
                 for k, v in r["averages"].items()} for i, s in enumerate(seeds)}
-    return dict(names=names, seeds=seeds, budgets=budgets, starts=starts, steps=r["steps"],
-                train_loss=per("train_loss"), test_loss=per("test_loss"),
-                test_acc=per("test_acc"), averages=avgs,
-                etas={n: v.tolist() for n, v in kinds.items()}, config=cfg.to_dict())
+    return Cooldown(names=names, seeds=seeds, budgets=budgets, starts=starts, steps=r["steps"],
+                    train_loss=per("train_loss"), test_loss=per("test_loss"),
+                    test_acc=per("test_acc"), averages=avgs,
+                    etas={n: v.tolist() for n, v in kinds.items()}, config=cfg)
 
 
 SF_METHODS = ("schedule-free", "cosine", "constant")
 
 
+@dataclass
+class Losses(Record):
+    """One method's losses and accuracy, ``{seed: {peak rate: [E] list}}``."""
+    train_loss: dict[int, dict[float, list]]
+    test_loss: dict[int, dict[float, list]]
+    test_acc: dict[int, dict[float, list]]
+
+
+@dataclass
+class ScheduleFree(Record):
+    """:func:`run_schedulefree`'s result: ``methods`` is ``{method: Losses}``, the methods
+    of :data:`SF_METHODS`."""
+    lrs: list
+    seeds: list
+    steps: list
+    budgets: list
+    warmup: int
+    methods: dict[str, Losses]
+    config: CooldownConfig
+
+
 def run_schedulefree(cfg: CooldownConfig | None = None, seeds=None, profile: str | None = None,
-                     device=None) -> dict:
+                     device=None) -> ScheduleFree:
     """Section 4: schedule-free AdamW (``schedulefree.AdamWScheduleFree``, its warmup
     ``cfg.sf_warmup`` of the budget) against AdamW with a cosine to the budget ``cfg.steps``
     and AdamW at a constant rate (both with the same warmup), each at the peak rates ``cfg.lr
-    * cfg.lr_factors``, on ``seeds``. Returns ``lrs``, ``seeds``, ``steps`` (evaluations),
-    ``budgets``, ``warmup`` (steps) and per method (:data:`SF_METHODS`)
-    ``train_loss``/``test_loss``/``test_acc`` as ``{seed: {lr: [E] list}}``, and the config."""
+    * cfg.lr_factors``, on ``seeds``. Returns a :class:`ScheduleFree`: ``lrs``, ``seeds``,
+    ``steps`` (evaluations), ``budgets``, ``warmup`` (steps), ``methods`` (per method of
+    :data:`SF_METHODS`, its :class:`Losses`, ``{seed: {lr: [E] list}}``) and the config."""
     cfg = CooldownConfig.for_profile(profile) if cfg is None else cfg
     seeds = [get_seed(None)] if seeds is None else [int(s) for s in seeds]
     from ..data import mnist1d
@@ -435,23 +548,20 @@ def run_schedulefree(cfg: CooldownConfig | None = None, seeds=None, profile: str
     etas = np.stack([schedule(steps=cfg.steps, lr=lr, warmup=warm, **shapes[m])
                      for m, s, lr in rows])
     adamw = train_stacked(data, etas, [s for _, s, _ in rows], **common)
-    out = dict(lrs=lrs, seeds=seeds, steps=adamw["steps"], budgets=budgets, warmup=warm,
-               config=cfg.to_dict())
     keys = ("train_loss", "test_loss", "test_acc")
-    for m in shapes:
-        out[m] = {k: {s: {} for s in seeds} for k in keys}
+    out = {m: {k: {s: {} for s in seeds} for k in keys} for m in SF_METHODS}
     for i, (m, s, lr) in enumerate(rows):
         for k in keys:
             out[m][k][s][lr] = adamw[k][i].tolist()
-    sf = {k: {s: {} for s in seeds} for k in keys}
     for lr in lrs:
         r = train_stacked(data, np.full((len(seeds), cfg.steps), lr), seeds,
                           optimizer="schedulefree", warmup_steps=warm, **common)
         for k in keys:
             for i, s in enumerate(seeds):
-                sf[k][s][lr] = r[k][i].tolist()
-    out["schedule-free"] = sf
-    return out
+                out["schedule-free"][k][s][lr] = r[k][i].tolist()
+    return ScheduleFree(lrs=lrs, seeds=seeds, steps=adamw["steps"], budgets=budgets,
+                        warmup=warm, methods={m: Losses(**v) for m, v in out.items()},
+                        config=cfg)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -512,15 +622,35 @@ def clock_schedules(cfg: PowerLawConfig) -> dict:
             "WSD": schedule("wsd", T, lr, horizon=T, cooldown=cfg.clock_cooldown)}
 
 
+@dataclass
+class Clock(Record):
+    """:func:`run_clock`'s result: per schedule name, values at ``steps``."""
+    names: list
+    steps: list
+    weight_decay: float
+    lr: float
+    seed: int
+    start: int
+    memory: dict[str, list]
+    memory_se: dict[str, list]
+    expected: dict[str, list]
+    product: dict[str, list]
+    clock: dict[str, list]
+    sum_eta: dict[str, list]
+    expected_no_decay: dict[str, list]
+    config: PowerLawConfig
+
+
 def run_clock(cfg: PowerLawConfig | None = None, seed: int | None = None,
-              profile: str | None = None, n_evals: int = 64) -> dict:
+              profile: str | None = None, n_evals: int = 64) -> Clock:
     """Section 5: weight decay ``lambda = cfg.clock_tau / (eta T)`` (the constant rate's clock
     reads ``clock_tau`` at the last horizon ``T``), the twins of :func:`simulate_twins` under
     :func:`clock_schedules`, ``delta`` a standard Gaussian vector drawn from ``seed``. Returns
     per schedule (``names``) at ``steps``: the measured memory (the replicas' mean, and its
     standard error), the exact expected memory, the decay product and the clock, ``sum_eta``
     and the exact expected memory with no weight decay (``expected_no_decay``); and
-    ``weight_decay``, ``lr``, ``seed``, ``starts`` (the WSD's cooldown start) and the config."""
+    ``weight_decay``, ``lr``, ``seed``, ``start`` (the WSD's cooldown start) and the config
+    (a :class:`Clock`)."""
     seed = get_seed(seed)
     cfg = PowerLawConfig.for_profile(profile) if cfg is None else cfg
     lam, ws = spectrum(cfg.d, cfg.capacity, cfg.source)
@@ -534,15 +664,15 @@ def run_clock(cfg: PowerLawConfig | None = None, seed: int | None = None,
     mem = simulate_twins(lam, ws, cfg.sigma, etas, wd, delta, cfg.replicas, seed, steps)
     R = mem.shape[1]
     pick = lambda a: [float(a[t]) for t in steps]
-    return dict(names=list(kinds), steps=steps, weight_decay=wd, lr=lr, seed=seed,
-                start=int(math.floor(T * (1 - cfg.clock_cooldown))),
-                memory={n: mem[i].mean(0).tolist() for i, n in enumerate(kinds)},
-                memory_se={n: (mem[i].std(0, ddof=1) / math.sqrt(R) if R > 1
-                               else 0 * mem[i][0]).tolist() for i, n in enumerate(kinds)},
-                expected={n: pick(expected_memory(lam, delta, e, wd)) for n, e in kinds.items()},
-                product={n: pick(decay_product(e, wd)) for n, e in kinds.items()},
-                clock={n: pick(decay_clock(e, wd)) for n, e in kinds.items()},
-                sum_eta={n: pick(np.concatenate([[0.0], np.cumsum(e)])) for n, e in kinds.items()},
-                expected_no_decay={n: pick(expected_memory(lam, delta, e, 0.0))
-                                   for n, e in kinds.items()},
-                config=cfg.to_dict())
+    return Clock(names=list(kinds), steps=steps, weight_decay=wd, lr=lr, seed=seed,
+                 start=int(math.floor(T * (1 - cfg.clock_cooldown))),
+                 memory={n: mem[i].mean(0).tolist() for i, n in enumerate(kinds)},
+                 memory_se={n: (mem[i].std(0, ddof=1) / math.sqrt(R) if R > 1
+                                else 0 * mem[i][0]).tolist() for i, n in enumerate(kinds)},
+                 expected={n: pick(expected_memory(lam, delta, e, wd)) for n, e in kinds.items()},
+                 product={n: pick(decay_product(e, wd)) for n, e in kinds.items()},
+                 clock={n: pick(decay_clock(e, wd)) for n, e in kinds.items()},
+                 sum_eta={n: pick(np.concatenate([[0.0], np.cumsum(e)])) for n, e in kinds.items()},
+                 expected_no_decay={n: pick(expected_memory(lam, delta, e, 0.0))
+                                    for n, e in kinds.items()},
+                 config=cfg)

@@ -10,48 +10,48 @@ __all__ = ["anytime_figure", "anytime_rows", "exponent_figure", "cooldown_figure
            "wsd_norm_conjecture", "conjecture_figure"]
 
 
-def _series(r: dict):
+def _series(r):
     """(label, kind, schedule name, dash) of what the anytime figure draws."""
-    hs = r["horizons"]
+    hs = r.horizons
     yield "constant, last iterate", "last", "constant", "solid"
     yield "constant + averaging", "tail", "constant", "dash"
     yield "1/√t + averaging", "tail", "1/√t", "dash"
-    yield f"theory (γ*={r['gamma']:.2f}) + averaging", "tail", "theory", "dash"
+    yield f"theory (γ*={r.gamma:.2f}) + averaging", "tail", "theory", "dash"
     yield f"cosine tuned to {hs[-1]}, read early", "last", f"cos@{hs[-1]}", "dot"
 
 
-def anytime_figure(r: dict, title: str | None = None):
+def anytime_figure(r, title: str | None = None):
     """The excess risk against the horizon (log-log): the simulation's mean (markers and
     lines) and the exact expected risk (a thin line of each schedule's colour; the envelope of
     tuned cosines, drawn thick and grey, has its thin exact line too, darker to show on top).
-    A result without ``sim`` (a live panel's first figures) draws the exact risk alone, and
+    A result whose ``sim`` is None (a live panel's first figures) draws the exact risk alone, and
     one without the tuned cosines leaves them out."""
-    hs = np.asarray(r["horizons"], float)
+    hs = np.asarray(r.horizons, float)
     fig = plots.figure(title or "Which schedule is good at every horizon?", "horizon (steps)",
                        "excess risk", logx=True, logy=True)
-    sim = r.get("sim")
+    sim = r.sim
     cosines = [f"cos@{int(h)}" for h in hs]
-    if all(c in r["names"] for c in cosines):
+    if all(c in r.names for c in cosines):
         def envelope(src):
-            return [src["last"][r["names"].index(c)][k] for k, c in enumerate(cosines)]
+            return [src.last[r.names.index(c)][k] for k, c in enumerate(cosines)]
         label = "cosine tuned to each horizon"
         if sim:
             fig.add_scatter(x=hs, y=envelope(sim), mode="lines+markers", name=label,
                             line=dict(color="#888", width=4), legendgroup="envelope")
-        fig.add_scatter(x=hs, y=envelope(r["exact"]), mode="lines", showlegend=not sim,
+        fig.add_scatter(x=hs, y=envelope(r.exact), mode="lines", showlegend=not sim,
                         name=label + ", exact",
                         line=dict(color="#333" if sim else "#888", width=1 if sim else 4),
                         opacity=0.5 if sim else 1.0, legendgroup="envelope",
                         hoverinfo="skip" if sim else None)
     for j, (label, kind, name, dash) in enumerate(_series(r)):
-        if name not in r["names"]:
+        if name not in r.names:
             continue
-        i = r["names"].index(name)
+        i = r.names.index(name)
         color = plots.PALETTE[j % len(plots.PALETTE)]
         if sim:
-            fig.add_scatter(x=hs, y=sim[kind][i], mode="lines+markers", name=label,
+            fig.add_scatter(x=hs, y=getattr(sim, kind)[i], mode="lines+markers", name=label,
                             line=dict(color=color, dash=dash), legendgroup=str(j))
-        fig.add_scatter(x=hs, y=r["exact"][kind][i], mode="lines", showlegend=not sim,
+        fig.add_scatter(x=hs, y=getattr(r.exact, kind)[i], mode="lines", showlegend=not sim,
                         name=label + ", exact", line=dict(color=color, width=1 if sim else 2,
                                                           dash=None if sim else dash),
                         opacity=0.5 if sim else 1.0, legendgroup=str(j),
@@ -59,17 +59,17 @@ def anytime_figure(r: dict, title: str | None = None):
     return fig
 
 
-def anytime_rows(r: dict) -> list[dict]:
+def anytime_rows(r) -> list[dict]:
     """Each schedule at the last horizon (the columns say which): its rate there, the risk of
     its last iterate and of its average (simulated, exact)."""
     out = []
-    at = f" at H = {r['horizons'][-1]}"
-    for i, n in enumerate(r["names"]):
-        out.append({"schedule": n, "peak rate (1/tr H)": r["lrs"][i],
-                    "last iterate" + at: r["sim"]["last"][i][-1],
-                    "last, exact" + at: r["exact"]["last"][i][-1],
-                    "average" + at: r["sim"]["tail"][i][-1],
-                    "average, exact" + at: r["exact"]["tail"][i][-1]})
+    at = f" at H = {r.horizons[-1]}"
+    for i, n in enumerate(r.names):
+        out.append({"schedule": n, "peak rate (1/tr H)": r.lrs[i],
+                    "last iterate" + at: r.sim.last[i][-1],
+                    "last, exact" + at: r.exact.last[i][-1],
+                    "average" + at: r.sim.tail[i][-1],
+                    "average, exact" + at: r.exact.tail[i][-1]})
     return out
 
 
@@ -79,46 +79,44 @@ def exponent_figure(exponents: dict, title: str | None = None):
     schedule's offset t0 where :func:`~.experiments.best_exponent` searched several (it opens
     at the page's t0)."""
     e0 = next(iter(exponents.values()))
-    if "risk_by_t0" not in e0:
-        return _exponent_at(exponents, "risk", e0.get("t0"), title)
-    t0s = e0["t0s"]
-    figs = [_exponent_at({k: dict(e, at=e["risk_by_t0"][i]) for k, e in exponents.items()},
-                         "at", t0, title) for i, t0 in enumerate(t0s)]
-    here = t0s.index(e0["t0"]) if e0.get("t0") in t0s else len(t0s) // 2
+    t0s = e0.t0s
+    figs = [_exponent_at(exponents, i, t0, title) for i, t0 in enumerate(t0s)]
+    here = t0s.index(e0.t0) if e0.t0 in t0s else len(t0s) // 2
     return plots.slider(figs, [f"{t:g}" for t in t0s], name="t0", active=here)
 
 
-def _exponent_at(exponents: dict, key: str, t0, title: str | None):
-    """:func:`exponent_figure` at one offset: each setting's ``e[key]`` (risk per exponent)."""
+def _exponent_at(exponents: dict, i: int, t0, title: str | None):
+    """:func:`exponent_figure` at the ``i``-th offset ``t0``: each setting's risk per
+    exponent there (``risk_by_t0[i]``)."""
     fig = plots.figure(title or ("Exact risk against the decay exponent"
                                  + (f" at t0 = {t0:g}" if t0 is not None else "")),
                        "decay exponent γ", "risk / best risk", logy=True)
     for j, ((a, b), e) in enumerate(exponents.items()):
         color = plots.PALETTE[j % len(plots.PALETTE)]
-        risk = np.asarray(e[key]) / min(e[key])
-        fig.add_scatter(x=e["gammas"], y=risk, mode="lines+markers", line=dict(color=color),
+        risk = np.asarray(e.risk_by_t0[i]) / min(e.risk_by_t0[i])
+        fig.add_scatter(x=e.gammas, y=risk, mode="lines+markers", line=dict(color=color),
                         name=f"capacity {a:g}, source {b:g}", legendgroup=str(j))
-        fig.add_scatter(x=[e["theory"]] * 2, y=[1, risk.max()], mode="lines", showlegend=False,
+        fig.add_scatter(x=[e.theory] * 2, y=[1, risk.max()], mode="lines", showlegend=False,
                         line=dict(color=color, dash="dot"), legendgroup=str(j),
-                        name=f"γ* = {e['theory']:.2f}")
+                        name=f"γ* = {e.theory:.2f}")
     return fig
 
 
-def _seed(r: dict, seed: int | None) -> int:
-    return r["seeds"][0] if seed is None else int(seed)
+def _seed(r, seed: int | None) -> int:
+    return r.seeds[0] if seed is None else int(seed)
 
 
-def cooldown_figure(r: dict, seed: int | None = None, key: str = "train_loss", title=None):
+def cooldown_figure(r, seed: int | None = None, key: str = "train_loss", title=None):
     """Section 2: the constant run's loss against the step, each budget's linear and 1−√
     cooldown branched from it (from its start to the budget) and the cosine run to each
     budget (its whole curve, dotted), one seed."""
     s = _seed(r, seed)
-    L, st = r[key][s], np.asarray(r["steps"])
+    L, st = getattr(r, key)[s], np.asarray(r.steps)
     fig = plots.figure(title or "A cooldown branched from one constant run, against a cosine per budget",
                        "step", key.replace("_", " "), logy=True)
     fig.add_scatter(x=st, y=L["constant"], mode="lines", name="constant rate",
                     line=dict(color="#555", width=3))
-    for j, (b, a) in enumerate(zip(r["budgets"], r["starts"])):
+    for j, (b, a) in enumerate(zip(r.budgets, r.starts)):
         color = plots.PALETTE[j % len(plots.PALETTE)]
         seg = (st >= a) & (st <= b)
         for shape, dash in (("linear", "solid"), ("sqrt", "dash")):
@@ -132,18 +130,18 @@ def cooldown_figure(r: dict, seed: int | None = None, key: str = "train_loss", t
     return fig
 
 
-def cooldown_rows(r: dict, seed: int | None = None) -> list[dict]:
+def cooldown_rows(r, seed: int | None = None) -> list[dict]:
     """Per budget (one seed): the training and test loss of the constant run at the
     cooldown's start and at the budget, of both cooldowns, of the cosine and of the constant
     run's averages (uniform over the cooldown's steps, and the EMA)."""
     s = _seed(r, seed)
-    st = r["steps"]
+    st = r.steps
     out = []
-    for b, a in zip(r["budgets"], r["starts"]):
+    for b, a in zip(r.budgets, r.starts):
         for key, what in (("train_loss", "train"), ("test_loss", "test")):
-            L, A = r[key][s], r["averages"][s]
+            L, A = getattr(r, key)[s], r.averages[s]
             at = lambda n, t: L[n][st.index(t)]
-            av = lambda n: A[n][key][A[n]["steps"].index(b)]
+            av = lambda n: getattr(A[n], key)[A[n].steps.index(b)]
             # short headers, so that nine columns fit a phone's width (the page says
             # what each is, under the table)
             out.append({"budget": b, "loss": what, "at start": at("constant", a),
@@ -153,20 +151,21 @@ def cooldown_rows(r: dict, seed: int | None = None) -> list[dict]:
     return out
 
 
-def average_figure(r: dict, seed: int | None = None, key: str = "train_loss", title=None):
+def average_figure(r, seed: int | None = None, key: str = "train_loss", title=None):
     """Section 3: at each budget, the constant run's loss, its EMA's and its uniform average
     over the cooldown's steps, against the linear cooldown's (markers), one seed."""
     s = _seed(r, seed)
-    L, A, st = r[key][s], r["averages"][s], r["steps"]
+    L, A, st = getattr(r, key)[s], r.averages[s], r.steps
     fig = plots.figure(title or "Averaging the constant run instead of cooling it down",
                        "step", key.replace("_", " "), logy=True)
     fig.add_scatter(x=st, y=L["constant"], mode="lines", name="constant rate",
                     line=dict(color="#555", width=3))
-    fig.add_scatter(x=A["ema"]["steps"], y=A["ema"][key], mode="lines",
-                    name=f"its EMA (window {r['config']['ema_window']})",
+    fig.add_scatter(x=A["ema"].steps, y=getattr(A["ema"], key), mode="lines",
+                    name=f"its EMA (window {r.config.ema_window})",
                     line=dict(color=plots.PALETTE[0]))
-    bs = r["budgets"]
-    fig.add_scatter(x=bs, y=[A[f"tail@{b}"][key][A[f"tail@{b}"]["steps"].index(b)] for b in bs],
+    bs = r.budgets
+    fig.add_scatter(x=bs, y=[getattr(A[f"tail@{b}"], key)[A[f"tail@{b}"].steps.index(b)]
+                             for b in bs],
                     mode="markers", name="its uniform average over each cooldown's steps",
                     marker=dict(color=plots.PALETTE[2], size=11, symbol="diamond"))
     fig.add_scatter(x=bs, y=[L[f"linear@{b}"][st.index(b)] for b in bs], mode="markers",
@@ -178,7 +177,7 @@ _SF_NAMES = {"schedule-free": "schedule-free AdamW", "cosine": "AdamW, cosine",
              "constant": "AdamW, constant rate"}
 
 
-def schedulefree_figure(r: dict, seed: int | None = None, key: str = "train_loss", title=None):
+def schedulefree_figure(r, seed: int | None = None, key: str = "train_loss", title=None):
     """Section 4: schedule-free AdamW, AdamW with a cosine to the budget and AdamW at a
     constant rate (the same warmup), each at its tuned peak rate
     (:func:`~.claims.tuned_lr`), against the step (one seed)."""
@@ -186,56 +185,57 @@ def schedulefree_figure(r: dict, seed: int | None = None, key: str = "train_loss
     from .experiments import SF_METHODS
 
     s = _seed(r, seed)
-    st = r["steps"]
+    st = r.steps
     fig = plots.figure(title or f"Schedule-free against a cosine tuned to the budget (seed {s})",
                        "step", key.replace("_", " "), logy=True)
     for j, m in enumerate(SF_METHODS):
-        if m not in r:
+        if m not in r.methods:
             continue
         lr = tuned_lr(r, m)
-        fig.add_scatter(x=st, y=r[m][key][s][lr], mode="lines+markers",
+        fig.add_scatter(x=st, y=getattr(r.methods[m], key)[s][lr], mode="lines+markers",
                         name=f"{_SF_NAMES[m]} (peak rate {lr:g})",
                         line=dict(color=plots.PALETTE[j], dash="dot" if m == "constant" else None))
     return fig
 
 
-def schedulefree_rows(r: dict) -> list[dict]:
+def schedulefree_rows(r) -> list[dict]:
     """Section 4: each method and peak rate, its training and test loss at the budget, the
     seeds' mean."""
     from .experiments import SF_METHODS
 
-    i = r["steps"].index(r["budgets"][-1])
+    i = r.steps.index(r.budgets[-1])
     out = []
     for m in SF_METHODS:
-        for lr in r["lrs"]:
+        for lr in r.lrs:
             row = {"method": m, "peak rate": lr}
             for key in ("train_loss", "test_loss", "test_acc"):
+                L = getattr(r.methods[m], key)
                 row[key.replace("_", " ") + ", seeds' mean"] = float(
-                    np.mean([r[m][key][s][lr][i] for s in r["seeds"]]))
+                    np.mean([L[s][lr][i] for s in r.seeds]))
             out.append(row)
     return out
 
 
-def clock_figure(r: dict, title: str | None = None):
+def clock_figure(r, title: str | None = None):
     """Section 5: the twins' memory of the start (the replicas' mean, markers), its exact
     expectation (lines) and weight decay's product alone (dotted), against the step (left)
     and against weight decay's clock λΣη (right), constant and WSD."""
     fig = plots.subplots(1, 2, titles=("against the step", "against the clock λΣη"),
                          title=title or "What the run remembers of its start")
-    for j, n in enumerate(r["names"]):
+    for j, n in enumerate(r.names):
         color = plots.PALETTE[j]
-        for col, x in ((1, r["steps"]), (2, r["clock"][n])):
+        for col, x in ((1, r.steps), (2, r.clock[n])):
             first = col == 1
-            fig.add_scatter(x=x, y=r["memory"][n], mode="markers", name=f"{n}, measured",
+            fig.add_scatter(x=x, y=r.memory[n], mode="markers", name=f"{n}, measured",
                             marker=dict(color=color, size=5), legendgroup=n, showlegend=first,
                             row=1, col=col)
-            fig.add_scatter(x=x, y=r["expected"][n], mode="lines", name=f"{n}, exact",
+            fig.add_scatter(x=x, y=r.expected[n], mode="lines", name=f"{n}, exact",
                             line=dict(color=color, width=1), legendgroup=n, showlegend=first,
                             row=1, col=col)
-            fig.add_scatter(x=x, y=r["product"][n], mode="lines", legendgroup=n,
+            fig.add_scatter(x=x, y=r.product[n], mode="lines", legendgroup=n,
                             name=f"{n}, ∏(1−η_t λ) alone", showlegend=first,
                             line=dict(color=color, dash="dot"), row=1, col=col)
-    fig.add_vline(x=r["start"], line=dict(color="#888", dash="dash", width=1), row=1, col=1)
+    fig.add_vline(x=r.start, line=dict(color="#888", dash="dash", width=1), row=1, col=1)
     fig.update_yaxes(type="log", title_text="memory of the start", row=1, col=1)
     fig.update_yaxes(type="log", row=1, col=2)
     fig.update_xaxes(title_text="step", row=1, col=1)
@@ -290,7 +290,7 @@ def conjecture_figure(c: dict, title: str | None = None):
 __all__ += ["valley_figure"]
 
 
-def valley_figure(r: dict, title: str | None = None):
+def valley_figure(r, title: str | None = None):
     """Section 2's river-valley toy (:func:`~.valley.run_valley`): left, the exact expected
     loss (lines) and the hill term alone (dotted) against the step, the replicas' mean loss
     (markers, every 20th step); right, one replica's path in the valley, the river
@@ -299,11 +299,11 @@ def valley_figure(r: dict, title: str | None = None):
     fig = plots.subplots(1, 2, titles=("expected loss against the step",
                                        "one run in the valley"),
                          title=title or "A river valley: bounce, travel, then settle")
-    steps = np.arange(len(r["expected"][r["names"][0]]))
-    a = r["start"]
-    for j, n in enumerate(r["names"]):
+    steps = np.arange(len(r.expected[r.names[0]]))
+    a = r.start
+    for j, n in enumerate(r.names):
         color = plots.PALETTE[j]
-        e, s = np.asarray(r["expected"][n]), np.asarray(r["sim"][n])
+        e, s = np.asarray(r.expected[n]), np.asarray(r.sim[n])
         fig.add_scatter(x=steps, y=e.sum(1), mode="lines", name=f"{n}: loss",
                         line=dict(color=color), legendgroup=n, row=1, col=1)
         fig.add_scatter(x=steps, y=e[:, 0], mode="lines", name=f"{n}: hill term",
@@ -312,7 +312,7 @@ def valley_figure(r: dict, title: str | None = None):
         fig.add_scatter(x=steps[::20], y=s.sum(1)[::20], mode="markers",
                         name=f"{n}: simulated", marker=dict(color=color, size=4),
                         legendgroup=n, showlegend=False, row=1, col=1)
-        p = np.asarray(r["path"][n])
+        p = np.asarray(r.path[n])
         p = p[a:] if n == "WSD" else p
         fig.add_scatter(x=p[:, 1], y=p[:, 0], mode="lines", name=f"{n}: path",
                         line=dict(color=color, width=1 if n != "WSD" else 2),

@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from ..runtime import get_seed
-from .experiments import (_etas, anytime_schedules, cooldown_start, run_cooldown, simulate,
-                          tuned_cosines)
+from .experiments import (Anytime, Risks, _etas, anytime_schedules, cooldown_start,
+                          run_cooldown, simulate, tuned_cosines)
 from .figures import anytime_figure, cooldown_figure
 from .science import CooldownConfig, PowerLawConfig, expected_risk, spectrum, theory_exponent
 
@@ -29,32 +29,35 @@ def anytime_work(cfg: PowerLawConfig, replicas: int) -> float:
     return cfg.horizons()[-1] * (8e-4 + 1e-8 * schedules * float(replicas) * cfg.d)
 
 
-def staged_anytime(cfg: PowerLawConfig, seed: int, update) -> dict:
+def staged_anytime(cfg: PowerLawConfig, seed: int, update) -> Anytime | None:
     """:func:`~.experiments.run_anytime`'s result, computed in the order a panel can draw it:
     the exact risk of the three untuned schedules (drawn), then of the tuned cosines too
-    (drawn), then the simulation (the caller draws it). The same result as ``run_anytime``'s."""
+    (drawn), then the simulation (the caller draws it). The same result as ``run_anytime``'s;
+    None when the reader stopped it."""
     lam, ws = spectrum(cfg.d, cfg.capacity, cfg.source)
     lr = cfg.lr / lam.sum()
     hs = cfg.horizons()
     gamma = theory_exponent(cfg.capacity, cfg.source)
-    base = dict(horizons=hs, lr=lr, gamma=gamma, seed=seed, config=cfg.to_dict())
+    base = dict(horizons=hs, lr=lr, gamma=gamma, seed=seed, config=cfg)
     kinds = {k: v for k, v in anytime_schedules(cfg, lr).items() if not k.startswith("cos@")}
     exact = expected_risk(lam, ws, cfg.sigma, _etas(kinds, hs[-1]), hs)
-    update(fig=anytime_figure(dict(base, names=list(kinds),
-                                   exact={k: v.tolist() for k, v in exact.items()})),
-           progress=0.1)
+    update(fig=anytime_figure(Anytime(**base, names=list(kinds), exact=Risks.of(
+        {k: v.tolist() for k, v in exact.items()}))), progress=0.1)
     if update.stop_requested:
-        return {}
+        return None
     kinds.update(tuned_cosines(cfg))
     etas = _etas(kinds, hs[-1])
-    exact = {k: v.tolist() for k, v in expected_risk(lam, ws, cfg.sigma, etas, hs).items()}
-    update(fig=anytime_figure(dict(base, names=list(kinds), exact=exact)), progress=0.35)
+    exact = Risks.of({k: v.tolist()
+                      for k, v in expected_risk(lam, ws, cfg.sigma, etas, hs).items()})
+    update(fig=anytime_figure(Anytime(**base, names=list(kinds), exact=exact)), progress=0.35)
     sim = simulate(lam, ws, cfg.sigma, etas, hs, cfg.replicas, seed)
     se = {k: (v.std(1, ddof=1) / math.sqrt(v.shape[1]) if v.shape[1] > 1 else 0 * v[:, 0])
           for k, v in sim.items()}
-    return dict(base, names=list(kinds), lrs=[kw["lr"] * lam.sum() for kw in kinds.values()],
-                sim={k: v.mean(1).tolist() for k, v in sim.items()},
-                sim_se={k: np.asarray(v).tolist() for k, v in se.items()}, exact=exact)
+    return Anytime(**base, names=list(kinds),
+                   lrs=[kw["lr"] * lam.sum() for kw in kinds.values()],
+                   sim=Risks.of({k: v.mean(1).tolist() for k, v in sim.items()}),
+                   sim_se=Risks.of({k: np.asarray(v).tolist() for k, v in se.items()}),
+                   exact=exact)
 
 
 def anytime_panel(profile: str | None = None, seed: int | None = None):
@@ -70,10 +73,10 @@ def anytime_panel(profile: str | None = None, seed: int | None = None):
         cfg = base.replace(capacity=float(capacity), source=float(source), sigma=float(sigma),
                            lr=float(lr), replicas=int(replicas))
         r = staged_anytime(cfg, seed, update)
-        if not r:
+        if r is None:
             return None
         if not update.stop_requested:
-            update(status=f"done: the theory's exponent is {r['gamma']:.2f}")
+            update(status=f"done: the theory's exponent is {r.gamma:.2f}")
         return anytime_figure(r)
 
     return Panel(run, [Slider("capacity", 1.1, 3.0, value=base.capacity, step=0.1),
@@ -106,8 +109,8 @@ def cooldown_work(cfg: CooldownConfig) -> float:
     return COOLDOWN_FIXED + 4.0 * cfg.budgets()[0] + rows * float(cfg.steps)
 
 
-def _ratio_status(r: dict, seed: int) -> str:
-    L, st, T = r["train_loss"][seed], r["steps"], r["budgets"][-1]
+def _ratio_status(r, seed: int) -> str:
+    L, st, T = r.train_loss[seed], r.steps, r.budgets[-1]
     return (f"at step {T} the linear cooldown's training loss is "
             f"{L[f'linear@{T}'][st.index(T)] / L[f'cosine@{T}'][st.index(T)]:.2f}x the cosine's")
 

@@ -38,13 +38,16 @@ and 3 that read no claims row (:func:`cooldown_notes`, :func:`test_loss_notes`,
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..results import Record
 from .science import schedule
 
 __all__ = ["stationary_loss", "expected_valley", "simulate_valley", "run_valley", "largest_rise",
-           "valley_numbers", "cooldown_notes", "test_loss_notes", "averaging_gap"]
+           "valley_numbers", "cooldown_notes", "test_loss_notes", "averaging_gap",
+           "ValleySummary", "ValleySettings", "Valley", "Rise"]
 
 
 def _check(etas, curvatures, start, sigma: float, who: str):
@@ -118,9 +121,53 @@ def simulate_valley(etas, curvatures, start, sigma: float, replicas: int = 1000,
     return dict(loss=np.array(loss), path=np.array(path))
 
 
+@dataclass
+class ValleySummary(Record):
+    """The exact expected hill and river terms the page quotes: the WSD run's at its
+    cooldown's start and at the end, the hill's share of its drop over the cooldown, and the
+    constant (``const_``) and low constant (``low_``) runs' at the end."""
+    hill_start: float
+    river_start: float
+    hill_end: float
+    river_end: float
+    hill_share: float
+    const_hill_end: float
+    const_river_end: float
+    low_hill_end: float
+    low_river_end: float
+
+
+@dataclass
+class ValleySettings(Record):
+    """:func:`run_valley`'s settings."""
+    steps: int
+    lr: float
+    low: float
+    cooldown: float
+    curvatures: list
+    start: list
+    sigma: float
+    replicas: int
+    seed: int
+
+
+@dataclass
+class Valley(Record):
+    """:func:`run_valley`'s result: per schedule name, ``[T + 1, 2]`` arrays."""
+    names: list
+    etas: dict[str, list]
+    expected: dict[str, np.ndarray]
+    sim: dict[str, np.ndarray]
+    path: dict[str, np.ndarray]
+    start: int
+    summary: ValleySummary
+    stationary: dict[str, float]
+    config: ValleySettings
+
+
 def run_valley(steps: int = 600, lr: float = 1.5, low: float = 0.15, cooldown: float = 0.2,
                curvatures=(1.0, 0.002), start=(0.3, 10.0), sigma: float = 0.1,
-               replicas: int = 2000, seed: int = 0) -> dict:
+               replicas: int = 2000, seed: int = 0) -> Valley:
     """The toy's three schedules to ``steps``: the constant rate ``lr``, a WSD at ``lr``
     whose linear cooldown takes the last ``cooldown`` of the steps, and the constant rate
     ``low`` (a rate too low to bounce, and too low to travel). Direction 0 is the hill,
@@ -130,7 +177,8 @@ def run_valley(steps: int = 600, lr: float = 1.5, low: float = 0.15, cooldown: f
     [T + 1, 2]}``, one replica), ``start`` (the last step at which the WSD run is still the
     constant one), ``stationary`` (the hill's closed-form floor at ``lr`` and at ``low``),
     ``summary`` (the exact expected hill and river terms the page quotes, at ``start`` and at
-    the end, and the hill's share of the WSD's drop over its cooldown) and the settings."""
+    the end, and the hill's share of the WSD's drop over its cooldown) and the settings
+    (a :class:`Valley`)."""
     if len(curvatures) != 2 or not curvatures[0] > curvatures[1] > 0:
         raise ValueError(f"run_valley: curvatures must be (hill, river) with hill > river > 0, "
                          f"got {curvatures!r}")
@@ -153,53 +201,65 @@ def run_valley(steps: int = 600, lr: float = 1.5, low: float = 0.15, cooldown: f
     for n, key in (("constant", "const"), ("low constant", "low")):
         summary.update({f"{key}_hill_end": expected[n][-1, 0],
                         f"{key}_river_end": expected[n][-1, 1]})
-    return dict(names=list(etas), etas={n: e.tolist() for n, e in etas.items()},
-                expected=expected, sim=sim, path=path, start=a,
-                summary={k: float(v) for k, v in summary.items()},
-                stationary={n: stationary_loss(r, curvatures[0], sigma)
-                            for n, r in (("constant", lr), ("low constant", low))},
-                config=dict(steps=steps, lr=lr, low=low, cooldown=cooldown,
-                            curvatures=list(curvatures), start=list(start), sigma=sigma,
-                            replicas=replicas, seed=seed))
+    return Valley(names=list(etas), etas={n: e.tolist() for n, e in etas.items()},
+                  expected=expected, sim=sim, path=path, start=a,
+                  summary=ValleySummary(**{k: float(v) for k, v in summary.items()}),
+                  stationary={n: stationary_loss(r, curvatures[0], sigma)
+                              for n, r in (("constant", lr), ("low constant", low))},
+                  config=ValleySettings(steps=steps, lr=lr, low=low, cooldown=cooldown,
+                                        curvatures=list(curvatures), start=list(start),
+                                        sigma=sigma, replicas=replicas, seed=seed))
 
 
-def largest_rise(cooldown: dict, seed: int | None = None) -> dict:
+@dataclass
+class Rise(Record):
+    """:func:`largest_rise`'s result."""
+    step_from: int
+    step_to: int
+    loss_from: float
+    loss_to: float
+    n_rises: int
+    n_pairs: int
+    cooldowns: dict[int, tuple]
+
+
+def largest_rise(cooldown, seed: int | None = None) -> Rise:
     """Where section 2's constant run (a :func:`~.experiments.run_cooldown` result, seed
     ``seed``, default its first) rises most between consecutive evaluations: ``step_from``,
     ``step_to``, ``loss_from``, ``loss_to``, ``n_rises`` (how many consecutive pairs rise of
     ``n_pairs``) and ``cooldowns``: ``{budget: (loss at its start, loss at step_to)}`` of each
     linear cooldown whose window (its start to its budget) holds the rise."""
-    seed = cooldown["seeds"][0] if seed is None else seed
-    if seed not in cooldown["train_loss"]:
-        raise ValueError(f"largest_rise: seed {seed!r} is not in the run {cooldown['seeds']}")
-    steps = list(cooldown["steps"])
-    loss = cooldown["train_loss"][seed]
+    seed = cooldown.seeds[0] if seed is None else seed
+    if seed not in cooldown.train_loss:
+        raise ValueError(f"largest_rise: seed {seed!r} is not in the run {cooldown.seeds}")
+    steps = list(cooldown.steps)
+    loss = cooldown.train_loss[seed]
     y = np.asarray(loss["constant"], float)
     d = np.diff(y)
     k = int(np.argmax(d))
     a, b = steps[k], steps[k + 1]
     cools = {bud: (float(loss[f"linear@{bud}"][steps.index(s)]),
                    float(loss[f"linear@{bud}"][k + 1]))
-             for bud, s in zip(cooldown["budgets"], cooldown["starts"]) if s <= a and b <= bud}
-    return dict(step_from=a, step_to=b, loss_from=float(y[k]), loss_to=float(y[k + 1]),
+             for bud, s in zip(cooldown.budgets, cooldown.starts) if s <= a and b <= bud}
+    return Rise(step_from=a, step_to=b, loss_from=float(y[k]), loss_to=float(y[k + 1]),
                 n_rises=int((d > 0).sum()), n_pairs=int(d.size), cooldowns=cools)
 
 
-def valley_numbers(r: dict) -> dict:
+def valley_numbers(r: Valley) -> dict:
     """The glue texts of a :func:`run_valley` result: its settings, the exact expected hill and
     river terms of :func:`run_valley`'s ``summary`` (``vl_<key>``), the hill's share of the
     WSD's drop and the closed-form floor at the constant rate."""
-    c, s = r["config"], r["summary"]
-    out = {f"vl_{k}": f"{v:.2g}" for k, v in s.items()}
-    out.update(vl_share=f"{100 * s['hill_share']:.0f}%", vl_h=f"{c['curvatures'][0]:g}",
-               vl_c=f"{c['curvatures'][1]:g}", vl_sigma=f"{c['sigma']:g}", vl_lr=f"{c['lr']:g}",
-               vl_low=f"{c['low']:g}", vl_T=c["steps"], vl_frac=f"{100 * c['cooldown']:g}%",
-               vl_eta_h=f"{c['lr'] * c['curvatures'][0]:g}",
-               vl_floor=f"{r['stationary']['constant']:.2g}")
+    c, s = r.config, r.summary
+    out = {f"vl_{k}": f"{v:.2g}" for k, v in s.to_dict().items()}
+    out.update(vl_share=f"{100 * s.hill_share:.0f}%", vl_h=f"{c.curvatures[0]:g}",
+               vl_c=f"{c.curvatures[1]:g}", vl_sigma=f"{c.sigma:g}", vl_lr=f"{c.lr:g}",
+               vl_low=f"{c.low:g}", vl_T=c.steps, vl_frac=f"{100 * c.cooldown:g}%",
+               vl_eta_h=f"{c.lr * c.curvatures[0]:g}",
+               vl_floor=f"{r.stationary['constant']:.2g}")
     return out
 
 
-def cooldown_notes(cooldown: dict, train_eval: int) -> dict:
+def cooldown_notes(cooldown, train_eval: int) -> dict:
     """Section 2's glue texts that no claims row gives, from a
     :func:`~.experiments.run_cooldown` result: the weight decay, how many training examples
     the training loss is measured on (the first ``train_eval``, the trainer's setting, or all
@@ -209,33 +269,33 @@ def cooldown_notes(cooldown: dict, train_eval: int) -> dict:
     if not (isinstance(train_eval, (int, np.integer)) and train_eval >= 1):
         raise ValueError(f"cooldown_notes: train_eval must be a positive integer, got "
                          f"{train_eval!r}")
-    c = cooldown["config"]
-    steps, T = list(cooldown["steps"]), cooldown["budgets"][-1]
-    L0 = cooldown["train_loss"][cooldown["seeds"][0]]
+    c = cooldown.config
+    steps, T = list(cooldown.steps), cooldown.budgets[-1]
+    L0 = cooldown.train_loss[cooldown.seeds[0]]
     at = lambda L, n, b: L[n][steps.index(b)]
     shape = [at(L, f"sqrt@{T}", T) / at(L, f"linear@{T}", T)
-             for L in cooldown["train_loss"].values()]
+             for L in cooldown.train_loss.values()]
     up = largest_rise(cooldown)
     cools = "; ".join(f"the linear cooldown to {b} steps, which branched off at a loss of "
-                      f"{a:.2f}, is at {z:.2f} there" for b, (a, z) in up["cooldowns"].items())
-    return dict(cd_wd=f"{c['weight_decay']:g}", cd_n_eval=min(train_eval, c["n_train"]),
+                      f"{a:.2f}, is at {z:.2f} there" for b, (a, z) in up.cooldowns.items())
+    return dict(cd_wd=f"{c.weight_decay:g}", cd_n_eval=min(train_eval, c.n_train),
                 cd_const_each=", ".join(f"{at(L0, 'constant', b) / at(L0, f'cosine@{b}', b):.2f}"
-                                        for b in cooldown["budgets"]),
+                                        for b in cooldown.budgets),
                 cd_sqrt_lo=f"{min(shape):.3f}", cd_sqrt_hi=f"{max(shape):.3f}",
-                cd_rise_a=up["step_from"], cd_rise_b=up["step_to"],
-                cd_rise_lo=f"{up['loss_from']:.2f}", cd_rise_hi=f"{up['loss_to']:.2f}",
-                cd_n_rises=up["n_rises"], cd_n_pairs=up["n_pairs"],
+                cd_rise_a=up.step_from, cd_rise_b=up.step_to,
+                cd_rise_lo=f"{up.loss_from:.2f}", cd_rise_hi=f"{up.loss_to:.2f}",
+                cd_n_rises=up.n_rises, cd_n_pairs=up.n_pairs,
                 cd_rise_cool=cools or "no cooldown had branched off before it")
 
 
-def averaging_gap(anytime: dict) -> dict:
+def averaging_gap(anytime) -> dict:
     """Section 3's glue texts from section 1's run (:func:`~.experiments.run_anytime`): the
     exact expected risk of the constant rate's averaged iterate over the tuned cosine's last
     iterate, at the first horizon and at the last (``av_pl_first``, ``av_pl_last``)."""
-    names, ex = anytime["names"], anytime["exact"]
-    tail = np.asarray(ex["tail"][names.index("constant")], float)
-    env = np.array([ex["last"][names.index(f"cos@{h}")][k]
-                    for k, h in enumerate(anytime["horizons"])], float)
+    names, ex = anytime.names, anytime.exact
+    tail = np.asarray(ex.tail[names.index("constant")], float)
+    env = np.array([ex.last[names.index(f"cos@{h}")][k]
+                    for k, h in enumerate(anytime.horizons)], float)
     return dict(av_pl_first=f"{tail[0] / env[0]:.2f}", av_pl_last=f"{tail[-1] / env[-1]:.2f}")
 
 
@@ -249,7 +309,7 @@ def _budgets_text(budgets, where) -> str:
     return "at " + ", ".join(map(str, hits)) + " steps only"
 
 
-def test_loss_notes(cooldown: dict, seed: int | None = None) -> dict:
+def test_loss_notes(cooldown, seed: int | None = None) -> dict:
     """Section 2's test-loss glue texts (the table's seed ``seed``, default the first): per
     budget, the test loss of the constant run's uniform average and EMA against the linear
     cooldown's and the cosine's (``cd_test_each``); at which budgets both averages are below
@@ -257,20 +317,20 @@ def test_loss_notes(cooldown: dict, seed: int | None = None) -> dict:
     the constant run's lowest test loss, its step and its training loss there, against both
     at the last step (``cd_test_low``, ``cd_test_low_step``, ``cd_test_end``,
     ``cd_train_at_low``, ``cd_train_end``)."""
-    seed = cooldown["seeds"][0] if seed is None else seed
-    if seed not in cooldown["test_loss"]:
-        raise ValueError(f"test_loss_notes: seed {seed!r} is not in the run {cooldown['seeds']}")
-    steps, budgets = list(cooldown["steps"]), list(cooldown["budgets"])
-    L, A = cooldown["test_loss"][seed], cooldown["averages"][seed]
+    seed = cooldown.seeds[0] if seed is None else seed
+    if seed not in cooldown.test_loss:
+        raise ValueError(f"test_loss_notes: seed {seed!r} is not in the run {cooldown.seeds}")
+    steps, budgets = list(cooldown.steps), list(cooldown.budgets)
+    L, A = cooldown.test_loss[seed], cooldown.averages[seed]
     at = lambda n, b: float(L[n][steps.index(b)])
-    av = lambda n, b: float(A[n]["test_loss"][A[n]["steps"].index(b)])
+    av = lambda n, b: float(A[n].test_loss[A[n].steps.index(b)])
     rows = [(b, av(f"tail@{b}", b), av("ema", b), at(f"linear@{b}", b), at(f"cosine@{b}", b))
             for b in budgets]
     each = "; ".join(f"at {b} steps {u:.2f} and {e:.2f} against {li:.2f} and {c:.2f}"
                      for b, u, e, li, c in rows)
     y = np.asarray(L["constant"], float)
     k = int(np.argmin(y))
-    train = cooldown["train_loss"][seed]["constant"]
+    train = cooldown.train_loss[seed]["constant"]
     return dict(cd_test_each=each,
                 cd_test_avg_lin=_budgets_text(budgets, [max(u, e) < li for _, u, e, li, _ in rows]),
                 cd_test_avg_cos=_budgets_text(budgets, [max(u, e) < c for _, u, e, _, c in rows]),

@@ -19,7 +19,7 @@ from .spectra import tail_fit
 from .window import window_numbers
 from .claims import (ANGLE_TOL, L2_FAIL, L2_FAILS, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
                      _band_move, _GridSeed, _edge_note, _side_ratio, _ties_text, _eq_dev, _fmt, _least_fall, _least_shortfall,
-                     _lower_above, _n, _p, _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks,
+                     _alpha, _lower_above, _p, _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks,
                      _ties, grid_claims, spectrum_claims, tied_decays_per_lr)
 
 __all__ = ["ridge_band", "seed_slopes", "clock_pointwise", "decoupling_numbers",
@@ -343,11 +343,6 @@ def clock_pointwise(clock: dict) -> list[tuple[float, float]]:
     return out
 
 
-def _alpha(stats: dict) -> str:
-    """A tail fit as the claims print it: alpha, and "no power law" where the fit rejects it."""
-    return _n(stats["tail_alpha"], 2) + ("" if stats["tail_power_law"] else " (no power law)")
-
-
 def _fails(fit: dict) -> str:
     """Which of the four tail tests (:data:`TAIL_TESTS`) a fit fails, in words ("none": it
     is a heavy power-law tail)."""
@@ -368,14 +363,17 @@ def spectrum_numbers(spectrum: dict) -> dict:
     out = dict(wd_spec_test=f"{_fmt(r0['test_acc'], 3)} → {_fmt(r1['test_acc'], 3)}",
                wd_spec_train=f"{_fmt(r0['train_acc'], 3)} → {_fmt(r1['train_acc'], 3)}",
                wd_spec_phrase="better" if r1["test_acc"] > r0["test_acc"] else "worse",
-               wd_spec_tail_fails="n/a", wd_spec_verdict="n/a", wd_spec_tail_verdict="n/a")
+               wd_spec_tail_fails="n/a", wd_spec_link="n/a", wd_spec_tail_verdict="n/a")
     if c is None:  # a run that diverged: nothing to read
         return {**out, **{f"wd_spec_{k}": "n/a" for k in (
             "alpha0 alpha1 tail1 ratio_init ratio0 ratio1 gap_p spikes cutoff_p exp_p top median "
             "srank frob0 norms1").split()}}
     rows = spectrum_claims({0: spectrum})
-    out.update(wd_spec_verdict=plots.MARKS[rows[-1]["reproduced"]],
-               wd_spec_tail_verdict=plots.MARKS[rows[2]["reproduced"]])
+    gain = rows[-1]["evidence"][0]["treatment"][0]  # the link row's measure on this seed
+    heavier = "with" if c["b"]["tail_alpha"] < c["a"]["tail_alpha"] else "without"
+    out.update(wd_spec_tail_verdict=plots.MARKS[rows[2]["reproduced"]], wd_spec_link="n/a" if gain is None
+               else f"the run {heavier} decay has the heavier tail and the "
+                    f"{'higher' if gain > 0 else 'lower'} test accuracy")
     x1 = np.sort(np.asarray(r1["final"][c["name"]], dtype=float) ** 2)[::-1]
     frob = {n: (float(np.sqrt((np.asarray(sv, dtype=float) ** 2).sum())),
                 float(np.sqrt((np.asarray(r1["final"][n], dtype=float) ** 2).sum())))

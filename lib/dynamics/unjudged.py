@@ -10,7 +10,4 @@ NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
         'Newton–Schulz (matrix products, bfloat16) is muc',
         'The float32 teaching Muon reaches the target wit',
     ),
-    'weight_decay': (
-        'power-law tails in the weight spectrum come with',
-    ),
 }

@@ -395,3 +395,27 @@ def test_claims_numbers_read_the_clock_row():
     out = F.numbers("claims", [row])
     assert out == dict(wd_clock_row_spread="1 to 3%", wd_clock_row_off="20 to 40%")
     assert F.claims_numbers([])["wd_clock_row_off"] == "n/a"
+
+
+@known_answer(C._heavier_gain, how="two runs (alpha 3, accuracy 0.6) and (alpha 2, accuracy 0.7): "
+              "the heavier tail (alpha 2) is 0.1 ahead, in either order; with the accuracies "
+              "swapped it is 0.1 behind; equal alphas have no heavier tail (NaN)")
+def test_link_row_reads_the_heavier_tail_against_the_seeds_own_difference():
+    """The tails-and-generalization row: the heavier tail's run ahead by more than the margin on
+    every seed, while two runs of one recipe on neighbouring seeds (the control) are not, says
+    yes; a control as far apart as the margin cannot discriminate; a heavier tail behind, no."""
+    import math
+    from dynamics import evidence
+
+    assert C._heavier_gain([(3.0, 0.6), (2.0, 0.7)]) == pytest.approx(0.1)
+    assert C._heavier_gain([(2.0, 0.7), (3.0, 0.6)]) == pytest.approx(0.1)
+    assert C._heavier_gain([(3.0, 0.7), (2.0, 0.6)]) == pytest.approx(-0.1)
+    assert math.isnan(C._heavier_gain([(2.0, 0.6), (2.0, 0.7)]))
+    ahead = {s: [(2.6, 0.60), (1.4, 0.66 + 0.01 * s)] for s in range(3)}
+    same = {s: [(2.6, 0.60), (2.5, 0.61)] for s in range(3)}  # one recipe, two seeds
+    assert evidence.judge(C.LINK, ahead, same).verdict == "yes"
+    assert not any(C.LINK.test.passes(C.LINK.measure(p)) for p in same.values())
+    wide = {s: [(2.6, 0.60), (2.5, 0.60 + 2 * C.BEST_MARGIN)] for s in range(3)}
+    assert evidence.judge(C.LINK, ahead, wide).verdict == "does not discriminate"
+    behind = {s: [(2.6, 0.64), (1.4, 0.59)] for s in range(3)}
+    assert evidence.judge(C.LINK, behind, same).verdict == "no"

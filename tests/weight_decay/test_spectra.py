@@ -40,7 +40,9 @@ def test_singular_values_and_ranks():
 
 def _random_matrices():
     """Random square matrices of the chapter's sizes and the referee's n = 64: Gaussian
-    entries, and PyTorch's default (uniform) initialization of a Linear layer."""
+    entries, and PyTorch's default (uniform) initialization of a Linear layer; and rectangular
+    Gaussian ones (Marchenko-Pastur with aspect ratio below 1), the chapter's first hidden
+    matrix's 256 x 40 among them."""
     rng = np.random.default_rng(0)
     for n in (64, 128, 256):
         for s in range(4):
@@ -48,6 +50,9 @@ def _random_matrices():
             torch.manual_seed(s)
             w = torch.nn.Linear(n, n, bias=False).weight
             yield f"torch init {n} #{s}", P.singular_values(w)
+    for shape in ((256, 40), (256, 128)):
+        for s in range(3):
+            yield f"gaussian {shape} #{s}", np.linalg.svd(rng.normal(size=shape), compute_uv=False)
 
 
 @known_answer(P.tail_fit, P.tail_exponent, P.eigenvalues,

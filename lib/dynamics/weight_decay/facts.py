@@ -11,15 +11,15 @@ import math
 
 import numpy as np
 
-from .. import plots
+from .. import evidence, plots
 from .experiments import DECOUPLING, decoupling_summary, grid_summary
 from .figures import flat_columns, slope_text
 from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
 from .window import window_numbers
-from .claims import (ANGLE_TOL, L2_FAIL, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
+from .claims import (ANGLE_TOL, L2_FAIL, L2_FAILS, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
                      _band_move, _GridSeed, _edge_note, _side_ratio, _ties_text, _eq_dev, _fmt, _least_fall, _least_shortfall,
-                     _lower_above, _n, _p, _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks,
+                     _alpha, _lower_above, _p, _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks,
                      _ties, grid_claims, spectrum_claims, tied_decays_per_lr)
 
 __all__ = ["ridge_band", "seed_slopes", "clock_pointwise", "decoupling_numbers",
@@ -72,21 +72,16 @@ def _lh_band_said(least: list) -> str:
             "and the grid does not establish it")
 
 
-def _band_control(grid: dict) -> str:
+def _band_control(row: dict) -> str:
     """What the band row's control (AdamW's largest decay) did, from the numbers the row keeps
-    and the engine's own verdict and reason: its least shortfall per seed against the row's bar
-    (L2_FAIL), and how far that is from the bar against the control's seeds' spread."""
-    from .. import evidence
-
-    row = next(r for r in grid_claims(grid) if r["claim"].startswith("Adam + L2's largest penalty"))
+    and the engine's verdict: its least shortfall per seed against the row's bar (L2_FAIL), and
+    how far that is from the bar against the control's seeds' spread."""
     e = row["evidence"][0]
     test = evidence.Test(**e["test"])
-    ctrl = list(e["control"].values())
-    verdict, reason = evidence.verdict_of(test, e["treatment"], e["control"], e["noise"])
     miss, spread = evidence.control_miss(test, e["control"])
-    said = f"falls short of its column's best too, at its closest by {_range(ctrl)} seed by seed"
-    if verdict == "does not discriminate":
-        return f"{said}: {reason}"
+    said = f"falls short of its column's best too, at its closest by {_range(e['control'].values())} seed by seed"
+    if e["verdict"] == "does not discriminate":  # the reason the engine gave
+        return f"{said}: {evidence.verdict_of(test, e['treatment'], e['control'], e['noise'])[1]}"
     return (f"{said}, less than the row's bar of {L2_FAIL:g}, so it fails the row's test, by "
             f"{miss:.3f} against its seeds' spread of {spread:.3f}: a slim miss, which another "
             "regeneration of the grid can turn")
@@ -104,7 +99,8 @@ def decoupling_numbers(grid: dict) -> dict:
     best = [best_decay_per_lr(a, grid["grids"]["adamw"]["decays"])
             for a in _seed_accs(grid, "adamw").values()]
     flat = _below_line(grid)
-    v = plots.verdicts(grid_claims(grid), best="AdamW generalizes", lh="with AdamW the best decay",
+    rows = grid_claims(grid)
+    v = plots.verdicts(rows, best="AdamW generalizes", lh="with AdamW the best decay",
                        lower="plain MLP: AdamW's best λ is lower",
                        grows="AdamW's largest decay fails more", inv="scale-invariant net, η from",
                        band="Adam + L2's largest penalty", flat="plain MLP, η from",
@@ -159,7 +155,7 @@ def decoupling_numbers(grid: dict) -> dict:
         wd_l2_fail=_range(per_kind(_least_shortfall, "adam_l2").values()),
         wd_adamw_fail=_range(per_kind(_least_shortfall, "adamw").values()),
         wd_l2_band_verdict=plots.MARKS[v["band"]], wd_plain_flat_verdict=plots.MARKS[v["flat"]],
-        wd_l2_band_control=_band_control(grid),
+        wd_l2_band_control=_band_control(next(r for r in rows if r["claim"].startswith(L2_FAILS.statement))),
         wd_band_ties=_ties_text(per_kind(lambda r: r, "adamw"), PLAIN_BAND),
         wd_lh_band_said=_lh_band_said([t[-1][0] / t[0][1] * plain["lr_factor"]
                                        for t in band_ties.values() if t and None not in t]),
@@ -347,11 +343,6 @@ def clock_pointwise(clock: dict) -> list[tuple[float, float]]:
     return out
 
 
-def _alpha(stats: dict) -> str:
-    """A tail fit as the claims print it: alpha, and "no power law" where the fit rejects it."""
-    return _n(stats["tail_alpha"], 2) + ("" if stats["tail_power_law"] else " (no power law)")
-
-
 def _fails(fit: dict) -> str:
     """Which of the four tail tests (:data:`TAIL_TESTS`) a fit fails, in words ("none": it
     is a heavy power-law tail)."""
@@ -372,14 +363,17 @@ def spectrum_numbers(spectrum: dict) -> dict:
     out = dict(wd_spec_test=f"{_fmt(r0['test_acc'], 3)} → {_fmt(r1['test_acc'], 3)}",
                wd_spec_train=f"{_fmt(r0['train_acc'], 3)} → {_fmt(r1['train_acc'], 3)}",
                wd_spec_phrase="better" if r1["test_acc"] > r0["test_acc"] else "worse",
-               wd_spec_tail_fails="n/a", wd_spec_verdict="n/a", wd_spec_tail_verdict="n/a")
+               wd_spec_tail_fails="n/a", wd_spec_link="n/a", wd_spec_tail_verdict="n/a")
     if c is None:  # a run that diverged: nothing to read
         return {**out, **{f"wd_spec_{k}": "n/a" for k in (
             "alpha0 alpha1 tail1 ratio_init ratio0 ratio1 gap_p spikes cutoff_p exp_p top median "
             "srank frob0 norms1").split()}}
     rows = spectrum_claims({0: spectrum})
-    out.update(wd_spec_verdict=plots.MARKS[rows[-1]["reproduced"]],
-               wd_spec_tail_verdict=plots.MARKS[rows[2]["reproduced"]])
+    gain = rows[-1]["evidence"][0]["treatment"][0]  # the link row's measure on this seed
+    heavier = "with" if c["b"]["tail_alpha"] < c["a"]["tail_alpha"] else "without"
+    out.update(wd_spec_tail_verdict=plots.MARKS[rows[2]["reproduced"]], wd_spec_link="n/a" if gain is None
+               else f"the run {heavier} decay has the heavier tail and the "
+                    f"{'higher' if gain > 0 else 'lower'} test accuracy")
     x1 = np.sort(np.asarray(r1["final"][c["name"]], dtype=float) ** 2)[::-1]
     frob = {n: (float(np.sqrt((np.asarray(sv, dtype=float) ** 2).sum())),
                 float(np.sqrt((np.asarray(r1["final"][n], dtype=float) ** 2).sum())))

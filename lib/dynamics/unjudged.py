@@ -6,10 +6,6 @@ it. The list only shrinks: ``tests/test_claims_engine.py`` holds each entry to a
 still written in its theme's code, so the entry of a row moved onto the engine must go with it.
 """
 NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
-    'spectral': (
-        'Newton–Schulz (matrix products, bfloat16) is muc',
-        'The float32 teaching Muon reaches the target wit',
-    ),
     'weight_decay': (
         'power-law tails in the weight spectrum come with',
     ),

@@ -5,9 +5,4 @@ must start with one of these statements' openings, or :func:`dynamics.evidence.a
 it. The list only shrinks: ``tests/test_claims_engine.py`` holds each entry to a statement
 still written in its theme's code, so the entry of a row moved onto the engine must go with it.
 """
-NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {
-    'spectral': (
-        'Newton–Schulz (matrix products, bfloat16) is muc',
-        'The float32 teaching Muon reaches the target wit',
-    ),
-}
+NOT_YET_JUDGED: dict[str, tuple[str, ...]] = {}

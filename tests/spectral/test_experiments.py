@@ -96,8 +96,9 @@ def practice(seed, optimizers=("adamw", "muon", "momentum"), teaching_fp32=True)
 def test_muon_reaches_target_loss_in_fewer_steps_than_adamw(seed):
     """Section 3 at smoke scale: Muon reaches the target in a fraction of AdamW's steps
     (measured 3.0-3.6× over seeds 0-5; SGD with momentum is no longer asserted slowest: at cpu
-    scale it trails AdamW by one evaluation, 260 against 250 steps), and the float32 teaching Muon reaches the target within a few steps of torch's
-    Muon (33-42 against 36-39 steps over seeds 0-5, with and without
+    scale it trails AdamW by one evaluation, 260 against 250 steps), and the float32 teaching
+    Muon reaches the target within a quarter below and a third above torch's Muon (33-42
+    against 36-39 steps over seeds 0-5, with and without
     ATEN_CPU_CAPABILITY=default). Their mini-batch loss curves are not compared point by
     point: bfloat16 against float32 rounding, amplified by training, moved them apart by up
     to 0.09 here and 0.16 on an AVX2 machine, about a seed's spread; the exact agreement of
@@ -107,7 +108,11 @@ def test_muon_reaches_target_loss_in_fewer_steps_than_adamw(seed):
     assert FA.practice_numbers(practice(seed))["adamw_over_muon"] > C.HALF
     rows = claim_rows(seed)
     assert verdict_of(rows, "Per step Muon reaches") == "yes"  # the sweep file's row
-    assert verdict_of(rows, "The float32 teaching Muon") == "yes"
+    # one seed and no noise floor: the engine cannot say more than "within noise" (shown, not
+    # asserted); its control, AdamW's steps in the teaching Muon's place, fails the range
+    assert verdict_of(rows, "The float32 teaching Muon") == "within noise"
+    fp32 = next(r for r in rows if r["claim"].startswith("The float32 teaching Muon"))["evidence"][0]
+    assert all(v < 0 for v in fp32["control"].values()) and not C.FP32_MATCH.asserted
 
 
 def test_what_the_precomputed_sweeps_show():
@@ -483,7 +488,7 @@ def test_every_asserted_claims_row_holds(seed):
         if r["asserted"]:
             assert r["control"] and r["window"], r["claim"]
     shown = [r["claim"] for r in rows if not r["asserted"]]
-    assert any(c.startswith("Newton–Schulz (matrix products") for c in shown)
+    assert any(c.startswith("The float32 teaching Muon") for c in shown)
     assert any(c.startswith("Scheduling p") for c in shown)
     assert verdict_of(rows, "The quintic's band closes") == "yes"
     assert verdict_of(rows, "Each role's duality map") == "yes"

@@ -77,9 +77,9 @@ def batch_numbers(batch: dict) -> dict:
     """Section 4's measures on one batch curve (one draw, or the mean): ``critical`` batches;
     ``overshoot``, the best recall over the full gradient's, at ``peak_batch``; ``tie_gap``
     (``tie_rel``: over the larger), the largest |Muon − SGD| below SGD's critical batch;
-    ``ahead``, the least Muon / SGD from Muon's critical batch on, ``small`` that ratio at the
-    smallest batch (where neither can store more than the batch drew); ``control``, SGD's
-    critical batch on a second, independent stream of batches. None where there is none."""
+    ``ahead``, the least Muon / SGD from Muon's critical batch on, ``again_ahead`` the same with SGD
+    on a second, independent stream of batches in Muon's place; ``control``, that stream's critical
+    batch. None where there is none."""
     rec, full, sizes = batch["recall"], batch["full"], batch["batch_sizes"]
     cb = {m: critical_batch(batch, m) for m in rec}
     again = batch.get("again")
@@ -97,7 +97,9 @@ def batch_numbers(batch: dict) -> dict:
                 full_gap=abs(full["muon"] - full["sgd"]),
                 tie_rel=max((_rel(rec["muon"][i], rec["sgd"][i]) for i in below), default=None),
                 full_rel=_rel(full["muon"], full["sgd"]),
-                ahead=min((ratio[i] for i in past), default=None), small=ratio[0])
+                ahead=min((ratio[i] for i in past), default=None),
+                again_ahead=None if again is None else min((again[i] / max(rec["sgd"][i], 1e-9) for i in past),
+                                                           default=None))
 
 
 def batch_facts(batch: dict) -> dict:
@@ -616,7 +618,10 @@ def _width_draws(width: dict, seeds) -> dict:
     return {int(s): run_width(seed=int(s), seeds=1, widths=width["widths"]) for s in seeds}
 
 
+def _inside(x: float, lo_hi) -> float:  # how far x sits inside [lo, hi] (negative: outside; NaN: none)
+    return min(x - lo_hi[0], lo_hi[1] - x) if math.isfinite(x) else math.nan
+
+
 def _grows_within(r: dict, opt: str, power: float, lo_hi) -> float:
     """How far ``opt``'s growth over the width ratio ** ``power`` sits inside ``lo_hi``."""
-    grown = growth(r, opt) / (r["widths"][-1] / r["widths"][0]) ** power
-    return min(grown - lo_hi[0], lo_hi[1] - grown)
+    return _inside(growth(r, opt) / (r["widths"][-1] / r["widths"][0]) ** power, lo_hi)

@@ -108,6 +108,24 @@ def test_an_asserted_row_whose_control_no_seed_moves_must_say_why():
                                  {0: 0.5, 1: 0.6, 2: 0.5}).row()]) == []
 
 
+@known_answer(evidence.no_control, how="constructed rows: a treatment that passes with no "
+                                       "control to fail is 'does not discriminate', never yes; "
+                                       "one that fails is 'no'; the audit reads the mark back")
+def test_a_row_with_no_control_cannot_say_yes():
+    none = judge(lead(control_measure=evidence.no_control), {0: 2.0, 1: 2.1, 2: 2.2},
+                 {0: 0, 1: 0, 2: 0})
+    assert none.verdict == "does not discriminate" and "no control measured" in none.reason
+    row = none.row()
+    assert row["evidence"][0]["no_control"] and evidence.audit([row]) == []
+    edited = dict(row, reproduced="yes", evidence=[dict(row["evidence"][0], verdict="yes")])
+    assert any("numbers give 'does not discriminate'" in p for p in evidence.audit([edited]))
+    assert judge(lead(control_measure=evidence.no_control), {0: 0.2, 1: 0.1},
+                 {0: 0, 1: 0}).verdict == "no"
+    # a control that never reached a number (NaN) is a miss, as before: the mark is explicit
+    assert judge(lead(), {0: 2.0, 1: 2.1, 2: 2.2},
+                 {0: float("nan"), 1: float("nan"), 2: float("nan")}).verdict == "yes"
+
+
 @known_answer(evidence.joint, how="constructed parts: two yes parts give yes; a part whose "
                                   "control passes makes the row 'does not discriminate', and both "
                                   "parts' numbers are kept")

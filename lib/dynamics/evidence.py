@@ -127,6 +127,14 @@ class Claim:
 VERDICTS = ("yes", "within noise", "does not discriminate", "partly", "no")
 
 
+def no_control(run) -> float:
+    """The ``control_measure`` of a row with no control to measure (the data hold none): its
+    control prints "—" and the row cannot say yes or within noise; where its treatment passes
+    it "does not discriminate" (:func:`verdict_of`). Not NaN by hand: a NaN control is a
+    control that never reached a number, which fails the test like any miss."""
+    return math.nan
+
+
 @dataclass
 class Judged:
     """What :func:`judge` found: per seed the treatment's and the control's values, and the
@@ -158,7 +166,8 @@ class Judged:
                 "noise": _plain(self.noise), "verdict": self.verdict,
                 **({"exact": True} if self.claim.exact else {}),
                 **({"constant_control": self.claim.constant_control}
-                   if self.claim.constant_control else {})}
+                   if self.claim.constant_control else {}),
+                **({"no_control": True} if self.claim.control_measure is no_control else {})}
 
     def row(self) -> dict:
         """The claims-table row (:func:`dynamics.plots.claim`), both measurements printed and
@@ -193,6 +202,7 @@ def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]
         raise ValueError(f"{claim.statement!r}: the treatment's seeds {sorted(treatment)} and the "
                          f"control's {sorted(control)} differ")
     cm = claim.control_measure or claim.measure
+    unmeasured = cm is no_control
     t = {s: claim.measure(run) for s, run in sorted(treatment.items())}
     c = {s: cm(run) for s, run in sorted(control.items())}
     if claim.exact:
@@ -203,7 +213,7 @@ def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]
         first = min(t)
         t, c = {first: t[first]}, {first: c[first]}
         noise = float(claim.noise(treatment[first])) if claim.noise is not None else 0.0
-        verdict, reason = verdict_of(claim.test, t, c, noise)
+        verdict, reason = verdict_of(claim.test, t, c, noise, unmeasured)
         return Judged(claim, t, c, verdict, reason, noise)
     if claim.noise is not None:
         noise = max(float(claim.noise(treatment[s])) for s in treatment)
@@ -211,17 +221,20 @@ def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]
         noise = claim.test.spread(list(t.values()))
     else:
         noise = math.nan  # one seed and no measured noise floor: nothing to beat
-    verdict, reason = verdict_of(claim.test, t, c, noise)
+    verdict, reason = verdict_of(claim.test, t, c, noise, unmeasured)
     return Judged(claim, t, c, verdict, reason, noise)
 
 
 def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int, float],
-               noise: float) -> tuple[str, str]:
+               noise: float, unmeasured: bool = False) -> tuple[str, str]:
     """The verdict and its reason from the numbers alone: each seed's treatment and control
-    value under ``test``, and the noise the margin must beat (NaN: none measured). The one
-    rule :func:`judge` applies and :func:`audit` applies again to a row's recorded numbers."""
+    value under ``test``, and the noise the margin must beat (NaN: none measured);
+    ``unmeasured``: the row has no control (:func:`no_control`). The one rule :func:`judge`
+    applies and :func:`audit` applies again to a row's recorded numbers."""
     n = len(treatment)
     passed = {s: test.passes(v) for s, v in treatment.items()}
+    if unmeasured and any(passed.values()):
+        return "does not discriminate", "no control measured: nothing the test could fail on"
     fooled = {s for s, v in control.items() if test.passes(v)}
     good = sum(passed[s] and s not in fooled for s in treatment)
     noise = math.nan if noise is None else float(noise)
@@ -334,7 +347,7 @@ def audit(rows: Sequence[dict]) -> list[str]:
                 test = Test(**e["test"])
                 t = {int(k): v for k, v in e["treatment"].items()}
                 c = {int(k): v for k, v in e["control"].items()}
-                again = verdict_of(test, t, c, e["noise"])[0]
+                again = verdict_of(test, t, c, e["noise"], bool(e.get("no_control")))[0]
             except (KeyError, TypeError, ValueError) as err:
                 problems.append(f"{name}: its evidence cannot be read ({err})")
                 break
@@ -382,4 +395,4 @@ def rows(judged: Sequence[Judged]) -> list[dict]:
 
 
 __all__ = ["Test", "Claim", "Judged", "judge", "verdict_of", "joint", "audit", "rows", "combine",
-           "VERDICTS", "NOT_YET_JUDGED", "ClaimNotJudged", "control_miss", "constant"]
+           "VERDICTS", "NOT_YET_JUDGED", "ClaimNotJudged", "control_miss", "constant", "no_control"]

@@ -83,6 +83,49 @@ def test_audit_refuses_a_row_that_could_pass_by_construction():
         plots.claims_table([good, handed])
 
 
+@known_answer(evidence.constant, how="constructed controls: the same number on three seeds is "
+                                     "a constant; one seed, two values, or an unreached (None) "
+                                     "seed is not")
+def test_an_asserted_row_whose_control_no_seed_moves_must_say_why():
+    assert evidence.constant({0: 1.0, 1: 1.0, 2: 1.0}) == 1.0
+    assert evidence.constant({0: 1.0}) is None
+    assert evidence.constant({0: 1.0, 1: 1.0000001}) is None
+    assert evidence.constant({0: None, 1: None}) is None
+    # the theory's number in the control's place, the same on every seed: refused as it is
+    fixed = judge(lead(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.5, 1: 0.5, 2: 0.5}).row()
+    assert fixed["reproduced"] == "yes"
+    (problem,) = evidence.audit([fixed])
+    assert "control is 0.5 on every seed" in problem and "constant_control" in problem
+    # shown, not asserted: the page says what it is; no verdict rests on it
+    assert evidence.audit([dict(fixed, asserted=False)]) == []
+    # said why, and printed beside the control
+    why = "the theory's number: B's closed form, the same on every seed"
+    said = judge(lead(constant_control=why), {0: 2.0, 1: 2.1, 2: 2.2},
+                 {0: 0.5, 1: 0.5, 2: 0.5}).row()
+    assert evidence.audit([said]) == [] and why in said["control"]
+    # a control that varies needs no word
+    assert evidence.audit([judge(lead(), {0: 2.0, 1: 2.1, 2: 2.2},
+                                 {0: 0.5, 1: 0.6, 2: 0.5}).row()]) == []
+
+
+@known_answer(evidence.no_control, how="constructed rows: a treatment that passes with no "
+                                       "control to fail is 'does not discriminate', never yes; "
+                                       "one that fails is 'no'; the audit reads the mark back")
+def test_a_row_with_no_control_cannot_say_yes():
+    none = judge(lead(control_measure=evidence.no_control), {0: 2.0, 1: 2.1, 2: 2.2},
+                 {0: 0, 1: 0, 2: 0})
+    assert none.verdict == "does not discriminate" and "no control measured" in none.reason
+    row = none.row()
+    assert row["evidence"][0]["no_control"] and evidence.audit([row]) == []
+    edited = dict(row, reproduced="yes", evidence=[dict(row["evidence"][0], verdict="yes")])
+    assert any("numbers give 'does not discriminate'" in p for p in evidence.audit([edited]))
+    assert judge(lead(control_measure=evidence.no_control), {0: 0.2, 1: 0.1},
+                 {0: 0, 1: 0}).verdict == "no"
+    # a control that never reached a number (NaN) is a miss, as before: the mark is explicit
+    assert judge(lead(), {0: 2.0, 1: 2.1, 2: 2.2},
+                 {0: float("nan"), 1: float("nan"), 2: float("nan")}).verdict == "yes"
+
+
 @known_answer(evidence.joint, how="constructed parts: two yes parts give yes; a part whose "
                                   "control passes makes the row 'does not discriminate', and both "
                                   "parts' numbers are kept")

@@ -99,7 +99,10 @@ class Claim:
     seed's run), ``test``, ``control`` (in words) and ``control_measure(run) -> float`` (the
     same quantity on that seed's control; default ``measure``), ``window``, ``asserted``,
     ``fmt`` (how a value prints) and ``noise(run) -> float`` (a noise floor measured in the
-    run itself, in the test's scale: needed when a row is judged on one seed)."""
+    run itself, in the test's scale: needed when a row is judged on one seed).
+    ``constant_control`` says why no seed moves the control, where none does (the theory's
+    number; a count that saturates): an asserted row whose control is the same number on every
+    seed is refused without it (:func:`audit`), and the row prints it beside the control."""
 
     statement: str
     paper: str
@@ -113,6 +116,7 @@ class Claim:
     noise: Callable[[Any], float] | None = None
     settings: Sequence[str] = field(default=())
     exact: bool = False
+    constant_control: str = ""
 
     def __post_init__(self):
         for name in ("statement", "paper", "control", "window"):
@@ -121,6 +125,14 @@ class Claim:
 
 
 VERDICTS = ("yes", "within noise", "does not discriminate", "partly", "no")
+
+
+def no_control(run) -> float:
+    """The ``control_measure`` of a row with no control to measure (the data hold none): its
+    control prints "—" and the row cannot say yes or within noise; where its treatment passes
+    it "does not discriminate" (:func:`verdict_of`). Not NaN by hand: a NaN control is a
+    control that never reached a number, which fails the test like any miss."""
+    return math.nan
 
 
 @dataclass
@@ -152,7 +164,10 @@ class Judged:
                 "treatment": {int(s): _plain(v) for s, v in self.treatment.items()},
                 "control": {int(s): _plain(v) for s, v in self.control.items()},
                 "noise": _plain(self.noise), "verdict": self.verdict,
-                **({"exact": True} if self.claim.exact else {})}
+                **({"exact": True} if self.claim.exact else {}),
+                **({"constant_control": self.claim.constant_control}
+                   if self.claim.constant_control else {}),
+                **({"no_control": True} if self.claim.control_measure is no_control else {})}
 
     def row(self) -> dict:
         """The claims-table row (:func:`dynamics.plots.claim`), both measurements printed and
@@ -165,7 +180,8 @@ class Judged:
         if self.reason:
             measured += f"; {self.reason}"
         return _row(c.statement, c.paper, measured, self.verdict, c.asserted,
-                    control=f"{c.control}: {self._values(self.control)}", window=c.window,
+                    control=f"{c.control}: {self._values(self.control)}"
+                    + (f" ({c.constant_control})" if c.constant_control else ""), window=c.window,
                     seeds=None if c.exact else sorted(self.treatment), evidence=[self.record()])
 
     def text(self, label: str = "") -> str:
@@ -186,6 +202,7 @@ def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]
         raise ValueError(f"{claim.statement!r}: the treatment's seeds {sorted(treatment)} and the "
                          f"control's {sorted(control)} differ")
     cm = claim.control_measure or claim.measure
+    unmeasured = cm is no_control
     t = {s: claim.measure(run) for s, run in sorted(treatment.items())}
     c = {s: cm(run) for s, run in sorted(control.items())}
     if claim.exact:
@@ -196,7 +213,7 @@ def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]
         first = min(t)
         t, c = {first: t[first]}, {first: c[first]}
         noise = float(claim.noise(treatment[first])) if claim.noise is not None else 0.0
-        verdict, reason = verdict_of(claim.test, t, c, noise)
+        verdict, reason = verdict_of(claim.test, t, c, noise, unmeasured)
         return Judged(claim, t, c, verdict, reason, noise)
     if claim.noise is not None:
         noise = max(float(claim.noise(treatment[s])) for s in treatment)
@@ -204,17 +221,20 @@ def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]
         noise = claim.test.spread(list(t.values()))
     else:
         noise = math.nan  # one seed and no measured noise floor: nothing to beat
-    verdict, reason = verdict_of(claim.test, t, c, noise)
+    verdict, reason = verdict_of(claim.test, t, c, noise, unmeasured)
     return Judged(claim, t, c, verdict, reason, noise)
 
 
 def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int, float],
-               noise: float) -> tuple[str, str]:
+               noise: float, unmeasured: bool = False) -> tuple[str, str]:
     """The verdict and its reason from the numbers alone: each seed's treatment and control
-    value under ``test``, and the noise the margin must beat (NaN: none measured). The one
-    rule :func:`judge` applies and :func:`audit` applies again to a row's recorded numbers."""
+    value under ``test``, and the noise the margin must beat (NaN: none measured);
+    ``unmeasured``: the row has no control (:func:`no_control`). The one rule :func:`judge`
+    applies and :func:`audit` applies again to a row's recorded numbers."""
     n = len(treatment)
     passed = {s: test.passes(v) for s, v in treatment.items()}
+    if unmeasured and any(passed.values()):
+        return "does not discriminate", "no control measured: nothing the test could fail on"
     fooled = {s for s, v in control.items() if test.passes(v)}
     good = sum(passed[s] and s not in fooled for s in treatment)
     noise = math.nan if noise is None else float(noise)
@@ -310,7 +330,8 @@ def audit(rows: Sequence[dict]) -> list[str]:
     :data:`NOT_YET_JUDGED` names it; each part's verdict must be the one :func:`verdict_of`
     gives on its recorded numbers, and the row's the :func:`combine` of its parts', so that no
     verdict can be handed in or edited afterwards; an asserted "yes" then has, on every seed,
-    a treatment that passes its test and a control that fails it."""
+    a treatment that passes its test and a control that fails it, and a control that no seed
+    moves (the same number on every seed: :func:`constant`) says why (``constant_control``)."""
     problems = []
     for r in rows:
         name = str(r.get("claim", "?"))[:80]
@@ -326,7 +347,7 @@ def audit(rows: Sequence[dict]) -> list[str]:
                 test = Test(**e["test"])
                 t = {int(k): v for k, v in e["treatment"].items()}
                 c = {int(k): v for k, v in e["control"].items()}
-                again = verdict_of(test, t, c, e["noise"])[0]
+                again = verdict_of(test, t, c, e["noise"], bool(e.get("no_control")))[0]
             except (KeyError, TypeError, ValueError) as err:
                 problems.append(f"{name}: its evidence cannot be read ({err})")
                 break
@@ -335,12 +356,28 @@ def audit(rows: Sequence[dict]) -> list[str]:
                                 f"numbers give {again!r}")
             if set(t) != set(c):
                 problems.append(f"{name}: the control was not measured on the treatment's seeds")
+            fixed = constant(c) if (r.get("asserted") and again == "yes"
+                                    and not e.get("exact")) else None
+            if fixed is not None and not e.get("constant_control"):
+                problems.append(f"{name}: part {e.get('label') or 1}'s control is {fixed:g} on every "
+                                "seed: no seed moves it, so it is a number, not a measurement; "
+                                "measure a control that varies, or say why none does "
+                                "(Claim.constant_control)")
             parts.append(again)
         else:
             if combine(*parts) != r.get("reproduced"):
                 problems.append(f"{name}: the row says {r.get('reproduced')!r}, its parts give "
                                 f"{combine(*parts)!r}")
     return problems
+
+
+def constant(control: Mapping[int, float]) -> float | None:
+    """The control's one value when it is the same finite number on two or more seeds (no seed
+    moves it: a constant, the theory's number, or a count that saturates), else None."""
+    vals = list(control.values())
+    if len(vals) < 2 or not all(_finite(v) for v in vals) or len({float(v) for v in vals}) > 1:
+        return None
+    return float(vals[0])
 
 
 def _plain(v):
@@ -358,4 +395,4 @@ def rows(judged: Sequence[Judged]) -> list[dict]:
 
 
 __all__ = ["Test", "Claim", "Judged", "judge", "verdict_of", "joint", "audit", "rows", "combine",
-           "VERDICTS", "NOT_YET_JUDGED", "ClaimNotJudged", "control_miss"]
+           "VERDICTS", "NOT_YET_JUDGED", "ClaimNotJudged", "control_miss", "constant", "no_control"]

@@ -588,13 +588,14 @@ def _fewest(swept: dict) -> dict:  # each optimizer's fewest steps to the target
 
 def _reach_widths(swept: dict) -> dict:
     """Per optimizer: the ratio of its largest to its smallest rate that reaches the target (None:
-    none does), whether that range touches its grid's edge (then it is a lower bound), and whether
-    every rate reaches it. The grids differ in width, so the rows compare these, not the counts."""
+    none does), whether that range touches its grid's edge (then it is a lower bound), whether
+    every rate reaches it, and the grid's largest step (the resolution of the range). The grids
+    differ in width, so the rows compare these, not the counts."""
     def width(runs):
         grid = sorted(float(lr) for lr in runs)
         ok = sorted(float(lr) for lr, v in runs.items() if v is not None)
         return (ok[-1] / ok[0] if ok else None, bool(ok) and (ok[0] == grid[0] or ok[-1] == grid[-1]),
-                len(ok) == len(grid))
+                len(ok) == len(grid), max((b / a for a, b in zip(grid, grid[1:])), default=1.0))
     return _per_rate(swept, width)
 
 

@@ -22,11 +22,11 @@ from .science import (
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
            "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "corrupted_glue",
            "remedy_facts", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
-           "best_rate", "pct0", "REMEDY_SPEEDUP", "HALF", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
+           "best_rate", "pct0", "REMEDY_SPEEDUP", "HALF_LOSS", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
 
 # The thresholds the prose names that the claims rows judge too (the rest are :mod:`.claims`').
 REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
-HALF = 0.5              # "falls to half": a loss below this x its value at the fit step
+HALF_LOSS = 0.5         # "falls to half": a loss below this x its value at the fit step
 CONTROL_WD = 1.0        # the no-decay row's control: cells at this decay and above (below the
 CONTROL_FRAC = 0.6      # strongest) and fractions from this one, which generalize
 SINGLE = 0.5            # "a neuron reads one frequency": its top frequency holds at least half its energy
@@ -525,15 +525,11 @@ def descent_share(run, step) -> float:
     return 0.0 if i <= int(np.argmax(norm)) else (peak - norm[i]) / (peak - end)
 
 
-def _peak_over_start(at: int):
-    """``{scale: run}`` -> the larger start's weight norm over the x1 run's, at the peak
-    (``at`` None) or at evaluation ``at``, over the ratio of their initial norms."""
-    def measure(r: dict) -> float:
-        big = max(r)
-        norm = lambda x: r[x].history["weight_norm"]  # noqa: E731
-        pick = (lambda h: max(h)) if at is None else (lambda h: h[at])  # noqa: E731
-        return (pick(norm(big)) / pick(norm(1.0))) / (norm(big)[0] / norm(1.0)[0])
-    return measure
+def _peak_over_start(r: dict) -> float:
+    """``{scale: run}`` -> the larger start's peak weight norm over the x1 run's, over the
+    ratio of their initial norms (1 where the peaks keep the initial scale)."""
+    big, norm = max(r), lambda x: r[x].history["weight_norm"]  # noqa: E731
+    return (max(norm(big)) / max(norm(1.0))) / (norm(big)[0] / norm(1.0)[0])
 
 
 # ============================================================================ the page's numbers, per section
@@ -590,8 +586,8 @@ def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
                        conc_end=c[-1], unit_conc=end["concentration"],
                        layer_conc=end["layer_concentration"]), **_texts(
         3, key_share_min=pct0(KEY_SHARE),
-        restricted_at_half=pct0(restricted_at_test_half(pm, "restricted_loss", HALF)),
-        other_at_half=pct0(restricted_at_test_half(pm, "other_loss", HALF)),
+        restricted_at_half=pct0(restricted_at_test_half(pm, "restricted_loss", HALF_LOSS)),
+        other_at_half=pct0(restricted_at_test_half(pm, "other_loss", HALF_LOSS)),
         n_keys=len(c0["keys"]), n_freq=c0["K"], key_share=pct0(c0["key_share"]),
         key_null=pct0(c0["null"]), key_init=pct0(c0["init_key_share"]),
         single=pct0(c0["single"]), single_init=pct0(c0["init_single"]),

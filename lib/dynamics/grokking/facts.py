@@ -15,7 +15,7 @@ from .algorithm import clock_measures, initial_model, norm_descent, primitive_ro
 from .experiments import restricted_at_test_half, speedups
 from .science import (
     CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
-    TAKEOFF, TAKEOFF_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy, fourier_spectrum,
+    RISE_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy, fourier_spectrum,
     input_weights, plateau_steps, spectral_concentration,
 )
 
@@ -250,8 +250,6 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
         **pair_glue("last", tuple(inner[-2:]) if len(inner) > 1 else None),
         **pair_glue("prev", tuple(inner[-3:-1]) if len(inner) > 2 else None),
         mem_end=_span(mem, "{:.1%}".format), chance=f"{1 / p:.1%}",
-        mem_rising=_mem_rising([(r, hist[id(r)]) for r in rows
-                                if r["phase"] == "memorization" and hist.get(id(r)) is not None], p),
         clock_seed_hi=_span([r["measured"] for r in seed_ratios], "{:.2f}".format, most=True),
         fit_seed_error=(f"within {max(seed_ok):.0%} seed by seed" if seed_ok else "–") + "".join(
             f", except seed {r['seed']} at {r['train_frac']:.0%}, whose fit needs a negative fixed part "
@@ -261,29 +259,6 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
         grok_rises=rises, falls_on=head.capitalize(), rises_where=sep and f"; not on {tail}",
         grid_seeds=len(fs), below_climbing=_below_climbing(fs),
         n_unfinished=sum(r["phase"] == "unfinished" for r in rows), n_runs=len(rows))
-
-
-def _mem_rising(runs: list, p: int) -> str:
-    """Of the runs labelled memorization, those whose test accuracy never fell over the last
-    CLIMB_SPAN of the run, still rose at its last evaluation and gained at least TAKEOFF_PAIRS
-    pairs' worth there (a creep at chance gains less): the label rests on the climb rule's bar
-    alone (they gained less than CLIMB), so the page names them ("" where none)."""
-    from .science import CLIMB_SPAN, TAKEOFF_PAIRS
-
-    out = []
-    for r, h in runs:
-        acc, steps = [float(a) for a in h["test_acc"]], list(h.steps)
-        n = sum(t <= (1 - CLIMB_SPAN) * steps[-1] for t in steps)
-        span = acc[max(n - 1, 0):]
-        if (len(span) > 2 and all(b >= a for a, b in zip(span, span[1:]))
-                and span[-1] - span[0] >= TAKEOFF_PAIRS / p ** 2):
-            out.append(f"seed {r['seed']} at {r['train_frac']:.0%} and weight decay "
-                       f"{r['weight_decay']:g}, rising to {acc[-1]:.1%}")
-    if not out:
-        return ""
-    return (f" Memorization is a label of the climb rule, though: {_count(len(out), 'run')} "
-            f"labelled so ({'; '.join(out)}) still rose at every evaluation of the last fifth "
-            "of the run, by less than the rule's bar, and may be slow climbs the budget cut off.")
 
 
 def _clock_says(ratios: list) -> str:
@@ -334,7 +309,7 @@ def _margin_text(r: dict, h) -> str:
     fall = (f", and it falls at each of its last {m['falls']} evaluations ({m['top']:.1%} at step "
             f"{m['top_step']}, {m['last']:.1%} at the end)" if m["falls"] > 1 else "")
     how = (f"by a margin of {m['gain'] - CLIMB * 100:.3f} points" if m["gain"] > CLIMB * 100
-           else "by the take-off rule, not the gain")
+           else "by the steady-rise rule, not the gain")
     return (f", labelled so {how}: its {name} accuracy gained {m['gain']:.3f} points over the"
             f" last {CLIMB_SPAN:.0%} of the run, against the rule's bar of {CLIMB * 100:g}{fall}")
 
@@ -561,7 +536,7 @@ def section2_facts(rows: list[dict], live_rows: list[dict], lr: float, p: int,
     file's runs), the live grid's (every cell without decay memorizes? the critical fraction at
     weight decay 1) and the thresholds of the phase labels (:mod:`.science`) the prose names."""
     labels = dict(unlearn_drop=f"{UNLEARN_DROP * 100:g}", climb=f"{CLIMB * 100:g}",
-                  takeoff=f"{TAKEOFF:g}", takeoff_pairs=f"{TAKEOFF_PAIRS}", ctl_wd=f"{CONTROL_WD:g}",
+                  rise_pairs=f"{RISE_PAIRS}", ctl_wd=f"{CONTROL_WD:g}",
                   ctl_frac=f"{CONTROL_FRAC:.0%}", climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
     hs = SweepResult.from_dict(sweep).histories if sweep is not None else None
     f = phase_facts(live_rows)

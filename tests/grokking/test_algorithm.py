@@ -13,6 +13,7 @@ import torch
 from dynamics import data as D
 from dynamics import models as M
 from dynamics import plots
+from dynamics.evidence import Test
 from dynamics.grokking import algorithm as A
 from dynamics.grokking import claims as C
 from dynamics.grokking import experiments as E
@@ -366,7 +367,9 @@ def test_every_adamw_run_keeps_the_recipes_clock():
 @known_answer(Fa._off_keys, Fa._descent, Fa._peak_over_start,
               how="made-up measures: 90% on keys that are 20% of the frequencies leaves 0.1 / "
                   "0.8 of the null's share off them; a norm that peaks before the fit step has "
-                  "no descent to read; norms 4x at the start and 2x at the peak give 0.5")
+                  "no descent to read; norms 4x at the start and 2x at the peak give 0.5, "
+                  "4x at the peak too (the initial scale kept) 1, the control's theory's "
+                  "number, which fails FAR_BELOW")
 def test_algorithm_measures_on_known_answers():
     from types import SimpleNamespace as NS
 
@@ -378,5 +381,7 @@ def test_algorithm_measures_on_known_answers():
     assert math.isnan(Fa._descent(dict(n, grok_step=None)))  # never groks
     run = lambda *norm: NS(history={"weight_norm": list(norm)})  # noqa: E731
     r = {1.0: run(1.0, 1.1, 5.0, 3.0), 4.0: run(4.0, 4.0, 10.0, 3.0)}
-    assert Fa._peak_over_start(None)(r) == pytest.approx(0.5)
-    assert Fa._peak_over_start(1)(r) == pytest.approx((4.0 / 1.1) / 4.0)
+    assert Fa._peak_over_start(r) == pytest.approx(0.5)
+    kept = {1.0: run(1.0, 1.1, 5.0, 3.0), 4.0: run(4.0, 4.4, 20.0, 12.0)}  # x4 throughout
+    assert Fa._peak_over_start(kept) == pytest.approx(1.0)
+    assert not Test("<", C.FAR_BELOW, "FAR_BELOW").passes(1.0)  # the rival's 1 fails it

@@ -15,7 +15,7 @@ from .. import evidence, plots
 from .algorithm import clock_measures, initial_model, norm_descent
 from .experiments import phase_data, restricted_at_test_half, speedups
 from .facts import (
-    CONTROL_FRAC, CONTROL_WD, HALF, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
+    CONTROL_FRAC, CONTROL_WD, HALF_LOSS, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
     _crit_pct, _descent, _final_test, _fit_error, _good, _init_gap, _inner_grok, _not_memorizing,
     _off_keys, _peak_over_start, _plateau_change, _rises, _rows_below, _shuffled, by_seed,
     clock_by_pair, clock_fit, descent_share, median_grid, pct0, phase_facts,
@@ -48,6 +48,10 @@ LATER = 1.5             # "a larger initialization delays grokking": its grok st
 BETTER = 0.05           # "generalizes better": the larger decay's test accuracy this much higher
 CRIT_ROWS = 0           # "below a critical fraction": more than this many fractions below the smallest that generalizes
 CRIT_DROP = 0.05        # "the critical fraction falls": it ends at least this much lower
+MOST = 0.5              # "most of its fall is made": more than this share of the norm's descent
+FAR_BELOW = 0.5         # "less than half of 4x": the peak norms' ratio below this x the initial norms'
+
+NO_CELL_OFF = evidence.Test("<", 1, "NO_CELL_OFF: fewer than one cell that breaks the statement")
 
 _ratio, _ratio2, _x1, _n = "{:.2f}x".format, "{:.2f}".format, "{:.1f}x".format, "{:.0f}".format
 _signed, _signed_pct = "{:+.2f}".format, "{:+.0%}".format
@@ -260,7 +264,7 @@ REMEDY_ROWS = {
 LIVE_MEMORIZES = evidence.Claim(
     "Live grid: without weight decay every network memorizes", "Liu et al. 2023",
     measure=_not_memorizing, control="the cells with weight decay", **_one,
-    test=evidence.Test("<", 1, "NONE_OFF: fewer than one cell that does not memorize"))
+    test=NO_CELL_OFF)
 LIVE_GENERALIZES = evidence.Claim(
     "Live grid: with weight decay 1 a large enough fraction generalizes", "Power et al. 2022",
     measure=lambda gk: sum(gk[1](r) and _good(r) for r in gk[0]),
@@ -331,11 +335,11 @@ def corrupted_rows(corrupted: dict) -> list[dict]:
 # ============================================================================ section 3
 RESTRICTED_LEADS = evidence.Claim(
     "Restricted loss falls before the test loss does", "Nanda et al. 2023",
-    measure=lambda pm: restricted_at_test_half(pm, "restricted_loss", HALF),
-    control_measure=lambda pm: restricted_at_test_half(pm, "other_loss", HALF),
-    test=evidence.Test("<", HALF, "HALF: the restricted loss over its fit-step value, read "
-                                  "where the test loss first falls below HALF of its own",
-                       scale="log"),
+    measure=lambda pm: restricted_at_test_half(pm, "restricted_loss", HALF_LOSS),
+    control_measure=lambda pm: restricted_at_test_half(pm, "other_loss", HALF_LOSS),
+    test=evidence.Test("<", HALF_LOSS, "HALF_LOSS: the restricted loss over its fit-step value, "
+                                       "read where the test loss first falls below HALF_LOSS "
+                                       "of its own", scale="log"),
     control="the restricted loss on the other frequencies (the keys' complement), read the same way",
     window="from the fit step to the first evaluation where the test loss is below half its "
            "fit-step value", fmt=_ratio2,
@@ -391,9 +395,9 @@ DESCENT = evidence.Claim(
     "Generalization arrives with the weight norm's descent: the norm peaks after the fit step, "
     "and by the grok step most of its fall to its value at the end is made",
     "Liu et al. 2023 (Omnigrok)", measure=_descent, control_measure=float,
-    test=evidence.Test(">=", HALF, "HALF: the share of the descent (peak − norm) / (peak − end) "
-                                   "made at the grok step, where the norm peaks after the fit "
-                                   "step and before it"),
+    test=evidence.Test(">", MOST, "MOST: the share of the descent (peak − norm) / (peak − end) "
+                                  "made at the grok step, where the norm peaks after the fit "
+                                  "step and before it"),
     control="the run without weight decay on the same seed, the same share of its own norm's "
             "descent made at the decay run's grok step (0 where its norm has not peaked by then)",
     fmt=pct0, window="from the peak of the norm to the median of the last three evaluations "
@@ -412,13 +416,15 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
     big = max(next(iter(scaled.values())))
     peak = evidence.Claim(
         f"The norm the network memorizes at is set by training, not by the initial scale: from a "
-        f"{big:g}x start the peak norm is far less than {big:g}x",
+        f"{big:g}x start the peak norm is less than half of {big:g}x the first run's",
         "a test of Omnigrok's large-initialization account (Liu et al. 2023)",
-        measure=_peak_over_start(None), control_measure=_peak_over_start(1),
-        test=evidence.Test("<", HALF, f"HALF: the peak norm at x{big:g} over at x1, over the "
-                                      "ratio of their initial norms", scale="log"),
-        control="the same ratio at the first evaluation after the start (the initial scale "
-                "still there)", window="the whole run (to the grok step)", fmt=_ratio2)
+        measure=_peak_over_start, control_measure=lambda r: 1.0,
+        test=evidence.Test("<", FAR_BELOW, f"FAR_BELOW: the peak norm at x{big:g} over at x1, "
+                                           "over the ratio of their initial norms", scale="log"),
+        control="the theory's number, 1: were the norm set by the initial scale (an optimizer "
+                "whose steps grow with the weights), the peaks would keep the initial norms' "
+                f"ratio, {big:g}; no run here has such an optimizer",
+        window="the whole run (to the grok step)", fmt=_ratio2)
     ratio = lambda s, o, sc: _over(scaled[o][sc].grok_step, scaled[s][1.0].grok_step)  # noqa: E731
     later = evidence.Claim(
         f"A larger initialization delays grokking (x{big:g} against x1)", "Liu et al. 2023 (Omnigrok)",
@@ -466,19 +472,19 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
 
 # ============================================================================ the phase diagram
 FOUR = ("comprehension", "grokking", "memorization", "confusion")
-NONE_OFF = evidence.Test("<", 1, "NONE_OFF: fewer than one cell (row, column) that breaks the "
-                                 "pattern")
+NO_LINE_OFF = evidence.Test("<", 1, "NO_LINE_OFF: fewer than one row or column of the grid "
+                                       "along which the grok step rises")
 MEMORIZE_ALL = evidence.Claim(
     "Without weight decay every network memorizes within the budget",
     "this page's grid (Power et al. 2022 see grokking without weight decay in longer runs)",
-    measure=_not_memorizing, test=NONE_OFF, fmt=_n,
+    measure=_not_memorizing, test=NO_CELL_OFF, fmt=_n,
     control=f"the cells at weight decay {CONTROL_WD:g} and above (below the strongest) with "
             f"fractions from {CONTROL_FRAC:.0%}, which must not all memorize (cells that do not)",
     window="every training fraction, the whole budget; cells that do not memorize")
 GROK_FALLS = evidence.Claim(
     "More data and more decay shorten the wait: the grok step falls along every row and column",
     "Power et al. 2022; Liu et al. 2023", measure=lambda gs: float(_rises(gs[0])),
-    control_measure=lambda gs: float(_rises(_shuffled(gs[0], gs[1]))), test=NONE_OFF, fmt=_n,
+    control_measure=lambda gs: float(_rises(_shuffled(gs[0], gs[1]))), test=NO_LINE_OFF, fmt=_n,
     control="the same grid with its grok steps permuted among the cells that generalize (a fixed "
             "permutation per seed): the rows and columns it rises along",
     window="weight decays above 0 and below the strongest, the cells that generalize; rows and "
@@ -506,7 +512,7 @@ STRONG_GAP = evidence.Claim(
 STRONG_KEEPS = evidence.Claim(
     "every cell un-learns or never fits", "Liu et al. 2022 (confusion); un-learning is this "
                                           "page's label",
-    measure=_column_keeps, test=NONE_OFF, fmt=_n,
+    measure=_column_keeps, test=NO_CELL_OFF, fmt=_n,
     control="the column of the decay below the strongest",
     window="the column's cells that neither un-learn nor stay confused")
 _four = lambda g: float(len({r["phase"] for r in g} & set(FOUR)))  # noqa: E731 (how many of them)
@@ -543,8 +549,10 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     out = [j(MEMORIZE_ALL, per(lambda r: r["weight_decay"] == 0), per(control)).row(),
            j(GROK_FALLS, inner_grok, inner_grok).row()]
 
-    # the clock, judged pair of decays by pair: the largest ratio of grok steps over the
-    # clock's factor among the fractions where both generalize, per seed (each pair its own row)
+    # the clock, pair of decays by pair: the largest ratio of grok steps over the clock's
+    # factor among the fractions where both generalize, per seed (each pair its own row).
+    # Shown, not asserted: the clock's own ratio, 1, is the threshold, and no run here
+    # follows the clock to serve as a control that could pass
     pairs = {s: clock_by_pair(g) for s, g in grids.items()}
     inner = f0["inner"]
     for lo, hi in zip(inner, inner[1:]):
@@ -556,9 +564,10 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
             test=evidence.Test("<", 1.0, "the largest ratio of grok steps over the clock's "
                                          "factor, among the fractions where both generalize",
                                scale="log"),
-            control="the clock itself (a ratio of grok steps equal to the ratio of decays)",
+            control="none that can fail: the clock itself (a ratio of grok steps equal to the "
+                    "ratio of decays) sits on the threshold, and no run here follows the clock",
             window="training fractions where both decays generalize on the seed",
-            fmt=_ratio2, asserted=(lo, hi) == tuple(inner[-2:]))
+            fmt=_ratio2, asserted=False)
         out.append(j(claim, ids, ids).row())
     if lr:  # CLOCK_FIT on each seed's grid, the median grid's fits beside it
         fit = ", ".join(f"{r['train_frac']:.0%}: {r['offset']:.0f} + {r['periods']:.1f}/(ηλ) "

@@ -67,7 +67,7 @@ class GrokRun(Milestones):
 
     @property
     def modulus(self) -> int:
-        """The task's p: chance is 1/p, for the take-off rule of the phase label."""
+        """The task's p: chance is 1/p, for the steady-rise rule of the phase label."""
         return self.config.p
 
     def status(self) -> str:

@@ -15,18 +15,18 @@ from .algorithm import clock_measures, initial_model, norm_descent, primitive_ro
 from .experiments import restricted_at_test_half, speedups
 from .science import (
     CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
-    TAKEOFF, TAKEOFF_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy, fourier_spectrum,
+    RISE_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy, fourier_spectrum,
     input_weights, plateau_steps, spectral_concentration,
 )
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
            "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "corrupted_glue",
            "remedy_facts", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
-           "best_rate", "pct0", "REMEDY_SPEEDUP", "HALF", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
+           "best_rate", "pct0", "REMEDY_SPEEDUP", "HALF_LOSS", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
 
 # The thresholds the prose names that the claims rows judge too (the rest are :mod:`.claims`').
 REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
-HALF = 0.5              # "falls to half": a loss below this x its value at the fit step
+HALF_LOSS = 0.5         # "falls to half": a loss below this x its value at the fit step
 CONTROL_WD = 1.0        # the no-decay row's control: cells at this decay and above (below the
 CONTROL_FRAC = 0.6      # strongest) and fractions from this one, which generalize
 SINGLE = 0.5            # "a neuron reads one frequency": its top frequency holds at least half its energy
@@ -250,8 +250,6 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
         **pair_glue("last", tuple(inner[-2:]) if len(inner) > 1 else None),
         **pair_glue("prev", tuple(inner[-3:-1]) if len(inner) > 2 else None),
         mem_end=_span(mem, "{:.1%}".format), chance=f"{1 / p:.1%}",
-        mem_rising=_mem_rising([(r, hist[id(r)]) for r in rows
-                                if r["phase"] == "memorization" and hist.get(id(r)) is not None], p),
         clock_seed_hi=_span([r["measured"] for r in seed_ratios], "{:.2f}".format, most=True),
         fit_seed_error=(f"within {max(seed_ok):.0%} seed by seed" if seed_ok else "–") + "".join(
             f", except seed {r['seed']} at {r['train_frac']:.0%}, whose fit needs a negative fixed part "
@@ -261,29 +259,6 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
         grok_rises=rises, falls_on=head.capitalize(), rises_where=sep and f"; not on {tail}",
         grid_seeds=len(fs), below_climbing=_below_climbing(fs),
         n_unfinished=sum(r["phase"] == "unfinished" for r in rows), n_runs=len(rows))
-
-
-def _mem_rising(runs: list, p: int) -> str:
-    """Of the runs labelled memorization, those whose test accuracy never fell over the last
-    CLIMB_SPAN of the run, still rose at its last evaluation and gained at least TAKEOFF_PAIRS
-    pairs' worth there (a creep at chance gains less): the label rests on the climb rule's bar
-    alone (they gained less than CLIMB), so the page names them ("" where none)."""
-    from .science import CLIMB_SPAN, TAKEOFF_PAIRS
-
-    out = []
-    for r, h in runs:
-        acc, steps = [float(a) for a in h["test_acc"]], list(h.steps)
-        n = sum(t <= (1 - CLIMB_SPAN) * steps[-1] for t in steps)
-        span = acc[max(n - 1, 0):]
-        if (len(span) > 2 and all(b >= a for a, b in zip(span, span[1:]))
-                and span[-1] - span[0] >= TAKEOFF_PAIRS / p ** 2):
-            out.append(f"seed {r['seed']} at {r['train_frac']:.0%} and weight decay "
-                       f"{r['weight_decay']:g}, rising to {acc[-1]:.1%}")
-    if not out:
-        return ""
-    return (f" Memorization is a label of the climb rule, though: {_count(len(out), 'run')} "
-            f"labelled so ({'; '.join(out)}) still rose at every evaluation of the last fifth "
-            "of the run, by less than the rule's bar, and may be slow climbs the budget cut off.")
 
 
 def _clock_says(ratios: list) -> str:
@@ -334,7 +309,7 @@ def _margin_text(r: dict, h) -> str:
     fall = (f", and it falls at each of its last {m['falls']} evaluations ({m['top']:.1%} at step "
             f"{m['top_step']}, {m['last']:.1%} at the end)" if m["falls"] > 1 else "")
     how = (f"by a margin of {m['gain'] - CLIMB * 100:.3f} points" if m["gain"] > CLIMB * 100
-           else "by the take-off rule, not the gain")
+           else "by the steady-rise rule, not the gain")
     return (f", labelled so {how}: its {name} accuracy gained {m['gain']:.3f} points over the"
             f" last {CLIMB_SPAN:.0%} of the run, against the rule's bar of {CLIMB * 100:g}{fall}")
 
@@ -525,15 +500,11 @@ def descent_share(run, step) -> float:
     return 0.0 if i <= int(np.argmax(norm)) else (peak - norm[i]) / (peak - end)
 
 
-def _peak_over_start(at: int):
-    """``{scale: run}`` -> the larger start's weight norm over the x1 run's, at the peak
-    (``at`` None) or at evaluation ``at``, over the ratio of their initial norms."""
-    def measure(r: dict) -> float:
-        big = max(r)
-        norm = lambda x: r[x].history["weight_norm"]  # noqa: E731
-        pick = (lambda h: max(h)) if at is None else (lambda h: h[at])  # noqa: E731
-        return (pick(norm(big)) / pick(norm(1.0))) / (norm(big)[0] / norm(1.0)[0])
-    return measure
+def _peak_over_start(r: dict) -> float:
+    """``{scale: run}`` -> the larger start's peak weight norm over the x1 run's, over the
+    ratio of their initial norms (1 where the peaks keep the initial scale)."""
+    big, norm = max(r), lambda x: r[x].history["weight_norm"]  # noqa: E731
+    return (max(norm(big)) / max(norm(1.0))) / (norm(big)[0] / norm(1.0)[0])
 
 
 # ============================================================================ the page's numbers, per section
@@ -565,7 +536,7 @@ def section2_facts(rows: list[dict], live_rows: list[dict], lr: float, p: int,
     file's runs), the live grid's (every cell without decay memorizes? the critical fraction at
     weight decay 1) and the thresholds of the phase labels (:mod:`.science`) the prose names."""
     labels = dict(unlearn_drop=f"{UNLEARN_DROP * 100:g}", climb=f"{CLIMB * 100:g}",
-                  takeoff=f"{TAKEOFF:g}", takeoff_pairs=f"{TAKEOFF_PAIRS}", ctl_wd=f"{CONTROL_WD:g}",
+                  rise_pairs=f"{RISE_PAIRS}", ctl_wd=f"{CONTROL_WD:g}",
                   ctl_frac=f"{CONTROL_FRAC:.0%}", climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
     hs = SweepResult.from_dict(sweep).histories if sweep is not None else None
     f = phase_facts(live_rows)
@@ -590,8 +561,8 @@ def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
                        conc_end=c[-1], unit_conc=end["concentration"],
                        layer_conc=end["layer_concentration"]), **_texts(
         3, key_share_min=pct0(KEY_SHARE),
-        restricted_at_half=pct0(restricted_at_test_half(pm, "restricted_loss", HALF)),
-        other_at_half=pct0(restricted_at_test_half(pm, "other_loss", HALF)),
+        restricted_at_half=pct0(restricted_at_test_half(pm, "restricted_loss", HALF_LOSS)),
+        other_at_half=pct0(restricted_at_test_half(pm, "other_loss", HALF_LOSS)),
         n_keys=len(c0["keys"]), n_freq=c0["K"], key_share=pct0(c0["key_share"]),
         key_null=pct0(c0["null"]), key_init=pct0(c0["init_key_share"]),
         single=pct0(c0["single"]), single_init=pct0(c0["init_single"]),

@@ -44,7 +44,7 @@ __all__ = [  # the public names, re-exported by dynamics.grokking
     "orthogonal_grad_", "stablemax", "stablemax_cross_entropy", "loss_and_hook",
     "fit_and_grok", "end_accuracy", "critical_fraction", "phase_of", "Milestones", "plateau_steps", "FIT_ACC",
     "GROK_ACC", "DELAY", "CHANCE_MARGIN", "PLATEAU",
-    "UNLEARN_DROP", "END_EVALS", "CLIMB", "CLIMB_SPAN", "TAKEOFF", "TAKEOFF_PAIRS", "still_climbing", "fell_back", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
+    "UNLEARN_DROP", "END_EVALS", "CLIMB", "CLIMB_SPAN", "RISE_PAIRS", "still_climbing", "fell_back", "KEY_SHARE", "REMEDIES", "PHASES", "FOURIER_OPS",
     "ADAM_BETAS"
 ]
 
@@ -57,10 +57,10 @@ UNLEARN_DROP = 0.05  # "un-learning": an accuracy ends this far below its best
 END_EVALS = 3        # a run's accuracy "at the end": the median of its last 3 evaluations
 CLIMB = 0.025        # "still climbing": an accuracy gained more than this over the run's last
 CLIMB_SPAN = 0.2     # ... CLIMB_SPAN of its steps (its end against its value there),
-TAKEOFF = 2.0        # ... or multiplied by at least this over that span, never falling in it,
-TAKEOFF_PAIRS = 5    # gaining at least this many pairs' worth (of p^2) and rising at its last
-#                      evaluation (a curve just taking off from 0% gains less than CLIMB while
-#                      it doubles, and may still be below chance 1/p)
+RISE_PAIRS = 5       # ... or rose steadily over that span: never falling in it, rising at its
+#                      last evaluation, gaining at least this many pairs' worth (of p^2) (a curve
+#                      leaving 0%, or creeping to its ceiling, gains less than CLIMB and is
+#                      still climbing)
 KEY_SHARE = 0.9      # key frequencies: the fewest that hold this share of the logits' energy
 REMEDIES = ("none", "grokfast", "perp_grad", "stablemax")
 PHASES = ("comprehension", "grokking", "memorization", "confusion", "unfinished",
@@ -517,15 +517,15 @@ def still_climbing(history: History, split: str, p: int | None = None) -> bool:
     the run earlier (the median of the END_EVALS evaluations up to that step); it climbs when
 
     - it gained more than CLIMB (points of accuracy), or
-    - it took off: it is at least TAKEOFF x its earlier value, it never falls from one
-      evaluation to the next over that span, its last evaluation is above its end value (it is
-      rising when the budget ends), and it gained at least TAKEOFF_PAIRS pairs' worth of
-      accuracy, TAKEOFF_PAIRS / ``p``², so at least that many pairs on any test split of the
-      table. A test accuracy leaving 0% exponentially (0.2% → 0.9% → 1.5% → 2.2% → 3.2%) gains
-      less than CLIMB over the last fifth while it doubles, and its end value can still be
-      below chance 1/``p``; a doubling of a pair or two (0.1% → 0.2%), a curve that stopped
-      rising or one that wobbles (noise at chance falls somewhere) is not a take-off. The
-      rule needs ``p`` and is off without it.
+    - it rose steadily: it never falls from one evaluation to the next over that span, its
+      last evaluation is above its end value (it is rising when the budget ends), and it
+      gained at least RISE_PAIRS pairs' worth of accuracy, RISE_PAIRS / ``p``², so at least
+      that many pairs on any test split of the table. A test accuracy leaving 0%
+      exponentially (0.2% → 0.9% → 1.5% → 2.2% → 3.2%), or creeping towards its ceiling
+      (90.5% → 92.8%), gains less than CLIMB over the last fifth and is still rising; a
+      gain of a pair or two (0.1% → 0.2%), a curve flat at its last evaluations or one that
+      wobbles (noise at chance falls somewhere) is not. The rule needs ``p`` and is off
+      without it.
 
     False when the run has too few evaluations before that step to tell."""
     acc, steps = history[f"{split}_acc"], list(history.steps)
@@ -537,10 +537,9 @@ def still_climbing(history: History, split: str, p: int | None = None) -> bool:
     earlier = float(torch.tensor(acc[n - END_EVALS:n]).median())
     end = end_accuracy(history, split)
     span = [float(a) for a in acc[n - 1:]]
-    took_off = (p is not None and end >= TAKEOFF * earlier
-                and end - earlier >= TAKEOFF_PAIRS / p ** 2 and span[-1] > end
-                and all(b >= a for a, b in zip(span, span[1:])))
-    return end - earlier > CLIMB or took_off
+    rising = (p is not None and end - earlier >= RISE_PAIRS / p ** 2 and span[-1] > end
+              and all(b >= a for a, b in zip(span, span[1:])))
+    return end - earlier > CLIMB or rising
 
 
 def fell_back(history: History, split: str) -> bool:
@@ -565,7 +564,7 @@ def phase_of(history: History, delay: float = DELAY, p: int | None = None) -> st
        back (:func:`fell_back`: it ends more than UNLEARN_DROP below its best). By its first
        crossings alone such a run can pass for comprehension.
     2. the training accuracy never passes FIT_ACC: *unfinished* if it is still climbing at the
-       end (:func:`still_climbing`, with the modulus ``p`` for its take-off rule), else
+       end (:func:`still_climbing`, with the modulus ``p`` for its steady-rise rule), else
        *confusion*;
     3. it fits but the test accuracy never passes GROK_ACC: *unfinished* if the test accuracy
        is still climbing at the end, else *memorization* (the test accuracy has stopped short);
@@ -596,7 +595,7 @@ def phase_of(history: History, delay: float = DELAY, p: int | None = None) -> st
 class Milestones:
     """A run's ``fit_step``, ``grok_step`` (:func:`fit_and_grok`) and ``phase``
     (:func:`phase_of`), read from its ``history``: the one home of these three for every run
-    record (the grokking runs, the capstone's). ``modulus`` (p) turns on the take-off rule of
+    record (the grokking runs, the capstone's). ``modulus`` (p) turns on the steady-rise rule of
     :func:`still_climbing`; a record whose class does not give it keeps the gain rule alone."""
 
     @property

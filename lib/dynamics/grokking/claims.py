@@ -401,7 +401,9 @@ DESCENT = evidence.Claim(
     control="the run without weight decay on the same seed, the same share of its own norm's "
             "descent made at the decay run's grok step (0 where its norm has not peaked by then)",
     fmt=pct0, window="from the peak of the norm to the median of the last three evaluations "
-                     "(its value at the end)")
+                     "(its value at the end)",
+    constant_control="where the run without decay has not peaked by the grok step on any seed, "
+                     "none of its descent is made: 0, measured")
 
 
 def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = None, *,
@@ -424,7 +426,8 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
         control="the theory's number, 1: were the norm set by the initial scale (an optimizer "
                 "whose steps grow with the weights), the peaks would keep the initial norms' "
                 f"ratio, {big:g}; no run here has such an optimizer",
-        window="the whole run (to the grok step)", fmt=_ratio2)
+        window="the whole run (to the grok step)", fmt=_ratio2,
+        constant_control="the rival account's number, the same on every seed")
     ratio = lambda s, o, sc: _over(scaled[o][sc].grok_step, scaled[s][1.0].grok_step)  # noqa: E731
     later = evidence.Claim(
         f"A larger initialization delays grokking (x{big:g} against x1)", "Liu et al. 2023 (Omnigrok)",
@@ -480,7 +483,9 @@ MEMORIZE_ALL = evidence.Claim(
     measure=_not_memorizing, test=NO_CELL_OFF, fmt=_n,
     control=f"the cells at weight decay {CONTROL_WD:g} and above (below the strongest) with "
             f"fractions from {CONTROL_FRAC:.0%}, which must not all memorize (cells that do not)",
-    window="every training fraction, the whole budget; cells that do not memorize")
+    window="every training fraction, the whole budget; cells that do not memorize",
+    constant_control="a count at its ceiling: every cell of the control's window does not "
+                     "memorize, on every seed")
 GROK_FALLS = evidence.Claim(
     "More data and more decay shorten the wait: the grok step falls along every row and column",
     "Power et al. 2022; Liu et al. 2023", measure=lambda gs: float(_rises(gs[0])),
@@ -495,7 +500,9 @@ CRIT_EXISTS = evidence.Claim(
     measure=_rows_below, test=evidence.Test(">", CRIT_ROWS, "CRIT_ROWS: fractions of the grid "
                                                              "below the smallest that generalizes"),
     control="the grid with the phases of its cells at decays above 0 permuted (fixed per seed)",
-    window="weight decays above 0", fmt=_n)
+    window="weight decays above 0", fmt=_n,
+    constant_control="a count at its floor: permuted, a cell that generalizes lands at the "
+                     "grid's smallest fraction on every seed")
 CRIT_FALLS = evidence.Claim(
     "the critical fraction falls as the decay grows", "Liu et al. 2022",
     measure=_crit_drop, test=evidence.Test(">=", CRIT_DROP, "CRIT_DROP: the critical fraction at "

@@ -384,7 +384,9 @@ C_STAR = evidence.Claim(
                                         f"{C_STAR_DEPTH} random tanh layers at σ_w² = "
                                         f"{C_STAR_HOT:g}"),
     control=f"the same network at σ_w² = {C_STAR_COLD:g} (ordered), measured the same way",
-    window=f"after {C_STAR_DEPTH} layers, from starting correlations 0 and 0.6", fmt=_num)
+    window=f"after {C_STAR_DEPTH} layers, from starting correlations 0 and 0.6", fmt=_num,
+    constant_control="in the ordered phase the correlation converges to 1 to rounding on every "
+                     "seed, the fixed point the theory gives")
 
 
 def _judge(claim, runs, **change) -> dict:

@@ -18,7 +18,8 @@ Modules:
   mean-field maps q*, chi_1, c*, xi_c, the critical line, and their measurement on random
   networks), which it re-exports.
 - :mod:`.experiments`: the runners (``run_signal``, ``run_chaos``, ``run_trainability``,
-  ``run_fluctuations``, ``run_saxe``, ``run_depth_time``, ``run_guessing_bias``), ``run(section,
+  ``run_fluctuations``, ``run_saxe``, ``run_depth_time``, ``run_guessing_bias``; the records
+  of the precomputed ones, ``Trainability`` and ``DepthTime``), ``run(section,
   profile, seed)`` (a section's run as the page makes it), the worked answers (``answer_*``),
   the seeds the claims run on and ``precompute_plan(profile)``.
 - :mod:`.figures`: the ``*_figure`` builders and ``*_rows`` tables.
@@ -36,8 +37,8 @@ Modules:
 are in the modules (``init.science.q_map``).
 """
 from . import claims, experiments, facts, figures, isometry, panels, science, width
-from .experiments import (run, answer_lsuv_gain, answer_band, answer_fluctuations,
-                          answer_rank_growth, answer_coordinate_check)
+from .experiments import (DepthTime, Trainability, run, answer_lsuv_gain, answer_band,
+                          answer_fluctuations, answer_rank_growth, answer_coordinate_check)
 from .figures import (signal_figure, signal_rows, chaos_figure, trainability_figure,
                       trainability_rows, fluctuations_figure, saxe_figure, depth_time_figure,
                       guessing_figure)
@@ -48,8 +49,8 @@ from .facts import (signal_numbers, chaos_numbers, trainability_numbers, fluctua
                     depth_time_numbers, isometry_mean_numbers)
 from .claims import page_claims
 
-__all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
-           "answer_rank_growth", "answer_coordinate_check",
+__all__ = ["DepthTime", "Trainability", "run", "answer_lsuv_gain", "answer_band",
+           "answer_fluctuations", "answer_rank_growth", "answer_coordinate_check",
            "signal_figure", "signal_rows", "chaos_figure", "trainability_figure",
            "trainability_rows", "fluctuations_figure", "saxe_figure", "depth_time_figure",
            "guessing_figure",

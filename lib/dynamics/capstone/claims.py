@@ -97,16 +97,13 @@ def _acc_at_grok(pair) -> float:
 
 def _curve(r) -> Curve:
     """A run's test-accuracy curve as :func:`_acc_at_grok` reads it (none without a run)."""
-    return (Curve(steps=[], train_acc=[], test_acc=[], weight_rms=[]) if r is None else
-            Curve(steps=list(r.history.steps), train_acc=[],
-                  test_acc=list(r.history["test_acc"]), weight_rms=[]))
+    return (Curve([], [], [], []) if r is None else
+            Curve(list(r.history.steps), [], list(r.history["test_acc"]), weight_rms=[]))
 
 
 def _arm_curve(arm: dict) -> Curve:
-    """A lottery arm's curves (:func:`~.experiments.lottery`) as :func:`_acc_at_grok` reads
-    them."""
-    return Curve(steps=arm["steps"], train_acc=arm["train_acc"], test_acc=arm["test_acc"],
-                 weight_rms=[])
+    """A lottery arm's curves as :func:`_acc_at_grok` reads them."""
+    return Curve(arm["steps"], arm["train_acc"], arm["test_acc"], weight_rms=[])
 
 
 MUON_SOONER = evidence.Test(">=", GROK_ACC, f"GROK_ACC: test accuracy at AdamW's grok step on "
@@ -123,8 +120,7 @@ def _muon_row(rows: dict, curves: dict, budget: int) -> dict:
     grok = {s: a.grok_step for s, (_, a) in rows.items()}
     other = {s: min((o for o in grok if o != s), key=lambda o: grok[o] or math.inf, default=s)
              for s in grok}  # the other seed on which AdamW groks earliest
-    lr_a, lr_m = next(iter(rows.values()))[1].lr, next(iter(rows.values()))[0].muon_lr
-    lr_m = "?" if lr_m is None else lr_m
+    lr_a, lr_m = next(iter(rows.values()))[1].lr, next(iter(rows.values()))[0].muon_lr or "?"
     phases = "; ".join(f"seed {s}: Muon {m.phase or '?'} (grok "
                        f"{_steps(m.grok_step, budget)}, final test {m.final_test_acc:.0%}), "
                        f"AdamW grok {_steps(a.grok_step, budget)}" for s, (m, a) in rows.items())
@@ -376,8 +372,7 @@ def _tuned_muon_row(opt: dict, nodecay, budget: int) -> dict:
 
 
 def page_claims(firsts: dict, nodecay: dict, inits: list[GridRow], clock: list[GridRow],
-                opt: dict, lot: dict, coll: dict,
-                payload: CapstoneGrid | None = None) -> list[dict]:
+                opt: dict, lot: dict, coll: dict, payload: CapstoneGrid | None = None) -> list[dict]:
     """The claims table: each question's prediction from its chapter or paper beside this
     notebook's measurement. ``firsts``: section 1's run on each claim seed (``{seed: run}``,
     the page's seed first); ``nodecay``: the plateau row's control on those seeds

@@ -26,7 +26,7 @@ Modules:
 from . import claims, experiments, facts, figures, panels, science
 from .science import OneConfig
 from .experiments import (
-    GRID_FILE, CapstoneGrid, GridRow, clock_grid, collapse_timing, grid_budget, init_sweep,
+    GRID_FILE, CapstoneGrid, clock_grid, collapse_timing, grid_budget, init_sweep,
     live_grid, lottery, optimizer_runs, plateau_control, run,
 )
 from .figures import (
@@ -41,7 +41,7 @@ from .claims import page_claims
 
 __all__ = [
     "OneConfig",
-    "GRID_FILE", "CapstoneGrid", "GridRow", "clock_grid", "collapse_timing", "grid_budget",
+    "GRID_FILE", "CapstoneGrid", "clock_grid", "collapse_timing", "grid_budget",
     "init_sweep", "live_grid", "lottery", "optimizer_runs", "plateau_control", "run",
     "clock_figure", "grid_slider", "init_figure", "lottery_figure", "optimizer_figure",
     "timeline_figure",

@@ -21,8 +21,8 @@ from .science import (ChaosConfig, SignalConfig, backward_ratio, chi_1, critical
 
 from .width import width_claim_runs, width_claims
 
-__all__ = ["DEEP", "trainability_claims", "depth_time_claims", "published_claims", "claims",
-           "page_claims"]
+__all__ = ["DEEP", "trainability_claims", "depth_time_claims", "precomputed", "published_claims",
+           "claims", "page_claims"]
 
 _num = plots.number
 
@@ -267,13 +267,16 @@ def falls_to(values) -> int:
     return k
 
 
+def precomputed(name: str):
+    """``(record, provenance)`` of the chapter's data file ``name``, read through its record."""
+    return results.load(name, as_=DepthTime if name.endswith("_depth_time") else Trainability)
+
+
 def published_claims() -> list[dict]:
     """The claims rows of the published page that rest on ``data/`` alone: the trainability
-    grid and the learning time of deep linear networks against depth, each file read through
-    its record (:class:`~.experiments.Trainability`, :class:`~.experiments.DepthTime`)."""
-    heat = results.load("initialization_trainability", as_=Trainability)[0]
-    depth_time = results.load("initialization_depth_time", as_=DepthTime)[0]
-    more = results.load("initialization_trainability_seeds", as_=Trainability)[0]
+    grid and the learning time of deep linear networks against depth (:func:`precomputed`)."""
+    heat, more, depth_time = (precomputed(f"initialization_{n}")[0] for n in (
+        "trainability", "trainability_seeds", "depth_time"))
     return trainability_claims(heat, more) + depth_time_claims(depth_time)
 
 

@@ -15,10 +15,11 @@ from .claims import (CHAOTIC_RATIO, DEEP, _acc, _band_row, _depth_rule_agreement
                      trainability_claims)
 from .experiments import (DepthTime, Trainability, best_sigma_w2, learning_times,
                           trainability_agreement, trainability_disagreements)
+from .isometry import isometry_numbers
 from .science import DepthTimeConfig, orthogonal_product_svals
 
 __all__ = ["signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
-           "depth_time_numbers", "isometry_mean_numbers"]
+           "depth_time_numbers", "isometry_mean_numbers", "isometry_page_numbers"]
 
 _num = plots.number
 
@@ -252,3 +253,9 @@ def isometry_mean_numbers(res: dict) -> dict:
                 iso_gauss_relu_theory=_num(g["theory"][-1], 3),
                 iso_gauss_relu_frac=f"{g['rel_var'][-1] / g['theory'][-1]:.2f}×",
                 iso_gauss_relu_mean=_num(g["mean"][-1], 3), iso_ln=_num(L / n, 2))
+
+
+def isometry_page_numbers(res: dict) -> dict:
+    """All the isometry section glues: :func:`~.isometry.isometry_numbers` and
+    :func:`isometry_mean_numbers`."""
+    return dict(**isometry_numbers(res), **isometry_mean_numbers(res))

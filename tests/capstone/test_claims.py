@@ -2,6 +2,7 @@
 rows; the published claims rest on data/."""
 import math
 import types
+from dataclasses import replace
 
 import pytest
 
@@ -17,6 +18,18 @@ from known import known_answer
 TINY = OneConfig(p=11, train_frac=0.8, width=16, steps=30, n_evals=10, rewind_step=3)
 
 
+def cell(**fields) -> E.GridRow:
+    """A constructed grid row: ``fields`` over a default of every field."""
+    base = dict(init_scale=1.0, weight_decay=1.0, seed=0, optimizer="adamw", fit_step=10,
+                grok_step=None, phase="memorization", tau=100.0, final_train_acc=1.0,
+                final_test_acc=0.5, status="ok", lr=1e-2)
+    return E.GridRow(**{**base, **fields})
+
+
+def curve(steps, test_acc=()) -> E.Curve:
+    return E.Curve(steps=list(steps), train_acc=[], test_acc=list(test_acc), weight_rms=[])
+
+
 @pytest.fixture(scope="module")
 def tiny():
     return E.run(TINY, 0)
@@ -24,10 +37,10 @@ def tiny():
 
 def test_grid_slider_and_published_claims():
     from dynamics import results
-    payload, _ = results.load(E.GRID_FILE)
+    payload, _ = results.load(E.GRID_FILE, as_=E.CapstoneGrid)
     fig = F.grid_slider(payload)
     assert fig.layout.sliders and len(fig.layout.sliders[0].steps) == len(
-        {(r["optimizer"], r["init_scale"]) for r in payload["rows"]})
+        {(r.optimizer, r.init_scale) for r in payload.rows})
     rows = C.published_claims()
     assert rows and not plots.failed_claims(rows)
     assert all(r["reproduced"] in plots.VERDICTS for r in rows)
@@ -111,7 +124,7 @@ def test_the_mask_row_judges_the_theta0_ticket_against_its_own_controls():
 
 def test_the_lazy_row_fails_when_the_scales_do_not_separate_beyond_the_seeds():
     def rows(t):  # t[scale] = grok steps on seeds 0, 1, 2
-        return [dict(init_scale=sc, seed=s, grok_step=g) for sc, gs in t.items()
+        return [cell(init_scale=sc, seed=s, grok_step=g) for sc, gs in t.items()
                 for s, g in enumerate(gs)]
 
     ok = C._lazy_row(rows({0.5: [300, 320, 310], 1.0: [400, 410, 390], 4.0: [800, 700, None]}),
@@ -136,7 +149,7 @@ def test_each_sections_facts_are_the_texts_the_page_prints(tiny):
     facts = {**Fa.timeline_facts(tiny, E.plateau_control({0: tiny})[0]),
              **Fa.collapse_facts(E.collapse_timing(tiny)),
              **Fa.lottery_facts(E.lottery(tiny)),
-             **Fa.init_facts([dict(init_scale=s, seed=0, fit_step=10, grok_step=g)
+             **Fa.init_facts([cell(init_scale=s, seed=0, fit_step=10, grok_step=g)
                              for s, g in ((0.5, 100), (4.0, None))], 0),
              **Fa.clock_facts(E.clock_grid(TINY, [1e-2], [1.0, 3.0], [0]), [1e-2], [1.0, 3.0]),
              **Fa.optimizer_facts(dict(adamw=dict(best=tiny, tried=[(1e-2, tiny.summary())]),
@@ -253,7 +266,7 @@ def test_the_clock_says_why_the_rms_did_not_settle_and_whether_tau_orders_the_gr
     """The published page counted "settles in 0 cells" where every cell's RMS had too
     little to relax; and it said the clock orders the grok steps where the live figure had
     297 at τ = 16.7, 231 at 33, 264 at 50."""
-    cells = [dict(tau=t, grok_step=g, settle=w, settle_step=s, lr=1e-2, seed=0)
+    cells = [cell(tau=t, grok_step=g, settle=w, settle_step=s, lr=1e-2, seed=0)
              for t, g, w, s in ((100 / 6, 297, "too little to relax", None),
                                 (100 / 3, 231, "too little to relax", None),
                                 (50.0, 264, "not settled", None), (100.0, 489, "settled", 600))]
@@ -263,15 +276,15 @@ def test_the_clock_says_why_the_rms_did_not_settle_and_whether_tau_orders_the_gr
                            "its peak is")
     assert "in 1 cell it is still relaxing when the budget ends" in text
     # a grid made before the reason was kept: its unsettled rows are counted as unknown
-    old = [dict(r, settle=None) for r in cells]
+    old = [replace(r, settle=None) for r in cells]
     assert Fa.settle_counts(old)["unknown"] == 3 and "3 cells record no reason" in Fa.settle_text(old)
     assert not Fa.clock_order(cells)["orders"]
     # one seed's four cells: the fall is reported, and no conclusion drawn from so small a grid
     text = Fa.clock_order_text(cells)
     assert "does not rise steadily" in text and "cannot say whether the clock orders" in text
-    seeded = [dict(r, seed=s) for r in cells for s in (0, 1, 2)]  # three seeds that agree
+    seeded = [replace(r, seed=s) for r in cells for s in (0, 1, 2)]  # three seeds that agree
     assert "the clock does not order the grok steps" in Fa.clock_order_text(seeded)
-    mono = [dict(r, grok_step=g) for r, g in zip(cells, (200, 231, 264, 489))]
+    mono = [replace(r, grok_step=g) for r, g in zip(cells, (200, 231, 264, 489))]
     assert Fa.clock_order(mono)["orders"] and "orders the grok" in Fa.clock_order_text(mono)
     row = C._clock_claim(cells, "live grid")
     assert "live grid: " in row["measured here"] and "too little to relax" in row["measured here"]
@@ -285,14 +298,14 @@ def test_the_rounding_is_measured_on_every_cell_the_page_and_the_grid_both_made(
     steps = [0, 100, 200]
     first = types.SimpleNamespace(config=TINY.replace(weight_decay=1.0, init_scale=1.0),
                                   grok_step=489, history=types.SimpleNamespace(steps=steps))
-    row = dict(optimizer="adamw", seed=0, init_scale=1.0, weight_decay=1.0, lr=TINY.lr,
+    row = cell(optimizer="adamw", seed=0, init_scale=1.0, weight_decay=1.0, lr=TINY.lr,
                grok_step=489)
-    payload = dict(rows=[row, dict(row, init_scale=0.5, grok_step=462),
-                         dict(row, init_scale=4.0, grok_step=759),
-                         dict(row, weight_decay=3.0, init_scale=0.5, grok_step=231)],
-                   curves=[dict(steps=steps)] * 4)
-    inits = [dict(seed=0, init_scale=0.5, grok_step=386), dict(seed=0, init_scale=1.0, grok_step=489),
-             dict(seed=0, init_scale=4.0, grok_step=726)]
+    payload = E.CapstoneGrid(rows=[row, replace(row, init_scale=0.5, grok_step=462),
+                                   replace(row, init_scale=4.0, grok_step=759),
+                                   replace(row, weight_decay=3.0, init_scale=0.5, grok_step=231)],
+                             curves=[curve(steps)] * 4, clock=[])
+    inits = [cell(seed=0, init_scale=0.5, grok_step=386), cell(seed=0, init_scale=1.0, grok_step=489),
+             cell(seed=0, init_scale=4.0, grok_step=726)]
     pairs = Fa.rounding(payload, {0: first}, inits)
     assert pairs == {(0, 1.0): (489, 489, "alone"), (0, 0.5): (386, 462, "together"),
                      (0, 4.0): (726, 759, "together")}
@@ -304,16 +317,16 @@ def test_the_rounding_is_measured_on_every_cell_the_page_and_the_grid_both_made(
     alone = Fa.rounding(payload, {0: first})
     assert Fa.rounding_factor(alone) == 1 and "the engines agree" in Fa.rounding_text(alone)
     # another budget (another profile): no pair
-    assert Fa.rounding(dict(payload, curves=[dict(steps=[0, 50])] * 4), {0: first}, inits) == {}
+    assert Fa.rounding(replace(payload, curves=[curve([0, 50])] * 4), {0: first}, inits) == {}
     assert "another budget" in Fa.rounding_text({})
     # the lazy row's noise is that factor
-    lazy = C._lazy_row([dict(r, seed=s) for r in inits for s in (0, 1, 2)], "t", 1000,
+    lazy = C._lazy_row([replace(r, seed=s) for r in inits for s in (0, 1, 2)], "t", 1000,
                        noise=Fa.rounding_factor(pairs))
     assert f"({462 / 386:.3g}x" in lazy["control"]
 
 def test_the_lazy_row_allows_for_the_rounding():
     def rows(t):
-        return [dict(init_scale=sc, seed=s, grok_step=g) for sc, gs in t.items()
+        return [cell(init_scale=sc, seed=s, grok_step=g) for sc, gs in t.items()
                 for s, g in enumerate(gs)]
     # 1.21x on every seed, beyond LAZY and the seeds' spread, but not beyond the rounding
     grid = rows({0.5: [400, 400, 400], 1.0: [400, 405, 410], 4.0: [485, 485, 485]})
@@ -324,8 +337,8 @@ def test_the_lazy_row_allows_for_the_rounding():
 
 def test_the_page_adds_the_grids_clock_row():
     from dynamics import results
-    payload, _ = results.load(E.GRID_FILE)
-    rows = C._grid_claims(payload) + [C._clock_claim(payload["clock"], "precomputed grid")]
+    payload, _ = results.load(E.GRID_FILE, as_=E.CapstoneGrid)
+    rows = C._grid_claims(payload) + [C._clock_claim(payload.clock, "precomputed grid")]
     assert any("precomputed grid: " in r["measured here"] for r in rows)
 
 
@@ -334,15 +347,15 @@ def test_the_page_adds_the_grids_clock_row():
                   "tau squared has slope 2 (factor 2); 1/tau has a negative slope (inf); the "
                   "shuffle keeps each cell's grok step and the multiset of tau")
 def test_the_clock_measures_on_known_slopes():
-    cells = [dict(tau=t, grok_step=3 * t, seed=0) for t in (10.0, 20.0, 40.0, 80.0)]
+    cells = [cell(tau=t, grok_step=3 * t, seed=0) for t in (10.0, 20.0, 40.0, 80.0)]
     assert C._slope_factor(cells) == pytest.approx(1.0)
-    assert C._slope_factor([dict(r, grok_step=r["tau"] ** 2) for r in cells]) == pytest.approx(2.0)
-    assert math.isinf(C._slope_factor([dict(r, grok_step=1000 / r["tau"]) for r in cells]))
+    assert C._slope_factor([replace(r, grok_step=r.tau ** 2) for r in cells]) == pytest.approx(2.0)
+    assert math.isinf(C._slope_factor([replace(r, grok_step=1000 / r.tau) for r in cells]))
     assert math.isnan(C._slope_factor(cells[:2]))
     null = C._shuffled(cells)
-    assert [r["grok_step"] for r in null] == [r["grok_step"] for r in cells]
-    assert sorted(r["tau"] for r in null) == [r["tau"] for r in cells]
-    assert [r["tau"] for r in null] != [r["tau"] for r in cells]
+    assert [r.grok_step for r in null] == [r.grok_step for r in cells]
+    assert sorted(r.tau for r in null) == [r.tau for r in cells]
+    assert [r.tau for r in null] != [r.tau for r in cells]
 
 
 @known_answer(C._acc_at_grok, Fa.muon_phase,
@@ -350,9 +363,9 @@ def test_the_clock_measures_on_known_slopes():
                   "15 gives 50% (the last evaluation before it), at 20 gives 97%, and nothing "
                   "without a reference grok step; a run still climbing is called unfinished")
 def test_the_accuracy_at_the_references_grok_step_and_muons_label():
-    curve = dict(steps=[0, 10, 20], test_acc=[0.1, 0.5, 0.97])
-    assert C._acc_at_grok((curve, 15)) == 0.5 and C._acc_at_grok((curve, 20)) == 0.97
-    assert math.isnan(C._acc_at_grok((curve, None)))
+    curve_ = curve([0, 10, 20], [0.1, 0.5, 0.97])
+    assert C._acc_at_grok((curve_, 15)) == 0.5 and C._acc_at_grok((curve_, 20)) == 0.97
+    assert math.isnan(C._acc_at_grok((curve_, None)))
     steps = list(range(0, 410, 10))
     climbing = History(steps=steps, metrics=dict(train_acc=[0.1] + [1.0] * 40,
                                                  test_acc=[0.02 + 0.02 * i for i in range(41)]))
@@ -449,14 +462,14 @@ def test_the_precomputed_clock_grid_orders_the_grok_steps_seed_by_seed():
     row tests slope and r², and the grid's seed 0 falls as the live grid does (297 at
     τ = 16.7 above 231 and 264): the order is read per seed."""
     from dynamics import results
-    cells = [dict(tau=t, grok_step=g, seed=s) for s, gs in ((0, (297, 231, 264)),
+    cells = [cell(tau=t, grok_step=g, seed=s) for s, gs in ((0, (297, 231, 264)),
                                                             (1, (165, 231, 264)))
              for t, g in zip((100 / 6, 100 / 3, 50.0), gs)]
     text = Fa.clock_order_seeds_text(cells)
     assert text == ("the grok step never falls as τ grows on 1 of 2 seeds; on seed 0 it falls "
                     "(297 at τ = 16.7, 231 at τ = 33.3, 264 at τ = 50)")
-    payload, _ = results.load(E.GRID_FILE)
-    assert "of 3 seeds" in Fa.grid_order_facts(payload["clock"])["grid_order"]
+    payload, _ = results.load(E.GRID_FILE, as_=E.CapstoneGrid)
+    assert "of 3 seeds" in Fa.grid_order_facts(payload.clock)["grid_order"]
 
 
 def test_the_update_flattening_asks_for_the_books_margin():
@@ -496,22 +509,55 @@ def test_the_page_says_where_test_accuracy_sits_below_chance_and_nc1_before_the_
 
 
 def test_the_grids_muon_runs_that_grok_are_named():
-    payload = dict(rows=[dict(optimizer="muon", seed=0, init_scale=4.0, weight_decay=3.0,
-                              grok_step=990), dict(optimizer="muon", seed=1, init_scale=1.0,
-                                                    weight_decay=1.0, grok_step=None),
-                         dict(optimizer="adamw", seed=0, init_scale=1.0, weight_decay=1.0,
-                              grok_step=489)])
-    payload["rows"][1]["phase"] = "unfinished"
+    grid = lambda rows: E.CapstoneGrid(rows=rows, curves=[], clock=[])  # noqa: E731
+    payload = grid([cell(optimizer="muon", seed=0, init_scale=4.0, weight_decay=3.0,
+                         grok_step=990), cell(optimizer="muon", seed=1, init_scale=1.0,
+                                              weight_decay=1.0, grok_step=None),
+                    cell(optimizer="adamw", seed=0, init_scale=1.0, weight_decay=1.0,
+                         grok_step=489)])
+    payload.rows[1].phase = "unfinished"
     assert Fa.grid_muon_text(payload) == (
         "Muon groks in some cells at this budget: 1 of the grid's 2 Muon runs grok within it "
         "(seed 0 at x4, λ = 3, at step 990); of the others, 1 still climbing when it ends")
     # the regenerated grid (2026-11-29): none of its Muon runs groks; the quantifier says so
     # ("rarely" was typed for one of 18), and the others are named by phase
-    none = dict(rows=[dict(optimizer="muon", seed=s, init_scale=1.0, weight_decay=1.0,
-                           grok_step=None, phase=ph) for s, ph in enumerate(
-                               ["unfinished"] * 5 + ["memorization"])])
+    none = grid([cell(optimizer="muon", seed=s, init_scale=1.0, weight_decay=1.0,
+                      grok_step=None, phase=ph) for s, ph in enumerate(
+                          ["unfinished"] * 5 + ["memorization"])])
     assert Fa.grid_muon_text(none) == (
         "Muon never groks within this budget: 0 of the grid's 6 Muon runs grok within it; of the "
         "others, 5 still climbing when it ends, 1 stopped short")
-    one = dict(rows=[dict(r, grok_step=990) if k == 0 else r for k, r in enumerate(none["rows"])])
+    one = grid([replace(r, grok_step=990) if k == 0 else r for k, r in enumerate(none.rows)])
     assert Fa.grid_muon_text(one).startswith("Muon rarely groks at this budget: 1 of the grid's 6")
+
+
+# ----------------------------------------------------------------------------- the typed grid
+
+
+def test_the_grid_file_is_read_through_its_record():
+    """data/capstone_grid.json matches CapstoneGrid field by field (its rows and clock rows
+    GridRow, its curves Curve) and gives its payload back as the file holds it."""
+    from dynamics import results
+    grid, _ = results.load(E.GRID_FILE, as_=E.CapstoneGrid)
+    assert all(isinstance(r, E.GridRow) for r in grid.rows + grid.clock)
+    assert all(isinstance(c, E.Curve) for c in grid.curves)
+    assert results._plain(grid) == results.load(E.GRID_FILE)[0]
+
+
+@pytest.mark.parametrize("where, key", [("rows", "grok_step"), ("clock", "tau"),
+                                        ("curves", "test_acc")])
+def test_a_renamed_field_of_the_grid_fails_at_once(tmp_path, monkeypatch, where, key):
+    """A grid whose rows, clock rows or curves have one key renamed is refused when loaded,
+    naming the file, the row and the field; published_claims reads the grid through its
+    record, so it refuses it too."""
+    import json
+    from dynamics import results
+    blob = json.loads((results.DATA / f"{E.GRID_FILE}.json").read_text())
+    blob["payload"][where][2][f"{key}_renamed"] = blob["payload"][where][2].pop(key)
+    (tmp_path / f"{E.GRID_FILE}.json").write_text(json.dumps(blob))
+    monkeypatch.setattr(results, "DATA", tmp_path)
+    says = rf"capstone_grid\.json\.{where}\[2\] does not match .*no field {key}; unknown field {key}_renamed"
+    with pytest.raises(ValueError, match=says):
+        results.load(E.GRID_FILE, as_=E.CapstoneGrid)
+    with pytest.raises(ValueError, match=says):
+        C.published_claims()

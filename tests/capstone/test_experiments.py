@@ -19,6 +19,14 @@ from seeds import SEEDS
 TINY = OneConfig(p=11, train_frac=0.8, width=16, steps=40, n_evals=12, rewind_step=3)
 
 
+def cell(**fields) -> E.GridRow:
+    """A constructed grid row: ``fields`` over a default of every field."""
+    base = dict(init_scale=1.0, weight_decay=1.0, seed=0, optimizer="adamw", fit_step=10,
+                grok_step=None, phase="memorization", tau=100.0, final_train_acc=1.0,
+                final_test_acc=0.5, status="ok", lr=1e-2)
+    return E.GridRow(**{**base, **fields})
+
+
 @pytest.fixture(scope="module")
 def tiny():
     return E.run(TINY, 0)
@@ -86,9 +94,13 @@ def test_muon_keeps_adamws_clock():
 
 def test_init_sweep_and_clock_grid_rows():
     rows = E.init_sweep(TINY, [0.5, 2.0], seeds=[0, 1])
-    assert sorted((r["seed"], r["init_scale"]) for r in rows) == [(0, 0.5), (0, 2.0), (1, 0.5), (1, 2.0)]
+    assert sorted((r.seed, r.init_scale) for r in rows) == [(0, 0.5), (0, 2.0), (1, 0.5), (1, 2.0)]
     clock = E.clock_grid(TINY, [1e-2, 2e-2], [1.0], seeds=[0])
-    assert [r["tau"] for r in clock] == pytest.approx([100.0, 50.0])
+    assert [r.tau for r in clock] == pytest.approx([100.0, 50.0])
+    # a row gives back the payload a grid's unit writes: no Muon rate for AdamW, the settle
+    # fields where the weight RMS was recorded (the clock's cells) and not where it was not
+    assert "muon_lr" not in clock[0].to_dict() and "settle" in clock[0].to_dict()
+    assert "settle" not in rows[0].to_dict() and E.GridRow.of(clock[0].to_dict()) == clock[0]
     with pytest.raises(ValueError, match="weight decays > 0"):
         E.clock_grid(TINY, [1e-2], [0.0])
     with pytest.raises(ValueError, match="AdamW"):
@@ -103,13 +115,13 @@ def test_a_cell_the_first_run_made_is_read_from_it_not_trained_again(tiny, monke
     monkeypatch.setattr(E, "_many", lambda cfg, cells, *a, **k: (trained.extend(cells),
                                                                   many(cfg, cells, *a, **k))[1])
     rows = E.init_sweep(TINY, [0.5, 1.0, 2.0], [0], reuse=[tiny])
-    assert [r["init_scale"] for r in rows] == [0.5, 1.0, 2.0]
+    assert [r.init_scale for r in rows] == [0.5, 1.0, 2.0]
     assert [c["init_scale"] for c in trained] == [0.5, 2.0]
-    assert rows[1]["grok_step"] == tiny.grok_step and rows[1]["fit_step"] == tiny.fit_step
+    assert rows[1].grok_step == tiny.grok_step and rows[1].fit_step == tiny.fit_step
     trained.clear()
     clock = E.clock_grid(TINY, [TINY.lr], [TINY.weight_decay, 3.0], [0], reuse=[tiny])
     assert [c["weight_decay"] for c in trained] == [3.0]
-    assert clock[0]["settle_step"] == tiny.summary()["settle_step"]
+    assert clock[0].settle_step == tiny.summary()["settle_step"]
     trained.clear()
     E.init_sweep(TINY, [1.0], [1], reuse=[tiny])  # another seed: not the same run
     assert len(trained) == 1
@@ -133,7 +145,7 @@ def test_the_live_axes_fit_a_t4s_ten_minutes_at_gpu():
 
 
 def test_clock_fit_recovers_a_power_law_and_lists_its_failures():
-    rows = [dict(tau=t, grok_step=3 * t) for t in (10, 30, 100, 300)] + [dict(tau=5, grok_step=None)]
+    rows = [cell(tau=t, grok_step=3 * t) for t in (10, 30, 100, 300)] + [cell(tau=5, grok_step=None)]
     fit = E.clock_fit(rows)
     assert fit["slope"] == pytest.approx(1.0) and fit["r2"] == pytest.approx(1.0)
     assert fit["n"] == 4 and len(fit["failed"]) == 1 and not fit["off"]
@@ -180,9 +192,11 @@ def test_precompute_dry_run(tmp_path, monkeypatch):
     assert path.exists()
     import json
     blob = json.loads(path.read_text())
-    payload, prov = blob["payload"], blob["provenance"]
-    assert prov["profile"] == "smoke" and len(payload["rows"]) == len(payload["curves"])
-    assert {r["optimizer"] for r in payload["rows"]} == {"adamw", "muon"}
+    payload, prov = E.CapstoneGrid.of(blob["payload"]), blob["provenance"]
+    assert prov["profile"] == "smoke" and len(payload.rows) == len(payload.curves)
+    assert {r.optimizer for r in payload.rows} == {"adamw", "muon"}
+    # the rows as the units wrote them: Muon's with its rate, AdamW's without
+    assert all(("muon_lr" in r) == (r["optimizer"] == "muon") for r in blob["payload"]["rows"])
 
 
 # ----------------------------------------------------------------------------- claims
@@ -204,7 +218,7 @@ def _claim_rows():
     firsts = {s: _first(s) for s in SEEDS}
     first = firsts[SEEDS[0]]
     inits = E.init_sweep(cfg, [0.5, 1.0, 4.0], SEEDS, reuse=list(firsts.values()))
-    clock = [dict(lr=1e-2, weight_decay=1.0, tau=100.0, grok_step=first.grok_step, seed=SEEDS[0])]
+    clock = [cell(lr=1e-2, weight_decay=1.0, tau=100.0, grok_step=first.grok_step, seed=SEEDS[0])]
     opt = dict(adamw=dict(best=first, tried=[(cfg.lr, {})]),
                muon=dict(best=first, tried=[(cfg.muon_lr, {})]))
     rows = C.page_claims(firsts, _nodecay(), inits, clock, opt, E.lottery(first),
@@ -312,7 +326,7 @@ def test_the_muon_row_says_when_a_best_learning_rate_sits_at_the_edge_of_its_ran
     firsts = {s: _first(s) for s in SEEDS}
     first = firsts[SEEDS[0]]
     inits = E.init_sweep(cfg, [0.5, 1.0, 4.0], SEEDS, reuse=list(firsts.values()))
-    clock = [dict(lr=1e-2, weight_decay=1.0, tau=100.0, grok_step=first.grok_step, seed=SEEDS[0])]
+    clock = [cell(lr=1e-2, weight_decay=1.0, tau=100.0, grok_step=first.grok_step, seed=SEEDS[0])]
 
     def muon_row(muon_tried):
         opt = dict(adamw=dict(best=first, tried=[(cfg.lr / 3, {}), (cfg.lr, {}), (cfg.lr * 3, {})]),

@@ -25,9 +25,13 @@ def test_timeline_figure_has_six_panels_on_one_axis(tiny):
 
 
 def test_question_figures(tiny):
-    rows = [dict(init_scale=s, fit_step=10, grok_step=g, seed=0) for s, g in ((0.5, 100), (2, None))]
+    cell = lambda **k: E.GridRow(**{**dict(  # noqa: E731
+        init_scale=1.0, weight_decay=1.0, seed=0, optimizer="adamw", fit_step=10, grok_step=None,
+        phase="memorization", tau=100.0, final_train_acc=1.0, final_test_acc=0.5, status="ok",
+        lr=1e-2), **k})
+    rows = [cell(init_scale=s, fit_step=10, grok_step=g, seed=0) for s, g in ((0.5, 100), (2, None))]
     assert len(F.init_figure(rows).data) == 4
-    clock = [dict(lr=lr, tau=1 / lr, grok_step=g) for lr, g in ((1e-2, 200), (2e-2, 90), (3e-2, 70), (5e-2, None))]
+    clock = [cell(lr=lr, tau=1 / lr, grok_step=g) for lr, g in ((1e-2, 200), (2e-2, 90), (3e-2, 70), (5e-2, None))]
     fig = F.clock_figure(clock, 1000)
     # a cell that never groks sits at the budget's edge, and its hover says so
     no = [t for t in fig.data if t.name and "no grok" in t.name]

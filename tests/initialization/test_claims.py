@@ -1,6 +1,8 @@
 """The page's numbers, worked answers, tables and claims table of dynamics.initialization,
 on the published data."""
+import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,11 +19,19 @@ from known import known_answer
 # ----------------------------------------------------------------------------- claims table
 
 
+def grid(**fields) -> E.Trainability:
+    """A constructed trainability grid: ``fields`` over a small default of every field."""
+    base = dict(depths=[], sigma_w2=[], acc=[], seeds=[0], acc_per_seed=[], line_sigma_w2=[],
+                six_xi=[], critical=1.76, sigma_b2=0.05, steps=10, width=8, lr_depth=0.08,
+                n_train=100, diverged=[], stopped=False, wall_time=0.0)
+    return E.Trainability(**{**base, **fields})
+
+
 def test_claims_table_rows_and_verdicts():
-    heat = results.load("initialization_trainability")[0]
-    depth_time = results.load("initialization_depth_time")[0]
-    more = results.load("initialization_trainability_seeds")[0]
-    rows = C.claims(heat=dict(heat, seeds=[0]), more=more, depth_time=depth_time)
+    heat = results.load("initialization_trainability", as_=E.Trainability)[0]
+    depth_time = results.load("initialization_depth_time", as_=E.DepthTime)[0]
+    more = results.load("initialization_trainability_seeds", as_=E.Trainability)[0]
+    rows = C.claims(heat=replace(heat, seeds=[0]), more=more, depth_time=depth_time)
     assert rows == C.published_claims()  # the page's rows on data/ are the published ones
     # the edge-of-chaos row is shown: judged on the cells all of seeds 0-4 have, both placebo
     # edges fail its test, and the treatment clears it by about the seeds' spread: "yes" on
@@ -42,13 +52,13 @@ def test_claims_table_rows_and_verdicts():
 def test_prose_numbers_of_the_trainability_grid():
     """The cells the prose lists where the 6 xi_c line and training disagree are those of the
     grid, and every number it glues is there."""
-    heat = dict(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05,
+    heat = grid(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05,
                 acc=[[1.0, 1.0, 0.3], [0.9, 0.9, 0.12]], width=8, steps=10)
     dis = E.trainability_disagreements(heat)
-    limit = {s: S.trainable_depth(s, 0.05) for s in heat["sigma_w2"]}
+    limit = {s: S.trainable_depth(s, 0.05) for s in heat.sigma_w2}
     assert dis["beyond"] == [(1.0, 40)] and 40 > limit[1.0]
     assert dis["before"] == [(3.0, 10), (3.0, 40)] and 40 <= limit[3.0]
-    more = dict(depths=[40], sigma_w2=[1.76], seeds=[1, 2], acc_per_seed=[[[0.9], [0.8]]])
+    more = grid(depths=[40], sigma_w2=[1.76], seeds=[1, 2], acc_per_seed=[[[0.9], [0.8]]])
     num = Fa.trainability_numbers(heat, more)
     assert num["init_more_seeds"] == "1 and 2" and num["init_more_depths"] == "40"
     assert num["init_beyond"] == "σ_w² = 1 at depth 40" and num["init_before"] == "σ_w² = 3 at depths 10 and 40"
@@ -59,11 +69,12 @@ def test_prose_numbers_of_the_trainability_grid():
     rows = C.trainability_claims(heat)  # the observations are glued, not rows with a verdict
     assert [r["claim"][:28] for r in rows] == ["deep networks (depth ≥ 30) t",
                                                "networks train when depth ≲ "]
-    real = results.load("initialization_trainability")[0]
-    num = Fa.trainability_numbers(real, results.load("initialization_trainability_seeds")[0])
+    real = results.load("initialization_trainability", as_=E.Trainability)[0]
+    seeds = results.load("initialization_trainability_seeds", as_=E.Trainability)[0]
+    num = Fa.trainability_numbers(real, seeds)
     assert num["init_agree"].endswith("%") and "nowhere" not in num["init_beyond"]
     # the edge-of-chaos sentence on the published grid: its row's verdict, and what it rests on
-    row = C.trainability_claims(real, results.load("initialization_trainability_seeds")[0])[0]
+    row = C.trainability_claims(real, seeds)[0]
     assert num["init_edge_verdict"] == row["reproduced"] and num["init_edge_on"] == "every seed"
     lead = row["evidence"][0]["treatment"]
     low, high = min(lead, key=lead.get), max(lead, key=lead.get)
@@ -93,7 +104,7 @@ def test_edge_margin_words_follow_a_constructed_row():
     assert num["init_edge_on"] == "2 of 3 seeds" and num["init_edge_low"] == "0.10 on seed 1"
     num = Fa._edge_margin(dict(evidence=[dict(ev, treatment={"0": 0.5}, noise=None)]))
     assert num["init_edge_noise"] == "none measured" and num["init_edge_low"] == "0.50 on seed 0"
-    dt = Fa.depth_time_numbers(results.load("initialization_depth_time")[0])
+    dt = Fa.depth_time_numbers(results.load("initialization_depth_time", as_=E.DepthTime)[0])
     assert float(dt["init_dt_orth"]) < 2.5
 
 
@@ -106,13 +117,13 @@ def test_answers_that_need_no_training():
 
 
 def test_table_rows():
-    heat = dict(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05,
+    heat = grid(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05,
                 acc=[[1.0, 1.0, 1.0], [0.1, 0.9, 0.12]])
     rows = F.trainability_rows(heat)
     assert rows[0]["σ_w² with train acc ≥ 0.5"] == "all"
     assert rows[1]["σ_w² with train acc ≥ 0.5"] == "1.76" and rows[1]["best σ_w²"] == "1.76"
     assert rows[0]["best σ_w²"] == "all (tie)"  # not the first of the tied (referee 8)
-    heat["acc"][1] = [0.1, 0.9, 0.9]
+    heat.acc[1] = [0.1, 0.9, 0.9]
     assert F.trainability_rows(heat)[1]["best σ_w²"] == "1.76 and 3 (tie)"
     assert rows[0]["σ_w² with depth ≤ 6 ξ_c (theory)"] == "1.00 and up"
     assert rows[1]["σ_w² with depth ≤ 6 ξ_c (theory)"].endswith("and up")
@@ -272,3 +283,54 @@ def test_power_over_geometric_tells_a_power_law_from_a_geometric_decay():
     assert C.power_over_geometric(dict(act_std=(l ** -0.5).tolist())) > C.POWER_FIT \
         > C.power_over_geometric(dict(act_std=(0.7 ** l).tolist()))
     assert math.isnan(C.power_over_geometric(dict(act_std=[1.0, 0.0])))
+
+
+# ----------------------------------------------------------------------------- typed data files
+
+_FILES = [("initialization_trainability", E.Trainability, "acc"),
+          ("initialization_trainability_seeds", E.Trainability, "acc_per_seed"),
+          ("initialization_depth_time", E.DepthTime, "orthogonal_per_seed")]
+
+
+@pytest.mark.parametrize("name, record, key", _FILES)
+def test_each_data_file_is_read_through_its_record(name, record, key):
+    """Each file the published rows read matches its record field by field, and gives its
+    payload back as the file holds it (the same keys, in the same order)."""
+    run, _ = results.load(name, as_=record)
+    assert isinstance(run, record) and run.to_dict() == results.load(name)[0]
+    assert list(run.to_dict()) == list(results.load(name)[0])
+
+
+@pytest.mark.parametrize("name, record, key", _FILES)
+def test_a_renamed_field_of_a_data_file_fails_at_once(tmp_path, monkeypatch, name, record, key):
+    """A payload with one key renamed is refused when the file is loaded, naming the field
+    (both sides: the one the record lacks and the one the file does not have); and
+    published_claims reads the files through their records, so it refuses it too."""
+    for other in {n for n, _, _ in _FILES} - {name}:
+        (tmp_path / f"{other}.json").write_text((results.DATA / f"{other}.json").read_text())
+    blob = json.loads((results.DATA / f"{name}.json").read_text())
+    blob["payload"][f"{key}_renamed"] = blob["payload"].pop(key)
+    (tmp_path / f"{name}.json").write_text(json.dumps(blob))
+    monkeypatch.setattr(results, "DATA", tmp_path)
+    says = rf"{name}\.json.*unknown field {key}_renamed"
+    with pytest.raises(ValueError, match=says):
+        results.load(name, as_=record)
+    with pytest.raises(ValueError, match=says):
+        C.published_claims()
+
+
+def test_a_depth_time_unit_writes_only_its_init():
+    """A unit of the learning-time precompute runs one init: its payload has that init's
+    fields and no others (as the units stored in data/ have), and reads back as the same
+    record; an init the record does not name is refused."""
+    one = E.DepthTime(depths=[2], lrs=[0.1], criterion=0.05, steps=10, width=8, seeds=[0],
+                      gaussian=[5.0], gaussian_lr=[0.1], gaussian_per_seed=[[5.0]], wall_time=1.0)
+    assert list(one.to_dict()) == ["depths", "lrs", "criterion", "steps", "width", "seeds",
+                                   "gaussian", "gaussian_lr", "gaussian_per_seed", "wall_time"]
+    assert E.DepthTime.of(one.to_dict()) == one and one.times("orthogonal") is None
+    with pytest.raises(ValueError, match="unknown init 'lecun'"):
+        one.times("lecun")
+    lacking = dict(one.to_dict(), gaussian_lr=None)  # an init with one field missing
+    lacking.pop("gaussian_lr")
+    with pytest.raises(ValueError, match="no field gaussian_lr"):
+        E.DepthTime.of(lacking)

@@ -2,6 +2,7 @@
 that rests on a figure's numbers is asserted here, on the smoke run's numbers (seeds 0-2) or on
 the precomputed data/ file the page shows."""
 import importlib
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -25,13 +26,14 @@ def test_run_trainability_tiny_grid_stop_and_bad_inputs():
     cfg = S.TrainabilityConfig.for_profile("smoke", depths=[2, 3], sigma_w2=[1.0, 2.0], steps=5,
                                            n_train=200, width=8)
     res = E.run_trainability(cfg, bars=False)
-    acc = np.asarray(res["acc"])
-    assert acc.shape == (2, 2) and np.all((acc >= 0) & (acc <= 1)) and not res["stopped"]
-    assert res["critical"] == pytest.approx(S.critical_sigma_w2(0.05))
+    acc = np.asarray(res.acc)
+    assert acc.shape == (2, 2) and np.all((acc >= 0) & (acc <= 1)) and not res.stopped
+    assert res.critical == pytest.approx(S.critical_sigma_w2(0.05))
+    assert E.Trainability.of(res.to_dict()) == res  # what data/ holds reads back as it was
     seen = []
     with P.reporting(lambda f: seen.append(f) or f >= 0.5):  # a panel's bar and Stop
         res = E.run_trainability(cfg, bars=False)
-    assert res["stopped"] and np.isnan(np.asarray(res["acc"], float)[1]).all()
+    assert res.stopped and np.isnan(np.asarray(res.acc, float)[1]).all()
     assert seen and max(seen) <= 1.0
     with pytest.raises(ValueError):
         E.run_trainability(cfg.replace(depths=[]))
@@ -55,15 +57,15 @@ def test_run_trainability_reports_diverged_runs(monkeypatch):
     cfg = S.TrainabilityConfig.for_profile("smoke", depths=[3, 4], sigma_w2=[1.0, 2.0], steps=5,
                                            n_train=200, width=8)
     res = E.run_trainability(cfg, bars=False)
-    assert not res["stopped"]
-    assert res["diverged"] == [[3, 1.0], [4, 1.0]]
-    assert res["acc"][0][0] == pytest.approx(E.CHANCE) and res["acc"][1][0] == pytest.approx(E.CHANCE)
+    assert not res.stopped
+    assert res.diverged == [[3, 1.0], [4, 1.0]]
+    assert res.acc[0][0] == pytest.approx(E.CHANCE) and res.acc[1][0] == pytest.approx(E.CHANCE)
 
 
 def test_analysis_helpers():
-    heat = dict(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05, critical=1.76,
+    heat = grid(depths=[10, 40], sigma_w2=[1.0, 1.76, 3.0], sigma_b2=0.05, critical=1.76,
                 acc=[[1.0, 1.0, 1.0], [0.1, 0.9, 0.12]])
-    assert E.best_sigma_w2(heat) == [1.0, 1.76]
+    assert E.best_sigma_w2(heat.acc, heat.sigma_w2) == [1.0, 1.76]
     agree, cells = E.trainability_agreement(heat)
     assert cells == 6 and 0 <= agree <= 1
     saxe = dict(steps=[0, 10, 20], progress=[[0, 0.6, 1], [0, 0.1, 0.2]],
@@ -71,7 +73,10 @@ def test_analysis_helpers():
     meas, theo = E.half_times(saxe)
     np.testing.assert_array_equal(meas, [10, np.inf])
     np.testing.assert_array_equal(theo, [10, 20])
-    dt = dict(depths=[2, 16], orthogonal=[10.0, 12.0], gaussian=[10.0, None])
+    dt = E.DepthTime(depths=[2, 16], lrs=[0.1], criterion=0.05, steps=10, width=8, seeds=[0],
+                     orthogonal=[10.0, 12.0], orthogonal_lr=[0.1, 0.1],
+                     orthogonal_per_seed=[[10.0], [12.0]], gaussian=[10.0, None],
+                     gaussian_lr=[0.1, 0.1], gaussian_per_seed=[[10.0], [None]], wall_time=0.0)
     assert E.depth_time_ratio(dt, "orthogonal") == pytest.approx(1.2)
     assert E.depth_time_ratio(dt, "gaussian") == np.inf
     with pytest.raises(ValueError):
@@ -145,12 +150,21 @@ def _chaos(seed):
     return E.run_chaos(S.ChaosConfig.for_profile("smoke", seed=seed))
 
 
+def grid(**fields) -> E.Trainability:
+    """A constructed trainability grid: ``fields`` over a small default of every field."""
+    base = dict(depths=[], sigma_w2=[], acc=[], seeds=[0], acc_per_seed=[], line_sigma_w2=[],
+                six_xi=[], critical=1.76, sigma_b2=0.05, steps=10, width=8, lr_depth=0.08,
+                n_train=100, diverged=[], stopped=False, wall_time=0.0)
+    return E.Trainability(**{**base, **fields})
+
+
 def _heat():
-    return dict(results.load("initialization_trainability")[0], seeds=[0])
+    return replace(results.load("initialization_trainability", as_=E.Trainability)[0],
+                   seeds=[0])
 
 
 def _more():
-    return results.load("initialization_trainability_seeds")[0]
+    return results.load("initialization_trainability_seeds", as_=E.Trainability)[0]
 
 
 @pytest.mark.claim
@@ -169,9 +183,9 @@ def test_claim_trainability_band_on_the_precomputed_grid():
     assert edge["reproduced"] in ("yes", "within noise") and edge["seeds"] == [0, 1, 2, 3, 4], edge
     assert "seed 2: 30:" in edge["measured here"]
     depths, sig, acc = C._shared(heat, more)
-    assert depths == more["depths"] and sig == more["sigma_w2"] and acc.shape == (3, 8)
-    k = heat["sigma_w2"].index(sig[2])
-    assert acc[1, 2] == C._acc(heat["acc"])[heat["depths"].index(depths[1]), k]
+    assert depths == more.depths and sig == more.sigma_w2 and acc.shape == (3, 8)
+    k = heat.sigma_w2.index(sig[2])
+    assert acc[1, 2] == C._acc(heat.acc)[heat.depths.index(depths[1]), k]
 
 
 def test_window_at_the_grids_precision():
@@ -190,23 +204,23 @@ def test_edge_of_chaos_row_fails_when_the_far_cells_train_as_well():
     far-from-the-edge cells train as well as the best, gives "no"; one seed of five that fails
     makes it "partly", with the words that say so."""
     heat, more = _heat(), _more()
-    sig = heat["sigma_w2"]
-    flat = dict(heat, acc=[[0.9] * len(sig) for _ in heat["depths"]])  # every cell alike
+    sig = heat.sigma_w2
+    flat = replace(heat, acc=[[0.9] * len(sig) for _ in heat.depths])  # every cell alike
     assert C.trainability_claims(flat)[0]["reproduced"] == "no"
-    far = dict(heat, acc=[[1.0 if s == sig[-1] else 0.5 for s in sig] for _ in heat["depths"]])
+    far = replace(heat, acc=[[1.0 if s == sig[-1] else 0.5 for s in sig] for _ in heat.depths])
     assert C.trainability_claims(far)[0]["reproduced"] == "no"
-    m = np.asarray(more["acc_per_seed"])
+    m = np.asarray(more.acc_per_seed)
     m[:, 1] = 0.9  # seed 2: every cell alike
-    row = C.trainability_claims(heat, dict(more, acc_per_seed=m.tolist()))[0]
+    row = C.trainability_claims(heat, replace(more, acc_per_seed=m.tolist()))[0]
     assert row["reproduced"] == "partly" and "holds on 4 of 5 seeds" in row["measured here"]
     m[:] = 0.9  # every seed: every cell alike
-    assert C.trainability_claims(flat, dict(more, acc_per_seed=m.tolist()))[0][
+    assert C.trainability_claims(flat, replace(more, acc_per_seed=m.tolist()))[0][
         "reproduced"] == "no"
     # the placebo edges (a factor FAR_RATIO below and above) fail the row's own test
-    run = (heat["depths"], sig, np.asarray(heat["acc"], float), heat["sigma_b2"])
+    run = (heat.depths, sig, np.asarray(heat.acc, float), heat.sigma_b2)
     assert C._edge_lead(run) >= C.EDGE_MARGIN > max(C._edge_lead(run, C.FAR_RATIO),
                                                     C._edge_lead(run, 1 / C.FAR_RATIO))
-    near, _ = C._window(heat["critical"], sig)
+    near, _ = C._window(heat.critical, sig)
     assert len(near) <= len(sig) // 2  # the window admits fewer than half the grid's values
 
 
@@ -260,18 +274,18 @@ def test_claim_orthogonal_learning_time_is_depth_independent():
 def test_claim_depth_time_figure_on_the_precomputed_data():
     """The precomputed figure (data/initialization_depth_time.json, five seeds): the Saxe row
     holds on every seed, and the deepest Gaussian network does not learn within the budget."""
-    res = results.load("initialization_depth_time")[0]
+    res = results.load("initialization_depth_time", as_=E.DepthTime)[0]
     row, = C.depth_time_claims(res)
     assert row["reproduced"] == "yes", row
-    assert not np.isfinite(E.learning_times(res["gaussian"])[-1])
+    assert not np.isfinite(E.learning_times(res.gaussian)[-1])
 
 
 def test_saxe_row_fails_when_the_orthogonal_time_grows_like_the_gaussian():
-    res = results.load("initialization_depth_time")[0]
-    grow = dict(res, orthogonal_per_seed=[[t * 2 ** i for t in row] for i, row in
-                                          enumerate(res["orthogonal_per_seed"])])
+    res = results.load("initialization_depth_time", as_=E.DepthTime)[0]
+    grow = replace(res, orthogonal_per_seed=[[t * 2 ** i for t in row] for i, row in
+                                             enumerate(res.orthogonal_per_seed)])
     assert C.depth_time_claims(grow)[0]["reproduced"] == "no"
-    same = dict(res, gaussian_per_seed=res["orthogonal_per_seed"])  # a control that does as well
+    same = replace(res, gaussian_per_seed=res.orthogonal_per_seed)  # a control that does as well
     assert C.depth_time_claims(same)[0]["reproduced"] == "does not discriminate"
 
 

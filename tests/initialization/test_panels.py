@@ -47,23 +47,25 @@ def test_signal_figure_slider_and_dead_init():
 
 
 def test_trainability_figure_uses_equal_cells_and_the_theory_line():
-    heat = results.load("initialization_trainability")[0]
+    heat = results.load("initialization_trainability", as_=E.Trainability)[0]
     fig = F.trainability_figure(heat)
     _no_hand_placed_layout(fig)
     hm = fig.data[0]
-    assert list(hm.x) == list(range(len(heat["sigma_w2"])))
-    assert list(hm.y) == list(range(len(heat["depths"])))
+    assert list(hm.x) == list(range(len(heat.sigma_w2)))
+    assert list(hm.y) == list(range(len(heat.depths)))
     line = next(tr for tr in fig.data if tr.name and "6 ξ_c" in tr.name)
     # the line leaves the grid at the top near the critical point (it is not cut at a depth)
-    assert np.nanmax(np.asarray(line.y, float)) > len(heat["depths"]) - 0.5
+    assert np.nanmax(np.asarray(line.y, float)) > len(heat.depths) - 0.5
     assert len(fig.layout.title.text) <= 60
     _rendered(fig)
 
 
 def test_trainability_figure_marks_diverged_cells_and_nan_rows():
-    heat = dict(depths=[4, 8], sigma_w2=[1.0, 2.0], acc=[[0.5, 0.1], [None, None]],
-                line_sigma_w2=[1.0, 1.5, 2.0], six_xi=[20.0, None, 30.0], critical=1.76,
-                diverged=[[4, 2.0]], steps=10, sigma_b2=0.05, width=8)
+    heat = E.Trainability(depths=[4, 8], sigma_w2=[1.0, 2.0], acc=[[0.5, 0.1], [None, None]],
+                          seeds=[0], acc_per_seed=[], line_sigma_w2=[1.0, 1.5, 2.0],
+                          six_xi=[20.0, None, 30.0], critical=1.76, sigma_b2=0.05, steps=10,
+                          width=8, lr_depth=0.08, n_train=100, diverged=[[4, 2.0]],
+                          stopped=False, wall_time=0.0)
     fig = F.trainability_figure(heat)
     assert any(tr.name == "diverged" for tr in fig.data)
     _rendered(fig)
@@ -76,7 +78,8 @@ def test_chaos_fluctuation_saxe_depth_time_guessing_figures():
     figs.append(F.fluctuations_figure(E.run_fluctuations(
         S.FluctuationConfig.for_profile("smoke", depth=4, width=8, n_nets=8))))
     figs.append(F.saxe_figure(E.run_saxe(S.SaxeConfig.for_profile("smoke", steps=30))))
-    figs.append(F.depth_time_figure(results.load("initialization_depth_time")[0]))
+    figs.append(F.depth_time_figure(results.load("initialization_depth_time",
+                                                 as_=E.DepthTime)[0]))
     figs.append(F.guessing_figure(E.run_guessing_bias(
         S.GuessingConfig.for_profile("smoke", depths=[1, 2], n_nets=2, width=8, n_inputs=20))))
     for fig in figs:

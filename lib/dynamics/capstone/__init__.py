@@ -11,7 +11,8 @@ Modules:
 - :mod:`.science`: the config, :func:`~.science.measure` (each chapter's measure, imported),
   the update probe, the step-finding rules and the course of a curve after its peak (no
   plotting).
-- :mod:`.experiments`: ``run``, ``plateau_control``, ``init_sweep``, ``clock_grid``,
+- :mod:`.experiments`: ``run``, ``plateau_control``, ``init_sweep``, ``clock_grid`` (their
+  rows :class:`~.experiments.GridRow` records; the grid's file a ``CapstoneGrid``),
   ``optimizer_runs``, ``lottery``, ``collapse_timing`` and ``precompute_plan``.
 - :mod:`.figures`: the timeline figure, the questions' figures and the grid slider.
 - :mod:`.panels`: the live panel, ``timeline_panel``.
@@ -25,8 +26,8 @@ Modules:
 from . import claims, experiments, facts, figures, panels, science
 from .science import OneConfig
 from .experiments import (
-    GRID_FILE, clock_grid, collapse_timing, grid_budget, init_sweep, live_grid, lottery,
-    optimizer_runs, plateau_control, run,
+    GRID_FILE, CapstoneGrid, clock_grid, collapse_timing, grid_budget, init_sweep,
+    live_grid, lottery, optimizer_runs, plateau_control, run,
 )
 from .figures import (
     clock_figure, grid_slider, init_figure, lottery_figure, optimizer_figure, timeline_figure,
@@ -40,8 +41,8 @@ from .claims import page_claims
 
 __all__ = [
     "OneConfig",
-    "GRID_FILE", "clock_grid", "collapse_timing", "grid_budget", "init_sweep", "live_grid", "lottery",
-    "optimizer_runs", "plateau_control", "run",
+    "GRID_FILE", "CapstoneGrid", "clock_grid", "collapse_timing", "grid_budget",
+    "init_sweep", "live_grid", "lottery", "optimizer_runs", "plateau_control", "run",
     "clock_figure", "grid_slider", "init_figure", "lottery_figure", "optimizer_figure",
     "timeline_figure",
     "timeline_panel",

@@ -4,13 +4,14 @@ once, here), ``page_claims`` (the page's table) and ``published_claims``. The pa
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from .. import evidence, plots, results
 from ..grokking.claims import GROKS
 from ..grokking.science import GROK_ACC, plateau_steps
-from .experiments import GRID_FILE, clock_fit, grid_budget
+from .experiments import GRID_FILE, CapstoneGrid, Curve, GridRow, clock_fit, grid_budget
 from .facts import (
     PLATEAU_PARTS, _at, _show, muon_phase, plateau_part, rounding, rounding_factor, settle_text,
 )
@@ -40,7 +41,7 @@ def _nan(v) -> float:
     return float("nan") if v is None else float(v)
 
 
-def _lazy_row(rows: list[dict], where: str, budget: int, asserted: bool = True,
+def _lazy_row(rows: list[GridRow], where: str, budget: int, asserted: bool = True,
               noise: float = 1.0) -> dict:
     """Kumar et al.'s direction on ``rows`` (one per initial scale and seed, AdamW), judged by
     the engine: per seed the grok step at the largest scale over the smallest (a run that
@@ -50,10 +51,10 @@ def _lazy_row(rows: list[dict], where: str, budget: int, asserted: bool = True,
     largest ratio of another seed's grok step over this seed's); the noise, the larger of the
     seeds' spread of the ratio and ``noise``, the factor by which rounding alone moves a grok
     step (:func:`~.facts.rounding_factor`; 1 where it was not measured)."""
-    scales = sorted({r["init_scale"] for r in rows})
+    scales = sorted({r.init_scale for r in rows})
     lo, hi = scales[0], scales[-1]
-    seeds = sorted({r["seed"] for r in rows})
-    t = {(r["init_scale"], r["seed"]): r["grok_step"] for r in rows}
+    seeds = sorted({r.seed for r in rows})
+    t = {(r.init_scale, r.seed): r.grok_step for r in rows}
     ratio = {s: (budget / t[lo, s] if t.get((hi, s)) is None and t.get((lo, s)) else
                  _nan(t[hi, s] / t[lo, s] if t.get((hi, s)) and t.get((lo, s)) else None))
              for s in seeds}
@@ -90,14 +91,19 @@ def _acc_at_grok(pair) -> float:
     accuracy at the last evaluation up to that step, at least GROK_ACC when the run has
     generalized by then (NaN without a reference grok step)."""
     curve, grok = pair
-    at = [a for t, a in zip(curve["steps"], curve["test_acc"]) if grok is not None and t <= grok]
+    at = [a for t, a in zip(curve.steps, curve.test_acc) if grok is not None and t <= grok]
     return at[-1] if at else float("nan")
 
 
-def _curve(r) -> dict:
+def _curve(r) -> Curve:
     """A run's test-accuracy curve as :func:`_acc_at_grok` reads it (none without a run)."""
-    return (dict(steps=[], test_acc=[]) if r is None else
-            dict(steps=list(r.history.steps), test_acc=list(r.history["test_acc"])))
+    return (Curve([], [], [], []) if r is None else
+            Curve(list(r.history.steps), [], list(r.history["test_acc"]), weight_rms=[]))
+
+
+def _arm_curve(arm: dict) -> Curve:
+    """A lottery arm's curves as :func:`_acc_at_grok` reads them."""
+    return Curve(arm["steps"], arm["train_acc"], arm["test_acc"], weight_rms=[])
 
 
 MUON_SOONER = evidence.Test(">=", GROK_ACC, f"GROK_ACC: test accuracy at AdamW's grok step on "
@@ -111,13 +117,13 @@ def _muon_row(rows: dict, curves: dict, budget: int) -> dict:
     among the others, read at the same step (a change of seed alone). ``rows`` and ``curves``:
     ``{seed: (Muon's, AdamW's)}`` grid rows and curves. Each Muon run is labelled by the
     grokking chapter's phase (an *unfinished* run is still climbing at the budget's end)."""
-    grok = {s: a["grok_step"] for s, (_, a) in rows.items()}
+    grok = {s: a.grok_step for s, (_, a) in rows.items()}
     other = {s: min((o for o in grok if o != s), key=lambda o: grok[o] or math.inf, default=s)
              for s in grok}  # the other seed on which AdamW groks earliest
-    lr_a, lr_m = next(iter(rows.values()))[1]["lr"], next(iter(rows.values()))[0].get("muon_lr", "?")
-    phases = "; ".join(f"seed {s}: Muon {m.get('phase') or '?'} (grok "
-                       f"{_steps(m['grok_step'], budget)}, final test {m['final_test_acc']:.0%}), "
-                       f"AdamW grok {_steps(a['grok_step'], budget)}" for s, (m, a) in rows.items())
+    lr_a, lr_m = next(iter(rows.values()))[1].lr, next(iter(rows.values()))[0].muon_lr or "?"
+    phases = "; ".join(f"seed {s}: Muon {m.phase or '?'} (grok "
+                       f"{_steps(m.grok_step, budget)}, final test {m.final_test_acc:.0%}), "
+                       f"AdamW grok {_steps(a.grok_step, budget)}" for s, (m, a) in rows.items())
     c = evidence.Claim(
         "Muon groks sooner than AdamW", "Tveit et al. 2025", measure=_acc_at_grok,
         test=MUON_SOONER, fmt=lambda v: f"{v:.0%}", asserted=False,
@@ -138,19 +144,19 @@ def _muon_row(rows: dict, curves: dict, budget: int) -> dict:
     return row
 
 
-def _grid_claims(payload: dict, noise: float = 1.0) -> list[dict]:
+def _grid_claims(payload: CapstoneGrid, noise: float = 1.0) -> list[dict]:
     """The rows that rest on the precomputed grid: the initial scale (``noise``: as in
     :func:`_lazy_row`) and Muon at λ = 1."""
-    rows = payload["rows"]
+    rows = payload.rows
     budget = grid_budget(payload)
-    adam = [r for r in rows if r["optimizer"] == "adamw" and r["weight_decay"] == 1.0]
+    adam = [r for r in rows if r.optimizer == "adamw" and r.weight_decay == 1.0]
     # a question the page asks, as of the live sweep: on the published grid's three seeds the
     # larger scale groks later on every seed, but a change of seed alone at x1 moves a grok
     # step by more than LAZY (the engine: does not discriminate)
     out = [_lazy_row(adam, "precomputed grid, AdamW, λ = 1", budget, asserted=False,
                      noise=noise)]
-    cell = {(r["optimizer"], r["seed"]): (r, c) for r, c in zip(rows, payload.get("curves", []))
-            if r["weight_decay"] == 1.0 and r["init_scale"] == 1.0}
+    cell = {(r.optimizer, r.seed): (r, c) for r, c in zip(rows, payload.curves)
+            if r.weight_decay == 1.0 and r.init_scale == 1.0}
     seeds = sorted({s for o, s in cell if ("muon", s) in cell and ("adamw", s) in cell})
     if seeds:
         out.append(_muon_row({s: (cell["muon", s][0], cell["adamw", s][0]) for s in seeds},
@@ -158,14 +164,14 @@ def _grid_claims(payload: dict, noise: float = 1.0) -> list[dict]:
     return out
 
 
-def _shuffled(cells: list[dict]) -> list[dict]:
+def _shuffled(cells: list[GridRow]) -> list[GridRow]:
     """The clock's null: the same cells with their τ permuted among them (a fixed
     permutation), so that τ no longer belongs to the run that grokked."""
     order = np.random.default_rng(0).permutation(len(cells))
-    return [dict(r, tau=cells[i]["tau"]) for r, i in zip(cells, order)]
+    return [replace(r, tau=cells[i].tau) for r, i in zip(cells, order)]
 
 
-def _slope_factor(cells: list[dict]) -> float:
+def _slope_factor(cells: list[GridRow]) -> float:
     """How far the log-log slope of grok step on τ is from 1, as a factor (≥ 1; inf for a
     slope at or below 0, NaN without a fit)."""
     slope = clock_fit(cells)["slope"]
@@ -173,7 +179,7 @@ def _slope_factor(cells: list[dict]) -> float:
             math.inf if slope <= 0 else 10 ** abs(math.log10(slope)))
 
 
-def _clock_claim(clock: list[dict], where: str = "") -> dict:
+def _clock_claim(clock: list[GridRow], where: str = "") -> dict:
     """The clock's row, judged per seed in two parts: the fit of log grok step on log τ must
     have a slope within a factor CLOCK_SLOPE of 1 (the clock alone sets the wait) and r² at
     least CLOCK_R2, where the same cells with τ shuffled among them (:func:`_shuffled`) must
@@ -181,8 +187,8 @@ def _clock_claim(clock: list[dict], where: str = "") -> dict:
     (:func:`~.facts.settle_text`)."""
     fit = clock_fit(clock)
     fails = len(fit["failed"]) + len(fit["off"])
-    seeds = sorted({r["seed"] for r in clock})
-    cells = {s: [r for r in clock if r["seed"] == s] for s in seeds}
+    seeds = sorted({r.seed for r in clock})
+    cells = {s: [r for r in clock if r.seed == s] for s in seeds}
     null = {s: _shuffled(c) for s, c in cells.items()}
     statement = "The 1/(ηλ) clock predicts when the plateau ends (grok step ∝ τ)"
     window = (f"each seed's cells, slope within a factor {CLOCK_SLOPE:.3f} of 1 (3/4 to 4/3) and "
@@ -365,8 +371,8 @@ def _tuned_muon_row(opt: dict, nodecay, budget: int) -> dict:
     return row
 
 
-def page_claims(firsts: dict, nodecay: dict, inits: list[dict], clock: list[dict], opt: dict,
-                lot: dict, coll: dict, payload: dict | None = None) -> list[dict]:
+def page_claims(firsts: dict, nodecay: dict, inits: list[GridRow], clock: list[GridRow],
+                opt: dict, lot: dict, coll: dict, payload: CapstoneGrid | None = None) -> list[dict]:
     """The claims table: each question's prediction from its chapter or paper beside this
     notebook's measurement. ``firsts``: section 1's run on each claim seed (``{seed: run}``,
     the page's seed first); ``nodecay``: the plateau row's control on those seeds
@@ -399,9 +405,9 @@ def page_claims(firsts: dict, nodecay: dict, inits: list[dict], clock: list[dict
                                {a.seed: (nodecay.get(a.seed), a)}).row())
     arms = lot["arms"]
     dense = arms["dense"]["grok_step"]
-    row = evidence.judge(TICKET_KEEPS_UP, {first.seed: [(arms[n], dense) for n in (
+    row = evidence.judge(TICKET_KEEPS_UP, {first.seed: [(_arm_curve(arms[n]), dense) for n in (
         "ticket, rewound to θ₀", "ticket, rewound to θ_k")]},
-        {first.seed: [(arms["random mask, θ₀"], dense)]}).row()
+        {first.seed: [(_arm_curve(arms["random mask, θ₀"]), dense)]}).row()
     fmt = lambda a: f"test {a['final_test_acc']:.0%}, grok {_steps(a['grok_step'], budget)}"  # noqa: E731
     row["measured here"] += (f" ({lot['density']:.0%} of the weights; dense "
                              f"{fmt(arms['dense'])}; rewound to θ₀ {fmt(arms['ticket, rewound to θ₀'])}; "
@@ -414,12 +420,12 @@ def page_claims(firsts: dict, nodecay: dict, inits: list[dict], clock: list[dict
                              f"at the grok step, {coll['nc1_end']:.3g} at the end)")
     rows.append(row)
     if payload is not None:
-        rows += _grid_claims(payload, noise) + [_clock_claim(payload["clock"], "precomputed grid")]
+        rows += _grid_claims(payload, noise) + [_clock_claim(payload.clock, "precomputed grid")]
     return rows
 
 
 def published_claims() -> list[dict]:
     """The claims rows computed only from ``data/capstone_grid.json`` (what the published
     page shows): the initial scale, Muon against AdamW and the clock, on the grid."""
-    payload, _ = results.load(GRID_FILE)
-    return _grid_claims(payload) + [_clock_claim(payload["clock"], "precomputed grid")]
+    payload, _ = results.load(GRID_FILE, as_=CapstoneGrid)
+    return _grid_claims(payload) + [_clock_claim(payload.clock, "precomputed grid")]

@@ -22,7 +22,7 @@ import torch.nn as nn
 
 from .. import data as D
 from .. import models as M
-from .. import runtime, units
+from .. import results, runtime, units
 from ..grokking.algorithm import grok_muon
 from ..grokking.experiments import evaluation_steps
 from ..grokking.science import (
@@ -38,7 +38,7 @@ from .science import (
 )
 
 __all__ = [
-    "OneRun", "optimizer_for", "run", "plateau_window", "plateau_control", "summarize",
+    "OneRun", "GridRow", "Curve", "GridUnit", "CapstoneGrid", "optimizer_for", "run", "plateau_window", "plateau_control", "summarize",
     "init_sweep", "clock_grid", "clock_fit", "grid_budget",
     "optimizer_runs", "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "grid_unit",
     "precompute_plan", "GRID_FILE",
@@ -179,11 +179,76 @@ def plateau_control(firsts: dict) -> dict:
 # ============================================================================ many at once
 
 
-def _rows(cfg: OneConfig, configs, sweep) -> list[dict]:
+@dataclass(kw_only=True)
+class GridRow(results.Record):
+    """One cell of a sweep in numbers (:func:`init_sweep`, :func:`clock_grid`, the grid's
+    rows): the cell (``init_scale``, ``weight_decay``, ``seed``, ``optimizer``, ``lr``, and
+    Muon's own ``muon_lr``), :func:`summarize`'s numbers and, where the weight RMS was
+    recorded, the step it settles and why (``settle_step``, ``settle``; None, and not
+    written, where it was not)."""
+
+    init_scale: float
+    weight_decay: float
+    seed: int
+    optimizer: str
+    fit_step: int | None
+    grok_step: int | None
+    phase: str
+    tau: float
+    final_train_acc: float
+    final_test_acc: float
+    status: str
+    settle_step: int | None = None
+    settle: str | None = None
+    lr: float
+    muon_lr: float | None = None
+
+    def to_dict(self) -> dict:
+        """The payload: no ``muon_lr`` for AdamW, no settle fields where the RMS was not
+        recorded (the rows as the grid's units write them)."""
+        skip = {"muon_lr"} if self.muon_lr is None else set()
+        skip |= {"settle_step", "settle"} if self.settle is None else set()
+        return {k: v for k, v in super().to_dict().items() if k not in skip}
+
+
+@dataclass
+class Curve(results.Record):
+    """A grid run's curves, at its evaluation steps."""
+
+    steps: list
+    train_acc: list
+    test_acc: list
+    weight_rms: list
+
+
+@dataclass(kw_only=True)
+class GridUnit(results.Record):
+    """:func:`grid_unit`'s result: the table ``rows`` and each run's ``curves``, in order."""
+
+    rows: list[GridRow]
+    curves: list[Curve]
+
+
+@dataclass(kw_only=True)
+class CapstoneGrid(GridUnit):
+    """``data/capstone_grid.json``: the grid's ``rows`` and ``curves`` (initial scale x weight
+    decay x optimizer x seed) and the ``clock`` grid's rows (learning rate x weight decay)."""
+
+    clock: list[GridRow]
+
+
+def _row(cell: OneConfig, c: dict, h: History, timeline: dict | None = None, **more) -> GridRow:
+    """A sweep's row: the cell ``c`` (its own keys first), its config's learning rate and
+    weight decay where ``c`` has none, and :func:`summarize`'s numbers."""
+    return GridRow(**{"lr": cell.lr, "weight_decay": cell.weight_decay, **c, **more,
+                      "optimizer": cell.optimizer, **summarize(cell, h, timeline)})
+
+
+def _rows(cfg: OneConfig, configs, sweep) -> list[GridRow]:
     rows = []
     for c, h in zip(configs, sweep.histories):
         cell = cfg.replace(**{k: c[k] for k in ("lr", "weight_decay", "init_scale") if k in c})
-        rows.append(dict(c, optimizer=cfg.optimizer, **summarize(cell, h)))
+        rows.append(_row(cell, c, h))
     return rows
 
 
@@ -213,7 +278,7 @@ def _many(cfg: OneConfig, cells: list[dict], bars=None, norms: bool = False):
     return rows, sweeps
 
 
-def init_sweep(cfg: OneConfig, scales, seeds=(0,), bars=None, reuse=()) -> list[dict]:
+def init_sweep(cfg: OneConfig, scales, seeds=(0,), bars=None, reuse=()) -> list[GridRow]:
     """Fit and grok steps per initial scale (every parameter x ``scale``) and seed.
     ``reuse``: runs already made (:func:`run`, same config and seed) instead of training them."""
     cells = [dict(init_scale=float(s), seed=int(seed)) for seed in seeds for s in scales]
@@ -221,7 +286,7 @@ def init_sweep(cfg: OneConfig, scales, seeds=(0,), bars=None, reuse=()) -> list[
 
 
 def clock_grid(cfg: OneConfig, lrs, weight_decays, seeds=(0,), bars=None,
-               reuse=()) -> list[dict]:
+               reuse=()) -> list[GridRow]:
     """Learning rate x weight decay (AdamW, initial scale ``cfg.init_scale``): per cell the
     clock τ = 1/(ηλ), the step the weight RMS settles (:func:`~.science.settle_step`) and
     the fit and grok steps. ``reuse``: runs already made, as in :func:`init_sweep`."""
@@ -247,28 +312,29 @@ def _cells(cfg: OneConfig, cells: list[dict], reuse, bars, norms: bool = False):
     rows = []
     for c, r in zip(cells, done):
         if r is not None:
-            rows.append(dict(c, optimizer=cfg.optimizer, **r.summary()))
+            rows.append(_row(r.config, c, r.history, r.timeline))
         elif c in kept:
             rows.append(next(trained))
     return rows
 
 
-def grid_budget(payload: dict) -> int:
+def grid_budget(payload: GridUnit) -> int:
     """The steps each run of the precomputed grid trained (its curves' last step)."""
-    return int(max(c["steps"][-1] for c in payload["curves"])) if payload.get("curves") else 0
+    return int(max(c.steps[-1] for c in payload.curves)) if payload.curves else 0
 
 
-def clock_fit(rows: list[dict], x: str = "tau") -> dict:
+def clock_fit(rows: list[GridRow], x: str = "tau") -> dict:
     """Least squares of log(grok step) on log(``x``) over the cells that grokked (``x``:
     ``tau`` or ``settle_step``): slope, intercept, r² and the cells where it fails (never
     grokked, or off the fit by more than 2x)."""
-    ok = [r for r in rows if r["grok_step"] is not None and r.get(x) and math.isfinite(r[x])]
+    ok = [r for r in rows if r.grok_step is not None and getattr(r, x)
+          and math.isfinite(getattr(r, x))]
     failed = [r for r in rows if r not in ok]
-    if len(ok) < 3 or len({r[x] for r in ok}) < 2:
+    if len(ok) < 3 or len({getattr(r, x) for r in ok}) < 2:
         return dict(slope=float("nan"), intercept=float("nan"), r2=float("nan"), n=len(ok),
                     failed=failed, off=[])
-    lx = np.log([r[x] for r in ok])
-    ly = np.log([r["grok_step"] for r in ok])
+    lx = np.log([getattr(r, x) for r in ok])
+    ly = np.log([r.grok_step for r in ok])
     slope, intercept = np.polyfit(lx, ly, 1)
     pred = slope * lx + intercept
     ss = ((ly - ly.mean()) ** 2).sum()
@@ -413,7 +479,7 @@ def live_grid(profile: str | None = None) -> GridConfig:
 
 
 def grid_unit(base: OneConfig, optimizer: str, seed: int, scales, decays,
-              bars=None) -> dict:
+              bars=None) -> GridUnit:
     """One unit of the grid: every (initial scale, weight decay) cell of one optimizer on one
     seed. AdamW cells go through ``train_many`` (the weight RMS recorded at every
     evaluation), Muon cells one after another through :func:`run`. Returns the table rows and
@@ -421,10 +487,8 @@ def grid_unit(base: OneConfig, optimizer: str, seed: int, scales, decays,
     if optimizer == "adamw":
         cells = [dict(init_scale=float(s), weight_decay=float(w), seed=int(seed))
                  for s in scales for w in decays]
-        rows, sweeps = _many(base, cells, bars, norms=True)
+        rows, sweeps = _many(base, cells, bars, norms=True)  # at base's learning rate
         hs = [h for sw in sweeps for h in sw.histories]
-        for row in rows:
-            row.setdefault("lr", base.lr)
     else:
         rows, hs = [], []
         for s in scales:
@@ -432,14 +496,14 @@ def grid_unit(base: OneConfig, optimizer: str, seed: int, scales, decays,
                 c = base.replace(optimizer=optimizer, init_scale=float(s), weight_decay=float(w))
                 r = run(c, int(seed), bars=bars)
                 r.history.metrics["weight_rms"] = list(r.timeline["weight_rms"])
-                rows.append(dict(init_scale=float(s), weight_decay=float(w), seed=int(seed),
-                                 lr=base.lr, muon_lr=base.muon_lr, optimizer=optimizer,
-                                 **r.summary()))
+                rows.append(_row(c, dict(init_scale=float(s), weight_decay=float(w),
+                                         seed=int(seed)), r.history, r.timeline,
+                                 lr=base.lr, muon_lr=base.muon_lr))
                 hs.append(r.history)
-    curves = [dict(steps=list(h.steps), train_acc=list(h["train_acc"]),
-                   test_acc=list(h["test_acc"]), weight_rms=list(h["weight_rms"]))
+    curves = [Curve(steps=list(h.steps), train_acc=list(h["train_acc"]),
+                    test_acc=list(h["test_acc"]), weight_rms=list(h["weight_rms"]))
               for h in hs]
-    return dict(rows=rows, curves=curves)
+    return GridUnit(rows=rows, curves=curves)
 
 
 def precompute_plan(profile: str | None = None) -> units.Plan:
@@ -465,14 +529,15 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
         p.unit(f"clock seed={seed}", partial(clock_grid, base, lrs, decays, [seed], False),
                config=dict(base=base.to_dict(), lrs=lrs, weight_decays=decays), seed=seed)
 
-    def assemble(parts: dict) -> dict:
-        grid = [v for k, v in parts.items() if k.startswith("grid ")]
-        rows = [r for g in grid for r in g["rows"]]
-        clock = [r for r in rows if r["optimizer"] == "adamw" and r["init_scale"] == 1.0
-                 and r["seed"] < gc.clock_seeds]  # the grid's cells at the run's own lr
-        clock += [r for k, v in parts.items() if k.startswith("clock ") for r in v]
-        return rounded(dict(rows=rows, curves=[c for g in grid for c in g["curves"]],
-                            clock=clock))
+    def assemble(parts: dict) -> CapstoneGrid:
+        parts = rounded(parts)
+        grid = [GridUnit.of(v, k) for k, v in parts.items() if k.startswith("grid ")]
+        rows = [r for g in grid for r in g.rows]
+        clock = [r for r in rows if r.optimizer == "adamw" and r.init_scale == 1.0
+                 and r.seed < gc.clock_seeds]  # the grid's cells at the run's own lr
+        clock += [GridRow.of(r, k) for k, v in parts.items() if k.startswith("clock ")
+                  for r in v]
+        return CapstoneGrid(rows=rows, curves=[c for g in grid for c in g.curves], clock=clock)
 
     n = len(gc.init_scales) * len(gc.weight_decays) * len(gc.optimizers) * gc.seeds
     p.output(GRID_FILE, assemble, config=dict(grid=gc.to_dict(), base=base.to_dict()),

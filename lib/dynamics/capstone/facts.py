@@ -12,7 +12,7 @@ import numpy as np
 from ..book import glue_texts
 from ..grokking.science import phase_of, plateau_steps
 from ..plots import number
-from .experiments import clock_fit, plateau_window
+from .experiments import CapstoneGrid, GridRow, clock_fit, plateau_window
 from .science import (
     SETTLE_NOT, SETTLE_SHORT, SETTLE_TOO_LITTLE, SETTLE_YES, course_after_peak, equilibrium_rms,
     update_collapse,
@@ -197,23 +197,23 @@ def timeline_facts(first, nodecay=None) -> dict:
     return glue_texts(**out)
 
 
-def init_facts(inits: list[dict], seed: int) -> dict:
+def init_facts(inits: list[GridRow], seed: int) -> dict:
     """Section 2: the fit and grok steps at the smallest and largest initial scale, on
     ``seed``."""
-    by = {r["init_scale"]: r for r in inits if r["seed"] == seed}
+    by = {r.init_scale: r for r in inits if r.seed == seed}
     lo, hi = min(by), max(by)
-    return glue_texts(seed0=seed, s_lo=lo, s_hi=hi, g_lo=_show(by[lo]["grok_step"]),
-                      g_hi=_show(by[hi]["grok_step"]), f_lo=_show(by[lo]["fit_step"]),
-                      f_hi=_show(by[hi]["fit_step"]))
+    return glue_texts(seed0=seed, s_lo=lo, s_hi=hi, g_lo=_show(by[lo].grok_step),
+                      g_hi=_show(by[hi].grok_step), f_lo=_show(by[lo].fit_step),
+                      f_hi=_show(by[hi].fit_step))
 
 
-def settle_counts(clock: list[dict]) -> dict:
+def settle_counts(clock: list[GridRow]) -> dict:
     """How many cells' weight RMS settles (:func:`~.science.settle`), and of the others how
     many have too little to relax (the peak within 30% of the end: nothing to time, not a
     failure to settle) and how many have not settled by the end; ``unknown``: rows that
     record no reason (a grid computed before the reason was kept)."""
-    why = lambda r: r.get("settle") or (SETTLE_YES if r.get("settle_step") is not None  # noqa: E731
-                                        else None)
+    why = lambda r: r.settle or (SETTLE_YES if r.settle_step is not None  # noqa: E731
+                                 else None)
     n = {k: sum(why(r) == k for r in clock)
          for k in (SETTLE_YES, SETTLE_TOO_LITTLE, SETTLE_NOT, SETTLE_SHORT)}
     return dict(settled=n[SETTLE_YES], too_little=n[SETTLE_TOO_LITTLE],
@@ -221,7 +221,7 @@ def settle_counts(clock: list[dict]) -> dict:
                 unknown=sum(why(r) is None for r in clock))
 
 
-def settle_text(clock: list[dict]) -> str:
+def settle_text(clock: list[GridRow]) -> str:
     """The weight RMS's relaxation over the clock grid in words, each case counted apart."""
     c = settle_counts(clock)
     cells = lambda k: f"{k} cell" + ("" if k == 1 else "s")  # noqa: E731
@@ -234,21 +234,21 @@ def settle_text(clock: list[dict]) -> str:
     return out
 
 
-def clock_order(clock: list[dict]) -> dict:
+def clock_order(clock: list[GridRow]) -> dict:
     """Whether the grok steps rise with τ: the median grok step at each τ (over the cells
     that grok), in the order of τ, and ``orders``: whether that sequence never falls."""
-    taus = sorted({r["tau"] for r in clock if r["grok_step"] is not None})
-    med = [float(np.median([r["grok_step"] for r in clock
-                            if r["tau"] == t and r["grok_step"] is not None])) for t in taus]
+    taus = sorted({r.tau for r in clock if r.grok_step is not None})
+    med = [float(np.median([r.grok_step for r in clock
+                            if r.tau == t and r.grok_step is not None])) for t in taus]
     return dict(taus=taus, grok=med, orders=len(med) >= 2 and all(
         b >= a for a, b in zip(med, med[1:])))
 
 
-def clock_order_text(clock: list[dict]) -> str:
+def clock_order_text(clock: list[GridRow]) -> str:
     """Section 3's last sentence, from :func:`clock_order`."""
     o = clock_order(clock)
     pairs = ", ".join(f"{number(g, 3)} at τ = {number(t, 3)}" for t, g in zip(o["taus"], o["grok"]))
-    seeds = len({r.get("seed") for r in clock})
+    seeds = len({r.seed for r in clock})
     grid = f"{len(clock)} cells on {seeds} seed" + ("" if seeds == 1 else "s")
     if len(o["taus"]) < 2:
         return ("too few cells grok at different τ to tell whether the clock even orders the "
@@ -266,11 +266,11 @@ def clock_order_text(clock: list[dict]) -> str:
                     "steps, let alone set them"))
 
 
-def clock_order_seeds_text(clock: list[dict]) -> str:
+def clock_order_seeds_text(clock: list[GridRow]) -> str:
     """Whether the grok steps rise with τ on each seed of ``clock`` (:func:`clock_order` per
     seed): "on k of n seeds", and each seed where they fall, with its steps."""
-    seeds = sorted({r.get("seed") for r in clock}, key=str)
-    order = {s: clock_order([r for r in clock if r.get("seed") == s]) for s in seeds}
+    seeds = sorted({r.seed for r in clock}, key=str)
+    order = {s: clock_order([r for r in clock if r.seed == s]) for s in seeds}
     k = sum(o["orders"] for o in order.values())
     falls = "; ".join(
         f"on seed {s} it falls (" + ", ".join(f"{number(g, 3)} at τ = {number(t, 3)}"
@@ -280,13 +280,13 @@ def clock_order_seeds_text(clock: list[dict]) -> str:
             + ("" if len(seeds) == 1 else "s") + (f"; {falls}" if falls else ""))
 
 
-def grid_order_facts(clock: list[dict]) -> dict:
+def grid_order_facts(clock: list[GridRow]) -> dict:
     """The precomputed clock grid's order of the grok steps, seed by seed
     (:func:`clock_order_seeds_text`)."""
     return glue_texts(grid_order=clock_order_seeds_text(clock))
 
 
-def clock_facts(clock: list[dict], lrs, weight_decays) -> dict:
+def clock_facts(clock: list[GridRow], lrs, weight_decays) -> dict:
     """Section 3: the grid's axes, the fit of log grok step on log τ (slope, r², how many
     cells it uses and how many fail it), what the weight RMS does in each cell
     (:func:`settle_text`) and whether the grok steps rise with τ (:func:`clock_order_text`)."""
@@ -406,27 +406,27 @@ def chance_text(lot: dict, p: int) -> str:
     return f"{acc:.0%}, {where} (1/p = {chance:.1%})"
 
 
-def grid_muon_text(payload: dict) -> str:
+def grid_muon_text(payload: CapstoneGrid) -> str:
     """How often the precomputed grid's Muon runs generalize within its budget ("never",
     "rarely" or "in k of n"), those that do with their cells, and what the others do (their
     phases: still climbing, stopped short)."""
     from collections import Counter
 
-    muon = [r for r in payload["rows"] if r["optimizer"] == "muon"]
-    grok = [r for r in muon if r["grok_step"] is not None]
-    each = "; ".join(f"seed {r['seed']} at x{r['init_scale']:g}, λ = {r['weight_decay']:g}, at "
-                     f"step {r['grok_step']}" for r in grok)
+    muon = [r for r in payload.rows if r.optimizer == "muon"]
+    grok = [r for r in muon if r.grok_step is not None]
+    each = "; ".join(f"seed {r.seed} at x{r.init_scale:g}, λ = {r.weight_decay:g}, at "
+                     f"step {r.grok_step}" for r in grok)
     how = ("Muon never groks within this budget" if not grok else
            "Muon rarely groks at this budget" if len(grok) <= len(muon) // 6 else
            "Muon groks in some cells at this budget")
-    rest = Counter(r.get("phase", "?") for r in muon if r["grok_step"] is None)
+    rest = Counter(r.phase for r in muon if r.grok_step is None)
     words = {"unfinished": "still climbing when it ends", "memorization": "stopped short"}
     others = ", ".join(f"{n} {words.get(ph, ph)}" for ph, n in rest.most_common())
     return (f"{how}: {len(grok)} of the grid's {len(muon)} Muon runs grok within it"
             + (f" ({each})" if grok else "") + (f"; of the others, {others}" if others else ""))
 
 
-def rounding(payload: dict | None, firsts: dict, inits=()) -> dict:
+def rounding(payload: CapstoneGrid | None, firsts: dict, inits=()) -> dict:
     """The same cell made twice, once on this page and once in the precomputed grid (AdamW,
     the same learning rate, weight decay, initial scale, seed and evaluation steps):
     ``{(seed, init_scale): (here, grid, how)}`` grok steps, ``how`` "alone" for section 1's
@@ -442,18 +442,18 @@ def rounding(payload: dict | None, firsts: dict, inits=()) -> dict:
     c, steps = ref.config, list(ref.history.steps)
     if c.optimizer != "adamw":
         return {}
-    grid = {(row["seed"], row["init_scale"]): row["grok_step"]
-            for row, curve in zip(payload["rows"], payload.get("curves", []))
-            if row["optimizer"] == "adamw" and row["weight_decay"] == c.weight_decay
-            and row.get("lr") == c.lr and curve["steps"] == steps}
+    grid = {(row.seed, row.init_scale): row.grok_step
+            for row, curve in zip(payload.rows, payload.curves)
+            if row.optimizer == "adamw" and row.weight_decay == c.weight_decay
+            and row.lr == c.lr and curve.steps == steps}
     out = {}
     for seed, r in firsts.items():
         if (seed, r.config.init_scale) in grid and r.config == c:
             out[seed, r.config.init_scale] = (r.grok_step, grid[seed, r.config.init_scale], "alone")
     for row in inits:
-        key = (row["seed"], row["init_scale"])
+        key = (row.seed, row.init_scale)
         if key in grid and key not in out:
-            out[key] = (row["grok_step"], grid[key], "together")
+            out[key] = (row.grok_step, grid[key], "together")
     return out
 
 
@@ -501,7 +501,7 @@ def muon_phase(m) -> str:
     return f"{_PHASE_WORDS.get(phase, phase)}, with no grok step to compare with AdamW's"
 
 
-def rounding_numbers(payload: dict | None, firsts: dict, inits=()) -> dict:
+def rounding_numbers(payload: CapstoneGrid | None, firsts: dict, inits=()) -> dict:
     """The page's sentences on the grid: how far this page's runs and the same cells of the
     grid differ (:func:`rounding`, said by :func:`rounding_text`) and which of its Muon runs
     grok (:func:`grid_muon_text`)."""

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from .. import plots
-from .experiments import OneRun, clock_fit
+from .experiments import CapstoneGrid, GridRow, OneRun, clock_fit
 from .science import MEASURES, equilibrium_rms
 from ..runtime import get_seed
 
@@ -90,24 +90,25 @@ def _median(values):
     return float(np.median(v)) if v else None
 
 
-def init_figure(rows: list[dict], title: str = "initial scale: lazy ↔ rich"):
+def init_figure(rows: list[GridRow], title: str = "initial scale: lazy ↔ rich"):
     """Fit and grok steps against the initial scale (every parameter x the scale): one marker
     per seed, a line through the medians; a run that never groks is left out."""
     fig = plots.figure(title, "initial scale (x the default init)", "step", logx=True)
-    scales = sorted({r["init_scale"] for r in rows})
+    scales = sorted({r.init_scale for r in rows})
     for i, key in enumerate(("fit_step", "grok_step")):
         color = plots.PALETTE[i]
-        pts = [(r["init_scale"], r[key]) for r in rows if r[key] is not None]
+        pts = [(r.init_scale, getattr(r, key)) for r in rows if getattr(r, key) is not None]
         fig.add_scatter(x=[a for a, _ in pts], y=[b for _, b in pts], mode="markers",
                         marker=dict(color=color, size=7), name=f"{key[:-5]} step, each seed")
-        med = [(s, _median([r[key] for r in rows if r["init_scale"] == s])) for s in scales]
+        med = [(s, _median([getattr(r, key) for r in rows if r.init_scale == s]))
+               for s in scales]
         med = [(s, m) for s, m in med if m is not None]
         fig.add_scatter(x=[s for s, _ in med], y=[m for _, m in med], mode="lines",
                         line=dict(color=color), name=f"{key[:-5]} step, median")
     return fig
 
 
-def clock_figure(rows: list[dict], budget: int, title: str = "the clock 1/(ηλ) and the grok step"):
+def clock_figure(rows: list[GridRow], budget: int, title: str = "the clock 1/(ηλ) and the grok step"):
     """Grok step against τ = 1/(ηλ) on log-log axes, one colour per learning rate, with the
     least-squares line of :func:`~.experiments.clock_fit`; cells that never grokked sit at
     the budget's edge (``budget``, the steps each cell trained) as crosses, their hover
@@ -116,23 +117,23 @@ def clock_figure(rows: list[dict], budget: int, title: str = "the clock 1/(ηλ)
         raise ValueError(f"budget must be the number of steps each cell trained, got {budget!r}")
     fig = plots.figure(title, "τ = 1/(ηλ) (steps)", "grok step", logx=True)
     fig.update_yaxes(type="log")
-    lrs = sorted({r["lr"] for r in rows})
+    lrs = sorted({r.lr for r in rows})
     top = budget
     for i, lr in enumerate(lrs):
-        mine = [r for r in rows if r["lr"] == lr]
-        ok = [r for r in mine if r["grok_step"] is not None]
-        no = [r for r in mine if r["grok_step"] is None]
+        mine = [r for r in rows if r.lr == lr]
+        ok = [r for r in mine if r.grok_step is not None]
+        no = [r for r in mine if r.grok_step is None]
         color = plots.PALETTE[i % len(plots.PALETTE)]
-        fig.add_scatter(x=[r["tau"] for r in ok], y=[r["grok_step"] for r in ok], mode="markers",
+        fig.add_scatter(x=[r.tau for r in ok], y=[r.grok_step for r in ok], mode="markers",
                         marker=dict(color=color, size=8), name=f"η = {lr:g}")
         if no:
-            fig.add_scatter(x=[r["tau"] for r in no], y=[top] * len(no), mode="markers",
+            fig.add_scatter(x=[r.tau for r in no], y=[top] * len(no), mode="markers",
                             marker=dict(color=color, symbol="x", size=8),
                             name=f"η = {lr:g}, no grok within {budget:,} steps",
                             hovertemplate=f"τ = %{{x:.3g}}: no grok within {budget:,} steps"
                                           "<extra></extra>")
     fit = clock_fit(rows)
-    taus = [r["tau"] for r in rows]
+    taus = [r.tau for r in rows]
     if math.isfinite(fit["slope"]):
         t = np.geomspace(min(taus), max(taus), 20)
         fig.add_scatter(x=t, y=np.exp(fit["intercept"]) * t ** fit["slope"], mode="lines",
@@ -180,30 +181,30 @@ def lottery_figure(lot: dict, title: str = ""):
     return fig
 
 
-def grid_rows(payload: dict, optimizer: str | None = None) -> list[dict]:
+def grid_rows(payload: CapstoneGrid, optimizer: str | None = None) -> list[GridRow]:
     """The precomputed grid's rows (of one optimizer)."""
-    return [r for r in payload["rows"] if optimizer is None or r["optimizer"] == optimizer]
+    return [r for r in payload.rows if optimizer is None or r.optimizer == optimizer]
 
 
-def grid_slider(payload: dict, seed: int | None = None):
+def grid_slider(payload: CapstoneGrid, seed: int | None = None):
     """The precomputed grid as a slider over (optimizer, initial scale): each position shows
     the test (solid) and train (dotted) accuracy of every weight decay, for one seed."""
     seed = get_seed(seed)
-    rows, curves = payload["rows"], payload["curves"]
+    rows, curves = payload.rows, payload.curves
     figs, labels, active = [], [], 0
-    keys = sorted({(r["optimizer"], r["init_scale"]) for r in rows},
+    keys = sorted({(r.optimizer, r.init_scale) for r in rows},
                   key=lambda k: (k[0] != "adamw", k[1]))
     for opt, scale in keys:
         fig = plots.figure(f"{opt}, initial scale x{scale:g}", "step", "accuracy")
-        picked = [(r, c) for r, c in zip(rows, curves) if r["optimizer"] == opt
-                  and r["init_scale"] == scale and r["seed"] == seed]
-        for i, (r, c) in enumerate(sorted(picked, key=lambda rc: rc[0]["weight_decay"])):
+        picked = [(r, c) for r, c in zip(rows, curves) if r.optimizer == opt
+                  and r.init_scale == scale and r.seed == seed]
+        for i, (r, c) in enumerate(sorted(picked, key=lambda rc: rc[0].weight_decay)):
             color = plots.PALETTE[i % len(plots.PALETTE)]
-            grok = r["grok_step"] if r["grok_step"] is not None else "none"
-            name = f"λ {r['weight_decay']:g} (grok {grok})"
-            fig.add_scatter(x=_x(c["steps"]), y=c["test_acc"], name=name, mode="lines",
+            grok = r.grok_step if r.grok_step is not None else "none"
+            name = f"λ {r.weight_decay:g} (grok {grok})"
+            fig.add_scatter(x=_x(c.steps), y=c.test_acc, name=name, mode="lines",
                             line=dict(color=color))
-            fig.add_scatter(x=_x(c["steps"]), y=c["train_acc"], name=name, mode="lines",
+            fig.add_scatter(x=_x(c.steps), y=c.train_acc, name=name, mode="lines",
                             line=dict(color=color, dash="dot"), showlegend=False)
         fig.update_yaxes(range=[-0.02, 1.02])
         if (opt, scale) == ("adamw", 1.0):

@@ -18,13 +18,15 @@ Modules:
   mean-field maps q*, chi_1, c*, xi_c, the critical line, and their measurement on random
   networks), which it re-exports.
 - :mod:`.experiments`: the runners (``run_signal``, ``run_chaos``, ``run_trainability``,
-  ``run_fluctuations``, ``run_saxe``, ``run_depth_time``, ``run_guessing_bias``), ``run(section,
+  ``run_fluctuations``, ``run_saxe``, ``run_depth_time``, ``run_guessing_bias``; the records
+  of the precomputed ones, ``Trainability`` and ``DepthTime``), ``run(section,
   profile, seed)`` (a section's run as the page makes it), the worked answers (``answer_*``),
   the seeds the claims run on and ``precompute_plan(profile)``.
 - :mod:`.figures`: the ``*_figure`` builders and ``*_rows`` tables.
 - :mod:`.panels`: the live panels, ``*_panel(profile, seed)``.
 - :mod:`.claims`: the claims rows with their thresholds, ``claims(...)``, ``page_claims(...)``
-  (the page's table, its other seeds run) and ``published_claims()``.
+  (the page's table, its other seeds run), ``published_claims()`` and ``precomputed(name)``
+  (a data file read through its record).
 - :mod:`.facts`: the page's numbers: what each section's prose glues (``*_numbers``).
 - :mod:`.isometry` (a section whole): the input-output Jacobian's singular values across depth
   (``torch.func``), Gaussian and orthogonal weights, tanh on the critical line and ReLU, with
@@ -41,20 +43,20 @@ from .experiments import (run, answer_lsuv_gain, answer_band, answer_fluctuation
 from .figures import (signal_figure, signal_rows, chaos_figure, trainability_figure,
                       trainability_rows, fluctuations_figure, saxe_figure, depth_time_figure,
                       guessing_figure)
-from .isometry import isometry_figure, isometry_numbers
+from .isometry import isometry_figure
 from .width import width_figure, width_numbers
 from .panels import signal_panel, trainability_panel, saxe_panel, guessing_panel
 from .facts import (signal_numbers, chaos_numbers, trainability_numbers, fluctuation_numbers,
-                    depth_time_numbers, isometry_mean_numbers)
-from .claims import page_claims
+                    depth_time_numbers, isometry_page_numbers)
+from .claims import page_claims, precomputed
 
 __all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
            "answer_rank_growth", "answer_coordinate_check",
            "signal_figure", "signal_rows", "chaos_figure", "trainability_figure",
            "trainability_rows", "fluctuations_figure", "saxe_figure", "depth_time_figure",
            "guessing_figure",
-           "isometry_figure", "isometry_numbers",
+           "isometry_figure",
            "width_figure", "width_numbers",
            "signal_panel", "trainability_panel", "saxe_panel", "guessing_panel",
            "signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
-           "depth_time_numbers", "isometry_mean_numbers", "page_claims"]
+           "depth_time_numbers", "isometry_page_numbers", "page_claims", "precomputed"]

@@ -13,16 +13,16 @@ import numpy as np
 from dataclasses import replace
 
 from .. import evidence, plots, results
-from .experiments import (best_sigma_w2, claim_runs, half_times, learning_times,
-                          trainability_agreement)
+from .experiments import (DepthTime, Trainability, best_sigma_w2, claim_runs, half_times,
+                          learning_times, trainability_agreement)
 from .isometry import isometry_claims
 from .science import (ChaosConfig, SignalConfig, backward_ratio, chi_1, critical_sigma_w2,
                       depth_scale, measure_map_iterates, q_map, std_ratio)
 
 from .width import width_claim_runs, width_claims
 
-__all__ = ["DEEP", "trainability_claims", "depth_time_claims", "published_claims", "claims",
-           "page_claims"]
+__all__ = ["DEEP", "trainability_claims", "depth_time_claims", "precomputed", "published_claims",
+           "claims", "page_claims"]
 
 _num = plots.number
 
@@ -62,15 +62,15 @@ def _window(crit: float, sig) -> tuple[list, list]:
     return near, far
 
 
-def _shared(heat: dict, more: dict | None) -> tuple[list, list, np.ndarray]:
+def _shared(heat: Trainability, more: Trainability | None) -> tuple[list, list, np.ndarray]:
     """The cells every seed of the edge-of-chaos row has: ``heat``'s depths and sigma_w^2 that
     ``more`` (the other seeds) has too, with ``heat``'s accuracies there (no ``more``: all)."""
-    acc = _acc(heat["acc"])
+    acc = _acc(heat.acc)
     if more is None:
-        return heat["depths"], heat["sigma_w2"], acc
-    di = [i for i, d in enumerate(heat["depths"]) if d in more["depths"]]
-    si = [i for i, s in enumerate(heat["sigma_w2"]) if s in more["sigma_w2"]]
-    return ([heat["depths"][i] for i in di], [heat["sigma_w2"][i] for i in si],
+        return heat.depths, heat.sigma_w2, acc
+    di = [i for i, d in enumerate(heat.depths) if d in more.depths]
+    si = [i for i, s in enumerate(heat.sigma_w2) if s in more.sigma_w2]
+    return ([heat.depths[i] for i in di], [heat.sigma_w2[i] for i in si],
             acc[np.ix_(di, si)])
 
 
@@ -118,8 +118,8 @@ def _best_factor(run, edge_factor: float = 1.0) -> float:
     critical sigma_w^2 (inf where no sigma_w^2 beat chance)."""
     depths, sig, acc, b2 = run
     edge = edge_factor * critical_sigma_w2(b2)
-    best = [b for d, b in zip(depths, best_sigma_w2(dict(acc=np.asarray(acc, float).tolist(),
-                                                          sigma_w2=sig))) if d >= DEEP]
+    best = [b for d, b in zip(depths, best_sigma_w2(np.asarray(acc, float).tolist(), sig))
+            if d >= DEEP]
     return max((_factor(b / edge) if b is not None else math.inf for b in best),
                default=math.nan)
 
@@ -135,7 +135,8 @@ def _argmax_claim(factor: float) -> evidence.Claim:
 ARGMAX_ORDERED, ARGMAX_CHAOTIC = _argmax_claim(1 / FAR_RATIO), _argmax_claim(FAR_RATIO)
 
 
-def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5) -> list[dict]:
+def trainability_claims(heat: Trainability, more: Trainability | None = None,
+                        level: float = 0.5) -> list[dict]:
     """The claims rows of the trainability grid, from the precomputed data: ``heat`` (its
     seeds' mean accuracy; one seed, 0, at the cpu profile) and ``more``, the same networks on
     other seeds, each seed's own accuracies, on the cells the edge-of-chaos row reads
@@ -146,20 +147,19 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
     shows beyond the papers' claims (the narrowing with depth, where the line and training
     disagree) is this page's observation on one seed: the prose glues it
     (:func:`~.facts.trainability_numbers`), the table has no row for it."""
-    b2 = heat["sigma_b2"]
+    b2 = heat.sigma_b2
     depths, sig, acc = _shared(heat, more)  # every seed judged on the cells all seeds have
-    seeds = heat.get("seeds", [0])
+    seeds = heat.seeds
     crit = critical_sigma_w2(b2)
     runs = {s: (depths, sig, acc) for s in seeds[:1]}  # the grid: one seed, or a mean of several
     if more is not None:
-        m = np.asarray(more["acc_per_seed"], float)  # depth x seed x sigma_w^2
-        di, si = [more["depths"].index(d) for d in depths], [more["sigma_w2"].index(s) for s in sig]
+        m = np.asarray(more.acc_per_seed, float)  # depth x seed x sigma_w^2
+        di, si = [more.depths.index(d) for d in depths], [more.sigma_w2.index(s) for s in sig]
         runs.update({s: (depths, sig, m[:, i][np.ix_(di, si)]) for i, s in
-                     enumerate(more["seeds"])})
+                     enumerate(more.seeds)})
     runs = {s: r + (b2,) for s, r in runs.items()}
-    best = {s: [(d, b) for d, b in zip(r[0], best_sigma_w2(dict(acc=np.asarray(r[2]).tolist(),
-                                                                  sigma_w2=r[1]))) if d >= DEEP]
-            for s, r in runs.items()}
+    best = {s: [(d, b) for d, b in zip(r[0], best_sigma_w2(np.asarray(r[2]).tolist(), r[1]))
+                if d >= DEEP] for s, r in runs.items()}
     near, far = _window(crit, sig)
     po, pc = _window(crit / FAR_RATIO, sig), _window(crit * FAR_RATIO, sig)
     rows = [evidence.joint(
@@ -178,7 +178,7 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
                f"{_list([d for d in depths if d >= DEEP])}, σ_w² = {_list(sig)}; near "
                f"{crit:.2f}: {_list(near)}, far: {_list(far)}"
                + (f"; seed {_list(seeds[:1])}'s grid has more cells (the figure), seeds "
-                  f"{_list(more['seeds'])} were trained for this row only"
+                  f"{_list(more.seeds)} were trained for this row only"
                   if more is not None else ""),
         note="whether the best σ_w² lies within a factor EDGE_RATIO of the edge, against the "
              "placebo edges (judged, shown, not asserted: the statement does not claim it): "
@@ -191,13 +191,13 @@ def trainability_claims(heat: dict, more: dict | None = None, level: float = 0.5
     return rows + [_band_row(heat, level)]
 
 
-def _depth_rule_agreement(heat: dict, level: float = 0.5) -> float:
+def _depth_rule_agreement(heat: Trainability, level: float = 0.5) -> float:
     """The null of the 6 xi_c row: the best agreement with "trained" of a rule that ignores
     sigma_w^2 ("trained iff depth <= D", D the grid's best cut, none included)."""
-    acc = _acc(heat["acc"])
-    ok, trained, d = np.isfinite(acc), acc >= level, np.asarray(heat["depths"])[:, None]
+    acc = _acc(heat.acc)
+    ok, trained, d = np.isfinite(acc), acc >= level, np.asarray(heat.depths)[:, None]
     return max(float(np.mean((trained == (d <= cut))[ok]))
-               for cut in [0, *heat["depths"]])
+               for cut in [0, *heat.depths])
 
 
 BAND_AGREE = 0.9  # trained and depth <= 6 xi_c agree on at least this fraction of the cells
@@ -211,14 +211,14 @@ BAND = evidence.Claim(
     window="every cell of the grid", asserted=False, fmt=lambda x: f"{100 * x:.0f}%")
 
 
-def _band_row(heat: dict, level: float = 0.5) -> dict:
+def _band_row(heat: Trainability, level: float = 0.5) -> dict:
     """The row of Schoenholz et al.'s criterion on the whole grid (one seed at the cpu
     profile, not asserted: the prose glues its verdict)."""
-    seed = heat.get("seeds", [0])[0]
+    seed = heat.seeds[0]
     claim = replace(BAND, measure=lambda h: trainability_agreement(h, level)[0],
                     control_measure=lambda h: _depth_rule_agreement(h, level),
-                    window=f"every cell of the grid ({_acc(heat['acc']).size} cells, "
-                           f"{heat['steps']:,} SGD steps, width {heat['width']})")
+                    window=f"every cell of the grid ({_acc(heat.acc).size} cells, "
+                           f"{heat.steps:,} SGD steps, width {heat.width})")
     return evidence.judge(claim, {seed: heat}, {seed: heat}).row()
 
 
@@ -240,19 +240,18 @@ DEPTH_TIME = evidence.Claim(
     fmt=lambda v: f"{v:.2f}×" if math.isfinite(v) else "never learned")
 
 
-def depth_time_claims(res: dict) -> list[dict]:
+def depth_time_claims(res: DepthTime) -> list[dict]:
     """The claims row of the deep linear networks' learning time against depth, judged by
     the engine per seed (best learning rate of each seed): the deepest network's time over
     the shallowest's with orthogonal init; the scaled Gaussian init, measured the same way,
     must fail the same test."""
-    d = res["depths"]
-    seeds = res.get("seeds") or list(range(len(res["orthogonal_per_seed"][0])))
-    orth = np.array([learning_times(r) for r in res["orthogonal_per_seed"]])  # depth x seed
-    gauss = np.array([learning_times(r) for r in res["gaussian_per_seed"]])
-    runs = {s: (orth[:, i], gauss[:, i]) for i, s in enumerate(seeds)}
-    lr = res["orthogonal_lr"]
+    d = res.depths
+    orth = np.array([learning_times(r) for r in res.orthogonal_per_seed])  # depth x seed
+    gauss = np.array([learning_times(r) for r in res.gaussian_per_seed])
+    runs = {s: (orth[:, i], gauss[:, i]) for i, s in enumerate(res.seeds)}
+    lr = res.orthogonal_lr
     window = (f"depths {d[0]}–{d[-1]} (a {d[-1] // d[0]}-fold depth), the best of "
-              f"{len(res['lrs'])} learning rates per seed; best lr (orthogonal, shown) "
+              f"{len(res.lrs)} learning rates per seed; best lr (orthogonal, shown) "
               f"{_num(lr[0], 2)} → {_num(lr[-1], 2)}")
     k = falls_to(lr)
     falls = f" (which falls to depth {d[k]})" if k > 0 else ""
@@ -268,15 +267,16 @@ def falls_to(values) -> int:
     return k
 
 
+def precomputed(name: str):
+    """``(record, provenance)`` of the chapter's data file ``name``, read through its record."""
+    return results.load(name, as_=DepthTime if name.endswith("_depth_time") else Trainability)
+
+
 def published_claims() -> list[dict]:
     """The claims rows of the published page that rest on ``data/`` alone: the trainability
-    grid and the learning time of deep linear networks against depth."""
-    heat, prov = results.load("initialization_trainability")
-    depth_time, dt_prov = results.load("initialization_depth_time")
-    more = results.load("initialization_trainability_seeds")[0]
-    heat = dict(heat, seeds=heat.get("seeds") or prov.get("config", {}).get("seeds", [0]))
-    depth_time = dict(depth_time, seeds=depth_time.get("seeds")
-                      or dt_prov.get("config", {}).get("seeds"))
+    grid and the learning time of deep linear networks against depth (:func:`precomputed`)."""
+    heat, more, depth_time = (precomputed(f"initialization_{n}")[0] for n in (
+        "trainability", "trainability_seeds", "depth_time"))
     return trainability_claims(heat, more) + depth_time_claims(depth_time)
 
 
@@ -687,8 +687,8 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
     return rows
 
 
-def page_claims(profile: str | None, seed: int | None, heat: dict, more: dict,
-                depth_time: dict, width: dict, **page) -> list[dict]:
+def page_claims(profile: str | None, seed: int | None, heat: Trainability, more: Trainability,
+                depth_time: DepthTime, width: dict, **page) -> list[dict]:
     """The page's claims table: the page's own runs (``signal=``, ``chaos=``, ``fluct=``,
     ``saxe=``, ``igb=``, ``iso=`` and ``width``, on ``seed``) joined by the same runs on the
     seeds after it (:func:`dynamics.plots.claim_seeds`), and the precomputed ``heat`` (with

@@ -1,7 +1,10 @@
 """The chapter's experiments: runners that sweep the science of :mod:`.science`, the numbers
 the prose and the claims rest on, and ``precompute_plan`` for the figures computed in advance.
 
-Runners return plain dicts (lists and numbers), ready for a figure or for ``data/``.
+Runners return plain dicts (lists and numbers), ready for a figure or for ``data/``; a runner
+whose result a claim or the prose reads from ``data/`` returns a :class:`~dynamics.results.Record`
+declared beside it (:class:`Trainability`, :class:`DepthTime`), so that a reader names the
+fields it reads and a renamed field fails when the file is loaded.
 Lists of runs go through ``runtime.grid`` and step counts a runner needs through
 ``runtime.steps``, so that ``DYNAMICS_DRY_RUN`` proves every profile end to end in seconds.
 """
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -16,7 +20,7 @@ import torch
 
 from scipy.optimize import brentq
 
-from .. import plots, runtime, units
+from .. import plots, results, runtime, units
 from .. import progress as P
 from ..runtime import get_profile, get_seed
 from ..sweep import grid, train_many
@@ -132,7 +136,35 @@ def xi_deviation(chaos: dict) -> tuple[float, int, float]:
             float(max(a for a, _ in ok)))
 
 
-def run_trainability(cfg: TrainabilityConfig, data=None, bars: bool | None = None) -> dict:
+@dataclass
+class Trainability(results.Record):
+    """:func:`run_trainability`'s result (``data/initialization_trainability.json`` and
+    ``..._seeds.json``): the grid's ``depths`` x ``sigma_w2``, the seeds' mean training accuracy
+    ``acc`` (depth x sigma_w^2; None where not computed) and each seed's ``acc_per_seed``
+    (depth x seed x sigma_w^2), the 6 xi_c line (``six_xi`` at ``line_sigma_w2``), the
+    critical sigma_w^2 at ``sigma_b2``, the recipe (``steps``, ``width``, ``lr_depth``,
+    ``n_train``), the ``diverged`` cells ([depth, sigma_w^2]), whether the job was
+    ``stopped`` and the ``wall_time``."""
+
+    depths: list
+    sigma_w2: list
+    acc: list
+    seeds: list
+    acc_per_seed: list
+    line_sigma_w2: list
+    six_xi: list
+    critical: float
+    sigma_b2: float
+    steps: int
+    width: int
+    lr_depth: float
+    n_train: int
+    diverged: list
+    stopped: bool
+    wall_time: float
+
+
+def run_trainability(cfg: TrainabilityConfig, data=None, bars: bool | None = None) -> Trainability:
     """Training accuracy of tanh MLPs after ``cfg.steps`` SGD steps for every depth x
     sigma_w^2 of the grid (one ``train_many`` sweep per depth), beside 6 xi_c of the theory.
 
@@ -177,50 +209,51 @@ def run_trainability(cfg: TrainabilityConfig, data=None, bars: bool | None = Non
             stopped = i + 1 < len(depths)
             break
     fine = np.linspace(min(sig), max(sig), 80)
-    return dict(depths=[int(d) for d in depths], sigma_w2=[float(s) for s in sig],
-                acc=acc.tolist(), seeds=[int(s) for s in seeds],
-                acc_per_seed=per_seed.tolist(), line_sigma_w2=fine.tolist(),
-                six_xi=[trainable_depth(s, cfg.sigma_b2) for s in fine],
-                critical=critical_sigma_w2(cfg.sigma_b2), sigma_b2=cfg.sigma_b2, steps=steps,
-                width=cfg.width, lr_depth=cfg.lr_depth, n_train=len(data.x_train), diverged=diverged,
-                stopped=stopped, wall_time=time.perf_counter() - t0)
+    return Trainability(
+        depths=[int(d) for d in depths], sigma_w2=[float(s) for s in sig], acc=acc.tolist(),
+        seeds=[int(s) for s in seeds], acc_per_seed=per_seed.tolist(),
+        line_sigma_w2=fine.tolist(), six_xi=[trainable_depth(s, cfg.sigma_b2) for s in fine],
+        critical=critical_sigma_w2(cfg.sigma_b2), sigma_b2=cfg.sigma_b2, steps=steps,
+        width=cfg.width, lr_depth=cfg.lr_depth, n_train=len(data.x_train), diverged=diverged,
+        stopped=stopped, wall_time=time.perf_counter() - t0)
 
 
-def best_sigma_w2(heat: dict) -> list[float | None]:
-    """Per depth of the trainability grid, the sigma_w^2 with the highest accuracy (None for
-    a row not computed or where nothing beat chance by 0.05)."""
+def best_sigma_w2(acc, sigma_w2) -> list[float | None]:
+    """Per depth (row of ``acc``, depth x sigma_w^2) of a trainability grid, the sigma_w^2
+    with the highest accuracy (None for a row not computed or where nothing beat chance by
+    0.05)."""
     out = []
-    for row in heat["acc"]:
+    for row in acc:
         row = np.asarray([np.nan if v is None else v for v in row], dtype=float)
         if not np.isfinite(row).any() or np.nanmax(row) < CHANCE + 0.05:
             out.append(None)
         else:
-            out.append(float(heat["sigma_w2"][int(np.nanargmax(row))]))
+            out.append(float(sigma_w2[int(np.nanargmax(row))]))
     return out
 
 
-def trainability_agreement(heat: dict, level: float = 0.5) -> tuple[float, int]:
+def trainability_agreement(heat: Trainability, level: float = 0.5) -> tuple[float, int]:
     """The fraction of grid cells where "trained" (training accuracy at least ``level``)
     coincides with "depth <= 6 xi_c" of mean-field theory; returns (fraction, cells)."""
-    acc = np.asarray([[np.nan if v is None else v for v in row] for row in heat["acc"]], float)
+    acc = np.asarray([[np.nan if v is None else v for v in row] for row in heat.acc], float)
     ok = np.isfinite(acc)
     trained = acc >= level
-    limit = np.array([trainable_depth(s, heat["sigma_b2"]) for s in heat["sigma_w2"]])
-    shallow = np.asarray(heat["depths"])[:, None] <= limit[None, :]
+    limit = np.array([trainable_depth(s, heat.sigma_b2) for s in heat.sigma_w2])
+    shallow = np.asarray(heat.depths)[:, None] <= limit[None, :]
     return float(np.mean((trained == shallow)[ok])), int(ok.sum())
 
 
-def trainability_disagreements(heat: dict, level: float = 0.5) -> dict:
+def trainability_disagreements(heat: Trainability, level: float = 0.5) -> dict:
     """The cells where "trained" (accuracy at least ``level``) and "depth <= 6 xi_c" disagree:
     ``beyond``, trained although deeper than the line, and ``before``, not trained although
     within it; each a list of (sigma_w^2, depth)."""
-    acc = np.asarray([[np.nan if v is None else v for v in row] for row in heat["acc"]], float)
+    acc = np.asarray([[np.nan if v is None else v for v in row] for row in heat.acc], float)
     out = dict(beyond=[], before=[])
-    for i, depth in enumerate(heat["depths"]):
-        for j, s in enumerate(heat["sigma_w2"]):
+    for i, depth in enumerate(heat.depths):
+        for j, s in enumerate(heat.sigma_w2):
             if not np.isfinite(acc[i, j]):
                 continue
-            trained, shallow = acc[i, j] >= level, depth <= trainable_depth(s, heat["sigma_b2"])
+            trained, shallow = acc[i, j] >= level, depth <= trainable_depth(s, heat.sigma_b2)
             if trained and not shallow:
                 out["beyond"].append((float(s), int(depth)))
             elif shallow and not trained:
@@ -322,14 +355,76 @@ def run_rank_growth(cfg: SaxeConfig, large: float = 0.3) -> dict:
                 large=large, steps=cfg.steps)
 
 
-def run_depth_time(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"),
-                   bars: bool | None = None) -> dict:
+INIT_PAIR = ("orthogonal", "gaussian")  # the inits of the learning-time figure
+
+
+@dataclass(kw_only=True)
+class DepthTime(results.Record):
+    """:func:`run_depth_time`'s result (``data/initialization_depth_time.json``): the
+    ``depths``, the learning-rate grid ``lrs``, the ``criterion``, the ``steps``, ``width``
+    and ``seeds``; per init of :data:`INIT_PAIR` that was run (None: not run, and not
+    written), the learning time per depth (``orthogonal``: median over seeds at the best
+    learning rate, None for never), that best rate (``orthogonal_lr``) and each seed's best
+    time (``orthogonal_per_seed``, depth x seed); and the ``wall_time``. :meth:`times`,
+    :meth:`best_lr` and :meth:`per_seed` read an init's fields by its name."""
+
+    depths: list
+    lrs: list
+    criterion: float
+    steps: int
+    width: int
+    seeds: list
+    orthogonal: list | None = None
+    orthogonal_lr: list | None = None
+    orthogonal_per_seed: list | None = None
+    gaussian: list | None = None
+    gaussian_lr: list | None = None
+    gaussian_per_seed: list | None = None
+    wall_time: float
+
+    def __post_init__(self):
+        for init in INIT_PAIR:  # an init run has its three fields, one not run none
+            keys = (init, f"{init}_lr", f"{init}_per_seed")
+            have = [k for k in keys if getattr(self, k) is not None]
+            if have and len(have) < 3:
+                lacking = [k for k in keys if k not in have]
+                raise ValueError(f"a DepthTime with {init} needs its three fields: no field "
+                                 f"{', '.join(lacking)}")
+        if all(getattr(self, init) is None for init in INIT_PAIR):
+            raise ValueError(f"a DepthTime holds at least one init of {INIT_PAIR}: none found")
+
+    def times(self, init: str) -> list:
+        return getattr(self, _init_field(init))
+
+    def best_lr(self, init: str) -> list:
+        return getattr(self, _init_field(init, "_lr"))
+
+    def per_seed(self, init: str) -> list:
+        return getattr(self, _init_field(init, "_per_seed"))
+
+    def to_dict(self) -> dict:
+        """The payload: an init not run has no fields (a unit runs one init)."""
+        skip = {f"{i}{k}" for i in INIT_PAIR for k in ("", "_lr", "_per_seed")
+                if getattr(self, i) is None}
+        return {k: v for k, v in super().to_dict().items() if k not in skip}
+
+
+def _init_field(init: str, part: str = "") -> str:
+    if init not in INIT_PAIR:
+        raise ValueError(f"depth_time: unknown init {init!r}; one of {INIT_PAIR}")
+    return init + part
+
+
+def run_depth_time(cfg: DepthTimeConfig, inits=INIT_PAIR,
+                   bars: bool | None = None) -> DepthTime:
     """Steps to learn the patterns (loss below ``criterion`` x the zero predictor's) for each
-    depth and init, at the best learning rate of a log grid: for each (init, depth) one
-    ``train_many`` sweep over lr x seed; the learning time is the smallest, over learning
-    rates, median over seeds (inf if never reached)."""
+    depth and init (of :data:`INIT_PAIR`), at the best learning rate of a log grid: for each
+    (init, depth) one ``train_many`` sweep over lr x seed; the learning time is the smallest,
+    over learning rates, median over seeds (inf if never reached)."""
     if not cfg.depths or not cfg.seeds or cfg.lr_min > cfg.lr_max:
         raise ValueError("DepthTimeConfig needs depths, seeds and lr_min <= lr_max")
+    for init in inits:
+        _init_field(init)
     data = saxe_task(cfg.n_patterns, seed=0)
     lrs = runtime.grid(np.geomspace(cfg.lr_min, cfg.lr_max, cfg.n_lr).tolist())
     depths, seeds = runtime.grid(cfg.depths), runtime.grid(cfg.seeds)
@@ -354,8 +449,7 @@ def run_depth_time(cfg: DepthTimeConfig, inits=("orthogonal", "gaussian"),
         out.setdefault(init, []).append(float(med[best]))
         out.setdefault(f"{init}_lr", []).append(lrs[best])
         out.setdefault(f"{init}_per_seed", []).append(T.min(0).tolist())
-    out["wall_time"] = time.perf_counter() - t0
-    return out
+    return DepthTime(**out, wall_time=time.perf_counter() - t0)
 
 
 def learning_times(values) -> np.ndarray:
@@ -363,12 +457,12 @@ def learning_times(values) -> np.ndarray:
     return np.array([np.inf if v is None else float(v) for v in values])
 
 
-def depth_time_ratio(res: dict, init: str, shallow: int = 2, deep: int = 16) -> float:
+def depth_time_ratio(res: DepthTime, init: str, shallow: int = 2, deep: int = 16) -> float:
     """Learning time at depth ``deep`` over depth ``shallow`` (inf if never learned)."""
-    d = res["depths"]
+    d = res.depths
     if shallow not in d or deep not in d:
         raise ValueError(f"depths {d} must include {shallow} and {deep}")
-    times = learning_times(res[init])
+    times = learning_times(res.times(init))
     return float(times[d.index(deep)] / times[d.index(shallow)])
 
 
@@ -566,10 +660,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     return p
 
 
-INIT_PAIR = ("orthogonal", "gaussian")  # the inits of the learning-time figure
-
-
-def _merge_trainability(parts: dict) -> dict:
+def _merge_trainability(parts: dict) -> Trainability:
     """:func:`run_trainability`'s result from its units (one depth each), deepest last."""
     parts = sorted(parts.values(), key=lambda q: q["depths"][0])
     out = dict(parts[0])
@@ -577,10 +668,10 @@ def _merge_trainability(parts: dict) -> dict:
                acc_per_seed=[r for q in parts for r in q.get("acc_per_seed", [])],
                diverged=[d for q in parts for d in q["diverged"]],
                stopped=any(q["stopped"] for q in parts), wall_time=sum(q["wall_time"] for q in parts))
-    return out
+    return Trainability.of(out)
 
 
-def _merge_depth_time(parts: dict) -> dict:
+def _merge_depth_time(parts: dict) -> DepthTime:
     """:func:`run_depth_time`'s result from its units (one init and depth each)."""
     parts = list(parts.values())
     first = parts[0]
@@ -591,11 +682,11 @@ def _merge_depth_time(parts: dict) -> dict:
         for key in (init, f"{init}_lr", f"{init}_per_seed"):
             out[key] = [v for q in parts if init in q for v in q[key]]
     out["wall_time"] = sum(q["wall_time"] for q in parts)
-    return out
+    return DepthTime.of(out)
 
 
 
-__all__ = ["COMMAND", "CHANCE", "run", "run_signal", "run_chaos", "xi_deviation",
+__all__ = ["COMMAND", "CHANCE", "Trainability", "DepthTime", "run", "run_signal", "run_chaos", "xi_deviation",
            "run_trainability", "best_sigma_w2", "trainability_agreement",
            "trainability_disagreements", "run_fluctuations", "run_saxe", "half_times",
            "run_rank_growth", "run_depth_time", "learning_times", "depth_time_ratio",

@@ -13,12 +13,13 @@ import numpy as np
 from .. import evidence, plots
 from .claims import (CHAOTIC_RATIO, DEEP, _acc, _band_row, _depth_rule_agreement, _list, falls_to,
                      trainability_claims)
-from .experiments import (best_sigma_w2, learning_times, trainability_agreement,
-                          trainability_disagreements)
+from .experiments import (DepthTime, Trainability, best_sigma_w2, learning_times,
+                          trainability_agreement, trainability_disagreements)
+from .isometry import isometry_numbers
 from .science import DepthTimeConfig, orthogonal_product_svals
 
 __all__ = ["signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
-           "depth_time_numbers", "isometry_mean_numbers"]
+           "depth_time_numbers", "isometry_mean_numbers", "isometry_page_numbers"]
 
 _num = plots.number
 
@@ -74,7 +75,7 @@ def _edge_margin(row: dict) -> dict:
                 init_edge_times=f"{margin / noise:.1f} times" if ok else "not a multiple of")
 
 
-def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
+def trainability_numbers(heat: Trainability, more: Trainability, level: float = 0.5) -> dict:
     """The numbers the trainability grid's prose quotes (glue texts): its size, how the
     shallowest rows train, how many cells train per depth (the narrowing, an observation of
     the grid's seeds), the best weight scales from depth :data:`~.claims.DEEP` on, what trains at
@@ -82,16 +83,17 @@ def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
     and depths of ``more`` (the edge-of-chaos claim's other seeds), and that claim's verdict
     (its row's own, :func:`~dynamics.plots.verdicts`) with what it rests on
     (:func:`_edge_margin`)."""
-    acc = _acc(heat["acc"])
-    depths, sig = heat["depths"], heat["sigma_w2"]
-    deep = [b for d, b in zip(depths, best_sigma_w2(heat)) if d >= DEEP and b is not None]
+    acc = _acc(heat.acc)
+    depths, sig = heat.depths, heat.sigma_w2
+    deep = [b for d, b in zip(depths, best_sigma_w2(heat.acc, sig))
+            if d >= DEEP and b is not None]
     agree, cells = trainability_agreement(heat, level)
     dis = trainability_disagreements(heat, level)
     rows = trainability_claims(heat, more, level)
     return dict(**_edge_margin(rows[0]), **plots.verdicts(
                     rows, init_edge_verdict=f"deep networks (depth ≥ {DEEP})"),
-                init_cells=cells, init_deepest=depths[-1], init_width=heat["width"],
-                init_steps=heat["steps"], init_d0=depths[0], init_d0_min=_at_least(acc[0]),
+                init_cells=cells, init_deepest=depths[-1], init_width=heat.width,
+                init_steps=heat.steps, init_d0=depths[0], init_d0_min=_at_least(acc[0]),
                 init_d1=depths[1], init_d1_min=_at_least(acc[1]),
                 init_best_range=(f"{min(deep):g} and {max(deep):g}" if deep else "nowhere"),
                 init_deepest_trained=_list([float(s) for s, a in zip(sig, acc[-1]) if a >= level]),
@@ -101,8 +103,8 @@ def trainability_numbers(heat: dict, more: dict, level: float = 0.5) -> dict:
                 init_grid_verdict=plots.MARKS[_band_row(heat, level)["reproduced"]],
                 init_trained_counts=_list([int((row >= level).sum()) for row in acc]),
                 init_depths=_list(depths), init_n_sigma=len(sig),
-                init_seed=_list(heat.get("seeds", [0])), init_more_seeds=_list(more["seeds"]),
-                init_more_depths=_list(more["depths"]))
+                init_seed=_list(heat.seeds), init_more_seeds=_list(more.seeds),
+                init_more_depths=_list(more.depths))
 
 
 _NAMES = dict(relu="ReLU", tanh="tanh", he="He", xavier="Xavier", lsuv="LSUV",
@@ -141,19 +143,19 @@ def signal_numbers(signal: dict) -> dict:
     return out
 
 
-def depth_time_numbers(res: dict) -> dict:
+def depth_time_numbers(res: DepthTime) -> dict:
     """The numbers the learning-time figure's prose quotes (glue texts): the orthogonal
     curve's median time at each depth, where it is lowest and highest, and the Gaussian
     curve's climb."""
-    orth, gauss = learning_times(res["orthogonal"]), learning_times(res["gaussian"])
-    d, lr = res["depths"], res["orthogonal_lr"]
+    orth, gauss = learning_times(res.orthogonal), learning_times(res.gaussian)
+    d, lr = res.depths, res.orthogonal_lr
     lo, hi = int(np.argmin(orth)), int(np.argmax(orth))
     k = d.index(16) if 16 in d else len(d) - 1
     dim = DepthTimeConfig().n_patterns  # the patterns' dimension (the data file keeps the width)
-    sv = {depth: orthogonal_product_svals(dim, res["width"], depth) for depth in (d[0], d[-1])}
+    sv = {depth: orthogonal_product_svals(dim, res.width, depth) for depth in (d[0], d[-1])}
     spread = {depth: f"{np.median(v[:, 0]):.2f} to {np.median(v[:, -1]):.2f}"
               for depth, v in sv.items()}
-    return dict(init_dt_dim=dim, init_dt_draws=len(next(iter(sv.values()))), init_dt_width=res["width"],
+    return dict(init_dt_dim=dim, init_dt_draws=len(next(iter(sv.values()))), init_dt_width=res.width,
                 init_dt_sv0=spread[d[0]], init_dt_sv1=spread[d[-1]],
                 init_dt_orth=f"{plots.number(orth.max() / orth.min(), 2)}",
                 init_dt_times=_list([f"{v:.0f}" for v in orth]),
@@ -251,3 +253,9 @@ def isometry_mean_numbers(res: dict) -> dict:
                 iso_gauss_relu_theory=_num(g["theory"][-1], 3),
                 iso_gauss_relu_frac=f"{g['rel_var'][-1] / g['theory'][-1]:.2f}×",
                 iso_gauss_relu_mean=_num(g["mean"][-1], 3), iso_ln=_num(L / n, 2))
+
+
+def isometry_page_numbers(res: dict) -> dict:
+    """All the isometry section glues: :func:`~.isometry.isometry_numbers` and
+    :func:`isometry_mean_numbers`."""
+    return dict(**isometry_numbers(res), **isometry_mean_numbers(res))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
-from .experiments import CHANCE, best_sigma_w2, learning_times
+from .experiments import CHANCE, DepthTime, Trainability, best_sigma_w2, learning_times
 from .facts import leading_line
 from .science import (ACTIVATIONS, INIT_SCHEMES, critical_sigma_w2, signal_summary,
                       trainable_depth)
@@ -154,35 +154,35 @@ def _index(values, grid_values):
     return out
 
 
-def trainability_figure(res: dict, title: str = ""):
+def trainability_figure(res: Trainability, title: str = ""):
     """The accuracy grid over (sigma_w^2, depth), one equal cell per grid point, with the
     6 xi_c line of mean-field theory (placed by linear interpolation between grid points);
     the critical sigma_w^2 (chi_1 = 1), when on the grid, has a bold tick label."""
-    acc = np.asarray([[np.nan if v is None else v for v in row] for row in res["acc"]], float)
-    nx, ny = len(res["sigma_w2"]), len(res["depths"])
+    acc = np.asarray([[np.nan if v is None else v for v in row] for row in res.acc], float)
+    nx, ny = len(res.sigma_w2), len(res.depths)
     fig = plots.heatmap(acc, list(range(nx)), list(range(ny)), zmin=CHANCE, zmax=1.0,
-                        title=title or f"Training accuracy after {res['steps']:,} SGD steps",
+                        title=title or f"Training accuracy after {res.steps:,} SGD steps",
                         xtitle="σ_w²", ytitle="depth", ztitle="train acc",
                         text_fmt=".2f" if nx <= 12 else None)
-    cells = np.stack(np.broadcast_arrays(np.asarray(res["sigma_w2"], float)[None, :],
-                                         np.asarray(res["depths"], float)[:, None]), -1)
+    cells = np.stack(np.broadcast_arrays(np.asarray(res.sigma_w2, float)[None, :],
+                                         np.asarray(res.depths, float)[:, None]), -1)
     fig.data[0].update(customdata=cells, hovertemplate="σ_w² = %{customdata[0]}<br>depth "
                        "%{customdata[1]}<br>train acc %{z:.3f}<extra></extra>")
-    line = [v if v is not None else np.inf for v in res["six_xi"]]
-    fig.add_scatter(x=_index(res["line_sigma_w2"], res["sigma_w2"]),
-                    y=_index(np.minimum(line, 1e6), res["depths"]), mode="lines",
+    line = [v if v is not None else np.inf for v in res.six_xi]
+    fig.add_scatter(x=_index(res.line_sigma_w2, res.sigma_w2),
+                    y=_index(np.minimum(line, 1e6), res.depths), mode="lines",
                     name="6 ξ_c (mean-field theory)", line=dict(color="#ff4136", width=3, dash="dash"),
                     hoverinfo="skip")
-    crit = critical_sigma_w2(res["sigma_b2"])
-    ticks = [f"<b>{s:g}</b>" if abs(s - crit) < 0.02 else f"{s:g}" for s in res["sigma_w2"]]
-    if res.get("diverged"):
-        d = np.asarray(res["diverged"], dtype=float)
-        fig.add_scatter(x=_index(d[:, 1], res["sigma_w2"]), y=_index(d[:, 0], res["depths"]),
+    crit = critical_sigma_w2(res.sigma_b2)
+    ticks = [f"<b>{s:g}</b>" if abs(s - crit) < 0.02 else f"{s:g}" for s in res.sigma_w2]
+    if res.diverged:
+        d = np.asarray(res.diverged, dtype=float)
+        fig.add_scatter(x=_index(d[:, 1], res.sigma_w2), y=_index(d[:, 0], res.depths),
                         mode="markers", name="diverged", marker=dict(symbol="x", size=10, color="#222",
                                                                       line=dict(color="#fff", width=1)))
     fig.update_xaxes(tickvals=list(range(nx)), ticktext=ticks,
                      range=[-0.5, nx - 0.5], showgrid=False)
-    fig.update_yaxes(tickvals=list(range(ny)), ticktext=[str(d) for d in res["depths"]],
+    fig.update_yaxes(tickvals=list(range(ny)), ticktext=[str(d) for d in res.depths],
                      range=[-0.5, ny - 0.5], showgrid=False)
     fig.update_layout(showlegend=True)
     return fig
@@ -204,13 +204,13 @@ def _and(values) -> str:
     return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
 
 
-def trainability_rows(heat: dict, level: float = 0.5) -> list[dict]:
+def trainability_rows(heat: Trainability, level: float = 0.5) -> list[dict]:
     """Per depth of the grid: the best sigma_w^2 and its accuracy, the sigma_w^2 where the
     accuracy reached ``level``, and where mean-field theory says depth <= 6 xi_c."""
-    fine = np.linspace(min(heat["sigma_w2"]), max(heat["sigma_w2"]), 400)
-    limit = np.array([trainable_depth(s, heat["sigma_b2"]) for s in fine])
+    fine = np.linspace(min(heat.sigma_w2), max(heat.sigma_w2), 400)
+    limit = np.array([trainable_depth(s, heat.sigma_b2) for s in fine])
     rows = []
-    for depth, row, best in zip(heat["depths"], heat["acc"], best_sigma_w2(heat)):
+    for depth, row, best in zip(heat.depths, heat.acc, best_sigma_w2(heat.acc, heat.sigma_w2)):
         row = [np.nan if v is None else v for v in row]
         theory = fine[limit >= depth]
         if not len(theory):
@@ -221,12 +221,12 @@ def trainability_rows(heat: dict, level: float = 0.5) -> list[dict]:
             band = f"{theory.min():.2f}–{theory.max():.2f}"
         if best is not None:  # a tie (at the table's three digits) is printed as one
             top = np.nanmax(row)
-            tied = [s for s, v in zip(heat["sigma_w2"], row) if np.isfinite(v) and v >= top - TIE]
+            tied = [s for s, v in zip(heat.sigma_w2, row) if np.isfinite(v) and v >= top - TIE]
             best = ("all (tie)" if len(tied) == len(row) else
                     f"{_and(tied)} (tie)" if len(tied) > 1 else f"{best:g}")
         rows.append({"depth": depth, "best σ_w²": best,
                      "best train acc": max(row) if np.isfinite(row).any() else None,
-                     f"σ_w² with train acc ≥ {level:g}": _band(heat["sigma_w2"],
+                     f"σ_w² with train acc ≥ {level:g}": _band(heat.sigma_w2,
                                                                [v >= level for v in row]),
                      "σ_w² with depth ≤ 6 ξ_c (theory)": band})
     return rows
@@ -277,25 +277,25 @@ def saxe_figure(res: dict):
     return fig
 
 
-def depth_time_figure(res: dict):
+def depth_time_figure(res: DepthTime):
     """Steps to learn vs depth for both inits (log-log), triangles where never learned."""
     fig = plots.figure("Time to learn vs depth, at the best learning rate",
                        "depth (weight matrices)", "steps to criterion", logx=True, logy=True)
     for i, init in enumerate(("orthogonal", "gaussian")):
-        if init not in res:
+        if res.times(init) is None:  # not run
             continue
-        times = learning_times(res[init])
+        times = learning_times(res.times(init))
         label = {"orthogonal": "random orthogonal", "gaussian": "scaled Gaussian"}[init]
-        fig.add_scatter(x=res["depths"], y=[v if np.isfinite(v) else None for v in times],
+        fig.add_scatter(x=res.depths, y=[v if np.isfinite(v) else None for v in times],
                         mode="lines+markers", name=label, line=dict(color=plots.PALETTE[i]),
-                        customdata=res[f"{init}_lr"],
+                        customdata=res.best_lr(init),
                         hovertemplate="depth %{x}: %{y} steps at lr %{customdata:.3g}<extra></extra>")
-        never = [d for d, v in zip(res["depths"], times) if not np.isfinite(v)]
+        never = [d for d, v in zip(res.depths, times) if not np.isfinite(v)]
         if never:
-            fig.add_scatter(x=never, y=[res["steps"]] * len(never), mode="markers",
+            fig.add_scatter(x=never, y=[res.steps] * len(never), mode="markers",
                             marker=dict(symbol="triangle-up", size=12, color=plots.PALETTE[i]),
                             name=f"{label}: not learned")
-    fig.update_xaxes(tickvals=res["depths"], ticktext=[str(d) for d in res["depths"]])
+    fig.update_xaxes(tickvals=res.depths, ticktext=[str(d) for d in res.depths])
     fig.update_layout(hovermode="closest")
     return fig
 

@@ -26,7 +26,7 @@ from ..runtime import get_device, get_seed
 from ..sweep import grid, train_many
 from ..train import Recipe
 from ..widgets import Choice, Panel, Slider, controls_for
-from .experiments import CHANCE, run_guessing_bias, run_saxe, run_signal
+from .experiments import CHANCE, Trainability, run_guessing_bias, run_saxe, run_signal
 from .figures import saxe_figure, signal_figure, trainability_figure
 from .science import (ACTIVATIONS, GuessingConfig, SaxeConfig, SignalConfig,
                       TrainabilityConfig, backward_ratio, critical_sigma_w2, mnist1d_data,
@@ -161,9 +161,12 @@ def trainability_panel(profile: str | None = None, seed: int | None = None):
                            sigma_b2=float(sigma_b2))
         data = mnist1d_data(cfg.n_train)
         seeds = cfg.seeds
-        heat = dict(depths=depths, sigma_w2=sig, acc=[[None] * len(sig) for _ in depths],
-                    line_sigma_w2=[], six_xi=[], sigma_b2=cfg.sigma_b2,
-                    steps=runtime.steps(cfg.steps), width=cfg.width, diverged=[])
+        heat = Trainability(  # filled row by row; the line once the first row shows
+            depths=depths, sigma_w2=sig, acc=[[None] * len(sig) for _ in depths],
+            seeds=list(seeds), acc_per_seed=[], line_sigma_w2=[], six_xi=[],
+            critical=critical_sigma_w2(cfg.sigma_b2), sigma_b2=cfg.sigma_b2,
+            steps=runtime.steps(cfg.steps), width=cfg.width, lr_depth=cfg.lr_depth,
+            n_train=cfg.n_train, diverged=[], stopped=False, wall_time=0.0)
         job, drawn = P.current(), None
         for i, depth in enumerate(depths):
             # one row as experiments.run_trainability trains it: every sigma_w^2 in one model
@@ -173,23 +176,23 @@ def trainability_panel(profile: str | None = None, seed: int | None = None):
                                                     c["sigma_w2"], cfg.sigma_b2, data.n_classes),
                     data, grid(sigma_w2=sig, seed=seeds),
                     Recipe(cfg.steps, optimizer="momentum", lr=cfg.lr_depth / depth,
-                           batch_size=cfg.batch_size, eval=[heat["steps"]]),
+                           batch_size=cfg.batch_size, eval=[heat.steps]),
                     bars=False, strategy="batched").histories
             if any(len(h) == 0 and not h.diverged for h in hs):  # Stop pressed in this row
                 break
             final = np.array([CHANCE if h.diverged else h.last("train_acc") for h in hs])
-            heat["acc"][i] = final.reshape(len(sig), len(seeds)).mean(1).tolist()
-            heat["diverged"] += [[depth, float(c["sigma_w2"])] for c, h in
+            heat.acc[i] = final.reshape(len(sig), len(seeds)).mean(1).tolist()
+            heat.diverged += [[depth, float(c["sigma_w2"])] for c, h in
                                  zip(grid(sigma_w2=sig, seed=seeds), hs) if h.diverged]
             update(fig=trainability_figure(heat))  # this row's cells, as soon as trained
-            drawn = bool(heat["six_xi"])  # whether that drawing has the theory's line
-            if not heat["six_xi"]:  # the theory's line, once the first row shows
+            drawn = bool(heat.six_xi)  # whether that drawing has the theory's line
+            if not heat.six_xi:  # the theory's line, once the first row shows
                 line, six = six_xi_line(sig[0], sig[-1], cfg.sigma_b2)
-                heat.update(line_sigma_w2=line, six_xi=six)
+                heat.line_sigma_w2, heat.six_xi = line, six
             if job.report((i + 1) / len(depths)):
                 break
-        if heat["diverged"] and not job.stopped:
-            update(status=f"{len(heat['diverged'])} runs diverged (counted as chance)")
+        if heat.diverged and not job.stopped:
+            update(status=f"{len(heat.diverged)} runs diverged (counted as chance)")
         # the last drawing is the figure, unless the line came after it (None: keep it)
         return trainability_figure(heat) if drawn is False else None
 

@@ -620,7 +620,8 @@ def _precomputed_rows(timing, swept, by_alpha, by_lr) -> list[dict]:
                    "steps and the cubic: its singular values through the same polynomials): the sizes stand "
                    "as the draws (the seeds column names the sizes)"),
         evidence.joint(WIDER.statement, WIDER.paper, {"": _j(WIDER, _reach_widths(swept))},
-                       control=WIDER.control, window=WIDER.window, note=_reach_note(swept)),
+                       control=WIDER.control, window=WIDER.window, note=_reach_note(swept),
+                       asserted=WIDER.asserted),
         evidence.joint(
             SGD_FALLS.statement + "; " + NEWTON_ALL.statement, SGD_FALLS.paper,
             {"SGD, falls with α:": _j(SGD_FALLS, per_draw), "Newton, least share:": _j(NEWTON_ALL, per_draw)},

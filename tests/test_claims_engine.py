@@ -146,5 +146,10 @@ def test_one_claim_in_several_parts_is_one_row():
     row = evidence.joint("A leads B in both settings", "someone2024", {"small": a, "large": fooled},
                          control="B in each setting", window="each whole run")
     assert row["reproduced"] == "does not discriminate" and evidence.audit([row]) == []
+    shown = judge(lead(asserted=False), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.5, 1: 0.6, 2: 0.5})
+    with pytest.raises(ValueError, match="pass asserted=False"):
+        evidence.joint("A leads B, shown", "someone2024", {"": shown}, control="B", window="w")
+    assert not evidence.joint("A leads B, shown", "someone2024", {"": shown}, control="B",
+                              window="w", asserted=False)["asserted"]
     with pytest.raises(ValueError, match="at least one judged part"):
         evidence.joint("x", "p", {}, control="c", window="w")

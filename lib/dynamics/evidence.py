@@ -307,6 +307,9 @@ def joint(statement: str, paper: str, parts: Mapping[str, Judged], *, control: s
         raise ValueError(f"joint({statement!r}): a row needs at least one judged part")
     if not all(isinstance(j, Judged) for j in parts.values()):
         raise ValueError(f"joint({statement!r}): every part must be a Judged (from judge())")
+    if asserted and not any(j.claim.asserted for j in parts.values()):
+        raise ValueError(f"joint({statement!r}): every part's claim is shown, not asserted, so the "
+                         "row cannot be asserted: pass asserted=False")
     verdict = combine(*(j.verdict for j in parts.values()))
     measured = "; ".join(j.text(label) for label, j in parts.items()) + (f"; {note}" if note else "")
     seeds = None if all(j.claim.exact for j in parts.values()) else \

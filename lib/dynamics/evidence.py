@@ -188,8 +188,9 @@ class Judged:
         """This judgement in a few words, as a part of a row prints it: the treatment's and the
         control's values, the test they were judged by (its threshold and name, as a one-part
         row prints it), the verdict and its reason."""
+        why = f" ({self.claim.constant_control})" if self.claim.constant_control else ""
         return (f"{label}{' ' if label else ''}{self._values(self.treatment)}, control "
-                f"{self._values(self.control)}, test {self.claim.test}: {self.verdict}"
+                f"{self._values(self.control)}{why}, test {self.claim.test}: {self.verdict}"
                 + (f" ({self.reason})" if self.reason else ""))
 
 

@@ -567,8 +567,11 @@ def test_the_rows_without_a_control_say_so():
     row = next(r for r in C.published_claims() if r["claim"].startswith("On a CPU, five Newton–Schulz"))
     assert not row["asserted"] and row["control"].startswith("none measured")
     assert all(v is None for v in row["evidence"][0]["control"].values())
+    # no control: the engine cannot say yes or partly, whatever the treatment does
+    assert row["evidence"][0]["no_control"] and row["reproduced"] in ("does not discriminate", "no")
     deeper = _judge(C.DEEPER, {0: dict(muon=64.0, sgd=4.0)})
     assert math.isnan(deeper.control[0]) and not C.DEEPER.asserted and C.DEEPER.control.startswith("none")
+    assert deeper.verdict == "does not discriminate" and "no control measured" in deeper.reason
 
 
 def test_dynmuons_row_has_a_measured_control():

@@ -236,7 +236,7 @@ def _sweep(rate=6.0, decays=(0.0, 0.03, 0.1), steps=400, lr=1e-2):
         for s in at:
             h.append(s, nc1=0.5 * np.exp(-rate * wd * cum[s]), train_loss=1e-6, train_acc=1.0)
         hs.append(h.to_dict())
-    return NC.DecaySweep(weight_decays=list(decays), histories=hs, seed_histories={})
+    return NC.experiments.DecaySweep(weight_decays=list(decays), histories=hs, seed_histories={})
 
 
 def test_decay_clock_recovers_the_rate_per_unit_of_clock_and_draws_it():
@@ -324,7 +324,7 @@ def test_the_words_beside_the_adamw_sweeps_numbers_hold_on_the_file():
     import json
     from pathlib import Path
 
-    payload, prov = results.load("collapse_weight_decay", as_=NC.DecaySweep)
+    payload, prov = results.load("collapse_weight_decay", as_=NC.experiments.DecaySweep)
     assert NC.claims.code_status(prov) == "made by the current code"
     assert NC.claims.code_status(dict(prov, source=None)).startswith("made before the book")
     assert NC.claims.code_status(dict(prov, source="0" * 16)) == \
@@ -418,7 +418,7 @@ def test_the_nc1_row_at_the_cpu_profile_on_the_precomputed_sweep():
     section 1 was computed with the live run's settings and holds, per seed, the run at the
     page's decay and the run without decay, the row's treatment and control. The control
     reaches zero error and fails the row's test on every seed; the verdict is yes."""
-    payload, prov = results.load("collapse_weight_decay", as_=NC.DecaySweep)
+    payload, prov = results.load("collapse_weight_decay", as_=NC.experiments.DecaySweep)
     cfg = NC.CollapseConfig.for_profile("cpu")
     assert prov["config"] == cfg.to_dict()
     decays = [float(d) for d in payload.weight_decays]

@@ -43,7 +43,7 @@ def test_figures_tables_and_sliders_build(small):
     payload = json.loads(json.dumps(results._plain(payload)))  # as loaded from data/
     assert len(L.imp_slider(payload).layout.sliders[0].steps) == 2
     assert len(L.pai_slider(payload).layout.sliders[0].steps) == 2
-    lmcs = L.LmcFile.of(dict(lmc=payload["lmc"], seeds={}))
+    lmcs = L.experiments.LmcFile.of(dict(lmc=payload["lmc"], seeds={}))
     assert len(L.lmc_slider(lmcs).layout.sliders[0].steps) == 1
 
 
@@ -239,7 +239,7 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
         assert (liu[f"liu_{tag}"], liu[f"liu_{tag}_range"]) == (
             f"{np.mean(gap):.1f}", f"{min(gap):+.1f} to {max(gap):+.1f}"), tag
     assert pai["pai_ticket"] > 10
-    rew = L.rewind_numbers(runs, results.load("lottery_lmc", as_=L.LmcFile)[0])
+    rew = L.rewind_numbers(runs, results.load("lottery_lmc", as_=L.experiments.LmcFile)[0])
     assert rew["rewind_k"] == 50 and 1 < rew["rewind_gap"] < 4 and rew["lmc_first"] > 5
     # the cpu data (one seed): +2 points, short of the row's 3 ("partly" was a softer "no")
     assert "rewind_verdict" not in rew
@@ -278,7 +278,7 @@ def test_published_claims_are_rows_on_the_precomputed_data():
 def test_published_stability_rows_say_no_when_a_seed_is_contradicted():
     """The published stability rows read every seed: one seed's barrier from θ₀ at the
     chapter's learning rate above the criterion makes the row not "yes"; on every seed, "no"."""
-    payload = results.load("lottery_lmc", as_=L.LmcFile)[0]
+    payload = results.load("lottery_lmc", as_=L.experiments.LmcFile)[0]
     lo = min(payload.lmc, key=float)
     calm = L.claims.lmc_seeds(payload, lo)
     hot = L.claims.lmc_seeds(payload, max(payload.lmc, key=float))

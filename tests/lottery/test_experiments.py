@@ -397,7 +397,7 @@ def _tiny_imp():
 def precomputed():
     imp, _ = results.load("lottery_imp")
     pai, _ = results.load("lottery_pai")
-    lmc, _ = results.load("lottery_lmc", as_=L.LmcFile)
+    lmc, _ = results.load("lottery_lmc", as_=L.experiments.LmcFile)
     return L.imp_runs(imp), pai["pai"], lmc
 
 

@@ -33,7 +33,7 @@ is in the modules (``NC.science.nc1``).
 """
 from . import claims, experiments, facts, figures, losses, panels, science, theory
 from .science import CollapseConfig, ImbalanceConfig, UFMConfig, load_data
-from .experiments import (DecaySweep, Imbalance, dataset_line, run_collapse, run_conditions,
+from .experiments import (dataset_line, run_collapse, run_conditions,
                           run_imbalance, run_ufm_pair)
 from .figures import (clock_figure, conditions_figure, gram_figure, imbalance_figure,
                       imbalance_table, nc_figure, simplex_figure, terminal_phase_table,
@@ -43,8 +43,7 @@ from .panels import collapse_panel, conditions_panel, imbalance_panel, simplex_p
 from .claims import page_claims, precomputed_numbers, show_precomputed
 from .facts import conditions_numbers, imbalance_numbers, run_numbers, simplex_numbers
 
-__all__ = ["CollapseConfig", "ImbalanceConfig", "UFMConfig", "load_data", "DecaySweep",
-           "Imbalance", "dataset_line",
+__all__ = ["CollapseConfig", "ImbalanceConfig", "UFMConfig", "load_data", "dataset_line",
            "run_collapse", "run_conditions", "run_imbalance", "run_ufm_pair", "clock_figure",
            "conditions_figure", "gram_figure", "imbalance_figure", "imbalance_table",
            "nc_figure", "simplex_figure", "terminal_phase_table", "ufm_figure", "loss_figure",

@@ -456,11 +456,16 @@ def decay_clock(sweep) -> list[dict]:
     return rows
 
 
-def clock_figure(sweep) -> "go.Figure":
+def clock_figure(sweep=None) -> "go.Figure":
     """NC1 with decay ÷ NC1 without, against the decay clock λΣη, one line per decay of a
-    :class:`~.experiments.DecaySweep`."""
+    :class:`~.experiments.DecaySweep` (by default ``data/collapse_weight_decay.json``)."""
     import plotly.graph_objects as go
 
+    if sweep is None:
+        from .. import results
+        from .experiments import DecaySweep
+
+        sweep = results.load("collapse_weight_decay", as_=DecaySweep)[0]
     fig = go.Figure()
     for i, row in enumerate(decay_clock(sweep)):
         x, y = _positive(row["clock"], row["ratio"])

@@ -287,11 +287,17 @@ def lmc_numbers(calm: dict, hot: dict) -> dict:
                 stable_limit=f"{100 * STABLE_BARRIER:g}")
 
 
-def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
+def rewind_numbers(runs: dict, lmc_payload=None) -> dict:
     """The precomputed rewinding setting of the IMP slider beside the reset one (mean over the
     rounds at 10% of the weights or fewer), and the precomputed barriers at that learning rate
     from θ₀ and from the rewind step (medians over the seeds, in points) with the first rewind
-    step whose barrier is below :data:`STABLE_BARRIER` on each seed."""
+    step whose barrier is below :data:`STABLE_BARRIER` on each seed. ``lmc_payload``: an
+    :class:`~.experiments.LmcFile`, by default ``data/lottery_lmc.json``."""
+    if lmc_payload is None:
+        from .. import results
+        from .experiments import LmcFile
+
+        lmc_payload = results.load("lottery_lmc", as_=LmcFile)[0]
     reset = next(r for k, r in runs.items() if "reset" in k and "lr" in k)
     rewound = next(r for k, r in runs.items() if "rewind" in k)
     sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]

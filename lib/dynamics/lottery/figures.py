@@ -260,9 +260,14 @@ def pai_slider(payload: dict, config: dict | None = None):
     return plots.slider(figs, labels, name="weights remaining")
 
 
-def lmc_slider(lmcs):
+def lmc_slider(lmcs=None):
     """The static counterpart of :func:`lmc_panel`: error paths for several learning rates
-    (``data/lottery_lmc.json``, an :class:`~.experiments.LmcFile`)."""
+    (``lmcs``, an :class:`~.experiments.LmcFile`; by default ``data/lottery_lmc.json``)."""
+    if lmcs is None:
+        from .. import results
+        from .experiments import LmcFile
+
+        lmcs = results.load("lottery_lmc", as_=LmcFile)[0]
     items = list(lmcs.lmc.items())
     figs = [lmc_figure(lmc, title=f"Two runs from θₖ, Adam lr {label}") for label, lmc in items]
     return plots.slider(figs, [label for label, _ in items], name="learning rate")

@@ -280,8 +280,8 @@ def test_published_stability_rows_say_no_when_a_seed_is_contradicted():
     chapter's learning rate above the criterion makes the row not "yes"; on every seed, "no"."""
     payload = results.load("lottery_lmc", as_=L.experiments.LmcFile)[0]
     lo = min(payload.lmc, key=float)
-    calm = L.claims.lmc_seeds(payload, lo)
-    hot = L.claims.lmc_seeds(payload, max(payload.lmc, key=float))
+    calm = payload.at(lo)
+    hot = payload.at(max(payload.lmc, key=float))
     high = {s: replace(v, rewind_steps=[0], barrier={**v.barrier, "0": 0.05})
             for s, v in calm.items()}
     one = {**{s: replace(v, rewind_steps=[0]) for s, v in calm.items()}, 1: high[1]}

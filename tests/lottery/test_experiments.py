@@ -483,8 +483,8 @@ def test_precomputed_lmc_and_learning_rate_settings(precomputed):
     LEVEL_POINTS (the prose glues whether its mean is within it); at 10% or fewer it is
     behind (by more than LEVEL_POINTS on average and on the last round, and on every round)."""
     runs, _, payload = precomputed
-    calm = L.claims.lmc_seeds(payload, "0.002")
-    hot = L.claims.lmc_seeds(payload, "0.01")
+    calm = payload.at("0.002")
+    hot = payload.at("0.01")
     assert sorted(calm) == sorted(hot) == [0, 1, 2]
     for s in calm:
         b = {int(k): v for k, v in hot[s].barrier.items()}

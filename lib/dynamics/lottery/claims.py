@@ -22,7 +22,7 @@ __all__ = ["MATCH_WINDOW", "MATCH_POINTS", "DESTROYED", "SPEED_WINDOW", "SPEED_M
            "STABLE_BARRIER", "LEVEL_POINTS", "REWIND_POINTS", "PAI_WINDOW", "PAI_MARGIN",
            "LIU_WINDOW", "CLAIMS", "SHOWN_ONLY", "MATCH", "PAI_BEATS", "SHUFFLE_SAME", "SPEED_LEAD", "REINIT", "RANDOM", "STABLE", "LATER", "LIU", "REWIND",
            "ticket_claims", "speed_claim", "pai_claims", "lmc_claims", "lr_claims",
-           "page_claims", "published_claims", "lmc_seeds", "liu_numbers"]
+           "page_claims", "published_claims", "lmc_file", "liu_numbers"]
 
 
 # ============================================================================ claims
@@ -662,11 +662,11 @@ def published_settings() -> list[dict]:
     pai, pai_prov = results.load("lottery_pai")
     at = _where(pai_prov["config"], "precomputed (")
     groups += [_pai(p, at) for p in pai["pai"] if PAI_WINDOW[0] <= p["density"] <= PAI_WINDOW[1]]
-    lmc, lmc_prov = results.load("lottery_lmc", as_=LmcFile)
+    lmc, lmc_prov = lmc_file(provenance=True)
     lo, hi = min(lmc.lmc, key=float), max(lmc.lmc, key=float)
-    calm = {s: replace(v, rewind_steps=[0]) for s, v in lmc_seeds(lmc, lo).items()}
+    calm = {s: replace(v, rewind_steps=[0]) for s, v in lmc.at(lo).items()}
     groups.append(_lmc((f"precomputed, Adam lr {lo}", calm),
-                       (f"precomputed, Adam lr {hi}", lmc_seeds(lmc, hi)),
+                       (f"precomputed, Adam lr {hi}", lmc.at(hi)),
                        steps=lmc_prov["config"].get("steps")))
     groups.append(_lr(runs))
     return groups
@@ -678,7 +678,8 @@ def published_claims() -> list[dict]:
     return _rows(*published_settings())
 
 
-def lmc_seeds(lmc: LmcFile, lr: str) -> dict:
-    """``{seed: Lmc}`` at learning rate ``lr`` of ``data/lottery_lmc.json``
-    (:meth:`.experiments.LmcFile.at`)."""
-    return lmc.at(lr)
+def lmc_file(provenance: bool = False):
+    """``data/lottery_lmc.json``, read as its record (an :class:`~.experiments.LmcFile`), and
+    its provenance with ``provenance``."""
+    lmc, prov = results.load("lottery_lmc", as_=LmcFile)
+    return (lmc, prov) if provenance else lmc

@@ -11,7 +11,7 @@ from ..evidence import control_miss
 # a verdict the prose glues is read off the claims table's own rows (:func:`verdict_numbers`,
 # glued where the table is built), so the sentence and the table cannot disagree
 from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, PAI_WINDOW, SHOWN_ONLY, STABLE_BARRIER,
-                     _pai, _row, _speed, _spread, liu_numbers, lmc_seeds)
+                     _pai, _row, _speed, _spread, liu_numbers, lmc_file)
 from .experiments import ImpResult, by_step, seed_mean
 from .figures import trained_on
 from .science import layer_densities
@@ -291,13 +291,8 @@ def rewind_numbers(runs: dict, lmc_payload=None) -> dict:
     """The precomputed rewinding setting of the IMP slider beside the reset one (mean over the
     rounds at 10% of the weights or fewer), and the precomputed barriers at that learning rate
     from θ₀ and from the rewind step (medians over the seeds, in points) with the first rewind
-    step whose barrier is below :data:`STABLE_BARRIER` on each seed. ``lmc_payload``: an
-    :class:`~.experiments.LmcFile`, by default ``data/lottery_lmc.json``."""
-    if lmc_payload is None:
-        from .. import results
-        from .experiments import LmcFile
-
-        lmc_payload = results.load("lottery_lmc", as_=LmcFile)[0]
+    step whose barrier is below :data:`STABLE_BARRIER` on each seed (default: the data file's)."""
+    lmc_payload = lmc_payload or lmc_file()
     reset = next(r for k, r in runs.items() if "reset" in k and "lr" in k)
     rewound = next(r for k, r in runs.items() if "rewind" in k)
     sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
@@ -326,7 +321,7 @@ def rewind_numbers(runs: dict, lmc_payload=None) -> dict:
                imp_main_seeds=len(next(iter(runs.values())).seeds))
     lr = f"{rewound.config['lr']:g}"
     if lr in lmc_payload.lmc:
-        per = lmc_seeds(lmc_payload, lr)
+        per = lmc_payload.at(lr)
         at = lambda j: {s: 100 * float(by_step(v.barrier, j)) for s, v in per.items()}  # noqa: E731
         limit = 100 * STABLE_BARRIER
         settled = {s: _settled(v, limit) for s, v in per.items()}

@@ -264,10 +264,9 @@ def lmc_slider(lmcs=None):
     """The static counterpart of :func:`lmc_panel`: error paths for several learning rates
     (``lmcs``, an :class:`~.experiments.LmcFile`; by default ``data/lottery_lmc.json``)."""
     if lmcs is None:
-        from .. import results
-        from .experiments import LmcFile
+        from .claims import lmc_file  # the claims read it too; they import this module
 
-        lmcs = results.load("lottery_lmc", as_=LmcFile)[0]
+        lmcs = lmc_file()
     items = list(lmcs.lmc.items())
     figs = [lmc_figure(lmc, title=f"Two runs from θₖ, Adam lr {label}") for label, lmc in items]
     return plots.slider(figs, [label for label, _ in items], name="learning rate")

@@ -1,6 +1,8 @@
 """dynamics.collapse.claims and .figures: figures (built from runs and from the precomputed
 data/ files, in the house layout), the numbers the prose glues and the statements the chapter
 makes about the precomputed figures (the published claims)."""
+from dataclasses import fields, replace
+
 import numpy as np
 import pytest
 
@@ -58,7 +60,7 @@ def test_imbalance_figure_and_table_without_the_network_part():
     with P.reporting(lambda done: done > 0.1):
         r = NC.run_imbalance(NC.ImbalanceConfig.for_profile("smoke", steps=20, ufm_steps=20), 0,
                              bars=False)
-    assert r["stopped"] and "network" not in r
+    assert r.stopped and r.network is None
     assert NC.imbalance_figure(r).data
     html = NC.imbalance_table(r).data
     assert "not reached" in html and "None" not in html
@@ -69,7 +71,7 @@ def test_imbalance_figure_and_table_without_the_network_part():
 
 @pytest.mark.parametrize("name", list(PRECOMPUTED))
 def test_precomputed_results_load_and_draw(name):
-    payload, prov = results.load(name)
+    payload, prov = results.load(name, as_=NC.experiments.RECORDS[name])
     assert prov["command"].startswith("python -m dynamics_ops.precompute neural_collapse")
     assert (results.data_dir() / f"{name}.json").stat().st_size < 1_000_000
     fig = PRECOMPUTED[name](payload)
@@ -85,30 +87,66 @@ def test_the_sliders_open_where_the_text_looks():
     """The weight decay slider opens at section 1's decay (1), the gradient-descent slider at
     the small decay the text describes (5e-4); what the text says about them is the published
     claims' (below)."""
-    fig = NC.figures.weight_decay_slider(results.load("collapse_weight_decay")[0])
+    fig = NC.figures.weight_decay_slider(_load("collapse_weight_decay"))
     assert fig.layout.sliders[0].steps[fig.layout.sliders[0].active].label == "1"
-    fig = NC.figures.gd_slider(results.load("collapse_gd_weight_decay")[0])
+    fig = NC.figures.gd_slider(_load("collapse_gd_weight_decay"))
     assert fig.layout.sliders[0].steps[fig.layout.sliders[0].active].label == "0.0005"
 
 
 def test_the_published_files_hold_three_seeds_where_the_claims_read_them():
     for name in ("collapse_weight_decay", "collapse_gd_weight_decay"):
-        payload = results.load(name)[0]
+        payload = _load(name)
         seeds = NC.claims.by_seed(payload)
         assert list(seeds) == [0, 1, 2]
         for s, p in seeds.items():
-            assert len(p["histories"]) == len(payload["weight_decays"])
-            assert {History.from_dict(h).info["seed"] for h in p["histories"]} == {s}
-    imb = NC.claims.by_seed(results.load("collapse_imbalance")[0], "runs")
-    assert list(imb) == [0, 1, 2] and all(p["ratios"] == [3.0, 10.0, 30.0] for p in imb.values())
+            assert len(p.histories) == len(payload.weight_decays)
+            assert {History.from_dict(h).info["seed"] for h in p.histories} == {s}
+    imb = _load("collapse_imbalance")
+    assert imb.seed_ratios == [3.0, 10.0, 30.0]
+    assert {s: len(rs) for s, rs in NC.claims.by_seed(imb).items()} == {0: 3, 1: 3, 2: 3}
+    assert [r.counts for r in NC.claims.by_seed(imb)[0]] == [r.counts for r in imb.runs[1:]]
+
+
+def _load(name):
+    """A precomputed file of the chapter, as the record it is read as."""
+    return results.load(name, as_=NC.experiments.RECORDS[name])[0]
+
+
+@pytest.mark.parametrize("name", list(PRECOMPUTED))
+def test_a_file_with_a_field_renamed_is_refused_naming_it(name, tmp_path, monkeypatch):
+    """Each precomputed file is read through its record: a payload whose field is renamed
+    (at the top, or inside a run) is refused when published_claims, precomputed_numbers or
+    show_precomputed read it, naming the file and the field."""
+    import json
+
+    blob = json.loads((results.data_dir() / f"{name}.json").read_text())
+    payload = blob["payload"]
+    if name == "collapse_imbalance":  # inside a run of another seed: the nested records
+        run = payload["seed_runs"]["2"][0]["network"]
+        run["train_accuracy"] = run.pop("train_acc")
+        says = r"seed_runs\['2'\]\[0\]\.network.*no field train_acc.*unknown field train_accuracy"
+    else:
+        key = next(iter(payload))
+        payload[key + "s"] = payload.pop(key)
+        says = f"no field {key}.*unknown field {key}s"
+    for other in PRECOMPUTED:  # the chapter's other files as they are
+        (tmp_path / f"{other}.json").write_bytes((results.data_dir() / f"{other}.json").read_bytes())
+    (tmp_path / f"{name}.json").write_text(json.dumps(blob))
+    monkeypatch.setattr(results, "DATA", tmp_path)
+    with pytest.raises(ValueError, match=f"{name}\\.json.*" + says):
+        NC.claims.show_precomputed(name)
+    if name != "collapse_simplex":  # the claims do not read the simplex
+        with pytest.raises(ValueError, match=f"{name}\\.json.*" + says):
+            NC.claims.published_claims()
 
 
 def _contradicted(monkeypatch, **swap):
     """published_claims() on the data/ files with some payloads replaced."""
     real = results.load
 
-    def load(name):
-        payload, prov = real(name)
+    def load(name, as_=None):
+        payload, prov = real(name, as_=as_)
+        assert as_ is NC.experiments.RECORDS[name]  # read through its record
         return (swap[name](payload) if name in swap else payload), prov
 
     monkeypatch.setattr(NC.claims.results, "load", load)
@@ -119,24 +157,21 @@ def test_each_published_row_says_no_when_the_data_contradict_it(monkeypatch):
     def no_decay(payload):  # every decay's run replaced by the run without decay
         def flat(hs):
             return [hs[0]] * len(hs)
-        return dict(payload, histories=flat(payload["histories"]),
-                    seed_histories={s: flat(hs) for s, hs in payload["seed_histories"].items()})
+        return replace(payload, histories=flat(payload.histories),
+                       seed_histories={s: flat(hs) for s, hs in payload.seed_histories.items()})
 
-    def reversed_rows(payload):  # classifier rows that shrink as the class count grows
-        def flip(r):
-            return dict(r, network=dict(r["network"],
-                                        classifier_norm=r["network"]["classifier_norm"][::-1]))
-        return dict(payload, runs=[flip(r) for r in payload["runs"]],
-                    seed_runs={s: [flip(r) for r in rs] for s, rs in payload["seed_runs"].items()})
+    def reversed_rows(r):  # classifier rows that shrink as the class count grows
+        return replace(r, network=replace(r.network,
+                                          classifier_norm=r.network.classifier_norm[::-1]))
 
     def simplex_angles(payload):  # both models' class means at the simplex's 109.5°, rows reversed
         def flip(r):
-            r = reversed_rows(dict(runs=[r], seed_runs={}))["runs"][0]
-            a = np.full_like(np.asarray(r["network"]["angles"], float), 109.47)
+            r = reversed_rows(r)
+            a = np.full_like(np.asarray(r.network.angles, float), 109.47)
             np.fill_diagonal(a, 0.0)
-            return dict(r, network=dict(r["network"], angles=a), ufm=dict(r["ufm"], angles=a))
-        return dict(payload, runs=[flip(r) for r in payload["runs"]],
-                    seed_runs={s: [flip(r) for r in rs] for s, rs in payload["seed_runs"].items()})
+            return replace(r, network=replace(r.network, angles=a), ufm=replace(r.ufm, angles=a))
+        return replace(payload, runs=[flip(r) for r in payload.runs],
+                       seed_runs={s: [flip(r) for r in rs] for s, rs in payload.seed_runs.items()})
 
     rows = _contradicted(monkeypatch, collapse_weight_decay=no_decay,
                          collapse_gd_weight_decay=no_decay, collapse_imbalance=simplex_angles)
@@ -177,9 +212,9 @@ def test_the_decay_sliders_zero_error_line_moves_with_the_slider():
     """Each step of section 1's decay slider draws its own run's "zero error" line: the
     largest decay reaches zero error later than the others, and its step moves the line."""
     from dynamics.collapse.science import terminal_phase_start
-    payload = results.load("collapse_weight_decay")[0]
+    payload = _load("collapse_weight_decay")
     fig = NC.figures.weight_decay_slider(payload)
-    zero = [terminal_phase_start(History.from_dict(h)) for h in payload["histories"]]
+    zero = [terminal_phase_start(History.from_dict(h)) for h in payload.histories]
     assert len(set(zero)) > 1  # else the test could not fail
     steps = fig.layout.sliders[0].steps
     for step, z in zip(steps, zero):
@@ -201,7 +236,7 @@ def _sweep(rate=6.0, decays=(0.0, 0.03, 0.1), steps=400, lr=1e-2):
         for s in at:
             h.append(s, nc1=0.5 * np.exp(-rate * wd * cum[s]), train_loss=1e-6, train_acc=1.0)
         hs.append(h.to_dict())
-    return dict(weight_decays=list(decays), histories=hs)
+    return NC.experiments.DecaySweep(weight_decays=list(decays), histories=hs, seed_histories={})
 
 
 def test_decay_clock_recovers_the_rate_per_unit_of_clock_and_draws_it():
@@ -244,7 +279,7 @@ def test_numbers_for_the_prose_come_from_the_runs(short_run):
     assert out["loss_ce_min"] <= min(out["loss_ce_start"], out["loss_ce_end"])
     assert out["loss_ce_rise"] == pytest.approx(out["loss_ce_end"] / out["loss_ce_min"])
     assert NC.simplex_numbers(short_run[1])["cos_lo"] <= NC.simplex_numbers(short_run[1])["cos_hi"]
-    sweep = NC.claims.decay_sweep(results.load("collapse_weight_decay")[0])
+    sweep = NC.claims.decay_sweep(_load("collapse_weight_decay"))
     assert sweep["nc1"][0] / min(sweep["nc1"]) == pytest.approx(sweep["none_over_best"])
     assert sweep["rise"] > 2  # the issue's slip: "rises a little" was about 9x; the prose glues it
 
@@ -262,8 +297,8 @@ def test_the_precomputed_files_numbers_and_figures(monkeypatch):
     gd = NC.precomputed_numbers("collapse_gd_weight_decay", cfg)  # against the GD settings
     assert gd["gd_scale"] == "with the same settings as the run above, on seed 0"
     # the referee's finding: at the largest GD decay the run never fits its training set
-    payload = results.load("collapse_gd_weight_decay")[0]
-    never = [d for d, h in zip(payload["weight_decays"], payload["histories"])
+    payload = _load("collapse_gd_weight_decay")
+    never = [d for d, h in zip(payload.weight_decays, payload.histories)
              if NC.science.terminal_phase_start(History.from_dict(h)) is None]
     assert gd["gd_never"] == " and ".join(f"{d:g}" for d in never) and never == [0.005]
     assert gd["gd_never_acc"].endswith("%") and gd["gd_never_acc"] != "100.00%"
@@ -289,7 +324,7 @@ def test_the_words_beside_the_adamw_sweeps_numbers_hold_on_the_file():
     import json
     from pathlib import Path
 
-    payload, prov = results.load("collapse_weight_decay")
+    payload, prov = results.load("collapse_weight_decay", as_=NC.experiments.DecaySweep)
     assert NC.claims.code_status(prov) == "made by the current code"
     assert NC.claims.code_status(dict(prov, source=None)).startswith("made before the book")
     assert NC.claims.code_status(dict(prov, source="0" * 16)) == \
@@ -311,21 +346,35 @@ def test_the_words_beside_the_adamw_sweeps_numbers_hold_on_the_file():
     assert "(its caption\nsays so too)" not in text and "{glue:text}`sweep_code`" in text
 
 
+def _imbalance(counts, ufm, theory, network):
+    """An :class:`Imbalance` from the parts a test writes down (the fields it leaves out
+    filled with norms of 1, right angles, status "ok")."""
+    E = NC.experiments
+    n = len(counts)
+    fill = dict(counts=counts, feature_norm=[1.0] * n, classifier_norm=[1.0] * n, output=[1.0] * n,
+                angles=np.full((n, n), 90.0), status="ok", train_loss=0.0, train_acc=1.0)
+
+    def part(cls, given):
+        return cls(**{f.name: given.get(f.name, fill[f.name]) for f in fields(cls)})
+    return E.Imbalance(counts=counts, stopped=False, ufm=part(E.FreeModel, ufm),
+                       theory=part(E.Exact, theory), network=part(E.Network, network))
+
+
 def test_imbalance_trends_count_the_steps_against_the_trend():
-    r = dict(counts=[100, 50, 10], ufm=dict(angles=np.full((3, 3), 90.0), feature_norm=[1, 2, 3]),
-             theory=dict(feature_norm=[1, 2, 3]),
-             network=dict(angles=np.full((3, 3), 85.0), classifier_norm=[3, 1, 2],
-                          feature_norm=[1, 2, 3]))
+    r = _imbalance([100, 50, 10], ufm=dict(angles=np.full((3, 3), 90.0), feature_norm=[1, 2, 3]),
+                   theory=dict(feature_norm=[1, 2, 3]),
+                   network=dict(angles=np.full((3, 3), 85.0), classifier_norm=[3, 1, 2],
+                                feature_norm=[1, 2, 3]))
     t = NC.claims.imbalance_trends(r)
     assert t["against_w"] == 1 and t["against_h"] == 0 and t["ufm_error"] == 0
     numbers = NC.imbalance_numbers(r)
     assert numbers["against"] == "1 of 4"
     # a tie does not follow the trend: equal classifier norms for the two largest classes
-    tied = dict(r, network=dict(r["network"], classifier_norm=[2, 2, 1]))
+    tied = replace(r, network=replace(r.network, classifier_norm=[2, 2, 1]))
     assert NC.claims.imbalance_trends(tied)["against_w"] == 1
     # exercise 4's: the deeper head loses the rare class at a smaller decay
     assert float(numbers["ex4_l1"]) > float(numbers["ex4_l3"])
-    balanced = dict(r, counts=[10, 10, 10])
+    balanced = replace(r, counts=[10, 10, 10])
     assert np.isnan(NC.claims.imbalance_trends(balanced)["corr_w"])
 
 
@@ -335,16 +384,17 @@ def test_a_near_tie_within_tie_rel_does_not_follow_the_trend():
     from dynamics.collapse.figures import TIE_REL
 
     assert TIE_REL == 0.01
-    r = dict(counts=[100, 50, 10], ufm=dict(angles=np.full((3, 3), 90.0), feature_norm=[1, 2, 3]),
-             theory=dict(feature_norm=[1, 2, 3]),
-             network=dict(angles=np.full((3, 3), 85.0), classifier_norm=[0.9566, 0.7148, 0.7143],
-                          feature_norm=[1.0, 1.3534, 1.3391]))
+    r = _imbalance([100, 50, 10], ufm=dict(angles=np.full((3, 3), 90.0), feature_norm=[1, 2, 3]),
+                   theory=dict(feature_norm=[1, 2, 3]),
+                   network=dict(angles=np.full((3, 3), 85.0),
+                                classifier_norm=[0.9566, 0.7148, 0.7143],
+                                feature_norm=[1.0, 1.3534, 1.3391]))
     t = NC.claims.imbalance_trends(r)
     # classifier rows: 0.9566 > 0.7148 follows, 0.7148 ≈ 0.7143 ties; feature means: 1.0 < 1.3534
     # follows, 1.3534 > 1.3391 (1.1% apart, beyond the tolerance) goes the other way
     assert t["against_w"] == 1 and t["against_h"] == 1
     assert NC.imbalance_numbers(r)["against"] == "2 of 4" and NC.imbalance_numbers(r)["tie_tol"] == "1%"
-    apart = dict(r, network=dict(r["network"], classifier_norm=[0.9566, 0.7148, 0.7005]))
+    apart = replace(r, network=replace(r.network, classifier_norm=[0.9566, 0.7148, 0.7005]))
     assert NC.claims.imbalance_trends(apart)["against_w"] == 0
 
 
@@ -368,21 +418,21 @@ def test_the_nc1_row_at_the_cpu_profile_on_the_precomputed_sweep():
     section 1 was computed with the live run's settings and holds, per seed, the run at the
     page's decay and the run without decay, the row's treatment and control. The control
     reaches zero error and fails the row's test on every seed; the verdict is yes."""
-    payload, prov = results.load("collapse_weight_decay")
+    payload, prov = results.load("collapse_weight_decay", as_=NC.experiments.DecaySweep)
     cfg = NC.CollapseConfig.for_profile("cpu")
     assert prov["config"] == cfg.to_dict()
-    decays = [float(d) for d in payload["weight_decays"]]
+    decays = [float(d) for d in payload.weight_decays]
     seeds = NC.claims.by_seed(payload)
-    pick = lambda d: {s: History.from_dict(p["histories"][decays.index(d)]) for s, p in seeds.items()}  # noqa: E731
+    pick = lambda d: {s: History.from_dict(p.histories[decays.index(d)]) for s, p in seeds.items()}  # noqa: E731
     j = NC.claims.evidence.judge(NC.claims.NC1_TERMINAL, pick(cfg.weight_decay), pick(0.0))
     assert all(NC.science.terminal_phase_start(h) is not None for h in pick(0.0).values())
     assert all(v < NC.claims.NC1_FALL for v in j.control.values()), j.control
     assert j.verdict == "yes", (j.treatment, j.control, j.reason)
     # the GD row (shown) at the same settings: its loss part does not discriminate there, AdamW's
     # decay holding the loss up past LOSS_HELD_UP too; NC1 ends higher under GD, lower under AdamW
-    gp, _ = results.load("collapse_gd_weight_decay")
-    gds = [float(d) for d in gp["weight_decays"]]
-    gd = {s: (History.from_dict(p["histories"][gds.index(cfg.gd_weight_decay)]), History.from_dict(p["histories"][0]))
+    gp = _load("collapse_gd_weight_decay")
+    gds = [float(d) for d in gp.weight_decays]
+    gd = {s: (History.from_dict(p.histories[gds.index(cfg.gd_weight_decay)]), History.from_dict(p.histories[0]))
           for s, p in NC.claims.by_seed(gp).items()}
     adam = {s: (pick(cfg.weight_decay)[s], pick(0.0)[s]) for s in seeds}
     assert NC.claims.evidence.judge(NC.claims.GD_HOLDS_UP, gd, adam).verdict == "does not discriminate"
@@ -401,8 +451,9 @@ def test_a_range_whose_ends_print_alike_reads_all_and_the_angle_heat_map_has_its
     with pytest.raises(ValueError, match="finite"):
         NC.figures.angle_range(float("nan"), 90.0)
     norms = dict(feature_norm=np.array([1.0, 2.0, 3.0]), classifier_norm=np.array([3.0, 2.0, 1.0]))
-    r = dict(counts=[100, 50, 10], theory=dict(norms), ufm=dict(norms, angles=np.full((3, 3), 90.0)),
-             network=dict(norms, angles=np.array([[0, 80.2, 85.0], [80.2, 0, 88.4], [85.0, 88.4, 0]])))
+    r = _imbalance([100, 50, 10], theory=dict(norms), ufm=dict(norms, angles=np.full((3, 3), 90.0)),
+                   network=dict(norms, angles=np.array([[0, 80.2, 85.0], [80.2, 0, 88.4],
+                                                        [85.0, 88.4, 0]])))
     numbers = NC.imbalance_numbers(r)
     assert numbers["ufm_angles"] == "all 90.0°" and numbers["net_angles"] == "between 80° and 88°"
     heat = [t for t in NC.imbalance_figure(r).data if t.type == "heatmap"]
@@ -430,9 +481,10 @@ def test_the_trend_slope_weighs_the_size_of_the_differences():
     slope 1/8 (known answer)."""
     counts = [800, 400, 200, 100]
     def run(w, h):
-        return dict(counts=counts, ufm=dict(angles=np.full((4, 4), 90.0), feature_norm=[1.0] * 4),
-                    theory=dict(feature_norm=[1.0] * 4),
-                    network=dict(angles=np.full((4, 4), 90.0), classifier_norm=w, feature_norm=h))
+        return _imbalance(counts, ufm=dict(angles=np.full((4, 4), 90.0), feature_norm=[1.0] * 4),
+                          theory=dict(feature_norm=[1.0] * 4),
+                          network=dict(angles=np.full((4, 4), 90.0), classifier_norm=w,
+                                       feature_norm=h))
     n = np.asarray(counts, float)
     exact = NC.claims.imbalance_trends(run(n ** 0.125, n ** -0.125))
     assert abs(exact["slope_w"] - 0.125) < 1e-12 and abs(exact["slope_h"] + 0.125) < 1e-12
@@ -467,8 +519,7 @@ def test_the_prose_glues_the_books_thresholds_and_says_a_range_once():
     for typed in ("10^{-3}", "$0.9$", "5\\times10^{-4}", "2\\times10^{-3}", "exceeds $0.5$",
                   "route_big_loss`", "0.358", "1.15"):
         assert typed not in text, typed
-    payload, _ = results.load("collapse_weight_decay")
-    r = NC.figures.route_numbers(payload)
+    r = NC.figures.route_numbers(_load("collapse_weight_decay"))
     assert r["route_start_steps"].startswith(("between", "all"))
     # how far apart the starts are, said as the latest ÷ the earliest (not "about the same step")
     lo, hi = (float(v) for v in r["route_start_steps"].split()[1::2]) \

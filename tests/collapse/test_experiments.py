@@ -1,6 +1,7 @@
 """dynamics.collapse.experiments: the runners (progress, stopping, dry runs), and the chapter's
 claims asserted in the smoke profile on seeds 0-2 with the factors the text states."""
 import functools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -68,12 +69,12 @@ def test_progress_of_several_runs_rises_from_zero_to_one():
     cfg = NC.ImbalanceConfig.for_profile("smoke", steps=40, ufm_steps=40)
     with P.reporting(lambda done: seen.append(done) and False):
         out = NC.run_imbalance(cfg, 0, bars=False)
-    assert not out["stopped"] and "network" in out
+    assert not out.stopped and out.network is not None
     assert seen == sorted(seen) and seen[0] == 0 and seen[-1] == pytest.approx(1.0)
     seen.clear()
     with P.reporting(lambda done: seen.append(done) or done > 0.2):
         out = NC.run_imbalance(cfg, 0, bars=False)
-    assert out["stopped"] and "network" not in out and max(seen) < 0.6
+    assert out.stopped and out.network is None and max(seen) < 0.6
 
 
 def test_live_evaluations_come_at_least_every_thirtieth_of_the_run():
@@ -117,7 +118,8 @@ def test_precompute_in_a_dry_run_writes_every_file_elsewhere_than_data(monkeypat
     for name, build in (("collapse_weight_decay", NC.figures.weight_decay_slider),
                         ("collapse_gd_weight_decay", NC.figures.gd_slider), ("collapse_imbalance", NC.figures.imbalance_slider),
                         ("collapse_simplex", NC.figures.simplex_slider)):
-        assert build(json.loads((tmp_path / f"{name}.json").read_text())["payload"]).layout.sliders
+        payload = json.loads((tmp_path / f"{name}.json").read_text())["payload"]
+        assert build(NC.experiments.RECORDS[name].of(payload)).layout.sliders
 
 
 # ----------------------------------------------------------------------------- claims (smoke, seeds 0-2)
@@ -176,7 +178,7 @@ SMOKE_VERDICTS = {"NC1": "does not discriminate"}
 
 
 def rows(**swap):
-    return NC.claims.claims(**dict(claim_runs(), **swap))
+    return NC.claims.claims(replace(claim_runs(), **swap))
 
 
 def _verdict(rs, start):
@@ -204,7 +206,7 @@ def test_every_asserted_row_holds_on_the_claim_seeds():
 
 
 def test_each_asserted_row_says_no_when_its_control_does_as_well():
-    runs = claim_runs()["runs"]
+    runs = claim_runs().runs
     same_adam = {s: dict(r, **{"AdamW, none": r["AdamW, weight decay"]}) for s, r in runs.items()}
     same_gd = {s: dict(r, **{"GD, weight decay": r["GD, none"]}) for s, r in runs.items()}
     assert _verdict(rows(runs=same_adam), "under AdamW") == "no"
@@ -216,11 +218,11 @@ def test_each_asserted_row_says_no_when_its_control_does_as_well():
             for s, r in runs.items()}
     assert _verdict(rows(runs=flat), "NC1") == "no"
     # the pair without decay in the place of the pair with it: no exact collapse
-    ufm = {s: dict(reversed(list(p.items()))) for s, p in claim_runs()["ufm"].items()}
+    ufm = {s: dict(reversed(list(p.items()))) for s, p in claim_runs().ufm.items()}
     assert _verdict(rows(ufm=ufm), "with weight decay the regularized") == "no"
     # the control (the λ = 0 run) must fail the row's own test: fed the run with decay as its
     # control, the row does not discriminate and says no
-    same = {s: {k: list(p.values())[0] for k in p} for s, p in claim_runs()["ufm"].items()}
+    same = {s: {k: list(p.values())[0] for k in p} for s, p in claim_runs().ufm.items()}
     r = next(r for r in rows(ufm=same) if r["claim"].startswith("with weight decay the regularized"))
     assert r["reproduced"] == "does not discriminate" and "control passes the test too" in r["measured here"]
     # and on the real runs the control fails it on every seed, by more than the seeds' spread
@@ -229,8 +231,8 @@ def test_each_asserted_row_says_no_when_its_control_does_as_well():
     assert r["control"].startswith("the same model without decay (λ = 0)")
     # classifier rows that shrink as the class count grows: the trend row (shown, not
     # asserted, four classes) says no
-    imb = {s: dict(r, network=dict(r["network"], classifier_norm=r["network"]["classifier_norm"][::-1]))
-           for s, r in claim_runs()["imbalance"].items()}
+    imb = {s: replace(r, network=replace(r.network, classifier_norm=r.network.classifier_norm[::-1]))
+           for s, r in claim_runs().imbalance.items()}
     trend = next(r for r in rows(imbalance=imb) if r["claim"].startswith("imbalanced classes, the network"))
     assert trend["reproduced"] == "no" and not trend["asserted"]
     # contradicted on all seeds but one: partly, and the row says on how many
@@ -244,7 +246,7 @@ def test_the_nc1_row_is_judged_against_the_run_without_decay_which_fails_its_tes
     error too, and its NC1 falls less than NC1_FALL times after it on every claim seed, while
     the run with decay falls more, by more than the seeds' spread; a planted control that
     collapses as far (the run with decay in its place) makes the row "does not discriminate"."""
-    runs = claim_runs()["runs"]
+    runs = claim_runs().runs
     j = NC.claims.evidence.judge(NC.claims.NC1_TERMINAL, {s: r["AdamW, weight decay"] for s, r in runs.items()},
                                  {s: r["AdamW, none"] for s, r in runs.items()})
     assert all(NC.science.terminal_phase_start(r["AdamW, none"]) is not None for r in runs.values())
@@ -265,18 +267,18 @@ def test_the_imbalance_trend_is_judged_against_a_balanced_run_which_fails_its_te
     every claim seed; planted as its own control (the imbalanced run) the row does not
     discriminate. The row is shown, not asserted, whatever the engine says."""
     cr = claim_runs()
-    assert all(len(set(b["counts"])) == 1 for b in cr["balanced"].values())
-    control = {s: NC.claims.as_control(cr["balanced"][s], cr["imbalance"][s]) for s in SEEDS}
-    j = NC.claims.evidence.judge(NC.claims.IMB_TREND, cr["imbalance"], control)
+    assert all(len(set(b.counts)) == 1 for b in cr.balanced.values())
+    control = {s: NC.claims.as_control(cr.balanced[s], cr.imbalance[s]) for s in SEEDS}
+    j = NC.claims.evidence.judge(NC.claims.IMB_TREND, cr.imbalance, control)
     assert all(not NC.claims.IMB_TREND.test.passes(v) for v in j.control.values()), j.control
     trend = next(r for r in rows() if r["claim"].startswith("imbalanced classes, the network"))
     assert trend["reproduced"] == j.verdict and not trend["asserted"]
     assert trend["control"].startswith("the same network on balanced classes")
-    planted = next(r for r in rows(balanced=cr["imbalance"])
+    planted = next(r for r in rows(balanced=cr.imbalance)
                    if r["claim"].startswith("imbalanced classes, the network"))
     assert planted["reproduced"] == "does not discriminate" and not planted["asserted"]
     with pytest.raises(ValueError, match="balanced="):
-        NC.claims.claims(**dict(cr, balanced=None))
+        NC.claims.claims(replace(cr, balanced=None))
 
 
 @known_answer(NC.experiments.balanced_config,
@@ -321,14 +323,14 @@ def test_claims_table_rows_have_verdicts_controls_windows_and_seeds():
     assert all(r["control"] and r["window"] and r["seeds"] == SEEDS for r in rs)
     # NC4 reads the held-out numbers section 1's run recorded; the nearest centre disagreeing
     # with the network more often than the network errs: no
-    h = {s: r["AdamW, weight decay"] for s, r in claim_runs()["runs"].items()}
+    h = {s: r["AdamW, weight decay"] for s, r in claim_runs().runs.items()}
     assert _verdict(rs, "NC4") == ("yes" if all(x.last("test_nc4") < 1 - x.last("test_acc") for x in h.values()) else "partly")
     planted = {s: dict(r, **{"AdamW, weight decay": _copy(r["AdamW, weight decay"], test_nc4=lambda v: 0.5)})
-               for s, r in claim_runs()["runs"].items()}
+               for s, r in claim_runs().runs.items()}
     assert _verdict(rows(runs=planted), "NC4") == "no"
     plots.claims_table(rs, strict=False)
     # the live trend row counts the classes (not the characters of their counts) and judges slopes
-    n = len(claim_runs()["imbalance"][SEEDS[0]]["counts"])
+    n = len(claim_runs().imbalance[SEEDS[0]].counts)
     trend = next(r for r in rs if r["claim"].startswith("imbalanced classes, the network"))
     assert f"a trend over {n} classes" in trend["claim"] and f"each over {n} classes" in trend["measured here"]
     assert "slope of log norm against log count" in trend["measured here"] and "IMB_SLOPE_W" in trend["measured here"]

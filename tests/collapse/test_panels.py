@@ -185,7 +185,7 @@ def test_at_their_defaults_the_panels_show_their_phenomena(monkeypatch):
             assert kept(h) < 0.9 * kept(twin), (kept(h), kept(twin))
         else:
             r = runs[0]
-            free, exact = r["ufm"]["classifier_norm"], r["theory"]["classifier_norm"]
+            free, exact = r.ufm.classifier_norm, r.theory.classifier_norm
             assert np.all(np.diff(free) < 0) and np.allclose(free, exact, rtol=0.01)
 
 
@@ -237,8 +237,11 @@ def test_the_simplex_note_says_how_the_full_run_ends(monkeypatch):
     from dynamics.collapse import panels as P
 
     def fake(dist):
-        return lambda name: ({"history": {"steps": [0, 100, 200, 300],
-                                          "metrics": {"etf_distance": dist}}}, {})
+        def load(name, as_=None):
+            assert as_ is NC.experiments.Simplex  # read through its record
+            return as_(frames=[], steps=[], final_means=[], history={
+                "steps": [0, 100, 200, 300], "metrics": {"etf_distance": dist}}), {}
+        return load
 
     monkeypatch.setattr(results, "load", fake([0.5, 0.1, 0.11, 0.2]))
     assert P._full_run_end() == "the full run comes nearest at step 100 (distance 0.100), then drifts to 0.200 by its end."

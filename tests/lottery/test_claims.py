@@ -1,6 +1,7 @@
 """Lottery-ticket figures, tables, precomputed sliders, the claims rows (claims.py), and the live
 panels (constructed, set, clicked, stopped, refused values, a diverging setting, the seed)."""
 import copy
+from dataclasses import replace
 import json
 
 import numpy as np
@@ -42,7 +43,8 @@ def test_figures_tables_and_sliders_build(small):
     payload = json.loads(json.dumps(results._plain(payload)))  # as loaded from data/
     assert len(L.imp_slider(payload).layout.sliders[0].steps) == 2
     assert len(L.pai_slider(payload).layout.sliders[0].steps) == 2
-    assert len(L.lmc_slider(payload).layout.sliders[0].steps) == 1
+    lmcs = L.experiments.LmcFile.of(dict(lmc=payload["lmc"], seeds={}))
+    assert len(L.lmc_slider(lmcs).layout.sliders[0].steps) == 1
 
 
 def test_figures_leave_layout_to_the_house_and_keep_titles_short(small):
@@ -81,7 +83,7 @@ def test_tables_have_units_and_no_none(small):
 
 def test_claims_table_rows_and_verdicts(small):
     _, _, res, pai, lmc = small
-    rows = L.page_claims(res, pai, {"Adam lr 0.002": {0: {**lmc, "rewind_steps": [0]}}, "hot": {0: lmc}},
+    rows = L.page_claims(res, pai, {"Adam lr 0.002": {0: replace(lmc, rewind_steps=[0])}, "hot": {0: lmc}},
                          published=True)
     assert all(set(r) == {"claim", "paper", "measured here", "reproduced", "asserted", "control",
                           "window", "seeds", "evidence"} for r in rows)
@@ -237,7 +239,7 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
         assert (liu[f"liu_{tag}"], liu[f"liu_{tag}_range"]) == (
             f"{np.mean(gap):.1f}", f"{min(gap):+.1f} to {max(gap):+.1f}"), tag
     assert pai["pai_ticket"] > 10
-    rew = L.rewind_numbers(runs, results.load("lottery_lmc")[0])
+    rew = L.rewind_numbers(runs, results.load("lottery_lmc", as_=L.experiments.LmcFile)[0])
     assert rew["rewind_k"] == 50 and 1 < rew["rewind_gap"] < 4 and rew["lmc_first"] > 5
     # the cpu data (one seed): +2 points, short of the row's 3 ("partly" was a softer "no")
     assert "rewind_verdict" not in rew
@@ -246,8 +248,8 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
     # k = 100, 50, 50 on
     assert rew["lmc_seeds"] == 3 and rew["lmc_stable_k"] == "100, 50 and 50 (seeds 0, 1 and 2)"
     assert rew["lmc_rewind_stable"] == "2 of 3" and rew["lmc_rewind"] < rew["lmc_first"] / 2
-    both = L.lmc_numbers({**lmc, "rewind_steps": [0]}, lmc)
-    assert both["calm_barrier"] == 100 * lmc["barrier"][0] and both["hot_k_last"] == 5
+    both = L.lmc_numbers(replace(lmc, rewind_steps=[0]), lmc)
+    assert both["calm_barrier"] == 100 * lmc.barrier[0] and both["hot_k_last"] == 5
 
 
 def test_published_claims_are_rows_on_the_precomputed_data():
@@ -276,15 +278,30 @@ def test_published_claims_are_rows_on_the_precomputed_data():
 def test_published_stability_rows_say_no_when_a_seed_is_contradicted():
     """The published stability rows read every seed: one seed's barrier from θ₀ at the
     chapter's learning rate above the criterion makes the row not "yes"; on every seed, "no"."""
-    payload = results.load("lottery_lmc")[0]
-    lo = min(payload["lmc"], key=float)
-    calm = L.claims.lmc_seeds(payload, lo)
-    hot = L.claims.lmc_seeds(payload, max(payload["lmc"], key=float))
-    high = {s: dict(v, rewind_steps=[0], barrier={**v["barrier"], "0": 0.05})
+    payload = results.load("lottery_lmc", as_=L.experiments.LmcFile)[0]
+    lo = min(payload.lmc, key=float)
+    calm = payload.at(lo)
+    hot = payload.at(max(payload.lmc, key=float))
+    high = {s: replace(v, rewind_steps=[0], barrier={**v.barrier, "0": 0.05})
             for s, v in calm.items()}
-    one = {**{s: dict(v, rewind_steps=[0]) for s, v in calm.items()}, 1: high[1]}
+    one = {**{s: replace(v, rewind_steps=[0]) for s, v in calm.items()}, 1: high[1]}
     assert L.claims.lmc_claims(("calm", one), ("hot", hot))[0]["reproduced"] == "partly"
     assert L.claims.lmc_claims(("calm", high), ("hot", hot))[0]["reproduced"] == "no"
+
+
+def test_the_lmc_file_is_read_through_its_record_and_a_renamed_field_fails(tmp_path, monkeypatch):
+    """published_claims reads data/lottery_lmc.json as an LmcFile: a run of another seed whose
+    field is renamed is refused, naming the file, where and the field."""
+    blob = json.loads((results.data_dir() / "lottery_lmc.json").read_text())
+    run = blob["payload"]["seeds"]["0.01"]["2"]
+    run["barriers"] = run.pop("barrier")
+    for name in ("lottery_imp", "lottery_pai"):
+        (tmp_path / f"{name}.json").write_bytes((results.data_dir() / f"{name}.json").read_bytes())
+    (tmp_path / "lottery_lmc.json").write_text(json.dumps(blob))
+    monkeypatch.setattr(results, "DATA", tmp_path)
+    with pytest.raises(ValueError, match=r"lottery_lmc\.json\.seeds\['0\.01'\]\['2'\].*"
+                                         r"no field barrier.*unknown field barriers"):
+        L.claims.published_claims()
 
 
 def _pai_at(imp, rnd, methods, shuffled=None):

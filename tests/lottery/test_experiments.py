@@ -3,6 +3,7 @@ exactly), stopping and divergence, dry runs, and the chapter's claims: on the sm
 seeds 0-2 (what CI builds) and on the precomputed data/ files (what the static figures show)."""
 import functools
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -201,8 +202,8 @@ def test_divergence_is_a_result_not_a_crash():
     assert res.diverged[0].startswith("ticket, round 0, seed 0: diverged at step")
     assert len(res.density) == 1 and np.isnan(res.acc["reinit"][0, 0])
     lmc = L.run_lmc(cfg, (0, 15), seed=0, data=d, n_points=3, bars=False)
-    assert all(lmc["diverged"][k] for k in (0, 15))
-    assert all(math.isnan(lmc["barrier"][k]) for k in (0, 15))
+    assert all(lmc.diverged[k] for k in (0, 15))
+    assert all(math.isnan(lmc.barrier[k]) for k in (0, 15))
 
 
 def test_dry_run_caps_seeds_rounds_steps_and_rewind_points(small, monkeypatch, tmp_path):
@@ -212,7 +213,7 @@ def test_dry_run_caps_seeds_rounds_steps_and_rewind_points(small, monkeypatch, t
     assert res.seeds == [0, 2] and len(res.density) == 3 and res.eval_steps[-1] == 3
     assert res.round_near(0.2) == 2 and res.round_near(0.9) == 1
     lmc = L.run_lmc(cfg, (0, 10, 50, 200), seed=0, data=d, n_points=3, bars=False)
-    assert lmc["rewind_steps"] == [0, 200] and np.isfinite(lmc["barrier"][200])
+    assert lmc.rewind_steps == [0, 200] and np.isfinite(lmc.barrier[200])
 
 
 def test_precompute_writes_three_files_in_a_dry_run(monkeypatch, tmp_path):
@@ -374,11 +375,11 @@ def test_lmc_rows_say_no_without_a_barrier_to_remove_or_when_it_stays():
     stays = {}
     for s, h in hot.items():  # the barrier at the last rewind step as high as from θ₀
         stays[s] = copy.copy(h)
-        stays[s]["barrier"] = {**h["barrier"], h["rewind_steps"][-1]: h["barrier"][0]}
+        stays[s].barrier = {**h.barrier, h.rewind_steps[-1]: h.barrier[0]}
     assert L.claims.lmc_claims(("calm", calm), ("hot", stays))[1]["reproduced"] == "no"
     # the calm runs as the "unstable" ones: nothing to remove; the control (from θ₀) passes the
     # same test, so the row does not discriminate
-    assert L.claims.lmc_claims(("calm", calm), ("calm", {s: dict(c, rewind_steps=[0, 0]) for s, c in calm.items()}))[1][
+    assert L.claims.lmc_claims(("calm", calm), ("calm", {s: replace(c, rewind_steps=[0, 0]) for s, c in calm.items()}))[1][
         "reproduced"] == "does not discriminate"
     assert L.claims.lmc_claims(("hot", hot), ("hot", hot))[0]["reproduced"] == "no"
 
@@ -396,7 +397,7 @@ def _tiny_imp():
 def precomputed():
     imp, _ = results.load("lottery_imp")
     pai, _ = results.load("lottery_pai")
-    lmc, _ = results.load("lottery_lmc")
+    lmc, _ = results.load("lottery_lmc", as_=L.experiments.LmcFile)
     return L.imp_runs(imp), pai["pai"], lmc
 
 
@@ -482,12 +483,12 @@ def test_precomputed_lmc_and_learning_rate_settings(precomputed):
     LEVEL_POINTS (the prose glues whether its mean is within it); at 10% or fewer it is
     behind (by more than LEVEL_POINTS on average and on the last round, and on every round)."""
     runs, _, payload = precomputed
-    calm = L.claims.lmc_seeds(payload, "0.002")
-    hot = L.claims.lmc_seeds(payload, "0.01")
+    calm = payload.at("0.002")
+    hot = payload.at("0.01")
     assert sorted(calm) == sorted(hot) == [0, 1, 2]
     for s in calm:
-        b = {int(k): v for k, v in hot[s]["barrier"].items()}
-        assert calm[s]["barrier"]["0"] < 0.02
+        b = {int(k): v for k, v in hot[s].barrier.items()}
+        assert calm[s].barrier["0"] < 0.02
         assert b[0] > 0.05 and b[10] < b[0] and b[100] < 0.02 and b[200] < 0.02, (s, b)
     reset = runs["Adam lr 0.01, reset to θ₀"]
     rewound = runs["Adam lr 0.01, rewind to step 50"]

@@ -15,7 +15,9 @@ Modules:
   ``imbalanced_ufm_solution``, ``minority_collapse_threshold``), which it re-exports. No
   plotting.
 - :mod:`.experiments`: the runners (``run_collapse``, ``run_conditions``, ``run_ufm_pair``,
-  ``run_imbalance``, ``run_claim_seeds``) and ``precompute_plan``.
+  ``run_imbalance``, ``run_claim_seeds``), the records they return and the precomputed files
+  are read as (``Imbalance``, ``ClaimSeeds``, ``DecaySweep``, ``ImbalanceSweep``,
+  ``Simplex``) and ``precompute_plan``.
 - :mod:`.figures`: figures of the runs (``*_figure``), sliders over the precomputed files
   (``*_slider``) and tables.
 - :mod:`.panels`: the live panels (``*_panel``), one per section.
@@ -31,8 +33,8 @@ is in the modules (``NC.science.nc1``).
 """
 from . import claims, experiments, facts, figures, losses, panels, science, theory
 from .science import CollapseConfig, ImbalanceConfig, UFMConfig, load_data
-from .experiments import (dataset_line, run_collapse, run_conditions, run_imbalance,
-                          run_ufm_pair)
+from .experiments import (dataset_line, run_collapse, run_conditions,
+                          run_imbalance, run_ufm_pair)
 from .figures import (clock_figure, conditions_figure, gram_figure, imbalance_figure,
                       imbalance_table, nc_figure, simplex_figure, terminal_phase_table,
                       ufm_figure)

@@ -13,7 +13,8 @@ import numpy as np
 from .. import evidence, plots, results
 from ..runtime import get_profile
 from ..train import History
-from .experiments import run_claim_seeds
+from .experiments import (RECORDS, ClaimSeeds, DecaySweep, Geometry, ImbalanceSweep,
+                          run_claim_seeds)
 from .figures import (GD_SLIDER_OPENS_AT, decay_clock, decay_sweep, gd_slider, gd_sweep,
                       imbalance_slider, imbalance_trends, precomputed_scale, route_numbers,
                       simplex_slider, weight_decay_slider)
@@ -99,7 +100,7 @@ NC1_TERMINAL = evidence.Claim(
     fmt=lambda v: plots.number(v, 2))
 
 
-def _trend_margin(result: dict) -> float:
+def _trend_margin(result) -> float:
     """How far an imbalance run's network follows the trend of norms with class counts, as the
     weaker of its two slopes of log norm against log count beyond their bars:
     ``min(slope_W − IMB_SLOPE_W, IMB_SLOPE_H − slope_H)`` (positive: classifier rows longer and
@@ -110,11 +111,11 @@ def _trend_margin(result: dict) -> float:
     return min(t["slope_w"] - IMB_SLOPE_W, IMB_SLOPE_H - t["slope_h"])
 
 
-def as_control(balanced: dict, imbalanced: dict) -> dict:
+def as_control(balanced, imbalanced):
     """A balanced run read as the trend's control: its norms against the counts the imbalanced
     run gave each class (the class counts did not differ, so a trend with these counts is
-    chance)."""
-    return dict(balanced, counts=list(imbalanced["counts"]))
+    chance). Both: :class:`~.experiments.Imbalance`."""
+    return replace(balanced, counts=list(imbalanced.counts))
 
 
 IMB_TREND = evidence.Claim(
@@ -258,19 +259,20 @@ def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
     them (:func:`claims`) and adds the rows of the published data
     (:func:`published_claims`)."""
     seeds = claim_seeds(next(iter(done)), profile)
-    return claims(**run_claim_seeds(cfg, ufm_cfg, icfg, seeds, data, done=done)) + \
+    return claims(run_claim_seeds(cfg, ufm_cfg, icfg, seeds, data, done=done)) + \
         published_claims()
 
 
-def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
-           balanced: dict | None = None) -> list[dict]:
+def claims(live: ClaimSeeds) -> list[dict]:
     """The papers' claims beside what the page's live runs measured, each judged by the claims
-    engine on every claim seed. ``runs``, ``ufm``, ``imbalance`` and ``ce`` map each claim seed
-    to that seed's :func:`run_conditions` (NC4 reads the held-out numbers section 1's run
-    recorded, ``test_nc4`` and ``test_acc``), :func:`run_ufm_pair`, :func:`run_imbalance` and
-    cross-entropy run (:func:`.experiments.run_claim_seeds`; without ``ce``, no rows of the
-    loss comparison, :func:`.losses.loss_claims`). ``balanced``: each claim seed's imbalance
-    run on balanced classes (:func:`balanced_config`), the trend row's control."""
+    engine on every claim seed. ``live`` (:func:`.experiments.run_claim_seeds`) maps each
+    claim seed to that seed's :func:`run_conditions` (``runs``: NC4 reads the held-out numbers
+    section 1's run recorded, ``test_nc4`` and ``test_acc``), :func:`run_ufm_pair`,
+    :func:`run_imbalance` and cross-entropy run (``ce``; None: no rows of the loss
+    comparison, :func:`.losses.loss_claims`); ``balanced``: each claim seed's imbalance run on
+    balanced classes (:func:`balanced_config`), the trend row's control."""
+    runs, ufm, imbalance, ce, balanced = (live.runs, live.ufm, live.imbalance, live.ce,
+                                          live.balanced)
     n = plots.number
     seeds = list(runs)
     first = seeds[0]
@@ -328,7 +330,7 @@ def claims(runs: dict, ufm: dict, imbalance: dict, ce: dict | None = None,
         raise ValueError("claims() needs balanced=: the imbalance trend's control, each claim "
                          "seed's run_imbalance(balanced_config(icfg)) (run_claim_seeds trains it)")
     rows.append(_trend_row(tr, {s: as_control(balanced[s], imbalance[s]) for s in seeds},
-                           {s: imbalance[s] for s in seeds}, len(imbalance[first]["counts"])))
+                           {s: imbalance[s] for s in seeds}, len(imbalance[first].counts)))
     if ce is not None:
         rows += loss_claims({s: aw[s] for s in seeds}, ce)
     return rows
@@ -410,26 +412,15 @@ GD_NC1_UP = _pub("NC1 up", lambda v: _from(v, "nc1"), ">", 1.0, "above 1",
                  control_measure=lambda v: v["opens_nc1_ratio"])
 
 
-def by_seed(payload: dict, runs: str = "histories") -> dict:
-    """A precomputed file's runs seed by seed, ``{seed: payload of that seed alone}``: seed
-    0's (what the figures draw) and the other seeds' (``seed_histories`` of a decay sweep,
-    ``seed_runs`` of the imbalance file, at its ``seed_ratios``)."""
-    if runs == "histories":
-        out = {0: dict(payload, histories=payload["histories"])}
-        for s, hs in payload.get("seed_histories", {}).items():
-            out[int(s)] = dict(payload, histories=hs)
-        return out
-    read = payload.get("seed_ratios", [r for r in payload["ratios"] if r > 1])
-    first = dict(zip(payload["ratios"], payload["runs"]))
-    out = {0: dict(ratios=read, runs=[first[r] for r in read])}
-    for s, rs in payload.get("seed_runs", {}).items():
-        out[int(s)] = dict(ratios=read, runs=rs)
-    return out
+def by_seed(sweep: DecaySweep | ImbalanceSweep) -> dict:
+    """A precomputed file's runs seed by seed: seed 0's (what the figures draw) and the other
+    seeds' (:meth:`.experiments.DecaySweep.by_seed`, :meth:`.experiments.ImbalanceSweep.by_seed`)."""
+    return sweep.by_seed()
 
 
-def _off_90(part: dict) -> float:
+def _off_90(part) -> float:
     """The largest angle between two (uncentred) class means, in degrees from 90°."""
-    a = np.asarray(part["angles"], float)
+    a = np.asarray(part.angles, float)
     return float(np.max(np.abs(a[~np.eye(len(a), dtype=bool)] - 90)))
 
 
@@ -438,16 +429,17 @@ def _ufm_exact(runs: list) -> float:
     its norms), the worst over ``runs``, as the worse of two ratios to the row's tolerances:
     degrees from 90° ÷ :data:`IMB_UFM_ANGLE` and the norms' relative error ÷
     :data:`IMB_UFM_NORMS` (below 1: both within)."""
-    return max(max(_off_90(r["ufm"]) / IMB_UFM_ANGLE,
-                   float(np.max(np.abs(np.asarray(r["ufm"]["feature_norm"], float)
-                                       / np.asarray(r["theory"]["feature_norm"], float) - 1)))
+    return max(max(_off_90(r.ufm) / IMB_UFM_ANGLE,
+                   float(np.max(np.abs(np.asarray(r.ufm.feature_norm, float)
+                                       / np.asarray(r.theory.feature_norm, float) - 1)))
                    / IMB_UFM_NORMS) for r in runs)
 
 
-def initial_geometry(icfg, seed: int, result: dict) -> dict:
+def initial_geometry(icfg, seed: int, result):
     """The control of the imbalance rows: ``result`` (a :func:`.experiments.run_imbalance` of
     ``icfg`` on ``seed``) with its free model and its network replaced by the same models at
-    initialization, built as the run builds them (same seed, same data), untrained."""
+    initialization, built as the run builds them (same seed, same data), untrained (each a
+    :class:`~.experiments.Geometry`: no training status)."""
     from .. import data as D
     from .. import runtime
     from .science import CollapseNet, UnconstrainedFeatures, mean_geometry, ufm_data
@@ -461,7 +453,8 @@ def initial_geometry(icfg, seed: int, result: dict) -> dict:
                                   seed=seed, counts=counts, n_test=100 * C)
     with runtime.seeded(seed):
         net = CollapseNet(net_data.input_dim, icfg.width, 1, icfg.linear_depth, C).to(net_data.device)
-    return dict(result, ufm=mean_geometry(model, data), network=mean_geometry(net, net_data))
+    return replace(result, ufm=Geometry(**mean_geometry(model, data)),
+                   network=Geometry(**mean_geometry(net, net_data)))
 
 
 IMB_UFM = evidence.Claim(
@@ -480,7 +473,7 @@ IMB_NET = evidence.Claim(
     f"imbalanced classes: the network's class means within {IMB_NET_TOL:g}° of orthogonal "
     "(every pair; a simplex's are 19.5° off)",
     "Dang et al. (2023) (for the unconstrained model; the network: this chapter)",
-    measure=lambda runs: max(_off_90(r["network"]) for r in runs),
+    measure=lambda runs: max(_off_90(r.network) for r in runs),
     test=evidence.Test("<", IMB_NET_TOL, "the largest angle between class means, degrees from 90°, "
                                          "IMB_NET_TOL"),
     control="the same network at initialization (same seed and data, untrained), which must fail "
@@ -495,12 +488,13 @@ def published_claims() -> list[dict]:
     Each row is judged on every seed of its file (seed 0 draws the figures; seeds 1 and 2
     were run where these rows read them: every decay, every imbalanced ratio), and shows the
     seeds' spread."""
-    payload, prov = results.load("collapse_weight_decay")
-    adam = by_seed(payload)
+    adam_sweep, prov = results.load("collapse_weight_decay", as_=DecaySweep)
+    adam = adam_sweep.by_seed()
     seeds = list(adam)
     sweep = {s: decay_sweep(p) for s, p in adam.items()}
     clock = {s: decay_clock(p) for s, p in adam.items()}
-    gd = {s: gd_sweep(p) for s, p in by_seed(results.load("collapse_gd_weight_decay")[0]).items()}
+    gd = {s: gd_sweep(p) for s, p in
+          results.load("collapse_gd_weight_decay", as_=DecaySweep)[0].by_seed().items()}
     first = seeds[0]
     # the decays whose terminal phase is short on the clock (the clock is the config's: the
     # same on every seed)
@@ -558,13 +552,12 @@ def published_claims() -> list[dict]:
                 "lower, which must fail the same test; where its loss is held up too, the loss "
                 "does not tell the decays that raise NC1 from one that lowers it",
         window=f"final values, decays {gd_decays}", asserted=False), gd, gd).row())
-    imb_payload, imb_prov = results.load("collapse_imbalance")
-    runs = by_seed(imb_payload, "runs")
+    imb, imb_prov = results.load("collapse_imbalance", as_=ImbalanceSweep)
+    treated = imb.by_seed()
     icfg = ImbalanceConfig(**imb_prov["config"])
-    start = {s: [initial_geometry(icfg.replace(ratio=r), s, run) for r, run in zip(p["ratios"], p["runs"])]
-             for s, p in runs.items()}
-    treated = {s: p["runs"] for s, p in runs.items()}
-    window = ("the end of each run, ratios " + ", ".join(f"{r:g}" for r in runs[first]["ratios"])
+    start = {s: [initial_geometry(icfg.replace(ratio=r), s, run)
+                 for r, run in zip(imb.seed_ratios, rs)] for s, rs in treated.items()}
+    window = ("the end of each run, ratios " + ", ".join(f"{r:g}" for r in imb.seed_ratios)
               + ", each seed's worst")
     rows += [evidence.judge(replace(IMB_UFM, window=window), treated, start).row(),
              evidence.judge(replace(IMB_NET, window=window), treated, start).row()]
@@ -600,8 +593,8 @@ SCALES = {"collapse_weight_decay": "sweep_scale", "collapse_simplex": "simplex_s
 def show_precomputed(name: str) -> None:
     """Show the static figure of a precomputed file (``data/<name>.json``, one of
     :data:`SLIDERS`: a slider over its runs) and its provenance as the caption."""
-    payload, prov = results.load(name)
-    plots.show(SLIDERS[name](payload))
+    rec, prov = results.load(name, as_=RECORDS[name])
+    plots.show(SLIDERS[name](rec))
     plots.caption(results.describe(prov))
 
 
@@ -619,22 +612,22 @@ def precomputed_numbers(name: str, cfg) -> dict:
     ``cfg``, the page's live run (:func:`precomputed_scale`; for the gradient-descent sweep,
     with ``cfg``'s gradient-descent settings), and for the AdamW sweep of section 1 its
     numbers (:func:`decay_sweep`) and those of section 3's route (:func:`route_numbers`)."""
-    payload, prov = results.load(name)
+    rec, prov = results.load(name, as_=RECORDS[name])
     if name == "collapse_gd_weight_decay":
         cfg = cfg.replace(optimizer="sgd", lr=cfg.gd_lr)
     out = {SCALES[name]: precomputed_scale(prov, cfg)}
     if name == "collapse_weight_decay":
-        sweep = decay_sweep(payload)
+        sweep = decay_sweep(rec)
         out.update(sweep_code=code_status(prov),
                    sweep_none=sweep["none_over_best"], sweep_best=sweep["best"],
                    # the slider shows seed 0; the best decay of each seed the claims row reads
                    sweep_best_seeds=_and_seeds({s: f"{decay_sweep(q)['best']:g}"
-                                                for s, q in by_seed(payload).items()}),
+                                                for s, q in rec.by_seed().items()}),
                    sweep_rise=sweep["rise"], sweep_largest=sweep["largest"],
-                   **_fall_numbers(payload), **route_numbers(payload))
+                   **_fall_numbers(rec), **route_numbers(rec))
     if name == "collapse_gd_weight_decay":
-        seeds = {s: gd_sweep(p) for s, p in by_seed(payload).items()}
-        out.update(gd_never_fit(payload), gd_opens=f"{GD_SLIDER_OPENS_AT:g}",
+        seeds = {s: gd_sweep(p) for s, p in rec.by_seed().items()}
+        out.update(gd_never_fit(rec), gd_opens=f"{GD_SLIDER_OPENS_AT:g}",
                    gd_loss_from=from_text({s: first_decay_from(v, "loss", LOSS_HELD_UP)
                                            for s, v in seeds.items()}),
                    gd_nc1_from=from_text({s: first_decay_from(v, "nc1", 1.0)
@@ -674,21 +667,21 @@ def from_text(first: dict) -> str:
     return ", ".join(f"{k} on {seeds(v)}" for k, v in ordered)
 
 
-def _fall_numbers(payload: dict) -> dict:
+def _fall_numbers(sweep: DecaySweep) -> dict:
     """The NC1 row's control in section 1's sweep (seed 0): NC1's fall in the terminal phase
     (:func:`_nc1_fall`) without decay and at the sweep's smallest decay, and the row's bar."""
-    hs = [History.from_dict(h) for h in payload["histories"]]
+    hs = [History.from_dict(h) for h in sweep.histories]
     return dict(fall_none=_nc1_fall(hs[0]), fall_weak=_nc1_fall(hs[1]),
-                fall_weak_decay=f"{float(payload['weight_decays'][1]):g}", fall_bar=f"{NC1_FALL:g}")
+                fall_weak_decay=f"{float(sweep.weight_decays[1]):g}", fall_bar=f"{NC1_FALL:g}")
 
 
-def gd_never_fit(payload: dict) -> dict:
+def gd_never_fit(sweep: DecaySweep) -> dict:
     """The decays of a precomputed sweep (seed 0) whose run never reaches zero training error
     (no terminal phase), as the prose says them, and their final training accuracies;
     ``gd_never`` is "" when every run does."""
     from .science import terminal_phase_start
 
-    never = [(d, History.from_dict(h)) for d, h in zip(payload["weight_decays"], payload["histories"])]
+    never = [(d, History.from_dict(h)) for d, h in zip(sweep.weight_decays, sweep.histories)]
     never = [(d, h) for d, h in never if terminal_phase_start(h) is None]
     return dict(gd_never=" and ".join(f"{d:g}" for d, _ in never),
                 gd_never_acc=" and ".join(f"{100 * h.last('train_acc'):.2f}%" for _, h in never))

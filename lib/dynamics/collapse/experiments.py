@@ -10,6 +10,7 @@ Lists of runs go through :func:`dynamics.runtime.grid`, so a dry run
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
@@ -17,7 +18,7 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
-from .. import runtime, units
+from .. import results, runtime, units
 from .. import progress as P
 from ..runtime import dry_run, get_seed
 from ..models import evaluating
@@ -30,10 +31,151 @@ from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, Imbalanc
 
 __all__ = ["Recorder", "snapshot", "live_eval_steps", "run_collapse", "run_weight_decays",
            "run_conditions", "run_ufm", "run_ufm_pair", "run_imbalance", "balanced_config",
-           "run_claim_seeds",
+           "run_claim_seeds", "Geometry", "FreeModel", "Network", "Exact", "Imbalance",
+           "ClaimSeeds", "DecaySweep", "ImbalanceSweep", "Simplex", "RECORDS",
            "dataset_line", "project_3d", "simplex_frames", "PRECOMPUTED_WEIGHT_DECAYS",
            "PRECOMPUTED_GD_WEIGHT_DECAYS", "PRECOMPUTED_RATIOS", "PRECOMPUTED_SEEDS", "COMMAND",
            "precompute_plan"]
+
+
+# ============================================================================ the results
+# What the runners return and the precomputed files hold, field by field (dynamics.results
+# .Record): a claim names what it reads, and a field renamed in the code or in a file fails
+# when the file is read, naming it.
+
+
+@dataclass
+class Geometry(results.Record):
+    """Uncentred class means (:func:`.science.mean_geometry`): each class's count, the norm
+    of its mean feature and of its classifier row, and the angles (degrees) between means."""
+    counts: list
+    feature_norm: list
+    classifier_norm: list
+    angles: list
+
+
+@dataclass
+class FreeModel(results.Record):
+    """The unconstrained features model of an imbalance run, trained: its geometry
+    (:class:`Geometry`'s fields), how its training ended and its final training loss."""
+    counts: list
+    feature_norm: list
+    classifier_norm: list
+    angles: list
+    status: str
+    train_loss: float
+
+
+@dataclass
+class Network(results.Record):
+    """The network of an imbalance run, trained: :class:`FreeModel`'s fields and its final
+    training accuracy."""
+    counts: list
+    feature_norm: list
+    classifier_norm: list
+    angles: list
+    status: str
+    train_acc: float
+    train_loss: float
+
+
+@dataclass
+class Exact(results.Record):
+    """The exact solution of the imbalanced unconstrained features model
+    (:func:`.theory.imbalanced_ufm_solution`), class by class."""
+    classifier_norm: list
+    feature_norm: list
+    output: list
+
+
+@dataclass
+class Imbalance(results.Record):
+    """One :func:`run_imbalance`: the class counts, whether it was stopped, the free model, its
+    exact solution and the network. A live run stopped (or not yet finished) holds None for
+    the parts it has not trained; a file's runs hold every part."""
+    counts: list
+    stopped: bool
+    ufm: FreeModel
+    theory: Exact
+    network: Network
+
+
+@dataclass
+class ClaimSeeds(results.Record):
+    """The live runs the claims table judges (:func:`run_claim_seeds`), each ``{seed:
+    result}``: section 3's four runs (:func:`run_conditions`), the unconstrained features pair
+    (:func:`run_ufm_pair`), the imbalance run, the cross-entropy run of section 1 and the
+    imbalance run on balanced classes (:func:`balanced_config`)."""
+    runs: dict
+    ufm: dict
+    imbalance: dict[int, Imbalance]
+    ce: dict
+    balanced: dict[int, Imbalance]
+
+
+@dataclass
+class DecaySweep(results.Record):
+    """A weight-decay sweep (``data/collapse_weight_decay.json``, AdamW, and
+    ``collapse_gd_weight_decay.json``, gradient descent): the decays (the first 0), seed 0's
+    run at each (``histories``, a :class:`~dynamics.train.History` as a dict: what the figures
+    draw) and the other seeds' (``seed_histories``: ``{seed: [history per decay]}``)."""
+    weight_decays: list
+    histories: list
+    seed_histories: dict
+
+    def by_seed(self) -> dict[int, "DecaySweep"]:
+        """The sweep seed by seed, ``{seed: the sweep with that seed's histories}``, seed 0's
+        first."""
+        out = {0: self}
+        for s, hs in self.seed_histories.items():
+            out[int(s)] = replace(self, histories=hs)
+        return out
+
+
+@dataclass
+class ImbalanceSweep(results.Record):
+    """The imbalance file (``data/collapse_imbalance.json``): seed 0's run at every ratio
+    (``runs``, what the slider draws) and the other seeds' at the imbalanced ratios
+    (``seed_runs``: ``{seed: [run per ratio of seed_ratios]}``)."""
+    ratios: list
+    runs: list[Imbalance]
+    seed_ratios: list
+    seed_runs: dict
+
+    @classmethod
+    def of(cls, payload, where: str = ""):
+        # a dict of lists of records: Record.of builds a list's or a dict's, not both nested
+        rec = super().of(payload, where)
+        where = where or cls.__name__
+        rec.seed_runs = {s: [r if isinstance(r, Imbalance)
+                             else Imbalance.of(r, f"{where}.seed_runs[{s!r}][{i}]")
+                             for i, r in enumerate(rs)] for s, rs in rec.seed_runs.items()}
+        return rec
+
+    def by_seed(self) -> dict[int, list[Imbalance]]:
+        """The runs the published claims read, seed by seed: each seed's at
+        :attr:`seed_ratios` (seed 0's taken from :attr:`runs`)."""
+        first = dict(zip(self.ratios, self.runs))
+        out = {0: [first[r] for r in self.seed_ratios]}
+        for s, rs in self.seed_runs.items():
+            out[int(s)] = rs
+        return out
+
+
+@dataclass
+class Simplex(results.Record):
+    """Section 2's precomputed picture (``data/collapse_simplex.json``): the 3-D frames
+    (:func:`simplex_frames`; the last with the simplex ETF), their steps, the run's history
+    (a dict) and its final centred class means."""
+    frames: list
+    steps: list
+    history: dict
+    final_means: list
+
+
+RECORDS = {"collapse_weight_decay": DecaySweep, "collapse_gd_weight_decay": DecaySweep,
+           "collapse_imbalance": ImbalanceSweep, "collapse_simplex": Simplex}
+"""Each precomputed file of the chapter and the record it is read as."""
 
 
 # ============================================================================ recording
@@ -207,18 +349,18 @@ def run_ufm_pair(cfg: UFMConfig, seed: int | None = None, bars=None) -> dict:
 
 
 def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None,
-                  on_part=None, evals: int = 100) -> dict:
+                  on_part=None, evals: int = 100) -> Imbalance:
     """Imbalanced classes, MSE loss, a deep linear head: the unconstrained features model
     (plain gradient descent with weight decay, next to its exact solution) and a ReLU network
     on an imbalanced Gaussian mixture (``cfg.optimizer``, by default gradient descent with
-    momentum). Returns the geometry of both; ``result["stopped"]`` is True when its
-    :mod:`dynamics.progress` job was stopped (then the parts not reached are missing).
-    ``on_part(result so far)`` is called once the unconstrained model is trained (a live
+    momentum). Returns the geometry of both (an :class:`Imbalance`); ``result.stopped`` is
+    True when its :mod:`dynamics.progress` job was stopped (then the parts not reached are
+    None). ``on_part(result so far)`` is called once the unconstrained model is trained (a live
     panel draws it while the network trains); ``evals``: evaluations of each training (its
     progress and Stop; the result reads only the end)."""
     seed = get_seed(seed)
     counts = cfg.counts()
-    out, job = dict(counts=counts, stopped=False), P.current()
+    job = P.current()
     C = cfg.n_classes
     # the unconstrained features model and its solution
     with runtime.seeded(seed):
@@ -230,10 +372,13 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None,
                 loss="mse", eval=At(evals_at, test=False))
     with job.part(0, 2):
         h = train(model, data, gd, seed=seed, bars=bars, desc="unconstrained features")
-    out["ufm"] = dict(mean_geometry(model, data), status=h.status, train_loss=h.last("train_loss"))
-    out["theory"] = imbalanced_ufm_solution(counts, cfg.ufm_weight_decay, cfg.linear_depth)
+    out = Imbalance(counts=counts, stopped=False, network=None,
+                    ufm=FreeModel(**mean_geometry(model, data), status=h.status,
+                                  train_loss=h.last("train_loss")),
+                    theory=Exact(**imbalanced_ufm_solution(counts, cfg.ufm_weight_decay,
+                                                           cfg.linear_depth)))
     if job.stopped:
-        out["stopped"] = True
+        out.stopped = True
         return out
     if on_part is not None:
         on_part(out)
@@ -247,9 +392,9 @@ def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None,
                         loss="mse", schedule=cosine_schedule(cfg.steps), eval=evals_at)
     with job.part(1, 2):
         h = train(net, data, net_recipe, seed=seed, bars=bars, desc="imbalanced network")
-    out["network"] = dict(mean_geometry(net, data), status=h.status,
+    out.network = Network(**mean_geometry(net, data), status=h.status,
                           train_acc=h.last("train_acc"), train_loss=h.last("train_loss"))
-    out["stopped"] = job.stopped
+    out.stopped = job.stopped
     return out
 
 
@@ -264,14 +409,14 @@ def balanced_config(icfg: ImbalanceConfig) -> ImbalanceConfig:
 
 def run_claim_seeds(cfg: CollapseConfig, ufm_cfg: UFMConfig, icfg: ImbalanceConfig, seeds,
                     data: D.Dataset | None = None, done: dict | None = None,
-                    bars=None) -> dict:
+                    bars=None) -> ClaimSeeds:
     """The live runs the claims table judges, on each of ``seeds``: section 3's four runs
     (:func:`run_conditions`, on ``data``: the seeds vary the initialization, not the split),
     the unconstrained features pair, the imbalance run, its control on balanced classes
     (:func:`balanced_config`) and section 1's run with cross-entropy. ``done``: ``{seed:
     dict(runs=, ufm=, imbalance=, ce=, balanced=)}`` already trained (the page's own seed); a
-    part it lacks is trained. Returns ``dict(runs=, ufm=, imbalance=, ce=, balanced=)``, each
-    ``{seed: result}`` in the order of ``seeds``. Section 1's run of
+    part it lacks is trained. Returns a :class:`ClaimSeeds`, each of its fields ``{seed:
+    result}`` in the order of ``seeds``. Section 1's run of
     each seed, under either loss, records NC1 and NC4 on the test set too (for
     :func:`.losses.loss_claims`)."""
     seeds = [int(s) for s in seeds]
@@ -298,7 +443,7 @@ def run_claim_seeds(cfg: CollapseConfig, ufm_cfg: UFMConfig, icfg: ImbalanceConf
         with job.part(todo.index(s), len(todo)):
             for key in out:
                 out[key][s] = have[key] if key in have else train_[key](s)
-    return out
+    return ClaimSeeds(**out)
 
 
 def dataset_line(data) -> str:
@@ -398,7 +543,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     # section 2: the simplex in 3-D
     c4 = CollapseConfig.for_profile(p.profile, n_classes=4)
     p.unit("collapse_simplex", partial(_simplex_unit, c4), config=c4)
-    p.output("collapse_simplex", lambda r: r["collapse_simplex"], config=c4, command=cmd,
+    p.output("collapse_simplex", lambda r: Simplex.of(r["collapse_simplex"]), config=c4, command=cmd,
              note=lambda t: f"{t['results']['collapse_simplex']['history']['info']['dataset']}, "
                             f"4 classes; {scale}.")
     # section 4: imbalance ratios
@@ -427,30 +572,33 @@ def _decay_unit(cfg: CollapseConfig, weight_decay: float, seed: int = 0) -> dict
     return dict(history=run_weight_decays(cfg, [weight_decay], seed, data)[0], source=source)
 
 
-def _sweep_payload(decays: list, seeds: list, runs: dict) -> dict:
+def _sweep_payload(decays: list, seeds: list, runs: dict) -> DecaySweep:
     """A decay sweep's file: seed 0's histories (``histories``, what the figures draw) and
     every seed's, decay by decay (``seed_histories``: ``{seed: [history per decay]}``)."""
     per_seed = [list(runs.values())[k * len(decays):(k + 1) * len(decays)]
                 for k in range(len(seeds))]
-    return dict(weight_decays=decays, histories=[r["history"] for r in per_seed[0]],
-                seed_histories={str(s): [r["history"] for r in rs]
-                                for s, rs in zip(seeds, per_seed) if s != seeds[0]})
+    return DecaySweep(weight_decays=decays, histories=[r["history"] for r in per_seed[0]],
+                      seed_histories={str(s): [r["history"] for r in rs]
+                                      for s, rs in zip(seeds, per_seed) if s != seeds[0]})
 
 
-def _imbalance_payload(ratios: list, imbalanced: list, seeds: list, runs: dict) -> dict:
+def _imbalance_payload(ratios: list, imbalanced: list, seeds: list,
+                       runs: dict) -> ImbalanceSweep:
     """The imbalance file: seed 0's run at every ratio (``runs``, what the slider draws) and
     the other seeds' at the imbalanced ratios (``seed_runs``: ``{seed: [run per ratio]}``,
     ratios ``seed_ratios``)."""
     runs = list(runs.values())
     rest = runs[len(ratios):]
-    return dict(ratios=ratios, runs=runs[:len(ratios)], seed_ratios=imbalanced,
-                seed_runs={str(s): rest[k * len(imbalanced):(k + 1) * len(imbalanced)]
-                           for k, s in enumerate(seeds[1:])})
+    return ImbalanceSweep.of(dict(
+        ratios=ratios, runs=runs[:len(ratios)], seed_ratios=imbalanced,
+        seed_runs={str(s): rest[k * len(imbalanced):(k + 1) * len(imbalanced)]
+                   for k, s in enumerate(seeds[1:])}))
 
 
-def _simplex_unit(c4: CollapseConfig) -> dict:
+def _simplex_unit(c4: CollapseConfig) -> Simplex:
     h, rec = run_collapse(c4, 0, snapshots=True)
     frames, steps = simplex_frames(h, rec, n_frames=14)
     frames = [{k: v for k, v in f.items() if k != "etf"} for f in frames[:-1]] + [frames[-1]]
-    return dict(frames=frames, steps=steps, history=h, final_means=rec.snapshots[-1]["means"])
+    return Simplex(frames=frames, steps=steps, history=h.to_dict(),
+                   final_means=rec.snapshots[-1]["means"])
 

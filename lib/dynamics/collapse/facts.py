@@ -110,7 +110,7 @@ def _side(*differences: float) -> str:
     return "one nearer orthogonal and one farther"
 
 
-def imbalance_numbers(result: dict) -> dict:
+def imbalance_numbers(result) -> dict:
     """Section 4's numbers: the run's, as its "What to notice" quotes them, and exercise 4's."""
     t = imbalance_trends(result)
     return dict(ufm_err=f"{100 * t['ufm_error']:.2g}%",
@@ -119,7 +119,7 @@ def imbalance_numbers(result: dict) -> dict:
                 slope_w=f"{t['slope_w']:+.3f}".replace("-", "−"),
                 slope_h=f"{t['slope_h']:+.3f}".replace("-", "−"),
                 net_tol=f"{IMB_NET_TOL:g}°", slope_bar_w=f"{IMB_SLOPE_W:g}", slope_bar_h=f"{IMB_SLOPE_H:g}".replace("-", "−"),
-                against=f"{t['against_w'] + t['against_h']} of {2 * (len(result['counts']) - 1)}",
+                against=f"{t['against_w'] + t['against_h']} of {2 * (len(result.counts) - 1)}",
                 tie_tol=f"{TIE_REL:.0%}", **_minority_numbers())
 
 

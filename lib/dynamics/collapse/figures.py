@@ -256,11 +256,13 @@ def ufm_figure(runs: dict, title: str = "") -> "go.Figure":
     return fig
 
 
-def imbalance_figure(result: dict, title: str = "") -> "go.Figure":
+def imbalance_figure(result, title: str = "") -> "go.Figure":
     """Left: norms of class means and classifier rows against class count (each series
     divided by its geometric mean, so shapes compare): the unconstrained features model, its
-    exact solution and the network. Right: angles between the network's class means."""
-    counts = np.asarray(result["counts"], float)
+    exact solution and the network. Right: angles between the network's class means.
+    ``result``: an :class:`~.experiments.Imbalance` (a part not yet trained, None, is not
+    drawn)."""
+    counts = np.asarray(result.counts, float)
     C = len(counts)
     fig = plots.subplots(1, 2, ["norm ÷ geometric mean", "network: angles (°)"], height=440,
                          title=title or "Imbalanced classes", column_widths=[0.55, 0.45])
@@ -276,18 +278,19 @@ def imbalance_figure(result: dict, title: str = "") -> "go.Figure":
               ("ufm", "classifier_norm", "classifier: free model", "markers", 1),
               ("network", "classifier_norm", "classifier: network", "markers", 1)]
     for source, key, name, mode, color in series:
-        if source not in result:
+        part = getattr(result, source)
+        if part is None:
             continue
         open_marker = source == "network"
-        fig.add_scatter(x=counts, y=rel(result[source][key]), mode=mode, name=name, row=1, col=1,
+        fig.add_scatter(x=counts, y=rel(getattr(part, key)), mode=mode, name=name, row=1, col=1,
                         line=dict(color=plots.PALETTE[color]),
                         marker=dict(size=10 if open_marker else 8, color=plots.PALETTE[color],
                                     symbol="circle-open" if open_marker else "circle"))
     fig.update_xaxes(type="log", title_text="examples in the class", row=1, col=1)
     # the norms differ by tens of per cent: a linear axis reads better than a log one
-    if "network" in result:
+    if result.network is not None:
         labels = [f"n={int(n)}" for n in counts]
-        angles = np.asarray(result["network"]["angles"], float) + np.diag([np.nan] * C)
+        angles = np.asarray(result.network.angles, float) + np.diag([np.nan] * C)
         fig.add_heatmap(z=angles, x=labels, y=labels, zmin=0, zmax=180, colorscale="RdBu_r",
                         texttemplate="%{z:.0f}", row=1, col=2, showscale=True,
                         colorbar=dict(title=dict(text="angle (°)"), thickness=12,
@@ -301,22 +304,22 @@ def imbalance_figure(result: dict, title: str = "") -> "go.Figure":
 SMALLEST_ANGLE = "smallest angle to another class (°)"  # the table's column: the network's
 
 
-def imbalance_table(result: dict):
+def imbalance_table(result):
     """One row per class of a :func:`run_imbalance` result: its count n, the norms of its class
     mean ‖h̄‖ and classifier row ‖w‖ in the unconstrained ("free") model beside the exact
     solution, the network's (in its own units: compare trends), and the smallest angle between
     its class mean and another's in the network."""
-    C = len(result["counts"])
-    u, t, net = result["ufm"], result["theory"], result.get("network")
-    angles = None if net is None else np.asarray(net["angles"], float) + np.diag([np.inf] * C)
+    C = len(result.counts)
+    u, t, net = result.ufm, result.theory, result.network
+    angles = None if net is None else np.asarray(net.angles, float) + np.diag([np.inf] * C)
     rows = []
-    for c, n in enumerate(result["counts"]):
+    for c, n in enumerate(result.counts):
         rows.append({
             "n": int(n),
-            "‖h̄‖ free": float(u["feature_norm"][c]), "‖h̄‖ exact": float(t["feature_norm"][c]),
-            "‖w‖ free": float(u["classifier_norm"][c]), "‖w‖ exact": float(t["classifier_norm"][c]),
-            "‖h̄‖ net": None if net is None else float(net["feature_norm"][c]),
-            "‖w‖ net": None if net is None else float(net["classifier_norm"][c]),
+            "‖h̄‖ free": float(u.feature_norm[c]), "‖h̄‖ exact": float(t.feature_norm[c]),
+            "‖w‖ free": float(u.classifier_norm[c]), "‖w‖ exact": float(t.classifier_norm[c]),
+            "‖h̄‖ net": None if net is None else float(net.feature_norm[c]),
+            "‖w‖ net": None if net is None else float(net.classifier_norm[c]),
             SMALLEST_ANGLE: None if net is None else float(angles[c].min()),
         })
     return plots.table(rows, digits=4, formats={SMALLEST_ANGLE: "{:.1f}"})
@@ -352,11 +355,12 @@ def _active(values, wanted) -> int:
     return values.index(float(wanted)) if float(wanted) in values else len(values) - 1
 
 
-def weight_decay_slider(payload: dict) -> "go.Figure":
-    """NC1–NC4 of the precomputed AdamW runs, one weight decay per slider position."""
-    decays = payload["weight_decays"]
+def weight_decay_slider(sweep) -> "go.Figure":
+    """NC1–NC4 of the precomputed AdamW runs (a :class:`~.experiments.DecaySweep`), one
+    weight decay per slider position."""
+    decays = sweep.weight_decays
     figs = [nc_figure(History.from_dict(h), title=f"The four collapses, weight decay {wd:g}")
-            for wd, h in zip(decays, payload["histories"])]
+            for wd, h in zip(decays, sweep.histories)]
     _shared_log_ranges(figs)
     active = _active(decays, WEIGHT_DECAY_SLIDER_OPENS_AT)
     return marks_follow(plots.slider(figs, [f"{wd:g}" for wd in decays], name="weight decay",
@@ -390,10 +394,11 @@ def marks_follow(fig: "go.Figure", figs: list, active: int) -> "go.Figure":
     return fig
 
 
-def gd_slider(payload: dict) -> "go.Figure":
-    """Jacot et al.'s conditions under gradient descent, each weight decay beside none."""
-    decays = payload["weight_decays"]
-    hs = [History.from_dict(h) for h in payload["histories"]]
+def gd_slider(sweep) -> "go.Figure":
+    """Jacot et al.'s conditions under gradient descent, each weight decay beside none (a
+    :class:`~.experiments.DecaySweep`)."""
+    decays = sweep.weight_decays
+    hs = [History.from_dict(h) for h in sweep.histories]
     none = hs[[float(d) for d in decays].index(0.0)]
     figs = [conditions_figure({f"weight decay {wd:g}": h, "none": none} if wd else {"none": none},
                               title=f"Gradient descent, weight decay {wd:g} and none")
@@ -403,19 +408,21 @@ def gd_slider(payload: dict) -> "go.Figure":
                         active=_active(decays, GD_SLIDER_OPENS_AT))
 
 
-def simplex_slider(payload: dict) -> "go.Figure":
-    """The precomputed 3-D picture of section 2, with its slider over training steps."""
-    last_etf = np.asarray(payload["frames"][-1]["etf"])
-    frames = [dict({k: np.asarray(v) for k, v in f.items()}, etf=last_etf) for f in payload["frames"]]
-    return simplex_frames_figure(frames, payload["steps"])
+def simplex_slider(simplex) -> "go.Figure":
+    """The precomputed 3-D picture of section 2 (a :class:`~.experiments.Simplex`), with its
+    slider over training steps."""
+    last_etf = np.asarray(simplex.frames[-1]["etf"])
+    frames = [dict({k: np.asarray(v) for k, v in f.items()}, etf=last_etf) for f in simplex.frames]
+    return simplex_frames_figure(frames, simplex.steps)
 
 
-def imbalance_slider(payload: dict) -> "go.Figure":
-    """The geometry of section 4, one imbalance ratio per slider position."""
+def imbalance_slider(sweep) -> "go.Figure":
+    """The geometry of section 4, one imbalance ratio per slider position (an
+    :class:`~.experiments.ImbalanceSweep`)."""
     figs = [imbalance_figure(r, title=f"Imbalanced classes, largest / smallest = {ratio:g}")
-            for ratio, r in zip(payload["ratios"], payload["runs"])]
+            for ratio, r in zip(sweep.ratios, sweep.runs)]
     _shared_log_ranges(figs)
-    return plots.slider(figs, [f"{r:g}" for r in payload["ratios"]], name="imbalance ratio")
+    return plots.slider(figs, [f"{r:g}" for r in sweep.ratios], name="imbalance ratio")
 
 
 def _clock(h: History) -> np.ndarray:
@@ -428,16 +435,17 @@ def _clock(h: History) -> np.ndarray:
     return float(cfg["weight_decay"]) * eta[np.minimum(np.asarray(h.steps, int), len(eta) - 1)]
 
 
-def decay_clock(payload: dict) -> list[dict]:
+def decay_clock(sweep) -> list[dict]:
     """Section 3's route, measured on the AdamW decay sweep: for each decay λ > 0, NC1
     divided by the run without decay (same steps), against the decay clock λΣη. Decoupled decay
     multiplies every weight by exp(−λΣη) whatever the gradient; ``rate`` is the fitted
     −d ln(NC1 ratio)/d(λΣη) in the terminal phase (ratio between 1 and 0.01): the e-folds of
-    NC1 per unit of clock. Where decay alone sets the pace, the rates of different λ agree."""
-    hs = [History.from_dict(h) for h in payload["histories"]]
+    NC1 per unit of clock. Where decay alone sets the pace, the rates of different λ agree.
+    ``sweep``: a :class:`~.experiments.DecaySweep`."""
+    hs = [History.from_dict(h) for h in sweep.histories]
     none = np.asarray(hs[0]["nc1"], float)
     rows = []
-    for d, h in zip(payload["weight_decays"][1:], hs[1:]):
+    for d, h in zip(sweep.weight_decays[1:], hs[1:]):
         c, r = _clock(h), np.asarray(h["nc1"], float) / none
         z = terminal_phase_start(h) or 0
         keep = (np.asarray(h.steps) >= z) & (r > 0.01) & (r < 1.0)
@@ -448,12 +456,18 @@ def decay_clock(payload: dict) -> list[dict]:
     return rows
 
 
-def clock_figure(payload: dict) -> "go.Figure":
-    """NC1 with decay ÷ NC1 without, against the decay clock λΣη, one line per decay."""
+def clock_figure(sweep=None) -> "go.Figure":
+    """NC1 with decay ÷ NC1 without, against the decay clock λΣη, one line per decay of a
+    :class:`~.experiments.DecaySweep` (by default ``data/collapse_weight_decay.json``)."""
     import plotly.graph_objects as go
 
+    if sweep is None:
+        from .. import results
+        from .experiments import DecaySweep
+
+        sweep = results.load("collapse_weight_decay", as_=DecaySweep)[0]
     fig = go.Figure()
-    for i, row in enumerate(decay_clock(payload)):
+    for i, row in enumerate(decay_clock(sweep)):
         x, y = _positive(row["clock"], row["ratio"])
         fig.add_scatter(x=x, y=y, mode="lines+markers", marker=dict(size=4),
                         name=f"λ = {row['weight_decay']:g}",
@@ -468,14 +482,14 @@ def clock_figure(payload: dict) -> "go.Figure":
 # (the sweeps and the imbalance runs in the numbers the prose and the claims read)
 
 
-def route_numbers(payload: dict) -> dict:
+def route_numbers(sweep) -> dict:
     """Section 3's route, measured on the AdamW decay sweep, in the numbers the prose quotes:
     the e-folds of NC1 per unit of decay clock for the decays whose clock ends below 1, their
     final losses relative to the run without decay, and the largest decay's loss."""
-    rows = decay_clock(payload)
+    rows = decay_clock(sweep)
     small = [r for r in rows if r["clock_end"] < 1.0]
     big = [r for r in rows if r["clock_end"] >= 1.0]
-    steps = [int(s) for s in History.from_dict(payload["histories"][0]).steps]
+    steps = [int(s) for s in History.from_dict(sweep.histories[0]).steps]
     starts = [route_start(r, steps) for r in rows]
     return dict(route_decays=" and ".join(f"{r['weight_decay']:g}" for r in small),
                 route_rates=" and ".join(f"{r['rate']:.1f}" for r in small),
@@ -492,21 +506,21 @@ def route_numbers(payload: dict) -> dict:
                 route_start_step_spread=f"{max(s for s, _ in starts) / min(s for s, _ in starts):.2g}",
                 route_start_clock_spread=f"{max(c for _, c in starts) / min(c for _, c in starts):.2g}",
                 route_big=rows[-1]["weight_decay"],
-                route_n=_WORDS.get(len(small), str(len(small))), **_early_rise(payload, rows[-1]))
+                route_n=_WORDS.get(len(small), str(len(small))), **_early_rise(sweep, rows[-1]))
 
 
 _WORDS = {0: "no", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
-def _early_rise(payload: dict, row: dict) -> dict:
+def _early_rise(sweep, row: dict) -> dict:
     """The largest decay's NC1 ratio (a row of :func:`decay_clock`) before it falls: its
     highest value up to its first drop below 0.9 (:func:`route_start`) and that step, and the
     steps at which this run and the run without decay first reach zero training error (a
     decay that slows the fit delays the collapse that follows it)."""
     from .science import terminal_phase_start
 
-    hs = [History.from_dict(h) for h in payload["histories"]]
-    big = hs[[float(d) for d in payload["weight_decays"]].index(row["weight_decay"])]
+    hs = [History.from_dict(h) for h in sweep.histories]
+    big = hs[[float(d) for d in sweep.weight_decays].index(row["weight_decay"])]
     steps = [int(s) for s in big.steps]
     start, _ = route_start(row, steps)
     ratio = np.asarray(row["ratio"], float)[: steps.index(start) + 1 if start else len(steps)]
@@ -527,11 +541,12 @@ def route_start(row: dict, steps: list[int], below: float = ROUTE_BELOW) -> tupl
     return int(steps[under[0]]), float(row["clock"][under[0]])
 
 
-def decay_sweep(payload: dict) -> dict:
-    """The precomputed AdamW runs of section 1 (``data/collapse_weight_decay.json``): final
-    NC1 and training loss per weight decay, and the ratios the prose quotes."""
-    decays = [float(d) for d in payload["weight_decays"]]
-    hs = [History.from_dict(h) for h in payload["histories"]]
+def decay_sweep(sweep) -> dict:
+    """The precomputed AdamW runs of section 1 (``data/collapse_weight_decay.json``, a
+    :class:`~.experiments.DecaySweep`): final NC1 and training loss per weight decay, and the
+    ratios the prose quotes."""
+    decays = [float(d) for d in sweep.weight_decays]
+    hs = [History.from_dict(h) for h in sweep.histories]
     nc1 = np.array([h.last("nc1") for h in hs])
     loss = np.array([h.last("train_loss") for h in hs])
     best = int(np.argmin(nc1))
@@ -541,11 +556,12 @@ def decay_sweep(payload: dict) -> dict:
                 rise=nc1[-1] / nc1[best], largest=decays[-1])
 
 
-def gd_sweep(payload: dict) -> dict:
-    """The precomputed gradient-descent runs of section 3: final NC1, loss and balancedness per
-    weight decay, and at which decays NC1 ends below or above the run without decay."""
-    decays = [float(d) for d in payload["weight_decays"]]
-    hs = [History.from_dict(h) for h in payload["histories"]]
+def gd_sweep(sweep) -> dict:
+    """The precomputed gradient-descent runs of section 3 (a
+    :class:`~.experiments.DecaySweep`): final NC1, loss and balancedness per weight decay, and
+    at which decays NC1 ends below or above the run without decay."""
+    decays = [float(d) for d in sweep.weight_decays]
+    hs = [History.from_dict(h) for h in sweep.histories]
     nc1 = np.array([h.last("nc1") for h in hs])
     bal = np.array([h.last("balancedness") for h in hs])
     opens = decays.index(GD_SLIDER_OPENS_AT) if GD_SLIDER_OPENS_AT in decays else 1
@@ -574,14 +590,15 @@ def _corr(a, b) -> float:
 TIE_REL = 0.01  # two neighbouring classes' norms tie when they differ by less than 1% of the larger
 
 
-def imbalance_trends(result: dict) -> dict:
+def imbalance_trends(result) -> dict:
     """One imbalance result in the numbers the prose quotes: angle ranges, the free model's
     largest relative error against the exact solution, and the network's trends (correlation of
     log norm with log count) with the number of neighbouring class pairs that do not follow them (a pair
-    whose norms tie does not: norms less than :data:`TIE_REL` apart, relative to the larger)."""
-    counts = np.asarray(result["counts"], float)
+    whose norms tie does not: norms less than :data:`TIE_REL` apart, relative to the larger).
+    ``result``: an :class:`~.experiments.Imbalance`."""
+    counts = np.asarray(result.counts, float)
     off = ~np.eye(len(counts), dtype=bool)
-    u, th, net = result["ufm"], result["theory"], result["network"]
+    u, th, net = result.ufm, result.theory, result.network
     order = np.argsort(-counts)
 
     def against(v, sign):  # neighbours (by count) whose norms do not step the trend's way:
@@ -590,18 +607,18 @@ def imbalance_trends(result: dict) -> dict:
         tie = np.abs(d) < TIE_REL * np.maximum(np.abs(v[:-1]), np.abs(v[1:]))
         return int(np.sum((sign * d >= 0) | tie))
 
-    return dict(ufm_angles=(float(np.min(np.asarray(u["angles"])[off])),
-                            float(np.max(np.asarray(u["angles"])[off]))),
-                ufm_error=float(np.max(np.abs(np.asarray(u["feature_norm"])
-                                              / np.asarray(th["feature_norm"]) - 1))),
-                net_angles=(float(np.min(np.asarray(net["angles"])[off])),
-                            float(np.max(np.asarray(net["angles"])[off]))),
-                corr_w=_corr(np.log(counts), np.log(net["classifier_norm"])),
-                corr_h=_corr(np.log(counts), np.log(net["feature_norm"])),
-                slope_w=_slope(np.log(counts), np.log(net["classifier_norm"])),
-                slope_h=_slope(np.log(counts), np.log(net["feature_norm"])),
-                against_w=against(net["classifier_norm"], +1),  # should fall as counts fall
-                against_h=against(net["feature_norm"], -1))     # should rise as counts fall
+    return dict(ufm_angles=(float(np.min(np.asarray(u.angles)[off])),
+                            float(np.max(np.asarray(u.angles)[off]))),
+                ufm_error=float(np.max(np.abs(np.asarray(u.feature_norm)
+                                              / np.asarray(th.feature_norm) - 1))),
+                net_angles=(float(np.min(np.asarray(net.angles)[off])),
+                            float(np.max(np.asarray(net.angles)[off]))),
+                corr_w=_corr(np.log(counts), np.log(net.classifier_norm)),
+                corr_h=_corr(np.log(counts), np.log(net.feature_norm)),
+                slope_w=_slope(np.log(counts), np.log(net.classifier_norm)),
+                slope_h=_slope(np.log(counts), np.log(net.feature_norm)),
+                against_w=against(net.classifier_norm, +1),  # should fall as counts fall
+                against_h=against(net.feature_norm, -1))     # should rise as counts fall
 
 
 def precomputed_scale(prov: dict, cfg) -> str:

@@ -15,7 +15,8 @@ from __future__ import annotations
 from .. import results
 from ..runtime import get_seed
 from ..train import History
-from .experiments import live_eval_steps, run_collapse, run_imbalance, simplex_frames
+from .experiments import (Exact, Imbalance, Simplex, live_eval_steps, run_collapse,
+                          run_imbalance, simplex_frames)
 from .figures import conditions_figure, imbalance_figure, nc_figure, simplex_frames_figure
 from .science import (CollapseConfig, ImbalanceConfig, imbalanced_ufm_solution, load_data,
                       terminal_phase_start)
@@ -183,7 +184,7 @@ def simplex_panel(profile: str | None = None, seed: int | None = None):
 def _full_run_end() -> str:
     """How the precomputed full run of section 2 ends against the simplex, read from its file:
     how near it came (distance to the ETF, at which step) and where it ends."""
-    hist = results.load("collapse_simplex")[0]["history"]
+    hist = results.load("collapse_simplex", as_=Simplex)[0].history
     steps, dist = hist["steps"], hist["metrics"]["etf_distance"]
     k = min(range(len(dist)), key=dist.__getitem__)
     near = f"the full run comes nearest at step {steps[k]:,} (distance {dist[k]:.3f})"
@@ -282,14 +283,16 @@ def imbalance_panel(profile: str | None = None, seed: int | None = None):
                            weight_decay=float(weight_decay), ufm_weight_decay=float(ufm_weight_decay),
                            steps=int(steps), ufm_steps=int(steps))
         counts = cfg.counts()
-        update(fig=imbalance_figure(dict(counts=counts, theory=imbalanced_ufm_solution(
-            counts, cfg.ufm_weight_decay, cfg.linear_depth))))
+        update(fig=imbalance_figure(Imbalance(
+            counts=counts, stopped=False, ufm=None, network=None, theory=Exact(
+                **imbalanced_ufm_solution(counts, cfg.ufm_weight_decay, cfg.linear_depth)))))
         result = run_imbalance(cfg, seed, evals=max(2 * EVEN_EVALS, cfg.steps // STOP_EVERY),
                                on_part=lambda part: update(fig=imbalance_figure(part)))
-        if result["stopped"]:
+        if result.stopped:
             return imbalance_figure(result)
-        bad = [f"{part} {result[part]['status']}" for part in ("ufm", "network")
-               if result[part]["status"] != "ok"]
+        bad = [f"{name} {part.status}" for name, part in (("ufm", result.ufm),
+                                                          ("network", result.network))
+               if part.status != "ok"]
         if bad:
             update(status="; ".join(bad) + ": try a smaller learning rate")
         return imbalance_figure(result)

@@ -12,7 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import evidence, plots, results
-from .experiments import ImpResult, by_step, imp_runs, seed_mean
+from dataclasses import replace
+
+from .experiments import ImpResult, Lmc, LmcFile, by_step, imp_runs, seed_mean
 from .figures import PAI_NAMES
 from .finetune import finetune_claims
 
@@ -20,7 +22,7 @@ __all__ = ["MATCH_WINDOW", "MATCH_POINTS", "DESTROYED", "SPEED_WINDOW", "SPEED_M
            "STABLE_BARRIER", "LEVEL_POINTS", "REWIND_POINTS", "PAI_WINDOW", "PAI_MARGIN",
            "LIU_WINDOW", "CLAIMS", "SHOWN_ONLY", "MATCH", "PAI_BEATS", "SHUFFLE_SAME", "SPEED_LEAD", "REINIT", "RANDOM", "STABLE", "LATER", "LIU", "REWIND",
            "ticket_claims", "speed_claim", "pai_claims", "lmc_claims", "lr_claims",
-           "page_claims", "published_claims", "lmc_seeds", "liu_numbers"]
+           "page_claims", "published_claims", "lmc_file", "liu_numbers"]
 
 
 # ============================================================================ claims
@@ -471,10 +473,10 @@ def pai_claims(pai: dict, where: str = "this run", asserted: bool | None = None)
     return _rows(_pai(pai, where, asserted))
 
 
-def _barriers(lmc: dict) -> dict:
+def _barriers(lmc: Lmc) -> dict:
     """``{k: barrier in points}`` of one :func:`run_lmc` result (NaN where it has none)."""
-    return {k: 100 * float(np.nan if by_step(lmc["barrier"], k) is None else by_step(lmc["barrier"], k))
-            for k in lmc["rewind_steps"]}
+    return {k: 100 * float(np.nan if by_step(lmc.barrier, k) is None else by_step(lmc.barrier, k))
+            for k in lmc.rewind_steps}
 
 
 def _lmc(calm: tuple, hot: tuple, asserted: bool | None = None, steps: int | None = None) -> dict:
@@ -489,9 +491,9 @@ def _lmc(calm: tuple, hot: tuple, asserted: bool | None = None, steps: int | Non
     asserted = len(seeds) >= 3 if asserted is None else asserted
     limit = 100 * STABLE_BARRIER
     pts = lambda v: f"{v:.1f} pts"  # noqa: E731
-    cb = {s: _barriers(calm[s])[calm[s]["rewind_steps"][0]] for s in seeds}
+    cb = {s: _barriers(calm[s])[calm[s].rewind_steps[0]] for s in seeds}
     hb = {s: _barriers(hot[s]) for s in seeds}
-    ks = hot[seeds[0]]["rewind_steps"]
+    ks = hot[seeds[0]].rewind_steps
     k0, kl = ks[0], ks[-1]
     first = {s: hb[s][k0] for s in seeds}
     final = {s: hb[s][kl] for s in seeds}
@@ -624,7 +626,7 @@ def page_claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = Non
     if pai is not None:
         groups.append(_pai(pai, "this run"))
     if lmcs:
-        seeded = {label: {int(v["seed"]): v} if "barrier" in v else v for label, v in lmcs.items()}
+        seeded = {label: {int(v.seed): v} if isinstance(v, Lmc) else v for label, v in lmcs.items()}
         (cl, calm), (hl, hot) = list(seeded.items())[:2]
         groups.append(_lmc((f"this run, {cl}", calm), (f"this run, {hl}", hot),
                            steps=res.config.get("steps")))  # run_lmc trains as long as IMP
@@ -660,11 +662,11 @@ def published_settings() -> list[dict]:
     pai, pai_prov = results.load("lottery_pai")
     at = _where(pai_prov["config"], "precomputed (")
     groups += [_pai(p, at) for p in pai["pai"] if PAI_WINDOW[0] <= p["density"] <= PAI_WINDOW[1]]
-    lmc, lmc_prov = results.load("lottery_lmc")
-    lo, hi = min(lmc["lmc"], key=float), max(lmc["lmc"], key=float)
-    calm = {s: dict(v, rewind_steps=[0]) for s, v in lmc_seeds(lmc, lo).items()}
+    lmc, lmc_prov = lmc_file(provenance=True)
+    lo, hi = min(lmc.lmc, key=float), max(lmc.lmc, key=float)
+    calm = {s: replace(v, rewind_steps=[0]) for s, v in lmc.at(lo).items()}
     groups.append(_lmc((f"precomputed, Adam lr {lo}", calm),
-                       (f"precomputed, Adam lr {hi}", lmc_seeds(lmc, hi)),
+                       (f"precomputed, Adam lr {hi}", lmc.at(hi)),
                        steps=lmc_prov["config"].get("steps")))
     groups.append(_lr(runs))
     return groups
@@ -676,9 +678,8 @@ def published_claims() -> list[dict]:
     return _rows(*published_settings())
 
 
-def lmc_seeds(payload: dict, lr: str) -> dict:
-    """``{seed: run_lmc}`` at learning rate ``lr`` of a loaded ``lottery_lmc`` payload: every
-    seed it holds there (the first seed's alone where it has no more)."""
-    first = payload["lmc"][lr]
-    runs = payload.get("seeds", {}).get(lr) or {str(first.get("seed", 0)): first}
-    return {int(s): v for s, v in runs.items()}
+def lmc_file(provenance: bool = False):
+    """``data/lottery_lmc.json``, read as its record (an :class:`~.experiments.LmcFile`), and
+    its provenance with ``provenance``."""
+    lmc, prov = results.load("lottery_lmc", as_=LmcFile)
+    return (lmc, prov) if provenance else lmc

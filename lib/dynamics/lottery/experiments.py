@@ -22,7 +22,7 @@ import torch
 import torch.nn as nn
 
 from .. import data as D
-from .. import units
+from .. import results, units
 from .. import progress as P
 from .. import runtime
 from ..runtime import get_seed
@@ -417,9 +417,52 @@ def run_pai_at(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: i
 # ============================================================================ linear mode connectivity
 
 
+@dataclass
+class Lmc(results.Record):
+    """One instability analysis (:func:`run_lmc`): at each rewind step k (``rewind_steps``),
+    the test error along the straight path between the two runs from θ_k (``errors[k]``, at
+    ``alphas``), its barrier, the mean error of the two ends, and why a pair has no path
+    (``diverged[k]``, None where it has one); the seed, the mask's density (1.0: dense) and
+    whether it was stopped. Keyed by k: ints in a fresh result, strings in one read from
+    JSON (:func:`by_step` reads either)."""
+    rewind_steps: list
+    alphas: list
+    errors: dict
+    barrier: dict
+    end_error: dict
+    seed: int
+    diverged: dict
+    density: float
+    stopped: bool
+
+
+@dataclass
+class LmcFile(results.Record):
+    """``data/lottery_lmc.json``: ``lmc``, ``{lr: Lmc}`` on the first seed at every learning
+    rate (the slider); ``seeds``, ``{lr: {seed: Lmc}}`` at the learning rates the claims read
+    on more seeds (the first seed's run included)."""
+    lmc: dict[str, Lmc]
+    seeds: dict
+
+    @classmethod
+    def of(cls, payload, where: str = ""):
+        # a dict of dicts of records: Record.of builds one level of a dict's, not two
+        rec = super().of(payload, where)
+        where = where or cls.__name__
+        rec.seeds = {lr: {s: v if isinstance(v, Lmc) else Lmc.of(v, f"{where}.seeds[{lr!r}][{s!r}]")
+                          for s, v in runs.items()} for lr, runs in rec.seeds.items()}
+        return rec
+
+    def at(self, lr: str) -> dict[int, Lmc]:
+        """``{seed: Lmc}`` at learning rate ``lr``: every seed the file holds there (the first
+        seed's alone where it has no more)."""
+        first = self.lmc[lr]
+        return {int(s): v for s, v in (self.seeds.get(lr) or {str(first.seed): first}).items()}
+
+
 def run_lmc(cfg: LotteryConfig, rewind_steps=(0, 50, 200), seed: int | None = None,
             data: D.Dataset | None = None, masks: dict | None = None, n_points: int = 11,
-            pair_seeds=(1, 2), bars: bool | None = None) -> dict:
+            pair_seeds=(1, 2), bars: bool | None = None) -> Lmc:
     """Instability analysis: from the dense run's weights θ_k at each rewind step k, train two
     copies with different mini-batch orders (``pair_seeds``), optionally under one sparse
     ``mask``, and measure the test error along the straight line between the two results.
@@ -449,10 +492,10 @@ def run_lmc(cfg: LotteryConfig, rewind_steps=(0, 50, 200), seed: int | None = No
         a, b = out.state_dict(2 * i), out.state_dict(2 * i + 1)
         errs = path_errors(model, a, b, data.x_test, data.y_test, n_points)
         curves[k], barriers[k], ends[k] = errs.tolist(), barrier(errs), float(errs[[0, -1]].mean())
-    return dict(rewind_steps=ks, alphas=np.linspace(0, 1, n_points).tolist(), errors=curves,
-                barrier=barriers, end_error=ends, seed=seed, diverged=diverged,
-                density=1.0 if masks is None else density(masks),
-                stopped=bool(out is not None and out.info.get("stopped")))
+    return Lmc(rewind_steps=ks, alphas=np.linspace(0, 1, n_points).tolist(), errors=curves,
+               barrier=barriers, end_error=ends, seed=seed, diverged=diverged,
+               density=1.0 if masks is None else density(masks),
+               stopped=bool(out is not None and out.info.get("stopped")))
 
 
 # ============================================================================ cost
@@ -536,6 +579,9 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     return p
 
 
+RECORDS = {"lottery_lmc": LmcFile}
+"""Each precomputed file of the chapter read as a record, and its record."""
+
 PAI_TARGETS = (0.35, 0.2, 0.1, 0.05)  # the densities of the precomputed PaI comparison
 LMC_REWINDS = (0, 10, 25, 50, 100, 200)  # the rewind steps of the precomputed instability
 
@@ -557,11 +603,11 @@ def _imp_and_pai(cfg: LotteryConfig, seeds) -> dict:
     return dict(imp=imp.to_dict(), pai=pais)
 
 
-def _lmc_unit(cfg: LotteryConfig, seed: int, rewind_steps=LMC_REWINDS) -> dict:
+def _lmc_unit(cfg: LotteryConfig, seed: int, rewind_steps=LMC_REWINDS) -> Lmc:
     return run_lmc(cfg, rewind_steps, seed=seed, data=load_data(cfg), bars=False)
 
 
-def _lmc_payload(results: dict) -> dict:
+def _lmc_payload(results: dict) -> LmcFile:
     """``lmc``: ``{lr: run_lmc}`` on the first seed, every learning rate (the slider);
     ``seeds``: ``{lr: {seed: run_lmc}}`` at the learning rates that have more seeds (the
     claims), the first seed's run included."""
@@ -571,10 +617,10 @@ def _lmc_payload(results: dict) -> dict:
         if "seed" in k:
             lr = k.split()[1]
             seeds.setdefault(lr, {str(first[lr]["seed"]): first[lr]})[str(v["seed"])] = v
-    return dict(lmc=first, seeds=seeds)
+    return LmcFile.of(dict(lmc=first, seeds=seeds))
 
 
 
-__all__ = ["VARIANTS", "ImpResult", "by_step", "imp_cost", "imp_runs", "precompute_plan",
+__all__ = ["VARIANTS", "ImpResult", "Lmc", "LmcFile", "RECORDS", "by_step", "imp_cost", "imp_runs", "precompute_plan",
            "rewind_states", "run_controls", "run_imp", "run_lmc", "run_pai", "run_pai_at",
            "seed_mean", "train_masked", "validation"]

@@ -11,7 +11,7 @@ from ..evidence import control_miss
 # a verdict the prose glues is read off the claims table's own rows (:func:`verdict_numbers`,
 # glued where the table is built), so the sentence and the table cannot disagree
 from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, PAI_WINDOW, SHOWN_ONLY, STABLE_BARRIER,
-                     _pai, _row, _speed, _spread, liu_numbers, lmc_seeds)
+                     _pai, _row, _speed, _spread, liu_numbers, lmc_file)
 from .experiments import ImpResult, by_step, seed_mean
 from .figures import trained_on
 from .science import layer_densities
@@ -280,18 +280,19 @@ def _beyond(p: dict, methods) -> str:
 def lmc_numbers(calm: dict, hot: dict) -> dict:
     """Section 3's two runs in the numbers its "What to notice" quotes (barriers in points),
     and Frankle et al.'s threshold of stability (:data:`STABLE_BARRIER`, in points)."""
-    b = lambda lmc, k: 100 * float(by_step(lmc["barrier"], k))  # noqa: E731
-    ks = hot["rewind_steps"]
-    return dict(calm_barrier=b(calm, calm["rewind_steps"][0]), hot_first=b(hot, ks[0]),
+    b = lambda lmc, k: 100 * float(by_step(lmc.barrier, k))  # noqa: E731
+    ks = hot.rewind_steps
+    return dict(calm_barrier=b(calm, calm.rewind_steps[0]), hot_first=b(hot, ks[0]),
                 hot_mid=b(hot, ks[1]), hot_last=b(hot, ks[-1]), hot_k_mid=ks[1], hot_k_last=ks[-1],
                 stable_limit=f"{100 * STABLE_BARRIER:g}")
 
 
-def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
+def rewind_numbers(runs: dict, lmc_payload=None) -> dict:
     """The precomputed rewinding setting of the IMP slider beside the reset one (mean over the
     rounds at 10% of the weights or fewer), and the precomputed barriers at that learning rate
     from θ₀ and from the rewind step (medians over the seeds, in points) with the first rewind
-    step whose barrier is below :data:`STABLE_BARRIER` on each seed."""
+    step whose barrier is below :data:`STABLE_BARRIER` on each seed (default: the data file's)."""
+    lmc_payload = lmc_payload or lmc_file()
     reset = next(r for k, r in runs.items() if "reset" in k and "lr" in k)
     rewound = next(r for k, r in runs.items() if "rewind" in k)
     sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
@@ -319,9 +320,9 @@ def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
                lr_factor=f"{rewound.config['lr'] / next(iter(runs.values())).config['lr']:g}",
                imp_main_seeds=len(next(iter(runs.values())).seeds))
     lr = f"{rewound.config['lr']:g}"
-    if lr in lmc_payload["lmc"]:
-        per = lmc_seeds(lmc_payload, lr)
-        at = lambda j: {s: 100 * float(by_step(v["barrier"], j)) for s, v in per.items()}  # noqa: E731
+    if lr in lmc_payload.lmc:
+        per = lmc_payload.at(lr)
+        at = lambda j: {s: 100 * float(by_step(v.barrier, j)) for s, v in per.items()}  # noqa: E731
         limit = 100 * STABLE_BARRIER
         settled = {s: _settled(v, limit) for s, v in per.items()}
         # printed to the claims table's digits (one decimal): one number, one value
@@ -332,18 +333,18 @@ def rewind_numbers(runs: dict, lmc_payload: dict) -> dict:
                    + f" (seed{'s' if len(per) > 1 else ''} {_and([str(s) for s in per])})",
                    lmc_seeds=len(per))
     # the slider's other learning rates (neither the chapter's nor the rewinding setting's)
-    other = [v for v in lmc_payload["lmc"] if v not in (lr, min(lmc_payload["lmc"], key=float))]
+    other = [v for v in lmc_payload.lmc if v not in (lr, min(lmc_payload.lmc, key=float))]
     out["lmc_other"] = _and([f"at Adam lr {v} the barrier from θ₀ is "
-                             f"{100 * float(by_step(lmc_payload['lmc'][v]['barrier'], 0)):.1f} points"
+                             f"{100 * float(by_step(lmc_payload.lmc[v].barrier, 0)):.1f} points"
                              for v in other]) if other else "no other learning rate"
     return out
 
 
-def _settled(lmc: dict, limit: float):
+def _settled(lmc, limit: float):
     """The first rewind step of one :func:`run_lmc` result from which the barrier stays below
     ``limit`` points at every later rewind step (None if it never does)."""
-    ks = [int(j) for j in lmc["rewind_steps"]]
-    below = [100 * float(by_step(lmc["barrier"], j)) < limit for j in ks]
+    ks = [int(j) for j in lmc.rewind_steps]
+    below = [100 * float(by_step(lmc.barrier, j)) < limit for j in ks]
     return next((ks[i] for i in range(len(ks)) if all(below[i:])), None)
 
 

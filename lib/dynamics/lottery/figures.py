@@ -125,18 +125,19 @@ def pai_figure(pai: dict, title: str | None = None):
     return fig
 
 
-def lmc_figure(lmc: dict, title: str | None = None):
+def lmc_figure(lmc, title: str | None = None):
     """Test error along the straight line between two runs from the same rewound weights,
-    one curve per rewind step k; the legend gives each curve's error barrier."""
+    one curve per rewind step k of an :class:`~.experiments.Lmc`; the legend gives each
+    curve's error barrier."""
     fig = plots.figure(title or "Error between two runs from θₖ",
                        "interpolation α (0: run A, 1: run B)", "test error (%)")
-    diverged = lmc.get("diverged") or {}
-    for i, k in enumerate(lmc["rewind_steps"]):
-        errs, bar = by_step(lmc["errors"], k), by_step(lmc["barrier"], k)
+    diverged = lmc.diverged or {}
+    for i, k in enumerate(lmc.rewind_steps):
+        errs, bar = by_step(lmc.errors, k), by_step(lmc.barrier, k)
         why = by_step(diverged, k) if diverged else None
         name = f"k = {k}: " + (why if why else "no path" if bar is None or not np.isfinite(bar)
                                else f"barrier {100 * bar:.1f} pts")
-        fig.add_scatter(x=lmc["alphas"], y=_pct([np.nan if e is None else e for e in errs]),
+        fig.add_scatter(x=lmc.alphas, y=_pct([np.nan if e is None else e for e in errs]),
                         mode="lines+markers", name=name,
                         line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
     fig.update_layout(hovermode="closest")
@@ -148,8 +149,8 @@ def barrier_figure(lmcs: dict, title: str = "Error barrier against rewind step")
     fig = plots.figure(title, "rewind step k (k = 0 drawn at 1)", "error barrier (points)",
                        logx=True)
     for i, (label, lmc) in enumerate(lmcs.items()):
-        ks = lmc["rewind_steps"]
-        bars = [by_step(lmc["barrier"], k) for k in ks]
+        ks = lmc.rewind_steps
+        bars = [by_step(lmc.barrier, k) for k in ks]
         fig.add_scatter(x=[max(k, 1) for k in ks], y=_pct([np.nan if b is None else b for b in bars]),
                         name=label, mode="lines+markers",
                         line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
@@ -259,9 +260,14 @@ def pai_slider(payload: dict, config: dict | None = None):
     return plots.slider(figs, labels, name="weights remaining")
 
 
-def lmc_slider(payload: dict):
-    """The static counterpart of :func:`lmc_panel`: error paths for several learning rates."""
-    items = list(payload["lmc"].items())
+def lmc_slider(lmcs=None):
+    """The static counterpart of :func:`lmc_panel`: error paths for several learning rates
+    (``lmcs``, an :class:`~.experiments.LmcFile`; by default ``data/lottery_lmc.json``)."""
+    if lmcs is None:
+        from .claims import lmc_file  # the claims read it too; they import this module
+
+        lmcs = lmc_file()
+    items = list(lmcs.lmc.items())
     figs = [lmc_figure(lmc, title=f"Two runs from θₖ, Adam lr {label}") for label, lmc in items]
     return plots.slider(figs, [label for label, _ in items], name="learning rate")
 

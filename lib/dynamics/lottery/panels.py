@@ -26,7 +26,7 @@ from ..runtime import get_profile, get_seed
 from ..sweep import train_many
 from ..train import At
 from ..widgets import Choice, Panel, Slider, controls_for
-from .experiments import VARIANTS, ImpResult, recipe, rewind_states
+from .experiments import VARIANTS, ImpResult, Lmc, recipe, rewind_states
 from .figures import PAI_NAMES, imp_figure, lmc_figure, pai_figure
 from .science import (PAI_DENSITY, PAI_METHODS, LotteryConfig, barrier, density, full_masks, imp_round,
                       layer_densities, like_masks, load_data, make_model, pai_masks,
@@ -367,11 +367,11 @@ def lmc_work(rewind_step=50, steps=LMC_LIVE["steps"], width=LMC_LIVE["width"], *
 
 
 def live_lmc(cfg: LotteryConfig, rewind_steps=(0, 50), seed: int = 0, data=None,
-             pair_seeds=(1, 2), n_points: int = 11, on_pair=None) -> dict:
+             pair_seeds=(1, 2), n_points: int = 11, on_pair=None) -> Lmc:
     """The instability analysis as :func:`~dynamics.lottery.experiments.run_lmc` does it (the
     same θ_k, pair seeds and path), one rewind step at a time: its two runs trained together,
     the error along their path measured, and ``on_pair(result_so_far)`` called, before the
-    next rewind step trains. Returns the same dict as ``run_lmc``."""
+    next rewind step trains. Returns the same :class:`~.experiments.Lmc` as ``run_lmc``."""
     job = P.current()
     data = data or load_data(cfg)
     ks = sorted({int(k) for k in rewind_steps})
@@ -381,13 +381,13 @@ def live_lmc(cfg: LotteryConfig, rewind_steps=(0, 50), seed: int = 0, data=None,
         states = rewind_states(cfg, data, [seed], ks)[0]
     model = make_model(cfg, data).to(data.device)
     nan = [math.nan] * n_points
-    lmc = dict(rewind_steps=ks, alphas=np.linspace(0, 1, n_points).tolist(),
-               errors={k: nan for k in ks}, barrier={k: math.nan for k in ks},
-               end_error={k: math.nan for k in ks}, seed=seed, diverged={k: None for k in ks},
-               density=1.0, stopped=False)
+    lmc = Lmc(rewind_steps=ks, alphas=np.linspace(0, 1, n_points).tolist(),
+              errors={k: nan for k in ks}, barrier={k: math.nan for k in ks},
+              end_error={k: math.nan for k in ks}, seed=seed, diverged={k: None for k in ks},
+              density=1.0, stopped=False)
     for i, k in enumerate(ks):
         if k not in states:
-            lmc["diverged"][k] = "the dense run diverged before this step"
+            lmc.diverged[k] = "the dense run diverged before this step"
             if on_pair is not None:
                 on_pair(lmc)
             continue
@@ -395,14 +395,14 @@ def live_lmc(cfg: LotteryConfig, rewind_steps=(0, 50), seed: int = 0, data=None,
             out = train_live(cfg, data, [states[k]] * 2, [None, None],
                              [1000 * seed + p for p in pair_seeds])
         if out.info.get("stopped"):
-            lmc["stopped"] = True
+            lmc.stopped = True
             break
-        lmc["diverged"][k] = next((h.status for h in out.histories if h.diverged), None)
-        if not lmc["diverged"][k]:
+        lmc.diverged[k] = next((h.status for h in out.histories if h.diverged), None)
+        if not lmc.diverged[k]:
             errs = path_errors(model, out.state_dict(0), out.state_dict(1), data.x_test,
                                data.y_test, n_points)
-            lmc["errors"][k], lmc["barrier"][k] = errs.tolist(), barrier(errs)
-            lmc["end_error"][k] = float(errs[[0, -1]].mean())
+            lmc.errors[k], lmc.barrier[k] = errs.tolist(), barrier(errs)
+            lmc.end_error[k] = float(errs[[0, -1]].mean())
         if on_pair is not None:
             on_pair(lmc)
     return lmc
@@ -429,14 +429,14 @@ def lmc_panel(profile: str | None = None, seed: int | None = None, above="precom
             shown.append(1)
 
         lmc = live_lmc(cfg, (0, int(rewind_step)), seed=seed, on_pair=redraw)
-        why = [f"k = {k}: {v}" for k, v in lmc["diverged"].items() if v]
+        why = [f"k = {k}: {v}" for k, v in lmc.diverged.items() if v]
         if why:
             update(status="diverged: " + "; ".join(why))
-        elif not lmc["stopped"]:
+        elif not lmc.stopped:
             update(status="done: barrier " + ", ".join(
-                f"{100 * lmc['barrier'][k]:.1f} pts at k = {k}" for k in lmc["rewind_steps"]))
+                f"{100 * lmc.barrier[k]:.1f} pts at k = {k}" for k in lmc.rewind_steps))
         # None: the last rewind step's figure stands
-        return None if len(shown) == len(lmc["rewind_steps"]) else lmc_figure(lmc, title)
+        return None if len(shown) == len(lmc.rewind_steps) else lmc_figure(lmc, title)
 
     top = max(base.steps, chapter.steps)
     return Panel(run, [Slider("lr", 1e-4, 10.0, value=LMC_LR, log=True, description="learning rate"),

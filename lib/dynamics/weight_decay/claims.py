@@ -62,10 +62,9 @@ RMS_TOL, ANGLE_TOL = 0.15, 0.20  # section 2: settled RMS and angle within these
 SYM_FACTOR = 4.0  # exercise 2's row: SGD at eta / SYM_FACTOR and lambda * SYM_FACTOR
 RELAX_FACTOR = 2.0  # the norm settles within e^-2 within this factor of tau steps, either way
 DECOUPLED = 0.5  # |slope| below this: a best decay that ignores eta (0), above: one that moves
-BEST_MARGIN = 0.03  # better test accuracy: ahead by this much, every seed (AdamW's best cell; the
-#                     smaller alpha's run): two standard errors of one accuracy near 0.6 on 1,000
-#                     test examples (a difference of two unpaired ones: about 0.044; the measured
-#                     controls, two runs of one recipe, stay within 0.013)
+BEST_MARGIN = 0.03  # better test accuracy, every seed (AdamW's best cell; the smaller alpha's run):
+#                     2 standard errors of one accuracy near 0.6 on 1,000 examples (of a difference
+#                     of two unpaired: 0.044; measured controls, one recipe twice: within 0.013)
 ADAMW_FAIL_GROWTH = 0.05  # AdamW's largest decay: this much further below its column's best at
 #                           the largest eta than at the smallest
 FLAT_BELOW = 0.5  # below eta * lambda * t = 1: the decays span under this share of the column's
@@ -513,8 +512,8 @@ L2_FAILS_LIVE = replace(L2_FAILS, statement=L2_FAILS.statement + " (live grid)",
 
 # Section 4: what the trained weights' spectra say, read from the runs of
 # :func:`~.experiments.run_spectrum`.
-_MM = ("Implicit Self-Regularization in Deep Neural Networks: Evidence from Random Matrix Theory and "
-       "Implications for Learning")
+_MM = "Implicit Self-Regularization in Deep Neural Networks: Evidence from Random Matrix Theory and " \
+      "Implications for Learning"
 _OWN = "this page's observation (no paper claims it)"
 HEAVY = 2.0  # a tail exponent below this: heavier than Martin & Mahoney's 2 to 4
 SHRINK = 0.8  # with decay every matrix's Frobenius norm below this times its norm without
@@ -597,9 +596,7 @@ def _alpha(stats: dict) -> str:
     return _fmt(stats["tail_alpha"], 2) + ("" if stats["tail_power_law"] else " (no power law)")
 
 
-def _heavier_gain(pair) -> float:
-    """Two runs' ``[(alpha, test accuracy), ...]``: the heavier tail's (the smaller alpha's)
-    test accuracy minus the other's (NaN: a tie)."""
+def _heavier_gain(pair) -> float:  # [(alpha, test acc)] x 2: the smaller alpha's acc minus the other's
     (a0, t0), (a1, t1) = pair
     return (t1 - t0) * float(np.sign(a0 - a1)) if a0 != a1 else math.nan
 
@@ -607,16 +604,14 @@ def _heavier_gain(pair) -> float:
 LINK = evidence.Claim(
     "a heavier-tailed weight spectrum (smaller α) comes with better test accuracy, among "
     "networks of one depth trained on the same data with their hyperparameters varied",
-    "Post-mortem on a deep learning contest: a Simpson's paradox and the complementary roles of "
-    "scale metrics versus shape metrics",
-    measure=_heavier_gain, asserted=False, fmt=_signed,
+    "Post-mortem on a deep learning contest: a Simpson's paradox and the complementary roles of scale "
+    "metrics versus shape metrics", measure=_heavier_gain, asserted=False, fmt=_signed,
     test=evidence.Test(">", BEST_MARGIN, "the heavier tail's test accuracy minus the other's, BEST_MARGIN"),
     control="the run without decay against the next seed's (the same recipe: the seeds' own "
             "difference, which must fall short of the margin)",
-    window="each seed's runs without and with decay, one pair of recipes (not a sweep); α as "
-           "WeightWatcher fits it, whether or not the tail passes the power-law tests (Martin & "
-           "Mahoney read α between 2 and 6; below 2, over a collapsed bulk, their framework calls a "
-           "layer over-regularized)")
+    window="each seed's runs without and with decay, one pair of recipes (not a sweep); α as WeightWatcher "
+           "fits it, power law or not (Martin & Mahoney read α from 2 to 6; below 2, over a collapsed "
+           "bulk, their framework calls a layer over-regularized)")
 
 
 def spectrum_claims(spectrum: dict) -> list[dict]:

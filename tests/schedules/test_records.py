@@ -55,7 +55,7 @@ def test_sections_2_to_4_records_build_their_parts_and_refuse_a_renamed_field():
                            test_acc={0: {"constant": [0.1, 0.5]}},
                            averages={0: {"ema": avg}}, etas={"constant": [0.1, 0.1]},
                            config=CooldownConfig()))
-    assert r.averages[0]["ema"] == avg   # a dict of dicts of records is kept as given
+    assert r.averages[0]["ema"] == E.Average(**avg)   # a dict of dicts of records, built
     one = r.at_seed(0)
     assert isinstance(one, E.CooldownSeed) and one.train_loss == {"constant": [1.0, 0.5]}
     _refused(r, "averages")

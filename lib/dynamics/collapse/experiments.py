@@ -140,17 +140,7 @@ class ImbalanceSweep(results.Record):
     ratios: list
     runs: list[Imbalance]
     seed_ratios: list
-    seed_runs: dict
-
-    @classmethod
-    def of(cls, payload, where: str = ""):
-        # a dict of lists of records: Record.of builds a list's or a dict's, not both nested
-        rec = super().of(payload, where)
-        where = where or cls.__name__
-        rec.seed_runs = {s: [r if isinstance(r, Imbalance)
-                             else Imbalance.of(r, f"{where}.seed_runs[{s!r}][{i}]")
-                             for i, r in enumerate(rs)] for s, rs in rec.seed_runs.items()}
-        return rec
+    seed_runs: dict[str, list[Imbalance]]
 
     def by_seed(self) -> dict[int, list[Imbalance]]:
         """The runs the published claims read, seed by seed: each seed's at

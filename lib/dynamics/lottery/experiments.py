@@ -442,16 +442,7 @@ class LmcFile(results.Record):
     rate (the slider); ``seeds``, ``{lr: {seed: Lmc}}`` at the learning rates the claims read
     on more seeds (the first seed's run included)."""
     lmc: dict[str, Lmc]
-    seeds: dict
-
-    @classmethod
-    def of(cls, payload, where: str = ""):
-        # a dict of dicts of records: Record.of builds one level of a dict's, not two
-        rec = super().of(payload, where)
-        where = where or cls.__name__
-        rec.seeds = {lr: {s: v if isinstance(v, Lmc) else Lmc.of(v, f"{where}.seeds[{lr!r}][{s!r}]")
-                          for s, v in runs.items()} for lr, runs in rec.seeds.items()}
-        return rec
+    seeds: dict[str, dict[str, Lmc]]
 
     def at(self, lr: str) -> dict[int, Lmc]:
         """``{seed: Lmc}`` at learning rate ``lr``: every seed the file holds there (the first

@@ -45,7 +45,8 @@ def test_prose_numbers_of_tiny_runs(payload):
     assert set(inv) >= {"wd_inv_prod", "wd_inv_slope"}
     eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", steps=40), 0, bars=False)
     num = F.equilibrium_numbers([eq])
-    assert num["wd_adamw_rms_dev"].endswith("%") and num["wd_adamw_verdict"] in plots.MARKS.values()
+    assert num["wd_adamw_rms_dev"].endswith("%")
+    assert "wd_adamw_verdict" not in num  # the prose glues the claims row's verdict, not its own
     clock = E.run_clock(S.ClockConfig.for_profile("smoke", steps=40), 0, bars=False)
     assert F.clock_numbers(clock)["wd_clock_lr_factor"] == "4"
     text = E.answer_zero_gradient()

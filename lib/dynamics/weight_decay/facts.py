@@ -18,7 +18,7 @@ from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
 from .window import window_numbers
 from .claims import (ANGLE_TOL, L2_FAIL, L2_FAILS, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
-                     _band_move, _GridSeed, _edge_note, _side_ratio, _ties_text, _eq_dev, _fmt, _least_fall, _least_shortfall,
+                     _band_move, _GridSeed, _edge_note, _side_ratio, _ties_text, _fmt, _least_fall, _least_shortfall,
                      _alpha, _lower_above, _p, _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks,
                      _ties, grid_claims, spectrum_claims, tied_decays_per_lr)
 
@@ -260,7 +260,6 @@ def equilibrium_numbers(equilibria) -> dict:
         for q in ("rms", "angle"):
             devs = [100 * (v[f"{q}_ratio"] - 1) for v in r["layers"].values()]
             out[f"wd_{key}_{q}_dev"] = _range(devs, 2) + "%"
-        out[f"wd_{key}_verdict"] = plots.MARKS[plots.verdict(_eq_dev(r) <= 1) if r["layers"] else "not at this scale"]
         out[f"wd_{key}_rotation"] = _range([v["rotation"] for v in r["layers"].values()], 2)
         out[f"wd_{key}_total_angle"] = _range([v["total_angle"] for v in r["layers"].values()], 2)
         out[f"wd_{key}_taus"] = _fmt(r["steps"] / r["tau"], 2)

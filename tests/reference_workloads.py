@@ -113,6 +113,8 @@ def grokking():
     r = G.run(cfg, 0, bars=False)
     phase = G.experiments.run_phase_grid(cfg, [0.3, 0.6], [0.0, 1.0], seeds=(0, 1), steps=12, bars=False)
     rem = G.run_remedies(cfg, seeds=(0,), bars=False)
+    phase = dict(rows=[row.to_dict() for row in phase.rows], sweep=phase.sweep,
+                 steps=phase.steps)  # a PhaseGrid: its rows as the table writes them
     return numbers(dict(run=r.history, fit=r.fit_step, grok=r.grok_step, phase=phase,
                         remedies=rem))
 

@@ -2,6 +2,8 @@
 every experiment has its table, the page's glued numbers come from the data they describe,
 the claims table has a verdict per row and its rows can fail, and the chapter's code blocks
 render. (The live panels: test_panels.py.)"""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -25,6 +27,12 @@ def short():
     return cfg, first, control
 
 
+def _row(**cell) -> E.PhaseRow:
+    """A made-up phase grid's cell: the fields given, the rest unset (None; seed 0)."""
+    unset = {f: None for f in E.PhaseRow.__dataclass_fields__ if f not in ("stopped",)}
+    return E.PhaseRow(**{**unset, "seed": 0, "diverged": False, **cell})
+
+
 def _house(fig):
     """The figure as the book renders it; builders must not place legends or margins."""
     return plots.house(fig.__class__(fig))
@@ -45,7 +53,7 @@ def test_figures_build_and_leave_layout_to_the_house(short):
 
 def test_phase_figure_text_and_colour_follow_the_labels():
     payload, _ = E.phase_data()
-    rows = payload["rows"]
+    rows = payload.rows
     fig = F.phase_figure(rows)
     text = np.asarray(fig.data[0].text)
     z = np.asarray(fig.data[0].z, dtype=float)
@@ -53,20 +61,20 @@ def test_phase_figure_text_and_colour_follow_the_labels():
 
     cells = {}
     for r in rows:  # several seeds per cell: the cell names the most common phase
-        cells.setdefault((r["train_frac"], r["weight_decay"]), []).append(r)
+        cells.setdefault((r.train_frac, r.weight_decay), []).append(r)
     for (frac, wd), rs in cells.items():
         i = [float(v) for v in fig.data[0].y].index(frac)
         j = [float(v) for v in fig.data[0].x].index(wd)
-        phase = Counter(r["phase"] for r in rs).most_common(1)[0][0]
+        phase = Counter(r.phase for r in rs).most_common(1)[0][0]
         assert text[i][j].startswith(phase)
-        assert f"{np.median([r['end_test_acc'] for r in rs]):.0%}" in text[i][j]
+        assert f"{np.median([r.end_test_acc for r in rs]):.0%}" in text[i][j]
         generalizes = phase in ("grokking", "comprehension")
         assert np.isfinite(z[i, j]) == generalizes  # colour only where it generalizes and keeps it
-    assert len(F.phase_slider(payload["sweep"]).layout.sliders[0].steps) > 3
-    slider = F.curves_slider(SweepResult.from_dict(payload["sweep"]), train_frac=0.7)
+    assert len(F.phase_slider(payload.sweep).layout.sliders[0].steps) > 3
+    slider = F.curves_slider(payload.sweep.result(), train_frac=0.7)
     assert slider.layout.sliders[0].currentvalue.prefix.startswith("weight decay")
     with pytest.raises(ValueError):
-        F.curves_slider(payload["sweep"], train_frac=0.55)
+        F.curves_slider(payload.sweep, train_frac=0.55)
 
 
 def test_remedies_figure_and_tables(short):
@@ -93,8 +101,8 @@ def test_claims_rows_have_verdicts(short):
     payload, _ = E.phase_data()
     # division's row reads the 3x-decay run as its control (stood in for by the first run)
     multi = dict(decay={0: first}, none={0: control}, div={0: first}, strong={0: first})
-    live = Fa.by_seed(payload["rows"])[0]  # a live grid is one seed's
-    table = C.page_claims(multi, {0: pm}, speed, {0: cor}, payload["rows"], live, grid_lr=0.01)
+    live = Fa.by_seed(payload.rows)[0]  # a live grid is one seed's
+    table = C.page_claims(multi, {0: pm}, speed, {0: cor}, payload.rows, live, grid_lr=0.01)
     assert len(table) == 27  # the clock: one row per pair of neighbouring decays (three)
     assert all(isinstance(r["asserted"], bool) for r in table)
     # rows whose verdict changes with the scale are shown, not asserted
@@ -133,7 +141,7 @@ def test_page_numbers_from_the_precomputed_grid():
     figure, three seeds): every published claims row holds there (on each seed, or for the
     clock's two rows on each cell's median over the seeds) and shows the seeds' spread."""
     payload, prov = E.phase_data()
-    rows, lr = payload["rows"], prov["config"]["phase"]["lr"]
+    rows, lr = payload.rows, prov["config"]["phase"]["lr"]
     published = C.published_claims()
     assert not plots.failed_claims(published)
     # rows a regeneration can move by one cell are shown, not asserted; the page glues their
@@ -144,13 +152,13 @@ def test_page_numbers_from_the_precomputed_grid():
         assert verdict[name][0] is False and verdict[name][1] in plots.VERDICTS, name
     # "Four phases" counts the seeds whose grid has all four (confusion is the rare one)
     four = {"comprehension", "grokking", "memorization", "confusion"}
-    held = sum(four <= {r["phase"] for r in g} for g in Fa.by_seed(rows).values())
+    held = sum(four <= {r.phase for r in g} for g in Fa.by_seed(rows).values())
     assert verdict["Four phases"][1] == {0: "no", 3: "yes"}.get(held, "partly")
     # the "keeps nothing" row's paper field says whether the grid has a confusion cell, and the
     # critical fraction's control (NaN, printed "—") says why: at the strongest decay it rises
     # above the grid
     row = {r["claim"][:20]: r for r in published}
-    none = not any(r["phase"] == "confusion" for r in rows)
+    none = not any(r.phase == "confusion" for r in rows)
     assert ("of which this grid has no cell" in row["The strongest decay "]["paper"]) == none
     assert row["Below a critical tra"]["control"].endswith("(— on every seed: it rises above the grid)")
     grids = Fa.by_seed(rows)
@@ -162,7 +170,7 @@ def test_page_numbers_from_the_precomputed_grid():
         assert f["no_decay_memorizes"] and Fa.crit_falls([f["crit"][w] for w in f["inner"]])
         assert set(f["strong_phases"]) <= {"un-learning", "confusion", "unfinished"}
         # the strongest column's phases, as the glue names them (strong_split)
-        assert set(f["strong_phases"]) == {r["phase"] for r in g if r["weight_decay"] == f["strongest"]}
+        assert set(f["strong_phases"]) == {r.phase for r in g if r.weight_decay == f["strongest"]}
         assert f["strong_loss_min"] > C.UNLEARN_LOSS * f["weak_loss_max"]
     # the clock's rows hold on each cell's median over the seeds (and say so): single seeds
     # scatter more, and the glued sentence gives how far
@@ -180,20 +188,20 @@ def test_page_numbers_from_the_precomputed_grid():
     assert all(f"seed {s} at {frac:.0%}" in said for s, frac in neg)
     with pytest.raises(ValueError, match="one seed"):
         Fa.phase_facts(rows)  # the facts read one seed's grid
-    hs = SweepResult.from_dict(payload["sweep"]).histories
+    hs = payload.sweep.result().histories
     glued = Fa.phase_glue(rows, lr, prov["config"]["phase"]["p"], histories=hs)
     assert glued["ln_p"].startswith("ln 37") and glued["grid_seeds"] == 3
     # the strongest column, counted from the file: un-learning, then each other phase's runs
-    col = [r for r in rows if r["weight_decay"] == max(r["weight_decay"] for r in rows)]
-    lost = sum(r["phase"] == "un-learning" for r in col)
+    col = [r for r in rows if r.weight_decay == max(r.weight_decay for r in rows)]
+    lost = sum(r.phase == "un-learning" for r in col)
     assert glued["strong_split"].startswith(
         (f"all {lost}" if lost == len(col) else f"{lost} of the {len(col)}") + " learn and then lose")
-    assert ("confusion" in glued["strong_split"]) == any(r["phase"] == "confusion" for r in col)
+    assert ("confusion" in glued["strong_split"]) == any(r.phase == "confusion" for r in col)
     # an unfinished run there is said with the gain rule's margin, from its history (the file
     # of 2026-11-28: seed 1 at 40% by 0.055 points, on a falling curve)
     for r in col:
-        if r["phase"] == "unfinished":
-            said = f"seed {r['seed']} at {r['train_frac']:.0%}) ends unfinished, labelled so by a margin of"
+        if r.phase == "unfinished":
+            said = f"seed {r.seed} at {r.train_frac:.0%}) ends unfinished, labelled so by a margin of"
             assert said in glued["strong_split"]
     # "along each row and each column the grok step falls": not on seed 2, at decay 0.3; the
     # sentence leads with the seeds it holds on
@@ -203,26 +211,26 @@ def test_page_numbers_from_the_precomputed_grid():
     assert glued["falls_on"] == head.capitalize()
     assert glued["rises_where"] == (sep and "; not on " + tail)
     # the column's bounds are bounds: the lowest loss rounded down, the highest up
-    assert float(glued["strong_loss"]) <= min(r["final_train_loss"] for r in rows
-                                              if r["weight_decay"] == 10)
-    assert float(glued["weak_loss"]) >= max(r["final_train_loss"] for r in rows
-                                            if r["weight_decay"] < 10)
+    assert float(glued["strong_loss"]) <= min(r.final_train_loss for r in rows
+                                              if r.weight_decay == 10)
+    assert float(glued["weak_loss"]) >= max(r.final_train_loss for r in rows
+                                            if r.weight_decay < 10)
     # "as a rule a memorizing network does worse than guessing": most end below chance (one
     # run above it on the file of 2026-11-28, two on that of 2026-11-29)
     p = prov["config"]["phase"]["p"]
-    mem = [r["end_test_acc"] for r in rows if r["phase"] == "memorization"]
+    mem = [r.end_test_acc for r in rows if r.phase == "memorization"]
     above = sum(v >= 1 / p for v in mem)
     assert glued["mem_below"] == (f"{len(mem) - above} of the" if above else "all") + f" {len(mem)}"
     assert above < len(mem) / 2
     assert glued["fit_seed_error"].startswith("within ")
     # "not every run below it has stopped": the runs still climbing below the critical fraction
     assert "at 40% and weight decay 3 on 3 of 3 seeds" in glued["below_climbing"]
-    assert glued["n_unfinished"] == sum(r["phase"] == "unfinished" for r in rows) > 0
+    assert glued["n_unfinished"] == sum(r.phase == "unfinished" for r in rows) > 0
     assert glued["n_runs"] == len(rows)
     # every run of the strongest decay that passed both thresholds is named, not the last one
-    passed = [r for r in rows if r["weight_decay"] == max(r["weight_decay"] for r in rows)
-              and r["fit_step"] is not None and r["grok_step"] is not None]
-    assert all(f"seed {r['seed']} at {r['train_frac']:.0%}" in glued["strong_passed"]
+    passed = [r for r in rows if r.weight_decay == max(r.weight_decay for r in rows)
+              and r.fit_step is not None and r.grok_step is not None]
+    assert all(f"seed {r.seed} at {r.train_frac:.0%}" in glued["strong_passed"]
                for r in passed)
     # "none" is never a critical fraction's value in the prose
     assert "none" not in glued["crit_first"] and "none" not in glued["crit_last"]
@@ -233,7 +241,7 @@ def _grid(seed, no_decay="memorization", strong="un-learning"):
     fraction only memorizes, the decay shortens the wait by less than its ratio, the
     strongest decay's column fails."""
     def cell(f, w, phase, grok=None, loss=0.01):
-        return dict(train_frac=f, weight_decay=w, phase=phase, grok_step=grok, fit_step=10,
+        return _row(train_frac=f, weight_decay=w, phase=phase, grok_step=grok, fit_step=10,
                     final_train_loss=loss, seed=seed)
     return [cell(0.3, 0.0, "memorization"), cell(0.3, 1.0, "memorization"),
             cell(0.3, 3.0, "memorization"), cell(0.3, 9.0, "un-learning", None, 2.0),
@@ -268,8 +276,8 @@ def test_phase_rows_are_judged_on_every_seed_and_can_say_no():
     # the no-decay row's control goes through its own test: where the cells at decay >= 1 and
     # fraction >= 60% memorize too, "every network memorizes" does not discriminate
     def control_memorizes(g):
-        return [dict(c, phase="memorization", grok_step=None)
-                if c["weight_decay"] in (1.0, 3.0) and c["train_frac"] >= 0.6 else c for c in g]
+        return [replace(c, phase="memorization", grok_step=None)
+                if c.weight_decay in (1.0, 3.0) and c.train_frac >= 0.6 else c for c in g]
     fooled = rows([control_memorizes(_grid(s)) for s in (0, 1, 2)])[name]
     assert fooled["reproduced"] == "does not discriminate", fooled
     assert "(cells that do not): 0 on every seed" in fooled["control"]
@@ -288,7 +296,7 @@ def _mono(seed, bump=None):
             if (f, w) == bump:
                 grok = 10 ** 5
             phase = ("grokking" if good else "un-learning" if w == 10 else "memorization")
-            cells.append(dict(train_frac=f, weight_decay=w, phase=phase, grok_step=grok,
+            cells.append(_row(train_frac=f, weight_decay=w, phase=phase, grok_step=grok,
                               fit_step=10, final_train_loss=3.0 if w == 10 else 0.01, seed=seed))
     return cells
 
@@ -313,12 +321,12 @@ def test_phase_measures_on_a_made_up_grid():
     assert np.isnan(Fa._crit_drop((g, (1.0, 3.0))))  # 50% at both: it stays put
     assert np.isnan(Fa._crit_drop((g, (3.0, 10.0))))  # none at 10: it rises above the grid
     # none at the first decay: counted at the grid's largest fraction, a lower bound
-    top = max(r["train_frac"] for r in g)
+    top = max(r.train_frac for r in g)
     assert Fa._crit_drop((g, (10.0, 3.0))) == pytest.approx(top - 0.5)
     assert Fa._column_gap((g, 10.0)) == pytest.approx(300) and Fa._column_gap((g, 3.0)) == 1
     assert Fa._column_keeps((g, 10.0)) == 0 and Fa._column_keeps((g, 3.0)) == 6
-    assert Fa._not_memorizing((g, lambda r: r["weight_decay"] == 0)) == 0
-    assert np.isnan(Fa._not_memorizing((g, lambda r: r["weight_decay"] == 7)))
+    assert Fa._not_memorizing((g, lambda r: r.weight_decay == 0)) == 0
+    assert np.isnan(Fa._not_memorizing((g, lambda r: r.weight_decay == 7)))
 
 
 def test_the_grok_step_falls_only_against_a_shuffled_grid():
@@ -349,9 +357,9 @@ def test_the_critical_fraction_must_fall_strictly():
     assert Fa._crit_text({0: 0.5, 1: 0.5}) == "50% on every seed"
     # on a made-up grid whose critical fraction is 50% at every decay, the row says no
     flat = [c for s in (0, 1, 2) for c in _grid(s)
-            if not (c["train_frac"] == 0.5 and c["weight_decay"] == 1.0)]
-    flat += [dict(c, phase="grokking", grok_step=500) for s in (0, 1, 2) for c in _grid(s)
-             if c["train_frac"] == 0.5 and c["weight_decay"] == 1.0]
+            if not (c.train_frac == 0.5 and c.weight_decay == 1.0)]
+    flat += [replace(c, phase="grokking", grok_step=500) for s in (0, 1, 2) for c in _grid(s)
+             if c.train_frac == 0.5 and c.weight_decay == 1.0]
     row = {r["claim"].split(" (")[0].split(";")[0]: r for r in C.phase_claims(flat)}[
         "Below a critical training fraction no network generalizes within the budget"]
     assert row["reproduced"] == "no", row
@@ -365,9 +373,9 @@ def test_the_clock_is_judged_pair_of_decays_by_pair():
         cells = []
         for f in (0.7, 0.9):
             for w, t in zip((0.3, 1.0, 3.0), steps):
-                cells.append(dict(train_frac=f, weight_decay=w, phase="grokking", grok_step=t,
+                cells.append(_row(train_frac=f, weight_decay=w, phase="grokking", grok_step=t,
                                   fit_step=10, final_train_loss=0.01, seed=seed))
-            cells.append(dict(train_frac=f, weight_decay=9.0, phase="un-learning",
+            cells.append(_row(train_frac=f, weight_decay=9.0, phase="un-learning",
                               grok_step=None, fit_step=10, final_train_loss=2.0, seed=seed))
         return cells
     # 0.3 -> 1 (clock 3.33): 3.0x, 3.7x, 3.1x; 1 -> 3 (clock 3): 2x on every seed
@@ -391,7 +399,7 @@ def test_the_clock_fit_is_a_description_with_a_rival():
     law with no fixed part, 30 (1/ηλ)^0.75, the power law fits exactly and the fixed part plus
     periods still fits within a few percent (three points, two parameters: it cannot tell)."""
     def rows(step):
-        return [dict(train_frac=0.8, weight_decay=w, phase="grokking", grok_step=step(w),
+        return [_row(train_frac=0.8, weight_decay=w, phase="grokking", grok_step=step(w),
                      fit_step=10, final_train_loss=0.01) for w in (0.3, 1.0, 3.0, 10.0)]
     lr = 0.01
     (fit,) = Fa.clock_fit(rows(lambda w: 100 + 2 / (lr * w)), lr)
@@ -400,7 +408,7 @@ def test_the_clock_fit_is_a_description_with_a_rival():
     (power,) = Fa.clock_fit(rows(lambda w: 30 * (1 / (lr * w)) ** 0.75), lr)
     assert power["power_exponent"] == pytest.approx(0.75) and power["power_max_rel_error"] < 1e-9
     assert power["max_rel_error"] < C.FIT_ERROR  # the fixed-part fit passes too
-    row = [r for r in C.phase_claims([dict(r, seed=0) for r in
+    row = [r for r in C.phase_claims([replace(r, seed=0) for r in
                                       rows(lambda w: 30 * (1 / (lr * w)) ** 0.75)], lr=lr)
            if r["claim"].startswith("The wait is a fixed part")][0]
     assert not row["asserted"] and "power law with no fixed part" in row["control"]
@@ -410,7 +418,7 @@ def test_the_clock_fit_is_a_description_with_a_rival():
     # row does not discriminate (it never shows a bare yes)
     made = rows(lambda w: 100 + 2 / (lr * w))
     (fit,) = Fa.clock_fit(made, lr)
-    row = [r for r in C.phase_claims([dict(r, seed=0) for r in made], lr=lr)
+    row = [r for r in C.phase_claims([replace(r, seed=0) for r in made], lr=lr)
            if r["claim"].startswith("The wait is a fixed part")][0]
     want = "does not discriminate" if fit["power_max_rel_error"] < C.FIT_ERROR else "yes"
     assert row["reproduced"] == want
@@ -433,17 +441,17 @@ def test_phase_glue_says_where_the_pattern_breaks():
         "(70%, 1)")
     # the strongest column: one cell still climbing, one confused, the rest un-learning; the
     # memorizing runs: one at chance or above
-    g = [dict(r, end_test_acc=0.0) for r in _mono(0)]
+    g = [replace(r, end_test_acc=0.0) for r in _mono(0)]
     for r in g:
-        if r["weight_decay"] == 10 and r["train_frac"] in (0.3, 0.5):
-            r["phase"] = "unfinished" if r["train_frac"] == 0.3 else "confusion"
-    g[0]["end_test_acc"] = 0.5
+        if r.weight_decay == 10 and r.train_frac in (0.3, 0.5):
+            r.phase = "unfinished" if r.train_frac == 0.3 else "confusion"
+    g[0].end_test_acc = 0.5
     glued = Fa.phase_glue(g, 0.01, 37)
     assert glued["strong_split"] == (
         "4 of the 6 learn and then lose part of what they learned (un-learning); one run (seed 0 "
         "at 50%) ends in confusion, never fitting (Liu et al.'s); one run (seed 0 at 30%) ends "
         "unfinished")  # without its history no margin is said
-    mem = sum(r["phase"] == "memorization" for r in g)
+    mem = sum(r.phase == "memorization" for r in g)
     assert glued["mem_below"] == f"{mem - 1} of the {mem}"
     assert Fa.phase_glue(_mono(0), 0.01, 37)["strong_split"].startswith("all 6 learn")
 
@@ -472,11 +480,11 @@ def test_an_unfinished_run_says_its_margin_and_its_fall():
     assert m["gain"] == pytest.approx(100 * (0.818 - 0.79))
     assert (m["falls"], m["top"], m["top_step"], m["last"]) == (3, 0.832, 1700, 0.805)
     assert S.still_climbing(h, "train") == (m["gain"] > 100 * S.CLIMB)  # the rule's own reading
-    g = [dict(r, end_test_acc=0.0) for r in _mono(0)]
-    hs = [h if r["weight_decay"] == 10 and r["train_frac"] == 0.3 else None for r in g]
+    g = [replace(r, end_test_acc=0.0) for r in _mono(0)]
+    hs = [h if r.weight_decay == 10 and r.train_frac == 0.3 else None for r in g]
     for r in g:
-        if r["weight_decay"] == 10 and r["train_frac"] == 0.3:
-            r.update(phase="unfinished", fit_step=None)
+        if r.weight_decay == 10 and r.train_frac == 0.3:
+            r.phase, r.fit_step = "unfinished", None
     assert Fa.phase_glue(g, 0.01, 37, histories=hs)["strong_split"].endswith(
         "one run (seed 0 at 30%) ends unfinished, labelled so by a margin of 0.300 points: its "
         "training accuracy gained 2.800 points over the last 20% of the run, against the rule's "
@@ -486,7 +494,7 @@ def test_an_unfinished_run_says_its_margin_and_its_fall():
 
 def test_phase_facts_on_a_made_up_grid():
     def cell(f, w, phase, grok=None, loss=0.01):
-        return dict(train_frac=f, weight_decay=w, phase=phase, grok_step=grok, fit_step=10,
+        return _row(train_frac=f, weight_decay=w, phase=phase, grok_step=grok, fit_step=10,
                     final_train_loss=loss)
     rows = [cell(0.5, 0.0, "memorization"), cell(0.5, 1.0, "grokking", 400),
             cell(0.5, 3.0, "grokking", 200), cell(0.5, 9.0, "un-learning", None, 2.0),
@@ -731,7 +739,7 @@ def test_the_prose_glues_the_thresholds_it_names(short):
                 "rise_pairs", "end_evals", "key_share_min", "ctl_wd", "ctl_frac"):
         assert f"{{glue:text}}`{key}`" in prose, key
     payload, prov = E.phase_data()
-    s2 = Fa.section2_facts(payload["rows"], Fa.by_seed(payload["rows"])[0], prov["config"]["phase"]["lr"],
+    s2 = Fa.section2_facts(payload.rows, Fa.by_seed(payload.rows)[0], prov["config"]["phase"]["lr"],
                            prov["config"]["phase"]["p"])
     assert (s2["unlearn_drop"], s2["climb"], s2["climb_span"], s2["end_evals"]) == (
         f"{S.UNLEARN_DROP * 100:g}", f"{S.CLIMB * 100:g}", f"{S.CLIMB_SPAN:.0%}", f"{S.END_EVALS}")
@@ -800,6 +808,6 @@ def _corrupted_rows(corrupted):
                   excluded_loss=[1, 2, 2], train_loss=[1, 0.5, 0.1], restricted_loss=[2, 1, 0.5],
                   other_loss=[3, 3, 3], test_loss=[4, 4, 1],
                   spectra={"end": dict(concentration=0.8, layer_concentration=0.3)})}
-    rows = C.page_claims(multi, pm, {}, corrupted, payload["rows"])
+    rows = C.page_claims(multi, pm, {}, corrupted, payload.rows)
     return [r for r in rows if r["claim"].startswith(("A network can memorize", "Regularization",
                                                       "A larger weight decay"))]

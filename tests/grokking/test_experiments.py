@@ -3,6 +3,7 @@ runs, stopping), the phase labels of the precomputed and the live grids against 
 accuracies, the sentences of the chapter that rest on the precomputed grid, and the
 chapter's claims in the smoke profile on the claim seeds (tests/seeds.py)."""
 import functools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -91,14 +92,14 @@ def test_pairs_and_split_masks():
 def test_phase_grid_matches_single_runs():
     cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=40, n_evals=10)
     out = E.run_phase_grid(cfg, [0.5, 0.8], [0.0, 1.0], seeds=[0])
-    assert len(out["rows"]) == 4 and all(r["phase"] in S.PHASES for r in out["rows"])
-    for (c, h) in out["sweep"]:
+    assert len(out.rows) == 4 and all(r.phase in S.PHASES for r in out.rows)
+    for (c, h) in out.sweep:
         single = E.run(cfg.replace(train_frac=c["train_frac"], weight_decay=c["weight_decay"]),
                        seed=c["seed"]).history
         assert h.steps == single.steps
         np.testing.assert_allclose(h["train_loss"], single["train_loss"], rtol=2e-3, atol=1e-5)
         np.testing.assert_allclose(h["test_acc"], single["test_acc"], atol=2e-3)
-    assert out["sweep"].info["betas"] == [0.9, 0.999]
+    assert out.sweep.info["betas"] == [0.9, 0.999]
     with pytest.raises(ValueError):
         E.run_phase_grid(cfg.replace(remedy="grokfast"), [0.5], [1.0])
 
@@ -116,8 +117,8 @@ def test_phase_grid_reports_progress_and_stops():
     with P.reporting(tick):  # a panel's bar and Stop
         out = E.run_phase_grid(cfg, [0.5, 0.8], [0.0, 1.0], seeds=[0])
     assert seen and 0 <= min(seen) and max(seen) <= 1 and seen == sorted(seen)
-    assert out["sweep"].info["stopped"]
-    phases = [r["phase"] for r in out["rows"]]
+    assert out.sweep.info["stopped"]
+    phases = [r.phase for r in out.rows]
     assert len(phases) == 4 and phases.count("not run") >= 2  # the second fraction never ran
 
 
@@ -132,8 +133,8 @@ def test_dry_run_caps_grids_and_steps(monkeypatch, tmp_path):
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
     pcfg = S.PhaseConfig.for_profile("smoke", p=7, width=8)
     out = E.run_phase(pcfg)
-    assert len(out["rows"]) == 4  # two ends of each axis
-    assert all(h.steps[-1] <= 2 for h in out["sweep"].histories)
+    assert len(out.rows) == 4  # two ends of each axis
+    assert all(h.steps[-1] <= 2 for h in out.sweep.histories)
     cc = S.CorruptConfig.for_profile("cpu")
     cor = E.run_corrupted(S.GrokConfig.for_profile("smoke", p=7, width=8), cc)
     assert [r["weight_decay"] for r in cor["runs"]] == [cc.weight_decays[0], cc.weight_decays[-1]]
@@ -142,13 +143,13 @@ def test_dry_run_caps_grids_and_steps(monkeypatch, tmp_path):
 # ----------------------------------------------------------------------------- phase labels
 
 
-def with_curves(row: dict, h, p: int) -> dict:
+def with_curves(row: E.PhaseRow, h, p: int) -> dict:
     """A row with what its curves say near their end, computed here with numpy from the
     history (not by the library): per split the median of the last three evaluations
     (``end``), the best before them (``best_before``), the first value, the gain of the end
     over the median of the three evaluations up to 80% of the run (``gain``) and whether it
     never falls from there on and rises at its last evaluation (``steady``); and chance, 1/p."""
-    out = dict(row, chance=1.0 / p)
+    out = dict(row.to_dict(), chance=1.0 / p)
     steps = np.array(h.steps)
     for split in ("train", "test"):
         acc = np.asarray(h[f"{split}_acc"], dtype=float)
@@ -216,7 +217,7 @@ def contradictions(row: dict) -> list[str]:
 
 
 def _check_labels(rows, histories, p):
-    wrong = {(r["train_frac"], r["weight_decay"], r.get("seed", 0)):
+    wrong = {(r.train_frac, r.weight_decay, r.seed):
              contradictions(with_curves(r, h, p)) for r, h in zip(rows, histories)}
     wrong = {k: v for k, v in wrong.items() if v}
     assert not wrong, wrong
@@ -267,19 +268,63 @@ def test_precomputed_grid_labels_agree_with_its_accuracies(grid):
     payload, prov = grid
     assert prov["profile"] in ("cpu", "gpu")
     assert prov["command"].startswith("python -m dynamics_ops.precompute grokking")
-    from dynamics.sweep import SweepResult
     p = prov["config"]["phase"]["p"]
-    _check_labels(payload["rows"], SweepResult.from_dict(payload["sweep"]).histories, p)
+    _check_labels(payload.rows, payload.sweep.result().histories, p)
     # the rows the page reads are what the stored histories say under the current rule
-    again = E.phase_rows(SweepResult.from_dict(payload["sweep"]), p)
-    assert again == payload["rows"]
+    again = E.phase_rows(payload.sweep.result(), p)
+    assert again == payload.rows
     # the file's own labels predate the steady-rise rule: they differ only where
     # a run it called memorization is still climbing (a label, never a number, moves)
-    stored, _ = results.load("grokking_phase")
-    moved = [(a["phase"], b["phase"]) for a, b in zip(stored["rows"], payload["rows"])
-             if a["phase"] != b["phase"]]
+    stored, _ = results.load("grokking_phase", as_=E.RECORDS["grokking_phase"])
+    moved = [(a.phase, b.phase) for a, b in zip(stored.rows, payload.rows)
+             if a.phase != b.phase]
     assert set(moved) <= {("memorization", "unfinished")}
-    assert [dict(a, phase=0) for a in stored["rows"]] == [dict(b, phase=0) for b in payload["rows"]]
+    assert [replace(a, phase=0) for a in stored.rows] == [replace(b, phase=0) for b in payload.rows]
+
+
+def _renamed(monkeypatch, tmp_path, rename) -> None:
+    """data/grokking_phase.json copied to ``tmp_path`` (read from there) with ``rename`` applied
+    to its payload."""
+    import json
+
+    blob = json.loads((results.data_dir() / "grokking_phase.json").read_text())
+    rename(blob["payload"])
+    (tmp_path / "grokking_phase.json").write_text(json.dumps(blob))
+    monkeypatch.setattr(results, "DATA", tmp_path)
+
+
+@pytest.mark.parametrize("where, rename, field", [
+    ("json", lambda d: d.update(cells=d.pop("rows")), "rows"),
+    (r"json\.rows\[3\]", lambda d: d["rows"][3].update(test_step=d["rows"][3].pop("grok_step")),
+     "grok_step"),
+    (r"json\.sweep", lambda d: d["sweep"].update(runs=d["sweep"].pop("histories")), "histories"),
+])
+def test_a_renamed_field_of_the_phase_file_is_refused(monkeypatch, tmp_path, where, rename,
+                                                      field):
+    """The page's phase-grid rows and the published claims read data/grokking_phase.json through
+    its record (PhaseFile): a key renamed in the file (or a field in the code) is refused when
+    it is read, naming the field, before any claim reads it."""
+    from dynamics.grokking import claims as C
+
+    _renamed(monkeypatch, tmp_path, rename)
+    for read in (E.phase_data, C.published_claims):
+        with pytest.raises(ValueError, match=rf"{where} does not match .*no field {field}\b.*"
+                                             "precompute grokking"):
+            read()
+
+
+def test_the_phase_record_gives_the_file_back():
+    """The file is read through its record (RECORDS), field by field, and the record writes
+    it back key for key: the JSON layout is the file's."""
+    import json
+
+    assert E.RECORDS["grokking_phase"] is E.PhaseFile
+    raw = json.loads((results.data_dir() / "grokking_phase.json").read_text())["payload"]
+    grid, _ = results.load("grokking_phase", as_=E.RECORDS["grokking_phase"])
+    assert isinstance(grid.rows[0], E.PhaseRow) and isinstance(grid.sweep, E.PhaseSweep)
+    assert [r.to_dict() for r in grid.rows] == raw["rows"]
+    assert [list(r.to_dict()) for r in grid.rows] == [list(r) for r in raw["rows"]]
+    assert grid.sweep.to_dict() == raw["sweep"] and grid.steps == raw["steps"]
 
 
 def test_precomputed_grid_says_what_the_chapter_says(grid):
@@ -289,55 +334,54 @@ def test_precomputed_grid_says_what_the_chapter_says(grid):
     from dynamics.grokking.facts import by_seed
 
     payload, prov = grid
-    all_rows = payload["rows"]
+    all_rows = payload.rows
     seeds = by_seed(all_rows)
     assert list(seeds) == [0, 1, 2]
-    good = lambda r: r["phase"] in ("grokking", "comprehension")  # noqa: E731
+    good = lambda r: r.phase in ("grokking", "comprehension")  # noqa: E731
     for rows in seeds.values():
-        by = {(r["train_frac"], r["weight_decay"]): r for r in rows}
-        fracs = sorted({r["train_frac"] for r in rows})
-        wds = sorted({r["weight_decay"] for r in rows})
+        by = {(r.train_frac, r.weight_decay): r for r in rows}
+        fracs = sorted({r.train_frac for r in rows})
+        wds = sorted({r.weight_decay for r in rows})
         # "without weight decay (left column) every network memorizes"
-        assert all(by[f, 0.0]["phase"] == "memorization" for f in fracs)
+        assert all(by[f, 0.0].phase == "memorization" for f in fracs)
         # "with weight decay up to 3, more data and more decay shorten the wait: along each
         # row and each column the grok step falls", on the seeds the glue names, and where it
         # rises on another the glue says so (the files of 2026-11-28: not on seed 2; of
         # 2026-11-29, made on this machine: on every seed)
         falls = all(
             steps == sorted(steps, reverse=True)
-            for line in ([[by[f, w]["grok_step"] for f in fracs if good(by[f, w])] for w in wds if 0 < w <= 3]
-                         + [[by[f, w]["grok_step"] for w in wds if 0 < w <= 3 and good(by[f, w])] for f in fracs])
+            for line in ([[by[f, w].grok_step for f in fracs if good(by[f, w])] for w in wds if 0 < w <= 3]
+                         + [[by[f, w].grok_step for w in wds if 0 < w <= 3 and good(by[f, w])] for f in fracs])
             for steps in [line])
-        said = Fa._rises_text({rows[0]["seed"]: rows})
+        said = Fa._rises_text({rows[0].seed: rows})
         assert (said == "on every seed") == falls, said
         # "the critical fraction falls as the decay grows ... to 50% at 3; below 50% no
         # decay makes the network generalize within the budget"
         assert S.critical_fraction(rows, 1.0) >= S.critical_fraction(rows, 3.0) == 0.5
-        assert not any(good(r) for r in rows if r["train_frac"] < 0.5)
+        assert not any(good(r) for r in rows if r.train_frac < 0.5)
         # "... but below it not every run has stopped: at weight decay 3 the runs at 40% are
         # still climbing when the budget ends (unfinished)"
-        assert by[0.4, 3.0]["phase"] == "unfinished"
+        assert by[0.4, 3.0].phase == "unfinished"
         # "of the column's runs [at weight decay 10], most learn and then lose part of what
         # they learned (un-learning)", the others named by the glue (strong_split); its
         # training loss stays above 1.5, far above the weaker decays' (strong_loss, weak_loss)
         col = [by[f, 10.0] for f in fracs]
-        assert sum(r["phase"] == "un-learning" for r in col) >= len(col) - 2
-        assert all(r["final_train_loss"] > 1.5 for r in col)
-        assert all(r["final_train_loss"] < 0.1 for r in rows if r["weight_decay"] <= 3)
+        assert sum(r.phase == "un-learning" for r in col) >= len(col) - 2
+        assert all(r.final_train_loss > 1.5 for r in col)
+        assert all(r.final_train_loss < 0.1 for r in rows if r.weight_decay <= 3)
     # "at large fractions and decays fitting and generalizing coincide (comprehension)"
-    assert {(r["train_frac"], r["weight_decay"]) for r in all_rows
-            if r["phase"] == "comprehension"} <= {(f, w) for f in (0.7, 0.8, 0.9)
+    assert {(r.train_frac, r.weight_decay) for r in all_rows
+            if r.phase == "comprehension"} <= {(f, w) for f in (0.7, 0.8, 0.9)
                                                   for w in (1.0, 3.0)}
     # "... it even passes both thresholds before falling back": on some seed at fraction 0.9
-    assert any(r["grok_step"] is not None for r in all_rows
-               if (r["train_frac"], r["weight_decay"]) == (0.9, 10.0))
+    assert any(r.grok_step is not None for r in all_rows
+               if (r.train_frac, r.weight_decay) == (0.9, 10.0))
     # a label that a climb threshold decides is not within rounding of it: a regenerated file
     # whose cell lands on the edge is flagged here, to re-read the paragraph
-    from dynamics.sweep import SweepResult
     p = prov["config"]["phase"]["p"]
-    for r, h in zip(all_rows, SweepResult.from_dict(payload["sweep"]).histories):
+    for r, h in zip(all_rows, payload.sweep.result().histories):
         c = with_curves(r, h, p)
-        if r["phase"] in ("memorization", "unfinished"):
+        if r.phase in ("memorization", "unfinished"):
             rose = c["test_steady"]
             if rose:  # nor a steady rise's gain
                 assert abs(c["test_gain"] - S.RISE_PAIRS / p ** 2) > 0.001, (r, c["test_gain"])
@@ -345,14 +389,14 @@ def test_precomputed_grid_says_what_the_chapter_says(grid):
             # unfinished (the file of 2026-11-29 puts seed 1 at 70% and weight decay 0.1
             # within 0.002 of the edge, a label the climb rule gives and the paragraph does
             # not single out)
-            edge = (r["seed"], r["train_frac"], r["weight_decay"]) == (1, 0.7, 0.1)
-            if not (rose and r["phase"] == "unfinished") and not edge:
+            edge = (r.seed, r.train_frac, r.weight_decay) == (1, 0.7, 0.1)
+            if not (rose and r.phase == "unfinished") and not edge:
                 assert abs(c["test_gain"] - S.CLIMB) > 0.004, (r, c["test_gain"])
     # "as a rule a memorizing network does worse than guessing": the glue counts those below
     # chance ("all 59" on the file of 2026-11-29 under the steady-rise rule, "59 of the 61"
     # before it)
-    mem = [r for r in all_rows if r["phase"] == "memorization"]
-    below = sum(r["end_test_acc"] < 1 / p for r in mem)
+    mem = [r for r in all_rows if r.phase == "memorization"]
+    below = sum(r.end_test_acc < 1 / p for r in mem)
     glue = Fa.phase_glue(all_rows, prov["config"]["phase"]["lr"], p)
     assert glue["mem_below"] == ("all" if below == len(mem) else f"{below} of the") + f" {len(mem)}"
     assert below > len(mem) / 2  # "as a rule"
@@ -366,7 +410,7 @@ def test_precomputed_grid_says_what_the_chapter_says(grid):
     pair = next(r for r in C.published_claims() if r["claim"].startswith("From weight decay 0.3 to 1"))
     assert pair["reproduced"] != "yes"
     # the strongest column's confusion cells, if any, are named by its glue
-    conf = [r for r in all_rows if r["phase"] == "confusion"]
+    conf = [r for r in all_rows if r.phase == "confusion"]
     assert ("confusion" in glue["strong_split"]) == bool(conf)
 
 
@@ -374,11 +418,11 @@ def test_precomputed_grid_says_what_the_chapter_says(grid):
 def test_live_smoke_grid_labels_agree_with_its_accuracies(seed):
     pcfg = E.live_phase_config("smoke")
     out = E.run_phase(pcfg, seed)
-    assert {r["seed"] for r in out["rows"]} == {seed}
-    _check_labels(out["rows"], out["sweep"].histories, pcfg.p)
-    by = {(r["train_frac"], r["weight_decay"]): r for r in out["rows"]}
-    assert all(by[f, 0.0]["phase"] == "memorization" for f in pcfg.train_fracs)
-    assert S.critical_fraction(out["rows"]) == max(pcfg.train_fracs)
+    assert {r.seed for r in out.rows} == {seed}
+    _check_labels(out.rows, out.sweep.histories, pcfg.p)
+    by = {(r.train_frac, r.weight_decay): r for r in out.rows}
+    assert all(by[f, 0.0].phase == "memorization" for f in pcfg.train_fracs)
+    assert S.critical_fraction(out.rows) == max(pcfg.train_fracs)
 
 
 # ----------------------------------------------------------------------------- claims (smoke, the claim seeds)
@@ -400,7 +444,7 @@ def _claim_rows():
     speed = E.speedups(E.run_remedies(cfg, [SEEDS[0]], ["baseline", "grokfast", "stablemax"],
                                       reuse=[first]), cfg.steps)
     payload, prov = E.phase_data()
-    rows = C.page_claims(multi, pms, speed, cor, payload["rows"],
+    rows = C.page_claims(multi, pms, speed, cor, payload.rows,
                         grid_lr=prov["config"]["phase"]["lr"])
     return {r["claim"].split(":")[0].split(" (")[0]: r for r in rows}
 

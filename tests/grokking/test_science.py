@@ -558,12 +558,16 @@ def test_plateau_steps_on_a_synthetic_grokking_curve():
               how="a made-up grid whose generalizing cells at weight decay 1 start at fraction "
                   "0.4 (and at 0.3 under another decay, which must not count)")
 def test_critical_fraction_on_a_made_up_grid():
-    rows = [dict(train_frac=f, weight_decay=wd, phase=ph) for f, wd, ph in (
+    from dynamics.grokking.experiments import PhaseRow
+
+    unset = dict.fromkeys(PhaseRow.__dataclass_fields__)
+    del unset["stopped"]
+    rows = [PhaseRow(**dict(unset, train_frac=f, weight_decay=wd, phase=ph)) for f, wd, ph in (
         (0.2, 1.0, "memorization"), (0.3, 1.0, "unfinished"), (0.4, 1.0, "grokking"),
         (0.5, 1.0, "comprehension"), (0.3, 3.0, "grokking"), (0.2, 3.0, "memorization"),
         (0.6, 1.0, "un-learning"))]
     assert S.critical_fraction(rows, 1.0) == 0.4
     assert S.critical_fraction(rows, 3.0) == 0.3
     assert S.critical_fraction(rows, 1.2) == 0.4  # the nearest decay in the grid
-    assert S.critical_fraction([r for r in rows if r["phase"] == "memorization"]) is None
+    assert S.critical_fraction([r for r in rows if r.phase == "memorization"]) is None
     assert S.critical_fraction([]) is None

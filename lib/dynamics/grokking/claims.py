@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import evidence, plots
 from .algorithm import clock_measures, initial_model, norm_descent
-from .experiments import phase_data, restricted_at_test_half, speedups
+from .experiments import PhaseRow, phase_data, restricted_at_test_half, speedups
 from .facts import (
     CONTROL_FRAC, CONTROL_WD, HALF_LOSS, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
     _crit_pct, _descent, _final_test, _fit_error, _good, _init_gap, _inner_grok, _not_memorizing,
@@ -209,8 +209,8 @@ def section1_claims(multi: dict) -> list[dict]:
     return rows
 
 
-def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[dict],
-                live_rows: list[dict] | None = None, grid_lr: float | None = None,
+def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[PhaseRow],
+                live_rows: list[PhaseRow] | None = None, grid_lr: float | None = None,
                 scaled: dict | None = None, opt: dict | None = None) -> list[dict]:
     """Every row of the chapter's claims table: ``multi`` section 1's runs on the claim seeds,
     ``pm`` their progress measures, ``speed`` the remedies' rows or their speed-ups, the
@@ -222,11 +222,11 @@ def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[d
         speed = speedups(speed, dec[seed].config.steps)
     if live_rows:
         at = lambda keep: {seed: (live_rows, keep)}  # noqa: E731
-        wd1 = min({r["weight_decay"] for r in live_rows}, key=lambda w: abs(w - 1.0))
-        rows += [j(LIVE_MEMORIZES, at(lambda r: r["weight_decay"] == 0),
-                   at(lambda r: r["weight_decay"] > 0)).row(),
-                 j(LIVE_GENERALIZES, at(lambda r: r["weight_decay"] == wd1),
-                   at(lambda r: r["weight_decay"] == 0)).row()]
+        wd1 = min({r.weight_decay for r in live_rows}, key=lambda w: abs(w - 1.0))
+        rows += [j(LIVE_MEMORIZES, at(lambda r: r.weight_decay == 0),
+                   at(lambda r: r.weight_decay > 0)).row(),
+                 j(LIVE_GENERALIZES, at(lambda r: r.weight_decay == wd1),
+                   at(lambda r: r.weight_decay == 0)).row()]
     rows += phase_claims(grid_rows, lr=grid_lr) + restricted_excluded_rows(pm)
     rows.append(j(UNIT_READS_FEW, pm, {s: (initial_model(dec[s]), dec[s].config.p) for s in pm}).row())
     swap = max((_grok_ratio((r, dec[seed])) for s, r in dec.items() if s != seed), default=math.nan)
@@ -532,10 +532,10 @@ STRONG_KEEPS = evidence.Claim(
     measure=_column_keeps, test=NO_CELL_OFF, fmt=_n,
     control="the column of the decay below the strongest",
     window="the column's cells that neither un-learn nor stay confused")
-_four = lambda g: float(len({r["phase"] for r in g} & set(FOUR)))  # noqa: E731 (how many of them)
+_four = lambda g: float(len({r.phase for r in g} & set(FOUR)))  # noqa: E731 (how many of them)
 FOUR_PHASES = evidence.Claim(
     "Four phases: comprehension, grokking, memorization, confusion", "Liu et al. 2022",
-    measure=_four, control_measure=lambda g: _four([r for r in g if r["weight_decay"] == 0]),
+    measure=_four, control_measure=lambda g: _four([r for r in g if r.weight_decay == 0]),
     test=evidence.Test(">=", len(FOUR), "all four of Liu et al.'s phases on the seed's grid"),
     control="the column without weight decay alone", window="every cell of the seed's grid",
     fmt=_n, asserted=False)
@@ -551,7 +551,7 @@ CLOCK_FIT = evidence.Claim(
            "that generalize")
 
 
-def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
+def phase_claims(rows: list[PhaseRow], lr: float | None = None) -> list[dict]:
     """The rows of section 2's "What to notice", judged on each seed of a phase grid (the
     precomputed one the page shows); ``lr`` (the grid's learning rate) puts ηλ of the
     strongest decay into its row and fits the clock periods."""
@@ -560,10 +560,10 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     fs = {s: phase_facts(r) for s, r in grids.items()}
     f0, j, ids = fs[seeds[0]], evidence.judge, {s: s for s in seeds}
     per = lambda x: {s: (g, x) for s, g in grids.items()}  # noqa: E731 (each seed's grid, and x)
-    control = lambda r: (CONTROL_WD <= r["weight_decay"] < f0["strongest"]  # noqa: E731
-                         and r["train_frac"] >= CONTROL_FRAC)
+    control = lambda r: (CONTROL_WD <= r.weight_decay < f0["strongest"]  # noqa: E731
+                         and r.train_frac >= CONTROL_FRAC)
     inner_grok = {s: (_inner_grok(g), s) for s, g in grids.items()}
-    out = [j(MEMORIZE_ALL, per(lambda r: r["weight_decay"] == 0), per(control)).row(),
+    out = [j(MEMORIZE_ALL, per(lambda r: r.weight_decay == 0), per(control)).row(),
            j(GROK_FALLS, inner_grok, inner_grok).row()]
 
     # the clock, pair of decays by pair: the largest ratio of grok steps over the clock's
@@ -598,7 +598,7 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
     # grows. Below it a run has either stopped short (memorization) or is still climbing
     # (unfinished): the row counts the second, since a longer budget may move the fraction.
     weak, last, strongest = inner[0], inner[-1], f0["strongest"]
-    top = max(r["train_frac"] for r in rows)
+    top = max(r.train_frac for r in rows)
     each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {_crit_pct(c)}" for w, c in f["crit"].items())
                      for s, f in fs.items())
     below = plots.spread({s: len(f["below_cells"]) for s, f in fs.items()}, _n)
@@ -634,7 +634,7 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
 
     # Liu et al.'s four phases (shown, not asserted: the grid may miss one); the runs still
     # climbing at the budget and those that un-learn are counted beside them, in none of the four
-    counts = Counter(r["phase"] for r in rows)
+    counts = Counter(r.phase for r in rows)
     seen = ", ".join(f"{counts[k]} {k}" for k in (*FOUR, "unfinished", "un-learning") if counts[k])
     out.append(_labelled(
         FOUR_PHASES, "of the four, on the seed's grid:", grids, grids,
@@ -645,5 +645,5 @@ def phase_claims(rows: list[dict], lr: float | None = None) -> list[dict]:
 def published_claims() -> list[dict]:
     """The rows that rest on the precomputed phase diagram in ``data/`` (relabelled by
     :func:`~.experiments.phase_data`), as in the page's claims table."""
-    payload, prov = phase_data()
-    return phase_claims(payload["rows"], lr=prov["config"]["phase"]["lr"])
+    grid, prov = phase_data()
+    return phase_claims(grid.rows, lr=prov["config"]["phase"]["lr"])

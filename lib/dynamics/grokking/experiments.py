@@ -13,7 +13,7 @@ The science these runners call lives in :mod:`dynamics.grokking.science`; nothin
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -22,7 +22,7 @@ import torch.nn as nn
 
 from .. import data as D
 from .. import plots
-from .. import runtime, units
+from .. import results, runtime, units
 from .. import progress as P
 from ..runtime import get_profile, get_seed
 from ..sweep import SweepResult, grid, train_many
@@ -38,9 +38,109 @@ __all__ = [  # the module's public names (dynamics.grokking exports those the no
     "evaluation_steps", "recipe", "GrokRun", "run", "unit_spectra", "progress_measures", "restricted_leads",
     "restricted_at_test_half",
     "remedy_configs", "run_remedies", "speedups", "claim_seeds", "seed_runs", "run_corrupted", "pair_pool", "split_mask",
-    "corrupted_runs", "phase_rows", "phase_data", "phase_caveat", "run_phase_grid", "run_phase",
-    "live_phase_config", "live_phase", "precompute_plan", "DEFAULT_REMEDIES"
+    "corrupted_runs", "PhaseRow", "MedianCell", "PhaseSweep", "PhaseGrid", "PhaseFile", "PhaseData", "RECORDS", "phase_rows",
+    "phase_data", "phase_caveat", "run_phase_grid", "run_phase", "live_phase_config", "live_phase",
+    "precompute_plan", "DEFAULT_REMEDIES"
 ]
+
+
+# ============================================================================ the results
+# What the phase-diagram runners return and data/grokking_phase.json holds, field by field
+# (dynamics.results.Record): a claim names what it reads, and a field renamed in the code or
+# in the file fails when the file is read, naming it.
+
+
+@dataclass
+class PhaseRow(results.Record):
+    """One cell of a phase grid (:func:`phase_rows`): its settings, the final (last
+    evaluation) losses and accuracies, whether it diverged and where, the steps it fits and
+    generalizes at (None if never), its end (:func:`~.science.end_accuracy`) and best train
+    and test accuracy, and its ``phase`` (:func:`~.science.phase_of`). ``stopped``: a cell a
+    stopped sweep never ran (written only then). NaN accuracies are None in a file."""
+
+    train_frac: float
+    weight_decay: float
+    seed: int
+    final_train_loss: float
+    final_train_acc: float
+    final_test_loss: float
+    final_test_acc: float
+    diverged: bool
+    diverged_at: int | None
+    fit_step: int | None
+    grok_step: int | None
+    end_train_acc: float
+    best_train_acc: float
+    end_test_acc: float
+    best_test_acc: float
+    phase: str
+    stopped: bool = False
+
+    def to_dict(self) -> dict:
+        """The payload's row (``stopped`` only where true, as the sweep's table has it)."""
+        return {k: v for k, v in super().to_dict().items() if k != "stopped" or v}
+
+
+@dataclass
+class MedianCell:
+    """A cell of :func:`~.facts.median_grid`: the fields of a :class:`PhaseRow` the facts
+    read, as medians over the seeds; one grid (``seed`` 0), no accuracy at the end."""
+
+    train_frac: float
+    weight_decay: float
+    phase: str
+    grok_step: float | None
+    fit_step: float | None
+    final_train_loss: float
+    end_test_acc: float | None = None
+    seed: int = 0
+
+
+@dataclass
+class PhaseSweep(results.Record):
+    """A phase grid's runs as a file holds them (:meth:`~dynamics.sweep.SweepResult.to_dict`):
+    each run's config and history (dicts) and the sweep's info (steps, stopped, betas, wall
+    time); :meth:`result` gives the :class:`~dynamics.sweep.SweepResult` back."""
+
+    configs: list
+    histories: list
+    info: dict
+
+    def result(self) -> SweepResult:
+        return SweepResult.from_dict(self.to_dict())
+
+
+@dataclass
+class PhaseGrid(results.Record):
+    """What :func:`run_phase_grid` returns: the rows (:class:`PhaseRow`, one per cell), the
+    runs (a :class:`~dynamics.sweep.SweepResult`, for a slider over training time) and the
+    step budget."""
+
+    rows: list[PhaseRow]
+    sweep: SweepResult
+    steps: int
+
+
+@dataclass
+class PhaseFile(results.Record):
+    """``data/grokking_phase.json``: the precomputed grid's rows, its runs and the budget."""
+
+    rows: list[PhaseRow]
+    sweep: PhaseSweep
+    steps: int
+
+
+@dataclass
+class PhaseData(PhaseFile):
+    """What :func:`phase_data` returns: the file's :class:`PhaseFile` (its rows relabelled)
+    and ``status``, whether the file is the current code's, in the words the page glues
+    (:func:`phase_caveat`)."""
+
+    status: str = ""
+
+
+RECORDS = {"grokking_phase": PhaseFile}
+"""Each precomputed file of the chapter and the record it is read as."""
 
 
 def evaluation_steps(steps: int, n: int = 120) -> list[int]:
@@ -403,7 +503,7 @@ def split_mask(cfg: GrokConfig, pool_index: torch.Tensor, train_frac: float, see
     return chosen[pool_index]
 
 
-def phase_rows(sweep: SweepResult, p: int) -> list[dict]:
+def phase_rows(sweep: SweepResult, p: int) -> list[PhaseRow]:
     """One row per configuration of a phase-diagram sweep on the task mod ``p``: its settings,
     final (last evaluation), end (:func:`~.science.end_accuracy`) and best train/test accuracy,
     final losses, ``fit_step``, ``grok_step`` and ``phase`` (:func:`~.science.phase_of`, which
@@ -421,30 +521,26 @@ def phase_rows(sweep: SweepResult, p: int) -> list[dict]:
         row["phase"] = phase_of(h, p=p)
         if len(h) and not h.diverged and h.steps[-1] < budget:
             row["phase"] = "stopped"  # a stopped sweep: this run ended before its budget
-    return rows
+    return [PhaseRow.of(row) for row in rows]
 
 
-def phase_data() -> tuple[dict, dict]:
-    """The precomputed phase diagram (``data/grokking_phase``: payload and provenance), its
-    rows relabelled by the current rule (:func:`~.science.phase_of`) from the file's own
-    histories: a label rule changed after the file was written moves no run's numbers, only
-    its label ("stopped" rows stay as written); ``payload["status"]`` says whether the file is
-    the current code's (:func:`phase_caveat`)."""
-    from .. import results
-
-    payload, prov = results.load("grokking_phase")
+def phase_data() -> tuple[PhaseData, dict]:
+    """The precomputed phase diagram (``data/grokking_phase``, read as a :class:`PhaseFile`)
+    and its provenance, its rows relabelled by the current rule (:func:`~.science.phase_of`)
+    from the file's own histories: a label rule changed after the file was written moves no
+    run's numbers, only its label ("stopped" rows stay as written); its ``status`` says
+    whether the file is the current code's (:func:`phase_caveat`)."""
+    grid, prov = results.load("grokking_phase", as_=RECORDS["grokking_phase"])
     p = prov["config"]["phase"]["p"]
-    hs = SweepResult.from_dict(payload["sweep"]).histories
-    rows = [r if r["phase"] == "stopped" else dict(r, phase=phase_of(h, p=p))
-            for r, h in zip(payload["rows"], hs)]
-    return dict(payload, rows=rows, status=phase_caveat(prov)), prov
+    hs = grid.sweep.result().histories
+    rows = [r if r.phase == "stopped" else replace(r, phase=phase_of(h, p=p))
+            for r, h in zip(grid.rows, hs)]
+    return PhaseData(rows, grid.sweep, grid.steps, status=phase_caveat(prov)), prov
 
 
 def phase_caveat(prov: dict) -> str:
     """Whether the precomputed phase diagram (``prov``, :func:`phase_data`'s provenance) is
     known to be the current code's, in words the page glues wherever it reads the file."""
-    from .. import results
-
     if not prov.get("source"):
         return ("not yet checked against the current code (the file predates the book's record "
                 "of the code behind each file)")
@@ -455,7 +551,7 @@ def phase_caveat(prov: dict) -> str:
 
 
 def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
-                   steps: int | None = None, bars=None) -> dict:
+                   steps: int | None = None, bars=None) -> PhaseGrid:
     """Steps to fit and to generalize over training fraction x weight decay: one model per
     (fraction, weight decay, seed), trained by :func:`dynamics.sweep.train_many` on the pool of
     all pairs (``train_mask`` = the configuration's split, ``test_mask`` = the rest); one
@@ -464,8 +560,8 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
     not reached are kept with empty histories (phase "not run").
     Transformers train one after another (attention does not batch under ``vmap`` yet).
     A dry run keeps the ends of each axis (``runtime.grid``).
-    Returns the table rows (:func:`phase_rows`), the merged :class:`~dynamics.sweep.SweepResult`
-    (for a slider over training time) and ``steps``."""
+    Returns a :class:`PhaseGrid`: the table rows (:func:`phase_rows`), the merged
+    :class:`~dynamics.sweep.SweepResult` (for a slider over training time) and ``steps``."""
     if cfg.optimizer != "adamw" or cfg.remedy != "none" or cfg.label_noise:
         raise ValueError("the phase diagram sweeps plain AdamW runs (no remedy, clean labels)")
     train_fracs = runtime.grid([float(f) for f in train_fracs])  # a dry run: the ends
@@ -500,10 +596,10 @@ def run_phase_grid(cfg: GrokConfig, train_fracs, weight_decays, seeds=(0,),
     sweep = SweepResult(configs, histories, states, info=dict(
         steps=steps, stopped=stopped, betas=list(ADAM_BETAS[cfg.model]),
         wall_time=time.perf_counter() - start))
-    return dict(rows=phase_rows(sweep, cfg.p), sweep=sweep, steps=steps)
+    return PhaseGrid(phase_rows(sweep, cfg.p), sweep, steps)
 
 
-def run_phase(pcfg: PhaseConfig, seed: int | None = None, bars=None) -> dict:
+def run_phase(pcfg: PhaseConfig, seed: int | None = None, bars=None) -> PhaseGrid:
     """:func:`run_phase_grid` for a :class:`~.science.PhaseConfig`, on seeds ``seed`` to
     ``seed + pcfg.seeds - 1`` (in a dry run, only the two ends of each axis)."""
     seed = get_seed(seed)
@@ -519,9 +615,9 @@ def live_phase_config(profile: str | None = None) -> PhaseConfig:
                                    seeds=1)
 
 
-def live_phase(profile: str | None = None, seed: int | None = None, bars=None) -> dict:
+def live_phase(profile: str | None = None, seed: int | None = None, bars=None) -> PhaseGrid:
     """The phase diagram a notebook trains live (:func:`live_phase_config`), on ``seed``:
-    :func:`run_phase`'s rows, sweep and steps."""
+    :func:`run_phase`'s :class:`PhaseGrid`."""
     return run_phase(live_phase_config(profile), seed, bars=bars)
 
 
@@ -574,6 +670,6 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
 def _phase_unit(cfg: GrokConfig, frac: float, decays, seeds, steps: int) -> dict:
     """One unit of the precomputed phase diagram: the cells of one training fraction."""
     out = run_phase_grid(cfg, [frac], decays, seeds=seeds, steps=steps, bars=False)
-    return dict(rows=out["rows"], sweep=out["sweep"].to_dict(), steps=out["steps"])
+    return dict(rows=[r.to_dict() for r in out.rows], sweep=out.sweep.to_dict(), steps=out.steps)
 
 

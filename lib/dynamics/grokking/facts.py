@@ -10,9 +10,8 @@ from collections import Counter
 import numpy as np
 
 from ..book import glue_texts as _texts  # each value as the page glues it
-from ..sweep import SweepResult
 from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
-from .experiments import restricted_at_test_half, speedups
+from .experiments import MedianCell, PhaseRow, PhaseSweep, restricted_at_test_half, speedups
 from .science import (
     CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
     RISE_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy, fourier_spectrum,
@@ -35,8 +34,8 @@ pct0 = "{:.0%}".format
 _crit_pct = lambda c: "above the grid" if c is None else pct0(c)  # noqa: E731 (a critical fraction)
 
 
-def _good(r: dict) -> bool:
-    return r["phase"] in _GOOD
+def _good(r: PhaseRow) -> bool:
+    return r.phase in _GOOD
 
 
 def _falls(steps: list) -> bool:
@@ -60,79 +59,79 @@ def _group(items, key, value=lambda x: x) -> dict:
     return out
 
 
-def by_seed(rows: list[dict]) -> dict[int, list[dict]]:
+def by_seed(rows: list[PhaseRow]) -> dict[int, list[PhaseRow]]:
     """A phase grid's rows per seed (``{seed: rows}``, seeds in order): the facts below read
     one seed's grid, one row per cell."""
-    return dict(sorted(_group(rows, lambda r: int(r.get("seed", 0))).items()))
+    return dict(sorted(_group(rows, lambda r: int(r.seed)).items()))
 
 
-def median_grid(rows: list[dict]) -> list[dict]:
+def median_grid(rows: list[PhaseRow]) -> list[MedianCell]:
     """A grid of several seeds as one: per cell its most common phase, and the median over
     the seeds of its grok step (only where it generalizes on every seed; a cell that does on
     some seeds only is "mixed") and of its final training loss."""
-    cells = _group(rows, lambda r: (r["train_frac"], r["weight_decay"]))
+    cells = _group(rows, lambda r: (r.train_frac, r.weight_decay))
     out = []
     for (frac, wd), rs in sorted(cells.items()):
-        phase = Counter(r["phase"] for r in rs).most_common(1)[0][0]
+        phase = Counter(r.phase for r in rs).most_common(1)[0][0]
         good = [r for r in rs if _good(r)]
         if good and len(good) < len(rs):
             phase = "mixed"
-        fits = [r["fit_step"] for r in rs if r["fit_step"] is not None]
-        out.append(dict(train_frac=frac, weight_decay=wd, phase=phase,
-                        grok_step=float(np.median([r["grok_step"] for r in good]))
-                        if len(good) == len(rs) else None,
-                        fit_step=float(np.median(fits)) if len(fits) == len(rs) else None,
-                        final_train_loss=float(np.median([r["final_train_loss"] for r in rs]))))
+        fits = [r.fit_step for r in rs if r.fit_step is not None]
+        out.append(MedianCell(train_frac=frac, weight_decay=wd, phase=phase,
+                              grok_step=float(np.median([r.grok_step for r in good]))
+                              if len(good) == len(rs) else None,
+                              fit_step=float(np.median(fits)) if len(fits) == len(rs) else None,
+                              final_train_loss=float(np.median([r.final_train_loss for r in rs]))))
     return out
 
 
-def phase_facts(rows: list[dict]) -> dict:
+def phase_facts(rows: list[PhaseRow]) -> dict:
     """The numbers of section 2's "What to notice", from one seed's phase grid: the critical
     fraction per weight decay, the strongest decay's column against the weaker decays', the
     runs below the smallest fraction that generalizes still climbing at the budget
     (unfinished: (fraction, decay, test accuracy at the end))."""
     if len(by_seed(rows)) > 1:
         raise ValueError("these facts read one seed's grid: split the rows with by_seed()")
-    wds = sorted({r["weight_decay"] for r in rows})
-    fracs = sorted({r["train_frac"] for r in rows})
-    strongest, by = wds[-1], {(r["train_frac"], r["weight_decay"]): r for r in rows}
+    wds = sorted({r.weight_decay for r in rows})
+    fracs = sorted({r.train_frac for r in rows})
+    strongest, by = wds[-1], {(r.train_frac, r.weight_decay): r for r in rows}
     inner = [w for w in wds if 0 < w < strongest]
     crit = {w: critical_fraction(rows, w) for w in wds if w > 0}
     column = [by[f, strongest] for f in fracs if (f, strongest) in by]
-    weaker = [r for r in rows if r["weight_decay"] < strongest]
-    passed = [r for r in column if r["fit_step"] is not None and r["grok_step"] is not None]
-    good = [r["train_frac"] for r in rows if _good(r)]
+    weaker = [r for r in rows if r.weight_decay < strongest]
+    passed = [r for r in column if r.fit_step is not None and r.grok_step is not None]
+    good = [r.train_frac for r in rows if _good(r)]
     smallest = min(good) if good else None
-    below = [r for r in rows if smallest is None or r["train_frac"] < smallest]
+    below = [r for r in rows if smallest is None or r.train_frac < smallest]
     return dict(
         crit=crit, smallest=smallest, strongest=strongest, inner=inner,
-        below_cells=[(r["train_frac"], r["weight_decay"], r.get("end_test_acc"))
-                     for r in below if r["phase"] == "unfinished"],
-        no_decay_memorizes=(_not_memorizing((rows, lambda r: r["weight_decay"] == 0)) == 0
+        below_cells=[(r.train_frac, r.weight_decay, r.end_test_acc)
+                     for r in below if r.phase == "unfinished"],
+        no_decay_memorizes=(_not_memorizing((rows, lambda r: r.weight_decay == 0)) == 0
                             if 0.0 in wds else None),
-        strong_phases=sorted({r["phase"] for r in column}),
-        strong_loss_min=min(r["final_train_loss"] for r in column),
-        weak_loss_max=max(r["final_train_loss"] for r in weaker),
-        strong_passed=[(r["train_frac"], r["grok_step"]) for r in passed],
-        confusion=sum(r["phase"] == "confusion" for r in rows))
+        strong_phases=sorted({r.phase for r in column}),
+        strong_loss_min=min(r.final_train_loss for r in column),
+        weak_loss_max=max(r.final_train_loss for r in weaker),
+        strong_passed=[(r.train_frac, r.grok_step) for r in passed],
+        confusion=sum(r.phase == "confusion" for r in rows))
 
 
-def clock_ratios(rows: list[dict]) -> list[dict]:
+def clock_ratios(rows: list[PhaseRow]) -> list[dict]:
     """How much a stronger weight decay shortens the wait, against the 1/(ηλ) clock: per
     fraction and pair of neighbouring decays (above 0, below the strongest) where both cells
     generalize, the ratio of grok steps beside the clock's factor. One seed's rows."""
     inner, grok = phase_facts(rows)["inner"], _inner_grok(rows)
     return [dict(train_frac=f, weight_decays=(lo, hi), clock=hi / lo, measured=grok[f, lo] / grok[f, hi])
-            for f in sorted({r["train_frac"] for r in rows}) for lo, hi in zip(inner, inner[1:])
+            for f in sorted({r.train_frac for r in rows}) for lo, hi in zip(inner, inner[1:])
             if grok.get((f, lo)) is not None and grok.get((f, hi)) is not None]
 
 
-def clock_fit(rows: list[dict], lr: float) -> list[dict]:
+def clock_fit(rows: list[PhaseRow], lr: float) -> list[dict]:
     """The wait as a fixed part plus clock periods: per fraction where at least three decays
     (above 0, below the strongest) generalize, the least-squares fit ``grok step ≈ offset +
     periods / (ηλ)``, with its largest relative error, and a power law's. One seed's rows."""
     inner, grok, out = phase_facts(rows)["inner"], _inner_grok(rows), []
-    for f in sorted({r["train_frac"] for r in rows}):
+    for f in sorted({r.train_frac for r in rows}):
         pts = [(1 / (lr * w), grok[f, w]) for w in inner if grok.get((f, w)) is not None]
         if len(pts) < 3:
             continue
@@ -150,7 +149,7 @@ def clock_fit(rows: list[dict], lr: float) -> list[dict]:
     return out
 
 
-def clock_by_pair(rows: list[dict]) -> dict[tuple, float]:
+def clock_by_pair(rows: list[PhaseRow]) -> dict[tuple, float]:
     """Per pair of neighbouring decays (:func:`clock_ratios`), the largest ratio of grok steps
     over the clock's factor (above 1: the wait shrank by more than it somewhere)."""
     out: dict = {}
@@ -178,7 +177,7 @@ def _span(values: list, fmt, most: bool = False) -> str:
     return hi if most or lo == hi else f"{lo} to {hi}"
 
 
-def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = None) -> dict:
+def phase_glue(rows: list[PhaseRow], lr: float, p: int, histories: list | None = None) -> dict:
     """Section 2's glued numbers from the precomputed grid (``histories`` in the rows' order:
     an unfinished run of the strongest column says by what margin, :func:`climb_margin`): a
     number every seed agrees on is glued once, one they differ on seed by seed, a range over
@@ -193,8 +192,8 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
     f0 = next(iter(fs.values()))
     inner = f0["inner"]
     passed = [(s, frac, step) for s, f in fs.items() for frac, step in f["strong_passed"]]
-    mem = [r["end_test_acc"] for r in rows if r["phase"] == "memorization"
-           and r.get("end_test_acc") is not None]
+    mem = [r.end_test_acc for r in rows if r.phase == "memorization"
+           and r.end_test_acc is not None]
     by_pair = [clock_by_pair(g) for g in seeds.values()]
 
     def pair_glue(name: str, pair: tuple | None) -> dict:
@@ -209,16 +208,16 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
             _span([r["measured"] for r in ratios if tuple(r["weight_decays"]) == pair], "{:.1f}".format),
             _span(seeds_, "{:.2f}".format), f"{pair[1] / pair[0]:.3g}", _clock_says(seeds_))))
     periods = _group(fits, lambda r: r["train_frac"], lambda r: r["periods"])
-    column = [r for r in rows if r["weight_decay"] == f0["strongest"]]
-    lost = sum(r["phase"] == "un-learning" for r in column)
+    column = [r for r in rows if r.weight_decay == f0["strongest"]]
+    lost = sum(r.phase == "un-learning" for r in column)
     split = (f"all {lost}" if lost == len(column) else f"{lost} of the {len(column)}") + (
         " learn and then lose part of what they learned (un-learning)")
     hist = {id(r): h for r, h in zip(rows, histories or [])}
     why = {"confusion": "in confusion, never fitting (Liu et al.'s)"}
-    for ph in sorted({r["phase"] for r in column} - {"un-learning"}):
-        rs = [r for r in column if r["phase"] == ph]
+    for ph in sorted({r.phase for r in column} - {"un-learning"}):
+        rs = [r for r in column if r.phase == ph]
         split += f"; {_count(len(rs), 'run')} (" + ", ".join(
-            f"seed {r['seed']} at {r['train_frac']:.0%}" for r in rs) + (
+            f"seed {r.seed} at {r.train_frac:.0%}" for r in rs) + (
             f") {'ends' if len(rs) == 1 else 'end'} {why.get(ph, ph)}") + "".join(
             _margin_text(r, hist[id(r)]) for r in rs if ph == "unfinished" and id(r) in hist)
     seed_ok = [r["max_rel_error"] for r in seed_fits if r["offset"] > 0]
@@ -258,7 +257,7 @@ def phase_glue(rows: list[dict], lr: float, p: int, histories: list | None = Non
         mem_below=("all" if all(v < 1 / p for v in mem) else f"{sum(v < 1 / p for v in mem)} of the") + f" {len(mem)}",
         grok_rises=rises, falls_on=head.capitalize(), rises_where=sep and f"; not on {tail}",
         grid_seeds=len(fs), below_climbing=_below_climbing(fs),
-        n_unfinished=sum(r["phase"] == "unfinished" for r in rows), n_runs=len(rows))
+        n_unfinished=sum(r.phase == "unfinished" for r in rows), n_runs=len(rows))
 
 
 def _clock_says(ratios: list) -> str:
@@ -302,9 +301,9 @@ def climb_margin(h, split: str) -> dict:
                 falls=k, top=acc[-k - 1], top_step=steps[-k - 1], last=acc[-1])
 
 
-def _margin_text(r: dict, h) -> str:
+def _margin_text(r: PhaseRow, h) -> str:
     """Why an unfinished run is labelled so, in its data's words (:func:`climb_margin`)."""
-    split, name = ("train", "training") if r["fit_step"] is None else ("test", "test")
+    split, name = ("train", "training") if r.fit_step is None else ("test", "test")
     m = climb_margin(h, split)
     fall = (f", and it falls at each of its last {m['falls']} evaluations ({m['top']:.1%} at step "
             f"{m['top_step']}, {m['last']:.1%} at the end)" if m["falls"] > 1 else "")
@@ -327,18 +326,18 @@ def _seed_words(ss: list) -> str:
     return f"seed {ss[0]}" if len(ss) == 1 else "seeds " + ", ".join(map(str, ss[:-1])) + f" and {ss[-1]}"
 
 
-def _top_climbing(rows: list[dict], wd: float) -> str:
+def _top_climbing(rows: list[PhaseRow], wd: float) -> str:
     """The runs at the grid's largest fraction and weight decay ``wd`` that are still climbing
     when the budget ends (unfinished), with their test accuracy at the end: what makes an
     "above the grid" partly the budget's doing."""
-    top = max(r["train_frac"] for r in rows)
-    cells = [r for r in rows if r["train_frac"] == top and r["weight_decay"] == wd
-             and r["phase"] == "unfinished"]
+    top = max(r.train_frac for r in rows)
+    cells = [r for r in rows if r.train_frac == top and r.weight_decay == wd
+             and r.phase == "unfinished"]
     if not cells:
         return "none of its runs at the largest fraction is still climbing"
-    n = len({r.get("seed", 0) for r in rows})
+    n = len({r.seed for r in rows})
     return (f"at {top:.0%} its runs are still climbing when the budget ends on {len(cells)} "
-            f"of {n} seeds (" + ", ".join(f"{r['end_test_acc']:.0%}" for r in cells)
+            f"of {n} seeds (" + ", ".join(f"{r.end_test_acc:.0%}" for r in cells)
             + " test accuracy at the end)")
 
 
@@ -380,12 +379,12 @@ def remedy_facts(speed: dict) -> dict:
 # a subset of its cells (the run a row's treatment or control hands the engine is (grid, which))
 
 
-def _inner_grok(g: list[dict]) -> dict:
+def _inner_grok(g: list[PhaseRow]) -> dict:
     """``{(fraction, decay): grok step}`` of the cells at decays above 0 and below the strongest
     that generalize and keep it (None where they do not)."""
-    strongest = max(r["weight_decay"] for r in g)
-    return {(r["train_frac"], r["weight_decay"]): r["grok_step"] if _good(r) else None
-            for r in g if 0 < r["weight_decay"] < strongest}
+    strongest = max(r.weight_decay for r in g)
+    return {(r.train_frac, r.weight_decay): r.grok_step if _good(r) else None
+            for r in g if 0 < r.weight_decay < strongest}
 
 
 def _rising(grok: dict) -> list[list]:
@@ -426,7 +425,7 @@ def _not_memorizing(run) -> float:
     """``(grid, keep)``: how many of the cells ``keep`` selects do not memorize (NaN: none)."""
     g, keep = run
     cells = [r for r in g if keep(r)]
-    return float(sum(r["phase"] != "memorization" for r in cells)) if cells else float("nan")
+    return float(sum(r.phase != "memorization" for r in cells)) if cells else float("nan")
 
 
 def _crit_drop(run) -> float:
@@ -435,7 +434,7 @@ def _crit_drop(run) -> float:
     grid's largest fraction: the drop is then a lower bound."""
     g, wds = run
     c = [critical_fraction(g, w) for w in wds]
-    top = max(r["train_frac"] for r in g)
+    top = max(r.train_frac for r in g)
     return (top if c[0] is None else c[0]) - c[-1] if crit_falls(c) else math.nan
 
 
@@ -443,12 +442,12 @@ def _rows_below(run) -> float:
     """``(grid, seed)``: how many fractions lie below the smallest that generalizes at a decay
     above 0 (``seed`` given: with the phases of those cells permuted, the null)."""
     g, seed = run
-    fracs = sorted({r["train_frac"] for r in g})
-    cells = [r for r in g if r["weight_decay"] > 0]
-    phases = [r["phase"] for r in cells]
+    fracs = sorted({r.train_frac for r in g})
+    cells = [r for r in g if r.weight_decay > 0]
+    phases = [r.phase for r in cells]
     if seed is not None:
         phases = list(np.random.default_rng(seed).permutation(phases))
-    good = [r["train_frac"] for r, ph in zip(cells, phases) if ph in _GOOD]
+    good = [r.train_frac for r, ph in zip(cells, phases) if ph in _GOOD]
     return float(sum(f < min(good) for f in fracs)) if good else float(len(fracs))
 
 
@@ -456,8 +455,8 @@ def _column_gap(run) -> float:
     """``(grid, decay)``: the column's lowest final training loss over the highest of the
     weaker decays'."""
     g, w = run
-    return (min(r["final_train_loss"] for r in g if r["weight_decay"] == w)
-            / max(r["final_train_loss"] for r in g if r["weight_decay"] < w))
+    return (min(r.final_train_loss for r in g if r.weight_decay == w)
+            / max(r.final_train_loss for r in g if r.weight_decay < w))
 
 
 def _column_keeps(run) -> float:
@@ -465,8 +464,8 @@ def _column_keeps(run) -> float:
     statement reads it: they fit the training set (a fit step) and do not un-learn (a run that
     never fits, confused or still climbing, keeps nothing)."""
     g, w = run
-    return float(sum(r.get("fit_step") is not None and r["phase"] not in ("un-learning", "confusion")
-                     for r in g if r["weight_decay"] == w))
+    return float(sum(r.fit_step is not None and r.phase not in ("un-learning", "confusion")
+                     for r in g if r.weight_decay == w))
 
 
 # ---- the algorithm's
@@ -530,15 +529,15 @@ def section1_facts(first, other, seeds) -> dict[str, str]:
                   loss_peak=loss[i], peak_step=steps[i], div_grok=other.grok_step)
 
 
-def section2_facts(rows: list[dict], live_rows: list[dict], lr: float, p: int,
-                   sweep: dict | None = None) -> dict[str, str]:
+def section2_facts(rows: list[PhaseRow], live_rows: list[PhaseRow], lr: float, p: int,
+                   sweep: PhaseSweep | None = None) -> dict[str, str]:
     """Section 2's glued numbers: the precomputed grid's (:func:`phase_glue`; ``sweep`` the
     file's runs), the live grid's (every cell without decay memorizes? the critical fraction at
     weight decay 1) and the thresholds of the phase labels (:mod:`.science`) the prose names."""
     labels = dict(unlearn_drop=f"{UNLEARN_DROP * 100:g}", climb=f"{CLIMB * 100:g}",
                   rise_pairs=f"{RISE_PAIRS}", ctl_wd=f"{CONTROL_WD:g}",
                   ctl_frac=f"{CONTROL_FRAC:.0%}", climb_span=f"{CLIMB_SPAN:.0%}", end_evals=f"{END_EVALS}")
-    hs = SweepResult.from_dict(sweep).histories if sweep is not None else None
+    hs = sweep.result().histories if sweep is not None else None
     f = phase_facts(live_rows)
     crit = f["crit"].get(min(f["crit"], key=lambda w: abs(w - 1.0))) if f["crit"] else None
     return dict(phase_glue(rows, lr=lr, p=p, histories=hs), **labels,

@@ -12,9 +12,9 @@ from collections import Counter
 import numpy as np
 
 from .. import plots
-from ..sweep import SweepResult, table_grid
+from ..sweep import table_grid
 from ..train import History
-from .experiments import GrokRun, speedups
+from .experiments import GrokRun, PhaseRow, PhaseSweep, speedups
 from .science import fit_and_grok
 
 __all__ = ["REMEDY_LABELS", "training_figure", "progress_figure", "spectrum_figure",
@@ -134,34 +134,34 @@ def spectrum_figure(spectra: dict, p: int, title: str = ""):
 
 # ============================================================================ phase diagram
 
-def _cell_text(rows: list[dict]) -> str:
+def _cell_text(rows: list[PhaseRow]) -> str:
     """A cell's label: its phase (the most common over seeds), the median grok step, and the
     median train / test accuracy at the end (:func:`~.science.end_accuracy`)."""
-    phase = Counter(r["phase"] for r in rows).most_common(1)[0][0]
-    groks = [r["grok_step"] for r in rows if r["grok_step"] is not None
-             and r["phase"] in ("grokking", "comprehension")]
-    ends = [(r["end_train_acc"], r["end_test_acc"]) for r in rows
-            if not math.isnan(r["end_train_acc"])]
+    phase = Counter(r.phase for r in rows).most_common(1)[0][0]
+    groks = [r.grok_step for r in rows if r.grok_step is not None
+             and r.phase in ("grokking", "comprehension")]
+    ends = [(r.end_train_acc, r.end_test_acc) for r in rows
+            if not math.isnan(r.end_train_acc)]
     step = f"t {int(np.median(groks))}" if groks and phase in ("grokking", "comprehension") else " "
     accs = (f"{np.median([a for a, _ in ends]):.0%} / {np.median([b for _, b in ends]):.0%}"
             if ends else " ")
     return f"{phase}<br>{step}<br>{accs}"
 
 
-def phase_figure(rows: list[dict], title: str = "steps to generalize"):
+def phase_figure(rows: list[PhaseRow], title: str = "steps to generalize"):
     """The phase diagram over weight decay (x) and training fraction (y). Colour: steps to
     generalize (test accuracy > GROK_ACC; log scale) of the cells that generalize and keep it;
     each cell names its phase, its grok step ``t`` and its train / test accuracy at the end
     (over several seeds: the most common phase, the medians of its seeds that have it)."""
     common = {}  # several seeds per cell: the colour follows the phase the cell names
     for r in rows:
-        common.setdefault((r["train_frac"], r["weight_decay"]), []).append(r["phase"])
+        common.setdefault((r.train_frac, r.weight_decay), []).append(r.phase)
     common = {k: Counter(v).most_common(1)[0][0] for k, v in common.items()}
-    good = [dict(r, _t=r["grok_step"] if r["phase"] in ("grokking", "comprehension")
-                 and common[r["train_frac"], r["weight_decay"]] in ("grokking", "comprehension")
+    good = [dict(r.to_dict(), _t=r.grok_step if r.phase in ("grokking", "comprehension")
+                 and common[r.train_frac, r.weight_decay] in ("grokking", "comprehension")
                  else None) for r in rows]
     z, xs, ys = table_grid(good, "_t", "weight_decay", "train_frac", reduce="median")
-    text = [[_cell_text([r for r in rows if r["weight_decay"] == x and r["train_frac"] == y])
+    text = [[_cell_text([r for r in rows if r.weight_decay == x and r.train_frac == y])
              for x in xs] for y in ys]
     with np.errstate(divide="ignore", invalid="ignore"):
         logz = np.log10(z)
@@ -185,8 +185,8 @@ def phase_figure(rows: list[dict], title: str = "steps to generalize"):
 def phase_slider(sweep, title: str = "test accuracy"):
     """Test accuracy over (weight decay, training fraction), with a slider over training
     time: the static counterpart of re-running the sweep (:meth:`SweepResult.slider_over_time`)."""
-    if isinstance(sweep, dict):
-        sweep = SweepResult.from_dict(sweep)
+    if isinstance(sweep, PhaseSweep):  # a file's runs
+        sweep = sweep.result()
     fig = sweep.slider_over_time("test_acc", x="weight_decay", y="train_frac", n=12,
                                  title=title, zmin=0.0, zmax=1.0, text_fmt=".2f",
                                  xtitle="weight decay", ytitle="training fraction")
@@ -197,8 +197,8 @@ def phase_slider(sweep, title: str = "test accuracy"):
 def curves_slider(sweep, train_frac: float):
     """Training curves of the phase-diagram runs at one training fraction, with a slider over
     weight decay: the static counterpart of the live training panel."""
-    if isinstance(sweep, dict):
-        sweep = SweepResult.from_dict(sweep)
+    if isinstance(sweep, PhaseSweep):  # a file's runs
+        sweep = sweep.result()
     picked = [(c, h) for c, h in sweep if math.isclose(c["train_frac"], train_frac)
               and c.get("seed", 0) == 0]
     if not picked:

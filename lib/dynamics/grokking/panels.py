@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import progress as P
 from .. import widgets as W
 from ..runtime import get_profile, get_seed
-from .experiments import evaluation_steps, live_phase_config, progress_measures, run, run_phase_grid
+from .experiments import PhaseRow, evaluation_steps, live_phase_config, progress_measures, run, run_phase_grid
 from .figures import phase_figure, progress_figure, training_figure
 from .science import FIT_ACC, FOURIER_OPS, GROK_ACC, GrokConfig
 
@@ -221,12 +221,14 @@ def live_phase_panel_config(profile: str | None = None):
     return pcfg.replace(lr=2 * pcfg.lr, steps=pcfg.steps * 2 // 3)
 
 
-def _waiting(fracs, decays, seed: int) -> list[dict]:
+def _waiting(fracs, decays, seed: int) -> list[PhaseRow]:
     """Rows for the cells not trained yet ("not run"), for the figure drawn row by row."""
     nan = float("nan")
-    return [dict(train_frac=f, weight_decay=w, seed=seed, phase="not run", fit_step=None,
-                 grok_step=None, end_train_acc=nan, end_test_acc=nan) for f in fracs
-            for w in decays]
+    return [PhaseRow(train_frac=f, weight_decay=w, seed=seed, final_train_loss=nan,
+                     final_train_acc=nan, final_test_loss=nan, final_test_acc=nan,
+                     diverged=False, diverged_at=None, fit_step=None, grok_step=None,
+                     end_train_acc=nan, best_train_acc=nan, end_test_acc=nan,
+                     best_test_acc=nan, phase="not run") for f in fracs for w in decays]
 
 
 def phase_panel(profile: str | None = None, seed: int | None = None):
@@ -256,12 +258,12 @@ def phase_panel(profile: str | None = None, seed: int | None = None):
             with job.part(i, len(fracs)):
                 out = run_phase_grid(pcfg.base(), [frac], decays, seeds=[seed],
                                      steps=pcfg.steps, bars=False)
-            got = {r["weight_decay"] for r in out["rows"]}  # a dry run keeps fewer decays
-            rows += out["rows"] + _waiting([frac], [w for w in decays if w not in got], seed)
+            got = {r.weight_decay for r in out.rows}  # a dry run keeps fewer decays
+            rows += out.rows + _waiting([frac], [w for w in decays if w not in got], seed)
             if i + 1 < len(fracs) and not (update.stop_requested or job.stopped):  # the rows so far, the rest waiting
                 update(fig=phase_figure(rows + _waiting(fracs[i + 1:], decays, seed),
                                         title=title))
-        bad = [r["phase"] for r in rows if r["phase"] in ("diverged", "not run", "stopped")]
+        bad = [r.phase for r in rows if r.phase in ("diverged", "not run", "stopped")]
         done = f"{n - bad.count('not run') - bad.count('stopped')} of {n} models trained"
         if bad.count("diverged"):
             done += f", {bad.count('diverged')} diverged"

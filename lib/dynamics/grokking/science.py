@@ -499,15 +499,16 @@ def end_accuracy(history: History, split: str) -> float:
     return float(torch.tensor(acc[-END_EVALS:]).median())
 
 
-def critical_fraction(rows: list[dict], weight_decay: float = 1.0) -> float | None:
-    """The smallest training fraction whose cell at ``weight_decay`` (the nearest one in the
-    grid) generalizes and keeps it (grokking or comprehension), or None."""
+def critical_fraction(rows: list, weight_decay: float = 1.0) -> float | None:
+    """The smallest training fraction whose cell (a phase grid's row,
+    :class:`~.experiments.PhaseRow`) at ``weight_decay`` (the nearest one in the grid)
+    generalizes and keeps it (grokking or comprehension), or None."""
     if not rows:
         return None
-    wds = sorted({r["weight_decay"] for r in rows})
+    wds = sorted({r.weight_decay for r in rows})
     wd = min(wds, key=lambda w: abs(w - weight_decay))
-    good = [r["train_frac"] for r in rows if r["weight_decay"] == wd
-            and r["phase"] in ("grokking", "comprehension")]
+    good = [r.train_frac for r in rows if r.weight_decay == wd
+            and r.phase in ("grokking", "comprehension")]
     return min(good) if good else None
 
 

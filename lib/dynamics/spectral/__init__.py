@@ -12,7 +12,8 @@ Modules:
 
 - :mod:`.science`: the update rules, measures and theory, and the experiments' configs.
 - :mod:`.experiments`: runners (``run_*``, ``time_orthogonalization``) and ``precompute_plan``;
-  with :mod:`.roles`, a module of the science (norms per role) and the step timer.
+  with :mod:`.roles`, a module of the science (norms per role) and the step timer, and
+  :mod:`.records`, what the runners return and the files hold (``RECORDS``), field by field.
 - :mod:`.figures`: figures (``*_figure``), sliders (``*_slider``), tables (``*_rows``) and
   ``show_*`` (a run's figure with its table).
 - :mod:`.panels`: the live panels (``*_panel``).
@@ -27,7 +28,7 @@ in its module (``sp.science.newton_schulz``).
 from . import claims, experiments, facts, figures, panels, roles, science
 from .panels import ns_panel, practice_panel, memory_panel, shaping_panel
 from .experiments import (run_width, run_bands, run_practice, run_memory, run_memory_batch,
-                          run_shaping, run_roles)
+                          run_shaping, run_roles, RECORDS)
 from .roles import step_seconds
 from .figures import (width_figure, map_figure, band_figure, show_timing, roles_figure,
                       show_practice, sweep_slider, show_memory, memory_alpha_slider,
@@ -37,7 +38,7 @@ from .claims import page_claims
 
 __all__ = ["ns_panel", "practice_panel", "memory_panel", "shaping_panel", "run_width",
            "run_bands", "run_practice", "run_memory", "run_memory_batch", "run_shaping",
-           "run_roles", "step_seconds", "width_figure", "map_figure", "band_figure",
+           "run_roles", "RECORDS", "step_seconds", "width_figure", "map_figure", "band_figure",
            "show_timing", "roles_figure", "show_practice", "sweep_slider", "show_memory",
            "memory_alpha_slider", "memory_batch_figure", "show_shaping", "shaping_slider",
            "width_facts", "ns_facts", "practice_facts", "memory_facts", "shaping_facts",

@@ -238,13 +238,17 @@ def test_page_numbers():
 def test_show_draws_a_runs_figure_with_its_table(capsys):
     """The ``show_*`` calls the page makes: each run's figure with its table (shown through
     IPython's display, printed here as text)."""
-    timing, prov = results.load("spectral_timing", as_=E.RECORDS["spectral_timing"])
-    F.show_timing(timing, prov)
+    timing, prov = F.show_precomputed("spectral_timing")  # the file's figure and table
+    assert isinstance(timing, E.Timing) and prov["file"] == "spectral_timing"
     F.show_memory(E.run_memory(S.MemoryConfig.for_profile("smoke", seeds=1)))
     F.show_shaping(E.run_shaping(S.ShapingConfig.for_profile("smoke", steps=20, ps=[0.0, -0.5]),
                                  bars=False))
     shown = capsys.readouterr().out
     assert shown.count("<IPython.core.display.HTML") == 7, shown[:300]  # 3 + 2 + 2
+    for name in ("spectral_practice", "spectral_memory", "spectral_shaping"):  # each file's slider
+        record, prov = F.show_precomputed(name)
+        assert isinstance(record, E.RECORDS[name]) and prov["file"] == name
+        assert capsys.readouterr().out, name  # the slider and its provenance, shown
 
 
 @known_answer(FA.batch_numbers, FA.factor_words, FA.share,

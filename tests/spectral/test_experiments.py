@@ -450,8 +450,8 @@ RENAMED = {"spectral_timing": (lambda p: p[0], r"\.rows\[0\]", "rel_error", "rel
 @pytest.mark.parametrize("name", list(RENAMED))
 def test_a_file_with_a_field_renamed_is_refused_naming_it(name, tmp_path, monkeypatch):
     """Each precomputed file is read through its record (``E.RECORDS``): a payload with a field
-    renamed (in a row, at one α, at one rate) is refused when published_claims or the page's
-    load reads it, naming the file, where and the field, never a KeyError inside a claim."""
+    renamed (in a row, at one α, at one rate) is refused when published_claims or the page
+    (show_precomputed) reads it, naming the file, where and the field, never a KeyError inside a claim."""
     part, where, field, renamed = RENAMED[name]
     blob = json.loads((results.data_dir() / f"{name}.json").read_text())
     inside = part(blob["payload"])
@@ -465,8 +465,10 @@ def test_a_file_with_a_field_renamed_is_refused_naming_it(name, tmp_path, monkey
         C.published_claims()
     with pytest.raises(ValueError, match=says):
         results.load(name, as_=E.RECORDS[name])
-    loader = {"spectral_practice": E.load_practice, "spectral_shaping": E.load_shaping}.get(name)
-    if loader is not None:
+    from dynamics.spectral import figures as F
+    loaders = [lambda: F.show_precomputed(name)]  # the page's
+    loaders += [{"spectral_practice": E.load_practice, "spectral_shaping": E.load_shaping}.get(name)]
+    for loader in filter(None, loaders):
         with pytest.raises(ValueError, match=says):
             loader()
 

@@ -11,7 +11,7 @@ import torch
 from IPython.display import display
 
 from .. import plots, results
-from .experiments import (CRITICAL_SHARE, Memory, PracticeFile, Shaping, ShapingRate, Timing, TimingRow,
+from .experiments import (CRITICAL_SHARE, RECORDS, Memory, PracticeFile, Shaping, ShapingRate, Timing, TimingRow,
                           critical_batch, practice_summary, practice_sweeps, reference_loss, shaping_runs,
                           shaping_summary)
 from .roles import per_second
@@ -23,7 +23,7 @@ __all__ = ["LABELS", "SHORT", "MEMORY_LABELS", "UPDATE_LABELS", "muon_band", "ma
            "sweep_slider", "memory_figure", "memory_rank_figure", "show_memory",
            "memory_alpha_slider", "memory_batch_figure", "SHAPING_COLORS", "shaping_figure",
            "shaping_rows", "SHAPING_FORMATS", "show_shaping", "shaping_slider", "ROLE_LABELS",
-           "roles_figure", "cost_rows"]
+           "roles_figure", "cost_rows", "show_precomputed"]
 
 LABELS = {"muon": "Muon + AdamW", "adamw": "AdamW", "momentum": "SGD + momentum",
           "muon_fp32": "Muon, float32 NS + AdamW"}
@@ -387,3 +387,20 @@ def roles_figure(table: dict):
 def _histories(by_lr: dict[str, ShapingRate]) -> bool:
     """Whether the shaping runs are already ``History`` objects (not the file's dicts)."""
     return all(not isinstance(h, dict) for r in by_lr.values() for h in r.runs.values())
+
+
+def show_precomputed(name: str):
+    """The page's precomputed file ``name``, read as its record (:data:`~.experiments.RECORDS`)
+    and shown: the timing's figure, provenance and table (:func:`show_timing`); the sweep's, the
+    memory's and the shaping's slider with the provenance under it. Returns ``(record,
+    provenance)``: what the page's numbers read."""
+    record, prov = results.load(name, as_=RECORDS[name])
+    if name == "spectral_timing":
+        show_timing(record, prov)
+        return record, prov
+    slider = {"spectral_practice": lambda: sweep_slider(record),
+              "spectral_memory": lambda: memory_alpha_slider(record.by_alpha),
+              "spectral_shaping": lambda: shaping_slider(record.by_lr)}[name]
+    plots.show(slider())
+    plots.caption(results.describe(prov))
+    return record, prov

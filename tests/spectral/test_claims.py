@@ -1,6 +1,7 @@
 """dynamics.spectral.figures and .claims: figures in the house layout, tables, the claims
 table and the page's numbers (:mod:`.facts`)."""
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,6 +15,11 @@ from dynamics.spectral import figures as F
 from dynamics.spectral import roles as R
 from dynamics.spectral import science as S
 from known import known_answer
+
+
+def loaded(name):
+    """A precomputed file of the chapter, read as its record (``E.RECORDS``)."""
+    return results.load(name, as_=E.RECORDS[name])[0]
 
 
 def legend_names(fig):
@@ -42,7 +48,7 @@ def test_newton_schulz_figures():
 
 
 def test_timing_figure_and_table_from_the_precomputed_file():
-    rows, _ = results.load("spectral_timing")
+    rows = loaded("spectral_timing").rows
     fig = F.timing_figure(rows)
     assert len(fig.data) == 2
     housed(fig)
@@ -50,7 +56,7 @@ def test_timing_figure_and_table_from_the_precomputed_file():
     assert list(table[0]) == ["n", "NS₅ (CPU s)", "SVD (CPU s)", "SVD / NS₅", "error vs UVᵀ", "max |σ − 1|"]
     assert table[-1]["SVD / NS₅"] == table[-1]["SVD (CPU s)"] / table[-1]["NS₅ (CPU s)"]  # the columns divide
     r = rows[-1]
-    assert table[-1]["SVD / NS₅"] == r["svd_cpu_s"] / r["ns_float32_cpu_s"]  # CPU seconds on a CPU
+    assert table[-1]["SVD / NS₅"] == r.svd_cpu_s / r.ns_float32_cpu_s  # CPU seconds on a CPU
     assert "not reached" not in plots.table(table).data
 
 
@@ -79,7 +85,7 @@ def test_practice_figure_slider_and_table():
     right = [t for t in fig.data if t.xaxis == "x2" and t.name != "target"]
     for t, (k, h) in zip(right, r["timed"].items()):
         assert list(t.x) == pytest.approx([s * cost["median"][k] for s in h.steps])
-    swept, _ = results.load("spectral_practice")
+    swept = loaded("spectral_practice")
     fig = F.sweep_slider(swept)
     assert len(fig.layout.sliders[0].steps) == 3
     housed(fig)
@@ -98,7 +104,7 @@ def test_memory_figures():
     fig = F.memory_batch_figure(b)
     assert legend_names(fig) == ["SGD", "Muon (NS₅)"]
     housed(fig)
-    by_alpha, _ = results.load("spectral_memory")
+    by_alpha = loaded("spectral_memory").by_alpha
     fig = F.memory_alpha_slider(by_alpha)
     assert fig.layout.sliders[0].active == list(by_alpha).index("1")
     housed(fig)
@@ -114,7 +120,7 @@ def test_shaping_figures_and_table():
     assert [row["update"] for row in rows] == ["p = 0", "p = -0.5", "p: 0.5 → -0.5"]
     html = plots.table(rows, formats=F.SHAPING_FORMATS).data
     assert "0%" in html
-    by_lr, _ = results.load("spectral_shaping")  # the file's payload, or its runs loaded
+    by_lr = loaded("spectral_shaping").by_lr  # the file's runs as dicts, or loaded as histories
     for runs in (by_lr, E.load_shaping()[0]):
         fig = F.shaping_slider(runs)
         assert len(fig.layout.sliders[0].steps) == len(by_lr)
@@ -123,7 +129,7 @@ def test_shaping_figures_and_table():
 
 def test_claims_table():
     bands = E.run_bands(0)
-    timing, _ = results.load("spectral_timing")
+    timing = loaded("spectral_timing")
     width = E.run_width(S.WidthConfig.for_profile("smoke"))
     pcfg = S.PracticeConfig.for_profile("smoke")
     practice = E.run_practice(pcfg, bars=False)
@@ -154,7 +160,7 @@ def test_claims_table():
     assert len([r for r in rows if r["asserted"]]) >= 16
     html = plots.claims_table(rows, strict=False).data
     assert "not reached" not in html and "None" not in html
-    swept, _ = results.load("spectral_practice")
+    swept = loaded("spectral_practice")
     glued = FA.practice_facts(practice, cost, swept, roles)
     assert glued["cost_reps"] == "1" and glued["ms_muon"].endswith(" ms")
     assert glued["noise_floor"].endswith("×") and glued["ms_adamw_again"].endswith(" ms")
@@ -204,21 +210,21 @@ def test_page_numbers():
     assert 0.67 < band["min"] < 0.69 and 1.19 < band["max"] < 1.21
     assert abs(band["one_step_at_1"] - 0.701) < 1e-9 and band["min"] < band["at_1"] < 1
     assert S.ns_band(lo=1e-3)["min"] < 0.5  # below the band's edge the map has not lifted it
-    timing, _ = results.load("spectral_timing")
+    timing = loaded("spectral_timing")
     ns = FA.ns_facts(timing)
     assert ns["band_lo"] == plots.number(band["min"], 3) and ns["ratio_max"].endswith("×")
     batch = dict(n=3, dim=4, alpha=0.0, seed=0, batch_sizes=[1, 2], full={"sgd": 1 / 3, "muon": 1.0},
                  recall={"sgd": [0.2, 0.3], "muon": [0.5, 1.0]})
-    memory = dict(ratios=[1, 4], fraction={"sgd": [0.5, 0.2], "muon": [1.0, 0.6],
-                                           "newton": [1.0, 0.7]},
-                  rank_centers=[[1.0], [1.0]],
-                  by_rank={m: [[1.0], [0.2]] for m in ("sgd", "muon", "newton")},
-                  dim=128, draws=[0, 1, 2, 3, 4])
-    by_alpha, _ = results.load("spectral_memory")
+    memory = E.Memory(n=[128, 512], ratios=[1, 4], fraction={"sgd": [0.5, 0.2], "muon": [1.0, 0.6],
+                                                             "newton": [1.0, 0.7]},
+                      mass={}, rank_centers=[[1.0], [1.0]],
+                      by_rank={m: [[1.0], [0.2]] for m in ("sgd", "muon", "newton")},
+                      dim=128, alpha=1.0, draws=[0, 1, 2, 3, 4], by_draw={})
+    by_alpha = loaded("spectral_memory").by_alpha
     mf = FA.memory_facts(memory, batch, by_alpha)
     # the file's size against this run's, from both: the same at the cpu profile
     assert mf["alpha_scale"] == "the same d and draws as the run above"
-    smaller = FA.memory_facts(dict(memory, dim=64, draws=[0, 1, 2]), batch, by_alpha)
+    smaller = FA.memory_facts(replace(memory, dim=64, draws=[0, 1, 2]), batch, by_alpha)
     assert smaller["alpha_scale"] == "more dimensions d and more draws than this page's run"
     assert mf["bc_share"] == "90%" and mf["exact_last"] == "99%" and mf["muon_last"] == "38%"
     assert mf["bc_distinct"] == f"1 at B = 1, {3 - 3 * (2 / 3) ** 2:.0f} at B = 2"
@@ -226,19 +232,23 @@ def test_page_numbers():
     assert (mf["sgd_d"], mf["muon_d"], mf["muon_sgd"]) == ("50%", "100%", "3")  # shares, not counts
     assert (mf["bc_sgd_peak"], mf["bc_sgd_full"]) == ("30%", "33.3%")
     assert not plots.failed_claims(C.published_claims())
-    assert FA.fraction_at(dict(ratios=[1, 4, 8], fraction={"sgd": [0.9, 0.5, 0.2]}), "sgd", 7) == 0.2
+    assert FA.fraction_at(replace(memory, ratios=[1, 4, 8], fraction={"sgd": [0.9, 0.5, 0.2]}), "sgd", 7) == 0.2
 
 
 def test_show_draws_a_runs_figure_with_its_table(capsys):
     """The ``show_*`` calls the page makes: each run's figure with its table (shown through
     IPython's display, printed here as text)."""
-    timing, prov = results.load("spectral_timing")
-    F.show_timing(timing, prov)
+    timing, prov = F.show_precomputed("spectral_timing")  # the file's figure and table
+    assert isinstance(timing, E.Timing) and prov["file"] == "spectral_timing"
     F.show_memory(E.run_memory(S.MemoryConfig.for_profile("smoke", seeds=1)))
     F.show_shaping(E.run_shaping(S.ShapingConfig.for_profile("smoke", steps=20, ps=[0.0, -0.5]),
                                  bars=False))
     shown = capsys.readouterr().out
     assert shown.count("<IPython.core.display.HTML") == 7, shown[:300]  # 3 + 2 + 2
+    for name in ("spectral_practice", "spectral_memory", "spectral_shaping"):  # each file's slider
+        record, prov = F.show_precomputed(name)
+        assert isinstance(record, E.RECORDS[name]) and prov["file"] == name
+        assert capsys.readouterr().out, name  # the slider and its provenance, shown
 
 
 @known_answer(FA.batch_numbers, FA.factor_words, FA.share,
@@ -370,9 +380,9 @@ def test_each_draws_half_rank_is_the_runners():
         for alpha in (1.0, 0.0):
             one = E.run_memory(S.MemoryConfig.for_profile("smoke", seed=s, seeds=1, alpha=alpha))
             j = FA._nearest(one, 4)
-            got = FA._half_ranks(dict(one, alpha=1.0), alpha=alpha if alpha == 0 else None)[s]
+            got = FA._half_ranks(replace(one, alpha=1.0), alpha=alpha if alpha == 0 else None)[s]
             assert {m: got[m] for m in ("sgd", "muon")} == {m: E.recall_half_rank(one, m) for m in ("sgd", "muon")}
-            assert got["frac"] == {m: pytest.approx(one["fraction"][m][j]) for m in ("sgd", "muon")}
+            assert got["frac"] == {m: pytest.approx(one.fraction[m][j]) for m in ("sgd", "muon")}
 
 
 @known_answer(FA.ns_distance, how="Newton–Schulz maps U Σ Vᵀ to U f(Σ) Vᵀ: the same distances as "
@@ -386,11 +396,11 @@ def test_ns_distance_matches_the_matrix_products_and_the_file():
         got = FA.ns_distance(24, FA.TIMING_SEED, steps, coeffs)
         assert got["rel"] == pytest.approx(float((O - exact).norm() / exact.norm()), abs=1e-6)
         assert got["max_sigma"] == pytest.approx(float((torch.linalg.svdvals(O) - 1).abs().max()), abs=1e-6)
-    for r in results.load("spectral_timing")[0]:
-        if r["n"] <= 512:
-            got = FA.ns_distance(r["n"], FA.TIMING_SEED, 5)
-            assert got["rel"] == pytest.approx(r["rel_error"], abs=1e-3)
-            assert got["max_sigma"] == pytest.approx(r["max_sigma_error"], abs=1e-3)
+    for r in loaded("spectral_timing").rows:
+        if r.n <= 512:
+            got = FA.ns_distance(r.n, FA.TIMING_SEED, 5)
+            assert got["rel"] == pytest.approx(r.rel_error, abs=1e-3)
+            assert got["max_sigma"] == pytest.approx(r.max_sigma_error, abs=1e-3)
     with pytest.raises(ValueError, match="steps"):
         FA.ns_distance(8, 0, -1)
 
@@ -400,7 +410,7 @@ def test_the_fifth_row_discriminates_and_its_controls_can_pass():
     the weakest directions into the band (the FAR part's control fails) but keep the fifth; the
     cubic run to convergence is not a fifth off. With the treatment in its control's place each
     part stops saying yes."""
-    sizes = {r["n"]: r for r in results.load("spectral_timing")[0] if r["n"] <= 256}
+    sizes = {r.n: r for r in loaded("spectral_timing").rows if r.n <= 256}
     from dynamics import evidence
     assert evidence.judge(C.FAR_FROM_ONE, sizes, sizes).verdict == "yes"
     assert evidence.judge(C.A_FIFTH_OFF, sizes, sizes).verdict == "yes"
@@ -414,7 +424,7 @@ def test_the_fifth_row_discriminates_and_its_controls_can_pass():
 def test_the_sweep_rows_say_no_with_sgd_in_muons_place():
     """The per-step rows on the sweep file: Muon's lead over AdamW (and SGD's over it) is
     judged on each seed's fewest steps; with SGD + momentum's steps in Muon's place they say no."""
-    swept = results.load("spectral_practice")[0]
+    swept = loaded("spectral_practice")
     fewest = FA._fewest(swept)
     from dynamics import evidence
     for c in (C.HALF_OF_ADAMW, C.ADAMW_RECORD, C.SGD_RECORD):
@@ -422,7 +432,7 @@ def test_the_sweep_rows_say_no_with_sgd_in_muons_place():
     swapped = {s: dict(f, muon=f["momentum"]) for s, f in fewest.items()}
     for c in (C.HALF_OF_ADAMW, C.ADAMW_RECORD, C.SGD_RECORD):
         assert evidence.judge(c, swapped, swapped).verdict == "no", c.statement
-    assert FA._fewest({"reached": {"0": {"a": {"1": None, "2": 30}, "b": {"1": None}}}}) == \
+    assert FA._fewest(replace(swept, reached={"0": {"a": {"1": None, "2": 30}, "b": {"1": None}}})) == \
         {0: {"a": 30, "b": pytest.approx(math.nan, nan_ok=True)}}
 
 
@@ -445,12 +455,13 @@ def test_the_timing_and_shaping_words_follow_the_numbers():
     rate. Constructed inputs with known answers."""
     row = lambda n, svd: dict(n=n, device="cpu", threads=1, svd_s=svd, ns_float32_s=1.0,  # noqa: E731
                               svd_cpu_s=svd, ns_float32_cpu_s=1.0, rel_error=0.2, max_sigma_error=0.9)
-    f = FA.ns_facts([row(64, 2.0), row(128, 3.0), row(256, 0.9)])
+    f = FA.ns_facts(E.Timing.of([row(64, 2.0), row(128, 3.0), row(256, 0.9)]))
     assert (f["n_most"], f["n_least"], f["slower_where"]) == ("128", "256", "at most sizes")
-    assert FA.ns_facts([row(64, 2.0), row(128, 1.5)])["slower_where"] == "at every size"
-    by_lr = {"0.02": {"by_seed": {"0": {"p = -0.5": {"final": 1.0}, "sched": {"final": 1.0}},
-                                  "1": {"p = -0.5": {"final": 1.3}, "sched": {"final": 1.0}}}},
-             "0.05": {"by_seed": {"0": {"p = -0.5": {"final": 9.0}, "sched": {"final": 1.0}}}}}
+    assert FA.ns_facts(E.Timing.of([row(64, 2.0), row(128, 1.5)]))["slower_where"] == "at every size"
+    rate = lambda by_seed: E.ShapingRate(runs={}, schedule="sched", lr=0.02, by_seed=by_seed)  # noqa: E731
+    by_lr = {"0.02": rate({"0": {"p = -0.5": {"final": 1.0}, "sched": {"final": 1.0}},
+                           "1": {"p = -0.5": {"final": 1.3}, "sched": {"final": 1.0}}}),
+             "0.05": rate({"0": {"p = -0.5": {"final": 9.0}, "sched": {"final": 1.0}}})}
     assert FA._low_worst(by_lr) == "1.30× on seed 1"
 
 
@@ -519,10 +530,10 @@ def test_the_float32_row_has_a_control_and_says_one_seed_is_not_enough():
         == "does not discriminate"
 
 
-def _gpu_timing(ratio: float) -> list[dict]:
-    return [dict(n=n, device="cuda", threads=1, seed=0, svd_s=ratio * 1e-3 * (1 + n / 512), ns_float32_s=2e-3,
-                 ns_bfloat16_s=1e-3 * (1 + n / 512), svd_cpu_s=1e-3, ns_float32_cpu_s=2e-3, rel_error=0.2,
-                 max_sigma_error=0.9) for n in (64, 128)]
+def _gpu_timing(ratio: float) -> E.Timing:
+    return E.Timing.of([dict(n=n, device="cuda", threads=1, svd_s=ratio * 1e-3 * (1 + n / 512), ns_float32_s=2e-3,
+                             ns_bfloat16_s=1e-3 * (1 + n / 512), svd_cpu_s=1e-3, ns_float32_cpu_s=2e-3,
+                             rel_error=0.2, max_sigma_error=0.9) for n in (64, 128)])
 
 
 @known_answer(S.newton_schulz,
@@ -548,12 +559,12 @@ def test_the_accelerator_row_on_a_gpu_file():
         S.newton_schulz(torch.randn(32, 32), 5, dtype=None)
     assert len(flops) == 15 and sum(flops) == 30 * 32 ** 3
     assert C.ON_ACCELERATOR.control_measure({}) == pytest.approx(23 / 30)
-    timing = {r["n"]: r for r in _gpu_timing(10.0)}
+    timing = {r.n: r for r in _gpu_timing(10.0).rows}
     j = _judge(C.ON_ACCELERATOR, timing)
     assert j.verdict == "yes" and all(v == pytest.approx(10.0) for v in j.treatment.values())
-    assert _judge(C.ON_ACCELERATOR, {r["n"]: r for r in _gpu_timing(1.5)}).verdict == "no"
-    rows = C._precomputed_rows(_gpu_timing(10.0), *(results.load(f"spectral_{n}")[0]
-                                                    for n in ("practice", "memory", "shaping")))
+    assert _judge(C.ON_ACCELERATOR, {r.n: r for r in _gpu_timing(1.5).rows}).verdict == "no"
+    rows = C._precomputed_rows(_gpu_timing(10.0), loaded("spectral_practice"), loaded("spectral_memory").by_alpha,
+                               loaded("spectral_shaping").by_lr)
     gpu = [r for r in rows if r["claim"].startswith("Newton–Schulz (matrix products")]
     assert len(gpu) == 1 and gpu[0]["reproduced"] == "yes" and not gpu[0]["asserted"]
     assert not any(r["claim"].startswith("Newton–Schulz (matrix") for r in C.published_claims())

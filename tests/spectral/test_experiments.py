@@ -3,6 +3,7 @@ its figures show (the smoke runs, several seeds; the precomputed cpu files in da
 prose cannot drift from the figures."""
 import functools
 import json
+from dataclasses import replace
 
 import pytest
 import torch
@@ -15,6 +16,11 @@ from dynamics.spectral import roles as R
 from dynamics.spectral import science as S
 from dynamics.train import History
 from dynamics_ops.precompute import Runner
+
+
+def loaded(name):
+    """A precomputed file of the chapter, read as its record (``E.RECORDS``)."""
+    return results.load(name, as_=E.RECORDS[name])[0]
 
 SEEDS = [0, 1, 2]
 
@@ -51,13 +57,13 @@ def test_what_the_timing_figure_shows():
     twice as cheap as an SVD from n = 256 on (in wall or CPU seconds; at n = 2048 the file of
     2026-11-29 has them slower), their relative error from U Vᵀ is about 20% at every size,
     and max|σ − 1| lies between 0.7 and 1."""
-    rows, prov = results.load("spectral_timing")
-    assert rows[0]["device"] == "cpu"
+    rows = loaded("spectral_timing").rows
+    assert rows[0].device == "cpu"
     for r in rows:
-        assert 0.15 <= r["rel_error"] <= 0.3 and 0.7 <= r["max_sigma_error"] <= 1.0
-        if r["n"] >= 256:
-            assert r["svd_s"] / r["ns_float32_s"] < 2.0
-            assert r["svd_cpu_s"] / r["ns_float32_cpu_s"] < 2.0
+        assert 0.15 <= r.rel_error <= 0.3 and 0.7 <= r.max_sigma_error <= 1.0
+        if r.n >= 256:
+            assert r.svd_s / r.ns_float32_s < 2.0
+            assert r.svd_cpu_s / r.ns_float32_cpu_s < 2.0
 
 
 # ----------------------------------------------------------------- one step at several widths
@@ -187,9 +193,9 @@ def test_one_muon_step_stores_more_associations_than_sgd(seed):
 
 def test_memory_sentences_hold_at_cpu_scale():
     """data/spectral_memory.json at α = 1 is the book's cpu run (same config and seed)."""
-    by_alpha, prov = results.load("spectral_memory")
+    memory_file, prov = results.load("spectral_memory", as_=E.MemoryFile)
     assert prov["profile"] == "cpu" and prov["config"]["seed"] == 0
-    rows = C.memory_claims(by_alpha["1"], 0)
+    rows = C.memory_claims(memory_file.by_alpha["1"], 0)
     for start in MEMORY_SENTENCES:
         assert verdict_of(rows, start) == "yes", start
     assert verdict_of(rows, DEEPER_ROW) == "does not discriminate"
@@ -200,11 +206,9 @@ def test_the_memory_rows_say_no_when_muon_stores_no_more_than_sgd():
     memory sentences on the stored fractions turns to ✗ (the tail row makes each draw's step
     again: its control, SGD in Muon's place, is the engine's)."""
     m = memory(0)
-    swapped = dict(m, fraction={**m["fraction"], "muon": m["fraction"]["sgd"],
-                                "sgd": m["fraction"]["muon"]},
-                   by_rank={**m["by_rank"], "muon": m["by_rank"]["sgd"],
-                            "sgd": m["by_rank"]["muon"]},
-                   by_draw={**m["by_draw"], "muon": m["by_draw"]["sgd"], "sgd": m["by_draw"]["muon"]})
+    swapped = replace(m, fraction={**m.fraction, "muon": m.fraction["sgd"], "sgd": m.fraction["muon"]},
+                      by_rank={**m.by_rank, "muon": m.by_rank["sgd"], "sgd": m.by_rank["muon"]},
+                      by_draw={**m.by_draw, "muon": m.by_draw["sgd"], "sgd": m.by_draw["muon"]})
     rows = C.memory_claims(swapped, 0)
     for start in MEMORY_SENTENCES[:2]:
         assert verdict_of(rows, start) == "no", start
@@ -217,8 +221,8 @@ def test_what_the_alpha_slider_shows():
     same pairs) stores as many as Newton at every α: the rows on data/spectral_memory.json
     (their thresholds live in claims._precomputed_rows) hold on every draw of the file, and
     say so with the draws' spread; each one's control fails it."""
-    by_alpha, prov = results.load("spectral_memory")
-    assert list(by_alpha) == ["0.5", "1", "1.5", "2"] and by_alpha["1"]["draws"] == [0, 1, 2, 3, 4]
+    by_alpha = loaded("spectral_memory").by_alpha
+    assert list(by_alpha) == ["0.5", "1", "1.5", "2"] and by_alpha["1"].draws == [0, 1, 2, 3, 4]
     rows = C.published_claims()
     for start in ("At N = d the steeper the power law", "At N = d and the steepest α",
                   "The exact UVᵀ, the orthogonalization"):
@@ -234,9 +238,9 @@ def test_the_equal_frequency_exercise(profile):
     """Exercise 3's answer: at α = 0 Muon's lead is gone (it is never more than 0.05 ahead of
     SGD, and SGD stores more once N >= 4d), while Newton's method still stores the most."""
     r = E.run_memory(S.MemoryConfig.for_profile(profile, alpha=0.0, seeds=2))
-    f = r["fraction"]
+    f = r.fraction
     assert all(m <= s + 0.05 for s, m in zip(f["sgd"], f["muon"]))
-    assert all(s > m for s, m, ratio in zip(f["sgd"], f["muon"], r["ratios"]) if ratio >= 4)
+    assert all(s > m for s, m, ratio in zip(f["sgd"], f["muon"], r.ratios) if ratio >= 4)
     assert all(n >= max(s, m) - 1e-9 for n, s, m in zip(f["newton"], f["sgd"], f["muon"]))
 
 
@@ -339,8 +343,7 @@ def test_spectral_shaping_early_and_late(seed):
     assert verdict_of(rows, "Positive p helps early") in ("yes", "within noise")
     assert verdict_of(rows, "The schedule ends below Muon") in ("yes", "within noise")
     assert not any(r["asserted"] for r in rows)
-    assert FA.shaping_facts(shaping(seed), results.load("spectral_shaping")[0])[
-        "sched_end"] == "ends below"
+    assert FA.shaping_facts(shaping(seed), loaded("spectral_shaping").by_lr)["sched_end"] == "ends below"
 
 
 def test_spectral_shaping_sentences_hold_at_cpu_scale():
@@ -348,7 +351,7 @@ def test_spectral_shaping_sentences_hold_at_cpu_scale():
     the slider's) and every seed's losses: the order row holds on each of seeds 0, 1, 2."""
     by_lr, prov = E.load_shaping()
     assert prov["profile"] == "cpu" and prov["config"]["lr"] == 0.05 and prov["config"]["seed"] == 0
-    assert prov["config"]["claim_seeds"] == 3 and set(by_lr["0.05"]["by_seed"]) == {"0", "1", "2"}
+    assert prov["config"]["claim_seeds"] == 3 and set(by_lr["0.05"].by_seed) == {"0", "1", "2"}
     row = next(r for r in C.published_claims() if r["claim"].startswith("At the first evaluation"))
     assert row["reproduced"] == "yes" and row["seeds"] == [0, 1, 2]
     # shown, not asserted: "early" is one evaluation at one rate, and the controls (each order
@@ -374,7 +377,7 @@ def test_what_the_shaping_slider_shows():
     # seed passes, by less than the seeds' spread: within noise)
     assert sched["reproduced"] in ("partly", "within noise") and not sched["asserted"]
     ratios = [v["p = -0.5"]["final"] / min(x["final"] for k, x in v.items() if not k.startswith("p = "))
-              for v in by_lr["0.02"]["by_seed"].values()]
+              for v in by_lr["0.02"].by_seed.values()]
     assert (sched["reproduced"] == "partly") == (max(ratios) > C.SLIDER_SLACK)
 
 
@@ -382,31 +385,31 @@ def test_the_published_rows_can_say_no():
     """The rows on the precomputed files fail when the data contradict them: with Muon's and
     p = -0.5's losses swapped on every seed, and Muon's sweep counts given to AdamW, the
     shaping and the sweep rows turn to ✗ (not ◐); swapped on one seed only, they say so."""
-    timing, by_alpha = results.load("spectral_timing")[0], results.load("spectral_memory")[0]
-    swept, by_lr = results.load("spectral_practice")[0], results.load("spectral_shaping")[0]
+    timing, by_alpha = loaded("spectral_timing"), loaded("spectral_memory").by_alpha
+    swept, by_lr = loaded("spectral_practice"), loaded("spectral_shaping").by_lr
 
     def swap(runs):
         return {**runs, "p = 0": runs["p = -0.5"], "p = -0.5": runs["p = 0"]}
-    bad_lr = {lr: dict(r, by_seed={s: swap(v) for s, v in r["by_seed"].items()})
+    bad_lr = {lr: replace(r, by_seed={s: swap(v) for s, v in r.by_seed.items()})
               for lr, r in by_lr.items()}
-    bad_sweep = dict(swept, reached={s: {**r, "adamw": r["muon"], "muon": r["adamw"]}
-                                     for s, r in swept["reached"].items()})
-    sgd_sweep = dict(swept, reached={s: {**r, "momentum": r["muon"], "muon": r["momentum"]}
-                                     for s, r in swept["reached"].items()})
+    bad_sweep = replace(swept, reached={s: {**r, "adamw": r["muon"], "muon": r["adamw"]}
+                                        for s, r in swept.reached.items()})
+    sgd_sweep = replace(swept, reached={s: {**r, "momentum": r["muon"], "muon": r["momentum"]}
+                                        for s, r in swept.reached.items()})
     assert verdict_of(C._precomputed_rows(timing, sgd_sweep, by_alpha, by_lr),
                       "Muon reaches the target over a wider") == "no"
     rows = C._precomputed_rows(timing, bad_sweep, by_alpha, bad_lr)
     for start in ("Muon reaches the target over a wider", "Each at its best rate on the grid",
                   "At the first evaluation"):
         assert verdict_of(rows, start) == "no", start
-    one = {lr: dict(r, by_seed={**r["by_seed"], "1": swap(r["by_seed"]["1"])})
+    one = {lr: replace(r, by_seed={**r.by_seed, "1": swap(r.by_seed["1"])})
            for lr, r in by_lr.items()}
     row = next(r for r in C._precomputed_rows(timing, swept, by_alpha, one)
                if r["claim"].startswith("Each at its best rate on the grid"))
     # on the swapped seed Muon ends below p = -0.5: the row holds on the other two, and says so
     assert row["reproduced"] == "partly" and "holds on 2 of 3 seeds" in row["measured here"]
     # a control that passes where the treatment does: the row does not discriminate
-    fooled = {lr: dict(r, by_seed={s: {**v, "p = 0.5": v["p = -0.5"]} for s, v in r["by_seed"].items()})
+    fooled = {lr: replace(r, by_seed={s: {**v, "p = 0.5": v["p = -0.5"]} for s, v in r.by_seed.items()})
               for lr, r in by_lr.items()}
     row = next(r for r in C._precomputed_rows(timing, swept, by_alpha, fooled)
                if r["claim"].startswith("Each at its best rate on the grid"))
@@ -417,10 +420,10 @@ def test_shaping_summary_counts_steps_to_muons_final_loss():
     r = shaping(0)
     rows = {row["update"]: row for row in E.shaping_summary(r)}
     assert rows["p = 0"]["saved"] == 0.0
-    ref = E.reference_loss(r["runs"]["p = 0"])
+    ref = E.reference_loss(r.runs["p = 0"])
     for name, row in rows.items():
         if row["steps_to_reference"] is not None:
-            h = r["runs"][name]
+            h = r.runs[name]
             assert h["train_loss"][h.steps.index(row["steps_to_reference"])] <= ref
 
 
@@ -430,9 +433,59 @@ def test_shaping_summary_counts_steps_to_muons_final_loss():
 @pytest.mark.parametrize("name", ["spectral_timing", "spectral_practice", "spectral_memory",
                                   "spectral_shaping"])
 def test_precomputed_results_load(name):
-    payload, prov = results.load(name)
+    payload, prov = results.load(name, as_=E.RECORDS[name])
     assert prov["command"].startswith("python -m dynamics_ops.precompute spectral_optimizers")
-    assert payload
+    assert isinstance(payload, E.RECORDS[name])
+    # read as its record and written back, the file's payload is unchanged
+    assert payload.to_dict() == json.loads((results.data_dir() / f"{name}.json").read_text())["payload"]
+
+
+# each file, one field renamed inside it (file, where in the payload, the field, its new name)
+RENAMED = {"spectral_timing": (lambda p: p[0], r"\.rows\[0\]", "rel_error", "relative_error"),
+           "spectral_practice": (lambda p: p, "", "reached", "reaches"),
+           "spectral_memory": (lambda p: p["1"], r"\.by_alpha\['1'\]", "fraction", "fractions"),
+           "spectral_shaping": (lambda p: p["0.05"], r"\.by_lr\['0\.05'\]", "by_seed", "by_seeds")}
+
+
+@pytest.mark.parametrize("name", list(RENAMED))
+def test_a_file_with_a_field_renamed_is_refused_naming_it(name, tmp_path, monkeypatch):
+    """Each precomputed file is read through its record (``E.RECORDS``): a payload with a field
+    renamed (in a row, at one α, at one rate) is refused when published_claims or the page
+    (show_precomputed) reads it, naming the file, where and the field, never a KeyError inside a claim."""
+    part, where, field, renamed = RENAMED[name]
+    blob = json.loads((results.data_dir() / f"{name}.json").read_text())
+    inside = part(blob["payload"])
+    inside[renamed] = inside.pop(field)
+    for other in RENAMED:  # the chapter's other files as they are
+        (tmp_path / f"{other}.json").write_bytes((results.data_dir() / f"{other}.json").read_bytes())
+    (tmp_path / f"{name}.json").write_text(json.dumps(blob))
+    monkeypatch.setattr(results, "DATA", tmp_path)
+    says = f"{name}\\.json{where} does not match.*no field {field}.*unknown field {renamed}"
+    with pytest.raises(ValueError, match=says):
+        C.published_claims()
+    with pytest.raises(ValueError, match=says):
+        results.load(name, as_=E.RECORDS[name])
+    from dynamics.spectral import figures as F
+    loaders = [lambda: F.show_precomputed(name)]  # the page's
+    loaders += [{"spectral_practice": E.load_practice, "spectral_shaping": E.load_shaping}.get(name)]
+    for loader in filter(None, loaders):
+        with pytest.raises(ValueError, match=says):
+            loader()
+
+
+def test_the_records_keep_the_files_layout():
+    """The three files with no mapping of fixed keys at the top (a list of rows, a mapping from α,
+    one from the rate) are read into one field and written back as they were; a timing row has
+    its bfloat16 seconds only where timed (a GPU's file)."""
+    rows = [dict(n=8, device="cuda", threads=1, ns_float32_s=2.0, ns_float32_cpu_s=1.0, ns_bfloat16_s=1.0,
+                 ns_bfloat16_cpu_s=0.5, svd_s=4.0, svd_cpu_s=3.0, rel_error=0.2, max_sigma_error=0.8)]
+    timing = E.Timing.of(rows)
+    assert timing.rows[0].ns_s == 1.0 and timing.to_dict() == rows and E.Timing.of(timing) is timing
+    assert list(timing.rows[0].to_dict()) == list(rows[0])  # the runner's order of keys
+    cpu = E.TimingRow.of({k: v for k, v in rows[0].items() if not k.startswith("ns_bfloat16")})
+    assert cpu.ns_s == 2.0 and "ns_bfloat16_s" not in cpu.to_dict() and cpu.ns_by_dtype(cpu=True) == {"float32": 1.0}
+    with pytest.raises(ValueError, match=r"MemoryFile.*a Memory is read from a mapping"):
+        E.MemoryFile.of({"1": [1, 2]})
 
 
 def test_precompute_writes_its_four_files_in_a_dry_run(tmp_path, monkeypatch):
@@ -468,7 +521,7 @@ def verdict_of(rows, start):
 def claim_rows(seed):
     """The chapter's claims table on the smoke runs of one seed (no timing row: wall-clock
     numbers are shown on the page, never asserted)."""
-    timing, _ = results.load("spectral_timing")
+    timing = loaded("spectral_timing")
     return C.page_claims(E.run_bands(seed), timing, width(seed), practice(seed), memory(seed),
                             batch(seed), shaping(seed), roles=E.run_roles(seed), seed=seed)
 
@@ -511,9 +564,8 @@ def test_the_claims_rows_can_say_no():
                                 "adam": w["change"]["muon"]},
                      norm={**w["norm"], "muon": w["norm"]["adam"], "adam": w["norm"]["muon"]})
     m, b = memory(seed), batch(seed)
-    swapped_m = dict(m, fraction={**m["fraction"], "muon": m["fraction"]["sgd"],
-                                  "sgd": m["fraction"]["muon"]},
-                     by_draw={**m["by_draw"], "muon": m["by_draw"]["sgd"], "sgd": m["by_draw"]["muon"]})
+    swapped_m = replace(m, fraction={**m.fraction, "muon": m.fraction["sgd"], "sgd": m.fraction["muon"]},
+                        by_draw={**m.by_draw, "muon": m.by_draw["sgd"], "sgd": m.by_draw["muon"]})
     swapped_b = dict(b, recall={"sgd": b["recall"]["muon"], "muon": b["recall"]["sgd"]},
                      full={"sgd": b["full"]["muon"], "muon": b["full"]["sgd"]},
                      by_draw={"sgd": b["by_draw"]["muon"], "muon": b["by_draw"]["sgd"]},
@@ -521,7 +573,7 @@ def test_the_claims_rows_can_say_no():
                                    "muon": b["full_by_draw"]["sgd"]})
     table = R.steepest_table(S.random_matrix(64, 32, "power law", seed=seed), draws=20)
     wrong = dict(table, gain={n: {**g, n: min(g.values())} for n, g in table["gain"].items()})
-    timing, _ = results.load("spectral_timing")
+    timing = loaded("spectral_timing")
     rows = C.page_claims(swapped_bands, timing, swapped_w, swapped_p, swapped_m, swapped_b,
                             shaping(seed), [], roles={seed: wrong}, seed=seed)
     # not here: the band and width rows judge runs made again on each seed (not the page's,
@@ -567,7 +619,7 @@ def test_the_tie_and_band_rows_can_say_no(monkeypatch):
 
     def both(seeds):
         return {s: dict(quintic=v["quintic"], exact=v["quintic"]) for s, v in real(seeds).items()}
-    timing, _ = results.load("spectral_timing")
+    timing = loaded("spectral_timing")
     for fake, said in ((swapped, "no"), (both, "does not discriminate")):
         monkeypatch.setattr(C, "band_numbers", fake)
         rows = C.page_claims(E.run_bands(0), timing, width(0), practice(0), memory(0), b,
@@ -581,7 +633,7 @@ def test_the_decayed_control_and_the_step_schedule_facts():
     show it; exercise 6's glued numbers come from the runs they name."""
     cfg = S.ShapingConfig.for_profile("smoke", steps=20, ps=[0.0, -0.5])
     r = E.run_shaping(cfg, bars=False, decayed=True)
-    assert E.DECAYED in r["runs"] and r["schedule"] in r["runs"]
+    assert E.DECAYED in r.runs and r.schedule in r.runs
     assert E._linear_decay(20, 0) == 1.0 and E._linear_decay(20, 20) == 0.0
     rows = C.shaping_claims(r)
     decay = next(row for row in rows if row["claim"].startswith("A learning-rate decay alone"))
@@ -606,8 +658,8 @@ def test_exercise_6_calls_a_tie_a_tie(monkeypatch):
             self.v, self.diverged = v, False
 
     monkeypatch.setattr(Fa, "reference_loss", lambda h: h.v)
-    shaping = dict(runs={"p = -0.5": Run(0.109), "p = -0.25": Run(0.172), "p = 0": Run(0.243),
-                         "schedule": Run(0.049)}, schedule="schedule")
+    shaping = E.Shaping(runs={"p = -0.5": Run(0.109), "p = -0.25": Run(0.172), "p = 0": Run(0.243),
+                              "schedule": Run(0.049)}, schedule="schedule", lr=0.05)
     f = Fa.step_schedule_facts(shaping, Run(0.107))
     assert f["step_below"] == "p = -0.25, p = 0 by more than 10%, and is level (within 10%) with p = -0.5"
     assert f["step_vs_linear"] == "above"

@@ -12,9 +12,10 @@ Modules:
 
 - :mod:`.science`: the update rules, measures and theory, and the experiments' configs.
 - :mod:`.experiments`: runners (``run_*``, ``time_orthogonalization``) and ``precompute_plan``;
-  with :mod:`.roles`, a module of the science (norms per role) and the step timer.
+  with :mod:`.roles`, a module of the science (norms per role) and the step timer, and
+  :mod:`.records`, what the runners return and the files hold (``RECORDS``), field by field.
 - :mod:`.figures`: figures (``*_figure``), sliders (``*_slider``), tables (``*_rows``) and
-  ``show_*`` (a run's figure with its table).
+  ``show_*`` (a run's figure with its table; ``show_precomputed``, a file's, read as its record).
 - :mod:`.panels`: the live panels (``*_panel``).
 - :mod:`.claims`: the claims rows, each threshold written once, the rows moved onto the claims
   engine judged against their controls (``page_claims``, ``published_claims``).
@@ -29,16 +30,15 @@ from .panels import ns_panel, practice_panel, memory_panel, shaping_panel
 from .experiments import (run_width, run_bands, run_practice, run_memory, run_memory_batch,
                           run_shaping, run_roles)
 from .roles import step_seconds
-from .figures import (width_figure, map_figure, band_figure, show_timing, roles_figure,
-                      show_practice, sweep_slider, show_memory, memory_alpha_slider,
-                      memory_batch_figure, show_shaping, shaping_slider)
+from .figures import (width_figure, map_figure, band_figure, roles_figure, show_practice,
+                      show_memory, memory_batch_figure, show_shaping, show_precomputed)
 from .facts import width_facts, ns_facts, practice_facts, memory_facts, shaping_facts
 from .claims import page_claims
 
 __all__ = ["ns_panel", "practice_panel", "memory_panel", "shaping_panel", "run_width",
            "run_bands", "run_practice", "run_memory", "run_memory_batch", "run_shaping",
            "run_roles", "step_seconds", "width_figure", "map_figure", "band_figure",
-           "show_timing", "roles_figure", "show_practice", "sweep_slider", "show_memory",
-           "memory_alpha_slider", "memory_batch_figure", "show_shaping", "shaping_slider",
+           "roles_figure", "show_practice", "show_memory", "memory_batch_figure", "show_shaping",
+           "show_precomputed",
            "width_facts", "ns_facts", "practice_facts", "memory_facts", "shaping_facts",
            "page_claims"]

@@ -8,12 +8,13 @@ import math
 from dataclasses import replace
 
 from .. import evidence, plots, results, runtime
-from .experiments import DECAYED, EARLY_STEP, growth, muon_agreement, run_bands, shaping_summary
-from .facts import (AS_MANY, AS_NEWTON_SHARE, BAND, CONVERGED, CRITICAL_OVER, OVERSHOOT, TIMING_SEED,
-                    _alpha_draws, _best_of, _converges, _fewest, _fixed, _fixed_runs, _follows_p, _grows_within,
-                    _half_ranks, _inside, _live_shaping, _reach_widths, _reversed_p, _sched, _settles,
-                    _shaping_seeds, _torch_moves, _width_draws, _wobbles, alpha_numbers,
-                    band_numbers, batch_facts, ns_distance, practice_numbers, share)
+from .experiments import (DECAYED, EARLY_STEP, RECORDS, Memory, PracticeFile, Shaping, Timing, growth,
+                          muon_agreement, run_bands, shaping_summary)
+from .facts import (AS_MANY, AS_NEWTON_SHARE, BAND, CONVERGED, CRITICAL_OVER, OVERSHOOT, TIMING_SEED, _alpha_draws,
+                    _best_of, _converges, _fewest, _fixed, _fixed_runs, _follows_p, _grows_within, _half_ranks,
+                    _inside, _live_shaping, _reach_widths, _reversed_p, _sched, _settles, _shaping_seeds,
+                    _torch_moves, _width_draws, _wobbles, alpha_numbers, band_numbers, batch_facts, ns_distance,
+                    practice_numbers, share)
 from .figures import SHORT
 from .science import CUBIC_COEFFS, MUON_COEFFS
 from .roles import noise_floor, per_second, steepest_margin
@@ -125,8 +126,8 @@ PER_SECOND = evidence.Claim(
             "the smaller", window="the median step time", asserted=False, fmt=_x)
 
 
-def page_claims(bands: dict, timing: list[dict], width: dict, practice: dict, memory: dict, batch: dict,
-                shaping: dict, precomputed: list[dict] | None = None, *, roles: dict | None = None,
+def page_claims(bands: dict, timing: Timing, width: dict, practice: dict, memory: Memory, batch: dict,
+                shaping: Shaping, precomputed: list[dict] | None = None, *, roles: dict | None = None,
                 cost: dict | None = None, seed: int | None = None) -> list[dict]:
     """The page's rows on this run's measurements, then ``precomputed`` (None:
     :func:`published_claims`); ``roles`` and ``cost`` (:func:`~.roles.step_seconds`) each add their
@@ -248,10 +249,10 @@ THREE_QUARTERS = 0.75  # "at least 3/4 of Newton's pairs"
 DEEPER_BY = 4       # "at least four times deeper into the tail"
 
 
-def _at(m: dict, pick, keep) -> list:
+def _at(m: Memory, pick, keep) -> list:
     """``pick(fractions at one N)`` at every N/d of memory ``m`` that ``keep(N/d)`` accepts (NaN
     where none is in the run: a dry run keeps N = 8d only)."""
-    return [pick({k: v[j] for k, v in m["fraction"].items()}) for j, r in enumerate(m["ratios"])
+    return [pick({k: v[j] for k, v in m.fraction.items()}) for j, r in enumerate(m.ratios)
             if keep(r)] or [math.nan]
 
 
@@ -263,11 +264,11 @@ def _of(a: str, b: str):  # a's fraction over b's (b may store none)
     return lambda f: f[a] / max(f[b], 1e-9)
 
 
-def _memory_draws(memory: dict) -> dict:
+def _memory_draws(memory: Memory) -> dict[int, Memory]:
     """Each draw (seed) of a :func:`~.experiments.run_memory` as a memory of its own."""
-    n = len(memory["ratios"])
-    return {int(s): dict(memory, fraction={m: [v[j][k] for j in range(n)] for m, v in memory["by_draw"].items()})
-            for k, s in enumerate(memory["draws"])}
+    n = len(memory.ratios)
+    return {int(s): replace(memory, fraction={m: [v[j][k] for j in range(n)] for m, v in memory.by_draw.items()})
+            for k, s in enumerate(memory.draws)}
 
 
 def _memory_claim(statement, measure, control_measure, test, control, window, fmt=_f(".2f"), asserted=True,
@@ -315,7 +316,7 @@ DEEPER = _memory_claim(
     "on its pairs", fmt=_f(".1f", "×"), asserted=False)
 
 
-def memory_claims(memory: dict, seed: int | None = None) -> list[dict]:
+def memory_claims(memory: Memory, seed: int | None = None) -> list[dict]:
     """Section 4's memory rows on one :func:`~.experiments.run_memory`, judged on every draw."""
     draws, ranks, flat = _memory_draws(memory), _half_ranks(memory), _half_ranks(memory, alpha=0.0)
     return [
@@ -409,7 +410,7 @@ SCHED_BELOW = evidence.Claim(
     control="a fixed p = 0.5 in the schedule's place", window="the final loss", fmt=_x)
 
 
-def shaping_claims(shaping: dict, seed: int | None = None) -> list[dict]:
+def shaping_claims(shaping: Shaping, seed: int | None = None) -> list[dict]:
     """Section 5's rows on one :func:`~.experiments.run_shaping`, judged on its seed against the
     run's own noise floor (:func:`_wobbles`); shown, not asserted: one run's verdicts change with
     the rate, the length and the seed."""
@@ -424,13 +425,13 @@ def shaping_claims(shaping: dict, seed: int | None = None) -> list[dict]:
             "negative highest, at the end the most negative p lowest and the largest highest",
             "Wu et al. 2026 (DynMuon)", {"early:": j(EARLY_FOLLOWS), "late:": j(LATE_REVERSED)},
             control="each order at the other end of the run", asserted=False,
-            window=f"step {EARLY_STEP} and the final loss, lr {shaping['lr']:g}; training loss at a constant "
+            window=f"step {EARLY_STEP} and the final loss, lr {shaping.lr:g}; training loss at a constant "
                    "lr (the paper: validation loss, its runs with lr decay)"),
         j(replace(SCHED_BELOW, statement="The schedule ends below Muon's final loss", asserted=False,
                   control="the best fixed positive p in the schedule's place",
                   control_measure=lambda r: r["p = 0"]["final"]
                   / min((v["final"] for p, v in _fixed_runs(r).items() if p > 0), default=math.nan),
-                  window=f"final training loss, constant lr; schedule {shaping['schedule']} (linear: not "
+                  window=f"final training loss, constant lr; schedule {shaping.schedule} (linear: not "
                          "DynMuon's)")).row(),
         _j(FEWER_STEPS, saved).row(),
     ] + ([] if DECAYED not in live else [_j(DECAY_DOES, {seed: live}).row()])
@@ -449,17 +450,17 @@ RECORD_SGD = 3.3 / 2.6      # the CIFAR-10 record's A100-seconds, SGD + Nesterov
 HALF = 2                    # "in under half of AdamW's steps"
 
 
-def _ns(r: dict, steps: int, coeffs=MUON_COEFFS) -> dict:  # a timing row's matrix, ``steps`` NS steps
-    return ns_distance(r["n"], r.get("seed", TIMING_SEED), steps, coeffs)
+def _ns(r, steps: int, coeffs=MUON_COEFFS) -> dict:  # a TimingRow's matrix, ``steps`` NS steps
+    return ns_distance(r.n, TIMING_SEED, steps, coeffs)
 
 
 FAR_FROM_ONE = evidence.Claim(
-    "sigma", "Jordan et al. 2024 (Muon)", measure=lambda r: r["max_sigma_error"],
+    "sigma", "Jordan et al. 2024 (Muon)", measure=lambda r: r.max_sigma_error,
     control_measure=lambda r: _ns(r, MORE_STEPS)["max_sigma"], fmt=_f(".2f"),
     test=evidence.Test(">=", FAR, "FAR: the largest |σ − 1|"),
     control=f"the same quintic run {MORE_STEPS} steps on the same matrix", window="every size")
 A_FIFTH_OFF = evidence.Claim(
-    "error", "Jordan et al. 2024 (Muon)", measure=lambda r: abs(r["rel_error"] - FIFTH),
+    "error", "Jordan et al. 2024 (Muon)", measure=lambda r: abs(r.rel_error - FIFTH),
     control_measure=lambda r: abs(_ns(r, CUBIC_STEPS, CUBIC_COEFFS)["rel"] - FIFTH),
     fmt=_f(".3f"), test=evidence.Test("<", FIFTH_OFF, "FIFTH_OFF: |relative error from UVᵀ − 1/5|"),
     control=f"the convergent cubic run {CUBIC_STEPS} steps on the same matrix", window="every size",
@@ -469,10 +470,10 @@ STILL_A_FIFTH = replace(A_FIFTH_OFF, measure=lambda r: abs(_ns(r, MORE_STEPS)["r
 _SIZES = "every size timed, one Gaussian matrix each (the sizes stand as the draws), NS₅ in "
 NOT_TWICE = evidence.Claim(
     "On a CPU, five Newton–Schulz steps are less than twice as fast as an SVD", "this book (precomputed timing)",
-    measure=lambda r: r["svd_cpu_s"] / r["ns_float32_cpu_s"] if r["device"] == "cpu" else math.nan,
+    measure=lambda r: r.svd_cpu_s / r.ns_float32_cpu_s if r.device == "cpu" else math.nan,
     control_measure=evidence.no_control,
     test=evidence.Test("<", TWICE, "TWICE: the SVD's CPU seconds over NS₅'s", scale="log"),
-    noise=lambda r: max(abs(math.log10(r[f"{k}_s"] / r[f"{k}_cpu_s"])) for k in ("ns_float32", "svd")),
+    noise=lambda r: max(abs(math.log10(x)) for x in (r.ns_float32_s / r.ns_float32_cpu_s, r.svd_s / r.svd_cpu_s)),
     control="none measured (shown, not asserted): the file times no accelerator and no other iteration, "
             "nothing that should fail the test; the noise is no repeat of the timing (the file holds none) "
             "but the machine's load, each timing's wall over its CPU seconds, the largest",
@@ -482,7 +483,7 @@ MUCH_CHEAPER = 3  # "much cheaper than an SVD": SVD / NS₅ at least this on an 
 FLOPS = 23 / 30   # SVD / NS₅ per flop, n×n: 21n³ (SVD, Golub & Van Loan) + 2n³ (U Vᵀ) over 5 × 3 products
 ON_ACCELERATOR = evidence.Claim(
     "Newton–Schulz (matrix products, bfloat16) is much cheaper than an SVD on accelerators",
-    "Jordan et al. 2024 (Muon)", measure=lambda r: r["svd_s"] / r.get("ns_bfloat16_s", r["ns_float32_s"]),
+    "Jordan et al. 2024 (Muon)", measure=lambda r: r.svd_s / r.ns_s,
     control_measure=lambda r: FLOPS, asserted=False, fmt=_x,
     test=evidence.Test(">=", MUCH_CHEAPER, "MUCH_CHEAPER: the SVD's seconds over NS₅'s", scale="log"),
     control="the theory's number at equal speed per flop (the two's flop counts, SVD / NS₅), through the same "
@@ -580,7 +581,7 @@ EXACT_MATCHES = evidence.Claim(
     window="N = d, every α", fmt=_f(".2f"))
 
 
-def _reach_note(swept: dict) -> str:
+def _reach_note(swept: PracticeFile) -> str:
     """Per seed, each optimizer's width of the rates that reach the target, and the grids."""
     widths = _reach_widths(swept)
 
@@ -592,24 +593,23 @@ def _reach_note(swept: dict) -> str:
             f"{SHORT.get(k, k)} {_n(wd, 'none')}{'×' if wd else ''}"
             + (" (every rate of its grid: at least)" if every else " (at a grid edge: at least)" if edge else "")
             for k, (wd, edge, every, _) in w.items()) for s, w in widths.items()) + "; grids: " + ", ".join(
-        f"{SHORT.get(k, k)} {grid(v)}" for k, v in next(iter(swept["reached"].values())).items())
+        f"{SHORT.get(k, k)} {grid(v)}" for k, v in next(iter(swept.reached.values())).items())
 
 
-def _precomputed_rows(timing, swept, by_alpha, by_lr) -> list[dict]:
+def _precomputed_rows(timing: Timing, swept: PracticeFile, by_alpha: dict, by_lr: dict) -> list[dict]:
     """The rows on the precomputed files (the same on every profile), judged on each file's seeds:
     the timing, the sweep (``swept``), the memory over α and the shaping runs (``by_lr``)."""
-    per_draw, af = _alpha_draws(by_alpha), alpha_numbers(by_alpha)
-    per_seed = _shaping_seeds(by_lr)
+    per_draw, af, per_seed = _alpha_draws(by_alpha), alpha_numbers(by_alpha), _shaping_seeds(by_lr)
     lrs = sorted(next(iter(per_seed.values())))
     mid = lrs[len(lrs) // 2]
     at_mid = {s: v[mid] for s, v in per_seed.items()}
     best = {s: {run: _best_of(v, run) for run in ("p = 0", "p = -0.5")} for s, v in per_seed.items()}
     muon_edge = [s for s, b in best.items() if b["p = 0"][1] == lrs[0]]
     best_rates = lambda run: plots.spread({s: b[run][1] for s, b in best.items()}, lambda x: f"{x:g}")  # noqa: E731
-    sizes, fewest = {r["n"]: r for r in timing}, _fewest(swept)
+    sizes, fewest = {r.n: r for r in timing.rows}, _fewest(swept)
     return [
         _j(NOT_TWICE, sizes).row(),
-        *([_j(ON_ACCELERATOR, sizes).row()] if timing[0]["device"] != "cpu" else []),
+        *([_j(ON_ACCELERATOR, sizes).row()] if timing.rows[0].device != "cpu" else []),
         evidence.joint(
             "Five steps leave a square Gaussian matrix's weakest directions far from 1, and the result about "
             "a fifth off UVᵀ at every size; more steps lift the weakest directions into the band but leave "
@@ -634,8 +634,7 @@ def _precomputed_rows(timing, swept, by_alpha, by_lr) -> list[dict]:
             control="the exact UVᵀ on the same pairs (SGD's part); SGD's (Newton's part)",
             window=f"N = d, α {min(af):g}–{max(af):g}",
             note="means: SGD " + ", ".join(f"α {a:g} {af[a]['sgd']:.2f}" for a in sorted(af))),
-        _j(NS5_SHORT, per_draw).row(),
-        *(_j(c, fewest).row() for c in (ADAMW_RECORD, SGD_RECORD, HALF_OF_ADAMW)),
+        _j(NS5_SHORT, per_draw).row(), *(_j(c, fewest).row() for c in (ADAMW_RECORD, SGD_RECORD, HALF_OF_ADAMW)),
         _j(EXACT_MATCHES, per_draw).row(),
         evidence.joint(NEG_BEST.statement, NEG_BEST.paper, {"": _j(NEG_BEST, per_seed)},
                        control=NEG_BEST.control, window=NEG_BEST.window,
@@ -658,5 +657,6 @@ def _precomputed_rows(timing, swept, by_alpha, by_lr) -> list[dict]:
 
 
 def published_claims() -> list[dict]:
-    """The rows on the precomputed files in ``data/`` (the figures the published page shows)."""
-    return _precomputed_rows(*(results.load(f"spectral_{n}")[0] for n in ("timing", "practice", "memory", "shaping")))
+    """The rows on the precomputed files in ``data/`` (the published page's), each read as its record."""
+    timing, swept, memory, shaping = (results.load(n, as_=RECORDS[n])[0] for n in RECORDS)
+    return _precomputed_rows(timing, swept, memory.by_alpha, shaping.by_lr)

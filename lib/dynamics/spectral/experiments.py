@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -31,6 +32,8 @@ from .science import CUBIC_COEFFS, random_matrix, singular_value_band
 from ..plots import claim_seeds
 from ..runtime import get_seed
 from .roles import steepest_table
+from .records import (Memory, MemoryFile, PracticeFile, Shaping, ShapingFile, ShapingRate, Timing,
+                      TimingRow)
 
 __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'run_bands',
            'hidden_layer_step', 'run_width', 'growth', 'PRACTICE_OPTIMIZERS', 'steps_to',
@@ -39,7 +42,14 @@ __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'run_band
            'run_shaped', 'DECAYED', 'schedule_name', 'run_shaping', 'first_at_or_below', 'reference_loss',
            'shaping_summary', 'EARLY_STEP', 'loss_at_step', 'early_and_late', 'load_shaping',
            'shaping_runs', 'shaping_order', 'recall_half_rank', 'run_roles',
-           'precompute_plan']
+           'TimingRow', 'Timing', 'PracticeFile', 'Memory', 'MemoryFile', 'Shaping', 'ShapingRate',
+           'ShapingFile', 'RECORDS', 'precompute_plan']
+
+
+# What the runners return and the files hold, field by field: :mod:`.records`.
+RECORDS = {"spectral_timing": Timing, "spectral_practice": PracticeFile,
+           "spectral_memory": MemoryFile, "spectral_shaping": ShapingFile}
+"""Each precomputed file of the chapter and the record it is read as."""
 
 
 def _config(cls, cfg, changes: dict):
@@ -266,16 +276,16 @@ def rates_reaching(sweeps: dict, target: float) -> dict:
             for name, runs in sweeps.items()}
 
 
-def practice_sweeps(payload: dict) -> dict:
+def practice_sweeps(swept: PracticeFile) -> dict:
     """A precomputed sweep file's first-seed sweeps as ``{optimizer: {lr: History}}``."""
     return {k: {float(lr): T.History.from_dict(h) for lr, h in v.items()}
-            for k, v in payload["sweeps"].items()}
+            for k, v in swept.sweeps.items()}
 
 
 def load_practice(name: str = "spectral_practice"):
     """The precomputed lr sweeps as ``({optimizer: {lr: History}}, target, dataset, provenance)``."""
-    payload, prov = results.load(name)
-    return practice_sweeps(payload), payload["target"], payload["data"], prov
+    swept, prov = results.load(name, as_=RECORDS[name])
+    return practice_sweeps(swept), swept.target, swept.data, prov
 
 
 # ================================================================ 4. the associative memory
@@ -286,7 +296,7 @@ def rank_bins(n: int, n_bins: int = 16) -> np.ndarray:
     return np.unique(np.geomspace(1, n + 1, n_bins + 1).astype(int))
 
 
-def run_memory(cfg: MemoryConfig | None = None, methods=MEMORY_METHODS, **changes) -> dict:
+def run_memory(cfg: MemoryConfig | None = None, methods=MEMORY_METHODS, **changes) -> Memory:
     """Fraction of pairs (and of frequency mass) recovered after one full-gradient step, for
     each N = ratio·d, and the recall in log-spaced bins of frequency rank (averaged over
     ``cfg.seeds`` draws, the seeds ``draws``); ``by_draw[m][i]``: each draw's fraction."""
@@ -317,16 +327,16 @@ def run_memory(cfg: MemoryConfig | None = None, methods=MEMORY_METHODS, **change
             by_rank[m].append([float(h[a - 1:b - 1].mean()) for a, b in zip(edges[:-1], edges[1:])])
         if P.current().report((i + 1) / len(ns)):
             break
-    return dict(n=ns[:len(frac[methods[0]])], ratios=list(ratios[:len(frac[methods[0]])]),
-                dim=cfg.dim, alpha=cfg.alpha, fraction=frac, mass=mass, by_rank=by_rank,
-                rank_centers=centers, draws=list(seeds), by_draw=by_draw)
+    return Memory(n=ns[:len(frac[methods[0]])], ratios=list(ratios[:len(frac[methods[0]])]),
+                  dim=cfg.dim, alpha=cfg.alpha, fraction=frac, mass=mass, by_rank=by_rank,
+                  rank_centers=centers, draws=list(seeds), by_draw=by_draw)
 
 
-def recall_half_rank(memory: dict, method: str, ratio: float = 4) -> float:
+def recall_half_rank(memory: Memory, method: str, ratio: float = 4) -> float:
     """The first frequency-rank bin (its centre) where ``method`` stores fewer than half the
     pairs, at N = ``ratio``·d (infinity if none): how deep into the tail it reaches."""
-    j = int(np.argmin([abs(x - ratio) for x in memory["ratios"]]))
-    return next((c for c, v in zip(memory["rank_centers"][j], memory["by_rank"][method][j])
+    j = int(np.argmin([abs(x - ratio) for x in memory.ratios]))
+    return next((c for c, v in zip(memory.rank_centers[j], memory.by_rank[method][j])
                  if v < 0.5), np.inf)
 
 
@@ -417,7 +427,7 @@ def schedule_name(cfg: ShapingConfig) -> str:
 
 
 def run_shaping(cfg: ShapingConfig | None = None, data: D.Dataset | None = None,
-                lr: float | None = None, bars=None, decayed: bool = False, **changes) -> dict:
+                lr: float | None = None, bars=None, decayed: bool = False, **changes) -> Shaping:
     """One run per fixed p (p = 0, Muon, always: it is the reference) and one with p
     scheduled linearly from ``p_start`` to ``p_end``, all at a constant learning rate;
     ``decayed``: also Muon with its rate decayed linearly to 0 (:data:`DECAYED`), the control
@@ -430,7 +440,7 @@ def run_shaping(cfg: ShapingConfig | None = None, data: D.Dataset | None = None,
     runs[schedule_name(cfg)] = run_shaped(cfg, data, schedule, lr, bars=bars)
     if decayed:
         runs[DECAYED] = run_shaped(cfg, data, 0.0, lr, bars=bars, decay=True)
-    return dict(runs=runs, schedule=schedule_name(cfg), lr=lr or cfg.lr)
+    return Shaping(runs=runs, schedule=schedule_name(cfg), lr=lr or cfg.lr)
 
 
 def first_at_or_below(history, value: float):
@@ -445,15 +455,15 @@ def reference_loss(history, last: int = 5) -> float:
     return float(np.mean(history["train_loss"][-last:]))
 
 
-def shaping_summary(result: dict, reference: str = "p = 0") -> list[dict]:
+def shaping_summary(result: Shaping, reference: str = "p = 0") -> list[dict]:
     """Per run: final loss, and steps to reach the reference run's final loss (DynMuon's
     measure: how much sooner a run gets where Muon ends up). ``saved`` is the fraction of the
     reference's steps saved (negative: more steps), None when a run never gets there."""
-    ref = result["runs"].get(reference)
+    ref = result.runs.get(reference)
     target = reference_loss(ref) if ref is not None and not ref.diverged else None
     ref_steps = first_at_or_below(ref, target) if target is not None else None
     rows = []
-    for name, h in result["runs"].items():
+    for name, h in result.runs.items():
         s = first_at_or_below(h, target) if target is not None and not h.diverged else None
         rows.append(dict(update=name, final_loss=None if h.diverged else reference_loss(h),
                          status=h.status, steps_to_reference=s,
@@ -471,20 +481,20 @@ def loss_at_step(history, step: int = EARLY_STEP) -> float:
     return float(history["train_loss"][min(i, len(steps) - 1)])
 
 
-def early_and_late(result: dict) -> dict:
+def early_and_late(result: Shaping) -> dict:
     """The fixed-p runs' loss early (:func:`loss_at_step`) and at the end
     (:func:`reference_loss`), keyed by p: what "positive p helps early, negative p late" is
     about."""
-    runs = {float(k[4:]): h for k, h in result["runs"].items() if k.startswith("p = ")}
+    runs = {float(k[4:]): h for k, h in result.runs.items() if k.startswith("p = ")}
     return dict(early={p: loss_at_step(h) for p, h in runs.items()},
                 late={p: reference_loss(h) for p, h in runs.items()})
 
 
-def shaping_runs(payload: dict) -> dict:
-    """A precomputed shaping file with its first seed's runs as ``History`` objects, one
-    result dict per learning rate (each with its ``by_seed`` losses as stored)."""
-    return {lr: dict(r, runs={k: T.History.from_dict(h) for k, h in r["runs"].items()})
-            for lr, r in payload.items()}
+def shaping_runs(by_lr: dict[str, ShapingRate]) -> dict[str, ShapingRate]:
+    """A precomputed shaping file's rates (:attr:`ShapingFile.by_lr`) with their first seed's
+    runs as ``History`` objects (each with its ``by_seed`` losses as stored)."""
+    return {lr: replace(r, runs={k: T.History.from_dict(h) for k, h in r.runs.items()})
+            for lr, r in by_lr.items()}
 
 
 def shaping_order(early: dict, late: dict, schedule: float | None, muon: float | None) -> dict:
@@ -509,9 +519,10 @@ def shaping_order(early: dict, late: dict, schedule: float | None, muon: float |
 
 
 def load_shaping(name: str = "spectral_shaping"):
-    """The precomputed shaping runs, one result dict per learning rate, and the provenance."""
-    payload, prov = results.load(name)
-    return shaping_runs(payload), prov
+    """The precomputed shaping runs, ``{lr: ShapingRate}`` with ``History`` runs, and the
+    provenance."""
+    shaped, prov = results.load(name, as_=RECORDS[name])
+    return shaping_runs(shaped.by_lr), prov
 
 
 # ================================================================ norms per role
@@ -620,5 +631,5 @@ def _practice_unit(cfg: PracticeConfig) -> dict:
 
 def _shaping_unit(scfg: ShapingConfig, lr: float) -> dict:
     r = run_shaping(scfg, default_data(), lr=lr, bars=False)
-    return dict(runs={k: h.to_dict() for k, h in r["runs"].items()}, schedule=r["schedule"], lr=lr)
+    return dict(runs={k: h.to_dict() for k, h in r.runs.items()}, schedule=r.schedule, lr=lr)
 

@@ -12,9 +12,10 @@ import torch
 
 from .. import plots
 from ..book import glue_texts
-from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, critical_batch, early_and_late, growth,
-                          loss_at_step, practice_summary, practice_sweeps, rank_bins, rates_reaching,
-                          reference_loss, run_width, shaping_order, shaping_runs, shaping_summary)
+from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, Memory, PracticeFile, Shaping, ShapingRate,
+                          Timing, critical_batch, early_and_late, growth, loss_at_step, practice_summary,
+                          practice_sweeps, rank_bins, rates_reaching, reference_loss, run_width,
+                          shaping_order, shaping_runs, shaping_summary)
 from .figures import SHORT, timing_rows
 from .roles import leads_words, noise_floor, per_second, steepest_margin
 from .science import MUON_COEFFS, memory_task, ns_band, one_step, polar, random_matrix, recovered, singular_value_band
@@ -50,13 +51,13 @@ def practice_numbers(practice: dict) -> dict:
                 fp32_over_torch=fp / mu if mu and fp else None)
 
 
-def _nearest(memory: dict, ratio: float) -> int:  # the index of the N/d nearest to ratio
-    return int(np.argmin([abs(x - ratio) for x in memory["ratios"]]))
+def _nearest(memory: Memory, ratio: float) -> int:  # the index of the N/d nearest to ratio
+    return int(np.argmin([abs(x - ratio) for x in memory.ratios]))
 
 
-def fraction_at(memory: dict, method: str, ratio: float) -> float:
+def fraction_at(memory: Memory, method: str, ratio: float) -> float:
     """The fraction of pairs ``method`` stores at the memory's N/d nearest to ``ratio``."""
-    return memory["fraction"][method][_nearest(memory, ratio)]
+    return memory.fraction[method][_nearest(memory, ratio)]
 
 
 def _draws(batch: dict) -> dict:
@@ -91,8 +92,7 @@ def batch_numbers(batch: dict) -> dict:
     ratio = [m / max(s, 1e-9) for m, s in zip(rec["muon"], rec["sgd"])]
     return dict(critical=cb, control=None if again is None else critical_batch(batch, "sgd", recall=again),
                 overshoot={m: max(v) / max(full[m], 1e-9) for m, v in rec.items()},
-                peak_batch={m: sizes[i] for m, i in best.items()},
-                peak={m: rec[m][i] for m, i in best.items()},
+                peak_batch={m: sizes[i] for m, i in best.items()}, peak={m: rec[m][i] for m, i in best.items()},
                 tie_gap=max((abs(rec["muon"][i] - rec["sgd"][i]) for i in below), default=None),
                 full_gap=abs(full["muon"] - full["sgd"]),
                 tie_rel=max((_rel(rec["muon"][i], rec["sgd"][i]) for i in below), default=None),
@@ -108,19 +108,19 @@ def batch_facts(batch: dict) -> dict:
     return dict(mean=batch_numbers(batch), by_draw={s: batch_numbers(b) for s, b in _draws(batch).items()})
 
 
-def alpha_numbers(by_alpha: dict) -> dict:
-    """The precomputed memory over α, at N = d: each method's fraction per α."""
-    return {float(a): {m: fraction_at(r, m, 1) for m in r["fraction"]} for a, r in by_alpha.items()}
+def alpha_numbers(by_alpha: dict[str, Memory]) -> dict:
+    """The precomputed memory over α (``MemoryFile.by_alpha``), at N = d: each method's fraction per α."""
+    return {float(a): {m: fraction_at(r, m, 1) for m in r.fraction} for a, r in by_alpha.items()}
 
 
-def alpha_exact(by_alpha: dict, ratio: float = 1) -> dict:
+def alpha_exact(by_alpha: dict[str, Memory], ratio: float = 1) -> dict:
     """The exact-UVᵀ control the memory file over α lacks: per draw (seed) and α, the fraction of
     the same pairs one exact U Vᵀ step stores at N ≈ ``ratio``·d (a few d×d SVDs: cheap)."""
     out = {}
     for a, r in by_alpha.items():
-        n = r["n"][_nearest(r, ratio)]
-        for s in r["draws"]:
-            keys, values, freq = memory_task(n, r["dim"], float(r["alpha"]), int(s))
+        n = r.n[_nearest(r, ratio)]
+        for s in r.draws:
+            keys, values, freq = memory_task(n, r.dim, float(r.alpha), int(s))
             ok = recovered(one_step("polar", keys, values, freq), keys, values)
             out.setdefault(int(s), {})[float(a)] = float(ok.double().mean())
     return out
@@ -160,10 +160,10 @@ def width_facts(width: dict) -> dict:
     return dict(muon_growth=factor_words(growth(width, "muon"), of="its value at the narrowest width"))
 
 
-def ns_facts(timing: list[dict]) -> dict:
+def ns_facts(timing: Timing) -> dict:
     """Section 2: the band five quintic steps leave every σ in [1.5e-3, 1] in (the
     polynomial's, :func:`ns_band`), and the ranges of the precomputed ``timing`` table."""
-    nsb, rows = ns_band(), timing_rows(timing)
+    nsb, rows = ns_band(), timing_rows(timing.rows)
     ratio, err, sig = ([r[k] for r in rows] for k in ("SVD / NS₅", "error vs UVᵀ", "max |σ − 1|"))
     small = min(rows, key=lambda r: r["n"])
     most, least = (f(rows, key=lambda r: r["SVD / NS₅"]) for f in (max, min))
@@ -179,7 +179,7 @@ def ns_facts(timing: list[dict]) -> dict:
                 sigma_lo=f"{min(sig):.2f}", sigma_hi=f"{max(sig):.2f}")
 
 
-def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
+def practice_facts(practice: dict, cost: dict, swept: PracticeFile, roles: dict,
                    stored_config: dict | None = None) -> dict:
     """Section 3: the run's size and steps to the target, a step's seconds and per second against
     both of AdamW's timings ("ahead" or "behind" only beyond the noise floor: wall-clock, never
@@ -194,7 +194,7 @@ def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
     def costs(r):  # a step's time over AdamW's, against both of its timings
         lo, hi = sorted(x["cost"] for x in r)
         return f"{lo:.2f}× to {hi:.2f}×"
-    reach = rates_reaching(practice_sweeps(swept), swept["target"])
+    reach = rates_reaching(practice_sweeps(swept), swept.target)
     live = cfg.to_dict() if hasattr(cfg, "to_dict") else dict(cfg)
     stored = {**live, **(stored_config or {})}
     size = lambda v: len(v) if isinstance(v, (list, tuple)) else v  # noqa: E731 (a grid's, or a number)
@@ -216,11 +216,11 @@ def practice_facts(practice: dict, cost: dict, swept: dict, roles: dict,
                                     for c in (live, stored))}))
 
 
-def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
+def memory_facts(memory: Memory, batch: dict, by_alpha: dict[str, Memory]) -> dict:
     """Section 4 and exercise 5: the fractions stored at N = d and 4d (``memory``), the memory
     file over α at N = d (``by_alpha``), and at the batch figure's N (``batch``) the pairs each
     method stores beside the distinct pairs a batch of B draws holds, Σᵢ 1 − (1 − pᵢ)ᴮ."""
-    f, af, any_a = memory["fraction"], alpha_numbers(by_alpha), next(iter(by_alpha.values()))
+    f, af, any_a = memory.fraction, alpha_numbers(by_alpha), next(iter(by_alpha.values()))
     alphas = sorted(af)
     first, last = af[alphas[0]], af[alphas[-1]]
     n = batch["n"]
@@ -228,12 +228,12 @@ def memory_facts(memory: dict, batch: dict, by_alpha: dict) -> dict:
     distinct = ", ".join(f"{float((1 - (1 - p) ** b).sum()):.0f} at B = {b}"
                          for b in batch["batch_sizes"] if b <= 1024)
     bn = batch_facts(batch)["mean"]
-    return dict(alpha_scale=scale_words({"dimensions d": (memory["dim"], any_a["dim"]),
-                                         "draws": (len(memory["draws"]), len(any_a["draws"]))},
+    return dict(alpha_scale=scale_words({"dimensions d": (memory.dim, any_a.dim),
+                                         "draws": (len(memory.draws), len(any_a.draws))},
                                         same="the same d and draws as the run above"),
                 as_newton_share=f"{AS_NEWTON_SHARE:.0%}", as_many=f"{AS_MANY:g}",
                 **glue_texts(2, muon_sgd=fraction_at(memory, "muon", 4) / max(fraction_at(memory, "sgd", 4), 1e-9),
-                             muon_newton=min((f["muon"][j] / f["newton"][j] for j, r in enumerate(memory["ratios"])
+                             muon_newton=min((f["muon"][j] / f["newton"][j] for j, r in enumerate(memory.ratios)
                                               if r > 1 and f["newton"][j] > 0), default=None),
                              bc_n=n, bc_sgd_peak_b=bn["peak_batch"]["sgd"], bc_sgd_over=bn["overshoot"]["sgd"],
                              bc_ahead=bn["ahead"], bc_sgd=batch["full"]["sgd"] * n, bc_muon=batch["full"]["muon"] * n,
@@ -262,11 +262,11 @@ def _n3(loss) -> str:  # a final loss as the prose prints it
 ORDER_MARGIN = 0.1  # exercise 6: two final losses closer than this (relative) are level
 
 
-def step_schedule_facts(shaping: dict, step_run) -> dict:
+def step_schedule_facts(shaping: Shaping, step_run) -> dict:
     """Exercise 6: the final loss of ``step_run`` (a ``History``) beside this page's shaping runs
     at the same rate and seed (the linear schedule, each fixed p), and where it ends, in words."""
-    fin = {k: _final(h) for k, h in shaping["runs"].items()}
-    mine, lin = _final(step_run), fin[shaping["schedule"]]
+    fin = {k: _final(h) for k, h in shaping.runs.items()}
+    mine, lin = _final(step_run), fin[shaping.schedule]
     fixed = sorted((k for k in fin if k.startswith("p = ") and fin[k] is not None), key=lambda k: fin[k])
 
     # ordered only beyond ORDER_MARGIN: the last evaluations of one run swing by more than a
@@ -353,7 +353,7 @@ def plateau_words(history) -> str:
             f"{min(after):.3f} and {max(after):.3f}")
 
 
-def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
+def shaping_facts(shaping: Shaping, by_lr: dict[str, ShapingRate] | None = None, step_run=None,
                   step_schedule: tuple[float, float] | None = None) -> dict:
     """Section 5: this run's order early and late and whether its schedule ends below Muon
     (``shaping``), and the file's (``by_lr``) final losses, best rates and plateaus. Given
@@ -365,13 +365,13 @@ def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
         return step_schedule_facts(shaping, step_run)
     if by_lr is None:
         raise ValueError("shaping_facts needs by_lr (the slider's file) or step_run (exercise 6)")
-    el, runs, hist = early_and_late(shaping), shaping["runs"], _histories(by_lr)
-    o = shaping_order(el["early"], el["late"], reference_loss(runs[shaping["schedule"]]), el["late"][0.0])
+    el, runs, hist = early_and_late(shaping), shaping.runs, _histories(by_lr)
+    o = shaping_order(el["early"], el["late"], reference_loss(runs[shaping.schedule]), el["late"][0.0])
     sf = {float(lr): {row["update"]: row["final_loss"] for row in shaping_summary(r)} for lr, r in hist.items()}
     low = sf[min(sf)]
     best = {run: min(sf, key=lambda lr: sf[lr][run]) for run in ("p = 0", "p = -0.5")}
     fin = {k: _final(h) for k, h in runs.items()}
-    sched_fin, dec = fin[shaping["schedule"]], fin.get(DECAYED)
+    sched_fin, dec = fin[shaping.schedule], fin.get(DECAYED)
     ends = lambda below: "ends below" if below else "does not end below"  # noqa: E731
     decay = {} if dec is None else dict(decay_final=f"{dec:.3f}",
                                         decay_vs_sched=ends(sched_fin is not None and dec < sched_fin))
@@ -384,17 +384,17 @@ def shaping_facts(shaping: dict, by_lr: dict | None = None, step_run=None,
                 muon_at_edge=_edge(best["p = 0"] == min(sf), best["p = -0.5"] == min(sf)),
                 neg_low=f"{low.get('p = -0.5', float('nan')):.3f}", low_worst=_low_worst(by_lr),
                 **{f"{k}_plateau": plateau_words(runs[run]) for k, run in
-                   (("muon", "p = 0"), ("neg", "p = -0.5"), ("sched", shaping["schedule"]))},
+                   (("muon", "p = 0"), ("neg", "p = -0.5"), ("sched", shaping.schedule))},
                 **early_order_facts(hist),
-                lr_live=f"{shaping['lr']:g}", muon_plateaus="; ".join(
-                    f"at lr {float(lr):g} it " + plateau_words(r["runs"]["p = 0"])
+                lr_live=f"{shaping.lr:g}", muon_plateaus="; ".join(
+                    f"at lr {float(lr):g} it " + plateau_words(r.runs["p = 0"])
                     for lr, r in sorted(hist.items(), key=lambda kv: float(kv[0]))))
 
 
-def _low_worst(by_lr: dict) -> str:
+def _low_worst(by_lr: dict[str, ShapingRate]) -> str:
     """At the file's lowest rate, the largest over the seeds of p = -0.5's final loss over the
     schedule's (the run named without "p = "), and on which seed: "1.20× on seed 1"."""
-    low = by_lr[min(by_lr, key=float)].get("by_seed") or {}
+    low = by_lr[min(by_lr, key=float)].by_seed or {}
     ratio = {s: runs["p = -0.5"]["final"] / next(v["final"] for k, v in runs.items()
                                                  if not k.startswith("p = "))
              for s, runs in low.items() if "p = -0.5" in runs}
@@ -414,14 +414,14 @@ def first_below(runs: dict, run: str, others, after: int = 0):
     return None
 
 
-def early_order_facts(hist: dict) -> dict:
+def early_order_facts(hist: dict[str, ShapingRate]) -> dict:
     """How long the early order lasts in the shaping file's first seed: at the middle rate, the
     step at which Muon gets below both positive p after :data:`EARLY_STEP`; at the top rate,
     whether the order holds at :data:`EARLY_STEP` and when p = −0.25 first gets below Muon."""
-    hist = {float(lr): r["runs"] for lr, r in hist.items()}
-    lrs = sorted(hist)
-    mid, top = hist[lrs[len(lrs) // 2]], hist[lrs[-1]]
-    el = early_and_late({"runs": top})
+    rates = {float(lr): r for lr, r in hist.items()}
+    lrs = sorted(rates)
+    mid, top = rates[lrs[len(lrs) // 2]].runs, rates[lrs[-1]].runs
+    el = early_and_late(rates[lrs[-1]])
     step = lambda s: "never" if s is None else str(s)  # noqa: E731
     return glue_texts(3, early_step=EARLY_STEP, early_lr=lrs[len(lrs) // 2], top_lr=lrs[-1],
                       muon_below_pos=step(first_below(mid, "p = 0", ("p = 0.5", "p = 1"), after=EARLY_STEP)),
@@ -429,9 +429,9 @@ def early_order_facts(hist: dict) -> dict:
         early_top="holds" if shaping_order(el["early"], el["late"], None, None)["early"] else "already fails")
 
 
-def _histories(by_lr: dict) -> dict:
-    """The shaping file's payload with its first seed's runs as ``History`` objects (once)."""
-    first = next(iter(by_lr.values()))["runs"]
+def _histories(by_lr: dict[str, ShapingRate]) -> dict[str, ShapingRate]:
+    """The shaping file's rates with their first seed's runs as ``History`` objects (once)."""
+    first = next(iter(by_lr.values())).runs
     return shaping_runs(by_lr) if isinstance(next(iter(first.values())), dict) else by_lr
 
 
@@ -505,20 +505,20 @@ def _torch_moves(seed: int, steps: int = 5, shapes=((96, 32), (32, 96), (64, 64)
     return max(float((p - q).detach().abs().max()) for p, q in zip(ps, start))
 
 
-def _half_ranks(memory: dict, ratio: float = 4, alpha: float | None = None) -> dict:
+def _half_ranks(memory: Memory, ratio: float = 4, alpha: float | None = None) -> dict:
     """Per draw of a :func:`~.experiments.run_memory`, its step made again at N = ``ratio``·d (at
     ``alpha``: the same draws, another power law): per method the centre of the first rank bin
     it stores under half of (as :func:`~.experiments.recall_half_rank`; inf: none), and ``frac``."""
     j = _nearest(memory, ratio)
-    n, edges, out = memory["n"][j], rank_bins(memory["n"][j]), {}
-    a = memory["alpha"] if alpha is None else alpha
-    for s in memory["draws"]:
-        keys, values, freq = memory_task(n, memory["dim"], a, int(s))
+    n, edges, out = memory.n[j], rank_bins(memory.n[j]), {}
+    a = memory.alpha if alpha is None else alpha
+    for s in memory.draws:
+        keys, values, freq = memory_task(n, memory.dim, a, int(s))
         d = out.setdefault(int(s), {"frac": {}})
         for m in ("sgd", "muon"):
             h = recovered(one_step(m, keys, values, freq), keys, values).double().cpu().numpy()
             d["frac"][m] = float(h.mean())
-            d[m] = next((c for c, a0, b in zip(memory["rank_centers"][j], edges[:-1], edges[1:])
+            d[m] = next((c for c, a0, b in zip(memory.rank_centers[j], edges[:-1], edges[1:])
                          if h[a0 - 1:b - 1].mean() < 0.5), math.inf)
     return out
 
@@ -530,12 +530,12 @@ def _tail_wobble(loss, part: float = 0.5) -> float:
     return _wobble(tail) / float(np.mean(tail))
 
 
-def _live_shaping(shaping: dict) -> dict:
+def _live_shaping(shaping: Shaping) -> dict:
     """One :func:`~.experiments.run_shaping` as the file keeps each seed's runs: per run its loss
     at :data:`EARLY_STEP`, its final loss (inf: diverged), ``wobble`` (:func:`_tail_wobble`)."""
     return {k: dict(early=loss_at_step(h), final=math.inf if h.diverged else reference_loss(h),
                     wobble=_tail_wobble(h["train_loss"]))
-            for k, h in shaping["runs"].items()}
+            for k, h in shaping.runs.items()}
 
 
 def _wobbles(r) -> float:  # a shaping row's noise floor: log10(1 + its runs' largest _tail_wobble)
@@ -578,15 +578,15 @@ def _reversed_p(loss: dict) -> float:
     return min(min(loss[p] for p in ps[1:]) / loss[ps[0]], loss[ps[-1]] / max(loss[p] for p in ps[:-1]))
 
 
-def _per_rate(swept: dict, of) -> dict:  # per seed of the sweep file, per optimizer: of({rate: steps or None})
-    return {int(s): {k: of(runs) for k, runs in by.items()} for s, by in swept["reached"].items()}
+def _per_rate(swept: PracticeFile, of) -> dict:  # per seed of the sweep file, per optimizer: of({rate: steps})
+    return {int(s): {k: of(runs) for k, runs in by.items()} for s, by in swept.reached.items()}
 
 
-def _fewest(swept: dict) -> dict:  # each optimizer's fewest steps to the target (NaN: no rate reaches it)
+def _fewest(swept: PracticeFile) -> dict:  # each optimizer's fewest steps to the target (NaN: no rate reaches it)
     return _per_rate(swept, lambda runs: min((v for v in runs.values() if v is not None), default=math.nan))
 
 
-def _reach_widths(swept: dict) -> dict:
+def _reach_widths(swept: PracticeFile) -> dict:
     """Per optimizer: the ratio of its largest to its smallest rate that reaches the target (None:
     none does), whether that range touches its grid's edge (then it is a lower bound), whether
     every rate reaches it, and the grid's largest step (the resolution of the range). The grids
@@ -599,18 +599,18 @@ def _reach_widths(swept: dict) -> dict:
     return _per_rate(swept, width)
 
 
-def _alpha_draws(by_alpha: dict) -> dict:
+def _alpha_draws(by_alpha: dict[str, Memory]) -> dict:
     """Per draw (seed) of the memory file: each method's fraction at N = d per α, with the
     exact UVᵀ's (``polar``, :func:`alpha_exact`)."""
     any_r = next(iter(by_alpha.values()))
     j, exact = _nearest(any_r, 1), alpha_exact(by_alpha)
-    return {s: {float(a): dict({m: r["by_draw"][m][j][k] for m in r["by_draw"]}, polar=exact[s][float(a)])
-                for a, r in by_alpha.items()} for k, s in enumerate(any_r["draws"])}
+    return {s: {float(a): dict({m: r.by_draw[m][j][k] for m in r.by_draw}, polar=exact[s][float(a)])
+                for a, r in by_alpha.items()} for k, s in enumerate(any_r.draws)}
 
 
-def _shaping_seeds(by_lr: dict) -> dict:  # per seed of the shaping file, per rate: each run's losses
-    seeds = sorted({int(s) for r in by_lr.values() for s in r["by_seed"]})
-    return {s: {float(lr): r["by_seed"][str(s)] for lr, r in by_lr.items()} for s in seeds}
+def _shaping_seeds(by_lr: dict[str, ShapingRate]) -> dict:  # per seed of the file, per rate: each run's losses
+    seeds = sorted({int(s) for r in by_lr.values() for s in r.by_seed})
+    return {s: {float(lr): r.by_seed[str(s)] for lr, r in by_lr.items()} for s in seeds}
 
 
 def _width_draws(width: dict, seeds) -> dict:

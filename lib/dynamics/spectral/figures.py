@@ -11,8 +11,9 @@ import torch
 from IPython.display import display
 
 from .. import plots, results
-from .experiments import (CRITICAL_SHARE, critical_batch, practice_summary, practice_sweeps, reference_loss,
-                          shaping_runs, shaping_summary)
+from .experiments import (CRITICAL_SHARE, RECORDS, Memory, PracticeFile, Shaping, ShapingRate, Timing, TimingRow,
+                          critical_batch, practice_summary, practice_sweeps, reference_loss, shaping_runs,
+                          shaping_summary)
 from .roles import per_second
 from .science import CUBIC_COEFFS, MUON_COEFFS, ns_band, ns_map
 
@@ -22,7 +23,7 @@ __all__ = ["LABELS", "SHORT", "MEMORY_LABELS", "UPDATE_LABELS", "muon_band", "ma
            "sweep_slider", "memory_figure", "memory_rank_figure", "show_memory",
            "memory_alpha_slider", "memory_batch_figure", "SHAPING_COLORS", "shaping_figure",
            "shaping_rows", "SHAPING_FORMATS", "show_shaping", "shaping_slider", "ROLE_LABELS",
-           "roles_figure", "cost_rows"]
+           "roles_figure", "cost_rows", "show_precomputed"]
 
 LABELS = {"muon": "Muon + AdamW", "adamw": "AdamW", "momentum": "SGD + momentum",
           "muon_fp32": "Muon, float32 NS + AdamW"}
@@ -92,35 +93,34 @@ def spectrum_figure(G: torch.Tensor, out: torch.Tensor, title: str = ""):
     return fig
 
 
-def timing_figure(rows: list[dict]):
+def timing_figure(rows: list[TimingRow]):
     """Seconds against matrix size: Newton–Schulz (each dtype measured) vs SVD."""
-    n = [r["n"] for r in rows]
+    n = [r.n for r in rows]
     fig = plots.figure("Newton–Schulz vs SVD on an n×n matrix", "n", "wall-clock seconds",
                        logx=True, logy=True)
-    for key in [k for k in rows[0] if k.startswith("ns_") and not k.endswith("_cpu_s")]:
-        fig.add_scatter(x=n, y=[r.get(key) for r in rows], mode="lines+markers",
-                        name=f"Newton–Schulz, 5 steps, {key[3:-2]}")
-    fig.add_scatter(x=n, y=[r["svd_s"] for r in rows], mode="lines+markers", name="SVD (exact U Vᵀ)")
+    for dt in rows[0].ns_by_dtype():
+        fig.add_scatter(x=n, y=[r.ns_by_dtype().get(dt) for r in rows], mode="lines+markers",
+                        name=f"Newton–Schulz, 5 steps, {dt}")
+    fig.add_scatter(x=n, y=[r.svd_s for r in rows], mode="lines+markers", name="SVD (exact U Vᵀ)")
     fig.update_layout(hovermode="closest")
     return fig
 
 
-def timing_rows(rows: list[dict]) -> list[dict]:
+def timing_rows(rows: list[TimingRow]) -> list[dict]:
     """The timing measurements as table rows. The seconds, and their ratio, are CPU seconds
     where measured on a CPU (the steadier measure on a shared machine; the columns say so), else
     wall-clock seconds, so that the ratio column is the seconds columns' quotient."""
     out = []
     for r in rows:
-        cpu = r.get("device") == "cpu" and "svd_cpu_s" in r
-        unit, suf = ("CPU s", "_cpu_s") if cpu else ("s", "_s")
-        ns = [k for k in r if k.startswith("ns_") and not k.endswith("_cpu_s")]
-        row = {"n": r["n"]}
-        for k in ns:
-            row[f"NS₅ ({unit})" if len(ns) == 1 else f"NS₅ {k[3:-2]} ({unit})"] = r[k[:-2] + suf]
-        row[f"SVD ({unit})"] = r["svd" + suf]
-        row["SVD / NS₅"] = r["svd" + suf] / r["ns_float32" + suf]
-        row["error vs UVᵀ"] = r["rel_error"]
-        row["max |σ − 1|"] = r["max_sigma_error"]
+        cpu = r.device == "cpu"
+        unit, ns, svd = ("CPU s" if cpu else "s"), r.ns_by_dtype(cpu), r.svd_cpu_s if cpu else r.svd_s
+        row = {"n": r.n}
+        for dt, v in ns.items():
+            row[f"NS₅ ({unit})" if len(ns) == 1 else f"NS₅ {dt} ({unit})"] = v
+        row[f"SVD ({unit})"] = svd
+        row["SVD / NS₅"] = svd / ns["float32"]
+        row["error vs UVᵀ"] = r.rel_error
+        row["max |σ − 1|"] = r.max_sigma_error
         out.append(row)
     return out
 
@@ -128,11 +128,11 @@ def timing_rows(rows: list[dict]) -> list[dict]:
 # ================================================================ the size of a step
 
 
-def show_timing(timing: list[dict], provenance: dict) -> None:
+def show_timing(timing: Timing, provenance: dict) -> None:
     """The precomputed timing: its figure, the file's provenance and its table."""
-    plots.show(timing_figure(timing))
+    plots.show(timing_figure(timing.rows))
     plots.caption(results.describe(provenance))
-    display(plots.table(timing_rows(timing), digits=4))  # 1.998 is not 2
+    display(plots.table(timing_rows(timing.rows), digits=4))  # 1.998 is not 2
 
 
 def width_figure(result: dict):
@@ -242,10 +242,10 @@ def show_practice(practice: dict, cost: dict) -> None:
     display(plots.table(cost_rows(practice, cost)))
 
 
-def sweep_slider(swept: dict):
+def sweep_slider(swept: PracticeFile):
     """Training loss for every swept learning rate, a slider over the optimizer (``swept``:
-    the precomputed sweep file's payload)."""
-    sweeps, target, dataset = practice_sweeps(swept), swept["target"], swept["data"]
+    the precomputed sweep file)."""
+    sweeps, target, dataset = practice_sweeps(swept), swept.target, swept.data
     figs = [loss_figure({f"lr {lr:g}": h for lr, h in runs.items()},
                         f"{dataset + ': ' if dataset else ''}{LABELS[name]}, every rate swept",
                         level=target)
@@ -256,16 +256,16 @@ def sweep_slider(swept: dict):
 # ================================================================ the associative memory
 
 
-def memory_figure(result: dict, what: str = "fraction"):
+def memory_figure(result: Memory, what: str = "fraction"):
     """Fraction of pairs (or of frequency mass) recovered after one step, against N/d."""
     ytitle = {"fraction": "fraction of pairs recovered",
               "mass": "frequency-weighted recall"}[what]
-    fig = plots.figure(f"One step on an associative memory (d = {result['dim']}, "
-                       f"α = {result['alpha']:g})", "pairs stored N / dimension d", ytitle,
+    fig = plots.figure(f"One step on an associative memory (d = {result.dim}, "
+                       f"α = {result.alpha:g})", "pairs stored N / dimension d", ytitle,
                        logx=True)
-    for i, (m, ys) in enumerate(result[what].items()):
-        counts = [f"{y * n:.0f} of {n} pairs" for y, n in zip(result["fraction"][m], result["n"])]
-        fig.add_scatter(x=result["ratios"], y=ys, mode="lines+markers", name=MEMORY_LABELS[m],
+    for i, (m, ys) in enumerate({"fraction": result.fraction, "mass": result.mass}[what].items()):
+        counts = [f"{y * n:.0f} of {n} pairs" for y, n in zip(result.fraction[m], result.n)]
+        fig.add_scatter(x=result.ratios, y=ys, mode="lines+markers", name=MEMORY_LABELS[m],
                         text=counts, hovertemplate="%{y:.3f} (%{text})",
                         line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
     plots.mark_step(fig, 1.0, "N = d", logx=True)
@@ -273,27 +273,27 @@ def memory_figure(result: dict, what: str = "fraction"):
     return fig
 
 
-def memory_rank_figure(result: dict, ratio: float = 4):
+def memory_rank_figure(result: Memory, ratio: float = 4):
     """Which pairs are recovered at N ≈ ratio·d: recall against frequency rank (log bins)."""
-    j = int(np.argmin([abs(r - ratio) for r in result["ratios"]]))
-    fig = plots.figure(f"Which pairs one step stores (N = {result['n'][j]} = "
-                       f"{result['ratios'][j]:g}d)", "frequency rank i (1 = most frequent)",
+    j = int(np.argmin([abs(r - ratio) for r in result.ratios]))
+    fig = plots.figure(f"Which pairs one step stores (N = {result.n[j]} = "
+                       f"{result.ratios[j]:g}d)", "frequency rank i (1 = most frequent)",
                        "fraction recovered in rank bin", logx=True)
-    for i, (m, rows) in enumerate(result["by_rank"].items()):
-        fig.add_scatter(x=result["rank_centers"][j], y=rows[j], mode="lines+markers",
+    for i, (m, rows) in enumerate(result.by_rank.items()):
+        fig.add_scatter(x=result.rank_centers[j], y=rows[j], mode="lines+markers",
                         name=MEMORY_LABELS[m], line=dict(color=plots.PALETTE[i % len(plots.PALETTE)]))
     fig.update_yaxes(range=[0, 1.05])
     return fig
 
 
-def show_memory(memory: dict, ratio: float = 4) -> None:
+def show_memory(memory: Memory, ratio: float = 4) -> None:
     """Section 4's run: the fraction stored against N/d, and which pairs at N = ``ratio``·d."""
     plots.show(memory_figure(memory))
     plots.show(memory_rank_figure(memory, ratio))
 
 
-def memory_alpha_slider(by_alpha: dict):
-    """Precomputed recall curves (``{alpha: run_memory result}``) with a slider over α."""
+def memory_alpha_slider(by_alpha: dict[str, Memory]):
+    """Precomputed recall curves (``MemoryFile.by_alpha``, ``{α: Memory}``), a slider over α."""
     labels = list(by_alpha)
     return plots.slider([memory_figure(by_alpha[a]) for a in labels], labels, name="α",
                         active=labels.index("1") if "1" in labels else 0)
@@ -327,17 +327,17 @@ SHAPING_COLORS = {"p = 1": "#3366cc", "p = 0.5": "#0099c6", "p = 0": "#ff9900",
                   "Muon, lr decayed to 0": "#888888"}  # the control: grey, seen in both themes
 
 
-def shaping_figure(result: dict, reference: str = "p = 0"):
+def shaping_figure(result: Shaping, reference: str = "p = 0"):
     """Training loss of each p (and the schedule, in red); dotted: the reference's final loss."""
-    ref = result["runs"].get(reference)
+    ref = result.runs.get(reference)
     level = reference_loss(ref) if ref is not None and len(ref) and not ref.diverged else None
     colors = {n: SHAPING_COLORS.get(n, "#dc3912" if n.startswith("p:") else "#555")
-              for n in result["runs"]}
-    return loss_figure(result["runs"], f"Updates U Σᵖ Vᵀ, lr {result['lr']:g}", level=level,
+              for n in result.runs}
+    return loss_figure(result.runs, f"Updates U Σᵖ Vᵀ, lr {result.lr:g}", level=level,
                        level_name=f"final loss of {reference}", colors=colors)
 
 
-def shaping_rows(result: dict) -> list[dict]:
+def shaping_rows(result: Shaping) -> list[dict]:
     """:func:`shaping_summary` as table rows."""
     return [{"update": r["update"], "final loss": r["final_loss"] if r["final_loss"] is not None
              else r["status"], "steps to p = 0's final loss": r["steps_to_reference"],
@@ -348,15 +348,15 @@ SHAPING_FORMATS = {"steps saved vs p = 0": "{:.0%}",
                    "final loss": lambda v: v if isinstance(v, str) else plots.number(v)}
 
 
-def show_shaping(shaping: dict) -> None:
+def show_shaping(shaping: Shaping) -> None:
     """Section 5's run: the loss curves and the steps each run needs to Muon's final loss."""
     plots.show(shaping_figure(shaping))
     display(plots.table(shaping_rows(shaping), formats=SHAPING_FORMATS))
 
 
-def shaping_slider(by_lr: dict):
-    """Precomputed shaping runs (the file's payload, ``{lr: run_shaping result}``) with a
-    slider over the rate."""
+def shaping_slider(by_lr: dict[str, ShapingRate]):
+    """Precomputed shaping runs (``ShapingFile.by_lr``, ``{lr: ShapingRate}``) with a slider
+    over the rate."""
     by_lr = shaping_runs(by_lr) if not _histories(by_lr) else by_lr
     labels = list(by_lr)
     return plots.slider([shaping_figure(by_lr[lr]) for lr in labels], labels, name="lr",
@@ -384,6 +384,23 @@ def roles_figure(table: dict):
                          zmin=0, zmax=1)
 
 
-def _histories(by_lr: dict) -> bool:
+def _histories(by_lr: dict[str, ShapingRate]) -> bool:
     """Whether the shaping runs are already ``History`` objects (not the file's dicts)."""
-    return all(not isinstance(h, dict) for r in by_lr.values() for h in r["runs"].values())
+    return all(not isinstance(h, dict) for r in by_lr.values() for h in r.runs.values())
+
+
+def show_precomputed(name: str):
+    """The page's precomputed file ``name``, read as its record (:data:`~.experiments.RECORDS`)
+    and shown: the timing's figure, provenance and table (:func:`show_timing`); the sweep's, the
+    memory's and the shaping's slider with the provenance under it. Returns ``(record,
+    provenance)``: what the page's numbers read."""
+    record, prov = results.load(name, as_=RECORDS[name])
+    if name == "spectral_timing":
+        show_timing(record, prov)
+        return record, prov
+    slider = {"spectral_practice": lambda: sweep_slider(record),
+              "spectral_memory": lambda: memory_alpha_slider(record.by_alpha),
+              "spectral_shaping": lambda: shaping_slider(record.by_lr)}[name]
+    plots.show(slider())
+    plots.caption(results.describe(prov))
+    return record, prov

@@ -5,13 +5,14 @@ with its figures.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import torch
 
 from .. import progress, results, runtime
 from .. import train as T
 from ..widgets import Choice, Panel, Slider, controls_for
-from .experiments import run_memory, run_shaped
+from .experiments import Memory, Shaping, run_memory, run_shaped
 from .figures import LABELS, loss_figure, memory_figure, shaping_figure, spectrum_figure
 from .science import (MemoryConfig, NSConfig, PracticeConfig, ShapingConfig, default_data,
                       linear_p_schedule, mlp, muon_with_adamw, newton_schulz, practice_data,
@@ -162,14 +163,17 @@ def memory_cost(ratios, dim: int) -> list:
 MEMORY_DRAWS = 1e9  # the memory panel's three figures, in memory_cost's units
 
 
-def _merge_memory(parts: list) -> dict:
+def _merge_memory(parts: list[Memory]) -> Memory:
     """One :func:`run_memory` result from several, each over its own N (in order)."""
-    out = dict(parts[0])
-    for key in ("n", "ratios", "rank_centers"):
-        out[key] = [v for p in parts for v in p[key]]
-    for key in ("fraction", "mass", "by_rank", "by_draw"):
-        out[key] = {m: [v for p in parts for v in p[key][m]] for m in parts[0][key]}
-    return out
+    def joined(each):  # each part's list, or each part's lists per method, end to end
+        first = each(parts[0])
+        if isinstance(first, dict):
+            return {m: [v for p in parts for v in each(p)[m]] for m in first}
+        return [v for p in parts for v in each(p)]
+    return replace(parts[0], n=joined(lambda p: p.n), ratios=joined(lambda p: p.ratios),
+                   rank_centers=joined(lambda p: p.rank_centers), fraction=joined(lambda p: p.fraction),
+                   mass=joined(lambda p: p.mass), by_rank=joined(lambda p: p.by_rank),
+                   by_draw=joined(lambda p: p.by_draw))
 
 
 def memory_panel(profile: str | None = None, seed: int | None = None) -> Panel:
@@ -223,7 +227,7 @@ def shaping_panel(profile: str | None = None, seed: int | None = None) -> Panel:
         runs = {}
 
         def build(h, name):
-            return shaping_figure(dict(runs={**runs, name: h}, lr=lr), reference=fixed)
+            return shaping_figure(Shaping(runs={**runs, name: h}, schedule=sched, lr=lr), reference=fixed)
 
         both = [(fixed, p), (sched, linear_p_schedule(p_start, p_end, c.steps))]
         job = progress.current()  # the panel's bar and Stop
@@ -237,7 +241,7 @@ def shaping_panel(profile: str | None = None, seed: int | None = None) -> Panel:
         bad = [k for k, h in runs.items() if h.diverged]
         if bad:
             update(status="; ".join(f"{k}: {runs[k].status}" for k in bad))
-        return shaping_figure(dict(runs=runs, lr=lr), reference=fixed) if runs else None
+        return shaping_figure(Shaping(runs=runs, schedule=sched, lr=lr), reference=fixed) if runs else None
 
     return Panel(run, [Slider("p", -1.0, 1.5, 0.0, step=0.05)]
                  + controls_for(cfg, ["p_start", "p_end", "lr"])

@@ -1,0 +1,143 @@
+"""What the chapter's runners return and its precomputed files hold, field by field
+(:class:`dynamics.results.Record`): a claim names what it reads (``memory.fraction``, not
+``memory["fraction"]``), and a field renamed in the code or in a file fails when the file is
+read, naming it. :data:`.experiments.RECORDS` maps each file to its record.
+
+Three files hold no mapping of fixed keys at the top (the timing a list of rows, the memory a
+mapping from α, the shaping one from the learning rate): their records hold that list or
+mapping in one field (``rows``, ``by_alpha``, ``by_lr``), and read and write the file's layout
+unchanged (:func:`_wrapped`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import results
+
+__all__ = ["TimingRow", "Timing", "PracticeFile", "Memory", "MemoryFile", "Shaping", "ShapingRate",
+           "ShapingFile"]
+
+
+def _wrapped(field: str):
+    """A record of one field read from a payload that is that field's value itself (a list, or
+    a mapping whose keys are values): :meth:`of` wraps the payload, :meth:`to_dict` unwraps it."""
+    def decorate(cls):
+        base_of = cls.of.__func__
+
+        def of(klass, payload, where: str = ""):
+            if isinstance(payload, klass):
+                return payload
+            return base_of(klass, {field: payload}, where or klass.__name__)
+
+        def to_dict(self):
+            value = getattr(self, field)
+            return [v.to_dict() for v in value] if isinstance(value, list) else \
+                {k: v.to_dict() for k, v in value.items()}
+        cls.of, cls.to_dict = classmethod(of), to_dict
+        return cls
+    return decorate
+
+
+@dataclass(kw_only=True)
+class TimingRow(results.Record):
+    """One size of :func:`time_orthogonalization`: the n×n matrix, where it was timed, the median
+    wall and CPU seconds of five Newton–Schulz steps in float32 (and in bfloat16 on a GPU: None
+    where not timed) and of the SVD, and Newton–Schulz's relative error from U Vᵀ and largest
+    |σ − 1|."""
+    n: int
+    device: str
+    threads: int
+    ns_float32_s: float
+    ns_float32_cpu_s: float
+    ns_bfloat16_s: float | None = None
+    ns_bfloat16_cpu_s: float | None = None
+    svd_s: float
+    svd_cpu_s: float
+    rel_error: float
+    max_sigma_error: float
+
+    def to_dict(self) -> dict:
+        """The row as the runner writes it: no bfloat16 timings where none were timed."""
+        return {k: v for k, v in super().to_dict().items()
+                if not (k.startswith("ns_bfloat16") and v is None)}
+
+    @property
+    def ns_s(self) -> float:
+        """Newton–Schulz's wall seconds in bfloat16 where timed, else in float32."""
+        return self.ns_float32_s if self.ns_bfloat16_s is None else self.ns_bfloat16_s
+
+    def ns_by_dtype(self, cpu: bool = False) -> dict[str, float]:
+        """Newton–Schulz's seconds (wall; CPU with ``cpu``) per dtype timed, float32 first."""
+        both = (("float32", self.ns_float32_cpu_s if cpu else self.ns_float32_s),
+                ("bfloat16", self.ns_bfloat16_cpu_s if cpu else self.ns_bfloat16_s))
+        return {dt: v for dt, v in both if v is not None}
+
+
+@_wrapped("rows")
+@dataclass
+class Timing(results.Record):
+    """``data/spectral_timing.json``: a :class:`TimingRow` per size (the file: the list)."""
+    rows: list[TimingRow]
+
+
+@dataclass
+class PracticeFile(results.Record):
+    """``data/spectral_practice.json``: the first seed's lr sweeps (``sweeps``, ``{optimizer:
+    {lr: History as a dict}}``: the slider; :func:`practice_sweeps`), each optimizer's best rate,
+    the target loss and the dataset, and per seed the steps each swept rate took to the target
+    (``reached``, ``{seed: {optimizer: {lr: steps or None}}}``: what the claims read)."""
+    sweeps: dict
+    best: dict
+    target: float
+    data: str
+    reached: dict
+
+
+@dataclass
+class Memory(results.Record):
+    """:func:`run_memory`: at each N (``n``, ``ratios`` = N/d) the fraction of pairs (and of
+    frequency mass) each method stores after one step, its recall per frequency-rank bin
+    (``by_rank``, at ``rank_centers``), averaged over the seeds ``draws``; ``by_draw[m][i]``:
+    each draw's fraction."""
+    n: list
+    ratios: list
+    dim: int
+    alpha: float
+    fraction: dict
+    mass: dict
+    by_rank: dict
+    rank_centers: list
+    draws: list
+    by_draw: dict
+
+
+@_wrapped("by_alpha")
+@dataclass
+class MemoryFile(results.Record):
+    """``data/spectral_memory.json``: a :class:`Memory` per α (the file: ``{α: memory}``)."""
+    by_alpha: dict[str, Memory]
+
+
+@dataclass
+class Shaping(results.Record):
+    """:func:`run_shaping`: each run by name (``runs``, ``{name: History}``; as dicts in a file),
+    the schedule's run's name and the learning rate."""
+    runs: dict
+    schedule: str
+    lr: float
+
+
+@dataclass
+class ShapingRate(Shaping):
+    """The shaping file at one learning rate: the first seed's :class:`Shaping` (the slider) and,
+    per seed, each run's loss at :data:`EARLY_STEP` and its final loss (``by_seed``, ``{seed:
+    {run: {early, final}}}``; None: diverged)."""
+    by_seed: dict
+
+
+@_wrapped("by_lr")
+@dataclass
+class ShapingFile(results.Record):
+    """``data/spectral_shaping.json``: a :class:`ShapingRate` per learning rate (the file:
+    ``{lr: rate}``)."""
+    by_lr: dict[str, ShapingRate]

@@ -247,3 +247,32 @@ def test_a_record_must_be_a_dataclass_read_from_a_mapping():
         Loose.of({})
     with pytest.raises(ValueError, match="mapping"):
         _Run.of([1, 2])
+
+
+@dataclass
+class _Rows(results.Record):
+    WHOLE = "rows"
+    rows: list[_Arm]
+
+
+@dataclass
+class _ByRate(results.Record):
+    WHOLE = "by_lr"
+    by_lr: dict[str, _Arm]
+
+
+def test_a_file_whose_top_is_a_list_or_a_keyed_mapping_is_one_whole_field(tmp_data):
+    """A payload with no fixed keys at the top (a list of rows; a mapping from a learning rate)
+    is read into the record's WHOLE field, its items built as records, and written back as it
+    was; a renamed field inside is refused, naming where."""
+    rows = _Rows.of([{"acc": [0.5]}, {"acc": []}])
+    assert [type(r) for r in rows.rows] == [_Arm, _Arm] and rows.rows[0].acc == [0.5]
+    assert rows.to_dict() == [{"acc": [0.5], "seed": 0}, {"acc": [], "seed": 0}]
+    assert _Rows.of(rows) is rows
+    rates = _ByRate.of({"0.01": {"acc": [1.0]}})
+    assert rates.by_lr["0.01"].acc == [1.0] and rates.to_dict() == {"0.01": {"acc": [1.0], "seed": 0}}
+    with pytest.raises(ValueError, match=r"rows\[1\].*no field acc.*unknown field accuracy"):
+        _Rows.of([{"acc": []}, {"accuracy": []}])
+    results.save("demo_rows", rows, profile="smoke", command="python -m demo")
+    back, _ = results.load("demo_rows", as_=_Rows)
+    assert back == rows and results.load("demo_rows")[0] == rows.to_dict()

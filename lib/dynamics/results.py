@@ -81,13 +81,24 @@ class Record:
     with a default may be absent from older files). :meth:`of` builds one from a payload and
     refuses a payload that lacks a field without a default or holds a key that is no field;
     a field annotated with a Record, or a ``list``/``dict`` of one, is built the same way.
-    ``to_dict`` gives the payload back (what :func:`save` writes)."""
+    ``to_dict`` gives the payload back (what :func:`save` writes).
+
+    A file whose top is no mapping of fixed keys (a list of rows, or a mapping from a value
+    such as a learning rate) is a record of one field that names it, ``WHOLE``: the payload is
+    that field's value, read into it by :meth:`of` and written back by :meth:`to_dict`
+    unchanged."""
+
+    WHOLE: typing.ClassVar[str | None] = None  # the one field that is the whole payload
 
     @classmethod
     def of(cls, payload, where: str = ""):
         if not dataclasses.is_dataclass(cls):
             raise TypeError(f"{cls.__name__} must be a dataclass to be a Record")
         where = where or cls.__name__
+        if cls.WHOLE is not None:
+            if isinstance(payload, cls):
+                return payload
+            payload = {cls.WHOLE: payload}
         if not isinstance(payload, dict):
             raise ValueError(f"{where}: a {cls.__name__} is read from a mapping, got "
                              f"{type(payload).__name__}")
@@ -107,7 +118,9 @@ class Record:
         hints = typing.get_type_hints(cls)
         return cls(**{k: _typed(hints.get(k), v, f"{where}.{k}") for k, v in payload.items()})
 
-    def to_dict(self) -> dict:
+    def to_dict(self):
+        if self.WHOLE is not None:
+            return _plain(getattr(self, self.WHOLE))
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 

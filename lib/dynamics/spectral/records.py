@@ -6,7 +6,7 @@ read, naming it. :data:`.experiments.RECORDS` maps each file to its record.
 Three files hold no mapping of fixed keys at the top (the timing a list of rows, the memory a
 mapping from α, the shaping one from the learning rate): their records hold that list or
 mapping in one field (``rows``, ``by_alpha``, ``by_lr``), and read and write the file's layout
-unchanged (:func:`_wrapped`).
+unchanged (:attr:`dynamics.results.Record.WHOLE`).
 """
 from __future__ import annotations
 
@@ -16,26 +16,6 @@ from .. import results
 
 __all__ = ["TimingRow", "Timing", "PracticeFile", "Memory", "MemoryFile", "Shaping", "ShapingRate",
            "ShapingFile"]
-
-
-def _wrapped(field: str):
-    """A record of one field read from a payload that is that field's value itself (a list, or
-    a mapping whose keys are values): :meth:`of` wraps the payload, :meth:`to_dict` unwraps it."""
-    def decorate(cls):
-        base_of = cls.of.__func__
-
-        def of(klass, payload, where: str = ""):
-            if isinstance(payload, klass):
-                return payload
-            return base_of(klass, {field: payload}, where or klass.__name__)
-
-        def to_dict(self):
-            value = getattr(self, field)
-            return [v.to_dict() for v in value] if isinstance(value, list) else \
-                {k: v.to_dict() for k, v in value.items()}
-        cls.of, cls.to_dict = classmethod(of), to_dict
-        return cls
-    return decorate
 
 
 @dataclass(kw_only=True)
@@ -73,10 +53,10 @@ class TimingRow(results.Record):
         return {dt: v for dt, v in both if v is not None}
 
 
-@_wrapped("rows")
 @dataclass
 class Timing(results.Record):
     """``data/spectral_timing.json``: a :class:`TimingRow` per size (the file: the list)."""
+    WHOLE = "rows"
     rows: list[TimingRow]
 
 
@@ -111,10 +91,10 @@ class Memory(results.Record):
     by_draw: dict
 
 
-@_wrapped("by_alpha")
 @dataclass
 class MemoryFile(results.Record):
     """``data/spectral_memory.json``: a :class:`Memory` per α (the file: ``{α: memory}``)."""
+    WHOLE = "by_alpha"
     by_alpha: dict[str, Memory]
 
 
@@ -135,9 +115,9 @@ class ShapingRate(Shaping):
     by_seed: dict
 
 
-@_wrapped("by_lr")
 @dataclass
 class ShapingFile(results.Record):
     """``data/spectral_shaping.json``: a :class:`ShapingRate` per learning rate (the file:
     ``{lr: rate}``)."""
+    WHOLE = "by_lr"
     by_lr: dict[str, ShapingRate]

@@ -37,12 +37,14 @@ def test_figures_tables_and_sliders_build(small):
     assert len(imp.data) == 4 and len(speed.data) == 3
     assert len(pai_fig.data) == 3 and len(lmc_fig.data) == 2 and len(bar.data) == 1
     assert len(cost.data) == 1
-    assert {"snip", "synflow", "magnitude", "imp"} == set(pai["acc"])
+    assert {"snip", "synflow", "magnitude", "imp"} == set(pai.acc)
     assert len(L.figures.cost_rows(res, pai)) == 5 and len(L.figures.layer_rows(pai)) == 4
     payload = dict(imp={"a": res.to_dict(), "b": res.to_dict()}, pai=[pai, pai], lmc={"1e-3": lmc})
     payload = json.loads(json.dumps(results._plain(payload)))  # as loaded from data/
-    assert len(L.imp_slider(payload).layout.sliders[0].steps) == 2
-    assert len(L.pai_slider(payload).layout.sliders[0].steps) == 2
+    imps = L.experiments.ImpFile.of(dict(imp=payload["imp"]))
+    assert len(L.imp_slider(imps).layout.sliders[0].steps) == 2
+    pais = L.experiments.PaiFile.of(dict(pai=payload["pai"]))
+    assert len(L.pai_slider(pais).layout.sliders[0].steps) == 2
     lmcs = L.experiments.LmcFile.of(dict(lmc=payload["lmc"], seeds={}))
     assert len(L.lmc_slider(lmcs).layout.sliders[0].steps) == 1
 
@@ -55,7 +57,7 @@ def test_figures_leave_layout_to_the_house_and_keep_titles_short(small):
         assert lay.legend.x is None and lay.legend.y is None and lay.margin.t is None
         assert len(lay.title.text or "") <= 60, lay.title.text
         assert "dyn-" in plots.to_html(fig)
-    for fig in (L.imp_slider({"imp": {"a": small[2].to_dict()}}),):
+    for fig in (L.imp_slider(L.experiments.ImpFile.of({"imp": {"a": small[2].to_dict()}})),):
         assert fig.layout.sliders[0].y is None
 
 
@@ -95,7 +97,7 @@ def test_claims_table_rows_and_verdicts(small):
     # of the same speed row, runs that read the test loss (a file from before the split) a
     # row of their own, never asserted: which one, read from the file
     speed, speed_test = L.claims.CLAIMS["speed"][0], L.claims.CLAIMS["speed_test"][0]
-    main = next(iter(L.imp_runs(results.load("lottery_imp")[0]).values()))
+    main = next(iter(results.load("lottery_imp", as_=L.RECORDS["lottery_imp"])[0].imp.values()))
     assert speed in texts and "this run" in rows[texts.index(speed)]["measured here"]
     if main.stop_on == "validation loss":
         assert speed_test not in texts and "precomputed" in rows[texts.index(speed)]["measured here"]
@@ -161,7 +163,7 @@ def test_claims_take_no_private_helpers_and_compute_no_verdict_by_hand():
 
 def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
     _, _, res, _, lmc = small
-    runs = L.imp_runs(results.load("lottery_imp")[0])
+    runs = results.load("lottery_imp", as_=L.RECORDS["lottery_imp"])[0].imp
     main = next(iter(runs.values()))
     speed = L.speed_numbers(main)
     stop = np.nanmean(main.stop_step["ticket"], axis=0)
@@ -206,11 +208,11 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
     assert "last 400 of their 4000" in v["speed_split"]
     assert ("asserts this row" in v["speed_caveat"]) == ("speed" not in L.claims.SHOWN_ONLY)
     assert v["live_val"] == "400 of its 4000"
-    pai = L.facts.pai_numbers(results.load("lottery_pai")[0])
+    pai = L.facts.pai_numbers(results.load("lottery_pai", as_=L.RECORDS["lottery_pai"])[0])
     # a range over SNIP and SynFlow (the prose once had "4 to 5"), each method's seed means,
     # computed here from the file at the density nearest a tenth
-    near = min(results.load("lottery_pai")[0]["pai"], key=lambda q: abs(np.log(q["density"] / 0.1)))
-    costs = [100 * (np.mean(near["acc"][m]["original"]) - np.mean(near["acc"][m]["shuffled"]))
+    near = min(results.load("lottery_pai", as_=L.RECORDS["lottery_pai"])[0].pai, key=lambda q: abs(np.log(q.density / 0.1)))
+    costs = [100 * (np.mean(near.acc[m]["original"]) - np.mean(near.acc[m]["shuffled"]))
              for m in ("snip", "synflow")]
     assert pai["pai_shuffle"] == f"{min(costs):.1f} to {max(costs):.1f}"
     # the paper's test (shuffled within the seeds' spread of the original) fails on every
@@ -304,6 +306,52 @@ def test_the_lmc_file_is_read_through_its_record_and_a_renamed_field_fails(tmp_p
         L.claims.published_claims()
 
 
+@pytest.mark.parametrize("name, part, old, new, where", [
+    ("lottery_imp", lambda p: p["imp"]["layer-wise pruning"], "stop_step", "stop_steps",
+     r"lottery_imp\.json\.imp\['layer-wise pruning'\]"),
+    ("lottery_pai", lambda p: p["pai"][2], "score_time", "score_times", r"lottery_pai\.json\.pai\[2\]")],
+    ids=["lottery_imp", "lottery_pai"])
+def test_the_imp_and_pai_files_are_read_through_their_records_and_a_renamed_field_fails(
+        tmp_path, monkeypatch, name, part, old, new, where):
+    """published_claims reads data/lottery_imp.json as an ImpFile and data/lottery_pai.json as
+    a PaiFile (RECORDS): a setting or comparison whose field is renamed (one the claims do not
+    even read) is refused at once, naming the file, where and the field."""
+    blob = json.loads((results.data_dir() / f"{name}.json").read_text())
+    entry = part(blob["payload"])
+    entry[new] = entry.pop(old)
+    for other in ("lottery_imp", "lottery_pai", "lottery_lmc"):
+        (tmp_path / f"{other}.json").write_bytes((results.data_dir() / f"{other}.json").read_bytes())
+    (tmp_path / f"{name}.json").write_text(json.dumps(blob))
+    monkeypatch.setattr(results, "DATA", tmp_path)
+    with pytest.raises(ValueError, match=where + f".*no field {old}.*unknown field {new}"):
+        L.claims.published_claims()
+    with pytest.raises(ValueError, match=where + f".*no field {old}"):
+        results.load(name, as_=L.RECORDS[name])
+
+
+def test_the_records_write_the_files_layout_back():
+    """Each precomputed file read as its record (RECORDS) and written back (``to_dict``, as
+    ``results.save`` does) is the same JSON text, key order included: the records change no
+    file's layout; a file from before the validation split (no stop_acc, no stop_on) still
+    reads, as early-stopped on the test loss."""
+    for name, record in L.RECORDS.items():
+        raw = json.loads((results.data_dir() / f"{name}.json").read_text())["payload"]
+        rec = results.load(name, as_=record)[0]
+        assert json.dumps(results._plain(rec), indent=1) == json.dumps(raw, indent=1), name
+    raw = json.loads((results.data_dir() / "lottery_imp.json").read_text())["payload"]
+    old = {k: v for k, v in next(iter(raw["imp"].values())).items() if k not in ("stop_acc", "stop_on")}
+    stale = L.experiments.ImpFile.of({"imp": {"old": old}}).imp["old"]
+    assert stale.stop_on == "test loss" and np.isnan(stale.stop_acc["ticket"]).all()
+    assert stale.stop_acc["ticket"].shape == stale.acc["ticket"].shape
+
+
+def _pai_rec(**fields):
+    """A constructed PaI comparison as a :class:`~dynamics.lottery.experiments.Pai`: the fields
+    the claims read (``density``, ``seeds``, ``acc``) given, the others empty."""
+    return L.experiments.Pai(**{**dict(round=1, dense=[], layers={}, score_time={},
+                                       train_time=0.0, diverged=[]), **fields})
+
+
 def _pai_at(imp, rnd, methods, shuffled=None):
     """A constructed PaI comparison on three seeds (accuracies in points): the ticket ``imp``,
     the random mask ``rnd``, each method's accuracy (``methods``) and, by default, each
@@ -312,7 +360,7 @@ def _pai_at(imp, rnd, methods, shuffled=None):
     shuffled = shuffled or {m: rnd for m in methods}
     acc = {"imp": {"original": f(imp), "shuffled": f(rnd)}}
     acc.update({m: {"original": f(v), "shuffled": f(shuffled[m])} for m, v in methods.items()})
-    return dict(density=0.2, seeds=[0, 1, 2], acc=acc)
+    return _pai_rec(density=0.2, seeds=[0, 1, 2], acc=acc)
 
 
 def test_pai_row_needs_a_margin_and_its_control_must_fail():
@@ -353,10 +401,10 @@ def test_shuffle_row_is_the_papers_test():
     flat = row(_pai_at(imp, imp, {"snip": snip}, shuffled={"snip": snip}))
     # the ticket loses nothing: the control passes too, the row cannot tell
     assert flat["reproduced"] == "does not discriminate"
-    pay = results.load("lottery_pai")[0]
-    tenth = next(p for p in pay["pai"] if round(100 * p["density"]) == 9)
+    pay = results.load("lottery_pai", as_=L.RECORDS["lottery_pai"])[0]
+    tenth = next(p for p in pay.pai if round(100 * p.density) == 9)
     assert row(tenth)["reproduced"] == "no"
-    one = dict(tenth, seeds=[0], acc={m: {k: v[:1] for k, v in a.items()} for m, a in tenth["acc"].items()})
+    one = replace(tenth, seeds=[0], acc={m: {k: v[:1] for k, v in a.items()} for m, a in tenth.acc.items()})
     assert "one seed: no spread" in row(one)["measured here"]
 
 
@@ -370,7 +418,7 @@ def test_reinit_and_random_rows_measure_what_they_say():
     """Referee 3, findings 1 and 2: "destroys" is DESTROYED points below the dense network, and
     "far below the ticket" is measured against the ticket, the re-initialized ticket's lead
     over the same random mask the control that must fail."""
-    runs = L.imp_runs(results.load("lottery_imp")[0])
+    runs = results.load("lottery_imp", as_=L.RECORDS["lottery_imp"])[0].imp
     base = copy.copy(next(iter(runs.values())))
     r = base.round_at()
 
@@ -427,7 +475,7 @@ def test_exercise_1_says_a_censored_threshold_is_censored():
     """Finding 5: on the cpu data the seed-mean ticket is still within 3 points of dense at
     the sparsest round (60.3 against 62.7 at 4.9%, regenerated 2026-11-29; 60.7 against 63.5 before): the answer says "not reached", never
     "4.9%" as the threshold."""
-    runs = L.imp_runs(results.load("lottery_imp")[0])
+    runs = results.load("lottery_imp", as_=L.RECORDS["lottery_imp"])[0].imp
     ans = L.facts.breakdown_numbers(runs)["ex1_answer"]
     assert ans.startswith("it is not reached within the curve's 14 rounds") and "4.9%" in ans
     main = next(iter(runs.values()))
@@ -440,7 +488,7 @@ def test_exercise_1_says_a_censored_threshold_is_censored():
 def test_liu_row_judges_windows_not_one_round():
     """Finding 4: the Liu et al. row averages ticket − re-init over the rounds in LIU_WINDOW
     and over those at 10% or fewer; one good round cannot carry it."""
-    runs = L.imp_runs(results.load("lottery_imp")[0])
+    runs = results.load("lottery_imp", as_=L.RECORDS["lottery_imp"])[0].imp
     liu = L.claims.lr_claims(runs)[0]
     # each window judged on its mean over its rounds (one seed: at best within noise), the
     # sparse window not level: the engine's combine says "no"; the control, the chapter's
@@ -576,7 +624,7 @@ def test_pai_row_control_is_each_methods_own_shuffle():
     assert one["reproduced"] == "does not discriminate"
     assert "SynFlow" in one["measured here"] and "SNIP" in one["measured here"]
     # on the precomputed data: magnitude at init's own shuffle passes on seed 2 at 21.7%
-    p = next(q for q in results.load("lottery_pai")[0]["pai"] if round(100 * q["density"]) == 22)
+    p = next(q for q in results.load("lottery_pai", as_=L.RECORDS["lottery_pai"])[0].pai if round(100 * q.density) == 22)
     assert "magnitude at init" in row(p)["measured here"].split("does not discriminate")[0]
 
 
@@ -590,5 +638,5 @@ def test_shuffle_row_is_judged_by_the_engine_per_method():
     ok = row(_pai_at(imp, rnd, {"snip": snip}, shuffled={"snip": [55.2, 57.1, 56.1]}))
     assert ok["reproduced"] == "yes" and "control" in ok["measured here"]
     planted = _pai_at(imp, rnd, {"snip": snip}, shuffled={"snip": [55.2, 57.1, 56.1]})
-    planted["acc"]["imp"]["shuffled"] = planted["acc"]["imp"]["original"]
+    planted.acc["imp"]["shuffled"] = planted.acc["imp"]["original"]
     assert row(planted)["reproduced"] == "does not discriminate"

@@ -82,11 +82,11 @@ def test_training_holds_out_the_validation_split_and_early_stops_on_it(small):
     assert not all(torch.allclose(ours[n], full[n], atol=1e-3) for n in ours)
     res = L.run_imp(cfg, seeds=[0], data=d, controls=False, bars=False)
     assert res.stop_on == "validation loss"
-    back = L.experiments.ImpResult.from_dict(res.to_dict())
+    back = L.experiments.ImpResult.of(res.to_dict())
     assert back.stop_on == "validation loss" and np.array_equal(back.stop_acc["ticket"], res.stop_acc["ticket"])
     # a result written before the split reads as early-stopped on the test loss
     old = {k: v for k, v in res.to_dict().items() if k not in ("stop_acc", "stop_on")}
-    stale = L.experiments.ImpResult.from_dict(old)
+    stale = L.experiments.ImpResult.of(old)
     assert stale.stop_on == "test loss" and np.isnan(stale.stop_acc["ticket"]).all()
 
 
@@ -100,7 +100,8 @@ def test_record_early_stops_on_validation_loss_and_reports_test_accuracy_there()
                              (30, 0.7, 0.6, 0.7), (40, 0.9, 0.9, 0.65)]:
         h.append(step, train_loss=vl, val_loss=vl, test_loss=tl, test_acc=ta)
     nan = lambda: {v: np.full((1, 1), np.nan) for v in L.experiments.VARIANTS}  # noqa: E731
-    res = L.experiments.ImpResult({}, [0], np.ones(1), nan(), nan(), nan(), [])
+    res = L.experiments.ImpResult(config={}, seeds=[0], density=np.ones(1), acc=nan(),
+                                  stop_step=nan(), stop_acc=nan(), round_time=[])
     L.experiments._record(res, "ticket", 0, 0, h)
     assert res.stop_step["ticket"][0, 0] == 20 and res.stop_acc["ticket"][0, 0] == 0.6
     assert res.acc["ticket"][0, 0] == 0.65  # the final test accuracy
@@ -115,7 +116,7 @@ def test_imp_result_shapes_densities_and_torch_agreement(small):
     assert res.density[2] < res.density[1]
     assert res.torch_agrees == [True, True]  # every pruning step equals torch.nn.utils.prune's
     assert not res.diverged and not res.stopped
-    back = L.experiments.ImpResult.from_dict(res.to_dict())
+    back = L.experiments.ImpResult.of(res.to_dict())
     assert np.array_equal(back.acc["ticket"], res.acc["ticket"])
 
 
@@ -279,7 +280,7 @@ def test_ticket_rows_say_no_when_the_control_does_as_well(smoke_runs):
 @pytest.mark.parametrize("k", range(len(SEEDS)))
 def test_claim_shuffling_keeps_pai_but_breaks_the_ticket(smoke_runs, k):
     _, _, pai = smoke_runs
-    a = pai["acc"]
+    a = pai.acc
     imp_drop = a["imp"]["original"][k] - a["imp"]["shuffled"][k]
     for m in L.science.PAI_METHODS:
         drop = a[m]["original"][k] - a[m]["shuffled"][k]
@@ -296,7 +297,7 @@ def test_claim_pai_methods_are_close_at_a_fifth_of_the_weights(smoke_runs):
     """The chapter: at about a fifth of the weights the three PaI methods lie within a few
     points of one another, all well below the ticket and above the random mask."""
     _, _, pai = smoke_runs
-    a = pai["acc"]
+    a = pai.acc
     means = {m: float(np.mean(a[m]["original"])) for m in L.science.PAI_METHODS}
     assert max(means.values()) - min(means.values()) < 0.025, means  # smoke: 1.7 points
     assert all(float(np.mean(a["imp"]["original"])) > v + 0.05 for v in means.values())
@@ -395,10 +396,10 @@ def _tiny_imp():
 
 @pytest.fixture(scope="module")
 def precomputed():
-    imp, _ = results.load("lottery_imp")
-    pai, _ = results.load("lottery_pai")
-    lmc, _ = results.load("lottery_lmc", as_=L.experiments.LmcFile)
-    return L.imp_runs(imp), pai["pai"], lmc
+    imp, _ = results.load("lottery_imp", as_=L.RECORDS["lottery_imp"])
+    pai, _ = results.load("lottery_pai", as_=L.RECORDS["lottery_pai"])
+    lmc, _ = results.load("lottery_lmc", as_=L.RECORDS["lottery_lmc"])
+    return imp.imp, pai.pai, lmc
 
 
 def test_precomputed_speed_figure_shows_tickets_learning_faster(precomputed):
@@ -452,23 +453,23 @@ def test_precomputed_pai_shows_what_the_text_says(precomputed):
     SynFlow lead magnitude; at the sparsest, magnitude collapses to chance (layer collapse);
     at a fifth and a tenth of the weights shuffling costs each PaI method less than half of
     what it costs the ticket (at a third it costs every mask only 1-3 points)."""
-    pais = {round(100 * p["density"]): p for p in precomputed[1]}
-    mean = lambda p, m, how="original": float(np.mean(p["acc"][m][how]))  # noqa: E731
+    pais = {round(100 * p.density): p for p in precomputed[1]}
+    mean = lambda p, m, how="original": float(np.mean(p.acc[m][how]))  # noqa: E731
     fifth, tenth, sparsest = pais[22], pais[9], pais[5]
     assert mean(fifth, "magnitude") >= mean(fifth, "snip")
     vals = [mean(fifth, m) for m in L.science.PAI_METHODS]
     assert max(vals) - min(vals) < 0.015
     assert min(mean(tenth, "snip"), mean(tenth, "synflow")) > mean(tenth, "magnitude") + 0.01
-    assert mean(sparsest, "magnitude") < 0.12 and sparsest["layers"]["magnitude"]["hidden.1.weight"] == 0
+    assert mean(sparsest, "magnitude") < 0.12 and sparsest.layers["magnitude"]["hidden.1.weight"] == 0
     for p in (fifth, tenth):
         imp_drop = mean(p, "imp") - mean(p, "imp", "shuffled")
         for m in ("snip", "synflow", "magnitude"):
-            assert mean(p, m) - mean(p, m, "shuffled") < imp_drop / 2, (p["density"], m)
-    assert fifth["layers"]["imp"]["hidden.1.weight"] < fifth["layers"]["imp"]["hidden.0.weight"] / 2
+            assert mean(p, m) - mean(p, m, "shuffled") < imp_drop / 2, (p.density, m)
+    assert fifth.layers["imp"]["hidden.1.weight"] < fifth.layers["imp"]["hidden.0.weight"] / 2
     # the departure from Frankle et al. (2021): at a tenth, shuffling costs SNIP and SynFlow
     # more than their seeds' spread (their masks carry some per-weight information here)
     for m in ("snip", "synflow"):
-        assert mean(tenth, m) - mean(tenth, m, "shuffled") > np.ptp(tenth["acc"][m]["original"]), m
+        assert mean(tenth, m) - mean(tenth, m, "shuffled") > np.ptp(tenth.acc[m]["original"]), m
 
 
 def test_precomputed_lmc_and_learning_rate_settings(precomputed):
@@ -708,7 +709,7 @@ def test_finetune_refuses_a_run_without_dense_networks_and_a_bad_lr(finetuned, s
     d = L.load_data(cfg)
     res = smoke_runs[0]
     with pytest.raises(ValueError, match="dense"):
-        L.run_finetune(cfg, L.experiments.ImpResult.from_dict(res.to_dict()), d)
+        L.run_finetune(cfg, L.experiments.ImpResult.of(res.to_dict()), d)
     with pytest.raises(ValueError, match="lr"):
         L.run_finetune(cfg, res, d, lr=-1)
 

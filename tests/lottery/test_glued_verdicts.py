@@ -18,8 +18,15 @@ NOTEBOOK = pathlib.Path(__file__).parents[2] / "chapters" / "lottery_tickets.ipy
 
 @pytest.fixture(scope="module")
 def precomputed():
-    runs = L.imp_runs(results.load("lottery_imp")[0])
-    return runs, next(iter(runs.values())), results.load("lottery_pai")[0]
+    runs = results.load("lottery_imp", as_=L.RECORDS["lottery_imp"])[0].imp
+    return runs, next(iter(runs.values())), results.load("lottery_pai", as_=L.RECORDS["lottery_pai"])[0]
+
+
+def _pai_rec(**fields):
+    """A constructed PaI comparison as a :class:`~dynamics.lottery.experiments.Pai`: the fields
+    the claims read (``density``, ``seeds``, ``acc``) given, the others empty."""
+    return L.experiments.Pai(**{**dict(round=1, dense=[], layers={}, score_time={},
+                                       train_time=0.0, diverged=[]), **fields})
 
 
 def _one_seed_pai(imp, rnd, methods, shuffled=None):
@@ -28,7 +35,7 @@ def _one_seed_pai(imp, rnd, methods, shuffled=None):
     shuffled = shuffled or {m: rnd for m in methods}
     acc = {"imp": {"original": f(imp), "shuffled": f(rnd)}}
     acc.update({m: {"original": f(v), "shuffled": f(shuffled[m])} for m, v in methods.items()})
-    return dict(density=0.2, seeds=[0], acc=acc)
+    return _pai_rec(density=0.2, seeds=[0], acc=acc)
 
 
 def _ft():
@@ -86,7 +93,7 @@ def test_a_one_seed_pai_row_has_no_noise_floor():
     assert one["reproduced"] == "within noise"
     assert "one seed: no noise floor" in one["measured here"] and "spread 0.0" not in one["measured here"]
     acc = lambda v: [x / 100 for x in v]  # noqa: E731
-    three = dict(density=0.2, seeds=[0, 1, 2], acc={
+    three = _pai_rec(density=0.2, seeds=[0, 1, 2], acc={
         "imp": {"original": acc([64, 63, 65]), "shuffled": acc([56, 56.2, 56.1])},
         "synflow": {"original": acc([60, 60.2, 60.1]), "shuffled": acc([56, 56.2, 56.1])}})
     assert L.claims.pai_claims(three)[0]["reproduced"] == "yes"
@@ -146,12 +153,12 @@ def test_the_shuffling_row_is_said_per_method_and_density(precomputed):
     _, _, payload = precomputed
     each = L.facts.pai_numbers(payload)["pai_shuffle_each"]
     lo, hi = L.claims.PAI_WINDOW
-    window = sorted((q for q in payload["pai"] if lo <= q["density"] <= hi), key=lambda q: -q["density"])
+    window = sorted((q for q in payload.pai if lo <= q.density <= hi), key=lambda q: -q.density)
     parts = each.split("; ")
     assert len(window) >= 2 and len(parts) == len(window)
     for q, part in zip(window, parts):
-        assert part.startswith(f"at {100 * q['density']:.1f}% of the weights, ")
-        for m in (m for m in q["acc"] if m != "imp"):
+        assert part.startswith(f"at {100 * q.density:.1f}% of the weights, ")
+        for m in (m for m in q.acc if m != "imp"):
             said = re.findall(re.escape(PAI_NAMES[m]) + r' "([^"]+)" \(([^)]*)\)', part)
             assert len(said) == 1 and said[0][0] in evidence.VERDICTS, (m, part)
             assert ("of 3 seeds" in said[0][1]) == (said[0][0] == "partly"), (m, part)
@@ -186,7 +193,7 @@ def test_shuffling_at_a_tenth_names_the_seed_where_it_costs_no_more_than_the_spr
     acc = {"imp": {"original": f(60, 60, 60), "shuffled": f(50, 50, 50)},
            "snip": {"original": f(55, 55, 57), "shuffled": f(50, 50, 56)},
            "synflow": {"original": f(56, 56, 56), "shuffled": f(52, 52, 52)}}
-    said = L.facts._beyond(dict(density=0.1, seeds=[0, 1, 2], acc=acc), ("snip", "synflow"))
+    said = L.facts._beyond(_pai_rec(density=0.1, seeds=[0, 1, 2], acc=acc), ("snip", "synflow"))
     assert said == ("SNIP on 2 of 3 (not on seed 2, where it costs 1.0 points, within its spread "
                     "of 2.0) and SynFlow on every seed"), said
     _, _, payload = precomputed
@@ -221,19 +228,19 @@ def test_the_pai_leads_sentence_names_each_method_that_falls_short(precomputed):
 
     _, _, payload = precomputed
     lo, hi = L.claims.PAI_WINDOW
-    q = next(q for q in payload["pai"] if lo <= q["density"] <= hi)
-    one = {"pai": [copy.deepcopy(q)]}
-    rnd = np.asarray(q["acc"]["imp"]["shuffled"], float)
-    one["pai"][0]["acc"]["imp"]["original"] = list(rnd + 0.3)  # the ticket above every method
-    for m in one["pai"][0]["acc"]:
+    q = next(q for q in payload.pai if lo <= q.density <= hi)
+    one = L.experiments.PaiFile(pai=[copy.deepcopy(q)])
+    rnd = np.asarray(q.acc["imp"]["shuffled"], float)
+    one.pai[0].acc["imp"]["original"] = list(rnd + 0.3)  # the ticket above every method
+    for m in one.pai[0].acc:
         if m != "imp":
-            one["pai"][0]["acc"][m]["original"] = list(rnd + 0.2)
+            one.pai[0].acc[m]["original"] = list(rnd + 0.2)
     assert L.facts.pai_leads_said(one) == "every method does, on every seed"
     margin = L.claims.PAI_MARGIN / 100
     scattered = rnd + np.array([0.0, 0.02, 0.0])[:len(rnd)]  # a random mask spread 2 points
-    one["pai"][0]["acc"]["imp"]["shuffled"] = list(scattered)
-    one["pai"][0]["acc"]["snip"]["original"] = list(scattered + margin + 0.002)
+    one.pai[0].acc["imp"]["shuffled"] = list(scattered)
+    one.pai[0].acc["snip"]["original"] = list(scattered + margin + 0.002)
     said = L.facts.pai_leads_said(one)
     assert said.startswith("every method leads by that much on every seed, but SNIP at ") and "within" in said
-    one["pai"][0]["acc"]["snip"]["original"] = list(scattered + np.array([margin - 0.01] + [0.2] * (len(rnd) - 1)))
+    one.pai[0].acc["snip"]["original"] = list(scattered + np.array([margin - 0.01] + [0.2] * (len(rnd) - 1)))
     assert L.facts.pai_leads_said(one).startswith("every method does on every seed except SNIP at ")

@@ -25,7 +25,7 @@ module (``L.science.make_model``).
 """
 from . import claims, experiments, facts, figures, finetune, panels, science
 from .science import LotteryConfig, load_data
-from .experiments import imp_runs, run_imp, run_lmc, run_pai
+from .experiments import RECORDS, run_imp, run_lmc, run_pai
 from .figures import (barrier_figure, cost_figure, cost_table, imp_figure, imp_slider,
                       layer_table, lmc_figure, lmc_slider, pai_figure, pai_slider, speed_figure)
 from .finetune import finetune_figure, finetune_numbers, run_finetune
@@ -34,7 +34,7 @@ from .claims import page_claims
 from .facts import (imp_numbers, layer_numbers, lmc_numbers, rewind_numbers, speed_numbers,
                     verdict_numbers)
 
-__all__ = ["LotteryConfig", "load_data", "imp_runs", "run_imp", "run_lmc", "run_pai",
+__all__ = ["LotteryConfig", "load_data", "RECORDS", "run_imp", "run_lmc", "run_pai",
            "barrier_figure", "cost_figure", "cost_table", "imp_figure", "imp_slider",
            "layer_table", "lmc_figure", "lmc_slider", "pai_figure", "pai_slider", "speed_figure",
            "finetune_figure", "finetune_numbers", "run_finetune", "imp_panel", "lmc_panel",

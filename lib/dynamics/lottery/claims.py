@@ -14,7 +14,7 @@ import numpy as np
 from .. import evidence, plots, results
 from dataclasses import replace
 
-from .experiments import ImpResult, Lmc, LmcFile, by_step, imp_runs, seed_mean
+from .experiments import RECORDS, ImpResult, Lmc, Pai, PaiAt, by_step, seed_mean
 from .figures import PAI_NAMES
 from .finetune import finetune_claims
 
@@ -399,7 +399,7 @@ def _spread(v) -> float:
     return float(v.max() - v.min()) if v.size > 1 else 0.0
 
 
-def _pai(pai: dict, where: str, asserted: bool | None = None) -> dict:
+def _pai(pai: Pai | PaiAt, where: str, asserted: bool | None = None) -> dict:
     """Frankle et al. (2021)'s checks at one density, per seed.
 
     ``pai``: each PaI method above the random mask (the ticket shuffled) by
@@ -416,10 +416,10 @@ def _pai(pai: dict, where: str, asserted: bool | None = None) -> dict:
     0 (:data:`SHUFFLE_SAME`), judged for each method against the ticket, whose shuffle must
     fail the same test. One seed has no spread and cannot tell. What shuffling costs each method against what it costs the
     ticket (under half?) is shown beside it, as an observation, not the test. Never asserted."""
-    a = pai["acc"]
+    a = pai.acc
     methods = [m for m in a if m != "imp"]
     n = len(np.atleast_1d(a["imp"]["original"]))
-    seeds = [int(s) for s in pai.get("seeds", range(n))]
+    seeds = [int(s) for s in pai.seeds]
     asserted = len(seeds) >= 3 if asserted is None else asserted
     acc = {m: 100 * np.atleast_1d(np.asarray(a[m]["original"], dtype=float)) for m in a}
     shuf = {m: 100 * np.atleast_1d(np.asarray(a[m]["shuffled"], dtype=float)) for m in a}
@@ -428,7 +428,7 @@ def _pai(pai: dict, where: str, asserted: bool | None = None) -> dict:
     # the random mask's spread over the seeds; one seed measures no noise floor (a spread of
     # 0.0 is not one): None, and the engine says "within noise" at best
     noise = _spread(rnd) if n >= 2 else None
-    at = f"{where}, {100 * pai['density']:.1f}%"
+    at = f"{where}, {100 * pai.density:.1f}%"
     mean = lambda v: f"{seed_mean(v):.1f}"  # noqa: E731
 
     def lead(x, m, k):  # the row's measure: x's lead over the random mask on seed k, in
@@ -468,7 +468,7 @@ def _pai(pai: dict, where: str, asserted: bool | None = None) -> dict:
             "shuffle": same}
 
 
-def pai_claims(pai: dict, where: str = "this run", asserted: bool | None = None) -> list[dict]:
+def pai_claims(pai: Pai, where: str = "this run", asserted: bool | None = None) -> list[dict]:
     """The two pruning-at-init rows of one comparison alone (:func:`_pai`)."""
     return _rows(_pai(pai, where, asserted))
 
@@ -613,7 +613,7 @@ def lr_claims(runs: dict) -> list[dict]:
     return _rows(_lr(runs))
 
 
-def page_claims(res: ImpResult, pai: dict | None = None, lmcs: dict | None = None,
+def page_claims(res: ImpResult, pai: Pai | None = None, lmcs: dict | None = None,
                 ft: dict | None = None, published: bool = False) -> list[dict]:
     """The page's claims table, one row per claim: ``res`` (this run's IMP curve), ``pai``
     (:func:`run_pai`), ``lmcs`` (``{label: run_lmc result}`` or ``{label: {seed: run_lmc
@@ -655,13 +655,13 @@ def published_settings() -> list[dict]:
     main IMP curve (ticket, control and speed rows), the PaI slider at the densities in
     :data:`PAI_WINDOW`, the stability of training at the lowest and highest learning rates,
     and the learning-rate settings of the IMP slider."""
-    runs = imp_runs(results.load("lottery_imp")[0])
+    runs = results.load("lottery_imp", as_=RECORDS["lottery_imp"])[0].imp
     main = next(iter(runs.values()))
     where = _where(main, f"precomputed ({len(main.seeds)} seeds")
     groups = [_tickets(main, where), _speed(main, where)]
-    pai, pai_prov = results.load("lottery_pai")
+    pai, pai_prov = results.load("lottery_pai", as_=RECORDS["lottery_pai"])
     at = _where(pai_prov["config"], "precomputed (")
-    groups += [_pai(p, at) for p in pai["pai"] if PAI_WINDOW[0] <= p["density"] <= PAI_WINDOW[1]]
+    groups += [_pai(p, at) for p in pai.pai if PAI_WINDOW[0] <= p.density <= PAI_WINDOW[1]]
     lmc, lmc_prov = lmc_file(provenance=True)
     lo, hi = min(lmc.lmc, key=float), max(lmc.lmc, key=float)
     calm = {s: replace(v, rewind_steps=[0]) for s, v in lmc.at(lo).items()}
@@ -681,5 +681,5 @@ def published_claims() -> list[dict]:
 def lmc_file(provenance: bool = False):
     """``data/lottery_lmc.json``, read as its record (an :class:`~.experiments.LmcFile`), and
     its provenance with ``provenance``."""
-    lmc, prov = results.load("lottery_lmc", as_=LmcFile)
+    lmc, prov = results.load("lottery_lmc", as_=RECORDS["lottery_lmc"])
     return (lmc, prov) if provenance else lmc

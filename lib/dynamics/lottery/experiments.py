@@ -122,33 +122,46 @@ def rewind_states(cfg: LotteryConfig, data: D.Dataset, seeds: list, steps) -> li
 # ============================================================================ IMP
 
 
-@dataclass
-class ImpResult:
-    """An IMP curve: per round r (0 = dense) and seed, the density and each variant's final
-    test accuracy, its early-stopping step (Frankle & Carbin's: the step of lowest loss on the
-    validation split) and its test accuracy at that step; in memory only, the masks, θ₀ and
-    the rewound weights θ_k (for :func:`run_pai`). ``stop_on`` names the loss early stopping
-    read: "validation loss" (a file written before the chapter held out a validation split
-    reads as "test loss", and has no ``stop_acc``)."""
+@dataclass(kw_only=True)
+class ImpResult(results.Record):
+    """An IMP curve (:func:`run_imp`), one setting of ``data/lottery_imp.json``: per round r
+    (0 = dense) and seed, the density and each variant's final test accuracy, its
+    early-stopping step (Frankle & Carbin's: the step of lowest loss on the validation split)
+    and its test accuracy at that step; in memory only (:data:`IN_MEMORY`, never written), the
+    masks, θ₀ and the rewound weights θ_k (for :func:`run_pai`). ``stop_on`` names the loss
+    early stopping read: "validation loss" (a file written before the chapter held out a
+    validation split has no ``stop_on`` and reads as "test loss", and has no ``stop_acc``:
+    NaN). The arrays are numpy arrays however built (a file's nulls are NaN)."""
 
     config: dict
     seeds: list
     density: np.ndarray                    # [R+1] mean over seeds
     acc: dict                              # variant -> [S, R+1] final test accuracy
     stop_step: dict                        # variant -> [S, R+1] step of lowest validation loss
-    stop_acc: dict                         # variant -> [S, R+1] test accuracy at that step
+    stop_acc: dict | None = None           # variant -> [S, R+1] test accuracy at that step
+    stop_on: str = "test loss"             # a fresh run's: "validation loss"
     round_time: list                       # wall seconds of each IMP round (all seeds at once)
     control_time: float = 0.0
     curves: dict = field(default_factory=dict)   # variant -> round -> test_acc curve (seed 0)
     eval_steps: list = field(default_factory=list)
     diverged: list = field(default_factory=list)  # "ticket, round 3, seed 0: diverged at step 40"
-    stopped: bool = False                  # stopped from a panel before the last round
-    torch_agrees: list = field(default_factory=list)  # per pruning step (seed 0): mask == torch's
-    masks: list = field(default_factory=list, repr=False)      # [R+1][S] mask dicts
-    rewound: list = field(default_factory=list, repr=False)    # [S] rewound state dicts θ_k
-    inits: list = field(default_factory=list, repr=False)      # [S] θ₀ state dicts
-    dense: list = field(default_factory=list, repr=False)      # [S] trained dense state dicts
-    stop_on: str = "validation loss"
+    # in memory only (:data:`IN_MEMORY`): not fields of the file, so not read from one
+    stopped: bool = field(default=False, init=False)  # stopped from a panel before the last round
+    torch_agrees: list = field(default_factory=list, init=False)  # per pruning step (seed 0)
+    masks: list = field(default_factory=list, init=False, repr=False)    # [R+1][S] mask dicts
+    rewound: list = field(default_factory=list, init=False, repr=False)  # [S] rewound θ_k
+    inits: list = field(default_factory=list, init=False, repr=False)    # [S] θ₀ state dicts
+    dense: list = field(default_factory=list, init=False, repr=False)    # [S] trained dense
+
+    IN_MEMORY = ("stopped", "torch_agrees", "masks", "rewound", "inits", "dense")
+
+    def __post_init__(self):
+        arr = lambda m: {k: np.asarray(v, dtype=float) for k, v in m.items()}  # noqa: E731
+        self.density = np.asarray(self.density)
+        self.acc, self.stop_step = arr(self.acc), arr(self.stop_step)
+        # written before the validation split: no test accuracy at the early-stopping step
+        self.stop_acc = (arr(self.stop_acc) if self.stop_acc is not None
+                         else {k: np.full_like(v, np.nan) for k, v in self.acc.items()})
 
     def round_at(self, low: float = 0.05, high: float = 0.10) -> int:
         """The sparsest round whose density lies in [low, high] (else the sparsest round)."""
@@ -168,23 +181,15 @@ class ImpResult:
         return int(np.diff(self.eval_steps).min()) if len(self.eval_steps) > 1 else 0
 
     def to_dict(self) -> dict:
-        return dict(config=self.config, seeds=self.seeds, density=self.density,
-                    acc=self.acc, stop_step=self.stop_step, stop_acc=self.stop_acc,
-                    stop_on=self.stop_on, round_time=self.round_time,
-                    control_time=self.control_time, curves=self.curves,
-                    eval_steps=self.eval_steps, diverged=self.diverged)
+        """The payload (what ``data/lottery_imp.json`` holds per setting): every field but
+        :data:`IN_MEMORY`'s."""
+        return {k: v for k, v in super().to_dict().items() if k not in self.IN_MEMORY}
 
-    @classmethod
-    def from_dict(cls, d: dict) -> "ImpResult":
-        arr = lambda m: {k: np.asarray(v, dtype=float) for k, v in m.items()}  # noqa: E731
-        acc = arr(d["acc"])
-        # written before the validation split: its early stopping read the test loss
-        stop_acc = (arr(d["stop_acc"]) if "stop_acc" in d
-                    else {k: np.full_like(v, np.nan) for k, v in acc.items()})
-        return cls(d["config"], d["seeds"], np.asarray(d["density"]), acc, arr(d["stop_step"]),
-                   stop_acc, d["round_time"], d.get("control_time", 0.0), d.get("curves", {}),
-                   d.get("eval_steps", []), d.get("diverged", []),
-                   stop_on=d.get("stop_on", "test loss"))
+
+@dataclass
+class ImpFile(results.Record):
+    """``data/lottery_imp.json``: ``imp``, ``{setting: ImpResult}``, the main curve first."""
+    imp: dict[str, ImpResult]
 
 
 def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, controls=True,
@@ -227,8 +232,10 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
     theta_k = [st.get(cfg.rewind_step) for st in states]
     shape = (S, R + 1)
     nan = lambda: {v: np.full(shape, np.nan) for v in VARIANTS}  # noqa: E731
-    res = ImpResult(cfg.to_dict(), seeds, np.ones(R + 1), nan(), nan(), nan(), [],
-                    curves={v: {} for v in VARIANTS}, masks=[], rewound=theta_k, inits=inits)
+    res = ImpResult(config=cfg.to_dict(), seeds=seeds, density=np.ones(R + 1), acc=nan(),
+                    stop_step=nan(), stop_acc=nan(), stop_on="validation loss", round_time=[],
+                    curves={v: {} for v in VARIANTS})
+    res.rewound, res.inits = theta_k, inits
     res.diverged += [f"dense run, seed {s}: diverged before step {cfg.rewind_step} (no θ_k)"
                      for s, t in zip(seeds, theta_k) if t is None]
     if res.diverged:
@@ -330,8 +337,51 @@ def run_controls(cfg: LotteryConfig, res: ImpResult, data: D.Dataset, rounds,
 # ============================================================================ pruning at init
 
 
+@dataclass
+class Pai(results.Record):
+    """One comparison of pruning at initialization with the IMP ticket (:func:`run_pai`), one
+    entry of ``data/lottery_pai.json``: at IMP round ``round`` (``density`` of the weights),
+    per method (``"imp"``, the ticket, first) and per seed (``seeds``), the final test accuracy
+    of its mask as chosen and shuffled within every layer (``acc[method]["original"]``,
+    ``["shuffled"]``; NaN where a run diverged or was not trained), the dense network's
+    (``dense``), each mask's density per layer on the first seed (``layers``), each method's
+    mean scoring seconds (``score_time``), one training's seconds (``train_time``) and which
+    runs diverged."""
+    round: int
+    density: float
+    seeds: list
+    acc: dict
+    dense: list
+    layers: dict
+    score_time: dict
+    train_time: float
+    diverged: list
+
+
+@dataclass
+class PaiFile(results.Record):
+    """``data/lottery_pai.json``: ``pai``, the :class:`Pai` comparisons at the IMP rounds
+    nearest :data:`PAI_TARGETS` (densest first)."""
+    pai: list[Pai]
+
+
+@dataclass
+class PaiAt(results.Record):
+    """Pruning at initialization alone (:func:`run_pai_at`, the panel's
+    :func:`~dynamics.lottery.panels.live_pai`): :class:`Pai`'s ``density``, ``seeds``,
+    ``acc`` (no ``"imp"``), ``layers``, ``dense`` and ``diverged`` at one sparsity, one seed,
+    and whether it was ``stopped``."""
+    density: float
+    seeds: list
+    acc: dict
+    layers: dict
+    dense: list
+    diverged: list
+    stopped: bool = False
+
+
 def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, methods=PAI_METHODS,
-            data: D.Dataset | None = None, bars: bool | None = None) -> dict:
+            data: D.Dataset | None = None, bars: bool | None = None) -> Pai:
     """Pruning at initialization vs the IMP ticket at the same sparsity, each with its mask
     as chosen and shuffled within every layer (Frankle et al. 2021's sanity check).
 
@@ -377,17 +427,17 @@ def run_pai(cfg: LotteryConfig, imp: ImpResult, round: int | None = None, method
         if h.diverged:
             diverged.append(f"{m} ({how}), seed {imp.seeds[k]}: {h.status}")
         acc[m][how][k] = np.nan if h.diverged else h.last("test_acc")
-    return dict(round=r, density=float(imp.density[r]), seeds=imp.seeds, acc=acc,
-                dense=imp.acc["ticket"][:, 0].copy(), layers=layers,
-                score_time={m: float(np.mean(v)) for m, v in cost.items()},
-                train_time=train_time, diverged=diverged)
+    return Pai(round=r, density=float(imp.density[r]), seeds=imp.seeds, acc=acc,
+               dense=imp.acc["ticket"][:, 0].copy(), layers=layers,
+               score_time={m: float(np.mean(v)) for m, v in cost.items()},
+               train_time=train_time, diverged=diverged)
 
 
 def run_pai_at(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: int | None = None,
-               data: D.Dataset | None = None, bars: bool | None = None) -> dict:
+               data: D.Dataset | None = None, bars: bool | None = None) -> PaiAt:
     """Pruning at initialization alone, at ``sparsity`` (no IMP, so it is quick): each
     method's mask and its layer-wise shuffle, trained from the same θ₀, beside the dense
-    network. Returns the same dict as :func:`run_pai` (without the IMP ticket)."""
+    network: a :class:`PaiAt` (:func:`run_pai`'s numbers without the IMP ticket)."""
     data = data or load_data(cfg)
     seed = get_seed(seed)
     model = make_model(cfg, data, seed=seed).to(data.device)
@@ -409,9 +459,9 @@ def run_pai_at(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: i
             diverged.append(f"{m} ({how}): {h.status}")
         acc[m][how] = [np.nan if h.diverged else h.last("test_acc")]
     dense = out.histories[0]
-    return dict(density=density(like), seeds=[seed], acc=acc, layers=layers,
-                dense=[np.nan if dense.diverged else dense.last("test_acc")], diverged=diverged,
-                stopped=bool(out.info.get("stopped")))
+    return PaiAt(density=density(like), seeds=[seed], acc=acc, layers=layers,
+                 dense=[np.nan if dense.diverged else dense.last("test_acc")], diverged=diverged,
+                 stopped=bool(out.info.get("stopped")))
 
 
 # ============================================================================ linear mode connectivity
@@ -517,11 +567,6 @@ def by_step(d: dict, k):
     return d[k] if k in d else d[str(k)]
 
 
-def imp_runs(payload: dict) -> dict:
-    """``{setting: ImpResult}`` from a loaded ``lottery_imp`` payload."""
-    return {label: ImpResult.from_dict(d) for label, d in payload["imp"].items()}
-
-
 def precompute_plan(profile: str | None = None) -> units.Plan:
     """IMP curves for several settings, pruning at init at several sparsities, and
     instability against rewind step for several learning rates, as units (the main IMP curve
@@ -570,7 +615,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
     return p
 
 
-RECORDS = {"lottery_lmc": LmcFile}
+RECORDS = {"lottery_imp": ImpFile, "lottery_pai": PaiFile, "lottery_lmc": LmcFile}
 """Each precomputed file of the chapter read as a record, and its record."""
 
 PAI_TARGETS = (0.35, 0.2, 0.1, 0.05)  # the densities of the precomputed PaI comparison
@@ -589,7 +634,7 @@ def _imp_and_pai(cfg: LotteryConfig, seeds) -> dict:
     pais = []
     for target in PAI_TARGETS:
         r = imp.round_near(target)
-        if not pais or pais[-1]["round"] != r:
+        if not pais or pais[-1].round != r:
             pais.append(run_pai(cfg, imp, round=r, data=data, bars=False))
     return dict(imp=imp.to_dict(), pai=pais)
 
@@ -612,6 +657,7 @@ def _lmc_payload(results: dict) -> LmcFile:
 
 
 
-__all__ = ["VARIANTS", "ImpResult", "Lmc", "LmcFile", "RECORDS", "by_step", "imp_cost", "imp_runs", "precompute_plan",
+__all__ = ["VARIANTS", "ImpResult", "ImpFile", "Pai", "PaiFile", "PaiAt", "Lmc", "LmcFile", "RECORDS",
+           "by_step", "imp_cost", "precompute_plan",
            "rewind_states", "run_controls", "run_imp", "run_lmc", "run_pai", "run_pai_at",
            "seed_mean", "train_masked", "validation"]

@@ -12,7 +12,7 @@ from ..evidence import control_miss
 # glued where the table is built), so the sentence and the table cannot disagree
 from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, PAI_WINDOW, SHOWN_ONLY, STABLE_BARRIER,
                      _pai, _row, _speed, _spread, liu_numbers, lmc_file)
-from .experiments import ImpResult, by_step, seed_mean
+from .experiments import ImpResult, Pai, PaiFile, by_step, seed_mean
 from .figures import trained_on
 from .science import layer_densities
 
@@ -31,14 +31,14 @@ GLUED_VERDICTS = {"match_verdict": CLAIMS["match"][0], "pai_verdict": CLAIMS["pa
                   "ft_rank_verdict": "The updates are sparse but nearly full rank"}
 
 
-def verdict_numbers(rows: list[dict], pai: dict | None = None,
-                    payload: dict | None = None, config: dict | None = None) -> dict:
+def verdict_numbers(rows: list[dict], pai: Pai | None = None,
+                    payload: PaiFile | None = None, config: dict | None = None) -> dict:
     """The verdicts the prose glues, each the one its claims row prints (``rows``: the page's
     claims table, :func:`page_claims`): :data:`GLUED_VERDICTS`, by the start of the row's
     claim. Beside them, what the PaI row's
     settings say on their own (not verdicts of the row, said as its settings'):
     ``pai_says_precomputed`` over the precomputed slider's densities in :data:`PAI_WINDOW`
-    (``payload``: the loaded ``lottery_pai``) and ``pai_says_live`` on this page's run
+    (``payload``: ``lottery_pai`` read as its :class:`~.experiments.PaiFile`) and ``pai_says_live`` on this page's run
     (``pai``: :func:`run_pai`); and, with ``payload``, the PaI slider's numbers
     (:func:`pai_numbers`), glued with the verdicts they explain in the claims cell; with
     ``config`` (the ``lottery_pai`` file's provenance config), ``pai_split``: the training
@@ -55,8 +55,8 @@ def verdict_numbers(rows: list[dict], pai: dict | None = None,
         out["pai_leads"] = pai_leads(payload)
         out["pai_leads_said"] = pai_leads_said(payload)
         out["pai_says_precomputed"] = _row("pai", [
-            _pai(q, "precomputed")["pai"] for q in payload["pai"]
-            if PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]])["reproduced"]
+            _pai(q, "precomputed")["pai"] for q in payload.pai
+            if PAI_WINDOW[0] <= q.density <= PAI_WINDOW[1]])["reproduced"]
     if pai is not None:
         out["pai_says_live"] = _row("pai", [_pai(pai, "this run")["pai"]])["reproduced"]
     return out
@@ -76,23 +76,23 @@ def match_margin(rows: list[dict]) -> str:
     return f"{margin:.1f} points against a spread of {part['noise']:.1f}"
 
 
-def pai_leads(payload: dict) -> str:
+def pai_leads(payload: PaiFile) -> str:
     """Per density of the precomputed PaI slider in :data:`PAI_WINDOW` (densest first), the
     range over the PaI methods and the seeds of each method's lead over the random mask (the
     ticket shuffled), in points, and the random mask's spread over the seeds: "1.8 to 5.0
     points at 21.7% of the weights (the random mask's spread over the seeds 0.6)"."""
     parts = []
-    for q in sorted(payload["pai"], key=lambda q: -q["density"]):
-        if not PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]:
+    for q in sorted(payload.pai, key=lambda q: -q.density):
+        if not PAI_WINDOW[0] <= q.density <= PAI_WINDOW[1]:
             continue
-        rnd = 100 * np.asarray(q["acc"]["imp"]["shuffled"], float)
-        lead = [100 * np.asarray(q["acc"][m]["original"], float) - rnd for m in q["acc"] if m != "imp"]
-        parts.append(f"{np.min(lead):.1f} to {np.max(lead):.1f} points at {100 * q['density']:.1f}% "
+        rnd = 100 * np.asarray(q.acc["imp"]["shuffled"], float)
+        lead = [100 * np.asarray(q.acc[m]["original"], float) - rnd for m in q.acc if m != "imp"]
+        parts.append(f"{np.min(lead):.1f} to {np.max(lead):.1f} points at {100 * q.density:.1f}% "
                      f"of the weights (the random mask's spread over the seeds {_spread(rnd):.1f})")
     return "; ".join(parts)
 
 
-def pai_leads_said(payload: dict) -> str:
+def pai_leads_said(payload: PaiFile) -> str:
     """What the slider's runs say of the pruning-at-init row's test, treatment side only (the
     control is the next sentence's): every method leading the random mask by PAI_MARGIN on
     every seed and, at its median, by more than the random mask's spread; or which
@@ -100,13 +100,13 @@ def pai_leads_said(payload: dict) -> str:
     from .figures import PAI_NAMES
 
     short, thin = [], []
-    for q in sorted(payload["pai"], key=lambda q: -q["density"]):
-        if not PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]:
+    for q in sorted(payload.pai, key=lambda q: -q.density):
+        if not PAI_WINDOW[0] <= q.density <= PAI_WINDOW[1]:
             continue
-        methods = [m for m in q["acc"] if m != "imp"]
+        methods = [m for m in q.acc if m != "imp"]
         for m, j in zip(methods, _pai(q, "precomputed")["pai"]["judged"]):
             v = sorted(j.treatment.values())
-            at = f"{PAI_NAMES[m]} at {100 * q['density']:.1f}%"
+            at = f"{PAI_NAMES[m]} at {100 * q.density:.1f}%"
             if not all(j.claim.test.passes(x) for x in v):
                 short.append(at)
             elif not j.claim.test.margin(float(np.median(v))) > j.noise:
@@ -123,7 +123,7 @@ def pai_leads_said(payload: dict) -> str:
     return "; ".join(said)
 
 
-def shuffle_numbers(payload: dict) -> dict:
+def shuffle_numbers(payload: PaiFile) -> dict:
     """The shuffling row (Frankle et al.'s test) per density of the precomputed slider in
     :data:`PAI_WINDOW` and per method, as the row judges it: the engine's verdict, on how many
     seeds the method passes where it is "partly", and the median over the seeds of what
@@ -131,18 +131,18 @@ def shuffle_numbers(payload: dict) -> dict:
     ``pai_shuffle_each``, densest first."""
     from .figures import PAI_NAMES
     parts = []
-    for q in sorted(payload["pai"], key=lambda q: -q["density"]):
-        if not PAI_WINDOW[0] <= q["density"] <= PAI_WINDOW[1]:
+    for q in sorted(payload.pai, key=lambda q: -q.density):
+        if not PAI_WINDOW[0] <= q.density <= PAI_WINDOW[1]:
             continue
         setting = _pai(q, "precomputed")["shuffle"]
-        methods = [m for m in q["acc"] if m != "imp"]
+        methods = [m for m in q.acc if m != "imp"]
         each = []
         for m, j in zip(methods, setting["judged"]):
             v = list(j.treatment.values())
             held = sum(j.claim.test.passes(x) for x in v)
             count = f"{held} of {len(v)} seeds, " if j.verdict == "partly" else ""
             each.append(f'{PAI_NAMES[m]} "{j.verdict}" ({count}median {np.median(v):+.1f})')
-        parts.append(f"at {100 * q['density']:.1f}% of the weights, " + _and(each))
+        parts.append(f"at {100 * q.density:.1f}% of the weights, " + _and(each))
     return dict(pai_shuffle_each="; ".join(parts))
 
 
@@ -238,37 +238,37 @@ def speed_numbers(res: ImpResult, low: float = 1 / 7, high: float = 2 / 3,
     return out
 
 
-def pai_numbers(payload: dict, target: float = 0.1) -> dict:
+def pai_numbers(payload: PaiFile, target: float = 0.1) -> dict:
     """The precomputed PaI slider near ``target`` of the weights: what shuffling costs SNIP and
     SynFlow (the range over the two, in points), their seeds' spread there, and what it costs
     the IMP ticket; and the PaI row's margin over the random mask (:data:`PAI_MARGIN`). The
     rows' verdicts are :func:`verdict_numbers`', read off the claims table."""
-    p = min(payload["pai"], key=lambda q: abs(np.log(q["density"] / target)))
-    cost = {m: 100 * (seed_mean(p["acc"][m]["original"]) - seed_mean(p["acc"][m]["shuffled"]))
-            for m in p["acc"]}
+    p = min(payload.pai, key=lambda q: abs(np.log(q.density / target)))
+    cost = {m: 100 * (seed_mean(p.acc[m]["original"]) - seed_mean(p.acc[m]["shuffled"]))
+            for m in p.acc}
     two = [cost["snip"], cost["synflow"]]
-    spread = {m: _spread(100 * np.asarray(p["acc"][m]["original"], dtype=float)) for m in p["acc"]}
-    return dict(pai_density=f"{100 * p['density']:.1f}%",
+    spread = {m: _spread(100 * np.asarray(p.acc[m]["original"], dtype=float)) for m in p.acc}
+    return dict(pai_density=f"{100 * p.density:.1f}%",
                 pai_shuffle=f"{min(two):.1f} to {max(two):.1f}", pai_ticket=cost["imp"],
                 pai_spread=f"{min(spread['snip'], spread['synflow']):.1f} to "
                            f"{max(spread['snip'], spread['synflow']):.1f}",
                 pai_margin=f"{PAI_MARGIN:g}", pai_beyond=_beyond(p, ("snip", "synflow")),
-                pai_sparsest=f"{100 * min(q['density'] for q in payload['pai']):.1f}%",
+                pai_sparsest=f"{100 * min(q.density for q in payload.pai):.1f}%",
                 **shuffle_numbers(payload))
 
 
-def _beyond(p: dict, methods) -> str:
+def _beyond(p: Pai, methods) -> str:
     """On which seeds shuffling costs each of ``methods`` more than its seeds' spread at one
     density of the PaI slider (the shuffling row's per-seed test failing), the exceptions
     named with their cost and spread: "SynFlow on every seed, SNIP on 2 of 3 (not on seed 2,
     where it costs 1.5 points, within its spread of 1.9)"."""
     from .figures import PAI_NAMES
-    judged = dict(zip([m for m in p["acc"] if m != "imp"], _pai(p, "precomputed")["shuffle"]["judged"]))
-    seeds = [int(s) for s in p.get("seeds", range(len(p["acc"]["imp"]["original"])))]
+    judged = dict(zip([m for m in p.acc if m != "imp"], _pai(p, "precomputed")["shuffle"]["judged"]))
+    seeds = [int(s) for s in p.seeds]
     out = []
     for m in methods:
-        x = 100 * np.asarray(p["acc"][m]["original"], float)
-        cost, spread = x - 100 * np.asarray(p["acc"][m]["shuffled"], float), _spread(x)
+        x = 100 * np.asarray(p.acc[m]["original"], float)
+        cost, spread = x - 100 * np.asarray(p.acc[m]["shuffled"], float), _spread(x)
         within = [k for k, s in enumerate(seeds) if judged[m].claim.test.passes(judged[m].treatment[s])]
         out.append(f"{PAI_NAMES[m]} on " + ("every seed" if not within else
                    f"{len(seeds) - len(within)} of {len(seeds)} (not on " + _and(
@@ -367,7 +367,7 @@ def breakdown(density, acc, points: float = 3.0) -> dict:
 
 
 def breakdown_numbers(runs: dict, points: float = 3.0) -> dict:
-    """Exercise 1's answer on the precomputed curve of section 1 (``runs``, :func:`imp_runs`):
+    """Exercise 1's answer on the precomputed curve of section 1 (``runs``, :class:`~.experiments.ImpFile`'s ``imp``):
     its width and where the ticket (seed mean) first falls ``points`` below the dense
     network (:func:`breakdown`), said as censored ("not reached within N rounds") where it
     never does."""
@@ -384,7 +384,7 @@ def breakdown_numbers(runs: dict, points: float = 3.0) -> dict:
 
 
 def imp_numbers(runs: dict, ticket_points: float = 1.0) -> dict:
-    """Section 1's prose on the precomputed main curve (``runs``, :func:`imp_runs`): the
+    """Section 1's prose on the precomputed main curve (``runs``, :class:`~.experiments.ImpFile`'s ``imp``): the
     densities of all the weights after 10 and 13 rounds (the hidden layers follow
     (1 − p)^r, the output layer, pruned at half the rate, keeps more), the two sparsest
     densities and the ticket's loss there (seed mean, points below dense), seed 0's dense

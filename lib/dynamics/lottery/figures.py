@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
-from .experiments import VARIANTS, ImpResult, by_step, imp_cost, imp_runs, seed_mean
+from .experiments import (VARIANTS, ImpFile, ImpResult, Pai, PaiAt, PaiFile, by_step, imp_cost,
+                          seed_mean)
 
 __all__ = ["VARIANT_NAMES", "PAI_NAMES", "DATASET_NAMES", "PAPER_COST", "imp_figure",
            "speed_figure", "pai_figure", "lmc_figure", "barrier_figure", "layer_rows",
@@ -94,17 +95,17 @@ def speed_figure(res: ImpResult, key: str = "stop_step", title: str | None = Non
     return fig
 
 
-def pai_figure(pai: dict, title: str | None = None):
+def pai_figure(pai: Pai | PaiAt, title: str | None = None):
     """Accuracy of each mask as chosen and shuffled within every layer, at one sparsity;
     the dense network as a dotted line."""
-    names = list(pai["acc"])
+    names = list(pai.acc)
     labels = [PAI_NAMES.get(m, m) for m in names]
-    fig = plots.figure(title or f"Masks at {100 * pai['density']:.1f}% of the weights",
+    fig = plots.figure(title or f"Masks at {100 * pai.density:.1f}% of the weights",
                        "", FINAL_ACC)
     top = 0.0
     for how, color, name in (("original", plots.PALETTE[0], "mask as chosen"),
                              ("shuffled", plots.PALETTE[2], "shuffled within each layer")):
-        vals = [np.asarray(pai["acc"][m][how], dtype=float) for m in names]
+        vals = [np.asarray(pai.acc[m][how], dtype=float) for m in names]
         mean = [100 * seed_mean(v) for v in vals]
         several = any(np.isfinite(v).sum() > 1 for v in vals)  # error bars only over seeds
         std = [100 * float(np.nanstd(v)) if np.isfinite(v).sum() > 1 else 0.0 for v in vals]
@@ -115,7 +116,7 @@ def pai_figure(pai: dict, title: str | None = None):
                     text=["" if not np.isfinite(v) else f"{v:.1f}" for v in mean],
                     textposition="inside", insidetextanchor="end",
                     textfont=dict(color="white"))
-    dense = 100 * seed_mean(pai["dense"])
+    dense = 100 * seed_mean(pai.dense)
     if np.isfinite(dense):
         fig.add_scatter(x=labels, y=[dense] * len(labels), mode="lines",
                         name=f"dense: {dense:.1f}%", line=dict(color="#555", dash="dot", width=1))
@@ -161,22 +162,22 @@ def barrier_figure(lmcs: dict, title: str = "Error barrier against rewind step")
 # ============================================================================ tables and cost
 
 
-def layer_rows(pai: dict) -> list[dict]:
+def layer_rows(pai: Pai | PaiAt) -> list[dict]:
     """Each mask's density per layer: where a method puts the weights it keeps."""
     rows = []
-    for m, layers in pai["layers"].items():
+    for m, layers in pai.layers.items():
         row = {"mask": PAI_NAMES.get(m, m)}
         row.update({f"{n.replace('.weight', '')} kept (%)": 100 * v for n, v in layers.items()})
         rows.append(row)
     return rows
 
 
-def _pai_seconds(c: dict, pai: dict, method: str) -> float:
+def _pai_seconds(c: dict, pai: Pai, method: str) -> float:
     """Pruning at init costs its score at θ₀ plus one training (timed as IMP's median round)."""
-    return pai["score_time"][method] + c["train_seconds"]
+    return pai.score_time[method] + c["train_seconds"]
 
 
-def cost_rows(res: ImpResult, pai: dict | None = None) -> list[dict]:
+def cost_rows(res: ImpResult, pai: Pai | None = None) -> list[dict]:
     """The seed paper's cost comparison beside this notebook's own measured cost."""
     p = PAPER_COST
     paper_setting = f"ResNet-20, CIFAR-10, {100 * p['sparsity']:.1f}% sparse"
@@ -184,7 +185,7 @@ def cost_rows(res: ImpResult, pai: dict | None = None) -> list[dict]:
              "test accuracy (%)": p["cts_acc"], "wall time (s)": 60 * p["cts_min"], "source": "paper"},
             {"method": "Lottery ticket rewinding (ibid.)", "setting": paper_setting,
              "test accuracy (%)": p["ltr_acc"], "wall time (s)": 60 * p["ltr_min"], "source": "paper"}]
-    c = imp_cost(res, None if pai is None else pai["round"])
+    c = imp_cost(res, None if pai is None else pai.round)
     name = DATASET_NAMES.get(res.config["dataset"], res.config["dataset"])
     setting = (f"MLP {res.config['width']}x{res.config['depth']}, {name}, "
                f"{100 * (1 - c['density']):.1f}% sparse")
@@ -192,30 +193,30 @@ def cost_rows(res: ImpResult, pai: dict | None = None) -> list[dict]:
                  "test accuracy (%)": 100 * seed_mean(res.acc["ticket"][:, c["round"]]),
                  "wall time (s)": c["imp_seconds"], "source": "this page"})
     for m in ("snip", "synflow"):
-        if pai is not None and m in pai["acc"]:
+        if pai is not None and m in pai.acc:
             rows.append({"method": f"{PAI_NAMES[m]}: score + 1 training", "setting": setting,
-                         "test accuracy (%)": 100 * seed_mean(pai["acc"][m]["original"]),
+                         "test accuracy (%)": 100 * seed_mean(pai.acc[m]["original"]),
                          "wall time (s)": _pai_seconds(c, pai, m), "source": "this page"})
     return rows
 
 
-def cost_table(res: ImpResult, pai: dict | None = None):
+def cost_table(res: ImpResult, pai: Pai | None = None):
     """:func:`cost_rows` as a table: accuracies to a tenth of a point, times to 3 digits."""
     return plots.table(cost_rows(res, pai), formats={"test accuracy (%)": "{:.1f}"})
 
 
-def layer_table(pai: dict):
+def layer_table(pai: Pai | PaiAt):
     """:func:`layer_rows` as a table, percentages to a tenth."""
     rows = layer_rows(pai)
     return plots.table(rows, formats={k: "{:.1f}" for k in rows[0] if k != "mask"})
 
 
-def cost_figure(res: ImpResult, pai: dict | None = None):
+def cost_figure(res: ImpResult, pai: Pai | None = None):
     """Bars of measured seconds per seed: one training, pruning at init, IMP to the ticket."""
-    c = imp_cost(res, None if pai is None else pai["round"])
+    c = imp_cost(res, None if pai is None else pai.round)
     labels, values = ["one training"], [c["train_seconds"]]
     for m in ("snip", "synflow"):
-        if pai is not None and m in pai["acc"]:
+        if pai is not None and m in pai.acc:
             labels.append(f"{PAI_NAMES[m]} + training")
             values.append(_pai_seconds(c, pai, m))
     labels.append(f"IMP ({c['trainings']} trainings)")
@@ -227,10 +228,10 @@ def cost_figure(res: ImpResult, pai: dict | None = None):
 # ============================================================================ precomputed sliders
 
 
-def imp_slider(payload: dict):
-    """The static counterpart of :func:`imp_panel`: IMP curves of several settings."""
-    runs = imp_runs(payload)
-    figs = [imp_figure(r, title=label) for label, r in runs.items()]
+def imp_slider(imps: ImpFile):
+    """The static counterpart of :func:`imp_panel`: IMP curves of several settings (``imps``,
+    the ``lottery_imp`` file read as its record)."""
+    figs = [imp_figure(r, title=label) for label, r in imps.imp.items()]
     return plots.slider(figs, [str(i + 1) for i in range(len(figs))], name="setting", active=0)
 
 
@@ -249,14 +250,14 @@ def pai_caption(config: dict) -> str:
             f"{trained_on(config)}.")
 
 
-def pai_slider(payload: dict, config: dict | None = None):
-    """The static counterpart of :func:`pai_panel`: the comparison at several sparsities; with
-    ``config`` (the file's provenance config), a caption of what every bar trained on
-    (:func:`pai_caption`)."""
+def pai_slider(pais: PaiFile, config: dict | None = None):
+    """The static counterpart of :func:`pai_panel`: the comparison at several sparsities
+    (``pais``, the ``lottery_pai`` file read as its record); with ``config`` (the file's
+    provenance config), a caption of what every bar trained on (:func:`pai_caption`)."""
     if config is not None:
         plots.caption(pai_caption(config))
-    figs = [pai_figure(p) for p in payload["pai"]]
-    labels = [f"{100 * p['density']:.1f}%" for p in payload["pai"]]
+    figs = [pai_figure(p) for p in pais.pai]
+    labels = [f"{100 * p.density:.1f}%" for p in pais.pai]
     return plots.slider(figs, labels, name="weights remaining")
 
 

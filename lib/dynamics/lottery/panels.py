@@ -26,7 +26,7 @@ from ..runtime import get_profile, get_seed
 from ..sweep import train_many
 from ..train import At
 from ..widgets import Choice, Panel, Slider, controls_for
-from .experiments import VARIANTS, ImpResult, Lmc, recipe, rewind_states
+from .experiments import VARIANTS, ImpResult, Lmc, PaiAt, recipe, rewind_states
 from .figures import PAI_NAMES, imp_figure, lmc_figure, pai_figure
 from .science import (PAI_DENSITY, PAI_METHODS, LotteryConfig, barrier, density, full_masks, imp_round,
                       layer_densities, like_masks, load_data, make_model, pai_masks,
@@ -123,9 +123,10 @@ def live_imp(cfg: LotteryConfig, seed: int, data=None, on_round=None) -> ImpResu
         states = rewind_states(cfg, data, [seed], [cfg.rewind_step])[0]
     theta0, theta_k = states[0], states.get(cfg.rewind_step)
     nan = lambda: {v: np.full((1, R + 1), np.nan) for v in VARIANTS}  # noqa: E731
-    res = ImpResult(cfg.to_dict(), [seed], np.ones(R + 1), nan(), nan(), nan(), [],
-                    curves={v: {} for v in VARIANTS}, masks=[], rewound=[theta_k],
-                    inits=[theta0])
+    res = ImpResult(config=cfg.to_dict(), seeds=[seed], density=np.ones(R + 1), acc=nan(),
+                    stop_step=nan(), stop_acc=nan(), stop_on="validation loss", round_time=[],
+                    curves={v: {} for v in VARIANTS})
+    res.rewound, res.inits = [theta_k], [theta0]
     if theta_k is None:
         res.diverged.append(f"dense run, seed {seed}: diverged before step "
                             f"{cfg.rewind_step} (no θ_k)")
@@ -270,40 +271,40 @@ def pai_work(sparsity=1 - PAI_DENSITY, method="all", steps=PAI_LIVE["steps"], wi
 
 
 def live_pai(cfg: LotteryConfig, sparsity: float, methods=PAI_METHODS, seed: int = 0,
-             data=None, on_method=None) -> dict:
+             data=None, on_method=None) -> PaiAt:
     """Pruning at initialization alone, at ``sparsity``, as
     :func:`~dynamics.lottery.experiments.run_pai_at` does (the same θ₀, masks and shuffles),
     one method at a time: its mask and its layer-wise shuffle trained together (the first
-    method's with the dense network), and ``on_method(result_so_far)`` after each. Returns the
-    same dict as ``run_pai_at``."""
+    method's with the dense network), and ``on_method(result_so_far)`` after each. Returns a
+    :class:`~dynamics.lottery.experiments.PaiAt`, as ``run_pai_at`` does."""
     job = P.current()
     data = data or load_data(cfg)
     model = make_model(cfg, data, seed=seed).to(data.device)
     like = like_masks(model, 1.0 - sparsity, cfg.head_rate)
     init = {n: t.detach().clone() for n, t in model.state_dict().items()}
     gen = torch.Generator().manual_seed(seed)
-    pai = dict(density=density(like), seeds=[seed], layers={}, dense=[math.nan], diverged=[],
-               stopped=False, acc={m: {"original": [math.nan], "shuffled": [math.nan]}
-                                   for m in methods})
+    pai = PaiAt(density=density(like), seeds=[seed], layers={}, dense=[math.nan], diverged=[],
+                stopped=False, acc={m: {"original": [math.nan], "shuffled": [math.nan]}
+                                    for m in methods})
     costs = [_step_cost(cfg, 3 if i == 0 else 2) for i in range(len(methods))]
     for i, m in enumerate(methods):
         mk = pai_masks(m, model, data, like, cfg.scope)
-        pai["layers"][m] = layer_densities(mk)
+        pai.layers[m] = layer_densities(mk)
         ms = [mk, shuffle_masks(mk, gen)] if i else [None, mk, shuffle_masks(mk, gen)]
         with job.span_of(sum(costs[:i]) / sum(costs), costs[i] / sum(costs)):
             out = train_live(cfg, data, [init] * len(ms), ms, [seed] * len(ms))
         hs = out.histories
         if i == 0:
             dense, hs = hs[0], hs[1:]
-            pai["dense"] = [_final(dense)]
+            pai.dense = [_final(dense)]
             if dense.diverged:
-                pai["diverged"].append(f"dense: {dense.status}")
+                pai.diverged.append(f"dense: {dense.status}")
         for how, h in zip(("original", "shuffled"), hs):
             if h.diverged:
-                pai["diverged"].append(f"{m} ({how}): {h.status}")
-            pai["acc"][m][how] = [_final(h)]
+                pai.diverged.append(f"{m} ({how}): {h.status}")
+            pai.acc[m][how] = [_final(h)]
         if out.info.get("stopped"):
-            pai["stopped"] = True
+            pai.stopped = True
             break
         if on_method is not None:
             on_method(pai)
@@ -330,12 +331,12 @@ def pai_panel(profile: str | None = None, seed: int | None = None, above="precom
             shown.append(1)
 
         pai = live_pai(cfg, float(sparsity), methods, seed=seed, on_method=redraw)
-        if pai["diverged"]:
-            update(status=f"diverged: {pai['diverged'][0]}")
-        elif not pai["stopped"]:
+        if pai.diverged:
+            update(status=f"diverged: {pai.diverged[0]}")
+        elif not pai.stopped:
             update(status="done: " + ", ".join(
-                f"{PAI_NAMES[m]} {100 * pai['acc'][m]['original'][0]:.1f}% "
-                f"(shuffled {100 * pai['acc'][m]['shuffled'][0]:.1f}%)" for m in methods))
+                f"{PAI_NAMES[m]} {100 * pai.acc[m]['original'][0]:.1f}% "
+                f"(shuffled {100 * pai.acc[m]['shuffled'][0]:.1f}%)" for m in methods))
         return None if len(shown) == len(methods) else pai_figure(pai)  # None: all drawn
 
     return Panel(run, [Slider("sparsity", 0.5, 0.995, value=1 - PAI_DENSITY, step=0.005),

@@ -209,21 +209,17 @@ def test_to_html_carries_the_narrow_layout_for_the_book_only():
     assert f"Plotly.newPlot('{div}', fig.data, fig.layout" in out
 
 
-def test_a_claim_across_seeds_can_fail_and_shows_the_spread():
+def test_the_seeds_spread_is_printed_as_the_claims_tables_print_it():
     from dynamics import plots
 
-    text, v = plots.across_seeds({0: 0.91, 1: 0.95, 2: 0.93}, lambda x: x > 0.9)
-    assert v == "yes" and text == "median 0.93 (0.91–0.95), seeds 0, 1, 2"
-    text, v = plots.across_seeds({0: 0.91, 1: 0.85, 2: 0.93}, lambda x: x > 0.9)
-    assert v == "partly" and text.endswith("holds on 2 of 3 seeds")
-    assert plots.across_seeds({0: 0.5, 1: 0.4}, lambda x: x > 0.9)[1] == "no"
-    # a quantity not reached on a seed (None or NaN) does not hold there
-    text, v = plots.across_seeds({0: None, 1: float("nan"), 2: 3.0}, lambda x: x > 1)
-    assert v == "partly" and text.startswith("3 on seed 2 only, 2 not reached, seeds 0, 1, 2")
+    assert plots.spread({0: 0.91, 1: 0.95, 2: 0.93}) == "median 0.93 (0.91–0.95), seeds 0, 1, 2"
+    # a quantity not reached on a seed (None or NaN) is named, not averaged in
+    assert plots.spread({0: None, 1: float("nan"), 2: 3.0}).startswith(
+        "3 on seed 2 only, 2 not reached, seeds 0, 1, 2")
     # equal as printed where some seeds did not reach it: "on every seed that reached it"
     assert plots.spread({0: 0.9, 1: 0.9, 2: None}) == (
         "0.9 on every seed that reached it, 1 not reached, seeds 0, 1, 2")
-    assert plots.across_seeds({0: None}, lambda x: True) == ("— (seed 0)", "no")
+    assert plots.spread({0: None}) == "— (seed 0)"
     # a quantity reached on no seed: said in words, never as a tuple "(0, 1)" (the page check)
     assert plots.spread({0: None, 1: None}) == "— on every seed, seeds 0, 1"
     # equal ends as printed: one value, never "0.5 (0.5–0.5)"
@@ -234,7 +230,7 @@ def test_a_claim_across_seeds_can_fail_and_shows_the_spread():
     assert plots.spread({0: 29.15, 1: 80.11, 2: float("inf")}, fmt) == (
         "median 80.11× (29.15×–∞), seeds 0, 1, 2")
     with pytest.raises(ValueError, match="at least one"):
-        plots.across_seeds({}, lambda x: True)
+        plots.spread({})
 
 
 def test_a_claims_row_prints_its_control_window_and_seeds(monkeypatch):

@@ -125,6 +125,8 @@ class Claim:
 
 
 VERDICTS = ("yes", "within noise", "does not discriminate", "partly", "no")
+CANNOT_TELL = "not at this scale"  # a row none of whose settings the engine could judge: it
+#                                   carries no numbers, so the audit refuses to render it
 
 
 def no_control(run) -> float:
@@ -399,4 +401,4 @@ def rows(judged: Sequence[Judged]) -> list[dict]:
 
 
 __all__ = ["Test", "Claim", "Judged", "judge", "verdict_of", "joint", "audit", "rows", "combine",
-           "VERDICTS", "NOT_YET_JUDGED", "ClaimNotJudged", "control_miss", "constant", "no_control"]
+           "VERDICTS", "CANNOT_TELL", "NOT_YET_JUDGED", "ClaimNotJudged", "control_miss", "constant", "no_control"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dynamics import lottery as L
-from dynamics import plots, results
+from dynamics import evidence, plots, results
 
 from known import known_answer
 from stopping import stop_mid_run
@@ -123,33 +123,42 @@ def test_claims_table_rows_and_verdicts(small):
     assert not any(r["asserted"] for r in L.page_claims(res, pai))
 
 
+def _judged(treatment: dict, control: dict):
+    """The engine's judgement of a stand-in claim (passes above 0) on these numbers."""
+    claim = evidence.Claim("stand-in", "paper", measure=float, control="its control",
+                           test=evidence.Test(">", 0.0, "above 0"), window="the run")
+    return evidence.judge(claim, treatment, control)
+
+
 def test_a_row_over_settings_holds_only_if_every_setting_holds():
-    """The one combiner: a claim's row is "yes" when every (setting, seed) check of its
-    asserted settings holds, "no" when none does, "partly" naming the failures between; an
-    unasserted one-seed setting is shown, and named where it falls short, but does not decide
-    an asserted row; a setting that cannot tell is shown but not judged; the row is asserted
-    when a judging setting is."""
+    """The one combiner: a claim's row combines the engine's verdicts on its asserted
+    settings ("yes" when each is, "no" when none holds, "partly" naming the failing seeds
+    between); an unasserted one-seed setting is shown, and named where it falls short, but does
+    not decide an asserted row; a setting that cannot tell is shown but not judged; the row is
+    asserted when a judging setting is."""
     s = L.claims._setting
-    yes = s("A", "a", {0: True, 1: True, 2: True}, True, [0, 1, 2])
-    one_no = s("B", "b", {0: False}, False, [0])
-    cannot = s("C", "too short to tell", None, True, [0])
+    ctrl = {0: -1.0, 1: -1.2, 2: -0.8}
+    yes = s("A", "a", True, [0, 1, 2], judged=[_judged({0: 1.0, 1: 1.1, 2: 0.9}, ctrl)])
+    one_no = s("B", "b", False, [0], judged=[_judged({0: -0.5}, {0: -1.0})])
+    cannot = s("C", "too short to tell", True, [0])
     assert L.claims._row("match", [yes])["reproduced"] == "yes"
     row = L.claims._row("match", [yes, one_no])  # the page's one-seed run falls short
     assert row["reproduced"] == "yes" and "short of the test on B, seed 0" in row["measured here"]
     assert row["asserted"] and "A: a" in row["measured here"] and "B: b" in row["measured here"]
-    partly = s("A", "a", {0: True, 1: False, 2: True}, True, [0, 1, 2])
+    partly = s("A", "a", True, [0, 1, 2], judged=[_judged({0: 1.0, 1: -1.0, 2: 1.2}, ctrl)])
     row = L.claims._row("match", [partly, one_no])  # an asserted setting's own failure decides
     assert row["reproduced"] == "partly" and "does not hold on A, seed 1" in row["measured here"]
     assert L.claims._row("match", [one_no])["reproduced"] == "no"  # shown alone: judged alone
     row = L.claims._row("match", [yes, cannot])
     assert row["reproduced"] == "yes" and "too short" in row["measured here"]
+    assert evidence.audit([row]) == []  # the verdict follows from the engine's numbers it carries
     row = L.claims._row("speed", [cannot])
     assert row["reproduced"] == "not at this scale" and not row["asserted"]
 
 
 def test_claims_take_no_private_helpers_and_compute_no_verdict_by_hand():
     """Issue 38, within this theme: claims read figures' public names only, and every verdict
-    comes from the one combiner (plots.judged, called by _row and in the fine-tuning rows)."""
+    comes from the engine, combined by evidence.combine (in _row), none handed in."""
     import inspect
     import re
 
@@ -158,7 +167,8 @@ def test_claims_take_no_private_helpers_and_compute_no_verdict_by_hand():
         for names in re.findall(r"from \.figures import ([^\n]+)", src):
             assert not any(n.strip().startswith("_") for n in names.split(",")), names
         assert "across_seeds" not in src and not re.search(r'"(yes|partly|no)" if', src)
-    assert inspect.getsource(L.claims).count("plots.judged(") == 1
+    assert "plots.judged" not in inspect.getsource(L.claims)
+    assert "evidence.combine(" in inspect.getsource(L.claims._row)
 
 
 def test_numbers_for_the_prose_come_from_the_runs_and_data(small):

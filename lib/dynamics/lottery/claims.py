@@ -4,8 +4,8 @@ numbers the prose glues about the same runs (``*_numbers``) are :mod:`.facts`'.
 
 One claim, one row: a claim measured in several settings (this page's run, the precomputed
 runs, several sparsities) is one row that shows each setting's numbers, with one verdict over
-all of them. Each setting checks the claim on each of its seeds; every verdict comes from
-those checks through one combiner (:func:`_row`, by :func:`dynamics.plots.judged`).
+all of them. The claims engine judges each setting on each of its seeds; the row's verdict
+combines the engine's (:func:`_row`, by :func:`dynamics.evidence.combine`).
 """
 from __future__ import annotations
 
@@ -207,13 +207,14 @@ SHUFFLE_SAME = _claim("shuffle", "shuffling's cost less the seeds' spread, point
                       evidence.Test("<=", 0.0, "within the seeds' spread"))
 
 
-def _setting(where: str, text: str, ok: dict | None, asserted: bool, seeds,
+def _setting(where: str, text: str, asserted: bool, seeds,
              judged: list | None = None) -> dict:
-    """One setting's measurement of a claim: its numbers (``text``) and its per-seed checks
-    (``ok``: ``{seed: bool}``; None where this setting cannot tell, said in ``text``), or the
-    engine's judgements (``judged``: :func:`dynamics.evidence.judge` results, one per part of
-    the claim, e.g. per method), whose verdicts the row combines; ``ok`` is then, per seed,
-    whether every part's treatment passes and its control fails (for the text only)."""
+    """One setting's measurement of a claim: its numbers (``text``) and the engine's judgements
+    (``judged``: :func:`dynamics.evidence.judge` results, one per part of the claim, e.g. per
+    method), whose verdicts the row combines; none where this setting cannot tell (said in
+    ``text``). A setting hands in no check of its own: ``ok`` is, per seed, whether every
+    part's treatment passes and its control fails (for the text only; None: cannot tell)."""
+    ok = None
     if judged:
         ok = {int(s): all(j.claim.test.passes(j.treatment[s]) and not j.claim.test.passes(j.control[s])
                           for j in judged) for s in judged[0].treatment}
@@ -235,47 +236,34 @@ def _judged_text(parts: dict) -> str:
 
 def _row(key: str, settings: list[dict]) -> dict:
     """The one row of claim ``key`` over all its settings, each setting's numbers shown. The
-    verdict is :func:`dynamics.plots.judged` over the (setting, seed) checks of its asserted
-    settings (when none is asserted, of its settings with three seeds or more; when it has
-    none, of every setting): "yes" when all hold, "no" when none
-    does, "partly" (saying which fail) between; "not at this scale" when no setting can tell.
-    An unasserted setting (one seed) that falls short is named, not counted. Asserted when a
-    setting that judges it is asserted."""
+    verdict is :func:`dynamics.evidence.combine` of the engine's verdicts on its asserted
+    settings (when none is asserted, on its settings with three seeds or more; when it has
+    none, on every judged setting); "not at this scale" when no setting can tell (a row the
+    audit then refuses to render: it carries no numbers). An unasserted setting (one seed)
+    that falls short is named, not counted. Asserted when a setting that judges it is asserted."""
     claim, paper, control, window = CLAIMS[key]
-    judging = [s for s in settings if s["ok"] is not None]
+    judging = [s for s in settings if s["judged"]]
     # one rule: a row is judged on its settings with three seeds or more (its asserted ones
     # first); the others' numbers are shown beside it, and where they fall short the row says
     # so, without their single seed deciding the verdict; a row with no such setting is
     # judged on its one-seed settings
     basis = ([s for s in judging if s["asserted"]]
              or [s for s in judging if len(s["seeds"]) >= 3] or judging)
-    checks = {f"{s['where']}, seed {k}": bool(v) for s in basis if not s["judged"]
-              for k, v in s["ok"].items()}
-    engine = [j.verdict for s in basis for j in s["judged"]]  # the engine's own verdicts
     measured = "; ".join(f"{s['where']}: {s['text']}" for s in settings)
-    if checks or engine:
-        verdicts = list(engine)
-        if checks:
-            verdicts.append(plots.judged({k: float(v) for k, v in checks.items()}, checks)[1])
-        verdict = evidence.combine(*verdicts)
-        failing = [k for k, v in checks.items() if not v] + [
-            f"{s['where']}, seed {k}" for s in basis if s["judged"] for k, v in s["ok"].items() if not v]
-        if verdict != "yes" and failing:
-            measured += "; does not hold on " + ", ".join(failing)
-    else:
-        verdict = plots.verdict(False, scale=True)
+    verdict = evidence.combine(*(j.verdict for s in basis for j in s["judged"])) if basis \
+        else evidence.CANNOT_TELL
+    failing = [f"{s['where']}, seed {k}" for s in basis for k, v in s["ok"].items() if not v]
+    if verdict != "yes" and failing:
+        measured += "; does not hold on " + ", ".join(failing)
     short = [f"{s['where']}, seed {k}" for s in judging if s not in basis
              for k, v in s["ok"].items() if not v]
     if short:
         measured += ("; shown, not asserted (fewer than three seeds), and short of the test on "
                      + ", ".join(short))
-    # the engine's numbers travel with the row when the engine judged every part of its basis
-    engine_only = not checks and engine
     return plots.claim(claim, paper, measured, verdict, any(s["asserted"] for s in judging),
                        control=control, window=window,
                        seeds=sorted({k for s in settings for k in s["seeds"]}),
-                       evidence=[j.record(s["where"]) for s in basis for j in s["judged"]]
-                       if engine_only else None)
+                       evidence=[j.record(s["where"]) for s in basis for j in s["judged"]] or None)
 
 
 def _rows(*groups: dict) -> list[dict]:
@@ -315,13 +303,13 @@ def _tickets(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
         if not all(np.isfinite(v) for v in ctrl.values()):  # a control not trained cannot fail
             out["match"] = _setting(where, head + f"ticket − dense {plots.spread(gap, _pts)}; "
                                     "the re-initialized control was not trained in the window: "
-                                    "cannot tell", None, shown, seeds)
+                                    "cannot tell", shown, seeds)
         else:
             j = evidence.judge(MATCH, gap, ctrl)
             out["match"] = _setting(where, head + _judged_text({"ticket − dense": j}),
-                                    None, shown, seeds, judged=[j])
+                                    shown, seeds, judged=[j])
     else:
-        out["match"] = _setting(where, "no round in the window", None, shown, seeds)
+        out["match"] = _setting(where, "no round in the window", shown, seeds)
     at = f"at {100 * res.density[r]:.1f}% (round {r}"
     if r + 1 < len(res.density):  # the window's edge: the next round, outside it
         at += f"; the next round, {100 * res.density[r + 1]:.1f}%, lies outside the window"
@@ -331,14 +319,14 @@ def _tickets(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
                        ticket)
     out["reinit"] = _setting(where, at + "), below the dense network (the control: the ticket's "
                              "own drop): " + _judged_text({"dense − re-init": j}),
-                             None, asserted, seeds, judged=[j])
+                             asserted, seeds, judged=[j])
     # random mask: below the ticket, against the re-initialized ticket's lead over it (the control)
     j = evidence.judge(RANDOM, _per_seed(res, lambda k: 100 * (a["ticket"][k, r] - a["random"][k, r])),
                        _per_seed(res, lambda k: 100 * (a["reinit"][k, r] - a["random"][k, r])))
     out["random"] = _setting(where, at + "), below the ticket (the control: the re-initialized "
                              "ticket's lead over the random mask): "
                              + _judged_text({"ticket − random mask": j}),
-                             None, asserted, seeds, judged=[j])
+                             asserted, seeds, judged=[j])
     return out
 
 
@@ -362,7 +350,7 @@ def _speed(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
     stop, step, seeds = res.stop_step, res.eval_interval, res.seeds
     win = _window(res, SPEED_WINDOW)
     if not win:
-        return {key: _setting(where, "no round in the window", None, asserted, seeds)}
+        return {key: _setting(where, "no round in the window", asserted, seeds)}
     last = res.eval_steps[-1] if res.eval_steps else 0
     dense = _per_seed(res, lambda k: stop["ticket"][k, 0])
     ticket = _per_seed(res, lambda k: np.nanmean(stop["ticket"][k, win]))
@@ -379,12 +367,12 @@ def _speed(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
     if max(dense.values()) >= last - step:
         return {key: _setting(where, text + f"; too short to tell: the dense minimum is "
                               f"within one evaluation of the end of the {last}-step runs",
-                              None, asserted, seeds)}
+                              asserted, seeds)}
     ctrl = {s: dense[s] - reinit[s] for s in ticket}  # the re-init's own lead over dense
     j = evidence.judge(SPEED_LEAD(step), lead, ctrl)
     return {key: _setting(where, text + "; the ticket's lead against the re-init's own over "
                           "the dense network (the control): " + _judged_text({"": j}),
-                          None, asserted, seeds, judged=[j])}
+                          asserted, seeds, judged=[j])}
 
 
 def speed_claim(res: ImpResult, where: str = "this run", asserted: bool | None = None) -> dict:
@@ -454,16 +442,16 @@ def _pai(pai: Pai | PaiAt, where: str, asserted: bool | None = None) -> dict:
             "seeds (an observation, not the test)")
     if n < 2:
         cost += "; one seed: no spread to judge by"
-        same = _setting(at, cost, None, False, seeds)
+        same = _setting(at, cost, False, seeds)
     else:
         past = lambda m, k: round(float(drop[m][k] - spread[m]), 2)  # noqa: E731
         ticket = {s: past("imp", k) for k, s in enumerate(seeds)}
         judged = {PAI_NAMES[m]: evidence.judge(SHUFFLE_SAME, {s: past(m, k) for k, s in enumerate(seeds)},
                                                ticket) for m in methods}
         same = _setting(at, cost + "; cost less the spread, each method against the ticket's "
-                        "(the control): " + _judged_text(judged), None, False, seeds,
+                        "(the control): " + _judged_text(judged), False, seeds,
                         judged=list(judged.values()))
-    return {"pai": _setting(at, text, None, asserted and "pai" not in SHOWN_ONLY, seeds,
+    return {"pai": _setting(at, text, asserted and "pai" not in SHOWN_ONLY, seeds,
                             judged=list(parts.values())),
             "shuffle": same}
 
@@ -513,11 +501,11 @@ def _lmc(calm: tuple, hot: tuple, asserted: bool | None = None, steps: int | Non
         close += (f"; the median clears it by {limit - float(np.median(list(cb.values()))):.2f} pts, "
                   f"the seeds' spread is {stable.noise:.2f} pts")
     return {"stable": _setting(cl, _judged_text({"barrier from θ₀": stable}) + f" (control: from "
-                               f"θ₀ at {hl}){close}", None, asserted, seeds, judged=[stable]),
+                               f"θ₀ at {hl}){close}", asserted, seeds, judged=[stable]),
             "later": _setting(hl, f"judged at k = {kl}"
                               + (f" of the {steps}-step runs" if steps else "") + f"{share(kl)}: "
                               + _judged_text({f"barrier from θ_{kl}": later}) + " (control: from θ₀)"
-                              + (f"; {mid}" if mid else "") + since, None, asserted, seeds,
+                              + (f"; {mid}" if mid else "") + since, asserted, seeds,
                               judged=[later])}
 
 
@@ -561,7 +549,7 @@ def _lr(runs: dict) -> dict:
                 f"ticket − re-init, mean over {len(rounds)} rounds {plots.spread(gap(reset), _pts)} "
                 f"(round by round: {each}); at Adam lr {main.config['lr']:g} (the control) "
                 f"{plots.spread(gap(main), _pts)}; |ticket − re-init| against the control's: "
-                + _judged_text({"": j}), None, False, reset.seeds, judged=[j]))
+                + _judged_text({"": j}), False, reset.seeds, judged=[j]))
     if reset is not None and rewound is not None:
         sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
         diff = lambda arm: _per_seed(rewound, lambda k: 100 * np.mean(  # noqa: E731
@@ -570,7 +558,7 @@ def _lr(runs: dict) -> dict:
         out["rewind"] = _setting(
             f"precomputed, Adam lr {rewound.config['lr']:g}",
             f"rewound to step {rewound.config['rewind_step']} − reset to θ₀, the tickets against "
-            "their re-initialized controls: " + _judged_text({"": j}), None, False, rewound.seeds,
+            "their re-initialized controls: " + _judged_text({"": j}), False, rewound.seeds,
             judged=[j])
     return out
 

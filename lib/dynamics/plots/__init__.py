@@ -20,8 +20,8 @@ Modules (every public name is re-exported here: ``plots.figure``, ``plots.claim`
 import plotly.graph_objects as go  # noqa: F401  (plots.go: the figures' plotly module)
 
 from .builders import bars, curves, figure, heatmap, mark_step, slider, subplots
-from .claims import (MARKS, VERDICTS, ClaimNotShown, across_seeds, claim, claims_table, failed_claims,
-                     claim_seeds, judged, per_seed, spread, verdict, verdicts)
+from .claims import (MARKS, VERDICTS, ClaimNotShown, claim, claims_table, failed_claims,
+                     claim_seeds, per_seed, spread, verdicts)
 from .layout import (CHAR, COLUMN, FONT, HEIGHT, NARROW, NARROW_BELOW, PALETTE, PANEL, TEMPLATE,
                      house)
 from .render import (CDN, CONFIG, caption, load_plotlyjs, narrow_patch, plotlyjs_html, show,
@@ -33,6 +33,6 @@ __all__ = ["PALETTE", "HEIGHT", "COLUMN", "NARROW", "NARROW_BELOW", "FONT", "CHA
            "PANEL", "house", "CDN", "CONFIG", "narrow_patch", "to_html", "plotlyjs_html",
            "load_plotlyjs", "use_book_renderer", "show", "caption", "figure", "subplots",
            "curves", "mark_step", "heatmap", "slider", "bars", "number", "TABLE_CSS", "table",
-           "rounded", "VERDICTS", "MARKS", "verdict", "claim", "ClaimNotShown", "failed_claims",
-           "claims_table", "spread", "across_seeds", "judged", "per_seed", "claim_seeds",
+           "rounded", "VERDICTS", "MARKS", "claim", "ClaimNotShown", "failed_claims",
+           "claims_table", "spread", "per_seed", "claim_seeds",
            "verdicts"]

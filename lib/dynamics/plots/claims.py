@@ -1,8 +1,8 @@
 """Claims tables: each chapter's rows of what a paper claims beside what its run measured.
 
-A claim is a statement that can fail. :func:`claim` makes a row; its verdict comes from a
-check the row states (:func:`verdict` for one run, :func:`across_seeds` for a measured
-quantity on several seeds, which also writes the seeds' spread into the row). A row names what
+A claim is a statement that can fail. :func:`claim` makes a row; its verdict comes from the
+claims engine (:mod:`dynamics.evidence`, which measures the claim and its control on every seed
+and alone turns numbers into a verdict; :func:`spread` writes the seeds' spread). A row names what
 it compares with (``control``: a control run, a null, or the theory's number) and where it
 looks (``window``: the steps, cells or range the prose names); both are printed under the
 measurement, so a reader sees what would have shown the phenomenon absent.
@@ -18,14 +18,6 @@ from .tables import table
 VERDICTS = ("yes", "partly", "not at this scale", "no", "within noise", "does not discriminate")
 MARKS = {"yes": "✓ yes", "partly": "◐ partly", "not at this scale": "– not at this scale",
          "no": "✗ no", "within noise": "≈ within noise", "does not discriminate": "⊘ does not discriminate"}
-
-
-def verdict(ok: bool, partly: bool = False, scale: bool = False) -> str:
-    """A claims row's verdict from its checks: "yes" when ``ok``, else "partly" when
-    ``partly``, else "not at this scale" when ``scale`` (the claim is about a regime this
-    profile does not reach), else "no". Use ``partly`` only where the row says in words what
-    part holds (never as a softer "no"): a failed check is "no"."""
-    return "yes" if ok else "partly" if partly else "not at this scale" if scale else "no"
 
 
 def claim(claim: str, paper: str, measured: str, reproduced: str, asserted: bool = True, *,
@@ -95,25 +87,6 @@ def spread(values: Mapping[int, float] | Sequence[float], fmt: Callable[[float],
     return f"median {show(mid)} ({show(finite[0])}–{show(finite[-1])}{tail}), seeds {seeds}"
 
 
-def across_seeds(values: Mapping[int, float], holds: Callable[[float], bool],
-                 fmt: Callable[[float], str] | None = None) -> tuple[str, str]:
-    """A measured quantity on several seeds against the check the claim states: returns the
-    seeds' :func:`spread` and the verdict: "yes" when ``holds`` on every seed, "no" when on
-    none, and "partly" when on some (the text then says on how many). A value that is None
-    or NaN (the quantity was not reached) does not hold."""
-    if not values:
-        raise ValueError("across_seeds() needs at least one seed's value")
-
-    def ok(v) -> bool:
-        return v is not None and not (isinstance(v, float) and math.isnan(v)) and bool(holds(v))
-
-    good = sum(ok(v) for v in values.values())
-    text = spread(values, fmt)
-    if 0 < good < len(values):
-        text += f"; holds on {good} of {len(values)} seeds"
-    return text, "yes" if good == len(values) else "no" if good == 0 else "partly"
-
-
 CLAIM_SEEDS = 3  # the seeds a page's asserted live rows are measured on: its own and the next
 
 
@@ -129,20 +102,6 @@ def claim_seeds(seed: int | None = None, n: int = CLAIM_SEEDS) -> list[int]:
         n = min(int(n), 2)
     seed = get_seed(seed)
     return list(range(seed, seed + int(n)))
-
-
-def judged(values: Mapping[int, float], ok: Mapping[int, bool],
-           fmt: Callable[[float], str] | None = None) -> tuple[str, str]:
-    """:func:`across_seeds` for a check on more than the quantity shown: the seeds' spread of
-    ``values`` and the verdict of the per-seed checks ``ok`` ("yes" on every seed, "no" on
-    none, "partly" with "holds on k of n seeds")."""
-    if not ok:
-        raise ValueError("judged() needs at least one seed's check")
-    text = spread(values, fmt)
-    good = sum(bool(v) for v in ok.values())
-    if 0 < good < len(ok):
-        text += f"; holds on {good} of {len(ok)} seeds"
-    return text, "yes" if good == len(ok) else "no" if good == 0 else "partly"
 
 
 def per_seed(runs, name: str, source: str) -> dict:

@@ -245,11 +245,11 @@ def test_clock_pointwise_reads_single_evaluations():
     a = H(steps=steps, train_loss=[2.0, 1.0, 1.0, 1.0])
     b = H(steps=steps, train_loss=[2.0, 1.1, 1.1, 1.1])
     odd = H(steps=steps, train_loss=[2.0, 5.0, 5.0, 5.0])
-    clock = dict(runs=[dict(lr=0.01, weight_decay=0.5, matched=True),
-                       dict(lr=0.02, weight_decay=0.25, matched=True),
-                       dict(lr=0.01, weight_decay=2.0, matched=False)],
-                 histories=[a, b, odd], final_loss=[1.0, 1.1, 5.0], spread=0.1, ratio=4.8,
-                 contrast=4.0, product=0.005)
+    clock = E.Clock.of(dict(runs=[dict(lr=0.01, weight_decay=0.5, matched=True),
+                                  dict(lr=0.02, weight_decay=0.25, matched=True),
+                                  dict(lr=0.01, weight_decay=2.0, matched=False)],
+                            histories=[a, b, odd], final_loss=[1.0, 1.1, 5.0], spread=0.1,
+                            ratio=4.8, contrast=4.0, product=0.005, stopped=False, strategy=None))
     pts = F.clock_pointwise(clock)
     assert [t for t, _ in pts] == pytest.approx([0, 0.5, 1.0, 2.0])
     assert [v for _, v in pts] == pytest.approx([0, 0.1, 0.1, 0.1])
@@ -400,7 +400,9 @@ def test_invariant_row_reads_the_least_fall_its_ties_allow():
 def test_claims_numbers_read_the_clock_row():
     """The clock sentence glues the row's own numbers: the matched runs' spread and the run at
     another product off their level, seed by seed, in percent."""
-    clocks = {s: dict(spread=0.01 * (s + 1), ratio=1.2 + 0.1 * s) for s in range(3)}
+    clocks = {s: E.Clock(runs=[], histories=[], final_loss=[], product=0.005, contrast=4.0,
+                         stopped=False, spread=0.01 * (s + 1), ratio=1.2 + 0.1 * s, strategy=None)
+              for s in range(3)}
     from dynamics import evidence
     row = evidence.judge(C.CLOCK, clocks, clocks).row()
     out = F.numbers("claims", [row])

@@ -74,7 +74,7 @@ def test_dry_run_caps_every_runner(monkeypatch, tmp_path):
     eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("gpu"), 0, bars=False)
     assert eq["steps"] == 3 and eq["status"] == "ok"
     clock = E.run_clock(S.ClockConfig.for_profile("gpu"), 0, bars=False)
-    assert all(h.steps[-1] == 3 for h in clock["histories"])
+    assert all(h.steps[-1] == 3 for h in clock.histories)
     spec = E.run_spectrum(S.SpectrumConfig.for_profile("gpu"), 0, bars=False)
     assert all(r["history"].steps[-1] == 3 for r in spec["runs"].values())
     paths = Runner(E.precompute_plan("gpu")).run()
@@ -274,9 +274,9 @@ def test_live_rows_fail_on_contradicting_data():
                if r["claim"].startswith(("AdamW: RMS", "SGD")))
     # a control run (another product) that settles at the matched runs' level passes the row's
     # own test: the row cannot tell the clock from no clock, and says so
-    same = {s: dict(c, ratio=1.0) for s, c in runs["clock"].items()}
+    same = {s: dataclasses.replace(c, ratio=1.0) for s, c in runs["clock"].items()}
     assert C.page_claims(clock=same)[0]["reproduced"] == "does not discriminate"
-    apart = {s: dict(c, spread=1.0) for s, c in runs["clock"].items()}  # matched runs far apart
+    apart = {s: dataclasses.replace(c, spread=1.0) for s, c in runs["clock"].items()}  # matched runs far apart
     assert C.page_claims(clock=apart)[0]["reproduced"] == "no"
     swapped = {s: dict(sp, runs=dict(reversed(list(sp["runs"].items()))))
                for s, sp in runs["spectrum"].items()}  # decay and no decay swapped

@@ -72,7 +72,7 @@ def test_figures_of_the_other_sections():
     fig = _rendered(F.clock_figure(clock))
     assert len(fig.data) == 4
     rows = F.clock_rows(clock)
-    assert [r["ηλ"] for r in rows] == pytest.approx([clock["product"]] * 3 + [4 * clock["product"]])
+    assert [r["ηλ"] for r in rows] == pytest.approx([clock.product] * 3 + [4 * clock.product])
     spec = E.run_spectrum(S.SpectrumConfig.for_profile("smoke", steps=40, width=16), 0, bars=False)
     fig = _rendered(F.spectrum_figure(spec))
     assert [t.name for t in fig.data if t.showlegend is not False] == ["λ = 0", "λ = 2", "initialization"]

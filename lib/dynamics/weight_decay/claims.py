@@ -492,7 +492,7 @@ CLOCK = evidence.Claim(
     "settled loss levels agree when η·λ is held fixed (the settled level of trajectory "
     "invariance; the pointwise curves: see the clock section)",
     "Efficient Hyperparameter Tuning via Trajectory Invariance Principle",
-    measure=lambda c: c["spread"], control_measure=lambda c: abs(c["ratio"] - 1),
+    measure=lambda c: c.spread, control_measure=lambda c: abs(c.ratio - 1),
     test=evidence.Test("<=", CLOCK_SPREAD, "largest ÷ smallest settled loss − 1, CLOCK_SPREAD"),
     control="the run at the middle learning rate with another product against the matched "
             "runs' level",
@@ -685,8 +685,8 @@ def page_claims(grid: Decoupling | None = None, live=None, equilibria=None, cloc
         clock = plots.per_seed(clock, "clock", "wdc.claim_runs")
         c0 = next(iter(clock.values()))
         rows.append(evidence.judge(replace(
-            CLOCK, window=CLOCK.window + f", the 3 runs at ηλ = {_fmt(c0['product'], 2)}; the "
-            f"control at {c0['contrast']:g}× that product"), clock, clock).row())
+            CLOCK, window=CLOCK.window + f", the 3 runs at ηλ = {_fmt(c0.product, 2)}; the "
+            f"control at {c0.contrast:g}× that product"), clock, clock).row())
     if window is not None:
         rows += window_claims(window)
     if spectrum is not None:

@@ -338,11 +338,36 @@ def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, hist
 # ============================================================================ 3. the clock
 
 
+@dataclass
+class ClockRun(results.Record):
+    """One run of the clock (:func:`~.science.matched_runs`): its eta and lambda, and whether
+    it shares the matched runs' product."""
+    lr: float
+    weight_decay: float
+    matched: bool
+
+
+@dataclass
+class Clock(results.Record):
+    """:func:`run_clock`'s result: the runs (:class:`ClockRun`), their histories and settled
+    losses, the matched product and the odd run's ``contrast``, whether it was stopped, the
+    matched runs' ``spread`` and the odd run's ``ratio`` to their mean loss."""
+    runs: list[ClockRun]
+    histories: list
+    final_loss: list
+    product: float
+    contrast: float
+    stopped: bool
+    spread: float
+    ratio: float
+    strategy: Any
+
+
 def run_clock(cfg: ClockConfig | None = None, seed: int | None = None, bars=None,
-              profile: str | None = None, on_step=None) -> dict:
+              profile: str | None = None, on_step=None) -> Clock:
     """AdamW on a :class:`~.science.NormMLP`: three runs with equal eta * lambda (learning
     rates a factor ``spread`` apart) and one with ``contrast`` times the product, from the
-    same initialization and batches. Returns the runs, their histories, each run's settled
+    same initialization and batches. Returns a :class:`Clock`: the runs, their histories, each run's settled
     loss (the mean train loss over the second half, once the norms have equilibrated: see
     :func:`~.science.final_loss`), ``spread`` (max/min - 1 of the matched losses) and
     ``ratio`` (odd loss / mean matched loss); NaN where a run diverged or was stopped.
@@ -351,18 +376,18 @@ def run_clock(cfg: ClockConfig | None = None, seed: int | None = None, bars=None
     seed = get_seed(seed)
     cfg = ClockConfig.for_profile(profile) if cfg is None else cfg
     data = mnist1d_data(cfg.n_train)
-    runs = cfg.runs()
+    runs = [ClockRun.of(r) for r in cfg.runs()]
     steps = runtime.steps(cfg.steps)
-    configs = [dict(lr=r["lr"], weight_decay=r["weight_decay"], seed=seed) for r in runs]
+    configs = [dict(lr=r.lr, weight_decay=r.weight_decay, seed=seed) for r in runs]
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, 41)})
     res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes),
                      data, configs, Recipe(steps, batch_size=cfg.batch_size, eval=evals),
                      bars=bars, on_step=on_step)
     losses = [final_loss(h, tail=0.5) if len(h) else float("nan") for h in res.histories]
-    matched = [l for l, r in zip(losses, runs) if r["matched"]]
-    odd = [l for l, r in zip(losses, runs) if not r["matched"]]
+    matched = [l for l, r in zip(losses, runs) if r.matched]
+    odd = [l for l, r in zip(losses, runs) if not r.matched]
     ok = all(math.isfinite(l) for l in losses)
-    return dict(runs=runs, histories=res.histories, final_loss=losses, product=cfg.product,
+    return Clock(runs=runs, histories=res.histories, final_loss=losses, product=cfg.product,
                 contrast=cfg.contrast, stopped=bool(res.info.get("stopped")),
                 spread=float(max(matched) / min(matched) - 1) if ok else float("nan"),
                 ratio=float(odd[0] / np.mean(matched)) if ok else float("nan"),
@@ -447,17 +472,17 @@ def answer_sgd_symmetry(equilibria, profile: str | None = None, seed: int | None
             f"{', '.join(_n(x, 3) for x in angle)} times the original (predicted 1)")
 
 
-def answer_spread(clock: dict, profile: str | None = None, seed: int | None = None,
+def answer_spread(clock: Clock, profile: str | None = None, seed: int | None = None,
                   spread: float = 4.0) -> str:
     """Exercise 3: the clock's runs with learning rates ``spread`` apart and one product:
     how far apart their settled losses are, beside the section's own runs."""
     cfg = ClockConfig.for_profile(profile, spread=spread, contrast=1.0)
     wide = run_clock(cfg, seed, bars=False)
-    runs = sorted(zip((r["lr"] for r in wide["runs"] if r["matched"]),
-                      (l for r, l in zip(wide["runs"], wide["final_loss"]) if r["matched"])))
-    return (f"settled losses {_n(100 * clock['spread'], 2)}% apart with spread "
-            f"{clock['runs'][1]['lr'] / clock['runs'][0]['lr']:g}, "
-            f"{_n(100 * wide['spread'], 2)}% with spread {spread:g}; per run, η → loss: "
+    runs = sorted(zip((r.lr for r in wide.runs if r.matched),
+                      (l for r, l in zip(wide.runs, wide.final_loss) if r.matched)))
+    return (f"settled losses {_n(100 * clock.spread, 2)}% apart with spread "
+            f"{clock.runs[1].lr / clock.runs[0].lr:g}, "
+            f"{_n(100 * wide.spread, 2)}% with spread {spread:g}; per run, η → loss: "
             + ", ".join(f"{_n(lr, 2)} → {_n(loss, 3)}" for lr, loss in runs))
 
 
@@ -491,7 +516,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
 
 
 
-__all__ = ["DECOUPLING", "LABELS", "SECTION2", "Grid", "Decoupling", "RECORDS",
+__all__ = ["DECOUPLING", "LABELS", "SECTION2", "Grid", "Decoupling", "RECORDS", "ClockRun", "Clock",
            "run_grid", "run_decoupling", "grid_array", "grid_summary", "decoupling_summary",
            "live_grid_config", "equilibrium_configs", "run_equilibrium", "equilibrium_summary",
            "run_equilibria", "run_clock", "run_spectrum", "decoupling", "answer_equilibrium",

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .. import evidence, plots
-from .experiments import DECOUPLING, Decoupling, decoupling_summary, grid_summary
+from .experiments import DECOUPLING, Clock, Decoupling, decoupling_summary, grid_summary
 from .figures import flat_columns, slope_text
 from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
@@ -300,11 +300,11 @@ def _by_lr(values: dict, digits: int = 2) -> str:
     return "; ".join(f"{_range(v.values(), digits)} at η = {_fmt(lr, 2)}" for lr, v in values.items())
 
 
-def clock_numbers(clock: dict) -> dict:
+def clock_numbers(clock: Clock) -> dict:
     """Section 3's numbers about the matched runs: the factor between their learning rates
     end to end and how far apart their settled losses are (the odd run's distance from them is
     the claims row's, :func:`claims_numbers`)."""
-    lrs = [r["lr"] for r in clock["runs"] if r["matched"]]
+    lrs = [r.lr for r in clock.runs if r.matched]
     spread = clock_pointwise(clock)
     def pct(xs, how):
         xs = [x for x in xs if math.isfinite(x)]
@@ -320,15 +320,15 @@ def clock_numbers(clock: dict) -> dict:
                 wd_clock_pointwise_max=pct([v for v, _ in late], max),
                 wd_clock_pointwise_max_at=_fmt(max(late)[1], 2) if late else "n/a",
                 wd_clock_lr_factor=_fmt(max(lrs) / min(lrs), 2),
-                wd_clock_spread=f"{_fmt(100 * clock['spread'], 2)}%")
+                wd_clock_spread=f"{_fmt(100 * clock.spread, 2)}%")
 
 
-def clock_pointwise(clock: dict) -> list[tuple[float, float]]:
+def clock_pointwise(clock: Clock) -> list[tuple[float, float]]:
     """At each evaluation of the matched runs (which share eta * lambda, so their evaluations
     fall at the same eta * lambda * t): ``(eta * lambda * t, max/min - 1 of their train losses)``.
-    Single evaluations jitter with the last mini-batches; ``clock["spread"]`` compares the
+    Single evaluations jitter with the last mini-batches; ``clock.spread`` compares the
     second-half means."""
-    hs = [(r, h) for r, h in zip(clock["runs"], clock["histories"]) if r["matched"] and len(h)]
+    hs = [(r, h) for r, h in zip(clock.runs, clock.histories) if r.matched and len(h)]
     if len(hs) < 2:
         return []
     n = min(len(h) for _, h in hs)
@@ -337,7 +337,7 @@ def clock_pointwise(clock: dict) -> list[tuple[float, float]]:
     for i in range(n):
         vals = [float(h["train_loss"][i]) for _, h in hs]
         if min(vals) > 0 and all(math.isfinite(v) for v in vals):
-            out.append((float(h0.steps[i] * r0["lr"] * r0["weight_decay"]), max(vals) / min(vals) - 1))
+            out.append((float(h0.steps[i] * r0.lr * r0.weight_decay), max(vals) / min(vals) - 1))
     return out
 
 

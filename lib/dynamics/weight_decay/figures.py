@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .. import plots
-from .experiments import DECOUPLING, LABELS, Decoupling, grid_array, grid_summary
+from .experiments import DECOUPLING, LABELS, Clock, Decoupling, grid_array, grid_summary
 from .science import best_decay_per_lr, clock_time
 
 __all__ = ["mp_edge_ratio", "mp_null", "slope_text", "tied_decays_per_lr", "line_sides", "flat_columns", "grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
@@ -268,7 +268,7 @@ def equilibrium_rows(result: dict) -> list[dict]:
 # ============================================================================ 3. the clock
 
 
-def clock_figure(result: dict, metric: str = "train_loss", title: str | None = None):
+def clock_figure(result: Clock, metric: str = "train_loss", title: str | None = None):
     """``metric`` against eta * lambda * t (steps in units of tau) for every run of
     :func:`~.experiments.run_clock`: three matched runs in blues, the odd one in red."""
     fig = plots.figure(title or "Equal η·λ against another, in units of τ",
@@ -276,30 +276,30 @@ def clock_figure(result: dict, metric: str = "train_loss", title: str | None = N
                        metric.replace("_", " "), logy=metric.endswith("loss"))
     blues = ["#6baed6", "#3182bd", "#08519c"]  # the palest still visible on a white page
     k, span = 0, 0.0
-    for r, h in zip(result["runs"], result["histories"]):
+    for r, h in zip(result.runs, result.histories):
         if not len(h):
             continue
-        prod = r["lr"] * r["weight_decay"]
-        x = clock_time(h.steps, r["lr"], r["weight_decay"])
-        if r["matched"]:
+        prod = r.lr * r.weight_decay
+        x = clock_time(h.steps, r.lr, r.weight_decay)
+        if r.matched:
             color, k, span = blues[k % 3], k + 1, max(span, max(x))
         else:
             color = plots.PALETTE[1]
         fig.add_scatter(x=x, y=h[metric],
                         mode="lines+markers", marker=dict(size=4), line=dict(color=color),
-                        name=f"η={plots.number(r['lr'], 2)}, λ={plots.number(r['weight_decay'], 2)}"
+                        name=f"η={plots.number(r.lr, 2)}, λ={plots.number(r.weight_decay, 2)}"
                              f" (ηλ={plots.number(prod, 2)})" + (" (diverged)" if h.diverged else "")
-                             + ("" if r["matched"] else ", in its own τ"))
+                             + ("" if r.matched else ", in its own τ"))
     if span:  # the odd run's larger product spans more of its own τ: the axis is the matched runs'
         fig.update_xaxes(range=[0, span])
     fig.update_layout(hovermode="closest")
     return fig
 
 
-def clock_rows(result: dict) -> list[dict]:
+def clock_rows(result: Clock) -> list[dict]:
     """Each run of :func:`~.experiments.run_clock`: its eta, lambda, product and settled loss."""
-    return [{"η": r["lr"], "λ": r["weight_decay"], "ηλ": r["lr"] * r["weight_decay"],
-             "settled train loss": loss} for r, loss in zip(result["runs"], result["final_loss"])]
+    return [{"η": r.lr, "λ": r.weight_decay, "ηλ": r.lr * r.weight_decay,
+             "settled train loss": loss} for r, loss in zip(result.runs, result.final_loss)]
 
 
 # ============================================================================ 4. the weights

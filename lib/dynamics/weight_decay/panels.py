@@ -12,6 +12,7 @@ dozens of training steps).
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 import torch
@@ -21,9 +22,9 @@ from .. import progress as P
 from ..models import MLP
 from ..runtime import get_seed
 from ..train import History
-from .experiments import (DECOUPLING, LABELS, Decoupling, Grid, decoupling, equilibrium_summary,
-                          grid_array, live_grid_config, run_clock, run_equilibrium, run_grid,
-                          run_spectrum)
+from .experiments import (DECOUPLING, LABELS, Clock, ClockRun, Decoupling, Grid, decoupling,
+                          equilibrium_summary, grid_array, live_grid_config, run_clock,
+                          run_equilibrium, run_grid, run_spectrum)
 from .figures import clock_figure, equilibrium_figure, grid_figure, spectrum_figure
 from .science import (EQUILIBRIUM_OPTIMIZERS, ClockConfig, EquilibriumConfig, NormMLP,
                       SpectrumConfig, mnist1d_data, singular_values)
@@ -256,7 +257,7 @@ def clock_panel(profile: str | None = None, seed: int | None = None):
     def run(update, product, spread, contrast, steps):
         cfg = base.replace(product=float(product), spread=float(spread), contrast=float(contrast),
                            steps=int(steps))
-        runs, total = cfg.runs(), runtime.steps(cfg.steps)
+        runs, total = [ClockRun.of(r) for r in cfg.runs()], runtime.steps(cfg.steps)
         data = mnist1d_data(cfg.n_train)
         forward = _stacked(NormMLP(data.input_dim, cfg.width, 2, data.n_classes))
         every = max(1, total // 20)
@@ -274,16 +275,19 @@ def clock_panel(profile: str | None = None, seed: int | None = None):
             for h, value in zip(early, loss.tolist()):
                 h.append(step, train_loss=value)
             if step in draw:
-                update(fig=clock_figure(dict(runs=runs, histories=early),
+                so_far = Clock(runs=runs, histories=early, final_loss=[], product=cfg.product,
+                               contrast=cfg.contrast, stopped=False, spread=math.nan,
+                               ratio=math.nan, strategy=None)
+                update(fig=clock_figure(so_far,
                                         title=f"Equal η·λ against another (step {step:,} "
                                               f"of {total:,})"))
 
         result = run_clock(cfg, seed, bars=False, on_step=on_step)
-        bad = [h for h in result["histories"] if h.diverged]
+        bad = [h for h in result.histories if h.diverged]
         if not update.stop_requested:
             update(status=f"{len(bad)} run(s) diverged" if bad else
-                   f"matched runs within {100 * result['spread']:.0f}%, "
-                   f"the odd one at {result['ratio']:.2f}x their loss")
+                   f"matched runs within {100 * result.spread:.0f}%, "
+                   f"the odd one at {result.ratio:.2f}x their loss")
         return clock_figure(result)
 
     return Panel(run, [Slider("product", 1e-4, 5e-2, value=base.product, log=True),

@@ -308,8 +308,8 @@ def bench_weight_decay(tiny: bool = False) -> dict:
         cfg = W.DecouplingConfig.for_profile("smoke", **over)
         lib, out = _timed(lambda: W.run_decoupling(cfg, 0, False))
         data = mnist1d(cfg.n_train, 1000, seed=0, device=rt.device)  # the chapter's data (seed 0)
-        runs = [(kind, lr, wd) for kind, g in out["grids"].items()
-                for _ in g["seeds"] for wd in g["decays"] for lr in g["lrs"]]
+        runs = [(kind, lr, wd) for kind, g in out.grids.items()
+                for _ in g.seeds for wd in g.decays for lr in g.lrs]
 
         def bare():
             for kind, lr, wd in runs:
@@ -320,11 +320,11 @@ def bench_weight_decay(tiny: bool = False) -> dict:
                 bare_train(model, data.x_train, data.y_train, o, cfg.steps, cfg.batch_size)
 
         plain, _ = _timed(bare)
-    strategies = {kind: g.get("strategy") for kind, g in out["grids"].items()}
+    strategies = {kind: g.strategy for kind, g in out.grids.items()}
     r = dict(library=lib, bare=plain, ratio=lib / plain, trainings=len(runs), steps=cfg.steps,
              strategy=strategies)
     print(f"weight_decay bench: {lib:.1f} s library, {plain:.1f} s for {len(runs)} bare trainings, "
-          f"library/bare {r['ratio']:.2f}x (decoupling grids {', '.join(out['grids'])}: {cfg.steps} "
+          f"library/bare {r['ratio']:.2f}x (decoupling grids {', '.join(out.grids)}: {cfg.steps} "
           f"steps, batch {cfg.batch_size}, MLP {cfg.width}x2; train_many strategy "
           f"{', '.join(sorted(set(map(str, strategies.values()))))})", flush=True)
     return r

@@ -16,4 +16,4 @@ TINY_GRID = S.DecouplingConfig(lr_low=1e-3, lr_high=10 ** -1.5, n_lr=4, wd_low=1
 @pytest.fixture(scope="module")
 def payload():
     fresh = E.run_decoupling(TINY_GRID, 0, bars=False, kinds=tuple(S.GRIDS))
-    return json.loads(json.dumps(results._plain(fresh)))  # as read back from data/
+    return E.Decoupling.of(json.loads(json.dumps(results._plain(fresh))))  # as data/ reads back

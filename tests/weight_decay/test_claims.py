@@ -1,5 +1,7 @@
 """dynamics.weight_decay.facts and .claims: the numbers the prose glues (on the published grids
 and on tiny runs), the claims table, and rows that can say "no"."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,17 @@ from dynamics.weight_decay import facts as F
 from dynamics.weight_decay import figures as G
 from dynamics.weight_decay import experiments as E
 from dynamics.weight_decay import science as S
+
+
+def _grid():
+    """The published grids, read as the page reads them (through their record)."""
+    return results.load("weight_decay_grid", as_=E.RECORDS["weight_decay_grid"])[0]
+
+
+def _with_seeds(grid, **accs):
+    """``grid`` with the per-seed accuracies of the grids named replaced, ``kind=acc_seeds``."""
+    return dataclasses.replace(grid, grids={k: dataclasses.replace(g, test_acc_seeds=accs[k])
+                                            if k in accs else g for k, g in grid.grids.items()})
 
 
 def test_claims_table(payload):
@@ -25,9 +38,9 @@ def test_claims_table(payload):
 def test_prose_numbers_of_the_precomputed_grids():
     """The numbers sections 1 and 3 glue into their prose come from the grids: the AdamW
     ridge of the plain MLP over its band, seed by seed, and the invariant net's products."""
-    grid, _ = results.load("weight_decay_grid")
+    grid = _grid()
     band = F.ridge_band(grid, "adamw", C.PLAIN_BAND)
-    assert len(band["per_seed"]) == len(grid["seeds"]) and band["lr_factor"] == pytest.approx(10, rel=0.01)
+    assert len(band["per_seed"]) == len(grid.seeds) and band["lr_factor"] == pytest.approx(10, rel=0.01)
     for ridge, moves in zip(band["per_seed"], band["moves"]):
         assert moves == pytest.approx(max(ridge) / min(ridge))
     num = F.decoupling_numbers(grid)
@@ -61,21 +74,19 @@ def test_decoupling_row_has_one_outcome():
     import numpy as np
     from dynamics import results
 
-    grid, _ = results.load("weight_decay_grid")
+    grid = _grid()
     row = next(r for r in C.grid_claims(grid) if r["claim"].startswith("with AdamW the best decay"))
     # Adam + L2's best coefficient does not move either (the control passes): no verdict
     assert row["reproduced"] == "does not discriminate" and row["seeds"] == [0, 1, 2]
-    g = {k: dict(v) for k, v in grid["grids"].items()}
-    decays, lrs = np.asarray(g["adamw"]["decays"]), np.asarray(g["adamw"]["lrs"])
+    decays, lrs = np.asarray(grid.grids["adamw"].decays), np.asarray(grid.grids["adamw"].lrs)
 
     def peaked(best):  # one seed's accuracy grid peaking at decay best[j] in column j
         return (1 - np.abs(np.log10(decays)[:, None] - np.log10(best)[None, :])).tolist()
 
     fixed_product = peaked(1e-3 / lrs)
     moving = peaked(lrs)  # Adam + L2's best coefficient grows with eta
-    g["adamw"]["test_acc_seeds"] = [fixed_product] * 3
-    g["adam_l2"]["test_acc_seeds"] = [moving] * 3
-    row = next(r for r in C.grid_claims(dict(grid, grids=g))
+    g = _with_seeds(grid, adamw=[fixed_product] * 3, adam_l2=[moving] * 3)
+    row = next(r for r in C.grid_claims(g)
                if r["claim"].startswith("with AdamW the best decay"))
     assert row["reproduced"] == "yes"
 
@@ -83,7 +94,7 @@ def test_decoupling_row_has_one_outcome():
 def test_numbers_reads_each_section_by_name(payload):
     """``numbers(section, *results)`` is each section's numbers function, and refuses a
     section it does not know."""
-    grid, _ = results.load("weight_decay_grid")
+    grid = _grid()
     assert F.numbers("decoupling", grid) == F.decoupling_numbers(grid)
     assert F.numbers("live_slope", payload, grid) == F.live_slope_numbers(payload, grid)
     with pytest.raises(ValueError, match="choose one of"):
@@ -96,18 +107,18 @@ def test_published_rows_are_judged_on_every_seed():
     None is asserted: the last one, the decay-free region below eta * lambda * t = 1, is judged
     eta by eta against as many decays just above the line on AdamW's own grid, and at the
     largest learning rates those are as flat (the engine: "does not discriminate")."""
-    grid, _ = results.load("weight_decay_grid")
+    grid = _grid()
     rows = C.published_claims()
     assert not [r for r in rows if r["asserted"]]
     for r in rows:
-        assert r["seeds"] == [0, 1, 2] == grid["seeds"] and r["control"] and r["window"]
+        assert r["seeds"] == [0, 1, 2] == grid.seeds and r["control"] and r["window"]
         assert "median" in r["measured here"] and "seeds 0, 1, 2" in r["measured here"]
     flat = next(r for r in rows if r["claim"].startswith("below the line"))
     assert flat["reproduced"] == "does not discriminate"
     # eta = 1e-4 has a single decay above the line: no control there, so no part
     assert [e["label"] for e in flat["evidence"]][0].startswith("η = 3.2")
     by_lr = F._below_line(grid)
-    assert min(by_lr) > grid["lrs"][0]
+    assert min(by_lr) > grid.lrs[0]
     assert all(v < C.FLAT_BELOW for below, _ in by_lr.values() for v in below.values())
 
 
@@ -117,8 +128,10 @@ def test_published_rows_are_judged_on_every_seed():
 def test_side_ratio_reads_each_side_of_the_line():
     decays = [10 ** (k / 2 - 3) for k in range(9)]
     col = [0.5, 0.55, 0.6, 0.5, 0.55, 0.6, 0.5, 1.1, 0.1]
-    payload = dict(lrs=[10 ** -3.5], eval_steps=[1000],
-                   grids={"adamw": dict(decays=decays, test_acc_seeds=[[[a] for a in col]] * 2)})
+    adamw = E.Grid(kind="adamw", lrs=[10 ** -3.5], decays=decays, eval_steps=[1000], seeds=[0, 1],
+                   test_acc=None, train_loss=None, test_acc_seeds=[[[a] for a in col]] * 2,
+                   stopped=False, diverged=0, strategy=None, wall_time=None)
+    payload = E.decoupling({"adamw": adamw}, 0)
     assert G.line_sides(payload, 0) == ([0, 1, 2, 3, 4, 5, 6], [7, 8])
     r = C._GridSeed((payload, 0, "adamw", 0))
     assert C._side_ratio(r) == pytest.approx(0.1 / 1.0)
@@ -132,10 +145,9 @@ def test_grid_rows_say_no_when_a_seed_contradicts_them():
     decay matters below the line too turns it to "partly" (with the words "holds on 2 of 3
     seeds"), and all three seeds to "no". A best lambda that rises above the plain MLP's band
     where it fell is "no"."""
-    grid, _ = results.load("weight_decay_grid")
-    g = {k: dict(v) for k, v in grid["grids"].items()}
-    accs = np.asarray(g["adamw"]["test_acc_seeds"], dtype=float)
-    below = np.outer(g["adamw"]["decays"], grid["lrs"]) * grid["eval_steps"][-1] < 1
+    grid = _grid()
+    accs = np.asarray(grid.grids["adamw"].test_acc_seeds, dtype=float)
+    below = np.outer(grid.grids["adamw"].decays, grid.lrs) * grid.eval_steps[-1] < 1
     depth = np.maximum(np.cumsum(~below, axis=0) - 1, 0)  # 0 below and just above, then 1, 2, ...
     rng = np.random.default_rng(0)
     fall = 0.4 * depth / np.maximum(depth.max(0), 1)  # to 0.4 below the best at the largest decay
@@ -145,8 +157,8 @@ def test_grid_rows_say_no_when_a_seed_contradicts_them():
     noisy[1] = clean[1] + ramp  # decay matters everywhere on seed 1, below the line too
 
     def row(acc_seeds, start):
-        gg = dict(g, adamw=dict(g["adamw"], test_acc_seeds=acc_seeds.tolist()))
-        return next(r for r in C.grid_claims(dict(grid, grids=gg)) if r["claim"].startswith(start))
+        gg = _with_seeds(grid, adamw=acc_seeds.tolist())
+        return next(r for r in C.grid_claims(gg) if r["claim"].startswith(start))
 
     assert row(clean, "below the line")["reproduced"] == "yes"
     one = row(noisy, "below the line")
@@ -161,7 +173,7 @@ def test_lower_above_the_band_needs_a_margin():
     band's least (the referee's seed 1: 0.98, a column spanning 0.450 to 0.462, is no lead): on
     the published grid the row is judged, not asserted, and holds on 2 of 3 seeds; the row that
     is asserted is the band's, where the best lambda hardly moves."""
-    grid, _ = results.load("weight_decay_grid")
+    grid = _grid()
     lower = next(r for r in C.grid_claims(grid) if r["claim"].startswith("plain MLP: AdamW's best λ is lower"))
     # seed 1 misses the bar (the files of 2026-11-29 made here: 1.8), so the row never says yes
     ev = lower["evidence"][0]
@@ -234,11 +246,11 @@ def test_clock_pointwise_reads_single_evaluations():
     a = H(steps=steps, train_loss=[2.0, 1.0, 1.0, 1.0])
     b = H(steps=steps, train_loss=[2.0, 1.1, 1.1, 1.1])
     odd = H(steps=steps, train_loss=[2.0, 5.0, 5.0, 5.0])
-    clock = dict(runs=[dict(lr=0.01, weight_decay=0.5, matched=True),
-                       dict(lr=0.02, weight_decay=0.25, matched=True),
-                       dict(lr=0.01, weight_decay=2.0, matched=False)],
-                 histories=[a, b, odd], final_loss=[1.0, 1.1, 5.0], spread=0.1, ratio=4.8,
-                 contrast=4.0, product=0.005)
+    clock = E.Clock.of(dict(runs=[dict(lr=0.01, weight_decay=0.5, matched=True),
+                                  dict(lr=0.02, weight_decay=0.25, matched=True),
+                                  dict(lr=0.01, weight_decay=2.0, matched=False)],
+                            histories=[a, b, odd], final_loss=[1.0, 1.1, 5.0], spread=0.1,
+                            ratio=4.8, contrast=4.0, product=0.005, stopped=False, strategy=None))
     pts = F.clock_pointwise(clock)
     assert [t for t, _ in pts] == pytest.approx([0, 0.5, 1.0, 2.0])
     assert [v for _, v in pts] == pytest.approx([0, 0.1, 0.1, 0.1])
@@ -363,34 +375,35 @@ def test_tied_decays_per_lr_reads_one_seed_with_the_seeds_spread():
               "across seeds at eta = 0.01 until the grid's largest decay ties with the best there, "
               "and the least fall the ties allow drops to 1 / 10 = 0.1x, the row to no")
 def test_invariant_row_reads_the_least_fall_its_ties_allow():
-    grid, _ = results.load("weight_decay_grid")
-    g = {k: dict(v) for k, v in grid["grids"].items()}
-    decays, lrs = np.asarray(g["adamw"]["decays"]), np.asarray(grid["lrs"])
+    grid = _grid()
+    decays, lrs = np.asarray(grid.grids["adamw"].decays), np.asarray(grid.lrs)
 
     def peaked(best):
         return 1 - 0.1 * np.abs(np.log10(decays)[:, None] - np.log10(best)[None, :])
 
     inv = peaked(1e-6 / lrs ** 2)
-    g["adamw_invariant"] = dict(g["adamw_invariant"], test_acc_seeds=[inv.tolist()] * 3)
-    g["adamw"] = dict(g["adamw"], test_acc_seeds=[peaked(np.ones_like(lrs)).tolist()] * 3)
+    flat = [peaked(np.ones_like(lrs)).tolist()] * 3
 
-    def row(gg):
-        r = next(r for r in C.grid_claims(dict(grid, grids=gg)) if r["claim"].startswith("scale-invariant"))
-        return r, C._least_fall(C._GridSeed((dict(grid, grids=gg), 0, "adamw_invariant")))
+    def row(inv_seeds):
+        gg = _with_seeds(grid, adamw_invariant=inv_seeds, adamw=flat)
+        r = next(r for r in C.grid_claims(gg) if r["claim"].startswith("scale-invariant"))
+        return r, C._least_fall(C._GridSeed((gg, 0, "adamw_invariant")))
 
-    r, fall = row(g)
+    r, fall = row([inv.tolist()] * 3)
     assert fall == pytest.approx(100) and r["reproduced"] == "yes"
     j = int(np.argmin(np.abs(lrs - 0.01)))
     noisy = np.stack([inv] * 3)
     noisy[1, -1, j] += 1.0  # lambda = 10 at eta = 0.01: the seeds disagree by 1
-    r, fall = row(dict(g, adamw_invariant=dict(g["adamw_invariant"], test_acc_seeds=noisy.tolist())))
+    r, fall = row(noisy.tolist())
     assert fall == pytest.approx(0.1) and r["reproduced"] == "no"
 
 
 def test_claims_numbers_read_the_clock_row():
     """The clock sentence glues the row's own numbers: the matched runs' spread and the run at
     another product off their level, seed by seed, in percent."""
-    clocks = {s: dict(spread=0.01 * (s + 1), ratio=1.2 + 0.1 * s) for s in range(3)}
+    clocks = {s: E.Clock(runs=[], histories=[], final_loss=[], product=0.005, contrast=4.0,
+                         stopped=False, spread=0.01 * (s + 1), ratio=1.2 + 0.1 * s, strategy=None)
+              for s in range(3)}
     from dynamics import evidence
     row = evidence.judge(C.CLOCK, clocks, clocks).row()
     out = F.numbers("claims", [row])
@@ -420,3 +433,31 @@ def test_link_row_reads_the_heavier_tail_against_the_seeds_own_difference():
     assert evidence.judge(C.LINK, ahead, wide).verdict == "does not discriminate"
     behind = {s: [(2.6, 0.64), (1.4, 0.59)] for s in range(3)}
     assert evidence.judge(C.LINK, behind, same).verdict == "no"
+
+
+@pytest.mark.parametrize("where,old,new,says", [
+    ((), "lrs", "learning_rates", r"weight_decay_grid\.json does not match Decoupling"),
+    (("grids", "adamw"), "test_acc_seeds", "test_acc_per_seed",
+     r"weight_decay_grid\.json\.grids\['adamw'\] does not match Grid"),
+])
+def test_the_grid_file_is_read_through_its_record_and_a_renamed_field_fails(
+        where, old, new, says, tmp_path, monkeypatch):
+    """data/weight_decay_grid.json is read as its record (E.RECORDS): a payload whose field is
+    renamed, at the top or inside a grid, is refused when published_claims reads it, naming
+    the file, where, the field and the command that regenerates it; read as it is, it is a
+    Decoupling of Grids."""
+    import json
+
+    assert E.RECORDS == {"weight_decay_grid": E.Decoupling}
+    grid = _grid()
+    assert isinstance(grid, E.Decoupling) and all(isinstance(g, E.Grid) for g in grid.grids.values())
+    blob = json.loads((results.data_dir() / "weight_decay_grid.json").read_text())
+    part = blob["payload"]
+    for key in where:
+        part = part[key]
+    part[new] = part.pop(old)
+    (tmp_path / "weight_decay_grid.json").write_text(json.dumps(blob))
+    monkeypatch.setattr(results, "DATA", tmp_path)
+    with pytest.raises(ValueError, match=f"{says}: no field {old}; unknown field {new}.*"
+                                         "dynamics_ops.precompute weight_decay"):
+        C.published_claims()

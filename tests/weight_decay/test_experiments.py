@@ -1,6 +1,7 @@
 """dynamics.weight_decay.experiments: the runners (shapes, seeds, dry runs, stopping), the
 precomputed grids behind the chapter's statements, and the chapter's claims in the smoke
 profile on seeds 0-2 (marker ``claim``)."""
+import dataclasses
 import functools
 import json
 import math
@@ -26,24 +27,25 @@ TINY = S.DecouplingConfig(lr_low=1e-3, lr_high=1e-2, n_lr=2, wd_low=0.1, wd_high
 
 def test_run_grid_shapes_and_seeds():
     g = E.run_grid(TINY, "adamw", seed=3, bars=False)
-    assert g["seeds"] == [3, 4]
-    assert np.shape(g["test_acc"]) == (3, 2, 2) and np.shape(g["test_acc_seeds"]) == (2, 3, 2)
-    np.testing.assert_allclose(np.mean(g["test_acc_seeds"], 0), np.asarray(g["test_acc"])[:, :, -1],
+    assert isinstance(g, E.Grid) and g.seeds == [3, 4]
+    assert np.shape(g.test_acc) == (3, 2, 2) and np.shape(g.test_acc_seeds) == (2, 3, 2)
+    np.testing.assert_allclose(np.mean(g.test_acc_seeds, 0), np.asarray(g.test_acc)[:, :, -1],
                                atol=1e-5)
     again = E.run_grid(TINY, "adamw", seed=3, bars=False)
-    np.testing.assert_array_equal(g["test_acc"], again["test_acc"])  # deterministic
+    np.testing.assert_array_equal(g.test_acc, again.test_acc)  # deterministic
     with pytest.raises(ValueError):
         E.run_grid(TINY, "sgd")
 
 
 def test_run_decoupling_payload_round_trips_through_json():
     payload = E.run_decoupling(TINY, 0, bars=False, kinds=tuple(S.GRIDS))
-    assert list(payload["grids"]) == list(S.GRIDS)
-    back = json.loads(json.dumps(results._plain(payload)))
+    assert isinstance(payload, E.Decoupling) and list(payload.grids) == list(S.GRIDS)
+    back = E.Decoupling.of(json.loads(json.dumps(results._plain(payload))))
+    assert list(results._plain(back)) == list(results._plain(payload))  # the same JSON layout
     for kind in S.GRIDS:
         s = E.grid_summary(back, kind)
         assert len(s["ridge"]) == 2 and s["best"]["acc"] == pytest.approx(
-            float(np.nanmax(np.asarray(payload["grids"][kind]["test_acc"])[:, :, -1])))
+            float(np.nanmax(np.asarray(payload.grids[kind].test_acc)[:, :, -1])))
     summary = E.decoupling_summary(back)
     assert len(summary["per_seed"]) == 2
 
@@ -60,25 +62,25 @@ def test_grids_report_progress_and_stop():
     with P.reporting(tick):  # a panel's bar and Stop
         payload = E.run_decoupling(TINY, 0, bars=False)
     assert seen and max(seen) <= 0.5 + 1e-9
-    assert list(payload["grids"]) == ["adam_l2"] and payload["grids"]["adam_l2"]["stopped"]
+    assert list(payload.grids) == ["adam_l2"] and payload.grids["adam_l2"].stopped
 
 
 def test_dry_run_caps_every_runner(monkeypatch, tmp_path):
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "3")
     monkeypatch.setenv("DYNAMICS_RESULTS_DIR", str(tmp_path))
     g = E.run_grid(S.DecouplingConfig.for_profile("gpu"), "adamw_invariant", 0, bars=False)
-    assert len(g["lrs"]) == 2 and len(g["decays"]) == 2 and len(g["seeds"]) == 2
-    assert max(g["eval_steps"]) == 3
+    assert len(g.lrs) == 2 and len(g.decays) == 2 and len(g.seeds) == 2
+    assert max(g.eval_steps) == 3
     eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("gpu"), 0, bars=False)
     assert eq["steps"] == 3 and eq["status"] == "ok"
     clock = E.run_clock(S.ClockConfig.for_profile("gpu"), 0, bars=False)
-    assert all(h.steps[-1] == 3 for h in clock["histories"])
+    assert all(h.steps[-1] == 3 for h in clock.histories)
     spec = E.run_spectrum(S.SpectrumConfig.for_profile("gpu"), 0, bars=False)
     assert all(r["history"].steps[-1] == 3 for r in spec["runs"].values())
     paths = Runner(E.precompute_plan("gpu")).run()
     assert [p.parent for p in paths] == [tmp_path]
-    payload = json.loads(paths[0].read_text())["payload"]
-    assert set(payload["grids"]) == set(S.GRIDS)
+    payload = E.Decoupling.of(json.loads(paths[0].read_text())["payload"])
+    assert set(payload.grids) == set(S.GRIDS)
 
 
 def test_equilibrium_run_reports_divergence_or_refuses():
@@ -101,17 +103,17 @@ def test_live_grid_config():
 
 @pytest.fixture(scope="module")
 def grid():
-    payload, prov = results.load("weight_decay_grid")
+    payload, prov = results.load("weight_decay_grid", as_=E.RECORDS["weight_decay_grid"])
     return payload
 
 
 def test_precomputed_grid_matches_its_config(grid):
     _, prov = results.load("weight_decay_grid")
     cfg = S.DecouplingConfig(**prov["config"])
-    assert grid["lrs"] == pytest.approx(cfg.lrs())
+    assert grid.lrs == pytest.approx(cfg.lrs())
     for kind in S.GRIDS:
-        assert grid["grids"][kind]["decays"] == pytest.approx(cfg.decays(kind))
-        assert np.shape(grid["grids"][kind]["test_acc_seeds"]) == (cfg.n_seeds, cfg.n_wd, cfg.n_lr)
+        assert grid.grids[kind].decays == pytest.approx(cfg.decays(kind))
+        assert np.shape(grid.grids[kind].test_acc_seeds) == (cfg.n_seeds, cfg.n_wd, cfg.n_lr)
 
 
 def test_precomputed_ridges(grid):
@@ -131,13 +133,13 @@ def test_precomputed_ridges_per_seed(grid):
     the plain MLP's best AdamW lambda moves by less than 3x between eta = 3e-4 and 3e-3 (1/eta
     would move it 10x; measured 0.6-0.9x); the scale-invariant net's falls more than 5x
     between 1e-3 and 1e-2 (measured 6.8-477x, regenerated 2026-11-29)."""
-    lrs = np.asarray(grid["lrs"])
+    lrs = np.asarray(grid.lrs)
     for kind, (lo, hi), check in (("adamw", (3e-4, 3.2e-3), lambda r: 1 / 3 < r < 3),
                                   ("adamw_invariant", (1e-3, 1e-2), lambda r: r > 5)):
-        g = grid["grids"][kind]
+        g = grid.grids[kind]
         j0, j1 = (int(np.argmin(abs(np.log10(lrs / v)))) for v in (lo, hi))
-        for k, acc in enumerate(np.asarray(g["test_acc_seeds"], dtype=float)):
-            ridge = S.best_decay_per_lr(acc, g["decays"])
+        for k, acc in g.seed_accs().items():
+            ridge = S.best_decay_per_lr(acc, g.decays)
             assert ridge[j0] is not None and ridge[j1] is not None, (kind, k, ridge)
             assert check(ridge[j0] / ridge[j1]), (kind, k, ridge)
 
@@ -259,10 +261,10 @@ def test_live_rows_fail_on_contradicting_data():
     """Each live row can fail: results that contradict it give "no"."""
     runs = _runs()
     def healed(g):  # Adam + L2's largest decay as good as its column's best, on every seed
-        acc = np.array(g["grids"]["adam_l2"]["test_acc_seeds"], dtype=float)  # [seed][decay][lr]
+        acc = np.array(g.grids["adam_l2"].test_acc_seeds, dtype=float)  # [seed][decay][lr]
         acc[:, -1] = np.nanmax(acc, 1)
-        return dict(g, grids=dict(g["grids"], adam_l2=dict(g["grids"]["adam_l2"],
-                                                           test_acc_seeds=acc.tolist())))
+        l2 = dataclasses.replace(g.grids["adam_l2"], test_acc_seeds=acc.tolist())
+        return dataclasses.replace(g, grids=dict(g.grids, adam_l2=l2))
 
     live_row = C.page_claims(live={s: healed(g) for s, g in runs["live"].items()})[0]
     assert live_row["reproduced"] == "no"
@@ -272,9 +274,9 @@ def test_live_rows_fail_on_contradicting_data():
                if r["claim"].startswith(("AdamW: RMS", "SGD")))
     # a control run (another product) that settles at the matched runs' level passes the row's
     # own test: the row cannot tell the clock from no clock, and says so
-    same = {s: dict(c, ratio=1.0) for s, c in runs["clock"].items()}
+    same = {s: dataclasses.replace(c, ratio=1.0) for s, c in runs["clock"].items()}
     assert C.page_claims(clock=same)[0]["reproduced"] == "does not discriminate"
-    apart = {s: dict(c, spread=1.0) for s, c in runs["clock"].items()}  # matched runs far apart
+    apart = {s: dataclasses.replace(c, spread=1.0) for s, c in runs["clock"].items()}  # matched runs far apart
     assert C.page_claims(clock=apart)[0]["reproduced"] == "no"
     swapped = {s: dict(sp, runs=dict(reversed(list(sp["runs"].items()))))
                for s, sp in runs["spectrum"].items()}  # decay and no decay swapped
@@ -356,8 +358,10 @@ def test_page_runners_default_to_the_profiles_preset(monkeypatch):
     """``run_decoupling(profile=...)`` trains the page's live grid and ``run_equilibria`` the
     section's two configs: the notebook's calls name no config."""
     seen = []
-    monkeypatch.setattr(E, "run_grid", lambda cfg, kind, seed, bars: seen.append(cfg) or
-                        dict(eval_steps=[1], lrs=[1e-3], seeds=[seed], stopped=False))
+    monkeypatch.setattr(E, "run_grid", lambda cfg, kind, seed, bars: seen.append(cfg) or E.Grid(
+        kind=kind, lrs=[1e-3], decays=[0.1], eval_steps=[1], seeds=[seed], test_acc=[[[0.5]]],
+        train_loss=[[[1.0]]], test_acc_seeds=[[[0.5]]], stopped=False, diverged=0, strategy=None,
+        wall_time=None))
     E.run_decoupling(profile="smoke", seed=0)
     assert seen == [E.live_grid_config("smoke")] * 2
     monkeypatch.setattr(E, "run_equilibrium", lambda cfg, seed, bars=None: cfg)

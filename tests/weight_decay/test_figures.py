@@ -38,13 +38,13 @@ def test_grid_figure_marks_best_cells_and_ridges(payload):
 
 def test_grid_slider_has_one_step_per_evaluation(payload):
     fig = _rendered(F.grid_slider(payload))
-    assert len(fig.layout.sliders[0].steps) == len(payload["eval_steps"])
+    assert len(fig.layout.sliders[0].steps) == len(payload.eval_steps)
     assert fig.layout.sliders[0].y == 0  # placed by the house layout, below the plot
 
 
 def test_ridge_rows(payload):
     rows = F.ridge_rows(payload, tuple(S.GRIDS))
-    assert len(rows) == len(payload["lrs"])
+    assert len(rows) == len(payload.lrs)
     assert "AdamW: best ηλ" in rows[0] and "invariant: best ηλ" in rows[0]
     plots.table(rows)
 
@@ -54,8 +54,10 @@ def test_ridge_rows(payload):
               "is a number")
 def test_ridge_rows_mark_a_best_at_the_grid_edge():
     acc = [[[0.1], [0.1]], [[0.2], [0.5]], [[0.3], [0.3]]]  # [decay][lr][eval]
-    grid = dict(decays=[0.1, 1.0, 10.0], lrs=[0.01, 0.1], test_acc=acc)
-    rows = F.ridge_rows(dict(lrs=[0.01, 0.1], grids={"adamw": grid}), ("adamw",))
+    grid = E.Grid(kind="adamw", decays=[0.1, 1.0, 10.0], lrs=[0.01, 0.1], eval_steps=[1], seeds=[0],
+                  test_acc=acc, train_loss=None, test_acc_seeds=None, stopped=False, diverged=0,
+                  strategy=None, wall_time=None)
+    rows = F.ridge_rows(E.decoupling({"adamw": grid}, 0), ("adamw",))
     assert rows[0]["AdamW: best λ"] == "≥ 10" and rows[0]["AdamW: best ηλ"] == "≥ 0.1"
     assert isinstance(rows[1]["AdamW: best λ"], float) and 0.1 < rows[1]["AdamW: best λ"] < 10
 
@@ -70,7 +72,7 @@ def test_figures_of_the_other_sections():
     fig = _rendered(F.clock_figure(clock))
     assert len(fig.data) == 4
     rows = F.clock_rows(clock)
-    assert [r["ηλ"] for r in rows] == pytest.approx([clock["product"]] * 3 + [4 * clock["product"]])
+    assert [r["ηλ"] for r in rows] == pytest.approx([clock.product] * 3 + [4 * clock.product])
     spec = E.run_spectrum(S.SpectrumConfig.for_profile("smoke", steps=40, width=16), 0, bars=False)
     fig = _rendered(F.spectrum_figure(spec))
     assert [t.name for t in fig.data if t.showlegend is not False] == ["λ = 0", "λ = 2", "initialization"]

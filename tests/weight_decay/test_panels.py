@@ -161,7 +161,7 @@ def test_panels_show_their_phenomena_at_their_defaults(monkeypatch):
     for v in seen["run_equilibrium"]["layers"].values():
         assert abs(v["rms_ratio"] - 1) < 0.1 and abs(v["angle_ratio"] - 1) < 0.25
     clock = seen["run_clock"]
-    assert clock["spread"] < 0.1 and clock["ratio"] > 1.5
+    assert clock.spread < 0.1 and clock.ratio > 1.5
     (_, plain), (_, decayed) = seen["run_spectrum"]["runs"].items()
     for n, sv in plain["final"].items():
         assert np.linalg.norm(decayed["final"][n]) < 0.8 * np.linalg.norm(sv)

@@ -30,7 +30,7 @@ from . import claims, experiments, facts, figures, panels, science, spectra, win
 from .figures import (grid_slider, ridge_rows, grid_rows, grid_figure, equilibrium_figure,
                       equilibrium_rows, clock_rows, clock_figure, spectrum_figure,
                       spectrum_rows)
-from .experiments import (run_decoupling, run_equilibria, run_clock, run_spectrum,
+from .experiments import (RECORDS, run_decoupling, run_equilibria, run_clock, run_spectrum,
                           answer_equilibrium, answer_sgd_symmetry, answer_spread,
                           answer_zero_gradient)
 from .window import run_window, window_figure, window_rows
@@ -41,7 +41,7 @@ from .claims import claim_runs, page_claims
 __all__ = ["grid_slider", "ridge_rows", "grid_rows", "grid_figure", "equilibrium_figure",
            "equilibrium_rows", "clock_rows", "clock_figure", "spectrum_figure",
            "spectrum_rows",
-           "run_decoupling", "run_equilibria", "run_clock", "run_spectrum",
+           "RECORDS", "run_decoupling", "run_equilibria", "run_clock", "run_spectrum",
            "answer_equilibrium", "answer_sgd_symmetry", "answer_spread",
            "answer_zero_gradient",
            "run_window", "window_figure", "window_rows",

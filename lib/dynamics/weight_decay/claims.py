@@ -18,8 +18,9 @@ from dataclasses import replace
 import numpy as np
 
 from .. import evidence, plots
-from .experiments import (DECOUPLING, LABELS, decoupling_summary, equilibrium_configs, live_grid_config,
-                          run_clock, run_decoupling, run_equilibrium, run_spectrum)
+from .experiments import (DECOUPLING, LABELS, RECORDS, Decoupling, decoupling_summary,
+                          equilibrium_configs, live_grid_config, run_clock, run_decoupling,
+                          run_equilibrium, run_spectrum)
 from .figures import flat_columns, line_sides, mp_edge_ratio, mp_null, tied_decays_per_lr
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
 from .spectra import TAIL_P, effective_rank, stable_rank, tail_fit
@@ -100,20 +101,14 @@ def _equilibrium_row(opt: str) -> evidence.Claim:
                f"every matrix{'' if opt == 'adamw' else sgd}", fmt=lambda x: _fmt(x, 2))
 
 
-def _seed_accs(payload: dict, kind: str) -> dict:
-    """``{seed: final test accuracy [decay][lr]}`` of grid ``kind``, one array per seed."""
-    g = payload["grids"][kind]
-    return dict(enumerate(np.asarray(g["test_acc_seeds"], dtype=float)))
-
-
-def _in_band(grid: dict, kind: str, band) -> dict:
+def _in_band(grid: Decoupling, kind: str, band) -> dict:
     """``{seed: [(eta, best lambda or None), ...]}`` over the learning rates of ``band``."""
-    decays = grid["grids"][kind]["decays"]
-    return {s: [(lr, d) for lr, d in zip(grid["lrs"], best_decay_per_lr(a, decays))
-                if band[0] <= lr <= band[1]] for s, a in _seed_accs(grid, kind).items()}
+    g = grid.grids[kind]
+    return {s: [(lr, d) for lr, d in zip(grid.lrs, best_decay_per_lr(a, g.decays))
+                if band[0] <= lr <= band[1]] for s, a in g.seed_accs().items()}
 
 
-def _product_moves(payload: dict, band) -> dict:
+def _product_moves(payload: Decoupling, band) -> dict:
     """``{seed: factor}``: on each seed's scale-invariant grid, how far the best product
     eta * lambda moves over the learning rates of ``band`` (inf where a seed has no best decay
     at one of them)."""
@@ -131,10 +126,10 @@ class _GridSeed(tuple):
     measure reads (a control reads another grid, or another seed, the same way)."""
 
     def acc(self, kind=None):
-        return _seed_accs(self[0], kind or self[2])[self[1]]
+        return self[0].grids[kind or self[2]].seed_accs()[self[1]]
 
     def ridge(self, kind=None):
-        return best_decay_per_lr(self.acc(kind), self[0]["grids"][kind or self[2]]["decays"])
+        return best_decay_per_lr(self.acc(kind), self[0].grids[kind or self[2]].decays)
 
 
 def _at(grid, seeds, kind) -> dict:
@@ -143,7 +138,7 @@ def _at(grid, seeds, kind) -> dict:
 
 def _best_minus(r) -> float:
     """This seed's best cell of grid ``r[2]`` minus Adam + L2's best cell of seed ``r[3]``."""
-    return float(np.nanmax(r.acc()) - np.nanmax(_seed_accs(r[0], "adam_l2")[r[3]]))
+    return float(np.nanmax(r.acc()) - np.nanmax(r[0].grids["adam_l2"].seed_accs()[r[3]]))
 
 
 def _least_shortfall(r) -> float:
@@ -170,23 +165,22 @@ def _side_ratio(r, above: bool = False) -> float:
 def _lh_slope(r) -> float:
     """|slope| of log(best coefficient as its paper writes it) against log eta over the whole
     grid: AdamW's eta * lambda (PyTorch's slope + 1), Adam + L2's lambda."""
-    slope = ridge_slope(r[0]["lrs"], r.ridge())
+    slope = ridge_slope(r[0].lrs, r.ridge())
     return abs(slope + 1 if r[2] == "adamw" else slope)
 
 
 def _band_move(r, band=PLAIN_BAND) -> float:
     """Largest over smallest best lambda over the learning rates of ``band`` (inf where a
     column has no best decay)."""
-    lrs = r[0]["lrs"]
-    vals = [d for lr, d in zip(lrs, r.ridge()) if band[0] <= lr <= band[1]]
+    vals = [d for lr, d in zip(r[0].lrs, r.ridge()) if band[0] <= lr <= band[1]]
     return max(vals) / min(vals) if vals and None not in vals else math.inf
 
 
 def _ties(r, band=INVARIANT_BAND) -> list:
     """This seed's tied decays (:func:`tied_decays_per_lr`) at the learning rates of ``band``."""
-    g = r[0]["grids"][r[2]]
-    ties = tied_decays_per_lr(g["test_acc_seeds"], g["decays"], seed=r[1])
-    return [t for lr, t in zip(r[0]["lrs"], ties) if band[0] <= lr <= band[1]]
+    g = r[0].grids[r[2]]
+    ties = tied_decays_per_lr(g.test_acc_seeds, g.decays, seed=r[1])
+    return [t for lr, t in zip(r[0].lrs, ties) if band[0] <= lr <= band[1]]
 
 
 def _ties_text(runs: dict, band) -> str:
@@ -210,7 +204,7 @@ def _least_fall(r) -> float:
 
 def _lower_above(r) -> float:
     """The largest best lambda above PLAIN_BAND over the least within it."""
-    lrs, ridge = r[0]["lrs"], r.ridge()
+    lrs, ridge = r[0].lrs, r.ridge()
     above = [d for lr, d in zip(lrs, ridge) if lr > PLAIN_BAND[1]]
     inside = [d for lr, d in zip(lrs, ridge) if PLAIN_BAND[0] <= lr <= PLAIN_BAND[1]]
     return max(above) / min(inside) if above and inside and None not in above + inside else math.inf
@@ -219,7 +213,7 @@ def _lower_above(r) -> float:
 def _edge_note(grid, kind, band) -> str:
     """Where a seed's best lambda over ``band`` sits at the grid's largest or smallest decay:
     a bound, not a best (it may lie beyond the grid)."""
-    ends = (min(grid["grids"][kind]["decays"]), max(grid["grids"][kind]["decays"]))
+    ends = (min(grid.grids[kind].decays), max(grid.grids[kind].decays))
     hits = [f"seed {s} at η = {_fmt(lr, 1)}" for s, pts in _in_band(grid, kind, band).items()
             for lr, d in pts if d is not None and any(math.isclose(d, e) for e in ends)]
     return ("" if not hits else "; at the edge of the decay grid (a bound, the best may lie "
@@ -230,7 +224,7 @@ def _bound_note(grid, band) -> str:
     """The seeds whose factor of :func:`_product_moves` over ``band`` is a lower bound: their
     largest product sits at the grid's largest decay (the best lambda, and the product, may
     lie beyond it)."""
-    top = max(grid["grids"]["adamw_invariant"]["decays"])
+    top = max(grid.grids["adamw_invariant"].decays)
     seeds = [f"seed {s}" for s, pts in _in_band(grid, "adamw_invariant", band).items()
              if any(d is not None for _, d in pts)
              and math.isclose(max((lr * d, d) for lr, d in pts if d is not None)[1], top)]
@@ -306,12 +300,12 @@ INV_FALLS = evidence.Claim(
            "every seed", asserted=False, fmt=lambda x: _fmt(x, 2) + "×")
 
 
-def grid_claims(grid: dict) -> list[dict]:
+def grid_claims(grid: Decoupling) -> list[dict]:
     """The claims rows that rest on the precomputed grids of sections 1 and 3 alone, each
     judged by the engine on every seed of the grid (its final accuracies, ``test_acc_seeds``)."""
-    if not all(k in grid["grids"] for k in DECOUPLING):
+    if not all(k in grid.grids for k in DECOUPLING):
         return []
-    seeds = list(range(len(grid["grids"]["adamw"]["test_acc_seeds"])))
+    seeds = list(range(len(grid.grids["adamw"].test_acc_seeds)))
     w, l2 = _at(grid, seeds, "adamw"), _at(grid, seeds, "adam_l2")
     nxt = {s: _GridSeed((grid, s, "adam_l2", seeds[(i + 1) % len(seeds)]))
            for i, s in enumerate(seeds)}
@@ -326,19 +320,19 @@ def grid_claims(grid: dict) -> list[dict]:
             evidence.judge(L2_FAILS, l2, w).row(),
             evidence.judge(ADAMW_GROWS, w, w).row(),
             evidence.joint(FLAT.statement, FLAT.paper, {
-                f"η = {_fmt(grid['lrs'][j], 2)}:": evidence.judge(FLAT, *(
+                f"η = {_fmt(grid.lrs[j], 2)}:": evidence.judge(FLAT, *(
                     {s: _GridSeed((grid, s, "adamw", j)) for s in seeds},) * 2)
                 for j in flat_columns(grid)}, control=FLAT.control, asserted=FLAT.asserted,
-                window=FLAT.window + f" ({grid['eval_steps'][-1]:,} steps); below {FLAT_BELOW:g} "
+                window=FLAT.window + f" ({grid.eval_steps[-1]:,} steps); below {FLAT_BELOW:g} "
                 "of the column's range"),
             evidence.judge(DECOUPLED_ROW, w, l2).row(),
             evidence.joint(PLAIN_FLAT.statement, _LH, {"": evidence.judge(PLAIN_FLAT, w, _at(
-                grid, seeds, "adamw_invariant") if "adamw_invariant" in grid["grids"] else w)},
+                grid, seeds, "adamw_invariant") if "adamw_invariant" in grid.grids else w)},
                 control=PLAIN_FLAT.control, window=PLAIN_FLAT.window, asserted=PLAIN_FLAT.asserted,
                 note=_edge_note(grid, "adamw", PLAIN_BAND) + "; within the seeds' spread (the "
                 f"scale-invariant row's rule) the best {_ties_text(w, PLAIN_BAND)}"+ ": this row reads one value of each range"),
             evidence.judge(LOWER, w, l2).row()]
-    if "adamw_invariant" in grid["grids"]:
+    if "adamw_invariant" in grid.grids:
         inv = _at(grid, seeds, "adamw_invariant")
         rows.append(evidence.joint(
             INV_FALLS.statement, INV_FALLS.paper,
@@ -358,7 +352,7 @@ def published_claims() -> list[dict]:
     precomputed grids (:func:`grid_claims`), as the cpu build shows them."""
     from .. import results
 
-    grid, _ = results.load("weight_decay_grid")
+    grid, _ = results.load("weight_decay_grid", as_=RECORDS["weight_decay_grid"])
     return grid_claims(grid)
 
 
@@ -498,7 +492,7 @@ CLOCK = evidence.Claim(
     "settled loss levels agree when η·λ is held fixed (the settled level of trajectory "
     "invariance; the pointwise curves: see the clock section)",
     "Efficient Hyperparameter Tuning via Trajectory Invariance Principle",
-    measure=lambda c: c["spread"], control_measure=lambda c: abs(c["ratio"] - 1),
+    measure=lambda c: c.spread, control_measure=lambda c: abs(c.ratio - 1),
     test=evidence.Test("<=", CLOCK_SPREAD, "largest ÷ smallest settled loss − 1, CLOCK_SPREAD"),
     control="the run at the middle learning rate with another product against the matched "
             "runs' level",
@@ -660,7 +654,7 @@ def spectrum_claims(spectrum: dict) -> list[dict]:
     return rows
 
 
-def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None,
+def page_claims(grid: Decoupling | None = None, live=None, equilibria=None, clock=None,
                 spectrum=None, window=None, symmetry=None) -> list[dict]:
     """The chapter's claims table: ``grid`` is the precomputed payload (its rows are
     :func:`grid_claims`); ``live``, ``equilibria`` (a list of runs per seed), ``symmetry``,
@@ -670,7 +664,7 @@ def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None
     rows = grid_claims(grid) if grid is not None else []
     if live is not None:
         live = plots.per_seed(live, "live", "wdc.claim_runs")
-        if all(k in g["grids"] for g in live.values() for k in DECOUPLING):
+        if all(k in g.grids for g in live.values() for k in DECOUPLING):
             rows.append(evidence.judge(L2_FAILS_LIVE, {s: _GridSeed((g, 0, "adam_l2")) for s, g in live.items()},
                                        {s: _GridSeed((g, 0, "adamw")) for s, g in live.items()}).row())
     if equilibria is not None:
@@ -691,8 +685,8 @@ def page_claims(grid: dict | None = None, live=None, equilibria=None, clock=None
         clock = plots.per_seed(clock, "clock", "wdc.claim_runs")
         c0 = next(iter(clock.values()))
         rows.append(evidence.judge(replace(
-            CLOCK, window=CLOCK.window + f", the 3 runs at ηλ = {_fmt(c0['product'], 2)}; the "
-            f"control at {c0['contrast']:g}× that product"), clock, clock).row())
+            CLOCK, window=CLOCK.window + f", the 3 runs at ηλ = {_fmt(c0.product, 2)}; the "
+            f"control at {c0.contrast:g}× that product"), clock, clock).row())
     if window is not None:
         rows += window_claims(window)
     if spectrum is not None:

@@ -20,11 +20,13 @@ Every runner takes ``seed=None`` (``DYNAMICS_SEED``), honours dry runs (``runtim
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import numpy as np
 
-from .. import plots, runtime, units
+from .. import plots, results, runtime, units
 from .. import progress as P
 from ..models import MLP
 from ..runtime import get_seed
@@ -42,6 +44,49 @@ LABELS = {"adam_l2": "Adam + L2", "adamw": "AdamW", "adamw_invariant": "AdamW, s
 
 
 # ============================================================================ 1. grids
+# What the grid runners return and data/weight_decay_grid.json holds, field by field
+# (dynamics.results.Record): a claim names what it reads, and a field renamed in the code or
+# in the file fails when the file is read, naming it.
+
+
+@dataclass
+class Grid(results.Record):
+    """One learning-rate x decay grid (:func:`run_grid`): its ``lrs``, ``decays``,
+    ``eval_steps`` and ``seeds``; ``test_acc`` and ``train_loss`` [decay][lr][evaluation] (the
+    mean over seeds; NaN, or None read back, where a run diverged) and ``test_acc_seeds``
+    [seed][decay][lr] (each seed's final accuracy), arrays fresh and lists read back."""
+    kind: str
+    lrs: list
+    decays: list
+    eval_steps: list
+    seeds: list
+    test_acc: Any
+    train_loss: Any
+    test_acc_seeds: Any
+    stopped: bool
+    diverged: int
+    strategy: Any
+    wall_time: Any
+
+    def seed_accs(self) -> dict:
+        """``{seed index: final test accuracy [decay][lr]}``, one float array per seed."""
+        return dict(enumerate(np.asarray(self.test_acc_seeds, dtype=float)))
+
+
+@dataclass
+class Decoupling(results.Record):
+    """:func:`run_decoupling`'s result and ``data/weight_decay_grid.json``: ``{kind: grid}``
+    and what its grids share (the first's ``lrs``, ``eval_steps`` and ``seeds``)."""
+    grids: dict[str, Grid]
+    seed: int
+    steps: int
+    lrs: list
+    eval_steps: list
+    seeds: list
+
+
+RECORDS = {"weight_decay_grid": Decoupling}
+"""Each precomputed file of the chapter and the record it is read as."""
 
 
 def _grid_model(kind: str, data, width: int):
@@ -52,14 +97,12 @@ def _grid_model(kind: str, data, width: int):
 
 
 def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None,
-             bars=None, on_step=None) -> dict:
+             bars=None, on_step=None) -> Grid:
     """Train the learning-rate x decay grid ``kind`` (a key of :data:`~.science.GRIDS`:
     ``adam_l2`` and ``adamw`` train a plain MLP, ``adamw_invariant`` the scale-invariant
     :class:`~.science.NormMLP`) for ``cfg.n_seeds`` seeds from ``seed`` on, all at once.
 
-    Returns ``decays``, ``lrs``, ``eval_steps``, ``test_acc`` [decay][lr][evaluation] (the
-    mean over seeds; NaN where a run diverged), ``test_acc_seeds`` [seed][decay][lr] (final
-    accuracy of each seed), ``train_loss`` like ``test_acc``, ``seeds`` and ``stopped``.
+    Returns a :class:`Grid`.
     ``on_step``: :func:`~dynamics.sweep.train_many`'s hook, ``on_step(step, params)`` with
     every model's parameters in the grid's order (a live panel's early figure); it reads,
     the runs are the same without it.
@@ -80,7 +123,7 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
     acc = np.array([res.at_step("test_acc", s) for s in evals]).reshape(shape)
     loss = np.array([res.at_step("train_loss", s) for s in evals]).reshape(shape)
     # accuracies on 1,000 test examples are exact to 3 decimals, their means over seeds to 5
-    return dict(kind=kind, lrs=lrs, decays=decays, eval_steps=evals, seeds=seeds,
+    return Grid(kind=kind, lrs=lrs, decays=decays, eval_steps=evals, seeds=seeds,
                 test_acc=np.round(acc.mean(1).transpose(1, 2, 0), 5),
                 train_loss=np.round(loss.mean(1).transpose(1, 2, 0), 5),
                 test_acc_seeds=np.round(acc[-1], 5), stopped=bool(res.info.get("stopped")),
@@ -89,9 +132,9 @@ def run_grid(cfg: DecouplingConfig, kind: str = "adamw", seed: int | None = None
 
 
 def run_decoupling(cfg: DecouplingConfig | None = None, seed: int | None = None, bars=None,
-                   kinds=DECOUPLING, profile: str | None = None) -> dict:
+                   kinds=DECOUPLING, profile: str | None = None) -> Decoupling:
     """The grids ``kinds`` (default: Adam + L2 and AdamW on the same MLP, section 1), one
-    after the other: ``{"grids": {kind: run_grid(...)}, "lrs", "eval_steps", "seeds"}``.
+    after the other: a :class:`Decoupling` of ``{kind: run_grid(...)}``.
     ``cfg=None``: the small grid the page trains live at ``profile``
     (:func:`live_grid_config`)."""
     seed = get_seed(seed)
@@ -101,44 +144,46 @@ def run_decoupling(cfg: DecouplingConfig | None = None, seed: int | None = None,
     for k, kind in enumerate(kinds):
         with job.part(k, len(kinds)):
             grids[kind] = run_grid(cfg, kind, seed, bars)
-        if grids[kind]["stopped"]:
+        if grids[kind].stopped:
             break
     return decoupling(grids, seed)
 
 
-def decoupling(grids: dict, seed: int) -> dict:
+def decoupling(grids: dict, seed: int) -> Decoupling:
     """:func:`run_decoupling`'s result from its grids (fresh, or units read back from JSON)."""
+    grids = {k: g if isinstance(g, Grid) else Grid.of(g, f"grids[{k!r}]") for k, g in grids.items()}
     first = next(iter(grids.values()))
-    return dict(grids=grids, seed=seed, steps=first["eval_steps"][-1], lrs=first["lrs"],
-                eval_steps=first["eval_steps"], seeds=first["seeds"])
+    return Decoupling(grids=grids, seed=seed, steps=first.eval_steps[-1], lrs=first.lrs,
+                      eval_steps=first.eval_steps, seeds=first.seeds)
 
 
-def grid_array(payload: dict, kind: str, key: str = "test_acc") -> np.ndarray:
-    """A grid of a payload as a float array (None -> NaN), fresh or loaded from JSON."""
-    return np.array(payload["grids"][kind][key], dtype=float)
+def grid_array(payload: Decoupling, kind: str) -> np.ndarray:
+    """A grid's seed-averaged test accuracy [decay][lr][evaluation] as a float array (None ->
+    NaN), fresh or loaded from JSON."""
+    return np.array(payload.grids[kind].test_acc, dtype=float)
 
 
-def grid_summary(payload: dict, kind: str, frame: int = -1) -> dict:
+def grid_summary(payload: Decoupling, kind: str, frame: int = -1) -> dict:
     """What a grid says at evaluation ``frame`` (default: the end): its ``best`` cell, the
     best decay at each learning rate (``ridge``, None where decay has not acted yet) and the
     ``slope`` of log(best decay) against log(eta): 0 when PyTorch's lambda is the variable
     to hold fixed, -1 when eta * lambda is (see :func:`~.science.ridge_slope`)."""
-    g = payload["grids"][kind]
+    g = payload.grids[kind]
     acc = grid_array(payload, kind)[:, :, frame]
-    ridge = best_decay_per_lr(acc, g["decays"])
-    return dict(best=best_cell(acc, g["decays"], g["lrs"]), ridge=ridge,
-                slope=ridge_slope(g["lrs"], ridge), lrs=list(g["lrs"]))
+    ridge = best_decay_per_lr(acc, g.decays)
+    return dict(best=best_cell(acc, g.decays, g.lrs), ridge=ridge,
+                slope=ridge_slope(g.lrs, ridge), lrs=list(g.lrs))
 
 
-def decoupling_summary(payload: dict) -> dict:
+def decoupling_summary(payload: Decoupling) -> dict:
     """Best final test accuracy of each grid, and AdamW's margin over Adam + L2 (on the
     seed-averaged grid and ``per_seed``)."""
-    out = {kind: grid_summary(payload, kind) for kind in payload["grids"]}
+    out = {kind: grid_summary(payload, kind) for kind in payload.grids}
     best = {kind: s["best"] for kind, s in out.items()}
     margin = per_seed = None
-    if all(k in payload["grids"] for k in DECOUPLING):
+    if all(k in payload.grids for k in DECOUPLING):
         margin = best["adamw"]["acc"] - best["adam_l2"]["acc"]
-        tops = {k: np.nanmax(np.array(payload["grids"][k]["test_acc_seeds"], dtype=float), axis=(1, 2))
+        tops = {k: np.nanmax(np.array(payload.grids[k].test_acc_seeds, dtype=float), axis=(1, 2))
                 for k in DECOUPLING}
         per_seed = [float(a - b) for a, b in zip(tops["adamw"], tops["adam_l2"])]
     return dict(best=best, summaries=out, margin=margin, per_seed=per_seed)
@@ -293,11 +338,36 @@ def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, hist
 # ============================================================================ 3. the clock
 
 
+@dataclass
+class ClockRun(results.Record):
+    """One run of the clock (:func:`~.science.matched_runs`): its eta and lambda, and whether
+    it shares the matched runs' product."""
+    lr: float
+    weight_decay: float
+    matched: bool
+
+
+@dataclass
+class Clock(results.Record):
+    """:func:`run_clock`'s result: the runs (:class:`ClockRun`), their histories and settled
+    losses, the matched product and the odd run's ``contrast``, whether it was stopped, the
+    matched runs' ``spread`` and the odd run's ``ratio`` to their mean loss."""
+    runs: list[ClockRun]
+    histories: list
+    final_loss: list
+    product: float
+    contrast: float
+    stopped: bool
+    spread: float
+    ratio: float
+    strategy: Any
+
+
 def run_clock(cfg: ClockConfig | None = None, seed: int | None = None, bars=None,
-              profile: str | None = None, on_step=None) -> dict:
+              profile: str | None = None, on_step=None) -> Clock:
     """AdamW on a :class:`~.science.NormMLP`: three runs with equal eta * lambda (learning
     rates a factor ``spread`` apart) and one with ``contrast`` times the product, from the
-    same initialization and batches. Returns the runs, their histories, each run's settled
+    same initialization and batches. Returns a :class:`Clock`: the runs, their histories, each run's settled
     loss (the mean train loss over the second half, once the norms have equilibrated: see
     :func:`~.science.final_loss`), ``spread`` (max/min - 1 of the matched losses) and
     ``ratio`` (odd loss / mean matched loss); NaN where a run diverged or was stopped.
@@ -306,18 +376,18 @@ def run_clock(cfg: ClockConfig | None = None, seed: int | None = None, bars=None
     seed = get_seed(seed)
     cfg = ClockConfig.for_profile(profile) if cfg is None else cfg
     data = mnist1d_data(cfg.n_train)
-    runs = cfg.runs()
+    runs = [ClockRun.of(r) for r in cfg.runs()]
     steps = runtime.steps(cfg.steps)
-    configs = [dict(lr=r["lr"], weight_decay=r["weight_decay"], seed=seed) for r in runs]
+    configs = [dict(lr=r.lr, weight_decay=r.weight_decay, seed=seed) for r in runs]
     evals = sorted({int(round(s)) for s in np.linspace(0, steps, 41)})
     res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes),
                      data, configs, Recipe(steps, batch_size=cfg.batch_size, eval=evals),
                      bars=bars, on_step=on_step)
     losses = [final_loss(h, tail=0.5) if len(h) else float("nan") for h in res.histories]
-    matched = [l for l, r in zip(losses, runs) if r["matched"]]
-    odd = [l for l, r in zip(losses, runs) if not r["matched"]]
+    matched = [l for l, r in zip(losses, runs) if r.matched]
+    odd = [l for l, r in zip(losses, runs) if not r.matched]
     ok = all(math.isfinite(l) for l in losses)
-    return dict(runs=runs, histories=res.histories, final_loss=losses, product=cfg.product,
+    return Clock(runs=runs, histories=res.histories, final_loss=losses, product=cfg.product,
                 contrast=cfg.contrast, stopped=bool(res.info.get("stopped")),
                 spread=float(max(matched) / min(matched) - 1) if ok else float("nan"),
                 ratio=float(odd[0] / np.mean(matched)) if ok else float("nan"),
@@ -402,17 +472,17 @@ def answer_sgd_symmetry(equilibria, profile: str | None = None, seed: int | None
             f"{', '.join(_n(x, 3) for x in angle)} times the original (predicted 1)")
 
 
-def answer_spread(clock: dict, profile: str | None = None, seed: int | None = None,
+def answer_spread(clock: Clock, profile: str | None = None, seed: int | None = None,
                   spread: float = 4.0) -> str:
     """Exercise 3: the clock's runs with learning rates ``spread`` apart and one product:
     how far apart their settled losses are, beside the section's own runs."""
     cfg = ClockConfig.for_profile(profile, spread=spread, contrast=1.0)
     wide = run_clock(cfg, seed, bars=False)
-    runs = sorted(zip((r["lr"] for r in wide["runs"] if r["matched"]),
-                      (l for r, l in zip(wide["runs"], wide["final_loss"]) if r["matched"])))
-    return (f"settled losses {_n(100 * clock['spread'], 2)}% apart with spread "
-            f"{clock['runs'][1]['lr'] / clock['runs'][0]['lr']:g}, "
-            f"{_n(100 * wide['spread'], 2)}% with spread {spread:g}; per run, η → loss: "
+    runs = sorted(zip((r.lr for r in wide.runs if r.matched),
+                      (l for r, l in zip(wide.runs, wide.final_loss) if r.matched)))
+    return (f"settled losses {_n(100 * clock.spread, 2)}% apart with spread "
+            f"{clock.runs[1].lr / clock.runs[0].lr:g}, "
+            f"{_n(100 * wide.spread, 2)}% with spread {spread:g}; per run, η → loss: "
             + ", ".join(f"{_n(lr, 2)} → {_n(loss, 3)}" for lr, loss in runs))
 
 
@@ -446,7 +516,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
 
 
 
-__all__ = ["DECOUPLING", "LABELS", "SECTION2",
+__all__ = ["DECOUPLING", "LABELS", "SECTION2", "Grid", "Decoupling", "RECORDS", "ClockRun", "Clock",
            "run_grid", "run_decoupling", "grid_array", "grid_summary", "decoupling_summary",
            "live_grid_config", "equilibrium_configs", "run_equilibrium", "equilibrium_summary",
            "run_equilibria", "run_clock", "run_spectrum", "decoupling", "answer_equilibrium",

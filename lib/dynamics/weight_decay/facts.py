@@ -12,14 +12,14 @@ import math
 import numpy as np
 
 from .. import evidence, plots
-from .experiments import DECOUPLING, decoupling_summary, grid_summary
+from .experiments import DECOUPLING, Clock, Decoupling, decoupling_summary, grid_summary
 from .figures import flat_columns, slope_text
 from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
 from .window import window_numbers
 from .claims import (ANGLE_TOL, L2_FAIL, L2_FAILS, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
                      _band_move, _GridSeed, _edge_note, _side_ratio, _ties_text, _fmt, _least_fall, _least_shortfall,
-                     _alpha, _lower_above, _p, _product_moves, _seed_accs, _shortfall_growth, _spectrum_checks,
+                     _alpha, _lower_above, _p, _product_moves, _shortfall_growth, _spectrum_checks,
                      _ties, grid_claims, spectrum_claims, tied_decays_per_lr)
 
 __all__ = ["ridge_band", "seed_slopes", "clock_pointwise", "decoupling_numbers",
@@ -36,29 +36,27 @@ def _range(values, digits: int = 2) -> str:
         f"{_fmt(lo, digits)} to {_fmt(hi, digits)}"
 
 
-def ridge_band(payload: dict, kind: str, band) -> dict:
+def ridge_band(payload: Decoupling, kind: str, band) -> dict:
     """The best decay of grid ``kind`` at the learning rates inside ``band`` (lo, hi): on the
     seed-averaged grid (``ridge``) and on each seed (``per_seed``), and per seed the factor
     between the largest and the smallest best decay in the band (``moves``; inf where a seed
     has no best decay at some learning rate of the band)."""
-    g = payload["grids"][kind]
-    lrs = np.asarray(g["lrs"], dtype=float)
+    g = payload.grids[kind]
+    lrs = np.asarray(g.lrs, dtype=float)
     cols = [j for j, lr in enumerate(lrs) if band[0] <= lr <= band[1]]
     mean = grid_summary(payload, kind)["ridge"]
-    per_seed = [[best_decay_per_lr(acc, g["decays"])[j] for j in cols]
-                for acc in np.asarray(g["test_acc_seeds"], dtype=float)]
+    per_seed = [[best_decay_per_lr(acc, g.decays)[j] for j in cols] for acc in g.seed_accs().values()]
     moves = [max(r) / min(r) if all(v is not None for v in r) else math.inf for r in per_seed]
     return dict(lrs=lrs[cols].tolist(), ridge=[mean[j] for j in cols], per_seed=per_seed,
                 moves=moves, lr_factor=float(lrs[cols[-1]] / lrs[cols[0]]) if cols else math.nan)
 
 
-def seed_slopes(payload: dict, kind: str) -> dict:
+def seed_slopes(payload: Decoupling, kind: str) -> dict:
     """``{seed: slope}``: on each seed's grid, the slope of log(best PyTorch decay) against
     log(eta) (:func:`~.science.ridge_slope`; 0 when the best lambda ignores eta, -1 when the
     best eta * lambda does)."""
-    g = payload["grids"][kind]
-    return {s: ridge_slope(g["lrs"], best_decay_per_lr(acc, g["decays"]))
-            for s, acc in enumerate(np.asarray(g["test_acc_seeds"], dtype=float))}
+    g = payload.grids[kind]
+    return {s: ridge_slope(g.lrs, best_decay_per_lr(acc, g.decays)) for s, acc in g.seed_accs().items()}
 
 
 def _lh_band_said(least: list) -> str:
@@ -87,17 +85,17 @@ def _band_control(row: dict) -> str:
             "regeneration of the grid can turn")
 
 
-def decoupling_numbers(grid: dict) -> dict:
+def decoupling_numbers(grid: Decoupling) -> dict:
     """The numbers section 1's prose quotes about the precomputed grids, as glue texts:
     Adam + L2's and AdamW's ridges, the slopes fitted through them, Loshchilov & Hutter's
     best decay eta * lambda at both ends, and the best cells with AdamW's margin per seed."""
     sums = {k: grid_summary(grid, k) for k in DECOUPLING}
-    lrs = grid["lrs"]
+    lrs = grid.lrs
     l2 = [d for d in sums["adam_l2"]["ridge"] if d is not None]
     plain = ridge_band(grid, "adamw", PLAIN_BAND)
     dec = decoupling_summary(grid)
-    best = [best_decay_per_lr(a, grid["grids"]["adamw"]["decays"])
-            for a in _seed_accs(grid, "adamw").values()]
+    best = [best_decay_per_lr(a, grid.grids["adamw"].decays)
+            for a in grid.grids["adamw"].seed_accs().values()]
     flat = _below_line(grid)
     rows = grid_claims(grid)
     v = plots.verdicts(rows, best="AdamW generalizes", lh="with AdamW the best decay",
@@ -106,16 +104,16 @@ def decoupling_numbers(grid: dict) -> dict:
                        band="Adam + L2's largest penalty", flat="plain MLP, η from",
                        below="below the line ηλt = 1")
     def per_kind(f, kind):  # {seed: f(that seed's grid of kind)}
-        return {k: f(_GridSeed((grid, k, kind))) for k in _seed_accs(grid, kind)}
+        return {k: f(_GridSeed((grid, k, kind))) for k in grid.grids[kind].seed_accs()}
 
     band_ties = per_kind(lambda r: _ties(r, PLAIN_BAND), "adamw")
 
     def short(kind):  # {eta: {seed: the largest decay's shortfall below its column's best}}
-        gaps = {k: np.nanmax(a, 0) - a[-1] for k, a in _seed_accs(grid, kind).items()}
+        gaps = {k: np.nanmax(a, 0) - a[-1] for k, a in grid.grids[kind].seed_accs().items()}
         return {lr: {k: float(gap[j]) for k, gap in gaps.items()} for j, lr in enumerate(lrs)}
 
     growth, growth0 = per_kind(_shortfall_growth, "adamw"), per_kind(lambda r: _shortfall_growth(r, 0), "adamw")
-    inv_seeds = per_kind(lambda r: r, "adamw_invariant") if "adamw_invariant" in grid["grids"] else {}
+    inv_seeds = per_kind(lambda r: r, "adamw_invariant") if "adamw_invariant" in grid.grids else {}
     inv = {k: _band_move(r, INVARIANT_BAND) for k, r in inv_seeds.items()}
     return dict(
         wd_l2_ridge=_range(l2), wd_adamw_ridge=_range(plain["ridge"]),
@@ -164,9 +162,9 @@ def decoupling_numbers(grid: dict) -> dict:
             for k, t in band_ties.items() if t and None not in t) or "n/a",
         wd_l2_short_by_lr=_by_lr(short("adam_l2")), wd_adamw_short_by_lr=_by_lr(short("adamw")),
         wd_first_best=_range([float(np.nanmax(a[:, 0])) for k in DECOUPLING
-                              for a in _seed_accs(grid, k).values()]),
+                              for a in grid.grids[k].seed_accs().values()]),
         wd_later_best=_range([float(np.nanmax(a[:, j])) for k in DECOUPLING
-                              for a in _seed_accs(grid, k).values() for j in range(1, len(lrs))]))
+                              for a in grid.grids[k].seed_accs().values() for j in range(1, len(lrs))]))
 
 
 def _moving_text(slopes: dict) -> str:
@@ -175,14 +173,14 @@ def _moving_text(slopes: dict) -> str:
     return f"{'none' if n == 0 else n} of the {len(slopes)} seeds"
 
 
-def _lower_text(grid: dict) -> str:
+def _lower_text(grid: Decoupling) -> str:
     """Per seed, the largest best lambda above PLAIN_BAND over the least within it (the row's
     measure)."""
-    vals = {k: _lower_above(_GridSeed((grid, k, "adamw"))) for k in _seed_accs(grid, "adamw")}
+    vals = {k: _lower_above(_GridSeed((grid, k, "adamw"))) for k in grid.grids["adamw"].seed_accs()}
     return ", ".join(f"{_fmt(v, 2) if math.isfinite(v) else 'n/a'} (seed {k})" for k, v in vals.items())
 
 
-def live_slope_numbers(live: dict, grid: dict) -> dict:
+def live_slope_numbers(live: Decoupling, grid: Decoupling) -> dict:
     """The live grid's fitted slopes beside the precomputed grid's per-seed ones (glue texts):
     whether each falls inside the seeds' range ("inside") or outside it."""
     out = {}
@@ -195,23 +193,23 @@ def live_slope_numbers(live: dict, grid: dict) -> dict:
     return out
 
 
-def _tied_text(grid: dict, kind: str, at) -> str:
+def _tied_text(grid: Decoupling, kind: str, at) -> str:
     """Where, at the learning rates ``at``, grid ``kind``'s best decay is a tie
     (:func:`tied_decays_per_lr`), with the tied decays; "none" where it is nowhere."""
-    g = grid["grids"][kind]
+    g = grid.grids[kind]
     return "; ".join(f"λ = {_fmt(t[0], 2)} to {_fmt(t[1], 2)} at η = {_fmt(lr, 2)}" for lr, t in
-                     zip(grid["lrs"], tied_decays_per_lr(g["test_acc_seeds"], g["decays"]))
+                     zip(grid.lrs, tied_decays_per_lr(g.test_acc_seeds, g.decays))
                      if lr in at and t is not None and t[0] < t[1]) or "none"
 
 
-def invariant_numbers(grid: dict) -> dict:
+def invariant_numbers(grid: Decoupling) -> dict:
     """The numbers section 3's prose quotes about the scale-invariant grid (glue texts; "n/a"
     where the grid is too small to have them). ``prod_factor``: how far the best product
     eta * lambda moves, below the largest learning rate (where it drops)."""
     s = grid_summary(grid, "adamw_invariant")
-    g_inv = grid["grids"]["adamw_invariant"]
-    top = max(g_inv["decays"])
-    pts = [(lr, d) for lr, d in zip(grid["lrs"], s["ridge"]) if d is not None]
+    g_inv = grid.grids["adamw_invariant"]
+    top = max(g_inv.decays)
+    pts = [(lr, d) for lr, d in zip(grid.lrs, s["ridge"]) if d is not None]
     inner = [(lr, d) for lr, d in pts if d < top] or [(math.nan, math.nan)]
     band = ridge_band(grid, "adamw_invariant", INVARIANT_BAND)
     has = [(lr, d) for lr, d in zip(band["lrs"], band["ridge"]) if d is not None]
@@ -220,13 +218,13 @@ def invariant_numbers(grid: dict) -> dict:
     kept = [(lr, d) for lr, d in pts[:-1] if d < top]  # not at the grid's edge (a bound)
     kept = kept if len(kept) > 1 else [(math.nan, math.nan)] * 2
     prod = [lr * d for lr, d in kept]
-    ridges = [best_decay_per_lr(a, g_inv["decays"]) for a in _seed_accs(grid, "adamw_invariant").values()]
-    top_prods = [grid["lrs"][-1] * r[-1] for r in ridges if r[-1] is not None]
-    edge = [None if d is None or any(math.isclose(d, e) for e in (min(g_inv["decays"]), top)) else d
+    ridges = [best_decay_per_lr(a, g_inv.decays) for a in g_inv.seed_accs().values()]
+    top_prods = [grid.lrs[-1] * r[-1] for r in ridges if r[-1] is not None]
+    edge = [None if d is None or any(math.isclose(d, e) for e in (min(g_inv.decays), top)) else d
             for d in s["ridge"]]
     return dict(wd_inv_slope=slope_text(s["slope"]),
-                wd_inv_slope_inner=slope_text(ridge_slope(grid["lrs"], edge)),
-                wd_inv_edge_lrs=_and([_fmt(lr, 2) for lr, d, e in zip(grid["lrs"], s["ridge"], edge)
+                wd_inv_slope_inner=slope_text(ridge_slope(grid.lrs, edge)),
+                wd_inv_edge_lrs=_and([_fmt(lr, 2) for lr, d, e in zip(grid.lrs, s["ridge"], edge)
                                       if d is not None and e is None]) or "none",
                 wd_inv_hi_lr=_fmt(inner[0][0], 1), wd_inv_hi=_fmt(inner[0][1], 2),
                 wd_inv_lo_lr=_fmt(lo[0], 1), wd_inv_lo=_fmt(lo[1], 2),
@@ -286,12 +284,12 @@ def _angle_start(early: list, text: str) -> str:
             "on some matrix).")
 
 
-def _below_line(payload: dict) -> dict:
+def _below_line(payload: Decoupling) -> dict:
     """The below-the-line row's own numbers (:data:`~.claims.FLAT`), per learning rate it reads
     (:func:`~.figures.flat_columns`): ``{eta: ({seed: range below the line / the column's},
     {seed: the same for as many decays just above the line})}``, each on that seed's AdamW grid."""
-    seeds = list(_seed_accs(payload, "adamw"))
-    return {payload["lrs"][j]: tuple({s: _side_ratio(_GridSeed((payload, s, "adamw", j)), above)
+    seeds = list(payload.grids["adamw"].seed_accs())
+    return {payload.lrs[j]: tuple({s: _side_ratio(_GridSeed((payload, s, "adamw", j)), above)
                                       for s in seeds} for above in (False, True))
             for j in flat_columns(payload)}
 
@@ -301,11 +299,11 @@ def _by_lr(values: dict, digits: int = 2) -> str:
     return "; ".join(f"{_range(v.values(), digits)} at η = {_fmt(lr, 2)}" for lr, v in values.items())
 
 
-def clock_numbers(clock: dict) -> dict:
+def clock_numbers(clock: Clock) -> dict:
     """Section 3's numbers about the matched runs: the factor between their learning rates
     end to end and how far apart their settled losses are (the odd run's distance from them is
     the claims row's, :func:`claims_numbers`)."""
-    lrs = [r["lr"] for r in clock["runs"] if r["matched"]]
+    lrs = [r.lr for r in clock.runs if r.matched]
     spread = clock_pointwise(clock)
     def pct(xs, how):
         xs = [x for x in xs if math.isfinite(x)]
@@ -321,15 +319,15 @@ def clock_numbers(clock: dict) -> dict:
                 wd_clock_pointwise_max=pct([v for v, _ in late], max),
                 wd_clock_pointwise_max_at=_fmt(max(late)[1], 2) if late else "n/a",
                 wd_clock_lr_factor=_fmt(max(lrs) / min(lrs), 2),
-                wd_clock_spread=f"{_fmt(100 * clock['spread'], 2)}%")
+                wd_clock_spread=f"{_fmt(100 * clock.spread, 2)}%")
 
 
-def clock_pointwise(clock: dict) -> list[tuple[float, float]]:
+def clock_pointwise(clock: Clock) -> list[tuple[float, float]]:
     """At each evaluation of the matched runs (which share eta * lambda, so their evaluations
     fall at the same eta * lambda * t): ``(eta * lambda * t, max/min - 1 of their train losses)``.
-    Single evaluations jitter with the last mini-batches; ``clock["spread"]`` compares the
+    Single evaluations jitter with the last mini-batches; ``clock.spread`` compares the
     second-half means."""
-    hs = [(r, h) for r, h in zip(clock["runs"], clock["histories"]) if r["matched"] and len(h)]
+    hs = [(r, h) for r, h in zip(clock.runs, clock.histories) if r.matched and len(h)]
     if len(hs) < 2:
         return []
     n = min(len(h) for _, h in hs)
@@ -338,7 +336,7 @@ def clock_pointwise(clock: dict) -> list[tuple[float, float]]:
     for i in range(n):
         vals = [float(h["train_loss"][i]) for _, h in hs]
         if min(vals) > 0 and all(math.isfinite(v) for v in vals):
-            out.append((float(h0.steps[i] * r0["lr"] * r0["weight_decay"]), max(vals) / min(vals) - 1))
+            out.append((float(h0.steps[i] * r0.lr * r0.weight_decay), max(vals) / min(vals) - 1))
     return out
 
 

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .. import plots
-from .experiments import DECOUPLING, LABELS, grid_array, grid_summary
+from .experiments import DECOUPLING, LABELS, Clock, Decoupling, grid_array, grid_summary
 from .science import best_decay_per_lr, clock_time
 
 __all__ = ["mp_edge_ratio", "mp_null", "slope_text", "tied_decays_per_lr", "line_sides", "flat_columns", "grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
@@ -45,20 +45,20 @@ def _decade_ticks(values) -> dict:
     return dict(tickmode="array", tickvals=list(logs), ticktext=text)
 
 
-def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | None = None,
+def grid_figure(payload: Decoupling, kinds=DECOUPLING, frame: int = -1, title: str | None = None,
                 zrange: tuple[float, float] | None = None):
     """Heatmaps of test accuracy over (eta, lambda), one per grid in ``kinds``, at evaluation
     ``frame``. Marked on each: the best cell (outlined), the best decay at each learning rate
     (white dots) and the straight line fitted through them (its slope says which
     parameterization the grid prefers); on AdamW grids, the line eta * lambda * t = 1 below
     which the decay has not had time to act."""
-    step = payload["eval_steps"][frame]
+    step = payload.eval_steps[frame]
     fig = plots.subplots(1, len(kinds), [LABELS[k] for k in kinds],
                          title=title or f"Test accuracy after {step:,} steps", height=470,
                          horizontal_spacing=0.19)
     if zrange is None:
         zrange = _zrange(payload, kinds)
-    lrs = np.asarray(payload["lrs"], dtype=float)
+    lrs = np.asarray(payload.lrs, dtype=float)
     x = np.log10(lrs)
     dx = (x[1] - x[0]) if len(x) > 1 else 1.0
     shown = set()
@@ -68,8 +68,7 @@ def grid_figure(payload: dict, kinds=DECOUPLING, frame: int = -1, title: str | N
     where = every if len(adamw) == len(kinds) else f"{' and '.join(adamw)} panel" + \
         ("s" if len(adamw) > 1 else "")
     for c, kind in enumerate(kinds, start=1):
-        g = payload["grids"][kind]
-        decays = np.asarray(g["decays"], dtype=float)
+        decays = np.asarray(payload.grids[kind].decays, dtype=float)
         y = np.log10(decays)
         dy = (y[1] - y[0]) if len(y) > 1 else 1.0
         acc = grid_array(payload, kind)[:, :, frame]
@@ -137,21 +136,20 @@ def tied_decays_per_lr(acc_seeds, decays, min_gain: float = 0.01, seed: int | No
     return out
 
 
-def line_sides(payload: dict, j: int) -> tuple[list, list]:
+def line_sides(payload: Decoupling, j: int) -> tuple[list, list]:
     """Column ``j`` of the AdamW grid: the rows (decay indices) below the line
     eta * lambda * t = 1 at the grid's last evaluation, and as many rows just above it (all of
     them where fewer lie above)."""
-    g = payload["grids"]["adamw"]
-    below = np.asarray(g["decays"]) * payload["lrs"][j] * payload["eval_steps"][-1] < 1
+    below = np.asarray(payload.grids["adamw"].decays) * payload.lrs[j] * payload.eval_steps[-1] < 1
     rows = np.flatnonzero(below).tolist()
     above = np.flatnonzero(~below).tolist()
     return rows, above[:len(rows)]
 
 
-def flat_columns(payload: dict) -> list:
+def flat_columns(payload: Decoupling) -> list:
     """The learning rates (column indices) the below-the-line row reads: two or more decays on
     each side of the line, so that both the treatment and its control have a range."""
-    return [j for j in range(len(payload["lrs"]))
+    return [j for j in range(len(payload.lrs))
             if all(len(side) > 1 for side in line_sides(payload, j))]
 
 
@@ -160,32 +158,32 @@ def slope_text(x: float) -> str:
     return f"{x:.2f}".replace("-", "−")
 
 
-def _zrange(payload: dict, kinds) -> tuple[float, float]:
+def _zrange(payload: Decoupling, kinds) -> tuple[float, float]:
     """One colour scale for all frames of the grids ``kinds``, so frames compare."""
     vals = np.concatenate([grid_array(payload, k).ravel() for k in kinds])
     vals = vals[np.isfinite(vals)]
     return (float(vals.min()), float(vals.max())) if vals.size else (0.0, 1.0)
 
 
-def grid_slider(payload: dict, kinds=DECOUPLING):
+def grid_slider(payload: Decoupling, kinds=DECOUPLING):
     """:func:`grid_figure` with a slider over training time (the static book's version)."""
-    steps = payload["eval_steps"]
+    steps = payload.eval_steps
     zrange = _zrange(payload, kinds)
     figs = [grid_figure(payload, kinds, k, zrange=zrange) for k in range(len(steps))]
     return plots.slider(figs, [f"{s:,}" for s in steps], name="step")
 
 
-def ridge_rows(payload: dict, kinds=DECOUPLING) -> list[dict]:
+def ridge_rows(payload: Decoupling, kinds=DECOUPLING) -> list[dict]:
     """The best decay at each learning rate of each grid, one row per learning rate (and,
     for AdamW, the best product eta * lambda: Loshchilov & Hutter's decay). A best decay at
     the grid's largest is a lower bound (the best may lie beyond the grid): printed "≥"."""
     sums = {k: grid_summary(payload, k) for k in kinds}
     rows = []
-    for j, lr in enumerate(payload["lrs"]):
+    for j, lr in enumerate(payload.lrs):
         row = {"η": lr}
         for k in kinds:
             d = sums[k]["ridge"][j]
-            edge = d is not None and math.isclose(d, max(payload["grids"][k]["decays"]))
+            edge = d is not None and math.isclose(d, max(payload.grids[k].decays))
             row[f"{_SHORT[k]}: best λ"] = f"≥ {plots.number(d, 2)}" if edge else d
             if k.startswith("adamw"):
                 row[f"{_SHORT[k]}: best ηλ"] = (None if d is None else
@@ -194,10 +192,10 @@ def ridge_rows(payload: dict, kinds=DECOUPLING) -> list[dict]:
     return rows
 
 
-def grid_rows(payload: dict) -> list[dict]:
+def grid_rows(payload: Decoupling) -> list[dict]:
     """One row per grid: its best cell and the slope of its ridge of best decays."""
     rows = []
-    for kind in payload["grids"]:
+    for kind in payload.grids:
         s = grid_summary(payload, kind)
         rows.append({"grid": LABELS[kind], "best test acc": s["best"]["acc"],
                      "at η": s["best"]["lr"], "at λ": s["best"]["decay"],
@@ -270,7 +268,7 @@ def equilibrium_rows(result: dict) -> list[dict]:
 # ============================================================================ 3. the clock
 
 
-def clock_figure(result: dict, metric: str = "train_loss", title: str | None = None):
+def clock_figure(result: Clock, metric: str = "train_loss", title: str | None = None):
     """``metric`` against eta * lambda * t (steps in units of tau) for every run of
     :func:`~.experiments.run_clock`: three matched runs in blues, the odd one in red."""
     fig = plots.figure(title or "Equal η·λ against another, in units of τ",
@@ -278,30 +276,30 @@ def clock_figure(result: dict, metric: str = "train_loss", title: str | None = N
                        metric.replace("_", " "), logy=metric.endswith("loss"))
     blues = ["#6baed6", "#3182bd", "#08519c"]  # the palest still visible on a white page
     k, span = 0, 0.0
-    for r, h in zip(result["runs"], result["histories"]):
+    for r, h in zip(result.runs, result.histories):
         if not len(h):
             continue
-        prod = r["lr"] * r["weight_decay"]
-        x = clock_time(h.steps, r["lr"], r["weight_decay"])
-        if r["matched"]:
+        prod = r.lr * r.weight_decay
+        x = clock_time(h.steps, r.lr, r.weight_decay)
+        if r.matched:
             color, k, span = blues[k % 3], k + 1, max(span, max(x))
         else:
             color = plots.PALETTE[1]
         fig.add_scatter(x=x, y=h[metric],
                         mode="lines+markers", marker=dict(size=4), line=dict(color=color),
-                        name=f"η={plots.number(r['lr'], 2)}, λ={plots.number(r['weight_decay'], 2)}"
+                        name=f"η={plots.number(r.lr, 2)}, λ={plots.number(r.weight_decay, 2)}"
                              f" (ηλ={plots.number(prod, 2)})" + (" (diverged)" if h.diverged else "")
-                             + ("" if r["matched"] else ", in its own τ"))
+                             + ("" if r.matched else ", in its own τ"))
     if span:  # the odd run's larger product spans more of its own τ: the axis is the matched runs'
         fig.update_xaxes(range=[0, span])
     fig.update_layout(hovermode="closest")
     return fig
 
 
-def clock_rows(result: dict) -> list[dict]:
+def clock_rows(result: Clock) -> list[dict]:
     """Each run of :func:`~.experiments.run_clock`: its eta, lambda, product and settled loss."""
-    return [{"η": r["lr"], "λ": r["weight_decay"], "ηλ": r["lr"] * r["weight_decay"],
-             "settled train loss": loss} for r, loss in zip(result["runs"], result["final_loss"])]
+    return [{"η": r.lr, "λ": r.weight_decay, "ηλ": r.lr * r.weight_decay,
+             "settled train loss": loss} for r, loss in zip(result.runs, result.final_loss)]
 
 
 # ============================================================================ 4. the weights

@@ -12,6 +12,7 @@ dozens of training steps).
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 import torch
@@ -21,8 +22,9 @@ from .. import progress as P
 from ..models import MLP
 from ..runtime import get_seed
 from ..train import History
-from .experiments import (DECOUPLING, LABELS, decoupling, equilibrium_summary, grid_array,
-                          live_grid_config, run_clock, run_equilibrium, run_grid, run_spectrum)
+from .experiments import (DECOUPLING, LABELS, Clock, ClockRun, Decoupling, Grid, decoupling,
+                          equilibrium_summary, grid_array, live_grid_config, run_clock,
+                          run_equilibrium, run_grid, run_spectrum)
 from .figures import clock_figure, equilibrium_figure, grid_figure, spectrum_figure
 from .science import (EQUILIBRIUM_OPTIMIZERS, ClockConfig, EquilibriumConfig, NormMLP,
                       SpectrumConfig, mnist1d_data, singular_values)
@@ -94,7 +96,7 @@ def _grid_work(steps, width, n_train=1000, **_):
     return steps * per_step * (1 + (n_train + 1000) / 128 / 100 / 3)
 
 
-def _shortfalls(payload: dict, kind: str) -> np.ndarray:
+def _shortfalls(payload: Decoupling, kind: str) -> np.ndarray:
     """The largest decay's final test-accuracy shortfall below the best decay of its column,
     at every learning rate of the grid ``kind`` (NaN where that run diverged)."""
     acc = grid_array(payload, kind)[:, :, -1]
@@ -102,14 +104,14 @@ def _shortfalls(payload: dict, kind: str) -> np.ndarray:
         return np.nanmax(acc, 0) - acc[-1]
 
 
-def _growths(payload: dict, cfg) -> str:
+def _growths(payload: Decoupling, cfg) -> str:
     """The status line's account of the contrast: each grid's largest-decay shortfall at the
     smallest and the largest learning rate (Adam + L2's should be large at both, AdamW's
     small at the smallest and large at the largest)."""
     lrs = cfg.lrs()
     parts = [f"{LABELS[k]} (λ = {plots.number(cfg.decays(k)[-1], 2)}) "
              f"{_shortfalls(payload, k)[0]:.2f} → {_shortfalls(payload, k)[-1]:.2f}"
-             for k in DECOUPLING if k in payload["grids"]]
+             for k in DECOUPLING if k in payload.grids]
     return (f"largest decay's shortfall below its column's best, η = "
             f"{plots.number(lrs[0], 2)} → {plots.number(lrs[-1], 2)}: " + ", ".join(parts))
 
@@ -156,8 +158,11 @@ def decoupling_panel(profile: str | None = None, seed: int | None = None):
                 with torch.no_grad():
                     hits = forward(params, data.x_test).argmax(-1) == data.y_test
                 acc = hits.float().mean(1).reshape(-1, len(decays), len(lrs))[0]
-                g = dict(kind=kind, lrs=lrs, decays=decays, test_acc=acc[:, :, None].tolist())
-                update(fig=grid_figure(dict(grids={kind: g}, lrs=lrs, eval_steps=[step]),
+                g = Grid(kind=kind, lrs=lrs, decays=decays, eval_steps=[step], seeds=[seed],
+                         test_acc=acc[:, :, None].tolist(), train_loss=None,
+                         test_acc_seeds=None, stopped=False, diverged=0, strategy=None,
+                         wall_time=None)
+                update(fig=grid_figure(decoupling({kind: g}, seed),
                                        (kind,), title=f"Test accuracy after {step:,} steps "
                                        f"(training on)"))
 
@@ -167,12 +172,12 @@ def decoupling_panel(profile: str | None = None, seed: int | None = None):
             with job.part(k, len(DECOUPLING)):
                 grids[kind] = run_grid(cfg, kind, seed, bars=False,
                                        on_step=early_figure(kind) if k == 0 else None)
-            if grids[kind]["stopped"]:
+            if grids[kind].stopped:
                 break
             if k == 0 and not update.stop_requested:
                 update(fig=grid_figure(decoupling(grids, seed), (kind,)))
         payload = decoupling(grids, seed)
-        bad = sum(g["diverged"] for g in grids.values())
+        bad = sum(g.diverged for g in grids.values())
         if not update.stop_requested:
             update(status=("done" + (f"; {bad} run(s) diverged (blank cells)" if bad else "")
                            + "; " + _growths(payload, cfg)))
@@ -252,7 +257,7 @@ def clock_panel(profile: str | None = None, seed: int | None = None):
     def run(update, product, spread, contrast, steps):
         cfg = base.replace(product=float(product), spread=float(spread), contrast=float(contrast),
                            steps=int(steps))
-        runs, total = cfg.runs(), runtime.steps(cfg.steps)
+        runs, total = [ClockRun.of(r) for r in cfg.runs()], runtime.steps(cfg.steps)
         data = mnist1d_data(cfg.n_train)
         forward = _stacked(NormMLP(data.input_dim, cfg.width, 2, data.n_classes))
         every = max(1, total // 20)
@@ -270,16 +275,19 @@ def clock_panel(profile: str | None = None, seed: int | None = None):
             for h, value in zip(early, loss.tolist()):
                 h.append(step, train_loss=value)
             if step in draw:
-                update(fig=clock_figure(dict(runs=runs, histories=early),
+                so_far = Clock(runs=runs, histories=early, final_loss=[], product=cfg.product,
+                               contrast=cfg.contrast, stopped=False, spread=math.nan,
+                               ratio=math.nan, strategy=None)
+                update(fig=clock_figure(so_far,
                                         title=f"Equal η·λ against another (step {step:,} "
                                               f"of {total:,})"))
 
         result = run_clock(cfg, seed, bars=False, on_step=on_step)
-        bad = [h for h in result["histories"] if h.diverged]
+        bad = [h for h in result.histories if h.diverged]
         if not update.stop_requested:
             update(status=f"{len(bad)} run(s) diverged" if bad else
-                   f"matched runs within {100 * result['spread']:.0f}%, "
-                   f"the odd one at {result['ratio']:.2f}x their loss")
+                   f"matched runs within {100 * result.spread:.0f}%, "
+                   f"the odd one at {result.ratio:.2f}x their loss")
         return clock_figure(result)
 
     return Panel(run, [Slider("product", 1e-4, 5e-2, value=base.product, log=True),

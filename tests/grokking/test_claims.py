@@ -811,3 +811,21 @@ def _corrupted_rows(corrupted):
     rows = C.page_claims(multi, pm, {}, corrupted, payload.rows)
     return [r for r in rows if r["claim"].startswith(("A network can memorize", "Regularization",
                                                       "A larger weight decay"))]
+
+
+def test_an_unfinished_run_is_quoted_by_the_accuracy_that_is_still_climbing():
+    """A run labelled unfinished because it never fit climbs in training accuracy: the page
+    quotes that accuracy (and says it has not fit), never its test accuracy; a run that fit
+    and climbs in test accuracy is quoted by its test accuracy."""
+    never_fit = _row(train_frac=0.4, weight_decay=10.0, seed=2, fit_step=None, phase="unfinished",
+                     end_train_acc=0.71, end_test_acc=0.14)
+    fitted = [_row(train_frac=0.4, weight_decay=1.0, seed=s, fit_step=34, phase="unfinished",
+                   end_train_acc=1.0, end_test_acc=a) for s, a in ((0, 0.03), (1, 0.08))]
+    fs = {0: {"below_cells": [(0.4, 10.0, *Fa._climbing(never_fit))]},
+          1: {"below_cells": [(0.4, 1.0, *Fa._climbing(r)) for r in fitted]}}
+    assert Fa._below_climbing(fs) == (
+        "at 40% and weight decay 1 on 2 of 2 seeds (3% to 8% test accuracy at the end); "
+        "at 40% and weight decay 10 on 1 of 2 seeds (71% training accuracy at the end, "
+        "not yet fit)")
+    top = Fa._top_climbing([never_fit, *fitted], 10.0)
+    assert top.endswith("(71% training accuracy at the end, not yet fit)") and "14%" not in top

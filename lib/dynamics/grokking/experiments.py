@@ -93,6 +93,7 @@ class MedianCell:
     fit_step: float | None
     final_train_loss: float
     end_test_acc: float | None = None
+    end_train_acc: float | None = None
     seed: int = 0
 
 

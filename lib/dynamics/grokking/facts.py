@@ -105,7 +105,7 @@ def phase_facts(rows: list[PhaseRow]) -> dict:
     below = [r for r in rows if smallest is None or r.train_frac < smallest]
     return dict(
         crit=crit, smallest=smallest, strongest=strongest, inner=inner,
-        below_cells=[(r.train_frac, r.weight_decay, r.end_test_acc)
+        below_cells=[(r.train_frac, r.weight_decay, *_climbing(r))
                      for r in below if r.phase == "unfinished"],
         no_decay_memorizes=(_not_memorizing((rows, lambda r: r.weight_decay == 0)) == 0
                             if 0.0 in wds else None),
@@ -326,10 +326,17 @@ def _seed_words(ss: list) -> str:
     return f"seed {ss[0]}" if len(ss) == 1 else "seeds " + ", ".join(map(str, ss[:-1])) + f" and {ss[-1]}"
 
 
+def _climbing(r: PhaseRow) -> tuple[str, float]:
+    """Which accuracy of an unfinished run is still climbing, and its value at the end: the
+    training accuracy of a run that never fit, else the test accuracy (:func:`~.science.phase_of`)."""
+    return ("training", r.end_train_acc) if r.fit_step is None else ("test", r.end_test_acc)
+
+
 def _top_climbing(rows: list[PhaseRow], wd: float) -> str:
     """The runs at the grid's largest fraction and weight decay ``wd`` that are still climbing
-    when the budget ends (unfinished), with their test accuracy at the end: what makes an
-    "above the grid" partly the budget's doing."""
+    when the budget ends (unfinished), with the climbing accuracy at the end (the test
+    accuracy, or the training accuracy of a run that never fit): what makes an "above the
+    grid" partly the budget's doing."""
     top = max(r.train_frac for r in rows)
     cells = [r for r in rows if r.train_frac == top and r.weight_decay == wd
              and r.phase == "unfinished"]
@@ -337,18 +344,28 @@ def _top_climbing(rows: list[PhaseRow], wd: float) -> str:
         return "none of its runs at the largest fraction is still climbing"
     n = len({r.seed for r in rows})
     return (f"at {top:.0%} its runs are still climbing when the budget ends on {len(cells)} "
-            f"of {n} seeds (" + ", ".join(f"{r.end_test_acc:.0%}" for r in cells)
-            + " test accuracy at the end)")
+            f"of {n} seeds (" + _span_text([_climbing(r) for r in cells]) + ")")
 
 
 def _below_climbing(fs: dict) -> str:
     """The runs below the smallest fraction that generalizes that are still climbing at the
-    budget, as the page says them: per cell its fraction, decay, on how many seeds and its
-    test accuracy at the end ("none" when there are none)."""
-    cells = _group([c for f in fs.values() for c in f["below_cells"]], lambda c: c[:2], lambda c: c[2])
+    budget, as the page says them: per cell its fraction, decay, on how many seeds and the
+    climbing accuracy at the end (the test accuracy, or the training accuracy of a run that
+    never fit; "none" when there are none)."""
+    cells = _group([c for f in fs.values() for c in f["below_cells"]], lambda c: c[:2], lambda c: c[2:])
     return "; ".join(f"at {frac:.0%} and weight decay {wd:g} on {len(a)} of {len(fs)} seeds "
-                     f"({_span(a, pct0)} test accuracy at the end)"
-                     for (frac, wd), a in sorted(cells.items())) or "none"
+                     f"({_span_text(a)})" for (frac, wd), a in sorted(cells.items())) or "none"
+
+
+def _span_text(cells: list[tuple[str, float]]) -> str:
+    """``[(split, accuracy at the end), ...]`` of unfinished runs as the page says them: each
+    climbing accuracy's span, "80% to 88% test accuracy at the end"; a run that never fit
+    says so."""
+    by = _group(cells, lambda c: c[0], lambda c: c[1])
+    by = {k: [a for a in v if a is not None] for k, v in by.items()}  # a median grid has none
+    return "; ".join(f"{_span(accs, pct0)} {split} accuracy at the end"
+                     + (", not yet fit" if split == "training" else "")
+                     for split, accs in sorted(by.items(), key=lambda kv: kv[0] != "test"))
 
 
 def corrupted_glue(out: dict) -> dict:

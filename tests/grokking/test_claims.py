@@ -829,3 +829,18 @@ def test_an_unfinished_run_is_quoted_by_the_accuracy_that_is_still_climbing():
         "not yet fit)")
     top = Fa._top_climbing([never_fit, *fitted], 10.0)
     assert top.endswith("(71% training accuracy at the end, not yet fit)") and "14%" not in top
+
+
+def test_the_critical_fractions_tail_chance_is_the_hypergeometric_one():
+    """Three fractions by two decays (and a column without decay, outside the null), two cells
+    generalizing at the largest fraction: two fractions lie below it, and under the null both
+    generalizing cells must avoid the four cells of those fractions, C(2, 2) / C(6, 2) = 1/15;
+    the exact chance agrees with the permutations the row's control draws, counted."""
+    grid = [_row(train_frac=f, weight_decay=w, phase="comprehension" if f == 0.9 and w else
+                 "memorization") for f in (0.3, 0.6, 0.9) for w in (0.0, 1.0, 3.0)]
+    assert Fa._rows_below((grid, None)) == 2
+    assert Fa._crit_tail(grid) == pytest.approx(1 / 15)
+    drawn = [Fa._rows_below((grid, s)) >= 2 for s in range(3000)]
+    assert np.mean(drawn) == pytest.approx(1 / 15, abs=0.015)
+    nothing = [_row(train_frac=f, weight_decay=1.0, phase="memorization") for f in (0.3, 0.6)]
+    assert Fa._crit_tail(nothing) == 1.0   # no cell generalizes: the null gives the same

@@ -18,7 +18,7 @@ from .experiments import PhaseRow, phase_data, restricted_at_test_half, speedups
 from .facts import (
     CONTROL_FRAC, CONTROL_WD, HALF_LOSS, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
     _crit_pct, _descent, _final_test, _fit_error, _good, _init_gap, _inner_grok, _not_memorizing,
-    _off_keys, _peak_over_start, _plateau_change, _rises, _rows_below, _shuffled, by_seed,
+    _off_keys, _peak_over_start, _plateau_change, _rises, _rows_below, _shuffled, by_seed, _crit_tail,
     clock_by_pair, clock_fit, descent_share, median_grid, pct0, phase_facts,
 )
 from .science import GROK_ACC, PLATEAU, plateau_steps
@@ -602,6 +602,7 @@ def phase_claims(rows: list[PhaseRow], lr: float | None = None) -> list[dict]:
     each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {_crit_pct(c)}" for w, c in f["crit"].items())
                      for s, f in fs.items())
     below = plots.spread({s: len(f["below_cells"]) for s, f in fs.items()}, _n)
+    tails = {s: _crit_tail(g) for s, g in grids.items()}
     out.append(evidence.joint(
         "Below a critical training fraction no network generalizes within the budget; the "
         "critical fraction falls as the decay grows (from the weakest decay to the last below "
@@ -614,8 +615,9 @@ def phase_claims(rows: list[PhaseRow], lr: float | None = None) -> list[dict]:
         control=f"{CRIT_EXISTS.control}; {CRIT_FALLS.control}" + ("" if any(
             f["crit"][strongest] for f in fs.values()) else " (— on every seed: it rises above the grid)"),
         window="weight decays above 0",
-        note=f"per weight decay, {each}; runs below it still climbing at the budget "
-             f"(unfinished), per seed: {below}"))
+        note=f"per weight decay, {each}; with the phases permuted, the chance of as many "
+             f"fractions below it or more (exact): {plots.spread(tails, '{:.2g}'.format)}; runs "
+             f"below it still climbing at the budget (unfinished), per seed: {below}"))
 
     # the strongest decay keeps nothing: each cell un-learns or never fits
     el = f", ηλ = {lr * strongest:g}" if lr else ""

@@ -468,6 +468,17 @@ def _rows_below(run) -> float:
     return float(sum(f < min(good) for f in fracs)) if good else float(len(fracs))
 
 
+def _crit_tail(g: list[PhaseRow]) -> float:
+    """The chance under the null (the phases of the cells at decays above 0 permuted) of as
+    many fractions below the smallest that generalizes as in ``g``, or more: that the cells of
+    those fractions hold none of the generalizing ones, C(N − L, G) / C(N, G) for N cells, L of
+    them at those fractions and G generalizing (hypergeometric, exact; 1 when none does)."""
+    cells = [r for r in g if r.weight_decay > 0]
+    low_fracs = sorted({r.train_frac for r in g})[:int(_rows_below((g, None)))]
+    n, low, good = len(cells), sum(r.train_frac in low_fracs for r in cells), sum(map(_good, cells))
+    return math.comb(n - low, good) / math.comb(n, good)
+
+
 def _column_gap(run) -> float:
     """``(grid, decay)``: the column's lowest final training loss over the highest of the
     weaker decays'."""

@@ -121,6 +121,11 @@ def test_a_row_with_no_control_cannot_say_yes():
     none = judge(lead(control_measure=evidence.no_control), {0: 2.0, 1: 2.1, 2: 2.2},
                  {0: 0, 1: 0, 2: 0})
     assert none.verdict == "does not discriminate" and "no control measured" in none.reason
+    assert "holds on" not in none.reason  # every seed passes: nothing more to say
+    # where it passes on some seeds only, the reason says on how many (the verdict cannot)
+    some = judge(lead(control_measure=evidence.no_control), {0: 2.0, 1: 0.5, 2: 2.2},
+                 {0: 0, 1: 0, 2: 0})
+    assert some.verdict == "does not discriminate" and some.reason.endswith("it holds on 2 of 3")
     row = none.row()
     assert row["evidence"][0]["no_control"] and evidence.audit([row]) == []
     edited = dict(row, reproduced="yes", evidence=[dict(row["evidence"][0], verdict="yes")])

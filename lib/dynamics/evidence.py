@@ -237,7 +237,9 @@ def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int,
     n = len(treatment)
     passed = {s: test.passes(v) for s, v in treatment.items()}
     if unmeasured and any(passed.values()):
-        return "does not discriminate", "no control measured: nothing the test could fail on"
+        held = sum(passed.values())
+        return "does not discriminate", ("no control measured: nothing the test could fail on"
+                                         + (f"; it holds on {held} of {n}" if held < n else ""))
     fooled = {s for s, v in control.items() if test.passes(v)}
     good = sum(passed[s] and s not in fooled for s in treatment)
     noise = math.nan if noise is None else float(noise)

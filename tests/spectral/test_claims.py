@@ -458,6 +458,12 @@ def test_the_timing_and_shaping_words_follow_the_numbers():
     f = FA.ns_facts(E.Timing.of([row(64, 2.0), row(128, 3.0), row(256, 0.9)]))
     assert (f["n_most"], f["n_least"], f["slower_where"]) == ("128", "256", "at most sizes")
     assert FA.ns_facts(E.Timing.of([row(64, 2.0), row(128, 1.5)]))["slower_where"] == "at every size"
+    # "less than twice as fast", size by size, by the row's own test (2.0 and 3.0 are not), and
+    # the load the file records: wall over CPU seconds, here 1.1 at one timing
+    assert f["twice_holds"] == "it holds at 1 of the 3 sizes, not at n = 64 and 128"
+    assert FA.ns_facts(E.Timing.of([row(64, 1.5)]))["twice_holds"] == "it holds at every size"
+    loaded = E.Timing.of([row(64, 1.5), dict(row(128, 1.5), svd_s=1.65)])
+    assert FA.ns_facts(loaded)["load_log10"] == f"{math.log10(1.1):.3f}"
     rate = lambda by_seed: E.ShapingRate(runs={}, schedule="sched", lr=0.02, by_seed=by_seed)  # noqa: E731
     by_lr = {"0.02": rate({"0": {"p = -0.5": {"final": 1.0}, "sched": {"final": 1.0}},
                            "1": {"p = -0.5": {"final": 1.3}, "sched": {"final": 1.0}}}),

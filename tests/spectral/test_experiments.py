@@ -53,17 +53,16 @@ def test_timing_sizes_in_a_dry_run(monkeypatch):
 
 
 def test_what_the_timing_figure_shows():
-    """On the CPU that made data/spectral_timing.json, five Newton–Schulz steps are never
-    twice as cheap as an SVD from n = 256 on (in wall or CPU seconds; at n = 2048 the file of
-    2026-11-29 has them slower), their relative error from U Vᵀ is about 20% at every size,
-    and max|σ − 1| lies between 0.7 and 1."""
+    """On the CPU that made data/spectral_timing.json, five Newton–Schulz steps leave a relative
+    error from U Vᵀ of about 20% at every size and max|σ − 1| between 0.7 and 1 (properties of
+    the matrices, not of the clock). Its seconds are one measurement on a shared machine, which a
+    second one can move: the claims row shows them, with the load it measured, and no test
+    holds them to a value."""
     rows = loaded("spectral_timing").rows
     assert rows[0].device == "cpu"
     for r in rows:
         assert 0.15 <= r.rel_error <= 0.3 and 0.7 <= r.max_sigma_error <= 1.0
-        if r.n >= 256:
-            assert r.svd_s / r.ns_float32_s < 2.0
-            assert r.svd_cpu_s / r.ns_float32_cpu_s < 2.0
+        assert r.svd_cpu_s > 0 and r.ns_float32_cpu_s > 0
 
 
 # ----------------------------------------------------------------- one step at several widths

@@ -121,9 +121,10 @@ PER_SECOND = evidence.Claim(
     control_measure=lambda r: r["median"]["adamw"] / r["median"]["muon"],
     test=evidence.Test(">", 1.0, "AdamW's time to the target over Muon's", scale="log"),
     noise=lambda r: math.log10(noise_floor(r)),
-    control="a step's time alone, AdamW's over Muon's (Muon without its fewer steps), through the same "
-            "test; the noise: AdamW timed twice in the same rounds, the larger of its two medians over "
-            "the smaller", window="the median step time", asserted=False, fmt=_x)
+    control="the noise set aside (AdamW timed twice in the same rounds, the larger of its two medians "
+            "over the smaller), the control is a step's time alone, AdamW's over Muon's (Muon without "
+            "its fewer steps), through the same test", window="the median step time", asserted=False,
+    fmt=_x)
 
 
 def page_claims(bands: dict, timing: Timing, width: dict, practice: dict, memory: Memory, batch: dict,
@@ -477,7 +478,8 @@ NOT_TWICE = evidence.Claim(
     control="none measured (shown, not asserted): the file times no accelerator and no other iteration, "
             "nothing that should fail the test; the noise is no repeat of the timing (the file holds none) "
             "but the machine's load, each timing's wall over its CPU seconds, the largest",
-    window=_SIZES + "float32; Jordan et al.'s 'on accelerators' is not measured here (no GPU in the file)",
+    window=_SIZES + "float32 (sizes above 1024 timed once, without a warm-up); Jordan et al.'s 'on "
+                    "accelerators' is not measured here (no GPU in the file)",
     asserted=False, fmt=_f(".3f", "×"))
 MUCH_CHEAPER = 3  # "much cheaper than an SVD": SVD / NS₅ at least this on an accelerator
 FLOPS = 23 / 30   # SVD / NS₅ per flop, n×n: 21n³ (SVD, Golub & Van Loan) + 2n³ (U Vᵀ) over 5 × 3 products

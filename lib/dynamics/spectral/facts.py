@@ -168,6 +168,12 @@ def ns_facts(timing: Timing) -> dict:
     small = min(rows, key=lambda r: r["n"])
     most, least = (f(rows, key=lambda r: r["SVD / NS₅"]) for f in (max, min))
     slower = sum(v > 1 for v in ratio)
+    from .claims import NOT_TWICE  # the row's own measure and test (claims imports this module)
+
+    over = [r.n for r in timing.rows if not NOT_TWICE.test.passes(NOT_TWICE.measure(r))]
+    load = max(abs(math.log10(getattr(r, f"{k}_s") / getattr(r, f"{k}_cpu_s")))
+               for r in timing.rows for k in ("ns_float32", "svd"))
+    sizes = [str(n) for n in over]
     return dict(glue_texts(3, band_lo=nsb["min"], band_hi=nsb["max"], f5_at_1=nsb["at_1"]),
                 n_most=str(most["n"]), ratio_most=f"{most['SVD / NS₅']:.3f}×",
                 n_least=str(least["n"]), ratio_least=f"{least['SVD / NS₅']:.3f}×",
@@ -176,7 +182,13 @@ def ns_facts(timing: Timing) -> dict:
                               "at no size"),
                 ratio_min=f"{min(ratio):.3f}×", ratio_max=f"{max(ratio):.3f}×", n_small=str(small["n"]),
                 ratio_small=f"{small['SVD / NS₅']:.3f}×", err_lo=f"{min(err):.0%}", err_hi=f"{max(err):.0%}",
-                sigma_lo=f"{min(sig):.2f}", sigma_hi=f"{max(sig):.2f}")
+                sigma_lo=f"{min(sig):.2f}", sigma_hi=f"{max(sig):.2f}",
+                twice_holds=("it holds at every size" if not over else "it holds at no size"
+                             if len(over) == len(rows) else
+                             f"it holds at {len(rows) - len(over)} of the {len(rows)} sizes, not at "
+                             f"n = {', '.join(sizes[:-1]) + ' and ' if len(sizes) > 1 else ''}"
+                             f"{sizes[-1]}"),
+                load_log10=f"{load:.3f}")
 
 
 def practice_facts(practice: dict, cost: dict, swept: PracticeFile, roles: dict,

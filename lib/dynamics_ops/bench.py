@@ -341,13 +341,13 @@ def bench_spectral(tiny: bool = False) -> list[dict]:
     rt = _setup()
     sizes = (64,) if tiny else (1024, 2048)
     dtypes = (torch.float32, torch.bfloat16) if rt.device.type == "cuda" else (torch.float32,)
-    rows = S.time_orthogonalization(sizes, dtypes=dtypes, device=rt.device)
-    for row in rows:
-        print(f"spectral bench: n = {row['n']}: NS5 {row['ns_float32_s']:.3g} s, SVD "
-              f"{row['svd_s']:.3g} s, SVD/NS5 {row['svd_s'] / row['ns_float32_s']:.1f}x; NS5 vs "
-              f"U Vᵀ: rel. error {row['rel_error']:.3f}, max|σ−1| {row['max_sigma_error']:.3f}",
+    timing = S.time_orthogonalization(sizes, dtypes=dtypes, device=rt.device)
+    for row in timing.rows:
+        print(f"spectral bench: n = {row.n}: NS5 {row.ns_float32_s:.3g} s, SVD "
+              f"{row.svd_s:.3g} s, SVD/NS5 {row.svd_s / row.ns_float32_s:.1f}x; NS5 vs "
+              f"U Vᵀ: rel. error {row.rel_error:.3f}, max|σ−1| {row.max_sigma_error:.3f}",
               flush=True)
-    return rows
+    return [row.to_dict() for row in timing.rows]
 
 
 def write_live_cost(new: list[dict], path=None) -> Path:

@@ -22,6 +22,13 @@ def loaded(name):
     return results.load(name, as_=E.RECORDS[name])[0]
 
 
+def _batch(**fields) -> E.MemoryBatch:
+    """A constructed :func:`~dynamics.spectral.experiments.run_memory_batch` result: ``fields``,
+    with no draws unless given."""
+    base = dict(n=3, dim=4, alpha=0.0, seed=0, draws=[], by_draw={}, full_by_draw={}, again_by_draw=[])
+    return E.MemoryBatch(**{**base, **fields})
+
+
 def legend_names(fig):
     return [t.name for t in fig.data if t.showlegend is not False and t.visible is not False]
 
@@ -39,8 +46,8 @@ def test_newton_schulz_figures():
     fig = F.map_figure(5)
     assert len(fig.data) == 10 and legend_names(fig) == ["Muon quintic, 5 steps", "cubic, 5 steps"]
     housed(fig)
-    band = S.singular_value_band(S.random_matrix(64, 32), 6)
-    fig = F.band_figure({"Muon quintic": band, "cubic": band})
+    band = E.Band.of(S.singular_value_band(S.random_matrix(64, 32), 6))
+    fig = F.band_figure(E.Bands(quintic=band, cubic=band))
     assert len(fig.data) == 4 and len(legend_names(fig)) == 2
     housed(fig)
     G = S.random_matrix(40, 20, "power law")
@@ -80,10 +87,10 @@ def test_practice_figure_slider_and_table():
     # one timing, one value: seconds are the cost table's alone, and the figure's seconds
     # panel puts each step at the cost table's seconds a step
     assert list(rows[0]) == ["optimizer", "lr", "steps to target", "final loss"]
-    cost = dict(median={k: 1e-3 * (i + 1) for i, k in enumerate(r["timed"])})
+    cost = dict(median={k: 1e-3 * (i + 1) for i, k in enumerate(r.timed)})
     fig = F.practice_figure(r, cost)
     right = [t for t in fig.data if t.xaxis == "x2" and t.name != "target"]
-    for t, (k, h) in zip(right, r["timed"].items()):
+    for t, (k, h) in zip(right, r.timed.items()):
         assert list(t.x) == pytest.approx([s * cost["median"][k] for s in h.steps])
     swept = loaded("spectral_practice")
     fig = F.sweep_slider(swept)
@@ -174,7 +181,7 @@ def test_claims_table():
     assert [r["optimizer"] for r in table] == ["AdamW", "AdamW, timed again", "Muon",
                                                "Muon, fp32 NS", "SGD + mom."]
     # every curve of the figure's seconds panel has its timed step
-    assert set(practice["timed"]) <= set(cost["median"])
+    assert set(practice.timed) <= set(cost["median"])
     assert table[0]["AdamW's time / this"] == 1.0
     assert table[1]["AdamW's time / this"] == cost["median"]["adamw"] / cost["median"]["adamw_again"]
 
@@ -213,8 +220,8 @@ def test_page_numbers():
     timing = loaded("spectral_timing")
     ns = FA.ns_facts(timing)
     assert ns["band_lo"] == plots.number(band["min"], 3) and ns["ratio_max"].endswith("×")
-    batch = dict(n=3, dim=4, alpha=0.0, seed=0, batch_sizes=[1, 2], full={"sgd": 1 / 3, "muon": 1.0},
-                 recall={"sgd": [0.2, 0.3], "muon": [0.5, 1.0]})
+    batch = _batch(n=3, dim=4, alpha=0.0, seed=0, batch_sizes=[1, 2], full={"sgd": 1 / 3, "muon": 1.0},
+                   recall={"sgd": [0.2, 0.3], "muon": [0.5, 1.0]})
     memory = E.Memory(n=[128, 512], ratios=[1, 4], fraction={"sgd": [0.5, 0.2], "muon": [1.0, 0.6],
                                                              "newton": [1.0, 0.7]},
                       mass={}, rank_centers=[[1.0], [1.0]],
@@ -258,8 +265,8 @@ def test_show_draws_a_runs_figure_with_its_table(capsys):
                   "the larger at B = 1, 0.9 with the full gradient); the words of 0.89, "
                   "1.3 and 0.998; a second stream of SGD at 0.06 is 1.2× SGD's 0.05 at B = 8")
 def test_batch_numbers_and_words_on_constructed_cases():
-    batch = dict(batch_sizes=[1, 2, 4, 8], full={"sgd": 0.06, "muon": 0.6},
-                 recall={"sgd": [0.01, 0.06, 0.09, 0.05], "muon": [0.012, 0.06, 0.3, 0.6]})
+    batch = _batch(batch_sizes=[1, 2, 4, 8], full={"sgd": 0.06, "muon": 0.6},
+                   recall={"sgd": [0.01, 0.06, 0.09, 0.05], "muon": [0.012, 0.06, 0.3, 0.6]})
     b = FA.batch_numbers(batch)
     assert b["critical"] == {"sgd": 2, "muon": 8}
     assert b["overshoot"]["sgd"] == pytest.approx(1.5) and b["peak_batch"]["sgd"] == 4
@@ -269,7 +276,7 @@ def test_batch_numbers_and_words_on_constructed_cases():
     assert b["full_gap"] == pytest.approx(0.54)
     assert b["tie_rel"] == pytest.approx(1 / 6) and b["full_rel"] == pytest.approx(0.9)
     assert b["control"] is None  # no second stream of batches was run
-    again = FA.batch_numbers(dict(batch, again=[0.06, 0.06, 0.06, 0.06]))
+    again = FA.batch_numbers(replace(batch, again=[0.06, 0.06, 0.06, 0.06]))
     assert again["control"] == 1  # the second stream's SGD reaches 90% of SGD's full at once
     assert again["again_ahead"] == pytest.approx(1.2)  # from Muon's critical batch (8) on: 0.06 / 0.05
     assert FA.factor_words(0.89) == "shrinks to 0.89 times its value"  # the finding's 0.89
@@ -347,11 +354,11 @@ def test_the_slider_measure_on_constructed_losses():
                   "by min(0.3, 0.1, 0.05) = 0.05; the cubic's 0.2 at step 5, ending [0.95, 1.0], "
                   "by min(0.4, 0.05, 0.01) = 0.01; each fails the other's test")
 def test_the_band_rows_measures_on_hand_made_bands():
-    quintic = dict(lo=[0.03, 0.1, 0.3, 0.7, 0.7, 0.7], hi=[0.2, 0.5, 1.2, 1.2, 1.2, 1.2])
-    cubic = dict(lo=[0.03, 0.04, 0.06, 0.09, 0.13, 0.2, 0.4, 0.7, 0.95],
-                 hi=[0.2, 0.3, 0.5, 0.7, 0.9, 0.95, 0.99, 1.0, 1.0])
+    quintic = E.Band(k=list(range(6)), lo=[0.03, 0.1, 0.3, 0.7, 0.7, 0.7], hi=[0.2, 0.5, 1.2, 1.2, 1.2, 1.2])
+    cubic = E.Band(k=list(range(9)), lo=[0.03, 0.04, 0.06, 0.09, 0.13, 0.2, 0.4, 0.7, 0.95],
+                   hi=[0.2, 0.3, 0.5, 0.7, 0.9, 0.95, 0.99, 1.0, 1.0])
     assert FA._settles(quintic) == pytest.approx(0.05) and FA._settles(cubic) < 0
-    assert FA._converges(cubic) == pytest.approx(0.01) and FA._converges({**quintic, "lo": quintic["lo"] * 2}) < 0
+    assert FA._converges(cubic) == pytest.approx(0.01) and FA._converges(replace(quintic, lo=quintic.lo * 2)) < 0
 
 
 @known_answer(FA._torch_moves, how="no step moves nothing (0); one step moves the parameters "

@@ -41,9 +41,36 @@ def test_muon_agreement_is_exact():
 
 
 def test_time_orthogonalization():
-    rows = E.time_orthogonalization([16, 32], repeats=1)
-    assert [r["n"] for r in rows] == [16, 32]
-    assert all(r["ns_float32_s"] > 0 and r["svd_s"] > 0 and r["max_sigma_error"] < 1 for r in rows)
+    rows = E.time_orthogonalization([16, 32], repeats=1).rows
+    assert [r.n for r in rows] == [16, 32]
+    assert all(r.ns_float32_s > 0 and r.svd_s > 0 and r.max_sigma_error < 1 for r in rows)
+
+
+def _renamed(payload: dict, old: str, new: str) -> dict:
+    return {new if k == old else k: v for k, v in payload.items()}
+
+
+def test_the_page_time_runners_return_their_records():
+    """Each runner whose result a claims row or a glued fact reads returns its record (the
+    readers name the fields they read), and a payload with a field renamed is refused, naming
+    the field."""
+    timing = E.time_orthogonalization([16], repeats=1)
+    assert isinstance(timing, E.Timing) and isinstance(timing.rows[0], E.TimingRow)
+    bands = E.run_bands(0, rows=32, cols=16, steps=5)
+    assert isinstance(bands, E.Bands) and isinstance(bands.quintic, E.Band) and bands.quintic.k == list(range(6))
+    width = E.run_width(S.WidthConfig.for_profile("smoke", widths=[16, 32], seeds=1))
+    cfg = S.PracticeConfig.for_profile("smoke", steps=10, muon_lrs=[0.05], adamw_lrs=[0.01], momentum_lrs=[0.1])
+    practice = E.run_practice(cfg, teaching_fp32=False, bars=False)
+    batch = E.run_memory_batch(S.MemoryConfig.for_profile("smoke", seeds=1, batch_sizes=[4, 64]))
+    roles = E.run_roles(0, draws=5)
+    assert isinstance(roles.by_seed[0], E.StepTable)
+    for rec, old in ((timing.rows[0], "svd_s"), (bands.quintic, "lo"), (width, "change"),
+                     (practice, "timed"), (batch, "recall"), (roles.by_seed[0], "gain")):
+        assert isinstance(rec, E.Practice) or type(rec).of(rec.to_dict()) == rec  # round trip
+        with pytest.raises(ValueError, match=f"no field {old}"):
+            type(rec).of(_renamed(rec.to_dict(), old, old + "_renamed"))
+    with pytest.raises(ValueError, match="no field gain"):
+        E.Roles.of({0: _renamed(roles.by_seed[0].to_dict(), "gain", "gains")})
 
 
 def test_timing_sizes_in_a_dry_run(monkeypatch):
@@ -81,7 +108,7 @@ def test_a_spectrally_sized_step_moves_a_layer_the_same_at_every_width(seed):
     width-fold; no step moves it by more than its RMS→RMS norm (the claims rows' verdicts:
     their thresholds live in claims.page_claims)."""
     r = width(seed)
-    assert len(r["widths"]) >= 3 and set(r["change"]) == {"muon", "sgd", "adam"}
+    assert len(r.widths) >= 3 and set(r.change) == {"muon", "sgd", "adam"}
     rows = claim_rows(seed)
     assert verdict_of(rows, "A step of fixed spectral") == "yes"
     assert verdict_of(rows, "Adam's first step grows") == "yes"
@@ -152,7 +179,7 @@ def test_practice_runs_every_optimizer_and_the_float32_teaching_muon():
     cfg = S.PracticeConfig.for_profile("smoke", steps=20, muon_lrs=[0.05], adamw_lrs=[0.01, 0.03],
                                        momentum_lrs=[0.1])
     r = E.run_practice(cfg, bars=False)
-    assert r["best"]["adamw"] in (0.01, 0.03) and set(r["sweeps"]) == {"adamw", "momentum", "muon"}
+    assert r.best["adamw"] in (0.01, 0.03) and set(r.sweeps) == {"adamw", "momentum", "muon"}
     summary = E.practice_summary(r)
     assert set(summary) == {"adamw", "momentum", "muon", "muon_fp32"}
     assert summary["muon_fp32"]["lr"] == 0.05 and "seconds" not in summary["muon_fp32"]
@@ -273,7 +300,7 @@ def test_muon_saturates_at_a_larger_critical_batch(seed):
     assert all(p["critical"]["muon"] >= 4 * p["critical"]["sgd"] for p in per.values())
     mean = FA.batch_facts(r)["mean"]
     assert mean["overshoot"]["sgd"] >= 1.3 > mean["overshoot"]["muon"]
-    assert mean["peak"]["sgd"] > r["recall"]["sgd"][-1]  # it rises, then falls
+    assert mean["peak"]["sgd"] > r.recall["sgd"][-1]  # it rises, then falls
 
 
 def test_critical_batch_at_cpu_scale():
@@ -554,27 +581,24 @@ def test_the_claims_rows_can_say_no():
     recall for Muon's, Adam's first step for Muon's, a foreign map on the diagonal."""
     seed = 0
     bands = E.run_bands(seed)
-    swapped_bands = {"Muon quintic": bands["cubic"], "cubic": bands["Muon quintic"]}
+    swapped_bands = replace(bands, quintic=bands.cubic, cubic=bands.quintic)
     p = practice(seed)
-    swapped_p = dict(p, timed={**p["timed"], "muon": p["timed"]["adamw"],
-                               "adamw": p["timed"]["muon"]})
+    swapped_p = replace(p, timed={**p.timed, "muon": p.timed["adamw"], "adamw": p.timed["muon"]})
     w = width(seed)
-    swapped_w = dict(w, change={**w["change"], "muon": w["change"]["adam"],
-                                "adam": w["change"]["muon"]},
-                     norm={**w["norm"], "muon": w["norm"]["adam"], "adam": w["norm"]["muon"]})
+    swapped_w = replace(w, change={**w.change, "muon": w.change["adam"], "adam": w.change["muon"]},
+                        norm={**w.norm, "muon": w.norm["adam"], "adam": w.norm["muon"]})
     m, b = memory(seed), batch(seed)
     swapped_m = replace(m, fraction={**m.fraction, "muon": m.fraction["sgd"], "sgd": m.fraction["muon"]},
                         by_draw={**m.by_draw, "muon": m.by_draw["sgd"], "sgd": m.by_draw["muon"]})
-    swapped_b = dict(b, recall={"sgd": b["recall"]["muon"], "muon": b["recall"]["sgd"]},
-                     full={"sgd": b["full"]["muon"], "muon": b["full"]["sgd"]},
-                     by_draw={"sgd": b["by_draw"]["muon"], "muon": b["by_draw"]["sgd"]},
-                     full_by_draw={"sgd": b["full_by_draw"]["muon"],
-                                   "muon": b["full_by_draw"]["sgd"]})
+    swapped_b = replace(b, recall={"sgd": b.recall["muon"], "muon": b.recall["sgd"]},
+                        full={"sgd": b.full["muon"], "muon": b.full["sgd"]},
+                        by_draw={"sgd": b.by_draw["muon"], "muon": b.by_draw["sgd"]},
+                        full_by_draw={"sgd": b.full_by_draw["muon"], "muon": b.full_by_draw["sgd"]})
     table = R.steepest_table(S.random_matrix(64, 32, "power law", seed=seed), draws=20)
-    wrong = dict(table, gain={n: {**g, n: min(g.values())} for n, g in table["gain"].items()})
+    wrong = replace(table, gain={n: {**g, n: min(g.values())} for n, g in table.gain.items()})
     timing = loaded("spectral_timing")
     rows = C.page_claims(swapped_bands, timing, swapped_w, swapped_p, swapped_m, swapped_b,
-                            shaping(seed), [], roles={seed: wrong}, seed=seed)
+                            shaping(seed), [], roles=E.Roles(by_seed={seed: wrong}), seed=seed)
     # not here: the band and width rows judge runs made again on each seed (not the page's,
     # swapped); their controls (the other iteration; Adam's step) go through the same tests
     for start in ("Up to N = d Muon and Newton", "Muon saturates at a critical batch",
@@ -592,9 +616,9 @@ def test_the_tie_and_band_rows_can_say_no(monkeypatch):
     says no when the exact UVᵀ stands in for five quintic steps (a band of width 0), and does
     not discriminate when its control would pass its test."""
     b = batch(0)
-    k = len(b["batch_sizes"])
-    full_everywhere = dict(b, recall={m: [v] * k for m, v in b["full"].items()},
-                           by_draw={m: [[f] * k for f in v] for m, v in b["full_by_draw"].items()})
+    k = len(b.batch_sizes)
+    full_everywhere = replace(b, recall={m: [v] * k for m, v in b.full.items()},
+                              by_draw={m: [[f] * k for f in v] for m, v in b.full_by_draw.items()})
     rows = C.batch_claims(full_everywhere)
     assert verdict_of(rows, "Below SGD's critical batch SGD and Muon tie") == "no"
     # the published (cpu) run: the control (SGD on a second stream of batches) lands at 1x-2x
@@ -604,9 +628,9 @@ def test_the_tie_and_band_rows_can_say_no(monkeypatch):
     cpu = batch(0, "cpu")
     crit = next(r for r in C.batch_claims(cpu) if r["claim"].startswith("Muon saturates"))
     assert (crit["reproduced"], crit["asserted"]) == ("does not discriminate", False)
-    same = dict(cpu, again_by_draw=cpu["by_draw"]["sgd"])
+    same = replace(cpu, again_by_draw=cpu.by_draw["sgd"])
     assert verdict_of(C.batch_claims(same), "Muon saturates at a critical batch") == "yes"
-    late_again = dict(b, again_by_draw=[[0.0] * (k - 1) + [f] for f in b["full_by_draw"]["sgd"]])
+    late_again = replace(b, again_by_draw=[[0.0] * (k - 1) + [f] for f in b.full_by_draw["sgd"]])
     per = FA.batch_facts(late_again)["by_draw"]
     assert all(p["control"] >= 4 * p["critical"]["sgd"] for p in per.values())
     rows = C.batch_claims(late_again)

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from dynamics import plots
 from dynamics.spectral import figures as Fig
 from dynamics.spectral.experiments import run_roles
+from dynamics.spectral.records import Practice, StepTable
 from dynamics.spectral import roles as E
 from dynamics.spectral import science as S
 from known import known_answer
@@ -53,10 +54,10 @@ def test_the_maps_match_torchs_own_operations():
 
 
 def test_the_table_puts_each_norms_map_on_its_diagonal():
-    assert list(run_roles(4, draws=10)) == [4, 5, 6]  # the claims' seeds, from the page's
+    assert list(run_roles(4, draws=10).by_seed) == [4, 5, 6]  # the claims' seeds, from the page's
     t = E.steepest_table(gradient(0), draws=50)
     assert E.steepest_holds(t) and E.steepest_margin(t) > 1
-    assert set(t["gain"]) == set(NORMS) and t["draws"] == 50
+    assert set(t.gain) == set(NORMS) and t.draws == 50
     fig = Fig.roles_figure(t)
     z = fig.data[0].z
     assert [row[i] for i, row in enumerate(z)] == pytest.approx([1.0, 1.0, 1.0])
@@ -69,8 +70,7 @@ def test_bad_input_names_the_setting():
     with pytest.raises(ValueError, match="2-D"):
         E.role_norm(torch.ones(5), "linf")
     with pytest.raises(ValueError, match="reps"):
-        E.step_seconds(dict(config=S.PracticeConfig.for_profile("smoke"),
-                            best={"adamw": 1e-3, "muon": 0.02}), reps=0)
+        E.step_seconds(practiced({"adamw": 1e-3, "muon": 0.02}), reps=0)
     with pytest.raises(ValueError, match="muon_fp32"):
         E.per_second({"muon": 10, "adamw": 30}, {"adamw": 1.0}, "muon_fp32")
 
@@ -82,10 +82,14 @@ def test_per_second_is_per_step_over_the_cost_of_a_step():
     assert E.per_second({"muon": None, "adamw": 30}, {"muon": 2.0, "adamw": 1.0})["per_second"] is None
 
 
+def practiced(best: dict) -> Practice:
+    """A run_practice result with no runs: the smoke config and the best rates (what the timer reads)."""
+    return Practice(sweeps={}, best=best, timed={}, target=0.0, data="", config=S.PracticeConfig.for_profile("smoke"))
+
+
 def test_step_seconds_times_every_optimizer_in_turns():
     """The bookkeeping only (how long a step takes depends on the machine)."""
-    practice = dict(config=S.PracticeConfig.for_profile("smoke"),
-                    best={"adamw": 3e-3, "muon": 0.05})  # what run_practice returns, in part
+    practice = practiced({"adamw": 3e-3, "muon": 0.05})
     r = E.step_seconds(practice, reps=3, block=2, warmup=1)
     assert set(r["median"]) == set(r["cpu"]) == {"adamw", "muon", "muon_fp32", "adamw_again"}
     assert E.noise_floor(r) >= 1
@@ -96,7 +100,7 @@ def test_step_seconds_times_every_optimizer_in_turns():
 def test_a_dry_run_times_one_step_of_each(monkeypatch):
     """A dry run proves the timing runs at the profile's sizes: one round of one step each."""
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
-    practice = dict(config=S.PracticeConfig.for_profile("smoke"), best={"adamw": 3e-3, "muon": 0.05})
+    practice = practiced({"adamw": 3e-3, "muon": 0.05})
     r = E.step_seconds(practice, reps=5, block=3)
     assert r["reps"] == r["block"] == 1 and all(len(v) == 1 for v in r["wall"].values())
 
@@ -144,12 +148,12 @@ def test_the_steepest_measures_on_a_constructed_table():
     for n, own, other in zip(norms, (2.0, 3.0, 4.0), (1.0, 2.0, 1.0)):
         gain[n][n] = own
         gain[n][next(m for m in norms if m != n)] = other
-    table = dict(gain=gain, random={n: 0.1 for n in norms})
+    table = StepTable(gain=gain, random={n: 0.1 for n in norms}, draws=0)
     assert E.steepest_margin(table) == pytest.approx(1.5)
     assert E.steepest_holds(table)
     gain[norms[0]][norms[1]] = 5.0  # a foreign map beats the own one
     assert not E.steepest_holds(table) and E.steepest_margin(table) < 1
     G = gradient(0)
     t = E.steepest_table(G, draws=20)
-    assert t["gain"]["spectral"]["spectral"] == pytest.approx(float(torch.linalg.svdvals(G).sum()), rel=1e-5)
-    assert t["gain"]["linf"]["linf"] == pytest.approx(float(G.abs().sum()), rel=1e-5)
+    assert t.gain["spectral"]["spectral"] == pytest.approx(float(torch.linalg.svdvals(G).sum()), rel=1e-5)
+    assert t.gain["linf"]["linf"] == pytest.approx(float(G.abs().sum()), rel=1e-5)

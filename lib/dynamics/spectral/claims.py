@@ -8,8 +8,8 @@ import math
 from dataclasses import replace
 
 from .. import evidence, plots, results, runtime
-from .experiments import (DECAYED, EARLY_STEP, RECORDS, Memory, PracticeFile, Shaping, Timing, growth,
-                          muon_agreement, run_bands, shaping_summary)
+from .experiments import (DECAYED, EARLY_STEP, RECORDS, Bands, Memory, MemoryBatch, Practice, PracticeFile, Roles,
+                          Shaping, Timing, Width, growth, muon_agreement, run_bands, shaping_summary)
 from .facts import (AS_MANY, AS_NEWTON_SHARE, BAND, CONVERGED, CRITICAL_OVER, OVERSHOOT, TIMING_SEED, _alpha_draws,
                     _best_of, _converges, _fewest, _fixed, _fixed_runs, _follows_p, _grows_within, _half_ranks,
                     _inside, _live_shaping, _reach_widths, _reversed_p, _sched, _settles, _shaping_seeds,
@@ -54,12 +54,12 @@ NS_BAND = evidence.Claim(
     control="the exact UVᵀ of the same matrices (an SVD), through the same test",
     window="after 5 steps, a 256×128 Gaussian matrix", fmt=_f(".3f"))
 SETTLES = evidence.Claim(
-    "quintic", "this book", **_in_place(lambda r, k: _settles(r[k]), "Muon quintic", "cubic"), fmt=_f(".3f"),
+    "quintic", "this book", **_in_place(lambda r, k: _settles(getattr(r, k)), "quintic", "cubic"), fmt=_f(".3f"),
     test=evidence.Test(">", 0.0, f"the least of: {BAND[0]} − smallest σ at step 2, and from step 3 on "
                                  f"smallest σ − {BAND[0]} and {BAND[1]} − largest σ"),
     control="the cubic in the quintic's place", window="steps 2 to the last")
 CONVERGES = evidence.Claim(
-    "cubic", "this book", **_in_place(lambda r, k: _converges(r[k]), "cubic", "Muon quintic"), fmt=_f(".3f"),
+    "cubic", "this book", **_in_place(lambda r, k: _converges(getattr(r, k)), "cubic", "quintic"), fmt=_f(".3f"),
     test=evidence.Test(">", 0.0, f"the least of: {BAND[0]} − smallest σ at step 5, smallest σ − "
                                  f"{CONVERGED[0]} and largest σ − {CONVERGED[1]} at the last step"),
     control="the quintic in the cubic's place", window="step 5 and the last")
@@ -70,7 +70,7 @@ AS_WIDTH_RANGE = (0.5, 1.5)  # "about in proportion to the width": Adam's growth
 AS_ROOT_RANGE = (0.5, 2)     # "about as its square root": SGD's growth over the ratio's square root
 ABOUT_LR = evidence.Claim(
     "about the lr", "Bernstein & Newhouse 2024", fmt=_f(".2f"),
-    **_in_place(lambda r, o: max(abs(c - 1) for c in r["change"][o]), "muon", "adam"),
+    **_in_place(lambda r, o: max(abs(c - 1) for c in r.change[o]), "muon", "adam"),
     test=evidence.Test("<=", ABOUT, "ABOUT: the largest |change per unit lr − 1| over the widths"),
     control="Adam's first step", window="every width")
 SAME_AT_EVERY_WIDTH = evidence.Claim(
@@ -110,7 +110,7 @@ STEEPEST = evidence.Claim(
     "Each role's duality map is the steepest unit step of its own norm: U Vᵀ for the spectral norm, "
     "unit-RMS columns for ℓ1→RMS, sign(G) for ℓ∞", "Bernstein & Newhouse 2024 (both papers)",
     measure=steepest_margin,
-    control_measure=lambda t: min(t["random"][n] / max(g.values()) for n, g in t["gain"].items()),
+    control_measure=lambda t: min(t.random[n] / max(g.values()) for n, g in t.gain.items()),
     test=evidence.Test(">", 1.0, "the least, over the norms, of the step's gain over the best other "
                                  "direction (the other maps, the random ones)", scale="log"),
     control="the best of the random unit directions in each norm, over the best map, through the same "
@@ -127,8 +127,8 @@ PER_SECOND = evidence.Claim(
     fmt=_x)
 
 
-def page_claims(bands: dict, timing: Timing, width: dict, practice: dict, memory: Memory, batch: dict,
-                shaping: Shaping, precomputed: list[dict] | None = None, *, roles: dict | None = None,
+def page_claims(bands: Bands, timing: Timing, width: Width, practice: Practice, memory: Memory, batch: MemoryBatch,
+                shaping: Shaping, precomputed: list[dict] | None = None, *, roles: Roles | None = None,
                 cost: dict | None = None, seed: int | None = None) -> list[dict]:
     """The page's rows on this run's measurements, then ``precomputed`` (None:
     :func:`published_claims`); ``roles`` and ``cost`` (:func:`~.roles.step_seconds`) each add their
@@ -136,23 +136,23 @@ def page_claims(bands: dict, timing: Timing, width: dict, practice: dict, memory
     asserted: the prose glues them."""
     seed = runtime.get_seed(seed)
     seeds = plots.claim_seeds(seed)
-    band, cubic = bands["Muon quintic"], bands.get("cubic")
+    band, cubic = bands.quintic, bands.cubic
     bn = band_numbers(seeds)
     lo, hi = bn[seed]["quintic"]
     ex_lo, ex_hi = min(b["exact"][0] for b in bn.values()), max(b["exact"][1] for b in bn.values())
     pf = practice_numbers(practice)
-    widths = f"widths {width['widths'][0]}–{width['widths'][-1]}"
+    widths = f"widths {width.widths[0]}–{width.widths[-1]}"
     per = _width_draws(width, seeds)
     out = [_j(replace(NS_BAND, window=f"{NS_BAND.window}; band [{lo:.2f}, {hi:.2f}] on seed {seed}, "
                                       f"the exact UVᵀ [{ex_lo:.4f}, {ex_hi:.4f}]"), bn).row()]
     if cubic is not None:
-        runs = {s: bands if s == seed else run_bands(s, steps=band["k"][-1]) for s in seeds}
+        runs = {s: bands if s == seed else run_bands(s, steps=band.k[-1]) for s in seeds}
         out.append(evidence.joint(
             "The quintic's band closes after three steps and stays put; the cubic needs about ten steps "
             "to bring the smallest singular value up, then converges to 1", "this book",
             {"quintic:": _j(SETTLES, runs), "cubic:": _j(CONVERGES, runs)},
             control="each iteration in the other's place, on the same matrices, through the same test",
-            window=f"steps 0–{band['k'][-1]}; band {list(BAND)}, converged: smallest σ ≥ {CONVERGED[0]}, "
+            window=f"steps 0–{band.k[-1]}; band {list(BAND)}, converged: smallest σ ≥ {CONVERGED[0]}, "
                    f"largest ≥ {CONVERGED[1]}"))
     out += [
         evidence.joint(
@@ -168,7 +168,7 @@ def page_claims(bands: dict, timing: Timing, width: dict, practice: dict, memory
             {"Adam's growth over the width ratio:": _j(AS_WIDTH, per), "SGD's over its square root:":
              _j(AS_ROOT, per)}, control="Muon's growth in each one's place, through the same tests",
             window=widths, note="the largest change over its RMS→RMS bound: " + plots.spread(
-                {s: max(c / n for o in r["change"] for c, n in zip(r["change"][o], r["norm"][o]))
+                {s: max(c / n for o in r.change for c, n in zip(r.change[o], r.norm[o]))
                  for s, r in per.items()}) + " (an inequality, tested in tests/spectral: not judged)"),
         _j(replace(FP32_MATCH, window=f"steps to the target: teaching {_n(pf['steps'].get('muon_fp32'), 'never')}, "
                    f"torch {_n(pf['steps']['muon'], 'never')}, AdamW {_n(pf['steps'].get('adamw'), 'never')}; "
@@ -184,8 +184,8 @@ def page_claims(bands: dict, timing: Timing, width: dict, practice: dict, memory
             f"{ms['adamw']:.2f} ms and, timed again, {ms['adamw_again']:.2f} ms; float32 NS's lead "
             f"{_n(fp['per_second'], '—')}"), {seed: dict(cost, steps=pf["steps"])}).row())
     if roles is not None:
-        out.append(_j(replace(STEEPEST, control=f"{STEEPEST.control} ({next(iter(roles.values()))['draws']} "
-                                                "random directions in each norm)"), roles).row())
+        out.append(_j(replace(STEEPEST, control=f"{STEEPEST.control} ({next(iter(roles.by_seed.values())).draws} "
+                                                "random directions in each norm)"), roles.by_seed).row())
     return (out + memory_claims(memory, seed) + batch_claims(batch) + shaping_claims(shaping, seed)
             + list(published_claims() if precomputed is None else precomputed))
 
@@ -228,16 +228,16 @@ AHEAD_OF_SGD = evidence.Claim(
     window="every batch from Muon's critical batch on", fmt=_f(".1f", "×"))
 
 
-def batch_claims(batch: dict) -> list[dict]:
+def batch_claims(batch: MemoryBatch) -> list[dict]:
     """Section 4's batch rows on one :func:`~.experiments.run_memory_batch`, judged on every draw."""
     facts = batch_facts(batch)
     per, mean = facts["by_draw"], facts["mean"]
-    sizes = f"batches {batch['batch_sizes'][0]}–{batch['batch_sizes'][-1]}, N = {batch['n']}"
+    sizes = f"batches {batch.batch_sizes[0]}–{batch.batch_sizes[-1]}, N = {batch.n}"
     rows = [_j(replace(c, window=f"{c.window}: {sizes}"), per).row() for c in (CRITICAL, OVERSHOOTS, TIE, AHEAD_OF_SGD)]
     rows[0]["measured here"] += (f"; mean curve: SGD {_n(mean['critical']['sgd'], 'none')}, "
                                  f"Muon {_n(mean['critical']['muon'], 'none')}")
     rows[1]["measured here"] += (f"; mean curve: SGD stores {share(mean['peak']['sgd'])} at B = "
-                                 f"{mean['peak_batch']['sgd']} against {share(batch['full']['sgd'])} with "
+                                 f"{mean['peak_batch']['sgd']} against {share(batch.full['sgd'])} with "
                                  "the full gradient")
     return rows
 

@@ -32,8 +32,8 @@ from .science import CUBIC_COEFFS, random_matrix, singular_value_band
 from ..plots import claim_seeds
 from ..runtime import get_seed
 from .roles import steepest_table
-from .records import (Memory, MemoryFile, PracticeFile, Shaping, ShapingFile, ShapingRate, Timing,
-                      TimingRow)
+from .records import (Band, Bands, Memory, MemoryBatch, MemoryFile, Practice, PracticeFile, Roles, Shaping,
+                      ShapingFile, ShapingRate, StepTable, Timing, TimingRow, Width)
 
 __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'run_bands',
            'hidden_layer_step', 'run_width', 'growth', 'PRACTICE_OPTIMIZERS', 'steps_to',
@@ -43,7 +43,8 @@ __all__ = ['muon_agreement', 'time_orthogonalization', 'timing_sizes', 'run_band
            'shaping_summary', 'EARLY_STEP', 'loss_at_step', 'early_and_late', 'load_shaping',
            'shaping_runs', 'shaping_order', 'recall_half_rank', 'run_roles',
            'TimingRow', 'Timing', 'PracticeFile', 'Memory', 'MemoryFile', 'Shaping', 'ShapingRate',
-           'ShapingFile', 'RECORDS', 'precompute_plan']
+           'ShapingFile', 'Band', 'Bands', 'Width', 'Practice', 'MemoryBatch', 'StepTable', 'Roles',
+           'RECORDS', 'precompute_plan']
 
 
 # What the runners return and the files hold, field by field: :mod:`.records`.
@@ -103,11 +104,11 @@ def _timeit(fn, repeats: int, device):
 
 
 def time_orthogonalization(sizes, steps: int = 5, repeats: int = 3, device=None,
-                           dtypes=(torch.float32,), seed: int | None = None) -> list[dict]:
+                           dtypes=(torch.float32,), seed: int | None = None) -> Timing:
     """Wall (and CPU) seconds of Newton–Schulz (``steps`` iterations, each dtype) and of the
     exact polar factor by SVD, for square Gaussian n×n matrices (median of ``repeats`` up to
     n = 1024, one run above), with NS's distance from U Vᵀ: relative Frobenius error and
-    max|σ − 1|. (``dynamics_ops.bench`` calls this too.)"""
+    max|σ − 1|: a :class:`TimingRow` per size. (``dynamics_ops.bench`` calls this too.)"""
     seed = get_seed(seed)
     device = runtime.get_device(device)
     rows = []
@@ -126,16 +127,16 @@ def time_orthogonalization(sizes, steps: int = 5, repeats: int = 3, device=None,
             O = newton_schulz(G, steps, dtype=torch.float32)
         row["rel_error"] = float((O - exact).norm() / exact.norm())
         row["max_sigma_error"] = float((torch.linalg.svdvals(O) - 1).abs().max())
-        rows.append(row)
-    return rows
+        rows.append(TimingRow.of(row))
+    return Timing(rows=rows)
 
 
-def run_bands(seed: int | None = None, rows: int = 256, cols: int = 128, steps: int = 10) -> dict:
+def run_bands(seed: int | None = None, rows: int = 256, cols: int = 128, steps: int = 10) -> Bands:
     """Section 2's matrix: every singular value's band after 0..``steps`` iterations of the
     quintic and of the cubic, on one ``rows``×``cols`` Gaussian matrix."""
     G = random_matrix(rows, cols, "gaussian", seed=get_seed(seed))
-    return {"Muon quintic": singular_value_band(G, steps),
-            "cubic": singular_value_band(G, steps, CUBIC_COEFFS)}
+    return Bands(quintic=Band.of(singular_value_band(G, steps)),
+                 cubic=Band.of(singular_value_band(G, steps, CUBIC_COEFFS)))
 
 
 def timing_sizes(profile: str) -> list[int]:
@@ -170,27 +171,28 @@ def hidden_layer_step(cfg: WidthConfig, data: D.Dataset, width: int, seed: int) 
             for name, U in unit_updates(layer.weight.grad).items()}
 
 
-def run_width(cfg: WidthConfig | None = None, data: D.Dataset | None = None, **changes) -> dict:
+def run_width(cfg: WidthConfig | None = None, data: D.Dataset | None = None, **changes) -> Width:
     """:func:`hidden_layer_step` at every width, averaged over ``cfg.seeds`` initializations:
     ``change[opt][i]`` and ``norm[opt][i]`` at ``widths[i]``, per unit learning rate."""
     cfg = _config(WidthConfig, cfg, changes)
     data = data if data is not None else default_data()
     widths = runtime.grid(cfg.widths)
     seeds = runtime.grid(range(cfg.seed, cfg.seed + cfg.seeds), keep=1)
-    out = dict(widths=list(widths), change={}, norm={})
+    out = Width(widths=list(widths), change={}, norm={})
     for i, w in enumerate(widths):
         per_seed = [hidden_layer_step(cfg, data, w, s) for s in seeds]
         for opt in per_seed[0]:
-            out["change"].setdefault(opt, []).append(float(np.mean([r[opt]["change"] for r in per_seed])))
-            out["norm"].setdefault(opt, []).append(float(np.mean([r[opt]["norm"] for r in per_seed])))
+            out.change.setdefault(opt, []).append(float(np.mean([r[opt]["change"] for r in per_seed])))
+            out.norm.setdefault(opt, []).append(float(np.mean([r[opt]["norm"] for r in per_seed])))
         if P.current().report((i + 1) / len(widths)):
             break
     return out
 
 
-def growth(result: dict, opt: str, what: str = "change") -> float:
-    """How much ``opt``'s step grows from the smallest to the largest width (a ratio)."""
-    ys = result[what][opt]
+def growth(result: Width, opt: str, what: str = "change") -> float:
+    """How much ``opt``'s step grows from the smallest to the largest width (a ratio); ``what``:
+    ``change`` or ``norm``."""
+    ys = (result.change if what == "change" else result.norm)[opt]
     return ys[-1] / ys[0]
 
 
@@ -225,7 +227,7 @@ def _given(optimizer):
 
 def run_practice(cfg: PracticeConfig | None = None, data: D.Dataset | None = None,
                  teaching_fp32: bool = True, optimizers=PRACTICE_OPTIMIZERS, bars=None,
-                 **changes) -> dict:
+                 **changes) -> Practice:
     """Sweep each optimizer's learning rate and pick its best (:func:`best_lr`).
 
     Every run is its own ``train`` call, so each history carries its own wall clock
@@ -255,17 +257,17 @@ def run_practice(cfg: PracticeConfig | None = None, data: D.Dataset | None = Non
         opt = muon_with_adamw(model, best["muon"], best.get("adamw", 3e-3), torch.float32)
         timed["muon_fp32"] = T.train(model, data, recipe.replace(optimizer=_given(opt)),
                                      desc="muon fp32", **kw)
-    return dict(sweeps=sweeps, best=best, timed=timed, target=cfg.target_loss, data=data.name,
-                config=cfg)
+    return Practice(sweeps=sweeps, best=best, timed=timed, target=cfg.target_loss, data=data.name,
+                    config=cfg)
 
 
-def practice_summary(result: dict) -> dict:
+def practice_summary(result: Practice) -> dict:
     """Steps to the target loss and the final loss, per optimizer at its best rate (seconds
     are :func:`~.roles.step_seconds`' alone: a run's wall clock also holds its evaluations)."""
     out = {}
-    for name, h in result["timed"].items():
-        out[name] = dict(lr=result["best"].get(name.split("_")[0]),
-                         steps=steps_to(h, result["target"]),
+    for name, h in result.timed.items():
+        out[name] = dict(lr=result.best.get(name.split("_")[0]),
+                         steps=steps_to(h, result.target),
                          final_loss=h.last("train_loss") if not h.diverged else float("nan"))
     return out
 
@@ -340,7 +342,7 @@ def recall_half_rank(memory: Memory, method: str, ratio: float = 4) -> float:
                  if v < 0.5), np.inf)
 
 
-def run_memory_batch(cfg: MemoryConfig | None = None, methods=("sgd", "muon"), **changes) -> dict:
+def run_memory_batch(cfg: MemoryConfig | None = None, methods=("sgd", "muon"), **changes) -> MemoryBatch:
     """Recall after one step from a *batch* gradient (:func:`batch_gradient`), for each batch
     size, at N = ``batch_ratio``·d pairs, beside the full-gradient recall (the infinite batch),
     averaged over ``cfg.seeds`` draws (the seeds ``draws``); ``by_draw[m][k]`` and
@@ -373,23 +375,23 @@ def run_memory_batch(cfg: MemoryConfig | None = None, methods=("sgd", "muon"), *
         if P.current().report((j + 1) / len(seeds)):
             seeds = seeds[:j + 1]
             break
-    return dict(n=n, dim=cfg.dim, alpha=cfg.alpha, seed=cfg.seed, batch_sizes=list(sizes),
-                recall={m: np.mean(v, axis=0).tolist() for m, v in by_draw.items()},
-                full={m: float(np.mean(v)) for m, v in full_by_draw.items()},
-                draws=list(seeds), by_draw=by_draw, full_by_draw=full_by_draw,
-                again_by_draw=again_by_draw)
+    return MemoryBatch(n=n, dim=cfg.dim, alpha=cfg.alpha, seed=cfg.seed, batch_sizes=list(sizes),
+                       recall={m: np.mean(v, axis=0).tolist() for m, v in by_draw.items()},
+                       full={m: float(np.mean(v)) for m, v in full_by_draw.items()},
+                       draws=list(seeds), by_draw=by_draw, full_by_draw=full_by_draw,
+                       again_by_draw=again_by_draw)
 
 
 CRITICAL_SHARE = 0.9  # the critical batch: the first to reach this share of the full gradient's recall
 
 
-def critical_batch(result: dict, method: str, share: float = CRITICAL_SHARE, recall=None):
+def critical_batch(result: MemoryBatch, method: str, share: float = CRITICAL_SHARE, recall=None):
     """The smallest batch size whose one step recovers ``share`` of what the full gradient
     does (None if none does): where adding examples to the batch stops paying. ``recall``:
     another curve to judge against ``method``'s full gradient (the control's)."""
-    goal = share * result["full"][method]
-    curve = result["recall"][method] if recall is None else recall
-    for b, r in zip(result["batch_sizes"], curve):
+    goal = share * result.full[method]
+    curve = result.recall[method] if recall is None else recall
+    for b, r in zip(result.batch_sizes, curve):
         if r >= goal:
             return b
     return None
@@ -528,11 +530,11 @@ def load_shaping(name: str = "spectral_shaping"):
 # ================================================================ norms per role
 
 
-def run_roles(seed: int | None = None, draws: int = 200, shape=(64, 32)) -> dict:
+def run_roles(seed: int | None = None, draws: int = 200, shape=(64, 32)) -> Roles:
     """:func:`~.roles.steepest_table` on a power-law gradient of ``shape`` for each of the claims'
-    seeds (the page's seed and the two after it): ``{seed: table}``."""
-    return {s: steepest_table(random_matrix(*shape, "power law", seed=s), draws=draws, seed=s)
-            for s in claim_seeds(seed)}
+    seeds (the page's seed and the two after it): ``by_seed``, ``{seed: table}``."""
+    return Roles(by_seed={s: steepest_table(random_matrix(*shape, "power law", seed=s), draws=draws,
+                                            seed=s) for s in claim_seeds(seed)})
 
 
 
@@ -618,15 +620,16 @@ def _shaping_file(first: int, parts: dict) -> dict:
 
 def _timing_unit(sizes) -> list[dict]:
     on_gpu = runtime.get_device().type == "cuda"
-    return time_orthogonalization(sizes, dtypes=(torch.float32, torch.bfloat16) if on_gpu
-                                  else (torch.float32,))
+    timing = time_orthogonalization(sizes, dtypes=(torch.float32, torch.bfloat16) if on_gpu
+                                    else (torch.float32,))
+    return [row.to_dict() for row in timing.rows]
 
 
 def _practice_unit(cfg: PracticeConfig) -> dict:
     res = run_practice(cfg, teaching_fp32=False, bars=False)
     return dict(sweeps={k: {str(lr): h.to_dict() for lr, h in v.items()}
-                        for k, v in res["sweeps"].items()},
-                best=res["best"], target=res["target"], data=res["data"])
+                        for k, v in res.sweeps.items()},
+                best=res.best, target=res.target, data=res.data)
 
 
 def _shaping_unit(scfg: ShapingConfig, lr: float) -> dict:

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import replace
 
 import numpy as np
 import torch
 
 from .. import plots
 from ..book import glue_texts
-from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, Memory, PracticeFile, Shaping, ShapingRate,
-                          Timing, critical_batch, early_and_late, growth, loss_at_step, practice_summary,
-                          practice_sweeps, rank_bins, rates_reaching, reference_loss, run_width,
-                          shaping_order, shaping_runs, shaping_summary)
+from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, Band, Memory, MemoryBatch, Practice, PracticeFile,
+                          Roles, Shaping, ShapingRate, Timing, Width, critical_batch, early_and_late, growth,
+                          loss_at_step, practice_summary, practice_sweeps, rank_bins, rates_reaching, reference_loss,
+                          run_width, shaping_order, shaping_runs, shaping_summary)
 from .figures import SHORT, timing_rows
 from .roles import leads_words, noise_floor, per_second, steepest_margin
 from .science import MUON_COEFFS, memory_task, ns_band, one_step, polar, random_matrix, recovered, singular_value_band
@@ -42,7 +43,7 @@ def band_numbers(seeds, rows: int = 256, cols: int = 128, steps: int = 5) -> dic
     return out
 
 
-def practice_numbers(practice: dict) -> dict:
+def practice_numbers(practice: Practice) -> dict:
     """Section 3's measures from :func:`~.experiments.run_practice`: steps to the target per
     optimizer, AdamW's steps over Muon's, and the float32 teaching Muon's steps over torch's."""
     st = {k: v["steps"] for k, v in practice_summary(practice).items()}
@@ -60,32 +61,31 @@ def fraction_at(memory: Memory, method: str, ratio: float) -> float:
     return memory.fraction[method][_nearest(memory, ratio)]
 
 
-def _draws(batch: dict) -> dict:
-    """Each draw of a :func:`~.experiments.run_memory_batch` as a result of its own (no draws: the mean)."""
-    if "by_draw" not in batch:
-        return {int(batch.get("seed", 0)): batch}
-    return {int(s): dict(batch, recall={m: v[k] for m, v in batch["by_draw"].items()},
-                         full={m: v[k] for m, v in batch["full_by_draw"].items()},
-                         again=batch["again_by_draw"][k] if "again_by_draw" in batch else None)
-            for k, s in enumerate(batch["draws"])}
+def _draws(batch: MemoryBatch) -> dict[int, MemoryBatch]:
+    """Each draw of a :func:`~.experiments.run_memory_batch` as a result of its own (its control
+    curve in ``again``)."""
+    return {int(s): replace(batch, recall={m: v[k] for m, v in batch.by_draw.items()},
+                            full={m: v[k] for m, v in batch.full_by_draw.items()},
+                            again=batch.again_by_draw[k] if batch.again_by_draw else None)
+            for k, s in enumerate(batch.draws)}
 
 
 def _rel(a: float, b: float) -> float:  # |a − b| as a share of the larger (0 when both are 0)
     return abs(a - b) / max(a, b) if max(a, b) > 0 else 0.0
 
 
-def batch_numbers(batch: dict) -> dict:
+def batch_numbers(batch: MemoryBatch) -> dict:
     """Section 4's measures on one batch curve (one draw, or the mean): ``critical`` batches;
     ``overshoot``, the best recall over the full gradient's, at ``peak_batch``; ``tie_gap``
     (``tie_rel``: over the larger), the largest |Muon − SGD| below SGD's critical batch;
     ``ahead``, the least Muon / SGD from Muon's critical batch on, ``again_ahead`` the same with SGD
     on a second, independent stream of batches in Muon's place; ``control``, that stream's critical
     batch. None where there is none."""
-    rec, full, sizes = batch["recall"], batch["full"], batch["batch_sizes"]
+    rec, full, sizes = batch.recall, batch.full, batch.batch_sizes
     cb = {m: critical_batch(batch, m) for m in rec}
-    again = batch.get("again")
-    if again is None and batch.get("again_by_draw"):
-        again = np.mean(batch["again_by_draw"], axis=0).tolist()
+    again = batch.again
+    if again is None and batch.again_by_draw:
+        again = np.mean(batch.again_by_draw, axis=0).tolist()
     best = {m: int(np.argmax(v)) for m, v in rec.items()}
     below = [i for i, b in enumerate(sizes) if cb["sgd"] is not None and b < cb["sgd"]]
     past = [i for i, b in enumerate(sizes) if cb["muon"] is not None and b >= cb["muon"]]
@@ -102,7 +102,7 @@ def batch_numbers(batch: dict) -> dict:
                                                            default=None))
 
 
-def batch_facts(batch: dict) -> dict:
+def batch_facts(batch: MemoryBatch) -> dict:
     """:func:`batch_numbers` on the mean curve (``mean``) and on each draw (``by_draw``, keyed by
     seed: the rows judge every draw)."""
     return dict(mean=batch_numbers(batch), by_draw={s: batch_numbers(b) for s, b in _draws(batch).items()})
@@ -155,7 +155,7 @@ def scale_words(compared: dict, same: str = "the same size as this page's run") 
         + " than this page's run"
 
 
-def width_facts(width: dict) -> dict:
+def width_facts(width: Width) -> dict:
     """Section 1: how Muon's step changes from the narrowest width to the widest, in words."""
     return dict(muon_growth=factor_words(growth(width, "muon"), of="its value at the narrowest width"))
 
@@ -191,13 +191,13 @@ def ns_facts(timing: Timing) -> dict:
                 load_log10=f"{load:.3f}")
 
 
-def practice_facts(practice: dict, cost: dict, swept: PracticeFile, roles: dict,
+def practice_facts(practice: Practice, cost: dict, swept: PracticeFile, roles: Roles,
                    stored_config: dict | None = None) -> dict:
     """Section 3: the run's size and steps to the target, a step's seconds and per second against
     both of AdamW's timings ("ahead" or "behind" only beyond the noise floor: wall-clock, never
     asserted), the sweep file's rates that reach the target and how its size (``stored_config``)
     compares, each norm's own map's margin (``roles``)."""
-    cfg, pn = practice["config"], practice_numbers(practice)
+    cfg, pn = practice.config, practice_numbers(practice)
     steps, floor = pn["steps"], noise_floor(cost)
     timings = (cost["median"], dict(cost["median"], adamw=cost["median"]["adamw_again"]))  # AdamW's two
     ps, fp = ([per_second(steps, m, opt) for m in timings] for opt in ("muon", "muon_fp32"))
@@ -213,7 +213,7 @@ def practice_facts(practice: dict, cost: dict, swept: PracticeFile, roles: dict,
     return dict(glue_texts(3, p_width=cfg.width, p_batch=cfg.batch_size, p_depth=cfg.depth,
                            cost_reps=cost["reps"], cost_block=cost["block"]),
                 **glue_texts(2, adamw_over_muon=pn["adamw_over_muon"], fp32_over_torch=pn["fp32_over_torch"],
-                             roles_margin=min(steepest_margin(r) for r in roles.values())),
+                             roles_margin=min(steepest_margin(r) for r in roles.by_seed.values())),
                 **{f"steps_{k}": plots.number(steps.get(k), missing="never reached")
                    for k in ("adamw", "momentum")},
                 ms_muon=ms["muon"], ms_fp32=ms["muon_fp32"], ms_adamw=ms["adamw"],
@@ -228,17 +228,17 @@ def practice_facts(practice: dict, cost: dict, swept: PracticeFile, roles: dict,
                                     for c in (live, stored))}))
 
 
-def memory_facts(memory: Memory, batch: dict, by_alpha: dict[str, Memory]) -> dict:
+def memory_facts(memory: Memory, batch: MemoryBatch, by_alpha: dict[str, Memory]) -> dict:
     """Section 4 and exercise 5: the fractions stored at N = d and 4d (``memory``), the memory
     file over α at N = d (``by_alpha``), and at the batch figure's N (``batch``) the pairs each
     method stores beside the distinct pairs a batch of B draws holds, Σᵢ 1 − (1 − pᵢ)ᴮ."""
     f, af, any_a = memory.fraction, alpha_numbers(by_alpha), next(iter(by_alpha.values()))
     alphas = sorted(af)
     first, last = af[alphas[0]], af[alphas[-1]]
-    n = batch["n"]
-    p = memory_task(n, batch["dim"], batch["alpha"], batch["seed"])[2].double()
+    n = batch.n
+    p = memory_task(n, batch.dim, batch.alpha, batch.seed)[2].double()
     distinct = ", ".join(f"{float((1 - (1 - p) ** b).sum()):.0f} at B = {b}"
-                         for b in batch["batch_sizes"] if b <= 1024)
+                         for b in batch.batch_sizes if b <= 1024)
     bn = batch_facts(batch)["mean"]
     return dict(alpha_scale=scale_words({"dimensions d": (memory.dim, any_a.dim),
                                          "draws": (len(memory.draws), len(any_a.draws))},
@@ -248,11 +248,11 @@ def memory_facts(memory: Memory, batch: dict, by_alpha: dict[str, Memory]) -> di
                              muon_newton=min((f["muon"][j] / f["newton"][j] for j, r in enumerate(memory.ratios)
                                               if r > 1 and f["newton"][j] > 0), default=None),
                              bc_n=n, bc_sgd_peak_b=bn["peak_batch"]["sgd"], bc_sgd_over=bn["overshoot"]["sgd"],
-                             bc_ahead=bn["ahead"], bc_sgd=batch["full"]["sgd"] * n, bc_muon=batch["full"]["muon"] * n,
+                             bc_ahead=bn["ahead"], bc_sgd=batch.full["sgd"] * n, bc_muon=batch.full["muon"] * n,
                              bc_crit_sgd=critical_batch(batch, "sgd"), bc_crit_muon=critical_batch(batch, "muon"),
                              bc_distinct=distinct),
                 sgd_d=share(fraction_at(memory, "sgd", 1)), muon_d=share(fraction_at(memory, "muon", 1)),
-                bc_sgd_peak=share(bn["peak"]["sgd"]), bc_sgd_full=share(batch["full"]["sgd"]),
+                bc_sgd_peak=share(bn["peak"]["sgd"]), bc_sgd_full=share(batch.full["sgd"]),
                 bc_muon_over=f"{bn['overshoot']['muon']:.2f}", bc_overshoot_min=f"{OVERSHOOT:g}×",
                 bc_crit_over=f"{CRITICAL_OVER:g}×",
                 sgd_first=f"{first['sgd']:.0%}", alpha_first=f"{alphas[0]:g}",
@@ -466,15 +466,15 @@ BAND = (0.6, 1.25)  # the band row: after five steps every singular value inside
 CONVERGED = (0.9, 0.99)  # the cubic has converged: smallest σ at least 0.9, largest at least 0.99
 
 
-def _settles(b) -> float:
+def _settles(b: Band) -> float:
     """The quintic's part on one band (:func:`~.experiments.run_bands`): below BAND at step 2,
     inside it from step 3 on (the least margin; positive: it holds)."""
-    return min(BAND[0] - b["lo"][2], *(min(lo - BAND[0], BAND[1] - hi) for lo, hi in zip(b["lo"][3:], b["hi"][3:])))
+    return min(BAND[0] - b.lo[2], *(min(lo - BAND[0], BAND[1] - hi) for lo, hi in zip(b.lo[3:], b.hi[3:])))
 
 
-def _converges(b) -> float:
+def _converges(b: Band) -> float:
     """The cubic's part on one band: below BAND at step 5, converged (CONVERGED) at the last step."""
-    return min(BAND[0] - b["lo"][5], b["lo"][-1] - CONVERGED[0], b["hi"][-1] - CONVERGED[1])
+    return min(BAND[0] - b.lo[5], b.lo[-1] - CONVERGED[0], b.hi[-1] - CONVERGED[1])
 
 
 TIMING_SEED = 0  # the seed the timing file's matrices were drawn at (tests/spectral: it reproduces the file)
@@ -625,16 +625,16 @@ def _shaping_seeds(by_lr: dict[str, ShapingRate]) -> dict:  # per seed of the fi
     return {s: {float(lr): r.by_seed[str(s)] for lr, r in by_lr.items()} for s in seeds}
 
 
-def _width_draws(width: dict, seeds) -> dict:
+def _width_draws(width: Width, seeds) -> dict[int, Width]:
     """Per seed, :func:`~.experiments.run_width` from that seed's one initialization (the figure
     averages several: the rows judge each)."""
-    return {int(s): run_width(seed=int(s), seeds=1, widths=width["widths"]) for s in seeds}
+    return {int(s): run_width(seed=int(s), seeds=1, widths=width.widths) for s in seeds}
 
 
 def _inside(x: float, lo_hi) -> float:  # how far x sits inside [lo, hi] (negative: outside; NaN: none)
     return min(x - lo_hi[0], lo_hi[1] - x) if math.isfinite(x) else math.nan
 
 
-def _grows_within(r: dict, opt: str, power: float, lo_hi) -> float:
+def _grows_within(r: Width, opt: str, power: float, lo_hi) -> float:
     """How far ``opt``'s growth over the width ratio ** ``power`` sits inside ``lo_hi``."""
-    return _inside(growth(r, opt) / (r["widths"][-1] / r["widths"][0]) ** power, lo_hi)
+    return _inside(growth(r, opt) / (r.widths[-1] / r.widths[0]) ** power, lo_hi)

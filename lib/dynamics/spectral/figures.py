@@ -11,7 +11,8 @@ import torch
 from IPython.display import display
 
 from .. import plots, results
-from .experiments import (CRITICAL_SHARE, RECORDS, Memory, PracticeFile, Shaping, ShapingRate, Timing, TimingRow,
+from .experiments import (CRITICAL_SHARE, RECORDS, Bands, Memory, MemoryBatch, Practice, PracticeFile, Shaping,
+                          ShapingRate, StepTable, Timing, TimingRow, Width,
                           critical_batch, practice_summary, practice_sweeps, reference_loss, shaping_runs,
                           shaping_summary)
 from .roles import per_second
@@ -65,15 +66,15 @@ def map_figure(steps: int = 5, coeff_sets: dict | None = None):
     return fig
 
 
-def band_figure(bands: dict):
+def band_figure(bands: Bands):
     """Range of the singular values of NS_k(G) against k, one shaded band per coefficient set."""
     fig = plots.figure("All singular values after k steps", "Newton–Schulz steps k",
                        "singular values of NS_k(G)", logy=True)
-    for i, (name, band) in enumerate(bands.items()):
+    for i, (name, band) in enumerate(bands.named().items()):
         color = plots.PALETTE[i % len(plots.PALETTE)]
-        fig.add_scatter(x=band["k"], y=band["hi"], mode="lines", line=dict(color=color, width=1),
+        fig.add_scatter(x=band.k, y=band.hi, mode="lines", line=dict(color=color, width=1),
                         name=f"{name}: largest", legendgroup=name, showlegend=False)
-        fig.add_scatter(x=band["k"], y=band["lo"], mode="lines", line=dict(color=color, width=1),
+        fig.add_scatter(x=band.k, y=band.lo, mode="lines", line=dict(color=color, width=1),
                         fill="tonexty", name=f"{name}: smallest to largest", legendgroup=name)
     fig.add_hline(y=1.0, line=dict(color="#555", dash="dot", width=1))
     return fig
@@ -135,16 +136,16 @@ def show_timing(timing: Timing, provenance: dict) -> None:
     display(plots.table(timing_rows(timing.rows), digits=4))  # 1.998 is not 2
 
 
-def width_figure(result: dict):
+def width_figure(result: Width):
     """Per unit learning rate: how far one step moves a hidden layer's output (solid) and the
     most it could (the step's RMS→RMS norm, dotted), against the width."""
     fig = plots.figure("One step's change of a hidden layer's output", "width",
                        "‖ΔW x‖_RMS / ‖x‖_RMS per unit lr", logx=True, logy=True)
-    for i, (opt, ys) in enumerate(result["change"].items()):
+    for i, (opt, ys) in enumerate(result.change.items()):
         color = plots.PALETTE[i % len(plots.PALETTE)]
-        fig.add_scatter(x=result["widths"], y=ys, mode="lines+markers", name=UPDATE_LABELS[opt],
+        fig.add_scatter(x=result.widths, y=ys, mode="lines+markers", name=UPDATE_LABELS[opt],
                         legendgroup=opt, line=dict(color=color))
-        fig.add_scatter(x=result["widths"], y=result["norm"][opt], mode="lines",
+        fig.add_scatter(x=result.widths, y=result.norm[opt], mode="lines",
                         name=f"{UPDATE_LABELS[opt]}: RMS→RMS norm", legendgroup=opt,
                         showlegend=False, line=dict(color=color, dash="dot", width=1))
     fig.update_layout(hovermode="closest")
@@ -181,18 +182,18 @@ def _loss_traces(fig, runs, x="step", level=None, level_name="target", colors=No
                         legendgroup="level", showlegend=showlegend, **where)
 
 
-def practice_figure(result: dict, cost: dict | None = None):
+def practice_figure(result: Practice, cost: dict | None = None):
     """Training loss of each optimizer at its best rate, against steps (left) and against
     seconds (right): each step at the seconds a step costs in ``cost``
     (:func:`~.roles.step_seconds`, the times of the cost table), or, without it, each run's own
     wall clock (its evaluations included, so not the cost table's seconds)."""
-    runs = {f"{LABELS[k]} (lr {result['best'].get(k.split('_')[0]):g})": h
-            for k, h in result["timed"].items()}
+    runs = {f"{LABELS[k]} (lr {result.best.get(k.split('_')[0]):g})": h
+            for k, h in result.timed.items()}
     fig = plots.subplots(1, 2, ("per step", "per second"),
-                         title=f"{result['data']}: each optimizer at its best rate", shared_yaxes=True)
-    _loss_traces(fig, runs, "step", result["target"], row=1, col=1)
-    per = None if cost is None else [cost["median"][k] for k in result["timed"]]
-    _loss_traces(fig, runs, "time", result["target"], showlegend=False, row=1, col=2,
+                         title=f"{result.data}: each optimizer at its best rate", shared_yaxes=True)
+    _loss_traces(fig, runs, "step", result.target, row=1, col=1)
+    per = None if cost is None else [cost["median"][k] for k in result.timed]
+    _loss_traces(fig, runs, "time", result.target, showlegend=False, row=1, col=2,
                  seconds_per_step=per)
     fig.update_yaxes(type="log")
     fig.update_yaxes(title_text="training loss", row=1, col=1)
@@ -202,7 +203,7 @@ def practice_figure(result: dict, cost: dict | None = None):
     return fig
 
 
-def practice_rows(result: dict) -> list[dict]:
+def practice_rows(result: Practice) -> list[dict]:
     """:func:`practice_summary` as table rows: rate, steps to the target, final loss (the
     seconds are the cost table's, :func:`cost_rows`: one timing, one value)."""
     return [{"optimizer": SHORT[k], "lr": v["lr"], "steps to target": v["steps"],
@@ -210,7 +211,7 @@ def practice_rows(result: dict) -> list[dict]:
             for k, v in practice_summary(result).items()]
 
 
-def cost_rows(result: dict, cost: dict) -> list[dict]:
+def cost_rows(result: Practice, cost: dict) -> list[dict]:
     """Per step and per second side by side: per optimizer, the steps to the target (from
     the training runs), the median seconds of one step (:func:`~.roles.step_seconds`), their
     product, and AdamW's time to the target over this optimizer's (above 1: ahead of AdamW).
@@ -234,7 +235,7 @@ def cost_rows(result: dict, cost: dict) -> list[dict]:
     return out
 
 
-def show_practice(practice: dict, cost: dict) -> None:
+def show_practice(practice: Practice, cost: dict) -> None:
     """Section 3's run: the loss curves, the steps to the target per optimizer, and per step
     against per second (``cost``: :func:`~.roles.step_seconds`)."""
     plots.show(practice_figure(practice, cost))
@@ -299,17 +300,17 @@ def memory_alpha_slider(by_alpha: dict[str, Memory]):
                         active=labels.index("1") if "1" in labels else 0)
 
 
-def memory_batch_figure(result: dict):
+def memory_batch_figure(result: MemoryBatch):
     """Recall after one step from a batch gradient against the batch size; dotted: the full
     gradient's recall; a dotted vertical line at each method's critical batch size."""
-    fig = plots.figure(f"One step from a batch (N = {result['n']}, d = {result['dim']})",
+    fig = plots.figure(f"One step from a batch (N = {result.n}, d = {result.dim})",
                        "batch size", "fraction of pairs recovered", logx=True)
-    for i, (m, ys) in enumerate(result["recall"].items()):
+    for i, (m, ys) in enumerate(result.recall.items()):
         color = plots.PALETTE[i % len(plots.PALETTE)]
-        fig.add_scatter(x=result["batch_sizes"], y=ys, mode="lines+markers",
+        fig.add_scatter(x=result.batch_sizes, y=ys, mode="lines+markers",
                         name=MEMORY_LABELS[m], line=dict(color=color), legendgroup=m)
-        fig.add_scatter(x=[result["batch_sizes"][0], result["batch_sizes"][-1]],
-                        y=[result["full"][m]] * 2, mode="lines", legendgroup=m, showlegend=False,
+        fig.add_scatter(x=[result.batch_sizes[0], result.batch_sizes[-1]],
+                        y=[result.full[m]] * 2, mode="lines", legendgroup=m, showlegend=False,
                         name=f"{MEMORY_LABELS[m]}: full gradient", hoverinfo="name",
                         line=dict(color=color, dash="dot", width=1))
         plots.mark_step(fig, critical_batch(result, m), f"{MEMORY_LABELS[m]}: {CRITICAL_SHARE:.0%}",
@@ -370,14 +371,14 @@ ROLE_LABELS = {"spectral": "spectral (hidden matrix)", "l1_to_rms": "ℓ1→RMS 
 MAP_LABELS = {"spectral": "U Vᵀ", "l1_to_rms": "unit-RMS columns", "linf": "sign(G)"}
 
 
-def roles_figure(table: dict):
+def roles_figure(table: StepTable):
     """:func:`~.roles.steepest_table` as a heatmap: per norm (row), the gain ⟨G, D⟩ of each
     duality map (column) and of the best random unit direction, as a fraction of the row's
     own map's gain (the diagonal is 1 when each map is the steepest step of its norm)."""
-    norms = list(table["gain"])
-    z = [[table["gain"][r][c] / table["gain"][r][r] for c in norms]
-         + [table["random"][r] / table["gain"][r][r]] for r in norms]
-    return plots.heatmap(z, [MAP_LABELS[c] for c in norms] + [f"best of {table['draws']} random"],
+    norms = list(table.gain)
+    z = [[table.gain[r][c] / table.gain[r][r] for c in norms]
+         + [table.random[r] / table.gain[r][r]] for r in norms]
+    return plots.heatmap(z, [MAP_LABELS[c] for c in norms] + [f"best of {table.draws} random"],
                          [ROLE_LABELS[r] for r in norms],
                          title="Each norm's steepest step, ⟨G, D⟩ at unit norm",
                          xtitle="direction D", ytitle="norm", ztitle="gain / own map's",

@@ -11,11 +11,12 @@ unchanged (:attr:`dynamics.results.Record.WHOLE`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .. import results
 
 __all__ = ["TimingRow", "Timing", "PracticeFile", "Memory", "MemoryFile", "Shaping", "ShapingRate",
-           "ShapingFile"]
+           "ShapingFile", "Band", "Bands", "Width", "Practice", "MemoryBatch", "StepTable", "Roles"]
 
 
 @dataclass(kw_only=True)
@@ -121,3 +122,84 @@ class ShapingFile(results.Record):
     ``{lr: rate}``)."""
     WHOLE = "by_lr"
     by_lr: dict[str, ShapingRate]
+
+
+# ================================================================ the page-time runners' results
+
+
+@dataclass
+class Band(results.Record):
+    """:func:`~.science.singular_value_band`: the smallest (``lo``) and largest (``hi``) σ of
+    NS_k(G) at each step count ``k``."""
+    k: list
+    lo: list
+    hi: list
+
+
+@dataclass
+class Bands(results.Record):
+    """:func:`run_bands`: the quintic's band and the cubic's (None: not run) on the same matrix."""
+    quintic: Band
+    cubic: Band | None = None
+
+    def named(self) -> dict[str, Band]:
+        """Each band run, by the name the figure gives it."""
+        return {k: v for k, v in (("Muon quintic", self.quintic), ("cubic", self.cubic)) if v is not None}
+
+
+@dataclass
+class Width(results.Record):
+    """:func:`run_width`: ``change[opt][i]`` and ``norm[opt][i]`` at ``widths[i]``."""
+    widths: list
+    change: dict
+    norm: dict
+
+
+@dataclass
+class Practice(results.Record):
+    """:func:`run_practice`: each optimizer's sweep (``{optimizer: {lr: History}}``), its best
+    rate, the runs at the best rates (``timed``, with ``muon_fp32``), the target loss, the
+    dataset's name and the config."""
+    sweeps: dict
+    best: dict
+    timed: dict
+    target: float
+    data: str
+    config: Any
+
+
+@dataclass
+class MemoryBatch(results.Record):
+    """:func:`run_memory_batch`: at N = ``n`` pairs, the recall per batch size (``recall[m][j]``
+    at ``batch_sizes[j]``) and with the full gradient (``full[m]``), averaged over the draws
+    (seeds ``draws``); each draw's (``by_draw[m][k][j]``, ``full_by_draw[m][k]``) and the
+    control's, SGD on a second stream of batches (``again_by_draw[k][j]``). ``again``: one
+    draw's control curve, where a draw is taken alone (not the runner's)."""
+    n: int
+    dim: int
+    alpha: float
+    seed: int
+    batch_sizes: list
+    recall: dict
+    full: dict
+    draws: list
+    by_draw: dict
+    full_by_draw: dict
+    again_by_draw: list
+    again: list | None = None
+
+
+@dataclass
+class StepTable(results.Record):
+    """:func:`~.roles.steepest_table`: per norm (row) each duality map's gain (``gain[row][col]``),
+    the best of ``draws`` random unit directions' (``random[row]``)."""
+    gain: dict
+    random: dict
+    draws: int
+
+
+@dataclass
+class Roles(results.Record):
+    """:func:`run_roles`: a :class:`StepTable` per seed (``by_seed``)."""
+    WHOLE = "by_seed"
+    by_seed: dict[int, StepTable]

@@ -31,6 +31,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import train as T
+from .records import Practice, StepTable
 from .science import mlp, muon_with_adamw, polar, practice_data
 from .. import runtime
 from ..runtime import get_seed
@@ -84,7 +85,7 @@ def random_unit_directions(shape: tuple, norm: str, draws: int, seed: int | None
         yield D / role_norm(D, norm)
 
 
-def steepest_table(G: torch.Tensor, draws: int = 500, seed: int | None = None) -> dict:
+def steepest_table(G: torch.Tensor, draws: int = 500, seed: int | None = None) -> StepTable:
     """For each norm (row) and each duality map (column): ⟨G, D⟩ with D the map's output
     rescaled to unit norm in the row's norm, and the best of ``draws`` random unit directions.
     Steepest descent predicts the row's own map on the diagonal of each row's maximum."""
@@ -96,10 +97,10 @@ def steepest_table(G: torch.Tensor, draws: int = 500, seed: int | None = None) -
     rand = {row: max(float((G * D).sum()) for D in random_unit_directions(G.shape, row, draws,
                                                                            seed))
             for row in ROLE_NORMS}
-    return dict(gain=gain, random=rand, draws=int(draws))
+    return StepTable(gain=gain, random=rand, draws=int(draws))
 
 
-def step_seconds(practice: dict, reps: int = 5, block: int = 3, warmup: int = 1,
+def step_seconds(practice: Practice, reps: int = 5, block: int = 3, warmup: int = 1,
                  data=None) -> dict:
     """Seconds of one training step of the practice MLP of :func:`~.experiments.run_practice`
     (its ``config``; forward, backward and the optimizer's step on one mini-batch), each
@@ -117,7 +118,7 @@ def step_seconds(practice: dict, reps: int = 5, block: int = 3, warmup: int = 1,
         raise ValueError(f"step_seconds: reps and block must be at least 1, got {reps}, {block}")
     if runtime.dry_run() is not None:  # a dry run proves the timing runs, not what it measures
         reps, block, warmup = 1, 1, 0
-    cfg, lrs = practice["config"], practice["best"]
+    cfg, lrs = practice.config, practice.best
     adam_lr = lrs["adamw"]
     data = data if data is not None else practice_data(cfg)
     x, y = data.x_train[:cfg.batch_size], data.y_train[:cfg.batch_size]
@@ -175,19 +176,19 @@ def per_second(steps: dict, seconds: dict, muon: str = "muon") -> dict:
                 per_second=None if per_step is None else per_step / cost)
 
 
-def steepest_margin(table: dict) -> float:
+def steepest_margin(table: StepTable) -> float:
     """The smallest, over the norms of :func:`~.roles.steepest_table`, of the norm's own map's
     gain over the best other direction (the other maps and the random ones): above 1 when
     each map is its norm's steepest step."""
-    return min(g[n] / max(max(v for k, v in g.items() if k != n), table["random"][n])
-               for n, g in table["gain"].items())
+    return min(g[n] / max(max(v for k, v in g.items() if k != n), table.random[n])
+               for n, g in table.gain.items())
 
 
-def steepest_holds(table: dict) -> bool:
+def steepest_holds(table: StepTable) -> bool:
     """Whether, in every norm of :func:`~.roles.steepest_table`, the norm's own duality map
     gains more than the other maps and every random unit direction."""
-    return all(g[n] > max(max(v for k, v in g.items() if k != n), table["random"][n])
-               for n, g in table["gain"].items())
+    return all(g[n] > max(max(v for k, v in g.items() if k != n), table.random[n])
+               for n, g in table.gain.items())
 
 
 def noise_floor(cost: dict) -> float:

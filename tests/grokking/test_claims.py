@@ -260,7 +260,13 @@ def test_phase_rows_are_judged_on_every_seed_and_can_say_no():
 
     ok = rows([_grid(s) for s in (0, 1, 2)])
     falls = "More data and more decay shorten the wait"
-    assert all(r["reproduced"] == "yes" for k, r in ok.items() if r["asserted"] and k != falls)
+    crit = next(k for k in ok if k.startswith("Below a critical training fraction"))
+    assert all(r["reproduced"] == "yes" for k, r in ok.items()
+               if r["asserted"] and k not in (falls, crit))
+    # one fraction of three below the smallest that generalizes: the null puts one there with
+    # chance C(6, 3) / C(9, 3) = 0.24, so the row asks for more than one, and says no
+    assert ok[crit]["reproduced"] == "no"
+    assert "control 0.25 on every seed" in ok[crit]["measured here"]  # 20/84 + 1/84 + 0 = 1/4
     # three cells that generalize: a random order of their grok steps falls too on a seed, so
     # "the grok step falls along every row and column" says nothing on so small a grid
     assert ok[falls]["reproduced"] == "does not discriminate", ok[falls]
@@ -835,12 +841,18 @@ def test_the_critical_fractions_tail_chance_is_the_hypergeometric_one():
     """Three fractions by two decays (and a column without decay, outside the null), two cells
     generalizing at the largest fraction: two fractions lie below it, and under the null both
     generalizing cells must avoid the four cells of those fractions, C(2, 2) / C(6, 2) = 1/15;
-    the exact chance agrees with the permutations the row's control draws, counted."""
+    the exact chance, and the count the null expects (the row's control), agree with
+    permutations counted."""
     grid = [_row(train_frac=f, weight_decay=w, phase="comprehension" if f == 0.9 and w else
                  "memorization") for f in (0.3, 0.6, 0.9) for w in (0.0, 1.0, 3.0)]
     assert Fa._rows_below((grid, None)) == 2
     assert Fa._crit_tail(grid) == pytest.approx(1 / 15)
-    drawn = [Fa._rows_below((grid, s)) >= 2 for s in range(3000)]
-    assert np.mean(drawn) == pytest.approx(1 / 15, abs=0.015)
+    drawn = [Fa._rows_below((grid, s)) for s in range(3000)]
+    assert np.mean([d >= 2 for d in drawn]) == pytest.approx(1 / 15, abs=0.015)
+    # the row's control, the count the null expects: P(K ≥ 1) + P(K ≥ 2) + P(K ≥ 3)
+    # = C(4, 2)/15 + C(2, 2)/15 + 0 = 7/15, and the permutations counted agree
+    assert Fa._null_rows_below((grid, None)) == pytest.approx(7 / 15)
+    assert np.mean(drawn) == pytest.approx(7 / 15, abs=0.05)
+    assert not C.CRIT_EXISTS.test.passes(Fa._null_rows_below((grid, None)))
     nothing = [_row(train_frac=f, weight_decay=1.0, phase="memorization") for f in (0.3, 0.6)]
     assert Fa._crit_tail(nothing) == 1.0   # no cell generalizes: the null gives the same

@@ -19,6 +19,7 @@ from .facts import (
     CONTROL_FRAC, CONTROL_WD, HALF_LOSS, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
     _crit_pct, _descent, _final_test, _fit_error, _good, _init_gap, _inner_grok, _not_memorizing,
     _off_keys, _peak_over_start, _plateau_change, _rises, _rows_below, _shuffled, by_seed, _crit_tail,
+    _null_rows_below,
     clock_by_pair, clock_fit, descent_share, median_grid, pct0, phase_facts,
 )
 from .science import GROK_ACC, PLATEAU, plateau_steps
@@ -48,7 +49,8 @@ CORRECTS = 0.05         # "corrects some": the larger decay predicts this share 
 SOONER = 1.2            # "Muon groks sooner": AdamW's grok step this x Muon's (above a seed change)
 LATER = 1.5             # "a larger initialization delays grokking": its grok step this x later
 BETTER = 0.05           # "generalizes better": the larger decay's test accuracy this much higher
-CRIT_ROWS = 0           # "below a critical fraction": more than this many fractions below the smallest that generalizes
+CRIT_ROWS = 1           # "below a critical fraction": more than this many fractions below the smallest that
+#                         generalizes (one alone could be chance; the null expects well under one)
 CRIT_DROP = 0.05        # "the critical fraction falls": it ends at least this much lower
 MOST = 0.5              # "most of its fall is made": more than this share of the norm's descent
 FAR_BELOW = 0.5         # "less than half of 4x": the peak norms' ratio below this x the initial norms'
@@ -509,10 +511,10 @@ CRIT_EXISTS = evidence.Claim(
     "below a critical fraction nothing generalizes", "Power et al. 2022",
     measure=_rows_below, test=evidence.Test(">", CRIT_ROWS, "CRIT_ROWS: fractions of the grid "
                                                              "below the smallest that generalizes"),
-    control="the grid with the phases of its cells at decays above 0 permuted (fixed per seed)",
-    window="weight decays above 0", fmt=_n,
-    constant_control="a count at its floor: permuted, a cell that generalizes lands at the "
-                     "grid's smallest fraction on every seed")
+    control_measure=_null_rows_below,
+    control="the null: the grid with the phases of its cells at decays above 0 permuted among "
+            "them, the number of such fractions it expects (exact, over every permutation)",
+    window="weight decays above 0", fmt=lambda v: f"{v:.2g}")
 CRIT_FALLS = evidence.Claim(
     "the critical fraction falls as the decay grows", "Liu et al. 2022",
     measure=_crit_drop, test=evidence.Test(">=", CRIT_DROP, "CRIT_DROP: the critical fraction at "
@@ -615,9 +617,10 @@ def phase_claims(rows: list[PhaseRow], lr: float | None = None) -> list[dict]:
         control=f"{CRIT_EXISTS.control}; {CRIT_FALLS.control}" + ("" if any(
             f["crit"][strongest] for f in fs.values()) else " (— on every seed: it rises above the grid)"),
         window="weight decays above 0",
-        note=f"per weight decay, {each}; with the phases permuted, the chance of as many "
-             f"fractions below it or more (exact): {plots.spread(tails, '{:.2g}'.format)}; runs "
-             f"below it still climbing at the budget (unfinished), per seed: {below}"))
+        note=f"per weight decay, {each}; the null's chance of as many fractions below the "
+             "smallest that generalizes as measured, or more (exact): "
+             + ", ".join(f"seed {s}: {t:.2g}" for s, t in tails.items())
+             + f"; runs below it still climbing at the budget (unfinished), per seed: {below}"))
 
     # the strongest decay keeps nothing: each cell un-learns or never fits
     el = f", ηλ = {lr * strongest:g}" if lr else ""

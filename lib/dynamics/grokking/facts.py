@@ -89,7 +89,7 @@ def phase_facts(rows: list[PhaseRow]) -> dict:
     """The numbers of section 2's "What to notice", from one seed's phase grid: the critical
     fraction per weight decay, the strongest decay's column against the weaker decays', the
     runs below the smallest fraction that generalizes still climbing at the budget
-    (unfinished: (fraction, decay, test accuracy at the end))."""
+    (unfinished: (fraction, decay, the climbing split, its accuracy at the end), :func:`_climbing`)."""
     if len(by_seed(rows)) > 1:
         raise ValueError("these facts read one seed's grid: split the rows with by_seed()")
     wds = sorted({r.weight_decay for r in rows})
@@ -363,7 +363,7 @@ def _span_text(cells: list[tuple[str, float]]) -> str:
     says so."""
     by = _group(cells, lambda c: c[0], lambda c: c[1])
     by = {k: [a for a in v if a is not None] for k, v in by.items()}  # a median grid has none
-    return "; ".join(f"{_span(accs, pct0)} {split} accuracy at the end"
+    return " and ".join(f"{_span(accs, pct0)} {split} accuracy at the end"
                      + (", not yet fit" if split == "training" else "")
                      for split, accs in sorted(by.items(), key=lambda kv: kv[0] != "test"))
 
@@ -468,15 +468,29 @@ def _rows_below(run) -> float:
     return float(sum(f < min(good) for f in fracs)) if good else float(len(fracs))
 
 
-def _crit_tail(g: list[PhaseRow]) -> float:
-    """The chance under the null (the phases of the cells at decays above 0 permuted) of as
-    many fractions below the smallest that generalizes as in ``g``, or more: that the cells of
-    those fractions hold none of the generalizing ones, C(N − L, G) / C(N, G) for N cells, L of
-    them at those fractions and G generalizing (hypergeometric, exact; 1 when none does)."""
+def _null_tail(g: list[PhaseRow], k: int) -> float:
+    """The chance under the null (the phases of the cells at decays above 0 permuted among
+    them) of ``k`` fractions or more below the smallest that generalizes: that the cells of the
+    ``k`` smallest fractions hold none of the generalizing ones, C(N − L, G) / C(N, G) for N
+    cells, L of them at those fractions and G generalizing (hypergeometric, exact)."""
     cells = [r for r in g if r.weight_decay > 0]
-    low_fracs = sorted({r.train_frac for r in g})[:int(_rows_below((g, None)))]
+    low_fracs = sorted({r.train_frac for r in g})[:k]
     n, low, good = len(cells), sum(r.train_frac in low_fracs for r in cells), sum(map(_good, cells))
-    return math.comb(n - low, good) / math.comb(n, good)
+    return math.comb(n - low, good) / math.comb(n, good) if low <= n else 0.0
+
+
+def _crit_tail(g: list[PhaseRow]) -> float:
+    """The chance under the null of as many fractions below the smallest that generalizes as
+    in ``g``, or more (:func:`_null_tail`; 1 when none generalizes)."""
+    return _null_tail(g, int(_rows_below((g, None))))
+
+
+def _null_rows_below(run) -> float:
+    """``(grid, _)``: the number of fractions below the smallest that generalizes that the null
+    expects (the phases of the cells at decays above 0 permuted among them): the sum over k of
+    the chance of k or more (:func:`_null_tail`), exact."""
+    g = run[0]
+    return float(sum(_null_tail(g, k) for k in range(1, len({r.train_frac for r in g}) + 1)))
 
 
 def _column_gap(run) -> float:

@@ -19,6 +19,12 @@ def _grid():
     return results.load("weight_decay_grid", as_=E.RECORDS["weight_decay_grid"])[0]
 
 
+def _rec(cls, **fields):
+    """A record ``cls`` built by hand with only ``fields`` set (the others None): the parts of a
+    run a reader under test reads, by the names the runner's record gives them."""
+    return cls(**{f.name: fields.get(f.name) for f in dataclasses.fields(cls)})
+
+
 def _with_seeds(grid, **accs):
     """``grid`` with the per-seed accuracies of the grids named replaced, ``kind=acc_seeds``."""
     return dataclasses.replace(grid, grids={k: dataclasses.replace(g, test_acc_seeds=accs[k])
@@ -208,9 +214,9 @@ def _sym_run(norm, angle, early_norm=1.0, early_angle=0.1, tau=100.0):
     steps = [0, 10, 20, 50, 100]
     rms = np.array([[early_norm] * 2] * 3 + [[norm] * 2] * 2)  # numel 1: rms = norm
     angle_curve = np.array([[early_angle] * 2] * 2 + [[angle] * 2] * 3)
-    return dict(optimizer="sgd", tau=tau, names=list(names), numel=[1, 1], step=steps, rms=rms,
-                angle_step=[5, 15, 35, 75, 100], angle=angle_curve,
-                layers={n: dict(norm=norm, angle=angle) for n in names})
+    return _rec(E.Equilibrium, optimizer="sgd", tau=tau, names=list(names), numel=[1, 1],
+                step=steps, rms=rms, angle_step=[5, 15, 35, 75, 100], angle=angle_curve,
+                layers={n: _rec(E.EquilibriumLayer, norm=norm, angle=angle) for n in names})
 
 
 def test_symmetry_row_needs_the_predicted_ratios():
@@ -218,7 +224,8 @@ def test_symmetry_row_needs_the_predicted_ratios():
     equilibrium set by eta * lambda alone) fail. The control, the same pair over the first
     quarter of tau, fails while the runs still sit near W0 and turn at 1/4 the rate; a pair
     that already matched the prediction there would make the row not discriminate."""
-    eq = {s: [dict(optimizer="adamw", layers={}), _sym_run(2.0, 0.1)] for s in (0, 1, 2)}
+    eq = {s: [_rec(E.Equilibrium, optimizer="adamw", layers={}), _sym_run(2.0, 0.1)]
+          for s in (0, 1, 2)}
     good = {s: _sym_run(1.02, 0.098, early_angle=0.025) for s in (0, 1, 2)}
     assert C.symmetry_claims(eq, good)[0]["reproduced"] == "yes"
     same = {s: _sym_run(2.0, 0.1, early_angle=0.025) for s in (0, 1, 2)}
@@ -275,18 +282,22 @@ def test_the_early_angle_sentence_follows_its_numbers():
 @known_answer(C._relax_factor, how="relaxation times of 2τ and τ/2 are both a factor 2 off τ; "
               "a matrix that never relaxes is infinitely off")
 def test_relax_factor_reads_both_ways():
-    run = dict(tau=100.0, layers={"a": dict(relax_steps=200), "b": dict(relax_steps=50)})
+    run = _rec(E.Equilibrium, tau=100.0, layers={k: _rec(E.EquilibriumLayer, relax_steps=v)
+                                                 for k, v in (("a", 200), ("b", 50))})
     assert C._relax_factor(run) == pytest.approx(2.0)
     assert C._relax_factor(run, 1000.0) == pytest.approx(20.0)  # Adam's beta2 clock: fails
-    run["layers"]["c"] = dict(relax_steps=None)
+    run.layers["c"] = _rec(E.EquilibriumLayer, relax_steps=None)
     assert C._relax_factor(run) == float("inf")
 
 
 @known_answer(C._sym_dev, how="norms exactly sqrt(4) = 2 times smaller and equal angles deviate "
               "by 0; the run against itself (norm ratio 1) is 50% off, 0.5 / RMS_TOL tolerances")
 def test_symmetry_deviation_in_tolerances():
-    base = dict(layers={"a": dict(norm=2.0, angle=0.1)})
-    assert C._sym_dev((base, dict(layers={"a": dict(norm=1.0, angle=0.1)}))) == pytest.approx(0)
+    def run(norm):
+        return _rec(E.Equilibrium, layers={"a": _rec(E.EquilibriumLayer, norm=norm, angle=0.1)})
+
+    base = run(2.0)
+    assert C._sym_dev((base, run(1.0))) == pytest.approx(0)
     assert C._sym_dev((base, base)) == pytest.approx(0.5 / C.RMS_TOL)
 
 
@@ -295,21 +306,22 @@ def test_symmetry_deviation_in_tolerances():
               "equal norms and angles 1/4 apart, is |0.25 - 1| / ANGLE_TOL off")
 def test_symmetry_control_reads_the_first_quarter_of_tau():
     base = _sym_run(2.0, 0.1)
-    base.update(numel=[4, 4], rms=base["rms"] / 2)
+    base = dataclasses.replace(base, numel=[4, 4], rms=base.rms / 2)
     assert C._early(base) == {"a": pytest.approx((1.0, 0.1)), "b": pytest.approx((1.0, 0.1))}
     slow = _sym_run(1.0, 0.1, early_angle=0.025)
     assert C._sym_dev((_sym_run(2.0, 0.1), slow), early=True) == pytest.approx(0.75 / C.ANGLE_TOL)
-    short = dict(_sym_run(2.0, 0.1), tau=4.0)  # no point within tau / 4: the first after start
+    short = dataclasses.replace(_sym_run(2.0, 0.1), tau=4.0)  # no point within tau / 4: the first after start
     assert C._early(short)["a"] == pytest.approx((1.0, 0.1))
 
 
 def test_window_control_and_tail_failures_in_words():
     from dynamics.weight_decay import window as W
 
-    run = dict(settings=[dict(weight_decay=1.0, tau=100.0, measured=120.0, end=0.15),
-                         dict(weight_decay=0.0, tau=float("inf"), measured=float("inf"), end=0.8)])
+    run = _rec(W.Window, settings=[
+        _rec(W.WindowSetting, weight_decay=1.0, tau=100.0, measured=120.0, end=0.15),
+        _rec(W.WindowSetting, weight_decay=0.0, tau=float("inf"), measured=float("inf"), end=0.8)])
     assert W._control_factor(run) == float("inf") and W._worst(run) == pytest.approx(1.2)
-    assert W._longest(run)["end"] == 0.15
+    assert W._longest(run).end == 0.15
     fit = dict(p=1e-6, loglik_ratio=3.0, cutoff_p=0.05, gap_p=0.5, alpha=1.4)
     assert F._fails(fit) == "a cutoff fits significantly better"
     assert F._fails(dict(fit, cutoff_p=1.0)) == "none"

@@ -72,11 +72,11 @@ def test_dry_run_caps_every_runner(monkeypatch, tmp_path):
     assert len(g.lrs) == 2 and len(g.decays) == 2 and len(g.seeds) == 2
     assert max(g.eval_steps) == 3
     eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("gpu"), 0, bars=False)
-    assert eq["steps"] == 3 and eq["status"] == "ok"
+    assert eq.steps == 3 and eq.status == "ok"
     clock = E.run_clock(S.ClockConfig.for_profile("gpu"), 0, bars=False)
     assert all(h.steps[-1] == 3 for h in clock.histories)
     spec = E.run_spectrum(S.SpectrumConfig.for_profile("gpu"), 0, bars=False)
-    assert all(r["history"].steps[-1] == 3 for r in spec["runs"].values())
+    assert all(r.history.steps[-1] == 3 for r in spec.runs.values())
     paths = Runner(E.precompute_plan("gpu")).run()
     assert [p.parent for p in paths] == [tmp_path]
     payload = E.Decoupling.of(json.loads(paths[0].read_text())["payload"])
@@ -88,7 +88,7 @@ def test_equilibrium_run_reports_divergence_or_refuses():
         E.run_equilibrium(S.EquilibriumConfig(lr=0.9, weight_decay=5.0, steps=10))
     r = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", optimizer="sgd", lr=10.0,
                                                           weight_decay=0.05, steps=50), 0, bars=False)
-    assert r["status"] in ("ok",) or r["status"].startswith("diverged")
+    assert r.status in ("ok",) or r.status.startswith("diverged")
 
 
 def test_live_grid_config():
@@ -196,10 +196,10 @@ def test_claim_adamw_equilibrium_matches_theory(seed):
     within 0.5-2 tau, the claims row's margin (seed 0: 1.0-1.2 tau in smoke, 0.64-1.05 tau in
     the cpu profile; the bound before, 1.4 tau, failed on seed 5 at 241 steps = 1.45 tau)."""
     r = _equilibria(seed)["adamw"]
-    assert r["status"] == "ok" and len(r["layers"]) == 3
-    for name, v in r["layers"].items():
-        assert abs(v["rms_ratio"] - 1) <= 0.10, (name, v)
-        assert 0.5 * r["tau"] <= v["relax_steps"] <= 2 * r["tau"], (name, v)
+    assert r.status == "ok" and len(r.layers) == 3
+    for name, v in r.layers.items():
+        assert abs(v.rms_ratio - 1) <= 0.10, (name, v)
+        assert 0.5 * r.tau <= v.relax_steps <= 2 * r.tau, (name, v)
 
 
 @pytest.mark.claim
@@ -210,8 +210,8 @@ def test_claim_angular_update_matches_theory(seed):
     Measured: 0.84-1.02 (the lowest is AdamW's normalized classifier); asserted within 20%,
     and SGD's within 5%."""
     for opt, r in _equilibria(seed).items():
-        for name, v in r["layers"].items():
-            assert abs(v["angle_ratio"] - 1) <= (0.20 if opt == "adamw" else 0.05), (opt, name, v)
+        for name, v in r.layers.items():
+            assert abs(v.angle_ratio - 1) <= (0.20 if opt == "adamw" else 0.05), (opt, name, v)
 
 
 @pytest.mark.claim
@@ -222,13 +222,13 @@ def test_claim_sgd_norm_scales_as_sqrt_eta(seed):
     ||W||^4 = eta ||g~||^2 / 2 lambda with the same g~) and leave the angle per step alone.
     Measured ratios 1.78-1.95 and 0.95-1.00; asserted within 15% and 10%."""
     base = _equilibria(seed)["sgd"]
-    cfg = S.EquilibriumConfig.for_profile("smoke", optimizer="sgd", lr=base["lr"] / 4,
-                                          weight_decay=base["weight_decay"] * 4)
+    cfg = S.EquilibriumConfig.for_profile("smoke", optimizer="sgd", lr=base.lr / 4,
+                                          weight_decay=base.weight_decay * 4)
     other = E.run_equilibrium(cfg, seed, bars=False)
-    for name, v in other["layers"].items():
-        b = base["layers"][name]
-        assert b["norm"] / v["norm"] == pytest.approx(2.0, rel=0.15), name
-        assert v["angle"] / b["angle"] == pytest.approx(1.0, rel=0.10), name
+    for name, v in other.layers.items():
+        b = base.layers[name]
+        assert b.norm / v.norm == pytest.approx(2.0, rel=0.15), name
+        assert v.angle / b.angle == pytest.approx(1.0, rel=0.10), name
 
 
 @functools.cache
@@ -268,7 +268,8 @@ def test_live_rows_fail_on_contradicting_data():
 
     live_row = C.page_claims(live={s: healed(g) for s, g in runs["live"].items()})[0]
     assert live_row["reproduced"] == "no"
-    far = {s: [dict(r, layers={n: dict(v, rms_ratio=2.0) for n, v in r["layers"].items()})
+    far = {s: [dataclasses.replace(r, layers={n: dataclasses.replace(v, rms_ratio=2.0)
+                                              for n, v in r.layers.items()})
                for r in e] for s, e in runs["equilibria"].items()}
     assert all(r["reproduced"] == "no" for r in C.page_claims(equilibria=far)
                if r["claim"].startswith(("AdamW: RMS", "SGD")))
@@ -278,7 +279,7 @@ def test_live_rows_fail_on_contradicting_data():
     assert C.page_claims(clock=same)[0]["reproduced"] == "does not discriminate"
     apart = {s: dataclasses.replace(c, spread=1.0) for s, c in runs["clock"].items()}  # matched runs far apart
     assert C.page_claims(clock=apart)[0]["reproduced"] == "no"
-    swapped = {s: dict(sp, runs=dict(reversed(list(sp["runs"].items()))))
+    swapped = {s: dataclasses.replace(sp, runs=dict(reversed(list(sp.runs.items()))))
                for s, sp in runs["spectrum"].items()}  # decay and no decay swapped
     assert C.page_claims(spectrum=swapped)[0]["reproduced"] == "no"
     with pytest.raises(ValueError, match="seed"):
@@ -306,9 +307,10 @@ def test_spectrum_rows_fail_on_contradicting_data():
     assert all("this page's observation" in r["paper"] for r in rows[:2])
 
     def untrained(sp):
-        (w0, r0), (w1, r1) = list(sp["runs"].items())
-        stats = {n: S.spectrum_stats(sv) for n, sv in r1["init"].items()}
-        return dict(sp, runs={w0: r0, w1: dict(r1, stats=stats, final=r1["init"])})
+        (w0, r0), (w1, r1) = list(sp.runs.items())
+        stats = {n: S.spectrum_stats(sv) for n, sv in r1.init.items()}
+        return dataclasses.replace(sp, runs={w0: r0, w1: dataclasses.replace(
+            r1, stats=stats, final=r1.init)})
 
     # the tails-and-generalization row's control, the runs without decay of neighbouring seeds
     # (one recipe), falls short of the row's margin on every seed
@@ -318,7 +320,8 @@ def test_spectrum_rows_fail_on_contradicting_data():
     rows = C.page_claims(spectrum={s: untrained(sp) for s, sp in runs.items()})
     # no power-law tail anywhere: the tail row says no
     assert rows[2]["reproduced"] == rows[3]["reproduced"] == "no"
-    swapped = {s: dict(sp, runs=dict(reversed(list(sp["runs"].items())))) for s, sp in runs.items()}
+    swapped = {s: dataclasses.replace(sp, runs=dict(reversed(list(sp.runs.items()))))
+               for s, sp in runs.items()}
     assert [r["reproduced"] for r in C.page_claims(spectrum=swapped)][:2] == ["no", "no"]
 
 
@@ -337,17 +340,17 @@ def test_window_rows_fail_on_contradicting_data():
     runs = _runs()["window"]
 
     def as_control(r):  # the control (the last setting, no decay) as every treatment
-        k = np.asarray(r["kept"])[-1]
-        return dict(r, settings=[dict(s, measured=W.fit_decay_time(r["steps"], k, s["horizon"]))
-                                 if s["weight_decay"] else s for s in r["settings"]],
-                    kept=[k for _ in r["settings"]])
+        k = np.asarray(r.kept)[-1]
+        return dataclasses.replace(r, settings=[
+            dataclasses.replace(s, measured=W.fit_decay_time(r.steps, k, s.horizon))
+            if s.weight_decay else s for s in r.settings], kept=[k for _ in r.settings])
 
     assert W.window_claims({s: as_control(r) for s, r in runs.items()})[0]["reproduced"] == "no"
 
     def forgetful(r):
-        end = r["settings"][0]["end"]
-        return dict(r, settings=[dict(s, end=end) if s["weight_decay"] == 0 else s
-                                 for s in r["settings"]])
+        end = r.settings[0].end
+        return dataclasses.replace(r, settings=[dataclasses.replace(s, end=end)
+                                                if s.weight_decay == 0 else s for s in r.settings])
 
     assert W.window_claims({s: forgetful(r) for s, r in runs.items()})[1]["reproduced"] == "no"
     with pytest.raises(ValueError, match="seed"):
@@ -366,3 +369,36 @@ def test_page_runners_default_to_the_profiles_preset(monkeypatch):
     assert seen == [E.live_grid_config("smoke")] * 2
     monkeypatch.setattr(E, "run_equilibrium", lambda cfg, seed, bars=None: cfg)
     assert E.run_equilibria("smoke", 0) == E.equilibrium_configs("smoke")
+
+
+def _renamed(payload: dict, where: tuple, old: str, new: str) -> dict:
+    part = payload
+    for key in where:
+        part = part[key]
+    part[new] = part.pop(old)
+    return payload
+
+
+def test_page_runners_return_records_and_a_renamed_field_fails():
+    """Sections 2, 3 and 4's page-time runners return records (what the claims, facts and
+    figures read by name): each is rebuilt from its payload as the same kinds of record, and
+    a payload with a field renamed, at the top or inside a part, is refused naming it."""
+    eq = E.run_equilibrium(S.EquilibriumConfig.for_profile("smoke", steps=40), 0, bars=False)
+    sp = E.run_spectrum(S.SpectrumConfig.for_profile("smoke", steps=40, width=16), 0, bars=False)
+    win = W.run_window(W.WindowConfig(product=0.1, n_products=2, kick_step=20, width=8,
+                                      n_train=200, batch_size=32), seed=0)
+    layer, wd = next(iter(eq.layers)), list(sp.runs)[-1]
+    cases = [(E.Equilibrium, eq, E.EquilibriumLayer, lambda r: r.layers.values(),
+              [((), "tau", "clock"), (("layers", layer), "rms_ratio", "rms_over_theory")]),
+             (E.Spectrum, sp, E.SpectrumRun, lambda r: r.runs.values(),
+              [((), "runs", "trainings"), (("runs", wd), "stats", "statistics")]),
+             (W.Window, win, W.WindowSetting, lambda r: r.settings,
+              [((), "kick_step", "kicked_at"), (("settings", 0), "measured", "fitted")])]
+    for cls, run, part, parts, renames in cases:
+        assert isinstance(run, cls) and list(parts(run))
+        again = cls.of(dataclasses.asdict(run))
+        assert all(isinstance(p, part) for p in parts(again)), cls
+        for where, old, new in renames:
+            bad = _renamed(dataclasses.asdict(run), where, old, new)
+            with pytest.raises(ValueError, match=f"no field {old}; unknown field {new}"):
+                cls.of(bad)

@@ -158,11 +158,11 @@ def test_panels_show_their_phenomena_at_their_defaults(monkeypatch):
     for make in (P.equilibrium_panel, P.clock_panel, P.spectrum_panel):
         p = make("smoke", seed=0)
         assert p.click() is not None and p.runs == 1
-    for v in seen["run_equilibrium"]["layers"].values():
-        assert abs(v["rms_ratio"] - 1) < 0.1 and abs(v["angle_ratio"] - 1) < 0.25
+    for v in seen["run_equilibrium"].layers.values():
+        assert abs(v.rms_ratio - 1) < 0.1 and abs(v.angle_ratio - 1) < 0.25
     clock = seen["run_clock"]
     assert clock.spread < 0.1 and clock.ratio > 1.5
-    (_, plain), (_, decayed) = seen["run_spectrum"]["runs"].items()
-    for n, sv in plain["final"].items():
-        assert np.linalg.norm(decayed["final"][n]) < 0.8 * np.linalg.norm(sv)
-        assert stable_rank(decayed["final"][n]) < stable_rank(sv)
+    (_, plain), (_, decayed) = seen["run_spectrum"].runs.items()
+    for n, sv in plain.final.items():
+        assert np.linalg.norm(decayed.final[n]) < 0.8 * np.linalg.norm(sv)
+        assert stable_rank(decayed.final[n]) < stable_rank(sv)

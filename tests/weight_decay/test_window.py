@@ -43,17 +43,18 @@ TINY = W.WindowConfig(product=0.1, n_products=2, kick_step=20, width=8, n_train=
 
 def test_run_window_bookkeeping():
     r = W.run_window(TINY, seed=0)
-    assert r["kick_step"] == 20 and r["steps"][0] == 0 and not r["stopped"]
-    kept = np.asarray(r["kept"])
-    assert kept.shape == (len(TINY.settings()), len(r["steps"]))
+    assert isinstance(r, W.Window) and all(isinstance(s, W.WindowSetting) for s in r.settings)
+    assert r.kick_step == 20 and r.steps[0] == 0 and not r.stopped
+    kept = np.asarray(r.kept)
+    assert kept.shape == (len(TINY.settings()), len(r.steps))
     np.testing.assert_allclose(kept[:, 0], 1.0, rtol=1e-5)  # the whole kick, at the kick
-    assert r["steps"][-1] == TINY.after()
+    assert r.steps[-1] == TINY.after()
     again = W.run_window(TINY, seed=0)
-    np.testing.assert_array_equal(kept, again["kept"])  # deterministic
-    for s in r["settings"]:
-        assert s["horizon"] == pytest.approx(2 * (s["tau"] if s["weight_decay"] else 20.0))
+    np.testing.assert_array_equal(kept, again.kept)  # deterministic
+    for s in r.settings:
+        assert s.horizon == pytest.approx(2 * (s.tau if s.weight_decay else 20.0))
     rows = W.window_rows(r)
-    assert len(rows) == len(r["settings"]) and rows[-1]["1/(ηλ)"] is None
+    assert len(rows) == len(r.settings) and rows[-1]["1/(ηλ)"] is None
     numbers = W.window_numbers(r)
     assert numbers["wd_win_kick"] == "20" and numbers["wd_win_twins"].count(" and ") == 1
 
@@ -67,4 +68,4 @@ def test_window_figure():
     assert fig.layout.yaxis.type == "log"
     # one measured point per setting with decay, on the right panel
     points = [t for t in fig.data if t.mode == "markers"]
-    assert len(points) == sum(s["weight_decay"] > 0 for s in r["settings"])
+    assert len(points) == sum(s.weight_decay > 0 for s in r.settings)

@@ -18,9 +18,9 @@ from dataclasses import replace
 import numpy as np
 
 from .. import evidence, plots
-from .experiments import (DECOUPLING, LABELS, RECORDS, Decoupling, decoupling_summary,
-                          equilibrium_configs, live_grid_config, run_clock, run_decoupling,
-                          run_equilibrium, run_spectrum)
+from .experiments import (DECOUPLING, LABELS, RECORDS, Decoupling, Equilibrium,
+                          decoupling_summary, equilibrium_configs, live_grid_config, run_clock,
+                          run_decoupling, run_equilibrium, run_spectrum)
 from .figures import flat_columns, line_sides, mp_edge_ratio, mp_null, tied_decays_per_lr
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
 from .spectra import TAIL_P, effective_rank, stable_rank, tail_fit
@@ -82,9 +82,9 @@ def _eq_dev(r, start=False) -> float:
     matrices, in units of its tolerance: ``max(|RMS ratio - 1| / RMS_TOL, |angle ratio - 1| /
     ANGLE_TOL)`` over the last quarter (at most 1: within both); with ``start``, the RMS at
     initialization against the same prediction (no angle at step 0)."""
-    return max(abs(v["rms0"] / v["rms_pred"] - 1) / RMS_TOL if start else
-               max(abs(v["rms_ratio"] - 1) / RMS_TOL, abs(v["angle_ratio"] - 1) / ANGLE_TOL)
-               for v in r["layers"].values())
+    return max(abs(v.rms0 / v.rms_pred - 1) / RMS_TOL if start else
+               max(abs(v.rms_ratio - 1) / RMS_TOL, abs(v.angle_ratio - 1) / ANGLE_TOL)
+               for v in r.layers.values())
 
 
 def _equilibrium_row(opt: str) -> evidence.Claim:
@@ -359,11 +359,8 @@ def published_claims() -> list[dict]:
 def symmetry_config(profile: str | None = None):
     """Section 2's SGD config at ``profile`` scale with eta / SYM_FACTOR and lambda *
     SYM_FACTOR: exercise 2's run, and the one :func:`symmetry_claims` judges."""
-    import dataclasses
-
     base = next(c for c in equilibrium_configs(profile) if c.optimizer == "sgd")
-    return dataclasses.replace(base, lr=base.lr / SYM_FACTOR,
-                               weight_decay=base.weight_decay * SYM_FACTOR)
+    return replace(base, lr=base.lr / SYM_FACTOR, weight_decay=base.weight_decay * SYM_FACTOR)
 
 
 def claim_runs(profile: str | None, seeds, **page) -> dict:
@@ -394,7 +391,7 @@ def symmetry_claims(equilibria: dict, symmetry: dict) -> list[dict]:
     eta / SYM_FACTOR and lambda * SYM_FACTOR (``symmetry``: ``{seed: run_equilibrium}``), per
     matrix the ratio of their settled norms (predicted sqrt(SYM_FACTOR), with no measured
     gradient in it) and of their angles per step (predicted 1)."""
-    base = {s: next(r for r in equilibria[s] if r["optimizer"] == "sgd") for s in symmetry
+    base = {s: next(r for r in equilibria[s] if r.optimizer == "sgd") for s in symmetry
             if s in equilibria}
     if not base:
         return []
@@ -402,20 +399,20 @@ def symmetry_claims(equilibria: dict, symmetry: dict) -> list[dict]:
     return [evidence.judge(SYMMETRY, pairs, pairs).row()]
 
 
-def _early(r: dict) -> dict:
+def _early(r: Equilibrium) -> dict:
     """``{matrix: (norm, angle per step)}`` of run ``r`` over its first quarter of tau (steps
     1 to tau / 4 of its downsampled curves; at least their first point after the start):
     before the norm has had time to settle."""
     out = {}
     for key, at in (("rms", "step"), ("angle", "angle_step")):
-        steps, a = np.asarray(r[at], dtype=float), np.asarray(r[key], dtype=float)
-        keep = (steps >= 1) & (steps <= r["tau"] / 4)
+        steps, a = np.asarray(getattr(r, at), float), np.asarray(getattr(r, key), float)
+        keep = (steps >= 1) & (steps <= r.tau / 4)
         if not keep.any():
             keep = steps >= 1
             keep &= np.cumsum(keep) == 1
         out[key] = a[keep].mean(0)
-    return {n: (float(out["rms"][l]) * math.sqrt(r["numel"][l]), float(out["angle"][l]))
-            for l, n in enumerate(r["names"])}
+    return {n: (float(out["rms"][l]) * math.sqrt(r.numel[l]), float(out["angle"][l]))
+            for l, n in enumerate(r.names)}
 
 
 def _sym_dev(pair, early: bool = False) -> float:
@@ -426,13 +423,13 @@ def _sym_dev(pair, early: bool = False) -> float:
     ``early`` over the first quarter of tau (:func:`_early`), before either has settled."""
     base, new = pair
     pred = math.sqrt(SYM_FACTOR)
-    if not (base["layers"] and new["layers"]):  # a run too short to settle (a dry run)
+    if not (base.layers and new.layers):  # a run too short to settle (a dry run)
         return math.nan
     if early:
         b, v = _early(base), _early(new)
     else:
-        b = {n: (x["norm"], x["angle"]) for n, x in base["layers"].items()}
-        v = {n: (x["norm"], x["angle"]) for n, x in new["layers"].items()}
+        b = {n: (x.norm, x.angle) for n, x in base.layers.items()}
+        v = {n: (x.norm, x.angle) for n, x in new.layers.items()}
     return max(max(abs(b[n][0] / v[n][0] / pred - 1) / RMS_TOL,
                    abs(v[n][1] / b[n][1] - 1) / ANGLE_TOL) for n in v)
 
@@ -451,8 +448,8 @@ SYMMETRY = evidence.Claim(
 
 
 def _rms_spread(r, key="rms") -> float:
-    lay = list(r["layers"].values())
-    return max(v[key] for v in lay) / min(v[key] for v in lay)
+    lay = [getattr(v, key) for v in r.layers.values()]
+    return max(lay) / min(lay)
 
 
 SAME_RMS_ROW = evidence.Claim(
@@ -473,8 +470,8 @@ def _relax_factor(r, clock=None) -> float:
     """The largest factor, over the matrices, between the steps RMS^2 takes to come within e^-2
     of equilibrium and ``clock`` (default the run's tau = 1/(eta lambda)); inf where one never
     does."""
-    clock = clock or r["tau"]
-    xs = [v["relax_steps"] for v in r["layers"].values()]
+    clock = clock or r.tau
+    xs = [v.relax_steps for v in r.layers.values()]
     return max((max(x / clock, clock / x) if x else math.inf) for x in xs)
 
 
@@ -541,22 +538,22 @@ def _spectrum_checks(sp: dict) -> dict | None:
     """One seed's section-4 runs (``r0`` without decay, ``r1`` with) and their square hidden
     matrix ``name``: its stats without (``a``) and with decay (``b``) and at initialization
     (``i``: norms and ranks), its tail fits at initialization (``init``) and with decay (``fit``)."""
-    (w0, r0), (w1, r1) = list(sp["runs"].items())[0], list(sp["runs"].items())[-1]
-    name = "hidden.1" if "hidden.1" in r0["stats"] else next(iter(r0["stats"]), None)
-    if name is None or name not in r1["stats"]:
+    (w0, r0), (w1, r1) = list(sp.runs.items())[0], list(sp.runs.items())[-1]
+    name = "hidden.1" if "hidden.1" in r0.stats else next(iter(r0.stats), None)
+    if name is None or name not in r1.stats:
         return None
-    sv = np.asarray(r1["init"][name], dtype=float)
+    sv = np.asarray(r1.init[name], dtype=float)
     i = dict(frobenius=float(np.sqrt((sv ** 2).sum())), spectral=float(sv.max()),
              stable_rank=stable_rank(sv), effective_rank=effective_rank(sv))
-    return dict(name=name, w0=float(w0), w1=float(w1), a=r0["stats"][name], b=r1["stats"][name],
-                i=i, init=tail_fit(r1["init"][name]), fit=tail_fit(r1["final"][name]), r0=r0, r1=r1)
+    return dict(name=name, w0=float(w0), w1=float(w1), a=r0.stats[name], b=r1.stats[name],
+                i=i, init=tail_fit(r1.init[name]), fit=tail_fit(r1.final[name]), r0=r0, r1=r1)
 
 
 def _growth(r) -> float:
     """The least, over run ``r``'s matrices, of the Frobenius norm at the end over at half time."""
-    h = r["history"]
+    h = r.history
     half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
-    return min(h[f"norm {n}"][-1] / h[f"norm {n}"][half] for n in r["stats"])
+    return min(h[f"norm {n}"][-1] / h[f"norm {n}"][half] for n in r.stats)
 
 
 def _ratio(key, top=False):
@@ -571,8 +568,8 @@ RANK_PARTS = {"top singular value's shrink ÷ the Frobenius norm's:": _part(
               "effective rank with ÷ without:": _part("e", _ratio("effective_rank"), "<", 1.0,
                                                       "1: falls")}
 GROWS = _part("grows", _growth, ">", 1.0, "1: still growing", lambda x: _fmt(x, 3) + "×")
-SMALLER = _part("smaller", lambda p: max(p[0]["stats"][n]["frobenius"] / p[1]["stats"][n]["frobenius"]
-                                         for n in p[1]["stats"]), "<", SHRINK, "SHRINK")
+SMALLER = _part("smaller", lambda p: max(p[0].stats[n]["frobenius"] / p[1].stats[n]["frobenius"]
+                                         for n in p[1].stats), "<", SHRINK, "SHRINK")
 
 
 EDGE = evidence.Claim(
@@ -644,9 +641,9 @@ def spectrum_claims(spectrum: dict) -> list[dict]:
         window=f"{name}'s eigenvalues above the fitted x_min, with decay (λ {_fmt(w1, 2)}); every "
                "seed; a power law only where all four parts hold", asserted=False,
         note="tail α with decay " + plots.spread({s: f["alpha"] for s, f in fits.items()}, _fmt)),
-        evidence.judge(EDGE, on(lambda c: c["r1"]["final"][name]),
-                       on(lambda c: c["r1"]["init"][name])).row()]
-    acc = on(lambda c: [(c[k]["tail_alpha"], c[r]["test_acc"]) for k, r in (("a", "r0"), ("b", "r1"))])
+        evidence.judge(EDGE, on(lambda c: c["r1"].final[name]),
+                       on(lambda c: c["r1"].init[name])).row()]
+    acc = on(lambda c: [(c[k]["tail_alpha"], c[r].test_acc) for k, r in (("a", "r0"), ("b", "r1"))])
     rows.append(evidence.joint(LINK.statement, LINK.paper, {"": evidence.judge(LINK, acc, {
         s: (acc[s][0], acc[nxt[s]][0]) for s in seeds})}, control=LINK.control, asserted=False,
         window=f"{name}, λ {_fmt(w0, 2)} → {_fmt(w1, 2)}; {LINK.window}", note="α without → with decay: "
@@ -671,12 +668,12 @@ def page_claims(grid: Decoupling | None = None, live=None, equilibria=None, cloc
         equilibria = plots.per_seed(equilibria, "equilibria", "wdc.claim_runs")
         seeds = list(equilibria)
         for i, r0 in enumerate(equilibria[seeds[0]]):
-            runs = {s: e[i] for s, e in equilibria.items() if e[i]["layers"]}
+            runs = {s: e[i] for s, e in equilibria.items() if e[i].layers}
             if len(runs) < len(seeds):
                 continue
-            judged = [_equilibrium_row(r0["optimizer"])]
-            if r0["optimizer"] == "adamw":
-                judged = [SAME_RMS_ROW, *judged, replace(RELAX, window=RELAX.window + f"; τ = {r0['tau']:,.0f} steps")]
+            judged = [_equilibrium_row(r0.optimizer)]
+            if r0.optimizer == "adamw":
+                judged = [SAME_RMS_ROW, *judged, replace(RELAX, window=RELAX.window + f"; τ = {r0.tau:,.0f} steps")]
             rows += [evidence.judge(c, runs, runs).row() for c in judged]
     if symmetry is not None and equilibria is not None:
         symmetry = plots.per_seed(symmetry, "symmetry", "wdc.claim_runs")

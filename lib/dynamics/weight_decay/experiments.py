@@ -213,17 +213,72 @@ def equilibrium_configs(profile: str | None = None) -> list[EquilibriumConfig]:
     return [EquilibriumConfig.for_profile(profile, optimizer=o, **kw) for o, kw in SECTION2.items()]
 
 
-def run_equilibria(profile: str | None = None, seed: int | None = None, bars=None) -> list:
+@dataclass
+class EquilibriumLayer(results.Record):
+    """One scale-invariant matrix of a section-2 run over its last quarter
+    (:func:`equilibrium_summary`): measured (``rms``, ``norm``, ``angle``, ``effective_lr``)
+    beside the equilibrium (``*_pred``) and their ``*_ratio``; the angle's ratio over the
+    first tau / 4 (``angle_early_ratio``), the steps to equilibrium (``relax_steps``, None:
+    never), the rotation from the start, the summed angle and the RMS at initialization."""
+    rms: float
+    rms_pred: float
+    rms_ratio: float
+    norm: float
+    angle: float
+    angle_pred: float
+    angle_ratio: float
+    angle_early_ratio: float
+    effective_lr: float
+    effective_lr_pred: float
+    effective_lr_ratio: float
+    relax_steps: Any
+    rotation: float
+    total_angle: float
+    rms0: float
+
+
+@dataclass
+class Equilibrium(results.Record):
+    """:func:`run_equilibrium`'s result: the run's ``optimizer``, ``lr``, ``weight_decay``,
+    ``tau`` and ``steps``; the matrices' ``names`` and ``numel``; the curves [point][matrix],
+    measured and predicted, at ``step`` (``rms``, ``effective_lr``) and at ``angle_step``
+    (``angle``, bin means); the equilibrium angle ``eq_angle``; ``layers`` (an
+    :class:`EquilibriumLayer` per matrix, none for a run too short to settle); the run's
+    ``status``, final ``test_acc`` and ``history``."""
+    optimizer: str
+    lr: float
+    weight_decay: float
+    tau: float
+    steps: int
+    names: list
+    numel: list
+    status: str
+    step: list
+    rms: Any
+    rms_pred: Any
+    angle: Any
+    angle_step: list
+    angle_pred: Any
+    effective_lr: Any
+    effective_lr_pred: Any
+    eq_angle: float
+    layers: dict[str, EquilibriumLayer]
+    test_acc: float
+    history: Any
+
+
+def run_equilibria(profile: str | None = None, seed: int | None = None,
+                   bars=None) -> list[Equilibrium]:
     """Section 2's two runs at ``profile`` scale (:func:`equilibrium_configs`: AdamW, then
     SGD, at the same eta * lambda), each by :func:`run_equilibrium`."""
     return [run_equilibrium(cfg, seed, bars=bars) for cfg in equilibrium_configs(profile)]
 
 
 def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, on_eval=(),
-                    bars=None) -> dict:
+                    bars=None) -> Equilibrium:
     """Train a fully scale-invariant :class:`~.science.NormMLP` with ``cfg.optimizer`` and
     measure, every step, each weight matrix's norm, angular update and unit-norm gradient;
-    return them (downsampled for plotting) beside the predictions
+    return them (downsampled for plotting) beside the predictions, an :class:`Equilibrium`
     (:func:`equilibrium_summary`). ``on_eval``: ``train`` hooks (a panel's redraw);
     they find the meter as ``model.meter``."""
     seed = get_seed(seed)
@@ -250,7 +305,8 @@ def _bins(n: int, points: int = 160) -> list[tuple[int, int]]:
     return [(s, min(n, s + width)) for s in range(1, n, width)]
 
 
-def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, history: History) -> dict:
+def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel,
+                        history: History) -> Equilibrium:
     """Measured and predicted norm (per-element RMS), angular update and effective learning
     rate of each scale-invariant weight, downsampled, plus the comparison over the last
     quarter of training (``layers[name]``: measured, predicted, ratio).
@@ -302,7 +358,7 @@ def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, hist
             eq = equilibrium(opt, lr, wd, int(numel[l]), unit_grad_sq=float(np.mean(ug[tail, l] ** 2)),
                              momentum=MOMENTUM)
         m_rms, m_angle, m_eff = (float(np.mean(a[tail, l])) for a in (w_rms, angle, eff))
-        layers[name] = dict(rms=m_rms, rms_pred=eq["rms"], rms_ratio=m_rms / eq["rms"],
+        layers[name] = EquilibriumLayer(rms=m_rms, rms_pred=eq["rms"], rms_ratio=m_rms / eq["rms"],
                             norm=m_rms * math.sqrt(numel[l]),
                             angle=m_angle, angle_pred=eq["angle"], angle_ratio=m_angle / eq["angle"],
                             angle_early_ratio=float(np.mean(angle[first, l])
@@ -319,7 +375,7 @@ def equilibrium_summary(cfg: EquilibriumConfig, arrays: dict, names, numel, hist
     def mean(a):
         return np.array([a[s:e].mean(0) for s, e in bins] + ([a[T]] if T else []))
 
-    return dict(
+    return Equilibrium(
         optimizer=opt, lr=lr, weight_decay=wd, tau=1.0 / (lr * wd), steps=T, names=list(names),
         numel=numel.tolist(), status=history.status,
         step=np.concatenate([[0], at]).tolist(),
@@ -397,20 +453,44 @@ def run_clock(cfg: ClockConfig | None = None, seed: int | None = None, bars=None
 # ============================================================================ 4. the weights
 
 
+@dataclass
+class SpectrumRun(results.Record):
+    """One run of :func:`run_spectrum`: its ``history`` (the norms as ``"norm <matrix>"``),
+    each matrix's singular values at initialization (``init``) and at the end (``final``), their
+    statistics (``stats``: :func:`~.science.spectrum_stats`; ``final`` and ``stats`` empty where
+    the run diverged) and its final test and train accuracy."""
+    history: Any
+    init: dict
+    final: dict
+    stats: dict
+    test_acc: float
+    train_acc: float
+
+
+@dataclass
+class Spectrum(results.Record):
+    """:func:`run_spectrum`'s result: ``runs`` ``{decay: SpectrumRun}`` (without decay, then
+    with), the decay and the optimizer."""
+    runs: dict[float, SpectrumRun]
+    weight_decay: float
+    optimizer: str
+
+
 def run_spectrum(cfg: SpectrumConfig | None = None, seed: int | None = None, bars=None,
-                 profile: str | None = None, on_eval=()) -> dict:
+                 profile: str | None = None, on_eval=()) -> Spectrum:
     """Train one MLP twice from the same initialization, without and with weight decay;
     record each weight matrix's Frobenius norm during training, its singular values at
-    initialization and at the end, and their statistics (:func:`~.science.spectrum_stats`).
-    Each run reports half of the progress (a panel's bar and Stop). ``cfg=None``: the page's
-    run at ``profile`` (``SpectrumConfig.for_profile(profile)``). ``on_eval``: ``train``
-    hooks (a panel's redraw), called in each run from its evaluation at step 0 on."""
+    initialization and at the end, and their statistics (:func:`~.science.spectrum_stats`):
+    a :class:`Spectrum`. Each run reports half of the progress (a panel's bar and Stop).
+    ``cfg=None``: the page's run at ``profile`` (``SpectrumConfig.for_profile(profile)``).
+    ``on_eval``: ``train`` hooks (a panel's redraw), called in each run from its evaluation
+    at step 0 on."""
     seed, job = get_seed(seed), P.current()
     cfg = SpectrumConfig.for_profile(profile) if cfg is None else cfg
     data = mnist1d_data(cfg.n_train)
     steps = runtime.steps(cfg.steps)
     evals = sorted({0} | set(log_steps(steps, 30)))
-    out = dict(runs={}, weight_decay=cfg.weight_decay, optimizer=cfg.optimizer)
+    out = Spectrum(runs={}, weight_decay=cfg.weight_decay, optimizer=cfg.optimizer)
     for k, wd in enumerate((0.0, cfg.weight_decay)):
         with runtime.seeded(seed):
             model = MLP(data.input_dim, cfg.width, 2, data.n_classes).to(data.device)
@@ -426,8 +506,9 @@ def run_spectrum(cfg: SpectrumConfig | None = None, seed: int | None = None, bar
         final = {n: singular_values(w) for n, w in layers.items()}
         finite = all(np.isfinite(sv).all() for sv in final.values()) and not h.diverged
         stats = {n: spectrum_stats(sv) for n, sv in final.items()} if finite else {}
-        out["runs"][wd] = dict(history=h, init=init, final=final if finite else {}, stats=stats,
-                               test_acc=h.last("test_acc"), train_acc=h.last("train_acc"))
+        out.runs[wd] = SpectrumRun(history=h, init=init, final=final if finite else {},
+                                   stats=stats, test_acc=h.last("test_acc"),
+                                   train_acc=h.last("train_acc"))
     return out
 
 
@@ -448,10 +529,10 @@ def answer_equilibrium(profile: str | None = None, seed: int | None = None, lr: 
     cfg = EquilibriumConfig.for_profile(profile, lr=lr, weight_decay=weight_decay,
                                         steps=int(round(3 * tau)))
     r = run_equilibrium(cfg, seed, bars=False)
-    lay = r["layers"].values()
-    relax = [v["relax_steps"] for v in lay]
+    lay = r.layers.values()
+    relax = [v.relax_steps for v in lay]
     return (f"{cfg.steps:,} steps (τ = {tau:,.0f}): settled RMS "
-            f"{', '.join(_n(v['rms'], 3) for v in lay)} against √(η/2λ) = "
+            f"{', '.join(_n(v.rms, 3) for v in lay)} against √(η/2λ) = "
             f"{_n(math.sqrt(lr / (2 * weight_decay)), 3)}; within e⁻² of equilibrium after "
             f"{', '.join('never' if s is None else f'{s:,}' for s in relax)} steps")
 
@@ -461,12 +542,12 @@ def answer_sgd_symmetry(equilibria, profile: str | None = None, seed: int | None
     """Exercise 2: section 2's SGD run against one with eta / factor and lambda * factor:
     the ratio of their settled norms per matrix (predicted: sqrt(factor)) and of their
     angles per step (predicted: 1)."""
-    base = next(r for r in equilibria if r["optimizer"] == "sgd")
-    cfg = EquilibriumConfig.for_profile(profile, optimizer="sgd", lr=base["lr"] / factor,
-                                        weight_decay=base["weight_decay"] * factor)
+    base = next(r for r in equilibria if r.optimizer == "sgd")
+    cfg = EquilibriumConfig.for_profile(profile, optimizer="sgd", lr=base.lr / factor,
+                                        weight_decay=base.weight_decay * factor)
     new = run_equilibrium(cfg, seed, bars=False)
-    norm = [base["layers"][n]["norm"] / v["norm"] for n, v in new["layers"].items()]
-    angle = [v["angle"] / base["layers"][n]["angle"] for n, v in new["layers"].items()]
+    norm = [base.layers[n].norm / v.norm for n, v in new.layers.items()]
+    angle = [v.angle / base.layers[n].angle for n, v in new.layers.items()]
     return (f"η/{factor:g}, λ·{factor:g}: norms {', '.join(_n(x, 3) for x in norm)} times "
             f"smaller (predicted {_n(math.sqrt(factor), 3)}); angle per step "
             f"{', '.join(_n(x, 3) for x in angle)} times the original (predicted 1)")
@@ -517,6 +598,7 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
 
 
 __all__ = ["DECOUPLING", "LABELS", "SECTION2", "Grid", "Decoupling", "RECORDS", "ClockRun", "Clock",
+           "EquilibriumLayer", "Equilibrium", "SpectrumRun", "Spectrum",
            "run_grid", "run_decoupling", "grid_array", "grid_summary", "decoupling_summary",
            "live_grid_config", "equilibrium_configs", "run_equilibrium", "equilibrium_summary",
            "run_equilibria", "run_clock", "run_spectrum", "decoupling", "answer_equilibrium",

@@ -12,7 +12,8 @@ import math
 import numpy as np
 
 from .. import evidence, plots
-from .experiments import DECOUPLING, Clock, Decoupling, decoupling_summary, grid_summary
+from .experiments import (DECOUPLING, Clock, Decoupling, Equilibrium, Spectrum, decoupling_summary,
+                          grid_summary)
 from .figures import flat_columns, slope_text
 from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
@@ -247,21 +248,20 @@ def invariant_numbers(grid: Decoupling) -> dict:
                     "; within the decade it does so on ") or "; it does so nowhere within the decade")
 
 
-def equilibrium_numbers(equilibria) -> dict:
+def equilibrium_numbers(equilibria: list[Equilibrium]) -> dict:
     """Section 2's numbers: how far the measured RMS and angle per step settle from theory
     (measured / predicted - 1 over the last quarter, in percent, per optimizer); each
     matrix's layer rotation at the end (cosine distance from its initial weights) beside the
     sum of its angles per step, and the run's length in units of tau."""
     out = {}
     for r in equilibria:
-        key = "adamw" if r["optimizer"] == "adamw" else "sgd"
-        for q in ("rms", "angle"):
-            devs = [100 * (v[f"{q}_ratio"] - 1) for v in r["layers"].values()]
-            out[f"wd_{key}_{q}_dev"] = _range(devs, 2) + "%"
-        out[f"wd_{key}_rotation"] = _range([v["rotation"] for v in r["layers"].values()], 2)
-        out[f"wd_{key}_total_angle"] = _range([v["total_angle"] for v in r["layers"].values()], 2)
-        out[f"wd_{key}_taus"] = _fmt(r["steps"] / r["tau"], 2)
-        early = [v.get("angle_early_ratio", math.nan) for v in r["layers"].values()]
+        key, lay = "adamw" if r.optimizer == "adamw" else "sgd", r.layers.values()
+        out[f"wd_{key}_rms_dev"] = _range([100 * (v.rms_ratio - 1) for v in lay], 2) + "%"
+        out[f"wd_{key}_angle_dev"] = _range([100 * (v.angle_ratio - 1) for v in lay], 2) + "%"
+        out[f"wd_{key}_rotation"] = _range([v.rotation for v in lay], 2)
+        out[f"wd_{key}_total_angle"] = _range([v.total_angle for v in lay], 2)
+        out[f"wd_{key}_taus"] = _fmt(r.steps / r.tau, 2)
+        early = [v.angle_early_ratio for v in lay]
         out[f"wd_{key}_angle_early"] = _range(early, 2)
         if key == "adamw":
             out["wd_adamw_angle_start"] = _angle_start(early, _range(early, 2))
@@ -351,15 +351,15 @@ def _fails(fit: dict) -> str:
     return "; ".join(out) or "none"
 
 
-def spectrum_numbers(spectrum: dict) -> dict:
+def spectrum_numbers(spectrum: Spectrum) -> dict:
     """Section 4's numbers: test and training accuracy without and with decay, and the tail
     fit of the square hidden matrix at initialization, without and with decay."""
-    runs = list(spectrum["runs"].values())
+    runs = list(spectrum.runs.values())
     r0, r1 = runs[0], runs[-1]
     c = _spectrum_checks(spectrum)
-    out = dict(wd_spec_test=f"{_fmt(r0['test_acc'], 3)} → {_fmt(r1['test_acc'], 3)}",
-               wd_spec_train=f"{_fmt(r0['train_acc'], 3)} → {_fmt(r1['train_acc'], 3)}",
-               wd_spec_phrase="better" if r1["test_acc"] > r0["test_acc"] else "worse",
+    out = dict(wd_spec_test=f"{_fmt(r0.test_acc, 3)} → {_fmt(r1.test_acc, 3)}",
+               wd_spec_train=f"{_fmt(r0.train_acc, 3)} → {_fmt(r1.train_acc, 3)}",
+               wd_spec_phrase="better" if r1.test_acc > r0.test_acc else "worse",
                wd_spec_tail_fails="n/a", wd_spec_link="n/a", wd_spec_below2="n/a")
     if c is None:  # a run that diverged: nothing to read
         return {**out, **{f"wd_spec_{k}": "n/a" for k in (
@@ -372,11 +372,11 @@ def spectrum_numbers(spectrum: dict) -> dict:
                     f"{'higher' if gain > 0 else 'lower'} test accuracy",
                wd_spec_below2="as the decayed matrix's does on this seed"
                if c["b"]["tail_alpha"] < 2 else "which the decayed matrix's does not on this seed")
-    x1 = np.sort(np.asarray(r1["final"][c["name"]], dtype=float) ** 2)[::-1]
+    x1 = np.sort(np.asarray(r1.final[c["name"]], dtype=float) ** 2)[::-1]
     frob = {n: (float(np.sqrt((np.asarray(sv, dtype=float) ** 2).sum())),
-                float(np.sqrt((np.asarray(r1["final"][n], dtype=float) ** 2).sum())))
-            for n, sv in r1["init"].items()}
-    h = r1["history"]
+                float(np.sqrt((np.asarray(r1.final[n], dtype=float) ** 2).sum())))
+            for n, sv in r1.init.items()}
+    h = r1.history
     half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
     grow = {n: h[f"norm {n}"][-1] > h[f"norm {n}"][half] for n in frob}
     return {**out, "wd_spec_alpha0": _alpha(c["a"]), "wd_spec_alpha1": _alpha(c["b"]),

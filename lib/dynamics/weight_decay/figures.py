@@ -12,7 +12,8 @@ import math
 import numpy as np
 
 from .. import plots
-from .experiments import DECOUPLING, LABELS, Clock, Decoupling, grid_array, grid_summary
+from .experiments import (DECOUPLING, LABELS, Clock, Decoupling, Equilibrium, Spectrum, grid_array,
+                          grid_summary)
 from .science import best_decay_per_lr, clock_time
 
 __all__ = ["mp_edge_ratio", "mp_null", "slope_text", "tied_decays_per_lr", "line_sides", "flat_columns", "grid_figure", "grid_slider", "ridge_rows", "grid_rows", "equilibrium_figure",
@@ -210,10 +211,10 @@ def equilibrium_figure(results_list, title: str | None = None):
     """Norm, angular update and effective learning rate (rows) against step, measured (solid,
     one colour per weight matrix) and predicted (dashed), one column per run; a dotted line
     marks tau = 1 / (eta lambda)."""
-    if isinstance(results_list, dict):
+    if isinstance(results_list, Equilibrium):
         results_list = [results_list]
     cols = len(results_list)
-    heads = [f"{LABELS[r['optimizer']]}: η={plots.number(r['lr'], 2)}, λ={plots.number(r['weight_decay'], 2)}"
+    heads = [f"{LABELS[r.optimizer]}: η={plots.number(r.lr, 2)}, λ={plots.number(r.weight_decay, 2)}"
              for r in results_list]
     fig = plots.subplots(3, cols, title=title or "Measured (solid) and predicted (dashed)",
                          height=720, column_titles=heads, shared_xaxes=True,
@@ -223,11 +224,11 @@ def equilibrium_figure(results_list, title: str | None = None):
               ("effective_lr", "effective_lr_pred", "step", "effective lr", True)]
     for col, r in enumerate(results_list, start=1):
         for row, (key, pred_key, xkey, ytitle, logy) in enumerate(series, start=1):
-            y, yp = np.array(r[key], dtype=float), np.array(r[pred_key], dtype=float)
-            x = np.array(r[xkey], dtype=float)
+            y, yp = (np.array(getattr(r, k), dtype=float) for k in (key, pred_key))
+            x = np.array(getattr(r, xkey), dtype=float)
             if y.size == 0:
                 continue
-            for l, name in enumerate(r["names"]):
+            for l, name in enumerate(r.names):
                 color = plots.PALETTE[l % len(plots.PALETTE)]
                 fig.add_scatter(x=x, y=y[:, l], mode="lines", name=name, legendgroup=name,
                                 showlegend=row == 1 and col == 1, line=dict(color=color, width=1.5),
@@ -238,14 +239,14 @@ def equilibrium_figure(results_list, title: str | None = None):
             if logy:
                 fig.update_yaxes(type="log", row=row, col=col)
             elif key == "angle":  # the first steps can turn far more than at equilibrium
-                top = max(1.15 * float(np.nanpercentile(y, 98)), 1.5 * float(r["eq_angle"]))
+                top = max(1.15 * float(np.nanpercentile(y, 98)), 1.5 * float(r.eq_angle))
                 fig.update_yaxes(range=[0, top], row=row, col=col)
             else:
                 fig.update_yaxes(rangemode="tozero", row=row, col=col)
             if col == 1:
                 fig.update_yaxes(title_text=ytitle, row=row, col=col)
-            if r["tau"] <= r["steps"]:
-                plots.mark_step(fig, r["tau"], "τ" if row == 1 else "", row=row, col=col)
+            if r.tau <= r.steps:
+                plots.mark_step(fig, r.tau, "τ" if row == 1 else "", row=row, col=col)
         fig.update_xaxes(title_text="step", row=3, col=col)
     fig.add_scatter(x=[None], y=[None], mode="lines", name="theory (dashed)",
                     line=dict(color="#555", dash="dash", width=2), row=1, col=1)
@@ -253,16 +254,16 @@ def equilibrium_figure(results_list, title: str | None = None):
     return fig
 
 
-def equilibrium_rows(result: dict) -> list[dict]:
+def equilibrium_rows(result: Equilibrium) -> list[dict]:
     """Measured and predicted equilibrium values (mean over the last quarter), per layer, and
     each layer's rotation at the end: the cosine distance from its initial weights
     (:func:`~.science.layer_rotation`)."""
-    return [{"matrix": f"{LABELS[result['optimizer']]} {name}",
-             "RMS": v["rms"], "RMS theory": v["rms_pred"],
-             "angle (rad)": v["angle"], "angle theory": v["angle_pred"],
-             "eff. lr": v["effective_lr"], "eff. lr theory": v["effective_lr_pred"],
-             "layer rotation": v["rotation"]}
-            for name, v in result["layers"].items()]
+    return [{"matrix": f"{LABELS[result.optimizer]} {name}",
+             "RMS": v.rms, "RMS theory": v.rms_pred,
+             "angle (rad)": v.angle, "angle theory": v.angle_pred,
+             "eff. lr": v.effective_lr, "eff. lr theory": v.effective_lr_pred,
+             "layer rotation": v.rotation}
+            for name, v in result.layers.items()]
 
 
 # ============================================================================ 3. the clock
@@ -307,17 +308,17 @@ def clock_rows(result: Clock) -> list[dict]:
 _LAYER_DASH = {"hidden.0": "dot", "hidden.1": "solid", "head": "dash"}
 
 
-def spectrum_figure(result: dict, layer: str = "hidden.1", title: str | None = None):
+def spectrum_figure(result: Spectrum, layer: str = "hidden.1", title: str | None = None):
     """Left: each weight matrix's Frobenius norm during training (hidden.0 dotted, hidden.1
     solid, head dashed), with and without decay. Right: the singular values of ``layer``
     by rank, at initialization and after training."""
     fig = plots.subplots(1, 2, ["Frobenius norm during training", f"singular values of {layer}"],
                          title=title or "What weight decay does to the weights", height=440,
                          horizontal_spacing=0.2)
-    for k, (wd, run) in enumerate(result["runs"].items()):
+    for k, (wd, run) in enumerate(result.runs.items()):
         color = plots.PALETTE[k]
-        label = f"λ = {plots.number(float(wd), 2)}" + (" (diverged)" if run["history"].diverged else "")
-        h = run["history"]
+        label = f"λ = {plots.number(float(wd), 2)}" + (" (diverged)" if run.history.diverged else "")
+        h = run.history
         for name in _LAYER_DASH:
             key = f"norm {name}"
             if key in h:
@@ -326,12 +327,12 @@ def spectrum_figure(result: dict, layer: str = "hidden.1", title: str | None = N
                                 showlegend=name == "hidden.1",
                                 line=dict(color=color, dash=_LAYER_DASH[name]),
                                 hovertemplate=f"{name}: %{{y:.3g}}<extra>{label}</extra>", row=1, col=1)
-        if layer in run["final"]:
-            sv = run["final"][layer]
+        if layer in run.final:
+            sv = run.final[layer]
             fig.add_scatter(x=np.arange(1, len(sv) + 1), y=sv, mode="lines", name=label,
                             legendgroup=label, showlegend=False, line=dict(color=color, width=2.5),
                             row=1, col=2)
-    sv0 = next(iter(result["runs"].values()))["init"][layer]
+    sv0 = next(iter(result.runs.values())).init[layer]
     fig.add_scatter(x=np.arange(1, len(sv0) + 1), y=sv0, mode="lines", name="initialization",
                     line=dict(color="#888", dash="dot"), row=1, col=2)
     fig.update_xaxes(type="log", title_text="step", row=1, col=1)
@@ -369,15 +370,15 @@ def mp_null(shape, draws: int = 20) -> float:
                for _ in range(draws))
 
 
-def spectrum_rows(result: dict) -> list[dict]:
+def spectrum_rows(result: Spectrum) -> list[dict]:
     """Norms, ranks and the tail fit of each trained weight matrix, with and without decay:
     the tail's alpha, and whether it is a power law at all (:func:`~.spectra.tail_fit`)."""
     rows = []
-    for wd, run in result["runs"].items():
-        for name, s in run["stats"].items():
+    for wd, run in result.runs.items():
+        for name, s in run.stats.items():
             rows.append({"λ": float(wd), "weight": name, "Frobenius norm": s["frobenius"],
                          "spectral norm": s["spectral"], "stable rank": s["stable_rank"],
                          "effective rank": s["effective_rank"], "tail α": s["tail_alpha"],
                          "power law?": "yes" if s["tail_power_law"] else "no",
-                         "test acc": run["test_acc"]})
+                         "test acc": run.test_acc})
     return rows

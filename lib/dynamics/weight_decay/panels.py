@@ -22,9 +22,9 @@ from .. import progress as P
 from ..models import MLP
 from ..runtime import get_seed
 from ..train import History
-from .experiments import (DECOUPLING, LABELS, Clock, ClockRun, Decoupling, Grid, decoupling,
-                          equilibrium_summary, grid_array, live_grid_config, run_clock,
-                          run_equilibrium, run_grid, run_spectrum)
+from .experiments import (DECOUPLING, LABELS, Clock, ClockRun, Decoupling, Grid, Spectrum,
+                          SpectrumRun, decoupling, equilibrium_summary, grid_array,
+                          live_grid_config, run_clock, run_equilibrium, run_grid, run_spectrum)
 from .figures import clock_figure, equilibrium_figure, grid_figure, spectrum_figure
 from .science import (EQUILIBRIUM_OPTIMIZERS, ClockConfig, EquilibriumConfig, NormMLP,
                       SpectrumConfig, mnist1d_data, singular_values)
@@ -225,7 +225,7 @@ def equilibrium_panel(profile: str | None = None, seed: int | None = None):
         live = update.every(build, interval=0.0, with_model=True)
         result = run_equilibrium(cfg, seed, on_eval=live, bars=False)
         if not update.stop_requested:
-            update(status="done" if result["status"] == "ok" else result["status"])
+            update(status="done" if result.status == "ok" else result.status)
         return equilibrium_figure(result)
 
     return Panel(run, [Choice("optimizer", list(EQUILIBRIUM_OPTIMIZERS), value=base.optimizer),
@@ -326,23 +326,26 @@ def spectrum_panel(profile: str | None = None, seed: int | None = None):
             step = history.steps[-1]
             if step == 0:  # a run begins (without decay, then with): its initial spectrum
                 current.append((0.0, cfg.weight_decay)[len(runs)])
-                runs[current[-1]] = dict(history=history, final={},
-                                         init={layer: singular_values(model.hidden[1].weight)})
+                runs[current[-1]] = SpectrumRun(
+                    history=history, final={}, stats={}, test_acc=math.nan, train_acc=math.nan,
+                    init={layer: singular_values(model.hidden[1].weight)})
                 return None
             wd = current[-1]
             if step == total and wd == 0.0:
-                runs[wd]["final"] = {layer: singular_values(model.hidden[1].weight)}
+                runs[wd].final = {layer: singular_values(model.hidden[1].weight)}
             if len(drawn) == 0 and step >= total / 10 or \
                     len(drawn) == 1 and wd != 0.0 and step >= total / 2:
                 drawn.append(step)
-                return spectrum_figure(dict(runs=dict(runs)), layer,
+                so_far = Spectrum(runs=dict(runs), weight_decay=cfg.weight_decay,
+                                  optimizer=cfg.optimizer)
+                return spectrum_figure(so_far, layer,
                                        title=f"What weight decay does to the weights (λ = "
                                              f"{plots.number(wd, 2)}: step {step:,} of {total:,})")
             return None
 
         live = update.every(build, interval=0.0, with_model=True)
         result = run_spectrum(cfg, seed, bars=False, on_eval=live)
-        bad = [wd for wd, r in result["runs"].items() if r["history"].diverged]
+        bad = [wd for wd, r in result.runs.items() if r.history.diverged]
         if not update.stop_requested:
             update(status=f"diverged with λ = {', '.join(plots.number(w, 2) for w in bad)}"
                    if bad else "done")

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import torch
 
-from .. import evidence, plots, runtime
+from .. import evidence, plots, results, runtime
 from ..config import Config, param
 from ..models import MLP
 from ..runtime import get_seed
@@ -29,8 +30,9 @@ from ..sweep import train_many
 from ..train import Every, Recipe
 from .science import mnist1d_data
 
-__all__ = ["WindowConfig", "window_settings", "fit_decay_time", "run_window", "window_figure",
-           "window_rows", "window_claims", "window_numbers", "WINDOW_FACTOR", "CONTROL_KEPT"]
+__all__ = ["WindowConfig", "WindowSetting", "Window", "window_settings", "fit_decay_time",
+           "run_window", "window_figure", "window_rows", "window_claims", "window_numbers",
+           "WINDOW_FACTOR", "CONTROL_KEPT"]
 
 WINDOW_FACTOR = 2.0   # measured tau within this factor of 1/(eta lambda), every setting
 CONTROL_KEPT = 0.5    # lambda = 0: at least this fraction of the kick left after the longest window
@@ -91,16 +93,46 @@ def fit_decay_time(steps, kept, horizon: float) -> float:
     return math.inf if slope >= 0 else float(-1 / slope)
 
 
+@dataclass
+class WindowSetting(results.Record):
+    """One setting of :func:`run_window`: its ``lr``, ``weight_decay`` and ``tau`` =
+    1/(eta lambda) (inf for the control), the fitted decay time ``measured``, the fraction of
+    the kick kept at the ``horizon`` (``end``) and that horizon (steps after the kick)."""
+    lr: float
+    weight_decay: float
+    tau: float
+    measured: float
+    end: float
+    horizon: float
+
+
+@dataclass
+class Window(results.Record):
+    """:func:`run_window`'s result: the ``settings`` (:class:`WindowSetting`), the ``steps``
+    after the kick where it was measured, ``kept`` [setting][step], the ``seed``, the step of
+    the kick, whether a run was ``stopped`` (or diverged), the MLP's ``width`` and the
+    ``kick``'s size."""
+    settings: list[WindowSetting]
+    steps: list
+    kept: Any
+    seed: int
+    kick_step: int
+    stopped: bool
+    width: int
+    kick: float
+
+
 def run_window(cfg: WindowConfig | None = None, seed: int | None = None,
-               profile: str | None = None) -> dict:
+               profile: str | None = None) -> Window:
     """Train every setting of ``cfg`` as a pair (reference, kicked) of plain MLPs from one
     initialization and one batch order, kick the second of each pair at ``cfg.kick_step`` by
     ``cfg.kick`` times each tensor's RMS along a random direction ``delta`` and follow
     ``kept = <w_kicked - w_ref, delta> / |delta|^2`` for :meth:`WindowConfig.after` steps.
 
-    Returns ``settings`` (each with ``tau``, ``measured`` (fitted over ``2 tau`` steps, the
-    control over the longest window) and ``end``: the fraction kept at that window's end),
-    ``steps`` (after the kick), ``kept`` [setting][step], ``seed`` and ``stopped``.
+    Returns a :class:`Window`: its ``settings`` (each with ``tau``, ``measured`` (fitted over
+    ``2 tau`` steps, the control over the longest window) and ``end``: the fraction kept at
+    that window's end), ``steps`` (after the kick), ``kept`` [setting][step], ``seed`` and
+    ``stopped``.
     ``cfg=None``: the page's run at ``profile`` (``WindowConfig.for_profile(profile)``)."""
     seed = get_seed(seed)
     cfg = WindowConfig.for_profile(profile) if cfg is None else cfg
@@ -141,40 +173,40 @@ def run_window(cfg: WindowConfig | None = None, seed: int | None = None,
     for s, k in zip(settings, kept):
         horizon = 2 * (s["tau"] if s["weight_decay"] > 0 else longest)
         i = int(np.searchsorted(rec_steps, horizon, side="right")) - 1
-        out.append(dict(s, measured=fit_decay_time(rec_steps, k, horizon),
-                        end=float(k[i]) if i >= 0 and len(k) else math.nan,
-                        horizon=float(horizon)))
-    return dict(settings=out, steps=rec_steps, kept=kept, seed=seed, kick_step=kick_at,
-                stopped=stopped or not np.all(np.isfinite(kept)), width=cfg.width,
-                kick=cfg.kick)
+        out.append(WindowSetting(**s, measured=fit_decay_time(rec_steps, k, horizon),
+                                 end=float(k[i]) if i >= 0 and len(k) else math.nan,
+                                 horizon=float(horizon)))
+    return Window(settings=out, steps=rec_steps, kept=kept, seed=seed, kick_step=kick_at,
+                  stopped=stopped or not np.all(np.isfinite(kept)), width=cfg.width,
+                  kick=cfg.kick)
 
 
-def _label(s: dict) -> str:
-    if s["weight_decay"] == 0:
-        return f"η={plots.number(s['lr'], 2)}, λ=0 (control)"
-    return f"η={plots.number(s['lr'], 2)}, λ={plots.number(s['weight_decay'], 2)}"
+def _label(s: WindowSetting) -> str:
+    if s.weight_decay == 0:
+        return f"η={plots.number(s.lr, 2)}, λ=0 (control)"
+    return f"η={plots.number(s.lr, 2)}, λ={plots.number(s.weight_decay, 2)}"
 
 
-def window_figure(result: dict, title: str | None = None):
+def window_figure(result: Window, title: str | None = None):
     """Left: the fraction of the kick kept against steps after it (log axis), the theory's
     ``(1 - eta lambda)^t`` dotted; right: the fitted time constant against ``1/(eta lambda)``
     on log-log axes with the identity line (the control has no finite ``1/(eta lambda)``)."""
     fig = plots.subplots(1, 2, ("kick kept in the weights", "measured τ against 1/(ηλ)"),
                          title=title or "AdamW forgets a kick in 1/(ηλ) steps")
-    t = np.asarray(result["steps"], float)
-    for j, (s, k) in enumerate(zip(result["settings"], result["kept"])):
+    t = np.asarray(result.steps, float)
+    for j, (s, k) in enumerate(zip(result.settings, result.kept)):
         color = plots.PALETTE[j % len(plots.PALETTE)]
         keep = np.asarray(k) > 0
         fig.add_scatter(x=t[keep], y=np.asarray(k)[keep], mode="lines", name=_label(s),
                         line=dict(color=color), legendgroup=str(j), row=1, col=1)
-        if s["weight_decay"] > 0:
-            fig.add_scatter(x=t, y=(1 - s["lr"] * s["weight_decay"]) ** t, mode="lines",
+        if s.weight_decay > 0:
+            fig.add_scatter(x=t, y=(1 - s.lr * s.weight_decay) ** t, mode="lines",
                             line=dict(color=color, dash="dot"), showlegend=False,
                             legendgroup=str(j), hoverinfo="skip", row=1, col=1)
-            fig.add_scatter(x=[s["tau"]], y=[s["measured"]], mode="markers",
+            fig.add_scatter(x=[s.tau], y=[s.measured], mode="markers",
                             marker=dict(color=color, size=10), showlegend=False,
                             legendgroup=str(j), name=_label(s), row=1, col=2)
-    taus = [s["tau"] for s in result["settings"] if s["weight_decay"] > 0]
+    taus = [s.tau for s in result.settings if s.weight_decay > 0]
     lo, hi = min(taus) / 1.5, max(taus) * 1.5
     fig.add_scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="τ = 1/(ηλ)",
                     line=dict(color="#888", dash="dash"), row=1, col=2)
@@ -186,74 +218,74 @@ def window_figure(result: dict, title: str | None = None):
     return fig
 
 
-def window_rows(result: dict) -> list[dict]:
+def window_rows(result: Window) -> list[dict]:
     """Each setting: eta, lambda, 1/(eta lambda), the measured time constant, their ratio and
     the fraction of the kick kept after two windows."""
-    return [{"η": s["lr"], "λ": s["weight_decay"],
-             "1/(ηλ)": s["tau"] if s["weight_decay"] > 0 else None,
-             "measured τ": s["measured"] if math.isfinite(s["measured"]) else None,
-             "ratio": s["measured"] / s["tau"] if s["weight_decay"] > 0 else None,
-             "kept after the window": s["end"]} for s in result["settings"]]
+    return [{"η": s.lr, "λ": s.weight_decay,
+             "1/(ηλ)": s.tau if s.weight_decay > 0 else None,
+             "measured τ": s.measured if math.isfinite(s.measured) else None,
+             "ratio": s.measured / s.tau if s.weight_decay > 0 else None,
+             "kept after the window": s.end} for s in result.settings]
 
 
-def _worst(r: dict) -> float:
+def _worst(r: Window) -> float:
     """The largest factor between a measured time constant and 1/(eta lambda)."""
     out = 0.0
-    for s in r["settings"]:
-        if s["weight_decay"] > 0:
-            q = s["measured"] / s["tau"]
+    for s in r.settings:
+        if s.weight_decay > 0:
+            q = s.measured / s.tau
             out = max(out, q, 1 / q) if q > 0 and math.isfinite(q) else math.inf
     return out
 
 
-def _control(r: dict) -> dict:
-    return next(s for s in r["settings"] if s["weight_decay"] == 0)
+def _control(r: Window) -> WindowSetting:
+    return next(s for s in r.settings if s.weight_decay == 0)
 
 
-def window_numbers(result: dict) -> dict:
+def window_numbers(result: Window) -> dict:
     """The page's glued numbers of one run."""
     c = _control(result)
-    decayed = [s for s in result["settings"] if s["weight_decay"] > 0]
-    ratios = [s["measured"] / s["tau"] for s in decayed]
-    taus = [s["tau"] for s in decayed]
-    twins = [s for s in decayed if any(t is not s and math.isclose(t["tau"], s["tau"])
+    decayed = [s for s in result.settings if s.weight_decay > 0]
+    ratios = [s.measured / s.tau for s in decayed]
+    taus = [s.tau for s in decayed]
+    twins = [s for s in decayed if any(t is not s and math.isclose(t.tau, s.tau)
                                        for t in decayed)]
-    by_tau = sorted(decayed, key=lambda s: s["tau"])
-    ci = result["settings"].index(c)
-    steps = np.asarray(result["steps"], dtype=float)
+    by_tau = sorted(decayed, key=lambda s: s.tau)
+    ci = result.settings.index(c)
+    steps = np.asarray(result.steps, dtype=float)
     early_at = 3 * min(taus)
     j = int(np.argmin(np.abs(steps - early_at)))
-    early = float(np.asarray(result["kept"][ci], dtype=float)[j])
+    early = float(np.asarray(result.kept[ci], dtype=float)[j])
     return dict(wd_win_lo=f"{min(ratios):.2f}", wd_win_hi=f"{max(ratios):.2f}",
-                wd_win_ratios=", ".join(f"{s['measured'] / s['tau']:.2f} ({s['tau']:.0f})"
+                wd_win_ratios=", ".join(f"{s.measured / s.tau:.2f} ({s.tau:.0f})"
                                         for s in by_tau),
-                wd_win_end=f"{min(s['end'] for s in decayed):.2f} to {max(s['end'] for s in decayed):.2f}",
+                wd_win_end=f"{min(s.end for s in decayed):.2f} to {max(s.end for s in decayed):.2f}",
                 wd_win_end_pred=f"{min((1 - 1 / t) ** round(2 * t) for t in taus):.3f} to "
                                 f"{max((1 - 1 / t) ** round(2 * t) for t in taus):.3f}",
                 wd_win_control_early=f"{100 * (1 - early):.0f}%",
                 wd_win_control_early_at=f"{steps[j]:.0f}",
-                wd_win_control=f"{100 * c['end']:.0f}%",
-                wd_win_horizon=f"{c['horizon']:.0f}",
-                wd_win_kick=f"{result['kick_step']}", wd_win_width=f"{result['width']}",
-                wd_win_kick_size=f"{100 * result['kick']:.0f}%",
-                wd_win_twins=" and ".join(f"{s['measured']:.0f}" for s in twins),
-                wd_win_twin_tau=f"{twins[0]['tau']:.1f}" if twins else "none",
-                wd_win_twin_ratio=(f"{max(t['measured'] for t in twins) / min(t['measured'] for t in twins):.2f}"
+                wd_win_control=f"{100 * c.end:.0f}%",
+                wd_win_horizon=f"{c.horizon:.0f}",
+                wd_win_kick=f"{result.kick_step}", wd_win_width=f"{result.width}",
+                wd_win_kick_size=f"{100 * result.kick:.0f}%",
+                wd_win_twins=" and ".join(f"{s.measured:.0f}" for s in twins),
+                wd_win_twin_tau=f"{twins[0].tau:.1f}" if twins else "none",
+                wd_win_twin_ratio=(f"{max(t.measured for t in twins) / min(t.measured for t in twins):.2f}"
                                    if twins else "n/a"),
                 wd_win_n=f"{len(decayed)}", wd_win_factor=f"{WINDOW_FACTOR:g}",
                 wd_win_tau_span=f"{max(taus) / min(taus):.0f}")
 
 
-def _control_factor(r: dict) -> float:
+def _control_factor(r: Window) -> float:
     """The control's decay time (no decay) against the longest 1/(eta lambda), as
     :func:`_worst` reads each decayed setting's: the larger of q and 1/q (inf: it never fades)."""
-    tau = max(s["tau"] for s in r["settings"] if s["weight_decay"] > 0)
-    q = _control(r)["measured"] / tau
+    tau = max(s.tau for s in r.settings if s.weight_decay > 0)
+    q = _control(r).measured / tau
     return max(q, 1 / q) if q > 0 and math.isfinite(q) else math.inf
 
 
-def _longest(r: dict) -> dict:
-    return max((s for s in r["settings"] if s["weight_decay"] > 0), key=lambda s: s["tau"])
+def _longest(r: Window) -> WindowSetting:
+    return max((s for s in r.settings if s.weight_decay > 0), key=lambda s: s.tau)
 
 
 WINDOW = evidence.Claim(
@@ -266,22 +298,22 @@ WINDOW = evidence.Claim(
     window="fit over 2/(ηλ) steps after the kick; every setting", fmt=lambda x: f"{x:.2f}×")
 KEPT = evidence.Claim(
     "without decay nothing forgets the kick on that timescale: the window is the decay's", _WA,
-    measure=lambda r: _control(r)["end"], control_measure=lambda r: _longest(r)["end"],
+    measure=lambda r: _control(r).end, control_measure=lambda r: _longest(r).end,
     test=evidence.Test(">", CONTROL_KEPT, "fraction of the kick kept, CONTROL_KEPT"),
     control="the setting with the longest 1/(ηλ), over its own two windows (a moving average "
             f"keeps e⁻² ≈ {100 * math.exp(-2):.0f}%)",
     window="two of the longest windows", fmt=lambda x: f"{100 * x:.0f}%")
 
 
-def window_claims(window: dict) -> list[dict]:
+def window_claims(window: dict[int, Window]) -> list[dict]:
     """Two rows on ``{seed: run_window result}``: the measured windows beside 1/(eta lambda)
     (:data:`WINDOW`) and the pair without decay keeping its kick (:data:`KEPT`)."""
     window = plots.per_seed(window, "window", "wdc.claim_runs")
     r0 = next(iter(window.values()))
-    taus = [s["tau"] for s in r0["settings"] if s["weight_decay"] > 0]
+    taus = [s.tau for s in r0.settings if s.weight_decay > 0]
     span = (f"; {len(taus)} settings, 1/(ηλ) from {min(taus):.0f} to {max(taus):.0f} steps, "
-            f"the kick at step {r0['kick_step']}")
+            f"the kick at step {r0.kick_step}")
     return [evidence.judge(replace(WINDOW, window=WINDOW.window + span), window, window).row(),
-            evidence.judge(replace(KEPT, window=KEPT.window + f" ({_control(r0)['horizon']:.0f} "
-                                   f"steps) at η = {plots.number(_control(r0)['lr'], 2)}"),
+            evidence.judge(replace(KEPT, window=KEPT.window + f" ({_control(r0).horizon:.0f} "
+                                   f"steps) at η = {plots.number(_control(r0).lr, 2)}"),
                            window, window).row()]

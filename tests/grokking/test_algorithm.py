@@ -2,6 +2,7 @@
 clock measures on a planted clock and on random weights, Muon's parameter split, and the
 section's claims rows on the claim seeds (smoke), with rows that say "no" when the
 phenomenon is absent."""
+import dataclasses
 import functools
 import math
 from types import SimpleNamespace as NS
@@ -18,10 +19,17 @@ from dynamics.grokking import algorithm as A
 from dynamics.grokking import claims as C
 from dynamics.grokking import experiments as E
 from dynamics.grokking import facts as Fa
+from dynamics.grokking import records as R
 from dynamics.grokking import science as S
 
 from known import known_answer
 from seeds import SEEDS
+
+
+def _made(rec, **given):
+    """A made-up record: the fields given, the rest None (fields the code under test does not
+    read)."""
+    return rec(**{**dict.fromkeys(rec.__dataclass_fields__), **given})
 
 
 # ----------------------------------------------------------------------------- division
@@ -89,10 +97,10 @@ def test_clock_measures_find_a_planted_clock_and_not_random_weights():
     p, keys = 23, [3, 7]
     clock, rand = _planted(p, keys=keys), M.MLP(2 * p, 64, 2, p)
     m = A.clock_measures(clock, rand, p, keys=keys)
-    assert m["null"] == pytest.approx(2 / 11)
-    assert m["key_share"] == pytest.approx(1.0, abs=1e-5) and m["single"] == pytest.approx(1.0, abs=1e-5)
-    assert m["on_keys"] == 1.0 and m["spread"] < 1e-3
-    assert m["init_key_share"] < 0.5 and m["init_single"] < 0.5 and m["init_spread"] > 0.1
+    assert isinstance(m, R.ClockMeasures) and m.null == pytest.approx(2 / 11)
+    assert m.key_share == pytest.approx(1.0, abs=1e-5) and m.single == pytest.approx(1.0, abs=1e-5)
+    assert m.on_keys == 1.0 and m.spread < 1e-3
+    assert m.init_key_share < 0.5 and m.init_single < 0.5 and m.init_spread > 0.1
     pts = A.clock_points(clock, p, 3)
     r = pts.norm(dim=1)
     assert float(r.std() / r.mean()) < 1e-3  # a circle
@@ -112,7 +120,7 @@ def test_clock_measures_on_random_weights_average_the_uniform_null():
     p, keys = 23, [3, 7, 9]
     torch.manual_seed(0)
     shares = [A.clock_measures(M.MLP(2 * p, 64, 2, p), M.MLP(2 * p, 64, 2, p), p,
-                               keys=keys)["key_share"] for _ in range(20)]
+                               keys=keys).key_share for _ in range(20)]
     null = len(keys) / ((p - 1) // 2)
     assert sum(shares) / len(shares) == pytest.approx(null, abs=0.02)
 
@@ -137,8 +145,8 @@ def test_clock_roundness_on_a_perfect_clock_and_on_random_embeddings():
         torch.manual_seed(seed)
         rand = M.MLP(2 * p, 64, 2, p)
         m = A.clock_measures(clock, rand, p, keys=[k, 3, 7])
-        assert m["spreads"][0] < 1e-4 and C.CLOCK.test.passes(m["spreads"][0])  # round
-        spreads += m["init_spreads"]
+        assert m.spreads[0] < 1e-4 and C.CLOCK.test.passes(m.spreads[0])  # round
+        spreads += m.init_spreads
     assert all(not C.CLOCK.test.passes(v) for v in spreads), spreads  # not round
     assert min(spreads) > C.ROUND and float(np.median(spreads)) < math.sqrt(4 / math.pi - 1)
 
@@ -162,11 +170,11 @@ def test_the_larger_initialization_row_against_a_change_of_seed():
     def row(x1, x4):
         run = lambda g: NS(history={"weight_norm": [1.0, 1.0, 2.0, 1.0]}, grok_step=g)  # noqa: E731
         scaled = {s: {1.0: run(a), 4.0: run(b)} for s, (a, b) in enumerate(zip(x1, x4))}
-        clock = {s: dict(keys=[1], K=10, null=0.1, key_share=0.9, init_key_share=0.1,
-                         single=0.9, init_single=0.1, on_keys=0.9, init_on_keys=0.1, spread=0.05,
-                         init_spread=0.3) for s in scaled}
-        norms = {s: dict(done=0.9, fit_done=0.0, fit_step=10, peak_step=20, grok_step=100)
-                 for s in scaled}
+        clock = {s: _made(R.ClockMeasures, keys=[1], K=10, null=0.1, key_share=0.9,
+                          init_key_share=0.1, single=0.9, init_single=0.1, on_keys=0.9,
+                          init_on_keys=0.1, spread=0.05, init_spread=0.3) for s in scaled}
+        norms = {s: _made(R.NormDescent, done=0.9, fit_done=0.0, fit_step=10, peak_step=20,
+                          grok_step=100) for s in scaled}
         rows = C.algorithm_claims(clock, norms, scaled, halfway={s: 0.0 for s in scaled})
         return next(r for r in rows if r["claim"].startswith("A larger initialization"))
     assert row([100, 105], [200, 220])["reproduced"] == "yes"
@@ -191,11 +199,11 @@ def _norm_run(norm, steps, fit, grok):
 def test_norm_descent_on_a_made_up_curve():
     steps = [0, 10, 20, 30, 40, 50, 60, 70, 80]
     got = A.norm_descent(_norm_run([1, 2, 4, 3, 2, 1.5, 1, 1, 1], steps, fit=10, grok=40))
-    assert got["start"] == 1 and got["peak"] == 4 and got["end"] == 1 and got["grok"] == 2
-    assert got["peak_step"] == 20 and got["done"] == pytest.approx(2 / 3)
-    assert got["fit_done"] == 0.0
+    assert got.start == 1 and got.peak == 4 and got.end == 1 and got.grok == 2
+    assert got.peak_step == 20 and got.done == pytest.approx(2 / 3)
+    assert got.fit_done == 0.0
     late = A.norm_descent(_norm_run([1, 2, 4, 3, 2, 1.5, 1, 1, 1], steps, fit=30, grok=None))
-    assert late["fit_done"] == pytest.approx(1 / 3) and math.isnan(late["done"])
+    assert late.fit_done == pytest.approx(1 / 3) and math.isnan(late.done)
 
 
 @known_answer(Fa.descent_share,
@@ -264,8 +272,9 @@ def test_optimizer_runs_give_each_the_same_budget():
     cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=30, n_evals=10)
     out = A.optimizer_runs(cfg, [0, 1])
     for name, base in (("adamw", cfg.lr), ("muon", A.MUON_LRS)):
-        assert list(out[name]["tried"]) == pytest.approx([base * f for f in A.LR_FACTORS])
-        assert out[name]["best"] in out[name]["tried"] and set(out[name]["grok"]) == {0, 1}
+        assert isinstance(out[name], R.OptimizerRuns)
+        assert list(out[name].tried) == pytest.approx([base * f for f in A.LR_FACTORS])
+        assert out[name].best in out[name].tried and set(out[name].grok) == {0, 1}
 
 
 # ----------------------------------------------------------------------------- claims
@@ -312,10 +321,13 @@ def test_algorithm_rows_hold_on_the_claim_seeds():
 def test_algorithm_rows_say_no_where_the_phenomenon_is_absent():
     clock, norms, scaled, halfway = _runs()
     # the control as the treatment: the initial network read as if it were the trained one
-    init = {s: dict(m, **{k[5:]: v for k, v in m.items() if k.startswith("init_")})
+    init = {s: dataclasses.replace(m, key_share=m.init_key_share, single=m.init_single,
+                                   on_keys=m.init_on_keys, spreads=m.init_spreads,
+                                   spread=m.init_spread, tops=m.init_tops)
             for s, m in clock.items()}
     # the norm read at the fit step instead of the grok step; the x1 run as the large start
-    flat = {s: dict(n, done=n["fit_done"], grok_step=n["fit_step"]) for s, n in norms.items()}
+    flat = {s: dataclasses.replace(n, done=n.fit_done, grok_step=n.fit_step)
+            for s, n in norms.items()}
     same = {s: {1.0: r[1.0], 4.0: r[1.0]} for s, r in scaled.items()}
     rows = _rows(init, flat, same, halfway)
     for name in ("The key frequencies carry", "Each neuron reads", "Projected on the cosine",
@@ -327,20 +339,20 @@ def test_algorithm_rows_say_no_where_the_phenomenon_is_absent():
 def test_muon_row_compares_each_at_its_best_and_can_say_no():
     from types import SimpleNamespace as NS
 
-    clock = {s: dict(keys=[1, 2], K=10, null=0.2, key_share=0.9, init_key_share=0.2, single=0.9,
-                     init_single=0.1, on_keys=0.9, init_on_keys=0.2, spread=0.05, init_spread=0.3)
-             for s in (0, 1)}
-    norms = {s: dict(done=0.9, fit_done=0.0, fit_step=10, peak_step=20, grok_step=100)
-             for s in (0, 1)}
+    clock = {s: _made(R.ClockMeasures, keys=[1, 2], K=10, null=0.2, key_share=0.9,
+                      init_key_share=0.2, single=0.9, init_single=0.1, on_keys=0.9,
+                      init_on_keys=0.2, spread=0.05, init_spread=0.3) for s in (0, 1)}
+    norms = {s: _made(R.NormDescent, done=0.9, fit_done=0.0, fit_step=10, peak_step=20,
+                      grok_step=100) for s in (0, 1)}
     run = lambda start, peak, grok: NS(history={"weight_norm": [start, start, peak, 3.0]},  # noqa: E731
                                        grok_step=grok)
     scaled = {s: {1.0: run(1.0, 5.0, 100), 4.0: run(4.0, 6.0, 120)} for s in (0, 1)}
 
     def row(muon_grok, adamw_grok=(100, 102)):  # a change of seed moves AdamW by 2%
-        opt = dict(adamw=dict(tried={0.005: 300, 0.01: 100, 0.02: None}, best=0.01,
-                              grok=dict(enumerate(adamw_grok))),
-                   muon=dict(tried={0.05: None, 0.1: muon_grok[0], 0.2: None}, best=0.1,
-                             grok=dict(enumerate(muon_grok))))
+        opt = dict(adamw=R.OptimizerRuns(tried={0.005: 300, 0.01: 100, 0.02: None}, best=0.01,
+                                         grok=dict(enumerate(adamw_grok))),
+                   muon=R.OptimizerRuns(tried={0.05: None, 0.1: muon_grok[0], 0.2: None},
+                                        best=0.1, grok=dict(enumerate(muon_grok))))
         rows = C.algorithm_claims(clock, norms, scaled, opt, halfway={0: 0.0, 1: 0.0})
         return [r for r in rows if r["claim"].startswith("Muon")][0]
 
@@ -383,12 +395,15 @@ def test_every_adamw_run_keeps_the_recipes_clock():
 def test_algorithm_measures_on_known_answers():
     from types import SimpleNamespace as NS
 
-    assert Fa._off_keys("key_share")(dict(key_share=0.9, null=0.2)) == pytest.approx(0.125)
-    n = dict(done=0.8, fit_step=10, peak_step=20, grok_step=100)
+    m = _made(R.ClockMeasures, key_share=0.9, init_key_share=0.6, null=0.2)
+    assert Fa._off_keys()(m) == pytest.approx(0.125)
+    assert Fa._off_keys(initial=True)(m) == pytest.approx(0.5)
+    n = _made(R.NormDescent, done=0.8, fit_step=10, peak_step=20, grok_step=100)
     assert Fa._descent(n) == 0.8
-    assert math.isnan(Fa._descent(dict(n, peak_step=5)))     # peaks before it fits
-    assert math.isnan(Fa._descent(dict(n, peak_step=100)))   # peaks at the grok step
-    assert math.isnan(Fa._descent(dict(n, grok_step=None)))  # never groks
+    new = dataclasses.replace
+    assert math.isnan(Fa._descent(new(n, peak_step=5)))     # peaks before it fits
+    assert math.isnan(Fa._descent(new(n, peak_step=100)))   # peaks at the grok step
+    assert math.isnan(Fa._descent(new(n, grok_step=None)))  # never groks
     run = lambda *norm: NS(history={"weight_norm": list(norm)})  # noqa: E731
     r = {1.0: run(1.0, 1.1, 5.0, 3.0), 4.0: run(4.0, 4.0, 10.0, 3.0)}
     assert Fa._peak_over_start(r) == pytest.approx(0.5)

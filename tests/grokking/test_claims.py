@@ -15,8 +15,27 @@ from dynamics.grokking import experiments as E
 from dynamics.grokking import facts as Fa
 from dynamics.grokking import figures as F
 from dynamics.grokking import panels as P
+from dynamics.grokking import records as R
 from dynamics.grokking import science as S
 from dynamics.sweep import SweepResult
+
+
+def _made(rec, **given):
+    """A made-up record: the fields given, the rest None (fields the code under test does not
+    read)."""
+    return rec(**{**dict.fromkeys(rec.__dataclass_fields__), **given})
+
+
+def _remedy(name, grok_step):
+    """A made-up remedy row (:func:`~dynamics.grokking.experiments.run_remedies`'s)."""
+    return _made(R.RemedyRow, name=name, grok_step=grok_step)
+
+
+def _corrupted(*runs, noise=0.1):
+    """A made-up :func:`~dynamics.grokking.experiments.run_corrupted`: ``runs`` the final
+    values per weight decay, smallest first."""
+    return _made(R.Corrupted, noise=noise, weight_decays=[r["weight_decay"] for r in runs],
+                 runs=[_made(R.CorruptedRun, **r) for r in runs])
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +61,7 @@ def test_figures_build_and_leave_layout_to_the_house(short):
     cfg, first, control = short
     pm = G.progress_measures(first)
     figs = [F.training_figure({"a": first, "b": control}), F.progress_figure(pm),
-            F.spectrum_figure(pm["spectra"], cfg.p)]
+            F.spectrum_figure(pm.spectra, cfg.p)]
     for fig in figs:
         assert fig.layout.legend.orientation is None and fig.layout.legend.y is None
         assert len(_house(fig).data) == len(fig.data)
@@ -79,8 +98,8 @@ def test_phase_figure_text_and_colour_follow_the_labels():
 
 def test_remedies_figure_and_tables(short):
     cfg, first, control = short
-    speed = E.speedups([dict(name="baseline", grok_step=400), dict(name="perp_grad", grok_step=100),
-                        dict(name="no_wd", grok_step=None)], budget=1000)
+    speed = E.speedups([_remedy("baseline", 400), _remedy("perp_grad", 100),
+                        _remedy("no_wd", None)], budget=1000)
     fig = F.remedies_figure(speed)
     assert list(fig.data[0].text) == ["4.00x", "no grok"]
     rows = G.run_remedies(cfg, [0], ["baseline", "no_wd"], reuse=[first, control])
@@ -511,15 +530,16 @@ def test_phase_facts_on_a_made_up_grid():
     assert f["strong_passed"] == [(0.9, 50)]
     assert [round(r["measured"], 2) for r in Fa.clock_ratios(rows)] == [2.0, 3.0]
     assert not Fa.crit_falls([f["crit"][w] for w in f["inner"]])  # 50% at 1 and 3: it stays put
-    assert Fa.remedy_facts({"baseline": dict(speedup=1.0, grokked=1),
-                           "grokfast": dict(speedup=0.5, grokked=1),
-                           "stablemax": dict(speedup=0.2, grokked=0)})["stablemax"].startswith("does not")
+    assert Fa.remedy_facts({"baseline": _made(R.Speedup, speedup=1.0, grokked=1),
+                           "grokfast": _made(R.Speedup, speedup=0.5, grokked=1),
+                           "stablemax": _made(R.Speedup, speedup=0.2, grokked=0)}
+                          )["stablemax"].startswith("does not")
 
 
 def test_corrupted_glue_formats_the_final_shares():
-    out = {"noise": 0.1, "runs": [
+    out = _corrupted(
         dict(weight_decay=1.0, final_memorized=1.0, final_test_acc=0.79, final_corrected=0.0),
-        dict(weight_decay=6.0, final_memorized=0.1, final_test_acc=0.93, final_corrected=0.76)]}
+        dict(weight_decay=6.0, final_memorized=0.1, final_test_acc=0.93, final_corrected=0.76))
     assert Fa.corrupted_glue(out) == dict(mem_low="100%", test_low="79%", mem_high="10%",
                                          corr_high="76%", test_high="93%", wd_low="1", wd_high="6")
 
@@ -651,11 +671,11 @@ def _pm(excluded, train_loss, seed=0, restricted=None, other=None):
     fit-step value from there), the restricted loss on the other frequencies flat."""
     n = len(excluded)
     steps = [10 * i for i in range(n)]
-    return dict(step=steps, history_steps=steps, fit_step=20, grok_step=10 * (n - 2),
-                excluded_loss=excluded, train_loss=train_loss,
-                restricted_loss=restricted or [2.0 if t < 40 else 0.5 for t in steps],
-                other_loss=other or [3.0] * n,
-                test_loss=[4.0 if t < 90 else 1.0 for t in steps])
+    return _made(R.ProgressMeasures, step=steps, history_steps=steps, fit_step=20,
+                 grok_step=10 * (n - 2), excluded_loss=excluded, train_loss=train_loss,
+                 restricted_loss=restricted or [2.0 if t < 40 else 0.5 for t in steps],
+                 other_loss=other or [3.0] * n,
+                 test_loss=[4.0 if t < 90 else 1.0 for t in steps])
 
 
 def _named(rows, start):
@@ -760,8 +780,8 @@ def test_the_prose_glues_the_thresholds_it_names(short):
 def test_the_optimizer_table_marks_no_best_rate_in_a_tie_of_failures():
     from dynamics.grokking.figures import optimizer_table
 
-    opt = dict(adamw=dict(tried={0.005: 300, 0.01: 100}, best=0.01, grok={0: 100, 1: 110}),
-               muon=dict(tried={0.05: None, 0.1: None}, best=0.05, grok={0: None, 1: None}))
+    opt = dict(adamw=R.OptimizerRuns(tried={0.005: 300, 0.01: 100}, best=0.01, grok={0: 100, 1: 110}),
+               muon=R.OptimizerRuns(tried={0.05: None, 0.1: None}, best=0.05, grok={0: None, 1: None}))
     html = optimizer_table(opt).data
     assert html.count("none (first of a tie)") == 2 and html.count(">yes<") == 2
 
@@ -771,10 +791,11 @@ def test_a_tie_of_failures_has_no_best_rate_and_an_edge_is_said():
     budget ties), the rate otherwise, with a word when it sits at the grid's edge."""
     from dynamics.grokking.facts import best_rate
 
-    assert best_rate(dict(tried={0.05: None, 0.1: None, 0.2: None}, best=0.05)).startswith(
+    opt = lambda tried, best: R.OptimizerRuns(tried=tried, best=best, grok={})  # noqa: E731
+    assert best_rate(opt({0.05: None, 0.1: None, 0.2: None}, 0.05)).startswith(
         "none, no run grokked at η from 0.05 to 0.2")
-    assert best_rate(dict(tried={0.05: 900, 0.1: 400, 0.2: None}, best=0.1)) == "0.1"
-    assert "edge" in best_rate(dict(tried={0.05: 300, 0.1: 400}, best=0.05))
+    assert best_rate(opt({0.05: 900, 0.1: 400, 0.2: None}, 0.1)) == "0.1"
+    assert "edge" in best_rate(opt({0.05: 300, 0.1: 400}, 0.05))
 
 
 def test_the_corrupted_rows_need_a_control_that_fails():
@@ -782,10 +803,10 @@ def test_the_corrupted_rows_need_a_control_that_fails():
     not memorize them and the run itself gets the corrupted pairs' true labels wrong; where the
     larger decay memorizes them too, the row does not discriminate."""
     def out(mem_high):
-        return {"noise": 0.1, "runs": [
+        return _corrupted(
             dict(weight_decay=1.0, final_memorized=1.0, final_test_acc=0.78, final_corrected=0.0),
             dict(weight_decay=6.0, final_memorized=mem_high, final_test_acc=0.93,
-                 final_corrected=0.75)]}
+                 final_corrected=0.75))
 
     from dynamics import evidence
     class _Rows(dict):
@@ -810,10 +831,11 @@ def _corrupted_rows(corrupted):
     ``page_claims`` with one made-up seed of everything else."""
     payload, _ = E.phase_data()
     multi = dict(decay={0: _grokking(0)}, none={0: _control(0)})
-    pm = {0: dict(step=[0, 10, 20], history_steps=[0, 10, 20], fit_step=10, grok_step=20,
-                  excluded_loss=[1, 2, 2], train_loss=[1, 0.5, 0.1], restricted_loss=[2, 1, 0.5],
-                  other_loss=[3, 3, 3], test_loss=[4, 4, 1],
-                  spectra={"end": dict(concentration=0.8, layer_concentration=0.3)})}
+    end = _made(R.UnitSpectra, concentration=0.8, layer_concentration=0.3)
+    pm = {0: _made(R.ProgressMeasures, step=[0, 10, 20], history_steps=[0, 10, 20], fit_step=10,
+                   grok_step=20, excluded_loss=[1, 2, 2], train_loss=[1, 0.5, 0.1],
+                   restricted_loss=[2, 1, 0.5], other_loss=[3, 3, 3], test_loss=[4, 4, 1],
+                   spectra={"end": end})}
     rows = C.page_claims(multi, pm, {}, corrupted, payload.rows)
     return [r for r in rows if r["claim"].startswith(("A network can memorize", "Regularization",
                                                       "A larger weight decay"))]

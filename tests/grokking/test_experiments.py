@@ -12,6 +12,7 @@ import torch
 from dynamics import plots, results
 from dynamics.grokking import experiments as E
 from dynamics.grokking import facts as Fa
+from dynamics.grokking import records as R
 from dynamics.grokking import science as S
 
 from seeds import SEEDS
@@ -45,16 +46,17 @@ def test_progress_measures_of_a_short_run():
     cfg = S.GrokConfig.for_profile("smoke", p=11, width=16, steps=40, n_evals=10)
     r = E.run(cfg, seed=0, checkpoints=True)
     pm = E.progress_measures(r)
-    assert pm["step"] == r.history.steps and pm["n_frequencies"] == 5
-    assert 1 <= len(pm["keys"]) <= 5 and "end" in pm["spectra"]
-    assert all(np.isfinite(pm["restricted_loss"])) and all(np.isfinite(pm["excluded_loss"]))
+    assert isinstance(pm, R.ProgressMeasures) and isinstance(pm.spectra["end"], R.UnitSpectra)
+    assert pm.step == r.history.steps and pm.n_frequencies == 5
+    assert 1 <= len(pm.keys) <= 5 and "end" in pm.spectra
+    assert all(np.isfinite(pm.restricted_loss)) and all(np.isfinite(pm.excluded_loss))
     # the control: the restricted loss on the keys' complement, at every checkpoint
-    others = [k for k in range(1, 6) if k not in pm["keys"]]
+    others = [k for k in range(1, 6) if k not in pm.keys]
     labels = ((torch.arange(11)[:, None] + torch.arange(11)[None]) % 11).reshape(-1)
     want = S.fourier_losses(S.pair_logits(r.model, 11), labels, S.pair_index(r.data.x_train, 11),
                             others, 11)[0]
-    assert len(pm["other_loss"]) == len(pm["step"])
-    assert pm["other_loss"][-1] == pytest.approx(float(want), rel=1e-5)
+    assert len(pm.other_loss) == len(pm.step)
+    assert pm.other_loss[-1] == pytest.approx(float(want), rel=1e-5)
     with pytest.raises(ValueError):
         E.progress_measures(E.run(cfg, seed=0))  # no checkpoints
     with pytest.raises(ValueError):
@@ -69,14 +71,15 @@ def test_remedies_and_speedups():
     with pytest.raises(ValueError):  # 3 x 5 is past the config's range: refused, not clamped
         E.remedy_configs(cfg.replace(weight_decay=5.0))
     rows = E.run_remedies(cfg, [0], ["baseline", "perp_grad"])
-    assert [r["name"] for r in rows] == ["baseline", "perp_grad"]
+    assert all(isinstance(r, R.RemedyRow) for r in rows)
+    assert [r.name for r in rows] == ["baseline", "perp_grad"]
     with pytest.raises(ValueError):
         E.run_remedies(cfg, [0], ["magic"])
-    rows = [dict(name="baseline", grok_step=400), dict(name="perp_grad", grok_step=100),
-            dict(name="no_wd", grok_step=None)]
+    rows = [replace(rows[0], name=name, grok_step=g)
+            for name, g in (("baseline", 400), ("perp_grad", 100), ("no_wd", None))]
     speed = E.speedups(rows, budget=1000)
-    assert speed["perp_grad"]["speedup"] == 4.0 and speed["no_wd"]["grokked"] == 0
-    assert speed["no_wd"]["steps"] == 1000
+    assert speed["perp_grad"].speedup == 4.0 and speed["no_wd"].grokked == 0
+    assert speed["no_wd"].steps == 1000 and isinstance(speed["no_wd"], R.Speedup)
 
 
 def test_pairs_and_split_masks():
@@ -137,7 +140,8 @@ def test_dry_run_caps_grids_and_steps(monkeypatch, tmp_path):
     assert all(h.steps[-1] <= 2 for h in out.sweep.histories)
     cc = S.CorruptConfig.for_profile("cpu")
     cor = E.run_corrupted(S.GrokConfig.for_profile("smoke", p=7, width=8), cc)
-    assert [r["weight_decay"] for r in cor["runs"]] == [cc.weight_decays[0], cc.weight_decays[-1]]
+    assert isinstance(cor, R.Corrupted) and all(isinstance(r, R.CorruptedRun) for r in cor.runs)
+    assert [r.weight_decay for r in cor.runs] == [cc.weight_decays[0], cc.weight_decays[-1]]
 
 
 # ----------------------------------------------------------------------------- phase labels
@@ -499,3 +503,29 @@ def test_the_recipe_shown_is_the_one_that_runs():
     alone = G.run(small, 0, data=data)
     assert res.histories[0]["train_loss"][-1] == pytest.approx(alone.history["train_loss"][-1],
                                                               rel=1e-4)
+
+
+# ----------------------------------------------------------------------------- records
+
+
+@pytest.mark.parametrize("rec", [getattr(R, name) for name in R.__all__])
+def test_a_page_time_record_refuses_a_renamed_field(rec):
+    """What each page-time runner returns is a record (:mod:`dynamics.grokking.records`): a
+    payload with a field renamed is refused, naming the field."""
+    payload = dict.fromkeys(rec.__dataclass_fields__)
+    assert rec.of(payload) == rec(**payload)
+    for field in payload:
+        renamed = {(f"{k}_renamed" if k == field else k): v for k, v in payload.items()}
+        with pytest.raises(ValueError, match=f"no field {field}; unknown field {field}_renamed"):
+            rec.of(renamed)
+
+
+def test_a_nested_page_time_record_refuses_a_renamed_field():
+    spectra = dict(layer=[1.0], units=[[1.0]], concentration=0.5, layer_concentrations=0.1)
+    pm = dict.fromkeys(R.ProgressMeasures.__dataclass_fields__)
+    with pytest.raises(ValueError, match=r"spectra\['end'\].*no field layer_concentration"):
+        R.ProgressMeasures.of(dict(pm, spectra={"end": spectra}))
+    run = dict.fromkeys(R.CorruptedRun.__dataclass_fields__)
+    run["memorised"] = run.pop("memorized")
+    with pytest.raises(ValueError, match=r"runs\[0\].*no field memorized"):
+        R.Corrupted.of(dict(noise=0.1, weight_decays=[0.0], steps=10, runs=[run]))

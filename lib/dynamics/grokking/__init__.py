@@ -10,7 +10,8 @@ Modules:
 
 - :mod:`.science`: configs, task and models, progress measures, remedies, phases (no plotting).
 - :mod:`.experiments`: runners (``run``, ``seed_runs``, ``run_remedies``, ``corrupted_runs``,
-  ``run_phase``, ``live_phase``) and ``precompute_plan``.
+  ``run_phase``, ``live_phase``) and ``precompute_plan``; what its page-time runners and the
+  algorithm's return, field by field, is in :mod:`.records`.
 - :mod:`.figures`: figures, sliders over precomputed data, and each experiment's ``table``.
 - :mod:`.panels`: the live "Try it" panels (``panel(kind, ...)`` names them).
 - :mod:`.claims`: the claims rows with their thresholds, ``page_claims`` and

@@ -31,6 +31,7 @@ from .. import models as M
 from .. import plots
 from ..train import Hooks, Optimizers, train
 from .experiments import GrokRun, recipe
+from .records import ClockMeasures, NormDescent, OptimizerRuns
 from .science import (
     ADAM_BETAS, GROK_ACC, GrokConfig, fourier_spectrum, input_weights, key_frequencies,
     loss_and_hook, make_data, make_model, model_concentration, pair_logits,
@@ -138,7 +139,7 @@ def _neuron_tops(model: nn.Module, p: int) -> tuple[torch.Tensor, torch.Tensor, 
 
 
 def clock_measures(model: nn.Module, initial: nn.Module, p: int, op: str = "add",
-                   keys=None) -> dict:
+                   keys=None) -> ClockMeasures:
     """The clock of a trained MLP and the same numbers for its initial weights (the control),
     on the key frequencies ``keys`` (default: :func:`~.science.key_frequencies` of the trained
     model's logits, found, not chosen):
@@ -151,7 +152,8 @@ def clock_measures(model: nn.Module, initial: nn.Module, p: int, op: str = "add"
     - ``spread``: per key frequency, the radius spread (std / mean) of the residues' points in
       its plane (:func:`clock_points`, operand a), and its median.
 
-    Each also for ``initial`` (``init_*``), with the same keys."""
+    Each also for ``initial`` (``init_*``), with the same keys: a
+    :class:`~.records.ClockMeasures`."""
     if op not in ("add", "sub"):
         raise ValueError(f"the clock is read for op 'add' or 'sub', not {op!r}")
     if not isinstance(model, M.MLP):
@@ -172,8 +174,8 @@ def clock_measures(model: nn.Module, initial: nn.Module, p: int, op: str = "add"
                     tops=top[strong].tolist())
 
     end, init = read(model), read(initial)
-    return dict(keys=keys, K=K, null=len(keys) / K, **end,
-                **{f"init_{k}": v for k, v in init.items()})
+    return ClockMeasures.of(dict(keys=keys, K=K, null=len(keys) / K, **end,
+                                 **{f"init_{k}": v for k, v in init.items()}))
 
 
 def initial_model(run: GrokRun) -> nn.Module:
@@ -187,14 +189,15 @@ def initial_model(run: GrokRun) -> nn.Module:
 # ============================================================================ 3. the weight norm
 
 
-def norm_descent(run: GrokRun) -> dict:
+def norm_descent(run: GrokRun) -> NormDescent:
     """How the weight norm moves around the grok step (Omnigrok: grokking is the norm's way
     down from a large initialization to the "Goldilocks" norm where the generalizing
     solutions are). ``start``, ``peak`` (its largest value), ``grok`` (at the grok step) and
     ``end`` (the median of the last three evaluations, the norm the run settles at);
     ``peak_step``: where the norm peaks; ``done``: the share of the descent from the peak to
     the end already made at the grok step, (peak - grok) / (peak - end); ``fit_done``: the
-    same at the fit step (0 where the norm has not yet peaked: its fall has not begun)."""
+    same at the fit step (0 where the norm has not yet peaked: its fall has not begun). A
+    :class:`~.records.NormDescent`."""
     h = run.history
     steps, norm = list(h.steps), list(h["weight_norm"])
     at = dict(zip(steps, norm))
@@ -208,9 +211,9 @@ def norm_descent(run: GrokRun) -> dict:
             return float("nan")
         return 0.0 if step <= peak_step else (peak - at[step]) / (peak - end)
 
-    return dict(start=norm[0], peak=peak, end=end, grok=at.get(grok, float("nan")),
-                done=done(grok), fit_done=done(fit), grok_step=grok, fit_step=fit,
-                peak_step=peak_step)
+    return NormDescent(start=norm[0], peak=peak, end=end, grok=at.get(grok, float("nan")),
+                       done=done(grok), fit_done=done(fit), grok_step=grok, fit_step=fit,
+                       peak_step=peak_step)
 
 
 @torch.no_grad()
@@ -322,13 +325,14 @@ def run_optimizer(cfg: GrokConfig, seed: int, optimizer: str, lr: float, data=No
 
 
 def optimizer_runs(cfg: GrokConfig, seeds, reuse=(), factors=LR_FACTORS,
-                   muon_lr: float = MUON_LRS) -> dict:
+                   muon_lr: float = MUON_LRS) -> dict[str, OptimizerRuns]:
     """AdamW against Muon with the same learning-rate budget: each tries ``factors`` x its own
     learning rate (AdamW: ``cfg.lr``, the chapter's tuned recipe; Muon: ``muon_lr``) on the
     first seed; its best (earliest grok step; a run that does not grok counts as the budget)
     is then run on the other seeds. ``reuse``: runs of ``cfg`` already made (AdamW at
     ``cfg.lr``), read instead of trained. Returns per optimizer the learning rates tried with
-    their grok steps on the first seed, the best learning rate and ``{seed: grok step}``."""
+    their grok steps on the first seed, the best learning rate and ``{seed: grok step}`` (a
+    :class:`~.records.OptimizerRuns`)."""
     seeds = [int(s) for s in seeds]
     own = dict(adamw=cfg.lr, muon=muon_lr)
     out = {}
@@ -345,7 +349,7 @@ def optimizer_runs(cfg: GrokConfig, seeds, reuse=(), factors=LR_FACTORS,
         lrs = [base * f for f in factors]
         tried = {lr: get(seeds[0], lr) for lr in lrs}
         best = min(lrs, key=lambda lr: (tried[lr] is None, tried[lr] or 0))
-        out[opt] = dict(tried=tried, best=best, grok={s: get(s, best) for s in seeds})
+        out[opt] = OptimizerRuns(tried=tried, best=best, grok={s: get(s, best) for s in seeds})
     return out
 
 
@@ -387,15 +391,15 @@ def neuron_figure(run, title: str = ""):
     frequency as their top one, at the end (bars) and at initialization (line); the key
     frequencies are the bars in colour. ``run``: a :class:`~.experiments.GrokRun` (its
     :func:`~.algorithm.clock_measures` are read here) or those measures."""
-    measures = run if isinstance(run, dict) else clock_measures(
+    measures = run if isinstance(run, ClockMeasures) else clock_measures(
         run.model, initial_model(run), run.config.p, run.config.op)
-    K, keys = measures["K"], set(measures["keys"])
+    K, keys = measures.K, set(measures.keys)
     ks = list(range(1, K + 1))
     count = lambda tops: [sum(t == k for t in tops) for k in ks]  # noqa: E731
     fig = plots.figure(title, "frequency k", "neurons whose top frequency is k")
-    fig.add_bar(x=ks, y=count(measures["tops"]), name="trained (key frequency in colour)",
+    fig.add_bar(x=ks, y=count(measures.tops), name="trained (key frequency in colour)",
                 marker_color=[plots.PALETTE[0] if k in keys else "#9e9e9e" for k in ks])
-    fig.add_scatter(x=ks, y=count(measures["init_tops"]), name="initial", mode="lines+markers",
+    fig.add_scatter(x=ks, y=count(measures.init_tops), name="initial", mode="lines+markers",
                     line=dict(color=plots.PALETTE[1], dash="dot"))
     fig.update_layout(hovermode="x unified")
     return fig
@@ -425,18 +429,18 @@ def norm_figure(runs: dict, title: str = ""):
 
 
 
-def optimizer_table(opt: dict):
+def optimizer_table(opt: dict[str, OptimizerRuns]):
     """The Muon-against-AdamW runs: each learning rate tried on the first seed, then each
     optimizer's best on every seed, with its grok step."""
     rows = []
     for name, o in opt.items():
-        first = min(o["grok"])
-        for lr, g in o["tried"].items():
+        first = min(o.grok)
+        for lr, g in o.tried.items():
             rows.append({"optimizer": name, "learning rate": lr, "seed": first, "grok step": g,
-                         "best": "yes" if lr == o["best"] else ""})
-        for s, g in o["grok"].items():
+                         "best": "yes" if lr == o.best else ""})
+        for s, g in o.grok.items():
             if s != first:
-                rows.append({"optimizer": name, "learning rate": o["best"], "seed": s,
+                rows.append({"optimizer": name, "learning rate": o.best, "seed": s,
                              "grok step": g, "best": "yes"})
     return plots.table(rows, missing="not within the budget")
 

@@ -76,12 +76,12 @@ def _peak_over_leave(pair) -> float:
     return peak / leave if leave else math.nan
 
 
-def _excluded_rise(pm: dict, key: str) -> float:
-    """:func:`_rise` of ``key`` (the excluded loss, or the training loss as its control) from
-    the fit step on."""
-    steps = pm["step"] if key == "excluded_loss" else pm["history_steps"]
-    fit = pm["fit_step"]
-    return _rise([v for t, v in zip(steps, pm[key]) if fit is not None and t >= fit])
+def _excluded_rise(pm, train: bool = False) -> float:
+    """:func:`_rise` of the excluded loss (``train``: the training loss, its control) from the
+    fit step on."""
+    steps, values = (pm.history_steps, pm.train_loss) if train else (pm.step, pm.excluded_loss)
+    fit = pm.fit_step
+    return _rise([v for t, v in zip(steps, values) if fit is not None and t >= fit])
 
 
 def _plateau(run) -> float:
@@ -246,7 +246,7 @@ def page_claims(multi: dict, pm: dict, speed, corrupted: dict, grid_rows: list[P
 
 UNIT_READS_FEW = evidence.Claim(
     "Each unit reads few frequencies, the layer as a whole several", "Nanda et al. 2023",
-    measure=lambda m: m["spectra"]["end"]["concentration"] - m["spectra"]["end"]["layer_concentration"],
+    measure=lambda m: m.spectra["end"].concentration - m.spectra["end"].layer_concentration,
     control_measure=_init_gap, fmt=_signed, window="the end of the run",
     test=evidence.Test(">", UNIT_OVER_LAYER, "UNIT_OVER_LAYER: the input weights' top-10% "
                                              "Fourier share, per unit minus the whole layer's"),
@@ -257,13 +257,13 @@ REMEDY_ROWS = {
     "grokfast": evidence.Claim(
         "Grokfast-EMA (α 0.98, λ 2) makes grokking faster (its paper: more than 50x, where the "
         "plateau lasts thousands of steps)", "Lee et al. 2024", fmt=_ratio, **_one,
-        measure=lambda v: v["speedup"] if v["grokked"] else math.nan, control_measure=float,
+        measure=lambda v: v.speedup if v.grokked else math.nan, control_measure=float,
         control=f"{_SEED_CHANGE} (section 1's baselines)",
         test=evidence.Test(">", 1.0, "the baseline's grok step over the remedy's", scale="log")),
     "stablemax": evidence.Claim(
         "StableMax groks without weight decay", "Prieto et al. 2025", **_one,
         control="the run without weight decay or any remedy on the same seed",
-        measure=lambda v: v["grokked"] / v["runs"], fmt=pct0,
+        measure=lambda v: v.grokked / v.runs, fmt=pct0,
         test=evidence.Test(">", MAJORITY, "MAJORITY: the share of its runs that grok"))}
 LIVE_MEMORIZES = evidence.Claim(
     "Live grid: without weight decay every network memorizes", "Liu et al. 2023",
@@ -281,32 +281,31 @@ LIVE_GENERALIZES = evidence.Claim(
 DECAY_PARTS = {label: evidence.Claim(
     label, "Doshi et al. 2024", measure=_vs(f), test=evidence.Test(">", t, name), fmt=_signed_pct,
     control="the smaller decay's run of another seed", window=_END) for label, f, t, name in (
-        ("memorized fewer", lambda a, b: b["final_memorized"] - a["final_memorized"],
+        ("memorized fewer", lambda a, b: b.final_memorized - a.final_memorized,
          NOISE_MARGIN, "NOISE_MARGIN: the share of the wrong labels memorized, fewer by"),
-        ("corrected more", lambda a, b: a["final_corrected"] - b["final_corrected"],
+        ("corrected more", lambda a, b: a.final_corrected - b.final_corrected,
          CORRECTS, "CORRECTS: the corrupted pairs predicted with their true label, more by"),
-        ("test accuracy higher by", lambda a, b: a["final_test_acc"] - b["final_test_acc"],
+        ("test accuracy higher by", lambda a, b: a.final_test_acc - b.final_test_acc,
          BETTER, "BETTER: the test accuracy, higher by"))}
 DECAY_PARTS.update({k: replace(DECAY_PARTS[k], constant_control=(
     "where both runs at the smaller decay memorize every wrong label and correct none, the "
     "seeds' difference is 0: measured, at its floor")) for k in ("memorized fewer", "corrected more")})
-_end = dict(fmt=pct0, window=_END, paper="Doshi et al. 2024")
-_run = lambda i, key: lambda o: o["runs"][i][key]  # noqa: E731 (the i-th decay's run: 0 the smallest)
+_end = dict(fmt=pct0, window=_END, paper="Doshi et al. 2024")  # runs[0]: the smallest decay's
 KEPT = evidence.Claim(
-    "memorizes the corrupted labels", measure=_run(0, "final_memorized"), **_end,
-    control_measure=_run(-1, "final_memorized"), control="the run at the largest weight decay",
+    "memorizes the corrupted labels", measure=lambda o: o.runs[0].final_memorized, **_end,
+    control_measure=lambda o: o.runs[-1].final_memorized, control="the run at the largest weight decay",
     test=evidence.Test(">=", MEMORIZED, "MEMORIZED: the share of the wrong labels predicted"))
 STILL = evidence.Claim(
-    "still generalizes", measure=_run(0, "final_test_acc"), control_measure=_run(0, "final_corrected"),
+    "still generalizes", measure=lambda o: o.runs[0].final_test_acc,
+    control_measure=lambda o: o.runs[0].final_corrected,
     test=evidence.Test(">", MAJORITY, "MAJORITY: the accuracy on the pairs it did not see"), **_end,
     control="none that can fail: the same run on the corrupted training pairs against their "
             "true labels is near 0 by construction once it memorizes them, and no run here "
             "trains on the same corrupted data without weight decay; shown, not asserted")
 IGNORES = evidence.Claim(
     "Regularization makes the network ignore the corruption (predict the true labels of the "
-    "corrupted pairs)", measure=_run(-1, "final_corrected"),
-    control_measure=_run(0, "final_corrected"),
-    asserted=False, **_end,
+    "corrupted pairs)", measure=lambda o: o.runs[-1].final_corrected,
+    control_measure=lambda o: o.runs[0].final_corrected, asserted=False, **_end,
     test=evidence.Test(">", MAJORITY, "MAJORITY: the share of the corrupted training pairs "
                                       "predicted with their true label"),
     control="the run at the smallest weight decay (the largest's is judged)")
@@ -314,22 +313,22 @@ IGNORES = evidence.Claim(
 
 def halfway_step(run) -> int | None:
     """The step halfway from the weight norm's peak to the grok step (None: no grok step)."""
-    return None if run.grok_step is None else (norm_descent(run)["peak_step"] + run.grok_step) // 2
+    return None if run.grok_step is None else (norm_descent(run).peak_step + run.grok_step) // 2
 
 
 def corrupted_rows(corrupted: dict) -> list[dict]:
     """Section 4's rows on corrupted labels (``{seed: run_corrupted(...)}``): the smallest decay
     against the largest, the largest against a change of seed alone."""
     first, j, doshi = corrupted[min(corrupted)], evidence.judge, "Doshi et al. 2024"
-    lo, hi = (f"weight decay {first['runs'][i]['weight_decay']:g}" for i in (0, -1))
-    ends = {s: ([o["runs"][-1]], o["runs"][0]) for s, o in corrupted.items()}
-    swap = {s: ([corrupted[o]["runs"][0] for o in corrupted if o != s], o["runs"][0])
+    lo, hi = (f"weight decay {first.runs[i].weight_decay:g}" for i in (0, -1))
+    ends = {s: ([o.runs[-1]], o.runs[0]) for s, o in corrupted.items()}
+    swap = {s: ([corrupted[o].runs[0] for o in corrupted if o != s], o.runs[0])
             for s, o in corrupted.items()}
     parts = {label: j(c, ends, swap) for label, c in DECAY_PARTS.items()}
     better = parts.pop("test accuracy higher by")
     return [evidence.joint(
                 "A network can memorize corrupted labels and still generalize", doshi,
-                {f"{first['noise']:.0%} corrupted, {lo}: memorized": j(KEPT, corrupted, corrupted),
+                {f"{first.noise:.0%} corrupted, {lo}: memorized": j(KEPT, corrupted, corrupted),
                  "test accuracy": j(STILL, corrupted, corrupted)},
                 control=f"for 'memorizes', the run at {hi}; for 'generalizes', {STILL.control}",
                 window=_END, asserted=False),
@@ -347,8 +346,8 @@ def corrupted_rows(corrupted: dict) -> list[dict]:
 # ============================================================================ section 3
 RESTRICTED_LEADS = evidence.Claim(
     "Restricted loss falls before the test loss does", "Nanda et al. 2023",
-    measure=lambda pm: restricted_at_test_half(pm, "restricted_loss", HALF_LOSS),
-    control_measure=lambda pm: restricted_at_test_half(pm, "other_loss", HALF_LOSS),
+    measure=lambda pm: restricted_at_test_half(pm, level=HALF_LOSS),
+    control_measure=lambda pm: restricted_at_test_half(pm, other=True, level=HALF_LOSS),
     test=evidence.Test("<", HALF_LOSS, "HALF_LOSS: the restricted loss over its fit-step value, "
                                        "read where the test loss first falls below HALF_LOSS "
                                        "of its own", scale="log"),
@@ -360,8 +359,7 @@ RESTRICTED_LEADS = evidence.Claim(
     asserted=False)
 EXCLUDED_RISES = evidence.Claim(
     "Excluded loss rises after the fit step", "Nanda et al. 2023",
-    measure=lambda pm: _excluded_rise(pm, "excluded_loss"),
-    control_measure=lambda pm: _excluded_rise(pm, "train_loss"),
+    measure=_excluded_rise, control_measure=lambda pm: _excluded_rise(pm, train=True),
     test=evidence.Test(">=", EXCLUDED_RISE, "EXCLUDED_RISE: its highest after the fit step over "
                                             "its value there", scale="log"),
     control="the training loss of all the logits, over the same window: it cannot fail (a "
@@ -380,7 +378,7 @@ def restricted_excluded_rows(pm: dict) -> list[dict]:
 _END_OF_RUN = dict(paper="Nanda et al. 2023", window="the end of the run")
 KEYS_OVER_NULL = evidence.Claim(
     "The key frequencies carry most of the first layer's Fourier energy", "Nanda et al. 2023",
-    measure=_off_keys("key_share"), control_measure=_off_keys("init_key_share"),
+    measure=_off_keys(), control_measure=_off_keys(initial=True),
     test=evidence.Test("<=", 1 / NULL_OVER, "1/NULL_OVER: the share off the keys over the "
                                             "uniform null's"),
     control="the initial weights on the same keys, measured the same way",
@@ -388,19 +386,19 @@ KEYS_OVER_NULL = evidence.Claim(
            "the energy (the keys a quarter of the frequencies or more) this is more than half",
     fmt=_ratio2)
 ONE_FREQUENCY = evidence.Claim(
-    "each neuron reads one frequency", measure=lambda m: m["single"], **_END_OF_RUN,
-    control_measure=lambda m: m["init_single"], control="the initial network", fmt=pct0,
+    "each neuron reads one frequency", measure=lambda m: m.single, **_END_OF_RUN,
+    control_measure=lambda m: m.init_single, control="the initial network", fmt=pct0,
     test=evidence.Test(">=", SINGLE, "SINGLE: the median neuron's share of its energy at its "
                                      "top frequency"))
 ON_KEYS = evidence.Claim(
-    "the neurons cluster on the keys", measure=lambda m: m["on_keys"] / m["null"], **_END_OF_RUN,
-    control_measure=lambda m: m["init_on_keys"] / m["null"], control="the initial network",
+    "the neurons cluster on the keys", measure=lambda m: m.on_keys / m.null, **_END_OF_RUN,
+    control_measure=lambda m: m.init_on_keys / m.null, control="the initial network",
     test=evidence.Test(">=", CLUSTER, "CLUSTER: the share of the stronger half of the "
                                       "neurons whose top frequency is a key, over the keys' "
                                       "share of the frequencies", scale="log"), fmt=_ratio2)
 CLOCK = evidence.Claim(
     "Projected on the cosine and sine of a key frequency, the residues lie on a circle (a clock)",
-    measure=lambda m: m["spread"], control_measure=lambda m: m["init_spread"], **_END_OF_RUN,
+    measure=lambda m: m.spread, control_measure=lambda m: m.init_spread, **_END_OF_RUN,
     test=evidence.Test("<=", ROUND, "ROUND: the radius's spread (std / mean), median over the keys"),
     control="the initial weights in the same construction", fmt=_ratio2)
 DESCENT = evidence.Claim(
@@ -424,7 +422,7 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
     ``{seed: {scale: GrokRun}}`` (scale 1 the page's run), ``opt``
     :func:`~.algorithm.optimizer_runs`."""
     j, seeds, ids = evidence.judge, sorted(clock), {s: s for s in scaled}
-    keys = "; ".join(f"seed {s}: {len(clock[s]['keys'])} of {clock[s]['K']}" for s in seeds)
+    keys = "; ".join(f"seed {s}: {len(clock[s].keys)} of {clock[s].K}" for s in seeds)
     big = max(next(iter(scaled.values())))
     peak = evidence.Claim(
         f"The norm the network memorizes at is set by training, not by the initial scale: from a "
@@ -451,7 +449,7 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
     rows = [_labelled(KEYS_OVER_NULL, "share off the keys (read off the logits) over the uniform "
                       "null's, 1 − (number of keys) / ((p − 1)/2):", clock, clock,
                       note=f"keys: {keys} frequencies; share on them: " + plots.spread(
-                          {s: clock[s]["key_share"] for s in seeds}, pct0)),
+                          {s: clock[s].key_share for s in seeds}, pct0)),
             evidence.joint(
                 "Each neuron reads essentially one frequency, and the neurons cluster on the key "
                 "frequencies", "Nanda et al. 2023",
@@ -460,13 +458,13 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                 control="the initial network", window="the end of the run"),
             j(CLOCK, clock, clock).row(),
             _labelled(DESCENT, "", norms, halfway, note="steps: " + "; ".join(
-                f"fit {n['fit_step']}, peak {n['peak_step']}, grok {n['grok_step']}"
+                f"fit {n.fit_step}, peak {n.peak_step}, grok {n.grok_step}"
                 for n in (norms[s] for s in sorted(norms)))),
             j(peak, scaled, scaled).row(), j(later, ids, ids).row()]
     if opt:
-        a, m = opt["adamw"]["grok"], opt["muon"]["grok"]
+        a, m = opt["adamw"].grok, opt["muon"].grok
         tried = lambda o: ", ".join(f"{lr:g} → {'—' if g is None else g}"  # noqa: E731
-                                    for lr, g in opt[o]["tried"].items())
+                                    for lr, g in opt[o].tried.items())
         sooner = evidence.Claim(
             "Muon groks sooner than AdamW", "Tveit et al. 2025 (their grokking epoch: the first "
             "epoch with validation accuracy at 95% once training accuracy has settled near 100%, "
@@ -476,7 +474,7 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
             test=evidence.Test(">", SOONER, "SOONER: AdamW's grok step over Muon's, each at its "
                                             "best learning rate", scale="log"),
             control="AdamW on another seed in Muon's place (a change of seed alone, the largest), "
-                    f"measured the same way; each optimizer tried at {len(opt['adamw']['tried'])} "
+                    f"measured the same way; each optimizer tried at {len(opt['adamw'].tried)} "
                     "learning rates spaced the same way around its own",
             window=f"the budget of section 1's run; grok step: test accuracy above {GROK_ACC:.0%}")
         rows.append(_labelled(sooner, "", {s: s for s in a}, {s: s for s in a},

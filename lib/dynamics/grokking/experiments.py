@@ -27,6 +27,7 @@ from .. import progress as P
 from ..runtime import get_profile, get_seed
 from ..sweep import SweepResult, grid, train_many
 from ..train import History, Hooks, Recipe, log_steps, train
+from .records import Corrupted, CorruptedRun, ProgressMeasures, RemedyRow, Speedup, UnitSpectra
 from .science import (
     ADAM_BETAS, FIT_ACC, FOURIER_OPS, GROK_ACC, CorruptConfig, GrokConfig, PhaseConfig,
     end_accuracy, fit_and_grok, fourier_losses, fourier_spectrum, input_weights, key_frequencies,
@@ -255,7 +256,7 @@ def run(cfg: GrokConfig, seed: int | None = None, *, data: D.Dataset | None = No
 # ============================================================================ progress measures
 
 
-def unit_spectra(units: torch.Tensor, n_units: int = 48) -> dict:
+def unit_spectra(units: torch.Tensor, n_units: int = 48) -> UnitSpectra:
     """Spectra for the figures: the layer's (share of energy per frequency), up to ``n_units``
     of the strongest units' normalized spectra (sorted by their dominant frequency), and the
     per-unit and whole-layer concentrations."""
@@ -264,19 +265,19 @@ def unit_spectra(units: torch.Tensor, n_units: int = 48) -> dict:
     shown = units[:, strongest]
     shown = shown / shown.sum(0, keepdim=True).clamp_min(1e-30)
     order = torch.argsort(shown.argmax(0), stable=True)
-    return dict(layer=(layer / layer.sum()).tolist(), units=shown[:, order].T.tolist(),
-                concentration=float(spectral_concentration(units)),
-                layer_concentration=float(spectral_concentration(layer)))
+    return UnitSpectra(layer=(layer / layer.sum()).tolist(), units=shown[:, order].T.tolist(),
+                       concentration=float(spectral_concentration(units)),
+                       layer_concentration=float(spectral_concentration(layer)))
 
 
-def progress_measures(result: GrokRun, keys=None) -> dict:
+def progress_measures(result: GrokRun, keys=None) -> ProgressMeasures:
     """Restricted and excluded loss (:func:`~.science.fourier_losses`, on the training pairs,
     against the true labels), weight norm and Fourier concentration at every kept checkpoint,
     with the key frequencies (:func:`~.science.key_frequencies`) read off the final model;
     ``other_loss``: the restricted loss on the other frequencies (the keys' complement, the
     control of the restricted loss);
     plus the input-weight spectrum at the fit step and at the end. Needs a run made with
-    ``checkpoints=True`` on ``add`` or ``sub``."""
+    ``checkpoints=True`` on ``add`` or ``sub``. Returns a :class:`~.records.ProgressMeasures`."""
     cfg = result.config
     if not result.checkpoints:
         raise ValueError("progress_measures needs a run made with checkpoints=True")
@@ -311,35 +312,36 @@ def progress_measures(result: GrokRun, keys=None) -> dict:
             spectra["fit"] = unit_spectra(units)
     spectra["end"] = unit_spectra(fourier_spectrum(input_weights(result.model, p), per_unit=True))
     h = result.history
-    out.update(keys=list(keys), n_frequencies=(p - 1) // 2, spectra=spectra, fit_step=fit,
-               grok_step=result.grok_step, train_loss=list(h["train_loss"]),
-               test_loss=list(h["test_loss"]), history_steps=list(h.steps))
-    return out
+    return ProgressMeasures.of(dict(
+        out, keys=list(keys), n_frequencies=(p - 1) // 2, spectra=spectra, fit_step=fit,
+        grok_step=result.grok_step, train_loss=list(h["train_loss"]),
+        test_loss=list(h["test_loss"]), history_steps=list(h.steps)))
 
 
-def restricted_leads(pm: dict, level: float = 0.5) -> bool:
+def restricted_leads(pm: ProgressMeasures, level: float = 0.5) -> bool:
     """Whether the restricted loss falls below ``level`` x its value at the fit step before the
     test loss falls below ``level`` x its own: the hidden progress, in one test."""
-    fit = pm.get("fit_step")
-    if fit is None or fit not in pm["step"]:
+    fit = pm.fit_step
+    if fit is None or fit not in pm.step:
         return False
-    r = dict(zip(pm["step"], pm["restricted_loss"]))
-    t = dict(zip(pm["history_steps"], pm["test_loss"]))
+    r = dict(zip(pm.step, pm.restricted_loss))
+    t = dict(zip(pm.history_steps, pm.test_loss))
     first = lambda d: next((s for s in sorted(d) if s > fit and d[s] < level * d[fit]), None)  # noqa: E731
     rs, ts = first(r), first(t)
     return rs is not None and (ts is None or rs < ts)
 
 
-def restricted_at_test_half(pm: dict, key: str = "restricted_loss", level: float = 0.5) -> float:
-    """The restricted loss (or ``key``, e.g. ``"other_loss"``) over its value at the fit step,
+def restricted_at_test_half(pm: ProgressMeasures, other: bool = False,
+                            level: float = 0.5) -> float:
+    """The restricted loss (``other``: its control, on the other frequencies) over its value at the fit step,
     read at the first evaluation after the fit step where the test loss is below ``level`` x
     its own value there: below ``level`` when the restricted loss got there first, with a
     margin (how far below). NaN without a fit step, or where the test loss never gets there."""
-    fit = pm.get("fit_step")
-    if fit is None or fit not in pm["step"]:
+    fit = pm.fit_step
+    if fit is None or fit not in pm.step:
         return float("nan")
-    r = dict(zip(pm["step"], pm[key]))
-    t = dict(zip(pm["history_steps"], pm["test_loss"]))
+    r = dict(zip(pm.step, pm.other_loss if other else pm.restricted_loss))
+    t = dict(zip(pm.history_steps, pm.test_loss))
     if fit not in t:
         return float("nan")
     half = next((s for s in sorted(t) if s > fit and t[s] < level * t[fit]), None)
@@ -401,11 +403,12 @@ def remedy_configs(cfg: GrokConfig) -> dict[str, GrokConfig]:
 
 
 def run_remedies(cfg: GrokConfig, seeds=(0,), names=DEFAULT_REMEDIES, reuse=(),
-                 bars=None) -> list[dict]:
+                 bars=None) -> list[RemedyRow]:
     """Steps to grok (test accuracy > GROK_ACC) for each of :func:`remedy_configs` on each
     seed; runs stop once they grok. ``reuse`` takes runs already made (same config and seed,
     e.g. the baseline and the control of the first experiment) instead of training them again.
-    Rows: name, seed, fit_step, grok_step, phase, final accuracies, status, wall_time.
+    Rows (:class:`~.records.RemedyRow`): name, seed, weight decay, fit_step, grok_step, phase,
+    final accuracies, status, wall_time.
     (Each variant is its own code path, so a dry run keeps them all; only the seeds are cut.)"""
     variants = remedy_configs(cfg)
     names = list(names)
@@ -419,56 +422,57 @@ def run_remedies(cfg: GrokConfig, seeds=(0,), names=DEFAULT_REMEDIES, reuse=(),
             done = [r for r in reuse if r.seed == seed and r.config == variants[name]]
             r = done[0] if done else run(variants[name], seed, data=data, stop_at_grok=True,
                                          bars=bars)
-            rows.append(dict(name=name, seed=seed, weight_decay=variants[name].weight_decay,
-                             **r.summary()))
+            rows.append(RemedyRow.of(dict(name=name, seed=seed,
+                                          weight_decay=variants[name].weight_decay,
+                                          **r.summary())))
     return rows
 
 
-def speedups(rows: list[dict], budget: int) -> dict[str, dict]:
+def speedups(rows: list[RemedyRow], budget: int) -> dict[str, Speedup]:
     """Per remedy: median steps to grok over seeds (runs that never grok count as the
     ``budget``), how many runs grokked, and the speed-up over the baseline (baseline steps /
-    remedy steps)."""
+    remedy steps), each a :class:`~.records.Speedup`."""
     by: dict[str, list] = {}
     for r in rows:
-        by.setdefault(r["name"], []).append(r["grok_step"])
-    out = {}
-    for name, steps in by.items():
-        filled = [budget if s is None else s for s in steps]
-        out[name] = dict(steps=float(np.median(filled)), grokked=sum(s is not None for s in steps),
-                         runs=len(steps))
-    base = out.get("baseline", {}).get("steps")
-    for v in out.values():
-        v["speedup"] = (base / v["steps"]) if base else float("nan")
-    return out
+        by.setdefault(r.name, []).append(r.grok_step)
+    med = {name: float(np.median([budget if s is None else s for s in steps]))
+           for name, steps in by.items()}
+    base = med.get("baseline")
+    return {name: Speedup(steps=med[name], grokked=sum(s is not None for s in steps),
+                          runs=len(steps), speedup=(base / med[name]) if base else float("nan"))
+            for name, steps in by.items()}
 
 
 # ============================================================================ corrupted labels
 
 
 def run_corrupted(cfg: GrokConfig, cc: CorruptConfig | None = None, seed: int | None = None,
-                  bars=None) -> dict:
+                  bars=None) -> Corrupted:
     """Doshi et al.'s setting: ``cc.noise`` of the training labels corrupted (the same ones in
     every run), one run of ``cc.steps`` per weight decay in ``cc.weight_decays``. Returns per
     weight decay the curves of test accuracy and, on the corrupted training examples, of the
     accuracy w.r.t. their wrong label (``memorized``) and their true label (``corrected``),
-    and the final values."""
+    and the final values: a :class:`~.records.Corrupted` of one
+    :class:`~.records.CorruptedRun` per weight decay."""
     seed = get_seed(seed)
     cc = cc or CorruptConfig()
     noisy = cfg.replace(label_noise=cc.noise, steps=cc.steps)
     data = make_data(noisy, seed)
     wds = runtime.grid(cc.weight_decays)
-    out = dict(noise=cc.noise, weight_decays=list(wds), steps=cc.steps, runs=[])
+    runs = []
     for wd in wds:
         h = run(noisy.replace(weight_decay=float(wd)), seed, data=data, bars=bars).history
-        out["runs"].append(dict(weight_decay=wd, steps=list(h.steps), test_acc=list(h["test_acc"]),
-                                train_acc=list(h["train_acc"]), memorized=list(h["memorized"]),
-                                corrected=list(h["corrected"]), final_test_acc=h.last("test_acc"),
-                                final_memorized=h.last("memorized"),
-                                final_corrected=h.last("corrected"), status=h.status))
-    return out
+        runs.append(CorruptedRun(
+            weight_decay=wd, steps=list(h.steps), test_acc=list(h["test_acc"]),
+            train_acc=list(h["train_acc"]), memorized=list(h["memorized"]),
+            corrected=list(h["corrected"]), final_test_acc=h.last("test_acc"),
+            final_memorized=h.last("memorized"), final_corrected=h.last("corrected"),
+            status=h.status))
+    return Corrupted(noise=cc.noise, weight_decays=list(wds), steps=cc.steps, runs=runs)
 
 
-def corrupted_runs(cfg: GrokConfig, seeds, profile: str | None = None, bars=None) -> dict:
+def corrupted_runs(cfg: GrokConfig, seeds, profile: str | None = None,
+                   bars=None) -> dict[int, Corrupted]:
     """:func:`run_corrupted` on each of ``seeds`` at ``profile``'s :class:`CorruptConfig`: the
     first seed with every weight decay (the figure and the table), the others with the two
     ends only (what the claims rows compare). Returns ``{seed: run_corrupted(...)}``."""

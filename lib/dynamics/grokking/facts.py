@@ -12,6 +12,7 @@ import numpy as np
 from ..book import glue_texts as _texts  # each value as the page glues it
 from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
 from .experiments import MedianCell, PhaseRow, PhaseSweep, restricted_at_test_half, speedups
+from .records import Corrupted, NormDescent, OptimizerRuns, ProgressMeasures, RemedyRow, Speedup
 from .science import (
     CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
     RISE_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy, fourier_spectrum,
@@ -368,20 +369,20 @@ def _span_text(cells: list[tuple[str, float]]) -> str:
                      for split, accs in sorted(by.items(), key=lambda kv: kv[0] != "test"))
 
 
-def corrupted_glue(out: dict) -> dict:
+def corrupted_glue(out: Corrupted) -> dict:
     """Section 4's glued corrupted-label numbers: the memorized, corrected and test shares at
     the end of the smallest (``low``) and largest (``high``) weight decay's run."""
-    low, high = out["runs"][0], out["runs"][-1]
-    return dict(mem_low=pct0(low["final_memorized"]), test_low=pct0(low["final_test_acc"]),
-                mem_high=pct0(high["final_memorized"]), corr_high=pct0(high["final_corrected"]),
-                test_high=pct0(high["final_test_acc"]), wd_low=f"{low['weight_decay']:g}",
-                wd_high=f"{high['weight_decay']:g}")
+    low, high = out.runs[0], out.runs[-1]
+    return dict(mem_low=pct0(low.final_memorized), test_low=pct0(low.final_test_acc),
+                mem_high=pct0(high.final_memorized), corr_high=pct0(high.final_corrected),
+                test_high=pct0(high.final_test_acc), wd_low=f"{low.weight_decay:g}",
+                wd_high=f"{high.weight_decay:g}")
 
 
-def remedy_facts(speed: dict) -> dict:
+def remedy_facts(speed: dict[str, Speedup]) -> dict:
     """Section 4's numbers from :func:`~.experiments.speedups`: each remedy's speed-up over the
     baseline (0 when it did not grok), and words for the verdicts the prose glues."""
-    s = {k: (v["speedup"] if v["grokked"] else 0.0) for k, v in speed.items()}
+    s = {k: (v.speedup if v.grokked else 0.0) for k, v in speed.items()}
     g, strong, sm = (s.get(k, 0.0) for k in ("grokfast", "strong_wd", "stablemax"))
     return dict(  # 3: the 3x decay's clock factor (experiments.remedy_configs)
         speed=s, strong=strong, strong_vs_clock="less than" if strong < 3 else "at least",
@@ -513,18 +514,18 @@ def _column_keeps(run) -> float:
 # ---- the algorithm's
 
 
-def _off_keys(key: str):
-    """The share of the energy off the key frequencies over the uniform null's (``key``: the
-    trained network's share, or the initial one's, on the same keys)."""
-    return lambda m: (1 - m[key]) / (1 - m["null"])
+def _off_keys(initial: bool = False):
+    """The share of the energy off the key frequencies over the uniform null's (the trained
+    network's share, or with ``initial`` the initial one's, on the same keys)."""
+    return lambda m: (1 - (m.init_key_share if initial else m.key_share)) / (1 - m.null)
 
 
-def _descent(n: dict) -> float:
+def _descent(n: NormDescent) -> float:
     """The share of the weight norm's descent made at the grok step, where the norm peaks after
     the fit step and before the grok step (NaN where it does not)."""
-    ok = (n["grok_step"] is not None and n["fit_step"] is not None
-          and n["fit_step"] <= n["peak_step"] < n["grok_step"])
-    return float(n["done"]) if ok else float("nan")
+    ok = (n.grok_step is not None and n.fit_step is not None
+          and n.fit_step <= n.peak_step < n.grok_step)
+    return float(n.done) if ok else float("nan")
 
 
 def descent_share(run, step) -> float:
@@ -587,7 +588,7 @@ def section2_facts(rows: list[PhaseRow], live_rows: list[PhaseRow], lr: float, p
                 live_crit="no fraction" if crit is None else f"{crit:.0%}")
 
 
-def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
+def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
     """Section 3's glued numbers: the Fourier concentration from ``pm`` (the page's
     :func:`~.experiments.progress_measures`; initial, at the fit and grok steps, at the end per
     unit and for the whole layer), the clock in the first layer and the weight norm's descent
@@ -596,41 +597,40 @@ def section3_facts(pm: dict, scaled: dict) -> dict[str, str]:
     first, big = scaled[1.0], max(scaled)
     p, n0 = first.config.p, norm_descent(first)
     c0 = clock_measures(first.model, initial_model(first), p, first.config.op)
-    end, c, steps = pm["spectra"]["end"], pm["fourier_top10"], pm["step"]
+    end, c, steps = pm.spectra["end"], pm.fourier_top10, pm.step
     at = lambda t: c[steps.index(t)] if t in steps else c[-1]  # noqa: E731 (the last: never reached)
-    return dict(_texts(2, conc_init=c[0], conc_fit=at(pm["fit_step"]), conc_grok=at(pm.get("grok_step")),
-                       conc_end=c[-1], unit_conc=end["concentration"],
-                       layer_conc=end["layer_concentration"]), **_texts(
+    return dict(_texts(2, conc_init=c[0], conc_fit=at(pm.fit_step), conc_grok=at(pm.grok_step),
+                       conc_end=c[-1], unit_conc=end.concentration,
+                       layer_conc=end.layer_concentration), **_texts(
         3, key_share_min=pct0(KEY_SHARE),
-        restricted_at_half=pct0(restricted_at_test_half(pm, "restricted_loss", HALF_LOSS)),
-        other_at_half=pct0(restricted_at_test_half(pm, "other_loss", HALF_LOSS)),
-        n_keys=len(c0["keys"]), n_freq=c0["K"], key_share=pct0(c0["key_share"]),
-        key_null=pct0(c0["null"]), key_init=pct0(c0["init_key_share"]),
-        single=pct0(c0["single"]), single_init=pct0(c0["init_single"]),
-        on_keys=pct0(c0["on_keys"]), spread=f"{c0['spread']:.2f}",
-        spread_init=f"{c0['init_spread']:.2f}", single_min=pct0(SINGLE), prim_root=primitive_root(p),
-        norm_start=n0["start"], norm_peak=n0["peak"], norm_grok=n0["grok"], norm_end=n0["end"],
-        norm_done=pct0(n0["done"]), norm_peak_at=n0["peak_step"], **_norm_low(first, n0),
+        restricted_at_half=pct0(restricted_at_test_half(pm, level=HALF_LOSS)),
+        other_at_half=pct0(restricted_at_test_half(pm, other=True, level=HALF_LOSS)),
+        n_keys=len(c0.keys), n_freq=c0.K, key_share=pct0(c0.key_share),
+        key_null=pct0(c0.null), key_init=pct0(c0.init_key_share),
+        single=pct0(c0.single), single_init=pct0(c0.init_single),
+        on_keys=pct0(c0.on_keys), spread=f"{c0.spread:.2f}",
+        spread_init=f"{c0.init_spread:.2f}", single_min=pct0(SINGLE), prim_root=primitive_root(p),
+        norm_start=n0.start, norm_peak=n0.peak, norm_grok=n0.grok, norm_end=n0.end,
+        norm_done=pct0(n0.done), norm_peak_at=n0.peak_step, **_norm_low(first, n0),
         big_init=f"{big:g}", big_grok=scaled[big].grok_step,
         big_peak=max(scaled[big].history["weight_norm"])))
 
 
-def _norm_low(run, n: dict) -> dict:
+def _norm_low(run, n: NormDescent) -> dict:
     """The weight norm's lowest value after its peak and the step of it (``norm_low``,
     ``norm_low_at``): where the norm undershoots the value it ends at; and the share of the way
     down to it made at the grok step (``norm_done_low``; ``n``: :func:`~.algorithm.norm_descent`)."""
     steps, norm = list(run.history.steps), list(run.history["weight_norm"])
     i = int(np.argmax(norm))
     j = i + int(np.argmin(norm[i:]))
-    done = (n["peak"] - n["grok"]) / (n["peak"] - norm[j]) if n["peak"] > norm[j] else math.nan
+    done = (n.peak - n.grok) / (n.peak - norm[j]) if n.peak > norm[j] else math.nan
     return dict(norm_low=norm[j], norm_low_at=steps[j], norm_done_low=f"{done:.0%}")
 
 
-def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,
+def section4_facts(remedies: list[RemedyRow], opt: dict[str, OptimizerRuns], corrupted: Corrupted,
                    budget: int) -> dict[str, str]:
     """Section 4's glued numbers: the remedies' speed-ups (runs that never grok counted at
-    ``budget`` steps), Muon's and AdamW's best learning rates and one seed's corrupted labels'
-    shares."""
+    ``budget`` steps), Muon's and AdamW's best learning rates, one seed's corrupted-label shares."""
     rf = remedy_facts(speedups(remedies, budget))
     return dict(_texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)), **_texts(
         3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"], stablemax=rf["stablemax"],
@@ -638,14 +638,14 @@ def section4_facts(remedies: list[dict], opt: dict, corrupted: dict,
         adam_best=best_rate(opt["adamw"])), **corrupted_glue(corrupted))
 
 
-def best_rate(o: dict) -> str:
+def best_rate(o: OptimizerRuns) -> str:
     """An optimizer's best learning rate (:func:`~.algorithm.optimizer_runs`) as the page says it:
     "none" when no rate grokked (a tie of failures has no best), and whether it is at the edge."""
-    tried = {float(k): v for k, v in o["tried"].items()}
+    tried = {float(k): v for k, v in o.tried.items()}
     lo, hi = min(tried), max(tried)
     if all(v is None for v in tried.values()):
         return f"none, no run grokked at η from {lo:g} to {hi:g} within the budget"
-    best = float(o["best"])
+    best = float(o.best)
     edge = " (the grid's edge: a better rate may lie beyond it)" if best in (lo, hi) and lo != hi else ""
     return f"{best:g}{edge}"
 

@@ -15,6 +15,7 @@ from .. import plots
 from ..sweep import table_grid
 from ..train import History
 from .experiments import GrokRun, PhaseRow, PhaseSweep, speedups
+from .records import Corrupted, OptimizerRuns, ProgressMeasures, RemedyRow, UnitSpectra
 from .science import fit_and_grok
 
 __all__ = ["REMEDY_LABELS", "training_figure", "progress_figure", "spectrum_figure",
@@ -80,36 +81,36 @@ def _mark(fig, fit, grok, rows, cols) -> None:
                 fig.add_vline(x=step, line=dict(color="#555", dash="dot", width=1), row=row, col=col)
 
 
-def progress_figure(pm: dict, title: str = ""):
+def progress_figure(pm: ProgressMeasures, title: str = ""):
     """The plateau is not idle: train/test loss with the restricted and excluded loss (top),
     the total weight norm (middle) and the Fourier concentration of the input layer
     (bottom), against step on a log axis, fit and grok steps marked."""
     fig = plots.subplots(3, 1, titles=("loss (training pairs unless marked)", "weight norm ‖θ‖",
                                        "Fourier concentration (top-10% share)"),
                          title=title, height=760, shared_xaxes=True, vertical_spacing=0.08)
-    hs, cs = _steps(pm["history_steps"]), _steps(pm["step"])
+    hs, cs = _steps(pm.history_steps), _steps(pm.step)
     P = plots.PALETTE
-    fig.add_scatter(x=hs, y=pm["train_loss"], name="train loss", line=dict(color=P[0]), row=1, col=1)
-    fig.add_scatter(x=hs, y=pm["test_loss"], name="test loss (test pairs)",
+    fig.add_scatter(x=hs, y=pm.train_loss, name="train loss", line=dict(color=P[0]), row=1, col=1)
+    fig.add_scatter(x=hs, y=pm.test_loss, name="test loss (test pairs)",
                     line=dict(color=P[0], dash="dash"), row=1, col=1)
-    fig.add_scatter(x=cs, y=pm["restricted_loss"], name="restricted loss",
+    fig.add_scatter(x=cs, y=pm.restricted_loss, name="restricted loss",
                     line=dict(color=P[3]), row=1, col=1)
-    fig.add_scatter(x=cs, y=pm["excluded_loss"], name="excluded loss", line=dict(color=P[1]),
+    fig.add_scatter(x=cs, y=pm.excluded_loss, name="excluded loss", line=dict(color=P[1]),
                     row=1, col=1)
-    fig.add_scatter(x=cs, y=pm["weight_norm"], name="weight norm", line=dict(color=P[4]),
+    fig.add_scatter(x=cs, y=pm.weight_norm, name="weight norm", line=dict(color=P[4]),
                     showlegend=False, row=2, col=1)
-    fig.add_scatter(x=cs, y=pm["fourier_top10"], name="Fourier concentration",
+    fig.add_scatter(x=cs, y=pm.fourier_top10, name="Fourier concentration",
                     line=dict(color=P[2]), showlegend=False, row=3, col=1)
     fig.update_xaxes(type="log")
     fig.update_xaxes(title_text="step", row=3, col=1)
     fig.update_yaxes(type="log", row=1, col=1)
     fig.update_yaxes(range=[0, 1.02], row=3, col=1)
     fig.update_layout(hovermode="x unified")
-    _mark(fig, pm.get("fit_step"), pm.get("grok_step"), rows=[1, 2, 3], cols=[1])
+    _mark(fig, pm.fit_step, pm.grok_step, rows=[1, 2, 3], cols=[1])
     return fig
 
 
-def spectrum_figure(spectra: dict, p: int, title: str = ""):
+def spectrum_figure(spectra: dict[str, UnitSpectra], p: int, title: str = ""):
     """Left: the input layer's Fourier energy per frequency at the fit step and at the end.
     Right: the strongest units' own spectra at the end (one row each, sorted by their
     dominant frequency): each unit reads about one frequency."""
@@ -118,10 +119,10 @@ def spectrum_figure(spectra: dict, p: int, title: str = ""):
     k = list(range(p // 2 + 1))
     for i, (when, label) in enumerate((("fit", "at the fit step"), ("end", "at the end"))):
         if when in spectra:
-            fig.add_bar(x=k, y=spectra[when]["layer"], marker_color=plots.PALETTE[i], name=label,
+            fig.add_bar(x=k, y=spectra[when].layer, marker_color=plots.PALETTE[i], name=label,
                         row=1, col=1)
     if "end" in spectra:
-        fig.add_heatmap(z=spectra["end"]["units"], x=k, colorscale="Viridis", zmin=0, zmax=1,
+        fig.add_heatmap(z=spectra["end"].units, x=k, colorscale="Viridis", zmin=0, zmax=1,
                         colorbar=dict(title="share of the unit's energy", thickness=12),
                         hovertemplate="frequency %{x}<br>unit %{y}<br>share %{z:.2f}<extra></extra>",
                         row=1, col=2)
@@ -233,67 +234,67 @@ def remedies_figure(remedies, budget: int | None = None,
     :func:`~.experiments.speedups`."""
     speed = speedups(remedies, budget) if isinstance(remedies, list) else remedies
     names = [n for n in speed if n != "baseline"]
-    values = [speed[n]["speedup"] if speed[n]["grokked"] else 0.0 for n in names]
+    values = [speed[n].speedup if speed[n].grokked else 0.0 for n in names]
     fig = plots.bars([REMEDY_LABELS.get(n, n) for n in names], values, title=title,
                      ytitle="baseline steps / remedy steps", text_fmt="{:.2f}x")
-    fig.data[0].text = [f"{v:.2f}x" if speed[n]["grokked"] else "no grok"
+    fig.data[0].text = [f"{v:.2f}x" if speed[n].grokked else "no grok"
                         for n, v in zip(names, values)]
     fig.add_hline(y=1.0, line=dict(color="#555", dash="dot", width=1))
     return fig
 
 
-def remedy_table(rows: list[dict]):
+def remedy_table(rows: list[RemedyRow]):
     """The rows of :func:`~.experiments.run_remedies` as a table."""
     return plots.table(
-        [{"remedy": REMEDY_LABELS.get(r["name"], r["name"]), "weight decay": r["weight_decay"],
-          "fit step": r["fit_step"], "grok step": r["grok_step"],
-          "test accuracy (%)": 100 * r["final_test_acc"]} for r in rows],
+        [{"remedy": REMEDY_LABELS.get(r.name, r.name), "weight decay": r.weight_decay,
+          "fit step": r.fit_step, "grok step": r.grok_step,
+          "test accuracy (%)": 100 * r.final_test_acc} for r in rows],
         formats={"test accuracy (%)": "{:.1f}"})
 
 
-def corrupted_figure(out: dict, title: str = ""):
+def corrupted_figure(out: Corrupted, title: str = ""):
     """Corrupted labels: per weight decay, test accuracy (solid) and, on the corrupted training
     examples, the share predicted with their wrong label (memorized, dashed) or their true
     label (corrected, dotted)."""
-    fig = plots.figure(title or f"{out['noise']:.0%} of the training labels corrupted", "step",
+    fig = plots.figure(title or f"{out.noise:.0%} of the training labels corrupted", "step",
                        "accuracy", logx=True)
-    for i, r in enumerate(out["runs"]):
+    for i, r in enumerate(out.runs):
         color = plots.PALETTE[i % len(plots.PALETTE)]
-        wd = f"wd {r['weight_decay']:g}"
-        for key, dash in (("test_acc", "solid"), ("memorized", "dash"), ("corrected", "dot")):
-            name = {"test_acc": "test"}.get(key, key)
-            fig.add_scatter(x=_steps(r["steps"]), y=r[key], name=f"{wd} · {name}", mode="lines",
+        wd = f"wd {r.weight_decay:g}"
+        for y, name, dash in ((r.test_acc, "test", "solid"), (r.memorized, "memorized", "dash"),
+                              (r.corrected, "corrected", "dot")):
+            fig.add_scatter(x=_steps(r.steps), y=y, name=f"{wd} · {name}", mode="lines",
                             line=dict(color=color, dash=dash))
     fig.update_yaxes(range=[-0.02, 1.02])
     return fig
 
 
-def corrupted_table(out: dict):
+def corrupted_table(out: Corrupted):
     """Final values of :func:`~.experiments.run_corrupted`, one row per weight decay."""
     return plots.table(
-        [{"weight decay": r["weight_decay"], "test (%)": 100 * r["final_test_acc"],
-          "memorized (%)": 100 * r["final_memorized"], "corrected (%)": 100 * r["final_corrected"]}
-         for r in out["runs"]],
+        [{"weight decay": r.weight_decay, "test (%)": 100 * r.final_test_acc,
+          "memorized (%)": 100 * r.final_memorized, "corrected (%)": 100 * r.final_corrected}
+         for r in out.runs],
         formats={k: "{:.1f}" for k in ("test (%)", "memorized (%)", "corrected (%)")})
 
 
 
-def optimizer_table(opt: dict):
+def optimizer_table(opt: dict[str, OptimizerRuns]):
     """The Muon-against-AdamW runs (:func:`~.algorithm.optimizer_runs`): each learning rate
     tried on the first seed, then each optimizer's best on every seed, with its grok step. Where
     no rate tried grokked, none is best: the rate the others' seeds ran is marked "none (first
     of a tie)"."""
     rows = []
     for name, o in opt.items():
-        first = min(o["grok"])
-        tie = all(g is None for g in o["tried"].values())
+        first = min(o.grok)
+        tie = all(g is None for g in o.tried.values())
         mark = "none (first of a tie)" if tie else "yes"
-        for lr, g in o["tried"].items():
+        for lr, g in o.tried.items():
             rows.append({"optimizer": name, "learning rate": lr, "seed": first, "grok step": g,
-                         "best": mark if lr == o["best"] else ""})
-        for s, g in o["grok"].items():
+                         "best": mark if lr == o.best else ""})
+        for s, g in o.grok.items():
             if s != first:
-                rows.append({"optimizer": name, "learning rate": o["best"], "seed": s,
+                rows.append({"optimizer": name, "learning rate": o.best, "seed": s,
                              "grok step": g, "best": mark})
     return plots.table(rows, missing="not within the budget")
 
@@ -306,7 +307,7 @@ def table(result):
     labels (:func:`~.experiments.run_corrupted`, :func:`corrupted_table`)."""
     if isinstance(result, list):
         return remedy_table(result)
-    if isinstance(result, dict) and "noise" in result and "runs" in result:
+    if isinstance(result, Corrupted):
         return corrupted_table(result)
     if isinstance(result, dict) and set(result) == {"adamw", "muon"}:
         return optimizer_table(result)

@@ -59,9 +59,28 @@ def test_runners_record_every_metric_and_stop_when_asked():
     seen = []
     with P.reporting(lambda done: seen.append(done) or True):  # a panel's Stop
         runs = NC.run_conditions(cfg, 0, bars=False)
-    assert list(runs) == ["AdamW, weight decay", "AdamW, none", "GD, weight decay", "GD, none"]
-    assert len(runs["AdamW, weight decay"]) >= 1 and len(runs["AdamW, none"]) == 0
+    assert list(runs.labelled()) == ["AdamW, weight decay", "AdamW, none", "GD, weight decay",
+                                     "GD, none"]
+    assert len(runs.adamw_decay) >= 1 and len(runs.adamw_none) == 0
     assert len(seen) == 1 and 0 <= seen[0] <= 1
+
+
+def test_section_3s_runs_and_the_ufm_pair_are_records_that_refuse_a_renamed_field():
+    """run_conditions and run_ufm_pair return records (what claims and facts read by
+    attribute): a run handed in under its old label, or a pair keyed by its legend, is
+    refused, naming the field; the claims' live runs are built as those records."""
+    from dynamics.train import History
+
+    cfg = NC.CollapseConfig.for_profile("smoke")
+    with pytest.raises(ValueError, match="unknown field AdamW, weight decay"):
+        NC.run_conditions(cfg, 0, data="not trained on", done={"AdamW, weight decay": History()})
+    with pytest.raises(ValueError, match="no field none; unknown field λ = 0"):
+        NC.experiments.UfmPair.of({"weight_decay": 0.1, "decay": History(), "λ = 0": History()})
+    pair = NC.experiments.UfmPair(0.1, History(), History())
+    assert list(pair.labelled()) == ["λ = 0.1", "λ = 0"]
+    with pytest.raises(ValueError, match="runs\\[0\\] does not match Conditions"):
+        NC.experiments.ClaimSeeds.of(dict(runs={0: {"AdamW, none": History()}}, ufm={},
+                                          imbalance={}, ce={}, balanced={}))
 
 
 def test_progress_of_several_runs_rises_from_zero_to_one():
@@ -132,7 +151,7 @@ def test_nc2_only_partly_angles_near_the_simplex_norms_unequal(seed):
     (equiangularity a few hundredths, no worse than at zero error), the norms differ by several
     per cent, and the distance to the ETF, which sees both, stays well away from 0 (its value
     is glued; it was 0.30 on seed 5 with ATEN_CPU_CAPABILITY=default, so no upper bound)."""
-    h = collapse_runs(seed)["AdamW, weight decay"]
+    h = collapse_runs(seed).adamw_decay
     assert h.last("equiangularity") < 0.07
     assert h.last("equiangularity") <= NC.science.at_zero_error(h, "equiangularity")
     assert h.last("equinorm") > 0.03
@@ -142,7 +161,7 @@ def test_nc2_only_partly_angles_near_the_simplex_norms_unequal(seed):
 @pytest.mark.claim
 @pytest.mark.parametrize("seed", SEEDS)
 def test_nc3_the_centred_classifier_aligns_and_papyans_nc3_heads_for_its_bias_free_value(seed):
-    h = collapse_runs(seed)["AdamW, weight decay"]
+    h = collapse_runs(seed).adamw_decay
     # the prose glues the factor; "falls" holds with a margin (1.49x on seed 5, ATEN default)
     assert h.last("nc3_centred") <= NC.science.at_zero_error(h, "nc3_centred") / 1.2
     target = NC.theory.bias_free_nc3(10)  # Papyan's NC3 at the collapse of a bias-free head
@@ -152,8 +171,8 @@ def test_nc3_the_centred_classifier_aligns_and_papyans_nc3_heads_for_its_bias_fr
 @pytest.mark.claim
 @pytest.mark.parametrize("seed", SEEDS)
 def test_raw_class_means_become_nearly_orthogonal_from_far_from_it(seed):
-    for name in ("AdamW, weight decay", "GD, weight decay"):
-        h = collapse_runs(seed)[name]
+    for name in ("adamw_decay", "gd_decay"):
+        h = getattr(collapse_runs(seed), name)
         assert h["orthogonality"][0] > 0.5 and h.last("orthogonality") < 0.2
 
 
@@ -207,22 +226,22 @@ def test_every_asserted_row_holds_on_the_claim_seeds():
 
 def test_each_asserted_row_says_no_when_its_control_does_as_well():
     runs = claim_runs().runs
-    same_adam = {s: dict(r, **{"AdamW, none": r["AdamW, weight decay"]}) for s, r in runs.items()}
-    same_gd = {s: dict(r, **{"GD, weight decay": r["GD, none"]}) for s, r in runs.items()}
+    same_adam = {s: replace(r, adamw_none=r.adamw_decay) for s, r in runs.items()}
+    same_gd = {s: replace(r, gd_decay=r.gd_none) for s, r in runs.items()}
     assert _verdict(rows(runs=same_adam), "under AdamW") == "no"
     rs = rows(runs=same_gd)
     assert _verdict(rs, "gradient descent with weight decay balances") == "no"
     assert _verdict(rs, "under gradient descent this decay") == "no"
     # NC1 flat through the terminal phase: no collapse
-    flat = {s: dict(r, **{"AdamW, weight decay": _copy(r["AdamW, weight decay"], nc1=lambda v: 0.5)})
+    flat = {s: replace(r, adamw_decay=_copy(r.adamw_decay, nc1=lambda v: 0.5))
             for s, r in runs.items()}
     assert _verdict(rows(runs=flat), "NC1") == "no"
     # the pair without decay in the place of the pair with it: no exact collapse
-    ufm = {s: dict(reversed(list(p.items()))) for s, p in claim_runs().ufm.items()}
+    ufm = {s: replace(p, decay=p.none, none=p.decay) for s, p in claim_runs().ufm.items()}
     assert _verdict(rows(ufm=ufm), "with weight decay the regularized") == "no"
     # the control (the λ = 0 run) must fail the row's own test: fed the run with decay as its
     # control, the row does not discriminate and says no
-    same = {s: {k: list(p.values())[0] for k in p} for s, p in claim_runs().ufm.items()}
+    same = {s: replace(p, none=p.decay) for s, p in claim_runs().ufm.items()}
     r = next(r for r in rows(ufm=same) if r["claim"].startswith("with weight decay the regularized"))
     assert r["reproduced"] == "does not discriminate" and "control passes the test too" in r["measured here"]
     # and on the real runs the control fails it on every seed, by more than the seeds' spread
@@ -247,16 +266,16 @@ def test_the_nc1_row_is_judged_against_the_run_without_decay_which_fails_its_tes
     the run with decay falls more, by more than the seeds' spread; a planted control that
     collapses as far (the run with decay in its place) makes the row "does not discriminate"."""
     runs = claim_runs().runs
-    j = NC.claims.evidence.judge(NC.claims.NC1_TERMINAL, {s: r["AdamW, weight decay"] for s, r in runs.items()},
-                                 {s: r["AdamW, none"] for s, r in runs.items()})
-    assert all(NC.science.terminal_phase_start(r["AdamW, none"]) is not None for r in runs.values())
+    j = NC.claims.evidence.judge(NC.claims.NC1_TERMINAL, {s: r.adamw_decay for s, r in runs.items()},
+                                 {s: r.adamw_none for s, r in runs.items()})
+    assert all(NC.science.terminal_phase_start(r.adamw_none) is not None for r in runs.values())
     assert all(v < NC.claims.NC1_FALL for v in j.control.values()), j.control
     assert all(v >= NC.claims.NC1_FALL for v in j.treatment.values()), j.treatment
     assert j.verdict == SMOKE_VERDICTS["NC1"] and "seeds' spread" in j.reason
     r = next(r for r in rows() if r["claim"].startswith("NC1"))
     assert r["reproduced"] == j.verdict and r["control"].startswith("the same AdamW run without decay")
     assert "NC1_FALL" in r["measured here"] and r["asserted"]
-    planted = {s: dict(r, **{"AdamW, none": r["AdamW, weight decay"]}) for s, r in runs.items()}
+    planted = {s: replace(r, adamw_none=r.adamw_decay) for s, r in runs.items()}
     r = next(r for r in rows(runs=planted) if r["claim"].startswith("NC1"))
     assert r["reproduced"] == "does not discriminate" and "control passes the test too" in r["measured here"]
 
@@ -300,10 +319,10 @@ def test_section_3s_numbers_glue_the_gd_learning_rate_and_the_final_loss():
     runs = collapse_runs(SEEDS[0])
     out = NC.conditions_numbers(runs)
     assert out["gd_lr"] == "1" == f"{NC.CollapseConfig.for_profile('smoke').gd_lr:g}"
-    assert out["adam_loss_end"] == runs["AdamW, weight decay"].last("train_loss")
+    assert out["adam_loss_end"] == runs.adamw_decay.last("train_loss")
     # the conditioning: the largest final value, and the largest over training (not below it)
-    ends = [h.last("conditioning") for h in runs.values()]
-    peaks = [max(h["conditioning"]) for h in runs.values()]
+    ends = [h.last("conditioning") for h in runs.labelled().values()]
+    peaks = [max(h["conditioning"]) for h in runs.labelled().values()]
     assert out["cond_max"] == max(ends) and out["cond_peak"] == pytest.approx(max(peaks))
     assert out["cond_peak"] >= out["cond_max"]
     # the orthogonality: the row's test said as the prose says it, and the side of the runs
@@ -323,9 +342,9 @@ def test_claims_table_rows_have_verdicts_controls_windows_and_seeds():
     assert all(r["control"] and r["window"] and r["seeds"] == SEEDS for r in rs)
     # NC4 reads the held-out numbers section 1's run recorded; the nearest centre disagreeing
     # with the network more often than the network errs: no
-    h = {s: r["AdamW, weight decay"] for s, r in claim_runs().runs.items()}
+    h = {s: r.adamw_decay for s, r in claim_runs().runs.items()}
     assert _verdict(rs, "NC4") == ("yes" if all(x.last("test_nc4") < 1 - x.last("test_acc") for x in h.values()) else "partly")
-    planted = {s: dict(r, **{"AdamW, weight decay": _copy(r["AdamW, weight decay"], test_nc4=lambda v: 0.5)})
+    planted = {s: replace(r, adamw_decay=_copy(r.adamw_decay, test_nc4=lambda v: 0.5))
                for s, r in claim_runs().runs.items()}
     assert _verdict(rows(runs=planted), "NC4") == "no"
     plots.claims_table(rs, strict=False)
@@ -354,7 +373,7 @@ def test_claim_seeds_and_the_precomputed_scale_say_what_they_compare():
 
 def loss_pairs():
     """``(mse, ce)``: section 1's run under each loss, ``{seed: history}`` on the claim seeds."""
-    return ({s: collapse_runs(s)["AdamW, weight decay"] for s in SEEDS},
+    return ({s: collapse_runs(s).adamw_decay for s in SEEDS},
             {s: cross_entropy_run(s) for s in SEEDS})
 
 

@@ -16,6 +16,17 @@ from dynamics.initialization import science as S
 from known import known_answer
 
 
+def _chaos(critical_theory=1.76, sigma_b2=0.05, width=256, **xi_measured) -> E.ChaosRun:
+    """A constructed :class:`~dynamics.initialization.records.ChaosRun`: the fields a test
+    reads given, the rest empty."""
+    xm = E.XiMeasured(**{**dict(sigma_w2=[], xi=[], layers_used=[], xi_theory=[]), **xi_measured})
+    line = E.CriticalLine(sigma_b2=[], sigma_w2=[])
+    return E.ChaosRun(sigma_b2=sigma_b2, width=width, depth=0, q_map=[], c_map=[],
+                      line_theory=line, line_measured=line, critical_theory=critical_theory,
+                      critical_measured=critical_theory, xi_theory=E.XiTheory(sigma_w2=[], xi=[]),
+                      xi_measured=xm, wall_time=0.0)
+
+
 # ----------------------------------------------------------------------------- claims table
 
 
@@ -158,21 +169,25 @@ def test_section_numbers_say_what_constructed_curves_do():
     assert "0.9 entering layer 4 to 0.6 entering the last" in num["init_sig_he"]
     signal["relu"]["he"]["grad_norm"] = sorted(g)
     assert "falls" not in Fa.signal_numbers(signal)["init_sig_he"]
-    chaos = dict(critical_theory=1.76, xi_measured=dict(
-        sigma_w2=[0.5, 1.9, 2.64, 3.01, 4.5], xi=[1.0, 36.4, 12.0, 10.8, 7.31],
-        xi_theory=[1.0, 41.7, 10.8, 9.0, 6.43]))
+    chaos = _chaos(1.76, sigma_w2=[0.5, 1.9, 2.64, 3.01, 4.5], xi=[1.0, 36.4, 12.0, 10.8, 7.31],
+                   xi_theory=[1.0, 41.7, 10.8, 9.0, 6.43])
     num = Fa.chaos_numbers(chaos)
     assert num["init_xi_hot_dev"] == "11% to 20% above"
     assert num["init_xi_peak_dev"] == "36.4 layers measured against 41.7 in theory at σ_w² = 1.9"
-    chaos["xi_measured"]["xi"][2] = 9.0
+    chaos.xi_measured.xi[2] = 9.0
     assert Fa.chaos_numbers(chaos)["init_xi_hot_dev"] == "between −17% and +20% of"
     layers = list(range(1, 65))
-    fluct = dict(layers=layers, orthogonal=[0.1] * 64, gaussian_slope=0.74,
-                 gaussian=[2 + 0.74 * l for l in layers])
+    fluct = E.Fluctuations(layers=layers, width=64, n_nets=2, depth=64, orthogonal=[0.1] * 64,
+                           orthogonal_slope=0.0, gaussian_slope=0.74,
+                           gaussian=[2 + 0.74 * l for l in layers])
     num = Fa.fluctuation_numbers(fluct)
     assert num["init_fl_deep"].startswith("above it") and num["init_fl_slope"] == "0.74"
-    fluct["gaussian"] = [2 + 2 * l / 3 - 0.1 for l in layers]  # below 2 + 2l/3, above the line
+    fluct.gaussian = [2 + 2 * l / 3 - 0.1 for l in layers]  # below 2 + 2l/3, above the line
     assert Fa.fluctuation_numbers(fluct)["init_fl_deep"].startswith("above it")
+    renamed = {**fluct.to_dict(), "gaussian_slopes": 0.74}
+    del renamed["gaussian_slope"]  # a renamed field: the record refuses it, naming it
+    with pytest.raises(ValueError, match="no field gaussian_slope; unknown field gaussian_slopes"):
+        E.Fluctuations.of(renamed)
 
 
 @known_answer(Fa.leading_line, how="one Gaussian layer: n Var[G]/E[G]^2 = 2 exactly (a "
@@ -186,7 +201,7 @@ def test_leading_line_is_two_at_layer_one_and_rises_two_thirds_per_layer():
                                      "theory: 1 in the ordered phase, S.c_star(3, 0.05) < 1 in "
                                      "the chaotic phase")
 def test_measured_c_star_is_the_fixed_point_of_the_iterated_network():
-    chaos = dict(sigma_b2=0.05, width=256)
+    chaos = _chaos(sigma_b2=0.05, width=256)
     assert C.measured_c_star(chaos, 0, 1.0) == pytest.approx(1.0, abs=0.02)
     assert C.measured_c_star(chaos, 0, 3.0) == pytest.approx(S.c_star(3.0, 0.05), abs=0.08)
     # the row: measured at sigma_w^2 = 3, the ordered network its control, which fails
@@ -201,14 +216,14 @@ def test_measured_c_star_is_the_fixed_point_of_the_iterated_network():
 def test_xi_deviation_in_the_chaotic_phase_tells_the_theory_from_the_null():
     b2, crit = 0.05, S.critical_sigma_w2(0.05)
     s = [0.5, 1.0, 2.5, 3.0, 4.0]
-    chaos = dict(sigma_b2=b2, critical_theory=crit,
-                 xi_measured=dict(sigma_w2=s, xi=[S.depth_scale(v, b2) for v in s]))
+    chaos = _chaos(crit, b2, sigma_w2=s, xi=[S.depth_scale(v, b2) for v in s])
     assert C._xi_dev(chaos, S.depth_scale) == pytest.approx(0.0, abs=1e-12)
     assert C._xi_dev(chaos, C._xi_ordered_formula) > C.XI_DEV_MAX
     j = evidence.judge(C.XI_CHAOTIC, {0: chaos}, {0: chaos})
     assert j.treatment[0] < C.XI_DEV_MAX <= j.control[0]
     # nothing measured in the chaotic phase: no number, the row cannot pass
-    cold = dict(chaos, xi_measured=dict(sigma_w2=s[:2], xi=chaos["xi_measured"]["xi"][:2]))
+    cold = replace(chaos, xi_measured=replace(chaos.xi_measured, sigma_w2=s[:2],
+                                              xi=chaos.xi_measured.xi[:2]))
     assert math.isnan(C._xi_dev(cold, S.depth_scale))
 
 
@@ -246,12 +261,11 @@ def test_falls_to_and_the_glued_learning_rates():
 
 
 def test_xi_peak_is_placed_against_the_grid_point_nearest_the_edge():
-    chaos = dict(critical_theory=1.76, xi_measured=dict(
-        sigma_w2=[0.4, 1.15, 1.89, 2.62, 3.35], xi=[1.0, 8.0, 36.4, 12.0, 9.0],
-        xi_theory=[1.0, 9.0, 41.7, 10.8, 8.0]))
+    chaos = _chaos(1.76, sigma_w2=[0.4, 1.15, 1.89, 2.62, 3.35], xi=[1.0, 8.0, 36.4, 12.0, 9.0],
+                   xi_theory=[1.0, 9.0, 41.7, 10.8, 8.0])
     assert Fa.chaos_numbers(chaos)["init_xi_peak_at"].startswith(
         "σ_w² = 1.89, the measured σ_w² nearest the critical 1.76 (grid step 0.74)")
-    chaos["xi_measured"]["xi"] = [1.0, 40.0, 36.4, 12.0, 9.0]
+    chaos.xi_measured.xi = [1.0, 40.0, 36.4, 12.0, 9.0]
     assert "1.15, not the measured" in Fa.chaos_numbers(chaos)["init_xi_peak_at"]
 
 

@@ -2,7 +2,7 @@
 that rests on a figure's numbers is asserted here, on the smoke run's numbers (seeds 0-2) or on
 the precomputed data/ file the page shows."""
 import importlib
-from dataclasses import replace
+from dataclasses import asdict, replace
 from functools import lru_cache
 
 import numpy as np
@@ -68,8 +68,9 @@ def test_analysis_helpers():
     assert E.best_sigma_w2(heat.acc, heat.sigma_w2) == [1.0, 1.76]
     agree, cells = E.trainability_agreement(heat)
     assert cells == 6 and 0 <= agree <= 1
-    saxe = dict(steps=[0, 10, 20], progress=[[0, 0.6, 1], [0, 0.1, 0.2]],
-                theory=[[0, 0.5, 1], [0, 0.1, 0.6]])
+    saxe = E.Saxe(steps=[0, 10, 20], loss=[1, 0.5, 0], progress=[[0, 0.6, 1], [0, 0.1, 0.2]],
+                  strengths=[1, 0.5], lr=0.1, depth=2, init="small", status="ok",
+                  diverged=False, theory=[[0, 0.5, 1], [0, 0.1, 0.6]])
     meas, theo = E.half_times(saxe)
     np.testing.assert_array_equal(meas, [10, np.inf])
     np.testing.assert_array_equal(theo, [10, 20])
@@ -86,7 +87,12 @@ def test_analysis_helpers():
 def test_run_saxe_is_deterministic():
     cfg = S.SaxeConfig.for_profile("smoke", steps=60)
     a, b = E.run_saxe(cfg), E.run_saxe(cfg)
-    assert a["loss"] == b["loss"] and a["status"] == "ok" and "theory" in a
+    assert a.loss == b.loss and a.status == "ok" and a.theory is not None
+    assert a.control.init == "orthogonal" and E.Saxe.of(a.to_dict()) == a  # a record, whole
+    renamed = {**a.to_dict(), "losses": a.loss}
+    del renamed["loss"]
+    with pytest.raises(ValueError, match="no field loss; unknown field losses"):
+        E.Saxe.of(renamed)
 
 
 def test_run_guessing_bias_stops():
@@ -148,6 +154,21 @@ def test_weight_gradients_of_relu_networks_as_the_prose_reads_them(seed):
 @lru_cache(maxsize=4)
 def _chaos(seed):
     return E.run_chaos(S.ChaosConfig.for_profile("smoke", seed=seed))
+
+
+def test_run_chaos_is_a_record_that_refuses_a_renamed_field():
+    """run_chaos returns a ChaosRun (what the claims, facts and figure read by attribute);
+    its payload read back is the same record, and a renamed field, at the top or in a nested
+    record, is refused, naming it."""
+    c = E.run_chaos(S.ChaosConfig.for_profile("smoke", n_sigma=3, depth=20, width=64, batch=8,
+                                              map_width=64),
+                    sigma_b2_line=(0.05,), map_sigma_w2=(1.0,))
+    payload = asdict(c)
+    assert E.ChaosRun.of(payload) == c and isinstance(c.q_map[0], E.QMap)
+    payload["xi_measured"]["xis"] = payload["xi_measured"].pop("xi")
+    with pytest.raises(ValueError, match="xi_measured does not match XiMeasured: no field xi; "
+                                         "unknown field xis"):
+        E.ChaosRun.of(payload)
 
 
 def grid(**fields) -> E.Trainability:
@@ -248,10 +269,10 @@ def test_claim_fluctuations_start_at_two_and_follow_the_line(seed):
     """Day, Kahn & Roberts: the Gaussian ensemble starts at 2 (one Gaussian layer) and stays
     within a factor 2 of the leading-order line 2 + 2l/3; the orthogonal one stays below 1."""
     res = _fluct(seed)
-    assert res["gaussian"][0] == pytest.approx(2.0, rel=0.25)
-    for l, v in zip(res["layers"], res["gaussian"]):
+    assert res.gaussian[0] == pytest.approx(2.0, rel=0.25)
+    for l, v in zip(res.layers, res.gaussian):
         assert 0.5 < v / (2 + 2 * l / 3) < 2
-    assert max(res["orthogonal"]) < 1.0
+    assert max(res.orthogonal) < 1.0
 
 
 @lru_cache(maxsize=1)
@@ -340,21 +361,21 @@ def test_live_rows_fail_on_contradicting_data(monkeypatch):
                  for a in r} for s, r in runs["signal"].items()}
     lsuv_row = [r for r in C.claims(signal=level, signal_width=S.SignalConfig.for_profile("smoke").width) if r["claim"].startswith("LSUV")]
     assert [r["reproduced"] for r in lsuv_row] == ["does not discriminate"]
-    off = {s: dict(c, critical_measured=1.3 * c["critical_theory"], xi_measured=dict(
-        c["xi_measured"], xi=[2 * x if x else x for x in c["xi_measured"]["xi"]][::-1]))
+    off = {s: replace(c, critical_measured=1.3 * c.critical_theory, xi_measured=replace(
+        c.xi_measured, xi=[2 * x if x else x for x in c.xi_measured.xi][::-1]))
         for s, c in runs["chaos"].items()}
     assert [r["reproduced"] for r in C.claims(chaos=off)][1:3] == ["no"] * 2
     monkeypatch.setattr(C, "C_STAR_HOT", 1.0)  # c* measured below the edge: the row fails
     assert C.claims(chaos=runs["chaos"])[3]["reproduced"] == "no"
     monkeypatch.undo()
-    bent = {s: dict(c, q_map=[dict(qm, measured=[[2 * q for q in seq] for seq in qm["measured"]])
-                              for qm in c["q_map"]]) for s, c in runs["chaos"].items()}
+    bent = {s: replace(c, q_map=[replace(qm, measured=[[2 * q for q in seq] for seq in qm.measured])
+                                 for qm in c.q_map]) for s, c in runs["chaos"].items()}
     assert C.claims(chaos=bent)[0]["reproduced"] == "no"
-    flat = {s: dict(f, gaussian_slope=f["orthogonal_slope"]) for s, f in runs["fluct"].items()}
+    flat = {s: replace(f, gaussian_slope=f.orthogonal_slope) for s, f in runs["fluct"].items()}
     assert C.claims(fluct=flat)[0]["reproduced"] == "no"
-    weak_first = {s: dict(r, progress=r["progress"][::-1]) for s, r in runs["saxe"].items()}
+    weak_first = {s: replace(r, progress=r.progress[::-1]) for s, r in runs["saxe"].items()}
     assert C.claims(saxe=weak_first)[0]["reproduced"] == "no"
-    sigmoidal = {s: dict(r, control=dict(r["control"], progress=r["progress"]))
+    sigmoidal = {s: replace(r, control=replace(r.control, progress=r.progress))
                  for s, r in runs["saxe"].items()}  # a control that passes the row's test
     assert C.claims(saxe=sigmoidal)[0]["reproduced"] == "does not discriminate"
     even = {s: dict(g, relu=g["tanh"]) for s, g in runs["igb"].items()}

@@ -283,7 +283,10 @@ def test_saxe_panel_draws_while_it_trains(monkeypatch):
     measured = [tr for tr in fig.data if (tr.name or "").startswith("s=")]  # strongest first
     strengths = [float(tr.name[2:]) for tr in measured]
     assert len(measured) >= 2 and strengths == sorted(strengths, reverse=True)
-    half = E.half_times(dict(steps=list(measured[0].x), progress=[tr.y for tr in measured]))[0]
+    drawn = E.Saxe(steps=list(measured[0].x), loss=list(fig.data[0].y),
+                   progress=[tr.y for tr in measured], strengths=strengths, lr=0.0, depth=2,
+                   init="small", status="ok", diverged=False)  # the run as the panel drew it
+    half = E.half_times(drawn)[0]
     assert np.isfinite(half).all() and (np.diff(half) > 0).all(), half
 
 

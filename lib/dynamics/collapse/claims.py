@@ -277,9 +277,9 @@ def claims(live: ClaimSeeds) -> list[dict]:
     seeds = list(runs)
     first = seeds[0]
     c = runs[first]
-    T = c["AdamW, weight decay"].steps[-1]
-    by = {name: {s: runs[s][name] for s in seeds} for name in c}
-    aw, an, gw, gn = (by[k] for k in ("AdamW, weight decay", "AdamW, none", "GD, weight decay", "GD, none"))
+    T = c.adamw_decay.steps[-1]
+    aw, an, gw, gn = ({s: getattr(runs[s], k) for s in seeds}
+                      for k in ("adamw_decay", "adamw_none", "gd_decay", "gd_none"))
     terminal = f"the terminal phase, from the first evaluation with zero training error to step {T}"
     rows = [evidence.judge(replace(NC1_TERMINAL, window=terminal), aw, an).row()]
     rows.append(evidence.judge(replace(NC2, window=terminal), aw, aw).row())
@@ -322,9 +322,8 @@ def claims(live: ClaimSeeds) -> list[dict]:
         f"{n(g.last('conditioning'), 2)} (GD); mean |cos| from {n(a['orthogonality'][0], 2)} "
         f"at step 1")
     rows.append(row)
-    pairs = {s: list(ufm[s].items()) for s in seeds}
     rows.append(evidence.judge(
-        UFM_EXACT, {s: pairs[s][0][1] for s in seeds}, {s: pairs[s][1][1] for s in seeds}).row())
+        UFM_EXACT, {s: ufm[s].decay for s in seeds}, {s: ufm[s].none for s in seeds}).row())
     tr = {s: imbalance_trends(imbalance[s]) for s in seeds}
     if balanced is None:
         raise ValueError("claims() needs balanced=: the imbalance trend's control, each claim "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import ClassVar
 
 import numpy as np
 import torch
@@ -32,7 +33,7 @@ from .science import (CONDITIONS, METRICS, CollapseConfig, CollapseNet, Imbalanc
 __all__ = ["Recorder", "snapshot", "live_eval_steps", "run_collapse", "run_weight_decays",
            "run_conditions", "run_ufm", "run_ufm_pair", "run_imbalance", "balanced_config",
            "run_claim_seeds", "Geometry", "FreeModel", "Network", "Exact", "Imbalance",
-           "ClaimSeeds", "DecaySweep", "ImbalanceSweep", "Simplex", "RECORDS",
+           "Conditions", "UfmPair", "ClaimSeeds", "DecaySweep", "ImbalanceSweep", "Simplex", "RECORDS",
            "dataset_line", "project_3d", "simplex_frames", "PRECOMPUTED_WEIGHT_DECAYS",
            "PRECOMPUTED_GD_WEIGHT_DECAYS", "PRECOMPUTED_RATIOS", "PRECOMPUTED_SEEDS", "COMMAND",
            "precompute_plan"]
@@ -101,13 +102,44 @@ class Imbalance(results.Record):
 
 
 @dataclass
+class Conditions(results.Record):
+    """Section 3's four runs (:func:`run_conditions`), each a :class:`~dynamics.train.History`:
+    the network of section 1 under AdamW with its decay and without, and under plain gradient
+    descent with its decay and without. :meth:`labelled` names them as the figure's legend."""
+    adamw_decay: History
+    adamw_none: History
+    gd_decay: History
+    gd_none: History
+
+    LABELS: ClassVar[dict] = {"adamw_decay": "AdamW, weight decay", "adamw_none": "AdamW, none",
+                              "gd_decay": "GD, weight decay", "gd_none": "GD, none"}
+
+    def labelled(self) -> dict[str, History]:
+        """``{legend label: run}``, in the order of the fields."""
+        return {label: getattr(self, name) for name, label in self.LABELS.items()}
+
+
+@dataclass
+class UfmPair(results.Record):
+    """The unconstrained features model (:func:`run_ufm_pair`) trained with weight decay
+    ``weight_decay`` (``decay``) and without (``none``), each a History."""
+    weight_decay: float
+    decay: History
+    none: History
+
+    def labelled(self) -> dict[str, History]:
+        """``{"λ = <decay>": decay, "λ = 0": none}``, the figure's legend."""
+        return {f"λ = {self.weight_decay:g}": self.decay, f"λ = {0.0:g}": self.none}
+
+
+@dataclass
 class ClaimSeeds(results.Record):
     """The live runs the claims table judges (:func:`run_claim_seeds`), each ``{seed:
     result}``: section 3's four runs (:func:`run_conditions`), the unconstrained features pair
     (:func:`run_ufm_pair`), the imbalance run, the cross-entropy run of section 1 and the
     imbalance run on balanced classes (:func:`balanced_config`)."""
-    runs: dict
-    ufm: dict
+    runs: dict[int, Conditions]
+    ufm: dict[int, UfmPair]
     imbalance: dict[int, Imbalance]
     ce: dict
     balanced: dict[int, Imbalance]
@@ -280,21 +312,24 @@ def run_weight_decays(cfg: CollapseConfig, weight_decays, seed: int | None = Non
 
 
 def run_conditions(cfg: CollapseConfig, seed: int | None = None, data: D.Dataset | None = None,
-                   done: dict | None = None, bars=None, held_out: bool = False) -> dict:
+                   done: dict | None = None, bars=None, held_out: bool = False) -> Conditions:
     """Section 3: the network of section 1 with and without weight decay, under AdamW and
     under plain full-batch gradient descent (a discretization of the gradient flow of the
     theory, at learning rate ``cfg.gd_lr`` and weight decay ``cfg.gd_weight_decay``).
-    ``done`` passes runs already trained (``{name: history}``) so they are not trained twice;
-    ``held_out`` records NC1 and NC4 on the test set in the first (section 1's run)."""
+    ``done`` passes runs already trained (``{field of Conditions: history}``, e.g.
+    ``dict(adamw_decay=history)``) so they are not trained twice; ``held_out`` records NC1
+    and NC4 on the test set in the first (section 1's run). Returns a :class:`Conditions`."""
     seed = get_seed(seed)
     data = load_data(cfg, seed) if data is None else data
-    variants = {
-        "AdamW, weight decay": dict(weight_decay=cfg.weight_decay),
-        "AdamW, none": dict(weight_decay=0.0),
-        "GD, weight decay": dict(optimizer="sgd", lr=cfg.gd_lr, weight_decay=cfg.gd_weight_decay),
-        "GD, none": dict(optimizer="sgd", lr=cfg.gd_lr, weight_decay=0.0),
-    }
+    variants = dict(
+        adamw_decay=dict(weight_decay=cfg.weight_decay),
+        adamw_none=dict(weight_decay=0.0),
+        gd_decay=dict(optimizer="sgd", lr=cfg.gd_lr, weight_decay=cfg.gd_weight_decay),
+        gd_none=dict(optimizer="sgd", lr=cfg.gd_lr, weight_decay=0.0),
+    )
     runs = dict(done or {})
+    if set(runs) - set(variants):  # a run handed in under a name no field has: refused at once
+        Conditions.of(runs)
     todo = [name for name in variants if name not in runs]
     job = P.current()
     for k, name in enumerate(todo):
@@ -304,8 +339,8 @@ def run_conditions(cfg: CollapseConfig, seed: int | None = None, data: D.Dataset
         with job.part(k, len(todo)):
             runs[name], _ = run_collapse(cfg.replace(**variants[name]), seed, data,
                                          bars=bars,
-                                         held_out=held_out and name == "AdamW, weight decay")
-    return {name: runs[name] for name in variants}
+                                         held_out=held_out and name == "adamw_decay")
+    return Conditions.of(runs)
 
 
 def run_ufm(cfg: UFMConfig, seed: int | None = None, counts=None, snapshots: bool = False,
@@ -328,14 +363,15 @@ def run_ufm(cfg: UFMConfig, seed: int | None = None, counts=None, snapshots: boo
     return h, rec
 
 
-def run_ufm_pair(cfg: UFMConfig, seed: int | None = None, bars=None) -> dict:
-    """The unconstrained features model with weight decay ``cfg.weight_decay`` and without."""
+def run_ufm_pair(cfg: UFMConfig, seed: int | None = None, bars=None) -> UfmPair:
+    """The unconstrained features model with weight decay ``cfg.weight_decay`` and without
+    (a :class:`UfmPair`)."""
     seed = get_seed(seed)
     out, job = {}, P.current()
-    for k, wd in enumerate((cfg.weight_decay, 0.0)):
+    for k, (name, wd) in enumerate((("decay", cfg.weight_decay), ("none", 0.0))):
         with job.part(k, 2):
-            out[f"λ = {wd:g}"] = run_ufm(cfg.replace(weight_decay=wd), seed, bars=bars)[0]
-    return out
+            out[name] = run_ufm(cfg.replace(weight_decay=wd), seed, bars=bars)[0]
+    return UfmPair(weight_decay=cfg.weight_decay, **out)
 
 
 def run_imbalance(cfg: ImbalanceConfig, seed: int | None = None, bars=None,

@@ -8,6 +8,7 @@ import numpy as np
 from .. import plots
 from ..train import History
 from .claims import IMB_NET_TOL, IMB_SLOPE_H, IMB_SLOPE_W, ORTH_COS
+from .experiments import Conditions
 from .figures import TIE_REL, angle_range, imbalance_trends, range_text
 from .losses import least_squares_split, loss_numbers
 from .science import at_zero_error, bias_free_nc3, cosine_gram, in_span_fraction, measure
@@ -70,10 +71,11 @@ def simplex_numbers(recorder, history: History | None = None) -> dict:
     return out
 
 
-def conditions_numbers(conditions: dict) -> dict:
+def conditions_numbers(conditions: Conditions) -> dict:
     """Section 3's four runs in the numbers its "What to notice" quotes."""
-    aw, an = conditions["AdamW, weight decay"], conditions["AdamW, none"]
-    gw, gn = conditions["GD, weight decay"], conditions["GD, none"]
+    aw, an, gw, gn = (conditions.adamw_decay, conditions.adamw_none, conditions.gd_decay,
+                      conditions.gd_none)
+    every = (aw, an, gw, gn)
     return dict(gd_kept=gn.last("imbalance") / gn["imbalance"][0],
                 gd_decay_kept=gw.last("imbalance") / gw["imbalance"][0],
                 gd_loss_ratio=gw.last("train_loss") / gn.last("train_loss"),
@@ -90,9 +92,9 @@ def conditions_numbers(conditions: dict) -> dict:
                 # the runs without decay against those with, optimizer by optimizer
                 orth_none_side=_side(an.last("orthogonality") - aw.last("orthogonality"),
                                      gn.last("orthogonality") - gw.last("orthogonality")),
-                cond_max=max(r.last("conditioning") for r in conditions.values()),
+                cond_max=max(r.last("conditioning") for r in every),
                 cond_peak=max(float(np.nanmax(np.asarray(r["conditioning"], float)))
-                              for r in conditions.values()),
+                              for r in every),
                 gd_lr=plots.number(gw.info["config"]["lr"], 2),
                 gd_decay=f"{float(gw.info['config']['weight_decay']):g}",
                 adam_decay=f"{float(aw.info['config']['weight_decay']):g}",

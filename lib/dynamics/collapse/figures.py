@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .. import plots
+from .. import plots, results
 from ..train import History
 from .science import at_zero_error, bias_free_nc3, cosine_gram, etf_gram, terminal_phase_start
 
@@ -203,12 +203,14 @@ def conditions_figure(runs: dict, title: str = "") -> "go.Figure":
     """Jacot et al.'s conditions against step, one colour per run: the training loss (dot:
     zero error), NC1; the imbalance ‖D‖ relative to its value after the first step (conserved
     by gradient flow)
-    and the relative balancedness; the conditioning of the features and NC3."""
+    and the relative balancedness; the conditioning of the features and NC3. ``runs``: a
+    :class:`~.experiments.Conditions` or ``{label: History}``."""
     keys = [["train_loss", "nc1"], ["imbalance", "balancedness"], ["conditioning", "nc3"]]
     titles = ["training loss", "NC1", "‖D‖ ÷ its value at step 1", "balancedness (relative)",
               "conditioning s₁/s_C", "NC3"]
     fig = plots.subplots(3, 2, titles, title=title or "Jacot et al.'s conditions", height=800,
                          vertical_spacing=0.1)
+    runs = runs.labelled() if isinstance(runs, results.Record) else runs
     for i, (name, h) in enumerate(runs.items()):
         color = plots.PALETTE[i % len(plots.PALETTE)]
         first = True
@@ -239,7 +241,9 @@ def conditions_figure(runs: dict, title: str = "") -> "go.Figure":
 
 
 def ufm_figure(runs: dict, title: str = "") -> "go.Figure":
-    """NC1, distance to the ETF and balancedness of the unconstrained features model."""
+    """NC1, distance to the ETF and balancedness of the unconstrained features model: a
+    :class:`~.experiments.UfmPair` or ``{label: History}``."""
+    runs = runs.labelled() if isinstance(runs, results.Record) else runs
     keys = [k for k in ("nc1", "etf_distance", "balancedness") if all(k in h for h in runs.values())]
     short = dict(nc1="NC1", etf_distance="distance to ETF", balancedness="balancedness")
     fig = plots.subplots(1, len(keys), [short[k] for k in keys], height=380,

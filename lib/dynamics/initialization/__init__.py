@@ -19,7 +19,8 @@ Modules:
   networks), which it re-exports.
 - :mod:`.experiments`: the runners (``run_signal``, ``run_chaos``, ``run_trainability``,
   ``run_fluctuations``, ``run_saxe``, ``run_depth_time``, ``run_guessing_bias``; the records
-  of the precomputed ones, ``Trainability`` and ``DepthTime``), ``run(section,
+  of the precomputed ones, ``Trainability`` and ``DepthTime``, and, from :mod:`.records`,
+  those of the page-time runs the claims read, ``Saxe`` and ``ChaosRun``), ``run(section,
   profile, seed)`` (a section's run as the page makes it), the worked answers (``answer_*``),
   the seeds the claims run on and ``precompute_plan(profile)``.
 - :mod:`.figures`: the ``*_figure`` builders and ``*_rows`` tables.

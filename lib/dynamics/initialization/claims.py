@@ -13,8 +13,8 @@ import numpy as np
 from dataclasses import replace
 
 from .. import evidence, plots, results
-from .experiments import (DepthTime, Trainability, best_sigma_w2, claim_runs, half_times,
-                          learning_times, trainability_agreement)
+from .experiments import (ChaosRun, DepthTime, Saxe, Trainability, best_sigma_w2, claim_runs,
+                          half_times, learning_times, trainability_agreement)
 from .isometry import isometry_claims
 from .science import (ChaosConfig, SignalConfig, backward_ratio, chi_1, critical_sigma_w2,
                       depth_scale, measure_map_iterates, q_map, std_ratio)
@@ -280,18 +280,18 @@ def published_claims() -> list[dict]:
     return trainability_claims(heat, more) + depth_time_claims(depth_time)
 
 
-def _map_dev(chaos: dict, q_map_of) -> float:
+def _map_dev(chaos: ChaosRun, q_map_of) -> float:
     """The largest relative deviation of a measured length-map iterate from ``q_map_of(q,
     sigma_w2, sigma_b2)``."""
-    return max(abs(b / q_map_of(a, qm["sigma_w2"], chaos["sigma_b2"]) - 1) for qm in chaos["q_map"]
-               for seq in qm["measured"] for a, b in zip(seq[:-1], seq[1:]))
+    return max(abs(b / q_map_of(a, qm.sigma_w2, chaos.sigma_b2) - 1) for qm in chaos.q_map
+               for seq in qm.measured for a, b in zip(seq[:-1], seq[1:]))
 
 
-def _line_dev(chaos: dict, critical_of) -> float:
+def _line_dev(chaos: ChaosRun, critical_of) -> float:
     """The largest relative deviation of the measured critical sigma_w^2 (chi_1 = 1) from
     ``critical_of(sigma_b2)``, over the critical line's sigma_b^2 and the figure's own."""
-    lm = chaos["line_measured"]
-    pairs = [*zip(lm["sigma_b2"], lm["sigma_w2"]), (chaos["sigma_b2"], chaos["critical_measured"])]
+    lm = chaos.line_measured
+    pairs = [*zip(lm.sigma_b2, lm.sigma_w2), (chaos.sigma_b2, chaos.critical_measured)]
     return max(abs(m / critical_of(b) - 1) for b, m in pairs)
 
 
@@ -335,11 +335,11 @@ IGB_SHALLOW = replace(IGB_TANH, control_measure=lambda r: _igb_share(r, "relu", 
 XI_DEV_MAX = 0.25  # measured xi_c: median relative deviation from the prediction below this
 
 
-def _xi_dev(chaos: dict, predict) -> float:
+def _xi_dev(chaos: ChaosRun, predict) -> float:
     """Median |measured xi_c / predicted - 1| over the chaotic phase (sigma_w^2 at least
     CHAOTIC_RATIO x the critical value), ``predict(sigma_w2, sigma_b2)`` the prediction."""
-    xm, crit, b2 = chaos["xi_measured"], chaos["critical_theory"], chaos["sigma_b2"]
-    dev = [abs(x / predict(s, b2) - 1) for s, x in zip(xm["sigma_w2"], xm["xi"])
+    xm, crit, b2 = chaos.xi_measured, chaos.critical_theory, chaos.sigma_b2
+    dev = [abs(x / predict(s, b2) - 1) for s, x in zip(xm.sigma_w2, xm.xi)
            if s >= CHAOTIC_RATIO * crit and x is not None and math.isfinite(x)]
     return float(np.median(dev)) if dev else math.nan
 
@@ -366,11 +366,11 @@ C_STAR_MAX = 0.9  # the measured fixed point c* below this: the correlations do 
 C_STAR_DEPTH = 60  # layers iterated to read the measured fixed point
 
 
-def measured_c_star(chaos: dict, seed: int, sigma_w2: float, starts=(0.0, 0.6)) -> float:
+def measured_c_star(chaos: ChaosRun, seed: int, sigma_w2: float, starts=(0.0, 0.6)) -> float:
     """The correlation map's fixed point measured on a random tanh network (the width of the
     ``chaos`` run, C_STAR_DEPTH layers): the correlation of two inputs after the last layer,
     mean over two starting correlations."""
-    seqs = measure_map_iterates(sigma_w2, chaos["sigma_b2"], list(starts), "c", chaos["width"],
+    seqs = measure_map_iterates(sigma_w2, chaos.sigma_b2, list(starts), "c", chaos.width,
                                 C_STAR_DEPTH, ChaosConfig().batch, seed)
     return float(np.mean([seq[-1] for seq in seqs]))
 
@@ -542,19 +542,19 @@ _DAY = ("Day, Kahn & Roberts, Feature Learning and Generalization in Deep Networ
 FLUCT_GAUSS = evidence.Claim(
     "Gaussian weights: preactivation fluctuations grow linearly with depth (slope 2/3 per "
     "layer in n·Var G/E[G]²); orthogonal weights: independent of depth", _DAY,
-    measure=lambda f: abs(f["gaussian_slope"] / (2 / 3) - 1),
-    control_measure=lambda f: abs(f["orthogonal_slope"] / (2 / 3) - 1),
+    measure=lambda f: abs(f.gaussian_slope / (2 / 3) - 1),
+    control_measure=lambda f: abs(f.orthogonal_slope / (2 / 3) - 1),
     test=evidence.Test("<", FLUCT_DEV, "FLUCT_DEV: |slope per layer / (2/3) − 1|"),
     control="the orthogonal ensemble, measured the same way", window="layers 1–L",
     fmt=lambda x: f"{100 * x:.0f}%")
 FLUCT_ORTH = replace(
-    FLUCT_GAUSS, measure=lambda f: abs(f["orthogonal_slope"]),
-    control_measure=lambda f: abs(f["gaussian_slope"]),
+    FLUCT_GAUSS, measure=lambda f: abs(f.orthogonal_slope),
+    control_measure=lambda f: abs(f.gaussian_slope),
     test=evidence.Test("<", ORTH_SLOPE_MAX, "ORTH_SLOPE_MAX: |slope per layer|"),
     control="the Gaussian ensemble, measured the same way", fmt=lambda x: f"{x:.4f}")
 
 
-def _saxe_dev(r: dict) -> float:
+def _saxe_dev(r: Saxe) -> float:
     """The largest relative deviation of the half-learning steps from the exact solution when
     every pattern is learned no earlier than the exact solution and strongest first (else
     inf: the run does not follow it)."""
@@ -570,7 +570,7 @@ SAXE = evidence.Claim(
     "strongest first: plateaus, then drops; the trained network lags the exact solution "
     "slightly", "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep "
     "linear neural networks", measure=_saxe_dev,
-    control_measure=lambda r: _saxe_dev(dict(r["control"], theory=r["theory"])),
+    control_measure=lambda r: _saxe_dev(replace(r, **vars(r.control))),
     test=evidence.Test("<", SAXE_DEV, "SAXE_DEV: the largest relative deviation of a "
                                       "half-learning step from the exact solution"),
     control="an orthogonal start (same task, rate and steps), which skips the plateaus",
@@ -642,12 +642,12 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
         chaos = plots.per_seed(chaos, "chaos", "init.claim_runs")
         seeds = list(chaos)
         c0 = chaos[seeds[0]]
-        t = c0["critical_theory"]
+        t = c0.critical_theory
         rows.append(evidence.judge(replace(Q_MAP, window=f"every iterate, σ_w² = "
-                    f"{_list([qm['sigma_w2'] for qm in c0['q_map']])}"), chaos, chaos).row())
+                    f"{_list([qm.sigma_w2 for qm in c0.q_map])}"), chaos, chaos).row())
         rows.append(evidence.judge(replace(CRITICAL_LINE, statement=CRITICAL_LINE.statement.format(
-            b2=c0["sigma_b2"], crit=_num(t)), window=CRITICAL_LINE.window + _list(
-            c0["line_measured"]["sigma_b2"])), chaos, chaos).row())
+            b2=c0.sigma_b2, crit=_num(t)), window=CRITICAL_LINE.window + _list(
+            c0.line_measured.sigma_b2)), chaos, chaos).row())
         rows.append(evidence.judge(replace(XI_CHAOTIC, window=XI_CHAOTIC.window.format(
             ratio=CHAOTIC_RATIO, crit=_num(t, 3))), chaos, chaos).row())
         stars = {s: (c, s) for s, c in chaos.items()}
@@ -664,7 +664,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
             {"Gaussian:": evidence.judge(FLUCT_GAUSS, fluct, fluct),
              "orthogonal:": evidence.judge(FLUCT_ORTH, fluct, fluct)},
             control="each ensemble through the other's test",
-            window=f"layers 1–{f0['depth']}, width {f0['width']}, {f0['n_nets']} networks"))
+            window=f"layers 1–{f0.depth}, width {f0.width}, {f0.n_nets} networks"))
     if saxe is not None:
         saxe = plots.per_seed(saxe, "saxe", "init.claim_runs")
         rows.append(evidence.judge(SAXE, saxe, saxe).row())

@@ -4,7 +4,8 @@ the prose and the claims rest on, and ``precompute_plan`` for the figures comput
 Runners return plain dicts (lists and numbers), ready for a figure or for ``data/``; a runner
 whose result a claim or the prose reads from ``data/`` returns a :class:`~dynamics.results.Record`
 declared beside it (:class:`Trainability`, :class:`DepthTime`), so that a reader names the
-fields it reads and a renamed field fails when the file is loaded.
+fields it reads and a renamed field fails when the file is loaded; so do the page-time runners
+the claims read (their records in :mod:`.records`).
 Lists of runs go through ``runtime.grid`` and step counts a runner needs through
 ``runtime.steps``, so that ``DYNAMICS_DRY_RUN`` proves every profile end to end in seconds.
 """
@@ -26,6 +27,8 @@ from ..runtime import get_profile, get_seed
 from ..sweep import grid, train_many
 from ..train import At, Hooks, LogSpaced, Recipe, log_steps, train
 from .isometry import IsometryConfig, run_isometry
+from .records import (ChaosRun, CMap, CriticalLine, Fluctuations, QMap, Saxe, SaxeControl, XiMeasured,
+                      XiTheory)
 from .science import (ACTIVATIONS, INIT_SCHEMES, ChaosConfig, DepthTimeConfig,
                       FluctuationConfig, GuessingConfig, SaxeConfig, SignalConfig,
                       MORE_SEEDS, TrainabilityConfig, c_map, c_star, chi_1, critical_mlp, critical_sigma_w2,
@@ -78,57 +81,56 @@ def run_signal(cfg: SignalConfig, inits=INIT_SCHEMES, activations=ACTIVATIONS) -
 
 
 def run_chaos(cfg: ChaosConfig, sigma_b2_line=(0.02, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0),
-              map_sigma_w2=(1.0, 1.76, 3.0)) -> dict:
+              map_sigma_w2=(1.0, 1.76, 3.0)) -> ChaosRun:
     """Theory and measurement for the four panels of the order-to-chaos figure: the length
     and correlation maps with iterates measured on random networks, the critical line
-    chi_1 = 1 (theory, and measured at ``sigma_b2_line``), and the depth scale xi_c."""
+    chi_1 = 1 (theory, and measured at ``sigma_b2_line``), and the depth scale xi_c. Returns
+    a :class:`ChaosRun`."""
     t0 = time.perf_counter()
     sb2 = cfg.sigma_b2
-    out = dict(sigma_b2=sb2, width=cfg.width, depth=cfg.depth)
     q_in = np.linspace(0, 3, 61)
     c_in = np.linspace(-0.2, 1, 61)
-    out["q_map"], out["c_map"] = [], []
+    q_maps, c_maps = [], []
     for s in map_sigma_w2:
         qs = q_star(s, sb2)
-        out["q_map"].append(dict(
+        q_maps.append(QMap(
             sigma_w2=s, q_in=q_in.tolist(), q_out=[q_map(q, s, sb2) for q in q_in], q_star=qs,
             measured=measure_map_iterates(s, sb2, [0.05, 2.8], "q", cfg.map_width, 6, cfg.batch,
                                           cfg.seed)))
-        out["c_map"].append(dict(
+        c_maps.append(CMap(
             sigma_w2=s, c_in=c_in.tolist(), c_out=[c_map(c, s, sb2, q=qs) for c in c_in],
             c_star=c_star(s, sb2),
             measured=measure_map_iterates(s, sb2, [0.0, 0.6], "c", cfg.map_width, 6, cfg.batch,
                                           cfg.seed)))
     line_b2 = np.linspace(0.0, max(sigma_b2_line) * 1.05, 40)
-    out["line_theory"] = dict(sigma_b2=line_b2.tolist(),
-                              sigma_w2=[critical_sigma_w2(b) for b in line_b2])
+    line_theory = CriticalLine(sigma_b2=line_b2.tolist(),
+                               sigma_w2=[critical_sigma_w2(b) for b in line_b2])
     measured_line = runtime.grid(sigma_b2_line)
-    out["line_measured"] = dict(
+    line_measured = CriticalLine(
         sigma_b2=list(measured_line),
         sigma_w2=[measured_critical_sigma_w2(b, cfg.width, cfg.depth, cfg.batch, cfg.seed)
                   for b in measured_line])
-    out["critical_theory"] = critical_sigma_w2(sb2)
-    if sb2 in measured_line:
-        out["critical_measured"] = out["line_measured"]["sigma_w2"][measured_line.index(sb2)]
-    else:
-        out["critical_measured"] = measured_critical_sigma_w2(sb2, cfg.width, cfg.depth,
-                                                              cfg.batch, cfg.seed)
+    critical_measured = (line_measured.sigma_w2[measured_line.index(sb2)] if sb2 in measured_line
+                         else measured_critical_sigma_w2(sb2, cfg.width, cfg.depth, cfg.batch, cfg.seed))
     fine = np.linspace(0.3, 4.5, 85)
-    out["xi_theory"] = dict(sigma_w2=fine.tolist(), xi=[depth_scale(s, sb2) for s in fine])
+    xi_theory = XiTheory(sigma_w2=fine.tolist(), xi=[depth_scale(s, sb2) for s in fine])
     meas_s = runtime.grid(np.linspace(0.4, 4.5, cfg.n_sigma).tolist())
     xi_m = [measure_depth_scale(s, sb2, cfg.width, cfg.depth, cfg.batch, cfg.seed) for s in meas_s]
-    out["xi_measured"] = dict(sigma_w2=meas_s, xi=[x for x, _ in xi_m],
-                              layers_used=[n for _, n in xi_m],
-                              xi_theory=[depth_scale(s, sb2) for s in meas_s])
-    out["wall_time"] = time.perf_counter() - t0
-    return out
+    xi_measured = XiMeasured(sigma_w2=meas_s, xi=[x for x, _ in xi_m],
+                             layers_used=[n for _, n in xi_m],
+                             xi_theory=[depth_scale(s, sb2) for s in meas_s])
+    return ChaosRun(sigma_b2=sb2, width=cfg.width, depth=cfg.depth, q_map=q_maps, c_map=c_maps,
+                    line_theory=line_theory, line_measured=line_measured,
+                    critical_theory=critical_sigma_w2(sb2), critical_measured=critical_measured,
+                    xi_theory=xi_theory, xi_measured=xi_measured,
+                    wall_time=time.perf_counter() - t0)
 
 
-def xi_deviation(chaos: dict) -> tuple[float, int, float]:
+def xi_deviation(chaos: ChaosRun) -> tuple[float, int, float]:
     """Median relative deviation of the measured xi_c from the theory, over the sigma_w^2
     where both are finite; returns (median deviation, count, largest measured xi_c)."""
-    xm = chaos["xi_measured"]
-    ok = [(a, b) for a, b in zip(xm["xi"], xm["xi_theory"])
+    xm = chaos.xi_measured
+    ok = [(a, b) for a, b in zip(xm.xi, xm.xi_theory)
           if a is not None and b is not None and np.isfinite(a) and np.isfinite(b)]
     if not ok:
         return float("nan"), 0, float("nan")
@@ -266,9 +268,10 @@ def trainability_disagreements(heat: Trainability, level: float = 0.5) -> dict:
 # =============================================================================================
 
 
-def run_fluctuations(cfg: FluctuationConfig) -> dict:
+def run_fluctuations(cfg: FluctuationConfig) -> Fluctuations:
     """Per layer, n Var[G_l] / E[G_l]^2 across the ensemble for Gaussian and orthogonal
-    weights, and the slope of each against depth (a least-squares line)."""
+    weights, and the slope of each against depth (a least-squares line): a
+    :class:`Fluctuations`."""
     n_nets = len(runtime.grid(range(cfg.n_nets)))  # an ensemble is a list of runs
     layers = np.arange(1, cfg.depth + 1)
     res = dict(layers=layers.tolist(), width=cfg.width, n_nets=n_nets, depth=cfg.depth)
@@ -276,13 +279,14 @@ def run_fluctuations(cfg: FluctuationConfig) -> dict:
         res[init] = preactivation_fluctuations(init, cfg.depth, cfg.width, n_nets,
                                                seed=cfg.seed).tolist()
         res[f"{init}_slope"] = float(np.polyfit(layers, res[init], 1)[0])
-    return res
+    return Fluctuations.of(res)
 
 
-def run_saxe(cfg: SaxeConfig, on_eval=()) -> dict:
+def run_saxe(cfg: SaxeConfig, on_eval=()) -> Saxe:
     """Train one deep linear network on :func:`saxe_task` by full-batch gradient descent,
     recording the loss and every pattern's progress y_c; add the exact two-layer solution
-    (from small weights, depth 2). ``on_eval``: ``train`` hooks (a panel's redraw)."""
+    (from small weights, depth 2). ``on_eval``: ``train`` hooks (a panel's redraw). Returns
+    a :class:`Saxe`."""
     data = saxe_task(cfg.n_patterns, cfg.strength_max, cfg.strength_min, cfg.seed)
     with runtime.seeded(cfg.seed):
         model = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, cfg.init, cfg.init_std).to(data.device)
@@ -293,35 +297,35 @@ def run_saxe(cfg: SaxeConfig, on_eval=()) -> dict:
     recipe = Recipe(cfg.steps, optimizer="sgd", lr=cfg.lr, loss="mse",
                     eval=At(range(0, cfg.steps + 1, max(1, cfg.steps // 150)), test=False))
     h = train(model, data, recipe, metrics=progress, hooks=Hooks(on_eval=on_eval), seed=cfg.seed)
-    out = dict(steps=h.steps, loss=h["train_loss"].tolist() if len(h) else [],
+    out = Saxe(steps=h.steps, loss=h["train_loss"].tolist() if len(h) else [],
                progress=[h[f"y{c}"].tolist() if len(h) else [] for c in range(cfg.n_patterns)],
                strengths=data.info["strengths"], lr=cfg.lr, depth=cfg.depth, init=cfg.init,
                status=h.status, diverged=bool(h.diverged))
     if y0 is not None:
         t = np.asarray(h.steps, dtype=float) * cfg.lr
-        out["theory"] = [saxe_theory(t, s, cfg.n_patterns, y).tolist()
-                         for s, y in zip(data.info["strengths"], y0)]
+        out.theory = [saxe_theory(t, s, cfg.n_patterns, y).tolist()
+                      for s, y in zip(data.info["strengths"], y0)]
         # the claim's control: the same task, rate and steps from an orthogonal start, which
         # skips the plateaus and so must not follow the small start's exact solution
         with runtime.seeded(cfg.seed):
             ortho = deep_linear(cfg.n_patterns, cfg.width, cfg.depth, "orthogonal").to(data.device)
         hc = train(ortho, data, recipe, metrics=progress, seed=cfg.seed)
-        out["control"] = dict(init="orthogonal", steps=hc.steps, progress=[
+        out.control = SaxeControl(init="orthogonal", steps=hc.steps, progress=[
             hc[f"y{c}"].tolist() if len(hc) else [] for c in range(cfg.n_patterns)])
     return out
 
 
-def half_times(saxe: dict) -> tuple[np.ndarray, np.ndarray | None]:
+def half_times(saxe: Saxe) -> tuple[np.ndarray, np.ndarray | None]:
     """The step at which each pattern is half learned (y_c >= 1/2): measured, and exact
     (None without the exact solution); inf where it never happened."""
-    steps = np.asarray(saxe["steps"])
+    steps = np.asarray(saxe.steps)
 
     def first(ys):
         idx = np.flatnonzero(np.asarray(ys, dtype=float) >= 0.5)
         return float(steps[idx[0]]) if len(idx) else float("inf")
 
-    measured = np.array([first(y) for y in saxe["progress"]])
-    theory = np.array([first(y) for y in saxe["theory"]]) if "theory" in saxe else None
+    measured = np.array([first(y) for y in saxe.progress])
+    theory = np.array([first(y) for y in saxe.theory]) if saxe.theory is not None else None
     return measured, theory
 
 
@@ -688,7 +692,8 @@ def _merge_depth_time(parts: dict) -> DepthTime:
 
 __all__ = ["COMMAND", "CHANCE", "Trainability", "DepthTime", "run", "run_signal", "run_chaos", "xi_deviation",
            "run_trainability", "best_sigma_w2", "trainability_agreement",
-           "trainability_disagreements", "run_fluctuations", "run_saxe", "half_times",
+           "trainability_disagreements", "run_fluctuations", "Fluctuations", "Saxe", "SaxeControl", "ChaosRun", "QMap", "CMap",
+           "CriticalLine", "XiTheory", "XiMeasured", "run_saxe", "half_times",
            "run_rank_growth", "run_depth_time", "learning_times", "depth_time_ratio",
            "run_guessing_bias", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
            "answer_rank_growth", "answer_coordinate_check", "claim_runs", "precompute_plan",

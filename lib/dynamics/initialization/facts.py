@@ -13,8 +13,8 @@ import numpy as np
 from .. import evidence, plots
 from .claims import (CHAOTIC_RATIO, DEEP, _acc, _band_row, _depth_rule_agreement, _list, falls_to,
                      trainability_claims)
-from .experiments import (DepthTime, Trainability, best_sigma_w2, learning_times,
-                          trainability_agreement, trainability_disagreements)
+from .experiments import (ChaosRun, DepthTime, Fluctuations, Trainability, best_sigma_w2,
+                          learning_times, trainability_agreement, trainability_disagreements)
 from .isometry import isometry_numbers
 from .science import DepthTimeConfig, orthogonal_product_svals
 
@@ -180,17 +180,17 @@ def _lr_falls(d, lr) -> str:
     return out
 
 
-def chaos_numbers(chaos: dict) -> dict:
+def chaos_numbers(chaos: ChaosRun) -> dict:
     """The depth scales the chaos figure's prose quotes (glue texts): the ordered and chaotic
     ones, the measured peak beside the theory, and how far the measurement sits from the theory
     in the chaotic phase (sigma_w^2 beyond CHAOTIC_RATIO x the critical value)."""
-    xm = chaos["xi_measured"]
-    s = np.asarray(xm["sigma_w2"], float)
-    xi = np.array([np.nan if v is None else v for v in xm["xi"]], float)
+    xm = chaos.xi_measured
+    s = np.asarray(xm.sigma_w2, float)
+    xi = np.array([np.nan if v is None else v for v in xm.xi], float)
     hot = xi[s > 3]
-    theory = np.array([np.nan if v is None else v for v in xm["xi_theory"]], float)
+    theory = np.array([np.nan if v is None else v for v in xm.xi_theory], float)
     dev = 100 * (xi / theory - 1)
-    crit = chaos["critical_theory"]
+    crit = chaos.critical_theory
     fin = np.isfinite(dev)
     k = int(np.nanargmax(np.where(fin, xi, np.nan)))  # the measured peak
     near = int(np.argmin(np.abs(s - crit)))  # the grid point nearest the critical sigma_w^2
@@ -224,21 +224,21 @@ def leading_line(layers) -> np.ndarray:
     return 2 + 2 * (np.asarray(layers, float) - 1) / 3
 
 
-def fluctuation_numbers(fluct: dict) -> dict:
+def fluctuation_numbers(fluct: Fluctuations) -> dict:
     """The orthogonal ensemble's largest value, and where the Gaussian ensemble's deep half
     sits against the leading-order line 2 + 2(l − 1)/3 (with its fitted slope), which the prose
     quotes (glue texts)."""
-    layers, g = np.asarray(fluct["layers"], float), np.asarray(fluct["gaussian"], float)
+    layers, g = np.asarray(fluct.layers, float), np.asarray(fluct.gaussian, float)
     line = leading_line(layers)
     half = layers > layers[-1] / 2  # the deep half of the network
     n, up = int(half.sum()), int(np.sum(g[half] > line[half]))
     side = ("above it" if up == n else "below it" if up == 0 else
             f"above it in {up} of its {n} layers, below in the rest" if up >= n - up else
             f"below it in {n - up} of its {n} layers, above in the rest")
-    return dict(init_orth_max=_num(max(fluct["orthogonal"]), 2),
+    return dict(init_orth_max=_num(max(fluct.orthogonal), 2),
                 init_fl_deep=(f"{side} ({_num(g[-1], 3)} against {_num(line[-1], 3)} at layer "
                               f"{int(layers[-1])})"),
-                init_fl_slope=_num(fluct["gaussian_slope"], 2),
+                init_fl_slope=_num(fluct.gaussian_slope, 2),
                 init_fl_first=f"{_num(g[0], 3)} at layer {int(layers[0])}")
 
 

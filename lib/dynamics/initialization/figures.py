@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
-from .experiments import CHANCE, DepthTime, Trainability, best_sigma_w2, learning_times
+from .experiments import (CHANCE, ChaosRun, DepthTime, Fluctuations, Saxe, Trainability,
+                          best_sigma_w2, learning_times)
 from .facts import leading_line
 from .science import (ACTIVATIONS, INIT_SCHEMES, critical_sigma_w2, signal_summary,
                       trainable_depth)
@@ -90,44 +91,44 @@ def signal_rows(res: dict) -> list[dict]:
 # =============================================================================================
 
 
-def chaos_figure(res: dict):
+def chaos_figure(res: ChaosRun):
     """Four panels: theory as lines, measurements on random networks as open markers."""
     fig = plots.subplots(2, 2, ["length map", "correlation map", "critical line χ₁ = 1",
                                 "depth scale ξ_c"],
                          title="Order to chaos in random tanh networks", height=760)
-    for i, (qm, cm) in enumerate(zip(res["q_map"], res["c_map"])):
+    for i, (qm, cm) in enumerate(zip(res.q_map, res.c_map)):
         color = plots.PALETTE[i]
-        label = f"σ_w²={qm['sigma_w2']:g}"
-        fig.add_scatter(x=qm["q_in"], y=qm["q_out"], mode="lines", name=label,
+        label = f"σ_w²={qm.sigma_w2:g}"
+        fig.add_scatter(x=qm.q_in, y=qm.q_out, mode="lines", name=label,
                         line=dict(color=color), legendgroup=label, row=1, col=1)
-        for seq in qm["measured"]:
+        for seq in qm.measured:
             fig.add_scatter(x=seq[:-1], y=seq[1:], mode="markers", name=label + ", measured",
                             marker=dict(color=color, size=7, symbol="circle-open"),
                             legendgroup=label, showlegend=False, row=1, col=1)
-        fig.add_scatter(x=cm["c_in"], y=cm["c_out"], mode="lines", name=label, showlegend=False,
+        fig.add_scatter(x=cm.c_in, y=cm.c_out, mode="lines", name=label, showlegend=False,
                         line=dict(color=color), legendgroup=label, row=1, col=2)
-        for seq in cm["measured"]:
+        for seq in cm.measured:
             fig.add_scatter(x=seq[:-1], y=seq[1:], mode="markers", showlegend=False,
                             name=label + ", measured", legendgroup=label,
                             marker=dict(color=color, size=7, symbol="circle-open"), row=1, col=2)
     for (lo, hi), col in (((0, 3), 1), ((-0.2, 1), 2)):
         fig.add_scatter(x=[lo, hi], y=[lo, hi], mode="lines", line=dict(color="#999", dash="dot"),
                         name="identity", showlegend=False, row=1, col=col)
-    lt, lm = res["line_theory"], res["line_measured"]
-    fig.add_scatter(x=lt["sigma_w2"], y=lt["sigma_b2"], mode="lines", name="theory",
+    lt, lm = res.line_theory, res.line_measured
+    fig.add_scatter(x=lt.sigma_w2, y=lt.sigma_b2, mode="lines", name="theory",
                     line=dict(color="#222"), row=2, col=1)
-    fig.add_scatter(x=lm["sigma_w2"], y=lm["sigma_b2"], mode="markers", name="measured",
+    fig.add_scatter(x=lm.sigma_w2, y=lm.sigma_b2, mode="markers", name="measured",
                     marker=dict(color="#222", size=8, symbol="circle-open"), row=2, col=1)
-    top = max(lt["sigma_b2"])
-    fig.add_annotation(text="ordered", x=min(lt["sigma_w2"]) + 0.2, y=0.85 * top,
+    top = max(lt.sigma_b2)
+    fig.add_annotation(text="ordered", x=min(lt.sigma_w2) + 0.2, y=0.85 * top,
                        showarrow=False, xanchor="left", row=2, col=1)
-    fig.add_annotation(text="chaotic", x=max(lt["sigma_w2"]), y=0.1 * top, showarrow=False,
+    fig.add_annotation(text="chaotic", x=max(lt.sigma_w2), y=0.1 * top, showarrow=False,
                        xanchor="right", row=2, col=1)
-    xt, xm = res["xi_theory"], res["xi_measured"]
-    fig.add_scatter(x=xt["sigma_w2"], y=[min(v, 1e3) if v is not None else 1e3 for v in xt["xi"]],
+    xt, xm = res.xi_theory, res.xi_measured
+    fig.add_scatter(x=xt.sigma_w2, y=[min(v, 1e3) if v is not None else 1e3 for v in xt.xi],
                     mode="lines", name="ξ_c theory", line=dict(color="#222"), showlegend=False,
                     row=2, col=2)
-    fig.add_scatter(x=xm["sigma_w2"], y=_positive(xm["xi"]), mode="markers", name="ξ_c measured",
+    fig.add_scatter(x=xm.sigma_w2, y=_positive(xm.xi), mode="markers", name="ξ_c measured",
                     marker=dict(color="#222", size=8, symbol="circle-open"), showlegend=False,
                     row=2, col=2)
     fig.update_xaxes(title_text="q in layer l", row=1, col=1)
@@ -237,14 +238,14 @@ def trainability_rows(heat: Trainability, level: float = 0.5) -> list[dict]:
 # =============================================================================================
 
 
-def fluctuations_figure(res: dict):
+def fluctuations_figure(res: Fluctuations):
     """n Var[G_l] / E[G_l]^2 per layer for both ensembles, and the leading-order Gaussian line."""
     fig = plots.figure("Preactivation fluctuations across networks", "layer l",
                        "n · Var[G_l] / E[G_l]²")
-    layers = res["layers"]
-    fig.add_scatter(x=layers, y=res["gaussian"], mode="lines+markers", name="Gaussian weights",
+    layers = res.layers
+    fig.add_scatter(x=layers, y=res.gaussian, mode="lines+markers", name="Gaussian weights",
                     marker=dict(size=4))
-    fig.add_scatter(x=layers, y=res["orthogonal"], mode="lines+markers", name="orthogonal weights",
+    fig.add_scatter(x=layers, y=res.orthogonal, mode="lines+markers", name="orthogonal weights",
                     marker=dict(size=4))
     fig.add_scatter(x=layers, y=leading_line(layers).tolist(), mode="lines",
                     name="2 + 2(l − 1)/3 (theory, Gaussian)", line=dict(color=_GRAY, dash="dash"))
@@ -252,23 +253,23 @@ def fluctuations_figure(res: dict):
     return fig
 
 
-def saxe_figure(res: dict):
+def saxe_figure(res: Saxe):
     """Left: the loss, a staircase of plateaus and drops. Right: each pattern's progress
     y_c (lines), with the exact solution (dashed) for one hidden layer."""
-    title = f"Deep linear network, {res['depth']} weight matrices, {res['init']} init"
+    title = f"Deep linear network, {res.depth} weight matrices, {res.init} init"
     fig = plots.subplots(1, 2, ["training loss", "progress y_c of each pattern"], title=title)
-    fig.add_scatter(x=res["steps"], y=res["loss"], mode="lines", name="loss",
+    fig.add_scatter(x=res.steps, y=res.loss, mode="lines", name="loss",
                     line=dict(color="#222"), showlegend=False, row=1, col=1)
-    for c, ys in enumerate(res["progress"]):
+    for c, ys in enumerate(res.progress):
         color = plots.PALETTE[c % len(plots.PALETTE)]
-        fig.add_scatter(x=res["steps"], y=ys, mode="lines", line=dict(color=color),
-                        name=f"s={res['strengths'][c]:.2g}", legendgroup=str(c), row=1, col=2)
-        if "theory" in res:
-            fig.add_scatter(x=res["steps"], y=res["theory"][c], mode="lines",
+        fig.add_scatter(x=res.steps, y=ys, mode="lines", line=dict(color=color),
+                        name=f"s={res.strengths[c]:.2g}", legendgroup=str(c), row=1, col=2)
+        if res.theory is not None:
+            fig.add_scatter(x=res.steps, y=res.theory[c], mode="lines",
                             line=dict(color=color, dash="dash", width=1), showlegend=False,
-                            name=f"exact, s = {res['strengths'][c]:.2f}", legendgroup=str(c),
+                            name=f"exact, s = {res.strengths[c]:.2f}", legendgroup=str(c),
                             row=1, col=2)
-    if "theory" in res:
+    if res.theory is not None:
         fig.add_scatter(x=[None], y=[None], mode="lines", name="exact",
                         line=dict(color=_GRAY, dash="dash", width=1), row=1, col=2)
     fig.update_xaxes(title_text="step")

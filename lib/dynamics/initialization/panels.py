@@ -26,7 +26,8 @@ from ..runtime import get_device, get_seed
 from ..sweep import grid, train_many
 from ..train import Recipe
 from ..widgets import Choice, Panel, Slider, controls_for
-from .experiments import CHANCE, Trainability, run_guessing_bias, run_saxe, run_signal
+from .experiments import (CHANCE, Saxe, Trainability, run_guessing_bias, run_saxe,
+                          run_signal)
 from .figures import saxe_figure, signal_figure, trainability_figure
 from .science import (ACTIVATIONS, GuessingConfig, SaxeConfig, SignalConfig,
                       TrainabilityConfig, backward_ratio, critical_sigma_w2, mnist1d_data,
@@ -255,18 +256,19 @@ def saxe_panel(profile: str | None = None, seed: int | None = None):
                               cfg.seed).info["strengths"]
 
         def curves(h):  # the figure so far, from the training's history
-            return saxe_figure(dict(steps=h.steps, loss=h["train_loss"].tolist(),
+            return saxe_figure(Saxe(steps=h.steps, loss=h["train_loss"].tolist(),
                                     progress=[h[f"y{c}"].tolist() for c in range(cfg.n_patterns)],
-                                    strengths=strengths, depth=cfg.depth, init=cfg.init))
+                                    strengths=strengths, lr=cfg.lr, depth=cfg.depth,
+                                    init=cfg.init, status=h.status, diverged=bool(h.diverged)))
 
         res = run_saxe(cfg, on_eval=drawn_every(update, curves, cfg.steps))
         if update.stop_requested:  # Stop pressed: the panel says so; the curves end where it was
             return saxe_figure(res)
-        if res["diverged"]:
-            update(status=f"{res['status']}: try a smaller learning rate")
-        elif len(res["steps"]) and res["steps"][-1] < cfg.steps:  # evaluated every steps//150
+        if res.diverged:
+            update(status=f"{res.status}: try a smaller learning rate")
+        elif len(res.steps) and res.steps[-1] < cfg.steps:  # evaluated every steps//150
             update(status=f"done: {cfg.steps} steps, the curves' last evaluation at step "
-                          f"{res['steps'][-1]}")
+                          f"{res.steps[-1]}")
         return saxe_figure(res)
 
     controls = controls_for(base, ["depth", "init", "lr", "init_std"])

@@ -473,3 +473,11 @@ def test_the_grid_file_is_read_through_its_record_and_a_renamed_field_fails(
     with pytest.raises(ValueError, match=f"{says}: no field {old}; unknown field {new}.*"
                                          "dynamics_ops.precompute weight_decay"):
         C.published_claims()
+
+
+def test_the_equilibrium_sentence_glues_its_rows_verdict():
+    """§2's sentence on AdamW's RMS glues the claims row's verdict; where the runs are too short
+    to settle (smoke) the table has no such row and the sentence says so."""
+    assert F.claims_numbers([])["wd_adamw_verdict"] == plots.MARKS["not at this scale"]
+    row = {"claim": "AdamW: RMS → √(η/2λ) per element; angle → …", "reproduced": "no"}
+    assert F.claims_numbers([row])["wd_adamw_verdict"] == plots.MARKS["no"]

@@ -399,13 +399,17 @@ def spectrum_numbers(spectrum: Spectrum) -> dict:
 def claims_numbers(rows) -> dict:
     """The numbers the prose quotes from the claims table's own rows (glue texts): the clock
     row's settled spread of the matched runs and its control, the run at another product, off
-    their level, each over the row's seeds as the row prints them."""
+    their level, each over the row's seeds as the row prints them; and section 2's AdamW
+    equilibrium row's verdict (:data:`evidence.CANNOT_TELL` where the runs are too short to
+    settle and the table has no such row)."""
+    eq = [r["reproduced"] for r in rows if str(r["claim"]).startswith("AdamW: RMS → √(η/2λ)")]
+    out = dict(wd_adamw_verdict=plots.MARKS[eq[0] if eq else evidence.CANNOT_TELL])
     row = next((r for r in rows if str(r["claim"]).startswith("settled loss levels agree")), None)
     if row is None:
-        return dict(wd_clock_row_spread="n/a", wd_clock_row_off="n/a")
+        return dict(out, wd_clock_row_spread="n/a", wd_clock_row_off="n/a")
     ev = row["evidence"][0]
     pct = lambda xs: _range([100 * x for x in xs.values() if x is not None], 2) + "%"
-    return dict(wd_clock_row_spread=pct(ev["treatment"]), wd_clock_row_off=pct(ev["control"]))
+    return dict(out, wd_clock_row_spread=pct(ev["treatment"]), wd_clock_row_off=pct(ev["control"]))
 
 
 _NUMBERS = {"decoupling": decoupling_numbers, "live_slope": live_slope_numbers,

@@ -869,7 +869,11 @@ def test_the_critical_fractions_tail_chance_is_the_hypergeometric_one():
                  "memorization") for f in (0.3, 0.6, 0.9) for w in (0.0, 1.0, 3.0)]
     assert Fa._rows_below((grid, None)) == 2
     assert Fa._crit_tail(grid) == pytest.approx(1 / 15)
-    drawn = [Fa._rows_below((grid, s)) for s in range(3000)]
+    def permuted(seed):  # the null drawn: the phases of the cells at decays above 0 permuted
+        cells = [r for r in grid if r.weight_decay > 0]
+        phases = np.random.default_rng(seed).permutation([r.phase for r in cells])
+        return [replace(r, phase=str(ph)) for r, ph in zip(cells, phases)]
+    drawn = [Fa._rows_below((permuted(s), None)) for s in range(3000)]
     assert np.mean([d >= 2 for d in drawn]) == pytest.approx(1 / 15, abs=0.015)
     # the row's control, the count the null expects: P(K ≥ 1) + P(K ≥ 2) + P(K ≥ 3)
     # = C(4, 2)/15 + C(2, 2)/15 + 0 = 7/15, and the permutations counted agree

@@ -608,7 +608,7 @@ def phase_claims(rows: list[PhaseRow], lr: float | None = None) -> list[dict]:
         "critical fraction falls as the decay grows (from the weakest decay to the last below "
         "the strongest, on every seed)", "Power et al. 2022; Liu et al. 2022",
         {"fractions below the smallest that generalizes:":
-             j(CRIT_EXISTS, per(None), {s: (g, s) for s, g in grids.items()}),
+             j(CRIT_EXISTS, per(None), per(None)),
          f"critical fraction at {weak:g} minus at {last:g} (no fraction generalizing counted "
          f"at the grid's largest, {top:.0%}: then a lower bound):":
              j(CRIT_FALLS, per(inner), per((last, strongest)))},

@@ -457,15 +457,11 @@ def _crit_drop(run) -> float:
 
 
 def _rows_below(run) -> float:
-    """``(grid, seed)``: how many fractions lie below the smallest that generalizes at a decay
-    above 0 (``seed`` given: with the phases of those cells permuted, the null)."""
-    g, seed = run
+    """``(grid, _)``: how many fractions lie below the smallest that generalizes at a decay
+    above 0 (the null it is judged against: :func:`_null_rows_below`)."""
+    g = run[0]
     fracs = sorted({r.train_frac for r in g})
-    cells = [r for r in g if r.weight_decay > 0]
-    phases = [r.phase for r in cells]
-    if seed is not None:
-        phases = list(np.random.default_rng(seed).permutation(phases))
-    good = [r.train_frac for r, ph in zip(cells, phases) if ph in _GOOD]
+    good = [r.train_frac for r in g if r.weight_decay > 0 and r.phase in _GOOD]
     return float(sum(f < min(good) for f in fracs)) if good else float(len(fracs))
 
 

@@ -96,15 +96,15 @@ def test_the_sliders_open_where_the_text_looks():
 def test_the_published_files_hold_three_seeds_where_the_claims_read_them():
     for name in ("collapse_weight_decay", "collapse_gd_weight_decay"):
         payload = _load(name)
-        seeds = NC.claims.by_seed(payload)
+        seeds = payload.by_seed()
         assert list(seeds) == [0, 1, 2]
         for s, p in seeds.items():
             assert len(p.histories) == len(payload.weight_decays)
             assert {History.from_dict(h).info["seed"] for h in p.histories} == {s}
     imb = _load("collapse_imbalance")
     assert imb.seed_ratios == [3.0, 10.0, 30.0]
-    assert {s: len(rs) for s, rs in NC.claims.by_seed(imb).items()} == {0: 3, 1: 3, 2: 3}
-    assert [r.counts for r in NC.claims.by_seed(imb)[0]] == [r.counts for r in imb.runs[1:]]
+    assert {s: len(rs) for s, rs in imb.by_seed().items()} == {0: 3, 1: 3, 2: 3}
+    assert [r.counts for r in imb.by_seed()[0]] == [r.counts for r in imb.runs[1:]]
 
 
 def _load(name):
@@ -422,7 +422,7 @@ def test_the_nc1_row_at_the_cpu_profile_on_the_precomputed_sweep():
     cfg = NC.CollapseConfig.for_profile("cpu")
     assert prov["config"] == cfg.to_dict()
     decays = [float(d) for d in payload.weight_decays]
-    seeds = NC.claims.by_seed(payload)
+    seeds = payload.by_seed()
     pick = lambda d: {s: History.from_dict(p.histories[decays.index(d)]) for s, p in seeds.items()}  # noqa: E731
     j = NC.claims.evidence.judge(NC.claims.NC1_TERMINAL, pick(cfg.weight_decay), pick(0.0))
     assert all(NC.science.terminal_phase_start(h) is not None for h in pick(0.0).values())
@@ -433,7 +433,7 @@ def test_the_nc1_row_at_the_cpu_profile_on_the_precomputed_sweep():
     gp = _load("collapse_gd_weight_decay")
     gds = [float(d) for d in gp.weight_decays]
     gd = {s: (History.from_dict(p.histories[gds.index(cfg.gd_weight_decay)]), History.from_dict(p.histories[0]))
-          for s, p in NC.claims.by_seed(gp).items()}
+          for s, p in gp.by_seed().items()}
     adam = {s: (pick(cfg.weight_decay)[s], pick(0.0)[s]) for s in seeds}
     assert NC.claims.evidence.judge(NC.claims.GD_HOLDS_UP, gd, adam).verdict == "does not discriminate"
     assert NC.claims.evidence.judge(NC.claims.GD_NC1_HIGHER, gd, adam).verdict == "yes"

@@ -7,30 +7,28 @@ the precomputed files' numbers the prose glues (:func:`precomputed_numbers`, bes
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
 from .. import evidence, plots, results
 from ..runtime import get_profile
 from ..train import History
-from .experiments import (RECORDS, ClaimSeeds, DecaySweep, Geometry, ImbalanceSweep,
-                          run_claim_seeds)
+from .experiments import RECORDS, ClaimSeeds, DecaySweep, Geometry, ImbalanceSweep, run_claim_seeds
 from .figures import (GD_SLIDER_OPENS_AT, decay_clock, decay_sweep, gd_slider, gd_sweep,
                       imbalance_slider, imbalance_trends, precomputed_scale, route_numbers,
                       simplex_slider, weight_decay_slider)
 from .losses import loss_claims
-from .science import ImbalanceConfig, at_zero_error, bias_free_nc3
+from .science import ImbalanceConfig, at_zero_error, bias_free_nc3, terminal_phase_start
 
 __all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "LOSS_HELD_UP", "UFM_NC1", "UFM_ETF",
-           "ADAM_D_GROWTH", "NC1_GAIN", "NC2_ETF", "NC3_TOL", "BALANCED", "NC2", "NC3",
-           "NC4", "GD_GIVES_NC1", "GD_HOLDS_UP", "GD_NC1_HIGHER", "independent_disagreement", "ADAM_NC1", "ADAM_D_GROWS", "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_TOL", "IMB_UFM", "IMB_NET", "initial_geometry",
-           "CLAIM_SEEDS", "NC1_TERMINAL", "IMB_TREND", "IMB_SLOPE_W", "IMB_SLOPE_H",
-           "ORTH_COS", "ORTHOGONAL", "as_control", "claim_seeds", "claims",
-           "page_claims", "gd_never_fit",
-           "PUB_BEST_FALL", "PUB_RISE",
-           "PUB_RATE_SPREAD", "PUB_GD_HIGHER_FROM", "PUB_GD_BALANCED", "by_seed",
-           "published_claims",
-           "precomputed_numbers", "show_precomputed"]
+           "ADAM_D_GROWTH", "NC1_GAIN", "NC2_ETF", "NC3_TOL", "BALANCED", "NC2", "NC3", "NC4",
+           "GD_GIVES_NC1", "GD_HOLDS_UP", "GD_NC1_HIGHER", "independent_disagreement", "ADAM_NC1",
+           "ADAM_D_GROWS", "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_TOL", "IMB_UFM", "IMB_NET",
+           "initial_geometry", "NC1_TERMINAL", "IMB_TREND", "IMB_SLOPE_W", "IMB_SLOPE_H",
+           "ORTH_COS", "ORTHOGONAL", "as_control", "claim_seeds", "claims", "page_claims",
+           "PUB_BEST_FALL", "PUB_RISE", "PUB_RATE_SPREAD", "PUB_GD_HIGHER_FROM",
+           "PUB_GD_BALANCED", "published_claims", "precomputed_numbers", "show_precomputed"]
 
 
 # ============================================================================ claims
@@ -54,29 +52,31 @@ IMB_NET_TOL = 10.0     # the network: its class means' largest angle from 90° (
 IMB_SLOPE_W, IMB_SLOPE_H = 0.065, -0.055  # slope of log norm against log count (rows, features):
 #                        about half the exact solution's (its slopes are about 0.13 and -0.11)
 ORTH_COS = 0.05        # mean |cos| between the raw class means at the end ("orthogonal")
-CLAIM_SEEDS = 3                        # seeds each asserted live row is measured on
 
 
-def _exact_collapse(h: History) -> float:
-    """How far a run is from exact collapse, as the worse of its two ratios to the row's
-    thresholds: final NC1 ÷ :data:`UFM_NC1` and final distance to the ETF ÷ :data:`UFM_ETF`
-    (below 1: both under their thresholds)."""
-    return max(h.last("nc1") / UFM_NC1, h.last("etf_distance") / UFM_ETF)
+
+_TWO = partial(plots.number, digits=2)  # how most rows print a value
+
+
+def _claim(statement, paper, measure, test, control, window="the end of the run", **kw):
+    """A :class:`~dynamics.evidence.Claim` whose values print to two significant digits
+    (unless ``fmt`` says otherwise)."""
+    return evidence.Claim(statement, paper, measure=measure, test=test, control=control,
+                          window=window, **{"fmt": _TWO, **kw})
 
 
 # Claims as data (dynamics.evidence): the engine measures the run with decay and its control.
-UFM_EXACT = evidence.Claim(
+UFM_EXACT = _claim(
     "with weight decay the regularized MSE unconstrained features model reaches exact "
     "collapse (its global minima are collapsed, also behind a deep linear head); without "
     "decay it does not",
     "Zhou et al. (2022); Tirer & Bruna (2022); a deep linear head: Dang et al. (2023); "
     "cross-entropy: Zhu et al. (2021)",
-    measure=_exact_collapse,
-    test=evidence.Test("<", 1.0, "max(NC1 ÷ UFM_NC1, distance to the ETF ÷ UFM_ETF)", scale="log"),
-    control=f"the same model without decay (λ = 0), which must fail the same test "
-            f"(NC1 below {UFM_NC1:g} and distance below {UFM_ETF:g})",
-    window="the end of the run (the GD steps of the unconstrained features model)",
-    fmt=lambda v: plots.number(v, 2))
+    lambda h: max(h.last("nc1") / UFM_NC1, h.last("etf_distance") / UFM_ETF),
+    evidence.Test("<", 1.0, "max(NC1 ÷ UFM_NC1, distance to the ETF ÷ UFM_ETF)", scale="log"),
+    f"the same model without decay (λ = 0), which must fail the same test "
+    f"(NC1 below {UFM_NC1:g} and distance below {UFM_ETF:g})",
+    window="the end of the run (the GD steps of the unconstrained features model)")
 
 
 def _nc1_fall(h: History) -> float:
@@ -85,19 +85,17 @@ def _nc1_fall(h: History) -> float:
     return at_zero_error(h, "nc1") / h.last("nc1")
 
 
-NC1_TERMINAL = evidence.Claim(
+NC1_TERMINAL = _claim(
     "NC1: within-class variability keeps collapsing in the terminal phase; this book's "
     "comparison: with this run's weight decay it falls far further than without (the bar "
     "NC1_FALL is this book's, Papyan et al. give no factor and ran no runs without decay; the "
     "run without decay falls too, by its own factor beside, and a weak decay may fall less "
     "than the bar)",
-    "Papyan, Han & Donoho (2020) (the fall); the comparison: this chapter",
-    measure=_nc1_fall,
-    test=evidence.Test(">=", NC1_FALL, "NC1 at zero error ÷ at the end, NC1_FALL", scale="log"),
-    control="the same AdamW run without decay (section 3's), which reaches zero training error "
-            "too and must fail the same test",
-    window="the terminal phase, from the first evaluation with zero training error to the end",
-    fmt=lambda v: plots.number(v, 2))
+    "Papyan, Han & Donoho (2020) (the fall); the comparison: this chapter", _nc1_fall,
+    evidence.Test(">=", NC1_FALL, "NC1 at zero error ÷ at the end, NC1_FALL", scale="log"),
+    "the same AdamW run without decay (section 3's), which reaches zero training error "
+    "too and must fail the same test",
+    window="the terminal phase, from the first evaluation with zero training error to the end")
 
 
 def _trend_margin(result) -> float:
@@ -118,39 +116,29 @@ def as_control(balanced, imbalanced):
     return replace(balanced, counts=list(imbalanced.counts))
 
 
-IMB_TREND = evidence.Claim(
+IMB_TREND = _claim(
     "imbalanced classes, the network: classifier rows longer and feature means shorter for "
     "larger classes (a trend over a few classes, shown, not asserted)",
-    "Dang et al. (2023)",
-    measure=_trend_margin,
-    test=evidence.Test(">", 0.0, f"the weaker of slope_W − {IMB_SLOPE_W:g} and {IMB_SLOPE_H:g} − slope_H "
-                       "(IMB_SLOPE_W, IMB_SLOPE_H: about half the exact solution's slopes)".replace("-", "−")),
-    control="the same network on balanced classes (same seed, class centres and total size), "
-            "its norms read against the imbalanced run's counts, which must fail the same test",
-    window="the end of each run", asserted=False,
-    fmt=lambda v: f"{v:+.3f}".replace("-", "−"))
-
-
-def _orthogonality(runs: dict) -> float:
-    """The larger final mean |cos| between the raw class means of a pair of runs (AdamW and
-    GD), ``{"AdamW": History, "GD": History}``."""
-    return max(h.last("orthogonality") for h in runs.values())
-
-
-ORTHOGONAL = evidence.Claim(
+    "Dang et al. (2023)", _trend_margin,
+    evidence.Test(">", 0.0, f"the weaker of slope_W − {IMB_SLOPE_W:g} and {IMB_SLOPE_H:g} − "
+                  "slope_H (IMB_SLOPE_W, IMB_SLOPE_H: about half the exact solution's slopes)"
+                  .replace("-", "−")),
+    "the same network on balanced classes (same seed, class centres and total size), "
+    "its norms read against the imbalanced run's counts, which must fail the same test",
+    window="the end of each run", asserted=False, fmt=lambda v: f"{v:+.3f}".replace("-", "−"))
+ORTHOGONAL = _claim(
     "with bounded conditioning the (uncentred) class means become orthogonal",
     "Jacot et al. (2025)",
-    measure=_orthogonality,
-    test=evidence.Test("<", ORTH_COS, "the larger final mean |cos| of AdamW and GD, ORTH_COS"),
-    control="the same AdamW and GD runs without decay, which must fail the same test",
-    window="the end of the run", asserted=False, fmt=lambda v: plots.number(v, 2))
+    lambda runs: max(h.last("orthogonality") for h in runs.values()),  # {"AdamW": h, "GD": h}
+    evidence.Test("<", ORTH_COS, "the larger final mean |cos| of AdamW and GD, ORTH_COS"),
+    "the same AdamW and GD runs without decay, which must fail the same test", asserted=False)
 
 
 def claim_seeds(seed: int | None = None, profile: str | None = None) -> list[int]:
     """The seeds a page's live claims run on: its own seed and the next two
     (:func:`dynamics.plots.claim_seeds`); at the gpu profile its own alone, so that the
     notebook stays within a T4's ten minutes (the three seeds are asserted at smoke and cpu)."""
-    return plots.claim_seeds(seed, 1 if get_profile(profile) == "gpu" else CLAIM_SEEDS)
+    return plots.claim_seeds(seed, 1) if get_profile(profile) == "gpu" else plots.claim_seeds(seed)
 
 
 def _kept(h: History) -> float:
@@ -158,13 +146,12 @@ def _kept(h: History) -> float:
     return h.last("imbalance") / h["imbalance"][0]
 
 
-BALANCED = evidence.Claim(
+BALANCED = _claim(
     "gradient descent with weight decay balances the linear layers "
     "(Wₗ₊₁ᵀWₗ₊₁ ≈ WₗWₗᵀ); without decay gradient flow conserves the imbalance",
-    "Jacot et al. (2025)", measure=_kept,
-    test=evidence.Test("<", BALANCE_RATIO, "‖D‖ at the end ÷ at step 1, BALANCE_RATIO", scale="log"),
-    control="the same GD run without decay, which conserves ‖D‖ and must fail the same test",
-    window="the end of the run", fmt=lambda v: plots.number(v, 2))
+    "Jacot et al. (2025)", _kept,
+    evidence.Test("<", BALANCE_RATIO, "‖D‖ at the end ÷ at step 1, BALANCE_RATIO", scale="log"),
+    "the same GD run without decay, which conserves ‖D‖ and must fail the same test")
 
 
 def _nc1_lowered(pair: tuple) -> float:
@@ -172,18 +159,15 @@ def _nc1_lowered(pair: tuple) -> float:
     return pair[1].last("nc1") / pair[0].last("nc1")
 
 
-ADAM_NC1 = evidence.Claim(
-    "under AdamW decay lowers the final NC1", "this chapter", measure=_nc1_lowered,
-    test=evidence.Test(">=", ADAM_NC1_FALL, "final NC1 without decay ÷ with, ADAM_NC1_FALL", scale="log"),
-    control="the same comparison under GD (same network, data and decay)",
-    window="the end of the run", fmt=lambda v: plots.number(v, 2))
-ADAM_D_GROWS = evidence.Claim(
-    "‖D‖ grows under AdamW", "this chapter",
-    measure=lambda runs: min(_kept(h) for h in runs),
-    test=evidence.Test(">", ADAM_D_GROWTH, "‖D‖ at the end ÷ at step 1 (the smaller of the two "
-                                          "AdamW runs), ADAM_D_GROWTH", scale="log"),
-    control="GD without decay, which conserves ‖D‖", window="the end of the run",
-    fmt=lambda v: plots.number(v, 2))
+ADAM_NC1 = _claim(
+    "under AdamW decay lowers the final NC1", "this chapter", _nc1_lowered,
+    evidence.Test(">=", ADAM_NC1_FALL, "final NC1 without decay ÷ with, ADAM_NC1_FALL", scale="log"),
+    "the same comparison under GD (same network, data and decay)")
+ADAM_D_GROWS = _claim(
+    "‖D‖ grows under AdamW", "this chapter", lambda runs: min(_kept(h) for h in runs),
+    evidence.Test(">", ADAM_D_GROWTH, "‖D‖ at the end ÷ at step 1 (the smaller of the two "
+                                      "AdamW runs), ADAM_D_GROWTH", scale="log"),
+    "GD without decay, which conserves ‖D‖")
 
 
 def _at_zero(key: str, f=lambda v, h: v):
@@ -197,16 +181,16 @@ def _off_bias_free(v: float, h: History) -> float:
 
 
 def _part(statement, measure, op, threshold, name, control, control_measure=None, scale="linear"):
-    return evidence.Claim(statement, "Papyan, Han & Donoho (2020)", measure=measure,
-                          test=evidence.Test(op, threshold, name, scale=scale), control=control,
-                          window="the end of the run", control_measure=control_measure,
-                          asserted=False, fmt=lambda v: plots.number(v, 2))
+    return _claim(statement, "Papyan, Han & Donoho (2020)", measure,
+                  evidence.Test(op, threshold, name, scale=scale), control,
+                  control_measure=control_measure, asserted=False)
 
 
 _ZERO = "the same run at its first evaluation with zero training error, which must fail the same test"
-NC2 = replace(_part("NC2: the centred class means approach a simplex ETF", lambda h: h.last("etf_distance"),
-                    "<", NC2_ETF, "the distance to the ETF at the end, NC2_ETF", _ZERO,
-                    _at_zero("etf_distance")), paper="Papyan, Han & Donoho (2020); the distance: Zhu et al. (2021)")
+NC2 = replace(_part("NC2: the centred class means approach a simplex ETF",
+                    lambda h: h.last("etf_distance"), "<", NC2_ETF,
+                    "the distance to the ETF at the end, NC2_ETF", _ZERO, _at_zero("etf_distance")),
+              paper="Papyan, Han & Donoho (2020); the distance: Zhu et al. (2021)")
 NC3 = {"NC3 with W centred:": _part("NC3, W centred", lambda h: h.last("nc3_centred"), "<", NC3_TOL,
                                     "NC3 with W centred at the end, NC3_TOL", _ZERO, _at_zero("nc3_centred")),
        "|NC3 − its bias-free value|:": _part(
@@ -231,7 +215,8 @@ def _held_err(h: History) -> float:
 NC4 = _part(
     "NC4: the network decides like the nearest class centre (on the training set this is "
     "automatic at zero error for separated classes, so it is not asserted; the informative "
-    "test is held-out data)", lambda h: h.last("test_nc4") / _held_err(h) if "test_nc4" in h else float("nan"),
+    "test is held-out data)",
+    lambda h: h.last("test_nc4") / _held_err(h) if "test_nc4" in h else float("nan"),
     "<", 1.0, "held-out disagreement with the nearest centre ÷ held-out error, below 1",
     "a classifier that errs as often as the network but independently of it (disagreement "
     "1 − (1 − e)² − e²/(C − 1)), which must fail the same test; for a small error e that "
@@ -261,8 +246,6 @@ def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
     seeds = claim_seeds(next(iter(done)), profile)
     return claims(run_claim_seeds(cfg, ufm_cfg, icfg, seeds, data, done=done)) + \
         published_claims()
-
-
 def claims(live: ClaimSeeds) -> list[dict]:
     """The papers' claims beside what the page's live runs measured, each judged by the claims
     engine on every claim seed. ``live`` (:func:`.experiments.run_claim_seeds`) maps each
@@ -273,16 +256,18 @@ def claims(live: ClaimSeeds) -> list[dict]:
     balanced classes (:func:`balanced_config`), the trend row's control."""
     runs, ufm, imbalance, ce, balanced = (live.runs, live.ufm, live.imbalance, live.ce,
                                           live.balanced)
-    n = plots.number
+    if balanced is None:
+        raise ValueError("claims() needs balanced=: the imbalance trend's control, each claim "
+                         "seed's run_imbalance(balanced_config(icfg)) (run_claim_seeds trains it)")
     seeds = list(runs)
     first = seeds[0]
-    c = runs[first]
-    T = c.adamw_decay.steps[-1]
     aw, an, gw, gn = ({s: getattr(runs[s], k) for s in seeds}
                       for k in ("adamw_decay", "adamw_none", "gd_decay", "gd_none"))
-    terminal = f"the terminal phase, from the first evaluation with zero training error to step {T}"
-    rows = [evidence.judge(replace(NC1_TERMINAL, window=terminal), aw, an).row()]
-    rows.append(evidence.judge(replace(NC2, window=terminal), aw, aw).row())
+    gd, adam = ({s: (w[s], o[s]) for s in seeds} for w, o in ((gw, gn), (aw, an)))
+    terminal = ("the terminal phase, from the first evaluation with zero training error to step "
+                f"{aw[first].steps[-1]}")
+    rows = [evidence.judge(replace(NC1_TERMINAL, window=terminal), aw, an).row(),
+            evidence.judge(replace(NC2, window=terminal), aw, aw).row()]
     rows.append(evidence.joint(
         "NC3: the classifier's rows align with the centred class means (its variant with W "
         "centred falls to 0, Papyan's NC3 to its value at the collapse of a bias-free head)",
@@ -292,19 +277,16 @@ def claims(live: ClaimSeeds) -> list[dict]:
     rows.append(evidence.judge(NC4, aw, aw).row())
     rows.append(evidence.judge(replace(BALANCED, window=f"the end of the run (step {gw[first].steps[-1]})"),
                                gw, gn).row())
-    rows.append(evidence.judge(GD_GIVES_NC1, {s: (gw[s], gn[s]) for s in seeds},
-                               {s: (gw[s], gn[s]) for s in seeds}).row())
+    rows.append(evidence.judge(GD_GIVES_NC1, gd, gd).row())
     rows.append(evidence.joint(
         f"under AdamW, decay lowers the final NC1 {ADAM_NC1_FALL}-fold or more although ‖D‖ grows "
         "(Adam breaks the conservation law)", "this chapter",
-        {"final NC1 without decay ÷ with:": evidence.judge(
-            ADAM_NC1, {s: (aw[s], an[s]) for s in seeds}, {s: (gw[s], gn[s]) for s in seeds}),
+        {"final NC1 without decay ÷ with:": evidence.judge(ADAM_NC1, adam, gd),
          "‖D‖ at the end ÷ at step 1, the smaller of the two runs:": evidence.judge(
-            ADAM_D_GROWS, {s: (aw[s], an[s]) for s in seeds}, {s: (gn[s],) for s in seeds})},
+            ADAM_D_GROWS, adam, {s: (gn[s],) for s in seeds})},
         control=f"the same comparison under GD at its own decay (AdamW λ = {_decay(aw)}, "
                 f"decoupled; GD λ = {_decay(gw)}); ‖D‖ of GD without decay (kept by gradient flow)",
         window="the end of the run"))
-    gd, adam = ({s: (w[s], o[s]) for s in seeds} for w, o in ((gw, gn), (aw, an)))
     rows.append(evidence.joint(
         "under gradient descent this decay balances the layers but holds the loss up, and NC1 "
         "ends higher than without decay", "this chapter",
@@ -318,18 +300,23 @@ def claims(live: ClaimSeeds) -> list[dict]:
     row = evidence.judge(ORTHOGONAL, {s: dict(AdamW=aw[s], GD=gw[s]) for s in seeds},
                          {s: dict(AdamW=an[s], GD=gn[s]) for s in seeds}).row()
     row["measured here"] += (
-        f"; seed {first}: s₁/s_C {n(a.last('conditioning'), 2)} (AdamW), "
-        f"{n(g.last('conditioning'), 2)} (GD); mean |cos| from {n(a['orthogonality'][0], 2)} "
+        f"; seed {first}: s₁/s_C {_TWO(a.last('conditioning'))} (AdamW), "
+        f"{_TWO(g.last('conditioning'))} (GD); mean |cos| from {_TWO(a['orthogonality'][0])} "
         f"at step 1")
     rows.append(row)
     rows.append(evidence.judge(
         UFM_EXACT, {s: ufm[s].decay for s in seeds}, {s: ufm[s].none for s in seeds}).row())
+    # the network's trend of norms with class counts, its slopes beside the margin
     tr = {s: imbalance_trends(imbalance[s]) for s in seeds}
-    if balanced is None:
-        raise ValueError("claims() needs balanced=: the imbalance trend's control, each claim "
-                         "seed's run_imbalance(balanced_config(icfg)) (run_claim_seeds trains it)")
-    rows.append(_trend_row(tr, {s: as_control(balanced[s], imbalance[s]) for s in seeds},
-                           {s: imbalance[s] for s in seeds}, len(imbalance[first].counts)))
+    k = len(imbalance[first].counts)
+    row = evidence.judge(replace(IMB_TREND, statement=IMB_TREND.statement.replace(
+        "a few classes", f"{k} classes")), {s: imbalance[s] for s in seeds},
+        {s: as_control(balanced[s], imbalance[s]) for s in seeds}).row()
+    row["measured here"] += (f"; slope of log norm against log count, classifier rows "
+                             f"{plots.spread({s: t['slope_w'] for s, t in tr.items()})}, feature "
+                             f"means {plots.spread({s: t['slope_h'] for s, t in tr.items()})}; each "
+                             f"over {k} classes").replace("-", "−")
+    rows.append(row)
     if ce is not None:
         rows += loss_claims({s: aw[s] for s in seeds}, ce)
     return rows
@@ -359,11 +346,6 @@ def _from(v: dict, key: str, pick=min) -> float:
     return float(pick(x[np.asarray(v["decays"]) >= PUB_GD_HIGHER_FROM]))
 
 
-def _at(v: dict, key: str, decay: float) -> float:
-    """A sweep's final ``key`` at ``decay`` ÷ its value without decay."""
-    return float(_over(v, key)[list(v["decays"]).index(decay)])
-
-
 def first_decay_from(v: dict, key: str, above: float) -> float:
     """The smallest decay of a sweep from which on its final ``key`` ÷ without decay stays
     above ``above`` (at that decay and every larger one; NaN if at none)."""
@@ -384,10 +366,8 @@ def _rate_spread(clock: list) -> float:
 
 
 def _pub(statement, measure, op, threshold, name, control_measure=None, scale="log"):
-    return evidence.Claim(statement, "this chapter", measure=measure,
-                          test=evidence.Test(op, threshold, name, scale=scale),
-                          control="see the row", window="see the row",
-                          control_measure=control_measure, fmt=lambda v: plots.number(v, 2))
+    return _claim(statement, "this chapter", measure, evidence.Test(op, threshold, name, scale=scale),
+                  "see the row", window="see the row", control_measure=control_measure)
 
 
 # the published rows' parts (published_claims): each a measure on one seed's sweep, its control
@@ -405,16 +385,10 @@ GD_PARTLY = _pub("partly", lambda v: v["opens_balancedness"], ">=", PUB_GD_BALAN
 GD_BALANCES = _pub("balances", lambda v: _from(v, "balancedness", max), "<", PUB_GD_BALANCED,
                    "PUB_GD_BALANCED", control_measure=lambda v: v["opens_balancedness"])
 GD_LOSS_UP = _pub("loss up", lambda v: _from(v, "loss"), ">", LOSS_HELD_UP,
-                  "LOSS_HELD_UP (the bar under which it is as low)",
-                  control_measure=lambda v: _at(v, "loss", v["opens"]))
+                  "LOSS_HELD_UP (the bar under which it is as low)",  # control: at the small decay
+                  control_measure=lambda v: float(_over(v, "loss")[list(v["decays"]).index(v["opens"])]))
 GD_NC1_UP = _pub("NC1 up", lambda v: _from(v, "nc1"), ">", 1.0, "above 1",
                  control_measure=lambda v: v["opens_nc1_ratio"])
-
-
-def by_seed(sweep: DecaySweep | ImbalanceSweep) -> dict:
-    """A precomputed file's runs seed by seed: seed 0's (what the figures draw) and the other
-    seeds' (:meth:`.experiments.DecaySweep.by_seed`, :meth:`.experiments.ImbalanceSweep.by_seed`)."""
-    return sweep.by_seed()
 
 
 def _off_90(part) -> float:
@@ -456,28 +430,26 @@ def initial_geometry(icfg, seed: int, result):
                    network=Geometry(**mean_geometry(net, net_data)))
 
 
-IMB_UFM = evidence.Claim(
+IMB_UFM = _claim(
     "imbalanced classes: the free model's means orthogonal with the exact norms",
-    "Dang et al. (2023)", measure=_ufm_exact,
-    test=evidence.Test("<", 1.0, "max(degrees from 90° ÷ IMB_UFM_ANGLE, norm error ÷ IMB_UFM_NORMS)",
-                       scale="log"),
-    control=f"the same free model at initialization (same seed and data, untrained); it does not "
-            f"discriminate: an untrained model's norms are nowhere near the exact solution's, so it "
-            f"cannot pass the test (within {IMB_UFM_ANGLE:g}° of 90°, norms within "
-            f"{IMB_UFM_NORMS:.0%}), and the precomputed file holds no trained counterfactual (the "
-            f"free model trained without decay); shown, not asserted",
-    window="the end of each run", asserted=False, fmt=lambda v: plots.number(v, 2))
-
-IMB_NET = evidence.Claim(
+    "Dang et al. (2023)", _ufm_exact,
+    evidence.Test("<", 1.0, "max(degrees from 90° ÷ IMB_UFM_ANGLE, norm error ÷ IMB_UFM_NORMS)",
+                  scale="log"),
+    f"the same free model at initialization (same seed and data, untrained); it does not "
+    f"discriminate: an untrained model's norms are nowhere near the exact solution's, so it "
+    f"cannot pass the test (within {IMB_UFM_ANGLE:g}° of 90°, norms within "
+    f"{IMB_UFM_NORMS:.0%}), and the precomputed file holds no trained counterfactual (the "
+    f"free model trained without decay); shown, not asserted",
+    window="the end of each run", asserted=False)
+IMB_NET = _claim(
     f"imbalanced classes: the network's class means within {IMB_NET_TOL:g}° of orthogonal "
     "(every pair; a simplex's are 19.5° off)",
     "Dang et al. (2023) (for the unconstrained model; the network: this chapter)",
-    measure=lambda runs: max(_off_90(r.network) for r in runs),
-    test=evidence.Test("<", IMB_NET_TOL, "the largest angle between class means, degrees from 90°, "
-                                         "IMB_NET_TOL"),
-    control="the same network at initialization (same seed and data, untrained), which must fail "
-            "the same test",
-    window="the end of each run", asserted=False, fmt=lambda v: f"{v:.1f}°")
+    lambda runs: max(_off_90(r.network) for r in runs),
+    evidence.Test("<", IMB_NET_TOL, "the largest angle between class means, degrees from 90°, "
+                                    "IMB_NET_TOL"),
+    "the same network at initialization (same seed and data, untrained), which must fail "
+    "the same test", window="the end of each run", asserted=False, fmt=lambda v: f"{v:.1f}°")
 
 
 def published_claims() -> list[dict]:
@@ -565,21 +537,6 @@ def published_claims() -> list[dict]:
     return rows
 
 
-def _trend_row(trends: dict, control: dict, treatment: dict, n_points: int) -> dict:
-    """The network's trend of norms with class counts (:data:`IMB_TREND`), judged by the engine
-    on the slopes of log norm against log count against ``control`` (each seed's balanced run,
-    :func:`as_control`), shown and not asserted (``n_points`` classes). ``trends``: each seed's
-    :func:`imbalance_trends`."""
-    claim = replace(IMB_TREND, statement=IMB_TREND.statement.replace(
-        "a few classes", f"{n_points} classes"))
-    row = evidence.judge(claim, treatment, control).row()
-    text = (f"; slope of log norm against log count, classifier rows "
-            f"{plots.spread({s: t['slope_w'] for s, t in trends.items()})}, feature means "
-            f"{plots.spread({s: t['slope_h'] for s, t in trends.items()})}; each over {n_points} "
-            "classes")
-    row["measured here"] += text.replace("-", "−")
-    return row
-
 
 # ============================================================================ the precomputed files
 
@@ -597,36 +554,47 @@ def show_precomputed(name: str) -> None:
     plots.caption(results.describe(prov))
 
 
+def _and(xs: list) -> str:
+    return ", ".join(xs[:-1]) + " and " + xs[-1] if len(xs) > 1 else xs[0]
+
+
 def _and_seeds(values: dict) -> str:
     """``{seed: text}`` as "0.3, 1 and 0.3 (seeds 0, 1 and 2)"; one value on every seed once."""
-    vals, seeds = list(values.values()), [str(s) for s in values]
+    vals = list(values.values())
     if len(set(vals)) == 1:
         return f"{vals[0]} on every seed"
-    join = lambda xs: ", ".join(xs[:-1]) + " and " + xs[-1] if len(xs) > 1 else xs[0]  # noqa: E731
-    return f"{join(vals)} (seeds {join(seeds)})"
+    return f"{_and(vals)} (seeds {_and([str(s) for s in values])})"
 
 
 def precomputed_numbers(name: str, cfg) -> dict:
     """The numbers the prose quotes from a precomputed file: how its settings compare with
     ``cfg``, the page's live run (:func:`precomputed_scale`; for the gradient-descent sweep,
     with ``cfg``'s gradient-descent settings), and for the AdamW sweep of section 1 its
-    numbers (:func:`decay_sweep`) and those of section 3's route (:func:`route_numbers`)."""
+    numbers (:func:`decay_sweep`), the NC1 row's control (NC1's fall without decay and at the
+    smallest decay, :func:`_nc1_fall`) and those of section 3's route (:func:`route_numbers`);
+    for the gradient-descent sweep, the decays whose run never reaches zero training error."""
     rec, prov = results.load(name, as_=RECORDS[name])
     if name == "collapse_gd_weight_decay":
         cfg = cfg.replace(optimizer="sgd", lr=cfg.gd_lr)
     out = {SCALES[name]: precomputed_scale(prov, cfg)}
     if name == "collapse_weight_decay":
-        sweep = decay_sweep(rec)
+        sweep, hs = decay_sweep(rec), [History.from_dict(h) for h in rec.histories]
         out.update(sweep_code=code_status(prov),
                    sweep_none=sweep["none_over_best"], sweep_best=sweep["best"],
                    # the slider shows seed 0; the best decay of each seed the claims row reads
                    sweep_best_seeds=_and_seeds({s: f"{decay_sweep(q)['best']:g}"
                                                 for s, q in rec.by_seed().items()}),
                    sweep_rise=sweep["rise"], sweep_largest=sweep["largest"],
-                   **_fall_numbers(rec), **route_numbers(rec))
+                   fall_none=_nc1_fall(hs[0]), fall_weak=_nc1_fall(hs[1]),
+                   fall_weak_decay=f"{float(rec.weight_decays[1]):g}", fall_bar=f"{NC1_FALL:g}",
+                   **route_numbers(rec))
     if name == "collapse_gd_weight_decay":
         seeds = {s: gd_sweep(p) for s, p in rec.by_seed().items()}
-        out.update(gd_never_fit(rec), gd_opens=f"{GD_SLIDER_OPENS_AT:g}",
+        never = [(d, h) for d, h in zip(rec.weight_decays, map(History.from_dict, rec.histories))
+                 if terminal_phase_start(h) is None]  # no terminal phase
+        out.update(gd_never=" and ".join(f"{d:g}" for d, _ in never),
+                   gd_never_acc=" and ".join(f"{100 * h.last('train_acc'):.2f}%" for _, h in never),
+                   gd_opens=f"{GD_SLIDER_OPENS_AT:g}",
                    gd_loss_from=from_text({s: first_decay_from(v, "loss", LOSS_HELD_UP)
                                            for s, v in seeds.items()}),
                    gd_nc1_from=from_text({s: first_decay_from(v, "nc1", 1.0)
@@ -658,29 +626,6 @@ def from_text(first: dict) -> str:
     if len(groups) == 1:
         k = next(iter(groups))
         return f"{k}{' on' if k.startswith('from') else ''}, on every seed"
-
-    def seeds(ss):
-        return (f"seed {ss[0]}" if len(ss) == 1
-                else "seeds " + ", ".join(map(str, ss[:-1])) + f" and {ss[-1]}")
     ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1]))
-    return ", ".join(f"{k} on {seeds(v)}" for k, v in ordered)
-
-
-def _fall_numbers(sweep: DecaySweep) -> dict:
-    """The NC1 row's control in section 1's sweep (seed 0): NC1's fall in the terminal phase
-    (:func:`_nc1_fall`) without decay and at the sweep's smallest decay, and the row's bar."""
-    hs = [History.from_dict(h) for h in sweep.histories]
-    return dict(fall_none=_nc1_fall(hs[0]), fall_weak=_nc1_fall(hs[1]),
-                fall_weak_decay=f"{float(sweep.weight_decays[1]):g}", fall_bar=f"{NC1_FALL:g}")
-
-
-def gd_never_fit(sweep: DecaySweep) -> dict:
-    """The decays of a precomputed sweep (seed 0) whose run never reaches zero training error
-    (no terminal phase), as the prose says them, and their final training accuracies;
-    ``gd_never`` is "" when every run does."""
-    from .science import terminal_phase_start
-
-    never = [(d, History.from_dict(h)) for d, h in zip(sweep.weight_decays, sweep.histories)]
-    never = [(d, h) for d, h in never if terminal_phase_start(h) is None]
-    return dict(gd_never=" and ".join(f"{d:g}" for d, _ in never),
-                gd_never_acc=" and ".join(f"{100 * h.last('train_acc'):.2f}%" for _, h in never))
+    return ", ".join(f"{k} on seed{'s' if len(v) > 1 else ''} {_and([str(s) for s in v])}"
+                     for k, v in ordered)

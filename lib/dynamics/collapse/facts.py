@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import plots
 from ..train import History
-from .claims import IMB_NET_TOL, IMB_SLOPE_H, IMB_SLOPE_W, ORTH_COS
+from .claims import IMB_NET_TOL, IMB_SLOPE_H, IMB_SLOPE_W, ORTH_COS, ORTHOGONAL, _kept, _nc1_fall
 from .experiments import Conditions
 from .figures import TIE_REL, angle_range, imbalance_trends, range_text
 from .losses import least_squares_split, loss_numbers
@@ -17,8 +17,8 @@ from .theory import minority_collapse_threshold
 __all__ = ["run_numbers", "simplex_numbers", "conditions_numbers", "imbalance_numbers"]
 
 
-# Every number the chapter's sentences quote about its runs comes from one of these functions
-# (glued into the prose with dynamics.book.glue), never typed by hand.
+def _pct(v: float, spec: str = ".2g") -> str:
+    return f"{100 * v:{spec}}%"
 
 
 def run_numbers(history: History, ce: History, model, data) -> dict:
@@ -31,24 +31,21 @@ def run_numbers(history: History, ce: History, model, data) -> dict:
     test = measure(model, data.x_test, data.y_test, data.n_classes)
     split = least_squares_split(model, data)  # the ridge matched to the head's norm
     plain = least_squares_split(model, data, weight_decay=0)  # no ridge at all
-    return dict(nc1_fall=at_zero_error(h, "nc1") / h.last("nc1"), etf_end=etf,
-                equinorm_end=h.last("equinorm"),
+    target = bias_free_nc3(data.n_classes)
+    return dict(nc1_fall=_nc1_fall(h), etf_end=etf, equinorm_end=h.last("equinorm"),
                 nc3c_fall=at_zero_error(h, "nc3_centred") / h.last("nc3_centred"),
                 nc3c_end=h.last("nc3_centred"), nc3_end=h.last("nc3"),
-                nc3_target=bias_free_nc3(data.n_classes),
-                nc3_over=h.last("nc3") / bias_free_nc3(data.n_classes),
+                nc3_target=target, nc3_over=h.last("nc3") / target,
                 etf_zero=at_zero_error(h, "etf_distance"),
-                nc4_end=f"{100 * h.last('nc4'):.2g}%",
-                held_nc4=f"{100 * test['nc4']:.2g}%",
-                held_err=f"{100 * (1 - h.last('test_acc')):.2g}%",
-                **loss_numbers(h, ce), ls_share=f"{100 * split['deviation_share']:.2g}%",
-                ls_share_plain=f"{100 * plain['deviation_share']:.2g}%",
+                nc4_end=_pct(h.last("nc4")), held_nc4=_pct(test["nc4"]),
+                held_err=_pct(1 - h.last("test_acc")),
+                **loss_numbers(h, ce), ls_share=_pct(split["deviation_share"]),
+                ls_share_plain=_pct(plain["deviation_share"]),
                 ls_head_norm=split["head_norm"], ls_plain_norm=plain["classifier_norm"],
                 ex6_nc1_test=test["nc1"], ex6_nc1_train=h.last("nc1"),
-                ex6_nc4_test=f"{100 * test['nc4']:.2g}%",
-                ex6_nc4_train=f"{100 * h.last('nc4'):.2g}%",
+                ex6_nc4_test=_pct(test["nc4"]), ex6_nc4_train=_pct(h.last("nc4")),
                 ex6_etf_test=test["etf_distance"], ex6_etf_train=etf,
-                ex6_acc=f"{100 * h.last('test_acc'):.0f}%")
+                ex6_acc=_pct(h.last("test_acc"), ".0f"))
 
 
 def simplex_numbers(recorder, history: History | None = None) -> dict:
@@ -59,13 +56,12 @@ def simplex_numbers(recorder, history: History | None = None) -> dict:
     cos = cosine_gram(recorder.snapshots[-1]["means"], centre=False).numpy()
     off = cos[~np.eye(len(cos), dtype=bool)]
     out = dict(cos_lo=off.min(), cos_hi=off.max(),
-               cos_range=range_text(off.min(), off.max(),
-                                    lambda v: f"{v:.2f}".replace("-", "−")))
+               cos_range=range_text(off.min(), off.max(), lambda v: f"{v:.2f}".replace("-", "−")))
     # what the 3-D picture cannot show: the part of each centred classifier row outside the
     # span of the class means (the smallest in-span fraction over rows, first and last snapshot)
     for key, snap in (("first", recorder.snapshots[0]), ("last", recorder.snapshots[-1])):
         w = snap["weight"] - snap["weight"].mean(0)
-        out[f"span_{key}"] = f"{100 * float(in_span_fraction(w, snap['means']).min()):.0f}%"
+        out[f"span_{key}"] = _pct(float(in_span_fraction(w, snap["means"]).min()), ".0f")
     if history is not None:  # NC3 (W centred) in the full space, at the first evaluation and the end
         out.update(nc3c_first4=history["nc3_centred"][0], nc3c_last4=history.last("nc3_centred"))
     return out
@@ -76,19 +72,17 @@ def conditions_numbers(conditions: Conditions) -> dict:
     aw, an, gw, gn = (conditions.adamw_decay, conditions.adamw_none, conditions.gd_decay,
                       conditions.gd_none)
     every = (aw, an, gw, gn)
-    return dict(gd_kept=gn.last("imbalance") / gn["imbalance"][0],
-                gd_decay_kept=gw.last("imbalance") / gw["imbalance"][0],
+    return dict(gd_kept=_kept(gn), gd_decay_kept=_kept(gw),
                 gd_loss_ratio=gw.last("train_loss") / gn.last("train_loss"),
                 gd_nc1_ratio=gw.last("nc1") / gn.last("nc1"),
-                adam_nc1_ratio=an.last("nc1") / aw.last("nc1"),
-                adam_kept=an.last("imbalance") / an["imbalance"][0],
+                adam_nc1_ratio=an.last("nc1") / aw.last("nc1"), adam_kept=_kept(an),
                 orth_start=aw["orthogonality"][0],
                 orth_adam=aw.last("orthogonality"), orth_gd=gw.last("orthogonality"),
                 orth_none_adam=an.last("orthogonality"), orth_none_gd=gn.last("orthogonality"),
                 orth_bar=f"{ORTH_COS:g}",
-                # the row's test (the larger of the two below ORTH_COS), as the prose says it
-                orth_reached=("reach" if max(aw.last("orthogonality"), gw.last("orthogonality"))
-                              < ORTH_COS else "do not reach"),
+                # the row's test, as the prose says it
+                orth_reached=("reach" if ORTHOGONAL.test.passes(ORTHOGONAL.measure(dict(AdamW=aw, GD=gw)))
+                              else "do not reach"),
                 # the runs without decay against those with, optimizer by optimizer
                 orth_none_side=_side(an.last("orthogonality") - aw.last("orthogonality"),
                                      gn.last("orthogonality") - gw.last("orthogonality")),
@@ -113,22 +107,17 @@ def _side(*differences: float) -> str:
 
 
 def imbalance_numbers(result) -> dict:
-    """Section 4's numbers: the run's, as its "What to notice" quotes them, and exercise 4's."""
+    """Section 4's numbers: the run's, as its "What to notice" quotes them, and exercise 4's:
+    the weight decay at which a class of 10 among 1,000 examples collapses to zero, for one and
+    for three linear layers."""
     t = imbalance_trends(result)
-    return dict(ufm_err=f"{100 * t['ufm_error']:.2g}%",
+    l1, l3 = (minority_collapse_threshold([990, 10], depth) for depth in (1, 3))
+    return dict(ufm_err=_pct(t["ufm_error"]),
                 ufm_angles=angle_range(*t["ufm_angles"], digits=1),
                 net_angles=angle_range(*t["net_angles"], digits=0),
                 slope_w=f"{t['slope_w']:+.3f}".replace("-", "−"),
-                slope_h=f"{t['slope_h']:+.3f}".replace("-", "−"),
-                net_tol=f"{IMB_NET_TOL:g}°", slope_bar_w=f"{IMB_SLOPE_W:g}", slope_bar_h=f"{IMB_SLOPE_H:g}".replace("-", "−"),
+                slope_h=f"{t['slope_h']:+.3f}".replace("-", "−"), net_tol=f"{IMB_NET_TOL:g}°",
+                slope_bar_w=f"{IMB_SLOPE_W:g}", slope_bar_h=f"{IMB_SLOPE_H:g}".replace("-", "−"),
                 against=f"{t['against_w'] + t['against_h']} of {2 * (len(result.counts) - 1)}",
-                tie_tol=f"{TIE_REL:.0%}", **_minority_numbers())
-
-
-def _minority_numbers() -> dict:
-    """Exercise 4 (section 4): the weight decay at which a class of 10 among 1,000 examples
-    collapses to zero, for one and for three linear layers."""
-    l1 = minority_collapse_threshold([990, 10], 1)
-    l3 = minority_collapse_threshold([990, 10], 3)
-    return dict(ex4_l1=plots.number(l1, 2), ex4_l3=plots.number(l3, 2),
+                tie_tol=f"{TIE_REL:.0%}", ex4_l1=plots.number(l1, 2), ex4_l3=plots.number(l3, 2),
                 ex4_ratio=plots.number(l1 / l3, 2))

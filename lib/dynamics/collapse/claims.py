@@ -1,9 +1,6 @@
-"""Neural collapse, the claims and the page's numbers: the claims table (``page_claims``: the
-rows judged on the page's live runs on three seeds, ``claims``, and those that rest on the
-precomputed files in ``data/``, ``published_claims``), each row's threshold written once, here; and
-the precomputed files' numbers the prose glues (:func:`precomputed_numbers`, beside
-:func:`show_precomputed`, which shows their sliders); the live runs' are :mod:`.facts`'.
-"""
+"""Neural collapse, the claims table (:func:`page_claims`: the live rows, :func:`claims`, and
+the published ones, :func:`published_claims`), each row's threshold written once, here; and the
+precomputed files' numbers and sliders (:func:`precomputed_numbers`, :func:`show_precomputed`)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -11,15 +8,17 @@ from functools import partial
 
 import numpy as np
 
+from .. import data as D
 from .. import evidence, plots, results
-from ..runtime import get_profile
+from ..runtime import get_profile, seeded
 from ..train import History
 from .experiments import RECORDS, ClaimSeeds, DecaySweep, Geometry, ImbalanceSweep, run_claim_seeds
 from .figures import (GD_SLIDER_OPENS_AT, decay_clock, decay_sweep, gd_slider, gd_sweep,
                       imbalance_slider, imbalance_trends, precomputed_scale, route_numbers,
                       simplex_slider, weight_decay_slider)
 from .losses import loss_claims
-from .science import ImbalanceConfig, at_zero_error, bias_free_nc3, terminal_phase_start
+from .science import (CollapseNet, ImbalanceConfig, UnconstrainedFeatures, at_zero_error,
+                      bias_free_nc3, mean_geometry, terminal_phase_start, ufm_data)
 
 __all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "LOSS_HELD_UP", "UFM_NC1", "UFM_ETF",
            "ADAM_D_GROWTH", "NC1_GAIN", "NC2_ETF", "NC3_TOL", "BALANCED", "NC2", "NC3", "NC4",
@@ -52,8 +51,6 @@ IMB_NET_TOL = 10.0     # the network: its class means' largest angle from 90° (
 IMB_SLOPE_W, IMB_SLOPE_H = 0.065, -0.055  # slope of log norm against log count (rows, features):
 #                        about half the exact solution's (its slopes are about 0.13 and -0.11)
 ORTH_COS = 0.05        # mean |cos| between the raw class means at the end ("orthogonal")
-
-
 
 _TWO = partial(plots.number, digits=2)  # how most rows print a value
 
@@ -170,11 +167,6 @@ ADAM_D_GROWS = _claim(
     "GD without decay, which conserves ‖D‖")
 
 
-def _at_zero(key: str, f=lambda v, h: v):
-    """``f(value, run)`` of ``key`` at a run's first evaluation with zero training error."""
-    return lambda h: f(at_zero_error(h, key), h)
-
-
 def _off_bias_free(v: float, h: History) -> float:
     """|Papyan's NC3 − its value at the collapse of a bias-free head| (:func:`bias_free_nc3`)."""
     return abs(v - bias_free_nc3(int(h.info["config"]["n_classes"])))
@@ -189,14 +181,16 @@ def _part(statement, measure, op, threshold, name, control, control_measure=None
 _ZERO = "the same run at its first evaluation with zero training error, which must fail the same test"
 NC2 = replace(_part("NC2: the centred class means approach a simplex ETF",
                     lambda h: h.last("etf_distance"), "<", NC2_ETF,
-                    "the distance to the ETF at the end, NC2_ETF", _ZERO, _at_zero("etf_distance")),
+                    "the distance to the ETF at the end, NC2_ETF", _ZERO,
+                    partial(at_zero_error, key="etf_distance")),
               paper="Papyan, Han & Donoho (2020); the distance: Zhu et al. (2021)")
 NC3 = {"NC3 with W centred:": _part("NC3, W centred", lambda h: h.last("nc3_centred"), "<", NC3_TOL,
-                                    "NC3 with W centred at the end, NC3_TOL", _ZERO, _at_zero("nc3_centred")),
+                                    "NC3 with W centred at the end, NC3_TOL", _ZERO,
+                                    partial(at_zero_error, key="nc3_centred")),
        "|NC3 − its bias-free value|:": _part(
            "NC3, bias-free", lambda h: _off_bias_free(h.last("nc3"), h), "<", NC3_TOL,
            "|NC3 − its value at the collapse of a bias-free head|, NC3_TOL", _ZERO,
-           _at_zero("nc3", _off_bias_free))}
+           lambda h: _off_bias_free(at_zero_error(h, "nc3"), h))}
 
 
 def independent_disagreement(error: float, n_classes: int) -> float:
@@ -246,14 +240,13 @@ def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
     seeds = claim_seeds(next(iter(done)), profile)
     return claims(run_claim_seeds(cfg, ufm_cfg, icfg, seeds, data, done=done)) + \
         published_claims()
+
+
 def claims(live: ClaimSeeds) -> list[dict]:
-    """The papers' claims beside what the page's live runs measured, each judged by the claims
-    engine on every claim seed. ``live`` (:func:`.experiments.run_claim_seeds`) maps each
-    claim seed to that seed's :func:`run_conditions` (``runs``: NC4 reads the held-out numbers
-    section 1's run recorded, ``test_nc4`` and ``test_acc``), :func:`run_ufm_pair`,
-    :func:`run_imbalance` and cross-entropy run (``ce``; None: no rows of the loss
-    comparison, :func:`.losses.loss_claims`); ``balanced``: each claim seed's imbalance run on
-    balanced classes (:func:`balanced_config`), the trend row's control."""
+    """The papers' claims beside what the page's live runs (``live``, a
+    :class:`~.experiments.ClaimSeeds`) measured, each judged by the claims engine on every claim
+    seed. NC4 reads the held-out numbers section 1's run recorded (``test_nc4``, ``test_acc``);
+    ``ce`` None: no rows of the loss comparison (:func:`.losses.loss_claims`)."""
     runs, ufm, imbalance, ce, balanced = (live.runs, live.ufm, live.imbalance, live.ce,
                                           live.balanced)
     if balanced is None:
@@ -264,6 +257,7 @@ def claims(live: ClaimSeeds) -> list[dict]:
     aw, an, gw, gn = ({s: getattr(runs[s], k) for s in seeds}
                       for k in ("adamw_decay", "adamw_none", "gd_decay", "gd_none"))
     gd, adam = ({s: (w[s], o[s]) for s in seeds} for w, o in ((gw, gn), (aw, an)))
+    lam_a, lam_g = _decay(aw[first]), _decay(gw[first])  # as the controls say them
     terminal = ("the terminal phase, from the first evaluation with zero training error to step "
                 f"{aw[first].steps[-1]}")
     rows = [evidence.judge(replace(NC1_TERMINAL, window=terminal), aw, an).row(),
@@ -284,8 +278,8 @@ def claims(live: ClaimSeeds) -> list[dict]:
         {"final NC1 without decay ÷ with:": evidence.judge(ADAM_NC1, adam, gd),
          "‖D‖ at the end ÷ at step 1, the smaller of the two runs:": evidence.judge(
             ADAM_D_GROWS, adam, {s: (gn[s],) for s in seeds})},
-        control=f"the same comparison under GD at its own decay (AdamW λ = {_decay(aw)}, "
-                f"decoupled; GD λ = {_decay(gw)}); ‖D‖ of GD without decay (kept by gradient flow)",
+        control=f"the same comparison under GD at its own decay (AdamW λ = {lam_a}, "
+                f"decoupled; GD λ = {lam_g}); ‖D‖ of GD without decay (kept by gradient flow)",
         window="the end of the run"))
     rows.append(evidence.joint(
         "under gradient descent this decay balances the layers but holds the loss up, and NC1 "
@@ -293,7 +287,7 @@ def claims(live: ClaimSeeds) -> list[dict]:
         {"final MSE with decay ÷ without:": evidence.judge(GD_HOLDS_UP, gd, adam),
          "final NC1 with decay ÷ without:": evidence.judge(GD_NC1_HIGHER, gd, adam)},
         control=f"the same comparisons under AdamW (same network and data) at their own decays "
-                f"(AdamW λ = {_decay(aw)}, decoupled; GD λ = {_decay(gw)}), which must fail the "
+                f"(AdamW λ = {lam_a}, decoupled; GD λ = {lam_g}), which must fail the "
                 "same tests; the balance is the row above's", window="the end of the run",
         asserted=False))
     a, g = aw[first], gw[first]
@@ -322,9 +316,9 @@ def claims(live: ClaimSeeds) -> list[dict]:
     return rows
 
 
-def _decay(runs: dict) -> str:
-    """The weight decay of a seed-indexed set of runs, as the control texts say it."""
-    return f"{float(next(iter(runs.values())).info['config']['weight_decay']):g}"
+def _decay(h: History) -> str:
+    """A run's weight decay, as the prose and the control texts say it."""
+    return f"{float(h.info['config']['weight_decay']):g}"
 
 
 PUB_BEST_FALL = 100     # AdamW sweep: NC1 without decay ÷ at the best decay
@@ -399,9 +393,7 @@ def _off_90(part) -> float:
 
 def _ufm_exact(runs: list) -> float:
     """How far imbalance runs' free models are from the exact solution (orthogonal means with
-    its norms), the worst over ``runs``, as the worse of two ratios to the row's tolerances:
-    degrees from 90° ÷ :data:`IMB_UFM_ANGLE` and the norms' relative error ÷
-    :data:`IMB_UFM_NORMS` (below 1: both within)."""
+    its norms), the worst over ``runs``, as the row's test says (below 1: both within)."""
     return max(max(_off_90(r.ufm) / IMB_UFM_ANGLE,
                    float(np.max(np.abs(np.asarray(r.ufm.feature_norm, float)
                                        / np.asarray(r.theory.feature_norm, float) - 1)))
@@ -413,18 +405,14 @@ def initial_geometry(icfg, seed: int, result):
     ``icfg`` on ``seed``) with its free model and its network replaced by the same models at
     initialization, built as the run builds them (same seed, same data), untrained (each a
     :class:`~.experiments.Geometry`: no training status)."""
-    from .. import data as D
-    from .. import runtime
-    from .science import CollapseNet, UnconstrainedFeatures, mean_geometry, ufm_data
-
     counts, C = icfg.counts(), icfg.n_classes
-    with runtime.seeded(seed):
+    with seeded(seed):
         data = ufm_data(counts)
         model = UnconstrainedFeatures(len(data.y_train), max(2 * C, 8), C,
                                       icfg.linear_depth).to(data.device)
     net_data = D.gaussian_mixture(dim=icfg.dim, n_classes=C, separation=icfg.separation,
                                   seed=seed, counts=counts, n_test=100 * C)
-    with runtime.seeded(seed):
+    with seeded(seed):
         net = CollapseNet(net_data.input_dim, icfg.width, 1, icfg.linear_depth, C).to(net_data.device)
     return replace(result, ufm=Geometry(**mean_geometry(model, data)),
                    network=Geometry(**mean_geometry(net, net_data)))
@@ -570,9 +558,8 @@ def precomputed_numbers(name: str, cfg) -> dict:
     """The numbers the prose quotes from a precomputed file: how its settings compare with
     ``cfg``, the page's live run (:func:`precomputed_scale`; for the gradient-descent sweep,
     with ``cfg``'s gradient-descent settings), and for the AdamW sweep of section 1 its
-    numbers (:func:`decay_sweep`), the NC1 row's control (NC1's fall without decay and at the
-    smallest decay, :func:`_nc1_fall`) and those of section 3's route (:func:`route_numbers`);
-    for the gradient-descent sweep, the decays whose run never reaches zero training error."""
+    numbers (:func:`decay_sweep`, the NC1 row's control) and section 3's route's
+    (:func:`route_numbers`); for the gradient-descent sweep, the decays that never fit."""
     rec, prov = results.load(name, as_=RECORDS[name])
     if name == "collapse_gd_weight_decay":
         cfg = cfg.replace(optimizer="sgd", lr=cfg.gd_lr)

@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import plots
 from ..train import History
-from .claims import IMB_NET_TOL, IMB_SLOPE_H, IMB_SLOPE_W, ORTH_COS, ORTHOGONAL, _kept, _nc1_fall
+from .claims import (IMB_NET_TOL, IMB_SLOPE_H, IMB_SLOPE_W, ORTH_COS, ORTHOGONAL, _decay, _kept,
+                     _nc1_fall)
 from .experiments import Conditions
 from .figures import TIE_REL, angle_range, imbalance_trends, range_text
 from .losses import least_squares_split, loss_numbers
@@ -90,8 +91,7 @@ def conditions_numbers(conditions: Conditions) -> dict:
                 cond_peak=max(float(np.nanmax(np.asarray(r["conditioning"], float)))
                               for r in every),
                 gd_lr=plots.number(gw.info["config"]["lr"], 2),
-                gd_decay=f"{float(gw.info['config']['weight_decay']):g}",
-                adam_decay=f"{float(aw.info['config']['weight_decay']):g}",
+                gd_decay=_decay(gw), adam_decay=_decay(aw),
                 adam_loss_end=aw.last("train_loss"))
 
 

@@ -56,8 +56,7 @@ _TWO = partial(plots.number, digits=2)  # how most rows print a value
 
 
 def _claim(statement, paper, measure, test, control, window="the end of the run", **kw):
-    """A :class:`~dynamics.evidence.Claim` whose values print to two significant digits
-    (unless ``fmt`` says otherwise)."""
+    """A :class:`~dynamics.evidence.Claim`, its values printed to two digits unless ``fmt``."""
     return evidence.Claim(statement, paper, measure=measure, test=test, control=control,
                           window=window, **{"fmt": _TWO, **kw})
 
@@ -232,11 +231,9 @@ GD_NC1_HIGHER = _part("GD: NC1 higher", lambda p: 1 / _nc1_lowered(p), ">", 1.0,
 
 def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
                profile: str | None = None) -> list[dict]:
-    """The chapter's claims table (rows for :func:`dynamics.plots.claims_table`): trains on
-    the claim seeds (:func:`claim_seeds`: the page's seed, the first of ``done``, and the next
-    two) what ``done`` lacks (:func:`.experiments.run_claim_seeds`), judges the live rows on
-    them (:func:`claims`) and adds the rows of the published data
-    (:func:`published_claims`)."""
+    """The chapter's claims table: trains what ``done`` lacks on the claim seeds (those of
+    ``done``'s first seed, :func:`claim_seeds`; :func:`.experiments.run_claim_seeds`), judges
+    the live rows on them (:func:`claims`) and adds the published ones (:func:`published_claims`)."""
     seeds = claim_seeds(next(iter(done)), profile)
     return claims(run_claim_seeds(cfg, ufm_cfg, icfg, seeds, data, done=done)) + \
         published_claims()
@@ -391,15 +388,6 @@ def _off_90(part) -> float:
     return float(np.max(np.abs(a[~np.eye(len(a), dtype=bool)] - 90)))
 
 
-def _ufm_exact(runs: list) -> float:
-    """How far imbalance runs' free models are from the exact solution (orthogonal means with
-    its norms), the worst over ``runs``, as the row's test says (below 1: both within)."""
-    return max(max(_off_90(r.ufm) / IMB_UFM_ANGLE,
-                   float(np.max(np.abs(np.asarray(r.ufm.feature_norm, float)
-                                       / np.asarray(r.theory.feature_norm, float) - 1)))
-                   / IMB_UFM_NORMS) for r in runs)
-
-
 def initial_geometry(icfg, seed: int, result):
     """The control of the imbalance rows: ``result`` (a :func:`.experiments.run_imbalance` of
     ``icfg`` on ``seed``) with its free model and its network replaced by the same models at
@@ -420,7 +408,11 @@ def initial_geometry(icfg, seed: int, result):
 
 IMB_UFM = _claim(
     "imbalanced classes: the free model's means orthogonal with the exact norms",
-    "Dang et al. (2023)", _ufm_exact,
+    "Dang et al. (2023)",  # the free models' worst distance from the exact solution:
+    lambda runs: max(max(_off_90(r.ufm) / IMB_UFM_ANGLE,
+                         float(np.max(np.abs(np.asarray(r.ufm.feature_norm, float)
+                                             / np.asarray(r.theory.feature_norm, float) - 1)))
+                         / IMB_UFM_NORMS) for r in runs),
     evidence.Test("<", 1.0, "max(degrees from 90° ÷ IMB_UFM_ANGLE, norm error ÷ IMB_UFM_NORMS)",
                   scale="log"),
     f"the same free model at initialization (same seed and data, untrained); it does not "

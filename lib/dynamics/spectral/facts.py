@@ -287,13 +287,6 @@ def step_schedule_facts(shaping: Shaping, step_run) -> dict:
                 step_vs_linear=vs, step_below=text)
 
 
-def step_schedule_run(first: float = 0.5, then: float = -0.25, seed: int | None = None):
-    """Exercise 6's run: p = ``first`` for the first third of training, then ``then``, at the
-    page's profile and seed (the shaping runs' config and data)."""
-    cfg = ShapingConfig.for_profile(None, **({} if seed is None else {"seed": seed}))
-    return run_shaped(cfg, default_data(), lambda t: first if t < cfg.steps / 3 else then, bars=False)
-
-
 PLATEAU_FALL = 0.2   # a loss has stopped falling where the rest of the run never gets this
 #                      share below the least loss reached by then ...
 PLATEAU_SPAN = 0.25  # ... and stays so over at least this share of the run's steps ...
@@ -358,9 +351,13 @@ def shaping_facts(shaping: Shaping, by_lr: dict[str, ShapingRate] | None = None,
                   step_schedule: tuple[float, float] | None = None) -> dict:
     """Section 5: this run's order early and late and whether its schedule ends below Muon
     (``shaping``), and the file's (``by_lr``) final losses, best rates and plateaus. Given
-    ``step_schedule`` = (first p, then p), exercise 6's numbers on that run (:func:`step_schedule_facts`)."""
+    ``step_schedule`` = (first p, then p), exercise 6's numbers (:func:`step_schedule_facts`) on
+    its run: the first p for the first third of training, then the second, at the page's profile
+    and seed (the shaping runs' config and data)."""
     if step_schedule is not None:
-        return step_schedule_facts(shaping, step_schedule_run(*step_schedule))
+        (first, then), cfg = step_schedule, ShapingConfig.for_profile(None)
+        step = run_shaped(cfg, default_data(), lambda t: first if t < cfg.steps / 3 else then, bars=False)
+        return step_schedule_facts(shaping, step)
     if by_lr is None:
         raise ValueError("shaping_facts needs by_lr (the slider's file) or step_schedule (exercise 6)")
     el, runs, hist = early_and_late(shaping), shaping.runs, _histories(by_lr)
@@ -379,7 +376,7 @@ def shaping_facts(shaping: Shaping, by_lr: dict[str, ShapingRate] | None = None,
                 muon_best_lr=f"{best['p = 0']:g}", muon_best=_n3(sf[best["p = 0"]]["p = 0"]),
                 neg_best_lr=f"{best['p = -0.5']:g}", neg_best=_n3(sf[best["p = -0.5"]]["p = -0.5"]),
                 best_ratio=f"{sf[best['p = 0']]['p = 0'] / sf[best['p = -0.5']]['p = -0.5']:.1f}",
-                muon_at_edge=_edge(best["p = 0"] == min(sf), best["p = -0.5"] == min(sf)),
+                muon_at_edge=_EDGE[best["p = 0"] == min(sf), best["p = -0.5"] == min(sf)],
                 neg_low=f"{low.get('p = -0.5', float('nan')):.3f}", low_worst=_low_worst(by_lr),
                 **{f"{k}_plateau": plateau_words(runs[run]) for k, run in
                    (("muon", "p = 0"), ("neg", "p = -0.5"), ("sched", shaping.schedule))},
@@ -393,9 +390,7 @@ def _low_worst(by_lr: dict[str, ShapingRate]) -> str:
     """At the file's lowest rate, the largest over the seeds of p = -0.5's final loss over the
     schedule's (the run named without "p = "), and on which seed: "1.20× on seed 1"."""
     low = by_lr[min(by_lr, key=float)].by_seed or {}
-    ratio = {s: runs["p = -0.5"]["final"] / next(v["final"] for k, v in runs.items()
-                                                 if not k.startswith("p = "))
-             for s, runs in low.items() if "p = -0.5" in runs}
+    ratio = {s: runs["p = -0.5"]["final"] / _sched(runs) for s, runs in low.items() if "p = -0.5" in runs}
     if not ratio:
         return "—"
     s = max(ratio, key=ratio.get)
@@ -433,16 +428,13 @@ def _histories(by_lr: dict[str, ShapingRate]) -> dict[str, ShapingRate]:
     return shaping_runs(by_lr) if isinstance(next(iter(first.values())), dict) else by_lr
 
 
-def _edge(muon: bool, neg: bool) -> str:
-    """Where Muon's best rate, and p = -0.5's, sit on the grid (at its lowest, a best may lie lower)."""
-    if muon and neg:
-        return ("the lowest rate of the grid, and so is p = −0.5's: either best may lie lower "
-                "still, so this compares the two at the grid's edge")
-    if muon:
-        return "the lowest rate of the grid, so its best may lie lower still"
-    if neg:
-        return "inside the grid, but p = −0.5's is the grid's lowest rate: its best may lie lower still"
-    return "inside the grid, and so is p = −0.5's"
+_EDGE = {  # where Muon's best rate, and p = -0.5's, sit on the grid (at its lowest, a best may lie lower)
+    (True, True): "the lowest rate of the grid, and so is p = −0.5's: either best may lie lower still, so "
+                  "this compares the two at the grid's edge",
+    (True, False): "the lowest rate of the grid, so its best may lie lower still",
+    (False, True): "inside the grid, but p = −0.5's is the grid's lowest rate: its best may lie lower "
+                   "still",
+    (False, False): "inside the grid, and so is p = −0.5's"}
 
 
 # ================================================================ the rows' measures (:mod:`.claims`)

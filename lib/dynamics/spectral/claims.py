@@ -187,7 +187,7 @@ def page_claims(bands: Bands, timing: Timing, width: Width, practice: Practice, 
     if roles is not None:
         out.append(_j(replace(STEEPEST, control=f"{STEEPEST.control} ({next(iter(roles.by_seed.values())).draws} "
                                                 "random directions in each norm)"), roles.by_seed).row())
-    return (out + memory_claims(memory, seed) + batch_claims(batch) + shaping_claims(shaping, seed)
+    return (out + memory_claims(memory) + batch_claims(batch) + shaping_claims(shaping, seed)
             + list(published_claims() if precomputed is None else precomputed))
 
 
@@ -258,12 +258,8 @@ def _at(m: Memory, pick, keep) -> list:
             if keep(r)] or [math.nan]
 
 
-def _least(pick, keep):  # a memory's least pick(fractions at one N) over the N/d that keep accepts
-    return lambda m: min(_at(m, pick, keep))
-
-
-def _of(a: str, b: str):  # a's fraction over b's (b may store none)
-    return lambda f: f[a] / max(f[b], 1e-9)
+_least = lambda pick, keep: lambda m: min(_at(m, pick, keep))  # noqa: E731 (over the N/d that keep accepts)
+_of = lambda a, b: lambda f: f[a] / max(f[b], 1e-9)  # noqa: E731 (a's fraction over b's; b may store none)
 
 
 def _memory_draws(memory: Memory) -> dict[int, Memory]:
@@ -316,7 +312,7 @@ DEEPER = _memory_claim(
     "on its pairs", fmt=_f(".1f", "×"), asserted=False)
 
 
-def memory_claims(memory: Memory, seed: int | None = None) -> list[dict]:
+def memory_claims(memory: Memory) -> list[dict]:
     """Section 4's memory rows on one :func:`~.experiments.run_memory`, judged on every draw."""
     draws, ranks, flat = _memory_draws(memory), _half_ranks(memory), _half_ranks(memory, alpha=0.0)
     return [

@@ -287,14 +287,11 @@ def step_schedule_facts(shaping: Shaping, step_run) -> dict:
                 step_vs_linear=vs, step_below=text)
 
 
-PLATEAU_FALL = 0.2   # a loss has stopped falling where the rest of the run never gets this
-#                      share below the least loss reached by then ...
-PLATEAU_SPAN = 0.25  # ... and stays so over at least this share of the run's steps ...
-PLATEAU_SMOOTH = 3   # (the rest's level read off the loss averaged over this many evaluations, so
-#                      that one low evaluation in a flat, noisy stretch does not count as a fall)
-PLATEAU_PART = 0.25  # ... with no trend: the mean of the rest's last quarter (this share of its
-#                      evaluations) not below the mean of its first quarter by more than the
-#                      wobble allows two such means to differ
+PLATEAU_FALL = 0.2   # plateau_start: the rest of the run never this share below the least loss by then ...
+PLATEAU_SPAN = 0.25  # ... over at least this share of the run's steps ...
+PLATEAU_SMOOTH = 3   # (the rest read off the loss averaged over this many evaluations, so that one low
+#                      evaluation in a flat, noisy stretch does not count as a fall)
+PLATEAU_PART = 0.25  # ... with no trend: its first and last this share compared (:func:`_no_trend`)
 
 
 def _wobble(loss) -> float:

@@ -552,10 +552,9 @@ def _follows_p(loss: dict) -> float:
     """The early order's margin on losses keyed by p: a positive p lowest, Muon (p = 0) next, the
     most negative p highest of all; the least of the ratios that say so (above 1: it holds)."""
     ps = sorted(loss)
-    rest = [loss[p] for p in ps[1:]]
     return min(loss[0.0] / min((loss[p] for p in ps if p > 0), default=math.nan),  # NaN first:
                loss[ps[0]] / loss[0.0],  # no positive p, no order (min keeps a leading NaN)
-               loss[ps[0]] / max(rest))
+               loss[ps[0]] / max(loss[p] for p in ps[1:]))
 
 
 def _reversed_p(loss: dict) -> float:

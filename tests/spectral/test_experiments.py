@@ -212,7 +212,7 @@ def test_one_muon_step_stores_more_associations_than_sgd(seed):
     almost every pair while SGD loses most; past N = d one Muon step stores several times as
     many pairs as SGD, at least 3/4 of Newton's from 2d, as many as Newton from 8d on; at
     N = 4d SGD stores only the head of the distribution, Muon reaches far further."""
-    rows = C.memory_claims(memory(seed), seed)
+    rows = C.memory_claims(memory(seed))
     for start in MEMORY_SENTENCES:
         assert verdict_of(rows, start) in SMOKE_DRAWS, start
 
@@ -221,7 +221,7 @@ def test_memory_sentences_hold_at_cpu_scale():
     """data/spectral_memory.json at α = 1 is the book's cpu run (same config and seed)."""
     memory_file, prov = results.load("spectral_memory", as_=E.MemoryFile)
     assert prov["profile"] == "cpu" and prov["config"]["seed"] == 0
-    rows = C.memory_claims(memory_file.by_alpha["1"], 0)
+    rows = C.memory_claims(memory_file.by_alpha["1"])
     for start in MEMORY_SENTENCES:
         assert verdict_of(rows, start) == "yes", start
     assert verdict_of(rows, DEEPER_ROW) == "does not discriminate"
@@ -235,7 +235,7 @@ def test_the_memory_rows_say_no_when_muon_stores_no_more_than_sgd():
     swapped = replace(m, fraction={**m.fraction, "muon": m.fraction["sgd"], "sgd": m.fraction["muon"]},
                       by_rank={**m.by_rank, "muon": m.by_rank["sgd"], "sgd": m.by_rank["muon"]},
                       by_draw={**m.by_draw, "muon": m.by_draw["sgd"], "sgd": m.by_draw["muon"]})
-    rows = C.memory_claims(swapped, 0)
+    rows = C.memory_claims(swapped)
     for start in MEMORY_SENTENCES[:2]:
         assert verdict_of(rows, start) == "no", start
 

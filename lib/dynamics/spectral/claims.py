@@ -9,11 +9,12 @@ from dataclasses import replace
 
 from .. import evidence, plots, results, runtime
 from .experiments import (DECAYED, EARLY_STEP, RECORDS, Bands, Memory, MemoryBatch, Practice, PracticeFile, Roles,
-                          Shaping, Timing, Width, growth, muon_agreement, run_bands, shaping_summary)
+                          Shaping, Timing, Width, growth, muon_agreement, run_bands, run_width,
+                          shaping_summary)
 from .facts import (AS_MANY, AS_NEWTON_SHARE, BAND, CONVERGED, CRITICAL_OVER, OVERSHOOT, TIMING_SEED, _alpha_draws,
                     _best_of, _converges, _fewest, _fixed, _fixed_runs, _follows_p, _grows_within, _half_ranks,
                     _inside, _live_shaping, _reach_widths, _reversed_p, _sched, _settles, _shaping_seeds,
-                    _torch_moves, _width_draws, _wobbles, alpha_numbers, band_numbers, batch_facts, ns_distance,
+                    _torch_moves, _wobbles, alpha_numbers, band_numbers, batch_facts, ns_distance,
                     practice_numbers, share)
 from .figures import SHORT
 from .science import CUBIC_COEFFS, MUON_COEFFS
@@ -142,7 +143,7 @@ def page_claims(bands: Bands, timing: Timing, width: Width, practice: Practice, 
     ex_lo, ex_hi = min(b["exact"][0] for b in bn.values()), max(b["exact"][1] for b in bn.values())
     pf = practice_numbers(practice)
     widths = f"widths {width.widths[0]}–{width.widths[-1]}"
-    per = _width_draws(width, seeds)
+    per = {s: run_width(seed=s, seeds=1, widths=width.widths) for s in seeds}  # one initialization each
     out = [_j(replace(NS_BAND, window=f"{NS_BAND.window}; band [{lo:.2f}, {hi:.2f}] on seed {seed}, "
                                       f"the exact UVᵀ [{ex_lo:.4f}, {ex_hi:.4f}]"), bn).row()]
     if cubic is not None:
@@ -186,7 +187,7 @@ def page_claims(bands: Bands, timing: Timing, width: Width, practice: Practice, 
     if roles is not None:
         out.append(_j(replace(STEEPEST, control=f"{STEEPEST.control} ({next(iter(roles.by_seed.values())).draws} "
                                                 "random directions in each norm)"), roles.by_seed).row())
-    return (out + memory_claims(memory, seed) + batch_claims(batch) + shaping_claims(shaping, seed)
+    return (out + memory_claims(memory) + batch_claims(batch) + shaping_claims(shaping, seed)
             + list(published_claims() if precomputed is None else precomputed))
 
 
@@ -257,12 +258,8 @@ def _at(m: Memory, pick, keep) -> list:
             if keep(r)] or [math.nan]
 
 
-def _least(pick, keep):  # a memory's least pick(fractions at one N) over the N/d that keep accepts
-    return lambda m: min(_at(m, pick, keep))
-
-
-def _of(a: str, b: str):  # a's fraction over b's (b may store none)
-    return lambda f: f[a] / max(f[b], 1e-9)
+_least = lambda pick, keep: lambda m: min(_at(m, pick, keep))  # noqa: E731 (over the N/d that keep accepts)
+_of = lambda a, b: lambda f: f[a] / max(f[b], 1e-9)  # noqa: E731 (a's fraction over b's; b may store none)
 
 
 def _memory_draws(memory: Memory) -> dict[int, Memory]:
@@ -272,11 +269,9 @@ def _memory_draws(memory: Memory) -> dict[int, Memory]:
             for k, s in enumerate(memory.draws)}
 
 
-def _memory_claim(statement, measure, control_measure, test, control, window, fmt=_f(".2f"), asserted=True,
-                  constant_control=""):
-    return evidence.Claim(statement, "Kim et al. 2026", measure=measure, asserted=asserted,
-                          control_measure=control_measure, test=test, control=control, window=window, fmt=fmt,
-                          constant_control=constant_control)
+def _memory_claim(statement, measure, control_measure, test, control, window, fmt=_f(".2f"), **more):
+    return evidence.Claim(statement, "Kim et al. 2026", measure=measure, control_measure=control_measure,
+                          test=test, control=control, window=window, fmt=fmt, **more)
 
 
 _d, _2d, _4d, _8d = (lambda r: r == 1), (lambda r: r >= 2), (lambda r: r == 4), (lambda r: r >= 8)
@@ -317,7 +312,7 @@ DEEPER = _memory_claim(
     "on its pairs", fmt=_f(".1f", "×"), asserted=False)
 
 
-def memory_claims(memory: Memory, seed: int | None = None) -> list[dict]:
+def memory_claims(memory: Memory) -> list[dict]:
     """Section 4's memory rows on one :func:`~.experiments.run_memory`, judged on every draw."""
     draws, ranks, flat = _memory_draws(memory), _half_ranks(memory), _half_ranks(memory, alpha=0.0)
     return [
@@ -497,8 +492,7 @@ _PER_STEP = ("steps to the target training loss, each optimizer's fewest over it
 _NO_ORTHO = "SGD + momentum (Muon without its orthogonalization) in Muon's place, through the same test"
 
 
-def _over(a: str):  # a's fewest steps over another optimizer's
-    return lambda f, b: f[a] / f[b]
+_over = lambda a: lambda f, b: f[a] / f[b]  # noqa: E731 (a's fewest steps over another optimizer's)
 
 
 ADAMW_RECORD = evidence.Claim(

@@ -16,10 +16,11 @@ from ..book import glue_texts
 from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, Band, Memory, MemoryBatch, Practice, PracticeFile,
                           Roles, Shaping, ShapingRate, Timing, Width, critical_batch, early_and_late, growth,
                           loss_at_step, practice_summary, practice_sweeps, rank_bins, rates_reaching, reference_loss,
-                          run_width, shaping_order, shaping_runs, shaping_summary)
+                          run_shaped, shaping_order, shaping_runs, shaping_summary)
 from .figures import SHORT, timing_rows
 from .roles import leads_words, noise_floor, per_second, steepest_margin
-from .science import MUON_COEFFS, memory_task, ns_band, one_step, polar, random_matrix, recovered, singular_value_band
+from .science import (MUON_COEFFS, ShapingConfig, default_data, memory_task, ns_band, one_step, polar,
+                      random_matrix, recovered, singular_value_band)
 
 __all__ = ["band_numbers", "practice_numbers", "fraction_at", "batch_numbers", "batch_facts", "alpha_numbers",
            "alpha_exact", "factor_words", "share", "scale_words", "width_facts", "ns_facts", "practice_facts",
@@ -61,23 +62,14 @@ def fraction_at(memory: Memory, method: str, ratio: float) -> float:
     return memory.fraction[method][_nearest(memory, ratio)]
 
 
-def _draws(batch: MemoryBatch) -> dict[int, MemoryBatch]:
-    """Each draw of a :func:`~.experiments.run_memory_batch` as a result of its own (its control
-    curve in ``again``)."""
-    return {int(s): replace(batch, recall={m: v[k] for m, v in batch.by_draw.items()},
-                            full={m: v[k] for m, v in batch.full_by_draw.items()},
-                            again=batch.again_by_draw[k] if batch.again_by_draw else None)
-            for k, s in enumerate(batch.draws)}
-
-
 def _rel(a: float, b: float) -> float:  # |a − b| as a share of the larger (0 when both are 0)
     return abs(a - b) / max(a, b) if max(a, b) > 0 else 0.0
 
 
 def batch_numbers(batch: MemoryBatch) -> dict:
     """Section 4's measures on one batch curve (one draw, or the mean): ``critical`` batches;
-    ``overshoot``, the best recall over the full gradient's, at ``peak_batch``; ``tie_gap``
-    (``tie_rel``: over the larger), the largest |Muon − SGD| below SGD's critical batch;
+    ``overshoot``, the best recall over the full gradient's, at ``peak_batch``; ``tie_rel``, the
+    largest |Muon − SGD| over the larger below SGD's critical batch (``full_rel``, the full gradient's);
     ``ahead``, the least Muon / SGD from Muon's critical batch on, ``again_ahead`` the same with SGD
     on a second, independent stream of batches in Muon's place; ``control``, that stream's critical
     batch. None where there is none."""
@@ -93,8 +85,6 @@ def batch_numbers(batch: MemoryBatch) -> dict:
     return dict(critical=cb, control=None if again is None else critical_batch(batch, "sgd", recall=again),
                 overshoot={m: max(v) / max(full[m], 1e-9) for m, v in rec.items()},
                 peak_batch={m: sizes[i] for m, i in best.items()}, peak={m: rec[m][i] for m, i in best.items()},
-                tie_gap=max((abs(rec["muon"][i] - rec["sgd"][i]) for i in below), default=None),
-                full_gap=abs(full["muon"] - full["sgd"]),
                 tie_rel=max((_rel(rec["muon"][i], rec["sgd"][i]) for i in below), default=None),
                 full_rel=_rel(full["muon"], full["sgd"]),
                 ahead=min((ratio[i] for i in past), default=None),
@@ -104,8 +94,12 @@ def batch_numbers(batch: MemoryBatch) -> dict:
 
 def batch_facts(batch: MemoryBatch) -> dict:
     """:func:`batch_numbers` on the mean curve (``mean``) and on each draw (``by_draw``, keyed by
-    seed: the rows judge every draw)."""
-    return dict(mean=batch_numbers(batch), by_draw={s: batch_numbers(b) for s, b in _draws(batch).items()})
+    seed, its control curve in ``again``: the rows judge every draw)."""
+    draw = lambda k: replace(batch, recall={m: v[k] for m, v in batch.by_draw.items()},  # noqa: E731
+                             full={m: v[k] for m, v in batch.full_by_draw.items()},
+                             again=batch.again_by_draw[k] if batch.again_by_draw else None)
+    return dict(mean=batch_numbers(batch),
+                by_draw={int(s): batch_numbers(draw(k)) for k, s in enumerate(batch.draws)})
 
 
 def alpha_numbers(by_alpha: dict[str, Memory]) -> dict:
@@ -171,9 +165,7 @@ def ns_facts(timing: Timing) -> dict:
     from .claims import NOT_TWICE  # the row's own measure and test (claims imports this module)
 
     over = [r.n for r in timing.rows if not NOT_TWICE.test.passes(NOT_TWICE.measure(r))]
-    load = max(abs(math.log10(getattr(r, f"{k}_s") / getattr(r, f"{k}_cpu_s")))
-               for r in timing.rows for k in ("ns_float32", "svd"))
-    sizes = [str(n) for n in over]
+    load, sizes = max(NOT_TWICE.noise(r) for r in timing.rows), [str(n) for n in over]
     return dict(glue_texts(3, band_lo=nsb["min"], band_hi=nsb["max"], f5_at_1=nsb["at_1"]),
                 n_most=str(most["n"]), ratio_most=f"{most['SVD / NS₅']:.3f}×",
                 n_least=str(least["n"]), ratio_least=f"{least['SVD / NS₅']:.3f}×",
@@ -295,24 +287,11 @@ def step_schedule_facts(shaping: Shaping, step_run) -> dict:
                 step_vs_linear=vs, step_below=text)
 
 
-def step_schedule_run(first: float = 0.5, then: float = -0.25, seed: int | None = None):
-    """Exercise 6's run: p = ``first`` for the first third of training, then ``then``, at the
-    page's profile and seed (the shaping runs' config and data)."""
-    from .experiments import run_shaped
-    from .science import ShapingConfig, default_data
-
-    cfg = ShapingConfig.for_profile(None, **({} if seed is None else {"seed": seed}))
-    return run_shaped(cfg, default_data(), lambda t: first if t < cfg.steps / 3 else then, bars=False)
-
-
-PLATEAU_FALL = 0.2   # a loss has stopped falling where the rest of the run never gets this
-#                      share below the least loss reached by then ...
-PLATEAU_SPAN = 0.25  # ... and stays so over at least this share of the run's steps ...
-PLATEAU_SMOOTH = 3   # (the rest's level read off the loss averaged over this many evaluations, so
-#                      that one low evaluation in a flat, noisy stretch does not count as a fall)
-PLATEAU_PART = 0.25  # ... with no trend: the mean of the rest's last quarter (this share of its
-#                      evaluations) not below the mean of its first quarter by more than the
-#                      wobble allows two such means to differ
+PLATEAU_FALL = 0.2   # plateau_start: the rest of the run never this share below the least loss by then ...
+PLATEAU_SPAN = 0.25  # ... over at least this share of the run's steps ...
+PLATEAU_SMOOTH = 3   # (the rest read off the loss averaged over this many evaluations, so that one low
+#                      evaluation in a flat, noisy stretch does not count as a fall)
+PLATEAU_PART = 0.25  # ... with no trend: its first and last this share compared (:func:`_no_trend`)
 
 
 def _wobble(loss) -> float:
@@ -365,18 +344,19 @@ def plateau_words(history) -> str:
             f"{min(after):.3f} and {max(after):.3f}")
 
 
-def shaping_facts(shaping: Shaping, by_lr: dict[str, ShapingRate] | None = None, step_run=None,
+def shaping_facts(shaping: Shaping, by_lr: dict[str, ShapingRate] | None = None,
                   step_schedule: tuple[float, float] | None = None) -> dict:
     """Section 5: this run's order early and late and whether its schedule ends below Muon
     (``shaping``), and the file's (``by_lr``) final losses, best rates and plateaus. Given
-    exercise 6's run (``step_run``, or ``step_schedule`` = (first p, then p) to run it), that
-    exercise's numbers (:func:`step_schedule_facts`)."""
+    ``step_schedule`` = (first p, then p), exercise 6's numbers (:func:`step_schedule_facts`) on
+    its run: the first p for the first third of training, then the second, at the page's profile
+    and seed (the shaping runs' config and data)."""
     if step_schedule is not None:
-        step_run = step_schedule_run(*step_schedule)
-    if step_run is not None:
-        return step_schedule_facts(shaping, step_run)
+        (first, then), cfg = step_schedule, ShapingConfig.for_profile(None)
+        step = run_shaped(cfg, default_data(), lambda t: first if t < cfg.steps / 3 else then, bars=False)
+        return step_schedule_facts(shaping, step)
     if by_lr is None:
-        raise ValueError("shaping_facts needs by_lr (the slider's file) or step_run (exercise 6)")
+        raise ValueError("shaping_facts needs by_lr (the slider's file) or step_schedule (exercise 6)")
     el, runs, hist = early_and_late(shaping), shaping.runs, _histories(by_lr)
     o = shaping_order(el["early"], el["late"], reference_loss(runs[shaping.schedule]), el["late"][0.0])
     sf = {float(lr): {row["update"]: row["final_loss"] for row in shaping_summary(r)} for lr, r in hist.items()}
@@ -393,7 +373,7 @@ def shaping_facts(shaping: Shaping, by_lr: dict[str, ShapingRate] | None = None,
                 muon_best_lr=f"{best['p = 0']:g}", muon_best=_n3(sf[best["p = 0"]]["p = 0"]),
                 neg_best_lr=f"{best['p = -0.5']:g}", neg_best=_n3(sf[best["p = -0.5"]]["p = -0.5"]),
                 best_ratio=f"{sf[best['p = 0']]['p = 0'] / sf[best['p = -0.5']]['p = -0.5']:.1f}",
-                muon_at_edge=_edge(best["p = 0"] == min(sf), best["p = -0.5"] == min(sf)),
+                muon_at_edge=_EDGE[best["p = 0"] == min(sf), best["p = -0.5"] == min(sf)],
                 neg_low=f"{low.get('p = -0.5', float('nan')):.3f}", low_worst=_low_worst(by_lr),
                 **{f"{k}_plateau": plateau_words(runs[run]) for k, run in
                    (("muon", "p = 0"), ("neg", "p = -0.5"), ("sched", shaping.schedule))},
@@ -407,9 +387,7 @@ def _low_worst(by_lr: dict[str, ShapingRate]) -> str:
     """At the file's lowest rate, the largest over the seeds of p = -0.5's final loss over the
     schedule's (the run named without "p = "), and on which seed: "1.20× on seed 1"."""
     low = by_lr[min(by_lr, key=float)].by_seed or {}
-    ratio = {s: runs["p = -0.5"]["final"] / next(v["final"] for k, v in runs.items()
-                                                 if not k.startswith("p = "))
-             for s, runs in low.items() if "p = -0.5" in runs}
+    ratio = {s: runs["p = -0.5"]["final"] / _sched(runs) for s, runs in low.items() if "p = -0.5" in runs}
     if not ratio:
         return "—"
     s = max(ratio, key=ratio.get)
@@ -447,16 +425,13 @@ def _histories(by_lr: dict[str, ShapingRate]) -> dict[str, ShapingRate]:
     return shaping_runs(by_lr) if isinstance(next(iter(first.values())), dict) else by_lr
 
 
-def _edge(muon: bool, neg: bool) -> str:
-    """Where Muon's best rate, and p = -0.5's, sit on the grid (at its lowest, a best may lie lower)."""
-    if muon and neg:
-        return ("the lowest rate of the grid, and so is p = −0.5's: either best may lie lower "
-                "still, so this compares the two at the grid's edge")
-    if muon:
-        return "the lowest rate of the grid, so its best may lie lower still"
-    if neg:
-        return "inside the grid, but p = −0.5's is the grid's lowest rate: its best may lie lower still"
-    return "inside the grid, and so is p = −0.5's"
+_EDGE = {  # where Muon's best rate, and p = -0.5's, sit on the grid (at its lowest, a best may lie lower)
+    (True, True): "the lowest rate of the grid, and so is p = −0.5's: either best may lie lower still, so "
+                  "this compares the two at the grid's edge",
+    (True, False): "the lowest rate of the grid, so its best may lie lower still",
+    (False, True): "inside the grid, but p = −0.5's is the grid's lowest rate: its best may lie lower "
+                   "still",
+    (False, False): "inside the grid, and so is p = −0.5's"}
 
 
 # ================================================================ the rows' measures (:mod:`.claims`)
@@ -577,10 +552,9 @@ def _follows_p(loss: dict) -> float:
     """The early order's margin on losses keyed by p: a positive p lowest, Muon (p = 0) next, the
     most negative p highest of all; the least of the ratios that say so (above 1: it holds)."""
     ps = sorted(loss)
-    rest = [loss[p] for p in ps[1:]]
     return min(loss[0.0] / min((loss[p] for p in ps if p > 0), default=math.nan),  # NaN first:
                loss[ps[0]] / loss[0.0],  # no positive p, no order (min keeps a leading NaN)
-               loss[ps[0]] / max(rest))
+               loss[ps[0]] / max(loss[p] for p in ps[1:]))
 
 
 def _reversed_p(loss: dict) -> float:
@@ -623,12 +597,6 @@ def _alpha_draws(by_alpha: dict[str, Memory]) -> dict:
 def _shaping_seeds(by_lr: dict[str, ShapingRate]) -> dict:  # per seed of the file, per rate: each run's losses
     seeds = sorted({int(s) for r in by_lr.values() for s in r.by_seed})
     return {s: {float(lr): r.by_seed[str(s)] for lr, r in by_lr.items()} for s in seeds}
-
-
-def _width_draws(width: Width, seeds) -> dict[int, Width]:
-    """Per seed, :func:`~.experiments.run_width` from that seed's one initialization (the figure
-    averages several: the rows judge each)."""
-    return {int(s): run_width(seed=int(s), seeds=1, widths=width.widths) for s in seeds}
 
 
 def _inside(x: float, lo_hi) -> float:  # how far x sits inside [lo, hi] (negative: outside; NaN: none)

@@ -178,16 +178,14 @@ SHUFFLE_SAME = _claim("shuffle", "shuffling's cost less the seeds' spread, point
 
 
 def _pai_beats(noise: float | None) -> evidence.Claim:
-    """One method's lead over the random mask; ``noise``: the random mask's spread over the
-    seeds (None on one seed: no noise floor is measured, and the engine says "within noise"
-    at best)."""
+    """``noise``: the random mask's spread over the seeds (None on one seed: no noise floor is
+    measured, and the engine says "within noise" at best)."""
     return _claim("pai", "lead over the random mask, points", ">=", PAI_MARGIN, "PAI_MARGIN",
                   noise=None if noise is None else (lambda run: noise))
 
 
 def _speed_lead(step: int) -> evidence.Claim:
-    """The ticket's lead in steps over the nearer of the dense network and the re-initialized
-    control (one seed has no noise floor: within noise at best)."""
+    """``step``: one evaluation interval, in steps."""
     return _claim("speed", "earlier than the nearer of dense and re-init, steps", ">=",
                   SPEED_MARGIN * step, "SPEED_MARGIN evaluation intervals",
                   fmt=lambda v: f"{v:+.0f} steps")
@@ -313,14 +311,13 @@ def ticket_claims(res: ImpResult, where: str = "this run", asserted: bool | None
 
 
 def _speed(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
-    """Frankle & Carbin's "tickets learn faster": on each seed, the tickets' early-stopping
-    step (lowest validation loss), averaged over the rounds in :data:`SPEED_WINDOW`, against
-    the dense network's and the re-initialized control's over the same rounds; it holds where
-    the ticket is earlier than both by :data:`SPEED_MARGIN` evaluation intervals or more. A
-    run whose dense validation loss is still falling at the end cannot tell. A result whose
-    early stopping read the test loss (a file written before the validation split) is a row
-    of its own (``speed_test``), shown, never asserted, never mixed with runs that held out a
-    validation split. Asserted (by default) on three seeds or more."""
+    """Frankle & Carbin's "tickets learn faster" (see :data:`CLAIMS`), per seed: the tickets'
+    early-stopping step, averaged over the rounds in :data:`SPEED_WINDOW`, against the dense
+    network's and the re-initialized control's; a run whose dense minimum lies within an
+    evaluation of its end cannot tell. A result whose early stopping read the test loss (a file
+    written before the validation split) is a row of its own (``speed_test``), never asserted,
+    never mixed with runs that held out a validation split. Asserted (by default) on three
+    seeds or more."""
     key = "speed" if res.stop_on == "validation loss" else "speed_test"
     asserted = _asserted(res.seeds, asserted) and key == "speed" and "speed" not in SHOWN_ONLY
     stop, step, seeds = res.stop_step, res.eval_interval, res.seeds
@@ -353,26 +350,17 @@ def _speed(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
 
 def speed_claim(res: ImpResult, where: str = "this run", asserted: bool | None = None) -> dict:
     """The speed row of one IMP run alone (:func:`_speed`)."""
-    (key, setting), = _speed(res, where, asserted).items()
-    return _row(key, [setting])
+    return _rows(_speed(res, where, asserted))[0]
 
 
 def _pai(pai: Pai | PaiAt, where: str, asserted: bool | None = None) -> dict:
-    """Frankle et al. (2021)'s checks at one density, per seed.
-
-    ``pai``: each PaI method above the random mask (the ticket shuffled) by
-    :data:`PAI_MARGIN` points or more and below the ticket, by more than the random mask's
-    spread over the seeds. Each method's control is its own mask shuffled within layers, put
-    through the same test: where it passes too on a seed, the test does not tell that
-    method's chosen mask from its per-layer budget, and the method's part says "does not
-    discriminate". Asserted (by default) on three seeds or more.
-
-    ``shuffle``: the paper's own test, shuffling leaves a PaI mask's accuracy "the same or
-    higher": each method's cost of shuffling, less its seeds' spread of the original, at most
-    0 (:data:`SHUFFLE_SAME`), judged for each method against the ticket, whose shuffle must
-    fail the same test. One seed has no spread and cannot tell. What shuffling costs each
-    method against what it costs the ticket (under half?) is shown beside it, as an
-    observation, not the test. Never asserted."""
+    """Frankle et al. (2021)'s checks at one density, per seed, each judged per method (see
+    :data:`CLAIMS`): ``pai``, each method's lead over the random mask (the ticket shuffled),
+    against its own mask shuffled within layers (asserted, by default, on three seeds or
+    more); ``shuffle``, the paper's own test, what shuffling costs each method less its seeds'
+    spread, against the ticket's (never asserted; one seed has no spread and cannot tell),
+    with what shuffling costs each method against the ticket's (under half?) beside it, as an
+    observation, not the test."""
     a = pai.acc
     methods = [m for m in a if m != "imp"]
     n = len(np.atleast_1d(a["imp"]["original"]))
@@ -494,14 +482,11 @@ def _larger_lr(runs: dict) -> tuple:
 
 
 def _lr(runs: dict) -> dict:
-    """From the precomputed learning-rate settings, shown, never asserted (one seed): does
-    re-initialization catch up with the ticket at a larger learning rate (Liu et al. 2019),
-    level within :data:`LEVEL_POINTS` either way over each of :func:`_liu_windows` (control:
-    the same gap at the chapter's learning rate, the first setting of ``runs``, which must
-    fail the same test); and does rewinding help there, by :data:`REWIND_POINTS` or more at
-    the rounds in :data:`SPARSE` (control: the two settings' re-initialized controls, the
-    masks each found trained from fresh weights, whose difference must fail the same test: a
-    gain of the mask's, not the rewound values')."""
+    """The ``liu`` and ``rewind`` rows (see :data:`CLAIMS`) of the precomputed learning-rate
+    settings, never asserted (one seed): ``liu`` over each of :func:`_liu_windows`, its control
+    at the chapter's learning rate (the first setting of ``runs``); ``rewind``'s control, the
+    two settings' re-initialized controls, asks for a gain of the mask's, not of the rewound
+    values'."""
     reset, rewound = _larger_lr(runs)
     main = next(iter(runs.values()))
     out = {}
@@ -603,10 +588,10 @@ def _where(res, head: str) -> str:
     or a config dict (a precomputed file's)."""
     config = res if isinstance(res, dict) else res.config
     n, v = config.get("n_train"), config.get("n_val")
-    split = (f"{n - v} training examples, {v} held out for validation" if v and n else
-             f"all {n} training examples, no validation split" if n else "")
-    if not split:
+    if not n:
         return head.rstrip(" (")
+    split = (f"{n - v} training examples, {v} held out for validation" if v else
+             f"all {n} training examples, no validation split")
     return f"{head}{'' if head.endswith('(') else ', '}{split})"
 
 
@@ -629,8 +614,7 @@ def published_settings() -> list[dict]:
 
 
 def published_claims() -> list[dict]:
-    """The claims rows on the precomputed (cpu) data alone, one per claim
-    (``tests/test_published_claims.py``)."""
+    """The claims rows on the precomputed (cpu) data alone, one per claim."""
     return _rows(*published_settings())
 
 

@@ -262,18 +262,18 @@ def _per_seed(res: ImpResult, f) -> dict:
     return {int(s): float(f(k)) for k, s in enumerate(res.seeds)}
 
 
-def _asserted(seeds, asserted: bool | None) -> bool:
-    """Asserted as given, by default on three seeds or more."""
-    return len(seeds) >= 3 if asserted is None else asserted
+def _asserted(seeds, asserted: bool | None, key: str) -> bool:
+    """Whether a setting of row ``key`` is asserted: as given, by default on three seeds or
+    more, never where :data:`SHOWN_ONLY` holds the row back."""
+    return (len(seeds) >= 3 if asserted is None else asserted) and key not in SHOWN_ONLY
 
 
 def _tickets(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
     """Frankle & Carbin's three comparisons on one IMP run, per seed: ``match``, ``reinit``,
     ``random`` (see :data:`CLAIMS`). Asserted (by default) on three seeds or more."""
-    asserted, a, seeds = _asserted(res.seeds, asserted), res.acc, res.seeds
-    win, r = _window(res, MATCH_WINDOW), res.round_at()
-    shown = asserted and "match" not in SHOWN_ONLY
-    out = {"match": _setting(where, "no round in the window", shown, seeds)}
+    a, seeds, win, r = res.acc, res.seeds, _window(res, MATCH_WINDOW), res.round_at()
+    shown = lambda key: _asserted(seeds, asserted, key)  # noqa: E731
+    out = {"match": _setting(where, "no round in the window", shown("match"), seeds)}
     if win:
         dense = lambda k: a["ticket"][k, 0]  # noqa: E731
         gap = _per_seed(res, lambda k: 100 * (np.mean(a["ticket"][k, win]) - dense(k)))
@@ -281,14 +281,12 @@ def _tickets(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
                          if np.isfinite(a["reinit"][k, win]).any() else np.nan)
         span = f"{100 * res.density[win[-1]]:.1f}–{100 * res.density[win[0]]:.1f}%"
         head = f"over {len(win)} of {len(res.density) - 1} pruned rounds ({span}): "
-        if all(np.isfinite(v) for v in ctrl.values()):
-            j = evidence.judge(MATCH, gap, ctrl)
-            out["match"] = _setting(where, head + _judged_text({"ticket − dense": j}),
-                                    shown, seeds, judged=[j])
-        else:  # a control not trained cannot fail
-            out["match"] = _setting(where, head + f"ticket − dense {plots.spread(gap, _pts)}; "
-                                    "the re-initialized control was not trained in the window: "
-                                    "cannot tell", shown, seeds)
+        # a control not trained cannot fail: that setting cannot tell
+        j = evidence.judge(MATCH, gap, ctrl) if all(np.isfinite(v) for v in ctrl.values()) else None
+        text = _judged_text({"ticket − dense": j}) if j else (
+            f"ticket − dense {plots.spread(gap, _pts)}; the re-initialized control was not "
+            "trained in the window: cannot tell")
+        out["match"] = _setting(where, head + text, shown("match"), seeds, [j] if j else None)
     at = f"at {100 * res.density[r]:.1f}% (round {r}"
     if r + 1 < len(res.density):  # the window's edge: the next round, outside it
         at += f"; the next round, {100 * res.density[r + 1]:.1f}%, lies outside the window"
@@ -296,12 +294,12 @@ def _tickets(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
     j = evidence.judge(REINIT, d("ticket", 0, "reinit", r), d("ticket", 0, "ticket", r))
     out["reinit"] = _setting(where, at + "), below the dense network (the control: the ticket's "
                              "own drop): " + _judged_text({"dense − re-init": j}),
-                             asserted, seeds, judged=[j])
+                             shown("reinit"), seeds, judged=[j])
     j = evidence.judge(RANDOM, d("ticket", r, "random", r), d("reinit", r, "random", r))
     out["random"] = _setting(where, at + "), below the ticket (the control: the re-initialized "
                              "ticket's lead over the random mask): "
                              + _judged_text({"ticket − random mask": j}),
-                             asserted, seeds, judged=[j])
+                             shown("random"), seeds, judged=[j])
     return out
 
 
@@ -319,7 +317,7 @@ def _speed(res: ImpResult, where: str, asserted: bool | None = None) -> dict:
     never mixed with runs that held out a validation split. Asserted (by default) on three
     seeds or more."""
     key = "speed" if res.stop_on == "validation loss" else "speed_test"
-    asserted = _asserted(res.seeds, asserted) and key == "speed" and "speed" not in SHOWN_ONLY
+    asserted = _asserted(res.seeds, asserted, "speed") and key == "speed"
     stop, step, seeds = res.stop_step, res.eval_interval, res.seeds
     win = _window(res, SPEED_WINDOW)
     if not win:
@@ -401,8 +399,8 @@ def _pai(pai: Pai | PaiAt, where: str, asserted: bool | None = None) -> dict:
         same = _setting(at, cost + "; cost less the spread, each method against the ticket's "
                         "(the control): " + _judged_text(judged), False, seeds,
                         judged=list(judged.values()))
-    return {"pai": _setting(at, text, _asserted(seeds, asserted) and "pai" not in SHOWN_ONLY,
-                            seeds, judged=list(parts.values())),
+    return {"pai": _setting(at, text, _asserted(seeds, asserted, "pai"), seeds,
+                            judged=list(parts.values())),
             "shuffle": same}
 
 
@@ -458,7 +456,7 @@ def _lmc(calm: tuple, hot: tuple, asserted: bool | None = None, steps: int | Non
     if close and np.isfinite(stable.noise):  # a narrow margin: what the engine weighed it against
         close += (f"; the median clears it by {limit - float(np.median(list(cb.values()))):.2f} pts, "
                   f"the seeds' spread is {stable.noise:.2f} pts")
-    asserted = _asserted(seeds, asserted)
+    asserted = _asserted(seeds, asserted, "stable")
     return {"stable": _setting(cl, _judged_text({"barrier from θ₀": stable}) + f" (control: from "
                                f"θ₀ at {hl}){close}", asserted, seeds, judged=[stable]),
             "later": _setting(hl, f"judged at k = {kl}"

@@ -6,14 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
-from ..evidence import control_miss
+from ..evidence import Test, control_miss, median_margin
 
-# a verdict the prose glues is read off the claims table's own rows (:func:`verdict_numbers`,
-# glued where the table is built), so the sentence and the table cannot disagree
-from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, PAI_WINDOW, SHOWN_ONLY, STABLE_BARRIER,
-                     _pai, _row, _speed, _spread, liu_numbers, lmc_file)
-from .experiments import ImpResult, Pai, PaiFile, by_step, seed_mean
-from .figures import trained_on
+from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, SHOWN_ONLY, SPARSE, SPEED_WINDOW,
+                     STABLE_BARRIER, _barriers, _larger_lr, _pai, _pai_window, _row, _settled,
+                     _speed, _window, liu_numbers, lmc_file)
+from .experiments import ImpResult, Pai, PaiFile, seed_mean
+from .figures import PAI_NAMES, trained_on
 from .science import layer_densities
 
 __all__ = ["speed_numbers", "pai_numbers", "lmc_numbers", "rewind_numbers", "breakdown",
@@ -21,8 +20,8 @@ __all__ = ["speed_numbers", "pai_numbers", "lmc_numbers", "rewind_numbers", "bre
            "shuffle_numbers", "pai_leads", "pai_leads_said", "GLUED_VERDICTS"]
 
 # claims row -> the name the prose glues its verdict under: every ``*_verdict`` the page glues
-# is one of these, read off the row the claims table prints (tests/lottery: the prose and the
-# table cannot disagree)
+# is one of these, read off the row the claims table prints (:func:`verdict_numbers`, glued
+# where the table is built), so the sentence and the table cannot disagree
 GLUED_VERDICTS = {"match_verdict": CLAIMS["match"][0], "pai_verdict": CLAIMS["pai"][0],
                   "pai_shuffle_verdict": CLAIMS["shuffle"][0], "rewind_verdict": CLAIMS["rewind"][0],
                   "liu_verdict": CLAIMS["liu"][0],
@@ -34,15 +33,12 @@ GLUED_VERDICTS = {"match_verdict": CLAIMS["match"][0], "pai_verdict": CLAIMS["pa
 def verdict_numbers(rows: list[dict], pai: Pai | None = None,
                     payload: PaiFile | None = None, config: dict | None = None) -> dict:
     """The verdicts the prose glues, each the one its claims row prints (``rows``: the page's
-    claims table, :func:`page_claims`): :data:`GLUED_VERDICTS`, by the start of the row's
-    claim. Beside them, what the PaI row's
-    settings say on their own (not verdicts of the row, said as its settings'):
-    ``pai_says_precomputed`` over the precomputed slider's densities in :data:`PAI_WINDOW`
-    (``payload``: ``lottery_pai`` read as its :class:`~.experiments.PaiFile`) and ``pai_says_live`` on this page's run
-    (``pai``: :func:`run_pai`); and, with ``payload``, the PaI slider's numbers
-    (:func:`pai_numbers`), glued with the verdicts they explain in the claims cell; with
-    ``config`` (the ``lottery_pai`` file's provenance config), ``pai_split``: the training
-    examples its runs used and the validation split they held out of them."""
+    claims table): :data:`GLUED_VERDICTS`, by the start of the row's claim. Beside them, what
+    the PaI row's settings say on their own: ``pai_says_precomputed`` (``payload``:
+    ``lottery_pai`` as its :class:`~.experiments.PaiFile`) and ``pai_says_live`` (``pai``:
+    :func:`run_pai`); with ``payload``, the PaI slider's numbers, glued with the verdicts they
+    explain; with ``config`` (the ``lottery_pai`` file's), ``pai_split``: what its runs
+    trained on."""
     out = dict(pai_numbers(payload)) if payload is not None else {}
     if config is not None:
         out["pai_split"] = trained_on(config)
@@ -54,9 +50,8 @@ def verdict_numbers(rows: list[dict], pai: Pai | None = None,
     if payload is not None:
         out["pai_leads"] = pai_leads(payload)
         out["pai_leads_said"] = pai_leads_said(payload)
-        out["pai_says_precomputed"] = _row("pai", [
-            _pai(q, "precomputed")["pai"] for q in payload.pai
-            if PAI_WINDOW[0] <= q.density <= PAI_WINDOW[1]])["reproduced"]
+        out["pai_says_precomputed"] = _row("pai", [_pai(q, "precomputed")["pai"]
+                                                   for q in _pai_window(payload)])["reproduced"]
     if pai is not None:
         out["pai_says_live"] = _row("pai", [_pai(pai, "this run")["pai"]])["reproduced"]
     return out
@@ -66,8 +61,6 @@ def match_margin(rows: list[dict]) -> str:
     """How far the match row's precomputed part clears its threshold (the seeds' median of
     ticket − dense above −MATCH_POINTS) beside the seeds' spread it must beat, from the numbers
     the row keeps: the two the verdict weighs ("—" where the row has no precomputed part)."""
-    from ..evidence import Test, median_margin
-
     row = next(r for r in rows if str(r["claim"]).startswith(CLAIMS["match"][0]))
     part = next((e for e in row.get("evidence") or () if e["label"].startswith("precomputed")), None)
     if part is None:
@@ -76,19 +69,23 @@ def match_margin(rows: list[dict]) -> str:
     return f"{margin:.1f} points against a spread of {part['noise']:.1f}"
 
 
+def _judged(q: Pai, key: str) -> list:
+    """``[(method, Judged)]``: the engine's judgement of each PaI method in row ``key``
+    (``"pai"`` or ``"shuffle"``) at one density of the precomputed slider."""
+    return list(zip([m for m in q.acc if m != "imp"], _pai(q, "precomputed")[key]["judged"]))
+
+
 def pai_leads(payload: PaiFile) -> str:
-    """Per density of the precomputed PaI slider in :data:`PAI_WINDOW` (densest first), the
-    range over the PaI methods and the seeds of each method's lead over the random mask (the
-    ticket shuffled), in points, and the random mask's spread over the seeds: "1.8 to 5.0
-    points at 21.7% of the weights (the random mask's spread over the seeds 0.6)"."""
+    """Per density of the precomputed PaI slider in the PaI window (densest first), the range
+    over the PaI methods and the seeds of each method's lead over the random mask (the ticket
+    shuffled), in points, and the random mask's spread over the seeds: "1.8 to 5.0 points at
+    21.7% of the weights (the random mask's spread over the seeds 0.6)"."""
     parts = []
-    for q in sorted(payload.pai, key=lambda q: -q.density):
-        if not PAI_WINDOW[0] <= q.density <= PAI_WINDOW[1]:
-            continue
+    for q in _pai_window(payload):
         rnd = 100 * np.asarray(q.acc["imp"]["shuffled"], float)
         lead = [100 * np.asarray(q.acc[m]["original"], float) - rnd for m in q.acc if m != "imp"]
         parts.append(f"{np.min(lead):.1f} to {np.max(lead):.1f} points at {100 * q.density:.1f}% "
-                     f"of the weights (the random mask's spread over the seeds {_spread(rnd):.1f})")
+                     f"of the weights (the random mask's spread over the seeds {np.ptp(rnd):.1f})")
     return "; ".join(parts)
 
 
@@ -97,26 +94,19 @@ def pai_leads_said(payload: PaiFile) -> str:
     control is the next sentence's): every method leading the random mask by PAI_MARGIN on
     every seed and, at its median, by more than the random mask's spread; or which
     (method, density) fall short of either, as the row's engine measures them."""
-    from .figures import PAI_NAMES
-
     short, thin = [], []
-    for q in sorted(payload.pai, key=lambda q: -q.density):
-        if not PAI_WINDOW[0] <= q.density <= PAI_WINDOW[1]:
-            continue
-        methods = [m for m in q.acc if m != "imp"]
-        for m, j in zip(methods, _pai(q, "precomputed")["pai"]["judged"]):
-            v = sorted(j.treatment.values())
+    for q in _pai_window(payload):
+        for m, j in _judged(q, "pai"):
+            v, test = sorted(j.treatment.values()), j.claim.test
             at = f"{PAI_NAMES[m]} at {100 * q.density:.1f}%"
-            if not all(j.claim.test.passes(x) for x in v):
+            if not all(test.passes(x) for x in v):
                 short.append(at)
-            elif not j.claim.test.margin(float(np.median(v))) > j.noise:
-                thin.append(f"{at} (by {j.claim.test.margin(float(np.median(v))):.1f} at its median, "
+            elif not test.margin(float(np.median(v))) > j.noise:
+                thin.append(f"{at} (by {test.margin(float(np.median(v))):.1f} at its median, "
                             f"within the random mask's spread of {j.noise:.1f})")
     if not short and not thin:
         return "every method does, on every seed"
-    said = []
-    if short:
-        said.append(f"every method does on every seed except {_and(short)}")
+    said = [f"every method does on every seed except {_and(short)}"] if short else []
     if thin:
         said.append(("every method leads by that much on every seed, " if not short else "")
                     + f"but {_and(thin)} not by more than the spread")
@@ -124,20 +114,13 @@ def pai_leads_said(payload: PaiFile) -> str:
 
 
 def shuffle_numbers(payload: PaiFile) -> dict:
-    """The shuffling row (Frankle et al.'s test) per density of the precomputed slider in
-    :data:`PAI_WINDOW` and per method, as the row judges it: the engine's verdict, on how many
-    seeds the method passes where it is "partly", and the median over the seeds of what
-    shuffling costs less the seeds' spread of the original (points; at most 0 passes):
-    ``pai_shuffle_each``, densest first."""
-    from .figures import PAI_NAMES
+    """The shuffling row per density of the precomputed slider in the PaI window and per
+    method, as the row judges it: the engine's verdict, on how many seeds it holds where
+    "partly", and the median of its measure (at most 0 passes): ``pai_shuffle_each``."""
     parts = []
-    for q in sorted(payload.pai, key=lambda q: -q.density):
-        if not PAI_WINDOW[0] <= q.density <= PAI_WINDOW[1]:
-            continue
-        setting = _pai(q, "precomputed")["shuffle"]
-        methods = [m for m in q.acc if m != "imp"]
+    for q in _pai_window(payload):
         each = []
-        for m, j in zip(methods, setting["judged"]):
+        for m, j in _judged(q, "shuffle"):
             v = list(j.treatment.values())
             held = sum(j.claim.test.passes(x) for x in v)
             count = f"{held} of {len(v)} seeds, " if j.verdict == "partly" else ""
@@ -146,29 +129,19 @@ def shuffle_numbers(payload: PaiFile) -> dict:
     return dict(pai_shuffle_each="; ".join(parts))
 
 
-def _points(x: float) -> str:
-    """A difference in points as words: "0.9 points above" or "1.2 points below"."""
-    return f"{abs(x):.1f} points {'above' if x >= 0 else 'below'}"
-
-
-def speed_numbers(res: ImpResult, low: float = 1 / 7, high: float = 2 / 3,
-                  command: str | None = None, live: dict | None = None) -> dict:
+def speed_numbers(res: ImpResult, command: str | None = None, live: dict | None = None) -> dict:
     """The speed figure in the numbers its "What to notice" quotes: the loss early stopping
-    read (``speed_loss``: the validation loss, or the test loss in a file written before the
-    validation split) and what that means (``speed_split``: the split's size, or that these
-    runs are shown, never asserted, and are to be regenerated by ``command``), the dense
-    network's early-stopping step on each seed (an evaluated step, never a mean), its test
-    accuracy there and at the end of training (``speed_dense_final``), the run's length, the
-    range of the tickets' steps between ``low`` and ``high`` of the weights (mean over seeds),
-    on how many seeds the speed row holds (``speed_held``) with what that rests on
-    (``speed_caveat``) and whether the claims table holds these runs in the speed row beside
-    this page's run or in a row of their own (``speed_row``); the controls' steps below a fifth
-    of the weights (``speed_ctrl_range``, seed means) and from which density on both stay
-    within two evaluations of the end of training (``speed_ctrl_end``); and ``live`` (this
-    page's run's config) the size of its validation split (``live_val``)."""
+    read and what that means (``speed_split``; in a file from before the validation split,
+    that its runs are shown, never asserted, and are to be regenerated by ``command``), the
+    dense network's early-stopping step on each seed (an evaluated step, never a mean), the
+    range of the tickets' steps in :data:`SPEED_WINDOW`, on how many seeds the speed row holds
+    with what that rests on (``speed_caveat``) and in which row the claims table holds these
+    runs (``speed_row``); the controls' steps below a fifth of the weights and from which
+    density on both stay within two evaluations of the end; with ``live`` (this page's run's
+    config), the size of its validation split."""
     stop = np.nanmean(res.stop_step["ticket"], axis=0)
     acc = seed_mean(res.stop_acc["ticket"][:, 0])
-    mid = [stop[r] for r, d in enumerate(res.density) if low <= d <= high]
+    mid = [stop[r] for r in _window(res, SPEED_WINDOW)]
     dense = [f"{v:.0f}" for v in res.stop_step["ticket"][:, 0]]
     n_train, n_val = res.config.get("n_train"), res.config.get("n_val")
     (key, setting), = _speed(res, "precomputed").items()
@@ -176,8 +149,7 @@ def speed_numbers(res: ImpResult, low: float = 1 / 7, high: float = 2 / 3,
     # the controls below a fifth of the weights (seed means): their steps, and the densest
     # round from which on both stay within two evaluations of the end of training
     ctrl = {v: np.nanmean(res.stop_step[v], axis=0) for v in ("reinit", "random")}
-    below = [r for r in range(1, len(res.density)) if res.density[r] <= 0.2]
-    steps = [c[r] for c in ctrl.values() for r in below if np.isfinite(c[r])]
+    steps = [c[r] for c in ctrl.values() for r in _window(res, (0, 0.2)) if np.isfinite(c[r])]
     end = (res.eval_steps[-1] if res.eval_steps else int(res.config["steps"])) - 2 * res.eval_interval
     tail = [r for r in range(1, len(res.density))
             if all(c[q] >= end for c in ctrl.values() for q in range(r, len(res.density)))]
@@ -196,45 +168,41 @@ def speed_numbers(res: ImpResult, low: float = 1 / 7, high: float = 2 / 3,
                speed_range=f"{min(mid):.0f} to {max(mid):.0f}" if mid else "—",
                speed_held=("none: the runs are too short to tell" if ok is None else
                            f"{sum(ok.values())} of {len(ok)}"))
-    if key == "speed":
-        out["speed_split"] = (f"They hold out the last {n_val} of their {n_train} training "
-                              "examples as the validation split, and early stopping reads "
-                              "only them.")
-        judged = setting["judged"]
-        if "speed" not in SHOWN_ONLY:
-            out["speed_caveat"] = "The claims table asserts this row on these runs."
-        elif not judged:
-            out["speed_caveat"] = "The claims table shows this row, not asserted: these runs cannot tell."
-        else:  # the engine's own verdict and reason, and where its control lies
-            j = judged[0]
-            later = [-v for v in j.control.values()]  # the re-init's step after the dense one
-            where = (f"the re-initialized ticket stops {min(later):.0f} to {max(later):.0f} steps "
-                     "after the dense network on every seed" if min(later) > 0 else
-                     f"the re-initialized ticket's step against the dense network's ranges from "
-                     f"{-max(later):+.0f} to {-min(later):+.0f}")
-            closest, spread = control_miss(j.claim.test, j.control)
-            tie = ": a tie, which the engine counts against the row" if np.isclose(closest, spread) else ""
-            out["speed_caveat"] = (
-                f"The claims table shows this row without asserting it: on these runs it says "
-                f"\"{j.verdict}\"{f' ({j.reason}{tie})' if j.reason else ''}, although {where}.")
-        out["speed_row"] = ("the precomputed IMP runs early-stopped on their validation split, "
-                            "as this page's run does, so the speed row shows both, settings of "
-                            "one claim")
-    else:
+    if live is not None:
+        out["live_val"] = f"{live.get('n_val')} of its {live.get('n_train')}"
+    if key != "speed":
         again = f" (`{command}`)" if command else ""
-        out["speed_split"] = (
+        return dict(out, speed_split=(
             "These runs were computed before the book held out a validation split: they "
             f"trained on all {n_train} training examples, and their early stopping read the "
             "test loss, so the test set chose the step. They are shown as they are, the claims "
             "table does not assert from them, and they are to be regenerated with the "
-            f"split{again}.")
-        out["speed_caveat"] = ("Read on the test loss, this shows the pattern Frankle & Carbin "
-                               "reported, not a test of it; the claims table shows it in a row "
-                               "of its own, not asserted, apart from this page's run.")
-        out["speed_row"] = ("the speed row of the precomputed runs, which early-stopped on the "
-                            "test loss, is a row of its own")
-    if live is not None:
-        out["live_val"] = f"{live.get('n_val')} of its {live.get('n_train')}"
+            f"split{again}."),
+            speed_caveat=("Read on the test loss, this shows the pattern Frankle & Carbin "
+                          "reported, not a test of it; the claims table shows it in a row of "
+                          "its own, not asserted, apart from this page's run."),
+            speed_row=("the speed row of the precomputed runs, which early-stopped on the test "
+                       "loss, is a row of its own"))
+    out["speed_split"] = (f"They hold out the last {n_val} of their {n_train} training "
+                          "examples as the validation split, and early stopping reads only them.")
+    out["speed_row"] = ("the precomputed IMP runs early-stopped on their validation split, as "
+                        "this page's run does, so the speed row shows both, settings of one claim")
+    if "speed" not in SHOWN_ONLY:
+        out["speed_caveat"] = "The claims table asserts this row on these runs."
+    elif not setting["judged"]:
+        out["speed_caveat"] = "The claims table shows this row, not asserted: these runs cannot tell."
+    else:  # the engine's own verdict and reason, and where its control lies
+        j = setting["judged"][0]
+        later = [-v for v in j.control.values()]  # the re-init's step after the dense one
+        where = (f"the re-initialized ticket stops {min(later):.0f} to {max(later):.0f} steps "
+                 "after the dense network on every seed" if min(later) > 0 else
+                 f"the re-initialized ticket's step against the dense network's ranges from "
+                 f"{-max(later):+.0f} to {-min(later):+.0f}")
+        closest, spread = control_miss(j.claim.test, j.control)
+        tie = ": a tie, which the engine counts against the row" if np.isclose(closest, spread) else ""
+        out["speed_caveat"] = (
+            f"The claims table shows this row without asserting it: on these runs it says "
+            f"\"{j.verdict}\"{f' ({j.reason}{tie})' if j.reason else ''}, although {where}.")
     return out
 
 
@@ -247,11 +215,10 @@ def pai_numbers(payload: PaiFile, target: float = 0.1) -> dict:
     cost = {m: 100 * (seed_mean(p.acc[m]["original"]) - seed_mean(p.acc[m]["shuffled"]))
             for m in p.acc}
     two = [cost["snip"], cost["synflow"]]
-    spread = {m: _spread(100 * np.asarray(p.acc[m]["original"], dtype=float)) for m in p.acc}
+    spread = [np.ptp(100 * np.asarray(p.acc[m]["original"], dtype=float)) for m in ("snip", "synflow")]
     return dict(pai_density=f"{100 * p.density:.1f}%",
                 pai_shuffle=f"{min(two):.1f} to {max(two):.1f}", pai_ticket=cost["imp"],
-                pai_spread=f"{min(spread['snip'], spread['synflow']):.1f} to "
-                           f"{max(spread['snip'], spread['synflow']):.1f}",
+                pai_spread=f"{min(spread):.1f} to {max(spread):.1f}",
                 pai_margin=f"{PAI_MARGIN:g}", pai_beyond=_beyond(p, ("snip", "synflow")),
                 pai_sparsest=f"{100 * min(q.density for q in payload.pai):.1f}%",
                 **shuffle_numbers(payload))
@@ -262,46 +229,44 @@ def _beyond(p: Pai, methods) -> str:
     density of the PaI slider (the shuffling row's per-seed test failing), the exceptions
     named with their cost and spread: "SynFlow on every seed, SNIP on 2 of 3 (not on seed 2,
     where it costs 1.5 points, within its spread of 1.9)"."""
-    from .figures import PAI_NAMES
-    judged = dict(zip([m for m in p.acc if m != "imp"], _pai(p, "precomputed")["shuffle"]["judged"]))
+    judged = dict(_judged(p, "shuffle"))
     seeds = [int(s) for s in p.seeds]
     out = []
     for m in methods:
         x = 100 * np.asarray(p.acc[m]["original"], float)
-        cost, spread = x - 100 * np.asarray(p.acc[m]["shuffled"], float), _spread(x)
+        cost = x - 100 * np.asarray(p.acc[m]["shuffled"], float)
         within = [k for k, s in enumerate(seeds) if judged[m].claim.test.passes(judged[m].treatment[s])]
         out.append(f"{PAI_NAMES[m]} on " + ("every seed" if not within else
                    f"{len(seeds) - len(within)} of {len(seeds)} (not on " + _and(
                        [f"seed {seeds[k]}, where it costs {cost[k]:.1f} points" for k in within])
-                   + f", within its spread of {spread:.1f})"))
+                   + f", within its spread of {np.ptp(x):.1f})"))
     return _and(out)
 
 
 def lmc_numbers(calm: dict, hot: dict) -> dict:
     """Section 3's two runs in the numbers its "What to notice" quotes (barriers in points),
     and Frankle et al.'s threshold of stability (:data:`STABLE_BARRIER`, in points)."""
-    b = lambda lmc, k: 100 * float(by_step(lmc.barrier, k))  # noqa: E731
-    ks = hot.rewind_steps
-    return dict(calm_barrier=b(calm, calm.rewind_steps[0]), hot_first=b(hot, ks[0]),
-                hot_mid=b(hot, ks[1]), hot_last=b(hot, ks[-1]), hot_k_mid=ks[1], hot_k_last=ks[-1],
+    b, ks = _barriers(hot), hot.rewind_steps
+    return dict(calm_barrier=_barriers(calm)[calm.rewind_steps[0]], hot_first=b[ks[0]],
+                hot_mid=b[ks[1]], hot_last=b[ks[-1]], hot_k_mid=ks[1], hot_k_last=ks[-1],
                 stable_limit=f"{100 * STABLE_BARRIER:g}")
 
 
 def rewind_numbers(runs: dict, lmc_payload=None) -> dict:
     """The precomputed rewinding setting of the IMP slider beside the reset one (mean over the
-    rounds at 10% of the weights or fewer), and the precomputed barriers at that learning rate
-    from θ₀ and from the rewind step (medians over the seeds, in points) with the first rewind
-    step whose barrier is below :data:`STABLE_BARRIER` on each seed (default: the data file's)."""
+    rounds in :data:`SPARSE`), and the precomputed barriers at that learning rate from θ₀ and
+    from the rewind step (medians over the seeds, in points) with the first rewind step whose
+    barrier stays below :data:`STABLE_BARRIER` on each seed (default: the data file's)."""
     lmc_payload = lmc_payload or lmc_file()
-    reset = next(r for k, r in runs.items() if "reset" in k and "lr" in k)
-    rewound = next(r for k, r in runs.items() if "rewind" in k)
-    sparse = [r for r in range(len(reset.density)) if reset.density[r] <= 0.1]
+    reset, rewound = _larger_lr(runs)
+    main = next(iter(runs.values()))
+    sparse = _window(reset, SPARSE)
     a = lambda res: 100 * float(np.mean([seed_mean(res.acc["ticket"][:, r]) for r in sparse]))  # noqa: E731
     k = int(rewound.config["rewind_step"])
+    gap = 100 * (seed_mean(reset.acc["ticket"][:, -1]) - seed_mean(reset.acc["ticket"][:, 0]))
     out = dict(rewind_gap=a(rewound) - a(reset), rewind_acc=f"{a(rewound):.1f}%",
                reset_acc=f"{a(reset):.1f}%", rewind_k=k,
-               reset_vs_dense=_points(100 * (seed_mean(reset.acc["ticket"][:, -1])
-                                             - seed_mean(reset.acc["ticket"][:, 0]))),
+               reset_vs_dense=f"{abs(gap):.1f} points {'above' if gap >= 0 else 'below'}",
                reset_sparsest_density=f"{100 * reset.density[-1]:.1f}%")
     # the two settings' dense networks (round 0): setting 5's trains from θ_k, not θ₀, so it is
     # another network of the same seed; and how far setting 5's tickets rise above it
@@ -317,41 +282,31 @@ def rewind_numbers(runs: dict, lmc_payload=None) -> dict:
                rewind_above=f"{max(above):.1f} points above it at {100 * rewound.density[top]:.1f}% "
                             "of the weights",
                rewind_seeds=len(rewound.seeds),
-               lr_factor=f"{rewound.config['lr'] / next(iter(runs.values())).config['lr']:g}",
-               imp_main_seeds=len(next(iter(runs.values())).seeds))
+               lr_factor=f"{rewound.config['lr'] / main.config['lr']:g}",
+               imp_main_seeds=len(main.seeds))
     lr = f"{rewound.config['lr']:g}"
     if lr in lmc_payload.lmc:
-        per = lmc_payload.at(lr)
-        at = lambda j: {s: 100 * float(by_step(v.barrier, j)) for s, v in per.items()}  # noqa: E731
+        per = {s: _barriers(v) for s, v in lmc_payload.at(lr).items()}
         limit = 100 * STABLE_BARRIER
-        settled = {s: _settled(v, limit) for s, v in per.items()}
+        settled = [_settled([b], limit) for b in per.values()]
         # printed to the claims table's digits (one decimal): one number, one value
-        out.update(lmc_first=float(f"{np.median(list(at(0).values())):.1f}"),
-                   lmc_rewind=float(f"{np.median(list(at(k).values())):.1f}"),
-                   lmc_rewind_stable=f"{sum(v < limit for v in at(k).values())} of {len(per)}",
-                   lmc_stable_k=_and([("none" if v is None else str(v)) for v in settled.values()])
+        out.update(lmc_first=float(f"{np.median([b[0] for b in per.values()]):.1f}"),
+                   lmc_rewind=float(f"{np.median([b[k] for b in per.values()]):.1f}"),
+                   lmc_rewind_stable=f"{sum(b[k] < limit for b in per.values())} of {len(per)}",
+                   lmc_stable_k=_and([("none" if v is None else str(v)) for v in settled])
                    + f" (seed{'s' if len(per) > 1 else ''} {_and([str(s) for s in per])})",
                    lmc_seeds=len(per))
     # the slider's other learning rates (neither the chapter's nor the rewinding setting's)
     other = [v for v in lmc_payload.lmc if v not in (lr, min(lmc_payload.lmc, key=float))]
     out["lmc_other"] = _and([f"at Adam lr {v} the barrier from θ₀ is "
-                             f"{100 * float(by_step(lmc_payload.lmc[v].barrier, 0)):.1f} points"
+                             f"{_barriers(lmc_payload.lmc[v])[0]:.1f} points"
                              for v in other]) if other else "no other learning rate"
     return out
-
-
-def _settled(lmc, limit: float):
-    """The first rewind step of one :func:`run_lmc` result from which the barrier stays below
-    ``limit`` points at every later rewind step (None if it never does)."""
-    ks = [int(j) for j in lmc.rewind_steps]
-    below = [100 * float(by_step(lmc.barrier, j)) < limit for j in ks]
-    return next((ks[i] for i in range(len(ks)) if all(below[i:])), None)
 
 
 def _and(words: list[str]) -> str:
     """``["a", "b", "c"]`` as "a, b and c"."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
-
 
 
 def breakdown(density, acc, points: float = 3.0) -> dict:
@@ -367,10 +322,10 @@ def breakdown(density, acc, points: float = 3.0) -> dict:
 
 
 def breakdown_numbers(runs: dict, points: float = 3.0) -> dict:
-    """Exercise 1's answer on the precomputed curve of section 1 (``runs``, :class:`~.experiments.ImpFile`'s ``imp``):
-    its width and where the ticket (seed mean) first falls ``points`` below the dense
-    network (:func:`breakdown`), said as censored ("not reached within N rounds") where it
-    never does."""
+    """Exercise 1's answer on the precomputed curve of section 1 (``runs``,
+    :class:`~.experiments.ImpFile`'s ``imp``): its width and where the ticket (seed mean) first
+    falls ``points`` below the dense network (:func:`breakdown`), said as censored ("not
+    reached within N rounds") where it never does."""
     main = next(iter(runs.values()))
     b = breakdown(main.density, main.acc["ticket"].mean(axis=0), points)
     if b["round"] is None:
@@ -383,16 +338,14 @@ def breakdown_numbers(runs: dict, points: float = 3.0) -> dict:
     return dict(ex1_width=main.config["width"], ex1_answer=answer)
 
 
-def imp_numbers(runs: dict, ticket_points: float = 1.0) -> dict:
-    """Section 1's prose on the precomputed main curve (``runs``, :class:`~.experiments.ImpFile`'s ``imp``): the
-    densities of all the weights after 10 and 13 rounds (the hidden layers follow
-    (1 − p)^r, the output layer, pruned at half the rate, keeps more), the two sparsest
-    densities and the ticket's loss there (seed mean, points below dense), seed 0's dense
-    accuracy in the three-seed run and in the single-seed settings, what the file's runs
-    trained on (``imp_split``); and the claims windows
-    as the claims table states them. With them, the numbers the page quotes later from the same
-    runs: section 3's Liu et al. sentence (:func:`liu_numbers`) and exercise 1's answer
-    (:func:`breakdown_numbers`), glued once, here."""
+def imp_numbers(runs: dict) -> dict:
+    """Section 1's prose on the precomputed main curve (``runs``, an
+    :class:`~.experiments.ImpFile`'s ``imp``): the densities of all the weights after 10 and 13
+    rounds (the hidden layers follow (1 − p)^r, the output layer, pruned at half the rate,
+    keeps more), the two sparsest densities and the ticket's loss there, seed 0's dense
+    accuracy in the three-seed run and in the single-seed settings, what the runs trained on,
+    the claims windows; and the numbers the page quotes later from the same runs (section 3's
+    :func:`liu_numbers`, exercise 1's :func:`breakdown_numbers`), glued once, here."""
     main = next(iter(runs.values()))
     d = main.density
     acc = main.acc["ticket"].mean(axis=0)

@@ -65,8 +65,7 @@ def _rise(values: list) -> float:
 
 
 def _peak_over_leave(pair) -> float:
-    """``(run, ref)``: the step where ``run``'s test loss peaks over the step where ``ref``'s
-    test accuracy leaves chance (:func:`~.science.plateau_steps`)."""
+    """``(run, ref)``: ``run``'s test-loss peak step over ``ref``'s step of leaving chance."""
     run, ref = pair
     leave = plateau_steps(ref.history, ref.config.p)["leave"]
     peak = run.history.steps[int(np.argmax(run.history["test_loss"]))]
@@ -406,9 +405,8 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                      halfway: dict) -> list[dict]:
     """The rows of the section on the algorithm: ``clock`` ``{seed: clock_measures(...)}`` at
     the end of each seed's run, ``norms`` ``{seed: norm_descent(run)}`` with its control
-    ``halfway`` ``{seed: descent_share(run, halfway_step(run))}``, ``scaled``
-    ``{seed: {scale: GrokRun}}`` (scale 1 the page's run), ``opt``
-    :func:`~.algorithm.optimizer_runs`."""
+    ``halfway`` ``{seed: descent_share(run, halfway_step(run))}``, ``scaled`` ``{seed: {scale:
+    GrokRun}}`` (scale 1 the page's run), ``opt`` :func:`~.algorithm.optimizer_runs`."""
     j, seeds, ids = evidence.judge, sorted(clock), {s: s for s in scaled}
     keys = "; ".join(f"seed {s}: {len(clock[s].keys)} of {clock[s].K}" for s in seeds)
     big = max(next(iter(scaled.values())))

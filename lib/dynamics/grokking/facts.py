@@ -175,9 +175,8 @@ def _span(values: list, fmt, most: bool = False) -> str:
 
 def phase_glue(rows: list[PhaseRow], lr: float, p: int, histories: list | None = None) -> dict:
     """Section 2's glued numbers from the precomputed grid (``histories`` in the rows' order:
-    an unfinished run of the strongest column says by what margin, :func:`climb_margin`): a
-    number every seed agrees on is glued once, one they differ on seed by seed, a range over
-    seeds and cells as its ends."""
+    an unfinished run of the strongest column says by what margin, :func:`climb_margin`), each
+    once where the seeds agree, else seed by seed (:func:`_each`) or as a range (:func:`_span`)."""
     seeds = by_seed(rows)
     fs = {s: phase_facts(r) for s, r in seeds.items()}
     med = median_grid(rows)
@@ -460,8 +459,7 @@ def _null_tail(g: list[PhaseRow], k: int | None = None) -> float:
 
 def _null_rows_below(run) -> float:
     """``(grid, _)``: the number of fractions below the smallest that generalizes that the null
-    expects (the phases of the cells at decays above 0 permuted among them): the sum over k of
-    the chance of k or more (:func:`_null_tail`), exact."""
+    expects, exact: the sum over k of the chance of k or more (:func:`_null_tail`)."""
     g = run[0]
     return float(sum(_null_tail(g, k) for k in range(1, len({r.train_frac for r in g}) + 1)))
 
@@ -589,10 +587,9 @@ def section2_facts(rows: list[PhaseRow], live_rows: list[PhaseRow], lr: float, p
 
 
 def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
-    """Section 3's glued numbers: the Fourier concentration from ``pm``
-    (:func:`~.experiments.progress_measures`), the clock in the first layer and the weight
-    norm's descent of the page's run, and the run from a larger start (``scaled``
-    ``{scale: run}``, scale 1 the page's run: :func:`~.algorithm.omnigrok_runs` of one seed)."""
+    """Section 3's glued numbers: the Fourier concentration from ``pm``, the clock in the first
+    layer and the weight norm's descent of the page's run, and the run from a larger start
+    (``scaled`` ``{scale: run}``, scale 1 the page's run: :func:`~.algorithm.omnigrok_runs`)."""
     first, big = scaled[1.0], max(scaled)
     p, n0 = first.config.p, norm_descent(first)
     c0 = clock_measures(first.model, initial_model(first), p, first.config.op)

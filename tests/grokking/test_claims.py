@@ -326,7 +326,7 @@ def _mono(seed, bump=None):
     return cells
 
 
-@known_answer(Fa._rises, Fa._shuffled, Fa._rows_below, Fa._crit_drop, Fa._column_gap,
+@known_answer(Fa._rising, Fa._shuffled, Fa._rows_below, Fa._crit_drop, Fa._column_gap,
               Fa._column_keeps, Fa._not_memorizing,
               how="a made-up grid whose grok steps are 1000 / (fraction x decay) rises along no "
                   "row or column, one cell made late rises along its row and its column; a "
@@ -335,12 +335,12 @@ def _mono(seed, bump=None):
 def test_phase_measures_on_a_made_up_grid():
     g = _mono(0)
     grok = Fa._inner_grok(g)
-    assert Fa._rises(grok) == 0
-    assert Fa._rises(Fa._inner_grok(_mono(0, bump=(0.7, 1.0)))) == 2  # its row and its column
+    assert len(Fa._rising(grok)) == 0
+    assert len(Fa._rising(Fa._inner_grok(_mono(0, bump=(0.7, 1.0))))) == 2  # its row and its column
     null = Fa._shuffled(grok, 0)
     assert sorted(v for v in null.values() if v) == sorted(v for v in grok.values() if v)
     assert {k for k, v in null.items() if v} == {k for k, v in grok.items() if v}
-    assert null == Fa._shuffled(grok, 0) and Fa._rises(null) > 0  # fixed per seed; order gone
+    assert null == Fa._shuffled(grok, 0) and len(Fa._rising(null)) > 0  # fixed per seed; order gone
     assert Fa._rows_below((g, None)) == 1  # 0.3 alone lies below 50%
     assert Fa._crit_drop((g, (0.3, 1.0, 3.0))) == pytest.approx(0.1)  # 60% -> 50% -> 50%
     assert np.isnan(Fa._crit_drop((g, (1.0, 3.0))))  # 50% at both: it stays put
@@ -868,7 +868,7 @@ def test_the_critical_fractions_tail_chance_is_the_hypergeometric_one():
     grid = [_row(train_frac=f, weight_decay=w, phase="comprehension" if f == 0.9 and w else
                  "memorization") for f in (0.3, 0.6, 0.9) for w in (0.0, 1.0, 3.0)]
     assert Fa._rows_below((grid, None)) == 2
-    assert Fa._crit_tail(grid) == pytest.approx(1 / 15)
+    assert Fa._null_tail(grid) == pytest.approx(1 / 15)
     def permuted(seed):  # the null drawn: the phases of the cells at decays above 0 permuted
         cells = [r for r in grid if r.weight_decay > 0]
         phases = np.random.default_rng(seed).permutation([r.phase for r in cells])
@@ -881,4 +881,4 @@ def test_the_critical_fractions_tail_chance_is_the_hypergeometric_one():
     assert np.mean(drawn) == pytest.approx(7 / 15, abs=0.05)
     assert not C.CRIT_EXISTS.test.passes(Fa._null_rows_below((grid, None)))
     nothing = [_row(train_frac=f, weight_decay=1.0, phase="memorization") for f in (0.3, 0.6)]
-    assert Fa._crit_tail(nothing) == 1.0   # no cell generalizes: the null gives the same
+    assert Fa._null_tail(nothing) == 1.0   # no cell generalizes: the null gives the same

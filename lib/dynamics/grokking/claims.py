@@ -1,14 +1,12 @@
 """Grokking, the claims: what the papers and the page's "What to notice" sentences say, beside
-what this run of the notebook measured, each row judged by the engine (:mod:`dynamics.evidence`)
-with the threshold its sentence names, written once (here, or in :mod:`.facts` where the prose
-glues it too; the measures of the phase grid and the algorithm are :mod:`.facts`').
-:func:`page_claims` is every row of the chapter's table, :func:`published_claims` the rows
-that rest on the precomputed phase diagram in ``data/``."""
+what this run measured, each row judged by :mod:`dynamics.evidence` with the threshold its
+sentence names (here, or in :mod:`.facts` where the prose glues it too, with the measures of the
+phase grid and the algorithm). :func:`page_claims` is every row of the chapter's table,
+:func:`published_claims` the rows that rest on the precomputed phase diagram in ``data/``."""
 from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import replace
 
 import numpy as np
 
@@ -17,10 +15,9 @@ from .algorithm import clock_measures, initial_model, norm_descent
 from .experiments import PhaseRow, phase_data, restricted_at_test_half, speedups
 from .facts import (
     CONTROL_FRAC, CONTROL_WD, HALF_LOSS, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
-    _crit_pct, _descent, _final_test, _fit_error, _good, _init_gap, _inner_grok, _not_memorizing,
-    _off_keys, _peak_over_start, _plateau_change, _rises, _rows_below, _shuffled, by_seed, _crit_tail,
-    _null_rows_below,
-    clock_by_pair, clock_fit, descent_share, median_grid, pct0, phase_facts,
+    _crit_pct, _descent, _fit_error, _good, _init_gap, _inner_grok, _not_memorizing,
+    _null_rows_below, _null_tail, _off_keys, _peak_over_start, _plateau_change, _rising, _rows_below,
+    _shuffled, by_seed, clock_by_pair, clock_fit, descent_share, median_grid, pct0, phase_facts,
 )
 from .science import GROK_ACC, PLATEAU, plateau_steps
 
@@ -68,8 +65,7 @@ def _rise(values: list) -> float:
 
 
 def _peak_over_leave(pair) -> float:
-    """``(run, ref)``: the step where ``run``'s test loss peaks over the step where ``ref``'s
-    test accuracy leaves chance (:func:`~.science.plateau_steps`)."""
+    """``(run, ref)``: ``run``'s test-loss peak step over ``ref``'s step of leaving chance."""
     run, ref = pair
     leave = plateau_steps(ref.history, ref.config.p)["leave"]
     peak = run.history.steps[int(np.argmax(run.history["test_loss"]))]
@@ -77,8 +73,7 @@ def _peak_over_leave(pair) -> float:
 
 
 def _excluded_rise(pm, train: bool = False) -> float:
-    """:func:`_rise` of the excluded loss (``train``: the training loss, its control) from the
-    fit step on."""
+    """:func:`_rise` of the excluded loss (``train``: the training loss) from the fit step on."""
     steps, values = (pm.history_steps, pm.train_loss) if train else (pm.step, pm.excluded_loss)
     fit = pm.fit_step
     return _rise([v for t, v in zip(steps, values) if fit is not None and t >= fit])
@@ -99,17 +94,6 @@ def _over(a, b) -> float:
 def _grok_ratio(pair) -> float:
     """``(run, ref)``: ``ref``'s grok step over ``run``'s."""
     return _over(pair[1].grok_step, pair[0].grok_step)
-
-
-def _schedule(pair) -> float:
-    """:func:`_grok_ratio` either way (at least 1)."""
-    r = _grok_ratio(pair)
-    return max(r, 1 / r) if r == r else r
-
-
-def _vs(f):
-    """A measure on ``(runs, reference)``: the largest ``f(run, reference)`` over ``runs``."""
-    return lambda pair: max((f(a, pair[1]) for a in pair[0]), default=math.nan)
 
 
 def _labelled(claim: evidence.Claim, label: str, treatment, control, note: str = "") -> dict:
@@ -147,7 +131,8 @@ GROKS = evidence.Claim(
     control="the run without weight decay on the same seed (no climb: no plateau that ends)",
     window="from the fit step to the end of the budget", fmt=_x1)
 DIV_SCHEDULE = evidence.Claim(
-    "Division groks on a similar schedule to addition", "Power et al. 2022", measure=_schedule,
+    "Division groks on a similar schedule to addition", "Power et al. 2022",
+    measure=lambda pair: max(_grok_ratio(pair), 1 / _grok_ratio(pair)),
     test=evidence.Test("<=", DIV_WITHIN, "DIV_WITHIN: a / b's grok step within this factor of "
                                          "a + b's, either way", scale="log"),
     control="a + b with 3x the weight decay on the same seed (a different schedule), its grok "
@@ -156,7 +141,8 @@ DIV_SCHEDULE = evidence.Claim(
     asserted=False)  # the 3x-decay control can pass DIV_WITHIN: the prose glues the verdict
 NO_DECAY_STAYS = evidence.Claim(
     "Without weight decay the network memorizes and does not generalize",
-    "Nanda et al. 2023; Liu et al. 2023", measure=_final_test,
+    "Nanda et al. 2023; Liu et al. 2023",
+    measure=lambda run: run.history.last("test_acc") if run.fit_step is not None else math.nan,
     test=evidence.Test("<", GROK_ACC, "GROK_ACC: the final test accuracy of a fitted run"),
     control="the same split with weight decay (the first row)", window="the whole budget",
     fmt=pct0)
@@ -278,18 +264,19 @@ LIVE_GENERALIZES = evidence.Claim(
 
 # ============================================================================ corrupted labels
 # the larger decay's run against the smaller's: the first two one row, the third another
+_FLOOR = ("where both runs at the smaller decay memorize every wrong label and correct none, the "
+          "seeds' difference is 0: measured, at its floor")
 DECAY_PARTS = {label: evidence.Claim(
-    label, "Doshi et al. 2024", measure=_vs(f), test=evidence.Test(">", t, name), fmt=_signed_pct,
-    control="the smaller decay's run of another seed", window=_END) for label, f, t, name in (
+    label, "Doshi et al. 2024", test=evidence.Test(">", t, name), fmt=_signed_pct,
+    measure=lambda pair, f=f: max((f(a, pair[1]) for a in pair[0]), default=math.nan),
+    control="the smaller decay's run of another seed", window=_END, constant_control=floor)
+    for label, f, t, name, floor in (
         ("memorized fewer", lambda a, b: b.final_memorized - a.final_memorized,
-         NOISE_MARGIN, "NOISE_MARGIN: the share of the wrong labels memorized, fewer by"),
+         NOISE_MARGIN, "NOISE_MARGIN: the share of the wrong labels memorized, fewer by", _FLOOR),
         ("corrected more", lambda a, b: a.final_corrected - b.final_corrected,
-         CORRECTS, "CORRECTS: the corrupted pairs predicted with their true label, more by"),
+         CORRECTS, "CORRECTS: the corrupted pairs predicted with their true label, more by", _FLOOR),
         ("test accuracy higher by", lambda a, b: a.final_test_acc - b.final_test_acc,
-         BETTER, "BETTER: the test accuracy, higher by"))}
-DECAY_PARTS.update({k: replace(DECAY_PARTS[k], constant_control=(
-    "where both runs at the smaller decay memorize every wrong label and correct none, the "
-    "seeds' difference is 0: measured, at its floor")) for k in ("memorized fewer", "corrected more")})
+         BETTER, "BETTER: the test accuracy, higher by", ""))}
 _end = dict(fmt=pct0, window=_END, paper="Doshi et al. 2024")  # runs[0]: the smallest decay's
 KEPT = evidence.Claim(
     "memorizes the corrupted labels", measure=lambda o: o.runs[0].final_memorized, **_end,
@@ -418,9 +405,8 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                      halfway: dict) -> list[dict]:
     """The rows of the section on the algorithm: ``clock`` ``{seed: clock_measures(...)}`` at
     the end of each seed's run, ``norms`` ``{seed: norm_descent(run)}`` with its control
-    ``halfway`` ``{seed: descent_share(run, halfway_step(run))}``, ``scaled``
-    ``{seed: {scale: GrokRun}}`` (scale 1 the page's run), ``opt``
-    :func:`~.algorithm.optimizer_runs`."""
+    ``halfway`` ``{seed: descent_share(run, halfway_step(run))}``, ``scaled`` ``{seed: {scale:
+    GrokRun}}`` (scale 1 the page's run), ``opt`` :func:`~.algorithm.optimizer_runs`."""
     j, seeds, ids = evidence.judge, sorted(clock), {s: s for s in scaled}
     keys = "; ".join(f"seed {s}: {len(clock[s].keys)} of {clock[s].K}" for s in seeds)
     big = max(next(iter(scaled.values())))
@@ -498,8 +484,8 @@ MEMORIZE_ALL = evidence.Claim(
                      "memorize, on every seed")
 GROK_FALLS = evidence.Claim(
     "More data and more decay shorten the wait: the grok step falls along every row and column",
-    "Power et al. 2022; Liu et al. 2023", measure=lambda gs: float(_rises(gs[0])),
-    control_measure=lambda gs: float(_rises(_shuffled(gs[0], gs[1]))), test=NO_LINE_OFF, fmt=_n,
+    "Power et al. 2022; Liu et al. 2023", measure=lambda gs: float(len(_rising(gs[0]))),
+    control_measure=lambda gs: float(len(_rising(_shuffled(gs[0], gs[1])))), test=NO_LINE_OFF, fmt=_n,
     control="the same grid with its grok steps permuted among the cells that generalize (a fixed "
             "permutation per seed): the rows and columns it rises along",
     window="weight decays above 0 and below the strongest, the cells that generalize; rows and "
@@ -566,10 +552,7 @@ def phase_claims(rows: list[PhaseRow], lr: float | None = None) -> list[dict]:
     out = [j(MEMORIZE_ALL, per(lambda r: r.weight_decay == 0), per(control)).row(),
            j(GROK_FALLS, inner_grok, inner_grok).row()]
 
-    # the clock, pair of decays by pair: the largest ratio of grok steps over the clock's
-    # factor among the fractions where both generalize, per seed (each pair its own row).
-    # Shown, not asserted: the clock's own ratio, 1, is the threshold, and no run here
-    # follows the clock to serve as a control that could pass
+    # the clock, each pair of decays its own row; shown, not asserted (its control says why)
     pairs = {s: clock_by_pair(g) for s, g in grids.items()}
     inner = f0["inner"]
     for lo, hi in zip(inner, inner[1:]):
@@ -594,15 +577,14 @@ def phase_claims(rows: list[PhaseRow], lr: float | None = None) -> list[dict]:
         out.append(_labelled(CLOCK_FIT, "largest relative error of the fit:", per(lr), per(lr),
                              note=f"on each cell's median over the seeds, {fit}"))
 
-    # below a critical fraction no run generalizes within the budget; it falls as the decay
-    # grows. Below it a run has either stopped short (memorization) or is still climbing
-    # (unfinished): the row counts the second, since a longer budget may move the fraction.
+    # below the critical fraction a run has either stopped short (memorization) or is still
+    # climbing (unfinished): the row counts the second, since a longer budget may move it
     weak, last, strongest = inner[0], inner[-1], f0["strongest"]
     top = max(r.train_frac for r in rows)
     each = "; ".join(f"seed {s}: " + ", ".join(f"{w:g}: {_crit_pct(c)}" for w, c in f["crit"].items())
                      for s, f in fs.items())
     below = plots.spread({s: len(f["below_cells"]) for s, f in fs.items()}, _n)
-    tails = {s: _crit_tail(g) for s, g in grids.items()}
+    tails = {s: _null_tail(g) for s, g in grids.items()}
     out.append(evidence.joint(
         "Below a critical training fraction no network generalizes within the budget; the "
         "critical fraction falls as the decay grows (from the weakest decay to the last below "
@@ -620,7 +602,6 @@ def phase_claims(rows: list[PhaseRow], lr: float | None = None) -> list[dict]:
              + ", ".join(f"seed {s}: {t:.2g}" for s, t in tails.items())
              + f"; runs below it still climbing at the budget (unfinished), per seed: {below}"))
 
-    # the strongest decay keeps nothing: each cell un-learns or never fits
     el = f", ηλ = {lr * strongest:g}" if lr else ""
     phases = "; ".join(f"seed {s}: {', '.join(f['strong_phases'])}" for s, f in fs.items())
     out.append(evidence.joint(
@@ -635,8 +616,7 @@ def phase_claims(rows: list[PhaseRow], lr: float | None = None) -> list[dict]:
         window=f"weight decay {strongest:g}{el}, at the end of the budget", note=phases,
         asserted=False))  # shown: on the regenerated cpu grid one cell is unfinished on one seed
 
-    # Liu et al.'s four phases (shown, not asserted: the grid may miss one); the runs still
-    # climbing at the budget and those that un-learn are counted beside them, in none of the four
+    # shown, not asserted: the grid may miss one; unfinished and un-learning runs counted beside
     counts = Counter(r.phase for r in rows)
     seen = ", ".join(f"{counts[k]} {k}" for k in (*FOUR, "unfinished", "un-learning") if counts[k])
     out.append(_labelled(

@@ -9,6 +9,7 @@ from collections import Counter
 
 import numpy as np
 
+from .. import evidence
 from ..book import glue_texts as _texts  # each value as the page glues it
 from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
 from .experiments import MedianCell, PhaseRow, PhaseSweep, restricted_at_test_half, speedups
@@ -30,13 +31,12 @@ HALF_LOSS = 0.5         # "falls to half": a loss below this x its value at the 
 CONTROL_WD = 1.0        # the no-decay row's control: cells at this decay and above (below the
 CONTROL_FRAC = 0.6      # strongest) and fractions from this one, which generalize
 SINGLE = 0.5            # "a neuron reads one frequency": its top frequency holds at least half its energy
-_GOOD = ("grokking", "comprehension")  # the phases that generalize (and keep it)
 pct0 = "{:.0%}".format
 _crit_pct = lambda c: "above the grid" if c is None else pct0(c)  # noqa: E731 (a critical fraction)
 
 
 def _good(r: PhaseRow) -> bool:
-    return r.phase in _GOOD
+    return r.phase in ("grokking", "comprehension")  # the phases that generalize (and keep it)
 
 
 def _falls(steps: list) -> bool:
@@ -61,8 +61,7 @@ def _group(items, key, value=lambda x: x) -> dict:
 
 
 def by_seed(rows: list[PhaseRow]) -> dict[int, list[PhaseRow]]:
-    """A phase grid's rows per seed (``{seed: rows}``, seeds in order): the facts below read
-    one seed's grid, one row per cell."""
+    """A phase grid's rows per seed (``{seed: rows}``, seeds in order), one row per cell."""
     return dict(sorted(_group(rows, lambda r: int(r.seed)).items()))
 
 
@@ -89,8 +88,7 @@ def median_grid(rows: list[PhaseRow]) -> list[MedianCell]:
 def phase_facts(rows: list[PhaseRow]) -> dict:
     """The numbers of section 2's "What to notice", from one seed's phase grid: the critical
     fraction per weight decay, the strongest decay's column against the weaker decays', the
-    runs below the smallest fraction that generalizes still climbing at the budget
-    (unfinished: (fraction, decay, the climbing split, its accuracy at the end), :func:`_climbing`)."""
+    unfinished runs below the smallest fraction that generalizes (:func:`_climbing`)."""
     if len(by_seed(rows)) > 1:
         raise ValueError("these facts read one seed's grid: split the rows with by_seed()")
     wds = sorted({r.weight_decay for r in rows})
@@ -151,13 +149,10 @@ def clock_fit(rows: list[PhaseRow], lr: float) -> list[dict]:
 
 
 def clock_by_pair(rows: list[PhaseRow]) -> dict[tuple, float]:
-    """Per pair of neighbouring decays (:func:`clock_ratios`), the largest ratio of grok steps
-    over the clock's factor (above 1: the wait shrank by more than it somewhere)."""
-    out: dict = {}
-    for r in clock_ratios(rows):
-        key = tuple(r["weight_decays"])
-        out[key] = max(out.get(key, 0.0), r["measured"] / r["clock"])
-    return out
+    """Per pair of neighbouring decays, the largest ratio of grok steps over the clock's factor
+    (:func:`clock_ratios`; above 1: the wait shrank by more than it somewhere)."""
+    pairs = _group(clock_ratios(rows), lambda r: r["weight_decays"], lambda r: r["measured"] / r["clock"])
+    return {k: max(v) for k, v in pairs.items()}
 
 
 def _each(values: list, fmt) -> str:
@@ -180,9 +175,8 @@ def _span(values: list, fmt, most: bool = False) -> str:
 
 def phase_glue(rows: list[PhaseRow], lr: float, p: int, histories: list | None = None) -> dict:
     """Section 2's glued numbers from the precomputed grid (``histories`` in the rows' order:
-    an unfinished run of the strongest column says by what margin, :func:`climb_margin`): a
-    number every seed agrees on is glued once, one they differ on seed by seed, a range over
-    seeds and cells as its ends."""
+    an unfinished run of the strongest column says by what margin, :func:`climb_margin`), each
+    once where the seeds agree, else seed by seed (:func:`_each`) or as a range (:func:`_span`)."""
     seeds = by_seed(rows)
     fs = {s: phase_facts(r) for s, r in seeds.items()}
     med = median_grid(rows)
@@ -262,21 +256,17 @@ def phase_glue(rows: list[PhaseRow], lr: float, p: int, histories: list | None =
 
 
 def _clock_says(ratios: list) -> str:
-    """What the seeds' largest ratios over the clock's factor say, by the claims engine's rule
-    (log scale, the seeds' spread as the noise): below 1 on every seed by more than the spread,
-    below on every seed by less, or on both sides of 1."""
+    """What the seeds' largest ratios over the clock's factor say, by the engine's verdict rule
+    (log scale, the seeds' spread as the noise)."""
     if not ratios:
         return "–"
-    from ..evidence import Test, median_margin
-
-    if max(ratios) >= 1:
-        return "consistent with the clock, within the spread between seeds"
-    below = Test("<", 1.0, "the clock's factor", scale="log")
+    below = evidence.Test("<", 1.0, "the clock's factor", scale="log")
     noise = below.spread(ratios) if len(ratios) > 1 else math.nan
-    if math.isfinite(noise) and median_margin(below, ratios) > noise:
-        return "less than the clock, on every seed"
-    return ("below the clock on every seed, by less than the spread between seeds: not told "
-            "apart from the clock")
+    return {"yes": "less than the clock, on every seed",
+            "within noise": "below the clock on every seed, by less than the spread between seeds: not "
+                            "told apart from the clock"}.get(
+        evidence.verdict_of(below, dict(enumerate(ratios)), {}, noise)[0],
+        "consistent with the clock, within the spread between seeds")
 
 
 def _count(n: int, noun: str) -> str:
@@ -315,9 +305,8 @@ def _margin_text(r: PhaseRow, h) -> str:
 
 
 def _crit_text(crit: dict) -> str:
-    """The critical fractions of one decay on each seed, as the page says them: a seed where
-    no fraction of the grid generalizes reads "above the grid", never as a value ("90% on seed
-    0, above the grid on seeds 1 and 2")."""
+    """The critical fractions of one decay on each seed, as the page says them ("90% on seed 0,
+    above the grid on seeds 1 and 2")."""
     groups = _group(crit, lambda s: _crit_pct(crit[s]))
     return next(iter(groups)) + " on every seed" if len(groups) == 1 else ", ".join(
         f"{text} on {_seed_words(ss)}" for text, ss in groups.items())
@@ -334,10 +323,8 @@ def _climbing(r: PhaseRow) -> tuple[str, float]:
 
 
 def _top_climbing(rows: list[PhaseRow], wd: float) -> str:
-    """The runs at the grid's largest fraction and weight decay ``wd`` that are still climbing
-    when the budget ends (unfinished), with the climbing accuracy at the end (the test
-    accuracy, or the training accuracy of a run that never fit): what makes an "above the
-    grid" partly the budget's doing."""
+    """The unfinished runs at the grid's largest fraction and weight decay ``wd``, with the
+    climbing accuracy at the end: what makes an "above the grid" partly the budget's doing."""
     top = max(r.train_frac for r in rows)
     cells = [r for r in rows if r.train_frac == top and r.weight_decay == wd
              and r.phase == "unfinished"]
@@ -349,19 +336,16 @@ def _top_climbing(rows: list[PhaseRow], wd: float) -> str:
 
 
 def _below_climbing(fs: dict) -> str:
-    """The runs below the smallest fraction that generalizes that are still climbing at the
-    budget, as the page says them: per cell its fraction, decay, on how many seeds and the
-    climbing accuracy at the end (the test accuracy, or the training accuracy of a run that
-    never fit; "none" when there are none)."""
+    """The unfinished runs below the smallest fraction that generalizes, as the page says them:
+    per cell its fraction, decay, on how many seeds and the climbing accuracy at the end."""
     cells = _group([c for f in fs.values() for c in f["below_cells"]], lambda c: c[:2], lambda c: c[2:])
     return "; ".join(f"at {frac:.0%} and weight decay {wd:g} on {len(a)} of {len(fs)} seeds "
                      f"({_span_text(a)})" for (frac, wd), a in sorted(cells.items())) or "none"
 
 
 def _span_text(cells: list[tuple[str, float]]) -> str:
-    """``[(split, accuracy at the end), ...]`` of unfinished runs as the page says them: each
-    climbing accuracy's span, "80% to 88% test accuracy at the end"; a run that never fit
-    says so."""
+    """``[(split, accuracy at the end), ...]`` of unfinished runs as the page says them ("80% to
+    88% test accuracy at the end"; a run that never fit says so)."""
     by = _group(cells, lambda c: c[0], lambda c: c[1])
     by = {k: [a for a in v if a is not None] for k, v in by.items()}  # a median grid has none
     return " and ".join(f"{_span(accs, pct0)} {split} accuracy at the end"
@@ -414,11 +398,6 @@ def _rising(grok: dict) -> list[list]:
             if not _falls([grok.get(k) for k in ks])]
 
 
-def _rises(grok: dict) -> int:
-    """How many rows and columns of ``grok`` the grok step rises along (:func:`_rising`)."""
-    return len(_rising(grok))
-
-
 def _rises_text(seeds: dict) -> str:
     """Where the grok step rises along a row or column of each seed's grid (:func:`_rising`)."""
     bad = {s: [(a, b) for ln in _rising(_inner_grok(g)) for a, b in zip(ln, ln[1:]) if b[1] > a[1]]
@@ -461,38 +440,32 @@ def _rows_below(run) -> float:
     above 0 (the null it is judged against: :func:`_null_rows_below`)."""
     g = run[0]
     fracs = sorted({r.train_frac for r in g})
-    good = [r.train_frac for r in g if r.weight_decay > 0 and r.phase in _GOOD]
+    good = [r.train_frac for r in g if r.weight_decay > 0 and _good(r)]
     return float(sum(f < min(good) for f in fracs)) if good else float(len(fracs))
 
 
-def _null_tail(g: list[PhaseRow], k: int) -> float:
+def _null_tail(g: list[PhaseRow], k: int | None = None) -> float:
     """The chance under the null (the phases of the cells at decays above 0 permuted among
-    them) of ``k`` fractions or more below the smallest that generalizes: that the cells of the
-    ``k`` smallest fractions hold none of the generalizing ones, C(N − L, G) / C(N, G) for N
-    cells, L of them at those fractions and G generalizing (hypergeometric, exact)."""
+    them) of ``k`` fractions or more below the smallest that generalizes (default: as many as
+    in ``g``): that the cells of the ``k`` smallest fractions hold none of the generalizing
+    ones, C(N − L, G) / C(N, G) for N cells, L of them at those fractions and G generalizing
+    (hypergeometric, exact; 1 when none generalizes)."""
+    k = int(_rows_below((g, None))) if k is None else k
     cells = [r for r in g if r.weight_decay > 0]
     low_fracs = sorted({r.train_frac for r in g})[:k]
     n, low, good = len(cells), sum(r.train_frac in low_fracs for r in cells), sum(map(_good, cells))
     return math.comb(n - low, good) / math.comb(n, good) if low <= n else 0.0
 
 
-def _crit_tail(g: list[PhaseRow]) -> float:
-    """The chance under the null of as many fractions below the smallest that generalizes as
-    in ``g``, or more (:func:`_null_tail`; 1 when none generalizes)."""
-    return _null_tail(g, int(_rows_below((g, None))))
-
-
 def _null_rows_below(run) -> float:
     """``(grid, _)``: the number of fractions below the smallest that generalizes that the null
-    expects (the phases of the cells at decays above 0 permuted among them): the sum over k of
-    the chance of k or more (:func:`_null_tail`), exact."""
+    expects, exact: the sum over k of the chance of k or more (:func:`_null_tail`)."""
     g = run[0]
     return float(sum(_null_tail(g, k) for k in range(1, len({r.train_frac for r in g}) + 1)))
 
 
 def _column_gap(run) -> float:
-    """``(grid, decay)``: the column's lowest final training loss over the highest of the
-    weaker decays'."""
+    """``(grid, decay)``: the column's lowest final training loss over the weaker decays' highest."""
     g, w = run
     return (min(r.final_train_loss for r in g if r.weight_decay == w)
             / max(r.final_train_loss for r in g if r.weight_decay < w))
@@ -507,7 +480,37 @@ def _column_keeps(run) -> float:
                      for r in g if r.weight_decay == w))
 
 
-# ---- the algorithm's
+def _fit_error(key: str):
+    """``(grid, lr) ->`` the largest relative error of :func:`clock_fit`'s ``key`` fit; for the
+    clock's own, NaN unless every fixed part is positive and the periods do not grow."""
+    def measure(gl) -> float:
+        mf = clock_fit(*gl)
+        ok = key != "max_rel_error" or (all(r["offset"] > 0 for r in mf)
+                                        and _falls([r["periods"] for r in mf]))
+        return max((r[key] for r in mf), default=math.nan) if ok else math.nan
+    return measure
+
+
+# ---- the runs' and the algorithm's
+
+
+def _plateau_change(key: str, ratio: bool):
+    """``(run, ref) ->`` ``key`` (the weight norm, the Fourier top-10% share) at ``ref``'s grok
+    step against at ``run``'s fit step: their ratio (``ratio``) or difference."""
+    def measure(pair) -> float:
+        run, ref = pair
+        if not ref.grok_step or run.fit_step is None:
+            return math.nan
+        at = dict(zip(run.history.steps, run.history[key]))
+        a, b = at.get(ref.grok_step, math.nan), at.get(run.fit_step, math.nan)
+        return a / b if ratio else a - b
+    return measure
+
+
+def _init_gap(pair) -> float:
+    """``(model, p)``: the model's top-10% Fourier share per unit minus the whole layer's."""
+    units = fourier_spectrum(input_weights(*pair), per_unit=True)
+    return float(spectral_concentration(units) - spectral_concentration(units.sum(1)))
 
 
 def _off_keys(initial: bool = False):
@@ -550,9 +553,8 @@ def _peak_over_start(r: dict) -> float:
 
 def section1_facts(first, other, seeds) -> dict[str, str]:
     """Section 1's glued numbers: the first run's ηλ, the share of an initial weight its decay
-    alone leaves by the end of the plateau, (1 - ηλ)^t, its plateau's steps, its test loss's rise
-    while memorizing, division's grok step (``other``), the thresholds the prose names and the
-    claim ``seeds``."""
+    alone leaves by the end of the plateau, (1 - ηλ)^t, its plateau's steps and test loss's rise,
+    division's grok step (``other``), the thresholds the prose names and the claim ``seeds``."""
     h, el = first.history, first.config.lr * first.config.weight_decay
     loss, steps = list(h["test_loss"]), list(h.steps)
     i = int(np.argmax(loss))
@@ -585,16 +587,19 @@ def section2_facts(rows: list[PhaseRow], live_rows: list[PhaseRow], lr: float, p
 
 
 def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
-    """Section 3's glued numbers: the Fourier concentration from ``pm`` (the page's
-    :func:`~.experiments.progress_measures`; initial, at the fit and grok steps, at the end per
-    unit and for the whole layer), the clock in the first layer and the weight norm's descent
-    of the page's run, and the run from a larger start (``scaled`` ``{scale: run}``, scale 1
-    the page's run: :func:`~.algorithm.omnigrok_runs` of one seed)."""
+    """Section 3's glued numbers: the Fourier concentration from ``pm``, the clock in the first
+    layer and the weight norm's descent of the page's run, and the run from a larger start
+    (``scaled`` ``{scale: run}``, scale 1 the page's run: :func:`~.algorithm.omnigrok_runs`)."""
     first, big = scaled[1.0], max(scaled)
     p, n0 = first.config.p, norm_descent(first)
     c0 = clock_measures(first.model, initial_model(first), p, first.config.op)
     end, c, steps = pm.spectra["end"], pm.fourier_top10, pm.step
     at = lambda t: c[steps.index(t)] if t in steps else c[-1]  # noqa: E731 (the last: never reached)
+    # the norm's lowest value after its peak (where it undershoots the value it ends at), and
+    # the share of the way down to it made at the grok step
+    norm = list(first.history["weight_norm"])
+    low = int(np.argmax(norm)) + int(np.argmin(norm[int(np.argmax(norm)):]))
+    done_low = (n0.peak - n0.grok) / (n0.peak - norm[low]) if n0.peak > norm[low] else math.nan
     return dict(_texts(2, conc_init=c[0], conc_fit=at(pm.fit_step), conc_grok=at(pm.grok_step),
                        conc_end=c[-1], unit_conc=end.concentration,
                        layer_conc=end.layer_concentration), **_texts(
@@ -607,20 +612,10 @@ def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
         on_keys=pct0(c0.on_keys), spread=f"{c0.spread:.2f}",
         spread_init=f"{c0.init_spread:.2f}", single_min=pct0(SINGLE), prim_root=primitive_root(p),
         norm_start=n0.start, norm_peak=n0.peak, norm_grok=n0.grok, norm_end=n0.end,
-        norm_done=pct0(n0.done), norm_peak_at=n0.peak_step, **_norm_low(first, n0),
+        norm_done=pct0(n0.done), norm_peak_at=n0.peak_step, norm_low=norm[low],
+        norm_low_at=first.history.steps[low], norm_done_low=pct0(done_low),
         big_init=f"{big:g}", big_grok=scaled[big].grok_step,
         big_peak=max(scaled[big].history["weight_norm"])))
-
-
-def _norm_low(run, n: NormDescent) -> dict:
-    """The weight norm's lowest value after its peak and the step of it (``norm_low``,
-    ``norm_low_at``): where the norm undershoots the value it ends at; and the share of the way
-    down to it made at the grok step (``norm_done_low``; ``n``: :func:`~.algorithm.norm_descent`)."""
-    steps, norm = list(run.history.steps), list(run.history["weight_norm"])
-    i = int(np.argmax(norm))
-    j = i + int(np.argmin(norm[i:]))
-    done = (n.peak - n.grok) / (n.peak - norm[j]) if n.peak > norm[j] else math.nan
-    return dict(norm_low=norm[j], norm_low_at=steps[j], norm_done_low=f"{done:.0%}")
 
 
 def section4_facts(remedies: list[RemedyRow], opt: dict[str, OptimizerRuns], corrupted: Corrupted,
@@ -645,40 +640,3 @@ def best_rate(o: OptimizerRuns) -> str:
     edge = " (the grid's edge: a better rate may lie beyond it)" if best in (lo, hi) and lo != hi else ""
     return f"{best:g}{edge}"
 
-
-# ============================================================================ the claims rows' measures
-
-
-def _final_test(run) -> float:
-    """A fitted run's final test accuracy (NaN where it never fits)."""
-    return run.history.last("test_acc") if run.fit_step is not None else math.nan
-
-
-def _plateau_change(key: str, ratio: bool):
-    """``(run, ref) ->`` ``key`` (the weight norm, the Fourier top-10% share) at ``ref``'s grok
-    step against at ``run``'s fit step: their ratio (``ratio``) or difference."""
-    def measure(pair) -> float:
-        run, ref = pair
-        if not ref.grok_step or run.fit_step is None:
-            return math.nan
-        at = dict(zip(run.history.steps, run.history[key]))
-        a, b = at.get(ref.grok_step, math.nan), at.get(run.fit_step, math.nan)
-        return a / b if ratio else a - b
-    return measure
-
-
-def _init_gap(pair) -> float:
-    """``(model, p)``: the model's top-10% Fourier share per unit minus the whole layer's."""
-    units = fourier_spectrum(input_weights(*pair), per_unit=True)
-    return float(spectral_concentration(units) - spectral_concentration(units.sum(1)))
-
-
-def _fit_error(key: str):
-    """``(grid, lr) ->`` the largest relative error of :func:`clock_fit`'s ``key`` fit; for the
-    clock's own, NaN unless every fixed part is positive and the periods do not grow."""
-    def measure(gl) -> float:
-        mf = clock_fit(*gl)
-        ok = key != "max_rel_error" or (all(r["offset"] > 0 for r in mf)
-                                        and _falls([r["periods"] for r in mf]))
-        return max((r[key] for r in mf), default=math.nan) if ok else math.nan
-    return measure

@@ -104,7 +104,7 @@ def _equilibrium_rows(opt: str) -> list[evidence.Claim]:
         test=evidence.Test("<=", tol, f"largest |measured ÷ predicted − 1| over the matrices, {tn}"),
         control=f"the run with λ·{EQ_CONTROL:g} (so τ/{EQ_CONTROL:g}): its settled "
                 f"{key.replace('rms', 'RMS')} against this run's prediction", asserted=key == "angle",
-        window="last quarter, every matrix" + note, fmt=lambda x: _fmt(x, 2))
+        window="last quarter, every matrix" + note, fmt=lambda x: _fmt(x, 3))
         for text, key, tol, tn, note in parts]
 
 

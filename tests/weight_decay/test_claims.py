@@ -314,6 +314,10 @@ def test_equilibrium_rows_pass_on_a_settled_run_and_fail_on_their_control():
     assert [evidence.judge(c, runs, pairs).verdict for c in rows] == ["yes"] * 3
     assert k > C.RELAX_FACTOR ** 2  # the control's tau lies outside the treatment's window
     assert [c.asserted for c in rows] == [False, True, True]
+    # SGD's rows are shown only: their control is the faster run against its own prediction
+    sgd = C._equilibrium_rows("sgd")
+    assert not any(c.asserted for c in sgd)
+    assert [evidence.judge(c, runs, pairs).verdict for c in sgd] == ["does not discriminate"] * 2
 
 
 @known_answer(C._relax_factor, how="relaxation times of 2τ and τ/2 are both a factor 2 off τ; "

@@ -279,13 +279,56 @@ def test_the_early_angle_sentence_follows_its_numbers():
     assert _angle_start([1 + ANGLE_TOL / 2, 2.0], "x").startswith("It starts near")
 
 
+@known_answer(C._dev, how="a run settled 10% above its predicted RMS and 5% below its angle is "
+              "0.1 and 0.05 off; a control with lambda * 8 settled exactly at its own prediction, "
+              "sqrt(8) lower in RMS and higher in angle, is 1 - 1/sqrt(8) and sqrt(8) - 1 off this "
+              "run's prediction")
+def test_equilibrium_rows_read_a_run_against_its_own_or_another_runs_prediction():
+    lay = lambda rms, pred, angle, apred: _rec(E.EquilibriumLayer, rms=rms, rms_pred=pred,
+                                               angle=angle, angle_pred=apred)
+    run = _rec(E.Equilibrium, layers={"a": lay(1.1, 1.0, 0.095, 0.1), "b": lay(2.0, 2.0, 0.1, 0.1)})
+    r8 = 8 ** 0.5
+    faster = _rec(E.Equilibrium, layers={"a": lay(1 / r8, 1 / r8, 0.1 * r8, 0.1 * r8),
+                                         "b": lay(2 / r8, 2 / r8, 0.1 * r8, 0.1 * r8)})
+    assert C._dev("rms")(run) == pytest.approx(0.1)
+    assert C._dev("angle")(run) == pytest.approx(0.05)
+    assert C._dev("rms")(faster, run) == pytest.approx(1 - 1 / r8)
+    assert C._dev("angle")(faster, run) == pytest.approx(r8 - 1)
+    assert C._dev("rms")(faster) == pytest.approx(0)
+
+
+def test_equilibrium_rows_pass_on_a_settled_run_and_fail_on_their_control():
+    """The three section-2 rows built for AdamW say yes on runs that settle at the prediction in
+    tau steps, and their controls (the same runs as lambda * EQ_CONTROL ones) fail the test."""
+    from dynamics import evidence
+    r8, k = C.EQ_CONTROL ** 0.5, C.EQ_CONTROL
+
+    def run(s, scale=1.0):
+        lay = lambda j: _rec(E.EquilibriumLayer, rms=(1 + 0.01 * s + 0.01 * j) / scale,
+                             rms_pred=1 / scale, angle=0.1 * scale * (1 - 0.01 * s), angle_pred=0.1 * scale,
+                             relax_steps=int(round((100 + 5 * s) / scale ** 2)))
+        return _rec(E.Equilibrium, tau=100 / scale ** 2, layers={n: lay(j) for j, n in enumerate("abc")})
+    runs = {s: run(s) for s in range(3)}
+    pairs = {s: (run(s, r8), runs[s]) for s in runs}
+    rows = C._equilibrium_rows("adamw") + [C.RELAX]
+    assert [evidence.judge(c, runs, pairs).verdict for c in rows] == ["yes"] * 3
+    assert k > C.RELAX_FACTOR ** 2  # the control's tau lies outside the treatment's window
+    assert [c.asserted for c in rows] == [False, True, True]
+    # SGD's rows are shown only: their control is the faster run against its own prediction
+    sgd = C._equilibrium_rows("sgd")
+    assert not any(c.asserted for c in sgd)
+    assert [evidence.judge(c, runs, pairs).verdict for c in sgd] == ["does not discriminate"] * 2
+
+
 @known_answer(C._relax_factor, how="relaxation times of 2τ and τ/2 are both a factor 2 off τ; "
               "a matrix that never relaxes is infinitely off")
 def test_relax_factor_reads_both_ways():
     run = _rec(E.Equilibrium, tau=100.0, layers={k: _rec(E.EquilibriumLayer, relax_steps=v)
                                                  for k, v in (("a", 200), ("b", 50))})
     assert C._relax_factor(run) == pytest.approx(2.0)
-    assert C._relax_factor(run, 1000.0) == pytest.approx(20.0)  # Adam's beta2 clock: fails
+    # the control: a run with lambda * 8 relaxes in 8x fewer steps than this run's tau
+    faster = _rec(E.Equilibrium, tau=12.5, layers={"a": _rec(E.EquilibriumLayer, relax_steps=12)})
+    assert C._relax_factor(faster, run) == pytest.approx(100 / 12)
     run.layers["c"] = _rec(E.EquilibriumLayer, relax_steps=None)
     assert C._relax_factor(run) == float("inf")
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .. import evidence, plots
+from .. import evidence, plots, results
 from .experiments import (DECOUPLING, LABELS, RECORDS, Decoupling, Equilibrium,
                           decoupling_summary, equilibrium_configs, live_grid_config, run_clock,
                           run_decoupling, run_equilibrium, run_spectrum)
@@ -27,7 +27,7 @@ from .spectra import TAIL_P, effective_rank, stable_rank, tail_fit
 from .window import WindowConfig, run_window, window_claims
 
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_FACTOR", "DECOUPLED", "L2_FAIL",
-           "SAME_RMS", "CLOCK_SPREAD", "BEST_MARGIN", "ADAMW_FAIL_GROWTH", "FLAT_BELOW", "PLAIN_MOVES",
+           "SAME_RMS", "EQ_CONTROL", "faster_configs", "CLOCK_SPREAD", "BEST_MARGIN", "ADAMW_FAIL_GROWTH", "FLAT_BELOW", "PLAIN_MOVES",
            "INV_FALL", "SYM_FACTOR", "LOWER_BY", "HEAVY", "symmetry_config", "symmetry_claims",
            "spectrum_claims", "claim_runs", "grid_claims", "page_claims", "published_claims"]
 
@@ -37,7 +37,7 @@ CLOCK_SPREAD = 0.10      # equal eta * lambda: settled losses within this of eac
 #                          at another product, the control, must be off by more)
 _LH = "Decoupled Weight Decay Regularization"
 _EQ = "L2 Regularization versus Batch and Weight Normalization; Rotational Equilibrium"
-_SPEC = "Scaling Laws and Spectra of Shallow Neural Networks in the Feature Learning Regime"
+_KOSSON = "Rotational Equilibrium: How Weight Decay Balances Learning Across Neural Networks"
 
 
 def _signed(x) -> str:
@@ -62,6 +62,8 @@ def _and(texts) -> str:
 RMS_TOL, ANGLE_TOL = 0.15, 0.20  # section 2: settled RMS and angle within these of theory
 SYM_FACTOR = 4.0  # exercise 2's row: SGD at eta / SYM_FACTOR and lambda * SYM_FACTOR
 RELAX_FACTOR = 2.0  # the norm settles within e^-2 within this factor of tau steps, either way
+EQ_CONTROL = 8.0  # section 2's control runs: lambda times this (tau by 1/8, both angles by sqrt(8),
+#                   AdamW's RMS by 1/sqrt(8): beyond RELAX_FACTOR either way, ANGLE_TOL and RMS_TOL)
 DECOUPLED = 0.5  # |slope| below this: a best decay that ignores eta (0), above: one that moves
 BEST_MARGIN = 0.03  # better test accuracy, every seed (AdamW's best cell; the smaller alpha's run):
 #                     2 standard errors of one accuracy near 0.6 on 1,000 examples (of a difference
@@ -77,28 +79,33 @@ INV_FALL = 10.0  # scale-invariant net: each seed's best lambda falls at least I
 #                  with the best (within the seeds' spread, tied_decays_per_lr) is taken
 
 
-def _eq_dev(r, start=False) -> float:
-    """The largest deviation of a run of section 2 from its predicted equilibrium over the
-    matrices, in units of its tolerance: ``max(|RMS ratio - 1| / RMS_TOL, |angle ratio - 1| /
-    ANGLE_TOL)`` over the last quarter (at most 1: within both); with ``start``, the RMS at
-    initialization against the same prediction (no angle at step 0)."""
-    return max(abs(v.rms0 / v.rms_pred - 1) / RMS_TOL if start else
-               max(abs(v.rms_ratio - 1) / RMS_TOL, abs(v.angle_ratio - 1) / ANGLE_TOL)
-               for v in r.layers.values())
+def _dev(key: str):
+    """The largest ``|measured / predicted - 1|`` of ``key`` ("rms", "angle") over a run's
+    matrices against ``ref``'s prediction: ``_dev(key)(run)``, ``_dev(key)(faster, run)``."""
+    def dev(r, ref=None) -> float:
+        ref = ref or r
+        return max(abs(getattr(v, key) / getattr(ref.layers[n], f"{key}_pred") - 1)
+                   for n, v in r.layers.items())
+    return dev
 
 
-def _equilibrium_row(opt: str) -> evidence.Claim:
-    """Section 2's row for optimizer ``opt``, shown, not asserted (the prose glues its verdict)."""
-    sgd = ("; the norm from the measured ‖g̃‖: any stationary norm satisfies it whatever λ is, "
-           "so the η/4, λ·4 row below tests it")
-    return evidence.Claim(
-        "AdamW: RMS → √(η/2λ) per element; angle → √(2ηλ(1−β₁)/(1+β₁)) per step" if opt == "adamw"
-        else f"{LABELS[opt]}: ‖W‖⁴ → η‖g̃‖²/(2λ(1−μ)); angle → √(2ηλ/(1+μ)) per step", _EQ,
-        measure=_eq_dev, control_measure=lambda r: _eq_dev(r, start=True), asserted=False,
-        test=evidence.Test("<=", 1.0, "largest deviation ÷ its tolerance, RMS_TOL, ANGLE_TOL"),
-        control="the same matrices' RMS at initialization against the same prediction",
-        window=f"last quarter; RMS within {100 * RMS_TOL:.0f}%, angle within {100 * ANGLE_TOL:.0f}%, "
-               f"every matrix{'' if opt == 'adamw' else sgd}", fmt=lambda x: _fmt(x, 2))
+def _equilibrium_rows(opt: str) -> list[evidence.Claim]:
+    """Section 2's rows for ``opt``, the settled norm and angle per step, each against the run
+    with lambda * EQ_CONTROL (:func:`faster_configs`) read against this run's prediction. Only
+    AdamW's angle is asserted: SGD's norm (from the measured gradient) and angle follow from any
+    stationary norm, so their control is the faster run against its own prediction."""
+    adamw, own = opt == "adamw", "its own prediction (both follow from stationarity)"
+    norm = "RMS → √(η/2λ) per element" if adamw else "‖W‖⁴ → η‖g̃‖²/(2λ(1−μ))"
+    angle = "√(2ηλ(1−β₁)/(1+β₁))" if adamw else "√(2ηλ/(1+μ))"
+    return [evidence.Claim(
+        f"{'AdamW' if adamw else LABELS[opt]}: {text}", _KOSSON, measure=_dev(key),
+        control_measure=lambda p, k=key: _dev(k)(*p) if adamw else _dev(k)(p[0]),
+        test=evidence.Test("<=", tol, f"largest |measured ÷ predicted − 1| over the matrices, {tn}"),
+        control=f"the run with λ·{EQ_CONTROL:g} (so τ/{EQ_CONTROL:g}): its settled "
+                f"{key.replace('rms', 'RMS')} against " + ("this run's prediction" if adamw else own),
+        asserted=adamw and key == "angle", window="last quarter, every matrix", fmt=lambda x: _fmt(x, 3))
+        for text, key, tol, tn in ((norm, "rms", RMS_TOL, "RMS_TOL"),
+                                   (f"angle → {angle} per step", "angle", ANGLE_TOL, "ANGLE_TOL"))]
 
 
 def _in_band(grid: Decoupling, kind: str, band) -> dict:
@@ -117,13 +124,9 @@ def _product_moves(payload: Decoupling, band) -> dict:
             for p in [[lr * d for lr, d in pts if d is not None]]}
 
 
-# Claims as data (dynamics.evidence): a grid row's "run" is one seed of the precomputed grids,
-# ``_GridSeed(grid, seed)``; its measure reads that seed's final accuracies.
-
-
 class _GridSeed(tuple):
-    """One seed of the precomputed grids: ``(payload, seed, kind)``; ``kind`` is the grid a
-    measure reads (a control reads another grid, or another seed, the same way)."""
+    """A grid row's "run", one seed of the precomputed grids: ``(payload, seed, kind)``; ``kind``
+    is the grid a measure reads (a control reads another grid, or another seed, the same way)."""
 
     def acc(self, kind=None):
         return self[0].grids[kind or self[2]].seed_accs()[self[1]]
@@ -350,8 +353,6 @@ def grid_claims(grid: Decoupling) -> list[dict]:
 def published_claims() -> list[dict]:
     """The claims rows of the published page that rest on ``data/`` alone: those of the
     precomputed grids (:func:`grid_claims`), as the cpu build shows them."""
-    from .. import results
-
     grid, _ = results.load("weight_decay_grid", as_=RECORDS["weight_decay_grid"])
     return grid_claims(grid)
 
@@ -363,14 +364,22 @@ def symmetry_config(profile: str | None = None):
     return replace(base, lr=base.lr / SYM_FACTOR, weight_decay=base.weight_decay * SYM_FACTOR)
 
 
+def faster_configs(profile: str | None = None) -> list:
+    """Section 2's configs at ``profile`` scale with lambda * EQ_CONTROL: the equilibrium rows'
+    control runs, whose tau, angle and RMS the theory moves by EQ_CONTROL, its root and 1/root."""
+    return [replace(c, weight_decay=c.weight_decay * EQ_CONTROL) for c in equilibrium_configs(profile)]
+
+
 def claim_runs(profile: str | None, seeds, **page) -> dict:
     """The live experiments the claims judge, on every seed of ``seeds`` at ``profile`` scale:
-    ``{"live": {seed: grid}, "equilibria": {seed: [runs]}, "symmetry": {seed: run}, "clock": ...,
+    ``{"live": {seed: grid}, "equilibria": {seed: [runs]}, "faster": {seed: [runs]} (their
+    controls), "symmetry": {seed: run}, "clock": ...,
     "window": ..., "spectrum": ...}``.
     A result the page already ran for its seed (the first of ``seeds``) is reused."""
     runs = dict(live=lambda s: run_decoupling(live_grid_config(profile), s, bars=False),
                 equilibria=lambda s: [run_equilibrium(c, s, bars=False)
                                       for c in equilibrium_configs(profile)],
+                faster=lambda s: [run_equilibrium(c, s, bars=False) for c in faster_configs(profile)],
                 symmetry=lambda s: run_equilibrium(symmetry_config(profile), s, bars=False),
                 clock=lambda s: run_clock(ClockConfig.for_profile(profile), s, bars=False),
                 window=lambda s: run_window(WindowConfig.for_profile(profile), s),
@@ -454,7 +463,7 @@ def _rms_spread(r, key="rms") -> float:
 
 SAME_RMS_ROW = evidence.Claim(
     "AdamW: the scale-invariant matrices, started at different scales, settle at nearly the "
-    "same per-element RMS", _EQ, measure=_rms_spread,
+    "same per-element RMS", _KOSSON, measure=_rms_spread,
     control_measure=lambda r: _rms_spread(r, "rms0"),
     test=evidence.Test("<", SAME_RMS, "largest ÷ smallest RMS over the matrices, SAME_RMS",
                        scale="log"),
@@ -462,29 +471,27 @@ SAME_RMS_ROW = evidence.Claim(
     # shown, not asserted: at the smoke width (64) the matrices start within 1.3x of each other's
     # RMS (fan-ins 40 and 64), so there the control passes and the row cannot discriminate
     fmt=lambda x: _fmt(x, 3), asserted=False)
-ADAM_V_CLOCK = 1 / (1 - 0.999)  # Adam's second-moment window (beta2 = 0.999): the relaxation
-#                                row's control, a clock of the optimizer that is not the decay's
 
 
-def _relax_factor(r, clock=None) -> float:
-    """The largest factor, over the matrices, between the steps RMS^2 takes to come within e^-2
-    of equilibrium and ``clock`` (default the run's tau = 1/(eta lambda)); inf where one never
-    does."""
-    clock = clock or r.tau
+def _relax_factor(r, ref=None) -> float:
+    """The largest factor over the matrices between the steps RMS^2 takes to come within e^-2 of
+    equilibrium and ``ref``'s tau (default: the run's own); inf where one never does."""
+    clock = (ref or r).tau
     xs = [v.relax_steps for v in r.layers.values()]
     return max((max(x / clock, clock / x) if x else math.inf) for x in xs)
 
 
 RELAX = evidence.Claim(
-    "the norm reaches equilibrium in about τ = 1/(ηλ) steps", "Rotational Equilibrium",
-    measure=_relax_factor, control_measure=lambda r: _relax_factor(r, ADAM_V_CLOCK),
-    test=evidence.Test("<=", RELAX_FACTOR, "steps to equilibrium ÷ the clock, either way, "
+    "the norm reaches equilibrium in about τ = 1/(ηλ) steps", _KOSSON,
+    measure=_relax_factor, control_measure=lambda pair: _relax_factor(*pair),
+    test=evidence.Test("<=", RELAX_FACTOR, "steps to equilibrium ÷ τ, either way, "
                                            "RELAX_FACTOR", scale="log"),
-    control=f"the same steps against Adam's own second-moment window 1/(1−β₂) = "
-            f"{ADAM_V_CLOCK:,.0f} steps (it rules out that clock only: with τ below a quarter "
-            f"of it the two factor-{RELAX_FACTOR:g} windows do not overlap, so this control "
-            "fails whenever the row passes)",
-    window="RMS² within e⁻² of equilibrium, slowest matrix", fmt=lambda x: _fmt(x, 2) + "×")
+    control=f"the run with λ·{EQ_CONTROL:g}: its steps to equilibrium against this run's τ (a "
+            "clock that does not scale with λ, η's alone or β₂'s window, would pass)",
+    window="RMS² within e⁻² of the predicted level, the matrix farthest from τ either way",
+    constant_control="the control crosses while its decay still outweighs its growth, at about the "
+                     "decay's own time, a whole number of steps the same on every seed",
+    fmt=lambda x: _fmt(x, 2) + "×")
 CLOCK = evidence.Claim(
     "settled loss levels agree when η·λ is held fixed (the settled level of trajectory "
     "invariance; the pointwise curves: see the clock section)",
@@ -652,10 +659,10 @@ def spectrum_claims(spectrum: dict) -> list[dict]:
 
 
 def page_claims(grid: Decoupling | None = None, live=None, equilibria=None, clock=None,
-                spectrum=None, window=None, symmetry=None) -> list[dict]:
+                spectrum=None, window=None, symmetry=None, faster=None) -> list[dict]:
     """The chapter's claims table: ``grid`` is the precomputed payload (its rows are
-    :func:`grid_claims`); ``live``, ``equilibria`` (a list of runs per seed), ``symmetry``,
-    ``clock``, ``window`` (:func:`~.window.window_claims`) and ``spectrum`` are the page's
+    :func:`grid_claims`); ``live``, ``equilibria`` and ``faster`` (lists of runs: section 2's and
+    their controls), ``symmetry``, ``clock``, ``window`` and ``spectrum`` are the page's
     live runs as ``{seed: result}`` (:func:`claim_runs`); any may be left out. Rows that the
     prose states as facts are asserted; the others show their verdict, which the prose glues."""
     rows = grid_claims(grid) if grid is not None else []
@@ -666,18 +673,20 @@ def page_claims(grid: Decoupling | None = None, live=None, equilibria=None, cloc
                                        {s: _GridSeed((g, 0, "adamw")) for s, g in live.items()}).row())
     if equilibria is not None:
         equilibria = plots.per_seed(equilibria, "equilibria", "wdc.claim_runs")
-        seeds = list(equilibria)
-        for i, r0 in enumerate(equilibria[seeds[0]]):
-            runs = {s: e[i] for s, e in equilibria.items() if e[i].layers}
-            if len(runs) < len(seeds):
+    if equilibria is not None and faster is not None:
+        faster = plots.per_seed(faster, "faster", "wdc.claim_runs")
+        for i, r0 in enumerate(next(iter(equilibria.values()))):
+            runs = {s: e[i] for s, e in equilibria.items() if e[i].layers and faster[s][i].layers}
+            if len(runs) < len(equilibria):
                 continue
-            judged = [_equilibrium_row(r0.optimizer)]
+            pairs = {s: (faster[s][i], r) for s, r in runs.items()}
+            judged = [(c, pairs) for c in _equilibrium_rows(r0.optimizer)]
             if r0.optimizer == "adamw":
-                judged = [SAME_RMS_ROW, *judged, replace(RELAX, window=RELAX.window + f"; τ = {r0.tau:,.0f} steps")]
-            rows += [evidence.judge(c, runs, runs).row() for c in judged]
+                judged = [(SAME_RMS_ROW, runs), *judged,
+                          (replace(RELAX, window=RELAX.window + f"; τ = {r0.tau:,.0f} steps"), pairs)]
+            rows += [evidence.judge(c, runs, control).row() for c, control in judged]
     if symmetry is not None and equilibria is not None:
-        symmetry = plots.per_seed(symmetry, "symmetry", "wdc.claim_runs")
-        rows += symmetry_claims(equilibria, symmetry)
+        rows += symmetry_claims(equilibria, plots.per_seed(symmetry, "symmetry", "wdc.claim_runs"))
     if clock is not None:
         clock = plots.per_seed(clock, "clock", "wdc.claim_runs")
         c0 = next(iter(clock.values()))

@@ -18,7 +18,7 @@ from .figures import flat_columns, slope_text
 from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
 from .window import window_numbers
-from .claims import (ANGLE_TOL, L2_FAIL, L2_FAILS, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
+from .claims import (ANGLE_TOL, EQ_CONTROL, L2_FAIL, L2_FAILS, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
                      _band_move, _GridSeed, _edge_note, _side_ratio, _ties_text, _fmt, _least_fall, _least_shortfall,
                      _alpha, _lower_above, _p, _product_moves, _shortfall_growth, _spectrum_checks,
                      _ties, grid_claims, spectrum_claims, tied_decays_per_lr)
@@ -252,8 +252,9 @@ def equilibrium_numbers(equilibria: list[Equilibrium]) -> dict:
     """Section 2's numbers: how far the measured RMS and angle per step settle from theory
     (measured / predicted - 1 over the last quarter, in percent, per optimizer); each
     matrix's layer rotation at the end (cosine distance from its initial weights) beside the
-    sum of its angles per step, and the run's length in units of tau."""
-    out = {}
+    sum of its angles per step, and the run's length in units of tau; the factor on lambda of
+    the rows' control runs, and its root (what the theory moves the RMS and the angle by)."""
+    out = dict(wd_eq_control=f"{EQ_CONTROL:g}", wd_eq_root=_fmt(math.sqrt(EQ_CONTROL), 3))
     for r in equilibria:
         key, lay = "adamw" if r.optimizer == "adamw" else "sgd", r.layers.values()
         out[f"wd_{key}_rms_dev"] = _range([100 * (v.rms_ratio - 1) for v in lay], 2) + "%"

@@ -364,8 +364,9 @@ def test_the_clock_measures_on_known_slopes():
                   "without a reference grok step; a run still climbing is called unfinished")
 def test_the_accuracy_at_the_references_grok_step_and_muons_label():
     curve_ = curve([0, 10, 20], [0.1, 0.5, 0.97])
-    assert C._acc_at_grok((curve_, 15)) == 0.5 and C._acc_at_grok((curve_, 20)) == 0.97
-    assert math.isnan(C._acc_at_grok((curve_, None)))
+    read = lambda grok: C._acc_at_grok((curve_.steps, curve_.test_acc, grok))  # noqa: E731
+    assert read(15) == 0.5 and read(20) == 0.97
+    assert math.isnan(read(None))
     steps = list(range(0, 410, 10))
     climbing = History(steps=steps, metrics=dict(train_acc=[0.1] + [1.0] * 40,
                                                  test_acc=[0.02 + 0.02 * i for i in range(41)]))
@@ -469,7 +470,7 @@ def test_the_precomputed_clock_grid_orders_the_grok_steps_seed_by_seed():
     assert text == ("the grok step never falls as τ grows on 1 of 2 seeds; on seed 0 it falls "
                     "(297 at τ = 16.7, 231 at τ = 33.3, 264 at τ = 50)")
     payload, _ = results.load(E.GRID_FILE, as_=E.CapstoneGrid)
-    assert "of 3 seeds" in Fa.grid_order_facts(payload.clock)["grid_order"]
+    assert "of 3 seeds" in Fa.rounding_numbers(payload, {})["grid_order"]
 
 
 def test_the_update_flattening_asks_for_the_books_margin():

@@ -11,7 +11,7 @@ import numpy as np
 from .. import evidence, results
 from ..grokking.claims import GROKS
 from ..grokking.science import GROK_ACC, plateau_steps
-from .experiments import GRID_FILE, CapstoneGrid, Curve, GridRow, clock_fit, grid_budget
+from .experiments import GRID_FILE, CapstoneGrid, GridRow, clock_fit, grid_budget
 from .facts import (
     PLATEAU_PARTS, _at, _show, muon_phase, plateau_part, rounding, rounding_factor, settle_text,
 )
@@ -33,6 +33,13 @@ FLATTEN = 1.1       # "AdamW's update spectrum flattens": this book's bar, the u
 def _steps(t, budget: int) -> str:
     """A step, or "not reached within N steps" (never Python's None)."""
     return f"step {t}" if t is not None else f"not reached within {budget:,} steps"
+
+
+def _row(claim: evidence.Claim, treat: dict, ctrl: dict, note: str, lead: str = "") -> dict:
+    """The engine's row of ``claim``, its measurement led by ``lead`` and followed by ``note``."""
+    row = evidence.judge(claim, treat, ctrl).row()
+    row["measured here"] = f"{lead}{row['measured here']} ({note})"
+    return row
 
 
 def _lazy_row(rows: list[GridRow], where: str, budget: int, noise: float = 1.0) -> dict:
@@ -69,46 +76,35 @@ def _lazy_row(rows: list[GridRow], where: str, budget: int, noise: float = 1.0) 
                 "here every parameter is scaled and AdamW's decay shrinks it, so this tests the "
                 "direction only",
         window=f"the whole budget, {budget:,} steps", fmt=lambda v: f"{v:.2f}x", asserted=False)
-    row = evidence.judge(c, {s: s for s in seeds}, {s: s for s in seeds}).row()
-    row["measured here"] = (f"{where}: grok step at x{hi:g} over x{lo:g}: {row['measured here']} "
-                            f"(grok steps per seed, — not within {budget:,} steps, counted at the "
-                            f"budget, a lower bound on the ratio: {grok})")
-    return row
+    return _row(c, {s: s for s in seeds}, {s: s for s in seeds},
+                f"grok steps per seed, — not within {budget:,} steps, counted at the budget, a "
+                f"lower bound on the ratio: {grok}", f"{where}: grok step at x{hi:g} over x{lo:g}: ")
 
 
-def _acc_at_grok(pair) -> float:
-    """``pair``: a run's curves (``steps``, ``test_acc``) and a reference grok step: the test
-    accuracy at the last evaluation up to that step (NaN without a reference grok step)."""
-    curve, grok = pair
-    at = [a for t, a in zip(curve.steps, curve.test_acc) if grok is not None and t <= grok]
+def _acc_at_grok(curve) -> float:
+    """``curve``: a run's ``(steps, test_acc, reference grok step)``: the test accuracy at the
+    last evaluation up to that step (NaN without a reference grok step)."""
+    steps, acc, grok = curve
+    at = [a for t, a in zip(steps, acc) if grok is not None and t <= grok]
     return at[-1] if at else float("nan")
-
-
-def _curve(steps=(), test_acc=()) -> Curve:
-    """A test-accuracy curve as :func:`_acc_at_grok` reads it."""
-    return Curve(list(steps), [], list(test_acc), weight_rms=[])
 
 
 def _muon_row(statement: str, paper: str, treat: dict, ctrl: dict, detail: str, **claim) -> dict:
     """Tveit et al.'s direction, judged without a grok step Muon may not have: per seed Muon's
-    test accuracy at the step AdamW groks (``treat``, ``ctrl``: ``{seed: (curve, AdamW's grok
-    step)}``) against GROK_ACC (Muon has generalized no later); ``detail`` follows the
-    numbers, ``claim``: the rest of the claim (its control and window)."""
+    test accuracy at AdamW's grok step (:func:`_acc_at_grok`) against GROK_ACC (Muon
+    has generalized no later); ``claim``: its control and window."""
     c = evidence.Claim(statement, paper, measure=_acc_at_grok, fmt=lambda v: f"{v:.0%}",
                        asserted=False, test=evidence.Test(
                            ">=", GROK_ACC, f"GROK_ACC: test accuracy at AdamW's grok step on "
                                            f"the same seed, {GROK_ACC:.0%} for generalized"),
                        **claim)
-    row = evidence.judge(c, treat, ctrl).row()
-    row["measured here"] = f"Muon's test accuracy at AdamW's grok step: {row['measured here']} ({detail})"
-    return row
+    return _row(c, treat, ctrl, detail, "Muon's test accuracy at AdamW's grok step: ")
 
 
 def _grid_claims(payload: CapstoneGrid, noise: float = 1.0) -> list[dict]:
-    """The rows that rest on the precomputed grid: the initial scale (``noise``: as in
-    :func:`_lazy_row`), Muon at λ = 1 and the clock. Muon's control is the AdamW run on the
-    seed that groks earliest among the others, read at the same step (a change of seed
-    alone); each Muon run is labelled by the grokking chapter's phase."""
+    """The rows that rest on the precomputed grid: the initial scale, Muon at λ = 1 (its
+    control, a change of seed alone: AdamW on the other seed that groks earliest) and the
+    clock."""
     budget = grid_budget(payload)
     adam = [r for r in payload.rows if r.optimizer == "adamw" and r.weight_decay == 1.0]
     out = [_lazy_row(adam, "precomputed grid, AdamW, λ = 1", budget, noise=noise)]
@@ -126,8 +122,9 @@ def _grid_claims(payload: CapstoneGrid, noise: float = 1.0) -> list[dict]:
             for s, m in ((s, cell["muon", s][0]) for s in seeds))
         out.append(_muon_row(
             "Muon groks sooner than AdamW", "Tveit et al. 2025",
-            {s: (cell["muon", s][1], grok[s]) for s in seeds},
-            {s: (cell["adamw", other[s]][1], grok[s]) for s in seeds}, phases,
+            {s: (cell["muon", s][1].steps, cell["muon", s][1].test_acc, grok[s]) for s in seeds},
+            {s: (cell["adamw", o][1].steps, cell["adamw", o][1].test_acc, grok[s])
+             for s, o in other.items()}, phases,
             control="AdamW on another seed (the one that groks earliest), read at this seed's "
                     f"AdamW grok step; one learning rate each (AdamW η {a0.lr:g}, tuned by the "
                     f"grokking chapter; Muon η {m0.muon_lr or '?'}, not tuned here: not a "
@@ -212,6 +209,9 @@ def _plateau_row(firsts: dict, nodecay: dict, part: str = "fit to grok") -> dict
     (a question: at the cpu profile most of the change happens in the climb). Two parts, per
     seed: the Fourier concentration's rise above RISE and the rank / n's fall above RANK_FALL,
     where the same run without weight decay (``nodecay``), over the same steps, must fail."""
+    if set(nodecay) != set(firsts):
+        raise ValueError(f"nodecay: the control runs' seeds {sorted(nodecay)} are not the "
+                         f"claim seeds {sorted(firsts)}")
     claim, window = PLATEAU_PARTS[part]
     claim += (f" (the Fourier concentration up by more than {RISE:g}, the rank / n down by more "
               f"than {RANK_FALL:g})")
@@ -220,7 +220,7 @@ def _plateau_row(firsts: dict, nodecay: dict, part: str = "fit to grok") -> dict
         claim, "Nanda et al. 2023", test=test, fmt=fmt, measure=_over_window(
             key, lambda a, b, _, sign=sign: sign * (b - a), lambda ref: plateau_part(ref, part)),
         control="the same run without weight decay", window=window),
-        {s: (r, r) for s, r in firsts.items()}, {s: (r, firsts.get(s)) for s, r in nodecay.items()})
+        {s: (r, r) for s, r in firsts.items()}, {s: (nodecay[s], r) for s, r in firsts.items()})
         for key, sign, test, fmt, what in (
             ("fourier", 1, evidence.Test(">", RISE, "RISE: the Fourier concentration's rise"),
              lambda v: f"{v:+.2f}", "Fourier concentration's rise"),
@@ -300,22 +300,20 @@ TICKET_KEEPS_UP = evidence.Claim(
 
 
 def _tuned_muon_row(opt: dict, nodecay, budget: int) -> dict:
-    """Section 4's Muon row (each optimizer at its best learning rate, one seed) as the grid's
-    is judged (:func:`_muon_row`); the control, the same seed's run without weight decay (it
-    memorizes and does not generalize), read at the same step."""
+    """Section 4's Muon row (each optimizer at its best learning rate, one seed)."""
     a, m = opt["adamw"]["best"], opt["muon"]["best"]
     tried = lambda o: ", ".join(f"{lr:g}" for lr, _ in opt[o]["tried"])  # noqa: E731
     edge = "".join(f"; {name}'s best is at the edge of its range (a wider one could do better)"
                    for name, o, lr in (("AdamW", "adamw", a.config.lr), ("Muon", "muon", m.config.muon_lr))
                    if len(opt[o]["tried"]) > 1 and lr in (min(v for v, _ in opt[o]["tried"]),
                                                           max(v for v, _ in opt[o]["tried"])))
-    run = lambda r: (_curve() if r is None else  # noqa: E731
-                     _curve(r.history.steps, r.history["test_acc"]))
+    run = lambda r: ((), (), a.grok_step) if r is None else (  # noqa: E731
+        r.history.steps, r.history["test_acc"], a.grok_step)
     return _muon_row(
         "Muon, each optimizer at its best learning rate, groks sooner than AdamW",
         "Tveit et al. 2025 (their direction; each optimizer at its best learning rate, tuned "
         "alike, is this page's protocol, not theirs)",
-        {a.seed: (run(m), a.grok_step)}, {a.seed: (run(nodecay), a.grok_step)},
+        {a.seed: run(m)}, {a.seed: run(nodecay)},
         f"AdamW, best η {a.config.lr:g} of {tried('adamw')}, grok {_steps(a.grok_step, budget)}; "
         f"Muon, best η {m.config.muon_lr:g} of {tried('muon')}: {muon_phase(m)}; final test "
         f"accuracy {a.history.last('test_acc'):.0%} and {m.history.last('test_acc'):.0%}{edge}",
@@ -329,11 +327,9 @@ def _tuned_muon_row(opt: dict, nodecay, budget: int) -> dict:
 
 def page_claims(firsts: dict, nodecay: dict, inits: list[GridRow], clock: list[GridRow],
                 opt: dict, lot: dict, coll: dict, payload: CapstoneGrid | None = None) -> list[dict]:
-    """The claims table: each question's prediction from its chapter or paper beside this
-    notebook's measurement. ``firsts``: section 1's run on each claim seed (``{seed: run}``,
-    the page's seed first); ``nodecay``: the plateau row's control on those seeds
-    (:func:`~.experiments.plateau_control`); ``inits`` :func:`~.experiments.init_sweep` on
-    those seeds; ``payload`` adds the rows of the precomputed grid."""
+    """The claims table. ``firsts``: section 1's run on each claim seed (the page's seed
+    first); ``nodecay``: their :func:`~.experiments.plateau_control`; ``payload`` adds the
+    rows of the precomputed grid."""
     first = firsts[next(iter(firsts))]
     p, budget = first.config.p, first.config.steps
     at = lambda t: "—" if t is None else str(t)  # noqa: E731
@@ -341,9 +337,9 @@ def page_claims(firsts: dict, nodecay: dict, inits: list[GridRow], clock: list[G
                     f"{at(v['grok'])}" for s, v in ((s, plateau_steps(r.history, p)) for s, r in firsts.items()))
     # the grokking chapter's row, on this network: the plateau against the same seed's run
     # without weight decay, which has no climb and so no plateau that ends
-    row = evidence.judge(GROKS, firsts, {s: nodecay[s] for s in firsts}).row()
-    row["measured here"] += f" (steps, — not within {budget:,}: {per})"
-    rows = [row] + [_plateau_row(firsts, nodecay, part) for part in ("fit to grok", "plateau")]
+    rows = [_row(GROKS, firsts, {s: nodecay[s] for s in firsts},
+                 f"steps, — not within {budget:,}: {per}")]
+    rows += [_plateau_row(firsts, nodecay, part) for part in ("fit to grok", "plateau")]
     # the live sweep mixes runs made alone (scale 1, reused from section 1) and trained
     # together (the other scales), the grid's cells one at a time: rounding alone moves a
     # grok step by up to this factor, measured on the cells both made
@@ -356,23 +352,21 @@ def page_claims(firsts: dict, nodecay: dict, inits: list[GridRow], clock: list[G
                                {a.seed: (nodecay.get(a.seed), a)}).row())
     arms = lot["arms"]
     dense = arms["dense"]["grok_step"]
-    arm = lambda n: (_curve(arms[n]["steps"], arms[n]["test_acc"]), dense)  # noqa: E731
-    row = evidence.judge(TICKET_KEEPS_UP, {first.seed: [arm("ticket, rewound to θ₀"),
-                                                        arm("ticket, rewound to θ_k")]},
-                         {first.seed: [arm("random mask, θ₀")]}).row()
+    arm = lambda n: (arms[n]["steps"], arms[n]["test_acc"], dense)  # noqa: E731
     fmt = lambda a: f"test {a['final_test_acc']:.0%}, grok {_steps(a['grok_step'], budget)}"  # noqa: E731
-    row["measured here"] += (f" ({lot['density']:.0%} of the weights; dense "
-                             f"{fmt(arms['dense'])}; rewound to θ₀ {fmt(arms['ticket, rewound to θ₀'])}; "
-                             f"to step {lot['rewind_step']} {fmt(arms['ticket, rewound to θ_k'])})")
-    rows += [row, _mask_row(lot, budget, first.seed)]
-    row = evidence.judge(NC1_FALLS, {first.seed: (first, first)},
-                         {first.seed: (nodecay.get(first.seed), first)}).row()
-    row["measured here"] += (f" (NC1 {coll['nc1_fit']:.3g} at the fit step, {coll['nc1_grok']:.3g} "
-                             f"at the grok step, {coll['nc1_end']:.3g} at the end)")
-    return rows + [row] + (_grid_claims(payload, noise) if payload is not None else [])
+    rows.append(_row(
+        TICKET_KEEPS_UP, {first.seed: [arm("ticket, rewound to θ₀"), arm("ticket, rewound to θ_k")]},
+        {first.seed: [arm("random mask, θ₀")]},
+        f"{lot['density']:.0%} of the weights; dense {fmt(arms['dense'])}; rewound to θ₀ "
+        f"{fmt(arms['ticket, rewound to θ₀'])}; to step {lot['rewind_step']} "
+        f"{fmt(arms['ticket, rewound to θ_k'])}"))
+    rows += [_mask_row(lot, budget, first.seed), _row(
+        NC1_FALLS, {first.seed: (first, first)}, {first.seed: (nodecay.get(first.seed), first)},
+        f"NC1 {coll['nc1_fit']:.3g} at the fit step, {coll['nc1_grok']:.3g} at the grok step, "
+        f"{coll['nc1_end']:.3g} at the end")]
+    return rows + (_grid_claims(payload, noise) if payload is not None else [])
 
 
 def published_claims() -> list[dict]:
-    """The claims rows computed only from ``data/capstone_grid.json`` (what the published
-    page shows): the initial scale, Muon against AdamW and the clock, on the grid."""
+    """The rows computed only from ``data/capstone_grid.json`` (what the published page shows)."""
     return _grid_claims(results.load(GRID_FILE, as_=CapstoneGrid)[0])

@@ -18,13 +18,12 @@ from .science import (
     update_collapse,
 )
 
-__all__ = ["rounding_numbers", "timeline_facts", "rms_course_text", "update_event_sentence", "init_facts",
+__all__ = ["rounding_numbers", "timeline_facts", "update_event_sentence", "init_facts",
            "clock_facts", "settle_counts", "settle_text", "clock_order", "clock_order_text",
            "optimizer_facts", "lottery_facts", "collapse_facts", "rounding", "rounding_factor",
            "rounding_text", "chance_text", "nc1_course_text", "etf_range_text", "plateau_part",
-           "clock_order_seeds_text", "grid_order_facts", "NC1_DIP", "below_chance_text",
-           "grid_muon_text",
-           "PLATEAU_PARTS", "UPDATE_EVENT_WHY", "lottery_sentence", "muon_phase"]
+           "clock_order_seeds_text", "NC1_DIP", "below_chance_text",
+           "grid_muon_text", "PLATEAU_PARTS", "UPDATE_EVENT_WHY", "lottery_sentence", "muon_phase"]
 
 
 def _show(t):
@@ -33,8 +32,7 @@ def _show(t):
 
 
 def _at(r, key: str, step) -> float:
-    """``key`` of run ``r``'s timeline (or its history: ``train_loss``) at ``step``; NaN where
-    it was not evaluated."""
+    """``key`` of run ``r``'s timeline (or history) at ``step``; NaN where not evaluated."""
     source = r.timeline if key in r.timeline else r.history
     return dict(zip(r.timeline["step"], source[key])).get(step, float("nan"))
 
@@ -43,18 +41,9 @@ def _move(r, key: str, a, b, digits: int = 2) -> str:
     return f"from {number(_at(r, key, a), digits)} to {number(_at(r, key, b), digits)}"
 
 
-def rms_course_text(course: dict) -> str:
-    """What the weight RMS does after its minimum (:func:`~.science.course_after_peak`)."""
-    end = number(course["end"], 3)
-    return {"still falling": ", still falling at the end",
-            "stays": f", and stays there ({end} at the end)",
-            "climbs back": f", then climbs back to {end} by the end"}[course["course"]]
-
-
 def update_event_sentence(r) -> str:
-    """What the rank of the update does after the fit step: its sharpest fall between two
-    evaluations (:func:`~.science.update_collapse`) and, where it collapses, what NC1, the
-    training loss and the weight RMS do from the evaluation before it to the one after."""
+    """The update's rank after the fit step: its sharpest fall (:func:`~.science.update_collapse`)
+    and, where it collapses, what NC1, the loss and the RMS do around it."""
     tl = r.timeline
     ev = update_collapse(tl["step"], tl["update_rank"], r.fit_step)
     if ev["step"] is None:
@@ -112,9 +101,8 @@ def nc1_dip(steps, values, after) -> dict | None:
 
 
 def nc1_course_text(r, fit, leave, grok) -> str:
-    """What NC1 on the training set does from the fit step, with its values at the fit step,
-    when test accuracy leaves chance, at the grok step and at the end, and its largest dip on
-    the way where a rising or level NC1 has one (:func:`nc1_dip`)."""
+    """What NC1 on the training set does from the fit step, with its values, and its largest
+    dip where a rising or level NC1 has one (:func:`nc1_dip`)."""
     three = lambda v: number(v, 3)  # noqa: E731
     tl = r.timeline
     if fit is None or not tl["nc1"]:
@@ -159,15 +147,16 @@ def etf_range_text(r) -> str:
 
 
 def timeline_facts(first, nodecay=None) -> dict:
-    """Section 1: the fit and grok steps, τ; the Fourier concentration and the weight rank at
-    the fit step, when test accuracy leaves chance and at the grok step, and what the run
-    without weight decay (``nodecay``) does over the same steps; the weight RMS's peak, its
-    minimum after it and its end (AdamW's equilibrium beside it); NC1, the ETF distance and
-    the update's event."""
+    """Section 1's numbers and sentences; ``nodecay``: the same run without weight decay, said
+    over the same steps."""
     s, tl, cfg = first.summary(), first.timeline, first.config
     a, b = plateau_window(first)
     leave = plateau_part(first, "plateau")[1]
     rms = course_after_peak(tl["step"], tl["weight_rms"])
+    end = number(rms["end"], 3)
+    after = {"still falling": ", still falling at the end",  # after the RMS's minimum
+             "stays": f", and stays there ({end} at the end)",
+             "climbs back": f", then climbs back to {end} by the end"}[rms["course"]]
     # to three decimals, as each other (0.4998 is not 0.5)
     three = {f"{short}_{when}": f"{_at(first, key, t):.3f}" for short, key in
              (("four", "fourier"), ("rank", "weight_rank")) for when, t in
@@ -178,7 +167,7 @@ def timeline_facts(first, nodecay=None) -> dict:
                below=below_chance_text(first), nc1=nc1_course_text(first, a, leave, b),
                etf=etf_range_text(first), rms_max=rms["peak"], t_rms_max=rms["peak_step"],
                rms_min=rms["min"], t_rms_min=rms["min_step"], rms_end=rms["end"],
-               rms_after=rms_course_text(rms), rms_eq=equilibrium_rms(cfg.lr, cfg.weight_decay),
+               rms_after=after, rms_eq=equilibrium_rms(cfg.lr, cfg.weight_decay),
                event=update_event_sentence(first))
     if nodecay is not None:
         out["nodecay"] = (f"moves its Fourier concentration {_move(nodecay, 'fourier', a, b)} "
@@ -187,8 +176,7 @@ def timeline_facts(first, nodecay=None) -> dict:
 
 
 def init_facts(inits: list[GridRow], seed: int) -> dict:
-    """Section 2: the fit and grok steps at the smallest and largest initial scale, on
-    ``seed``."""
+    """Section 2: the fit and grok steps at the smallest and largest initial scale."""
     by = {r.init_scale: r for r in inits if r.seed == seed}
     lo, hi = min(by), max(by)
     return glue_texts(seed0=seed, s_lo=lo, s_hi=hi, g_lo=_show(by[lo].grok_step),
@@ -197,10 +185,9 @@ def init_facts(inits: list[GridRow], seed: int) -> dict:
 
 
 def settle_counts(clock: list[GridRow]) -> dict:
-    """How many cells' weight RMS settles (:func:`~.science.settle`), how many have too
-    little to relax (the peak within 30% of the end: nothing to time, not a failure to
-    settle) and how many have not settled by the end; ``unknown``: rows that record no
-    reason (a grid computed before the reason was kept)."""
+    """How many cells' weight RMS settles (:func:`~.science.settle`), has too little to relax
+    (nothing to time, not a failure to settle) or has not settled; ``unknown``: rows that
+    record no reason (a grid computed before the reason was kept)."""
     why = [r.settle or (SETTLE_YES if r.settle_step is not None else None) for r in clock]
     return dict(settled=why.count(SETTLE_YES), too_little=why.count(SETTLE_TOO_LITTLE),
                 not_settled=why.count(SETTLE_NOT) + why.count(SETTLE_SHORT),
@@ -219,9 +206,8 @@ def settle_text(clock: list[GridRow]) -> str:
 
 
 def clock_order(clock: list[GridRow]) -> dict:
-    """Whether the grok steps rise with τ: the median grok step at each τ (over the cells
-    that grok), in the order of τ, ``pairs`` as the page prints them, and ``orders``: whether
-    that sequence never falls."""
+    """The median grok step at each τ (cells that grok), ``pairs`` as printed, and ``orders``:
+    whether it never falls as τ grows."""
     taus = sorted({r.tau for r in clock if r.grok_step is not None})
     med = [float(np.median([r.grok_step for r in clock
                             if r.tau == t and r.grok_step is not None])) for t in taus]
@@ -252,8 +238,7 @@ def clock_order_text(clock: list[GridRow]) -> str:
 
 
 def clock_order_seeds_text(clock: list[GridRow]) -> str:
-    """Whether the grok steps rise with τ on each seed of ``clock`` (:func:`clock_order` per
-    seed): "on k of n seeds", and each seed where they fall, with its steps."""
+    """On how many seeds the grok steps never fall as τ grows, and each seed where they do."""
     seeds = sorted({r.seed for r in clock}, key=str)
     order = {s: clock_order([r for r in clock if r.seed == s]) for s in seeds}
     k = sum(o["orders"] for o in order.values())
@@ -263,15 +248,8 @@ def clock_order_seeds_text(clock: list[GridRow]) -> str:
             + ("" if len(seeds) == 1 else "s") + (f"; {falls}" if falls else ""))
 
 
-def grid_order_facts(clock: list[GridRow]) -> dict:
-    """The precomputed clock grid's order of the grok steps, seed by seed."""
-    return glue_texts(grid_order=clock_order_seeds_text(clock))
-
-
 def clock_facts(clock: list[GridRow], lrs, weight_decays) -> dict:
-    """Section 3: the grid's axes, the fit of log grok step on log τ (slope, r², how many
-    cells it uses and how many fail it), what the weight RMS does in each cell and whether
-    the grok steps rise with τ."""
+    """Section 3: the grid's axes, the log-log fit of grok step on τ, the weight RMS, the order."""
     fit = clock_fit(clock)
     return glue_texts(slope=fit["slope"], r2=fit["r2"], n_ok=fit["n"], n_cells=len(clock),
                       n_bad=len(fit["failed"]) + len(fit["off"]), settle=settle_text(clock),
@@ -279,9 +257,8 @@ def clock_facts(clock: list[GridRow], lrs, weight_decays) -> dict:
 
 
 def optimizer_facts(opt: dict, lrs: dict) -> dict:
-    """Section 4: each optimizer's best learning rate, its fit and grok steps and the final
-    rank of its update; Muon's final test accuracy; the learning rates each tried (``lrs``),
-    AdamW's grok step and Muon's final test accuracy at each."""
+    """Section 4: each optimizer's best run and, at each learning rate tried (``lrs``), AdamW's
+    grok step and Muon's final test accuracy."""
     a, m = opt["adamw"]["best"], opt["muon"]["best"]
     rank = lambda r: f"{r.timeline['update_rank'][-1]:.2f}"  # noqa: E731
     return glue_texts(
@@ -293,9 +270,8 @@ def optimizer_facts(opt: dict, lrs: dict) -> dict:
 
 
 def lottery_facts(lot: dict, p: int | None = None) -> dict:
-    """Section 5: the density, the rewind step, each sparse arm's fit and grok steps, the
-    sentence of :func:`lottery_sentence` and, given the modulus ``p``, the random mask's
-    final test accuracy against chance (:func:`chance_text`)."""
+    """Section 5: each sparse arm's fit and grok steps, the lottery sentence and, given the
+    modulus ``p``, the random mask against chance."""
     arms = lot["arms"]
     extra = {} if p is None else dict(acc_rnd=chance_text(lot, p))
     return glue_texts(density=f"{lot['density']:.0%}", k=lot["rewind_step"],
@@ -307,8 +283,7 @@ def lottery_facts(lot: dict, p: int | None = None) -> dict:
 
 
 def collapse_facts(coll: dict, r=None) -> dict:
-    """Section 6: NC1 at the fit step, the grok step and the end, and when it falls; given
-    the run ``r``, NC1 at its first evaluation (``nc1_start``, "at step 0" said with it)."""
+    """Section 6: NC1's course; given the run ``r``, NC1 at its first evaluation."""
     falls = coll["nc1_falls"]
     extra = {}
     if r is not None and r.timeline["nc1"]:
@@ -319,9 +294,8 @@ def collapse_facts(coll: dict, r=None) -> dict:
 
 
 def below_chance_text(r) -> str:
-    """Where test accuracy sits against chance, 1/p, before it leaves chance (grokking's
-    ``plateau_steps``): the first and last evaluation below chance and the longest stretch
-    of consecutive evaluations at its lowest."""
+    """Where test accuracy sits against chance, 1/p, before it leaves chance: the first and
+    last evaluation below it and the longest stretch at its lowest."""
     chance = 1.0 / r.config.p
     leave = plateau_steps(r.history, r.config.p)["leave"]
     seen = [(t, a) for t, a in zip(r.history.steps, r.history["test_acc"])
@@ -350,8 +324,7 @@ _PHASE_WORDS = {
 
 
 def lottery_sentence(lot: dict) -> str:
-    """What the lottery experiment found: the arms that generalize and when, and each other
-    arm by the grokking chapter's ``phase_of`` (its summary's ``phase``)."""
+    """The arms that generalize and when, each other by grokking's ``phase_of``."""
     arms = lot["arms"]
     dense = arms["dense"]["grok_step"]
     grokked = {n: a["grok_step"] for n, a in arms.items() if n != "dense" and a["grok_step"]}
@@ -380,8 +353,7 @@ def chance_text(lot: dict, p: int) -> str:
 
 
 def grid_muon_text(payload: CapstoneGrid) -> str:
-    """How often the precomputed grid's Muon runs generalize within its budget ("never",
-    "rarely" or "in some cells"), those that do with their cells, and the others' phases."""
+    """How often the grid's Muon runs grok within its budget, where, and the others' phases."""
     muon = [r for r in payload.rows if r.optimizer == "muon"]
     grok = [r for r in muon if r.grok_step is not None]
     each = "; ".join(f"seed {r.seed} at x{r.init_scale:g}, λ = {r.weight_decay:g}, at "
@@ -397,14 +369,11 @@ def grid_muon_text(payload: CapstoneGrid) -> str:
 
 
 def rounding(payload: CapstoneGrid | None, firsts: dict, inits=()) -> dict:
-    """The same cell made twice, on this page and in the precomputed grid (AdamW, the same
-    learning rate, weight decay, initial scale, seed and evaluation steps): ``{(seed,
-    init_scale): (here, grid, how)}`` grok steps, ``how`` "alone" for section 1's runs
-    (``firsts``) and "together" for the rows the live initial-scale sweep (``inits``)
-    trained itself, batched where it can (:func:`~.experiments.init_sweep` reuses section 1's
-    runs). The grid records the weight RMS at every evaluation, so the sweep engine trains its
-    cells one at a time. Empty when the grid was made at another budget (another profile).
-    The engines round differently, and that alone moves a grok step."""
+    """The same AdamW cell made on this page and in the grid: ``{(seed, init_scale): (here,
+    grid, how)}`` grok steps, ``how`` "alone" for section 1's runs (``firsts``), "together"
+    for the live sweep's own (``inits``, trained batched where it can; the grid's cells are
+    trained one at a time). Empty for a grid made at another budget. The engines round
+    differently, and that alone moves a grok step."""
     if not payload or not firsts:
         return {}
     ref = next(iter(firsts.values()))
@@ -425,14 +394,12 @@ def rounding(payload: CapstoneGrid | None, firsts: dict, inits=()) -> dict:
 
 
 def rounding_factor(pairs: dict) -> float:
-    """The largest ratio, either way, between the grok steps of :func:`rounding`'s pairs (1
-    without a pair where both grok)."""
+    """The largest ratio, either way, between :func:`rounding`'s grok steps (1 without one)."""
     return max((max(a, b) / min(a, b) for a, b, *_ in pairs.values() if a and b), default=1.0)
 
 
 def rounding_text(pairs: dict) -> str:
-    """:func:`rounding` in words: each kind of pair, whether its grok steps agree, and the
-    factor by which the engines' rounding alone moves a grok step."""
+    """:func:`rounding` in words, each kind of pair apart, and :func:`rounding_factor`."""
     if not pairs:
         return ("the grid was made at another budget than this page's runs, so no cell of it "
                 "repeats one of them")
@@ -457,8 +424,7 @@ def rounding_text(pairs: dict) -> str:
 
 
 def muon_phase(m) -> str:
-    """What Muon's run did, by the grokking chapter's phase (:func:`phase_of`): its grok step
-    where it groks, else the phase in words and that it has no grok step to compare."""
+    """What Muon's run did: its grok step, or grokking's phase (:func:`phase_of`) in words."""
     phase = phase_of(m.history, p=m.config.p)
     if m.grok_step is not None:
         return f"groks at step {m.grok_step} ({phase})"
@@ -466,11 +432,11 @@ def muon_phase(m) -> str:
 
 
 def rounding_numbers(payload: CapstoneGrid | None, firsts: dict, inits=()) -> dict:
-    """The page's sentences on the grid: how far this page's runs and the same cells of the
-    grid differ (:func:`rounding_text`) and which of its Muon runs grok."""
+    """The page's sentences on the grid: the rounding, the Muon runs that grok and the
+    clock grid's order of the grok steps, seed by seed."""
     out = dict(rounding=rounding_text(rounding(payload, firsts, inits)))
     if payload:
-        out["grid_muon"] = grid_muon_text(payload)
+        out.update(grid_muon=grid_muon_text(payload), grid_order=clock_order_seeds_text(payload.clock))
     return out
 
 

@@ -470,7 +470,7 @@ def test_the_precomputed_clock_grid_orders_the_grok_steps_seed_by_seed():
     assert text == ("the grok step never falls as τ grows on 1 of 2 seeds; on seed 0 it falls "
                     "(297 at τ = 16.7, 231 at τ = 33.3, 264 at τ = 50)")
     payload, _ = results.load(E.GRID_FILE, as_=E.CapstoneGrid)
-    assert "of 3 seeds" in Fa.rounding_numbers(payload, {})["grid_order"]
+    assert "of 3 seeds" in Fa.grid_order_facts(payload.clock)["grid_order"]
 
 
 def test_the_update_flattening_asks_for_the_books_margin():

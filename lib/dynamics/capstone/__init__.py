@@ -34,7 +34,7 @@ from .figures import (
 )
 from .panels import timeline_panel
 from .facts import (
-    clock_facts, collapse_facts, init_facts, lottery_facts, optimizer_facts,
+    clock_facts, collapse_facts, grid_order_facts, init_facts, lottery_facts, optimizer_facts,
     rounding_numbers, timeline_facts,
 )
 from .claims import page_claims
@@ -46,7 +46,7 @@ __all__ = [
     "clock_figure", "grid_slider", "init_figure", "lottery_figure", "optimizer_figure",
     "timeline_figure",
     "timeline_panel",
-    "clock_facts", "collapse_facts", "init_facts", "lottery_facts", "optimizer_facts",
+    "clock_facts", "collapse_facts", "grid_order_facts", "init_facts", "lottery_facts", "optimizer_facts",
     "rounding_numbers", "timeline_facts",
     "page_claims",
 ]

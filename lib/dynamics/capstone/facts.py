@@ -22,7 +22,7 @@ __all__ = ["rounding_numbers", "timeline_facts", "update_event_sentence", "init_
            "clock_facts", "settle_counts", "settle_text", "clock_order", "clock_order_text",
            "optimizer_facts", "lottery_facts", "collapse_facts", "rounding", "rounding_factor",
            "rounding_text", "chance_text", "nc1_course_text", "etf_range_text", "plateau_part",
-           "clock_order_seeds_text", "NC1_DIP", "below_chance_text",
+           "clock_order_seeds_text", "grid_order_facts", "NC1_DIP", "below_chance_text",
            "grid_muon_text", "PLATEAU_PARTS", "UPDATE_EVENT_WHY", "lottery_sentence", "muon_phase"]
 
 
@@ -248,6 +248,11 @@ def clock_order_seeds_text(clock: list[GridRow]) -> str:
             + ("" if len(seeds) == 1 else "s") + (f"; {falls}" if falls else ""))
 
 
+def grid_order_facts(clock: list[GridRow]) -> dict:
+    """The precomputed clock grid's order of the grok steps, seed by seed."""
+    return glue_texts(grid_order=clock_order_seeds_text(clock))
+
+
 def clock_facts(clock: list[GridRow], lrs, weight_decays) -> dict:
     """Section 3: the grid's axes, the log-log fit of grok step on τ, the weight RMS, the order."""
     fit = clock_fit(clock)
@@ -432,11 +437,10 @@ def muon_phase(m) -> str:
 
 
 def rounding_numbers(payload: CapstoneGrid | None, firsts: dict, inits=()) -> dict:
-    """The page's sentences on the grid: the rounding, the Muon runs that grok and the
-    clock grid's order of the grok steps, seed by seed."""
+    """The page's sentences on the grid: the rounding and the Muon runs that grok."""
     out = dict(rounding=rounding_text(rounding(payload, firsts, inits)))
     if payload:
-        out.update(grid_muon=grid_muon_text(payload), grid_order=clock_order_seeds_text(payload.clock))
+        out["grid_muon"] = grid_muon_text(payload)
     return out
 
 

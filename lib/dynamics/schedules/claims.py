@@ -129,8 +129,7 @@ def claim_runs(profile: str | None, seeds, anytime=None) -> ClaimRuns:
 
 
 def anytime_claims(anytime: dict, exponents: dict) -> list[dict]:
-    """Section 1's three rows on ``{seed: run_anytime result}`` and ``{(capacity, source):
-    best_exponent result}``."""
+    """Section 1's three rows on ``{seed: run_anytime result}`` and the best exponents."""
     anytime = plots.per_seed(anytime, "anytime", "schedules.claim_runs")
     r0 = next(iter(anytime.values()))
     hs = r0.horizons
@@ -162,11 +161,9 @@ def _nearest_other(exponents: dict, ab) -> float:
 
 
 def exponent_claim(exponents: dict, horizon: int) -> dict:
-    """The exponent row: per setting and offset ``t_0`` (:func:`best_exponent`'s
-    ``best_by_t0``), ``|best - gamma*|`` against :data:`EXPONENT_TOL`; the control, the same
-    best against the theory's exponent of the nearest other setting. The exact risk has no
-    seed: the noise the margin must beat is the grid's step. Shown, not asserted: the best
-    exponent moves with ``t_0``."""
+    """The exponent row, one part per setting and offset ``t_0``. The exact risk has no seed:
+    the noise the margin must beat is the grid's step. Shown, not asserted: the best exponent
+    moves with ``t_0``."""
     if len(exponents) < 2:
         raise ValueError("exponent_claim: the control needs at least two settings of the "
                          "exponents")
@@ -285,10 +282,8 @@ def cooldown_claims(cooldown) -> list[dict]:
 
 
 def ties_claim(cooldown) -> dict:
-    """Section 2's ties row, judged budget by budget (one part per budget, :func:`evidence.joint`):
-    the linear cooldown's training loss over the cosine's below :data:`TIES`, the control the
-    constant run at that budget. Where a constant rate ties the cosine too (the short budgets,
-    on some seeds) that part does not discriminate, and the row says so; shown, not asserted."""
+    """Section 2's ties row, one part per budget: where a constant rate ties the cosine too (the
+    short budgets, on some seeds) that part does not discriminate; shown, not asserted."""
     v = _views(cooldown)
     parts = {}
     for k, b in enumerate(cooldown.budgets):
@@ -387,9 +382,7 @@ def schedulefree_numbers(r) -> dict:
 
 
 def schedulefree_claims(sf) -> list[dict]:
-    """Section 4's rows: schedule-free AdamW against AdamW with a cosine to the budget, in the
-    training loss and in the test loss, the control AdamW at a constant rate; all three with
-    the same warmup, each at its peak rate tuned over the same grid on the training loss."""
+    """Section 4's rows, in the training loss and in the test loss."""
     T = sf.budgets[-1]
     seeds = {s: s for s in sf.seeds}
     lrs = ", ".join(f"{lr:g}" for lr in sf.lrs)
@@ -454,9 +447,7 @@ def collapse(memory: dict, clock: dict, by: str = "clock") -> float:
 
 
 def clock_claims(clock: dict) -> list[dict]:
-    """Section 5's row on ``{seed: run_clock result}``: the twins' measured memory of the start
-    under WSD against the constant rate's at equal ``sum eta`` (the clock, ``lambda`` being
-    fixed); the control, at equal steps."""
+    """Section 5's row on ``{seed: run_clock result}``."""
     clock = plots.per_seed(clock, "clock", "schedules.run_clock")
     r0 = next(iter(clock.values()))
     T = r0.steps[-1]
@@ -481,10 +472,8 @@ def clock_claims(clock: dict) -> list[dict]:
 def page_claims(anytime: dict | None = None, exponents: dict | None = None,
                 cooldown=None, averaging=None, schedulefree=None,
                 clock: dict | None = None) -> list[dict]:
-    """The page's claims table, section by section: section 1 on ``anytime`` and
-    ``exponents``, 2 on ``cooldown``, 3 on ``averaging`` (the same run_cooldown result) and 4
-    on ``schedulefree`` (its control, AdamW at a constant rate, in the same run), 5 on ``clock`` (``{seed:
-    run_clock result}``); nothing without runs."""
+    """The page's claims table, section by section (``averaging``: the same run_cooldown
+    result as ``cooldown``); nothing without runs."""
     rows = []
     if anytime is not None:
         rows += anytime_claims(anytime, exponents)

@@ -338,7 +338,7 @@ def test_the_lazy_row_allows_for_the_rounding():
 def test_the_page_adds_the_grids_clock_row():
     from dynamics import results
     payload, _ = results.load(E.GRID_FILE, as_=E.CapstoneGrid)
-    rows = C._grid_claims(payload) + [C._clock_claim(payload.clock, "precomputed grid")]
+    rows = C._grid_claims(payload)
     assert any("precomputed grid: " in r["measured here"] for r in rows)
 
 
@@ -364,8 +364,9 @@ def test_the_clock_measures_on_known_slopes():
                   "without a reference grok step; a run still climbing is called unfinished")
 def test_the_accuracy_at_the_references_grok_step_and_muons_label():
     curve_ = curve([0, 10, 20], [0.1, 0.5, 0.97])
-    assert C._acc_at_grok((curve_, 15)) == 0.5 and C._acc_at_grok((curve_, 20)) == 0.97
-    assert math.isnan(C._acc_at_grok((curve_, None)))
+    read = lambda grok: C._acc_at_grok((curve_.steps, curve_.test_acc, grok))  # noqa: E731
+    assert read(15) == 0.5 and read(20) == 0.97
+    assert math.isnan(read(None))
     steps = list(range(0, 410, 10))
     climbing = History(steps=steps, metrics=dict(train_acc=[0.1] + [1.0] * 40,
                                                  test_acc=[0.02 + 0.02 * i for i in range(41)]))

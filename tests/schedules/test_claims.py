@@ -66,7 +66,7 @@ def _exps(bests: dict) -> dict:
               "the tolerance under half the gap both can never pass)")
 def test_the_exponent_row_on_constructed_bests():
     on = {(2.0, 4.0): [0.5] * 3, (1.5, 5.0): [0.7] * 3, (2.0, 2.0): [0.0] * 3}
-    row = C.exponent_claim(_exps(on), [0, 1, 2], 100)
+    row = C.exponent_claim(_exps(on), 100)
     assert row["reproduced"] == "yes" and not evidence.audit([row])
     assert row["asserted"] is False
     # an exact quantity no seed enters: printed once, not "on every seed"
@@ -74,9 +74,9 @@ def test_the_exponent_row_on_constructed_bests():
     assert "0.000 (exact: no seed enters), control 0.500" in row["measured here"]
     assert row["seeds"] is None
     between = {**on, (2.0, 4.0): [0.5, 0.6, 0.5]}   # halfway to 0.7: neither
-    assert C.exponent_claim(_exps(between), [0], 100)["reproduced"] == "no"
+    assert C.exponent_claim(_exps(between), 100)["reproduced"] == "no"
     other = {**on, (2.0, 4.0): [0.5, 0.7, 0.5]}     # on the nearest other's theory
-    row = C.exponent_claim(_exps(other), [0], 100)
+    row = C.exponent_claim(_exps(other), 100)
     assert row["reproduced"] == "no" and "control 0.000" in row["measured here"]
     assert C._in_order(_exps(on)) and C._in_order(_exps(between))
     assert not C._in_order(_exps({**on, (2.0, 4.0): [0.5, 0.8, 0.5]}))   # above 0.7's best
@@ -84,7 +84,7 @@ def test_the_exponent_row_on_constructed_bests():
     assert C._nearest_other(_exps(on), (2.0, 2.0)) == 0.5
     assert C._nearest_other(_exps(on), (1.5, 5.0)) == 0.5
     with pytest.raises(ValueError, match="two settings"):
-        C.exponent_claim(_exps({(2.0, 4.0): [0.5] * 3}), [0], 100)
+        C.exponent_claim(_exps({(2.0, 4.0): [0.5] * 3}), 100)
 
 
 def test_the_tolerance_is_under_half_the_gap_between_the_settings():

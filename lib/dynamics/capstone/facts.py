@@ -1,11 +1,11 @@
-"""One network, six phenomena, the page's numbers: per section the numbers the prose glues
-(``*_facts``, each as the page prints them), the sentences they are made of (the update's
-event, NC1's course, the lottery sentence, the clock's order, the rounding between this
-page's runs and the grid's) and the steps the plateau rows read on a run (:func:`plateau_part`).
-:mod:`.claims` judges its rows on the same helpers."""
+"""One network, six phenomena, the page's numbers: per section what the prose glues
+(``*_facts``, as the page prints them), the sentences they are made of and the steps the
+plateau rows of :mod:`.claims` read on a run (:func:`plateau_part`)."""
 from __future__ import annotations
 
 import math
+from collections import Counter
+from itertools import groupby
 
 import numpy as np
 
@@ -18,16 +18,12 @@ from .science import (
     update_collapse,
 )
 
-__all__ = ["rounding_numbers", "timeline_facts", "rms_course_text", "update_event_sentence", "init_facts",
+__all__ = ["rounding_numbers", "timeline_facts", "update_event_sentence", "init_facts",
            "clock_facts", "settle_counts", "settle_text", "clock_order", "clock_order_text",
            "optimizer_facts", "lottery_facts", "collapse_facts", "rounding", "rounding_factor",
            "rounding_text", "chance_text", "nc1_course_text", "etf_range_text", "plateau_part",
            "clock_order_seeds_text", "grid_order_facts", "NC1_DIP", "below_chance_text",
-           "grid_muon_text",
-           "PLATEAU_PARTS", "UPDATE_EVENT_WHY", "lottery_sentence", "muon_phase"]
-
-# ============================================================================ the page's numbers
-# Each section's numbers, as the page prints them (glue(**O.<section>_facts(...))).
+           "grid_muon_text", "PLATEAU_PARTS", "UPDATE_EVENT_WHY", "lottery_sentence", "muon_phase"]
 
 
 def _show(t):
@@ -36,30 +32,18 @@ def _show(t):
 
 
 def _at(r, key: str, step) -> float:
-    """``key`` of run ``r``'s timeline (or its history: ``train_loss``) at ``step``; NaN where
-    it was not evaluated."""
+    """``key`` of run ``r``'s timeline (or history) at ``step``; NaN where not evaluated."""
     source = r.timeline if key in r.timeline else r.history
     return dict(zip(r.timeline["step"], source[key])).get(step, float("nan"))
 
 
-def _move(r, key: str, a, b, fmt=lambda v: number(v, 2)) -> str:
-    return f"from {fmt(_at(r, key, a))} to {fmt(_at(r, key, b))}"
-
-
-def rms_course_text(course: dict) -> str:
-    """What the weight RMS does after its minimum, as the page's sentence ends it
-    (:func:`~.science.course_after_peak`)."""
-    end = number(course["end"], 3)
-    return {"still falling": ", still falling at the end",
-            "stays": f", and stays there ({end} at the end)",
-            "climbs back": f", then climbs back to {end} by the end"}[course["course"]]
+def _move(r, key: str, a, b, digits: int = 2) -> str:
+    return f"from {number(_at(r, key, a), digits)} to {number(_at(r, key, b), digits)}"
 
 
 def update_event_sentence(r) -> str:
-    """What the rank of the update does after the fit step, in words computed from the run:
-    its sharpest fall between two evaluations (:func:`~.science.update_collapse`) and, where
-    it collapses, what NC1, the training loss and the weight RMS do from the evaluation
-    before it to the one after."""
+    """The update's rank after the fit step: its sharpest fall (:func:`~.science.update_collapse`)
+    and, where it collapses, what NC1, the loss and the RMS do around it."""
     tl = r.timeline
     ev = update_collapse(tl["step"], tl["update_rank"], r.fit_step)
     if ev["step"] is None:
@@ -80,13 +64,12 @@ def update_event_sentence(r) -> str:
                 f"{tp}, then {slow}, to {number(known[-1][1], 3)} at the end")
     when = ("after the grok step" if r.grok_step is not None and s > r.grok_step else
             "before the grok step" if r.grok_step is not None else "in a run that never groks")
-    three = lambda v: number(v, 3)  # noqa: E731
     return (f"at step {s}, {when}, the update of the hidden matrix suddenly concentrates in "
             f"fewer directions: its rank / n falls {fall} since the evaluation before; from that "
             f"evaluation (step {prev}) to the next (step {nxt}) NC1 goes "
-            f"{_move(r, 'nc1', prev, nxt, three)}, the training loss "
-            f"{_move(r, 'train_loss', prev, nxt, three)} and the weight RMS "
-            f"{_move(r, 'weight_rms', prev, nxt, three)}. " + UPDATE_EVENT_WHY)
+            f"{_move(r, 'nc1', prev, nxt, 3)}, the training loss "
+            f"{_move(r, 'train_loss', prev, nxt, 3)} and the weight RMS "
+            f"{_move(r, 'weight_rms', prev, nxt, 3)}. " + UPDATE_EVENT_WHY)
 
 
 # said only where the run has such an event (update_event_sentence): the page's fixed text
@@ -118,9 +101,8 @@ def nc1_dip(steps, values, after) -> dict | None:
 
 
 def nc1_course_text(r, fit, leave, grok) -> str:
-    """What NC1 on the training set does from the fit step, in words with its values at the
-    fit step, when test accuracy leaves chance, at the grok step and at the end, and its
-    largest dip on the way where a rising or level NC1 has one (:func:`nc1_dip`)."""
+    """What NC1 on the training set does from the fit step, with its values, and its largest
+    dip where a rising or level NC1 has one (:func:`nc1_dip`)."""
     three = lambda v: number(v, 3)  # noqa: E731
     tl = r.timeline
     if fit is None or not tl["nc1"]:
@@ -152,54 +134,49 @@ def _sig(v: float, how, digits: int = 3) -> float:
 
 
 def etf_range_text(r) -> str:
-    """The ETF distance of the class means after the fit step, as a range (the class means'
-    distance to a simplex ETF: 0 for a collapsed geometry)."""
+    """The class means' distance to a simplex ETF (0 for a collapsed geometry) after the fit
+    step, as a range: 3 significant digits, the lower bound rounded down and the upper up, so
+    that the printed range holds every value (number(1.039, 2) printed "1")."""
     tl, fit = r.timeline, r.fit_step
     v = [d for s, d in zip(tl["step"], tl["etf_distance"]) if fit is not None and s >= fit
          and math.isfinite(d)]
     if not v:
         return "not measured after a fit step"
-    # 3 significant digits, the lower bound rounded down and the upper up, so that the
-    # printed range holds every value (number(1.039, 2) printed "1")
     lo, hi = number(_sig(min(v), math.floor), 3), number(_sig(max(v), math.ceil), 3)
     return f"at {lo}" if lo == hi else f"between {lo} and {hi}"
 
 
 def timeline_facts(first, nodecay=None) -> dict:
-    """Section 1: the fit and grok steps, τ; the Fourier concentration and the weight rank
-    at the two ends of the plateau window (fit step to grok step,
-    :func:`~.experiments.plateau_window`), and what the run without weight decay
-    (``nodecay``, :func:`~.experiments.plateau_control`) does over the same steps; the weight
-    RMS's peak, its minimum after the peak and where, and its end (AdamW's equilibrium
-    beside it); and the sentence of :func:`update_event_sentence`."""
+    """Section 1's numbers and sentences; ``nodecay``: the same run without weight decay, said
+    over the same steps."""
     s, tl, cfg = first.summary(), first.timeline, first.config
     a, b = plateau_window(first)
     leave = plateau_part(first, "plateau")[1]
     rms = course_after_peak(tl["step"], tl["weight_rms"])
+    end = number(rms["end"], 3)
+    after = {"still falling": ", still falling at the end",  # after the RMS's minimum
+             "stays": f", and stays there ({end} at the end)",
+             "climbs back": f", then climbs back to {end} by the end"}[rms["course"]]
+    # to three decimals, as each other (0.4998 is not 0.5)
+    three = {f"{short}_{when}": f"{_at(first, key, t):.3f}" for short, key in
+             (("four", "fourier"), ("rank", "weight_rank")) for when, t in
+             (("fit", a), ("grok", b), ("leave", leave))}
     out = dict(t_fit=s["fit_step"], t_grok=s["grok_step"], tau=s["tau"],
                plateau_end="the grok step" if first.grok_step is not None else
-               f"the end of the run, step {b} (it does not grok)",
-               four_fit=_at(first, "fourier", a), four_grok=_at(first, "fourier", b),
-               rank_fit=_at(first, "weight_rank", a), rank_grok=_at(first, "weight_rank", b),
-               four_leave=_at(first, "fourier", leave), rank_leave=_at(first, "weight_rank", leave),
-               below=below_chance_text(first),
-               nc1=nc1_course_text(first, a, leave, b),
-               etf=etf_range_text(first),
-               rms_max=rms["peak"], t_rms_max=rms["peak_step"], rms_min=rms["min"],
-               t_rms_min=rms["min_step"], rms_end=rms["end"], rms_after=rms_course_text(rms),
-               rms_eq=equilibrium_rms(cfg.lr, cfg.weight_decay),
+               f"the end of the run, step {b} (it does not grok)", **three,
+               below=below_chance_text(first), nc1=nc1_course_text(first, a, leave, b),
+               etf=etf_range_text(first), rms_max=rms["peak"], t_rms_max=rms["peak_step"],
+               rms_min=rms["min"], t_rms_min=rms["min_step"], rms_end=rms["end"],
+               rms_after=after, rms_eq=equilibrium_rms(cfg.lr, cfg.weight_decay),
                event=update_event_sentence(first))
     if nodecay is not None:
         out["nodecay"] = (f"moves its Fourier concentration {_move(nodecay, 'fourier', a, b)} "
                           f"and its rank {_move(nodecay, 'weight_rank', a, b)}")
-    for k in ("four_fit", "four_grok", "rank_fit", "rank_grok", "four_leave", "rank_leave"):
-        out[k] = f"{out[k]:.3f}"  # to three decimals, as each other (0.4998 is not 0.5)
     return glue_texts(**out)
 
 
 def init_facts(inits: list[GridRow], seed: int) -> dict:
-    """Section 2: the fit and grok steps at the smallest and largest initial scale, on
-    ``seed``."""
+    """Section 2: the fit and grok steps at the smallest and largest initial scale."""
     by = {r.init_scale: r for r in inits if r.seed == seed}
     lo, hi = min(by), max(by)
     return glue_texts(seed0=seed, s_lo=lo, s_hi=hi, g_lo=_show(by[lo].grok_step),
@@ -208,99 +185,85 @@ def init_facts(inits: list[GridRow], seed: int) -> dict:
 
 
 def settle_counts(clock: list[GridRow]) -> dict:
-    """How many cells' weight RMS settles (:func:`~.science.settle`), and of the others how
-    many have too little to relax (the peak within 30% of the end: nothing to time, not a
-    failure to settle) and how many have not settled by the end; ``unknown``: rows that
+    """How many cells' weight RMS settles (:func:`~.science.settle`), has too little to relax
+    (nothing to time, not a failure to settle) or has not settled; ``unknown``: rows that
     record no reason (a grid computed before the reason was kept)."""
-    why = lambda r: r.settle or (SETTLE_YES if r.settle_step is not None  # noqa: E731
-                                 else None)
-    n = {k: sum(why(r) == k for r in clock)
-         for k in (SETTLE_YES, SETTLE_TOO_LITTLE, SETTLE_NOT, SETTLE_SHORT)}
-    return dict(settled=n[SETTLE_YES], too_little=n[SETTLE_TOO_LITTLE],
-                not_settled=n[SETTLE_NOT] + n[SETTLE_SHORT],
-                unknown=sum(why(r) is None for r in clock))
+    why = [r.settle or (SETTLE_YES if r.settle_step is not None else None) for r in clock]
+    return dict(settled=why.count(SETTLE_YES), too_little=why.count(SETTLE_TOO_LITTLE),
+                not_settled=why.count(SETTLE_NOT) + why.count(SETTLE_SHORT),
+                unknown=why.count(None))
 
 
 def settle_text(clock: list[GridRow]) -> str:
     """The weight RMS's relaxation over the clock grid in words, each case counted apart."""
     c = settle_counts(clock)
     cells = lambda k: f"{k} cell" + ("" if k == 1 else "s")  # noqa: E731
-    out = (f"it settles, with a relaxation time to read, in {cells(c['settled'])}; in "
-           f"{cells(c['too_little'])} its peak is within 30% of its value at the end, too "
-           f"little to relax for a relaxation time to be read (not a failure to settle); in "
-           f"{cells(c['not_settled'])} it is still relaxing when the budget ends")
-    if c["unknown"]:
-        out += f"; {cells(c['unknown'])} record no reason"
-    return out
+    return (f"it settles, with a relaxation time to read, in {cells(c['settled'])}; in "
+            f"{cells(c['too_little'])} its peak is within 30% of its value at the end, too "
+            f"little to relax for a relaxation time to be read (not a failure to settle); in "
+            f"{cells(c['not_settled'])} it is still relaxing when the budget ends"
+            + (f"; {cells(c['unknown'])} record no reason" if c["unknown"] else ""))
 
 
 def clock_order(clock: list[GridRow]) -> dict:
-    """Whether the grok steps rise with τ: the median grok step at each τ (over the cells
-    that grok), in the order of τ, and ``orders``: whether that sequence never falls."""
+    """The median grok step at each τ (cells that grok), ``pairs`` as printed, and ``orders``:
+    whether it never falls as τ grows."""
     taus = sorted({r.tau for r in clock if r.grok_step is not None})
     med = [float(np.median([r.grok_step for r in clock
                             if r.tau == t and r.grok_step is not None])) for t in taus]
     return dict(taus=taus, grok=med, orders=len(med) >= 2 and all(
-        b >= a for a, b in zip(med, med[1:])))
+        b >= a for a, b in zip(med, med[1:])),
+        pairs=", ".join(f"{number(g, 3)} at τ = {number(t, 3)}" for t, g in zip(taus, med)))
 
 
 def clock_order_text(clock: list[GridRow]) -> str:
     """Section 3's last sentence, from :func:`clock_order`."""
     o = clock_order(clock)
-    pairs = ", ".join(f"{number(g, 3)} at τ = {number(t, 3)}" for t, g in zip(o["taus"], o["grok"]))
     seeds = len({r.seed for r in clock})
     grid = f"{len(clock)} cells on {seeds} seed" + ("" if seeds == 1 else "s")
     if len(o["taus"]) < 2:
         return ("too few cells grok at different τ to tell whether the clock even orders the "
                 f"grok steps here ({grid})")
     if o["orders"]:
-        return (f"on this grid ({grid}) the grok step never falls as τ grows ({pairs}): the "
-                "clock orders the grok steps of an MLP without normalization, which says that "
-                "the same balance of decay against updates acts here, not that its constant "
-                "carries over")
-    small = seeds < 3  # one seed's few cells: a single fall may be a seed's draw
-    return (f"on this grid ({grid}) the grok step does not rise steadily with τ ({pairs})"
+        return (f"on this grid ({grid}) the grok step never falls as τ grows ({o['pairs']}): "
+                "the clock orders the grok steps of an MLP without normalization, which says "
+                "that the same balance of decay against updates acts here, not that its "
+                "constant carries over")
+    return (f"on this grid ({grid}) the grok step does not rise steadily with τ ({o['pairs']})"
+            # one seed's few cells: a single fall may be a seed's draw
             + (": a grid this small cannot say whether the clock orders the grok steps (the "
-               "precomputed grid, below, reads the order seed by seed)" if small
+               "precomputed grid, below, reads the order seed by seed)" if seeds < 3
                else ": in this MLP without normalization the clock does not order the grok "
                     "steps, let alone set them"))
 
 
 def clock_order_seeds_text(clock: list[GridRow]) -> str:
-    """Whether the grok steps rise with τ on each seed of ``clock`` (:func:`clock_order` per
-    seed): "on k of n seeds", and each seed where they fall, with its steps."""
+    """On how many seeds the grok steps never fall as τ grows, and each seed where they do."""
     seeds = sorted({r.seed for r in clock}, key=str)
     order = {s: clock_order([r for r in clock if r.seed == s]) for s in seeds}
     k = sum(o["orders"] for o in order.values())
-    falls = "; ".join(
-        f"on seed {s} it falls (" + ", ".join(f"{number(g, 3)} at τ = {number(t, 3)}"
-                                              for t, g in zip(o["taus"], o["grok"])) + ")"
-        for s, o in order.items() if not o["orders"])
+    falls = "; ".join(f"on seed {s} it falls ({o['pairs']})"
+                      for s, o in order.items() if not o["orders"])
     return (f"the grok step never falls as τ grows on {k} of {len(seeds)} seed"
             + ("" if len(seeds) == 1 else "s") + (f"; {falls}" if falls else ""))
 
 
 def grid_order_facts(clock: list[GridRow]) -> dict:
-    """The precomputed clock grid's order of the grok steps, seed by seed
-    (:func:`clock_order_seeds_text`)."""
+    """The precomputed clock grid's order of the grok steps, seed by seed."""
     return glue_texts(grid_order=clock_order_seeds_text(clock))
 
 
 def clock_facts(clock: list[GridRow], lrs, weight_decays) -> dict:
-    """Section 3: the grid's axes, the fit of log grok step on log τ (slope, r², how many
-    cells it uses and how many fail it), what the weight RMS does in each cell
-    (:func:`settle_text`) and whether the grok steps rise with τ (:func:`clock_order_text`)."""
+    """Section 3: the grid's axes, the log-log fit of grok step on τ, the weight RMS, the order."""
     fit = clock_fit(clock)
     return glue_texts(slope=fit["slope"], r2=fit["r2"], n_ok=fit["n"], n_cells=len(clock),
                       n_bad=len(fit["failed"]) + len(fit["off"]), settle=settle_text(clock),
-                      order=clock_order_text(clock),
-                      etas=list(lrs), lams=list(weight_decays))
+                      order=clock_order_text(clock), etas=list(lrs), lams=list(weight_decays))
 
 
 def optimizer_facts(opt: dict, lrs: dict) -> dict:
-    """Section 4: each optimizer's best learning rate, its fit and grok steps and the final
-    rank of its update; Muon's final test accuracy; the learning rates each tried (``lrs``),
-    AdamW's grok step and Muon's final test accuracy at each."""
+    """Section 4: each optimizer's best run and, at each learning rate tried (``lrs``), AdamW's
+    grok step and Muon's final test accuracy."""
     a, m = opt["adamw"]["best"], opt["muon"]["best"]
     rank = lambda r: f"{r.timeline['update_rank'][-1]:.2f}"  # noqa: E731
     return glue_texts(
@@ -311,25 +274,21 @@ def optimizer_facts(opt: dict, lrs: dict) -> dict:
         acc_m_all=[f"{s['final_test_acc']:.0%}" for _, s in opt["muon"]["tried"]])
 
 
-_ARMS = (("t0", "ticket, rewound to θ₀"), ("tk", "ticket, rewound to θ_k"),
-         ("rnd", "random mask, θ₀"), ("new", "ticket, reinitialized"))
-
-
 def lottery_facts(lot: dict, p: int | None = None) -> dict:
-    """Section 5: the density, the rewind step, each sparse arm's fit and grok steps, the
-    sentence of :func:`lottery_sentence` and, given the modulus ``p``, the random mask's
-    final test accuracy against chance (:func:`chance_text`)."""
+    """Section 5: each sparse arm's fit and grok steps, the lottery sentence and, given the
+    modulus ``p``, the random mask against chance."""
     arms = lot["arms"]
     extra = {} if p is None else dict(acc_rnd=chance_text(lot, p))
     return glue_texts(density=f"{lot['density']:.0%}", k=lot["rewind_step"],
                       lottery=lottery_sentence(lot), **extra,
-                      **{f"{k}_{name}": _show(arms[a][f"{k}_step"]) for name, a in _ARMS
+                      **{f"{k}_{name}": _show(arms[a][f"{k}_step"]) for name, a in (
+                          ("t0", "ticket, rewound to θ₀"), ("tk", "ticket, rewound to θ_k"),
+                          ("rnd", "random mask, θ₀"), ("new", "ticket, reinitialized"))
                          for k in ("fit", "grok")})
 
 
 def collapse_facts(coll: dict, r=None) -> dict:
-    """Section 6: NC1 at the fit step, the grok step and the end, and when it falls; given
-    the run ``r``, NC1 at its first evaluation (``nc1_start``, "at step 0" said with it)."""
+    """Section 6: NC1's course; given the run ``r``, NC1 at its first evaluation."""
     falls = coll["nc1_falls"]
     extra = {}
     if r is not None and r.timeline["nc1"]:
@@ -341,28 +300,22 @@ def collapse_facts(coll: dict, r=None) -> dict:
 
 def below_chance_text(r) -> str:
     """Where test accuracy sits against chance, 1/p, before it leaves chance: the first and
-    last evaluation below chance and the stretch at its lowest (from grokking's
-    ``plateau_steps``: the step it leaves chance)."""
-    p = r.config.p
-    chance = 1.0 / p
-    leave = plateau_steps(r.history, p)["leave"]
+    last evaluation below it and the longest stretch at its lowest."""
+    chance = 1.0 / r.config.p
+    leave = plateau_steps(r.history, r.config.p)["leave"]
     seen = [(t, a) for t, a in zip(r.history.steps, r.history["test_acc"])
             if leave is None or t < leave]
     below = [(t, a) for t, a in seen if a < chance]
     if not below:
         return f"at or above chance (1/p = {chance:.1%})"
     low = min(a for _, a in below)
-    runs, run = [], []  # the stretches of consecutive evaluations at the lowest
-    for t, a in seen:
-        if a == low:
-            run.append(t)
-        elif run:
-            runs, run = runs + [run], []
-    at_low = max(runs + [run], key=len)
+    at_low = max(([t for t, _ in run] for is_low, run in groupby(seen, key=lambda ta: ta[1] == low)
+                  if is_low), key=len)
     return (f"below chance (1/p = {chance:.1%}) from step {below[0][0]} to step {below[-1][0]}, "
             f"at its lowest, {low:.1%}, " + (f"at step {at_low[0]}" if len(at_low) == 1 else
                                              f"at every evaluation from step {at_low[0]} to step "
                                              f"{at_low[-1]}"))
+
 
 _PHASE_WORDS = {
     "memorization": "fits its training pairs and its test accuracy has stopped short "
@@ -376,9 +329,7 @@ _PHASE_WORDS = {
 
 
 def lottery_sentence(lot: dict) -> str:
-    """What the lottery experiment found, in words computed from it (for the prose): the arms
-    that generalize and when, and each other arm by the grokking chapter's ``phase_of``
-    (stored as ``phase`` in each arm's summary)."""
+    """The arms that generalize and when, each other by grokking's ``phase_of``."""
     arms = lot["arms"]
     dense = arms["dense"]["grok_step"]
     grokked = {n: a["grok_step"] for n, a in arms.items() if n != "dense" and a["grok_step"]}
@@ -407,11 +358,7 @@ def chance_text(lot: dict, p: int) -> str:
 
 
 def grid_muon_text(payload: CapstoneGrid) -> str:
-    """How often the precomputed grid's Muon runs generalize within its budget ("never",
-    "rarely" or "in k of n"), those that do with their cells, and what the others do (their
-    phases: still climbing, stopped short)."""
-    from collections import Counter
-
+    """How often the grid's Muon runs grok within its budget, where, and the others' phases."""
     muon = [r for r in payload.rows if r.optimizer == "muon"]
     grok = [r for r in muon if r.grok_step is not None]
     each = "; ".join(f"seed {r.seed} at x{r.init_scale:g}, λ = {r.weight_decay:g}, at "
@@ -427,15 +374,11 @@ def grid_muon_text(payload: CapstoneGrid) -> str:
 
 
 def rounding(payload: CapstoneGrid | None, firsts: dict, inits=()) -> dict:
-    """The same cell made twice, once on this page and once in the precomputed grid (AdamW,
-    the same learning rate, weight decay, initial scale, seed and evaluation steps):
-    ``{(seed, init_scale): (here, grid, how)}`` grok steps, ``how`` "alone" for section 1's
-    runs (``firsts``, :func:`run`) and "together" for the rows of the live initial-scale
-    sweep (``inits``) that it trained itself (:func:`~.experiments.init_sweep` reuses section
-    1's runs and trains the other scales together through the sweep engine, batched where it
-    can). The grid records the weight RMS at every evaluation, so the sweep engine trains its
-    cells one at a time. Empty when the grid was made at another budget (another profile).
-    The engines round differently, and that alone moves a grok step."""
+    """The same AdamW cell made on this page and in the grid: ``{(seed, init_scale): (here,
+    grid, how)}`` grok steps, ``how`` "alone" for section 1's runs (``firsts``), "together"
+    for the live sweep's own (``inits``, trained batched where it can; the grid's cells are
+    trained one at a time). Empty for a grid made at another budget. The engines round
+    differently, and that alone moves a grok step."""
     if not payload or not firsts:
         return {}
     ref = next(iter(firsts.values()))
@@ -446,10 +389,8 @@ def rounding(payload: CapstoneGrid | None, firsts: dict, inits=()) -> dict:
             for row, curve in zip(payload.rows, payload.curves)
             if row.optimizer == "adamw" and row.weight_decay == c.weight_decay
             and row.lr == c.lr and curve.steps == steps}
-    out = {}
-    for seed, r in firsts.items():
-        if (seed, r.config.init_scale) in grid and r.config == c:
-            out[seed, r.config.init_scale] = (r.grok_step, grid[seed, r.config.init_scale], "alone")
+    out = {(s, r.config.init_scale): (r.grok_step, grid[s, r.config.init_scale], "alone")
+           for s, r in firsts.items() if (s, r.config.init_scale) in grid and r.config == c}
     for row in inits:
         key = (row.seed, row.init_scale)
         if key in grid and key not in out:
@@ -458,15 +399,12 @@ def rounding(payload: CapstoneGrid | None, firsts: dict, inits=()) -> dict:
 
 
 def rounding_factor(pairs: dict) -> float:
-    """The largest ratio, either way, between the grok steps of :func:`rounding`'s pairs (1
-    without a pair where both grok)."""
-    ratios = [max(a, b) / min(a, b) for a, b, *_ in pairs.values() if a and b]
-    return max(ratios, default=1.0)
+    """The largest ratio, either way, between :func:`rounding`'s grok steps (1 without one)."""
+    return max((max(a, b) / min(a, b) for a, b, *_ in pairs.values() if a and b), default=1.0)
 
 
 def rounding_text(pairs: dict) -> str:
-    """:func:`rounding` in words for the prose: each kind of pair, whether its grok steps
-    agree, and the factor by which the engines' rounding alone moves a grok step."""
+    """:func:`rounding` in words, each kind of pair apart, and :func:`rounding_factor`."""
     if not pairs:
         return ("the grid was made at another budget than this page's runs, so no cell of it "
                 "repeats one of them")
@@ -475,13 +413,12 @@ def rounding_text(pairs: dict) -> str:
                       ("together", "the live initial-scale sweep's other scales, trained together "
                                    "by the sweep engine (batched where it can)")):
         part = {k: v for k, v in pairs.items() if v[2] == how}
-        if not part:
-            continue
-        each = "; ".join(f"seed {s} at x{sc:g}: {_show(a)} here, {_show(b)} in the grid"
-                         for (s, sc), (a, b, _) in part.items())
-        same = all(a == b for a, b, _ in part.values())
-        said.append(f"{what}, " + ("grok at the same steps as the grid's cells" if same else
-                                   "do not all grok at the grid's steps") + f" ({each})")
+        if part:
+            each = "; ".join(f"seed {s} at x{sc:g}: {_show(a)} here, {_show(b)} in the grid"
+                             for (s, sc), (a, b, _) in part.items())
+            same = all(a == b for a, b, _ in part.values())
+            said.append(f"{what}, " + ("grok at the same steps as the grid's cells" if same else
+                                       "do not all grok at the grid's steps") + f" ({each})")
     factor = number(rounding_factor(pairs), 3)
     return ("the grid records the weight RMS at every evaluation, so the sweep engine trains its "
             "cells one at a time; " + "; ".join(said)
@@ -492,9 +429,7 @@ def rounding_text(pairs: dict) -> str:
 
 
 def muon_phase(m) -> str:
-    """What Muon's run did, by the grokking chapter's phase (:func:`phase_of`): its grok step
-    where it groks, else the phase in words (an *unfinished* run is still climbing when the
-    budget ends) and that it has no grok step to compare."""
+    """What Muon's run did: its grok step, or grokking's phase (:func:`phase_of`) in words."""
     phase = phase_of(m.history, p=m.config.p)
     if m.grok_step is not None:
         return f"groks at step {m.grok_step} ({phase})"
@@ -502,9 +437,7 @@ def muon_phase(m) -> str:
 
 
 def rounding_numbers(payload: CapstoneGrid | None, firsts: dict, inits=()) -> dict:
-    """The page's sentences on the grid: how far this page's runs and the same cells of the
-    grid differ (:func:`rounding`, said by :func:`rounding_text`) and which of its Muon runs
-    grok (:func:`grid_muon_text`)."""
+    """The page's sentences on the grid: the rounding and the Muon runs that grok."""
     out = dict(rounding=rounding_text(rounding(payload, firsts, inits)))
     if payload:
         out["grid_muon"] = grid_muon_text(payload)
@@ -526,12 +459,9 @@ PLATEAU_PARTS = {
 def plateau_part(r, part: str) -> tuple:
     """The steps a row of :data:`PLATEAU_PARTS` reads on run ``r``: ``"fit to grok"``, the
     fit step to the grok step (:func:`~.experiments.plateau_window`); ``"plateau"``, the fit
-    step to the step test accuracy leaves chance (grokking's ``plateau_steps``; the window's
-    end when it never leaves)."""
-    a, b = plateau_window(r)
-    if part == "plateau":
-        leave = plateau_steps(r.history, r.config.p)["leave"]
-        return a, (leave if leave is not None else b)
-    if part != "fit to grok":
+    step to the step test accuracy leaves chance (the window's end when it never leaves)."""
+    if part not in PLATEAU_PARTS:
         raise ValueError(f"part must be one of {list(PLATEAU_PARTS)}, got {part!r}")
-    return a, b
+    a, b = plateau_window(r)
+    leave = plateau_steps(r.history, r.config.p)["leave"] if part == "plateau" else None
+    return a, (b if leave is None else leave)

@@ -158,3 +158,35 @@ def test_one_claim_in_several_parts_is_one_row():
                               window="w", asserted=False)["asserted"]
     with pytest.raises(ValueError, match="at least one judged part"):
         evidence.joint("x", "p", {}, control="c", window="w")
+
+
+def test_a_control_read_on_the_treatments_own_runs_is_the_default():
+    """``judge(claim, runs)``: the control measure reads the treatment's own runs (a run's value
+    twice, here), exactly as ``judge(claim, runs, runs)`` does."""
+    halved = lead(control_measure=lambda run: run / 4)
+    runs = {0: 2.0, 1: 2.2, 2: 2.4}
+    j = judge(halved, runs)
+    assert j.control == {0: 0.5, 1: 0.55, 2: 0.6} and j.verdict == "yes"
+    assert judge(halved, runs).row() == judge(halved, runs, runs).row()
+
+
+def test_a_labelled_row_is_a_one_part_joint_row_with_the_claims_own_words():
+    """``labelled``: the claim's statement, paper, control, window and assertion, one part named
+    by ``label``, and ``note`` after the measurement: the row ``joint`` gives when written out."""
+    a, b = {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.5, 1: 0.6, 2: 0.5}
+    c = lead()
+    row = evidence.labelled(c, a, b, label="per seed:", note="seed-averaged: 2.1")
+    assert row == evidence.joint(c.statement, c.paper, {"per seed:": judge(c, a, b)},
+                                 control=c.control, window=c.window, note="seed-averaged: 2.1")
+    assert row["measured here"].startswith("per seed: median 2.1")
+    assert row["measured here"].endswith("; seed-averaged: 2.1") and row["reproduced"] == "yes"
+    assert not evidence.labelled(lead(asserted=False), a, b)["asserted"]
+
+
+def test_and_list_joins_as_prose_does():
+    """The one home of "a, b and c" (``dynamics.book.and_list``), which the claims and facts
+    of several chapters print."""
+    from dynamics.book import and_list
+    assert and_list(["a", "b", "c"]) == "a, b and c"
+    assert and_list(["a", "b"]) == "a and b" and and_list(["a"]) == "a" and and_list([]) == ""
+    assert and_list(x for x in (1, 2.5)) == "1 and 2.5"

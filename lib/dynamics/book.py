@@ -117,7 +117,7 @@ def glue_texts(digits: int = 3, **values) -> dict[str, str]:
         if isinstance(v, (list, tuple)):
             if not v:
                 raise ValueError("glue() got an empty list")
-            return _and([text(x) for x in v])
+            return and_list([text(x) for x in v])
         return number(v, digits)
 
     return {name: text(v) for name, v in values.items()}
@@ -186,8 +186,10 @@ def read_live_cost(path=None) -> list[dict]:
     return rows
 
 
-def _and(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+def and_list(parts) -> str:
+    """``["a", "b", "c"]`` as "a, b and c" (each part as ``str`` writes it; none: "")."""
+    parts = [str(p) for p in parts]
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
 
 
 def live_cost_line(chapter: str, rows: list[dict], gpu_sessions: list[dict] | None = None) -> str:
@@ -208,7 +210,7 @@ def live_cost_line(chapter: str, rows: list[dict], gpu_sessions: list[dict] | No
             if (r["profile"], r["how"]) == (profile, "measured"):
                 measured.setdefault((r["on"], r["date"]), []).append(
                     f"{duration(r['seconds'])} in the {profile} profile")
-    parts = [f"{_and(texts)} (measured {on}, {date})" for (on, date), texts in measured.items()]
+    parts = [f"{and_list(texts)} (measured {on}, {date})" for (on, date), texts in measured.items()]
     if not parts:
         raise ValueError(f"{live_cost_path()} has no row for {chapter!r}: write them with "
                          f"`{LIVE_COST_COMMANDS[('measured', 'cpu')]}`")
@@ -315,10 +317,10 @@ def gpu_profile_measured(gpu: str, kept: list[dict] | None = None) -> tuple[bool
     missing = [c for c, t in times.items() if t is None]
     why = []
     if missing:
-        why.append(f"{'no chapter has' if len(missing) == len(times) else _and(missing) + ' have not'} "
+        why.append(f"{'no chapter has' if len(missing) == len(times) else and_list(missing) + ' have not'} "
                    "yet been measured to finish at the gpu profile on this GPU")
     if slow:
-        why.append(f"{_and(slow)} took longer than {limit} there")
+        why.append(f"{and_list(slow)} took longer than {limit} there")
     return False, "; ".join(why)
 
 

@@ -196,9 +196,11 @@ class Judged:
                 + (f" ({self.reason})" if self.reason else ""))
 
 
-def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any]) -> Judged:
+def judge(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any] | None = None) -> Judged:
     """Measure ``claim`` on each seed's treatment run and control (``{seed: run}``, the same
-    seeds), run its test on both, and give the verdict (see the module)."""
+    seeds; by default the treatment's runs, which ``claim.control_measure`` reads for its
+    control), run its test on both, and give the verdict (see the module)."""
+    control = treatment if control is None else control
     if not treatment:
         raise ValueError(f"{claim.statement!r}: judge() needs at least one seed's run")
     if set(treatment) != set(control):
@@ -323,6 +325,14 @@ def joint(statement: str, paper: str, parts: Mapping[str, Judged], *, control: s
                 seeds=seeds, evidence=[j.record(label) for label, j in parts.items()])
 
 
+def labelled(claim: Claim, treatment: Mapping[int, Any], control: Mapping[int, Any] | None = None, *,
+             label: str = "", note: str = "") -> dict:
+    """``claim`` judged (:func:`judge`) as a row of one part named ``label`` (:func:`joint`), with
+    the claim's own control, window and assertion, and ``note`` added to the measurement."""
+    return joint(claim.statement, claim.paper, {label: judge(claim, treatment, control)},
+                 control=claim.control, window=claim.window, asserted=claim.asserted, note=note)
+
+
 class ClaimNotJudged(ValueError):
     """A claims row that the engine did not judge (and that :data:`NOT_YET_JUDGED` does not
     name), or whose verdict does not follow from the numbers it carries."""
@@ -402,5 +412,5 @@ def rows(judged: Sequence[Judged]) -> list[dict]:
     return [j.row() for j in judged]
 
 
-__all__ = ["Test", "Claim", "Judged", "judge", "verdict_of", "joint", "audit", "rows", "combine",
+__all__ = ["Test", "Claim", "Judged", "judge", "labelled", "verdict_of", "joint", "audit", "rows", "combine",
            "VERDICTS", "CANNOT_TELL", "NOT_YET_JUDGED", "ClaimNotJudged", "control_miss", "constant", "no_control"]

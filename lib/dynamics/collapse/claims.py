@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import data as D
 from .. import evidence, plots, results
+from ..book import and_list
 from ..runtime import get_profile, seeded
 from ..train import History
 from .experiments import RECORDS, ClaimSeeds, DecaySweep, Geometry, ImbalanceSweep, run_claim_seeds
@@ -263,12 +264,12 @@ def claims(live: ClaimSeeds) -> list[dict]:
         "NC3: the classifier's rows align with the centred class means (its variant with W "
         "centred falls to 0, Papyan's NC3 to its value at the collapse of a bias-free head)",
         "Papyan, Han & Donoho (2020)",
-        {label: evidence.judge(claim, aw, aw) for label, claim in NC3.items()},
+        {label: evidence.judge(claim, aw) for label, claim in NC3.items()},
         control=_ZERO.replace("the same run", "each: the same run"), window=terminal, asserted=False))
-    rows.append(evidence.judge(NC4, aw, aw).row())
+    rows.append(evidence.judge(NC4, aw).row())
     rows.append(evidence.judge(replace(BALANCED, window=f"the end of the run (step {gw[first].steps[-1]})"),
                                gw, gn).row())
-    rows.append(evidence.judge(GD_GIVES_NC1, gd, gd).row())
+    rows.append(evidence.judge(GD_GIVES_NC1, gd).row())
     rows.append(evidence.joint(
         f"under AdamW, decay lowers the final NC1 {ADAM_NC1_FALL}-fold or more although ‖D‖ grows "
         "(Adam breaks the conservation law)", "this chapter",
@@ -517,7 +518,6 @@ def published_claims() -> list[dict]:
     return rows
 
 
-
 # ============================================================================ the precomputed files
 
 SLIDERS = {"collapse_weight_decay": weight_decay_slider, "collapse_simplex": simplex_slider,
@@ -534,16 +534,12 @@ def show_precomputed(name: str) -> None:
     plots.caption(results.describe(prov))
 
 
-def _and(xs: list) -> str:
-    return ", ".join(xs[:-1]) + " and " + xs[-1] if len(xs) > 1 else xs[0]
-
-
 def _and_seeds(values: dict) -> str:
     """``{seed: text}`` as "0.3, 1 and 0.3 (seeds 0, 1 and 2)"; one value on every seed once."""
     vals = list(values.values())
     if len(set(vals)) == 1:
         return f"{vals[0]} on every seed"
-    return f"{_and(vals)} (seeds {_and([str(s) for s in values])})"
+    return f"{and_list(vals)} (seeds {and_list([str(s) for s in values])})"
 
 
 def precomputed_numbers(name: str, cfg) -> dict:
@@ -606,5 +602,5 @@ def from_text(first: dict) -> str:
         k = next(iter(groups))
         return f"{k}{' on' if k.startswith('from') else ''}, on every seed"
     ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1]))
-    return ", ".join(f"{k} on seed{'s' if len(v) > 1 else ''} {_and([str(s) for s in v])}"
+    return ", ".join(f"{k} on seed{'s' if len(v) > 1 else ''} {and_list([str(s) for s in v])}"
                      for k, v in ordered)

@@ -96,13 +96,6 @@ def _grok_ratio(pair) -> float:
     return _over(pair[1].grok_step, pair[0].grok_step)
 
 
-def _labelled(claim: evidence.Claim, label: str, treatment, control, note: str = "") -> dict:
-    """``claim`` judged on ``treatment`` against ``control``, as a row of one labelled part."""
-    return evidence.joint(claim.statement, claim.paper, {
-        label: evidence.judge(claim, treatment, control)}, control=claim.control,
-        window=claim.window, asserted=claim.asserted, note=note)
-
-
 # ============================================================================ section 1
 TEST_LOSS_RISES = evidence.Claim(
     "The test loss rises while the network memorizes", "Nanda et al. 2023",
@@ -358,7 +351,7 @@ EXCLUDED_RISES = evidence.Claim(
 
 def restricted_excluded_rows(pm: dict) -> list[dict]:
     """Section 3's rows on the restricted and excluded losses (``{seed: progress_measures}``)."""
-    return [evidence.judge(c, pm, pm).row() for c in (RESTRICTED_LEADS, EXCLUDED_RISES)]
+    return [evidence.judge(c, pm).row() for c in (RESTRICTED_LEADS, EXCLUDED_RISES)]
 
 
 # ============================================================================ the algorithm
@@ -432,10 +425,10 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
         test=evidence.Test(">", LATER, f"LATER: grok step at x{big:g} over at x1", scale="log"),
         control="a change of seed alone at x1 (the largest ratio of another seed's grok step over "
                 "this seed's), measured the same way", window="the whole run")
-    rows = [_labelled(KEYS_OVER_NULL, "share off the keys (read off the logits) over the uniform "
-                      "null's, 1 − (number of keys) / ((p − 1)/2):", clock, clock,
-                      note=f"keys: {keys} frequencies; share on them: " + plots.spread(
-                          {s: clock[s].key_share for s in seeds}, pct0)),
+    rows = [evidence.labelled(KEYS_OVER_NULL, clock, label="share off the keys (read off the logits) "
+                              "over the uniform null's, 1 − (number of keys) / ((p − 1)/2):",
+                              note=f"keys: {keys} frequencies; share on them: " + plots.spread(
+                                  {s: clock[s].key_share for s in seeds}, pct0)),
             evidence.joint(
                 "Each neuron reads essentially one frequency, and the neurons cluster on the key "
                 "frequencies", "Nanda et al. 2023",
@@ -443,10 +436,10 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                  "neurons whose top frequency is a key, over the null:": j(ON_KEYS, clock, clock)},
                 control="the initial network", window="the end of the run"),
             j(CLOCK, clock, clock).row(),
-            _labelled(DESCENT, "", norms, halfway, note="steps: " + "; ".join(
+            evidence.labelled(DESCENT, norms, halfway, note="steps: " + "; ".join(
                 f"fit {n.fit_step}, peak {n.peak_step}, grok {n.grok_step}"
                 for n in (norms[s] for s in sorted(norms)))),
-            j(peak, scaled, scaled).row(), j(later, ids, ids).row()]
+            j(peak, scaled).row(), j(later, ids).row()]
     if opt:
         a, m = opt["adamw"].grok, opt["muon"].grok
         tried = lambda o: ", ".join(f"{lr:g} → {'—' if g is None else g}"  # noqa: E731
@@ -463,9 +456,9 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                     f"measured the same way; each optimizer tried at {len(opt['adamw'].tried)} "
                     "learning rates spaced the same way around its own",
             window=f"the budget of section 1's run; grok step: test accuracy above {GROK_ACC:.0%}")
-        rows.append(_labelled(sooner, "", {s: s for s in a}, {s: s for s in a},
-                              note=f"seed {min(a)}: AdamW η {tried('adamw')}; Muon η "
-                                   f"{tried('muon')}; — not within the budget"))
+        rows.append(evidence.labelled(sooner, {s: s for s in a},
+                                      note=f"seed {min(a)}: AdamW η {tried('adamw')}; Muon η "
+                                           f"{tried('muon')}; — not within the budget"))
     return rows
 
 
@@ -574,8 +567,8 @@ def phase_claims(rows: list[PhaseRow], lr: float | None = None) -> list[dict]:
                         f"steps, within {r['max_rel_error']:.0%}; rival (1/ηλ)^"
                         f"{r['power_exponent']:.2f}, within {r['power_max_rel_error']:.0%}"
                         for r in clock_fit(median_grid(rows), lr)) or "too few cells"
-        out.append(_labelled(CLOCK_FIT, "largest relative error of the fit:", per(lr), per(lr),
-                             note=f"on each cell's median over the seeds, {fit}"))
+        out.append(evidence.labelled(CLOCK_FIT, per(lr), label="largest relative error of the fit:",
+                                     note=f"on each cell's median over the seeds, {fit}"))
 
     # below the critical fraction a run has either stopped short (memorization) or is still
     # climbing (unfinished): the row counts the second, since a longer budget may move it
@@ -619,8 +612,8 @@ def phase_claims(rows: list[PhaseRow], lr: float | None = None) -> list[dict]:
     # shown, not asserted: the grid may miss one; unfinished and un-learning runs counted beside
     counts = Counter(r.phase for r in rows)
     seen = ", ".join(f"{counts[k]} {k}" for k in (*FOUR, "unfinished", "un-learning") if counts[k])
-    out.append(_labelled(
-        FOUR_PHASES, "of the four, on the seed's grid:", grids, grids,
+    out.append(evidence.labelled(
+        FOUR_PHASES, grids, label="of the four, on the seed's grid:",
         note=f"precomputed grid ({len(rows) // len(seeds)} cells x {len(seeds)} seeds): {seen}"))
     return out
 

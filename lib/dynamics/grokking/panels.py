@@ -3,6 +3,7 @@ reader's kernel and redrawing while it trains (:func:`panel` names them by kind)
 from __future__ import annotations
 
 from .. import progress as P
+from ..book import and_list
 from .. import widgets as W
 from ..runtime import get_profile, get_seed
 from .experiments import PhaseRow, evaluation_steps, live_phase_config, progress_measures, run, run_phase_grid
@@ -77,12 +78,6 @@ LABELS = dict(p="p", train_frac="training fraction", width="width", lr="learning
               steps="steps", weight_decay="weight decay", remedy="remedy")  # names in notes
 
 
-def _and(words) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    words = list(words)
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
 def _reach(names, controls) -> str:
     """What the note says of the settings ``names`` the panel's defaults change: the sliders
     for those among its ``controls`` reach the page's values, the others stay fixed here."""
@@ -90,11 +85,11 @@ def _reach(names, controls) -> str:
     fixed = [LABELS[n] for n in names if n not in controls]
     out = []
     if reach:
-        out.append(f"the slider{'s' if len(reach) > 1 else ''} for {_and(reach)} "
+        out.append(f"the slider{'s' if len(reach) > 1 else ''} for {and_list(reach)} "
                    f"reach{'' if len(reach) > 1 else 'es'} "
                    f"{'them' if len(reach) > 1 else 'it'}")
     if fixed:
-        out.append(f"{_and(fixed)} {'are' if len(fixed) > 1 else 'is'} fixed in this panel "
+        out.append(f"{and_list(fixed)} {'are' if len(fixed) > 1 else 'is'} fixed in this panel "
                    f"(the first panel's sliders reach {'them' if len(fixed) > 1 else 'it'})")
     return "; ".join(out)
 
@@ -284,8 +279,8 @@ def phase_panel(profile: str | None = None, seed: int | None = None):
     reach = _reach([n for n in ("lr", "steps") if getattr(page, n) != getattr(base, n)],
                    [c.name for c in controls])
     differs += f"; {reach}." if differs and reach else "." if differs else ""
-    note = (f"training fractions {_and(f'{f:g}' for f in base.train_fracs)}, weight decay "
-            f"{_and(f'{w:g}' for w in base.weight_decays)}, seed {seed}." + differs)
+    note = (f"training fractions {and_list(f'{f:g}' for f in base.train_fracs)}, weight decay "
+            f"{and_list(f'{w:g}' for w in base.weight_decays)}, seed {seed}." + differs)
     return W.Panel(go, controls, title="Try it: a phase diagram live", note=note, above="live",
                    work=work)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
+from ..book import and_list
 from ..evidence import Test, control_miss, median_margin
 
 from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, SHOWN_ONLY, SPARSE, SPEED_WINDOW,
@@ -106,10 +107,10 @@ def pai_leads_said(payload: PaiFile) -> str:
                             f"within the random mask's spread of {j.noise:.1f})")
     if not short and not thin:
         return "every method does, on every seed"
-    said = [f"every method does on every seed except {_and(short)}"] if short else []
+    said = [f"every method does on every seed except {and_list(short)}"] if short else []
     if thin:
         said.append(("every method leads by that much on every seed, " if not short else "")
-                    + f"but {_and(thin)} not by more than the spread")
+                    + f"but {and_list(thin)} not by more than the spread")
     return "; ".join(said)
 
 
@@ -125,7 +126,7 @@ def shuffle_numbers(payload: PaiFile) -> dict:
             held = sum(j.claim.test.passes(x) for x in v)
             count = f"{held} of {len(v)} seeds, " if j.verdict == "partly" else ""
             each.append(f'{PAI_NAMES[m]} "{j.verdict}" ({count}median {np.median(v):+.1f})')
-        parts.append(f"at {100 * q.density:.1f}% of the weights, " + _and(each))
+        parts.append(f"at {100 * q.density:.1f}% of the weights, " + and_list(each))
     return dict(pai_shuffle_each="; ".join(parts))
 
 
@@ -157,7 +158,7 @@ def speed_numbers(res: ImpResult, command: str | None = None, live: dict | None 
                speed_width=int(res.config["width"]), speed_seeds=len(res.seeds),
                speed_loss=res.stop_on,
                speed_dense=(f"{dense[0]}" if len(dense) == 1 else
-                            f"{_and(dense)} (seeds {_and([str(s) for s in res.seeds])})"),
+                            f"{and_list(dense)} (seeds {and_list([str(s) for s in res.seeds])})"),
                speed_interval=int(res.eval_interval),
                speed_dense_acc="not recorded" if np.isnan(acc) else f"{100 * acc:.1f}%",
                speed_dense_final=f"{100 * seed_mean(res.acc['ticket'][:, 0]):.1f}%",
@@ -237,10 +238,10 @@ def _beyond(p: Pai, methods) -> str:
         cost = x - 100 * np.asarray(p.acc[m]["shuffled"], float)
         within = [k for k, s in enumerate(seeds) if judged[m].claim.test.passes(judged[m].treatment[s])]
         out.append(f"{PAI_NAMES[m]} on " + ("every seed" if not within else
-                   f"{len(seeds) - len(within)} of {len(seeds)} (not on " + _and(
+                   f"{len(seeds) - len(within)} of {len(seeds)} (not on " + and_list(
                        [f"seed {seeds[k]}, where it costs {cost[k]:.1f} points" for k in within])
                    + f", within its spread of {np.ptp(x):.1f})"))
-    return _and(out)
+    return and_list(out)
 
 
 def lmc_numbers(calm: dict, hot: dict) -> dict:
@@ -293,20 +294,15 @@ def rewind_numbers(runs: dict, lmc_payload=None) -> dict:
         out.update(lmc_first=float(f"{np.median([b[0] for b in per.values()]):.1f}"),
                    lmc_rewind=float(f"{np.median([b[k] for b in per.values()]):.1f}"),
                    lmc_rewind_stable=f"{sum(b[k] < limit for b in per.values())} of {len(per)}",
-                   lmc_stable_k=_and([("none" if v is None else str(v)) for v in settled])
-                   + f" (seed{'s' if len(per) > 1 else ''} {_and([str(s) for s in per])})",
+                   lmc_stable_k=and_list([("none" if v is None else str(v)) for v in settled])
+                   + f" (seed{'s' if len(per) > 1 else ''} {and_list([str(s) for s in per])})",
                    lmc_seeds=len(per))
     # the slider's other learning rates (neither the chapter's nor the rewinding setting's)
     other = [v for v in lmc_payload.lmc if v not in (lr, min(lmc_payload.lmc, key=float))]
-    out["lmc_other"] = _and([f"at Adam lr {v} the barrier from θ₀ is "
+    out["lmc_other"] = and_list([f"at Adam lr {v} the barrier from θ₀ is "
                              f"{_barriers(lmc_payload.lmc[v])[0]:.1f} points"
                              for v in other]) if other else "no other learning rate"
     return out
-
-
-def _and(words: list[str]) -> str:
-    """``["a", "b", "c"]`` as "a, b and c"."""
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def breakdown(density, acc, points: float = 3.0) -> dict:
@@ -359,7 +355,7 @@ def imp_numbers(runs: dict) -> dict:
                 imp_sparse=f"{100 * d[-2]:.1f}% and {100 * d[-1]:.1f}%",
                 imp_sparse_loss=f"{loss[0]:.1f} and {loss[1]:.1f}",
                 imp_dense_batched=f"{100 * main.acc['ticket'][list(main.seeds).index(0), 0]:.2f}%",
-                imp_dense_single=_and(one) if one else "—",
+                imp_dense_single=and_list(one) if one else "—",
                 imp_split=trained_on(main.config),  # §6: what the IMP file's runs trained on
                 match_window=f"{100 * MATCH_WINDOW[0]:.0f}–{100 * MATCH_WINDOW[1]:.0f}%",
                 control_window="{:.0f}–{:.0f}%".format(*(100 * v for v in ImpResult.round_at.__defaults__)))

@@ -27,7 +27,7 @@ _nan = lambda v: math.nan if v is None else float(v)  # noqa: E731
 _n = lambda value, missing: plots.number(value, missing=missing)  # noqa: E731 (as the tables print it)
 _f = lambda spec, unit="": lambda v: f"{v:{spec}}{unit}"  # noqa: E731 (how a row prints: 1.50× is _f(".2f", "×"))
 _x = _f(".2f", "×")
-_j = lambda claim, runs: evidence.judge(claim, runs, runs)  # noqa: E731 (each seed's control on its own run)
+_j = evidence.judge  # each seed's control read on its own run (the default)
 
 
 def _in_place(measure, treatment, control) -> dict:
@@ -619,9 +619,7 @@ def _precomputed_rows(timing: Timing, swept: PracticeFile, by_alpha: dict, by_lr
             window="every size timed, one Gaussian matrix each (5 steps: the file's float32 products; more "
                    "steps and the cubic: its singular values through the same polynomials): the sizes stand "
                    "as the draws (the seeds column names the sizes)"),
-        evidence.joint(WIDER.statement, WIDER.paper, {"": _j(WIDER, _reach_widths(swept))},
-                       control=WIDER.control, window=WIDER.window, note=_reach_note(swept),
-                       asserted=WIDER.asserted),
+        evidence.labelled(WIDER, _reach_widths(swept), note=_reach_note(swept)),
         evidence.joint(
             SGD_FALLS.statement + "; " + NEWTON_ALL.statement,
             "Kim et al. 2026 (Newton's capacity); SGD's ordering in α: this book, in their setting (their "
@@ -632,11 +630,10 @@ def _precomputed_rows(timing: Timing, swept: PracticeFile, by_alpha: dict, by_lr
             note="means: SGD " + ", ".join(f"α {a:g} {af[a]['sgd']:.2f}" for a in sorted(af))),
         _j(NS5_SHORT, per_draw).row(), *(_j(c, fewest).row() for c in (ADAMW_RECORD, SGD_RECORD, HALF_OF_ADAMW)),
         _j(EXACT_MATCHES, per_draw).row(),
-        evidence.joint(NEG_BEST.statement, NEG_BEST.paper, {"": _j(NEG_BEST, per_seed)},
-                       control=NEG_BEST.control, window=NEG_BEST.window,
-                       note=f"best rates: Muon {best_rates('p = 0')}, p = −0.5 {best_rates('p = -0.5')}"
-                       + (f"; Muon's best is the grid's lowest rate ({lrs[0]:g}) on seeds "
-                          + ", ".join(map(str, muon_edge)) if muon_edge else "")),
+        evidence.labelled(NEG_BEST, per_seed,
+                          note=f"best rates: Muon {best_rates('p = 0')}, p = −0.5 {best_rates('p = -0.5')}"
+                          + (f"; Muon's best is the grid's lowest rate ({lrs[0]:g}) on seeds "
+                             + ", ".join(map(str, muon_edge)) if muon_edge else "")),
         _j(SLIDER, per_seed).row(),
         evidence.joint(
             f"At the first evaluation (step {EARLY_STEP}) the loss follows p (a positive p lowest, the most "

@@ -18,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import evidence, plots, results
+from ..book import and_list
 from .experiments import (DECOUPLING, LABELS, RECORDS, Decoupling, Equilibrium,
                           decoupling_summary, equilibrium_configs, live_grid_config, run_clock,
                           run_decoupling, run_equilibrium, run_spectrum)
@@ -52,11 +53,6 @@ INVARIANT_BAND = (1e-3, 1.01e-2)
 
 def _fmt(x, digits: int = 2) -> str:
     return plots.number(x, digits, missing="n/a")
-
-def _and(texts) -> str:
-    """ "a", "a and b", "a, b and c"."""
-    texts = list(texts)
-    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
 
 
 RMS_TOL, ANGLE_TOL = 0.15, 0.20  # section 2: settled RMS and angle within these of theory
@@ -220,7 +216,7 @@ def _edge_note(grid, kind, band) -> str:
     hits = [f"seed {s} at η = {_fmt(lr, 1)}" for s, pts in _in_band(grid, kind, band).items()
             for lr, d in pts if d is not None and any(math.isclose(d, e) for e in ends)]
     return ("" if not hits else "; at the edge of the decay grid (a bound, the best may lie "
-            f"beyond it): {_and(hits)}")
+            f"beyond it): {and_list(hits)}")
 
 
 def _bound_note(grid, band) -> str:
@@ -231,7 +227,7 @@ def _bound_note(grid, band) -> str:
     seeds = [f"seed {s}" for s, pts in _in_band(grid, "adamw_invariant", band).items()
              if any(d is not None for _, d in pts)
              and math.isclose(max((lr * d, d) for lr, d in pts if d is not None)[1], top)]
-    return f"; so the factor is a lower bound on {_and(seeds)}" if seeds else ""
+    return f"; so the factor is a lower bound on {and_list(seeds)}" if seeds else ""
 
 
 BEST = evidence.Claim(
@@ -314,14 +310,13 @@ def grid_claims(grid: Decoupling) -> list[dict]:
            for i, s in enumerate(seeds)}
     best = {s: _GridSeed((grid, s, "adamw", s)) for s in seeds}
     s = decoupling_summary(grid)
-    rows = [evidence.joint(BEST.statement, _LH, {"per seed:": evidence.judge(BEST, best, nxt)},
-                           control=BEST.control, window=BEST.window, asserted=False,
-                           note=f"seed-averaged grids: {_fmt(s['best']['adamw']['acc'], 3)} vs "
-                                f"{_fmt(s['best']['adam_l2']['acc'], 3)}"),
+    rows = [evidence.labelled(BEST, best, nxt, label="per seed:",
+                              note=f"seed-averaged grids: {_fmt(s['best']['adamw']['acc'], 3)} vs "
+                                   f"{_fmt(s['best']['adam_l2']['acc'], 3)}"),
             # two claims, two rows, both shown: their controls (AdamW's largest and smallest
             # decay) do not discriminate on the regenerated grid (2026-11-29)
             evidence.judge(L2_FAILS, l2, w).row(),
-            evidence.judge(ADAMW_GROWS, w, w).row(),
+            evidence.judge(ADAMW_GROWS, w).row(),
             evidence.joint(FLAT.statement, FLAT.paper, {
                 f"η = {_fmt(grid.lrs[j], 2)}:": evidence.judge(FLAT, *(
                     {s: _GridSeed((grid, s, "adamw", j)) for s in seeds},) * 2)
@@ -329,11 +324,11 @@ def grid_claims(grid: Decoupling) -> list[dict]:
                 window=FLAT.window + f" ({grid.eval_steps[-1]:,} steps); below {FLAT_BELOW:g} "
                 "of the column's range"),
             evidence.judge(DECOUPLED_ROW, w, l2).row(),
-            evidence.joint(PLAIN_FLAT.statement, _LH, {"": evidence.judge(PLAIN_FLAT, w, _at(
-                grid, seeds, "adamw_invariant") if "adamw_invariant" in grid.grids else w)},
-                control=PLAIN_FLAT.control, window=PLAIN_FLAT.window, asserted=PLAIN_FLAT.asserted,
-                note=_edge_note(grid, "adamw", PLAIN_BAND) + "; within the seeds' spread (the "
-                f"scale-invariant row's rule) the best {_ties_text(w, PLAIN_BAND)}"+ ": this row reads one value of each range"),
+            evidence.labelled(PLAIN_FLAT, w, _at(grid, seeds, "adamw_invariant")
+                              if "adamw_invariant" in grid.grids else w,
+                              note=_edge_note(grid, "adamw", PLAIN_BAND) + "; within the seeds' spread "
+                              f"(the scale-invariant row's rule) the best {_ties_text(w, PLAIN_BAND)}: "
+                              "this row reads one value of each range"),
             evidence.judge(LOWER, w, l2).row()]
     if "adamw_invariant" in grid.grids:
         inv = _at(grid, seeds, "adamw_invariant")
@@ -405,7 +400,7 @@ def symmetry_claims(equilibria: dict, symmetry: dict) -> list[dict]:
     if not base:
         return []
     pairs = {s: (b, symmetry[s]) for s, b in base.items()}
-    return [evidence.judge(SYMMETRY, pairs, pairs).row()]
+    return [evidence.judge(SYMMETRY, pairs).row()]
 
 
 def _early(r: Equilibrium) -> dict:

@@ -12,13 +12,14 @@ import math
 import numpy as np
 
 from .. import evidence, plots
+from ..book import and_list
 from .experiments import (DECOUPLING, Clock, Decoupling, Equilibrium, Spectrum, decoupling_summary,
                           grid_summary)
 from .figures import flat_columns, slope_text
 from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
 from .window import window_numbers
-from .claims import (ANGLE_TOL, EQ_CONTROL, L2_FAIL, L2_FAILS, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS, _and,
+from .claims import (ANGLE_TOL, EQ_CONTROL, L2_FAIL, L2_FAILS, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS,
                      _band_move, _GridSeed, _edge_note, _side_ratio, _ties_text, _fmt, _least_fall, _least_shortfall,
                      _alpha, _lower_above, _p, _product_moves, _shortfall_growth, _spectrum_checks,
                      _ties, grid_claims, spectrum_claims, tied_decays_per_lr)
@@ -129,7 +130,7 @@ def decoupling_numbers(grid: Decoupling) -> dict:
         wd_slope_adamw_seeds=plots.spread(seed_slopes(grid, "adamw"), slope_text),
         wd_lh_verdict=plots.MARKS[v["lh"]],
         wd_adamw_above_seeds="; ".join(
-            f"{_and([_fmt(b[j], 2) for b in best])} at η = {_fmt(lr, 2)}"
+            f"{and_list([_fmt(b[j], 2) for b in best])} at η = {_fmt(lr, 2)}"
             for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
         wd_flat_below=_range([x for b, _ in flat.values() for x in b.values()]),
         wd_flat_above=_by_lr({lr: a for lr, (_, a) in flat.items()}),
@@ -139,7 +140,7 @@ def decoupling_numbers(grid: Decoupling) -> dict:
             f"{_fmt(plain['lrs'][0] * r[0], 2)} → {_fmt(plain['lrs'][-1] * r[-1], 2)} (seed {k})"
             for k, r in enumerate(plain["per_seed"])),
         wd_lh_above_seeds="; ".join(
-            f"{_and([_fmt(lr * b[j], 2) if b[j] is not None else 'none' for b in best])} at "
+            f"{and_list([_fmt(lr * b[j], 2) if b[j] is not None else 'none' for b in best])} at "
             f"η = {_fmt(lr, 2)}" for j, lr in enumerate(lrs) if lr > PLAIN_BAND[1]),
         wd_lh_band_factor=_range([r[-1] / r[0] * plain["lr_factor"] for r in plain["per_seed"]], 2),
         wd_adamw_tied=_tied_text(grid, "adamw", [lr for lr in lrs if lr > PLAIN_BAND[1]]),
@@ -225,7 +226,7 @@ def invariant_numbers(grid: Decoupling) -> dict:
             for d in s["ridge"]]
     return dict(wd_inv_slope=slope_text(s["slope"]),
                 wd_inv_slope_inner=slope_text(ridge_slope(grid.lrs, edge)),
-                wd_inv_edge_lrs=_and([_fmt(lr, 2) for lr, d, e in zip(grid.lrs, s["ridge"], edge)
+                wd_inv_edge_lrs=and_list([_fmt(lr, 2) for lr, d, e in zip(grid.lrs, s["ridge"], edge)
                                       if d is not None and e is None]) or "none",
                 wd_inv_hi_lr=_fmt(inner[0][0], 1), wd_inv_hi=_fmt(inner[0][1], 2),
                 wd_inv_lo_lr=_fmt(lo[0], 1), wd_inv_lo=_fmt(lo[1], 2),
@@ -238,7 +239,7 @@ def invariant_numbers(grid: Decoupling) -> dict:
                 wd_inv_prod_seeds=_range(_product_moves(grid, INVARIANT_BAND).values()),
                 wd_inv_prod_top=_range(top_prods),
                 wd_inv_nobest=("" if not none else
-                               f"; at η = {_and([_fmt(lr, 1) for lr in none])} no decay beats the "
+                               f"; at η = {and_list([_fmt(lr, 1) for lr in none])} no decay beats the "
                                f"smallest by {_fmt(best_decay_per_lr.__defaults__[0], 2)} on the "
                                "seed-averaged grid, so it has no best λ "
                                "there: the top of that column is flat") or

@@ -7,10 +7,9 @@ The numbers each section's prose glues (``*_numbers``) are in :mod:`.facts`."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
-
-from dataclasses import replace
 
 from .. import evidence, plots, results
 from .experiments import (ChaosRun, DepthTime, Saxe, Trainability, best_sigma_w2, claim_runs,
@@ -18,7 +17,6 @@ from .experiments import (ChaosRun, DepthTime, Saxe, Trainability, best_sigma_w2
 from .isometry import isometry_claims
 from .science import (ChaosConfig, SignalConfig, backward_ratio, chi_1, critical_sigma_w2,
                       depth_scale, measure_map_iterates, q_map, std_ratio)
-
 from .width import width_claim_runs, width_claims
 
 __all__ = ["DEEP", "trainability_claims", "depth_time_claims", "precomputed", "published_claims",
@@ -26,9 +24,37 @@ __all__ = ["DEEP", "trainability_claims", "depth_time_claims", "precomputed", "p
 
 _num = plots.number
 
+# The claims' thresholds: each lives here once; the claim tests assert the rows' verdicts.
 DEEP = 30  # from this depth on, the trained region of the grid is read against the edge of chaos
-
 CHAOTIC_RATIO = 1.3  # "in the chaotic phase": sigma_w^2 at least this factor above the critical
+LEVEL = 0.5                # a cell of the grid "trained": train accuracy at least this
+CRITICAL_REL = 0.10        # chi_1 = 1 measured within 10% of the mean-field sigma_w^2
+MAP_REL = 0.15             # measured q-map iterates within 15% of the map (ChaosConfig.map_width units)
+EDGE_RATIO = 1.4           # "near the edge": sigma_w^2 within this factor of the critical value
+FAR_RATIO = 2.0            # "far from the edge": sigma_w^2 at least this factor away from it
+EDGE_MARGIN = 0.2          # the row's best beats the best far from the edge by this accuracy
+BAND_AGREE = 0.9  # trained and depth <= 6 xi_c agree on at least this fraction of the cells
+ORTH_GROWTH_MAX = 2.0      # deep linear, orthogonal: deepest over shallowest learning time
+IGB_RELU_MIN = 0.6  # the favourite class's share above this (no bias: 1 / n_classes)
+XI_DEV_MAX = 0.25  # measured xi_c: median relative deviation from the prediction below this
+C_STAR_HOT, C_STAR_COLD = 3.0, 1.0  # sigma_w^2 above and below the edge (the figure's maps)
+C_STAR_MAX = 0.9  # the measured fixed point c* below this: the correlations do not flow to 1
+C_STAR_DEPTH = 60  # layers iterated to read the measured fixed point
+HE_BAND = 5.0        # He/orthogonal/LSUV ReLU: forward and backward ratios within this factor of 1
+XAVIER_GRAD_GAP = 1e-4  # ReLU: an init's largest weight gradient over He's smallest, below this
+SMALL_COLLAPSE = 1e-6   # small Gaussian: last-layer std over the first's below this
+LSUV_FACTOR = 1.5       # LSUV: every layer's output variance within this factor of 1
+TANH_HOT = (0.6, 3.0)   # tanh above sigma_w^2 = 1: activation ratio above, backward ratio above
+FLUCT_DEV = 0.4         # Gaussian fluctuations: slope per layer within this fraction of 2/3
+ORTH_SLOPE_MAX = 0.02   # orthogonal fluctuations: |slope per layer| below this
+SAXE_DEV = 0.2          # half-learning steps within 20% of the exact solution
+TANH_SLOW = 0.02        # tanh at sigma_w^2 = 1: last/first activation std above this (slow decay)
+XAVIER_HALF = (0.4, 0.6)  # ReLU Xavier: per-layer variance factor, forward and backward, in here
+SMALL_INIT_STD = 0.01   # the small Gaussian start: N(0, 0.01^2) weights (science.init_mlp)
+SMALL_GEOM_REL = 0.1    # small Gaussian, ReLU: per-layer factor within 10% of 0.01 sqrt(n/2)
+POWER_FIT = 1.0         # tanh at sigma_w^2 = 1: a power of depth fits log std better than geometric
+TINY = 1e-30            # activation std below this: underflowed (float32 normals end near 1e-38)
+PLACEBOS = (("ordered", 1 / FAR_RATIO), ("chaotic", FAR_RATIO))  # the edge-of-chaos row's controls
 
 
 def _list(values) -> str:
@@ -38,13 +64,15 @@ def _list(values) -> str:
         ", ".join(values[:-1]) + " and " + values[-1]
 
 
-# The claims' thresholds: each lives here once; the claim tests assert the rows' verdicts.
-CRITICAL_REL = 0.10        # chi_1 = 1 measured within 10% of the mean-field sigma_w^2
-MAP_REL = 0.15             # measured q-map iterates within 15% of the map (ChaosConfig.map_width units)
-EDGE_RATIO = 1.4           # "near the edge": sigma_w^2 within this factor of the critical value
-FAR_RATIO = 2.0            # "far from the edge": sigma_w^2 at least this factor away from it
-EDGE_MARGIN = 0.2          # the row's best beats the best far from the edge by this accuracy
-ORTH_GROWTH_MAX = 2.0      # deep linear, orthogonal: deepest over shallowest learning time
+def _row(runs: dict, parts, **row) -> dict:
+    """A claims row judged on ``runs`` (``{seed: run}``): one claim, whose fields ``row``
+    replaces, or ``{label: claim}`` parts joined under the first's statement (``row``: the
+    :func:`dynamics.evidence.joint` row's statement, control, window and note)."""
+    if isinstance(parts, evidence.Claim):
+        return evidence.judge(replace(parts, **row), runs, runs).row()
+    first = next(iter(parts.values()))
+    return evidence.joint(row.pop("statement", first.statement), first.paper, {
+        label: evidence.judge(c, runs, runs) for label, c in parts.items()}, **row)
 
 
 def _decimals(sig) -> int:
@@ -65,51 +93,26 @@ def _window(crit: float, sig) -> tuple[list, list]:
 def _shared(heat: Trainability, more: Trainability | None) -> tuple[list, list, np.ndarray]:
     """The cells every seed of the edge-of-chaos row has: ``heat``'s depths and sigma_w^2 that
     ``more`` (the other seeds) has too, with ``heat``'s accuracies there (no ``more``: all)."""
-    acc = _acc(heat.acc)
+    acc = np.asarray(heat.acc, float)
     if more is None:
         return heat.depths, heat.sigma_w2, acc
     di = [i for i, d in enumerate(heat.depths) if d in more.depths]
     si = [i for i, s in enumerate(heat.sigma_w2) if s in more.sigma_w2]
-    return ([heat.depths[i] for i in di], [heat.sigma_w2[i] for i in si],
-            acc[np.ix_(di, si)])
-
-
-def _acc(rows) -> np.ndarray:
-    return np.asarray([[np.nan if v is None else v for v in row] for row in rows], float)
+    return [heat.depths[i] for i in di], [heat.sigma_w2[i] for i in si], acc[np.ix_(di, si)]
 
 
 def _edge_lead(run, edge_factor: float = 1.0) -> float:
     """One seed's grid ``(depths, sigma_w^2, acc, sigma_b^2)``: the smallest, over the depths
     from DEEP on, of the best train accuracy near ``edge_factor`` x the critical sigma_w^2
-    (within a factor EDGE_RATIO of it) minus the best far from it
-    (a factor FAR_RATIO or more away). ``edge_factor = 1``: the edge of chaos; another factor
-    puts the edge where it is not (the row's control)."""
+    minus the best far from it (:func:`_window`; another factor than 1: a placebo edge)."""
     depths, sig, acc, b2 = run
     near, far = _window(edge_factor * critical_sigma_w2(b2), sig)
-    leads = []
-    for d, row in zip(depths, np.asarray(acc, float)):
-        if d < DEEP:
-            continue
-        top = [row[sig.index(s)] for s in near]
-        cold = [row[sig.index(s)] for s in far]
-        leads.append(np.nanmax(top) - np.nanmax(cold) if top and cold else math.nan)
-    return float(min(leads)) if leads and all(math.isfinite(v) for v in leads) else math.nan
-
-
-def _edge_claim(factor: float, side: str) -> evidence.Claim:
-    return evidence.Claim(
-        f"deep networks (depth ≥ {DEEP}) train far better near the edge of chaos than far "
-        "from it",
-        "Schoenholz et al., Deep Information Propagation; Hayou et al., On the Impact of the "
-        "Activation Function on Deep Neural Networks Training",
-        measure=_edge_lead, control_measure=lambda r: _edge_lead(r, factor),
-        test=evidence.Test(">=", EDGE_MARGIN, "EDGE_MARGIN: the best train acc near the edge "
-                                              "minus the best far from it, smallest over the depths"),
-        control=f"the same test with the edge put at {factor:g}× the critical σ_w² ({side})",
-        window="depths from DEEP on", fmt=lambda x: _num(x, 2))
-
-
-EDGE_ORDERED, EDGE_CHAOTIC = _edge_claim(1 / FAR_RATIO, "ordered"), _edge_claim(FAR_RATIO, "chaotic")
+    deep = np.asarray(acc, float)[np.asarray(depths) >= DEEP]
+    if not (near and far and len(deep)):
+        return math.nan
+    top, cold = (np.nanmax(deep[:, [sig.index(s) for s in side]], 1) for side in (near, far))
+    lead = top - cold  # per depth
+    return float(min(lead)) if np.all(np.isfinite(lead)) else math.nan
 
 
 def _best_factor(run, edge_factor: float = 1.0) -> float:
@@ -124,49 +127,64 @@ def _best_factor(run, edge_factor: float = 1.0) -> float:
                default=math.nan)
 
 
-def _argmax_claim(factor: float) -> evidence.Claim:
-    return replace(EDGE_ORDERED, measure=_best_factor,
-                   control_measure=lambda r: _best_factor(r, factor),
-                   test=evidence.Test("<=", EDGE_RATIO, "EDGE_RATIO: the factor between the "
-                                      "best σ_w² and the edge, largest over the depths",
-                                      scale="log"), fmt=lambda x: f"{x:.3g}×")
+_SCHOENHOLZ = "Schoenholz et al., Deep Information Propagation"
+EDGE = evidence.Claim(
+    f"deep networks (depth ≥ {DEEP}) train far better near the edge of chaos than far "
+    "from it", f"{_SCHOENHOLZ}; Hayou et al., On the Impact of the "
+    "Activation Function on Deep Neural Networks Training", measure=_edge_lead,
+    test=evidence.Test(">=", EDGE_MARGIN, "EDGE_MARGIN: the best train acc near the edge "
+                                          "minus the best far from it, smallest over the depths"),
+    control="the same test with the edge put a factor FAR_RATIO below or above the critical σ_w²",
+    window="depths from DEEP on", fmt=lambda x: _num(x, 2))
+ARGMAX = replace(EDGE, measure=_best_factor, fmt=lambda x: f"{x:.3g}×",
+                 test=evidence.Test("<=", EDGE_RATIO, "EDGE_RATIO: the factor between the best "
+                                    "σ_w² and the edge, largest over the depths", scale="log"))
 
 
-ARGMAX_ORDERED, ARGMAX_CHAOTIC = _argmax_claim(1 / FAR_RATIO), _argmax_claim(FAR_RATIO)
+def _placebos(claim: evidence.Claim, label: str) -> dict:
+    """``claim`` with each placebo edge (:data:`PLACEBOS`) its control, by ``label`` (its phase)."""
+    return {label.format(side): replace(claim, control_measure=lambda r, f=f: claim.measure(r, f))
+            for side, f in PLACEBOS}
 
 
-def trainability_claims(heat: Trainability, more: Trainability | None = None,
-                        level: float = 0.5) -> list[dict]:
-    """The claims rows of the trainability grid, from the precomputed data: ``heat`` (its
-    seeds' mean accuracy; one seed, 0, at the cpu profile) and ``more``, the same networks on
-    other seeds, each seed's own accuracies, on the cells the edge-of-chaos row reads
-    (``initialization_trainability_seeds``). That row is judged on every seed, each on the
-    cells all the seeds have (:func:`_shared`), and shown, not asserted (fragile: its verdict
-    has changed with each regeneration of the grids); the 6 xi_c row reads the whole grid, rests on
-    ``heat``'s seeds alone and is not asserted (the prose glues both verdicts). What the grid
-    shows beyond the papers' claims (the narrowing with depth, where the line and training
-    disagree) is this page's observation on one seed: the prose glues it
-    (:func:`~.facts.trainability_numbers`), the table has no row for it."""
-    b2 = heat.sigma_b2
+def _depth_rule_agreement(heat: Trainability) -> float:
+    """The null of the 6 xi_c row: the best agreement with "trained" of a rule that ignores
+    sigma_w^2 ("trained iff depth <= D", D the grid's best cut, none included)."""
+    acc = np.asarray(heat.acc, float)
+    ok, trained, d = np.isfinite(acc), acc >= LEVEL, np.asarray(heat.depths)[:, None]
+    return max(float(np.mean((trained == (d <= cut))[ok])) for cut in [0, *heat.depths])
+
+
+BAND = evidence.Claim(
+    "networks train when depth ≲ 6 ξ_c, and not beyond", _SCHOENHOLZ,
+    measure=lambda h: trainability_agreement(h, LEVEL)[0], control_measure=_depth_rule_agreement,
+    test=evidence.Test(">=", BAND_AGREE, f"BAND_AGREE: the fraction of cells where trained "
+                                         f"(≥ {LEVEL:g}) and depth ≤ 6 ξ_c agree"),
+    control="the best rule that ignores σ_w² (trained iff depth ≤ D, D the grid's best cut)",
+    window="every cell of the grid", asserted=False, fmt=lambda x: f"{100 * x:.0f}%")
+
+
+def trainability_claims(heat: Trainability, more: Trainability | None = None) -> list[dict]:
+    """The trainability grid's rows, from the precomputed data: ``heat`` (the figure's grid)
+    and ``more`` (other seeds, on the cells the edge-of-chaos row reads). That row is judged on
+    every seed, on the cells all seeds have (:func:`_shared`); the 6 xi_c row on the whole grid
+    of ``heat``'s seeds. Neither is asserted (the prose glues their verdicts); what the grid
+    shows beyond the papers (the narrowing with depth) is glued, not a row."""
+    b2, crit, seed = heat.sigma_b2, critical_sigma_w2(heat.sigma_b2), heat.seeds[0]
     depths, sig, acc = _shared(heat, more)  # every seed judged on the cells all seeds have
-    seeds = heat.seeds
-    crit = critical_sigma_w2(b2)
-    runs = {s: (depths, sig, acc) for s in seeds[:1]}  # the grid: one seed, or a mean of several
+    runs = {seed: (depths, sig, acc, b2)}  # the grid: one seed, or a mean of several
     if more is not None:
         m = np.asarray(more.acc_per_seed, float)  # depth x seed x sigma_w^2
         di, si = [more.depths.index(d) for d in depths], [more.sigma_w2.index(s) for s in sig]
-        runs.update({s: (depths, sig, m[:, i][np.ix_(di, si)]) for i, s in
-                     enumerate(more.seeds)})
-    runs = {s: r + (b2,) for s, r in runs.items()}
-    best = {s: [(d, b) for d, b in zip(r[0], best_sigma_w2(np.asarray(r[2]).tolist(), r[1]))
+        runs.update({s: (depths, sig, m[:, i][np.ix_(di, si)], b2)
+                     for i, s in enumerate(more.seeds)})
+    best = {s: [(d, b) for d, b in zip(depths, best_sigma_w2(np.asarray(r[2]).tolist(), sig))
                 if d >= DEEP] for s, r in runs.items()}
     near, far = _window(crit, sig)
-    po, pc = _window(crit / FAR_RATIO, sig), _window(crit * FAR_RATIO, sig)
-    rows = [evidence.joint(
-        EDGE_ORDERED.statement.replace("edge of chaos", f"edge of chaos (σ_w² = {crit:.2f})"),
-        EDGE_ORDERED.paper,
-        {"edge put in the ordered phase:": evidence.judge(EDGE_ORDERED, runs, runs),
-         "edge put in the chaotic phase:": evidence.judge(EDGE_CHAOTIC, runs, runs)},
+    po, pc = (_window(crit * f, sig) for _, f in PLACEBOS)
+    edge = _row(
+        runs, _placebos(EDGE, "edge put in the {} phase:"),
+        statement=EDGE.statement.replace("edge of chaos", f"edge of chaos (σ_w² = {crit:.2f})"),
         control=f"the same test with the edge put a factor {FAR_RATIO:g} below and above the "
                 f"critical σ_w² (placebo edges), which must fail it; near: within a factor "
                 f"{EDGE_RATIO:g}, far: a factor {FAR_RATIO:g} or more, the edge and these "
@@ -177,62 +195,28 @@ def trainability_claims(heat: Trainability, more: Trainability | None = None,
         window=f"the cells every seed has, one rule for all seeds: depths "
                f"{_list([d for d in depths if d >= DEEP])}, σ_w² = {_list(sig)}; near "
                f"{crit:.2f}: {_list(near)}, far: {_list(far)}"
-               + (f"; seed {_list(seeds[:1])}'s grid has more cells (the figure), seeds "
+               + (f"; seed {seed}'s grid has more cells (the figure), seeds "
                   f"{_list(more.seeds)} were trained for this row only"
                   if more is not None else ""),
         note="whether the best σ_w² lies within a factor EDGE_RATIO of the edge, against the "
              "placebo edges (judged, shown, not asserted: the statement does not claim it): "
-             + "; ".join(evidence.judge(c, runs, runs).text(label) for label, c in (
-                 ("placebo in the ordered phase:", ARGMAX_ORDERED),
-                 ("placebo in the chaotic phase:", ARGMAX_CHAOTIC)))
+             + "; ".join(evidence.judge(c, runs, runs).text(label) for label, c in _placebos(
+                 ARGMAX, "placebo in the {} phase:").items())
              + "; best σ_w² per depth (shown): " + "; ".join(
             f"seed {s}: " + ", ".join(f"{d}: {'none' if b is None else f'{b:g}'}" for d, b in bd)
-            for s, bd in best.items()))]
-    return rows + [_band_row(heat, level)]
+            for s, bd in best.items()))
+    window = (f"every cell of the grid ({np.asarray(heat.acc, float).size} cells, "
+              f"{heat.steps:,} SGD steps, width {heat.width})")
+    return [edge, _row({seed: heat}, BAND, window=window)]
 
 
-def _depth_rule_agreement(heat: Trainability, level: float = 0.5) -> float:
-    """The null of the 6 xi_c row: the best agreement with "trained" of a rule that ignores
-    sigma_w^2 ("trained iff depth <= D", D the grid's best cut, none included)."""
-    acc = _acc(heat.acc)
-    ok, trained, d = np.isfinite(acc), acc >= level, np.asarray(heat.depths)[:, None]
-    return max(float(np.mean((trained == (d <= cut))[ok]))
-               for cut in [0, *heat.depths])
-
-
-BAND_AGREE = 0.9  # trained and depth <= 6 xi_c agree on at least this fraction of the cells
-BAND = evidence.Claim(
-    "networks train when depth ≲ 6 ξ_c, and not beyond", "Schoenholz et al., Deep Information "
-    "Propagation", measure=lambda h: trainability_agreement(h)[0],
-    control_measure=_depth_rule_agreement,
-    test=evidence.Test(">=", BAND_AGREE, "BAND_AGREE: the fraction of cells where trained "
-                                         "(≥ 0.5) and depth ≤ 6 ξ_c agree"),
-    control="the best rule that ignores σ_w² (trained iff depth ≤ D, D the grid's best cut)",
-    window="every cell of the grid", asserted=False, fmt=lambda x: f"{100 * x:.0f}%")
-
-
-def _band_row(heat: Trainability, level: float = 0.5) -> dict:
-    """The row of Schoenholz et al.'s criterion on the whole grid (one seed at the cpu
-    profile, not asserted: the prose glues its verdict)."""
-    seed = heat.seeds[0]
-    claim = replace(BAND, measure=lambda h: trainability_agreement(h, level)[0],
-                    control_measure=lambda h: _depth_rule_agreement(h, level),
-                    window=f"every cell of the grid ({_acc(heat.acc).size} cells, "
-                           f"{heat.steps:,} SGD steps, width {heat.width})")
-    return evidence.judge(claim, {seed: heat}, {seed: heat}).row()
-
-
-def _growth(times) -> float:
-    """The deepest network's learning time over the shallowest's (inf: never learned)."""
-    return float(times[-1] / times[0])
-
-
+_SAXE = ("Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep linear "
+         "neural networks")
 DEPTH_TIME = evidence.Claim(
     "deep linear networks, random orthogonal init at the best learning rate{falls}: a finite, "
     "depth-independent delay in learning time; scaled Gaussian init: the learning time grows "
-    "with depth",
-    "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep linear "
-    "neural networks", measure=lambda r: _growth(r[0]), control_measure=lambda r: _growth(r[1]),
+    "with depth", _SAXE,
+    measure=lambda times: float(times[-1] / times[0]),  # deepest over shallowest (inf: never)
     test=evidence.Test("<=", ORTH_GROWTH_MAX, "ORTH_GROWTH_MAX: the deepest network's learning "
                                               "time over the shallowest's", scale="log"),
     control="scaled Gaussian init on the same seed, measured the same way",
@@ -241,22 +225,18 @@ DEPTH_TIME = evidence.Claim(
 
 
 def depth_time_claims(res: DepthTime) -> list[dict]:
-    """The claims row of the deep linear networks' learning time against depth, judged by
-    the engine per seed (best learning rate of each seed): the deepest network's time over
-    the shallowest's with orthogonal init; the scaled Gaussian init, measured the same way,
-    must fail the same test."""
-    d = res.depths
-    orth = np.array([learning_times(r) for r in res.orthogonal_per_seed])  # depth x seed
-    gauss = np.array([learning_times(r) for r in res.gaussian_per_seed])
-    runs = {s: (orth[:, i], gauss[:, i]) for i, s in enumerate(res.seeds)}
-    lr = res.orthogonal_lr
-    window = (f"depths {d[0]}–{d[-1]} (a {d[-1] // d[0]}-fold depth), the best of "
-              f"{len(res.lrs)} learning rates per seed; best lr (orthogonal, shown) "
-              f"{_num(lr[0], 2)} → {_num(lr[-1], 2)}")
+    """The row of deep linear networks' learning time against depth (each seed at its best
+    learning rate): orthogonal init, with the scaled Gaussian init as its control."""
+    d, lr = res.depths, res.orthogonal_lr
+    orth, gauss = ({s: t for s, t in zip(res.seeds, np.array([learning_times(r) for r in per]).T)}
+                   for per in (res.orthogonal_per_seed, res.gaussian_per_seed))  # {seed: time per depth}
     k = falls_to(lr)
-    falls = f" (which falls to depth {d[k]})" if k > 0 else ""
-    return [evidence.judge(replace(DEPTH_TIME, window=window, statement=DEPTH_TIME.statement.format(
-        falls=falls)), runs, runs).row()]
+    claim = replace(DEPTH_TIME, statement=DEPTH_TIME.statement.format(
+        falls=f" (which falls to depth {d[k]})" if k > 0 else ""),
+        window=f"depths {d[0]}–{d[-1]} (a {d[-1] // d[0]}-fold depth), the best of "
+               f"{len(res.lrs)} learning rates per seed; best lr (orthogonal, shown) "
+               f"{_num(lr[0], 2)} → {_num(lr[-1], 2)}")
+    return [evidence.judge(claim, orth, gauss).row()]
 
 
 def falls_to(values) -> int:
@@ -295,44 +275,24 @@ def _line_dev(chaos: ChaosRun, critical_of) -> float:
     return max(abs(m / critical_of(b) - 1) for b, m in pairs)
 
 
-_POOLE = ("Poole et al., Exponential expressivity in deep neural networks through transient "
-          "chaos")
 Q_MAP = evidence.Claim(
-    "the length map: the measured iterates follow the mean-field q-map", _POOLE,
-    measure=lambda c: _map_dev(c, q_map), control_measure=lambda c: _map_dev(c, lambda q, w, b: w * q + b),
+    "the length map: the measured iterates follow the mean-field q-map", "Poole et al., "
+    "Exponential expressivity in deep neural networks through transient chaos",
+    measure=lambda c: _map_dev(c, q_map),
+    control_measure=lambda c: _map_dev(c, lambda q, w, b: w * q + b),
     test=evidence.Test("<", MAP_REL, "MAP_REL: the largest relative deviation of an iterate "
                                      "from the map"),
     control="the same iterates against a linear network's map σ_w² q + σ_b² (tanh left out)",
     window="every iterate", fmt=lambda x: f"{100 * x:.1f}%")
 CRITICAL_LINE = evidence.Claim(
     "tanh, σ_b² = {b2:g}: the edge of chaos χ₁ = 1 lies at σ_w² = {crit} (mean-field theory), "
-    "and on the theory's critical line at every σ_b²", "Poole et al.; Schoenholz et al., Deep "
-    "Information Propagation", measure=lambda c: _line_dev(c, critical_sigma_w2),
+    "and on the theory's critical line at every σ_b²", f"Poole et al.; {_SCHOENHOLZ}",
+    measure=lambda c: _line_dev(c, critical_sigma_w2),
     control_measure=lambda c: _line_dev(c, lambda b: 1.0),
     test=evidence.Test("<", CRITICAL_REL, "CRITICAL_REL: the largest relative deviation of the "
                                           "measured critical σ_w² from the prediction"),
     control="the same measurements against σ_w² = 1, the edge without bias variance (the null "
             "that σ_b² does not move it)", window="σ_b² = ", fmt=lambda x: f"{100 * x:.1f}%")
-
-
-def _igb_share(r: dict, activation: str, k: int) -> float:
-    """The favourite class's share of the inputs, mean over the networks of depth index k."""
-    return float(np.mean(r[activation][k]))
-
-
-_FRANCAZI = "Francazi et al., Initial Guessing Bias: How Untrained Networks Favor Some Classes"
-IGB_RELU_MIN = 0.6  # the favourite class's share above this (no bias: 1 / n_classes)
-_IGB_TEST = evidence.Test(">", IGB_RELU_MIN, "IGB_RELU_MIN: the favourite class's share of "
-                                             "the inputs, mean over the networks")
-IGB_TANH = evidence.Claim(
-    "untrained deep ReLU networks put most inputs in one class; tanh networks and shallow "
-    "ReLU networks do not", _FRANCAZI,
-    measure=lambda r: _igb_share(r, "relu", -1), control_measure=lambda r: _igb_share(r, "tanh", -1),
-    test=_IGB_TEST, control="tanh networks of the same depth (σ_w² = 1)", window="the deepest")
-IGB_SHALLOW = replace(IGB_TANH, control_measure=lambda r: _igb_share(r, "relu", 0),
-                      control="ReLU networks of the shallowest depth")
-
-XI_DEV_MAX = 0.25  # measured xi_c: median relative deviation from the prediction below this
 
 
 def _xi_dev(chaos: ChaosRun, predict) -> float:
@@ -352,18 +312,13 @@ def _xi_ordered_formula(s: float, b2: float) -> float:
 
 XI_CHAOTIC = evidence.Claim(
     "correlations relax over ξ_c = −1/ln χ_c layers, χ_c taken at the fixed point c*: in the "
-    "chaotic phase (c* < 1) too", "Schoenholz et al., Deep Information Propagation",
-    measure=lambda c: _xi_dev(c, depth_scale),
+    "chaotic phase (c* < 1) too", _SCHOENHOLZ, measure=lambda c: _xi_dev(c, depth_scale),
     control_measure=lambda c: _xi_dev(c, _xi_ordered_formula),
     test=evidence.Test("<", XI_DEV_MAX, "XI_DEV_MAX: median |measured ξ_c / predicted − 1| in "
                                         "the chaotic phase"),
     control="the same measured ξ_c against |−1/ln χ₁|, the ordered phase's formula (χ_c at "
             "c = 1) read across the edge", window="σ_w² ≥ {ratio:g} × {crit} (the chaotic phase)",
     fmt=lambda x: f"{100 * x:.0f}%")
-
-C_STAR_HOT, C_STAR_COLD = 3.0, 1.0  # sigma_w^2 above and below the edge (the figure's maps)
-C_STAR_MAX = 0.9  # the measured fixed point c* below this: the correlations do not flow to 1
-C_STAR_DEPTH = 60  # layers iterated to read the measured fixed point
 
 
 def measured_c_star(chaos: ChaosRun, seed: int, sigma_w2: float, starts=(0.0, 0.6)) -> float:
@@ -376,8 +331,7 @@ def measured_c_star(chaos: ChaosRun, seed: int, sigma_w2: float, starts=(0.0, 0.
 
 
 C_STAR = evidence.Claim(
-    "c* = 1 below the edge of chaos, c* < 1 above it", "Poole et al.; Schoenholz et al., Deep "
-    "Information Propagation",
+    "c* = 1 below the edge of chaos, c* < 1 above it", f"Poole et al.; {_SCHOENHOLZ}",
     measure=lambda cs: measured_c_star(cs[0], cs[1], C_STAR_HOT),
     control_measure=lambda cs: measured_c_star(cs[0], cs[1], C_STAR_COLD),
     test=evidence.Test("<", C_STAR_MAX, "C_STAR_MAX: the correlation of two inputs after "
@@ -387,10 +341,6 @@ C_STAR = evidence.Claim(
     window=f"after {C_STAR_DEPTH} layers, from starting correlations 0 and 0.6", fmt=_num,
     constant_control="in the ordered phase the correlation converges to 1 to rounding on every "
                      "seed, the fixed point the theory gives")
-
-
-def _judge(claim, runs, **change) -> dict:
-    return evidence.judge(replace(claim, **change), runs, runs).row()
 
 
 def _factor(x: float) -> float:
@@ -407,50 +357,6 @@ def _band_factor(stats: dict, inits) -> float:
 def _lsuv_factor(r: dict, key: str) -> float:
     """The largest factor between a layer's output variance and 1, over the activations."""
     return max(_factor(x) for a in r for x in r[a]["lsuv"][key])
-
-
-_HE = "He et al.; Kumar, On weight initialization in deep neural networks"
-HE_BAND = 5.0        # He/orthogonal/LSUV ReLU: forward and backward ratios within this factor of 1
-XAVIER_GRAD_GAP = 1e-4  # ReLU: an init's largest weight gradient over He's smallest, below this
-SMALL_COLLAPSE = 1e-6   # small Gaussian: last-layer std over the first's below this
-LSUV_FACTOR = 1.5       # LSUV: every layer's output variance within this factor of 1
-TANH_HOT = (0.6, 3.0)   # tanh above sigma_w^2 = 1: activation ratio above, backward ratio above
-FLUCT_DEV = 0.4         # Gaussian fluctuations: slope per layer within this fraction of 2/3
-ORTH_SLOPE_MAX = 0.02   # orthogonal fluctuations: |slope per layer| below this
-SAXE_DEV = 0.2          # half-learning steps within 20% of the exact solution
-TANH_SLOW = 0.02        # tanh at sigma_w^2 = 1: last/first activation std above this (slow decay)
-XAVIER_HALF = (0.4, 0.6)  # ReLU Xavier: per-layer variance factor, forward and backward, in here
-SMALL_INIT_STD = 0.01   # the small Gaussian start: N(0, 0.01^2) weights (science.init_mlp)
-SMALL_GEOM_REL = 0.1    # small Gaussian, ReLU: per-layer factor within 10% of 0.01 sqrt(n/2)
-POWER_FIT = 1.0         # tanh at sigma_w^2 = 1: a power of depth fits log std better than geometric
-TINY = 1e-30            # activation std below this: underflowed (float32 normals end near 1e-38)
-HE_KEEPS = evidence.Claim(
-    "ReLU: Var W = 2/fan_in keeps the forward signal (activations) and the backward signal "
-    "(‖dL/dz‖) at any depth; Xavier (≈ 1/fan_in) halves both variances every layer", _HE,
-    measure=lambda r: _band_factor(r["relu"], ["he"]),
-    control_measure=lambda r: _band_factor(r["relu"], ["xavier"]),
-    test=evidence.Test("<", HE_BAND, "HE_BAND: the largest factor from 1 of the last/first "
-                                     "activation std and first/last ‖dL/dz‖", scale="log"),
-    control="Xavier init, measured the same way", window="the network's layers", fmt=lambda x: f"{x:.3g}×")
-XAVIER_VANISHES = evidence.Claim(
-    "ReLU, Xavier: the weight gradient ‖dL/dW‖ vanishes in every layer at once: the forward "
-    "signal shrinks towards the output, the backward signal towards the input, and a layer's "
-    "weight gradient is their product", "He et al., Delving Deep into Rectifiers (each ReLU "
-    "layer scales the forward and the backward variance by n Var W / 2); the vanishing in "
-    "every layer at once is this page's measurement",
-    measure=lambda r: max(r["relu"]["xavier"]["grad_norm"][1:]) / min(r["relu"]["he"]["grad_norm"][1:]),
-    control_measure=lambda r: max(r["relu"]["he"]["grad_norm"][1:]) / min(r["relu"]["he"]["grad_norm"][1:]),
-    test=evidence.Test("<", XAVIER_GRAD_GAP, "XAVIER_GRAD_GAP: the init's largest ‖dL/dW‖ over "
-                                             "layers 2–L, over He's smallest", scale="log"),
-    control="He in Xavier's place, measured the same way", window="the network's layers")
-SMALL_SHRINKS = evidence.Claim(
-    "ReLU: a small Gaussian start shrinks the signal geometrically", "Kumar, On weight initialization in deep neural networks (the "
-    "variance recursion that sizes each layer's weights); what the small Gaussian and the "
-    "all-zero start do with it is this page's observation",
-    measure=lambda r: std_ratio(r["relu"]["small"]), control_measure=lambda r: std_ratio(r["relu"]["he"]),
-    test=evidence.Test("<", SMALL_COLLAPSE, "SMALL_COLLAPSE: last-layer activation std over "
-                                            "the first's (it may underflow to 0)"),
-    control="He init, measured the same way", window="all layers")
 
 
 def geometric_factor(stats: dict) -> float:
@@ -486,21 +392,43 @@ def _per_layer_factor(stats: dict) -> float:
     return max(fs, key=lambda f: abs(f - 0.5))
 
 
-XAVIER_HALVES = evidence.Claim(
-    HE_KEEPS.statement, HE_KEEPS.paper,
-    measure=lambda r: abs(_per_layer_factor(r["relu"]["xavier"]) - 0.5),
+_KUMAR = "Kumar, On weight initialization in deep neural networks"
+HE_KEEPS = evidence.Claim(
+    "ReLU: Var W = 2/fan_in keeps the forward signal (activations) and the backward signal "
+    "(‖dL/dz‖) at any depth; Xavier (≈ 1/fan_in) halves both variances every layer",
+    f"He et al.; {_KUMAR}", measure=lambda r: _band_factor(r["relu"], ["he"]),
+    control_measure=lambda r: _band_factor(r["relu"], ["xavier"]),
+    test=evidence.Test("<", HE_BAND, "HE_BAND: the largest factor from 1 of the last/first "
+                                     "activation std and first/last ‖dL/dz‖", scale="log"),
+    control="Xavier init, measured the same way", window="the network's layers",
+    fmt=lambda x: f"{x:.3g}×")
+XAVIER_HALVES = replace(
+    HE_KEEPS, measure=lambda r: abs(_per_layer_factor(r["relu"]["xavier"]) - 0.5),
     control_measure=lambda r: abs(_per_layer_factor(r["relu"]["he"]) - 0.5),
     test=evidence.Test("<=", (XAVIER_HALF[1] - XAVIER_HALF[0]) / 2,
                        f"XAVIER_HALF: the per-layer variance factor (ratio^(2/(L−1)), forward and "
                        f"backward, the one further from 1/2) within {XAVIER_HALF[0]:g}–"
                        f"{XAVIER_HALF[1]:g}: its distance from 1/2"),
-    control="He init, measured the same way (≈ 1 per layer)", window="the network's layers",
-    fmt=lambda x: _num(x, 2))
-def _zero_max(r: dict) -> float:
-    """All-zero ReLU network: the largest activation std and ‖dL/dW‖ over the layers."""
-    return max(*r["relu"]["zero"]["act_std"], *r["relu"]["zero"]["grad_norm"])
-
-
+    control="He init, measured the same way (≈ 1 per layer)", fmt=lambda x: _num(x, 2))
+XAVIER_VANISHES = evidence.Claim(
+    "ReLU, Xavier: the weight gradient ‖dL/dW‖ vanishes in every layer at once: the forward "
+    "signal shrinks towards the output, the backward signal towards the input, and a layer's "
+    "weight gradient is their product", "He et al., Delving Deep into Rectifiers (each ReLU "
+    "layer scales the forward and the backward variance by n Var W / 2); the vanishing in "
+    "every layer at once is this page's measurement",
+    measure=lambda r: max(r["relu"]["xavier"]["grad_norm"][1:]) / min(r["relu"]["he"]["grad_norm"][1:]),
+    control_measure=lambda r: max(r["relu"]["he"]["grad_norm"][1:]) / min(r["relu"]["he"]["grad_norm"][1:]),
+    test=evidence.Test("<", XAVIER_GRAD_GAP, "XAVIER_GRAD_GAP: the init's largest ‖dL/dW‖ over "
+                                             "layers 2–L, over He's smallest", scale="log"),
+    control="He in Xavier's place, measured the same way", window="the network's layers")
+SMALL_SHRINKS = evidence.Claim(
+    "ReLU: a small Gaussian start shrinks the signal geometrically", f"{_KUMAR} (the "
+    "variance recursion that sizes each layer's weights); what the small Gaussian and the "
+    "all-zero start do with it is this page's observation",
+    measure=lambda r: std_ratio(r["relu"]["small"]), control_measure=lambda r: std_ratio(r["relu"]["he"]),
+    test=evidence.Test("<", SMALL_COLLAPSE, "SMALL_COLLAPSE: last-layer activation std over "
+                                            "the first's (it may underflow to 0)"),
+    control="He init, measured the same way", window="all layers")
 LSUV_UNIT = evidence.Claim(
     "LSUV: an orthonormal start and per-layer rescaling give unit output variance in every "
     "layer, on inputs it was not rescaled on", "Mishkin & Matas, All you need is a good init",
@@ -512,11 +440,17 @@ LSUV_UNIT = evidence.Claim(
 TANH_BACKWARD = evidence.Claim(
     "tanh: at σ_w² = 1 (Xavier, orthogonal) the activations and the backward signal decay "
     "slowly; above it (He, LSUV) the activations stay up and the backward signal grows "
-    "towards the input (chaos)", "Poole et al.; Schoenholz et al., Deep Information Propagation",
+    "towards the input (chaos)", f"Poole et al.; {_SCHOENHOLZ}",
     measure=lambda r: min(backward_ratio(r["tanh"][i]) for i in ("he", "lsuv")),
     control_measure=lambda r: max(backward_ratio(r["tanh"][i]) for i in ("xavier", "orthogonal")),
     test=evidence.Test(">", TANH_HOT[1], "TANH_HOT: first/last ‖dL/dz‖, smaller of He and LSUV",
-                       scale="log"), control="Xavier and orthogonal, the larger", window="the network's layers")
+                       scale="log"), control="Xavier and orthogonal, the larger",
+    window="the network's layers")
+TANH_FORWARD = replace(
+    TANH_BACKWARD, measure=lambda r: min(std_ratio(r["tanh"][i]) for i in ("he", "lsuv")),
+    control_measure=lambda r: max(std_ratio(r["tanh"][i]) for i in ("xavier", "orthogonal")),
+    test=evidence.Test(">", TANH_HOT[0], "TANH_HOT: last/first activation std, smaller of He "
+                                         "and LSUV"))
 TANH_SLOW_DECAY = replace(
     TANH_BACKWARD, measure=lambda r: min(std_ratio(r["tanh"][i]) for i in ("xavier", "orthogonal")),
     control_measure=lambda r: std_ratio(r["relu"]["xavier"]),
@@ -524,24 +458,18 @@ TANH_SLOW_DECAY = replace(
                                        "and orthogonal tanh", scale="log"),
     control="ReLU Xavier (the variance halved every layer), measured the same way")
 TANH_POWER = replace(
-    TANH_BACKWARD, measure=lambda r: min(power_over_geometric(r["tanh"][i])
-                                         for i in ("xavier", "orthogonal")),
+    TANH_SLOW_DECAY, measure=lambda r: min(power_over_geometric(r["tanh"][i])
+                                           for i in ("xavier", "orthogonal")),
     control_measure=lambda r: power_over_geometric(r["relu"]["xavier"]),
     test=evidence.Test(">", POWER_FIT, "POWER_FIT: the residual of a geometric fit of log "
                                        "activation std over that of a power of depth, smaller "
-                                       "of Xavier and orthogonal tanh, every layer", scale="log"),
-    control="ReLU Xavier (the variance halved every layer), measured the same way")
-TANH_FORWARD = replace(
-    TANH_BACKWARD, measure=lambda r: min(std_ratio(r["tanh"][i]) for i in ("he", "lsuv")),
-    control_measure=lambda r: max(std_ratio(r["tanh"][i]) for i in ("xavier", "orthogonal")),
-    test=evidence.Test(">", TANH_HOT[0], "TANH_HOT: last/first activation std, smaller of He "
-                                         "and LSUV"))
+                                       "of Xavier and orthogonal tanh, every layer", scale="log"))
 
-_DAY = ("Day, Kahn & Roberts, Feature Learning and Generalization in Deep Networks with "
-        "Orthogonal Weights")
+
 FLUCT_GAUSS = evidence.Claim(
     "Gaussian weights: preactivation fluctuations grow linearly with depth (slope 2/3 per "
-    "layer in n·Var G/E[G]²); orthogonal weights: independent of depth", _DAY,
+    "layer in n·Var G/E[G]²); orthogonal weights: independent of depth", "Day, Kahn & Roberts, "
+    "Feature Learning and Generalization in Deep Networks with Orthogonal Weights",
     measure=lambda f: abs(f.gaussian_slope / (2 / 3) - 1),
     control_measure=lambda f: abs(f.orthogonal_slope / (2 / 3) - 1),
     test=evidence.Test("<", FLUCT_DEV, "FLUCT_DEV: |slope per layer / (2/3) − 1|"),
@@ -568,90 +496,87 @@ def _saxe_dev(r: Saxe) -> float:
 SAXE = evidence.Claim(
     "from small weights each mode is learned in a sharp sigmoidal transition at a time ∝ 1/s, "
     "strongest first: plateaus, then drops; the trained network lags the exact solution "
-    "slightly", "Saxe et al., Exact solutions to the nonlinear dynamics of learning in deep "
-    "linear neural networks", measure=_saxe_dev,
+    "slightly", _SAXE, measure=_saxe_dev,
     control_measure=lambda r: _saxe_dev(replace(r, **vars(r.control))),
     test=evidence.Test("<", SAXE_DEV, "SAXE_DEV: the largest relative deviation of a "
                                       "half-learning step from the exact solution"),
     control="an orthogonal start (same task, rate and steps), which skips the plateaus",
     window="every pattern, later than the exact solution, strongest first",
     fmt=lambda x: f"{100 * x:.0f}%" if math.isfinite(x) else "does not follow it")
+IGB_TANH = evidence.Claim(  # the favourite class's share, mean over the networks of a depth
+    "untrained deep ReLU networks put most inputs in one class; tanh networks and shallow "
+    "ReLU networks do not", "Francazi et al., Initial Guessing Bias: How Untrained Networks "
+    "Favor Some Classes", measure=lambda r: float(np.mean(r["relu"][-1])),
+    control_measure=lambda r: float(np.mean(r["tanh"][-1])),
+    test=evidence.Test(">", IGB_RELU_MIN, "IGB_RELU_MIN: the favourite class's share of "
+                                          "the inputs, mean over the networks"),
+    control="tanh networks of the same depth (σ_w² = 1)", window="the deepest")
+IGB_SHALLOW = replace(IGB_TANH, control_measure=lambda r: float(np.mean(r["relu"][0])),
+                      control="ReLU networks of the shallowest depth")
 
 
 def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time=None,
            igb=None, iso=None, more=None, signal_width: int | None = None) -> list[dict]:
-    """One :func:`dynamics.plots.claim` row per claim, with the verdict the numbers support.
-    The live results come as ``{seed: result}`` (:func:`claim_runs`: each row is judged on
-    every seed and shows their spread); ``heat`` and ``depth_time`` are the precomputed
-    results shown on the page, ``more`` the grid's other seeds (:func:`trainability_claims`);
-    ``signal_width`` the hidden width of the ``signal`` runs (the small start's closed form)."""
+    """One claims row per claim. The live results come as ``{seed: result}`` (:func:`claim_runs`);
+    ``heat``, ``more`` and ``depth_time`` are precomputed (:func:`trainability_claims`);
+    ``signal_width`` is the ``signal`` runs' hidden width (the small start's closed form). A row
+    whose runs lack an init (a dry run keeps the grid's ends) is left out."""
     rows = []
     if signal is not None and not (isinstance(signal_width, int) and signal_width > 0):
         raise ValueError(f"claims(signal=...) needs signal_width (SignalConfig.width), got {signal_width!r}")
     if signal is not None:
         signal = plots.per_seed(signal, "signal", "init.claim_runs")
         one = signal[next(iter(signal))]
-        depth = len(next(iter(one["relu"].values()))["act_std"]) if "relu" in one else 0
-        w = f"depth {depth}, {len(next(iter(signal.values())))} activations, MNIST-1D inputs"
         relu = one.get("relu", {})
+        depth = len(next(iter(relu.values()))["act_std"]) if relu else 0
+        w = f"depth {depth}, {len(one)} activations, MNIST-1D inputs"
         if "he" in relu and "xavier" in relu:
             keep = [i for i in ("he", "orthogonal", "lsuv") if i in relu]
-            rows.append(evidence.joint(
-                HE_KEEPS.statement, HE_KEEPS.paper,
-                {"He keeps:": evidence.judge(replace(HE_KEEPS, measure=lambda r: _band_factor(
-                    r["relu"], keep)), signal, signal),
-                 "Xavier halves, distance of the per-layer factor from 1/2:":
-                     evidence.judge(XAVIER_HALVES, signal, signal)},
+            rows.append(_row(signal, {
+                "He keeps:": replace(HE_KEEPS, measure=lambda r: _band_factor(r["relu"], keep)),
+                "Xavier halves, distance of the per-layer factor from 1/2:": XAVIER_HALVES},
                 control="Xavier through He's test; He through Xavier's",
                 window=f"{w}; {', '.join(keep)}"))
-            rows.append(_judge(XAVIER_VANISHES, signal, window=f"{w}; layers 2–{depth}"))
+            rows.append(_row(signal, XAVIER_VANISHES, window=f"{w}; layers 2–{depth}"))
         if "small" in relu and "zero" in relu:
-            zero = {s: _zero_max(r) for s, r in signal.items()}
-            rows.append(evidence.joint(
-                SMALL_SHRINKS.statement, SMALL_SHRINKS.paper,
-                {"small, last/first:": evidence.judge(SMALL_SHRINKS, signal, signal),
-                 f"small, per-layer factor against {SMALL_INIT_STD:g}·√(n/2), n = "
-                 f"{signal_width}:": evidence.judge(replace(
-                     SMALL_SHRINKS, measure=lambda r: _small_dev(r["relu"]["small"], signal_width),
-                     control_measure=lambda r: _small_dev(r["relu"]["he"], signal_width),
-                     test=evidence.Test("<", SMALL_GEOM_REL, "SMALL_GEOM_REL: |median per-layer "
-                                        "factor of the activation std (layers 2 on, underflowed "
-                                        "left out) / (0.01 √(n/2)) − 1|"),
-                     fmt=lambda x: _num(x, 2)), signal, signal)},
+            zero = {s: max(*r["relu"]["zero"]["act_std"], *r["relu"]["zero"]["grad_norm"])
+                    for s, r in signal.items()}  # the all-zero start: nothing moves
+            rows.append(_row(signal, {
+                "small, last/first:": SMALL_SHRINKS,
+                f"small, per-layer factor against {SMALL_INIT_STD:g}·√(n/2), n = {signal_width}:":
+                    replace(SMALL_SHRINKS, fmt=lambda x: _num(x, 2),
+                            measure=lambda r: _small_dev(r["relu"]["small"], signal_width),
+                            control_measure=lambda r: _small_dev(r["relu"]["he"], signal_width),
+                            test=evidence.Test("<", SMALL_GEOM_REL, "SMALL_GEOM_REL: |median "
+                                               "per-layer factor of the activation std (layers "
+                                               "2 on, underflowed left out) / (0.01 √(n/2)) − 1|"))},
                 control="He init of the same network through the same tests", window=w,
                 note="all-zero weights and biases, largest activation std and ‖dL/dW‖ (shown, "
                      "not judged: zero by construction, an illustration, not a test): "
                      + plots.spread(zero, lambda x: f"{x:g}")))
         if all("lsuv" in r[a] for a in one for r in signal.values()):
-            rows.append(_judge(LSUV_UNIT, signal, window=f"{w}; every layer, the output layer "
-                               "included; LSUV rescaled on MNIST-1D training inputs, measured "
-                               "on test inputs"))
+            rows.append(_row(signal, LSUV_UNIT, window=f"{w}; every layer, the output layer "
+                             "included; LSUV rescaled on MNIST-1D training inputs, measured "
+                             "on test inputs"))
         if all(i in one.get("tanh", {}) for i in ("xavier", "orthogonal", "he", "lsuv")) \
                 and "xavier" in relu:
-            rows.append(evidence.joint(
-                TANH_BACKWARD.statement, TANH_BACKWARD.paper,
-                {"‖dL/dz‖ first/last:": evidence.judge(TANH_BACKWARD, signal, signal),
-                 "activation std last/first:": evidence.judge(TANH_FORWARD, signal, signal),
-                 "σ_w² = 1, activation std last/first:":
-                     evidence.judge(TANH_SLOW_DECAY, signal, signal),
-                 "σ_w² = 1, a power of depth rather than geometric:":
-                     evidence.judge(TANH_POWER, signal, signal)},
+            rows.append(_row(signal, {
+                "‖dL/dz‖ first/last:": TANH_BACKWARD, "activation std last/first:": TANH_FORWARD,
+                "σ_w² = 1, activation std last/first:": TANH_SLOW_DECAY,
+                "σ_w² = 1, a power of depth rather than geometric:": TANH_POWER},
                 control="Xavier and orthogonal (σ_w² = 1) through the tests above it; ReLU "
                         "Xavier through the slow decay's", window=w))
     if chaos is not None:
         chaos = plots.per_seed(chaos, "chaos", "init.claim_runs")
-        seeds = list(chaos)
-        c0 = chaos[seeds[0]]
-        t = c0.critical_theory
-        rows.append(evidence.judge(replace(Q_MAP, window=f"every iterate, σ_w² = "
-                    f"{_list([qm.sigma_w2 for qm in c0.q_map])}"), chaos, chaos).row())
-        rows.append(evidence.judge(replace(CRITICAL_LINE, statement=CRITICAL_LINE.statement.format(
-            b2=c0.sigma_b2, crit=_num(t)), window=CRITICAL_LINE.window + _list(
-            c0.line_measured.sigma_b2)), chaos, chaos).row())
-        rows.append(evidence.judge(replace(XI_CHAOTIC, window=XI_CHAOTIC.window.format(
-            ratio=CHAOTIC_RATIO, crit=_num(t, 3))), chaos, chaos).row())
-        stars = {s: (c, s) for s, c in chaos.items()}
-        rows.append(evidence.judge(C_STAR, stars, stars).row())
+        c0 = chaos[next(iter(chaos))]
+        rows += [_row(chaos, Q_MAP, window="every iterate, σ_w² = "
+                      f"{_list([qm.sigma_w2 for qm in c0.q_map])}"),
+                 _row(chaos, CRITICAL_LINE, statement=CRITICAL_LINE.statement.format(
+                     b2=c0.sigma_b2, crit=_num(c0.critical_theory)),
+                     window=CRITICAL_LINE.window + _list(c0.line_measured.sigma_b2)),
+                 _row(chaos, XI_CHAOTIC, window=XI_CHAOTIC.window.format(
+                     ratio=CHAOTIC_RATIO, crit=_num(c0.critical_theory, 3))),
+                 _row({s: (c, s) for s, c in chaos.items()}, C_STAR)]
     if heat is not None:
         rows += trainability_claims(heat, more)
     if iso is not None:
@@ -659,41 +584,33 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
     if fluct is not None:
         fluct = plots.per_seed(fluct, "fluct", "init.claim_runs")
         f0 = fluct[next(iter(fluct))]
-        rows.append(evidence.joint(
-            FLUCT_GAUSS.statement, FLUCT_GAUSS.paper,
-            {"Gaussian:": evidence.judge(FLUCT_GAUSS, fluct, fluct),
-             "orthogonal:": evidence.judge(FLUCT_ORTH, fluct, fluct)},
-            control="each ensemble through the other's test",
-            window=f"layers 1–{f0.depth}, width {f0.width}, {f0.n_nets} networks"))
+        rows.append(_row(fluct, {"Gaussian:": FLUCT_GAUSS, "orthogonal:": FLUCT_ORTH},
+                         control="each ensemble through the other's test",
+                         window=f"layers 1–{f0.depth}, width {f0.width}, {f0.n_nets} networks"))
     if saxe is not None:
-        saxe = plots.per_seed(saxe, "saxe", "init.claim_runs")
-        rows.append(evidence.judge(SAXE, saxe, saxe).row())
+        rows.append(_row(plots.per_seed(saxe, "saxe", "init.claim_runs"), SAXE))
     if depth_time is not None:
         rows += depth_time_claims(depth_time)
     if igb is not None:
         igb = plots.per_seed(igb, "igb", "init.claim_runs")
         g0 = igb[next(iter(igb))]
         wins = {s: len(set(r["relu_class"][-1])) for s, r in igb.items()}
-        parts = {f"tanh (σ_w² = 1), depth {g0['depths'][-1]}:": evidence.judge(IGB_TANH, igb, igb),
-                 f"ReLU depth {g0['depths'][0]}:": evidence.judge(IGB_SHALLOW, igb, igb)}
-        rows.append(evidence.joint(
-            IGB_TANH.statement, IGB_TANH.paper, parts,
-            control="the same test on untrained networks whose output is balanced: tanh at its "
-                    f"σ_w² = 1, and ReLU at depth {g0['depths'][0]} (no bias: "
-                    f"{1 / g0['n_classes']:.2f})",
-            window=f"depth {g0['depths'][-1]}, {g0['n_nets']} networks per seed",
-            note="classes that win among the deepest ReLU networks (shown, not judged): "
-                 + plots.spread(wins, lambda x: f"{x:.0f}")))
+        rows.append(_row(igb, {f"tanh (σ_w² = 1), depth {g0['depths'][-1]}:": IGB_TANH,
+                               f"ReLU depth {g0['depths'][0]}:": IGB_SHALLOW},
+                         control="the same test on untrained networks whose output is balanced: "
+                                 f"tanh at its σ_w² = 1, and ReLU at depth {g0['depths'][0]} (no "
+                                 f"bias: {1 / g0['n_classes']:.2f})",
+                         window=f"depth {g0['depths'][-1]}, {g0['n_nets']} networks per seed",
+                         note="classes that win among the deepest ReLU networks (shown, not "
+                              "judged): " + plots.spread(wins, lambda x: f"{x:.0f}")))
     return rows
 
 
 def page_claims(profile: str | None, seed: int | None, heat: Trainability, more: Trainability,
                 depth_time: DepthTime, width: dict, **page) -> list[dict]:
-    """The page's claims table: the page's own runs (``signal=``, ``chaos=``, ``fluct=``,
-    ``saxe=``, ``igb=``, ``iso=`` and ``width``, on ``seed``) joined by the same runs on the
-    seeds after it (:func:`dynamics.plots.claim_seeds`), and the precomputed ``heat`` (with
-    ``more``, its other seeds) and ``depth_time`` shown above; every row of :func:`claims`
-    and Section 5's."""
+    """The page's claims table: every row of :func:`claims` and Section 5's, on the page's own
+    runs (``page``, ``width``; on ``seed``) and the same runs on the seeds after it
+    (:func:`dynamics.plots.claim_seeds`), with the precomputed ``heat``, ``more`` and ``depth_time``."""
     seeds = plots.claim_seeds(seed)
     rows = claims(**claim_runs(profile, seeds, **page), heat=heat, more=more,
                   depth_time=depth_time, signal_width=SignalConfig.for_profile(profile).width)

@@ -1,17 +1,13 @@
 """Initialization, the page's numbers: what each section's prose glues (``*_numbers``,
-formatted as the page prints them), computed from the data its figure shows: the signal's
-weight gradients, the depth scales beside the mean-field theory, the trainability grid's
-cells against the 6 xi_c line, the fluctuations against 2 + 2(l − 1)/3, the deep linear networks'
-learning times (Section 5's in :mod:`.width`, the isometry section's in :mod:`.isometry`).
-:mod:`.claims` holds the rows and their thresholds; the trainability grid's verdict and the
-constants the prose shares with the rows (:data:`~.claims.DEEP`,
-:data:`~.claims.CHAOTIC_RATIO`) are read from it."""
+formatted as the page prints them), computed from the data its figure shows (Section 5's are
+in :mod:`.width`). The verdicts and the constants the prose shares with the rows
+(:data:`~.claims.DEEP`, :data:`~.claims.CHAOTIC_RATIO`) are read from :mod:`.claims`."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import evidence, plots
-from .claims import (CHAOTIC_RATIO, DEEP, _acc, _band_row, _depth_rule_agreement, _list, falls_to,
+from .claims import (CHAOTIC_RATIO, DEEP, LEVEL, _depth_rule_agreement, _list, falls_to,
                      trainability_claims)
 from .experiments import (ChaosRun, DepthTime, Fluctuations, Trainability, best_sigma_w2,
                           learning_times, trainability_agreement, trainability_disagreements)
@@ -19,7 +15,7 @@ from .isometry import isometry_numbers
 from .science import DepthTimeConfig, orthogonal_product_svals
 
 __all__ = ["signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
-           "depth_time_numbers", "isometry_mean_numbers", "isometry_page_numbers"]
+           "depth_time_numbers", "isometry_page_numbers"]
 
 _num = plots.number
 
@@ -49,11 +45,10 @@ def _at_least(row) -> str:
 
 
 def _edge_margin(row: dict) -> dict:
-    """What the edge-of-chaos row's verdict rests on, as the prose reads it (glue texts): on
-    how many seeds its lead clears the bar and the smallest lead, then what the engine weighs
-    (:func:`dynamics.evidence.verdict_of`): the seeds' median lead, its margin over the bar
-    and the spread of the seeds' leads it must beat (from which seed to which), and that
-    margin as a multiple of the spread."""
+    """What the edge-of-chaos row's verdict rests on, as the prose reads it: on how many seeds
+    its lead clears the bar, the smallest lead, and what :func:`dynamics.evidence.verdict_of`
+    weighs: the median lead's margin over the bar against the seeds' spread (from which seed
+    to which), and that margin as a multiple of the spread."""
     e = row["evidence"][0]  # both placebo parts judge the same treatment
     test = evidence.Test(**e["test"])
     lead = {int(s): np.nan if v is None else float(v) for s, v in e["treatment"].items()}
@@ -75,33 +70,30 @@ def _edge_margin(row: dict) -> dict:
                 init_edge_times=f"{margin / noise:.1f} times" if ok else "not a multiple of")
 
 
-def trainability_numbers(heat: Trainability, more: Trainability, level: float = 0.5) -> dict:
-    """The numbers the trainability grid's prose quotes (glue texts): its size, how the
-    shallowest rows train, how many cells train per depth (the narrowing, an observation of
-    the grid's seeds), the best weight scales from depth :data:`~.claims.DEEP` on, what trains at
-    the deepest depth, the cells where the 6 xi_c line and training disagree, and the seeds
-    and depths of ``more`` (the edge-of-chaos claim's other seeds), and that claim's verdict
-    (its row's own, :func:`~dynamics.plots.verdicts`) with what it rests on
-    (:func:`_edge_margin`)."""
-    acc = _acc(heat.acc)
+def trainability_numbers(heat: Trainability, more: Trainability) -> dict:
+    """The numbers the trainability grid's prose quotes (glue texts): its size and seeds, how
+    its rows train (the narrowing with depth, an observation), the best weight scales from
+    depth DEEP on, the cells where the 6 xi_c line and training disagree, and the two rows'
+    verdicts, with what the edge-of-chaos one rests on (:func:`_edge_margin`)."""
+    acc = np.asarray(heat.acc, float)
     depths, sig = heat.depths, heat.sigma_w2
     deep = [b for d, b in zip(depths, best_sigma_w2(heat.acc, sig))
             if d >= DEEP and b is not None]
-    agree, cells = trainability_agreement(heat, level)
-    dis = trainability_disagreements(heat, level)
-    rows = trainability_claims(heat, more, level)
+    agree, cells = trainability_agreement(heat, LEVEL)
+    dis = trainability_disagreements(heat, LEVEL)
+    rows = trainability_claims(heat, more)
     return dict(**_edge_margin(rows[0]), **plots.verdicts(
                     rows, init_edge_verdict=f"deep networks (depth ≥ {DEEP})"),
                 init_cells=cells, init_deepest=depths[-1], init_width=heat.width,
                 init_steps=heat.steps, init_d0=depths[0], init_d0_min=_at_least(acc[0]),
                 init_d1=depths[1], init_d1_min=_at_least(acc[1]),
                 init_best_range=(f"{min(deep):g} and {max(deep):g}" if deep else "nowhere"),
-                init_deepest_trained=_list([float(s) for s, a in zip(sig, acc[-1]) if a >= level]),
-                init_level=_pct(level), init_agree=_pct(agree),
-                init_agree_null=_pct(_depth_rule_agreement(heat, level)),
+                init_deepest_trained=_list([float(s) for s, a in zip(sig, acc[-1]) if a >= LEVEL]),
+                init_level=_pct(LEVEL), init_agree=_pct(agree),
+                init_agree_null=_pct(_depth_rule_agreement(heat)),
                 init_beyond=_cells(dis["beyond"]), init_before=_cells(dis["before"]),
-                init_grid_verdict=plots.MARKS[_band_row(heat, level)["reproduced"]],
-                init_trained_counts=_list([int((row >= level).sum()) for row in acc]),
+                init_grid_verdict=plots.MARKS[rows[1]["reproduced"]],  # the 6 xi_c row
+                init_trained_counts=_list([int((row >= LEVEL).sum()) for row in acc]),
                 init_depths=_list(depths), init_n_sigma=len(sig),
                 init_seed=_list(heat.seeds), init_more_seeds=_list(more.seeds),
                 init_more_depths=_list(more.depths))
@@ -144,9 +136,8 @@ def signal_numbers(signal: dict) -> dict:
 
 
 def depth_time_numbers(res: DepthTime) -> dict:
-    """The numbers the learning-time figure's prose quotes (glue texts): the orthogonal
-    curve's median time at each depth, where it is lowest and highest, and the Gaussian
-    curve's climb."""
+    """The numbers the learning-time figure's prose quotes (glue texts): the orthogonal curve's
+    median time at each depth, its lowest and highest, its learning rates, the Gaussian climb."""
     orth, gauss = learning_times(res.orthogonal), learning_times(res.gaussian)
     d, lr = res.depths, res.orthogonal_lr
     lo, hi = int(np.argmin(orth)), int(np.argmax(orth))
@@ -155,7 +146,7 @@ def depth_time_numbers(res: DepthTime) -> dict:
     sv = {depth: orthogonal_product_svals(dim, res.width, depth) for depth in (d[0], d[-1])}
     spread = {depth: f"{np.median(v[:, 0]):.2f} to {np.median(v[:, -1]):.2f}"
               for depth, v in sv.items()}
-    return dict(init_dt_dim=dim, init_dt_draws=len(next(iter(sv.values()))), init_dt_width=res.width,
+    return dict(init_dt_dim=dim, init_dt_draws=len(sv[d[0]]), init_dt_width=res.width,
                 init_dt_sv0=spread[d[0]], init_dt_sv1=spread[d[-1]],
                 init_dt_orth=f"{plots.number(orth.max() / orth.min(), 2)}",
                 init_dt_times=_list([f"{v:.0f}" for v in orth]),
@@ -186,9 +177,8 @@ def chaos_numbers(chaos: ChaosRun) -> dict:
     in the chaotic phase (sigma_w^2 beyond CHAOTIC_RATIO x the critical value)."""
     xm = chaos.xi_measured
     s = np.asarray(xm.sigma_w2, float)
-    xi = np.array([np.nan if v is None else v for v in xm.xi], float)
+    xi, theory = np.asarray(xm.xi, float), np.asarray(xm.xi_theory, float)  # None: NaN
     hot = xi[s > 3]
-    theory = np.array([np.nan if v is None else v for v in xm.xi_theory], float)
     dev = 100 * (xi / theory - 1)
     crit = chaos.critical_theory
     fin = np.isfinite(dev)
@@ -225,9 +215,8 @@ def leading_line(layers) -> np.ndarray:
 
 
 def fluctuation_numbers(fluct: Fluctuations) -> dict:
-    """The orthogonal ensemble's largest value, and where the Gaussian ensemble's deep half
-    sits against the leading-order line 2 + 2(l − 1)/3 (with its fitted slope), which the prose
-    quotes (glue texts)."""
+    """The numbers the fluctuations' prose quotes: the orthogonal ensemble's largest value, and
+    where the Gaussian one's deep half sits against :func:`leading_line` (its fitted slope)."""
     layers, g = np.asarray(fluct.layers, float), np.asarray(fluct.gaussian, float)
     line = leading_line(layers)
     half = layers > layers[-1] / 2  # the deep half of the network
@@ -242,20 +231,15 @@ def fluctuation_numbers(fluct: Fluctuations) -> dict:
                 init_fl_first=f"{_num(g[0], 3)} at layer {int(layers[0])}")
 
 
-def isometry_mean_numbers(res: dict) -> dict:
-    """What the isometry figure's prose says beyond :func:`~.isometry.isometry_numbers`: how far
-    from one the mean lambda strays (the largest factor, over the cases and depths), and Gaussian
-    ReLU at the deepest depth (its spread against the dashed theory, its mean) beside L/n."""
+def isometry_page_numbers(res: dict) -> dict:
+    """All the isometry section glues: :func:`~.isometry.isometry_numbers`, how far from one the
+    mean lambda strays (the largest factor, over the cases and depths), and Gaussian ReLU at the
+    deepest depth (its spread against the dashed theory, its mean) beside L/n."""
     c, L, n = res["cases"], res["depths"][-1], res["width"]
     band = max(float(np.exp(abs(np.log(m)))) for case in c.values() for m in case["mean"])
     g = c["relu gaussian"]
-    return dict(iso_mean_band=f"a factor {band:.2g}", iso_gauss_relu=_num(g["rel_var"][-1], 3),
+    return dict(**isometry_numbers(res), iso_mean_band=f"a factor {band:.2g}",
+                iso_gauss_relu=_num(g["rel_var"][-1], 3),
                 iso_gauss_relu_theory=_num(g["theory"][-1], 3),
                 iso_gauss_relu_frac=f"{g['rel_var'][-1] / g['theory'][-1]:.2f}×",
                 iso_gauss_relu_mean=_num(g["mean"][-1], 3), iso_ln=_num(L / n, 2))
-
-
-def isometry_page_numbers(res: dict) -> dict:
-    """All the isometry section glues: :func:`~.isometry.isometry_numbers` and
-    :func:`isometry_mean_numbers`."""
-    return dict(**isometry_numbers(res), **isometry_mean_numbers(res))

@@ -72,7 +72,7 @@ def _row(runs: dict, parts, **row) -> dict:
         return evidence.judge(replace(parts, **row), runs, runs).row()
     first = next(iter(parts.values()))
     return evidence.joint(row.pop("statement", first.statement), first.paper, {
-        label: evidence.judge(c, runs, runs) for label, c in parts.items()}, **row)
+        label: evidence.judge(c, runs) for label, c in parts.items()}, **row)
 
 
 def _decimals(sig) -> int:
@@ -200,7 +200,7 @@ def trainability_claims(heat: Trainability, more: Trainability | None = None) ->
                   if more is not None else ""),
         note="whether the best σ_w² lies within a factor EDGE_RATIO of the edge, against the "
              "placebo edges (judged, shown, not asserted: the statement does not claim it): "
-             + "; ".join(evidence.judge(c, runs, runs).text(label) for label, c in _placebos(
+             + "; ".join(evidence.judge(c, runs).text(label) for label, c in _placebos(
                  ARGMAX, "placebo in the {} phase:").items())
              + "; best σ_w² per depth (shown): " + "; ".join(
             f"seed {s}: " + ", ".join(f"{d}: {'none' if b is None else f'{b:g}'}" for d, b in bd)

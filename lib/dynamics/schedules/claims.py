@@ -149,7 +149,7 @@ def anytime_claims(anytime: dict, exponents: dict) -> list[dict]:
         control_measure=_worst("last", f"cos@{hs[-1]}"),
         window=f"worst ratio to the tuned cosine's risk over horizons {hs[0]} to {hs[-1]}",
         fmt=lambda v: f"{v:.2f}×")
-    return [evidence.judge(c, anytime, anytime).row() for c in (stall, anyt)] + [
+    return [evidence.judge(c, anytime).row() for c in (stall, anyt)] + [
         exponent_claim(exponents, hs[-1])]
 
 
@@ -278,7 +278,7 @@ def cooldown_claims(cooldown) -> list[dict]:
         control_measure=lambda v: _at(v, "constant", T) / _at(v, f"linear@{T}", T),
         window=f"training loss at step {T}, ratio to the linear cooldown's",
         fmt=lambda x: f"{x:.3f}", asserted=False)
-    return [ties_claim(cooldown)] + [evidence.judge(c, v, v).row() for c in (drop, sqrt)]
+    return [ties_claim(cooldown)] + [evidence.judge(c, v).row() for c in (drop, sqrt)]
 
 
 def ties_claim(cooldown) -> dict:
@@ -294,7 +294,7 @@ def ties_claim(cooldown) -> dict:
             control=f"the constant run at {b} steps",
             control_measure=lambda w, b=b: _const(w, b) / _cos(w, b),
             window=f"training loss at step {b}", fmt=lambda x: f"{x:.2f}×")
-        parts[f"at {b} steps:"] = evidence.judge(claim, v, v)
+        parts[f"at {b} steps:"] = evidence.judge(claim, v)
     return evidence.joint(
         "a constant rate with a short linear cooldown, branched from one run, matches a cosine "
         "run to each budget", _WSD, parts,
@@ -325,7 +325,7 @@ def average_claims(cooldown) -> list[dict]:
             window=f"training loss at each budget ({', '.join(map(str, hs))} steps); worst ratio "
                    f"to the linear cooldown's over the budgets", fmt=lambda x: f"{x:.2f}×",
             asserted=False)
-        rows.append(evidence.judge(claim, v, v).row())
+        rows.append(evidence.judge(claim, v).row())
     return rows
 
 
@@ -400,7 +400,7 @@ def schedulefree_claims(sf) -> list[dict]:
             window=f"{words} at step {T}, ratio to the cosine's; every method's peak rate "
                    f"tuned over {lrs} on the seeds' mean training loss",
             fmt=lambda x: f"{x:.2f}×", asserted=False)
-        rows.append(evidence.judge(claim, seeds, seeds).row())
+        rows.append(evidence.judge(claim, seeds).row())
     return rows
 
 
@@ -466,7 +466,7 @@ def clock_claims(clock: dict) -> list[dict]:
                f"η² terms, so the treatment cannot fail and the equal-steps control is forced "
                f"to (WSD's Ση is smaller at equal steps): a check of the algebra, not evidence",
         fmt=lambda x: f"{x:.3f}×", asserted=False)
-    return [evidence.judge(claim, clock, clock).row()]
+    return [evidence.judge(claim, clock).row()]
 
 
 def page_claims(anytime: dict | None = None, exponents: dict | None = None,

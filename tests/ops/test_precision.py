@@ -122,5 +122,5 @@ def test_the_spectrum_rows_ranks_hold_with_tf32_matmuls():
         sp = E.run_spectrum(cfg, seed=0, bars=False)
     c = wdc._spectrum_checks(sp)  # hidden.1 without decay (a) and with it (b)
     assert c is not None
-    assert c["b"]["stable_rank"] < c["a"]["stable_rank"], (c["a"], c["b"])
-    assert c["b"]["effective_rank"] < c["a"]["effective_rank"], (c["a"], c["b"])
+    assert c.b.stable_rank < c.a.stable_rank, (c.a, c.b)
+    assert c.b.effective_rank < c.a.effective_rank, (c.a, c.b)

@@ -365,10 +365,13 @@ def test_window_control_and_tail_failures_in_words():
         _rec(W.WindowSetting, weight_decay=0.0, tau=float("inf"), measured=float("inf"), end=0.8)])
     assert W._control_factor(run) == float("inf") and W._worst(run) == pytest.approx(1.2)
     assert W._longest(run).end == 0.15
-    fit = dict(p=1e-6, loglik_ratio=3.0, cutoff_p=0.05, gap_p=0.5, alpha=1.4)
+    from dynamics.weight_decay.spectra import TailFit
+
+    fit = TailFit(p=1e-6, loglik_ratio=3.0, cutoff_p=0.05, gap_p=0.5, alpha=1.4, xmin=1.0,
+                  n_tail=100, ks=0.05, spikes=1, power_law=False)
     assert F._fails(fit) == "a cutoff fits significantly better"
-    assert F._fails(dict(fit, cutoff_p=1.0)) == "none"
-    assert F._fails(dict(fit, loglik_ratio=-1.0, alpha=3.0)).count(";") == 2
+    assert F._fails(dataclasses.replace(fit, cutoff_p=1.0)) == "none"
+    assert F._fails(dataclasses.replace(fit, loglik_ratio=-1.0, alpha=3.0)).count(";") == 2
 
 
 @known_answer(G.mp_edge_ratio, how="a random Gaussian matrix (square and 200 x 500) reaches its "

@@ -12,6 +12,7 @@ import pytest
 from dynamics import plots, results
 from dynamics.weight_decay import experiments as E
 from dynamics.weight_decay import science as S
+from dynamics.weight_decay import spectra as SP
 from dynamics.weight_decay import claims as C
 from dynamics.weight_decay import window as W
 from dynamics_ops.precompute import Runner
@@ -391,7 +392,8 @@ def test_page_runners_return_records_and_a_renamed_field_fails():
     cases = [(E.Equilibrium, eq, E.EquilibriumLayer, lambda r: r.layers.values(),
               [((), "tau", "clock"), (("layers", layer), "rms_ratio", "rms_over_theory")]),
              (E.Spectrum, sp, E.SpectrumRun, lambda r: r.runs.values(),
-              [((), "runs", "trainings"), (("runs", wd), "stats", "statistics")]),
+              [((), "runs", "trainings"), (("runs", wd), "stats", "statistics"),
+               (("runs", wd, "stats", "hidden.1"), "tail_alpha", "alpha")]),
              (W.Window, win, W.WindowSetting, lambda r: r.settings,
               [((), "kick_step", "kicked_at"), (("settings", 0), "measured", "fitted")])]
     for cls, run, part, parts, renames in cases:
@@ -402,3 +404,7 @@ def test_page_runners_return_records_and_a_renamed_field_fails():
             bad = _renamed(dataclasses.asdict(run), where, old, new)
             with pytest.raises(ValueError, match=f"no field {old}; unknown field {new}"):
                 cls.of(bad)
+    # section 4's per-matrix statistics are records too, built back from the payload
+    again = E.Spectrum.of(dataclasses.asdict(sp))
+    assert sp.runs[wd].stats and all(isinstance(st, SP.MatrixStats) for r in (sp, again)
+                                     for run in r.runs.values() for st in run.stats.values())

@@ -61,9 +61,9 @@ def _random_matrices():
 def test_a_random_matrix_has_no_power_law_tail():
     for name, sv in _random_matrices():
         fit = P.tail_fit(sv)
-        assert not fit["power_law"], (name, fit)
-        assert fit["loglik_ratio"] < 0 or fit["p"] >= P.TAIL_P, (name, fit)
-        assert P.tail_exponent(sv) == fit["alpha"]
+        assert not fit.power_law, (name, fit)
+        assert fit.loglik_ratio < 0 or fit.p >= P.TAIL_P, (name, fit)
+        assert P.tail_exponent(sv) == fit.alpha
     # the Hill estimate on the top half, which this replaced, read such a matrix as 2 to 4
     x = np.sort(sv ** 2)[::-1][: len(sv) // 2]
     assert 1.5 < 1 + len(x) / np.log(x / x[-1]).sum() < 4
@@ -77,12 +77,12 @@ def test_a_synthetic_power_law_is_recovered():
         for seed in (0, 1):
             x = np.random.default_rng(seed).pareto(alpha - 1, size=500) + 1.0
             fit = P.tail_fit(np.sqrt(x))        # singular values s = sqrt(x)
-            assert fit["alpha"] == pytest.approx(alpha, rel=0.10), (alpha, seed, fit)
-            assert fit["power_law"] and fit["n_tail"] >= 100, fit
-            assert fit["gap_p"] >= P.TAIL_P and fit["cutoff_p"] >= P.TAIL_P, fit
+            assert fit.alpha == pytest.approx(alpha, rel=0.10), (alpha, seed, fit)
+            assert fit.power_law and fit.n_tail >= 100, fit
+            assert fit.gap_p >= P.TAIL_P and fit.cutoff_p >= P.TAIL_P, fit
     # scale-free: multiplying the matrix by c moves x_min, not alpha
     x = np.random.default_rng(0).pareto(2.0, size=500) + 1.0
-    assert P.tail_fit(0.01 * np.sqrt(x))["alpha"] == pytest.approx(P.tail_fit(np.sqrt(x))["alpha"], rel=1e-6)
+    assert P.tail_fit(0.01 * np.sqrt(x)).alpha == pytest.approx(P.tail_fit(np.sqrt(x)).alpha, rel=1e-6)
 
 
 def _spiked_bulk(n, spikes, bulk, seed):
@@ -107,16 +107,16 @@ def test_a_spiked_bulk_has_no_power_law_tail():
         for bulk in (0.01, 0.1, 0.3):
             for seed in (0, 1):
                 fit = P.tail_fit(_spiked_bulk(256, spikes, bulk, seed))
-                assert not fit["power_law"], (spikes, bulk, seed, fit)
-                if fit["loglik_ratio"] > 0 and fit["p"] < P.TAIL_P and fit["alpha"] < 2:
+                assert not fit.power_law, (spikes, bulk, seed, fit)
+                if fit.loglik_ratio > 0 and fit.p < P.TAIL_P and fit.alpha < 2:
                     beaten += 1                 # what the exponential comparison alone accepted
-                    assert fit["gap_p"] < P.TAIL_P and fit["spikes"] == spikes, fit
+                    assert fit.gap_p < P.TAIL_P and fit.spikes == spikes, fit
     assert beaten >= 15
     # the gap's p-value is calibrated on a true power law: no Pareto sample is rejected by it
     for alpha in (1.5, 2.0, 3.0):
         for seed in range(4):
             x = np.random.default_rng(seed).pareto(alpha - 1, size=500) + 1.0
-            assert P.tail_fit(np.sqrt(x))["gap_p"] > 0.2, (alpha, seed)
+            assert P.tail_fit(np.sqrt(x)).gap_p > 0.2, (alpha, seed)
     # five spikes three decades above an exact power law: a gap, found with the spikes above it
     # (the k-th spacing counts k times: one spike alone is a spacing of log 1000, p about 0.26)
     x = np.sort(np.random.default_rng(0).pareto(1.0, size=300) + 1.0)
@@ -135,7 +135,7 @@ def test_a_power_law_with_a_cutoff_is_not_a_power_law():
         x = rng.pareto(1.0, size=20000) + 1.0
         x = x[rng.random(x.size) < np.exp(-x / 30)][:600]
         fit = P.tail_fit(np.sqrt(x))
-        assert fit["cutoff_p"] < P.TAIL_P and not fit["power_law"], (seed, fit)
+        assert fit.cutoff_p < P.TAIL_P and not fit.power_law, (seed, fit)
 
 
 @known_answer(P.tail_fit, P.spectrum_stats,
@@ -154,15 +154,15 @@ def test_tail_fit_agrees_with_weightwatcher_on_the_chapters_layer():
     logging.getLogger("weightwatcher").setLevel(logging.ERROR)
     theirs = ww.WeightWatcher(model=torch.nn.Sequential(layer)).analyze()  # default min_evals: 8
     assert len(theirs) == 1
-    assert ours["alpha"] == pytest.approx(float(theirs["alpha"].iloc[0]), rel=1e-3)
-    assert ours["xmin"] == pytest.approx(float(theirs["xmin"].iloc[0]), rel=1e-3)
+    assert ours.alpha == pytest.approx(float(theirs["alpha"].iloc[0]), rel=1e-3)
+    assert ours.xmin == pytest.approx(float(theirs["xmin"].iloc[0]), rel=1e-3)
     st = P.spectrum_stats(P.singular_values(layer.weight))
     w = layer.weight.detach().double().numpy()
-    assert st["frobenius"] == pytest.approx(np.linalg.norm(w), rel=1e-5)
-    assert st["spectral"] == pytest.approx(np.linalg.norm(w, 2), rel=1e-5)
-    assert st["tail_alpha"] == pytest.approx(ours["alpha"]) and st["tail_power_law"] == ours["power_law"]
+    assert st.frobenius == pytest.approx(np.linalg.norm(w), rel=1e-5)
+    assert st.spectral == pytest.approx(np.linalg.norm(w, 2), rel=1e-5)
+    assert st.tail_alpha == pytest.approx(ours.alpha) and st.tail_power_law == ours.power_law
     head = P.spectrum_stats(P.singular_values(model.head.weight))  # 10 classes: no tail to fit
-    assert math.isnan(head["tail_alpha"]) and head["tail_power_law"] is False
+    assert math.isnan(head.tail_alpha) and head.tail_power_law is False
 
 
 def test_tail_fit_bad_inputs():
@@ -171,3 +171,24 @@ def test_tail_fit_bad_inputs():
             P.tail_fit(bad)
     with pytest.raises(ValueError, match="at least"):
         P.tail_fit(np.r_[np.ones(10), np.zeros(30)])    # 10 nonzero: too few
+
+
+def test_the_fits_are_records_and_a_renamed_field_fails():
+    """tail_fit returns a TailFit and spectrum_stats a MatrixStats (what the claims, facts and
+    figures read by name); a payload with a field renamed is refused naming it, and
+    ``fit=False`` gives the norms and ranks with no tail fit."""
+    import dataclasses
+
+    x = np.random.default_rng(0).pareto(2.0, size=300) + 1.0
+    fit, st = P.tail_fit(np.sqrt(x)), P.spectrum_stats(np.sqrt(x))
+    assert isinstance(fit, P.TailFit) and isinstance(st, P.MatrixStats)
+    assert P.TailFit.of(dataclasses.asdict(fit)) == fit and st.tail_alpha == fit.alpha
+    for cls, rec, old, new in ((P.TailFit, fit, "loglik_ratio", "ratio"),
+                               (P.MatrixStats, st, "tail_gap_p", "gap_p")):
+        bad = dataclasses.asdict(rec)
+        bad[new] = bad.pop(old)
+        with pytest.raises(ValueError, match=f"no field {old}; unknown field {new}"):
+            cls.of(bad)
+    bare = P.spectrum_stats(np.sqrt(x), fit=False)
+    assert bare.frobenius == st.frobenius and bare.stable_rank == st.stable_rank
+    assert math.isnan(bare.tail_alpha) and bare.tail_power_law is False

@@ -13,6 +13,7 @@ the exponential too).
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import replace
 
 import numpy as np
@@ -24,7 +25,7 @@ from .experiments import (DECOUPLING, LABELS, RECORDS, Decoupling, Equilibrium,
                           run_decoupling, run_equilibrium, run_spectrum)
 from .figures import flat_columns, line_sides, mp_edge_ratio, mp_null, tied_decays_per_lr
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
-from .spectra import TAIL_P, effective_rank, stable_rank, tail_fit
+from .spectra import TAIL_P, spectrum_stats, tail_fit
 from .window import WindowConfig, run_window, window_claims
 
 __all__ = ["PLAIN_BAND", "INVARIANT_BAND", "RMS_TOL", "ANGLE_TOL", "RELAX_FACTOR", "DECOUPLED", "L2_FAIL",
@@ -527,16 +528,17 @@ def _part(label, measure, op, threshold, name, fmt=lambda x: _fmt(x, 2) + "×"):
 # of section 4's tail row, so that the row says which test a trained matrix fails.
 TAIL_TESTS = {
     "power law over an exponential tail (p, 1 where the exponential wins)": _part(
-        "beats the exponential", lambda f: f["p"] if f["loglik_ratio"] > 0 else 1.0, "<",
+        "beats the exponential", lambda f: f.p if f.loglik_ratio > 0 else 1.0, "<",
         TAIL_P, "TAIL_P", _p),
     "no exponential cutoff (the nested test's p)": _part(
-        "no cutoff", lambda f: f["cutoff_p"], ">=", TAIL_P, "TAIL_P", _p),
+        "no cutoff", lambda f: f.cutoff_p, ">=", TAIL_P, "TAIL_P", _p),
     "no gap in the tail (the largest gap's p)": _part(
-        "no gap", lambda f: f["gap_p"], ">=", TAIL_P, "TAIL_P", _p),
-    f"α below {HEAVY:g}": _part("heavy", lambda f: f["alpha"], "<", HEAVY, "HEAVY", _p)}
+        "no gap", lambda f: f.gap_p, ">=", TAIL_P, "TAIL_P", _p),
+    f"α below {HEAVY:g}": _part("heavy", lambda f: f.alpha, "<", HEAVY, "HEAVY", _p)}
+SpectrumChecks = namedtuple("SpectrumChecks", "name w0 w1 a b i init fit r0 r1")
 
 
-def _spectrum_checks(sp: dict) -> dict | None:
+def _spectrum_checks(sp) -> SpectrumChecks | None:
     """One seed's section-4 runs (``r0`` without decay, ``r1`` with) and their square hidden
     matrix ``name``: its stats without (``a``) and with decay (``b``) and at initialization
     (``i``: norms and ranks), its tail fits at initialization (``init``) and with decay (``fit``)."""
@@ -544,11 +546,9 @@ def _spectrum_checks(sp: dict) -> dict | None:
     name = "hidden.1" if "hidden.1" in r0.stats else next(iter(r0.stats), None)
     if name is None or name not in r1.stats:
         return None
-    sv = np.asarray(r1.init[name], dtype=float)
-    i = dict(frobenius=float(np.sqrt((sv ** 2).sum())), spectral=float(sv.max()),
-             stable_rank=stable_rank(sv), effective_rank=effective_rank(sv))
-    return dict(name=name, w0=float(w0), w1=float(w1), a=r0.stats[name], b=r1.stats[name],
-                i=i, init=tail_fit(r1.init[name]), fit=tail_fit(r1.final[name]), r0=r0, r1=r1)
+    return SpectrumChecks(name, float(w0), float(w1), r0.stats[name], r1.stats[name],
+                          spectrum_stats(r1.init[name], fit=False), tail_fit(r1.init[name]),
+                          tail_fit(r1.final[name]), r0, r1)
 
 
 def _growth(r) -> float:
@@ -561,7 +561,7 @@ def _growth(r) -> float:
 def _ratio(key, top=False):
     """``pair[0]``'s ``key`` over ``pair[1]``'s; ``top``: the spectral norm's ratio over the
     Frobenius norm's (above 1: the top singular value shrank less)."""
-    return lambda p: p[0][key] / p[1][key] / (p[0]["frobenius"] / p[1]["frobenius"] if top else 1)
+    return lambda p: getattr(p[0], key) / getattr(p[1], key) / (p[0].frobenius / p[1].frobenius if top else 1)
 
 
 RANK_PARTS = {"top singular value's shrink ÷ the Frobenius norm's:": _part(
@@ -570,7 +570,7 @@ RANK_PARTS = {"top singular value's shrink ÷ the Frobenius norm's:": _part(
               "effective rank with ÷ without:": _part("e", _ratio("effective_rank"), "<", 1.0,
                                                       "1: falls")}
 GROWS = _part("grows", _growth, ">", 1.0, "1: still growing", lambda x: _fmt(x, 3) + "×")
-SMALLER = _part("smaller", lambda p: max(p[0].stats[n]["frobenius"] / p[1].stats[n]["frobenius"]
+SMALLER = _part("smaller", lambda p: max(p[0].stats[n].frobenius / p[1].stats[n].frobenius
                                          for n in p[1].stats), "<", SHRINK, "SHRINK")
 
 
@@ -584,9 +584,9 @@ EDGE = evidence.Claim(
            "furthest of 20 random Gaussian matrices of its shape (mp_null)")
 
 
-def _alpha(stats: dict) -> str:
+def _alpha(stats) -> str:
     """A tail fit as the rows print it: alpha, and "no power law" where the fit rejects it."""
-    return _fmt(stats["tail_alpha"], 2) + ("" if stats["tail_power_law"] else " (no power law)")
+    return _fmt(stats.tail_alpha, 2) + ("" if stats.tail_power_law else " (no power law)")
 
 
 def _heavier_gain(pair) -> float:  # [(alpha, test acc)] x 2: the smaller alpha's acc minus the other's
@@ -613,17 +613,17 @@ def spectrum_claims(spectrum: dict) -> list[dict]:
     checks = {s: _spectrum_checks(sp) for s, sp in spectrum.items()}
     if not all(c is not None for c in checks.values()):
         return []
-    name, w0, w1 = (checks[seeds[0]][k] for k in ("name", "w0", "w1"))
+    name, w0, w1 = checks[seeds[0]][:3]
     on = lambda f: {s: f(c) for s, c in checks.items()}  # noqa: E731 (one measure, every seed)
     nxt = dict(zip(seeds, seeds[1:] + seeds[:1]))  # each seed's next: the seeds' own difference
-    fits = on(lambda c: c["fit"])
+    fits = on(lambda c: c.fit)
     rows = [evidence.joint(
         "without decay the norms still grow in the second half of training; decay leaves every "
         "matrix smaller", _OWN,
         {"without decay, least end ÷ half-time norm over the matrices:": evidence.judge(
-            GROWS, on(lambda c: c["r0"]), on(lambda c: c["r1"])),
+            GROWS, on(lambda c: c.r0), on(lambda c: c.r1)),
          "with ÷ without decay, largest over the matrices:": evidence.judge(
-            SMALLER, on(lambda c: (c["r1"], c["r0"])), {s: (checks[nxt[s]]["r0"], c["r0"]) for s, c in checks.items()})},
+            SMALLER, on(lambda c: (c.r1, c.r0)), {s: (checks[nxt[s]].r0, c.r0) for s, c in checks.items()})},
         control=f"for the growth, the run with decay (λ {_fmt(w1, 2)}); for the norms, the next "
                 "seed's run without decay in place of the decayed run (the seeds' own difference)",
         window=f"every matrix, the second half of training; with decay below {SHRINK:g}× "
@@ -631,25 +631,24 @@ def spectrum_claims(spectrum: dict) -> list[dict]:
         evidence.joint(
         "decay shrinks the top singular value less than the Frobenius norm: the stable and "
         "effective ranks fall", _OWN,
-        {k: evidence.judge(part, on(lambda c: (c["b"], c["a"])), on(lambda c: (c["i"], c["a"])))
+        {k: evidence.judge(part, on(lambda c: (c.b, c.a)), on(lambda c: (c.i, c.a)))
          for k, part in RANK_PARTS.items()},
         control="the matrix at initialization in place of the decayed one (smaller than the "
                 "trained one too, with nothing learned)", window=f"{name}, λ {_fmt(w0, 2)} → {_fmt(w1, 2)}"),
         evidence.joint(
         f"with decay the spectrum of the trained matrix has a power-law tail with α below {HEAVY:g} "
         "(a heavy-tailed phase), which the random initialization does not have", _MM,
-        {f"{k}:": evidence.judge(t, fits, on(lambda c: c["init"])) for k, t in TAIL_TESTS.items()},
+        {f"{k}:": evidence.judge(t, fits, on(lambda c: c.init)) for k, t in TAIL_TESTS.items()},
         control="the same matrix at initialization, each test alike (it must fail the first)",
         window=f"{name}'s eigenvalues above the fitted x_min, with decay (λ {_fmt(w1, 2)}); every "
                "seed; a power law only where all four parts hold", asserted=False,
-        note="tail α with decay " + plots.spread({s: f["alpha"] for s, f in fits.items()}, _fmt)),
-        evidence.judge(EDGE, on(lambda c: c["r1"].final[name]),
-                       on(lambda c: c["r1"].init[name])).row()]
-    acc = on(lambda c: [(c[k]["tail_alpha"], c[r].test_acc) for k, r in (("a", "r0"), ("b", "r1"))])
+        note="tail α with decay " + plots.spread({s: f.alpha for s, f in fits.items()}, _fmt)),
+        evidence.judge(EDGE, on(lambda c: c.r1.final[name]), on(lambda c: c.r1.init[name])).row()]
+    acc = on(lambda c: [(c.a.tail_alpha, c.r0.test_acc), (c.b.tail_alpha, c.r1.test_acc)])
     rows.append(evidence.joint(LINK.statement, LINK.paper, {"": evidence.judge(LINK, acc, {
         s: (acc[s][0], acc[nxt[s]][0]) for s in seeds})}, control=LINK.control, asserted=False,
         window=f"{name}, λ {_fmt(w0, 2)} → {_fmt(w1, 2)}; {LINK.window}", note="α without → with decay: "
-        + "; ".join(f"{_alpha(c['a'])} → {_alpha(c['b'])} (seed {s})" for s, c in checks.items())))
+        + "; ".join(f"{_alpha(c.a)} → {_alpha(c.b)} (seed {s})" for s, c in checks.items())))
     return rows
 
 

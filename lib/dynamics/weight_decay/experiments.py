@@ -37,6 +37,7 @@ from .science import (BETA1, GRIDS, MOMENTUM, ClockConfig, DecouplingConfig, Equ
                       best_decay_per_lr, check_equilibrium_args, effective_lr, equilibrium,
                       final_loss, mnist1d_data, norm_step, relaxation_steps, ridge_slope,
                       singular_values, spectrum_stats, zero_gradient_path)
+from .spectra import MatrixStats
 
 DECOUPLING = ("adam_l2", "adamw")
 LABELS = {"adam_l2": "Adam + L2", "adamw": "AdamW", "adamw_invariant": "AdamW, scale-invariant",
@@ -457,12 +458,12 @@ def run_clock(cfg: ClockConfig | None = None, seed: int | None = None, bars=None
 class SpectrumRun(results.Record):
     """One run of :func:`run_spectrum`: its ``history`` (the norms as ``"norm <matrix>"``),
     each matrix's singular values at initialization (``init``) and at the end (``final``), their
-    statistics (``stats``: :func:`~.science.spectrum_stats`; ``final`` and ``stats`` empty where
-    the run diverged) and its final test and train accuracy."""
+    statistics (``stats``: ``{matrix: MatrixStats}``, :func:`~.science.spectrum_stats`;
+    ``final`` and ``stats`` empty where the run diverged) and its final test and train accuracy."""
     history: Any
     init: dict
     final: dict
-    stats: dict
+    stats: dict[str, MatrixStats]
     test_acc: float
     train_acc: float
 

@@ -342,7 +342,7 @@ def clock_pointwise(clock: Clock) -> list[tuple[float, float]]:
     return out
 
 
-def _fails(fit: dict) -> str:
+def _fails(fit) -> str:
     """Which of the four tail tests (:data:`TAIL_TESTS`) a fit fails, in words ("none": it
     is a heavy power-law tail)."""
     names = {"beats the exponential": "the exponential fits as well",
@@ -368,30 +368,29 @@ def spectrum_numbers(spectrum: Spectrum) -> dict:
             "alpha0 alpha1 tail1 ratio_init ratio0 ratio1 gap_p spikes cutoff_p exp_p top median "
             "srank frob0 norms1").split()}}
     gain = spectrum_claims({0: spectrum})[-1]["evidence"][0]["treatment"][0]  # the link row's, here
-    heavier = "with" if c["b"]["tail_alpha"] < c["a"]["tail_alpha"] else "without"
+    heavier = "with" if c.b.tail_alpha < c.a.tail_alpha else "without"
     out.update(wd_spec_link="n/a" if gain is None
                else f"the run {heavier} decay has the smaller fitted α and the "
                     f"{'higher' if gain > 0 else 'lower'} test accuracy",
                wd_spec_below2="as the decayed matrix's does on this seed"
-               if c["b"]["tail_alpha"] < 2 else "which the decayed matrix's does not on this seed")
-    x1 = np.sort(np.asarray(r1.final[c["name"]], dtype=float) ** 2)[::-1]
+               if c.b.tail_alpha < 2 else "which the decayed matrix's does not on this seed")
+    x1 = np.sort(np.asarray(r1.final[c.name], dtype=float) ** 2)[::-1]
     frob = {n: (float(np.sqrt((np.asarray(sv, dtype=float) ** 2).sum())),
                 float(np.sqrt((np.asarray(r1.final[n], dtype=float) ** 2).sum())))
             for n, sv in r1.init.items()}
     h = r1.history
     half = int(np.searchsorted(np.asarray(h.steps), h.steps[-1] / 2))
     grow = {n: h[f"norm {n}"][-1] > h[f"norm {n}"][half] for n in frob}
-    return {**out, "wd_spec_alpha0": _alpha(c["a"]), "wd_spec_alpha1": _alpha(c["b"]),
-            "wd_spec_tail1": str(c["fit"]["n_tail"]),
-            "wd_spec_ratio_init": _fmt(c["init"]["loglik_ratio"]),
-            "wd_spec_ratio0": _fmt(c["a"]["tail_ratio"]), "wd_spec_ratio1": _fmt(c["b"]["tail_ratio"]),
-            "wd_spec_gap_p": _p(c["b"]["tail_gap_p"]), "wd_spec_cutoff_p": _p(c["fit"]["cutoff_p"]),
-            "wd_spec_exp_p": _p(c["fit"]["p"]),
-            "wd_spec_tail_fails": _fails(c["fit"]), "wd_spec_spikes": str(c["b"]["tail_spikes"]),
+    return {**out, "wd_spec_alpha0": _alpha(c.a), "wd_spec_alpha1": _alpha(c.b),
+            "wd_spec_tail1": str(c.fit.n_tail), "wd_spec_ratio_init": _fmt(c.init.loglik_ratio),
+            "wd_spec_ratio0": _fmt(c.a.tail_ratio), "wd_spec_ratio1": _fmt(c.b.tail_ratio),
+            "wd_spec_gap_p": _p(c.b.tail_gap_p), "wd_spec_cutoff_p": _p(c.fit.cutoff_p),
+            "wd_spec_exp_p": _p(c.fit.p),
+            "wd_spec_tail_fails": _fails(c.fit), "wd_spec_spikes": str(c.b.tail_spikes),
             "wd_spec_top": ", ".join(_fmt(v, 2) for v in x1[:5]),
             "wd_spec_median": _fmt(float(np.median(x1)), 2),
-            "wd_spec_srank": f"{_fmt(c['a']['stable_rank'], 3)} → {_fmt(c['b']['stable_rank'], 3)}",
-            "wd_spec_frob0": f"{_fmt(c['i']['frobenius'], 3)} → {_fmt(c['a']['frobenius'], 3)}",
+            "wd_spec_srank": f"{_fmt(c.a.stable_rank, 3)} → {_fmt(c.b.stable_rank, 3)}",
+            "wd_spec_frob0": f"{_fmt(c.i.frobenius, 3)} → {_fmt(c.a.frobenius, 3)}",
             "wd_spec_norms1": "; ".join(
                 f"{n} {_fmt(a, 3)} → {_fmt(b, 3)}"
                 + (", still growing in the second half" if grow[n] else "")

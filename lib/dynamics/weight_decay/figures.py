@@ -376,9 +376,9 @@ def spectrum_rows(result: Spectrum) -> list[dict]:
     rows = []
     for wd, run in result.runs.items():
         for name, s in run.stats.items():
-            rows.append({"λ": float(wd), "weight": name, "Frobenius norm": s["frobenius"],
-                         "spectral norm": s["spectral"], "stable rank": s["stable_rank"],
-                         "effective rank": s["effective_rank"], "tail α": s["tail_alpha"],
-                         "power law?": "yes" if s["tail_power_law"] else "no",
+            rows.append({"λ": float(wd), "weight": name, "Frobenius norm": s.frobenius,
+                         "spectral norm": s.spectral, "stable rank": s.stable_rank,
+                         "effective rank": s.effective_rank, "tail α": s.tail_alpha,
+                         "power law?": "yes" if s.tail_power_law else "no",
                          "test acc": run.test_acc})
     return rows

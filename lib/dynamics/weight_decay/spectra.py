@@ -18,7 +18,8 @@ have no gap the fitted law cannot explain (:func:`tail_gap`; a spiked bulk has o
 its spikes and its bulk), and a power law with an exponential cutoff must not fit it
 significantly better (Clauset, Shalizi & Newman's nested likelihood-ratio test).
 
-``science`` re-exports everything here; this module imports numpy, torch and powerlaw only.
+``science`` re-exports everything here; this module imports numpy, torch and powerlaw only
+(and :mod:`dynamics.results` for its two records, :class:`TailFit` and :class:`MatrixStats`).
 """
 from __future__ import annotations
 
@@ -26,12 +27,15 @@ import contextlib
 import io
 import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-__all__ = ["TAIL_P", "ZERO_EIG", "MIN_EIGS", "singular_values", "stable_rank", "effective_rank",
-           "eigenvalues", "tail_gap", "tail_fit", "tail_exponent", "spectrum_stats"]
+from ..results import Record
+
+__all__ = ["TAIL_P", "ZERO_EIG", "MIN_EIGS", "TailFit", "MatrixStats", "singular_values",
+           "stable_rank", "effective_rank", "eigenvalues", "tail_gap", "tail_fit", "tail_exponent", "spectrum_stats"]
 
 TAIL_P = 0.1      # the power law must beat the exponential with a p-value below this
 ZERO_EIG = 1e-8   # eigenvalues below this fraction of the largest are numerical zeros
@@ -100,7 +104,37 @@ def tail_gap(x, xmin: float, alpha: float) -> tuple[float, int]:
     return p, j + 1
 
 
-def tail_fit(sv) -> dict:
+@dataclass
+class TailFit(Record):
+    """:func:`tail_fit`'s result (its docstring says what each field is)."""
+    alpha: float
+    xmin: float
+    n_tail: int
+    ks: float
+    loglik_ratio: float
+    p: float
+    gap_p: float
+    spikes: int
+    cutoff_p: float
+    power_law: bool
+
+
+@dataclass
+class MatrixStats(Record):
+    """:func:`spectrum_stats`'s result: one matrix's norms, ranks and tail fit."""
+    frobenius: float
+    spectral: float
+    stable_rank: float
+    effective_rank: float
+    tail_alpha: float
+    tail_power_law: bool
+    tail_ratio: float
+    tail_gap_p: float
+    tail_spikes: int
+    tail_cutoff_p: float
+
+
+def tail_fit(sv) -> TailFit:
     """Fit a power law to the upper tail of the ESD of W^T W, as WeightWatcher does.
 
     ``powerlaw.Fit`` on the eigenvalues x = s^2 (:func:`eigenvalues`): for every candidate
@@ -120,8 +154,8 @@ def tail_fit(sv) -> dict:
     heavy tails of well-trained layers, above 6 as random-like). On a random Gaussian matrix the
     exponential wins and alpha, fitted to a handful of eigenvalues at the Marchenko-Pastur edge,
     means nothing; on a few spikes over a collapsed bulk the power law beats the exponential
-    with alpha below 2, and the gap rejects it. Returns ``alpha``, ``xmin``, ``n_tail``
-    (eigenvalues in the tail), ``ks``, ``loglik_ratio``, ``p``, ``gap_p``, ``spikes``,
+    with alpha below 2, and the gap rejects it. Returns a :class:`TailFit`: ``alpha``, ``xmin``,
+    ``n_tail`` (eigenvalues in the tail), ``ks``, ``loglik_ratio``, ``p``, ``gap_p``, ``spikes``,
     ``cutoff_p`` and ``power_law``.
     """
     import powerlaw  # imported here: it is slow to import, and only section 4 needs it
@@ -139,31 +173,32 @@ def tail_fit(sv) -> dict:
     cut = bool(cut_ratio < 0 and cut_p < TAIL_P)
     ok = math.isfinite(alpha) and math.isfinite(ratio)
     gap_p, spikes = tail_gap(x, float(fit.xmin), alpha)
-    return dict(alpha=alpha, xmin=float(fit.xmin), n_tail=int((x >= fit.xmin).sum()),
-                ks=float(fit.D), loglik_ratio=ratio, p=p, gap_p=gap_p, spikes=spikes,
-                cutoff_p=float(cut_p) if cut_ratio < 0 else 1.0,
-                power_law=bool(ok and ratio > 0 and p < TAIL_P and gap_p >= TAIL_P and not cut))
+    return TailFit(alpha=alpha, xmin=float(fit.xmin), n_tail=int((x >= fit.xmin).sum()),
+                   ks=float(fit.D), loglik_ratio=ratio, p=p, gap_p=gap_p, spikes=spikes,
+                   cutoff_p=float(cut_p) if cut_ratio < 0 else 1.0,
+                   power_law=bool(ok and ratio > 0 and p < TAIL_P and gap_p >= TAIL_P and not cut))
 
 
 def tail_exponent(sv) -> float:
     """alpha of :func:`tail_fit`: the exponent of the power law fitted to the ESD's tail
-    (whether that tail *is* a power law is ``tail_fit(sv)["power_law"]``)."""
-    return tail_fit(sv)["alpha"]
+    (whether that tail *is* a power law is ``tail_fit(sv).power_law``)."""
+    return tail_fit(sv).alpha
 
 
-def spectrum_stats(sv) -> dict:
+def spectrum_stats(sv, fit: bool = True) -> MatrixStats:
     """Frobenius norm, spectral norm, stable rank, effective rank and the tail fit
     (``tail_alpha``, ``tail_power_law``, ``tail_ratio``, ``tail_gap_p``, ``tail_spikes``,
-    ``tail_cutoff_p``:
-    :func:`tail_fit`; NaN and False for
-    a matrix with fewer than :data:`MIN_EIGS` nonzero singular values, such as a 10-class head)."""
+    ``tail_cutoff_p``: :func:`tail_fit`; NaN and False, no fit, for a matrix with fewer than
+    :data:`MIN_EIGS` nonzero singular values, such as a 10-class head, or with ``fit=False``):
+    a :class:`MatrixStats`."""
     sv = np.asarray(sv, dtype=float)
     nonzero = int((sv ** 2 > ZERO_EIG * (sv ** 2).max()).sum()) if sv.size else 0
-    tail = (tail_fit(sv) if nonzero >= MIN_EIGS else
-            dict(alpha=math.nan, power_law=False, loglik_ratio=math.nan, gap_p=math.nan, spikes=0,
-                 cutoff_p=math.nan))
-    return dict(frobenius=float(np.sqrt((sv ** 2).sum())), spectral=float(sv.max()),
-                stable_rank=stable_rank(sv), effective_rank=effective_rank(sv),
-                tail_alpha=tail["alpha"], tail_power_law=tail["power_law"],
-                tail_ratio=tail["loglik_ratio"], tail_gap_p=tail["gap_p"],
-                tail_spikes=tail["spikes"], tail_cutoff_p=tail["cutoff_p"])
+    nan = math.nan
+    tail = (tail_fit(sv) if fit and nonzero >= MIN_EIGS else
+            TailFit(alpha=nan, xmin=nan, n_tail=0, ks=nan, loglik_ratio=nan, p=nan, gap_p=nan,
+                    spikes=0, cutoff_p=nan, power_law=False))
+    return MatrixStats(frobenius=float(np.sqrt((sv ** 2).sum())), spectral=float(sv.max()),
+                       stable_rank=stable_rank(sv), effective_rank=effective_rank(sv),
+                       tail_alpha=tail.alpha, tail_power_law=tail.power_law,
+                       tail_ratio=tail.loglik_ratio, tail_gap_p=tail.gap_p,
+                       tail_spikes=tail.spikes, tail_cutoff_p=tail.cutoff_p)

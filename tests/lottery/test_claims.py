@@ -479,7 +479,8 @@ def test_pai_settings_say_what_they_trained_on():
     """Referee 3, finding 4: the lottery_pai file held out 400 of its 4000 training examples."""
     row = next(r for r in L.claims.published_claims() if r["claim"].startswith("Pruning at init"))
     assert "precomputed (3600 training examples, 400 held out for validation), 21.7%" in row["measured here"]
-    assert L.figures.pai_caption({"n_train": 4000, "n_val": 400}).endswith(
+    config = {**results.load("lottery_pai")[1]["config"], "n_train": 4000, "n_val": 400}
+    assert L.figures.pai_caption(config).endswith(
         "3600 of its 4000 training examples, the other 400 held out for validation.")
 
 

@@ -549,9 +549,13 @@ def test_phase_of_edge_cases():
 def test_plateau_steps_on_a_synthetic_grokking_curve():
     train, test, _ = CURVES["grokking"]
     got = S.plateau_steps(_history(train, test, STEPS), p=97)
-    assert got == dict(fit=100, leave=550, half=650, grok=700, plateau=5.5)
+    assert got == S.PlateauSteps(fit=100, leave=550, half=650, grok=700, plateau=5.5)
     never = S.plateau_steps(_history(FITS, [0.0] * 21, STEPS), p=97)
-    assert never == dict(fit=100, leave=None, half=None, grok=None, plateau=None)
+    assert never == S.PlateauSteps(fit=100, leave=None, half=None, grok=None, plateau=None)
+    # a record (grokking.records), read by field: a renamed field is refused, by name
+    renamed = {**{k: v for k, v in got.to_dict().items() if k != "leave"}, "leaves": 550}
+    with pytest.raises(ValueError, match="no field leave.*unknown field leaves"):
+        S.PlateauSteps.of(renamed)
 
 
 @known_answer(S.critical_fraction,

@@ -110,7 +110,7 @@ def test_claims_table_rows_and_verdicts(small):
             assert "this run" in r["measured here"] and "precomputed" in r["measured here"], r
     # each setting says what it trained on, the precomputed runs' read from the file's config
     ticket = rows[texts.index(L.claims.CLAIMS["match"][0])]["measured here"]
-    n, v = main.config["n_train"], main.config.get("n_val")
+    n, v = main.config.n_train, main.config.n_val
     split = (f"{n - v} training examples, {v} held out for validation" if v else
              f"all {n} training examples, no validation split")
     assert f"precomputed (3 seeds, {split})" in ticket and "this run (" in ticket
@@ -183,7 +183,7 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
     assert speed["speed_dense"] == (" and ".join([", ".join(f"{v:.0f}" for v in dense[:-1]),
                                                   f"{dense[-1]:.0f}"]) + " (seeds 0, 1 and 2)")
     assert all(v % main.eval_interval == 0 for v in dense)
-    assert speed["speed_steps"] == main.config["steps"] and speed["speed_interval"] == 30
+    assert speed["speed_steps"] == main.config.steps and speed["speed_interval"] == 30
     # the tickets between 2/3 and 1/7 of the weights (regenerated 2026-11-29: 180 to 230)
     mid = [stop[r] for r, d in enumerate(main.density) if 1 / 7 <= d <= 2 / 3]
     assert speed["speed_range"] == f"{min(mid):.0f} to {max(mid):.0f}"
@@ -191,7 +191,7 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
     # what early stopping read, from the file: a file with the validation split is asserted
     # (the speed row holds these runs beside this page's); one from before it names the test
     # loss, says the test set chose the step, that nothing is asserted, and how to regenerate
-    n, v = main.config["n_train"], main.config.get("n_val")
+    n, v = main.config.n_train, main.config.n_val
     if main.stop_on == "validation loss":
         assert f"last {v} of their {n}" in speed["speed_split"]
         # asserted unless SHOWN_ONLY holds it back, and then the caveat says so with its verdict
@@ -203,7 +203,7 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
     # on every seed, as the asserted speed row says (test_experiments: its verdict)
     assert speed["speed_held"] == "3 of 3"
     old = copy.copy(main)  # a file from before the split: test loss, no stop_acc
-    old.stop_on, old.config = "test loss", dict(main.config, n_val=None)
+    old.stop_on, old.config = "test loss", replace(main.config, n_val=None)
     old.stop_acc = {k: np.full_like(a, np.nan) for k, a in main.stop_acc.items()}
     o = L.speed_numbers(old)
     assert o["speed_loss"] == "test loss" and o["speed_dense_acc"] == "not recorded"
@@ -213,8 +213,8 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
     cmd = L.speed_numbers(old, command="python -m dynamics_ops.precompute lottery_tickets")
     assert "`python -m dynamics_ops.precompute lottery_tickets`" in cmd["speed_split"]
     validated = copy.copy(main)
-    validated.stop_on, validated.config = "validation loss", dict(main.config, n_val=400)
-    v = L.speed_numbers(validated, live={"n_val": 400, "n_train": 4000})
+    validated.stop_on, validated.config = "validation loss", replace(main.config, n_val=400)
+    v = L.speed_numbers(validated, live=replace(main.config, n_val=400, n_train=4000))
     assert "last 400 of their 4000" in v["speed_split"]
     assert ("asserts this row" in v["speed_caveat"]) == ("speed" not in L.claims.SHOWN_ONLY)
     assert v["live_val"] == "400 of its 4000"
@@ -319,8 +319,10 @@ def test_the_lmc_file_is_read_through_its_record_and_a_renamed_field_fails(tmp_p
 @pytest.mark.parametrize("name, part, old, new, where", [
     ("lottery_imp", lambda p: p["imp"]["layer-wise pruning"], "stop_step", "stop_steps",
      r"lottery_imp\.json\.imp\['layer-wise pruning'\]"),
+    ("lottery_imp", lambda p: p["imp"]["Adam lr 0.01, reset to θ₀"]["config"], "rewind_step",
+     "rewind_steps", r"lottery_imp\.json\.imp\['Adam lr 0\.01, reset to θ₀'\]\.config"),
     ("lottery_pai", lambda p: p["pai"][2], "score_time", "score_times", r"lottery_pai\.json\.pai\[2\]")],
-    ids=["lottery_imp", "lottery_pai"])
+    ids=["lottery_imp", "lottery_imp_config", "lottery_pai"])
 def test_the_imp_and_pai_files_are_read_through_their_records_and_a_renamed_field_fails(
         tmp_path, monkeypatch, name, part, old, new, where):
     """published_claims reads data/lottery_imp.json as an ImpFile and data/lottery_pai.json as
@@ -337,6 +339,19 @@ def test_the_imp_and_pai_files_are_read_through_their_records_and_a_renamed_fiel
         L.claims.published_claims()
     with pytest.raises(ValueError, match=where + f".*no field {old}"):
         results.load(name, as_=L.RECORDS[name])
+
+
+def test_an_imp_config_holds_the_lottery_config_field_by_field():
+    """ImpResult.config is an ImpConfig: LotteryConfig's fields, in its order (a run's config
+    is built from ``cfg.to_dict()``, and a field added to one and not the other fails here)."""
+    cfg = L.LotteryConfig.for_profile("smoke")
+    config = L.experiments.ImpConfig.of(cfg.to_dict())
+    assert config.to_dict() == cfg.to_dict()
+    assert list(config.to_dict()) == list(cfg.to_dict())
+    renamed = cfg.to_dict()
+    renamed["widths"] = renamed.pop("width")
+    with pytest.raises(ValueError, match="no field width.*unknown field widths"):
+        L.experiments.ImpConfig.of(renamed)
 
 
 def test_the_records_write_the_files_layout_back():
@@ -464,7 +479,8 @@ def test_pai_settings_say_what_they_trained_on():
     """Referee 3, finding 4: the lottery_pai file held out 400 of its 4000 training examples."""
     row = next(r for r in L.claims.published_claims() if r["claim"].startswith("Pruning at init"))
     assert "precomputed (3600 training examples, 400 held out for validation), 21.7%" in row["measured here"]
-    assert L.figures.pai_caption({"n_train": 4000, "n_val": 400}).endswith(
+    config = {**results.load("lottery_pai")[1]["config"], "n_train": 4000, "n_val": 400}
+    assert L.figures.pai_caption(config).endswith(
         "3600 of its 4000 training examples, the other 400 held out for validation.")
 
 

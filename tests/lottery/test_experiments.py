@@ -100,7 +100,8 @@ def test_record_early_stops_on_validation_loss_and_reports_test_accuracy_there()
                              (30, 0.7, 0.6, 0.7), (40, 0.9, 0.9, 0.65)]:
         h.append(step, train_loss=vl, val_loss=vl, test_loss=tl, test_acc=ta)
     nan = lambda: {v: np.full((1, 1), np.nan) for v in L.experiments.VARIANTS}  # noqa: E731
-    res = L.experiments.ImpResult(config={}, seeds=[0], density=np.ones(1), acc=nan(),
+    config = L.experiments.ImpConfig.of(L.LotteryConfig().to_dict())
+    res = L.experiments.ImpResult(config=config, seeds=[0], density=np.ones(1), acc=nan(),
                                   stop_step=nan(), stop_acc=nan(), round_time=[])
     L.experiments._record(res, "ticket", 0, 0, h)
     assert res.stop_step["ticket"][0, 0] == 20 and res.stop_acc["ticket"][0, 0] == 0.6

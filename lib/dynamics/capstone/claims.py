@@ -333,8 +333,8 @@ def page_claims(firsts: dict, nodecay: dict, inits: list[GridRow], clock: list[G
     first = firsts[next(iter(firsts))]
     p, budget = first.config.p, first.config.steps
     at = lambda t: "—" if t is None else str(t)  # noqa: E731
-    per = "; ".join(f"seed {s}: fit {at(v['fit'])}, leaves chance {at(v['leave'])}, {GROK_ACC:.0%} "
-                    f"{at(v['grok'])}" for s, v in ((s, plateau_steps(r.history, p)) for s, r in firsts.items()))
+    per = "; ".join(f"seed {s}: fit {at(v.fit)}, leaves chance {at(v.leave)}, {GROK_ACC:.0%} "
+                    f"{at(v.grok)}" for s, v in ((s, plateau_steps(r.history, p)) for s, r in firsts.items()))
     # the grokking chapter's row, on this network: the plateau against the same seed's run
     # without weight decay, which has no climb and so no plateau that ends
     rows = [_row(GROKS, firsts, {s: nodecay[s] for s in firsts},

@@ -302,7 +302,7 @@ def below_chance_text(r) -> str:
     """Where test accuracy sits against chance, 1/p, before it leaves chance: the first and
     last evaluation below it and the longest stretch at its lowest."""
     chance = 1.0 / r.config.p
-    leave = plateau_steps(r.history, r.config.p)["leave"]
+    leave = plateau_steps(r.history, r.config.p).leave
     seen = [(t, a) for t, a in zip(r.history.steps, r.history["test_acc"])
             if leave is None or t < leave]
     below = [(t, a) for t, a in seen if a < chance]
@@ -463,5 +463,5 @@ def plateau_part(r, part: str) -> tuple:
     if part not in PLATEAU_PARTS:
         raise ValueError(f"part must be one of {list(PLATEAU_PARTS)}, got {part!r}")
     a, b = plateau_window(r)
-    leave = plateau_steps(r.history, r.config.p)["leave"] if part == "plateau" else None
+    leave = plateau_steps(r.history, r.config.p).leave if part == "plateau" else None
     return a, (b if leave is None else leave)

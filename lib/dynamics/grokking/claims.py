@@ -67,7 +67,7 @@ def _rise(values: list) -> float:
 def _peak_over_leave(pair) -> float:
     """``(run, ref)``: ``run``'s test-loss peak step over ``ref``'s step of leaving chance."""
     run, ref = pair
-    leave = plateau_steps(ref.history, ref.config.p)["leave"]
+    leave = plateau_steps(ref.history, ref.config.p).leave
     peak = run.history.steps[int(np.argmax(run.history["test_loss"]))]
     return peak / leave if leave else math.nan
 
@@ -83,7 +83,7 @@ def _plateau(run) -> float:
     """The step test accuracy leaves chance over the fit step, in a run that then groks (NaN
     where it does not: no climb, no plateau that ends)."""
     ps = plateau_steps(run.history, run.config.p)
-    return float(ps["plateau"]) if ps["grok"] is not None else math.nan
+    return float(ps.plateau) if ps.grok is not None else math.nan
 
 
 def _over(a, b) -> float:

@@ -559,11 +559,11 @@ def section1_facts(first, other, seeds) -> dict[str, str]:
     loss, steps = list(h["test_loss"]), list(h.steps)
     i = int(np.argmax(loss))
     ps = plateau_steps(h, first.config.p)  # the fit, leave, 50% and grok steps, the plateau
-    fit, grok = ps["fit"], ps["grok"]
-    left = (1 - el) ** ps["leave"] if ps["leave"] is not None else float("nan")
+    fit, grok = ps.fit, ps.grok
+    left = (1 - el) ** ps.leave if ps.leave is not None else float("nan")
     return _texts(2, eta_lambda=f"{el:g}", head_left=left, t_fit=fit, t_grok=grok,
-                  delay=grok / fit if fit and grok else None, t_leave=ps["leave"],
-                  t_half=ps["half"], plateau=ps["plateau"],
+                  delay=grok / fit if fit and grok else None, t_leave=ps.leave,
+                  t_half=ps.half, plateau=ps.plateau,
                   margin=f"{CHANCE_MARGIN:.0%}", plateau_min=f"{PLATEAU:g}",
                   fit_acc=f"{FIT_ACC:.0%}", grok_acc=f"{GROK_ACC:.0%}", delay_min=f"{DELAY:g}",
                   seeds=", ".join(map(str, seeds)), loss_start=loss[0],

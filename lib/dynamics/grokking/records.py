@@ -11,7 +11,9 @@ in :mod:`.experiments` beside its runners.
 - :class:`Corrupted` and its :class:`CorruptedRun` (:func:`~.experiments.run_corrupted`);
 - :class:`ClockMeasures` (:func:`~.algorithm.clock_measures`), :class:`NormDescent`
   (:func:`~.algorithm.norm_descent`) and :class:`OptimizerRuns`
-  (:func:`~.algorithm.optimizer_runs`).
+  (:func:`~.algorithm.optimizer_runs`);
+- :class:`PlateauSteps` (:func:`~.science.plateau_steps`, a run's plateau read from its
+  history, here and in the capstone).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from .. import results
 
 __all__ = ["UnitSpectra", "ProgressMeasures", "RemedyRow", "Speedup", "CorruptedRun", "Corrupted",
-           "ClockMeasures", "NormDescent", "OptimizerRuns"]
+           "ClockMeasures", "NormDescent", "OptimizerRuns", "PlateauSteps"]
 
 
 # ============================================================================ progress measures
@@ -179,3 +181,20 @@ class OptimizerRuns(results.Record):
     tried: dict
     best: float
     grok: dict
+
+
+# ============================================================================ the plateau
+
+
+@dataclass
+class PlateauSteps(results.Record):
+    """Where a run's test accuracy is on its way from chance to generalizing
+    (:func:`~.science.plateau_steps`): the fit step, the step it leaves chance (the end of the
+    plateau), passes 50% and groks, each None when never reached; ``plateau``: ``leave / fit``
+    (None without both)."""
+
+    fit: int | None
+    leave: int | None
+    half: int | None
+    grok: int | None
+    plateau: float | None

@@ -35,6 +35,7 @@ from .. import models as M
 from ..config import Config, param
 from ..runtime import get_device, get_seed, seeded
 from ..train import History, make_optimizer
+from .records import PlateauSteps
 
 __all__ = [  # the public names, re-exported by dynamics.grokking
     "GrokConfig", "PhaseConfig", "CorruptConfig", "corrupt_labels", "make_data", "make_model",
@@ -474,7 +475,7 @@ def fit_and_grok(history: History) -> tuple[int | None, int | None]:
             history.first_step("test_acc", above=GROK_ACC))
 
 
-def plateau_steps(history: History, p: int) -> dict:
+def plateau_steps(history: History, p: int) -> PlateauSteps:
     """Where a run's test accuracy is on its way from chance to generalizing: ``fit`` (train
     accuracy > FIT_ACC), ``leave`` (the first evaluation with test accuracy above chance,
     ``1/p + CHANCE_MARGIN``: the end of the plateau), ``half`` (above 50%) and ``grok`` (above
@@ -484,8 +485,8 @@ def plateau_steps(history: History, p: int) -> dict:
     fit, grok = fit_and_grok(history)
     leave = history.first_step("test_acc", above=1.0 / p + CHANCE_MARGIN)
     half = history.first_step("test_acc", above=0.5)
-    return dict(fit=fit, leave=leave, half=half, grok=grok,
-                plateau=leave / fit if leave is not None and fit else None)
+    return PlateauSteps(fit=fit, leave=leave, half=half, grok=grok,
+                        plateau=leave / fit if leave is not None and fit else None)
 
 
 def end_accuracy(history: History, split: str) -> float:

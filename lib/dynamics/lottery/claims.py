@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import evidence, plots, results
-from .experiments import RECORDS, ImpResult, Lmc, Pai, PaiAt, by_step, seed_mean
+from .experiments import RECORDS, ImpConfig, ImpResult, Lmc, Pai, PaiAt, by_step, seed_mean
 from .figures import PAI_NAMES
 from .finetune import finetune_claims
 
@@ -504,9 +504,9 @@ def _lr(runs: dict) -> dict:
             each = ", ".join(f"{100 * reset.density[r]:.1f}% {_pts(100 * float(np.mean(reset.acc['ticket'][:, r] - reset.acc['reinit'][:, r])))}"
                              for r in rounds)
             out["liu"].append(_setting(
-                f"precomputed, Adam lr {reset.config['lr']:g}, {name}",
+                f"precomputed, Adam lr {reset.config.lr:g}, {name}",
                 f"ticket − re-init, mean over {len(rounds)} rounds {plots.spread(gap(reset), _pts)} "
-                f"(round by round: {each}); at Adam lr {main.config['lr']:g} (the control) "
+                f"(round by round: {each}); at Adam lr {main.config.lr:g} (the control) "
                 f"{plots.spread(gap(main), _pts)}; |ticket − re-init| against the control's: "
                 + _judged_text({"": j}), False, reset.seeds, judged=[j]))
     if reset is not None and rewound is not None:
@@ -515,8 +515,8 @@ def _lr(runs: dict) -> dict:
             [rewound.acc[arm][k, r] - reset.acc[arm][k, r] for r in sparse]) if sparse else np.nan)
         j = evidence.judge(REWIND, diff("ticket"), diff("reinit"))
         out["rewind"] = _setting(
-            f"precomputed, Adam lr {rewound.config['lr']:g}",
-            f"rewound to step {rewound.config['rewind_step']} − reset to θ₀, the tickets against "
+            f"precomputed, Adam lr {rewound.config.lr:g}",
+            f"rewound to step {rewound.config.rewind_step} − reset to θ₀, the tickets against "
             "their re-initialized controls: " + _judged_text({"": j}), False, rewound.seeds,
             judged=[j])
     return out
@@ -573,7 +573,7 @@ def page_claims(res: ImpResult, pai: Pai | None = None, lmcs: dict | None = None
         seeded = {label: {int(v.seed): v} if isinstance(v, Lmc) else v for label, v in lmcs.items()}
         (cl, calm), (hl, hot) = list(seeded.items())[:2]
         groups.append(_lmc((f"this run, {cl}", calm), (f"this run, {hl}", hot),
-                           steps=res.config.get("steps")))  # run_lmc trains as long as IMP
+                           steps=res.config.steps))  # run_lmc trains as long as IMP
     if published:
         groups += published_settings()
     return _rows(*groups) + (finetune_claims(ft) if ft is not None else [])
@@ -583,9 +583,9 @@ def _where(res, head: str) -> str:
     """A setting's label with what it trained on: ``head`` (ending in "(" or in "(..." to
     continue) and the training examples, with the validation split held out of them or none,
     so that settings trained differently are never read as one. ``res``: an :class:`ImpResult`
-    or a config dict (a precomputed file's)."""
-    config = res if isinstance(res, dict) else res.config
-    n, v = config.get("n_train"), config.get("n_val")
+    or an :class:`ImpConfig` (a precomputed file's provenance config)."""
+    config = res if isinstance(res, ImpConfig) else res.config
+    n, v = config.n_train, config.n_val
     if not n:
         return head.rstrip(" (")
     split = (f"{n - v} training examples, {v} held out for validation" if v else
@@ -602,7 +602,7 @@ def published_settings() -> list[dict]:
     main = next(iter(runs.values()))
     where = _where(main, f"precomputed ({len(main.seeds)} seeds")
     pai, pai_prov = results.load("lottery_pai", as_=RECORDS["lottery_pai"])
-    at = _where(pai_prov["config"], "precomputed (")
+    at = _where(ImpConfig.of(pai_prov["config"]), "precomputed (")
     lmc, lmc_prov = results.load("lottery_lmc", as_=RECORDS["lottery_lmc"])
     lo, hi = min(lmc.lmc, key=float), max(lmc.lmc, key=float)
     calm = {s: replace(v, rewind_steps=[0]) for s, v in lmc.at(lo).items()}

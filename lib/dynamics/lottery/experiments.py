@@ -123,6 +123,33 @@ def rewind_states(cfg: LotteryConfig, data: D.Dataset, seeds: list, steps) -> li
 
 
 @dataclass(kw_only=True)
+class ImpConfig(results.Record):
+    """The settings an IMP curve ran at (:class:`ImpResult`'s ``config``): the
+    :class:`~.science.LotteryConfig` as a file holds it, field by field (a file written before
+    the validation split has no ``n_val``: None). The ``lottery_pai`` and ``lottery_lmc`` files'
+    provenance config is the same mapping (``ImpConfig.of(prov["config"])``)."""
+
+    dataset: str
+    n_train: int
+    n_test: int
+    n_val: int | None = None
+    width: int
+    depth: int
+    optimizer: str
+    lr: float
+    batch_size: int
+    steps: int
+    rounds: int
+    prune_fraction: float
+    head_rate: float
+    scope: str
+    rewind_step: int
+    seeds: int
+    control_every: int
+    evals: int
+
+
+@dataclass(kw_only=True)
 class ImpResult(results.Record):
     """An IMP curve (:func:`run_imp`), one setting of ``data/lottery_imp.json``: per round r
     (0 = dense) and seed, the density and each variant's final test accuracy, its
@@ -133,7 +160,7 @@ class ImpResult(results.Record):
     validation split has no ``stop_on`` and reads as "test loss", and has no ``stop_acc``:
     NaN). The arrays are numpy arrays however built (a file's nulls are NaN)."""
 
-    config: dict
+    config: ImpConfig
     seeds: list
     density: np.ndarray                    # [R+1] mean over seeds
     acc: dict                              # variant -> [S, R+1] final test accuracy
@@ -232,7 +259,7 @@ def run_imp(cfg: LotteryConfig, seeds=None, data: D.Dataset | None = None, contr
     theta_k = [st.get(cfg.rewind_step) for st in states]
     shape = (S, R + 1)
     nan = lambda: {v: np.full(shape, np.nan) for v in VARIANTS}  # noqa: E731
-    res = ImpResult(config=cfg.to_dict(), seeds=seeds, density=np.ones(R + 1), acc=nan(),
+    res = ImpResult(config=ImpConfig.of(cfg.to_dict()), seeds=seeds, density=np.ones(R + 1), acc=nan(),
                     stop_step=nan(), stop_acc=nan(), stop_on="validation loss", round_time=[],
                     curves={v: {} for v in VARIANTS})
     res.rewound, res.inits = theta_k, inits
@@ -657,7 +684,7 @@ def _lmc_payload(results: dict) -> LmcFile:
 
 
 
-__all__ = ["VARIANTS", "ImpResult", "ImpFile", "Pai", "PaiFile", "PaiAt", "Lmc", "LmcFile", "RECORDS",
+__all__ = ["VARIANTS", "ImpConfig", "ImpResult", "ImpFile", "Pai", "PaiFile", "PaiAt", "Lmc", "LmcFile", "RECORDS",
            "by_step", "imp_cost", "precompute_plan",
            "rewind_states", "run_controls", "run_imp", "run_lmc", "run_pai", "run_pai_at",
            "seed_mean", "train_masked", "validation"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
-from .experiments import (VARIANTS, ImpFile, ImpResult, Pai, PaiAt, PaiFile, by_step, imp_cost,
+from .experiments import (VARIANTS, ImpConfig, ImpFile, ImpResult, Pai, PaiAt, PaiFile, by_step, imp_cost,
                           seed_mean)
 
 __all__ = ["VARIANT_NAMES", "PAI_NAMES", "DATASET_NAMES", "PAPER_COST", "imp_figure",
@@ -186,8 +186,8 @@ def cost_rows(res: ImpResult, pai: Pai | None = None) -> list[dict]:
             {"method": "Lottery ticket rewinding (ibid.)", "setting": paper_setting,
              "test accuracy (%)": p["ltr_acc"], "wall time (s)": 60 * p["ltr_min"], "source": "paper"}]
     c = imp_cost(res, None if pai is None else pai.round)
-    name = DATASET_NAMES.get(res.config["dataset"], res.config["dataset"])
-    setting = (f"MLP {res.config['width']}x{res.config['depth']}, {name}, "
+    name = DATASET_NAMES.get(res.config.dataset, res.config.dataset)
+    setting = (f"MLP {res.config.width}x{res.config.depth}, {name}, "
                f"{100 * (1 - c['density']):.1f}% sparse")
     rows.append({"method": f"IMP, {c['trainings']} trainings", "setting": setting,
                  "test accuracy (%)": 100 * seed_mean(res.acc["ticket"][:, c["round"]]),
@@ -235,10 +235,10 @@ def imp_slider(imps: ImpFile):
     return plots.slider(figs, [str(i + 1) for i in range(len(figs))], name="setting", active=0)
 
 
-def trained_on(config: dict) -> str:
+def trained_on(config: ImpConfig) -> str:
     """What a precomputed file's networks trained on, read from its config: the training
     examples and the validation split held out of them, or that there was none."""
-    n, v = int(config["n_train"]), int(config.get("n_val") or 0)
+    n, v = config.n_train, config.n_val or 0
     return (f"{n - v} of its {n} training examples, the other {v} held out for validation" if v
             else f"all {n} training examples, no validation split")
 
@@ -247,7 +247,7 @@ def pai_caption(config: dict) -> str:
     """The PaI slider's caption of what its bars trained on (the ``lottery_pai`` file's
     config): the dense network and the IMP ticket as much as the PaI masks."""
     return ("Every bar and line, the dense network and the IMP ticket included, trained on "
-            f"{trained_on(config)}.")
+            f"{trained_on(ImpConfig.of(config))}.")
 
 
 def pai_slider(pais: PaiFile, config: dict | None = None):

@@ -26,7 +26,7 @@ from ..runtime import get_profile, get_seed
 from ..sweep import train_many
 from ..train import At
 from ..widgets import Choice, Panel, Slider, controls_for
-from .experiments import VARIANTS, ImpResult, Lmc, PaiAt, recipe, rewind_states
+from .experiments import VARIANTS, ImpConfig, ImpResult, Lmc, PaiAt, recipe, rewind_states
 from .figures import PAI_NAMES, imp_figure, lmc_figure, pai_figure
 from .science import (PAI_DENSITY, PAI_METHODS, LotteryConfig, barrier, density, full_masks, imp_round,
                       layer_densities, like_masks, load_data, make_model, pai_masks,
@@ -123,7 +123,7 @@ def live_imp(cfg: LotteryConfig, seed: int, data=None, on_round=None) -> ImpResu
         states = rewind_states(cfg, data, [seed], [cfg.rewind_step])[0]
     theta0, theta_k = states[0], states.get(cfg.rewind_step)
     nan = lambda: {v: np.full((1, R + 1), np.nan) for v in VARIANTS}  # noqa: E731
-    res = ImpResult(config=cfg.to_dict(), seeds=[seed], density=np.ones(R + 1), acc=nan(),
+    res = ImpResult(config=ImpConfig.of(cfg.to_dict()), seeds=[seed], density=np.ones(R + 1), acc=nan(),
                     stop_step=nan(), stop_acc=nan(), stop_on="validation loss", round_time=[],
                     curves={v: {} for v in VARIANTS})
     res.rewound, res.inits = [theta_k], [theta0]

@@ -3,6 +3,7 @@ on the published data."""
 import json
 import math
 from dataclasses import replace
+from types import SimpleNamespace as NS
 
 import numpy as np
 import pytest
@@ -148,7 +149,7 @@ def test_table_rows():
     assert zero["activation std, last/first layer"] is None
     assert zero["‖dL/dz‖, first/last layer"] is None and zero["‖dL/dW‖, median over layers 2–L"] is None
     he = next(r for r in rows if r["init"] == "he" and r["activation"] == "relu")
-    sm = S.signal_summary(res["relu"]["he"])  # the table shows the summary, no other number
+    sm = S.signal_summary(res.relu["he"])  # the table shows the summary, no other number
     assert he["‖dL/dz‖, first/last layer"] == sm["backward"] > 0
     html = plots.table(rows, missing="no signal").data
     assert "no signal" in html and "None" not in html
@@ -159,15 +160,15 @@ def test_section_numbers_say_what_constructed_curves_do():
     weight gradient that peaks and falls, a chaotic phase above the theory, a deep half above
     the line 2 + 2(l − 1)/3."""
     g = [0.3, 3.0, 6.0, 10.0, 8.0, 6.5]  # peaks at layer 4, falls to the last
-    signal = dict(relu=dict(he=dict(grad_norm=g, act_std=[1.0, 1.0, 0.9, 0.8, 0.6, 0.5]),
-                            zero=dict(grad_norm=[0.0] * 6, act_std=[0.0] * 6)),
-                  tanh=dict(orthogonal=dict(grad_norm=[0.156, 0.156, 0.15], act_std=[0.5] * 3)))
+    signal = E.Signal(relu=dict(he=NS(grad_norm=g, act_std=[1.0, 1.0, 0.9, 0.8, 0.6, 0.5]),
+                                zero=NS(grad_norm=[0.0] * 6, act_std=[0.0] * 6)),
+                      tanh=dict(orthogonal=NS(grad_norm=[0.156, 0.156, 0.15], act_std=[0.5] * 3)))
     num = Fa.signal_numbers(signal)
     assert num["init_sig_apart"].startswith("ReLU He (0.3 against 3")
     assert num["init_sig_close"].startswith("tanh orthogonal") and "zero" not in str(num)
     assert "a peak of 10 at layer 4, then falls by 35% to 6.5" in num["init_sig_he"]
     assert "0.9 entering layer 4 to 0.6 entering the last" in num["init_sig_he"]
-    signal["relu"]["he"]["grad_norm"] = sorted(g)
+    signal.relu["he"].grad_norm = sorted(g)
     assert "falls" not in Fa.signal_numbers(signal)["init_sig_he"]
     chaos = _chaos(1.76, sigma_w2=[0.5, 1.9, 2.64, 3.01, 4.5], xi=[1.0, 36.4, 12.0, 10.8, 7.31],
                    xi_theory=[1.0, 41.7, 10.8, 9.0, 6.43])
@@ -231,13 +232,13 @@ def test_xi_deviation_in_the_chaotic_phase_tells_the_theory_from_the_null():
                                        "backward has per-layer factor 1/2; one that keeps it, 1")
 def test_per_layer_variance_factor_of_constructed_signals():
     L = 11
-    halves = dict(act_std=[0.5 ** (l / 2) for l in range(L)],
-                  grad_in=[0.5 ** ((L - 1 - l) / 2) for l in range(L)])
-    keeps = dict(act_std=[1.0] * L, grad_in=[1.0] * L)
+    halves = NS(act_std=[0.5 ** (l / 2) for l in range(L)],
+                grad_in=[0.5 ** ((L - 1 - l) / 2) for l in range(L)])
+    keeps = NS(act_std=[1.0] * L, grad_in=[1.0] * L)
     assert S.std_ratio(halves) == pytest.approx(0.5 ** 5)
     assert C._per_layer_factor(halves) == pytest.approx(0.5)
-    assert C.XAVIER_HALVES.measure(dict(relu=dict(xavier=halves))) == pytest.approx(0.0, abs=1e-12)
-    assert C.XAVIER_HALVES.control_measure(dict(relu=dict(he=keeps))) == pytest.approx(0.5)
+    assert C.XAVIER_HALVES.measure(E.Signal(relu=dict(xavier=halves))) == pytest.approx(0.0, abs=1e-12)
+    assert C.XAVIER_HALVES.control_measure(E.Signal(relu=dict(he=keeps))) == pytest.approx(0.5)
 
 
 @known_answer(C._best_factor, how="a grid whose best sigma_w^2 is the critical one: factor 1; "
@@ -274,8 +275,8 @@ def test_xi_peak_is_placed_against_the_grid_point_nearest_the_edge():
                                       "and the underflowed layers left out")
 def test_geometric_factor_reads_the_per_layer_factor_before_underflow():
     a = [3.0] + [0.16 ** l for l in range(1, 60)] + [0.0] * 10
-    assert C.geometric_factor(dict(act_std=a)) == pytest.approx(0.16, rel=1e-9)
-    assert math.isnan(C.geometric_factor(dict(act_std=[1.0, 0.0, 0.0])))
+    assert C.geometric_factor(NS(act_std=a)) == pytest.approx(0.16, rel=1e-9)
+    assert math.isnan(C.geometric_factor(NS(act_std=[1.0, 0.0, 0.0])))
 
 
 def test_small_start_is_the_closed_forms_std():
@@ -284,7 +285,7 @@ def test_small_start_is_the_closed_forms_std():
     model = S.init_mlp(40, 512, 3, "relu", "small")
     w = torch.cat([layer.weight.detach().flatten() for layer in model.hidden[1:]])
     assert float(w.std()) == pytest.approx(C.SMALL_INIT_STD, rel=0.02)
-    assert C._small_dev(dict(act_std=[1.0] + [0.16 ** l for l in range(1, 20)]), 512) \
+    assert C._small_dev(NS(act_std=[1.0] + [0.16 ** l for l in range(1, 20)]), 512) \
         == pytest.approx(abs(0.16 / (0.01 * 16) - 1), abs=1e-12)
 
 
@@ -292,11 +293,11 @@ def test_small_start_is_the_closed_forms_std():
                                           "(geometric): the ratio is inf or 0")
 def test_power_over_geometric_tells_a_power_law_from_a_geometric_decay():
     l = np.arange(1, 101)
-    assert C.power_over_geometric(dict(act_std=l ** -0.5)) > 10
-    assert C.power_over_geometric(dict(act_std=0.96 ** l)) < 1e-6
-    assert C.power_over_geometric(dict(act_std=(l ** -0.5).tolist())) > C.POWER_FIT \
-        > C.power_over_geometric(dict(act_std=(0.7 ** l).tolist()))
-    assert math.isnan(C.power_over_geometric(dict(act_std=[1.0, 0.0])))
+    assert C.power_over_geometric(NS(act_std=l ** -0.5)) > 10
+    assert C.power_over_geometric(NS(act_std=0.96 ** l)) < 1e-6
+    assert C.power_over_geometric(NS(act_std=(l ** -0.5).tolist())) > C.POWER_FIT \
+        > C.power_over_geometric(NS(act_std=(0.7 ** l).tolist()))
+    assert math.isnan(C.power_over_geometric(NS(act_std=[1.0, 0.0])))
 
 
 # ----------------------------------------------------------------------------- typed data files

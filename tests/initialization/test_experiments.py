@@ -99,7 +99,7 @@ def test_run_guessing_bias_stops():
     cfg = S.GuessingConfig.for_profile("smoke", depths=[1, 2], n_nets=4, width=16, n_inputs=50)
     with P.reporting(lambda f: f >= 0.5):
         res = E.run_guessing_bias(cfg, activations=["relu"])
-    assert res.get("stopped") and len(res["relu"]) == 1
+    assert res.stopped and len(res.relu) == 1
 
 
 # ----------------------------------------------------------------------------- claims: section 1
@@ -122,8 +122,8 @@ def test_claim_he_keeps_relu_signal_xavier_shrinks_it(seed):
     gives ~1e-8 at any width (variance halved 49 times)."""
     cfg = S.SignalConfig.for_profile("smoke", depth=50, seed=seed, n_inputs=64)
     he = E.run_signal(cfg.replace(width=1024), inits=("he",), activations=("relu",))
-    assert 0.5 < S.std_ratio(he["relu"]["he"]) < 2.0
-    assert S.std_ratio(_signal(seed)["relu"]["xavier"]) < 1e-3
+    assert 0.5 < S.std_ratio(he.relu["he"]) < 2.0
+    assert S.std_ratio(_signal(seed).relu["xavier"]) < 1e-3
 
 
 @pytest.mark.claim
@@ -134,18 +134,18 @@ def test_weight_gradients_of_relu_networks_as_the_prose_reads_them(seed):
     weight gradient is about level (the product of two flat signals), while the batch's grows
     towards the output, the inputs' gradients adding up more coherently where their
     representations have grown alike."""
-    xavier = _signal(seed)["relu"]["xavier"]["grad_norm"]
+    xavier = _signal(seed).relu["xavier"].grad_norm
     assert 0.25 < xavier[1] / xavier[-1] < 4.0
     cfg = S.SignalConfig.for_profile("smoke", seed=seed)
     d = S.mnist1d_data(max(cfg.n_inputs, 100), n_test=max(cfg.n_inputs, 500))
     with runtime.seeded(seed):
         model = S.init_mlp(d.input_dim, cfg.width, cfg.depth, "relu", "he")
-    one = [S.layer_statistics(model, d.x_test[k:k + 1], d.y_test[k:k + 1])["grad_norm"]
+    one = [S.layer_statistics(model, d.x_test[k:k + 1], d.y_test[k:k + 1]).grad_norm
            for k in range(8)]
     single = float(np.median([g[1] / g[-1] for g in one]))
     batch = S.layer_statistics(model, d.x_test[:cfg.n_inputs], d.y_test[:cfg.n_inputs])
     assert 0.5 < single < 2.0
-    assert batch["grad_norm"][1] / batch["grad_norm"][-1] < 0.5
+    assert batch.grad_norm[1] / batch.grad_norm[-1] < 0.5
 
 
 # ----------------------------------------------------------------------------- claims: section 2
@@ -341,24 +341,24 @@ def test_rank_growth_takes_one_svd_per_evaluation(monkeypatch):
     monkeypatch.setattr(torch.linalg, "svdvals", lambda A: calls.append(1) or svdvals(A))
     cfg = S.SaxeConfig.for_profile("smoke", steps=30)
     res = E.run_rank_growth(cfg)
-    assert len(res["final"]) == cfg.n_patterns and len(calls) == 31  # evaluations 0, 1, ..., 30
+    assert len(res.final) == cfg.n_patterns and len(calls) == 31  # evaluations 0, 1, ..., 30
 
 
 def test_live_rows_fail_on_contradicting_data(monkeypatch):
     """Each live row can fail: swap in results that contradict it and its verdict is "no"."""
     runs = _runs()
     def unscaled(st):  # LSUV's variances replaced by those of its start
-        return dict(st, out_var=st["start_out_var"])
+        return replace(st, out_var=st.start_out_var)
 
-    sig = {s: dict(r, relu=dict(r["relu"], he=r["relu"]["xavier"], small=r["relu"]["he"],
-                                lsuv=unscaled(r["relu"]["lsuv"])),
-                   tanh=dict(r["tanh"], he=r["tanh"]["xavier"]))
+    sig = {s: replace(r, relu=dict(r.relu, he=r.relu["xavier"], small=r.relu["he"],
+                                   lsuv=unscaled(r.relu["lsuv"])),
+                      tanh=dict(r.tanh, he=r.tanh["xavier"]))
            for s, r in runs["signal"].items()}
     rows = C.claims(signal=sig, signal_width=S.SignalConfig.for_profile("smoke").width)
     assert [r["reproduced"] for r in rows] == ["no"] * 5
     # a control that passes the row's own test: LSUV's start at unit variance
-    level = {s: {a: dict(r[a], lsuv=dict(r[a]["lsuv"], start_out_var=r[a]["lsuv"]["out_var"]))
-                 for a in r} for s, r in runs["signal"].items()}
+    level = {s: E.Signal(**{a: dict(n, lsuv=replace(n["lsuv"], start_out_var=n["lsuv"].out_var))
+                            for a, n in r.items()}) for s, r in runs["signal"].items()}
     lsuv_row = [r for r in C.claims(signal=level, signal_width=S.SignalConfig.for_profile("smoke").width) if r["claim"].startswith("LSUV")]
     assert [r["reproduced"] for r in lsuv_row] == ["does not discriminate"]
     off = {s: replace(c, critical_measured=1.3 * c.critical_theory, xi_measured=replace(
@@ -378,7 +378,7 @@ def test_live_rows_fail_on_contradicting_data(monkeypatch):
     sigmoidal = {s: replace(r, control=replace(r.control, progress=r.progress))
                  for s, r in runs["saxe"].items()}  # a control that passes the row's test
     assert C.claims(saxe=sigmoidal)[0]["reproduced"] == "does not discriminate"
-    even = {s: dict(g, relu=g["tanh"]) for s, g in runs["igb"].items()}
+    even = {s: replace(g, relu=g.tanh) for s, g in runs["igb"].items()}
     assert C.claims(igb=even)[0]["reproduced"] == "no"
     with pytest.raises(ValueError, match="seed"):
         C.claims(signal=runs["signal"][SEEDS[0]], signal_width=S.SignalConfig.for_profile("smoke").width)

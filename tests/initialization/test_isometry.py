@@ -2,7 +2,9 @@
 mean of the spectrum against chi_1^L, the exact one-layer spectra, the theory's spread, and the
 claims rows on seeds 0-2 (and that each can say no)."""
 import math
+from dataclasses import replace
 from functools import lru_cache
+from types import SimpleNamespace as NS
 
 import numpy as np
 import pytest
@@ -117,11 +119,11 @@ def test_figure_draws_every_case_with_its_theory():
     res = _iso(SEEDS[0])
     fig = I.isometry_figure(res)
     names = {tr.name for tr in fig.data}
-    assert all(n in names and f"{n}, theory" in names for n in res["cases"])
+    assert all(n in names and f"{n}, theory" in names for n in res.cases)
     assert "Plotly.newPlot" in plots.to_html(fig)
     plots.house(fig)
     nums = I.isometry_numbers(res)
-    assert nums["iso_depth"] == str(res["depths"][-1])
+    assert nums["iso_depth"] == str(res.depths[-1])
 
 
 @pytest.mark.claim
@@ -143,27 +145,27 @@ def test_isometry_rows_can_say_no():
     def swap(**repl):
         out = {}
         for s, r in runs.items():
-            cases = dict(r["cases"])
+            cases = dict(r.cases)
             for name, fn in repl.items():
-                cases[name.replace("_", " ")] = fn(r["cases"])
-            out[s] = dict(r, cases=cases)
+                cases[name.replace("_", " ")] = fn(r.cases)
+            out[s] = replace(r, cases=cases)
         return out
 
-    deep = runs[SEEDS[0]]["depths"]
-    ordered = swap(tanh_gaussian=lambda c: dict(c["tanh gaussian"], mean=[
-        m * 0.9 ** d for m, d in zip(c["tanh gaussian"]["mean"], deep)]))
+    deep = runs[SEEDS[0]].depths
+    ordered = swap(tanh_gaussian=lambda c: replace(c["tanh gaussian"], mean=[
+        m * 0.9 ** d for m, d in zip(c["tanh gaussian"].mean, deep)]))
     assert [r["reproduced"] for r in I.isometry_claims(ordered)] == ["no", "yes", "yes", "yes"]
-    at_edge = swap(relu_gaussian=lambda c: dict(c["relu gaussian"],
-                                                control_mean=c["relu gaussian"]["mean"][-1]))
+    at_edge = swap(relu_gaussian=lambda c: replace(c["relu gaussian"],
+                                                   control_mean=c["relu gaussian"].mean[-1]))
     # a control that passes the row's test too
     assert I.isometry_claims(at_edge)[0]["reproduced"] == "does not discriminate"
     spread = swap(tanh_orthogonal=lambda c: c["tanh gaussian"])
     assert I.isometry_claims(spread)[1]["reproduced"] == "no"
-    flat = swap(tanh_gaussian=lambda c: dict(c["tanh gaussian"],
-                                             rel_var=c["tanh orthogonal"]["rel_var"]))
+    flat = swap(tanh_gaussian=lambda c: replace(c["tanh gaussian"],
+                                                rel_var=c["tanh orthogonal"].rel_var))
     assert I.isometry_claims(flat)[2]["reproduced"] == "no"
-    iso_relu = swap(relu_orthogonal=lambda c: dict(c["relu orthogonal"],
-                                                   rel_var=c["tanh orthogonal"]["rel_var"]))
+    iso_relu = swap(relu_orthogonal=lambda c: replace(c["relu orthogonal"],
+                                                      rel_var=c["tanh orthogonal"].rel_var))
     assert I.isometry_claims(iso_relu)[3]["reproduced"] == "no"
     with pytest.raises(ValueError, match="seed"):
         I.isometry_claims(runs[SEEDS[0]])
@@ -185,9 +187,9 @@ def test_spectrum_stats_on_constructed_jacobians():
 @known_answer(I._theory_factor, how="a measured spread equal to the theory is a factor 1; twice "
                                     "or half of it, a factor 2")
 def test_theory_factor_of_constructed_spreads():
-    r = dict(cases={"tanh gaussian": dict(rel_var=[1.0, 30.0], theory=[1.0, 30.0]),
-                    "tanh orthogonal": dict(rel_var=[0.1, 15.0], theory=[0.0, 0.1])})
+    r = NS(cases={"tanh gaussian": NS(rel_var=[1.0, 30.0], theory=[1.0, 30.0]),
+                  "tanh orthogonal": NS(rel_var=[0.1, 15.0], theory=[0.0, 0.1])})
     assert I._theory_factor(r, "tanh gaussian") == pytest.approx(1.0)
     assert I._theory_factor(r, "tanh gaussian", "tanh orthogonal") == pytest.approx(2.0)
-    r["cases"]["tanh orthogonal"]["rel_var"][-1] = 60.0
+    r.cases["tanh orthogonal"].rel_var[-1] = 60.0
     assert I._theory_factor(r, "tanh gaussian", "tanh orthogonal") == pytest.approx(2.0)

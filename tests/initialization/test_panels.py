@@ -40,7 +40,7 @@ def test_signal_figure_slider_and_dead_init():
     one = F.signal_figure(res, "relu")  # forward, backward and weight gradient, one legend
     he = [tr for tr in one.data if tr.name == "he"]
     assert len(he) == 3 and sum(bool(tr.showlegend) for tr in he) == 1
-    assert [list(tr.y) for tr in he] == [res["relu"]["he"][k]
+    assert [list(tr.y) for tr in he] == [getattr(res.relu["he"], k)
                                          for k in ("act_std", "grad_in", "grad_norm")]
     one = F.signal_figure(res, "tanh")
     assert not one.layout.sliders

@@ -209,9 +209,9 @@ def test_lsuv_unit_variance_holds_on_held_out_inputs_and_not_at_its_start():
     for a, b in zip(model.hidden, start.hidden):  # the same orthonormal matrices, rescaled
         w, w0 = a.weight.detach(), b.weight.detach()
         np.testing.assert_allclose(w / w.norm(), w0 / w0.norm(), atol=1e-6)
-    var = S.layer_statistics(model, held, y)["out_var"]
+    var = S.layer_statistics(model, held, y).out_var
     assert len(var) == 13 and all(0.8 < v < 1.25 for v in var)
-    var0 = np.asarray(S.layer_statistics(start, held, y)["out_var"])
+    var0 = np.asarray(S.layer_statistics(start, held, y).out_var)
     # halved per ReLU layer on average: 2^-10 over ten layers, within the factor of a few that
     # finite width (128) spreads it by
     assert 2.0 ** -12 < var0[-2] / var0[1] < 2.0 ** -8 and np.all(np.diff(var0[:-1]) < 0)
@@ -248,13 +248,13 @@ def test_init_mlp_schemes_and_bad_inputs():
 def test_layer_statistics_shapes_and_zero_init():
     x, y = torch.randn(32, 10), torch.randint(0, 10, (32,))
     st = S.layer_statistics(S.init_mlp(10, 16, 5, "relu", "zero"), x, y)
-    assert len(st["act_std"]) == len(st["grad_norm"]) == len(st["grad_in"]) == 5
-    assert len(st["out_var"]) == 6  # the hidden layers and the output layer
-    assert max(st["act_std"]) == 0 and max(st["grad_norm"]) == 0  # symmetry never breaks
-    assert max(st["grad_in"]) == 0
+    assert len(st.act_std) == len(st.grad_norm) == len(st.grad_in) == 5
+    assert len(st.out_var) == 6  # the hidden layers and the output layer
+    assert max(st.act_std) == 0 and max(st.grad_norm) == 0  # symmetry never breaks
+    assert max(st.grad_in) == 0
     assert np.isnan(S.std_ratio(st)) and np.isnan(S.backward_ratio(st))
     st = S.layer_statistics(S.init_mlp(10, 16, 5, "tanh", "xavier"), x, y)
-    assert min(st["grad_norm"]) > 0 and S.std_ratio(st) > 0 and S.backward_ratio(st) > 0
+    assert min(st.grad_norm) > 0 and S.std_ratio(st) > 0 and S.backward_ratio(st) > 0
 
 
 def _linear_net(n, depth, gain, orthogonal, seed=0):
@@ -290,11 +290,11 @@ def test_signal_statistics_of_a_linear_network_in_closed_form():
     delta_L = err @ V
     G = g ** (L - 1) * delta_L.T @ xd
     for l in range(L):  # layer l + 1
-        assert st["act_std"][l] == pytest.approx(g ** (l + 1) * float(xd.std()), rel=1e-5)
-        assert st["out_var"][l] == pytest.approx(g ** (2 * l + 2) * float(xd.var()), rel=1e-5)
-        assert st["grad_in"][l] == pytest.approx(g ** (L - 1 - l) * float(delta_L.norm()), rel=1e-5)
-        assert st["grad_norm"][l] == pytest.approx(float(G.norm()), rel=1e-5)
-    assert st["out_var"][L] == pytest.approx(float(out.var()), rel=1e-5)
+        assert st.act_std[l] == pytest.approx(g ** (l + 1) * float(xd.std()), rel=1e-5)
+        assert st.out_var[l] == pytest.approx(g ** (2 * l + 2) * float(xd.var()), rel=1e-5)
+        assert st.grad_in[l] == pytest.approx(g ** (L - 1 - l) * float(delta_L.norm()), rel=1e-5)
+        assert st.grad_norm[l] == pytest.approx(float(G.norm()), rel=1e-5)
+    assert st.out_var[L] == pytest.approx(float(out.var()), rel=1e-5)
     assert S.std_ratio(st) == pytest.approx(g ** (L - 1), rel=1e-5)
     assert S.backward_ratio(st) == pytest.approx(g ** (L - 1), rel=1e-5)
     sm = S.signal_summary(st)
@@ -314,11 +314,11 @@ def test_weight_gradient_is_level_while_both_signals_fall():
     sizes = {}
     for g in (2 ** -0.5, 1.0):
         st = S.layer_statistics(_linear_net(n, L, g, orthogonal=True, seed=3), x, y)
-        back = np.asarray(st["grad_in"])
+        back = np.asarray(st.grad_in)
         np.testing.assert_allclose(back[:-1] / back[1:], g, rtol=1e-4)
         assert S.backward_ratio(st) == pytest.approx(g ** (L - 1), rel=1e-4)
-        np.testing.assert_allclose(st["grad_norm"], st["grad_norm"][0], rtol=1e-4)
-        sizes[g] = st["grad_norm"][0]
+        np.testing.assert_allclose(st.grad_norm, st.grad_norm[0], rtol=1e-4)
+        sizes[g] = st.grad_norm[0]
     # the level weight gradient carries both decays in its size: g^(L-1), up to the softmax
     # error, which hardly changes while the logits are small
     assert sizes[2 ** -0.5] / sizes[1.0] == pytest.approx(2 ** (-(L - 1) / 2), rel=0.2)

@@ -1,6 +1,7 @@
 """Section 5 of the initialization chapter, learning rates across width: the claims on seeds 0-2
 (smoke), a row that says "no" on data where the phenomenon is absent, the best-rate estimate
 and the errors (the comparison with ``mup`` is in test_width_mup.py)."""
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -28,17 +29,17 @@ def test_claim_sp_best_lr_falls_and_mup_stays():
     bad = plots.failed_claims(rows)
     assert not bad, [(r["claim"], r["measured here"]) for r in bad]
     for r in _runs().values():
-        assert all(r["sp"]["inside"]) and all(r["mup"]["inside"])
+        assert all(r.sp.inside) and all(r.mup.inside)
         # at the base width the two parametrizations are the same network: same losses
-        assert r["sp"]["loss"][0] == r["mup"]["loss"][0]
+        assert r.sp.loss[0] == r.mup.loss[0]
 
 
 def test_rows_say_no_when_the_parametrizations_swap():
     """Fed μP's curves as SP's and SP's as μP's, both rows fail: the control as treatment."""
-    swapped = {s: dict(r, sp=r["mup"], mup=r["sp"]) for s, r in _runs().items()}
+    swapped = {s: replace(r, sp=r.mup, mup=r.sp) for s, r in _runs().items()}
     assert [row["reproduced"] for row in W.width_claims(swapped)] == ["no", "no"]
     # an optimum at the edge of the grid is only bounded: the SP row cannot pass on it
-    edge = {s: dict(r, sp=dict(r["sp"], inside=[False] * len(r["widths"])))
+    edge = {s: replace(r, sp=replace(r.sp, inside=[False] * len(r.widths)))
             for s, r in _runs().items()}
     assert W.width_claims(edge)[0]["reproduced"] == "no"
 
@@ -72,12 +73,12 @@ def test_width_figure_draws_every_width_in_both_panels():
     res = _runs()[SEEDS[0]]
     fig = W.width_figure(res)
     lines = [tr for tr in fig.data if tr.mode == "lines+markers"]
-    assert len(lines) == 2 * len(res["widths"])
-    assert sum(bool(tr.showlegend) for tr in lines) == len(res["widths"])  # one legend entry each
+    assert len(lines) == 2 * len(res.widths)
+    assert sum(bool(tr.showlegend) for tr in lines) == len(res.widths)  # one legend entry each
     assert fig.layout.legend.x is None and fig.layout.margin.t is None  # layout left to house
     assert "Plotly.newPlot" in plots.to_html(fig)
     nums = W.width_numbers(res)
-    assert nums["init_width_n0"] == str(res["widths"][0]) and float(nums["init_width_sp_factor"]) > 1
+    assert nums["init_width_n0"] == str(res.widths[0]) and float(nums["init_width_sp_factor"]) > 1
 
 
 def test_the_trend_of_a_best_rate_is_read_off_every_width():

@@ -12,10 +12,10 @@ from dataclasses import replace
 import numpy as np
 
 from .. import evidence, plots, results
-from .experiments import (ChaosRun, DepthTime, Saxe, Trainability, best_sigma_w2, claim_runs,
+from .experiments import (ChaosRun, DepthTime, Saxe, Signal, Trainability, best_sigma_w2, claim_runs,
                           half_times, learning_times, trainability_agreement)
 from .isometry import isometry_claims
-from .science import (ChaosConfig, SignalConfig, backward_ratio, chi_1, critical_sigma_w2,
+from .science import (ChaosConfig, SignalConfig, SignalStats, backward_ratio, chi_1, critical_sigma_w2,
                       depth_scale, measure_map_iterates, q_map, std_ratio)
 from .width import width_claim_runs, width_claims
 
@@ -348,35 +348,35 @@ def _factor(x: float) -> float:
     return math.exp(abs(math.log(x))) if x > 0 and math.isfinite(x) else math.inf
 
 
-def _band_factor(stats: dict, inits) -> float:
+def _band_factor(stats: dict[str, SignalStats], inits) -> float:
     """The largest factor from 1 of the forward (last/first activation std) and backward
     (first/last ‖dL/dz‖) ratios of ``inits``."""
     return max(_factor(f(stats[i])) for i in inits for f in (std_ratio, backward_ratio))
 
 
-def _lsuv_factor(r: dict, key: str) -> float:
+def _lsuv_factor(r: Signal, key: str) -> float:
     """The largest factor between a layer's output variance and 1, over the activations."""
-    return max(_factor(x) for a in r for x in r[a]["lsuv"][key])
+    return max(_factor(x) for _, n in r.items() for x in getattr(n["lsuv"], key))
 
 
-def geometric_factor(stats: dict) -> float:
+def geometric_factor(stats: SignalStats) -> float:
     """The forward signal's per-layer factor: the median of act_std[l] / act_std[l - 1] from layer 2
     on (fan-in: the width), underflowed layers (below TINY) left out; NaN when none is left."""
-    a = np.asarray(stats["act_std"], float)
+    a = np.asarray(stats.act_std, float)
     ok = (a[1:-1] >= TINY) & (a[2:] >= TINY)
     return float(np.median((a[2:] / np.where(ok, a[1:-1], 1.0))[ok])) if ok.any() else math.nan
 
 
-def _small_dev(stats: dict, width: int) -> float:
+def _small_dev(stats: SignalStats, width: int) -> float:
     """|per-layer factor / (s sqrt(n / 2)) - 1|: a ReLU layer of N(0, s^2) weights, fan-in n."""
     return abs(geometric_factor(stats) / (SMALL_INIT_STD * math.sqrt(width / 2)) - 1)
 
 
-def power_over_geometric(stats: dict) -> float:
+def power_over_geometric(stats: SignalStats) -> float:
     """How much better a power of depth fits the activations' std than a geometric decay: the
     root of the ratio of log std's residual sums of squares, fitted linearly in l over in ln l."""
     with np.errstate(divide="ignore"):
-        y = np.log(np.asarray(stats["act_std"], float))
+        y = np.log(np.asarray(stats.act_std, float))
     if not np.all(np.isfinite(y)):
         return math.nan
     l = np.arange(1, len(y) + 1, dtype=float)
@@ -384,10 +384,10 @@ def power_over_geometric(stats: dict) -> float:
     return math.inf if ssr[1] == 0 else math.sqrt(ssr[0] / ssr[1])
 
 
-def _per_layer_factor(stats: dict) -> float:
+def _per_layer_factor(stats: SignalStats) -> float:
     """A network's per-layer variance factor, forward (last/first activation std) and backward
     (first/last ‖dL/dz‖), the one further from 1/2: ratio^(2/(L-1)) over the L layers."""
-    L = len(stats["act_std"])
+    L = len(stats.act_std)
     fs = [f(stats) ** (2 / (L - 1)) if f(stats) > 0 else 0.0 for f in (std_ratio, backward_ratio)]
     return max(fs, key=lambda f: abs(f - 0.5))
 
@@ -396,15 +396,15 @@ _KUMAR = "Kumar, On weight initialization in deep neural networks"
 HE_KEEPS = evidence.Claim(
     "ReLU: Var W = 2/fan_in keeps the forward signal (activations) and the backward signal "
     "(‖dL/dz‖) at any depth; Xavier (≈ 1/fan_in) halves both variances every layer",
-    f"He et al.; {_KUMAR}", measure=lambda r: _band_factor(r["relu"], ["he"]),
-    control_measure=lambda r: _band_factor(r["relu"], ["xavier"]),
+    f"He et al.; {_KUMAR}", measure=lambda r: _band_factor(r.relu, ["he"]),
+    control_measure=lambda r: _band_factor(r.relu, ["xavier"]),
     test=evidence.Test("<", HE_BAND, "HE_BAND: the largest factor from 1 of the last/first "
                                      "activation std and first/last ‖dL/dz‖", scale="log"),
     control="Xavier init, measured the same way", window="the network's layers",
     fmt=lambda x: f"{x:.3g}×")
 XAVIER_HALVES = replace(
-    HE_KEEPS, measure=lambda r: abs(_per_layer_factor(r["relu"]["xavier"]) - 0.5),
-    control_measure=lambda r: abs(_per_layer_factor(r["relu"]["he"]) - 0.5),
+    HE_KEEPS, measure=lambda r: abs(_per_layer_factor(r.relu["xavier"]) - 0.5),
+    control_measure=lambda r: abs(_per_layer_factor(r.relu["he"]) - 0.5),
     test=evidence.Test("<=", (XAVIER_HALF[1] - XAVIER_HALF[0]) / 2,
                        f"XAVIER_HALF: the per-layer variance factor (ratio^(2/(L−1)), forward and "
                        f"backward, the one further from 1/2) within {XAVIER_HALF[0]:g}–"
@@ -416,8 +416,8 @@ XAVIER_VANISHES = evidence.Claim(
     "weight gradient is their product", "He et al., Delving Deep into Rectifiers (each ReLU "
     "layer scales the forward and the backward variance by n Var W / 2); the vanishing in "
     "every layer at once is this page's measurement",
-    measure=lambda r: max(r["relu"]["xavier"]["grad_norm"][1:]) / min(r["relu"]["he"]["grad_norm"][1:]),
-    control_measure=lambda r: max(r["relu"]["he"]["grad_norm"][1:]) / min(r["relu"]["he"]["grad_norm"][1:]),
+    measure=lambda r: max(r.relu["xavier"].grad_norm[1:]) / min(r.relu["he"].grad_norm[1:]),
+    control_measure=lambda r: max(r.relu["he"].grad_norm[1:]) / min(r.relu["he"].grad_norm[1:]),
     test=evidence.Test("<", XAVIER_GRAD_GAP, "XAVIER_GRAD_GAP: the init's largest ‖dL/dW‖ over "
                                              "layers 2–L, over He's smallest", scale="log"),
     control="He in Xavier's place, measured the same way", window="the network's layers")
@@ -425,7 +425,7 @@ SMALL_SHRINKS = evidence.Claim(
     "ReLU: a small Gaussian start shrinks the signal geometrically", f"{_KUMAR} (the "
     "variance recursion that sizes each layer's weights); what the small Gaussian and the "
     "all-zero start do with it is this page's observation",
-    measure=lambda r: std_ratio(r["relu"]["small"]), control_measure=lambda r: std_ratio(r["relu"]["he"]),
+    measure=lambda r: std_ratio(r.relu["small"]), control_measure=lambda r: std_ratio(r.relu["he"]),
     test=evidence.Test("<", SMALL_COLLAPSE, "SMALL_COLLAPSE: last-layer activation std over "
                                             "the first's (it may underflow to 0)"),
     control="He init, measured the same way", window="all layers")
@@ -441,26 +441,26 @@ TANH_BACKWARD = evidence.Claim(
     "tanh: at σ_w² = 1 (Xavier, orthogonal) the activations and the backward signal decay "
     "slowly; above it (He, LSUV) the activations stay up and the backward signal grows "
     "towards the input (chaos)", f"Poole et al.; {_SCHOENHOLZ}",
-    measure=lambda r: min(backward_ratio(r["tanh"][i]) for i in ("he", "lsuv")),
-    control_measure=lambda r: max(backward_ratio(r["tanh"][i]) for i in ("xavier", "orthogonal")),
+    measure=lambda r: min(backward_ratio(r.tanh[i]) for i in ("he", "lsuv")),
+    control_measure=lambda r: max(backward_ratio(r.tanh[i]) for i in ("xavier", "orthogonal")),
     test=evidence.Test(">", TANH_HOT[1], "TANH_HOT: first/last ‖dL/dz‖, smaller of He and LSUV",
                        scale="log"), control="Xavier and orthogonal, the larger",
     window="the network's layers")
 TANH_FORWARD = replace(
-    TANH_BACKWARD, measure=lambda r: min(std_ratio(r["tanh"][i]) for i in ("he", "lsuv")),
-    control_measure=lambda r: max(std_ratio(r["tanh"][i]) for i in ("xavier", "orthogonal")),
+    TANH_BACKWARD, measure=lambda r: min(std_ratio(r.tanh[i]) for i in ("he", "lsuv")),
+    control_measure=lambda r: max(std_ratio(r.tanh[i]) for i in ("xavier", "orthogonal")),
     test=evidence.Test(">", TANH_HOT[0], "TANH_HOT: last/first activation std, smaller of He "
                                          "and LSUV"))
 TANH_SLOW_DECAY = replace(
-    TANH_BACKWARD, measure=lambda r: min(std_ratio(r["tanh"][i]) for i in ("xavier", "orthogonal")),
-    control_measure=lambda r: std_ratio(r["relu"]["xavier"]),
+    TANH_BACKWARD, measure=lambda r: min(std_ratio(r.tanh[i]) for i in ("xavier", "orthogonal")),
+    control_measure=lambda r: std_ratio(r.relu["xavier"]),
     test=evidence.Test(">", TANH_SLOW, "TANH_SLOW: last/first activation std, smaller of Xavier "
                                        "and orthogonal tanh", scale="log"),
     control="ReLU Xavier (the variance halved every layer), measured the same way")
 TANH_POWER = replace(
-    TANH_SLOW_DECAY, measure=lambda r: min(power_over_geometric(r["tanh"][i])
+    TANH_SLOW_DECAY, measure=lambda r: min(power_over_geometric(r.tanh[i])
                                            for i in ("xavier", "orthogonal")),
-    control_measure=lambda r: power_over_geometric(r["relu"]["xavier"]),
+    control_measure=lambda r: power_over_geometric(r.relu["xavier"]),
     test=evidence.Test(">", POWER_FIT, "POWER_FIT: the residual of a geometric fit of log "
                                        "activation std over that of a power of depth, smaller "
                                        "of Xavier and orthogonal tanh, every layer", scale="log"))
@@ -506,12 +506,12 @@ SAXE = evidence.Claim(
 IGB_TANH = evidence.Claim(  # the favourite class's share, mean over the networks of a depth
     "untrained deep ReLU networks put most inputs in one class; tanh networks and shallow "
     "ReLU networks do not", "Francazi et al., Initial Guessing Bias: How Untrained Networks "
-    "Favor Some Classes", measure=lambda r: float(np.mean(r["relu"][-1])),
-    control_measure=lambda r: float(np.mean(r["tanh"][-1])),
+    "Favor Some Classes", measure=lambda r: float(np.mean(r.relu[-1])),
+    control_measure=lambda r: float(np.mean(r.tanh[-1])),
     test=evidence.Test(">", IGB_RELU_MIN, "IGB_RELU_MIN: the favourite class's share of "
                                           "the inputs, mean over the networks"),
     control="tanh networks of the same depth (σ_w² = 1)", window="the deepest")
-IGB_SHALLOW = replace(IGB_TANH, control_measure=lambda r: float(np.mean(r["relu"][0])),
+IGB_SHALLOW = replace(IGB_TANH, control_measure=lambda r: float(np.mean(r.relu[0])),
                       control="ReLU networks of the shallowest depth")
 
 
@@ -527,26 +527,26 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
     if signal is not None:
         signal = plots.per_seed(signal, "signal", "init.claim_runs")
         one = signal[next(iter(signal))]
-        relu = one.get("relu", {})
-        depth = len(next(iter(relu.values()))["act_std"]) if relu else 0
-        w = f"depth {depth}, {len(one)} activations, MNIST-1D inputs"
+        relu = one.relu
+        depth = len(next(iter(relu.values())).act_std) if relu else 0
+        w = f"depth {depth}, {len(one.items())} activations, MNIST-1D inputs"
         if "he" in relu and "xavier" in relu:
             keep = [i for i in ("he", "orthogonal", "lsuv") if i in relu]
             rows.append(_row(signal, {
-                "He keeps:": replace(HE_KEEPS, measure=lambda r: _band_factor(r["relu"], keep)),
+                "He keeps:": replace(HE_KEEPS, measure=lambda r: _band_factor(r.relu, keep)),
                 "Xavier halves, distance of the per-layer factor from 1/2:": XAVIER_HALVES},
                 control="Xavier through He's test; He through Xavier's",
                 window=f"{w}; {', '.join(keep)}"))
             rows.append(_row(signal, XAVIER_VANISHES, window=f"{w}; layers 2–{depth}"))
         if "small" in relu and "zero" in relu:
-            zero = {s: max(*r["relu"]["zero"]["act_std"], *r["relu"]["zero"]["grad_norm"])
+            zero = {s: max(*r.relu["zero"].act_std, *r.relu["zero"].grad_norm)
                     for s, r in signal.items()}  # the all-zero start: nothing moves
             rows.append(_row(signal, {
                 "small, last/first:": SMALL_SHRINKS,
                 f"small, per-layer factor against {SMALL_INIT_STD:g}·√(n/2), n = {signal_width}:":
                     replace(SMALL_SHRINKS, fmt=lambda x: _num(x, 2),
-                            measure=lambda r: _small_dev(r["relu"]["small"], signal_width),
-                            control_measure=lambda r: _small_dev(r["relu"]["he"], signal_width),
+                            measure=lambda r: _small_dev(r.relu["small"], signal_width),
+                            control_measure=lambda r: _small_dev(r.relu["he"], signal_width),
                             test=evidence.Test("<", SMALL_GEOM_REL, "SMALL_GEOM_REL: |median "
                                                "per-layer factor of the activation std (layers "
                                                "2 on, underflowed left out) / (0.01 √(n/2)) − 1|"))},
@@ -554,11 +554,11 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
                 note="all-zero weights and biases, largest activation std and ‖dL/dW‖ (shown, "
                      "not judged: zero by construction, an illustration, not a test): "
                      + plots.spread(zero, lambda x: f"{x:g}")))
-        if all("lsuv" in r[a] for a in one for r in signal.values()):
+        if all("lsuv" in n for r in signal.values() for _, n in r.items()):
             rows.append(_row(signal, LSUV_UNIT, window=f"{w}; every layer, the output layer "
                              "included; LSUV rescaled on MNIST-1D training inputs, measured "
                              "on test inputs"))
-        if all(i in one.get("tanh", {}) for i in ("xavier", "orthogonal", "he", "lsuv")) \
+        if all(i in one.tanh for i in ("xavier", "orthogonal", "he", "lsuv")) \
                 and "xavier" in relu:
             rows.append(_row(signal, {
                 "‖dL/dz‖ first/last:": TANH_BACKWARD, "activation std last/first:": TANH_FORWARD,
@@ -594,13 +594,13 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
     if igb is not None:
         igb = plots.per_seed(igb, "igb", "init.claim_runs")
         g0 = igb[next(iter(igb))]
-        wins = {s: len(set(r["relu_class"][-1])) for s, r in igb.items()}
-        rows.append(_row(igb, {f"tanh (σ_w² = 1), depth {g0['depths'][-1]}:": IGB_TANH,
-                               f"ReLU depth {g0['depths'][0]}:": IGB_SHALLOW},
+        wins = {s: len(set(r.relu_class[-1])) for s, r in igb.items()}
+        rows.append(_row(igb, {f"tanh (σ_w² = 1), depth {g0.depths[-1]}:": IGB_TANH,
+                               f"ReLU depth {g0.depths[0]}:": IGB_SHALLOW},
                          control="the same test on untrained networks whose output is balanced: "
-                                 f"tanh at its σ_w² = 1, and ReLU at depth {g0['depths'][0]} (no "
-                                 f"bias: {1 / g0['n_classes']:.2f})",
-                         window=f"depth {g0['depths'][-1]}, {g0['n_nets']} networks per seed",
+                                 f"tanh at its σ_w² = 1, and ReLU at depth {g0.depths[0]} (no "
+                                 f"bias: {1 / g0.n_classes:.2f})",
+                         window=f"depth {g0.depths[-1]}, {g0.n_nets} networks per seed",
                          note="classes that win among the deepest ReLU networks (shown, not "
                               "judged): " + plots.spread(wins, lambda x: f"{x:.0f}")))
     return rows

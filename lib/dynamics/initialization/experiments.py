@@ -27,8 +27,8 @@ from ..runtime import get_profile, get_seed
 from ..sweep import grid, train_many
 from ..train import At, Hooks, LogSpaced, Recipe, log_steps, train
 from .isometry import IsometryConfig, run_isometry
-from .records import (ChaosRun, CMap, CriticalLine, Fluctuations, QMap, Saxe, SaxeControl, XiMeasured,
-                      XiTheory)
+from .records import (ChaosRun, CMap, CriticalLine, Fluctuations, GuessingRun, QMap, RankGrowth, Saxe,
+                      SaxeControl, Signal, XiMeasured, XiTheory)
 from .science import (ACTIVATIONS, INIT_SCHEMES, ChaosConfig, DepthTimeConfig,
                       FluctuationConfig, GuessingConfig, SaxeConfig, SignalConfig,
                       MORE_SEEDS, TrainabilityConfig, c_map, c_star, chi_1, critical_mlp, critical_sigma_w2,
@@ -50,8 +50,8 @@ CHANCE = 0.1  # MNIST-1D has 10 balanced classes
 # =============================================================================================
 
 
-def run_signal(cfg: SignalConfig, inits=INIT_SCHEMES, activations=ACTIVATIONS) -> dict:
-    """``{activation: {init: layer_statistics}}`` (cfg.depth, cfg.width, cfg.seed;
+def run_signal(cfg: SignalConfig, inits=INIT_SCHEMES, activations=ACTIVATIONS) -> Signal:
+    """A :class:`Signal`: per activation ``{init: layer_statistics}`` (cfg.depth, cfg.width, cfg.seed;
     ``cfg.init``/``cfg.activation`` are ignored: all given are run). LSUV is calibrated on
     ``cfg.n_inputs`` MNIST-1D training inputs; every statistic is measured on as many held-out
     (test) inputs, so LSUV's unit variance is not read on the batch it was rescaled on. LSUV's
@@ -71,8 +71,8 @@ def run_signal(cfg: SignalConfig, inits=INIT_SCHEMES, activations=ACTIVATIONS) -
                 with runtime.seeded(cfg.seed):
                     start = init_mlp(d.input_dim, cfg.width, cfg.depth, act, init, x=x,
                                      rescale=False).to(x.device)
-                out[act][init]["start_out_var"] = layer_statistics(start, held, held_y)["out_var"]
-    return out
+                out[act][init].start_out_var = layer_statistics(start, held, held_y).out_var
+    return Signal.of(out)
 
 
 # =============================================================================================
@@ -329,7 +329,7 @@ def half_times(saxe: Saxe) -> tuple[np.ndarray, np.ndarray | None]:
     return measured, theory
 
 
-def run_rank_growth(cfg: SaxeConfig, large: float = 0.3) -> dict:
+def run_rank_growth(cfg: SaxeConfig, large: float = 0.3) -> RankGrowth:
     """Exercise 6: :func:`run_saxe`'s network, with the singular values of W1 - W1(0) recorded
     during training; returns each pattern's half-learning step, the number of singular values
     above ``large`` at the first evaluation after it, and the final singular values beside the
@@ -354,9 +354,9 @@ def run_rank_growth(cfg: SaxeConfig, large: float = 0.3) -> dict:
         half.append(int(steps[idx[0]]) if len(idx) else None)
         count.append(int((sv[idx[0]] > large).sum()) if len(idx) else None)
     s = np.asarray(data.info["strengths"])
-    return dict(half_steps=half, large_after=count, final=sorted(sv[-1].tolist()),
-                balanced=sorted((1 / np.sqrt(math.sqrt(cfg.n_patterns) * s)).tolist()),
-                large=large, steps=cfg.steps)
+    return RankGrowth(half_steps=half, large_after=count, final=sorted(sv[-1].tolist()),
+                      balanced=sorted((1 / np.sqrt(math.sqrt(cfg.n_patterns) * s)).tolist()),
+                      large=large, steps=cfg.steps)
 
 
 INIT_PAIR = ("orthogonal", "gaussian")  # the inits of the learning-time figure
@@ -475,7 +475,7 @@ def depth_time_ratio(res: DepthTime, init: str, shallow: int = 2, deep: int = 16
 # =============================================================================================
 
 
-def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS) -> dict:
+def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS) -> GuessingRun:
     """For each activation and depth, the guessing bias of ``cfg.n_nets`` untrained MLPs
     (zero biases; W ~ N(0, sigma_w^2 / fan_in) at the activation's critical sigma_w, or
     Xavier) on MNIST-1D inputs. Progress goes to :func:`dynamics.progress.current` (a stopped
@@ -507,10 +507,10 @@ def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS) -> dict:
                     out[act].append(vals)
                     out[f"{act}_class"].append(favourite)
                     out["stopped"] = True
-                    return out
+                    return GuessingRun.of(out)
             out[act].append(vals)
             out[f"{act}_class"].append(favourite)
-    return out
+    return GuessingRun.of(out)
 
 
 # =============================================================================================
@@ -518,12 +518,12 @@ def run_guessing_bias(cfg: GuessingConfig, activations=ACTIVATIONS) -> dict:
 # =============================================================================================
 
 
-def answer_lsuv_gain(signal: dict) -> str:
+def answer_lsuv_gain(signal: Signal) -> str:
     """Exercise 2: the sigma_w^2 that gives q* = 1 at sigma_b = 0, chi_1 there, and the
     gradient's growth per layer that section 1's tanh LSUV network measured."""
     s = brentq(lambda v: q_star(v, 0.0) - 1, 1.01, 10)
     chi = chi_1(s, 0.0)
-    g = signal["tanh"]["lsuv"]["grad_in"]  # the backward signal |dL/dz_l|
+    g = signal.tanh["lsuv"].grad_in  # the backward signal |dL/dz_l|
     layers = len(g) - 1
     return (f"q* = 1 at σ_w² = {s:.3f}, where χ₁ = {chi:.3f} and √χ₁ = {math.sqrt(chi):.4f}; "
             f"this page's tanh LSUV network: backward signal |dL/dz| ×{_num(g[0] / g[-1])} over "
@@ -565,10 +565,10 @@ def answer_rank_growth(profile: str | None = None, seed: int | None = None) -> s
     r = run_rank_growth(SaxeConfig.for_profile(profile, seed=get_seed(seed)))
     drops = "; ".join(f"pattern {c + 1} half learned at step {t}: {k} large" if t is not None
                       else f"pattern {c + 1} not learned" for c, (t, k) in
-                      enumerate(zip(r["half_steps"], r["large_after"])))
-    return (f"singular values of W1 − W1(0) above {r['large']:g} — {drops}; final values "
-            f"{', '.join(f'{v:.2f}' for v in r['final'])} against (√C s_c)^(−1/2) = "
-            f"{', '.join(f'{v:.2f}' for v in r['balanced'])}")
+                      enumerate(zip(r.half_steps, r.large_after)))
+    return (f"singular values of W1 − W1(0) above {r.large:g} — {drops}; final values "
+            f"{', '.join(f'{v:.2f}' for v in r.final)} against (√C s_c)^(−1/2) = "
+            f"{', '.join(f'{v:.2f}' for v in r.balanced)}")
 
 
 def answer_coordinate_check(seed: int | None = None) -> str:

@@ -9,9 +9,9 @@ import numpy as np
 from .. import evidence, plots
 from .claims import (CHAOTIC_RATIO, DEEP, LEVEL, _depth_rule_agreement, _list, falls_to,
                      trainability_claims)
-from .experiments import (ChaosRun, DepthTime, Fluctuations, Trainability, best_sigma_w2,
+from .experiments import (ChaosRun, DepthTime, Fluctuations, Signal, Trainability, best_sigma_w2,
                           learning_times, trainability_agreement, trainability_disagreements)
-from .isometry import isometry_numbers
+from .isometry import Isometry, isometry_numbers
 from .science import DepthTimeConfig, orthogonal_product_svals
 
 __all__ = ["signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
@@ -104,23 +104,23 @@ _NAMES = dict(relu="ReLU", tanh="tanh", he="He", xavier="Xavier", lsuv="LSUV",
 APART = 2.0  # the first layer's weight gradient "sits apart": a factor this far from layer 2's
 
 
-def signal_numbers(signal: dict) -> dict:
+def signal_numbers(signal: Signal) -> dict:
     """The weight gradients Section 1's prose quotes (glue texts): the curves whose first layer
     sits a factor APART or more from layer 2 and those where it does not, and ReLU He's curve
     over depth (where it peaks, and what it does after, beside the forward signal)."""
     apart, close = [], []
     for act, inits in signal.items():
         for init, st in inits.items():
-            g = st["grad_norm"]
+            g = st.grad_norm
             if len(g) < 2 or g[0] <= 0 or g[1] <= 0:
                 continue  # no signal: nothing to compare
             name = (f"{_NAMES.get(act, act)} {_NAMES.get(init, init)} ({_num(g[0], 2)} against "
                     f"{_num(g[1], 2)})")
             (apart if max(g[0] / g[1], g[1] / g[0]) >= APART else close).append(name)
     out = dict(init_sig_apart=_list(apart), init_sig_close=_list(close))
-    he = signal.get("relu", {}).get("he")
+    he = signal.relu.get("he")
     if he is not None:
-        g, a = np.asarray(he["grad_norm"], float), np.asarray(he["act_std"], float)
+        g, a = np.asarray(he.grad_norm, float), np.asarray(he.act_std, float)
         k = int(np.argmax(g[1:])) + 1  # from layer 2 on
         text = f"it rises from {_num(g[1], 2)} at layer 2 to "
         if k == len(g) - 1:
@@ -231,15 +231,15 @@ def fluctuation_numbers(fluct: Fluctuations) -> dict:
                 init_fl_first=f"{_num(g[0], 3)} at layer {int(layers[0])}")
 
 
-def isometry_page_numbers(res: dict) -> dict:
+def isometry_page_numbers(res: Isometry) -> dict:
     """All the isometry section glues: :func:`~.isometry.isometry_numbers`, how far from one the
     mean lambda strays (the largest factor, over the cases and depths), and Gaussian ReLU at the
     deepest depth (its spread against the dashed theory, its mean) beside L/n."""
-    c, L, n = res["cases"], res["depths"][-1], res["width"]
-    band = max(float(np.exp(abs(np.log(m)))) for case in c.values() for m in case["mean"])
+    c, L, n = res.cases, res.depths[-1], res.width
+    band = max(float(np.exp(abs(np.log(m)))) for case in c.values() for m in case.mean)
     g = c["relu gaussian"]
     return dict(**isometry_numbers(res), iso_mean_band=f"a factor {band:.2g}",
-                iso_gauss_relu=_num(g["rel_var"][-1], 3),
-                iso_gauss_relu_theory=_num(g["theory"][-1], 3),
-                iso_gauss_relu_frac=f"{g['rel_var'][-1] / g['theory'][-1]:.2f}×",
-                iso_gauss_relu_mean=_num(g["mean"][-1], 3), iso_ln=_num(L / n, 2))
+                iso_gauss_relu=_num(g.rel_var[-1], 3),
+                iso_gauss_relu_theory=_num(g.theory[-1], 3),
+                iso_gauss_relu_frac=f"{g.rel_var[-1] / g.theory[-1]:.2f}×",
+                iso_gauss_relu_mean=_num(g.mean[-1], 3), iso_ln=_num(L / n, 2))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
-from .experiments import (CHANCE, ChaosRun, DepthTime, Fluctuations, Saxe, Trainability,
+from .experiments import (CHANCE, ChaosRun, DepthTime, Fluctuations, GuessingRun, Saxe, Signal, Trainability,
                           best_sigma_w2, learning_times)
 from .facts import leading_line
 from .science import (ACTIVATIONS, INIT_SCHEMES, critical_sigma_w2, signal_summary,
@@ -36,23 +36,23 @@ SIGNAL_PANELS = (("act_std", "activation std"), ("grad_in", "‖dL/dz‖ (backwa
                  ("grad_norm", "‖dL/dW‖"))
 
 
-def signal_figure(res: dict, activation: str | None = None):
+def signal_figure(res: Signal, activation: str | None = None):
     """Per layer, one curve per init: the activation std (the forward signal), the norm of the
     loss gradient with respect to the preactivations (the backward signal) and that of the
     weight gradient (their product); a slider over the activations (or one activation's
     figure)."""
     figs = []
-    acts = [activation] if activation else list(res)
+    acts = [activation] if activation else res.activations()
     for act in acts:
         fig = plots.subplots(1, len(SIGNAL_PANELS), [t for _, t in SIGNAL_PANELS],
                              title=f"{act} network at initialization")
-        for init, st in res[act].items():
+        for init, st in res.nets(act).items():
             color = plots.PALETTE[INIT_SCHEMES.index(init) % len(plots.PALETTE)]
-            layers = list(range(1, len(st["act_std"]) + 1))
-            dead = not any(_positive(st["act_std"]))
+            layers = list(range(1, len(st.act_std) + 1))
+            dead = not any(_positive(st.act_std))
             name = init + (" (all 0)" if dead else "")
             for col, (key, _) in enumerate(SIGNAL_PANELS, start=1):
-                fig.add_scatter(x=layers, y=_positive(st[key]), name=name, mode="lines",
+                fig.add_scatter(x=layers, y=_positive(getattr(st, key)), name=name, mode="lines",
                                 line=dict(color=color), legendgroup=init,
                                 showlegend=col == 1, row=1, col=col)
         fig.update_yaxes(type="log")
@@ -65,7 +65,7 @@ def signal_figure(res: dict, activation: str | None = None):
                         active=acts.index("relu") if "relu" in acts else 0)
 
 
-def signal_rows(res: dict) -> list[dict]:
+def signal_rows(res: Signal) -> list[dict]:
     """One table row per activation and init (:func:`~.science.signal_summary`): how much of
     the forward signal reaches the last layer, how much of the backward signal reaches the
     first (both over layers of one width), and how large the weight gradient is (its median
@@ -75,8 +75,8 @@ def signal_rows(res: dict) -> list[dict]:
     def shown(v):
         return v if np.isfinite(v) else None
 
-    for act in res:
-        for init, st in res[act].items():
+    for act, inits in res.items():
+        for init, st in inits.items():
             sm = signal_summary(st)
             rows.append({"activation": act, "init": init,
                          "activation std, last/first layer": shown(sm["forward"]),
@@ -306,21 +306,21 @@ def depth_time_figure(res: DepthTime):
 # =============================================================================================
 
 
-def guessing_figure(res: dict):
+def guessing_figure(res: GuessingRun):
     """The favourite-class fraction of every untrained network (dots) and the mean (line)."""
     fig = plots.figure("Initial guessing bias of untrained networks", "depth",
                        "fraction in the favourite class", logx=True)
-    for i, act in enumerate(a for a in ACTIVATIONS if a in res):
-        vals = [np.asarray(v, dtype=float) for v in res[act]]
-        depths = res["depths"][:len(vals)]
+    for i, act in enumerate(a for a in ACTIVATIONS if res.bias(a) is not None):
+        vals = [np.asarray(v, dtype=float) for v in res.bias(act)]
+        depths = res.depths[:len(vals)]
         fig.add_scatter(x=depths, y=[v.mean() for v in vals], mode="lines+markers",
                         name=f"{act}, mean", line=dict(color=plots.PALETTE[i]))
         fig.add_scatter(x=np.concatenate([[d] * len(v) for d, v in zip(depths, vals)]),
                         y=np.concatenate(vals), mode="markers", name=f"{act}, each network",
                         marker=dict(color=plots.PALETTE[i], size=4, opacity=0.35))
-    fig.add_hline(y=1 / res["n_classes"], line=dict(color=_GRAY, dash="dot"),
+    fig.add_hline(y=1 / res.n_classes, line=dict(color=_GRAY, dash="dot"),
                   annotation_text="no bias: 1/C", annotation_position="top right")
     fig.update_yaxes(range=[0, 1.05])
-    fig.update_xaxes(tickvals=res["depths"], ticktext=[str(d) for d in res["depths"]])
+    fig.update_xaxes(tickvals=res.depths, ticktext=[str(d) for d in res.depths])
     fig.update_layout(hovermode="closest")
     return fig

@@ -33,6 +33,7 @@ from ..config import Config, param
 from ..runtime import dry_run, get_seed
 from .meanfield import _generator, _randn, chi_1, gauss_hermite
 from .meanfield import q_star as meanfield_q_star
+from .records import Isometry
 from .science import random_weights
 
 __all__ = ["IsometryConfig", "ISO_CASES", "isometry_point", "spread_theory", "random_network",
@@ -172,7 +173,7 @@ def chi_1_of(activation: str, sigma_w2: float, sigma_b2: float) -> float:
     return chi_1(sigma_w2, sigma_b2) if activation == "tanh" else sigma_w2 / 2
 
 
-def run_isometry(cfg: IsometryConfig) -> dict:
+def run_isometry(cfg: IsometryConfig) -> Isometry:
     """Per case (activation, init) and depth: the spectrum's mean, relative variance and
     fraction of small squared singular values, over ``cfg.n_nets`` networks; with the
     theory's spread and chi_1 of mean-field theory at each case's point. A dry run (``DYNAMICS_DRY_RUN``) measures
@@ -203,7 +204,7 @@ def run_isometry(cfg: IsometryConfig) -> dict:
             control_chi_1=chi_1_of(act, *off),
             **{key: [st[key] for st in stats] for key in stats[0]},
             theory=spread_theory(depths, act, init, cfg.q_star).tolist())
-    return out
+    return Isometry.of(out)
 
 
 # =============================================================================================
@@ -211,24 +212,24 @@ def run_isometry(cfg: IsometryConfig) -> dict:
 # =============================================================================================
 
 
-def isometry_figure(res: dict):
+def isometry_figure(res: Isometry):
     """Left: the mean squared singular value against depth (chi_1^L = 1 dotted). Right: the
     relative variance of the squared singular values against depth, with the theory (dashed)."""
     fig = plots.subplots(1, 2, ["mean squared singular value", "spread: Var λ / (mean λ)²"],
-                         title=f"Input–output Jacobian at initialization, width {res['width']}")
-    d = res["depths"]
-    for i, (name, c) in enumerate(res["cases"].items()):
+                         title=f"Input–output Jacobian at initialization, width {res.width}")
+    d = res.depths
+    for i, (name, c) in enumerate(res.cases.items()):
         color = plots.PALETTE[i % len(plots.PALETTE)]
-        dash = "solid" if c["init"] == "orthogonal" else "dot"
-        fig.add_scatter(x=d, y=c["mean"], mode="lines+markers", name=name, legendgroup=name,
+        dash = "solid" if c.init == "orthogonal" else "dot"
+        fig.add_scatter(x=d, y=c.mean, mode="lines+markers", name=name, legendgroup=name,
                         line=dict(color=color, dash=dash), showlegend=False, row=1, col=1)
-        fig.add_scatter(x=d, y=c["rel_var"], mode="lines+markers", name=name, legendgroup=name,
+        fig.add_scatter(x=d, y=c.rel_var, mode="lines+markers", name=name, legendgroup=name,
                         line=dict(color=color, dash=dash),
-                        customdata=[100 * v for v in c["small"]],
+                        customdata=[100 * v for v in c.small],
                         hovertemplate="depth %{x}: %{y:.3g} (%{customdata:.0f}% of λ below "
                                       "0.01)<extra>" + name + "</extra>",
                         row=1, col=2)
-        fig.add_scatter(x=d, y=c["theory"], mode="lines", name=f"{name}, theory",
+        fig.add_scatter(x=d, y=c.theory, mode="lines", name=f"{name}, theory",
                         legendgroup=name, showlegend=False,
                         line=dict(color=color, dash="dash", width=1), row=1, col=2)
     fig.add_scatter(x=[None], y=[None], mode="lines", name="theory (width → ∞)",
@@ -246,19 +247,19 @@ def _pct(x) -> str:
     return f"{100 * x:.0f}%"
 
 
-def isometry_numbers(res: dict) -> dict:
+def isometry_numbers(res: Isometry) -> dict:
     """The critical point and the deepest spreads the prose quotes (glue texts)."""
-    c = res["cases"]
+    c = res.cases
     t = c["tanh orthogonal"]
-    return dict(iso_q=_num(res["q_star"], 3), iso_sw2=_num(t["sigma_w2"], 4),
-                iso_sb2=f"{t['sigma_b2']:.1e}", iso_depth=str(res["depths"][-1]),
-                iso_width=str(res["width"]), iso_nets=str(res["n_nets"]),
-                iso_orth_tanh=_num(t["rel_var"][-1], 2),
-                iso_gauss_tanh=_num(c["tanh gaussian"]["rel_var"][-1], 2),
-                iso_orth_relu=_num(c["relu orthogonal"]["rel_var"][-1], 2),
-                iso_orth_tanh_small=_pct(t["small"][-1]),
-                iso_gauss_tanh_small=_pct(c["tanh gaussian"]["small"][-1]),
-                iso_orth_relu_small=_pct(c["relu orthogonal"]["small"][-1]))
+    return dict(iso_q=_num(res.q_star, 3), iso_sw2=_num(t.sigma_w2, 4),
+                iso_sb2=f"{t.sigma_b2:.1e}", iso_depth=str(res.depths[-1]),
+                iso_width=str(res.width), iso_nets=str(res.n_nets),
+                iso_orth_tanh=_num(t.rel_var[-1], 2),
+                iso_gauss_tanh=_num(c["tanh gaussian"].rel_var[-1], 2),
+                iso_orth_relu=_num(c["relu orthogonal"].rel_var[-1], 2),
+                iso_orth_tanh_small=_pct(t.small[-1]),
+                iso_gauss_tanh_small=_pct(c["tanh gaussian"].small[-1]),
+                iso_orth_relu_small=_pct(c["relu orthogonal"].small[-1]))
 
 
 # =============================================================================================
@@ -276,17 +277,17 @@ _PAPER = ("Pennington, Schoenholz & Ganguli, Resurrecting the sigmoid in deep le
           "through dynamical isometry")
 
 
-def _rate(r: dict, key: str, best) -> float:
+def _rate(r: Isometry, key: str, best) -> float:
     """``best`` (max or min) over the four cases of |ln mean lambda| / L at the deepest depth;
     ``key``: "mean" (at the critical point) or "control_mean" (at OFF_CRITICAL x it)."""
-    L = r["depths"][-1]
+    L = r.depths[-1]
     return best(abs(math.log(v)) / L if v > 0 else math.inf
-                for v in ((c[key][-1] if key == "mean" else c[key]) for c in r["cases"].values()))
+                for v in ((c.mean[-1] if key == "mean" else c.control_mean) for c in r.cases.values()))
 
 
-def _per_layer(r: dict, case: str) -> float:
+def _per_layer(r: Isometry, case: str) -> float:
     """A case's relative variance of lambda at the deepest depth, per layer."""
-    return r["cases"][case]["rel_var"][-1] / r["depths"][-1]
+    return r.cases[case].rel_var[-1] / r.depths[-1]
 
 
 MEAN_FIXED = evidence.Claim(
@@ -301,8 +302,8 @@ MEAN_FIXED = evidence.Claim(
 ORTH_CONCENTRATED = evidence.Claim(
     "orthogonal weights on tanh's critical line at small q*: the spectrum stays concentrated "
     "as depth grows (dynamical isometry)", _PAPER,
-    measure=lambda r: max(r["cases"]["tanh orthogonal"]["rel_var"]),
-    control_measure=lambda r: max(r["cases"]["tanh gaussian"]["rel_var"]),
+    measure=lambda r: max(r.cases["tanh orthogonal"].rel_var),
+    control_measure=lambda r: max(r.cases["tanh gaussian"].rel_var),
     test=evidence.Test("<", ORTH_TANH_MAX, "ORTH_TANH_MAX: the relative variance of λ, largest "
                                            "over depths"),
     control="Gaussian tanh at the same critical point", window="every depth")
@@ -322,10 +323,10 @@ RELU_SPREADS = replace(
 
 
 
-def _theory_factor(r: dict, case: str, measured: str | None = None) -> float:
+def _theory_factor(r: Isometry, case: str, measured: str | None = None) -> float:
     """The factor (>= 1) between the relative variance of λ per layer at the deepest depth of
     ``measured`` (default: ``case``) and ``case``'s theory there."""
-    m, t = r["cases"][measured or case]["rel_var"][-1], r["cases"][case]["theory"][-1]
+    m, t = r.cases[measured or case].rel_var[-1], r.cases[case].theory[-1]
     return math.exp(abs(math.log(m / t))) if m > 0 and t > 0 else math.inf
 
 
@@ -344,10 +345,10 @@ def isometry_claims(iso: dict) -> list[dict]:
     theory's numbers are printed beside them."""
     iso = plots.per_seed(iso, "iso", "init.claim_runs")
     r0 = iso[next(iter(iso))]
-    deep, cases = r0["depths"][-1], r0["cases"]
-    theory = "; ".join(f"{n} {_g(cases[n]['theory'][-1] / deep)}" for n in
+    deep, cases = r0.depths[-1], r0.cases
+    theory = "; ".join(f"{n} {_g(cases[n].theory[-1] / deep)}" for n in
                        ("tanh orthogonal", "tanh gaussian", "relu orthogonal"))
-    window = f"depths {r0['depths'][0]}–{deep}, {_q(r0)}; theory per layer at depth {deep}: {theory}"
+    window = f"depths {r0.depths[0]}–{deep}, {_q(r0)}; theory per layer at depth {deep}: {theory}"
     rows = [evidence.judge(replace(c, window=f"{c.window}; {window}", fmt=_g), iso, iso).row()
             for c in (MEAN_FIXED, ORTH_CONCENTRATED)]
     for c, case in ((GAUSS_SPREADS, "tanh gaussian"), (RELU_SPREADS, "relu orthogonal")):
@@ -366,4 +367,4 @@ def _g(x) -> str:
 
 
 def _q(res) -> str:
-    return f"q* = {plots.number(res['q_star'], 3)}"
+    return f"q* = {plots.number(res.q_star, 3)}"

@@ -61,7 +61,7 @@ def signal_panel(profile: str | None = None, seed: int | None = None):
     def run(update, depth, width, activation, init):
         cfg = base.replace(depth=int(depth), width=int(width), activation=activation, init=init)
         res = run_signal(cfg, inits=[init], activations=[activation])
-        st = res[activation][init]
+        st = res.nets(activation)[init]
         update(status=f"last/first activation std = {plots.number(std_ratio(st))}, "
                       f"first/last ‖dL/dz‖ = {plots.number(backward_ratio(st))}")
         return signal_figure(res, activation)
@@ -298,11 +298,11 @@ def guessing_panel(profile: str | None = None, seed: int | None = None):
     def run(update, depth, width, activation, scale):
         cfg = base.replace(depths=[int(depth)], width=int(width), scale=scale)
         res = run_guessing_bias(cfg, activations=[activation])
-        vals = np.asarray(res[activation][0]) if res[activation] else np.zeros(0)
+        vals = np.asarray(res.bias(activation)[0]) if res.bias(activation) else np.zeros(0)
         if not len(vals):
             return None
         update(status=f"mean favourite-class fraction {vals.mean():.2f} (no bias: "
-                      f"{1 / res['n_classes']:.2f})")
+                      f"{1 / res.n_classes:.2f})")
         fig = plots.bars([f"{k}" for k in range(len(vals))], vals.tolist(),
                          title=f"{activation}, depth {int(depth)}: each untrained network",
                          ytitle="fraction in the favourite class", text_fmt="{:.2f}")

@@ -6,12 +6,13 @@ beside their runners in :mod:`.experiments`, which re-exports these.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import results
 
 __all__ = ["Fluctuations", "SaxeControl", "Saxe", "QMap", "CMap", "CriticalLine", "XiTheory", "XiMeasured",
-           "ChaosRun"]
+           "ChaosRun", "SignalStats", "Signal", "RankGrowth", "GuessingRun", "IsoCase", "Isometry",
+           "WidthCurves", "WidthRun"]
 
 
 @dataclass
@@ -122,3 +123,148 @@ class ChaosRun(results.Record):
     xi_theory: XiTheory
     xi_measured: XiMeasured
     wall_time: float
+
+
+@dataclass
+class SignalStats(results.Record):
+    """One network's :func:`.science.layer_statistics`: per hidden layer the activation std
+    (``act_std``), |dL/dW_l| (``grad_norm``), |dL/dz_l| (``grad_in``) and the output variance
+    (``out_var``, the output layer's last); LSUV's also ``start_out_var``, its orthonormal
+    start's ``out_var`` before the rescaling."""
+    act_std: list
+    grad_norm: list
+    grad_in: list
+    out_var: list
+    start_out_var: list | None = None
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in super().to_dict().items() if v is not None}
+
+
+@dataclass
+class Signal(results.Record):
+    """One :func:`.experiments.run_signal`: per activation (``tanh``, ``relu``) the statistics of
+    each init's network, ``{init: SignalStats}`` (empty: the activation was not run)."""
+    tanh: dict[str, SignalStats] = field(default_factory=dict)
+    relu: dict[str, SignalStats] = field(default_factory=dict)
+
+    def nets(self, activation: str) -> dict[str, SignalStats]:
+        """``{init: SignalStats}`` of ``activation`` ("tanh" or "relu")."""
+        if activation not in ("tanh", "relu"):
+            raise ValueError(f"a Signal holds tanh and relu, not {activation!r}")
+        return getattr(self, activation)
+
+    def items(self) -> list[tuple[str, dict[str, SignalStats]]]:
+        """``(activation, {init: SignalStats})`` of every activation run, tanh first."""
+        return [(a, n) for a, n in (("tanh", self.tanh), ("relu", self.relu)) if n]
+
+    def activations(self) -> list[str]:
+        """The activations run, tanh first."""
+        return [a for a, _ in self.items()]
+
+    def to_dict(self) -> dict:
+        return {a: {i: st.to_dict() for i, st in n.items()} for a, n in self.items()}
+
+
+@dataclass
+class RankGrowth(results.Record):
+    """One :func:`.experiments.run_rank_growth`: each pattern's half-learning step (None: never),
+    the number of singular values of W1 - W1(0) above ``large`` then, the final singular values
+    beside the balanced solution's, and the run's steps."""
+    half_steps: list
+    large_after: list
+    final: list
+    balanced: list
+    large: float
+    steps: int
+
+
+@dataclass
+class GuessingRun(results.Record):
+    """One :func:`.experiments.run_guessing_bias`: per activation, per depth, the guessing bias
+    of every network (``tanh``, ``relu``) and its favourite class (``tanh_class``,
+    ``relu_class``); an activation a stopped job never reached is None (``stopped``)."""
+    depths: list
+    n_classes: int
+    n_nets: int
+    scale: str
+    width: int
+    tanh: list | None = None
+    tanh_class: list | None = None
+    relu: list | None = None
+    relu_class: list | None = None
+    stopped: bool = False
+
+    def bias(self, activation: str) -> list | None:
+        """The guessing biases of ``activation`` ("tanh" or "relu"), per depth."""
+        if activation not in ("tanh", "relu"):
+            raise ValueError(f"a GuessingRun holds tanh and relu, not {activation!r}")
+        return getattr(self, activation)
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in super().to_dict().items() if v is not None
+                and (k != "stopped" or v)}
+
+
+@dataclass
+class IsoCase(results.Record):
+    """One case (activation, init) of :func:`.isometry.run_isometry`: its critical point and
+    chi_1, the control's (OFF_CRITICAL x sigma_w2) sigma_w2, mean lambda at the deepest depth
+    and chi_1; per depth the mean of lambda, its relative variance, the fraction below SMALL
+    and the theory's relative variance."""
+    activation: str
+    init: str
+    sigma_w2: float
+    sigma_b2: float
+    chi_1: float
+    control_sigma_w2: float
+    control_mean: float
+    control_chi_1: float
+    mean: list
+    rel_var: list
+    small: list
+    theory: list
+
+
+@dataclass
+class Isometry(results.Record):
+    """One :func:`.isometry.run_isometry`: the depths, width, networks per case, q* and seed,
+    and the cases by name ("tanh orthogonal", ...)."""
+    depths: list
+    width: int
+    n_nets: int
+    q_star: float
+    seed: int
+    cases: dict[str, IsoCase]
+
+
+@dataclass
+class WidthCurves(results.Record):
+    """One parametrization of :func:`.width.run_width`: per width, the loss at every learning
+    rate, the best log2 learning rate and whether it lies inside the grid."""
+    loss: list
+    best_log2_lr: list
+    inside: list
+
+
+@dataclass
+class WidthRun(results.Record):
+    """One :func:`.width.run_width`: the sweep's widths, log2 learning rates and settings, the
+    curves of SP (``sp``) and muP (``mup``), and its wall time."""
+    widths: list
+    log2_lrs: list
+    steps: int
+    hidden_layers: int
+    batch_size: int
+    n_train: int
+    seed: int
+    base_width: int
+    sp: WidthCurves
+    mup: WidthCurves
+    wall_time: float
+
+    def curves(self, parametrization: str) -> WidthCurves:
+        """The curves of ``parametrization`` ("sp" or "mup")."""
+        if parametrization not in ("sp", "mup"):
+            raise ValueError(f"a WidthRun holds sp and mup, not {parametrization!r}")
+        return getattr(self, parametrization)

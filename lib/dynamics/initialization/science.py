@@ -33,6 +33,7 @@ from .meanfield import (TRAINABLE_DEPTHS, PHI, gauss_hermite, q_map, q_star, c_m
                         measure_map_iterates, measure_depth_scale, tanh_mlp, _generator,
                         _randn)
 from .meanfield import __all__ as _meanfield  # section 2, re-exported
+from .records import SignalStats
 
 __all__ = ["INIT_SCHEMES", "ACTIVATIONS", "GAIN", "SignalConfig", "ChaosConfig",
            "TrainabilityConfig", "MORE_SEEDS", "FluctuationConfig", "SaxeConfig",
@@ -283,7 +284,7 @@ def critical_mlp(in_dim: int, width: int, depth: int, activation: str, out_dim: 
     return MLP(in_dim, width, depth, out_dim, activation, sigma_w=GAIN[activation])
 
 
-def layer_statistics(model: MLP, x: torch.Tensor, y: torch.Tensor) -> dict:
+def layer_statistics(model: MLP, x: torch.Tensor, y: torch.Tensor) -> SignalStats:
     """Per hidden layer l, on the batch ``x`` with the cross-entropy loss L of labels ``y``:
 
     - ``act_std``: the std of its activations phi(z_l) over the batch and units (the forward
@@ -317,31 +318,31 @@ def layer_statistics(model: MLP, x: torch.Tensor, y: torch.Tensor) -> dict:
     back = [z.grad.norm() if z.grad is not None else torch.zeros((), device=z.device)
             for z in zs]
     model.zero_grad(set_to_none=True)
-    return dict(act_std=torch.stack(stds).tolist(), grad_norm=torch.stack(grads).tolist(),
-                grad_in=torch.stack(back).tolist(), out_var=torch.stack(pre).tolist())
+    return SignalStats(act_std=torch.stack(stds).tolist(), grad_norm=torch.stack(grads).tolist(),
+                       grad_in=torch.stack(back).tolist(), out_var=torch.stack(pre).tolist())
 
 
-def std_ratio(stats: dict) -> float:
+def std_ratio(stats: SignalStats) -> float:
     """Last-layer activation std over first-layer activation std (NaN if the first is 0)."""
-    first, last = stats["act_std"][0], stats["act_std"][-1]
+    first, last = stats.act_std[0], stats.act_std[-1]
     return float(last / first) if first > 0 else float("nan")
 
 
-def backward_ratio(stats: dict) -> float:
+def backward_ratio(stats: SignalStats) -> float:
     """The backward signal's growth from the last hidden layer back to the first:
     |dL/dz_1| / |dL/dz_L| (NaN if the last is 0). Every z_l has the width's units, so the
     ratio compares like with like; for a linear network of orthogonal layers of gain g it is
     exactly g^(L-1)."""
-    first, last = stats["grad_in"][0], stats["grad_in"][-1]
+    first, last = stats.grad_in[0], stats.grad_in[-1]
     return float(first / last) if last > 0 else float("nan")
 
 
-def signal_summary(stats: dict) -> dict:
+def signal_summary(stats: SignalStats) -> dict:
     """The signal table's numbers of one network (:func:`layer_statistics`): ``forward``
     (:func:`std_ratio`), ``backward`` (:func:`backward_ratio`) and ``weight_size``, the median
     |dL/dW_l| over layers 2..L, whose fan-in is the width (layer 1's input is the data): how
     large a step the weights get. A ratio whose denominator is 0 is NaN."""
-    g = stats["grad_norm"][1:]
+    g = stats.grad_norm[1:]
     return dict(forward=std_ratio(stats), backward=backward_ratio(stats),
                 weight_size=float(np.median(g)) if g else float("nan"))
 

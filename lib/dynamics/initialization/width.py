@@ -36,6 +36,7 @@ from ..config import Config, param
 from ..sweep import grid, train_many
 from ..train import At, Recipe
 from ..runtime import get_seed
+from .records import WidthRun
 from .science import init_mlp, mnist1d_data
 
 from dataclasses import dataclass, replace
@@ -222,7 +223,7 @@ def best_log2_lr(losses, log2_lrs) -> tuple[float, bool]:
     return float(x[i] + shift * (x[i + 1] - x[i - 1]) / 2), True
 
 
-def run_width(cfg: WidthConfig, bars: bool | None = None) -> dict:
+def run_width(cfg: WidthConfig, bars: bool | None = None) -> WidthRun:
     """Training loss after ``cfg.steps`` Adam steps for every parametrization x width x
     learning rate (one batched ``train_many`` sweep over the learning rates per width and
     parametrization), and each curve's best learning rate. A diverged run's loss is NaN."""
@@ -254,7 +255,7 @@ def run_width(cfg: WidthConfig, bars: bool | None = None) -> dict:
             loss.append(row), best.append(b), inside.append(ok)
         out[p] = dict(loss=loss, best_log2_lr=best, inside=inside)
     out["wall_time"] = time.perf_counter() - t0
-    return out
+    return WidthRun.of(out)
 
 
 # =============================================================================================
@@ -262,14 +263,14 @@ def run_width(cfg: WidthConfig, bars: bool | None = None) -> dict:
 # =============================================================================================
 
 
-def width_figure(res: dict):
+def width_figure(res: WidthRun):
     """Training loss against the learning rate, one curve per width, SP beside μP; a large
     marker at each curve's lowest loss."""
     fig = plots.subplots(1, 2, [_NAMES[p] for p in PARAMETRIZATIONS], shared_yaxes=True,
-                         title=f"Training loss after {res['steps']:,} Adam steps")
-    lrs = [2.0 ** k for k in res["log2_lrs"]]
+                         title=f"Training loss after {res.steps:,} Adam steps")
+    lrs = [2.0 ** k for k in res.log2_lrs]
     for col, p in enumerate(PARAMETRIZATIONS, start=1):
-        for i, (n, row) in enumerate(zip(res["widths"], res[p]["loss"])):
+        for i, (n, row) in enumerate(zip(res.widths, res.curves(p).loss)):
             color = plots.PALETTE[i % len(plots.PALETTE)]
             y = [v if np.isfinite(v) else None for v in row]
             fig.add_scatter(x=lrs, y=y, mode="lines+markers", name=f"width {n}",
@@ -290,43 +291,43 @@ def width_figure(res: dict):
     return fig
 
 
-def _shift(res: dict, p: str) -> float:
+def _shift(res: WidthRun, p: str) -> float:
     """log2 of the best learning rate at the narrowest width over that at the widest."""
-    b = res[p]["best_log2_lr"]
+    b = res.curves(p).best_log2_lr
     return float(b[0] - b[-1])
 
 
-def _spread(res: dict, p: str) -> float:
+def _spread(res: WidthRun, p: str) -> float:
     """The largest distance (log2, i.e. in factor-2 grid steps) between two widths' best
     learning rates."""
-    b = res[p]["best_log2_lr"]
+    b = res.curves(p).best_log2_lr
     return float(max(b) - min(b))
 
 
-def width_numbers(res: dict) -> dict:
+def width_numbers(res: WidthRun) -> dict:
     """The page's numbers: each parametrization's best learning rate at the narrowest and the
     widest width, and the loss at the widest width when it is trained at the rate tuned at
     the narrowest (the transfer)."""
     out = {}
-    n0, n1 = res["widths"][0], res["widths"][-1]
+    n0, n1 = res.widths[0], res.widths[-1]
     out["init_width_n0"], out["init_width_n1"] = f"{n0}", f"{n1}"
-    out["init_width_widths"] = [int(n) for n in res["widths"]]
-    out["init_width_steps"], out["init_width_batch"] = res["steps"], res["batch_size"]
-    out["init_width_n_train"], out["init_width_layers"] = res["n_train"], res["hidden_layers"]
-    out["init_width_lr_lo"] = f"{2 ** res['log2_lrs'][0]:.2g}"
-    out["init_width_lr_hi"] = f"{2 ** res['log2_lrs'][-1]:.2g}"
-    out["init_width_n_lr"] = len(res["log2_lrs"])
+    out["init_width_widths"] = [int(n) for n in res.widths]
+    out["init_width_steps"], out["init_width_batch"] = res.steps, res.batch_size
+    out["init_width_n_train"], out["init_width_layers"] = res.n_train, res.hidden_layers
+    out["init_width_lr_lo"] = f"{2 ** res.log2_lrs[0]:.2g}"
+    out["init_width_lr_hi"] = f"{2 ** res.log2_lrs[-1]:.2g}"
+    out["init_width_n_lr"] = len(res.log2_lrs)
     for p in PARAMETRIZATIONS:
-        r = res[p]
-        j = int(np.nanargmin(np.where(np.isfinite(r["loss"][0]), r["loss"][0], np.nan)))
-        transfer, own = r["loss"][-1][j], np.nanmin(r["loss"][-1])
-        out[f"init_width_{p}_lr0"] = f"{2 ** r['best_log2_lr'][0]:.2g}"
-        out[f"init_width_{p}_lr1"] = f"{2 ** r['best_log2_lr'][-1]:.2g}"
+        r = res.curves(p)
+        j = int(np.nanargmin(np.where(np.isfinite(r.loss[0]), r.loss[0], np.nan)))
+        transfer, own = r.loss[-1][j], np.nanmin(r.loss[-1])
+        out[f"init_width_{p}_lr0"] = f"{2 ** r.best_log2_lr[0]:.2g}"
+        out[f"init_width_{p}_lr1"] = f"{2 ** r.best_log2_lr[-1]:.2g}"
         out[f"init_width_{p}_factor"] = f"{2 ** abs(_shift(res, p)):.1f}"
         out[f"init_width_{p}_transfer"] = f"{transfer:.3f}" if np.isfinite(transfer) \
             else "diverged"
         out[f"init_width_{p}_own"] = f"{own:.3f}"
-        out[f"init_width_{p}_trend"] = _trend(r["best_log2_lr"])
+        out[f"init_width_{p}_trend"] = _trend(r.best_log2_lr)
         out[f"init_width_{p}_cost"] = f"{transfer / own:.1f}" if np.isfinite(transfer) \
             and own > 0 else "diverged"
     return out
@@ -352,7 +353,7 @@ SP_SHIFT_MIN = 1.25    # SP: the best rate at the narrowest width over the wides
 MUP_SPREAD_MAX = 1.25  # μP: every two widths' best rates within 2^1.25 of each other
 
 
-def width_claim_runs(profile: str | None, seeds, page: dict | None = None) -> dict:
+def width_claim_runs(profile: str | None, seeds, page: WidthRun | None = None) -> dict:
     """Section 5's sweep on every seed of ``seeds`` at ``profile`` scale, ``{seed: result}``;
     ``page``, the page's run (for the first seed), is reused, not run again."""
     seeds = [int(s) for s in seeds]
@@ -371,16 +372,16 @@ def _fmt(x: float) -> str:
     return f"{x:.2f} steps (×{2 ** x:.1f})"
 
 
-def _sp_shift(r: dict) -> float:
+def _sp_shift(r: WidthRun) -> float:
     """SP's fall of the best rate from the narrowest width to the widest (log2); NaN when
     either best rate sits on the grid's edge."""
-    return _shift(r, "sp") if r["sp"]["inside"][0] and r["sp"]["inside"][-1] else math.nan
+    return _shift(r, "sp") if r.sp.inside[0] and r.sp.inside[-1] else math.nan
 
 
-def _mup_spread(r: dict, p: str = "mup") -> float:
+def _mup_spread(r: WidthRun, p: str = "mup") -> float:
     """The largest distance between two widths' best rates (log2); NaN when one sits on the
     grid's edge."""
-    return _spread(r, p) if all(r[p]["inside"]) else math.nan
+    return _spread(r, p) if all(r.curves(p).inside) else math.nan
 
 
 SP_FALLS = evidence.Claim(
@@ -404,9 +405,9 @@ def width_claims(runs: dict) -> list[dict]:
     not swallow."""
     runs = plots.per_seed(runs, "width", "init.width_claim_runs")
     r0 = runs[next(iter(runs))]
-    lo, hi = r0["log2_lrs"][0], r0["log2_lrs"][-1]
-    window = (f"widths {', '.join(map(str, r0['widths']))}; Adam learning rates 2^{lo:g} to "
-              f"2^{hi:g} in factor-2 steps, {r0['steps']:,} steps; the best rates inside the "
+    lo, hi = r0.log2_lrs[0], r0.log2_lrs[-1]
+    window = (f"widths {', '.join(map(str, r0.widths))}; Adam learning rates 2^{lo:g} to "
+              f"2^{hi:g} in factor-2 steps, {r0.steps:,} steps; the best rates inside the "
               "grid")
     return [evidence.judge(replace(c, window=window), runs, runs).row()
             for c in (SP_FALLS, MUP_STAYS)]

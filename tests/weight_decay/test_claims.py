@@ -276,6 +276,7 @@ def test_the_early_angle_sentence_follows_its_numbers():
     assert high.startswith("It does not start there") and "momentum" in high
     near = _angle_start([0.94, 1.1], "0.94 to 1.1")
     assert near.startswith("It starts near it too") and "momentum" not in near
+    assert "on every matrix" in near and "on some matrix" in _angle_start([1.3, 1.1], "1.1 to 1.3")
     assert _angle_start([1 + ANGLE_TOL / 2, 2.0], "x").startswith("It starts near")
 
 

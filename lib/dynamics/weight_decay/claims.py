@@ -362,7 +362,8 @@ def symmetry_config(profile: str | None = None):
 
 def faster_configs(profile: str | None = None) -> list:
     """Section 2's configs at ``profile`` scale with lambda * EQ_CONTROL: the equilibrium rows'
-    control runs, whose tau, angle and RMS the theory moves by EQ_CONTROL, its root and 1/root."""
+    control runs (the theory moves tau by 1/EQ_CONTROL, both angles by its root, AdamW's RMS by
+    1/root)."""
     return [replace(c, weight_decay=c.weight_decay * EQ_CONTROL) for c in equilibrium_configs(profile)]
 
 
@@ -478,13 +479,14 @@ def _relax_factor(r, ref=None) -> float:
 
 
 RELAX = evidence.Claim(
-    "the norm reaches equilibrium in about τ = 1/(ηλ) steps", _KOSSON,
+    "AdamW: the norm reaches equilibrium in about τ = 1/(ηλ) steps", _KOSSON,
     measure=_relax_factor, control_measure=lambda pair: _relax_factor(*pair),
     test=evidence.Test("<=", RELAX_FACTOR, "steps to equilibrium ÷ τ, either way, "
                                            "RELAX_FACTOR", scale="log"),
-    control=f"the run with λ·{EQ_CONTROL:g}: its steps to equilibrium against this run's τ (a "
-            "clock that does not scale with λ, η's alone or β₂'s window, would pass)",
-    window="RMS² within e⁻² of the predicted level, the matrix farthest from τ either way",
+    control=f"the run with λ·{EQ_CONTROL:g}: its steps to equilibrium against this run's τ (it "
+            "passes only if the time to settle does not scale as 1/λ, as the decay's rate makes it)",
+    window="RMS² has closed all but e⁻² of its initial gap to the predicted level, the matrix "
+           "farthest from τ either way",
     constant_control="the control crosses while its decay still outweighs its growth, at about the "
                      "decay's own time, a whole number of steps the same on every seed",
     fmt=lambda x: _fmt(x, 2) + "×")

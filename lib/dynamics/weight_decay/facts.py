@@ -283,7 +283,7 @@ def _angle_start(early: list, text: str) -> str:
                 "average them down as it does noise.")
     return (f"It starts near it too: over the first quarter of τ AdamW's angle per step is {text} "
             f"times the predicted trajectory's, matrix by matrix (within {100 * ANGLE_TOL:.0f}% "
-            "on some matrix).")
+            f"on {'every' if all(abs(v - 1) <= ANGLE_TOL for v in ratios) else 'some'} matrix).")
 
 
 def _below_line(payload: Decoupling) -> dict:

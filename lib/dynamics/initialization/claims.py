@@ -12,6 +12,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import evidence, plots, results
+from ..book import and_list
 from .experiments import (ChaosRun, DepthTime, Saxe, Signal, Trainability, best_sigma_w2, claim_runs,
                           half_times, learning_times, trainability_agreement)
 from .isometry import isometry_claims
@@ -59,9 +60,7 @@ PLACEBOS = (("ordered", 1 / FAR_RATIO), ("chaotic", FAR_RATIO))  # the edge-of-c
 
 def _list(values) -> str:
     """1, 2 and 3."""
-    values = [f"{v:g}" if isinstance(v, float) else str(v) for v in values]
-    return "none" if not values else values[0] if len(values) == 1 else \
-        ", ".join(values[:-1]) + " and " + values[-1]
+    return and_list(f"{v:g}" if isinstance(v, float) else v for v in values) or "none"
 
 
 def _row(runs: dict, parts, **row) -> dict:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plots
+from ..book import and_list
 from .experiments import (CHANCE, ChaosRun, DepthTime, Fluctuations, GuessingRun, Saxe, Signal, Trainability,
                           best_sigma_w2, learning_times)
 from .facts import leading_line
@@ -201,8 +202,7 @@ TIE = 5e-4  # accuracies this close to the best print alike at three digits: a t
 
 
 def _and(values) -> str:
-    values = [f"{v:g}" for v in values]
-    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
+    return and_list(f"{v:g}" for v in values)
 
 
 def trainability_rows(heat: Trainability, level: float = 0.5) -> list[dict]:

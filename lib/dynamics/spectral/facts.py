@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from .. import plots
-from ..book import glue_texts
+from ..book import and_list, glue_texts
 from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, Band, Memory, MemoryBatch, Practice, PracticeFile,
                           Roles, Shaping, ShapingRate, Timing, Width, critical_batch, early_and_late, growth,
                           loss_at_step, practice_summary, practice_sweeps, rank_bins, rates_reaching, reference_loss,
@@ -145,8 +145,7 @@ def scale_words(compared: dict, same: str = "the same size as this page's run") 
              if f != live]
     if not words:
         return same
-    return (", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]) \
-        + " than this page's run"
+    return and_list(words) + " than this page's run"
 
 
 def width_facts(width: Width) -> dict:

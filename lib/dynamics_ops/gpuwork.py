@@ -4,6 +4,8 @@
     python -m dynamics_ops.gpuwork grokking --cells     # one chapter, cell by cell
     python -m dynamics_ops.gpuwork --write              # rewrite data/gpu_work.csv
     python -m dynamics_ops.gpuwork --table              # the table of data/gpu_work.csv
+    python -m dynamics_ops.gpuwork --full-grids --write # dry runs keep every grid whole
+    python -m dynamics_ops.gpuwork --check --full-grids # the estimate against a real run (smoke)
     python -m dynamics_ops.bench gpuwork [--write]      # the same, from the bench
 
 A chapter notebook runs cell by cell at the gpu profile's sizes on the stand-in device
@@ -29,12 +31,14 @@ asked for (S); the work from one cut to the next (or to the cell's end) is that 
 evaluations left out, and the estimate adds (S - 2) such steps to the cap-2 count.
 Evaluations are counted apart: each evaluation's work runs from the host read just before
 ``evaluate``/``_eval_batched`` to ``History.append`` (or the sweep's ``Evaluations.record``),
-and is scaled from the dry run's number of evaluations to the real schedule's (its rule's
+plus the ``on_eval`` hooks that follow it (a checkpoint's copy, a panel's reads), and is scaled from the dry run's number of evaluations to the real schedule's (its rule's
 ``at`` asked for S). While counting, a cut training's ``Every`` and ``LogSpaced`` schedules
 evaluate at the same steps under both caps (step 0 if the rule has it, and the last), so
 that one more step adds no evaluation; an ``At`` list is kept (callbacks wait on its steps).
-A ``runtime.cap_grid`` call that cuts a grid of n values to k scales the work after it by
-n/k: grids called one after another with no device work between them nest (a product), a
+With ``--full-grids`` (``full_grids=True``) the dry runs keep every grid whole and only the
+steps are cut: nothing is scaled by a grid's size, and assumption 3 below does not apply (the
+dry runs take longer). Without it, a ``runtime.cap_grid`` call that cuts a grid of n values to k
+scales the work after it by n/k: grids called one after another with no device work between them nest (a product), a
 grid called again keeps the grids outside it (an inner loop), and a new grid called after
 device work replaces them (the cell's next experiment).
 
@@ -60,7 +64,18 @@ Assumptions, and where the estimate is weakest:
    runners cap a count of networks) are not scaled at all. Which grids enclose which work
    is not seen: the calls' Python frames would tell, and are not recorded.
 4. Work whose length depends on the data (early stopping, a root finder's iterations) is
-   counted as it ran in the dry run.
+   counted as it ran in the dry run: a run that stops early is counted at its whole budget.
+5. A runner that builds a schedule or a count from a dry run's cut steps (an evaluation list
+   from ``runtime.steps(n)``) is counted as it ran: its evaluations are not scaled (an
+   under-count), and an interval computed from them (``max(1, steps // 20)``: every step in a
+   dry run) makes every step an evaluation (an over-count). Runners build them from the steps
+   asked for where they can; work a hook does only at evaluation steps but outside an
+   evaluation (the capstone's update probe) is counted at every step.
+
+**Checked on a known answer** (``--check``, :func:`check_chapter`): at the smoke profile's
+sizes a notebook runs in full in minutes, so its real count can be made and compared with the
+estimate from its dry runs, cell by cell. The gpu_sizes tier holds each chapter's estimated
+launches and FLOPs within [0.5, 1.1] times the real count; the README gives the factors.
 
 The counts do not depend on the machine or the clock: the same commit counts the same.
 ``data/gpu_work.csv`` keeps the estimate per cell (``--write``), and the ``gpu_sizes`` test tier
@@ -92,7 +107,7 @@ COMPARED = ("launches", "host_reads", "flops")  # what the CI check holds to the
 COMMAND = "python -m dynamics_ops.gpuwork --write"
 LAUNCH_S = 10e-6  # a kernel launch's host overhead on a GPU, about: launches x this is a floor
 T4_FLOPS = 8e12  # a T4's float32 peak, about: FLOPs / this is another floor
-FIELDS = ("chapter", "cell", "source", *KEYS, "aligned", "commit", "torch", "date")
+FIELDS = ("chapter", "cell", "source", *KEYS, "aligned", "grids", "commit", "torch", "date")
 _ALLOC = {torch.ops.aten.empty.memory_format, torch.ops.aten.empty_strided.default,
           torch.ops.aten.empty_like.default}
 
@@ -126,7 +141,8 @@ class Counter:
     [launches, host reads, FLOPs, bytes]; ``c.events`` the cap_steps/cap_grid/evaluation
     records and cell marks the estimate reads (:func:`estimate`)."""
 
-    def __init__(self):
+    def __init__(self, full_grids: bool = False):
+        self.full_grids = full_grids  # grids not cut: counted whole, nothing to scale
         self.total = _zero()
         self.evals = _zero()  # the part of total made inside evaluations
         self.events: list[dict] = []
@@ -213,6 +229,27 @@ class Counter:
         wrapped.__wrapped__ = fn
         return wrapped
 
+    def _eval_hooks(self, post_init):
+        """``Hooks``' ``on_eval`` callbacks run after ``History.append`` closes an evaluation:
+        their work (a checkpoint's copy, a panel's reads) happens once per evaluation, so it
+        is counted as evaluation work, not as a step's."""
+        counter = self
+
+        def during_evaluation(cb):
+            def wrapped(*args, **kwargs):
+                was, counter._window = counter._window, True
+                try:
+                    return cb(*args, **kwargs)
+                finally:
+                    counter._window = was
+            wrapped.__wrapped__ = cb
+            return wrapped
+
+        def init(hooks):
+            post_init(hooks)
+            object.__setattr__(hooks, "on_eval", tuple(during_evaluation(cb) for cb in hooks.on_eval))
+        return init
+
     # ------------------------------------------------------------------ the dry run's calls
 
     def _cap_steps(self, steps):
@@ -226,6 +263,8 @@ class Counter:
 
     def _cap_grid(self, values, keep=2):
         values = list(values)
+        if self.full_grids:
+            return values
         kept = self._orig["cap_grid"](values, keep)
         if len(kept) < len(values):
             self.events.append(dict(kind="grid", cell=self.cell, n=len(values), kept=len(kept),
@@ -301,6 +340,7 @@ class Counter:
         self._set(dt_, "numpy", numpy)
         self._set(dt_, "__repr__", rep)
         self._set(train.History, "append", self._closer(train.History.append, False))
+        self._set(train.Hooks, "__post_init__", self._eval_hooks(train.Hooks.__post_init__))
         self._set(loop.Evaluations, "record", self._closer(loop.Evaluations.record, True))
         for rule in (train.Every, train.LogSpaced):
             self._set(rule, "at", self._schedule(rule.at, True))
@@ -424,23 +464,25 @@ def _runner_cell(code: str):
     return nbformat.v4.new_code_cell(code)
 
 
-def count_notebook(chapter: str, cap: int, timeout: int = 1200) -> tuple[list[dict], list[str]]:
-    """Run ``chapter``'s notebook at the gpu profile's sizes as a dry run of ``cap`` steps on
-    the stand-in device, counting: (the Counter's events, each cell's first line by index).
-    A failing cell raises nbclient's CellExecutionError."""
+def count_notebook(chapter: str, cap: int | None, timeout: int = 1200, profile: str = "gpu",
+                   full_grids: bool = False) -> tuple[list[dict], list[str]]:
+    """Run ``chapter``'s notebook at ``profile``'s sizes as a dry run of ``cap`` steps on
+    the stand-in device (``cap=None``: the real run, every step), counting: (the Counter's
+    events, each cell's first line by index). A failing cell raises nbclient's
+    CellExecutionError."""
     import nbformat
     from nbclient import NotebookClient
 
     from dynamics import runtime
     from dynamics.results import ROOT
 
-    if int(cap) < 1:
+    if cap is not None and int(cap) < 1:
         raise ValueError(f"cap must be a positive number of steps, got {cap!r}")
     nb = nbformat.read(ROOT / "chapters" / f"{chapter}.ipynb", as_version=4)
     with tempfile.TemporaryDirectory() as tmp:
         result = Path(tmp) / "events.json"
         cells, sources = [_runner_cell("import dynamics_ops.gpuwork as _gw\n"
-                                       "_gw_counter = _gw.Counter().__enter__()")], {}
+                                       f"_gw_counter = _gw.Counter({full_grids}).__enter__()")], {}
         for i, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
@@ -449,7 +491,8 @@ def count_notebook(chapter: str, cap: int, timeout: int = 1200) -> tuple[list[di
         cells.append(_runner_cell(f"_gw_counter.__exit__(None, None, None)\n"
                                   f"_gw.save(_gw_counter.events, {str(result)!r})"))
         nb.cells = cells
-        env = dict(os.environ, **dict(runtime.GPU_SMOKE_ENV, DYNAMICS_DRY_RUN=str(int(cap)),
+        env = dict(os.environ, **dict(runtime.GPU_SMOKE_ENV, DYNAMICS_PROFILE=profile,
+                                      DYNAMICS_DRY_RUN="0" if cap is None else str(int(cap)),
                                       DYNAMICS_RESULTS_DIR=tmp))
         NotebookClient(nb, timeout=timeout, kernel_name="python3",
                        resources={"metadata": {"path": str(ROOT / "chapters")}}).execute(env=env)
@@ -462,27 +505,35 @@ def save(events, path) -> None:
 
 
 def count_chapter(chapter: str, first: tuple | None = None, timeout: int = 1200,
-                  keep: Path | None = None) -> list[dict]:
+                  keep: Path | None = None, full_grids: bool = False) -> list[dict]:
     """The chapter's rows: per code cell, the estimated work at the gpu profile's real steps.
     ``first``: what :func:`count_notebook` gave for a dry run at ``CAPS[0]`` already made (the
     gpu_sizes test's); ``keep``: a folder where each dry run's events are kept and, when
-    there, read instead of running the notebook again (``--keep``)."""
+    there, read instead of running the notebook again (``--keep``); ``full_grids``: the dry
+    runs keep every grid whole (each row's ``grids`` says which way it was counted)."""
     runs, sources = {}, {}
+    grids = "whole" if full_grids else "cut"
     for cap in CAPS:
-        kept = Path(keep) / f"{chapter}-{cap}.json" if keep else None
+        kept = Path(keep) / f"{chapter}-{cap}{'-full' if full_grids else ''}.json" if keep else None
         if cap == CAPS[0] and first is not None:
             runs[cap], sources = first
         elif kept is not None and kept.exists():
             runs[cap], sources = json.loads(kept.read_text())
             sources = {int(k): v for k, v in sources.items()}
         else:
-            runs[cap], sources = count_notebook(chapter, cap, timeout)
+            runs[cap], sources = count_notebook(chapter, cap, timeout, full_grids=full_grids)
             if kept is not None:
                 kept.parent.mkdir(parents=True, exist_ok=True)
                 kept.write_text(json.dumps([runs[cap], sources]))
     est = estimate(runs)
-    return [dict(chapter=chapter, cell=cell, source=sources.get(cell, ""), **values)
+    return [dict(chapter=chapter, cell=cell, source=sources.get(cell, ""), **values, grids=grids)
             for cell, values in sorted(est.items()) if cell in sources]
+
+
+def counted_whole(baseline: list[dict], chapter: str) -> bool:
+    """Whether the baseline's rows of ``chapter`` were counted with every grid whole (a row
+    written before the ``grids`` column was counted with grids cut)."""
+    return any((r.get("grids") or "cut") == "whole" for r in baseline if r["chapter"] == chapter)
 
 
 def chapter_totals(rows: list[dict]) -> dict:
@@ -539,7 +590,8 @@ def write_baseline(rows: list[dict], path: Path | None = None) -> Path:
     text = io.StringIO()
     out = csv.DictWriter(text, fieldnames=FIELDS, lineterminator="\n")
     out.writeheader()
-    out.writerows({k: r[k] for k in FIELDS} for r in allrows)
+    out.writerows({k: (r.get(k) or "cut") if k == "grids" else r[k] for k in FIELDS}
+                  for r in allrows)
     path.write_text(text.getvalue())
     return path
 
@@ -595,6 +647,13 @@ def main(argv=None) -> int:
                              "when there (the estimate redone without running the notebooks)")
     parser.add_argument("--table", action="store_true",
                         help="print the table of data/gpu_work.csv (the committed counts), count nothing")
+    parser.add_argument("--check", action="store_true",
+                        help="test the estimate on a known answer: each chapter at the smoke "
+                             "profile estimated from its dry runs and counted in a real run, cell "
+                             "by cell (cells off by more than 10%% are marked)")
+    parser.add_argument("--full-grids", action="store_true",
+                        help="dry runs keep every grid whole (only steps are cut): slower, and "
+                             "nothing is scaled by a grid's size")
     args = parser.parse_args(argv)
     chapters = list(args.chapters_pos) + (args.chapters.split(",") if args.chapters else [])
     chapters = chapters or list(CHAPTERS)
@@ -609,9 +668,16 @@ def main(argv=None) -> int:
         print(table(rows))
         print("\nCounted at " + "; ".join(f"commit {c}, torch {t}, {d}" for c, t, d in made) + ".")
         return 0
+    if args.check:
+        if args.write or args.cells:
+            parser.error("--check compares the estimate with a real run: it takes no --write or --cells")
+        from . import gpucheck
+
+        gpucheck.report(chapters, keep=args.keep, full_grids=args.full_grids)
+        return 0
     rows = []
     for chapter in chapters:
-        mine = count_chapter(chapter, keep=args.keep)
+        mine = count_chapter(chapter, keep=args.keep, full_grids=args.full_grids)
         rows += mine
         if args.cells:
             for r in mine:

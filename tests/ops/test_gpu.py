@@ -117,17 +117,42 @@ def test_notebook_runs_at_gpu_sizes(chapter):
 
     from dynamics_ops import gpuwork
 
+    baseline = [r for r in gpuwork.read_baseline() if r["chapter"] == chapter]
+    whole = gpuwork.counted_whole(baseline, chapter)  # counted as the baseline was
     try:
-        first = gpuwork.count_notebook(chapter, gpuwork.CAPS[0])
-        rows = gpuwork.count_chapter(chapter, first=first)
+        first = gpuwork.count_notebook(chapter, gpuwork.CAPS[0], full_grids=whole)
+        rows = gpuwork.count_chapter(chapter, first=first, full_grids=whole)
     except CellExecutionError as e:
         pytest.fail(f"{chapter} failed at gpu sizes:\n{str(e)[-3000:]}")
-    baseline = [r for r in gpuwork.read_baseline() if r["chapter"] == chapter]
     problems = gpuwork.growth(rows, baseline)
     assert not problems, "\n".join(problems)
     halved = [dict(r, **{k: int(r[k]) // 2 for k in gpuwork.COMPARED}) for r in baseline]
     assert any(t["launches"] for t in gpuwork.chapter_totals(rows).values())
     assert gpuwork.growth(rows, halved), "the check cannot fail: a halved baseline passed"
+
+
+@pytest.mark.gpu_sizes
+@pytest.mark.parametrize("chapter", _chapters())
+def test_the_work_estimate_against_a_real_run(chapter):
+    """The estimate that sizes the gpu profile, on a known answer: at the smoke profile's
+    sizes a chapter runs in full in minutes on the stand-in, so its real count is at hand
+    (``python -m dynamics_ops.gpuwork --check --full-grids``). The chapter's launches and
+    FLOPs, which put the README's floors under its time, are estimated at no more than 1.1
+    times their real count (a floor stays a floor) and no less than half of it. (Cells can be
+    further off either way: ``--check`` prints them; the README says which and why.)"""
+    from nbclient.exceptions import CellExecutionError
+
+    from dynamics_ops import gpucheck
+
+    try:
+        rows = gpucheck.check_chapter(chapter, full_grids=True)
+    except CellExecutionError as e:
+        pytest.fail(f"{chapter} failed while counted at smoke sizes:\n{str(e)[-3000:]}")
+    for key in ("launches", "flops"):
+        est, real = (sum(r[which][key] for r in rows) for which in ("estimate", "real"))
+        assert real > 0 and real / 2 <= est <= gpucheck.CHECK_TOL * real, (
+            f"{chapter}: {key} estimated {est:,}, counted {real:,} ({est / real:.2f}x); "
+            + "; ".join(gpucheck.over_counts(rows)))
 
 
 @pytest.mark.gpu_sizes

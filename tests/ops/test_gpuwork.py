@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from dynamics_ops import gpuwork, standin
+from dynamics_ops import gpucheck, gpuwork, standin
 
 
 def test_matmuls_of_known_shape():
@@ -88,6 +88,41 @@ def test_a_training_estimated_from_two_dry_runs_is_the_real_run(monkeypatch, rul
     assert real.total[1] > S  # the real run's evaluations read: the estimate counted them
 
 
+@pytest.mark.parametrize("rule", [3, "at"])
+def test_an_evaluation_hooks_work_is_counted_once_per_evaluation(monkeypatch, rule):
+    """An ``on_eval`` hook that keeps a checkpoint (a copy of every parameter) runs after the
+    evaluation's ``History.append``: its work is counted per evaluation, not per step, so the
+    estimate from two dry runs is the real run's count (it was counted as a step's work, once
+    per step, before: the grokking chapter's first run came out twice its real count)."""
+    from dynamics import models
+    from dynamics.train import Hooks, Recipe, train
+
+    S, kept = 11, []
+
+    def checkpoint(step, history, model):
+        kept.append([p.detach().clone() for p in model.parameters()])
+
+    recipe = Recipe(S, optimizer="adam", lr=1e-2, eval={"at": [0, 1, 2, 3, 8, 11]}.get(rule, rule))
+
+    def once():
+        data = _dataset()
+        torch.manual_seed(0)
+        model = models.MLP(10, 16, 1, 3).to("cuda")
+        with gpuwork.Counter() as c:
+            train(model, data, recipe, hooks=Hooks(on_eval=checkpoint), bars=False)
+        return c
+
+    with standin.active():
+        dry = {}
+        for cap in gpuwork.CAPS:
+            monkeypatch.setenv("DYNAMICS_DRY_RUN", str(cap))
+            dry[cap] = once().events
+        monkeypatch.delenv("DYNAMICS_DRY_RUN")
+        real = once()
+    est = gpuwork.estimate(dry)[-1]
+    assert [est[k] for k in gpuwork.KEYS] == real.total
+
+
 def test_a_cut_grid_scales_by_real_over_kept(monkeypatch):
     """Work after a grid cut from 6 values to its 2 ends counts 3 times; before it, once."""
     from dynamics import runtime
@@ -134,6 +169,105 @@ def test_grids_nest_repeat_and_follow_one_another(monkeypatch):
     assert gpuwork.estimate(dry)[-1]["launches"] == 240 + 210 + 4
 
 
+def test_full_grids_count_a_grid_whole_with_nothing_to_scale(monkeypatch):
+    """With ``full_grids`` a dry run keeps every value of a grid: 6 values, 6 launches, no grid
+    event (so the estimate scales nothing); the cut count scales 2 kept values by 3."""
+    from dynamics import runtime
+
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    with standin.active():
+        x = torch.ones(4, device="cuda")
+        with gpuwork.Counter(full_grids=True) as full:
+            for _ in runtime.grid(range(6)):
+                x * 2
+        with gpuwork.Counter() as cut:
+            for _ in runtime.grid(range(6)):
+                x * 2
+    assert full.total[0] == 6 and not [e for e in full.events if e["kind"] == "grid"]
+    assert cut.total[0] == 2 and [e["n"] for e in cut.events if e["kind"] == "grid"] == [6]
+
+
+def test_counted_is_each_cells_work():
+    """A run's own count per cell: the difference of the snapshots at its marks."""
+    with standin.active():
+        x = torch.ones(4, device="cuda")
+        with gpuwork.Counter() as c:
+            c.mark(0)
+            x + 1
+            c.mark(1)
+            (x * 2).sum().item()
+    got = gpucheck.counted(c.events)
+    assert got[0]["launches"] == 1 and got[1]["launches"] == 2 and got[1]["host_reads"] == 1
+    assert got[-1]["launches"] == 0
+
+
+def _notebook(schedule_from_cut: bool):
+    """A stand-in for count_notebook: two 'cells', each training a tiny model 11 steps; the
+    second builds its evaluation interval from the *cut* step count when ``schedule_from_cut``
+    (the weight-decay equilibrium runner's old mistake: a dry run of 2 steps evaluates every
+    step, and the estimate counts an evaluation at each of the 11)."""
+    from dynamics import runtime
+    from dynamics.train import Recipe, train
+
+    def count(chapter, cap, timeout=0, profile="smoke", full_grids=False):
+        import os
+
+        os.environ["DYNAMICS_DRY_RUN"] = "0" if cap is None else str(cap)
+        from dynamics import models
+
+        data = _dataset()
+        with gpuwork.Counter(full_grids) as c:
+            for cell in (0, 1):
+                c.mark(cell)
+                torch.manual_seed(0)
+                model = models.MLP(10, 16, 1, 3).to("cuda")
+                steps = runtime.steps(11)
+                every = max(1, (steps if cell and schedule_from_cut else 11) // 3)
+                train(model, data, Recipe(steps, optimizer="adam", lr=1e-2, eval=every), bars=False)
+        return c.events, {0: "train", 1: "train, its schedule " + ("cut" if schedule_from_cut else "whole")}
+    return count
+
+
+@pytest.mark.parametrize("schedule_from_cut", [False, True])
+def test_the_check_finds_an_estimate_off_its_real_count(monkeypatch, schedule_from_cut):
+    """``check_chapter`` compares each cell's estimate with a real run's count: exact for a
+    training whose schedule is built from the steps asked for, and off (an over-count, marked
+    by ``off``) when a runner builds it from the dry run's cut steps."""
+    monkeypatch.setattr(gpuwork, "count_notebook", _notebook(schedule_from_cut))
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "0")  # restored after the test
+    with standin.active():
+        rows = gpucheck.check_chapter("toy")
+    assert [r["cell"] for r in rows] == [0, 1]
+    assert gpucheck.off(rows[0], "launches") == 1.0 and gpucheck.off(rows[0], "host_reads") == 1.0
+    assert rows[0]["real"]["host_reads"] > 3  # the real run's evaluations, each read back
+    ratio = gpucheck.off(rows[1], "host_reads")
+    if schedule_from_cut:
+        assert ratio > gpucheck.CHECK_TOL  # every step evaluated, against every third
+    else:
+        assert ratio == 1.0 and gpucheck.off(rows[1], "launches") == 1.0
+
+
+def test_over_counts_names_a_cell_that_holds_a_share_of_the_work():
+    """A cell estimated at 1.5x its real launches is named; the same factor on a cell with
+    under 1% of the chapter's launches is not (a figure's reads may follow the data); an
+    under-count never is."""
+    def row(cell, est, real):
+        return dict(chapter="toy", cell=cell, source=f"cell {cell}",
+                    estimate=dict(launches=est, host_reads=0, flops=0),
+                    real=dict(launches=real, host_reads=0, flops=0))
+    big = [row(0, 1500, 1000), row(1, 15, 10), row(2, 10, 1000)]
+    got = gpucheck.over_counts(big)
+    assert len(got) == 1 and "toy cell 0" in got[0] and "1.50x" in got[0]
+    assert gpucheck.over_counts([row(0, 1050, 1000)]) == []
+    assert gpucheck.over_counts([row(0, 1050, 1000)], tol=1.01)
+
+
+def test_off_is_estimate_over_real():
+    row = dict(estimate=dict(launches=30, host_reads=0, flops=5), real=dict(launches=10, host_reads=0, flops=0))
+    assert gpucheck.off(row, "launches") == 3.0 and gpucheck.off(row, "host_reads") == 1.0
+    assert gpucheck.off(row, "flops") == float("inf")
+
+
 def _rows(launches, reads=10, flops=1000, chapter="grokking"):
     return [dict(chapter=chapter, cell=str(i), source=f"cell {i}", launches=l, host_reads=reads,
                  flops=flops, bytes=8) for i, l in enumerate(launches)]
@@ -165,6 +299,11 @@ def test_the_baseline_round_trips(tmp_path):
     back = gpuwork.read_baseline(path)
     assert [int(r["launches"]) for r in back] == [100, 300] and back[0]["torch"] == torch.__version__
     assert gpuwork.growth(rows, back) == []
+    # how each chapter was counted: rows without the column were counted with grids cut
+    assert [r["grids"] for r in back] == ["cut", "cut"] and not gpuwork.counted_whole(back, "grokking")
+    gpuwork.write_baseline([dict(r, chapter="schedules", grids="whole") for r in rows], path)
+    back = gpuwork.read_baseline(path)
+    assert gpuwork.counted_whole(back, "schedules") and not gpuwork.counted_whole(back, "grokking")
 
 
 
@@ -184,6 +323,8 @@ def test_bad_input_names_the_setting():
         gpuwork.estimate({2: []})
     with pytest.raises(SystemExit):
         gpuwork.main(["no_such_chapter"])
+    with pytest.raises(SystemExit):
+        gpuwork.main(["grokking", "--check", "--write"])
 
 
 def test_the_committed_baseline_covers_every_chapter():

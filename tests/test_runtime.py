@@ -151,14 +151,18 @@ def test_dry_run_caps_steps_and_grids(monkeypatch):
 
 
 def test_a_dry_run_judges_claims_on_two_seeds(monkeypatch):
-    """A dry run's claims run the several-seed path on two seeds (its verdicts mean nothing);
-    a real run keeps every seed asked for."""
+    """A dry run's claims run the several-seed path on two seeds, the first and the last (its
+    verdicts mean nothing): a grid cut to its ends, which the work counter scales or, counting
+    every grid whole, keeps whole; a real run keeps every seed asked for."""
     from dynamics.plots import claim_seeds
+    from dynamics_ops import gpuwork, standin
 
     monkeypatch.delenv("DYNAMICS_DRY_RUN", raising=False)
     assert claim_seeds(4) == [4, 5, 6] and claim_seeds(0, 5) == [0, 1, 2, 3, 4]
     monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
-    assert claim_seeds(4) == [4, 5] and claim_seeds(0, 1) == [0]
+    assert claim_seeds(4) == [4, 6] and claim_seeds(0, 1) == [0]
+    with standin.active(), gpuwork.Counter(full_grids=True):
+        assert claim_seeds(4) == [4, 5, 6]
 
 
 def test_progress_bars_switch_off_in_a_block(monkeypatch):

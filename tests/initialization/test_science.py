@@ -528,6 +528,14 @@ def test_measured_critical_point_is_the_theory_s():
     assert s == pytest.approx(S.critical_sigma_w2(0.05), rel=0.1)
 
 
+def test_a_dry_run_finds_the_same_critical_point(monkeypatch):
+    """The root finder is not cut in a dry run (dynamics_ops.gpuwork counted a cut one as 200
+    iterations): the same root, to the bit, with and without DYNAMICS_DRY_RUN."""
+    real = S.measured_critical_sigma_w2(0.05, width=32, depth=16, batch=8, seed=0)
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    assert S.measured_critical_sigma_w2(0.05, width=32, depth=16, batch=8, seed=0) == real
+
+
 @known_answer(S.preactivation_fluctuations,
               how="after one layer from a fixed input, orthogonal weights give every network "
                   "the same |z|^2 (value 0) and Gaussian ones n i.i.d. squared Gaussians, a "

@@ -92,6 +92,15 @@ def test_equilibrium_run_reports_divergence_or_refuses():
     assert r.status in ("ok",) or r.status.startswith("diverged")
 
 
+def test_a_dry_run_keeps_the_equilibrium_runs_evaluation_interval(monkeypatch):
+    """The evaluation interval is the steps asked for over 20, in a dry run too: cut to 2
+    steps the run evaluates at 0 and its last step, not at every step (an interval computed
+    from the cut steps, which dynamics_ops.gpuwork counted as an evaluation per step)."""
+    cfg = S.EquilibriumConfig.for_profile("smoke")
+    monkeypatch.setenv("DYNAMICS_DRY_RUN", "2")
+    assert E.run_equilibrium(cfg, 0, bars=False).history.steps == [0, 2]
+
+
 def test_live_grid_config():
     for profile in ("smoke", "cpu", "gpu"):
         cfg = E.live_grid_config(profile)

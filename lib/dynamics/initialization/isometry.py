@@ -30,7 +30,8 @@ from torch.func import jacrev, vmap
 
 from .. import evidence, plots
 from ..config import Config, param
-from ..runtime import dry_run, get_seed
+from .. import runtime
+from ..runtime import get_seed
 from .meanfield import _generator, _randn, chi_1, gauss_hermite
 from .meanfield import q_star as meanfield_q_star
 from .records import Isometry
@@ -181,7 +182,7 @@ def run_isometry(cfg: IsometryConfig) -> Isometry:
     depths = [int(d) for d in cfg.depths]
     if sorted(set(depths)) != depths or depths[0] < 1:
         raise ValueError(f"depths must be increasing positive integers, got {cfg.depths}")
-    n_nets = cfg.n_nets if dry_run() is None else min(cfg.n_nets, 2)
+    n_nets = len(runtime.grid(range(cfg.n_nets)))  # a dry run: two, counted as a cut grid
     out = dict(depths=depths, width=cfg.width, n_nets=n_nets, q_star=cfg.q_star,
                seed=cfg.seed, cases={})
     for k, (act, init) in enumerate(ISO_CASES):

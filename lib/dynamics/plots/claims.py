@@ -93,15 +93,15 @@ CLAIM_SEEDS = 3  # the seeds a page's asserted live rows are measured on: its ow
 def claim_seeds(seed: int | None = None, n: int = CLAIM_SEEDS) -> list[int]:
     """The seeds a page's claims are judged on: the page's own seed (``DYNAMICS_SEED`` when
     None) and the ``n - 1`` after it; in a dry run (``DYNAMICS_DRY_RUN``) at most two, enough
-    to run the several-seed path at the profile's sizes (a dry run's verdicts mean nothing)."""
-    from ..runtime import dry_run, get_seed
+    to run the several-seed path at the profile's sizes (a dry run's verdicts mean nothing):
+    the first and the last, a grid cut to its ends (``runtime.grid``), which
+    ``dynamics_ops.gpuwork`` scales, or keeps whole when it counts with every grid whole."""
+    from ..runtime import get_seed, grid
 
     if int(n) < 1:
         raise ValueError(f"claim_seeds needs n >= 1 seeds, got {n}")
-    if dry_run() is not None:
-        n = min(int(n), 2)
     seed = get_seed(seed)
-    return list(range(seed, seed + int(n)))
+    return grid(range(seed, seed + int(n)))
 
 
 def per_seed(runs, name: str, source: str) -> dict:

@@ -291,7 +291,7 @@ def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, on_eval=(),
     meter = RotationMeter(model.scale_invariant(), steps)
     model.meter = meter
     recipe = Recipe(steps, optimizer=cfg.optimizer, lr=cfg.lr, weight_decay=cfg.weight_decay,
-                    momentum=MOMENTUM, batch_size=cfg.batch_size, eval=max(1, steps // 20))
+                    momentum=MOMENTUM, batch_size=cfg.batch_size, eval=max(1, cfg.steps // 20))
     history = train(model, data, recipe, seed=seed, bars=bars,
                     hooks=Hooks(meter.before_step, meter.after_step, on_eval=on_eval))
     last = history.steps[-1] if len(history) else 0

@@ -549,12 +549,13 @@ def table(rows: list[dict]) -> str:
     """The per-chapter table (markdown): estimated launches, host reads, GFLOPs and GB, and the
     two floors they put under a notebook's time on a GPU (counts, not times: a floor is what
     the work cannot take less than at :data:`LAUNCH_S` per launch or :data:`T4_FLOPS`)."""
-    lines = ["| chapter | launches | host reads | GFLOPs | GB written | launches × 10 µs | FLOPs at 8 TFLOP/s |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| chapter | grids | launches | host reads | GFLOPs | GB written | launches × 10 µs "
+             "| FLOPs at 8 TFLOP/s |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     for chapter, t in chapter_totals(rows).items():
-        lines.append(f"| {chapter} | {t['launches']:,} | {t['host_reads']:,} | {t['flops'] / 1e9:,.0f} | "
-                     f"{t['bytes'] / 1e9:,.0f} | ≥ {t['launches'] * LAUNCH_S:,.0f} s | "
-                     f"≥ {t['flops'] / T4_FLOPS:,.1f} s |")
+        grids = "whole" if counted_whole(rows, chapter) else "cut"
+        lines.append(f"| {chapter} | {grids} | {t['launches']:,} | {t['host_reads']:,} | "
+                     f"{t['flops'] / 1e9:,.0f} | {t['bytes'] / 1e9:,.0f} | "
+                     f"≥ {t['launches'] * LAUNCH_S:,.0f} s | ≥ {t['flops'] / T4_FLOPS:,.1f} s |")
     return "\n".join(lines)
 
 

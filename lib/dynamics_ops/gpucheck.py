@@ -94,9 +94,9 @@ def report(chapters, keep: Path | None = None, full_grids: bool = False) -> None
         rows = check_chapter(chapter, keep=keep, full_grids=full_grids)
         for r in rows:
             ratios = {k: off(r, k) for k in COMPARED}
-            bad = [k for k, x in ratios.items() if abs(math.log(x)) > math.log(CHECK_TOL)
-                   if x > 0] + [k for k, x in ratios.items() if x == 0]
-            worst = max([worst] + [max(x, 1 / x) for x in ratios.values() if x > 0])
+            spread = {k: max(x, 1 / x) if x > 0 else math.inf for k, x in ratios.items()}
+            bad = [k for k, x in spread.items() if x > CHECK_TOL]
+            worst = max(worst, *spread.values())
             print(f"{chapter} cell {r['cell']:>3}: " + "  ".join(
                 f"{k} {r['estimate'][k]:,}/{r['real'][k]:,}" for k in COMPARED)
                 + f"  {'OFF ' + ','.join(bad) if bad else 'ok'}  {r['source']}", flush=True)

@@ -162,8 +162,8 @@ def run_window(cfg: WindowConfig | None = None, seed: int | None = None,
     configs = [dict(lr=s["lr"], weight_decay=s["weight_decay"], seed=seed)
                for s in settings for _ in (0, 1)]  # each pair: one init, one batch order
     # train-set evaluations every 50 steps: where the sweep reports progress and hears Stop
-    # asked for in full: a dry run is cut to ``total`` by train_many itself, which
-    # dynamics_ops.gpuwork scales back to the real run's steps
+    # asked for in full (``total`` in a real run): a dry run's cut is train_many's own,
+    # which dynamics_ops.gpuwork scales back to the real run's steps
     recipe = Recipe(steps=cfg.kick_step + cfg.after(), optimizer="adamw",
                     batch_size=cfg.batch_size, eval=Every(50, test=False))
     res = train_many(lambda c: MLP(data.input_dim, cfg.width, 2, data.n_classes), data,

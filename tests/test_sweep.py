@@ -126,6 +126,75 @@ def test_batched_step_matches_torch_optim(name):
             torch.testing.assert_close(got[k], want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_one_step_on_the_whole_buffer_is_the_step_on_each_tensor(name):
+    """The batched loop steps all of a model's parameters as one [K, N] buffer (one
+    operation per line of the update, not one per tensor): the same arithmetic element by
+    element, so its result equals, bit for bit, the step taken tensor by tensor."""
+    K, steps = 3, 5
+    g = torch.Generator().manual_seed(1)
+    shapes = [(7, 5), (7,), (3, 7), (3,)]
+    lr, wd = torch.tensor([1e-3, 2e-2, 1e-1]), torch.tensor([0.0, 0.1, 0.5])
+    params = [torch.randn(K, *s, generator=g) for s in shapes]
+    flat = [torch.cat([t.reshape(K, -1) for t in params], 1)]
+    state, flat_state = init_state(name, params), init_state(name, flat)
+    for s in range(1, steps + 1):
+        grads = [torch.randn(K, *sh, generator=g) for sh in shapes]
+        params, state = batched_step(name, params, grads, state, s, lr, wd)
+        flat, flat_state = batched_step(name, flat, [torch.cat([t.reshape(K, -1) for t in grads], 1)],
+                                        flat_state, s, lr, wd)
+        assert torch.equal(flat[0], torch.cat([t.reshape(K, -1) for t in params], 1)), f"step {s}"
+
+
+def test_the_optimizer_step_is_a_fixed_number_of_operations():
+    """However many parameter tensors a model has, the batched loop's Adam step is one
+    ``lerp`` (the first moment) and one ``where`` per buffer (parameters and two moments: a
+    diverged model freezes) on the [K, N] buffer: counted per step, as the device would launch
+    them, for a network of 3 and of 6 weight matrices (6 and 12 tensors)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    aten = torch.ops.aten
+
+    class Count(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.n = {aten.lerp.Scalar: 0, aten.where.self_out: 0}
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func in self.n:
+                self.n[func] += 1
+            return func(*args, **(kwargs or {}))
+
+    d = tiny_data()
+    for depth in (2, 5):
+        per = {}
+        for steps in (4, 9):
+            with Count() as c:
+                train_many(lambda cfg: models.MLP(40, 16, depth, 10), d, grid(seed=[0, 1]),
+                           Recipe(steps, optimizer="adam", batch_size=50, eval=[0]), strategy="batched",
+                           bars=False)
+            per[steps] = dict(c.n)
+        assert (per[9][aten.lerp.Scalar] - per[4][aten.lerp.Scalar]) == 5, (depth, per)
+        assert (per[9][aten.where.self_out] - per[4][aten.where.self_out]) == 3 * 5, (depth, per)
+
+
+def test_a_model_with_two_dtypes_is_refused_by_name():
+    """One buffer holds a model's parameters, so they share a dtype; otherwise the error says
+    so and names the strategy that trains such a model."""
+    class Mixed(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Linear(40, 10)
+            self.b = torch.nn.Parameter(torch.zeros(10, dtype=torch.float64))
+
+        def forward(self, x):
+            return self.a(x) + self.b.float()
+
+    with pytest.raises(ValueError, match="one dtype.*strategy='sequential'"):
+        train_many(lambda cfg: Mixed(), tiny_data(), grid(seed=[0, 1]), Recipe(2), strategy="batched",
+                   bars=False)
+
+
 # ----------------------------------------------------------------------------- equivalence
 
 

@@ -151,7 +151,16 @@ def _signature(model_fn, config) -> tuple:
 class _Stack:
     """K models of one architecture as stacked parameters (a leading model axis) and one
     parameter-less copy on the meta device that ``torch.func.functional_call`` runs with
-    each model's parameters under ``vmap``."""
+    each model's parameters under ``vmap``.
+
+    All K models' parameters live in one [K, N] buffer (:attr:`flat`, row k: model k's
+    parameters one after another), and the forward pass reads them as views of it
+    (:meth:`split`). So the backward pass gives one [K, N] gradient, and the optimizer step,
+    the freezing of diverged models and the parameter masks are a few operations on the
+    whole buffer, not a few per parameter tensor: on a GPU, where a small model's step is
+    kernel launches, that is the step's cost (issue 41). Every element is updated by the
+    same arithmetic as before, so the numbers are the same.
+    """
 
     def __init__(self, model_fn, runs: list[Run], device):
         from torch.func import stack_module_state
@@ -159,14 +168,36 @@ class _Stack:
         models = [build_model(model_fn, run, device) for run in runs]
         params, _ = stack_module_state(models)
         self.names = list(params)
-        self.params = [params[n].detach().clone() for n in self.names]
+        dtypes = {str(t.dtype) for t in params.values()}
+        if len(dtypes) > 1:
+            raise ValueError(f"the batched strategy keeps a model's parameters in one buffer, so "
+                             f"they need one dtype; this model has {sorted(dtypes)}: use "
+                             f"strategy='sequential'")
+        self.shapes = [tuple(params[n].shape[1:]) for n in self.names]
+        self.sizes = [math.prod(s) for s in self.shapes]
+        self.flat = self.flatten([params[n].detach() for n in self.names])
         self.base = copy.deepcopy(models[0]).to("meta")
         self.template = models[0]  # a real module, to rebuild one model for user metrics
-        masks = {}
-        for n in {n for run in runs for n in (run.param_mask or {})}:
-            ones = torch.ones(params[n].shape[1:], device=device)
-            masks[n] = torch.stack([(run.param_mask or {}).get(n, ones) for run in runs])
-        self.masks = [masks.get(n) for n in self.names]  # None: that parameter is not masked
+        masked = {n for run in runs for n in (run.param_mask or {})}
+        self.mask = None  # [K, N] 0/1, ones where a parameter is not masked; None: no masks
+        if masked:
+            ones = {n: torch.ones(params[n].shape[1:], device=device) for n in masked}
+            self.mask = self.flatten([
+                torch.stack([(run.param_mask or {}).get(n, ones[n]) for run in runs])
+                if n in masked else torch.ones_like(params[n]) for n in self.names])
+
+    def flatten(self, params: list) -> torch.Tensor:
+        """[K, N]: each model's parameters in one row (a fresh tensor)."""
+        return torch.cat([p.reshape(len(p), -1) for p in params], dim=1)
+
+    def split(self, flat: torch.Tensor) -> list:
+        """The stacked parameters ``[K, ...]`` as views of a [K, N] buffer (no copy)."""
+        return [t.view(-1, *s) for t, s in zip(torch.split(flat, self.sizes, dim=1), self.shapes)]
+
+    @property
+    def params(self) -> list:
+        """The stacked parameters at the start, ``[K, ...]`` each (views of :attr:`flat`)."""
+        return self.split(self.flat)
 
     def __call__(self, params: list, x: torch.Tensor, idx: torch.Tensor | None = None) -> torch.Tensor:
         """[K, R, C] outputs: every model on x (idx None), on x[idx] (idx [R], shared rows) or
@@ -178,10 +209,6 @@ class _Stack:
 
     def _one(self, p: dict, x: torch.Tensor) -> torch.Tensor:
         return torch.func.functional_call(self.base, p, (x,))
-
-    def mask_(self, params: list) -> list:
-        """The parameter masks applied in place (to the step's own fresh tensors)."""
-        return [t if m is None else t.mul_(m) for t, m in zip(params, self.masks)]
 
     def model(self, params: list, k: int) -> nn.Module:
         """Model ``k`` as an ordinary module (for user metrics)."""
@@ -298,10 +325,10 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
     place). Returns (histories, parameters)."""
     device, K = data.device, len(runs)
     stack = _Stack(model_fn, runs, device)
-    params = stack.params
+    flat = stack.flat  # [K, N]: the parameters, read as views (stack.split)
     lr = torch.tensor([r.lr for r in runs], device=device)
     wd = torch.tensor([r.weight_decay for r in runs], device=device)
-    state = init_state(spec.optimizer, params)
+    state = init_state(spec.optimizer, [flat])
     train_rows = _Rows.of([r.train_rows for r in runs], len(data.x_train), device)
     test_rows = _Rows.of([r.test_rows for r in runs], len(data.x_test), device)
     # the recipe's evaluation rule says which sets an evaluation reads, as train's does
@@ -319,12 +346,12 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
         values = {}
         if has_train and not deferred(step):
             values["train_loss"], values["train_acc"] = _eval_batched(
-                stack, params, data.x_train, data.y_train, train_rows, spec.loss, data.n_classes, row_chunk)
+                stack, stack.split(flat), data.x_train, data.y_train, train_rows, spec.loss, data.n_classes, row_chunk)
         if has_test:
             values["test_loss"], values["test_acc"] = _eval_batched(
-                stack, params, data.x_test, data.y_test, test_rows, spec.loss, data.n_classes, row_chunk)
+                stack, stack.split(flat), data.x_test, data.y_test, test_rows, spec.loss, data.n_classes, row_chunk)
         extra = {k: {m: float(v.detach() if torch.is_tensor(v) else v) for m, v in
-                     measure(spec.metrics, stack.model(params, k), runs[k].data(data)).items()}
+                     measure(spec.metrics, stack.model(stack.split(flat), k), runs[k].data(data)).items()}
                  for k in rec.open()} if spec.metrics else {}
         return step, values, extra, time.perf_counter() - rec.start
 
@@ -341,8 +368,8 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
         if not rec.open():
             break
         idx, weight = batches.next()
-        leaves = [t.requires_grad_(True) for t in params]
-        out = stack(leaves, data.x_train, idx)
+        leaf = flat.requires_grad_(True)
+        out = stack(stack.split(leaf), data.x_train, idx)
         y = data.y_train if idx is None else data.y_train[idx]
         losses = _per_example_loss(spec.loss, out, y, data.n_classes)
         per_model = losses.mean(1) if weight is None else (losses * weight).sum(1) / weight.sum(1)
@@ -354,23 +381,24 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
             rec.record(step_, dict(values, train_loss=per_model.detach().float(), train_acc=acc),
                        extra, elapsed)
             pending = None
-        grads = torch.autograd.grad(per_model.sum(), leaves)
-        params = [t.detach() for t in leaves]
+        grads = torch.autograd.grad(per_model.sum(), [leaf])  # one [K, N] gradient
+        flat = leaf.detach()
         with torch.no_grad():
             alive = rec.observe(step, per_model.detach())
             factor = 1.0 if spec.schedule is None else float(spec.schedule(step - 1))
-            new_p, new_state = batched_step(spec.optimizer, params, grads, state, step, lr * factor,
+            new_p, new_state = batched_step(spec.optimizer, [flat], grads, state, step, lr * factor,
                                             wd, momentum=spec.momentum, betas=spec.betas)
             # frozen models keep their values; written into the step's fresh tensors, so
             # that the step holds two copies of parameters and state at most (strategies.footprint)
-            keep = [_per_model(alive, t) for t in params]
-            params = [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new_p, params)]
-            state = {key: [torch.where(a, q, t, out=q) for a, q, t in zip(keep, new, state[key])]
+            keep = _per_model(alive, flat)
+            flat = torch.where(keep, new_p[0], flat, out=new_p[0])
+            state = {key: [torch.where(keep, new[0], state[key][0], out=new[0])]
                      for key, new in new_state.items()}
             del new_p, new_state
-            params = stack.mask_(params)
+            if stack.mask is not None:
+                flat.mul_(stack.mask)
             if on_step is not None:
-                on_step(step, dict(zip(stack.names, params)))
+                on_step(step, dict(zip(stack.names, stack.split(flat))))
         if bar is not None:
             bar.update(1)
         if step in evals:
@@ -382,10 +410,10 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
                 break
     if pending is not None:  # stopped before the next forward pass: evaluate the train set
         step_, values, extra, elapsed = pending
-        tl, ta = _eval_batched(stack, params, data.x_train, data.y_train, train_rows, spec.loss,
-                               data.n_classes, row_chunk)
+        tl, ta = _eval_batched(stack, stack.split(flat), data.x_train, data.y_train, train_rows,
+                               spec.loss, data.n_classes, row_chunk)
         rec.record(step_, dict(values, train_loss=tl, train_acc=ta), extra, elapsed)
-    return rec.close(), dict(zip(stack.names, params))
+    return rec.close(), dict(zip(stack.names, stack.split(flat)))
 
 
 def train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: int, bars, job,

@@ -325,3 +325,59 @@ def test_train_false_skips_the_training_sets_pass_and_still_catches_divergence(d
     assert n_both - n_test == evals * len(digits.x_train)
     bad, bad_test_only = run(True, lr=1e8)[0], run(False, lr=1e8)[0]
     assert bad.diverged and bad_test_only.diverged_at == bad.diverged_at
+
+
+def test_the_loss_log_finds_the_first_non_finite_step_between_evaluations():
+    """A constructed run: losses finite but at steps 7 (NaN) and 9 (inf). Read at step 5,
+    nothing; at step 10, step 7, and 7 from then on. Each step costs one device operation."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from dynamics.train import LossLog
+
+    class Count(TorchDispatchMode):
+        n = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            Count.n += not func.is_view
+            return func(*args, **(kwargs or {}))
+
+    log = LossLog(12, "cpu")
+    assert log.first_bad(0) is None  # nothing written yet
+    values = {7: math.nan, 9: math.inf}
+    for step in range(1, 13):
+        loss = torch.tensor(values.get(step, 1.0 / step), requires_grad=True) * 1.0
+        if step > 1:
+            Count.n = 0
+            with Count():
+                log.write(step, loss)
+            assert Count.n == 1, f"step {step}: {Count.n} operations"
+        else:
+            log.write(step, loss)
+        if step == 5:
+            assert log.first_bad(5) is None
+        if step == 10:
+            assert log.first_bad(10) == 7
+    assert log.first_bad(12) == 7
+    ok = LossLog(4, "cpu")
+    for step in range(1, 5):
+        ok.write(step, torch.tensor(-2.0 ** step, dtype=torch.float64))  # a loss may be negative
+    assert ok.first_bad(4) is None and ok.values.dtype == torch.float64
+
+
+def test_a_diverging_run_stops_at_the_step_a_check_at_every_step_finds(digits):
+    """The divergence found at evaluations is the first step whose loss was not finite, as
+    read from the losses themselves at every step (a loss function that records them)."""
+    seen = []
+
+    def recorded(out, y):
+        value = torch.nn.functional.cross_entropy(out, y)
+        if torch.is_grad_enabled():  # a training step, not an evaluation
+            seen.append(float(value.detach()))
+        return value
+
+    h = train.train(models.MLP(64, 32, 2, 10), digits,
+                    Recipe(steps=60, optimizer="sgd", lr=1e3, eval=25, loss=recorded), seed=0,
+                    bars=False)
+    first = next(i + 1 for i, v in enumerate(seen) if not math.isfinite(v))
+    assert 1 < first < 25  # between two evaluations
+    assert h.diverged_at == first

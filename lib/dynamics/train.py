@@ -470,6 +470,39 @@ def measure(metrics, model: nn.Module, data: Dataset) -> dict:
     return values
 
 
+class LossLog:
+    """Each step's training loss, kept on the device: one copy a step and no host sync.
+    :meth:`first_bad` reads the steps since its last call for a non-finite loss (one sync),
+    so an evaluation finds the run's divergence where a check at every step would have.
+
+    (It replaced such a check, ``isfinite`` and a masked write every step: eight kernel
+    launches a step where this is one, on a GPU where a small model's step is its launches.)
+    """
+
+    def __init__(self, steps: int, device):
+        self.steps, self.device = steps, device
+        self.values = None  # [steps + 1] in the loss's dtype, made at the first write
+        self.checked = 0    # steps 1..checked are read and finite
+        self.bad = None     # the first step whose loss was not finite
+
+    def write(self, step: int, loss: torch.Tensor) -> None:
+        if self.values is None:
+            self.values = torch.zeros(self.steps + 1, dtype=loss.dtype, device=self.device)
+        self.values[step] = loss.detach()
+
+    def first_bad(self, upto: int) -> int | None:
+        """The first step up to ``upto`` whose loss was not finite (None: all were)."""
+        if self.bad is not None or upto <= self.checked or self.values is None:
+            return self.bad
+        seen = self.values[self.checked + 1:upto + 1]
+        n = len(seen)
+        k = int(torch.where(torch.isfinite(seen), n, torch.arange(n, device=self.device)).min())
+        if k < n:
+            self.bad = self.checked + 1 + k
+        self.checked = upto
+        return self.bad
+
+
 def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
           hooks: Hooks | None = None, seed: int | None = None, bars: bool | None = None,
           desc: str = "training") -> History:
@@ -516,13 +549,15 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
 
     device = data.device
     gen = torch.Generator(device=device).manual_seed(seed)
-    first_bad = torch.full((), -1, dtype=torch.long, device=device)
+    # every step's loss, written on the device (one copy a step, no host sync), read for a
+    # non-finite one at each evaluation: the run's divergence
+    losses = LossLog(steps, device)
     history = History(info=dict(steps=steps, batch_size=batch_size, loss=str(loss)))
 
     def record(step: int) -> bool:
         """Evaluate, append to history, run callbacks; True if the run must stop."""
-        bad = int(first_bad)  # one sync per evaluation
-        if bad >= 0:
+        bad = losses.first_bad(step)  # one sync per evaluation
+        if bad is not None:
             history.diverged_at = bad
             return True
         values = {}
@@ -580,15 +615,13 @@ def train(model: nn.Module, data: Dataset, recipe: Recipe, *, metrics=None,
             if scheduler is not None:
                 for s in scheduler:
                     s.step()
-            # remember the first non-finite loss without a host sync
-            nonfinite = ~torch.isfinite(loss_value.detach())
-            first_bad.masked_fill_(nonfinite & (first_bad < 0), step)
+            losses.write(step, loss_value)
             if forecast.pending:
                 forecast.update(step)
             if step in evals_set:
                 stop = record(step)
-        if not stop and history.diverged_at is None and int(first_bad) >= 0:
-            history.diverged_at = int(first_bad)
+        if not stop and history.diverged_at is None:
+            history.diverged_at = losses.first_bad(steps)
     finally:
         if bar is not None:
             bar.close()

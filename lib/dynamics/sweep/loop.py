@@ -278,8 +278,9 @@ class Evaluations:
 
     def observe(self, step: int, losses: torch.Tensor) -> torch.Tensor:
         """Note this step's [K] training losses (no sync); returns ``alive``."""
-        finite = torch.isfinite(losses)
-        self.first_bad.masked_fill_(~finite & (self.first_bad < 0), step)
+        finite = losses.abs() < math.inf  # False for NaN and +-inf (2 launches; isfinite: 4)
+        # a model still alive has had finite losses only: its first bad step is this one
+        self.first_bad.masked_fill_(self.alive & ~finite, step)
         self.alive &= finite
         return self.alive
 

@@ -381,3 +381,17 @@ def test_a_diverging_run_stops_at_the_step_a_check_at_every_step_finds(digits):
     first = next(i + 1 for i, v in enumerate(seen) if not math.isfinite(v))
     assert 1 < first < 25  # between two evaluations
     assert h.diverged_at == first
+
+
+def test_the_loss_log_is_not_fooled_by_a_sum_that_overflows():
+    """Finite losses whose sum overflows float32 are still finite losses: no divergence."""
+    from dynamics.train import LossLog
+
+    log = LossLog(3, "cpu")
+    for step in range(1, 4):
+        log.write(step, torch.tensor(3e38))
+    assert log.first_bad(3) is None
+    log = LossLog(3, "cpu")
+    for step, v in zip(range(1, 4), (3e38, 3e38, -math.inf)):
+        log.write(step, torch.tensor(v))
+    assert log.first_bad(3) == 3

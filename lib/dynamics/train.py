@@ -472,8 +472,9 @@ def measure(metrics, model: nn.Module, data: Dataset) -> dict:
 
 class LossLog:
     """Each step's training loss, kept on the device: one copy a step and no host sync.
-    :meth:`first_bad` reads the steps since its last call for a non-finite loss (one sync),
-    so an evaluation finds the run's divergence where a check at every step would have.
+    :meth:`first_bad` reads the steps since its last call for a non-finite loss (the sum of
+    their losses: one launch and one sync while it is finite), so an evaluation finds the
+    run's divergence where a check at every step would have.
 
     (It replaced such a check, ``isfinite`` and a masked write every step: eight kernel
     launches a step where this is one, on a GPU where a small model's step is its launches.)
@@ -495,10 +496,11 @@ class LossLog:
         if self.bad is not None or upto <= self.checked or self.values is None:
             return self.bad
         seen = self.values[self.checked + 1:upto + 1]
-        n = len(seen)
-        k = int(torch.where(torch.isfinite(seen), n, torch.arange(n, device=self.device)).min())
-        if k < n:
-            self.bad = self.checked + 1 + k
+        # a finite sum means every loss was finite: one launch and one read while all is well
+        if not math.isfinite(float(seen.sum())):  # one was not (or finite ones overflowed)
+            finite = torch.isfinite(seen).tolist()
+            if False in finite:
+                self.bad = self.checked + 1 + finite.index(False)
         self.checked = upto
         return self.bad
 

@@ -12,9 +12,10 @@ A chapter notebook runs cell by cell at the gpu profile's sizes on the stand-in 
 (:mod:`dynamics_ops.standin`) as a dry run, and for each cell four things are counted from the
 operations the stand-in dispatches:
 
-- **launches**: operations on the device (a device tensor in or out) that are not views or
-  bare allocations (``aten.empty*``) and not reads: on a GPU each is one kernel launch (or one
-  host-to-device copy);
+- **launches**: operations on the device (a device tensor in or out) that are not views
+  (``_unsafe_view`` too), bare allocations (``aten.empty*``) or reads: on a GPU each is one kernel launch (or one
+  host-to-device copy; a ``torch._foreach_*`` operation counts one, as its fused kernel is for
+  small tensors, though ``_foreach_norm`` takes a second kernel to finish: one uncounted);
 - **host reads**: operations that take a device tensor and give back a host value (``.item()``,
   ``float``/``int``/``bool``, ``.cpu()``, a copy into a CPU tensor, ``aten.equal``), plus
   ``.tolist()``, ``numpy(force=True)`` and ``repr`` of a device tensor: on a GPU each is a
@@ -108,8 +109,8 @@ COMMAND = "python -m dynamics_ops.gpuwork --write"
 LAUNCH_S = 10e-6  # a kernel launch's host overhead on a GPU, about: launches x this is a floor
 T4_FLOPS = 8e12  # a T4's float32 peak, about: FLOPs / this is another floor
 FIELDS = ("chapter", "cell", "source", *KEYS, "aligned", "grids", "commit", "torch", "date")
-_ALLOC = {torch.ops.aten.empty.memory_format, torch.ops.aten.empty_strided.default,
-          torch.ops.aten.empty_like.default}
+_ALLOC = {torch.ops.aten.empty.memory_format, torch.ops.aten.empty_strided.default,  # no kernel:
+          torch.ops.aten.empty_like.default, torch.ops.aten._unsafe_view.default}  # or a view
 
 
 def _zero() -> list:

@@ -22,6 +22,19 @@ def test_matmuls_of_known_shape():
     assert c.total == [N, 0, 2 * m * n * k * N, N * m * n * 4]
 
 
+def test_a_reshape_that_copies_is_one_launch():
+    """Reshaping a transposed matrix copies it (one kernel, ``clone``) and names the copy
+    with ``_unsafe_view``, which launches nothing; a contiguous reshape launches nothing."""
+    with standin.active():
+        a = torch.randn(6, 5, device="cuda")
+        with gpuwork.Counter() as c:
+            a.t().reshape(30)
+        with gpuwork.Counter() as plain:
+            a.reshape(30)
+    assert c.total == [1, 0, 0, 30 * 4]
+    assert plain.total == [0, 0, 0, 0]
+
+
 def test_a_host_read_is_counted_once_per_read():
     with standin.active():
         x = torch.arange(6.0, device="cuda")

@@ -471,37 +471,29 @@ def measure(metrics, model: nn.Module, data: Dataset) -> dict:
 
 
 class LossLog:
-    """Each step's training loss, kept on the device: one copy a step and no host sync.
-    :meth:`first_bad` reads the steps since its last call for a non-finite loss (the sum of
-    their losses: one launch and one sync while it is finite), so an evaluation finds the
-    run's divergence where a check at every step would have.
+    """The running sum of a run's training losses, one entry a step, kept on the device: one
+    launch a step (``sums[t] = sums[t-1] + loss_t``) and no host sync.
 
-    (It replaced such a check, ``isfinite`` and a masked write every step: eight kernel
-    launches a step where this is one, on a GPU where a small model's step is its launches.)
+    A sum is finite only while every loss in it is (the sum is kept in float64, which float32
+    losses cannot overflow; float32 on Apple's mps, which has no float64), so
+    :meth:`first_bad` reads one number at an evaluation, as the check it replaced did, and
+    scans the sums for the first non-finite one only once a run has diverged: the run's
+    divergence, at the step a check of every loss finds. (That check took eight launches a
+    step, ``isfinite`` and a masked write; on a GPU a small model's step is its launches.)
     """
 
     def __init__(self, steps: int, device):
-        self.steps, self.device = steps, device
-        self.values = None  # [steps + 1] in the loss's dtype, made at the first write
-        self.checked = 0    # steps 1..checked are read and finite
-        self.bad = None     # the first step whose loss was not finite
+        dtype = torch.float32 if torch.device(device).type == "mps" else torch.float64
+        self.sums = torch.zeros(steps + 1, dtype=dtype, device=device)
+        self.bad = None  # the first step whose loss was not finite
 
     def write(self, step: int, loss: torch.Tensor) -> None:
-        if self.values is None:
-            self.values = torch.zeros(self.steps + 1, dtype=loss.dtype, device=self.device)
-        self.values[step] = loss.detach()
+        torch.add(self.sums[step - 1], loss.detach(), out=self.sums[step])
 
     def first_bad(self, upto: int) -> int | None:
         """The first step up to ``upto`` whose loss was not finite (None: all were)."""
-        if self.bad is not None or upto <= self.checked or self.values is None:
-            return self.bad
-        seen = self.values[self.checked + 1:upto + 1]
-        # a finite sum means every loss was finite: one launch and one read while all is well
-        if not math.isfinite(float(seen.sum())):  # one was not (or finite ones overflowed)
-            finite = torch.isfinite(seen).tolist()
-            if False in finite:
-                self.bad = self.checked + 1 + finite.index(False)
-        self.checked = upto
+        if self.bad is None and not math.isfinite(float(self.sums[upto])):  # one read
+            self.bad = 1 + torch.isfinite(self.sums[1:upto + 1]).tolist().index(False)
         return self.bad
 
 

@@ -9,6 +9,8 @@
                                             # (data/gpu_measured.json with --write)
     python -m dynamics_ops.bench gpuwork        # each notebook's gpu-profile work, counted on the CPU
                                             # (dynamics_ops.gpuwork; data/gpu_work.csv with --write)
+    python -m dynamics_ops.bench kernels        # launches per step against the code before
+                                            # issue 41's item 3, and CPU seconds (dynamics_ops.kernels)
     python -m dynamics_ops.bench notebooks      # each chapter notebook's wall time (smoke, cpu) + book build
     python -m dynamics_ops.bench panels         # each panel clicked: seconds to its first result and to done
 
@@ -511,7 +513,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dynamics_ops.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", default="notebooks",
-                        help=f"one of {', '.join(BENCHMARKS)}, gpu (with --measure), gpuwork, "
+                        help=f"one of {', '.join(BENCHMARKS)}, gpu (with --measure), gpuwork, kernels, "
                              f"notebooks (default), panels, or all (the CPU benchmarks)")
     parser.add_argument("--tiny", action="store_true", help="toy sizes: proves a benchmark runs")
     parser.add_argument("--profiles", default=None,
@@ -538,6 +540,10 @@ def main(argv=None) -> int:
 
         return gpuwork.main((["--chapters", ",".join(chapters)] if chapters else [])
                             + (["--write"] if args.write else []))
+    if name == "kernels":  # launches per step against the commit before item 3, and CPU seconds
+        from . import kernels
+
+        return kernels.main(["--tiny"] if args.tiny else [])
     if (name == "gpu") != args.measure:
         parser.error("the GPU is measured, never estimated: python -m dynamics_ops.bench gpu --measure")
     profiles = [p.strip() for p in (args.profiles or "").split(",") if p.strip()]

@@ -178,21 +178,41 @@ def test_the_optimizer_step_is_a_fixed_number_of_operations():
         assert (per[9][aten.where.self_out] - per[4][aten.where.self_out]) == 3 * 5, (depth, per)
 
 
-def test_a_model_with_two_dtypes_is_refused_by_name():
-    """One buffer holds a model's parameters, so they share a dtype; otherwise the error says
-    so and names the strategy that trains such a model."""
-    class Mixed(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.a = torch.nn.Linear(40, 10)
-            self.b = torch.nn.Parameter(torch.zeros(10, dtype=torch.float64))
+class _TwoDtypes(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(40, 10)
+        self.b = torch.nn.Parameter(torch.zeros(10, dtype=torch.float64))
 
-        def forward(self, x):
-            return self.a(x) + self.b.float()
+    def forward(self, x):
+        return self.a(x) + self.b.float()
 
-    with pytest.raises(ValueError, match="one dtype.*strategy='sequential'"):
-        train_many(lambda cfg: Mixed(), tiny_data(), grid(seed=[0, 1]), Recipe(2), strategy="batched",
-                   bars=False)
+
+class _Unused(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(40, 10)
+        self.spare = torch.nn.Parameter(torch.ones(5))  # takes no part in the output
+
+    def forward(self, x):
+        return self.a(x)
+
+
+@pytest.mark.parametrize("make,match", [(_TwoDtypes, "more than one dtype"),
+                                        (_Unused, r"\['spare'\] take no part")])
+def test_a_model_the_buffer_cannot_train_exactly_is_refused_batched_and_trained_sequentially(make, match):
+    """One [K, N] buffer holds a model's parameters: parameters of two dtypes do not fit it,
+    and a parameter the loss does not use would get a zero gradient there (and decay), where
+    ``train`` leaves it be. ``strategy='batched'`` refuses such a model by name; ``auto``
+    trains it one model after another, as ``train`` does."""
+    d = tiny_data()
+    recipe = Recipe(5, optimizer="adamw", lr=0.1, weight_decay=0.5, eval=5)
+    with pytest.raises(ValueError, match=f"strategy='batched' cannot train this model: .*{match}"):
+        train_many(lambda cfg: make(), d, grid(seed=[0, 1]), recipe, strategy="batched", bars=False)
+    res = train_many(lambda cfg: make(), d, grid(seed=[0, 1]), recipe, bars=False)
+    assert res.info["strategy"] == "sequential"
+    if make is _Unused:
+        assert torch.equal(res.states[0]["spare"], torch.ones(5))  # left be, as train leaves it
 
 
 # ----------------------------------------------------------------------------- equivalence
@@ -556,22 +576,31 @@ def test_progress_reports_and_stop_ends_the_sweep(strategy):
 
 
 @pytest.mark.parametrize("optimizer", ["adamw", "momentum", "sgd"])
-def test_footprint_counts_what_a_batched_step_holds_at_its_peak(optimizer):
+@pytest.mark.parametrize("depth,masked", [(2, False), (6, False), (2, True)])
+def test_footprint_counts_what_a_batched_step_holds_at_its_peak(optimizer, depth, masked):
     """The chunk sizing's count against the batched engine's measured allocation on the CPU:
     every tensor storage the chunk's training creates, live from its creation until its last
     tensor is freed (tests/livebytes.py), at its peak. The count covers the peak, and is not
-    loose by more than a quarter."""
+    loose by more than a quarter; at two depths (the step's temporaries are whole-buffer copies,
+    so they grow with the model, not with its largest tensor) and with parameter masks."""
     from livebytes import LiveBytes
     from dynamics.sweep.loop import _train_chunk
     from dynamics.sweep.runs import Spec, _runs
 
     d = tiny_data()
-    make = lambda c: models.MLP(40, 256, 2, 10)  # noqa: E731
+    make = lambda c: models.MLP(40, 256, depth, 10)  # noqa: E731
     recipe = Recipe(steps=3, batch_size=8, optimizer=optimizer, eval=[])
     runs = _runs(grid(lr=[1e-3, 2e-3], seed=[0, 1, 2]), recipe, None, None)
+    if masked:
+        import dataclasses
+
+        g = torch.Generator().manual_seed(0)
+        mask = {n: (torch.rand(p.shape, generator=g) > 0.5).float()
+                for n, p in make({}).named_parameters() if p.ndim == 2}
+        runs = [dataclasses.replace(r, param_mask=mask) for r in runs]
     with LiveBytes() as live:
         _train_chunk(make, d, Spec(recipe, 3), runs, None, lambda step: False)
-    need = sweep.footprint(make({}), d, 8, optimizer)
+    need = sweep.footprint(make({}), d, 8, optimizer, masked=masked)
     counted = len(runs) * (need["params"] + need["activations"])
     assert 0.75 * counted <= live.peak <= counted, (live.peak / counted)
 

@@ -380,16 +380,19 @@ def test_a_diverging_run_stops_at_the_step_a_check_at_every_step_finds(digits):
     assert h.diverged_at == first
 
 
-def test_the_loss_log_is_not_fooled_by_a_sum_that_overflows_float32():
-    """Finite float32 losses whose sum overflows float32 are still finite losses: the sums
-    are kept in float64, so no divergence; a -inf after them is one."""
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_the_loss_log_cannot_overflow(dtype):
+    """Huge finite losses, which a running sum would overflow in their own dtype, are still
+    finite losses: no divergence; a -inf after them is one, and a NaN too."""
     from dynamics.train import LossLog
 
+    big = torch.finfo(dtype).max
     log = LossLog(3, "cpu")
     for step in range(1, 4):
-        log.write(step, torch.tensor(3e38))
+        log.write(step, torch.tensor(big, dtype=dtype))
     assert log.first_bad(3) is None
-    log = LossLog(3, "cpu")
-    for step, v in zip(range(1, 4), (3e38, 3e38, -math.inf)):
-        log.write(step, torch.tensor(v))
-    assert log.first_bad(3) == 3
+    for bad in (-math.inf, math.nan):
+        log = LossLog(3, "cpu")
+        for step, v in zip(range(1, 4), (big, big, bad)):
+            log.write(step, torch.tensor(v, dtype=dtype))
+        assert log.first_bad(3) == 3

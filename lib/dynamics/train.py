@@ -471,29 +471,29 @@ def measure(metrics, model: nn.Module, data: Dataset) -> dict:
 
 
 class LossLog:
-    """The running sum of a run's training losses, one entry a step, kept on the device: one
-    launch a step (``sums[t] = sums[t-1] + loss_t``) and no host sync.
+    """Whether a run's training losses have all been finite, one entry a step, kept on the
+    device: one launch a step and no host sync.
 
-    A sum is finite only while every loss in it is (the sum is kept in float64, which float32
-    losses cannot overflow; float32 on Apple's mps, which has no float64), so
-    :meth:`first_bad` reads one number at an evaluation, as the check it replaced did, and
-    scans the sums for the first non-finite one only once a run has diverged: the run's
-    divergence, at the step a check of every loss finds. (That check took eight launches a
-    step, ``isfinite`` and a masked write; on a GPU a small model's step is its launches.)
+    ``flags[t] = flags[t-1] + 0 * loss_t`` (one ``add`` with ``alpha=0``): 0 while every loss
+    is finite, NaN from the first that is not (``0 * inf`` and ``0 * NaN`` are NaN), whatever
+    the dtype, so it cannot overflow as a sum of the losses could. :meth:`first_bad` reads one
+    number at an evaluation, as the check it replaced did, and scans the flags for the first
+    NaN only once a run has diverged: the step a check of every loss finds. (That check took
+    eight launches a step, ``isfinite`` and a masked write; on a GPU a small model's step is
+    its launches.)
     """
 
     def __init__(self, steps: int, device):
-        dtype = torch.float32 if torch.device(device).type == "mps" else torch.float64
-        self.sums = torch.zeros(steps + 1, dtype=dtype, device=device)
+        self.flags = torch.zeros(steps + 1, device=device)
         self.bad = None  # the first step whose loss was not finite
 
     def write(self, step: int, loss: torch.Tensor) -> None:
-        torch.add(self.sums[step - 1], loss.detach(), out=self.sums[step])
+        torch.add(self.flags[step - 1], loss.detach(), alpha=0, out=self.flags[step])
 
     def first_bad(self, upto: int) -> int | None:
         """The first step up to ``upto`` whose loss was not finite (None: all were)."""
-        if self.bad is None and not math.isfinite(float(self.sums[upto])):  # one read
-            self.bad = 1 + torch.isfinite(self.sums[1:upto + 1]).tolist().index(False)
+        if self.bad is None and not math.isfinite(float(self.flags[upto])):  # one read
+            self.bad = 1 + torch.isfinite(self.flags[1:upto + 1]).tolist().index(False)
         return self.bad
 
 

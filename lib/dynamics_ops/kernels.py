@@ -9,12 +9,15 @@ Three runners train a few hundred steps each, on both sides: weight decay's equi
 ``train_many``) and grokking's run (one model, full batch). For each it prints:
 
 - **launches per step**, counted on the stand-in device by :class:`dynamics_ops.gpuwork.Counter`
-  (the same counter for both sides) as the difference between runs of two lengths, so that a
-  step's evaluation share is in it and the setup is not. Counts do not depend on the machine:
+  (the same counter for both sides) as the difference between runs of two lengths over the
+  difference in steps: the setup cancels, and so do most evaluations (their number grows
+  little with the steps). Counts do not depend on the machine:
   on a GPU, where a small model's step is its launches, they are what the step costs;
 - **seconds** of the same runs on the CPU, the two sides taking turns three times (the median
   of each), with their ratio. The CPU launches no kernels, but each operation still costs
-  PyTorch's dispatch, so fewer operations are faster there too, by less.
+  PyTorch's dispatch, so fewer operations are faster there too, by less;
+- **same numbers**: whether the two sides' timed runs give the same numbers, bit for bit (a
+  digest of every number of the result, clock readings left out).
 
 The other commit's ``lib/dynamics`` is taken with ``git archive`` into a temporary folder and
 imported in a subprocess beside this ``dynamics_ops``; nothing in the working tree changes.
@@ -34,6 +37,7 @@ BEFORE = "9306148"  # the last commit before the fewer-kernels change
 RUNNERS = ("weight decay: equilibrium run (SGD, 1 model)", "lottery: IMP, 2 rounds (3 seeds batched)",
            "grokking: one run (full batch)")
 ROOT = Path(__file__).resolve().parents[2]
+_RUN_SETTINGS = {f"DYNAMICS_{k}" for k in ("PROFILE", "SEED", "DEVICE", "THREADS", "DRY_RUN", "TF32")}
 
 
 def _run(name: str, steps: int, data=None) -> None:
@@ -43,15 +47,52 @@ def _run(name: str, steps: int, data=None) -> None:
     if name == RUNNERS[0]:
         from dynamics.weight_decay import experiments as W
 
-        W.run_equilibrium(dataclasses.replace(W.equilibrium_configs("cpu")[1], steps=steps), 0, bars=False)
-    elif name == RUNNERS[1]:
+        return W.run_equilibrium(dataclasses.replace(W.equilibrium_configs("cpu")[1], steps=steps), 0,
+                                 bars=False)
+    if name == RUNNERS[1]:
         from dynamics.lottery import experiments as L
 
-        L.run_imp(_lottery_config(steps), data=data, controls=False, bars=False)
-    else:
-        import dynamics.grokking as G
+        return L.run_imp(_lottery_config(steps), data=data, controls=False, bars=False)
+    import dynamics.grokking as G
 
-        G.run(dataclasses.replace(G.GrokConfig.for_profile("cpu"), steps=steps), 0)
+    run = G.run(dataclasses.replace(G.GrokConfig.for_profile("cpu"), steps=steps), 0)
+    return dict(history=run.history, model=run.model.state_dict())
+
+
+def fingerprint(result) -> str:
+    """A digest of a result's numbers, clock readings left out (:data:`verify.CLOCK`): the
+    same on both sides when a change leaves every number as it was."""
+    import hashlib
+
+    import numpy as np
+    import torch
+
+    from dynamics.train import History
+    from dynamics_ops.verify import CLOCK
+
+    h = hashlib.sha256()
+
+    def walk(x):
+        if isinstance(x, History):
+            walk(dict(steps=x.steps, diverged_at=x.diverged_at, metrics=x.metrics))
+        elif hasattr(x, "to_dict"):
+            walk(x.to_dict())
+        elif isinstance(x, dict):
+            for k in sorted(x, key=str):
+                if k not in CLOCK:
+                    h.update(str(k).encode())
+                    walk(x[k])
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+        elif isinstance(x, torch.Tensor):
+            walk(x.detach().cpu().numpy())
+        elif isinstance(x, np.ndarray):
+            h.update(np.ascontiguousarray(x).tobytes())
+        else:
+            h.update(repr(x).encode())
+    walk(result)
+    return h.hexdigest()[:16]
 
 
 def _lottery_config(steps: int):
@@ -88,8 +129,9 @@ def worker(short: int, long: int, timed: int, count: bool) -> dict:
         data = L.load_data(_lottery_config(timed)) if name == RUNNERS[1] else None
         _run(name, min(timed, 20), data)  # warm up
         start = time.perf_counter()
-        _run(name, timed, data)
+        result = _run(name, timed, data)
         row["seconds"] = time.perf_counter() - start
+        row["numbers"] = fingerprint(result)
         out[name] = row
     return out
 
@@ -102,7 +144,7 @@ def _side(lib: Path, tmp: Path, label: str) -> dict:
         link = mix / pkg
         if not link.exists():
             link.symlink_to(target, target_is_directory=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNAMICS_")}
+    env = {k: v for k, v in os.environ.items() if k not in _RUN_SETTINGS}  # setup() sets them
     return dict(env, PYTHONPATH=str(mix), DYNAMICS_PROGRESS="0")
 
 
@@ -119,15 +161,19 @@ def _archive(commit: str, dest: Path) -> Path:
     return dest / "lib"
 
 
-def compare(against: str = BEFORE, tiny: bool = False, repeats: int = 3) -> dict:
-    """``{runner: {"before": {...}, "after": {...}}}``: launches per step (counted once) and
-    the median seconds of ``repeats`` alternating runs of each side."""
+def compare(against: str = BEFORE, tiny: bool = False, repeats: int = 3, patch=None) -> dict:
+    """``{runner: {"before": {...}, "after": {...}}}``: launches per step (counted once), the
+    median seconds of ``repeats`` alternating runs of each side, and each side's
+    :func:`fingerprint` of the timed run's numbers. ``patch(lib)`` edits the other commit's
+    extracted ``lib`` first (the tests' constructed regression)."""
     short, long, timed = (12, 24, 12) if tiny else (200, 400, 600)
     sides = {"before": None, "after": ROOT / "lib"}
     results = {s: [] for s in sides}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         sides["before"] = _archive(against, tmp)
+        if patch is not None:
+            patch(sides["before"])
         for r in range(repeats):
             order = list(sides.items()) if r % 2 == 0 else list(sides.items())[::-1]
             for side, lib in order:  # alternating, so that neither side always goes first
@@ -138,19 +184,19 @@ def compare(against: str = BEFORE, tiny: bool = False, repeats: int = 3) -> dict
                 if done.returncode:
                     raise RuntimeError(f"the {side} side failed:\n{done.stderr[-3000:]}")
                 results[side].append(json.loads(done.stdout.strip().splitlines()[-1]))
-    return {name: {side: dict(launches=runs[0][name]["launches"],
+    return {name: {side: dict(launches=runs[0][name]["launches"], numbers=runs[0][name]["numbers"],
                               seconds=statistics.median(r[name]["seconds"] for r in runs))
                    for side, runs in results.items()} for name in RUNNERS}
 
 
 def table(result: dict, against: str) -> str:
-    lines = [f"| runner | launches/step {against} | now | ratio | seconds {against} | now | ratio |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [f"| runner | launches/step {against} | now | ratio | seconds {against} | now | ratio | "
+             f"same numbers |", "|---|---:|---:|---:|---:|---:|---:|---|"]
     for name, r in result.items():
         b, a = r["before"], r["after"]
         lines.append(f"| {name} | {b['launches']:.1f} | {a['launches']:.1f} | "
                      f"{b['launches'] / a['launches']:.2f}x | {b['seconds']:.2f} | {a['seconds']:.2f} | "
-                     f"{b['seconds'] / a['seconds']:.2f}x |")
+                     f"{b['seconds'] / a['seconds']:.2f}x | {'yes' if b['numbers'] == a['numbers'] else 'NO'} |")
     return "\n".join(lines)
 
 

@@ -102,7 +102,8 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     ``on_step(step, params)``, the twin of ``train``'s hooks for an experiment that acts on
     its models together (weight decay's kicked twins): called after every step with all K
     models' parameters, ``{name: [K, ...] tensor}`` in config order, to read or edit in place
-    (no autograd); it needs the batched strategy with every model in one chunk.
+    (no autograd; each is a view of the chunk's one [K, N] buffer, so not contiguous: use
+    ``reshape``, not ``view``); it needs the batched strategy with every model in one chunk.
     """
     if not isinstance(recipe, Recipe):
         raise ValueError(f"train_many(model_fn, data, configs, recipe) needs a "
@@ -155,14 +156,15 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     if strategy == "auto":
         strategy = choose_strategy(template, data, batch_size, K, metrics)
     elif strategy == "batched":
-        reason = strategies.unbatchable(template)
+        reason = strategies.unbatchable(template, data)
         if reason:
             raise ValueError(f"strategy='batched' cannot train this model: {reason}")
     start = time.perf_counter()
     # the sweep speaks for its runs: a sweep longer than a minute says so (the runs keep quiet)
     forecast = Forecast(f"{K} configurations x {spec.steps:,} steps", 1.0, device=device, inner=False,
                         sync=(lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else None)
-    chunk = chunk_size or (auto_chunk_size(template, data, batch_size, recipe.optimizer)
+    chunk = chunk_size or (auto_chunk_size(template, data, batch_size, recipe.optimizer,
+                                           masked=bool(param_masks))
                            if strategy != "sequential" else 1)
     if on_step is not None and (strategy == "sequential" or chunk < K):
         raise ValueError(f"on_step sees every model at once: it needs strategy='batched' with "

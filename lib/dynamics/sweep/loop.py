@@ -168,11 +168,7 @@ class _Stack:
         models = [build_model(model_fn, run, device) for run in runs]
         params, _ = stack_module_state(models)
         self.names = list(params)
-        dtypes = {str(t.dtype) for t in params.values()}
-        if len(dtypes) > 1:
-            raise ValueError(f"the batched strategy keeps a model's parameters in one buffer, so "
-                             f"they need one dtype; this model has {sorted(dtypes)}: use "
-                             f"strategy='sequential'")
+        self.k = len(runs)
         self.shapes = [tuple(params[n].shape[1:]) for n in self.names]
         self.sizes = [math.prod(s) for s in self.shapes]
         self.flat = self.flatten([params[n].detach() for n in self.names])
@@ -192,7 +188,7 @@ class _Stack:
 
     def split(self, flat: torch.Tensor) -> list:
         """The stacked parameters ``[K, ...]`` as views of a [K, N] buffer (no copy)."""
-        return [t.view(-1, *s) for t, s in zip(torch.split(flat, self.sizes, dim=1), self.shapes)]
+        return [t.view(self.k, *s) for t, s in zip(torch.split(flat, self.sizes, dim=1), self.shapes)]
 
     @property
     def params(self) -> list:
@@ -369,7 +365,7 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
         if not rec.open():
             break
         idx, weight = batches.next()
-        leaf = flat.requires_grad_(True)
+        leaf = flat.detach().requires_grad_(True)  # a view: no copy
         out = stack(stack.split(leaf), data.x_train, idx)
         y = data.y_train if idx is None else data.y_train[idx]
         losses = _per_example_loss(spec.loss, out, y, data.n_classes)

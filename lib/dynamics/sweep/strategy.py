@@ -15,12 +15,26 @@ CPU_BATCHED_MAX_WORK = 2e7
 CPU_MEMORY_BUDGET = 1 << 30  # bytes for the stacked models of one chunk on CPU
 
 
-def unbatchable(model: nn.Module) -> str | None:
-    """Why the batched engine cannot train ``model`` exactly (None if it can)."""
+def unbatchable(model: nn.Module, data: Dataset | None = None) -> str | None:
+    """Why the batched engine cannot train ``model`` exactly (None if it can). With ``data``,
+    a forward and backward pass on two of its rows (on the CPU) also finds parameters that
+    take no part in the loss: ``train`` leaves them be (no gradient), while the batched
+    engine, which steps one [K, N] buffer, would give them a zero gradient and decay them."""
     if any(True for _ in model.buffers()):
         return "it has buffers (e.g. BatchNorm running statistics)"
     if any(isinstance(m, nn.modules.dropout._DropoutNd) and m.p > 0 for m in model.modules()):
         return "it uses dropout (random per model)"
+    dtypes = sorted({str(p.dtype) for p in model.parameters()})
+    if len(dtypes) > 1:
+        return f"its parameters have more than one dtype ({', '.join(dtypes)}); one buffer holds them"
+    if data is not None:
+        model.zero_grad(set_to_none=True)
+        out = model(data.x_train[:2].to("cpu"))
+        out.float().square().mean().backward()
+        unused = [n for n, p in model.named_parameters() if p.requires_grad and p.grad is None]
+        model.zero_grad(set_to_none=True)
+        if unused:
+            return f"its parameters {unused} take no part in the output, so they get no gradient"
     return None
 
 
@@ -35,7 +49,7 @@ def choose_strategy(model: nn.Module, data: Dataset, batch_size: int | None, k: 
     """``auto``: batched on accelerators; on CPU batched only when one model's step is small
     (:data:`CPU_BATCHED_MAX_WORK`); sequential for K = 1, custom metrics, buffers or dropout.
     (The gpu-size smoke run is on the stand-in CUDA device, so it chooses as a GPU would.)"""
-    if k == 1 or metrics or unbatchable(model):
+    if k == 1 or metrics or unbatchable(model, data):
         return "sequential"
     if data.device.type != "cpu":
         return "batched"
@@ -43,7 +57,7 @@ def choose_strategy(model: nn.Module, data: Dataset, batch_size: int | None, k: 
 
 
 def footprint(model: nn.Module, data: Dataset, batch_size: int | None,
-              optimizer: str = "adamw") -> dict:
+              optimizer: str = "adamw", masked: bool = False) -> dict:
     """Bytes one model needs on the device for one batched training step, at its peak:
     ``params`` and ``activations`` (what autograd saves, measured with saved-tensor hooks on a
     small batch and scaled to the batch, doubled for the backward pass's temporaries).
@@ -51,10 +65,11 @@ def footprint(model: nn.Module, data: Dataset, batch_size: int | None,
     ``params`` counts what the batched step holds while it updates: the parameters and their
     gradients, the optimizer's S state buffers (0 for SGD, 1 for momentum, 2 for Adam), and
     the step's new parameters and new state, computed beside the old ones (frozen models keep
-    their old values): (3 + 2 S) copies of the parameters, plus the update's temporaries, two
-    of the largest parameter tensor. A test measures the step's live tensors against it."""
+    their old values): (3 + 2 S) copies of the parameters, plus the update's temporaries: two
+    more, as the step works on the whole [K, N] buffer of a model's parameters
+    (:class:`~.loop._Stack`), and one more for the [K, N] mask when parameters are ``masked``.
+    A test measures the step's live tensors against it, at two depths."""
     n_params = sum(p.numel() for p in model.parameters())
-    n_max = max((p.numel() for p in model.parameters()), default=0)
     states = {"sgd": 0, "momentum": 1}.get(optimizer, 2)
     rows = len(data.x_train) if batch_size is None else min(batch_size, len(data.x_train))
     probe = min(rows, 64)
@@ -69,7 +84,7 @@ def footprint(model: nn.Module, data: Dataset, batch_size: int | None,
         out = model(x)
         F.cross_entropy(out, data.y_train[:probe].to("cpu")).backward()
     model.zero_grad(set_to_none=True)
-    return dict(params=4 * (n_params * (3 + 2 * states) + 2 * n_max),
+    return dict(params=4 * n_params * (5 + 2 * states + masked),
                 activations=2 * saved[0] / probe * rows)
 
 
@@ -94,10 +109,10 @@ def chunk_size_for(per_model: float, budget: float) -> int:
 
 
 def auto_chunk_size(model: nn.Module, data: Dataset, batch_size: int | None,
-                    optimizer: str = "adamw") -> int:
+                    optimizer: str = "adamw", masked: bool = False) -> int:
     """How many models to stack at once: :func:`memory_budget` over one model's
     :func:`footprint`."""
-    need = footprint(model, data, batch_size, optimizer)
+    need = footprint(model, data, batch_size, optimizer, masked)
     return chunk_size_for(need["params"] + need["activations"], memory_budget(data.device))
 
 

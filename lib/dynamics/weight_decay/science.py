@@ -298,7 +298,8 @@ class RotationMeter:
     another), each norm taken by one ``torch._foreach_norm`` over the pieces. So a step costs
     a fixed number of device operations, whatever the number of weights, not about twenty
     per weight (on a GPU each is a kernel launch, and for a small model those are the step's
-    time: issue 41); on the CPU every number is the one the two functions give.
+    time: issue 41); on the CPU, for float32 weights (the book's), every number is the one
+    the two functions give.
     """
 
     def __init__(self, weights: dict[str, torch.Tensor], steps: int):
@@ -311,16 +312,16 @@ class RotationMeter:
         device = self.weights[0].device
         n = len(self.weights)
         self.numel = [w.numel() for w in self.weights]
-        self.norm = torch.zeros(steps + 1, n, device=device)
-        self.angle = torch.zeros(steps + 1, n, device=device)
-        self.unit_grad = torch.zeros(steps + 1, n, device=device)
-        self.rotation = torch.zeros(steps + 1, n, device=device)
+        # records in the weights' dtype (at least float32), so that a norm written to a
+        # record and divided by is the norm computed
+        dtype = torch.promote_types(self.weights[0].dtype, torch.float32)
+        self.norm, self.angle, self.unit_grad, self.rotation = (
+            torch.zeros(steps + 1, n, device=device, dtype=dtype) for _ in range(4))
         # which weight each element of the flat vector belongs to (to divide by its norm)
         self.owner = torch.repeat_interleave(torch.arange(n, device=device),
                                              torch.tensor(self.numel, device=device))
         with torch.no_grad():
-            torch.stack(torch._foreach_norm(self.weights), out=self.norm[0])
-            self.initial = self._directions(self.norm[0])  # u0 = W0 / ||W0||, flat
+            self.initial = self._directions(self._norms(self.norm[0]))  # u0 = W0 / ||W0||, flat
         self.previous = self.initial.clone()  # the direction before the step
 
     def _flat(self) -> torch.Tensor:
@@ -330,21 +331,31 @@ class RotationMeter:
         """Each weight divided by its norm (``norms``: [n]), one after another."""
         return self._flat() / norms[self.owner]
 
+    def _norms(self, out: torch.Tensor | None = None) -> torch.Tensor:
+        """[n]: each weight's norm, also written into ``out`` (a record's row): one launch
+        when the weights' dtype is the records' (float32, the book's), a copy more else."""
+        norms = torch._foreach_norm(self.weights)
+        if out is not None and out.dtype == norms[0].dtype:
+            return torch.stack(norms, out=out)
+        norms = torch.stack(norms)
+        if out is not None:
+            out.copy_(norms)
+        return norms
+
     def _piece_norms(self, flat: torch.Tensor) -> torch.Tensor:
         """[n]: the norm of each weight's piece of a flat vector."""
         return torch.stack(torch._foreach_norm(list(torch.split(flat, self.numel))))
 
     @torch.no_grad()
     def before_step(self, model, step: int) -> None:
-        norms = torch.stack(torch._foreach_norm(self.weights))
+        norms = self._norms()
         self.previous = self._directions(norms)
         grads = [w.grad if w.grad is not None else w.new_zeros(()) for w in self.weights]
         torch.mul(torch.stack(torch._foreach_norm(grads)), norms, out=self.unit_grad[step])
 
     @torch.no_grad()
     def after_step(self, model, step: int) -> None:
-        norms = torch.stack(torch._foreach_norm(self.weights), out=self.norm[step])
-        now = self._directions(norms)
+        now = self._directions(self._norms(self.norm[step]))
         # angular_update: 2 asin(|u - v| / 2); layer_rotation: |u0 - v|^2 / 2
         chord = self._piece_norms(self.previous - now)
         torch.mul(torch.asin((chord / 2).clamp(max=1.0)), 2, out=self.angle[step])

@@ -687,6 +687,45 @@ def test_on_step_acts_on_the_models_together_as_train_hooks_act_on_one():
         train_many(mlp, d, configs, recipe, on_step=kick, strategy=1)
 
 
+def test_before_step_sees_each_models_own_gradient_as_train_hooks_do():
+    """``before_step`` sees, before each optimizer step, every model's parameters and the
+    gradient the step will apply: at each step they equal what ``train``'s ``before_step``
+    hook sees in each model trained alone (its own seed, rows and learning rate); it is
+    refused where it could not see every model at once."""
+    from dynamics.train import Hooks, train
+
+    d = tiny_data()
+    configs = [dict(lr=1e-2, weight_decay=0.1, seed=3), dict(lr=3e-2, weight_decay=0.0, seed=4)]
+    recipe = Recipe(steps=6, eval=3, batch_size=32, optimizer="adamw")
+    seen = {}
+
+    def look(step, params, grads):
+        assert sorted(params) == sorted(grads)
+        seen[step] = {n: (params[n].clone(), grads[n].clone()) for n in params}
+
+    res = train_many(mlp, d, configs, recipe, before_step=look, bars=False)
+    assert res.info["strategy"] == "batched" and sorted(seen) == list(range(1, 7))
+    for k, cfg in enumerate(configs):
+        alone = {}
+
+        def keep(model, step):
+            alone[step] = {n: (p.detach().clone(), p.grad.clone())
+                           for n, p in model.named_parameters()}
+
+        torch.manual_seed(cfg["seed"])
+        train(mlp({}), d, recipe.replace(lr=cfg["lr"], weight_decay=cfg["weight_decay"]),
+              seed=cfg["seed"], hooks=Hooks(before_step=keep), bars=False)
+        for step, named in alone.items():
+            for n, (p, g) in named.items():
+                torch.testing.assert_close(seen[step][n][0][k], p, rtol=1e-5, atol=1e-6)
+                torch.testing.assert_close(seen[step][n][1][k], g, rtol=1e-4, atol=1e-6)
+    # the gradients differ between the models (each is its own, not a shared one)
+    first = next(iter(seen[1].values()))[1]
+    assert not torch.allclose(first[0], first[1])
+    with pytest.raises(ValueError, match="before_step sees every model at once"):
+        train_many(mlp, d, configs, recipe, before_step=look, strategy="sequential")
+
+
 @pytest.mark.parametrize("batch_size", [None, 32])  # full batch defers the train pass
 def test_an_evaluation_reads_only_the_sets_its_rule_names_in_both_engines(batch_size):
     """``Every(k, train=False)`` leaves out the training set's whole-set pass, ``test=False``

@@ -101,6 +101,31 @@ def test_a_dry_run_keeps_the_equilibrium_runs_evaluation_interval(monkeypatch):
     assert E.run_equilibrium(cfg, 0, bars=False).history.steps == [0, 2]
 
 
+def test_equilibrium_runs_trained_together_match_one_at_a_time():
+    """``run_equilibrium_many`` trains runs that differ in eta, lambda and seed together and
+    gives, in the order asked, what ``run_equilibrium`` gives for each alone: over a short
+    run, the same curves and settled layers to float tolerance. (Over a long run these
+    networks amplify float rounding as a different seed would: the batched runs are then
+    other realizations, whose settled statistics the claims' seeds already cover.)"""
+    base = S.EquilibriumConfig(steps=24, width=16, n_train=300, batch_size=64)
+    sgd = dataclasses.replace(base, optimizer="sgd", lr=0.3, weight_decay=0.02)
+    runs = [(base, 0), (sgd, 1), (dataclasses.replace(base, weight_decay=1.0), 1), (sgd, 0),
+            (dataclasses.replace(sgd, lr=0.075, weight_decay=0.08), 2)]
+    together = E.run_equilibrium_many(runs, bars=False)
+    for (cfg, seed), got in zip(runs, together):
+        alone = E.run_equilibrium(cfg, seed, bars=False)
+        assert (got.optimizer, got.lr, got.weight_decay, got.names) == \
+            (alone.optimizer, alone.lr, alone.weight_decay, alone.names)
+        for key in ("rms", "angle", "effective_lr", "rms_pred"):
+            np.testing.assert_allclose(getattr(got, key), getattr(alone, key), rtol=2e-4,
+                                       err_msg=f"{key} of {cfg.optimizer} seed {seed}")
+        for name, layer in alone.layers.items():
+            assert got.layers[name].angle == pytest.approx(layer.angle, rel=2e-4)
+            assert got.layers[name].rotation == pytest.approx(layer.rotation, rel=2e-4)
+        assert got.history.steps == alone.history.steps
+        assert got.test_acc == pytest.approx(alone.test_acc, abs=0.01)
+
+
 def test_live_grid_config():
     for profile in ("smoke", "cpu", "gpu"):
         cfg = E.live_grid_config(profile)

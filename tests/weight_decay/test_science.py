@@ -314,6 +314,82 @@ def test_the_meter_costs_the_same_operations_for_two_weights_or_six():
     assert counts[0] == counts[1], counts
 
 
+@known_answer(S.StackedRotationMeter, how="snapshots of each model's weights and gradients "
+                                           "taken around every batched step: norm, angle, "
+                                           "rotation and unit gradient recomputed from them")
+def test_stacked_meter_records_each_models_own_rotation(tiny_data):
+    """Three scale-invariant networks trained together by ``train_many`` (different seeds,
+    rates and decays): the stacked meter's records of model k are what
+    :func:`~.science.angular_update`, :func:`~.science.layer_rotation` and the norms give
+    on snapshots of model k alone, step by step."""
+    from dynamics.sweep import train_many
+
+    build = lambda cfg: S.NormMLP(tiny_data.input_dim, 16, 1, tiny_data.n_classes)  # noqa: E731
+    names = [n for n, _ in build({}).named_parameters()]  # all scale-invariant (norm head)
+    numel = [p.numel() for p in build({}).parameters()]
+    configs = [dict(seed=0, lr=0.5, weight_decay=0.01), dict(seed=1, lr=0.2, weight_decay=0.05),
+               dict(seed=2, lr=0.5, weight_decay=0.0)]
+    meter = S.StackedRotationMeter(names, numel, 3, steps=5, device="cpu")
+    snaps, grads = [], {}
+
+    def before(step, params, g):
+        if step == 1:
+            meter.start(params)
+            snaps.append({n: t.clone() for n, t in params.items()})
+        grads[step] = {n: t.clone() for n, t in g.items()}
+        meter.before_step(step, params, g)
+
+    def after(step, params):
+        meter.after_step(step, params)
+        snaps.append({n: t.clone() for n, t in params.items()})
+
+    train_many(build, tiny_data, configs, Recipe(steps=5, optimizer="sgd", batch_size=50, eval=5),
+               strategy="batched", before_step=before, on_step=after, bars=False)
+    for k in range(3):
+        a = meter.arrays(k)
+        assert a["norm"].shape == (6, len(names))
+        for step in range(1, 6):
+            for l, n in enumerate(names):
+                w0, w1, w = snaps[0][n][k], snaps[step - 1][n][k], snaps[step][n][k]
+                close = dict(rel=1e-5, abs=1e-7)
+                assert a["norm"][step, l] == pytest.approx(float(w.norm()), **close)
+                assert a["angle"][step, l] == pytest.approx(float(S.angular_update(w1, w)), rel=1e-4)
+                assert a["rotation"][step, l] == pytest.approx(float(S.layer_rotation(w0, w)), rel=1e-4)
+                assert a["unit_grad"][step, l] == pytest.approx(
+                    float(grads[step][n][k].norm() * w1.norm()), **close)
+    assert not np.allclose(meter.arrays(0)["angle"], meter.arrays(1)["angle"])
+    with pytest.raises(ValueError, match="one size per weight"):
+        S.StackedRotationMeter(names, numel[:1], 3, 5, "cpu")
+    with pytest.raises(ValueError, match="positive"):
+        S.StackedRotationMeter(names, numel, 0, 5, "cpu")
+
+
+def test_the_stacked_meter_costs_the_same_operations_for_two_models_or_six():
+    """A step of the stacked meter is a fixed number of device operations whatever the number
+    of models it measures (on a GPU each is a kernel launch)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Count(TorchDispatchMode):
+        n = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            Count.n += not func.is_view
+            return func(*args, **(kwargs or {}))
+
+    counts = []
+    for k in (2, 6):
+        params = {"a": torch.randn(k, 8, 4), "b": torch.randn(k, 3, 8)}
+        grads = {n: torch.randn_like(t) for n, t in params.items()}
+        meter = S.StackedRotationMeter(list(params), [32, 24], k, steps=3, device="cpu")
+        meter.start(params)
+        Count.n = 0
+        with Count():
+            meter.before_step(1, params, grads)
+            meter.after_step(1, params)
+        counts.append(Count.n)
+    assert counts[0] == counts[1], counts
+
+
 @known_answer(S.relaxation_steps, how="the predicted trajectory closes all but e^-2 of its gap "
                                       "in tau = 1/(eta lambda) steps; a run at equilibrium has "
                                       "nothing to relax")

@@ -84,7 +84,8 @@ def grid(**axes) -> list[dict]:
 def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Sequence[dict],
                recipe: Recipe, *, masks: dict | None = None, metrics=None,
                strategy: str | int = "auto", bars: bool | None = None,
-               on_step: Callable[[int, dict], None] | None = None) -> SweepResult:
+               on_step: Callable[[int, dict], None] | None = None,
+               before_step: Callable[[int, dict, dict], None] | None = None) -> SweepResult:
     """Train one model per configuration by ``recipe`` and return a :class:`SweepResult`.
 
     A config's keys that name a :class:`~dynamics.train.Recipe` field override it for that
@@ -104,6 +105,10 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     models' parameters, ``{name: [K, ...] tensor}`` in config order, to read or edit in place
     (no autograd; each is a view of the chunk's one [K, N] buffer, so not contiguous: use
     ``reshape``, not ``view``); it needs the batched strategy with every model in one chunk.
+    ``before_step(step, params, grads)``: the same, called after the backward pass and before
+    the optimizer step, with every model's gradient beside its parameters (``{name: [K, ...]
+    tensor}`` each, views as above; read only): a measurement that needs the gradient a step
+    applies (weight decay's rotation meter, for many runs at once).
     """
     if not isinstance(recipe, Recipe):
         raise ValueError(f"train_many(model_fn, data, configs, recipe) needs a "
@@ -128,9 +133,10 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     groups: dict = {}
     for k, r in enumerate(recipes):
         groups.setdefault(r.replace(**{f: getattr(recipe, f) for f in PER_MODEL}), []).append(k)
-    if len(groups) > 1 and on_step is not None:
-        raise ValueError("on_step sees every model at once: the configs must share every "
-                         "recipe field but lr and weight_decay")
+    hooked = [n for n, h in (("on_step", on_step), ("before_step", before_step)) if h is not None]
+    if len(groups) > 1 and hooked:
+        raise ValueError(f"{hooked[0]} sees every model at once: the configs must share every "
+                         f"recipe field but lr and weight_decay")
     if len(groups) > 1:  # configs that change a shared field: one sweep per group
         return _grouped(model_fn, data, configs, groups, masks, metrics, strategy, chunk_size,
                         bars)
@@ -151,7 +157,7 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     _check_model_on_data(template, data)
 
     batch_size = recipe.batch_size
-    if strategy == "auto" and on_step is not None:
+    if strategy == "auto" and hooked:
         strategy = "batched"  # the hook acts on the models together
     if strategy == "auto":
         strategy = choose_strategy(template, data, batch_size, K, metrics)
@@ -166,8 +172,8 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
     chunk = chunk_size or (auto_chunk_size(template, data, batch_size, recipe.optimizer,
                                            masked=bool(param_masks))
                            if strategy != "sequential" else 1)
-    if on_step is not None and (strategy == "sequential" or chunk < K):
-        raise ValueError(f"on_step sees every model at once: it needs strategy='batched' with "
+    if hooked and (strategy == "sequential" or chunk < K):
+        raise ValueError(f"{hooked[0]} sees every model at once: it needs strategy='batched' with "
                          f"all {K} models in one chunk (got strategy={strategy!r}, chunks of "
                          f"{chunk})")
     with forecast, P.reporting(forecast.update) as job:
@@ -175,7 +181,7 @@ def train_many(model_fn: Callable[[dict], nn.Module], data: Dataset, configs: Se
             histories, states = train_sequential(model_fn, data, spec, runs, bars, job)
         else:
             histories, states = train_batched(model_fn, data, spec, runs, chunk, bars, job,
-                                              on_step)
+                                              on_step, before_step)
     info = dict(strategy=strategy, chunk_size=chunk, optimizer=recipe.optimizer, steps=spec.steps,
                 stopped=job.stopped, batch_size=batch_size, loss=recipe.loss, device=str(device),
                 wall_time=time.perf_counter() - start)

@@ -315,11 +315,12 @@ class Evaluations:
 
 
 def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, report,
-                 chunk: int | None = None, on_step=None):
+                 chunk: int | None = None, on_step=None, before_step=None):
     """Train one chunk of K models of one architecture as one batched computation.
     ``report(step) -> stop?`` is called at each evaluation; ``on_step(step, params)`` after
     each step, with the chunk's parameters (``{name: [K, ...] tensor}``, to read or edit in
-    place). Returns (histories, parameters)."""
+    place); ``before_step(step, params, grads)`` before each optimizer step, with the
+    gradients beside them. Returns (histories, parameters)."""
     device, K = data.device, len(runs)
     stack = _Stack(model_fn, runs, device)
     flat = stack.flat  # [K, N]: the parameters, read as views (stack.split)
@@ -381,6 +382,9 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
         grads = torch.autograd.grad(per_model.sum(), [leaf])  # one [K, N] gradient
         flat = leaf.detach()
         with torch.no_grad():
+            if before_step is not None:
+                before_step(step, dict(zip(stack.names, stack.split(flat))),
+                            dict(zip(stack.names, stack.split(grads[0]))))
             alive = rec.observe(step, per_model.detach())
             factor = 1.0 if spec.schedule is None else float(spec.schedule(step - 1))
             new_p, new_state = batched_step(spec.optimizer, [flat], grads, state, step, lr * factor,
@@ -414,7 +418,7 @@ def _train_chunk(model_fn, data: Dataset, spec: Spec, runs: list[Run], bar, repo
 
 
 def train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: int, bars, job,
-                  on_step=None):
+                  on_step=None, before_step=None):
     """Group the runs by architecture, then train each group in chunks of ``chunk`` models;
     each chunk reports into its part of ``job`` (a :class:`dynamics.progress.Progress`)."""
     groups: dict = {}
@@ -436,7 +440,7 @@ def train_batched(model_fn, data: Dataset, spec: Spec, runs: list[Run], chunk: i
             part = job.part(c, len(chunks))
             done = lambda step, part=part: part.report(step / spec.steps)  # noqa: E731
             hs, params = _train_chunk(model_fn, data, spec, [runs[k] for k in ks], bar, done, chunk,
-                                      on_step)
+                                      on_step, before_step)
             for j, k in enumerate(ks):
                 histories[k] = hs[j]
                 states[k] = {n: t[j] for n, t in params.items()}

@@ -22,7 +22,7 @@ from .. import evidence, plots, results
 from ..book import and_list
 from .experiments import (DECOUPLING, LABELS, RECORDS, Decoupling, Equilibrium,
                           decoupling_summary, equilibrium_configs, live_grid_config, run_clock,
-                          run_decoupling, run_equilibrium, run_spectrum)
+                          run_decoupling, run_equilibrium_many, run_spectrum)
 from .figures import flat_columns, line_sides, mp_edge_ratio, mp_null, tied_decays_per_lr
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
 from .spectra import TAIL_P, spectrum_stats, tail_fit
@@ -370,26 +370,30 @@ def faster_configs(profile: str | None = None) -> list:
 def claim_runs(profile: str | None, seeds, **page) -> dict:
     """The live experiments the claims judge, on every seed of ``seeds`` at ``profile`` scale:
     ``{"live": {seed: grid}, "equilibria": {seed: [runs]}, "faster": {seed: [runs]} (their
-    controls), "symmetry": {seed: run}, "clock": ...,
-    "window": ..., "spectrum": ...}``.
-    A result the page already ran for its seed (the first of ``seeds``) is reused."""
+    controls), "symmetry": {seed: run}, "clock": ..., "window": ..., "spectrum": ...}``.
+    A result the page already ran for its seed (the first of ``seeds``) is reused. Section
+    2's runs (equilibria, faster, symmetry) are trained together, every seed at once, by
+    :func:`~.experiments.run_equilibrium_many`: one batched step per optimizer, not per run."""
     runs = dict(live=lambda s: run_decoupling(live_grid_config(profile), s, bars=False),
-                equilibria=lambda s: [run_equilibrium(c, s, bars=False)
-                                      for c in equilibrium_configs(profile)],
-                faster=lambda s: [run_equilibrium(c, s, bars=False) for c in faster_configs(profile)],
-                symmetry=lambda s: run_equilibrium(symmetry_config(profile), s, bars=False),
                 clock=lambda s: run_clock(ClockConfig.for_profile(profile), s, bars=False),
                 window=lambda s: run_window(WindowConfig.for_profile(profile), s),
-                spectrum=lambda s: run_spectrum(SpectrumConfig.for_profile(profile), s,
-                                                bars=False))
+                spectrum=lambda s: run_spectrum(SpectrumConfig.for_profile(profile), s, bars=False))
+    families = dict(equilibria=equilibrium_configs(profile), faster=faster_configs(profile),
+                    symmetry=[symmetry_config(profile)])
     seeds = [int(s) for s in seeds]
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"claim_runs needs distinct seeds, got {seeds}")
-    if set(page) - set(runs):
-        raise ValueError(f"claim_runs: unknown result {sorted(set(page) - set(runs))}; "
-                         f"give some of {list(runs)}")
-    return {k: {s: page[k] if s == seeds[0] and k in page else run(s) for s in seeds}
-            for k, run in runs.items()}
+    if set(page) - set(runs) - set(families):
+        raise ValueError(f"claim_runs: unknown result {sorted(set(page) - set(runs) - set(families))}; "
+                         f"give some of {list(runs) + list(families)}")
+    reused = lambda k, s: s == seeds[0] and k in page  # noqa: E731
+    todo = [(k, s, c) for k, cs in families.items() for s in seeds if not reused(k, s) for c in cs]
+    out = {k: {s: page[k] if reused(k, s) else [] for s in seeds} for k in families}
+    for (k, s, _), r in zip(todo, run_equilibrium_many([(c, s) for _, s, c in todo], bars=False)):
+        out[k][s].append(r)
+    out["symmetry"] = {s: r if reused("symmetry", s) else r[0] for s, r in out["symmetry"].items()}
+    out.update({k: {s: page[k] if reused(k, s) else run(s) for s in seeds} for k, run in runs.items()})
+    return {k: out[k] for k in ("live", "equilibria", "faster", "symmetry", "clock", "window", "spectrum")}
 
 
 def symmetry_claims(equilibria: dict, symmetry: dict) -> list[dict]:

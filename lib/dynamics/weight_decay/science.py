@@ -370,6 +370,71 @@ class RotationMeter:
                     unit_grad=self.unit_grad[:end].cpu().numpy())
 
 
+class StackedRotationMeter:
+    """:class:`RotationMeter` for K models trained together by
+    :func:`dynamics.sweep.train_many` (its ``before_step`` and ``on_step`` hooks): the same
+    four records, one more axis, ``[steps + 1, K, n_weights]``, and a step costs the same
+    fixed number of device operations whatever K (a norm per weight, over every model at
+    once). The formulas are :class:`RotationMeter`'s; a test checks the records against one
+    meter per model.
+
+    ``names``: the weights' names in the models' parameters (``{name: [K, ...]}``, as the
+    hooks pass them); ``start(params)`` records the initial norms and directions."""
+
+    def __init__(self, names: list[str], numel: list[int], k: int, steps: int, device,
+                 dtype=torch.float32):
+        if not names or len(names) != len(numel):
+            raise ValueError("StackedRotationMeter needs one size per weight name")
+        if k < 1 or steps < 1:
+            raise ValueError(f"k and steps must be positive integers, got {k} and {steps}")
+        self.names, self.numel, self.k = list(names), [int(n) for n in numel], int(k)
+        self.norm, self.angle, self.unit_grad, self.rotation = (
+            torch.zeros(steps + 1, k, len(names), device=device, dtype=dtype) for _ in range(4))
+        self.owner = torch.repeat_interleave(torch.arange(len(names), device=device),
+                                             torch.tensor(self.numel, device=device))
+        self.initial = self.previous = None
+
+    def _rows(self, tensors: dict) -> list[torch.Tensor]:
+        return [tensors[n].reshape(self.k, -1) for n in self.names]  # [K, numel] views
+
+    def _norms(self, rows: list, out: torch.Tensor | None = None) -> torch.Tensor:
+        """[K, n]: each model's norm of each weight (written into ``out`` too)."""
+        return torch.stack([torch.linalg.vector_norm(r, dim=1) for r in rows], 1, out=out)
+
+    def _directions(self, rows: list, norms: torch.Tensor) -> torch.Tensor:
+        """[K, M]: each model's weights divided by their norms, one after another."""
+        return torch.cat(rows, 1) / norms[:, self.owner]
+
+    def _piece_norms(self, flat: torch.Tensor) -> torch.Tensor:
+        return self._norms(list(torch.split(flat, self.numel, dim=1)))
+
+    @torch.no_grad()
+    def start(self, params: dict) -> None:
+        rows = self._rows(params)
+        self.initial = self._directions(rows, self._norms(rows, self.norm[0]))
+
+    @torch.no_grad()
+    def before_step(self, step: int, params: dict, grads: dict) -> None:
+        rows = self._rows(params)
+        norms = self._norms(rows)
+        self.previous = self._directions(rows, norms)
+        torch.mul(self._norms(self._rows(grads)), norms, out=self.unit_grad[step])
+
+    @torch.no_grad()
+    def after_step(self, step: int, params: dict) -> None:
+        rows = self._rows(params)
+        now = self._directions(rows, self._norms(rows, self.norm[step]))
+        chord = self._piece_norms(self.previous - now)
+        torch.mul(torch.asin((chord / 2).clamp(max=1.0)), 2, out=self.angle[step])
+        torch.div(self._piece_norms(self.initial - now) ** 2, 2, out=self.rotation[step])
+
+    def arrays(self, k: int, upto: int | None = None) -> dict:
+        """Model ``k``'s records, as :meth:`RotationMeter.arrays` gives one model's."""
+        end = None if upto is None else upto + 1
+        return {key: getattr(self, key)[:end, k].cpu().numpy()
+                for key in ("norm", "angle", "rotation", "unit_grad")}
+
+
 def relaxation_steps(w_rms: np.ndarray, rms_eq: float) -> int | None:
     """Steps until the squared RMS has closed all but e^-2 of its initial gap to the
     equilibrium (two time constants of ||w||^2, i.e. tau = 1/(eta lambda) in theory); None

@@ -126,6 +126,22 @@ def test_equilibrium_runs_trained_together_match_one_at_a_time():
         assert got.test_acc == pytest.approx(alone.test_acc, abs=0.01)
 
 
+def test_exercise_2_answer_reads_the_symmetry_run_it_is_given():
+    """Exercise 2's answer takes the claims' symmetry run when the page has it (one run, the
+    numbers the claims judge): its ratios are that run's against section 2's SGD run, and a
+    run at another eta or lambda is refused by name."""
+    sgd = S.EquilibriumConfig(optimizer="sgd", lr=0.3, weight_decay=0.02, steps=24, width=16,
+                              n_train=300, batch_size=64)
+    base, sym, other = E.run_equilibrium_many(
+        [(sgd, 0), (dataclasses.replace(sgd, lr=0.075, weight_decay=0.08), 0),
+         (dataclasses.replace(sgd, lr=0.15, weight_decay=0.04), 0)], bars=False)
+    text = E.answer_sgd_symmetry([base], "smoke", 0, run=sym)
+    first = next(iter(base.layers))
+    assert f"{base.layers[first].norm / sym.layers[first].norm:.3g}" in text
+    with pytest.raises(ValueError, match="answer_sgd_symmetry: run has eta 0.15"):
+        E.answer_sgd_symmetry([base], "smoke", 0, run=other)
+
+
 def test_live_grid_config():
     for profile in ("smoke", "cpu", "gpu"):
         cfg = E.live_grid_config(profile)

@@ -595,14 +595,18 @@ def answer_equilibrium(profile: str | None = None, seed: int | None = None, lr: 
 
 
 def answer_sgd_symmetry(equilibria, profile: str | None = None, seed: int | None = None,
-                        factor: float = 4.0) -> str:
+                        factor: float = 4.0, run: Equilibrium | None = None) -> str:
     """Exercise 2: section 2's SGD run against one with eta / factor and lambda * factor:
     the ratio of their settled norms per matrix (predicted: sqrt(factor)) and of their
-    angles per step (predicted: 1)."""
+    angles per step (predicted: 1). ``run``: that second run if the page has it already (the
+    claims' symmetry run on the page's seed: one run, and the numbers the claims judge)."""
     base = next(r for r in equilibria if r.optimizer == "sgd")
     cfg = EquilibriumConfig.for_profile(profile, optimizer="sgd", lr=base.lr / factor,
                                         weight_decay=base.weight_decay * factor)
-    new = run_equilibrium(cfg, seed, bars=False)
+    if run is not None and not (math.isclose(run.lr, cfg.lr) and math.isclose(run.weight_decay, cfg.weight_decay)):
+        raise ValueError(f"answer_sgd_symmetry: run has eta {run.lr:g}, lambda {run.weight_decay:g}; "
+                         f"factor {factor:g} asks for {cfg.lr:g}, {cfg.weight_decay:g}")
+    new = run_equilibrium(cfg, seed, bars=False) if run is None else run
     norm = [base.layers[n].norm / v.norm for n, v in new.layers.items()]
     angle = [v.angle / base.layers[n].angle for n, v in new.layers.items()]
     return (f"η/{factor:g}, λ·{factor:g}: norms {', '.join(_n(x, 3) for x in norm)} times "

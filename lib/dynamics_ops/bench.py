@@ -4,6 +4,7 @@
     python -m dynamics_ops.bench grokking       # the grokking recipe vs a bare PyTorch loop
     python -m dynamics_ops.bench lottery        # an IMP curve vs as many bare trainings
     python -m dynamics_ops.bench weight_decay   # the decoupling grid vs as many bare trainings
+    python -m dynamics_ops.bench equilibria     # weight decay's claim runs together vs one at a time
     python -m dynamics_ops.bench spectral       # Newton–Schulz vs SVD
     python -m dynamics_ops.bench gpu --measure  # with CUDA: each notebook run at gpu, measured
                                             # (data/gpu_measured.json with --write)
@@ -332,6 +333,66 @@ def bench_weight_decay(tiny: bool = False) -> dict:
     return r
 
 
+def _section2_runs(steps: int, seeds=(0, 1, 2), tiny: bool = False) -> list:
+    """The (config, seed) pairs of weight decay's claims' section-2 runs (equilibria, their
+    faster controls, the symmetry run) on ``seeds``, at the cpu profile's sizes, ``steps`` each."""
+    import dataclasses
+
+    from dynamics.weight_decay import claims as C
+
+    cfgs = C.equilibrium_configs("cpu") + C.faster_configs("cpu") + [C.symmetry_config("cpu")]
+    size = dict(width=16, n_train=300) if tiny else {}
+    return [(dataclasses.replace(c, steps=steps, **size), s) for s in seeds for c in cfgs]
+
+
+def bench_equilibria(tiny: bool = False) -> dict:
+    """Weight decay's claims' section-2 runs (5 per seed, 3 seeds; the cpu profile's sizes)
+    trained one at a time (``run_equilibrium``) and together (``run_equilibrium_many``: one
+    batched step per optimizer): launches per step counted on the stand-in device (the
+    difference of two lengths over their steps: setup cancels), and this process's CPU
+    seconds (what the work costs a free core; the wall clock also counts a shared machine's
+    waits), the two taking turns, in one run."""
+    from dynamics import runtime
+    from dynamics.weight_decay import experiments as W
+
+    from . import gpuwork, standin
+
+    short, long, timed = (12, 24, 12) if tiny else (100, 200, 300)
+
+    def alone(runs):
+        return [W.run_equilibrium(c, s, bars=False) for c, s in runs]
+
+    def together(runs):
+        return W.run_equilibrium_many(runs, bars=False)
+
+    ways = {"one at a time": alone, "together": together}
+    launches = {}
+    for way, fn in ways.items():
+        totals = []
+        for steps in (short, long):
+            with standin.active():
+                runtime.setup(profile="cpu", seed=0, quiet=True)  # the stand-in's cuda
+                with gpuwork.Counter() as c:
+                    fn(_section2_runs(steps, tiny=tiny))
+            totals.append(c.total[0])
+        launches[way] = (totals[1] - totals[0]) / (long - short)
+    _setup()
+    runs = _section2_runs(timed, tiny=tiny)
+    seconds = {way: [] for way in ways}
+    for r in range(1 if tiny else 2):
+        for way in (list(ways) if r % 2 == 0 else list(ways)[::-1]):
+            seconds[way].append(_timed_cpu(lambda: ways[way](runs))[1])
+    secs = {way: min(v) for way, v in seconds.items()}
+    a, t = "one at a time", "together"
+    r = dict(runs=len(runs), steps=timed, launches=launches, seconds=secs,
+             launch_ratio=launches[a] / launches[t], ratio=secs[a] / secs[t])
+    print(f"equilibria bench: {len(runs)} section-2 runs; launches per step {launches[a]:,.0f} one "
+          f"at a time, {launches[t]:,.0f} together, {r['launch_ratio']:.2f}x; {timed} steps: "
+          f"{secs[a]:.1f} CPU s one at a time, {secs[t]:.1f} CPU s together, {r['ratio']:.2f}x "
+          f"(the lesser of {len(seconds[a])} turns each)", flush=True)
+    return r
+
+
 # ----------------------------------------------------------------------------- spectral
 
 
@@ -506,7 +567,8 @@ def bench_notebooks(profiles=("smoke", "cpu"), build: bool = True, write: bool =
 
 
 BENCHMARKS = {"sweep": bench_sweep, "grokking": bench_grokking, "lottery": bench_lottery,
-              "weight_decay": bench_weight_decay, "spectral": bench_spectral}
+              "weight_decay": bench_weight_decay, "equilibria": bench_equilibria,
+              "spectral": bench_spectral}
 
 
 def main(argv=None) -> int:

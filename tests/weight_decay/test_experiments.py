@@ -126,6 +126,36 @@ def test_equilibrium_runs_trained_together_match_one_at_a_time():
         assert got.test_acc == pytest.approx(alone.test_acc, abs=0.01)
 
 
+def test_equilibrium_runs_together_cost_the_launches_of_one_run():
+    """Trained together, six equilibrium runs cost about the kernel launches per step of two
+    (counted on the stand-in device, the difference of two lengths: setup cancels); one at a
+    time they cost three times as many. Only each model's own shuffling (one launch per
+    model per epoch) grows with the number of runs."""
+    from dynamics import runtime
+    from dynamics_ops import gpuwork, standin
+
+    cfg = S.EquilibriumConfig(optimizer="sgd", lr=0.3, weight_decay=0.02, steps=40, width=16,
+                              n_train=300, batch_size=64)
+
+    def per_step(k, fn):
+        totals = []
+        for steps in (40, 80):
+            runs = [(dataclasses.replace(cfg, steps=steps, lr=0.3 / (1 + i)), i) for i in range(k)]
+            with standin.active():
+                runtime.setup(profile="smoke", seed=0, quiet=True)
+                with gpuwork.Counter() as c:
+                    fn(runs)
+            totals.append(c.total[0])
+        return (totals[1] - totals[0]) / 40
+
+    together = lambda runs: E.run_equilibrium_many(runs, bars=False)  # noqa: E731
+    alone = lambda runs: [E.run_equilibrium(c, s, bars=False) for c, s in runs]  # noqa: E731
+    two, six = per_step(2, together), per_step(6, together)
+    assert two <= six <= 1.1 * two, (two, six)
+    two_alone, six_alone = per_step(2, alone), per_step(6, alone)
+    assert six_alone >= 2.5 * two_alone and six_alone > 2.5 * six, (two_alone, six_alone, six)
+
+
 def test_exercise_2_answer_reads_the_symmetry_run_it_is_given():
     """Exercise 2's answer takes the claims' symmetry run when the page has it (one run, the
     numbers the claims judge): its ratios are that run's against section 2's SGD run, and a

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from known import known_answer
 
@@ -257,6 +258,18 @@ def test_sgd_symmetry_of_scale_invariant_networks(tiny_data):
     torch.testing.assert_close(a, b, rtol=1e-3, atol=1e-3)
 
 
+class _Ops(TorchDispatchMode):
+    """Counts the operations dispatched that are not views (on a GPU, each a kernel launch)."""
+
+    def __enter__(self):
+        self.n = 0
+        return super().__enter__()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.n += not func.is_view
+        return func(*args, **(kwargs or {}))
+
+
 @known_answer(S.RotationMeter, how="snapshots of the weight taken around each optimizer step: "
                                     "norm, angle and rotation recomputed from them")
 def test_rotation_meter_records_every_step(tiny_data):
@@ -287,15 +300,6 @@ def test_the_meter_costs_the_same_operations_for_two_weights_or_six():
     device operations of one step do not grow with the number of weights (on a GPU, each is a
     kernel launch). Counted over a step of a network with 2 and with 6 scale-invariant
     matrices."""
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Count(TorchDispatchMode):
-        n = 0
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            Count.n += not func.is_view
-            return func(*args, **(kwargs or {}))
-
     counts = []
     for depth in (1, 5):
         torch.manual_seed(0)
@@ -303,14 +307,13 @@ def test_the_meter_costs_the_same_operations_for_two_weights_or_six():
         meter = S.RotationMeter(model.scale_invariant(), steps=3)
         assert len(meter.names) == depth + 1
         model(torch.randn(8, 40)).sum().backward()
-        Count.n = 0
-        with Count():
+        with _Ops() as ops:
             meter.before_step(model, 1)
             with torch.no_grad():
                 for w in meter.weights:
                     w.mul_(0.9).add_(0.01)
             meter.after_step(model, 1)
-        counts.append(Count.n - 2 * len(meter.weights))  # less the mock update's own operations
+        counts.append(ops.n - 2 * len(meter.weights))  # less the mock update's own operations
     assert counts[0] == counts[1], counts
 
 
@@ -367,26 +370,16 @@ def test_stacked_meter_records_each_models_own_rotation(tiny_data):
 def test_the_stacked_meter_costs_the_same_operations_for_two_models_or_six():
     """A step of the stacked meter is a fixed number of device operations whatever the number
     of models it measures (on a GPU each is a kernel launch)."""
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Count(TorchDispatchMode):
-        n = 0
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            Count.n += not func.is_view
-            return func(*args, **(kwargs or {}))
-
     counts = []
     for k in (2, 6):
         params = {"a": torch.randn(k, 8, 4), "b": torch.randn(k, 3, 8)}
         grads = {n: torch.randn_like(t) for n, t in params.items()}
         meter = S.StackedRotationMeter(list(params), [32, 24], k, steps=3, device="cpu")
         meter.start(params)
-        Count.n = 0
-        with Count():
+        with _Ops() as ops:
             meter.before_step(1, params, grads)
             meter.after_step(1, params)
-        counts.append(Count.n)
+        counts.append(ops.n)
     assert counts[0] == counts[1], counts
 
 

@@ -4,7 +4,7 @@
     python -m dynamics_ops.bench grokking       # the grokking recipe vs a bare PyTorch loop
     python -m dynamics_ops.bench lottery        # an IMP curve vs as many bare trainings
     python -m dynamics_ops.bench weight_decay   # the decoupling grid vs as many bare trainings
-    python -m dynamics_ops.bench equilibria     # weight decay's claim runs together vs one at a time
+    python -m dynamics_ops.bench together       # weight decay's claim runs together vs one at a time
     python -m dynamics_ops.bench spectral       # Newton–Schulz vs SVD
     python -m dynamics_ops.bench gpu --measure  # with CUDA: each notebook run at gpu, measured
                                             # (data/gpu_measured.json with --write)
@@ -333,64 +333,76 @@ def bench_weight_decay(tiny: bool = False) -> dict:
     return r
 
 
-def _section2_runs(steps: int, seeds=(0, 1, 2), tiny: bool = False) -> list:
-    """The (config, seed) pairs of weight decay's claims' section-2 runs (equilibria, their
-    faster controls, the symmetry run) on ``seeds``, at the cpu profile's sizes, ``steps`` each."""
+def _together_cases(steps: int, tiny: bool = False, seeds=(0, 1, 2)) -> dict:
+    """Weight decay's claims' runs at the cpu profile's sizes, ``steps`` each, on ``seeds``:
+    ``{case: (runs, one_at_a_time, together)}``: section 2's (equilibria, their faster
+    controls and the symmetry run), section 3's (the clock) and section 4's (without and
+    with decay)."""
     import dataclasses
 
     from dynamics.weight_decay import claims as C
-
-    cfgs = C.equilibrium_configs("cpu") + C.faster_configs("cpu") + [C.symmetry_config("cpu")]
-    size = dict(width=16, n_train=300) if tiny else {}
-    return [(dataclasses.replace(c, steps=steps, **size), s) for s in seeds for c in cfgs]
-
-
-def bench_equilibria(tiny: bool = False) -> dict:
-    """Weight decay's claims' section-2 runs (5 per seed, 3 seeds; the cpu profile's sizes)
-    trained one at a time (``run_equilibrium``) and together (``run_equilibrium_many``: one
-    batched step per optimizer): launches per step counted on the stand-in device (the
-    difference of two lengths over their steps: setup cancels), and this process's CPU
-    seconds (what the work costs a free core; the wall clock also counts a shared machine's
-    waits), the two taking turns, in one run."""
-    from dynamics import runtime
     from dynamics.weight_decay import experiments as W
+    from dynamics.weight_decay import together as T
+
+    size = dict(width=16, n_train=300) if tiny else {}
+    eq = C.equilibrium_configs("cpu") + C.faster_configs("cpu") + [C.symmetry_config("cpu")]
+    spectrum, clock = W.SpectrumConfig.for_profile("cpu"), W.ClockConfig.for_profile("cpu")
+    return {
+        "section 2": ([(dataclasses.replace(c, steps=steps, **size), s) for s in seeds for c in eq],
+                      lambda runs: [W.run_equilibrium(c, s, bars=False) for c, s in runs],
+                      lambda runs: T.run_equilibrium_many(runs, bars=False)),
+        "section 3": ([(dataclasses.replace(clock, steps=steps, **size), s) for s in seeds],
+                      lambda runs: [W.run_clock(c, s, bars=False) for c, s in runs],
+                      lambda runs: T.run_clock_many(runs[0][0], [s for _, s in runs], bars=False)),
+        "section 4": ([(dataclasses.replace(spectrum, steps=steps, **size), s) for s in seeds],
+                      lambda runs: [W.run_spectrum(c, s, bars=False) for c, s in runs],
+                      lambda runs: T.run_spectrum_many(runs, bars=False))}
+
+
+def bench_together(tiny: bool = False) -> list[dict]:
+    """Weight decay's claims' runs on three seeds (section 2: 5 runs a seed; section 3: the
+    clock's 4, already batched within a seed; section 4: 2 a seed; the cpu profile's sizes)
+    trained one at a time (``run_equilibrium``, ``run_clock`` per seed, ``run_spectrum``) and
+    together (:mod:`dynamics.weight_decay.together`: one batched step
+    per optimizer): launches per step counted on the stand-in device (the difference of two
+    lengths over their steps: setup cancels), and this process's CPU seconds (what the work
+    costs a free core; the wall clock also counts a shared machine's waits), the two ways
+    taking turns, in one run."""
+    from dynamics import runtime
 
     from . import gpuwork, standin
 
     short, long, timed = (12, 24, 12) if tiny else (100, 200, 300)
-
-    def alone(runs):
-        return [W.run_equilibrium(c, s, bars=False) for c, s in runs]
-
-    def together(runs):
-        return W.run_equilibrium_many(runs, bars=False)
-
-    ways = {"one at a time": alone, "together": together}
-    launches = {}
-    for way, fn in ways.items():
-        totals = []
-        for steps in (short, long):
-            with standin.active():
-                runtime.setup(profile="cpu", seed=0, quiet=True)  # the stand-in's cuda
-                with gpuwork.Counter() as c:
-                    fn(_section2_runs(steps, tiny=tiny))
-            totals.append(c.total[0])
-        launches[way] = (totals[1] - totals[0]) / (long - short)
-    _setup()
-    runs = _section2_runs(timed, tiny=tiny)
-    seconds = {way: [] for way in ways}
-    for r in range(1 if tiny else 2):
-        for way in (list(ways) if r % 2 == 0 else list(ways)[::-1]):
-            seconds[way].append(_timed_cpu(lambda: ways[way](runs))[1])
-    secs = {way: min(v) for way, v in seconds.items()}
-    a, t = "one at a time", "together"
-    r = dict(runs=len(runs), steps=timed, launches=launches, seconds=secs,
-             launch_ratio=launches[a] / launches[t], ratio=secs[a] / secs[t])
-    print(f"equilibria bench: {len(runs)} section-2 runs; launches per step {launches[a]:,.0f} one "
-          f"at a time, {launches[t]:,.0f} together, {r['launch_ratio']:.2f}x; {timed} steps: "
-          f"{secs[a]:.1f} CPU s one at a time, {secs[t]:.1f} CPU s together, {r['ratio']:.2f}x "
-          f"(the lesser of {len(seconds[a])} turns each)", flush=True)
-    return r
+    out = []
+    for case in _together_cases(timed, tiny):
+        launches = {}
+        for way in (1, 2):
+            totals = []
+            for steps in (short, long):
+                runs, *ways = _together_cases(steps, tiny)[case]
+                with standin.active():
+                    runtime.setup(profile="cpu", seed=0, quiet=True)  # the stand-in's cuda
+                    with gpuwork.Counter() as c:
+                        ways[way - 1](runs)
+                totals.append(c.total[0])
+            launches[way] = (totals[1] - totals[0]) / (long - short)
+        _setup()
+        runs, *ways = _together_cases(timed, tiny)[case]
+        seconds = {1: [], 2: []}
+        for r in range(1 if tiny else 2):
+            for way in ((1, 2) if r % 2 == 0 else (2, 1)):
+                seconds[way].append(_timed_cpu(lambda: ways[way - 1](runs))[1])
+        secs = {way: min(v) for way, v in seconds.items()}
+        trainings = len(runs) * {"section 3": 4, "section 4": 2}.get(case, 1)
+        row = dict(case=case, trainings=trainings, steps=timed, launches=launches, seconds=secs,
+                   launch_ratio=launches[1] / launches[2], ratio=secs[1] / secs[2])
+        print(f"together bench, {case}: {trainings} trainings; launches per step "
+              f"{launches[1]:,.0f} one at a time, {launches[2]:,.0f} together, "
+              f"{row['launch_ratio']:.2f}x; {timed} steps: {secs[1]:.1f} CPU s one at a time, "
+              f"{secs[2]:.1f} CPU s together, {row['ratio']:.2f}x (the lesser of "
+              f"{len(seconds[1])} turns each)", flush=True)
+        out.append(row)
+    return out
 
 
 # ----------------------------------------------------------------------------- spectral
@@ -567,7 +579,7 @@ def bench_notebooks(profiles=("smoke", "cpu"), build: bool = True, write: bool =
 
 
 BENCHMARKS = {"sweep": bench_sweep, "grokking": bench_grokking, "lottery": bench_lottery,
-              "weight_decay": bench_weight_decay, "equilibria": bench_equilibria,
+              "weight_decay": bench_weight_decay, "together": bench_together,
               "spectral": bench_spectral}
 
 

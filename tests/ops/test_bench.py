@@ -21,8 +21,9 @@ RATIO = r"\d+\.\d+x"
                 rf"{RATIO} \(CPU {RATIO}; target 1.15x\)\n  without evaluations: [\d.]+ s \([\d.]+ CPU s\) "
                 rf"for 4 bare trainings, library/bare {RATIO} \(CPU {RATIO}; target 1.3x\)"),
     ("weight_decay", rf"^weight_decay bench: [\d.]+ s library, [\d.]+ s for 12 bare trainings, library/bare {RATIO}"),
-    ("equilibria", rf"^equilibria bench: 15 section-2 runs; launches per step [\d,]+ one at a time, "
-                   rf"[\d,]+ together, {RATIO}; 12 steps: [\d.]+ CPU s one at a time, [\d.]+ CPU s together, {RATIO}"),
+    ("together", rf"^together bench, section 2: 15 trainings; launches per step [\d,]+ one at a time, "
+                 rf"[\d,]+ together, {RATIO}; 12 steps: [\d.]+ CPU s one at a time, [\d.]+ CPU s together, "
+                 rf"{RATIO}.*\n(.*\n)*together bench, section 3: 12 trainings; .*\n(.*\n)*together bench, section 4: 6 trainings; .* {RATIO}; 12 steps: .*{RATIO}"),
     ("spectral", rf"^spectral bench: n = 64: NS5 .* SVD/NS5 {RATIO}"),
 ])
 def test_benchmark_runs_and_prints_a_ratio(name, line, capsys):

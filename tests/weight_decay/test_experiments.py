@@ -15,6 +15,7 @@ from dynamics.weight_decay import science as S
 from dynamics.weight_decay import spectra as SP
 from dynamics.weight_decay import claims as C
 from dynamics.weight_decay import window as W
+from dynamics.weight_decay import together as T
 from dynamics_ops.precompute import Runner
 
 from seeds import SEEDS
@@ -111,7 +112,7 @@ def test_equilibrium_runs_trained_together_match_one_at_a_time():
     sgd = dataclasses.replace(base, optimizer="sgd", lr=0.3, weight_decay=0.02)
     runs = [(base, 0), (sgd, 1), (dataclasses.replace(base, weight_decay=1.0), 1), (sgd, 0),
             (dataclasses.replace(sgd, lr=0.075, weight_decay=0.08), 2)]
-    together = E.run_equilibrium_many(runs, bars=False)
+    together = T.run_equilibrium_many(runs, bars=False)
     for (cfg, seed), got in zip(runs, together):
         alone = E.run_equilibrium(cfg, seed, bars=False)
         assert (got.optimizer, got.lr, got.weight_decay, got.names) == \
@@ -124,6 +125,51 @@ def test_equilibrium_runs_trained_together_match_one_at_a_time():
             assert got.layers[name].rotation == pytest.approx(layer.rotation, rel=2e-4)
         assert got.history.steps == alone.history.steps
         assert got.test_acc == pytest.approx(alone.test_acc, abs=0.01)
+
+
+def test_spectrum_runs_trained_together_match_one_at_a_time():
+    """``run_spectrum_many`` trains each pair's run without and with decay, for every pair,
+    together, and gives what ``run_spectrum`` gives for each alone over a short run: the
+    norms at every evaluation, the singular values at initialization and at the end, and
+    their statistics, to float tolerance, in the order asked."""
+    cfg = S.SpectrumConfig(steps=30, width=16, n_train=300, batch_size=64)
+    runs = [(cfg, 0), (dataclasses.replace(cfg, weight_decay=cfg.weight_decay / 4), 1), (cfg, 2)]
+    together = T.run_spectrum_many(runs, bars=False)
+    for (c, seed), got in zip(runs, together):
+        alone = E.run_spectrum(c, seed, bars=False)
+        assert list(got.runs) == list(alone.runs) == [0.0, c.weight_decay]
+        for wd, a in alone.runs.items():
+            b = got.runs[wd]
+            assert b.history.steps == a.history.steps
+            for name in a.init:
+                np.testing.assert_allclose(b.init[name], a.init[name], rtol=1e-5)
+                np.testing.assert_allclose(b.final[name], a.final[name], rtol=1e-3, atol=1e-5)
+                np.testing.assert_allclose(b.history[f"norm {name}"], a.history[f"norm {name}"],
+                                           rtol=1e-4)
+                assert b.stats[name].stable_rank == pytest.approx(a.stats[name].stable_rank, rel=1e-3)
+            assert b.test_acc == pytest.approx(a.test_acc, abs=0.02)
+    # a different seed is a different initialization; decay moves the final weights
+    assert not np.allclose(together[0].runs[0.0].init["head"], together[2].runs[0.0].init["head"])
+    assert not np.allclose(together[0].runs[0.0].final["head"],
+                           together[0].runs[cfg.weight_decay].final["head"])
+
+
+def test_clock_runs_of_several_seeds_trained_together_match_each_seed_alone():
+    """``run_clock_many`` trains every seed's clock runs together and gives, seed by seed,
+    what ``run_clock`` gives for that seed: the same runs, histories and settled losses, to
+    float tolerance over a short run."""
+    cfg = S.ClockConfig(steps=30, width=16, n_train=300, batch_size=64)
+    together = T.run_clock_many(cfg, [2, 0], bars=False)
+    assert T.run_clock_many(cfg, []) == []
+    for seed, got in zip([2, 0], together):
+        alone = E.run_clock(cfg, seed, bars=False)
+        assert got.runs == alone.runs and len(got.histories) == len(alone.runs) == 4
+        for a, b in zip(alone.histories, got.histories):
+            assert a.steps == b.steps
+            np.testing.assert_allclose(b["train_loss"], a["train_loss"], rtol=1e-4)
+        np.testing.assert_allclose(got.final_loss, alone.final_loss, rtol=1e-4)
+        assert got.ratio == pytest.approx(alone.ratio, rel=1e-3)
+    assert not np.allclose(together[0].final_loss, together[1].final_loss)  # two seeds
 
 
 def test_equilibrium_runs_together_cost_the_launches_of_one_run():
@@ -148,7 +194,7 @@ def test_equilibrium_runs_together_cost_the_launches_of_one_run():
             totals.append(c.total[0])
         return (totals[1] - totals[0]) / 40
 
-    together = lambda runs: E.run_equilibrium_many(runs, bars=False)  # noqa: E731
+    together = lambda runs: T.run_equilibrium_many(runs, bars=False)  # noqa: E731
     alone = lambda runs: [E.run_equilibrium(c, s, bars=False) for c, s in runs]  # noqa: E731
     two, six = per_step(2, together), per_step(6, together)
     assert two <= six <= 1.1 * two, (two, six)
@@ -162,7 +208,7 @@ def test_exercise_2_answer_reads_the_symmetry_run_it_is_given():
     run at another eta or lambda is refused by name."""
     sgd = S.EquilibriumConfig(optimizer="sgd", lr=0.3, weight_decay=0.02, steps=24, width=16,
                               n_train=300, batch_size=64)
-    base, sym, other = E.run_equilibrium_many(
+    base, sym, other = T.run_equilibrium_many(
         [(sgd, 0), (dataclasses.replace(sgd, lr=0.075, weight_decay=0.08), 0),
          (dataclasses.replace(sgd, lr=0.15, weight_decay=0.04), 0)], bars=False)
     text = E.answer_sgd_symmetry([base], "smoke", 0, run=sym)

@@ -22,11 +22,13 @@ Modules:
   (:func:`~.facts.numbers`).
 - :mod:`.window`: section 3's averaging window of AdamW, its runner, figure, numbers and claims
   together.
+- :mod:`.together`: many runs of section 2 or 4 trained at once (the claims' seeds and
+  controls), measured as the one-at-a-time runners measure them.
 
 The package exports what the chapter's notebook calls; everything else is reached through its
 module (``from dynamics.weight_decay import science``).
 """
-from . import claims, experiments, facts, figures, panels, science, spectra, window
+from . import claims, experiments, facts, figures, panels, science, spectra, together, window
 from .figures import (grid_slider, ridge_rows, grid_rows, grid_figure, equilibrium_figure,
                       equilibrium_rows, clock_rows, clock_figure, spectrum_figure,
                       spectrum_rows)

@@ -21,10 +21,10 @@ import numpy as np
 from .. import evidence, plots, results
 from ..book import and_list
 from .experiments import (DECOUPLING, LABELS, RECORDS, Decoupling, Equilibrium,
-                          decoupling_summary, equilibrium_configs, live_grid_config, run_clock,
-                          run_decoupling, run_equilibrium_many, run_spectrum)
+                          decoupling_summary, equilibrium_configs, live_grid_config, run_decoupling)
 from .figures import flat_columns, line_sides, mp_edge_ratio, mp_null, tied_decays_per_lr
 from .science import ClockConfig, SpectrumConfig, best_decay_per_lr, ridge_slope
+from .together import run_clock_many, run_equilibrium_many, run_spectrum_many
 from .spectra import TAIL_P, spectrum_stats, tail_fit
 from .window import WindowConfig, run_window, window_claims
 
@@ -369,29 +369,29 @@ def faster_configs(profile: str | None = None) -> list:
 
 def claim_runs(profile: str | None, seeds, **page) -> dict:
     """The live experiments the claims judge, on every seed of ``seeds`` at ``profile`` scale:
-    ``{"live": {seed: grid}, "equilibria": {seed: [runs]}, "faster": {seed: [runs]} (their
-    controls), "symmetry": {seed: run}, "clock": ..., "window": ..., "spectrum": ...}``.
-    A result the page already ran for its seed (the first of ``seeds``) is reused. Section
-    2's runs (equilibria, faster, symmetry) are trained together, every seed at once, by
-    :func:`~.experiments.run_equilibrium_many`: one batched step per optimizer, not per run."""
+    ``{"live": {seed: grid}, "equilibria": {seed: [runs]}, "faster": (their controls),
+    "symmetry": {seed: run}, "clock", "window", "spectrum"}``; what the page ran for its seed
+    (``seeds[0]``) is reused. Sections 2 to 4 train every seed's runs at once (:mod:`.together`)."""
     runs = dict(live=lambda s: run_decoupling(live_grid_config(profile), s, bars=False),
-                clock=lambda s: run_clock(ClockConfig.for_profile(profile), s, bars=False),
-                window=lambda s: run_window(WindowConfig.for_profile(profile), s),
-                spectrum=lambda s: run_spectrum(SpectrumConfig.for_profile(profile), s, bars=False))
-    families = dict(equilibria=equilibrium_configs(profile), faster=faster_configs(profile),
+                window=lambda s: run_window(WindowConfig.for_profile(profile), s))
+    many = dict(clock=lambda ss: run_clock_many(ClockConfig.for_profile(profile), ss),
+                spectrum=lambda ss: run_spectrum_many([(SpectrumConfig.for_profile(profile), s) for s in ss]))
+    together = dict(equilibria=equilibrium_configs(profile), faster=faster_configs(profile),
                     symmetry=[symmetry_config(profile)])
-    seeds = [int(s) for s in seeds]
+    seeds, known = [int(s) for s in seeds], {*runs, *together, *many}
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"claim_runs needs distinct seeds, got {seeds}")
-    if set(page) - set(runs) - set(families):
-        raise ValueError(f"claim_runs: unknown result {sorted(set(page) - set(runs) - set(families))}; "
-                         f"give some of {list(runs) + list(families)}")
+    if set(page) - known:
+        raise ValueError(f"claim_runs: unknown result {sorted(set(page) - known)}; give some of {sorted(known)}")
     reused = lambda k, s: s == seeds[0] and k in page  # noqa: E731
-    todo = [(k, s, c) for k, cs in families.items() for s in seeds if not reused(k, s) for c in cs]
-    out = {k: {s: page[k] if reused(k, s) else [] for s in seeds} for k in families}
+    todo = [(k, s, c) for k, cs in together.items() for s in seeds if not reused(k, s) for c in cs]
+    out = {k: {s: page[k] if reused(k, s) else [] for s in seeds} for k in together}
     for (k, s, _), r in zip(todo, run_equilibrium_many([(c, s) for _, s, c in todo], bars=False)):
         out[k][s].append(r)
     out["symmetry"] = {s: r if reused("symmetry", s) else r[0] for s, r in out["symmetry"].items()}
+    for k, run in many.items():  # the seeds the page has not run, at once
+        got = dict(zip(fresh := [s for s in seeds if not reused(k, s)], run(fresh)))
+        out[k] = {s: got[s] if s in got else page[k] for s in seeds}
     out.update({k: {s: page[k] if reused(k, s) else run(s) for s in seeds} for k, run in runs.items()})
     return {k: out[k] for k in ("live", "equilibria", "faster", "symmetry", "clock", "window", "spectrum")}
 

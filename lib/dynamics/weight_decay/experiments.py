@@ -6,8 +6,7 @@
   decay at each learning rate, the slope of that ridge).
 - :func:`run_equilibrium`: one scale-invariant network measured every step (section 2), with
   :func:`equilibrium_summary` putting the theory beside the measurement; :func:`run_equilibria`
-  the section's two runs; :func:`run_equilibrium_many` many such runs trained together (the
-  claims' seeds and controls).
+  the section's two runs (:mod:`.together` trains many such runs at once).
 - :func:`run_clock`: runs that share eta * lambda (section 3).
 - :func:`run_spectrum`: the same MLP with and without decay (section 4).
 - ``answer_*``: the worked answers of the exercises that quote a measurement.
@@ -21,7 +20,7 @@ Every runner takes ``seed=None`` (``DYNAMICS_SEED``), honours dry runs (``runtim
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -34,7 +33,7 @@ from ..runtime import get_seed
 from ..sweep import grid, train_many
 from ..train import History, Hooks, Recipe, log_steps, train
 from .science import (BETA1, GRIDS, MOMENTUM, ClockConfig, DecouplingConfig, EquilibriumConfig,
-                      NormMLP, RotationMeter, SpectrumConfig, StackedRotationMeter, adamw_norm_trajectory, best_cell,
+                      NormMLP, RotationMeter, SpectrumConfig, adamw_norm_trajectory, best_cell,
                       best_decay_per_lr, check_equilibrium_args, effective_lr, equilibrium,
                       final_loss, mnist1d_data, norm_step, relaxation_steps, ridge_slope,
                       singular_values, spectrum_stats, zero_gradient_path)
@@ -301,61 +300,6 @@ def run_equilibrium(cfg: EquilibriumConfig, seed: int | None = None, on_eval=(),
     return equilibrium_summary(cfg, meter.arrays(last), meter.names, meter.numel, history)
 
 
-def run_equilibrium_many(runs: list, bars=None) -> list[Equilibrium]:
-    """:func:`run_equilibrium` for many ``(cfg, seed)`` pairs at once: the runs that differ
-    only in eta, lambda and seed are trained together by :func:`dynamics.sweep.train_many`
-    (one batched step for all, each with its own initialization and mini-batches), measured
-    by a :class:`~.science.StackedRotationMeter`; returns their :class:`Equilibrium` s in
-    the order given. The same numbers as one run at a time, to float tolerance (a test
-    checks it), in a fraction of the steps: the claims' equilibrium runs over seeds."""
-    runs = [(cfg, get_seed(seed)) for cfg, seed in runs]
-    groups: dict = {}
-    for i, (cfg, _) in enumerate(runs):
-        check_equilibrium_args(cfg.optimizer, cfg.lr, cfg.weight_decay)
-        key = tuple((f.name, getattr(cfg, f.name)) for f in fields(cfg)
-                    if f.name not in ("lr", "weight_decay"))
-        groups.setdefault(key, []).append(i)
-    out: list = [None] * len(runs)
-    job = P.current()
-    for g, ids in enumerate(groups.values()):
-        shared = runs[ids[0]][0]
-        data = mnist1d_data(shared.n_train)
-        steps = runtime.steps(shared.steps)
-
-        def build(config, shared=shared, data=data):
-            return NormMLP(data.input_dim, shared.width, shared.depth, data.n_classes)
-
-        template = build({})
-        invariant = {id(w): n for n, w in template.scale_invariant().items()}
-        params = {n: p for n, p in template.named_parameters() if id(p) in invariant}
-        meter = StackedRotationMeter(list(params), [p.numel() for p in params.values()],
-                                     len(ids), steps, data.device)
-        configs = [dict(lr=runs[i][0].lr, weight_decay=runs[i][0].weight_decay, seed=runs[i][1])
-                   for i in ids]
-        recipe = Recipe(steps, optimizer=shared.optimizer, momentum=MOMENTUM,
-                        batch_size=shared.batch_size, eval=max(1, shared.steps // 20))
-        started = []
-
-        def before(step, p, grads):
-            if not started:
-                meter.start(p)
-                started.append(True)
-            meter.before_step(step, p, grads)
-
-        with job.part(g, len(groups)):
-            res = train_many(build, data, configs, recipe, strategy="batched", bars=bars,
-                             before_step=before, on_step=meter.after_step)
-        names = [invariant[id(p)] for p in params.values()]
-        for j, i in enumerate(ids):
-            history = res.histories[j]
-            last = history.steps[-1] if len(history) else 0
-            if history.diverged:
-                last = min(last, max(0, history.diverged_at - 1))
-            out[i] = equilibrium_summary(runs[i][0], meter.arrays(j, last), names, meter.numel,
-                                         history)
-    return out
-
-
 def _bins(n: int, points: int = 160) -> list[tuple[int, int]]:
     """Consecutive [start, end) windows covering steps 1..n-1, about ``points`` of them."""
     width = max(1, (n - 1) // points)
@@ -489,22 +433,32 @@ def run_clock(cfg: ClockConfig | None = None, seed: int | None = None, bars=None
     seed = get_seed(seed)
     cfg = ClockConfig.for_profile(profile) if cfg is None else cfg
     data = mnist1d_data(cfg.n_train)
-    runs = [ClockRun.of(r) for r in cfg.runs()]
-    steps = runtime.steps(cfg.steps)
-    configs = [dict(lr=r.lr, weight_decay=r.weight_decay, seed=seed) for r in runs]
-    evals = sorted({int(round(s)) for s in np.linspace(0, steps, 41)})
+    configs = [dict(lr=r["lr"], weight_decay=r["weight_decay"], seed=seed) for r in cfg.runs()]
     res = train_many(lambda config: NormMLP(data.input_dim, cfg.width, 2, data.n_classes),
-                     data, configs, Recipe(steps, batch_size=cfg.batch_size, eval=evals),
-                     bars=bars, on_step=on_step)
-    losses = [final_loss(h, tail=0.5) if len(h) else float("nan") for h in res.histories]
+                     data, configs, clock_recipe(cfg), bars=bars, on_step=on_step)
+    return clock_summary(cfg, res.histories, res.info)
+
+
+def clock_recipe(cfg: ClockConfig) -> Recipe:
+    """The clock runs' recipe: AdamW (the default), 41 evaluations."""
+    steps = runtime.steps(cfg.steps)
+    evals = sorted({int(round(s)) for s in np.linspace(0, steps, 41)})
+    return Recipe(steps, batch_size=cfg.batch_size, eval=evals)
+
+
+def clock_summary(cfg: ClockConfig, histories: list, info: dict) -> Clock:
+    """:class:`Clock` of the runs of ``cfg.runs()`` (``histories`` in that order; ``info``: the
+    sweep's, for ``stopped`` and ``strategy``)."""
+    runs = [ClockRun.of(r) for r in cfg.runs()]
+    losses = [final_loss(h, tail=0.5) if len(h) else float("nan") for h in histories]
     matched = [l for l, r in zip(losses, runs) if r.matched]
     odd = [l for l, r in zip(losses, runs) if not r.matched]
     ok = all(math.isfinite(l) for l in losses)
-    return Clock(runs=runs, histories=res.histories, final_loss=losses, product=cfg.product,
-                contrast=cfg.contrast, stopped=bool(res.info.get("stopped")),
-                spread=float(max(matched) / min(matched) - 1) if ok else float("nan"),
-                ratio=float(odd[0] / np.mean(matched)) if ok else float("nan"),
-                strategy=res.info.get("strategy"))
+    return Clock(runs=runs, histories=list(histories), final_loss=losses, product=cfg.product,
+                 contrast=cfg.contrast, stopped=bool(info.get("stopped")),
+                 spread=float(max(matched) / min(matched) - 1) if ok else float("nan"),
+                 ratio=float(odd[0] / np.mean(matched)) if ok else float("nan"),
+                 strategy=info.get("strategy"))
 
 
 # ============================================================================ 4. the weights
@@ -661,6 +615,6 @@ def precompute_plan(profile: str | None = None) -> units.Plan:
 __all__ = ["DECOUPLING", "LABELS", "SECTION2", "Grid", "Decoupling", "RECORDS", "ClockRun", "Clock",
            "EquilibriumLayer", "Equilibrium", "SpectrumRun", "Spectrum",
            "run_grid", "run_decoupling", "grid_array", "grid_summary", "decoupling_summary",
-           "live_grid_config", "equilibrium_configs", "run_equilibrium", "run_equilibrium_many", "equilibrium_summary",
+           "live_grid_config", "equilibrium_configs", "run_equilibrium", "equilibrium_summary",
            "run_equilibria", "run_clock", "run_spectrum", "decoupling", "answer_equilibrium",
            "answer_sgd_symmetry", "answer_spread", "answer_zero_gradient", "precompute_plan"]

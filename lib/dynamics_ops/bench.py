@@ -353,10 +353,11 @@ def _together_cases(steps: int, tiny: bool = False, seeds=(0, 1, 2)) -> dict:
                       lambda runs: T.run_equilibrium_many(runs, bars=False)),
         "section 3": ([(dataclasses.replace(clock, steps=steps, **size), s) for s in seeds],
                       lambda runs: [W.run_clock(c, s, bars=False) for c, s in runs],
-                      lambda runs: T.run_clock_many(runs[0][0], [s for _, s in runs], bars=False)),
+                      lambda runs: T.run_clock_many(runs[0][0], [s for _, s in runs], bars=False,
+                                                    together=True)),
         "section 4": ([(dataclasses.replace(spectrum, steps=steps, **size), s) for s in seeds],
                       lambda runs: [W.run_spectrum(c, s, bars=False) for c, s in runs],
-                      lambda runs: T.run_spectrum_many(runs, bars=False))}
+                      lambda runs: T.run_spectrum_many(runs, bars=False, together=True))}
 
 
 def bench_together(tiny: bool = False) -> list[dict]:

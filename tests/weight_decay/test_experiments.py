@@ -134,7 +134,7 @@ def test_spectrum_runs_trained_together_match_one_at_a_time():
     their statistics, to float tolerance, in the order asked."""
     cfg = S.SpectrumConfig(steps=30, width=16, n_train=300, batch_size=64)
     runs = [(cfg, 0), (dataclasses.replace(cfg, weight_decay=cfg.weight_decay / 4), 1), (cfg, 2)]
-    together = T.run_spectrum_many(runs, bars=False)
+    together = T.run_spectrum_many(runs, bars=False, together=True)
     for (c, seed), got in zip(runs, together):
         alone = E.run_spectrum(c, seed, bars=False)
         assert list(got.runs) == list(alone.runs) == [0.0, c.weight_decay]
@@ -159,7 +159,7 @@ def test_clock_runs_of_several_seeds_trained_together_match_each_seed_alone():
     what ``run_clock`` gives for that seed: the same runs, histories and settled losses, to
     float tolerance over a short run."""
     cfg = S.ClockConfig(steps=30, width=16, n_train=300, batch_size=64)
-    together = T.run_clock_many(cfg, [2, 0], bars=False)
+    together = T.run_clock_many(cfg, [2, 0], bars=False, together=True)
     assert T.run_clock_many(cfg, []) == []
     for seed, got in zip([2, 0], together):
         alone = E.run_clock(cfg, seed, bars=False)
@@ -170,6 +170,24 @@ def test_clock_runs_of_several_seeds_trained_together_match_each_seed_alone():
         np.testing.assert_allclose(got.final_loss, alone.final_loss, rtol=1e-4)
         assert got.ratio == pytest.approx(alone.ratio, rel=1e-3)
     assert not np.allclose(together[0].final_loss, together[1].final_loss)  # two seeds
+
+
+def test_sections_3_and_4_train_together_on_an_accelerator_and_seed_by_seed_on_the_cpu():
+    """Where training together pays depends on the device (together.py): on the CPU the
+    default is seed by seed, so the clock's runs are exactly ``run_clock``'s; on the stand-in
+    CUDA device it is together."""
+    from dynamics import runtime
+    from dynamics_ops import standin
+
+    cfg = S.ClockConfig(steps=12, width=8, n_train=200, batch_size=50)
+    runtime.setup(profile="smoke", seed=0, quiet=True, device="cpu")
+    assert T._together(None) is False and T._together(True) is True
+    got = T.run_clock_many(cfg, [1], bars=False)[0]
+    alone = E.run_clock(cfg, 1, bars=False)
+    assert got.final_loss == alone.final_loss  # the same training, bit for bit
+    with standin.active():
+        runtime.setup(profile="smoke", seed=0, quiet=True)
+        assert T._together(None) is True and T._together(False) is False
 
 
 def test_equilibrium_runs_together_cost_the_launches_of_one_run():

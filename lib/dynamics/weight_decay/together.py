@@ -16,6 +16,15 @@ measured as the one-at-a-time runners measure them:
 - :func:`run_clock_many`: :func:`~.experiments.run_clock` (already its runs at once) for
   several seeds at once.
 
+Where training together pays depends on the device. On a GPU a step's cost is its launches,
+and every runner here cuts them (``python -m dynamics_ops.bench together``: 2.4x to 4.7x
+fewer per step). On the CPU there are no launches, and the clock's and the spectrum's runs,
+wider or evaluated more often, ran slower together than one seed at a time (0.86x and
+0.79x in that benchmark), while section 2's ran a little faster (1.05x to 1.20x). So
+:func:`run_clock_many` and :func:`run_spectrum_many` train together on an accelerator and
+seed by seed on the CPU (``together=None``; ``True`` or ``False`` decides), and
+:func:`run_equilibrium_many` always trains together.
+
 Over a short run they give the one-at-a-time numbers to float tolerance (the tests check
 it). Over a long one they do not: a batched matmul rounds differently from K single ones,
 and a network trained this hard amplifies rounding as another seed would, so a run trained
@@ -34,7 +43,7 @@ from ..runtime import get_seed
 from ..sweep import train_many
 from ..train import Recipe, log_steps
 from .experiments import (Clock, Equilibrium, Spectrum, SpectrumRun, clock_recipe, clock_summary,
-                          equilibrium_summary)
+                          equilibrium_summary, run_clock, run_spectrum)
 from .science import (MOMENTUM, ClockConfig, NormMLP, StackedRotationMeter,
                       check_equilibrium_args, mnist1d_data, singular_values, spectrum_stats)
 
@@ -96,12 +105,21 @@ def run_equilibrium_many(runs: list, bars=None) -> list[Equilibrium]:
     return out
 
 
-def run_spectrum_many(runs: list, bars=None) -> list[Spectrum]:
+def _together(together: bool | None) -> bool:
+    """Train together? ``None``: on an accelerator yes, on the CPU no (module docstring)."""
+    return runtime.get_device().type != "cpu" if together is None else bool(together)
+
+
+def run_spectrum_many(runs: list, bars=None, together: bool | None = None) -> list[Spectrum]:
     """:func:`~.experiments.run_spectrum` for many ``(cfg, seed)`` pairs at once: each pair's
     run without decay and with ``cfg.weight_decay``, from one initialization, all trained
     together; their :class:`~.experiments.Spectrum` s in the order given (the norms recorded
-    at the same evaluations, the singular values at initialization and at the end)."""
+    at the same evaluations, the singular values at initialization and at the end).
+    ``together``: False runs :func:`~.experiments.run_spectrum` pair by pair (the CPU's
+    default: :func:`_together`)."""
     runs = [(cfg, get_seed(seed)) for cfg, seed in runs]
+    if not _together(together):
+        return [run_spectrum(cfg, seed, bars=bars) for cfg, seed in runs]
     out: list = [None] * len(runs)
     groups, job = _groups(runs), P.current()
     for g, ids in enumerate(groups):
@@ -146,12 +164,16 @@ def run_spectrum_many(runs: list, bars=None) -> list[Spectrum]:
     return out
 
 
-def run_clock_many(cfg: ClockConfig, seeds, bars=None) -> list[Clock]:
+def run_clock_many(cfg: ClockConfig, seeds, bars=None, together: bool | None = None) -> list[Clock]:
     """:func:`~.experiments.run_clock` of ``cfg`` for each of ``seeds``, every seed's runs
-    trained together: their :class:`~.experiments.Clock` s in the order of ``seeds``."""
+    trained together: their :class:`~.experiments.Clock` s in the order of ``seeds``.
+    ``together``: False runs :func:`~.experiments.run_clock` seed by seed (the CPU's default:
+    :func:`_together`)."""
     seeds = [get_seed(s) for s in seeds]
     if not seeds:
         return []
+    if not _together(together):
+        return [run_clock(cfg, s, bars=bars) for s in seeds]
     data = mnist1d_data(cfg.n_train)
     runs = cfg.runs()
     configs = [dict(lr=r["lr"], weight_decay=r["weight_decay"], seed=s) for s in seeds for r in runs]

@@ -373,7 +373,7 @@ def bench_together(tiny: bool = False) -> list[dict]:
 
     from . import gpuwork, standin
 
-    short, long, timed = (12, 24, 12) if tiny else (100, 200, 300)
+    short, long, timed = (12, 24, 12) if tiny else (40, 80, 300)
     out = []
     for case in _together_cases(timed, tiny):
         launches = {}

@@ -60,6 +60,10 @@ def test_timing_figure_and_table_from_the_precomputed_file():
     assert len(fig.data) == 2
     housed(fig)
     table = F.timing_rows(rows)
+    # the figure draws the table's seconds (CPU seconds on a CPU), whose ratios the prose reads
+    assert fig.layout.yaxis.title.text == "CPU seconds"
+    assert list(fig.data[0].y) == [t["NS₅ (CPU s)"] for t in table]
+    assert list(fig.data[1].y) == [t["SVD (CPU s)"] for t in table]
     assert list(table[0]) == ["n", "NS₅ (CPU s)", "SVD (CPU s)", "SVD / NS₅", "error vs UVᵀ", "max |σ − 1|"]
     assert table[-1]["SVD / NS₅"] == table[-1]["SVD (CPU s)"] / table[-1]["NS₅ (CPU s)"]  # the columns divide
     r = rows[-1]

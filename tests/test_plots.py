@@ -293,6 +293,28 @@ def test_the_verdicts_the_prose_glues_are_their_rows():
         plots.verdicts(rows, none="Pruning at init")
 
 
+def test_control_passes_reads_the_seeds_from_the_rows_numbers():
+    """plots.control_passes: the seeds on which a row's control passes the row's own test,
+    from the numbers the row keeps (constructed: a bound of 0.2 and controls 0.151, 0.2032,
+    0.19 pass on seeds 0 and 2 only), worded for a sentence; a row not found is refused."""
+    from dynamics import plots
+
+    def row(controls, name="SGD: angle"):
+        part = {"label": "", "test": {"op": "<=", "threshold": 0.2, "name": "ANGLE_TOL",
+                                      "scale": "linear"},
+                "treatment": {s: 0.03 for s in controls}, "control": controls, "noise": None,
+                "verdict": "does not discriminate"}
+        return plots.claim(name, "paper", "x", "does not discriminate", False, evidence=[part])
+
+    rows = [row({0: 0.151, 1: 0.2032, 2: 0.19}), row({0: 1.0}, "Other")]
+    assert plots.control_passes(rows, "SGD") == "on seeds 0 and 2 of 0, 1, 2"
+    assert plots.control_passes([row({0: 0.3, 1: 0.1, 2: 0.5})], "SGD") == "on seed 1 of 0, 1, 2"
+    assert plots.control_passes([row({0: 0.1, 1: 0.1})], "SGD") == "on every seed (0, 1)"
+    assert plots.control_passes(rows, "Other") == "on no seed"
+    with pytest.raises(ValueError, match="control_passes: expected one judged claims row"):
+        plots.control_passes(rows, "Nothing")
+
+
 def test_slider_copies_traces_as_a_figure_per_trace_would():
     """plots.slider copies each trace without a figure of its own (fast: no default template
     merged per copy); the result is the figure the plain copy (``go.Figure(tr).data[0]``)

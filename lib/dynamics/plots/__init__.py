@@ -15,13 +15,14 @@ Modules (every public name is re-exported here: ``plots.figure``, ``plots.claim`
   a widget), :func:`mark_step`;
 - :mod:`.tables`: :func:`number`, :func:`table` (and :func:`rounded`, re-exported from :mod:`dynamics.units`);
 - :mod:`.claims`: the claims tables: :func:`claim`, :func:`verdict`, :func:`claims_table`,
-  :func:`failed_claims`, :func:`verdicts` (a row's verdict for the prose).
+  :func:`failed_claims`, :func:`verdicts` (a row's verdict for the prose),
+  :func:`control_passes` (the seeds on which a row's control passes its test).
 """
 import plotly.graph_objects as go  # noqa: F401  (plots.go: the figures' plotly module)
 
 from .builders import bars, curves, figure, heatmap, mark_step, slider, subplots
-from .claims import (MARKS, VERDICTS, ClaimNotShown, claim, claims_table, failed_claims,
-                     claim_seeds, per_seed, spread, verdicts)
+from .claims import (MARKS, VERDICTS, ClaimNotShown, claim, claims_table, control_passes,
+                     failed_claims, claim_seeds, per_seed, spread, verdicts)
 from .layout import (CHAR, COLUMN, FONT, HEIGHT, NARROW, NARROW_BELOW, PALETTE, PANEL, TEMPLATE,
                      house)
 from .render import (CDN, CONFIG, caption, load_plotlyjs, narrow_patch, plotlyjs_html, show,
@@ -35,4 +36,4 @@ __all__ = ["PALETTE", "HEIGHT", "COLUMN", "NARROW", "NARROW_BELOW", "FONT", "CHA
            "curves", "mark_step", "heatmap", "slider", "bars", "number", "TABLE_CSS", "table",
            "rounded", "VERDICTS", "MARKS", "claim", "ClaimNotShown", "failed_claims",
            "claims_table", "spread", "per_seed", "claim_seeds",
-           "verdicts"]
+           "verdicts", "control_passes"]

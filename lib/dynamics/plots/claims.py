@@ -151,6 +151,33 @@ def verdicts(rows: Sequence[dict], **starts: str) -> dict[str, str]:
     return out
 
 
+def control_passes(rows: Sequence[dict], start: str) -> str:
+    """On which seeds the control of the one row whose claim starts with ``start`` passes
+    that row's own test, read from the numbers the row keeps (its ``evidence``, every part):
+    "on seeds 0 and 2 of 0, 1, 2", "on every seed (0, 1, 2)" or "on no seed". For a sentence
+    that says a shown row's control passes too: the seeds its table prints."""
+    from ..evidence import Test
+
+    found = [r for r in rows if str(r["claim"]).startswith(start)]
+    if len(found) != 1 or not found[0].get("evidence"):
+        raise ValueError(f"control_passes: expected one judged claims row starting {start!r}, "
+                         f"found {len(found)}")
+    seeds, fooled = set(), set()
+    for part in found[0]["evidence"]:
+        test = Test(**part["test"])
+        seeds |= {int(s) for s in part["control"]}
+        fooled |= {int(s) for s, v in part["control"].items()
+                   if v is not None and test.passes(v)}
+    every = ", ".join(str(s) for s in sorted(seeds))
+    if not fooled:
+        return "on no seed"
+    if fooled == seeds:
+        return f"on every seed ({every})"
+    some = [str(s) for s in sorted(fooled)]
+    some = some[0] if len(some) == 1 else ", ".join(some[:-1]) + " and " + some[-1]
+    return f"on seed{'s' if len(fooled) > 1 else ''} {some} of {every}"
+
+
 def claims_table(rows: Sequence[dict], strict: bool | None = None):
     """A chapter's claims table: the rows of :func:`claim`, in the house table style, each
     verdict marked (✓ yes, ◐ partly, – not at this scale, ✗ no), each measurement followed by

@@ -400,11 +400,14 @@ def spectrum_numbers(spectrum: Spectrum) -> dict:
 def claims_numbers(rows) -> dict:
     """The numbers the prose quotes from the claims table's own rows (glue texts): the clock
     row's settled spread of the matched runs and its control, the run at another product, off
-    their level, each over the row's seeds as the row prints them; and section 2's AdamW
+    their level, each over the row's seeds as the row prints them; section 2's AdamW
     equilibrium row's verdict (:data:`evidence.CANNOT_TELL` where the runs are too short to
-    settle and the table has no such row)."""
+    settle and the table has no such row); and the seeds on which section 2's SGD angle row's
+    control passes the row's test too (:func:`dynamics.plots.control_passes`)."""
     eq = [r["reproduced"] for r in rows if str(r["claim"]).startswith("AdamW: RMS → √(η/2λ)")]
-    out = dict(wd_adamw_verdict=plots.MARKS[eq[0] if eq else evidence.CANNOT_TELL])
+    sgd = [r for r in rows if str(r["claim"]).startswith("SGD: angle")]
+    out = dict(wd_adamw_verdict=plots.MARKS[eq[0] if eq else evidence.CANNOT_TELL],
+               wd_sgd_angle_fooled=plots.control_passes(sgd, "SGD: angle") if sgd else "n/a")
     row = next((r for r in rows if str(r["claim"]).startswith("settled loss levels agree")), None)
     if row is None:
         return dict(out, wd_clock_row_spread="n/a", wd_clock_row_off="n/a")

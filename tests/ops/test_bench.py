@@ -33,6 +33,16 @@ def test_benchmark_runs_and_prints_a_ratio(name, line, capsys):
     assert re.search(line, out, re.M), out
 
 
+def test_together_bench_counts_over_lengths_with_as_many_evaluations():
+    """``bench together`` counts launches per step as the difference of two lengths: the
+    evaluations cancel only when both lengths have as many. Section 4 evaluates at
+    log-spaced steps, so its lengths are chosen where the counts agree."""
+    from dynamics.train import log_steps
+
+    evals = lambda n: len({0} | set(log_steps(n, 30)))  # noqa: E731 (run_spectrum's schedule)
+    assert evals(250) == evals(500) and evals(40) != evals(80)
+
+
 def test_grokking_bench_prints_steps_to_grok(capsys):
     bench.bench_grokking(tiny=True)
     assert re.search(r"fit \(train acc > 99%\) at step \w+; grok \(test acc > 95%\) at step \w+",

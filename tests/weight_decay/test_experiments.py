@@ -220,6 +220,23 @@ def test_equilibrium_runs_together_cost_the_launches_of_one_run():
     assert six_alone >= 2.5 * two_alone and six_alone > 2.5 * six, (two_alone, six_alone, six)
 
 
+def test_runs_that_differ_in_more_than_eta_lambda_and_seed_train_apart():
+    """``run_equilibrium_many`` trains together only runs that agree in every other setting:
+    runs of two widths, or two depths, each get their own network (their matrices' sizes),
+    and give what ``run_equilibrium`` gives for each alone, in the order asked."""
+    base = S.EquilibriumConfig(optimizer="sgd", lr=0.3, weight_decay=0.02, steps=16, width=16,
+                               n_train=300, batch_size=64)
+    runs = [(base, 0), (dataclasses.replace(base, width=8), 0), (dataclasses.replace(base, depth=3), 1),
+            (dataclasses.replace(base, lr=0.1), 1)]
+    together = T.run_equilibrium_many(runs, bars=False)
+    assert [len(r.names) for r in together] == [3, 3, 4, 3]
+    assert together[0].numel[1] == 16 * 16 and together[1].numel[1] == 8 * 8
+    for (cfg, seed), got in zip(runs, together):
+        alone = E.run_equilibrium(cfg, seed, bars=False)
+        assert got.numel == alone.numel
+        np.testing.assert_allclose(got.rms, alone.rms, rtol=2e-4)
+
+
 def test_exercise_2_answer_reads_the_symmetry_run_it_is_given():
     """Exercise 2's answer takes the claims' symmetry run when the page has it (one run, the
     numbers the claims judge): its ratios are that run's against section 2's SGD run, and a

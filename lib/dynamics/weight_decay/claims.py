@@ -371,7 +371,7 @@ def claim_runs(profile: str | None, seeds, **page) -> dict:
     """The live experiments the claims judge, on every seed of ``seeds`` at ``profile`` scale:
     ``{"live": {seed: grid}, "equilibria": {seed: [runs]}, "faster": (their controls),
     "symmetry": {seed: run}, "clock", "window", "spectrum"}``; what the page ran for its seed
-    (``seeds[0]``) is reused. Sections 2 to 4 train every seed's runs at once (:mod:`.together`)."""
+    (``seeds[0]``) is reused. Section 2 trains every seed's runs at once, 3 and 4 on a GPU (:mod:`.together`)."""
     runs = dict(live=lambda s: run_decoupling(live_grid_config(profile), s, bars=False),
                 window=lambda s: run_window(WindowConfig.for_profile(profile), s))
     many = dict(clock=lambda ss: run_clock_many(ClockConfig.for_profile(profile), ss),

@@ -28,7 +28,8 @@ seed by seed on the CPU (``together=None``; ``True`` or ``False`` decides), and
 Over a short run they give the one-at-a-time numbers to float tolerance (the tests check
 it). Over a long one they do not: a batched matmul rounds differently from K single ones,
 and a network trained this hard amplifies rounding as another seed would, so a run trained
-together is another realization of the same experiment (README, "Fewer kernels per step").
+together is another realization of the same experiment (README, "Weight decay's claim runs,
+trained together").
 """
 from __future__ import annotations
 
@@ -62,7 +63,9 @@ def _groups(runs: list) -> list[list[int]]:
 def run_equilibrium_many(runs: list, bars=None) -> list[Equilibrium]:
     """:func:`~.experiments.run_equilibrium` for many ``(cfg, seed)`` pairs at once, measured
     by a :class:`~.science.StackedRotationMeter`; their :class:`~.experiments.Equilibrium` s
-    in the order given."""
+    in the order given. A run that diverges is frozen by ``train_many`` while the others go
+    on; the hooks still see it, and its records are read up to the step before it diverged,
+    as :func:`~.experiments.run_equilibrium` reads them."""
     runs = [(cfg, get_seed(seed)) for cfg, seed in runs]
     for cfg, _ in runs:
         check_equilibrium_args(cfg.optimizer, cfg.lr, cfg.weight_decay)

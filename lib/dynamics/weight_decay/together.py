@@ -184,3 +184,6 @@ def run_clock_many(cfg: ClockConfig, seeds, bars=None, together: bool | None = N
                      data, configs, clock_recipe(cfg), bars=bars)
     n = len(runs)
     return [clock_summary(cfg, res.histories[i * n:(i + 1) * n], res.info) for i in range(len(seeds))]
+
+
+__all__ = ["run_equilibrium_many", "run_spectrum_many", "run_clock_many"]

@@ -17,13 +17,13 @@ measured as the one-at-a-time runners measure them:
   several seeds at once.
 
 Where training together pays depends on the device. On a GPU a step's cost is its launches,
-and every runner here cuts them (``python -m dynamics_ops.bench together``: 2.4x to 4.7x
-fewer per step). On the CPU there are no launches, and the clock's and the spectrum's runs,
-wider or evaluated more often, ran slower together than one seed at a time (0.86x and
-0.79x in that benchmark), while section 2's ran a little faster (1.05x to 1.20x). So
-:func:`run_clock_many` and :func:`run_spectrum_many` train together on an accelerator and
-seed by seed on the CPU (``together=None``; ``True`` or ``False`` decides), and
-:func:`run_equilibrium_many` always trains together.
+and every runner here cuts them. On the CPU there are no launches, and the clock's and the
+spectrum's runs, wider or evaluated more often, run slower together than one seed at a time,
+while section 2's run a little faster (``python -m dynamics_ops.bench together`` measures
+both; README, "Weight decay's claim runs, trained together"). So :func:`run_clock_many` and
+:func:`run_spectrum_many` train together on an accelerator and seed by seed on the CPU
+(``together=None``; ``True`` or ``False`` decides), and :func:`run_equilibrium_many` always
+trains together.
 
 Over a short run they give the one-at-a-time numbers to float tolerance (the tests check
 it). Over a long one they do not: a batched matmul rounds differently from K single ones,

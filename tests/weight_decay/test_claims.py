@@ -467,7 +467,8 @@ def test_claims_numbers_read_the_clock_row():
     row = evidence.judge(C.CLOCK, clocks, clocks).row()
     out = F.numbers("claims", [row])
     assert out == dict(wd_clock_row_spread="1 to 3%", wd_clock_row_off="20 to 40%",
-                       wd_adamw_verdict=plots.MARKS["not at this scale"])  # no equilibrium row
+                       wd_adamw_verdict=plots.MARKS["not at this scale"],  # no equilibrium row
+                       wd_sgd_angle_fooled="n/a")  # and no SGD angle row
     assert F.claims_numbers([])["wd_clock_row_off"] == "n/a"
 
 

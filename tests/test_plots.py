@@ -294,23 +294,31 @@ def test_the_verdicts_the_prose_glues_are_their_rows():
 
 
 def test_control_passes_reads_the_seeds_from_the_rows_numbers():
-    """plots.control_passes: the seeds on which a row's control passes the row's own test,
-    from the numbers the row keeps (constructed: a bound of 0.2 and controls 0.151, 0.2032,
-    0.19 pass on seeds 0 and 2 only), worded for a sentence; a row not found is refused."""
+    """plots.control_passes: the seeds on which a row's control passes the row's own test
+    (every part of it), and by how much it misses on the others, from the numbers the row
+    keeps (constructed: a bound of 0.2 and controls 0.151, 0.2032, 0.19 pass on seeds 0 and
+    2 and miss by 0.0032 on seed 1), worded for a sentence; a row not found is refused."""
     from dynamics import plots
 
-    def row(controls, name="SGD: angle"):
-        part = {"label": "", "test": {"op": "<=", "threshold": 0.2, "name": "ANGLE_TOL",
+    def part(controls, threshold=0.2):
+        return {"label": "", "test": {"op": "<=", "threshold": threshold, "name": "ANGLE_TOL",
                                       "scale": "linear"},
                 "treatment": {s: 0.03 for s in controls}, "control": controls, "noise": None,
                 "verdict": "does not discriminate"}
-        return plots.claim(name, "paper", "x", "does not discriminate", False, evidence=[part])
 
-    rows = [row({0: 0.151, 1: 0.2032, 2: 0.19}), row({0: 1.0}, "Other")]
-    assert plots.control_passes(rows, "SGD") == "on seeds 0 and 2 of 0, 1, 2"
-    assert plots.control_passes([row({0: 0.3, 1: 0.1, 2: 0.5})], "SGD") == "on seed 1 of 0, 1, 2"
-    assert plots.control_passes([row({0: 0.1, 1: 0.1})], "SGD") == "on every seed (0, 1)"
-    assert plots.control_passes(rows, "Other") == "on no seed"
+    def row(*parts, name="SGD: angle"):
+        return plots.claim(name, "paper", "x", "does not discriminate", False, evidence=list(parts))
+
+    rows = [row(part({0: 0.151, 1: 0.2032, 2: 0.19})), row(part({0: 1.0}), name="Other")]
+    assert plots.control_passes(rows, "SGD") == \
+        "on seeds 0 and 2 of 0, 1, 2, and misses it by 0.0032 on seed 1"
+    assert plots.control_passes([row(part({0: 0.3, 1: 0.1, 2: 0.5}))], "SGD") == \
+        "on seed 1 of 0, 1, 2, and misses it by 0.1 on seed 0; by 0.3 on seed 2"
+    assert plots.control_passes([row(part({0: 0.1, 1: 0.1}))], "SGD") == "on every seed (0, 1)"
+    assert plots.control_passes(rows, "Other") == "on no seed (the nearest misses by 0.8, seed 0)"
+    # a row of two parts: a seed's control passes only if it passes both
+    two = row(part({0: 0.1, 1: 0.1}), part({0: 0.1, 1: 0.5}, threshold=0.3))
+    assert plots.control_passes([two], "SGD") == "on seed 0 of 0, 1, and misses it by 0.2 on seed 1"
     with pytest.raises(ValueError, match="control_passes: expected one judged claims row"):
         plots.control_passes(rows, "Nothing")
 

@@ -360,6 +360,15 @@ def _together_cases(steps: int, tiny: bool = False, seeds=(0, 1, 2)) -> dict:
                       lambda runs: T.run_spectrum_many(runs, bars=False, together=True))}
 
 
+def _together_lengths(case: str, tiny: bool = False) -> tuple[int, int]:
+    """The two lengths ``bench together`` counts ``case``'s launches over: lengths with as
+    many evaluations, so that they cancel in the difference (sections 2 and 3 evaluate a
+    fixed number of times; section 4 at log-spaced steps, as many at 250 as at 500; a test
+    checks it on the runners' histories). ``tiny``: a toy run that proves the bench runs, its
+    counts not exact."""
+    return (12, 24) if tiny else (250, 500) if case == "section 4" else (40, 80)
+
+
 def bench_together(tiny: bool = False) -> list[dict]:
     """Weight decay's claims' runs on three seeds (section 2: 5 runs a seed; section 3: the
     clock's 4, already batched within a seed; section 4: 2 a seed; the cpu profile's sizes)
@@ -376,9 +385,7 @@ def bench_together(tiny: bool = False) -> list[dict]:
     timed = 12 if tiny else 300
     out = []
     for case in _together_cases(timed, tiny):
-        # two lengths with as many evaluations (sections 2 and 3 evaluate a fixed number of
-        # times; section 4 at log-spaced steps, 27 at both 250 and 500): they cancel
-        short, long = (12, 24) if tiny else (250, 500) if case == "section 4" else (40, 80)
+        short, long = _together_lengths(case, tiny)
         launches = {}
         for way in (1, 2):
             totals = []

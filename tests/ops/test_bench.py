@@ -35,12 +35,19 @@ def test_benchmark_runs_and_prints_a_ratio(name, line, capsys):
 
 def test_together_bench_counts_over_lengths_with_as_many_evaluations():
     """``bench together`` counts launches per step as the difference of two lengths: the
-    evaluations cancel only when both lengths have as many. Section 4 evaluates at
-    log-spaced steps, so its lengths are chosen where the counts agree."""
-    from dynamics.train import log_steps
+    evaluations cancel only when the runs evaluate as often at both. Checked on the
+    runners' own histories at the bench's lengths (toy sizes: the schedule does not depend on
+    them)."""
+    from dynamics.weight_decay import experiments as W
 
-    evals = lambda n: len({0} | set(log_steps(n, 30)))  # noqa: E731 (run_spectrum's schedule)
-    assert evals(250) == evals(500) and evals(40) != evals(80)
+    tiny = dict(width=8, n_train=200, batch_size=50)
+    runs = {"section 2": lambda n: W.run_equilibrium(W.EquilibriumConfig(steps=n, **tiny), 0, bars=False).history,
+            "section 3": lambda n: W.run_clock(W.ClockConfig(steps=n, **tiny), 0, bars=False).histories[0],
+            "section 4": lambda n: W.run_spectrum(W.SpectrumConfig(steps=n, **tiny), 0,
+                                                  bars=False).runs[0.0].history}
+    for case, run in runs.items():
+        short, long = bench._together_lengths(case)
+        assert long > short and len(run(short).steps) == len(run(long).steps), case
 
 
 def test_grokking_bench_prints_steps_to_grok(capsys):

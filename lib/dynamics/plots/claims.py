@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Mapping, Sequence
 
-from .tables import table
+from .tables import number, table
 
 VERDICTS = ("yes", "partly", "not at this scale", "no", "within noise", "does not discriminate")
 MARKS = {"yes": "✓ yes", "partly": "◐ partly", "not at this scale": "– not at this scale",
@@ -153,29 +153,40 @@ def verdicts(rows: Sequence[dict], **starts: str) -> dict[str, str]:
 
 def control_passes(rows: Sequence[dict], start: str) -> str:
     """On which seeds the control of the one row whose claim starts with ``start`` passes
-    that row's own test, read from the numbers the row keeps (its ``evidence``, every part):
-    "on seeds 0 and 2 of 0, 1, 2", "on every seed (0, 1, 2)" or "on no seed". For a sentence
-    that says a shown row's control passes too: the seeds its table prints."""
+    that row's own test (every part of it), read from the numbers the row keeps (its
+    ``evidence``), and by how much it misses on the others: "on seeds 0 and 2 of 0, 1, 2, and
+    misses it by 0.0032 on seed 1", "on every seed (0, 1, 2)", "on no seed (the nearest misses
+    by 0.01, seed 2)". For a sentence that says a shown row's control passes too: the seeds
+    its table prints, and how close the rest came."""
     from ..evidence import Test
 
     found = [r for r in rows if str(r["claim"]).startswith(start)]
     if len(found) != 1 or not found[0].get("evidence"):
         raise ValueError(f"control_passes: expected one judged claims row starting {start!r}, "
                          f"found {len(found)}")
-    seeds, fooled = set(), set()
-    for part in found[0]["evidence"]:
-        test = Test(**part["test"])
-        seeds |= {int(s) for s in part["control"]}
-        fooled |= {int(s) for s, v in part["control"].items()
-                   if v is not None and test.passes(v)}
-    every = ", ".join(str(s) for s in sorted(seeds))
+    parts = found[0]["evidence"]
+    seeds = sorted({int(s) for part in parts for s in part["control"]})
+    miss = {}  # seed -> by how much its control misses the test (0: it passes every part)
+    for seed in seeds:
+        worst = 0.0
+        for part in parts:
+            test, v = Test(**part["test"]), part["control"].get(seed, part["control"].get(str(seed)))
+            worst = max(worst, math.inf if v is None else -min(0.0, test.margin(v)))
+        miss[seed] = worst
+    log = " (log10)" if any(p["test"].get("scale") == "log" for p in parts) else ""
+    fooled = [s for s in seeds if miss[s] == 0.0]
+    missed = [s for s in seeds if miss[s] > 0.0]
+    by = lambda s: f"{number(miss[s], 2)}{log}"  # noqa: E731
     if not fooled:
-        return "on no seed"
-    if fooled == seeds:
-        return f"on every seed ({every})"
-    some = [str(s) for s in sorted(fooled)]
-    some = some[0] if len(some) == 1 else ", ".join(some[:-1]) + " and " + some[-1]
-    return f"on seed{'s' if len(fooled) > 1 else ''} {some} of {every}"
+        near = min(missed, key=miss.get)
+        return f"on no seed (the nearest misses by {by(near)}, seed {near})"
+    if not missed:
+        return f"on every seed ({', '.join(map(str, seeds))})"
+    names = [str(s) for s in fooled]
+    names = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    rest = "; ".join(f"by {by(s)} on seed {s}" for s in missed)
+    return (f"on seed{'s' if len(fooled) > 1 else ''} {names} of {', '.join(map(str, seeds))}, "
+            f"and misses it {rest}")
 
 
 def claims_table(rows: Sequence[dict], strict: bool | None = None):

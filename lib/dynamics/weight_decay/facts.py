@@ -407,7 +407,8 @@ def claims_numbers(rows) -> dict:
     eq = [r["reproduced"] for r in rows if str(r["claim"]).startswith("AdamW: RMS → √(η/2λ)")]
     sgd = [r for r in rows if str(r["claim"]).startswith("SGD: angle")]
     out = dict(wd_adamw_verdict=plots.MARKS[eq[0] if eq else evidence.CANNOT_TELL],
-               wd_sgd_angle_fooled=plots.control_passes(sgd, "SGD: angle") if sgd else "n/a")
+               wd_sgd_angle_fooled=plots.control_passes(sgd, "SGD: angle") if sgd
+               else "on no seed judged here (the runs are too short to settle)")
     row = next((r for r in rows if str(r["claim"]).startswith("settled loss levels agree")), None)
     if row is None:
         return dict(out, wd_clock_row_spread="n/a", wd_clock_row_off="n/a")

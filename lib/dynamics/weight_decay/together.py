@@ -60,6 +60,17 @@ def _groups(runs: list) -> list[list[int]]:
     return list(groups.values())
 
 
+def _each_group(runs: list):
+    """Each group of ``runs`` that trains together (:func:`_groups`), inside its own part of
+    the progress (a panel's bar and Stop): ``(indices, the group's shared config, its data,
+    its steps)``."""
+    groups, job = _groups(runs), P.current()
+    for g, ids in enumerate(groups):
+        shared = runs[ids[0]][0]
+        with job.part(g, len(groups)):
+            yield ids, shared, mnist1d_data(shared.n_train), runtime.steps(shared.steps)
+
+
 def run_equilibrium_many(runs: list, bars=None) -> list[Equilibrium]:
     """:func:`~.experiments.run_equilibrium` for many ``(cfg, seed)`` pairs at once, measured
     by a :class:`~.science.StackedRotationMeter`; their :class:`~.experiments.Equilibrium` s
@@ -70,11 +81,7 @@ def run_equilibrium_many(runs: list, bars=None) -> list[Equilibrium]:
     for cfg, _ in runs:
         check_equilibrium_args(cfg.optimizer, cfg.lr, cfg.weight_decay)
     out: list = [None] * len(runs)
-    groups, job = _groups(runs), P.current()
-    for g, ids in enumerate(groups):
-        shared = runs[ids[0]][0]
-        data = mnist1d_data(shared.n_train)
-        steps = runtime.steps(shared.steps)
+    for ids, shared, data, steps in _each_group(runs):
 
         def build(config, shared=shared, data=data):
             return NormMLP(data.input_dim, shared.width, shared.depth, data.n_classes)
@@ -94,9 +101,8 @@ def run_equilibrium_many(runs: list, bars=None) -> list[Equilibrium]:
                 meter.start(p)  # the parameters before the first step: the initialization
             meter.before_step(step, p, grads)
 
-        with job.part(g, len(groups)):
-            res = train_many(build, data, configs, recipe, strategy="batched", bars=bars,
-                             before_step=before, on_step=meter.after_step)
+        res = train_many(build, data, configs, recipe, strategy="batched", bars=bars,
+                         before_step=before, on_step=meter.after_step)
         names = [invariant[id(p)] for p in params.values()]
         for j, i in enumerate(ids):
             history = res.histories[j]
@@ -124,11 +130,7 @@ def run_spectrum_many(runs: list, bars=None, together: bool | None = None) -> li
     if not _together(together):
         return [run_spectrum(cfg, seed, bars=bars) for cfg, seed in runs]
     out: list = [None] * len(runs)
-    groups, job = _groups(runs), P.current()
-    for g, ids in enumerate(groups):
-        shared = runs[ids[0]][0]
-        data = mnist1d_data(shared.n_train)
-        steps = runtime.steps(shared.steps)
+    for ids, shared, data, steps in _each_group(runs):
 
         def build(config, shared=shared, data=data):
             return MLP(data.input_dim, shared.width, 2, data.n_classes)
@@ -148,9 +150,8 @@ def run_spectrum_many(runs: list, bars=None, together: bool | None = None) -> li
             if step == 1:  # the parameters before the first step: the initialization
                 init.update({n: params[p].clone() for n, p in layers.items()})
 
-        with job.part(g, len(groups)):
-            res = train_many(build, data, configs, recipe, metrics=metrics, strategy="batched",
-                             bars=bars, before_step=before)
+        res = train_many(build, data, configs, recipe, metrics=metrics, strategy="batched",
+                         bars=bars, before_step=before)
         for k, (i, wd) in enumerate(pairs):
             cfg, h = runs[i][0], res.histories[k]
             if out[i] is None:

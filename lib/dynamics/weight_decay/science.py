@@ -379,7 +379,11 @@ class StackedRotationMeter:
     meter per model.
 
     ``names``: the weights' names in the models' parameters (``{name: [K, ...]}``, as the
-    hooks pass them); ``start(params)`` records the initial norms and directions."""
+    hooks pass them); ``start(params)`` records the initial norms and directions. Unlike
+    :class:`RotationMeter` (whose ``train`` hooks may sit beside others that edit the
+    weights), it takes the weights before a step to be those the last ``after_step`` measured,
+    as they are in ``train_many`` between its two hooks: each step's norms and directions are
+    computed once."""
 
     def __init__(self, names: list[str], numel: list[int], k: int, steps: int, device,
                  dtype=torch.float32):
@@ -411,14 +415,14 @@ class StackedRotationMeter:
     @torch.no_grad()
     def start(self, params: dict) -> None:
         rows = self._rows(params)
-        self.initial = self._directions(rows, self._norms(rows, self.norm[0]))
+        self.initial = self.previous = self._directions(rows, self._norms(rows, self.norm[0]))
 
     @torch.no_grad()
     def before_step(self, step: int, params: dict, grads: dict) -> None:
-        rows = self._rows(params)
-        norms = self._norms(rows)
-        self.previous = self._directions(rows, norms)
-        torch.mul(self._norms(self._rows(grads)), norms, out=self.unit_grad[step])
+        # the weights are those the last after_step (or start) measured: nothing edits them
+        # between train_many's hooks, so their norms are norm[step - 1] and their directions
+        # ``previous``, not computed twice
+        torch.mul(self._norms(self._rows(grads)), self.norm[step - 1], out=self.unit_grad[step])
 
     @torch.no_grad()
     def after_step(self, step: int, params: dict) -> None:
@@ -427,6 +431,7 @@ class StackedRotationMeter:
         chord = self._piece_norms(self.previous - now)
         torch.mul(torch.asin((chord / 2).clamp(max=1.0)), 2, out=self.angle[step])
         torch.div(self._piece_norms(self.initial - now) ** 2, 2, out=self.rotation[step])
+        self.previous = now
 
     def arrays(self, k: int, upto: int | None = None) -> dict:
         """Model ``k``'s records, as :meth:`RotationMeter.arrays` gives one model's."""

@@ -22,7 +22,9 @@ def test_yes_only_when_the_control_fails_the_same_test():
     good = judge(claim(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.9, 1: 0.95, 2: 0.9})
     assert good.verdict == "yes" and good.reason == ""
     fooled = judge(claim(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 0.9, 1: 1.5, 2: 0.9})
-    assert fooled.verdict == "does not discriminate" and "seed 1" in fooled.reason
+    assert fooled.verdict == "does not discriminate" and fooled.reason.endswith("on seed 1")
+    twice = judge(claim(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 1.5, 1: 0.9, 2: 1.5})
+    assert twice.reason.endswith("on seeds 0, 2")
 
 
 @known_answer(evidence.control_miss, how="constructed controls: 0.9-0.99 under a threshold 1 misses "

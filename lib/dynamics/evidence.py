@@ -246,7 +246,8 @@ def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int,
     good = sum(passed[s] and s not in fooled for s in treatment)
     noise = math.nan if noise is None else float(noise)
     if fooled and any(passed.get(s, False) for s in fooled):
-        return "does not discriminate", f"the control passes the test too on seed {_seeds(fooled)}"
+        return "does not discriminate", ("the control passes the test too on "
+                                         + _on_seeds(fooled))
     closest, cspread = control_miss(test, control)
     if all(passed.values()) and not fooled and 0 < cspread and closest <= cspread:
         return "does not discriminate", (f"the control misses the threshold by only {number(closest, 2)}, "
@@ -403,8 +404,9 @@ def _plain(v):
     return float(v) if _finite(v) else None
 
 
-def _seeds(seeds) -> str:
-    return ", ".join(str(s) for s in sorted(seeds))
+def _on_seeds(seeds) -> str:
+    """"seed 2" or "seeds 0, 2": the seeds a reason names, singular when there is one."""
+    return f"seed{'s' if len(seeds) > 1 else ''} " + ", ".join(str(s) for s in sorted(seeds))
 
 
 def rows(judged: Sequence[Judged]) -> list[dict]:

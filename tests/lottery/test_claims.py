@@ -407,7 +407,7 @@ def test_pai_row_needs_a_margin_and_its_control_must_fail():
     good = {"snip": [r + 3 for r in rnd]}
     fooled = row(_pai_at(imp, rnd, good, shuffled=good))
     assert fooled["reproduced"] == "does not discriminate"
-    assert "the control passes the test too on seed 0, 1, 2" in fooled["measured here"]
+    assert "the control passes the test too on seeds 0, 1, 2" in fooled["measured here"]
 
 
 def test_shuffle_row_is_the_papers_test():

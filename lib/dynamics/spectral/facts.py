@@ -179,7 +179,7 @@ def ns_facts(timing: Timing) -> dict:
                              f"it holds at {len(rows) - len(over)} of the {len(rows)} sizes, not at "
                              f"n = {', '.join(sizes[:-1]) + ' and ' if len(sizes) > 1 else ''}"
                              f"{sizes[-1]}"),
-                load_log10=f"{load:.3f}")
+                load_log10=plots.number(load, 2))  # as the row prints its noise floor
 
 
 def practice_facts(practice: Practice, cost: dict, swept: PracticeFile, roles: Roles,

@@ -25,6 +25,10 @@ def test_yes_only_when_the_control_fails_the_same_test():
     assert fooled.verdict == "does not discriminate" and fooled.reason.endswith("on seed 1")
     twice = judge(claim(), {0: 2.0, 1: 2.1, 2: 2.2}, {0: 1.5, 1: 0.9, 2: 1.5})
     assert twice.reason.endswith("on seeds 0, 2")
+    # the claim fails on seeds 1 and 2, where the control passes: "too" names seed 0 only
+    apart = judge(claim(), {0: 2.0, 1: 0.5, 2: 0.6}, {0: 1.5, 1: 1.5, 2: 1.5})
+    assert apart.verdict == "does not discriminate"
+    assert apart.reason.endswith("too on seed 0 (and on seeds 1, 2, where the claim does not)")
 
 
 @known_answer(evidence.control_miss, how="constructed controls: 0.9-0.99 under a threshold 1 misses "
@@ -159,3 +163,16 @@ def test_median_margin_is_the_margin_verdict_of_weighs():
     t = {0: 0.3, 1: 0.5, 2: 0.45}
     assert verdict_of(ge, t, control, 0.24)[0] == "yes"
     assert verdict_of(ge, t, control, 0.26)[0] == "within noise"
+
+
+@known_answer(evidence._sided, how="constructed values against a threshold of 2 printed to two "
+                                   "digits: 2.014 reads '2' there and must read 2.01; 2 itself, "
+                                   "2.3 and a percentage keep their format")
+def test_a_value_never_prints_as_the_threshold_it_is_not():
+    two = evidence._sided(lambda v: f"{v:.2g}", 2.0)
+    assert [two(v) for v in (2.014, 1.9999, 2.0, 2.3)] == ["2.01", "1.9999", "2", "2.3"]
+    assert evidence._sided(lambda v: f"{v:.2f}×", 1.5)(1.4999) == "1.4999×"
+    assert evidence._sided(lambda v: f"{v:.0%}", 0.5)(0.501) == "50%"  # not one number: as is
+    row = judge(claim(Test(">", 2.0, "TWO"), fmt=lambda v: f"{v:.2g}"),
+                {0: 3.0, 1: 3.1, 2: 3.2}, {0: 2.014, 1: 2.043, 2: 2.284}).row()
+    assert "median 2.04 (2.01–2.3)" in row["control"]

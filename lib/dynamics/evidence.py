@@ -85,6 +85,34 @@ class Test:
         return f"{self.op} {number(self.threshold, 3)} ({self.name})"
 
 
+def _printed(text: str):
+    """The number a printed value reads as, and the text around it; None when it is not one
+    number (a percentage, words)."""
+    import re
+
+    m = re.fullmatch(r"(\D*?)([−-]?[\d,]*\.?\d+(?:e[+−-]?\d+)?)([^\d%]*)", text)
+    if m is None:
+        return None
+    return float(m[2].replace(",", "").replace("−", "-")), m[1], m[3]
+
+
+def _sided(fmt: Callable, threshold: float) -> Callable:
+    """``fmt``, except that a value other than the threshold never prints as the threshold
+    would read: where ``fmt``'s digits round it onto the threshold (2.014 as "2" against
+    "> 2"), it gets as many more significant digits as it takes to show which side it is on."""
+    def show(v) -> str:
+        text = fmt(v)
+        read = _printed(text) if _finite(v) and float(v) != threshold else None
+        if read is None or read[0] != threshold:
+            return text
+        for digits in range(3, 10):
+            more = number(float(v), digits)
+            if float(more.replace(",", "").replace("−", "-")) != threshold:
+                return f"{read[1]}{more}{read[2]}"
+        return text
+    return show
+
+
 def _finite(v) -> bool:
     try:
         return v is not None and math.isfinite(float(v))
@@ -150,7 +178,7 @@ class Judged:
     noise: float
 
     def _values(self, values: dict) -> str:
-        fmt = self.claim.fmt or (lambda v: number(v, 3))
+        fmt = _sided(self.claim.fmt or (lambda v: number(v, 3)), self.claim.test.threshold)
         if self.claim.exact:
             (v,) = values.values()
             return f"{spread({0: v}, fmt).rsplit(' (seed', 1)[0]} (exact: no seed enters)"
@@ -245,9 +273,12 @@ def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int,
     fooled = {s for s, v in control.items() if test.passes(v)}
     good = sum(passed[s] and s not in fooled for s in treatment)
     noise = math.nan if noise is None else float(noise)
-    if fooled and any(passed.get(s, False) for s in fooled):
-        return "does not discriminate", ("the control passes the test too on "
-                                         + _on_seeds(fooled))
+    both = {s for s in fooled if passed.get(s, False)}
+    if both:  # "too" only where the claim passes as well; the control's other passes apart
+        others = fooled - both
+        return "does not discriminate", ("the control passes the test too on " + _on_seeds(both)
+                                         + (f" (and on {_on_seeds(others)}, where the claim "
+                                            "does not)" if others else ""))
     closest, cspread = control_miss(test, control)
     if all(passed.values()) and not fooled and 0 < cspread and closest <= cspread:
         return "does not discriminate", (f"the control misses the threshold by only {number(closest, 2)}, "

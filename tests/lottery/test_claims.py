@@ -430,7 +430,10 @@ def test_shuffle_row_is_the_papers_test():
     tenth = next(p for p in pay.pai if round(100 * p.density) == 9)
     assert row(tenth)["reproduced"] == "no"
     one = replace(tenth, seeds=[0], acc={m: {k: v[:1] for k, v in a.items()} for m, a in tenth.acc.items()})
-    assert "one seed: no spread" in row(one)["measured here"]
+    lone = row(one)["measured here"]
+    assert "one seed: no spread" in lone and "half the ticket's on its one seed" in lone
+    # (the referee's: no "spread of its seeds 0.0", no "seed means" and no "on 1 of 1 seeds")
+    assert not any(w in lone for w in ("spread of its seeds", "seed means", "of 1 seeds"))
 
 
 @known_answer(L.claims.ticket_claims,

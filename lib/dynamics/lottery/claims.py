@@ -382,15 +382,23 @@ def _pai(pai: Pai | PaiAt, where: str, asserted: bool | None = None) -> dict:
     text = (f"IMP {mean(top)}%, random mask {mean(rnd)}% ("
             + ("one seed: no noise floor" if noise is None else f"seeds' spread {noise:.1f} pts")
             + "); " + ", ".join(f"{PAI_NAMES[m]} {mean(acc[m])}%" for m in methods)
-            + " (seed means); lead over the random mask, each method against its own shuffled "
+            + (" (seed means)" if n >= 2 else f" (seed {seeds[0]})")
+            + "; lead over the random mask, each method against its own shuffled "
             "mask (the control): " + _judged_text(parts))
     spread = {m: float(np.ptp(acc[m])) for m in a}
     half = sum(all(drop[m][k] < drop["imp"][k] / 2 for m in methods) for k in range(n))
-    cost = (f"shuffling costs IMP {mean(drop['imp'])} pts; "
-            + ", ".join(f"{PAI_NAMES[m]} {mean(drop[m])} (spread of its seeds "
-                        f"{spread[m]:.1f})" for m in methods)
-            + f" (seed means); each PaI method's cost under half the ticket's on {half} of {n} "
-            "seeds (an observation, not the test)")
+    if n < 2:  # one seed: no spread, no means, and "1 of 1 seeds" says nothing
+        cost = (f"shuffling costs IMP {mean(drop['imp'])} pts; "
+                + ", ".join(f"{PAI_NAMES[m]} {mean(drop[m])}" for m in methods)
+                + f" (seed {seeds[0]}); each PaI method's cost "
+                + ("under" if half else "not under") + " half the ticket's on its one seed "
+                "(an observation, not the test)")
+    else:
+        cost = (f"shuffling costs IMP {mean(drop['imp'])} pts; "
+                + ", ".join(f"{PAI_NAMES[m]} {mean(drop[m])} (spread of its seeds "
+                            f"{spread[m]:.1f})" for m in methods)
+                + f" (seed means); each PaI method's cost under half the ticket's on {half} of "
+                f"{n} seeds (an observation, not the test)")
     if n < 2:
         same = _setting(at, cost + "; one seed: no spread to judge by", False, seeds)
     else:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from dynamics import plots, results
+from dynamics import evidence, plots, results
 from dynamics.spectral import claims as C
 from dynamics.spectral import experiments as E
 from dynamics.spectral import facts as FA
@@ -475,8 +475,13 @@ def test_the_timing_and_shaping_words_follow_the_numbers():
     loaded = E.Timing.of([row(64, 1.5), dict(row(128, 1.5), svd_s=1.65)])
     # (two significant digits, as the claims row prints its noise floor: 0.0025, not 0.003)
     assert FA.ns_facts(loaded)["load_log10"] == "0.041"  # log10(1.1) = 0.0414
-    assert FA.ns_facts(E.Timing.of([row(64, 1.5), dict(row(128, 1.5), svd_s=1.5 * 10 ** 0.0025)])
-                       )["load_log10"] == "0.0025"
+    quiet = E.Timing.of([row(64, 1.5), dict(row(128, 1.5), svd_s=1.5 * 10 ** 0.0025)])
+    assert FA.ns_facts(quiet)["load_log10"] == "0.0025"
+    # the sentence's load is the number the claims row prints as its noise floor
+    for timing in (loaded, quiet):
+        judged = evidence.judge(C.NOT_TWICE, {r.n: r for r in timing.rows})
+        assert (f"noise floor measured in the run {FA.ns_facts(timing)['load_log10']} (log10)"
+                in judged.row()["measured here"])
     rate = lambda by_seed: E.ShapingRate(runs={}, schedule="sched", lr=0.02, by_seed=by_seed)  # noqa: E731
     by_lr = {"0.02": rate({"0": {"p = -0.5": {"final": 1.0}, "sched": {"final": 1.0}},
                            "1": {"p = -0.5": {"final": 1.3}, "sched": {"final": 1.0}}}),

@@ -250,6 +250,8 @@ def test_numbers_for_the_prose_come_from_the_runs_and_data(small):
                for r, d in enumerate(reset.density) if r > 0 and keep(d)]
         assert (liu[f"liu_{tag}"], liu[f"liu_{tag}_range"]) == (
             f"{np.mean(gap):.1f}", f"{min(gap):+.1f} to {max(gap):+.1f}"), tag
+    n = len(reset.seeds)  # the phrase, not a bare count before a fixed "seed"
+    assert liu["liu_seeds"] == (f"{n} seeds" if n > 1 else "1 seed")
     assert pai["pai_ticket"] > 10
     rew = L.rewind_numbers(runs, results.load("lottery_lmc", as_=L.experiments.LmcFile)[0])
     assert rew["rewind_k"] == 50 and 1 < rew["rewind_gap"] < 4 and rew["lmc_first"] > 5

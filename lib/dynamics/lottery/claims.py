@@ -556,7 +556,7 @@ def liu_numbers(runs: dict) -> dict:
                 "rule, on one seed whose rounds scatter as widely: one seed cannot make it firm")
     lo, hi = LIU_WINDOW
     out.update(liu_window=f"{100 * hi:.0f}% and {100 * lo:.0f}%", liu_level=f"{LEVEL_POINTS:g}",
-               liu_seeds=len(reset.seeds))
+               liu_seeds=f"{len(reset.seeds)} seed{'s' if len(reset.seeds) > 1 else ''}")
     return out
 
 

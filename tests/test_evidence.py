@@ -165,14 +165,23 @@ def test_median_margin_is_the_margin_verdict_of_weighs():
     assert verdict_of(ge, t, control, 0.26)[0] == "within noise"
 
 
-@known_answer(evidence._sided, how="constructed values against a threshold of 2 printed to two "
-                                   "digits: 2.014 reads '2' there and must read 2.01; 2 itself, "
-                                   "2.3 and a percentage keep their format")
+@known_answer(evidence.sided, how="constructed values printed with their format's decimals: "
+                                  "2.014 reads '2' against 2 and must read 2.01; 0.0004 reads "
+                                  "'0.000' against 0; 0.501 reads '50%' against 0.5; 0.3334 reads "
+                                  "'0.333' against 1/3 as the test prints it; the threshold itself, "
+                                  "values already apart and ×10ⁿ text keep their format")
 def test_a_value_never_prints_as_the_threshold_it_is_not():
-    two = evidence._sided(lambda v: f"{v:.2g}", 2.0)
+    two = evidence.sided(lambda v: f"{v:.2g}", 2.0)
     assert [two(v) for v in (2.014, 1.9999, 2.0, 2.3)] == ["2.01", "1.9999", "2", "2.3"]
-    assert evidence._sided(lambda v: f"{v:.2f}×", 1.5)(1.4999) == "1.4999×"
-    assert evidence._sided(lambda v: f"{v:.0%}", 0.5)(0.501) == "50%"  # not one number: as is
+    assert evidence.sided(lambda v: f"{v:.2f}×", 1.5)(1.4999) == "1.4999×"
+    zero = evidence.sided(lambda v: f"{v:.3f}", 0.0)  # the referee's: number() gave 4×10⁻⁴ and
+    assert [zero(v) for v in (0.0004, -0.0004, 0.0)] == ["0.0004", "-0.0004", "0.000"]  # raised
+    assert evidence.sided(lambda v: f"{v:.0%}", 0.5)(0.501) == "50.1%"
+    assert evidence.sided(lambda v: f"{v:.3f}", 1 / 3)(0.3334) == "0.3334"  # test prints 0.333
+    pts = evidence.sided(lambda v: f"{v:+.1f} pts", 1.5)
+    assert [pts(v) for v in (1.46, 1.5, -0.04)] == ["+1.46 pts", "+1.5 pts", "-0.0 pts"]
+    assert evidence.sided(lambda v: f"{v:,.0f}", 1000)(1000.4) == "1,000.4"
+    assert evidence.sided(lambda v: plots.number(v, 2), 0.001)(0.000999) == "1×10⁻³"  # as is
     row = judge(claim(Test(">", 2.0, "TWO"), fmt=lambda v: f"{v:.2g}"),
                 {0: 3.0, 1: 3.1, 2: 3.2}, {0: 2.014, 1: 2.043, 2: 2.284}).row()
     assert "median 2.04 (2.01–2.3)" in row["control"]

@@ -85,30 +85,47 @@ class Test:
         return f"{self.op} {number(self.threshold, 3)} ({self.name})"
 
 
+_PRINTED = None  # the pattern of one printed number: prefix, sign, digits, %, suffix
+
+
 def _printed(text: str):
-    """The number a printed value reads as, and the text around it; None when it is not one
-    number (a percentage, words)."""
+    """How a printed value reads: (the value it reads as, its parts: prefix, sign, digits,
+    "%" or "", suffix); None when it is not one plain decimal number (words, ×10ⁿ)."""
     import re
 
-    m = re.fullmatch(r"(\D*?)([−-]?[\d,]*\.?\d+(?:e[+−-]?\d+)?)([^\d%]*)", text)
+    global _PRINTED
+    _PRINTED = _PRINTED or re.compile(r"(\D*?)([+−-]?)(\d[\d,]*(?:\.\d+)?|\.\d+)(%?)(\D*)")
+    m = _PRINTED.fullmatch(text)
     if m is None:
         return None
-    return float(m[2].replace(",", "").replace("−", "-")), m[1], m[3]
+    value = float(m[3].replace(",", "")) * (-1 if m[2] in "−-" and m[2] else 1)
+    return value / 100 if m[4] else value, m.groups()
 
 
-def _sided(fmt: Callable, threshold: float) -> Callable:
-    """``fmt``, except that a value other than the threshold never prints as the threshold
-    would read: where ``fmt``'s digits round it onto the threshold (2.014 as "2" against
-    "> 2"), it gets as many more significant digits as it takes to show which side it is on."""
+def sided(fmt: Callable, threshold: float) -> Callable:
+    """``fmt``, except that a value other than the threshold does not print as the threshold
+    reads: where ``fmt``'s decimals round it onto the threshold, or onto the threshold as the
+    test prints it (2.014 as "2" against "> 2", 0.0004 as "0.000" against "> 0", 0.3334 as
+    "0.333" against "<= 0.333" for 1/3), it gets as many more decimals as it takes to show
+    which side it is on, in the format's own style (sign, "%", suffix). A value ``fmt`` prints
+    otherwise (words, ×10ⁿ) prints as ``fmt`` has it."""
+    shown = _printed(number(threshold, 3))
+    onto = {threshold} | ({shown[0]} if shown else set())
+
     def show(v) -> str:
         text = fmt(v)
-        read = _printed(text) if _finite(v) and float(v) != threshold else None
-        if read is None or read[0] != threshold:
+        read = _printed(text) if _finite(v) and float(v) not in onto else None
+        if read is None or read[0] not in onto:
             return text
-        for digits in range(3, 10):
-            more = number(float(v), digits)
-            if float(more.replace(",", "").replace("−", "-")) != threshold:
-                return f"{read[1]}{more}{read[2]}"
+        prefix, sign, digits, pct, suffix = read[1]
+        x = abs(float(v)) * (100 if pct else 1)
+        places = len(digits.partition(".")[2])
+        for more in range(places + 1, places + 12):
+            widened = f"{x:{',' if ',' in digits else ''}.{more}f}"
+            back = float(widened.replace(",", "")) * (-1 if float(v) < 0 else 1)
+            if (back / 100 if pct else back) not in onto:
+                sign = sign or ("-" if float(v) < 0 else "")
+                return f"{prefix}{sign}{widened}{pct}{suffix}"
         return text
     return show
 
@@ -178,7 +195,7 @@ class Judged:
     noise: float
 
     def _values(self, values: dict) -> str:
-        fmt = _sided(self.claim.fmt or (lambda v: number(v, 3)), self.claim.test.threshold)
+        fmt = sided(self.claim.fmt or (lambda v: number(v, 3)), self.claim.test.threshold)
         if self.claim.exact:
             (v,) = values.values()
             return f"{spread({0: v}, fmt).rsplit(' (seed', 1)[0]} (exact: no seed enters)"
@@ -446,4 +463,5 @@ def rows(judged: Sequence[Judged]) -> list[dict]:
 
 
 __all__ = ["Test", "Claim", "Judged", "judge", "labelled", "verdict_of", "joint", "audit", "rows", "combine",
-           "VERDICTS", "CANNOT_TELL", "NOT_YET_JUDGED", "ClaimNotJudged", "control_miss", "constant", "no_control"]
+           "VERDICTS", "CANNOT_TELL", "NOT_YET_JUDGED", "ClaimNotJudged", "control_miss", "constant", "no_control",
+           "sided"]

@@ -433,9 +433,15 @@ def test_shuffle_row_is_the_papers_test():
     assert row(tenth)["reproduced"] == "no"
     one = replace(tenth, seeds=[0], acc={m: {k: v[:1] for k, v in a.items()} for m, a in tenth.acc.items()})
     lone = row(one)["measured here"]
-    assert "one seed: no spread" in lone and "half the ticket's on its one seed" in lone
+    drop = {m: 100 * (a["original"][0] - a["shuffled"][0]) for m, a in one.acc.items()}
+    under = [L.claims.PAI_NAMES[m] for m in drop if m != "imp" and drop[m] < drop["imp"] / 2]
+    assert "one seed: no spread" in lone and ("cost under half the ticket's on its one seed: "
+                                              + (", ".join(under) or "no PaI method")) in lone
+    assert "(seed 0)" in row(one)["measured here"] and "(seed 0)" in (
+        L.claims.pai_claims(one)[0]["measured here"])  # the lead row: no "seed means" either
     # (the referee's: no "spread of its seeds 0.0", no "seed means" and no "on 1 of 1 seeds")
-    assert not any(w in lone for w in ("spread of its seeds", "seed means", "of 1 seeds"))
+    assert not any(w in lone for w in ("spread of", "(spread", "seed means", "of 1 seeds"))
+    assert "seed means" not in L.claims.pai_claims(one)[0]["measured here"]
 
 
 @known_answer(L.claims.ticket_claims,
@@ -671,3 +677,15 @@ def test_shuffle_row_is_judged_by_the_engine_per_method():
     planted = _pai_at(imp, rnd, {"snip": snip}, shuffled={"snip": [55.2, 57.1, 56.1]})
     planted.acc["imp"]["shuffled"] = planted.acc["imp"]["original"]
     assert row(planted)["reproduced"] == "does not discriminate"
+
+
+@known_answer(L.claims._judged_text, how="a constructed lead of 1.46 points against a 1.5-point "
+                                         "margin, printed to one decimal, reads +1.5: the setting's "
+                                         "text prints +1.46, as the engine's rows do")
+def test_a_settings_values_never_print_as_the_threshold():
+    from dynamics import evidence
+
+    c = evidence.Claim("leads", "someone", measure=lambda r: r, control="itself", window="all",
+                       test=evidence.Test(">=", 1.5, "MARGIN"), fmt=lambda v: f"{v:+.1f} pts")
+    text = L.claims._judged_text({"SNIP": evidence.judge(c, {0: 3.0, 1: 3.2}, {0: 1.46, 1: 0.5})})
+    assert "control median +1.0 pts (+0.5 pts–+1.46 pts)" in text

@@ -209,7 +209,9 @@ def _judged_text(parts: dict) -> str:
     spreads), its verdict and the engine's reason."""
     out = []
     for label, j in parts.items():
-        fmt = j.claim.fmt or (lambda v: plots.number(v, 3))
+        # as the engine prints a row's values: never reading as a threshold they are not
+        fmt = evidence.sided(j.claim.fmt or (lambda v: plots.number(v, 3)),
+                              j.claim.test.threshold)
         out.append(f"{label}{' ' if label else ''}{plots.spread(j.treatment, fmt)}, control "
                    f"{plots.spread(j.control, fmt)}: {j.verdict}"
                    + (f" ({j.reason})" if j.reason else ""))
@@ -390,9 +392,9 @@ def _pai(pai: Pai | PaiAt, where: str, asserted: bool | None = None) -> dict:
     if n < 2:  # one seed: no spread, no means, and "1 of 1 seeds" says nothing
         cost = (f"shuffling costs IMP {mean(drop['imp'])} pts; "
                 + ", ".join(f"{PAI_NAMES[m]} {mean(drop[m])}" for m in methods)
-                + f" (seed {seeds[0]}); each PaI method's cost "
-                + ("under" if half else "not under") + " half the ticket's on its one seed "
-                "(an observation, not the test)")
+                + f" (seed {seeds[0]}); cost under half the ticket's on its one seed: "
+                + (", ".join(PAI_NAMES[m] for m in methods if drop[m][0] < drop["imp"][0] / 2)
+                   or "no PaI method") + " (an observation, not the test)")
     else:
         cost = (f"shuffling costs IMP {mean(drop['imp'])} pts; "
                 + ", ".join(f"{PAI_NAMES[m]} {mean(drop[m])} (spread of its seeds "

@@ -465,7 +465,7 @@ def _runner_cell(code: str):
     return nbformat.v4.new_code_cell(code)
 
 
-def count_notebook(chapter: str, cap: int | None, timeout: int = 1200, profile: str = "gpu",
+def count_notebook(chapter: str, cap: int | None, timeout: int | None = 1200, profile: str = "gpu",
                    full_grids: bool = False) -> tuple[list[dict], list[str]]:
     """Run ``chapter``'s notebook at ``profile``'s sizes as a dry run of ``cap`` steps on
     the stand-in device (``cap=None``: the real run, every step), counting: (the Counter's
@@ -505,7 +505,7 @@ def save(events, path) -> None:
     Path(path).write_text(json.dumps(events))
 
 
-def count_chapter(chapter: str, first: tuple | None = None, timeout: int = 1200,
+def count_chapter(chapter: str, first: tuple | None = None, timeout: int | None = 1200,
                   keep: Path | None = None, full_grids: bool = False) -> list[dict]:
     """The chapter's rows: per code cell, the estimated work at the gpu profile's real steps.
     ``first``: what :func:`count_notebook` gave for a dry run at ``CAPS[0]`` already made (the
@@ -656,7 +656,14 @@ def main(argv=None) -> int:
     parser.add_argument("--full-grids", action="store_true",
                         help="dry runs keep every grid whole (only steps are cut): slower, and "
                              "nothing is scaled by a grid's size")
+    parser.add_argument("--timeout", type=int, default=None,
+                        help="the longest one cell may run, in seconds; 0: no limit (default: "
+                             "1200, no limit with --full-grids: initialization's claims cell "
+                             "builds its ensembles whole for over an hour on two cores)")
     args = parser.parse_args(argv)
+    if args.timeout is not None and args.timeout < 0:
+        parser.error(f"--timeout must be 0 (no limit) or a number of seconds, got {args.timeout}")
+    timeout = (None if args.full_grids else 1200) if args.timeout is None else args.timeout or None
     chapters = list(args.chapters_pos) + (args.chapters.split(",") if args.chapters else [])
     chapters = chapters or list(CHAPTERS)
     unknown = sorted(set(chapters) - set(CHAPTERS))
@@ -679,7 +686,7 @@ def main(argv=None) -> int:
         return 0
     rows = []
     for chapter in chapters:
-        mine = count_chapter(chapter, keep=args.keep, full_grids=args.full_grids)
+        mine = count_chapter(chapter, timeout=timeout, keep=args.keep, full_grids=args.full_grids)
         rows += mine
         if args.cells:
             for r in mine:

@@ -338,6 +338,21 @@ def test_bad_input_names_the_setting():
         gpuwork.main(["no_such_chapter"])
     with pytest.raises(SystemExit):
         gpuwork.main(["grokking", "--check", "--write"])
+    with pytest.raises(SystemExit):
+        gpuwork.main(["grokking", "--timeout", "-5"])
+
+
+@pytest.mark.parametrize("argv, limit", [([], 1200), (["--full-grids"], None),
+                                         (["--timeout", "0"], None),
+                                         (["--full-grids", "--timeout", "60"], 60)])
+def test_a_cells_time_limit(monkeypatch, argv, limit):
+    """A cell may run 1200 s by default, without limit when grids are whole (initialization's
+    claims cell builds its ensembles whole for over an hour), or as --timeout says (0: none)."""
+    seen = []
+    monkeypatch.setattr(gpuwork, "count_chapter", lambda chapter, timeout, keep, full_grids:
+                        seen.append(timeout) or [])
+    gpuwork.main(["schedules", *argv])
+    assert seen == [limit]
 
 
 def test_the_committed_baseline_covers_every_chapter():

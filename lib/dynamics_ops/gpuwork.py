@@ -80,8 +80,7 @@ launches and FLOPs within [0.5, 1.1] times the real count; the README gives the 
 
 The counts do not depend on the machine or the clock: the same commit counts the same.
 ``data/gpu_work.csv`` keeps the estimate per cell (``--write``), and the ``gpu_sizes`` test tier
-fails when a chapter's estimated launches, host reads or FLOPs grow more than
-:data:`GROWTH` times over it.
+fails when a chapter's estimated launches, host reads or FLOPs grow over :data:`GROWTH` times it.
 """
 from __future__ import annotations
 
@@ -644,9 +643,8 @@ def main(argv=None) -> int:
     parser.add_argument("--chapters", help="comma-separated chapters (default: all)")
     parser.add_argument("--cells", action="store_true", help="print every cell's row")
     parser.add_argument("--write", action="store_true", help="rewrite their rows of data/gpu_work.csv")
-    parser.add_argument("--keep", type=Path, default=None,
-                        help="a folder to keep each dry run's events in, and to read them from "
-                             "when there (the estimate redone without running the notebooks)")
+    parser.add_argument("--keep", type=Path, help="a folder to keep each dry run's events in, and to "
+                        "read them from when there (the estimate redone without running the notebooks)")
     parser.add_argument("--table", action="store_true",
                         help="print the table of data/gpu_work.csv (the committed counts), count nothing")
     parser.add_argument("--check", action="store_true",
@@ -656,12 +654,10 @@ def main(argv=None) -> int:
     parser.add_argument("--full-grids", action="store_true",
                         help="dry runs keep every grid whole (only steps are cut): slower, and "
                              "nothing is scaled by a grid's size")
-    parser.add_argument("--timeout", type=int, default=None,
-                        help="the longest one cell may run, in seconds; 0: no limit (default: "
-                             "1200, no limit with --full-grids: initialization's claims cell "
-                             "builds its ensembles whole for over an hour on two cores)")
+    parser.add_argument("--timeout", type=int, help="a cell's limit in seconds, 0: none (default 1200; "
+                        "none with --full-grids: initialization's claims cell takes over an hour)")
     args = parser.parse_args(argv)
-    if args.timeout is not None and args.timeout < 0:
+    if (args.timeout or 0) < 0:
         parser.error(f"--timeout must be 0 (no limit) or a number of seconds, got {args.timeout}")
     timeout = (None if args.full_grids else 1200) if args.timeout is None else args.timeout or None
     chapters = list(args.chapters_pos) + (args.chapters.split(",") if args.chapters else [])

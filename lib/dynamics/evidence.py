@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -85,20 +86,17 @@ class Test:
         return f"{self.op} {number(self.threshold, 3)} ({self.name})"
 
 
-_PRINTED = None  # the pattern of one printed number: prefix, sign, digits, %, suffix
+# one printed number: prefix, sign, digits, "%", suffix
+_PRINTED = re.compile(r"(\D*?)([+−-]?)(\d[\d,]*(?:\.\d+)?|\.\d+)(%?)(\D*)")
 
 
 def _printed(text: str):
     """How a printed value reads: (the value it reads as, its parts: prefix, sign, digits,
     "%" or "", suffix); None when it is not one plain decimal number (words, ×10ⁿ)."""
-    import re
-
-    global _PRINTED
-    _PRINTED = _PRINTED or re.compile(r"(\D*?)([+−-]?)(\d[\d,]*(?:\.\d+)?|\.\d+)(%?)(\D*)")
     m = _PRINTED.fullmatch(text)
     if m is None:
         return None
-    value = float(m[3].replace(",", "")) * (-1 if m[2] in "−-" and m[2] else 1)
+    value = float(m[3].replace(",", "")) * (-1 if m[2] in ("−", "-") else 1)
     return value / 100 if m[4] else value, m.groups()
 
 

@@ -388,19 +388,16 @@ def _pai(pai: Pai | PaiAt, where: str, asserted: bool | None = None) -> dict:
             + "; lead over the random mask, each method against its own shuffled "
             "mask (the control): " + _judged_text(parts))
     spread = {m: float(np.ptp(acc[m])) for m in a}
-    half = sum(all(drop[m][k] < drop["imp"][k] / 2 for m in methods) for k in range(n))
+    costs = ", ".join(f"{PAI_NAMES[m]} {mean(drop[m])}" + (f" (spread of its seeds {spread[m]:.1f})"
+                                                         if n >= 2 else "") for m in methods)
     if n < 2:  # one seed: no spread, no means, and "1 of 1 seeds" says nothing
-        cost = (f"shuffling costs IMP {mean(drop['imp'])} pts; "
-                + ", ".join(f"{PAI_NAMES[m]} {mean(drop[m])}" for m in methods)
-                + f" (seed {seeds[0]}); cost under half the ticket's on its one seed: "
-                + (", ".join(PAI_NAMES[m] for m in methods if drop[m][0] < drop["imp"][0] / 2)
-                   or "no PaI method") + " (an observation, not the test)")
+        under = [PAI_NAMES[m] for m in methods if drop[m][0] < drop["imp"][0] / 2]
+        half = (f" (seed {seeds[0]}); cost under half the ticket's on its one seed: "
+                + (", ".join(under) or "no PaI method"))
     else:
-        cost = (f"shuffling costs IMP {mean(drop['imp'])} pts; "
-                + ", ".join(f"{PAI_NAMES[m]} {mean(drop[m])} (spread of its seeds "
-                            f"{spread[m]:.1f})" for m in methods)
-                + f" (seed means); each PaI method's cost under half the ticket's on {half} of "
-                f"{n} seeds (an observation, not the test)")
+        held = sum(all(drop[m][k] < drop["imp"][k] / 2 for m in methods) for k in range(n))
+        half = f" (seed means); each PaI method's cost under half the ticket's on {held} of {n} seeds"
+    cost = f"shuffling costs IMP {mean(drop['imp'])} pts; {costs}{half} (an observation, not the test)"
     if n < 2:
         same = _setting(at, cost + "; one seed: no spread to judge by", False, seeds)
     else:

@@ -183,6 +183,11 @@ def test_section_numbers_say_what_constructed_curves_do():
                            gaussian=[2 + 0.74 * l for l in layers])
     num = Fa.fluctuation_numbers(fluct)
     assert num["init_fl_deep"].startswith("above it") and num["init_fl_slope"] == "0.74"
+    assert num["init_orth_growth"] == "1"  # a flat curve: deep half over shallow half, 1
+    fluct.gaussian[-1] = 1.0  # the last layer below the line: named as the last, not "the rest"
+    assert Fa.fluctuation_numbers(fluct)["init_fl_deep"] == (
+        "above it in 31 of its 32 layers, below in the rest (at layer 64, the last: 1 against 44)")
+    fluct.gaussian = [2 + 0.74 * l for l in layers]
     fluct.gaussian = [2 + 2 * l / 3 - 0.1 for l in layers]  # below 2 + 2l/3, above the line
     assert Fa.fluctuation_numbers(fluct)["init_fl_deep"].startswith("above it")
     renamed = {**fluct.to_dict(), "gaussian_slopes": 0.74}
@@ -349,3 +354,19 @@ def test_a_depth_time_unit_writes_only_its_init():
     lacking.pop("gaussian_lr")
     with pytest.raises(ValueError, match="no field gaussian_lr"):
         E.DepthTime.of(lacking)
+
+
+@known_answer(C.depth_growth, how="constructed curves over layers 1-64: a flat one gives 1; "
+              "the leading line 2 + 2(l - 1)/3 gives (mean over 33-64)/(mean over 1-32) = "
+              "(2 + 2*47.5/3)/(2 + 2*15.5/3), by hand; a falling one gives less than 1; and a "
+              "curve rising from 0.01 to 0.074, whose slope (0.001) a slope test calls flat, "
+              "grows by (0.01 + 0.001*47.5)/(0.01 + 0.001*15.5)")
+def test_depth_growth_is_scale_free():
+    layers = np.arange(1, 65)
+    assert C.depth_growth(layers, np.full(64, 0.2)) == pytest.approx(1.0)
+    line = 2 + 2 * (layers - 1) / 3
+    assert C.depth_growth(layers, line) == pytest.approx((2 + 2 * 47.5 / 3) / (2 + 2 * 15.5 / 3))
+    assert C.depth_growth(layers, 0.23 * np.exp(-layers / 20)) < 1
+    small = 0.01 + 0.001 * (layers - 1)
+    assert C.depth_growth(layers, small) == pytest.approx((0.01 + 0.0475) / (0.01 + 0.0155))
+    assert C.depth_growth(layers, small) > C.FLUCT_GROWTH_MAX  # grows, so the row's test fails it

@@ -373,6 +373,8 @@ def test_live_rows_fail_on_contradicting_data(monkeypatch):
     assert C.claims(chaos=bent)[0]["reproduced"] == "no"
     flat = {s: replace(f, gaussian_slope=f.orthogonal_slope) for s, f in runs["fluct"].items()}
     assert C.claims(fluct=flat)[0]["reproduced"] == "no"
+    grown = {s: replace(f, orthogonal=f.gaussian) for s, f in runs["fluct"].items()}
+    assert C.claims(fluct=grown)[0]["reproduced"] == "no"  # orthogonal fluctuations that grow
     weak_first = {s: replace(r, progress=r.progress[::-1]) for s, r in runs["saxe"].items()}
     assert C.claims(saxe=weak_first)[0]["reproduced"] == "no"
     sigmoidal = {s: replace(r, control=replace(r.control, progress=r.progress))

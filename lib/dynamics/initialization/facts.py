@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import evidence, plots
-from .claims import (CHAOTIC_RATIO, DEEP, LEVEL, _depth_rule_agreement, _list, falls_to,
+from .claims import (CHAOTIC_RATIO, DEEP, LEVEL, _depth_rule_agreement, _list, depth_growth, falls_to,
                      trainability_claims)
 from .experiments import (ChaosRun, DepthTime, Fluctuations, Signal, Trainability, best_sigma_w2,
                           learning_times, trainability_agreement, trainability_disagreements)
@@ -215,8 +215,9 @@ def leading_line(layers) -> np.ndarray:
 
 
 def fluctuation_numbers(fluct: Fluctuations) -> dict:
-    """The numbers the fluctuations' prose quotes: the orthogonal ensemble's largest value, and
-    where the Gaussian one's deep half sits against :func:`leading_line` (its fitted slope)."""
+    """The numbers the fluctuations' prose quotes: the orthogonal ensemble's largest value and
+    its growth with depth (the claims row's :func:`~.claims.depth_growth`), and where the
+    Gaussian one's deep half sits against :func:`leading_line` (its fitted slope)."""
     layers, g = np.asarray(fluct.layers, float), np.asarray(fluct.gaussian, float)
     line = leading_line(layers)
     half = layers > layers[-1] / 2  # the deep half of the network
@@ -225,8 +226,9 @@ def fluctuation_numbers(fluct: Fluctuations) -> dict:
             f"above it in {up} of its {n} layers, below in the rest" if up >= n - up else
             f"below it in {n - up} of its {n} layers, above in the rest")
     return dict(init_orth_max=_num(max(fluct.orthogonal), 2),
-                init_fl_deep=(f"{side} ({_num(g[-1], 3)} against {_num(line[-1], 3)} at layer "
-                              f"{int(layers[-1])})"),
+                init_orth_growth=_num(depth_growth(layers, fluct.orthogonal), 2),
+                init_fl_deep=(f"{side} (at layer {int(layers[-1])}, the last: {_num(g[-1], 3)} "
+                              f"against {_num(line[-1], 3)})"),
                 init_fl_slope=_num(fluct.gaussian_slope, 2),
                 init_fl_first=f"{_num(g[0], 3)} at layer {int(layers[0])}")
 

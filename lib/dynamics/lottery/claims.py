@@ -195,13 +195,24 @@ def _setting(where: str, text: str, asserted: bool, seeds, judged: list | None =
     """One setting's measurement of a claim: its numbers (``text``) and the engine's judgements
     (``judged``, one per part of the claim, e.g. per method; none where this setting cannot
     tell, said in ``text``), whose verdicts the row combines. ``ok``, for the text only: per
-    seed, whether every part's treatment passes and its control fails (None: cannot tell)."""
-    ok = None
+    seed, whether every part's treatment passes and its control fails (None: cannot tell);
+    ``why``, per seed where it does not: "claim" (a part's treatment fails the test) or
+    "control" (every treatment passes, and a part's control passes too)."""
+    ok, why = None, {}
     if judged:
-        ok = {int(s): all(j.claim.test.passes(j.treatment[s]) and not j.claim.test.passes(j.control[s])
-                          for j in judged) for s in judged[0].treatment}
-    return dict(where=where, text=text, ok=ok, asserted=bool(asserted),
+        for s in judged[0].treatment:
+            if not all(j.claim.test.passes(j.treatment[s]) for j in judged):
+                why[int(s)] = "claim"
+            elif any(j.claim.test.passes(j.control[s]) for j in judged):
+                why[int(s)] = "control"
+        ok = {int(s): int(s) not in why for s in judged[0].treatment}
+    return dict(where=where, text=text, ok=ok, why=why, asserted=bool(asserted),
                 seeds=[int(s) for s in seeds], judged=list(judged or []))
+
+
+def _missed(settings: list[dict], why: str) -> list[str]:
+    """"<setting>, seed k" for every seed of ``settings`` that :func:`_setting` marks ``why``."""
+    return [f"{s['where']}, seed {k}" for s in settings for k, w in s["why"].items() if w == why]
 
 
 def _judged_text(parts: dict) -> str:
@@ -232,14 +243,18 @@ def _row(key: str, settings: list[dict]) -> dict:
     measured = "; ".join(f"{s['where']}: {s['text']}" for s in settings)
     verdict = evidence.combine(*(j.verdict for s in basis for j in s["judged"])) if basis \
         else evidence.CANNOT_TELL
-    failing = [f"{s['where']}, seed {k}" for s in basis for k, v in s["ok"].items() if not v]
-    if verdict != "yes" and failing:
-        measured += "; does not hold on " + ", ".join(failing)
-    short = [f"{s['where']}, seed {k}" for s in judging if s not in basis
-             for k, v in s["ok"].items() if not v]
-    if short:
-        measured += ("; shown, not asserted (fewer than three seeds), and short of the test on "
-                     + ", ".join(short))
+    if verdict != "yes":  # where the row falls short, and why: the claim, or its control
+        if failing := _missed(basis, "claim"):
+            measured += "; the claim fails on " + ", ".join(failing)
+        if fooled := _missed(basis, "control"):
+            measured += "; the claim holds but its control passes too on " + ", ".join(fooled)
+    outside = [s for s in judging if s not in basis]
+    short, fooled = _missed(outside, "claim"), _missed(outside, "control")
+    if short or fooled:
+        measured += ("; shown, not asserted (fewer than three seeds), and "
+                     + " and ".join(([f"short of the test on {', '.join(short)}"] if short else [])
+                                    + ([f"its control passes too on {', '.join(fooled)}"]
+                                       if fooled else [])))
     return plots.claim(claim, paper, measured, verdict, any(s["asserted"] for s in judging),
                        control=control, window=window,
                        seeds=sorted({k for s in settings for k in s["seeds"]}),

@@ -103,7 +103,7 @@ def pai_leads_said(payload: PaiFile) -> str:
             if not all(test.passes(x) for x in v):
                 short.append(at)
             elif not test.margin(float(np.median(v))) > j.noise:
-                thin.append(f"{at} (by {test.margin(float(np.median(v))):.1f} at its median, "
+                thin.append(f"{at} (clears the bar by {test.margin(float(np.median(v))):.1f} at its median, "
                             f"within the random mask's spread of {j.noise:.1f})")
     if not short and not thin:
         return "every method does, on every seed"
@@ -257,7 +257,8 @@ def rewind_numbers(runs: dict, lmc_payload=None) -> dict:
     """The precomputed rewinding setting of the IMP slider beside the reset one (mean over the
     rounds in :data:`SPARSE`), and the precomputed barriers at that learning rate from θ₀ and
     from the rewind step (medians over the seeds, in points) with the first rewind step whose
-    barrier stays below :data:`STABLE_BARRIER` on each seed (default: the data file's)."""
+    barrier stays below :data:`STABLE_BARRIER` on each seed, and whether the rewind step is
+    stable on the rewinding setting's own seeds (``lmc_payload``, default: the data file's)."""
     lmc_payload = lmc_payload or lmc_file()
     reset, rewound = _larger_lr(runs)
     main = next(iter(runs.values()))
@@ -286,6 +287,8 @@ def rewind_numbers(runs: dict, lmc_payload=None) -> dict:
                lr_factor=f"{rewound.config.lr / main.config.lr:g}",
                imp_main_seeds=len(main.seeds))
     lr = f"{rewound.config.lr:g}"
+    out["rewind_seed_stable"] = ("the stability data hold no barrier at this learning rate for "
+                                 "the seeds these settings ran")
     if lr in lmc_payload.lmc:
         per = {s: _barriers(v) for s, v in lmc_payload.at(lr).items()}
         limit = 100 * STABLE_BARRIER
@@ -297,6 +300,18 @@ def rewind_numbers(runs: dict, lmc_payload=None) -> dict:
                    lmc_stable_k=and_list([("none" if v is None else str(v)) for v in settled])
                    + f" (seed{'s' if len(per) > 1 else ''} {and_list([str(s) for s in per])})",
                    lmc_seeds=len(per))
+        # the rewinding setting's own seeds: is its rewind point stable on them? (the row
+        # tests rewinding to a point that may not have settled on the seed it ran)
+        own = [(s, per[s][k]) for s in rewound.seeds if s in per and k in per[s]]
+        if own:
+            said = and_list([f"seed {s} {'is' if b < limit else 'is not'} stable from step {k} "
+                             f"(a barrier of {b:.1f} points)" for s, b in own])
+            seeds = "the seed" if len(own) == 1 else "the seeds"
+            out["rewind_seed_stable"] = (
+                f"the rewind point is stable on {seeds} these settings ran: {said}"
+                if all(b < limit for _, b in own) else
+                f"the rewind point has not settled on {seeds} these settings ran, so the row "
+                f"does not test rewinding to a stable point: {said}")
     # the slider's other learning rates (neither the chapter's nor the rewinding setting's)
     other = [v for v in lmc_payload.lmc if v not in (lr, min(lmc_payload.lmc, key=float))]
     out["lmc_other"] = and_list([f"at Adam lr {v} the barrier from θ₀ is "
@@ -321,7 +336,7 @@ def breakdown_numbers(runs: dict, points: float = 3.0) -> dict:
     """Exercise 1's answer on the precomputed curve of section 1 (``runs``,
     :class:`~.experiments.ImpFile`'s ``imp``): its width and where the ticket (seed mean) first
     falls ``points`` below the dense network (:func:`breakdown`), said as censored ("not
-    reached within N rounds") where it never does."""
+    reached within N rounds") where it never does; then where each seed alone does."""
     main = next(iter(runs.values()))
     b = breakdown(main.density, main.acc["ticket"].mean(axis=0), points)
     if b["round"] is None:
@@ -331,6 +346,16 @@ def breakdown_numbers(runs: dict, points: float = 3.0) -> dict:
     else:
         answer = (f"the ticket first falls {points:g} points below the dense network at "
                   f"{100 * b['density']:.1f}% of the weights (round {b['round']})")
+    if len(main.seeds) > 1:  # the mean can hide a seed that crosses (the page's own, say)
+        per = {s: breakdown(main.density, main.acc["ticket"][k], points)
+               for k, s in enumerate(main.seeds)}
+        reach = [f"seed {s} at {100 * p['density']:.1f}% (round {p['round']})"
+                 for s, p in per.items() if p["round"] is not None]
+        never = [str(s) for s, p in per.items() if p["round"] is None]
+        answer += ("; seed by seed it is reached by " + and_list(reach) if reach else
+                   "; no seed alone reaches it either")
+        if reach and never:
+            answer += f", not within the curve by seed{'s' if len(never) > 1 else ''} {and_list(never)}"
     return dict(ex1_width=main.config.width, ex1_answer=answer)
 
 

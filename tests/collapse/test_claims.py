@@ -458,6 +458,11 @@ def test_a_range_whose_ends_print_alike_reads_all_and_the_angle_heat_map_has_its
     assert numbers["ufm_angles"] == "all 90.0°" and numbers["net_angles"] == "between 80° and 88°"
     heat = [t for t in NC.imbalance_figure(r).data if t.type == "heatmap"]
     assert len(heat) == 1 and heat[0].showscale and heat[0].colorbar.title.text == "angle (°)"
+    # balanced classes (ratio 1): every class keeps its own row and column on the category axes
+    even = _imbalance([50, 50, 50], theory=dict(norms), ufm=dict(norms, angles=np.full((3, 3), 90.0)),
+                      network=dict(norms, angles=np.full((3, 3), 90.0)))
+    heat = [t for t in NC.imbalance_figure(even).data if t.type == "heatmap"][0]
+    assert len(set(heat.x)) == len(set(heat.y)) == 3
     gram = [t for t in NC.gram_figure(_Snapshots()).data if t.type == "heatmap"]
     assert any(t.showscale for t in gram)  # one scale for both panels (same zmin, zmax)
     assert len({(t.zmin, t.zmax) for t in gram}) == 1
@@ -561,3 +566,23 @@ def test_independent_classifiers_disagree_as_the_closed_form_says():
     assert np.mean(guess() != guess()) == pytest.approx(NC.claims.independent_disagreement(0.2, 10), abs=0.005)
     with pytest.raises(ValueError, match="n_classes"):
         NC.claims.independent_disagreement(0.1, 1)
+
+
+@known_answer(NC.claims.loss_trend,
+              how="constructed sweeps (final loss and NC1 per decay, the first without decay): "
+                  "the referee's seed 0 (losses 1.23 to 31.7 times, NC1 0.36 to 6.7 times, "
+                  "rising together, above 1 from 9.65) and a seed whose NC1 dips where its "
+                  "loss rises; the words and the smallest loss ratio with NC1 above 1 by hand")
+def test_loss_trend_says_whether_nc1_follows_the_loss():
+    def sweep(loss, nc1):
+        return dict(decays=[0, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3], loss=[1.0, *loss], nc1=[1.0, *nc1])
+    s0 = sweep([1.23, 2.01, 3.99, 9.65, 31.7], [0.36, 0.43, 0.83, 2.01, 6.70])
+    s2 = sweep([1.22, 2.28, 4.75, 11.6, 37.1], [0.36, 0.51, 1.03, 2.54, 8.22])
+    assert NC.claims.loss_trend({0: s0, 2: s2}) == (
+        "on every seed NC1's ratio to the run without decay rises with the loss's, decay by "
+        "decay, and NC1 ends higher only where the loss is held up 4.8 times or more")
+    dips = sweep([1.2, 2.0, 4.0, 9.0, 30.0], [0.4, 0.3, 0.8, 2.0, 6.0])
+    assert NC.claims.loss_trend({0: s0, 1: dips}).startswith("NC1's ratio to the run without "
+                                                             "decay does not rise")
+    low = sweep([1.2, 2.0, 4.0, 9.0, 30.0], [0.4, 0.5, 0.6, 0.7, 0.8])
+    assert NC.claims.loss_trend({0: low}).endswith("and NC1 never ends higher")

@@ -332,6 +332,13 @@ def test_section_3s_numbers_glue_the_gd_learning_rate_and_the_final_loss():
     d = (out["orth_none_adam"] - out["orth_adam"], out["orth_none_gd"] - out["orth_gd"])
     assert out["orth_none_side"] == ("nearer orthogonal" if max(d) < 0 else "farther from orthogonal"
                                      if min(d) > 0 else "one nearer orthogonal and one farther")
+    # AdamW's ‖D‖ at the end over its first value, with and without decay, read by hand
+    kept = {k: h["imbalance"][-1] / h["imbalance"][0]
+            for k, h in (("with", runs.adamw_decay), ("without", runs.adamw_none))}
+    assert (out["adam_decay_kept"], out["adam_kept"]) == (kept["with"], kept["without"])
+    assert out["adam_decay_side"] == ("smaller" if kept["with"] < kept["without"] else "larger")
+    assert out["adam_loss_ratio"] == (runs.adamw_decay.last("train_loss")
+                                      / runs.adamw_none.last("train_loss"))
 
 
 def test_claims_table_rows_have_verdicts_controls_windows_and_seeds():

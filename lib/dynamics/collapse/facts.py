@@ -75,8 +75,12 @@ def conditions_numbers(conditions: Conditions) -> dict:
     every = (aw, an, gw, gn)
     return dict(gd_kept=_kept(gn), gd_decay_kept=_kept(gw),
                 gd_loss_ratio=gw.last("train_loss") / gn.last("train_loss"),
+                adam_loss_ratio=aw.last("train_loss") / an.last("train_loss"),
                 gd_nc1_ratio=gw.last("nc1") / gn.last("nc1"),
                 adam_nc1_ratio=an.last("nc1") / aw.last("nc1"), adam_kept=_kept(an),
+                adam_decay_kept=_kept(aw),
+                # how AdamW's decay leaves ‖D‖ (relative to its first value) at the end
+                adam_decay_side="smaller" if _kept(aw) < _kept(an) else "larger",
                 orth_start=aw["orthogonality"][0],
                 orth_adam=aw.last("orthogonality"), orth_gd=gw.last("orthogonality"),
                 orth_none_adam=an.last("orthogonality"), orth_none_gd=gn.last("orthogonality"),

@@ -293,7 +293,9 @@ def imbalance_figure(result, title: str = "") -> "go.Figure":
     fig.update_xaxes(type="log", title_text="examples in the class", row=1, col=1)
     # the norms differ by tens of per cent: a linear axis reads better than a log one
     if result.network is not None:
-        labels = [f"n={int(n)}" for n in counts]
+        # each class named: at ratio 1 every class has the same count, and labels that are
+        # equal merge on a category axis, which would draw the matrix as one cell
+        labels = [f"class {c} (n={int(n)})" for c, n in enumerate(counts)]
         angles = np.asarray(result.network.angles, float) + np.diag([np.nan] * C)
         fig.add_heatmap(z=angles, x=labels, y=labels, zmin=0, zmax=180, colorscale="RdBu_r",
                         texttemplate="%{z:.0f}", row=1, col=2, showscale=True,

@@ -249,8 +249,9 @@ def conditions_panel(profile: str | None = None, seed: int | None = None):
     note = (f"The panel trains {base.optimizer if base.optimizer != 'adamw' else 'AdamW'} by "
             "default, not the gradient descent of the figure above. With weight decay it trains "
             "the run and then its twin without decay, from the same start. Under AdamW the decay "
-            "barely changes the balancedness of the linear part; it keeps ‖D‖ smaller, relative "
-            "to its value at step 1, than in the twin, and NC1 lower. The balancing in the figure "
+            "barely changes the balancedness of the linear part; in a run this short it keeps ‖D‖ "
+            "smaller, relative to its value at step 1, than in the twin, and NC1 lower (the "
+            "section's text says how the full runs end). The balancing in the figure "
             f"above is plain gradient descent's: choose sgd, learning rate {base.gd_lr:g}, a "
             f"weight decay of its slider and {base.steps:,} steps to train its setting. "
             + _shorter_note(steps, base.steps, slide=False))

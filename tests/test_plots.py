@@ -1,4 +1,5 @@
 import json
+import math
 import re
 
 import numpy as np
@@ -229,6 +230,10 @@ def test_the_seeds_spread_is_printed_as_the_claims_tables_print_it():
     fmt = lambda x: f"{x:.2f}×"  # noqa: E731
     assert plots.spread({0: 29.15, 1: 80.11, 2: float("inf")}, fmt) == (
         "median 80.11× (29.15×–∞), seeds 0, 1, 2")
+    # a format that words an infinite value says it in its words (a pattern never learned)
+    worded = lambda x: f"{100 * x:.0f}%" if math.isfinite(x) else "never learned"  # noqa: E731
+    assert plots.spread({0: float("inf"), 1: float("inf")}, worded) == (
+        "never learned on every seed, seeds 0, 1")
     with pytest.raises(ValueError, match="at least one"):
         plots.spread({})
 

@@ -370,3 +370,24 @@ def test_depth_growth_is_scale_free():
     small = 0.01 + 0.001 * (layers - 1)
     assert C.depth_growth(layers, small) == pytest.approx((0.01 + 0.0475) / (0.01 + 0.0155))
     assert C.depth_growth(layers, small) > C.FLUCT_GROWTH_MAX  # grows, so the row's test fails it
+
+
+@known_answer(E.trainability_agreement, C._depth_rule_agreement,
+              how="constructed grids: accuracies set to 1 exactly where depth <= 6 xi_c (and 0 "
+                  "elsewhere), then two cells flipped and one left unmeasured, agree on 9 of "
+                  "the 11 measured cells; a grid trained exactly where depth <= 10 but for one cell "
+                  "agrees with the best depth-only cut on 11 of 12")
+def test_trainability_agreement_and_its_depth_only_null_on_constructed_grids():
+    from dynamics.initialization.science import trainable_depth
+    depths, sig, b2 = [4, 10, 30, 60], [1.2, 1.76, 2.5], 0.05
+    limit = [trainable_depth(s, b2) for s in sig]
+    acc = [[1.0 if d <= lim else 0.0 for lim in limit] for d in depths]
+    acc[0][0] = 1.0 - acc[0][0]  # two cells disagree with the line
+    acc[3][2] = 1.0 - acc[3][2]
+    acc[2][1] = None  # one cell not measured: left out
+    heat = NS(depths=depths, sigma_w2=sig, sigma_b2=b2, acc=acc)
+    assert E.trainability_agreement(heat, 0.5) == (pytest.approx(9 / 11), 11)
+    by_depth = [[1.0 if d <= 10 else 0.0 for _ in sig] for d in depths]
+    by_depth[3][1] = 1.0  # one deep cell trains: the cut at 10 misses it, and only it
+    heat = NS(depths=depths, sigma_w2=sig, sigma_b2=b2, acc=by_depth)
+    assert C._depth_rule_agreement(heat) == pytest.approx(11 / 12)

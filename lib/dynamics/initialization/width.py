@@ -314,8 +314,8 @@ def width_numbers(res: WidthRun) -> dict:
     out["init_width_widths"] = [int(n) for n in res.widths]
     out["init_width_steps"], out["init_width_batch"] = res.steps, res.batch_size
     out["init_width_n_train"], out["init_width_layers"] = res.n_train, res.hidden_layers
-    out["init_width_lr_lo"] = f"{2 ** res.log2_lrs[0]:.2g}"
-    out["init_width_lr_hi"] = f"{2 ** res.log2_lrs[-1]:.2g}"
+    out["init_width_lr_lo"] = f"{2 ** res.log2_lrs[0]:.3g}"  # a power of 2: 0.125, not 0.12
+    out["init_width_lr_hi"] = f"{2 ** res.log2_lrs[-1]:.3g}"
     out["init_width_n_lr"] = len(res.log2_lrs)
     for p in PARAMETRIZATIONS:
         r = res.curves(p)

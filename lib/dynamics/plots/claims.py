@@ -65,7 +65,10 @@ def spread(values: Mapping[int, float] | Sequence[float], fmt: Callable[[float],
         if v is None or (isinstance(v, float) and math.isnan(v)):
             return "—"
         if isinstance(v, (int, float)) and math.isinf(v):  # never "inf×": the format's
-            return "∞" if v > 0 else "−∞"                  # suffix means nothing there
+            said = fmt(v)                                  # suffix means nothing there; a
+            if "inf" not in said.lower():                  # format that words it ("never
+                return said                                # learned") says it so
+            return "∞" if v > 0 else "−∞"
         return fmt(v)
 
     seeds = ", ".join(str(s) for s in values)

@@ -48,6 +48,22 @@ def test_a_control_that_misses_by_less_than_its_own_spread_does_not_discriminate
     count = Test(">", 0, "CELLS")
     assert judge(claim(test=count), {0: 3, 1: 4}, {0: 0, 1: 0}).verdict == "yes"
     assert judge(claim(), {0: 2.0, 1: 2.1}, {0: None, 1: 0.2}).verdict == "yes"
+    # the yardstick is the control's spread, capped at the row's noise (the treatment's spread
+    # here, 60): the lottery speed row's control, failing on every seed by 111 steps or more,
+    # is no near miss however far its other seeds fail (its spread, 112, was the yardstick)
+    steps = claim(test=Test(">=", 30, "SPEED"))
+    lead = {0: 171, 1: 193, 2: 133}
+    for far in (-193, -1000):
+        assert judge(steps, lead, {0: -81, 1: far, 2: -171}).verdict == "yes"
+    # grokking's delay row on the cpu build: two seeds' controls at 1.19 against > 1.5 and one
+    # far below (0.84) widened the spread past the miss; capped at the noise, a clean fail
+    later = claim(test=Test(">", 1.5, "LATER", scale="log"))
+    assert judge(later, {0: 2.1, 1: 2.4, 2: 2.5}, {0: 1.188, 1: 0.842, 2: 1.188}).verdict == "yes"
+    # a control within the row's noise of passing is still a near miss
+    near = judge(steps, lead, {0: 0, 1: -300, 2: -171})
+    assert near.verdict == "does not discriminate"
+    assert near.reason == ("the control misses the threshold by only 30, not more than the noise "
+                           "60 (its seeds spread over 300)")
     # a treatment that holds on some seeds only stays "partly", whatever its control does
     assert judge(claim(), {0: 2.0, 1: 0.5, 2: 2.1}, {0: 0.9, 1: 0.99, 2: 0.95}).verdict == "partly"
 

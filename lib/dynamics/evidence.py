@@ -295,9 +295,12 @@ def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int,
                                          + (f" (and on {_on_seeds(others)}, where the claim "
                                             "does not)" if others else ""))
     closest, cspread = control_miss(test, control)
-    if all(passed.values()) and not fooled and 0 < cspread and closest <= cspread:
+    reach = min(cspread, noise) if math.isfinite(noise) else cspread  # see control_miss
+    if all(passed.values()) and not fooled and 0 < reach and closest <= reach:
+        said = (f"its seeds' spread {number(cspread, 2)}" if reach == cspread else
+                f"the noise {number(noise, 2)} (its seeds spread over {number(cspread, 2)})")
         return "does not discriminate", (f"the control misses the threshold by only {number(closest, 2)}, "
-                                         f"not more than its seeds' spread {number(cspread, 2)}"
+                                         f"not more than {said}"
                                          + (" (log10)" if test.scale == "log" else ""))
     if good == n:
         margin = median_margin(test, treatment.values())
@@ -326,9 +329,13 @@ def control_miss(test: Test, control: Mapping[int, float]) -> tuple[float, float
     """How near the control comes to passing: the smallest amount by which a seed's control
     value misses ``test``'s threshold, and the control's seeds' spread, both in the test's
     scale. A control that misses by no more than its own spread would pass on a seed or two
-    more (it does not discriminate); a count that sits on the threshold with no spread (0
-    cells where the test needs more than 0) misses it cleanly. A control that never
-    reaches a number (not measured, or ±∞) misses by ∞."""
+    more (it does not discriminate). :func:`verdict_of` caps that spread at the row's noise,
+    the one the treatment's margin must beat: a seed whose control fails by far widens the
+    spread, and uncapped that would weaken a row because its control fails harder (a control
+    failing on every seed by four evaluation intervals was called a near miss); capped, a
+    control that misses by more than the row's noise is never one. A count that sits on the
+    threshold with no spread (0 cells where the test needs more than 0) misses it cleanly. A
+    control that never reaches a number (not measured, or ±∞) misses by ∞."""
     misses = [-test.margin(v) for v in control.values()]
     return (min(misses) if misses else math.inf), test.spread(list(control.values()))
 

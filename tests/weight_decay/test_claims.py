@@ -186,10 +186,13 @@ def test_lower_above_the_band_needs_a_margin():
     assert not lower["asserted"] and lower["reproduced"] in ("partly", "does not discriminate")
     assert not C.LOWER.test.passes(ev["treatment"][1])
     band = next(r for r in C.grid_claims(grid) if "hardly moves" in r["claim"])
-    # its control, the scale-invariant net's best lambda (6.8x to 477x), misses the bar by less
-    # than its own spread: shown, not asserted
-    assert not band["asserted"] and band["reproduced"] == "does not discriminate"
-    assert "not more than its seeds' spread" in band["measured here"]
+    # its control, the scale-invariant net's best lambda (8.2x to 113x against a bar of 3x),
+    # misses the bar by far on every seed; its seeds' spread, wide because one seed misses by
+    # much more, no longer counts it a near miss (the engine caps it at the row's noise): yes,
+    # and still shown, not asserted
+    assert not band["asserted"] and band["reproduced"] == "yes"
+    ev = band["evidence"][0]
+    assert all(v > C.PLAIN_MOVES for v in ev["control"].values())
     # shown, not asserted: its control, AdamW's largest decay, falls short by 0.08-0.09 here,
     # near the 0.1 bar (on the files made elsewhere it passed the bar: "does not discriminate")
     l2 = next(r for r in C.grid_claims(grid) if r["claim"].startswith("Adam + L2's largest penalty"))

@@ -51,9 +51,6 @@ SPARSE = (0.0, 0.10)          # "the rounds at 10% of the weights or fewer" (Liu
 SHOWN_ONLY = {
     "match": "on the precomputed data ticket − dense clears −MATCH_POINTS by about the seeds' "
              "spread, a margin that a regeneration can move between within noise and yes",
-    "speed": "does not discriminate on the precomputed data: the control, the re-initialized "
-             "ticket's own lead over the dense network, misses the threshold by no more than its "
-             "seeds' spread",
     "pai": "does not discriminate on the precomputed data: a method's own shuffled mask, "
            "which keeps its per-layer budget, passes the same test on some seed (the data hold "
            "no second random mask with the ticket's budget, the control that should fail)",

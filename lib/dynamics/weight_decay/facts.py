@@ -155,6 +155,13 @@ def decoupling_numbers(grid: Decoupling) -> dict:
         wd_l2_fail=_range(per_kind(_least_shortfall, "adam_l2").values()),
         wd_adamw_fail=_range(per_kind(_least_shortfall, "adamw").values()),
         wd_l2_band_verdict=plots.MARKS[v["band"]], wd_plain_flat_verdict=plots.MARKS[v["flat"]],
+        # what the row's verdict says of its control (the scale-invariant net's moves)
+        wd_plain_flat_control=(
+            "beyond the test's bar on every seed, so the test tells the two networks apart"
+            if v["flat"] == "yes" else
+            "too scattered to tell the two networks apart by this test (the row gives the reason)"
+            if v["flat"] == "does not discriminate" else
+            "and the verdict rests on the plain MLP's own moves (the row gives them)"),
         wd_l2_band_control=_band_control(next(r for r in rows if r["claim"].startswith(L2_FAILS.statement))),
         wd_band_ties=_ties_text(per_kind(lambda r: r, "adamw"), PLAIN_BAND),
         wd_lh_band_said=_lh_band_said([t[-1][0] / t[0][1] * plain["lr_factor"]

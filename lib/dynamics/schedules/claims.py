@@ -259,8 +259,9 @@ def _views(cooldown) -> dict:
 
 def cooldown_claims(cooldown) -> list[dict]:
     """Section 2's rows on one :func:`~.experiments.run_cooldown` result over several seeds,
-    all shown, not asserted: the drop's control (the constant run continued) misses by no
-    more than its seeds' spread."""
+    all shown, not asserted: the drop's control (the constant run continued) comes, on its
+    nearest seed, within about its seeds' spread of the bar, a margin another set of runs can
+    move."""
     v = _views(cooldown)
     T = cooldown.budgets[-1]
     drop = evidence.Claim(
@@ -307,8 +308,8 @@ def ties_claim(cooldown) -> dict:
 
 def average_claims(cooldown) -> list[dict]:
     """Section 3's rows: the constant run's averages against its cooldowns, shown, not
-    asserted: their control (the constant run's own weights) misses by no more than its
-    seeds' spread."""
+    asserted: their control (the constant run's own weights) comes, on its nearest seed,
+    within about its seeds' spread of the bar, a margin another set of runs can move."""
     v = _views(cooldown)
     hs = cooldown.budgets
     rows = []

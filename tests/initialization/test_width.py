@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from dynamics import plots
+from dynamics.initialization import facts as Fa
 from dynamics.initialization import width as W
 from known import known_answer
 
@@ -79,6 +80,9 @@ def test_width_figure_draws_every_width_in_both_panels():
     assert "Plotly.newPlot" in plots.to_html(fig)
     nums = W.width_numbers(res)
     assert nums["init_width_n0"] == str(res.widths[0]) and float(nums["init_width_sp_factor"]) > 1
+    page = Fa.width_page_numbers(res)  # the page's glue: the trend in the page's words
+    assert page["init_width_mup_trend"] == Fa.width_trend(res.curves("mup").best_log2_lr)
+    assert page["init_width_lr_hi"] == f"{2 ** res.log2_lrs[-1]:.3g}"
 
 
 @known_answer(W.coordinate_check,
@@ -117,18 +121,18 @@ def test_adams_first_step_is_full_rank_but_its_spectral_norm_is_of_order_a_n():
         assert 0.3 < float(s[0] / (a * n)) <= 1.0  # spectral norm of order a n
 
 
-@known_answer(W._trend, how="constructed best rates (log2, in grid steps): moves of a full step "
+@known_answer(Fa.width_trend, how="constructed best rates (log2, in grid steps): moves of a full step "
               "at every doubling, moves under TREND_TOL that the parabola cannot resolve (the "
               "referee's seed-0 μP rates, -6.858, -6.749, -6.085, -5.983), no move, and a "
               "reversal; each wording is known from the differences by hand")
 def test_the_trend_words_count_only_moves_the_grid_resolves():
-    assert W._trend([-7, -6, -5, -4]) == "rises at every doubling of the width"
-    assert W._trend([-4, -5, -6]) == "falls at every doubling of the width"
-    said = W._trend([-6.858, -6.749, -6.085, -5.983])  # +0.11, +0.66, +0.10
+    assert Fa.width_trend([-7, -6, -5, -4]) == "rises at every doubling of the width"
+    assert Fa.width_trend([-4, -5, -6]) == "falls at every doubling of the width"
+    said = Fa.width_trend([-6.858, -6.749, -6.085, -5.983])  # +0.11, +0.66, +0.10
     assert said == (f"rises with the width, though at 2 of the 3 doublings by less than "
-                    f"{W.TREND_TOL:g} grid steps")
-    assert W._trend([-5.0, -5.1, -5.05]).startswith("barely moves")
-    assert W._trend([-5, -4, -5]) == "moves up and down as the width doubles"
-    assert W._trend([-5, -4.9, -4]).startswith("rises with the width, though at 1 of the 2")
+                    f"{Fa.TREND_TOL:g} grid steps")
+    assert Fa.width_trend([-5.0, -5.1, -5.05]).startswith("barely moves")
+    assert Fa.width_trend([-5, -4, -5]) == "moves up and down as the width doubles"
+    assert Fa.width_trend([-5, -4.9, -4]).startswith("rises with the width, though at 1 of the 2")
     # a fall the grid cannot resolve, then a full step up: a rise
-    assert W._trend([-5, -5.2, -4]).startswith("rises with the width, though at 1 of the 2")
+    assert Fa.width_trend([-5, -5.2, -4]).startswith("rises with the width, though at 1 of the 2")

@@ -48,7 +48,7 @@ from .isometry import isometry_figure
 from .width import width_figure, width_numbers
 from .panels import signal_panel, trainability_panel, saxe_panel, guessing_panel
 from .facts import (signal_numbers, chaos_numbers, trainability_numbers, fluctuation_numbers,
-                    depth_time_numbers, isometry_page_numbers)
+                    depth_time_numbers, isometry_page_numbers, width_page_numbers)
 from .claims import page_claims, precomputed
 
 __all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
@@ -60,4 +60,5 @@ __all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
            "width_figure", "width_numbers",
            "signal_panel", "trainability_panel", "saxe_panel", "guessing_panel",
            "signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
-           "depth_time_numbers", "isometry_page_numbers", "page_claims", "precomputed"]
+           "depth_time_numbers", "isometry_page_numbers", "width_page_numbers", "page_claims",
+           "precomputed"]

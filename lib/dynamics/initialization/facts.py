@@ -13,9 +13,11 @@ from .experiments import (ChaosRun, DepthTime, Fluctuations, Signal, Trainabilit
                           learning_times, trainability_agreement, trainability_disagreements)
 from .isometry import Isometry, isometry_numbers
 from .science import DepthTimeConfig, orthogonal_product_svals
+from .width import PARAMETRIZATIONS, WidthRun, width_numbers
 
 __all__ = ["signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
-           "depth_time_numbers", "isometry_page_numbers"]
+           "depth_time_numbers", "isometry_page_numbers", "width_page_numbers", "width_trend",
+           "TREND_TOL"]
 
 _num = plots.number
 
@@ -245,3 +247,40 @@ def isometry_page_numbers(res: Isometry) -> dict:
                 iso_gauss_relu_theory=_num(g.theory[-1], 3),
                 iso_gauss_relu_frac=f"{g.rel_var[-1] / g.theory[-1]:.2f}×",
                 iso_gauss_relu_mean=_num(g.mean[-1], 3), iso_ln=_num(L / n, 2))
+
+
+TREND_TOL = 0.25  # a move of the best rate smaller than this (grid steps) is no move: it is
+#                  below what the parabola through the grid resolves
+
+
+def width_trend(best_log2_lr) -> str:
+    """How a parametrization's best rate moves as the width doubles: in one direction at
+    every doubling (each move at least :data:`TREND_TOL` grid steps), in one direction over
+    the widths with some doublings too small to count, not at all, or up and down."""
+    d = np.diff(np.asarray(best_log2_lr, float))
+    if not len(d):
+        return "moves up and down as the width doubles"
+    small = int(np.sum(np.abs(d) < TREND_TOL))
+    for sign, word in ((1, "rises"), (-1, "falls")):
+        if np.all(sign * d >= TREND_TOL):
+            return f"{word} at every doubling of the width"
+        if np.all(sign * d > -TREND_TOL) and sign * d.sum() >= TREND_TOL:
+            return (f"{word} with the width, though at {small} of the {len(d)} doublings by "
+                    f"less than {TREND_TOL:g} grid steps")
+    if small == len(d) and abs(d.sum()) < TREND_TOL:
+        return f"barely moves as the width doubles (by less than {TREND_TOL:g} grid steps)"
+    return "moves up and down as the width doubles"
+
+
+def width_page_numbers(res: WidthRun) -> dict:
+    """Section 5's glue: :func:`~.width.width_numbers`, with each parametrization's trend in
+    :func:`width_trend`'s words (a move under :data:`TREND_TOL` grid steps does not count)
+    and the rate grid's ends to three digits (2^-3 is 0.125, not 0.12). These two readings
+    live here, with the page's words: ``width.py`` is code the initialization data's digest
+    covers, and its own trend words (every move counted) are superseded here."""
+    out = width_numbers(res)
+    out["init_width_lr_lo"] = f"{2 ** res.log2_lrs[0]:.3g}"
+    out["init_width_lr_hi"] = f"{2 ** res.log2_lrs[-1]:.3g}"
+    for p in PARAMETRIZATIONS:
+        out[f"init_width_{p}_trend"] = width_trend(res.curves(p).best_log2_lr)
+    return out

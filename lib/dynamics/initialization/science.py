@@ -302,34 +302,24 @@ def layer_statistics(model: MLP, x: torch.Tensor, y: torch.Tensor) -> SignalStat
     across layers while both signals vanish (:func:`signal_summary`)."""
     model.zero_grad(set_to_none=True)
     h = x.flatten(1)
-    acts, zs = [], []
+    stds, pre, zs = [], [], []
     for layer in model.hidden:
         z = layer(h)
         if z.requires_grad:
             z.retain_grad()
         zs.append(z)
+        pre.append(z.detach().var())
         h = model.act(z)
-        acts.append(h.detach())
+        stds.append(h.detach().std())
     out = model.head(h)
+    pre.append(out.detach().var())
     F.cross_entropy(out, y).backward()
-    grads = [layer.weight.grad for layer in model.hidden]
-    back = [z.grad if z.grad is not None else torch.zeros((), device=z.device) for z in zs]
+    grads = [layer.weight.grad.norm() for layer in model.hidden]
+    back = [z.grad.norm() if z.grad is not None else torch.zeros((), device=z.device)
+            for z in zs]
     model.zero_grad(set_to_none=True)
-    return SignalStats(act_std=_rescaled(acts, torch.std), grad_norm=_rescaled(grads, torch.norm),
-                       grad_in=_rescaled(back, torch.norm),
-                       out_var=_rescaled([z.detach() for z in zs] + [out.detach()], torch.var, 2))
-
-
-def _rescaled(tensors: list, stat, power: int = 1) -> list[float]:
-    """``stat(t)`` of each tensor, computed as ``stat(t / m) * m**power`` with m = max |t| (1 for
-    an all-zero t), the product taken in Python's float64. In float32 an entry below about
-    1e-22 squares to zero, so a norm, a std or a variance of a tensor that small (the signals
-    deep in a vanishing network) would read 0 where it is not; the device's arithmetic stays
-    float32 (the MPS device has no float64). Two host reads in all."""
-    m = torch.stack([t.abs().amax() for t in tensors])
-    m = torch.where(m > 0, m, torch.ones_like(m))
-    values = torch.stack([stat(t / s) for t, s in zip(tensors, m)]).tolist()
-    return [v * s ** power for v, s in zip(values, m.tolist())]
+    return SignalStats(act_std=torch.stack(stds).tolist(), grad_norm=torch.stack(grads).tolist(),
+                       grad_in=torch.stack(back).tolist(), out_var=torch.stack(pre).tolist())
 
 
 def std_ratio(stats: SignalStats) -> float:

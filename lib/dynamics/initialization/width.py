@@ -314,8 +314,8 @@ def width_numbers(res: WidthRun) -> dict:
     out["init_width_widths"] = [int(n) for n in res.widths]
     out["init_width_steps"], out["init_width_batch"] = res.steps, res.batch_size
     out["init_width_n_train"], out["init_width_layers"] = res.n_train, res.hidden_layers
-    out["init_width_lr_lo"] = f"{2 ** res.log2_lrs[0]:.3g}"  # a power of 2: 0.125, not 0.12
-    out["init_width_lr_hi"] = f"{2 ** res.log2_lrs[-1]:.3g}"
+    out["init_width_lr_lo"] = f"{2 ** res.log2_lrs[0]:.2g}"
+    out["init_width_lr_hi"] = f"{2 ** res.log2_lrs[-1]:.2g}"
     out["init_width_n_lr"] = len(res.log2_lrs)
     for p in PARAMETRIZATIONS:
         r = res.curves(p)
@@ -333,26 +333,14 @@ def width_numbers(res: WidthRun) -> dict:
     return out
 
 
-TREND_TOL = 0.25  # a move of the best rate smaller than this (grid steps) is no move: it is
-#                  below what the parabola through the grid resolves
-
-
 def _trend(best_log2_lr) -> str:
     """How a parametrization's best rate moves as the width doubles: in one direction at
-    every doubling (each move at least :data:`TREND_TOL` grid steps), in one direction over
-    the widths with some doublings too small to count, not at all, or up and down."""
+    every step, or up and down."""
     d = np.diff(np.asarray(best_log2_lr, float))
-    if not len(d):
-        return "moves up and down as the width doubles"
-    small = int(np.sum(np.abs(d) < TREND_TOL))
-    for sign, word in ((1, "rises"), (-1, "falls")):
-        if np.all(sign * d >= TREND_TOL):
-            return f"{word} at every doubling of the width"
-        if np.all(sign * d > -TREND_TOL) and sign * d.sum() >= TREND_TOL:
-            return (f"{word} with the width, though at {small} of the {len(d)} doublings by "
-                    f"less than {TREND_TOL:g} grid steps")
-    if small == len(d) and abs(d.sum()) < TREND_TOL:
-        return f"barely moves as the width doubles (by less than {TREND_TOL:g} grid steps)"
+    if len(d) and np.all(d > 0):
+        return "rises at every doubling of the width"
+    if len(d) and np.all(d < 0):
+        return "falls at every doubling of the width"
     return "moves up and down as the width doubles"
 
 

@@ -270,6 +270,20 @@ def _linear_net(n, depth, gain, orthogonal, seed=0):
     return model
 
 
+def _linear_case(n, L, g, B):
+    """A batch (seed 1), :func:`_linear_net` (W_l = g I) and its layer_statistics, with the
+    closed form by hand in float64: h_l = g^l x, out = g^L x V^T, dL/dz_L = (softmax -
+    onehot)/B V. Returns (x, y, model, stats, out, dL/dz_L)."""
+    gen = torch.Generator().manual_seed(1)
+    x, y = torch.randn(B, n, generator=gen), torch.randint(0, 10, (B,), generator=gen)
+    model = _linear_net(n, L, g, orthogonal=False)
+    st = S.layer_statistics(model, x, y)
+    V = model.head.weight.detach().double()
+    out = g ** L * x.double() @ V.T
+    err = (torch.softmax(out, 1) - torch.nn.functional.one_hot(y, 10).double()) / B
+    return x, y, model, st, out, err @ V
+
+
 @known_answer(S.layer_statistics, S.std_ratio, S.backward_ratio, S.signal_summary,
               how="a linear network of square layers W_l = g I: the activations and every "
                   "layer's output variance are g^l times the input's, the backward signal "
@@ -278,16 +292,8 @@ def _linear_net(n, depth, gain, orthogonal, seed=0):
                   "computed here from the closed form, not from the function")
 def test_signal_statistics_of_a_linear_network_in_closed_form():
     n, L, g, B = 16, 6, 0.5, 64
-    gen = torch.Generator().manual_seed(1)
-    x, y = torch.randn(B, n, generator=gen), torch.randint(0, 10, (B,), generator=gen)
-    model = _linear_net(n, L, g, orthogonal=False)
-    st = S.layer_statistics(model, x, y)
-    # the closed form, by hand: h_l = g^l x, out = g^L x V^T, dL/dz_L = (softmax - onehot)/B V
-    V = model.head.weight.detach().double()
+    x, _, _, st, out, delta_L = _linear_case(n, L, g, B)
     xd = x.double()
-    out = g ** L * xd @ V.T
-    err = (torch.softmax(out, 1) - torch.nn.functional.one_hot(y, 10).double()) / B
-    delta_L = err @ V
     G = g ** (L - 1) * delta_L.T @ xd
     for l in range(L):  # layer l + 1
         assert st.act_std[l] == pytest.approx(g ** (l + 1) * float(xd.std()), rel=1e-5)
@@ -310,15 +316,9 @@ def test_the_backward_norm_reads_zero_where_float32_squares_underflow():
     entries near 1e-34 (closed form, in float64), and the norm layer_statistics reports is 0.
     (When the measure rescales before it squares, this test fails: then the page's sentence
     changes with it.)"""
-    n, L, g, B = 16, 32, 0.1, 64
-    gen = torch.Generator().manual_seed(1)
-    x, y = torch.randn(B, n, generator=gen), torch.randint(0, 10, (B,), generator=gen)
-    model = _linear_net(n, L, g, orthogonal=False)
-    st = S.layer_statistics(model, x, y)
-    V = model.head.weight.detach().double()
-    err = (torch.softmax(g ** L * x.double() @ V.T, 1)
-           - torch.nn.functional.one_hot(y, 10).double()) / B
-    true = g ** (L - 1) * float((err @ V).norm())  # the backward signal's size at layer 1
+    L, g = 32, 0.1
+    *_, st, _, delta_L = _linear_case(16, L, g, 64)
+    true = g ** (L - 1) * float(delta_L.norm())  # the backward signal's size at layer 1
     assert 0 < true < 1e-30 and st.grad_in[0] == 0.0
     assert S.backward_ratio(st) == 0.0  # so its ratio prints 0
 

@@ -48,17 +48,26 @@ def test_a_control_that_misses_by_less_than_its_own_spread_does_not_discriminate
     count = Test(">", 0, "CELLS")
     assert judge(claim(test=count), {0: 3, 1: 4}, {0: 0, 1: 0}).verdict == "yes"
     assert judge(claim(), {0: 2.0, 1: 2.1}, {0: None, 1: 0.2}).verdict == "yes"
-    # the yardstick is the control's spread, capped at the row's noise (the treatment's spread
-    # here, 60): the lottery speed row's control, failing on every seed by 111 steps or more,
-    # is no near miss however far its other seeds fail (its spread, 112, was the yardstick)
+    # the yardstick is the control's spread, capped at the larger of the row's noise (the
+    # treatment's spread, 60) and the spread of the two controls nearest the bar (90): the
+    # lottery speed row's control, failing on every seed by 111 steps or more, is no near miss
+    # however far its third seed fails (its whole spread, 112, was the yardstick)
     steps = claim(test=Test(">=", 30, "SPEED"))
     lead = {0: 171, 1: 193, 2: 133}
     for far in (-193, -1000):
         assert judge(steps, lead, {0: -81, 1: far, 2: -171}).verdict == "yes"
-    # grokking's delay row on the cpu build: two seeds' controls at 1.19 against > 1.5 and one
-    # far below (0.84) widened the spread past the miss; capped at the noise, a clean fail
+    # the controls of grokking's delay row on the cpu build: two seeds at 1.19 against > 1.5
+    # and one far below (0.84) widened the spread past the miss; capped, a clean fail (here
+    # with a treatment that clears its noise; the page's own treatment is within noise)
     later = claim(test=Test(">", 1.5, "LATER", scale="log"))
     assert judge(later, {0: 2.1, 1: 2.4, 2: 2.5}, {0: 1.188, 1: 0.842, 2: 1.188}).verdict == "yes"
+    assert judge(later, {0: 1.875, 1: 1.632, 2: 1.6875},
+                 {0: 1.188, 1: 0.842, 2: 1.188}).verdict == "within noise"
+    # a treatment whose seeds agree (noise 0, or nearly) does not switch the check off: the
+    # two controls nearest the bar (0.999 and 0.5) spread over 0.5, and the nearest misses by
+    # 0.001 (the second referee's cases)
+    for tight in ({0: 2.0, 1: 2.0, 2: 2.0}, {0: 2.0, 1: 2.002, 2: 2.005}):
+        assert judge(claim(), tight, {0: 0.999, 1: 0.5, 2: 0.1}).verdict == "does not discriminate"
     # a control within the row's noise of passing is still a near miss
     near = judge(steps, lead, {0: 0, 1: -300, 2: -171})
     assert near.verdict == "does not discriminate"

@@ -13,8 +13,8 @@ runs the test on both and says
   same run: two timings of the same thing);
 - **within noise**: it passes on every seed, but by less than the noise (a 1.01x "lead");
 - **does not discriminate**: the control passes the test too (on some seed), or misses its
-  threshold by no more than the control's own seeds' spread, so passing it says nothing about
-  the claim;
+  threshold by no more than the control's own seeds' spread (capped where a far seed widens
+  it: :func:`control_miss`), so passing it says nothing about the claim;
 - **partly**: the treatment passes on some seeds only (the row says on how many);
 - **no**: it fails on every seed.
 
@@ -295,7 +295,8 @@ def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int,
                                          + (f" (and on {_on_seeds(others)}, where the claim "
                                             "does not)" if others else ""))
     closest, cspread = control_miss(test, control)
-    reach = min(cspread, noise) if math.isfinite(noise) else cspread  # see control_miss
+    reach = min(cspread, max(noise, _near_spread(test, control))) if math.isfinite(noise) \
+        else cspread  # see control_miss
     if all(passed.values()) and not fooled and 0 < reach and closest <= reach:
         said = (f"its seeds' spread {number(cspread, 2)}" if reach == cspread else
                 f"the noise {number(noise, 2)} (its seeds spread over {number(cspread, 2)})")
@@ -314,6 +315,14 @@ def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int,
     return "partly", f"holds on {good} of {n} seeds"
 
 
+def _near_spread(test: Test, control: Mapping[int, float]) -> float:
+    """The spread of the two control values nearest the threshold (0 for fewer than two): how
+    far the control varies where it comes nearest to passing, which no seed failing far away
+    widens."""
+    near = sorted(control.values(), key=lambda v: -test.margin(v))[:2]
+    return test.spread(near) if len(near) == 2 else 0.0
+
+
 def median_margin(test: Test, values) -> float:
     """The margin :func:`verdict_of` weighs against the noise: how far the seeds' median value
     clears ``test``'s threshold, in the test's scale (the one home of that rule, for the prose
@@ -329,11 +338,15 @@ def control_miss(test: Test, control: Mapping[int, float]) -> tuple[float, float
     """How near the control comes to passing: the smallest amount by which a seed's control
     value misses ``test``'s threshold, and the control's seeds' spread, both in the test's
     scale. A control that misses by no more than its own spread would pass on a seed or two
-    more (it does not discriminate). :func:`verdict_of` caps that spread at the row's noise,
-    the one the treatment's margin must beat: a seed whose control fails by far widens the
-    spread, and uncapped that would weaken a row because its control fails harder (a control
-    failing on every seed by four evaluation intervals was called a near miss); capped, a
-    control that misses by more than the row's noise is never one. A count that sits on the
+    more (it does not discriminate). A seed whose control fails by far widens that spread, and
+    alone it would weaken a row because its control fails harder (a control failing on every
+    seed by four evaluation intervals was called a near miss). So :func:`verdict_of` weighs
+    the miss against the control's spread capped at the larger of the row's noise (the one
+    the treatment's margin must beat) and the spread of the two control values nearest the
+    threshold (how the control varies where it comes nearest to passing, which a far seed
+    does not touch; a tight treatment cannot switch the check off). No yardstick read from
+    the control's own values is monotone in every seed: where the two nearest seeds move
+    apart, a control that fails harder can still weaken its row. A count that sits on the
     threshold with no spread (0 cells where the test needs more than 0) misses it cleanly. A
     control that never reaches a number (not measured, or ±∞) misses by ∞."""
     misses = [-test.margin(v) for v in control.values()]

@@ -317,8 +317,8 @@ def _runs():
 
 # the asserted rows that do not say yes at the smoke scale (the strict cpu build holds each to
 # yes): none. The chaotic-phase depth scale's row was one until the engine capped a control's
-# spread at the row's noise: its control (the ordered phase's formula) misses its bar on every
-# seed, by less than its own seeds' spread but by more than the row's noise
+# spread where a far seed widens it (evidence.control_miss): its control (the ordered phase's
+# formula) misses its bar on every seed, by less than its whole spread
 SMOKE_VERDICTS: dict = {}
 
 

@@ -173,7 +173,7 @@ def speed_numbers(res: ImpResult, command: str | None = None, live: ImpConfig | 
     # the sparsest round: where the ticket's step (seed mean) lies against the dense network's
     last, dense_mean = float(stop[-1]), float(stop[0])
     out["speed_sparsest"] = (
-        f"at the sparsest, {100 * res.density[-1]:.1f}% of the weights, the ticket stops at step "
+        f"at {100 * res.density[-1]:.1f}% of the weights the ticket stops at step "
         f"{last:.0f}, " + ("later than" if last > dense_mean else "still no later than")
         + f" the dense network (step {dense_mean:.0f}, seed means)")
     if live is not None:

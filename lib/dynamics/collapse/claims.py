@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import partial
 
+import math
+
 import numpy as np
 
 from .. import data as D
@@ -364,10 +366,12 @@ def loss_trend(seeds: dict) -> str:
         rises &= bool(np.all(np.diff(nc1[order]) > 0))
         higher += [float(x) for x, n in zip(loss, nc1) if n > 1]
     said = ("on every seed NC1's ratio to the run without decay rises with the loss's, decay by "
-            "decay" if rises else "NC1's ratio to the run without decay does not rise with the "
-                                  "loss's on every seed")
-    return said + (f", and NC1 ends higher only where the loss is held up {min(higher):.1f} "
-                   "times or more" if higher else ", and NC1 never ends higher")
+            "decay from the smallest decay on" if rises else "NC1's ratio to the run without "
+            "decay does not rise with the loss's on every seed")
+    # rounded down, so that the printed bound is never above a loss ratio where NC1 is higher
+    return said + (f", and NC1 ends higher only where the loss is held up "
+                   f"{math.floor(10 * min(higher)) / 10:.1f} times or more" if higher else
+                   ", and NC1 never ends higher")
 
 
 def _rate_spread(clock: list) -> float:

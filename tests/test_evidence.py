@@ -71,8 +71,8 @@ def test_a_control_that_misses_by_less_than_its_own_spread_does_not_discriminate
     # a control within the row's noise of passing is still a near miss
     near = judge(steps, lead, {0: 0, 1: -300, 2: -171})
     assert near.verdict == "does not discriminate"
-    assert near.reason == ("the control misses the threshold by only 30, not more than the noise "
-                           "60 (its seeds spread over 300)")
+    assert near.reason == ("the control misses the threshold by only 30, not more than the spread "
+                           "of its two seeds nearest the threshold 171 (its seeds' spread 300)")
     # a treatment that holds on some seeds only stays "partly", whatever its control does
     assert judge(claim(), {0: 2.0, 1: 0.5, 2: 2.1}, {0: 0.9, 1: 0.99, 2: 0.95}).verdict == "partly"
 

@@ -295,11 +295,13 @@ def verdict_of(test: Test, treatment: Mapping[int, float], control: Mapping[int,
                                          + (f" (and on {_on_seeds(others)}, where the claim "
                                             "does not)" if others else ""))
     closest, cspread = control_miss(test, control)
-    reach = min(cspread, max(noise, _near_spread(test, control))) if math.isfinite(noise) \
-        else cspread  # see control_miss
+    near = _near_spread(test, control)
+    reach = min(cspread, max(noise, near)) if math.isfinite(noise) else cspread  # control_miss
     if all(passed.values()) and not fooled and 0 < reach and closest <= reach:
         said = (f"its seeds' spread {number(cspread, 2)}" if reach == cspread else
-                f"the noise {number(noise, 2)} (its seeds spread over {number(cspread, 2)})")
+                (f"the noise {number(noise, 2)}" if reach == noise else
+                 f"the spread of its two seeds nearest the threshold {number(near, 2)}")
+                + f" (its seeds' spread {number(cspread, 2)})")
         return "does not discriminate", (f"the control misses the threshold by only {number(closest, 2)}, "
                                          f"not more than {said}"
                                          + (" (log10)" if test.scale == "log" else ""))

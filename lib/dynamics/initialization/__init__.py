@@ -45,7 +45,7 @@ from .figures import (signal_figure, signal_rows, chaos_figure, trainability_fig
                       trainability_rows, fluctuations_figure, saxe_figure, depth_time_figure,
                       guessing_figure)
 from .isometry import isometry_figure
-from .width import width_figure, width_numbers
+from .width import width_figure
 from .panels import signal_panel, trainability_panel, saxe_panel, guessing_panel
 from .facts import (signal_numbers, chaos_numbers, trainability_numbers, fluctuation_numbers,
                     depth_time_numbers, isometry_page_numbers, width_page_numbers)
@@ -57,7 +57,7 @@ __all__ = ["run", "answer_lsuv_gain", "answer_band", "answer_fluctuations",
            "trainability_rows", "fluctuations_figure", "saxe_figure", "depth_time_figure",
            "guessing_figure",
            "isometry_figure",
-           "width_figure", "width_numbers",
+           "width_figure",
            "signal_panel", "trainability_panel", "saxe_panel", "guessing_panel",
            "signal_numbers", "chaos_numbers", "trainability_numbers", "fluctuation_numbers",
            "depth_time_numbers", "isometry_page_numbers", "width_page_numbers", "page_claims",

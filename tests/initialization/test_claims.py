@@ -391,3 +391,77 @@ def test_trainability_agreement_and_its_depth_only_null_on_constructed_grids():
     by_depth[3][1] = 1.0  # one deep cell trains: the cut at 10 misses it, and only it
     heat = NS(depths=depths, sigma_w2=sig, sigma_b2=b2, acc=by_depth)
     assert C._depth_rule_agreement(heat) == pytest.approx(11 / 12)
+
+
+@known_answer(C._map_dev, how="iterates that follow the map exactly deviate by 0; one step "
+                              "made 3% long deviates by exactly 3%, whichever map is asked")
+def test_length_map_deviation_of_constructed_iterates():
+    b2, w2 = 0.05, 2.0
+    seq = [0.1]
+    for _ in range(4):
+        seq.append(S.q_map(seq[-1], w2, b2))
+    exact = _chaos(sigma_b2=b2)
+    exact.q_map = [E.QMap(sigma_w2=w2, q_in=[], q_out=[], q_star=0.0, measured=[seq])]
+    assert C._map_dev(exact, S.q_map) == pytest.approx(0.0, abs=1e-12)
+    long = replace(exact, q_map=[replace(exact.q_map[0], measured=[[seq[0], 1.03 * seq[1]]])])
+    assert C._map_dev(long, S.q_map) == pytest.approx(0.03, rel=1e-9)
+    linear = [[0.1, w2 * 0.1 + b2, w2 * (w2 * 0.1 + b2) + b2]]
+    lin = replace(exact, q_map=[replace(exact.q_map[0], measured=linear)])
+    assert C.Q_MAP.control_measure(lin) == pytest.approx(0.0, abs=1e-12)
+    # tanh's map lies below the linear one: the control misses the measured iterates
+    assert C.Q_MAP.control_measure(exact) > C.MAP_REL > C.Q_MAP.measure(exact)
+
+
+@known_answer(C._line_dev, how="at sigma_b^2 = 0 the edge of chaos is sigma_w^2 = 1 exactly "
+                               "(q* = 0, tanh'(0) = 1); a measured 1.02 there is 2% off, "
+                               "against the theory and against the null alike")
+def test_critical_line_deviation_at_the_closed_form_point():
+    chaos = _chaos(critical_theory=1.0, sigma_b2=0.0)
+    chaos.critical_measured = 1.02
+    assert C._line_dev(chaos, S.critical_sigma_w2) == pytest.approx(0.02, abs=1e-4)
+    assert C._line_dev(chaos, lambda b: 1.0) == pytest.approx(0.02, abs=1e-12)
+    b2 = 0.05  # a measured line on the theory: the null (sigma_w^2 = 1) misses by 76%
+    on = replace(chaos, sigma_b2=b2, critical_measured=S.critical_sigma_w2(b2),
+                 line_measured=E.CriticalLine(sigma_b2=[b2], sigma_w2=[S.critical_sigma_w2(b2)]))
+    assert C._line_dev(on, S.critical_sigma_w2) == pytest.approx(0.0, abs=1e-12)
+    assert C.CRITICAL_LINE.control_measure(on) > C.CRITICAL_REL
+
+
+@known_answer(C._band_factor, how="a signal that grows 4x forward and halves backward is a "
+                                  "factor 4 from flat; a flat one, 1")
+def test_band_factor_of_constructed_signals():
+    grows = NS(act_std=[1.0, 2.0, 4.0], grad_in=[0.5, 1.0, 1.0])
+    flat = NS(act_std=[3.0] * 3, grad_in=[2.0] * 3)
+    assert C._band_factor({"he": grows, "xavier": flat}, ["he", "xavier"]) == pytest.approx(4.0)
+    assert C._band_factor({"he": grows, "xavier": flat}, ["xavier"]) == pytest.approx(1.0)
+    dead = NS(act_std=[1.0, 0.0], grad_in=[1.0, 1.0])  # no signal at the last layer
+    assert C._band_factor({"zero": dead}, ["zero"]) == math.inf
+
+
+@known_answer(C._lsuv_factor, how="output variances 1, 0.5 and 1.25: the farthest from 1 is "
+                                  "0.5, a factor 2")
+def test_lsuv_factor_of_constructed_variances():
+    lsuv = NS(out_var=[1.0, 0.5, 1.25], start_out_var=[1.0, 1.0, 1.0])
+    sig = E.Signal(tanh=dict(lsuv=lsuv), relu=dict(lsuv=NS(out_var=[1.1], start_out_var=[1.0])))
+    assert C._lsuv_factor(sig, "out_var") == pytest.approx(2.0)
+    assert C._lsuv_factor(sig, "start_out_var") == pytest.approx(1.0)
+
+
+@known_answer(C._saxe_dev, how="logistic curves half-learned at steps 20 and 40 (exact) and "
+                               "22 and 42 (measured) deviate by 10% at most; a run learned earlier "
+                               "than the exact solution, or weakest first, does not follow it")
+def test_saxe_deviation_of_constructed_curves():
+    steps = list(range(101))
+
+    def curves(halves):
+        return [[1 / (1 + math.exp(-(t - h) / 2)) for t in steps] for h in halves]
+
+    def run(measured, exact=(20, 40)):
+        return E.Saxe(steps=steps, loss=[], progress=curves(measured), strengths=[2.0, 1.0],
+                      lr=0.1, depth=2, init="small", status="", diverged=False,
+                      theory=curves(exact))
+    assert C._saxe_dev(run((22, 42))) == pytest.approx(0.10)
+    assert C._saxe_dev(run((20, 40))) == pytest.approx(0.0)
+    assert C._saxe_dev(run((18, 44))) == math.inf  # the strong mode before the exact solution
+    assert C._saxe_dev(run((44, 42))) == math.inf  # the weak mode first
+    assert C._saxe_dev(run((22, 200))) == math.inf  # the weak mode never half-learned

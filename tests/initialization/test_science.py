@@ -321,6 +321,18 @@ def test_the_backward_norm_reads_zero_where_float32_squares_underflow():
     true = g ** (L - 1) * float(delta_L.norm())  # the backward signal's size at layer 1
     assert 0 < true < 1e-30 and st.grad_in[0] == 0.0
     assert S.backward_ratio(st) == 0.0  # so its ratio prints 0
+    # the float32 gradient itself is not zero: backpropagation carries it (entries near 1e-34,
+    # normal floats above float32's 1.2e-38); only the norm's squares underflow
+    x, y, model, *_ = _linear_case(16, L, g, 64)
+    z1 = model.hidden[0](x)
+    z1.retain_grad()
+    h = z1
+    for layer in model.hidden[1:]:
+        h = layer(h)
+    torch.nn.functional.cross_entropy(model.head(h), y).backward()
+    assert z1.grad.dtype == torch.float32 and bool((z1.grad != 0).any())
+    assert float(z1.grad.double().norm()) == pytest.approx(true, rel=1e-3)
+    assert float(z1.grad.norm()) == 0.0
 
 
 @known_answer(S.layer_statistics, S.backward_ratio,

@@ -465,3 +465,18 @@ def test_saxe_deviation_of_constructed_curves():
     assert C._saxe_dev(run((18, 44))) == math.inf  # the strong mode before the exact solution
     assert C._saxe_dev(run((44, 42))) == math.inf  # the weak mode first
     assert C._saxe_dev(run((22, 200))) == math.inf  # the weak mode never half-learned
+
+
+@known_answer(C.chance_favourite_share,
+              how="by enumeration: 2 guesses over 2 classes, the favourite takes 3/4; 3 over 3, "
+                  "17/27; 1 guess, all of it; and 1,000 over 10 agrees with a seeded "
+                  "multinomial simulation")
+def test_chance_favourite_share_of_unbiased_guesses():
+    assert C.chance_favourite_share(2, 2) == pytest.approx(0.75, abs=1e-12)
+    assert C.chance_favourite_share(3, 3) == pytest.approx(17 / 27, abs=1e-12)
+    assert C.chance_favourite_share(1, 5) == pytest.approx(1.0, abs=1e-12)
+    sim = np.random.default_rng(0).multinomial(1000, [0.1] * 10, size=20000).max(1) / 1000
+    assert C.chance_favourite_share(1000, 10) == pytest.approx(sim.mean(), abs=4 * sim.std() / 141)
+    assert C.chance_favourite_share(1000, 10) > 0.11  # not the 1/10 of each class
+    with pytest.raises(ValueError, match="n_classes >= 2"):
+        C.chance_favourite_share(100, 1)

@@ -16,7 +16,7 @@ from ..book import and_list
 from .experiments import (ChaosRun, DepthTime, Saxe, Signal, Trainability, best_sigma_w2, claim_runs,
                           half_times, learning_times, trainability_agreement)
 from .isometry import isometry_claims
-from .science import (ChaosConfig, SignalConfig, SignalStats, backward_ratio, chi_1, critical_sigma_w2,
+from .science import (ChaosConfig, GuessingConfig, SignalConfig, SignalStats, backward_ratio, chi_1, critical_sigma_w2,
                       depth_scale, measure_map_iterates, q_map, std_ratio)
 from .width import width_claim_runs, width_claims
 
@@ -528,11 +528,52 @@ IGB_SHALLOW = replace(IGB_TANH, control_measure=lambda r: float(np.mean(r.relu[0
                       control="ReLU networks of the shallowest depth")
 
 
+def chance_favourite_share(n_inputs: int, n_classes: int) -> float:
+    """The favourite class's expected share of ``n_inputs`` guesses made uniformly at random
+    over ``n_classes``: E[max of a multinomial(n, 1/C)] / n, exactly. It is above 1/C (the
+    largest of C counts exceeds their mean): 17/27 for 3 guesses over 3 classes. Computed by
+    Poissonization: C independent Poisson(n/C) counts, conditioned on their sum n, are the
+    multinomial, so P(max <= k) = P(every count <= k, sum = n) / P(sum = n)."""
+    if not (isinstance(n_inputs, int) and n_inputs >= 1 and isinstance(n_classes, int)
+            and n_classes >= 2):
+        raise ValueError(f"chance_favourite_share needs n_inputs >= 1 and n_classes >= 2, "
+                         f"got {n_inputs!r}, {n_classes!r}")
+    j = np.arange(n_inputs + 1)
+    lam = n_inputs / n_classes
+    pmf = np.exp(j * math.log(lam) - lam - np.array([math.lgamma(i + 1) for i in j]))
+    total = math.exp(n_inputs * math.log(n_inputs) - n_inputs - math.lgamma(n_inputs + 1))
+    mean_max = 0.0  # sum over k >= 0 of P(max > k)
+    for k in range(n_inputs):
+        if (k + 1) * n_classes < n_inputs:
+            mean_max += 1.0  # C counts of at most k cannot sum to n
+            continue
+        conv = np.zeros(n_inputs + 1)
+        conv[0] = 1.0
+        for _ in range(n_classes):
+            conv = np.convolve(conv, pmf[:k + 1])[:n_inputs + 1]
+        below = min(1.0, conv[n_inputs] / total)
+        mean_max += 1.0 - below
+        if 1.0 - below < 1e-15:
+            break
+    return mean_max / n_inputs
+
+
+def _chance(n_classes: int, n_inputs: int | None) -> str:
+    """What no bias means for the favourite class's share, in words."""
+    each = f"each class {1 / n_classes:.2f} of the inputs"
+    if n_inputs is None:
+        return each
+    return (f"{each}; the favourite of {n_inputs:,} unbiased guesses takes "
+            f"{chance_favourite_share(n_inputs, n_classes):.3f} by chance")
+
+
 def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time=None,
-           igb=None, iso=None, more=None, signal_width: int | None = None) -> list[dict]:
+           igb=None, iso=None, more=None, signal_width: int | None = None,
+           igb_inputs: int | None = None) -> list[dict]:
     """One claims row per claim. The live results come as ``{seed: result}`` (:func:`claim_runs`);
     ``heat``, ``more`` and ``depth_time`` are precomputed (:func:`trainability_claims`);
-    ``signal_width`` is the ``signal`` runs' hidden width (the small start's closed form). A row
+    ``signal_width`` is the ``signal`` runs' hidden width (the small start's closed form);
+    ``igb_inputs`` the ``igb`` runs' number of inputs (the favourite's share by chance). A row
     whose runs lack an init (a dry run keeps the grid's ends) is left out."""
     rows = []
     if signal is not None and not (isinstance(signal_width, int) and signal_width > 0):
@@ -613,7 +654,7 @@ def claims(signal=None, chaos=None, heat=None, fluct=None, saxe=None, depth_time
                                f"{deep} (control: ReLU depth {g0.depths[0]}):": IGB_SHALLOW},
                          control="the same test on untrained networks that favour one class "
                                  f"less: tanh at its σ_w² = 1, and ReLU at depth {g0.depths[0]} "
-                                 f"(no bias: {1 / g0.n_classes:.2f})",
+                                 f"(no bias: {_chance(g0.n_classes, igb_inputs)})",
                          window=f"depth {g0.depths[-1]}, {g0.n_nets} networks per seed",
                          note="classes that win among the deepest ReLU networks (shown, not "
                               "judged): " + plots.spread(wins, lambda x: f"{x:.0f}")))
@@ -627,5 +668,6 @@ def page_claims(profile: str | None, seed: int | None, heat: Trainability, more:
     (:func:`dynamics.plots.claim_seeds`), with the precomputed ``heat``, ``more`` and ``depth_time``."""
     seeds = plots.claim_seeds(seed)
     rows = claims(**claim_runs(profile, seeds, **page), heat=heat, more=more,
-                  depth_time=depth_time, signal_width=SignalConfig.for_profile(profile).width)
+                  depth_time=depth_time, signal_width=SignalConfig.for_profile(profile).width,
+                  igb_inputs=GuessingConfig.for_profile(profile).n_inputs)
     return rows + width_claims(width_claim_runs(profile, seeds, page=width))

@@ -319,7 +319,7 @@ def guessing_figure(res: GuessingRun):
                         y=np.concatenate(vals), mode="markers", name=f"{act}, each network",
                         marker=dict(color=plots.PALETTE[i], size=4, opacity=0.35))
     fig.add_hline(y=1 / res.n_classes, line=dict(color=_GRAY, dash="dot"),
-                  annotation_text="no bias: 1/C", annotation_position="top right")
+                  annotation_text="no bias: 1/C per class", annotation_position="top right")
     fig.update_yaxes(range=[0, 1.05])
     fig.update_xaxes(tickvals=res.depths, ticktext=[str(d) for d in res.depths])
     fig.update_layout(hovermode="closest")

@@ -244,3 +244,20 @@ def test_the_pai_leads_sentence_names_each_method_that_falls_short(precomputed):
     assert said.startswith("every method leads by that much on every seed, but SNIP at ") and "within" in said
     one.pai[0].acc["snip"]["original"] = list(scattered + np.array([margin - 0.01] + [0.2] * (len(rnd) - 1)))
     assert L.facts.pai_leads_said(one).startswith("every method does on every seed except SNIP at ")
+
+
+def test_a_pai_lead_prints_one_way_in_the_prose_and_the_row():
+    """Referee (lottery, 2026-11-30) 8: SynFlow's lead of 6.05 points printed 6.1 in the prose and
+    6.0 in the row. Constructed: a lead of 6.0512 points (6.05 at the row's two decimals) gives
+    6.0 in both; the row's largest SynFlow lead and the sentence's upper end agree."""
+    rnd = [0.80, 0.81, 0.82]
+    lead = 0.060512
+    acc = {"imp": {"original": [0.95] * 3, "shuffled": rnd},
+           "snip": {"original": [r + 0.03 for r in rnd], "shuffled": rnd},
+           "synflow": {"original": [r + lead for r in rnd], "shuffled": rnd}}
+    lo, hi = L.claims.PAI_WINDOW
+    q = _pai_rec(density=(lo + hi) / 2, seeds=[0, 1, 2], acc=acc)
+    said = L.facts.pai_leads(L.experiments.PaiFile(pai=[q]))
+    assert said.startswith("3.0 to 6.0 points at"), said
+    row = L.claims.pai_claims(q)[0]
+    assert "SynFlow +6.0 pts on every seed" in row["measured here"]

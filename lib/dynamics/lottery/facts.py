@@ -84,7 +84,10 @@ def pai_leads(payload: PaiFile) -> str:
     parts = []
     for q in _pai_window(payload):
         rnd = 100 * np.asarray(q.acc["imp"]["shuffled"], float)
-        lead = [100 * np.asarray(q.acc[m]["original"], float) - rnd for m in q.acc if m != "imp"]
+        # rounded to two decimals as the row's measure is (claims._pai), so that one lead
+        # prints one way on the page: 6.05 is 6.0 in both, not 6.1 here and 6.0 there
+        lead = [np.round(100 * np.asarray(q.acc[m]["original"], float) - rnd, 2)
+                for m in q.acc if m != "imp"]
         parts.append(f"{np.min(lead):.1f} to {np.max(lead):.1f} points at {100 * q.density:.1f}% "
                      f"of the weights (the random mask's spread over the seeds {np.ptp(rnd):.1f})")
     return "; ".join(parts)

@@ -113,24 +113,28 @@ def best_exponent(cfg: PowerLawConfig, gammas=GAMMAS, t0_factors=T0_FACTORS) -> 
     at each offset ``t_0 = cfg.t0 * f`` of ``t0_factors`` (the schedule ``eta_0 (1 +
     t/t_0)^(-gamma)`` has two free constants; the balance fixes only ``gamma``). Returns
     ``gammas``, ``risk`` and ``best`` at ``cfg.t0``, ``t0s``, ``best_by_t0`` and
-    ``risk_by_t0`` (one per offset) and ``theory``."""
+    ``risk_by_t0`` (one per offset), ``theory`` and ``theory_risk_by_t0`` (the risk at the
+    theory's exponent at each offset, computed on its own whether or not ``gammas`` holds it)."""
     if not t0_factors or any(not f > 0 for f in t0_factors):
         raise ValueError(f"best_exponent t0_factors must be positive, got {t0_factors!r}")
     lam, ws = spectrum(cfg.d, cfg.capacity, cfg.source)
     lr = cfg.lr / lam.sum()
     T = cfg.horizons()[-1]
     t0s = sorted({float(cfg.t0 * f) for f in (*t0_factors, 1.0)})
-    etas = np.stack([schedule("poly", T, lr, gamma=g, t0=t0) for t0 in t0s for g in gammas])
-    r = expected_risk(lam, ws, cfg.sigma, etas, [T])["tail"][:, -1]
-    r = r.reshape(len(t0s), len(gammas))
+    theory = theory_exponent(cfg.capacity, cfg.source)
+    etas = np.stack([schedule("poly", T, lr, gamma=g, t0=t0) for t0 in t0s for g in gammas]
+                    + [schedule("poly", T, lr, gamma=theory, t0=t0) for t0 in t0s])
+    r_all = expected_risk(lam, ws, cfg.sigma, etas, [T])["tail"][:, -1]
+    r = r_all[:len(t0s) * len(gammas)].reshape(len(t0s), len(gammas))
+    at_theory = r_all[len(t0s) * len(gammas):]
     best = [float(gammas[int(np.argmin(row))]) for row in r]
     here = t0s.index(float(cfg.t0))
     keep = [t0s.index(float(cfg.t0 * f)) for f in t0_factors]
     return BestExponent(gammas=list(gammas), risk=r[here].tolist(), best=best[here],
                         t0=float(cfg.t0), t0s=[t0s[i] for i in keep],
                         best_by_t0=[best[i] for i in keep],
-                        risk_by_t0=[r[i].tolist() for i in keep],
-                        theory=theory_exponent(cfg.capacity, cfg.source))
+                        risk_by_t0=[r[i].tolist() for i in keep], theory=theory,
+                        theory_risk_by_t0=[float(at_theory[i]) for i in keep])
 
 
 @dataclass
@@ -168,6 +172,7 @@ class BestExponent(Record):
     best_by_t0: list
     risk_by_t0: list
     theory: float
+    theory_risk_by_t0: list | None = None
 
 
 @dataclass

@@ -52,8 +52,10 @@ def test_the_published_rows_verdicts_on_the_grids_three_seeds():
     but a change of seed alone at x1 moves a grok step by 1.35x (489 against 363), beyond
     LAZY, so the row does not discriminate; Muon (on the hidden matrix after the first layer)
     is unfinished on every seed, and its test accuracy at AdamW's grok step is far below
-    GROK_ACC (no grok step it does not have is compared); the clock's slope is off 1 by more
-    than the band on some seed (partly on the grids made 2026-11-28 and 2026-11-29)."""
+    GROK_ACC (no grok step it does not have is compared). The clock row was judged on the
+    grok step, whose slope the τ-independent fit step biases below 1 (0.73, 0.67, 0.79:
+    "partly"); judged on the wait after the fit step (1.01, 0.86, 1.06, r² 0.99, 0.95, 0.94)
+    it holds on every seed against τ shuffled, and is asserted."""
     rows = {r["claim"]: r for r in C.published_claims()}
     lazy = rows["A lazier start (larger initial weights) delays generalization"]
     assert lazy["seeds"] == [0, 1, 2] and not lazy["asserted"]
@@ -63,15 +65,18 @@ def test_the_published_rows_verdicts_on_the_grids_three_seeds():
     assert "after the first layer" in muon["control"]
     assert muon["measured here"].count("Muon unfinished") == 3 and "grok step —" not in muon["measured here"]
     assert "cannot discriminate" in muon["control"] and not muon["asserted"]
-    clock = rows["The 1/(ηλ) clock predicts when the plateau ends (grok step ∝ τ)"]
-    # the slope's band is 3/4..4/3 exactly: seed 2's factor, 1.332, is inside it (the
-    # threshold was once written 1.33, a rounding of the band, which put it outside)
+    clock = rows[C.CLOCK_STATEMENT]
+    # the slope's band is 3/4..4/3 exactly (the threshold was once written 1.33, a rounding
+    # of the band)
     assert C.CLOCK_SLOPE == 4 / 3
-    assert clock["reproduced"] in ("partly", "no") and clock["seeds"] == [0, 1, 2]
-    ev = clock["evidence"][0]
-    test = evidence.Test(**ev["test"])
-    held = sum(test.passes(v) for v in ev["treatment"].values())
-    assert held < 3 and (held == 0 or f"holds on {held} of 3 seeds" in clock["measured here"])
+    assert clock["reproduced"] == "yes" and clock["asserted"] and clock["seeds"] == [0, 1, 2]
+    for ev in clock["evidence"]:
+        test = evidence.Test(**ev["test"])
+        assert all(test.passes(v) for v in ev["treatment"].values())
+        assert not any(test.passes(v) for v in ev["control"].values())
+    # the grok step's own fit is shown beside it, with the fit step that biases it
+    assert "the grok step itself on τ: slope 0.73" in clock["measured here"]
+    assert "adds the fit step" in clock["measured here"]
 
 
 def test_lottery_sentence_says_what_the_arms_did():
@@ -186,7 +191,8 @@ def test_the_update_sentence_says_where_the_rank_collapses_and_what_moves_with_i
     assert "step 40) to the next (step 60)" in text
     assert "NC1 goes from 54 to 56" in text and "weight RMS from 0.313 to 0.332" in text
     calm = Fa.update_event_sentence(_synthetic([math.nan, 0.7, 0.69, 0.68, 0.66, 0.65, 0.64], rms))
-    assert calm == "it falls slowly, by at most 3% between two evaluations (from 0.68 to 0.66 at step 40)"
+    assert calm == ("it falls slowly, by at most 2.9% between two evaluations (from 0.680 to "
+                    "0.660 at step 40)")
     early = Fa.update_event_sentence(_synthetic([math.nan, 0.7, 0.2, 0.2, 0.2, 0.2, 0.2], rms,
                                                fit=10, grok=None))
     assert early.startswith("at step 20, in a run that never groks")
@@ -435,9 +441,10 @@ def test_the_update_sentence_says_a_rise_before_the_fall():
     first rose (0.714 to 0.740) and then fell to 0.530: the rise is said with its steps."""
     rms = [0.07, 0.39, 0.35, 0.32, 0.313, 0.324, 0.332]
     text = Fa.update_event_sentence(_synthetic([math.nan, 0.714, 0.74, 0.70, 0.66, 0.60, 0.53], rms))
-    assert text.startswith("it first rises, from 0.714 at step 10 to 0.74 at step 20, then falls "
-                           "slowly, by at most")
-    assert text.endswith("to 0.53 at the end")
+    assert text.startswith("it first rises, from 0.714 at step 10 to 0.740 at step 20, then falls "
+                           "slowly, by at most 11.7% between two evaluations (from 0.600 to 0.530 "
+                           "at step 60)")
+    assert text.endswith("to 0.530 at the end")
 
 
 @known_answer(Fa.nc1_dip, how="a curve with one dip of known depth and steps; a 3% dip and a "
@@ -562,3 +569,96 @@ def test_a_renamed_field_of_the_grid_fails_at_once(tmp_path, monkeypatch, where,
         results.load(E.GRID_FILE, as_=E.CapstoneGrid)
     with pytest.raises(ValueError, match=says):
         C.published_claims()
+
+
+@known_answer(Fa.plateau_cells, C._clock_claim, Fa.clock_slope_text,
+              how="cells built with grok = fit + c tau, the fit step independent of tau: the "
+                  "wait grok - fit is exactly c tau (slope 1, r2 1), while log(fit + c tau) on "
+                  "log tau has a slope below 1 (a constant added to a power law flattens it)")
+def test_the_clock_is_judged_on_the_wait_after_the_fit_step():
+    """The referee's point: the clock rows regressed log(grok step) on log τ, which the
+    fit step biases below 1; the row now fits grok − fit."""
+    taus = (100 / 6, 100 / 3, 50.0, 200 / 3, 100.0, 200.0)
+    cells = [cell(tau=t, fit_step=f, grok_step=f + round(3 * t), seed=s)
+             for s in (0, 1, 2) for t, f in zip(taus, (92, 66, 45, 132, 66, 99))]
+    wait = Fa.plateau_cells(cells)
+    assert [r.grok_step for r in wait] == [round(3 * r.tau) for r in cells]
+    assert [r.fit_step for r in wait] == [r.fit_step for r in cells]
+    fit, grok = E.clock_fit(wait), E.clock_fit(cells)
+    assert fit["slope"] == pytest.approx(1.0, abs=0.01) and fit["r2"] > 0.999
+    assert grok["slope"] < 0.9  # the fit step's offset, not the clock
+    # a grok step at or before the fit step, or a missing one, has no wait
+    odd = Fa.plateau_cells([cell(fit_step=50, grok_step=50), cell(fit_step=None, grok_step=80),
+                            cell(fit_step=10, grok_step=None)])
+    assert [r.grok_step for r in odd] == [None, None, None]
+    row = C._clock_claim(cells, "t", asserted=True)
+    assert row["claim"] == C.CLOCK_STATEMENT and row["reproduced"] == "yes" and row["asserted"]
+    assert not C._clock_claim(cells, "t")["asserted"]
+    # the same grok steps read as "grok ∝ τ" would fail the band on this grid: the wait is
+    # what is judged (a grid whose grok steps are c τ and fit steps half of them has a wait
+    # c τ / 2, slope 1 too)
+    half = [replace(r, fit_step=r.grok_step // 2) for r in
+            (cell(tau=t, grok_step=round(4 * t), seed=0) for t in taus)]
+    assert E.clock_fit(Fa.plateau_cells(half))["slope"] == pytest.approx(1.0, abs=0.02)
+    assert "within the band" in Fa.clock_slope_text(fit["slope"])
+    assert "more slowly than τ" in Fa.clock_slope_text(0.5)
+    assert "faster than τ" in Fa.clock_slope_text(1.5)
+    assert "too few" in Fa.clock_slope_text(math.nan)
+    facts = Fa.clock_facts(cells, [1e-2], [1.0])
+    assert facts["slope"] == "1" and "within the band" in facts["slope_says"]
+    assert float(facts["grok_slope"]) < 0.9 and facts["grok_vs"].startswith("lower")
+    # a grok step exactly 4 τ with a fit step that grows faster than τ (τ² / 100): the wait's
+    # slope is below the grok step's 1, and the page does not call the grok step's lower
+    steep = Fa.clock_facts([cell(tau=t, fit_step=round(t * t / 100), grok_step=round(4 * t),
+                                 seed=0) for t in taus], [1e-2], [1.0])
+    assert float(steep["slope"]) < float(steep["grok_slope"])
+    assert steep["grok_vs"].startswith("not lower")
+
+
+@known_answer(Fa.range_text, Fa.nc1_range_text,
+              how="hand-made values whose extremes are known (32.9 and 238); a curve that dips "
+                  "below 1 is not called far from collapse")
+def test_nc1s_range_over_the_run():
+    values = [238.0, 32.9, 44.9, math.nan, 119.0]
+    assert Fa.range_text(values) == "between 32.9 and 238"
+    assert Fa.nc1_range_text(values) == ("between 32.9 and 238, never below 1: far from the 0 "
+                                         "of collapsed features")
+    assert Fa.nc1_range_text([5.0, 0.5]) == "between 0.5 and 5"
+    assert Fa.range_text([math.nan]) is None and Fa.nc1_range_text([]) == "not measured"
+    run = _synthetic([math.nan] + [0.5] * 6, [0.1] * 7)
+    run.timeline["nc1"] = [238.0, 32.9, 44.9, 65.9, 80.0, 100.0, 119.0]
+    coll = dict(nc1_falls=None, nc1_fit=32.9, nc1_grok=65.9, nc1_end=119.0)
+    assert Fa.collapse_facts(coll, run)["nc1_range"].startswith("between 32.9 and 238")
+
+
+@known_answer(Fa.etf_start_text, Fa.rms_start_text, Fa.leave_bar_text,
+              how="the referee's numbers: ETF distance 0.890 at step 0 peaking at 1.09 at step "
+                  "10; RMS 0.0699 against sqrt(0.01/2) = 0.0707 (1.1% off), peak 0.39 (5.5x); "
+                  "1/37 + 5 points = 7.7%")
+def test_where_the_etf_distance_and_the_rms_start():
+    run = _synthetic([math.nan] + [0.5] * 6, [0.0699, 0.39, 0.35, 0.32, 0.313, 0.324, 0.332])
+    run.timeline["etf_distance"] = [0.890, 1.09, 1.0, 1.04, 1.01, 1.0, 1.016]
+    assert Fa.etf_start_text(run) == (
+        "it starts at 0.89 at step 0, with the initial random features, and peaks at 1.09 at "
+        "step 10: training first takes the class means further from a simplex ETF than the "
+        "random features had them")
+    run.timeline["etf_distance"] = [1.2, 1.09, 1.0, 1.04, 1.01, 1.0, 1.016]
+    assert Fa.etf_start_text(run).endswith("and never rises above it")
+    eq = math.sqrt(0.01 / 2)
+    assert Fa.rms_start_text(0.0699, 0.39, eq) == (
+        "the initialization already sits on it (the weight RMS starts at 0.0699, within 1.1% "
+        "of it), and training takes it away, to a peak 5.5 times it")
+    assert Fa.rms_start_text(0.21, 0.39, eq).startswith("the weight RMS starts at 0.21, 3 times it")
+    assert Fa.leave_bar_text(37) == "above 1/p + 5 points = 7.7%"
+    facts = Fa.timeline_facts(run)
+    assert facts["leave_bar"] == Fa.leave_bar_text(TINY.p)
+    assert facts["rms_start"] == Fa.rms_start_text(
+        0.0699, 0.39, math.sqrt(TINY.lr / (2 * TINY.weight_decay)))
+
+
+@known_answer(Fa.spread_text, how="grok steps 561, 489 and 594: the largest over the smallest is "
+                                  "594/489 = 1.21; a run that never groks is named, not divided")
+def test_the_spread_of_grok_steps():
+    assert Fa.spread_text([561, 489, 594]) == "within a factor 1.21 of one another"
+    assert Fa.spread_text([561, None, 594]) == "not all within the budget: 1 of 3 never grok"
+    assert Fa.spread_text([561]).startswith("a single run")

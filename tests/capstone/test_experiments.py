@@ -298,7 +298,7 @@ def test_claim_the_weight_rms_grows_to_fit_then_shrinks(seed):
 @pytest.mark.claim
 def test_claim_nc1_does_not_fall_before_grokking():
     """Section 6 says collapse and grokking are different events here: its row is ✗."""
-    row = _claim_rows()["With weight decay the features collapse"]
+    row = _claim_rows()["After the fit step, with weight decay the features collapse"]
     assert not row["asserted"] and row["reproduced"] == "no", row
 
 

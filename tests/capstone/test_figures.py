@@ -43,3 +43,32 @@ def test_question_figures(tiny):
     assert len(F.optimizer_figure(opt).data) == 4
     lot = E.lottery(tiny)
     assert len(F.lottery_figure(lot).data) == 2 * len(lot["arms"])
+
+
+def test_the_initial_scale_axis_is_labelled_at_the_swept_scales():
+    """The published figure's log axis had ticks 0.5, 1, 2 for the scales 0.5, 1, 4: the x4
+    column sat unlabelled past a "2"."""
+    cell = lambda **k: E.GridRow(**{**dict(  # noqa: E731
+        init_scale=1.0, weight_decay=1.0, seed=0, optimizer="adamw", fit_step=10, grok_step=None,
+        phase="memorization", tau=100.0, final_train_acc=1.0, final_test_acc=0.5, status="ok",
+        lr=1e-2), **k})
+    fig = F.init_figure([cell(init_scale=s, grok_step=100) for s in (0.5, 1.0, 4.0)])
+    assert list(fig.layout.xaxis.tickvals) == [0.5, 1.0, 4.0]
+    assert list(fig.layout.xaxis.ticktext) == ["0.5", "1", "4"]
+
+
+def test_the_grid_slider_says_which_line_is_test_and_which_train():
+    """Each weight decay drew a solid and a dotted line of one colour under one legend entry,
+    and nothing said which was which: two legend entries say it, on every slider position."""
+    from dynamics import results
+    payload, _ = results.load(E.GRID_FILE, as_=E.CapstoneGrid)
+    fig = F.grid_slider(payload)
+    keys = {(r.optimizer, r.init_scale) for r in payload.rows}
+    for label, dash in F.GRID_LINES:
+        mine = [t for t in fig.data if t.name == label]
+        assert len(mine) == len(keys) and all(t.line.dash == dash for t in mine)
+    shown = [t for t in fig.data if t.visible]
+    tests = [t for t in shown if t.name.startswith("λ") and t.showlegend is not False]
+    trains = [t for t in shown if t.name.endswith(", train")]
+    assert tests and all(t.line.dash in (None, "solid") for t in tests)
+    assert len(trains) == len(tests) and all(t.line.dash == "dot" for t in trains)

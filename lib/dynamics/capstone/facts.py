@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import replace
 from itertools import groupby
 
 import numpy as np
 
 from ..book import glue_texts
-from ..grokking.science import phase_of, plateau_steps
+from ..grokking.science import CHANCE_MARGIN, phase_of, plateau_steps
 from ..plots import number
 from .experiments import CapstoneGrid, GridRow, clock_fit, plateau_window
 from .science import (
@@ -23,7 +24,9 @@ __all__ = ["rounding_numbers", "timeline_facts", "update_event_sentence", "init_
            "optimizer_facts", "lottery_facts", "collapse_facts", "rounding", "rounding_factor",
            "rounding_text", "chance_text", "nc1_course_text", "etf_range_text", "plateau_part",
            "clock_order_seeds_text", "grid_order_facts", "NC1_DIP", "below_chance_text",
-           "grid_muon_text", "PLATEAU_PARTS", "UPDATE_EVENT_WHY", "lottery_sentence", "muon_phase"]
+           "grid_muon_text", "PLATEAU_PARTS", "range_text", "etf_start_text", "rms_start_text",
+           "leave_bar_text", "spread_text", "nc1_range_text", "plateau_cells", "clock_slope_text",
+           "CLOCK_BAND", "UPDATE_EVENT_WHY", "lottery_sentence", "muon_phase"]
 
 
 def _show(t):
@@ -53,15 +56,16 @@ def update_event_sentence(r) -> str:
     prev, nxt = steps[i - 1], steps[min(i + 1, len(steps) - 1)]
     fall = f"from {number(ev['before'], 2)} to {number(ev['rank'], 2)}"
     if not ev["collapses"]:
-        slow = (f"falls slowly, by at most {1 - ev['rank'] / ev['before']:.0%} between two "
-                f"evaluations ({fall} at step {s})")
+        d3 = lambda v: f"{v:.3f}"  # noqa: E731  (one digit count in the sentence)
+        slow = (f"falls slowly, by at most {1 - ev['rank'] / ev['before']:.1%} between two "
+                f"evaluations (from {d3(ev['before'])} to {d3(ev['rank'])} at step {s})")
         known = [(t, v) for t, v in zip(steps, tl["update_rank"])
                  if t >= r.fit_step and math.isfinite(v) and v > 0]
         (t0, v0), (tp, vp) = known[0], max(known, key=lambda kv: kv[1])
-        if number(vp, 3) == number(v0, 3):  # no rise the page could print
+        if d3(vp) == d3(v0):  # no rise the page could print
             return "it " + slow
-        return (f"it first rises, from {number(v0, 3)} at step {t0} to {number(vp, 3)} at step "
-                f"{tp}, then {slow}, to {number(known[-1][1], 3)} at the end")
+        return (f"it first rises, from {d3(v0)} at step {t0} to {d3(vp)} at step "
+                f"{tp}, then {slow}, to {d3(known[-1][1])} at the end")
     when = ("after the grok step" if r.grok_step is not None and s > r.grok_step else
             "before the grok step" if r.grok_step is not None else "in a run that never groks")
     return (f"at step {s}, {when}, the update of the hidden matrix suddenly concentrates in "
@@ -133,17 +137,58 @@ def _sig(v: float, how, digits: int = 3) -> float:
     return how(round(v / unit, 6)) * unit
 
 
-def etf_range_text(r) -> str:
-    """The class means' distance to a simplex ETF (0 for a collapsed geometry) after the fit
-    step, as a range: 3 significant digits, the lower bound rounded down and the upper up, so
-    that the printed range holds every value (number(1.039, 2) printed "1")."""
-    tl, fit = r.timeline, r.fit_step
-    v = [d for s, d in zip(tl["step"], tl["etf_distance"]) if fit is not None and s >= fit
-         and math.isfinite(d)]
+def range_text(values) -> str | None:
+    """``values`` (NaNs skipped) as a range: 3 significant digits, the lower bound rounded
+    down and the upper up, so that the printed range holds every value (number(1.039, 2)
+    printed "1"); None without a value."""
+    v = [x for x in values if math.isfinite(x)]
     if not v:
-        return "not measured after a fit step"
+        return None
     lo, hi = number(_sig(min(v), math.floor), 3), number(_sig(max(v), math.ceil), 3)
     return f"at {lo}" if lo == hi else f"between {lo} and {hi}"
+
+
+def etf_range_text(r) -> str:
+    """The class means' distance to a simplex ETF (0 for a collapsed geometry) after the fit
+    step, as a range (:func:`range_text`)."""
+    tl, fit = r.timeline, r.fit_step
+    said = range_text([d for s, d in zip(tl["step"], tl["etf_distance"])
+                       if fit is not None and s >= fit])
+    return said or "not measured after a fit step"
+
+
+RISE_SAID = 1.01  # a curve "rises above its first value" when its peak is this factor above it
+
+
+def etf_start_text(r) -> str:
+    """The ETF distance at the first evaluation (random features) against its peak: whether
+    training first moves the class means further from a simplex ETF than they started."""
+    known = [(s, d) for s, d in zip(r.timeline["step"], r.timeline["etf_distance"])
+             if math.isfinite(d)]
+    if not known:
+        return "the ETF distance is not measured"
+    (s0, d0), (sp, dp) = known[0], max(known, key=lambda sd: sd[1])
+    start = f"{number(d0, 3)} at step {s0}"
+    if dp > RISE_SAID * d0:
+        return (f"it starts at {start}, with the initial random features, and peaks at "
+                f"{number(dp, 3)} at step {sp}: training first takes the class means further "
+                "from a simplex ETF than the random features had them")
+    return f"it starts at {start}, with the initial random features, and never rises above it"
+
+
+EQ_NEAR = 0.1  # the weight RMS "starts on the equilibrium line" within this fraction of it
+
+
+def rms_start_text(rms0: float, peak: float, eq: float) -> str:
+    """Where the weight RMS starts (``rms0``) against AdamW's equilibrium ``eq``, and how far
+    above that line its peak (``peak``) takes it."""
+    off = rms0 / eq - 1
+    if not (math.isfinite(rms0) and eq > 0):
+        return "the weight RMS at the start is not recorded"
+    where = (f"the initialization already sits on it (the weight RMS starts at "
+             f"{number(rms0, 3)}, within {abs(off):.1%} of it)" if abs(off) <= EQ_NEAR else
+             f"the weight RMS starts at {number(rms0, 3)}, {number(rms0 / eq, 2)} times it")
+    return where + f", and training takes it away, to a peak {number(peak / eq, 2)} times it"
 
 
 def timeline_facts(first, nodecay=None) -> dict:
@@ -161,14 +206,17 @@ def timeline_facts(first, nodecay=None) -> dict:
     three = {f"{short}_{when}": f"{_at(first, key, t):.3f}" for short, key in
              (("four", "fourier"), ("rank", "weight_rank")) for when, t in
              (("fit", a), ("grok", b), ("leave", leave))}
+    eq = equilibrium_rms(cfg.lr, cfg.weight_decay)
+    rms0 = next((v for v in tl["weight_rms"] if math.isfinite(v)), math.nan)
     out = dict(t_fit=s["fit_step"], t_grok=s["grok_step"], tau=s["tau"],
                plateau_end="the grok step" if first.grok_step is not None else
                f"the end of the run, step {b} (it does not grok)", **three,
                below=below_chance_text(first), nc1=nc1_course_text(first, a, leave, b),
-               etf=etf_range_text(first), rms_max=rms["peak"], t_rms_max=rms["peak_step"],
+               etf=etf_range_text(first), etf_start=etf_start_text(first),
+               rms_max=rms["peak"], t_rms_max=rms["peak_step"],
                rms_min=rms["min"], t_rms_min=rms["min_step"], rms_end=rms["end"],
-               rms_after=after, rms_eq=equilibrium_rms(cfg.lr, cfg.weight_decay),
-               event=update_event_sentence(first))
+               rms_after=after, rms_eq=eq, rms_start=rms_start_text(rms0, rms["peak"], eq),
+               leave_bar=leave_bar_text(cfg.p), event=update_event_sentence(first))
     if nodecay is not None:
         out["nodecay"] = (f"moves its Fourier concentration {_move(nodecay, 'fourier', a, b)} "
                           f"and its rank {_move(nodecay, 'weight_rank', a, b)}")
@@ -253,11 +301,46 @@ def grid_order_facts(clock: list[GridRow]) -> dict:
     return glue_texts(grid_order=clock_order_seeds_text(clock))
 
 
+def plateau_cells(cells: list[GridRow]) -> list[GridRow]:
+    """The cells with their grok step replaced by the wait after the fit step, grok step −
+    fit step (None where either is missing or the grok step is not after the fit step), so
+    that :func:`~.experiments.clock_fit` fits that wait on τ. The clock predicts the wait; the
+    grok step adds the fit step, which does not grow in proportion to τ, and a fit of
+    log(fit + c τ) on log τ has a slope below 1 even where the wait is exactly c τ."""
+    return [replace(r, grok_step=(r.grok_step - r.fit_step if r.grok_step is not None
+                                  and r.fit_step is not None and r.grok_step > r.fit_step
+                                  else None)) for r in cells]
+
+
+CLOCK_BAND = 4 / 3  # the clock row's band (claims.CLOCK_SLOPE): a slope from 3/4 to 4/3
+
+
+def clock_slope_text(slope: float) -> str:
+    """What a log-log slope of the wait after the fit step on τ says, against the claims
+    row's band 3/4 to 4/3 around the clock's slope of 1."""
+    if not math.isfinite(slope):
+        return "too few cells grok to fit a slope"
+    if 1 / CLOCK_BAND <= slope <= CLOCK_BAND:
+        return ("within the band from 3/4 to 4/3 around 1: the wait grows in proportion to "
+                "τ, as it would if the clock alone set it")
+    return (f"{'below' if slope < 1 else 'above'} the band from 3/4 to 4/3 around 1: the wait "
+            f"grows {'more slowly' if slope < 1 else 'faster'} than τ")
+
+
 def clock_facts(clock: list[GridRow], lrs, weight_decays) -> dict:
-    """Section 3: the grid's axes, the log-log fit of grok step on τ, the weight RMS, the order."""
-    fit = clock_fit(clock)
+    """Section 3: the grid's axes, the log-log fits on τ of the wait after the fit step
+    (:func:`plateau_cells`, the clock's prediction) and of the grok step itself, the weight
+    RMS, the order."""
+    fit, grok = clock_fit(plateau_cells(clock)), clock_fit(clock)
     return glue_texts(slope=fit["slope"], r2=fit["r2"], n_ok=fit["n"], n_cells=len(clock),
-                      n_bad=len(fit["failed"]) + len(fit["off"]), settle=settle_text(clock),
+                      n_bad=len(fit["failed"]) + len(fit["off"]),
+                      slope_says=clock_slope_text(fit["slope"]), grok_slope=grok["slope"],
+                      grok_vs=("not fitted" if not math.isfinite(grok["slope"] - fit["slope"])
+                               else "lower, as the fit step it adds predicts"
+                               if grok["slope"] < fit["slope"] else
+                               "not lower, though the fit step it adds pulls it down"),
+                      grok_r2=grok["r2"], settle=settle_text(clock),
+                      grok_spread=spread_text([r.grok_step for r in clock]),
                       order=clock_order_text(clock), etas=list(lrs), lams=list(weight_decays))
 
 
@@ -271,7 +354,18 @@ def optimizer_facts(opt: dict, lrs: dict) -> dict:
         acc_m=f"{m.history.last('test_acc'):.0%}", f_a=_show(a.fit_step), f_m=_show(m.fit_step),
         ur_a=rank(a), ur_m=rank(m), muon_lrs=lrs["muon"], adam_lrs=lrs["adamw"],
         g_a_all=[_show(s["grok_step"]) for _, s in opt["adamw"]["tried"]],
+        g_a_spread=spread_text([s["grok_step"] for _, s in opt["adamw"]["tried"]]),
         acc_m_all=[f"{s['final_test_acc']:.0%}" for _, s in opt["muon"]["tried"]])
+
+
+def spread_text(steps) -> str:
+    """How far apart grok steps fall: the largest over the smallest, or which never grok."""
+    if len(steps) < 2:
+        return "a single run, with nothing to compare"
+    if any(t is None for t in steps):
+        return (f"not all within the budget: {sum(t is None for t in steps)} of {len(steps)} "
+                "never grok")
+    return f"within a factor {number(max(steps) / min(steps), 3)} of one another"
 
 
 def lottery_facts(lot: dict, p: int | None = None) -> dict:
@@ -287,15 +381,34 @@ def lottery_facts(lot: dict, p: int | None = None) -> dict:
                          for k in ("fit", "grok")})
 
 
+def nc1_range_text(values) -> str:
+    """NC1's range over a run (:func:`range_text`) and, where it never falls below 1 (the
+    within-class spread at least of the size of the between-class spread), that it stays far
+    from the 0 of collapsed features."""
+    said = range_text(values)
+    if said is None:
+        return "not measured"
+    low = min(v for v in values if math.isfinite(v))
+    return said + (", never below 1: far from the 0 of collapsed features" if low >= 1 else "")
+
+
 def collapse_facts(coll: dict, r=None) -> dict:
     """Section 6: NC1's course; given the run ``r``, NC1 at its first evaluation."""
     falls = coll["nc1_falls"]
     extra = {}
     if r is not None and r.timeline["nc1"]:
         extra["nc1_start"] = f"{number(r.timeline['nc1'][0], 3)} at step {r.timeline['step'][0]}"
+        # over the whole run, against the 0 of collapsed features
+        extra["nc1_range"] = nc1_range_text(r.timeline["nc1"])
     return glue_texts(nc1_fit=coll["nc1_fit"], nc1_grok=coll["nc1_grok"],
                       nc1_end=coll["nc1_end"], **extra,
                       nc1_falls="never" if falls is None else f"at step {falls}")
+
+
+def leave_bar_text(p: int) -> str:
+    """The bar test accuracy crosses when it "leaves chance" (grokking's ``plateau_steps``):
+    chance, 1/p, plus CHANCE_MARGIN."""
+    return (f"above 1/p + {CHANCE_MARGIN * 100:g} points = {1 / p + CHANCE_MARGIN:.1%}")
 
 
 def below_chance_text(r) -> str:

@@ -105,6 +105,8 @@ def init_figure(rows: list[GridRow], title: str = "initial scale: lazy ↔ rich"
         med = [(s, m) for s, m in med if m is not None]
         fig.add_scatter(x=[s for s, _ in med], y=[m for _, m in med], mode="lines",
                         line=dict(color=color), name=f"{key[:-5]} step, median")
+    # ticks at the swept scales, not the axis's own (0.5, 1, 2 left x4 unlabelled)
+    fig.update_xaxes(tickmode="array", tickvals=scales, ticktext=[f"{s:g}" for s in scales])
     return fig
 
 
@@ -186,6 +188,9 @@ def grid_rows(payload: CapstoneGrid, optimizer: str | None = None) -> list[GridR
     return [r for r in payload.rows if optimizer is None or r.optimizer == optimizer]
 
 
+GRID_LINES = (("solid: test accuracy", "solid"), ("dotted: train accuracy", "dot"))
+
+
 def grid_slider(payload: CapstoneGrid, seed: int | None = None):
     """The precomputed grid as a slider over (optimizer, initial scale): each position shows
     the test (solid) and train (dotted) accuracy of every weight decay, for one seed."""
@@ -203,9 +208,14 @@ def grid_slider(payload: CapstoneGrid, seed: int | None = None):
             grok = r.grok_step if r.grok_step is not None else "none"
             name = f"λ {r.weight_decay:g} (grok {grok})"
             fig.add_scatter(x=_x(c.steps), y=c.test_acc, name=name, mode="lines",
-                            line=dict(color=color))
-            fig.add_scatter(x=_x(c.steps), y=c.train_acc, name=name, mode="lines",
-                            line=dict(color=color, dash="dot"), showlegend=False)
+                            line=dict(color=color), legendgroup=name)
+            fig.add_scatter(x=_x(c.steps), y=c.train_acc, name=f"{name}, train", mode="lines",
+                            line=dict(color=color, dash="dot"), showlegend=False,
+                            legendgroup=name)
+        # which line is which: two legend entries of their own, in grey, drawn nowhere
+        for label, dash in GRID_LINES:
+            fig.add_scatter(x=[None], y=[None], name=label, mode="lines",
+                            line=dict(color="#555", dash=dash), hoverinfo="skip")
         fig.update_yaxes(range=[-0.02, 1.02])
         if (opt, scale) == ("adamw", 1.0):
             active = len(figs)

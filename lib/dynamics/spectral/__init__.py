@@ -32,7 +32,8 @@ from .experiments import (run_width, run_bands, run_practice, run_memory, run_me
 from .roles import step_seconds
 from .figures import (width_figure, map_figure, band_figure, roles_figure, show_practice,
                       show_memory, memory_batch_figure, show_shaping, show_precomputed)
-from .facts import width_facts, ns_facts, practice_facts, memory_facts, shaping_facts
+from .facts import (width_facts, ns_facts, band_facts, practice_facts, memory_facts,
+                    shaping_facts)
 from .claims import page_claims
 
 __all__ = ["ns_panel", "practice_panel", "memory_panel", "shaping_panel", "run_width",
@@ -40,5 +41,5 @@ __all__ = ["ns_panel", "practice_panel", "memory_panel", "shaping_panel", "run_w
            "run_roles", "step_seconds", "width_figure", "map_figure", "band_figure",
            "roles_figure", "show_practice", "show_memory", "memory_batch_figure", "show_shaping",
            "show_precomputed",
-           "width_facts", "ns_facts", "practice_facts", "memory_facts", "shaping_facts",
+           "width_facts", "ns_facts", "band_facts", "practice_facts", "memory_facts", "shaping_facts",
            "page_claims"]

@@ -12,8 +12,9 @@ from .experiments import (DECAYED, EARLY_STEP, RECORDS, Bands, Memory, MemoryBat
                           Shaping, Timing, Width, growth, muon_agreement, run_bands, run_width,
                           shaping_summary)
 from .facts import (AS_MANY, AS_NEWTON_SHARE, BAND, CONVERGED, CRITICAL_OVER, OVERSHOOT, TIMING_SEED, _alpha_draws,
-                    _best_of, _converges, _fewest, _fixed, _fixed_runs, _follows_p, _grows_within, _half_ranks,
-                    _inside, _live_shaping, _reach_widths, _reversed_p, _sched, _settles, _shaping_seeds,
+                    _below_fixed, _best_of, _converges, _end_p, _fewest, _fixed, _fixed_runs, _follows_p,
+                    _grows_within, _half_ranks, _inside, _live_shaping, _reach_widths, _reversed_p, _sched,
+                    _settles, _shaping_seeds,
                     _torch_moves, _wobbles, alpha_numbers, band_numbers, batch_facts, ns_distance,
                     practice_numbers, share)
 from .figures import SHORT
@@ -49,10 +50,10 @@ def _band_margin(lo_hi) -> float:
 NS_BAND = evidence.Claim(
     "Five quintic Newton–Schulz steps leave singular values in a band, not at 1 (this book's band of "
     "the polynomial: about [0.7, 1.2])", "Jordan et al. 2024 (Muon), for a band; the band's numbers, "
-    "this book", **_in_place(lambda b, k: _band_margin(b[k]), "quintic", "exact"),
+    "this book", **_in_place(lambda b, k: _band_margin(b[k]), "quintic", "cubic"),
     test=evidence.Test(">", 0.0, f"the least of: smallest σ − {BAND[0]}, {BAND[1]} − largest σ, the "
                                  "band's width − BAND_WIDTH"),
-    control="the exact UVᵀ of the same matrices (an SVD), through the same test",
+    control="the classical cubic after the same 5 steps on the same matrices, through the same test",
     window="after 5 steps, a 256×128 Gaussian matrix", fmt=_f(".3f"))
 SETTLES = evidence.Claim(
     "quintic", "this book", **_in_place(lambda r, k: _settles(getattr(r, k)), "quintic", "cubic"), fmt=_f(".3f"),
@@ -141,15 +142,17 @@ def page_claims(bands: Bands, timing: Timing, width: Width, practice: Practice, 
     bn = band_numbers(seeds)
     lo, hi = bn[seed]["quintic"]
     ex_lo, ex_hi = min(b["exact"][0] for b in bn.values()), max(b["exact"][1] for b in bn.values())
+    cu_lo, cu_hi = bn[seed]["cubic"]
     pf = practice_numbers(practice)
     widths = f"widths {width.widths[0]}–{width.widths[-1]}"
     per = {s: run_width(seed=s, seeds=1, widths=width.widths) for s in seeds}  # one initialization each
     out = [_j(replace(NS_BAND, window=f"{NS_BAND.window}; band [{lo:.2f}, {hi:.2f}] on seed {seed}, "
-                                      f"the exact UVᵀ [{ex_lo:.4f}, {ex_hi:.4f}]"), bn).row()]
+                                      f"the cubic [{cu_lo:.2f}, {cu_hi:.2f}]; the exact UVᵀ (an SVD) "
+                                      f"[{ex_lo:.4f}, {ex_hi:.4f}]"), bn).row()]
     if cubic is not None:
         runs = {s: bands if s == seed else run_bands(s, steps=band.k[-1]) for s in seeds}
         out.append(evidence.joint(
-            "The quintic's band closes after three steps and stays put; the cubic needs about ten steps "
+            "The quintic's singular values are inside the band from step three on; the cubic needs about ten steps "
             "to bring the smallest singular value up, then converges to 1", "this book",
             {"quintic:": _j(SETTLES, runs), "cubic:": _j(CONVERGES, runs)},
             control="each iteration in the other's place, on the same matrices, through the same test",
@@ -400,10 +403,11 @@ LATE_REVERSED = evidence.Claim(
                                  "largest highest)", scale="log"),
     control="the same order early", window="the final loss", fmt=_x)
 SCHED_BELOW = evidence.Claim(
-    "the schedule ends below Muon", "Wu et al. 2026 (DynMuon)", measure=lambda r: r["p = 0"]["final"] / _sched(r),
-    control_measure=lambda r: r["p = 0"]["final"] / r["p = 0.5"]["final"],
-    test=evidence.Test(">", 1.0, "Muon's final loss over the schedule's", scale="log"),
-    control="a fixed p = 0.5 in the schedule's place", window="the final loss", fmt=_x)
+    "The schedule ends below every fixed p", "Wu et al. 2026 (DynMuon)", measure=_below_fixed,
+    control_measure=lambda r: _below_fixed(r, f"p = {_end_p(r):g}"),
+    test=evidence.Test(">", 1.0, "the least fixed p's final loss over the schedule's", scale="log"),
+    control="the schedule's end value held fixed from the start in the schedule's place, against the other "
+            "fixed p", window="the final loss", fmt=_x)
 
 
 def shaping_claims(shaping: Shaping, seed: int | None = None) -> list[dict]:
@@ -423,12 +427,9 @@ def shaping_claims(shaping: Shaping, seed: int | None = None) -> list[dict]:
             control="each order at the other end of the run", asserted=False,
             window=f"step {EARLY_STEP} and the final loss, lr {shaping.lr:g}; training loss at a constant "
                    "lr (the paper: validation loss, its runs with lr decay)"),
-        j(replace(SCHED_BELOW, statement="The schedule ends below Muon's final loss", asserted=False,
-                  control="the best fixed positive p in the schedule's place",
-                  control_measure=lambda r: r["p = 0"]["final"]
-                  / min((v["final"] for p, v in _fixed_runs(r).items() if p > 0), default=math.nan),
+        j(replace(SCHED_BELOW, asserted=False,
                   window=f"final training loss, constant lr; schedule {shaping.schedule} (linear: not "
-                         "DynMuon's)")).row(),
+                         "DynMuon's); the noise, the runs' own wobble")).row(),
         _j(FEWER_STEPS, saved).row(),
     ] + ([] if DECAYED not in live else [_j(DECAY_DOES, {seed: live}).row()])
 
@@ -638,11 +639,12 @@ def _precomputed_rows(timing: Timing, swept: PracticeFile, by_alpha: dict, by_lr
         evidence.joint(
             f"At the first evaluation (step {EARLY_STEP}) the loss follows p (a positive p lowest, the most "
             "negative highest, Muon in between); at the end the order is reversed at its ends (the most "
-            "negative p lowest, the largest highest), and the schedule ends below Muon",
+            "negative p lowest, the largest highest), and the schedule ends below every fixed p",
             "Wu et al. 2026 (DynMuon)",
             {"early:": _j(EARLY_FOLLOWS, at_mid), "late:": _j(LATE_REVERSED, at_mid),
-             "schedule below Muon:": _j(SCHED_BELOW, at_mid)},
-            control="each order at the other end of the run; a fixed p = 0.5 in the schedule's place. Shown, "
+             "schedule below every fixed p:": _j(SCHED_BELOW, at_mid)},
+            control="each order at the other end of the run; the schedule's end value held fixed in its "
+                    "place; the noise, the spread over the file's seeds. Shown, "
                     "not asserted: 'early' is one evaluation at one rate, and these do not test the confound "
                     "section 5 names (at a constant rate a more negative p acts late like a learning-rate "
                     "decay)", window=f"lr {mid:g}; step {EARLY_STEP} and the final loss", asserted=False),

@@ -5,6 +5,7 @@ so that a sentence and its row read the same number) and what each section's pro
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 from dataclasses import replace
 
@@ -19,11 +20,12 @@ from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, Band, Memory, Mem
                           run_shaped, shaping_order, shaping_runs, shaping_summary)
 from .figures import SHORT, timing_rows
 from .roles import leads_words, noise_floor, per_second, steepest_margin
-from .science import (MUON_COEFFS, ShapingConfig, default_data, memory_task, ns_band, one_step, polar,
-                      random_matrix, recovered, singular_value_band)
+from .science import (CUBIC_COEFFS, MUON_COEFFS, ShapingConfig, default_data, memory_task, ns_band, one_step,
+                      polar, random_matrix, recovered, singular_value_band, spectral_shape)
 
 __all__ = ["band_numbers", "practice_numbers", "fraction_at", "batch_numbers", "batch_facts", "alpha_numbers",
-           "alpha_exact", "factor_words", "share", "scale_words", "width_facts", "ns_facts", "practice_facts",
+           "alpha_exact", "factor_words", "share", "scale_words", "width_facts", "ns_facts", "band_facts",
+           "power_of_ten", "shaping_cutoff", "practice_facts",
            "memory_facts", "shaping_facts", "step_schedule_facts"]
 
 # Section 4's thresholds the prose glues (:mod:`.claims` tests them), each named once
@@ -34,12 +36,15 @@ AS_MANY, AS_NEWTON_SHARE = 0.02, 0.8  # "as many": within 0.02 of the pairs; at 
 
 def band_numbers(seeds, rows: int = 256, cols: int = 128, steps: int = 5) -> dict:
     """Per seed, the least and largest σ of section 2's Gaussian matrix after ``steps`` quintic
-    Newton–Schulz steps (``quintic``) and of its exact U Vᵀ (``exact``, the band row's control)."""
+    Newton–Schulz steps (``quintic``), after as many steps of the cubic (``cubic``, the band
+    row's control) and of its exact U Vᵀ (``exact``, shown beside them)."""
     out = {}
     for s in seeds:
         G = random_matrix(rows, cols, "gaussian", seed=int(s))
         band, exact = singular_value_band(G, steps), torch.linalg.svdvals(polar(G).double())
+        cubic = singular_value_band(G, steps, CUBIC_COEFFS)
         out[int(s)] = dict(quintic=(band["lo"][steps], band["hi"][steps]),
+                           cubic=(cubic["lo"][steps], cubic["hi"][steps]),
                            exact=(float(exact.min()), float(exact.max())))
     return out
 
@@ -149,8 +154,30 @@ def scale_words(compared: dict, same: str = "the same size as this page's run") 
 
 
 def width_facts(width: Width) -> dict:
-    """Section 1: how Muon's step changes from the narrowest width to the widest, in words."""
-    return dict(muon_growth=factor_words(growth(width, "muon"), of="its value at the narrowest width"))
+    """Section 1: how Muon's step changes from the narrowest width to the widest, in words, and
+    the least and largest RMS→RMS norm of its step per unit lr over the widths (the dotted line)."""
+    norm = width.norm["muon"]
+    return dict(muon_growth=factor_words(growth(width, "muon"), of="its value at the narrowest width"),
+                **glue_texts(3, muon_norm_lo=min(norm), muon_norm_hi=max(norm)))
+
+
+def power_of_ten(x: float, digits: int = 2) -> str:
+    """A positive number as the prose writes a small one: 0.0015 is "1.5×10⁻³", 0.001 "10⁻³"."""
+    if not (x > 0 and math.isfinite(x)):
+        raise ValueError(f"power_of_ten: a positive number, got {x!r}")
+    e = math.floor(math.log10(x))
+    m = float(f"{x / 10 ** e:.{digits}g}")
+    if m >= 10:
+        m, e = m / 10, e + 1
+    sup = str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return ("" if m == 1 else f"{m:g}×") + f"10{sup}"
+
+
+def band_facts(bands) -> dict:
+    """Section 2's matrix (:func:`~.experiments.run_bands`): the quintic's largest σ at step 3
+    and over steps 4 to the last (where it settles), and its least σ from step 3 on."""
+    q = bands.quintic
+    return glue_texts(4, top_3=q.hi[3], top_4=min(q.hi[4:]), top_last=max(q.hi[4:]), low_3=min(q.lo[3:]))
 
 
 def ns_facts(timing: Timing) -> dict:
@@ -166,6 +193,7 @@ def ns_facts(timing: Timing) -> dict:
     over = [r.n for r in timing.rows if not NOT_TWICE.test.passes(NOT_TWICE.measure(r))]
     load, sizes = max(NOT_TWICE.noise(r) for r in timing.rows), [str(n) for n in over]
     return dict(glue_texts(3, band_lo=nsb["min"], band_hi=nsb["max"], f5_at_1=nsb["at_1"]),
+                band_from=power_of_ten(nsb["lo"]),
                 n_most=str(most["n"]), ratio_most=f"{most['SVD / NS₅']:.3f}×",
                 n_least=str(least["n"]), ratio_least=f"{least['SVD / NS₅']:.3f}×",
                 slower_where=("at every size" if slower == len(ratio) else "at most sizes"
@@ -180,6 +208,14 @@ def ns_facts(timing: Timing) -> dict:
                              f"n = {', '.join(sizes[:-1]) + ' and ' if len(sizes) > 1 else ''}"
                              f"{sizes[-1]}"),
                 load_log10=plots.number(load, 2))  # as the row prints its noise floor
+
+
+def shaping_cutoff(ps=(-0.25, -0.5)) -> dict:
+    """Section 5's cutoff: :func:`~.science.spectral_shape` drops directions below ``rel_eps`` ×
+    σ_max (its default, ``cut_eps``), so for p < 0 the weakest direction kept gets up to
+    ``rel_eps`` ** p times the strongest's weight (``cut_25``, ``cut_50``: at the ``ps``)."""
+    eps = inspect.signature(spectral_shape).parameters["rel_eps"].default
+    return dict(cut_eps=power_of_ten(eps), **{f"cut_{round(-100 * p)}": f"{eps ** p:.3g}" for p in ps})
 
 
 def practice_facts(practice: Practice, cost: dict, swept: PracticeFile, roles: Roles,
@@ -230,7 +266,13 @@ def memory_facts(memory: Memory, batch: MemoryBatch, by_alpha: dict[str, Memory]
     p = memory_task(n, batch.dim, batch.alpha, batch.seed)[2].double()
     distinct = ", ".join(f"{float((1 - (1 - p) ** b).sum()):.0f} at B = {b}"
                          for b in batch.batch_sizes if b <= 1024)
-    bn = batch_facts(batch)["mean"]
+    bf = batch_facts(batch)
+    bn = bf["mean"]
+    from .claims import AHEAD  # the row's bar (claims imports this module)
+
+    least = min((d["ahead"] for d in bf["by_draw"].values() if d["ahead"] is not None), default=None)
+    far = [j for j, r in enumerate(memory.ratios) if r >= 8]
+    m8, n8 = (f[m][far[-1]] if far else math.nan for m in ("muon", "newton"))
     return dict(alpha_scale=scale_words({"dimensions d": (memory.dim, any_a.dim),
                                          "draws": (len(memory.draws), len(any_a.draws))},
                                         same="the same d and draws as the run above"),
@@ -251,7 +293,22 @@ def memory_facts(memory: Memory, batch: MemoryBatch, by_alpha: dict[str, Memory]
                 muon_last=f"{last['muon']:.0%}", newton_last=f"{last['newton']:.0%}",
                 exact_last=f"{np.mean([d[alphas[-1]] for d in alpha_exact(by_alpha).values()]):.0%}",
                 muon_mid=f"{af[alphas[-2]]['muon']:.0%}", alpha_mid=f"{alphas[-2]:g}",
-                bc_share=f"{CRITICAL_SHARE:.0%}")
+                bc_share=f"{CRITICAL_SHARE:.0%}", bc_ahead_bar=f"{AHEAD:g}",
+                bc_ahead_least=plots.number(least, 2, missing="none"),
+                muon_vs_newton_far=("more than" if m8 > n8 else "fewer than" if m8 < n8 else "as many as"),
+                **alpha_shortfall(by_alpha))
+
+
+def alpha_shortfall(by_alpha: dict[str, Memory], ratio: float = 4) -> dict:
+    """The memory file past N = d: NS₅'s and Newton's shares at N ≈ ``ratio``·d for the two
+    shallowest α (``short_a``, ``short_b``), and whether NS₅ falls further short of Newton (its
+    share over Newton's) at the shallower one, in words (``short_word``)."""
+    a, b = sorted(by_alpha, key=float)[:2]
+    at = {k: {m: fraction_at(by_alpha[k], m, ratio) for m in ("muon", "newton")} for k in (a, b)}
+    rel = {k: v["muon"] / max(v["newton"], 1e-9) for k, v in at.items()}
+    return dict(short_a=f"{float(a):g}", short_b=f"{float(b):g}",
+                **{f"short_{m}_{w}": f"{at[k][m]:.0%}" for m in ("muon", "newton") for w, k in (("a", a), ("b", b))},
+                short_word="further short of" if rel[a] < rel[b] else "no further short of")
 
 
 def _final(h):  # a run's final loss (None: diverged)
@@ -366,7 +423,9 @@ def shaping_facts(shaping: Shaping, by_lr: dict[str, ShapingRate] | None = None,
     ends = lambda below: "ends below" if below else "does not end below"  # noqa: E731
     decay = {} if dec is None else dict(decay_final=f"{dec:.3f}",
                                         decay_vs_sched=ends(sched_fin is not None and dec < sched_fin))
-    return dict(sched_final=_n3(sched_fin), muon_final=_n3(fin["p = 0"]), **decay,
+    return dict(sched_final=_n3(sched_fin), muon_final=_n3(fin["p = 0"]), **decay, **shaping_cutoff(),
+                live_repeat=live_repeat(shaping, hist), p_end=f"{_end_p(runs):g}",
+                sched_vs_end=_vs_end(sched_fin, fin.get(f"p = {_end_p(runs):g}")),
                 sched_end=ends(o["schedule"]), lr_low=f"{min(sf):g}",
                 sched_low=f"{next(v for k, v in low.items() if not k.startswith('p = ')):.3f}",
                 muon_best_lr=f"{best['p = 0']:g}", muon_best=_n3(sf[best["p = 0"]]["p = 0"]),
@@ -380,6 +439,25 @@ def shaping_facts(shaping: Shaping, by_lr: dict[str, ShapingRate] | None = None,
                 lr_live=f"{shaping.lr:g}", muon_plateaus="; ".join(
                     f"at lr {float(lr):g} it " + plateau_words(r.runs["p = 0"])
                     for lr, r in sorted(hist.items(), key=lambda kv: float(kv[0]))))
+
+
+def live_repeat(shaping: Shaping, hist: dict[str, ShapingRate]) -> str:
+    """Whether the live run repeats the slider's middle run (its rate, the steps it evaluates at,
+    the runs it trains, and Muon's first loss to 3 digits: the same seed), in words."""
+    rates = sorted(hist, key=float)
+    mid, p0 = hist[rates[len(rates) // 2]], shaping.runs["p = 0"]
+    same = (math.isclose(float(shaping.lr), float(mid.lr)) and set(shaping.runs) - {DECAYED} == set(mid.runs)
+            and list(p0.steps) == list(mid.runs["p = 0"].steps) and math.isclose(
+                p0["train_loss"][0], mid.runs["p = 0"]["train_loss"][0], rel_tol=1e-3))
+    return (f"repeats the slider's middle run (lr {float(mid.lr):g}, its first seed)" if same else
+            f"is not the slider's middle run (lr {float(mid.lr):g}): its rate, steps or runs differ")
+
+
+def _vs_end(sched: float | None, end: float | None) -> str:
+    """The schedule's final loss against its end value's, held fixed, in words."""
+    if sched is None or end is None:
+        return "cannot be compared with that run (one diverged)"
+    return f"ends {end / sched:.2f}× below that run" if sched < end else "does not end below that run"
 
 
 def _low_worst(by_lr: dict[str, ShapingRate]) -> str:
@@ -540,6 +618,20 @@ def _fixed_runs(runs: dict) -> dict:  # the fixed p's runs, keyed by p
 
 def _fixed(runs: dict, when: str) -> dict:  # one seed's runs at one rate: each fixed p's loss ``when``
     return {p: v[when] for p, v in _fixed_runs(runs).items()}
+
+
+def _end_p(runs: dict) -> float:
+    """The p the schedule ends at, read off its run's name ("p: 0.5 → -0.5" ends at −0.5)."""
+    name = next(k for k in runs if not k.startswith("p = ") and k != DECAYED)
+    return float(name.split("→")[-1])
+
+
+def _below_fixed(runs: dict, name: str | None = None) -> float:
+    """The final loss of every fixed p but ``name``'s (None: the schedule) over ``name``'s, the
+    least (above 1: ``name`` ends below every other fixed p; ``name`` "p = x" or None)."""
+    own = _sched(runs) if name is None else runs[name]["final"]
+    return min((v["final"] for k, v in runs.items() if k.startswith("p = ") and k != name),
+               default=math.nan) / own
 
 
 def _sched(runs: dict, when: str = "final") -> float:

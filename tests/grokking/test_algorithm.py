@@ -151,16 +151,16 @@ def test_clock_roundness_on_a_perfect_clock_and_on_random_embeddings():
     assert min(spreads) > C.ROUND and float(np.median(spreads)) < math.sqrt(4 / math.pi - 1)
 
 
-@known_answer(Fa._init_gap,
+@known_answer(C._init_gap,
                how="a planted first layer, each of 60 units reading one of 10 frequencies (6 "
                    "each): per unit the top 10% of the 12 frequencies (2) hold all its energy, "
                    "for the layer 2 of 10 equal frequencies hold 0.2, so the gap is 0.8; random "
                    "Gaussian weights (the unit row's control) stay below UNIT_OVER_LAYER")
 def test_the_unit_over_layer_gap_on_a_planted_layer_and_on_random_weights():
     p = 23
-    assert Fa._init_gap((_planted(p, width=60, keys=tuple(range(1, 11))), p)) == pytest.approx(0.8, abs=1e-4)
+    assert C._init_gap((_planted(p, width=60, keys=tuple(range(1, 11))), p)) == pytest.approx(0.8, abs=1e-4)
     torch.manual_seed(0)
-    gaps = [Fa._init_gap((M.MLP(2 * p, 128, 2, p), p)) for _ in range(5)]
+    gaps = [C._init_gap((M.MLP(2 * p, 128, 2, p), p)) for _ in range(5)]
     assert all(0 < g < C.UNIT_OVER_LAYER for g in gaps), gaps
 
 
@@ -386,7 +386,7 @@ def test_every_adamw_run_keeps_the_recipes_clock():
         adamw_config(cfg, 0.0)
 
 
-@known_answer(Fa._off_keys, Fa._descent, Fa._peak_over_start,
+@known_answer(C._off_keys, C._descent, C._peak_over_start,
               how="made-up measures: 90% on keys that are 20% of the frequencies leaves 0.1 / "
                   "0.8 of the null's share off them; a norm that peaks before the fit step has "
                   "no descent to read; norms 4x at the start and 2x at the peak give 0.5, "
@@ -396,17 +396,17 @@ def test_algorithm_measures_on_known_answers():
     from types import SimpleNamespace as NS
 
     m = _made(R.ClockMeasures, key_share=0.9, init_key_share=0.6, null=0.2)
-    assert Fa._off_keys()(m) == pytest.approx(0.125)
-    assert Fa._off_keys(initial=True)(m) == pytest.approx(0.5)
+    assert C._off_keys()(m) == pytest.approx(0.125)
+    assert C._off_keys(initial=True)(m) == pytest.approx(0.5)
     n = _made(R.NormDescent, done=0.8, fit_step=10, peak_step=20, grok_step=100)
-    assert Fa._descent(n) == 0.8
+    assert C._descent(n) == 0.8
     new = dataclasses.replace
-    assert math.isnan(Fa._descent(new(n, peak_step=5)))     # peaks before it fits
-    assert math.isnan(Fa._descent(new(n, peak_step=100)))   # peaks at the grok step
-    assert math.isnan(Fa._descent(new(n, grok_step=None)))  # never groks
+    assert math.isnan(C._descent(new(n, peak_step=5)))     # peaks before it fits
+    assert math.isnan(C._descent(new(n, peak_step=100)))   # peaks at the grok step
+    assert math.isnan(C._descent(new(n, grok_step=None)))  # never groks
     run = lambda *norm: NS(history={"weight_norm": list(norm)})  # noqa: E731
     r = {1.0: run(1.0, 1.1, 5.0, 3.0), 4.0: run(4.0, 4.0, 10.0, 3.0)}
-    assert Fa._peak_over_start(r) == pytest.approx(0.5)
+    assert C._peak_over_start(r) == pytest.approx(0.5)
     kept = {1.0: run(1.0, 1.1, 5.0, 3.0), 4.0: run(4.0, 4.4, 20.0, 12.0)}  # x4 throughout
-    assert Fa._peak_over_start(kept) == pytest.approx(1.0)
+    assert C._peak_over_start(kept) == pytest.approx(1.0)
     assert not Test("<", C.FAR_BELOW, "FAR_BELOW").passes(1.0)  # the rival's 1 fails it

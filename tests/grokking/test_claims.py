@@ -537,11 +537,17 @@ def test_phase_facts_on_a_made_up_grid():
 
 
 def test_corrupted_glue_formats_the_final_shares():
+    curves = lambda mem, test: dict(steps=[0, 10, 20], memorized=mem, test_acc=test)  # noqa: E731
     out = _corrupted(
-        dict(weight_decay=1.0, final_memorized=1.0, final_test_acc=0.79, final_corrected=0.0),
-        dict(weight_decay=6.0, final_memorized=0.1, final_test_acc=0.93, final_corrected=0.76))
-    assert Fa.corrupted_glue(out) == dict(mem_low="100%", test_low="79%", mem_high="10%",
-                                         corr_high="76%", test_high="93%", wd_low="1", wd_high="6")
+        dict(weight_decay=1.0, final_memorized=1.0, final_test_acc=0.79, final_corrected=0.0,
+             **curves([0.0, 1.0, 1.0], [0.0, 0.5, 0.79])),
+        dict(weight_decay=6.0, final_memorized=0.1, final_test_acc=0.93, final_corrected=0.76,
+             **curves([0.0, 0.1, 0.1], [0.0, 0.9, 0.93])))
+    g = Fa.corrupted_glue(out)
+    assert {k: g[k] for k in ("mem_low", "test_low", "mem_high", "corr_high", "test_high", "wd_low",
+                              "wd_high")} == dict(mem_low="100%", test_low="79%", mem_high="10%",
+                                                  corr_high="76%", test_high="93%", wd_low="1",
+                                                  wd_high="6")
 
 
 # ----------------------------------------------------------------------------- claims can fail
@@ -614,20 +620,20 @@ def test_the_grokking_row_needs_a_plateau_near_chance_on_every_seed():
 
 def test_the_plateau_row_compares_the_fit_step_with_the_grok_step():
     n = 19
-    ok = _rows(_multi({s: _grokking(s) for s in (0, 1)}))["During the plateau the weight norm falls and the input weights become sparse in the Fourier basis"]
+    ok = _rows(_multi({s: _grokking(s) for s in (0, 1)}))["Between the fit step and the grok step the weight norm falls and the input weights become sparse in the Fourier basis"]
     assert ok["reproduced"] == "yes"
     # the norm grows until the grok step and only falls after it: the old row (fit step
     # against the end of the run) passed this
     norm = [5.0 + i for i in range(16)] + [1.0] * (n - 16)
     runs = {s: _grokking(s, norm=norm) for s in (0, 1)}
     assert runs[0].history["weight_norm"][-1] < runs[0].history["weight_norm"][2]
-    row = _rows(_multi(runs))["During the plateau the weight norm falls and the input weights become sparse in the Fourier basis"]
+    row = _rows(_multi(runs))["Between the fit step and the grok step the weight norm falls and the input weights become sparse in the Fourier basis"]
     assert row["reproduced"] == "no"
     # a control without decay whose norm falls and whose spectrum sharpens as much passes the
     # same tests: the row does not discriminate
     same = {s: _grokking(s, wd=0.0) for s in (0, 1)}
     runs = dict(decay={s: _grokking(s) for s in (0, 1)}, none=same)
-    row = _rows(runs)["During the plateau the weight norm falls and the input weights become sparse in the Fourier basis"]
+    row = _rows(runs)["Between the fit step and the grok step the weight norm falls and the input weights become sparse in the Fourier basis"]
     assert row["reproduced"] == "does not discriminate", row
 
 
@@ -814,10 +820,10 @@ def test_the_corrupted_rows_need_a_control_that_fails():
             (r,) = [r for k, r in self.items() if k.startswith(start)]
             return r
     ok = _Rows((r["claim"], r) for r in _corrupted_rows({s: out(0.1) for s in (0, 1, 2)}))
-    assert ok["A network can memorize corr"]["reproduced"] == "yes"
-    assert ok["Regularization makes the ne"]["reproduced"] == "yes"
+    assert ok["A network memorizes at le"]["reproduced"] == "yes"
+    assert ok["Regularization corrects th"]["reproduced"] == "yes"
     fooled = _Rows((r["claim"], r) for r in _corrupted_rows({s: out(0.95) for s in (0, 1, 2)}))
-    assert fooled["A network can memorize corr"]["reproduced"] == "does not discriminate"
+    assert fooled["A network memorizes at le"]["reproduced"] == "does not discriminate"
     # the larger decay against the smaller: yes where it memorizes fewer, corrects more and
     # generalizes better than a change of seed alone does; no where it memorizes as many
     assert ok["A larger weight decay memori"]["reproduced"] == "yes"
@@ -837,7 +843,7 @@ def _corrupted_rows(corrupted):
                    restricted_loss=[2, 1, 0.5], other_loss=[3, 3, 3], test_loss=[4, 4, 1],
                    spectra={"end": end})}
     rows = C.page_claims(multi, pm, {}, corrupted, payload.rows)
-    return [r for r in rows if r["claim"].startswith(("A network can memorize", "Regularization",
+    return [r for r in rows if r["claim"].startswith(("A network memorizes", "Regularization",
                                                       "A larger weight decay"))]
 
 

@@ -462,7 +462,7 @@ def _verdict(start: str) -> dict:
 @pytest.mark.claim
 @pytest.mark.parametrize("row", [
     "Test accuracy stays near chance", "The test loss peaks",
-    "Without weight decay the network memorizes and does not", "During the plateau",
+    "Without weight decay the network memorizes and does not", "Between the fit step and the grok step",
     "Each unit reads", "A larger weight decay memorizes"])
 def test_claim_row_holds_on_the_claim_seeds(row):
     r = _verdict(row)

@@ -11,17 +11,19 @@ import numpy as np
 
 from .. import evidence
 from ..book import glue_texts as _texts  # each value as the page glues it
+from ..train import History
 from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
 from .experiments import MedianCell, PhaseRow, PhaseSweep, restricted_at_test_half, speedups
-from .records import Corrupted, NormDescent, OptimizerRuns, ProgressMeasures, RemedyRow, Speedup
+from .records import Corrupted, OptimizerRuns, ProgressMeasures, RemedyRow, Speedup
 from .science import (
     CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
-    RISE_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy, fourier_spectrum,
-    input_weights, plateau_steps, spectral_concentration,
+    RISE_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy,
+    plateau_steps, still_climbing,
 )
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
            "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "corrupted_glue",
+           "unlearning", "norm_course", "off_keys", "half_lead",
            "remedy_facts", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
            "best_rate", "pct0", "REMEDY_SPEEDUP", "HALF_LOSS", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
 
@@ -271,7 +273,7 @@ def _clock_says(ratios: list) -> str:
 
 def _count(n: int, noun: str) -> str:
     words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
-    return f"{words.get(n, n)} {noun}{'' if n == 1 else 's'}"
+    return f"{words.get(n, n)} " + (noun if n == 1 else noun[:-1] + "ies" if noun.endswith("y") else noun + "s")
 
 
 def bound(v: float, decimals: int, up: bool) -> str:
@@ -353,14 +355,87 @@ def _span_text(cells: list[tuple[str, float]]) -> str:
                      for split, accs in sorted(by.items(), key=lambda kv: kv[0] != "test"))
 
 
-def corrupted_glue(out: Corrupted) -> dict:
+def corrupted_glue(out: Corrupted, p: int | None = None) -> dict:
     """Section 4's glued corrupted-label numbers: the memorized, corrected and test shares at
-    the end of the smallest (``low``) and largest (``high``) weight decay's run."""
+    the end of the smallest (``low``) and largest (``high``) weight decay's run; where the
+    smallest's test accuracy stands against GROK_ACC (:func:`~.science.still_climbing`, ``p``
+    the modulus), and the largest's course on the wrong labels (:func:`unlearning`)."""
     low, high = out.runs[0], out.runs[-1]
+    h = History(list(low.steps), {"test_acc": list(low.test_acc)})
+    u = unlearning(high)
+    done = low.final_test_acc > GROK_ACC
     return dict(mem_low=pct0(low.final_memorized), test_low=pct0(low.final_test_acc),
                 mem_high=pct0(high.final_memorized), corr_high=pct0(high.final_corrected),
                 test_high=pct0(high.final_test_acc), wd_low=f"{low.weight_decay:g}",
-                wd_high=f"{high.weight_decay:g}")
+                wd_high=f"{high.weight_decay:g}", low_course=(
+                    f"past the {GROK_ACC:.0%} that counts as generalizing on this page" if done else
+                    f"short of the {GROK_ACC:.0%} that counts as generalizing on this page, and "
+                    + ("is still climbing at the end of the budget" if still_climbing(h, "test", p)
+                       else "has stopped climbing")), low_reaches="gets there too" if done else
+                "does not get there within its budget", high_course=(
+                    f"first memorizes {pct0(u['peak'])} of the wrong labels, by step "
+                    f"{u['peak_at']}, then unlearns them: at the end it memorizes only "
+                    f"{pct0(u['end'])}" if u["peak"] - u["end"] > UNLEARN_DROP else
+                    f"memorizes only {pct0(u['end'])} of the wrong labels"))
+
+
+def unlearning(run) -> dict:
+    """One corrupted-label run's memorized share at its highest (``peak``, first reached at
+    ``peak_at``) and at the end (``end``)."""
+    i = int(np.argmax(run.memorized))
+    return dict(peak=float(run.memorized[i]), peak_at=run.steps[i], end=float(run.final_memorized))
+
+
+def norm_course(steps, norm, end: float, ex_steps=(), excluded=()) -> dict:
+    """The weight norm after its peak: its lowest (``low`` at ``low_at``), its highest after
+    that (``back`` at ``back_at``) and the words for its course to ``end``, its value at the
+    end: it keeps falling (lowest within the last END_EVALS evaluations), undershoots and climbs
+    back, or undershoots, rebounds above ``end`` and decays; with the excluded loss
+    (``ex_steps``, ``excluded``) at the last checkpoint up to the low and to the rebound."""
+    n3 = lambda v: _texts(3, v=v)["v"]  # noqa: E731
+    top = int(np.argmax(norm))
+    lo = top + int(np.argmin(norm[top:]))
+    hi = lo + int(np.argmax(norm[lo:]))
+    at = lambda t: next((float(v) for s, v in zip(ex_steps[::-1], excluded[::-1]) if s <= t),  # noqa: E731
+                        math.nan)
+    out = dict(low=float(norm[lo]), low_at=steps[lo], back=float(norm[hi]), back_at=steps[hi],
+               ex_low=at(steps[lo]), ex_back=at(steps[hi]))
+    under = f"undershoots, to {n3(norm[lo])} at step {steps[lo]}, "
+    if lo >= len(norm) - END_EVALS:
+        out["text"] = f"keeps falling, to {n3(end)} at the end"
+    elif hi < len(norm) - END_EVALS and norm[hi] > end:
+        jump = out["ex_back"] > out["ex_low"]
+        out["text"] = under + (f"rebounds to {n3(norm[hi])} at step {steps[hi]} and decays to "
+                               f"{n3(end)} at the end") + (
+            f" (over the same steps the excluded loss jumps, from {n3(out['ex_low'])} to "
+            f"{n3(out['ex_back'])})" if jump else "")
+    else:
+        out["text"] = under + f"and climbs back to {n3(end)} at the end"
+    return out
+
+
+def off_keys(layer: list, keys) -> dict:
+    """The frequencies k ≥ 1 off the ``keys`` that hold more than an even share of the
+    layer's energy (``layer``: its share per frequency k = 0, 1, ...): ``count`` and their
+    ``share`` together."""
+    even = 1 / (len(layer) - 1)
+    off = [v for k, v in enumerate(layer) if k >= 1 and k not in set(keys) and v > even]
+    return dict(count=len(off), share=float(sum(off)))
+
+
+def half_lead(pm: ProgressMeasures, level: float = HALF_LOSS) -> dict:
+    """The first steps after the fit step where the restricted loss (``restricted``) and the
+    test loss (``test``) fall below ``level`` x their fit-step values (None: never), and how
+    many of the run's evaluations the first is ahead (``evals``: those from the restricted
+    loss's step up to the test loss's; 0 where it is not ahead)."""
+    fit = pm.fit_step
+    r, t = dict(zip(pm.step, pm.restricted_loss)), dict(zip(pm.history_steps, pm.test_loss))
+    first = lambda d: next((s for s in sorted(d) if fit in d and s > fit  # noqa: E731
+                            and d[s] < level * d[fit]), None)
+    rs, ts = first(r), first(t)
+    ahead = rs is not None and (ts is None or rs < ts)
+    return dict(restricted=rs, test=ts, evals=sum(rs <= s < (ts if ts is not None else math.inf)
+                                                  for s in pm.history_steps) if ahead else 0)
 
 
 def remedy_facts(speed: dict[str, Speedup]) -> dict:
@@ -494,39 +569,6 @@ def _fit_error(key: str):
 # ---- the runs' and the algorithm's
 
 
-def _plateau_change(key: str, ratio: bool):
-    """``(run, ref) ->`` ``key`` (the weight norm, the Fourier top-10% share) at ``ref``'s grok
-    step against at ``run``'s fit step: their ratio (``ratio``) or difference."""
-    def measure(pair) -> float:
-        run, ref = pair
-        if not ref.grok_step or run.fit_step is None:
-            return math.nan
-        at = dict(zip(run.history.steps, run.history[key]))
-        a, b = at.get(ref.grok_step, math.nan), at.get(run.fit_step, math.nan)
-        return a / b if ratio else a - b
-    return measure
-
-
-def _init_gap(pair) -> float:
-    """``(model, p)``: the model's top-10% Fourier share per unit minus the whole layer's."""
-    units = fourier_spectrum(input_weights(*pair), per_unit=True)
-    return float(spectral_concentration(units) - spectral_concentration(units.sum(1)))
-
-
-def _off_keys(initial: bool = False):
-    """The share of the energy off the key frequencies over the uniform null's (the trained
-    network's share, or with ``initial`` the initial one's, on the same keys)."""
-    return lambda m: (1 - (m.init_key_share if initial else m.key_share)) / (1 - m.null)
-
-
-def _descent(n: NormDescent) -> float:
-    """The share of the weight norm's descent made at the grok step, where the norm peaks after
-    the fit step and before the grok step (NaN where it does not)."""
-    ok = (n.grok_step is not None and n.fit_step is not None
-          and n.fit_step <= n.peak_step < n.grok_step)
-    return float(n.done) if ok else float("nan")
-
-
 def descent_share(run, step) -> float:
     """The share of ``run``'s weight-norm descent from its peak to its end (as
     :func:`~.algorithm.norm_descent`) made at ``step`` (its last evaluation at or before it):
@@ -539,13 +581,6 @@ def descent_share(run, step) -> float:
         return float("nan")
     i = before[-1]
     return 0.0 if i <= int(np.argmax(norm)) else (peak - norm[i]) / (peak - end)
-
-
-def _peak_over_start(r: dict) -> float:
-    """``{scale: run}`` -> the larger start's peak weight norm over the x1 run's, over the
-    ratio of their initial norms (1 where the peaks keep the initial scale)."""
-    big, norm = max(r), lambda x: r[x].history["weight_norm"]  # noqa: E731
-    return (max(norm(big)) / max(norm(1.0))) / (norm(big)[0] / norm(1.0)[0])
 
 
 # ============================================================================ the page's numbers, per section
@@ -564,7 +599,7 @@ def section1_facts(first, other, seeds) -> dict[str, str]:
     return _texts(2, eta_lambda=f"{el:g}", head_left=left, t_fit=fit, t_grok=grok,
                   delay=grok / fit if fit and grok else None, t_leave=ps.leave,
                   t_half=ps.half, plateau=ps.plateau,
-                  margin=f"{CHANCE_MARGIN:.0%}", plateau_min=f"{PLATEAU:g}",
+                  margin=f"{CHANCE_MARGIN * 100:g}", plateau_min=f"{PLATEAU:g}",
                   fit_acc=f"{FIT_ACC:.0%}", grok_acc=f"{GROK_ACC:.0%}", delay_min=f"{DELAY:g}",
                   seeds=", ".join(map(str, seeds)), loss_start=loss[0],
                   loss_peak=loss[i], peak_step=steps[i], div_grok=other.grok_step)
@@ -595,11 +630,11 @@ def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
     c0 = clock_measures(first.model, initial_model(first), p, first.config.op)
     end, c, steps = pm.spectra["end"], pm.fourier_top10, pm.step
     at = lambda t: c[steps.index(t)] if t in steps else c[-1]  # noqa: E731 (the last: never reached)
-    # the norm's lowest value after its peak (where it undershoots the value it ends at), and
-    # the share of the way down to it made at the grok step
-    norm = list(first.history["weight_norm"])
-    low = int(np.argmax(norm)) + int(np.argmin(norm[int(np.argmax(norm)):]))
-    done_low = (n0.peak - n0.grok) / (n0.peak - norm[low]) if n0.peak > norm[low] else math.nan
+    norm = list(first.history["weight_norm"])  # its course after the peak (norm_course)
+    course = norm_course(first.history.steps, norm, n0.end, pm.step, pm.excluded_loss)
+    low = course["low"]
+    done_low = (n0.peak - n0.grok) / (n0.peak - low) if n0.peak > low else math.nan
+    off, lead = off_keys(end.layer, c0.keys), half_lead(pm)
     return dict(_texts(2, conc_init=c[0], conc_fit=at(pm.fit_step), conc_grok=at(pm.grok_step),
                        conc_end=c[-1], unit_conc=end.concentration,
                        layer_conc=end.layer_concentration), **_texts(
@@ -612,21 +647,35 @@ def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
         on_keys=pct0(c0.on_keys), spread=f"{c0.spread:.2f}",
         spread_init=f"{c0.init_spread:.2f}", single_min=pct0(SINGLE), prim_root=primitive_root(p),
         norm_start=n0.start, norm_peak=n0.peak, norm_grok=n0.grok, norm_end=n0.end,
-        norm_done=pct0(n0.done), norm_peak_at=n0.peak_step, norm_low=norm[low],
-        norm_low_at=first.history.steps[low], norm_done_low=pct0(done_low),
-        big_init=f"{big:g}", big_grok=scaled[big].grok_step,
+        norm_done=pct0(n0.done), norm_peak_at=n0.peak_step, norm_course=course["text"],
+        norm_done_low=pct0(done_low), off_keys=_count(off["count"], "frequency"), off_share=pct0(off["share"]),
+        lead=(f"the restricted loss gets there at step {lead['restricted']}, against step "
+              f"{lead['test']} for the test loss, {_count(lead['evals'], 'evaluation')} ahead"
+              if lead["evals"] else "the restricted loss does not get there before the test "
+              "loss"), big_init=f"{big:g}", big_grok=scaled[big].grok_step,
         big_peak=max(scaled[big].history["weight_norm"])))
 
 
 def section4_facts(remedies: list[RemedyRow], opt: dict[str, OptimizerRuns], corrupted: Corrupted,
-                   budget: int) -> dict[str, str]:
+                   budget: int, p: int | None = None) -> dict[str, str]:
     """Section 4's glued numbers: the remedies' speed-ups (runs that never grok counted at
-    ``budget`` steps), Muon's and AdamW's best learning rates, one seed's corrupted-label shares."""
+    ``budget`` steps) and ⊥Grad's fit and grok steps, Muon's and AdamW's best learning rates,
+    one seed's corrupted-label shares (``p``: the modulus, :func:`corrupted_glue`)."""
     rf = remedy_facts(speedups(remedies, budget))
+    perp = next((r for r in remedies if r.name == "perp_grad"), None)
     return dict(_texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)), **_texts(
         3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"], stablemax=rf["stablemax"],
         budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}", muon_best=best_rate(opt["muon"]),
-        adam_best=best_rate(opt["adamw"])), **corrupted_glue(corrupted))
+        adam_best=best_rate(opt["adamw"]), perp_phase=_perp_phase(perp)), **corrupted_glue(corrupted, p))
+
+
+def _perp_phase(r: RemedyRow | None) -> str:
+    """⊥Grad's run as the page says it: whether it fits and groks at the same evaluation."""
+    if r is None or r.grok_step is None or r.fit_step is None:
+        return "its run does not both fit and generalize within the budget"
+    return (f"it fits and generalizes at the same evaluation, step {r.fit_step}, with no plateau"
+            if r.fit_step == r.grok_step else f"it fits at step {r.fit_step} and generalizes at "
+            f"step {r.grok_step}, {r.grok_step / r.fit_step:.1f} times the fit step")
 
 
 def best_rate(o: OptimizerRuns) -> str:

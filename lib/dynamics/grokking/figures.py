@@ -14,13 +14,13 @@ import numpy as np
 from .. import plots
 from ..sweep import table_grid
 from ..train import History
-from .experiments import GrokRun, PhaseRow, PhaseSweep, speedups
+from .experiments import GrokRun, PhaseRow, PhaseSweep, remedy_configs, speedups
 from .records import Corrupted, OptimizerRuns, ProgressMeasures, RemedyRow, UnitSpectra
 from .science import fit_and_grok
 
 __all__ = ["REMEDY_LABELS", "training_figure", "progress_figure", "spectrum_figure",
            "phase_figure", "phase_slider", "curves_slider", "remedies_figure", "corrupted_figure",
-           "table", "runs_table", "remedy_table", "corrupted_table", "optimizer_table"]
+           "table", "runs_table", "remedy_last", "remedy_table", "corrupted_table", "optimizer_table"]
 
 REMEDY_LABELS = {
     "baseline": "AdamW (baseline)",
@@ -170,6 +170,8 @@ def phase_figure(rows: list[PhaseRow], title: str = "steps to generalize"):
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (1.0, 3.0)
     ticks = [t for t in (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000)
              if lo - 0.05 <= math.log10(t) <= hi + 0.05]
+    if len(ticks) < 3:  # a narrow range: its ends as ticks too (two significant digits)
+        ticks = sorted({*ticks, *(float(f"{10 ** v:.2g}") for v in (lo, hi))})
     fig = plots.heatmap(logz, [f"{x:g}" for x in xs], [f"{y:g}" for y in ys], title=title,
                         xtitle="weight decay", ytitle="training fraction", ztitle="steps",
                         text_fmt=None, colorscale="Viridis_r")
@@ -177,7 +179,7 @@ def phase_figure(rows: list[PhaseRow], title: str = "steps to generalize"):
                        hovertemplate="weight decay %{x}<br>training fraction %{y}<br>"
                                      "%{text}<extra></extra>",
                        colorbar=dict(tickvals=[math.log10(t) for t in ticks],
-                                     ticktext=[f"{t:,}" for t in ticks]))
+                                     ticktext=[f"{t:,.0f}" for t in ticks]))
     fig.update_xaxes(type="category")
     fig.update_yaxes(type="category")
     return fig
@@ -243,13 +245,29 @@ def remedies_figure(remedies, budget: int | None = None,
     return fig
 
 
-def remedy_table(rows: list[RemedyRow]):
-    """The rows of :func:`~.experiments.run_remedies` as a table."""
+def remedy_last(rows: list[RemedyRow], cfg, reuse=()) -> dict:
+    """The last step each row of :func:`~.experiments.run_remedies` ran, by its rule: a run it
+    reused (same seed and config, ``reuse``) ran its own history; the others stopped at their
+    grok step, or ran the whole budget (``cfg.steps``) without grokking, or diverged."""
+    variants, out = remedy_configs(cfg), {}
+    for r in rows:
+        done = [x for x in reuse if x.seed == r.seed and x.config == variants[r.name]]
+        out[r.name, r.seed] = (done[0].history.steps[-1] if done else r.grok_step
+                               if r.grok_step is not None else cfg.steps
+                               if r.status == "ok" else int(r.status.split()[-1]))
+    return out
+
+
+def remedy_table(rows: list[RemedyRow], cfg=None, reuse=()):
+    """The rows of :func:`~.experiments.run_remedies` as a table; with the ``cfg`` and the
+    ``reuse`` they were run with, the step each stopped at (:func:`remedy_last`), where their
+    test accuracy is read."""
+    col, last = "test accuracy at the last step run (%)", remedy_last(rows, cfg, reuse) if cfg else {}
     return plots.table(
         [{"remedy": REMEDY_LABELS.get(r.name, r.name), "weight decay": r.weight_decay,
           "fit step": r.fit_step, "grok step": r.grok_step,
-          "test accuracy (%)": 100 * r.final_test_acc} for r in rows],
-        formats={"test accuracy (%)": "{:.1f}"})
+          **({"stopped at step": last[r.name, r.seed]} if last else {}),
+          col: 100 * r.final_test_acc} for r in rows], formats={col: "{:.1f}"})
 
 
 def corrupted_figure(out: Corrupted, title: str = ""):
@@ -299,14 +317,14 @@ def optimizer_table(opt: dict[str, OptimizerRuns]):
     return plots.table(rows, missing="not within the budget")
 
 
-def table(result):
+def table(result, **kw):
     """The table of an experiment's result, whichever it is: section 1's named runs
     (``{name: GrokRun}``, :func:`runs_table`), the rows of
-    :func:`~.experiments.run_remedies` (:func:`remedy_table`), Muon against AdamW
+    :func:`~.experiments.run_remedies` (:func:`remedy_table`, ``kw`` its ``cfg`` and ``reuse``), Muon against AdamW
     (:func:`~.algorithm.optimizer_runs`, :func:`optimizer_table`) or one seed's corrupted
     labels (:func:`~.experiments.run_corrupted`, :func:`corrupted_table`)."""
     if isinstance(result, list):
-        return remedy_table(result)
+        return remedy_table(result, **kw)
     if isinstance(result, Corrupted):
         return corrupted_table(result)
     if isinstance(result, dict) and set(result) == {"adamw", "muon"}:

@@ -77,3 +77,6 @@ def test_figures_of_the_other_sections():
     fig = _rendered(F.spectrum_figure(spec))
     assert [t.name for t in fig.data if t.showlegend is not False] == ["λ = 0", "λ = 2", "initialization"]
     assert len(F.spectrum_rows(spec)) == 6
+    runs = list(spec.runs.values())  # section 4's prose quotes both accuracies: the table prints them
+    assert [(r["train acc"], r["test acc"]) for r in F.spectrum_rows(spec)] == [
+        (run.train_acc, run.test_acc) for run in runs for _ in run.stats]

@@ -15,11 +15,11 @@ from .. import evidence, plots
 from ..book import and_list
 from .experiments import (DECOUPLING, Clock, Decoupling, Equilibrium, Spectrum, decoupling_summary,
                           grid_summary)
-from .figures import flat_columns, slope_text
+from .figures import NULL_DRAWS, flat_columns, slope_text
 from .science import best_decay_per_lr, ridge_slope
 from .spectra import tail_fit
 from .window import window_numbers
-from .claims import (ANGLE_TOL, EQ_CONTROL, L2_FAIL, L2_FAILS, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS,
+from .claims import (ANGLE_TOL, EDGE, EQ_CONTROL, L2_FAIL, L2_FAILS, PLAIN_FLAT, DECOUPLED, HEAVY, INVARIANT_BAND, PLAIN_BAND, TAIL_TESTS,
                      _band_move, _GridSeed, _edge_note, _side_ratio, _ties_text, _fmt, _least_fall, _least_shortfall,
                      _alpha, _lower_above, _p, _product_moves, _shortfall_growth, _spectrum_checks,
                      _ties, grid_claims, spectrum_claims, tied_decays_per_lr)
@@ -155,13 +155,8 @@ def decoupling_numbers(grid: Decoupling) -> dict:
         wd_l2_fail=_range(per_kind(_least_shortfall, "adam_l2").values()),
         wd_adamw_fail=_range(per_kind(_least_shortfall, "adamw").values()),
         wd_l2_band_verdict=plots.MARKS[v["band"]], wd_plain_flat_verdict=plots.MARKS[v["flat"]],
-        # what the row's verdict says of its control (the scale-invariant net's moves)
-        wd_plain_flat_control=(
-            "beyond the test's bar on every seed, so the test tells the two networks apart"
-            if v["flat"] == "yes" else
-            "too scattered to tell the two networks apart by this test (the row gives the reason)"
-            if v["flat"] == "does not discriminate" else
-            "and the verdict rests on the plain MLP's own moves (the row gives them)"),
+        **_plain_flat_numbers(next(r for r in rows if r["claim"].startswith(PLAIN_FLAT.statement))),
+        wd_dark_cell=_dark_cell(grid), wd_flat_first=_line_first(grid),
         wd_l2_band_control=_band_control(next(r for r in rows if r["claim"].startswith(L2_FAILS.statement))),
         wd_band_ties=_ties_text(per_kind(lambda r: r, "adamw"), PLAIN_BAND),
         wd_lh_band_said=_lh_band_said([t[-1][0] / t[0][1] * plain["lr_factor"]
@@ -174,6 +169,58 @@ def decoupling_numbers(grid: Decoupling) -> dict:
                               for a in grid.grids[k].seed_accs().values()]),
         wd_later_best=_range([float(np.nanmax(a[:, j])) for k in DECOUPLING
                               for a in grid.grids[k].seed_accs().values() for j in range(1, len(lrs))]))
+
+
+def _plain_flat_numbers(row: dict) -> dict:
+    """The plain-MLP row's own numbers (:data:`~.claims.PLAIN_FLAT`, read by the tie rule): the
+    least move each seed's ties allow, its control's (the scale-invariant net's), the row's bar,
+    and what its verdict says of the two networks, from the seeds its control passes on."""
+    e = row["evidence"][0]
+    test = evidence.Test(**e["test"])
+    fooled = [str(s) for s, x in e["control"].items() if x is not None and test.passes(x)]
+    if row["reproduced"] == "yes":
+        said = "its control's ties rule out so small a move on every seed, so the test tells the two networks apart"
+    elif fooled:
+        said = (f"its control's ties allow so small a move too, on seed{'s' * (len(fooled) > 1)} "
+                f"{and_list(fooled)}, so the test does not tell the two networks apart")
+    else:
+        said = "and the verdict rests on the plain MLP's own ties (the row gives them)"
+    fmt = lambda xs: _range([x for x in xs.values() if x is not None], 2) + "×"  # noqa: E731
+    return dict(wd_plain_least_move=fmt(e["treatment"]), wd_inv_least_move=fmt(e["control"]),
+                wd_plain_moves_bar=f"{test.threshold:g}", wd_plain_flat_control=said)
+
+
+def _dark_cell(grid: Decoupling) -> str:
+    """The AdamW grid's cell that one seed darkens most: where the lowest seed falls furthest
+    below the mean of the others; where it is, its seed-averaged accuracy beside its
+    neighbours' (up, down, left, right) and every seed's own value."""
+    accs = grid.grids["adamw"].seed_accs()
+    st = np.stack(list(accs.values()))
+    gap = (st.sum(0) - st.min(0)) / (len(st) - 1) - st.min(0)  # the others' mean - the lowest
+    i, j = np.unravel_index(int(np.nanargmax(gap)), gap.shape)
+    a = np.nanmean(st, 0)
+    near = [a[p, q] for p, q in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1))
+            if 0 <= p < a.shape[0] and 0 <= q < a.shape[1]]
+    vals = {k: float(v[i, j]) for k, v in accs.items()}
+    low = min(vals, key=vals.get)
+    return (f"at η = {_fmt(grid.lrs[j], 2)}, λ = {_fmt(grid.grids['adamw'].decays[i], 2)} "
+            f"({_fmt(a[i, j], 3)} seed-averaged, its neighbours {_range(near, 3)}) comes from "
+            f"one seed, seed {low}: {_fmt(vals[low], 3)} there, against "
+            + and_list([f"{_fmt(x, 3)} (seed {k})" for k, x in vals.items() if k != low]))
+
+
+def _line_first(grid: Decoupling) -> str:
+    """Where the smallest eta's decays lie against the line eta * lambda * t = 1 (t the grid's
+    last evaluation): how many are not below it, and whether on it (eta * lambda * t = 1 at the
+    grid's precision) or above it."""
+    t = grid.eval_steps[-1]
+    prods = [grid.lrs[0] * d * t for d in grid.grids["adamw"].decays if grid.lrs[0] * d * t >= 1
+             or math.isclose(grid.lrs[0] * d * t, 1, rel_tol=1e-9)]
+    on = [p for p in prods if math.isclose(p, 1, rel_tol=1e-9)]
+    n = {1: "a single decay", 0: "no decay"}.get(len(prods), f"{len(prods)} decays")
+    where = ("on the line (ηλt = 1)" if on and len(on) == len(prods) else
+             "on or above the line" if on else "above the line")
+    return f"{n} {'lies' if len(prods) == 1 else 'lie'} {where}" if prods else "no decay reaches the line"
 
 
 def _moving_text(slopes: dict) -> str:
@@ -270,27 +317,56 @@ def equilibrium_numbers(equilibria: list[Equilibrium]) -> dict:
         out[f"wd_{key}_rotation"] = _range([v.rotation for v in lay], 2)
         out[f"wd_{key}_total_angle"] = _range([v.total_angle for v in lay], 2)
         out[f"wd_{key}_taus"] = _fmt(r.steps / r.tau, 2)
-        early = [v.angle_early_ratio for v in lay]
-        out[f"wd_{key}_angle_early"] = _range(early, 2)
+        bins = _early_angle_ratios(r)
+        out[f"wd_{key}_angle_early"] = _range([v for b in bins.values() for _, v in b], 2)
         if key == "adamw":
-            out["wd_adamw_angle_start"] = _angle_start(early, _range(early, 2))
+            out["wd_adamw_angle_start"] = _angle_start(bins)
     return out
 
 
-def _angle_start(early: list, text: str) -> str:
-    """Section 2's sentence on the angle per step over the first quarter of tau, from the
-    ratios ``early`` (measured / the predicted trajectory's, one per matrix): above the
-    prediction by more than ANGLE_TOL on every matrix, the gradient's early signal explains
-    it; otherwise the sentence says the angle starts near its prediction."""
-    ratios = [v for v in early if v is not None and math.isfinite(v)]
-    if ratios and min(ratios) > 1 + ANGLE_TOL:
-        return (f"It does not start there: over the first quarter of τ AdamW's angle per step is "
-                f"{text} times the predicted trajectory's, matrix by matrix. Early on the gradient "
-                "carries signal and successive updates point the same way, so momentum does not "
-                "average them down as it does noise.")
-    return (f"It starts near it too: over the first quarter of τ AdamW's angle per step is {text} "
-            f"times the predicted trajectory's, matrix by matrix (within {100 * ANGLE_TOL:.0f}% "
-            f"on {'every' if all(abs(v - 1) <= ANGLE_TOL for v in ratios) else 'some'} matrix).")
+def _early_angle_ratios(r: Equilibrium) -> dict:
+    """``{matrix: [(step, measured / predicted angle per step), ...]}``, bin by bin (the
+    figure's bins, ``r.angle_step``) over the first quarter of tau (steps 1 to tau / 4; at
+    least the first bin): each bin judged on its own, so that an overshoot early and an
+    undershoot later do not cancel as they do in a ratio of means."""
+    steps = np.asarray(r.angle_step, dtype=float)
+    keep = np.flatnonzero((steps >= 1) & (steps <= r.tau / 4))
+    keep = keep if len(keep) else np.flatnonzero(steps >= 1)[:1]
+    m, p = np.asarray(r.angle, dtype=float), np.asarray(r.angle_pred, dtype=float)
+    return {n: [(int(steps[i]), float(m[i, l] / p[i, l])) for i in keep]
+            for l, n in enumerate(r.names)}
+
+
+def _angle_start(bins: dict) -> str:
+    """Section 2's sentence on AdamW's angle per step over the first quarter of tau, from
+    :func:`_early_angle_ratios`: near the prediction only where every bin of every matrix is
+    within ANGLE_TOL of it; otherwise where it starts (the first bin) and where it ends up (the
+    last bin of the quarter), how many bins are within ANGLE_TOL, and, as a hypothesis only,
+    why the first steps overshoot and the later ones undershoot."""
+    pts = [b for b in bins.values() if b]
+    if not pts:
+        return ""
+    tol, allv = f"{100 * ANGLE_TOL:.0f}%", [v for b in pts for _, v in b]
+    near = sum(abs(v - 1) <= ANGLE_TOL for v in allv)
+    if near == len(allv):
+        return (f"It starts near it too: over the first quarter of τ, bin by bin, AdamW's angle "
+                f"per step is {_range(allv, 2)} times the predicted trajectory's, within {tol} "
+                "in every bin of every matrix.")
+    first, last = [b[0][1] for b in pts], [b[-1][1] for b in pts]
+    said = (f"It does not start on it: over the first quarter of τ, read bin by bin as the "
+            f"figure shows it, AdamW's angle per step is {_range(first, 2)} times the predicted "
+            f"trajectory's in its first bin (around step {pts[0][0][0]}) and "
+            f"{_range(last, 2)} times it by the end of the quarter (step {pts[0][-1][0]}), "
+            f"matrix by matrix; {near} of its {len(allv)} bins are within {tol} of it.")
+    if max(first) > 1 + ANGLE_TOL:
+        said += (" A likely reason, which this page does not test: bias-corrected Adam's first "
+                 "steps are not yet averaged by momentum (at the first step m̂ is the gradient "
+                 "itself), so their entries have size about one, up to √((1+β₁)/(1−β₁)) ≈ 4.4 "
+                 "times the averaged noise the prediction assumes")
+        said += ("; and later v̂, which averages squared gradients over about 1/(1−β₂) = 1,000 "
+                 "steps, may still remember the larger early gradients and hold the steps "
+                 "below their settled size." if min(last) < 1 - ANGLE_TOL else ".")
+    return said
 
 
 def _below_line(payload: Decoupling) -> dict:
@@ -369,11 +445,12 @@ def spectrum_numbers(spectrum: Spectrum) -> dict:
     out = dict(wd_spec_test=f"{_fmt(r0.test_acc, 3)} → {_fmt(r1.test_acc, 3)}",
                wd_spec_train=f"{_fmt(r0.train_acc, 3)} → {_fmt(r1.train_acc, 3)}",
                wd_spec_phrase="better" if r1.test_acc > r0.test_acc else "worse",
-               wd_spec_tail_fails="n/a", wd_spec_link="n/a", wd_spec_below2="n/a")
+               wd_spec_tail_fails="n/a", wd_spec_link="n/a", wd_spec_below2="n/a",
+               wd_spec_edge_bar=f"{EDGE.test.threshold:g}", wd_spec_null_draws=f"{NULL_DRAWS}")
     if c is None:  # a run that diverged: nothing to read
         return {**out, **{f"wd_spec_{k}": "n/a" for k in (
             "alpha0 alpha1 tail1 ratio_init ratio0 ratio1 gap_p spikes cutoff_p exp_p top median "
-            "srank frob0 norms1").split()}}
+            "srank frob0 norms1 edge0 edge1").split()}}
     gain = spectrum_claims({0: spectrum})[-1]["evidence"][0]["treatment"][0]  # the link row's, here
     heavier = "with" if c.b.tail_alpha < c.a.tail_alpha else "without"
     out.update(wd_spec_link="n/a" if gain is None
@@ -393,6 +470,9 @@ def spectrum_numbers(spectrum: Spectrum) -> dict:
             "wd_spec_ratio0": _fmt(c.a.tail_ratio), "wd_spec_ratio1": _fmt(c.b.tail_ratio),
             "wd_spec_gap_p": _p(c.b.tail_gap_p), "wd_spec_cutoff_p": _p(c.fit.cutoff_p),
             "wd_spec_exp_p": _p(c.fit.p),
+            # the edge row's measure (EDGE) on this seed: with decay, and at initialization
+            "wd_spec_edge1": EDGE.fmt(EDGE.measure(c.r1.final[c.name])),
+            "wd_spec_edge0": EDGE.fmt(EDGE.measure(c.r1.init[c.name])),
             "wd_spec_tail_fails": _fails(c.fit), "wd_spec_spikes": str(c.b.tail_spikes),
             "wd_spec_top": ", ".join(_fmt(v, 2) for v in x1[:5]),
             "wd_spec_median": _fmt(float(np.median(x1)), 2),
@@ -424,9 +504,58 @@ def claims_numbers(rows) -> dict:
     return dict(out, wd_clock_row_spread=pct(ev["treatment"]), wd_clock_row_off=pct(ev["control"]))
 
 
+def _window_end(result) -> dict:
+    """Where each decayed setting's kick is read at the end of its window: ``{tau: (step,
+    kept, decay alone)}``, at the last recorded step at or before ``2 tau`` (the step
+    ``run_window`` reads ``end`` at, the records being some steps apart), with the decay
+    alone, ``(1 - 1/tau)^step``, evaluated at that same step."""
+    steps = np.asarray(result.steps, dtype=float)
+    out = {}
+    for s, k in zip(result.settings, result.kept):
+        i = int(np.searchsorted(steps, s.horizon, side="right")) - 1
+        if s.weight_decay > 0 and i >= 0:
+            out[s.tau] = (int(steps[i]), float(np.asarray(k, dtype=float)[i]), (1 - 1 / s.tau) ** steps[i])
+    return out
+
+
+def _kick_floor(result) -> dict:
+    """The shortest window's kick at the record's last step: ``(steps in units of its tau,
+    kept, decay alone (1 - 1/tau)^step)``, NaNs where nothing was recorded."""
+    s, k = min(((s, k) for s, k in zip(result.settings, result.kept) if s.weight_decay > 0),
+               key=lambda p: p[0].tau)
+    if not len(result.steps):
+        return (math.nan,) * 3
+    t = float(result.steps[-1])
+    return t / s.tau, float(np.asarray(k, dtype=float)[-1]), (1 - 1 / s.tau) ** t
+
+
+def _window_numbers(result) -> dict:
+    """:func:`~.window.window_numbers`, with the decay alone at the end of each window read at
+    the step the kept fraction is read at (:func:`_window_end`), those steps, and the floor the
+    shortest window's kick flattens onto (:func:`_kick_floor`)."""
+    end, (taus, kept, alone) = _window_end(result), _kick_floor(result)
+    return {**window_numbers(result),
+            "wd_win_end_pred": _range([p for _, _, p in end.values()], 3),
+            "wd_win_end_at": ", ".join(f"{t} of {_fmt(2 * tau, 3)}" for tau, (t, _, _)
+                                       in sorted(end.items())) or "n/a",
+            "wd_win_floor_taus": _fmt(taus, 2), "wd_win_floor": _fmt(kept, 2),
+            "wd_win_floor_alone": _p(alone), "wd_win_floor_said": _floor_said(taus, kept, alone)}
+
+
+def _floor_said(taus: float, kept: float, alone: float) -> str:
+    """Section 3's sentence on the shortest window's kick at the record's end: a floor where it
+    keeps over ten times what the decay alone leaves there, else that none shows."""
+    at = (f"at the record's end, {_fmt(taus, 2)} of its 1/(ηλ) after the kick, where the decay "
+          f"alone would leave {_p(alone)}")
+    if kept > 10 * alone:
+        return ("Nor do the curves follow the dotted lines all the way down: they flatten onto a "
+                f"floor. The shortest window's kick still keeps {_fmt(kept, 2)} of itself {at}.")
+    return f"The shortest window's kick is down to {_fmt(kept, 2)} of itself {at}: no floor shows."
+
+
 _NUMBERS = {"decoupling": decoupling_numbers, "live_slope": live_slope_numbers,
             "equilibrium": equilibrium_numbers, "clock": clock_numbers,
-            "invariant": invariant_numbers, "window": window_numbers,
+            "invariant": invariant_numbers, "window": _window_numbers,
             "spectrum": spectrum_numbers, "claims": claims_numbers}
 
 

@@ -361,8 +361,11 @@ def mp_edge_ratio(sv, shape) -> float:
     return float(x[-1] / (np.median(x) / median * hi))
 
 
+NULL_DRAWS = 20  # random Gaussian matrices behind mp_null
+
+
 @functools.cache
-def mp_null(shape, draws: int = 20) -> float:
+def mp_null(shape, draws: int = NULL_DRAWS) -> float:
     """The largest :func:`mp_edge_ratio` over ``draws`` random Gaussian matrices of ``shape``
     (a fixed seed): how far a matrix without spikes reaches past its edge."""
     rng = np.random.default_rng(0)
@@ -372,7 +375,8 @@ def mp_null(shape, draws: int = 20) -> float:
 
 def spectrum_rows(result: Spectrum) -> list[dict]:
     """Norms, ranks and the tail fit of each trained weight matrix, with and without decay:
-    the tail's alpha, and whether it is a power law at all (:func:`~.spectra.tail_fit`)."""
+    the tail's alpha, whether it is a power law at all (:func:`~.spectra.tail_fit`), and the
+    run's final training and test accuracy."""
     rows = []
     for wd, run in result.runs.items():
         for name, s in run.stats.items():
@@ -380,5 +384,5 @@ def spectrum_rows(result: Spectrum) -> list[dict]:
                          "spectral norm": s.spectral, "stable rank": s.stable_rank,
                          "effective rank": s.effective_rank, "tail α": s.tail_alpha,
                          "power law?": "yes" if s.tail_power_law else "no",
-                         "test acc": run.test_acc})
+                         "train acc": run.train_acc, "test acc": run.test_acc})
     return rows

@@ -226,10 +226,10 @@ def test_page_numbers():
     assert ns["band_lo"] == plots.number(band["min"], 3) and ns["ratio_max"].endswith("×")
     batch = _batch(n=3, dim=4, alpha=0.0, seed=0, batch_sizes=[1, 2], full={"sgd": 1 / 3, "muon": 1.0},
                    recall={"sgd": [0.2, 0.3], "muon": [0.5, 1.0]})
-    memory = E.Memory(n=[128, 512], ratios=[1, 4], fraction={"sgd": [0.5, 0.2], "muon": [1.0, 0.6],
-                                                             "newton": [1.0, 0.7]},
-                      mass={}, rank_centers=[[1.0], [1.0]],
-                      by_rank={m: [[1.0], [0.2]] for m in ("sgd", "muon", "newton")},
+    memory = E.Memory(n=[128, 512, 1024], ratios=[1, 4, 8],
+                      fraction={"sgd": [0.5, 0.2, 0.1], "muon": [1.0, 0.6, 0.5], "newton": [1.0, 0.7, 0.45]},
+                      mass={}, rank_centers=[[1.0], [1.0], [1.0]],
+                      by_rank={m: [[1.0], [0.2], [0.1]] for m in ("sgd", "muon", "newton")},
                       dim=128, alpha=1.0, draws=[0, 1, 2, 3, 4], by_draw={})
     by_alpha = loaded("spectral_memory").by_alpha
     mf = FA.memory_facts(memory, batch, by_alpha)
@@ -242,6 +242,9 @@ def test_page_numbers():
     assert (mf["bc_sgd"], mf["bc_muon"], mf["bc_crit_sgd"], mf["bc_crit_muon"]) == ("1", "3", "2", "2")
     assert (mf["sgd_d"], mf["muon_d"], mf["muon_sgd"]) == ("50%", "100%", "3")  # shares, not counts
     assert (mf["bc_sgd_peak"], mf["bc_sgd_full"]) == ("30%", "33.3%")
+    assert mf["muon_vs_newton_far"] == "more than"  # 0.5 against 0.45 at N = 8d, the largest
+    with pytest.raises(ValueError, match="short of 8d"):  # the page reads N = 8d on: a run must reach it
+        FA.memory_facts(replace(memory, n=[128, 512], ratios=[1, 4]), batch, by_alpha)
     assert not plots.failed_claims(C.published_claims())
     assert FA.fraction_at(replace(memory, ratios=[1, 4, 8], fraction={"sgd": [0.9, 0.5, 0.2]}), "sgd", 7) == 0.2
 

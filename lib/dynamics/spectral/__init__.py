@@ -34,7 +34,7 @@ from .figures import (width_figure, map_figure, band_figure, roles_figure, show_
                       show_memory, memory_batch_figure, show_shaping, show_precomputed)
 from .facts import (width_facts, ns_facts, band_facts, practice_facts, memory_facts,
                     shaping_facts)
-from .claims import page_claims
+from .claims import page_claims, schedule_facts
 
 __all__ = ["ns_panel", "practice_panel", "memory_panel", "shaping_panel", "run_width",
            "run_bands", "run_practice", "run_memory", "run_memory_batch", "run_shaping",
@@ -42,4 +42,4 @@ __all__ = ["ns_panel", "practice_panel", "memory_panel", "shaping_panel", "run_w
            "roles_figure", "show_practice", "show_memory", "memory_batch_figure", "show_shaping",
            "show_precomputed",
            "width_facts", "ns_facts", "band_facts", "practice_facts", "memory_facts", "shaping_facts",
-           "page_claims"]
+           "page_claims", "schedule_facts"]

@@ -1,6 +1,6 @@
 """Spectral optimizers, the page's numbers: the measures the claims rows judge (each computed once,
 so that a sentence and its row read the same number) and what each section's prose glues
-(``*_facts``, as the page prints them: :func:`share`, :func:`factor_words`,
+(``*_facts``, as the page prints them: :func:`~.figures.share`, :func:`~.figures.factor_words`,
 :func:`~.roles.leads_words`). :mod:`.claims` gathers them into rows with the thresholds they name."""
 from __future__ import annotations
 
@@ -13,20 +13,19 @@ import numpy as np
 import torch
 
 from .. import plots
-from ..book import and_list, glue_texts
+from ..book import glue_texts
 from .experiments import (CRITICAL_SHARE, DECAYED, EARLY_STEP, Band, Memory, MemoryBatch, Practice, PracticeFile,
                           Roles, Shaping, ShapingRate, Timing, Width, critical_batch, early_and_late, growth,
                           loss_at_step, practice_summary, practice_sweeps, rank_bins, rates_reaching, reference_loss,
                           run_shaped, shaping_order, shaping_runs, shaping_summary)
-from .figures import SHORT, timing_rows
+from .figures import SHORT, factor_words, power_of_ten, scale_words, share, timing_rows
 from .roles import leads_words, noise_floor, per_second, steepest_margin
-from .science import (CUBIC_COEFFS, MUON_COEFFS, ShapingConfig, default_data, memory_task, ns_band, one_step,
-                      polar, random_matrix, recovered, singular_value_band, spectral_shape)
+from .science import (CUBIC_COEFFS, MUON_COEFFS, ShapingConfig, SpectralShaping, default_data, memory_task, ns_band,
+                      one_step, polar, random_matrix, recovered, singular_value_band)
 
 __all__ = ["band_numbers", "practice_numbers", "fraction_at", "batch_numbers", "batch_facts", "alpha_numbers",
-           "alpha_exact", "factor_words", "share", "scale_words", "width_facts", "ns_facts", "band_facts",
-           "power_of_ten", "shaping_cutoff", "practice_facts",
-           "memory_facts", "shaping_facts", "step_schedule_facts"]
+           "alpha_exact", "width_facts", "ns_facts", "band_facts", "shaping_cutoff", "practice_facts", "memory_facts", "least_ahead", "far_words",
+           "alpha_shortfall", "shaping_facts", "live_repeat", "step_schedule_facts"]
 
 # Section 4's thresholds the prose glues (:mod:`.claims` tests them), each named once
 CRITICAL_OVER = 4  # "a critical batch at least 4× SGD's"
@@ -125,34 +124,6 @@ def alpha_exact(by_alpha: dict[str, Memory], ratio: float = 1) -> dict:
     return out
 
 
-def factor_words(factor: float, digits: int = 2, of: str = "its value") -> str:
-    """A ratio as the prose says it: "grows by a factor 1.3", "shrinks to 0.89 times
-    ``of``", or "stays the same (a factor 1)" when it prints as 1 at ``digits`` digits."""
-    if factor is None or not math.isfinite(factor) or factor <= 0:
-        raise ValueError(f"factor_words: a factor must be a positive number, got {factor!r}")
-    text = plots.number(float(factor), digits)
-    if text == plots.number(1.0, digits):
-        return f"stays the same (a factor {text})"
-    return f"grows by a factor {text}" if factor > 1 else f"shrinks to {text} times {of}"
-
-
-def share(fraction: float, digits: int = 3) -> str:
-    """A fraction of the pairs as a percentage (0.998 is "99.8%"), never a bare number."""
-    if fraction is None or not 0 <= fraction <= 1:
-        raise ValueError(f"share: a fraction must lie in [0, 1], got {fraction!r}")
-    return f"{plots.number(100 * float(fraction), digits)}%"
-
-
-def scale_words(compared: dict, same: str = "the same size as this page's run") -> str:
-    """How a precomputed file's run compares with this page's: ``compared`` maps a noun ("steps")
-    to (this page's, the file's) size; the words name what the file has more or fewer of."""
-    words = [f"{'more' if f > live else 'fewer'} {noun}" for noun, (live, f) in compared.items()
-             if f != live]
-    if not words:
-        return same
-    return and_list(words) + " than this page's run"
-
-
 def width_facts(width: Width) -> dict:
     """Section 1: how Muon's step changes from the narrowest width to the widest, in words, and
     the least and largest RMS→RMS norm of its step per unit lr over the widths (the dotted line)."""
@@ -161,23 +132,14 @@ def width_facts(width: Width) -> dict:
                 **glue_texts(3, muon_norm_lo=min(norm), muon_norm_hi=max(norm)))
 
 
-def power_of_ten(x: float, digits: int = 2) -> str:
-    """A positive number as the prose writes a small one: 0.0015 is "1.5×10⁻³", 0.001 "10⁻³"."""
-    if not (x > 0 and math.isfinite(x)):
-        raise ValueError(f"power_of_ten: a positive number, got {x!r}")
-    e = math.floor(math.log10(x))
-    m = float(f"{x / 10 ** e:.{digits}g}")
-    if m >= 10:
-        m, e = m / 10, e + 1
-    sup = str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-    return ("" if m == 1 else f"{m:g}×") + f"10{sup}"
-
-
 def band_facts(bands) -> dict:
-    """Section 2's matrix (:func:`~.experiments.run_bands`): the quintic's largest σ at step 3
-    and over steps 4 to the last (where it settles), and its least σ from step 3 on."""
+    """Section 2's matrix (:func:`~.experiments.run_bands`): the quintic's largest σ at step 3, its
+    least σ from step 3 on, and its largest from step 4 on (``top_after``: one value "at every step"
+    where every step prints the same at 4 digits, else the range)."""
     q = bands.quintic
-    return glue_texts(4, top_3=q.hi[3], top_4=min(q.hi[4:]), top_last=max(q.hi[4:]), low_3=min(q.lo[3:]))
+    lo, hi = (plots.number(f(q.hi[4:]), 4) for f in (min, max))
+    return dict(glue_texts(4, top_3=q.hi[3], low_3=min(q.lo[3:])),
+                top_after=f"{hi} at every step from four on" if lo == hi else f"{lo} to {hi} from step four on")
 
 
 def ns_facts(timing: Timing) -> dict:
@@ -193,7 +155,7 @@ def ns_facts(timing: Timing) -> dict:
     over = [r.n for r in timing.rows if not NOT_TWICE.test.passes(NOT_TWICE.measure(r))]
     load, sizes = max(NOT_TWICE.noise(r) for r in timing.rows), [str(n) for n in over]
     return dict(glue_texts(3, band_lo=nsb["min"], band_hi=nsb["max"], f5_at_1=nsb["at_1"]),
-                band_from=power_of_ten(nsb["lo"]),
+                band_from=power_of_ten(nsb["lo"]), band_top=plots.number(nsb["max"], 4),
                 n_most=str(most["n"]), ratio_most=f"{most['SVD / NS₅']:.3f}×",
                 n_least=str(least["n"]), ratio_least=f"{least['SVD / NS₅']:.3f}×",
                 slower_where=("at every size" if slower == len(ratio) else "at most sizes"
@@ -211,10 +173,11 @@ def ns_facts(timing: Timing) -> dict:
 
 
 def shaping_cutoff(ps=(-0.25, -0.5)) -> dict:
-    """Section 5's cutoff: :func:`~.science.spectral_shape` drops directions below ``rel_eps`` ×
-    σ_max (its default, ``cut_eps``), so for p < 0 the weakest direction kept gets up to
-    ``rel_eps`` ** p times the strongest's weight (``cut_25``, ``cut_50``: at the ``ps``)."""
-    eps = inspect.signature(spectral_shape).parameters["rel_eps"].default
+    """Section 5's cutoff: the runs' optimizer (:class:`~.science.SpectralShaping`, built with its
+    default ``rel_eps``) drops directions below ``rel_eps`` × σ_max (``cut_eps``), so for p < 0 the
+    weakest direction kept gets up to ``rel_eps`` ** p times the strongest's weight (``cut_25``,
+    ``cut_50``: at the ``ps``)."""
+    eps = inspect.signature(SpectralShaping).parameters["rel_eps"].default
     return dict(cut_eps=power_of_ten(eps), **{f"cut_{round(-100 * p)}": f"{eps ** p:.3g}" for p in ps})
 
 
@@ -266,13 +229,9 @@ def memory_facts(memory: Memory, batch: MemoryBatch, by_alpha: dict[str, Memory]
     p = memory_task(n, batch.dim, batch.alpha, batch.seed)[2].double()
     distinct = ", ".join(f"{float((1 - (1 - p) ** b).sum()):.0f} at B = {b}"
                          for b in batch.batch_sizes if b <= 1024)
-    bf = batch_facts(batch)
-    bn = bf["mean"]
+    bn = batch_facts(batch)["mean"]
     from .claims import AHEAD  # the row's bar (claims imports this module)
 
-    least = min((d["ahead"] for d in bf["by_draw"].values() if d["ahead"] is not None), default=None)
-    far = [j for j, r in enumerate(memory.ratios) if r >= 8]
-    m8, n8 = (f[m][far[-1]] if far else math.nan for m in ("muon", "newton"))
     return dict(alpha_scale=scale_words({"dimensions d": (memory.dim, any_a.dim),
                                          "draws": (len(memory.draws), len(any_a.draws))},
                                         same="the same d and draws as the run above"),
@@ -294,21 +253,40 @@ def memory_facts(memory: Memory, batch: MemoryBatch, by_alpha: dict[str, Memory]
                 exact_last=f"{np.mean([d[alphas[-1]] for d in alpha_exact(by_alpha).values()]):.0%}",
                 muon_mid=f"{af[alphas[-2]]['muon']:.0%}", alpha_mid=f"{alphas[-2]:g}",
                 bc_share=f"{CRITICAL_SHARE:.0%}", bc_ahead_bar=f"{AHEAD:g}",
-                bc_ahead_least=plots.number(least, 2, missing="none"),
-                muon_vs_newton_far=("more than" if m8 > n8 else "fewer than" if m8 < n8 else "as many as"),
-                **alpha_shortfall(by_alpha))
+                bc_ahead_least=least_ahead(batch), muon_vs_newton_far=far_words(memory), **alpha_shortfall(by_alpha))
+
+
+def least_ahead(batch: MemoryBatch) -> str:
+    """The least over the draws of Muon / SGD from Muon's critical batch on (:func:`batch_numbers`'
+    ``ahead``, the batch row's measure), as the prose prints it; "none": no draw has one."""
+    ahead = [d["ahead"] for d in batch_facts(batch)["by_draw"].values() if d["ahead"] is not None]
+    return plots.number(min(ahead, default=None), 2, missing="none")
+
+
+def far_words(memory: Memory, ratio: float = 8) -> str:
+    """Muon's share of the pairs against Newton's at the largest N (at least ``ratio``·d: the page
+    reads N = 8d on; a run that stops short of it raises), in words: "more than", "fewer than"."""
+    j = int(np.argmax(memory.ratios))
+    if memory.ratios[j] < ratio:
+        raise ValueError(f"far_words: the run's largest N is {memory.ratios[j]:g}d, short of {ratio:g}d")
+    m, n = (memory.fraction[k][j] for k in ("muon", "newton"))
+    return "more than" if m > n else "fewer than" if m < n else "as many as"
 
 
 def alpha_shortfall(by_alpha: dict[str, Memory], ratio: float = 4) -> dict:
-    """The memory file past N = d: NS₅'s and Newton's shares at N ≈ ``ratio``·d for the two
-    shallowest α (``short_a``, ``short_b``), and whether NS₅ falls further short of Newton (its
-    share over Newton's) at the shallower one, in words (``short_word``)."""
-    a, b = sorted(by_alpha, key=float)[:2]
-    at = {k: {m: fraction_at(by_alpha[k], m, ratio) for m in ("muon", "newton")} for k in (a, b)}
-    rel = {k: v["muon"] / max(v["newton"], 1e-9) for k, v in at.items()}
-    return dict(short_a=f"{float(a):g}", short_b=f"{float(b):g}",
+    """The memory file past N = d, at N ≈ ``ratio``·d: whether NS₅'s shortfall (its share over
+    Newton's) grows with α as at N = d, the clause in words (``short_clause``); NS₅'s and Newton's
+    shares at two neighbouring α (``short_a`` < ``short_b``: the first pair where the shallower
+    falls further short, else the two shallowest) and whether it does (``short_word``)."""
+    alphas = sorted(by_alpha, key=float)
+    at = {k: {m: fraction_at(by_alpha[k], m, ratio) for m in ("muon", "newton")} for k in alphas}
+    rel = [at[k]["muon"] / max(at[k]["newton"], 1e-9) for k in alphas]
+    bad = [i for i in range(len(alphas) - 1) if rel[i] < rel[i + 1]]  # a shallower α further short
+    a, b = alphas[bad[0]:bad[0] + 2] if bad else alphas[:2]
+    return dict(short_clause="Past N = d NS₅'s shortfall " + ("is not ordered by α" if bad else "still grows with α"),
+                short_a=f"{float(a):g}", short_b=f"{float(b):g}",
                 **{f"short_{m}_{w}": f"{at[k][m]:.0%}" for m in ("muon", "newton") for w, k in (("a", a), ("b", b))},
-                short_word="further short of" if rel[a] < rel[b] else "no further short of")
+                short_word="further short of" if bad else "no further short of")
 
 
 def _final(h):  # a run's final loss (None: diverged)
@@ -441,16 +419,26 @@ def shaping_facts(shaping: Shaping, by_lr: dict[str, ShapingRate] | None = None,
                     for lr, r in sorted(hist.items(), key=lambda kv: float(kv[0]))))
 
 
+REPEAT_TOL = 1e-3  # live_repeat: Muon's loss at its first step after 0 this close (relative): the same seed
+
+
 def live_repeat(shaping: Shaping, hist: dict[str, ShapingRate]) -> str:
-    """Whether the live run repeats the slider's middle run (its rate, the steps it evaluates at,
-    the runs it trains, and Muon's first loss to 3 digits: the same seed), in words."""
-    rates = sorted(hist, key=float)
-    mid, p0 = hist[rates[len(rates) // 2]], shaping.runs["p = 0"]
+    """Whether the live run repeats the slider's middle run: its rate, the steps it evaluates at,
+    the runs it trains, and Muon's loss at the first evaluation after step 0 (within REPEAT_TOL:
+    the seed; at step 0 every seed's loss sits near ln 10), and what follows from it, in words."""
+    mid, p0 = hist[sorted(hist, key=float)[len(hist) // 2]], shaping.runs["p = 0"]
+    m0, steps = mid.runs["p = 0"], list(p0.steps)
+    i = next((i for i, st in enumerate(steps) if st > 0), None)
     same = (math.isclose(float(shaping.lr), float(mid.lr)) and set(shaping.runs) - {DECAYED} == set(mid.runs)
-            and list(p0.steps) == list(mid.runs["p = 0"].steps) and math.isclose(
-                p0["train_loss"][0], mid.runs["p = 0"]["train_loss"][0], rel_tol=1e-3))
-    return (f"repeats the slider's middle run (lr {float(mid.lr):g}, its first seed)" if same else
-            f"is not the slider's middle run (lr {float(mid.lr):g}): its rate, steps or runs differ")
+            and steps == list(m0.steps) and i is not None
+            and math.isclose(p0["train_loss"][i], m0["train_loss"][i], rel_tol=REPEAT_TOL))
+    if not same:
+        return (f"is not the slider's middle run (lr {float(mid.lr):g}): its rate, its steps, its runs or "
+                "Muon's loss after its first steps (its seed) differ")
+    return (f"repeats the slider's middle run (lr {float(mid.lr):g}, its first seed: Muon's loss at step "
+            f"{steps[i]} is {p0['train_loss'][i]:.4f} here, {m0['train_loss'][i]:.4f} in the file); two "
+            "trainings of one configuration part at float rounding, so its curves follow the file's early "
+            "and drift apart later")
 
 
 def _vs_end(sched: float | None, end: float | None) -> str:

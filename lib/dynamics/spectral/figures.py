@@ -1,16 +1,20 @@
 """Spectral optimizers, the figures: figure builders (``*_figure``), sliders over precomputed
-results (``*_slider``), tables (``*_rows``) and the ``show_*`` functions that draw a run's
-figure with its table. Where legends, sliders and titles go is the house layout's business
+results (``*_slider``), tables (``*_rows``), the ``show_*`` functions that draw a run's
+figure with its table, and numbers as the prose prints them (:func:`share`, :func:`factor_words`,
+:func:`scale_words`, :func:`power_of_ten`). Where legends, sliders and titles go is the house layout's business
 (``plots.house``), not these builders'. The live panels are in :mod:`.panels`, the claims in
 :mod:`.claims`.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import torch
 from IPython.display import display
 
 from .. import plots, results
+from ..book import and_list
 from .experiments import (CRITICAL_SHARE, RECORDS, Bands, Memory, MemoryBatch, Practice, PracticeFile, Shaping,
                           ShapingRate, StepTable, Timing, TimingRow, Width,
                           critical_batch, practice_summary, practice_sweeps, reference_loss, shaping_runs,
@@ -24,7 +28,8 @@ __all__ = ["LABELS", "SHORT", "MEMORY_LABELS", "UPDATE_LABELS", "muon_band", "ma
            "sweep_slider", "memory_figure", "memory_rank_figure", "show_memory",
            "memory_alpha_slider", "memory_batch_figure", "SHAPING_COLORS", "shaping_figure",
            "shaping_rows", "SHAPING_FORMATS", "show_shaping", "shaping_slider", "ROLE_LABELS",
-           "roles_figure", "cost_rows", "show_precomputed"]
+           "roles_figure", "cost_rows", "show_precomputed", "factor_words", "share", "scale_words",
+           "power_of_ten"]
 
 LABELS = {"muon": "Muon + AdamW", "adamw": "AdamW", "momentum": "SGD + momentum",
           "muon_fp32": "Muon, float32 NS + AdamW"}
@@ -408,3 +413,46 @@ def show_precomputed(name: str):
     plots.show(slider())
     plots.caption(results.describe(prov))
     return record, prov
+
+
+# ================================================================ numbers as the prose prints them
+
+
+def factor_words(factor: float, digits: int = 2, of: str = "its value") -> str:
+    """A ratio as the prose says it: "grows by a factor 1.3", "shrinks to 0.89 times
+    ``of``", or "stays the same (a factor 1)" when it prints as 1 at ``digits`` digits."""
+    if factor is None or not math.isfinite(factor) or factor <= 0:
+        raise ValueError(f"factor_words: a factor must be a positive number, got {factor!r}")
+    text = plots.number(float(factor), digits)
+    if text == plots.number(1.0, digits):
+        return f"stays the same (a factor {text})"
+    return f"grows by a factor {text}" if factor > 1 else f"shrinks to {text} times {of}"
+
+
+def share(fraction: float, digits: int = 3) -> str:
+    """A fraction of the pairs as a percentage (0.998 is "99.8%"), never a bare number."""
+    if fraction is None or not 0 <= fraction <= 1:
+        raise ValueError(f"share: a fraction must lie in [0, 1], got {fraction!r}")
+    return f"{plots.number(100 * float(fraction), digits)}%"
+
+
+def scale_words(compared: dict, same: str = "the same size as this page's run") -> str:
+    """How a precomputed file's run compares with this page's: ``compared`` maps a noun ("steps")
+    to (this page's, the file's) size; the words name what the file has more or fewer of."""
+    words = [f"{'more' if f > live else 'fewer'} {noun}" for noun, (live, f) in compared.items()
+             if f != live]
+    if not words:
+        return same
+    return and_list(words) + " than this page's run"
+
+
+def power_of_ten(x: float, digits: int = 2) -> str:
+    """A positive number as the prose writes a small one: 0.0015 is "1.5×10⁻³", 0.001 "10⁻³"."""
+    if not (x > 0 and math.isfinite(x)):
+        raise ValueError(f"power_of_ten: a positive number, got {x!r}")
+    e = math.floor(math.log10(x))
+    m = float(f"{x / 10 ** e:.{digits}g}")
+    if m >= 10:
+        m, e = m / 10, e + 1
+    sup = str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return ("" if m == 1 else f"{m:g}×") + f"10{sup}"

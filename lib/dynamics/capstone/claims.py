@@ -13,8 +13,8 @@ from ..grokking.claims import GROKS
 from ..grokking.science import GROK_ACC, plateau_steps
 from .experiments import GRID_FILE, CapstoneGrid, GridRow, clock_fit, grid_budget
 from .facts import (
-    CLOCK_BAND, PLATEAU_PARTS, _at, _show, muon_phase, plateau_cells, plateau_part, rounding,
-    rounding_factor, settle_text,
+    CLOCK_BAND, CLOCK_R2, PLATEAU_PARTS, _at, _show, grok_vs_text, muon_phase, plateau_cells,
+    plateau_part, rounding, rounding_factor, settle_text,
 )
 from .science import NC1_DROP
 
@@ -27,7 +27,8 @@ LAZY = 1.2       # "a lazier start delays generalization": the largest scale's g
 #                  smallest's, on every seed, above this and above the seeds' own spread
 CLOCK_SLOPE = CLOCK_BAND  # "grok step − fit step ∝ τ": the log-log slope within this factor of
 #                          1, 3/4 to 4/3 (written in .facts, whose sentence on the slope reads it)
-CLOCK_R2 = 0.8      # ... and the fit explains this share of the log waits' variance
+# CLOCK_R2 (0.8, from .facts, whose sentences read it): the fit explains this share of the
+#   log waits' variance
 FLATTEN = 1.1       # "AdamW's update spectrum flattens": this book's bar, the update's rank / n
 #                     at the grok step at least 10% above the fit step's (1.01x is no flattening)
 
@@ -133,8 +134,10 @@ def _grid_claims(payload: CapstoneGrid, noise: float = 1.0) -> list[dict]:
                     "matched comparison, which section 4's row is); Muon trains the hidden "
                     "matrix after the first layer, AdamW the first layer (an embedding of "
                     "one-hot residues) and the head; Tveit et al. train a transformer with "
-                    "RMSNorm, and Tian's code a two-layer network without normalization with "
-                    "Muon on its input layer, which this page gives to AdamW. This control "
+                    "RMSNorm; Tian's code (his repository yuandong-tian/understanding) trains a "
+                    "two-layer network without normalization, with Adam by default, and its "
+                    "Muon option puts Muon on the input layer, which this page gives to AdamW. "
+                    "This control "
                     "cannot discriminate: AdamW read at its own seed's "
                     "grok step passes the test by definition, and another seed's AdamW run, at "
                     "that step, often has too (the row's control values say on which seeds); "
@@ -170,7 +173,8 @@ def _clock_claim(clock: list[GridRow], where: str, asserted: bool = False) -> di
     (:func:`~.facts.plateau_cells`): its log-log fit on τ must have a slope within a factor
     CLOCK_SLOPE of 1 (the clock alone sets the wait) and r² at least CLOCK_R2, where the same
     cells with τ shuffled (:func:`_shuffled`) must fail both. The fit of the grok step itself
-    is shown beside it (its slope is biased below 1 by the fit step). ``asserted``: the
+    is shown beside it, its slope set against the wait's only where both fits reach CLOCK_R2
+    (:func:`~.facts.grok_vs_text`). ``asserted``: the
     precomputed grid's row, which holds on each of its seeds; the live grid's is shown."""
     fit, grok = clock_fit(plateau_cells(clock)), clock_fit(clock)
     seeds = sorted({r.seed for r in clock})
@@ -199,8 +203,8 @@ def _clock_claim(clock: list[GridRow], where: str, asserted: bool = False) -> di
               f"r² {fit['r2']:.2f}; {len(fit['failed']) + len(fit['off'])} cells never grok "
               f"or sit 2x off the line; the grok step itself on τ: slope {grok['slope']:.2f}, "
               f"r² {grok['r2']:.2f} (it adds the fit step, steps {min(fits, default='—')} to "
-              f"{max(fits, default='—')}, which does not grow in proportion to τ and pulls "
-              f"its slope below the wait's); the weight RMS: {settle_text(clock)}"),
+              f"{max(fits, default='—')}; its slope is {grok_vs_text(fit, grok)}); the "
+              f"weight RMS: {settle_text(clock)}"),
         control="the same cells with τ shuffled among them (a fixed permutation), which must "
                 "fail each test; this MLP has no normalization, so the derivation's condition "
                 "does not hold")

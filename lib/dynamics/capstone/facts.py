@@ -10,7 +10,7 @@ from itertools import groupby
 
 import numpy as np
 
-from ..book import glue_texts
+from ..book import and_list, glue_texts
 from ..grokking.science import CHANCE_MARGIN, phase_of, plateau_steps
 from ..plots import number
 from .experiments import CapstoneGrid, GridRow, clock_fit, plateau_window
@@ -26,7 +26,8 @@ __all__ = ["rounding_numbers", "timeline_facts", "update_event_sentence", "init_
            "clock_order_seeds_text", "grid_order_facts", "NC1_DIP", "below_chance_text",
            "grid_muon_text", "PLATEAU_PARTS", "range_text", "etf_start_text", "rms_start_text",
            "leave_bar_text", "spread_text", "nc1_range_text", "plateau_cells", "clock_slope_text",
-           "CLOCK_BAND", "UPDATE_EVENT_WHY", "lottery_sentence", "muon_phase"]
+           "CLOCK_BAND", "CLOCK_R2", "grok_vs_text", "clock_margin_text", "UPDATE_EVENT_WHY",
+           "lottery_sentence", "muon_phase"]
 
 
 def _show(t):
@@ -168,10 +169,10 @@ def etf_start_text(r) -> str:
     if not known:
         return "the ETF distance is not measured"
     (s0, d0), (sp, dp) = known[0], max(known, key=lambda sd: sd[1])
-    start = f"{number(d0, 3)} at step {s0}"
+    start = f"{d0:.3f} at step {s0}"  # three decimals, as the peak (0.890, not 0.89)
     if dp > RISE_SAID * d0:
         return (f"it starts at {start}, with the initial random features, and peaks at "
-                f"{number(dp, 3)} at step {sp}: training first takes the class means further "
+                f"{dp:.3f} at step {sp}: training first takes the class means further "
                 "from a simplex ETF than the random features had them")
     return f"it starts at {start}, with the initial random features, and never rises above it"
 
@@ -187,8 +188,10 @@ def rms_start_text(rms0: float, peak: float, eq: float) -> str:
         return "the weight RMS at the start is not recorded"
     where = (f"the initialization already sits on it (the weight RMS starts at "
              f"{number(rms0, 3)}, within {abs(off):.1%} of it)" if abs(off) <= EQ_NEAR else
-             f"the weight RMS starts at {number(rms0, 3)}, {number(rms0 / eq, 2)} times it")
-    return where + f", and training takes it away, to a peak {number(peak / eq, 2)} times it"
+             f"the weight RMS starts at {number(rms0, 3)}, {number(rms0 / eq, 2)} times the "
+             "equilibrium")
+    return where + (f", and training takes the weight RMS away from it, to a peak "
+                    f"{number(peak / eq, 2)} times the equilibrium")
 
 
 def timeline_facts(first, nodecay=None) -> dict:
@@ -313,18 +316,93 @@ def plateau_cells(cells: list[GridRow]) -> list[GridRow]:
 
 
 CLOCK_BAND = 4 / 3  # the clock row's band (claims.CLOCK_SLOPE): a slope from 3/4 to 4/3
+CLOCK_R2 = 0.8      # ... and its bar on r² (claims.CLOCK_R2): below it no slope is read
 
 
-def clock_slope_text(slope: float) -> str:
+def clock_slope_text(slope: float, r2: float) -> str:
     """What a log-log slope of the wait after the fit step on τ says, against the claims
-    row's band 3/4 to 4/3 around the clock's slope of 1."""
+    row's band 3/4 to 4/3 around the clock's slope of 1; a fit with r² below the row's bar
+    CLOCK_R2 (or none) explains too little of the waits' variance for its slope to say
+    anything, a trend included."""
     if not math.isfinite(slope):
         return "too few cells grok to fit a slope"
+    if not (math.isfinite(r2) and r2 >= CLOCK_R2):
+        return (f"but that r² is below the claims row's bar of {CLOCK_R2:g}: the fit explains "
+                "too little of the waits' variance to read a slope from, so on this grid the "
+                "slope says neither that the wait grows in proportion to τ nor that it grows "
+                "more slowly")
     if 1 / CLOCK_BAND <= slope <= CLOCK_BAND:
         return ("within the band from 3/4 to 4/3 around 1: the wait grows in proportion to "
                 "τ, as it would if the clock alone set it")
     return (f"{'below' if slope < 1 else 'above'} the band from 3/4 to 4/3 around 1: the wait "
             f"grows {'more slowly' if slope < 1 else 'faster'} than τ")
+
+
+def grok_vs_text(fit: dict, grok: dict) -> str:
+    """The grok step's log-log slope on τ against the wait's (:func:`clock_fit`'s ``fit`` of
+    :func:`plateau_cells` and ``grok`` of the cells themselves): lower, as the fit step it
+    adds predicts, or not; neither is read where either fit's r² is below CLOCK_R2."""
+    if not math.isfinite(grok["slope"] - fit["slope"]):
+        return "not fitted"
+    loose = [name for name, f in (("the wait's", fit), ("the grok step's", grok))
+             if not (math.isfinite(f["r2"]) and f["r2"] >= CLOCK_R2)]
+    if loose:
+        return ("not compared with the wait's, as " + (
+            f"both fits have r² below {CLOCK_R2:g}, too loose for their slopes to be read"
+            if len(loose) == 2 else
+            f"{loose[0]} fit has r² below {CLOCK_R2:g}, too loose for its slope to be read"))
+    if grok["slope"] < fit["slope"]:
+        return "lower than the wait's, as the fit step it adds predicts"
+    return "not lower than the wait's, though the fit step it adds pulls it down"
+
+
+def _slope_margin(slope: float) -> float:
+    """How far inside the band 3/4 to 4/3 a slope sits, as the factor to its nearest edge
+    (below 1: outside the band)."""
+    return min(slope * CLOCK_BAND, CLOCK_BAND / slope) if slope > 0 else 0.0
+
+
+def clock_margin_text(clock: list[GridRow], factor: float = 1.0) -> str:
+    """The clock row's margin, seed by seed: each seed's log-log slope of the wait after the
+    fit step on τ and its r² against the band 3/4 to 4/3 and the bar CLOCK_R2, the seed
+    nearest an edge and by what factor; given ``factor`` > 1 (what rounding alone does to a
+    grok step, :func:`rounding_factor`), the slope nearest an edge once a single grok step
+    of that seed is multiplied or divided by it."""
+    seeds = sorted({r.seed for r in clock}, key=str)
+    fits = {s: clock_fit(plateau_cells([r for r in clock if r.seed == s])) for s in seeds}
+    fits = {s: f for s, f in fits.items() if math.isfinite(f["slope"])}
+    if not fits:
+        return "no seed has enough waits to fit a slope"
+    lo, hi = number(1 / CLOCK_BAND, 3), number(CLOCK_BAND, 3)
+    each = and_list([f"{number(f['slope'], 3)} on seed {s} (r² {number(f['r2'], 3)})"
+                     for s, f in fits.items()])
+    near = min(fits, key=lambda s: _slope_margin(fits[s]["slope"]))
+    slope = fits[near]["slope"]
+    edge = lo if slope < 1 else hi
+    inside = _slope_margin(slope) >= 1
+    out = (f"the wait's slopes are {each}, against the band from {lo} to {hi} and the bar "
+           f"r² ≥ {CLOCK_R2:g}; the nearest to an edge, seed {near}'s {number(slope, 3)}, is "
+           + (f"a factor {number(_slope_margin(slope), 3)} inside" if inside else
+              f"outside, by a factor {number(1 / _slope_margin(slope), 3)},")
+           + f" the band's edge at {edge}")
+    if factor <= 1 or not inside:
+        return out
+    moved = []  # (slope, seed) with one grok step of that seed moved by the factor
+    for s in fits:
+        mine = [r for r in clock if r.seed == s]
+        moved += [(clock_fit(plateau_cells([replace(q, grok_step=round(q.grok_step * k))
+                                            if j == i else q for j, q in enumerate(mine)])
+                             )["slope"], s)
+                  for i, r in enumerate(mine) if r.grok_step is not None
+                  for k in (factor, 1 / factor)]
+    worst, seed = min(((m, s) for m, s in moved if math.isfinite(m)),
+                      key=lambda ms: _slope_margin(ms[0]), default=(slope, near))
+    return out + (f". Moving a single grok step by the factor rounding alone produces, "
+                  f"{number(factor, 3)}, can take seed {seed}'s slope to {number(worst, 3)}, "
+                  + ("still inside the band: the margin holds, though narrowly"
+                     if _slope_margin(worst) >= 1 else
+                     "outside the band: on that seed the verdict is within what rounding "
+                     "alone can move"))
 
 
 def clock_facts(clock: list[GridRow], lrs, weight_decays) -> dict:
@@ -334,11 +412,8 @@ def clock_facts(clock: list[GridRow], lrs, weight_decays) -> dict:
     fit, grok = clock_fit(plateau_cells(clock)), clock_fit(clock)
     return glue_texts(slope=fit["slope"], r2=fit["r2"], n_ok=fit["n"], n_cells=len(clock),
                       n_bad=len(fit["failed"]) + len(fit["off"]),
-                      slope_says=clock_slope_text(fit["slope"]), grok_slope=grok["slope"],
-                      grok_vs=("not fitted" if not math.isfinite(grok["slope"] - fit["slope"])
-                               else "lower, as the fit step it adds predicts"
-                               if grok["slope"] < fit["slope"] else
-                               "not lower, though the fit step it adds pulls it down"),
+                      slope_says=clock_slope_text(fit["slope"], fit["r2"]),
+                      grok_slope=grok["slope"], grok_vs=grok_vs_text(fit, grok),
                       grok_r2=grok["r2"], settle=settle_text(clock),
                       grok_spread=spread_text([r.grok_step for r in clock]),
                       order=clock_order_text(clock), etas=list(lrs), lams=list(weight_decays))
@@ -346,7 +421,8 @@ def clock_facts(clock: list[GridRow], lrs, weight_decays) -> dict:
 
 def optimizer_facts(opt: dict, lrs: dict) -> dict:
     """Section 4: each optimizer's best run and, at each learning rate tried (``lrs``), AdamW's
-    grok step and Muon's final test accuracy."""
+    grok step, its weight decay λ (scaled against η to keep ηλ: λ = 1/(η τ)) and Muon's final
+    test accuracy."""
     a, m = opt["adamw"]["best"], opt["muon"]["best"]
     rank = lambda r: f"{r.timeline['update_rank'][-1]:.2f}"  # noqa: E731
     return glue_texts(
@@ -354,6 +430,7 @@ def optimizer_facts(opt: dict, lrs: dict) -> dict:
         acc_m=f"{m.history.last('test_acc'):.0%}", f_a=_show(a.fit_step), f_m=_show(m.fit_step),
         ur_a=rank(a), ur_m=rank(m), muon_lrs=lrs["muon"], adam_lrs=lrs["adamw"],
         g_a_all=[_show(s["grok_step"]) for _, s in opt["adamw"]["tried"]],
+        lam_a_all=[1 / (lr * s["tau"]) for lr, s in opt["adamw"]["tried"]],
         g_a_spread=spread_text([s["grok_step"] for _, s in opt["adamw"]["tried"]]),
         acc_m_all=[f"{s['final_test_acc']:.0%}" for _, s in opt["muon"]["tried"]])
 
@@ -381,15 +458,19 @@ def lottery_facts(lot: dict, p: int | None = None) -> dict:
                          for k in ("fit", "grok")})
 
 
-def nc1_range_text(values) -> str:
-    """NC1's range over a run (:func:`range_text`) and, where it never falls below 1 (the
+def nc1_range_text(steps, values) -> str:
+    """NC1's range over a run: its highest and its lowest value with their steps, printed as
+    the page prints NC1 (3 significant digits) and, where it never falls below 1 (the
     within-class spread at least of the size of the between-class spread), that it stays far
     from the 0 of collapsed features."""
-    said = range_text(values)
-    if said is None:
+    known = [(t, v) for t, v in zip(steps, values) if math.isfinite(v)]
+    if not known:
         return "not measured"
-    low = min(v for v in values if math.isfinite(v))
-    return said + (", never below 1: far from the 0 of collapsed features" if low >= 1 else "")
+    (t_hi, hi), (t_lo, lo) = (max(known, key=lambda tv: tv[1]),
+                              min(known, key=lambda tv: tv[1]))
+    return (f"between its highest, {number(hi, 3)} at step {t_hi}, and its lowest, "
+            f"{number(lo, 3)} at step {t_lo}"
+            + (", never below 1: far from the 0 of collapsed features" if lo >= 1 else ""))
 
 
 def collapse_facts(coll: dict, r=None) -> dict:
@@ -399,7 +480,7 @@ def collapse_facts(coll: dict, r=None) -> dict:
     if r is not None and r.timeline["nc1"]:
         extra["nc1_start"] = f"{number(r.timeline['nc1'][0], 3)} at step {r.timeline['step'][0]}"
         # over the whole run, against the 0 of collapsed features
-        extra["nc1_range"] = nc1_range_text(r.timeline["nc1"])
+        extra["nc1_range"] = nc1_range_text(r.timeline["step"], r.timeline["nc1"])
     return glue_texts(nc1_fit=coll["nc1_fit"], nc1_grok=coll["nc1_grok"],
                       nc1_end=coll["nc1_end"], **extra,
                       nc1_falls="never" if falls is None else f"at step {falls}")
@@ -550,10 +631,14 @@ def muon_phase(m) -> str:
 
 
 def rounding_numbers(payload: CapstoneGrid | None, firsts: dict, inits=()) -> dict:
-    """The page's sentences on the grid: the rounding and the Muon runs that grok."""
-    out = dict(rounding=rounding_text(rounding(payload, firsts, inits)))
+    """The page's sentences on the grid: the rounding, the Muon runs that grok and the
+    clock row's margin (:func:`clock_margin_text`)."""
+    pairs = rounding(payload, firsts, inits)
+    out = dict(rounding=rounding_text(pairs))
     if payload:
         out["grid_muon"] = grid_muon_text(payload)
+        # the asserted clock row's margin, against what rounding alone moves
+        out["clock_margin"] = clock_margin_text(payload.clock, rounding_factor(pairs))
     return out
 
 

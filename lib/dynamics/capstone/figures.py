@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import plots
 from .experiments import CapstoneGrid, GridRow, OneRun, clock_fit
+from .facts import plateau_cells
 from .science import MEASURES, equilibrium_rms
 from ..runtime import get_seed
 
@@ -110,37 +111,47 @@ def init_figure(rows: list[GridRow], title: str = "initial scale: lazy ↔ rich"
     return fig
 
 
-def clock_figure(rows: list[GridRow], budget: int, title: str = "the clock 1/(ηλ) and the grok step"):
-    """Grok step against τ = 1/(ηλ) on log-log axes, one colour per learning rate, with the
-    least-squares line of :func:`~.experiments.clock_fit`; cells that never grokked sit at
-    the budget's edge (``budget``, the steps each cell trained) as crosses, their hover
-    saying so (no grok step of theirs is drawn)."""
+CLOCK_SETS = (("grok step", "circle", "dash"), ("wait, grok − fit", "circle-open", "dot"))
+
+
+def clock_figure(rows: list[GridRow], budget: int,
+                 title: str = "the clock 1/(ηλ): the grok step and the wait after the fit step"):
+    """Two sets of markers against τ = 1/(ηλ) on log-log axes, one colour per learning rate:
+    the grok step (filled) and the wait after the fit step, grok step − fit step (open,
+    :func:`~.facts.plateau_cells`: what the clock row judges), each set with its own
+    least-squares line of :func:`~.experiments.clock_fit` (dashed and dotted); cells that
+    never grokked sit at the budget's edge (``budget``, the steps each cell trained) as
+    crosses, their hover saying so (no grok step of theirs is drawn)."""
     if not (isinstance(budget, int) and budget > 0):
         raise ValueError(f"budget must be the number of steps each cell trained, got {budget!r}")
-    fig = plots.figure(title, "τ = 1/(ηλ) (steps)", "grok step", logx=True)
+    fig = plots.figure(title, "τ = 1/(ηλ) (steps)", "steps", logx=True)
     fig.update_yaxes(type="log")
     lrs = sorted({r.lr for r in rows})
     top = budget
+    sets = dict(zip((name for name, *_ in CLOCK_SETS), (rows, plateau_cells(rows))))
     for i, lr in enumerate(lrs):
-        mine = [r for r in rows if r.lr == lr]
-        ok = [r for r in mine if r.grok_step is not None]
-        no = [r for r in mine if r.grok_step is None]
         color = plots.PALETTE[i % len(plots.PALETTE)]
-        fig.add_scatter(x=[r.tau for r in ok], y=[r.grok_step for r in ok], mode="markers",
-                        marker=dict(color=color, size=8), name=f"η = {lr:g}")
+        for name, symbol, _ in CLOCK_SETS:
+            ok = [r for r in sets[name] if r.lr == lr and r.grok_step is not None]
+            fig.add_scatter(x=[r.tau for r in ok], y=[r.grok_step for r in ok], mode="markers",
+                            marker=dict(color=color, size=8, symbol=symbol),
+                            name=f"η = {lr:g}: {name}", legendgroup=name)
+        no = [r for r in rows if r.lr == lr and r.grok_step is None]
         if no:
             fig.add_scatter(x=[r.tau for r in no], y=[top] * len(no), mode="markers",
                             marker=dict(color=color, symbol="x", size=8),
                             name=f"η = {lr:g}, no grok within {budget:,} steps",
                             hovertemplate=f"τ = %{{x:.3g}}: no grok within {budget:,} steps"
                                           "<extra></extra>")
-    fit = clock_fit(rows)
     taus = [r.tau for r in rows]
-    if math.isfinite(fit["slope"]):
-        t = np.geomspace(min(taus), max(taus), 20)
-        fig.add_scatter(x=t, y=np.exp(fit["intercept"]) * t ** fit["slope"], mode="lines",
-                        line=dict(color="#555", dash="dash"),
-                        name=f"fit: slope {fit['slope']:.2f}, r² {fit['r2']:.2f}")
+    for name, _, dash in CLOCK_SETS:
+        fit = clock_fit(sets[name])
+        if math.isfinite(fit["slope"]):
+            t = np.geomspace(min(taus), max(taus), 20)
+            fig.add_scatter(x=t, y=np.exp(fit["intercept"]) * t ** fit["slope"], mode="lines",
+                            line=dict(color="#555", dash=dash), legendgroup=name,
+                            name=f"fit of the {name}: slope {fit['slope']:.2f}, "
+                                 f"r² {fit['r2']:.2f}")
     return fig
 
 

@@ -160,8 +160,10 @@ def test_schedule_facts_read_the_row():
         seeds = {s: _shaped(sched=0.1 / r, **kw) for s, r in enumerate((2.0, 2.5, 2.2))}
         return evidence.judge(C.SCHED_BELOW, seeds).row()
     got = C.schedule_facts([row()])
+    # Muon (0.25) against the other fixed p: 0.1/0.25 = 0.40 on every seed
     assert got == dict(sched_ratio="2.00×–2.50×", sched_log="0.34", sched_noise="0.097",
-                       sched_says=C._SCHED_SAYS["yes"])
+                       sched_says=C._SCHED_SAYS["yes"].format(ctrl="0.40×"))
+    assert "a fixed p ends below Muon, at 0.40× its final loss" in got["sched_says"]
     assert got["sched_says"].startswith("the schedule ends below every fixed p by more than that noise")
     fooled = C.schedule_facts([row(muon=0.09, neg=0.1)], name="file")  # Muon below p = 0.5 and -0.5
     assert fooled["file_says"] == C._SCHED_SAYS["does not discriminate"]

@@ -656,8 +656,8 @@ def _precomputed_rows(timing: Timing, swept: PracticeFile, by_alpha: dict, by_lr
 
 _SCHED_SAYS = {  # what the schedule's row shows, by its verdict (:func:`schedule_facts`)
     "yes": "the schedule ends below every fixed p by more than that noise, and Muon, put through the same "
-           "test, fails it, as it must where the late order holds (a fixed negative p ends below Muon: its "
-           "own row); so what this row adds is the margin by which the schedule beats its end value held fixed",
+           "test, fails it: a fixed p ends below Muon, at {ctrl} its final loss; so what this row adds is "
+           "the margin by which the schedule beats the best fixed p",
     "within noise": "the schedule ends below every fixed p, but by no more than that noise",
     "does not discriminate": "the schedule ends below every fixed p, but Muon, put through the same test, "
                              "does not clearly fail it, so the row cannot tell the schedule from Muon",
@@ -676,8 +676,11 @@ def schedule_facts(rows, start: str = SCHED_BELOW.statement, name: str = "sched"
         raise ValueError(f"schedule_facts: expected one claims row starting {start!r}, found {len(found)}")
     (part,), verdict = found[0]["evidence"], found[0]["reproduced"]
     vals = sorted(float(v) for v in part["treatment"].values())
-    ratio = f"{vals[0]:.2f}×" + (f"–{vals[-1]:.2f}×" if len(vals) > 1 else "")
-    return {f"{name}_ratio": ratio, f"{name}_says": _SCHED_SAYS[verdict],
+    def span(v):  # "2.01×–2.41×", or one value where the ends print alike
+        lo, hi = f"{v[0]:.2f}×", f"{v[-1]:.2f}×"
+        return lo if lo == hi else f"{lo}–{hi}"
+    ctrl = span(sorted(float(v) for v in part["control"].values()))
+    return {f"{name}_ratio": span(vals), f"{name}_says": _SCHED_SAYS[verdict].format(ctrl=ctrl),
             f"{name}_log": plots.number(evidence.median_margin(evidence.Test(**part["test"]), vals), 2),
             f"{name}_noise": plots.number(part["noise"], 2)}
 

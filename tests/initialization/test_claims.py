@@ -425,6 +425,10 @@ def test_critical_line_deviation_at_the_closed_form_point():
                  line_measured=E.CriticalLine(sigma_b2=[b2], sigma_w2=[S.critical_sigma_w2(b2)]))
     assert C._line_dev(on, S.critical_sigma_w2) == pytest.approx(0.0, abs=1e-12)
     assert C.CRITICAL_LINE.control_measure(on) > C.CRITICAL_REL
+    # a line point 5% above the theory: relative 0.05 (the absolute gap is about 0.09)
+    off = replace(on, line_measured=E.CriticalLine(sigma_b2=[b2],
+                                                   sigma_w2=[1.05 * S.critical_sigma_w2(b2)]))
+    assert C._line_dev(off, S.critical_sigma_w2) == pytest.approx(0.05, rel=1e-9)
 
 
 @known_answer(C._band_factor, how="a signal that grows 4x forward and halves backward is a "
@@ -434,6 +438,9 @@ def test_band_factor_of_constructed_signals():
     flat = NS(act_std=[3.0] * 3, grad_in=[2.0] * 3)
     assert C._band_factor({"he": grows, "xavier": flat}, ["he", "xavier"]) == pytest.approx(4.0)
     assert C._band_factor({"he": grows, "xavier": flat}, ["xavier"]) == pytest.approx(1.0)
+    # flat forward, the backward signal a quarter at the first layer: a factor 4 either way
+    back = NS(act_std=[1.0] * 3, grad_in=[0.25, 1.0, 1.0])
+    assert C._band_factor({"he": back}, ["he"]) == pytest.approx(4.0)
     dead = NS(act_std=[1.0, 0.0], grad_in=[1.0, 1.0])  # no signal at the last layer
     assert C._band_factor({"zero": dead}, ["zero"]) == math.inf
 
@@ -444,6 +451,8 @@ def test_lsuv_factor_of_constructed_variances():
     lsuv = NS(out_var=[1.0, 0.5, 1.25], start_out_var=[1.0, 1.0, 1.0])
     sig = E.Signal(tanh=dict(lsuv=lsuv), relu=dict(lsuv=NS(out_var=[1.1], start_out_var=[1.0])))
     assert C._lsuv_factor(sig, "out_var") == pytest.approx(2.0)
+    low = E.Signal(tanh=dict(lsuv=lsuv), relu=dict(lsuv=NS(out_var=[0.25], start_out_var=[1.0])))
+    assert C._lsuv_factor(low, "out_var") == pytest.approx(4.0)  # ReLU's, not tanh's
     assert C._lsuv_factor(sig, "start_out_var") == pytest.approx(1.0)
 
 
@@ -480,3 +489,9 @@ def test_chance_favourite_share_of_unbiased_guesses():
     assert C.chance_favourite_share(1000, 10) > 0.11  # not the 1/10 of each class
     with pytest.raises(ValueError, match="n_classes >= 2"):
         C.chance_favourite_share(100, 1)
+    with pytest.raises(ValueError, match="integers"):
+        C.chance_favourite_share(100.5, 10)
+    assert C.chance_favourite_share(np.int64(1000), 10) == C.chance_favourite_share(1000, 10)
+    # it stops once the tail is negligible: a larger n is a few convolutions more, not hours
+    # (the sum reaches k = n only if it never stops; at 2,000 inputs that is ~15 s)
+    assert C.chance_favourite_share(2000, 10) == pytest.approx(0.1110, abs=1e-3)  # simulated: 0.1110

@@ -21,16 +21,26 @@ from dynamics.grokking import science as S
 def test_the_norm_course_follows_the_curve():
     steps = [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
     norm = [5, 12, 10, 8, 6, 8, 9, 8.5, 7.5, 7, 7]
-    c = Fa.norm_course(steps, norm, 7.0, steps, [1, 1, 1, 1, 2, 3, 4, 3, 3, 3, 3])
+    c = Fa.norm_course(steps, norm, 7.0, steps, [1, 1, 1, 1, 2.5049, 3, 3.6256, 3, 3, 3, 3])
     assert (c["low"], c["low_at"], c["back"], c["back_at"]) == (6, 40, 9, 60)
-    assert (c["ex_low"], c["ex_back"]) == (2, 4)
+    assert (c["ex_low"], c["ex_back"]) == (2.5049, 3.6256)
     assert c["text"] == ("undershoots, to 6 at step 40, rebounds to 9 at step 60 and decays to "
-                         "7 at the end (over the same steps the excluded loss jumps, from 2 to 4)")
+                         "7 at the end (over the same steps the excluded loss jumps, from 2.50 "
+                         "to 3.63)")
     # no excluded loss recorded, or one that falls: no jump said
     assert "excluded" not in Fa.norm_course(steps, norm, 7.0)["text"]
     assert "excluded" not in Fa.norm_course(steps, norm, 7.0, steps, [5, 5, 5, 5, 4, 3, 2, 2, 2, 2, 2])["text"]
     falling = [5, 12, 11, 10, 9, 8, 7.5, 7, 6.5, 6.2, 6]
     assert Fa.norm_course(steps, falling, 6.2)["text"] == "keeps falling, to 6.2 at the end"
+    # REBOUND's two sides: a rise to 7.4 over an end of 7 (5.7%) rebounds; to 7.3 (4.3%) does not
+    bump = lambda top: [5, 12, 10, 8, 6, 7, top, 7, 7, 7, 7]  # noqa: E731
+    assert Fa.REBOUND == 0.05 and "rebounds to 7.4 at step 60" in Fa.norm_course(steps, bump(7.4), 7.0)["text"]
+    assert Fa.norm_course(steps, bump(7.3), 7.0)["text"] == (
+        "undershoots, to 6 at step 40, and climbs back to 7 at the end")
+    # the excluded loss jumps only by more than REBOUND of its value at the low: 2 -> 2.12, 2 -> 2.08
+    ex = lambda top: [1, 1, 1, 1, 2, 2, top, 2, 2, 2, 2]  # noqa: E731
+    assert "jumps, from 2.00 to 2.12" in Fa.norm_course(steps, norm, 7.0, steps, ex(2.12))["text"]
+    assert "excluded" not in Fa.norm_course(steps, norm, 7.0, steps, ex(2.08))["text"]
     back = [5, 12, 10, 8, 6, 6.5, 7, 7.5, 8, 8.5, 9]  # the highest after the low is the last
     assert Fa.norm_course(steps, back, 8.5)["text"] == (
         "undershoots, to 6 at step 40, and climbs back to 8.5 at the end")
@@ -43,7 +53,8 @@ def _cor(wd, memorized, test_acc, steps=None):
 
 
 @known_answer(Fa.unlearning, Fa.corrupted_glue,
-              how="constructed runs: a memorized share that peaks at 0.9 at step 20 and ends at "
+              how="constructed runs: a memorized share that peaks at 0.9 at step 20 (test accuracy "
+                  "0.3 there, 0.9 at the end: it climbs; 0.9 there: it does not) and ends at "
                   "0.1 is unlearned; a test accuracy still gaining 20 points over its last fifth "
                   "is still climbing short of GROK_ACC, one flat at 0.78 has stopped, one at "
                   "0.99 is past it")
@@ -51,14 +62,19 @@ def test_the_corrupted_runs_courses():
     n = 21
     climbing = [0.5 + 0.3 * i / (n - 1) for i in range(n)]       # 0.5 -> 0.8, steadily
     flat = [0.5] * 5 + [0.78] * (n - 5)
-    high = _cor(6.0, [0.0, 0.5, 0.9, 0.6] + [0.1] * (n - 4), [0.9] * n)
-    assert Fa.unlearning(high) == dict(peak=0.9, peak_at=20, end=0.1)
+    high = _cor(6.0, [0.0, 0.5, 0.9, 0.6] + [0.1] * (n - 4), [0.0, 0.1, 0.3] + [0.9] * (n - 3))
+    assert Fa.unlearning(high) == dict(peak=0.9, peak_at=20, end=0.1, test_at_peak=0.3)
     out = lambda low: NS(runs=[_cor(1.0, [1.0] * n, low), high])  # noqa: E731
     g = Fa.corrupted_glue(out(climbing), p=59)
     assert g["test_low"] == "80%" and g["low_course"].endswith("is still climbing at the end of the budget")
     assert g["low_course"].startswith("short of the 95%") and g["low_reaches"].startswith("does not")
-    assert g["high_course"] == ("first memorizes 90% of the wrong labels, by step 20, then "
-                                "unlearns them: at the end it memorizes only 10%")
+    assert g["high_course"] == ("first memorizes 90% of the wrong labels, by step 20, when its "
+                                "test accuracy is 30%, then unlearns them while its test accuracy "
+                                "climbs: at the end it memorizes only 10%")
+    flat_high = _cor(6.0, high.memorized, [0.9] * n)  # the test accuracy at its end already
+    assert Fa.corrupted_glue(NS(runs=[_cor(1.0, [1.0] * n, flat), flat_high]))["high_course"] == (
+        "first memorizes 90% of the wrong labels, by step 20, when its test accuracy is 90%, then "
+        "unlearns them: at the end it memorizes only 10%")
     assert Fa.corrupted_glue(out(flat), p=59)["low_course"].endswith("has stopped climbing")
     done = Fa.corrupted_glue(out(flat[:-1] + [0.99]), p=59)
     assert done["low_course"].startswith("past the 95%") and done["low_reaches"] == "gets there too"
@@ -71,9 +87,17 @@ def test_the_corrupted_runs_courses():
                                "5 (0.05) below, and k = 0 is never counted")
 def test_the_frequencies_off_the_keys():
     layer = [0.3, 0.2, 0.1, 0.1, 0.25, 0.05]
-    assert Fa.off_keys(layer, [1, 2]) == dict(count=1, share=0.25)
-    assert Fa.off_keys(layer, [1, 2, 4]) == dict(count=0, share=0.0)
-    assert Fa.off_keys([0.0, 0.3, 0.3, 0.3, 0.1, 0.0], [1]) == dict(count=2, share=pytest.approx(0.6))
+    one = Fa.off_keys(layer, [1, 2])
+    assert (one["count"], one["share"]) == (1, 0.25)
+    assert one["text"] == (
+        "The layer also holds one frequency off the keys with more than an even share of its "
+        "energy (25% of it together), frequencies the logits barely use (the keys are chosen to "
+        "hold at least 90% of the logits' Fourier energy, so the others share at most the rest).")
+    none = Fa.off_keys(layer, [1, 2, 4])  # no count of 0 printed: a sentence of its own
+    assert (none["count"], none["share"]) == (0, 0.0) and "0" not in none["text"]
+    assert none["text"] == "Every frequency off the keys holds at most an even share of the layer's energy."
+    two = Fa.off_keys([0.0, 0.3, 0.3, 0.3, 0.1, 0.0], [1])
+    assert (two["count"], two["share"]) == (2, pytest.approx(0.6)) and "holds two frequencies" in two["text"]
 
 
 @known_answer(Fa.half_lead, how="constructed losses: fit at step 10; the restricted loss halves at "
@@ -84,9 +108,16 @@ def test_the_restricted_loss_lead_in_evaluations():
     pm = lambda r, t: NS(fit_step=10, step=steps, restricted_loss=r, history_steps=steps,  # noqa: E731
                          test_loss=t)
     lead = Fa.half_lead(pm([4, 4, 3, 1, 1, 1, 1], [8, 8, 8, 7, 6, 3, 1]))
-    assert lead == dict(restricted=30, test=50, evals=2)
-    assert Fa.half_lead(pm([4, 4, 3, 3, 3, 1, 1], [8, 8, 3, 3, 3, 3, 3]))["evals"] == 0
-    assert Fa.half_lead(pm([4, 4, 4, 4, 4, 4, 4], [8, 8, 8, 8, 8, 8, 8])) == dict(
+    assert {k: lead[k] for k in ("restricted", "test", "evals")} == dict(restricted=30, test=50, evals=2)
+    assert lead["text"] == ("the restricted loss gets to half first, at step 30, against step 50 "
+                            "for the test loss, two evaluations ahead: on this seed, "
+                            "generalization is under way that much before it shows")
+    behind = Fa.half_lead(pm([4, 4, 3, 3, 3, 1, 1], [8, 8, 3, 3, 3, 3, 3]))
+    assert behind["evals"] == 0 and behind["text"] == (  # no lead: nothing said "under way"
+        "the restricted loss does not get to half before the test loss does")
+    never = Fa.half_lead(pm([4, 4, 1, 1, 1, 1, 1], [8] * 7))  # the test loss never halves
+    assert never["evals"] == 5 and "against no step in the run for the test loss" in never["text"]
+    assert {k: v for k, v in Fa.half_lead(pm([4, 4, 4, 4, 4, 4, 4], [8, 8, 8, 8, 8, 8, 8])).items() if k != "text"} == dict(
         restricted=None, test=None, evals=0)
 
 

@@ -357,7 +357,7 @@ def corrupted_rows(corrupted: dict) -> list[dict]:
                 f"accuracy ends above {MAJORITY:.0%}", doshi,
                 {f"{first.noise:.0%} corrupted, {lo}: memorized": j(KEPT, corrupted, corrupted),
                  "test accuracy": j(STILL, corrupted, corrupted)},
-                control=f"for 'memorizes', the run at {hi}; for 'generalizes', {STILL.control}",
+                control=f"for 'memorizes', the run at {hi}; for 'test accuracy', {STILL.control}",
                 window=_END, asserted=False),
             evidence.joint(
                 "A larger weight decay memorizes fewer wrong labels and corrects some", doshi,

@@ -25,7 +25,7 @@ __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit",
            "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "corrupted_glue",
            "unlearning", "norm_course", "off_keys", "half_lead",
            "remedy_facts", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
-           "best_rate", "pct0", "REMEDY_SPEEDUP", "HALF_LOSS", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
+           "best_rate", "pct0", "REMEDY_SPEEDUP", "REBOUND", "HALF_LOSS", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
 
 # The thresholds the prose names that the claims rows judge too (the rest are :mod:`.claims`').
 REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
@@ -33,6 +33,7 @@ HALF_LOSS = 0.5         # "falls to half": a loss below this x its value at the 
 CONTROL_WD = 1.0        # the no-decay row's control: cells at this decay and above (below the
 CONTROL_FRAC = 0.6      # strongest) and fractions from this one, which generalize
 SINGLE = 0.5            # "a neuron reads one frequency": its top frequency holds at least half its energy
+REBOUND = 0.05          # "rebounds" / "jumps": a rise of more than this share of the value
 pct0 = "{:.0%}".format
 _crit_pct = lambda c: "above the grid" if c is None else pct0(c)  # noqa: E731 (a critical fraction)
 
@@ -161,9 +162,8 @@ def _each(values: list, fmt) -> str:
     """One glued value for several seeds: the value when every seed gives it, else each
     seed's ("30%, 30% and 40% on the three seeds")."""
     texts = [fmt(v) for v in values]
-    if len(set(texts)) == 1:
-        return texts[0]
-    return ", ".join(texts[:-1]) + f" and {texts[-1]} on the {len(texts)} seeds"
+    return texts[0] if len(set(texts)) == 1 else (
+        ", ".join(texts[:-1]) + f" and {texts[-1]} on the {len(texts)} seeds")
 
 
 def _span(values: list, fmt, most: bool = False) -> str:
@@ -374,24 +374,28 @@ def corrupted_glue(out: Corrupted, p: int | None = None) -> dict:
                        else "has stopped climbing")), low_reaches="gets there too" if done else
                 "does not get there within its budget", high_course=(
                     f"first memorizes {pct0(u['peak'])} of the wrong labels, by step "
-                    f"{u['peak_at']}, then unlearns them: at the end it memorizes only "
-                    f"{pct0(u['end'])}" if u["peak"] - u["end"] > UNLEARN_DROP else
+                    f"{u['peak_at']}, when its test accuracy is {pct0(u['test_at_peak'])}, then "
+                    "unlearns them" + (" while its test accuracy climbs" if high.final_test_acc
+                                       - u["test_at_peak"] > UNLEARN_DROP else "")
+                    + f": at the end it memorizes only {pct0(u['end'])}"
+                    if u["peak"] - u["end"] > UNLEARN_DROP else
                     f"memorizes only {pct0(u['end'])} of the wrong labels"))
 
 
 def unlearning(run) -> dict:
     """One corrupted-label run's memorized share at its highest (``peak``, first reached at
-    ``peak_at``) and at the end (``end``)."""
+    ``peak_at``, where the test accuracy is ``test_at_peak``) and at the end (``end``)."""
     i = int(np.argmax(run.memorized))
-    return dict(peak=float(run.memorized[i]), peak_at=run.steps[i], end=float(run.final_memorized))
+    return dict(peak=float(run.memorized[i]), peak_at=run.steps[i], end=float(run.final_memorized),
+                test_at_peak=float(run.test_acc[i]))
 
 
 def norm_course(steps, norm, end: float, ex_steps=(), excluded=()) -> dict:
     """The weight norm after its peak: its lowest (``low`` at ``low_at``), its highest after
     that (``back`` at ``back_at``) and the words for its course to ``end``, its value at the
     end: it keeps falling (lowest within the last END_EVALS evaluations), undershoots and climbs
-    back, or undershoots, rebounds above ``end`` and decays; with the excluded loss
-    (``ex_steps``, ``excluded``) at the last checkpoint up to the low and to the rebound."""
+    back, or rebounds more than REBOUND above ``end`` and decays; with the excluded loss
+    (``ex_steps``, ``excluded``) at the low and the rebound, a jump if it rises by more than REBOUND."""
     n3 = lambda v: _texts(3, v=v)["v"]  # noqa: E731
     top = int(np.argmax(norm))
     lo = top + int(np.argmin(norm[top:]))
@@ -403,12 +407,12 @@ def norm_course(steps, norm, end: float, ex_steps=(), excluded=()) -> dict:
     under = f"undershoots, to {n3(norm[lo])} at step {steps[lo]}, "
     if lo >= len(norm) - END_EVALS:
         out["text"] = f"keeps falling, to {n3(end)} at the end"
-    elif hi < len(norm) - END_EVALS and norm[hi] > end:
-        jump = out["ex_back"] > out["ex_low"]
+    elif hi < len(norm) - END_EVALS and norm[hi] > (1 + REBOUND) * end:
+        jump = out["ex_back"] > (1 + REBOUND) * out["ex_low"]
         out["text"] = under + (f"rebounds to {n3(norm[hi])} at step {steps[hi]} and decays to "
                                f"{n3(end)} at the end") + (
-            f" (over the same steps the excluded loss jumps, from {n3(out['ex_low'])} to "
-            f"{n3(out['ex_back'])})" if jump else "")
+            f" (over the same steps the excluded loss jumps, from {out['ex_low']:.2f} to "
+            f"{out['ex_back']:.2f})" if jump else "")
     else:
         out["text"] = under + f"and climbs back to {n3(end)} at the end"
     return out
@@ -416,26 +420,35 @@ def norm_course(steps, norm, end: float, ex_steps=(), excluded=()) -> dict:
 
 def off_keys(layer: list, keys) -> dict:
     """The frequencies k ≥ 1 off the ``keys`` that hold more than an even share of the
-    layer's energy (``layer``: its share per frequency k = 0, 1, ...): ``count`` and their
-    ``share`` together."""
+    layer's energy (``layer``: its share per frequency k = 0, 1, ...): ``count``, their
+    ``share`` together and the page's sentence on them (``text``; none said as none)."""
     even = 1 / (len(layer) - 1)
     off = [v for k, v in enumerate(layer) if k >= 1 and k not in set(keys) and v > even]
-    return dict(count=len(off), share=float(sum(off)))
+    return dict(count=len(off), share=float(sum(off)), text=(
+        f"The layer also holds {_count(len(off), 'frequency')} off the keys with more than an even"
+        f" share of its energy ({pct0(sum(off))} of it together), frequencies the logits barely "
+        f"use (the keys are chosen to hold at least {pct0(KEY_SHARE)} of the logits' Fourier "
+        "energy, so the others share at most the rest)." if off else
+        "Every frequency off the keys holds at most an even share of the layer's energy."))
 
 
 def half_lead(pm: ProgressMeasures, level: float = HALF_LOSS) -> dict:
     """The first steps after the fit step where the restricted loss (``restricted``) and the
     test loss (``test``) fall below ``level`` x their fit-step values (None: never), and how
     many of the run's evaluations the first is ahead (``evals``: those from the restricted
-    loss's step up to the test loss's; 0 where it is not ahead)."""
+    loss's step up to the test loss's; 0 where it is not ahead), and the page's words (``text``)."""
     fit = pm.fit_step
     r, t = dict(zip(pm.step, pm.restricted_loss)), dict(zip(pm.history_steps, pm.test_loss))
     first = lambda d: next((s for s in sorted(d) if fit in d and s > fit  # noqa: E731
                             and d[s] < level * d[fit]), None)
     rs, ts = first(r), first(t)
     ahead = rs is not None and (ts is None or rs < ts)
-    return dict(restricted=rs, test=ts, evals=sum(rs <= s < (ts if ts is not None else math.inf)
-                                                  for s in pm.history_steps) if ahead else 0)
+    n = sum(rs <= s < (math.inf if ts is None else ts) for s in pm.history_steps) if ahead else 0
+    return dict(restricted=rs, test=ts, evals=n, text=(
+        f"the restricted loss gets to half first, at step {rs}, against " + ("no step in the run" if ts
+        is None else f"step {ts}") + f" for the test loss, {_count(n, 'evaluation')} ahead: on this "
+        "seed, generalization is under way that much before it shows" if n else
+        "the restricted loss does not get to half before the test loss does"))
 
 
 def remedy_facts(speed: dict[str, Speedup]) -> dict:
@@ -648,12 +661,8 @@ def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
         spread_init=f"{c0.init_spread:.2f}", single_min=pct0(SINGLE), prim_root=primitive_root(p),
         norm_start=n0.start, norm_peak=n0.peak, norm_grok=n0.grok, norm_end=n0.end,
         norm_done=pct0(n0.done), norm_peak_at=n0.peak_step, norm_course=course["text"],
-        norm_done_low=pct0(done_low), off_keys=_count(off["count"], "frequency"), off_share=pct0(off["share"]),
-        lead=(f"the restricted loss gets there at step {lead['restricted']}, against step "
-              f"{lead['test']} for the test loss, {_count(lead['evals'], 'evaluation')} ahead"
-              if lead["evals"] else "the restricted loss does not get there before the test "
-              "loss"), big_init=f"{big:g}", big_grok=scaled[big].grok_step,
-        big_peak=max(scaled[big].history["weight_norm"])))
+        norm_done_low=pct0(done_low), off_keys=off["text"], lead=lead["text"], big_init=f"{big:g}",
+        big_grok=scaled[big].grok_step, big_peak=max(scaled[big].history["weight_norm"])))
 
 
 def section4_facts(remedies: list[RemedyRow], opt: dict[str, OptimizerRuns], corrupted: Corrupted,

@@ -474,7 +474,8 @@ def test_claims_numbers_read_the_clock_row():
     assert out == dict(wd_clock_row_spread="1 to 3%", wd_clock_row_off="20 to 40%",
                        wd_adamw_verdict=plots.MARKS["not at this scale"],  # no equilibrium row
                        wd_sgd_angle_fooled="on no seed judged here (the runs are too short to "
-                                           "settle)")  # and no SGD angle row
+                                           "settle)",  # and no SGD angle row
+                       wd_edge_said="")  # nor a Marchenko-Pastur row
     assert F.claims_numbers([])["wd_clock_row_off"] == "n/a"
 
 

@@ -191,22 +191,36 @@ def _plain_flat_numbers(row: dict) -> dict:
 
 
 def _dark_cell(grid: Decoupling) -> str:
-    """The AdamW grid's cell that one seed darkens most: where the lowest seed falls furthest
-    below the mean of the others; where it is, its seed-averaged accuracy beside its
-    neighbours' (up, down, left, right) and every seed's own value."""
+    """Section 1's sentence on the AdamW grid's cell that one seed darkens most (where the
+    lowest seed falls furthest below the mean of the others): where it is, its seed-averaged
+    accuracy beside its neighbours' (up, down, left, right), and whether each other seed dips
+    there too (below every neighbour of its own): a single seed's only where none does."""
     accs = grid.grids["adamw"].seed_accs()
     st = np.stack(list(accs.values()))
     gap = (st.sum(0) - st.min(0)) / (len(st) - 1) - st.min(0)  # the others' mean - the lowest
     i, j = np.unravel_index(int(np.nanargmax(gap)), gap.shape)
+    cells = [(p, q) for p, q in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1))
+             if 0 <= p < gap.shape[0] and 0 <= q < gap.shape[1]]
     a = np.nanmean(st, 0)
-    near = [a[p, q] for p, q in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1))
-            if 0 <= p < a.shape[0] and 0 <= q < a.shape[1]]
     vals = {k: float(v[i, j]) for k, v in accs.items()}
     low = min(vals, key=vals.get)
-    return (f"at η = {_fmt(grid.lrs[j], 2)}, λ = {_fmt(grid.grids['adamw'].decays[i], 2)} "
-            f"({_fmt(a[i, j], 3)} seed-averaged, its neighbours {_range(near, 3)}) comes from "
-            f"one seed, seed {low}: {_fmt(vals[low], 3)} there, against "
-            + and_list([f"{_fmt(x, 3)} (seed {k})" for k, x in vals.items() if k != low]))
+    own = {k: [float(v[c]) for c in cells] for k, v in accs.items()}  # each seed's own neighbours
+    dips = [k for k in vals if k != low and vals[k] < min(own[k])]
+    others = [k for k in vals if k != low]
+    said = lambda k: f"{_fmt(vals[k], 3)} against its neighbours' {_range(own[k], 3)} (seed {k})"  # noqa: E731
+    head = (f"at η = {_fmt(grid.lrs[j], 2)}, λ = {_fmt(grid.grids['adamw'].decays[i], 2)} "
+            f"({_fmt(a[i, j], 3)} seed-averaged, its neighbours {_range([a[c] for c in cells], 3)})")
+    if not dips:
+        return (f"One dark cell of the figure is a single seed's: the cell {head} comes from "
+                f"seed {low}, {said(low)}; the other seeds do not dip there: "
+                + and_list([said(k) for k in others]) + ".")
+    rest = [k for k in others if k not in dips]
+    return (f"One dark cell of the figure, {head}, is darkest on seed {low}, {said(low)}, and "
+            f"seed{'s' * (len(dips) > 1)} {and_list([str(k) for k in dips])} "
+            f"dip{'s' * (len(dips) == 1)} there too: " + and_list([said(k) for k in dips])
+            + (f"; seed{'s' * (len(rest) > 1)} {and_list([str(k) for k in rest])} "
+               f"{'does' if len(rest) == 1 else 'do'} not: " + and_list([said(k) for k in rest])
+               if rest else "") + ".")
 
 
 def _line_first(grid: Decoupling) -> str:
@@ -450,7 +464,7 @@ def spectrum_numbers(spectrum: Spectrum) -> dict:
     if c is None:  # a run that diverged: nothing to read
         return {**out, **{f"wd_spec_{k}": "n/a" for k in (
             "alpha0 alpha1 tail1 ratio_init ratio0 ratio1 gap_p spikes cutoff_p exp_p top median "
-            "srank frob0 norms1 edge0 edge1").split()}}
+            "srank frob0 norms1 edge0 edge1 edge_nodecay median0 top_nodecay top_decay").split()}}
     gain = spectrum_claims({0: spectrum})[-1]["evidence"][0]["treatment"][0]  # the link row's, here
     heavier = "with" if c.b.tail_alpha < c.a.tail_alpha else "without"
     out.update(wd_spec_link="n/a" if gain is None
@@ -459,6 +473,7 @@ def spectrum_numbers(spectrum: Spectrum) -> dict:
                wd_spec_below2="as the decayed matrix's does on this seed"
                if c.b.tail_alpha < 2 else "which the decayed matrix's does not on this seed")
     x1 = np.sort(np.asarray(r1.final[c.name], dtype=float) ** 2)[::-1]
+    x0 = np.sort(np.asarray(r0.final[c.name], dtype=float) ** 2)[::-1]  # without decay
     frob = {n: (float(np.sqrt((np.asarray(sv, dtype=float) ** 2).sum())),
                 float(np.sqrt((np.asarray(r1.final[n], dtype=float) ** 2).sum())))
             for n, sv in r1.init.items()}
@@ -473,6 +488,9 @@ def spectrum_numbers(spectrum: Spectrum) -> dict:
             # the edge row's measure (EDGE) on this seed: with decay, and at initialization
             "wd_spec_edge1": EDGE.fmt(EDGE.measure(c.r1.final[c.name])),
             "wd_spec_edge0": EDGE.fmt(EDGE.measure(c.r1.init[c.name])),
+            "wd_spec_edge_nodecay": EDGE.fmt(EDGE.measure(c.r0.final[c.name])),
+            "wd_spec_median0": _fmt(float(np.median(x0)), 2), "wd_spec_top_nodecay": _fmt(x0[0], 3),
+            "wd_spec_top_decay": _fmt(x1[0], 3),
             "wd_spec_tail_fails": _fails(c.fit), "wd_spec_spikes": str(c.b.tail_spikes),
             "wd_spec_top": ", ".join(_fmt(v, 2) for v in x1[:5]),
             "wd_spec_median": _fmt(float(np.median(x1)), 2),
@@ -493,7 +511,9 @@ def claims_numbers(rows) -> dict:
     control passes the row's test too (:func:`dynamics.plots.control_passes`)."""
     eq = [r["reproduced"] for r in rows if str(r["claim"]).startswith("AdamW: RMS → √(η/2λ)")]
     sgd = [r for r in rows if str(r["claim"]).startswith("SGD: angle")]
+    edge = next((r for r in rows if str(r["claim"]).startswith(EDGE.statement)), None)
     out = dict(wd_adamw_verdict=plots.MARKS[eq[0] if eq else evidence.CANNOT_TELL],
+               wd_edge_said=_edge_said(edge) if edge else "",
                wd_sgd_angle_fooled=plots.control_passes(sgd, "SGD: angle") if sgd
                else "on no seed judged here (the runs are too short to settle)")
     row = next((r for r in rows if str(r["claim"]).startswith("settled loss levels agree")), None)
@@ -502,6 +522,26 @@ def claims_numbers(rows) -> dict:
     ev = row["evidence"][0]
     pct = lambda xs: _range([100 * x for x in xs.values() if x is not None], 2) + "%"
     return dict(out, wd_clock_row_spread=pct(ev["treatment"]), wd_clock_row_off=pct(ev["control"]))
+
+
+def _edge_said(row: dict) -> str:
+    """Section 4's sentence on the Marchenko-Pastur row (:data:`~.claims.EDGE`), from its own
+    numbers and verdict: whether the run without decay (its control) clears the bar too, on
+    which seeds, so that the row shows training, not decay, moving the top eigenvalue off."""
+    e = row["evidence"][0]
+    test = evidence.Test(**e["test"])
+    ctl = {s: x for s, x in e["control"].items() if x is not None}
+    both = [str(s) for s, x in ctl.items() if test.passes(x)]
+    vals = f"{_range(ctl.values(), 3)}× seed by seed"
+    if both:
+        return (f"The run without decay clears the bar too, on seed{'s' * (len(both) > 1)} "
+                f"{and_list(both)} ({vals}), so the row shows that training moves the top "
+                "eigenvalue off the bulk, not that decay does.")
+    if row["reproduced"] == "yes":
+        return (f"The run without decay stays under the bar on every seed ({vals}), so there "
+                "decay, not training alone, moves the top eigenvalue off the bulk.")
+    return (f"Without decay the ratio is {vals}; the row's verdict rests on the decayed runs, "
+            f"at {_range([x for x in e['treatment'].values() if x is not None], 3)}×.")
 
 
 def _window_end(result) -> dict:
@@ -529,27 +569,84 @@ def _kick_floor(result) -> dict:
     return t / s.tau, float(np.asarray(k, dtype=float)[-1]), (1 - 1 / s.tau) ** t
 
 
+def _kick_tail(result) -> tuple:
+    """The shortest window's kick, early and late: ``(e-folding time over its first two
+    windows, over its last window of the record, log-slope per tau over that last window)``,
+    times in units of its tau (least-squares fits of log kept, where kept > 0; NaN where fewer
+    than two such records)."""
+    s, k = min(((s, k) for s, k in zip(result.settings, result.kept) if s.weight_decay > 0),
+               key=lambda p: p[0].tau)
+    t, k = np.asarray(result.steps, dtype=float) / s.tau, np.asarray(k, dtype=float)
+
+    def slope(use):
+        use = use & (k > 0)
+        return np.polyfit(t[use], np.log(k[use]), 1)[0] if use.sum() >= 2 else math.nan
+    early, late = slope(t <= 2), slope(t >= t[-1] - 1) if len(t) else math.nan
+    fold = lambda x: -1 / x if x != 0 else math.inf  # noqa: E731 (NaN stays NaN)
+    return fold(early), fold(late), late
+
+
+def _twin_tails(result) -> str:
+    """The kept fraction at the record's end of each pair of decayed settings that share
+    tau = 1/(eta lambda), setting by setting, and whether their tails differ (over 2x apart)."""
+    last = {}
+    for s, k in zip(result.settings, result.kept):
+        if s.weight_decay > 0 and len(k):
+            last.setdefault(round(s.tau, 6), []).append((s, float(np.asarray(k, dtype=float)[-1])))
+    out = []
+    for tau, pairs in last.items():
+        if len(pairs) > 1:
+            ends = [v for _, v in pairs]
+            apart = max(ends) > 2 * min(ends) or min(ends) <= 0
+            out.append(f"The two settings with 1/(ηλ) = {_fmt(tau, 4)} end the record at "
+                       + and_list([f"{_fmt(v, 2)} (η = {_fmt(s.lr, 2)}, λ = {_fmt(s.weight_decay, 2)})"
+                                   for s, v in pairs])
+                       + (": their tails differ." if apart else ": their tails agree."))
+    return " ".join(out)
+
+
+FLOOR_SLOPE = 0.02  # a floor: the late log-slope of the kept kick within this per tau of zero
+#                     (an e-fold taking over 50 tau)
+
+
 def _window_numbers(result) -> dict:
     """:func:`~.window.window_numbers`, with the decay alone at the end of each window read at
-    the step the kept fraction is read at (:func:`_window_end`), those steps, and the floor the
-    shortest window's kick flattens onto (:func:`_kick_floor`)."""
+    the step the kept fraction is read at (:func:`_window_end`), those steps by tau (settings
+    that share a tau share their step), and the shortest window's kick at the record's end
+    (:func:`_kick_floor`, :func:`_kick_tail`) and the twin settings' ends (:func:`_twin_tails`)."""
     end, (taus, kept, alone) = _window_end(result), _kick_floor(result)
+    n = {}
+    for s in result.settings:
+        if s.weight_decay > 0:
+            n[s.tau] = n.get(s.tau, 0) + 1
+    both = lambda tau: " (both settings with that 1/(ηλ))" if n.get(tau, 1) > 1 else ""  # noqa: E731
     return {**window_numbers(result),
             "wd_win_end_pred": _range([p for _, _, p in end.values()], 3),
-            "wd_win_end_at": ", ".join(f"{t} of {_fmt(2 * tau, 3)}" for tau, (t, _, _)
+            "wd_win_end_at": ", ".join(f"{t} of {_fmt(2 * tau, 3)}{both(tau)}" for tau, (t, _, _)
                                        in sorted(end.items())) or "n/a",
             "wd_win_floor_taus": _fmt(taus, 2), "wd_win_floor": _fmt(kept, 2),
-            "wd_win_floor_alone": _p(alone), "wd_win_floor_said": _floor_said(taus, kept, alone)}
+            "wd_win_floor_alone": _fmt(alone, 2),
+            "wd_win_floor_said": _floor_said(taus, kept, alone, *_kick_tail(result)),
+            "wd_win_twin_tails": _twin_tails(result)}
 
 
-def _floor_said(taus: float, kept: float, alone: float) -> str:
-    """Section 3's sentence on the shortest window's kick at the record's end: a floor where it
-    keeps over ten times what the decay alone leaves there, else that none shows."""
+def _floor_said(taus: float, kept: float, alone: float, early=math.nan, late=math.nan,
+                slope=math.nan) -> str:
+    """Section 3's sentence on the shortest window's kick at the record's end: a floor only
+    where its late log-slope per tau is within FLOOR_SLOPE of zero; where it keeps over ten
+    times what the decay alone leaves there but still falls, that it falls more slowly than the
+    dotted line (its early and late e-folding times, in tau); else that it follows it."""
     at = (f"at the record's end, {_fmt(taus, 2)} of its 1/(ηλ) after the kick, where the decay "
-          f"alone would leave {_p(alone)}")
-    if kept > 10 * alone:
+          f"alone would leave {_fmt(alone, 2)}")
+    if math.isfinite(slope) and abs(slope) <= FLOOR_SLOPE:
         return ("Nor do the curves follow the dotted lines all the way down: they flatten onto a "
-                f"floor. The shortest window's kick still keeps {_fmt(kept, 2)} of itself {at}.")
+                f"floor. The shortest window's kick still keeps {_fmt(kept, 2)} of itself {at}, "
+                f"and over its last 1/(ηλ) it barely falls (an e-fold every {_fmt(late, 2)} of them).")
+    if kept > 10 * alone:
+        return ("Nor do the curves follow the dotted lines all the way down: late on they fall "
+                f"more slowly than the dotted line. The shortest window's kick still keeps "
+                f"{_fmt(kept, 2)} of itself {at}; it loses a factor e every {_fmt(early, 2)} of its "
+                f"1/(ηλ) over its first two, and every {_fmt(late, 2)} over the record's last one.")
     return f"The shortest window's kick is down to {_fmt(kept, 2)} of itself {at}: no floor shows."
 
 

@@ -223,7 +223,8 @@ def test_page_numbers():
     assert S.ns_band(lo=1e-3)["min"] < 0.5  # below the band's edge the map has not lifted it
     timing = loaded("spectral_timing")
     ns = FA.ns_facts(timing)
-    assert ns["band_lo"] == plots.number(band["min"], 3) and ns["ratio_max"].endswith("×")
+    assert ns["band_lo"] == plots.number(band["min"], 4) and ns["band_hi"] == ns["band_top"]
+    assert ns["ratio_max"].endswith("×")
     batch = _batch(n=3, dim=4, alpha=0.0, seed=0, batch_sizes=[1, 2], full={"sgd": 1 / 3, "muon": 1.0},
                    recall={"sgd": [0.2, 0.3], "muon": [0.5, 1.0]})
     memory = E.Memory(n=[128, 512, 1024], ratios=[1, 4, 8],

@@ -154,7 +154,8 @@ def ns_facts(timing: Timing) -> dict:
 
     over = [r.n for r in timing.rows if not NOT_TWICE.test.passes(NOT_TWICE.measure(r))]
     load, sizes = max(NOT_TWICE.noise(r) for r in timing.rows), [str(n) for n in over]
-    return dict(glue_texts(3, band_lo=nsb["min"], band_hi=nsb["max"], f5_at_1=nsb["at_1"]),
+    return dict(glue_texts(3, f5_at_1=nsb["at_1"]),  # the band as band_top and low_3 print it
+                **glue_texts(4, band_lo=nsb["min"], band_hi=nsb["max"]),
                 band_from=power_of_ten(nsb["lo"]), band_top=plots.number(nsb["max"], 4),
                 n_most=str(most["n"]), ratio_most=f"{most['SVD / NS₅']:.3f}×",
                 n_least=str(least["n"]), ratio_least=f"{least['SVD / NS₅']:.3f}×",

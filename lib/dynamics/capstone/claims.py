@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .. import evidence, results
+from .. import evidence, plots, results
 from ..grokking.claims import GROKS
 from ..grokking.science import GROK_ACC, plateau_steps
 from .experiments import GRID_FILE, CapstoneGrid, GridRow, clock_fit, grid_budget
@@ -180,7 +180,8 @@ def _clock_claim(clock: list[GridRow], where: str, asserted: bool = False) -> di
     seeds = sorted({r.seed for r in clock})
     cells = {s: plateau_cells([r for r in clock if r.seed == s]) for s in seeds}
     null = {s: plateau_cells(_shuffled([r for r in clock if r.seed == s])) for s in seeds}
-    window = (f"each seed's cells, slope within a factor {CLOCK_SLOPE:.3f} of 1 (3/4 to 4/3) and "
+    band = f"{plots.number(1 / CLOCK_SLOPE, 3)} to {plots.number(CLOCK_SLOPE, 3)}"  # as .facts says it
+    window = (f"each seed's cells, slope within a factor {plots.number(CLOCK_SLOPE, 3)} of 1 ({band}) and "
               f"r² ≥ {CLOCK_R2:g}, of log(grok step − fit step) on log τ")
     parts = {label: evidence.judge(evidence.Claim(
         CLOCK_STATEMENT, "the weight-decay chapter's clock", measure=measure, test=test,

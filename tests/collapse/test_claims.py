@@ -271,6 +271,14 @@ def test_numbers_for_the_prose_come_from_the_runs(short_run):
     assert out["ex6_etf_test"] == test["etf_distance"] and out["ex6_nc1_test"] == test["nc1"]
     # the held-out NC4 the recorder kept at the end is measure()'s (the claims table reads it)
     assert out["held_nc4"] == f"{100 * h.last('test_nc4'):.2g}%" == out["ex6_nc4_test"]
+    # and as counts of the held-out set: the fractions times its size are whole numbers
+    n = len(data.y_test)
+    for frac, key in ((h.last("test_nc4"), "held_nc4_count"),
+                      (1 - h.last("test_acc"), "held_err_count")):
+        assert abs(frac * n - round(frac * n)) < 1e-3
+        assert out[key] == f"{round(frac * n):,} of {n:,}"
+    errors = round((1 - h.last("test_acc")) * n)
+    assert out["held_rests"] == ("only " if errors < 20 else "") + f"{errors:,}"
     assert out["loss_ce_over"] == pytest.approx(ce.last("nc1") / h.last("nc1"))
     split = NC.losses.least_squares_split(rec.model, data)
     assert out["ls_share"] == f"{100 * split['deviation_share']:.2g}%"
@@ -587,3 +595,51 @@ def test_loss_trend_says_whether_nc1_follows_the_loss():
                                                              "decay does not rise")
     low = sweep([1.2, 2.0, 4.0, 9.0, 30.0], [0.4, 0.5, 0.6, 0.7, 0.8])
     assert NC.claims.loss_trend({0: low}).endswith("and NC1 never ends higher")
+
+
+# ----------------------------------------------------------------------------- held-out counts
+
+
+def _held(nc4: float, acc: float, dtype=np.float32) -> History:
+    """A history whose last evaluation recorded these held-out fractions (in the recorder's
+    float32 by default: the fractions the runs keep are rounded there)."""
+    h = History()
+    h.append(100, test_nc4=float(dtype(nc4)), test_acc=float(dtype(acc)))
+    return h
+
+
+@known_answer(NC.claims.held_out_count, NC.claims.held_out_counts,
+              how="fractions k/n of a held-out set of n examples, stored in float32 as the "
+                  "recorder keeps them, are k examples; 5.44 of 539 is no whole count")
+def test_held_out_counts_are_the_whole_numbers_behind_the_fractions():
+    n = 539  # digits' held-out split: round(0.3 × 1,797)
+    for k in (0, 1, 5, 17, 538, 539):
+        assert NC.claims.held_out_count(np.float32(k / n), n) == k
+    assert NC.claims.held_out_counts(_held(1 / n, 1 - 5 / n), n) == (1, 5)
+    assert NC.claims.held_out_counts(_held(0.0, 1.0), n) == (0, 0)
+    # a fraction taken over another number of examples is refused, not rounded away
+    for bad, m in ((0.0101, n), (1 / 540, n), (1.5, 2), (float("nan"), n), (0.5, 0)):
+        with pytest.raises(ValueError):
+            NC.claims.held_out_count(bad, m)
+    # the row's note: each seed's counts, disagreements first
+    text = NC.claims._counts_text({0: _held(1 / n, 1 - 5 / n), 1: _held(2 / n, 1 - 7 / n)}, n)
+    assert text == ("held out: disagreements 1 of 539 (seed 0), 2 of 539 (seed 1); "
+                    "errors 5 of 539 (seed 0), 7 of 539 (seed 1)")
+
+
+@known_answer(NC.facts.peak_note,
+              how="constructed NC1 curves: one that falls to a low point and rises to its end "
+                  "(the end is the peak), one that peaks at 1.2 at step 30 and ends at 1.0, "
+                  "20% below it")
+def test_the_peak_note_says_where_a_rising_curve_turns_down():
+    def run(nc1):
+        h = History()
+        for step, v in zip((0, 10, 20, 30, 40), nc1):
+            h.append(step, train_acc=1.0 if step >= 10 else 0.5, nc1=v)
+        return h
+
+    assert NC.facts.peak_note(run((1.0, 0.5, 0.2, 0.6, 0.9))) == "its highest since that low point"
+    assert NC.facts.peak_note(run((1.0, 0.5, 0.2, 1.2, 1.0))) == \
+        "after a peak of 1.2 at step 30, 20% above it"
+    # a peak before the low point is not the rise's: the curve rises to its end after it
+    assert NC.facts.peak_note(run((1.0, 3.0, 0.2, 0.6, 0.9))) == "its highest since that low point"

@@ -319,6 +319,14 @@ def test_section_3s_numbers_glue_the_gd_learning_rate_and_the_final_loss():
     runs = collapse_runs(SEEDS[0])
     out = NC.conditions_numbers(runs)
     assert out["gd_lr"] == "1" == f"{NC.CollapseConfig.for_profile('smoke').gd_lr:g}"
+    # GD with decay: when it reaches zero error against section 1's run, and its NC3's side of
+    # the bias-free value
+    for key, r in (("gd_decay_zero", runs.gd_decay), ("adam_zero", runs.adamw_decay)):
+        z = NC.science.terminal_phase_start(r)
+        assert out[key] == ("never" if z is None else f"at step {z:,}")
+    target = NC.theory.bias_free_nc3(int(runs.gd_decay.info["config"]["n_classes"]))
+    assert out["gd_nc3_target"] == pytest.approx(target) and out["gd_decay_nc3"] == runs.gd_decay.last("nc3")
+    assert out["gd_nc3_side"] == ("below" if out["gd_decay_nc3"] < target else "above")
     assert out["adam_loss_end"] == runs.adamw_decay.last("train_loss")
     # the conditioning: the largest final value, and the largest over training (not below it)
     ends = [h.last("conditioning") for h in runs.labelled().values()]
@@ -354,6 +362,19 @@ def test_claims_table_rows_have_verdicts_controls_windows_and_seeds():
     planted = {s: replace(r, adamw_decay=_copy(r.adamw_decay, test_nc4=lambda v: 0.5))
                for s, r in claim_runs().runs.items()}
     assert _verdict(rows(runs=planted), "NC4") == "no"
+    # given the held-out set's size, the row also prints each seed's counts (whole numbers:
+    # held_out_counts raises otherwise), disagreements and errors
+    n = len(NC.load_data(NC.CollapseConfig.for_profile("smoke"), SEEDS[0]).y_test)
+    nc4 = next(r for r in NC.claims.claims(claim_runs(), n) if r["claim"].startswith("NC4"))
+    for s, x in h.items():
+        k = NC.claims.held_out_counts(x, n)
+        assert f"{k[0]:,} of {n:,} (seed {s})" in nc4["measured here"].split("; errors")[0]
+        assert f"{k[1]:,} of {n:,} (seed {s})" in nc4["measured here"].split("; errors")[1]
+    assert "held out:" not in next(r for r in rs if r["claim"].startswith("NC4"))["measured here"]
+    # the loss row says what it tests, a level at the end; the page's verdict glue finds it
+    assert sum(r["claim"] == NC.claims.LOSS_LEVEL for r in rs) == 1
+    assert not any("the loss decides" in r["claim"] for r in rs)
+    assert plots.verdicts(rs, v="at this budget and decay, NC1 at the end")["v"] in plots.VERDICTS
     plots.claims_table(rs, strict=False)
     # the live trend row counts the classes (not the characters of their counts) and judges slopes
     n = len(claim_runs().imbalance[SEEDS[0]].counts)

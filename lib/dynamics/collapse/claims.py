@@ -26,6 +26,7 @@ from .science import (CollapseNet, ImbalanceConfig, UnconstrainedFeatures, at_ze
 __all__ = ["NC1_FALL", "BALANCE_RATIO", "ADAM_NC1_FALL", "LOSS_HELD_UP", "UFM_NC1", "UFM_ETF",
            "ADAM_D_GROWTH", "NC1_GAIN", "NC2_ETF", "NC3_TOL", "BALANCED", "NC2", "NC3", "NC4",
            "GD_GIVES_NC1", "GD_HOLDS_UP", "GD_NC1_HIGHER", "independent_disagreement", "ADAM_NC1",
+           "held_out_count", "held_out_counts", "LOSS_LEVEL",
            "ADAM_D_GROWS", "IMB_UFM_ANGLE", "IMB_UFM_NORMS", "IMB_NET_TOL", "IMB_UFM", "IMB_NET",
            "initial_geometry", "NC1_TERMINAL", "IMB_TREND", "IMB_SLOPE_W", "IMB_SLOPE_H",
            "ORTH_COS", "ORTHOGONAL", "as_control", "claim_seeds", "claims", "page_claims",
@@ -208,6 +209,35 @@ def _held_err(h: History) -> float:
     return 1 - h.last("test_acc") if "test_acc" in h else float("nan")
 
 
+def held_out_count(fraction: float, n: int) -> int:
+    """How many of ``n`` held-out examples a recorded ``fraction`` of them is: fraction × n,
+    rounded. The history keeps fractions only (``test_nc4``, ``test_acc``); raises
+    ``ValueError`` when fraction × n is not within 1e-3 of a whole number in [0, n] (then the
+    fraction was not taken over these ``n`` examples)."""
+    if n < 1:
+        raise ValueError(f"held_out_count: n must be a positive count, got {n}")
+    k = round(float(fraction) * n)
+    if not (math.isfinite(float(fraction)) and abs(float(fraction) * n - k) <= 1e-3
+            and 0 <= k <= n):
+        raise ValueError(f"held_out_count: {fraction!r} of {n} examples is not a whole count")
+    return int(k)
+
+
+def held_out_counts(h: History, n: int) -> tuple[int, int]:
+    """A run's held-out disagreements with the nearest centre and its held-out errors, as
+    counts of its ``n`` held-out examples, from the fractions its history recorded last."""
+    return (held_out_count(h.last("test_nc4"), n),
+            held_out_count(1 - h.last("test_acc"), n))
+
+
+def _counts_text(runs: dict, n: int) -> str:
+    """The NC4 row's counts, each seed's "k of n" for the disagreements and for the errors."""
+    counts = {s: held_out_counts(h, n) for s, h in runs.items()}
+    each = [", ".join(f"{c[i]:,} of {n:,} (seed {s})" for s, c in counts.items())
+            for i in (0, 1)]
+    return f"held out: disagreements {each[0]}; errors {each[1]}"
+
+
 NC4 = _part(
     "NC4: the network decides like the nearest class centre (on the training set this is "
     "automatic at zero error for separated classes, so it is not asserted; the informative "
@@ -240,15 +270,17 @@ def page_claims(cfg, ufm_cfg, icfg, data, done: dict,
     ``done``'s first seed, :func:`claim_seeds`; :func:`.experiments.run_claim_seeds`), judges
     the live rows on them (:func:`claims`) and adds the published ones (:func:`published_claims`)."""
     seeds = claim_seeds(next(iter(done)), profile)
-    return claims(run_claim_seeds(cfg, ufm_cfg, icfg, seeds, data, done=done)) + \
-        published_claims()
+    return claims(run_claim_seeds(cfg, ufm_cfg, icfg, seeds, data, done=done),
+                  None if data is None else len(data.y_test)) + published_claims()
 
 
-def claims(live: ClaimSeeds) -> list[dict]:
+def claims(live: ClaimSeeds, n_held_out: int | None = None) -> list[dict]:
     """The papers' claims beside what the page's live runs (``live``, a
     :class:`~.experiments.ClaimSeeds`) measured, each judged by the claims engine on every claim
     seed. NC4 reads the held-out numbers section 1's run recorded (``test_nc4``, ``test_acc``);
-    ``ce`` None: no rows of the loss comparison (:func:`.losses.loss_claims`)."""
+    ``ce`` None: no rows of the loss comparison (:func:`.losses.loss_claims`).
+    ``n_held_out``: the size of the held-out set (the same split on every seed), for the NC4
+    row's counts (:func:`held_out_counts`); None: fractions only."""
     runs, ufm, imbalance, ce, balanced = (live.runs, live.ufm, live.imbalance, live.ce,
                                           live.balanced)
     if balanced is None:
@@ -270,7 +302,10 @@ def claims(live: ClaimSeeds) -> list[dict]:
         "Papyan, Han & Donoho (2020)",
         {label: evidence.judge(claim, aw) for label, claim in NC3.items()},
         control=_ZERO.replace("the same run", "each: the same run"), window=terminal, asserted=False))
-    rows.append(evidence.judge(NC4, aw).row())
+    row = evidence.judge(NC4, aw).row()
+    if n_held_out:  # the fractions as counts: how few errors the ratio rests on
+        row["measured here"] += "; " + _counts_text(aw, n_held_out)
+    rows.append(row)
     rows.append(evidence.judge(replace(BALANCED, window=f"the end of the run (step {gw[first].steps[-1]})"),
                                gw, gn).row())
     rows.append(evidence.judge(GD_GIVES_NC1, gd).row())
@@ -314,8 +349,18 @@ def claims(live: ClaimSeeds) -> list[dict]:
                              f"over {k} classes").replace("-", "−")
     rows.append(row)
     if ce is not None:
-        rows += loss_claims({s: aw[s] for s in seeds}, ce)
+        level, *rest = loss_claims({s: aw[s] for s in seeds}, ce)
+        if not level["claim"].startswith("at this budget and decay the loss decides"):
+            raise ValueError(f"loss_claims' first row is not the loss row: {level['claim']!r}")
+        rows += [dict(level, claim=LOSS_LEVEL), *rest]
     return rows
+
+
+# what the loss row tests, said as such (losses.py's statement, which the data's digest
+# covers, reads like a process): a level at the end of the run, not the terminal phase's fall
+LOSS_LEVEL = ("at this budget and decay, NC1 at the end of the run is far higher under "
+              "cross-entropy than under MSE (a level at the end, under each loss; the fall "
+              "over the terminal phase is not what this row tests)")
 
 
 def _decay(h: History) -> str:

@@ -8,11 +8,12 @@ import numpy as np
 from .. import plots
 from ..train import History
 from .claims import (IMB_NET_TOL, IMB_SLOPE_H, IMB_SLOPE_W, ORTH_COS, ORTHOGONAL, _decay, _kept,
-                     _nc1_fall)
+                     _nc1_fall, held_out_counts)
 from .experiments import Conditions
 from .figures import TIE_REL, angle_range, imbalance_trends, range_text
 from .losses import least_squares_split, loss_numbers
-from .science import at_zero_error, bias_free_nc3, cosine_gram, in_span_fraction, measure
+from .science import (at_zero_error, bias_free_nc3, cosine_gram, in_span_fraction, measure,
+                      terminal_phase_start)
 from .theory import minority_collapse_threshold
 
 __all__ = ["run_numbers", "simplex_numbers", "conditions_numbers", "imbalance_numbers"]
@@ -33,7 +34,11 @@ def run_numbers(history: History, ce: History, model, data) -> dict:
     split = least_squares_split(model, data)  # the ridge matched to the head's norm
     plain = least_squares_split(model, data, weight_decay=0)  # no ridge at all
     target = bias_free_nc3(data.n_classes)
-    return dict(nc1_fall=_nc1_fall(h), etf_end=etf, equinorm_end=h.last("equinorm"),
+    n = len(data.y_test)
+    disagree, errors = held_out_counts(h, n)
+    return dict(held_nc4_count=f"{disagree:,} of {n:,}", held_err_count=f"{errors:,} of {n:,}",
+                held_rests=f"{'only ' if errors < FEW_ERRORS else ''}{errors:,}",
+                loss_ce_peak_note=peak_note(ce),nc1_fall=_nc1_fall(h), etf_end=etf, equinorm_end=h.last("equinorm"),
                 nc3c_fall=at_zero_error(h, "nc3_centred") / h.last("nc3_centred"),
                 nc3c_end=h.last("nc3_centred"), nc3_end=h.last("nc3"),
                 nc3_target=target, nc3_over=h.last("nc3") / target,
@@ -47,6 +52,25 @@ def run_numbers(history: History, ce: History, model, data) -> dict:
                 ex6_nc4_test=_pct(test["nc4"]), ex6_nc4_train=_pct(h.last("nc4")),
                 ex6_etf_test=test["etf_distance"], ex6_etf_train=etf,
                 ex6_acc=_pct(h.last("test_acc"), ".0f"))
+
+
+FEW_ERRORS = 20  # under this many held-out errors the prose says "only"
+
+
+def peak_note(ce: History) -> str:
+    """How a run's NC1 gets from its lowest point after zero training error to its end, as the
+    prose says it: "its highest since that low point" when the end is the peak, else the peak
+    before the end ("after a peak of 1.16 at step 3,234, 0.96% above it"), so that no sentence
+    reads a curve that turns down before the end as rising to it."""
+    z = terminal_phase_start(ce)
+    nc1 = np.asarray(ce["nc1"], float)
+    i0 = ce.steps.index(z) if z is not None else 0
+    low = i0 + int(np.nanargmin(nc1[i0:]))
+    top = low + int(np.nanargmax(nc1[low:]))
+    if top == len(nc1) - 1 or not nc1[top] > nc1[-1]:
+        return "its highest since that low point"
+    return (f"after a peak of {plots.number(nc1[top], 3)} at step {ce.steps[top]:,}, "
+            f"{_pct(nc1[top] / nc1[-1] - 1)} above it")
 
 
 def simplex_numbers(recorder, history: History | None = None) -> dict:
@@ -96,7 +120,22 @@ def conditions_numbers(conditions: Conditions) -> dict:
                               for r in every),
                 gd_lr=plots.number(gw.info["config"]["lr"], 2),
                 gd_decay=_decay(gw), adam_decay=_decay(aw),
-                adam_loss_end=aw.last("train_loss"))
+                adam_loss_end=aw.last("train_loss"),
+                # GD with decay: when it reaches zero error, where its NC3 ends
+                gd_decay_zero=_zero_text(gw), adam_zero=_zero_text(aw),
+                gd_decay_nc3=gw.last("nc3"), gd_nc3_target=bias_free_nc3(_classes(gw)),
+                gd_nc3_side=("below" if gw.last("nc3") < bias_free_nc3(_classes(gw))
+                             else "above"))
+
+
+def _classes(h: History) -> int:
+    return int(h.info["config"]["n_classes"])
+
+
+def _zero_text(h: History) -> str:
+    """When a run first reaches zero training error, as the prose says it."""
+    z = terminal_phase_start(h)
+    return "never" if z is None else f"at step {z:,}"
 
 
 def _side(*differences: float) -> str:

@@ -28,9 +28,11 @@ __all__ = ["LABELS", "terminal_phase_table", "nc_figure", "simplex_figure",
 
 LABELS = {
     "nc1": "NC1",
-    "etf_distance": "NC2 distance to ETF",
-    "equiangularity": "NC2 equiangularity",
-    "equinorm": "NC2 equinorm",
+    "etf_distance": "NC2 distance to ETF Gram (Zhu et al.)",
+    # Papyan et al.'s names: their "equiangularity" is the std of the cosines, which the
+    # book does not compute; the mean |cos + 1/(C−1)| is their "maximal-angle equiangularity"
+    "equiangularity": "NC2 maximal-angle equiangularity",
+    "equinorm": "NC2 equinorm (std ÷ mean of norms)",
     "nc3": "NC3",
     "nc3_centred": "NC3, W centred (variant)",
     "nc4": "NC4",

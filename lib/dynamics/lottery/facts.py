@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import plots
+from .. import evidence, plots
 from ..book import and_list
 from ..evidence import Test, median_margin
 
 from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, SHOWN_ONLY, SPARSE, SPEED_WINDOW,
                      STABLE_BARRIER, _barriers, _larger_lr, _pai, _pai_window, _row, _settled,
-                     _speed, _window, liu_numbers, lmc_file)
+                     _speed, _window, liu_numbers, lmc_file, mean_rank)
 from .experiments import ImpConfig, ImpResult, Pai, PaiFile, seed_mean
 from .figures import PAI_NAMES, trained_on
 from .science import layer_densities
 
 __all__ = ["speed_numbers", "pai_numbers", "lmc_numbers", "rewind_numbers", "breakdown",
            "breakdown_numbers", "imp_numbers", "layer_numbers", "verdict_numbers",
-           "shuffle_numbers", "pai_leads", "pai_leads_said", "GLUED_VERDICTS"]
+           "shuffle_numbers", "pai_leads", "pai_leads_said", "row_printed", "rank_numbers",
+           "GLUED_VERDICTS"]
 
 # claims row -> the name the prose glues its verdict under: every ``*_verdict`` the page glues
 # is one of these, read off the row the claims table prints (:func:`verdict_numbers`, glued
@@ -32,15 +33,19 @@ GLUED_VERDICTS = {"match_verdict": CLAIMS["match"][0], "pai_verdict": CLAIMS["pa
 
 
 def verdict_numbers(rows: list[dict], pai: Pai | None = None,
-                    payload: PaiFile | None = None, config: dict | None = None) -> dict:
+                    payload: PaiFile | None = None, config: dict | None = None,
+                    ft: dict | None = None) -> dict:
     """The verdicts the prose glues, each the one its claims row prints (``rows``: the page's
     claims table): :data:`GLUED_VERDICTS`, by the start of the row's claim. Beside them, what
     the PaI row's settings say on their own: ``pai_says_precomputed`` (``payload``:
     ``lottery_pai`` as its :class:`~.experiments.PaiFile`) and ``pai_says_live`` (``pai``:
     :func:`run_pai`); with ``payload``, the PaI slider's numbers, glued with the verdicts they
     explain; with ``config`` (the ``lottery_pai`` file's), ``pai_split``: what its runs
-    trained on."""
+    trained on; with ``ft`` (:func:`run_finetune`), the rank row's numbers
+    (:func:`rank_numbers`), glued with its verdict."""
     out = dict(pai_numbers(payload)) if payload is not None else {}
+    if ft is not None:
+        out.update(rank_numbers(ft))
     if config is not None:
         out["pai_split"] = trained_on(ImpConfig.of(config))
     shown = {name: start for name, start in GLUED_VERDICTS.items()  # (a table without a
@@ -84,13 +89,34 @@ def pai_leads(payload: PaiFile) -> str:
     parts = []
     for q in _pai_window(payload):
         rnd = 100 * np.asarray(q.acc["imp"]["shuffled"], float)
-        # rounded to two decimals as the row's measure is (claims._pai), so that one lead
-        # prints one way on the page: 6.05 is 6.0 in both, not 6.1 here and 6.0 there
-        lead = [np.round(100 * np.asarray(q.acc[m]["original"], float) - rnd, 2)
-                for m in q.acc if m != "imp"]
-        parts.append(f"{np.min(lead):.1f} to {np.max(lead):.1f} points at {100 * q.density:.1f}% "
-                     f"of the weights (the random mask's spread over the seeds {np.ptp(rnd):.1f})")
+        # the leads the row judges, printed by the row's own formatter (one number, one
+        # value: the prose cannot round 6.05 one way and the table the other)
+        judged = [j for _, j in _judged(q, "pai")]
+        lead = [(v, j) for j in judged for v in j.treatment.values() if np.isfinite(v)]
+        lo, hi = min(lead, key=lambda t: t[0]), max(lead, key=lambda t: t[0])
+        parts.append(f"{row_printed(*lo)} to {row_printed(*hi)} points at "
+                     f"{100 * q.density:.1f}% of the weights (the random mask's spread over "
+                     f"the seeds {np.ptp(rnd):.1f})")
     return "; ".join(parts)
+
+
+def row_printed(v: float, judged) -> str:
+    """``v`` as the claims row of ``judged`` (an engine judgement) prints it, its sign and
+    unit dropped ("+6.0 pts" reads "6.0"): the row's formatter, the threshold-aware one the
+    row's text uses (:func:`claims._judged_text`)."""
+    text = evidence.sided(judged.claim.fmt, judged.claim.test.threshold)(v)
+    return text.removesuffix(" pts").lstrip("+")
+
+
+def rank_numbers(ft: dict) -> dict:
+    """Section 5's rank as the claims row aggregates it (:func:`claims.mean_rank`, Mukherjee
+    et al.'s mean over the weight matrices), median over the seeds of the first runs, printed
+    to the row's two decimals, and the control's (ΔW's best rank-1 approximation) likewise."""
+    per = ft["per_seed"].values()
+    med = lambda f: float(np.median([f(r) for r in per]))  # noqa: E731
+    return dict(ft_rank_mean=f"{med(lambda r: mean_rank(r['rank'])):.2f}",
+                ft_rank_one_mean=f"{med(lambda r: mean_rank(r['rank_one'])):.3f}",
+                ft_rank_matrices=len(next(iter(per))["rank"]))
 
 
 def pai_leads_said(payload: PaiFile) -> str:

@@ -795,7 +795,7 @@ def test_the_optimizer_table_marks_no_best_rate_in_a_tie_of_failures():
 def test_a_tie_of_failures_has_no_best_rate_and_an_edge_is_said():
     """The page's "best learning rate": none when no rate grokked (every run counted at the
     budget ties), the rate otherwise, with a word when it sits at the grid's edge."""
-    from dynamics.grokking.facts import best_rate
+    from dynamics.grokking.figures import best_rate
 
     opt = lambda tried, best: R.OptimizerRuns(tried=tried, best=best, grok={})  # noqa: E731
     assert best_rate(opt({0.05: None, 0.1: None, 0.2: None}, 0.05)).startswith(

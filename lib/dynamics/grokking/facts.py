@@ -14,6 +14,7 @@ from ..book import glue_texts as _texts  # each value as the page glues it
 from ..train import History
 from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
 from .experiments import MedianCell, PhaseRow, PhaseSweep, restricted_at_test_half, speedups
+from .figures import best_rate
 from .records import Corrupted, OptimizerRuns, ProgressMeasures, RemedyRow, Speedup
 from .science import (
     CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
@@ -22,10 +23,11 @@ from .science import (
 )
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
-           "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "corrupted_glue",
+           "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "peak_over_own_start",
+           "corrupted_glue",
            "unlearning", "norm_course", "off_keys", "half_lead",
            "remedy_facts", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
-           "best_rate", "pct0", "REMEDY_SPEEDUP", "REBOUND", "HALF_LOSS", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
+           "pct0", "REMEDY_SPEEDUP", "REBOUND", "HALF_LOSS", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
 
 # The thresholds the prose names that the claims rows judge too (the rest are :mod:`.claims`').
 REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
@@ -596,6 +598,13 @@ def descent_share(run, step) -> float:
     return 0.0 if i <= int(np.argmax(norm)) else (peak - norm[i]) / (peak - end)
 
 
+def peak_over_own_start(run) -> float:
+    """``run``'s peak weight norm over its own initial norm: 1 for a norm that only falls from
+    its start (the peak is the start), above 1 for one that training builds up."""
+    norm = list(run.history["weight_norm"])
+    return max(norm) / norm[0] if norm and norm[0] > 0 else math.nan
+
+
 # ============================================================================ the page's numbers, per section
 
 
@@ -662,7 +671,8 @@ def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
         norm_start=n0.start, norm_peak=n0.peak, norm_grok=n0.grok, norm_end=n0.end,
         norm_done=pct0(n0.done), norm_peak_at=n0.peak_step, norm_course=course["text"],
         norm_done_low=pct0(done_low), off_keys=off["text"], lead=lead["text"], big_init=f"{big:g}",
-        big_grok=scaled[big].grok_step, big_peak=max(scaled[big].history["weight_norm"])))
+        big_grok=scaled[big].grok_step, big_peak=max(scaled[big].history["weight_norm"]),
+        big_rise=peak_over_own_start(scaled[big])))
 
 
 def section4_facts(remedies: list[RemedyRow], opt: dict[str, OptimizerRuns], corrupted: Corrupted,
@@ -685,16 +695,3 @@ def _perp_phase(r: RemedyRow | None) -> str:
     return (f"it fits and generalizes at the same evaluation, step {r.fit_step}, with no plateau"
             if r.fit_step == r.grok_step else f"it fits at step {r.fit_step} and generalizes at "
             f"step {r.grok_step}, {r.grok_step / r.fit_step:.1f} times the fit step")
-
-
-def best_rate(o: OptimizerRuns) -> str:
-    """An optimizer's best learning rate (:func:`~.algorithm.optimizer_runs`) as the page says it:
-    "none" when no rate grokked (a tie of failures has no best), and whether it is at the edge."""
-    tried = {float(k): v for k, v in o.tried.items()}
-    lo, hi = min(tried), max(tried)
-    if all(v is None for v in tried.values()):
-        return f"none, no run grokked at η from {lo:g} to {hi:g} within the budget"
-    best = float(o.best)
-    edge = " (the grid's edge: a better rate may lie beyond it)" if best in (lo, hi) and lo != hi else ""
-    return f"{best:g}{edge}"
-

@@ -20,7 +20,8 @@ from .science import fit_and_grok
 
 __all__ = ["REMEDY_LABELS", "training_figure", "progress_figure", "spectrum_figure",
            "phase_figure", "phase_slider", "curves_slider", "remedies_figure", "corrupted_figure",
-           "table", "runs_table", "remedy_last", "remedy_table", "corrupted_table", "optimizer_table"]
+           "table", "runs_table", "remedy_last", "remedy_table", "corrupted_table", "optimizer_table",
+           "best_rate"]
 
 REMEDY_LABELS = {
     "baseline": "AdamW (baseline)",
@@ -315,6 +316,18 @@ def optimizer_table(opt: dict[str, OptimizerRuns]):
                 rows.append({"optimizer": name, "learning rate": o.best, "seed": s,
                              "grok step": g, "best": mark})
     return plots.table(rows, missing="not within the budget")
+
+
+def best_rate(o: OptimizerRuns) -> str:
+    """An optimizer's best learning rate (:func:`~.algorithm.optimizer_runs`) as the page says it:
+    "none" when no rate grokked (a tie of failures has no best), and whether it is at the edge."""
+    tried = {float(k): v for k, v in o.tried.items()}
+    lo, hi = min(tried), max(tried)
+    if all(v is None for v in tried.values()):
+        return f"none, no run grokked at η from {lo:g} to {hi:g} within the budget"
+    best = float(o.best)
+    edge = " (the grid's edge: a better rate may lie beyond it)" if best in (lo, hi) and lo != hi else ""
+    return f"{best:g}{edge}"
 
 
 def table(result, **kw):

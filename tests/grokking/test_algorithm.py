@@ -164,22 +164,26 @@ def test_the_unit_over_layer_gap_on_a_planted_layer_and_on_random_weights():
     assert all(0 < g < C.UNIT_OVER_LAYER for g in gaps), gaps
 
 
+def _algorithm_rows(scaled: dict) -> list[dict]:
+    """The algorithm section's rows on ``scaled`` runs, every other measure a clean grok's."""
+    clock = {s: _made(R.ClockMeasures, keys=[1], K=10, null=0.1, key_share=0.9,
+                      init_key_share=0.1, single=0.9, init_single=0.1, on_keys=0.9,
+                      init_on_keys=0.1, spread=0.05, init_spread=0.3) for s in scaled}
+    norms = {s: _made(R.NormDescent, done=0.9, fit_done=0.0, fit_step=10, peak_step=20,
+                      grok_step=100) for s in scaled}
+    return C.algorithm_claims(clock, norms, scaled, halfway={s: 0.0 for s in scaled})
+
+
 def test_the_larger_initialization_row_against_a_change_of_seed():
     """x4 groks twice as late as x1 on every seed: yes; where a change of seed alone moves the
     grok step at x1 by more than LATER, the row does not discriminate."""
     def row(x1, x4):
         run = lambda g: NS(history={"weight_norm": [1.0, 1.0, 2.0, 1.0]}, grok_step=g)  # noqa: E731
         scaled = {s: {1.0: run(a), 4.0: run(b)} for s, (a, b) in enumerate(zip(x1, x4))}
-        clock = {s: _made(R.ClockMeasures, keys=[1], K=10, null=0.1, key_share=0.9,
-                          init_key_share=0.1, single=0.9, init_single=0.1, on_keys=0.9,
-                          init_on_keys=0.1, spread=0.05, init_spread=0.3) for s in scaled}
-        norms = {s: _made(R.NormDescent, done=0.9, fit_done=0.0, fit_step=10, peak_step=20,
-                          grok_step=100) for s in scaled}
-        rows = C.algorithm_claims(clock, norms, scaled, halfway={s: 0.0 for s in scaled})
+        rows = _algorithm_rows(scaled)
         return next(r for r in rows if r["claim"].startswith("A larger initialization"))
     assert row([100, 105], [200, 220])["reproduced"] == "yes"
     assert row([100, 170], [200, 350])["reproduced"] == "does not discriminate"
-
 
 
 @known_answer(Fa.peak_over_own_start,
@@ -205,17 +209,13 @@ def test_the_peak_norm_row_tells_omnigroks_decay_from_a_norm_training_builds():
     def row(x4):
         scaled = {s: {1.0: NS(history={"weight_norm": [1.0, 5.0 + 0.2 * s, 3.0]}, grok_step=100),
                       4.0: NS(history={"weight_norm": x4(s)}, grok_step=150)} for s in (0, 1)}
-        clock = {s: _made(R.ClockMeasures, keys=[1], K=10, null=0.1, key_share=0.9,
-                          init_key_share=0.1, single=0.9, init_single=0.1, on_keys=0.9,
-                          init_on_keys=0.1, spread=0.05, init_spread=0.3) for s in scaled}
-        norms = {s: _made(R.NormDescent, done=0.9, fit_done=0.0, fit_step=10, peak_step=20,
-                          grok_step=100) for s in scaled}
-        rows = C.algorithm_claims(clock, norms, scaled, halfway={s: 0.0 for s in scaled})
+        rows = _algorithm_rows(scaled)
         r = next(r for r in rows if r["claim"].startswith("The norm the network memorizes at"))
         return r["reproduced"], [e["verdict"] for e in r["evidence"]]
     assert row(lambda s: [4.0, 6.0 + 0.4 * s, 3.0]) == ("yes", ["yes", "yes"])
     assert row(lambda s: [4.0, 3.5, 2.0]) == ("no", ["yes", "no"])  # only decays: 1
     assert row(lambda s: [4.0, 20.0 + 0.8 * s, 12.0]) == ("no", ["no", "yes"])  # scale kept
+
 
 def _norm_run(norm, steps, fit, grok):
     from types import SimpleNamespace as NS

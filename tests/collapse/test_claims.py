@@ -630,7 +630,7 @@ def test_held_out_counts_are_the_whole_numbers_behind_the_fractions():
 @known_answer(NC.facts.peak_note,
               how="constructed NC1 curves: one that falls to a low point and rises to its end "
                   "(the end is the peak), one that peaks at 1.2 at step 30 and ends at 1.0, "
-                  "20% below it")
+                  "20% below it, and one that falls to its end (no rise)")
 def test_the_peak_note_says_where_a_rising_curve_turns_down():
     def run(nc1):
         h = History()
@@ -640,6 +640,9 @@ def test_the_peak_note_says_where_a_rising_curve_turns_down():
 
     assert NC.facts.peak_note(run((1.0, 0.5, 0.2, 0.6, 0.9))) == "its highest since that low point"
     assert NC.facts.peak_note(run((1.0, 0.5, 0.2, 1.2, 1.0))) == \
-        "after a peak of 1.2 at step 30, 20% above it"
+        "after a peak of 1.2 at step 30, 20% above its end value, 1"
+    # a curve whose lowest point is its end has no rise, and says so
+    assert NC.facts.peak_note(run((1.0, 0.5, 0.4, 0.3, 0.2))) == \
+        "still falling at the end: it has no rise"
     # a peak before the low point is not the rise's: the curve rises to its end after it
     assert NC.facts.peak_note(run((1.0, 3.0, 0.2, 0.6, 0.9))) == "its highest since that low point"

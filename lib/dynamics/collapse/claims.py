@@ -358,9 +358,10 @@ def claims(live: ClaimSeeds, n_held_out: int | None = None) -> list[dict]:
 
 # what the loss row tests, said as such (losses.py's statement, which the data's digest
 # covers, reads like a process): a level at the end of the run, not the terminal phase's fall
-LOSS_LEVEL = ("at this budget and decay, NC1 at the end of the run is far higher under "
-              "cross-entropy than under MSE (a level at the end, under each loss; the fall "
-              "over the terminal phase is not what this row tests)")
+LOSS_LEVEL = ("at this budget and decay, NC1 ends far higher under cross-entropy than under "
+              "MSE, past a bar their ratio at zero training error must miss (a ratio of "
+              "levels, at the end and where the terminal phase begins; NC1's fall under each "
+              "loss is not what this row tests)")
 
 
 def _decay(h: History) -> str:

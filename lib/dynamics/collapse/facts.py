@@ -38,7 +38,8 @@ def run_numbers(history: History, ce: History, model, data) -> dict:
     disagree, errors = held_out_counts(h, n)
     return dict(held_nc4_count=f"{disagree:,} of {n:,}", held_err_count=f"{errors:,} of {n:,}",
                 held_rests=f"{'only ' if errors < FEW_ERRORS else ''}{errors:,}",
-                loss_ce_peak_note=peak_note(ce),nc1_fall=_nc1_fall(h), etf_end=etf, equinorm_end=h.last("equinorm"),
+                loss_ce_peak_note=peak_note(ce), nc1_fall=_nc1_fall(h),
+                etf_end=etf, equinorm_end=h.last("equinorm"),
                 nc3c_fall=at_zero_error(h, "nc3_centred") / h.last("nc3_centred"),
                 nc3c_end=h.last("nc3_centred"), nc3_end=h.last("nc3"),
                 nc3_target=target, nc3_over=h.last("nc3") / target,
@@ -60,17 +61,21 @@ FEW_ERRORS = 20  # under this many held-out errors the prose says "only"
 def peak_note(ce: History) -> str:
     """How a run's NC1 gets from its lowest point after zero training error to its end, as the
     prose says it: "its highest since that low point" when the end is the peak, else the peak
-    before the end ("after a peak of 1.16 at step 3,234, 0.96% above it"), so that no sentence
-    reads a curve that turns down before the end as rising to it."""
+    before the end ("after a peak of 1.161 at step 3,234, 0.96% above its end value, 1.150",
+    to four figures so that the share follows from them), so that no sentence reads a curve
+    that turns down before the end as rising to it; a curve whose lowest point is its end
+    says so."""
     z = terminal_phase_start(ce)
     nc1 = np.asarray(ce["nc1"], float)
     i0 = ce.steps.index(z) if z is not None else 0
     low = i0 + int(np.nanargmin(nc1[i0:]))
     top = low + int(np.nanargmax(nc1[low:]))
+    if low == len(nc1) - 1:
+        return "still falling at the end: it has no rise"
     if top == len(nc1) - 1 or not nc1[top] > nc1[-1]:
         return "its highest since that low point"
-    return (f"after a peak of {plots.number(nc1[top], 3)} at step {ce.steps[top]:,}, "
-            f"{_pct(nc1[top] / nc1[-1] - 1)} above it")
+    return (f"after a peak of {plots.number(nc1[top], 4)} at step {ce.steps[top]:,}, "
+            f"{_pct(nc1[top] / nc1[-1] - 1)} above its end value, {plots.number(nc1[-1], 4)}")
 
 
 def simplex_numbers(recorder, history: History | None = None) -> dict:
@@ -124,8 +129,7 @@ def conditions_numbers(conditions: Conditions) -> dict:
                 # GD with decay: when it reaches zero error, where its NC3 ends
                 gd_decay_zero=_zero_text(gw), adam_zero=_zero_text(aw),
                 gd_decay_nc3=gw.last("nc3"), gd_nc3_target=bias_free_nc3(_classes(gw)),
-                gd_nc3_side=("below" if gw.last("nc3") < bias_free_nc3(_classes(gw))
-                             else "above"))
+                gd_nc3_side=_side_of(gw.last("nc3"), bias_free_nc3(_classes(gw))))
 
 
 def _classes(h: History) -> int:
@@ -133,9 +137,17 @@ def _classes(h: History) -> int:
 
 
 def _zero_text(h: History) -> str:
-    """When a run first reaches zero training error, as the prose says it."""
+    """When a run first reaches zero training error, as the prose says it ("reaches zero
+    training error at step 477", or "at no step")."""
     z = terminal_phase_start(h)
-    return "never" if z is None else f"at step {z:,}"
+    return "at no step" if z is None else f"at step {z:,}"
+
+
+def _side_of(value: float, target: float) -> str:
+    """"below", "above" or "at" ``target``, as the two print (three figures)."""
+    if plots.number(value, 3) == plots.number(target, 3):
+        return "at"
+    return "below" if value < target else "above"
 
 
 def _side(*differences: float) -> str:

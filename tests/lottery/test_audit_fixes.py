@@ -1,9 +1,10 @@
 """The fixes of the paper audit (lottery_tickets): one formatter for a number the prose and
-the claims row both print (the PaI row's leads), and the rank row aggregated as Mukherjee et
-al. aggregate it (the mean over the weight matrices of rank(ΔW) / min(rows, cols))."""
+the claims row both print (the PaI row's leads, the rank row's mean and its control), a
+method at or above the ticket named in the leads sentence, and the rank row aggregated as
+Mukherjee et al. aggregate it (the mean over the weight matrices of rank(ΔW) / min(rows,
+cols))."""
 import re
 
-import numpy as np
 import torch
 
 from dynamics import lottery as L
@@ -11,48 +12,84 @@ from dynamics import lottery as L
 from known import known_answer
 
 
-def _pai_file(synflow_points: float):
+def _pai_file(synflow, snip=85.0):
     """A constructed PaI slider at one density in the PaI window, three seeds: the ticket at
-    95%, the random mask (the ticket shuffled) at 80%, SNIP at 85% and SynFlow at
-    ``synflow_points``; each method's shuffled mask at the random mask's accuracy."""
-    f = lambda v: [v / 100] * 3  # noqa: E731
+    95%, the random mask (the ticket shuffled) at 80%, SNIP at ``snip`` and SynFlow at
+    ``synflow`` (points: one value for every seed, or one per seed); each method's shuffled
+    mask at the random mask's accuracy."""
+    f = lambda v: [x / 100 for x in (v if isinstance(v, list) else [v] * 3)]  # noqa: E731
     acc = {"imp": {"original": f(95.0), "shuffled": f(80.0)},
-           "snip": {"original": f(85.0), "shuffled": f(80.0)},
-           "synflow": {"original": f(synflow_points), "shuffled": f(80.0)}}
+           "snip": {"original": f(snip), "shuffled": f(80.0)},
+           "synflow": {"original": f(synflow), "shuffled": f(80.0)}}
     q = L.experiments.Pai(round=1, density=0.2, seeds=[0, 1, 2], acc=acc, dense=[], layers={},
                           score_time={}, train_time=0.0, diverged=[])
     return L.experiments.PaiFile(pai=[q])
 
 
+def _row_synflow(payload) -> str:
+    """SynFlow's lead as the PaI row of the claims table prints it, sign and unit dropped."""
+    row = L.claims._pai(payload.pai[0], "precomputed")["pai"]
+    return re.search(r"\+(\S+) pts", row["text"].rsplit("SynFlow", 1)[1]).group(1)
+
+
 @known_answer(L.facts.pai_leads, L.facts.row_printed,
-              how="SynFlow 86.05% against the random mask's 80%: a lead of 6.05 points, a "
-                  "rounding half-way case; SNIP 85% against 80%: 5 points exactly, so the "
-                  "range reads 5.0 to the half-way lead, whose digit must be the row's")
-def test_pai_lead_prints_as_the_row_prints_it():
-    payload = _pai_file(86.05)
+              how="SynFlow 81.46% against the random mask's 80%: a lead of 1.46 points, which "
+                  "one decimal rounds to 1.5, PAI_MARGIN itself; the row widens it to 1.46 to "
+                  "show it is below the bar, and the prose must print that 1.46 too; SNIP's "
+                  "85% gives the range's other end, 5 points exactly")
+def test_a_lead_near_the_bar_prints_as_the_row_prints_it():
+    payload = _pai_file(81.46)
+    said = L.facts.pai_leads(payload)
+    lo, hi = re.match(r"(\S+) to (\S+) points at 20\.0% of the weights", said).groups()
+    assert (lo, hi) == ("1.46", "5.0")
+    assert lo == _row_synflow(payload)
+    # the formatters before: .1f of the raw lead (1.4599999999999937) and e8f7722's .1f of
+    # the lead rounded to two decimals (1.46) both print "1.5", the bar, unlike the row
+    raw = 100 * (0.8146 - 0.80)
+    assert f"{raw:.1f}" == f"{round(raw, 2):.1f}" == "1.5" != lo
+
+
+@known_answer(L.facts.pai_leads, L.facts.row_printed,
+              how="SynFlow 86.053% against 80%: a lead of 6.053 points, whose own one-decimal "
+                  "rounding is 6.1; the row's measure rounds it to two decimals first (6.05, "
+                  "stored just below 6.05 in binary), which one decimal prints 6.0: the prose "
+                  "must print the row's 6.0")
+def test_a_lead_rounded_by_the_row_prints_as_the_row_prints_it():
+    payload = _pai_file(86.053)
     said = L.facts.pai_leads(payload)
     lo, hi = re.match(r"(\S+) to (\S+) points at 20\.0% of the weights", said).groups()
     assert lo == "5.0"
-    # the row the claims table prints for the same density: SynFlow's part shows its lead
-    row = L.claims._pai(payload.pai[0], "precomputed")["pai"]
-    synflow = row["text"].rsplit("SynFlow", 1)[1]
-    shown = re.search(r"\+(\S+) pts", synflow).group(1)
-    assert hi == shown
-    # one value, whatever the digit: the half-way lead is 6.0 or 6.1, never both
-    assert hi in ("6.0", "6.1")
-    assert said.count("6.0") + said.count("6.1") == 1
+    assert hi == _row_synflow(payload) == "6.0"
+    # the formatter before e8f7722 printed .1f of the raw lead, 6.052999999999997: "6.1",
+    # the digit the row never shows (e8f7722's two decimals, then .1f, gives the row's 6.0)
+    raw = 100 * (0.86053 - 0.80)
+    assert f"{raw:.1f}" == "6.1" != hi
 
 
 @known_answer(L.facts.pai_leads,
-              how="a lead of 3.25 points (83.25% against 80%) rounds to one decimal as the "
-                  "row's formatter does; the prose reads the same digits at every half-way "
-                  "case of .x5, checked here at a second one")
-def test_pai_lead_second_half_way_case():
-    payload = _pai_file(83.25)
-    lo, _ = re.match(r"(\S+) to (\S+) points", L.facts.pai_leads(payload)).groups()
-    row = L.claims._pai(payload.pai[0], "precomputed")["pai"]
-    synflow = row["text"].rsplit("SynFlow", 1)[1]
-    assert lo == re.search(r"\+(\S+) pts", synflow).group(1)
+              how="SynFlow at 96% above the ticket's 95% has no lead the row counts (its "
+                  "measure is NaN): the range is SNIP's 5 points alone and SynFlow is named as "
+                  "at or above the ticket; at 90, 96 and 97% it leads by 10 points on seed 0 "
+                  "and is above the ticket on seeds 1 and 2")
+def test_a_method_above_the_ticket_is_named_not_dropped():
+    said = L.facts.pai_leads(_pai_file(96.0))
+    assert said == ("5.0 points at 20.0% of the weights (SynFlow at or above the ticket on "
+                    "every seed, so no lead there; the random mask's spread over the seeds "
+                    "0.0)")
+    said = L.facts.pai_leads(_pai_file([90.0, 96.0, 97.0]))
+    assert said.startswith("5.0 to 10.0 points at 20.0% of the weights (SynFlow at or above "
+                           "the ticket on seeds 1 and 2, so no lead there;"), said
+
+
+@known_answer(L.facts.pai_leads,
+              how="SNIP at 97% and SynFlow at 96%, both above the ticket's 95% on every seed: "
+                  "no method has a lead the row counts, so there is no range to print, and the "
+                  "sentence says so instead of failing on an empty range")
+def test_every_method_above_the_ticket_gives_a_sentence():
+    said = L.facts.pai_leads(_pai_file(96.0, snip=97.0))
+    assert said == ("none at 20.0% of the weights, where every method is at or above the "
+                    "ticket on every seed, so no lead counts (the random mask's spread over "
+                    "the seeds 0.0)")
 
 
 @known_answer(L.claims.mean_rank,
@@ -79,27 +116,53 @@ def _ft(rank: dict, rank_one: dict) -> dict:
     return dict(lr=1e-3, steps=10, seeds=[0, 1, 2], per_seed=per)
 
 
+def _rank_printed(row: dict) -> tuple[str, str]:
+    """The rank row's printed mean and its control's, as the claims table shows them."""
+    mean = re.search(r"mean over the matrices (\S+) on every seed", row["measured here"])
+    ctrl = re.search(r"round-off: (\S+) on every seed", row["control"])
+    return mean.group(1), ctrl.group(1)
+
+
 @known_answer(L.claims.rank_claim, L.facts.rank_numbers,
-              how="three matrices at 1.0, 1.0 and 0.98 of full rank: their mean, 0.993, clears "
-                  "the paper's 0.99 while the lowest, 0.98, does not; rank-1 controls at "
-                  "1/50 of the maximum average 0.02 and fail")
+              how="three matrices at 1.0, 1.0 and 0.98 of full rank: their mean, 0.9933, "
+                  "clears the paper's 0.99 while the lowest, 0.98, does not; two decimals "
+                  "would print the mean as 0.99, the bar, so the row prints 0.993 and the "
+                  "prose must too; rank-1 controls at 1/50 of the maximum average 0.02 and fail")
 def test_rank_row_judges_the_mean_and_keeps_the_lowest_as_a_note():
     ft = _ft({"h0": 1.0, "h1": 1.0, "head": 0.98}, {"h0": 0.02, "h1": 0.02, "head": 0.02})
     row = L.claims.rank_claim(ft)
     assert row["claim"].startswith(L.facts.GLUED_VERDICTS["ft_rank_verdict"])
     assert row["reproduced"] == "yes"
-    assert "0.99" in row["measured here"] and "lowest-rank matrix" in row["measured here"]
-    assert "0.98" in row["measured here"]  # the lowest matrix, kept as a note
+    assert "lowest-rank matrix" in row["measured here"]
+    assert "0.98 on every seed" in row["measured here"]  # the lowest matrix, kept as a note
     # the lowest matrix alone (the row before) would not have said yes on the same record
     old = L.finetune.finetune_claims(ft)[2]
     assert old["reproduced"] != "yes"
     nums = L.facts.rank_numbers(ft)
-    assert {k: v for k, v in L.facts.verdict_numbers(rows_of(ft), ft=ft).items() if k in nums} == nums
-    assert nums == dict(ft_rank_mean="0.99", ft_rank_one_mean="0.020", ft_rank_matrices=3)
+    glued = L.facts.verdict_numbers(rows_of(ft), ft=ft)
+    assert {k: v for k, v in glued.items() if k in nums} == nums
+    # the prose's numbers are the row's printed ones, digit for digit
+    assert (nums["ft_rank_mean"], nums["ft_rank_one_mean"]) == _rank_printed(row)
+    assert nums == dict(ft_rank_mean="0.993", ft_rank_one_mean="0.02", ft_rank_matrices=3)
     # the page's table carries the paper's aggregate in place of the lowest matrix's row
     rows = L.claims._finetune_rows(ft)
     assert [r["claim"] for r in rows][2] == row["claim"]
     assert len(rows) == 3
+
+
+@known_answer(L.claims.rank_claim, L.facts.rank_numbers,
+              how="three matrices at 1.0, 0.9856 and 0.97 of full rank: their mean, 0.9852, is "
+                  "below the paper's 0.99, so the row says no; two decimals would print it "
+                  "0.99, the bar itself, so the row prints 0.985, and the prose must too")
+def test_rank_mean_just_below_the_bar_prints_as_the_row_prints_it():
+    ft = _ft({"h0": 1.0, "h1": 0.9856, "head": 0.97}, {"h0": 0.02, "h1": 0.02, "head": 0.02})
+    row = L.claims.rank_claim(ft)
+    assert row["reproduced"] == "no"
+    nums = L.facts.rank_numbers(ft)
+    assert (nums["ft_rank_mean"], nums["ft_rank_one_mean"]) == _rank_printed(row)
+    assert nums["ft_rank_mean"] == "0.985"
+    # the formatter before (.2f of the mean) printed the bar, as if the mean met it
+    assert f"{L.claims.mean_rank(ft['per_seed'][0]['rank']):.2f}" == "0.99"
 
 
 def rows_of(ft: dict) -> list[dict]:

@@ -22,7 +22,7 @@ __all__ = ["MATCH_WINDOW", "MATCH_POINTS", "DESTROYED", "SPEED_WINDOW", "SPEED_M
            "STABLE_BARRIER", "LEVEL_POINTS", "REWIND_POINTS", "PAI_WINDOW", "PAI_MARGIN",
            "LIU_WINDOW", "SPARSE", "CLAIMS", "SHOWN_ONLY", "LIU", "ticket_claims", "speed_claim",
            "pai_claims", "lmc_claims", "lr_claims", "page_claims", "published_claims", "lmc_file",
-           "liu_numbers", "mean_rank", "rank_claim"]
+           "liu_numbers", "mean_rank", "rank_judged", "rank_claim"]
 
 
 # ============================================================================ claims
@@ -605,14 +605,15 @@ def mean_rank(ranks: dict) -> float:
     return float(np.mean(list(ranks.values())))
 
 
-def rank_claim(ft: dict) -> dict:
-    """The rank row the paper's way: rank(ΔW) / min(rows, cols) averaged over the weight
-    matrices (:func:`mean_rank`) on the first run of each seed, against :data:`FULL_RANK`;
-    control: ΔW's best rank-1 approximation, averaged the same way. The lowest matrix's ratio,
-    which the row judged before, is kept as a note in the measured column (not the test)."""
+def _two(v: float) -> str:
+    return f"{v:.2f}"
+
+
+def rank_judged(ft: dict) -> evidence.Judged:
+    """The engine's judgement behind the rank row (:func:`rank_claim`): its per-seed means
+    and its formatter, which the prose's rank numbers print by (:func:`.facts.rank_numbers`)."""
     per = ft["per_seed"]
-    two = lambda v: f"{v:.2f}"  # noqa: E731
-    row = evidence.judge(evidence.Claim(
+    return evidence.judge(evidence.Claim(
         "The updates are sparse but nearly full rank", "Mukherjee et al. (2025): the rank of "
         "each update over its maximum, averaged over the weight matrices",
         measure=lambda r: mean_rank(r["rank"]), control_measure=lambda r: mean_rank(r["rank_one"]),
@@ -622,12 +623,21 @@ def rank_claim(ft: dict) -> dict:
                 "the same way, which must fail the same test; a ReLU unit that never fires gets "
                 "no update, a zero row of ΔW; ranks counted above float32's round-off",
         window="the first run of each seed; rank of ΔW / min(rows, cols), mean over the weight "
-               "matrices (as the paper averages)", asserted=False, fmt=two), per, per).row()
+               "matrices (as the paper averages)", asserted=False, fmt=_two), per, per)
+
+
+def rank_claim(ft: dict) -> dict:
+    """The rank row the paper's way: rank(ΔW) / min(rows, cols) averaged over the weight
+    matrices (:func:`mean_rank`) on the first run of each seed, against :data:`FULL_RANK`;
+    control: ΔW's best rank-1 approximation, averaged the same way. The lowest matrix's ratio,
+    which the row judged before, is kept as a note in the measured column (not the test)."""
+    per = ft["per_seed"]
+    row = rank_judged(ft).row()
     lowest = {s: min(r["rank"].values()) for s, r in per.items()}
     row["measured here"] = (
         f"Adam lr {ft['lr']:g}, {ft['steps']} steps on the reversed inputs: rank of ΔW / "
         "min(rows, cols), mean over the matrices " + row["measured here"]
-        + "; the lowest-rank matrix alone (a note, not the test): " + plots.spread(lowest, two))
+        + "; the lowest-rank matrix alone (a note, not the test): " + plots.spread(lowest, _two))
     return row
 
 

@@ -11,7 +11,7 @@ from ..evidence import Test, median_margin
 
 from .claims import (CLAIMS, MATCH_WINDOW, PAI_MARGIN, SHOWN_ONLY, SPARSE, SPEED_WINDOW,
                      STABLE_BARRIER, _barriers, _larger_lr, _pai, _pai_window, _row, _settled,
-                     _speed, _window, liu_numbers, lmc_file, mean_rank)
+                     _speed, _window, liu_numbers, lmc_file, rank_judged)
 from .experiments import ImpConfig, ImpResult, Pai, PaiFile, seed_mean
 from .figures import PAI_NAMES, trained_on
 from .science import layer_densities
@@ -85,18 +85,33 @@ def pai_leads(payload: PaiFile) -> str:
     """Per density of the precomputed PaI slider in the PaI window (densest first), the range
     over the PaI methods and the seeds of each method's lead over the random mask (the ticket
     shuffled), in points, and the random mask's spread over the seeds: "1.8 to 5.0 points at
-    21.7% of the weights (the random mask's spread over the seeds 0.6)"."""
+    21.7% of the weights (the random mask's spread over the seeds 0.6)". A method at or above
+    the ticket has no lead the row counts (its measure is NaN): it is named as such, and a
+    density where every method is gives no range."""
     parts = []
     for q in _pai_window(payload):
         rnd = 100 * np.asarray(q.acc["imp"]["shuffled"], float)
+        spread = f"the random mask's spread over the seeds {np.ptp(rnd):.1f}"
+        at = f"{100 * q.density:.1f}% of the weights"
         # the leads the row judges, printed by the row's own formatter (one number, one
         # value: the prose cannot round 6.05 one way and the table the other)
-        judged = [j for _, j in _judged(q, "pai")]
-        lead = [(v, j) for j in judged for v in j.treatment.values() if np.isfinite(v)]
+        judged = _judged(q, "pai")
+        lead = [(v, j) for _, j in judged for v in j.treatment.values() if np.isfinite(v)]
+        above = []
+        for m, j in judged:
+            seeds = [str(s) for s, v in j.treatment.items() if not np.isfinite(v)]
+            if seeds:
+                on = ("on every seed" if len(seeds) == len(j.treatment) else
+                      f"on seed{'s' if len(seeds) > 1 else ''} {and_list(seeds)}")
+                above.append(f"{PAI_NAMES[m]} at or above the ticket {on}")
+        if not lead:
+            parts.append(f"none at {at}, where every method is at or above the ticket on "
+                         f"every seed, so no lead counts ({spread})")
+            continue
         lo, hi = min(lead, key=lambda t: t[0]), max(lead, key=lambda t: t[0])
-        parts.append(f"{row_printed(*lo)} to {row_printed(*hi)} points at "
-                     f"{100 * q.density:.1f}% of the weights (the random mask's spread over "
-                     f"the seeds {np.ptp(rnd):.1f})")
+        note = f"{and_list(above)}, so no lead there; " if above else ""
+        ends = dict.fromkeys([row_printed(*lo), row_printed(*hi)])  # one value: said once
+        parts.append(f"{' to '.join(ends)} points at {at} ({note}{spread})")
     return "; ".join(parts)
 
 
@@ -110,13 +125,15 @@ def row_printed(v: float, judged) -> str:
 
 def rank_numbers(ft: dict) -> dict:
     """Section 5's rank as the claims row aggregates it (:func:`claims.mean_rank`, Mukherjee
-    et al.'s mean over the weight matrices), median over the seeds of the first runs, printed
-    to the row's two decimals, and the control's (ΔW's best rank-1 approximation) likewise."""
-    per = ft["per_seed"].values()
-    med = lambda f: float(np.median([f(r) for r in per]))  # noqa: E731
-    return dict(ft_rank_mean=f"{med(lambda r: mean_rank(r['rank'])):.2f}",
-                ft_rank_one_mean=f"{med(lambda r: mean_rank(r['rank_one'])):.3f}",
-                ft_rank_matrices=len(next(iter(per))["rank"]))
+    et al.'s mean over the weight matrices), median over the seeds of the first runs, and the
+    control's (ΔW's best rank-1 approximation) likewise, each printed by the row's own
+    formatter (:func:`row_printed`): a mean of 0.993 reads "0.993" in both, never "0.99",
+    the bar, in the prose."""
+    j = rank_judged(ft)
+    med = lambda side: float(np.median(list(side.values())))  # noqa: E731
+    return dict(ft_rank_mean=row_printed(med(j.treatment), j),
+                ft_rank_one_mean=row_printed(med(j.control), j),
+                ft_rank_matrices=len(next(iter(ft["per_seed"].values()))["rank"]))
 
 
 def pai_leads_said(payload: PaiFile) -> str:

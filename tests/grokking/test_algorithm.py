@@ -201,6 +201,34 @@ def test_peak_over_own_start_on_constructed_norms():
     assert not bar.passes(1.0) and bar.passes(2.0)  # the rival's 1 fails, a doubling passes
 
 
+def _norm_history(*norm):
+    from dynamics.train import History
+
+    h = History()
+    for step, v in zip(range(0, 10 * len(norm), 10), norm):
+        h.append(step, weight_norm=v)
+    return NS(history=h)
+
+
+@known_answer(Fa.norm_rise, Fa._large,
+              how="constructed weight-norm courses at steps 0, 10, 20, ...: 4 -> 3 -> 8 dips 25% "
+                  "to step 10 and rises to 2 times its start by step 20; 4 -> 6 -> 8 rises "
+                  "with no dip; a x4 start of norm 4 against a first run that starts at 1 and "
+                  "peaks at 5 is below its peak (a large start needs more than 5 times the "
+                  "initial weights), one of norm 8 against a peak of 6 is above it")
+def test_the_larger_starts_course_and_whether_it_is_large():
+    assert Fa.norm_rise(_norm_history(4.0, 3.0, 8.0, 5.0)) == (
+        "first dips 25% below its start, to step 10, then rises to 2 times its start by step 20")
+    assert Fa.norm_rise(_norm_history(4.0, 6.0, 8.0)) == "rises to 2 times its start by step 20"
+    first = NS(start=1.0, peak=5.0)
+    small = Fa._large({1.0: None, 4.0: _norm_history(4.0, 6.0)}, first)
+    assert small["big_kind"] == "below the 5 the first run memorizes at, so not a large start in"
+    assert "above 5 times the initial weights" in small["big_needed"]
+    large = Fa._large({1.0: None, 4.0: _norm_history(8.0, 7.0)}, NS(start=2.0, peak=6.0))
+    assert large == dict(big_kind="above the 6 the first run memorizes at: a large start in",
+                         big_needed="")
+
+
 def test_the_peak_norm_row_tells_omnigroks_decay_from_a_norm_training_builds():
     """The peak-norm row on made-up runs (x1 peaks at 5x its start on two seeds): a x4 run whose
     norm rises to 1.5x its start says yes; one that only decays from its start (Omnigrok's

@@ -530,7 +530,7 @@ def test_phase_facts_on_a_made_up_grid():
     assert f["strong_passed"] == [(0.9, 50)]
     assert [round(r["measured"], 2) for r in Fa.clock_ratios(rows)] == [2.0, 3.0]
     assert not Fa.crit_falls([f["crit"][w] for w in f["inner"]])  # 50% at 1 and 3: it stays put
-    assert Fa.remedy_facts({"baseline": _made(R.Speedup, speedup=1.0, grokked=1),
+    assert F.remedy_facts({"baseline": _made(R.Speedup, speedup=1.0, grokked=1),
                            "grokfast": _made(R.Speedup, speedup=0.5, grokked=1),
                            "stablemax": _made(R.Speedup, speedup=0.2, grokked=0)}
                           )["stablemax"].startswith("does not")

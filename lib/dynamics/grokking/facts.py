@@ -9,13 +9,13 @@ from collections import Counter
 
 import numpy as np
 
-from .. import evidence
+from .. import evidence, plots
 from ..book import glue_texts as _texts  # each value as the page glues it
 from ..train import History
 from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
 from .experiments import MedianCell, PhaseRow, PhaseSweep, restricted_at_test_half, speedups
-from .figures import best_rate
-from .records import Corrupted, OptimizerRuns, ProgressMeasures, RemedyRow, Speedup
+from .figures import _perp_phase, best_rate, remedy_facts
+from .records import Corrupted, OptimizerRuns, ProgressMeasures, RemedyRow
 from .science import (
     CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
     RISE_PAIRS, UNLEARN_DROP, critical_fraction, end_accuracy,
@@ -23,10 +23,10 @@ from .science import (
 )
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
-           "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "peak_over_own_start",
+           "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "peak_over_own_start", "norm_rise",
            "corrupted_glue",
            "unlearning", "norm_course", "off_keys", "half_lead",
-           "remedy_facts", "section1_facts", "section2_facts", "section3_facts", "section4_facts",
+           "section1_facts", "section2_facts", "section3_facts", "section4_facts",
            "pct0", "REMEDY_SPEEDUP", "REBOUND", "HALF_LOSS", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
 
 # The thresholds the prose names that the claims rows judge too (the rest are :mod:`.claims`').
@@ -453,19 +453,6 @@ def half_lead(pm: ProgressMeasures, level: float = HALF_LOSS) -> dict:
         "the restricted loss does not get to half before the test loss does"))
 
 
-def remedy_facts(speed: dict[str, Speedup]) -> dict:
-    """Section 4's numbers from :func:`~.experiments.speedups`: each remedy's speed-up over the
-    baseline (0 when it did not grok), and words for the verdicts the prose glues."""
-    s = {k: (v.speedup if v.grokked else 0.0) for k, v in speed.items()}
-    g, strong, sm = (s.get(k, 0.0) for k in ("grokfast", "strong_wd", "stablemax"))
-    return dict(  # 3: the 3x decay's clock factor (experiments.remedy_configs)
-        speed=s, strong=strong, strong_vs_clock="less than" if strong < 3 else "at least",
-        grokfast=("does not grok within the budget" if not g else f"{'slows' if g < 1 else 'speeds up'}"
-                  f" this full-batch MLP ({g:.2f}x the baseline's speed)"),
-        stablemax=("does not make the network generalize within the budget" if not sm else
-                   f"makes the network generalize ({sm:.2f}x the baseline's speed)"))
-
-
 # ============================================================================ the claims rows' measures
 # ---- the phase grid's: each reads one seed's grid and, where it needs one, a column or
 # a subset of its cells (the run a row's treatment or control hands the engine is (grid, which))
@@ -605,6 +592,17 @@ def peak_over_own_start(run) -> float:
     return max(norm) / norm[0] if norm and norm[0] > 0 else math.nan
 
 
+def norm_rise(run) -> str:
+    """How ``run``'s weight norm gets from its start to its peak, as the prose says it: any dip
+    below the start first (its depth and step), then the peak over the start and its step."""
+    norm, steps = list(run.history["weight_norm"]), list(run.history.steps)
+    top = int(np.argmax(norm))
+    low = int(np.argmin(norm[:top + 1]))
+    rise = f"rises to {plots.number(norm[top] / norm[0], 3)} times its start by step {steps[top]}"
+    return (rise if low == 0 else f"first dips {1 - norm[low] / norm[0]:.0%} below its start, "
+            f"to step {steps[low]}, then {rise}")
+
+
 # ============================================================================ the page's numbers, per section
 
 
@@ -672,7 +670,19 @@ def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
         norm_done=pct0(n0.done), norm_peak_at=n0.peak_step, norm_course=course["text"],
         norm_done_low=pct0(done_low), off_keys=off["text"], lead=lead["text"], big_init=f"{big:g}",
         big_grok=scaled[big].grok_step, big_peak=max(scaled[big].history["weight_norm"]),
-        big_rise=peak_over_own_start(scaled[big])))
+        big_start=scaled[big].history["weight_norm"][0], big_course=norm_rise(scaled[big]),
+        big_over=f'{max(scaled[big].history["weight_norm"]) / n0.peak:.2f}', **_large(scaled, n0)))
+
+
+def _large(scaled: dict, n0) -> dict:
+    """Whether the larger start is large in Omnigrok's sense: above the norm the first run
+    memorizes at (its peak), and what start would be."""
+    small = scaled[max(scaled)].history["weight_norm"][0] < n0.peak
+    peak, need = plots.number(n0.peak, 3), plots.number(n0.peak / n0.start, 3)
+    return dict(big_kind=f"{'below' if small else 'above'} the {peak} the first run memorizes at"
+                + (", so not a large start in" if small else ": a large start in"),
+                big_needed=(f" (here a start above {need} times the initial weights, which the "
+                            "page does not run)") if small else "")
 
 
 def section4_facts(remedies: list[RemedyRow], opt: dict[str, OptimizerRuns], corrupted: Corrupted,
@@ -686,12 +696,3 @@ def section4_facts(remedies: list[RemedyRow], opt: dict[str, OptimizerRuns], cor
         3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"], stablemax=rf["stablemax"],
         budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}", muon_best=best_rate(opt["muon"]),
         adam_best=best_rate(opt["adamw"]), perp_phase=_perp_phase(perp)), **corrupted_glue(corrupted, p))
-
-
-def _perp_phase(r: RemedyRow | None) -> str:
-    """⊥Grad's run as the page says it: whether it fits and groks at the same evaluation."""
-    if r is None or r.grok_step is None or r.fit_step is None:
-        return "its run does not both fit and generalize within the budget"
-    return (f"it fits and generalizes at the same evaluation, step {r.fit_step}, with no plateau"
-            if r.fit_step == r.grok_step else f"it fits at step {r.fit_step} and generalizes at "
-            f"step {r.grok_step}, {r.grok_step / r.fit_step:.1f} times the fit step")

@@ -15,13 +15,13 @@ from .. import plots
 from ..sweep import table_grid
 from ..train import History
 from .experiments import GrokRun, PhaseRow, PhaseSweep, remedy_configs, speedups
-from .records import Corrupted, OptimizerRuns, ProgressMeasures, RemedyRow, UnitSpectra
+from .records import Corrupted, OptimizerRuns, ProgressMeasures, RemedyRow, Speedup, UnitSpectra
 from .science import fit_and_grok
 
 __all__ = ["REMEDY_LABELS", "training_figure", "progress_figure", "spectrum_figure",
            "phase_figure", "phase_slider", "curves_slider", "remedies_figure", "corrupted_figure",
            "table", "runs_table", "remedy_last", "remedy_table", "corrupted_table", "optimizer_table",
-           "best_rate"]
+           "best_rate", "remedy_facts"]
 
 REMEDY_LABELS = {
     "baseline": "AdamW (baseline)",
@@ -328,6 +328,28 @@ def best_rate(o: OptimizerRuns) -> str:
     best = float(o.best)
     edge = " (the grid's edge: a better rate may lie beyond it)" if best in (lo, hi) and lo != hi else ""
     return f"{best:g}{edge}"
+
+
+def remedy_facts(speed: dict[str, Speedup]) -> dict:
+    """Section 4's numbers from :func:`~.experiments.speedups`: each remedy's speed-up over the
+    baseline (0 when it did not grok), and words for the verdicts the prose glues."""
+    s = {k: (v.speedup if v.grokked else 0.0) for k, v in speed.items()}
+    g, strong, sm = (s.get(k, 0.0) for k in ("grokfast", "strong_wd", "stablemax"))
+    return dict(  # 3: the 3x decay's clock factor (experiments.remedy_configs)
+        speed=s, strong=strong, strong_vs_clock="less than" if strong < 3 else "at least",
+        grokfast=("does not grok within the budget" if not g else f"{'slows' if g < 1 else 'speeds up'}"
+                  f" this full-batch MLP ({g:.2f}x the baseline's speed)"),
+        stablemax=("does not make the network generalize within the budget" if not sm else
+                   f"makes the network generalize ({sm:.2f}x the baseline's speed)"))
+
+
+def _perp_phase(r: RemedyRow | None) -> str:
+    """⊥Grad's run as the page says it: whether it fits and groks at the same evaluation."""
+    if r is None or r.grok_step is None or r.fit_step is None:
+        return "its run does not both fit and generalize within the budget"
+    return (f"it fits and generalizes at the same evaluation, step {r.fit_step}, with no plateau"
+            if r.fit_step == r.grok_step else f"it fits at step {r.fit_step} and generalizes at "
+            f"step {r.grok_step}, {r.grok_step / r.fit_step:.1f} times the fit step")
 
 
 def table(result, **kw):

@@ -331,11 +331,12 @@ def clock_slope_text(slope: float, r2: float) -> str:
                 "too little of the waits' variance to read a slope from, so on this grid the "
                 "slope says neither that the wait grows in proportion to τ nor that it grows "
                 "more slowly")
+    band = f"the band from {number(1 / CLOCK_BAND, 3)} to {number(CLOCK_BAND, 3)} around 1"
     if 1 / CLOCK_BAND <= slope <= CLOCK_BAND:
-        return ("within the band from 3/4 to 4/3 around 1: the wait grows in proportion to "
-                "τ, as it would if the clock alone set it")
-    return (f"{'below' if slope < 1 else 'above'} the band from 3/4 to 4/3 around 1: the wait "
-            f"grows {'more slowly' if slope < 1 else 'faster'} than τ")
+        return (f"within {band}: the wait grows in proportion to τ, as it would if the clock "
+                "alone set it")
+    return (f"{'below' if slope < 1 else 'above'} {band}: the wait grows "
+            f"{'more slowly' if slope < 1 else 'faster'} than τ")
 
 
 def grok_vs_text(fit: dict, grok: dict) -> str:

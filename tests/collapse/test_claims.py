@@ -640,9 +640,21 @@ def test_the_peak_note_says_where_a_rising_curve_turns_down():
 
     assert NC.facts.peak_note(run((1.0, 0.5, 0.2, 0.6, 0.9))) == "its highest since that low point"
     assert NC.facts.peak_note(run((1.0, 0.5, 0.2, 1.2, 1.0))) == \
-        "after a peak of 1.2 at step 30, 20% above its end value, 1"
+        "after a peak of 1.2 at step 30, 20% above its end value"
     # a curve whose lowest point is its end has no rise, and says so
     assert NC.facts.peak_note(run((1.0, 0.5, 0.4, 0.3, 0.2))) == \
-        "still falling at the end: it has no rise"
+        "that is, none: its lowest point is its end"
     # a peak before the low point is not the rise's: the curve rises to its end after it
     assert NC.facts.peak_note(run((1.0, 3.0, 0.2, 0.6, 0.9))) == "its highest since that low point"
+
+
+@known_answer(NC.facts._nc3_side,
+              how="constructed NC3 values against the bias-free value 2 - 2 sqrt(0.9) = 0.1026 "
+                  "(C = 10): 0.079 is below it, 0.1026 prints alike (at), 0.2 is above it")
+def test_where_nc3_ends_against_the_bias_free_collapse():
+    target = 2 - 2 * 0.9 ** 0.5
+    below, at, above = (NC.facts._nc3_side(v, target) for v in (0.079, 0.1026, 0.2))
+    assert (below["gd_nc3_side"], at["gd_nc3_side"], above["gd_nc3_side"]) == ("below", "at", "above")
+    assert at["gd_nc3_ending"] == "so its classifier is at that collapse, not Papyan's"
+    assert below["gd_nc3_ending"] == above["gd_nc3_ending"] == (
+        "so its classifier is at neither that collapse nor Papyan's")

@@ -186,17 +186,17 @@ def test_the_larger_initialization_row_against_a_change_of_seed():
     assert row([100, 170], [200, 350])["reproduced"] == "does not discriminate"
 
 
-@known_answer(Fa.peak_over_own_start,
+@known_answer(C.peak_over_own_start,
               how="constructed weight-norm histories: a norm that only decays from its start "
-                  "(4, 3.5, 3, 2) peaks at its start, so 1 exactly, Omnigrok's large start; one "
+                  "(4, 3.5, 3, 2) peaks at its start, so 1 exactly, a norm inherited and only decayed; one "
                   "that training builds up to twice its start (4, 6, 8, 5) gives 2; a zero or "
                   "missing start has no ratio")
 def test_peak_over_own_start_on_constructed_norms():
     run = lambda *norm: NS(history={"weight_norm": list(norm)})  # noqa: E731
-    assert Fa.peak_over_own_start(run(4.0, 3.5, 3.0, 2.0)) == 1.0
-    assert Fa.peak_over_own_start(run(4.0, 6.0, 8.0, 5.0)) == 2.0
-    assert math.isnan(Fa.peak_over_own_start(run(0.0, 1.0)))
-    assert math.isnan(Fa.peak_over_own_start(run()))
+    assert C.peak_over_own_start(run(4.0, 3.5, 3.0, 2.0)) == 1.0
+    assert C.peak_over_own_start(run(4.0, 6.0, 8.0, 5.0)) == 2.0
+    assert math.isnan(C.peak_over_own_start(run(0.0, 1.0)))
+    assert math.isnan(C.peak_over_own_start(run()))
     bar = Test(">", C.RISES_ABOVE_START, "RISES_ABOVE_START")
     assert not bar.passes(1.0) and bar.passes(2.0)  # the rival's 1 fails, a doubling passes
 
@@ -212,33 +212,43 @@ def _norm_history(*norm):
 
 @known_answer(Fa.norm_rise, Fa._large,
               how="constructed weight-norm courses at steps 0, 10, 20, ...: 4 -> 3 -> 8 dips 25% "
-                  "to step 10 and rises to 2 times its start by step 20; 4 -> 6 -> 8 rises "
-                  "with no dip; a x4 start of norm 4 against a first run that starts at 1 and "
-                  "peaks at 5 is below its peak (a large start needs more than 5 times the "
-                  "initial weights), one of norm 8 against a peak of 6 is above it")
+                  "to step 10 and rises to 2 times its start by step 20; 4 -> 6 -> 8 rises with "
+                  "no dip; 4 -> 3.5 -> 2 only falls; 4 -> 3.98 -> 8 dips 0.50%. A x4 start of "
+                  "norm 4 against a first run that starts at 1, groks at norm 4.5 and peaks at "
+                  "5 is below its grok norm (not large) and below its peak (a start above 5 "
+                  "times would leave no room); 4.8 is above the grok norm but below the peak; "
+                  "8 against a grok norm of 5 and a peak of 6 is above both")
 def test_the_larger_starts_course_and_whether_it_is_large():
     assert Fa.norm_rise(_norm_history(4.0, 3.0, 8.0, 5.0)) == (
         "first dips 25% below its start, to step 10, then rises to 2 times its start by step 20")
     assert Fa.norm_rise(_norm_history(4.0, 6.0, 8.0)) == "rises to 2 times its start by step 20"
-    first = NS(start=1.0, peak=5.0)
+    assert Fa.norm_rise(_norm_history(4.0, 3.5, 2.0)) == (
+        "only falls from its start (its peak is its start)")
+    assert Fa.norm_rise(_norm_history(4.0, 3.98, 8.0)).startswith("first dips 0.50% below")
+    first = NS(start=1.0, grok=4.5, peak=5.0)
     small = Fa._large({1.0: None, 4.0: _norm_history(4.0, 6.0)}, first)
-    assert small["big_kind"] == "below the 5 the first run memorizes at, so not a large start in"
-    assert "above 5 times the initial weights" in small["big_needed"]
-    large = Fa._large({1.0: None, 4.0: _norm_history(8.0, 7.0)}, NS(start=2.0, peak=6.0))
-    assert large == dict(big_kind="above the 6 the first run memorizes at: a large start in",
+    assert small["big_kind"] == "below the 4.5 the first run generalizes at, so not a large start in"
+    assert "peak, 5 times the initial weights" in small["big_needed"]
+    middle = Fa._large({1.0: None, 4.0: _norm_history(4.8, 6.0)}, first)
+    assert middle["big_kind"].endswith(": a large start in") and middle["big_needed"]
+    large = Fa._large({1.0: None, 4.0: _norm_history(8.0, 7.0)}, NS(start=2.0, grok=5.0, peak=6.0))
+    assert large == dict(big_kind="above the 5 the first run generalizes at: a large start in",
                          big_needed="")
 
 
-def test_the_peak_norm_row_tells_omnigroks_decay_from_a_norm_training_builds():
+def test_the_peak_norm_row_tells_an_inherited_norm_from_one_training_builds():
     """The peak-norm row on made-up runs (x1 peaks at 5x its start on two seeds): a x4 run whose
-    norm rises to 1.5x its start says yes; one that only decays from its start (Omnigrok's
-    large start) passes the first part too, as the old one-part row did, and the second part
-    says no; one that keeps the initial scale (4x the x1 run throughout) fails the first."""
+    norm rises to 1.5x its start says yes; one that only decays from its start (a norm
+    inherited from the start) passes the first part too, as the old one-part row did, and the
+    second part says no; one that keeps the initial scale (4x the x1 run throughout) fails the
+    first. The row's control and window are the renamed ones, with no Omnigrok in them."""
     def row(x4):
         scaled = {s: {1.0: NS(history={"weight_norm": [1.0, 5.0 + 0.2 * s, 3.0]}, grok_step=100),
                       4.0: NS(history={"weight_norm": x4(s)}, grok_step=150)} for s in (0, 1)}
         rows = _algorithm_rows(scaled)
         r = next(r for r in rows if r["claim"].startswith("The norm the network memorizes at"))
+        assert "Omnigrok" not in r["control"] and "inherited" in r["control"]
+        assert r["window"] == "the 4x run to its grok step, the first run to its end"
         return r["reproduced"], [e["verdict"] for e in r["evidence"]]
     assert row(lambda s: [4.0, 6.0 + 0.4 * s, 3.0]) == ("yes", ["yes", "yes"])
     assert row(lambda s: [4.0, 3.5, 2.0]) == ("no", ["yes", "no"])  # only decays: 1

@@ -121,7 +121,7 @@ def test_the_restricted_loss_lead_in_evaluations():
         restricted=None, test=None, evals=0)
 
 
-@known_answer(F.remedy_last, F._perp_phase,
+@known_answer(F.remedy_last, F.perp_phase,
               how="constructed rows: a reused run reports its own last step, a run that grokked "
                   "stopped at its grok step, one that did not ran the budget, one that diverged "
                   "stopped there; ⊥Grad fitting and grokking at one step has no plateau")
@@ -137,9 +137,9 @@ def test_the_remedies_last_steps_and_perp_phase():
     html = F.remedy_table([NS(**vars(r), weight_decay=0.0, final_test_acc=0.5) for r in rows],
                           cfg, [base]).data
     assert "stopped at step" in html and "test accuracy at the last step run" in html
-    assert "no plateau" in F._perp_phase(row("perp_grad", 40, fit=40))
-    assert F._perp_phase(row("perp_grad", 80, fit=40)).endswith("2.0 times the fit step")
-    assert "does not both" in F._perp_phase(row("perp_grad", None, fit=40))
+    assert "no plateau" in F.perp_phase(row("perp_grad", 40, fit=40))
+    assert F.perp_phase(row("perp_grad", 80, fit=40)).endswith("2.0 times the fit step")
+    assert "does not both" in F.perp_phase(row("perp_grad", None, fit=40))
 
 
 def test_the_phase_figures_colour_bar_has_ticks_across_a_narrow_range():

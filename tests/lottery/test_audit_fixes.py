@@ -52,8 +52,10 @@ def test_a_lead_near_the_bar_prints_as_the_row_prints_it():
 @known_answer(L.facts.pai_leads, L.facts.row_printed,
               how="SynFlow 86.053% against 80%: a lead of 6.053 points, whose own one-decimal "
                   "rounding is 6.1; the row's measure rounds it to two decimals first (6.05, "
-                  "stored just below 6.05 in binary), which one decimal prints 6.0: the prose "
-                  "must print the row's 6.0")
+                  "stored just below 6.05 in binary), which one decimal prints 6.0. That 6.0 is "
+                  "the row's two-step rounding, not the lead's own (it can differ only below "
+                  "the data's 0.01-point resolution); what is known here is that the prose "
+                  "must print what the row prints")
 def test_a_lead_rounded_by_the_row_prints_as_the_row_prints_it():
     payload = _pai_file(86.053)
     said = L.facts.pai_leads(payload)

@@ -61,21 +61,21 @@ FEW_ERRORS = 20  # under this many held-out errors the prose says "only"
 def peak_note(ce: History) -> str:
     """How a run's NC1 gets from its lowest point after zero training error to its end, as the
     prose says it: "its highest since that low point" when the end is the peak, else the peak
-    before the end ("after a peak of 1.161 at step 3,234, 0.96% above its end value, 1.150",
-    to four figures so that the share follows from them), so that no sentence reads a curve
-    that turns down before the end as rising to it; a curve whose lowest point is its end
-    says so."""
+    before the end ("after a peak of 1.161 at step 3,234, 0.96% above its end value", the peak
+    to four figures so that the share follows from it and the end the sentence gives), so that
+    no sentence reads a curve that turns down before the end as rising to it; a curve whose
+    lowest point is its end says so (its "rise" is then 1)."""
     z = terminal_phase_start(ce)
     nc1 = np.asarray(ce["nc1"], float)
     i0 = ce.steps.index(z) if z is not None else 0
     low = i0 + int(np.nanargmin(nc1[i0:]))
     top = low + int(np.nanargmax(nc1[low:]))
     if low == len(nc1) - 1:
-        return "still falling at the end: it has no rise"
+        return "that is, none: its lowest point is its end"
     if top == len(nc1) - 1 or not nc1[top] > nc1[-1]:
         return "its highest since that low point"
     return (f"after a peak of {plots.number(nc1[top], 4)} at step {ce.steps[top]:,}, "
-            f"{_pct(nc1[top] / nc1[-1] - 1)} above its end value, {plots.number(nc1[-1], 4)}")
+            f"{_pct(nc1[top] / nc1[-1] - 1)} above its end value")
 
 
 def simplex_numbers(recorder, history: History | None = None) -> dict:
@@ -127,9 +127,11 @@ def conditions_numbers(conditions: Conditions) -> dict:
                 gd_decay=_decay(gw), adam_decay=_decay(aw),
                 adam_loss_end=aw.last("train_loss"),
                 # GD with decay: when it reaches zero error, where its NC3 ends
-                gd_decay_zero=_zero_text(gw), adam_zero=_zero_text(aw),
+                gd_decay_zero=("never reaches zero training error" if terminal_phase_start(gw)
+                               is None else f"reaches zero training error {_zero_text(gw)}"),
+                adam_zero=_zero_text(aw),
                 gd_decay_nc3=gw.last("nc3"), gd_nc3_target=bias_free_nc3(_classes(gw)),
-                gd_nc3_side=_side_of(gw.last("nc3"), bias_free_nc3(_classes(gw))))
+                **_nc3_side(gw.last("nc3"), bias_free_nc3(_classes(gw))))
 
 
 def _classes(h: History) -> int:
@@ -143,11 +145,14 @@ def _zero_text(h: History) -> str:
     return "at no step" if z is None else f"at step {z:,}"
 
 
-def _side_of(value: float, target: float) -> str:
-    """"below", "above" or "at" ``target``, as the two print (three figures)."""
-    if plots.number(value, 3) == plots.number(target, 3):
-        return "at"
-    return "below" if value < target else "above"
+def _nc3_side(value: float, target: float) -> dict:
+    """Where a run's Papyan NC3 ends against the bias-free head's collapse value ``target``, as
+    the prose says it: "below", "above" or "at" it (as the two print, three figures), and what
+    that makes of its classifier."""
+    at = plots.number(value, 3) == plots.number(target, 3)
+    return dict(gd_nc3_side="at" if at else "below" if value < target else "above",
+                gd_nc3_ending="so its classifier is at that collapse, not Papyan's" if at else
+                "so its classifier is at neither that collapse nor Papyan's")
 
 
 def _side(*differences: float) -> str:

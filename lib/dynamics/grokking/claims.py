@@ -17,8 +17,7 @@ from .facts import (
     CONTROL_FRAC, CONTROL_WD, HALF_LOSS, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
     _crit_pct, _fit_error, _good, _inner_grok, _not_memorizing,
     _null_rows_below, _null_tail, _rising, _rows_below,
-    _shuffled, by_seed, clock_by_pair, clock_fit, descent_share, median_grid, pct0,
-    peak_over_own_start, phase_facts,
+    _shuffled, by_seed, clock_by_pair, clock_fit, descent_share, median_grid, pct0, phase_facts,
 )
 from .records import NormDescent
 from .science import (
@@ -28,7 +27,7 @@ from .science import (
 __all__ = ["page_claims", "section1_claims", "phase_claims", "published_claims", "DIV_WITHIN",
            "UNIT_OVER_LAYER", "PEAK_BEFORE", "NOISE_MARGIN", "EXCLUDED_RISE", "CONC_GAIN", "NORM_FALL",
            "CORRECTS", "LOSS_RISE", "restricted_excluded_rows", "corrupted_rows", "TEST_LOSS_RISES",
-           "algorithm_claims", "ROUND", "NULL_OVER", "CLUSTER", "TEST_LOSS_TURNS", "RESTRICTED_LEADS", "EXCLUDED_RISES",
+           "algorithm_claims", "peak_over_own_start", "ROUND", "NULL_OVER", "CLUSTER", "TEST_LOSS_TURNS", "RESTRICTED_LEADS", "EXCLUDED_RISES",
            "halfway_step"]
 
 DIV_WITHIN = 2.0        # "a similar schedule": division's grok step within this x addition's, either way
@@ -137,6 +136,13 @@ def _descent(n: NormDescent) -> float:
     ok = (n.grok_step is not None and n.fit_step is not None
           and n.fit_step <= n.peak_step < n.grok_step)
     return float(n.done) if ok else float("nan")
+
+
+def peak_over_own_start(run) -> float:
+    """``run``'s peak weight norm over its own initial norm: 1 for a norm that only falls from
+    its start (the peak is the start), above 1 for one that training builds up."""
+    norm = list(run.history["weight_norm"])
+    return max(norm) / norm[0] if norm and norm[0] > 0 else math.nan
 
 
 def _peak_over_start(r: dict) -> float:
@@ -454,7 +460,7 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
     j, seeds, ids = evidence.judge, sorted(clock), {s: s for s in scaled}
     keys = "; ".join(f"seed {s}: {len(clock[s].keys)} of {clock[s].K}" for s in seeds)
     big = max(next(iter(scaled.values())))
-    rival = dict(paper="Liu et al. 2023 (Omnigrok)", window=f"the {big:g}x run to its grok step, the first run to its end",
+    rival = dict(paper="this book", window=f"the {big:g}x run to its grok step, the first run to its end",
                  fmt=_ratio2, control_measure=lambda r: 1.0,
                  constant_control="the rival account's number, the same on every seed")
     kept = evidence.Claim(
@@ -471,7 +477,9 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                 "start), 1")
     ratio = lambda s, o, sc: _over(scaled[o][sc].grok_step, scaled[s][1.0].grok_step)  # noqa: E731
     later = evidence.Claim(
-        f"A larger initialization delays grokking (x{big:g} against x1)", "Liu et al. 2023 (Omnigrok)",
+        f"A larger initialization delays grokking (x{big:g} against x1)",
+        "this book's comparison; Omnigrok (Liu et al. 2023) predicts the delay for starts above "
+        "the norm the network generalizes at",
         measure=lambda s: ratio(s, s, big), asserted=False, fmt=_ratio,
         control_measure=lambda s: max((ratio(s, o, 1.0) for o in scaled if o != s), default=math.nan),
         test=evidence.Test(">", LATER, f"LATER: grok step at x{big:g} over at x1", scale="log"),
@@ -501,8 +509,9 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                 {f"peak at x{big:g} over at x1, over the initial norms' ratio:": j(kept, scaled),
                  f"peak at x{big:g} over its own start:": j(rises, scaled)},
                 control="for the first part, the initial scale's account (1); for the second, "
-                        "Omnigrok's large start, a norm that only decays (1): each fails its "
-                        "part's test", window="the whole run (to the grok step)"),
+                        f"a norm inherited from the {big:g}x start and only decayed (1): each "
+                        "fails its part's test",
+                window=f"the {big:g}x run to its grok step, the first run to its end"),
             j(later, ids).row()]
     if opt:
         a, m = opt["adamw"].grok, opt["muon"].grok

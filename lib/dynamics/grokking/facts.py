@@ -14,7 +14,7 @@ from ..book import glue_texts as _texts  # each value as the page glues it
 from ..train import History
 from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
 from .experiments import MedianCell, PhaseRow, PhaseSweep, restricted_at_test_half, speedups
-from .figures import _perp_phase, best_rate, remedy_facts
+from .figures import best_rate, perp_phase, remedy_facts
 from .records import Corrupted, OptimizerRuns, ProgressMeasures, RemedyRow
 from .science import (
     CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
@@ -23,11 +23,10 @@ from .science import (
 )
 
 __all__ = ["by_seed", "median_grid", "phase_facts", "clock_ratios", "clock_fit", "clock_by_pair",
-           "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "peak_over_own_start", "norm_rise",
-           "corrupted_glue",
-           "unlearning", "norm_course", "off_keys", "half_lead",
-           "section1_facts", "section2_facts", "section3_facts", "section4_facts",
-           "pct0", "REMEDY_SPEEDUP", "REBOUND", "HALF_LOSS", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
+           "crit_falls", "phase_glue", "climb_margin", "bound", "descent_share", "norm_rise",
+           "corrupted_glue", "unlearning", "norm_course", "off_keys", "half_lead",
+           "section1_facts", "section2_facts", "section3_facts", "section4_facts", "pct0",
+           "REMEDY_SPEEDUP", "REBOUND", "HALF_LOSS", "CONTROL_WD", "CONTROL_FRAC", "SINGLE"]
 
 # The thresholds the prose names that the claims rows judge too (the rest are :mod:`.claims`').
 REMEDY_SPEEDUP = 1.5    # "sooner": at least this x the baseline's speed on every seed
@@ -585,22 +584,19 @@ def descent_share(run, step) -> float:
     return 0.0 if i <= int(np.argmax(norm)) else (peak - norm[i]) / (peak - end)
 
 
-def peak_over_own_start(run) -> float:
-    """``run``'s peak weight norm over its own initial norm: 1 for a norm that only falls from
-    its start (the peak is the start), above 1 for one that training builds up."""
-    norm = list(run.history["weight_norm"])
-    return max(norm) / norm[0] if norm and norm[0] > 0 else math.nan
-
-
 def norm_rise(run) -> str:
     """How ``run``'s weight norm gets from its start to its peak, as the prose says it: any dip
-    below the start first (its depth and step), then the peak over the start and its step."""
+    below the start (its depth and step), then the peak over the start and its step."""
     norm, steps = list(run.history["weight_norm"]), list(run.history.steps)
     top = int(np.argmax(norm))
-    low = int(np.argmin(norm[:top + 1]))
+    if top == 0:
+        return "only falls from its start (its peak is its start)"
+    low, dip = int(np.argmin(norm[:top + 1])), 1 - min(norm[:top + 1]) / norm[0]
     rise = f"rises to {plots.number(norm[top] / norm[0], 3)} times its start by step {steps[top]}"
-    return (rise if low == 0 else f"first dips {1 - norm[low] / norm[0]:.0%} below its start, "
-            f"to step {steps[low]}, then {rise}")
+    if low == 0:
+        return rise
+    depth = f"{dip:.0%}" if dip >= 0.01 else f"{dip:.2%}"  # a dip under 1% is not "0%"
+    return f"first dips {depth} below its start, to step {steps[low]}, then {rise}"
 
 
 # ============================================================================ the page's numbers, per section
@@ -675,14 +671,16 @@ def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
 
 
 def _large(scaled: dict, n0) -> dict:
-    """Whether the larger start is large in Omnigrok's sense: above the norm the first run
-    memorizes at (its peak), and what start would be."""
-    small = scaled[max(scaled)].history["weight_norm"][0] < n0.peak
-    peak, need = plots.number(n0.peak, 3), plots.number(n0.peak / n0.start, 3)
-    return dict(big_kind=f"{'below' if small else 'above'} the {peak} the first run memorizes at"
+    """Whether the larger start is large in Omnigrok's sense (above the first run's norm at its
+    grok step), and, below the first run's peak, the start that would leave no room to build it."""
+    start = scaled[max(scaled)].history["weight_norm"][0]
+    grok, need = plots.number(n0.grok, 3), plots.number(n0.peak / n0.start, 3)
+    small = start < n0.grok
+    return dict(big_kind=f"{'below' if small else 'above'} the {grok} the first run generalizes at"
                 + (", so not a large start in" if small else ": a large start in"),
-                big_needed=(f" (here a start above {need} times the initial weights, which the "
-                            "page does not run)") if small else "")
+                big_needed=(f" (a start above the first run's memorizing peak, {need} times the "
+                            "initial weights, would leave training no room to build the norm; "
+                            "the page does not run one)") if start < n0.peak else "")
 
 
 def section4_facts(remedies: list[RemedyRow], opt: dict[str, OptimizerRuns], corrupted: Corrupted,
@@ -695,4 +693,4 @@ def section4_facts(remedies: list[RemedyRow], opt: dict[str, OptimizerRuns], cor
     return dict(_texts(2, strong=rf["strong"], perp=rf["speed"].get("perp_grad", 0.0)), **_texts(
         3, strong_vs_clock=rf["strong_vs_clock"], grokfast=rf["grokfast"], stablemax=rf["stablemax"],
         budget=budget, perp_min=f"{REMEDY_SPEEDUP:g}", muon_best=best_rate(opt["muon"]),
-        adam_best=best_rate(opt["adamw"]), perp_phase=_perp_phase(perp)), **corrupted_glue(corrupted, p))
+        adam_best=best_rate(opt["adamw"]), perp_phase=perp_phase(perp)), **corrupted_glue(corrupted, p))

@@ -21,7 +21,7 @@ from .science import fit_and_grok
 __all__ = ["REMEDY_LABELS", "training_figure", "progress_figure", "spectrum_figure",
            "phase_figure", "phase_slider", "curves_slider", "remedies_figure", "corrupted_figure",
            "table", "runs_table", "remedy_last", "remedy_table", "corrupted_table", "optimizer_table",
-           "best_rate", "remedy_facts"]
+           "best_rate", "remedy_facts", "perp_phase"]
 
 REMEDY_LABELS = {
     "baseline": "AdamW (baseline)",
@@ -343,7 +343,7 @@ def remedy_facts(speed: dict[str, Speedup]) -> dict:
                    f"makes the network generalize ({sm:.2f}x the baseline's speed)"))
 
 
-def _perp_phase(r: RemedyRow | None) -> str:
+def perp_phase(r: RemedyRow | None) -> str:
     """⊥Grad's run as the page says it: whether it fits and groks at the same evaluation."""
     if r is None or r.grok_step is None or r.fit_step is None:
         return "its run does not both fit and generalize within the budget"

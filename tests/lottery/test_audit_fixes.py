@@ -32,15 +32,20 @@ def _row_synflow(payload) -> str:
     return re.search(r"\+(\S+) pts", row["text"].rsplit("SynFlow", 1)[1]).group(1)
 
 
+def _leads(synflow: float):
+    """The PaI file with SynFlow at ``synflow``%, and the two ends of the prose's range."""
+    payload = _pai_file(synflow)
+    said = L.facts.pai_leads(payload)
+    return (payload, *re.match(r"(\S+) to (\S+) points at 20\.0% of the weights", said).groups())
+
+
 @known_answer(L.facts.pai_leads, L.facts.row_printed,
               how="SynFlow 81.46% against the random mask's 80%: a lead of 1.46 points, which "
                   "one decimal rounds to 1.5, PAI_MARGIN itself; the row widens it to 1.46 to "
                   "show it is below the bar, and the prose must print that 1.46 too; SNIP's "
                   "85% gives the range's other end, 5 points exactly")
 def test_a_lead_near_the_bar_prints_as_the_row_prints_it():
-    payload = _pai_file(81.46)
-    said = L.facts.pai_leads(payload)
-    lo, hi = re.match(r"(\S+) to (\S+) points at 20\.0% of the weights", said).groups()
+    payload, lo, hi = _leads(81.46)
     assert (lo, hi) == ("1.46", "5.0")
     assert lo == _row_synflow(payload)
     # the formatters before: .1f of the raw lead (1.4599999999999937) and e8f7722's .1f of
@@ -57,9 +62,7 @@ def test_a_lead_near_the_bar_prints_as_the_row_prints_it():
                   "the data's 0.01-point resolution); what is known here is that the prose "
                   "must print what the row prints")
 def test_a_lead_rounded_by_the_row_prints_as_the_row_prints_it():
-    payload = _pai_file(86.053)
-    said = L.facts.pai_leads(payload)
-    lo, hi = re.match(r"(\S+) to (\S+) points at 20\.0% of the weights", said).groups()
+    payload, lo, hi = _leads(86.053)
     assert lo == "5.0"
     assert hi == _row_synflow(payload) == "6.0"
     # the formatter before e8f7722 printed .1f of the raw lead, 6.052999999999997: "6.1",

@@ -276,8 +276,8 @@ def width_page_numbers(res: WidthRun) -> dict:
     """Section 5's glue: :func:`~.width.width_numbers`, with each parametrization's trend in
     :func:`width_trend`'s words (a move under :data:`TREND_TOL` grid steps does not count)
     and the rate grid's ends to three digits (2^-3 is 0.125, not 0.12). These two readings
-    live here, with the page's words: ``width.py`` is code the initialization data's digest
-    covers, and its own trend words (every move counted) are superseded here."""
+    live here, with the page's words, not in ``width.py``, which the initialization data's
+    digest covers."""
     out = width_numbers(res)
     out["init_width_lr_lo"] = f"{2 ** res.log2_lrs[0]:.3g}"
     out["init_width_lr_hi"] = f"{2 ** res.log2_lrs[-1]:.3g}"

@@ -327,21 +327,9 @@ def width_numbers(res: WidthRun) -> dict:
         out[f"init_width_{p}_transfer"] = f"{transfer:.3f}" if np.isfinite(transfer) \
             else "diverged"
         out[f"init_width_{p}_own"] = f"{own:.3f}"
-        out[f"init_width_{p}_trend"] = _trend(r.best_log2_lr)
         out[f"init_width_{p}_cost"] = f"{transfer / own:.1f}" if np.isfinite(transfer) \
             and own > 0 else "diverged"
     return out
-
-
-def _trend(best_log2_lr) -> str:
-    """How a parametrization's best rate moves as the width doubles: in one direction at
-    every step, or up and down."""
-    d = np.diff(np.asarray(best_log2_lr, float))
-    if len(d) and np.all(d > 0):
-        return "rises at every doubling of the width"
-    if len(d) and np.all(d < 0):
-        return "falls at every doubling of the width"
-    return "moves up and down as the width doubles"
 
 
 # =============================================================================================

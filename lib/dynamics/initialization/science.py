@@ -297,6 +297,11 @@ def layer_statistics(model: MLP, x: torch.Tensor, y: torch.Tensor) -> SignalStat
     - ``out_var``: the variance of its output z_l over the batch and units, and last that of
       the output layer (LSUV's quantity: it rescales each of these to 1).
 
+    Each is computed in float64 from the float32 network: a norm, a std or a variance squares
+    the entries, and in float32 a square below the smallest normal (about 1e-38) flushes to
+    zero, so a signal of entries below about 1e-19 would read low, and one below about 1e-22
+    as 0, though its entries are not zero.
+
     A good init keeps the forward and backward signals flat in depth; a bad one makes them
     shrink or grow geometrically. The weight gradient is their product, so it can be level
     across layers while both signals vanish (:func:`signal_summary`)."""
@@ -308,30 +313,25 @@ def layer_statistics(model: MLP, x: torch.Tensor, y: torch.Tensor) -> SignalStat
         if z.requires_grad:
             z.retain_grad()
         zs.append(z)
-        pre.append(z.detach().var())
+        pre.append(_f64(z).var())
         h = model.act(z)
-        stds.append(h.detach().std())
+        stds.append(_f64(h).std())
     out = model.head(h)
-    pre.append(out.detach().var())
+    pre.append(_f64(out).var())
     F.cross_entropy(out, y).backward()
-    grads = [_size(layer.weight.grad) for layer in model.hidden]
-    back = [_size(z.grad) if z.grad is not None else torch.zeros((), device=z.device)
+    grads = [_f64(layer.weight.grad).norm() for layer in model.hidden]
+    back = [_f64(z.grad).norm() if z.grad is not None else _f64(torch.zeros((), device=z.device))
             for z in zs]
     model.zero_grad(set_to_none=True)
     return SignalStats(act_std=torch.stack(stds).tolist(), grad_norm=torch.stack(grads).tolist(),
                        grad_in=torch.stack(back).tolist(), out_var=torch.stack(pre).tolist())
 
 
-def _size(t: torch.Tensor) -> torch.Tensor:
-    """The Frobenius norm of ``t``, taken after dividing it by its largest entry. A float32
-    norm squares its entries, and a square below float32's smallest normal (about 1e-38)
-    flushes to zero, so a plain norm reads a signal of entries below about 1e-19 low, and one
-    of entries below about 1e-22 as exactly 0, though every entry is a nonzero float;
-    scaled to a largest entry of 1, only entries 1e-19 times smaller than the largest lose
-    their square. On the device, with no host read."""
+def _f64(t: torch.Tensor) -> torch.Tensor:
+    """``t`` detached in float64, on its device (on the CPU for Apple's MPS, which has no
+    float64)."""
     t = t.detach()
-    top = t.abs().amax()
-    return torch.where(top > 0, top * (t / torch.where(top > 0, top, 1.0)).norm(), top)
+    return (t.cpu() if t.device.type == "mps" else t).double()
 
 
 def std_ratio(stats: SignalStats) -> float:

@@ -1,5 +1,6 @@
 """dynamics.spectral.figures and .claims: figures in the house layout, tables, the claims
 table and the page's numbers (:mod:`.facts`)."""
+import json
 import math
 from dataclasses import replace
 
@@ -168,11 +169,14 @@ def test_claims_table():
     dyn = next(r for c, r in by.items() if c.startswith("Scheduling p"))
     assert dyn["reproduced"] == "no" and not dyn["asserted"]
     assert by[next(c for c in by if c.startswith("Each role's"))]["seeds"] == [0, 1, 2]
-    # the band row's window prints seed 0's band after 5 steps as section 2's cell does (3 decimals)
+    # the band row's window prints seed 0's σ range after 5 steps as section 2's cell does
     q, cu = bands.quintic, bands.cubic
-    band_row = next(r for r in rows if "band [" in r["window"])
-    assert f"band [{q.lo[5]:.3f}, {q.hi[5]:.3f}] on seed 0" in band_row["window"]
-    assert f"the cubic [{cu.lo[5]:.3f}, {cu.hi[5]:.3f}]" in band_row["window"]
+    band_row = next(r for r in rows if "the cubic's σ in [" in r["window"])
+    assert f"σ in [{q.lo[5]:.3f}, {q.hi[5]:.3f}] on seed 0" in band_row["window"]
+    assert f"the cubic's σ in [{cu.lo[5]:.3f}, {cu.hi[5]:.3f}]" in band_row["window"]
+    cells = json.loads((results.ROOT / "chapters" / "spectral_optimizers.ipynb").read_text())["cells"]
+    cell = next(src for src in ("".join(c["source"]) for c in cells) if "5 steps: σ in [" in src)
+    assert "{b.lo[5]:.3f}, {b.hi[5]:.3f}" in cell  # the cell's own format, the one asserted above
     assert len([r for r in rows if r["asserted"]]) >= 16
     html = plots.claims_table(rows, strict=False).data
     assert "not reached" not in html and "None" not in html

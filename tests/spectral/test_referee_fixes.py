@@ -102,6 +102,7 @@ def test_band_facts_read_the_steps():
     got = FA.band_facts(E.Bands(quintic=q))
     assert (got["top_3"], got["low_3"]) == ("1.2", "0.7")
     assert got["top_after"] == "1.134 at every step from four on"
+    assert got["test_band"] == "[0.6, 1.25]"  # the range the claims rows test against
     q2 = E.Band(k=q.k, lo=q.lo, hi=[0.2, 0.5, 1.1, 1.2, 1.13, 1.134])
     assert FA.band_facts(E.Bands(quintic=q2))["top_after"] == "1.13 to 1.134 from step four on"
     ns = FA.ns_facts(loaded_timing())

@@ -148,9 +148,9 @@ def page_claims(bands: Bands, timing: Timing, width: Width, practice: Practice, 
     pf = practice_numbers(practice)
     widths = f"widths {width.widths[0]}–{width.widths[-1]}"
     per = {s: run_width(seed=s, seeds=1, widths=width.widths) for s in seeds}  # one initialization each
-    # the band to 3 decimals, as section 2's cell prints it after 5 steps
-    out = [_j(replace(NS_BAND, window=f"{NS_BAND.window}; band [{lo:.3f}, {hi:.3f}] on seed {seed}, "
-                                      f"the cubic [{cu_lo:.3f}, {cu_hi:.3f}]; the exact UVᵀ (an SVD) "
+    # the σ range after 5 steps to 3 decimals, as section 2's cell prints it ("band" is the test's)
+    out = [_j(replace(NS_BAND, window=f"{NS_BAND.window}; σ in [{lo:.3f}, {hi:.3f}] on seed {seed}, "
+                                      f"the cubic's σ in [{cu_lo:.3f}, {cu_hi:.3f}]; the exact UVᵀ (an SVD) "
                                       f"[{ex_lo:.4f}, {ex_hi:.4f}]"), bn).row()]
     if cubic is not None:
         runs = {s: bands if s == seed else run_bands(s, steps=band.k[-1]) for s in seeds}

@@ -135,10 +135,11 @@ def width_facts(width: Width) -> dict:
 def band_facts(bands) -> dict:
     """Section 2's matrix (:func:`~.experiments.run_bands`): the quintic's largest σ at step 3, its
     least σ from step 3 on, and its largest from step 4 on (``top_after``: one value "at every step"
-    where every step prints the same at 4 digits, else the range)."""
+    where every step prints the same at 4 digits, else the range), and the range the claims rows
+    test against (``test_band``, :data:`BAND`, looser than the polynomial's band)."""
     q = bands.quintic
     lo, hi = (plots.number(f(q.hi[4:]), 4) for f in (min, max))
-    return dict(glue_texts(4, top_3=q.hi[3], low_3=min(q.lo[3:])),
+    return dict(glue_texts(4, top_3=q.hi[3], low_3=min(q.lo[3:])), test_band=f"[{BAND[0]:g}, {BAND[1]:g}]",
                 top_after=f"{hi} at every step from four on" if lo == hi else f"{lo} to {hi} from step four on")
 
 

@@ -78,6 +78,11 @@ def test_prose_numbers_of_the_trainability_grid():
     assert num["init_trained_counts"] == "2 and 2" and num["init_depths"] == "10 and 40"
     assert Fa._at_least([1.0, 1.0]) == "100% training accuracy in every cell"
     assert Fa._at_least([1.0, 0.998]) == "at least 99.8% training accuracy everywhere"
+    # a lower bound, rounded down: the float32 0.685 the depth-20 row stores is not "at least 69%"
+    low = float(np.float32(0.685))
+    assert Fa._at_least([1.0, low]) == "at least 68.5% training accuracy everywhere"
+    assert Fa._at_least([0.6899]) == "at least 68.9% training accuracy everywhere"
+    assert Fa._at_least([float(np.float32(0.75))]) == "at least 75% training accuracy everywhere"
     rows = C.trainability_claims(heat)  # the observations are glued, not rows with a verdict
     assert [r["claim"][:28] for r in rows] == ["deep networks (depth ≥ 30) t",
                                                "networks train when depth ≲ "]
@@ -91,10 +96,11 @@ def test_prose_numbers_of_the_trainability_grid():
     lead = row["evidence"][0]["treatment"]
     low, high = min(lead, key=lead.get), max(lead, key=lead.get)
     mid = float(np.median(list(lead.values())))  # the margin the engine weighs is the median's
+    f = lambda v: plots.number(v, 2)  # two significant figures, as the row prints them
     assert (num["init_edge_low"], num["init_edge_mid"], num["init_edge_bar"], num["init_edge_by"]) == (
-        f"{lead[low]:.2f} on seed {low}", f"{mid:.2f}", "0.2", f"{mid - 0.2:.2f}")
-    assert num["init_edge_noise"] == (f"{lead[high] - lead[low]:.2f}, from {lead[low]:.2f} on seed "
-                                      f"{low} to {lead[high]:.2f} on seed {high}")
+        f"{f(lead[low])} on seed {low}", f(mid), "0.2", f(mid - 0.2))
+    assert num["init_edge_noise"] == (f"{f(lead[high] - lead[low])}, from {f(lead[low])} on seed "
+                                      f"{low} to {f(lead[high])} on seed {high}")
     times = (mid - 0.2) / (lead[high] - lead[low])
     assert num["init_edge_times"] == f"{times:.1f} times"
     assert (row["reproduced"] == "yes") == (times > 1)
@@ -108,14 +114,16 @@ def test_edge_margin_words_follow_a_constructed_row():
     test = dict(op=">=", threshold=0.2, name="bar", scale="linear")
     ev = dict(test=test, treatment={0: 0.5, 1: 0.3, 2: 0.45}, noise=0.2)
     num = Fa._edge_margin(dict(evidence=[ev]))
-    assert num == dict(init_edge_on="every seed", init_edge_low="0.30 on seed 1", init_edge_mid="0.45",
+    # each number as the row prints it (two significant figures: 0.3, not 0.30)
+    assert num == dict(init_edge_on="every seed", init_edge_low="0.3 on seed 1", init_edge_mid="0.45",
                        init_edge_bar="0.2", init_edge_by="0.25",
-                       init_edge_noise="0.20, from 0.30 on seed 1 to 0.50 on seed 0",
+                       init_edge_noise="0.2, from 0.3 on seed 1 to 0.5 on seed 0",
                        init_edge_times="1.2 times")
+    assert num["init_edge_mid"] == C.EDGE.fmt(0.45) and C.EDGE.fmt(0.402) == "0.4"
     num = Fa._edge_margin(dict(evidence=[dict(ev, treatment={0: 0.5, 1: 0.1, 2: 0.45})]))
-    assert num["init_edge_on"] == "2 of 3 seeds" and num["init_edge_low"] == "0.10 on seed 1"
+    assert num["init_edge_on"] == "2 of 3 seeds" and num["init_edge_low"] == "0.1 on seed 1"
     num = Fa._edge_margin(dict(evidence=[dict(ev, treatment={"0": 0.5}, noise=None)]))
-    assert num["init_edge_noise"] == "none measured" and num["init_edge_low"] == "0.50 on seed 0"
+    assert num["init_edge_noise"] == "none measured" and num["init_edge_low"] == "0.5 on seed 0"
     dt = Fa.depth_time_numbers(results.load("initialization_depth_time", as_=E.DepthTime)[0])
     assert float(dt["init_dt_orth"]) < 2.5
 

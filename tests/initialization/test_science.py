@@ -312,17 +312,28 @@ def test_signal_statistics_of_a_linear_network_in_closed_form():
 @known_answer(S.layer_statistics, S.backward_ratio,
               how="a linear network of square layers W_l = g I, g = 0.1, 32 deep: dL/dz_1 is "
                   "exactly g^31 dL/dz_L (closed form, computed in float64), entries near 1e-34 "
-                  "whose float32 squares flush to zero")
+                  "whose float32 squares flush to zero; the activation std, output variance and "
+                  "weight-gradient norm from the same closed form (g^L std x, g^(2L) var x, "
+                  "g^(L-1) (dL/dz_L)^T x)")
 def test_the_backward_norm_reads_a_tiny_signal_at_its_true_size():
     """What §1's "Try it" says of very deep networks: the backward signal reaching the first
     layers is tiny but not zero, and the measure (in float64) reads its size, though a float32
     norm of the same gradient reads 0 (it squares entries near 1e-34, which flush to zero)."""
     L, g = 32, 0.1
-    *_, st, _, delta_L = _linear_case(16, L, g, 64)
+    x, _, _, st, _, delta_L = _linear_case(16, L, g, 64)
     true = g ** (L - 1) * float(delta_L.norm())  # the backward signal's size at layer 1
     assert 0 < true < 1e-30
     assert st.grad_in[0] == pytest.approx(true, rel=1e-4)
     assert S.backward_ratio(st) == pytest.approx(g ** (L - 1), rel=1e-4)
+    # the other three statistics at the same depth, each below what a float32 square can hold:
+    # the last layer's activation std g^L std(x) (near 1e-32), its output variance g^(2L) var(x)
+    # (near 1e-64) and every weight gradient's norm ||g^(L-1) (dL/dz_L)^T x|| (near 1e-31)
+    xd = x.double()
+    assert 0 < st.act_std[-1] == pytest.approx(g ** L * float(xd.std()), rel=1e-4)
+    assert 0 < st.out_var[L - 1] == pytest.approx(g ** (2 * L) * float(xd.var()), rel=1e-4)
+    G = g ** (L - 1) * delta_L.T @ xd
+    assert float(G.norm()) < 1e-30
+    assert all(v == pytest.approx(float(G.norm()), rel=1e-4) for v in st.grad_norm)
     # a plain float32 norm of the very same gradient reads 0: what the measure avoids
     x, y, model, *_ = _linear_case(16, L, g, 64)
     z1 = model.hidden[0](x)

@@ -177,6 +177,11 @@ def test_claims_table():
     cells = json.loads((results.ROOT / "chapters" / "spectral_optimizers.ipynb").read_text())["cells"]
     cell = next(src for src in ("".join(c["source"]) for c in cells) if "5 steps: σ in [" in src)
     assert "{b.lo[5]:.3f}, {b.hi[5]:.3f}" in cell  # the cell's own format, the one asserted above
+    # "band" names no row's test range: the rows test against the looser range BAND
+    assert not any(f"band {list(FA.BAND)}" in r["window"] or f"band [{FA.BAND[0]}" in r["window"]
+                   for r in rows)
+    assert any(f"range {list(FA.BAND)}" in r["window"] and f"inside the range {list(FA.BAND)}" in r["claim"]
+               for r in rows)
     assert len([r for r in rows if r["asserted"]]) >= 16
     html = plots.claims_table(rows, strict=False).data
     assert "not reached" not in html and "None" not in html

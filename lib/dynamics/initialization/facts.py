@@ -4,10 +4,12 @@ in :mod:`.width`). The verdicts and the constants the prose shares with the rows
 (:data:`~.claims.DEEP`, :data:`~.claims.CHAOTIC_RATIO`) are read from :mod:`.claims`."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import evidence, plots
-from .claims import (CHAOTIC_RATIO, DEEP, LEVEL, _depth_rule_agreement, _list, depth_growth, falls_to,
+from .claims import (CHAOTIC_RATIO, DEEP, EDGE, LEVEL, _depth_rule_agreement, _list, depth_growth, falls_to,
                      trainability_claims)
 from .experiments import (ChaosRun, DepthTime, Fluctuations, Signal, Trainability, best_sigma_w2,
                           learning_times, trainability_agreement, trainability_disagreements)
@@ -37,13 +39,16 @@ def _cells(cells) -> str:
 
 def _at_least(row) -> str:
     """The worst cell of a row of accuracies as the prose reads it: "100% training accuracy in
-    every cell" when every cell is 100%, else "at least 97% training accuracy everywhere"
-    (one decimal where whole percent would round up to 100%)."""
+    every cell" when every cell is 100%, else "at least 68.5% training accuracy everywhere",
+    the worst cell rounded *down* to a tenth of a per cent (a lower bound: 0.685 is not "at
+    least 69%")."""
     low = float(np.nanmin(row))
     if low >= 1.0:
         return "100% training accuracy in every cell"
-    pct = _pct(low) if _pct(low) != "100%" else f"{100 * low:.1f}%"
-    return f"at least {pct} training accuracy everywhere"
+    # accuracies are counts over the training set, stored in float32: the 1e-6 keeps a stored
+    # 0.685 (0.6850000024 or 0.6849999905) at 68.5%
+    pct = math.floor(1000 * low + 1e-6) / 10
+    return f"at least {pct:g}% training accuracy everywhere"
 
 
 def _edge_margin(row: dict) -> dict:
@@ -62,13 +67,14 @@ def _edge_margin(row: dict) -> dict:
     margin = evidence.median_margin(test, finite) if n else -np.inf
     noise = float("nan") if e["noise"] is None else float(e["noise"])
     ok = np.isfinite(noise) and noise > 0 and np.isfinite(margin)
+    f = EDGE.fmt  # each number as the claims row prints it
     return dict(init_edge_on="every seed" if n == len(lead) else f"{n} of {len(lead)} seeds",
-                init_edge_low=(f"{lead[low]:.2f} on seed {low}" if np.isfinite(lead[low])
+                init_edge_low=(f"{f(lead[low])} on seed {low}" if np.isfinite(lead[low])
                                else "not measured on any seed"),
-                init_edge_mid=f"{mid:.2f}" if np.isfinite(mid) else "not measured",
-                init_edge_bar=f"{test.threshold:g}", init_edge_by=f"{margin:.2f}",
-                init_edge_noise=(f"{noise:.2f}, from {lead[low]:.2f} on seed {low} to "
-                                 f"{lead[high]:.2f} on seed {high}") if ok else "none measured",
+                init_edge_mid=f(mid) if np.isfinite(mid) else "not measured",
+                init_edge_bar=f"{test.threshold:g}", init_edge_by=f(margin),
+                init_edge_noise=(f"{f(noise)}, from {f(lead[low])} on seed {low} to "
+                                 f"{f(lead[high])} on seed {high}") if ok else "none measured",
                 init_edge_times=f"{margin / noise:.1f} times" if ok else "not a multiple of")
 
 

@@ -82,6 +82,8 @@ def test_prose_numbers_of_the_trainability_grid():
     low = float(np.float32(0.685))
     assert Fa._at_least([1.0, low]) == "at least 68.5% training accuracy everywhere"
     assert Fa._at_least([0.6899]) == "at least 68.9% training accuracy everywhere"
+    below = float(np.nextafter(np.float32(0.685), np.float32(0)))  # the float32 just under 0.685
+    assert Fa._at_least([below]) == "at least 68.5% training accuracy everywhere"
     assert Fa._at_least([float(np.float32(0.75))]) == "at least 75% training accuracy everywhere"
     rows = C.trainability_claims(heat)  # the observations are glued, not rows with a verdict
     assert [r["claim"][:28] for r in rows] == ["deep networks (depth ≥ 30) t",

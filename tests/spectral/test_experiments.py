@@ -593,7 +593,7 @@ def test_every_asserted_claims_row_holds(seed):
     shown = [r["claim"] for r in rows if not r["asserted"]]
     assert any(c.startswith("The float32 teaching Muon") for c in shown)
     assert any(c.startswith("Scheduling p") for c in shown)
-    assert verdict_of(rows, "The quintic's singular values are inside the band") == "yes"
+    assert verdict_of(rows, "The quintic's singular values are inside the range") == "yes"
     assert verdict_of(rows, "Five quintic Newton–Schulz steps") == "yes"  # the cubic's 5 steps fail
     assert verdict_of(rows, "Each role's duality map") == "yes"
 

@@ -299,8 +299,9 @@ def layer_statistics(model: MLP, x: torch.Tensor, y: torch.Tensor) -> SignalStat
 
     Each is computed in float64 from the float32 network: a norm, a std or a variance squares
     the entries, and in float32 a square below the smallest normal (about 1e-38) flushes to
-    zero, so a signal of entries below about 1e-19 would read low, and one below about 1e-22
-    as 0, though its entries are not zero.
+    zero (the book flushes subnormals, :mod:`dynamics.arithmetic`), so a signal of entries
+    near 1e-19 would read low and one of entries below it as 0, though its entries are not
+    zero.
 
     A good init keeps the forward and backward signals flat in depth; a bad one makes them
     shrink or grow geometrically. The weight gradient is their product, so it can be level

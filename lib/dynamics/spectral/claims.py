@@ -55,7 +55,7 @@ NS_BAND = evidence.Claim(
     test=evidence.Test(">", 0.0, f"the least of: smallest σ − {BAND[0]}, {BAND[1]} − largest σ, the "
                                  "band's width − BAND_WIDTH"),
     control="the classical cubic after the same 5 steps on the same matrices, through the same test (it fails "
-            "the band's lower edge; the exact UVᵀ, shown in the window, has width 0)",
+            f"the range's lower edge, {BAND[0]}; the exact UVᵀ, shown in the window, has width 0)",
     window="after 5 steps, a 256×128 Gaussian matrix", fmt=_f(".3f"))
 SETTLES = evidence.Claim(
     "quintic", "this book", **_in_place(lambda r, k: _settles(getattr(r, k)), "quintic", "cubic"), fmt=_f(".3f"),

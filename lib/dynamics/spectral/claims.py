@@ -155,9 +155,8 @@ def page_claims(bands: Bands, timing: Timing, width: Width, practice: Practice, 
     if cubic is not None:
         runs = {s: bands if s == seed else run_bands(s, steps=band.k[-1]) for s in seeds}
         out.append(evidence.joint(
-            f"The quintic's singular values are inside the range {list(BAND)} from step three on; the cubic needs "
-            "about ten steps "
-            "to bring the smallest singular value up, then converges to 1", "this book",
+            f"The quintic's singular values are inside the range {list(BAND)} from step three on; the cubic "
+            "needs about ten steps to bring the smallest singular value up, then converges to 1", "this book",
             {"quintic:": _j(SETTLES, runs), "cubic:": _j(CONVERGES, runs)},
             control="each iteration in the other's place, on the same matrices, through the same test",
             window=f"steps 0–{band.k[-1]}; range {list(BAND)}, converged: smallest σ ≥ {CONVERGED[0]}, "

@@ -493,6 +493,31 @@ def test_the_update_flattening_asks_for_the_books_margin():
     assert C.UPDATE_FLATTENS.test.passes(1.2) and not C.UPDATE_FLATTENS.test.passes(1.01)
 
 
+def test_the_flattening_row_judges_the_whole_update_and_the_step_apart():
+    """A constructed run whose whole update keeps its rank (0.5 -> 0.5) while the step in it,
+    the decay term taken out, flattens (0.5 -> 0.8): the row's two parts read their own key,
+    against a control without decay whose two keys are one."""
+    def run(update, step):
+        tl = dict(step=[0, 10, 20, 30], update_rank=[math.nan, *update], step_rank=[math.nan, *step])
+        return types.SimpleNamespace(timeline=tl, fit_step=10, grok_step=30, seed=0)
+    treat, ctrl = run((0.5, 0.5, 0.5), (0.5, 0.6, 0.8)), run((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))
+    row = C._flatten_row(treat, ctrl)
+    whole, step = (e for e in row["evidence"])
+    assert [p["treatment"] for p in (whole, step)] == [{0: 1.0}, {0: pytest.approx(1.6)}]
+    assert [p["control"] for p in (whole, step)] == [{0: 1.0}, {0: 1.0}]
+    text = row["measured here"]
+    assert "the whole update: " in text and "the decay term taken out" in text
+    assert not row["asserted"]
+
+
+def test_the_decay_term_sentence_follows_the_numbers_at_the_pages_digits():
+    assert Fa.decay_term_text(0.70, 0.94) == ("pulls down the rank / n, from 0.94 for the step "
+                                              "alone to 0.70 for the whole update")
+    assert Fa.decay_term_text(0.56, 0.44).startswith("raises the rank / n, from 0.44")
+    assert Fa.decay_term_text(0.561, 0.559) == "leaves the rank / n at 0.56"
+    assert "cannot be read" in Fa.decay_term_text(math.nan, 0.5)
+
+
 def test_the_page_says_where_test_accuracy_sits_below_chance_and_nc1_before_the_fit():
     """The referee's case: test accuracy exactly 0 from step 9 to 57, below chance (1/p) until
     it leaves it, which "near chance" hid; NC1 238 at step 0 and 32.9 at the fit step, which a

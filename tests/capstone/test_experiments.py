@@ -32,10 +32,51 @@ def tiny():
     return E.run(TINY, 0)
 
 
+@pytest.mark.parametrize("optimizer", ["adamw", "muon"])
+def test_the_step_the_probe_keeps_is_the_step_the_optimizer_takes_without_decay(optimizer):
+    """Known answer from torch itself: a copy of the model and of its optimizer (same moments
+    and momentum, after a few steps), stepped on the same gradient with its weight decay set
+    to 0, moves the hidden matrix by exactly what decoupled_step leaves of the real update
+    with hidden_shrink's ηλ; the whole update differs from it by the decay term."""
+    import copy
+
+    from dynamics.capstone import science as S
+    from dynamics.grokking.science import make_data, make_model
+
+    cfg = TINY.replace(optimizer=optimizer, weight_decay=3.0, muon_lr=0.05)
+    data = make_data(cfg.grok(), 0)
+    model = make_model(cfg.grok(), 0)
+    opt = E.optimizer_for(cfg, model)
+    loss = lambda m: torch.nn.functional.cross_entropy(m(data.x_train), data.y_train)  # noqa: E731
+    for _ in range(3):  # moments and momentum that are not zero
+        opt.zero_grad()
+        loss(model).backward()
+        opt.step()
+    opt.zero_grad()
+    loss(model).backward()
+    twin, twin_opt = copy.deepcopy((model, opt))  # one deepcopy: the copies stay paired
+    assert {id(q) for g in twin_opt.param_groups for q in g["params"]} == \
+        {id(q) for q in twin.parameters()}
+    for q, q_twin in zip(model.parameters(), twin.parameters()):
+        q_twin.grad = q.grad.clone()  # deepcopy leaves gradients behind
+    for group in twin_opt.param_groups:
+        group["weight_decay"] = 0.0
+    before = S.hidden_matrix(model).detach().clone()
+    opt.step()
+    twin_opt.step()
+    after, alone = S.hidden_matrix(model).detach(), S.hidden_matrix(twin).detach() - before
+    step = S.decoupled_step(before, after, E.hidden_shrink(cfg))
+    assert torch.allclose(step, alone, rtol=1e-4, atol=1e-7)
+    decay = E.hidden_shrink(cfg) * before.abs().max()
+    assert (after - before - alone).abs().max() > 10 * (step - alone).abs().max()
+    assert decay > 0
+
+
 def test_run_keeps_a_timeline_aligned_with_the_history(tiny):
     tl, h = tiny.timeline, tiny.history
     assert tl["step"] == h.steps and all(len(tl[k]) == len(h.steps) for k in MEASURES)
     assert math.isnan(tl["update_rank"][0]) and all(0 < v <= 1.0 + 1e-6 for v in tl["update_rank"][1:])
+    assert math.isnan(tl["step_rank"][0]) and all(0 < v <= 1.0 + 1e-6 for v in tl["step_rank"][1:])
     assert sorted(tiny.states) == [0, TINY.rewind_step]  # θ₀ and θ_k at the rewind step
     s = tiny.summary()
     assert s["tau"] == pytest.approx(1 / (TINY.lr * TINY.weight_decay)) and "settle_step" in s

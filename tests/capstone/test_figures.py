@@ -40,7 +40,11 @@ def test_question_figures(tiny):
     assert max(max(t.y) for t in fig.data if t.mode == "markers" and len(t.y)) == 1000
     assert any("slope" in (tr.name or "") for tr in fig.data)
     opt = dict(adamw=dict(best=tiny), muon=dict(best=tiny))
-    assert len(F.optimizer_figure(opt).data) == 4
+    fig = F.optimizer_figure(opt)
+    assert len(fig.data) == 6  # per optimizer: test accuracy, the update's rank, the step's
+    steps = [t for t in fig.data if t.name and t.name.endswith("decay taken out")]
+    assert len(steps) == 2 and all(t.line.dash == "dot" for t in steps)
+    assert list(steps[0].y) == list(tiny.timeline["step_rank"])
     lot = E.lottery(tiny)
     assert len(F.lottery_figure(lot).data) == 2 * len(lot["arms"])
 

@@ -85,6 +85,43 @@ def test_update_probe_keeps_the_rank_of_the_chosen_steps_only():
             w.add_(torch.eye(4))  # an update with a flat spectrum
         probe.after_step(m, step)
     assert list(probe.rank) == [2] and probe.rank[2] == pytest.approx(1.0)
+    assert list(probe.step_rank) == [2] and probe.step_rank[2] == pytest.approx(1.0)  # no decay
+
+
+@known_answer(S.decoupled_step,
+              how="a constructed update θ <- (1 - c)θ - η·I of a rank-one θ: the whole update "
+                  "-cθ - η·I has a tilted spectrum, the step taken out of it is exactly -η·I "
+                  "(flat: rank / n 1); with c = 0 the step is the whole update")
+def test_decoupled_step_takes_out_exactly_the_decay_term():
+    u = torch.randn(8, 1, generator=torch.Generator().manual_seed(0))
+    theta, eta, c = 40.0 * (u @ u.T), 0.01, 0.05
+    after = (1 - c) * theta - eta * torch.eye(8)
+    step = S.decoupled_step(theta, after, c)
+    assert torch.allclose(step, -eta * torch.eye(8), atol=1e-5)
+    assert S.normalized_rank(step) == pytest.approx(1.0, abs=1e-4)
+    assert S.normalized_rank(after - theta) < 0.5  # the decay term dominates the whole update
+    assert torch.equal(S.decoupled_step(theta, after, 0.0), after - theta)
+    for bad in (-0.1, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="shrink"):
+            S.decoupled_step(theta, after, bad)
+        with pytest.raises(ValueError, match="shrink"):
+            S.UpdateProbe(M.MLP(6, 4, 2, 3), [1], shrink=bad)
+
+
+def test_update_probe_splits_the_update_into_the_decay_term_and_the_step():
+    """A hand-made step -η·I after shrinking by (1 - c): the whole update is not flat, the
+    step the probe keeps is."""
+    m = M.MLP(6, 8, 2, 3)
+    w, c = S.hidden_matrix(m), 0.3
+    with torch.no_grad():
+        w.copy_(torch.outer(torch.ones(8), torch.ones(8)))  # rank one
+    probe = S.UpdateProbe(m, [1], shrink=c)
+    probe.before_step(m, 1)
+    with torch.no_grad():
+        w.mul_(1 - c).sub_(0.01 * torch.eye(8))
+    probe.after_step(m, 1)
+    assert probe.step_rank[1] == pytest.approx(1.0, abs=1e-4)
+    assert probe.rank[1] < 0.5
 
 
 @known_answer(S.settle, S.settle_step,

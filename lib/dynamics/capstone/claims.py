@@ -272,6 +272,17 @@ MASK_MATTERS = evidence.Claim(
     window="at the end of the budget; one seed: no noise floor, so a pass reads within noise")
 
 
+def _flatten_row(a, control) -> dict:
+    """:data:`UPDATE_FLATTENS` in two parts (:data:`FLATTEN_PARTS`): the whole update of the
+    hidden matrix of AdamW's best run ``a`` and the Adam step in it, each against the same
+    seed's run without weight decay (``control``) over ``a``'s window."""
+    return evidence.joint(
+        UPDATE_FLATTENS.statement, UPDATE_FLATTENS.paper,
+        {label: evidence.judge(claim, {a.seed: (a, a)}, {a.seed: (control, a)})
+         for label, claim in FLATTEN_PARTS},
+        control=UPDATE_FLATTENS.control, window=UPDATE_FLATTENS.window, asserted=False)
+
+
 def _mask_row(lot: dict, budget: int, seed: int) -> dict:
     """:data:`MASK_MATTERS`, one part per control: the θ₀ ticket must generalize, it must not."""
     arms = lot["arms"]
@@ -297,6 +308,12 @@ UPDATE_FLATTENS = evidence.Claim(
     control="the same seed's run without weight decay (it memorizes), over the same steps",
     window="from the fit step to the grok step of AdamW's best run", fmt=lambda v: f"{v:.2f}x",
     asserted=False)
+# the same question of the optimizer's own step: the update with the decay term -ηλθ taken out
+# (science.decoupled_step); the control, without decay, has no such term, so its two are one
+STEP_FLATTENS = replace(UPDATE_FLATTENS,
+                        measure=_over_window("step_rank", lambda fit, grok, _: grok / fit))
+FLATTEN_PARTS = (("the whole update:", UPDATE_FLATTENS),
+                 ("the Adam step alone, the decay term taken out:", STEP_FLATTENS))
 NC1_FALLS = evidence.Claim(
     f"After the fit step, with weight decay the features collapse (NC1 falls by "
     f"{1 / NC1_DROP:g}x), no later than the test accuracy rises",
@@ -370,8 +387,7 @@ def page_claims(firsts: dict, nodecay: dict, inits: list[GridRow], clock: list[G
     rows.append(_clock_claim(clock, "live grid"))
     a = opt["adamw"]["best"]
     rows.append(_tuned_muon_row(opt, nodecay.get(a.seed), budget))
-    rows.append(evidence.judge(UPDATE_FLATTENS, {a.seed: (a, a)},
-                               {a.seed: (nodecay.get(a.seed), a)}).row())
+    rows.append(_flatten_row(a, nodecay.get(a.seed)))
     arms = lot["arms"]
     dense = arms["dense"]["grok_step"]
     arm = lambda n: (arms[n]["steps"], arms[n]["test_acc"], dense)  # noqa: E731

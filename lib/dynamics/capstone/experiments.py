@@ -38,7 +38,7 @@ from .science import (
 )
 
 __all__ = [
-    "OneRun", "GridRow", "Curve", "GridUnit", "CapstoneGrid", "optimizer_for", "run", "plateau_window", "plateau_control", "summarize",
+    "OneRun", "GridRow", "Curve", "GridUnit", "CapstoneGrid", "optimizer_for", "hidden_shrink", "run", "plateau_window", "plateau_control", "summarize",
     "init_sweep", "clock_grid", "clock_fit", "grid_budget",
     "optimizer_runs", "lottery", "LOTTERY_ARMS", "collapse_timing", "live_grid", "grid_unit",
     "precompute_plan", "GRID_FILE",
@@ -76,6 +76,14 @@ def optimizer_for(cfg: OneConfig, model: nn.Module):
                                       weight_decay=cfg.weight_decay))
     return Optimizers(opts)
 
+
+
+def hidden_shrink(cfg: OneConfig) -> float:
+    """The factor ηλ by which :func:`optimizer_for` shrinks the hidden matrices each step,
+    the same in both arms: AdamW's ``lr`` x ``weight_decay``; Muon's ``muon_lr`` x its decay
+    ``lr`` x ``weight_decay`` / ``muon_lr`` (the clock kept). What
+    :func:`~.science.decoupled_step` takes out of an update to leave the optimizer's step."""
+    return cfg.lr * cfg.weight_decay
 
 
 @dataclass
@@ -120,7 +128,7 @@ def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = Non
     """Train the grokking chapter's model on its task once, full batch, with the initial
     weights scaled by ``cfg.init_scale``, and read every measure at every evaluation
     (:func:`~.science.measure` on the training set, and the rank of the update of the step
-    just taken). ``keep``: steps whose parameters are kept, each exactly at its step whether
+    just taken, whole and with the decay term taken out). ``keep``: steps whose parameters are kept, each exactly at its step whether
     or not it is evaluated (by default θ₀ and θ_k at ``cfg.rewind_step``, for rewinding);
     ``on_eval``: ``train`` hooks (a live panel's redraw); ``timeline``: a
     dict the caller reads while it trains (filled under the key ``"timeline"``)."""
@@ -129,7 +137,7 @@ def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = Non
     data = data if data is not None else make_data(g, seed)
     model = scale_init_(make_model(g, seed), cfg.init_scale).to(data.device)
     evals = evaluation_steps(cfg.steps, cfg.n_evals)
-    probe = UpdateProbe(model, evals)
+    probe = UpdateProbe(model, evals, shrink=hidden_shrink(cfg))
     box, timeline = timeline, {k: [] for k in ("step", *MEASURES)}
     if box is not None:
         box["timeline"] = timeline
@@ -147,6 +155,7 @@ def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = Non
     def record(step, history, m) -> bool:
         values = measure(m, data.x_train, data.y_train, cfg.p)
         values["update_rank"] = probe.rank.pop(step, float("nan"))
+        values["step_rank"] = probe.step_rank.pop(step, float("nan"))
         timeline["step"].append(step)
         for k in MEASURES:
             timeline[k].append(values[k])

@@ -27,7 +27,7 @@ __all__ = ["rounding_numbers", "timeline_facts", "update_event_sentence", "init_
            "grid_muon_text", "PLATEAU_PARTS", "range_text", "etf_start_text", "rms_start_text",
            "leave_bar_text", "spread_text", "nc1_range_text", "plateau_cells", "clock_slope_text",
            "CLOCK_BAND", "CLOCK_R2", "grok_vs_text", "clock_margin_text", "UPDATE_EVENT_WHY",
-           "lottery_sentence", "muon_phase"]
+           "lottery_sentence", "muon_phase", "decay_term_text"]
 
 
 def _show(t):
@@ -423,17 +423,35 @@ def clock_facts(clock: list[GridRow], lrs, weight_decays) -> dict:
 def optimizer_facts(opt: dict, lrs: dict) -> dict:
     """Section 4: each optimizer's best run and, at each learning rate tried (``lrs``), AdamW's
     grok step, its weight decay λ (scaled against η to keep ηλ: λ = 1/(η τ)) and Muon's final
-    test accuracy."""
+    test accuracy; the rank / n at the end of the best runs' whole update and of the step in
+    it (the decay term taken out), and what the decay term does to it
+    (:func:`decay_term_text`)."""
     a, m = opt["adamw"]["best"], opt["muon"]["best"]
-    rank = lambda r: f"{r.timeline['update_rank'][-1]:.2f}"  # noqa: E731
+    rank = lambda r, key="update_rank": f"{r.timeline[key][-1]:.2f}"  # noqa: E731
+    split = lambda r: decay_term_text(r.timeline["update_rank"][-1],  # noqa: E731
+                                      r.timeline["step_rank"][-1])
     return glue_texts(
         lr_a=a.config.lr, lr_m=m.config.muon_lr, g_a=_show(a.grok_step), muon_phase=muon_phase(m),
         acc_m=f"{m.history.last('test_acc'):.0%}", f_a=_show(a.fit_step), f_m=_show(m.fit_step),
-        ur_a=rank(a), ur_m=rank(m), muon_lrs=lrs["muon"], adam_lrs=lrs["adamw"],
+        ur_a=rank(a), ur_m=rank(m), sr_a=rank(a, "step_rank"), sr_m=rank(m, "step_rank"),
+        split_a=split(a), split_m=split(m), muon_lrs=lrs["muon"], adam_lrs=lrs["adamw"],
         g_a_all=[_show(s["grok_step"]) for _, s in opt["adamw"]["tried"]],
         lam_a_all=[1 / (lr * s["tau"]) for lr, s in opt["adamw"]["tried"]],
         g_a_spread=spread_text([s["grok_step"] for _, s in opt["adamw"]["tried"]]),
         acc_m_all=[f"{s['final_test_acc']:.0%}" for _, s in opt["muon"]["tried"]])
+
+
+def decay_term_text(whole: float, step: float) -> str:
+    """What adding the decay term -ηλθ to the optimizer's step does to the rank / n of the
+    update, at the page's two digits: the step alone (``step``) against the whole update
+    (``whole``)."""
+    w, s = f"{whole:.2f}", f"{step:.2f}"
+    if not (math.isfinite(whole) and math.isfinite(step)):
+        return "cannot be read: the run has no update measured at its end"
+    if w == s:
+        return f"leaves the rank / n at {w}"
+    return (f"{'raises' if whole > step else 'pulls down'} the rank / n, from {s} for the "
+            f"step alone to {w} for the whole update")
 
 
 def spread_text(steps) -> str:

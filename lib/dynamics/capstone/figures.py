@@ -42,7 +42,8 @@ def timeline_figure(tl, title: str = ""):
     """The one run on one step axis, six panels: train (solid) and test (dashed) accuracy;
     the weight RMS against AdamW's equilibrium √(η/2λ) (dotted) with the clock τ = 1/(ηλ)
     marked; NC1 on the training set; the ETF distance of the class means; the effective rank
-    (over its maximum) of a hidden weight matrix and of its last update; the Fourier
+    (over its maximum) of a hidden weight matrix, of its last update (dashed) and of the
+    optimizer's step in that update, the decay term taken out (dotted); the Fourier
     concentration of the input weights. Fit and grok steps dotted in every panel."""
     if isinstance(tl, OneRun):
         tl = timeline_of(tl)
@@ -66,6 +67,9 @@ def timeline_figure(tl, title: str = ""):
     line(tl["weight_rank"], "rank of the weights", 5, P[2])
     fig.add_scatter(x=x, y=tl["update_rank"], name="rank of the update", mode="lines",
                     line=dict(color=P[2], dash="dash"), connectgaps=True, row=5, col=1)
+    fig.add_scatter(x=x, y=tl["step_rank"], name="rank of the step, decay taken out",
+                    mode="lines", line=dict(color=P[2], dash="dot"), connectgaps=True, row=5,
+                    col=1)
     line(tl["fourier"], "Fourier concentration", 6, P[3])
     fig.update_yaxes(range=[-0.02, 1.02], row=1, col=1)
     fig.update_yaxes(type="log", row=3, col=1)
@@ -157,8 +161,10 @@ def clock_figure(rows: list[GridRow], budget: int,
 
 def optimizer_figure(opt: dict, title: str = "AdamW and Muon, each at its best learning rate"):
     """Test accuracy (top) and the effective rank of the update of the hidden matrix
-    (bottom) of the best run of each optimizer (:func:`~.experiments.optimizer_runs`)."""
-    fig = plots.subplots(2, 1, titles=("test accuracy", "effective rank of the update / n"),
+    (bottom: dashed, the whole update; dotted, the optimizer's step with the decay term taken
+    out) of the best run of each optimizer (:func:`~.experiments.optimizer_runs`)."""
+    fig = plots.subplots(2, 1, titles=("test accuracy",
+                                 "rank / n: update (dashed), step alone (dotted)"),
                          title=title, height=620, shared_xaxes=True, vertical_spacing=0.1)
     for i, (name, v) in enumerate(opt.items()):
         best = v["best"]
@@ -171,6 +177,9 @@ def optimizer_figure(opt: dict, title: str = "AdamW and Muon, each at its best l
                         row=1, col=1)
         fig.add_scatter(x=_x(tl["step"]), y=tl["update_rank"], name=label, showlegend=False,
                         line=dict(color=color, dash="dash"), connectgaps=True, row=2, col=1)
+        fig.add_scatter(x=_x(tl["step"]), y=tl["step_rank"], name=f"{label}, decay taken out",
+                        showlegend=False, line=dict(color=color, dash="dot"), connectgaps=True,
+                        row=2, col=1)
         if tl["grok_step"] is not None:
             fig.add_vline(x=tl["grok_step"], line=dict(color=color, dash="dot", width=1))
     fig.update_yaxes(range=[-0.02, 1.05])

@@ -9,8 +9,10 @@ network is read with each chapter's own measure, imported from its theme, never 
   :mod:`dynamics.weight_decay` (``adamw_equilibrium``, ``relaxation_steps``);
 - NC1 and the distance of the class means to a simplex ETF, on the training set:
   :mod:`dynamics.collapse` (``nc_metrics``);
-- the effective rank of a hidden weight matrix and of its last update: the spectrum
-  measures of :mod:`dynamics.weight_decay` (``singular_values``, ``effective_rank``);
+- the effective rank of a hidden weight matrix, of its last update and of the optimizer's
+  own step in that update (the update with the decay term taken out, :func:`decoupled_step`):
+  the spectrum measures of :mod:`dynamics.weight_decay` (``singular_values``,
+  ``effective_rank``);
 - the Fourier concentration of the input weights: :mod:`dynamics.grokking`
   (``model_concentration``).
 
@@ -38,13 +40,14 @@ from ..weight_decay.science import (
 
 __all__ = [
     "OneConfig", "GridConfig", "MEASURES", "scale_init_", "hidden_matrix", "numel", "measure",
-    "normalized_rank", "UpdateProbe", "equilibrium_rms", "settle", "settle_step", "falls_step",
+    "normalized_rank", "decoupled_step", "UpdateProbe", "equilibrium_rms", "settle", "settle_step", "falls_step",
     "SETTLE_YES", "SETTLE_NOT", "SETTLE_TOO_LITTLE", "SETTLE_SHORT",
     "course_after_peak", "update_collapse", "NC1_DROP", "SETTLED", "UPDATE_DROP",
 ]
 
 # the timeline's measures, in the order the figure draws them
-MEASURES = ("weight_rms", "nc1", "etf_distance", "weight_rank", "update_rank", "fourier")
+MEASURES = ("weight_rms", "nc1", "etf_distance", "weight_rank", "update_rank", "step_rank",
+            "fourier")
 NC1_DROP = 0.5  # "NC1 falls": below this fraction of its value at the fit step
 SETTLED = 0.01  # "stays at its minimum": the end within this fraction of the minimum after the peak
 UPDATE_DROP = 0.75  # "the update collapses": its rank / n below this fraction of the evaluation
@@ -189,17 +192,34 @@ def measure(model: nn.Module, x: torch.Tensor, y: torch.Tensor, p: int) -> dict:
                 fourier=float(model_concentration(model, p)))
 
 
+def decoupled_step(before: torch.Tensor, after: torch.Tensor, shrink: float) -> torch.Tensor:
+    """The optimizer's own step inside one update of a matrix trained with decoupled weight
+    decay, ``after - (1 - shrink) * before``. AdamW and ``torch.optim.Muon`` both update
+    θ ← (1 - ηλ)·θ - η·step, so the whole update ``after - before`` is the sum of the decay
+    term -ηλ·θ and -η·step; with ``shrink`` = ηλ (the decay's factor per step) this is
+    -η·step alone: Adam's step, or Muon's orthogonalized one, as it would be without decay."""
+    if not 0.0 <= shrink < 1.0:
+        raise ValueError(f"shrink: the decay's factor per step ηλ must be in [0, 1), got {shrink}")
+    return after - (1.0 - shrink) * before
+
+
 class UpdateProbe:
     """The update of the hidden matrix at chosen steps, as ``before_step`` / ``after_step``
     hooks of :func:`dynamics.train.train`: before the optimizer step it copies the matrix,
-    after it keeps :func:`normalized_rank` of the difference. Only the chosen steps are
-    touched (one copy and one SVD each), so no step syncs with the host otherwise."""
+    after it keeps :func:`normalized_rank` of the difference (``rank``: the whole update)
+    and of the optimizer's step in it (``step_rank``: :func:`decoupled_step`, the update with
+    the decay term -``shrink``·θ taken out; ``shrink`` = ηλ of the matrix's optimizer, 0
+    without decay). Only the chosen steps are touched (one copy and two SVDs each), so no
+    step syncs with the host otherwise."""
 
-    def __init__(self, model: nn.Module, steps):
+    def __init__(self, model: nn.Module, steps, shrink: float = 0.0):
         self.w = hidden_matrix(model)
         self.steps = set(int(s) for s in steps)
+        self.shrink = float(shrink)
+        decoupled_step(self.w[:0], self.w[:0], self.shrink)  # a bad shrink fails here, early
         self.before = None
         self.rank: dict[int, float] = {}
+        self.step_rank: dict[int, float] = {}
 
     @torch.no_grad()
     def before_step(self, model, step: int) -> None:
@@ -209,7 +229,9 @@ class UpdateProbe:
     @torch.no_grad()
     def after_step(self, model, step: int) -> None:
         if step in self.steps and self.before is not None:
-            self.rank[step] = normalized_rank(self.w.detach() - self.before)
+            after = self.w.detach()
+            self.rank[step] = normalized_rank(after - self.before)
+            self.step_rank[step] = normalized_rank(decoupled_step(self.before, after, self.shrink))
             self.before = None
 
 

@@ -19,6 +19,8 @@ Modules:
 - :mod:`.algorithm`: a section module, whole: the algorithm the network finds (the clock in
   its first layer, division as relabelled subtraction), the weight norm's descent (Omnigrok)
   and Muon against AdamW, with their runners, figures and claims rows.
+- :mod:`.omnigrok`: Omnigrok's account on the runs started larger (x4 below the memorizing
+  peak, x8 above it): the weight-norm measures, the large start's claims row and sentence.
 - :mod:`.facts`: the numbers the prose says about a figure, computed from its data: the
   page's glued numbers per section (``section1_facts`` ... ``section4_facts``), and the
   measures the claims rows judge on the phase grid and the algorithm.
@@ -26,7 +28,7 @@ Modules:
 The package exports the names the notebooks call; the page prints other functions' source
 through their module (``show_source(G.science.phase_of)``).
 """
-from . import algorithm, claims, experiments, facts, figures, panels, science
+from . import algorithm, claims, experiments, facts, figures, omnigrok, panels, science
 from .science import GrokConfig, plateau_steps
 from .experiments import (
     claim_seeds, corrupted_runs, live_phase, phase_data, progress_measures, run,

@@ -44,10 +44,14 @@ __all__ = [
     "omnigrok_runs", "muon_groups", "grok_muon", "adamw_config", "run_optimizer",
     "optimizer_runs",
     "clock_figure", "neuron_figure", "norm_figure", "optimizer_table",
-    "INIT_SCALES", "MUON_LRS", "LR_FACTORS",
+    "INIT_SCALES", "NORM_BUILT", "LARGE_START", "MUON_LRS", "LR_FACTORS",
 ]
 
-INIT_SCALES = (4.0,)  # the init-scale control (Omnigrok: a large start): every parameter x these
+# the init-scale controls: every parameter x these. NORM_BUILT starts above x1's start and below
+# its memorizing peak, so training still builds the norm it memorizes at; LARGE_START starts
+# above that peak (x1's peak is 5.4x its start at the cpu profile): Omnigrok's large start
+NORM_BUILT, LARGE_START = 4.0, 8.0
+INIT_SCALES = (NORM_BUILT, LARGE_START)
 LR_FACTORS = (0.5, 1.0, 2.0)  # each optimizer's learning-rate budget, around its own value
 MUON_LRS = 0.1    # Muon's own learning rate on the hidden matrix (its update's entries have
 #                   RMS about 1/sqrt(width), AdamW's about 1: the same number is not the same step)

@@ -11,13 +11,17 @@ from collections import Counter
 import numpy as np
 
 from .. import evidence, plots
-from .algorithm import clock_measures, initial_model, norm_descent
+from .algorithm import LARGE_START, NORM_BUILT, clock_measures, initial_model, norm_descent
 from .experiments import PhaseRow, phase_data, restricted_at_test_half, speedups
 from .facts import (
     CONTROL_FRAC, CONTROL_WD, HALF_LOSS, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
     _crit_pct, _fit_error, _good, _inner_grok, _not_memorizing,
     _null_rows_below, _null_tail, _rising, _rows_below,
     _shuffled, by_seed, clock_by_pair, clock_fit, descent_share, median_grid, pct0, phase_facts,
+)
+from .omnigrok import (
+    FAR_BELOW, RISES_ABOVE_START, grok_over as _over, large_start_row, later_claim,
+    peak_over_own_start, peak_ratio_over_scale,
 )
 from .records import NormDescent
 from .science import (
@@ -47,16 +51,11 @@ NULL_OVER = 1.5         # "most of the energy": off the keys at most 1/1.5 of th
 CLUSTER = 2.0           # "the neurons cluster on the keys": twice chance (the keys' share of the frequencies)
 CORRECTS = 0.05         # "corrects some": the larger decay predicts this share more true labels
 SOONER = 1.2            # "Muon groks sooner": AdamW's grok step this x Muon's (above a seed change)
-LATER = 1.5             # "a larger initialization delays grokking": its grok step this x later
 BETTER = 0.05           # "generalizes better": the larger decay's test accuracy this much higher
 CRIT_ROWS = 1           # "below a critical fraction": more than this many fractions below the smallest that
 #                         generalizes (one alone could be chance; the null expects well under one)
 CRIT_DROP = 0.05        # "the critical fraction falls": it ends at least this much lower
 MOST = 0.5              # "most of its fall is made": more than this share of the norm's descent
-FAR_BELOW = 0.5         # "less than half of 4x": the peak norms' ratio below this x the initial norms'
-RISES_ABOVE_START = 1.2  # "the larger start's norm rises": its peak this x its own start. A norm
-#                         inherited from the start and only decayed gives 1 exactly (its peak is
-#                         its start); 20% above it is far beyond the few % the seeds move
 
 NO_CELL_OFF = evidence.Test("<", 1, "NO_CELL_OFF: fewer than one cell that breaks the statement")
 
@@ -90,11 +89,6 @@ def _plateau(run) -> float:
     where it does not: no climb, no plateau that ends)."""
     ps = plateau_steps(run.history, run.config.p)
     return float(ps.plateau) if ps.grok is not None else math.nan
-
-
-def _over(a, b) -> float:
-    """One grok step over another (NaN where one is missing: that run does not grok)."""
-    return a / b if a and b else math.nan
 
 
 def _grok_ratio(pair) -> float:
@@ -136,20 +130,6 @@ def _descent(n: NormDescent) -> float:
     ok = (n.grok_step is not None and n.fit_step is not None
           and n.fit_step <= n.peak_step < n.grok_step)
     return float(n.done) if ok else float("nan")
-
-
-def peak_over_own_start(run) -> float:
-    """``run``'s peak weight norm over its own initial norm: 1 for a norm that only falls from
-    its start (the peak is the start), above 1 for one that training builds up."""
-    norm = list(run.history["weight_norm"])
-    return max(norm) / norm[0] if norm and norm[0] > 0 else math.nan
-
-
-def _peak_over_start(r: dict) -> float:
-    """``{scale: run}`` -> the larger start's peak weight norm over the x1 run's, over the
-    ratio of their initial norms (1 where the peaks keep the initial scale)."""
-    big, norm = max(r), lambda x: r[x].history["weight_norm"]  # noqa: E731
-    return (max(norm(big)) / max(norm(1.0))) / (norm(big)[0] / norm(1.0)[0])
 
 
 # ============================================================================ section 1
@@ -459,12 +439,13 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
     GrokRun}}`` (scale 1 the page's run), ``opt`` :func:`~.algorithm.optimizer_runs`."""
     j, seeds, ids = evidence.judge, sorted(clock), {s: s for s in scaled}
     keys = "; ".join(f"seed {s}: {len(clock[s].keys)} of {clock[s].K}" for s in seeds)
-    big = max(next(iter(scaled.values())))
+    big = NORM_BUILT  # the start below the memorizing peak; LARGE_START has its own row
     rival = dict(paper="this book", window=f"the {big:g}x run to its grok step, the first run to its end",
                  fmt=_ratio2, control_measure=lambda r: 1.0,
                  constant_control="the rival account's number, the same on every seed")
     kept = evidence.Claim(
-        "the peak is not kept from the initial scale", measure=_peak_over_start, **rival,
+        "the peak is not kept from the initial scale", **rival,
+        measure=lambda r: peak_ratio_over_scale(r, big),
         test=evidence.Test("<", FAR_BELOW, f"FAR_BELOW: the peak norm at x{big:g} over at x1, "
                                            "over the ratio of their initial norms", scale="log"),
         control="set by the initial scale (an optimizer whose steps grow with the weights): the "
@@ -475,16 +456,8 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                                                    "over its own initial norm", scale="log"),
         control=f"a norm inherited from the {big:g}x start and only decayed (its peak is its "
                 "start), 1")
-    ratio = lambda s, o, sc: _over(scaled[o][sc].grok_step, scaled[s][1.0].grok_step)  # noqa: E731
-    later = evidence.Claim(
-        f"A larger initialization delays grokking (x{big:g} against x1)",
-        "this book's comparison; Omnigrok (Liu et al. 2023) predicts the delay for starts above "
-        "the norm the network generalizes at",
-        measure=lambda s: ratio(s, s, big), asserted=False, fmt=_ratio,
-        control_measure=lambda s: max((ratio(s, o, 1.0) for o in scaled if o != s), default=math.nan),
-        test=evidence.Test(">", LATER, f"LATER: grok step at x{big:g} over at x1", scale="log"),
-        control="a change of seed alone at x1 (the largest ratio of another seed's grok step over "
-                "this seed's), measured the same way", window="the whole run")
+    later = later_claim(scaled, big, "this book's comparison; Omnigrok (Liu et al. 2023) "
+                        "predicts the delay for starts above the norm the network generalizes at")
     rows = [evidence.labelled(KEYS_OVER_NULL, clock, label="share off the keys (read off the logits) "
                               "over the uniform null's, 1 − (number of keys) / ((p − 1)/2):",
                               note=f"keys: {keys} frequencies; share on them: " + plots.spread(
@@ -513,6 +486,8 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                         "fails its part's test",
                 window=f"the {big:g}x run to its grok step, the first run to its end"),
             j(later, ids).row()]
+    if all(LARGE_START in r for r in scaled.values()):
+        rows.append(large_start_row(scaled))
     if opt:
         a, m = opt["adamw"].grok, opt["muon"].grok
         tried = lambda o: ", ".join(f"{lr:g} → {'—' if g is None else g}"  # noqa: E731

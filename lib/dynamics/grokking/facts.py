@@ -12,9 +12,10 @@ import numpy as np
 from .. import evidence, plots
 from ..book import glue_texts as _texts  # each value as the page glues it
 from ..train import History
-from .algorithm import clock_measures, initial_model, norm_descent, primitive_root
+from .algorithm import LARGE_START, NORM_BUILT, clock_measures, initial_model, norm_descent, primitive_root
 from .experiments import MedianCell, PhaseRow, PhaseSweep, restricted_at_test_half, speedups
 from .figures import best_rate, perp_phase, remedy_facts
+from .omnigrok import large_start_facts, norm_rise
 from .records import Corrupted, OptimizerRuns, ProgressMeasures, RemedyRow
 from .science import (
     CHANCE_MARGIN, CLIMB, CLIMB_SPAN, DELAY, END_EVALS, FIT_ACC, GROK_ACC, KEY_SHARE, PLATEAU,
@@ -584,21 +585,6 @@ def descent_share(run, step) -> float:
     return 0.0 if i <= int(np.argmax(norm)) else (peak - norm[i]) / (peak - end)
 
 
-def norm_rise(run) -> str:
-    """How ``run``'s weight norm gets from its start to its peak, as the prose says it: any dip
-    below the start (its depth and step), then the peak over the start and its step."""
-    norm, steps = list(run.history["weight_norm"]), list(run.history.steps)
-    top = int(np.argmax(norm))
-    if top == 0:
-        return "only falls from its start (its peak is its start)"
-    low, dip = int(np.argmin(norm[:top + 1])), 1 - min(norm[:top + 1]) / norm[0]
-    rise = f"rises to {plots.number(norm[top] / norm[0], 3)} times its start by step {steps[top]}"
-    if low == 0:
-        return rise
-    depth = f"{dip:.0%}" if dip >= 0.01 else f"{dip:.2%}"  # a dip under 1% is not "0%"
-    return f"first dips {depth} below its start, to step {steps[low]}, then {rise}"
-
-
 # ============================================================================ the page's numbers, per section
 
 
@@ -639,9 +625,11 @@ def section2_facts(rows: list[PhaseRow], live_rows: list[PhaseRow], lr: float, p
 
 def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
     """Section 3's glued numbers: the Fourier concentration from ``pm``, the clock in the first
-    layer and the weight norm's descent of the page's run, and the run from a larger start
-    (``scaled`` ``{scale: run}``, scale 1 the page's run: :func:`~.algorithm.omnigrok_runs`)."""
-    first, big = scaled[1.0], max(scaled)
+    layer and the weight norm's descent of the page's run, and the runs from larger starts
+    (``scaled`` ``{scale: run}``, scale 1 the page's run: :func:`~.algorithm.omnigrok_runs`):
+    ``big_*`` from ``NORM_BUILT``, ``large_*`` from ``LARGE_START``
+    (:func:`~.omnigrok.large_start_facts`)."""
+    first, big = scaled[1.0], NORM_BUILT
     p, n0 = first.config.p, norm_descent(first)
     c0 = clock_measures(first.model, initial_model(first), p, first.config.op)
     end, c, steps = pm.spectra["end"], pm.fourier_top10, pm.step
@@ -667,20 +655,23 @@ def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
         norm_done_low=pct0(done_low), off_keys=off["text"], lead=lead["text"], big_init=f"{big:g}",
         big_grok=scaled[big].grok_step, big_peak=max(scaled[big].history["weight_norm"]),
         big_start=scaled[big].history["weight_norm"][0], big_course=norm_rise(scaled[big]),
-        big_over=f'{max(scaled[big].history["weight_norm"]) / n0.peak:.2f}', **_large(scaled, n0)))
+        big_over=f'{max(scaled[big].history["weight_norm"]) / n0.peak:.2f}', **_large(scaled, n0),
+        **(large_start_facts(scaled, n0) if LARGE_START in scaled else {})))
 
 
 def _large(scaled: dict, n0) -> dict:
     """Whether the larger start is large in Omnigrok's sense (above the first run's norm at its
     grok step), and, below the first run's peak, the start that would leave no room to build it."""
-    start = scaled[max(scaled)].history["weight_norm"][0]
+    start = scaled[NORM_BUILT].history["weight_norm"][0]
     grok, need = plots.number(n0.grok, 3), plots.number(n0.peak / n0.start, 3)
     small = start < n0.grok
     return dict(big_kind=f"{'below' if small else 'above'} the {grok} the first run generalizes at"
                 + (", so not a large start in" if small else ": a large start in"),
                 big_needed=(f" (a start above the first run's memorizing peak, {need} times the "
-                            "initial weights, would leave training no room to build the norm; "
-                            "the page does not run one)") if start < n0.peak else "")
+                            "initial weights, leaves training no room to build the norm: "
+                            + ("the next paragraph starts one)" if LARGE_START > n0.peak / n0.start
+                               else f"the page's largest start, {LARGE_START:g}x, is not one)"))
+                if start < n0.peak else "")
 
 
 def section4_facts(remedies: list[RemedyRow], opt: dict[str, OptimizerRuns], corrupted: Corrupted,

@@ -310,8 +310,10 @@ UPDATE_FLATTENS = evidence.Claim(
     asserted=False)
 # the same question of the optimizer's own step: the update with the decay term -ηλθ taken out
 # (science.decoupled_step); the control, without decay, has no such term, so its two are one
-STEP_FLATTENS = replace(UPDATE_FLATTENS,
-                        measure=_over_window("step_rank", lambda fit, grok, _: grok / fit))
+STEP_FLATTENS = replace(
+    UPDATE_FLATTENS, measure=_over_window("step_rank", lambda fit, grok, _: grok / fit),
+    test=replace(UPDATE_FLATTENS.test, name="FLATTEN, on the step: its rank / n at the grok "
+                                            "step over the fit step's"))
 FLATTEN_PARTS = (("the whole update:", UPDATE_FLATTENS),
                  ("the Adam step alone, the decay term taken out:", STEP_FLATTENS))
 NC1_FALLS = evidence.Claim(

@@ -498,7 +498,8 @@ def test_the_flattening_row_judges_the_whole_update_and_the_step_apart():
     the decay term taken out, flattens (0.5 -> 0.8): the row's two parts read their own key,
     against a control without decay whose two keys are one."""
     def run(update, step):
-        tl = dict(step=[0, 10, 20, 30], update_rank=[math.nan, *update], step_rank=[math.nan, *step])
+        tl = dict(step=[0, 10, 20, 30], update_rank=[math.nan, *update], step_rank=[math.nan, *step],
+                  weight_rank=[0.9, 0.8, 0.6, 0.4])
         return types.SimpleNamespace(timeline=tl, fit_step=10, grok_step=30, seed=0)
     treat, ctrl = run((0.5, 0.5, 0.5), (0.5, 0.6, 0.8)), run((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))
     row = C._flatten_row(treat, ctrl)
@@ -507,6 +508,8 @@ def test_the_flattening_row_judges_the_whole_update_and_the_step_apart():
     assert [p["control"] for p in (whole, step)] == [{0: 1.0}, {0: 1.0}]
     text = row["measured here"]
     assert "the whole update: " in text and "the decay term taken out" in text
+    assert "the weights' own rank / n over the window: 0.50x" in text  # 0.4 / 0.8
+    assert "on the step" in row["evidence"][1]["test"]["name"]
     assert not row["asserted"]
 
 
@@ -736,6 +739,39 @@ def test_the_adamw_runs_weight_decays_are_said(tiny):
                                     muon=dict(best=tiny, tried=[(0.1, tiny.summary())])),
                                dict(adamw=[5e-3, 1e-2, 2e-2], muon=[0.1]))
     assert facts["lam_a_all"] == "2, 1 and 0.5"
+
+
+def _ranked(run, **ends):
+    """``run`` with its timeline's last values of ``ends`` replaced (a constructed end)."""
+    import copy
+    out = copy.copy(run)
+    out.timeline = {k: (list(v[:-1]) + [ends[k]] if k in ends else v)
+                    for k, v in run.timeline.items()}
+    return out
+
+
+@known_answer(Fa.short_of_flat_text,
+              how="constructed ends: a Muon step whose every row moves falls short of 1 by the "
+                  "spread Newton-Schulz leaves; one with 2 rows still reads its rank over the "
+                  "rows that move; the AdamW and Muon numbers land in their own glue names")
+def test_each_optimizers_step_numbers_are_its_own(tiny):
+    a = _ranked(tiny, update_rank=0.56, step_rank=0.44, weight_rank=0.45, step_radial=0.98,
+                step_zero_rows=0, step_live_rank=0.44)
+    m = _ranked(tiny, update_rank=0.70, step_rank=0.94, weight_rank=0.93, step_radial=0.93,
+                step_zero_rows=2, step_live_rank=0.97)
+    facts = Fa.optimizer_facts(dict(adamw=dict(best=a, tried=[(1e-2, tiny.summary())]),
+                                    muon=dict(best=m, tried=[(0.1, tiny.summary())])),
+                               dict(adamw=[1e-2], muon=[0.1]))
+    assert (facts["ur_a"], facts["sr_a"], facts["wr_a"], facts["radial_a"]) == (
+        "0.56", "0.44", "0.45", "98%")
+    assert (facts["ur_m"], facts["sr_m"], facts["wr_m"], facts["radial_m"]) == (
+        "0.70", "0.94", "0.93", "93%")
+    assert facts["split_m"].startswith("pulls down") and facts["split_a"].startswith("raises")
+    assert facts["muon_short"] == ("2 of its rows do not move (units that get no gradient); "
+                                   "over the rows that do it is 0.97, short of 1 because "
+                                   "Newton–Schulz leaves its singular values spread rather "
+                                   "than all at one")
+    assert Fa.short_of_flat_text(a).startswith("every row of it moves")
 
 
 @known_answer(Fa.range_text, Fa.nc1_range_text,

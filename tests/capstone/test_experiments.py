@@ -72,6 +72,17 @@ def test_the_step_the_probe_keeps_is_the_step_the_optimizer_takes_without_decay(
     assert decay > 0
 
 
+def test_run_takes_the_decay_term_out_of_the_update_it_records():
+    """Without decay the step is the whole update (the two ranks equal at every evaluation);
+    with decay the run hands the probe its eta*lambda, so the two differ."""
+    plain = E.run(TINY.replace(weight_decay=0.0), 0).timeline
+    assert plain["step_rank"][1:] == pytest.approx(plain["update_rank"][1:], rel=1e-6)
+    decayed = E.run(TINY.replace(weight_decay=3.0), 0).timeline
+    gaps = [abs(a - b) for a, b in zip(decayed["step_rank"][1:], decayed["update_rank"][1:])]
+    assert max(gaps) > 1e-3
+    assert all(0 <= v <= 1 + 1e-9 for v in decayed["step_radial"][1:])
+
+
 def test_run_keeps_a_timeline_aligned_with_the_history(tiny):
     tl, h = tiny.timeline, tiny.history
     assert tl["step"] == h.steps and all(len(tl[k]) == len(h.steps) for k in MEASURES)

@@ -22,6 +22,10 @@ def test_timeline_figure_has_six_panels_on_one_axis(tiny):
             "rank of the update", "Fourier concentration"} <= names
     tl = F.timeline_of(tiny)
     assert list(F.timeline_figure(tl).data[0].y) == tl["train_acc"]
+    step = next(t for t in fig.data if t.name == "rank of the step, decay taken out")
+    assert list(step.y) == list(tiny.timeline["step_rank"]) and step.line.dash == "dot"
+    weights = next(t for t in fig.data if t.name == "rank of the weights")
+    assert step.line.color != weights.line.color  # the two lie close late in training
 
 
 def test_question_figures(tiny):

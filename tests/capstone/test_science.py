@@ -101,11 +101,36 @@ def test_decoupled_step_takes_out_exactly_the_decay_term():
     assert S.normalized_rank(step) == pytest.approx(1.0, abs=1e-4)
     assert S.normalized_rank(after - theta) < 0.5  # the decay term dominates the whole update
     assert torch.equal(S.decoupled_step(theta, after, 0.0), after - theta)
-    for bad in (-0.1, 1.0, float("nan")):
+    for bad in (-0.1, float("inf"), float("nan")):
         with pytest.raises(ValueError, match="shrink"):
             S.decoupled_step(theta, after, bad)
         with pytest.raises(ValueError, match="shrink"):
             S.UpdateProbe(M.MLP(6, 4, 2, 3), [1], shrink=bad)
+    # eta*lambda >= 1 (a live panel allows it) flips the weights' sign; the algebra still holds
+    assert torch.allclose(S.decoupled_step(theta, -theta - eta * torch.eye(8), 2.0),
+                          -eta * torch.eye(8), atol=1e-4)
+
+
+@known_answer(S.step_readings,
+              how="constructed steps: a step equal to the weights lies along them (share 1), "
+                  "one orthogonal to them not at all (0); an identity step with two rows zeroed "
+                  "has two rows that do not move and, over the six that do, a flat spectrum "
+                  "(rank / n 1); a zero step has no share")
+def test_step_readings_on_constructed_steps():
+    w = torch.randn(8, 8, generator=torch.Generator().manual_seed(1))
+    assert S.step_readings(w, w)["step_radial"] == pytest.approx(1.0)
+    ortho = torch.zeros(8, 8)
+    ortho[0, 1], ortho[1, 0] = 1.0, -1.0  # antisymmetric: orthogonal to a symmetric matrix
+    sym = torch.eye(8) + torch.ones(8, 8)
+    assert S.step_readings(ortho, sym)["step_radial"] == pytest.approx(0.0, abs=1e-12)
+    step = torch.eye(8)
+    step[:2] = 0.0
+    step[:2] += 1e-9  # float noise of a subtraction: still "does not move"
+    r = S.step_readings(step, sym)
+    assert r["step_zero_rows"] == 2 and r["step_live_rank"] == pytest.approx(1.0)
+    assert S.normalized_rank(step) < 0.8  # over all eight rows the zero rows pull it down
+    z = S.step_readings(torch.zeros(8, 8), sym)
+    assert math.isnan(z["step_radial"]) and math.isnan(z["step_zero_rows"])
 
 
 def test_update_probe_splits_the_update_into_the_decay_term_and_the_step():

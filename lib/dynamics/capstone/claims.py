@@ -275,12 +275,15 @@ MASK_MATTERS = evidence.Claim(
 def _flatten_row(a, control) -> dict:
     """:data:`UPDATE_FLATTENS` in two parts (:data:`FLATTEN_PARTS`): the whole update of the
     hidden matrix of AdamW's best run ``a`` and the Adam step in it, each against the same
-    seed's run without weight decay (``control``) over ``a``'s window."""
+    seed's run without weight decay (``control``) over ``a``'s window, with the weights' own
+    rank over that window beside them (late in training the step lies mostly along the
+    weights, so it reads their spectrum)."""
     return evidence.joint(
         UPDATE_FLATTENS.statement, UPDATE_FLATTENS.paper,
         {label: evidence.judge(claim, {a.seed: (a, a)}, {a.seed: (control, a)})
          for label, claim in FLATTEN_PARTS},
-        control=UPDATE_FLATTENS.control, window=UPDATE_FLATTENS.window, asserted=False)
+        control=UPDATE_FLATTENS.control, window=UPDATE_FLATTENS.window, asserted=False,
+        note=f"the weights' own rank / n over the window: {WEIGHTS_OVER_WINDOW((a, a)):.2f}x")
 
 
 def _mask_row(lot: dict, budget: int, seed: int) -> dict:
@@ -313,7 +316,9 @@ UPDATE_FLATTENS = evidence.Claim(
 STEP_FLATTENS = replace(
     UPDATE_FLATTENS, measure=_over_window("step_rank", lambda fit, grok, _: grok / fit),
     test=replace(UPDATE_FLATTENS.test, name="FLATTEN, on the step: its rank / n at the grok "
-                                            "step over the fit step's"))
+                                            "step over the fit step's, this book's bar "
+                                            f"({FLATTEN:g}x)"))
+WEIGHTS_OVER_WINDOW = _over_window("weight_rank", lambda fit, grok, _: grok / fit)
 FLATTEN_PARTS = (("the whole update:", UPDATE_FLATTENS),
                  ("the Adam step alone, the decay term taken out:", STEP_FLATTENS))
 NC1_FALLS = evidence.Claim(

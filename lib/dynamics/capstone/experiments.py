@@ -33,7 +33,7 @@ from ..runtime import dry_run, get_profile, get_seed
 from ..sweep import train_many
 from ..train import History, Hooks, Optimizers, Recipe, make_optimizer, muon_split, train
 from .science import (
-    MEASURES, GridConfig, OneConfig, UpdateProbe, falls_step, measure,
+    MEASURES, STEP_READINGS, GridConfig, OneConfig, UpdateProbe, falls_step, measure,
     scale_init_, settle,
 )
 
@@ -128,7 +128,8 @@ def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = Non
     """Train the grokking chapter's model on its task once, full batch, with the initial
     weights scaled by ``cfg.init_scale``, and read every measure at every evaluation
     (:func:`~.science.measure` on the training set, and the rank of the update of the step
-    just taken, whole and with the decay term taken out). ``keep``: steps whose parameters are kept, each exactly at its step whether
+    just taken, whole and with the decay term taken out, and
+    :func:`~.science.step_readings` of that step). ``keep``: steps whose parameters are kept, each exactly at its step whether
     or not it is evaluated (by default θ₀ and θ_k at ``cfg.rewind_step``, for rewinding);
     ``on_eval``: ``train`` hooks (a live panel's redraw); ``timeline``: a
     dict the caller reads while it trains (filled under the key ``"timeline"``)."""
@@ -138,7 +139,7 @@ def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = Non
     model = scale_init_(make_model(g, seed), cfg.init_scale).to(data.device)
     evals = evaluation_steps(cfg.steps, cfg.n_evals)
     probe = UpdateProbe(model, evals, shrink=hidden_shrink(cfg))
-    box, timeline = timeline, {k: [] for k in ("step", *MEASURES)}
+    box, timeline = timeline, {k: [] for k in ("step", *MEASURES, *STEP_READINGS)}
     if box is not None:
         box["timeline"] = timeline
     keep = {int(s) for s in ((0, cfg.rewind_step) if keep is None else keep)}
@@ -156,8 +157,9 @@ def run(cfg: OneConfig, seed: int | None = None, *, data: D.Dataset | None = Non
         values = measure(m, data.x_train, data.y_train, cfg.p)
         values["update_rank"] = probe.rank.pop(step, float("nan"))
         values["step_rank"] = probe.step_rank.pop(step, float("nan"))
+        values.update(probe.readings.pop(step, dict.fromkeys(STEP_READINGS, float("nan"))))
         timeline["step"].append(step)
-        for k in MEASURES:
+        for k in (*MEASURES, *STEP_READINGS):
             timeline[k].append(values[k])
         return False
 

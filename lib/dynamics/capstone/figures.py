@@ -68,7 +68,7 @@ def timeline_figure(tl, title: str = ""):
     fig.add_scatter(x=x, y=tl["update_rank"], name="rank of the update", mode="lines",
                     line=dict(color=P[2], dash="dash"), connectgaps=True, row=5, col=1)
     fig.add_scatter(x=x, y=tl["step_rank"], name="rank of the step, decay taken out",
-                    mode="lines", line=dict(color=P[2], dash="dot"), connectgaps=True, row=5,
+                    mode="lines", line=dict(color=P[5], dash="dot"), connectgaps=True, row=5,
                     col=1)
     line(tl["fourier"], "Fourier concentration", 6, P[3])
     fig.update_yaxes(range=[-0.02, 1.02], row=1, col=1)
@@ -162,7 +162,8 @@ def clock_figure(rows: list[GridRow], budget: int,
 def optimizer_figure(opt: dict, title: str = "AdamW and Muon, each at its best learning rate"):
     """Test accuracy (top) and the effective rank of the update of the hidden matrix
     (bottom: dashed, the whole update; dotted, the optimizer's step with the decay term taken
-    out) of the best run of each optimizer (:func:`~.experiments.optimizer_runs`)."""
+    out) of the best run of each optimizer (:func:`~.experiments.optimizer_runs`), each
+    one's grok step marked and labelled on the accuracy panel."""
     fig = plots.subplots(2, 1, titles=("test accuracy",
                                  "rank / n: update (dashed), step alone (dotted)"),
                          title=title, height=620, shared_xaxes=True, vertical_spacing=0.1)
@@ -180,8 +181,7 @@ def optimizer_figure(opt: dict, title: str = "AdamW and Muon, each at its best l
         fig.add_scatter(x=_x(tl["step"]), y=tl["step_rank"], name=f"{label}, decay taken out",
                         showlegend=False, line=dict(color=color, dash="dot"), connectgaps=True,
                         row=2, col=1)
-        if tl["grok_step"] is not None:
-            fig.add_vline(x=tl["grok_step"], line=dict(color=color, dash="dot", width=1))
+        plots.mark_step(fig, tl["grok_step"], f"{name} groks", color=color, row=1, col=1)
     fig.update_yaxes(range=[-0.02, 1.05])
     fig.update_xaxes(title_text="step", row=2, col=1)
     return fig

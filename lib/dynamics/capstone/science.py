@@ -40,7 +40,7 @@ from ..weight_decay.science import (
 
 __all__ = [
     "OneConfig", "GridConfig", "MEASURES", "scale_init_", "hidden_matrix", "numel", "measure",
-    "normalized_rank", "decoupled_step", "UpdateProbe", "equilibrium_rms", "settle", "settle_step", "falls_step",
+    "normalized_rank", "decoupled_step", "step_readings", "STEP_READINGS", "ZERO_ROW", "UpdateProbe", "equilibrium_rms", "settle", "settle_step", "falls_step",
     "SETTLE_YES", "SETTLE_NOT", "SETTLE_TOO_LITTLE", "SETTLE_SHORT",
     "course_after_peak", "update_collapse", "NC1_DROP", "SETTLED", "UPDATE_DROP",
 ]
@@ -48,6 +48,10 @@ __all__ = [
 # the timeline's measures, in the order the figure draws them
 MEASURES = ("weight_rms", "nc1", "etf_distance", "weight_rank", "update_rank", "step_rank",
             "fourier")
+# read off the optimizer's step at each evaluation beside the measures (not drawn): the share of
+# its squared norm along the weights, its rows that do not move, its rank over the rows that do
+STEP_READINGS = ("step_radial", "step_zero_rows", "step_live_rank")
+ZERO_ROW = 1e-3  # a row of a step "does not move": its norm below this x the median row's
 NC1_DROP = 0.5  # "NC1 falls": below this fraction of its value at the fit step
 SETTLED = 0.01  # "stays at its minimum": the end within this fraction of the minimum after the peak
 UPDATE_DROP = 0.75  # "the update collapses": its rank / n below this fraction of the evaluation
@@ -198,9 +202,26 @@ def decoupled_step(before: torch.Tensor, after: torch.Tensor, shrink: float) -> 
     θ ← (1 - ηλ)·θ - η·step, so the whole update ``after - before`` is the sum of the decay
     term -ηλ·θ and -η·step; with ``shrink`` = ηλ (the decay's factor per step) this is
     -η·step alone: Adam's step, or Muon's orthogonalized one, as it would be without decay."""
-    if not 0.0 <= shrink < 1.0:
-        raise ValueError(f"shrink: the decay's factor per step ηλ must be in [0, 1), got {shrink}")
+    if not (math.isfinite(shrink) and shrink >= 0.0):
+        raise ValueError(f"shrink: the decay's factor per step ηλ must be finite and >= 0, "
+                         f"got {shrink}")
     return after - (1.0 - shrink) * before
+
+
+def step_readings(step: torch.Tensor, weights: torch.Tensor) -> dict:
+    """What the page reads of the optimizer's ``step`` of a matrix besides its rank, against
+    the ``weights`` it is applied to: ``step_radial``, the share of its squared norm along the
+    weights, ⟨s, θ⟩² / (‖s‖²‖θ‖²) (the component the decay term cancels where the matrix's
+    norm holds steady); ``step_zero_rows``, its rows that do not move (norm below
+    :data:`ZERO_ROW` x the median row's: units that get no gradient); ``step_live_rank``,
+    :func:`normalized_rank` over the rows that move. NaN where the step or the weights are 0."""
+    s, w = step.double(), weights.double()
+    ss, ww = float((s * s).sum()), float((w * w).sum())
+    rows = s.norm(dim=1)
+    live = rows > ZERO_ROW * float(rows.median())
+    return dict(step_radial=float((s * w).sum()) ** 2 / (ss * ww) if ss > 0 and ww > 0 else math.nan,
+                step_zero_rows=int((~live).sum()) if ss > 0 else math.nan,
+                step_live_rank=normalized_rank(s[live]) if bool(live.any()) else math.nan)
 
 
 class UpdateProbe:
@@ -209,8 +230,9 @@ class UpdateProbe:
     after it keeps :func:`normalized_rank` of the difference (``rank``: the whole update)
     and of the optimizer's step in it (``step_rank``: :func:`decoupled_step`, the update with
     the decay term -``shrink``·θ taken out; ``shrink`` = ηλ of the matrix's optimizer, 0
-    without decay). Only the chosen steps are touched (one copy and two SVDs each), so no
-    step syncs with the host otherwise."""
+    without decay), with :func:`step_readings` of that step (``readings``). Only the chosen
+    steps are touched (one copy and three SVDs each), so no step syncs with the host
+    otherwise."""
 
     def __init__(self, model: nn.Module, steps, shrink: float = 0.0):
         self.w = hidden_matrix(model)
@@ -220,6 +242,7 @@ class UpdateProbe:
         self.before = None
         self.rank: dict[int, float] = {}
         self.step_rank: dict[int, float] = {}
+        self.readings: dict[int, dict] = {}
 
     @torch.no_grad()
     def before_step(self, model, step: int) -> None:
@@ -231,7 +254,9 @@ class UpdateProbe:
         if step in self.steps and self.before is not None:
             after = self.w.detach()
             self.rank[step] = normalized_rank(after - self.before)
-            self.step_rank[step] = normalized_rank(decoupled_step(self.before, after, self.shrink))
+            alone = decoupled_step(self.before, after, self.shrink)
+            self.step_rank[step] = normalized_rank(alone)
+            self.readings[step] = step_readings(alone, self.before)
             self.before = None
 
 

@@ -156,10 +156,10 @@ def large_start_facts(scaled: dict, n0) -> dict[str, str]:
                 f"{n(norm_at(r, r.grok_step), 3)}: a factor {n(factor, 3)} from the "
                 f"{n(norm_at(first, first.grok_step), 3)} at which the first run groks")
     late = (r.fit_step is None) or (first.fit_step is not None and r.fit_step > first.fit_step)
-    fit = (f"later than the first run's {n(first.fit_step)}: from this start memorizing is not "
-           "faster, as Omnigrok's fast-then-slow picture would have it" if late else
-           f"no later than the first run's {n(first.fit_step)}, as Omnigrok's fast-then-slow "
-           "picture has it")
+    fit = (f"later than the first run's {n(first.fit_step)}: from this start memorizing is "
+           "slower, where Omnigrok's fast-then-slow picture has it fast" if late else
+           f"no later than the first run's {n(first.fit_step)}: from this start memorizing is "
+           "fast, as Omnigrok's fast-then-slow picture has it")
     gap = abs(at_grok / n0.end - 1) if n0.end > 0 else math.nan
     return dict(large_init=f"{LARGE_START:g}", large_start=n(start, 3),
                 large_kind=f"{'above' if start > n0.peak else 'not above'} the first run's "

@@ -215,8 +215,8 @@ def _norm_history(*norm):
                   "to step 10 and rises to 2 times its start by step 20; 4 -> 6 -> 8 rises with "
                   "no dip; 4 -> 3.5 -> 2 only falls; 4 -> 3.98 -> 8 dips 0.50%. A x4 start of "
                   "norm 4 against a first run that starts at 1, groks at norm 4.5 and peaks at "
-                  "5 is below its grok norm (not large) and below its peak (a start above 5 "
-                  "times would leave no room); 4.8 is above the grok norm but below the peak; "
+                  "5 is below its grok norm (not large) and below its peak (the test needs a "
+                  "start above 5 times, the next paragraph's 8x; against a peak at 9 times, 8x is not); 4.8 is above the grok norm but below the peak; "
                   "8 against a grok norm of 5 and a peak of 6 is above both")
 def test_the_larger_starts_course_and_whether_it_is_large():
     assert Fa.norm_rise(_norm_history(4.0, 3.0, 8.0, 5.0)) == (
@@ -228,7 +228,9 @@ def test_the_larger_starts_course_and_whether_it_is_large():
     first = NS(start=1.0, grok=4.5, peak=5.0)
     small = Fa._large({1.0: None, 4.0: _norm_history(4.0, 6.0)}, first)
     assert small["big_kind"] == "below the 4.5 the first run generalizes at, so not a large start in"
-    assert "peak, 5 times the initial weights" in small["big_needed"]
+    assert "peak, more than 5 times the initial weights: the next paragraph)" in small["big_needed"]
+    below = Fa._large({1.0: None, 4.0: _norm_history(4.0, 6.0)}, NS(start=1.0, grok=4.5, peak=9.0))
+    assert below["big_needed"].endswith("the page's largest start, 8x, is not above it)")
     middle = Fa._large({1.0: None, 4.0: _norm_history(4.8, 6.0)}, first)
     assert middle["big_kind"].endswith(": a large start in") and middle["big_needed"]
     large = Fa._large({1.0: None, 4.0: _norm_history(8.0, 7.0)}, NS(start=2.0, grok=5.0, peak=6.0))

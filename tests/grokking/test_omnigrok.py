@@ -52,6 +52,22 @@ def test_the_peak_ratio_over_the_initial_ratio():
     assert not evidence.Test("<", O.FAR_BELOW, "FAR_BELOW").passes(1.0)
 
 
+@known_answer(O.rebuild_factor, O.norm_rise,
+              how="constructed norm courses: 82 -> 60 -> 49 -> 63 -> 44 falls to 49 and is built "
+                  "back 63/49 = 1.29 times while its highest value stays its start; a course "
+                  "that only falls gives 1 and is said to only fall; one that rises from its "
+                  "start gives its peak over its start")
+def test_a_norm_that_falls_and_is_built_back_is_not_said_to_only_fall():
+    r = run(82.0, 60.0, 49.0, 63.0, 44.0)
+    assert O.rebuild_factor(r) == pytest.approx(63 / 49)
+    assert O.norm_rise(r) == ("falls from its start to 49 by step 20, then rises 1.29 times, to "
+                              "63 by step 30")
+    assert O.rebuild_factor(run(82.0, 60.0, 44.0)) == 1.0
+    assert O.norm_rise(run(82.0, 60.0, 44.0)) == "only falls from its start (its peak is its start)"
+    assert O.rebuild_factor(run(10.0, 55.0, 44.0)) == pytest.approx(5.5)
+    assert math.isnan(O.rebuild_factor(run(0.0, 1.0)))
+
+
 def _rows(large_runs, first_groks=(40, 40, 40)):
     """Three seeds of x1 runs whose norm rises from 10 to 55 and is 44 from step 30 on, each
     grokking at its step of ``first_groks``, beside ``large_runs`` (one x8 run per seed)."""
@@ -60,38 +76,49 @@ def _rows(large_runs, first_groks=(40, 40, 40)):
 
 
 @known_answer(O.large_start_row, O.later_claim,
-              how="constructed x1 and x8 runs on three seeds: an x8 norm that only falls from "
-                  "82 and groks at step 120 at 44, the norm the x1 runs grok at, three times "
-                  "later, is yes in every part; an x8 norm that rises, one that groks at "
-                  "60, and one that groks as soon as x1 each fail their own part")
+              how="constructed x1 and x8 runs on three seeds: an x8 norm that falls from 82 to "
+                  "49, is built back to 63 and groks at step 120, three times later than x1, is "
+                  "yes in both parts; an x8 norm that only falls (Omnigrok's picture) and one "
+                  "that groks as soon as x1 each fail their own part")
 def test_the_large_start_row_holds_only_where_each_part_does():
     tail = [44.0] * 8  # to step 120
-    holds = O.large_start_row(_rows([run(82.0, 70.0, 60.0, 50.0, 44.0, *tail, fit=10,
-                                         grok=120)] * 3))
+    built = run(82.0, 60.0, 49.0, 63.0, 50.0, *tail, fit=30, grok=120)
+    holds = O.large_start_row(_rows([built] * 3))
     assert holds["reproduced"] == "yes" and not holds["asserted"]
-    assert [e["verdict"] for e in holds["evidence"]] == ["yes"] * 3
+    assert [e["verdict"] for e in holds["evidence"]] == ["yes"] * 2
     part = lambda big, i: O.large_start_row(_rows([big] * 3))["evidence"][i]["verdict"]  # noqa: E731
-    assert part(run(82.0, 120.0, 44.0, *tail, fit=10, grok=120), 0) != "yes"  # the norm rises
-    assert part(run(82.0, 70.0, *[60.0] * 11, fit=10, grok=120), 1) != "yes"  # groks at 60
-    assert part(run(82.0, 44.0, *tail, fit=10, grok=40), 2) != "yes"          # no later
+    assert part(run(82.0, 70.0, 60.0, 50.0, *tail, fit=10, grok=120), 0) != "yes"  # only falls
+    assert part(run(82.0, 60.0, 49.0, 63.0, *tail, fit=10, grok=40), 1) != "yes"   # no later
 
 
 @known_answer(O.large_start_facts,
-              how="a constructed x8 run from 82 that groks at step 40 at norm 44 against an x1 "
-                  "run that peaks at 55 and groks at 44: above the peak, a factor 1, later to "
-                  "fit; one that never groks says so with its final test accuracy")
+              how="a constructed x8 run from 82 that falls to 49 by step 20, fits at step 25, "
+                  "is built back to 63 by step 30 and groks at step 40 at norm 44, against an x1 "
+                  "run that fits at 5, peaks at 55 and groks at 44, and an x4 run peaking at 60: "
+                  "above the peak, 5 times later to fit, built back to 1.05 times the x4 peak; "
+                  "one that never groks or fits says so")
 def test_the_large_start_sentence():
     first = run(10.0, 55.0, 50.0, 44.0, 44.0, fit=5, grok=30)
-    big = run(82.0, 70.0, 60.0, 50.0, 44.0, fit=20, grok=40)
+    first.config = NS(steps=1000, lr=0.01, weight_decay=1.0)
+    mid = run(40.0, 60.0, 45.0, fit=10, grok=20)
+    big = run(82.0, 70.0, 49.0, 63.0, 44.0, fit=25, grok=40)
+    big.config = NS(steps=1000, lr=0.01, weight_decay=1.0)
     n0 = NS(peak=55.0, grok=44.0, end=44.0)
-    f = O.large_start_facts({1.0: first, BIG: big}, n0)
+    f = O.large_start_facts({1.0: first, 4.0: mid, BIG: big}, n0)
     assert f["large_kind"] == "above the first run's memorizing peak, 55"
-    assert f["large_course"] == "only falls from its start (its peak is its start)"
+    assert f["large_course"].startswith("falls from its start to 49 by step 20, then rises")
+    assert f["large_fit_vs"] == "fits at step 25, 5 times later than the first run's 5"
+    assert f["large_order"].startswith("the norm falls before the network has memorized")
+    assert (f["large_clock"], f["large_tau"], f["large_tau_vs"]) == ("0.01", "100", "no shorter than")
+    assert f["large_rebuilt"] == "1.05 times the 4x run's peak, 60"
     assert f["large_grok"] == ("groks at step 40, where its norm is 44: a factor 1 from the 44 "
                                "at which the first run groks")
-    assert f["large_fit_vs"].startswith("later than the first run's 5: from this start")
-    assert f["zone_vs_end"] == "within 0% of where its norm ends, 44"
-    never = run(82.0, 70.0, 60.0, fit=20, acc=0.4, steps=700)
+    assert f["zone_vs_end"] == "within 0.0% of where its norm ends, 44"
+    assert f["mid_grok_norm"] == "45"
+    never = run(82.0, 70.0, 60.0, acc=0.4)
+    never.config = NS(steps=700, lr=0.01, weight_decay=1.0)
     g = O.large_start_facts({1.0: first, BIG: never}, NS(peak=90.0, grok=44.0, end=60.0))
     assert g["large_grok"] == "does not grok within its 700 steps (test accuracy 40% at the end)"
+    assert g["large_fit_vs"] == "does not fit within its 700 steps"
     assert g["large_kind"].startswith("not above") and "27% away from" in g["zone_vs_end"]
+    assert g["large_rebuilt"] == "no rebuilt peak" and g["mid_grok_norm"] == "—"

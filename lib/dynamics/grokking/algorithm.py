@@ -48,8 +48,8 @@ __all__ = [
 ]
 
 # the init-scale controls: every parameter x these. NORM_BUILT starts above x1's start and below
-# its memorizing peak, so training still builds the norm it memorizes at; LARGE_START starts
-# above that peak (x1's peak is 5.4x its start at the cpu profile): Omnigrok's large start
+# its memorizing peak; LARGE_START starts above that peak (x1's peak is 5.4x its start at the
+# cpu profile): Omnigrok's large start
 NORM_BUILT, LARGE_START = 4.0, 8.0
 INIT_SCALES = (NORM_BUILT, LARGE_START)
 LR_FACTORS = (0.5, 1.0, 2.0)  # each optimizer's learning-rate budget, around its own value

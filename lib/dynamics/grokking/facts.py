@@ -667,10 +667,10 @@ def _large(scaled: dict, n0) -> dict:
     small = start < n0.grok
     return dict(big_kind=f"{'below' if small else 'above'} the {grok} the first run generalizes at"
                 + (", so not a large start in" if small else ": a large start in"),
-                big_needed=(f" (a start above the first run's memorizing peak, {need} times the "
-                            "initial weights, leaves training no room to build the norm: "
-                            + ("the next paragraph starts one)" if LARGE_START > n0.peak / n0.start
-                               else f"the page's largest start, {LARGE_START:g}x, is not one)"))
+                big_needed=(" (this book's test of it starts above the first run's memorizing "
+                            f"peak, more than {need} times the initial weights: "
+                            + ("the next paragraph)" if LARGE_START > n0.peak / n0.start
+                               else f"the page's largest start, {LARGE_START:g}x, is not above it)"))
                 if start < n0.peak else "")
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from dynamics.capstone import claims as C
 from dynamics.capstone import facts as Fa
+from dynamics.capstone import updates as U
 from dynamics.capstone import figures as F
 from dynamics import evidence, plots
 from dynamics.capstone import experiments as E
@@ -513,6 +514,9 @@ def test_the_flattening_row_judges_the_whole_update_and_the_step_apart():
     assert not row["asserted"]
 
 
+@known_answer(U.decay_term_text,
+              how="ranks 0.70 for the update against 0.94 for the step: pulled down; 0.56 "
+                  "against 0.44: raised; two that print alike: left; NaN: cannot be read")
 def test_the_decay_term_sentence_follows_the_numbers_at_the_pages_digits():
     assert Fa.decay_term_text(0.70, 0.94) == ("pulls down the rank / n, from 0.94 for the step "
                                               "alone to 0.70 for the whole update")
@@ -750,15 +754,19 @@ def _ranked(run, **ends):
     return out
 
 
-@known_answer(Fa.short_of_flat_text,
+@known_answer(Fa.short_of_flat_text, U.step_facts, U.course_text,
               how="constructed ends: a Muon step whose every row moves falls short of 1 by the "
                   "spread Newton-Schulz leaves; one with 2 rows still reads its rank over the "
-                  "rows that move; the AdamW and Muon numbers land in their own glue names")
+                  "rows that move; the AdamW and Muon numbers land in their own glue names; a "
+                  "value from 0.92 at the fit step to 0.70 at the end falls, one that prints "
+                  "alike stays")
 def test_each_optimizers_step_numbers_are_its_own(tiny):
+    ends = dict(step_across_rank=0.5, update_radial=0.01, step_sv_min=0.13, step_sv_median=0.8,
+                matrix_norm=20.0)
     a = _ranked(tiny, update_rank=0.56, step_rank=0.44, weight_rank=0.45, step_radial=0.98,
-                step_zero_rows=0, step_live_rank=0.44)
+                step_zero_rows=0, step_live_rank=0.44, **ends)
     m = _ranked(tiny, update_rank=0.70, step_rank=0.94, weight_rank=0.93, step_radial=0.93,
-                step_zero_rows=2, step_live_rank=0.97)
+                step_zero_rows=2, step_live_rank=0.97, **ends)
     facts = Fa.optimizer_facts(dict(adamw=dict(best=a, tried=[(1e-2, tiny.summary())]),
                                     muon=dict(best=m, tried=[(0.1, tiny.summary())])),
                                dict(adamw=[1e-2], muon=[0.1]))
@@ -769,9 +777,14 @@ def test_each_optimizers_step_numbers_are_its_own(tiny):
     assert facts["split_m"].startswith("pulls down") and facts["split_a"].startswith("raises")
     assert facts["muon_short"] == ("2 of its rows do not move (units that get no gradient); "
                                    "over the rows that do it is 0.97, short of 1 because "
-                                   "Newton–Schulz leaves its singular values spread rather "
-                                   "than all at one")
+                                   "Newton–Schulz leaves its singular values between 0.13 and 1 "
+                                   "of the largest (half of them above 0.80), not all at one")
     assert Fa.short_of_flat_text(a).startswith("every row of it moves")
+    assert facts["xr_m"] == "0.50" and facts["ur_course_m"].endswith("to 0.70 at the end")
+    course = types.SimpleNamespace(fit_step=10, timeline=dict(step=[0, 10, 20], x=[1.0, 0.92, 0.70]))
+    assert U.course_text(course, "x", "{:.2f}".format) == "falls from 0.92 at the fit step to 0.70 at the end"
+    flat = types.SimpleNamespace(fit_step=None, timeline=dict(step=[0, 10], x=[0.501, 0.499]))
+    assert U.course_text(flat, "x", "{:.2f}".format) == "stays at 0.50 from the start to the end"
 
 
 @known_answer(Fa.range_text, Fa.nc1_range_text,

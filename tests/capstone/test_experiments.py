@@ -83,6 +83,23 @@ def test_run_takes_the_decay_term_out_of_the_update_it_records():
     assert all(0 <= v <= 1 + 1e-9 for v in decayed["step_radial"][1:])
 
 
+def test_the_step_rank_recorded_is_the_step_of_two_kept_states():
+    """The recorded step rank at an evaluated step k is decoupled_step of the hidden matrix
+    kept at k - 1 and at k with the run's own eta*lambda: not lambda alone, not 2 eta lambda."""
+    from dynamics.capstone import science as S
+    from dynamics.grokking.experiments import evaluation_steps
+    cfg = TINY.replace(weight_decay=3.0)
+    k = evaluation_steps(cfg.steps, cfg.n_evals)[5]
+    r = E.run(cfg, 0, keep=(k - 1, k))
+    key = "hidden.1.weight"
+    assert S.hidden_matrix(r.model) is dict(r.model.named_parameters())[key]
+    step = S.decoupled_step(r.states[k - 1][key], r.states[k][key], cfg.lr * cfg.weight_decay)
+    at = r.timeline["step"].index(k)
+    assert r.timeline["step_rank"][at] == pytest.approx(S.normalized_rank(step), rel=1e-5)
+    wrong = S.decoupled_step(r.states[k - 1][key], r.states[k][key], 2 * cfg.lr * cfg.weight_decay)
+    assert abs(S.normalized_rank(wrong) - r.timeline["step_rank"][at]) > 1e-4
+
+
 def test_run_keeps_a_timeline_aligned_with_the_history(tiny):
     tl, h = tiny.timeline, tiny.history
     assert tl["step"] == h.steps and all(len(tl[k]) == len(h.steps) for k in MEASURES)

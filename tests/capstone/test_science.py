@@ -113,22 +113,37 @@ def test_decoupled_step_takes_out_exactly_the_decay_term():
 
 @known_answer(S.step_readings,
               how="constructed steps: a step equal to the weights lies along them (share 1), "
-                  "one orthogonal to them not at all (0); an identity step with two rows zeroed "
-                  "has two rows that do not move and, over the six that do, a flat spectrum "
-                  "(rank / n 1); a zero step has no share")
+                  "one orthogonal to them not at all (0), one at 45 degrees half (0.5); an "
+                  "identity step with two rows at 1e-4 of the others has two rows that do not "
+                  "move and, over the six that do, a flat spectrum (rank / n 1, singular values "
+                  "all 1), rows at 1e-2 still move; a step along the weights plus one across, minus the decay "
+                  "term that cancels the part along, leaves an update with no share along them; a zero step "
+                  "has no share")
 def test_step_readings_on_constructed_steps():
     w = torch.randn(8, 8, generator=torch.Generator().manual_seed(1))
     assert S.step_readings(w, w)["step_radial"] == pytest.approx(1.0)
+    assert S.step_readings(w, w)["matrix_norm"] == pytest.approx(float(w.norm()), rel=1e-6)
     ortho = torch.zeros(8, 8)
     ortho[0, 1], ortho[1, 0] = 1.0, -1.0  # antisymmetric: orthogonal to a symmetric matrix
     sym = torch.eye(8) + torch.ones(8, 8)
     assert S.step_readings(ortho, sym)["step_radial"] == pytest.approx(0.0, abs=1e-12)
+    unit = sym / sym.norm()
+    half = unit + ortho / ortho.norm()  # equal parts along and across: cos^2 = 1/2
+    assert S.step_readings(half, sym)["step_radial"] == pytest.approx(0.5)
+    assert S.step_readings(half, sym)["step_across_rank"] == pytest.approx(
+        S.normalized_rank(ortho))
+    # the step along the weights is what a decay of shrink cancels: the update has no share
+    assert S.step_readings(0.3 * sym + ortho, sym, shrink=0.3)["update_radial"] == pytest.approx(
+        0.0, abs=1e-12)
     step = torch.eye(8)
-    step[:2] = 0.0
-    step[:2] += 1e-9  # float noise of a subtraction: still "does not move"
+    step[:2] *= 1e-4  # below ZERO_ROW x the largest row: does not move
     r = S.step_readings(step, sym)
     assert r["step_zero_rows"] == 2 and r["step_live_rank"] == pytest.approx(1.0)
-    assert S.normalized_rank(step) < 0.8  # over all eight rows the zero rows pull it down
+    assert r["step_sv_min"] == pytest.approx(1.0) and r["step_sv_median"] == pytest.approx(1.0)
+    moving = torch.eye(8)
+    moving[:2] *= 1e-2  # above it: still moves, and the spread shows
+    m = S.step_readings(moving, sym)
+    assert m["step_zero_rows"] == 0 and m["step_sv_min"] == pytest.approx(1e-2)
     z = S.step_readings(torch.zeros(8, 8), sym)
     assert math.isnan(z["step_radial"]) and math.isnan(z["step_zero_rows"])
 

@@ -18,6 +18,7 @@ from .science import (
     SETTLE_NOT, SETTLE_SHORT, SETTLE_TOO_LITTLE, SETTLE_YES, course_after_peak, equilibrium_rms,
     update_collapse,
 )
+from .updates import decay_term_text, short_of_flat_text, step_facts
 
 __all__ = ["rounding_numbers", "timeline_facts", "update_event_sentence", "init_facts",
            "clock_facts", "settle_counts", "settle_text", "clock_order", "clock_order_text",
@@ -424,54 +425,18 @@ def clock_facts(clock: list[GridRow], lrs, weight_decays) -> dict:
 def optimizer_facts(opt: dict, lrs: dict) -> dict:
     """Section 4: each optimizer's best run and, at each learning rate tried (``lrs``), AdamW's
     grok step, its weight decay λ (scaled against η to keep ηλ: λ = 1/(η τ)) and Muon's final
-    test accuracy; the rank / n at the end of the best runs' whole update, of the step in it
-    (the decay term taken out) and of the weights, what the decay term does to it
-    (:func:`decay_term_text`), the share of the step along the weights, and why Muon's step
-    falls short of a flat spectrum (:func:`short_of_flat_text`)."""
+    test accuracy; and what the section says of the update of the hidden matrix
+    (:func:`~.updates.step_facts`)."""
     a, m = opt["adamw"]["best"], opt["muon"]["best"]
-    rank = lambda r, key="update_rank": f"{r.timeline[key][-1]:.2f}"  # noqa: E731
-    split = lambda r: decay_term_text(r.timeline["update_rank"][-1],  # noqa: E731
-                                      r.timeline["step_rank"][-1])
-    radial = lambda r: f"{r.timeline['step_radial'][-1]:.0%}"  # noqa: E731
-    return glue_texts(
+    return dict(glue_texts(
         lr_a=a.config.lr, lr_m=m.config.muon_lr, g_a=_show(a.grok_step), muon_phase=muon_phase(m),
         acc_m=f"{m.history.last('test_acc'):.0%}", f_a=_show(a.fit_step), f_m=_show(m.fit_step),
-        ur_a=rank(a), ur_m=rank(m), sr_a=rank(a, "step_rank"), sr_m=rank(m, "step_rank"),
-        split_a=split(a), split_m=split(m), radial_a=radial(a), radial_m=radial(m),
-        wr_a=rank(a, "weight_rank"), wr_m=rank(m, "weight_rank"), muon_short=short_of_flat_text(m),
         muon_lrs=lrs["muon"], adam_lrs=lrs["adamw"],
         g_a_all=[_show(s["grok_step"]) for _, s in opt["adamw"]["tried"]],
         lam_a_all=[1 / (lr * s["tau"]) for lr, s in opt["adamw"]["tried"]],
         g_a_spread=spread_text([s["grok_step"] for _, s in opt["adamw"]["tried"]]),
-        acc_m_all=[f"{s['final_test_acc']:.0%}" for _, s in opt["muon"]["tried"]])
-
-
-def decay_term_text(whole: float, step: float) -> str:
-    """What adding the decay term -ηλθ to the optimizer's step does to the rank / n of the
-    update, at the page's two digits: the step alone (``step``) against the whole update
-    (``whole``)."""
-    w, s = f"{whole:.2f}", f"{step:.2f}"
-    if not (math.isfinite(whole) and math.isfinite(step)):
-        return "cannot be read: the run has no update measured at its end"
-    if w == s:
-        return f"leaves the rank / n at {w}"
-    return (f"{'raises' if whole > step else 'pulls down'} the rank / n, from {s} for the "
-            f"step alone to {w} for the whole update")
-
-
-def short_of_flat_text(r) -> str:
-    """Why Muon run ``r``'s step at the end falls short of a flat spectrum (rank / n 1), from its
-    :func:`~.science.step_readings`: rows that do not move (units that get no gradient), and
-    the spread of the singular values over the rows that do."""
-    tl = r.timeline
-    zero, live = tl["step_zero_rows"][-1], tl["step_live_rank"][-1]
-    spread = "Newton–Schulz leaves its singular values spread rather than all at one"
-    if not math.isfinite(zero):
-        return "the run has no step measured at its end"
-    if zero == 0:
-        return f"every row of it moves, and it falls short of 1 because {spread}"
-    return (f"{zero:.0f} of its rows do not move (units that get no gradient); over the rows that "
-            f"do it is {live:.2f}, short of 1 because {spread}")
+        acc_m_all=[f"{s['final_test_acc']:.0%}" for _, s in opt["muon"]["tried"]]),
+        **step_facts(a, m))
 
 
 def spread_text(steps) -> str:

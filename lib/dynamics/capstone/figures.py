@@ -159,13 +159,16 @@ def clock_figure(rows: list[GridRow], budget: int,
     return fig
 
 
+NAMES = {"adamw": "AdamW", "muon": "Muon"}  # as the page writes them
+
+
 def optimizer_figure(opt: dict, title: str = "AdamW and Muon, each at its best learning rate"):
     """Test accuracy (top) and the effective rank of the update of the hidden matrix
     (bottom: dashed, the whole update; dotted, the optimizer's step with the decay term taken
     out) of the best run of each optimizer (:func:`~.experiments.optimizer_runs`), each
     one's grok step marked and labelled on the accuracy panel."""
     fig = plots.subplots(2, 1, titles=("test accuracy",
-                                 "rank / n: update (dashed), step alone (dotted)"),
+                                 "rank / n<br>dashed: the update; dotted: the step alone"),
                          title=title, height=620, shared_xaxes=True, vertical_spacing=0.1)
     for i, (name, v) in enumerate(opt.items()):
         best = v["best"]
@@ -181,7 +184,8 @@ def optimizer_figure(opt: dict, title: str = "AdamW and Muon, each at its best l
         fig.add_scatter(x=_x(tl["step"]), y=tl["step_rank"], name=f"{label}, decay taken out",
                         showlegend=False, line=dict(color=color, dash="dot"), connectgaps=True,
                         row=2, col=1)
-        plots.mark_step(fig, tl["grok_step"], f"{name} groks", color=color, row=1, col=1)
+        plots.mark_step(fig, tl["grok_step"], f"{NAMES.get(name, name)} groks", color=color,
+                        row=1, col=1)
     fig.update_yaxes(range=[-0.02, 1.05])
     fig.update_xaxes(title_text="step", row=2, col=1)
     return fig

@@ -48,10 +48,11 @@ __all__ = [
 # the timeline's measures, in the order the figure draws them
 MEASURES = ("weight_rms", "nc1", "etf_distance", "weight_rank", "update_rank", "step_rank",
             "fourier")
-# read off the optimizer's step at each evaluation beside the measures (not drawn): the share of
-# its squared norm along the weights, its rows that do not move, its rank over the rows that do
-STEP_READINGS = ("step_radial", "step_zero_rows", "step_live_rank")
-ZERO_ROW = 1e-3  # a row of a step "does not move": its norm below this x the median row's
+# read off the update of the hidden matrix at each evaluation beside the measures (not drawn):
+# science.step_readings, and the matrix's own norm
+STEP_READINGS = ("step_radial", "update_radial", "step_across_rank", "step_zero_rows",
+                 "step_live_rank", "step_sv_min", "step_sv_median", "matrix_norm")
+ZERO_ROW = 1e-3  # a row of a step "does not move": its norm below this x the largest row's
 NC1_DROP = 0.5  # "NC1 falls": below this fraction of its value at the fit step
 SETTLED = 0.01  # "stays at its minimum": the end within this fraction of the minimum after the peak
 UPDATE_DROP = 0.75  # "the update collapses": its rank / n below this fraction of the evaluation
@@ -208,20 +209,37 @@ def decoupled_step(before: torch.Tensor, after: torch.Tensor, shrink: float) -> 
     return after - (1.0 - shrink) * before
 
 
-def step_readings(step: torch.Tensor, weights: torch.Tensor) -> dict:
+def _share_along(x: torch.Tensor, w: torch.Tensor) -> float:
+    """The share of ``x``'s squared norm along ``w``: ⟨x, w⟩² / (‖x‖²‖w‖²) (NaN for a zero one)."""
+    xx, ww = float((x * x).sum()), float((w * w).sum())
+    return float((x * w).sum()) ** 2 / (xx * ww) if xx > 0 and ww > 0 else math.nan
+
+
+def step_readings(step: torch.Tensor, weights: torch.Tensor, shrink: float = 0.0) -> dict:
     """What the page reads of the optimizer's ``step`` of a matrix besides its rank, against
-    the ``weights`` it is applied to: ``step_radial``, the share of its squared norm along the
-    weights, ⟨s, θ⟩² / (‖s‖²‖θ‖²) (the component the decay term cancels where the matrix's
-    norm holds steady); ``step_zero_rows``, its rows that do not move (norm below
-    :data:`ZERO_ROW` x the median row's: units that get no gradient); ``step_live_rank``,
-    :func:`normalized_rank` over the rows that move. NaN where the step or the weights are 0."""
+    the ``weights`` θ it is applied to (the whole update is ``step - shrink * weights``):
+    ``step_radial`` and ``update_radial``, the share of the step's and of the whole update's
+    squared norm along the weights, ⟨s, θ⟩² / (‖s‖²‖θ‖²) (where the matrix's norm holds steady
+    the decay term cancels the step's, and the update's is near 0); ``step_across_rank``,
+    :func:`normalized_rank` of the step with its component along the weights removed;
+    ``step_zero_rows``, its rows that do not move (norm below :data:`ZERO_ROW` x the largest
+    row's: units that get no gradient); over the rows that move, ``step_live_rank``
+    (:func:`normalized_rank`) and the smallest and the median singular value over the
+    largest (``step_sv_min``, ``step_sv_median``); ``matrix_norm``, ‖θ‖. NaN where the step or
+    the weights are 0."""
     s, w = step.double(), weights.double()
-    ss, ww = float((s * s).sum()), float((w * w).sum())
+    ww = float((w * w).sum())
+    across = s - float((s * w).sum()) / ww * w if ww > 0 else s
     rows = s.norm(dim=1)
-    live = rows > ZERO_ROW * float(rows.median())
-    return dict(step_radial=float((s * w).sum()) ** 2 / (ss * ww) if ss > 0 and ww > 0 else math.nan,
-                step_zero_rows=int((~live).sum()) if ss > 0 else math.nan,
-                step_live_rank=normalized_rank(s[live]) if bool(live.any()) else math.nan)
+    live = rows > ZERO_ROW * float(rows.max()) if float(rows.max()) > 0 else rows > 0
+    sv = singular_values(s[live]) if bool(live.any()) else np.zeros(0)
+    return dict(step_radial=_share_along(s, w), update_radial=_share_along(s - shrink * w, w),
+                step_across_rank=normalized_rank(across) if ww > 0 else math.nan,
+                step_zero_rows=int((~live).sum()) if sv.size else math.nan,
+                step_live_rank=normalized_rank(s[live]) if sv.size else math.nan,
+                step_sv_min=float(sv.min() / sv.max()) if sv.size else math.nan,
+                step_sv_median=float(np.median(sv) / sv.max()) if sv.size else math.nan,
+                matrix_norm=math.sqrt(ww))
 
 
 class UpdateProbe:
@@ -231,7 +249,7 @@ class UpdateProbe:
     and of the optimizer's step in it (``step_rank``: :func:`decoupled_step`, the update with
     the decay term -``shrink``·θ taken out; ``shrink`` = ηλ of the matrix's optimizer, 0
     without decay), with :func:`step_readings` of that step (``readings``). Only the chosen
-    steps are touched (one copy and three SVDs each), so no step syncs with the host
+    steps are touched (one copy and four SVDs each), so no step syncs with the host
     otherwise."""
 
     def __init__(self, model: nn.Module, steps, shrink: float = 0.0):
@@ -256,7 +274,7 @@ class UpdateProbe:
             self.rank[step] = normalized_rank(after - self.before)
             alone = decoupled_step(self.before, after, self.shrink)
             self.step_rank[step] = normalized_rank(alone)
-            self.readings[step] = step_readings(alone, self.before)
+            self.readings[step] = step_readings(alone, self.before, self.shrink)
             self.before = None
 
 

@@ -2,6 +2,7 @@
 compute no quantity the page reports, each with its reason (tests/known.py,
 tests/test_known_answers.py). Every other one has a @known_answer test in tests/grokking/."""
 from dynamics.grokking import algorithm as A
+from dynamics.grokking import omnigrok as O
 from dynamics.grokking import science as S
 
 NOT_MEASURES = {
@@ -36,6 +37,7 @@ NOT_MEASURES = {
     A.clock_figure: "draws clock_points of the trained and the initial network; computes "
                     "nothing itself",
     A.neuron_figure: "draws the top frequencies clock_measures found; computes nothing itself",
-    A.norm_figure: "draws recorded weight-norm and test-accuracy histories",
     A.optimizer_table: "tabulates the grok steps optimizer_runs recorded",
+    # omnigrok: its figure
+    O.norm_figure: "draws recorded weight-norm and test-accuracy histories",
 }

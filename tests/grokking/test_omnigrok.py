@@ -75,18 +75,18 @@ def _rows(large_runs, first_groks=(40, 40, 40)):
             for s, (g, big) in enumerate(zip(first_groks, large_runs))}
 
 
-@known_answer(O.large_start_row, O.later_claim,
+@known_answer(O.large_start_claims, O.later_claim,
               how="constructed x1 and x8 runs on three seeds: an x8 norm that falls from 82 to "
                   "49, is built back to 63 and groks at step 120, three times later than x1, is "
                   "yes in both parts; an x8 norm that only falls (Omnigrok's picture) and one "
                   "that groks as soon as x1 each fail their own part")
-def test_the_large_start_row_holds_only_where_each_part_does():
+def test_the_large_start_claims_holds_only_where_each_part_does():
     tail = [44.0] * 8  # to step 120
     built = run(82.0, 60.0, 49.0, 63.0, 50.0, *tail, fit=30, grok=120)
-    holds = O.large_start_row(_rows([built] * 3))
+    holds = O.large_start_claims(_rows([built] * 3))
     assert holds["reproduced"] == "yes" and not holds["asserted"]
     assert [e["verdict"] for e in holds["evidence"]] == ["yes"] * 2
-    part = lambda big, i: O.large_start_row(_rows([big] * 3))["evidence"][i]["verdict"]  # noqa: E731
+    part = lambda big, i: O.large_start_claims(_rows([big] * 3))["evidence"][i]["verdict"]  # noqa: E731
     assert part(run(82.0, 70.0, 60.0, 50.0, *tail, fit=10, grok=120), 0) != "yes"  # only falls
     assert part(run(82.0, 60.0, 49.0, 63.0, *tail, fit=10, grok=40), 1) != "yes"   # no later
 

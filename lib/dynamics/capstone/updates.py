@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 
-from ..plots import number
-
 __all__ = ["decay_term_text", "short_of_flat_text", "course_text", "step_facts"]
 
 
@@ -62,14 +60,16 @@ def course_text(r, key: str, fmt) -> str:
     return f"{'rises' if b > a else 'falls'} from {fmt(a)} at {where} to {fmt(b)} at the end"
 
 
-def step_facts(a, m) -> dict:
+def step_facts(a, m, number) -> dict:
     """Section 4's numbers on the update, for AdamW's best run ``a`` and Muon's ``m`` (suffixes
     ``_a`` and ``_m``), each at the end of the run unless said: the rank / n of the whole update
     (``ur``), of the step in it (``sr``), of the step with its component along the weights
     removed (``xr``) and of the weights (``wr``); what the decay term does (``split``); the
     share of the step along the weights (``radial``); from the fit step to the end, the
     matrix's norm (``norm_course``), the share of the whole update along the weights
-    (``uradial_course``) and the update's rank (``ur_course``); and ``muon_short``."""
+    (``uradial_course``) and the update's rank (``ur_course``); and ``muon_short``. ``number``
+    prints a norm as the page prints numbers (``dynamics.plots.number``; this module imports
+    no plotting)."""
     two, pct = (lambda v: f"{v:.2f}"), (lambda v: f"{v:.0%}")  # noqa: E731
     out = {"muon_short": short_of_flat_text(m)}
     for sfx, r in (("a", a), ("m", m)):

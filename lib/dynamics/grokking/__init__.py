@@ -20,7 +20,8 @@ Modules:
   its first layer, division as relabelled subtraction), the weight norm's descent (Omnigrok)
   and Muon against AdamW, with their runners, figures and claims rows.
 - :mod:`.omnigrok`: Omnigrok's account on the runs started larger (x4 below the memorizing
-  peak, x8 above it): the weight-norm measures, the large start's claims row and sentence.
+  peak, x8 above it), a section module: the weight-norm measures, the figure of the norm beside
+  the test accuracy, the large start's claims row and sentence.
 - :mod:`.facts`: the numbers the prose says about a figure, computed from its data: the
   page's glued numbers per section (``section1_facts`` ... ``section4_facts``), and the
   measures the claims rows judge on the phase grid and the algorithm.
@@ -34,7 +35,8 @@ from .experiments import (
     claim_seeds, corrupted_runs, live_phase, phase_data, progress_measures, run,
     run_remedies, seed_runs,
 )
-from .algorithm import clock_figure, neuron_figure, norm_figure, omnigrok_runs, optimizer_runs
+from .algorithm import clock_figure, neuron_figure, omnigrok_runs, optimizer_runs
+from .omnigrok import norm_figure
 from .figures import (
     corrupted_figure, curves_slider, phase_figure, phase_slider, progress_figure,
     remedies_figure, spectrum_figure, table, training_figure,
@@ -47,7 +49,7 @@ __all__ = [
     "GrokConfig", "plateau_steps",
     "claim_seeds", "corrupted_runs", "live_phase", "phase_data",
     "progress_measures", "run", "run_remedies", "seed_runs",
-    "clock_figure", "neuron_figure", "norm_figure", "omnigrok_runs", "optimizer_runs",
+    "clock_figure", "neuron_figure", "omnigrok_runs", "optimizer_runs", "norm_figure",
     "corrupted_figure", "curves_slider", "phase_figure", "phase_slider", "progress_figure",
     "remedies_figure", "spectrum_figure", "table", "training_figure",
     "panel",

@@ -17,7 +17,7 @@ relabelled subtraction, the weight norm's descent (Omnigrok) and Muon against Ad
    with the split of the parameters said in :func:`muon_groups`.
 
 Figures and claims rows for these are at the end (:func:`clock_figure`, :func:`neuron_figure`,
-:func:`norm_figure`; their claims rows and thresholds are in :mod:`.claims`)."""
+:func:`~.omnigrok.norm_figure`; their claims rows and thresholds are in :mod:`.claims`)."""
 from __future__ import annotations
 
 import math
@@ -43,7 +43,7 @@ __all__ = [
     "clock_measures", "initial_model", "norm_descent", "scale_init_", "run_scaled",
     "omnigrok_runs", "muon_groups", "grok_muon", "adamw_config", "run_optimizer",
     "optimizer_runs",
-    "clock_figure", "neuron_figure", "norm_figure", "optimizer_table",
+    "clock_figure", "neuron_figure", "optimizer_table",
     "INIT_SCALES", "NORM_BUILT", "LARGE_START", "MUON_LRS", "LR_FACTORS",
 ]
 
@@ -405,29 +405,6 @@ def neuron_figure(run, title: str = ""):
                 marker_color=[plots.PALETTE[0] if k in keys else "#9e9e9e" for k in ks])
     fig.add_scatter(x=ks, y=count(measures.init_tops), name="initial", mode="lines+markers",
                     line=dict(color=plots.PALETTE[1], dash="dot"))
-    fig.update_layout(hovermode="x unified")
-    return fig
-
-
-def norm_figure(runs: dict, title: str = ""):
-    """Omnigrok's lens: the weight norm (left) and the test accuracy (right) against step, for
-    runs from different initial scales (``{scale: GrokRun}``, as
-    :func:`~.algorithm.omnigrok_runs` gives per seed, labelled "init x<scale>"; or
-    ``{label: GrokRun}``); each run's grok step marked."""
-    fig = plots.subplots(1, 2, titles=("weight norm ‖θ‖", "test accuracy"), title=title)
-    for i, (name, r) in enumerate(runs.items()):
-        name = name if isinstance(name, str) else f"init x{name:g}"
-        color = plots.PALETTE[i % len(plots.PALETTE)]
-        h = r.history
-        x = np.maximum(np.asarray(h.steps, dtype=float), 1)
-        fig.add_scatter(x=x, y=h["weight_norm"], name=name, line=dict(color=color), row=1, col=1)
-        fig.add_scatter(x=x, y=h["test_acc"], name=name, line=dict(color=color), showlegend=False,
-                        row=1, col=2)
-        if r.grok_step is not None:
-            fig.add_scatter(x=[max(r.grok_step, 1)] * 2, y=[0, 1], mode="lines", showlegend=False,
-                            line=dict(color=color, dash="dot", width=1), hoverinfo="skip",
-                            row=1, col=2)
-    fig.update_xaxes(type="log", title_text="step")
     fig.update_layout(hovermode="x unified")
     return fig
 

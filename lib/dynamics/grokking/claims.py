@@ -20,7 +20,7 @@ from .facts import (
     _shuffled, by_seed, clock_by_pair, clock_fit, descent_share, median_grid, pct0, phase_facts,
 )
 from .omnigrok import (
-    FAR_BELOW, RISES_ABOVE_START, grok_over as _over, large_start_row, later_claim,
+    FAR_BELOW, RISES_ABOVE_START, grok_over as _over, large_start_claims, later_claim,
     peak_over_own_start, peak_ratio_over_scale,
 )
 from .records import NormDescent
@@ -487,7 +487,7 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                 window=f"the {big:g}x run to its grok step, the first run to its end"),
             j(later, ids).row()]
     if all(LARGE_START in r for r in scaled.values()):
-        rows.append(large_start_row(scaled))
+        rows.append(large_start_claims(scaled))
     if opt:
         a, m = opt["adamw"].grok, opt["muon"].grok
         tried = lambda o: ", ".join(f"{lr:g} → {'—' if g is None else g}"  # noqa: E731

@@ -10,8 +10,10 @@ x1 run's memorizing peak, where training still builds the norm it memorizes at, 
 Here: the measures on weight-norm histories (:func:`peak_over_own_start`, :func:`rebuild_factor`,
 :func:`peak_ratio_over_scale`, :func:`norm_at`, :func:`zone_factor`, :func:`grok_over`), how
 the prose says a norm's course (:func:`norm_rise`), the claim that a larger start delays the
-grok step (:func:`later_claim`), and the large start's row (:func:`large_start_row`) and glued
-numbers (:func:`large_start_facts`). No training.
+grok step (:func:`later_claim`), and the large start's row (:func:`large_start_claims`) and glued
+numbers (:func:`large_start_facts`), and the figure of Omnigrok's lens, the weight norm beside the
+test accuracy (:func:`norm_figure`). A section module, whole: it draws, so it imports the
+book's plotting; it trains nothing.
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ from .algorithm import LARGE_START, NORM_BUILT
 
 __all__ = [
     "peak_over_own_start", "rebuild_factor", "peak_ratio_over_scale", "norm_at", "zone_factor",
-    "grok_over", "norm_rise", "later_claim", "large_start_row", "large_start_facts",
+    "grok_over", "norm_rise", "later_claim", "large_start_claims", "large_start_facts",
+    "norm_figure",
     "RISES_ABOVE_START", "FAR_BELOW", "LATER",
 ]
 
@@ -129,7 +132,7 @@ OMNIGROK = ("this book's test of Omnigrok's large start; Liu et al. 2023 (the LU
             "an MLP under MSE, AdamW with ηλ = 1e-4 a step, the initial weights x7)")
 
 
-def large_start_row(scaled: dict) -> dict:
+def large_start_claims(scaled: dict) -> dict:
     """Omnigrok's large start on every seed of ``scaled`` ``{seed: {scale: run}}``, one row of
     two parts, shown (at the smoke profile's budget the x8 run does not grok): the x8 run's
     norm is built back after it falls, by more than ``RISES_ABOVE_START`` (against Omnigrok's
@@ -201,3 +204,26 @@ def large_start_facts(scaled: dict, n0) -> dict[str, str]:
                 + f" where its norm ends, {n(n0.end, 3)}",
                 mid_grok_norm=("—" if mid is None or mid.grok_step is None
                                else n(norm_at(mid, mid.grok_step), 3)))
+
+
+def norm_figure(runs: dict, title: str = ""):
+    """Omnigrok's lens: the weight norm (left) and the test accuracy (right) against step, for
+    runs from different initial scales (``{scale: GrokRun}``, as
+    :func:`~.algorithm.omnigrok_runs` gives per seed, labelled "init x<scale>"; or
+    ``{label: GrokRun}``); each run's grok step marked."""
+    fig = plots.subplots(1, 2, titles=("weight norm ‖θ‖", "test accuracy"), title=title)
+    for i, (name, r) in enumerate(runs.items()):
+        name = name if isinstance(name, str) else f"init x{name:g}"
+        color = plots.PALETTE[i % len(plots.PALETTE)]
+        h = r.history
+        x = np.maximum(np.asarray(h.steps, dtype=float), 1)
+        fig.add_scatter(x=x, y=h["weight_norm"], name=name, line=dict(color=color), row=1, col=1)
+        fig.add_scatter(x=x, y=h["test_acc"], name=name, line=dict(color=color), showlegend=False,
+                        row=1, col=2)
+        if r.grok_step is not None:
+            fig.add_scatter(x=[max(r.grok_step, 1)] * 2, y=[0, 1], mode="lines", showlegend=False,
+                            line=dict(color=color, dash="dot", width=1), hoverinfo="skip",
+                            row=1, col=2)
+    fig.update_xaxes(type="log", title_text="step")
+    fig.update_layout(hovermode="x unified")
+    return fig

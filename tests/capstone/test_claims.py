@@ -754,7 +754,7 @@ def _ranked(run, **ends):
     return out
 
 
-@known_answer(Fa.short_of_flat_text, U.step_facts, U.course_text,
+@known_answer(Fa.short_of_flat_text, U.step_facts, U.course_text, U.gap_after_fit,
               how="constructed ends: a Muon step whose every row moves falls short of 1 by the "
                   "spread Newton-Schulz leaves; one with 2 rows still reads its rank over the "
                   "rows that move; the AdamW and Muon numbers land in their own glue names; a "
@@ -777,10 +777,14 @@ def test_each_optimizers_step_numbers_are_its_own(tiny):
     assert facts["split_m"].startswith("pulls down") and facts["split_a"].startswith("raises")
     assert facts["muon_short"] == ("2 of its rows do not move (units that get no gradient); "
                                    "over the rows that do it is 0.97, short of 1 because "
-                                   "Newton–Schulz leaves its singular values between 0.13 and 1 "
-                                   "of the largest (half of them above 0.80), not all at one")
+                                   "Newton–Schulz leaves its singular values spread, half of "
+                                   "them below 0.80 of the largest, not all at one")
     assert Fa.short_of_flat_text(a).startswith("every row of it moves")
     assert facts["xr_m"] == "0.50" and facts["ur_course_m"].endswith("to 0.70 at the end")
+    assert facts["norm_course_m"].endswith("to 20.0 at the end")  # one decimal, as norms print
+    gap = types.SimpleNamespace(fit_step=10, timeline=dict(
+        step=[0, 5, 10, 20], u=[math.nan, 0.9, 0.6, 0.5], x=[math.nan, 0.1, 0.58, 0.53]))
+    assert U.gap_after_fit(gap, "u", "x") == pytest.approx(0.03)  # step 5 is before the fit
     course = types.SimpleNamespace(fit_step=10, timeline=dict(step=[0, 10, 20], x=[1.0, 0.92, 0.70]))
     assert U.course_text(course, "x", "{:.2f}".format) == "falls from 0.92 at the fit step to 0.70 at the end"
     flat = types.SimpleNamespace(fit_step=None, timeline=dict(step=[0, 10], x=[0.501, 0.499]))

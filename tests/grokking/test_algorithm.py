@@ -363,8 +363,7 @@ def _runs():
     first = {s: E.run(cfg, s, checkpoints=True) for s in SEEDS}
     clock = {s: A.clock_measures(r.model, A.initial_model(r), cfg.p) for s, r in first.items()}
     norms = {s: A.norm_descent(r) for s, r in first.items()}
-    scaled = {s: {1.0: r, **{x: A.run_scaled(cfg, s, x, data=r.data) for x in A.INIT_SCALES}}
-              for s, r in first.items()}
+    scaled = A.omnigrok_runs(first)
     halfway = {s: Fa.descent_share(r, C.halfway_step(r)) for s, r in first.items()}
     return clock, norms, scaled, halfway
 

@@ -436,7 +436,7 @@ def optimizer_facts(opt: dict, lrs: dict) -> dict:
         lam_a_all=[1 / (lr * s["tau"]) for lr, s in opt["adamw"]["tried"]],
         g_a_spread=spread_text([s["grok_step"] for _, s in opt["adamw"]["tried"]]),
         acc_m_all=[f"{s['final_test_acc']:.0%}" for _, s in opt["muon"]["tried"]]),
-        **step_facts(a, m, number))
+        **step_facts(a, m))
 
 
 def spread_text(steps) -> str:

@@ -176,7 +176,7 @@ def optimizer_figure(opt: dict, title: str = "AdamW and Muon, each at its best l
         v = dict(lr=best.config.lr if name == "adamw" else best.config.muon_lr) \
             if isinstance(best, OneRun) else dict(lr=tl["lr"])
         color = plots.PALETTE[i]
-        label = f"{name} (η = {v['lr']:g})"
+        label = f"{NAMES.get(name, name)} (η = {v['lr']:g})"
         fig.add_scatter(x=_x(tl["step"]), y=tl["test_acc"], name=label, line=dict(color=color),
                         row=1, col=1)
         fig.add_scatter(x=_x(tl["step"]), y=tl["update_rank"], name=label, showlegend=False,

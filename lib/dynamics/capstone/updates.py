@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["decay_term_text", "short_of_flat_text", "course_text", "step_facts"]
+__all__ = ["decay_term_text", "short_of_flat_text", "course_text", "gap_after_fit", "step_facts"]
 
 
 def decay_term_text(whole: float, step: float) -> str:
@@ -28,14 +28,14 @@ def decay_term_text(whole: float, step: float) -> str:
 def short_of_flat_text(r) -> str:
     """Why Muon run ``r``'s step at the end falls short of a flat spectrum (rank / n 1), from its
     :func:`~.science.step_readings`: rows that do not move (units that get no gradient), and
-    the singular values Newton–Schulz leaves over the rows that do (the smallest and the
-    median, over the largest)."""
+    the singular values Newton–Schulz leaves over the rows that do (their median over the
+    largest: the smallest moves a lot from one evaluation to the next)."""
     tl = r.timeline
     zero, live = tl["step_zero_rows"][-1], tl["step_live_rank"][-1]
     if not math.isfinite(zero):
         return "the run has no step measured at its end"
-    spread = (f"Newton–Schulz leaves its singular values between {tl['step_sv_min'][-1]:.2f} and 1 "
-              f"of the largest (half of them above {tl['step_sv_median'][-1]:.2f}), not all at one")
+    spread = ("Newton–Schulz leaves its singular values spread, half of them below "
+              f"{tl['step_sv_median'][-1]:.2f} of the largest, not all at one")
     if zero == 0:
         return f"every row of it moves, and it falls short of 1 because {spread}"
     return (f"{zero:.0f} of its rows do not move (units that get no gradient); over the rows that "
@@ -60,16 +60,26 @@ def course_text(r, key: str, fmt) -> str:
     return f"{'rises' if b > a else 'falls'} from {fmt(a)} at {where} to {fmt(b)} at the end"
 
 
-def step_facts(a, m, number) -> dict:
+def gap_after_fit(r, key: str, other: str) -> float:
+    """The largest difference between ``key`` and ``other`` of run ``r``'s timeline at the
+    evaluations from its fit step on (NaN where there are none)."""
+    fit = r.fit_step if r.fit_step is not None else 0
+    tl = r.timeline
+    gaps = [abs(x - y) for t, x, y in zip(tl["step"], tl[key], tl[other])
+            if t >= fit and math.isfinite(x) and math.isfinite(y)]
+    return max(gaps) if gaps else math.nan
+
+
+def step_facts(a, m) -> dict:
     """Section 4's numbers on the update, for AdamW's best run ``a`` and Muon's ``m`` (suffixes
     ``_a`` and ``_m``), each at the end of the run unless said: the rank / n of the whole update
     (``ur``), of the step in it (``sr``), of the step with its component along the weights
     removed (``xr``) and of the weights (``wr``); what the decay term does (``split``); the
     share of the step along the weights (``radial``); from the fit step to the end, the
     matrix's norm (``norm_course``), the share of the whole update along the weights
-    (``uradial_course``) and the update's rank (``ur_course``); and ``muon_short``. ``number``
-    prints a norm as the page prints numbers (``dynamics.plots.number``; this module imports
-    no plotting)."""
+    (``uradial_course``) and the update's rank (``ur_course``); the largest gap between the
+    update's rank and the rank of the step across the weights from the fit step on
+    (``xr_gap``); and ``muon_short``."""
     two, pct = (lambda v: f"{v:.2f}"), (lambda v: f"{v:.0%}")  # noqa: E731
     out = {"muon_short": short_of_flat_text(m)}
     for sfx, r in (("a", a), ("m", m)):
@@ -78,7 +88,8 @@ def step_facts(a, m, number) -> dict:
                 f"xr_{sfx}": two(tl["step_across_rank"][-1]), f"wr_{sfx}": two(tl["weight_rank"][-1]),
                 f"split_{sfx}": decay_term_text(tl["update_rank"][-1], tl["step_rank"][-1]),
                 f"radial_{sfx}": pct(tl["step_radial"][-1]),
-                f"norm_course_{sfx}": course_text(r, "matrix_norm", lambda v: number(v, 3)),
+                f"norm_course_{sfx}": course_text(r, "matrix_norm", lambda v: f"{v:.1f}"),
+                f"xr_gap_{sfx}": two(gap_after_fit(r, "update_rank", "step_across_rank")),
                 f"uradial_course_{sfx}": course_text(r, "update_radial", pct),
                 f"ur_course_{sfx}": course_text(r, "update_rank", two)}
     return out

@@ -44,7 +44,7 @@ __all__ = [
     "omnigrok_runs", "muon_groups", "grok_muon", "adamw_config", "run_optimizer",
     "optimizer_runs",
     "clock_figure", "neuron_figure", "optimizer_table",
-    "INIT_SCALES", "NORM_BUILT", "LARGE_START", "MUON_LRS", "LR_FACTORS",
+    "INIT_SCALES", "NORM_BUILT", "LARGE_START", "SLOW_DECAY", "SLOW_KEY", "MUON_LRS", "LR_FACTORS",
 ]
 
 # the init-scale controls: every parameter x these. NORM_BUILT starts above x1's start and below
@@ -52,6 +52,10 @@ __all__ = [
 # cpu profile): Omnigrok's large start
 NORM_BUILT, LARGE_START = 4.0, 8.0
 INIT_SCALES = (NORM_BUILT, LARGE_START)
+# Omnigrok's regime of decay: the large start again with its weight decay divided by 100 (the
+# page's eta*lambda 0.01 a step becomes 1e-4, the per-step decay of Omnigrok's MNIST script)
+SLOW_DECAY = 0.01
+SLOW_KEY = f"init x{LARGE_START:g}, decay ÷{1 / SLOW_DECAY:g}"
 LR_FACTORS = (0.5, 1.0, 2.0)  # each optimizer's learning-rate budget, around its own value
 MUON_LRS = 0.1    # Muon's own learning rate on the hidden matrix (its update's entries have
 #                   RMS about 1/sqrt(width), AdamW's about 1: the same number is not the same step)
@@ -256,9 +260,12 @@ def run_scaled(cfg: GrokConfig, seed: int, scale: float, data=None) -> GrokRun:
 def omnigrok_runs(runs: dict) -> dict:
     """The init-scale control on each seed: ``runs`` ``{seed: GrokRun}`` (section 1's runs with
     weight decay) and, beside each, the same config, seed and split from its initialization
-    times each of :data:`INIT_SCALES` (:func:`run_scaled`). Returns ``{seed: {scale: run}}``,
-    scale 1 the run given."""
-    return {s: {1.0: r, **{x: run_scaled(r.config, s, x, data=r.data) for x in INIT_SCALES}}
+    times each of :data:`INIT_SCALES` (:func:`run_scaled`), and the large start again with its
+    weight decay x :data:`SLOW_DECAY` (under the key :data:`SLOW_KEY`). Returns ``{seed:
+    {scale: run}}``, scale 1 the run given."""
+    slow = lambda c: c.replace(weight_decay=c.weight_decay * SLOW_DECAY)  # noqa: E731
+    return {s: {1.0: r, **{x: run_scaled(r.config, s, x, data=r.data) for x in INIT_SCALES},
+                SLOW_KEY: run_scaled(slow(r.config), s, LARGE_START, data=r.data)}
             for s, r in runs.items()}
 
 

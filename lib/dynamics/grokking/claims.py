@@ -11,7 +11,7 @@ from collections import Counter
 import numpy as np
 
 from .. import evidence, plots
-from .algorithm import LARGE_START, NORM_BUILT, clock_measures, initial_model, norm_descent
+from .algorithm import LARGE_START, NORM_BUILT, SLOW_KEY, clock_measures, initial_model, norm_descent
 from .experiments import PhaseRow, phase_data, restricted_at_test_half, speedups
 from .facts import (
     CONTROL_FRAC, CONTROL_WD, HALF_LOSS, REMEDY_SPEEDUP, SINGLE, _column_gap, _column_keeps, _crit_drop,
@@ -486,7 +486,7 @@ def algorithm_claims(clock: dict, norms: dict, scaled: dict, opt: dict | None = 
                         "fails its part's test",
                 window=f"the {big:g}x run to its grok step, the first run to its end"),
             j(later, ids).row()]
-    if all(LARGE_START in r for r in scaled.values()):
+    if all(LARGE_START in r and SLOW_KEY in r for r in scaled.values()):
         rows.append(large_start_claims(scaled))
     if opt:
         a, m = opt["adamw"].grok, opt["muon"].grok

@@ -660,8 +660,9 @@ def section3_facts(pm: ProgressMeasures, scaled: dict) -> dict[str, str]:
 
 
 def _large(scaled: dict, n0) -> dict:
-    """Whether the larger start is large in Omnigrok's sense (above the first run's norm at its
-    grok step), and, below the first run's peak, the start that would leave no room to build it."""
+    """Whether the 4x start is large in Omnigrok's sense (above the first run's norm at its
+    grok step), and, below the first run's peak, the scale this book's test needs (a start
+    above that peak) and whether the page's large start has it."""
     start = scaled[NORM_BUILT].history["weight_norm"][0]
     grok, need = plots.number(n0.grok, 3), plots.number(n0.peak / n0.start, 3)
     small = start < n0.grok
